@@ -1,0 +1,148 @@
+// RunConfig.h — the resolved configuration of one training run, as plain value types.
+//
+// Everything HeadLab needs to reproduce a run is here: the task, the transformer's shape, the
+// training phases, the learning rate, the seeds and the device. No LibTorch and no Qt, so the GUI,
+// the session loader and the CLI can all use it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+enum class TaskKind { Addition, NearestNeighbour, Text };
+
+// What a phase's loss is computed on.
+enum class Objective {
+    NextToken,  // cross-entropy of the next token at every position (language warm-up, text LM)
+    Answer,     // cross-entropy at the position that predicts the answer token only (addition)
+    Regression, // mean squared error times d, every position (nearest-neighbour)
+};
+
+enum class OptimizerKind { Adam, AdamW };
+enum class ScheduleKind { Constant, WarmupCosine };
+enum class NormKind { LayerNorm, UnitScale };    // UnitScale: s · x / ||x||, one learned scalar s
+enum class NormPlacement { PreNorm, PostNorm };
+enum class Activation { Gelu, Relu };
+enum class LogitScale { InvSqrtHeadDim, InvHeadDim, None };
+
+struct OptimizerConfig {
+    OptimizerKind kind = OptimizerKind::Adam;
+    double beta1 = 0.9;
+    double beta2 = 0.999;
+    double eps = 1e-8;
+    double weightDecay = 0.0;
+};
+
+struct ScheduleConfig {
+    ScheduleKind kind = ScheduleKind::Constant;
+    double warmupFraction = 0.05; // WarmupCosine: linear from 0 over this fraction, then cosine to 0
+};
+
+struct PhaseConfig {
+    std::string name = "train";
+    Objective objective = Objective::Answer;
+    int64_t steps = 1000;
+    int64_t batchSize = 64;
+    // The phase's learning rate: either fixed here, or the run's scanned η (RunConfig::lr).
+    bool useScannedLr = true;
+    double lr = 1e-3; // used when useScannedLr is false
+    OptimizerConfig optimizer;
+    ScheduleConfig schedule;
+};
+
+struct ModelConfig {
+    int64_t dModel = 96;
+    // Heads per layer; its size is the number of layers. A constant schedule is {n, n, ...}.
+    std::vector<int64_t> heads = {1, 1};
+    // Head dimension (the rank of each head). 0 derives it per layer as dModel / heads[l].
+    int64_t headDim = 0;
+    int64_t ffnWidth = 0; // 0 means 4 · dModel
+    Activation activation = Activation::Gelu;
+    NormKind norm = NormKind::LayerNorm;
+    NormPlacement placement = NormPlacement::PreNorm;
+    bool finalNorm = true;      // LN_final before the unembedding (pre-norm models)
+    bool causal = true;
+    bool bias = false;
+    bool zeroInitOutputs = true; // attention output, MLP output and unembedding start at zero
+    LogitScale logitScale = LogitScale::InvSqrtHeadDim;
+    int64_t widthMultiplier = 1; // w parallel attention modules per layer, outputs averaged
+
+    int64_t layers() const { return static_cast<int64_t>(heads.size()); }
+    int64_t headDimOfLayer(size_t layer) const
+    {
+        return headDim > 0 ? headDim : (heads[layer] > 0 ? dModel / heads[layer] : 0);
+    }
+    int64_t ffn() const { return ffnWidth > 0 ? ffnWidth : 4 * dModel; }
+    int64_t totalHeads() const
+    {
+        int64_t n = 0;
+        for (auto h : heads) n += h;
+        return n;
+    }
+};
+
+struct TaskConfig {
+    TaskKind kind = TaskKind::Addition;
+    // Addition (EXPERIMENTS.md §1).
+    int64_t trainPairs = 64000;    // 3 samples a pair: 192,000 training samples
+    int64_t testPairs = 192;       // 576 test samples
+    int64_t testPairBase = 64000;
+    // Nearest neighbour (§2).
+    int64_t pointDim = 64;  // d
+    int64_t numPoints = 16; // N
+    // Text (§3): byte-level language modelling.
+    std::string textPath;           // empty: the built-in seeded children's-story corpus
+    int64_t contextLength = 128;
+    double validationFraction = 0.1;
+    int64_t corpusBytes = 2'000'000; // size of the generated corpus
+};
+
+// η_QK = η · sqrt(referenceHeadDim / m_H) for W_Q and W_K (EXPERIMENTS.md §4).
+struct QkRuleConfig {
+    bool enabled = false;
+    double referenceHeadDim = 8.0;
+};
+
+struct RunConfig {
+    TaskConfig task;
+    ModelConfig model;
+    std::vector<PhaseConfig> phases;
+    double lr = 1e-3;        // the scanned learning rate η
+    QkRuleConfig qkRule;
+    int64_t evalEvery = 100; // steps between test evaluations
+    int64_t logEvery = 10;   // steps averaged into one train-loss point
+    int64_t evalBatches = 0; // 0: the whole test set
+    uint64_t initSeed = 0;
+    uint64_t dataSeed = 0;
+    std::string device = "auto"; // auto, cpu, cuda, cuda:N
+    bool tf32 = false;            // TF32 matmuls on CUDA
+
+    int64_t totalSteps() const
+    {
+        int64_t n = 0;
+        for (const auto &p : phases) n += p.steps;
+        return n;
+    }
+};
+
+// Names used in YAML, the CLI and the GUI for the enums above.
+const char *toString(TaskKind);
+const char *toString(Objective);
+const char *toString(OptimizerKind);
+const char *toString(ScheduleKind);
+const char *toString(NormKind);
+const char *toString(NormPlacement);
+const char *toString(Activation);
+const char *toString(LogitScale);
+
+// The addition protocol of EXPERIMENTS.md §1 at learning rate η: the 500-step warm-up on the
+// language of the samples, then 30,000 answer-only steps at η.
+RunConfig additionPaperConfig(int64_t dModel, int64_t heads, double lr);
+
+// Checks one resolved run. Returns an empty string when it can run, else why not, naming the
+// field (e.g. "model.heads[1]: 5 heads do not divide d_model 96").
+std::string validate(const RunConfig &config);
+
+} // namespace headlab
