@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# setup.sh — installs what HeadLab needs on Debian 12 and builds it into build/.
+#
+# Called by scripts/run.sh and scripts/test.sh; safe to run again, and quick when nothing changed:
+#   1. Debian packages (Qt 6, yaml-cpp, ccache, ...), only those dpkg says are missing;
+#   2. the virtual environment .venv with the pinned PyPI torch wheel (it carries LibTorch) and
+#      numpy, installed only when the pinned versions are not already there;
+#   3. CMake configure (only when build/ is new or its settings changed) and build, through ccache.
+#
+# Environment:
+#   HEADLAB_JOBS  parallel compile jobs (default: the number of CPU cores)
+#   CUDA_HOME     CUDA toolkit the torch wheel's CMake config needs (default: /usr/local/cuda)
+#   CCACHE_DIR    compiler cache, shared by every clone (default: ~/.cache/headlab-ccache)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+TORCH_VERSION="2.11.0"
+NUMPY_VERSION="2.4.6"
+JOBS="${HEADLAB_JOBS:-$(nproc)}"
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
+VENV="$ROOT/.venv"
+BUILD="$ROOT/build"
+
+# Debian 12 names. libqt6opengl6-dev is only a Recommends of qt6-base-dev, but Qt Charts' CMake
+# config needs Qt6OpenGL; xauth is only a Recommends of xvfb, but xvfb-run needs it.
+APT_PACKAGES=(
+    g++ cmake ninja-build ccache pkg-config
+    qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl1-mesa-dev
+    libyaml-cpp-dev
+    xvfb xauth
+)
+
+say() { printf '[setup] %s\n' "$*" >&2; }
+die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
+
+# --- 1. Debian packages ---------------------------------------------------------------------------
+install_missing_packages() {
+    local missing=() pkg status
+    if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+        APT_PACKAGES+=(python3-venv)
+    fi
+    for pkg in "${APT_PACKAGES[@]}"; do
+        status="$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)"
+        [[ "$status" == installed ]] || missing+=("$pkg")
+    done
+    [[ ${#missing[@]} -eq 0 ]] && return 0
+
+    local sudo=()
+    if [[ $EUID -ne 0 ]]; then
+        command -v sudo >/dev/null 2>&1 \
+            || die "missing Debian packages and no sudo; as root run: apt-get install ${missing[*]}"
+        sudo=(sudo)
+    fi
+    say "installing Debian packages: ${missing[*]}"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# --- 2. CUDA toolkit (the PyPI torch wheel is a CUDA build; its CMake config runs nvcc) -----------
+check_cuda_toolkit() {
+    if [[ ! -x "$CUDA_HOME/bin/nvcc" ]]; then
+        die "no CUDA toolkit at $CUDA_HOME (expected $CUDA_HOME/bin/nvcc).
+        The PyPI torch wheel is a CUDA build, and its CMake config (which HeadLab links LibTorch
+        through) needs nvcc to configure, even on a machine without a GPU.
+        Install the CUDA toolkit there, or set CUDA_HOME to where it is."
+    fi
+    export CUDA_HOME
+    export PATH="$CUDA_HOME/bin:$PATH"
+}
+
+# --- 3. Virtual environment with torch ------------------------------------------------------------
+installed_version() { # prints the installed version of a distribution in the venv, or nothing
+    "$VENV/bin/python" - "$1" <<'PY' 2>/dev/null || true
+import importlib.metadata, sys
+try:
+    print(importlib.metadata.version(sys.argv[1]))
+except importlib.metadata.PackageNotFoundError:
+    pass
+PY
+}
+
+ensure_venv() {
+    if [[ ! -x "$VENV/bin/python" ]] || ! "$VENV/bin/python" -c '' >/dev/null 2>&1; then
+        say "creating the virtual environment $VENV"
+        rm -rf "$VENV"
+        python3 -m venv "$VENV"
+    fi
+    local torch numpy
+    torch="$(installed_version torch)"
+    numpy="$(installed_version numpy)"
+    if [[ "$torch" == "$TORCH_VERSION" && "$numpy" == "$NUMPY_VERSION" ]]; then
+        return 0
+    fi
+    say "installing torch==$TORCH_VERSION and numpy==$NUMPY_VERSION from PyPI into .venv" \
+        "(found torch '${torch:-none}', numpy '${numpy:-none}'; the torch wheel is ~3 GB)"
+    local pip_flags=(--no-input)
+    [[ -t 1 ]] || pip_flags+=(--progress-bar off)
+    "$VENV/bin/python" -m pip install "${pip_flags[@]}" \
+        "torch==$TORCH_VERSION" "numpy==$NUMPY_VERSION"
+}
+
+# --- 4. Configure and build -----------------------------------------------------------------------
+configure_and_build() {
+    export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/headlab-ccache}"
+    export CCACHE_BASEDIR="$ROOT" # relative paths in the hash: fresh clones elsewhere hit too
+    mkdir -p "$CCACHE_DIR"
+
+    local torch_prefix
+    torch_prefix="$("$VENV/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+    local args=(-DCMAKE_PREFIX_PATH="$torch_prefix" -DCMAKE_BUILD_TYPE=Release
+                -DHEADLAB_BUILD_GUI=ON -DHEADLAB_BUILD_TESTS=ON)
+    # Configure only when build/ is new or the arguments changed; otherwise `cmake --build`
+    # re-runs CMake by itself whenever a CMakeLists.txt changed.
+    local stamp="$BUILD/.headlab-configure-args"
+    if [[ ! -f "$BUILD/CMakeCache.txt" || "$(cat "$stamp" 2>/dev/null)" != "${args[*]}" ]]; then
+        local generator=()
+        [[ -f "$BUILD/CMakeCache.txt" ]] || generator=(-G Ninja)
+        say "configuring $BUILD"
+        cmake -S "$ROOT" -B "$BUILD" "${generator[@]}" "${args[@]}"
+        printf '%s' "${args[*]}" >"$stamp"
+    fi
+    say "building ($JOBS jobs, ccache in $CCACHE_DIR)"
+    cmake --build "$BUILD" --parallel "$JOBS"
+}
+
+install_missing_packages
+check_cuda_toolkit
+ensure_venv
+configure_and_build

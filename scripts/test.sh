@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# test.sh — installs what is missing, builds, and runs every test (ctest, CPU only, Qt offscreen).
+# Extra arguments go to ctest, e.g. `scripts/test.sh -R session`. Exit status: ctest's.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$ROOT/scripts/setup.sh"
+
+export QT_QPA_PLATFORM=offscreen
+start=$SECONDS
+status=0
+ctest --test-dir "$ROOT/build" --output-on-failure --no-tests=error "$@" || status=$?
+if [[ $status -eq 0 ]]; then
+    echo "[test] all tests passed ($((SECONDS - start)) s)"
+else
+    echo "[test] FAILED: ctest exited with status $status ($((SECONDS - start)) s)" >&2
+fi
+exit $status
