@@ -37,13 +37,14 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
 # --- 1. Debian packages ---------------------------------------------------------------------------
 install_missing_packages() {
-    local missing=() pkg status
-    if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    local missing=() pkg installed
+    if [[ ! -x "$VENV/bin/python" ]] && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
         APT_PACKAGES+=(python3-venv)
     fi
+    installed=" $(dpkg-query -W -f='${db:Status-Status}:${Package} ' "${APT_PACKAGES[@]}" \
+        2>/dev/null || true) "
     for pkg in "${APT_PACKAGES[@]}"; do
-        status="$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)"
-        [[ "$status" == installed ]] || missing+=("$pkg")
+        [[ "$installed" == *" installed:$pkg "* ]] || missing+=("$pkg")
     done
     [[ ${#missing[@]} -eq 0 ]] && return 0
 
@@ -72,13 +73,15 @@ check_cuda_toolkit() {
 }
 
 # --- 3. Virtual environment with torch ------------------------------------------------------------
-installed_version() { # prints the installed version of a distribution in the venv, or nothing
-    "$VENV/bin/python" - "$1" <<'PY' 2>/dev/null || true
-import importlib.metadata, sys
-try:
-    print(importlib.metadata.version(sys.argv[1]))
-except importlib.metadata.PackageNotFoundError:
-    pass
+venv_versions() { # prints "TORCH NUMPY" as installed in the venv, "none" for a missing one
+    "$VENV/bin/python" - <<'PY' 2>/dev/null || echo "none none"
+import importlib.metadata as m
+def version(name):
+    try:
+        return m.version(name)
+    except m.PackageNotFoundError:
+        return "none"
+print(version("torch"), version("numpy"))
 PY
 }
 
@@ -89,13 +92,12 @@ ensure_venv() {
         python3 -m venv "$VENV"
     fi
     local torch numpy
-    torch="$(installed_version torch)"
-    numpy="$(installed_version numpy)"
+    read -r torch numpy <<<"$(venv_versions)"
     if [[ "$torch" == "$TORCH_VERSION" && "$numpy" == "$NUMPY_VERSION" ]]; then
         return 0
     fi
     say "installing torch==$TORCH_VERSION and numpy==$NUMPY_VERSION from PyPI into .venv" \
-        "(found torch '${torch:-none}', numpy '${numpy:-none}'; the torch wheel is ~3 GB)"
+        "(found torch $torch, numpy $numpy; torch with its CUDA libraries is ~3 GB)"
     local pip_flags=(--no-input)
     [[ -t 1 ]] || pip_flags+=(--progress-bar off)
     "$VENV/bin/python" -m pip install "${pip_flags[@]}" \
@@ -108,8 +110,11 @@ configure_and_build() {
     export CCACHE_BASEDIR="$ROOT" # relative paths in the hash: fresh clones elsewhere hit too
     mkdir -p "$CCACHE_DIR"
 
+    # torch.utils.cmake_prefix_path is <torch package>/share/cmake; found here without importing
+    # torch, which alone takes seconds.
     local torch_prefix
-    torch_prefix="$("$VENV/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+    torch_prefix="$("$VENV/bin/python" -c 'import importlib.util as u, os
+print(os.path.join(u.find_spec("torch").submodule_search_locations[0], "share", "cmake"))')"
     local args=(-DCMAKE_PREFIX_PATH="$torch_prefix" -DCMAKE_BUILD_TYPE=Release
                 -DHEADLAB_BUILD_GUI=ON -DHEADLAB_BUILD_TESTS=ON)
     # Configure only when build/ is new or the arguments changed; otherwise `cmake --build`
