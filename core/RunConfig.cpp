@@ -1,0 +1,153 @@
+// RunConfig.cpp — enum names, the paper's addition protocol, and the checks a run must pass.
+#include "core/RunConfig.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace headlab {
+
+const char *toString(TaskKind v)
+{
+    switch (v) {
+    case TaskKind::Addition: return "addition";
+    case TaskKind::NearestNeighbour: return "nearest_neighbour";
+    case TaskKind::Text: return "text";
+    }
+    return "?";
+}
+
+const char *toString(Objective v)
+{
+    switch (v) {
+    case Objective::NextToken: return "next_token";
+    case Objective::Answer: return "answer";
+    case Objective::Regression: return "regression";
+    }
+    return "?";
+}
+
+const char *toString(OptimizerKind v) { return v == OptimizerKind::Adam ? "adam" : "adamw"; }
+const char *toString(ScheduleKind v) { return v == ScheduleKind::Constant ? "constant" : "warmup_cosine"; }
+const char *toString(NormKind v) { return v == NormKind::LayerNorm ? "layer_norm" : "unit_scale"; }
+const char *toString(NormPlacement v) { return v == NormPlacement::PreNorm ? "pre" : "post"; }
+const char *toString(Activation v) { return v == Activation::Gelu ? "gelu" : "relu"; }
+
+const char *toString(LogitScale v)
+{
+    switch (v) {
+    case LogitScale::InvSqrtHeadDim: return "inv_sqrt_head_dim";
+    case LogitScale::InvHeadDim: return "inv_head_dim";
+    case LogitScale::None: return "none";
+    }
+    return "?";
+}
+
+RunConfig additionPaperConfig(int64_t dModel, int64_t heads, double lr)
+{
+    RunConfig c;
+    c.task.kind = TaskKind::Addition;
+    c.model.dModel = dModel;
+    c.model.heads = {heads, heads};
+    c.lr = lr;
+
+    PhaseConfig warmup;
+    warmup.name = "warmup";
+    warmup.objective = Objective::NextToken;
+    warmup.steps = 500;
+    warmup.batchSize = 32;
+    warmup.useScannedLr = false;
+    warmup.lr = 5e-4;
+
+    PhaseConfig answer;
+    answer.name = "answer";
+    answer.objective = Objective::Answer;
+    answer.steps = 30000; // 10 epochs of 192,000 samples at batch 64
+    answer.batchSize = 64;
+    answer.useScannedLr = true;
+
+    c.phases = {warmup, answer};
+    c.evalEvery = 100;
+    return c;
+}
+
+namespace {
+
+template <typename T>
+std::string str(const T &v)
+{
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+bool objectiveFitsTask(Objective o, TaskKind t)
+{
+    switch (t) {
+    case TaskKind::Addition: return o == Objective::NextToken || o == Objective::Answer;
+    case TaskKind::Text: return o == Objective::NextToken;
+    case TaskKind::NearestNeighbour: return o == Objective::Regression;
+    }
+    return false;
+}
+
+} // namespace
+
+std::string validate(const RunConfig &c)
+{
+    const ModelConfig &m = c.model;
+    if (m.dModel <= 0) return "model.d_model: must be positive, got " + str(m.dModel);
+    if (m.heads.empty()) return "model.heads: at least one layer is needed";
+    if (m.headDim < 0) return "model.head_dim: must be positive (or 0 to derive d_model / heads)";
+    for (size_t l = 0; l < m.heads.size(); ++l) {
+        const std::string where = "model.heads[" + str(l) + "]";
+        if (m.heads[l] <= 0) return where + ": layer " + str(l) + " needs at least one head, got " + str(m.heads[l]);
+        if (m.headDim == 0 && m.dModel % m.heads[l] != 0)
+            return where + ": " + str(m.heads[l]) + " heads do not divide d_model " + str(m.dModel) + " (layer " +
+                   str(l) + "); set head_dim explicitly or pick a divisor";
+    }
+    if (m.ffnWidth < 0) return "model.ffn_width: must be positive (or 0 for 4 · d_model)";
+    if (m.widthMultiplier <= 0) return "model.width_multiplier: must be at least 1";
+    if (c.task.kind == TaskKind::NearestNeighbour) {
+        if (c.task.pointDim != m.dModel)
+            return "model.d_model: the nearest-neighbour task feeds points as tokens, so d_model must equal task.dim (" +
+                   str(c.task.pointDim) + "), got " + str(m.dModel);
+        if (c.task.numPoints < 2) return "task.points: at least 2 points are needed";
+    }
+    if (c.task.kind == TaskKind::Addition) {
+        if (c.task.trainPairs <= 0) return "task.train_pairs: must be positive";
+        if (c.task.testPairs <= 0) return "task.test_pairs: must be positive";
+    }
+    if (c.task.kind == TaskKind::Text) {
+        if (c.task.contextLength < 2) return "task.context_length: must be at least 2";
+        if (!(c.task.validationFraction > 0 && c.task.validationFraction < 1))
+            return "task.validation_fraction: must be between 0 and 1";
+    }
+    if (!(c.lr > 0) || !std::isfinite(c.lr)) return "lr: the learning rate must be a positive number, got " + str(c.lr);
+    if (c.phases.empty()) return "phases: at least one training phase is needed";
+    for (size_t i = 0; i < c.phases.size(); ++i) {
+        const PhaseConfig &p = c.phases[i];
+        const std::string where = "phases[" + str(i) + "]";
+        if (p.steps < 0) return where + ".steps: must not be negative, got " + str(p.steps);
+        if (p.batchSize <= 0) return where + ".batch_size: must be positive, got " + str(p.batchSize);
+        if (!p.useScannedLr && !(p.lr > 0)) return where + ".lr: must be positive, got " + str(p.lr);
+        if (!objectiveFitsTask(p.objective, c.task.kind))
+            return where + ".objective: '" + toString(p.objective) + "' does not apply to the " +
+                   toString(c.task.kind) + " task";
+        const OptimizerConfig &o = p.optimizer;
+        if (!(o.beta1 >= 0 && o.beta1 < 1)) return where + ".optimizer.beta1: must be in [0, 1), got " + str(o.beta1);
+        if (!(o.beta2 >= 0 && o.beta2 < 1)) return where + ".optimizer.beta2: must be in [0, 1), got " + str(o.beta2);
+        if (!(o.eps > 0)) return where + ".optimizer.eps: must be positive, got " + str(o.eps);
+        if (o.weightDecay < 0) return where + ".optimizer.weight_decay: must not be negative";
+        if (o.weightDecay > 0 && o.kind == OptimizerKind::Adam)
+            return where + ".optimizer.weight_decay: Adam here has no weight decay; use kind adamw";
+        if (!(p.schedule.warmupFraction >= 0 && p.schedule.warmupFraction <= 1))
+            return where + ".schedule.warmup_fraction: must be in [0, 1]";
+    }
+    if (c.evalEvery <= 0) return "eval_every: must be positive, got " + str(c.evalEvery);
+    if (c.logEvery <= 0) return "log_every: must be positive, got " + str(c.logEvery);
+    if (c.qkRule.enabled && !(c.qkRule.referenceHeadDim > 0))
+        return "qk_rule.reference_head_dim: must be positive";
+    return {};
+}
+
+} // namespace headlab

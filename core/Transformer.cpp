@@ -1,0 +1,223 @@
+// Transformer.cpp — forward pass and initialisation of the ensemble transformer.
+#include "core/Transformer.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cmath>
+
+namespace headlab {
+
+namespace {
+
+enum class Init { Zero, One, Normal, Uniform };
+
+struct InitSpec {
+    Init kind = Init::Zero;
+    double bound = 0.0; // Uniform: U(-bound, bound)
+};
+
+} // namespace
+
+torch::Tensor &Transformer::add(const std::string &name, std::vector<int64_t> shape, bool isQueryKey, int64_t layer)
+{
+    shape.insert(shape.begin(), m_runs);
+    m_params.push_back({name, torch::zeros(shape, torch::TensorOptions().dtype(torch::kFloat32).device(m_device)),
+                        isQueryKey, layer});
+    return m_params.back().value;
+}
+
+Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t maxPositions, int64_t runs,
+                         const torch::Device &device)
+    : m_config(config), m_vocab(vocabSize), m_maxPositions(maxPositions), m_runs(runs), m_device(device)
+{
+    const int64_t m = config.dModel;
+    const int64_t F = config.ffn();
+    const int64_t normWidth = config.norm == NormKind::LayerNorm ? m : 1;
+    m_params.reserve(8 + 16 * config.heads.size());
+    // The order of add() calls is the order of initialisation: never reorder without new goldens.
+    if (m_vocab > 0) m_embedding = add("embedding", {m_vocab, m});
+    if (m_maxPositions > 0) m_positions = add("positions", {m_maxPositions, m});
+    m_layers.resize(config.heads.size());
+    for (size_t l = 0; l < config.heads.size(); ++l) {
+        Layer &L = m_layers[l];
+        const std::string p = "layers." + std::to_string(l) + ".";
+        const int64_t li = static_cast<int64_t>(l);
+        L.heads = config.heads[l] * config.widthMultiplier;
+        L.headDim = config.headDimOfLayer(l);
+        const int64_t inner = L.heads * L.headDim;
+        L.ln1Gain = add(p + "norm1.gain", {normWidth}, false, li);
+        if (config.norm == NormKind::LayerNorm) L.ln1Shift = add(p + "norm1.shift", {m}, false, li);
+        L.wq = add(p + "wq", {m, inner}, true, li);
+        L.wk = add(p + "wk", {m, inner}, true, li);
+        L.wv = add(p + "wv", {m, inner}, false, li);
+        if (config.bias) {
+            L.bq = add(p + "bq", {inner}, true, li);
+            L.bk = add(p + "bk", {inner}, true, li);
+            L.bv = add(p + "bv", {inner}, false, li);
+        }
+        L.wo = add(p + "wo", {inner, m}, false, li);
+        if (config.bias) L.bo = add(p + "bo", {m}, false, li);
+        L.ln2Gain = add(p + "norm2.gain", {normWidth}, false, li);
+        if (config.norm == NormKind::LayerNorm) L.ln2Shift = add(p + "norm2.shift", {m}, false, li);
+        L.w1 = add(p + "w1", {m, F}, false, li);
+        if (config.bias) L.b1 = add(p + "b1", {F}, false, li);
+        L.w2 = add(p + "w2", {F, m}, false, li);
+        if (config.bias) L.b2 = add(p + "b2", {m}, false, li);
+    }
+    if (config.finalNorm) {
+        m_finalGain = add("final_norm.gain", {normWidth});
+        if (config.norm == NormKind::LayerNorm) m_finalShift = add("final_norm.shift", {m});
+    }
+    if (m_vocab > 0) m_unembedding = add("unembedding", {m, m_vocab});
+    for (auto &p : m_params) p.value.requires_grad_(true);
+}
+
+void Transformer::initializeRun(int64_t run, uint64_t seed)
+{
+    torch::NoGradGuard noGrad;
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    const bool zeroOut = m_config.zeroInitOutputs;
+    const double m = static_cast<double>(m_config.dModel);
+    const double F = static_cast<double>(m_config.ffn());
+    for (auto &p : m_params) {
+        const std::string &n = p.name;
+        auto endsWith = [&](const char *suffix) {
+            const std::string s(suffix);
+            return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
+        };
+        InitSpec spec;
+        if (n == "embedding" || n == "positions") spec = {Init::Normal, 1.0};
+        else if (endsWith(".gain")) spec = {Init::One, 0};
+        else if (endsWith(".shift")) spec = {Init::Zero, 0};
+        else if (endsWith(".wq") || endsWith(".wk") || endsWith(".wv") || endsWith(".w1")) spec = {Init::Uniform, 1.0 / std::sqrt(m)};
+        else if (endsWith(".bq") || endsWith(".bk") || endsWith(".bv") || endsWith(".b1")) spec = {Init::Uniform, 1.0 / std::sqrt(m)};
+        else if (endsWith(".wo") || endsWith(".bo")) {
+            const Layer &L = m_layers[static_cast<size_t>(p.layer)];
+            const double fanIn = static_cast<double>(L.heads * L.headDim);
+            spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(fanIn)};
+        } else if (endsWith(".w2") || endsWith(".b2")) spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(F)};
+        else if (n == "unembedding") spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(m)};
+
+        const auto shape = p.value.sizes().slice(1);
+        torch::Tensor v = torch::empty(shape, torch::kFloat32);
+        switch (spec.kind) {
+        case Init::Zero: v.zero_(); break;
+        case Init::One: v.fill_(1.0); break;
+        case Init::Normal: v.normal_(0.0, spec.bound, gen); break;
+        case Init::Uniform: v.uniform_(-spec.bound, spec.bound, gen); break;
+        }
+        p.value[run].copy_(v);
+    }
+}
+
+int64_t Transformer::parameterCount() const
+{
+    int64_t n = 0;
+    for (const auto &p : m_params) n += p.value.numel() / m_runs;
+    return n;
+}
+
+torch::Tensor Transformer::norm(const torch::Tensor &x, const torch::Tensor &gain, const torch::Tensor &shift) const
+{
+    // x: (R, B, T, m); gain: (R, m) or (R, 1)
+    const int64_t R = x.size(0);
+    if (m_config.norm == NormKind::UnitScale) {
+        // s · x / ||x||
+        return gain.view({R, 1, 1, 1}) * x / x.norm(2, -1, true).clamp_min(1e-12);
+    }
+    const auto mean = x.mean(-1, true);
+    const auto var = x.var(-1, /*unbiased=*/true, /*keepdim=*/true);
+    const int64_t m = x.size(-1);
+    return (x - mean) / torch::sqrt(var + 1e-9) * gain.view({R, 1, 1, m}) + shift.view({R, 1, 1, m});
+}
+
+torch::Tensor Transformer::linear(const torch::Tensor &x, const torch::Tensor &w, const torch::Tensor &b) const
+{
+    // x: (R, B, T, in), w: (R, in, out), b: (R, out) or undefined → (R, B, T, out)
+    const int64_t R = x.size(0), B = x.size(1), T = x.size(2);
+    const auto flat = x.reshape({R, B * T, x.size(3)});
+    torch::Tensor y = b.defined() ? torch::baddbmm(b.unsqueeze(1), flat, w) : torch::bmm(flat, w);
+    return y.view({R, B, T, w.size(2)});
+}
+
+torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, bool lastOnly) const
+{
+    // x: (R, B, T, m). Heads: H' = w · H, each of width hd.
+    const int64_t R = x.size(0), B = x.size(1), T = x.size(2);
+    const int64_t H = L.heads, hd = L.headDim;
+    const auto xq = lastOnly ? x.slice(2, T - 1, T) : x;
+    const int64_t Tq = xq.size(2);
+    auto split = [&](const torch::Tensor &t, int64_t len) { // (R,B,len,H·hd) -> (R·B, H, len, hd)
+        return t.view({R * B, len, H, hd}).transpose(1, 2);
+    };
+    const auto q = split(linear(xq, L.wq, L.bq), Tq);
+    const auto k = split(linear(x, L.wk, L.bk), T);
+    const auto v = split(linear(x, L.wv, L.bv), T);
+    double scale = 1.0;
+    switch (m_config.logitScale) {
+    case LogitScale::InvSqrtHeadDim: scale = 1.0 / std::sqrt(static_cast<double>(hd)); break;
+    case LogitScale::InvHeadDim: scale = 1.0 / static_cast<double>(hd); break;
+    case LogitScale::None: scale = 1.0; break;
+    }
+    // With lastOnly the single query sits at the last position and may see every key: no mask.
+    const bool causal = m_config.causal && !lastOnly;
+    auto o = at::scaled_dot_product_attention(q, k, v, {}, 0.0, causal, scale); // (R·B, H, Tq, hd)
+    o = o.transpose(1, 2).reshape({R, B, Tq, H * hd});
+    auto out = linear(o, L.wo, L.bo); // the heads' projections, summed
+    if (m_config.widthMultiplier > 1) out = out / static_cast<double>(m_config.widthMultiplier);
+    return out;
+}
+
+torch::Tensor Transformer::mlp(const Layer &L, const torch::Tensor &x) const
+{
+    auto h = linear(x, L.w1, L.b1);
+    h = m_config.activation == Activation::Gelu ? torch::gelu(h) : torch::relu(h);
+    return linear(h, L.w2, L.b2);
+}
+
+torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly) const
+{
+    const int64_t R = m_runs;
+    const int64_t m = m_config.dModel;
+    torch::Tensor x;
+    if (m_vocab > 0) {
+        // tokens (B, T) shared, or (R, B, T) per run
+        const bool shared = input.dim() == 2;
+        const int64_t B = input.size(shared ? 0 : 1), T = input.size(shared ? 1 : 2);
+        if (shared) {
+            x = m_embedding.index_select(1, input.reshape({-1})).view({R, B, T, m});
+        } else {
+            const auto idx = input.reshape({R, B * T, 1}).expand({R, B * T, m});
+            x = m_embedding.gather(1, idx).view({R, B, T, m});
+        }
+    } else {
+        x = input; // (R, B, T, m)
+    }
+    const int64_t T = x.size(2);
+    TORCH_CHECK(m_maxPositions == 0 || T <= m_maxPositions, "sequence of ", T, " tokens is longer than ",
+                m_maxPositions, " positions");
+    if (m_maxPositions > 0) x = x + m_positions.slice(1, 0, T).unsqueeze(1);
+
+    const bool pre = m_config.placement == NormPlacement::PreNorm;
+    for (size_t l = 0; l < m_layers.size(); ++l) {
+        const Layer &L = m_layers[l];
+        const bool last = lastOnly && l + 1 == m_layers.size();
+        const auto residual = [&](const torch::Tensor &t) { return last ? t.slice(2, t.size(2) - 1) : t; };
+        if (pre) {
+            const auto a = attention(L, norm(x, L.ln1Gain, L.ln1Shift), last);
+            x = residual(x) + a;
+            x = x + mlp(L, norm(x, L.ln2Gain, L.ln2Shift));
+        } else {
+            x = norm(residual(x) + attention(L, x, last), L.ln1Gain, L.ln1Shift);
+            x = norm(x + mlp(L, x), L.ln2Gain, L.ln2Shift);
+        }
+    }
+    if (m_config.finalNorm) x = norm(x, m_finalGain, m_finalShift);
+    if (m_vocab > 0) {
+        const int64_t B = x.size(1), Tp = x.size(2);
+        x = torch::bmm(x.reshape({R, B * Tp, m}), m_unembedding).view({R, B, Tp, m_vocab});
+    }
+    return x;
+}
+
+} // namespace headlab

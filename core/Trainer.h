@@ -1,0 +1,37 @@
+// Trainer.h — trains an ensemble of runs that share weight shapes, step by step.
+//
+// Torch-free interface: the SweepRunner and tests call it; the loop itself is in Trainer.cpp.
+#pragma once
+
+#include "core/RunConfig.h"
+#include "core/RunResult.h"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+struct TrainerControl {
+    const std::atomic<bool> *stop = nullptr;  // stop every member
+    const std::atomic<bool> *pause = nullptr; // hold before the next step
+    // Polled every step: true when member i (index into configs) should stop.
+    std::function<bool(size_t member)> memberStopRequested;
+    std::function<void(size_t member, const RunProgress &)> onProgress;
+    double reportIntervalSeconds = 0.1;
+    int threads = 0; // CPU intra-op threads (0: leave as is)
+};
+
+// Runs that can share one ensemble have equal keys: everything but lr, seeds and the QK rule.
+std::string ensembleKey(const RunConfig &config);
+
+// Trains configs together. All must have the same ensembleKey. results[i] belongs to configs[i].
+// Never throws for a run's own failure: a run that cannot train is returned as Failed.
+std::vector<RunResult> trainMembers(const std::vector<RunConfig> &configs, const TrainerControl &control);
+
+// The learning-rate multiplier of `schedule` at step t (0-based) of a phase of `steps` steps:
+// constant 1; warmup_cosine t/W for t < W = round(fraction·steps), then 0.5·(1 + cos(π·(t−W)/(steps−W))).
+double scheduleMultiplier(const ScheduleConfig &schedule, int64_t step, int64_t steps);
+
+} // namespace headlab

@@ -1,0 +1,78 @@
+// Transformer.h — the one transformer of HeadLab, as an ensemble of R independent runs.
+//
+// Every weight carries a leading run dimension R, so R runs with the same shapes train as one
+// batched model (R = 1 for a single run). Options cover every task: token or continuous input,
+// pre- or post-norm, LayerNorm (unbiased variance, eps 1e-9) or unit-normalisation with a learned
+// scalar, causal or bidirectional attention, biases, FFN width and activation, head dimension set
+// apart from d_model / n_H, the attention-logit scale, and w parallel attention modules averaged.
+// Internal to core/: includes LibTorch.
+#pragma once
+
+#include "core/RunConfig.h"
+
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+struct Parameter {
+    std::string name;  // "layers.0.wq", "embedding", ...
+    torch::Tensor value; // (R, ...)
+    bool isQueryKey = false; // W_Q or W_K (and their biases): the QK learning-rate rule applies
+    int64_t layer = -1;
+};
+
+class Transformer {
+public:
+    // vocabSize 0 means continuous input and output of width dModel (no embedding/unembedding).
+    // maxPositions 0 means no positional embedding.
+    // Weights are allocated on `device`; call initializeRun for every run before training.
+    Transformer(const ModelConfig &config, int64_t vocabSize, int64_t maxPositions, int64_t runs,
+                const torch::Device &device);
+
+    // Initialises run r's slice from its own CPU generator seeded with `seed`, in a fixed order, so a
+    // run starts from the same weights whether it trains alone or in an ensemble, on any device.
+    void initializeRun(int64_t run, uint64_t seed);
+
+    // input: tokens (B, T) shared by all runs, tokens (R, B, T), or points (R, B, T, dModel).
+    // lastOnly: the last layer computes its queries, MLP and output at the last position only.
+    // Returns logits (R, B, T', vocab) or outputs (R, B, T', dModel), T' = 1 when lastOnly.
+    torch::Tensor forward(const torch::Tensor &input, bool lastOnly = false) const;
+
+    std::vector<Parameter> &parameters() { return m_params; }
+    const ModelConfig &config() const { return m_config; }
+    int64_t runs() const { return m_runs; }
+    int64_t vocabSize() const { return m_vocab; }
+    int64_t parameterCount() const; // per run
+
+private:
+    struct Layer {
+        torch::Tensor ln1Gain, ln1Shift, ln2Gain, ln2Shift; // (R, m), or (R, 1) for UnitScale
+        torch::Tensor wq, wk, wv;                           // (R, m, w·H·hd)
+        torch::Tensor bq, bk, bv;                           // (R, w·H·hd)
+        torch::Tensor wo;                                   // (R, w·H·hd, m): per-head projections, summed
+        torch::Tensor bo;                                   // (R, m)
+        torch::Tensor w1, b1, w2, b2;                       // (R, m, F), (R, F), (R, F, m), (R, m)
+        int64_t heads = 1;                                  // w·H
+        int64_t headDim = 1;
+    };
+
+    torch::Tensor norm(const torch::Tensor &x, const torch::Tensor &gain, const torch::Tensor &shift) const;
+    torch::Tensor linear(const torch::Tensor &x, const torch::Tensor &w, const torch::Tensor &b) const;
+    torch::Tensor attention(const Layer &layer, const torch::Tensor &x, bool lastOnly) const;
+    torch::Tensor mlp(const Layer &layer, const torch::Tensor &x) const;
+    torch::Tensor &add(const std::string &name, std::vector<int64_t> shape, bool isQueryKey = false, int64_t layer = -1);
+
+    ModelConfig m_config;
+    int64_t m_vocab = 0;
+    int64_t m_maxPositions = 0;
+    int64_t m_runs = 1;
+    torch::Device m_device;
+    torch::Tensor m_embedding, m_positions, m_finalGain, m_finalShift, m_unembedding;
+    std::vector<Layer> m_layers;
+    std::vector<Parameter> m_params;
+};
+
+} // namespace headlab

@@ -1,0 +1,300 @@
+// test_core.cpp — the addition protocol, the model at step 0, golden losses, ensembles, sweeps.
+//
+// Golden values: regenerate with
+//   HEADLAB_PRINT_GOLDEN=1 build/tests/core/test_core goldenTrajectory
+// and paste the printed list below (only when a deliberate change alters the numerics).
+#include "core/AdditionData.h"
+#include "core/RunConfig.h"
+#include "core/SweepRunner.h"
+#include "core/Trainer.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <cstdio>
+
+using namespace headlab;
+
+namespace {
+
+RunConfig tinyAddition(double lr, int64_t steps, uint64_t seed = 1)
+{
+    RunConfig c;
+    c.task.kind = TaskKind::Addition;
+    c.task.trainPairs = 512;
+    c.task.testPairs = 32;
+    c.model.dModel = 16;
+    c.model.heads = {2, 2};
+    PhaseConfig p;
+    p.name = "answer";
+    p.objective = Objective::Answer;
+    p.steps = steps;
+    p.batchSize = 16;
+    p.useScannedLr = true;
+    c.phases = {p};
+    c.lr = lr;
+    c.logEvery = 1;
+    c.evalEvery = 10;
+    c.initSeed = seed;
+    c.dataSeed = seed;
+    c.device = "cpu";
+    return c;
+}
+
+// Produced by the command in the header comment on the CI machine kind (Debian 12, x86-64, CPU).
+const std::vector<double> kGolden20 = {
+#include "golden_trajectory.inc"
+};
+
+// QCOMPARE on a headlab enum would find headlab::toString by ADL and free its static string:
+// compare the names instead, which also reads better in a failure.
+template <typename Enum>
+QString name(Enum e)
+{
+    return QString::fromLatin1(toString(e));
+}
+
+} // namespace
+
+class TestCore : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void generatorMatchesNumpy_data()
+    {
+        QTest::addColumn<quint64>("pair");
+        QTest::addColumn<qint64>("a");
+        QTest::addColumn<qint64>("b");
+        QTest::newRow("pair 0") << quint64(0) << qint64(684) << qint64(559);
+        QTest::newRow("pair 1") << quint64(1) << qint64(37) << qint64(235);
+        QTest::newRow("pair 64000") << quint64(64000) << qint64(527) << qint64(457);
+    }
+    void generatorMatchesNumpy()
+    {
+        QFETCH(quint64, pair);
+        QFETCH(qint64, a);
+        QFETCH(qint64, b);
+        const auto [x, y] = addition::operandsOfPair(pair);
+        QCOMPARE(x, a);
+        QCOMPARE(y, b);
+    }
+
+    void operandsStayInRange()
+    {
+        for (uint64_t p = 0; p < 2000; ++p) {
+            const auto [a, b] = addition::operandsOfPair(p);
+            QVERIFY(a >= 0 && a <= 998);
+            QVERIFY(b >= 0 && b <= 998);
+        }
+    }
+
+    void knownSampleTokenizes()
+    {
+        // Sample 0: pair 0 = (684, 559), digit 0 of 1243 is 3.
+        const auto s = addition::sampleTokens(0, 0);
+        const addition::Sample expected = {4, 7, 6, 8, 18, 20, 16, 9, 17, 17, 21, 10, 6, 12, 8, 11, 5, 7, 15};
+        QCOMPARE(std::vector<int64_t>(s.begin(), s.end()), std::vector<int64_t>(expected.begin(), expected.end()));
+        QCOMPARE(QString::fromStdString(addition::detokenize(s.data(), 19)),
+                 QStringLiteral("Input : A = 6 8 4 + 5 5 9 , A 0 = ? Output : 3"));
+        // Digits 1 and 2 of the same pair, and the test set's first pair (527 + 457 = 984).
+        QCOMPARE(addition::sampleTokens(1, 0)[18], addition::Digit0 + 4);
+        QCOMPARE(addition::sampleTokens(2, 0)[18], addition::Digit0 + 2);
+        QCOMPARE(addition::sampleTokens(2, 0)[13], addition::Digit0 + 2);
+        const auto t = addition::sampleTokens(0, 64000);
+        QCOMPARE(t[4], addition::Digit0 + 5);
+        QCOMPARE(t[18], addition::Digit0 + 4);
+        QCOMPARE(addition::vocabulary().size(), size_t(22));
+        QCOMPARE(addition::vocabulary()[12], std::string("0"));
+    }
+
+    void stepZeroLossIsLn22()
+    {
+        RunConfig c = tinyAddition(1e-3, 1);
+        const RunResult r = trainRun(c);
+        QCOMPARE(name(r.status), name(RunStatus::Done));
+        QVERIFY(!r.test.empty());
+        QCOMPARE(r.test.front().step, int64_t(0));
+        QVERIFY(std::abs(r.test.front().value - std::log(22.0)) < 1e-5);
+        // The first training step's loss is measured before its update: also ln 22.
+        QVERIFY(std::abs(r.train.front().value - std::log(22.0)) < 1e-5);
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(std::abs(r.extra.at("test_digit_" + std::to_string(i)).front().value - std::log(22.0)) < 1e-5);
+    }
+
+    void paperProtocolConfig()
+    {
+        const RunConfig c = additionPaperConfig(96, 3, 1e-3);
+        QCOMPARE(c.phases.size(), size_t(2));
+        QCOMPARE(c.phases[0].steps, int64_t(500));
+        QCOMPARE(c.phases[0].batchSize, int64_t(32));
+        QCOMPARE(name(c.phases[0].objective), name(Objective::NextToken));
+        QCOMPARE(c.phases[1].steps, int64_t(30000));
+        QCOMPARE(c.phases[1].batchSize, int64_t(64));
+        QCOMPARE(name(c.phases[1].objective), name(Objective::Answer));
+        QCOMPARE(c.task.trainPairs * 3, int64_t(192000));
+        QCOMPARE(c.task.testPairs * 3, int64_t(576));
+        QCOMPARE(c.model.headDimOfLayer(0), int64_t(32));
+        QVERIFY(validate(c).empty());
+    }
+
+    void goldenTrajectory()
+    {
+        const RunResult r = trainRun(tinyAddition(3e-3, 20, 7));
+        QCOMPARE(name(r.status), name(RunStatus::Done));
+        QCOMPARE(r.train.size(), size_t(20));
+        if (qEnvironmentVariableIsSet("HEADLAB_PRINT_GOLDEN")) {
+            for (const auto &p : r.train) std::printf("    %.9g,\n", p.value);
+            QSKIP("printed the golden trajectory");
+        }
+        QCOMPARE(kGolden20.size(), size_t(20));
+        for (size_t i = 0; i < kGolden20.size(); ++i) {
+            const double tol = 1e-4 * std::max(1.0, std::abs(kGolden20[i]));
+            if (std::abs(r.train[i].value - kGolden20[i]) > tol)
+                QFAIL(qPrintable(QStringLiteral("step %1: loss %2, golden %3").arg(i + 1).arg(r.train[i].value, 0, 'g', 9).arg(kGolden20[i], 0, 'g', 9)));
+        }
+        // The trajectory must actually move: a test that cannot fail is a defect.
+        QVERIFY(r.train.back().value < r.train.front().value - 0.1);
+    }
+
+    void seededRunsRepeat()
+    {
+        const RunResult a = trainRun(tinyAddition(3e-3, 15, 5));
+        const RunResult b = trainRun(tinyAddition(3e-3, 15, 5));
+        const RunResult c = trainRun(tinyAddition(3e-3, 15, 6));
+        QCOMPARE(a.train.size(), b.train.size());
+        for (size_t i = 0; i < a.train.size(); ++i) QCOMPARE(a.train[i].value, b.train[i].value);
+        QVERIFY(a.train.back().value != c.train.back().value);
+    }
+
+    void ensembleMatchesRunsTrainedAlone()
+    {
+        // Same shapes, different learning rates, seeds and QK rule: trained together and alone.
+        std::vector<RunConfig> configs = {tinyAddition(1e-3, 12, 1), tinyAddition(1e-2, 12, 2), tinyAddition(3e-3, 12, 3)};
+        configs[2].qkRule.enabled = true;
+        configs[2].qkRule.referenceHeadDim = 2;
+        for (auto &c : configs) {
+            PhaseConfig warm = c.phases[0];
+            warm.name = "warmup";
+            warm.objective = Objective::NextToken;
+            warm.steps = 5;
+            warm.useScannedLr = false;
+            warm.lr = 5e-4;
+            c.phases.insert(c.phases.begin(), warm);
+        }
+        const auto together = trainEnsemble(configs);
+        QCOMPARE(together.size(), configs.size());
+        for (size_t i = 0; i < configs.size(); ++i) {
+            const RunResult alone = trainRun(configs[i]);
+            QCOMPARE(name(together[i].status), name(RunStatus::Done));
+            QCOMPARE(together[i].train.size(), alone.train.size());
+            for (size_t k = 0; k < alone.train.size(); ++k)
+                QVERIFY2(std::abs(together[i].train[k].value - alone.train[k].value) < 2e-5,
+                         qPrintable(QStringLiteral("run %1 step %2: %3 vs %4").arg(i).arg(k).arg(together[i].train[k].value).arg(alone.train[k].value)));
+            for (size_t k = 0; k < alone.test.size(); ++k)
+                QVERIFY(std::abs(together[i].test[k].value - alone.test[k].value) < 2e-5);
+        }
+        // Different learning rates really did train differently.
+        QVERIFY(std::abs(together[0].train.back().value - together[1].train.back().value) > 1e-3);
+    }
+
+    void divergedRunDoesNotStopTheSweep()
+    {
+        SweepRunner runner;
+        std::vector<SweepJob> jobs;
+        jobs.push_back({0, tinyAddition(1e-3, 30, 1)});
+        jobs.push_back({1, tinyAddition(1e38, 30, 2)}); // steps of 1e38 overflow float32 at once
+        jobs.push_back({2, tinyAddition(3e-3, 30, 3)});
+        std::map<int, RunResult> finished;
+        bool sweepDone = false;
+        SweepCallbacks cb;
+        cb.onRunFinished = [&](int i, const RunResult &r) { finished[i] = r; };
+        cb.onSweepFinished = [&] { sweepDone = true; };
+        SweepOptions opt;
+        opt.device = "cpu";
+        QVERIFY(runner.start(jobs, opt, cb));
+        runner.wait();
+        QVERIFY(sweepDone);
+        QCOMPARE(finished.size(), size_t(3));
+        QCOMPARE(name(finished[1].status), name(RunStatus::Diverged));
+        QVERIFY(finished[1].divergedAtStep >= 1 && finished[1].divergedAtStep <= 30);
+        QCOMPARE(finished[1].metrics.at("learned"), 0.0);
+        QCOMPARE(name(finished[0].status), name(RunStatus::Done));
+        QCOMPARE(name(finished[2].status), name(RunStatus::Done));
+        QCOMPARE(finished[0].stepsDone, int64_t(30));
+        for (const auto &p : finished[0].train) QVERIFY(std::isfinite(p.value));
+    }
+
+    void stopEndsRunsAsStopped()
+    {
+        SweepRunner runner;
+        std::vector<SweepJob> jobs = {{0, tinyAddition(1e-3, 100000, 1)}, {1, tinyAddition(1e-3, 100000, 2)}};
+        jobs[1].config.model.dModel = 8; // another ensemble, queued behind the first
+        std::map<int, RunResult> finished;
+        std::atomic<int> progress{0};
+        SweepCallbacks cb;
+        cb.onProgress = [&](const RunProgress &) { ++progress; };
+        cb.onRunFinished = [&](int i, const RunResult &r) { finished[i] = r; };
+        SweepOptions opt;
+        opt.device = "cpu";
+        opt.reportIntervalSeconds = 0.02;
+        QVERIFY(runner.start(jobs, opt, cb));
+        QTRY_VERIFY_WITH_TIMEOUT(progress.load() > 2, 20000);
+        runner.pause();
+        QVERIFY(runner.isPaused());
+        runner.resume();
+        runner.stop();
+        runner.wait();
+        QCOMPARE(finished.size(), size_t(2));
+        QCOMPARE(name(finished[0].status), name(RunStatus::Stopped));
+        QVERIFY(finished[0].stepsDone > 0 && finished[0].stepsDone < 100000);
+        QCOMPARE(name(finished[1].status), name(RunStatus::Stopped));
+        QVERIFY(!runner.isRunning());
+    }
+
+    void warmupCosineSchedule()
+    {
+        ScheduleConfig s;
+        s.kind = ScheduleKind::WarmupCosine;
+        s.warmupFraction = 0.05;
+        // 1000 steps: 50 warm-up steps, then cosine over 950.
+        QCOMPARE(scheduleMultiplier(s, 0, 1000), 0.0);
+        QCOMPARE(scheduleMultiplier(s, 25, 1000), 0.5);
+        QCOMPARE(scheduleMultiplier(s, 50, 1000), 1.0);
+        QVERIFY(std::abs(scheduleMultiplier(s, 50 + 475, 1000) - 0.5) < 1e-12);
+        QVERIFY(std::abs(scheduleMultiplier(s, 1000, 1000)) < 1e-12);
+        ScheduleConfig c;
+        QCOMPARE(scheduleMultiplier(c, 123, 1000), 1.0);
+    }
+
+    void validationNamesTheLayer()
+    {
+        RunConfig c = tinyAddition(1e-3, 1);
+        c.model.dModel = 24;
+        c.model.heads = {2, 5};
+        QCOMPARE(QString::fromStdString(validate(c)),
+                 QStringLiteral("model.heads[1]: 5 heads do not divide d_model 24 (layer 1); set head_dim explicitly or pick a divisor"));
+        c.model.headDim = 4; // an explicit head dimension lifts the divisibility rule
+        QVERIFY(validate(c).empty());
+        c.lr = -1;
+        QVERIFY(QString::fromStdString(validate(c)).startsWith("lr:"));
+    }
+
+    void explicitHeadDimTrains()
+    {
+        RunConfig c = tinyAddition(3e-3, 5);
+        c.model.heads = {3, 5};
+        c.model.headDim = 4;
+        const RunResult r = trainRun(c);
+        QCOMPARE(name(r.status), name(RunStatus::Done));
+        QCOMPARE(r.stepsDone, int64_t(5));
+    }
+
+    void devices()
+    {
+        QCOMPARE(QString::fromStdString(SweepRunner::resolveDevice("cpu")), QStringLiteral("cpu"));
+        QCOMPARE(QString::fromStdString(SweepRunner::resolveDevice("cuda")), QStringLiteral("cuda:0"));
+        QCOMPARE(QString::fromStdString(SweepRunner::availableDevices().front()), QStringLiteral("cpu"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCore)
+#include "test_core.moc"
