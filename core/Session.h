@@ -48,6 +48,11 @@ struct SweepAxis {
     std::vector<AxisValue> values;
 };
 
+// Axis values that are set together, one map per combination. A sweep that is not a full
+// product (the paper's Figure 4 scans a list of (n_H, m) pairs) lists them under
+// `sweep.combinations`; the runs are then every combination × the product of the axes.
+using SweepCombination = std::map<std::string, AxisValue>;
+
 struct SessionRun {
     std::map<std::string, std::string> labels; // axis name -> value label
     RunConfig config;
@@ -66,6 +71,7 @@ struct Session {
     std::string description;
     RunConfig base;
     std::vector<SweepAxis> axes;
+    std::vector<SweepCombination> combinations; // empty: the product of the axes alone
     std::vector<SessionRun> runs;
     std::vector<SkippedRun> skipped;
     std::map<std::string, std::string> view; // GUI view state: chart, heatmap_lr, log_x, ...

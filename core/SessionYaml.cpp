@@ -1,0 +1,697 @@
+// SessionYaml.cpp — located YAML reading, exact number writing, and the RunConfig mapping.
+#include "core/SessionYaml.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+
+namespace headlab::yaml {
+
+// ---------------------------------------------------------------------------------------------
+// Locations and structure
+
+void failAt(const YamlField &field, const YAML::Mark &mark, const std::string &path, const std::string &message)
+{
+    const bool known = !mark.is_null() && mark.line >= 0;
+    throw SessionError(field.file, known ? mark.line + 1 : 0, known ? mark.column + 1 : 0, path, message);
+}
+
+void fail(const YamlField &field, const std::string &message)
+{
+    failAt(field, field.mark, field.path, message);
+}
+
+YamlField parseDocument(const std::string &text, const std::string &file)
+{
+    YamlField root;
+    root.file = file;
+    try {
+        root.node = YAML::Load(text);
+    } catch (const YAML::ParserException &e) {
+        // yaml-cpp's messages are lower-case phrases such as "illegal map value".
+        failAt(root, e.mark, "", "malformed YAML: " + e.msg);
+    } catch (const YAML::Exception &e) {
+        failAt(root, e.mark, "", "malformed YAML: " + e.msg);
+    }
+    root.mark = root.node.IsDefined() ? root.node.Mark() : YAML::Mark();
+    if (root.mark.is_null()) {
+        root.mark.line = 0;
+        root.mark.column = 0;
+    }
+    return root;
+}
+
+std::string joinPath(const std::string &parent, const std::string &key)
+{
+    return parent.empty() ? key : parent + "." + key;
+}
+
+namespace {
+
+size_t editDistance(const std::string &a, const std::string &b)
+{
+    std::vector<size_t> previous(b.size() + 1), current(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        current[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+            current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+            // Transposition of two neighbours counts as one edit ("d_mdoel").
+        }
+        std::swap(previous, current);
+    }
+    return previous[b.size()];
+}
+
+std::string describeType(const YAML::Node &node)
+{
+    if (!node.IsDefined()) return "nothing";
+    switch (node.Type()) {
+    case YAML::NodeType::Null: return "nothing";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
+    default: return "an undefined value";
+    }
+}
+
+std::string lower(std::string text)
+{
+    for (auto &c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+} // namespace
+
+std::string nearestKey(const std::string &key, const std::vector<std::string> &allowed)
+{
+    std::string best;
+    size_t bestDistance = std::numeric_limits<size_t>::max();
+    for (const auto &candidate : allowed) {
+        const size_t distance = editDistance(lower(key), lower(candidate));
+        if (distance < bestDistance) {
+            bestDistance = distance;
+            best = candidate;
+        }
+    }
+    const size_t limit = std::max<size_t>(2, key.size() / 3);
+    return bestDistance <= limit ? best : std::string();
+}
+
+void requireMap(const YamlField &field)
+{
+    if (!field.node.IsDefined() || !field.node.IsMap())
+        fail(field, "expected a mapping (key: value lines), got " + describeType(field.node));
+}
+
+void checkKeys(const YamlField &field, const std::vector<std::string> &allowed)
+{
+    requireMap(field);
+    for (auto it = field.node.begin(); it != field.node.end(); ++it) {
+        const YAML::Node &keyNode = it->first;
+        const std::string key = keyNode.IsScalar() ? keyNode.Scalar() : std::string("?");
+        if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+        std::string message = "unknown key '" + key + "'";
+        const std::string suggestion = nearestKey(key, allowed);
+        if (!suggestion.empty()) {
+            message += "; did you mean '" + suggestion + "'?";
+        } else {
+            message += "; expected one of ";
+            for (size_t i = 0; i < allowed.size(); ++i) message += (i ? ", " : "") + allowed[i];
+        }
+        failAt(field, keyNode.Mark(), joinPath(field.path, key), message);
+    }
+}
+
+YamlField child(const YamlField &map, const std::string &key)
+{
+    YamlField result;
+    result.file = map.file;
+    result.path = joinPath(map.path, key);
+    result.mark = map.mark;
+    if (map.node.IsDefined() && map.node.IsMap()) {
+        for (auto it = map.node.begin(); it != map.node.end(); ++it) {
+            if (it->first.IsScalar() && it->first.Scalar() == key) {
+                result.node = it->second;
+                result.mark = it->second.Mark();
+                // A key with no value ("lr:") has a null node without a useful mark: point at the key.
+                if (result.mark.is_null()) result.mark = it->first.Mark();
+                return result;
+            }
+        }
+    }
+    result.node = YAML::Node(YAML::NodeType::Undefined);
+    return result;
+}
+
+YamlField item(const YamlField &sequence, size_t index)
+{
+    YamlField result;
+    result.file = sequence.file;
+    result.path = sequence.path + "[" + std::to_string(index) + "]";
+    result.node = sequence.node[index];
+    result.mark = result.node.Mark();
+    if (result.mark.is_null()) result.mark = sequence.mark;
+    return result;
+}
+
+std::vector<YamlField> items(const YamlField &sequence)
+{
+    if (!sequence.node.IsDefined() || !sequence.node.IsSequence())
+        fail(sequence, "expected a list, got " + describeType(sequence.node));
+    std::vector<YamlField> result;
+    for (size_t i = 0; i < sequence.node.size(); ++i) result.push_back(item(sequence, i));
+    return result;
+}
+
+std::vector<std::pair<std::string, YamlField>> entries(const YamlField &map)
+{
+    requireMap(map);
+    std::vector<std::pair<std::string, YamlField>> result;
+    for (auto it = map.node.begin(); it != map.node.end(); ++it) {
+        if (!it->first.IsScalar()) failAt(map, it->first.Mark(), map.path, "keys must be plain text");
+        const std::string key = it->first.Scalar();
+        YamlField value;
+        value.file = map.file;
+        value.path = joinPath(map.path, key);
+        value.node = it->second;
+        value.mark = it->second.Mark();
+        if (value.mark.is_null()) value.mark = it->first.Mark();
+        result.emplace_back(key, value);
+    }
+    return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalars
+
+bool parseInt(const std::string &text, int64_t *out)
+{
+    if (text.empty()) return false;
+    const char *begin = text.data();
+    const char *end = begin + text.size();
+    if (*begin == '+') ++begin;
+    int64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(begin, end, value);
+    if (ec != std::errc() || ptr != end) return false;
+    *out = value;
+    return true;
+}
+
+bool parseNumber(const std::string &text, double *out)
+{
+    if (text.empty()) return false;
+    const std::string t = lower(text);
+    if (t == ".nan" || t == "nan") {
+        *out = std::numeric_limits<double>::quiet_NaN();
+        return true;
+    }
+    if (t == ".inf" || t == "+.inf" || t == "inf" || t == "+inf") {
+        *out = std::numeric_limits<double>::infinity();
+        return true;
+    }
+    if (t == "-.inf" || t == "-inf") {
+        *out = -std::numeric_limits<double>::infinity();
+        return true;
+    }
+    // Decimal only: no hex floats, no "infinity", no leading/trailing space.
+    for (char c : t)
+        if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == '+' || c == '-'))
+            return false;
+    const char *begin = text.c_str();
+    char *end = nullptr;
+    errno = 0;
+    const double value = std::strtod(begin, &end);
+    if (end != begin + text.size()) return false;
+    // ERANGE on underflow still gives the nearest denormal or zero, which is what was written.
+    *out = value;
+    return true;
+}
+
+std::string formatNumber(double value)
+{
+    if (std::isnan(value)) return ".nan";
+    if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
+    char buffer[64];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    std::string text(buffer, result.ptr);
+    const auto e = text.find('e');
+    if (e != std::string::npos && text.find('.') == std::string::npos) text.insert(e, ".0");
+    return text;
+}
+
+bool isScalar(const YamlField &field)
+{
+    return field.node.IsDefined() && field.node.IsScalar();
+}
+
+int64_t readInt(const YamlField &field)
+{
+    int64_t value = 0;
+    if (isScalar(field) && parseInt(field.node.Scalar(), &value)) return value;
+    double number = 0;
+    if (isScalar(field) && parseNumber(field.node.Scalar(), &number))
+        fail(field, "expected an integer, got " + field.node.Scalar());
+    fail(field, "expected an integer, got " + describeType(field.node));
+}
+
+uint64_t readUnsigned(const YamlField &field)
+{
+    if (isScalar(field)) {
+        const std::string &text = field.node.Scalar();
+        uint64_t value = 0;
+        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec == std::errc() && ptr == text.data() + text.size() && !text.empty()) return value;
+        int64_t signedValue = 0;
+        if (parseInt(text, &signedValue) && signedValue < 0)
+            fail(field, "must be at least 0, got " + text);
+    }
+    fail(field, "expected a non-negative integer, got " + describeType(field.node));
+}
+
+double readNumber(const YamlField &field)
+{
+    double value = 0;
+    if (isScalar(field) && parseNumber(field.node.Scalar(), &value)) return value;
+    fail(field, "expected a number, got " + describeType(field.node));
+}
+
+bool readBool(const YamlField &field)
+{
+    if (isScalar(field)) {
+        const std::string t = lower(field.node.Scalar());
+        if (t == "true" || t == "yes" || t == "on") return true;
+        if (t == "false" || t == "no" || t == "off") return false;
+    }
+    fail(field, "expected true or false, got " + describeType(field.node));
+}
+
+std::string readString(const YamlField &field)
+{
+    if (!field.node.IsDefined() || field.node.IsNull()) return {};
+    if (!field.node.IsScalar()) fail(field, "expected text, got " + describeType(field.node));
+    return field.node.Scalar();
+}
+
+int64_t readIntAtLeast(const YamlField &field, int64_t minimum)
+{
+    const int64_t value = readInt(field);
+    if (value < minimum)
+        fail(field, "must be at least " + std::to_string(minimum) + ", got " + std::to_string(value));
+    return value;
+}
+
+double readPositive(const YamlField &field)
+{
+    const double value = readNumber(field);
+    if (!(value > 0) || std::isinf(value)) fail(field, "must be a finite number > 0, got " + formatNumber(value));
+    return value;
+}
+
+double readNumberInRange(const YamlField &field, double low, bool lowInclusive, double high, bool highInclusive)
+{
+    const double value = readNumber(field);
+    const bool aboveLow = lowInclusive ? value >= low : value > low;
+    const bool belowHigh = highInclusive ? value <= high : value < high;
+    if (!(aboveLow && belowHigh)) {
+        fail(field, std::string("must be in ") + (lowInclusive ? "[" : "(") + formatNumber(low) + ", " +
+                        formatNumber(high) + (highInclusive ? "]" : ")") + ", got " + formatNumber(value));
+    }
+    return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+void writeText(YAML::Emitter &out, const std::string &text)
+{
+    const std::string t = lower(text);
+    double number = 0;
+    const bool ambiguous = text.empty() || parseNumber(text, &number) || t == "true" || t == "false" ||
+                           t == "yes" || t == "no" || t == "on" || t == "off" || t == "null" || t == "~" ||
+                           std::isspace(static_cast<unsigned char>(text.front())) ||
+                           std::isspace(static_cast<unsigned char>(text.back()));
+    if (text.find('\n') != std::string::npos)
+        out << YAML::Literal << text;
+    else if (ambiguous)
+        out << YAML::DoubleQuoted << text;
+    else
+        out << text;
+}
+
+void writeNumber(YAML::Emitter &out, double value)
+{
+    out << formatNumber(value);
+}
+
+void writeCurve(YAML::Emitter &out, const Curve &curve)
+{
+    out << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "steps" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const auto &point : curve) out << point.step;
+    out << YAML::EndSeq;
+    out << YAML::Key << "values" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const auto &point : curve) out << formatNumber(point.value);
+    out << YAML::EndSeq;
+    out << YAML::EndMap;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Enums: the names toString() gives, plus the documented snake_case spellings, compared without
+// case, '_', '-' or spaces.
+
+namespace {
+
+std::string normalised(const std::string &text)
+{
+    std::string result;
+    for (char c : text)
+        if (c != '_' && c != '-' && c != ' ') result += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return result;
+}
+
+template <typename Enum>
+struct EnumName {
+    Enum value;
+    const char *name; // the documented spelling
+};
+
+template <typename Enum>
+Enum readEnum(const YamlField &field, std::initializer_list<EnumName<Enum>> names)
+{
+    const std::string text = readString(field);
+    if (isScalar(field)) {
+        for (const auto &n : names) {
+            if (normalised(text) == normalised(n.name) || normalised(text) == normalised(toString(n.value)))
+                return n.value;
+        }
+    }
+    std::vector<std::string> allowed;
+    for (const auto &n : names) allowed.push_back(n.name);
+    std::string message = "unknown value " + describeType(field.node);
+    const std::string suggestion = nearestKey(text, allowed);
+    if (!suggestion.empty() && isScalar(field)) message += "; did you mean '" + suggestion + "'?";
+    message += " (expected one of ";
+    for (size_t i = 0; i < allowed.size(); ++i) message += (i ? ", " : "") + allowed[i];
+    fail(field, message + ")");
+}
+
+const std::initializer_list<EnumName<TaskKind>> kTaskKinds = {
+    {TaskKind::Addition, "addition"}, {TaskKind::NearestNeighbour, "nearest_neighbour"}, {TaskKind::Text, "text"}};
+const std::initializer_list<EnumName<Objective>> kObjectives = {
+    {Objective::NextToken, "next_token"}, {Objective::Answer, "answer"}, {Objective::Regression, "regression"}};
+const std::initializer_list<EnumName<OptimizerKind>> kOptimizers = {{OptimizerKind::Adam, "adam"},
+                                                                    {OptimizerKind::AdamW, "adamw"}};
+const std::initializer_list<EnumName<ScheduleKind>> kSchedules = {{ScheduleKind::Constant, "constant"},
+                                                                  {ScheduleKind::WarmupCosine, "warmup_cosine"}};
+const std::initializer_list<EnumName<NormKind>> kNorms = {{NormKind::LayerNorm, "layer_norm"},
+                                                          {NormKind::UnitScale, "unit_scale"}};
+const std::initializer_list<EnumName<NormPlacement>> kPlacements = {{NormPlacement::PreNorm, "pre_norm"},
+                                                                    {NormPlacement::PostNorm, "post_norm"}};
+const std::initializer_list<EnumName<Activation>> kActivations = {{Activation::Gelu, "gelu"},
+                                                                  {Activation::Relu, "relu"}};
+const std::initializer_list<EnumName<LogitScale>> kLogitScales = {{LogitScale::InvSqrtHeadDim, "inv_sqrt_head_dim"},
+                                                                  {LogitScale::InvHeadDim, "inv_head_dim"},
+                                                                  {LogitScale::None, "none"}};
+
+// head_dim / ffn_width: an integer >= 0, or "auto" (0: derived).
+int64_t readAutoInt(const YamlField &field)
+{
+    if (isScalar(field) && lower(field.node.Scalar()) == "auto") return 0;
+    int64_t value = 0;
+    if (!isScalar(field) || !parseInt(field.node.Scalar(), &value))
+        fail(field, "expected an integer or auto, got " + describeType(field.node));
+    if (value < 0) fail(field, "must be at least 0 (or auto), got " + std::to_string(value));
+    return value;
+}
+
+std::string readDevice(const YamlField &field)
+{
+    const std::string device = readString(field);
+    if (device == "auto" || device == "cpu" || device == "cuda") return device;
+    int64_t index = 0;
+    if (device.rfind("cuda:", 0) == 0 && parseInt(device.substr(5), &index) && index >= 0) return device;
+    fail(field, "unknown device '" + device + "' (expected auto, cpu, cuda or cuda:N)");
+}
+
+const std::vector<std::string> kAdditionKeys = {"train_pairs", "test_pairs", "test_pair_base"};
+const std::vector<std::string> kNearestNeighbourKeys = {"point_dim", "num_points"};
+const std::vector<std::string> kTextKeys = {"text_path", "context_length", "validation_fraction", "corpus_bytes"};
+
+TaskConfig readTask(const YamlField &field)
+{
+    std::vector<std::string> allowed = {"kind"};
+    for (const auto *keys : {&kAdditionKeys, &kNearestNeighbourKeys, &kTextKeys})
+        allowed.insert(allowed.end(), keys->begin(), keys->end());
+    checkKeys(field, allowed);
+    TaskConfig task;
+    if (auto f = child(field, "kind"); f.present()) task.kind = readEnum(f, kTaskKinds);
+    const std::vector<std::string> &own = task.kind == TaskKind::Addition ? kAdditionKeys
+                                          : task.kind == TaskKind::NearestNeighbour ? kNearestNeighbourKeys
+                                                                                    : kTextKeys;
+    for (const auto &[key, value] : entries(field)) {
+        if (key == "kind" || std::find(own.begin(), own.end(), key) != own.end()) continue;
+        const char *owner = std::find(kAdditionKeys.begin(), kAdditionKeys.end(), key) != kAdditionKeys.end()
+                                ? "addition"
+                            : std::find(kTextKeys.begin(), kTextKeys.end(), key) != kTextKeys.end()
+                                ? "text"
+                                : "nearest_neighbour";
+        fail(value, std::string("is an option of task kind ") + owner + ", not " + toString(task.kind));
+    }
+    if (auto f = child(field, "train_pairs"); f.present()) task.trainPairs = readIntAtLeast(f, 1);
+    if (auto f = child(field, "test_pairs"); f.present()) task.testPairs = readIntAtLeast(f, 1);
+    if (auto f = child(field, "test_pair_base"); f.present()) task.testPairBase = readIntAtLeast(f, 0);
+    if (auto f = child(field, "point_dim"); f.present()) task.pointDim = readIntAtLeast(f, 1);
+    if (auto f = child(field, "num_points"); f.present()) task.numPoints = readIntAtLeast(f, 2);
+    if (auto f = child(field, "text_path"); f.present()) task.textPath = readString(f);
+    if (auto f = child(field, "context_length"); f.present()) task.contextLength = readIntAtLeast(f, 2);
+    if (auto f = child(field, "validation_fraction"); f.present())
+        task.validationFraction = readNumberInRange(f, 0.0, false, 1.0, false);
+    if (auto f = child(field, "corpus_bytes"); f.present()) task.corpusBytes = readIntAtLeast(f, 1);
+    return task;
+}
+
+ModelConfig readModel(const YamlField &field)
+{
+    checkKeys(field, {"d_model", "heads", "layers", "head_dim", "ffn_width", "activation", "norm", "placement",
+                      "final_norm", "causal", "bias", "zero_init_outputs", "logit_scale", "width_multiplier"});
+    ModelConfig model;
+    if (auto f = child(field, "d_model"); f.present()) model.dModel = readIntAtLeast(f, 1);
+    const YamlField heads = child(field, "heads");
+    const YamlField layers = child(field, "layers");
+    if (heads.present() && heads.node.IsSequence()) {
+        model.heads.clear();
+        for (const auto &h : items(heads)) model.heads.push_back(readIntAtLeast(h, 1));
+        if (model.heads.empty()) fail(heads, "needs at least one layer's head count");
+        if (layers.present()) {
+            const int64_t n = readIntAtLeast(layers, 1);
+            if (n != model.layers())
+                fail(layers, std::to_string(n) + " layers, but heads lists " + std::to_string(model.layers()) +
+                                 " (leave layers out when heads is a list)");
+        }
+    } else {
+        const int64_t perLayer = heads.present() ? readIntAtLeast(heads, 1) : model.heads.front();
+        const int64_t n = layers.present() ? readIntAtLeast(layers, 1) : model.layers();
+        model.heads.assign(static_cast<size_t>(n), perLayer);
+    }
+    if (auto f = child(field, "head_dim"); f.present()) model.headDim = readAutoInt(f);
+    if (auto f = child(field, "ffn_width"); f.present()) model.ffnWidth = readAutoInt(f);
+    if (auto f = child(field, "activation"); f.present()) model.activation = readEnum(f, kActivations);
+    if (auto f = child(field, "norm"); f.present()) model.norm = readEnum(f, kNorms);
+    if (auto f = child(field, "placement"); f.present()) model.placement = readEnum(f, kPlacements);
+    if (auto f = child(field, "final_norm"); f.present()) model.finalNorm = readBool(f);
+    if (auto f = child(field, "causal"); f.present()) model.causal = readBool(f);
+    if (auto f = child(field, "bias"); f.present()) model.bias = readBool(f);
+    if (auto f = child(field, "zero_init_outputs"); f.present()) model.zeroInitOutputs = readBool(f);
+    if (auto f = child(field, "logit_scale"); f.present()) model.logitScale = readEnum(f, kLogitScales);
+    if (auto f = child(field, "width_multiplier"); f.present()) model.widthMultiplier = readIntAtLeast(f, 1);
+    return model;
+}
+
+PhaseConfig readPhase(const YamlField &field)
+{
+    checkKeys(field, {"name", "objective", "steps", "batch_size", "lr", "optimizer", "schedule"});
+    PhaseConfig phase;
+    if (auto f = child(field, "name"); f.present()) phase.name = readString(f);
+    if (auto f = child(field, "objective"); f.present()) phase.objective = readEnum(f, kObjectives);
+    if (auto f = child(field, "steps"); f.present()) phase.steps = readIntAtLeast(f, 0);
+    if (auto f = child(field, "batch_size"); f.present()) phase.batchSize = readIntAtLeast(f, 1);
+    if (auto f = child(field, "lr"); f.present()) {
+        if (isScalar(f) && lower(f.node.Scalar()) == "scanned") {
+            phase.useScannedLr = true;
+        } else {
+            double value = 0;
+            if (!isScalar(f) || !parseNumber(f.node.Scalar(), &value))
+                fail(f, "expected a learning rate or 'scanned', got " + describeType(f.node));
+            phase.useScannedLr = false;
+            phase.lr = readPositive(f);
+        }
+    }
+    if (auto f = child(field, "optimizer"); f.present()) {
+        checkKeys(f, {"kind", "beta1", "beta2", "eps", "weight_decay"});
+        if (auto g = child(f, "kind"); g.present()) phase.optimizer.kind = readEnum(g, kOptimizers);
+        if (auto g = child(f, "beta1"); g.present()) phase.optimizer.beta1 = readNumberInRange(g, 0, true, 1, false);
+        if (auto g = child(f, "beta2"); g.present()) phase.optimizer.beta2 = readNumberInRange(g, 0, true, 1, false);
+        if (auto g = child(f, "eps"); g.present()) phase.optimizer.eps = readPositive(g);
+        if (auto g = child(f, "weight_decay"); g.present())
+            phase.optimizer.weightDecay = readNumberInRange(g, 0, true, std::numeric_limits<double>::infinity(), false);
+    }
+    if (auto f = child(field, "schedule"); f.present()) {
+        checkKeys(f, {"kind", "warmup_fraction"});
+        if (auto g = child(f, "kind"); g.present()) phase.schedule.kind = readEnum(g, kSchedules);
+        if (auto g = child(f, "warmup_fraction"); g.present())
+            phase.schedule.warmupFraction = readNumberInRange(g, 0, true, 1, true);
+    }
+    return phase;
+}
+
+} // namespace
+
+LogitScale readLogitScale(const YamlField &field)
+{
+    return readEnum(field, kLogitScales);
+}
+
+RunConfig readRunConfig(const YamlField &field)
+{
+    checkKeys(field, {"task", "model", "phases", "lr", "qk_rule", "eval_every", "log_every", "eval_batches", "seed",
+                      "init_seed", "data_seed", "device", "tf32"});
+    RunConfig config;
+    if (auto f = child(field, "task"); f.present()) config.task = readTask(f);
+    if (auto f = child(field, "model"); f.present()) config.model = readModel(f);
+    const YamlField phases = child(field, "phases");
+    if (!phases.present()) fail(phases, "missing: a run needs at least one training phase");
+    for (const auto &p : items(phases)) config.phases.push_back(readPhase(p));
+    if (config.phases.empty()) fail(phases, "needs at least one phase");
+    if (auto f = child(field, "lr"); f.present()) config.lr = readPositive(f);
+    if (auto f = child(field, "qk_rule"); f.present()) {
+        checkKeys(f, {"enabled", "reference_head_dim"});
+        if (auto g = child(f, "enabled"); g.present()) config.qkRule.enabled = readBool(g);
+        if (auto g = child(f, "reference_head_dim"); g.present()) config.qkRule.referenceHeadDim = readPositive(g);
+    }
+    if (auto f = child(field, "eval_every"); f.present()) config.evalEvery = readIntAtLeast(f, 1);
+    if (auto f = child(field, "log_every"); f.present()) config.logEvery = readIntAtLeast(f, 1);
+    if (auto f = child(field, "eval_batches"); f.present()) config.evalBatches = readIntAtLeast(f, 0);
+    if (auto f = child(field, "seed"); f.present()) config.initSeed = config.dataSeed = readUnsigned(f);
+    if (auto f = child(field, "init_seed"); f.present()) config.initSeed = readUnsigned(f);
+    if (auto f = child(field, "data_seed"); f.present()) config.dataSeed = readUnsigned(f);
+    if (auto f = child(field, "device"); f.present()) config.device = readDevice(f);
+    if (auto f = child(field, "tf32"); f.present()) config.tf32 = readBool(f);
+    return config;
+}
+
+void writeRunConfig(YAML::Emitter &out, const RunConfig &config)
+{
+    out << YAML::BeginMap;
+
+    const TaskConfig &task = config.task;
+    out << YAML::Key << "task" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "kind" << YAML::Value << toString(task.kind);
+    switch (task.kind) {
+    case TaskKind::Addition:
+        out << YAML::Key << "train_pairs" << YAML::Value << task.trainPairs;
+        out << YAML::Key << "test_pairs" << YAML::Value << task.testPairs;
+        out << YAML::Key << "test_pair_base" << YAML::Value << task.testPairBase;
+        break;
+    case TaskKind::NearestNeighbour:
+        out << YAML::Key << "point_dim" << YAML::Value << task.pointDim;
+        out << YAML::Key << "num_points" << YAML::Value << task.numPoints;
+        break;
+    case TaskKind::Text:
+        out << YAML::Key << "text_path" << YAML::Value;
+        writeText(out, task.textPath);
+        out << YAML::Key << "context_length" << YAML::Value << task.contextLength;
+        out << YAML::Key << "validation_fraction" << YAML::Value << formatNumber(task.validationFraction);
+        out << YAML::Key << "corpus_bytes" << YAML::Value << task.corpusBytes;
+        break;
+    }
+    out << YAML::EndMap;
+
+    const ModelConfig &model = config.model;
+    out << YAML::Key << "model" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "d_model" << YAML::Value << model.dModel;
+    const bool constantHeads =
+        !model.heads.empty() && std::all_of(model.heads.begin(), model.heads.end(),
+                                            [&](int64_t h) { return h == model.heads.front(); });
+    if (constantHeads) {
+        out << YAML::Key << "heads" << YAML::Value << model.heads.front();
+        out << YAML::Key << "layers" << YAML::Value << model.layers();
+    } else {
+        out << YAML::Key << "heads" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (auto h : model.heads) out << h;
+        out << YAML::EndSeq;
+    }
+    out << YAML::Key << "head_dim" << YAML::Value;
+    if (model.headDim > 0) out << model.headDim; else out << "auto";
+    out << YAML::Key << "ffn_width" << YAML::Value;
+    if (model.ffnWidth > 0) out << model.ffnWidth; else out << "auto";
+    out << YAML::Key << "activation" << YAML::Value << toString(model.activation);
+    out << YAML::Key << "norm" << YAML::Value << toString(model.norm);
+    out << YAML::Key << "placement" << YAML::Value << toString(model.placement);
+    out << YAML::Key << "final_norm" << YAML::Value << model.finalNorm;
+    out << YAML::Key << "causal" << YAML::Value << model.causal;
+    out << YAML::Key << "bias" << YAML::Value << model.bias;
+    out << YAML::Key << "zero_init_outputs" << YAML::Value << model.zeroInitOutputs;
+    out << YAML::Key << "logit_scale" << YAML::Value << toString(model.logitScale);
+    out << YAML::Key << "width_multiplier" << YAML::Value << model.widthMultiplier;
+    out << YAML::EndMap;
+
+    out << YAML::Key << "phases" << YAML::Value << YAML::BeginSeq;
+    for (const auto &phase : config.phases) {
+        out << YAML::BeginMap;
+        out << YAML::Key << "name" << YAML::Value;
+        writeText(out, phase.name);
+        out << YAML::Key << "objective" << YAML::Value << toString(phase.objective);
+        out << YAML::Key << "steps" << YAML::Value << phase.steps;
+        out << YAML::Key << "batch_size" << YAML::Value << phase.batchSize;
+        out << YAML::Key << "lr" << YAML::Value;
+        if (phase.useScannedLr) out << "scanned"; else out << formatNumber(phase.lr);
+        out << YAML::Key << "optimizer" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "kind" << YAML::Value << toString(phase.optimizer.kind);
+        out << YAML::Key << "beta1" << YAML::Value << formatNumber(phase.optimizer.beta1);
+        out << YAML::Key << "beta2" << YAML::Value << formatNumber(phase.optimizer.beta2);
+        out << YAML::Key << "eps" << YAML::Value << formatNumber(phase.optimizer.eps);
+        out << YAML::Key << "weight_decay" << YAML::Value << formatNumber(phase.optimizer.weightDecay);
+        out << YAML::EndMap;
+        out << YAML::Key << "schedule" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "kind" << YAML::Value << toString(phase.schedule.kind);
+        out << YAML::Key << "warmup_fraction" << YAML::Value << formatNumber(phase.schedule.warmupFraction);
+        out << YAML::EndMap;
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+
+    out << YAML::Key << "lr" << YAML::Value << formatNumber(config.lr);
+    out << YAML::Key << "qk_rule" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "enabled" << YAML::Value << config.qkRule.enabled;
+    out << YAML::Key << "reference_head_dim" << YAML::Value << formatNumber(config.qkRule.referenceHeadDim);
+    out << YAML::EndMap;
+    out << YAML::Key << "eval_every" << YAML::Value << config.evalEvery;
+    out << YAML::Key << "log_every" << YAML::Value << config.logEvery;
+    out << YAML::Key << "eval_batches" << YAML::Value << config.evalBatches;
+    if (config.initSeed == config.dataSeed) {
+        out << YAML::Key << "seed" << YAML::Value << config.initSeed;
+    } else {
+        out << YAML::Key << "init_seed" << YAML::Value << config.initSeed;
+        out << YAML::Key << "data_seed" << YAML::Value << config.dataSeed;
+    }
+    out << YAML::Key << "device" << YAML::Value << config.device;
+    out << YAML::Key << "tf32" << YAML::Value << config.tf32;
+    out << YAML::EndMap;
+}
+
+std::string canonicalYaml(const RunConfig &config)
+{
+    YAML::Emitter out;
+    out << YAML::Flow;
+    writeRunConfig(out, config);
+    return out.c_str();
+}
+
+} // namespace headlab::yaml

@@ -1,0 +1,88 @@
+// SessionYaml.h — located reading and exact writing of the YAML that sessions are made of.
+//
+// Used by Session.cpp (and usable by anything else that reads HeadLab YAML): a YamlField is a
+// YAML node together with the file it came from and its key path (`experiment.model.heads[1]`),
+// so that every type, range or unknown-key error becomes a SessionError that says where.
+// Numbers are written in the shortest form that reads back to the same double, and nan/inf as
+// .nan/.inf/-.inf. Torch-free and Qt-free.
+#pragma once
+
+#include "core/RunConfig.h"
+#include "core/Session.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace headlab::yaml {
+
+// A YAML node and where it is: the file, its key path and its mark (0-based, from yaml-cpp).
+struct YamlField {
+    std::string file;
+    std::string path; // "experiment.model.heads[1]"; empty for the document root
+    YAML::Node node;  // undefined (IsDefined() false) when the key is absent
+    YAML::Mark mark;  // of the value; of the enclosing mapping when the key is absent
+
+    bool present() const { return node.IsDefined() && !node.IsNull(); }
+};
+
+[[noreturn]] void fail(const YamlField &field, const std::string &message);
+[[noreturn]] void failAt(const YamlField &field, const YAML::Mark &mark, const std::string &path,
+                         const std::string &message);
+
+// The document root of `text`; a malformed document throws a located SessionError.
+YamlField parseDocument(const std::string &text, const std::string &file);
+
+std::string joinPath(const std::string &parent, const std::string &key);
+// The allowed key nearest to `key` by edit distance, or "" when none is close.
+std::string nearestKey(const std::string &key, const std::vector<std::string> &allowed);
+
+// Mapping access. requireMap fails unless the node is a mapping; checkKeys fails on the first key
+// (in document order) that is not allowed, suggesting the nearest allowed one.
+void requireMap(const YamlField &field);
+void checkKeys(const YamlField &field, const std::vector<std::string> &allowed);
+YamlField child(const YamlField &map, const std::string &key);
+YamlField item(const YamlField &sequence, size_t index);
+std::vector<YamlField> items(const YamlField &sequence); // fails unless a sequence
+// Every key of a mapping with its value, in document order.
+std::vector<std::pair<std::string, YamlField>> entries(const YamlField &map);
+
+// Scalars. Each fails with "expected ..." on a wrong type.
+bool isScalar(const YamlField &field);
+int64_t readInt(const YamlField &field);
+uint64_t readUnsigned(const YamlField &field);
+double readNumber(const YamlField &field); // also .nan, .inf, -.inf, nan, inf
+bool readBool(const YamlField &field);
+std::string readString(const YamlField &field); // null reads as ""
+
+// Range checks: "must be at least 1, got 0".
+int64_t readIntAtLeast(const YamlField &field, int64_t minimum);
+double readPositive(const YamlField &field);                 // > 0, finite
+double readNumberInRange(const YamlField &field, double low, bool lowInclusive, double high,
+                         bool highInclusive);
+
+// Text → number parsing without YAML, exact for anything written by formatNumber.
+bool parseInt(const std::string &text, int64_t *out);
+bool parseNumber(const std::string &text, double *out);
+// Shortest text that reads back to exactly `value`; always has a '.' before an exponent so
+// that YAML 1.1 readers (PyYAML) see a float: 0.001, 1.0e-05, 500, .nan, .inf, -.inf.
+std::string formatNumber(double value);
+
+// Writing. writeText quotes text that a YAML reader would take for a number, bool or null.
+void writeText(YAML::Emitter &out, const std::string &text);
+void writeNumber(YAML::Emitter &out, double value);
+void writeCurve(YAML::Emitter &out, const Curve &curve); // {steps: [...], values: [...]}, flow style
+
+// An attention-logit scale by name (inv_sqrt_head_dim, inv_head_dim, none).
+LogitScale readLogitScale(const YamlField &field);
+
+// The RunConfig mapping (the session's `experiment:` and each run's `config:`).
+RunConfig readRunConfig(const YamlField &field);
+void writeRunConfig(YAML::Emitter &out, const RunConfig &config);
+// The config as YAML text, the same for equal configs: used to keep results on re-expansion.
+std::string canonicalYaml(const RunConfig &config);
+
+} // namespace headlab::yaml
