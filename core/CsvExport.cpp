@@ -27,14 +27,20 @@ namespace {
 std::string headsText(const ModelConfig &model)
 {
     std::string text;
-    for (size_t i = 0; i < model.heads.size(); ++i) text += (i ? " " : "") + std::to_string(model.heads[i]);
+    for (size_t i = 0; i < model.heads.size(); ++i) {
+        if (i) text += ' ';
+        text += std::to_string(model.heads[i]);
+    }
     return text;
 }
 
 std::string headDimsText(const ModelConfig &model)
 {
     std::string text;
-    for (size_t i = 0; i < model.heads.size(); ++i) text += (i ? " " : "") + std::to_string(model.headDimOfLayer(i));
+    for (size_t i = 0; i < model.heads.size(); ++i) {
+        if (i) text += ' ';
+        text += std::to_string(model.headDimOfLayer(i));
+    }
     return text;
 }
 

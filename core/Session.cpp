@@ -37,13 +37,21 @@ std::string locatedWhat(const std::string &file, int line, int column, const std
     return text + message;
 }
 
+// The shortest "%g" text that reads back to `value`: 96, 0.001, 0.0001, 3e-05.
 std::string shortestNumber(double value)
 {
     if (std::isnan(value)) return "nan";
     if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
     char buffer[64];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-    return std::string(buffer, result.ptr);
+    if (value == std::floor(value) && std::abs(value) < 1e15) {
+        std::snprintf(buffer, sizeof buffer, "%.0f", value);
+        return buffer;
+    }
+    for (int precision = 1; precision <= 17; ++precision) {
+        std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+        if (std::strtod(buffer, nullptr) == value) break;
+    }
+    return buffer;
 }
 
 } // namespace
@@ -65,7 +73,10 @@ std::string AxisValue::label() const
     case Kind::Text: return text;
     case Kind::IntList: {
         std::string result = "[";
-        for (size_t i = 0; i < ints.size(); ++i) result += (i ? "," : "") + std::to_string(ints[i]);
+        for (size_t i = 0; i < ints.size(); ++i) {
+            if (i) result += ',';
+            result += std::to_string(ints[i]);
+        }
         return result + "]";
     }
     }
@@ -108,30 +119,35 @@ std::string lowerText(std::string text)
     return text;
 }
 
+// A head_schedule value from its scheme and total fields.
+AxisValue scheduleValue(const YamlField &schemeField, const YamlField &totalField)
+{
+    HeadScheme scheme = HeadScheme::Constant;
+    if (!schemeField.present()) fail(schemeField, "missing: ascending, constant or descending");
+    if (!parseHeadScheme(readString(schemeField), &scheme))
+        fail(schemeField, "unknown scheme '" + readString(schemeField) + "' (expected ascending, constant or descending)");
+    if (!totalField.present()) fail(totalField, "missing: the total number of heads over all layers");
+    const double total = readNumber(totalField);
+    if (!(total >= 1) || std::isinf(total))
+        fail(totalField, "the total number of heads must be at least 1, got " + formatNumber(total));
+    return textValue(headScheduleLabel(scheme, total));
+}
+
+// "ascending:180" or {scheme: ascending, total: 180}
 AxisValue readScheduleValue(const YamlField &field)
 {
-    // "ascending:180" or {scheme: ascending, total: 180}
-    HeadScheme scheme = HeadScheme::Constant;
-    double total = 0;
     if (isScalar(field)) {
         const std::string text = field.node.Scalar();
         const auto colon = text.find(':');
+        HeadScheme scheme = HeadScheme::Constant;
+        double total = 0;
         if (colon == std::string::npos || !parseHeadScheme(text.substr(0, colon), &scheme) ||
-            !parseNumber(text.substr(colon + 1), &total))
+            !parseNumber(text.substr(colon + 1), &total) || !(total >= 1) || std::isinf(total))
             fail(field, "expected {scheme: ascending|constant|descending, total: N} or 'scheme:N', got '" + text + "'");
-    } else {
-        checkKeys(field, {"scheme", "total"});
-        const YamlField schemeField = child(field, "scheme");
-        if (!parseHeadScheme(readString(schemeField), &scheme))
-            fail(schemeField, "unknown scheme '" + readString(schemeField) +
-                                  "' (expected ascending, constant or descending)");
-        const YamlField totalField = child(field, "total");
-        if (!totalField.present()) fail(totalField, "missing: the total number of heads over all layers");
-        total = readNumber(totalField);
+        return textValue(headScheduleLabel(scheme, total));
     }
-    if (!(total >= 1) || std::isinf(total))
-        fail(field, "the total number of heads must be at least 1, got " + formatNumber(total));
-    return textValue(headScheduleLabel(scheme, total));
+    checkKeys(field, {"scheme", "total"});
+    return scheduleValue(child(field, "scheme"), child(field, "total"));
 }
 
 // One value of `axis`.
@@ -189,17 +205,8 @@ std::vector<AxisValue> readAxisValues(const std::string &axis, const YamlField &
         auto listOf = [](const YamlField &f) {
             return f.node.IsSequence() ? items(f) : std::vector<YamlField>{f};
         };
-        for (const auto &scheme : listOf(child(field, "scheme"))) {
-            for (const auto &total : listOf(child(field, "total"))) {
-                YAML::Node node(YAML::NodeType::Map);
-                node["scheme"] = scheme.node;
-                node["total"] = total.node;
-                YamlField one = scheme;
-                one.node = node;
-                one.path = field.path;
-                values.push_back(readScheduleValue(one));
-            }
-        }
+        for (const auto &scheme : listOf(child(field, "scheme")))
+            for (const auto &total : listOf(child(field, "total"))) values.push_back(scheduleValue(scheme, total));
         return values;
     }
     if (field.node.IsSequence()) {
@@ -393,7 +400,7 @@ namespace {
 std::map<std::string, std::string> readLabels(const YamlField &field)
 {
     std::map<std::string, std::string> labels;
-    if (!field.present()) return labels;
+    if (!field.present() || field.isNull()) return labels;
     for (const auto &[key, value] : entries(field)) labels[key] = readString(value);
     return labels;
 }
@@ -454,11 +461,11 @@ SessionRun readRun(const YamlField &field)
     if (auto f = child(field, "wall_seconds"); f.present()) result.wallSeconds = readNumber(f);
     if (auto f = child(field, "device"); f.present()) result.device = readString(f);
     if (auto f = child(field, "message"); f.present()) result.message = readString(f);
-    if (auto f = child(field, "phase_starts"); f.present())
+    if (auto f = child(field, "phase_starts"); f.present() && !f.isNull())
         for (const auto &s : items(f)) result.phaseStarts.push_back(readIntAtLeast(s, 0));
-    if (auto f = child(field, "metrics"); f.present())
+    if (auto f = child(field, "metrics"); f.present() && !f.isNull())
         for (const auto &[key, value] : entries(f)) result.metrics[key] = readNumber(value);
-    if (auto f = child(field, "curves"); f.present()) {
+    if (auto f = child(field, "curves"); f.present() && !f.isNull()) {
         for (const auto &[key, value] : entries(f)) {
             if (key == "train") result.train = readCurve(value);
             else if (key == "test") result.test = readCurve(value);
@@ -510,7 +517,7 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
 
     Session session;
     const YamlField version = child(root, "schema_version");
-    if (!version.present()) fail(version, "schema_version: missing (this HeadLab writes 1)");
+    if (!version.present()) fail(version, "missing (this HeadLab writes 1)");
     session.schemaVersion = static_cast<int>(readIntAtLeast(version, 1));
     if (session.schemaVersion > Session::kSchemaVersion)
         fail(version, "schema version " + std::to_string(session.schemaVersion) +
@@ -518,18 +525,18 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     if (auto f = child(root, "name"); f.present()) session.name = readString(f);
     if (auto f = child(root, "description"); f.present()) session.description = readString(f);
     const YamlField experiment = child(root, "experiment");
-    if (!experiment.present()) fail(experiment, "experiment: missing (the base run configuration)");
+    if (!experiment.present()) fail(experiment, "missing: the base run configuration");
     session.base = readRunConfig(experiment);
-    if (auto f = child(root, "sweep"); f.present()) readSweep(f, session);
-    if (auto f = child(root, "runs"); f.present())
+    if (auto f = child(root, "sweep"); f.present() && !f.isNull()) readSweep(f, session);
+    if (auto f = child(root, "runs"); f.present() && !f.isNull())
         for (const auto &r : items(f)) session.runs.push_back(readRun(r));
-    if (auto f = child(root, "skipped"); f.present()) {
+    if (auto f = child(root, "skipped"); f.present() && !f.isNull()) {
         for (const auto &s : items(f)) {
             checkKeys(s, {"labels", "reason"});
             session.skipped.push_back({readLabels(child(s, "labels")), readString(child(s, "reason"))});
         }
     }
-    if (auto f = child(root, "view"); f.present())
+    if (auto f = child(root, "view"); f.present() && !f.isNull())
         for (const auto &[key, value] : entries(f)) session.view[key] = readString(value);
     return session;
 }

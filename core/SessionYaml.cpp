@@ -140,8 +140,8 @@ YamlField child(const YamlField &map, const std::string &key)
             if (it->first.IsScalar() && it->first.Scalar() == key) {
                 result.node = it->second;
                 result.mark = it->second.Mark();
-                // A key with no value ("lr:") has a null node without a useful mark: point at the key.
-                if (result.mark.is_null()) result.mark = it->first.Mark();
+                // A key with no value ("lr:") has a null node that points past it: point at the key.
+                if (result.mark.is_null() || it->second.IsNull()) result.mark = it->first.Mark();
                 return result;
             }
         }
@@ -182,7 +182,7 @@ std::vector<std::pair<std::string, YamlField>> entries(const YamlField &map)
         value.path = joinPath(map.path, key);
         value.node = it->second;
         value.mark = it->second.Mark();
-        if (value.mark.is_null()) value.mark = it->first.Mark();
+        if (value.mark.is_null() || it->second.IsNull()) value.mark = it->first.Mark();
         result.emplace_back(key, value);
     }
     return result;
@@ -337,9 +337,8 @@ void writeText(YAML::Emitter &out, const std::string &text)
                            t == "yes" || t == "no" || t == "on" || t == "off" || t == "null" || t == "~" ||
                            std::isspace(static_cast<unsigned char>(text.front())) ||
                            std::isspace(static_cast<unsigned char>(text.back()));
-    if (text.find('\n') != std::string::npos)
-        out << YAML::Literal << text;
-    else if (ambiguous)
+    // Line breaks too are written double-quoted (as \n): a literal block would add a final one.
+    if (ambiguous || text.find('\n') != std::string::npos)
         out << YAML::DoubleQuoted << text;
     else
         out << text;

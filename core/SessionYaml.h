@@ -26,7 +26,9 @@ struct YamlField {
     YAML::Node node;  // undefined (IsDefined() false) when the key is absent
     YAML::Mark mark;  // of the value; of the enclosing mapping when the key is absent
 
-    bool present() const { return node.IsDefined() && !node.IsNull(); }
+    // The key is there, with a value or without one ("lr:" is present, and null).
+    bool present() const { return node.IsDefined(); }
+    bool isNull() const { return node.IsDefined() && node.IsNull(); }
 };
 
 [[noreturn]] void fail(const YamlField &field, const std::string &message);

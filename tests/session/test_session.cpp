@@ -1,0 +1,870 @@
+// test_session.cpp — sessions as a user relies on them: YAML that round-trips exactly, located
+// errors for every kind of bad input, saves that never lose the previous file, sweeps that skip
+// what cannot run and keep finished results, the embedded presets, and headlab-cli's exit codes.
+#include "core/CsvExport.h"
+#include "core/HeadSchedule.h"
+#include "core/Presets.h"
+#include "core/Session.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include <sys/resource.h>
+
+using namespace headlab;
+
+namespace {
+
+// Doubles compared bit for bit (so nan == nan, and -0 != 0).
+bool sameBits(double a, double b)
+{
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+void compareCurves(const Curve &a, const Curve &b, const char *name)
+{
+    QVERIFY2(a.size() == b.size(), name);
+    for (size_t i = 0; i < a.size(); ++i) {
+        QCOMPARE(a[i].step, b[i].step);
+        QVERIFY2(sameBits(a[i].value, b[i].value),
+                 qPrintable(QString("%1[%2]: %3 vs %4").arg(name).arg(i).arg(a[i].value, 0, 'g', 17).arg(b[i].value, 0, 'g', 17)));
+    }
+}
+
+void compareConfigs(const RunConfig &a, const RunConfig &b)
+{
+    QCOMPARE(a.task.kind, b.task.kind);
+    if (a.task.kind == TaskKind::Addition) {
+        QCOMPARE(a.task.trainPairs, b.task.trainPairs);
+        QCOMPARE(a.task.testPairs, b.task.testPairs);
+        QCOMPARE(a.task.testPairBase, b.task.testPairBase);
+    } else if (a.task.kind == TaskKind::NearestNeighbour) {
+        QCOMPARE(a.task.pointDim, b.task.pointDim);
+        QCOMPARE(a.task.numPoints, b.task.numPoints);
+    } else {
+        QCOMPARE(a.task.textPath, b.task.textPath);
+        QCOMPARE(a.task.contextLength, b.task.contextLength);
+        QVERIFY(sameBits(a.task.validationFraction, b.task.validationFraction));
+        QCOMPARE(a.task.corpusBytes, b.task.corpusBytes);
+    }
+    QCOMPARE(a.model.dModel, b.model.dModel);
+    QCOMPARE(a.model.heads, b.model.heads);
+    QCOMPARE(a.model.headDim, b.model.headDim);
+    QCOMPARE(a.model.ffnWidth, b.model.ffnWidth);
+    QCOMPARE(a.model.activation, b.model.activation);
+    QCOMPARE(a.model.norm, b.model.norm);
+    QCOMPARE(a.model.placement, b.model.placement);
+    QCOMPARE(a.model.finalNorm, b.model.finalNorm);
+    QCOMPARE(a.model.causal, b.model.causal);
+    QCOMPARE(a.model.bias, b.model.bias);
+    QCOMPARE(a.model.zeroInitOutputs, b.model.zeroInitOutputs);
+    QCOMPARE(a.model.logitScale, b.model.logitScale);
+    QCOMPARE(a.model.widthMultiplier, b.model.widthMultiplier);
+    QCOMPARE(a.phases.size(), b.phases.size());
+    for (size_t i = 0; i < a.phases.size(); ++i) {
+        const PhaseConfig &p = a.phases[i], &q = b.phases[i];
+        QCOMPARE(p.name, q.name);
+        QCOMPARE(p.objective, q.objective);
+        QCOMPARE(p.steps, q.steps);
+        QCOMPARE(p.batchSize, q.batchSize);
+        QCOMPARE(p.useScannedLr, q.useScannedLr);
+        if (!p.useScannedLr) QVERIFY(sameBits(p.lr, q.lr));
+        QCOMPARE(p.optimizer.kind, q.optimizer.kind);
+        QVERIFY(sameBits(p.optimizer.beta1, q.optimizer.beta1));
+        QVERIFY(sameBits(p.optimizer.beta2, q.optimizer.beta2));
+        QVERIFY(sameBits(p.optimizer.eps, q.optimizer.eps));
+        QVERIFY(sameBits(p.optimizer.weightDecay, q.optimizer.weightDecay));
+        QCOMPARE(p.schedule.kind, q.schedule.kind);
+        QVERIFY(sameBits(p.schedule.warmupFraction, q.schedule.warmupFraction));
+    }
+    QVERIFY(sameBits(a.lr, b.lr));
+    QCOMPARE(a.qkRule.enabled, b.qkRule.enabled);
+    QVERIFY(sameBits(a.qkRule.referenceHeadDim, b.qkRule.referenceHeadDim));
+    QCOMPARE(a.evalEvery, b.evalEvery);
+    QCOMPARE(a.logEvery, b.logEvery);
+    QCOMPARE(a.evalBatches, b.evalBatches);
+    QCOMPARE(a.initSeed, b.initSeed);
+    QCOMPARE(a.dataSeed, b.dataSeed);
+    QCOMPARE(a.device, b.device);
+    QCOMPARE(a.tf32, b.tf32);
+}
+
+void compareAxisValues(const AxisValue &a, const AxisValue &b)
+{
+    QCOMPARE(a.kind, b.kind);
+    QVERIFY(sameBits(a.number, b.number));
+    QCOMPARE(a.ints, b.ints);
+    QCOMPARE(a.text, b.text);
+}
+
+void compareSessions(const Session &a, const Session &b)
+{
+    QCOMPARE(a.schemaVersion, b.schemaVersion);
+    QCOMPARE(a.name, b.name);
+    QCOMPARE(a.description, b.description);
+    compareConfigs(a.base, b.base);
+    QCOMPARE(a.axes.size(), b.axes.size());
+    for (size_t i = 0; i < a.axes.size(); ++i) {
+        QCOMPARE(a.axes[i].name, b.axes[i].name);
+        QCOMPARE(a.axes[i].values.size(), b.axes[i].values.size());
+        for (size_t j = 0; j < a.axes[i].values.size(); ++j) compareAxisValues(a.axes[i].values[j], b.axes[i].values[j]);
+    }
+    QCOMPARE(a.combinations.size(), b.combinations.size());
+    for (size_t i = 0; i < a.combinations.size(); ++i) {
+        QCOMPARE(a.combinations[i].size(), b.combinations[i].size());
+        for (const auto &[name, value] : a.combinations[i]) {
+            QVERIFY(b.combinations[i].count(name));
+            compareAxisValues(value, b.combinations[i].at(name));
+        }
+    }
+    QCOMPARE(a.runs.size(), b.runs.size());
+    for (size_t i = 0; i < a.runs.size(); ++i) {
+        const SessionRun &r = a.runs[i], &s = b.runs[i];
+        QCOMPARE(r.labels, s.labels);
+        compareConfigs(r.config, s.config);
+        QCOMPARE(r.result.status, s.result.status);
+        compareCurves(r.result.train, s.result.train, "train");
+        compareCurves(r.result.test, s.result.test, "test");
+        QCOMPARE(r.result.extra.size(), s.result.extra.size());
+        for (const auto &[name, curve] : r.result.extra) {
+            QVERIFY(s.result.extra.count(name));
+            compareCurves(curve, s.result.extra.at(name), name.c_str());
+        }
+        QCOMPARE(r.result.metrics.size(), s.result.metrics.size());
+        for (const auto &[name, value] : r.result.metrics) {
+            QVERIFY(s.result.metrics.count(name));
+            QVERIFY2(sameBits(value, s.result.metrics.at(name)), name.c_str());
+        }
+        QCOMPARE(r.result.phaseStarts, s.result.phaseStarts);
+        QCOMPARE(r.result.stepsDone, s.result.stepsDone);
+        QCOMPARE(r.result.divergedAtStep, s.result.divergedAtStep);
+        QVERIFY(sameBits(r.result.wallSeconds, s.result.wallSeconds));
+        QCOMPARE(r.result.device, s.result.device);
+        QCOMPARE(r.result.message, s.result.message);
+    }
+    QCOMPARE(a.skipped.size(), b.skipped.size());
+    for (size_t i = 0; i < a.skipped.size(); ++i) {
+        QCOMPARE(a.skipped[i].labels, b.skipped[i].labels);
+        QCOMPARE(a.skipped[i].reason, b.skipped[i].reason);
+    }
+    QCOMPARE(a.view, b.view);
+}
+
+AxisValue number(double v)
+{
+    AxisValue a;
+    a.kind = AxisValue::Kind::Number;
+    a.number = v;
+    return a;
+}
+
+AxisValue intList(std::vector<int64_t> ints)
+{
+    AxisValue a;
+    a.kind = AxisValue::Kind::IntList;
+    a.ints = std::move(ints);
+    return a;
+}
+
+// A short addition run, valid for headlab::validate.
+RunConfig smallConfig()
+{
+    RunConfig c;
+    c.model.dModel = 24;
+    c.model.heads = {1, 1};
+    PhaseConfig warmup;
+    warmup.name = "warmup";
+    warmup.objective = Objective::NextToken;
+    warmup.steps = 5;
+    warmup.batchSize = 4;
+    warmup.useScannedLr = false;
+    warmup.lr = 5e-4;
+    PhaseConfig answer;
+    answer.name = "answer";
+    answer.steps = 10;
+    answer.batchSize = 4;
+    c.phases = {warmup, answer};
+    c.evalEvery = 5;
+    c.logEvery = 1;
+    return c;
+}
+
+// A session with every field set to something other than its default.
+Session fullSession()
+{
+    Session s;
+    s.name = "round trip: all fields";
+    s.description = "line one\nline two with \"quotes\", a colon: and a # hash";
+    s.base = smallConfig();
+    RunConfig &b = s.base;
+    b.task.trainPairs = 1000;
+    b.task.testPairs = 7;
+    b.task.testPairBase = 5000;
+    b.model.heads = {2, 3, 6};
+    b.model.headDim = 16;
+    b.model.ffnWidth = 50;
+    b.model.activation = Activation::Relu;
+    b.model.norm = NormKind::UnitScale;
+    b.model.placement = NormPlacement::PostNorm;
+    b.model.finalNorm = false;
+    b.model.causal = false;
+    b.model.bias = true;
+    b.model.zeroInitOutputs = false;
+    b.model.logitScale = LogitScale::InvHeadDim;
+    b.model.widthMultiplier = 8;
+    b.phases[1].optimizer = {OptimizerKind::AdamW, 0.85, 0.95, 1e-7, 0.01};
+    b.phases[1].schedule = {ScheduleKind::WarmupCosine, 0.1};
+    b.lr = 1.0 / 3.0 * 1e-3;
+    b.qkRule = {true, 12.5};
+    b.evalEvery = 7;
+    b.logEvery = 3;
+    b.evalBatches = 2;
+    b.initSeed = 18446744073709551615ull; // the largest seed
+    b.dataSeed = 42;
+    b.device = "cuda:1";
+    b.tf32 = true;
+
+    s.axes.push_back({"d_model", {number(24), number(48)}});
+    s.axes.push_back({"heads", {number(1), intList({1, 3})}});
+    s.axes.push_back({"lr", {number(3e-5), number(std::exp(std::log(3e-5) + std::log(100.0) / 9.0))}});
+    s.combinations.push_back({{"seed", number(1)}, {"head_dim", number(8)}});
+
+    SessionRun addition;
+    addition.labels = {{"d_model", "24"}, {"heads", "[1,3]"}, {"lr", "3e-05"}};
+    addition.config = b;
+    RunResult &r = addition.result;
+    r.status = RunStatus::Diverged;
+    r.train = {{0, std::log(22.0)}, {3, 1.0 / 3.0}, {6, std::numeric_limits<double>::denorm_min()},
+               {9, -0.0}, {12, 1e300}, {15, std::numeric_limits<double>::quiet_NaN()}};
+    r.test = {{0, std::log(10.0)}, {7, std::numeric_limits<double>::infinity()},
+              {14, -std::numeric_limits<double>::infinity()}};
+    r.extra["test_digit_0"] = {{0, 0.1}, {7, 0.2}};
+    r.extra["test_digit_1"] = {};
+    r.metrics = {{"final_test_loss", 0.123456789012345678}, {"learned", 0}, {"nan_metric", std::nan("")}};
+    r.phaseStarts = {0, 5};
+    r.stepsDone = 15;
+    r.divergedAtStep = 15;
+    r.wallSeconds = 12.345678901234567;
+    r.device = "cuda:1";
+    r.message = "loss became nan: at step 15";
+    s.runs.push_back(addition);
+
+    SessionRun neighbours;
+    neighbours.labels = {{"d_model", "48"}};
+    neighbours.config = smallConfig();
+    neighbours.config.task.kind = TaskKind::NearestNeighbour;
+    neighbours.config.task.pointDim = 48;
+    neighbours.config.task.numPoints = 9;
+    neighbours.config.phases = {neighbours.config.phases[1]};
+    neighbours.config.phases[0].objective = Objective::Regression;
+    neighbours.result.status = RunStatus::Done;
+    s.runs.push_back(neighbours);
+
+    SessionRun text;
+    text.config = smallConfig();
+    text.config.task.kind = TaskKind::Text;
+    text.config.task.textPath = "/data/stories: a corpus.txt";
+    text.config.task.contextLength = 64;
+    text.config.task.validationFraction = 0.2;
+    text.config.task.corpusBytes = 12345;
+    text.result.status = RunStatus::Stopped;
+    text.result.message = "true"; // text that YAML would read as a bool must stay text
+    s.runs.push_back(text);
+
+    s.skipped.push_back({{{"d_model", "24"}, {"heads", "5"}},
+                         "model.heads[0]: 5 heads do not divide d_model 24 (layer 0)"});
+    s.view = {{"chart", "heatmap"}, {"log_x", "true"}, {"heatmap_lr", "0.001"}, {"empty", ""}};
+    return s;
+}
+
+std::string readFile(const QString &path)
+{
+    std::ifstream in(path.toStdString(), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void writeFile(const QString &path, const std::string &text)
+{
+    std::ofstream out(path.toStdString(), std::ios::binary | std::ios::trunc);
+    out << text;
+}
+
+// The minimal valid session text used by the bad-input rows: lines 1..4.
+const char *kValidHead = "schema_version: 1\n"
+                         "experiment:\n"
+                         "  phases:\n"
+                         "    - {name: answer, steps: 10, batch_size: 4}\n";
+
+struct CliResult {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+CliResult runCli(const QStringList &args)
+{
+    QProcess process;
+    process.start(QStringLiteral(HEADLAB_CLI_PATH), args);
+    if (!process.waitForFinished(60000)) return {};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+}
+
+} // namespace
+
+class TestSession : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void roundTripKeepsEveryFieldExactly();
+    void roundTripThroughAFile();
+    void numbersAreWrittenShortAndExact();
+
+    void badInputGivesLocatedMessage_data();
+    void badInputGivesLocatedMessage();
+    void missingFileIsAClearError();
+
+    void failedSaveLeavesOldFileIntact();
+    void saveIntoMissingDirectoryFails();
+
+    void expandSweepIsTheCartesianProduct();
+    void expandSweepSkipsNonDivisibleHeadCounts();
+    void expandSweepNamesEveryBadLayerOfASchedule();
+    void expandSweepKeepsResultsOfUnchangedRuns();
+    void expandSweepSeedAxisSetsBothSeeds();
+    void expandSweepCombinationsAndLogspace();
+    void headScheduleGenerators();
+    void pendingRunsSkipsFinishedRuns();
+
+    void everyPresetParsesAndExpands();
+    void paperPresetsFollowTheProtocol();
+    void unknownPresetSuggestsANearName();
+
+    void exportCsvWritesRunsAndCurves();
+    void cliValidateExitCodes();
+    void cliPresetsAndHelp();
+};
+
+void TestSession::roundTripKeepsEveryFieldExactly()
+{
+    const Session original = fullSession();
+    const std::string text = sessionToYaml(original);
+    const Session loaded = sessionFromYaml(text, "round-trip.yaml");
+    compareSessions(original, loaded);
+    // Writing what was read gives the same text: nothing drifts on a second save.
+    QCOMPARE(sessionToYaml(loaded), text);
+}
+
+void TestSession::roundTripThroughAFile()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath("session.yaml").toStdString();
+    const Session original = fullSession();
+    saveSessionAtomic(original, path);
+    compareSessions(original, loadSession(path));
+}
+
+void TestSession::numbersAreWrittenShortAndExact()
+{
+    Session s;
+    s.base = smallConfig();
+    s.base.lr = 1e-3;
+    s.base.phases[0].lr = 5e-4;
+    const std::string text = sessionToYaml(s);
+    // Short, and readable as floats by YAML 1.1 readers too (a '.' before the exponent).
+    QVERIFY2(text.find("lr: 0.001\n") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("lr: 5.0e-04\n") != std::string::npos, text.c_str());
+    QCOMPARE(number(3e-5).label(), std::string("3e-05"));
+    QCOMPARE(intList({12, 24, 48, 96}).label(), std::string("[12,24,48,96]"));
+}
+
+void TestSession::badInputGivesLocatedMessage_data()
+{
+    QTest::addColumn<QString>("yaml");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    QTest::addColumn<QString>("keyPath");
+    QTest::addColumn<QString>("message");
+
+    const QString head = QString::fromUtf8(kValidHead);
+    QTest::newRow("unknown key, with suggestion")
+        << head + "  model:\n    d_modle: 48\n" << 6 << 5 << "experiment.model.d_modle"
+        << "unknown key 'd_modle'; did you mean 'd_model'?";
+    QTest::newRow("unknown top-level key")
+        << head + "sweeep:\n  d_model: [24]\n" << 5 << 1 << "sweeep" << "unknown key 'sweeep'; did you mean 'sweep'?";
+    QTest::newRow("unknown sweep axis")
+        << head + "sweep:\n  dmodel: [24, 48]\n" << 6 << 3 << "sweep.dmodel"
+        << "unknown key 'dmodel'; did you mean 'd_model'?";
+    QTest::newRow("unknown enum value")
+        << head + "  model:\n    activation: gleu\n" << 6 << 17 << "experiment.model.activation"
+        << "unknown value 'gleu'; did you mean 'gelu'? (expected one of gelu, relu)";
+    QTest::newRow("wrong type in a head list")
+        << head + "  model:\n    heads: [1, x]\n" << 6 << 16 << "experiment.model.heads[1]"
+        << "expected an integer, got 'x'";
+    QTest::newRow("wrong type: a number where a mapping belongs")
+        << head + "  model: 48\n" << 5 << 10 << "experiment.model"
+        << "expected a mapping (key: value lines), got '48'";
+    QTest::newRow("wrong type: a fraction where an integer belongs")
+        << head + "  eval_every: 2.5\n" << 5 << 15 << "experiment.eval_every" << "expected an integer, got 2.5";
+    QTest::newRow("negative steps")
+        << "schema_version: 1\nexperiment:\n  phases:\n    - {name: answer, steps: -5}\n" << 4 << 29
+        << "experiment.phases[0].steps" << "must be at least 0, got -5";
+    QTest::newRow("learning rate zero")
+        << head + "  lr: 0\n" << 5 << 7 << "experiment.lr" << "must be a finite number > 0, got 0";
+    QTest::newRow("beta1 of one")
+        << "schema_version: 1\nexperiment:\n  phases:\n    - steps: 10\n      optimizer: {beta1: 1.0}\n" << 5 << 26
+        << "experiment.phases[0].optimizer.beta1" << "must be in [0, 1), got 1";
+    QTest::newRow("empty value")
+        << head + "  lr:\n" << 5 << 3 << "experiment.lr" << "expected a number, got nothing";
+    QTest::newRow("sweep lr not positive")
+        << head + "sweep:\n  lr: [1.0e-3, -1]\n" << 6 << 16 << "sweep.lr[1]" << "must be a finite number > 0, got -1";
+    QTest::newRow("malformed YAML")
+        << "schema_version: 1\nexperiment: a: b\n" << 2 << 14 << "" << "malformed YAML: illegal map value";
+    QTest::newRow("missing experiment")
+        << "schema_version: 1\nname: x\n" << 1 << 1 << "experiment" << "missing: the base run configuration";
+    QTest::newRow("newer schema")
+        << "schema_version: 2\nexperiment: {phases: [{steps: 1}]}\n" << 1 << 17 << "schema_version"
+        << "schema version 2 is newer than this HeadLab reads (1)";
+    QTest::newRow("curve lengths differ")
+        << head + "runs:\n  - config: {phases: [{steps: 1}]}\n    curves:\n      train: {steps: [0, 1], values: [3.0]}\n"
+        << 8 << 38 << "runs[0].curves.train.values" << "1 values for 2 steps";
+    QTest::newRow("misspelt status")
+        << head + "runs:\n  - config: {phases: [{steps: 1}]}\n    status: doen\n" << 7 << 13 << "runs[0].status"
+        << "unknown status 'doen'; did you mean 'done'? (expected one of queued, running, paused, done, diverged, "
+           "failed, stopped)";
+    QTest::newRow("option of another task")
+        << head + "  task: {kind: addition, point_dim: 8}\n" << 5 << 37 << "experiment.task.point_dim"
+        << "is an option of task kind nearest_neighbour, not addition";
+}
+
+void TestSession::badInputGivesLocatedMessage()
+{
+    QFETCH(QString, yaml);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    QFETCH(QString, keyPath);
+    QFETCH(QString, message);
+    try {
+        sessionFromYaml(yaml.toStdString(), "bad.yaml");
+        QFAIL("no error");
+    } catch (const SessionError &e) {
+        QCOMPARE(QString::fromStdString(e.file()), QString("bad.yaml"));
+        QCOMPARE(e.line(), line);
+        QCOMPARE(e.column(), column);
+        QCOMPARE(QString::fromStdString(e.keyPath()), keyPath);
+        QCOMPARE(QString::fromStdString(e.message()), message);
+        const QString expected = keyPath.isEmpty()
+                                     ? QString("bad.yaml:%1:%2: %3").arg(line).arg(column).arg(message)
+                                     : QString("bad.yaml:%1:%2: %3: %4").arg(line).arg(column).arg(keyPath, message);
+        QCOMPARE(QString::fromUtf8(e.what()), expected);
+    }
+}
+
+void TestSession::missingFileIsAClearError()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("no-such-session.yaml").toStdString();
+    try {
+        loadSession(path);
+        QFAIL("no error");
+    } catch (const SessionError &e) {
+        QCOMPARE(e.file(), path);
+        QCOMPARE(e.line(), 0);
+        QCOMPARE(QString::fromUtf8(e.what()), QString::fromStdString(path + ": cannot open: No such file or directory"));
+    }
+}
+
+void TestSession::failedSaveLeavesOldFileIntact()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("session.yaml");
+    Session old;
+    old.name = "the previous save";
+    old.base = smallConfig();
+    saveSessionAtomic(old, path.toStdString());
+    const std::string before = readFile(path);
+    QVERIFY(before.size() < 4096);
+
+    // A disk that fills up: the file-size limit makes write() fail with EFBIG past 4 KiB, for
+    // any user (root included). SIGXFSZ would kill the process, so it is ignored meanwhile.
+    Session big = fullSession();
+    for (int i = 0; i < 2000; ++i) big.runs[0].result.train.push_back({i, 1.0 / (i + 3)});
+    rlimit saved{};
+    QVERIFY(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+    const auto previousHandler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit small = saved;
+    small.rlim_cur = 4096;
+    QVERIFY(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    bool threw = false;
+    std::string what;
+    try {
+        saveSessionAtomic(big, path.toStdString());
+    } catch (const SessionError &e) {
+        threw = true;
+        what = e.what();
+        QCOMPARE(e.file(), path.toStdString());
+    }
+    setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, previousHandler);
+    QVERIFY(threw);
+    QVERIFY2(what.find("File too large") != std::string::npos, what.c_str());
+    QCOMPARE(readFile(path), before);
+    QCOMPARE(loadSession(path.toStdString()).name, std::string("the previous save"));
+    // No temporary file is left behind.
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"session.yaml"});
+}
+
+void TestSession::saveIntoMissingDirectoryFails()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("missing/dir/session.yaml").toStdString();
+    Session s;
+    s.base = smallConfig();
+    try {
+        saveSessionAtomic(s, path);
+        QFAIL("no error");
+    } catch (const SessionError &e) {
+        QCOMPARE(e.file(), path);
+        QVERIFY2(std::string(e.what()).find("No such file or directory") != std::string::npos, e.what());
+    }
+}
+
+void TestSession::expandSweepIsTheCartesianProduct()
+{
+    Session s;
+    s.base = smallConfig();
+    s.axes.push_back({"d_model", {number(24), number(48), number(96)}});
+    s.axes.push_back({"heads", {number(1), number(2)}});
+    s.axes.push_back({"lr", {number(1e-4), number(1e-3)}});
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(12));
+    QVERIFY(s.skipped.empty());
+    // The first axis varies slowest, the last fastest.
+    QCOMPARE(s.runs[0].labels, (std::map<std::string, std::string>{{"d_model", "24"}, {"heads", "1"}, {"lr", "0.0001"}}));
+    QCOMPARE(s.runs[1].labels.at("lr"), std::string("0.001"));
+    const SessionRun &last = s.runs.back();
+    QCOMPARE(last.config.model.dModel, int64_t(96));
+    QCOMPARE(last.config.model.heads, (std::vector<int64_t>{2, 2}));
+    QCOMPARE(last.config.lr, 1e-3);
+    QCOMPARE(last.config.phases.size(), size_t(2)); // the rest comes from the base
+}
+
+void TestSession::expandSweepSkipsNonDivisibleHeadCounts()
+{
+    Session s;
+    s.base = smallConfig();
+    s.axes.push_back({"d_model", {number(24), number(40)}});
+    s.axes.push_back({"heads", {number(3), number(5)}});
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(2)); // 24/3 and 40/5
+    QCOMPARE(s.skipped.size(), size_t(2));
+    QCOMPARE(s.skipped[0].labels, (std::map<std::string, std::string>{{"d_model", "24"}, {"heads", "5"}}));
+    QCOMPARE(s.skipped[0].reason, std::string("model.heads[0]: 5 heads do not divide d_model 24 (layer 0); "
+                                              "model.heads[1]: 5 heads do not divide d_model 24 (layer 1)"));
+    QCOMPARE(s.skipped[1].labels.at("d_model"), std::string("40"));
+    QCOMPARE(s.skipped[1].labels.at("heads"), std::string("3"));
+
+    // An explicit head dimension lifts the rule.
+    s.axes.push_back({"head_dim", {number(8)}});
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(4));
+    QVERIFY(s.skipped.empty());
+}
+
+void TestSession::expandSweepNamesEveryBadLayerOfASchedule()
+{
+    Session s;
+    s.base = smallConfig();
+    s.base.model.dModel = 24;
+    s.axes.push_back({"heads", {intList({2, 5, 6, 7})}});
+    expandSweep(s);
+    QVERIFY(s.runs.empty());
+    QCOMPARE(s.skipped.size(), size_t(1));
+    QCOMPARE(s.skipped[0].labels.at("heads"), std::string("[2,5,6,7]"));
+    QCOMPARE(s.skipped[0].reason, std::string("model.heads[1]: 5 heads do not divide d_model 24 (layer 1); "
+                                              "model.heads[3]: 7 heads do not divide d_model 24 (layer 3)"));
+}
+
+void TestSession::expandSweepKeepsResultsOfUnchangedRuns()
+{
+    Session s;
+    s.base = smallConfig();
+    s.axes.push_back({"heads", {number(1), number(2)}});
+    s.axes.push_back({"lr", {number(1e-3)}});
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(2));
+    s.runs[1].result.status = RunStatus::Done;
+    s.runs[1].result.test = {{100, 0.5}};
+    s.runs[1].result.metrics["final_test_loss"] = 0.5;
+
+    // A user adds a learning rate and a head count: the finished run is kept, not rerun.
+    s.axes[0].values.insert(s.axes[0].values.begin(), number(3));
+    s.axes[1].values.push_back(number(3e-3));
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(6));
+    int kept = 0;
+    for (const auto &run : s.runs) {
+        if (run.labels.at("heads") == "2" && run.labels.at("lr") == "0.001") {
+            QCOMPARE(run.result.status, RunStatus::Done);
+            QCOMPARE(run.result.metrics.at("final_test_loss"), 0.5);
+            ++kept;
+        } else {
+            QCOMPARE(run.result.status, RunStatus::Queued);
+        }
+    }
+    QCOMPARE(kept, 1);
+    QCOMPARE(pendingRuns(s).size(), size_t(5));
+
+    // Changing the base (every run's config) keeps nothing.
+    s.base.evalEvery = 10;
+    expandSweep(s);
+    QCOMPARE(pendingRuns(s).size(), size_t(6));
+}
+
+void TestSession::expandSweepSeedAxisSetsBothSeeds()
+{
+    Session s;
+    s.base = smallConfig();
+    s.base.initSeed = 1;
+    s.base.dataSeed = 2;
+    s.axes.push_back({"seed", {number(7), number(8)}});
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(2));
+    QCOMPARE(s.runs[1].config.initSeed, uint64_t(8));
+    QCOMPARE(s.runs[1].config.dataSeed, uint64_t(8));
+}
+
+void TestSession::expandSweepCombinationsAndLogspace()
+{
+    const std::string yaml = std::string(kValidHead) +
+                             "  model: {d_model: 96, heads: 1, layers: 2}\n"
+                             "sweep:\n"
+                             "  lr: {logspace: {from: 3.0e-5, to: 3.0e-3, count: 5}}\n"
+                             "  combinations:\n"
+                             "    - {heads: 12, d_model: 384}\n"
+                             "    - {heads: 2, d_model: 24}\n"
+                             "    - {heads: 5, d_model: 24}\n"
+                             "    - {heads: 2, d_model: 24}\n";
+    Session s = sessionFromYaml(yaml, "combinations.yaml");
+    QCOMPARE(s.axes.size(), size_t(1));
+    const auto &lrs = s.axes[0].values;
+    QCOMPARE(lrs.size(), size_t(5));
+    QCOMPARE(lrs.front().number, 3e-5);
+    QCOMPARE(lrs.back().number, 3e-3);
+    QVERIFY(std::abs(lrs[2].number - 3e-4) < 1e-15);
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(10));
+    QCOMPARE(s.runs[0].labels, (std::map<std::string, std::string>{{"d_model", "384"}, {"heads", "12"}, {"lr", "3e-05"}}));
+    QCOMPARE(s.runs[0].config.model.heads, (std::vector<int64_t>{12, 12}));
+    // The non-divisible combination and the repeated one are skipped with why.
+    QCOMPARE(s.skipped.size(), size_t(10));
+    QVERIFY(s.skipped[0].reason.find("5 heads do not divide d_model 24") != std::string::npos);
+    QCOMPARE(s.skipped[5].reason, std::string("the same configuration as run 5"));
+    // The combinations survive a save.
+    compareSessions(s, sessionFromYaml(sessionToYaml(s), "again.yaml"));
+}
+
+void TestSession::headScheduleGenerators()
+{
+    QCOMPARE(headSchedule(HeadScheme::Ascending, 180, 4, 768), (std::vector<int64_t>{12, 24, 48, 96}));
+    QCOMPARE(headSchedule(HeadScheme::Descending, 180, 4, 768), (std::vector<int64_t>{96, 48, 24, 12}));
+    QCOMPARE(headSchedule(HeadScheme::Constant, 180, 4, 768), (std::vector<int64_t>{48, 48, 48, 48}));
+    QCOMPARE(headSchedule(HeadScheme::Ascending, 45, 4, 768), (std::vector<int64_t>{3, 6, 12, 24}));
+    QCOMPARE(headSchedule(HeadScheme::Constant, 90, 4, 768), (std::vector<int64_t>{24, 24, 24, 24}));
+    QCOMPARE(headSchedule(HeadScheme::Constant, 90, 4, 0), (std::vector<int64_t>{23, 23, 23, 23}));
+
+    const std::string yaml = std::string(kValidHead) +
+                             "  model: {d_model: 768, heads: 1, layers: 4}\n"
+                             "sweep:\n"
+                             "  head_schedule: {scheme: [ascending, constant, descending], total: [45, 180]}\n";
+    Session s = sessionFromYaml(yaml, "schedules.yaml");
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(6));
+    QCOMPARE(s.runs[1].labels.at("head_schedule"), std::string("ascending:180"));
+    QCOMPARE(s.runs[1].config.model.heads, (std::vector<int64_t>{12, 24, 48, 96}));
+    QCOMPARE(s.runs[5].config.model.heads, (std::vector<int64_t>{96, 48, 24, 12}));
+    compareSessions(s, sessionFromYaml(sessionToYaml(s), "again.yaml"));
+}
+
+void TestSession::pendingRunsSkipsFinishedRuns()
+{
+    Session s;
+    s.base = smallConfig();
+    const RunStatus statuses[] = {RunStatus::Done,    RunStatus::Queued, RunStatus::Diverged, RunStatus::Running,
+                                  RunStatus::Failed, RunStatus::Paused, RunStatus::Stopped};
+    for (RunStatus status : statuses) {
+        SessionRun run;
+        run.config = s.base;
+        run.result.status = status;
+        s.runs.push_back(run);
+    }
+    QCOMPARE(pendingRuns(s), (std::vector<int>{1, 3, 5, 6}));
+    // Resuming from a saved file gives the same answer.
+    QCOMPARE(pendingRuns(sessionFromYaml(sessionToYaml(s), "resume.yaml")), (std::vector<int>{1, 3, 5, 6}));
+}
+
+void TestSession::everyPresetParsesAndExpands()
+{
+    const auto presets = builtinPresets();
+    QStringList names;
+    for (const auto &preset : presets) {
+        names << QString::fromStdString(preset.name);
+        Session s = loadPreset(preset.name);
+        QCOMPARE(s.name, preset.name);
+        QVERIFY2(!preset.description.empty() && preset.description.find("broken") == std::string::npos,
+                 preset.description.c_str());
+        expandSweep(s);
+        QVERIFY2(!s.runs.empty(), preset.name.c_str());
+        QVERIFY2(s.skipped.empty(), preset.name.c_str());
+        QCOMPARE(pendingRuns(s).size(), s.runs.size());
+    }
+    for (const char *required : {"addition-fig2-grid", "addition-fig4-lr-scan", "quick-demo", kDefaultPreset})
+        QVERIFY2(names.contains(required), required);
+}
+
+void TestSession::paperPresetsFollowTheProtocol()
+{
+    Session grid = loadPreset("addition-fig2-grid");
+    expandSweep(grid);
+    QCOMPARE(grid.runs.size(), size_t(25));
+    for (const auto &run : grid.runs) {
+        const RunConfig &c = run.config;
+        QCOMPARE(c.lr, 1e-3);
+        QCOMPARE(c.evalEvery, int64_t(100));
+        QCOMPARE(c.model.layers(), int64_t(2));
+        QCOMPARE(c.phases.size(), size_t(2));
+        QCOMPARE(c.phases[0].objective, Objective::NextToken);
+        QCOMPARE(c.phases[0].steps, int64_t(500));
+        QCOMPARE(c.phases[0].batchSize, int64_t(32));
+        QVERIFY(!c.phases[0].useScannedLr);
+        QCOMPARE(c.phases[0].lr, 5e-4);
+        QCOMPARE(c.phases[1].objective, Objective::Answer);
+        QCOMPARE(c.phases[1].steps, int64_t(30000));
+        QCOMPARE(c.phases[1].batchSize, int64_t(64));
+        QVERIFY(c.phases[1].useScannedLr);
+        QCOMPARE(c.phases[1].optimizer.kind, OptimizerKind::Adam);
+        QCOMPARE(c.phases[1].optimizer.weightDecay, 0.0);
+        QCOMPARE(c.phases[1].schedule.kind, ScheduleKind::Constant);
+    }
+    Session scan = loadPreset("addition-fig4-lr-scan");
+    expandSweep(scan);
+    QCOMPARE(scan.runs.size(), size_t(60));
+    std::set<std::pair<int64_t, int64_t>> configs;
+    std::set<double> lrs;
+    for (const auto &run : scan.runs) {
+        configs.insert({run.config.model.heads[0], run.config.model.dModel});
+        lrs.insert(run.config.lr);
+    }
+    QCOMPARE(configs, (std::set<std::pair<int64_t, int64_t>>{{12, 384}, {12, 24}, {12, 96}, {2, 384}, {6, 384}, {2, 24}}));
+    QCOMPARE(lrs.size(), size_t(10));
+    QCOMPARE(*lrs.begin(), 3e-5);
+    QCOMPARE(*lrs.rbegin(), 3e-3);
+}
+
+void TestSession::unknownPresetSuggestsANearName()
+{
+    try {
+        loadPreset("quick-dem");
+        QFAIL("no error");
+    } catch (const SessionError &e) {
+        QVERIFY2(std::string(e.what()).find("did you mean 'quick-demo'?") != std::string::npos, e.what());
+    }
+}
+
+void TestSession::exportCsvWritesRunsAndCurves()
+{
+    QTemporaryDir dir;
+    const Session s = fullSession();
+    const CsvExportSummary summary = exportSessionCsv(s, dir.filePath("csv").toStdString());
+    QCOMPARE(summary.runs, size_t(3));
+    QCOMPARE(summary.points, size_t(6 + 3 + 2));
+    const std::string runs = readFile(QString::fromStdString(summary.runsPath));
+    const std::string curves = readFile(QString::fromStdString(summary.curvesPath));
+    QCOMPARE(std::count(runs.begin(), runs.end(), '\n'), 4L);
+    QCOMPARE(std::count(curves.begin(), curves.end(), '\n'), 12L);
+    QVERIFY(runs.rfind("run,label_d_model,label_heads,label_lr,task,", 0) == 0);
+    QVERIFY2(runs.find("\"[1,3]\"") != std::string::npos, runs.c_str()); // labels with commas are quoted
+    QVERIFY(curves.find("0,train,3,0.3333333333333333\n") != std::string::npos);
+    QVERIFY(curves.find("0,test_digit_0,7,0.2\n") != std::string::npos);
+}
+
+void TestSession::cliValidateExitCodes()
+{
+    QTemporaryDir dir;
+    const QString good = dir.filePath("good.yaml");
+    writeFile(good, builtinPresets().front().yaml);
+    CliResult result = runCli({"validate", good});
+    QCOMPARE(result.exitCode, 0);
+    QVERIFY2(result.out.contains("valid session"), qPrintable(result.out));
+
+    const QString bad = dir.filePath("bad.yaml");
+    writeFile(bad, std::string(kValidHead) + "  model:\n    d_modle: 48\n");
+    result = runCli({"validate", bad});
+    QCOMPARE(result.exitCode, 2);
+    QCOMPARE(result.err.trimmed(),
+             bad + ":6:5: experiment.model.d_modle: unknown key 'd_modle'; did you mean 'd_model'?");
+
+    result = runCli({"validate", dir.filePath("missing.yaml")});
+    QCOMPARE(result.exitCode, 2);
+    QVERIFY(result.err.contains("cannot open"));
+
+    result = runCli({"validate"});
+    QCOMPARE(result.exitCode, 2);
+
+    // A sweep with combinations that cannot run is valid; validate lists them.
+    const QString skipping = dir.filePath("skipping.yaml");
+    writeFile(skipping, std::string(kValidHead) + "sweep:\n  d_model: [24]\n  heads: [1, 5]\n");
+    result = runCli({"validate", skipping});
+    QCOMPARE(result.exitCode, 0);
+    QVERIFY2(result.out.contains("1 runs") && result.out.contains("1 skipped") &&
+                 result.out.contains("5 heads do not divide d_model 24"),
+             qPrintable(result.out));
+}
+
+void TestSession::cliPresetsAndHelp()
+{
+    CliResult result = runCli({"presets"});
+    QCOMPARE(result.exitCode, 0);
+    for (const auto &preset : builtinPresets()) QVERIFY(result.out.contains(QString::fromStdString(preset.name)));
+    for (const char *command : {"run", "validate", "presets", "export-csv"}) {
+        result = runCli({command, "--help"});
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY2(result.out.startsWith("Usage: headlab-cli " + QString(command)), qPrintable(result.out));
+    }
+    QCOMPARE(runCli({"frobnicate"}).exitCode, 2);
+    QCOMPARE(runCli({"run", "--preset", "no-such-preset"}).exitCode, 2);
+}
+
+// Like QTEST_GUILESS_MAIN, but accepting the "-platform offscreen" that ctest passes to every
+// suite (a QCoreApplication-only test would reject it as an unknown option).
+int main(int argc, char **argv)
+{
+    std::vector<char *> args;
+    for (int i = 0; i < argc; ++i) {
+        if (std::strcmp(argv[i], "-platform") == 0 && i + 1 < argc) {
+            ++i;
+            continue;
+        }
+        args.push_back(argv[i]);
+    }
+    int count = static_cast<int>(args.size());
+    QCoreApplication app(count, args.data());
+    TestSession test;
+    return QTest::qExec(&test, count, args.data());
+}
+
+#include "test_session.moc"
