@@ -97,6 +97,12 @@ struct TaskConfig {
     int64_t contextLength = 128;
     double validationFraction = 0.1;
     int64_t corpusBytes = 2'000'000; // size of the generated corpus
+    // Text: samples drawn from each finished run's model into RunResult::samples (TextTask.h).
+    std::string samplePrompt = "Once upon a time"; // empty: start from a newline
+    int64_t sampleLength = 200;     // bytes generated per sample; 0: no samples
+    int64_t sampleCount = 1;        // samples per run, seeds sampleSeed, sampleSeed + 1, ...
+    double sampleTemperature = 0.8; // 0: always the most likely byte
+    uint64_t sampleSeed = 0;
 };
 
 // η_QK = η · sqrt(referenceHeadDim / m_H) for W_Q and W_K (EXPERIMENTS.md §4).

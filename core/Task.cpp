@@ -2,6 +2,7 @@
 #include "core/Task.h"
 
 #include "core/AdditionTask.h"
+#include "core/TextTask.h"
 
 #include <stdexcept>
 
@@ -12,8 +13,8 @@ std::unique_ptr<Task> makeTask(const RunConfig &config, const std::vector<uint64
 {
     switch (config.task.kind) {
     case TaskKind::Addition: return std::make_unique<AdditionTask>(config.task, device);
-    case TaskKind::NearestNeighbour:
-    case TaskKind::Text: break;
+    case TaskKind::Text: return std::make_unique<TextTask>(config, dataSeeds, device);
+    case TaskKind::NearestNeighbour: break;
     }
     throw std::invalid_argument(std::string("task.kind: the ") + toString(config.task.kind) +
                                 " task is not available in this build");

@@ -27,6 +27,12 @@ double scheduleMultiplier(const ScheduleConfig &schedule, int64_t step, int64_t 
     return 0.5 * (1.0 + std::cos(M_PI * progress));
 }
 
+double qkLearningRateFactor(const RunConfig &config, size_t layer)
+{
+    if (!config.qkRule.enabled) return 1.0;
+    return std::sqrt(config.qkRule.referenceHeadDim / static_cast<double>(config.model.headDimOfLayer(layer)));
+}
+
 std::string ensembleKey(const RunConfig &c)
 {
     std::ostringstream k;
@@ -105,6 +111,8 @@ public:
             Member &m = m_members[i];
             if (m.result.status == RunStatus::Running) m.result.status = RunStatus::Done;
             m.result.wallSeconds = wall;
+            if (m.result.status == RunStatus::Done) // after the clock: sampling is not training time
+                m.result.samples = m_task->finalSamples(*m_model, static_cast<int64_t>(i), m_configs[i]);
             finalizeMetrics(m.result);
             report(i, true);
             out.push_back(std::move(m.result));
@@ -132,11 +140,10 @@ private:
         const auto lrBase = torch::tensor(baseLr).to(device);
         for (size_t i = 0; i < params.size(); ++i) {
             if (!params[i].isQueryKey) continue;
-            const double hd = static_cast<double>(m_model->config().headDimOfLayer(static_cast<size_t>(params[i].layer)));
             std::vector<float> factor;
             bool any = false;
             for (const auto &c : m_configs) {
-                const double f = c.qkRule.enabled ? std::sqrt(c.qkRule.referenceHeadDim / hd) : 1.0;
+                const double f = qkLearningRateFactor(c, static_cast<size_t>(params[i].layer));
                 any = any || f != 1.0;
                 factor.push_back(static_cast<float>(f));
             }

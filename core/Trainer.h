@@ -34,4 +34,8 @@ std::vector<RunResult> trainMembers(const std::vector<RunConfig> &configs, const
 // constant 1; warmup_cosine t/W for t < W = round(fraction·steps), then 0.5·(1 + cos(π·(t−W)/(steps−W))).
 double scheduleMultiplier(const ScheduleConfig &schedule, int64_t step, int64_t steps);
 
+// The QK rule's learning-rate factor for W_Q and W_K (and their biases) of `layer`
+// (EXPERIMENTS.md §4): sqrt(referenceHeadDim / headDim of the layer) when the rule is on, else 1.
+double qkLearningRateFactor(const RunConfig &config, size_t layer);
+
 } // namespace headlab
