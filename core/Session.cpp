@@ -448,7 +448,7 @@ RunStatus readStatus(const YamlField &field)
 SessionRun readRun(const YamlField &field)
 {
     checkKeys(field, {"labels", "config", "status", "steps_done", "diverged_at_step", "wall_seconds", "device",
-                      "message", "phase_starts", "metrics", "curves"});
+                      "message", "phase_starts", "metrics", "curves", "samples"});
     SessionRun run;
     run.labels = readLabels(child(field, "labels"));
     const YamlField config = child(field, "config");
@@ -465,6 +465,8 @@ SessionRun readRun(const YamlField &field)
         for (const auto &s : items(f)) result.phaseStarts.push_back(readIntAtLeast(s, 0));
     if (auto f = child(field, "metrics"); f.present() && !f.isNull())
         for (const auto &[key, value] : entries(f)) result.metrics[key] = readNumber(value);
+    if (auto f = child(field, "samples"); f.present() && !f.isNull())
+        for (const auto &sample : items(f)) result.samples.push_back(readString(sample));
     if (auto f = child(field, "curves"); f.present() && !f.isNull()) {
         for (const auto &[key, value] : entries(f)) {
             if (key == "train") result.train = readCurve(value);
@@ -622,6 +624,11 @@ std::string sessionToYaml(const Session &session)
         out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
         for (const auto &[key, value] : r.metrics) out << YAML::Key << key << YAML::Value << formatNumber(value);
         out << YAML::EndMap;
+        if (!r.samples.empty()) {
+            out << YAML::Key << "samples" << YAML::Value << YAML::BeginSeq;
+            for (const auto &sample : r.samples) writeText(out, sample);
+            out << YAML::EndSeq;
+        }
         out << YAML::Key << "curves" << YAML::Value << YAML::BeginMap;
         out << YAML::Key << "train" << YAML::Value;
         writeCurve(out, r.train);

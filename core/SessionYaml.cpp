@@ -441,7 +441,9 @@ std::string readDevice(const YamlField &field)
 
 const std::vector<std::string> kAdditionKeys = {"train_pairs", "test_pairs", "test_pair_base"};
 const std::vector<std::string> kNearestNeighbourKeys = {"point_dim", "num_points"};
-const std::vector<std::string> kTextKeys = {"text_path", "context_length", "validation_fraction", "corpus_bytes"};
+const std::vector<std::string> kTextKeys = {"text_path",     "context_length", "validation_fraction",
+                                           "corpus_bytes",  "sample_prompt",  "sample_length",
+                                           "sample_count",  "sample_temperature", "sample_seed"};
 
 TaskConfig readTask(const YamlField &field)
 {
@@ -473,6 +475,12 @@ TaskConfig readTask(const YamlField &field)
     if (auto f = child(field, "validation_fraction"); f.present())
         task.validationFraction = readNumberInRange(f, 0.0, false, 1.0, false);
     if (auto f = child(field, "corpus_bytes"); f.present()) task.corpusBytes = readIntAtLeast(f, 1);
+    if (auto f = child(field, "sample_prompt"); f.present()) task.samplePrompt = readString(f);
+    if (auto f = child(field, "sample_length"); f.present()) task.sampleLength = readIntAtLeast(f, 0);
+    if (auto f = child(field, "sample_count"); f.present()) task.sampleCount = readIntAtLeast(f, 0);
+    if (auto f = child(field, "sample_temperature"); f.present())
+        task.sampleTemperature = readNumberInRange(f, 0, true, std::numeric_limits<double>::infinity(), false);
+    if (auto f = child(field, "sample_seed"); f.present()) task.sampleSeed = readUnsigned(f);
     return task;
 }
 
@@ -608,6 +616,12 @@ void writeRunConfig(YAML::Emitter &out, const RunConfig &config)
         out << YAML::Key << "context_length" << YAML::Value << task.contextLength;
         out << YAML::Key << "validation_fraction" << YAML::Value << formatNumber(task.validationFraction);
         out << YAML::Key << "corpus_bytes" << YAML::Value << task.corpusBytes;
+        out << YAML::Key << "sample_prompt" << YAML::Value;
+        writeText(out, task.samplePrompt);
+        out << YAML::Key << "sample_length" << YAML::Value << task.sampleLength;
+        out << YAML::Key << "sample_count" << YAML::Value << task.sampleCount;
+        out << YAML::Key << "sample_temperature" << YAML::Value << formatNumber(task.sampleTemperature);
+        out << YAML::Key << "sample_seed" << YAML::Value << task.sampleSeed;
         break;
     }
     out << YAML::EndMap;

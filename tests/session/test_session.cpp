@@ -57,6 +57,11 @@ void compareConfigs(const RunConfig &a, const RunConfig &b)
         QCOMPARE(a.task.contextLength, b.task.contextLength);
         QVERIFY(sameBits(a.task.validationFraction, b.task.validationFraction));
         QCOMPARE(a.task.corpusBytes, b.task.corpusBytes);
+        QCOMPARE(a.task.samplePrompt, b.task.samplePrompt);
+        QCOMPARE(a.task.sampleLength, b.task.sampleLength);
+        QCOMPARE(a.task.sampleCount, b.task.sampleCount);
+        QVERIFY(sameBits(a.task.sampleTemperature, b.task.sampleTemperature));
+        QCOMPARE(a.task.sampleSeed, b.task.sampleSeed);
     }
     QCOMPARE(a.model.dModel, b.model.dModel);
     QCOMPARE(a.model.heads, b.model.heads);
@@ -152,6 +157,7 @@ void compareSessions(const Session &a, const Session &b)
         QVERIFY(sameBits(r.result.wallSeconds, s.result.wallSeconds));
         QCOMPARE(r.result.device, s.result.device);
         QCOMPARE(r.result.message, s.result.message);
+        QCOMPARE(r.result.samples, s.result.samples);
     }
     QCOMPARE(a.skipped.size(), b.skipped.size());
     for (size_t i = 0; i < a.skipped.size(); ++i) {
@@ -278,6 +284,12 @@ Session fullSession()
     text.config.task.contextLength = 64;
     text.config.task.validationFraction = 0.2;
     text.config.task.corpusBytes = 12345;
+    text.config.task.samplePrompt = "Once upon a time: ";
+    text.config.task.sampleLength = 80;
+    text.config.task.sampleCount = 2;
+    text.config.task.sampleTemperature = 0.7;
+    text.config.task.sampleSeed = 99;
+    text.result.samples = {"Once upon a time: a cat\nsat.\n", "  \"quoted\", é, tab\tend"};
     text.result.status = RunStatus::Stopped;
     text.result.message = "true"; // text that YAML would read as a bool must stay text
     s.runs.push_back(text);
