@@ -1,60 +1,64 @@
-// Adam.cpp — the ensemble Adam/AdamW update.
+// Adam.cpp — the flat ensemble Adam/AdamW update.
 #include "core/Adam.h"
-
-#include <cmath>
 
 namespace headlab {
 
-Adam::Adam(std::vector<Parameter> &params, const OptimizerConfig &config, int64_t runs)
-    : m_params(params), m_config(config), m_runs(runs)
+Adam::Adam(Transformer &model, const OptimizerConfig &config) : m_model(model), m_config(config)
 {
-    for (auto &p : m_params) {
-        m_exp.push_back(torch::zeros_like(p.value, torch::MemoryFormat::Preserve).detach());
-        m_expSq.push_back(torch::zeros_like(p.value, torch::MemoryFormat::Preserve).detach());
-        m_factor.emplace_back(); // undefined: factor 1
-    }
+    const auto &flat = model.flatParameters();
+    m_exp = torch::zeros_like(flat);
+    m_expSq = torch::zeros_like(flat);
+    m_lr = torch::zeros_like(flat);
+    m_step = torch::zeros({}, flat.options().dtype(torch::kFloat64));
 }
 
-void Adam::setLrFactor(size_t index, const torch::Tensor &factor) { m_factor.at(index) = factor; }
-
-void Adam::zeroGrad()
+void Adam::setLearningRates(const std::vector<torch::Tensor> &perParamRunLr)
 {
-    for (auto &p : m_params) {
-        if (p.value.grad().defined()) p.value.mutable_grad().zero_();
+    torch::NoGradGuard noGrad;
+    const auto &params = m_model.parameters();
+    std::vector<torch::Tensor> parts;
+    parts.reserve(params.size());
+    for (size_t i = 0; i < params.size(); ++i) {
+        const auto &p = params[i].value; // (R, ...)
+        const int64_t R = p.size(0);
+        parts.push_back(perParamRunLr[i].to(m_lr.options()).view({R, 1}).expand({R, p.numel() / R}).reshape({-1}));
     }
+    m_lr.copy_(torch::cat(parts));
 }
+
+void Adam::zeroGrad() { m_model.flatGradients().zero_(); }
 
 void Adam::resetRun(int64_t run)
 {
     torch::NoGradGuard noGrad;
-    for (size_t i = 0; i < m_params.size(); ++i) {
-        m_exp[i][run].zero_();
-        m_expSq[i][run].zero_();
+    for (const auto &p : m_model.parameters()) {
+        // The moments share the parameters' flat layout: run r of parameter p is the same slice.
+        const int64_t offset = p.value.data_ptr<float>() - m_model.flatParameters().data_ptr<float>();
+        const int64_t perRun = p.value.numel() / p.value.size(0);
+        m_exp.narrow(0, offset + run * perRun, perRun).zero_();
+        m_expSq.narrow(0, offset + run * perRun, perRun).zero_();
     }
 }
 
-void Adam::step(const torch::Tensor &lr)
+void Adam::step(const torch::Tensor &scale)
 {
     torch::NoGradGuard noGrad;
-    ++m_step;
     const double b1 = m_config.beta1, b2 = m_config.beta2;
-    const double bias1 = 1.0 - std::pow(b1, static_cast<double>(m_step));
-    const double bias2Sqrt = std::sqrt(1.0 - std::pow(b2, static_cast<double>(m_step)));
-    const bool decoupled = m_config.kind == OptimizerKind::AdamW && m_config.weightDecay != 0.0;
-    for (size_t i = 0; i < m_params.size(); ++i) {
-        torch::Tensor &p = m_params[i].value;
-        const torch::Tensor &g = p.grad();
-        if (!g.defined()) continue;
-        std::vector<int64_t> bshape(static_cast<size_t>(p.dim()), 1);
-        bshape[0] = m_runs;
-        torch::Tensor runLr = m_factor[i].defined() ? lr * m_factor[i] : lr;
-        runLr = runLr.view(bshape); // (R, 1, ...)
-        if (decoupled) p.mul_(1.0 - runLr * m_config.weightDecay);
-        m_exp[i].lerp_(g, 1.0 - b1);
-        m_expSq[i].mul_(b2).addcmul_(g, g, 1.0 - b2);
-        const auto denom = (m_expSq[i].sqrt() / bias2Sqrt).add_(m_config.eps);
-        p.sub_(m_exp[i] / denom * (runLr / bias1));
+    auto p = m_model.flatParameters();
+    const auto &g = m_model.flatGradients();
+    m_step.add_(1.0);
+    const auto bias1 = 1.0 - torch::pow(b1, m_step);
+    const auto bias2Sqrt = torch::sqrt(1.0 - torch::pow(b2, m_step));
+    if (m_config.kind == OptimizerKind::AdamW && m_config.weightDecay != 0.0) {
+        p.sub_(p * m_lr * (scale * m_config.weightDecay)); // decoupled: p ← p · (1 − lr·wd)
     }
+    m_exp.lerp_(g, 1.0 - b1);
+    m_expSq.mul_(b2).addcmul_(g, g, 1.0 - b2);
+    const auto denom = (m_expSq.sqrt() / bias2Sqrt).add_(m_config.eps);
+    auto update = m_exp / denom;
+    update.mul_(m_lr);
+    update.mul_(scale / bias1);
+    p.sub_(update);
 }
 
 } // namespace headlab

@@ -1,8 +1,9 @@
-// Adam.h — Adam and AdamW for an ensemble: one learning rate per run, per-parameter factors.
+// Adam.h — Adam and AdamW over a whole ensemble at once: one flat buffer, one lr per element.
 //
-// The update is torch.optim.Adam's (non-fused, non-amsgrad) with the learning rate a (R) tensor,
-// so R runs that share weight shapes step together and each gets exactly the update it would get
-// alone. Internal to core/.
+// The update is torch.optim.Adam's (non-amsgrad), applied to the model's flat parameter buffer
+// with a per-element learning rate built from each run's learning rate and each parameter's factor
+// (the QK rule). The step counter and bias corrections live on the device, so a whole training step
+// can be captured in a CUDA graph and replayed. Internal to core/.
 #pragma once
 
 #include "core/RunConfig.h"
@@ -16,23 +17,23 @@ namespace headlab {
 
 class Adam {
 public:
-    Adam(std::vector<Parameter> &params, const OptimizerConfig &config, int64_t runs);
+    Adam(Transformer &model, const OptimizerConfig &config);
 
-    // Multiplies the learning rate of parameter `index` for each run: factor is (R) on the device.
-    void setLrFactor(size_t index, const torch::Tensor &factor);
-    // lr: (R) on the device, already scheduled (and 0 for runs that are frozen).
-    void step(const torch::Tensor &lr);
+    // perParamRunLr[i]: (R) on the device, the learning rate of parameter i for each run; 0 freezes
+    // a run. Copied in place, so a captured step sees the new values.
+    void setLearningRates(const std::vector<torch::Tensor> &perParamRunLr);
+    // scale: a 0-dim tensor on the device multiplying every learning rate (the schedule).
+    void step(const torch::Tensor &scale);
     void zeroGrad();
-    // Forgets run r's moments (a frozen run after divergence).
+    // Forgets run r's moments (a run frozen after divergence).
     void resetRun(int64_t run);
-    int64_t stepCount() const { return m_step; }
 
 private:
-    std::vector<Parameter> &m_params;
+    Transformer &m_model;
     OptimizerConfig m_config;
-    int64_t m_runs;
-    int64_t m_step = 0;
-    std::vector<torch::Tensor> m_exp, m_expSq, m_factor;
+    torch::Tensor m_exp, m_expSq; // (P) first and second moments
+    torch::Tensor m_lr;           // (P) learning rate of each element
+    torch::Tensor m_step;         // 0-dim float64: updates taken
 };
 
 } // namespace headlab

@@ -58,7 +58,20 @@ torch::Tensor AdditionTask::batchAt(int64_t step, int64_t batchSize) const
 
 torch::Tensor AdditionTask::trainLoss(const Transformer &model, const PhaseConfig &phase, int64_t step)
 {
-    const auto batch = batchAt(step, phase.batchSize); // (B, 19)
+    return lossOfBatch(model, phase, batchAt(step, phase.batchSize));
+}
+
+torch::Tensor AdditionTask::trainLossAt(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step)
+{
+    // Rows (step·B + k) mod N, k < B: the same fixed order as batchAt, computed on the device.
+    const int64_t B = phase.batchSize;
+    const auto rows = (torch::arange(B, step.options()) + step * B).remainder(m_train.size(0));
+    return lossOfBatch(model, phase, m_train.index_select(0, rows));
+}
+
+torch::Tensor AdditionTask::lossOfBatch(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &batch) const
+{
+    // batch: (B, 19)
     const auto input = batch.narrow(1, 0, kAnswerPosition); // positions 0..17
     if (phase.objective == Objective::Answer) {
         const auto logits = model.forward(input, /*lastOnly=*/true); // (R, B, 1, V)

@@ -5,13 +5,23 @@
 #include "core/Trainer.h"
 
 #include "core/Adam.h"
+#include "core/EpochMetrics.h"
 #include "core/SweepRunner.h"
 #include "core/Task.h"
 #include "core/Transformer.h"
 
 #include <torch/torch.h>
 
+#if __has_include(<ATen/cuda/CUDAGraph.h>)
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#define HEADLAB_HAVE_CUDA_GRAPHS 1
+#endif
+
 #include <chrono>
+#include <cstdlib>
+#include <optional>
 #include <cmath>
 #include <sstream>
 #include <thread>
@@ -68,6 +78,22 @@ struct Member {
     std::map<std::string, size_t> reportedExtra;
 };
 
+// A device value read back later, so the host never waits for the step it just queued.
+struct PendingRead {
+    bool isEval = false;
+    int64_t step = 0;
+    torch::Tensor values;                        // (R) mean train loss of the window, or test loss
+    torch::Tensor firstBad;                      // (R) train reads: first non-finite step, -1 if none
+    std::map<std::string, torch::Tensor> extra;  // eval reads
+    std::vector<bool> alive;                     // who was training when it was queued
+};
+
+bool cudaGraphsWanted()
+{
+    const char *v = std::getenv("HEADLAB_CUDA_GRAPHS");
+    return !(v && std::string(v) == "0");
+}
+
 class Loop {
 public:
     Loop(const std::vector<RunConfig> &configs, const TrainerControl &control)
@@ -84,6 +110,11 @@ public:
             m.result.status = RunStatus::Running;
         }
         if (m_control.threads > 0) torch::set_num_threads(m_control.threads);
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+        // A stream of our own: CUDA graphs cannot be captured on the legacy default stream.
+        std::optional<c10::cuda::CUDAStreamGuard> streamGuard;
+        if (device.is_cuda()) streamGuard.emplace(c10::cuda::getStreamFromPool(false, device.index()));
+#endif
         if (device.is_cuda()) {
             at::globalContext().setAllowTF32CuBLAS(c0.tf32);
             at::globalContext().setAllowTF32CuDNN(c0.tf32);
@@ -95,15 +126,18 @@ public:
         m_model = std::make_unique<Transformer>(c0.model, m_task->vocabSize(), m_task->maxPositions(), R, device);
         for (int64_t r = 0; r < R; ++r) m_model->initializeRun(r, m_configs[static_cast<size_t>(r)].initSeed);
         const auto floatOpts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+        const auto longOpts = torch::TensorOptions().dtype(torch::kInt64).device(device);
         m_alive = torch::ones({R}, floatOpts);
-        m_firstBad = torch::full({R}, -1, torch::TensorOptions().dtype(torch::kInt64).device(device));
+        m_firstBad = torch::full({R}, -1, longOpts);
+        m_globalStep = torch::zeros({}, longOpts);
         m_total = c0.totalSteps();
         m_start = Clock::now();
         m_lastReport = m_start;
 
         evaluate(); // step 0
-        for (size_t ph = 0; ph < c0.phases.size() && anyAlive(); ++ph) runPhase(ph, device);
+        for (size_t ph = 0; ph < c0.phases.size() && anyAlive(); ++ph) runPhase(ph);
         if (m_step % c0.evalEvery != 0 && anyAlive()) evaluate();
+        drainReads(nullptr);
 
         const double wall = std::chrono::duration<double>(Clock::now() - m_start).count();
         std::vector<RunResult> out;
@@ -113,6 +147,7 @@ public:
             m.result.wallSeconds = wall;
             if (m.result.status == RunStatus::Done) // after the clock: sampling is not training time
                 m.result.samples = m_task->finalSamples(*m_model, static_cast<int64_t>(i), m_configs[i]);
+            if (!m_note.empty()) m.result.message = m.result.message.empty() ? m_note : m.result.message + "; " + m_note;
             finalizeMetrics(m.result);
             report(i, true);
             out.push_back(std::move(m.result));
@@ -128,95 +163,190 @@ private:
         return false;
     }
 
-    void runPhase(size_t ph, const torch::Device &device)
+    // Per parameter, per run: the phase's learning rate × the QK factor × (1 while the run trains).
+    void updateLearningRates(Adam &adam, const PhaseConfig &phase)
+    {
+        const auto &params = m_model->parameters();
+        std::vector<torch::Tensor> perParam;
+        perParam.reserve(params.size());
+        for (const auto &p : params) {
+            std::vector<double> lr;
+            for (size_t i = 0; i < m_configs.size(); ++i) {
+                const RunConfig &c = m_configs[i];
+                double v = m_members[i].alive ? (phase.useScannedLr ? c.lr : phase.lr) : 0.0;
+                if (p.isQueryKey) v *= qkLearningRateFactor(c, static_cast<size_t>(p.layer));
+                lr.push_back(v);
+            }
+            perParam.push_back(torch::tensor(lr, torch::kFloat64));
+        }
+        adam.setLearningRates(perParam);
+    }
+
+    // The schedule's multiplier computed on the device from the phase's step tensor, so that a
+    // captured step replays with the right value (same formula as scheduleMultiplier).
+    torch::Tensor scheduleScale(const ScheduleConfig &s, const torch::Tensor &step, int64_t steps) const
+    {
+        const auto t = step.to(torch::kFloat64);
+        if (s.kind == ScheduleKind::Constant) return torch::ones_like(t);
+        const double W = static_cast<double>(std::llround(s.warmupFraction * static_cast<double>(steps)));
+        const auto warm = t / std::max(1.0, W);
+        const auto cosine = 0.5 * (1.0 + torch::cos(M_PI * (t - W) / std::max(1.0, static_cast<double>(steps) - W)));
+        return torch::where(t < W, warm, cosine);
+    }
+
+    void runPhase(size_t ph)
     {
         const PhaseConfig &phase = m_configs.front().phases[ph];
         const int64_t R = static_cast<int64_t>(m_configs.size());
         for (auto &m : m_members) m.result.phaseStarts.push_back(m_step);
-        auto &params = m_model->parameters();
-        Adam adam(params, phase.optimizer, R);
-        std::vector<float> baseLr;
-        for (const auto &c : m_configs) baseLr.push_back(static_cast<float>(phase.useScannedLr ? c.lr : phase.lr));
-        const auto lrBase = torch::tensor(baseLr).to(device);
-        for (size_t i = 0; i < params.size(); ++i) {
-            if (!params[i].isQueryKey) continue;
-            std::vector<float> factor;
-            bool any = false;
-            for (const auto &c : m_configs) {
-                const double f = qkLearningRateFactor(c, static_cast<size_t>(params[i].layer));
-                any = any || f != 1.0;
-                factor.push_back(static_cast<float>(f));
-            }
-            if (any) adam.setLrFactor(i, torch::tensor(factor).to(device));
-        }
-        torch::Tensor trainSum = torch::zeros({R}, lrBase.options());
+        Adam adam(*m_model, phase.optimizer);
+        updateLearningRates(adam, phase);
+        const auto device = m_model->flatParameters().device();
+        torch::Tensor phaseStep = torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device));
+        torch::Tensor trainSum = torch::zeros({R}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
         int64_t inWindow = 0;
+        int64_t t = 0;
         const int64_t logEvery = m_configs.front().logEvery;
         const int64_t evalEvery = m_configs.front().evalEvery;
+        const bool capturable = m_task->capturable();
 
-        for (int64_t t = 0; t < phase.steps; ++t) {
-            waitWhilePaused();
-            pollStops();
-            if (!anyAlive()) return;
-
-            const auto loss = m_task->trainLoss(*m_model, phase, t); // (R)
-            const auto kept = torch::where(m_alive > 0, loss, torch::zeros_like(loss));
-            kept.sum().backward();
-            adam.step(lrBase * m_alive * scheduleMultiplier(phase.schedule, t, phase.steps));
+        // One training step, entirely on the device: no host value depends on it.
+        auto trainStep = [&] {
+            const auto loss = capturable ? m_task->trainLossAt(*m_model, phase, phaseStep)
+                                         : m_task->trainLoss(*m_model, phase, t); // (R)
+            torch::where(m_alive > 0, loss, torch::zeros_like(loss)).sum().backward();
+            adam.step(scheduleScale(phase.schedule, phaseStep, phase.steps));
             adam.zeroGrad();
+            torch::NoGradGuard noGrad;
+            const auto l = loss.detach();
+            trainSum.add_(l);
+            m_globalStep.add_(1);
+            // Remember the first step whose loss was not finite.
+            m_firstBad.copy_(torch::where(l.isfinite().logical_not().logical_and(m_firstBad < 0), m_globalStep, m_firstBad));
+            phaseStep.add_(1);
+        };
+
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+        constexpr int64_t kEagerSteps = 3; // warm-up before capture: lazy cuBLAS state, allocator
+        std::unique_ptr<at::cuda::CUDAGraph> graph;
+        bool tryGraph = device.is_cuda() && capturable && cudaGraphsWanted();
+#endif
+        for (t = 0; t < phase.steps; ++t) {
+            waitWhilePaused();
+            if (pollStops()) updateLearningRates(adam, phase);
+            if (!anyAlive()) break;
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+            if (tryGraph && t == kEagerSteps) {
+                tryGraph = false;
+                graph = capture(trainStep);
+            }
+            if (graph) graph->replay();
+            else trainStep();
+#else
+            trainStep();
+#endif
             ++inWindow;
             ++m_step;
-            {
-                torch::NoGradGuard noGrad;
-                const auto l = loss.detach();
-                trainSum.add_(l);
-                // Remember the first step whose loss was not finite, without a host sync.
-                m_firstBad.masked_fill_(l.isfinite().logical_not().logical_and(m_firstBad < 0), m_step);
-            }
             for (auto &m : m_members)
                 if (m.alive) m.result.stepsDone = m_step;
             if (m_step % logEvery == 0 || t + 1 == phase.steps) {
-                flushTrain(trainSum, inWindow, adam);
+                drainReads(&adam, &phase);
+                PendingRead read;
+                read.step = m_step;
+                read.values = trainSum / static_cast<double>(inWindow);
+                read.firstBad = m_firstBad.clone();
+                for (const auto &m : m_members) read.alive.push_back(m.alive);
+                m_reads.push_back(std::move(read));
                 trainSum.zero_();
                 inWindow = 0;
             }
             if (m_step % evalEvery == 0) evaluate();
             maybeReport();
         }
+        drainReads(&adam, &phase);
     }
 
-    void flushTrain(const torch::Tensor &sum, int64_t count, Adam &adam)
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+    template <typename Step>
+    std::unique_ptr<at::cuda::CUDAGraph> capture(Step &step)
     {
-        const auto host = (sum / static_cast<double>(count)).to(torch::kCPU, torch::kFloat64);
-        const auto firstBad = m_firstBad.to(torch::kCPU);
-        const double *v = host.data_ptr<double>();
-        const int64_t *bad = firstBad.data_ptr<int64_t>();
-        for (size_t i = 0; i < m_members.size(); ++i) {
-            Member &m = m_members[i];
-            if (!m.alive) continue;
-            if (bad[i] < 0 && std::isfinite(v[i])) {
-                m.result.train.push_back({m_step, v[i]});
-            } else {
-                m.result.status = RunStatus::Diverged;
-                m.result.divergedAtStep = bad[i] >= 0 ? bad[i] : m_step;
-                m.result.message = "loss became NaN or Inf at step " + std::to_string(m.result.divergedAtStep);
-                freeze(i, adam);
+        auto graph = std::make_unique<at::cuda::CUDAGraph>();
+        try {
+            c10::cuda::getCurrentCUDAStream().synchronize();
+            graph->capture_begin();
+            step();
+            graph->capture_end();
+            return graph;
+        } catch (const std::exception &e) {
+            try {
+                graph->capture_end();
+            } catch (...) {
             }
+            (void)cudaGetLastError();
+            m_note = std::string("CUDA graph capture failed, trained eagerly: ") + e.what();
+            return nullptr;
         }
     }
+#endif
 
-    void freeze(size_t i, Adam &adam)
+    // Reads back every queued value (they were queued at least one window ago, so the device is
+    // done with them or nearly) and acts on divergence.
+    void drainReads(Adam *adam, const PhaseConfig *phase = nullptr)
+    {
+        bool frozeSome = false;
+        for (auto &read : m_reads) {
+            const auto values = read.values.to(torch::kCPU, torch::kFloat64);
+            const double *v = values.data_ptr<double>();
+            if (!read.isEval) {
+                const auto firstBad = read.firstBad.to(torch::kCPU);
+                const int64_t *bad = firstBad.data_ptr<int64_t>();
+                for (size_t i = 0; i < m_members.size(); ++i) {
+                    Member &m = m_members[i];
+                    if (!read.alive[i]) continue;
+                    if (m.result.status == RunStatus::Diverged) continue;
+                    if (bad[i] < 0 && std::isfinite(v[i])) {
+                        m.result.train.push_back({read.step, v[i]});
+                    } else if (m.alive || m.result.status == RunStatus::Running) {
+                        m.result.status = RunStatus::Diverged;
+                        m.result.divergedAtStep = bad[i] >= 0 ? bad[i] : read.step;
+                        m.result.stepsDone = m.result.divergedAtStep;
+                        m.result.message = "loss became NaN or Inf at step " + std::to_string(m.result.divergedAtStep);
+                        if (m.alive) {
+                            freeze(i, adam);
+                            frozeSome = true;
+                        }
+                    }
+                }
+            } else {
+                std::map<std::string, torch::Tensor> extra;
+                for (const auto &[name, t] : read.extra) extra[name] = t.to(torch::kCPU, torch::kFloat64);
+                for (size_t i = 0; i < m_members.size(); ++i) {
+                    Member &m = m_members[i];
+                    if (!read.alive[i] || m.result.status == RunStatus::Diverged) continue;
+                    m.result.test.push_back({read.step, v[i]});
+                    for (const auto &[name, t] : extra)
+                        m.result.extra[name].push_back({read.step, t[static_cast<int64_t>(i)].item<double>()});
+                }
+            }
+        }
+        m_reads.clear();
+        if (frozeSome && adam && phase) updateLearningRates(*adam, *phase);
+    }
+
+    void freeze(size_t i, Adam *adam)
     {
         m_members[i].alive = false;
         torch::NoGradGuard noGrad;
         m_alive[static_cast<int64_t>(i)].fill_(0.0);
         for (auto &p : m_model->parameters()) p.value[static_cast<int64_t>(i)].zero_();
-        adam.resetRun(static_cast<int64_t>(i));
+        if (adam) adam->resetRun(static_cast<int64_t>(i));
     }
 
-    void pollStops()
+    // Returns true when a run stopped (its learning rate must drop to 0).
+    bool pollStops()
     {
         const bool all = m_control.stop && m_control.stop->load();
+        bool any = false;
         for (size_t i = 0; i < m_members.size(); ++i) {
             Member &m = m_members[i];
             if (!m.alive) continue;
@@ -226,8 +356,10 @@ private:
                 m.result.message = "stopped at step " + std::to_string(m_step);
                 torch::NoGradGuard noGrad;
                 m_alive[static_cast<int64_t>(i)].fill_(0.0);
+                any = true;
             }
         }
+        return any;
     }
 
     void waitWhilePaused()
@@ -247,17 +379,14 @@ private:
     void evaluate()
     {
         torch::NoGradGuard noGrad;
-        const TaskEvaluation e = m_task->evaluate(*m_model);
-        const auto loss = e.loss.to(torch::kCPU, torch::kFloat64);
-        std::map<std::string, torch::Tensor> extra;
-        for (const auto &[name, t] : e.extra) extra[name] = t.to(torch::kCPU, torch::kFloat64);
-        for (size_t i = 0; i < m_members.size(); ++i) {
-            Member &m = m_members[i];
-            if (!m.alive) continue;
-            const int64_t r = static_cast<int64_t>(i);
-            m.result.test.push_back({m_step, loss[r].item<double>()});
-            for (const auto &[name, t] : extra) m.result.extra[name].push_back({m_step, t[r].item<double>()});
-        }
+        TaskEvaluation e = m_task->evaluate(*m_model);
+        PendingRead read;
+        read.isEval = true;
+        read.step = m_step;
+        read.values = e.loss;
+        read.extra = std::move(e.extra);
+        for (const auto &m : m_members) read.alive.push_back(m.alive);
+        m_reads.push_back(std::move(read));
     }
 
     void finalizeMetrics(RunResult &r) const
@@ -278,6 +407,7 @@ private:
         }
         const double seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
         if (seconds > 0 && r.stepsDone > 0) r.metrics["steps_per_second"] = static_cast<double>(r.stepsDone) / seconds;
+        addEpochMetrics(m_configs.front(), r); // nearest neighbour: epoch_mean, best_epoch_mean
     }
 
     void maybeReport()
@@ -318,6 +448,9 @@ private:
     std::unique_ptr<Transformer> m_model;
     torch::Tensor m_alive;    // (R) 1 while a run trains, 0 once it diverged or stopped
     torch::Tensor m_firstBad; // (R) first step with a non-finite loss, -1 if none
+    torch::Tensor m_globalStep; // 0-dim int64: steps taken, on the device
+    std::vector<PendingRead> m_reads;
+    std::string m_note;
     int64_t m_step = 0;
     int64_t m_total = 0;
     Clock::time_point m_start, m_lastReport;

@@ -18,12 +18,39 @@ struct InitSpec {
 
 } // namespace
 
-torch::Tensor &Transformer::add(const std::string &name, std::vector<int64_t> shape, bool isQueryKey, int64_t layer)
+void Transformer::add(torch::Tensor *target, const std::string &name, std::vector<int64_t> shape, bool isQueryKey,
+                      int64_t layer)
 {
     shape.insert(shape.begin(), m_runs);
-    m_params.push_back({name, torch::zeros(shape, torch::TensorOptions().dtype(torch::kFloat32).device(m_device)),
-                        isQueryKey, layer});
-    return m_params.back().value;
+    m_params.push_back({name, torch::Tensor(), isQueryKey, layer});
+    m_pending.push_back({target, std::move(shape)});
+}
+
+void Transformer::allocate()
+{
+    int64_t total = 0;
+    for (const auto &p : m_pending) {
+        int64_t n = 1;
+        for (auto d : p.shape) n *= d;
+        total += n;
+    }
+    const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(m_device);
+    m_flat = torch::zeros({total}, opts);
+    m_flatGrad = torch::zeros({total}, opts);
+    int64_t offset = 0;
+    for (size_t i = 0; i < m_pending.size(); ++i) {
+        const auto &p = m_pending[i];
+        int64_t n = 1;
+        for (auto d : p.shape) n *= d;
+        torch::Tensor v = m_flat.narrow(0, offset, n).view(p.shape);
+        v.requires_grad_(true);
+        // Backward accumulates in place into an existing gradient, so gradients land in m_flatGrad.
+        v.mutable_grad() = m_flatGrad.narrow(0, offset, n).view(p.shape);
+        m_params[i].value = v;
+        *p.target = v;
+        offset += n;
+    }
+    m_pending.clear();
 }
 
 Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t maxPositions, int64_t runs,
@@ -35,8 +62,8 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
     const int64_t normWidth = config.norm == NormKind::LayerNorm ? m : 1;
     m_params.reserve(8 + 16 * config.heads.size());
     // The order of add() calls is the order of initialisation: never reorder without new goldens.
-    if (m_vocab > 0) m_embedding = add("embedding", {m_vocab, m});
-    if (m_maxPositions > 0) m_positions = add("positions", {m_maxPositions, m});
+    if (m_vocab > 0) add(&m_embedding, "embedding", {m_vocab, m});
+    if (m_maxPositions > 0) add(&m_positions, "positions", {m_maxPositions, m});
     m_layers.resize(config.heads.size());
     for (size_t l = 0; l < config.heads.size(); ++l) {
         Layer &L = m_layers[l];
@@ -45,31 +72,31 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
         L.heads = config.heads[l] * config.widthMultiplier;
         L.headDim = config.headDimOfLayer(l);
         const int64_t inner = L.heads * L.headDim;
-        L.ln1Gain = add(p + "norm1.gain", {normWidth}, false, li);
-        if (config.norm == NormKind::LayerNorm) L.ln1Shift = add(p + "norm1.shift", {m}, false, li);
-        L.wq = add(p + "wq", {m, inner}, true, li);
-        L.wk = add(p + "wk", {m, inner}, true, li);
-        L.wv = add(p + "wv", {m, inner}, false, li);
+        add(&L.ln1Gain, p + "norm1.gain", {normWidth}, false, li);
+        if (config.norm == NormKind::LayerNorm) add(&L.ln1Shift, p + "norm1.shift", {m}, false, li);
+        add(&L.wq, p + "wq", {m, inner}, true, li);
+        add(&L.wk, p + "wk", {m, inner}, true, li);
+        add(&L.wv, p + "wv", {m, inner}, false, li);
         if (config.bias) {
-            L.bq = add(p + "bq", {inner}, true, li);
-            L.bk = add(p + "bk", {inner}, true, li);
-            L.bv = add(p + "bv", {inner}, false, li);
+            add(&L.bq, p + "bq", {inner}, true, li);
+            add(&L.bk, p + "bk", {inner}, true, li);
+            add(&L.bv, p + "bv", {inner}, false, li);
         }
-        L.wo = add(p + "wo", {inner, m}, false, li);
-        if (config.bias) L.bo = add(p + "bo", {m}, false, li);
-        L.ln2Gain = add(p + "norm2.gain", {normWidth}, false, li);
-        if (config.norm == NormKind::LayerNorm) L.ln2Shift = add(p + "norm2.shift", {m}, false, li);
-        L.w1 = add(p + "w1", {m, F}, false, li);
-        if (config.bias) L.b1 = add(p + "b1", {F}, false, li);
-        L.w2 = add(p + "w2", {F, m}, false, li);
-        if (config.bias) L.b2 = add(p + "b2", {m}, false, li);
+        add(&L.wo, p + "wo", {inner, m}, false, li);
+        if (config.bias) add(&L.bo, p + "bo", {m}, false, li);
+        add(&L.ln2Gain, p + "norm2.gain", {normWidth}, false, li);
+        if (config.norm == NormKind::LayerNorm) add(&L.ln2Shift, p + "norm2.shift", {m}, false, li);
+        add(&L.w1, p + "w1", {m, F}, false, li);
+        if (config.bias) add(&L.b1, p + "b1", {F}, false, li);
+        add(&L.w2, p + "w2", {F, m}, false, li);
+        if (config.bias) add(&L.b2, p + "b2", {m}, false, li);
     }
     if (config.finalNorm) {
-        m_finalGain = add("final_norm.gain", {normWidth});
-        if (config.norm == NormKind::LayerNorm) m_finalShift = add("final_norm.shift", {m});
+        add(&m_finalGain, "final_norm.gain", {normWidth});
+        if (config.norm == NormKind::LayerNorm) add(&m_finalShift, "final_norm.shift", {m});
     }
-    if (m_vocab > 0) m_unembedding = add("unembedding", {m, m_vocab});
-    for (auto &p : m_params) p.value.requires_grad_(true);
+    if (m_vocab > 0) add(&m_unembedding, "unembedding", {m, m_vocab});
+    allocate();
 }
 
 void Transformer::initializeRun(int64_t run, uint64_t seed)

@@ -42,6 +42,10 @@ public:
     torch::Tensor forward(const torch::Tensor &input, bool lastOnly = false) const;
 
     std::vector<Parameter> &parameters() { return m_params; }
+    // Every parameter is a view into one flat buffer (each a contiguous (R, ...) block), and so is
+    // its gradient: the optimizer updates all weights of all runs with a handful of kernels.
+    const torch::Tensor &flatParameters() const { return m_flat; }
+    const torch::Tensor &flatGradients() const { return m_flatGrad; }
     const ModelConfig &config() const { return m_config; }
     int64_t runs() const { return m_runs; }
     int64_t vocabSize() const { return m_vocab; }
@@ -63,7 +67,17 @@ private:
     torch::Tensor linear(const torch::Tensor &x, const torch::Tensor &w, const torch::Tensor &b) const;
     torch::Tensor attention(const Layer &layer, const torch::Tensor &x, bool lastOnly) const;
     torch::Tensor mlp(const Layer &layer, const torch::Tensor &x) const;
-    torch::Tensor &add(const std::string &name, std::vector<int64_t> shape, bool isQueryKey = false, int64_t layer = -1);
+    // Registers a parameter; `target` receives its view once allocate() has made the flat buffer.
+    void add(torch::Tensor *target, const std::string &name, std::vector<int64_t> shape, bool isQueryKey = false,
+             int64_t layer = -1);
+    void allocate();
+
+    struct Pending {
+        torch::Tensor *target;
+        std::vector<int64_t> shape;
+    };
+    std::vector<Pending> m_pending;
+    torch::Tensor m_flat, m_flatGrad;
 
     ModelConfig m_config;
     int64_t m_vocab = 0;

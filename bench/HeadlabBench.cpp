@@ -1,0 +1,213 @@
+// HeadlabBench.cpp — throughput and equivalence measurements of the training core.
+//
+//   headlab-bench single   --device D --shapes 24x1,96x3 --steps N [--threads T]
+//   headlab-bench ensemble --device D --shapes 96x3 --runs R --steps N
+//   headlab-bench sweep    --device D --widths 24,48,96 --lrs 1e-4,1e-3,1e-2 --heads 3 --steps N [--max-ensemble K]
+//   headlab-bench equivalence --device D --steps N   (ensemble vs alone: max |Δloss|)
+//   headlab-bench devices  --steps N                 (the same seeded run on cpu and cuda:0)
+// Every line of output is one JSON object.
+#include "core/RunConfig.h"
+#include "core/SweepRunner.h"
+#include "core/Trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace headlab;
+
+namespace {
+
+struct Args {
+    std::string mode;
+    std::map<std::string, std::string> opts;
+    std::string get(const std::string &k, const std::string &def) const
+    {
+        auto it = opts.find(k);
+        return it == opts.end() ? def : it->second;
+    }
+};
+
+std::vector<std::string> split(const std::string &s, char sep = ',')
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, sep))
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+RunConfig answerOnly(int64_t m, int64_t heads, double lr, int64_t steps, const std::string &device, uint64_t seed)
+{
+    RunConfig c = additionPaperConfig(m, heads, lr);
+    c.phases = {c.phases[1]};
+    c.phases[0].steps = steps;
+    c.evalEvery = steps + 1; // evaluate at step 0 and at the end only
+    c.logEvery = 50;
+    c.device = device;
+    c.initSeed = c.dataSeed = seed;
+    return c;
+}
+
+double seconds(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void single(const Args &a)
+{
+    const int64_t steps = std::stoll(a.get("steps", "300"));
+    const std::string device = a.get("device", "cpu");
+    const int threads = std::stoi(a.get("threads", "0"));
+    for (const auto &shape : split(a.get("shapes", "24x1,96x3,384x12"))) {
+        const auto mh = split(shape, 'x');
+        const int64_t m = std::stoll(mh[0]), h = std::stoll(mh[1]);
+        TrainerControl control;
+        control.threads = threads;
+        trainMembers({answerOnly(m, h, 1e-3, 10, device, 0)}, control); // warm caches and kernels
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto r = trainMembers({answerOnly(m, h, 1e-3, steps, device, 0)}, control);
+        const double dt = seconds(t0);
+        std::printf("{\"impl\": \"headlab-single\", \"device\": \"%s\", \"m\": %lld, \"heads\": %lld, \"steps_per_s\": %.2f, \"status\": \"%s\"}\n",
+                    r[0].device.c_str(), (long long)m, (long long)h, steps / dt, toString(r[0].status));
+        std::fflush(stdout);
+    }
+}
+
+void ensemble(const Args &a)
+{
+    const int64_t steps = std::stoll(a.get("steps", "300"));
+    const std::string device = a.get("device", "cpu");
+    const int runs = std::stoi(a.get("runs", "8"));
+    const int threads = std::stoi(a.get("threads", "0"));
+    for (const auto &shape : split(a.get("shapes", "96x3"))) {
+        const auto mh = split(shape, 'x');
+        const int64_t m = std::stoll(mh[0]), h = std::stoll(mh[1]);
+        auto make = [&](int64_t n) {
+            std::vector<RunConfig> cs;
+            for (int r = 0; r < runs; ++r) cs.push_back(answerOnly(m, h, 3e-5 * std::pow(100.0, r / std::max(1.0, runs - 1.0)), n, device, r));
+            return cs;
+        };
+        TrainerControl control;
+        control.threads = threads;
+        trainMembers(make(10), control);
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto res = trainMembers(make(steps), control);
+        const double dt = seconds(t0);
+        std::printf("{\"impl\": \"headlab-ensemble\", \"device\": \"%s\", \"m\": %lld, \"heads\": %lld, \"runs\": %d, \"steps_per_s\": %.2f, \"run_steps_per_s\": %.2f, \"status\": \"%s\"}\n",
+                    res[0].device.c_str(), (long long)m, (long long)h, runs, steps / dt, runs * steps / dt, toString(res[0].status));
+        std::fflush(stdout);
+    }
+}
+
+void sweep(const Args &a)
+{
+    const int64_t steps = std::stoll(a.get("steps", "300"));
+    const int64_t heads = std::stoll(a.get("heads", "3"));
+    std::vector<SweepJob> jobs;
+    int i = 0;
+    for (const auto &w : split(a.get("widths", "24,48,96")))
+        for (const auto &lr : split(a.get("lrs", "1e-4,1e-3,1e-2")))
+            jobs.push_back({i++, answerOnly(std::stoll(w), heads, std::stod(lr), steps, a.get("device", "cpu"), i)});
+    SweepOptions opt;
+    opt.device = a.get("device", "cpu");
+    opt.threads = std::stoi(a.get("threads", "0"));
+    opt.maxEnsemble = std::stoi(a.get("max-ensemble", "0"));
+    SweepRunner runner;
+    int done = 0;
+    SweepCallbacks cb;
+    cb.onRunFinished = [&](int, const RunResult &r) { done += r.status == RunStatus::Done; };
+    const auto t0 = std::chrono::steady_clock::now();
+    runner.start(jobs, opt, cb);
+    runner.wait();
+    const double dt = seconds(t0);
+    std::printf("{\"impl\": \"headlab-sweep\", \"device\": \"%s\", \"runs\": %zu, \"done\": %d, \"max_ensemble\": %d, \"run_steps_per_s\": %.2f, \"seconds\": %.2f}\n",
+                opt.device.c_str(), jobs.size(), done, opt.maxEnsemble, jobs.size() * steps / dt, dt);
+}
+
+void equivalence(const Args &a)
+{
+    const int64_t steps = std::stoll(a.get("steps", "100"));
+    const std::string device = a.get("device", "cpu");
+    std::vector<RunConfig> cs;
+    const double lrs[] = {1e-4, 1e-3, 3e-3, 1e-2};
+    for (int r = 0; r < 4; ++r) {
+        RunConfig c = additionPaperConfig(48, 3, lrs[r]);
+        c.phases[0].steps = steps / 2;
+        c.phases[1].steps = steps;
+        c.logEvery = 1;
+        c.evalEvery = 25;
+        c.device = device;
+        c.initSeed = c.dataSeed = 100 + r;
+        c.qkRule.enabled = r == 3;
+        cs.push_back(c);
+    }
+    const auto together = trainEnsemble(cs);
+    double worst = 0, worstRel = 0;
+    for (size_t r = 0; r < cs.size(); ++r) {
+        const auto alone = trainRun(cs[r]);
+        for (size_t k = 0; k < alone.train.size() && k < together[r].train.size(); ++k) {
+            const double d = std::abs(alone.train[k].value - together[r].train[k].value);
+            worst = std::max(worst, d);
+            worstRel = std::max(worstRel, d / std::max(1e-6, std::abs(alone.train[k].value)));
+        }
+        std::printf("{\"check\": \"equivalence\", \"device\": \"%s\", \"run\": %zu, \"final_alone\": %.8f, \"final_ensemble\": %.8f}\n",
+                    alone.device.c_str(), r, alone.train.back().value, together[r].train.back().value);
+    }
+    std::printf("{\"check\": \"equivalence\", \"device\": \"%s\", \"max_abs_diff\": %.3g, \"max_rel_diff\": %.3g, \"steps\": %lld}\n",
+                device.c_str(), worst, worstRel, (long long)(steps + steps / 2));
+}
+
+void devices(const Args &a)
+{
+    const int64_t steps = std::stoll(a.get("steps", "100"));
+    std::map<std::string, RunResult> res;
+    for (const std::string dev : {"cpu", "cuda:0"}) {
+        RunConfig c = additionPaperConfig(48, 3, 1e-3);
+        c.phases[0].steps = steps;
+        c.phases[1].steps = steps;
+        c.logEvery = 1;
+        c.evalEvery = steps;
+        c.device = dev;
+        c.initSeed = c.dataSeed = 7;
+        res[dev] = trainRun(c);
+        const auto &r = res[dev];
+        std::printf("{\"check\": \"devices\", \"device\": \"%s\", \"status\": \"%s\", \"train_loss_step_%lld\": %.8f, \"train_loss_step_%lld\": %.8f, \"test_loss_step_%lld\": %.8f, \"message\": \"%s\"}\n",
+                    dev.c_str(), toString(r.status), (long long)steps, r.train.size() >= (size_t)steps ? r.train[steps - 1].value : NAN,
+                    (long long)(2 * steps), r.train.empty() ? NAN : r.train.back().value, (long long)steps,
+                    r.test.size() > 1 ? r.test[1].value : NAN, r.message.c_str());
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: headlab-bench single|ensemble|sweep|equivalence|devices [--key value ...]\n");
+        return 2;
+    }
+    Args a;
+    a.mode = argv[1];
+    for (int i = 2; i + 1 < argc; i += 2) {
+        std::string k = argv[i];
+        if (k.rfind("--", 0) == 0) k = k.substr(2);
+        a.opts[k] = argv[i + 1];
+    }
+    if (a.mode == "single") single(a);
+    else if (a.mode == "ensemble") ensemble(a);
+    else if (a.mode == "sweep") sweep(a);
+    else if (a.mode == "equivalence") equivalence(a);
+    else if (a.mode == "devices") devices(a);
+    else {
+        std::fprintf(stderr, "headlab-bench: unknown mode '%s'\n", a.mode.c_str());
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""reference_addition.py — the baseline HeadLab is measured against: the addition paper's model in
+eager PyTorch (optionally under torch.compile), one run at a time, with pre-tokenized batches
+already on the device. Prints one JSON line per shape: {"impl", "m", "heads", "steps_per_s", ...}.
+
+The model follows EXPERIMENTS.md §1: 2 pre-norm layers, no biases, custom LayerNorm (unbiased
+variance, eps 1e-9), per-head output projection (a zero-initialised m×m linear on the concatenated
+heads), GELU MLP 4m, untied zero unembedding, loss at position 17 only. Like the paper's code it
+runs the whole sequence through every layer. Attention uses F.scaled_dot_product_attention, the
+fastest eager attention PyTorch offers, so the baseline is not handicapped.
+"""
+import argparse
+import json
+import math
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def make_samples(count, pair_base):
+    out = np.zeros((count, 19), dtype=np.int64)
+    for s in range(count):
+        p, i = s // 3 + pair_base, s % 3
+        rs = np.random.RandomState(p)
+        a, b = rs.randint(0, 999), rs.randint(0, 999)
+        c = (a + b) // (10 ** i) % 10
+        d = lambda v: 12 + v
+        out[s] = [4, 7, 6, 8, d(a // 100), d(a // 10 % 10), d(a % 10), 9, d(b // 100), d(b // 10 % 10),
+                  d(b % 10), 10, 6, d(i), 8, 11, 5, 7, d(c)]
+    return out
+
+
+class LayerNorm(nn.Module):
+    def __init__(self, m):
+        super().__init__()
+        self.gain = nn.Parameter(torch.ones(m))
+        self.shift = nn.Parameter(torch.zeros(m))
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, unbiased=True, keepdim=True)
+        return (x - mean) / torch.sqrt(var + 1e-9) * self.gain + self.shift
+
+
+class Block(nn.Module):
+    def __init__(self, m, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = LayerNorm(m), LayerNorm(m)
+        self.q, self.k, self.v = (nn.Linear(m, m, bias=False) for _ in range(3))
+        self.o = nn.Linear(m, m, bias=False)
+        nn.init.zeros_(self.o.weight)
+        self.fc1 = nn.Linear(m, 4 * m, bias=False)
+        self.fc2 = nn.Linear(4 * m, m, bias=False)
+        nn.init.zeros_(self.fc2.weight)
+
+    def forward(self, x):
+        B, T, m = x.shape
+        h = self.ln1(x)
+        split = lambda t: t.view(B, T, self.heads, m // self.heads).transpose(1, 2)
+        a = F.scaled_dot_product_attention(split(self.q(h)), split(self.k(h)), split(self.v(h)), is_causal=True)
+        x = x + self.o(a.transpose(1, 2).reshape(B, T, m))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class Model(nn.Module):
+    def __init__(self, m, heads, layers=2, vocab=22, positions=19):
+        super().__init__()
+        self.emb = nn.Parameter(torch.randn(vocab, m))
+        self.pos = nn.Parameter(torch.randn(positions, m))
+        self.blocks = nn.ModuleList(Block(m, heads) for _ in range(layers))
+        self.ln = LayerNorm(m)
+        self.unembed = nn.Linear(m, vocab, bias=False)
+        nn.init.zeros_(self.unembed.weight)
+
+    def forward(self, tokens):
+        x = self.emb[tokens] + self.pos[: tokens.shape[1]]
+        for b in self.blocks:
+            x = b(x)
+        return self.unembed(self.ln(x))
+
+
+def bench(m, heads, steps, warmup, device, compile_mode, data):
+    torch.manual_seed(0)
+    model = Model(m, heads).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+    def step(batch):
+        logits = model(batch)
+        loss = F.cross_entropy(logits[:, 17], batch[:, 18])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    fn = torch.compile(step, mode=compile_mode) if compile_mode else step
+    n = data.shape[0]
+    batches = [data[(k * 64) % n:(k * 64) % n + 64] for k in range(64)]
+    t_compile = time.perf_counter()
+    for k in range(warmup):
+        fn(batches[k % len(batches)])
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    compile_s = time.perf_counter() - t_compile
+    t0 = time.perf_counter()
+    acc = torch.zeros((), device=device)
+    for k in range(steps):
+        acc += fn(batches[k % len(batches)])
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    else:
+        acc.item()
+    dt = time.perf_counter() - t0
+    return steps / dt, compile_s
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shapes", default="24x1,96x3,384x12", help="comma list of MxHEADS")
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--compile", default="", help="torch.compile mode, e.g. reduce-overhead")
+    args = ap.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    data = torch.from_numpy(make_samples(64 * 64, 0)).to(device)
+    assert data[0].tolist() == [4, 7, 6, 8, 18, 20, 16, 9, 17, 17, 21, 10, 6, 12, 8, 11, 5, 7, 15]
+    for shape in args.shapes.split(","):
+        m, h = (int(v) for v in shape.split("x"))
+        sps, compile_s = bench(m, h, args.steps, args.warmup, device, args.compile or None, data)
+        impl = "torch.compile(" + args.compile + ")" if args.compile else "eager"
+        print(json.dumps({"impl": impl, "device": str(device), "m": m, "heads": h, "steps_per_s": round(sps, 2),
+                          "warmup_s": round(compile_s, 2), "torch": torch.__version__}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
