@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# gpu_bench.sh — builds the core on the GPU machine and measures it against the paper's code, all
+# in one run on one card. Sections (default: all): build check single ensemble eager compile.
+#   bench/gpu_bench.sh build check single      # just those
+# Results: one JSON object a line in $OUT/bench.jsonl (or ./bench-out/ without $OUT), plus logs.
+# Environment: SHAPES (single-run shapes, MxHEADS comma list), STEPS (timed steps a shape).
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUTDIR="${OUT:-$ROOT/bench-out}"
+mkdir -p "$OUTDIR"
+RESULTS="$OUTDIR/bench.jsonl"
+SHAPES="${SHAPES:-24x1,24x12,48x2,96x3,192x6,384x1,384x12}"
+STEPS="${STEPS:-1000}"
+BENCH="$ROOT/build-core/bench/headlab-bench"
+CLI="$ROOT/build-core/app/cli/headlab-cli"
+sections=("$@")
+[[ ${#sections[@]} -gt 0 ]] || sections=(build check single ensemble eager compile)
+want() { local s; for s in "${sections[@]}"; do [[ $s == "$1" ]] && return 0; done; return 1; }
+log() { printf '[gpu_bench %s] %s\n' "$(date +%T)" "$*" >&2; }
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | sed 's/^/{"gpu": "/; s/$/"}/' >> "$RESULTS"
+if want build; then
+    log "build"
+    bash "$ROOT/scripts/build-core.sh" > "$OUTDIR/build.log" 2>&1 || { tail -30 "$OUTDIR/build.log"; exit 1; }
+    cmake --build "$ROOT/build-core" --parallel "$(nproc)" --target headlab-bench >> "$OUTDIR/build.log" 2>&1 || { tail -30 "$OUTDIR/build.log"; exit 1; }
+fi
+if want check; then
+    log "check: the same seeded run on cpu and cuda:0; ensemble vs alone on cuda"
+    "$BENCH" devices --steps 100 | tee -a "$RESULTS"
+    "$BENCH" equivalence --device cuda:0 --steps 200 | tee -a "$RESULTS"
+    HEADLAB_CUDA_GRAPHS=0 "$BENCH" equivalence --device cuda:0 --steps 200 | sed 's/"check": "equivalence"/"check": "equivalence-no-graphs"/' | tee -a "$RESULTS"
+    log "quick demo on cuda"
+    "$CLI" run --preset quick-demo --device cuda -o "$OUTDIR/quick-demo-cuda.yaml" > "$OUTDIR/quick-demo.log" 2>&1
+    echo "{\"check\": \"quick-demo-cuda\", \"exit\": $?}" | tee -a "$RESULTS"
+fi
+if want single; then
+    log "single-run steps/s"
+    "$BENCH" single --device cuda:0 --shapes "$SHAPES" --steps "$STEPS" | tee -a "$RESULTS"
+    HEADLAB_CUDA_GRAPHS=0 "$BENCH" single --device cuda:0 --shapes "$SHAPES" --steps "$STEPS" | sed 's/headlab-single/headlab-single-no-graphs/' | tee -a "$RESULTS"
+fi
+if want ensemble; then
+    log "ensembles: 10 learning rates of one grid shape, and 50 runs"
+    "$BENCH" ensemble --device cuda:0 --shapes 24x3,48x3,96x3,192x3,384x3 --runs 10 --steps "$STEPS" | tee -a "$RESULTS"
+    "$BENCH" ensemble --device cuda:0 --shapes 24x3,96x3,384x3 --runs 50 --steps "$STEPS" | tee -a "$RESULTS"
+fi
+if want eager; then
+    log "reference: eager PyTorch, batches on the GPU"
+    python3 "$ROOT/bench/reference_addition.py" --device cuda --shapes "$SHAPES" --steps "$STEPS" 2>>"$OUTDIR/python.log" | tee -a "$RESULTS"
+fi
+if want compile; then
+    log "reference: torch.compile(mode=reduce-overhead)"
+    python3 "$ROOT/bench/reference_addition.py" --device cuda --shapes "$SHAPES" --steps "$STEPS" --warmup 30 --compile reduce-overhead 2>>"$OUTDIR/python.log" | tee -a "$RESULTS"
+fi
+log "done: $RESULTS"
