@@ -1,0 +1,45 @@
+// ChartTheme.h — colours, line widths and font sizes shared by every figure, derived from the
+// application palette (light or dark, following the system) and the presenter-mode switch.
+#pragma once
+
+#include <QColor>
+#include <QFont>
+#include <QList>
+#include <QPalette>
+
+class QChart;
+class QAbstractAxis;
+
+namespace headlab::ui {
+
+struct ChartTheme {
+    bool dark = false;
+    bool presenter = false;
+    QColor background;
+    QColor plotBackground;
+    QColor foreground; // text, axes
+    QColor grid;
+    QColor muted;      // plateau lines, secondary text
+    QList<QColor> series;
+    double lineScale = 1.0; // presenter mode draws thicker lines
+    double fontScale = 1.0; // and larger text
+
+    static ChartTheme fromPalette(const QPalette &palette, bool presenter);
+    // The current application palette; `presenter` from the process-wide switch below.
+    static ChartTheme current();
+    static void setPresenterMode(bool on);
+    static bool presenterMode();
+
+    QColor seriesColor(int i) const { return series.at(((i % series.size()) + series.size()) % series.size()); }
+    QFont font(double pointSize, bool bold = false) const;
+    double line(double width) const { return width * lineScale; }
+
+    // Applies background, title, legend and axis colours and fonts to a Qt Charts chart.
+    void apply(QChart *chart) const;
+    void apply(QAbstractAxis *axis) const;
+};
+
+// Viridis, t in [0, 1].
+QColor viridis(double t);
+
+} // namespace headlab::ui

@@ -1,0 +1,187 @@
+// FigureChartView.cpp — see FigureChartView.h.
+#include "ui/FigureChartView.h"
+
+#include "ui/RunMetrics.h"
+#include "ui/SessionModel.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <cmath>
+
+namespace headlab::ui {
+
+FigureChartView::FigureChartView(SessionModel *model, QWidget *parent) : FigureView(model, parent)
+{
+    m_chart = new QChart();
+    m_chart->legend()->setAlignment(Qt::AlignRight);
+    m_chart->setMargins(QMargins(6, 6, 6, 6));
+    m_view = new QChartView(m_chart, this);
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setMinimumSize(320, 220);
+    setCanvas(m_view);
+
+    m_threshold = new QLineSeries();
+    m_threshold->setName(tr("ln 10: learned below"));
+    m_learned = new QScatterSeries();
+    m_learned->setName(tr("learned"));
+    m_notLearned = new QScatterSeries();
+    m_notLearned->setName(tr("not learned"));
+    m_diverged = new QScatterSeries();
+    m_diverged->setName(tr("diverged"));
+    m_diverged->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+    for (auto *s : {static_cast<QAbstractSeries *>(m_threshold), static_cast<QAbstractSeries *>(m_learned),
+                    static_cast<QAbstractSeries *>(m_notLearned), static_cast<QAbstractSeries *>(m_diverged)})
+        m_chart->addSeries(s);
+}
+
+void FigureChartView::applyTheme(const ChartTheme &theme)
+{
+    m_theme = theme;
+    m_stylesDirty = true;
+    m_axisBase = 0; // rebuild axes with the new colours
+    refresh();
+}
+
+void FigureChartView::ensureAxes(bool logX, double logBase)
+{
+    if (m_axisX && m_axisLog == logX && m_axisBase == logBase) return;
+    for (auto *axis : m_chart->axes()) {
+        m_chart->removeAxis(axis);
+        delete axis;
+    }
+    if (logX) {
+        auto *x = new QLogValueAxis();
+        x->setBase(logBase);
+        x->setLabelFormat(logBase == 2 ? "%.0f" : "%g");
+        x->setMinorTickCount(logBase == 10 ? 8 : 0);
+        m_axisX = x;
+    } else {
+        m_axisX = new QValueAxis();
+    }
+    auto *y = new QValueAxis();
+    y->setLabelFormat("%.2f");
+    m_axisY = y;
+    m_chart->addAxis(m_axisX, Qt::AlignBottom);
+    m_chart->addAxis(m_axisY, Qt::AlignLeft);
+    for (auto *s : m_chart->series()) {
+        s->attachAxis(m_axisX);
+        s->attachAxis(m_axisY);
+    }
+    m_theme.apply(m_axisX);
+    m_theme.apply(m_axisY);
+    m_axisLog = logX;
+    m_axisBase = logBase;
+}
+
+void FigureChartView::showData(FigureData data, double logBase)
+{
+    m_data = std::move(data);
+    ensureAxes(m_data.logX, logBase);
+    m_axisX->setTitleText(m_data.xTitle);
+    m_axisY->setTitleText(m_data.yTitle);
+
+    // Lines, one per series name; drop the ones that disappeared.
+    for (auto it = m_lines.begin(); it != m_lines.end();) {
+        bool still = false;
+        for (const auto &s : m_data.series) still = still || s.name == it->first;
+        if (!still) {
+            m_chart->removeSeries(it->second);
+            delete it->second;
+            it = m_lines.erase(it);
+            m_stylesDirty = true;
+        } else {
+            ++it;
+        }
+    }
+    const bool addition = m_model->session().base.task.kind == TaskKind::Addition;
+    double xMin = 1e300, xMax = -1e300;
+    double yTop = std::max(m_data.yMax, addition ? kLn22 : 0.0) * 1.08;
+    if (yTop <= 0) yTop = 1.0;
+    QList<QPointF> learned, notLearned, diverged;
+    for (const auto &s : m_data.series) {
+        auto it = m_lines.find(s.name);
+        QLineSeries *line = nullptr;
+        if (it == m_lines.end()) {
+            line = new QLineSeries();
+            line->setName(s.name);
+            m_chart->addSeries(line);
+            line->attachAxis(m_axisX);
+            line->attachAxis(m_axisY);
+            m_lines[s.name] = line;
+            m_stylesDirty = true;
+        } else {
+            line = it->second;
+        }
+        line->replace(s.points);
+        for (int i = 0; i < s.points.size(); ++i) {
+            (s.learned[i] ? learned : notLearned) << s.points[i];
+            xMin = std::min(xMin, s.points[i].x());
+            xMax = std::max(xMax, s.points[i].x());
+        }
+        for (double x : s.divergedX) {
+            diverged << QPointF(x, yTop * 0.985);
+            xMin = std::min(xMin, x);
+            xMax = std::max(xMax, x);
+        }
+    }
+    if (m_stylesDirty) {
+        // New lines were added on top; markers go back above them.
+        for (auto *s : {static_cast<QAbstractSeries *>(m_learned), static_cast<QAbstractSeries *>(m_notLearned),
+                        static_cast<QAbstractSeries *>(m_diverged)}) {
+            m_chart->removeSeries(s);
+            m_chart->addSeries(s);
+            s->attachAxis(m_axisX);
+            s->attachAxis(m_axisY);
+        }
+    }
+    m_learned->replace(learned);
+    m_notLearned->replace(notLearned);
+    m_diverged->replace(diverged);
+    if (xMin > xMax) {
+        xMin = m_data.logX ? 1 : 0;
+        xMax = m_data.logX ? 1000 : 1;
+    }
+    if (m_data.logX) {
+        xMin /= logBase == 2 ? 1.5 : 2.0;
+        xMax *= logBase == 2 ? 1.5 : 2.0;
+    } else {
+        const double pad = (xMax - xMin) * 0.05 + 1e-9;
+        xMin -= pad;
+        xMax += pad;
+    }
+    m_threshold->replace(QList<QPointF>{{xMin, kLn10}, {xMax, kLn10}});
+    m_threshold->setVisible(addition);
+    m_axisX->setRange(xMin, xMax);
+    m_axisY->setRange(0.0, yTop);
+
+    if (m_stylesDirty) {
+        int i = 0;
+        for (auto &[name, line] : m_lines) {
+            QPen pen(m_theme.seriesColor(i++), m_theme.line(2.0));
+            line->setPen(pen);
+        }
+        m_threshold->setPen(QPen(m_theme.muted, m_theme.line(1.2), Qt::DashLine));
+        m_learned->setColor(m_theme.foreground);
+        m_learned->setBorderColor(m_theme.foreground);
+        m_learned->setMarkerSize(9 * m_theme.lineScale);
+        m_notLearned->setBrush(Qt::transparent);
+        m_notLearned->setPen(QPen(m_theme.foreground, m_theme.line(1.5)));
+        m_notLearned->setMarkerSize(11 * m_theme.lineScale);
+        m_diverged->setColor(m_theme.dark ? QColor(255, 110, 100) : QColor(200, 40, 40));
+        m_diverged->setBorderColor(m_theme.background);
+        m_diverged->setMarkerSize(11 * m_theme.lineScale);
+        m_theme.apply(m_chart);
+        m_stylesDirty = false;
+    }
+    for (auto *m : m_chart->legend()->markers(m_threshold)) m->setVisible(addition);
+    m_chart->setTitle(m_data.title);
+}
+
+} // namespace headlab::ui

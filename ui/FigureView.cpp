@@ -1,0 +1,74 @@
+// FigureView.cpp — see FigureView.h.
+#include "ui/FigureView.h"
+
+#include "ui/HeatmapView.h"
+#include "ui/LearningRateChartView.h"
+#include "ui/LossChartView.h"
+#include "ui/ScalingChartView.h"
+#include "ui/SmallMultiplesView.h"
+
+#include <QHBoxLayout>
+#include <QVBoxLayout>
+
+namespace headlab::ui {
+
+FigureView::FigureView(SessionModel *model, QWidget *parent)
+    : QWidget(parent), m_model(model), m_theme(ChartTheme::current())
+{
+    m_layout = new QVBoxLayout(this);
+    m_layout->setContentsMargins(0, 0, 0, 0);
+    m_layout->setSpacing(2);
+    m_controls = new QWidget(this);
+    m_controlsLayout = new QHBoxLayout(m_controls);
+    m_controlsLayout->setContentsMargins(6, 4, 6, 0);
+    m_layout->addWidget(m_controls);
+}
+
+void FigureView::setCanvas(QWidget *canvas)
+{
+    m_canvas = canvas;
+    m_layout->addWidget(canvas, 1);
+}
+
+void FigureView::setControlsVisible(bool visible) { m_controls->setVisible(visible); }
+
+void FigureView::applyTheme(const ChartTheme &theme)
+{
+    m_theme = theme;
+    refresh();
+}
+
+void FigureView::setSelectedRuns(const QList<int> &runs)
+{
+    if (runs == m_selected) return;
+    m_selected = runs;
+    selectionChanged();
+}
+
+std::string FigureView::stateValue(const ViewState &state, const std::string &key, const std::string &fallback) const
+{
+    auto it = state.find(figureId().toStdString() + "." + key);
+    return it == state.end() ? fallback : it->second;
+}
+
+void FigureView::setStateValue(ViewState &state, const std::string &key, const std::string &value) const
+{
+    state[figureId().toStdString() + "." + key] = value;
+}
+
+QStringList FigureView::figureIds()
+{
+    return {"loss", "heatmap", "scaling", "lr", "grid"};
+}
+
+FigureView *FigureView::create(const QString &id, SessionModel *model, QWidget *parent)
+{
+    if (id == "loss") return new LossChartView(model, parent);
+    if (id == "heatmap") return new HeatmapView(model, parent);
+    if (id == "scaling") return new ScalingChartView(model, parent);
+    if (id == "lr") return new LearningRateChartView(model, parent);
+    if (id == "grid") return new SmallMultiplesView(model, parent);
+    return nullptr;
+}
+
+} // namespace headlab::ui

@@ -1,0 +1,408 @@
+// LossChartView.cpp — see LossChartView.h.
+#include "ui/LossChartView.h"
+
+#include "ui/CurveDecimator.h"
+#include "ui/RunMetrics.h"
+#include "ui/SessionModel.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QSet>
+#include <QSlider>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace headlab::ui {
+
+namespace {
+constexpr int kLegendMax = 10;
+const char *kDigitNames[3] = {"test_digit_0", "test_digit_1", "test_digit_2"};
+} // namespace
+
+LossChartView::LossChartView(SessionModel *model, QWidget *parent) : FigureView(model, parent)
+{
+    auto *bar = controlsLayout();
+    m_logX = new QCheckBox(tr("Log x"), this);
+    m_logY = new QCheckBox(tr("Log y"), this);
+    m_showTrain = new QCheckBox(tr("Train"), this);
+    m_showTrain->setChecked(true);
+    m_showTest = new QCheckBox(tr("Test"), this);
+    m_showTest->setChecked(true);
+    m_digits = new QCheckBox(tr("Per-digit test loss"), this);
+    m_digits->setToolTip(tr("Test loss for each queried digit A0 (ones), A1 (tens), A2 (hundreds)"));
+    m_smoothing = new QSlider(Qt::Horizontal, this);
+    m_smoothing->setRange(0, 99);
+    m_smoothing->setMaximumWidth(140);
+    m_smoothing->setToolTip(tr("Smoothing of the train curve; the raw trace stays visible behind it"));
+    m_info = new QLabel(this);
+    bar->addWidget(m_logX);
+    bar->addWidget(m_logY);
+    bar->addSpacing(8);
+    bar->addWidget(m_showTrain);
+    bar->addWidget(m_showTest);
+    bar->addWidget(m_digits);
+    bar->addSpacing(8);
+    bar->addWidget(new QLabel(tr("Smoothing"), this));
+    bar->addWidget(m_smoothing);
+    bar->addStretch(1);
+    bar->addWidget(m_info);
+
+    m_chart = new QChart();
+    m_chart->legend()->setAlignment(Qt::AlignRight);
+    m_chart->setMargins(QMargins(6, 6, 6, 6));
+    m_view = new QChartView(m_chart, this);
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setMinimumSize(320, 220);
+    setCanvas(m_view);
+
+    auto changed = [this] {
+        m_axesDirty = true;
+        m_stylesDirty = true;
+        refresh();
+        Q_EMIT viewStateChanged();
+    };
+    connect(m_logX, &QCheckBox::toggled, this, changed);
+    connect(m_logY, &QCheckBox::toggled, this, changed);
+    connect(m_digits, &QCheckBox::toggled, this, changed);
+    connect(m_showTrain, &QCheckBox::toggled, this, changed);
+    connect(m_showTest, &QCheckBox::toggled, this, changed);
+    connect(m_smoothing, &QSlider::valueChanged, this, changed);
+    rebuildAxes();
+}
+
+QString LossChartView::title() const
+{
+    const auto &name = m_model->session().name;
+    QString t = m_digits->isChecked() ? tr("Test loss per queried digit") : tr("Loss against step");
+    if (!name.empty()) t += QStringLiteral(" — ") + QString::fromStdString(name);
+    return t;
+}
+
+void LossChartView::setLogX(bool on) { m_logX->setChecked(on); }
+void LossChartView::setLogY(bool on) { m_logY->setChecked(on); }
+void LossChartView::setSmoothing(double weight) { m_smoothing->setValue(int(std::lround(weight * 100))); }
+void LossChartView::setDigitView(bool on) { m_digits->setChecked(on); }
+
+void LossChartView::saveViewState(ViewState &state) const
+{
+    setStateValue(state, "log_x", m_logX->isChecked() ? "true" : "false");
+    setStateValue(state, "log_y", m_logY->isChecked() ? "true" : "false");
+    setStateValue(state, "smoothing", std::to_string(m_smoothing->value() / 100.0));
+    setStateValue(state, "digits", m_digits->isChecked() ? "true" : "false");
+    setStateValue(state, "train", m_showTrain->isChecked() ? "true" : "false");
+    setStateValue(state, "test", m_showTest->isChecked() ? "true" : "false");
+}
+
+void LossChartView::restoreViewState(const ViewState &state)
+{
+    const QSignalBlocker b1(m_logX), b2(m_logY), b3(m_smoothing), b4(m_digits), b5(m_showTrain), b6(m_showTest);
+    m_logX->setChecked(stateValue(state, "log_x") == "true");
+    m_logY->setChecked(stateValue(state, "log_y") == "true");
+    m_digits->setChecked(stateValue(state, "digits") == "true");
+    m_showTrain->setChecked(stateValue(state, "train", "true") == "true");
+    m_showTest->setChecked(stateValue(state, "test", "true") == "true");
+    m_smoothing->setValue(int(std::lround(std::atof(stateValue(state, "smoothing", "0").c_str()) * 100)));
+    m_axesDirty = true;
+    m_stylesDirty = true;
+    refresh();
+}
+
+void LossChartView::applyTheme(const ChartTheme &theme)
+{
+    m_theme = theme;
+    m_stylesDirty = true;
+    m_axesDirty = true;
+    refresh();
+}
+
+QList<int> LossChartView::displayedRuns() const
+{
+    QList<int> runs;
+    if (!m_selected.isEmpty()) {
+        for (int i : m_selected)
+            if (i >= 0 && i < m_model->runCount()) runs << i;
+        return runs;
+    }
+    for (int i = 0; i < m_model->runCount(); ++i) {
+        const auto &r = m_model->run(i).result;
+        if (!r.train.empty() || !r.test.empty()) runs << i;
+    }
+    return runs;
+}
+
+void LossChartView::attach(QAbstractSeries *series)
+{
+    if (m_axisX) series->attachAxis(m_axisX);
+    if (m_axisY) series->attachAxis(m_axisY);
+}
+
+void LossChartView::rebuildAxes()
+{
+    for (auto *axis : m_chart->axes()) {
+        m_chart->removeAxis(axis);
+        delete axis;
+    }
+    if (m_logX->isChecked()) {
+        auto *x = new QLogValueAxis();
+        x->setBase(10);
+        x->setLabelFormat("%g");
+        x->setMinorTickCount(8);
+        m_axisX = x;
+    } else {
+        auto *x = new QValueAxis();
+        x->setLabelFormat("%.0f");
+        m_axisX = x;
+    }
+    if (m_logY->isChecked()) {
+        auto *y = new QLogValueAxis();
+        y->setBase(10);
+        y->setLabelFormat("%g");
+        y->setMinorTickCount(8);
+        m_axisY = y;
+    } else {
+        auto *y = new QValueAxis();
+        y->setLabelFormat("%.2f");
+        m_axisY = y;
+    }
+    m_axisX->setTitleText(tr("step"));
+    m_axisY->setTitleText(m_digits->isChecked() ? tr("test loss per digit (nats)") : tr("loss (nats)"));
+    m_chart->addAxis(m_axisX, Qt::AlignBottom);
+    m_chart->addAxis(m_axisY, Qt::AlignLeft);
+    for (auto *s : m_chart->series()) attach(s);
+    m_theme.apply(m_axisX);
+    m_theme.apply(m_axisY);
+    m_axesDirty = false;
+}
+
+QLineSeries *LossChartView::seriesFor(int run, Kind kind)
+{
+    auto key = std::make_pair(run, int(kind));
+    auto it = m_series.find(key);
+    if (it != m_series.end()) return it->second;
+    auto *s = new QLineSeries();
+    m_chart->addSeries(s);
+    attach(s);
+    m_series[key] = s;
+    m_stylesDirty = true;
+    return s;
+}
+
+void LossChartView::updatePlateaus(double xMin, double xMax)
+{
+    const bool addition = m_model->session().base.task.kind == TaskKind::Addition;
+    if (m_plateauLines.isEmpty()) {
+        const char *labels[3] = {"ln 10", "⅔ ln 10", "⅓ ln 10"};
+        for (int k = 0; k < 3; ++k) {
+            auto *line = new QLineSeries();
+            line->setName(QString::fromUtf8(labels[k]));
+            m_chart->addSeries(line);
+            attach(line);
+            m_plateauLines << line;
+            auto *label = new QScatterSeries();
+            label->setName(QString());
+            label->setMarkerSize(1);
+            label->setPointLabelsFormat(QString::fromUtf8(labels[k]));
+            label->setPointLabelsVisible(true);
+            label->setPointLabelsClipping(false);
+            m_chart->addSeries(label);
+            attach(label);
+            m_plateauLabels << label;
+        }
+        m_stylesDirty = true;
+    }
+    for (int k = 0; k < 3; ++k) {
+        const double y = (3 - k) / 3.0 * kLn10;
+        m_plateauLines[k]->setVisible(addition);
+        m_plateauLabels[k]->setVisible(addition);
+        m_plateauLines[k]->replace(QList<QPointF>{{xMin, y}, {xMax, y}});
+        const double xl = m_logX->isChecked() ? std::exp(std::log(xMin) + 0.9 * (std::log(xMax) - std::log(xMin)))
+                                               : xMin + 0.93 * (xMax - xMin);
+        m_plateauLabels[k]->replace(QList<QPointF>{{xl, y}});
+    }
+}
+
+void LossChartView::refresh()
+{
+    if (m_axesDirty) rebuildAxes();
+    const bool logX = m_logX->isChecked(), logY = m_logY->isChecked();
+    const bool digits = m_digits->isChecked();
+    const double smoothing = m_smoothing->value() / 100.0;
+    const QList<int> runs = displayedRuns();
+
+    // Which series are wanted this frame.
+    std::map<std::pair<int, int>, const Curve *> wanted;
+    std::map<std::pair<int, int>, Curve> smoothed;
+    double xMax = 1, yMax = 0, yMinPositive = 1e300;
+    for (int i : runs) {
+        const auto &run = m_model->run(i);
+        const auto &r = run.result;
+        xMax = std::max<double>(xMax, double(run.config.totalSteps()));
+        auto want = [&](Kind kind, const Curve *curve) {
+            if (!curve || curve->empty()) return;
+            wanted[{i, int(kind)}] = curve;
+            for (const auto &p : *curve) {
+                if (!std::isfinite(p.value)) continue;
+                xMax = std::max<double>(xMax, double(p.step));
+                yMax = std::max(yMax, p.value);
+                if (p.value > 0) yMinPositive = std::min(yMinPositive, p.value);
+            }
+        };
+        if (digits) {
+            for (int d = 0; d < 3; ++d) {
+                auto it = r.extra.find(kDigitNames[d]);
+                if (it != r.extra.end()) want(Kind(Digit0 + d), &it->second);
+            }
+        } else {
+            if (m_showTrain->isChecked()) {
+                want(TrainRaw, &r.train);
+                if (smoothing > 0 && !r.train.empty()) {
+                    auto &s = smoothed[{i, int(TrainSmooth)}] = CurveDecimator::smooth(r.train, smoothing);
+                    wanted[{i, int(TrainSmooth)}] = &s;
+                }
+            }
+            if (m_showTest->isChecked()) want(Test, &r.test);
+        }
+    }
+
+    // Drop series no longer wanted.
+    for (auto it = m_series.begin(); it != m_series.end();) {
+        if (!wanted.count(it->first)) {
+            m_chart->removeSeries(it->second);
+            delete it->second;
+            it = m_series.erase(it);
+            m_stylesDirty = true;
+        } else {
+            ++it;
+        }
+    }
+
+    const double xMin = logX ? 1.0 : 0.0;
+    CurveView view;
+    view.logX = logX;
+    view.logY = logY;
+    view.xMin = xMin;
+    view.xMax = xMax;
+    view.buckets = std::max(100, int(m_chart->plotArea().width()));
+    for (const auto &[key, curve] : wanted) seriesFor(key.first, Kind(key.second))->replace(CurveDecimator::decimate(*curve, view));
+
+    if (m_stylesDirty) {
+        const bool single = runs.size() == 1;
+        int legendShown = 0;
+        for (const auto &[key, s] : m_series) {
+            const int run = key.first;
+            const Kind kind = Kind(key.second);
+            QColor c = m_theme.seriesColor(run);
+            QPen pen(c);
+            pen.setCapStyle(Qt::RoundCap);
+            QString name;
+            const QString label = runLabel(m_model->session(), m_model->run(run));
+            switch (kind) {
+            case TrainRaw:
+                if (smoothing > 0) c.setAlphaF(0.28f);
+                pen.setColor(single && smoothing <= 0 ? c.darker(100) : c);
+                pen.setWidthF(m_theme.line(smoothing > 0 ? 1.0 : 1.4));
+                name = single ? tr("train") : QString();
+                break;
+            case TrainSmooth:
+                pen.setWidthF(m_theme.line(1.6));
+                name = single ? tr("train (smoothed)") : QString();
+                break;
+            case Test:
+                pen.setWidthF(m_theme.line(2.4));
+                if (single) pen.setColor(m_theme.seriesColor(run + 1));
+                name = single ? tr("test") : label;
+                break;
+            case Digit0:
+            case Digit1:
+            case Digit2: {
+                const int d = kind - Digit0;
+                if (single) pen.setColor(m_theme.seriesColor(d));
+                else pen.setStyle(d == 0 ? Qt::SolidLine : d == 1 ? Qt::DashLine : Qt::DotLine);
+                pen.setWidthF(m_theme.line(2.0));
+                const QString digitName = tr("A%1 (%2)").arg(d).arg(d == 0 ? tr("ones") : d == 1 ? tr("tens") : tr("hundreds"));
+                name = single ? digitName : (d == 0 ? label : QString());
+                break;
+            }
+            }
+            s->setPen(pen);
+            s->setName(name);
+            const auto markers = m_chart->legend()->markers(s);
+            const bool show = !name.isEmpty() && legendShown < kLegendMax;
+            if (show) ++legendShown;
+            for (auto *m : markers) m->setVisible(show);
+        }
+        for (int k = 0; k < m_plateauLines.size(); ++k) {
+            QPen pen(m_theme.muted, m_theme.line(1.2), Qt::DashLine);
+            m_plateauLines[k]->setPen(pen);
+            m_plateauLabels[k]->setPen(Qt::NoPen);
+            m_plateauLabels[k]->setBrush(Qt::transparent);
+            m_plateauLabels[k]->setPointLabelsColor(m_theme.muted);
+            m_plateauLabels[k]->setPointLabelsFont(m_theme.font(8.5));
+            for (auto *m : m_chart->legend()->markers(m_plateauLines[k])) m->setVisible(false);
+            for (auto *m : m_chart->legend()->markers(m_plateauLabels[k])) m->setVisible(false);
+        }
+        m_theme.apply(m_chart);
+        m_chart->legend()->setVisible(legendShown > 0);
+        m_stylesDirty = false;
+    }
+    updatePlateaus(logX ? 1.0 : 0.0, xMax);
+    for (auto *m : m_chart->legend()->markers()) {
+        // New plateau series get markers after the style pass; keep them hidden.
+        if (m_plateauLines.contains(static_cast<QLineSeries *>(m->series())) ||
+            m_plateauLabels.contains(static_cast<QScatterSeries *>(m->series())))
+            m->setVisible(false);
+    }
+
+    const bool addition = m_model->session().base.task.kind == TaskKind::Addition;
+    if (yMax <= 0) yMax = addition ? kLn22 : 1.0;
+    if (addition) yMax = std::max(yMax, kLn22);
+    m_axisX->setRange(xMin, std::max(xMax, xMin + 1));
+    if (logY) {
+        if (yMinPositive > yMax) yMinPositive = 1e-3;
+        m_axisY->setRange(std::max(1e-6, yMinPositive * 0.8), yMax * 1.25);
+    } else {
+        m_axisY->setRange(0.0, yMax * 1.05);
+    }
+    m_chart->setTitle(title());
+    if (m_selected.isEmpty())
+        m_info->setText(runs.isEmpty() ? tr("no data yet") : tr("%n run(s) — select rows to focus", "", int(runs.size())));
+    else
+        m_info->setText(tr("%n selected run(s)", "", int(runs.size())));
+}
+
+QString LossChartView::csv() const
+{
+    QString out = QStringLiteral("run,label,curve,step,value\n");
+    const bool digits = m_digits->isChecked();
+    for (int i : displayedRuns()) {
+        const auto &run = m_model->run(i);
+        QString label = runLabel(m_model->session(), run);
+        label.replace('"', "'");
+        auto write = [&](const QString &name, const Curve &curve) {
+            for (const auto &p : curve)
+                out += QStringLiteral("%1,\"%2\",%3,%4,%5\n").arg(i).arg(label, name).arg(p.step).arg(p.value, 0, 'g', 10);
+        };
+        if (digits) {
+            for (const auto *d : kDigitNames) {
+                auto it = run.result.extra.find(d);
+                if (it != run.result.extra.end()) write(QString::fromLatin1(d), it->second);
+            }
+        } else {
+            write(QStringLiteral("train"), run.result.train);
+            write(QStringLiteral("test"), run.result.test);
+        }
+    }
+    return out;
+}
+
+} // namespace headlab::ui

@@ -1,0 +1,34 @@
+// RunTableModel.h — the run table: one row per run, one column per swept axis, then status,
+// progress, steps/s, ETA and final test loss. A view over SessionModel; it holds no data.
+#pragma once
+
+#include <QAbstractTableModel>
+
+namespace headlab::ui {
+
+class SessionModel;
+
+class RunTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Role { RunIndexRole = Qt::UserRole + 1, ProgressRole, SortRole };
+    explicit RunTableModel(SessionModel *session, QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    int progressColumn() const { return axisCount() + 1; }
+    int statusColumn() const { return axisCount(); }
+    void setDarkTheme(bool dark) { m_dark = dark; }
+
+private:
+    int axisCount() const;
+    void rebuild();
+    SessionModel *m_session;
+    std::vector<std::string> m_axes; // the swept axes shown as columns
+    bool m_dark = false;
+};
+
+} // namespace headlab::ui
