@@ -179,6 +179,10 @@ int runCommand(const std::vector<std::string> &args)
     }
     if (sessionPath.empty() == presetName.empty())
         return usageError("give either SESSION.yaml or --preset NAME", kRunHelp);
+    if (!device.empty() && device != "auto" && device != "cpu" && device != "cuda" &&
+        !(device.rfind("cuda:", 0) == 0 && device.size() > 5 &&
+          device.find_first_not_of("0123456789", 5) == std::string::npos))
+        return usageError("unknown device '" + device + "' (expected auto, cpu, cuda or cuda:N)", kRunHelp);
 
     Session session;
     try {
@@ -257,7 +261,10 @@ int runCommand(const std::vector<std::string> &args)
             run.result = std::move(f.result);
             ++finishedCount;
             if (run.result.status == RunStatus::Failed) ++failedCount;
-            display.runFinished(f.runIndex, run.config.totalSteps());
+            // A stopped run counts only the steps it did, so the bar does not jump to 100%.
+            display.runFinished(f.runIndex, run.result.status == RunStatus::Stopped
+                                                ? std::min(run.result.stepsDone, run.config.totalSteps())
+                                                : run.config.totalSteps());
             display.printLine(finishedLine(finishedCount, static_cast<int>(pending.size()), f.runIndex, run));
             try {
                 saveSessionAtomic(session, outputPath);

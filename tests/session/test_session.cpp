@@ -20,6 +20,7 @@
 #include <set>
 #include <sstream>
 
+#include <signal.h>
 #include <sys/resource.h>
 
 using namespace headlab;
@@ -368,6 +369,9 @@ private Q_SLOTS:
     void exportCsvWritesRunsAndCurves();
     void cliValidateExitCodes();
     void cliPresetsAndHelp();
+    void cliRunSavesAndResumes();
+    void cliRunExitsNonZeroWhenARunFails();
+    void cliRunStopsCleanlyOnSigint();
 };
 
 void TestSession::roundTripKeepsEveryFieldExactly()
@@ -859,6 +863,102 @@ void TestSession::cliPresetsAndHelp()
     }
     QCOMPARE(runCli({"frobnicate"}).exitCode, 2);
     QCOMPARE(runCli({"run", "--preset", "no-such-preset"}).exitCode, 2);
+}
+
+
+namespace {
+
+// Two tiny addition runs on the CPU: a few seconds with the real trainer.
+std::string tinySession(int64_t steps)
+{
+    return "schema_version: 1\n"
+           "name: tiny\n"
+           "experiment:\n"
+           "  model: {d_model: 8, heads: 1, layers: 1}\n"
+           "  phases:\n"
+           "    - {name: answer, objective: answer, steps: " +
+           std::to_string(steps) +
+           ", batch_size: 4}\n"
+           "  eval_every: 10\n"
+           "  log_every: 5\n"
+           "  eval_batches: 1\n"
+           "  device: cpu\n"
+           "sweep:\n"
+           "  heads: [1, 2]\n";
+}
+
+} // namespace
+
+void TestSession::cliRunSavesAndResumes()
+{
+    QTemporaryDir dir;
+    const QString input = dir.filePath("tiny.yaml");
+    const QString output = dir.filePath("out.yaml");
+    writeFile(input, tinySession(30));
+    CliResult result = runCli({"run", input, "-o", output, "--threads", "1"});
+    QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+    QCOMPARE(readFile(input), tinySession(30)); // -o leaves the input alone
+    Session saved = loadSession(output.toStdString());
+    QCOMPARE(saved.runs.size(), size_t(2));
+    for (const auto &run : saved.runs) {
+        QCOMPARE(run.result.status, RunStatus::Done);
+        QCOMPARE(run.result.stepsDone, int64_t(30));
+        QVERIFY(!run.result.test.empty());
+    }
+    QVERIFY(pendingRuns(saved).empty());
+
+    // Running the saved session again trains nothing and keeps the results.
+    const std::string before = readFile(output);
+    result = runCli({"run", output});
+    QCOMPARE(result.exitCode, 0);
+    QVERIFY2(result.err.contains("2 already finished, 0 to train"), qPrintable(result.err));
+    QCOMPARE(readFile(output), before);
+
+    // CSV export of the result.
+    result = runCli({"export-csv", output, "-o", dir.filePath("csv")});
+    QCOMPARE(result.exitCode, 0);
+    QVERIFY(QFile::exists(dir.filePath("csv/runs.csv")) && QFile::exists(dir.filePath("csv/curves.csv")));
+}
+
+void TestSession::cliRunExitsNonZeroWhenARunFails()
+{
+    QTemporaryDir dir;
+    const QString input = dir.filePath("failing.yaml");
+    writeFile(input, "schema_version: 1\n"
+                     "experiment:\n"
+                     "  task: {kind: text, text_path: " + dir.filePath("no-corpus.txt").toStdString() + ", context_length: 16}\n"
+                     "  model: {d_model: 8, heads: 1, layers: 1}\n"
+                     "  phases:\n"
+                     "    - {name: lm, objective: next_token, steps: 5, batch_size: 2}\n"
+                     "  device: cpu\n");
+    const CliResult result = runCli({"run", input});
+    QCOMPARE(result.exitCode, 1);
+    const Session saved = loadSession(input.toStdString());
+    QCOMPARE(saved.runs.size(), size_t(1));
+    QCOMPARE(saved.runs[0].result.status, RunStatus::Failed);
+    QVERIFY(!saved.runs[0].result.message.empty());
+}
+
+void TestSession::cliRunStopsCleanlyOnSigint()
+{
+    QTemporaryDir dir;
+    const QString input = dir.filePath("long.yaml");
+    writeFile(input, tinySession(10'000'000));
+    QProcess process;
+    process.start(QStringLiteral(HEADLAB_CLI_PATH), {"run", input, "--threads", "1"});
+    QVERIFY(process.waitForStarted());
+    // The session is saved with its queued runs before training starts; wait for training.
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += process.readAllStandardError()).contains("to train"), 30000);
+    QTest::qWait(1500);
+    ::kill(static_cast<pid_t>(process.processId()), SIGINT);
+    QVERIFY(process.waitForFinished(60000));
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 130);
+    const Session saved = loadSession(input.toStdString());
+    QCOMPARE(saved.runs.size(), size_t(2));
+    for (const auto &run : saved.runs) QCOMPARE(run.result.status, RunStatus::Stopped);
+    QCOMPARE(pendingRuns(saved).size(), size_t(2)); // they run again on resume
 }
 
 // Like QTEST_GUILESS_MAIN, but accepting the "-platform offscreen" that ctest passes to every
