@@ -2,6 +2,7 @@
 #include "core/Task.h"
 
 #include "core/AdditionTask.h"
+#include "core/NearestNeighbourTask.h"
 #include "core/TextTask.h"
 
 #include <stdexcept>
@@ -13,8 +14,8 @@ std::unique_ptr<Task> makeTask(const RunConfig &config, const std::vector<uint64
 {
     switch (config.task.kind) {
     case TaskKind::Addition: return std::make_unique<AdditionTask>(config.task, device);
+    case TaskKind::NearestNeighbour: return std::make_unique<NearestNeighbourTask>(config.task, dataSeeds, device);
     case TaskKind::Text: return std::make_unique<TextTask>(config, dataSeeds, device);
-    case TaskKind::NearestNeighbour: break;
     }
     throw std::invalid_argument(std::string("task.kind: the ") + toString(config.task.kind) +
                                 " task is not available in this build");
