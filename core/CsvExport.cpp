@@ -44,10 +44,12 @@ std::string headDimsText(const ModelConfig &model)
     return text;
 }
 
-void writeCurveRows(std::ofstream &out, size_t run, const std::string &name, const Curve &curve, size_t &points)
+void writeCurveRows(std::ofstream &out, size_t run, const std::string &name, const Curve &curve,
+                    size_t &points)
 {
     for (const auto &point : curve) {
-        out << run << ',' << csvField(name) << ',' << point.step << ',' << yaml::formatNumber(point.value) << '\n';
+        out << run << ',' << csvField(name) << ',' << point.step << ','
+            << yaml::formatNumber(point.value) << '\n';
         ++points;
     }
 }
@@ -58,7 +60,8 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
 {
     std::error_code error;
     std::filesystem::create_directories(directory, error);
-    if (error) throw SessionError(directory, 0, 0, "", "cannot create the directory: " + error.message());
+    if (error)
+        throw SessionError(directory, 0, 0, "", "cannot create the directory: " + error.message());
 
     CsvExportSummary summary;
     summary.runsPath = (std::filesystem::path(directory) / "runs.csv").string();
@@ -72,7 +75,9 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
 
     {
         std::ofstream out(summary.runsPath, std::ios::binary | std::ios::trunc);
-        if (!out) throw SessionError(summary.runsPath, 0, 0, "", std::string("cannot write: ") + std::strerror(errno));
+        if (!out)
+            throw SessionError(summary.runsPath, 0, 0, "",
+                               std::string("cannot write: ") + std::strerror(errno));
         out << "run";
         for (const auto &name : labelNames) out << ',' << csvField("label_" + name);
         out << ",task,d_model,layers,heads,head_dim,total_heads,lr,qk_rule,init_seed,data_seed"
@@ -88,10 +93,11 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
                 const auto it = run.labels.find(name);
                 out << ',' << csvField(it == run.labels.end() ? "" : it->second);
             }
-            out << ',' << toString(c.task.kind) << ',' << c.model.dModel << ',' << c.model.layers() << ','
-                << headsText(c.model) << ',' << headDimsText(c.model) << ',' << c.model.totalHeads() << ','
-                << yaml::formatNumber(c.lr) << ',' << (c.qkRule.enabled ? "on" : "off") << ',' << c.initSeed << ','
-                << c.dataSeed << ',' << toString(r.status) << ',' << r.stepsDone << ',' << r.divergedAtStep << ','
+            out << ',' << toString(c.task.kind) << ',' << c.model.dModel << ',' << c.model.layers()
+                << ',' << headsText(c.model) << ',' << headDimsText(c.model) << ','
+                << c.model.totalHeads() << ',' << yaml::formatNumber(c.lr) << ','
+                << (c.qkRule.enabled ? "on" : "off") << ',' << c.initSeed << ',' << c.dataSeed
+                << ',' << toString(r.status) << ',' << r.stepsDone << ',' << r.divergedAtStep << ','
                 << yaml::formatNumber(r.wallSeconds) << ',' << csvField(r.device);
             for (const auto &name : metricNames) {
                 const auto it = r.metrics.find(name);
@@ -100,21 +106,28 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
             out << ',' << csvField(r.message) << '\n';
         }
         out.flush();
-        if (!out) throw SessionError(summary.runsPath, 0, 0, "", std::string("cannot write: ") + std::strerror(errno));
+        if (!out)
+            throw SessionError(summary.runsPath, 0, 0, "",
+                               std::string("cannot write: ") + std::strerror(errno));
     }
 
     {
         std::ofstream out(summary.curvesPath, std::ios::binary | std::ios::trunc);
-        if (!out) throw SessionError(summary.curvesPath, 0, 0, "", std::string("cannot write: ") + std::strerror(errno));
+        if (!out)
+            throw SessionError(summary.curvesPath, 0, 0, "",
+                               std::string("cannot write: ") + std::strerror(errno));
         out << "run,curve,step,value\n";
         for (size_t i = 0; i < session.runs.size(); ++i) {
             const RunResult &r = session.runs[i].result;
             writeCurveRows(out, i, "train", r.train, summary.points);
             writeCurveRows(out, i, "test", r.test, summary.points);
-            for (const auto &[name, curve] : r.extra) writeCurveRows(out, i, name, curve, summary.points);
+            for (const auto &[name, curve] : r.extra)
+                writeCurveRows(out, i, name, curve, summary.points);
         }
         out.flush();
-        if (!out) throw SessionError(summary.curvesPath, 0, 0, "", std::string("cannot write: ") + std::strerror(errno));
+        if (!out)
+            throw SessionError(summary.curvesPath, 0, 0, "",
+                               std::string("cannot write: ") + std::strerror(errno));
     }
     summary.runs = session.runs.size();
     return summary;

@@ -10,9 +10,12 @@ namespace headlab {
 const char *toString(HeadScheme scheme)
 {
     switch (scheme) {
-    case HeadScheme::Ascending: return "ascending";
-    case HeadScheme::Constant: return "constant";
-    case HeadScheme::Descending: return "descending";
+    case HeadScheme::Ascending:
+        return "ascending";
+    case HeadScheme::Constant:
+        return "constant";
+    case HeadScheme::Descending:
+        return "descending";
     }
     return "?";
 }
@@ -54,12 +57,14 @@ int64_t headCount(double ideal, int64_t dModel)
 
 } // namespace
 
-std::vector<int64_t> headSchedule(HeadScheme scheme, double totalHeads, int64_t layers, int64_t dModel)
+std::vector<int64_t> headSchedule(HeadScheme scheme, double totalHeads, int64_t layers,
+                                  int64_t dModel)
 {
     std::vector<int64_t> heads;
     if (layers <= 0) return heads;
     if (scheme == HeadScheme::Constant) {
-        heads.assign(static_cast<size_t>(layers), headCount(totalHeads / static_cast<double>(layers), dModel));
+        heads.assign(static_cast<size_t>(layers),
+                     headCount(totalHeads / static_cast<double>(layers), dModel));
         return heads;
     }
     const double base = totalHeads / (std::ldexp(1.0, static_cast<int>(layers)) - 1.0);

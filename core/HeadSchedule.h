@@ -22,7 +22,8 @@ bool parseHeadScheme(const std::string &text, HeadScheme *out);
 // With dModel > 0 each count is snapped to the nearest divisor of dModel (ties go to the larger),
 // else rounded to the nearest integer; every count is at least 1.
 // For L = 4, d_model 768: ascending 180 → 12, 24, 48, 96; constant 180 → 48 ×4.
-std::vector<int64_t> headSchedule(HeadScheme scheme, double totalHeads, int64_t layers, int64_t dModel);
+std::vector<int64_t> headSchedule(HeadScheme scheme, double totalHeads, int64_t layers,
+                                  int64_t dModel);
 
 // "ascending:180" — the label of a generated schedule, as used by the head_schedule sweep axis.
 std::string headScheduleLabel(HeadScheme scheme, double totalHeads);

@@ -37,7 +37,8 @@ std::vector<PresetInfo> builtinPresets()
         }
         presets.push_back(std::move(info));
     }
-    std::sort(presets.begin(), presets.end(), [](const auto &a, const auto &b) { return a.name < b.name; });
+    std::sort(presets.begin(), presets.end(),
+              [](const auto &a, const auto &b) { return a.name < b.name; });
     return presets;
 }
 

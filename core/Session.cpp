@@ -56,21 +56,23 @@ std::string shortestNumber(double value)
 
 } // namespace
 
-SessionError::SessionError(std::string file, int line, int column, std::string keyPath, std::string message)
-    : std::runtime_error(locatedWhat(file, line, column, keyPath, message)),
-      m_file(std::move(file)),
-      m_line(line),
-      m_column(column),
-      m_keyPath(std::move(keyPath)),
-      m_message(std::move(message))
-{
-}
+SessionError::SessionError(std::string file, int line, int column, std::string keyPath,
+                           std::string message)
+    : std::runtime_error(locatedWhat(file, line, column, keyPath, message))
+    , m_file(std::move(file))
+    , m_line(line)
+    , m_column(column)
+    , m_keyPath(std::move(keyPath))
+    , m_message(std::move(message))
+{}
 
 std::string AxisValue::label() const
 {
     switch (kind) {
-    case Kind::Number: return shortestNumber(number);
-    case Kind::Text: return text;
+    case Kind::Number:
+        return shortestNumber(number);
+    case Kind::Text:
+        return text;
     case Kind::IntList: {
         std::string result = "[";
         for (size_t i = 0; i < ints.size(); ++i) {
@@ -88,14 +90,15 @@ std::string AxisValue::label() const
 
 namespace {
 
-const std::vector<std::string> kAxisNames = {"d_model", "heads",           "head_schedule", "head_dim",
-                                             "lr",      "seed",            "layers",        "width_multiplier",
-                                             "qk_rule", "logit_scale"};
+const std::vector<std::string> kAxisNames = {
+    "d_model", "heads",  "head_schedule",    "head_dim", "lr",
+    "seed",    "layers", "width_multiplier", "qk_rule",  "logit_scale"};
 
 // The order in which axis values are applied to a config: the layer count before the head
 // counts that fill it, the schedule generator after d_model and layers that it depends on.
-const std::vector<std::string> kApplyOrder = {"layers",  "d_model", "head_dim", "width_multiplier", "logit_scale",
-                                              "qk_rule", "heads",   "head_schedule", "lr",          "seed"};
+const std::vector<std::string> kApplyOrder = {
+    "layers",        "d_model", "head_dim", "width_multiplier", "logit_scale", "qk_rule", "heads",
+    "head_schedule", "lr",      "seed"};
 
 AxisValue numberValue(double number)
 {
@@ -125,11 +128,14 @@ AxisValue scheduleValue(const YamlField &schemeField, const YamlField &totalFiel
     HeadScheme scheme = HeadScheme::Constant;
     if (!schemeField.present()) fail(schemeField, "missing: ascending, constant or descending");
     if (!parseHeadScheme(readString(schemeField), &scheme))
-        fail(schemeField, "unknown scheme '" + readString(schemeField) + "' (expected ascending, constant or descending)");
-    if (!totalField.present()) fail(totalField, "missing: the total number of heads over all layers");
+        fail(schemeField, "unknown scheme '" + readString(schemeField) +
+                              "' (expected ascending, constant or descending)");
+    if (!totalField.present())
+        fail(totalField, "missing: the total number of heads over all layers");
     const double total = readNumber(totalField);
     if (!(total >= 1) || std::isinf(total))
-        fail(totalField, "the total number of heads must be at least 1, got " + formatNumber(total));
+        fail(totalField,
+             "the total number of heads must be at least 1, got " + formatNumber(total));
     return textValue(headScheduleLabel(scheme, total));
 }
 
@@ -143,7 +149,9 @@ AxisValue readScheduleValue(const YamlField &field)
         double total = 0;
         if (colon == std::string::npos || !parseHeadScheme(text.substr(0, colon), &scheme) ||
             !parseNumber(text.substr(colon + 1), &total) || !(total >= 1) || std::isinf(total))
-            fail(field, "expected {scheme: ascending|constant|descending, total: N} or 'scheme:N', got '" + text + "'");
+            fail(field,
+                 "expected {scheme: ascending|constant|descending, total: N} or 'scheme:N', got '" +
+                     text + "'");
         return textValue(headScheduleLabel(scheme, total));
     }
     checkKeys(field, {"scheme", "total"});
@@ -190,9 +198,11 @@ std::vector<AxisValue> readAxisValues(const std::string &axis, const YamlField &
         const int64_t count = readIntAtLeast(child(logspace, "count"), 1);
         for (int64_t i = 0; i < count; ++i) {
             double lr = from;
-            if (i == count - 1) lr = to;
+            if (i == count - 1)
+                lr = to;
             else if (i > 0)
-                lr = std::exp(std::log(from) + (std::log(to) - std::log(from)) * static_cast<double>(i) /
+                lr = std::exp(std::log(from) + (std::log(to) - std::log(from)) *
+                                                   static_cast<double>(i) /
                                                    static_cast<double>(count - 1));
             values.push_back(numberValue(lr));
         }
@@ -206,7 +216,8 @@ std::vector<AxisValue> readAxisValues(const std::string &axis, const YamlField &
             return f.node.IsSequence() ? items(f) : std::vector<YamlField>{f};
         };
         for (const auto &scheme : listOf(child(field, "scheme")))
-            for (const auto &total : listOf(child(field, "total"))) values.push_back(scheduleValue(scheme, total));
+            for (const auto &total : listOf(child(field, "total")))
+                values.push_back(scheduleValue(scheme, total));
         return values;
     }
     if (field.node.IsSequence()) {
@@ -222,8 +233,10 @@ void writeAxisValue(YAML::Emitter &out, const std::string &axis, const AxisValue
 {
     switch (value.kind) {
     case AxisValue::Kind::Number:
-        if (axis == "lr") out << formatNumber(value.number);
-        else out << static_cast<int64_t>(value.number);
+        if (axis == "lr")
+            out << formatNumber(value.number);
+        else
+            out << static_cast<int64_t>(value.number);
         return;
     case AxisValue::Kind::IntList:
         out << YAML::Flow << YAML::BeginSeq;
@@ -255,9 +268,11 @@ std::string applyAxisValue(RunConfig &config, const std::string &axis, const Axi
         const bool constant = std::all_of(model.heads.begin(), model.heads.end(),
                                           [&](int64_t h) { return h == model.heads.front(); });
         if (!constant && !all.count("heads") && !all.count("head_schedule"))
-            return "layers: the base model has per-layer head counts; give experiment.model.heads as one number "
+            return "layers: the base model has per-layer head counts; give experiment.model.heads "
+                   "as one number "
                    "to sweep the layer count";
-        model.heads.assign(static_cast<size_t>(integer), model.heads.empty() ? 1 : model.heads.front());
+        model.heads.assign(static_cast<size_t>(integer),
+                           model.heads.empty() ? 1 : model.heads.front());
     } else if (axis == "d_model") {
         model.dModel = integer;
     } else if (axis == "head_dim") {
@@ -307,8 +322,8 @@ std::string checkHeads(const RunConfig &config)
         if (h < 1)
             problem = std::to_string(h) + " heads (layer " + std::to_string(l) + ")";
         else if (model.headDim == 0 && model.dModel % h != 0)
-            problem = std::to_string(h) + " heads do not divide d_model " + std::to_string(model.dModel) +
-                      " (layer " + std::to_string(l) + ")";
+            problem = std::to_string(h) + " heads do not divide d_model " +
+                      std::to_string(model.dModel) + " (layer " + std::to_string(l) + ")";
         if (problem.empty()) continue;
         if (!message.empty()) message += "; ";
         message += "model.heads[" + std::to_string(l) + "]: " + problem;
@@ -363,7 +378,8 @@ void expandSweep(Session &session)
                     SessionRun run;
                     run.labels = labels;
                     run.config = config;
-                    if (auto old = previous.find(canonical); old != previous.end()) run.result = old->second;
+                    if (auto old = previous.find(canonical); old != previous.end())
+                        run.result = old->second;
                     seen.emplace(canonical, runs.size());
                     runs.push_back(std::move(run));
                 }
@@ -374,8 +390,10 @@ void expandSweep(Session &session)
             bool carry = true;
             for (size_t a = session.axes.size(); carry && a > 0;) {
                 --a;
-                if (++index[a] < session.axes[a].values.size()) carry = false;
-                else index[a] = 0;
+                if (++index[a] < session.axes[a].values.size())
+                    carry = false;
+                else
+                    index[a] = 0;
             }
             if (carry) break;
         }
@@ -415,8 +433,8 @@ Curve readCurve(const YamlField &field)
     if (!values.node.IsDefined() || !values.node.IsSequence())
         fail(values, "expected a list of values");
     if (steps.node.size() != values.node.size())
-        fail(values, std::to_string(values.node.size()) + " values for " + std::to_string(steps.node.size()) +
-                         " steps");
+        fail(values, std::to_string(values.node.size()) + " values for " +
+                         std::to_string(steps.node.size()) + " steps");
     Curve curve(steps.node.size());
     for (size_t i = 0; i < curve.size(); ++i) {
         const YAML::Node s = steps.node[i];
@@ -430,8 +448,9 @@ Curve readCurve(const YamlField &field)
 RunStatus readStatus(const YamlField &field)
 {
     const std::string text = readString(field);
-    const RunStatus all[] = {RunStatus::Queued, RunStatus::Running, RunStatus::Paused, RunStatus::Done,
-                             RunStatus::Diverged, RunStatus::Failed, RunStatus::Stopped};
+    const RunStatus all[] = {RunStatus::Queued, RunStatus::Running,  RunStatus::Paused,
+                             RunStatus::Done,   RunStatus::Diverged, RunStatus::Failed,
+                             RunStatus::Stopped};
     std::vector<std::string> names;
     for (RunStatus s : all) {
         if (lowerText(text) == lowerText(toString(s))) return s;
@@ -447,8 +466,9 @@ RunStatus readStatus(const YamlField &field)
 
 SessionRun readRun(const YamlField &field)
 {
-    checkKeys(field, {"labels", "config", "status", "steps_done", "diverged_at_step", "wall_seconds", "device",
-                      "message", "phase_starts", "metrics", "curves", "samples"});
+    checkKeys(field,
+              {"labels", "config", "status", "steps_done", "diverged_at_step", "wall_seconds",
+               "device", "message", "phase_starts", "metrics", "curves", "samples"});
     SessionRun run;
     run.labels = readLabels(child(field, "labels"));
     const YamlField config = child(field, "config");
@@ -457,7 +477,8 @@ SessionRun readRun(const YamlField &field)
     RunResult &result = run.result;
     if (auto f = child(field, "status"); f.present()) result.status = readStatus(f);
     if (auto f = child(field, "steps_done"); f.present()) result.stepsDone = readIntAtLeast(f, 0);
-    if (auto f = child(field, "diverged_at_step"); f.present()) result.divergedAtStep = readIntAtLeast(f, -1);
+    if (auto f = child(field, "diverged_at_step"); f.present())
+        result.divergedAtStep = readIntAtLeast(f, -1);
     if (auto f = child(field, "wall_seconds"); f.present()) result.wallSeconds = readNumber(f);
     if (auto f = child(field, "device"); f.present()) result.device = readString(f);
     if (auto f = child(field, "message"); f.present()) result.message = readString(f);
@@ -469,9 +490,12 @@ SessionRun readRun(const YamlField &field)
         for (const auto &sample : items(f)) result.samples.push_back(readString(sample));
     if (auto f = child(field, "curves"); f.present() && !f.isNull()) {
         for (const auto &[key, value] : entries(f)) {
-            if (key == "train") result.train = readCurve(value);
-            else if (key == "test") result.test = readCurve(value);
-            else result.extra[key] = readCurve(value);
+            if (key == "train")
+                result.train = readCurve(value);
+            else if (key == "test")
+                result.test = readCurve(value);
+            else
+                result.extra[key] = readCurve(value);
         }
     }
     return run;
@@ -504,7 +528,8 @@ void readSweep(const YamlField &field, Session &session)
     }
     for (const auto &axis : session.axes) {
         if (axis.name == "head_schedule" && hasHeads)
-            fail(child(field, "head_schedule"), "cannot be swept together with heads: both set the head counts");
+            fail(child(field, "head_schedule"),
+                 "cannot be swept together with heads: both set the head counts");
     }
 }
 
@@ -515,7 +540,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     const YamlField root = parseDocument(yamlText, file);
     if (!root.node.IsDefined() || root.node.IsNull())
         fail(root, "empty document; a session is a mapping with schema_version and experiment");
-    checkKeys(root, {"schema_version", "name", "description", "experiment", "sweep", "runs", "skipped", "view"});
+    checkKeys(root, {"schema_version", "name", "description", "experiment", "sweep", "runs",
+                     "skipped", "view"});
 
     Session session;
     const YamlField version = child(root, "schema_version");
@@ -523,7 +549,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     session.schemaVersion = static_cast<int>(readIntAtLeast(version, 1));
     if (session.schemaVersion > Session::kSchemaVersion)
         fail(version, "schema version " + std::to_string(session.schemaVersion) +
-                          " is newer than this HeadLab reads (" + std::to_string(Session::kSchemaVersion) + ")");
+                          " is newer than this HeadLab reads (" +
+                          std::to_string(Session::kSchemaVersion) + ")");
     if (auto f = child(root, "name"); f.present()) session.name = readString(f);
     if (auto f = child(root, "description"); f.present()) session.description = readString(f);
     const YamlField experiment = child(root, "experiment");
@@ -535,7 +562,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     if (auto f = child(root, "skipped"); f.present() && !f.isNull()) {
         for (const auto &s : items(f)) {
             checkKeys(s, {"labels", "reason"});
-            session.skipped.push_back({readLabels(child(s, "labels")), readString(child(s, "reason"))});
+            session.skipped.push_back(
+                {readLabels(child(s, "labels")), readString(child(s, "reason"))});
         }
     }
     if (auto f = child(root, "view"); f.present() && !f.isNull())
@@ -546,10 +574,12 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
 Session loadSession(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw SessionError(path, 0, 0, "", std::string("cannot open: ") + std::strerror(errno));
+    if (!in)
+        throw SessionError(path, 0, 0, "", std::string("cannot open: ") + std::strerror(errno));
     std::ostringstream text;
     text << in.rdbuf();
-    if (in.bad()) throw SessionError(path, 0, 0, "", std::string("cannot read: ") + std::strerror(errno));
+    if (in.bad())
+        throw SessionError(path, 0, 0, "", std::string("cannot read: ") + std::strerror(errno));
     return sessionFromYaml(text.str(), path);
 }
 
@@ -622,7 +652,8 @@ std::string sessionToYaml(const Session &session)
         for (auto s : r.phaseStarts) out << s;
         out << YAML::EndSeq;
         out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
-        for (const auto &[key, value] : r.metrics) out << YAML::Key << key << YAML::Value << formatNumber(value);
+        for (const auto &[key, value] : r.metrics)
+            out << YAML::Key << key << YAML::Value << formatNumber(value);
         out << YAML::EndMap;
         if (!r.samples.empty()) {
             out << YAML::Key << "samples" << YAML::Value << YAML::BeginSeq;
@@ -663,7 +694,8 @@ std::string sessionToYaml(const Session &session)
     }
     out << YAML::EndMap;
     out << YAML::EndMap;
-    if (!out.good()) throw SessionError("<session>", 0, 0, "", "cannot write YAML: " + out.GetLastError());
+    if (!out.good())
+        throw SessionError("<session>", 0, 0, "", "cannot write YAML: " + out.GetLastError());
     return std::string(out.c_str()) + "\n";
 }
 
@@ -671,8 +703,9 @@ void saveSessionAtomic(const Session &session, const std::string &path)
 {
     const std::string text = sessionToYaml(session);
     auto failure = [&](const std::string &what, int error) {
-        return SessionError(path, 0, 0, "", "cannot save (" + what + "): " + std::strerror(error) +
-                                                "; the previous file, if any, is unchanged");
+        return SessionError(path, 0, 0, "",
+                            "cannot save (" + what + "): " + std::strerror(error) +
+                                "; the previous file, if any, is unchanged");
     };
     // The temporary file must be in the same directory for rename() to be atomic.
     std::string tempPath = path + ".tmp.XXXXXX";
@@ -716,7 +749,8 @@ void saveSessionAtomic(const Session &session, const std::string &path)
         throw failure("renaming " + tempPath, error);
     }
     // Make the rename itself durable.
-    std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/'));
+    std::string dir =
+        path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/'));
     if (dir.empty()) dir = path.find('/') == 0 ? "/" : ".";
     const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
     if (dirFd >= 0) {

@@ -15,10 +15,12 @@ namespace headlab::yaml {
 // ---------------------------------------------------------------------------------------------
 // Locations and structure
 
-void failAt(const YamlField &field, const YAML::Mark &mark, const std::string &path, const std::string &message)
+void failAt(const YamlField &field, const YAML::Mark &mark, const std::string &path,
+            const std::string &message)
 {
     const bool known = !mark.is_null() && mark.line >= 0;
-    throw SessionError(field.file, known ? mark.line + 1 : 0, known ? mark.column + 1 : 0, path, message);
+    throw SessionError(field.file, known ? mark.line + 1 : 0, known ? mark.column + 1 : 0, path,
+                       message);
 }
 
 void fail(const YamlField &field, const std::string &message)
@@ -73,11 +75,16 @@ std::string describeType(const YAML::Node &node)
 {
     if (!node.IsDefined()) return "nothing";
     switch (node.Type()) {
-    case YAML::NodeType::Null: return "nothing";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a mapping";
-    case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
-    default: return "an undefined value";
+    case YAML::NodeType::Null:
+        return "nothing";
+    case YAML::NodeType::Sequence:
+        return "a list";
+    case YAML::NodeType::Map:
+        return "a mapping";
+    case YAML::NodeType::Scalar:
+        return "'" + node.Scalar() + "'";
+    default:
+        return "an undefined value";
     }
 }
 
@@ -140,7 +147,8 @@ YamlField child(const YamlField &map, const std::string &key)
             if (it->first.IsScalar() && it->first.Scalar() == key) {
                 result.node = it->second;
                 result.mark = it->second.Mark();
-                // A key with no value ("lr:") has a null node that points past it: point at the key.
+                // A key with no value ("lr:") has a null node that points past it: point at the
+                // key.
                 if (result.mark.is_null() || it->second.IsNull()) result.mark = it->first.Mark();
                 return result;
             }
@@ -175,7 +183,8 @@ std::vector<std::pair<std::string, YamlField>> entries(const YamlField &map)
     requireMap(map);
     std::vector<std::pair<std::string, YamlField>> result;
     for (auto it = map.node.begin(); it != map.node.end(); ++it) {
-        if (!it->first.IsScalar()) failAt(map, it->first.Mark(), map.path, "keys must be plain text");
+        if (!it->first.IsScalar())
+            failAt(map, it->first.Mark(), map.path, "keys must be plain text");
         const std::string key = it->first.Scalar();
         YamlField value;
         value.file = map.file;
@@ -222,7 +231,8 @@ bool parseNumber(const std::string &text, double *out)
     }
     // Decimal only: no hex floats, no "infinity", no leading/trailing space.
     for (char c : t)
-        if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == '+' || c == '-'))
+        if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == '+' ||
+              c == '-'))
             return false;
     const char *begin = text.c_str();
     char *end = nullptr;
@@ -303,25 +313,29 @@ int64_t readIntAtLeast(const YamlField &field, int64_t minimum)
 {
     const int64_t value = readInt(field);
     if (value < minimum)
-        fail(field, "must be at least " + std::to_string(minimum) + ", got " + std::to_string(value));
+        fail(field,
+             "must be at least " + std::to_string(minimum) + ", got " + std::to_string(value));
     return value;
 }
 
 double readPositive(const YamlField &field)
 {
     const double value = readNumber(field);
-    if (!(value > 0) || std::isinf(value)) fail(field, "must be a finite number > 0, got " + formatNumber(value));
+    if (!(value > 0) || std::isinf(value))
+        fail(field, "must be a finite number > 0, got " + formatNumber(value));
     return value;
 }
 
-double readNumberInRange(const YamlField &field, double low, bool lowInclusive, double high, bool highInclusive)
+double readNumberInRange(const YamlField &field, double low, bool lowInclusive, double high,
+                         bool highInclusive)
 {
     const double value = readNumber(field);
     const bool aboveLow = lowInclusive ? value >= low : value > low;
     const bool belowHigh = highInclusive ? value <= high : value < high;
     if (!(aboveLow && belowHigh)) {
-        fail(field, std::string("must be in ") + (lowInclusive ? "[" : "(") + formatNumber(low) + ", " +
-                        formatNumber(high) + (highInclusive ? "]" : ")") + ", got " + formatNumber(value));
+        fail(field, std::string("must be in ") + (lowInclusive ? "[" : "(") + formatNumber(low) +
+                        ", " + formatNumber(high) + (highInclusive ? "]" : ")") + ", got " +
+                        formatNumber(value));
     }
     return value;
 }
@@ -333,8 +347,9 @@ void writeText(YAML::Emitter &out, const std::string &text)
 {
     const std::string t = lower(text);
     double number = 0;
-    const bool ambiguous = text.empty() || parseNumber(text, &number) || t == "true" || t == "false" ||
-                           t == "yes" || t == "no" || t == "on" || t == "off" || t == "null" || t == "~" ||
+    const bool ambiguous = text.empty() || parseNumber(text, &number) || t == "true" ||
+                           t == "false" || t == "yes" || t == "no" || t == "on" || t == "off" ||
+                           t == "null" || t == "~" ||
                            std::isspace(static_cast<unsigned char>(text.front())) ||
                            std::isspace(static_cast<unsigned char>(text.back()));
     // Line breaks too are written double-quoted (as \n): a literal block would add a final one.
@@ -371,7 +386,8 @@ std::string normalised(const std::string &text)
 {
     std::string result;
     for (char c : text)
-        if (c != '_' && c != '-' && c != ' ') result += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (c != '_' && c != '-' && c != ' ')
+            result += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return result;
 }
 
@@ -387,7 +403,8 @@ Enum readEnum(const YamlField &field, std::initializer_list<EnumName<Enum>> name
     const std::string text = readString(field);
     if (isScalar(field)) {
         for (const auto &n : names) {
-            if (normalised(text) == normalised(n.name) || normalised(text) == normalised(toString(n.value)))
+            if (normalised(text) == normalised(n.name) ||
+                normalised(text) == normalised(toString(n.value)))
                 return n.value;
         }
     }
@@ -402,22 +419,27 @@ Enum readEnum(const YamlField &field, std::initializer_list<EnumName<Enum>> name
 }
 
 const std::initializer_list<EnumName<TaskKind>> kTaskKinds = {
-    {TaskKind::Addition, "addition"}, {TaskKind::NearestNeighbour, "nearest_neighbour"}, {TaskKind::Text, "text"}};
+    {TaskKind::Addition, "addition"},
+    {TaskKind::NearestNeighbour, "nearest_neighbour"},
+    {TaskKind::Text, "text"}};
 const std::initializer_list<EnumName<Objective>> kObjectives = {
-    {Objective::NextToken, "next_token"}, {Objective::Answer, "answer"}, {Objective::Regression, "regression"}};
-const std::initializer_list<EnumName<OptimizerKind>> kOptimizers = {{OptimizerKind::Adam, "adam"},
-                                                                    {OptimizerKind::AdamW, "adamw"}};
-const std::initializer_list<EnumName<ScheduleKind>> kSchedules = {{ScheduleKind::Constant, "constant"},
-                                                                  {ScheduleKind::WarmupCosine, "warmup_cosine"}};
+    {Objective::NextToken, "next_token"},
+    {Objective::Answer, "answer"},
+    {Objective::Regression, "regression"}};
+const std::initializer_list<EnumName<OptimizerKind>> kOptimizers = {
+    {OptimizerKind::Adam, "adam"}, {OptimizerKind::AdamW, "adamw"}};
+const std::initializer_list<EnumName<ScheduleKind>> kSchedules = {
+    {ScheduleKind::Constant, "constant"}, {ScheduleKind::WarmupCosine, "warmup_cosine"}};
 const std::initializer_list<EnumName<NormKind>> kNorms = {{NormKind::LayerNorm, "layer_norm"},
                                                           {NormKind::UnitScale, "unit_scale"}};
-const std::initializer_list<EnumName<NormPlacement>> kPlacements = {{NormPlacement::PreNorm, "pre_norm"},
-                                                                    {NormPlacement::PostNorm, "post_norm"}};
+const std::initializer_list<EnumName<NormPlacement>> kPlacements = {
+    {NormPlacement::PreNorm, "pre_norm"}, {NormPlacement::PostNorm, "post_norm"}};
 const std::initializer_list<EnumName<Activation>> kActivations = {{Activation::Gelu, "gelu"},
                                                                   {Activation::Relu, "relu"}};
-const std::initializer_list<EnumName<LogitScale>> kLogitScales = {{LogitScale::InvSqrtHeadDim, "inv_sqrt_head_dim"},
-                                                                  {LogitScale::InvHeadDim, "inv_head_dim"},
-                                                                  {LogitScale::None, "none"}};
+const std::initializer_list<EnumName<LogitScale>> kLogitScales = {
+    {LogitScale::InvSqrtHeadDim, "inv_sqrt_head_dim"},
+    {LogitScale::InvHeadDim, "inv_head_dim"},
+    {LogitScale::None, "none"}};
 
 // head_dim / ffn_width: an integer >= 0, or "auto" (0: derived).
 int64_t readAutoInt(const YamlField &field)
@@ -435,15 +457,16 @@ std::string readDevice(const YamlField &field)
     const std::string device = readString(field);
     if (device == "auto" || device == "cpu" || device == "cuda") return device;
     int64_t index = 0;
-    if (device.rfind("cuda:", 0) == 0 && parseInt(device.substr(5), &index) && index >= 0) return device;
+    if (device.rfind("cuda:", 0) == 0 && parseInt(device.substr(5), &index) && index >= 0)
+        return device;
     fail(field, "unknown device '" + device + "' (expected auto, cpu, cuda or cuda:N)");
 }
 
 const std::vector<std::string> kAdditionKeys = {"train_pairs", "test_pairs", "test_pair_base"};
 const std::vector<std::string> kNearestNeighbourKeys = {"point_dim", "num_points"};
-const std::vector<std::string> kTextKeys = {"text_path",     "context_length", "validation_fraction",
-                                           "corpus_bytes",  "sample_prompt",  "sample_length",
-                                           "sample_count",  "sample_temperature", "sample_seed"};
+const std::vector<std::string> kTextKeys = {
+    "text_path",     "context_length", "validation_fraction", "corpus_bytes", "sample_prompt",
+    "sample_length", "sample_count",   "sample_temperature",  "sample_seed"};
 
 TaskConfig readTask(const YamlField &field)
 {
@@ -454,40 +477,48 @@ TaskConfig readTask(const YamlField &field)
     TaskConfig task;
     if (auto f = child(field, "kind"); f.present()) task.kind = readEnum(f, kTaskKinds);
     const std::vector<std::string> &own = task.kind == TaskKind::Addition ? kAdditionKeys
-                                          : task.kind == TaskKind::NearestNeighbour ? kNearestNeighbourKeys
-                                                                                    : kTextKeys;
+                                          : task.kind == TaskKind::NearestNeighbour
+                                              ? kNearestNeighbourKeys
+                                              : kTextKeys;
     for (const auto &[key, value] : entries(field)) {
         if (key == "kind" || std::find(own.begin(), own.end(), key) != own.end()) continue;
-        const char *owner = std::find(kAdditionKeys.begin(), kAdditionKeys.end(), key) != kAdditionKeys.end()
-                                ? "addition"
-                            : std::find(kTextKeys.begin(), kTextKeys.end(), key) != kTextKeys.end()
-                                ? "text"
-                                : "nearest_neighbour";
-        fail(value, std::string("is an option of task kind ") + owner + ", not " + toString(task.kind));
+        const char *owner =
+            std::find(kAdditionKeys.begin(), kAdditionKeys.end(), key) != kAdditionKeys.end()
+                ? "addition"
+            : std::find(kTextKeys.begin(), kTextKeys.end(), key) != kTextKeys.end()
+                ? "text"
+                : "nearest_neighbour";
+        fail(value,
+             std::string("is an option of task kind ") + owner + ", not " + toString(task.kind));
     }
     if (auto f = child(field, "train_pairs"); f.present()) task.trainPairs = readIntAtLeast(f, 1);
     if (auto f = child(field, "test_pairs"); f.present()) task.testPairs = readIntAtLeast(f, 1);
-    if (auto f = child(field, "test_pair_base"); f.present()) task.testPairBase = readIntAtLeast(f, 0);
+    if (auto f = child(field, "test_pair_base"); f.present())
+        task.testPairBase = readIntAtLeast(f, 0);
     if (auto f = child(field, "point_dim"); f.present()) task.pointDim = readIntAtLeast(f, 1);
     if (auto f = child(field, "num_points"); f.present()) task.numPoints = readIntAtLeast(f, 2);
     if (auto f = child(field, "text_path"); f.present()) task.textPath = readString(f);
-    if (auto f = child(field, "context_length"); f.present()) task.contextLength = readIntAtLeast(f, 2);
+    if (auto f = child(field, "context_length"); f.present())
+        task.contextLength = readIntAtLeast(f, 2);
     if (auto f = child(field, "validation_fraction"); f.present())
         task.validationFraction = readNumberInRange(f, 0.0, false, 1.0, false);
     if (auto f = child(field, "corpus_bytes"); f.present()) task.corpusBytes = readIntAtLeast(f, 1);
     if (auto f = child(field, "sample_prompt"); f.present()) task.samplePrompt = readString(f);
-    if (auto f = child(field, "sample_length"); f.present()) task.sampleLength = readIntAtLeast(f, 0);
+    if (auto f = child(field, "sample_length"); f.present())
+        task.sampleLength = readIntAtLeast(f, 0);
     if (auto f = child(field, "sample_count"); f.present()) task.sampleCount = readIntAtLeast(f, 0);
     if (auto f = child(field, "sample_temperature"); f.present())
-        task.sampleTemperature = readNumberInRange(f, 0, true, std::numeric_limits<double>::infinity(), false);
+        task.sampleTemperature =
+            readNumberInRange(f, 0, true, std::numeric_limits<double>::infinity(), false);
     if (auto f = child(field, "sample_seed"); f.present()) task.sampleSeed = readUnsigned(f);
     return task;
 }
 
 ModelConfig readModel(const YamlField &field)
 {
-    checkKeys(field, {"d_model", "heads", "layers", "head_dim", "ffn_width", "activation", "norm", "placement",
-                      "final_norm", "causal", "bias", "zero_init_outputs", "logit_scale", "width_multiplier"});
+    checkKeys(field, {"d_model", "heads", "layers", "head_dim", "ffn_width", "activation", "norm",
+                      "placement", "final_norm", "causal", "bias", "zero_init_outputs",
+                      "logit_scale", "width_multiplier"});
     ModelConfig model;
     if (auto f = child(field, "d_model"); f.present()) model.dModel = readIntAtLeast(f, 1);
     const YamlField heads = child(field, "heads");
@@ -499,7 +530,8 @@ ModelConfig readModel(const YamlField &field)
         if (layers.present()) {
             const int64_t n = readIntAtLeast(layers, 1);
             if (n != model.layers())
-                fail(layers, std::to_string(n) + " layers, but heads lists " + std::to_string(model.layers()) +
+                fail(layers, std::to_string(n) + " layers, but heads lists " +
+                                 std::to_string(model.layers()) +
                                  " (leave layers out when heads is a list)");
         }
     } else {
@@ -509,15 +541,19 @@ ModelConfig readModel(const YamlField &field)
     }
     if (auto f = child(field, "head_dim"); f.present()) model.headDim = readAutoInt(f);
     if (auto f = child(field, "ffn_width"); f.present()) model.ffnWidth = readAutoInt(f);
-    if (auto f = child(field, "activation"); f.present()) model.activation = readEnum(f, kActivations);
+    if (auto f = child(field, "activation"); f.present())
+        model.activation = readEnum(f, kActivations);
     if (auto f = child(field, "norm"); f.present()) model.norm = readEnum(f, kNorms);
     if (auto f = child(field, "placement"); f.present()) model.placement = readEnum(f, kPlacements);
     if (auto f = child(field, "final_norm"); f.present()) model.finalNorm = readBool(f);
     if (auto f = child(field, "causal"); f.present()) model.causal = readBool(f);
     if (auto f = child(field, "bias"); f.present()) model.bias = readBool(f);
-    if (auto f = child(field, "zero_init_outputs"); f.present()) model.zeroInitOutputs = readBool(f);
-    if (auto f = child(field, "logit_scale"); f.present()) model.logitScale = readEnum(f, kLogitScales);
-    if (auto f = child(field, "width_multiplier"); f.present()) model.widthMultiplier = readIntAtLeast(f, 1);
+    if (auto f = child(field, "zero_init_outputs"); f.present())
+        model.zeroInitOutputs = readBool(f);
+    if (auto f = child(field, "logit_scale"); f.present())
+        model.logitScale = readEnum(f, kLogitScales);
+    if (auto f = child(field, "width_multiplier"); f.present())
+        model.widthMultiplier = readIntAtLeast(f, 1);
     return model;
 }
 
@@ -543,11 +579,14 @@ PhaseConfig readPhase(const YamlField &field)
     if (auto f = child(field, "optimizer"); f.present()) {
         checkKeys(f, {"kind", "beta1", "beta2", "eps", "weight_decay"});
         if (auto g = child(f, "kind"); g.present()) phase.optimizer.kind = readEnum(g, kOptimizers);
-        if (auto g = child(f, "beta1"); g.present()) phase.optimizer.beta1 = readNumberInRange(g, 0, true, 1, false);
-        if (auto g = child(f, "beta2"); g.present()) phase.optimizer.beta2 = readNumberInRange(g, 0, true, 1, false);
+        if (auto g = child(f, "beta1"); g.present())
+            phase.optimizer.beta1 = readNumberInRange(g, 0, true, 1, false);
+        if (auto g = child(f, "beta2"); g.present())
+            phase.optimizer.beta2 = readNumberInRange(g, 0, true, 1, false);
         if (auto g = child(f, "eps"); g.present()) phase.optimizer.eps = readPositive(g);
         if (auto g = child(f, "weight_decay"); g.present())
-            phase.optimizer.weightDecay = readNumberInRange(g, 0, true, std::numeric_limits<double>::infinity(), false);
+            phase.optimizer.weightDecay =
+                readNumberInRange(g, 0, true, std::numeric_limits<double>::infinity(), false);
     }
     if (auto f = child(field, "schedule"); f.present()) {
         checkKeys(f, {"kind", "warmup_fraction"});
@@ -567,8 +606,8 @@ LogitScale readLogitScale(const YamlField &field)
 
 RunConfig readRunConfig(const YamlField &field)
 {
-    checkKeys(field, {"task", "model", "phases", "lr", "qk_rule", "eval_every", "log_every", "eval_batches", "seed",
-                      "init_seed", "data_seed", "device", "tf32"});
+    checkKeys(field, {"task", "model", "phases", "lr", "qk_rule", "eval_every", "log_every",
+                      "eval_batches", "seed", "init_seed", "data_seed", "device", "tf32"});
     RunConfig config;
     if (auto f = child(field, "task"); f.present()) config.task = readTask(f);
     if (auto f = child(field, "model"); f.present()) config.model = readModel(f);
@@ -580,12 +619,15 @@ RunConfig readRunConfig(const YamlField &field)
     if (auto f = child(field, "qk_rule"); f.present()) {
         checkKeys(f, {"enabled", "reference_head_dim"});
         if (auto g = child(f, "enabled"); g.present()) config.qkRule.enabled = readBool(g);
-        if (auto g = child(f, "reference_head_dim"); g.present()) config.qkRule.referenceHeadDim = readPositive(g);
+        if (auto g = child(f, "reference_head_dim"); g.present())
+            config.qkRule.referenceHeadDim = readPositive(g);
     }
     if (auto f = child(field, "eval_every"); f.present()) config.evalEvery = readIntAtLeast(f, 1);
     if (auto f = child(field, "log_every"); f.present()) config.logEvery = readIntAtLeast(f, 1);
-    if (auto f = child(field, "eval_batches"); f.present()) config.evalBatches = readIntAtLeast(f, 0);
-    if (auto f = child(field, "seed"); f.present()) config.initSeed = config.dataSeed = readUnsigned(f);
+    if (auto f = child(field, "eval_batches"); f.present())
+        config.evalBatches = readIntAtLeast(f, 0);
+    if (auto f = child(field, "seed"); f.present())
+        config.initSeed = config.dataSeed = readUnsigned(f);
     if (auto f = child(field, "init_seed"); f.present()) config.initSeed = readUnsigned(f);
     if (auto f = child(field, "data_seed"); f.present()) config.dataSeed = readUnsigned(f);
     if (auto f = child(field, "device"); f.present()) config.device = readDevice(f);
@@ -614,13 +656,15 @@ void writeRunConfig(YAML::Emitter &out, const RunConfig &config)
         out << YAML::Key << "text_path" << YAML::Value;
         writeText(out, task.textPath);
         out << YAML::Key << "context_length" << YAML::Value << task.contextLength;
-        out << YAML::Key << "validation_fraction" << YAML::Value << formatNumber(task.validationFraction);
+        out << YAML::Key << "validation_fraction" << YAML::Value
+            << formatNumber(task.validationFraction);
         out << YAML::Key << "corpus_bytes" << YAML::Value << task.corpusBytes;
         out << YAML::Key << "sample_prompt" << YAML::Value;
         writeText(out, task.samplePrompt);
         out << YAML::Key << "sample_length" << YAML::Value << task.sampleLength;
         out << YAML::Key << "sample_count" << YAML::Value << task.sampleCount;
-        out << YAML::Key << "sample_temperature" << YAML::Value << formatNumber(task.sampleTemperature);
+        out << YAML::Key << "sample_temperature" << YAML::Value
+            << formatNumber(task.sampleTemperature);
         out << YAML::Key << "sample_seed" << YAML::Value << task.sampleSeed;
         break;
     }
@@ -641,9 +685,15 @@ void writeRunConfig(YAML::Emitter &out, const RunConfig &config)
         out << YAML::EndSeq;
     }
     out << YAML::Key << "head_dim" << YAML::Value;
-    if (model.headDim > 0) out << model.headDim; else out << "auto";
+    if (model.headDim > 0)
+        out << model.headDim;
+    else
+        out << "auto";
     out << YAML::Key << "ffn_width" << YAML::Value;
-    if (model.ffnWidth > 0) out << model.ffnWidth; else out << "auto";
+    if (model.ffnWidth > 0)
+        out << model.ffnWidth;
+    else
+        out << "auto";
     out << YAML::Key << "activation" << YAML::Value << toString(model.activation);
     out << YAML::Key << "norm" << YAML::Value << toString(model.norm);
     out << YAML::Key << "placement" << YAML::Value << toString(model.placement);
@@ -664,17 +714,22 @@ void writeRunConfig(YAML::Emitter &out, const RunConfig &config)
         out << YAML::Key << "steps" << YAML::Value << phase.steps;
         out << YAML::Key << "batch_size" << YAML::Value << phase.batchSize;
         out << YAML::Key << "lr" << YAML::Value;
-        if (phase.useScannedLr) out << "scanned"; else out << formatNumber(phase.lr);
+        if (phase.useScannedLr)
+            out << "scanned";
+        else
+            out << formatNumber(phase.lr);
         out << YAML::Key << "optimizer" << YAML::Value << YAML::Flow << YAML::BeginMap;
         out << YAML::Key << "kind" << YAML::Value << toString(phase.optimizer.kind);
         out << YAML::Key << "beta1" << YAML::Value << formatNumber(phase.optimizer.beta1);
         out << YAML::Key << "beta2" << YAML::Value << formatNumber(phase.optimizer.beta2);
         out << YAML::Key << "eps" << YAML::Value << formatNumber(phase.optimizer.eps);
-        out << YAML::Key << "weight_decay" << YAML::Value << formatNumber(phase.optimizer.weightDecay);
+        out << YAML::Key << "weight_decay" << YAML::Value
+            << formatNumber(phase.optimizer.weightDecay);
         out << YAML::EndMap;
         out << YAML::Key << "schedule" << YAML::Value << YAML::Flow << YAML::BeginMap;
         out << YAML::Key << "kind" << YAML::Value << toString(phase.schedule.kind);
-        out << YAML::Key << "warmup_fraction" << YAML::Value << formatNumber(phase.schedule.warmupFraction);
+        out << YAML::Key << "warmup_fraction" << YAML::Value
+            << formatNumber(phase.schedule.warmupFraction);
         out << YAML::EndMap;
         out << YAML::EndMap;
     }
@@ -683,7 +738,8 @@ void writeRunConfig(YAML::Emitter &out, const RunConfig &config)
     out << YAML::Key << "lr" << YAML::Value << formatNumber(config.lr);
     out << YAML::Key << "qk_rule" << YAML::Value << YAML::Flow << YAML::BeginMap;
     out << YAML::Key << "enabled" << YAML::Value << config.qkRule.enabled;
-    out << YAML::Key << "reference_head_dim" << YAML::Value << formatNumber(config.qkRule.referenceHeadDim);
+    out << YAML::Key << "reference_head_dim" << YAML::Value
+        << formatNumber(config.qkRule.referenceHeadDim);
     out << YAML::EndMap;
     out << YAML::Key << "eval_every" << YAML::Value << config.evalEvery;
     out << YAML::Key << "log_every" << YAML::Value << config.logEvery;

@@ -62,7 +62,7 @@ std::string readString(const YamlField &field); // null reads as ""
 
 // Range checks: "must be at least 1, got 0".
 int64_t readIntAtLeast(const YamlField &field, int64_t minimum);
-double readPositive(const YamlField &field);                 // > 0, finite
+double readPositive(const YamlField &field); // > 0, finite
 double readNumberInRange(const YamlField &field, double low, bool lowInclusive, double high,
                          bool highInclusive);
 
@@ -76,7 +76,8 @@ std::string formatNumber(double value);
 // Writing. writeText quotes text that a YAML reader would take for a number, bool or null.
 void writeText(YAML::Emitter &out, const std::string &text);
 void writeNumber(YAML::Emitter &out, double value);
-void writeCurve(YAML::Emitter &out, const Curve &curve); // {steps: [...], values: [...]}, flow style
+void writeCurve(YAML::Emitter &out,
+                const Curve &curve); // {steps: [...], values: [...]}, flow style
 
 // An attention-logit scale by name (inv_sqrt_head_dim, inv_head_dim, none).
 LogitScale readLogitScale(const YamlField &field);

@@ -76,7 +76,8 @@ const char *kExportHelp =
 
 bool wantsHelp(const std::vector<std::string> &args)
 {
-    return std::any_of(args.begin(), args.end(), [](const std::string &a) { return a == "-h" || a == "--help"; });
+    return std::any_of(args.begin(), args.end(),
+                       [](const std::string &a) { return a == "-h" || a == "--help"; });
 }
 
 int usageError(const std::string &message, const char *help)
@@ -174,7 +175,8 @@ int runCommand(const std::vector<std::string> &args)
         } else if (sessionPath.empty()) {
             sessionPath = a;
         } else {
-            return usageError("more than one session given: " + sessionPath + " and " + a, kRunHelp);
+            return usageError("more than one session given: " + sessionPath + " and " + a,
+                              kRunHelp);
         }
     }
     if (sessionPath.empty() == presetName.empty())
@@ -182,7 +184,8 @@ int runCommand(const std::vector<std::string> &args)
     if (!device.empty() && device != "auto" && device != "cpu" && device != "cuda" &&
         !(device.rfind("cuda:", 0) == 0 && device.size() > 5 &&
           device.find_first_not_of("0123456789", 5) == std::string::npos))
-        return usageError("unknown device '" + device + "' (expected auto, cpu, cuda or cuda:N)", kRunHelp);
+        return usageError("unknown device '" + device + "' (expected auto, cpu, cuda or cuda:N)",
+                          kRunHelp);
 
     Session session;
     try {
@@ -197,9 +200,11 @@ int runCommand(const std::vector<std::string> &args)
     for (const auto &s : session.skipped)
         std::fprintf(stderr, "skipped %s: %s\n", labelsText(s.labels).c_str(), s.reason.c_str());
     const std::vector<int> pending = pendingRuns(session);
-    std::fprintf(stderr, "%s: %zu runs, %zu already finished, %zu to train, %zu skipped; saving to %s\n",
+    std::fprintf(stderr,
+                 "%s: %zu runs, %zu already finished, %zu to train, %zu skipped; saving to %s\n",
                  session.name.empty() ? "session" : session.name.c_str(), session.runs.size(),
-                 session.runs.size() - pending.size(), pending.size(), session.skipped.size(), outputPath.c_str());
+                 session.runs.size() - pending.size(), pending.size(), session.skipped.size(),
+                 outputPath.c_str());
 
     try {
         saveSessionAtomic(session, outputPath);
@@ -262,10 +267,12 @@ int runCommand(const std::vector<std::string> &args)
             ++finishedCount;
             if (run.result.status == RunStatus::Failed) ++failedCount;
             // A stopped run counts only the steps it did, so the bar does not jump to 100%.
-            display.runFinished(f.runIndex, run.result.status == RunStatus::Stopped
-                                                ? std::min(run.result.stepsDone, run.config.totalSteps())
-                                                : run.config.totalSteps());
-            display.printLine(finishedLine(finishedCount, static_cast<int>(pending.size()), f.runIndex, run));
+            display.runFinished(f.runIndex,
+                                run.result.status == RunStatus::Stopped
+                                    ? std::min(run.result.stepsDone, run.config.totalSteps())
+                                    : run.config.totalSteps());
+            display.printLine(
+                finishedLine(finishedCount, static_cast<int>(pending.size()), f.runIndex, run));
             try {
                 saveSessionAtomic(session, outputPath);
             } catch (const SessionError &e) {
@@ -293,7 +300,8 @@ int runCommand(const std::vector<std::string> &args)
         handleFinished(finished);
         if (g_interrupted.load() && !stopRequested) {
             stopRequested = true;
-            display.printLine("interrupted: stopping the runs in progress and saving (Ctrl-C again to quit at once)");
+            display.printLine("interrupted: stopping the runs in progress and saving (Ctrl-C again "
+                              "to quit at once)");
             runner.stop();
         }
         if (sweepFinished || !runner.isRunning()) break;
@@ -321,15 +329,23 @@ int runCommand(const std::vector<std::string> &args)
     int done = 0, diverged = 0, failed = 0, unfinished = 0;
     for (const auto &run : session.runs) {
         switch (run.result.status) {
-        case RunStatus::Done: ++done; break;
-        case RunStatus::Diverged: ++diverged; break;
-        case RunStatus::Failed: ++failed; break;
-        default: ++unfinished; break;
+        case RunStatus::Done:
+            ++done;
+            break;
+        case RunStatus::Diverged:
+            ++diverged;
+            break;
+        case RunStatus::Failed:
+            ++failed;
+            break;
+        default:
+            ++unfinished;
+            break;
         }
     }
     std::fprintf(stderr, "%s: %d done, %d diverged, %d failed, %d not finished; saved %s\n",
-                 session.name.empty() ? "session" : session.name.c_str(), done, diverged, failed, unfinished,
-                 outputPath.c_str());
+                 session.name.empty() ? "session" : session.name.c_str(), done, diverged, failed,
+                 unfinished, outputPath.c_str());
     if (stopRequested) return kExitInterrupted;
     if (failedCount > 0 || saveFailed) return kExitRunFailed;
     return kExitOk;
@@ -352,9 +368,10 @@ int validateCommand(const std::vector<std::string> &args)
     }
     expandSweep(session);
     const size_t pending = pendingRuns(session).size();
-    std::printf("%s: valid session '%s' (schema %d): %zu runs (%zu finished, %zu to run), %zu skipped\n",
-                args[0].c_str(), session.name.c_str(), session.schemaVersion, session.runs.size(),
-                session.runs.size() - pending, pending, session.skipped.size());
+    std::printf(
+        "%s: valid session '%s' (schema %d): %zu runs (%zu finished, %zu to run), %zu skipped\n",
+        args[0].c_str(), session.name.c_str(), session.schemaVersion, session.runs.size(),
+        session.runs.size() - pending, pending, session.skipped.size());
     for (const auto &s : session.skipped)
         std::printf("  skipped %s: %s\n", labelsText(s.labels).c_str(), s.reason.c_str());
     return kExitOk;
@@ -394,12 +411,13 @@ int exportCsvCommand(const std::vector<std::string> &args)
             return usageError("more than one session given", kExportHelp);
         }
     }
-    if (sessionPath.empty() || directory.empty()) return usageError("give SESSION.yaml and -o DIR", kExportHelp);
+    if (sessionPath.empty() || directory.empty())
+        return usageError("give SESSION.yaml and -o DIR", kExportHelp);
     try {
         const Session session = loadSession(sessionPath);
         const CsvExportSummary summary = exportSessionCsv(session, directory);
-        std::printf("wrote %s (%zu runs) and %s (%zu points)\n", summary.runsPath.c_str(), summary.runs,
-                    summary.curvesPath.c_str(), summary.points);
+        std::printf("wrote %s (%zu runs) and %s (%zu points)\n", summary.runsPath.c_str(),
+                    summary.runs, summary.curvesPath.c_str(), summary.points);
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitBadInput;

@@ -9,16 +9,16 @@
 
 namespace headlab::cli {
 
-ProgressDisplay::ProgressDisplay(std::FILE *stream, int64_t totalSteps, int runCount, double plainIntervalSeconds)
-    : m_stream(stream),
-      m_terminal(::isatty(::fileno(stream)) != 0),
-      m_totalSteps(totalSteps),
-      m_runCount(runCount),
-      m_plainInterval(plainIntervalSeconds),
-      m_start(std::chrono::steady_clock::now()),
-      m_lastDraw(m_start)
-{
-}
+ProgressDisplay::ProgressDisplay(std::FILE *stream, int64_t totalSteps, int runCount,
+                                 double plainIntervalSeconds)
+    : m_stream(stream)
+    , m_terminal(::isatty(::fileno(stream)) != 0)
+    , m_totalSteps(totalSteps)
+    , m_runCount(runCount)
+    , m_plainInterval(plainIntervalSeconds)
+    , m_start(std::chrono::steady_clock::now())
+    , m_lastDraw(m_start)
+{}
 
 std::string ProgressDisplay::formatDuration(double seconds)
 {
@@ -55,7 +55,8 @@ std::string ProgressDisplay::statusLine() const
     int64_t done = m_stepsOfFinishedRuns;
     for (const auto &[index, p] : m_active) done += p.step;
     done = std::min(done, m_totalSteps);
-    const double fraction = m_totalSteps > 0 ? static_cast<double>(done) / static_cast<double>(m_totalSteps) : 0.0;
+    const double fraction =
+        m_totalSteps > 0 ? static_cast<double>(done) / static_cast<double>(m_totalSteps) : 0.0;
     const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0.0;
     const double eta = rate > 0 ? static_cast<double>(m_totalSteps - done) / rate : -1.0;
 
@@ -64,15 +65,15 @@ std::string ProgressDisplay::statusLine() const
     std::string line = "[" + std::string(static_cast<size_t>(filled), '#') +
                        std::string(static_cast<size_t>(kBarWidth - filled), '-') + "]";
     char buffer[256];
-    std::snprintf(buffer, sizeof buffer, " %3.0f%%  %d/%d runs  ETA %s", 100.0 * fraction, m_runsFinished,
-                  m_runCount, formatDuration(eta).c_str());
+    std::snprintf(buffer, sizeof buffer, " %3.0f%%  %d/%d runs  ETA %s", 100.0 * fraction,
+                  m_runsFinished, m_runCount, formatDuration(eta).c_str());
     line += buffer;
 
     if (m_active.size() == 1) {
         const auto &[index, p] = *m_active.begin();
-        std::snprintf(buffer, sizeof buffer, "  | run %d: %lld/%lld steps, %.0f steps/s, ETA %s", index,
-                      static_cast<long long>(p.step), static_cast<long long>(p.totalSteps), p.stepsPerSecond,
-                      formatDuration(p.etaSeconds).c_str());
+        std::snprintf(buffer, sizeof buffer, "  | run %d: %lld/%lld steps, %.0f steps/s, ETA %s",
+                      index, static_cast<long long>(p.step), static_cast<long long>(p.totalSteps),
+                      p.stepsPerSecond, formatDuration(p.etaSeconds).c_str());
         line += buffer;
     } else if (m_active.size() > 1) {
         int64_t minStep = INT64_MAX, maxTotal = 0;
@@ -83,9 +84,9 @@ std::string ProgressDisplay::statusLine() const
             maxEta = std::max(maxEta, p.etaSeconds);
             rateSum += p.stepsPerSecond;
         }
-        std::snprintf(buffer, sizeof buffer, "  | %zu runs: %lld/%lld steps, %.0f steps/s, ETA %s", m_active.size(),
-                      static_cast<long long>(minStep), static_cast<long long>(maxTotal), rateSum,
-                      formatDuration(maxEta).c_str());
+        std::snprintf(buffer, sizeof buffer, "  | %zu runs: %lld/%lld steps, %.0f steps/s, ETA %s",
+                      m_active.size(), static_cast<long long>(minStep),
+                      static_cast<long long>(maxTotal), rateSum, formatDuration(maxEta).c_str());
         line += buffer;
     }
     return line;
@@ -115,8 +116,9 @@ void ProgressDisplay::draw(bool force)
         if (!force && sinceLast < 0.1) return;
         std::string line = statusLine();
         winsize size{};
-        const size_t width =
-            ::ioctl(::fileno(m_stream), TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : 120;
+        const size_t width = ::ioctl(::fileno(m_stream), TIOCGWINSZ, &size) == 0 && size.ws_col > 0
+                                 ? size.ws_col
+                                 : 120;
         if (line.size() >= width) line.resize(width - 1);
         std::fprintf(m_stream, "\r\x1b[K%s", line.c_str());
         m_barShown = true;

@@ -18,13 +18,15 @@ namespace headlab::cli {
 class ProgressDisplay {
 public:
     // `totalSteps`: the steps of every run this invocation trains; `runCount`: how many runs.
-    ProgressDisplay(std::FILE *stream, int64_t totalSteps, int runCount, double plainIntervalSeconds = 10.0);
+    ProgressDisplay(std::FILE *stream, int64_t totalSteps, int runCount,
+                    double plainIntervalSeconds = 10.0);
 
-    void update(const RunProgress &progress);        // latest numbers of one run
+    void update(const RunProgress &progress);           // latest numbers of one run
     void runFinished(int runIndex, int64_t totalSteps); // the run's steps count as done
     // Prints a line above the bar (clearing it first on a terminal).
     void printLine(const std::string &line);
-    // Redraws (terminal) or prints a periodic line (not a terminal). `force` ignores the rate limit.
+    // Redraws (terminal) or prints a periodic line (not a terminal). `force` ignores the rate
+    // limit.
     void draw(bool force = false);
     void finish(); // ends the bar's line on a terminal
 

@@ -38,8 +38,11 @@ void compareCurves(const Curve &a, const Curve &b, const char *name)
     QVERIFY2(a.size() == b.size(), name);
     for (size_t i = 0; i < a.size(); ++i) {
         QCOMPARE(a[i].step, b[i].step);
-        QVERIFY2(sameBits(a[i].value, b[i].value),
-                 qPrintable(QString("%1[%2]: %3 vs %4").arg(name).arg(i).arg(a[i].value, 0, 'g', 17).arg(b[i].value, 0, 'g', 17)));
+        QVERIFY2(sameBits(a[i].value, b[i].value), qPrintable(QString("%1[%2]: %3 vs %4")
+                                                                  .arg(name)
+                                                                  .arg(i)
+                                                                  .arg(a[i].value, 0, 'g', 17)
+                                                                  .arg(b[i].value, 0, 'g', 17)));
     }
 }
 
@@ -124,7 +127,8 @@ void compareSessions(const Session &a, const Session &b)
     for (size_t i = 0; i < a.axes.size(); ++i) {
         QCOMPARE(a.axes[i].name, b.axes[i].name);
         QCOMPARE(a.axes[i].values.size(), b.axes[i].values.size());
-        for (size_t j = 0; j < a.axes[i].values.size(); ++j) compareAxisValues(a.axes[i].values[j], b.axes[i].values[j]);
+        for (size_t j = 0; j < a.axes[i].values.size(); ++j)
+            compareAxisValues(a.axes[i].values[j], b.axes[i].values[j]);
     }
     QCOMPARE(a.combinations.size(), b.combinations.size());
     for (size_t i = 0; i < a.combinations.size(); ++i) {
@@ -244,7 +248,8 @@ Session fullSession()
 
     s.axes.push_back({"d_model", {number(24), number(48)}});
     s.axes.push_back({"heads", {number(1), intList({1, 3})}});
-    s.axes.push_back({"lr", {number(3e-5), number(std::exp(std::log(3e-5) + std::log(100.0) / 9.0))}});
+    s.axes.push_back(
+        {"lr", {number(3e-5), number(std::exp(std::log(3e-5) + std::log(100.0) / 9.0))}});
     s.combinations.push_back({{"seed", number(1)}, {"head_dim", number(8)}});
 
     SessionRun addition;
@@ -253,12 +258,14 @@ Session fullSession()
     RunResult &r = addition.result;
     r.status = RunStatus::Diverged;
     r.train = {{0, std::log(22.0)}, {3, 1.0 / 3.0}, {6, std::numeric_limits<double>::denorm_min()},
-               {9, -0.0}, {12, 1e300}, {15, std::numeric_limits<double>::quiet_NaN()}};
-    r.test = {{0, std::log(10.0)}, {7, std::numeric_limits<double>::infinity()},
+               {9, -0.0},           {12, 1e300},    {15, std::numeric_limits<double>::quiet_NaN()}};
+    r.test = {{0, std::log(10.0)},
+              {7, std::numeric_limits<double>::infinity()},
               {14, -std::numeric_limits<double>::infinity()}};
     r.extra["test_digit_0"] = {{0, 0.1}, {7, 0.2}};
     r.extra["test_digit_1"] = {};
-    r.metrics = {{"final_test_loss", 0.123456789012345678}, {"learned", 0}, {"nan_metric", std::nan("")}};
+    r.metrics = {
+        {"final_test_loss", 0.123456789012345678}, {"learned", 0}, {"nan_metric", std::nan("")}};
     r.phaseStarts = {0, 5};
     r.stepsDone = 15;
     r.divergedAtStep = 15;
@@ -333,7 +340,8 @@ CliResult runCli(const QStringList &args)
     process.start(QStringLiteral(HEADLAB_CLI_PATH), args);
     if (!process.waitForFinished(60000)) return {};
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+            QString::fromUtf8(process.readAllStandardOutput()),
+            QString::fromUtf8(process.readAllStandardError())};
 }
 
 } // namespace
@@ -418,52 +426,70 @@ void TestSession::badInputGivesLocatedMessage_data()
 
     const QString head = QString::fromUtf8(kValidHead);
     QTest::newRow("unknown key, with suggestion")
-        << head + "  model:\n    d_modle: 48\n" << 6 << 5 << "experiment.model.d_modle"
+        << head + "  model:\n    d_modle: 48\n"
+        << 6 << 5 << "experiment.model.d_modle"
         << "unknown key 'd_modle'; did you mean 'd_model'?";
-    QTest::newRow("unknown top-level key")
-        << head + "sweeep:\n  d_model: [24]\n" << 5 << 1 << "sweeep" << "unknown key 'sweeep'; did you mean 'sweep'?";
-    QTest::newRow("unknown sweep axis")
-        << head + "sweep:\n  dmodel: [24, 48]\n" << 6 << 3 << "sweep.dmodel"
-        << "unknown key 'dmodel'; did you mean 'd_model'?";
+    QTest::newRow("unknown top-level key") << head + "sweeep:\n  d_model: [24]\n"
+                                           << 5 << 1 << "sweeep"
+                                           << "unknown key 'sweeep'; did you mean 'sweep'?";
+    QTest::newRow("unknown sweep axis") << head + "sweep:\n  dmodel: [24, 48]\n"
+                                        << 6 << 3 << "sweep.dmodel"
+                                        << "unknown key 'dmodel'; did you mean 'd_model'?";
     QTest::newRow("unknown enum value")
-        << head + "  model:\n    activation: gleu\n" << 6 << 17 << "experiment.model.activation"
+        << head + "  model:\n    activation: gleu\n"
+        << 6 << 17 << "experiment.model.activation"
         << "unknown value 'gleu'; did you mean 'gelu'? (expected one of gelu, relu)";
-    QTest::newRow("wrong type in a head list")
-        << head + "  model:\n    heads: [1, x]\n" << 6 << 16 << "experiment.model.heads[1]"
-        << "expected an integer, got 'x'";
+    QTest::newRow("wrong type in a head list") << head + "  model:\n    heads: [1, x]\n"
+                                               << 6 << 16 << "experiment.model.heads[1]"
+                                               << "expected an integer, got 'x'";
     QTest::newRow("wrong type: a number where a mapping belongs")
-        << head + "  model: 48\n" << 5 << 10 << "experiment.model"
+        << head + "  model: 48\n"
+        << 5 << 10 << "experiment.model"
         << "expected a mapping (key: value lines), got '48'";
     QTest::newRow("wrong type: a fraction where an integer belongs")
-        << head + "  eval_every: 2.5\n" << 5 << 15 << "experiment.eval_every" << "expected an integer, got 2.5";
+        << head + "  eval_every: 2.5\n"
+        << 5 << 15 << "experiment.eval_every"
+        << "expected an integer, got 2.5";
     QTest::newRow("negative steps")
-        << "schema_version: 1\nexperiment:\n  phases:\n    - {name: answer, steps: -5}\n" << 4 << 29
-        << "experiment.phases[0].steps" << "must be at least 0, got -5";
-    QTest::newRow("learning rate zero")
-        << head + "  lr: 0\n" << 5 << 7 << "experiment.lr" << "must be a finite number > 0, got 0";
-    QTest::newRow("beta1 of one")
-        << "schema_version: 1\nexperiment:\n  phases:\n    - steps: 10\n      optimizer: {beta1: 1.0}\n" << 5 << 26
-        << "experiment.phases[0].optimizer.beta1" << "must be in [0, 1), got 1";
-    QTest::newRow("empty value")
-        << head + "  lr:\n" << 5 << 3 << "experiment.lr" << "expected a number, got nothing";
-    QTest::newRow("sweep lr not positive")
-        << head + "sweep:\n  lr: [1.0e-3, -1]\n" << 6 << 16 << "sweep.lr[1]" << "must be a finite number > 0, got -1";
-    QTest::newRow("malformed YAML")
-        << "schema_version: 1\nexperiment: a: b\n" << 2 << 14 << "" << "malformed YAML: illegal map value";
-    QTest::newRow("missing experiment")
-        << "schema_version: 1\nname: x\n" << 1 << 1 << "experiment" << "missing: the base run configuration";
-    QTest::newRow("newer schema")
-        << "schema_version: 2\nexperiment: {phases: [{steps: 1}]}\n" << 1 << 17 << "schema_version"
-        << "schema version 2 is newer than this HeadLab reads (1)";
+        << "schema_version: 1\nexperiment:\n  phases:\n    - {name: answer, steps: -5}\n"
+        << 4 << 29 << "experiment.phases[0].steps"
+        << "must be at least 0, got -5";
+    QTest::newRow("learning rate zero") << head + "  lr: 0\n"
+                                        << 5 << 7 << "experiment.lr"
+                                        << "must be a finite number > 0, got 0";
+    QTest::newRow("beta1 of one") << "schema_version: 1\nexperiment:\n  phases:\n    - steps: 10\n "
+                                     "     optimizer: {beta1: 1.0}\n"
+                                  << 5 << 26 << "experiment.phases[0].optimizer.beta1"
+                                  << "must be in [0, 1), got 1";
+    QTest::newRow("empty value") << head + "  lr:\n"
+                                 << 5 << 3 << "experiment.lr"
+                                 << "expected a number, got nothing";
+    QTest::newRow("sweep lr not positive") << head + "sweep:\n  lr: [1.0e-3, -1]\n"
+                                           << 6 << 16 << "sweep.lr[1]"
+                                           << "must be a finite number > 0, got -1";
+    QTest::newRow("malformed YAML") << "schema_version: 1\nexperiment: a: b\n"
+                                    << 2 << 14 << ""
+                                    << "malformed YAML: illegal map value";
+    QTest::newRow("missing experiment") << "schema_version: 1\nname: x\n"
+                                        << 1 << 1 << "experiment"
+                                        << "missing: the base run configuration";
+    QTest::newRow("newer schema") << "schema_version: 2\nexperiment: {phases: [{steps: 1}]}\n"
+                                  << 1 << 17 << "schema_version"
+                                  << "schema version 2 is newer than this HeadLab reads (1)";
     QTest::newRow("curve lengths differ")
-        << head + "runs:\n  - config: {phases: [{steps: 1}]}\n    curves:\n      train: {steps: [0, 1], values: [3.0]}\n"
-        << 8 << 38 << "runs[0].curves.train.values" << "1 values for 2 steps";
+        << head + "runs:\n  - config: {phases: [{steps: 1}]}\n    curves:\n      train: {steps: "
+                  "[0, 1], values: [3.0]}\n"
+        << 8 << 38 << "runs[0].curves.train.values"
+        << "1 values for 2 steps";
     QTest::newRow("misspelt status")
-        << head + "runs:\n  - config: {phases: [{steps: 1}]}\n    status: doen\n" << 7 << 13 << "runs[0].status"
-        << "unknown status 'doen'; did you mean 'done'? (expected one of queued, running, paused, done, diverged, "
+        << head + "runs:\n  - config: {phases: [{steps: 1}]}\n    status: doen\n"
+        << 7 << 13 << "runs[0].status"
+        << "unknown status 'doen'; did you mean 'done'? (expected one of queued, running, paused, "
+           "done, diverged, "
            "failed, stopped)";
     QTest::newRow("option of another task")
-        << head + "  task: {kind: addition, point_dim: 8}\n" << 5 << 37 << "experiment.task.point_dim"
+        << head + "  task: {kind: addition, point_dim: 8}\n"
+        << 5 << 37 << "experiment.task.point_dim"
         << "is an option of task kind nearest_neighbour, not addition";
 }
 
@@ -483,9 +509,10 @@ void TestSession::badInputGivesLocatedMessage()
         QCOMPARE(e.column(), column);
         QCOMPARE(QString::fromStdString(e.keyPath()), keyPath);
         QCOMPARE(QString::fromStdString(e.message()), message);
-        const QString expected = keyPath.isEmpty()
-                                     ? QString("bad.yaml:%1:%2: %3").arg(line).arg(column).arg(message)
-                                     : QString("bad.yaml:%1:%2: %3: %4").arg(line).arg(column).arg(keyPath, message);
+        const QString expected =
+            keyPath.isEmpty()
+                ? QString("bad.yaml:%1:%2: %3").arg(line).arg(column).arg(message)
+                : QString("bad.yaml:%1:%2: %3: %4").arg(line).arg(column).arg(keyPath, message);
         QCOMPARE(QString::fromUtf8(e.what()), expected);
     }
 }
@@ -500,7 +527,8 @@ void TestSession::missingFileIsAClearError()
     } catch (const SessionError &e) {
         QCOMPARE(e.file(), path);
         QCOMPARE(e.line(), 0);
-        QCOMPARE(QString::fromUtf8(e.what()), QString::fromStdString(path + ": cannot open: No such file or directory"));
+        QCOMPARE(QString::fromUtf8(e.what()),
+                 QString::fromStdString(path + ": cannot open: No such file or directory"));
     }
 }
 
@@ -555,7 +583,8 @@ void TestSession::saveIntoMissingDirectoryFails()
         QFAIL("no error");
     } catch (const SessionError &e) {
         QCOMPARE(e.file(), path);
-        QVERIFY2(std::string(e.what()).find("No such file or directory") != std::string::npos, e.what());
+        QVERIFY2(std::string(e.what()).find("No such file or directory") != std::string::npos,
+                 e.what());
     }
 }
 
@@ -570,7 +599,8 @@ void TestSession::expandSweepIsTheCartesianProduct()
     QCOMPARE(s.runs.size(), size_t(12));
     QVERIFY(s.skipped.empty());
     // The first axis varies slowest, the last fastest.
-    QCOMPARE(s.runs[0].labels, (std::map<std::string, std::string>{{"d_model", "24"}, {"heads", "1"}, {"lr", "0.0001"}}));
+    QCOMPARE(s.runs[0].labels, (std::map<std::string, std::string>{
+                                   {"d_model", "24"}, {"heads", "1"}, {"lr", "0.0001"}}));
     QCOMPARE(s.runs[1].labels.at("lr"), std::string("0.001"));
     const SessionRun &last = s.runs.back();
     QCOMPARE(last.config.model.dModel, int64_t(96));
@@ -588,9 +618,11 @@ void TestSession::expandSweepSkipsNonDivisibleHeadCounts()
     expandSweep(s);
     QCOMPARE(s.runs.size(), size_t(2)); // 24/3 and 40/5
     QCOMPARE(s.skipped.size(), size_t(2));
-    QCOMPARE(s.skipped[0].labels, (std::map<std::string, std::string>{{"d_model", "24"}, {"heads", "5"}}));
-    QCOMPARE(s.skipped[0].reason, std::string("model.heads[0]: 5 heads do not divide d_model 24 (layer 0); "
-                                              "model.heads[1]: 5 heads do not divide d_model 24 (layer 1)"));
+    QCOMPARE(s.skipped[0].labels,
+             (std::map<std::string, std::string>{{"d_model", "24"}, {"heads", "5"}}));
+    QCOMPARE(s.skipped[0].reason,
+             std::string("model.heads[0]: 5 heads do not divide d_model 24 (layer 0); "
+                         "model.heads[1]: 5 heads do not divide d_model 24 (layer 1)"));
     QCOMPARE(s.skipped[1].labels.at("d_model"), std::string("40"));
     QCOMPARE(s.skipped[1].labels.at("heads"), std::string("3"));
 
@@ -611,8 +643,9 @@ void TestSession::expandSweepNamesEveryBadLayerOfASchedule()
     QVERIFY(s.runs.empty());
     QCOMPARE(s.skipped.size(), size_t(1));
     QCOMPARE(s.skipped[0].labels.at("heads"), std::string("[2,5,6,7]"));
-    QCOMPARE(s.skipped[0].reason, std::string("model.heads[1]: 5 heads do not divide d_model 24 (layer 1); "
-                                              "model.heads[3]: 7 heads do not divide d_model 24 (layer 3)"));
+    QCOMPARE(s.skipped[0].reason,
+             std::string("model.heads[1]: 5 heads do not divide d_model 24 (layer 1); "
+                         "model.heads[3]: 7 heads do not divide d_model 24 (layer 3)"));
 }
 
 void TestSession::expandSweepKeepsResultsOfUnchangedRuns()
@@ -684,7 +717,8 @@ void TestSession::expandSweepCombinationsAndLogspace()
     QVERIFY(std::abs(lrs[2].number - 3e-4) < 1e-15);
     expandSweep(s);
     QCOMPARE(s.runs.size(), size_t(10));
-    QCOMPARE(s.runs[0].labels, (std::map<std::string, std::string>{{"d_model", "384"}, {"heads", "12"}, {"lr", "3e-05"}}));
+    QCOMPARE(s.runs[0].labels, (std::map<std::string, std::string>{
+                                   {"d_model", "384"}, {"heads", "12"}, {"lr", "3e-05"}}));
     QCOMPARE(s.runs[0].config.model.heads, (std::vector<int64_t>{12, 12}));
     // The non-divisible combination and the repeated one are skipped with why.
     QCOMPARE(s.skipped.size(), size_t(10));
@@ -696,17 +730,22 @@ void TestSession::expandSweepCombinationsAndLogspace()
 
 void TestSession::headScheduleGenerators()
 {
-    QCOMPARE(headSchedule(HeadScheme::Ascending, 180, 4, 768), (std::vector<int64_t>{12, 24, 48, 96}));
-    QCOMPARE(headSchedule(HeadScheme::Descending, 180, 4, 768), (std::vector<int64_t>{96, 48, 24, 12}));
-    QCOMPARE(headSchedule(HeadScheme::Constant, 180, 4, 768), (std::vector<int64_t>{48, 48, 48, 48}));
+    QCOMPARE(headSchedule(HeadScheme::Ascending, 180, 4, 768),
+             (std::vector<int64_t>{12, 24, 48, 96}));
+    QCOMPARE(headSchedule(HeadScheme::Descending, 180, 4, 768),
+             (std::vector<int64_t>{96, 48, 24, 12}));
+    QCOMPARE(headSchedule(HeadScheme::Constant, 180, 4, 768),
+             (std::vector<int64_t>{48, 48, 48, 48}));
     QCOMPARE(headSchedule(HeadScheme::Ascending, 45, 4, 768), (std::vector<int64_t>{3, 6, 12, 24}));
-    QCOMPARE(headSchedule(HeadScheme::Constant, 90, 4, 768), (std::vector<int64_t>{24, 24, 24, 24}));
+    QCOMPARE(headSchedule(HeadScheme::Constant, 90, 4, 768),
+             (std::vector<int64_t>{24, 24, 24, 24}));
     QCOMPARE(headSchedule(HeadScheme::Constant, 90, 4, 0), (std::vector<int64_t>{23, 23, 23, 23}));
 
-    const std::string yaml = std::string(kValidHead) +
-                             "  model: {d_model: 768, heads: 1, layers: 4}\n"
-                             "sweep:\n"
-                             "  head_schedule: {scheme: [ascending, constant, descending], total: [45, 180]}\n";
+    const std::string yaml =
+        std::string(kValidHead) +
+        "  model: {d_model: 768, heads: 1, layers: 4}\n"
+        "sweep:\n"
+        "  head_schedule: {scheme: [ascending, constant, descending], total: [45, 180]}\n";
     Session s = sessionFromYaml(yaml, "schedules.yaml");
     expandSweep(s);
     QCOMPARE(s.runs.size(), size_t(6));
@@ -720,8 +759,9 @@ void TestSession::pendingRunsSkipsFinishedRuns()
 {
     Session s;
     s.base = smallConfig();
-    const RunStatus statuses[] = {RunStatus::Done,    RunStatus::Queued, RunStatus::Diverged, RunStatus::Running,
-                                  RunStatus::Failed, RunStatus::Paused, RunStatus::Stopped};
+    const RunStatus statuses[] = {RunStatus::Done,    RunStatus::Queued, RunStatus::Diverged,
+                                  RunStatus::Running, RunStatus::Failed, RunStatus::Paused,
+                                  RunStatus::Stopped};
     for (RunStatus status : statuses) {
         SessionRun run;
         run.config = s.base;
@@ -730,7 +770,8 @@ void TestSession::pendingRunsSkipsFinishedRuns()
     }
     QCOMPARE(pendingRuns(s), (std::vector<int>{1, 3, 5, 6}));
     // Resuming from a saved file gives the same answer.
-    QCOMPARE(pendingRuns(sessionFromYaml(sessionToYaml(s), "resume.yaml")), (std::vector<int>{1, 3, 5, 6}));
+    QCOMPARE(pendingRuns(sessionFromYaml(sessionToYaml(s), "resume.yaml")),
+             (std::vector<int>{1, 3, 5, 6}));
 }
 
 void TestSession::everyPresetParsesAndExpands()
@@ -741,14 +782,16 @@ void TestSession::everyPresetParsesAndExpands()
         names << QString::fromStdString(preset.name);
         Session s = loadPreset(preset.name);
         QCOMPARE(s.name, preset.name);
-        QVERIFY2(!preset.description.empty() && preset.description.find("broken") == std::string::npos,
+        QVERIFY2(!preset.description.empty() &&
+                     preset.description.find("broken") == std::string::npos,
                  preset.description.c_str());
         expandSweep(s);
         QVERIFY2(!s.runs.empty(), preset.name.c_str());
         QVERIFY2(s.skipped.empty(), preset.name.c_str());
         QCOMPARE(pendingRuns(s).size(), s.runs.size());
     }
-    for (const char *required : {"addition-fig2-grid", "addition-fig4-lr-scan", "quick-demo", kDefaultPreset})
+    for (const char *required :
+         {"addition-fig2-grid", "addition-fig4-lr-scan", "quick-demo", kDefaultPreset})
         QVERIFY2(names.contains(required), required);
 }
 
@@ -785,7 +828,8 @@ void TestSession::paperPresetsFollowTheProtocol()
         configs.insert({run.config.model.heads[0], run.config.model.dModel});
         lrs.insert(run.config.lr);
     }
-    QCOMPARE(configs, (std::set<std::pair<int64_t, int64_t>>{{12, 384}, {12, 24}, {12, 96}, {2, 384}, {6, 384}, {2, 24}}));
+    QCOMPARE(configs, (std::set<std::pair<int64_t, int64_t>>{
+                          {12, 384}, {12, 24}, {12, 96}, {2, 384}, {6, 384}, {2, 24}}));
     QCOMPARE(lrs.size(), size_t(10));
     QCOMPARE(*lrs.begin(), 3e-5);
     QCOMPARE(*lrs.rbegin(), 3e-3);
@@ -797,7 +841,8 @@ void TestSession::unknownPresetSuggestsANearName()
         loadPreset("quick-dem");
         QFAIL("no error");
     } catch (const SessionError &e) {
-        QVERIFY2(std::string(e.what()).find("did you mean 'quick-demo'?") != std::string::npos, e.what());
+        QVERIFY2(std::string(e.what()).find("did you mean 'quick-demo'?") != std::string::npos,
+                 e.what());
     }
 }
 
@@ -813,7 +858,8 @@ void TestSession::exportCsvWritesRunsAndCurves()
     QCOMPARE(std::count(runs.begin(), runs.end(), '\n'), 4L);
     QCOMPARE(std::count(curves.begin(), curves.end(), '\n'), 12L);
     QVERIFY(runs.rfind("run,label_d_model,label_heads,label_lr,task,", 0) == 0);
-    QVERIFY2(runs.find("\"[1,3]\"") != std::string::npos, runs.c_str()); // labels with commas are quoted
+    QVERIFY2(runs.find("\"[1,3]\"") != std::string::npos,
+             runs.c_str()); // labels with commas are quoted
     QVERIFY(curves.find("0,train,3,0.3333333333333333\n") != std::string::npos);
     QVERIFY(curves.find("0,test_digit_0,7,0.2\n") != std::string::npos);
 }
@@ -832,7 +878,8 @@ void TestSession::cliValidateExitCodes()
     result = runCli({"validate", bad});
     QCOMPARE(result.exitCode, 2);
     QCOMPARE(result.err.trimmed(),
-             bad + ":6:5: experiment.model.d_modle: unknown key 'd_modle'; did you mean 'd_model'?");
+             bad +
+                 ":6:5: experiment.model.d_modle: unknown key 'd_modle'; did you mean 'd_model'?");
 
     result = runCli({"validate", dir.filePath("missing.yaml")});
     QCOMPARE(result.exitCode, 2);
@@ -855,16 +902,17 @@ void TestSession::cliPresetsAndHelp()
 {
     CliResult result = runCli({"presets"});
     QCOMPARE(result.exitCode, 0);
-    for (const auto &preset : builtinPresets()) QVERIFY(result.out.contains(QString::fromStdString(preset.name)));
+    for (const auto &preset : builtinPresets())
+        QVERIFY(result.out.contains(QString::fromStdString(preset.name)));
     for (const char *command : {"run", "validate", "presets", "export-csv"}) {
         result = runCli({command, "--help"});
         QCOMPARE(result.exitCode, 0);
-        QVERIFY2(result.out.startsWith("Usage: headlab-cli " + QString(command)), qPrintable(result.out));
+        QVERIFY2(result.out.startsWith("Usage: headlab-cli " + QString(command)),
+                 qPrintable(result.out));
     }
     QCOMPARE(runCli({"frobnicate"}).exitCode, 2);
     QCOMPARE(runCli({"run", "--preset", "no-such-preset"}).exitCode, 2);
 }
-
 
 namespace {
 
@@ -917,7 +965,8 @@ void TestSession::cliRunSavesAndResumes()
     // CSV export of the result.
     result = runCli({"export-csv", output, "-o", dir.filePath("csv")});
     QCOMPARE(result.exitCode, 0);
-    QVERIFY(QFile::exists(dir.filePath("csv/runs.csv")) && QFile::exists(dir.filePath("csv/curves.csv")));
+    QVERIFY(QFile::exists(dir.filePath("csv/runs.csv")) &&
+            QFile::exists(dir.filePath("csv/curves.csv")));
 }
 
 void TestSession::cliRunExitsNonZeroWhenARunFails()
@@ -926,11 +975,13 @@ void TestSession::cliRunExitsNonZeroWhenARunFails()
     const QString input = dir.filePath("failing.yaml");
     writeFile(input, "schema_version: 1\n"
                      "experiment:\n"
-                     "  task: {kind: text, text_path: " + dir.filePath("no-corpus.txt").toStdString() + ", context_length: 16}\n"
-                     "  model: {d_model: 8, heads: 1, layers: 1}\n"
-                     "  phases:\n"
-                     "    - {name: lm, objective: next_token, steps: 5, batch_size: 2}\n"
-                     "  device: cpu\n");
+                     "  task: {kind: text, text_path: " +
+                         dir.filePath("no-corpus.txt").toStdString() +
+                         ", context_length: 16}\n"
+                         "  model: {d_model: 8, heads: 1, layers: 1}\n"
+                         "  phases:\n"
+                         "    - {name: lm, objective: next_token, steps: 5, batch_size: 2}\n"
+                         "  device: cpu\n");
     const CliResult result = runCli({"run", input});
     QCOMPARE(result.exitCode, 1);
     const Session saved = loadSession(input.toStdString());
