@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# build-core.sh — builds the training core and the headless CLI (build-core/app/cli/headlab-cli)
-# without Qt, against the torch of the system python. For the GPU machine: Ubuntu 24.04, CUDA 13,
+# build-core.sh [TARGET...] — builds the training core and the headless CLI
+# (build-core/app/cli/headlab-cli; other targets if named, e.g. headlab-bench) without Qt, against
+# the torch of the system python. For the GPU machine: Ubuntu 24.04, CUDA 13,
 # CMake 4, PyTorch 2.11 and yaml-cpp 0.8 installed, nothing to download. Installs nothing.
 #
 # Environment: PYTHON (default python3), CUDA_HOME (default /usr/local/cuda),
@@ -28,5 +29,7 @@ args=(-DCMAKE_PREFIX_PATH="$torch_prefix" -DCMAKE_BUILD_TYPE=Release
       -DHEADLAB_BUILD_GUI=OFF -DHEADLAB_BUILD_TESTS=OFF)
 [[ -f "$BUILD/CMakeCache.txt" ]] || ! command -v ninja >/dev/null || args+=(-G Ninja)
 cmake -S "$ROOT" -B "$BUILD" "${args[@]}"
-cmake --build "$BUILD" --parallel "$JOBS" --target headlab-cli
-echo "[build-core] built $BUILD/app/cli/headlab-cli"
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=(headlab-cli)
+cmake --build "$BUILD" --parallel "$JOBS" --target "${targets[@]}"
+echo "[build-core] built ${targets[*]} in $BUILD"
