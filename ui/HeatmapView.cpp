@@ -222,6 +222,20 @@ void HeatmapView::setFixedValue(const QString &axis, const QString &label)
 void HeatmapView::setStep(int64_t step) { m_step->setValue(int(step)); }
 
 namespace {
+// Diagonal hatching drawn as lines: pattern brushes do not survive the SVG round trip.
+void hatch(QPainter &p, const QRectF &r, const QColor &colour, double spacing, bool forward, bool cross = false)
+{
+    p.save();
+    p.setClipRect(r);
+    p.setPen(QPen(colour, 1));
+    const double h = r.height();
+    for (double x = r.left() - h; x < r.right() + h; x += spacing) {
+        if (forward || cross) p.drawLine(QPointF(x, r.bottom()), QPointF(x + h, r.top()));
+        if (!forward || cross) p.drawLine(QPointF(x, r.top()), QPointF(x + h, r.bottom()));
+    }
+    p.restore();
+}
+
 struct HeatmapLayout {
     QRectF titleRect, grid, colourBar, xTitle, yTitle;
     double cellW = 0, cellH = 0;
@@ -314,19 +328,19 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
             }
             case S::Diverged:
                 p.fillRect(inner, t.dark ? QColor(110, 20, 25) : QColor(200, 50, 45));
-                p.fillRect(inner, QBrush(t.dark ? QColor(255, 255, 255, 60) : QColor(255, 255, 255, 90), Qt::BDiagPattern));
+                hatch(p, inner, t.dark ? QColor(255, 255, 255, 60) : QColor(255, 255, 255, 90), 7, true);
                 textColour = QColor(255, 240, 240);
                 text = tr("diverged");
                 sub = cell.note;
                 break;
             case S::Failed:
                 p.fillRect(inner, t.dark ? QColor(80, 40, 90) : QColor(170, 120, 190));
-                p.fillRect(inner, QBrush(QColor(255, 255, 255, 80), Qt::DiagCrossPattern));
+                hatch(p, inner, QColor(255, 255, 255, 80), 8, true, true);
                 textColour = QColor(255, 255, 255);
                 text = tr("failed");
                 break;
             case S::Skipped:
-                p.fillRect(inner, QBrush(t.muted, Qt::FDiagPattern));
+                hatch(p, inner, QColor(t.muted.red(), t.muted.green(), t.muted.blue(), 110), 7, false);
                 p.setPen(QPen(t.muted, 1, Qt::DashLine));
                 p.setBrush(Qt::NoBrush);
                 p.drawRect(inner);

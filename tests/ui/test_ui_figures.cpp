@@ -1,0 +1,251 @@
+// test_ui_figures.cpp — the desktop app's figures, form and export, without training:
+// decimation keeps extremes, the heatmap places and styles cells, a bad form value blocks Start
+// with its message, and export writes a valid SVG and a non-blank PNG of the requested size.
+#include "UiTestSessions.h"
+
+#include "ui/CurveDecimator.h"
+#include "ui/ExperimentForm.h"
+#include "ui/FigureData.h"
+#include "ui/FigureExporter.h"
+#include "ui/HeadScheduleEditor.h"
+#include "ui/HeatmapData.h"
+#include "ui/HeatmapView.h"
+#include "ui/MainWindow.h"
+#include "ui/SessionModel.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSet>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+using namespace headlab;
+using namespace headlab::ui;
+
+class TestUiFigures : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void decimationKeepsMinAndMax();
+    void heatmapPlacesAndStylesCells();
+    void heatmapOnOtherAxes();
+    void scheduleGenerators_data();
+    void scheduleGenerators();
+    void badFormValueBlocksStart_data();
+    void badFormValueBlocksStart();
+    void exportWritesValidSvgAndPng_data();
+    void exportWritesValidSvgAndPng();
+    void exportAllWritesEveryFigure();
+};
+
+void TestUiFigures::decimationKeepsMinAndMax()
+{
+    Curve c;
+    for (int i = 0; i < 100000; ++i) c.push_back({i, 1.0 + 0.001 * std::sin(i * 0.01)});
+    c[51234].value = 9.0;  // spike
+    c[70000].value = -2.0; // dip
+    CurveView view;
+    view.buckets = 400;
+    const auto pts = CurveDecimator::decimate(c, view);
+    QVERIFY(pts.size() <= 2 * view.buckets + 2);
+    double hi = -1e9, lo = 1e9;
+    for (const auto &p : pts) {
+        hi = std::max(hi, p.y());
+        lo = std::min(lo, p.y());
+        QVERIFY(std::isfinite(p.y()));
+    }
+    QCOMPARE(hi, 9.0);
+    QCOMPARE(lo, -2.0);
+    for (int i = 1; i < pts.size(); ++i) QVERIFY(pts[i].x() >= pts[i - 1].x()); // still in step order
+
+    view.logX = true; // step 0 cannot be drawn on a log axis
+    for (const auto &p : CurveDecimator::decimate(c, view)) QVERIFY(p.x() > 0);
+}
+
+void TestUiFigures::heatmapPlacesAndStylesCells()
+{
+    const Session s = uitest::syntheticSession();
+    const auto d = HeatmapData::compute(s, "d_model", "heads", {}, -1);
+    QCOMPARE(d.xLabels, QStringList({"8", "16"}));
+    QCOMPARE(d.yLabels, QStringList({"1", "2", "3"}));
+    using S = HeatmapCell::State;
+    QCOMPARE(int(d.cell(0, 0).state), int(S::Value)); // d 8, heads 1: run 0, done
+    QCOMPARE(d.cell(0, 0).value, 0.3);
+    QCOMPARE(d.cell(0, 0).runs, QList<int>({0}));
+    QCOMPARE(int(d.cell(1, 0).state), int(S::Diverged)); // d 8, heads 2
+    QCOMPARE(int(d.cell(0, 1).state), int(S::Failed));   // d 16, heads 1
+    QCOMPARE(int(d.cell(1, 1).state), int(S::Queued));   // d 16, heads 2
+    QCOMPARE(int(d.cell(2, 0).state), int(S::Skipped));  // heads 3 divides neither
+    QVERIFY2(d.cell(2, 0).note.contains("divide"), qPrintable(d.cell(2, 0).note));
+    QCOMPARE(d.filledCount(), 3);
+
+    // At step 20 the diverged run still had a value.
+    const auto early = HeatmapData::compute(s, "d_model", "heads", {}, 20);
+    QCOMPARE(int(early.cell(1, 0).state), int(S::Value));
+
+    // The widget: a click on a cell selects its runs.
+    SessionModel model;
+    model.setSession(s);
+    HeatmapView view(&model);
+    view.resize(640, 480);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setAxes("d_model", "heads");
+    view.refresh();
+    QSignalSpy spy(&view, &FigureView::runsActivated);
+    QTest::mouseClick(view.canvas(), Qt::LeftButton, {}, view.cellRect(0, 0).center());
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.first().first().value<QList<int>>(), QList<int>({0}));
+}
+
+void TestUiFigures::heatmapOnOtherAxes()
+{
+    // Any two swept axes: lr × heads, averaging over d_model.
+    const Session s = uitest::syntheticSession();
+    const auto d = HeatmapData::compute(s, "lr", "heads", {}, -1);
+    QCOMPARE(d.columns(), 1);
+    QCOMPARE(d.rows(), 3);
+    QCOMPARE(d.cell(0, 0).runs.size(), 2); // d_model 8 and 16 with one head
+    QVERIFY(d.csv().startsWith("heads,lr,state"));
+}
+
+void TestUiFigures::scheduleGenerators_data()
+{
+    QTest::addColumn<int>("shape");
+    QTest::addColumn<int>("layers");
+    QTest::addColumn<int>("total");
+    QTest::addColumn<QList<qint64>>("dModels");
+    QTest::addColumn<QList<qint64>>("expected");
+    QTest::newRow("blog ascending") << int(ScheduleShape::Ascending) << 4 << 180 << QList<qint64>{768} << QList<qint64>{12, 24, 48, 96};
+    QTest::newRow("blog descending") << int(ScheduleShape::Descending) << 4 << 180 << QList<qint64>{768} << QList<qint64>{96, 48, 24, 12};
+    QTest::newRow("blog constant") << int(ScheduleShape::Constant) << 4 << 180 << QList<qint64>{768} << QList<qint64>{48, 48, 48, 48};
+    QTest::newRow("divides every width") << int(ScheduleShape::Constant) << 2 << 10 << QList<qint64>{24, 48} << QList<qint64>{6, 6};
+}
+
+void TestUiFigures::scheduleGenerators()
+{
+    QFETCH(int, shape);
+    QFETCH(int, layers);
+    QFETCH(int, total);
+    QFETCH(QList<qint64>, dModels);
+    QFETCH(QList<qint64>, expected);
+    const auto got = HeadScheduleEditor::generate(ScheduleShape(shape), layers, total, std::vector<int64_t>(dModels.begin(), dModels.end()));
+    QCOMPARE(QList<qint64>(got.begin(), got.end()), expected);
+}
+
+void TestUiFigures::badFormValueBlocksStart_data()
+{
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("lr not a number") << "lr" << "1e-3, abc" << "sweep.lr[1]: 'abc' is not a number";
+    QTest::newRow("negative lr") << "lr" << "-0.1" << "sweep.lr: -0.1 must be positive";
+    QTest::newRow("d_model not an integer") << "d_model" << "8.5" << "sweep.d_model[0]: 8.5 is not an integer";
+    QTest::newRow("no heads divide") << "heads" << "3" << "no combination can run";
+}
+
+void TestUiFigures::badFormValueBlocksStart()
+{
+    QFETCH(QString, field);
+    QFETCH(QString, value);
+    QFETCH(QString, message);
+    MainWindow window;
+    window.setInteractive(false);
+    window.model()->setSession(uitest::tinySession());
+    window.form()->loadFrom(window.model()->session());
+    window.form()->setPendingRuns(4);
+    QVERIFY(window.form()->canStart());
+    QVERIFY(window.startAction()->isEnabled());
+
+    QLineEdit *edit = field == "lr" ? window.form()->learningRatesEdit()
+                      : field == "d_model" ? window.form()->dModelsEdit()
+                                           : window.form()->headsEdit();
+    edit->setText(value);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.startAction()->isEnabled(), 3000);
+    QVERIFY(!window.form()->canStart());
+    QVERIFY2(window.form()->blockReason().contains(message), qPrintable(window.form()->blockReason()));
+    QVERIFY2(window.startAction()->toolTip().contains(message), qPrintable(window.startAction()->toolTip()));
+    QVERIFY(!window.startSweep()); // the shortcut is refused too
+
+    // Putting it right enables Start again.
+    edit->setText(field == "d_model" ? "8, 16" : field == "heads" ? "1, 2" : "1e-3");
+    QTRY_VERIFY_WITH_TIMEOUT(window.startAction()->isEnabled(), 3000);
+}
+
+static bool isValidSvg(const QString &path, QString *why)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return (*why = "cannot open"), false;
+    QXmlStreamReader xml(&f);
+    bool sawSvg = false;
+    int elements = 0;
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isStartElement()) {
+            ++elements;
+            if (xml.name() == QLatin1String("svg")) sawSvg = true;
+        }
+    }
+    if (xml.hasError()) return (*why = xml.errorString()), false;
+    if (!sawSvg || elements < 20) return (*why = QString("only %1 elements").arg(elements)), false;
+    QSvgRenderer renderer(path);
+    if (!renderer.isValid()) return (*why = "QSvgRenderer rejects it"), false;
+    return true;
+}
+
+static int distinctColours(const QImage &image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3) colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+void TestUiFigures::exportWritesValidSvgAndPng_data()
+{
+    QTest::addColumn<QString>("figure");
+    for (const auto &id : FigureView::figureIds()) QTest::newRow(qPrintable(id)) << id;
+}
+
+void TestUiFigures::exportWritesValidSvgAndPng()
+{
+    QFETCH(QString, figure);
+    SessionModel model;
+    model.setSession(uitest::syntheticSession());
+    QTemporaryDir dir;
+    const QSize size(900, 560);
+    auto view = FigureExporter::offscreenCopy(&model, figure, {}, {}, size);
+    QVERIFY(view);
+    const QString svg = dir.filePath(figure + ".svg"), png = dir.filePath(figure + ".png");
+    QString error;
+    QVERIFY2(FigureExporter::writeSvg(view.get(), svg, size, &error), qPrintable(error));
+    QVERIFY2(FigureExporter::writePng(view.get(), png, size, &error), qPrintable(error));
+    QString why;
+    QVERIFY2(isValidSvg(svg, &why), qPrintable(why));
+    QImage image(png);
+    QCOMPARE(image.size(), size);
+    QVERIFY2(distinctColours(image) > 8, "the PNG is blank");
+    // Title and axis labels are in the drawing, as text.
+    QFile f(svg);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    QVERIFY2(text.contains(view->title().left(12).toHtmlEscaped()) || text.contains(view->title().left(12)),
+             qPrintable(view->title()));
+}
+
+void TestUiFigures::exportAllWritesEveryFigure()
+{
+    SessionModel model;
+    model.setSession(uitest::syntheticSession());
+    QTemporaryDir dir;
+    QString error;
+    const QStringList files = FigureExporter::exportAll(&model, dir.path(), QSize(800, 500), {}, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(files.size(), FigureExporter::allFigures().size() * 3);
+    for (const auto &f : files) QVERIFY2(QFileInfo(f).size() > 40, qPrintable(f)); // more than a CSV header
+}
+
+QTEST_MAIN(TestUiFigures)
+#include "test_ui_figures.moc"
