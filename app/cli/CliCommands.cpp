@@ -93,14 +93,13 @@ std::string labelsText(const std::map<std::string, std::string> &labels)
     return text.empty() ? "(base)" : text;
 }
 
-// Ctrl-C: the first asks for a clean stop; the handler then restores the default, so a second
-// one ends the process at once.
+// Ctrl-C: the first asks for a clean stop; SA_RESETHAND then restores the default action, so a
+// second one ends the process at once.
 std::atomic<bool> g_interrupted{false};
 
 extern "C" void onInterrupt(int)
 {
     g_interrupted.store(true);
-    std::signal(SIGINT, SIG_DFL);
 }
 
 struct FinishedRun {
@@ -245,6 +244,7 @@ int runCommand(const std::vector<std::string> &args)
     g_interrupted.store(false);
     struct sigaction action {};
     action.sa_handler = onInterrupt;
+    action.sa_flags = SA_RESETHAND;
     sigemptyset(&action.sa_mask);
     struct sigaction previousAction {};
     sigaction(SIGINT, &action, &previousAction);
