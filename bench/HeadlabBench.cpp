@@ -52,6 +52,8 @@ RunConfig answerOnly(int64_t m, int64_t heads, double lr, int64_t steps, const s
     c.logEvery = 50;
     c.device = device;
     c.initSeed = c.dataSeed = seed;
+    const char *tf32 = std::getenv("HEADLAB_BENCH_TF32");
+    c.tf32 = tf32 && std::string(tf32) == "1";
     return c;
 }
 

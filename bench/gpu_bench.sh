@@ -15,6 +15,7 @@ BENCH="$ROOT/build-core/bench/headlab-bench"
 CLI="$ROOT/build-core/app/cli/headlab-cli"
 sections=("$@")
 [[ ${#sections[@]} -gt 0 ]] || sections=(build check single ensemble eager compile)
+# Timings in one file are comparable only when they come from one run of this script on one card.
 want() { local s; for s in "${sections[@]}"; do [[ $s == "$1" ]] && return 0; done; return 1; }
 log() { printf '[gpu_bench %s] %s\n' "$(date +%T)" "$*" >&2; }
 
@@ -42,6 +43,8 @@ if want ensemble; then
     log "ensembles: 10 learning rates of one grid shape, and 50 runs"
     "$BENCH" ensemble --device cuda:0 --shapes 24x3,48x3,96x3,192x3,384x3 --runs 10 --steps "$STEPS" | tee -a "$RESULTS"
     "$BENCH" ensemble --device cuda:0 --shapes 24x3,96x3,384x3 --runs 50 --steps "$STEPS" | tee -a "$RESULTS"
+    log "the same with TF32 matmuls"
+    HEADLAB_BENCH_TF32=1 "$BENCH" ensemble --device cuda:0 --shapes 24x3,48x3,96x3,192x3,384x3 --runs 10 --steps "$STEPS" | sed 's/headlab-ensemble/headlab-ensemble-tf32/' | tee -a "$RESULTS"
 fi
 if want eager; then
     log "reference: eager PyTorch, batches on the GPU"

@@ -152,10 +152,14 @@ torch::Tensor Transformer::norm(const torch::Tensor &x, const torch::Tensor &gai
         // s · x / ||x||
         return gain.view({R, 1, 1, 1}) * x / x.norm(2, -1, true).clamp_min(1e-12);
     }
-    const auto mean = x.mean(-1, true);
-    const auto var = x.var(-1, /*unbiased=*/true, /*keepdim=*/true);
+    // (x − mean) / sqrt(unbiased var + 1e-9) · g + b, through the fused layer_norm kernel: with n
+    // features, unbiased var = n/(n−1) · biased var, so the same value is
+    // sqrt((n−1)/n) · layer_norm(x, eps = 1e-9 · (n−1)/n), exactly.
     const int64_t m = x.size(-1);
-    return (x - mean) / torch::sqrt(var + 1e-9) * gain.view({R, 1, 1, m}) + shift.view({R, 1, 1, m});
+    const double n = static_cast<double>(m);
+    const auto normalized = at::layer_norm(x, {m}, {}, {}, 1e-9 * (n - 1.0) / n);
+    const auto scale = gain.view({R, 1, 1, m}) * std::sqrt((n - 1.0) / n);
+    return torch::addcmul(shift.view({R, 1, 1, m}), normalized, scale);
 }
 
 torch::Tensor Transformer::linear(const torch::Tensor &x, const torch::Tensor &w, const torch::Tensor &b) const
