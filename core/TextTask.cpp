@@ -11,19 +11,14 @@ namespace headlab {
 
 namespace {
 
+constexpr int64_t kHashMask = (int64_t(1) << 31) - 1;
+
 uint64_t splitmix64(uint64_t &state)
 {
     uint64_t z = (state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
-}
-
-// Uniform in [0, n).
-int64_t below(uint64_t &state, int64_t n)
-{
-    return static_cast<int64_t>(
-        (static_cast<unsigned __int128>(splitmix64(state)) * static_cast<uint64_t>(n)) >> 64);
 }
 
 // Uniform in [0, 1) with 53 bits.
@@ -80,10 +75,13 @@ TextTask::TextTask(const RunConfig &config, const std::vector<uint64_t> &dataSee
 
     m_sharedData = std::all_of(dataSeeds.begin(), dataSeeds.end(),
                                [&](uint64_t s) { return s == dataSeeds.front(); });
+    std::vector<int64_t> keys;
     for (uint64_t seed : dataSeeds) {
-        m_rngState.push_back(seed ^ 0x7e57da7a5eed0000ull);
+        uint64_t state = seed;
+        keys.push_back(static_cast<int64_t>(splitmix64(state) & kHashMask));
         if (m_sharedData) break;
     }
+    m_seedKeys = torch::tensor(keys, torch::kInt64).to(device);
 }
 
 int64_t TextTask::vocabSize() const
@@ -95,27 +93,52 @@ int64_t TextTask::maxPositions() const
     return m_context;
 }
 
-torch::Tensor TextTask::nextBatch(int64_t batchSize)
+torch::Tensor TextTask::offsetsAt(const torch::Tensor &step, int64_t batchSize,
+                                  const std::string &phaseName) const
 {
-    const int64_t streams = static_cast<int64_t>(m_rngState.size());
+    // A hash in [0, 2^31) of (seed key, phase, step, row): a linear mix, then rounds of a 31-bit
+    // LCG and an xor-shift (both bijections). Every product stays below 2^63: no overflow.
+    uint64_t phaseKey = 1469598103934665603ull; // FNV-1a of the phase name
+    for (unsigned char ch : phaseName) phaseKey = (phaseKey ^ ch) * 1099511628211ull;
+    const auto rows = torch::arange(batchSize, m_seedKeys.options()); // (B)
+    auto x = m_seedKeys.unsqueeze(1) * 40503 + step.remainder(kHashMask + 1) * 2654435 +
+             rows.unsqueeze(0) * 97 + static_cast<int64_t>(phaseKey & kHashMask); // (S, B)
+    x = x.bitwise_and(kHashMask);
+    for (int round = 0; round < 4; ++round) {
+        x = (x * 1103515245 + 12345).bitwise_and(kHashMask);
+        x = x.bitwise_xor(x.div(65536, "floor"));
+    }
     const int64_t range = m_train.size(0) - m_context; // offsets 0 .. N_train − T − 1
-    auto offsets = torch::empty({streams, batchSize}, torch::kInt64);
-    auto *p = offsets.data_ptr<int64_t>();
-    for (int64_t r = 0; r < streams; ++r)
-        for (int64_t b = 0; b < batchSize; ++b)
-            p[r * batchSize + b] = below(m_rngState[static_cast<size_t>(r)], range);
-    const auto index = offsets.to(m_device).unsqueeze(-1) + m_window; // (S, B, T+1)
-    auto windows = m_train.index({index});                            // (S, B, T+1)
+    return x.remainder(range);
+}
+
+torch::Tensor TextTask::batchAt(const torch::Tensor &step, int64_t batchSize,
+                                const std::string &phaseName) const
+{
+    const auto index =
+        offsetsAt(step, batchSize, phaseName).unsqueeze(-1) + m_window; // (S, B, T+1)
+    const auto windows = m_train.index({index});                        // (S, B, T+1)
     return m_sharedData ? windows.squeeze(0) : windows;
 }
 
-torch::Tensor TextTask::trainLoss(const Transformer &model, const PhaseConfig &phase, int64_t step)
+torch::Tensor TextTask::batchAt(int64_t step, int64_t batchSize, const std::string &phaseName) const
 {
-    const auto batch = nextBatch(phase.batchSize); // (R, B, T+1) or (B, T+1)
+    return batchAt(torch::tensor(step, torch::kInt64).to(m_device), batchSize, phaseName);
+}
+
+torch::Tensor TextTask::trainLossAt(const Transformer &model, const PhaseConfig &phase,
+                                    const torch::Tensor &step)
+{
+    const auto batch = batchAt(step, phase.batchSize, phase.name); // (R, B, T+1) or (B, T+1)
     const int64_t timeDim = batch.dim() - 1;
     const auto input = batch.narrow(timeDim, 0, m_context);  // (.., B, T)
     const auto target = batch.narrow(timeDim, 1, m_context); // (.., B, T)
     return crossEntropyPerRun(model.forward(input), target); // logits (R, B, T, 256) → (R)
+}
+
+torch::Tensor TextTask::trainLoss(const Transformer &model, const PhaseConfig &phase, int64_t step)
+{
+    return trainLossAt(model, phase, torch::tensor(step, torch::kInt64).to(m_device));
 }
 
 TaskEvaluation TextTask::evaluate(const Transformer &model)

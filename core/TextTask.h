@@ -26,14 +26,27 @@ public:
     int64_t maxPositions() const override; // the context length
     torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase,
                             int64_t step) override;
+    // The batch is picked on the device from the step, so the trainer can capture the step in a
+    // CUDA graph.
+    bool capturable() const override { return true; }
+    torch::Tensor trainLossAt(const Transformer &model, const PhaseConfig &phase,
+                              const torch::Tensor &step) override;
     TaskEvaluation evaluate(const Transformer &model) override;
     std::vector<std::string> finalSamples(const Transformer &model, int64_t run,
                                           const RunConfig &config) override;
 
-    // The next training batch: windows of contextLength + 1 tokens, (R, B, T+1) int64, or (B, T+1)
-    // shared when every run has the same data seed. Each run's offsets depend only on its own seed
-    // and on how many batches came before, so a run draws the same data alone or in an ensemble.
-    torch::Tensor nextBatch(int64_t batchSize);
+    // The training batch at `step` of the phase `phaseName`: windows of contextLength + 1 tokens,
+    // (R, B, T+1) int64, or (B, T+1) shared when every run has the same data seed. Run r's window
+    // offsets are a hash of (its data seed, the phase name, the step, the row), computed with
+    // integer tensor ops on the device: a run draws the same data alone or in an ensemble, on the
+    // CPU or a GPU, eager or replayed from a CUDA graph. step: 0-dim int64 on the device.
+    torch::Tensor batchAt(const torch::Tensor &step, int64_t batchSize,
+                          const std::string &phaseName = "train") const;
+    torch::Tensor batchAt(int64_t step, int64_t batchSize,
+                          const std::string &phaseName = "train") const;
+    // The window offsets of batchAt: (S, B) int64 in [0, N_train − T), S runs (1 if shared).
+    torch::Tensor offsetsAt(const torch::Tensor &step, int64_t batchSize,
+                            const std::string &phaseName) const;
 
     int64_t trainBytes() const { return m_train.size(0); }
     int64_t validationBytes() const { return m_validation.size(0); }
@@ -47,7 +60,7 @@ public:
 private:
     int64_t m_context = 0;
     bool m_sharedData = false;
-    std::vector<uint64_t> m_rngState;  // one splitmix64 state per run (or one, if shared)
+    torch::Tensor m_seedKeys;          // (S) int64 in [0, 2^31): one per run, or one if shared
     torch::Tensor m_train;             // (N_train) int64 tokens on the device
     torch::Tensor m_validation;        // (N_val) int64
     torch::Tensor m_validationWindows; // (W, T+1) int64

@@ -66,6 +66,29 @@ void writeFile(const QString &path, const std::string &bytes)
     out << bytes;
 }
 
+// One Adam step (eps 1e-12) with these per-parameter learning rates, through core/Adam.h: the
+// per-parameter factors of the original API, or the per-parameter rates of the flat-buffer one.
+template <typename A = Adam>
+void firstAdamStep(Transformer &model, const std::vector<double> &perParamLr)
+{
+    OptimizerConfig optimizer;
+    optimizer.eps = 1e-12;
+    const double lr = perParamLr.front() > 0 ? perParamLr.front() : 1.0;
+    if constexpr (requires(Transformer & m, OptimizerConfig o) { A(m, o); }) {
+        A adam(model, optimizer);
+        std::vector<torch::Tensor> rates;
+        for (double v : perParamLr) rates.push_back(torch::tensor({float(v)}));
+        adam.setLearningRates(rates);
+        adam.step(torch::ones({}));
+    } else {
+        A adam(model.parameters(), optimizer, 1);
+        for (size_t i = 0; i < perParamLr.size(); ++i)
+            if (perParamLr[i] != lr)
+                adam.setLrFactor(i, torch::tensor({float(perParamLr[i] / lr)}));
+        adam.step(torch::tensor({float(lr)}));
+    }
+}
+
 std::string sharedDataFile(const char *name)
 {
     return std::string(HEADLAB_SHARED_DIR) + "/data/" + name;
@@ -400,21 +423,16 @@ private Q_SLOTS:
         Transformer model(c.model, kByteVocabSize, c.task.contextLength, 1, cpu);
         model.initializeRun(0, 3);
         auto &params = model.parameters();
-        OptimizerConfig optimizer;
-        optimizer.eps = 1e-12;
-        Adam adam(params, optimizer, 1);
-        for (size_t i = 0; i < params.size(); ++i) {
-            if (params[i].isQueryKey)
-                adam.setLrFactor(
-                    i, torch::tensor({float(qkLearningRateFactor(c, size_t(params[i].layer)))}));
-        }
+        std::vector<double> perParamLr; // what the trainer gives each parameter: η, or η_QK
+        for (const auto &p : params)
+            perParamLr.push_back(p.isQueryKey ? lr * qkLearningRateFactor(c, size_t(p.layer)) : lr);
         std::vector<torch::Tensor> before;
         for (auto &p : params) before.push_back(p.value.detach().clone());
         const auto tokens = torch::randint(0, 256, {4, 33}, torch::kInt64);
         const auto loss =
             crossEntropyPerRun(model.forward(tokens.narrow(1, 0, 32)), tokens.narrow(1, 1, 32));
         loss.sum().backward();
-        adam.step(torch::tensor({float(lr)}));
+        firstAdamStep(model, perParamLr);
 
         auto medianMove = [&](size_t i) {
             const auto moved = (params[i].value.detach() - before[i]).abs().flatten();
@@ -530,12 +548,25 @@ private Q_SLOTS:
 
         const torch::Device cpu(torch::kCPU);
         TextTask shared(a, {7, 7}, cpu);
-        QCOMPARE(shared.nextBatch(4).sizes().vec(), (std::vector<int64_t>{4, 33}));
+        QCOMPARE(shared.batchAt(0, 4).sizes().vec(), (std::vector<int64_t>{4, 33}));
         TextTask own(a, {7, 8}, cpu);
-        const auto batch = own.nextBatch(4);
+        const auto batch = own.batchAt(5, 4);
         QCOMPARE(batch.sizes().vec(), (std::vector<int64_t>{2, 4, 33}));
         TextTask single(a, {8}, cpu);
-        QVERIFY(torch::equal(single.nextBatch(4), batch[1]));
+        QVERIFY(torch::equal(single.batchAt(5, 4), batch[1]));
+        QVERIFY(!torch::equal(own.batchAt(6, 4), batch));          // a new batch every step
+        QVERIFY(!torch::equal(batch[0], batch[1]));                // a new batch for every seed
+        QVERIFY(!torch::equal(own.batchAt(5, 4, "other"), batch)); // and for every phase
+        // The offsets cover the training text evenly: each tenth gets 10 % ± 3 % of 4,000 draws.
+        std::vector<int> deciles(10, 0);
+        const int64_t range = single.trainBytes() - 32;
+        for (int64_t step = 0; step < 500; ++step) {
+            const auto offsets = single.offsetsAt(torch::tensor(step), 8, "train"); // (1, 8)
+            for (int64_t row = 0; row < 8; ++row)
+                deciles[static_cast<size_t>(offsets[0][row].item<int64_t>() * 10 / range)]++;
+        }
+        for (int d : deciles)
+            QVERIFY2(d > 280 && d < 520, qPrintable(QString("a tenth got %1 of 4000").arg(d)));
         QCOMPARE(own.trainBytes() + own.validationBytes(), int64_t(200'000));
         QCOMPARE(own.validationBytes(), int64_t(20'000));
         QCOMPARE(own.validationWindows(), int64_t(128)); // eval_batches 2 × 64
