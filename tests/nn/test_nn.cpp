@@ -15,6 +15,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <set>
 
@@ -464,5 +465,21 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestNearestNeighbour)
+// Like QTEST_GUILESS_MAIN, but accepting the "-platform offscreen" that ctest passes to every
+// suite (QCoreApplication's test runner would reject it as an unknown option).
+int main(int argc, char **argv)
+{
+    std::vector<char *> args;
+    for (int i = 0; i < argc; ++i) {
+        if (std::strcmp(argv[i], "-platform") == 0 && i + 1 < argc) {
+            ++i;
+            continue;
+        }
+        args.push_back(argv[i]);
+    }
+    int count = static_cast<int>(args.size());
+    QCoreApplication app(count, args.data());
+    TestNearestNeighbour test;
+    return QTest::qExec(&test, count, args.data());
+}
 #include "test_nn.moc"
