@@ -14,7 +14,7 @@ STEPS="${STEPS:-1000}"
 BENCH="$ROOT/build-core/bench/headlab-bench"
 CLI="$ROOT/build-core/app/cli/headlab-cli"
 sections=("$@")
-[[ ${#sections[@]} -gt 0 ]] || sections=(build check single ensemble eager compile)
+[[ ${#sections[@]} -gt 0 ]] || sections=(build check floor single ensemble eager compile)
 # Timings in one file are comparable only when they come from one run of this script on one card.
 want() { local s; for s in "${sections[@]}"; do [[ $s == "$1" ]] && return 0; done; return 1; }
 log() { printf '[gpu_bench %s] %s\n' "$(date +%T)" "$*" >&2; }
@@ -33,6 +33,10 @@ if want check; then
     log "quick demo on cuda"
     "$CLI" run --preset quick-demo --device cuda -o "$OUTDIR/quick-demo-cuda.yaml" > "$OUTDIR/quick-demo.log" 2>&1
     echo "{\"check\": \"quick-demo-cuda\", \"exit\": $?}" | tee -a "$RESULTS"
+fi
+if want floor; then
+    log "compute floor: matmul rates and the grid's FLOPs"
+    python3 "$ROOT/bench/compute_floor.py" | tee -a "$RESULTS"
 fi
 if want single; then
     log "single-run steps/s"
