@@ -6,6 +6,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -22,6 +23,7 @@ FigureChartView::FigureChartView(SessionModel *model, QWidget *parent) : FigureV
     m_chart = new QChart();
     m_chart->legend()->setAlignment(Qt::AlignRight);
     m_chart->setMargins(QMargins(6, 6, 6, 6));
+    m_chart->layout()->setContentsMargins(0, 0, 0, 0); // no frame of window colour around the chart
     m_view = new QChartView(m_chart, this);
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setMinimumSize(320, 220);

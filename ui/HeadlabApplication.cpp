@@ -17,14 +17,26 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace headlab::ui {
 
 void prepareEnvironment(int argc, char **argv)
 {
-    for (int i = 1; i < argc; ++i)
+    for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--export-all") == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
+        // QGuiApplication takes -session/--session for X11 session management and removes it
+        // from the arguments; ours means a session file, so rename it before Qt sees it.
+        if (std::strcmp(argv[i], "--session") == 0 || std::strcmp(argv[i], "-session") == 0) {
+            static char renamed[] = "--open-session";
+            argv[i] = renamed;
+        } else if (std::strncmp(argv[i], "--session=", 10) == 0) {
+            static std::string renamed;
+            renamed = std::string("--open-session=") + (argv[i] + 10);
+            argv[i] = renamed.data();
+        }
+    }
 }
 
 static QSize parseSize(const QString &text, QSize fallback)
@@ -45,7 +57,7 @@ int runHeadlab(QApplication &app)
     parser.setApplicationDescription(QStringLiteral("HeadLab: how attention heads, head dimension and learning rate decide whether a transformer trains."));
     parser.addHelpOption();
     parser.addVersionOption();
-    QCommandLineOption sessionOpt(QStringLiteral("session"), QStringLiteral("Open this session file."), QStringLiteral("S.yaml"));
+    QCommandLineOption sessionOpt(QStringList{QStringLiteral("session"), QStringLiteral("open-session")}, QStringLiteral("Open this session file."), QStringLiteral("S.yaml"));
     QCommandLineOption presetOpt(QStringLiteral("preset"), QStringLiteral("Open a built-in preset."), QStringLiteral("NAME"));
     QCommandLineOption exportOpt(QStringLiteral("export-all"), QStringLiteral("Write every figure (PNG, SVG, CSV) to DIR and exit; needs no display."), QStringLiteral("DIR"));
     QCommandLineOption sizeOpt(QStringLiteral("size"), QStringLiteral("Figure size for export, e.g. 1600x1000."), QStringLiteral("WxH"), QStringLiteral("1600x1000"));
@@ -54,7 +66,8 @@ int runHeadlab(QApplication &app)
     QCommandLineOption shotAfterOpt(QStringLiteral("screenshot-after"), QStringLiteral("Seconds to wait before the screenshot (default 15)."), QStringLiteral("SECONDS"), QStringLiteral("15"));
     QCommandLineOption figureOpt(QStringLiteral("figure"), QStringLiteral("Show this figure: loss, heatmap, scaling, lr, grid."), QStringLiteral("ID"));
     QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
-    parser.addOptions({sessionOpt, presetOpt, exportOpt, sizeOpt, startOpt, shotOpt, shotAfterOpt, figureOpt, darkOpt});
+    QCommandLineOption presenterOpt(QStringLiteral("presenter"), QStringLiteral("Start in presenter mode (F11 toggles it)."));
+    parser.addOptions({sessionOpt, presetOpt, exportOpt, sizeOpt, startOpt, shotOpt, shotAfterOpt, figureOpt, darkOpt, presenterOpt});
     parser.addPositionalArgument(QStringLiteral("session"), QStringLiteral("A session file to open."), QStringLiteral("[S.yaml]"));
     parser.process(app);
 
@@ -98,6 +111,7 @@ int runHeadlab(QApplication &app)
     if (!ok && !sessionPath.isEmpty()) return 2;
     if (parser.isSet(figureOpt)) window.showFigure(parser.value(figureOpt));
     window.show();
+    if (parser.isSet(presenterOpt)) window.setPresenterMode(true);
     if (parser.isSet(startOpt)) QTimer::singleShot(300, &window, [&window] { window.startSweep(); });
     if (parser.isSet(shotOpt)) {
         window.setInteractive(false);

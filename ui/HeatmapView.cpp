@@ -453,7 +453,9 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
                tr("test loss (nats)"));
     p.restore();
 
-    if (m_data.filledCount() == 0) {
+    bool anyTraining = false;
+    for (const auto &c : m_data.cells) anyTraining = anyTraining || c.state == HeatmapCell::State::Running;
+    if (m_data.filledCount() == 0 && !anyTraining) {
         p.setPen(t.muted);
         p.setFont(t.font(9));
         p.drawText(QRectF(l.grid.left(), l.titleRect.bottom() - 6 * t.fontScale, l.grid.width(), 14 * t.fontScale),

@@ -7,6 +7,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QGraphicsLayout>
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -60,6 +61,7 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent) : FigureView(
     m_chart = new QChart();
     m_chart->legend()->setAlignment(Qt::AlignRight);
     m_chart->setMargins(QMargins(6, 6, 6, 6));
+    m_chart->layout()->setContentsMargins(0, 0, 0, 0); // no frame of window colour around the chart
     m_view = new QChartView(m_chart, this);
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setMinimumSize(320, 220);

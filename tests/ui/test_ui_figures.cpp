@@ -16,6 +16,7 @@
 #include <QAction>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProcess>
 #include <QSet>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -38,6 +39,7 @@ private Q_SLOTS:
     void exportWritesValidSvgAndPng_data();
     void exportWritesValidSvgAndPng();
     void exportAllWritesEveryFigure();
+    void headlessExportAll();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -245,6 +247,39 @@ void TestUiFigures::exportAllWritesEveryFigure()
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QCOMPARE(files.size(), FigureExporter::allFigures().size() * 3);
     for (const auto &f : files) QVERIFY2(QFileInfo(f).size() > 40, qPrintable(f)); // more than a CSV header
+}
+
+void TestUiFigures::headlessExportAll()
+{
+    // `headlab --session S.yaml --export-all DIR`, as a user runs it: no display, no window.
+    QTemporaryDir dir;
+    const QString session = dir.filePath("s.yaml");
+    saveSessionAtomic(uitest::syntheticSession(), session.toStdString());
+    QProcess app;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("QT_QPA_PLATFORM"); // the app chooses offscreen itself for --export-all
+    env.remove("DISPLAY");
+    app.setProcessEnvironment(env);
+    app.start(HEADLAB_APP, {"--session", session, "--export-all", dir.filePath("out"), "--size", "640x400"});
+    QVERIFY(app.waitForFinished(60000));
+    QVERIFY2(app.exitCode() == 0, app.readAllStandardError().constData());
+    const QStringList pngs = QDir(dir.filePath("out")).entryList({"*.png"});
+    QCOMPARE(pngs.size(), FigureExporter::allFigures().size());
+    QCOMPARE(QImage(dir.filePath("out/fig2_heatmap.png")).size(), QSize(640, 400));
+    // The figures show this session, not the default one: the heatmap has the diverged cell.
+    QFile csv(dir.filePath("out/fig2_heatmap.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QVERIFY(csv.readAll().contains("diverged"));
+
+    // A session that does not load: exit 2 and the located message.
+    QFile bad(dir.filePath("bad.yaml"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("schema_version: 1\nexperiment:\n  modle: {}\n");
+    bad.close();
+    app.start(HEADLAB_APP, {"--session", bad.fileName(), "--export-all", dir.filePath("out2")});
+    QVERIFY(app.waitForFinished(60000));
+    QCOMPARE(app.exitCode(), 2);
+    QVERIFY2(app.readAllStandardError().contains("bad.yaml:3"), "the message names file and line");
 }
 
 QTEST_MAIN(TestUiFigures)

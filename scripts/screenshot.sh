@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# screenshot.sh — takes the README's picture of HeadLab mid-sweep: opens a preset (the default
+# session unless HEADLAB_PRESET names another), starts its sweep, waits, saves the window as a
+# PNG and quits. Runs under Xvfb when it is installed (a real X server, real fonts), else on Qt's
+# offscreen platform; it needs no display either way.
+#
+#   scripts/screenshot.sh [OUT.png]          default docs/screenshot.png
+#   HEADLAB_SCREENSHOT_AFTER=40              seconds of training before the picture (default 30)
+#   HEADLAB_FIGURE=heatmap                   the figure shown: loss, heatmap, scaling, lr, grid
+#   HEADLAB_APP=path/to/headlab              default build/app/gui/headlab
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+APP="${HEADLAB_APP:-$ROOT/build/app/gui/headlab}"
+OUT="${1:-$ROOT/docs/screenshot.png}"
+AFTER="${HEADLAB_SCREENSHOT_AFTER:-30}"
+FIGURE="${HEADLAB_FIGURE:-loss}"
+PRESET="${HEADLAB_PRESET:-default}"
+
+if [[ ! -x "$APP" ]]; then
+    echo "[screenshot] error: $APP is missing; build first (scripts/run.sh or cmake --build build)" >&2
+    exit 1
+fi
+mkdir -p "$(dirname "$OUT")"
+args=(--preset "$PRESET" --start --figure "$FIGURE" --screenshot "$OUT" --screenshot-after "$AFTER")
+
+if command -v xvfb-run >/dev/null 2>&1; then
+    echo "[screenshot] Xvfb: $PRESET, $AFTER s of training, figure $FIGURE -> $OUT"
+    xvfb-run -a -s "-screen 0 1600x1000x24" env QT_QPA_PLATFORM=xcb "$APP" "${args[@]}"
+else
+    echo "[screenshot] offscreen: $PRESET, $AFTER s of training, figure $FIGURE -> $OUT"
+    QT_QPA_PLATFORM=offscreen "$APP" "${args[@]}"
+fi
