@@ -6,6 +6,7 @@
 
 #include "core/Adam.h"
 #include "core/EpochMetrics.h"
+#include "core/PlateauDetector.h"
 #include "core/SweepRunner.h"
 #include "core/Task.h"
 #include "core/Transformer.h"
@@ -404,6 +405,10 @@ private:
         if (threshold > 0 && (r.status == RunStatus::Done || r.status == RunStatus::Diverged)) {
             const bool learned = r.status == RunStatus::Done && !r.test.empty() && r.test.back().value < threshold;
             r.metrics["learned"] = learned ? 1.0 : 0.0;
+            // A run that only learned the digits' marginal sits just under ln 10 and counts as learned
+            // by the paper's rule; the plateau analysis says which step it actually reached.
+            if (r.status == RunStatus::Done)
+                for (const auto &[k, v] : PlateauDetector().metrics(r.test)) r.metrics[k] = v;
         }
         const double seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
         if (seconds > 0 && r.stepsDone > 0) r.metrics["steps_per_second"] = static_cast<double>(r.stepsDone) / seconds;

@@ -4,6 +4,7 @@
 //   HEADLAB_PRINT_GOLDEN=1 build/tests/core/test_core goldenTrajectory
 // and paste the printed list below (only when a deliberate change alters the numerics).
 #include "core/AdditionData.h"
+#include "core/PlateauDetector.h"
 #include "core/RunConfig.h"
 #include "core/SweepRunner.h"
 #include "core/Trainer.h"
@@ -286,6 +287,33 @@ private Q_SLOTS:
         const RunResult r = trainRun(c);
         QCOMPARE(name(r.status), name(RunStatus::Done));
         QCOMPARE(r.stepsDone, int64_t(5));
+    }
+
+    void plateausEnteredAndLeft()
+    {
+        const double ln10 = std::log(10.0);
+        // ln 22 → ln 10 from step 100 → (2/3) ln 10 from step 400 → (1/3) ln 10 from 700, staying there.
+        Curve c;
+        for (int64_t s = 0; s <= 1000; s += 100) {
+            const double v = s < 100 ? std::log(22.0) : s < 400 ? ln10 - 0.001 : s < 700 ? 2.0 / 3.0 * ln10 : ln10 / 3.0 + 0.01;
+            c.push_back({s, v});
+        }
+        const auto p = PlateauDetector().detect(c);
+        QCOMPARE(p.size(), size_t(3));
+        QCOMPARE(p[0].entered, int64_t(100));
+        QCOMPARE(p[0].left, int64_t(400));
+        QCOMPARE(p[1].entered, int64_t(400));
+        QCOMPARE(p[1].left, int64_t(700));
+        QCOMPARE(p[2].entered, int64_t(700));
+        QCOMPARE(p[2].left, int64_t(-1));
+        auto m = PlateauDetector().metrics(c);
+        QCOMPARE(m.at("left_ln10_plateau"), 1.0);
+        // A run stuck just under ln 10 counts as learned by the paper's rule, but has not left it.
+        Curve stuck = {{0, std::log(22.0)}, {100, ln10 - 0.0015}, {200, ln10 - 0.0016}};
+        m = PlateauDetector().metrics(stuck);
+        QCOMPARE(m.at("left_ln10_plateau"), 0.0);
+        QCOMPARE(m.at("plateau_3_entered"), 100.0);
+        QCOMPARE(m.at("plateau_3_left"), -1.0);
     }
 
     void devices()
