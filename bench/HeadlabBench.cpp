@@ -1,7 +1,7 @@
 // HeadlabBench.cpp — throughput and equivalence measurements of the training core.
 //
 //   headlab-bench single   --device D --shapes 24x1,96x3 --steps N [--threads T]
-//   headlab-bench ensemble --device D --shapes 96x3 --runs R --steps N
+//   headlab-bench ensemble --device D --shapes 96x3 --runs R --steps N [--mix 1,2,3,6,12]
 //   headlab-bench sweep    --device D --widths 24,48,96 --lrs 1e-4,1e-3,1e-2 --heads 3 --steps N [--max-ensemble K]
 //   headlab-bench equivalence --device D --steps N   (ensemble vs alone: max |Δloss|)
 //   headlab-bench devices  --steps N                 (the same seeded run on cpu and cuda:0)
@@ -91,9 +91,14 @@ void ensemble(const Args &a)
     for (const auto &shape : split(a.get("shapes", "96x3"))) {
         const auto mh = split(shape, 'x');
         const int64_t m = std::stoll(mh[0]), h = std::stoll(mh[1]);
+        // --mix 1,2,3,6,12: run r gets heads mix[r % n] (one ensemble for a whole width of the grid).
+        const auto mix = split(a.get("mix", ""));
         auto make = [&](int64_t n) {
             std::vector<RunConfig> cs;
-            for (int r = 0; r < runs; ++r) cs.push_back(answerOnly(m, h, 3e-5 * std::pow(100.0, r / std::max(1.0, runs - 1.0)), n, device, r));
+            for (int r = 0; r < runs; ++r) {
+                const int64_t heads = mix.empty() ? h : std::stoll(mix[static_cast<size_t>(r) % mix.size()]);
+                cs.push_back(answerOnly(m, heads, 3e-5 * std::pow(100.0, r / std::max(1.0, runs - 1.0)), n, device, r));
+            }
             return cs;
         };
         TrainerControl control;
@@ -102,8 +107,8 @@ void ensemble(const Args &a)
         const auto t0 = std::chrono::steady_clock::now();
         const auto res = trainMembers(make(steps), control);
         const double dt = seconds(t0);
-        std::printf("{\"impl\": \"headlab-ensemble\", \"device\": \"%s\", \"m\": %lld, \"heads\": %lld, \"runs\": %d, \"steps_per_s\": %.2f, \"run_steps_per_s\": %.2f, \"status\": \"%s\"}\n",
-                    res[0].device.c_str(), (long long)m, (long long)h, runs, steps / dt, runs * steps / dt, toString(res[0].status));
+        std::printf("{\"impl\": \"headlab-ensemble\", \"mix\": \"%s\", \"device\": \"%s\", \"m\": %lld, \"heads\": %lld, \"runs\": %d, \"steps_per_s\": %.2f, \"run_steps_per_s\": %.2f, \"status\": \"%s\"}\n",
+                    a.get("mix", "").c_str(), res[0].device.c_str(), (long long)m, (long long)h, runs, steps / dt, runs * steps / dt, toString(res[0].status));
         std::fflush(stdout);
     }
 }

@@ -44,11 +44,13 @@ if want single; then
     HEADLAB_CUDA_GRAPHS=0 "$BENCH" single --device cuda:0 --shapes "$SHAPES" --steps "$STEPS" | sed 's/headlab-single/headlab-single-no-graphs/' | tee -a "$RESULTS"
 fi
 if want ensemble; then
-    log "ensembles: 10 learning rates of one grid shape, and 50 runs"
-    "$BENCH" ensemble --device cuda:0 --shapes 24x3,48x3,96x3,192x3,384x3 --runs 10 --steps "$STEPS" | tee -a "$RESULTS"
-    "$BENCH" ensemble --device cuda:0 --shapes 24x3,96x3,384x3 --runs 50 --steps "$STEPS" | tee -a "$RESULTS"
+    log "ensembles: one grid shape's 10 learning rates; a whole width's 50 runs (5 head counts × 10 η)"
+    ES="${ENSEMBLE_STEPS:-500}"
+    "$BENCH" ensemble --device cuda:0 --shapes 24x3,48x3,96x3,192x3,384x3 --runs 10 --steps "$ES" | tee -a "$RESULTS"
+    "$BENCH" ensemble --device cuda:0 --shapes 24x3,48x3,96x3,192x3,384x3 --runs 50 --mix 1,2,3,6,12 --steps "$ES" | tee -a "$RESULTS"
     log "the same with TF32 matmuls"
-    HEADLAB_BENCH_TF32=1 "$BENCH" ensemble --device cuda:0 --shapes 24x3,48x3,96x3,192x3,384x3 --runs 10 --steps "$STEPS" | sed 's/headlab-ensemble/headlab-ensemble-tf32/' | tee -a "$RESULTS"
+    HEADLAB_BENCH_TF32=1 "$BENCH" ensemble --device cuda:0 --shapes 24x3,48x3,96x3,192x3,384x3 --runs 10 --steps "$ES" | sed 's/headlab-ensemble/headlab-ensemble-tf32/' | tee -a "$RESULTS"
+    HEADLAB_BENCH_TF32=1 "$BENCH" ensemble --device cuda:0 --shapes 24x3,48x3,96x3,192x3,384x3 --runs 50 --mix 1,2,3,6,12 --steps "$ES" | sed 's/headlab-ensemble/headlab-ensemble-tf32/' | tee -a "$RESULTS"
 fi
 if want eager; then
     log "reference: eager PyTorch, batches on the GPU"

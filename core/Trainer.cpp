@@ -55,8 +55,12 @@ std::string ensembleKey(const RunConfig &c)
       << ',' << toString(m.activation) << ',' << toString(m.norm) << ',' << toString(m.placement) << ',' << m.finalNorm
       << ',' << m.causal << ',' << m.bias << ',' << m.zeroInitOutputs << ',' << toString(m.logitScale) << ','
       << m.widthMultiplier << '|';
-    for (auto h : m.heads) k << h << ',';
     k << '|';
+    // With a derived head dimension, runs that differ only in head count share every weight shape.
+    if (m.headDim > 0)
+        for (auto h : m.heads) k << h << ',';
+    else
+        k << m.heads.size() << " layers";
     for (const auto &p : c.phases) {
         k << p.name << ',' << toString(p.objective) << ',' << p.steps << ',' << p.batchSize << ',' << p.useScannedLr << ','
           << (p.useScannedLr ? 0.0 : p.lr) << ',' << toString(p.optimizer.kind) << ',' << p.optimizer.beta1 << ','
@@ -124,7 +128,9 @@ public:
         std::vector<uint64_t> dataSeeds;
         for (const auto &c : m_configs) dataSeeds.push_back(c.dataSeed);
         m_task = makeTask(c0, dataSeeds, device);
-        m_model = std::make_unique<Transformer>(c0.model, m_task->vocabSize(), m_task->maxPositions(), R, device);
+        std::vector<std::vector<int64_t>> runHeads;
+        for (const auto &c : m_configs) runHeads.push_back(c.model.heads);
+        m_model = std::make_unique<Transformer>(c0.model, m_task->vocabSize(), m_task->maxPositions(), R, device, runHeads);
         for (int64_t r = 0; r < R; ++r) m_model->initializeRun(r, m_configs[static_cast<size_t>(r)].initSeed);
         const auto floatOpts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
         const auto longOpts = torch::TensorOptions().dtype(torch::kInt64).device(device);

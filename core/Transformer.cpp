@@ -4,6 +4,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
+#include <map>
 
 namespace headlab {
 
@@ -54,7 +55,7 @@ void Transformer::allocate()
 }
 
 Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t maxPositions, int64_t runs,
-                         const torch::Device &device)
+                         const torch::Device &device, const std::vector<std::vector<int64_t>> &runHeads)
     : m_config(config), m_vocab(vocabSize), m_maxPositions(maxPositions), m_runs(runs), m_device(device)
 {
     const int64_t m = config.dModel;
@@ -72,6 +73,7 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
         L.heads = config.heads[l] * config.widthMultiplier;
         L.headDim = config.headDimOfLayer(l);
         const int64_t inner = L.heads * L.headDim;
+        if (!runHeads.empty()) groupRunsByHeads(L, runHeads, l, inner);
         add(&L.ln1Gain, p + "norm1.gain", {normWidth}, false, li);
         if (config.norm == NormKind::LayerNorm) add(&L.ln1Shift, p + "norm1.shift", {m}, false, li);
         add(&L.wq, p + "wq", {m, inner}, true, li);
@@ -97,6 +99,32 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
     }
     if (m_vocab > 0) add(&m_unembedding, "unembedding", {m, m_vocab});
     allocate();
+}
+
+void Transformer::groupRunsByHeads(Layer &L, const std::vector<std::vector<int64_t>> &runHeads, size_t layer,
+                                   int64_t inner)
+{
+    TORCH_CHECK(static_cast<int64_t>(runHeads.size()) == m_runs, "one head schedule per run is needed");
+    std::map<int64_t, std::vector<int64_t>> byHeads; // heads (w·H) → runs
+    for (int64_t r = 0; r < m_runs; ++r) {
+        const int64_t h = runHeads[static_cast<size_t>(r)].at(layer) * m_config.widthMultiplier;
+        TORCH_CHECK(inner % h == 0, "layer ", layer, ": ", h, " heads do not split ", inner, " features");
+        byHeads[h].push_back(r);
+    }
+    if (byHeads.size() < 2) {
+        L.heads = byHeads.begin()->first;
+        L.headDim = inner / L.heads;
+        return;
+    }
+    const auto longOpts = torch::TensorOptions().dtype(torch::kInt64);
+    std::vector<int64_t> order;
+    for (const auto &[h, runs] : byHeads) {
+        L.groups.push_back({h, torch::tensor(runs, longOpts).to(m_device)});
+        order.insert(order.end(), runs.begin(), runs.end());
+    }
+    std::vector<int64_t> inverse(order.size());
+    for (size_t i = 0; i < order.size(); ++i) inverse[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+    L.inverseOrder = torch::tensor(inverse, longOpts).to(m_device);
 }
 
 void Transformer::initializeRun(int64_t run, uint64_t seed)
@@ -171,19 +199,14 @@ torch::Tensor Transformer::linear(const torch::Tensor &x, const torch::Tensor &w
     return y.view({R, B, T, w.size(2)});
 }
 
-torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, bool lastOnly) const
+torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v, int64_t H,
+                                  int64_t hd, bool lastOnly) const
 {
-    // x: (R, B, T, m). Heads: H' = w · H, each of width hd.
-    const int64_t R = x.size(0), B = x.size(1), T = x.size(2);
-    const int64_t H = L.heads, hd = L.headDim;
-    const auto xq = lastOnly ? x.slice(2, T - 1, T) : x;
-    const int64_t Tq = xq.size(2);
+    // q: (R, B, Tq, H·hd), k and v: (R, B, T, H·hd) → (R, B, Tq, H·hd)
+    const int64_t R = q.size(0), B = q.size(1), Tq = q.size(2), T = k.size(2);
     auto split = [&](const torch::Tensor &t, int64_t len) { // (R,B,len,H·hd) -> (R·B, H, len, hd)
-        return t.view({R * B, len, H, hd}).transpose(1, 2);
+        return t.reshape({R * B, len, H, hd}).transpose(1, 2);
     };
-    const auto q = split(linear(xq, L.wq, L.bq), Tq);
-    const auto k = split(linear(x, L.wk, L.bk), T);
-    const auto v = split(linear(x, L.wv, L.bv), T);
     double scale = 1.0;
     switch (m_config.logitScale) {
     case LogitScale::InvSqrtHeadDim: scale = 1.0 / std::sqrt(static_cast<double>(hd)); break;
@@ -192,8 +215,32 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
     }
     // With lastOnly the single query sits at the last position and may see every key: no mask.
     const bool causal = m_config.causal && !lastOnly;
-    auto o = at::scaled_dot_product_attention(q, k, v, {}, 0.0, causal, scale); // (R·B, H, Tq, hd)
-    o = o.transpose(1, 2).reshape({R, B, Tq, H * hd});
+    auto o = at::scaled_dot_product_attention(split(q, Tq), split(k, T), split(v, T), {}, 0.0, causal, scale);
+    return o.transpose(1, 2).reshape({R, B, Tq, H * hd}); // (R·B, H, Tq, hd) → (R, B, Tq, H·hd)
+}
+
+torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, bool lastOnly) const
+{
+    // x: (R, B, T, m). Heads: H' = w · H, each of width hd.
+    const int64_t T = x.size(2);
+    const int64_t H = L.heads, hd = L.headDim;
+    const auto xq = lastOnly ? x.slice(2, T - 1, T) : x;
+    const auto q = linear(xq, L.wq, L.bq); // (R, B, Tq, inner)
+    const auto k = linear(x, L.wk, L.bk);  // (R, B, T, inner)
+    const auto v = linear(x, L.wv, L.bv);
+    torch::Tensor o;
+    if (L.groups.empty()) {
+        o = attend(q, k, v, H, hd, lastOnly);
+    } else {
+        // Runs with different head counts at the same width share every weight shape; only the
+        // split into heads differs. Attend group by group, then put the runs back in order.
+        std::vector<torch::Tensor> parts;
+        for (const auto &g : L.groups) {
+            const int64_t h = g.heads, d = (H * hd) / h;
+            parts.push_back(attend(q.index_select(0, g.runs), k.index_select(0, g.runs), v.index_select(0, g.runs), h, d, lastOnly));
+        }
+        o = torch::cat(parts).index_select(0, L.inverseOrder);
+    }
     auto out = linear(o, L.wo, L.bo); // the heads' projections, summed
     if (m_config.widthMultiplier > 1) out = out / static_cast<double>(m_config.widthMultiplier);
     return out;

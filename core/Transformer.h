@@ -29,8 +29,10 @@ public:
     // vocabSize 0 means continuous input and output of width dModel (no embedding/unembedding).
     // maxPositions 0 means no positional embedding.
     // Weights are allocated on `device`; call initializeRun for every run before training.
+    // runHeads: each run's heads per layer, when runs of one width differ in head count (the head
+    // dimension then follows as dModel / heads, so every weight keeps its shape); empty: config.heads.
     Transformer(const ModelConfig &config, int64_t vocabSize, int64_t maxPositions, int64_t runs,
-                const torch::Device &device);
+                const torch::Device &device, const std::vector<std::vector<int64_t>> &runHeads = {});
 
     // Initialises run r's slice from its own CPU generator seeded with `seed`, in a fixed order, so a
     // run starts from the same weights whether it trains alone or in an ensemble, on any device.
@@ -59,13 +61,22 @@ private:
         torch::Tensor wo;                                   // (R, w·H·hd, m): per-head projections, summed
         torch::Tensor bo;                                   // (R, m)
         torch::Tensor w1, b1, w2, b2;                       // (R, m, F), (R, F), (R, F, m), (R, m)
-        int64_t heads = 1;                                  // w·H
+        int64_t heads = 1;                                  // w·H (of run 0 when runs differ)
         int64_t headDim = 1;
+        struct Group {
+            int64_t heads;      // w·H of these runs
+            torch::Tensor runs; // (R_g) int64: which runs
+        };
+        std::vector<Group> groups;  // empty when every run has the same heads
+        torch::Tensor inverseOrder; // (R): position of run r in the concatenated groups
     };
 
     torch::Tensor norm(const torch::Tensor &x, const torch::Tensor &gain, const torch::Tensor &shift) const;
     torch::Tensor linear(const torch::Tensor &x, const torch::Tensor &w, const torch::Tensor &b) const;
     torch::Tensor attention(const Layer &layer, const torch::Tensor &x, bool lastOnly) const;
+    torch::Tensor attend(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v, int64_t heads,
+                         int64_t headDim, bool lastOnly) const;
+    void groupRunsByHeads(Layer &L, const std::vector<std::vector<int64_t>> &runHeads, size_t layer, int64_t inner);
     torch::Tensor mlp(const Layer &layer, const torch::Tensor &x) const;
     // Registers a parameter; `target` receives its view once allocate() has made the flat buffer.
     void add(torch::Tensor *target, const std::string &name, std::vector<int64_t> shape, bool isQueryKey = false,

@@ -168,10 +168,15 @@ private Q_SLOTS:
 
     void ensembleMatchesRunsTrainedAlone()
     {
-        // Same shapes, different learning rates, seeds and QK rule: trained together and alone.
-        std::vector<RunConfig> configs = {tinyAddition(1e-3, 12, 1), tinyAddition(1e-2, 12, 2), tinyAddition(3e-3, 12, 3)};
+        // Same shapes, different learning rates, seeds, QK rule and head counts (at a fixed width the
+        // weights keep their shapes whatever n_H is): trained together and alone.
+        std::vector<RunConfig> configs = {tinyAddition(1e-3, 12, 1), tinyAddition(1e-2, 12, 2), tinyAddition(3e-3, 12, 3),
+                                          tinyAddition(3e-3, 12, 4)};
         configs[2].qkRule.enabled = true;
         configs[2].qkRule.referenceHeadDim = 2;
+        configs[3].model.heads = {4, 1};
+        configs[3].qkRule = configs[2].qkRule;
+        QCOMPARE(QString::fromStdString(ensembleKey(configs[3])), QString::fromStdString(ensembleKey(configs[0])));
         for (auto &c : configs) {
             PhaseConfig warm = c.phases[0];
             warm.name = "warmup";
