@@ -105,6 +105,8 @@ int runHeadlab(QApplication &app)
         for (auto *a : window.findChildren<QAction *>())
             if (a->text() == QObject::tr("Dark")) a->trigger();
     }, Qt::QueuedConnection);
+    // A scripted run (screenshot) asks nothing: a question would block the timer's exit.
+    if (parser.isSet(shotOpt)) window.setInteractive(false);
     bool ok = true;
     if (!sessionPath.isEmpty()) ok = window.openSession(sessionPath);
     else ok = window.openPreset(parser.isSet(presetOpt) ? parser.value(presetOpt) : QString::fromLatin1(kDefaultPreset));

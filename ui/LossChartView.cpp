@@ -233,6 +233,51 @@ void LossChartView::updatePlateaus(double xMin, double xMax)
     }
 }
 
+void LossChartView::updatePhaseMarks(const QList<int> &runs, double yMin, double yMax)
+{
+    // Phase boundaries of the first run shown (a sweep's runs share their phases): the train
+    // curve changes objective there (e.g. language warm-up, then answer-only).
+    QList<std::pair<double, QString>> marks;
+    if (!runs.isEmpty()) {
+        const auto &phases = m_model->run(runs.first()).config.phases;
+        int64_t at = 0;
+        for (size_t k = 0; k < phases.size(); ++k) {
+            if (k > 0 && at > 0) marks << std::make_pair(double(at), QString::fromStdString(phases[k].name));
+            at += phases[k].steps;
+        }
+    }
+    while (m_phaseLines.size() < marks.size()) {
+        auto *line = new QLineSeries();
+        m_chart->addSeries(line);
+        attach(line);
+        auto *label = new QScatterSeries();
+        label->setMarkerSize(1);
+        label->setPointLabelsVisible(true);
+        label->setPointLabelsClipping(false);
+        m_chart->addSeries(label);
+        attach(label);
+        m_phaseLines << line;
+        m_phaseLabels << label;
+    }
+    for (int k = 0; k < m_phaseLines.size(); ++k) {
+        const bool used = k < marks.size();
+        m_phaseLines[k]->setVisible(used);
+        m_phaseLabels[k]->setVisible(used);
+        for (auto *m : m_chart->legend()->markers(m_phaseLines[k])) m->setVisible(false);
+        for (auto *m : m_chart->legend()->markers(m_phaseLabels[k])) m->setVisible(false);
+        if (!used) continue;
+        const double x = marks[k].first;
+        m_phaseLines[k]->setPen(QPen(m_theme.muted, m_theme.line(1.0), Qt::DotLine));
+        m_phaseLines[k]->replace(QList<QPointF>{{x, yMin}, {x, yMax}});
+        m_phaseLabels[k]->setPen(Qt::NoPen);
+        m_phaseLabels[k]->setBrush(Qt::transparent);
+        m_phaseLabels[k]->setPointLabelsColor(m_theme.muted);
+        m_phaseLabels[k]->setPointLabelsFont(m_theme.font(8.5));
+        m_phaseLabels[k]->setPointLabelsFormat(QStringLiteral("%1 →").arg(marks[k].second));
+        m_phaseLabels[k]->replace(QList<QPointF>{{x, yMin + 0.93 * (yMax - yMin)}});
+    }
+}
+
 void LossChartView::refresh()
 {
     if (m_axesDirty) rebuildAxes();
@@ -369,12 +414,14 @@ void LossChartView::refresh()
     if (yMax <= 0) yMax = addition ? kLn22 : 1.0;
     if (addition) yMax = std::max(yMax, kLn22);
     m_axisX->setRange(xMin, std::max(xMax, xMin + 1));
+    double yLo = 0.0, yHi = yMax * 1.05;
     if (logY) {
         if (yMinPositive > yMax) yMinPositive = 1e-3;
-        m_axisY->setRange(std::max(1e-6, yMinPositive * 0.8), yMax * 1.25);
-    } else {
-        m_axisY->setRange(0.0, yMax * 1.05);
+        yLo = std::max(1e-6, yMinPositive * 0.8);
+        yHi = yMax * 1.25;
     }
+    m_axisY->setRange(yLo, yHi);
+    updatePhaseMarks(runs, yLo, yHi);
     m_chart->setTitle(title());
     if (m_selected.isEmpty())
         m_info->setText(runs.isEmpty() ? tr("no data yet") : tr("%n run(s) — select rows to focus", "", int(runs.size())));

@@ -48,6 +48,7 @@ private:
     QLineSeries *seriesFor(int run, Kind kind);
     void rebuildAxes();
     void updatePlateaus(double xMin, double xMax);
+    void updatePhaseMarks(const QList<int> &runs, double yMin, double yMax);
     void attach(QAbstractSeries *series);
 
     QChartView *m_view;
@@ -60,6 +61,8 @@ private:
     std::map<std::pair<int, int>, QLineSeries *> m_series;
     QList<QLineSeries *> m_plateauLines;
     QList<QScatterSeries *> m_plateauLabels;
+    QList<QLineSeries *> m_phaseLines;      // vertical dashed line where each later phase begins
+    QList<QScatterSeries *> m_phaseLabels; // and its name
     bool m_axesDirty = true;
     bool m_stylesDirty = true;
 };

@@ -18,6 +18,7 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -390,8 +391,14 @@ void MainWindow::scheduleRedraw()
 void MainWindow::redraw()
 {
     // Only the figure on screen is redrawn; the others catch up when their tab is shown.
+    QElapsedTimer clock;
+    clock.start();
     if (auto *f = currentFigure()) f->refresh();
     updateStatus();
+    const double ms = double(clock.nsecsElapsed()) / 1e6;
+    ++m_redrawStats.frames;
+    m_redrawStats.totalMs += ms;
+    m_redrawStats.maxMs = std::max(m_redrawStats.maxMs, ms);
 }
 
 void MainWindow::updateTitle()

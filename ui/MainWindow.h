@@ -60,6 +60,14 @@ public:
     bool presenterMode() const { return m_presenter; }
     QSize exportSize() const { return m_exportSize; }
 
+    // What the frame timer's redraws cost the GUI thread (tests report it).
+    struct RedrawStats {
+        int frames = 0;
+        double totalMs = 0;
+        double maxMs = 0;
+    };
+    const RedrawStats &redrawStats() const { return m_redrawStats; }
+
 protected:
     void closeEvent(QCloseEvent *event) override;
     void changeEvent(QEvent *event) override;
@@ -115,6 +123,7 @@ private:
     QFont m_normalFont;
     QSize m_exportSize{1600, 1000};
     QByteArray m_layoutBeforePresenter;
+    RedrawStats m_redrawStats;
 };
 
 } // namespace headlab::ui
