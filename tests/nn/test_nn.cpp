@@ -383,8 +383,13 @@ private Q_SLOTS:
 
     void ensembleMatchesRunsTrainedAlone()
     {
-        std::vector<RunConfig> configs = {tinyNearestNeighbour(30, 1), tinyNearestNeighbour(30, 2)};
+        // Different seeds (so different data), learning rates and head counts at one width: the
+        // core trains runs that differ only in head count as one ensemble.
+        std::vector<RunConfig> configs = {tinyNearestNeighbour(30, 1), tinyNearestNeighbour(30, 2),
+                                          tinyNearestNeighbour(30, 3, 4)};
         configs[1].lr = 3e-3;
+        QCOMPARE(QString::fromStdString(ensembleKey(configs[2])),
+                 QString::fromStdString(ensembleKey(configs[0])));
         const auto together = trainEnsemble(configs);
         for (size_t i = 0; i < configs.size(); ++i) {
             const RunResult alone = trainRun(configs[i]);
