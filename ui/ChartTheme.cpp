@@ -29,13 +29,15 @@ ChartTheme ChartTheme::fromPalette(const QPalette &palette, bool presenter)
     t.muted = t.dark ? QColor(150, 150, 160) : QColor(110, 110, 120);
     if (t.dark) {
         // Brighter tab10 variants that read on dark backgrounds.
-        t.series = {QColor(95, 165, 230), QColor(255, 160, 70), QColor(90, 200, 100), QColor(240, 95, 95),
-                    QColor(185, 145, 230), QColor(200, 140, 120), QColor(240, 140, 210), QColor(175, 175, 175),
-                    QColor(210, 210, 80), QColor(70, 210, 225)};
+        t.series = {QColor(95, 165, 230),  QColor(255, 160, 70),  QColor(90, 200, 100),
+                    QColor(240, 95, 95),   QColor(185, 145, 230), QColor(200, 140, 120),
+                    QColor(240, 140, 210), QColor(175, 175, 175), QColor(210, 210, 80),
+                    QColor(70, 210, 225)};
     } else {
-        t.series = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40),
-                    QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
-                    QColor(188, 189, 34), QColor(23, 190, 207)};
+        t.series = {QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
+                    QColor(214, 39, 40),   QColor(148, 103, 189), QColor(140, 86, 75),
+                    QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34),
+                    QColor(23, 190, 207)};
     }
     t.lineScale = presenter ? 2.2 : 1.0;
     t.fontScale = presenter ? 1.6 : 1.0;
@@ -47,8 +49,14 @@ ChartTheme ChartTheme::current()
     return fromPalette(QApplication::palette(), g_presenter);
 }
 
-void ChartTheme::setPresenterMode(bool on) { g_presenter = on; }
-bool ChartTheme::presenterMode() { return g_presenter; }
+void ChartTheme::setPresenterMode(bool on)
+{
+    g_presenter = on;
+}
+bool ChartTheme::presenterMode()
+{
+    return g_presenter;
+}
 
 QFont ChartTheme::font(double pointSize, bool bold) const
 {

@@ -19,7 +19,7 @@ struct ChartTheme {
     QColor plotBackground;
     QColor foreground; // text, axes
     QColor grid;
-    QColor muted;      // plateau lines, secondary text
+    QColor muted; // plateau lines, secondary text
     QList<QColor> series;
     double lineScale = 1.0; // presenter mode draws thicker lines
     double fontScale = 1.0; // and larger text
@@ -30,7 +30,10 @@ struct ChartTheme {
     static void setPresenterMode(bool on);
     static bool presenterMode();
 
-    QColor seriesColor(int i) const { return series.at(((i % series.size()) + series.size()) % series.size()); }
+    QColor seriesColor(int i) const
+    {
+        return series.at(((i % series.size()) + series.size()) % series.size());
+    }
     QFont font(double pointSize, bool bold = false) const;
     double line(double width) const { return width * lineScale; }
 

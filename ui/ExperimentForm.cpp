@@ -30,7 +30,16 @@
 namespace headlab::ui {
 
 namespace {
-enum PhaseColumn { PhaseName, PhaseObjective, PhaseSteps, PhaseBatch, PhaseLr, PhaseOptimizer, PhaseSchedule, PhaseColumns };
+enum PhaseColumn {
+    PhaseName,
+    PhaseObjective,
+    PhaseSteps,
+    PhaseBatch,
+    PhaseLr,
+    PhaseOptimizer,
+    PhaseSchedule,
+    PhaseColumns
+};
 
 QLabel *errorLabel(QWidget *parent)
 {
@@ -49,10 +58,12 @@ QString joinNumbers(const std::vector<double> &values)
 }
 
 // "1e-3, 3e-4 1e-2" -> numbers; errors name the key and the bad token.
-std::vector<double> parseNumbers(const QString &text, const QString &key, QStringList *errors, bool integers)
+std::vector<double> parseNumbers(const QString &text, const QString &key, QStringList *errors,
+                                 bool integers)
 {
     std::vector<double> out;
-    const auto parts = text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
+    const auto parts =
+        text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
     for (int i = 0; i < parts.size(); ++i) {
         bool ok = false;
         const double v = parts[i].toDouble(&ok);
@@ -80,13 +91,16 @@ const SweepAxis *findAxis(const Session &s, const std::string &name)
 // Sets an axis' values, or, when there is one value and the session never swept it, the base.
 void setAxis(Session &s, const std::string &name, std::vector<AxisValue> values, bool hadAxis)
 {
-    auto it = std::find_if(s.axes.begin(), s.axes.end(), [&](const SweepAxis &a) { return a.name == name; });
+    auto it = std::find_if(s.axes.begin(), s.axes.end(),
+                           [&](const SweepAxis &a) { return a.name == name; });
     if (values.size() <= 1 && !hadAxis) {
         if (it != s.axes.end()) s.axes.erase(it);
         return;
     }
-    if (it != s.axes.end()) it->values = std::move(values);
-    else s.axes.push_back(SweepAxis{name, std::move(values)});
+    if (it != s.axes.end())
+        it->values = std::move(values);
+    else
+        s.axes.push_back(SweepAxis{name, std::move(values)});
 }
 
 AxisValue number(double v)
@@ -106,7 +120,8 @@ QComboBox *enumCombo(const QStringList &items, int current)
 }
 } // namespace
 
-ExperimentForm::ExperimentForm(QWidget *parent) : QWidget(parent)
+ExperimentForm::ExperimentForm(QWidget *parent)
+    : QWidget(parent)
 {
     m_debounce = new QTimer(this);
     m_debounce->setSingleShot(true);
@@ -133,7 +148,9 @@ ExperimentForm::ExperimentForm(QWidget *parent) : QWidget(parent)
     auto *taskForm = new QFormLayout(taskBox);
     m_name = new QLineEdit(this);
     taskForm->addRow(tr("Name"), m_name);
-    m_task = enumCombo({tr("Three-digit addition (§1)"), tr("Nearest-neighbour retrieval (§2)"), tr("Text, byte-level LM (§3)")}, 0);
+    m_task = enumCombo({tr("Three-digit addition (§1)"), tr("Nearest-neighbour retrieval (§2)"),
+                        tr("Text, byte-level LM (§3)")},
+                       0);
     taskForm->addRow(tr("Task"), m_task);
     m_taskOptions = new QStackedWidget(this);
     {
@@ -173,7 +190,8 @@ ExperimentForm::ExperimentForm(QWidget *parent) : QWidget(parent)
         row->addWidget(m_textPath);
         row->addWidget(browse);
         connect(browse, &QPushButton::clicked, this, [this] {
-            const QString f = QFileDialog::getOpenFileName(this, tr("Text corpus"), QString(), tr("Text (*.txt);;All files (*)"));
+            const QString f = QFileDialog::getOpenFileName(this, tr("Text corpus"), QString(),
+                                                           tr("Text (*.txt);;All files (*)"));
             if (!f.isEmpty()) m_textPath->setText(f);
         });
         m_context = new QSpinBox;
@@ -204,7 +222,8 @@ ExperimentForm::ExperimentForm(QWidget *parent) : QWidget(parent)
     headsModes->addWidget(m_headsSchedule);
     modelForm->addRow(tr("Heads"), headsModes);
     m_heads = new QLineEdit(this);
-    m_heads->setToolTip(tr("Head counts n_H to sweep, e.g. 1, 2, 3, 6, 12. Each must divide d_model."));
+    m_heads->setToolTip(
+        tr("Head counts n_H to sweep, e.g. 1, 2, 3, 6, 12. Each must divide d_model."));
     modelForm->addRow(QString(), m_heads);
     m_schedules = new HeadScheduleEditor(this);
     m_schedules->setVisible(false);
@@ -219,11 +238,13 @@ ExperimentForm::ExperimentForm(QWidget *parent) : QWidget(parent)
     headDimRow->addWidget(m_headDimRule);
     headDimRow->addWidget(m_headDim);
     modelForm->addRow(tr("Head dim (rank)"), headDimRow);
-    m_logitScale = enumCombo({QString::fromUtf8("1/√m_H (standard)"), tr("1/m_H (μP)"), tr("none (GPT-Neo)")}, 0);
+    m_logitScale = enumCombo(
+        {QString::fromUtf8("1/√m_H (standard)"), tr("1/m_H (μP)"), tr("none (GPT-Neo)")}, 0);
     modelForm->addRow(tr("Logit scale"), m_logitScale);
     auto *qkRow = new QHBoxLayout;
     m_qkRule = new QCheckBox(QString::fromUtf8("η_QK = η·√(m_ref/m_H)"), this);
-    m_qkRule->setToolTip(tr("Give W_Q and W_K their own learning rate scaled by the head dimension (EXPERIMENTS.md §4)"));
+    m_qkRule->setToolTip(tr("Give W_Q and W_K their own learning rate scaled by the head dimension "
+                            "(EXPERIMENTS.md §4)"));
     m_qkRef = new QDoubleSpinBox(this);
     m_qkRef->setRange(1, 100000);
     m_qkRef->setPrefix(tr("m_ref "));
@@ -237,11 +258,13 @@ ExperimentForm::ExperimentForm(QWidget *parent) : QWidget(parent)
     auto *trainBox = new QGroupBox(tr("Training"), this);
     auto *trainLayout = new QVBoxLayout(trainBox);
     m_phases = new QTableWidget(0, PhaseColumns, this);
-    m_phases->setHorizontalHeaderLabels({tr("Phase"), tr("Objective"), tr("Steps"), tr("Batch"), tr("LR"), tr("Optimizer"), tr("Schedule")});
+    m_phases->setHorizontalHeaderLabels({tr("Phase"), tr("Objective"), tr("Steps"), tr("Batch"),
+                                         tr("LR"), tr("Optimizer"), tr("Schedule")});
     m_phases->verticalHeader()->setVisible(false);
     m_phases->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_phases->setMaximumHeight(110);
-    m_phases->setToolTip(tr("LR 'scanned' uses the swept learning rate η; a number fixes the phase's rate"));
+    m_phases->setToolTip(
+        tr("LR 'scanned' uses the swept learning rate η; a number fixes the phase's rate"));
     trainLayout->addWidget(m_phases);
     auto *phaseButtons = new QHBoxLayout;
     auto *addPhase = new QPushButton(tr("Add phase"), this);
@@ -314,8 +337,10 @@ ExperimentForm::ExperimentForm(QWidget *parent) : QWidget(parent)
 
     // Every edit: debounce, then check and apply.
     auto changed = [this] { edited(); };
-    for (auto *e : {m_name, m_dModels, m_heads, m_lrs, m_seeds, m_textPath}) connect(e, &QLineEdit::textChanged, this, changed);
-    for (auto *s : {m_trainPairs, m_testPairs, m_pointDim, m_numPoints, m_context, m_headDim, m_evalEvery, m_threads})
+    for (auto *e : {m_name, m_dModels, m_heads, m_lrs, m_seeds, m_textPath})
+        connect(e, &QLineEdit::textChanged, this, changed);
+    for (auto *s : {m_trainPairs, m_testPairs, m_pointDim, m_numPoints, m_context, m_headDim,
+                    m_evalEvery, m_threads})
         connect(s, &QSpinBox::valueChanged, this, changed);
     connect(m_layers, &QSpinBox::valueChanged, this, changed);
     connect(m_qkRef, &QDoubleSpinBox::valueChanged, this, changed);
@@ -334,7 +359,8 @@ ExperimentForm::ExperimentForm(QWidget *parent) : QWidget(parent)
         m_headDim->setEnabled(m_headDimRule->currentIndex() == 1);
         edited();
     });
-    for (auto *c : {m_logitScale, m_device}) connect(c, &QComboBox::currentIndexChanged, this, changed);
+    for (auto *c : {m_logitScale, m_device})
+        connect(c, &QComboBox::currentIndexChanged, this, changed);
     connect(m_phases, &QTableWidget::itemChanged, this, changed);
     connect(addPhase, &QPushButton::clicked, this, [this] {
         PhaseConfig p;
@@ -343,7 +369,8 @@ ExperimentForm::ExperimentForm(QWidget *parent) : QWidget(parent)
         edited();
     });
     connect(removePhase, &QPushButton::clicked, this, [this] {
-        const int row = m_phases->currentRow() >= 0 ? m_phases->currentRow() : m_phases->rowCount() - 1;
+        const int row =
+            m_phases->currentRow() >= 0 ? m_phases->currentRow() : m_phases->rowCount() - 1;
         if (row >= 0) m_phases->removeRow(row);
         edited();
     });
@@ -373,16 +400,21 @@ void ExperimentForm::addPhaseRow(const PhaseConfig &phase)
     const int row = m_phases->rowCount();
     m_phases->insertRow(row);
     m_phases->setItem(row, PhaseName, new QTableWidgetItem(QString::fromStdString(phase.name)));
-    auto *objective = enumCombo({tr("next token"), tr("answer"), tr("regression")}, int(phase.objective));
+    auto *objective =
+        enumCombo({tr("next token"), tr("answer"), tr("regression")}, int(phase.objective));
     m_phases->setCellWidget(row, PhaseObjective, objective);
     m_phases->setItem(row, PhaseSteps, new QTableWidgetItem(QString::number(phase.steps)));
     m_phases->setItem(row, PhaseBatch, new QTableWidgetItem(QString::number(phase.batchSize)));
-    m_phases->setItem(row, PhaseLr, new QTableWidgetItem(phase.useScannedLr ? tr("scanned") : formatNumber(phase.lr)));
-    auto *optimizer = enumCombo({QStringLiteral("Adam"), QStringLiteral("AdamW")}, int(phase.optimizer.kind));
+    m_phases->setItem(
+        row, PhaseLr,
+        new QTableWidgetItem(phase.useScannedLr ? tr("scanned") : formatNumber(phase.lr)));
+    auto *optimizer =
+        enumCombo({QStringLiteral("Adam"), QStringLiteral("AdamW")}, int(phase.optimizer.kind));
     m_phases->setCellWidget(row, PhaseOptimizer, optimizer);
     auto *schedule = enumCombo({tr("constant"), tr("warm-up + cosine")}, int(phase.schedule.kind));
     m_phases->setCellWidget(row, PhaseSchedule, schedule);
-    for (auto *c : {objective, optimizer, schedule}) connect(c, &QComboBox::currentIndexChanged, this, [this] { edited(); });
+    for (auto *c : {objective, optimizer, schedule})
+        connect(c, &QComboBox::currentIndexChanged, this, [this] { edited(); });
 }
 
 void ExperimentForm::loadFrom(const Session &session)
@@ -413,15 +445,19 @@ void ExperimentForm::loadFrom(const Session &session)
     std::vector<std::vector<int64_t>> schedules;
     if (const auto *a = findAxis(session, "heads")) {
         for (const auto &v : a->values) {
-            if (v.kind == AxisValue::Kind::IntList) schedules.push_back(v.ints);
-            else heads.push_back(v.number);
+            if (v.kind == AxisValue::Kind::IntList)
+                schedules.push_back(v.ints);
+            else
+                heads.push_back(v.number);
         }
     }
     if (heads.empty() && schedules.empty()) {
         bool constant = true;
         for (auto h : b.model.heads) constant = constant && h == b.model.heads.front();
-        if (constant && !b.model.heads.empty()) heads.push_back(double(b.model.heads.front()));
-        else schedules.push_back(b.model.heads);
+        if (constant && !b.model.heads.empty())
+            heads.push_back(double(b.model.heads.front()));
+        else
+            schedules.push_back(b.model.heads);
     }
     m_heads->setText(joinNumbers(heads));
     m_schedules->setSchedules(schedules);
@@ -478,7 +514,8 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
     b.task.contextLength = m_context->value();
     const int layers = m_layers->value();
 
-    const auto dModels = parseNumbers(m_dModels->text(), QStringLiteral("sweep.d_model"), &errs, true);
+    const auto dModels =
+        parseNumbers(m_dModels->text(), QStringLiteral("sweep.d_model"), &errs, true);
     for (double d : dModels)
         if (d < 1) errs << tr("sweep.d_model: %1 must be at least 1").arg(d);
     std::vector<AxisValue> dValues;
@@ -488,19 +525,25 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
 
     std::vector<AxisValue> headValues;
     if (m_headsSame->isChecked()) {
-        const auto heads = parseNumbers(m_heads->text(), QStringLiteral("sweep.heads"), &errs, true);
+        const auto heads =
+            parseNumbers(m_heads->text(), QStringLiteral("sweep.heads"), &errs, true);
         for (double h : heads) {
             if (h < 1) errs << tr("sweep.heads: %1 must be at least 1").arg(h);
             headValues.push_back(number(h));
         }
-        if (!heads.empty()) b.model.heads.assign(size_t(layers), int64_t(heads.front()));
-        else b.model.heads.assign(size_t(layers), 1);
+        if (!heads.empty())
+            b.model.heads.assign(size_t(layers), int64_t(heads.front()));
+        else
+            b.model.heads.assign(size_t(layers), 1);
     } else {
         const auto schedules = m_schedules->schedules(&errs);
         if (schedules.empty()) errs << tr("sweep.heads: add at least one schedule");
         for (size_t i = 0; i < schedules.size(); ++i) {
             if (int(schedules[i].size()) != layers)
-                errs << tr("sweep.heads[%1]: the schedule has %2 layers, the model %3").arg(i).arg(schedules[i].size()).arg(layers);
+                errs << tr("sweep.heads[%1]: the schedule has %2 layers, the model %3")
+                            .arg(i)
+                            .arg(schedules[i].size())
+                            .arg(layers);
             AxisValue v;
             v.kind = AxisValue::Kind::IntList;
             v.ints = schedules[i];
@@ -519,23 +562,38 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
     // Phases, keeping the settings the table does not show (betas, eps, warm-up fraction).
     std::vector<PhaseConfig> phases;
     for (int row = 0; row < m_phases->rowCount(); ++row) {
-        PhaseConfig p = row < int(m_loaded.base.phases.size()) ? m_loaded.base.phases[size_t(row)] : PhaseConfig{};
-        auto text = [&](int col) { return m_phases->item(row, col) ? m_phases->item(row, col)->text().trimmed() : QString(); };
-        auto combo = [&](int col) { return static_cast<QComboBox *>(m_phases->cellWidget(row, col))->currentIndex(); };
+        PhaseConfig p = row < int(m_loaded.base.phases.size()) ? m_loaded.base.phases[size_t(row)]
+                                                               : PhaseConfig{};
+        auto text = [&](int col) {
+            return m_phases->item(row, col) ? m_phases->item(row, col)->text().trimmed()
+                                            : QString();
+        };
+        auto combo = [&](int col) {
+            return static_cast<QComboBox *>(m_phases->cellWidget(row, col))->currentIndex();
+        };
         p.name = text(PhaseName).toStdString();
         p.objective = Objective(combo(PhaseObjective));
         bool ok = false;
         p.steps = text(PhaseSteps).toLongLong(&ok);
-        if (!ok || p.steps < 1) errs << tr("phases[%1].steps: '%2' must be a positive integer").arg(row).arg(text(PhaseSteps));
+        if (!ok || p.steps < 1)
+            errs << tr("phases[%1].steps: '%2' must be a positive integer")
+                        .arg(row)
+                        .arg(text(PhaseSteps));
         p.batchSize = text(PhaseBatch).toLongLong(&ok);
-        if (!ok || p.batchSize < 1) errs << tr("phases[%1].batch_size: '%2' must be a positive integer").arg(row).arg(text(PhaseBatch));
+        if (!ok || p.batchSize < 1)
+            errs << tr("phases[%1].batch_size: '%2' must be a positive integer")
+                        .arg(row)
+                        .arg(text(PhaseBatch));
         const QString lr = text(PhaseLr);
         if (lr.compare(tr("scanned"), Qt::CaseInsensitive) == 0 || lr.isEmpty()) {
             p.useScannedLr = true;
         } else {
             p.useScannedLr = false;
             p.lr = lr.toDouble(&ok);
-            if (!ok || p.lr <= 0) errs << tr("phases[%1].lr: '%2' must be 'scanned' or a positive number").arg(row).arg(lr);
+            if (!ok || p.lr <= 0)
+                errs << tr("phases[%1].lr: '%2' must be 'scanned' or a positive number")
+                            .arg(row)
+                            .arg(lr);
         }
         p.optimizer.kind = OptimizerKind(combo(PhaseOptimizer));
         p.schedule.kind = ScheduleKind(combo(PhaseSchedule));
@@ -589,19 +647,24 @@ FormCheck ExperimentForm::check()
             for (const auto &run : def.runs) {
                 const std::string why = validate(run.config);
                 if (!why.empty() && seen.insert(why).second)
-                    c.errors << runLabel(def, run) + QStringLiteral(": ") + QString::fromStdString(why);
+                    c.errors << runLabel(def, run) + QStringLiteral(": ") +
+                                    QString::fromStdString(why);
             }
             for (const auto &skip : def.skipped) {
                 QStringList labels;
-                for (const auto &[k, v] : skip.labels) labels << QString::fromStdString(k + "=" + v);
-                c.skipped << labels.join(' ') + QStringLiteral(": ") + QString::fromStdString(skip.reason);
+                for (const auto &[k, v] : skip.labels)
+                    labels << QString::fromStdString(k + "=" + v);
+                c.skipped << labels.join(' ') + QStringLiteral(": ") +
+                                 QString::fromStdString(skip.reason);
             }
             c.runs = int(def.runs.size());
             c.pending = int(pendingRuns(def).size());
             // The YAML loader's own checks (ranges, names): the same messages a file would get.
             sessionFromYaml(sessionToYaml(def), "<form>");
         } catch (const SessionError &e) {
-            c.errors << (e.keyPath().empty() ? QString() : QString::fromStdString(e.keyPath()) + QStringLiteral(": ")) +
+            c.errors << (e.keyPath().empty()
+                             ? QString()
+                             : QString::fromStdString(e.keyPath()) + QStringLiteral(": ")) +
                             QString::fromStdString(e.message());
         } catch (const std::exception &e) {
             c.errors << QString::fromUtf8(e.what());
@@ -617,24 +680,33 @@ FormCheck ExperimentForm::check()
     showFieldError(m_phasesError, fieldErrors, QStringLiteral("phases"));
 
     QString html;
-    for (const auto &e : c.errors) html += QStringLiteral("<div style='color:#d03030'>✖ %1</div>").arg(e.toHtmlEscaped());
+    for (const auto &e : c.errors)
+        html += QStringLiteral("<div style='color:#d03030'>✖ %1</div>").arg(e.toHtmlEscaped());
     const int maxSkipped = 8;
     for (int i = 0; i < c.skipped.size() && i < maxSkipped; ++i)
-        html += QStringLiteral("<div style='color:#a07000'>⤼ skipped %1</div>").arg(c.skipped[i].toHtmlEscaped());
+        html += QStringLiteral("<div style='color:#a07000'>⤼ skipped %1</div>")
+                    .arg(c.skipped[i].toHtmlEscaped());
     if (c.skipped.size() > maxSkipped)
-        html += tr("<div style='color:#a07000'>… and %1 more skipped</div>").arg(c.skipped.size() - maxSkipped);
+        html += tr("<div style='color:#a07000'>… and %1 more skipped</div>")
+                    .arg(c.skipped.size() - maxSkipped);
     m_messages->setText(html);
 
     bool allowed = c.errors.isEmpty() && c.runs > 0 && c.pending > 0 && !m_running;
     QString reason;
-    if (m_running) reason = tr("A sweep is running.");
-    else if (!c.errors.isEmpty()) reason = tr("Cannot start: %1").arg(c.errors.front());
-    else if (c.runs == 0) reason = tr("Cannot start: no combination can run (%n skipped).", "", int(c.skipped.size()));
-    else if (c.pending == 0) reason = tr("Every run is finished. Rerun a run from the table, or change the sweep.");
-    m_summary->setText(c.errors.isEmpty()
-                           ? tr("%n run(s)", "", c.runs) + tr(", %1 to run").arg(c.pending) +
-                                 (c.skipped.isEmpty() ? QString() : tr(", %1 skipped").arg(c.skipped.size()))
-                           : tr("The sweep cannot start:"));
+    if (m_running)
+        reason = tr("A sweep is running.");
+    else if (!c.errors.isEmpty())
+        reason = tr("Cannot start: %1").arg(c.errors.front());
+    else if (c.runs == 0)
+        reason =
+            tr("Cannot start: no combination can run (%n skipped).", "", int(c.skipped.size()));
+    else if (c.pending == 0)
+        reason = tr("Every run is finished. Rerun a run from the table, or change the sweep.");
+    m_summary->setText(
+        c.errors.isEmpty()
+            ? tr("%n run(s)", "", c.runs) + tr(", %1 to run").arg(c.pending) +
+                  (c.skipped.isEmpty() ? QString() : tr(", %1 skipped").arg(c.skipped.size()))
+            : tr("The sweep cannot start:"));
     if (allowed != m_canStart || reason != m_blockReason) {
         m_canStart = allowed;
         m_blockReason = reason;

@@ -18,7 +18,8 @@
 
 namespace headlab::ui {
 
-FigureChartView::FigureChartView(SessionModel *model, QWidget *parent) : FigureView(model, parent)
+FigureChartView::FigureChartView(SessionModel *model, QWidget *parent)
+    : FigureView(model, parent)
 {
     m_chart = new QChart();
     m_chart->legend()->setAlignment(Qt::AlignRight);
@@ -38,8 +39,9 @@ FigureChartView::FigureChartView(SessionModel *model, QWidget *parent) : FigureV
     m_diverged = new QScatterSeries();
     m_diverged->setName(tr("diverged"));
     m_diverged->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
-    for (auto *s : {static_cast<QAbstractSeries *>(m_threshold), static_cast<QAbstractSeries *>(m_learned),
-                    static_cast<QAbstractSeries *>(m_notLearned), static_cast<QAbstractSeries *>(m_diverged)})
+    for (auto *s :
+         {static_cast<QAbstractSeries *>(m_threshold), static_cast<QAbstractSeries *>(m_learned),
+          static_cast<QAbstractSeries *>(m_notLearned), static_cast<QAbstractSeries *>(m_diverged)})
         m_chart->addSeries(s);
 }
 
@@ -135,7 +137,8 @@ void FigureChartView::showData(FigureData data, double logBase)
     }
     if (m_stylesDirty) {
         // New lines were added on top; markers go back above them.
-        for (auto *s : {static_cast<QAbstractSeries *>(m_learned), static_cast<QAbstractSeries *>(m_notLearned),
+        for (auto *s : {static_cast<QAbstractSeries *>(m_learned),
+                        static_cast<QAbstractSeries *>(m_notLearned),
                         static_cast<QAbstractSeries *>(m_diverged)}) {
             m_chart->removeSeries(s);
             m_chart->addSeries(s);

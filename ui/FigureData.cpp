@@ -20,7 +20,10 @@ struct Accumulator {
 };
 
 // Finished runs only: Done contributes its loss, Diverged counts as not learned.
-bool contributes(const RunResult &r) { return r.status == RunStatus::Done || r.status == RunStatus::Diverged; }
+bool contributes(const RunResult &r)
+{
+    return r.status == RunStatus::Done || r.status == RunStatus::Diverged;
+}
 
 void addTo(Accumulator &a, const RunResult &r)
 {
@@ -38,7 +41,8 @@ void addTo(Accumulator &a, const RunResult &r)
     a.learned += isLearned(r) ? 1 : 0;
 }
 
-FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &points, double &yMax)
+FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &points,
+                      double &yMax)
 {
     FigureSeries s;
     s.name = name;
@@ -72,7 +76,8 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
             if (it != run.labels.end() && QString::fromStdString(it->second) != lrLabel) continue;
         }
         const double nH = headsPerLayer(run.config);
-        const double x = byHeadDim ? double(headDimension(run.config)) : double(run.config.model.dModel);
+        const double x =
+            byHeadDim ? double(headDimension(run.config)) : double(run.config.model.dModel);
         addTo(byHeads[nH][x], run.result);
     }
     for (const auto &[nH, points] : byHeads)
@@ -83,7 +88,8 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
 FigureData learningRateFigure(const Session &session, bool scaled)
 {
     FigureData d;
-    d.title = scaled ? QStringLiteral("Final test loss against η·√m_H") : QStringLiteral("Final test loss against learning rate η");
+    d.title = scaled ? QStringLiteral("Final test loss against η·√m_H")
+                     : QStringLiteral("Final test loss against learning rate η");
     d.xTitle = scaled ? QStringLiteral("η·√m_H") : QStringLiteral("learning rate η");
     d.yTitle = QStringLiteral("final test loss (nats)");
     std::map<QString, std::map<double, Accumulator>> byConfig;
@@ -91,10 +97,14 @@ FigureData learningRateFigure(const Session &session, bool scaled)
         if (!contributes(run.result)) continue;
         QStringList key;
         for (const auto &[axis, label] : run.labels)
-            if (axis != "lr" && axis != "seed") key << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
+            if (axis != "lr" && axis != "seed")
+                key << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
         if (key.isEmpty())
-            key << QStringLiteral("d_model=%1 heads=%2").arg(run.config.model.dModel).arg(headsPerLayer(run.config));
-        const double x = scaled ? run.config.lr * std::sqrt(double(headDimension(run.config))) : run.config.lr;
+            key << QStringLiteral("d_model=%1 heads=%2")
+                       .arg(run.config.model.dModel)
+                       .arg(headsPerLayer(run.config));
+        const double x =
+            scaled ? run.config.lr * std::sqrt(double(headDimension(run.config))) : run.config.lr;
         addTo(byConfig[key.join(' ')][x], run.result);
     }
     for (const auto &[name, points] : byConfig) d.series.push_back(toSeries(name, points, d.yMax));
@@ -113,7 +123,8 @@ QString FigureData::csv() const
                        .arg(s.points[i].x(), 0, 'g', 10)
                        .arg(s.points[i].y(), 0, 'g', 10)
                        .arg(s.learned[i] ? 1 : 0);
-        for (double x : s.divergedX) out += QStringLiteral("\"%1\",%2,diverged,0\n").arg(name).arg(x, 0, 'g', 10);
+        for (double x : s.divergedX)
+            out += QStringLiteral("\"%1\",%2,diverged,0\n").arg(name).arg(x, 0, 'g', 10);
     }
     return out;
 }

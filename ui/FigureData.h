@@ -18,8 +18,8 @@ namespace headlab::ui {
 
 struct FigureSeries {
     QString name;
-    QList<QPointF> points;  // sorted by x
-    QList<bool> learned;    // per point: mean final test loss below ln 10
+    QList<QPointF> points;   // sorted by x
+    QList<bool> learned;     // per point: mean final test loss below ln 10
     QList<double> divergedX; // x of points where every run diverged, drawn at the top
 };
 

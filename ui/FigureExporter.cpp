@@ -27,9 +27,9 @@ QList<FigureExport> FigureExporter::allFigures()
     };
 }
 
-std::unique_ptr<FigureView> FigureExporter::offscreenCopy(SessionModel *model, const QString &figureId,
-                                                          const ViewState &state, const QList<int> &selectedRuns,
-                                                          QSize size)
+std::unique_ptr<FigureView>
+FigureExporter::offscreenCopy(SessionModel *model, const QString &figureId, const ViewState &state,
+                              const QList<int> &selectedRuns, QSize size)
 {
     std::unique_ptr<FigureView> figure(FigureView::create(figureId, model));
     if (!figure) return nullptr;
@@ -52,7 +52,8 @@ static void renderCanvas(FigureView *figure, QPainter &painter, QSize size)
     painter.save();
     if (have.width() > 0 && have.height() > 0 && have != size)
         painter.scale(double(size.width()) / have.width(), double(size.height()) / have.height());
-    canvas->render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground | QWidget::DrawChildren);
+    canvas->render(&painter, QPoint(), QRegion(),
+                   QWidget::DrawWindowBackground | QWidget::DrawChildren);
     painter.restore();
 }
 
@@ -111,8 +112,8 @@ bool FigureExporter::writeCsv(FigureView *figure, const QString &path, QString *
     return true;
 }
 
-QStringList FigureExporter::exportAll(SessionModel *model, const QString &dir, QSize size, const ViewState &state,
-                                      QString *error)
+QStringList FigureExporter::exportAll(SessionModel *model, const QString &dir, QSize size,
+                                      const ViewState &state, QString *error)
 {
     QStringList written;
     if (!QDir().mkpath(dir)) {
@@ -125,7 +126,8 @@ QStringList FigureExporter::exportAll(SessionModel *model, const QString &dir, Q
         auto figure = offscreenCopy(model, spec.figureId, s, {}, size);
         const QString stem = QDir(dir).filePath(spec.fileStem);
         QString why;
-        if (!writePng(figure.get(), stem + ".png", size, &why) || !writeSvg(figure.get(), stem + ".svg", size, &why) ||
+        if (!writePng(figure.get(), stem + ".png", size, &why) ||
+            !writeSvg(figure.get(), stem + ".svg", size, &why) ||
             !writeCsv(figure.get(), stem + ".csv", &why)) {
             if (error) *error = why;
             return written;

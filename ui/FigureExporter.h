@@ -28,14 +28,16 @@ public:
     // Every figure "Export all" writes: the paper's Figures 1–5 and their variants.
     static QList<FigureExport> allFigures();
 
-    static bool writePng(FigureView *figure, const QString &path, QSize size, QString *error = nullptr);
-    static bool writeSvg(FigureView *figure, const QString &path, QSize size, QString *error = nullptr);
+    static bool writePng(FigureView *figure, const QString &path, QSize size,
+                         QString *error = nullptr);
+    static bool writeSvg(FigureView *figure, const QString &path, QSize size,
+                         QString *error = nullptr);
     static bool writeCsv(FigureView *figure, const QString &path, QString *error = nullptr);
 
     // A copy of a figure laid out at `size`, ready to render; never shown on screen.
     static std::unique_ptr<FigureView> offscreenCopy(SessionModel *model, const QString &figureId,
-                                                     const ViewState &state, const QList<int> &selectedRuns,
-                                                     QSize size);
+                                                     const ViewState &state,
+                                                     const QList<int> &selectedRuns, QSize size);
 
     // Writes <stem>.png, <stem>.svg and <stem>.csv for every figure into `dir` (created if
     // needed). Returns the files written; on failure returns what was written and sets *error.

@@ -13,7 +13,9 @@
 namespace headlab::ui {
 
 FigureView::FigureView(SessionModel *model, QWidget *parent)
-    : QWidget(parent), m_model(model), m_theme(ChartTheme::current())
+    : QWidget(parent)
+    , m_model(model)
+    , m_theme(ChartTheme::current())
 {
     m_layout = new QVBoxLayout(this);
     m_layout->setContentsMargins(0, 0, 0, 0);
@@ -30,7 +32,10 @@ void FigureView::setCanvas(QWidget *canvas)
     m_layout->addWidget(canvas, 1);
 }
 
-void FigureView::setControlsVisible(bool visible) { m_controls->setVisible(visible); }
+void FigureView::setControlsVisible(bool visible)
+{
+    m_controls->setVisible(visible);
+}
 
 void FigureView::applyTheme(const ChartTheme &theme)
 {
@@ -45,13 +50,15 @@ void FigureView::setSelectedRuns(const QList<int> &runs)
     selectionChanged();
 }
 
-std::string FigureView::stateValue(const ViewState &state, const std::string &key, const std::string &fallback) const
+std::string FigureView::stateValue(const ViewState &state, const std::string &key,
+                                   const std::string &fallback) const
 {
     auto it = state.find(figureId().toStdString() + "." + key);
     return it == state.end() ? fallback : it->second;
 }
 
-void FigureView::setStateValue(ViewState &state, const std::string &key, const std::string &value) const
+void FigureView::setStateValue(ViewState &state, const std::string &key,
+                               const std::string &value) const
 {
     state[figureId().toStdString() + "." + key] = value;
 }

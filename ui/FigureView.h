@@ -55,7 +55,8 @@ protected:
     QHBoxLayout *controlsLayout() const { return m_controlsLayout; }
     virtual void selectionChanged() { refresh(); }
     // Reads "<figureId>.<key>" from a view state.
-    std::string stateValue(const ViewState &state, const std::string &key, const std::string &fallback = {}) const;
+    std::string stateValue(const ViewState &state, const std::string &key,
+                           const std::string &fallback = {}) const;
     void setStateValue(ViewState &state, const std::string &key, const std::string &value) const;
 
     SessionModel *m_model;

@@ -17,13 +17,15 @@
 
 namespace headlab::ui {
 
-HeadScheduleEditor::HeadScheduleEditor(QWidget *parent) : QWidget(parent)
+HeadScheduleEditor::HeadScheduleEditor(QWidget *parent)
+    : QWidget(parent)
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_list = new QListWidget(this);
     m_list->setMaximumHeight(96);
-    m_list->setToolTip(tr("One schedule per row: the head count of each layer, e.g. 12, 24, 48, 96. Double-click to edit."));
+    m_list->setToolTip(tr("One schedule per row: the head count of each layer, e.g. 12, 24, 48, "
+                          "96. Double-click to edit."));
     layout->addWidget(m_list);
     auto *row = new QHBoxLayout();
     m_shape = new QComboBox(this);
@@ -44,7 +46,8 @@ HeadScheduleEditor::HeadScheduleEditor(QWidget *parent) : QWidget(parent)
     layout->addLayout(row);
 
     connect(add, &QPushButton::clicked, this, [this] {
-        const auto s = generate(ScheduleShape(m_shape->currentIndex()), m_layers, m_total->value(), m_dModels);
+        const auto s =
+            generate(ScheduleShape(m_shape->currentIndex()), m_layers, m_total->value(), m_dModels);
         QStringList parts;
         for (auto h : s) parts << QString::number(h);
         auto *item = new QListWidgetItem(parts.join(", "), m_list);
@@ -58,7 +61,8 @@ HeadScheduleEditor::HeadScheduleEditor(QWidget *parent) : QWidget(parent)
     connect(m_list, &QListWidget::itemChanged, this, [this] { Q_EMIT edited(); });
 }
 
-std::vector<int64_t> HeadScheduleEditor::generate(ScheduleShape shape, int layers, int64_t totalHeads,
+std::vector<int64_t> HeadScheduleEditor::generate(ScheduleShape shape, int layers,
+                                                  int64_t totalHeads,
                                                   const std::vector<int64_t> &dModels)
 {
     // Core's generator (the one the head_schedule sweep axis uses), snapped to divisors of the
@@ -96,7 +100,9 @@ std::vector<std::vector<int64_t>> HeadScheduleEditor::schedules(QStringList *err
             const qlonglong v = part.toLongLong(&isInt);
             if (!isInt || v < 1) {
                 ok = false;
-                if (errors) *errors << tr("sweep.heads[%1]: '%2' is not a positive integer").arg(i).arg(part);
+                if (errors)
+                    *errors
+                        << tr("sweep.heads[%1]: '%2' is not a positive integer").arg(i).arg(part);
                 break;
             }
             s.push_back(v);

@@ -24,7 +24,8 @@ namespace headlab::ui {
 void prepareEnvironment(int argc, char **argv)
 {
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--export-all") == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        if (std::strcmp(argv[i], "--export-all") == 0 &&
+            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
         // QGuiApplication takes -session/--session for X11 session management and removes it
         // from the arguments; ours means a session file, so rename it before Qt sees it.
@@ -42,7 +43,8 @@ void prepareEnvironment(int argc, char **argv)
 static QSize parseSize(const QString &text, QSize fallback)
 {
     const auto parts = text.split('x');
-    if (parts.size() == 2 && parts[0].toInt() >= 100 && parts[1].toInt() >= 100) return QSize(parts[0].toInt(), parts[1].toInt());
+    if (parts.size() == 2 && parts[0].toInt() >= 100 && parts[1].toInt() >= 100)
+        return QSize(parts[0].toInt(), parts[1].toInt());
     return fallback;
 }
 
@@ -54,25 +56,49 @@ int runHeadlab(QApplication &app)
     registerMetatypes();
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("HeadLab: how attention heads, head dimension and learning rate decide whether a transformer trains."));
+    parser.setApplicationDescription(
+        QStringLiteral("HeadLab: how attention heads, head dimension and learning rate decide "
+                       "whether a transformer trains."));
     parser.addHelpOption();
     parser.addVersionOption();
-    QCommandLineOption sessionOpt(QStringList{QStringLiteral("session"), QStringLiteral("open-session")}, QStringLiteral("Open this session file."), QStringLiteral("S.yaml"));
-    QCommandLineOption presetOpt(QStringLiteral("preset"), QStringLiteral("Open a built-in preset."), QStringLiteral("NAME"));
-    QCommandLineOption exportOpt(QStringLiteral("export-all"), QStringLiteral("Write every figure (PNG, SVG, CSV) to DIR and exit; needs no display."), QStringLiteral("DIR"));
-    QCommandLineOption sizeOpt(QStringLiteral("size"), QStringLiteral("Figure size for export, e.g. 1600x1000."), QStringLiteral("WxH"), QStringLiteral("1600x1000"));
-    QCommandLineOption startOpt(QStringLiteral("start"), QStringLiteral("Start the sweep when the window opens."));
-    QCommandLineOption shotOpt(QStringLiteral("screenshot"), QStringLiteral("Save a picture of the window to FILE, then quit."), QStringLiteral("FILE"));
-    QCommandLineOption shotAfterOpt(QStringLiteral("screenshot-after"), QStringLiteral("Seconds to wait before the screenshot (default 15)."), QStringLiteral("SECONDS"), QStringLiteral("15"));
-    QCommandLineOption figureOpt(QStringLiteral("figure"), QStringLiteral("Show this figure: loss, heatmap, scaling, lr, grid."), QStringLiteral("ID"));
+    QCommandLineOption sessionOpt(
+        QStringList{QStringLiteral("session"), QStringLiteral("open-session")},
+        QStringLiteral("Open this session file."), QStringLiteral("S.yaml"));
+    QCommandLineOption presetOpt(QStringLiteral("preset"),
+                                 QStringLiteral("Open a built-in preset."), QStringLiteral("NAME"));
+    QCommandLineOption exportOpt(
+        QStringLiteral("export-all"),
+        QStringLiteral("Write every figure (PNG, SVG, CSV) to DIR and exit; needs no display."),
+        QStringLiteral("DIR"));
+    QCommandLineOption sizeOpt(QStringLiteral("size"),
+                               QStringLiteral("Figure size for export, e.g. 1600x1000."),
+                               QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+    QCommandLineOption startOpt(QStringLiteral("start"),
+                                QStringLiteral("Start the sweep when the window opens."));
+    QCommandLineOption shotOpt(QStringLiteral("screenshot"),
+                               QStringLiteral("Save a picture of the window to FILE, then quit."),
+                               QStringLiteral("FILE"));
+    QCommandLineOption shotAfterOpt(
+        QStringLiteral("screenshot-after"),
+        QStringLiteral("Seconds to wait before the screenshot (default 15)."),
+        QStringLiteral("SECONDS"), QStringLiteral("15"));
+    QCommandLineOption figureOpt(
+        QStringLiteral("figure"),
+        QStringLiteral("Show this figure: loss, heatmap, scaling, lr, grid."),
+        QStringLiteral("ID"));
     QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
-    QCommandLineOption presenterOpt(QStringLiteral("presenter"), QStringLiteral("Start in presenter mode (F11 toggles it)."));
-    parser.addOptions({sessionOpt, presetOpt, exportOpt, sizeOpt, startOpt, shotOpt, shotAfterOpt, figureOpt, darkOpt, presenterOpt});
-    parser.addPositionalArgument(QStringLiteral("session"), QStringLiteral("A session file to open."), QStringLiteral("[S.yaml]"));
+    QCommandLineOption presenterOpt(QStringLiteral("presenter"),
+                                    QStringLiteral("Start in presenter mode (F11 toggles it)."));
+    parser.addOptions({sessionOpt, presetOpt, exportOpt, sizeOpt, startOpt, shotOpt, shotAfterOpt,
+                       figureOpt, darkOpt, presenterOpt});
+    parser.addPositionalArgument(QStringLiteral("session"),
+                                 QStringLiteral("A session file to open."),
+                                 QStringLiteral("[S.yaml]"));
     parser.process(app);
 
     QString sessionPath = parser.value(sessionOpt);
-    if (sessionPath.isEmpty() && !parser.positionalArguments().isEmpty()) sessionPath = parser.positionalArguments().first();
+    if (sessionPath.isEmpty() && !parser.positionalArguments().isEmpty())
+        sessionPath = parser.positionalArguments().first();
     const QSize size = parseSize(parser.value(sizeOpt), QSize(1600, 1000));
 
     if (parser.isSet(exportOpt)) {
@@ -81,7 +107,9 @@ int runHeadlab(QApplication &app)
             if (!sessionPath.isEmpty()) {
                 model.load(sessionPath);
             } else {
-                Session s = loadPreset(parser.isSet(presetOpt) ? parser.value(presetOpt).toStdString() : kDefaultPreset);
+                Session s =
+                    loadPreset(parser.isSet(presetOpt) ? parser.value(presetOpt).toStdString()
+                                                       : kDefaultPreset);
                 expandSweep(s);
                 model.setSession(std::move(s));
             }
@@ -90,7 +118,8 @@ int runHeadlab(QApplication &app)
             return 2;
         }
         QString error;
-        const QStringList files = FigureExporter::exportAll(&model, parser.value(exportOpt), size, model.session().view, &error);
+        const QStringList files = FigureExporter::exportAll(&model, parser.value(exportOpt), size,
+                                                            model.session().view, &error);
         for (const auto &f : files) std::printf("%s\n", qPrintable(QDir::toNativeSeparators(f)));
         if (!error.isEmpty()) {
             std::fprintf(stderr, "headlab: %s\n", qPrintable(error));
@@ -100,21 +129,29 @@ int runHeadlab(QApplication &app)
     }
 
     MainWindow window;
-    if (parser.isSet(darkOpt)) QMetaObject::invokeMethod(&window, [&window] {
-        // The View ▸ Theme ▸ Dark action.
-        for (auto *a : window.findChildren<QAction *>())
-            if (a->text() == QObject::tr("Dark")) a->trigger();
-    }, Qt::QueuedConnection);
+    if (parser.isSet(darkOpt))
+        QMetaObject::invokeMethod(
+            &window,
+            [&window] {
+                // The View ▸ Theme ▸ Dark action.
+                for (auto *a : window.findChildren<QAction *>())
+                    if (a->text() == QObject::tr("Dark")) a->trigger();
+            },
+            Qt::QueuedConnection);
     // A scripted run (screenshot) asks nothing: a question would block the timer's exit.
     if (parser.isSet(shotOpt)) window.setInteractive(false);
     bool ok = true;
-    if (!sessionPath.isEmpty()) ok = window.openSession(sessionPath);
-    else ok = window.openPreset(parser.isSet(presetOpt) ? parser.value(presetOpt) : QString::fromLatin1(kDefaultPreset));
+    if (!sessionPath.isEmpty())
+        ok = window.openSession(sessionPath);
+    else
+        ok = window.openPreset(parser.isSet(presetOpt) ? parser.value(presetOpt)
+                                                       : QString::fromLatin1(kDefaultPreset));
     if (!ok && !sessionPath.isEmpty()) return 2;
     if (parser.isSet(figureOpt)) window.showFigure(parser.value(figureOpt));
     window.show();
     if (parser.isSet(presenterOpt)) window.setPresenterMode(true);
-    if (parser.isSet(startOpt)) QTimer::singleShot(300, &window, [&window] { window.startSweep(); });
+    if (parser.isSet(startOpt))
+        QTimer::singleShot(300, &window, [&window] { window.startSweep(); });
     if (parser.isSet(shotOpt)) {
         window.setInteractive(false);
         const QString file = parser.value(shotOpt);
@@ -123,7 +160,8 @@ int runHeadlab(QApplication &app)
             if (auto *f = window.currentFigure()) f->refresh();
             QCoreApplication::processEvents();
             const bool saved = window.grab().save(file);
-            std::fprintf(stderr, "headlab: %s %s\n", saved ? "wrote" : "could not write", qPrintable(file));
+            std::fprintf(stderr, "headlab: %s %s\n", saved ? "wrote" : "could not write",
+                         qPrintable(file));
             window.stopSweep();
             window.controller()->waitForFinished();
             QCoreApplication::exit(saved ? 0 : 1);

@@ -37,7 +37,8 @@ QStringList axisValueLabels(const Session &session, const std::string &axis)
     return out;
 }
 
-static bool matches(const std::map<std::string, std::string> &labels, const std::map<std::string, std::string> &fixed)
+static bool matches(const std::map<std::string, std::string> &labels,
+                    const std::map<std::string, std::string> &fixed)
 {
     for (const auto &[axis, value] : fixed) {
         auto it = labels.find(axis);
@@ -55,7 +56,8 @@ int HeatmapData::filledCount() const
     return n;
 }
 
-HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxis, const std::string &yAxis,
+HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxis,
+                                 const std::string &yAxis,
                                  const std::map<std::string, std::string> &fixed, int64_t step)
 {
     HeatmapData d;
@@ -86,8 +88,8 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
 
     std::vector<double> sums(d.cells.size(), 0.0);
     std::vector<int> counts(d.cells.size(), 0);
-    std::vector<int> diverged(d.cells.size(), 0), failed(d.cells.size(), 0), running(d.cells.size(), 0),
-        stopped(d.cells.size(), 0);
+    std::vector<int> diverged(d.cells.size(), 0), failed(d.cells.size(), 0),
+        running(d.cells.size(), 0), stopped(d.cells.size(), 0);
     for (int i = 0; i < int(session.runs.size()); ++i) {
         const auto &run = session.runs[size_t(i)];
         if (!matches(run.labels, fixed)) continue;
@@ -109,9 +111,14 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
             cell.note = QString::fromStdString(r.message);
             continue;
         case RunStatus::Running:
-        case RunStatus::Paused: ++running[size_t(at)]; break;
-        case RunStatus::Stopped: ++stopped[size_t(at)]; break;
-        default: break;
+        case RunStatus::Paused:
+            ++running[size_t(at)];
+            break;
+        case RunStatus::Stopped:
+            ++stopped[size_t(at)];
+            break;
+        default:
+            break;
         }
         const double v = testLossAtStep(r, step);
         if (std::isfinite(v)) {
@@ -134,17 +141,24 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
         auto &cell = d.cells[k];
         if (cell.state == HeatmapCell::State::Skipped) continue;
         if (cell.runs.isEmpty()) continue;
-        if (failed[k]) cell.state = HeatmapCell::State::Failed;
-        else if (counts[k] == 0 && diverged[k]) cell.state = HeatmapCell::State::Diverged;
+        if (failed[k])
+            cell.state = HeatmapCell::State::Failed;
+        else if (counts[k] == 0 && diverged[k])
+            cell.state = HeatmapCell::State::Diverged;
         else if (counts[k] > 0) {
             cell.value = sums[k] / counts[k];
             cell.state = running[k] ? HeatmapCell::State::Running : HeatmapCell::State::Value;
             lo = std::min(lo, cell.value);
             hi = std::max(hi, cell.value);
-        } else if (running[k]) cell.state = HeatmapCell::State::Running;
-        else if (stopped[k]) cell.state = HeatmapCell::State::Stopped;
-        else cell.state = HeatmapCell::State::Queued;
-        if (diverged[k] && counts[k] > 0) cell.note = QStringLiteral("%1 of %2 runs diverged").arg(diverged[k]).arg(cell.runs.size());
+        } else if (running[k])
+            cell.state = HeatmapCell::State::Running;
+        else if (stopped[k])
+            cell.state = HeatmapCell::State::Stopped;
+        else
+            cell.state = HeatmapCell::State::Queued;
+        if (diverged[k] && counts[k] > 0)
+            cell.note =
+                QStringLiteral("%1 of %2 runs diverged").arg(diverged[k]).arg(cell.runs.size());
     }
     // The colour scale starts at 0; for the addition task it spans at least up to ln 22.
     d.vmin = 0.0;
@@ -159,7 +173,8 @@ QString HeatmapData::csv() const
     QString out = QStringLiteral("%1,%2,state,test_loss,runs,note\n")
                       .arg(yAxis.empty() ? QStringLiteral("row") : QString::fromStdString(yAxis),
                            QString::fromStdString(xAxis));
-    static const char *states[] = {"empty", "queued", "running", "value", "diverged", "failed", "stopped", "skipped"};
+    static const char *states[] = {"empty",    "queued", "running", "value",
+                                   "diverged", "failed", "stopped", "skipped"};
     for (int r = 0; r < rows(); ++r) {
         for (int c = 0; c < columns(); ++c) {
             const auto &cell = this->cell(r, c);
@@ -169,7 +184,8 @@ QString HeatmapData::csv() const
             note.replace('"', '\'');
             out += QStringLiteral("%1,%2,%3,%4,%5,\"%6\"\n")
                        .arg(yLabels[r], xLabels[c], QString::fromLatin1(states[int(cell.state)]),
-                            cell.state == HeatmapCell::State::Value || cell.state == HeatmapCell::State::Running
+                            cell.state == HeatmapCell::State::Value ||
+                                    cell.state == HeatmapCell::State::Running
                                 ? QString::number(cell.value, 'g', 10)
                                 : QString(),
                             runIds.join(' '), note);

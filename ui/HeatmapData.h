@@ -32,12 +32,16 @@ struct HeatmapData {
 
     int rows() const { return int(yLabels.size()); }
     int columns() const { return int(xLabels.size()); }
-    const HeatmapCell &cell(int row, int column) const { return cells[size_t(row * columns() + column)]; }
+    const HeatmapCell &cell(int row, int column) const
+    {
+        return cells[size_t(row * columns() + column)];
+    }
     int filledCount() const; // cells with a value, diverged or failed
 
     // `fixed` maps each other axis to the label its value must have; an axis absent from it
     // is averaged over (seeds, typically).
-    static HeatmapData compute(const Session &session, const std::string &xAxis, const std::string &yAxis,
+    static HeatmapData compute(const Session &session, const std::string &xAxis,
+                               const std::string &yAxis,
                                const std::map<std::string, std::string> &fixed, int64_t step);
     QString csv() const;
 };

@@ -20,7 +20,9 @@ namespace headlab::ui {
 
 class HeatmapCanvas : public QWidget {
 public:
-    explicit HeatmapCanvas(HeatmapView *view) : QWidget(view), m_view(view)
+    explicit HeatmapCanvas(HeatmapView *view)
+        : QWidget(view)
+        , m_view(view)
     {
         setMinimumSize(320, 240);
         setMouseTracking(true);
@@ -47,9 +49,13 @@ protected:
             if (c.x() >= 0) {
                 const auto &d = m_view->data();
                 const auto &cell = d.cell(c.y(), c.x());
-                QString text = QStringLiteral("%1 = %2").arg(QString::fromStdString(d.xAxis), d.xLabels[c.x()]);
-                if (!d.yAxis.empty()) text += QStringLiteral(", %1 = %2").arg(QString::fromStdString(d.yAxis), d.yLabels[c.y()]);
-                if (cell.state == HeatmapCell::State::Value || cell.state == HeatmapCell::State::Running)
+                QString text = QStringLiteral("%1 = %2").arg(QString::fromStdString(d.xAxis),
+                                                             d.xLabels[c.x()]);
+                if (!d.yAxis.empty())
+                    text += QStringLiteral(", %1 = %2")
+                                .arg(QString::fromStdString(d.yAxis), d.yLabels[c.y()]);
+                if (cell.state == HeatmapCell::State::Value ||
+                    cell.state == HeatmapCell::State::Running)
                     text += QStringLiteral("\ntest loss %1").arg(formatLoss(cell.value));
                 if (!cell.note.isEmpty()) text += QStringLiteral("\n") + cell.note;
                 QToolTip::showText(help->globalPos(), text, this);
@@ -65,7 +71,8 @@ private:
     HeatmapView *m_view;
 };
 
-HeatmapView::HeatmapView(SessionModel *model, QWidget *parent) : FigureView(model, parent)
+HeatmapView::HeatmapView(SessionModel *model, QWidget *parent)
+    : FigureView(model, parent)
 {
     auto *bar = controlsLayout();
     m_xCombo = new QComboBox(this);
@@ -101,7 +108,8 @@ HeatmapView::HeatmapView(SessionModel *model, QWidget *parent) : FigureView(mode
 
 QString HeatmapView::title() const
 {
-    QString t = m_data.step < 0 ? tr("Final test loss") : tr("Test loss at step %1").arg(m_data.step);
+    QString t =
+        m_data.step < 0 ? tr("Final test loss") : tr("Test loss at step %1").arg(m_data.step);
     QStringList fixed;
     const std::string x = m_data.xAxis, y = m_data.yAxis;
     for (const auto &[axis, combo] : m_fixedCombos)
@@ -151,7 +159,8 @@ void HeatmapView::rebuildControls()
         combo->addItem(a == "seed" ? tr("mean") : tr("mean over all"), QString());
         // The heatmap's η: the largest learning rate by default, where heads matter most.
         const std::string key = "fixed." + a.toStdString();
-        const QString want = QString::fromStdString(stateValue(state, key, labels.value(a == "lr" ? labels.size() - 1 : 0).toStdString()));
+        const QString want = QString::fromStdString(
+            stateValue(state, key, labels.value(a == "lr" ? labels.size() - 1 : 0).toStdString()));
         const int wi = combo->findData(want);
         combo->setCurrentIndex(wi >= 0 ? wi : 0);
         l->addWidget(combo);
@@ -177,7 +186,8 @@ void HeatmapView::refresh()
         const QString v = combo->currentData().toString();
         if (!v.isEmpty()) fixed[axis] = v.toStdString();
     }
-    m_data = HeatmapData::compute(m_model->session(), x, y == x ? std::string() : y, fixed, m_step->value());
+    m_data = HeatmapData::compute(m_model->session(), x, y == x ? std::string() : y, fixed,
+                                  m_step->value());
     m_canvasWidget->update();
 }
 
@@ -190,7 +200,8 @@ void HeatmapView::saveViewState(ViewState &state) const
     setStateValue(state, "x", m_xCombo->currentText().toStdString());
     setStateValue(state, "y", m_yCombo->currentData().toString().toStdString());
     setStateValue(state, "step", std::to_string(m_step->value()));
-    for (const auto &[axis, combo] : m_fixedCombos) setStateValue(state, "fixed." + axis, combo->currentData().toString().toStdString());
+    for (const auto &[axis, combo] : m_fixedCombos)
+        setStateValue(state, "fixed." + axis, combo->currentData().toString().toStdString());
 }
 
 void HeatmapView::restoreViewState(const ViewState &state)
@@ -219,11 +230,15 @@ void HeatmapView::setFixedValue(const QString &axis, const QString &label)
     if (i >= 0) it->second->setCurrentIndex(i);
 }
 
-void HeatmapView::setStep(int64_t step) { m_step->setValue(int(step)); }
+void HeatmapView::setStep(int64_t step)
+{
+    m_step->setValue(int(step));
+}
 
 namespace {
 // Diagonal hatching drawn as lines: pattern brushes do not survive the SVG round trip.
-void hatch(QPainter &p, const QRectF &r, const QColor &colour, double spacing, bool forward, bool cross = false)
+void hatch(QPainter &p, const QRectF &r, const QColor &colour, double spacing, bool forward,
+           bool cross = false)
 {
     p.save();
     p.setClipRect(r);
@@ -260,17 +275,21 @@ HeatmapLayout layoutFor(const QRectF &area, int rows, int columns, double fontSc
     l.grid = QRectF(left, top, l.cellW * columns, l.cellH * rows);
     l.xTitle = QRectF(l.grid.left(), l.grid.bottom() + xLabelH, l.grid.width(), xTitleH);
     l.yTitle = QRectF(area.left(), l.grid.top(), yTitleW, l.grid.height());
-    l.colourBar = QRectF(l.grid.right() + 24 * fontScale, l.grid.top(), 16 * fontScale, l.grid.height());
+    l.colourBar =
+        QRectF(l.grid.right() + 24 * fontScale, l.grid.top(), 16 * fontScale, l.grid.height());
     return l;
 }
 } // namespace
 
 QRect HeatmapView::cellRect(int row, int column) const
 {
-    const auto l = layoutFor(QRectF(m_canvasWidget->rect()), m_data.rows(), m_data.columns(), m_theme.fontScale);
+    const auto l = layoutFor(QRectF(m_canvasWidget->rect()), m_data.rows(), m_data.columns(),
+                             m_theme.fontScale);
     // Row 0 is drawn at the bottom, as on a plot's y axis.
     const int drawRow = m_data.rows() - 1 - row;
-    return QRectF(l.grid.left() + column * l.cellW, l.grid.top() + drawRow * l.cellH, l.cellW, l.cellH).toRect();
+    return QRectF(l.grid.left() + column * l.cellW, l.grid.top() + drawRow * l.cellH, l.cellW,
+                  l.cellH)
+        .toRect();
 }
 
 QPoint HeatmapView::cellAt(const QPoint &pos) const
@@ -296,7 +315,9 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
     p.setFont(t.font(11, true));
     p.drawText(l.titleRect, Qt::AlignCenter, title());
 
-    auto colourOf = [&](double v) { return viridis((v - m_data.vmin) / std::max(1e-12, m_data.vmax - m_data.vmin)); };
+    auto colourOf = [&](double v) {
+        return viridis((v - m_data.vmin) / std::max(1e-12, m_data.vmax - m_data.vmin));
+    };
     QSet<int> selected(m_selected.begin(), m_selected.end());
     const QFont valueFont = t.font(std::clamp(l.cellH / 4.2 / t.fontScale, 6.5, 12.0));
     const QFont smallFont = t.font(std::clamp(l.cellH / 5.5 / t.fontScale, 6.0, 9.0));
@@ -304,7 +325,8 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
         for (int c = 0; c < m_data.columns(); ++c) {
             const auto &cell = m_data.cell(r, c);
             const int drawRow = m_data.rows() - 1 - r;
-            QRectF rc(l.grid.left() + c * l.cellW, l.grid.top() + drawRow * l.cellH, l.cellW, l.cellH);
+            QRectF rc(l.grid.left() + c * l.cellW, l.grid.top() + drawRow * l.cellH, l.cellW,
+                      l.cellH);
             QRectF inner = rc.adjusted(1.5, 1.5, -1.5, -1.5);
             QString text, sub;
             QColor textColour = t.foreground;
@@ -328,7 +350,8 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
             }
             case S::Diverged:
                 p.fillRect(inner, t.dark ? QColor(110, 20, 25) : QColor(200, 50, 45));
-                hatch(p, inner, t.dark ? QColor(255, 255, 255, 60) : QColor(255, 255, 255, 90), 7, true);
+                hatch(p, inner, t.dark ? QColor(255, 255, 255, 60) : QColor(255, 255, 255, 90), 7,
+                      true);
                 textColour = QColor(255, 240, 240);
                 text = tr("diverged");
                 sub = cell.note;
@@ -340,7 +363,8 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
                 text = tr("failed");
                 break;
             case S::Skipped:
-                hatch(p, inner, QColor(t.muted.red(), t.muted.green(), t.muted.blue(), 110), 7, false);
+                hatch(p, inner, QColor(t.muted.red(), t.muted.green(), t.muted.blue(), 110), 7,
+                      false);
                 p.setPen(QPen(t.muted, 1, Qt::DashLine));
                 p.setBrush(Qt::NoBrush);
                 p.drawRect(inner);
@@ -383,7 +407,8 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
                     p.drawText(top, Qt::AlignHCenter | Qt::AlignBottom, text);
                     p.setFont(smallFont);
                     p.drawText(bottom.adjusted(2, 0, -2, 0), Qt::AlignHCenter | Qt::AlignTop,
-                               QFontMetrics(smallFont).elidedText(sub, Qt::ElideRight, int(bottom.width() - 4)));
+                               QFontMetrics(smallFont).elidedText(sub, Qt::ElideRight,
+                                                                  int(bottom.width() - 4)));
                 }
             }
         }
@@ -393,11 +418,13 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
     p.setPen(t.foreground);
     p.setFont(t.font(9));
     for (int c = 0; c < m_data.columns(); ++c)
-        p.drawText(QRectF(l.grid.left() + c * l.cellW, l.grid.bottom() + 2, l.cellW, 20 * t.fontScale), Qt::AlignCenter,
-                   m_data.xLabels[c]);
+        p.drawText(
+            QRectF(l.grid.left() + c * l.cellW, l.grid.bottom() + 2, l.cellW, 20 * t.fontScale),
+            Qt::AlignCenter, m_data.xLabels[c]);
     for (int r = 0; r < m_data.rows(); ++r) {
         const int drawRow = m_data.rows() - 1 - r;
-        p.drawText(QRectF(l.yTitle.right(), l.grid.top() + drawRow * l.cellH, l.grid.left() - l.yTitle.right() - 6, l.cellH),
+        p.drawText(QRectF(l.yTitle.right(), l.grid.top() + drawRow * l.cellH,
+                          l.grid.left() - l.yTitle.right() - 6, l.cellH),
                    Qt::AlignRight | Qt::AlignVCenter, m_data.yLabels[r]);
     }
     p.setFont(t.font(10, true));
@@ -413,7 +440,8 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
         p.save();
         p.translate(l.yTitle.center());
         p.rotate(-90);
-        p.drawText(QRectF(-l.yTitle.height() / 2, -l.yTitle.width() / 2, l.yTitle.height(), l.yTitle.width()),
+        p.drawText(QRectF(-l.yTitle.height() / 2, -l.yTitle.width() / 2, l.yTitle.height(),
+                          l.yTitle.width()),
                    Qt::AlignCenter, axisTitle(m_data.yAxis));
         p.restore();
     }
@@ -423,19 +451,25 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
     const int steps = 64;
     for (int i = 0; i < steps; ++i) {
         const double f0 = double(i) / steps;
-        QRectF seg(bar.left(), bar.bottom() - (f0 + 1.0 / steps) * bar.height(), bar.width(), bar.height() / steps + 0.6);
+        QRectF seg(bar.left(), bar.bottom() - (f0 + 1.0 / steps) * bar.height(), bar.width(),
+                   bar.height() / steps + 0.6);
         p.fillRect(seg, viridis(f0 + 0.5 / steps));
     }
     p.setPen(QPen(t.muted, 1));
     p.setBrush(Qt::NoBrush);
     p.drawRect(bar);
     p.setFont(t.font(8));
-    auto yOf = [&](double v) { return bar.bottom() - (v - m_data.vmin) / std::max(1e-12, m_data.vmax - m_data.vmin) * bar.height(); };
+    auto yOf = [&](double v) {
+        return bar.bottom() -
+               (v - m_data.vmin) / std::max(1e-12, m_data.vmax - m_data.vmin) * bar.height();
+    };
     const bool addition = m_model->session().base.task.kind == TaskKind::Addition;
     QList<std::pair<double, QString>> ticks;
-    ticks << std::make_pair(m_data.vmin, formatLoss(m_data.vmin)) << std::make_pair(m_data.vmax, formatLoss(m_data.vmax));
+    ticks << std::make_pair(m_data.vmin, formatLoss(m_data.vmin))
+          << std::make_pair(m_data.vmax, formatLoss(m_data.vmax));
     if (addition) {
-        ticks << std::make_pair(kLn10, QStringLiteral("ln 10")) << std::make_pair(2 * kLn10 / 3, QString::fromUtf8("⅔ ln 10"))
+        ticks << std::make_pair(kLn10, QStringLiteral("ln 10"))
+              << std::make_pair(2 * kLn10 / 3, QString::fromUtf8("⅔ ln 10"))
               << std::make_pair(kLn10 / 3, QString::fromUtf8("⅓ ln 10"));
     }
     for (const auto &[v, label] : ticks) {
@@ -443,22 +477,25 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
         const double y = yOf(v);
         p.setPen(QPen(t.foreground, 1));
         p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
-        p.drawText(QRectF(bar.right() + 6, y - 8 * t.fontScale, 80 * t.fontScale, 16 * t.fontScale), Qt::AlignLeft | Qt::AlignVCenter, label);
+        p.drawText(QRectF(bar.right() + 6, y - 8 * t.fontScale, 80 * t.fontScale, 16 * t.fontScale),
+                   Qt::AlignLeft | Qt::AlignVCenter, label);
     }
     p.save();
     p.translate(bar.left() - 6 * t.fontScale, bar.center().y());
     p.rotate(-90);
     p.setFont(t.font(8.5));
-    p.drawText(QRectF(-bar.height() / 2, -8 * t.fontScale, bar.height(), 14 * t.fontScale), Qt::AlignCenter,
-               tr("test loss (nats)"));
+    p.drawText(QRectF(-bar.height() / 2, -8 * t.fontScale, bar.height(), 14 * t.fontScale),
+               Qt::AlignCenter, tr("test loss (nats)"));
     p.restore();
 
     bool anyTraining = false;
-    for (const auto &c : m_data.cells) anyTraining = anyTraining || c.state == HeatmapCell::State::Running;
+    for (const auto &c : m_data.cells)
+        anyTraining = anyTraining || c.state == HeatmapCell::State::Running;
     if (m_data.filledCount() == 0 && !anyTraining) {
         p.setPen(t.muted);
         p.setFont(t.font(9));
-        p.drawText(QRectF(l.grid.left(), l.titleRect.bottom() - 6 * t.fontScale, l.grid.width(), 14 * t.fontScale),
+        p.drawText(QRectF(l.grid.left(), l.titleRect.bottom() - 6 * t.fontScale, l.grid.width(),
+                          14 * t.fontScale),
                    Qt::AlignCenter, tr("Cells fill in as runs finish."));
     }
 }

@@ -33,7 +33,7 @@ public:
     const HeatmapData &data() const { return m_data; }
     void setAxes(const QString &x, const QString &y);
     void setFixedValue(const QString &axis, const QString &label); // "" averages over the axis
-    void setStep(int64_t step);                                     // -1: final
+    void setStep(int64_t step);                                    // -1: final
     // The cell under a canvas position, (-1, -1) if none.
     QPoint cellAt(const QPoint &canvasPos) const;
     QRect cellRect(int row, int column) const;

@@ -9,13 +9,15 @@
 
 namespace headlab::ui {
 
-LearningRateChartView::LearningRateChartView(SessionModel *model, QWidget *parent) : FigureChartView(model, parent)
+LearningRateChartView::LearningRateChartView(SessionModel *model, QWidget *parent)
+    : FigureChartView(model, parent)
 {
     m_xMode = new QComboBox(this);
     m_xMode->addItem(tr("against η"), "lr");
     m_xMode->addItem(QString::fromUtf8("against η·√m_H"), "lr_sqrt_mh");
     controlsLayout()->addWidget(m_xMode);
-    controlsLayout()->addWidget(new QLabel(tr("Filled: learned (final test loss < ln 10). Hollow: not learned."), this));
+    controlsLayout()->addWidget(
+        new QLabel(tr("Filled: learned (final test loss < ln 10). Hollow: not learned."), this));
     controlsLayout()->addStretch(1);
     connect(m_xMode, &QComboBox::currentIndexChanged, this, [this] {
         refresh();
@@ -23,7 +25,10 @@ LearningRateChartView::LearningRateChartView(SessionModel *model, QWidget *paren
     });
 }
 
-void LearningRateChartView::setScaled(bool on) { m_xMode->setCurrentIndex(on ? 1 : 0); }
+void LearningRateChartView::setScaled(bool on)
+{
+    m_xMode->setCurrentIndex(on ? 1 : 0);
+}
 
 void LearningRateChartView::refresh()
 {

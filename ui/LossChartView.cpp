@@ -7,8 +7,8 @@
 
 #include <QChart>
 #include <QChartView>
-#include <QGraphicsLayout>
 #include <QCheckBox>
+#include <QGraphicsLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegend>
@@ -30,7 +30,8 @@ constexpr int kLegendMax = 10;
 const char *kDigitNames[3] = {"test_digit_0", "test_digit_1", "test_digit_2"};
 } // namespace
 
-LossChartView::LossChartView(SessionModel *model, QWidget *parent) : FigureView(model, parent)
+LossChartView::LossChartView(SessionModel *model, QWidget *parent)
+    : FigureView(model, parent)
 {
     auto *bar = controlsLayout();
     m_logX = new QCheckBox(tr("Log x"), this);
@@ -40,11 +41,13 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent) : FigureView(
     m_showTest = new QCheckBox(tr("Test"), this);
     m_showTest->setChecked(true);
     m_digits = new QCheckBox(tr("Per-digit test loss"), this);
-    m_digits->setToolTip(tr("Test loss for each queried digit A0 (ones), A1 (tens), A2 (hundreds)"));
+    m_digits->setToolTip(
+        tr("Test loss for each queried digit A0 (ones), A1 (tens), A2 (hundreds)"));
     m_smoothing = new QSlider(Qt::Horizontal, this);
     m_smoothing->setRange(0, 99);
     m_smoothing->setMaximumWidth(140);
-    m_smoothing->setToolTip(tr("Smoothing of the train curve; the raw trace stays visible behind it"));
+    m_smoothing->setToolTip(
+        tr("Smoothing of the train curve; the raw trace stays visible behind it"));
     m_info = new QLabel(this);
     bar->addWidget(m_logX);
     bar->addWidget(m_logY);
@@ -90,10 +93,22 @@ QString LossChartView::title() const
     return t;
 }
 
-void LossChartView::setLogX(bool on) { m_logX->setChecked(on); }
-void LossChartView::setLogY(bool on) { m_logY->setChecked(on); }
-void LossChartView::setSmoothing(double weight) { m_smoothing->setValue(int(std::lround(weight * 100))); }
-void LossChartView::setDigitView(bool on) { m_digits->setChecked(on); }
+void LossChartView::setLogX(bool on)
+{
+    m_logX->setChecked(on);
+}
+void LossChartView::setLogY(bool on)
+{
+    m_logY->setChecked(on);
+}
+void LossChartView::setSmoothing(double weight)
+{
+    m_smoothing->setValue(int(std::lround(weight * 100)));
+}
+void LossChartView::setDigitView(bool on)
+{
+    m_digits->setChecked(on);
+}
 
 void LossChartView::saveViewState(ViewState &state) const
 {
@@ -107,13 +122,15 @@ void LossChartView::saveViewState(ViewState &state) const
 
 void LossChartView::restoreViewState(const ViewState &state)
 {
-    const QSignalBlocker b1(m_logX), b2(m_logY), b3(m_smoothing), b4(m_digits), b5(m_showTrain), b6(m_showTest);
+    const QSignalBlocker b1(m_logX), b2(m_logY), b3(m_smoothing), b4(m_digits), b5(m_showTrain),
+        b6(m_showTest);
     m_logX->setChecked(stateValue(state, "log_x") == "true");
     m_logY->setChecked(stateValue(state, "log_y") == "true");
     m_digits->setChecked(stateValue(state, "digits") == "true");
     m_showTrain->setChecked(stateValue(state, "train", "true") == "true");
     m_showTest->setChecked(stateValue(state, "test", "true") == "true");
-    m_smoothing->setValue(int(std::lround(std::atof(stateValue(state, "smoothing", "0").c_str()) * 100)));
+    m_smoothing->setValue(
+        int(std::lround(std::atof(stateValue(state, "smoothing", "0").c_str()) * 100)));
     m_axesDirty = true;
     m_stylesDirty = true;
     refresh();
@@ -177,7 +194,8 @@ void LossChartView::rebuildAxes()
         m_axisY = y;
     }
     m_axisX->setTitleText(tr("step"));
-    m_axisY->setTitleText(m_digits->isChecked() ? tr("test loss per digit (nats)") : tr("loss (nats)"));
+    m_axisY->setTitleText(m_digits->isChecked() ? tr("test loss per digit (nats)")
+                                                : tr("loss (nats)"));
     m_chart->addAxis(m_axisX, Qt::AlignBottom);
     m_chart->addAxis(m_axisY, Qt::AlignLeft);
     for (auto *s : m_chart->series()) attach(s);
@@ -227,8 +245,9 @@ void LossChartView::updatePlateaus(double xMin, double xMax)
         m_plateauLines[k]->setVisible(addition);
         m_plateauLabels[k]->setVisible(addition);
         m_plateauLines[k]->replace(QList<QPointF>{{xMin, y}, {xMax, y}});
-        const double xl = m_logX->isChecked() ? std::exp(std::log(xMin) + 0.9 * (std::log(xMax) - std::log(xMin)))
-                                               : xMin + 0.93 * (xMax - xMin);
+        const double xl = m_logX->isChecked()
+                              ? std::exp(std::log(xMin) + 0.9 * (std::log(xMax) - std::log(xMin)))
+                              : xMin + 0.93 * (xMax - xMin);
         m_plateauLabels[k]->replace(QList<QPointF>{{xl, y}});
     }
 }
@@ -242,7 +261,8 @@ void LossChartView::updatePhaseMarks(const QList<int> &runs, double yMin, double
         const auto &phases = m_model->run(runs.first()).config.phases;
         int64_t at = 0;
         for (size_t k = 0; k < phases.size(); ++k) {
-            if (k > 0 && at > 0) marks << std::make_pair(double(at), QString::fromStdString(phases[k].name));
+            if (k > 0 && at > 0)
+                marks << std::make_pair(double(at), QString::fromStdString(phases[k].name));
             at += phases[k].steps;
         }
     }
@@ -313,7 +333,8 @@ void LossChartView::refresh()
             if (m_showTrain->isChecked()) {
                 want(TrainRaw, &r.train);
                 if (smoothing > 0 && !r.train.empty()) {
-                    auto &s = smoothed[{i, int(TrainSmooth)}] = CurveDecimator::smooth(r.train, smoothing);
+                    auto &s = smoothed[{i, int(TrainSmooth)}] =
+                        CurveDecimator::smooth(r.train, smoothing);
                     wanted[{i, int(TrainSmooth)}] = &s;
                 }
             }
@@ -340,7 +361,8 @@ void LossChartView::refresh()
     view.xMin = xMin;
     view.xMax = xMax;
     view.buckets = std::max(100, int(m_chart->plotArea().width()));
-    for (const auto &[key, curve] : wanted) seriesFor(key.first, Kind(key.second))->replace(CurveDecimator::decimate(*curve, view));
+    for (const auto &[key, curve] : wanted)
+        seriesFor(key.first, Kind(key.second))->replace(CurveDecimator::decimate(*curve, view));
 
     if (m_stylesDirty) {
         const bool single = runs.size() == 1;
@@ -373,10 +395,16 @@ void LossChartView::refresh()
             case Digit1:
             case Digit2: {
                 const int d = kind - Digit0;
-                if (single) pen.setColor(m_theme.seriesColor(d));
-                else pen.setStyle(d == 0 ? Qt::SolidLine : d == 1 ? Qt::DashLine : Qt::DotLine);
+                if (single)
+                    pen.setColor(m_theme.seriesColor(d));
+                else
+                    pen.setStyle(d == 0 ? Qt::SolidLine : d == 1 ? Qt::DashLine : Qt::DotLine);
                 pen.setWidthF(m_theme.line(2.0));
-                const QString digitName = tr("A%1 (%2)").arg(d).arg(d == 0 ? tr("ones") : d == 1 ? tr("tens") : tr("hundreds"));
+                const QString digitName = tr("A%1 (%2)")
+                                              .arg(d)
+                                              .arg(d == 0   ? tr("ones")
+                                                   : d == 1 ? tr("tens")
+                                                            : tr("hundreds"));
                 name = single ? digitName : (d == 0 ? label : QString());
                 break;
             }
@@ -424,7 +452,9 @@ void LossChartView::refresh()
     updatePhaseMarks(runs, yLo, yHi);
     m_chart->setTitle(title());
     if (m_selected.isEmpty())
-        m_info->setText(runs.isEmpty() ? tr("no data yet") : tr("%n run(s) — select rows to focus", "", int(runs.size())));
+        m_info->setText(runs.isEmpty()
+                            ? tr("no data yet")
+                            : tr("%n run(s) — select rows to focus", "", int(runs.size())));
     else
         m_info->setText(tr("%n selected run(s)", "", int(runs.size())));
 }
@@ -439,7 +469,11 @@ QString LossChartView::csv() const
         label.replace('"', "'");
         auto write = [&](const QString &name, const Curve &curve) {
             for (const auto &p : curve)
-                out += QStringLiteral("%1,\"%2\",%3,%4,%5\n").arg(i).arg(label, name).arg(p.step).arg(p.value, 0, 'g', 10);
+                out += QStringLiteral("%1,\"%2\",%3,%4,%5\n")
+                           .arg(i)
+                           .arg(label, name)
+                           .arg(p.step)
+                           .arg(p.value, 0, 'g', 10);
         };
         if (digits) {
             for (const auto *d : kDigitNames) {

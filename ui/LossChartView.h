@@ -61,7 +61,7 @@ private:
     std::map<std::pair<int, int>, QLineSeries *> m_series;
     QList<QLineSeries *> m_plateauLines;
     QList<QScatterSeries *> m_plateauLabels;
-    QList<QLineSeries *> m_phaseLines;      // vertical dashed line where each later phase begins
+    QList<QLineSeries *> m_phaseLines;     // vertical dashed line where each later phase begins
     QList<QScatterSeries *> m_phaseLabels; // and its name
     bool m_axesDirty = true;
     bool m_stylesDirty = true;

@@ -80,7 +80,8 @@ QString figureTabName(const QString &id)
 }
 } // namespace
 
-MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent)
 {
     m_systemPalette = QApplication::palette();
     m_normalFont = QApplication::font();
@@ -97,10 +98,11 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     // Training → model (queued, GUI thread) → coalesced redraw.
     connect(m_controller, &TrainingController::progress, m_model, &SessionModel::applyProgress);
-    connect(m_controller, &TrainingController::runFinished, this, [this](int run, const RunResult &r) {
-        m_model->applyResult(run, r);
-        autosave();
-    });
+    connect(m_controller, &TrainingController::runFinished, this,
+            [this](int run, const RunResult &r) {
+                m_model->applyResult(run, r);
+                autosave();
+            });
     connect(m_controller, &TrainingController::sweepFinished, this, [this] {
         m_model->settleAfterSweep();
         autosave();
@@ -176,12 +178,14 @@ void MainWindow::buildActions()
     });
     connect(m_open, &QAction::triggered, this, [this] {
         if (!confirmDiscard()) return;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(), tr("HeadLab sessions (*.yaml *.yml)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
+                                                          tr("HeadLab sessions (*.yaml *.yml)"));
         if (!path.isEmpty()) openSession(path);
     });
     connect(m_save, &QAction::triggered, this, &MainWindow::saveSession);
     connect(m_saveAs, &QAction::triggered, this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, tr("Save session"), m_model->filePath(), tr("HeadLab sessions (*.yaml)"));
+        QString path = QFileDialog::getSaveFileName(this, tr("Save session"), m_model->filePath(),
+                                                    tr("HeadLab sessions (*.yaml)"));
         if (path.isEmpty()) return;
         if (QFileInfo(path).suffix().isEmpty()) path += ".yaml";
         saveSessionAs(path);
@@ -204,14 +208,18 @@ void MainWindow::buildActions()
     connect(m_exportAll, &QAction::triggered, this, &MainWindow::exportAllFigures);
     connect(m_exportSizeAction, &QAction::triggered, this, [this] {
         bool ok = false;
-        const QString text = QInputDialog::getText(this, tr("Export size"), tr("Width × height in pixels:"), QLineEdit::Normal,
-                                                   QStringLiteral("%1x%2").arg(m_exportSize.width()).arg(m_exportSize.height()), &ok);
+        const QString text = QInputDialog::getText(
+            this, tr("Export size"), tr("Width × height in pixels:"), QLineEdit::Normal,
+            QStringLiteral("%1x%2").arg(m_exportSize.width()).arg(m_exportSize.height()), &ok);
         if (!ok) return;
-        const auto parts = text.split(QRegularExpression(QStringLiteral("[x×, ]+")), Qt::SkipEmptyParts);
+        const auto parts =
+            text.split(QRegularExpression(QStringLiteral("[x×, ]+")), Qt::SkipEmptyParts);
         if (parts.size() == 2 && parts[0].toInt() >= 100 && parts[1].toInt() >= 100)
             m_exportSize = QSize(parts[0].toInt(), parts[1].toInt());
         else
-            showError(tr("Export size"), tr("'%1' is not a size such as 1600x1000 (at least 100 each way).").arg(text));
+            showError(
+                tr("Export size"),
+                tr("'%1' is not a size such as 1600x1000 (at least 100 each way).").arg(text));
     });
     connect(m_presenterAction, &QAction::toggled, this, &MainWindow::setPresenterMode);
 }
@@ -229,9 +237,11 @@ void MainWindow::buildMenus()
     auto *csv = file->addAction(tr("Export figure data as CSV…"));
     connect(csv, &QAction::triggered, this, [this] {
         FigureView *f = currentFigure();
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export CSV"), f->figureId() + ".csv", tr("CSV (*.csv)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export CSV"), f->figureId() + ".csv", tr("CSV (*.csv)"));
         QString error;
-        if (!path.isEmpty() && !FigureExporter::writeCsv(f, path, &error)) showError(tr("Export"), error);
+        if (!path.isEmpty() && !FigureExporter::writeCsv(f, path, &error))
+            showError(tr("Export"), error);
     });
     file->addAction(m_exportAll);
     file->addAction(m_exportSizeAction);
@@ -305,8 +315,12 @@ void MainWindow::buildLayout()
         m_tabs->addTab(f, figureTabName(id));
         connect(f, &FigureView::runsActivated, this, [this](const QList<int> &runs) {
             selectRuns(runs);
-            if (m_tabs->currentWidget() != figure("loss") && runs.size() <= 12 && sender() == figure("heatmap"))
-                statusBar()->showMessage(tr("Selected %n run(s); their curves are on the Loss curves tab", "", int(runs.size())), 4000);
+            if (m_tabs->currentWidget() != figure("loss") && runs.size() <= 12 &&
+                sender() == figure("heatmap"))
+                statusBar()->showMessage(
+                    tr("Selected %n run(s); their curves are on the Loss curves tab", "",
+                       int(runs.size())),
+                    4000);
         });
         connect(f, &FigureView::viewStateChanged, this, &MainWindow::saveView);
     }
@@ -343,7 +357,8 @@ void MainWindow::buildLayout()
     m_table->addActions({m_runSelected, m_stopSelected, m_rerun, m_rerunSeed});
     auto *delegate = new ProgressBarDelegate(m_table);
     auto placeDelegate = [this, delegate] {
-        for (int c = 0; c < m_runModel->columnCount(); ++c) m_table->setItemDelegateForColumn(c, nullptr);
+        for (int c = 0; c < m_runModel->columnCount(); ++c)
+            m_table->setItemDelegateForColumn(c, nullptr);
         m_table->setItemDelegateForColumn(m_runModel->progressColumn(), delegate);
         m_table->setColumnWidth(m_runModel->progressColumn(), 150);
     };
@@ -376,7 +391,10 @@ FigureView *MainWindow::figure(const QString &id) const
     return nullptr;
 }
 
-FigureView *MainWindow::currentFigure() const { return qobject_cast<FigureView *>(m_tabs->currentWidget()); }
+FigureView *MainWindow::currentFigure() const
+{
+    return qobject_cast<FigureView *>(m_tabs->currentWidget());
+}
 
 void MainWindow::showFigure(const QString &id)
 {
@@ -404,7 +422,7 @@ void MainWindow::redraw()
 void MainWindow::updateTitle()
 {
     QString name = m_model->filePath().isEmpty() ? QString::fromStdString(m_model->session().name)
-                                                  : QFileInfo(m_model->filePath()).fileName();
+                                                 : QFileInfo(m_model->filePath()).fileName();
     if (name.isEmpty()) name = tr("untitled");
     setWindowTitle(QStringLiteral("%1[*] — HeadLab").arg(name));
     setWindowModified(m_model->isModified());
@@ -440,7 +458,8 @@ void MainWindow::updateStatus()
     for (int i : m_model->activeRuns())
         if (i < m_model->runCount() && isFinished(m_model->run(i).result.status)) ++done;
     if (total == 0) {
-        for (int i = 0; i < m_model->runCount(); ++i) done += isFinished(m_model->run(i).result.status);
+        for (int i = 0; i < m_model->runCount(); ++i)
+            done += isFinished(m_model->run(i).result.status);
         total = m_model->runCount();
         m_sweepProgress->setValue(total ? done * 1000 / total : 0);
         m_sweepProgress->setFormat(tr("%1 / %2 runs").arg(done).arg(total));
@@ -450,7 +469,9 @@ void MainWindow::updateStatus()
     m_sweepProgress->setValue(int(m_model->sweepFraction() * 1000));
     m_sweepProgress->setFormat(tr("%1 / %2 runs · %p%").arg(done).arg(total));
     if (running)
-        m_sweepLabel->setText(m_controller->isPaused() ? tr("Paused") : tr("ETA %1").arg(formatDuration(m_model->sweepEtaSeconds())));
+        m_sweepLabel->setText(m_controller->isPaused()
+                                  ? tr("Paused")
+                                  : tr("ETA %1").arg(formatDuration(m_model->sweepEtaSeconds())));
     else
         m_sweepLabel->setText(QString());
 }
@@ -489,7 +510,9 @@ bool MainWindow::openPreset(const QString &name)
     updateTitle();
     updateActions();
     updateStatus();
-    statusBar()->showMessage(tr("Preset %1: %2").arg(name, QString::fromStdString(m_model->session().description)), 8000);
+    statusBar()->showMessage(
+        tr("Preset %1: %2").arg(name, QString::fromStdString(m_model->session().description)),
+        8000);
     return true;
 }
 
@@ -518,13 +541,15 @@ void MainWindow::offerResume()
     if (pending.empty()) return;
     bool started = false;
     for (const auto &run : m_model->session().runs)
-        started = started || isFinished(run.result.status) || run.result.status == RunStatus::Stopped ||
+        started = started || isFinished(run.result.status) ||
+                  run.result.status == RunStatus::Stopped ||
                   run.result.status == RunStatus::Running || !run.result.train.empty();
     if (!started) return; // a fresh session: nothing to resume
     if (!m_interactive) return;
     const auto answer = QMessageBox::question(
         this, tr("Resume sweep"),
-        tr("%n run(s) of this session did not finish. Resume them now?\nFinished runs are kept.", "", int(pending.size())),
+        tr("%n run(s) of this session did not finish. Resume them now?\nFinished runs are kept.",
+           "", int(pending.size())),
         QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
     if (answer == QMessageBox::Yes) startSweep();
 }
@@ -533,8 +558,9 @@ bool MainWindow::saveSession()
 {
     if (m_model->filePath().isEmpty()) {
         if (!m_interactive) return false;
-        QString path = QFileDialog::getSaveFileName(this, tr("Save session"), QString::fromStdString(m_model->session().name) + ".yaml",
-                                                    tr("HeadLab sessions (*.yaml)"));
+        QString path = QFileDialog::getSaveFileName(
+            this, tr("Save session"), QString::fromStdString(m_model->session().name) + ".yaml",
+            tr("HeadLab sessions (*.yaml)"));
         if (path.isEmpty()) return false;
         if (QFileInfo(path).suffix().isEmpty()) path += ".yaml";
         return saveSessionAs(path);
@@ -605,15 +631,18 @@ bool MainWindow::startRuns(const std::vector<int> &runIndices)
     m_form->setRunning(true);
     updateActions();
     updateStatus();
-    statusBar()->showMessage(tr("Training %n run(s) on a background thread", "", int(runIndices.size())), 4000);
+    statusBar()->showMessage(
+        tr("Training %n run(s) on a background thread", "", int(runIndices.size())), 4000);
     return true;
 }
 
 void MainWindow::pauseOrResume()
 {
     if (!m_controller->isRunning()) return;
-    if (m_controller->isPaused()) m_controller->resume();
-    else m_controller->pause();
+    if (m_controller->isPaused())
+        m_controller->resume();
+    else
+        m_controller->pause();
     updateStatus();
 }
 
@@ -636,7 +665,8 @@ void MainWindow::rerunSelected(bool newSeed)
     uint64_t seed = std::random_device{}() % 100000;
     if (m_interactive) {
         bool ok = false;
-        seed = uint64_t(QInputDialog::getInt(this, tr("Rerun with another seed"), tr("Seed:"), int(seed), 0, 1 << 30, 1, &ok));
+        seed = uint64_t(QInputDialog::getInt(this, tr("Rerun with another seed"), tr("Seed:"),
+                                             int(seed), 0, 1 << 30, 1, &ok));
         if (!ok) return;
     }
     std::vector<int> added;
@@ -664,11 +694,14 @@ void MainWindow::selectRuns(const QList<int> &runs)
     QItemSelection selection;
     for (int i : runs) {
         const QModelIndex left = m_runProxy->mapFromSource(m_runModel->index(i, 0));
-        const QModelIndex right = m_runProxy->mapFromSource(m_runModel->index(i, m_runModel->columnCount() - 1));
+        const QModelIndex right =
+            m_runProxy->mapFromSource(m_runModel->index(i, m_runModel->columnCount() - 1));
         selection.select(left, right);
     }
-    m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    if (!runs.isEmpty()) m_table->scrollTo(m_runProxy->mapFromSource(m_runModel->index(runs.first(), 0)));
+    m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect |
+                                                     QItemSelectionModel::Rows);
+    if (!runs.isEmpty())
+        m_table->scrollTo(m_runProxy->mapFromSource(m_runModel->index(runs.first(), 0)));
 }
 
 void MainWindow::saveView()
@@ -726,9 +759,9 @@ void MainWindow::rebuildRecentMenu()
 bool MainWindow::confirmDiscard()
 {
     if (!m_model->isModified() || !m_interactive) return true;
-    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
-                                             tr("The session has unsaved changes. Save them first?"),
-                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    const auto answer = QMessageBox::warning(
+        this, tr("Unsaved changes"), tr("The session has unsaved changes. Save them first?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (answer == QMessageBox::Cancel) return false;
     if (answer == QMessageBox::Save) return saveSession();
     return true;
@@ -737,9 +770,11 @@ bool MainWindow::confirmDiscard()
 void MainWindow::closeEvent(QCloseEvent *event)
 {
     if (m_controller->isRunning() && m_interactive) {
-        const auto answer = QMessageBox::question(this, tr("A sweep is running"),
-                                                  tr("Stop the sweep and close? Finished runs are kept; the runs in progress are stopped."),
-                                                  QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+        const auto answer =
+            QMessageBox::question(this, tr("A sweep is running"),
+                                  tr("Stop the sweep and close? Finished runs are kept; the runs "
+                                     "in progress are stopped."),
+                                  QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
         if (answer != QMessageBox::Yes) {
             event->ignore();
             return;
@@ -760,8 +795,8 @@ void MainWindow::closeEvent(QCloseEvent *event)
 
 void MainWindow::changeEvent(QEvent *event)
 {
-    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::ApplicationPaletteChange ||
-        event->type() == QEvent::ThemeChange)
+    if (event->type() == QEvent::PaletteChange ||
+        event->type() == QEvent::ApplicationPaletteChange || event->type() == QEvent::ThemeChange)
         applyTheme();
     QMainWindow::changeEvent(event);
 }
@@ -779,7 +814,8 @@ void MainWindow::setThemeMode(int mode)
         QApplication::setPalette(m_systemPalette);
     } else {
         QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
-        QApplication::setPalette(mode == 2 ? darkPalette() : QApplication::style()->standardPalette());
+        QApplication::setPalette(mode == 2 ? darkPalette()
+                                           : QApplication::style()->standardPalette());
     }
     applyTheme();
 }
@@ -819,19 +855,28 @@ void MainWindow::exportCurrentFigure()
 {
     FigureView *f = currentFigure();
     if (!f) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export figure"), f->figureId() + ".png",
-                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;CSV data (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export figure"), f->figureId() + ".png",
+        tr("PNG image (*.png);;SVG drawing (*.svg);;CSV data (*.csv)"));
     if (path.isEmpty()) return;
     ViewState state;
     f->saveViewState(state);
-    auto copy = FigureExporter::offscreenCopy(m_model, f->figureId(), state, f->selectedRuns(), m_exportSize);
+    auto copy = FigureExporter::offscreenCopy(m_model, f->figureId(), state, f->selectedRuns(),
+                                              m_exportSize);
     QString error;
     bool ok = false;
-    if (path.endsWith(".svg", Qt::CaseInsensitive)) ok = FigureExporter::writeSvg(copy.get(), path, m_exportSize, &error);
-    else if (path.endsWith(".csv", Qt::CaseInsensitive)) ok = FigureExporter::writeCsv(copy.get(), path, &error);
-    else ok = FigureExporter::writePng(copy.get(), path.endsWith(".png", Qt::CaseInsensitive) ? path : path + ".png", m_exportSize, &error);
-    if (ok) statusBar()->showMessage(tr("Exported %1").arg(path), 4000);
-    else showError(tr("Export"), error);
+    if (path.endsWith(".svg", Qt::CaseInsensitive))
+        ok = FigureExporter::writeSvg(copy.get(), path, m_exportSize, &error);
+    else if (path.endsWith(".csv", Qt::CaseInsensitive))
+        ok = FigureExporter::writeCsv(copy.get(), path, &error);
+    else
+        ok = FigureExporter::writePng(
+            copy.get(), path.endsWith(".png", Qt::CaseInsensitive) ? path : path + ".png",
+            m_exportSize, &error);
+    if (ok)
+        statusBar()->showMessage(tr("Exported %1").arg(path), 4000);
+    else
+        showError(tr("Export"), error);
 }
 
 void MainWindow::exportAllFigures()
@@ -844,8 +889,11 @@ void MainWindow::exportAllFigures()
     QApplication::setOverrideCursor(Qt::WaitCursor);
     const QStringList files = FigureExporter::exportAll(m_model, dir, m_exportSize, state, &error);
     QApplication::restoreOverrideCursor();
-    if (!error.isEmpty()) showError(tr("Export all"), error);
-    else statusBar()->showMessage(tr("Wrote %n file(s) to %1", "", int(files.size())).arg(dir), 6000);
+    if (!error.isEmpty())
+        showError(tr("Export all"), error);
+    else
+        statusBar()->showMessage(tr("Wrote %n file(s) to %1", "", int(files.size())).arg(dir),
+                                 6000);
 }
 
 void MainWindow::showError(const QString &title, const QString &text)

@@ -51,7 +51,7 @@ public:
     bool saveSession();
     bool saveSessionAs(const QString &path);
 
-    bool startSweep();                      // every pending run
+    bool startSweep(); // every pending run
     bool startRuns(const std::vector<int> &runIndices);
     void pauseOrResume();
     void stopSweep();

@@ -9,14 +9,16 @@
 
 namespace headlab::ui {
 
-void ProgressBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
+void ProgressBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
+                                const QModelIndex &index) const
 {
     const QVariant v = index.data(RunTableModel::ProgressRole);
     if (!v.isValid()) {
         QStyledItemDelegate::paint(painter, option, index);
         return;
     }
-    if (option.state & QStyle::State_Selected) painter->fillRect(option.rect, option.palette.highlight());
+    if (option.state & QStyle::State_Selected)
+        painter->fillRect(option.rect, option.palette.highlight());
     QStyleOptionProgressBar bar;
     bar.rect = option.rect.adjusted(2, 3, -2, -3);
     bar.minimum = 0;

@@ -36,7 +36,8 @@ double finalTrainLoss(const RunResult &result)
 double testLossAtStep(const RunResult &result, int64_t step)
 {
     if (step < 0) return finalTestLoss(result);
-    if (result.status == RunStatus::Diverged && result.divergedAtStep >= 0 && step >= result.divergedAtStep)
+    if (result.status == RunStatus::Diverged && result.divergedAtStep >= 0 &&
+        step >= result.divergedAtStep)
         return kNaN;
     return valueAtStep(result.test, step);
 }
@@ -97,13 +98,20 @@ QString runLabel(const Session &session, const SessionRun &run, bool includeSeed
 QString statusText(RunStatus status)
 {
     switch (status) {
-    case RunStatus::Queued: return QStringLiteral("queued");
-    case RunStatus::Running: return QStringLiteral("running");
-    case RunStatus::Paused: return QStringLiteral("paused");
-    case RunStatus::Done: return QStringLiteral("done");
-    case RunStatus::Diverged: return QStringLiteral("diverged");
-    case RunStatus::Failed: return QStringLiteral("failed");
-    case RunStatus::Stopped: return QStringLiteral("stopped");
+    case RunStatus::Queued:
+        return QStringLiteral("queued");
+    case RunStatus::Running:
+        return QStringLiteral("running");
+    case RunStatus::Paused:
+        return QStringLiteral("paused");
+    case RunStatus::Done:
+        return QStringLiteral("done");
+    case RunStatus::Diverged:
+        return QStringLiteral("diverged");
+    case RunStatus::Failed:
+        return QStringLiteral("failed");
+    case RunStatus::Stopped:
+        return QStringLiteral("stopped");
     }
     return QStringLiteral("?");
 }
@@ -111,13 +119,20 @@ QString statusText(RunStatus status)
 QColor statusColor(RunStatus status, bool dark)
 {
     switch (status) {
-    case RunStatus::Running: return dark ? QColor(110, 170, 255) : QColor(20, 90, 200);
-    case RunStatus::Paused: return dark ? QColor(230, 190, 90) : QColor(160, 110, 0);
-    case RunStatus::Done: return dark ? QColor(120, 210, 130) : QColor(20, 130, 40);
-    case RunStatus::Diverged: return dark ? QColor(255, 120, 110) : QColor(190, 30, 30);
-    case RunStatus::Failed: return dark ? QColor(255, 120, 200) : QColor(160, 0, 110);
-    case RunStatus::Stopped: return dark ? QColor(170, 170, 170) : QColor(110, 110, 110);
-    case RunStatus::Queued: break;
+    case RunStatus::Running:
+        return dark ? QColor(110, 170, 255) : QColor(20, 90, 200);
+    case RunStatus::Paused:
+        return dark ? QColor(230, 190, 90) : QColor(160, 110, 0);
+    case RunStatus::Done:
+        return dark ? QColor(120, 210, 130) : QColor(20, 130, 40);
+    case RunStatus::Diverged:
+        return dark ? QColor(255, 120, 110) : QColor(190, 30, 30);
+    case RunStatus::Failed:
+        return dark ? QColor(255, 120, 200) : QColor(160, 0, 110);
+    case RunStatus::Stopped:
+        return dark ? QColor(170, 170, 170) : QColor(110, 110, 110);
+    case RunStatus::Queued:
+        break;
     }
     return dark ? QColor(200, 200, 200) : QColor(60, 60, 60);
 }

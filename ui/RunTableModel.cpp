@@ -16,7 +16,8 @@ enum FixedColumn { Status, Progress, StepsPerSecond, Eta, FinalLoss, FixedCount 
 }
 
 RunTableModel::RunTableModel(SessionModel *session, QObject *parent)
-    : QAbstractTableModel(parent), m_session(session)
+    : QAbstractTableModel(parent)
+    , m_session(session)
 {
     rebuild();
     connect(m_session, &SessionModel::runsReset, this, [this] {
@@ -36,11 +37,15 @@ void RunTableModel::rebuild()
     // Labels of runs added outside the sweep (rerun with another seed) get a column too.
     for (const auto &run : m_session->session().runs)
         for (const auto &[name, value] : run.labels)
-            if (std::find(m_axes.begin(), m_axes.end(), name) == m_axes.end()) m_axes.push_back(name);
+            if (std::find(m_axes.begin(), m_axes.end(), name) == m_axes.end())
+                m_axes.push_back(name);
     if (m_axes.empty()) m_axes = {"d_model", "heads", "lr"};
 }
 
-int RunTableModel::axisCount() const { return int(m_axes.size()); }
+int RunTableModel::axisCount() const
+{
+    return int(m_axes.size());
+}
 
 int RunTableModel::rowCount(const QModelIndex &parent) const
 {
@@ -58,11 +63,16 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation == Qt::Vertical) return section + 1;
     if (section < axisCount()) return QString::fromStdString(m_axes[size_t(section)]);
     switch (section - axisCount()) {
-    case Status: return tr("Status");
-    case Progress: return tr("Progress");
-    case StepsPerSecond: return tr("Steps/s");
-    case Eta: return tr("ETA");
-    case FinalLoss: return tr("Final test loss");
+    case Status:
+        return tr("Status");
+    case Progress:
+        return tr("Progress");
+    case StepsPerSecond:
+        return tr("Steps/s");
+    case Eta:
+        return tr("ETA");
+    case FinalLoss:
+        return tr("Final test loss");
     }
     return {};
 }
@@ -80,9 +90,12 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
         QString label = axisLabel(run, name);
         if (label.isEmpty()) {
             // Not swept for this run: show the resolved value where we know it.
-            if (name == "d_model") label = QString::number(run.config.model.dModel);
-            else if (name == "lr") label = formatNumber(run.config.lr);
-            else if (name == "seed") label = QString::number(run.config.initSeed);
+            if (name == "d_model")
+                label = QString::number(run.config.model.dModel);
+            else if (name == "lr")
+                label = formatNumber(run.config.lr);
+            else if (name == "seed")
+                label = QString::number(run.config.initSeed);
         }
         if (role == Qt::DisplayRole) return label;
         if (role == SortRole) {
@@ -110,9 +123,10 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case Progress: {
-        const double fraction = isFinished(r.status) && r.status == RunStatus::Done
-                                    ? 1.0
-                                    : (total > 0 ? std::clamp(double(r.stepsDone) / total, 0.0, 1.0) : 0.0);
+        const double fraction =
+            isFinished(r.status) && r.status == RunStatus::Done
+                ? 1.0
+                : (total > 0 ? std::clamp(double(r.stepsDone) / total, 0.0, 1.0) : 0.0);
         if (role == ProgressRole || role == SortRole) return fraction;
         if (role == Qt::DisplayRole) return QStringLiteral("%1 / %2").arg(r.stepsDone).arg(total);
         return {};
@@ -120,7 +134,8 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
     case StepsPerSecond: {
         const double sps = m_session->stepsPerSecond(row);
         if (role == SortRole) return sps;
-        if (role == Qt::DisplayRole) return sps > 0 ? QString::number(sps, 'f', sps < 10 ? 1 : 0) : QString();
+        if (role == Qt::DisplayRole)
+            return sps > 0 ? QString::number(sps, 'f', sps < 10 ? 1 : 0) : QString();
         if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     }
@@ -128,7 +143,9 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
         const double eta = m_session->etaSeconds(row);
         if (role == SortRole) return eta;
         if (role == Qt::DisplayRole)
-            return r.status == RunStatus::Running || r.status == RunStatus::Paused ? formatDuration(eta) : QString();
+            return r.status == RunStatus::Running || r.status == RunStatus::Paused
+                       ? formatDuration(eta)
+                       : QString();
         if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     }
@@ -139,11 +156,14 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
             if (r.status == RunStatus::Diverged) return tr("diverged");
             if (r.status == RunStatus::Failed) return tr("failed");
             if (!std::isfinite(loss)) return QString();
-            return formatLoss(loss) + (isFinished(r.status) ? (isLearned(r) ? tr("  learned") : QString()) : tr(" …"));
+            return formatLoss(loss) +
+                   (isFinished(r.status) ? (isLearned(r) ? tr("  learned") : QString()) : tr(" …"));
         }
         if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
         if (role == Qt::ToolTipRole)
-            return tr("Test loss %1; learned means < ln 10 = %2").arg(formatLoss(loss)).arg(formatLoss(kLn10));
+            return tr("Test loss %1; learned means < ln 10 = %2")
+                .arg(formatLoss(loss))
+                .arg(formatLoss(kLn10));
         return {};
     }
     }

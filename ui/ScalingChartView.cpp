@@ -10,7 +10,8 @@
 
 namespace headlab::ui {
 
-ScalingChartView::ScalingChartView(SessionModel *model, QWidget *parent) : FigureChartView(model, parent)
+ScalingChartView::ScalingChartView(SessionModel *model, QWidget *parent)
+    : FigureChartView(model, parent)
 {
     m_xMode = new QComboBox(this);
     m_xMode->addItem(tr("against d_model m"), "m");
@@ -28,7 +29,10 @@ ScalingChartView::ScalingChartView(SessionModel *model, QWidget *parent) : Figur
     connect(m_lr, &QComboBox::currentIndexChanged, this, changed);
 }
 
-void ScalingChartView::setByHeadDim(bool on) { m_xMode->setCurrentIndex(on ? 1 : 0); }
+void ScalingChartView::setByHeadDim(bool on)
+{
+    m_xMode->setCurrentIndex(on ? 1 : 0);
+}
 
 void ScalingChartView::refresh()
 {
@@ -37,7 +41,8 @@ void ScalingChartView::refresh()
     for (int i = 0; i < m_lr->count(); ++i) current << m_lr->itemData(i).toString();
     if (current != lrs) {
         const QSignalBlocker block(m_lr);
-        const QString keep = m_pendingLr.empty() ? m_lr->currentData().toString() : QString::fromStdString(m_pendingLr);
+        const QString keep = m_pendingLr.empty() ? m_lr->currentData().toString()
+                                                 : QString::fromStdString(m_pendingLr);
         m_lr->clear();
         for (const auto &l : lrs) m_lr->addItem(l, l);
         const int i = m_lr->findData(keep);
@@ -45,13 +50,16 @@ void ScalingChartView::refresh()
         m_pendingLr.clear();
     }
     m_lr->setEnabled(lrs.size() > 1);
-    showData(scalingFigure(m_model->session(), m_xMode->currentIndex() == 1, m_lr->currentData().toString()), 2.0);
+    showData(scalingFigure(m_model->session(), m_xMode->currentIndex() == 1,
+                           m_lr->currentData().toString()),
+             2.0);
 }
 
 void ScalingChartView::saveViewState(ViewState &state) const
 {
     setStateValue(state, "x", m_xMode->currentData().toString().toStdString());
-    setStateValue(state, "lr", m_pendingLr.empty() ? m_lr->currentData().toString().toStdString() : m_pendingLr);
+    setStateValue(state, "lr",
+                  m_pendingLr.empty() ? m_lr->currentData().toString().toStdString() : m_pendingLr);
 }
 
 void ScalingChartView::restoreViewState(const ViewState &state)

@@ -6,7 +6,9 @@
 
 namespace headlab::ui {
 
-SessionModel::SessionModel(QObject *parent) : QObject(parent) {}
+SessionModel::SessionModel(QObject *parent)
+    : QObject(parent)
+{}
 
 void SessionModel::touch()
 {
@@ -109,8 +111,9 @@ static void appendCurve(headlab::Curve &into, const headlab::Curve &points)
     for (const auto &p : points) {
         // A point at or before the last one means the run restarted; keep the history monotonic.
         if (!into.empty() && p.step <= into.back().step) {
-            auto it = std::lower_bound(into.begin(), into.end(), p.step,
-                                       [](const headlab::CurvePoint &a, int64_t s) { return a.step < s; });
+            auto it = std::lower_bound(
+                into.begin(), into.end(), p.step,
+                [](const headlab::CurvePoint &a, int64_t s) { return a.step < s; });
             into.erase(it, into.end());
         }
         into.push_back(p);
@@ -140,7 +143,8 @@ void SessionModel::applyResult(int runIndex, const headlab::RunResult &result)
     m_session.runs[size_t(runIndex)].result = result;
     auto &live = m_live[size_t(runIndex)];
     live.etaSeconds = 0;
-    if (result.wallSeconds > 0 && result.stepsDone > 0) live.stepsPerSecond = result.stepsDone / result.wallSeconds;
+    if (result.wallSeconds > 0 && result.stepsDone > 0)
+        live.stepsPerSecond = result.stepsDone / result.wallSeconds;
     setModified(true);
     Q_EMIT runChanged(runIndex);
     touch();
@@ -171,12 +175,14 @@ int SessionModel::addRun(const headlab::SessionRun &run)
 
 double SessionModel::stepsPerSecond(int runIndex) const
 {
-    return runIndex >= 0 && runIndex < int(m_live.size()) ? m_live[size_t(runIndex)].stepsPerSecond : 0;
+    return runIndex >= 0 && runIndex < int(m_live.size()) ? m_live[size_t(runIndex)].stepsPerSecond
+                                                          : 0;
 }
 
 double SessionModel::etaSeconds(int runIndex) const
 {
-    return runIndex >= 0 && runIndex < int(m_live.size()) ? m_live[size_t(runIndex)].etaSeconds : -1;
+    return runIndex >= 0 && runIndex < int(m_live.size()) ? m_live[size_t(runIndex)].etaSeconds
+                                                          : -1;
 }
 
 double SessionModel::sweepFraction() const
@@ -187,7 +193,9 @@ double SessionModel::sweepFraction() const
         const auto &run = m_session.runs[size_t(i)];
         const double steps = double(run.config.totalSteps());
         total += steps;
-        done += headlab::isFinished(run.result.status) ? steps : std::min<double>(steps, double(run.result.stepsDone));
+        done += headlab::isFinished(run.result.status)
+                    ? steps
+                    : std::min<double>(steps, double(run.result.stepsDone));
     }
     return total > 0 ? done / total : 0.0;
 }
@@ -198,9 +206,12 @@ double SessionModel::sweepEtaSeconds() const
     for (int i : m_activeRuns) {
         if (i < 0 || i >= runCount()) continue;
         const auto &run = m_session.runs[size_t(i)];
-        if (headlab::isFinished(run.result.status) || run.result.status == headlab::RunStatus::Stopped) continue;
+        if (headlab::isFinished(run.result.status) ||
+            run.result.status == headlab::RunStatus::Stopped)
+            continue;
         remaining += double(run.config.totalSteps() - run.result.stepsDone);
-        if (run.result.status == headlab::RunStatus::Running) rate += m_live[size_t(i)].stepsPerSecond;
+        if (run.result.status == headlab::RunStatus::Running)
+            rate += m_live[size_t(i)].stepsPerSecond;
     }
     if (remaining <= 0) return 0;
     return rate > 0 ? remaining / rate : -1;

@@ -63,7 +63,7 @@ public:
     quint64 revision() const { return m_revision; }
 
 Q_SIGNALS:
-    void runsReset();             // the run list changed shape (new session, sweep edited)
+    void runsReset();              // the run list changed shape (new session, sweep edited)
     void runChanged(int runIndex); // a run's status or curves changed
     void dataChanged();            // anything a figure draws changed (coalesce before redrawing)
     void modifiedChanged(bool modified);

@@ -20,7 +20,9 @@ namespace headlab::ui {
 
 class SmallMultiplesCanvas : public QWidget {
 public:
-    explicit SmallMultiplesCanvas(SmallMultiplesView *view) : QWidget(view), m_view(view)
+    explicit SmallMultiplesCanvas(SmallMultiplesView *view)
+        : QWidget(view)
+        , m_view(view)
     {
         setMinimumSize(320, 240);
         setAttribute(Qt::WA_OpaquePaintEvent);
@@ -43,7 +45,8 @@ private:
     SmallMultiplesView *m_view;
 };
 
-SmallMultiplesView::SmallMultiplesView(SessionModel *model, QWidget *parent) : FigureView(model, parent)
+SmallMultiplesView::SmallMultiplesView(SessionModel *model, QWidget *parent)
+    : FigureView(model, parent)
 {
     m_rows = new QComboBox(this);
     m_columns = new QComboBox(this);
@@ -75,14 +78,21 @@ QString SmallMultiplesView::title() const
         .arg(QString::fromStdString(rowAxis()), QString::fromStdString(columnAxis()));
 }
 
-std::string SmallMultiplesView::rowAxis() const { return m_rows->currentData().toString().toStdString(); }
-std::string SmallMultiplesView::columnAxis() const { return m_columns->currentData().toString().toStdString(); }
+std::string SmallMultiplesView::rowAxis() const
+{
+    return m_rows->currentData().toString().toStdString();
+}
+std::string SmallMultiplesView::columnAxis() const
+{
+    return m_columns->currentData().toString().toStdString();
+}
 
 std::string SmallMultiplesView::colourAxis() const
 {
     // The first swept axis with several values that is neither rows nor columns (η, usually).
     for (const auto &axis : m_model->session().axes)
-        if (axis.values.size() > 1 && axis.name != rowAxis() && axis.name != columnAxis() && axis.name != "seed")
+        if (axis.values.size() > 1 && axis.name != rowAxis() && axis.name != columnAxis() &&
+            axis.name != "seed")
             return axis.name;
     return {};
 }
@@ -106,12 +116,15 @@ void SmallMultiplesView::refresh()
         }
         const QString defRows = axes.contains("heads") ? "heads" : axes.value(1);
         const QString defCols = axes.contains("d_model") ? "d_model" : axes.value(0);
-        int r = m_rows->findData(QString::fromStdString(stateValue(state, "rows", defRows.toStdString())));
-        int c = m_columns->findData(QString::fromStdString(stateValue(state, "columns", defCols.toStdString())));
+        int r = m_rows->findData(
+            QString::fromStdString(stateValue(state, "rows", defRows.toStdString())));
+        int c = m_columns->findData(
+            QString::fromStdString(stateValue(state, "columns", defCols.toStdString())));
         m_rows->setCurrentIndex(std::max(0, r));
         m_columns->setCurrentIndex(std::max(0, c));
         if (state.count("grid.log_x")) m_logX->setChecked(stateValue(state, "log_x") == "true");
-        if (state.count("grid.train")) m_showTrain->setChecked(stateValue(state, "train") == "true");
+        if (state.count("grid.train"))
+            m_showTrain->setChecked(stateValue(state, "train") == "true");
     }
     m_canvasWidget->update();
 }
@@ -141,14 +154,19 @@ void SmallMultiplesView::restoreViewState(const ViewState &state)
 QList<int> SmallMultiplesView::runsAt(const QPointF &pos) const
 {
     const auto &s = m_model->session();
-    const QStringList rows = rowAxis().empty() ? QStringList{QString()} : axisValueLabels(s, rowAxis());
-    const QStringList cols = columnAxis().empty() ? QStringList{QString()} : axisValueLabels(s, columnAxis());
+    const QStringList rows =
+        rowAxis().empty() ? QStringList{QString()} : axisValueLabels(s, rowAxis());
+    const QStringList cols =
+        columnAxis().empty() ? QStringList{QString()} : axisValueLabels(s, columnAxis());
     const double fs = m_theme.fontScale;
     const QRectF area(m_canvasWidget->rect());
-    const QRectF grid(area.left() + 30 * fs, area.top() + 56 * fs, area.width() - 38 * fs, area.height() - 56 * fs - 34 * fs);
-    const double pw = grid.width() / std::max<int>(1, int(cols.size())), ph = grid.height() / std::max<int>(1, int(rows.size()));
+    const QRectF grid(area.left() + 30 * fs, area.top() + 56 * fs, area.width() - 38 * fs,
+                      area.height() - 56 * fs - 34 * fs);
+    const double pw = grid.width() / std::max<int>(1, int(cols.size())),
+                 ph = grid.height() / std::max<int>(1, int(rows.size()));
     const int c = int((pos.x() - grid.left()) / pw), r = int((pos.y() - grid.top()) / ph);
-    if (pos.x() < grid.left() || pos.y() < grid.top() || c >= cols.size() || r >= rows.size()) return {};
+    if (pos.x() < grid.left() || pos.y() < grid.top() || c >= cols.size() || r >= rows.size())
+        return {};
     QList<int> out;
     for (int i = 0; i < int(s.runs.size()); ++i) {
         const auto &run = s.runs[size_t(i)];
@@ -167,32 +185,41 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
     p.fillRect(area, t.background);
     p.setPen(t.foreground);
     p.setFont(t.font(11, true));
-    p.drawText(QRectF(area.left(), area.top() + 4, area.width(), 24 * fs), Qt::AlignCenter, title());
+    p.drawText(QRectF(area.left(), area.top() + 4, area.width(), 24 * fs), Qt::AlignCenter,
+               title());
 
-    const QStringList rows = rowAxis().empty() ? QStringList{QString()} : axisValueLabels(s, rowAxis());
-    const QStringList cols = columnAxis().empty() ? QStringList{QString()} : axisValueLabels(s, columnAxis());
+    const QStringList rows =
+        rowAxis().empty() ? QStringList{QString()} : axisValueLabels(s, rowAxis());
+    const QStringList cols =
+        columnAxis().empty() ? QStringList{QString()} : axisValueLabels(s, columnAxis());
     const std::string colourBy = colourAxis();
-    const QStringList colourLabels = colourBy.empty() ? QStringList() : axisValueLabels(s, colourBy);
+    const QStringList colourLabels =
+        colourBy.empty() ? QStringList() : axisValueLabels(s, colourBy);
 
     // Legend: colour per value of the colour axis, then line styles.
     p.setFont(t.font(8.5));
     double lx = area.left() + 30 * fs;
     const double ly = area.top() + 32 * fs;
-    auto legendItem = [&](const QColor &colour, double width, const QString &text, Qt::PenStyle style = Qt::SolidLine) {
+    auto legendItem = [&](const QColor &colour, double width, const QString &text,
+                          Qt::PenStyle style = Qt::SolidLine) {
         p.setPen(QPen(colour, width, style));
         p.drawLine(QPointF(lx, ly + 8 * fs), QPointF(lx + 18 * fs, ly + 8 * fs));
         p.setPen(t.foreground);
         const double w = QFontMetricsF(p.font()).horizontalAdvance(text);
-        p.drawText(QRectF(lx + 22 * fs, ly, w + 4, 16 * fs), Qt::AlignLeft | Qt::AlignVCenter, text);
+        p.drawText(QRectF(lx + 22 * fs, ly, w + 4, 16 * fs), Qt::AlignLeft | Qt::AlignVCenter,
+                   text);
         lx += 22 * fs + w + 14 * fs;
     };
     for (int k = 0; k < colourLabels.size(); ++k)
-        legendItem(t.seriesColor(k), t.line(2.5), QString::fromStdString(colourBy) + " " + colourLabels[k]);
+        legendItem(t.seriesColor(k), t.line(2.5),
+                   QString::fromStdString(colourBy) + " " + colourLabels[k]);
     legendItem(t.muted, t.line(1.0), tr("train (thin)"));
     legendItem(t.muted, t.line(2.2), tr("test (thick)"));
 
-    const QRectF grid(area.left() + 30 * fs, area.top() + 56 * fs, area.width() - 38 * fs, area.height() - 56 * fs - 34 * fs);
-    const double pw = grid.width() / std::max<int>(1, int(cols.size())), ph = grid.height() / std::max<int>(1, int(rows.size()));
+    const QRectF grid(area.left() + 30 * fs, area.top() + 56 * fs, area.width() - 38 * fs,
+                      area.height() - 56 * fs - 34 * fs);
+    const double pw = grid.width() / std::max<int>(1, int(cols.size())),
+                 ph = grid.height() / std::max<int>(1, int(rows.size()));
 
     // Shared axes over all runs.
     double xMax = 1;
@@ -220,9 +247,11 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
             if (!columnAxis().empty()) head << QString::fromStdString(columnAxis()) + "=" + cols[c];
             p.setPen(t.foreground);
             p.setFont(t.font(8));
-            p.drawText(QRectF(panel.left(), panel.top(), panel.width(), 15 * fs), Qt::AlignCenter, head.join("  "));
+            p.drawText(QRectF(panel.left(), panel.top(), panel.width(), 15 * fs), Qt::AlignCenter,
+                       head.join("  "));
             auto toPoint = [&](double step, double v) {
-                const double fx = logX ? std::log(std::max(step, 1.0)) / std::log(xMax) : step / xMax;
+                const double fx =
+                    logX ? std::log(std::max(step, 1.0)) / std::log(xMax) : step / xMax;
                 const double fy = std::clamp(v / yMax, 0.0, 1.02);
                 return QPointF(plot.left() + fx * plot.width(), plot.bottom() - fy * plot.height());
             };
@@ -246,13 +275,15 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
                 if (!rowAxis().empty() && axisLabel(run, rowAxis()) != rows[r]) continue;
                 if (!columnAxis().empty() && axisLabel(run, columnAxis()) != cols[c]) continue;
                 panelSelected = panelSelected || selected.contains(i);
-                const int colourIndex = colourBy.empty() ? 0 : int(colourLabels.indexOf(axisLabel(run, colourBy)));
+                const int colourIndex =
+                    colourBy.empty() ? 0 : int(colourLabels.indexOf(axisLabel(run, colourBy)));
                 QColor colour = t.seriesColor(std::max(0, colourIndex));
                 auto draw = [&](const Curve &curve, double width, int alpha) {
                     const auto pts = CurveDecimator::decimate(curve, view);
                     if (pts.size() < 1) return;
                     QPainterPath path(toPoint(pts[0].x(), pts[0].y()));
-                    for (int k = 1; k < pts.size(); ++k) path.lineTo(toPoint(pts[k].x(), pts[k].y()));
+                    for (int k = 1; k < pts.size(); ++k)
+                        path.lineTo(toPoint(pts[k].x(), pts[k].y()));
                     QColor col = colour;
                     col.setAlpha(alpha);
                     p.setPen(QPen(col, width));
@@ -262,9 +293,11 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
                 if (m_showTrain->isChecked()) draw(run.result.train, t.line(0.9), 110);
                 draw(run.result.test, t.line(2.0), 255);
                 if (run.result.status == RunStatus::Diverged) {
-                    p.setPen(QPen(t.dark ? QColor(255, 110, 100) : QColor(200, 40, 40), t.line(1.5)));
+                    p.setPen(
+                        QPen(t.dark ? QColor(255, 110, 100) : QColor(200, 40, 40), t.line(1.5)));
                     p.setFont(t.font(7.5));
-                    p.drawText(plot.adjusted(2, 2, -2, -2), Qt::AlignRight | Qt::AlignTop, tr("diverged"));
+                    p.drawText(plot.adjusted(2, 2, -2, -2), Qt::AlignRight | Qt::AlignTop,
+                               tr("diverged"));
                 }
             }
             p.restore();
@@ -279,7 +312,8 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
     p.setPen(t.foreground);
     p.setFont(t.font(8.5));
     p.drawText(QRectF(grid.left(), grid.bottom() + 4, grid.width(), 16 * fs), Qt::AlignCenter,
-               logX ? tr("step (log), 1 … %1 in every panel").arg(xMax) : tr("step, 0 … %1 in every panel").arg(xMax));
+               logX ? tr("step (log), 1 … %1 in every panel").arg(xMax)
+                    : tr("step, 0 … %1 in every panel").arg(xMax));
     p.save();
     p.translate(area.left() + 12 * fs, grid.center().y());
     p.rotate(-90);
@@ -290,7 +324,8 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
 
 QString SmallMultiplesView::csv() const
 {
-    QString out = QStringLiteral("run,%1,%2,curve,step,value\n").arg(QString::fromStdString(rowAxis()), QString::fromStdString(columnAxis()));
+    QString out = QStringLiteral("run,%1,%2,curve,step,value\n")
+                      .arg(QString::fromStdString(rowAxis()), QString::fromStdString(columnAxis()));
     const auto &s = m_model->session();
     for (int i = 0; i < int(s.runs.size()); ++i) {
         const auto &run = s.runs[size_t(i)];
@@ -299,7 +334,11 @@ QString SmallMultiplesView::csv() const
         for (const auto *name : {"train", "test"}) {
             const Curve &curve = std::string(name) == "train" ? run.result.train : run.result.test;
             for (const auto &pt : curve)
-                out += QStringLiteral("%1,%2,%3,%4,%5,%6\n").arg(i).arg(rl, cl, QString::fromLatin1(name)).arg(pt.step).arg(pt.value, 0, 'g', 10);
+                out += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
+                           .arg(i)
+                           .arg(rl, cl, QString::fromLatin1(name))
+                           .arg(pt.step)
+                           .arg(pt.value, 0, 'g', 10);
         }
     }
     return out;

@@ -8,7 +8,8 @@
 
 namespace headlab::ui {
 
-TrainingController::TrainingController(QObject *parent) : QObject(parent)
+TrainingController::TrainingController(QObject *parent)
+    : QObject(parent)
 {
     registerMetatypes();
 }
@@ -22,7 +23,8 @@ TrainingController::~TrainingController()
     }
 }
 
-bool TrainingController::start(std::vector<headlab::SweepJob> jobs, const headlab::SweepOptions &options)
+bool TrainingController::start(std::vector<headlab::SweepJob> jobs,
+                               const headlab::SweepOptions &options)
 {
     if (m_running || jobs.empty()) return false;
     // A fresh runner per sweep: the old one's destructor joins its finished thread.
@@ -36,25 +38,34 @@ bool TrainingController::start(std::vector<headlab::SweepJob> jobs, const headla
     headlab::SweepCallbacks callbacks;
     callbacks.onProgress = [self, gen, generation](const headlab::RunProgress &p) {
         if (*gen != generation) return;
-        QMetaObject::invokeMethod(self.data(), [self, p] {
-            if (self) Q_EMIT self->progress(p);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, p] {
+                if (self) Q_EMIT self->progress(p);
+            },
+            Qt::QueuedConnection);
     };
     callbacks.onRunFinished = [self, gen, generation](int runIndex, const headlab::RunResult &r) {
         if (*gen != generation) return;
-        QMetaObject::invokeMethod(self.data(), [self, runIndex, r] {
-            if (self) Q_EMIT self->runFinished(runIndex, r);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, runIndex, r] {
+                if (self) Q_EMIT self->runFinished(runIndex, r);
+            },
+            Qt::QueuedConnection);
     };
     callbacks.onSweepFinished = [self, gen, generation] {
         if (*gen != generation) return;
-        QMetaObject::invokeMethod(self.data(), [self, generation] {
-            if (!self || *self->m_generation != generation) return;
-            self->m_running = false;
-            self->m_paused = false;
-            Q_EMIT self->sweepFinished();
-            Q_EMIT self->stateChanged();
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, generation] {
+                if (!self || *self->m_generation != generation) return;
+                self->m_running = false;
+                self->m_paused = false;
+                Q_EMIT self->sweepFinished();
+                Q_EMIT self->stateChanged();
+            },
+            Qt::QueuedConnection);
     };
     if (!m_runner->start(std::move(jobs), options, std::move(callbacks))) return false;
     m_running = true;

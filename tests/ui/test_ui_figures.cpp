@@ -60,7 +60,8 @@ void TestUiFigures::decimationKeepsMinAndMax()
     }
     QCOMPARE(hi, 9.0);
     QCOMPARE(lo, -2.0);
-    for (int i = 1; i < pts.size(); ++i) QVERIFY(pts[i].x() >= pts[i - 1].x()); // still in step order
+    for (int i = 1; i < pts.size(); ++i)
+        QVERIFY(pts[i].x() >= pts[i - 1].x()); // still in step order
 
     view.logX = true; // step 0 cannot be drawn on a log axis
     for (const auto &p : CurveDecimator::decimate(c, view)) QVERIFY(p.x() > 0);
@@ -120,10 +121,14 @@ void TestUiFigures::scheduleGenerators_data()
     QTest::addColumn<int>("total");
     QTest::addColumn<QList<qint64>>("dModels");
     QTest::addColumn<QList<qint64>>("expected");
-    QTest::newRow("blog ascending") << int(ScheduleShape::Ascending) << 4 << 180 << QList<qint64>{768} << QList<qint64>{12, 24, 48, 96};
-    QTest::newRow("blog descending") << int(ScheduleShape::Descending) << 4 << 180 << QList<qint64>{768} << QList<qint64>{96, 48, 24, 12};
-    QTest::newRow("blog constant") << int(ScheduleShape::Constant) << 4 << 180 << QList<qint64>{768} << QList<qint64>{48, 48, 48, 48};
-    QTest::newRow("divides every width") << int(ScheduleShape::Constant) << 2 << 10 << QList<qint64>{24, 48} << QList<qint64>{6, 6};
+    QTest::newRow("blog ascending") << int(ScheduleShape::Ascending) << 4 << 180
+                                    << QList<qint64>{768} << QList<qint64>{12, 24, 48, 96};
+    QTest::newRow("blog descending") << int(ScheduleShape::Descending) << 4 << 180
+                                     << QList<qint64>{768} << QList<qint64>{96, 48, 24, 12};
+    QTest::newRow("blog constant") << int(ScheduleShape::Constant) << 4 << 180 << QList<qint64>{768}
+                                   << QList<qint64>{48, 48, 48, 48};
+    QTest::newRow("divides every width")
+        << int(ScheduleShape::Constant) << 2 << 10 << QList<qint64>{24, 48} << QList<qint64>{6, 6};
 }
 
 void TestUiFigures::scheduleGenerators()
@@ -133,7 +138,8 @@ void TestUiFigures::scheduleGenerators()
     QFETCH(int, total);
     QFETCH(QList<qint64>, dModels);
     QFETCH(QList<qint64>, expected);
-    const auto got = HeadScheduleEditor::generate(ScheduleShape(shape), layers, total, std::vector<int64_t>(dModels.begin(), dModels.end()));
+    const auto got = HeadScheduleEditor::generate(
+        ScheduleShape(shape), layers, total, std::vector<int64_t>(dModels.begin(), dModels.end()));
     QCOMPARE(QList<qint64>(got.begin(), got.end()), expected);
 }
 
@@ -142,10 +148,18 @@ void TestUiFigures::badFormValueBlocksStart_data()
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("message");
-    QTest::newRow("lr not a number") << "lr" << "1e-3, abc" << "sweep.lr[1]: 'abc' is not a number";
-    QTest::newRow("negative lr") << "lr" << "-0.1" << "sweep.lr: -0.1 must be positive";
-    QTest::newRow("d_model not an integer") << "d_model" << "8.5" << "sweep.d_model[0]: 8.5 is not an integer";
-    QTest::newRow("no heads divide") << "heads" << "3" << "no combination can run";
+    QTest::newRow("lr not a number") << "lr"
+                                     << "1e-3, abc"
+                                     << "sweep.lr[1]: 'abc' is not a number";
+    QTest::newRow("negative lr") << "lr"
+                                 << "-0.1"
+                                 << "sweep.lr: -0.1 must be positive";
+    QTest::newRow("d_model not an integer") << "d_model"
+                                            << "8.5"
+                                            << "sweep.d_model[0]: 8.5 is not an integer";
+    QTest::newRow("no heads divide") << "heads"
+                                     << "3"
+                                     << "no combination can run";
 }
 
 void TestUiFigures::badFormValueBlocksStart()
@@ -161,14 +175,16 @@ void TestUiFigures::badFormValueBlocksStart()
     QVERIFY(window.form()->canStart());
     QVERIFY(window.startAction()->isEnabled());
 
-    QLineEdit *edit = field == "lr" ? window.form()->learningRatesEdit()
+    QLineEdit *edit = field == "lr"        ? window.form()->learningRatesEdit()
                       : field == "d_model" ? window.form()->dModelsEdit()
                                            : window.form()->headsEdit();
     edit->setText(value);
     QTRY_VERIFY_WITH_TIMEOUT(!window.startAction()->isEnabled(), 3000);
     QVERIFY(!window.form()->canStart());
-    QVERIFY2(window.form()->blockReason().contains(message), qPrintable(window.form()->blockReason()));
-    QVERIFY2(window.startAction()->toolTip().contains(message), qPrintable(window.startAction()->toolTip()));
+    QVERIFY2(window.form()->blockReason().contains(message),
+             qPrintable(window.form()->blockReason()));
+    QVERIFY2(window.startAction()->toolTip().contains(message),
+             qPrintable(window.startAction()->toolTip()));
     QVERIFY(!window.startSweep()); // the shortcut is refused too
 
     // Putting it right enables Start again.
@@ -233,7 +249,8 @@ void TestUiFigures::exportWritesValidSvgAndPng()
     QFile f(svg);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(f.readAll());
-    QVERIFY2(text.contains(view->title().left(12).toHtmlEscaped()) || text.contains(view->title().left(12)),
+    QVERIFY2(text.contains(view->title().left(12).toHtmlEscaped()) ||
+                 text.contains(view->title().left(12)),
              qPrintable(view->title()));
 }
 
@@ -243,10 +260,12 @@ void TestUiFigures::exportAllWritesEveryFigure()
     model.setSession(uitest::syntheticSession());
     QTemporaryDir dir;
     QString error;
-    const QStringList files = FigureExporter::exportAll(&model, dir.path(), QSize(800, 500), {}, &error);
+    const QStringList files =
+        FigureExporter::exportAll(&model, dir.path(), QSize(800, 500), {}, &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QCOMPARE(files.size(), FigureExporter::allFigures().size() * 3);
-    for (const auto &f : files) QVERIFY2(QFileInfo(f).size() > 40, qPrintable(f)); // more than a CSV header
+    for (const auto &f : files)
+        QVERIFY2(QFileInfo(f).size() > 40, qPrintable(f)); // more than a CSV header
 }
 
 void TestUiFigures::headlessExportAll()
@@ -260,7 +279,8 @@ void TestUiFigures::headlessExportAll()
     env.remove("QT_QPA_PLATFORM"); // the app chooses offscreen itself for --export-all
     env.remove("DISPLAY");
     app.setProcessEnvironment(env);
-    app.start(HEADLAB_APP, {"--session", session, "--export-all", dir.filePath("out"), "--size", "640x400"});
+    app.start(HEADLAB_APP,
+              {"--session", session, "--export-all", dir.filePath("out"), "--size", "640x400"});
     QVERIFY(app.waitForFinished(60000));
     QVERIFY2(app.exitCode() == 0, app.readAllStandardError().constData());
     const QStringList pngs = QDir(dir.filePath("out")).entryList({"*.png"});

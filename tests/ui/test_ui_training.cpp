@@ -38,7 +38,10 @@ public:
         m_clock.start();
         m_timer.start();
     }
-    double maxMs() const { return m_gaps.empty() ? 0 : *std::max_element(m_gaps.begin(), m_gaps.end()); }
+    double maxMs() const
+    {
+        return m_gaps.empty() ? 0 : *std::max_element(m_gaps.begin(), m_gaps.end());
+    }
     double percentileMs(double q) const
     {
         if (m_gaps.empty()) return 0;
@@ -105,13 +108,14 @@ void TestUiTraining::sweepFillsTableAndHeatmap()
     QVERIFY(!window.startAction()->isEnabled()); // no second sweep while one runs
     QVERIFY(finished.wait(60000));
     const double seconds = clock.elapsed() / 1000.0;
-    qInfo("sweep of 4 runs: %.1f s, %lld progress batches; event-loop latency of a 5 ms timer during "
-          "training: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu samples",
-          seconds, qlonglong(progress.count()), probe.percentileMs(0.5), probe.percentileMs(0.99), probe.maxMs(),
-          probe.samples());
+    qInfo(
+        "sweep of 4 runs: %.1f s, %lld progress batches; event-loop latency of a 5 ms timer during "
+        "training: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu samples",
+        seconds, qlonglong(progress.count()), probe.percentileMs(0.5), probe.percentileMs(0.99),
+        probe.maxMs(), probe.samples());
     const auto &redraw = window.redrawStats();
-    qInfo("frame-timer redraws of the loss chart: %d frames, mean %.2f ms, max %.2f ms", redraw.frames,
-          redraw.frames ? redraw.totalMs / redraw.frames : 0.0, redraw.maxMs);
+    qInfo("frame-timer redraws of the loss chart: %d frames, mean %.2f ms, max %.2f ms",
+          redraw.frames, redraw.frames ? redraw.totalMs / redraw.frames : 0.0, redraw.maxMs);
     QVERIFY2(probe.maxMs() < 250, "the GUI thread was blocked during training");
     QVERIFY(progress.count() > 0);
 
@@ -174,7 +178,8 @@ void TestUiTraining::stopLeavesConsistentSessionAndResumeRunsOnlyMissing()
     QSignalSpy runDone(window.controller(), &TrainingController::runFinished);
     QVERIFY(window.startSweep());
     // Wait until the long run is training and at least one short run has finished.
-    QTRY_VERIFY_WITH_TIMEOUT(window.model()->run(3).result.stepsDone > 200 && runDone.count() >= 1, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.model()->run(3).result.stepsDone > 200 && runDone.count() >= 1,
+                             60000);
     window.stopSweep();
     QVERIFY(finished.wait(30000));
 
@@ -198,7 +203,8 @@ void TestUiTraining::stopLeavesConsistentSessionAndResumeRunsOnlyMissing()
     // Reopen and resume: only the missing runs train; finished results are kept as they were.
     std::map<int, double> wallBefore;
     for (int i = 0; i < int(onDisk.runs.size()); ++i)
-        if (isFinished(onDisk.runs[size_t(i)].result.status)) wallBefore[i] = onDisk.runs[size_t(i)].result.wallSeconds;
+        if (isFinished(onDisk.runs[size_t(i)].result.status))
+            wallBefore[i] = onDisk.runs[size_t(i)].result.wallSeconds;
     MainWindow again;
     again.setInteractive(false);
     QVERIFY(again.openSession(path));
@@ -215,7 +221,8 @@ void TestUiTraining::stopLeavesConsistentSessionAndResumeRunsOnlyMissing()
     QVERIFY(resumedEnd.wait(60000));
     QCOMPARE(int(resumedRuns.count()), int(pending.size()));
     for (const auto &args : resumedRuns) QVERIFY(!wallBefore.count(args.at(0).toInt()));
-    for (const auto &[i, wall] : wallBefore) QCOMPARE(again.model()->run(i).result.wallSeconds, wall);
+    for (const auto &[i, wall] : wallBefore)
+        QCOMPARE(again.model()->run(i).result.wallSeconds, wall);
     for (int i = 0; i < again.model()->runCount(); ++i)
         QCOMPARE(QString(toString(again.model()->run(i).result.status)), QString("done"));
 }
