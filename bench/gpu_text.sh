@@ -9,19 +9,25 @@
 # download). Builds the core and headlab-cli with scripts/build-core.sh into build-core/ unless
 # HEADLAB_CLI points at a built binary (the build is not counted in the budget below).
 #
-# The full presets take far longer than a short GPU slot (head-progression 18 runs × 4,000 steps;
-# the grid 50 runs × 30,500 steps), so by default both run with REDUCED step counts, at the same
-# time, each under a wall-clock cap. Overrides (environment):
-#   HEADLAB_TEXT_FULL=1         run the presets exactly as shipped (headlab-cli run --preset NAME)
-#   HEADLAB_TEXT_STEPS=N        head-progression training steps when reduced (default 2500)
-#   HEADLAB_QK_ANSWER_STEPS=N   grid answer-phase steps when reduced (default 4000; the 500-step
-#                               next_token warm-up is kept as in the paper)
-#   HEADLAB_TEXT_BUDGET_S=S     wall-clock cap per preset in seconds (default 400). At the cap the
-#                               CLI gets SIGINT, saves the finished runs and marks the rest stopped,
-#                               so a partial sweep is still a valid session.
+# Runs of one width train as one ensemble whatever their head counts (core/Transformer.h), so all
+# 18 head-progression runs are one model and the grid is five (one per m). The head-progression
+# preset runs as shipped (4,000 steps); the grid's 30,000-step answer phase is REDUCED by default.
+# Both run at the same time, each under a wall-clock cap. Because an ensemble's runs share one
+# clock, the time per schedule is measured afterwards in a TIMING PASS: each of the nine schedules
+# trained alone, one seed, HEADLAB_TEXT_TIMING_STEPS steps, one after the other with nothing else
+# on the GPU. Overrides (environment):
+#   HEADLAB_TEXT_FULL=1          run both presets exactly as shipped (headlab-cli run --preset NAME)
+#   HEADLAB_TEXT_STEPS=N         head-progression training steps (default 4000, as the preset)
+#   HEADLAB_QK_ANSWER_STEPS=N    grid answer-phase steps (default 10000 of the paper's 30000; the
+#                                500-step next_token warm-up is kept)
+#   HEADLAB_TEXT_BUDGET_S=S      wall-clock cap per preset in seconds (default 360). At the cap the
+#                                CLI gets SIGINT, saves the finished runs and marks the rest
+#                                stopped, so a partial sweep is still a valid session.
+#   HEADLAB_TEXT_TIMING_STEPS=N  steps per schedule in the timing pass (default 1000; 0 skips it)
+#   HEADLAB_TEXT_DEVICE=D        the device (default cuda; cpu to try the script on a small scale)
 # The reduced sessions are the preset files with only the step counts, the description and (for
-# the grid) the order of the d_model axis (largest first) changed; they are written next to the
-# results as NAME-input.yaml.
+# the grid) the order of the d_model axis (largest first, so the cap cuts the cheap cells) changed;
+# they are written next to the results as NAME-input.yaml.
 #
 # Writes under $OUT (default ./out/gpu_text), for NAME in the two presets:
 #   NAME.yaml            the session with every run's curves, metrics and (text) samples
@@ -29,14 +35,18 @@
 #   NAME-csv/curves.csv  every curve point (train, test)
 #   NAME-log.txt         headlab-cli's output
 #   NAME-table.txt       the summary printed at the end
+# and head-progression-timing.csv (schedule, heads, steps, wall_seconds, steps_per_second) with the
+# timing pass's sessions under timing/.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${OUT:-$ROOT/out/gpu_text}"
 FULL="${HEADLAB_TEXT_FULL:-0}"
-TEXT_STEPS="${HEADLAB_TEXT_STEPS:-2500}"
-ANSWER_STEPS="${HEADLAB_QK_ANSWER_STEPS:-4000}"
-BUDGET="${HEADLAB_TEXT_BUDGET_S:-400}"
+TEXT_STEPS="${HEADLAB_TEXT_STEPS:-4000}"
+ANSWER_STEPS="${HEADLAB_QK_ANSWER_STEPS:-10000}"
+BUDGET="${HEADLAB_TEXT_BUDGET_S:-360}"
+TIMING_STEPS="${HEADLAB_TEXT_TIMING_STEPS:-1000}"
+DEVICE="${HEADLAB_TEXT_DEVICE:-cuda}"
 PRESETS=(head-progression qk-rule-addition-grid)
 mkdir -p "$OUT"
 
@@ -62,7 +72,7 @@ src, dst, name, text_steps, answer_steps = sys.argv[1:6]
 text = open(src, encoding="utf-8").read()
 if name == "head-progression":
     text, n = re.subn(r"(\n      steps: )4000\n", rf"\g<1>{int(text_steps)}\n", text)
-    note = f"reduced to {int(text_steps)} steps by bench/gpu_text.sh"
+    note = "as shipped" if int(text_steps) == 4000 else f"reduced to {int(text_steps)} steps by bench/gpu_text.sh"
 else:
     text, n = re.subn(r"(\n      steps: )30000\n", rf"\g<1>{int(answer_steps)}\n", text)
     note = f"answer phase reduced to {int(answer_steps)} steps by bench/gpu_text.sh"
@@ -84,7 +94,7 @@ run_preset() {
         args=(run "$OUT/$name-input.yaml")
     fi
     local start=$SECONDS
-    timeout -s INT -k 60 "$BUDGET" "$CLI" "${args[@]}" -o "$OUT/$name.yaml" --device cuda \
+    timeout -s INT -k 60 "$BUDGET" "$CLI" "${args[@]}" -o "$OUT/$name.yaml" --device "$DEVICE" \
         >"$OUT/$name-log.txt" 2>&1 || status=$?
     echo "$status" >"$OUT/$name-status"
     say "$name: headlab-cli exited $status after $((SECONDS - start)) s (124: stopped at the ${BUDGET} s cap, finished runs saved)"
@@ -93,11 +103,47 @@ run_preset() {
 if [[ "$FULL" == 1 ]]; then
     say "running the full presets (HEADLAB_TEXT_FULL=1), cap ${BUDGET} s each"
 else
-    say "running reduced presets: head-progression ${TEXT_STEPS} steps, grid answer ${ANSWER_STEPS} steps, cap ${BUDGET} s each"
+    say "running: head-progression ${TEXT_STEPS} steps, grid answer phase ${ANSWER_STEPS} steps, cap ${BUDGET} s each"
 fi
 # Both at once: the models are small and the GPU mostly waits for kernel launches.
 for name in "${PRESETS[@]}"; do run_preset "$name" & done
 wait
+
+# The timing pass: each schedule alone, so its wall time is its own.
+if [[ "$TIMING_STEPS" -gt 0 ]]; then
+    say "timing pass: each of the nine schedules alone for ${TIMING_STEPS} steps"
+    mkdir -p "$OUT/timing"
+    echo "schedule,heads,total_heads,steps,wall_seconds,steps_per_second,status" >"$OUT/head-progression-timing.csv"
+    for schedule in ascending:15 ascending:30 ascending:60 constant:15 constant:30 constant:60 \
+                    descending:15 descending:30 descending:60; do
+        tag="${schedule/:/-}"
+        python3 - "$ROOT/resources/presets/head-progression.yaml" "$OUT/timing/$tag-input.yaml" "$schedule" "$TIMING_STEPS" <<'PY' || continue
+import re, sys
+src, dst, schedule, steps = sys.argv[1:5]
+text = open(src, encoding="utf-8").read()
+scheme, total = schedule.split(":")
+text, n1 = re.subn(r"(\n      steps: )4000\n", rf"\g<1>{int(steps)}\n", text)
+text, n2 = re.subn(r"\n  eval_every: \d+\n  log_every: \d+\n  eval_batches: 0\n",  # evaluate at step 0 and
+                  "\n  eval_every: 1000000\n  log_every: 100\n  eval_batches: 1\n", text)  # the end, 64 windows
+text, n3 = re.subn(r"corpus_bytes: 4000000\}", "corpus_bytes: 4000000, sample_length: 0}", text)
+text, n4 = re.subn(r"\nsweep:\n(.*\n)*?view:", f"\nsweep:\n  head_schedule: [{{scheme: {scheme}, total: {total}}}]\nview:", text)
+if (n1, n2, n3, n4) != (1, 1, 1, 1):
+    sys.exit(f"gpu_text.sh: cannot make the timing session from {src}: {(n1, n2, n3, n4)}")
+open(dst, "w", encoding="utf-8").write(text)
+PY
+        [[ -f "$OUT/timing/$tag-input.yaml" ]] || continue
+        timeout -s INT -k 30 120 "$CLI" run "$OUT/timing/$tag-input.yaml" -o "$OUT/timing/$tag.yaml" --device "$DEVICE" \
+            >"$OUT/timing/$tag-log.txt" 2>&1 || say "timing $schedule: headlab-cli exited $?"
+        "$CLI" export-csv "$OUT/timing/$tag.yaml" -o "$OUT/timing/$tag-csv" >/dev/null 2>&1 || continue
+        python3 - "$OUT/timing/$tag-csv/runs.csv" "$schedule" >>"$OUT/head-progression-timing.csv" <<'PY'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    print(",".join([sys.argv[2], r["heads"].replace(" ", "-"), r["total_heads"], r["steps_done"],
+                    r["wall_seconds"], r.get("steps_per_second", ""), r["status"]]))
+PY
+    done
+    cat "$OUT/head-progression-timing.csv"
+fi
 
 final=0
 for name in "${PRESETS[@]}"; do
@@ -123,7 +169,8 @@ groups = defaultdict(list)
 for r in rows:
     scheme, _, total = r.get("label_head_schedule", "?:?").partition(":")
     groups[(scheme, total)].append(r)
-print("head-progression: final validation loss (nats/byte), mean over seeds")
+print("head-progression: final validation loss (nats/byte), mean over seeds; wall_s and steps/s are")
+print("the shared ensemble's (all runs train together): see head-progression-timing.csv for each schedule alone")
 print(f"{'scheme':<11} {'total':>5} {'heads':<14} {'runs':>4} {'final':>7} {'min':>7} {'spread':>7} {'wall_s':>7} {'steps/s':>8} status")
 for (scheme, total), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], float(kv[0][1] or 0))):
     done = [r for r in rs if r["status"] == "done"]
@@ -135,37 +182,47 @@ for (scheme, total), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], floa
           f"{mean([num(r, 'wall_seconds') for r in rs]):>7.1f} {mean([num(r, 'steps_per_second') for r in done]):>8.1f} "
           f"{','.join(sorted({r['status'] for r in rs}))}")
 print()
-print("samples (first lines of the session's samples):")
-shown = 0
+print("samples of seed 0 (the first 300 characters of each):")
+labels, take = "", False
 for line in open(sys.argv[2], encoding="utf-8"):
-    if "Once upon a time" in line and shown < 4:
-        print("  " + line.strip()[:300]); shown += 1
+    text = line.strip()
+    if text.startswith("- labels:"):
+        labels = text[len("- labels:"):].strip()
+    elif text == "samples:":
+        take = True
+    elif take:
+        take = False
+        if 'seed: "0"' in labels or "seed" not in labels:
+            print(f"  {labels}\n    {text[2:300]}")
 PY
 
 [[ -f "$OUT/qk-rule-addition-grid-csv/runs.csv" ]] && python3 - "$OUT/qk-rule-addition-grid-csv/runs.csv" <<'PY' | tee "$OUT/qk-rule-addition-grid-table.txt"
-# The two heatmaps: final test loss over n_H (rows) × m (columns), rule off and rule on.
+# The two heatmaps: final test loss over n_H (rows) × m (columns), rule off and rule on. A cell
+# counts as learned when the run left the ln 10 plateau (metric left_ln10_plateau); the paper's
+# rule, final test loss below ln 10, also counts runs that sit on the plateau a hair below it.
 import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 ms = sorted({int(r["d_model"]) for r in rows})
 hs = sorted({int(r["heads"].split()[0]) for r in rows})
-cell = {}
+cell, left = {}, {}
 for r in rows:
     key = (r["qk_rule"], int(r["heads"].split()[0]), int(r["d_model"]))
-    if r["status"] == "done":
-        cell[key] = float(r["final_test_loss"])
-    else:
-        cell[key] = r["status"]
+    cell[key] = float(r["final_test_loss"]) if r["status"] == "done" else r["status"]
+    left[key] = r.get("left_ln10_plateau", "") == "1"
 ln10 = math.log(10)
 for rule in ("off", "on"):
-    learned = sum(1 for (q, h, m), v in cell.items() if q == rule and isinstance(v, float) and v < ln10)
-    total = sum(1 for (q, h, m) in cell if q == rule)
-    print(f"QK rule {rule}: final test loss (learned: below ln 10 = {ln10:.3f}); {learned}/{total} learned")
-    print("n_H \\ m " + "".join(f"{m:>10}" for m in ms))
+    keys = [k for k in cell if k[0] == rule]
+    paper = sum(1 for k in keys if isinstance(cell[k], float) and cell[k] < ln10)
+    escaped = sum(1 for k in keys if left[k])
+    print(f"QK rule {rule}: final test loss; {escaped}/{len(keys)} left the ln 10 plateau (*), "
+          f"{paper}/{len(keys)} below ln 10 = {ln10:.4f}")
+    print("n_H \\ m " + "".join(f"{m:>11}" for m in ms))
     for h in hs:
         out = []
         for m in ms:
             v = cell.get((rule, h, m), "-")
-            out.append(f"{v:>10.4f}" if isinstance(v, float) else f"{v:>10}")
+            mark = "*" if left.get((rule, h, m)) else " "
+            out.append(f"{v:>10.4f}{mark}" if isinstance(v, float) else f"{v:>10} ")
         print(f"{h:>7} " + "".join(out))
     print()
 PY
