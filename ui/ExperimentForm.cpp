@@ -321,6 +321,12 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     trainLayout->addLayout(trainForm);
     outer->addWidget(trainBox);
 
+    // Axes the form does not edit (kept as they are), and sweep.combinations.
+    m_otherAxes = new QLabel(this);
+    m_otherAxes->setWordWrap(true);
+    m_otherAxes->setVisible(false);
+    outer->addWidget(m_otherAxes);
+
     // Validation summary.
     m_summary = new QLabel(this);
     m_summary->setWordWrap(true);
@@ -490,6 +496,42 @@ void ExperimentForm::loadFrom(const Session &session)
     m_evalEvery->setValue(int(b.evalEvery));
     const int di = m_device->findText(QString::fromStdString(b.device));
     m_device->setCurrentIndex(di >= 0 ? di : 0);
+    // What the form does not edit stays as loaded, and is shown so nothing is hidden.
+    QStringList other;
+    for (const auto &axis : session.axes) {
+        if (axis.name == "d_model" || axis.name == "heads" || axis.name == "lr" ||
+            axis.name == "seed")
+            continue;
+        QStringList values;
+        for (const auto &v : axis.values) values << displayLabel(QString::fromStdString(v.label()));
+        other << tr("%1 ∈ {%2}").arg(QString::fromStdString(axis.name), values.join(", "));
+    }
+    std::set<std::string> comboKeys;
+    QStringList combos;
+    for (const auto &combination : session.combinations) {
+        QStringList parts;
+        for (const auto &[name, value] : combination) {
+            comboKeys.insert(name);
+            parts << QString::fromStdString(name) + " " +
+                         displayLabel(QString::fromStdString(value.label()));
+        }
+        combos << "(" + parts.join(", ") + ")";
+    }
+    QString note;
+    if (!other.isEmpty()) note += tr("Also swept: %1.").arg(other.join("; "));
+    if (!combos.isEmpty())
+        note += (note.isEmpty() ? QString() : QStringLiteral(" ")) +
+                tr("Combinations, each × the axes above: %1. Edit them in the session file.")
+                    .arg(combos.join(" "));
+    m_otherAxes->setText(note);
+    m_otherAxes->setVisible(!note.isEmpty());
+    // A field that combinations set cannot be edited here without contradicting them.
+    m_dModels->setEnabled(!comboKeys.count("d_model"));
+    m_heads->setEnabled(!comboKeys.count("heads"));
+    m_schedules->setEnabled(!comboKeys.count("heads"));
+    if (comboKeys.count("d_model")) m_dModels->setToolTip(tr("Set by the session's combinations"));
+    if (comboKeys.count("heads")) m_heads->setToolTip(tr("Set by the session's combinations"));
+
     m_pendingOverride = -1;
     m_loading = false;
     check();

@@ -105,6 +105,7 @@ private:
     QComboBox *m_device;
     QSpinBox *m_threads;
     QLabel *m_dModelsError, *m_headsError, *m_lrsError, *m_seedsError, *m_phasesError;
+    QLabel *m_otherAxes;
     QLabel *m_summary;
     QLabel *m_messages;
 };

@@ -65,7 +65,7 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
     FigureData d;
     d.title = byHeadDim ? QStringLiteral("Final test loss against head dimension m_H = m / n_H")
                         : QStringLiteral("Final test loss against d_model m");
-    if (!lrLabel.isEmpty()) d.title += QStringLiteral(" (η = %1)").arg(lrLabel);
+    if (!lrLabel.isEmpty()) d.title += QStringLiteral(" (η = %1)").arg(displayLabel(lrLabel));
     d.xTitle = byHeadDim ? QStringLiteral("head dimension m_H") : QStringLiteral("d_model m");
     d.yTitle = QStringLiteral("final test loss (nats)");
     std::map<double, std::map<double, Accumulator>> byHeads; // n_H -> x -> values

@@ -3,6 +3,7 @@
 
 #include "ui/RunMetrics.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace headlab::ui {
@@ -11,6 +12,10 @@ QStringList sweptAxes(const Session &session)
 {
     QStringList out;
     for (const auto &axis : session.axes) out << QString::fromStdString(axis.name);
+    // Axes set together in `sweep.combinations` (the paper's (n_H, m) pairs) are swept too.
+    for (const auto &combination : session.combinations)
+        for (const auto &[name, value] : combination)
+            if (!out.contains(QString::fromStdString(name))) out << QString::fromStdString(name);
     auto prefer = [&](const QString &name, int at) {
         const int i = int(out.indexOf(name));
         if (i > at) out.move(i, at);
@@ -26,14 +31,30 @@ QStringList axisValueLabels(const Session &session, const std::string &axis)
     for (const auto &a : session.axes)
         if (a.name == axis)
             for (const auto &v : a.values) out << QString::fromStdString(v.label());
-    if (out.isEmpty()) {
-        // An axis only some runs carry (a rerun's seed): collect the labels seen.
-        for (const auto &run : session.runs) {
-            auto it = run.labels.find(axis);
-            if (it != run.labels.end() && !out.contains(QString::fromStdString(it->second)))
-                out << QString::fromStdString(it->second);
-        }
+    if (!out.isEmpty()) return out;
+    // An axis of `sweep.combinations`, or one only some runs carry (a rerun's seed): collect
+    // the labels seen, in numeric order when they are numbers.
+    auto add = [&](const std::string &label) {
+        const QString l = QString::fromStdString(label);
+        if (!out.contains(l)) out << l;
+    };
+    for (const auto &combination : session.combinations) {
+        auto it = combination.find(axis);
+        if (it != combination.end()) add(it->second.label());
     }
+    for (const auto &run : session.runs) {
+        auto it = run.labels.find(axis);
+        if (it != run.labels.end()) add(it->second);
+    }
+    bool numeric = true;
+    for (const auto &l : out) {
+        bool ok = false;
+        l.toDouble(&ok);
+        numeric = numeric && ok;
+    }
+    if (numeric)
+        std::sort(out.begin(), out.end(),
+                  [](const QString &a, const QString &b) { return a.toDouble() < b.toDouble(); });
     return out;
 }
 

@@ -114,7 +114,8 @@ QString HeatmapView::title() const
     const std::string x = m_data.xAxis, y = m_data.yAxis;
     for (const auto &[axis, combo] : m_fixedCombos)
         if (axis != x && axis != y && !combo->currentData().toString().isEmpty())
-            fixed << QString::fromStdString(axis) + " = " + combo->currentData().toString();
+            fixed << QString::fromStdString(axis) + " = " +
+                         displayLabel(combo->currentData().toString());
     if (!fixed.isEmpty()) t += QStringLiteral(" at ") + fixed.join(", ");
     return t;
 }
@@ -155,7 +156,7 @@ void HeatmapView::rebuildControls()
         l->addWidget(new QLabel(a, box));
         auto *combo = new QComboBox(box);
         const QStringList labels = axisValueLabels(m_model->session(), a.toStdString());
-        for (const auto &v : labels) combo->addItem(v, v);
+        for (const auto &v : labels) combo->addItem(displayLabel(v), v);
         combo->addItem(a == "seed" ? tr("mean") : tr("mean over all"), QString());
         // The heatmap's η: the largest learning rate by default, where heads matter most.
         const std::string key = "fixed." + a.toStdString();
@@ -420,12 +421,12 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
     for (int c = 0; c < m_data.columns(); ++c)
         p.drawText(
             QRectF(l.grid.left() + c * l.cellW, l.grid.bottom() + 2, l.cellW, 20 * t.fontScale),
-            Qt::AlignCenter, m_data.xLabels[c]);
+            Qt::AlignCenter, displayLabel(m_data.xLabels[c]));
     for (int r = 0; r < m_data.rows(); ++r) {
         const int drawRow = m_data.rows() - 1 - r;
         p.drawText(QRectF(l.yTitle.right(), l.grid.top() + drawRow * l.cellH,
                           l.grid.left() - l.yTitle.right() - 6, l.cellH),
-                   Qt::AlignRight | Qt::AlignVCenter, m_data.yLabels[r]);
+                   Qt::AlignRight | Qt::AlignVCenter, displayLabel(m_data.yLabels[r]));
     }
     p.setFont(t.font(10, true));
     auto axisTitle = [](const std::string &axis) {

@@ -723,7 +723,17 @@ void MainWindow::restoreView()
     }
     auto it = view.find("chart");
     QString chart = it == view.end() ? QStringLiteral("loss") : QString::fromStdString(it->second);
-    if (chart == "curves") chart = "loss";
+    // Names the presets and the CLI use for the same figures.
+    if (chart == "curves")
+        chart = "loss";
+    else if (chart.contains("vs_lr"))
+        chart = "lr";
+    else if (chart.contains("vs_m"))
+        chart = "scaling";
+    else if (chart.contains("multiples") || chart == "all_runs")
+        chart = "grid";
+    else if (!FigureView::figureIds().contains(chart))
+        chart = "heatmap";
     showFigure(chart);
     m_restoring = false;
     if (auto *f = currentFigure()) f->refresh();

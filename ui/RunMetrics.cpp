@@ -78,14 +78,16 @@ QString runLabel(const Session &session, const SessionRun &run, bool includeSeed
         if (axis.values.size() < 2 && session.axes.size() > 1) continue; // not varied: noise
         auto it = run.labels.find(axis.name);
         if (it != run.labels.end())
-            parts << QString::fromStdString(axis.name) + "=" + QString::fromStdString(it->second);
+            parts << QString::fromStdString(axis.name) + "=" +
+                         displayLabel(QString::fromStdString(it->second));
     }
     // Labels the session did not declare as axes (a rerun with another seed, say).
     for (const auto &[name, value] : run.labels) {
         bool declared = false;
         for (const auto &axis : session.axes) declared = declared || axis.name == name;
         if (!declared && (includeSeed || name != "seed"))
-            parts << QString::fromStdString(name) + "=" + QString::fromStdString(value);
+            parts << QString::fromStdString(name) + "=" +
+                         displayLabel(QString::fromStdString(value));
     }
     if (parts.isEmpty()) {
         parts << QStringLiteral("d_model=%1").arg(run.config.model.dModel);
@@ -150,6 +152,14 @@ QString formatDuration(double seconds)
     if (s < 60) return QStringLiteral("%1 s").arg(s);
     if (s < 3600) return QStringLiteral("%1 m %2 s").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
     return QStringLiteral("%1 h %2 m").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QChar('0'));
+}
+
+QString displayLabel(const QString &label)
+{
+    bool ok = false;
+    const double v = label.toDouble(&ok);
+    if (!ok || label.size() <= 6) return label;
+    return formatNumber(std::stod(QString::number(v, 'g', 3).toStdString()));
 }
 
 QString formatNumber(double value)

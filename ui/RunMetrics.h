@@ -40,5 +40,8 @@ QColor statusColor(RunStatus status, bool dark);
 QString formatLoss(double value);
 QString formatDuration(double seconds); // "3 m 12 s", "—" for unknown
 QString formatNumber(double value);     // compact, 1e-3 style for small values
+// An axis value label as people read it: numbers compact ("5.48e-5" for 5.4772255750516611e-05),
+// anything else unchanged. Matching always uses the stored label.
+QString displayLabel(const QString &label);
 
 } // namespace headlab::ui

@@ -97,7 +97,8 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
             else if (name == "seed")
                 label = QString::number(run.config.initSeed);
         }
-        if (role == Qt::DisplayRole) return label;
+        if (role == Qt::DisplayRole) return displayLabel(label);
+        if (role == Qt::ToolTipRole) return label;
         if (role == SortRole) {
             bool ok = false;
             const double v = label.toDouble(&ok);

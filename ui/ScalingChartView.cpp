@@ -2,6 +2,7 @@
 #include "ui/ScalingChartView.h"
 
 #include "ui/HeatmapData.h"
+#include "ui/RunMetrics.h"
 #include "ui/SessionModel.h"
 
 #include <QComboBox>
@@ -44,7 +45,7 @@ void ScalingChartView::refresh()
         const QString keep = m_pendingLr.empty() ? m_lr->currentData().toString()
                                                  : QString::fromStdString(m_pendingLr);
         m_lr->clear();
-        for (const auto &l : lrs) m_lr->addItem(l, l);
+        for (const auto &l : lrs) m_lr->addItem(displayLabel(l), l);
         const int i = m_lr->findData(keep);
         m_lr->setCurrentIndex(i >= 0 ? i : int(lrs.size()) - 1); // the largest η by default
         m_pendingLr.clear();

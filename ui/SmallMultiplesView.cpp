@@ -212,7 +212,7 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
     };
     for (int k = 0; k < colourLabels.size(); ++k)
         legendItem(t.seriesColor(k), t.line(2.5),
-                   QString::fromStdString(colourBy) + " " + colourLabels[k]);
+                   QString::fromStdString(colourBy) + " " + displayLabel(colourLabels[k]));
     legendItem(t.muted, t.line(1.0), tr("train (thin)"));
     legendItem(t.muted, t.line(2.2), tr("test (thick)"));
 
@@ -243,8 +243,10 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
             p.setBrush(t.plotBackground);
             p.drawRect(plot);
             QStringList head;
-            if (!rowAxis().empty()) head << QString::fromStdString(rowAxis()) + "=" + rows[r];
-            if (!columnAxis().empty()) head << QString::fromStdString(columnAxis()) + "=" + cols[c];
+            if (!rowAxis().empty())
+                head << QString::fromStdString(rowAxis()) + "=" + displayLabel(rows[r]);
+            if (!columnAxis().empty())
+                head << QString::fromStdString(columnAxis()) + "=" + displayLabel(cols[c]);
             p.setPen(t.foreground);
             p.setFont(t.font(8));
             p.drawText(QRectF(panel.left(), panel.top(), panel.width(), 15 * fs), Qt::AlignCenter,
