@@ -533,6 +533,24 @@ private Q_SLOTS:
         qInfo("after 300 steps: validation loss %.3f; sample: %s", final, r.samples[0].c_str());
     }
 
+    // Head schedules of one width train as one ensemble (the head-progression preset's 18 runs
+    // are one model on a GPU); each run must get what it would get alone.
+    void ensembleOfHeadSchedulesMatchesRunsAlone()
+    {
+        RunConfig ascending = tinyText(12, 3);
+        ascending.model.heads = headSchedule(HeadScheme::Ascending, 15, 4, 32); // 1, 2, 4, 8
+        RunConfig descending = tinyText(12, 4);
+        descending.model.heads = headSchedule(HeadScheme::Descending, 15, 4, 32); // 8, 4, 2, 1
+        ascending.evalEvery = descending.evalEvery = 12;
+        ascending.task.sampleLength = descending.task.sampleLength = 0;
+        QCOMPARE(ensembleKey(ascending), ensembleKey(descending));
+        const auto together = trainEnsemble({ascending, descending});
+        const RunResult alone = trainRun(descending);
+        QVERIFY2(together[1].status == RunStatus::Done, together[1].message.c_str());
+        QVERIFY(std::abs(together[1].test.back().value - alone.test.back().value) < 1e-4);
+        QVERIFY(std::abs(together[0].test.back().value - together[1].test.back().value) > 1e-6);
+    }
+
     // Runs with different data seeds draw different batches, and a run draws the same batches
     // alone as in an ensemble.
     void ensembleWithOwnDataSeedsMatchesRunsAlone()
