@@ -105,7 +105,7 @@ if [[ "$FULL" == 1 ]]; then
 else
     say "running: head-progression ${TEXT_STEPS} steps, grid answer phase ${ANSWER_STEPS} steps, cap ${BUDGET} s each"
 fi
-# Both at once: the models are small and the GPU mostly waits for kernel launches.
+# Both at once: the two processes overlap their host work and launches; their GPU time adds up.
 for name in "${PRESETS[@]}"; do run_preset "$name" & done
 wait
 
