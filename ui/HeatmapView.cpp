@@ -38,16 +38,18 @@ protected:
     }
     void mousePressEvent(QMouseEvent *e) override
     {
-        const QPoint cell = m_view->cellAt(e->position().toPoint());
-        if (cell.x() >= 0) m_view->onCellClicked(cell.y(), cell.x());
+        int panel = 0;
+        const QPoint cell = m_view->cellAt(e->position().toPoint(), &panel);
+        if (cell.x() >= 0) m_view->onCellClicked(panel, cell.y(), cell.x());
     }
     bool event(QEvent *e) override
     {
         if (e->type() == QEvent::ToolTip) {
             auto *help = static_cast<QHelpEvent *>(e);
-            const QPoint c = m_view->cellAt(help->pos());
+            int panel = 0;
+            const QPoint c = m_view->cellAt(help->pos(), &panel);
             if (c.x() >= 0) {
-                const auto &d = m_view->data();
+                const auto &d = m_view->panelData(panel);
                 const auto &cell = d.cell(c.y(), c.x());
                 QString text = QStringLiteral("%1 = %2").arg(QString::fromStdString(d.xAxis),
                                                              d.xLabels[c.x()]);
@@ -86,6 +88,11 @@ HeatmapView::HeatmapView(SessionModel *model, QWidget *parent)
     bar->addWidget(m_xCombo);
     bar->addWidget(new QLabel(tr("y"), this));
     bar->addWidget(m_yCombo);
+    m_sideBySide = new QComboBox(this);
+    m_sideBySide->setToolTip(
+        tr("Draw one heatmap per value of this axis, side by side (e.g. qk_rule)"));
+    bar->addWidget(new QLabel(tr("side by side"), this));
+    bar->addWidget(m_sideBySide);
     m_fixedBox = new QWidget(this);
     m_fixedLayout = new QHBoxLayout(m_fixedBox);
     m_fixedLayout->setContentsMargins(0, 0, 0, 0);
@@ -104,6 +111,30 @@ HeatmapView::HeatmapView(SessionModel *model, QWidget *parent)
     connect(m_xCombo, &QComboBox::currentTextChanged, this, changed);
     connect(m_yCombo, &QComboBox::currentTextChanged, this, changed);
     connect(m_step, &QSpinBox::valueChanged, this, changed);
+    connect(m_sideBySide, &QComboBox::currentIndexChanged, this, changed);
+}
+
+QString HeatmapView::csv() const
+{
+    if (m_panels.empty()) return m_data.csv();
+    // One table: the side-by-side axis first, then each panel's rows.
+    const QString side = m_sideBySide->currentData().toString();
+    const QStringList values = axisValueLabels(m_model->session(), side.toStdString());
+    QString out;
+    for (int k = 0; k < int(m_panels.size()); ++k) {
+        const QStringList lines = m_panels[size_t(k)].csv().split('\n', Qt::SkipEmptyParts);
+        for (int i = 0; i < lines.size(); ++i) {
+            if (i == 0 && k > 0) continue; // header once
+            out += (i == 0 ? side : values.value(k)) + ',' + lines[i] + '\n';
+        }
+    }
+    return out;
+}
+
+void HeatmapView::setSideBySide(const QString &axis)
+{
+    const int i = m_sideBySide->findData(axis);
+    m_sideBySide->setCurrentIndex(i >= 0 ? i : 0);
 }
 
 QString HeatmapView::title() const
@@ -112,8 +143,10 @@ QString HeatmapView::title() const
         m_data.step < 0 ? tr("Final test loss") : tr("Test loss at step %1").arg(m_data.step);
     QStringList fixed;
     const std::string x = m_data.xAxis, y = m_data.yAxis;
+    const std::string side =
+        m_panels.empty() ? std::string() : m_sideBySide->currentData().toString().toStdString();
     for (const auto &[axis, combo] : m_fixedCombos)
-        if (axis != x && axis != y && !combo->currentData().toString().isEmpty())
+        if (axis != x && axis != y && axis != side && !combo->currentData().toString().isEmpty())
             fixed << QString::fromStdString(axis) + " = " +
                          displayLabel(combo->currentData().toString());
     if (!fixed.isEmpty()) t += QStringLiteral(" at ") + fixed.join(", ");
@@ -134,7 +167,13 @@ void HeatmapView::rebuildControls()
     if (state.empty()) saveViewState(state);
     m_pending.clear();
 
-    const QSignalBlocker bx(m_xCombo), by(m_yCombo), bs(m_step);
+    const QSignalBlocker bx(m_xCombo), by(m_yCombo), bs(m_step), bsb(m_sideBySide);
+    m_sideBySide->clear();
+    m_sideBySide->addItem(tr("(none)"), QString());
+    for (const auto &a : axes) m_sideBySide->addItem(a, a);
+    const int sbi =
+        m_sideBySide->findData(QString::fromStdString(stateValue(state, "side_by_side")));
+    m_sideBySide->setCurrentIndex(sbi >= 0 ? sbi : 0);
     m_xCombo->clear();
     m_yCombo->clear();
     m_xCombo->addItems(axes);
@@ -180,15 +219,36 @@ void HeatmapView::refresh()
     const std::string x = m_xCombo->currentText().toStdString();
     const std::string y = m_yCombo->currentData().toString().toStdString();
     std::map<std::string, std::string> fixed;
+    const std::string side = m_sideBySide->currentData().toString().toStdString();
     for (const auto &[axis, combo] : m_fixedCombos) {
-        const bool isPlotted = axis == x || axis == y;
+        const bool isPlotted = axis == x || axis == y || axis == side;
         combo->parentWidget()->setVisible(!isPlotted);
         if (isPlotted) continue;
         const QString v = combo->currentData().toString();
         if (!v.isEmpty()) fixed[axis] = v.toStdString();
     }
-    m_data = HeatmapData::compute(m_model->session(), x, y == x ? std::string() : y, fixed,
-                                  m_step->value());
+    const std::string yAxis = y == x ? std::string() : y;
+    m_panels.clear();
+    m_panelLabels.clear();
+    if (!side.empty() && side != x && side != yAxis) {
+        double vmin = 0, vmax = 0;
+        for (const auto &label : axisValueLabels(m_model->session(), side)) {
+            auto f = fixed;
+            f[side] = label.toStdString();
+            m_panels.push_back(
+                HeatmapData::compute(m_model->session(), x, yAxis, f, m_step->value()));
+            m_panelLabels << QString::fromStdString(side) + " = " + displayLabel(label);
+            vmin = std::min(vmin, m_panels.back().vmin);
+            vmax = std::max(vmax, m_panels.back().vmax);
+        }
+        for (auto &panel : m_panels) { // one colour scale for all panels
+            panel.vmin = vmin;
+            panel.vmax = vmax;
+        }
+    }
+    m_data = m_panels.empty()
+                 ? HeatmapData::compute(m_model->session(), x, yAxis, fixed, m_step->value())
+                 : m_panels.front();
     m_canvasWidget->update();
 }
 
@@ -201,6 +261,7 @@ void HeatmapView::saveViewState(ViewState &state) const
     setStateValue(state, "x", m_xCombo->currentText().toStdString());
     setStateValue(state, "y", m_yCombo->currentData().toString().toStdString());
     setStateValue(state, "step", std::to_string(m_step->value()));
+    setStateValue(state, "side_by_side", m_sideBySide->currentData().toString().toStdString());
     for (const auto &[axis, combo] : m_fixedCombos)
         setStateValue(state, "fixed." + axis, combo->currentData().toString().toStdString());
 }
@@ -282,50 +343,78 @@ HeatmapLayout layoutFor(const QRectF &area, int rows, int columns, double fontSc
 }
 } // namespace
 
-QRect HeatmapView::cellRect(int row, int column) const
+QRectF HeatmapView::panelArea(const QRectF &area, int panel) const
 {
-    const auto l = layoutFor(QRectF(m_canvasWidget->rect()), m_data.rows(), m_data.columns(),
-                             m_theme.fontScale);
+    const int n = panelCount();
+    const double w = area.width() / n;
+    return QRectF(area.left() + panel * w, area.top(), w, area.height());
+}
+
+QRect HeatmapView::cellRect(int row, int column, int panel) const
+{
+    const auto &d = panelData(panel);
+    const auto l = layoutFor(panelArea(QRectF(m_canvasWidget->rect()), panel), d.rows(),
+                             d.columns(), m_theme.fontScale);
     // Row 0 is drawn at the bottom, as on a plot's y axis.
-    const int drawRow = m_data.rows() - 1 - row;
+    const int drawRow = d.rows() - 1 - row;
     return QRectF(l.grid.left() + column * l.cellW, l.grid.top() + drawRow * l.cellH, l.cellW,
                   l.cellH)
         .toRect();
 }
 
-QPoint HeatmapView::cellAt(const QPoint &pos) const
+QPoint HeatmapView::cellAt(const QPoint &pos, int *panel) const
 {
-    for (int r = 0; r < m_data.rows(); ++r)
-        for (int c = 0; c < m_data.columns(); ++c)
-            if (cellRect(r, c).contains(pos)) return QPoint(c, r);
+    for (int k = 0; k < panelCount(); ++k) {
+        const auto &d = panelData(k);
+        for (int r = 0; r < d.rows(); ++r)
+            for (int c = 0; c < d.columns(); ++c)
+                if (cellRect(r, c, k).contains(pos)) {
+                    if (panel) *panel = k;
+                    return QPoint(c, r);
+                }
+    }
     return QPoint(-1, -1);
 }
 
-void HeatmapView::onCellClicked(int row, int column)
+void HeatmapView::onCellClicked(int panel, int row, int column)
 {
-    const auto &cell = m_data.cell(row, column);
+    const auto &cell = panelData(panel).cell(row, column);
     if (!cell.runs.isEmpty()) Q_EMIT runsActivated(cell.runs);
 }
 
 void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
 {
+    p.fillRect(area, m_theme.background);
+    if (m_panels.empty()) {
+        paintPanel(p, area, m_data, title(), true);
+        return;
+    }
+    for (int k = 0; k < int(m_panels.size()); ++k)
+        paintPanel(p, panelArea(area, k), m_panels[size_t(k)],
+                   title() + QStringLiteral(", ") + m_panelLabels[k],
+                   k + 1 == int(m_panels.size()));
+}
+
+void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData &data,
+                             const QString &panelTitle, bool colourBar) const
+{
     const ChartTheme &t = m_theme;
     p.fillRect(area, t.background);
-    const auto l = layoutFor(area, m_data.rows(), m_data.columns(), t.fontScale);
+    const auto l = layoutFor(area, data.rows(), data.columns(), t.fontScale);
     p.setPen(t.foreground);
     p.setFont(t.font(11, true));
-    p.drawText(l.titleRect, Qt::AlignCenter, title());
+    p.drawText(l.titleRect, Qt::AlignCenter, panelTitle);
 
     auto colourOf = [&](double v) {
-        return viridis((v - m_data.vmin) / std::max(1e-12, m_data.vmax - m_data.vmin));
+        return viridis((v - data.vmin) / std::max(1e-12, data.vmax - data.vmin));
     };
     QSet<int> selected(m_selected.begin(), m_selected.end());
     const QFont valueFont = t.font(std::clamp(l.cellH / 4.2 / t.fontScale, 6.5, 12.0));
     const QFont smallFont = t.font(std::clamp(l.cellH / 5.5 / t.fontScale, 6.0, 9.0));
-    for (int r = 0; r < m_data.rows(); ++r) {
-        for (int c = 0; c < m_data.columns(); ++c) {
-            const auto &cell = m_data.cell(r, c);
-            const int drawRow = m_data.rows() - 1 - r;
+    for (int r = 0; r < data.rows(); ++r) {
+        for (int c = 0; c < data.columns(); ++c) {
+            const auto &cell = data.cell(r, c);
+            const int drawRow = data.rows() - 1 - r;
             QRectF rc(l.grid.left() + c * l.cellW, l.grid.top() + drawRow * l.cellH, l.cellW,
                       l.cellH);
             QRectF inner = rc.adjusted(1.5, 1.5, -1.5, -1.5);
@@ -418,15 +507,15 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
     // Axis labels and titles.
     p.setPen(t.foreground);
     p.setFont(t.font(9));
-    for (int c = 0; c < m_data.columns(); ++c)
+    for (int c = 0; c < data.columns(); ++c)
         p.drawText(
             QRectF(l.grid.left() + c * l.cellW, l.grid.bottom() + 2, l.cellW, 20 * t.fontScale),
-            Qt::AlignCenter, displayLabel(m_data.xLabels[c]));
-    for (int r = 0; r < m_data.rows(); ++r) {
-        const int drawRow = m_data.rows() - 1 - r;
+            Qt::AlignCenter, displayLabel(data.xLabels[c]));
+    for (int r = 0; r < data.rows(); ++r) {
+        const int drawRow = data.rows() - 1 - r;
         p.drawText(QRectF(l.yTitle.right(), l.grid.top() + drawRow * l.cellH,
                           l.grid.left() - l.yTitle.right() - 6, l.cellH),
-                   Qt::AlignRight | Qt::AlignVCenter, displayLabel(m_data.yLabels[r]));
+                   Qt::AlignRight | Qt::AlignVCenter, displayLabel(data.yLabels[r]));
     }
     p.setFont(t.font(10, true));
     auto axisTitle = [](const std::string &axis) {
@@ -436,63 +525,66 @@ void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
         if (axis == "head_dim") return QStringLiteral("head dim (rank)");
         return QString::fromStdString(axis);
     };
-    p.drawText(l.xTitle, Qt::AlignCenter, axisTitle(m_data.xAxis));
-    if (!m_data.yAxis.empty()) {
+    p.drawText(l.xTitle, Qt::AlignCenter, axisTitle(data.xAxis));
+    if (!data.yAxis.empty()) {
         p.save();
         p.translate(l.yTitle.center());
         p.rotate(-90);
         p.drawText(QRectF(-l.yTitle.height() / 2, -l.yTitle.width() / 2, l.yTitle.height(),
                           l.yTitle.width()),
-                   Qt::AlignCenter, axisTitle(m_data.yAxis));
+                   Qt::AlignCenter, axisTitle(data.yAxis));
         p.restore();
     }
 
-    // Colour bar with ticks, plateau marks for the addition task, and a legend of special cells.
-    const QRectF bar = l.colourBar;
-    const int steps = 64;
-    for (int i = 0; i < steps; ++i) {
-        const double f0 = double(i) / steps;
-        QRectF seg(bar.left(), bar.bottom() - (f0 + 1.0 / steps) * bar.height(), bar.width(),
-                   bar.height() / steps + 0.6);
-        p.fillRect(seg, viridis(f0 + 0.5 / steps));
+    if (colourBar) {
+        // Colour bar with ticks, plateau marks for the addition task, and a legend of special
+        // cells.
+        const QRectF bar = l.colourBar;
+        const int steps = 64;
+        for (int i = 0; i < steps; ++i) {
+            const double f0 = double(i) / steps;
+            QRectF seg(bar.left(), bar.bottom() - (f0 + 1.0 / steps) * bar.height(), bar.width(),
+                       bar.height() / steps + 0.6);
+            p.fillRect(seg, viridis(f0 + 0.5 / steps));
+        }
+        p.setPen(QPen(t.muted, 1));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(bar);
+        p.setFont(t.font(8));
+        auto yOf = [&](double v) {
+            return bar.bottom() -
+                   (v - data.vmin) / std::max(1e-12, data.vmax - data.vmin) * bar.height();
+        };
+        const bool addition = m_model->session().base.task.kind == TaskKind::Addition;
+        QList<std::pair<double, QString>> ticks;
+        ticks << std::make_pair(data.vmin, formatLoss(data.vmin))
+              << std::make_pair(data.vmax, formatLoss(data.vmax));
+        if (addition) {
+            ticks << std::make_pair(kLn10, QStringLiteral("ln 10"))
+                  << std::make_pair(2 * kLn10 / 3, QString::fromUtf8("⅔ ln 10"))
+                  << std::make_pair(kLn10 / 3, QString::fromUtf8("⅓ ln 10"));
+        }
+        for (const auto &[v, label] : ticks) {
+            if (v < data.vmin || v > data.vmax) continue;
+            const double y = yOf(v);
+            p.setPen(QPen(t.foreground, 1));
+            p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
+            p.drawText(
+                QRectF(bar.right() + 6, y - 8 * t.fontScale, 80 * t.fontScale, 16 * t.fontScale),
+                Qt::AlignLeft | Qt::AlignVCenter, label);
+        }
+        p.save();
+        p.translate(bar.left() - 6 * t.fontScale, bar.center().y());
+        p.rotate(-90);
+        p.setFont(t.font(8.5));
+        p.drawText(QRectF(-bar.height() / 2, -8 * t.fontScale, bar.height(), 14 * t.fontScale),
+                   Qt::AlignCenter, tr("test loss (nats)"));
+        p.restore();
     }
-    p.setPen(QPen(t.muted, 1));
-    p.setBrush(Qt::NoBrush);
-    p.drawRect(bar);
-    p.setFont(t.font(8));
-    auto yOf = [&](double v) {
-        return bar.bottom() -
-               (v - m_data.vmin) / std::max(1e-12, m_data.vmax - m_data.vmin) * bar.height();
-    };
-    const bool addition = m_model->session().base.task.kind == TaskKind::Addition;
-    QList<std::pair<double, QString>> ticks;
-    ticks << std::make_pair(m_data.vmin, formatLoss(m_data.vmin))
-          << std::make_pair(m_data.vmax, formatLoss(m_data.vmax));
-    if (addition) {
-        ticks << std::make_pair(kLn10, QStringLiteral("ln 10"))
-              << std::make_pair(2 * kLn10 / 3, QString::fromUtf8("⅔ ln 10"))
-              << std::make_pair(kLn10 / 3, QString::fromUtf8("⅓ ln 10"));
-    }
-    for (const auto &[v, label] : ticks) {
-        if (v < m_data.vmin || v > m_data.vmax) continue;
-        const double y = yOf(v);
-        p.setPen(QPen(t.foreground, 1));
-        p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
-        p.drawText(QRectF(bar.right() + 6, y - 8 * t.fontScale, 80 * t.fontScale, 16 * t.fontScale),
-                   Qt::AlignLeft | Qt::AlignVCenter, label);
-    }
-    p.save();
-    p.translate(bar.left() - 6 * t.fontScale, bar.center().y());
-    p.rotate(-90);
-    p.setFont(t.font(8.5));
-    p.drawText(QRectF(-bar.height() / 2, -8 * t.fontScale, bar.height(), 14 * t.fontScale),
-               Qt::AlignCenter, tr("test loss (nats)"));
-    p.restore();
-
     bool anyTraining = false;
-    for (const auto &c : m_data.cells)
+    for (const auto &c : data.cells)
         anyTraining = anyTraining || c.state == HeatmapCell::State::Running;
-    if (m_data.filledCount() == 0 && !anyTraining) {
+    if (data.filledCount() == 0 && !anyTraining) {
         p.setPen(t.muted);
         p.setFont(t.font(9));
         p.drawText(QRectF(l.grid.left(), l.titleRect.bottom() - 6 * t.fontScale, l.grid.width(),

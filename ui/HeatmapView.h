@@ -25,7 +25,7 @@ public:
 
     QString figureId() const override { return QStringLiteral("heatmap"); }
     QString title() const override;
-    QString csv() const override { return m_data.csv(); }
+    QString csv() const override;
     void refresh() override;
     void saveViewState(ViewState &state) const override;
     void restoreViewState(const ViewState &state) override;
@@ -35,24 +35,37 @@ public:
     void setFixedValue(const QString &axis, const QString &label); // "" averages over the axis
     void setStep(int64_t step);                                    // -1: final
     // The cell under a canvas position, (-1, -1) if none.
-    QPoint cellAt(const QPoint &canvasPos) const;
-    QRect cellRect(int row, int column) const;
+    // With a side-by-side axis, `panel` picks the heatmap (one per value of that axis).
+    QPoint cellAt(const QPoint &canvasPos, int *panel = nullptr) const;
+    QRect cellRect(int row, int column, int panel = 0) const;
+    // Side by side: one heatmap per value of this axis (e.g. qk_rule off | on); "" for one.
+    void setSideBySide(const QString &axis);
+    int panelCount() const { return std::max<int>(1, int(m_panels.size())); }
+    const HeatmapData &panelData(int panel) const
+    {
+        return m_panels.empty() ? m_data : m_panels[size_t(panel)];
+    }
 
 private:
     friend class HeatmapCanvas;
     void rebuildControls();
     void paintHeatmap(QPainter &p, const QRectF &area) const;
-    void onCellClicked(int row, int column);
+    void paintPanel(QPainter &p, const QRectF &area, const HeatmapData &data,
+                    const QString &panelTitle, bool colourBar) const;
+    QRectF panelArea(const QRectF &area, int panel) const;
+    void onCellClicked(int panel, int row, int column);
 
     HeatmapCanvas *m_canvasWidget;
-    QComboBox *m_xCombo, *m_yCombo;
+    QComboBox *m_xCombo, *m_yCombo, *m_sideBySide;
     QSpinBox *m_step;
     QWidget *m_fixedBox;
     QHBoxLayout *m_fixedLayout;
     std::map<std::string, QComboBox *> m_fixedCombos;
     QStringList m_axesShown;
-    ViewState m_pending; // restored view state applied once the controls exist
-    HeatmapData m_data;
+    ViewState m_pending;               // restored view state applied once the controls exist
+    HeatmapData m_data;                // the (first) heatmap
+    std::vector<HeatmapData> m_panels; // side by side: one per value of m_sideBySide's axis
+    QStringList m_panelLabels;
 };
 
 } // namespace headlab::ui

@@ -101,6 +101,20 @@ void TestUiFigures::heatmapPlacesAndStylesCells()
     QTest::mouseClick(view.canvas(), Qt::LeftButton, {}, view.cellRect(0, 0).center());
     QCOMPARE(spy.count(), 1);
     QCOMPARE(spy.first().first().value<QList<int>>(), QList<int>({0}));
+
+    // Side by side: one heatmap per d_model (as qk_rule off | on), one colour scale, clickable.
+    view.setAxes("lr", "heads");
+    view.setSideBySide("d_model");
+    QCOMPARE(view.panelCount(), 2);
+    QCOMPARE(view.panelData(1).cell(0, 0).runs, QList<int>({2})); // d_model 16, one head
+    QCOMPARE(int(view.panelData(1).cell(0, 0).state), int(S::Failed));
+    QCOMPARE(view.panelData(0).vmax, view.panelData(1).vmax);
+    QVERIFY(view.cellRect(0, 0, 1).left() > view.cellRect(0, 0, 0).right());
+    QTest::mouseClick(view.canvas(), Qt::LeftButton, {}, view.cellRect(0, 0, 1).center());
+    QCOMPARE(spy.count(), 2);
+    QCOMPARE(spy.last().first().value<QList<int>>(), QList<int>({2}));
+    QVERIFY2(view.csv().startsWith("d_model,heads,lr,state"), qPrintable(view.csv()));
+    QVERIFY(view.csv().contains("\n16,1,"));
 }
 
 void TestUiFigures::heatmapOnOtherAxes()
