@@ -88,7 +88,7 @@ private Q_SLOTS:
 void TestUiTraining::sweepFillsTableAndHeatmap()
 {
     QTemporaryDir dir;
-    const QString path = saveTemp(dir, uitest::tinySession(60), "tiny.yaml");
+    const QString path = saveTemp(dir, uitest::tinySession(500), "tiny.yaml");
     MainWindow window;
     window.setInteractive(false);
     window.show();
