@@ -50,7 +50,8 @@ const char *kRunHelp =
     "\n"
     "  -o, --output OUT.yaml   where to save the session with its results\n"
     "  --preset NAME           start from a built-in preset (see: headlab-cli presets)\n"
-    "  --device D              auto, cpu, cuda or cuda:N for every run (default: each run's own)\n"
+    "  --device D              auto, cpu, cuda, cuda:N, a list (cuda:0,cuda:1) or all GPUs, for\n"
+    "                          every run (default: each run's own); ensembles spread over the list\n"
     "  --threads N             CPU threads for LibTorch (default: LibTorch's choice)\n"
     "\n"
     "Exits 1 if a run of this invocation failed with an error; a diverged run is a result.\n";
@@ -180,11 +181,26 @@ int runCommand(const std::vector<std::string> &args)
     }
     if (sessionPath.empty() == presetName.empty())
         return usageError("give either SESSION.yaml or --preset NAME", kRunHelp);
-    if (!device.empty() && device != "auto" && device != "cpu" && device != "cuda" &&
-        !(device.rfind("cuda:", 0) == 0 && device.size() > 5 &&
-          device.find_first_not_of("0123456789", 5) == std::string::npos))
-        return usageError("unknown device '" + device + "' (expected auto, cpu, cuda or cuda:N)",
-                          kRunHelp);
+    // One device, "all" GPUs, or a comma list of devices the sweep spreads its ensembles over.
+    auto knownDevice = [](const std::string &d) {
+        return d == "auto" || d == "cpu" || d == "cuda" ||
+               (d.rfind("cuda:", 0) == 0 && d.size() > 5 &&
+                d.find_first_not_of("0123456789", 5) == std::string::npos);
+    };
+    if (!device.empty() && device != "all") {
+        size_t start = 0;
+        for (;;) {
+            const size_t comma = device.find(',', start);
+            const std::string one = device.substr(start, comma - start);
+            if (!knownDevice(one))
+                return usageError("unknown device '" + one +
+                                      "' (expected auto, cpu, cuda, cuda:N, a comma list of "
+                                      "them, or all)",
+                                  kRunHelp);
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+    }
 
     Session session;
     try {
