@@ -5,7 +5,7 @@
 # offscreen platform; it needs no display either way.
 #
 #   scripts/screenshot.sh [OUT.png]          default docs/screenshot.png
-#   HEADLAB_SCREENSHOT_AFTER=40              seconds of training before the picture (default 30)
+#   HEADLAB_SCREENSHOT_AFTER=40              seconds of training before the picture (default 18)
 #   HEADLAB_FIGURE=heatmap                   the figure shown: loss, heatmap, scaling, lr, grid
 #   HEADLAB_APP=path/to/headlab              default build/app/gui/headlab
 set -euo pipefail
@@ -13,7 +13,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 APP="${HEADLAB_APP:-$ROOT/build/app/gui/headlab}"
 OUT="${1:-$ROOT/docs/screenshot.png}"
-AFTER="${HEADLAB_SCREENSHOT_AFTER:-30}"
+AFTER="${HEADLAB_SCREENSHOT_AFTER:-18}"
 FIGURE="${HEADLAB_FIGURE:-loss}"
 PRESET="${HEADLAB_PRESET:-default}"
 
