@@ -120,7 +120,10 @@ struct SweepRunner::Impl {
         TrainerControl control;
         control.stop = &stopFlag;
         control.pause = &pauseFlag;
-        control.threads = options.threads;
+        // On the CPU, leave a core to the GUI or the shell: LibTorch's default of one thread per
+        // core makes its spinning workers fight the GUI thread (and is slower on a busy machine).
+        const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+        control.threads = options.threads > 0 ? options.threads : (device == "cpu" ? static_cast<int>(std::max(1u, cores - 1)) : 0);
         control.reportIntervalSeconds = options.reportIntervalSeconds;
         control.memberStopRequested = [&](size_t i) {
             std::lock_guard<std::mutex> lock(mutex);
