@@ -15,9 +15,11 @@
 #include <QScreen>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace headlab::ui {
 
@@ -87,10 +89,14 @@ int runHeadlab(QApplication &app)
         QStringLiteral("Show this figure: loss, heatmap, scaling, lr, grid."),
         QStringLiteral("ID"));
     QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
+    QCommandLineOption latencyOpt(
+        QStringLiteral("latency"),
+        QStringLiteral(
+            "On exit, print how late a 5 ms timer fired on the GUI thread (event-loop latency)."));
     QCommandLineOption presenterOpt(QStringLiteral("presenter"),
                                     QStringLiteral("Start in presenter mode (F11 toggles it)."));
     parser.addOptions({sessionOpt, presetOpt, exportOpt, sizeOpt, startOpt, shotOpt, shotAfterOpt,
-                       figureOpt, darkOpt, presenterOpt});
+                       figureOpt, darkOpt, presenterOpt, latencyOpt});
     parser.addPositionalArgument(QStringLiteral("session"),
                                  QStringLiteral("A session file to open."),
                                  QStringLiteral("[S.yaml]"));
@@ -126,6 +132,32 @@ int runHeadlab(QApplication &app)
             return 1;
         }
         return 0;
+    }
+
+    // Event-loop latency probe: a 5 ms timer whose lateness is what a user feels as lag.
+    std::vector<double> lateness;
+    QElapsedTimer probeClock;
+    QTimer probe;
+    if (parser.isSet(latencyOpt)) {
+        probe.setTimerType(Qt::PreciseTimer);
+        probe.setInterval(5);
+        probeClock.start();
+        QObject::connect(&probe, &QTimer::timeout, [&] {
+            static double last = -1;
+            const double now = double(probeClock.nsecsElapsed()) / 1e6;
+            if (last >= 0) lateness.push_back(now - last - 5.0);
+            last = now;
+        });
+        probe.start();
+        QObject::connect(&app, &QCoreApplication::aboutToQuit, [&] {
+            if (lateness.empty()) return;
+            std::sort(lateness.begin(), lateness.end());
+            auto at = [&](double q) { return lateness[size_t(q * double(lateness.size() - 1))]; };
+            std::fprintf(stderr,
+                         "headlab: event-loop latency (5 ms timer): p50 %.2f ms, p99 %.2f ms, max "
+                         "%.2f ms, %zu samples\n",
+                         at(0.5), at(0.99), lateness.back(), lateness.size());
+        });
     }
 
     MainWindow window;

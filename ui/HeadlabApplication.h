@@ -7,6 +7,8 @@
 //   headlab --start --screenshot F.png --screenshot-after 20
 //                                             start the sweep, save a picture of the window
 //                                             after 20 s, and quit (scripts/screenshot.sh)
+//   headlab --latency ...                     on exit, print the event-loop latency (how late a
+//                                             5 ms timer fired on the GUI thread)
 #pragma once
 
 class QApplication;
