@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""plot_findings.py — the figures of docs/FINDINGS.md from the runs.csv files that
+`headlab-cli export-csv` writes (copies in docs/data/). Needs matplotlib.
+
+    .venv/bin/python bench/plot_findings.py   # writes docs/figures/*.png and *.svg
+"""
+import csv
+import math
+import os
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+DATA = os.path.join(ROOT, "docs", "data")
+FIGS = os.path.join(ROOT, "docs", "figures")
+
+
+def rows(name):
+    with open(os.path.join(DATA, name)) as f:
+        return list(csv.DictReader(f))
+
+
+def save(fig, name):
+    os.makedirs(FIGS, exist_ok=True)
+    for ext in ("png", "svg"):
+        fig.savefig(os.path.join(FIGS, f"{name}.{ext}"), dpi=130, bbox_inches="tight")
+    plt.close(fig)
+
+
+def nn_loss_vs_rank():
+    best = defaultdict(dict)  # (layers, w) -> rank -> best over seeds
+    for r in rows("nn-reduced-runs.csv"):
+        rank = int(r["d_model"]) // int(r["label_heads"])
+        key = (int(r["label_layers"]), int(r["label_width_multiplier"]))
+        v = float(r["best_epoch_mean"])
+        best[key][rank] = min(v, best[key].get(rank, math.inf))
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    for key in sorted(best):
+        ranks = sorted(best[key])
+        ax.plot(ranks, [best[key][k] for k in ranks], marker="o", label=f"{key[0]} layer{'s' if key[0] > 1 else ''}, w = {key[1]}")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("rank = head dimension (d / n_H)")
+    ax.set_ylabel("best epoch-mean training loss (MSE × d)")
+    ax.set_title("Nearest-neighbour retrieval, d = 64, N = 16 (nn-reduced, 3,000 steps)")
+    ax.axhline(1.0, color="grey", ls="--", lw=1)
+    ax.text(1.05, 1.02, "predict 0", color="grey", fontsize=8)
+    ax.legend(fontsize=8)
+    save(fig, "nn-reduced-loss-vs-rank")
+
+
+def head_progression():
+    loss = defaultdict(list)
+    for r in rows("head-progression-runs.csv"):
+        scheme, total = r["label_head_schedule"].split(":")
+        loss[(scheme, int(r["total_heads"]))].append(float(r["final_test_loss"]))
+    speed = {}
+    path = os.path.join(DATA, "head-progression-timing.csv")
+    if os.path.exists(path):
+        for r in rows("head-progression-timing.csv"):
+            speed[(r["schedule"].split(":")[0], int(r["total_heads"]))] = float(r["steps_per_second"])
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
+    for scheme in ("ascending", "constant", "descending"):
+        xs = sorted(t for s, t in loss if s == scheme)
+        a.plot(xs, [sum(loss[(scheme, t)]) / len(loss[(scheme, t)]) for t in xs], marker="o", label=scheme)
+        if speed:
+            ys = sorted(t for s, t in speed if s == scheme)
+            b.plot(ys, [speed[(scheme, t)] for t in ys], marker="o", label=scheme)
+    a.set_xlabel("total heads")
+    a.set_ylabel("validation loss (nats/byte), mean of 2 seeds")
+    a.set_title("Head schedules, d_model 256, 4 layers (step ≈ 2,500 of 4,000)")
+    a.legend()
+    b.set_xlabel("total heads")
+    b.set_ylabel("steps/s, each schedule alone (H200)")
+    b.set_title("Training speed")
+    b.legend()
+    save(fig, "head-progression")
+
+
+if __name__ == "__main__":
+    nn_loss_vs_rank()
+    head_progression()
