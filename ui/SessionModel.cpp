@@ -81,8 +81,9 @@ void SessionModel::setViewState(const std::string &key, const std::string &value
 {
     auto it = m_session.view.find(key);
     if (it != m_session.view.end() && it->second == value) return;
+    // Saved with the session, but not a change worth a "save changes?" question on its own:
+    // switching tabs or axes should not mark the session modified.
     m_session.view[key] = value;
-    setModified(true);
 }
 
 std::string SessionModel::viewState(const std::string &key, const std::string &fallback) const

@@ -39,6 +39,8 @@ public:
     // The sweep definition changed (the form): rebuilds runs with expandSweep, which keeps the
     // results of runs whose configuration did not change.
     void setSweep(const headlab::Session &definition);
+    // View state (figure shown, heatmap axes, log scales) travels with the next save; it does
+    // not by itself mark the session modified.
     void setViewState(const std::string &key, const std::string &value);
     std::string viewState(const std::string &key, const std::string &fallback = {}) const;
 
