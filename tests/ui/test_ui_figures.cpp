@@ -10,6 +10,7 @@
 #include "ui/HeadScheduleEditor.h"
 #include "ui/HeatmapData.h"
 #include "ui/HeatmapView.h"
+#include "ui/LossChartView.h"
 #include "ui/MainWindow.h"
 #include "ui/SessionModel.h"
 
@@ -40,6 +41,7 @@ private Q_SLOTS:
     void exportWritesValidSvgAndPng();
     void exportAllWritesEveryFigure();
     void headlessExportAll();
+    void viewStateTravelsWithTheSession();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -314,6 +316,36 @@ void TestUiFigures::headlessExportAll()
     QVERIFY(app.waitForFinished(60000));
     QCOMPARE(app.exitCode(), 2);
     QVERIFY2(app.readAllStandardError().contains("bad.yaml:3"), "the message names file and line");
+}
+
+void TestUiFigures::viewStateTravelsWithTheSession()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("view.yaml");
+    {
+        MainWindow window;
+        window.setInteractive(false);
+        window.model()->setSession(uitest::syntheticSession());
+        window.form()->loadFrom(window.model()->session());
+        static_cast<LossChartView *>(window.figure("loss"))->setLogX(true);
+        auto *heatmap = static_cast<HeatmapView *>(window.figure("heatmap"));
+        window.showFigure("heatmap");
+        heatmap->setAxes("heads", "d_model");
+        heatmap->setStep(20);
+        QVERIFY(window.saveSessionAs(path));
+    }
+    MainWindow reopened;
+    reopened.setInteractive(false);
+    QVERIFY(reopened.openSession(path));
+    QCOMPARE(reopened.currentFigure()->figureId(), QString("heatmap"));
+    ViewState state;
+    for (const auto &id : FigureView::figureIds()) reopened.figure(id)->saveViewState(state);
+    QCOMPARE(QString::fromStdString(state["loss.log_x"]), QString("true"));
+    QCOMPARE(QString::fromStdString(state["heatmap.x"]), QString("heads"));
+    QCOMPARE(QString::fromStdString(state["heatmap.y"]), QString("d_model"));
+    QCOMPARE(QString::fromStdString(state["heatmap.step"]), QString("20"));
+    QCOMPARE(static_cast<HeatmapView *>(reopened.figure("heatmap"))->data().xAxis,
+             std::string("heads"));
 }
 
 QTEST_MAIN(TestUiFigures)
