@@ -12,6 +12,7 @@
 #include "ui/SessionModel.h"
 #include "ui/TrainingController.h"
 
+#include <QAction>
 #include <QElapsedTimer>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -154,6 +155,24 @@ void TestUiTraining::sweepFillsTableAndHeatmap()
     QCOMPARE(after.keys(), before.keys());
     for (const auto &key : before.keys()) QCOMPARE(after[key], before[key]);
     QVERIFY(before["fig1_loss_curves"].count('\n') > 20);
+
+    // Rerun a finished run with another seed: a new run beside it, trained, the original kept.
+    const RunResult original = window.model()->run(0).result;
+    window.runTable()->selectRow(0);
+    QAction *rerunSeed = nullptr;
+    for (auto *a : window.findChildren<QAction *>())
+        if (a->text().startsWith("Rerun with another seed")) rerunSeed = a;
+    QVERIFY(rerunSeed && rerunSeed->isEnabled());
+    QSignalSpy rerunDone(window.controller(), &TrainingController::sweepFinished);
+    rerunSeed->trigger();
+    QVERIFY(rerunDone.wait(60000));
+    QCOMPARE(window.model()->runCount(), 5);
+    const auto &added = window.model()->run(4);
+    QCOMPARE(QString(toString(added.result.status)), QString("done"));
+    QVERIFY(added.labels.count("seed"));
+    QCOMPARE(uint64_t(std::stoull(added.labels.at("seed"))), added.config.initSeed);
+    QCOMPARE(added.config.model.dModel, window.model()->run(0).config.model.dModel);
+    QCOMPARE(window.model()->run(0).result.wallSeconds, original.wallSeconds);
 }
 
 void TestUiTraining::stopLeavesConsistentSessionAndResumeRunsOnlyMissing()
