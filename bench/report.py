@@ -93,8 +93,10 @@ def gpu_section(rows, out):
 
 def cpu_section(rows, out):
     out.append("## CPU (2 cores, the CI machine kind)\n")
-    out.append("Measured by `bench/cpu_bench.sh` in one run; the reference is the same eager PyTorch script on the CPU, "
-               "with the same thread count.\n")
+    info = next((r for r in rows if "cpu" in r), {})
+    out.append("Measured by `bench/cpu_bench.sh` in one run on " + info.get("cpu", "this CPU") +
+               f", {info.get('threads', '?')} thread(s) on each side; the reference is the same eager PyTorch script on the "
+               "CPU. Answer-only phase, batch 64.\n")
     single, eager = by(rows, "headlab-single"), by(rows, "eager")
     out.append("| m × n_H | eager PyTorch steps/s | HeadLab steps/s | ratio |")
     out.append("|---|---|---|---|")
