@@ -132,7 +132,15 @@ std::string finishedLine(int position, int count, int runIndex, const SessionRun
     std::snprintf(buffer, sizeof buffer, "[%d/%d] run %d %s: %s, %s", position, count, runIndex,
                   labelsText(run.labels).c_str(), outcome.c_str(),
                   ProgressDisplay::formatDuration(r.wallSeconds).c_str());
-    return buffer;
+    std::string line = buffer;
+    // Text runs: what the final model writes, indented under the run's line.
+    for (size_t i = 0; i < r.samples.size(); ++i) {
+        std::string sample = r.samples[i];
+        for (auto &c : sample)
+            if (c == '\n') c = ' ';
+        line += "\n    sample " + std::to_string(i + 1) + ": " + sample;
+    }
+    return line;
 }
 
 } // namespace

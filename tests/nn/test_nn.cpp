@@ -470,21 +470,5 @@ private Q_SLOTS:
     }
 };
 
-// Like QTEST_GUILESS_MAIN, but accepting the "-platform offscreen" that ctest passes to every
-// suite (QCoreApplication's test runner would reject it as an unknown option).
-int main(int argc, char **argv)
-{
-    std::vector<char *> args;
-    for (int i = 0; i < argc; ++i) {
-        if (std::strcmp(argv[i], "-platform") == 0 && i + 1 < argc) {
-            ++i;
-            continue;
-        }
-        args.push_back(argv[i]);
-    }
-    int count = static_cast<int>(args.size());
-    QCoreApplication app(count, args.data());
-    TestNearestNeighbour test;
-    return QTest::qExec(&test, count, args.data());
-}
+QTEST_GUILESS_MAIN(TestNearestNeighbour)
 #include "test_nn.moc"

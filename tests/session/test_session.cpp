@@ -1012,22 +1012,6 @@ void TestSession::cliRunStopsCleanlyOnSigint()
     QCOMPARE(pendingRuns(saved).size(), size_t(2)); // they run again on resume
 }
 
-// Like QTEST_GUILESS_MAIN, but accepting the "-platform offscreen" that ctest passes to every
-// suite (a QCoreApplication-only test would reject it as an unknown option).
-int main(int argc, char **argv)
-{
-    std::vector<char *> args;
-    for (int i = 0; i < argc; ++i) {
-        if (std::strcmp(argv[i], "-platform") == 0 && i + 1 < argc) {
-            ++i;
-            continue;
-        }
-        args.push_back(argv[i]);
-    }
-    int count = static_cast<int>(args.size());
-    QCoreApplication app(count, args.data());
-    TestSession test;
-    return QTest::qExec(&test, count, args.data());
-}
+QTEST_GUILESS_MAIN(TestSession)
 
 #include "test_session.moc"
