@@ -127,15 +127,18 @@ void sweep(const Args &a)
     opt.threads = std::stoi(a.get("threads", "0"));
     opt.maxEnsemble = std::stoi(a.get("max-ensemble", "0"));
     SweepRunner runner;
-    int done = 0;
+    int done = 0, eager = 0;
     SweepCallbacks cb;
-    cb.onRunFinished = [&](int, const RunResult &r) { done += r.status == RunStatus::Done; };
+    cb.onRunFinished = [&](int, const RunResult &r) {
+        done += r.status == RunStatus::Done;
+        eager += r.message.find("CUDA graph capture failed") != std::string::npos;
+    };
     const auto t0 = std::chrono::steady_clock::now();
     runner.start(jobs, opt, cb);
     runner.wait();
     const double dt = seconds(t0);
-    std::printf("{\"impl\": \"headlab-sweep\", \"device\": \"%s\", \"runs\": %zu, \"done\": %d, \"max_ensemble\": %d, \"run_steps_per_s\": %.2f, \"seconds\": %.2f}\n",
-                opt.device.c_str(), jobs.size(), done, opt.maxEnsemble, jobs.size() * steps / dt, dt);
+    std::printf("{\"impl\": \"headlab-sweep\", \"device\": \"%s\", \"runs\": %zu, \"done\": %d, \"graph_capture_failed\": %d, \"max_ensemble\": %d, \"run_steps_per_s\": %.2f, \"seconds\": %.2f}\n",
+                opt.device.c_str(), jobs.size(), done, eager, opt.maxEnsemble, jobs.size() * steps / dt, dt);
 }
 
 void equivalence(const Args &a)

@@ -280,7 +280,9 @@ private:
         auto graph = std::make_unique<at::cuda::CUDAGraph>();
         try {
             c10::cuda::getCurrentCUDAStream().synchronize();
-            graph->capture_begin();
+            // Thread-local: another device's training thread may allocate or synchronise while this
+            // one captures; in the default global mode that would break either capture.
+            graph->capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
             step();
             graph->capture_end();
             return graph;
