@@ -22,13 +22,7 @@ FigureChartView::FigureChartView(SessionModel *model, QWidget *parent)
     : FigureView(model, parent)
 {
     m_chart = new QChart();
-    m_chart->legend()->setAlignment(Qt::AlignRight);
-    m_chart->setMargins(QMargins(6, 6, 6, 6));
-    m_chart->layout()->setContentsMargins(0, 0, 0, 0); // no frame of window colour around the chart
-    m_view = new QChartView(m_chart, this);
-    m_view->setRenderHint(QPainter::Antialiasing);
-    m_view->setMinimumSize(320, 220);
-    setCanvas(m_view);
+    m_view = setChartCanvas(m_chart);
 
     m_threshold = new QLineSeries();
     m_threshold->setName(tr("ln 10: learned below"));

@@ -7,7 +7,11 @@
 #include "ui/ScalingChartView.h"
 #include "ui/SmallMultiplesView.h"
 
+#include <QChart>
+#include <QChartView>
+#include <QGraphicsLayout>
 #include <QHBoxLayout>
+#include <QLegend>
 #include <QVBoxLayout>
 
 namespace headlab::ui {
@@ -30,6 +34,18 @@ void FigureView::setCanvas(QWidget *canvas)
 {
     m_canvas = canvas;
     m_layout->addWidget(canvas, 1);
+}
+
+QChartView *FigureView::setChartCanvas(QChart *chart)
+{
+    chart->legend()->setAlignment(Qt::AlignRight);
+    chart->setMargins(QMargins(6, 6, 6, 6));
+    chart->layout()->setContentsMargins(0, 0, 0, 0); // no frame of window colour around the chart
+    auto *view = new QChartView(chart, this);
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setMinimumSize(320, 220);
+    setCanvas(view);
+    return view;
 }
 
 void FigureView::setControlsVisible(bool visible)

@@ -17,6 +17,9 @@
 class QHBoxLayout;
 class QVBoxLayout;
 
+class QChart;
+class QChartView;
+
 namespace headlab::ui {
 
 class SessionModel;
@@ -52,6 +55,9 @@ Q_SIGNALS:
 
 protected:
     void setCanvas(QWidget *canvas);
+    // A chart view for `chart` (legend on the right, no window-coloured frame, antialiased),
+    // installed as this figure's canvas.
+    QChartView *setChartCanvas(QChart *chart);
     QHBoxLayout *controlsLayout() const { return m_controlsLayout; }
     virtual void selectionChanged() { refresh(); }
     // Reads "<figureId>.<key>" from a view state.

@@ -62,13 +62,7 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
     bar->addWidget(m_info);
 
     m_chart = new QChart();
-    m_chart->legend()->setAlignment(Qt::AlignRight);
-    m_chart->setMargins(QMargins(6, 6, 6, 6));
-    m_chart->layout()->setContentsMargins(0, 0, 0, 0); // no frame of window colour around the chart
-    m_view = new QChartView(m_chart, this);
-    m_view->setRenderHint(QPainter::Antialiasing);
-    m_view->setMinimumSize(320, 220);
-    setCanvas(m_view);
+    m_view = setChartCanvas(m_chart);
 
     auto changed = [this] {
         m_axesDirty = true;
