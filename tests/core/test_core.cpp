@@ -8,6 +8,7 @@
 #include "core/RunConfig.h"
 #include "core/SweepRunner.h"
 #include "core/Trainer.h"
+#include "tests/TinyRuns.h"
 
 #include <QtTest>
 
@@ -20,25 +21,10 @@ namespace {
 
 RunConfig tinyAddition(double lr, int64_t steps, uint64_t seed = 1)
 {
-    RunConfig c;
-    c.task.kind = TaskKind::Addition;
-    c.task.trainPairs = 512;
-    c.task.testPairs = 32;
-    c.model.dModel = 16;
-    c.model.heads = {2, 2};
-    PhaseConfig p;
-    p.name = "answer";
-    p.objective = Objective::Answer;
-    p.steps = steps;
-    p.batchSize = 16;
-    p.useScannedLr = true;
-    c.phases = {p};
-    c.lr = lr;
+    RunConfig c = testing::tinyAdditionRun(16, {2, 2}, steps, lr);
     c.logEvery = 1;
-    c.evalEvery = 10;
     c.initSeed = seed;
     c.dataSeed = seed;
-    c.device = "cpu";
     return c;
 }
 

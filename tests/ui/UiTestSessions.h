@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/Session.h"
+#include "tests/TinyRuns.h"
 
 #include <cmath>
 
@@ -21,23 +22,8 @@ inline Session tinySession(int64_t steps = 40)
 {
     Session s;
     s.name = "ui-test";
-    RunConfig &c = s.base;
-    c.task.kind = TaskKind::Addition;
-    c.task.trainPairs = 512;
-    c.task.testPairs = 32;
-    c.model.dModel = 8;
-    c.model.heads = {1, 1};
-    PhaseConfig p;
-    p.name = "answer";
-    p.objective = Objective::Answer;
-    p.steps = steps;
-    p.batchSize = 16;
-    p.useScannedLr = true;
-    c.phases = {p};
-    c.lr = 1e-3;
-    c.logEvery = 2;
-    c.evalEvery = 10;
-    c.device = "cpu";
+    s.base = testing::tinyAdditionRun(8, {1, 1}, steps, 1e-3);
+    s.base.logEvery = 2;
     s.axes = {SweepAxis{"d_model", {num(8), num(16)}}, SweepAxis{"heads", {num(1), num(2), num(3)}},
               SweepAxis{"lr", {num(1e-3)}}};
     expandSweep(s);
