@@ -47,9 +47,9 @@ void FigureChartView::applyTheme(const ChartTheme &theme)
     refresh();
 }
 
-void FigureChartView::ensureAxes(bool logX, double logBase)
+void FigureChartView::ensureAxes(bool logX, bool logY, double logBase)
 {
-    if (m_axisX && m_axisLog == logX && m_axisBase == logBase) return;
+    if (m_axisX && m_axisLog == logX && m_axisLogY == logY && m_axisBase == logBase) return;
     for (auto *axis : m_chart->axes()) {
         m_chart->removeAxis(axis);
         delete axis;
@@ -63,9 +63,17 @@ void FigureChartView::ensureAxes(bool logX, double logBase)
     } else {
         m_axisX = new QValueAxis();
     }
-    auto *y = new QValueAxis();
-    y->setLabelFormat("%.2f");
-    m_axisY = y;
+    if (logY) {
+        auto *y = new QLogValueAxis();
+        y->setBase(10);
+        y->setLabelFormat("%g");
+        y->setMinorTickCount(8);
+        m_axisY = y;
+    } else {
+        auto *y = new QValueAxis();
+        y->setLabelFormat("%.2f");
+        m_axisY = y;
+    }
     m_chart->addAxis(m_axisX, Qt::AlignBottom);
     m_chart->addAxis(m_axisY, Qt::AlignLeft);
     for (auto *s : m_chart->series()) {
@@ -75,13 +83,14 @@ void FigureChartView::ensureAxes(bool logX, double logBase)
     m_theme.apply(m_axisX);
     m_theme.apply(m_axisY);
     m_axisLog = logX;
+    m_axisLogY = logY;
     m_axisBase = logBase;
 }
 
 void FigureChartView::showData(FigureData data, double logBase)
 {
     m_data = std::move(data);
-    ensureAxes(m_data.logX, logBase);
+    ensureAxes(m_data.logX, m_data.logY, logBase);
     m_axisX->setTitleText(m_data.xTitle);
     m_axisY->setTitleText(m_data.yTitle);
 
@@ -100,7 +109,31 @@ void FigureChartView::showData(FigureData data, double logBase)
     }
     const bool addition = m_model->session().base.task.kind == TaskKind::Addition;
     double xMin = 1e300, xMax = -1e300;
+    const bool reference = !addition && std::isfinite(m_data.referenceY);
     double yTop = std::max(m_data.yMax, addition ? kLn22 : 0.0) * 1.08;
+    double yBottom = 0.0;
+    if (m_data.logY) {
+        double yMin = reference ? m_data.referenceY : 1e300;
+        for (const auto &s : m_data.series)
+            for (const auto &p : s.points)
+                if (p.y() > 0) yMin = std::min(yMin, p.y());
+        if (yMin > 1e299) yMin = 0.1;
+        yTop = std::max(m_data.yMax, reference ? m_data.referenceY : 0.0) * 1.6;
+        if (yTop <= 0) yTop = 10.0;
+        yBottom = yMin / 1.6;
+    } else if (!m_data.yFromZero) {
+        double lo = 1e300, hi = -1e300;
+        for (const auto &s : m_data.series)
+            for (const auto &p : s.points) {
+                lo = std::min(lo, p.y());
+                hi = std::max(hi, p.y());
+            }
+        if (lo <= hi) {
+            const double pad = std::max((hi - lo) * 0.15, std::abs(hi) * 0.01 + 1e-9);
+            yBottom = lo - pad;
+            yTop = hi + pad;
+        }
+    }
     if (yTop <= 0) yTop = 1.0;
     QList<QPointF> learned, notLearned, diverged;
     for (const auto &s : m_data.series) {
@@ -119,12 +152,12 @@ void FigureChartView::showData(FigureData data, double logBase)
         }
         line->replace(s.points);
         for (int i = 0; i < s.points.size(); ++i) {
-            (s.learned[i] ? learned : notLearned) << s.points[i];
+            (s.learned[i] || !m_data.learnedMarkers ? learned : notLearned) << s.points[i];
             xMin = std::min(xMin, s.points[i].x());
             xMax = std::max(xMax, s.points[i].x());
         }
         for (double x : s.divergedX) {
-            diverged << QPointF(x, yTop * 0.985);
+            diverged << QPointF(x, m_data.logY ? yTop / 1.15 : yTop * 0.985);
             xMin = std::min(xMin, x);
             xMax = std::max(xMax, x);
         }
@@ -155,10 +188,19 @@ void FigureChartView::showData(FigureData data, double logBase)
         xMin -= pad;
         xMax += pad;
     }
-    m_threshold->replace(QList<QPointF>{{xMin, kLn10}, {xMax, kLn10}});
-    m_threshold->setVisible(addition);
+    const double lineY = addition ? kLn10 : m_data.referenceY;
+    m_threshold->setName(addition ? tr("ln 10: learned below") : m_data.referenceName);
+    if (addition || reference) m_threshold->replace(QList<QPointF>{{xMin, lineY}, {xMax, lineY}});
+    m_threshold->setVisible(addition || reference);
     m_axisX->setRange(xMin, xMax);
-    m_axisY->setRange(0.0, yTop);
+    m_axisY->setRange(yBottom, yTop);
+    if (m_data.niceTicks) {
+        for (auto *axis : {m_axisX, m_axisY})
+            if (auto *linear = qobject_cast<QValueAxis *>(axis)) {
+                linear->applyNiceNumbers();
+                linear->setLabelFormat("%g");
+            }
+    }
 
     if (m_stylesDirty) {
         int i = 0;
@@ -179,7 +221,11 @@ void FigureChartView::showData(FigureData data, double logBase)
         m_theme.apply(m_chart);
         m_stylesDirty = false;
     }
-    for (auto *m : m_chart->legend()->markers(m_threshold)) m->setVisible(addition);
+    for (auto *m : m_chart->legend()->markers(m_threshold)) m->setVisible(addition || reference);
+    for (auto *series : {m_learned, m_notLearned})
+        for (auto *m : m_chart->legend()->markers(series)) m->setVisible(m_data.learnedMarkers);
+    if (!m_data.learnedMarkers) // the newer figures list "diverged" only when there is one
+        for (auto *m : m_chart->legend()->markers(m_diverged)) m->setVisible(!diverged.isEmpty());
     m_chart->setTitle(m_data.title);
 }
 

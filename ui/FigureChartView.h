@@ -1,7 +1,8 @@
 // FigureChartView.h — a Qt Charts figure drawn from FigureData: one line with markers per series,
 // filled markers where the model learned and hollow ones where it did not, diverged points as
-// diamonds along the top, and a dashed "learned below ln 10" line. Base of the Figure 3 and 4
-// views; series persist and get one replace() per frame.
+// diamonds along the top, and a dashed "learned below ln 10" line (or the figure's own reference
+// line). Base of the Figure 3 and 4, rank and total-heads views; series persist and get one
+// replace() per frame.
 #pragma once
 
 #include "ui/FigureData.h"
@@ -32,11 +33,12 @@ protected:
     void showData(FigureData data, double logBase);
 
 private:
-    void ensureAxes(bool logX, double logBase);
+    void ensureAxes(bool logX, bool logY, double logBase);
     QChartView *m_view;
     QChart *m_chart;
     QAbstractAxis *m_axisX = nullptr, *m_axisY = nullptr;
     bool m_axisLog = false;
+    bool m_axisLogY = false;
     double m_axisBase = 0;
     std::map<QString, QLineSeries *> m_lines;
     QScatterSeries *m_learned = nullptr, *m_notLearned = nullptr, *m_diverged = nullptr;

@@ -111,20 +111,189 @@ FigureData learningRateFigure(const Session &session, bool scaled)
     return d;
 }
 
+namespace {
+// Runs whose loss the rank and total-heads figures show: finished, or stopped by the user or a
+// time limit (with the loss they reached). Diverged runs are drawn along the top.
+bool reached(const RunResult &r)
+{
+    return r.status == RunStatus::Done || r.status == RunStatus::Diverged ||
+           r.status == RunStatus::Stopped;
+}
+
+QString schemeOf(const SessionRun &run)
+{
+    auto it = run.labels.find("head_schedule");
+    if (it == run.labels.end()) return QStringLiteral("one schedule");
+    const QString label = QString::fromStdString(it->second);
+    return label.section(':', 0, 0);
+}
+
+QString stoppedNote(int stopped)
+{
+    return stopped > 0 ? QStringLiteral(" — %1 run(s) stopped early").arg(stopped) : QString();
+}
+} // namespace
+
+FigureData rankFigure(const Session &session)
+{
+    FigureData d;
+    d.xTitle = QStringLiteral("rank: head dimension m_H");
+    d.yTitle = QStringLiteral("best epoch-mean loss (MSE × d)");
+    d.yColumn = QStringLiteral("best_epoch_mean");
+    d.logY = true;
+    d.learnedMarkers = false;
+    d.referenceY = 1.0;
+    d.referenceName = QStringLiteral("1: predict 0");
+    struct Best {
+        double loss = kNaN;
+        int diverged = 0;
+    };
+    // (layers, w) -> rank -> best over seeds
+    std::map<std::pair<int64_t, int64_t>, std::map<double, Best>> lines;
+    int stopped = 0;
+    for (const auto &run : session.runs) {
+        const RunResult &r = run.result;
+        if (!reached(r)) continue;
+        auto &best = lines[{run.config.model.layers(), run.config.model.widthMultiplier}]
+                          [double(headDimension(run.config))];
+        double loss = kNaN;
+        if (r.status != RunStatus::Diverged) {
+            auto it = r.metrics.find("best_epoch_mean");
+            loss = it != r.metrics.end() ? it->second : finalTestLoss(r);
+        }
+        if (!std::isfinite(loss) || loss <= 0) {
+            if (r.status == RunStatus::Stopped) continue; // stopped before any loss: nothing
+            ++best.diverged;
+            continue;
+        }
+        stopped += r.status == RunStatus::Stopped ? 1 : 0;
+        if (!std::isfinite(best.loss) || loss < best.loss) best.loss = loss;
+    }
+    d.title = QStringLiteral("Loss against rank, best over seeds") + stoppedNote(stopped);
+    for (const auto &[key, points] : lines) {
+        FigureSeries s;
+        s.name = QStringLiteral("L = %1, w = %2").arg(key.first).arg(key.second);
+        for (const auto &[x, b] : points) {
+            if (std::isfinite(b.loss)) {
+                s.points << QPointF(x, b.loss);
+                s.learned << (b.loss < d.referenceY); // beats predicting 0
+                d.yMax = std::max(d.yMax, b.loss);
+            } else if (b.diverged > 0) {
+                s.divergedX << x;
+            }
+        }
+        d.series.push_back(std::move(s));
+    }
+    return d;
+}
+
+bool sharesEnsembleClock(const Session &session)
+{
+    std::map<double, int> seen;
+    for (const auto &run : session.runs)
+        if (run.result.wallSeconds > 0 && ++seen[run.result.wallSeconds] > 1) return true;
+    return false;
+}
+
+namespace {
+// scheme -> total heads -> accumulated y, for the total-heads figures.
+using ByScheme = std::map<QString, std::map<double, Accumulator>>;
+
+FigureData totalHeadsFigure(const Session &session, bool speed)
+{
+    FigureData d;
+    d.logX = false;
+    d.niceTicks = true;
+    d.learnedMarkers = false;
+    d.xTitle = QStringLiteral("total heads (sum over layers)");
+    ByScheme byScheme;
+    int stopped = 0;
+    for (const auto &run : session.runs) {
+        const RunResult &r = run.result;
+        if (!reached(r)) continue;
+        Accumulator &a = byScheme[schemeOf(run)][double(run.config.model.totalHeads())];
+        double y = kNaN;
+        if (speed) {
+            auto it = r.metrics.find("steps_per_second");
+            if (it != r.metrics.end())
+                y = it->second;
+            else if (r.wallSeconds > 0 && r.stepsDone > 0)
+                y = double(r.stepsDone) / r.wallSeconds;
+            if (!std::isfinite(y)) continue; // no clock: nothing to show, not a divergence
+        } else {
+            y = finalTestLoss(r);
+            if (!std::isfinite(y)) {
+                if (r.status == RunStatus::Stopped) continue; // stopped before any loss
+                ++a.diverged;
+                continue;
+            }
+        }
+        stopped += r.status == RunStatus::Stopped ? 1 : 0;
+        a.sum += y;
+        ++a.n;
+    }
+    if (speed) {
+        const bool shared = sharesEnsembleClock(session);
+        d.title = shared ? QStringLiteral("Ensemble training speed: runs trained together share "
+                                          "one clock")
+                         : QStringLiteral("Training speed per run");
+        d.yTitle = shared ? QStringLiteral("ensemble steps / s") : QStringLiteral("steps / s");
+        d.yColumn = QStringLiteral("steps_per_second");
+    } else {
+        d.title = QStringLiteral("Final test loss against total heads, mean over seeds") +
+                  stoppedNote(stopped);
+        d.yTitle = QStringLiteral("final test loss (nats)");
+        d.yFromZero = false;
+    }
+    for (const auto &[scheme, points] : byScheme) {
+        FigureSeries s;
+        s.name = scheme;
+        for (const auto &[x, a] : points) {
+            if (a.n > 0) {
+                const double y = a.sum / a.n;
+                s.points << QPointF(x, y);
+                s.learned << true;
+                d.yMax = std::max(d.yMax, y);
+            } else if (a.diverged > 0) {
+                s.divergedX << x;
+            }
+        }
+        d.series.push_back(std::move(s));
+    }
+    return d;
+}
+} // namespace
+
+FigureData totalHeadsLossFigure(const Session &session)
+{
+    return totalHeadsFigure(session, false);
+}
+
+FigureData totalHeadsSpeedFigure(const Session &session)
+{
+    return totalHeadsFigure(session, true);
+}
+
 QString FigureData::csv() const
 {
-    QString out = QStringLiteral("series,x,final_test_loss,learned\n");
+    // The learned column only where the figure marks it (ln 10 is the addition task's threshold).
+    QString out = QStringLiteral("series,x,%1%2\n").arg(yColumn, learnedMarkers ? ",learned" : "");
     for (const auto &s : series) {
         QString name = s.name;
         name.replace('"', '\'');
-        for (int i = 0; i < s.points.size(); ++i)
-            out += QStringLiteral("\"%1\",%2,%3,%4\n")
+        for (int i = 0; i < s.points.size(); ++i) {
+            out += QStringLiteral("\"%1\",%2,%3")
                        .arg(name)
                        .arg(s.points[i].x(), 0, 'g', 10)
-                       .arg(s.points[i].y(), 0, 'g', 10)
-                       .arg(s.learned[i] ? 1 : 0);
+                       .arg(s.points[i].y(), 0, 'g', 10);
+            out += learnedMarkers ? QStringLiteral(",%1\n").arg(s.learned[i] ? 1 : 0)
+                                  : QStringLiteral("\n");
+        }
         for (double x : s.divergedX)
-            out += QStringLiteral("\"%1\",%2,diverged,0\n").arg(name).arg(x, 0, 'g', 10);
+            out += QStringLiteral("\"%1\",%2,diverged%3\n")
+                       .arg(name)
+                       .arg(x, 0, 'g', 10)
+                       .arg(learnedMarkers ? ",0" : "");
     }
     return out;
 }

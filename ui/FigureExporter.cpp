@@ -24,6 +24,8 @@ QList<FigureExport> FigureExporter::allFigures()
         {"fig4_loss_vs_lr", "lr", {{"lr.x", "lr"}}},
         {"fig4_loss_vs_lr_sqrt_mH", "lr", {{"lr.x", "lr_sqrt_mh"}}},
         {"fig5_small_multiples", "grid", {}},
+        {"nn_loss_vs_rank", "rank", {}},
+        {"heads_loss_and_speed_vs_total_heads", "heads", {}},
     };
 }
 
@@ -124,6 +126,7 @@ QStringList FigureExporter::exportAll(SessionModel *model, const QString &dir, Q
         ViewState s = state;
         for (const auto &[k, v] : spec.overrides) s[k] = v;
         auto figure = offscreenCopy(model, spec.figureId, s, {}, size);
+        if (figure && !figure->applies()) continue; // not this task's figure: no empty files
         const QString stem = QDir(dir).filePath(spec.fileStem);
         QString why;
         if (!writePng(figure.get(), stem + ".png", size, &why) ||

@@ -25,7 +25,8 @@ struct FigureExport {
 
 class FigureExporter {
 public:
-    // Every figure "Export all" writes: the paper's Figures 1–5 and their variants.
+    // Every figure "Export all" can write: the paper's Figures 1–5 and their variants, the
+    // nearest-neighbour rank figure and the head-schedule figure.
     static QList<FigureExport> allFigures();
 
     static bool writePng(FigureView *figure, const QString &path, QSize size,
@@ -39,8 +40,8 @@ public:
                                                      const ViewState &state,
                                                      const QList<int> &selectedRuns, QSize size);
 
-    // Writes <stem>.png, <stem>.svg and <stem>.csv for every figure into `dir` (created if
-    // needed). Returns the files written; on failure returns what was written and sets *error.
+    // Writes <stem>.png, <stem>.svg and <stem>.csv for every figure that applies to the session's
+    // task into `dir` (created if needed). Returns the files written; on failure returns what was written and sets *error.
     static QStringList exportAll(SessionModel *model, const QString &dir, QSize size,
                                  const ViewState &state, QString *error = nullptr);
 };

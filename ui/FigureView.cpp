@@ -1,9 +1,11 @@
 // FigureView.cpp — see FigureView.h.
 #include "ui/FigureView.h"
 
+#include "ui/HeadScheduleChartView.h"
 #include "ui/HeatmapView.h"
 #include "ui/LearningRateChartView.h"
 #include "ui/LossChartView.h"
+#include "ui/RankChartView.h"
 #include "ui/ScalingChartView.h"
 #include "ui/SmallMultiplesView.h"
 
@@ -81,7 +83,7 @@ void FigureView::setStateValue(ViewState &state, const std::string &key,
 
 QStringList FigureView::figureIds()
 {
-    return {"loss", "heatmap", "scaling", "lr", "grid"};
+    return {"loss", "heatmap", "scaling", "lr", "grid", "rank", "heads"};
 }
 
 FigureView *FigureView::create(const QString &id, SessionModel *model, QWidget *parent)
@@ -91,6 +93,8 @@ FigureView *FigureView::create(const QString &id, SessionModel *model, QWidget *
     if (id == "scaling") return new ScalingChartView(model, parent);
     if (id == "lr") return new LearningRateChartView(model, parent);
     if (id == "grid") return new SmallMultiplesView(model, parent);
+    if (id == "rank") return new RankChartView(model, parent);
+    if (id == "heads") return new HeadScheduleChartView(model, parent);
     return nullptr;
 }
 

@@ -30,11 +30,15 @@ class FigureView : public QWidget {
 public:
     explicit FigureView(SessionModel *model, QWidget *parent = nullptr);
 
-    // "loss", "heatmap", "scaling", "lr", "grid": stable names used in view state and exports.
+    // "loss", "heatmap", "scaling", "lr", "grid", "rank", "heads": stable names used in view state
+    // and exports.
     virtual QString figureId() const = 0;
     virtual QString title() const = 0;
     virtual QString csv() const = 0;
     virtual void refresh() = 0;
+    // Whether the figure means anything for the session's task (the rank figure: nearest-neighbour
+    // only). The window hides the tab of one that does not; Export all skips it.
+    virtual bool applies() const { return true; }
     virtual void saveViewState(ViewState &state) const { Q_UNUSED(state); }
     virtual void restoreViewState(const ViewState &state) { Q_UNUSED(state); }
     virtual void applyTheme(const ChartTheme &theme);

@@ -76,6 +76,8 @@ QString figureTabName(const QString &id)
     if (id == "scaling") return QObject::tr("Loss vs m, m_H");
     if (id == "lr") return QObject::tr("Loss vs η");
     if (id == "grid") return QObject::tr("All runs");
+    if (id == "rank") return QObject::tr("Loss vs rank");
+    if (id == "heads") return QObject::tr("Loss vs total heads");
     return id;
 }
 } // namespace
@@ -114,6 +116,8 @@ MainWindow::MainWindow(QWidget *parent)
     });
     connect(m_controller, &TrainingController::stateChanged, this, &MainWindow::updateActions);
     connect(m_model, &SessionModel::dataChanged, this, &MainWindow::scheduleRedraw);
+    connect(m_model, &SessionModel::runsReset, this, &MainWindow::updateFigureTabs);
+    updateFigureTabs(); // the default session's task
     connect(m_model, &SessionModel::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_model, &SessionModel::filePathChanged, this, &MainWindow::updateTitle);
 
@@ -276,7 +280,9 @@ void MainWindow::buildMenus()
     for (int i = 0; i < m_figures.size(); ++i) {
         auto *a = view->addAction(figureTabName(m_figures[i]->figureId()));
         a->setShortcut(QKeySequence(Qt::ALT | (Qt::Key_1 + i)));
-        connect(a, &QAction::triggered, this, [this, i] { m_tabs->setCurrentIndex(i); });
+        connect(a, &QAction::triggered, this, [this, i] {
+            if (m_tabs->isTabVisible(i)) m_tabs->setCurrentIndex(i); // hidden: not this task's
+        });
     }
     view->addSeparator();
     view->addAction(m_formDock->toggleViewAction());
@@ -398,7 +404,17 @@ FigureView *MainWindow::currentFigure() const
 
 void MainWindow::showFigure(const QString &id)
 {
-    if (auto *f = figure(id)) m_tabs->setCurrentWidget(f);
+    if (auto *f = figure(id); f && m_tabs->isTabVisible(m_tabs->indexOf(f)))
+        m_tabs->setCurrentWidget(f);
+}
+
+void MainWindow::updateFigureTabs()
+{
+    for (auto *f : m_figures) {
+        const int i = m_tabs->indexOf(f);
+        const bool applies = f->applies();
+        if (m_tabs->isTabVisible(i) != applies) m_tabs->setTabVisible(i, applies);
+    }
 }
 
 void MainWindow::scheduleRedraw()
@@ -411,6 +427,7 @@ void MainWindow::redraw()
     // Only the figure on screen is redrawn; the others catch up when their tab is shown.
     QElapsedTimer clock;
     clock.start();
+    updateFigureTabs();
     if (auto *f = currentFigure()) f->refresh();
     updateStatus();
     const double ms = double(clock.nsecsElapsed()) / 1e6;
@@ -734,6 +751,7 @@ void MainWindow::restoreView()
         chart = "grid";
     else if (!FigureView::figureIds().contains(chart))
         chart = "heatmap";
+    updateFigureTabs();
     showFigure(chart);
     m_restoring = false;
     if (auto *f = currentFigure()) f->refresh();

@@ -78,6 +78,8 @@ private:
     void buildLayout();
     void scheduleRedraw();
     void redraw();
+    // Shows the tabs of the figures that apply to the session's task, hides the others.
+    void updateFigureTabs();
     void updateTitle();
     void updateActions();
     void updateStatus();

@@ -1,5 +1,6 @@
 // UiTestSessions.h — tiny sessions for the GUI tests: the addition task at d_model 8–16, a few
-// dozen steps on the CPU, so that a whole sweep takes seconds on 2 cores.
+// dozen steps on the CPU, so that a whole sweep takes seconds on 2 cores; and made-up
+// nearest-neighbour and head-schedule sessions for the figures of those tasks.
 #pragma once
 
 #include "core/Session.h"
@@ -60,6 +61,110 @@ inline Session syntheticSession()
     auto &r2 = s.runs[2].result;
     r2.status = RunStatus::Failed;
     r2.message = "out of memory";
+    return s;
+}
+
+// Nearest-neighbour, made up: d_model 16, heads {1, 4, 16} (rank 16, 4, 1) × layers {1, 3} ×
+// w {1, 2} × seeds {0, 1}, plus one run with head_dim 2 set directly (rank 2 at one head).
+// best_epoch_mean = rankLoss(L, w, rank) + 0.05 for seed 0 and + 0.02 for seed 1, except at rank 4
+// where seed 0 is the better one (+ 0.01 against + 0.04). One run (L 3, w 2, rank 1, seed 1) has
+// only final_test_loss, 0.5 below the other seed; one (L 3, w 2, rank 16, seed 0) is still
+// queued, so its line's rank 16 point comes from seed 1 alone.
+inline double rankLoss(int64_t layers, int64_t w, int64_t rank)
+{
+    return 0.9 / double(rank) * double(layers) / double(w) + 0.01;
+}
+
+inline Session nearestNeighbourSession()
+{
+    Session s = tinySession();
+    s.name = "ui-test-nn";
+    s.base.task.kind = TaskKind::NearestNeighbour;
+    s.base.model.dModel = 16;
+    s.axes = {SweepAxis{"heads", {num(1), num(4), num(16)}}, SweepAxis{"layers", {num(1), num(3)}},
+              SweepAxis{"width_multiplier", {num(1), num(2)}}, SweepAxis{"seed", {num(0), num(1)}}};
+    s.runs.clear();
+    auto add = [&s](int64_t heads, int64_t layers, int64_t w, int seed, int64_t headDim) {
+        SessionRun run;
+        run.config = s.base;
+        run.config.model.heads.assign(size_t(layers), heads);
+        run.config.model.widthMultiplier = w;
+        run.config.model.headDim = headDim;
+        run.config.initSeed = uint64_t(seed);
+        run.labels = {{"heads", std::to_string(heads)},
+                      {"layers", std::to_string(layers)},
+                      {"width_multiplier", std::to_string(w)},
+                      {"seed", std::to_string(seed)}};
+        if (headDim > 0) run.labels["head_dim"] = std::to_string(headDim);
+        const int64_t rank = headDim > 0 ? headDim : 16 / heads;
+        const double offset = rank == 4 ? (seed == 0 ? 0.01 : 0.04) : (seed == 0 ? 0.05 : 0.02);
+        run.result.status = RunStatus::Done;
+        run.result.stepsDone = 40;
+        run.result.metrics["best_epoch_mean"] = rankLoss(layers, w, rank) + offset;
+        run.result.metrics["final_test_loss"] = rankLoss(layers, w, rank) + offset + 0.001;
+        s.runs.push_back(std::move(run));
+    };
+    for (int64_t heads : {1, 4, 16})
+        for (int64_t layers : {1, 3})
+            for (int64_t w : {1, 2})
+                for (int seed : {0, 1}) add(heads, layers, w, seed, 0);
+    add(1, 1, 1, 0, 2);
+    for (auto &run : s.runs) {
+        const auto &m = run.config.model;
+        if (m.layers() == 3 && m.widthMultiplier == 2 && m.heads[0] == 16 &&
+            run.config.initSeed == 1) {
+            run.result.metrics.erase("best_epoch_mean");
+            run.result.metrics["final_test_loss"] = rankLoss(3, 2, 1) + 0.05 - 0.5;
+        }
+        if (m.layers() == 3 && m.widthMultiplier == 2 && m.heads[0] == 1 &&
+            run.config.initSeed == 0) {
+            run.result.status = RunStatus::Queued;
+            run.result.metrics.clear();
+        }
+    }
+    return s;
+}
+
+// Head schedules on text, made up: d_model 16, 3 layers, schedules ascending:7 {1,2,4},
+// ascending:14 {2,4,8}, constant:6 {2,2,2}, constant:12 {4,4,4}, descending:7 {4,2,1}, two seeds
+// each. final_test_loss = 2 - 0.05·total + 0.1·seed; steps_per_second = 100 - total + seed, each
+// run on its own clock (constant:12 seed 1 has no steps_per_second: 178 steps in 2 s = 89/s).
+inline Session headScheduleSession()
+{
+    Session s = tinySession();
+    s.name = "ui-test-heads";
+    s.base.task.kind = TaskKind::Text;
+    s.base.model.dModel = 16;
+    s.axes = {SweepAxis{"seed", {num(0), num(1)}}};
+    s.runs.clear();
+    struct Schedule {
+        const char *label;
+        std::vector<int64_t> heads;
+    };
+    const std::vector<Schedule> schedules = {{"ascending:7", {1, 2, 4}},
+                                             {"ascending:14", {2, 4, 8}},
+                                             {"constant:6", {2, 2, 2}},
+                                             {"constant:12", {4, 4, 4}},
+                                             {"descending:7", {4, 2, 1}}};
+    double clock = 10.0;
+    for (const auto &schedule : schedules)
+        for (int seed : {0, 1}) {
+            SessionRun run;
+            run.config = s.base;
+            run.config.model.heads = schedule.heads;
+            run.config.initSeed = uint64_t(seed);
+            run.labels = {{"head_schedule", schedule.label}, {"seed", std::to_string(seed)}};
+            const double total = double(run.config.model.totalHeads());
+            run.result.status = RunStatus::Done;
+            run.result.stepsDone = 178;
+            run.result.wallSeconds = clock += 1.0;
+            run.result.metrics["final_test_loss"] = 2.0 - 0.05 * total + 0.1 * seed;
+            if (std::string(schedule.label) == "constant:12" && seed == 1)
+                run.result.wallSeconds = 2.0;
+            else
+                run.result.metrics["steps_per_second"] = 100.0 - total + seed;
+            s.runs.push_back(std::move(run));
+        }
     return s;
 }
 

@@ -7,6 +7,8 @@
 #include "ui/ExperimentForm.h"
 #include "ui/FigureData.h"
 #include "ui/FigureExporter.h"
+#include "ui/FigurePanel.h"
+#include "ui/HeadScheduleChartView.h"
 #include "ui/HeadScheduleEditor.h"
 #include "ui/HeatmapData.h"
 #include "ui/HeatmapView.h"
@@ -20,6 +22,7 @@
 #include <QProcess>
 #include <QSet>
 #include <QSvgRenderer>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
@@ -42,6 +45,13 @@ private Q_SLOTS:
     void exportAllWritesEveryFigure();
     void headlessExportAll();
     void viewStateTravelsWithTheSession();
+    void rankFigureIsBestOverSeeds();
+    void totalHeadsFigureIsMeanOverSeeds();
+    void speedPanelSaysWhenRunsShareAClock();
+    void taskFiguresExportAndRender_data();
+    void taskFiguresExportAndRender();
+    void exportAllWritesOnlyTheTasksFigures();
+    void windowShowsOnlyTheTasksTabs();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -279,7 +289,8 @@ void TestUiFigures::exportAllWritesEveryFigure()
     const QStringList files =
         FigureExporter::exportAll(&model, dir.path(), QSize(800, 500), {}, &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    QCOMPARE(files.size(), FigureExporter::allFigures().size() * 3);
+    // The addition session gets every figure but the nearest-neighbour and head-schedule ones.
+    QCOMPARE(files.size(), (FigureExporter::allFigures().size() - 2) * 3);
     for (const auto &f : files)
         QVERIFY2(QFileInfo(f).size() > 40, qPrintable(f)); // more than a CSV header
 }
@@ -300,7 +311,7 @@ void TestUiFigures::headlessExportAll()
     QVERIFY(app.waitForFinished(60000));
     QVERIFY2(app.exitCode() == 0, app.readAllStandardError().constData());
     const QStringList pngs = QDir(dir.filePath("out")).entryList({"*.png"});
-    QCOMPARE(pngs.size(), FigureExporter::allFigures().size());
+    QCOMPARE(pngs.size(), FigureExporter::allFigures().size() - 2); // not rank, not heads
     QCOMPARE(QImage(dir.filePath("out/fig2_heatmap.png")).size(), QSize(640, 400));
     // The figures show this session, not the default one: the heatmap has the diverged cell.
     QFile csv(dir.filePath("out/fig2_heatmap.csv"));
@@ -346,6 +357,193 @@ void TestUiFigures::viewStateTravelsWithTheSession()
     QCOMPARE(QString::fromStdString(state["heatmap.step"]), QString("20"));
     QCOMPARE(static_cast<HeatmapView *>(reopened.figure("heatmap"))->data().xAxis,
              std::string("heads"));
+}
+
+static const FigureSeries *seriesNamed(const FigureData &d, const QString &name)
+{
+    for (const auto &s : d.series)
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+static QList<double> xsOf(const FigureSeries &s)
+{
+    QList<double> xs;
+    for (const auto &p : s.points) xs << p.x();
+    return xs;
+}
+
+void TestUiFigures::rankFigureIsBestOverSeeds()
+{
+    using uitest::rankLoss;
+    const FigureData d = rankFigure(uitest::nearestNeighbourSession());
+    QVERIFY(d.logX);
+    QVERIFY(d.logY);
+    QCOMPARE(d.referenceY, 1.0);
+    QCOMPARE(d.yColumn, QString("best_epoch_mean"));
+    QCOMPARE(int(d.series.size()), 4); // (layers, w) in {1, 3} × {1, 2}
+    const FigureSeries *l1w1 = seriesNamed(d, "L = 1, w = 1");
+    QVERIFY(l1w1);
+    // Rank is the head dimension: d_model / heads, or head_dim where it is set (rank 2).
+    QCOMPARE(xsOf(*l1w1), (QList<double>{1, 2, 4, 16}));
+    QCOMPARE(l1w1->points[0].y(), rankLoss(1, 1, 1) + 0.02); // seed 1 is the better one
+    QCOMPARE(l1w1->points[1].y(), rankLoss(1, 1, 2) + 0.05); // one run
+    QCOMPARE(l1w1->points[2].y(), rankLoss(1, 1, 4) + 0.01); // seed 0 is the better one
+    QCOMPARE(l1w1->points[3].y(), rankLoss(1, 1, 16) + 0.02);
+    const FigureSeries *l3w2 = seriesNamed(d, "L = 3, w = 2");
+    QVERIFY(l3w2);
+    QCOMPARE(xsOf(*l3w2), (QList<double>{1, 4, 16}));
+    // final_test_loss stands in where best_epoch_mean is missing, and wins here.
+    QCOMPARE(l3w2->points[0].y(), rankLoss(3, 2, 1) + 0.05 - 0.5);
+    // The queued seed 0 does not count: rank 16 is seed 1 alone.
+    QCOMPARE(l3w2->points[2].y(), rankLoss(3, 2, 16) + 0.02);
+    QVERIFY(d.csv().startsWith("series,x,best_epoch_mean\n"));
+    QVERIFY(d.csv().contains("\"L = 1, w = 1\",2,"));
+}
+
+void TestUiFigures::totalHeadsFigureIsMeanOverSeeds()
+{
+    Session s = uitest::headScheduleSession();
+    const FigureData loss = totalHeadsLossFigure(s);
+    QVERIFY(!loss.logX);
+    QCOMPARE(int(loss.series.size()), 3); // the scheme is the label before ':'
+    const FigureSeries *asc = seriesNamed(loss, "ascending");
+    const FigureSeries *con = seriesNamed(loss, "constant");
+    const FigureSeries *desc = seriesNamed(loss, "descending");
+    QVERIFY(asc && con && desc);
+    // x is the sum of the per-layer heads: ascending:7 is {1, 2, 4}, constant:6 is {2, 2, 2}.
+    QCOMPARE(xsOf(*asc), (QList<double>{7, 14}));
+    QCOMPARE(xsOf(*con), (QList<double>{6, 12}));
+    QCOMPARE(xsOf(*desc), (QList<double>{7}));
+    // Mean over seeds 0 and 1: 2 - 0.05·total + 0.05.
+    QVERIFY(qFuzzyCompare(asc->points[0].y(), 2.0 - 0.05 * 7 + 0.05));
+    QVERIFY(qFuzzyCompare(con->points[1].y(), 2.0 - 0.05 * 12 + 0.05));
+
+    const FigureData speed = totalHeadsSpeedFigure(s);
+    QCOMPARE(speed.yColumn, QString("steps_per_second"));
+    const FigureSeries *conSpeed = seriesNamed(speed, "constant");
+    QVERIFY(conSpeed);
+    QCOMPARE(conSpeed->points[0].y(), 100.0 - 6 + 0.5);
+    // constant:12 seed 1 has no steps_per_second: 178 steps in 2 s, 89 steps/s.
+    QCOMPARE(conSpeed->points[1].y(), (88.0 + 89.0) / 2);
+
+    // Without a head_schedule label: one series.
+    for (auto &run : s.runs) run.labels.erase("head_schedule");
+    const FigureData one = totalHeadsLossFigure(s);
+    QCOMPARE(int(one.series.size()), 1);
+    QCOMPARE(xsOf(one.series[0]), (QList<double>{6, 7, 12, 14}));
+    // total 7: ascending and descending, two seeds each.
+    QVERIFY(qFuzzyCompare(one.series[0].points[1].y(), 2.0 - 0.05 * 7 + 0.05));
+}
+
+void TestUiFigures::speedPanelSaysWhenRunsShareAClock()
+{
+    Session s = uitest::headScheduleSession();
+    QVERIFY(!sharesEnsembleClock(s));
+    QVERIFY(!totalHeadsSpeedFigure(s).title.contains("nsemble"));
+    for (auto &run : s.runs) run.result.wallSeconds = 12.5; // trained together as one ensemble
+    QVERIFY(sharesEnsembleClock(s));
+    const FigureData speed = totalHeadsSpeedFigure(s);
+    QVERIFY2(speed.title.contains("Ensemble"), qPrintable(speed.title));
+    QVERIFY2(speed.yTitle.contains("ensemble"), qPrintable(speed.yTitle));
+}
+
+void TestUiFigures::taskFiguresExportAndRender_data()
+{
+    QTest::addColumn<QString>("figure");
+    QTest::addColumn<bool>("nearestNeighbour");
+    QTest::newRow("rank") << "rank" << true;
+    QTest::newRow("heads") << "heads" << false;
+}
+
+void TestUiFigures::taskFiguresExportAndRender()
+{
+    QFETCH(QString, figure);
+    QFETCH(bool, nearestNeighbour);
+    SessionModel model;
+    model.setSession(nearestNeighbour ? uitest::nearestNeighbourSession()
+                                      : uitest::headScheduleSession());
+    QTemporaryDir dir;
+    const QSize size(1000, 560);
+    auto view = FigureExporter::offscreenCopy(&model, figure, {}, {}, size);
+    QVERIFY(view);
+    QVERIFY(view->applies());
+    const QString svg = dir.filePath(figure + ".svg"), png = dir.filePath(figure + ".png");
+    QString error, why;
+    QVERIFY2(FigureExporter::writeSvg(view.get(), svg, size, &error), qPrintable(error));
+    QVERIFY2(FigureExporter::writePng(view.get(), png, size, &error), qPrintable(error));
+    QVERIFY2(isValidSvg(svg, &why), qPrintable(why));
+    QImage image(png);
+    QCOMPARE(image.size(), size);
+    QVERIFY2(distinctColours(image) > 8, "the PNG is blank");
+    QFile f(svg);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    QVERIFY2(text.contains(view->title().left(12)), qPrintable(view->title()));
+    if (!nearestNeighbour) {
+        // Both panels are in the drawing and in the CSV.
+        auto *heads = static_cast<HeadScheduleChartView *>(view.get());
+        QVERIFY(text.contains(heads->speedPanel()->title().left(12)));
+        QVERIFY(view->csv().contains("steps_per_second"));
+        QVERIFY(view->csv().contains("final_test_loss"));
+    }
+}
+
+void TestUiFigures::exportAllWritesOnlyTheTasksFigures()
+{
+    struct Case {
+        Session session;
+        bool rank, heads;
+    };
+    const std::vector<Case> cases = {{uitest::syntheticSession(), false, false},
+                                     {uitest::nearestNeighbourSession(), true, false},
+                                     {uitest::headScheduleSession(), false, true}};
+    for (const auto &c : cases) {
+        SessionModel model;
+        model.setSession(c.session);
+        QTemporaryDir dir;
+        QString error;
+        const QStringList files =
+            FigureExporter::exportAll(&model, dir.path(), QSize(800, 500), {}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QString name = QString::fromStdString(c.session.name);
+        QVERIFY2(QFile::exists(dir.filePath("fig2_heatmap.png")), qPrintable(name));
+        for (const char *ext : {".png", ".svg", ".csv"}) {
+            QCOMPARE(QFile::exists(dir.filePath(QString("nn_loss_vs_rank") + ext)), c.rank);
+            QCOMPARE(
+                QFile::exists(dir.filePath(QString("heads_loss_and_speed_vs_total_heads") + ext)),
+                c.heads);
+        }
+        if (c.rank) {
+            QFile csv(dir.filePath("nn_loss_vs_rank.csv"));
+            QVERIFY(csv.open(QIODevice::ReadOnly));
+            QCOMPARE(csv.readAll().count('\n'),
+                     1 + 13); // header + 4 + 3 + 3 + 3 (line, rank) points
+        }
+    }
+}
+
+void TestUiFigures::windowShowsOnlyTheTasksTabs()
+{
+    MainWindow window;
+    window.setInteractive(false);
+    auto *tabs = window.findChild<QTabWidget *>();
+    QVERIFY(tabs);
+    auto visible = [&](const QString &id) {
+        return tabs->isTabVisible(tabs->indexOf(window.figure(id)));
+    };
+    // A new session shows and hides the tabs at once, not on the next frame.
+    window.model()->setSession(uitest::nearestNeighbourSession());
+    QVERIFY(visible("rank"));
+    QVERIFY(!visible("heads"));
+    QVERIFY(visible("heatmap"));
+    window.model()->setSession(uitest::syntheticSession());
+    QVERIFY(!visible("rank"));
+    QVERIFY(!visible("heads"));
+    QVERIFY(visible("heatmap"));
+    window.model()->setSession(uitest::headScheduleSession());
+    QVERIFY(visible("heads"));
+    QVERIFY(!visible("rank"));
 }
 
 QTEST_MAIN(TestUiFigures)
