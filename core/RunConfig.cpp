@@ -109,9 +109,9 @@ std::string validate(const RunConfig &c)
     if (m.widthMultiplier <= 0) return "model.width_multiplier: must be at least 1";
     if (c.task.kind == TaskKind::NearestNeighbour) {
         if (c.task.pointDim != m.dModel)
-            return "model.d_model: the nearest-neighbour task feeds points as tokens, so d_model must equal task.dim (" +
+            return "model.d_model: the nearest-neighbour task feeds points as tokens, so d_model must equal task.point_dim (" +
                    str(c.task.pointDim) + "), got " + str(m.dModel);
-        if (c.task.numPoints < 2) return "task.points: at least 2 points are needed";
+        if (c.task.numPoints < 2) return "task.num_points: at least 2 points are needed";
     }
     if (c.task.kind == TaskKind::Addition) {
         if (c.task.trainPairs <= 0) return "task.train_pairs: must be positive";
