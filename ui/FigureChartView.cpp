@@ -54,26 +54,8 @@ void FigureChartView::ensureAxes(bool logX, bool logY, double logBase)
         m_chart->removeAxis(axis);
         delete axis;
     }
-    if (logX) {
-        auto *x = new QLogValueAxis();
-        x->setBase(logBase);
-        x->setLabelFormat(logBase == 2 ? "%.0f" : "%g");
-        x->setMinorTickCount(logBase == 10 ? 8 : 0);
-        m_axisX = x;
-    } else {
-        m_axisX = new QValueAxis();
-    }
-    if (logY) {
-        auto *y = new QLogValueAxis();
-        y->setBase(10);
-        y->setLabelFormat("%g");
-        y->setMinorTickCount(8);
-        m_axisY = y;
-    } else {
-        auto *y = new QValueAxis();
-        y->setLabelFormat("%.2f");
-        m_axisY = y;
-    }
+    m_axisX = makeValueAxis(logX, logBase, "");
+    m_axisY = makeValueAxis(logY, 10, "%.2f");
     m_chart->addAxis(m_axisX, Qt::AlignBottom);
     m_chart->addAxis(m_axisY, Qt::AlignLeft);
     for (auto *s : m_chart->series()) {

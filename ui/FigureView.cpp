@@ -14,6 +14,8 @@
 #include <QGraphicsLayout>
 #include <QHBoxLayout>
 #include <QLegend>
+#include <QLogValueAxis>
+#include <QValueAxis>
 #include <QVBoxLayout>
 
 namespace headlab::ui {
@@ -48,6 +50,20 @@ QChartView *FigureView::setChartCanvas(QChart *chart)
     view->setMinimumSize(320, 220);
     setCanvas(view);
     return view;
+}
+
+QAbstractAxis *FigureView::makeValueAxis(bool log, double logBase, const char *linearFormat)
+{
+    if (log) {
+        auto *axis = new QLogValueAxis();
+        axis->setBase(logBase);
+        axis->setLabelFormat(logBase == 2 ? "%.0f" : "%g");
+        axis->setMinorTickCount(logBase == 10 ? 8 : 0);
+        return axis;
+    }
+    auto *axis = new QValueAxis();
+    if (linearFormat && *linearFormat) axis->setLabelFormat(linearFormat);
+    return axis;
 }
 
 void FigureView::setControlsVisible(bool visible)

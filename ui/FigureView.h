@@ -17,6 +17,7 @@
 class QHBoxLayout;
 class QVBoxLayout;
 
+class QAbstractAxis;
 class QChart;
 class QChartView;
 
@@ -62,6 +63,9 @@ protected:
     // A chart view for `chart` (legend on the right, no window-coloured frame, antialiased),
     // installed as this figure's canvas.
     QChartView *setChartCanvas(QChart *chart);
+    // A value axis: logarithmic with `logBase` (minor ticks for base 10, whole numbers for base 2),
+    // or linear with labels in `linearFormat` (printf style; empty keeps Qt's default).
+    static QAbstractAxis *makeValueAxis(bool log, double logBase, const char *linearFormat);
     QHBoxLayout *controlsLayout() const { return m_controlsLayout; }
     virtual void selectionChanged() { refresh(); }
     // Reads "<figureId>.<key>" from a view state.

@@ -165,28 +165,8 @@ void LossChartView::rebuildAxes()
         m_chart->removeAxis(axis);
         delete axis;
     }
-    if (m_logX->isChecked()) {
-        auto *x = new QLogValueAxis();
-        x->setBase(10);
-        x->setLabelFormat("%g");
-        x->setMinorTickCount(8);
-        m_axisX = x;
-    } else {
-        auto *x = new QValueAxis();
-        x->setLabelFormat("%.0f");
-        m_axisX = x;
-    }
-    if (m_logY->isChecked()) {
-        auto *y = new QLogValueAxis();
-        y->setBase(10);
-        y->setLabelFormat("%g");
-        y->setMinorTickCount(8);
-        m_axisY = y;
-    } else {
-        auto *y = new QValueAxis();
-        y->setLabelFormat("%.2f");
-        m_axisY = y;
-    }
+    m_axisX = makeValueAxis(m_logX->isChecked(), 10, "%.0f");
+    m_axisY = makeValueAxis(m_logY->isChecked(), 10, "%.2f");
     m_axisX->setTitleText(tr("step"));
     m_axisY->setTitleText(m_digits->isChecked() ? tr("test loss per digit (nats)")
                                                 : tr("loss (nats)"));
