@@ -25,9 +25,9 @@ FigureChartView::FigureChartView(SessionModel *model, QWidget *parent)
     m_view = setChartCanvas(m_chart);
 
     m_threshold = new QLineSeries();
-    m_threshold->setName(tr("ln 10: learned below"));
+    m_threshold->setName(tr("ln 10 plateau"));
     m_learned = new QScatterSeries();
-    m_learned->setName(tr("learned"));
+    m_learned->setName(tr("learned (left ln 10)"));
     m_notLearned = new QScatterSeries();
     m_notLearned->setName(tr("not learned"));
     m_diverged = new QScatterSeries();
@@ -171,7 +171,7 @@ void FigureChartView::showData(FigureData data, double logBase)
         xMax += pad;
     }
     const double lineY = addition ? kLn10 : m_data.referenceY;
-    m_threshold->setName(addition ? tr("ln 10: learned below") : m_data.referenceName);
+    m_threshold->setName(addition ? tr("ln 10 plateau") : m_data.referenceName);
     if (addition || reference) m_threshold->replace(QList<QPointF>{{xMin, lineY}, {xMax, lineY}});
     m_threshold->setVisible(addition || reference);
     m_axisX->setRange(xMin, xMax);

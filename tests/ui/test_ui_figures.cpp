@@ -14,6 +14,7 @@
 #include "ui/HeatmapView.h"
 #include "ui/LossChartView.h"
 #include "ui/MainWindow.h"
+#include "ui/RunMetrics.h"
 #include "ui/SessionModel.h"
 
 #include <QAction>
@@ -33,6 +34,27 @@ using namespace headlab::ui;
 class TestUiFigures : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // A run on the ln 10 plateau ends just under ln 10 and passes the paper's literal rule; the
+    // figures count it as learned only once it has left the plateau.
+    void learnedMeansLeftThePlateau()
+    {
+        RunResult onPlateau;
+        onPlateau.status = RunStatus::Done;
+        onPlateau.test = {{0, std::log(22.0)}, {100, 2.3025}};
+        onPlateau.metrics = {{"final_test_loss", 2.3025}, {"learned", 1.0}, {"left_ln10_plateau", 0.0}};
+        QVERIFY(!isLearned(onPlateau));
+        RunResult left = onPlateau;
+        left.metrics["final_test_loss"] = 1.2;
+        left.metrics["left_ln10_plateau"] = 1.0;
+        QVERIFY(isLearned(left));
+        RunResult older; // a session saved before the plateau metrics: the paper's rule
+        older.status = RunStatus::Done;
+        older.metrics = {{"final_test_loss", 2.0}};
+        QVERIFY(isLearned(older));
+        older.metrics["final_test_loss"] = 2.31;
+        QVERIFY(!isLearned(older));
+    }
+
     void decimationKeepsMinAndMax();
     void heatmapPlacesAndStylesCells();
     void heatmapOnOtherAxes();
