@@ -63,6 +63,7 @@ struct SweepRunner::Impl {
     std::mutex callbackMutex; // serialises callbacks from several device threads
     std::deque<std::vector<SweepJob>> queue; // ensembles waiting for a device
     std::set<int> stoppedRuns;
+    std::set<int> pausedRuns;
     SweepCallbacks callbacks;
     SweepOptions options;
 
@@ -129,6 +130,10 @@ struct SweepRunner::Impl {
             std::lock_guard<std::mutex> lock(mutex);
             return stoppedRuns.count(jobs[i].runIndex) > 0;
         };
+        control.memberPauseRequested = [&](size_t i) {
+            std::lock_guard<std::mutex> lock(mutex);
+            return pausedRuns.count(jobs[i].runIndex) > 0;
+        };
         control.onProgress = [&](size_t i, const RunProgress &p) {
             RunProgress q = p;
             q.runIndex = jobs[i].runIndex;
@@ -166,6 +171,7 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     d->stopFlag = false;
     d->pauseFlag = false;
     d->stoppedRuns.clear();
+    d->pausedRuns.clear();
     d->callbacks = std::move(callbacks);
     d->options = options;
     const auto devices = devicesFor(options.device.empty() ? std::string("auto") : options.device);
@@ -207,6 +213,24 @@ void SweepRunner::stopRun(int runIndex)
 {
     std::lock_guard<std::mutex> lock(d->mutex);
     d->stoppedRuns.insert(runIndex);
+}
+
+void SweepRunner::pauseRun(int runIndex)
+{
+    std::lock_guard<std::mutex> lock(d->mutex);
+    d->pausedRuns.insert(runIndex);
+}
+
+void SweepRunner::resumeRun(int runIndex)
+{
+    std::lock_guard<std::mutex> lock(d->mutex);
+    d->pausedRuns.erase(runIndex);
+}
+
+bool SweepRunner::isRunPaused(int runIndex) const
+{
+    std::lock_guard<std::mutex> lock(d->mutex);
+    return d->pausedRuns.count(runIndex) > 0;
 }
 
 bool SweepRunner::isRunning() const { return d->activeWorkers.load() > 0; }

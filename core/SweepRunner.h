@@ -47,6 +47,11 @@ public:
     void resume();
     void stop();              // stops every run; they finish as Stopped
     void stopRun(int runIndex); // stops one run; the others go on
+    // Pauses one run. Runs that train together in one ensemble share every step, so the run's
+    // ensemble holds (its other runs show as paused too) until no member's pause is left.
+    void pauseRun(int runIndex);
+    void resumeRun(int runIndex);
+    bool isRunPaused(int runIndex) const;
     bool isRunning() const;
     bool isPaused() const;
     void wait(); // blocks until the sweep has finished

@@ -240,7 +240,8 @@ private:
 #endif
         for (t = 0; t < phase.steps; ++t) {
             waitWhilePaused();
-            if (pollStops()) updateLearningRates(adam, phase);
+            if (pollStops() || m_stopsWhilePaused) updateLearningRates(adam, phase);
+            m_stopsWhilePaused = false;
             if (!anyAlive()) break;
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
             if (tryGraph && t == kEagerSteps) {
@@ -371,15 +372,27 @@ private:
         return any;
     }
 
+    // The sweep is paused, or a member that still trains is: the ensemble shares every step.
+    bool pauseWanted() const
+    {
+        if (m_control.pause && m_control.pause->load()) return true;
+        if (!m_control.memberPauseRequested) return false;
+        for (size_t i = 0; i < m_members.size(); ++i)
+            if (m_members[i].alive && m_control.memberPauseRequested(i)) return true;
+        return false;
+    }
+
     void waitWhilePaused()
     {
-        if (!m_control.pause || !m_control.pause->load()) return;
+        if (!pauseWanted()) return;
         const auto pausedAt = Clock::now();
         for (auto &m : m_members)
             if (m.alive) m.result.status = RunStatus::Paused;
         for (size_t i = 0; i < m_members.size(); ++i) report(i, true);
-        while (m_control.pause->load() && !(m_control.stop && m_control.stop->load()))
+        while (pauseWanted() && !(m_control.stop && m_control.stop->load())) {
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            if (pollStops()) m_stopsWhilePaused = true;
+        }
         for (auto &m : m_members)
             if (m.alive) m.result.status = RunStatus::Running;
         m_start += Clock::now() - pausedAt; // paused time is not training time
@@ -463,6 +476,7 @@ private:
     torch::Tensor m_firstBad; // (R) first step with a non-finite loss, -1 if none
     torch::Tensor m_globalStep; // 0-dim int64: steps taken, on the device
     std::vector<PendingRead> m_reads;
+    bool m_stopsWhilePaused = false; // a member stopped while the ensemble was paused
     std::string m_note;
     int64_t m_step = 0;
     int64_t m_total = 0;

@@ -18,6 +18,8 @@ struct TrainerControl {
     const std::atomic<bool> *pause = nullptr; // hold before the next step
     // Polled every step: true when member i (index into configs) should stop.
     std::function<bool(size_t member)> memberStopRequested;
+    // Polled every step: true while member i is asked to pause (the whole ensemble holds).
+    std::function<bool(size_t member)> memberPauseRequested;
     std::function<void(size_t member, const RunProgress &)> onProgress;
     double reportIntervalSeconds = 0.1;
     int threads = 0; // CPU intra-op threads (0: leave as is)

@@ -166,6 +166,8 @@ void MainWindow::buildActions()
     m_runSelected = new QAction(tr("Run selected"), this);
     m_runSelected->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
     m_stopSelected = new QAction(tr("Stop selected"), this);
+    m_pauseSelected = new QAction(tr("Pause selected"), this);
+    m_pauseSelected->setToolTip(tr("Pauses the selected runs; runs trained with them in one ensemble hold too"));
     m_rerun = new QAction(tr("Rerun selected"), this);
     m_rerunSeed = new QAction(tr("Rerun with another seed…"), this);
     m_exportFigure = new QAction(tr("&Export figure…"), this);
@@ -205,6 +207,16 @@ void MainWindow::buildActions()
     });
     connect(m_stopSelected, &QAction::triggered, this, [this] {
         for (int i : selectedRuns()) m_controller->stopRun(i);
+    });
+    connect(m_pauseSelected, &QAction::triggered, this, [this] {
+        const auto runs = selectedRuns();
+        bool anyPaused = false;
+        for (int i : runs) anyPaused = anyPaused || m_controller->isRunPaused(i);
+        for (int i : runs) {
+            if (anyPaused) m_controller->resumeRun(i);
+            else m_controller->pauseRun(i);
+        }
+        updateActions();
     });
     connect(m_rerun, &QAction::triggered, this, [this] { rerunSelected(false); });
     connect(m_rerunSeed, &QAction::triggered, this, [this] { rerunSelected(true); });
@@ -272,6 +284,7 @@ void MainWindow::buildMenus()
     run->addSeparator();
     run->addAction(m_runSelected);
     run->addAction(m_stopSelected);
+    run->addAction(m_pauseSelected);
     run->addAction(m_rerun);
     run->addAction(m_rerunSeed);
 
@@ -360,7 +373,7 @@ void MainWindow::buildLayout()
     m_table->verticalHeader()->setDefaultSectionSize(22);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
-    m_table->addActions({m_runSelected, m_stopSelected, m_rerun, m_rerunSeed});
+    m_table->addActions({m_runSelected, m_stopSelected, m_pauseSelected, m_rerun, m_rerunSeed});
     auto *delegate = new ProgressBarDelegate(m_table);
     auto placeDelegate = [this, delegate] {
         for (int c = 0; c < m_runModel->columnCount(); ++c)
@@ -460,6 +473,12 @@ void MainWindow::updateActions()
     const bool hasSelection = !selectedRuns().isEmpty();
     m_runSelected->setEnabled(!running && hasSelection);
     m_stopSelected->setEnabled(running && hasSelection);
+    m_pauseSelected->setEnabled(running && hasSelection);
+    {
+        bool anyPaused = false;
+        for (int i : selectedRuns()) anyPaused = anyPaused || m_controller->isRunPaused(i);
+        m_pauseSelected->setText(anyPaused ? tr("Resume selected") : tr("Pause selected"));
+    }
     m_rerun->setEnabled(!running && hasSelection);
     m_rerunSeed->setEnabled(!running && hasSelection);
     m_new->setEnabled(!running);

@@ -116,6 +116,7 @@ private:
     QMenu *m_presetMenu = nullptr;
     QAction *m_new, *m_open, *m_save, *m_saveAs, *m_quit;
     QAction *m_start, *m_pause, *m_stop, *m_runSelected, *m_stopSelected, *m_rerun, *m_rerunSeed;
+    QAction *m_pauseSelected; // pause / resume the selected runs
     QAction *m_exportFigure, *m_exportAll, *m_exportSizeAction, *m_presenterAction;
     QActionGroup *m_themeGroup;
     bool m_interactive = true;

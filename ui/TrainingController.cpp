@@ -100,6 +100,21 @@ void TrainingController::stopRun(int runIndex)
     if (m_runner && m_running) m_runner->stopRun(runIndex);
 }
 
+void TrainingController::pauseRun(int runIndex)
+{
+    if (m_runner && m_running) m_runner->pauseRun(runIndex);
+}
+
+void TrainingController::resumeRun(int runIndex)
+{
+    if (m_runner) m_runner->resumeRun(runIndex);
+}
+
+bool TrainingController::isRunPaused(int runIndex) const
+{
+    return m_runner && m_running && m_runner->isRunPaused(runIndex);
+}
+
 void TrainingController::waitForFinished()
 {
     if (m_runner) m_runner->wait();

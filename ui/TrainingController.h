@@ -27,6 +27,10 @@ public:
     void resume();
     void stop();
     void stopRun(int runIndex);
+    // Pauses one run; runs trained with it in one ensemble hold too (see SweepRunner::pauseRun).
+    void pauseRun(int runIndex);
+    void resumeRun(int runIndex);
+    bool isRunPaused(int runIndex) const;
     // Blocks until the training thread has ended (tests, shutdown).
     void waitForFinished();
 

@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <mutex>
 #include <cstdio>
 
 using namespace headlab;
@@ -240,6 +241,54 @@ private Q_SLOTS:
         QVERIFY(finished[0].stepsDone > 0 && finished[0].stepsDone < 100000);
         QCOMPARE(name(finished[1].status), name(RunStatus::Stopped));
         QVERIFY(!runner.isRunning());
+    }
+
+    void pauseOneRunHoldsItsEnsemble()
+    {
+        SweepRunner runner;
+        // Same shapes: one ensemble of two runs.
+        std::vector<SweepJob> jobs = {{0, tinyAddition(1e-3, 100000, 1)}, {1, tinyAddition(3e-3, 100000, 2)}};
+        std::mutex mutex;
+        std::map<int, RunProgress> last;
+        std::map<int, RunResult> finished;
+        SweepCallbacks cb;
+        cb.onProgress = [&](const RunProgress &p) {
+            std::lock_guard<std::mutex> lock(mutex);
+            last[p.runIndex] = p;
+        };
+        cb.onRunFinished = [&](int i, const RunResult &r) { finished[i] = r; };
+        SweepOptions opt;
+        opt.device = "cpu";
+        opt.reportIntervalSeconds = 0.02;
+        QVERIFY(runner.start(jobs, opt, cb));
+        auto status = [&](int i) {
+            std::lock_guard<std::mutex> lock(mutex);
+            return last.count(i) ? last[i].status : RunStatus::Queued;
+        };
+        auto step = [&](int i) {
+            std::lock_guard<std::mutex> lock(mutex);
+            return last.count(i) ? last[i].step : int64_t(0);
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(step(0) > 0, 20000);
+        runner.pauseRun(1);
+        QVERIFY(runner.isRunPaused(1));
+        QTRY_VERIFY_WITH_TIMEOUT(status(1) == RunStatus::Paused && status(0) == RunStatus::Paused, 20000);
+        const int64_t held = step(0);
+        QTest::qWait(300);
+        QCOMPARE(step(0), held); // the whole ensemble holds
+        runner.resumeRun(1);
+        QTRY_VERIFY_WITH_TIMEOUT(step(0) > held, 20000);
+        // Stopping the paused run of a paused ensemble lets the other go on.
+        runner.pauseRun(1);
+        QTRY_VERIFY_WITH_TIMEOUT(status(0) == RunStatus::Paused, 20000);
+        runner.stopRun(1);
+        const int64_t before = step(0);
+        QTRY_VERIFY_WITH_TIMEOUT(step(0) > before, 20000);
+        runner.stop();
+        runner.wait();
+        QCOMPARE(name(finished[1].status), name(RunStatus::Stopped));
+        QCOMPARE(name(finished[0].status), name(RunStatus::Stopped));
+        QVERIFY(finished[0].stepsDone > finished[1].stepsDone);
     }
 
     void warmupCosineSchedule()
