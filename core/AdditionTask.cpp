@@ -47,23 +47,9 @@ int64_t AdditionTask::vocabSize() const { return kVocabSize; }
 int64_t AdditionTask::maxPositions() const { return kSampleLength; }
 double AdditionTask::learnedThreshold() const { return std::log(10.0); }
 
-torch::Tensor AdditionTask::batchAt(int64_t step, int64_t batchSize) const
+torch::Tensor AdditionTask::trainLoss(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step)
 {
-    const int64_t n = m_train.size(0);
-    const int64_t start = (step * batchSize) % n;
-    if (start + batchSize <= n) return m_train.narrow(0, start, batchSize);
-    const auto idx = torch::arange(start, start + batchSize, torch::TensorOptions().dtype(torch::kInt64).device(m_train.device())).remainder(n);
-    return m_train.index_select(0, idx);
-}
-
-torch::Tensor AdditionTask::trainLoss(const Transformer &model, const PhaseConfig &phase, int64_t step)
-{
-    return lossOfBatch(model, phase, batchAt(step, phase.batchSize));
-}
-
-torch::Tensor AdditionTask::trainLossAt(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step)
-{
-    // Rows (step·B + k) mod N, k < B: the same fixed order as batchAt, computed on the device.
+    // Rows (step·B + k) mod N, k < B: the training set in its fixed order, every epoch.
     const int64_t B = phase.batchSize;
     const auto rows = (torch::arange(B, step.options()) + step * B).remainder(m_train.size(0));
     return lossOfBatch(model, phase, m_train.index_select(0, rows));

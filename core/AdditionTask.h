@@ -10,14 +10,11 @@ public:
     AdditionTask(const TaskConfig &config, const torch::Device &device);
     int64_t vocabSize() const override;
     int64_t maxPositions() const override;
-    torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase, int64_t step) override;
-    bool capturable() const override { return true; }
-    torch::Tensor trainLossAt(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step) override;
+    torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step) override;
     TaskEvaluation evaluate(const Transformer &model) override;
     double learnedThreshold() const override; // ln 10
 
 private:
-    torch::Tensor batchAt(int64_t step, int64_t batchSize) const; // (B, 19), fixed order every epoch
     torch::Tensor lossOfBatch(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &batch) const;
     torch::Tensor m_train;      // (N, 19) int64 on the device
     torch::Tensor m_test;       // (M, 19)

@@ -132,13 +132,7 @@ torch::Tensor NearestNeighbourTask::squaredDistanceLoss(const torch::Tensor &pre
 }
 
 torch::Tensor NearestNeighbourTask::trainLoss(const Transformer &model, const PhaseConfig &phase,
-                                              int64_t step)
-{
-    return lossOfPoints(model, trainingPoints(step, phase.batchSize));
-}
-
-torch::Tensor NearestNeighbourTask::trainLossAt(const Transformer &model, const PhaseConfig &phase,
-                                                const torch::Tensor &step)
+                                              const torch::Tensor &step)
 {
     return lossOfPoints(model, trainingPoints(step, phase.batchSize));
 }

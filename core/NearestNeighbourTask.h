@@ -40,12 +40,7 @@ public:
     int64_t vocabSize() const override { return 0; }    // points in, points out
     int64_t maxPositions() const override { return 0; } // permutation-equivariant: no positions
     torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase,
-                            int64_t step) override;
-    // The same batch as trainLoss, with the step as a 0-dim int64 tensor on the device: nothing
-    // here reads a value back to the host, so the trainer may capture it in a CUDA graph.
-    bool capturable() const override { return true; }
-    torch::Tensor trainLossAt(const Transformer &model, const PhaseConfig &phase,
-                              const torch::Tensor &step) override;
+                            const torch::Tensor &step) override;
     // loss: the held-out loss (R); extra "test_accuracy": the fraction of positions whose
     // prediction is closer to the target than to any other of the sample's points.
     TaskEvaluation evaluate(const Transformer &model) override;

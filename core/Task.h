@@ -26,15 +26,10 @@ public:
     virtual ~Task() = default;
     virtual int64_t vocabSize() const = 0;    // 0: continuous input/output
     virtual int64_t maxPositions() const = 0; // 0: no positional embedding
-    // Per-run loss (R) of the training batch at `step` (counted from 0 within the phase).
-    virtual torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase, int64_t step) = 0;
-    // A task whose batch at a step can be picked on the device from a step tensor lets the trainer
-    // capture the whole step in a CUDA graph. step: 0-dim int64 on the device, counted in the phase.
-    virtual bool capturable() const { return false; }
-    virtual torch::Tensor trainLossAt(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step)
-    {
-        return trainLoss(model, phase, step.item<int64_t>());
-    }
+    // Per-run loss (R) of the training batch at `step`: a 0-dim int64 tensor on the device,
+    // counted from 0 within the phase. The batch is picked on the device from it and nothing is
+    // read back to the host, so the trainer can capture the whole step in a CUDA graph.
+    virtual torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step) = 0;
     // Test loss and extra metrics, per run. Called under no_grad.
     virtual TaskEvaluation evaluate(const Transformer &model) = 0;
     // The loss a run that has learned nothing would have; "learned" means below `learnedThreshold`.

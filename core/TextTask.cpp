@@ -126,19 +126,14 @@ torch::Tensor TextTask::batchAt(int64_t step, int64_t batchSize, const std::stri
     return batchAt(torch::tensor(step, torch::kInt64).to(m_device), batchSize, phaseName);
 }
 
-torch::Tensor TextTask::trainLossAt(const Transformer &model, const PhaseConfig &phase,
-                                    const torch::Tensor &step)
+torch::Tensor TextTask::trainLoss(const Transformer &model, const PhaseConfig &phase,
+                                  const torch::Tensor &step)
 {
     const auto batch = batchAt(step, phase.batchSize, phase.name); // (R, B, T+1) or (B, T+1)
     const int64_t timeDim = batch.dim() - 1;
     const auto input = batch.narrow(timeDim, 0, m_context);  // (.., B, T)
     const auto target = batch.narrow(timeDim, 1, m_context); // (.., B, T)
     return crossEntropyPerRun(model.forward(input), target); // logits (R, B, T, 256) → (R)
-}
-
-torch::Tensor TextTask::trainLoss(const Transformer &model, const PhaseConfig &phase, int64_t step)
-{
-    return trainLossAt(model, phase, torch::tensor(step, torch::kInt64).to(m_device));
 }
 
 TaskEvaluation TextTask::evaluate(const Transformer &model)

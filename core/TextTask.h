@@ -25,12 +25,7 @@ public:
     int64_t vocabSize() const override;    // 256
     int64_t maxPositions() const override; // the context length
     torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase,
-                            int64_t step) override;
-    // The batch is picked on the device from the step, so the trainer can capture the step in a
-    // CUDA graph.
-    bool capturable() const override { return true; }
-    torch::Tensor trainLossAt(const Transformer &model, const PhaseConfig &phase,
-                              const torch::Tensor &step) override;
+                            const torch::Tensor &step) override;
     TaskEvaluation evaluate(const Transformer &model) override;
     std::vector<std::string> finalSamples(const Transformer &model, int64_t run,
                                           const RunConfig &config) override;

@@ -189,18 +189,6 @@ private:
         adam.setLearningRates(perParam);
     }
 
-    // The schedule's multiplier computed on the device from the phase's step tensor, so that a
-    // captured step replays with the right value (same formula as scheduleMultiplier).
-    torch::Tensor scheduleScale(const ScheduleConfig &s, const torch::Tensor &step, int64_t steps) const
-    {
-        const auto t = step.to(torch::kFloat64);
-        if (s.kind == ScheduleKind::Constant) return torch::ones_like(t);
-        const double W = static_cast<double>(std::llround(s.warmupFraction * static_cast<double>(steps)));
-        const auto warm = t / std::max(1.0, W);
-        const auto cosine = 0.5 * (1.0 + torch::cos(M_PI * (t - W) / std::max(1.0, static_cast<double>(steps) - W)));
-        return torch::where(t < W, warm, cosine);
-    }
-
     void runPhase(size_t ph)
     {
         const PhaseConfig &phase = m_configs.front().phases[ph];
@@ -211,18 +199,21 @@ private:
         const auto device = m_model->flatParameters().device();
         torch::Tensor phaseStep = torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device));
         torch::Tensor trainSum = torch::zeros({R}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+        // The schedule's multiplier at every step of the phase, on the device: a captured step
+        // looks its value up from the step tensor. (steps) float64, from scheduleMultiplier.
+        std::vector<double> multipliers(static_cast<size_t>(std::max<int64_t>(1, phase.steps)));
+        for (size_t k = 0; k < multipliers.size(); ++k)
+            multipliers[k] = scheduleMultiplier(phase.schedule, static_cast<int64_t>(k), phase.steps);
+        const auto schedule = torch::tensor(multipliers, torch::kFloat64).to(device);
         int64_t inWindow = 0;
-        int64_t t = 0;
         const int64_t logEvery = m_configs.front().logEvery;
         const int64_t evalEvery = m_configs.front().evalEvery;
-        const bool capturable = m_task->capturable();
 
         // One training step, entirely on the device: no host value depends on it.
         auto trainStep = [&] {
-            const auto loss = capturable ? m_task->trainLossAt(*m_model, phase, phaseStep)
-                                         : m_task->trainLoss(*m_model, phase, t); // (R)
+            const auto loss = m_task->trainLoss(*m_model, phase, phaseStep); // (R)
             torch::where(m_alive > 0, loss, torch::zeros_like(loss)).sum().backward();
-            adam.step(scheduleScale(phase.schedule, phaseStep, phase.steps));
+            adam.step(schedule.index_select(0, phaseStep.reshape({1})).reshape({}));
             adam.zeroGrad();
             torch::NoGradGuard noGrad;
             const auto l = loss.detach();
@@ -236,9 +227,9 @@ private:
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
         constexpr int64_t kEagerSteps = 3; // warm-up before capture: lazy cuBLAS state, allocator
         std::unique_ptr<at::cuda::CUDAGraph> graph;
-        bool tryGraph = device.is_cuda() && capturable && cudaGraphsWanted();
+        bool tryGraph = device.is_cuda() && cudaGraphsWanted();
 #endif
-        for (t = 0; t < phase.steps; ++t) {
+        for (int64_t t = 0; t < phase.steps; ++t) {
             waitWhilePaused();
             if (pollStops() || m_stopsWhilePaused) updateLearningRates(adam, phase);
             m_stopsWhilePaused = false;

@@ -153,7 +153,7 @@ private Q_SLOTS:
         PhaseConfig phase;
         phase.objective = Objective::Regression;
         phase.batchSize = 64;
-        const auto trainLoss = task.trainLoss(model, phase, 0);
+        const auto trainLoss = task.trainLoss(model, phase, torch::zeros({}, torch::kInt64));
         for (int64_t r = 0; r < 3; ++r) QVERIFY(std::abs(trainLoss[r].item<double>() - 1.0) < 1e-5);
         torch::NoGradGuard noGrad;
         const auto eval = task.evaluate(model);
