@@ -5,11 +5,16 @@
 //   headlab-bench sweep    --device D --widths 24,48,96 --lrs 1e-4,1e-3,1e-2 --heads 3 --steps N [--max-ensemble K]
 //   headlab-bench equivalence --device D --steps N   (ensemble vs alone: max |Δloss|)
 //   headlab-bench devices  --steps N                 (the same seeded run on cpu and cuda:0)
+//   headlab-bench profile  --device D --shapes 384x3 --runs R [--mix 1,2,3,6,12] --steps N [--trace F]
+//                          (GPU time per kernel class and the top kernels, from the Kineto profiler)
 // Every line of output is one JSON object.
 #include "core/RunConfig.h"
 #include "core/SweepRunner.h"
 #include "core/Trainer.h"
 
+#include <torch/csrc/autograd/profiler_kineto.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -82,6 +87,20 @@ void single(const Args &a)
     }
 }
 
+// --mix 1,2,3,6,12: run r gets heads mix[r % n] (one ensemble for a whole width of the grid).
+std::vector<RunConfig> ensembleConfigs(const Args &a, int64_t m, int64_t h, int64_t steps)
+{
+    const int runs = std::stoi(a.get("runs", "8"));
+    const auto mix = split(a.get("mix", ""));
+    std::vector<RunConfig> cs;
+    for (int r = 0; r < runs; ++r) {
+        const int64_t heads = mix.empty() ? h : std::stoll(mix[static_cast<size_t>(r) % mix.size()]);
+        cs.push_back(answerOnly(m, heads, 3e-5 * std::pow(100.0, r / std::max(1.0, runs - 1.0)), steps,
+                                a.get("device", "cpu"), r));
+    }
+    return cs;
+}
+
 void ensemble(const Args &a)
 {
     const int64_t steps = std::stoll(a.get("steps", "300"));
@@ -91,16 +110,7 @@ void ensemble(const Args &a)
     for (const auto &shape : split(a.get("shapes", "96x3"))) {
         const auto mh = split(shape, 'x');
         const int64_t m = std::stoll(mh[0]), h = std::stoll(mh[1]);
-        // --mix 1,2,3,6,12: run r gets heads mix[r % n] (one ensemble for a whole width of the grid).
-        const auto mix = split(a.get("mix", ""));
-        auto make = [&](int64_t n) {
-            std::vector<RunConfig> cs;
-            for (int r = 0; r < runs; ++r) {
-                const int64_t heads = mix.empty() ? h : std::stoll(mix[static_cast<size_t>(r) % mix.size()]);
-                cs.push_back(answerOnly(m, heads, 3e-5 * std::pow(100.0, r / std::max(1.0, runs - 1.0)), n, device, r));
-            }
-            return cs;
-        };
+        auto make = [&](int64_t n) { return ensembleConfigs(a, m, h, n); };
         TrainerControl control;
         control.threads = threads;
         trainMembers(make(10), control);
@@ -195,12 +205,86 @@ void devices(const Args &a)
     }
 }
 
+
+// Kernel classes by name, coarse enough to say where a step's GPU time goes.
+std::string kernelClass(const std::string &n)
+{
+    auto has = [&](const char *s) { return n.find(s) != std::string::npos; };
+    if (has("gemm") || has("Gemm") || has("cutlass") || has("cublas") || has("sm90_xmma") || has("ampere_")) return "matmul";
+    if (has("fmha") || has("attention") || has("Attention") || has("softmax") || has("Softmax")) return "attention";
+    if (has("layer_norm") || has("LayerNorm")) return "layer_norm";
+    if (has("index") || has("Index") || has("gather") || has("scatter") || has("CatArray") || has("cat_")) return "index/cat";
+    if (has("reduce") || has("Reduce")) return "reduce";
+    if (has("elementwise") || has("vectorized") || has("unrolled")) return "elementwise";
+    if (has("Memcpy") || has("Memset") || has("memcpy") || has("memset")) return "memcpy/memset";
+    return "other";
+}
+
+void profile(const Args &a)
+{
+    const int64_t steps = std::stoll(a.get("steps", "200"));
+    const std::string trace = a.get("trace", "");
+    for (const auto &shape : split(a.get("shapes", "384x3"))) {
+        const auto mh = split(shape, 'x');
+        const int64_t m = std::stoll(mh[0]), h = std::stoll(mh[1]);
+        TrainerControl control;
+        trainMembers(ensembleConfigs(a, m, h, 10), control); // warm caches and kernels
+        using namespace torch::profiler::impl;
+        const ProfilerConfig config(ProfilerState::KINETO, false, false, false, false, false);
+        const std::set<ActivityType> activities{ActivityType::CPU, ActivityType::CUDA};
+        torch::autograd::profiler::prepareProfiler(config, activities);
+        torch::autograd::profiler::enableProfiler(config, activities);
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto res = trainMembers(ensembleConfigs(a, m, h, steps), control);
+        const double wall = seconds(t0);
+        auto result = torch::autograd::profiler::disableProfiler();
+        if (!trace.empty()) result->save(trace + "-" + shape + ".json");
+        struct Acc {
+            double us = 0;
+            int64_t count = 0;
+        };
+        std::map<std::string, Acc> byClass, byName;
+        double total = 0;
+        int64_t kernels = 0;
+        for (const auto &e : result->events()) {
+            if (e.deviceType() != c10::DeviceType::CUDA) continue;
+            const double us = static_cast<double>(e.durationNs()) / 1e3;
+            const std::string name = e.name();
+            byClass[kernelClass(name)].us += us;
+            byClass[kernelClass(name)].count++;
+            byName[name].us += us;
+            byName[name].count++;
+            total += us;
+            ++kernels;
+        }
+        const int runs = std::stoi(a.get("runs", "8"));
+        std::printf("{\"profile\": \"total\", \"m\": %lld, \"heads\": %lld, \"runs\": %d, \"mix\": \"%s\", \"steps\": %lld, \"graphs\": %s, \"wall_ms_per_step\": %.4f, \"gpu_ms_per_step\": %.4f, \"kernels_per_step\": %.1f, \"status\": \"%s\"}\n",
+                    (long long)m, (long long)h, runs, a.get("mix", "").c_str(), (long long)steps,
+                    std::getenv("HEADLAB_CUDA_GRAPHS") && std::string(std::getenv("HEADLAB_CUDA_GRAPHS")) == "0" ? "false" : "true",
+                    wall * 1e3 / steps, total / 1e3 / steps, double(kernels) / steps, toString(res[0].status));
+        for (const auto &[cls, acc] : byClass)
+            std::printf("{\"profile\": \"class\", \"m\": %lld, \"runs\": %d, \"class\": \"%s\", \"ms_per_step\": %.4f, \"share\": %.3f, \"kernels_per_step\": %.1f}\n",
+                        (long long)m, runs, cls.c_str(), acc.us / 1e3 / steps, acc.us / std::max(total, 1e-9), double(acc.count) / steps);
+        std::vector<std::pair<std::string, Acc>> top(byName.begin(), byName.end());
+        std::sort(top.begin(), top.end(), [](const auto &x, const auto &y) { return x.second.us > y.second.us; });
+        for (size_t i = 0; i < top.size() && i < 25; ++i) {
+            std::string n = top[i].first.substr(0, 120);
+            for (auto &ch : n)
+                if (ch == '"' || ch == '\\') ch = '\'';
+            std::printf("{\"profile\": \"kernel\", \"m\": %lld, \"runs\": %d, \"name\": \"%s\", \"class\": \"%s\", \"ms_per_step\": %.4f, \"share\": %.3f, \"per_step\": %.1f}\n",
+                        (long long)m, runs, n.c_str(), kernelClass(top[i].first).c_str(), top[i].second.us / 1e3 / steps,
+                        top[i].second.us / std::max(total, 1e-9), double(top[i].second.count) / steps);
+        }
+        std::fflush(stdout);
+    }
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: headlab-bench single|ensemble|sweep|equivalence|devices [--key value ...]\n");
+        std::fprintf(stderr, "usage: headlab-bench single|ensemble|sweep|equivalence|devices|profile [--key value ...]\n");
         return 2;
     }
     Args a;
@@ -215,6 +299,7 @@ int main(int argc, char **argv)
     else if (a.mode == "sweep") sweep(a);
     else if (a.mode == "equivalence") equivalence(a);
     else if (a.mode == "devices") devices(a);
+    else if (a.mode == "profile") profile(a);
     else {
         std::fprintf(stderr, "headlab-bench: unknown mode '%s'\n", a.mode.c_str());
         return 2;
