@@ -3,8 +3,12 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <map>
+#include <numeric>
 
 namespace headlab {
 
@@ -74,6 +78,10 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
         L.headDim = config.headDimOfLayer(l);
         const int64_t inner = L.heads * L.headDim;
         if (!runHeads.empty()) groupRunsByHeads(L, runHeads, l, inner);
+        std::vector<int64_t> headsOfRuns;
+        for (int64_t r = 0; r < runs; ++r)
+            headsOfRuns.push_back(runHeads.empty() ? L.heads : runHeads[static_cast<size_t>(r)].at(l) * config.widthMultiplier);
+        buildMicroHeads(L, headsOfRuns, inner);
         add(&L.ln1Gain, p + "norm1.gain", {normWidth}, false, li);
         if (config.norm == NormKind::LayerNorm) add(&L.ln1Shift, p + "norm1.shift", {m}, false, li);
         add(&L.wq, p + "wq", {m, inner}, true, li);
@@ -125,6 +133,41 @@ void Transformer::groupRunsByHeads(Layer &L, const std::vector<std::vector<int64
     std::vector<int64_t> inverse(order.size());
     for (size_t i = 0; i < order.size(); ++i) inverse[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
     L.inverseOrder = torch::tensor(inverse, longOpts).to(m_device);
+}
+
+double Transformer::logitScale(int64_t hd) const
+{
+    switch (m_config.logitScale) {
+    case LogitScale::InvSqrtHeadDim: return 1.0 / std::sqrt(static_cast<double>(hd));
+    case LogitScale::InvHeadDim: return 1.0 / static_cast<double>(hd);
+    case LogitScale::None: break;
+    }
+    return 1.0;
+}
+
+void Transformer::buildMicroHeads(Layer &L, const std::vector<int64_t> &runHeads, int64_t inner)
+{
+    // HEADLAB_ATTENTION=sdpa keeps scaled_dot_product_attention (for comparisons in bench/).
+    const char *env = std::getenv("HEADLAB_ATTENTION");
+    if (env && std::string(env) == "sdpa") return;
+    int64_t M = 1;
+    for (auto h : runHeads) M = std::lcm(M, h);
+    if (M > 64 || inner % M != 0) return;
+    const int64_t R = m_runs;
+    auto mix = torch::zeros({R, M, M}, torch::kFloat32);
+    auto acc = mix.accessor<float, 3>();
+    for (int64_t r = 0; r < R; ++r) {
+        const int64_t h = runHeads[static_cast<size_t>(r)];
+        const int64_t span = M / h; // micro-heads per head
+        const float scale = static_cast<float>(logitScale(inner / h));
+        for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < M; ++j)
+                if (i / span == j / span) acc[r][i][j] = scale;
+    }
+    L.microHeads = M;
+    const bool uniform = std::all_of(runHeads.begin(), runHeads.end(), [&](int64_t h) { return h == M; });
+    if (uniform) L.microScale = logitScale(inner / M);
+    else L.mix = mix.to(m_device);
 }
 
 void Transformer::initializeRun(int64_t run, uint64_t seed)
@@ -207,16 +250,31 @@ torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k
     auto split = [&](const torch::Tensor &t, int64_t len) { // (R,B,len,H·hd) -> (R·B, H, len, hd)
         return t.reshape({R * B, len, H, hd}).transpose(1, 2);
     };
-    double scale = 1.0;
-    switch (m_config.logitScale) {
-    case LogitScale::InvSqrtHeadDim: scale = 1.0 / std::sqrt(static_cast<double>(hd)); break;
-    case LogitScale::InvHeadDim: scale = 1.0 / static_cast<double>(hd); break;
-    case LogitScale::None: scale = 1.0; break;
-    }
     // With lastOnly the single query sits at the last position and may see every key: no mask.
     const bool causal = m_config.causal && !lastOnly;
-    auto o = at::scaled_dot_product_attention(split(q, Tq), split(k, T), split(v, T), {}, 0.0, causal, scale);
+    auto o = at::scaled_dot_product_attention(split(q, Tq), split(k, T), split(v, T), {}, 0.0, causal, logitScale(hd));
     return o.transpose(1, 2).reshape({R, B, Tq, H * hd}); // (R·B, H, Tq, hd) → (R, B, Tq, H·hd)
+}
+
+torch::Tensor Transformer::attendMicro(const Layer &L, const torch::Tensor &q, const torch::Tensor &k,
+                                       const torch::Tensor &v, bool lastOnly) const
+{
+    // q: (R, B, Tq, inner), k and v: (R, B, T, inner) → (R, B, Tq, inner), over M micro-heads.
+    const int64_t R = q.size(0), B = q.size(1), Tq = q.size(2), T = k.size(2), inner = q.size(3);
+    const int64_t M = L.microHeads, dm = inner / M;
+    auto heads = [&](const torch::Tensor &t, int64_t len) { // → (R, B, M, len, dm)
+        return t.view({R, B, len, M, dm}).transpose(2, 3);
+    };
+    auto s = torch::matmul(heads(q, Tq), heads(k, T).transpose(-1, -2)); // (R, B, M, Tq, T)
+    // Each micro-head's score becomes its head's score (the sum over the head's micro-heads), scaled.
+    if (L.mix.defined()) s = torch::matmul(L.mix.unsqueeze(1), s.view({R, B, M, Tq * T})).view({R, B, M, Tq, T});
+    else s = s * L.microScale;
+    if (m_config.causal && !lastOnly) {
+        const auto future = torch::ones({Tq, T}, q.options().dtype(torch::kBool)).triu(1);
+        s = s.masked_fill(future, -std::numeric_limits<float>::infinity());
+    }
+    const auto o = torch::matmul(torch::softmax(s, -1), heads(v, T)); // (R, B, M, Tq, dm)
+    return o.transpose(2, 3).reshape({R, B, Tq, inner});
 }
 
 torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, bool lastOnly) const
@@ -229,7 +287,13 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
     const auto k = linear(x, L.wk, L.bk);  // (R, B, T, inner)
     const auto v = linear(x, L.wv, L.bv);
     torch::Tensor o;
-    if (L.groups.empty()) {
+    // Explicit attention over micro-heads for short sequences (every addition and retrieval task):
+    // a few batched products instead of the fused kernels, whose backward pass is slow at these
+    // lengths, and one path for all head counts. Long contexts keep the fused kernels.
+    constexpr int64_t kExplicitMaxLength = 64;
+    if (L.microHeads > 0 && T <= kExplicitMaxLength) {
+        o = attendMicro(L, q, k, v, lastOnly);
+    } else if (L.groups.empty()) {
         o = attend(q, k, v, H, hd, lastOnly);
     } else {
         // Runs with different head counts at the same width share every weight shape; only the

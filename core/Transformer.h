@@ -69,6 +69,14 @@ private:
         };
         std::vector<Group> groups;  // empty when every run has the same heads
         torch::Tensor inverseOrder; // (R): position of run r in the concatenated groups
+        // Short sequences attend explicitly over "micro-heads": the least common multiple M of the
+        // runs' head counts, each of width inner / M. A run's head of width inner / h is M / h
+        // adjacent micro-heads whose scores add up, which `mix` (R, M, M) does along with the logit
+        // scale, so runs with different head counts need no split into groups. Undefined when
+        // M does not divide the features.
+        int64_t microHeads = 0;
+        torch::Tensor mix;         // undefined when every run has M heads: then a scale does
+        double microScale = 1.0;
     };
 
     torch::Tensor norm(const torch::Tensor &x, const torch::Tensor &gain, const torch::Tensor &shift) const;
@@ -76,6 +84,10 @@ private:
     torch::Tensor attention(const Layer &layer, const torch::Tensor &x, bool lastOnly) const;
     torch::Tensor attend(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v, int64_t heads,
                          int64_t headDim, bool lastOnly) const;
+    torch::Tensor attendMicro(const Layer &layer, const torch::Tensor &q, const torch::Tensor &k,
+                              const torch::Tensor &v, bool lastOnly) const;
+    double logitScale(int64_t headDim) const;
+    void buildMicroHeads(Layer &L, const std::vector<int64_t> &runHeads, int64_t inner);
     void groupRunsByHeads(Layer &L, const std::vector<std::vector<int64_t>> &runHeads, size_t layer, int64_t inner);
     torch::Tensor mlp(const Layer &layer, const torch::Tensor &x) const;
     // Registers a parameter; `target` receives its view once allocate() has made the flat buffer.

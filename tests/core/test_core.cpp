@@ -189,6 +189,25 @@ private Q_SLOTS:
         QVERIFY(std::abs(together[0].train.back().value - together[1].train.back().value) > 1e-3);
     }
 
+    void microHeadAttentionMatchesFusedAttention()
+    {
+        // Short sequences attend over micro-heads (one path for every head count in an ensemble);
+        // HEADLAB_ATTENTION=sdpa keeps the fused kernel per head-count group. Same numbers.
+        std::vector<RunConfig> configs = {tinyAddition(3e-3, 20, 1), tinyAddition(3e-3, 20, 2), tinyAddition(1e-2, 20, 3)};
+        configs[1].model.heads = {4, 1};
+        configs[2].model.heads = {2, 4};
+        const auto micro = trainEnsemble(configs);
+        qputenv("HEADLAB_ATTENTION", "sdpa");
+        const auto fused = trainEnsemble(configs);
+        qunsetenv("HEADLAB_ATTENTION");
+        for (size_t i = 0; i < configs.size(); ++i) {
+            QCOMPARE(micro[i].train.size(), fused[i].train.size());
+            for (size_t k = 0; k < micro[i].train.size(); ++k)
+                QVERIFY2(std::abs(micro[i].train[k].value - fused[i].train[k].value) < 1e-5,
+                         qPrintable(QStringLiteral("run %1 step %2: %3 vs %4").arg(i).arg(k).arg(micro[i].train[k].value).arg(fused[i].train[k].value)));
+        }
+    }
+
     void divergedRunDoesNotStopTheSweep()
     {
         SweepRunner runner;
