@@ -2,7 +2,8 @@
 //
 //   headlab-bench single   --device D --shapes 24x1,96x3 --steps N [--threads T]
 //   headlab-bench ensemble --device D --shapes 96x3 --runs R --steps N [--mix 1,2,3,6,12]
-//   headlab-bench sweep    --device D --widths 24,48,96 --lrs 1e-4,1e-3,1e-2 --heads 3 --steps N [--max-ensemble K]
+//   headlab-bench sweep    --device D --widths 24,48,96 --heads 1,3 --lrs 1e-4,1e-3,1e-2 --steps N
+//                          [--max-ensemble K] [--concurrent C]   (through the scheduler)
 //   headlab-bench equivalence --device D --steps N   (ensemble vs alone: max |Δloss|)
 //   headlab-bench devices  --steps N                 (the same seeded run on cpu and cuda:0)
 //   headlab-bench profile  --device D --shapes 384x3 --runs R [--mix 1,2,3,6,12] --steps N [--trace F]
@@ -20,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -125,21 +127,25 @@ void ensemble(const Args &a)
 
 void sweep(const Args &a)
 {
+    // Through the scheduler, as the app and the CLI train: widths × heads × learning rates.
     const int64_t steps = std::stoll(a.get("steps", "300"));
-    const int64_t heads = std::stoll(a.get("heads", "3"));
     std::vector<SweepJob> jobs;
     int i = 0;
     for (const auto &w : split(a.get("widths", "24,48,96")))
-        for (const auto &lr : split(a.get("lrs", "1e-4,1e-3,1e-2")))
-            jobs.push_back({i++, answerOnly(std::stoll(w), heads, std::stod(lr), steps, a.get("device", "cpu"), i)});
+        for (const auto &h : split(a.get("heads", "3")))
+            for (const auto &lr : split(a.get("lrs", "1e-4,1e-3,1e-2")))
+                jobs.push_back({i++, answerOnly(std::stoll(w), std::stoll(h), std::stod(lr), steps, a.get("device", "cpu"), i)});
     SweepOptions opt;
     opt.device = a.get("device", "cpu");
     opt.threads = std::stoi(a.get("threads", "0"));
     opt.maxEnsemble = std::stoi(a.get("max-ensemble", "0"));
+    opt.concurrent = std::stoi(a.get("concurrent", "0"));
     SweepRunner runner;
+    std::mutex mutex;
     int done = 0, eager = 0;
     SweepCallbacks cb;
     cb.onRunFinished = [&](int, const RunResult &r) {
+        std::lock_guard<std::mutex> lock(mutex);
         done += r.status == RunStatus::Done;
         eager += r.message.find("CUDA graph capture failed") != std::string::npos;
     };
@@ -147,8 +153,10 @@ void sweep(const Args &a)
     runner.start(jobs, opt, cb);
     runner.wait();
     const double dt = seconds(t0);
-    std::printf("{\"impl\": \"headlab-sweep\", \"device\": \"%s\", \"runs\": %zu, \"done\": %d, \"graph_capture_failed\": %d, \"max_ensemble\": %d, \"run_steps_per_s\": %.2f, \"seconds\": %.2f}\n",
-                opt.device.c_str(), jobs.size(), done, eager, opt.maxEnsemble, jobs.size() * steps / dt, dt);
+    std::printf("{\"impl\": \"headlab-sweep\", \"device\": \"%s\", \"widths\": \"%s\", \"heads\": \"%s\", \"runs\": %zu, \"steps\": %lld, \"done\": %d, \"graph_capture_failed\": %d, \"max_ensemble\": %d, \"concurrent\": %d, \"run_steps_per_s\": %.2f, \"seconds\": %.2f}\n",
+                opt.device.c_str(), a.get("widths", "24,48,96").c_str(), a.get("heads", "3").c_str(), jobs.size(),
+                (long long)steps, done, eager, opt.maxEnsemble, opt.concurrent, jobs.size() * steps / dt, dt);
+    std::fflush(stdout);
 }
 
 void equivalence(const Args &a)

@@ -1,8 +1,10 @@
-// SweepRunner.cpp — the training threads: one per device, each draining a queue of ensembles.
+// SweepRunner.cpp — the training threads: one or more per device, all draining one queue of ensembles.
 #include "core/SweepRunner.h"
 
 #include "core/Trainer.h"
 
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -20,7 +22,7 @@ std::vector<std::string> SweepRunner::availableDevices()
 {
     std::vector<std::string> out{"cpu"};
     if (torch::cuda::is_available()) {
-        for (size_t i = 0; i < torch::cuda::device_count(); ++i) out.push_back("cuda:" + std::to_string(i));
+        for (int i = 0; i < static_cast<int>(torch::cuda::device_count()); ++i) out.push_back("cuda:" + std::to_string(i));
     }
     return out;
 }
@@ -52,7 +54,55 @@ std::vector<std::string> devicesFor(const std::string &spec)
     return out;
 }
 
+// Free memory on a CUDA device, 0 if it cannot be read.
+int64_t freeDeviceBytes(const std::string &device)
+{
+    try {
+        const torch::Device d(device);
+        if (!d.is_cuda()) return 0;
+        c10::cuda::CUDAGuard guard(d.index());
+        size_t freeBytes = 0, totalBytes = 0;
+        if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) return 0;
+        return static_cast<int64_t>(freeBytes);
+    } catch (const std::exception &) {
+        return 0;
+    }
+}
+
+// Work of an ensemble in arbitrary units (multiply-adds of its steps), to start the longest first.
+double ensembleCost(const std::vector<SweepJob> &ensemble)
+{
+    double cost = 0;
+    for (const auto &j : ensemble) {
+        int64_t steps = 0;
+        for (const auto &p : j.config.phases) steps += p.steps * p.batchSize;
+        cost += static_cast<double>(estimateRunBytes(j.config)) * static_cast<double>(steps);
+    }
+    return cost;
+}
+
 } // namespace
+
+int64_t estimateRunBytes(const RunConfig &c)
+{
+    const auto &mc = c.model;
+    const int64_t m = mc.dModel, F = mc.ffn(), w = std::max<int64_t>(1, mc.widthMultiplier);
+    const int64_t V = c.task.kind == TaskKind::Addition ? 22 : (c.task.kind == TaskKind::Text ? 256 : 0);
+    const int64_t T = c.task.kind == TaskKind::Text ? c.task.contextLength : (c.task.kind == TaskKind::Addition ? 19 : 2 * c.task.numPoints + 2);
+    int64_t batch = 1;
+    for (const auto &p : c.phases) batch = std::max(batch, p.batchSize);
+    int64_t params = 2 * V * m + T * m + 4 * m;
+    int64_t activations = 0;
+    for (size_t l = 0; l < mc.heads.size(); ++l) {
+        const int64_t inner = w * mc.heads[l] * std::max<int64_t>(1, mc.headDimOfLayer(l));
+        params += 4 * m * inner + 2 * m * F + 3 * inner + F + 6 * m;
+        // Per token: the block's inputs, norms, q/k/v, attention output, the FFN's hidden layer
+        // before and after its activation; per query: attention scores and probabilities.
+        activations += batch * T * (8 * m + 4 * inner + 2 * F) + batch * T * T * 2 * 12;
+    }
+    activations += 2 * batch * T * std::max<int64_t>(V, m);
+    return 4 * (5 * params + 2 * activations); // float32; autograd keeps about twice what it needs at once
+}
 
 struct SweepRunner::Impl {
     std::vector<std::thread> workers;
@@ -176,7 +226,16 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     d->options = options;
     const auto devices = devicesFor(options.device.empty() ? std::string("auto") : options.device);
     const bool cpuOnly = std::all_of(devices.begin(), devices.end(), [](const std::string &s) { return s == "cpu"; });
-    const size_t maxEnsemble = options.maxEnsemble > 0 ? static_cast<size_t>(options.maxEnsemble) : (cpuOnly ? 8u : 64u);
+    const size_t concurrent = cpuOnly ? 1u : static_cast<size_t>(options.concurrent > 0 ? options.concurrent : 4);
+    // (a "cpu" among GPUs keeps one slot: its ensembles use every core already)
+    // Ensembles are sized to the memory of the smallest device: half its free memory, shared by
+    // the ensembles that train on it at once.
+    int64_t freeBytes = 0;
+    for (const auto &dev : devices) {
+        const int64_t f = freeDeviceBytes(dev);
+        if (f > 0) freeBytes = freeBytes > 0 ? std::min(freeBytes, f) : f;
+    }
+    const size_t defaultMax = cpuOnly ? 8u : 64u;
 
     // Group runs with the same weight shapes, keeping the sweep's order within each group.
     std::vector<std::string> order;
@@ -190,14 +249,34 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     d->queue.clear();
     for (const auto &key : order) {
         auto &g = groups[key];
-        for (size_t i = 0; i < g.size(); i += maxEnsemble) {
-            d->queue.emplace_back(std::make_move_iterator(g.begin() + static_cast<long>(i)),
-                                  std::make_move_iterator(g.begin() + static_cast<long>(std::min(g.size(), i + maxEnsemble))));
+        size_t maxEnsemble = options.maxEnsemble > 0 ? static_cast<size_t>(options.maxEnsemble) : defaultMax;
+        if (options.maxEnsemble <= 0 && freeBytes > 0) {
+            const int64_t budget = freeBytes / 2 / static_cast<int64_t>(concurrent);
+            const int64_t fits = budget / std::max<int64_t>(1, estimateRunBytes(g.front().config));
+            maxEnsemble = std::clamp<size_t>(static_cast<size_t>(std::max<int64_t>(1, fits)), 1, defaultMax);
+        }
+        // Split evenly: 50 runs with room for 32 train as 25 + 25, not 32 + 18.
+        const size_t parts = (g.size() + maxEnsemble - 1) / maxEnsemble;
+        for (size_t k = 0, begin = 0; k < parts; ++k) {
+            const size_t size = g.size() / parts + (k < g.size() % parts ? 1 : 0);
+            d->queue.emplace_back(std::make_move_iterator(g.begin() + static_cast<long>(begin)),
+                                  std::make_move_iterator(g.begin() + static_cast<long>(begin + size)));
+            begin += size;
         }
     }
-    const size_t workers = std::max<size_t>(1, std::min(devices.size(), d->queue.size()));
+    // Worker slots, spread over the devices first: [cuda:0, cuda:1, cuda:0, cuda:1, ...].
+    std::vector<std::string> slots;
+    for (size_t round = 0; round < concurrent; ++round)
+        for (const auto &dev : devices)
+            if (round == 0 || dev != "cpu") slots.push_back(dev);
+    if (slots.size() > 1) {
+        // Longest first, so that the last ensemble to finish is a short one.
+        std::stable_sort(d->queue.begin(), d->queue.end(),
+                         [](const auto &a, const auto &b) { return ensembleCost(a) > ensembleCost(b); });
+    }
+    const size_t workers = std::max<size_t>(1, std::min(slots.size(), d->queue.size()));
     d->activeWorkers = static_cast<int>(workers);
-    for (size_t w = 0; w < workers; ++w) d->workers.emplace_back([this, dev = devices[w]] { d->work(dev); });
+    for (size_t w = 0; w < workers; ++w) d->workers.emplace_back([this, dev = slots[w]] { d->work(dev); });
     return true;
 }
 

@@ -19,6 +19,9 @@ struct SweepOptions {
     std::string device = "auto"; // overrides each run's device unless empty
     int threads = 0;             // CPU intra-op threads, 0 leaves LibTorch's default
     int maxEnsemble = 0;         // most runs trained together; 0 picks by device and memory
+    // Ensembles trained at once on each GPU, each on its own thread and CUDA stream, so that small
+    // ensembles that cannot fill the card alone share it. 0 picks: up to 4 on a GPU, 1 on the CPU.
+    int concurrent = 0;
     double reportIntervalSeconds = 0.1;
 };
 
@@ -65,6 +68,10 @@ private:
     struct Impl;
     std::unique_ptr<Impl> d;
 };
+
+// A rough upper bound of one run's device memory inside an ensemble: weights, gradients, both
+// Adam moments and the per-element learning rate, and the activations kept for backward.
+int64_t estimateRunBytes(const RunConfig &config);
 
 // Trains one run synchronously on the calling thread (tests, golden values).
 RunResult trainRun(const RunConfig &config, const std::function<void(const RunProgress &)> &onProgress = {});

@@ -53,6 +53,10 @@ const char *kRunHelp =
     "  --device D              auto, cpu, cuda, cuda:N, a list (cuda:0,cuda:1) or all GPUs, for\n"
     "                          every run (default: each run's own); ensembles spread over the list\n"
     "  --threads N             CPU threads for LibTorch (default: LibTorch's choice)\n"
+    "  --concurrent N          ensembles trained at once on each GPU, each on its own stream\n"
+    "                          (default 4; small ensembles cannot fill a GPU alone)\n"
+    "  --max-ensemble N        most runs trained together as one batched model (default: as\n"
+    "                          many as half the GPU's free memory holds, at most 64; 8 on a CPU)\n"
     "\n"
     "Exits 1 if a run of this invocation failed with an error; a diverged run is a result.\n";
 
@@ -152,7 +156,7 @@ int runCommand(const std::vector<std::string> &args)
         return kExitOk;
     }
     std::string sessionPath, presetName, outputPath, device;
-    int threads = 0;
+    int threads = 0, concurrent = 0, maxEnsemble = 0;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
         auto value = [&]() -> std::optional<std::string> {
@@ -171,13 +175,13 @@ int runCommand(const std::vector<std::string> &args)
             auto v = value();
             if (!v) return usageError("--device needs auto, cpu, cuda or cuda:N", kRunHelp);
             device = *v;
-        } else if (a == "--threads") {
+        } else if (a == "--threads" || a == "--concurrent" || a == "--max-ensemble") {
             auto v = value();
             char *end = nullptr;
             const long n = v ? std::strtol(v->c_str(), &end, 10) : 0;
             if (!v || end == v->c_str() || *end != '\0' || n < 1 || n > 4096)
-                return usageError("--threads needs a positive number", kRunHelp);
-            threads = static_cast<int>(n);
+                return usageError(a + " needs a positive number", kRunHelp);
+            (a == "--threads" ? threads : a == "--concurrent" ? concurrent : maxEnsemble) = static_cast<int>(n);
         } else if (!a.empty() && a[0] == '-') {
             return usageError("unknown option " + a, kRunHelp);
         } else if (sessionPath.empty()) {
@@ -246,6 +250,8 @@ int runCommand(const std::vector<std::string> &args)
     SweepOptions options;
     options.device = device; // empty: each run's own device
     options.threads = threads;
+    options.concurrent = concurrent;
+    options.maxEnsemble = maxEnsemble;
 
     SharedState shared;
     SweepCallbacks callbacks;
