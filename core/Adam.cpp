@@ -1,6 +1,15 @@
 // Adam.cpp — the flat ensemble Adam/AdamW update.
 #include "core/Adam.h"
 
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+#include "core/cuda/FusedAdam.h"
+
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+#include <cstdlib>
+#include <string>
+
 namespace headlab {
 
 Adam::Adam(Transformer &model, const OptimizerConfig &config) : m_model(model), m_config(config)
@@ -10,6 +19,11 @@ Adam::Adam(Transformer &model, const OptimizerConfig &config) : m_model(model), 
     m_expSq = torch::zeros_like(flat);
     m_lr = torch::zeros_like(flat);
     m_step = torch::zeros({}, flat.options().dtype(torch::kFloat64));
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    // HEADLAB_FUSED_ADAM=0 keeps the ATen passes (for comparisons in bench/).
+    const char *env = std::getenv("HEADLAB_FUSED_ADAM");
+    m_fused = flat.is_cuda() && !(env && std::string(env) == "0");
+#endif
 }
 
 void Adam::setLearningRates(const std::vector<torch::Tensor> &perParamRunLr)
@@ -47,6 +61,17 @@ void Adam::step(const torch::Tensor &scale)
     auto p = m_model.flatParameters();
     const auto &g = m_model.flatGradients();
     m_step.add_(1.0);
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    if (m_fused) {
+        const auto schedule = scale.to(torch::kFloat64).contiguous();
+        cuda::AdamArgs a{p.data_ptr<float>(), g.data_ptr<float>(), m_exp.data_ptr<float>(), m_expSq.data_ptr<float>(),
+                         m_lr.data_ptr<float>(), m_step.data_ptr<double>(), schedule.data_ptr<double>(), p.numel(),
+                         b1, b2, m_config.eps,
+                         m_config.kind == OptimizerKind::AdamW ? m_config.weightDecay : 0.0};
+        if (cuda::fusedAdamStep(a, c10::cuda::getCurrentCUDAStream(p.device().index()).stream())) return;
+        m_fused = false; // no kernel image for this GPU: the ATen passes from now on
+    }
+#endif
     const auto bias1 = 1.0 - torch::pow(b1, m_step);
     const auto bias2Sqrt = torch::sqrt(1.0 - torch::pow(b2, m_step));
     if (m_config.kind == OptimizerKind::AdamW && m_config.weightDecay != 0.0) {

@@ -34,6 +34,7 @@ private:
     torch::Tensor m_exp, m_expSq; // (P) first and second moments
     torch::Tensor m_lr;           // (P) learning rate of each element
     torch::Tensor m_step;         // 0-dim float64: updates taken
+    bool m_fused = false;         // the one-kernel CUDA step (core/cuda/FusedAdam.cu)
 };
 
 } // namespace headlab
