@@ -14,6 +14,39 @@ namespace headlab {
 
 namespace {
 
+// y = x·w (+ b), batched over runs, whose backward writes the weight and bias gradients straight
+// into their slices of the flat gradient buffer (bmm_out, sum_out) instead of handing them to
+// autograd, which would add each into the buffer in a pass of its own. Every weight is used once
+// a step, so writing (not adding) is exact, and the buffer is zeroed each step anyway.
+struct BatchedLinear : torch::autograd::Function<BatchedLinear> {
+    // b: a (R, out) bias, or an empty list for none (autograd functions take no undefined tensors).
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
+                                 const torch::Tensor &w, const std::vector<torch::Tensor> &b)
+    {
+        ctx->save_for_backward({x, w});
+        ctx->saved_data["gw"] = w.grad();
+        if (!b.empty()) ctx->saved_data["gb"] = b[0].grad();
+        return b.empty() ? torch::bmm(x, w) : torch::baddbmm(b[0].unsqueeze(1), x, w);
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const auto &x = saved[0], &w = saved[1];
+        const auto &dy = grads[0]; // (R, N, out)
+        auto gw = ctx->saved_data["gw"].toTensor();
+        at::bmm_out(gw, x.transpose(1, 2), dy);
+        if (ctx->saved_data.count("gb")) {
+            auto gb = ctx->saved_data["gb"].toTensor();
+            at::sum_out(gb, dy, {1});
+        }
+        torch::Tensor dx;
+        if (ctx->needs_input_grad(0)) dx = torch::bmm(dy, w.transpose(1, 2));
+        return {dx, torch::Tensor(), torch::Tensor()};
+    }
+};
+
 enum class Init { Zero, One, Normal, Uniform };
 
 struct InitSpec {
@@ -62,6 +95,9 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
                          const torch::Device &device, const std::vector<std::vector<int64_t>> &runHeads)
     : m_config(config), m_vocab(vocabSize), m_maxPositions(maxPositions), m_runs(runs), m_device(device)
 {
+    // HEADLAB_DIRECT_GRADIENTS=0 leaves the linear layers' gradients to autograd (for bench/).
+    const char *direct = std::getenv("HEADLAB_DIRECT_GRADIENTS");
+    m_directGradients = !(direct && std::string(direct) == "0");
     const int64_t m = config.dModel;
     const int64_t F = config.ffn();
     const int64_t normWidth = config.norm == NormKind::LayerNorm ? m : 1;
@@ -238,7 +274,9 @@ torch::Tensor Transformer::linear(const torch::Tensor &x, const torch::Tensor &w
     // x: (R, B, T, in), w: (R, in, out), b: (R, out) or undefined → (R, B, T, out)
     const int64_t R = x.size(0), B = x.size(1), T = x.size(2);
     const auto flat = x.reshape({R, B * T, x.size(3)});
-    torch::Tensor y = b.defined() ? torch::baddbmm(b.unsqueeze(1), flat, w) : torch::bmm(flat, w);
+    torch::Tensor y;
+    if (torch::GradMode::is_enabled() && m_directGradients) y = BatchedLinear::apply(flat, w, b.defined() ? std::vector<torch::Tensor>{b} : std::vector<torch::Tensor>{});
+    else y = b.defined() ? torch::baddbmm(b.unsqueeze(1), flat, w) : torch::bmm(flat, w);
     return y.view({R, B, T, w.size(2)});
 }
 
@@ -355,10 +393,7 @@ torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly) co
         }
     }
     if (m_config.finalNorm) x = norm(x, m_finalGain, m_finalShift);
-    if (m_vocab > 0) {
-        const int64_t B = x.size(1), Tp = x.size(2);
-        x = torch::bmm(x.reshape({R, B * Tp, m}), m_unembedding).view({R, B, Tp, m_vocab});
-    }
+    if (m_vocab > 0) x = linear(x, m_unembedding, torch::Tensor());
     return x;
 }
 

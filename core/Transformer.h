@@ -107,6 +107,7 @@ private:
     int64_t m_maxPositions = 0;
     int64_t m_runs = 1;
     torch::Device m_device;
+    bool m_directGradients = true; // linear layers write their weight gradients into the flat buffer
     torch::Tensor m_embedding, m_positions, m_finalGain, m_finalShift, m_unembedding;
     std::vector<Layer> m_layers;
     std::vector<Parameter> m_params;

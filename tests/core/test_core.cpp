@@ -208,6 +208,27 @@ private Q_SLOTS:
         }
     }
 
+    void directGradientsMatchAutograd()
+    {
+        // Linear layers write their weight and bias gradients straight into the flat buffer;
+        // HEADLAB_DIRECT_GRADIENTS=0 leaves them to autograd. Same trajectory, with and without biases.
+        std::vector<RunConfig> configs = {tinyAddition(3e-3, 20, 1), tinyAddition(1e-2, 20, 2)};
+        configs[0].model.bias = true;
+        configs[1].model.bias = false;
+        for (const auto &c : configs) {
+            const auto direct = trainRun(c);
+            qputenv("HEADLAB_DIRECT_GRADIENTS", "0");
+            const auto autograd = trainRun(c);
+            qunsetenv("HEADLAB_DIRECT_GRADIENTS");
+            QCOMPARE(name(direct.status), name(RunStatus::Done));
+            QCOMPARE(direct.train.size(), autograd.train.size());
+            for (size_t k = 0; k < direct.train.size(); ++k)
+                QVERIFY2(std::abs(direct.train[k].value - autograd.train[k].value) < 1e-6,
+                         qPrintable(QStringLiteral("step %1: %2 vs %3").arg(k).arg(direct.train[k].value).arg(autograd.train[k].value)));
+            QVERIFY(std::abs(direct.train.front().value - direct.train.back().value) > 1e-3); // it trained
+        }
+    }
+
     void divergedRunDoesNotStopTheSweep()
     {
         SweepRunner runner;
