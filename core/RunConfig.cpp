@@ -150,4 +150,14 @@ std::string validate(const RunConfig &c)
     return {};
 }
 
+int64_t sequenceLength(const TaskConfig &task)
+{
+    switch (task.kind) {
+    case TaskKind::Addition: return 19;
+    case TaskKind::NearestNeighbour: return task.numPoints;
+    case TaskKind::Text: return task.contextLength;
+    }
+    return 0;
+}
+
 } // namespace headlab

@@ -133,6 +133,15 @@ struct RunConfig {
     }
 };
 
+// Tokens (or points) in one sequence of the task: 19 for addition, N for nearest neighbour, the
+// context length for text.
+int64_t sequenceLength(const TaskConfig &task);
+
+// Sequences up to this length attend explicitly over micro-heads, one path for every head count
+// (Transformer.cpp); longer ones use the fused attention kernels, one call per head-count group.
+constexpr int64_t kExplicitAttentionMaxLength = 64;
+
+
 // Names used in YAML, the CLI and the GUI for the enums above.
 const char *toString(TaskKind);
 const char *toString(Objective);

@@ -88,7 +88,7 @@ int64_t estimateRunBytes(const RunConfig &c)
     const auto &mc = c.model;
     const int64_t m = mc.dModel, F = mc.ffn(), w = std::max<int64_t>(1, mc.widthMultiplier);
     const int64_t V = c.task.kind == TaskKind::Addition ? 22 : (c.task.kind == TaskKind::Text ? 256 : 0);
-    const int64_t T = c.task.kind == TaskKind::Text ? c.task.contextLength : (c.task.kind == TaskKind::Addition ? 19 : 2 * c.task.numPoints + 2);
+    const int64_t T = sequenceLength(c.task);
     int64_t batch = 1;
     for (const auto &p : c.phases) batch = std::max(batch, p.batchSize);
     int64_t params = 2 * V * m + T * m + 4 * m;

@@ -57,7 +57,10 @@ std::string ensembleKey(const RunConfig &c)
       << m.widthMultiplier << '|';
     k << '|';
     // With a derived head dimension, runs that differ only in head count share every weight shape.
-    if (m.headDim > 0)
+    // They train together where attention takes one path for all head counts (short sequences);
+    // on long ones each head-count group would need its own attention calls, which measured slower
+    // than separate ensembles side by side (bench/gpu_text.sh).
+    if (m.headDim > 0 || sequenceLength(c.task) > kExplicitAttentionMaxLength)
         for (auto h : m.heads) k << h << ',';
     else
         k << m.heads.size() << " layers";

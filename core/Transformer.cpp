@@ -328,8 +328,7 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
     // Explicit attention over micro-heads for short sequences (every addition and retrieval task):
     // a few batched products instead of the fused kernels, whose backward pass is slow at these
     // lengths, and one path for all head counts. Long contexts keep the fused kernels.
-    constexpr int64_t kExplicitMaxLength = 64;
-    if (L.microHeads > 0 && T <= kExplicitMaxLength) {
+    if (L.microHeads > 0 && T <= kExplicitAttentionMaxLength) {
         o = attendMicro(L, q, k, v, lastOnly);
     } else if (L.groups.empty()) {
         o = attend(q, k, v, H, hd, lastOnly);
