@@ -6,6 +6,7 @@
 //                          [--max-ensemble K] [--concurrent C]   (through the scheduler)
 //   headlab-bench equivalence --device D --steps N   (ensemble vs alone: max |Δloss|)
 //   headlab-bench devices  --steps N                 (the same seeded run on cpu and cuda:0)
+//   headlab-bench fused-adam --device D --steps N    (fused CUDA Adam/AdamW vs the ATen passes)
 //   headlab-bench profile  --device D --shapes 384x3 --runs R [--mix 1,2,3,6,12] --steps N [--trace F]
 //                          (GPU time per kernel class and the top kernels, from the Kineto profiler)
 // Every line of output is one JSON object.
@@ -192,6 +193,40 @@ void equivalence(const Args &a)
                 device.c_str(), worst, worstRel, (long long)(steps + steps / 2));
 }
 
+// The fused CUDA Adam/AdamW kernel against the ATen passes, on one device: AdamW with weight decay
+// and a warm-up + cosine schedule (the text presets' optimizer), and plain Adam.
+void fusedAdam(const Args &a)
+{
+    const int64_t steps = std::stoll(a.get("steps", "200"));
+    const std::string device = a.get("device", "cuda:0");
+    for (const bool adamw : {false, true}) {
+        RunConfig c = additionPaperConfig(48, 3, 1e-3);
+        c.phases = {c.phases[1]};
+        c.phases[0].steps = steps;
+        if (adamw) {
+            c.phases[0].optimizer.kind = OptimizerKind::AdamW;
+            c.phases[0].optimizer.weightDecay = 0.1;
+            c.phases[0].schedule.kind = ScheduleKind::WarmupCosine;
+            c.phases[0].schedule.warmupFraction = 0.05;
+        }
+        c.logEvery = 1;
+        c.evalEvery = steps;
+        c.device = device;
+        c.initSeed = c.dataSeed = 11;
+        const auto fused = trainRun(c);
+        setenv("HEADLAB_FUSED_ADAM", "0", 1);
+        const auto aten = trainRun(c);
+        unsetenv("HEADLAB_FUSED_ADAM");
+        double worst = 0;
+        for (size_t k = 0; k < fused.train.size() && k < aten.train.size(); ++k)
+            worst = std::max(worst, std::abs(fused.train[k].value - aten.train[k].value));
+        std::printf("{\"check\": \"fused-adam\", \"device\": \"%s\", \"optimizer\": \"%s\", \"steps\": %lld, \"final_fused\": %.8f, \"final_aten\": %.8f, \"max_abs_diff\": %.3g}\n",
+                    device.c_str(), adamw ? "adamw+warmup_cosine" : "adam", (long long)steps,
+                    fused.train.empty() ? NAN : fused.train.back().value, aten.train.empty() ? NAN : aten.train.back().value, worst);
+        std::fflush(stdout);
+    }
+}
+
 void devices(const Args &a)
 {
     const int64_t steps = std::stoll(a.get("steps", "100"));
@@ -308,6 +343,7 @@ int main(int argc, char **argv)
     else if (a.mode == "equivalence") equivalence(a);
     else if (a.mode == "devices") devices(a);
     else if (a.mode == "profile") profile(a);
+    else if (a.mode == "fused-adam") fusedAdam(a);
     else {
         std::fprintf(stderr, "headlab-bench: unknown mode '%s'\n", a.mode.c_str());
         return 2;

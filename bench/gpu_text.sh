@@ -25,6 +25,8 @@
 #                                stopped, so a partial sweep is still a valid session.
 #   HEADLAB_TEXT_TIMING_STEPS=N  steps per schedule in the timing pass (default 1000; 0 skips it)
 #   HEADLAB_TEXT_DEVICE=D        the device (default cuda; cpu to try the script on a small scale)
+#   HEADLAB_TEXT_PRESETS="A B"   which of the two presets to run (default both)
+#   HEADLAB_CLI_ARGS="..."       more options for headlab-cli run (e.g. --concurrent 6)
 # The reduced sessions are the preset files with only the step counts, the description and (for
 # the grid) the order of the d_model axis (largest first, so the cap cuts the cheap cells) changed;
 # they are written next to the results as NAME-input.yaml.
@@ -47,7 +49,8 @@ ANSWER_STEPS="${HEADLAB_QK_ANSWER_STEPS:-10000}"
 BUDGET="${HEADLAB_TEXT_BUDGET_S:-360}"
 TIMING_STEPS="${HEADLAB_TEXT_TIMING_STEPS:-1000}"
 DEVICE="${HEADLAB_TEXT_DEVICE:-cuda}"
-PRESETS=(head-progression qk-rule-addition-grid)
+read -r -a PRESETS <<<"${HEADLAB_TEXT_PRESETS:-head-progression qk-rule-addition-grid}"
+read -r -a CLI_ARGS <<<"${HEADLAB_CLI_ARGS:-}"
 mkdir -p "$OUT"
 
 say() { printf '[gpu_text] %s\n' "$*"; }
@@ -94,7 +97,7 @@ run_preset() {
         args=(run "$OUT/$name-input.yaml")
     fi
     local start=$SECONDS
-    timeout -s INT -k 60 "$BUDGET" "$CLI" "${args[@]}" -o "$OUT/$name.yaml" --device "$DEVICE" \
+    timeout -s INT -k 60 "$BUDGET" "$CLI" "${args[@]}" -o "$OUT/$name.yaml" --device "$DEVICE" "${CLI_ARGS[@]}" \
         >"$OUT/$name-log.txt" 2>&1 || status=$?
     echo "$status" >"$OUT/$name-status"
     say "$name: headlab-cli exited $status after $((SECONDS - start)) s (124: stopped at the ${BUDGET} s cap, finished runs saved)"
