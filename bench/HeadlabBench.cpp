@@ -7,6 +7,7 @@
 //   headlab-bench equivalence --device D --steps N   (ensemble vs alone: max |Δloss|)
 //   headlab-bench devices  --steps N                 (the same seeded run on cpu and cuda:0)
 //   headlab-bench fused-adam --device D --steps N    (fused CUDA Adam/AdamW vs the ATen passes)
+//   headlab-bench determinism --device D --steps N   (same seed twice, and twice in one ensemble: Δ = 0)
 //   headlab-bench profile  --device D --shapes 384x3 --runs R [--mix 1,2,3,6,12] --steps N [--trace F]
 //                          (GPU time per kernel class and the top kernels, from the Kineto profiler)
 // Every line of output is one JSON object.
@@ -193,6 +194,38 @@ void equivalence(const Args &a)
                 device.c_str(), worst, worstRel, (long long)(steps + steps / 2));
 }
 
+// Same seed, same numbers: a run trained twice alone, and two copies of it in one ensemble, must
+// give bit-identical losses on the device (max |Δ| = 0).
+void determinism(const Args &a)
+{
+    const int64_t steps = std::stoll(a.get("steps", "300"));
+    const std::string device = a.get("device", "cuda:0");
+    RunConfig c = additionPaperConfig(24, 3, 1e-3);
+    c.phases[0].steps = steps / 2;
+    c.phases[1].steps = steps;
+    c.logEvery = 1;
+    c.evalEvery = 50;
+    c.device = device;
+    c.initSeed = c.dataSeed = 5;
+    auto maxDiff = [](const RunResult &x, const RunResult &y) {
+        double worst = x.train.size() == y.train.size() ? 0.0 : INFINITY;
+        for (size_t k = 0; k < x.train.size() && k < y.train.size(); ++k)
+            worst = std::max(worst, std::abs(x.train[k].value - y.train[k].value));
+        for (size_t k = 0; k < x.test.size() && k < y.test.size(); ++k)
+            worst = std::max(worst, std::abs(x.test[k].value - y.test[k].value));
+        return worst;
+    };
+    const auto first = trainRun(c), second = trainRun(c);
+    RunConfig other = c;
+    other.lr = 3e-3;
+    other.initSeed = other.dataSeed = 6;
+    const auto together = trainEnsemble({c, other, c});
+    std::printf("{\"check\": \"determinism\", \"device\": \"%s\", \"steps\": %lld, \"repeat_max_abs_diff\": %.3g, \"duplicates_in_ensemble_max_abs_diff\": %.3g, \"final_train_loss\": %.8f}\n",
+                device.c_str(), (long long)(steps + steps / 2), maxDiff(first, second), maxDiff(together[0], together[2]),
+                first.train.empty() ? NAN : first.train.back().value);
+    std::fflush(stdout);
+}
+
 // The fused CUDA Adam/AdamW kernel against the ATen passes, on one device: AdamW with weight decay
 // and a warm-up + cosine schedule (the text presets' optimizer), and plain Adam.
 void fusedAdam(const Args &a)
@@ -344,6 +377,7 @@ int main(int argc, char **argv)
     else if (a.mode == "devices") devices(a);
     else if (a.mode == "profile") profile(a);
     else if (a.mode == "fused-adam") fusedAdam(a);
+    else if (a.mode == "determinism") determinism(a);
     else {
         std::fprintf(stderr, "headlab-bench: unknown mode '%s'\n", a.mode.c_str());
         return 2;

@@ -363,7 +363,14 @@ torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly) co
         // tokens (B, T) shared, or (R, B, T) per run
         const bool shared = input.dim() == 2;
         const int64_t B = input.size(shared ? 0 : 1), T = input.size(shared ? 1 : 2);
-        if (shared) {
+        if (m_device.is_cuda()) {
+            // On the GPU the lookup is a product with one-hot rows: the backward pass of an index
+            // lookup adds each token's gradient into its embedding row with atomics, in an order that
+            // changes from run to run, so the same seed would not give the same numbers. The
+            // product's backward is a deterministic matrix product; it costs 2·V·m FLOPs a token.
+            const auto oneHot = torch::one_hot(input.reshape({shared ? 1 : R, B * T}), m_vocab).to(torch::kFloat32);
+            x = torch::matmul(oneHot, m_embedding).view({R, B, T, m});
+        } else if (shared) {
             x = m_embedding.index_select(1, input.reshape({-1})).view({R, B, T, m});
         } else {
             const auto idx = input.reshape({R, B * T, 1}).expand({R, B * T, m});
