@@ -14,7 +14,7 @@ STEPS="${STEPS:-1000}"
 BENCH="$ROOT/build-core/bench/headlab-bench"
 CLI="$ROOT/build-core/app/cli/headlab-cli"
 sections=("$@")
-[[ ${#sections[@]} -gt 0 ]] || sections=(build check floor single ensemble eager compile)
+[[ ${#sections[@]} -gt 0 ]] || sections=(build check floor single ensemble grid profile eager compile)
 # Timings in one file are comparable only when they come from one run of this script on one card.
 want() { local s; for s in "${sections[@]}"; do [[ $s == "$1" ]] && return 0; done; return 1; }
 log() { printf '[gpu_bench %s] %s\n' "$(date +%T)" "$*" >&2; }
@@ -30,6 +30,8 @@ if want check; then
     "$BENCH" devices --steps 100 | tee -a "$RESULTS"
     "$BENCH" equivalence --device cuda:0 --steps 200 | tee -a "$RESULTS"
     HEADLAB_CUDA_GRAPHS=0 "$BENCH" equivalence --device cuda:0 --steps 200 | sed 's/"check": "equivalence"/"check": "equivalence-no-graphs"/' | tee -a "$RESULTS"
+    "$BENCH" determinism --device cuda:0 --steps 400 | tee -a "$RESULTS"
+    "$BENCH" fused-adam --device cuda:0 --steps 300 | tee -a "$RESULTS"
     log "quick demo on cuda"
     "$CLI" run --preset quick-demo --device cuda -o "$OUTDIR/quick-demo-cuda.yaml" > "$OUTDIR/quick-demo.log" 2>&1
     echo "{\"check\": \"quick-demo-cuda\", \"exit\": $?}" | tee -a "$RESULTS"
@@ -51,6 +53,21 @@ if want ensemble; then
     log "the same with TF32 matmuls"
     HEADLAB_BENCH_TF32=1 "$BENCH" ensemble --device cuda:0 --shapes 24x3,48x3,96x3,192x3,384x3 --runs 10 --steps "$ES" | sed 's/headlab-ensemble/headlab-ensemble-tf32/' | tee -a "$RESULTS"
     HEADLAB_BENCH_TF32=1 "$BENCH" ensemble --device cuda:0 --shapes 24x3,48x3,96x3,192x3,384x3 --runs 50 --mix 1,2,3,6,12 --steps "$ES" | sed 's/headlab-ensemble/headlab-ensemble-tf32/' | tee -a "$RESULTS"
+fi
+if want grid; then
+    # The whole grid (250 runs) through the scheduler, as the CLI and the app train it: GRID_STEPS
+    # answer steps a run (default 1000), timed end to end, start-up included; extrapolated to 30,500.
+    GRID=(--device cuda:0 --widths 24,48,96,192,384 --heads 1,2,3,6,12 --lrs 1e-4,2e-4,3e-4,5e-4,7e-4,1e-3,1.5e-3,2e-3,3e-3,5e-3 --steps "${GRID_STEPS:-1000}")
+    log "grid slice through the scheduler: one ensemble at a time, then 4 at once"
+    "$BENCH" sweep "${GRID[@]}" --concurrent 1 | tee -a "$RESULTS"
+    "$BENCH" sweep "${GRID[@]}" --concurrent 4 | tee -a "$RESULTS"
+    log "grid slice with TF32"
+    HEADLAB_BENCH_TF32=1 "$BENCH" sweep "${GRID[@]}" --concurrent 4 | sed 's/headlab-sweep/headlab-sweep-tf32/' | tee -a "$RESULTS"
+fi
+if want profile; then
+    log "where the m = 384 ensemble's step goes (Kineto)"
+    "$BENCH" profile --device cuda:0 --shapes 384x3 --runs 50 --mix 1,2,3,6,12 --steps 100 | tee -a "$RESULTS"
+    HEADLAB_BENCH_TF32=1 "$BENCH" profile --device cuda:0 --shapes 384x3 --runs 50 --mix 1,2,3,6,12 --steps 100 | sed 's/"profile": /"tf32": true, "profile": /' | tee -a "$RESULTS"
 fi
 if want eager; then
     log "reference: eager PyTorch, batches on the GPU"

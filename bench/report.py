@@ -10,6 +10,14 @@ import json
 import math
 
 WIDTHS = [24, 48, 96, 192, 384]
+T, V = 18, 22  # positions fed to the addition model, vocabulary (as bench/compute_floor.py)
+
+
+def answer_step_flops(m, runs):
+    """Matmul FLOPs of one answer-only training step of `runs` runs, batch 64 (compute_floor.py)."""
+    layer1 = T * (24 * m * m + 4 * T * m)
+    layer2 = T * 4 * m * m + 20 * m * m + 4 * T * m
+    return 3 * 64 * (layer1 + layer2 + 2 * m * V) * runs
 
 
 def load(path):
@@ -62,32 +70,80 @@ def gpu_section(rows, out):
         tf = {(r["m"], r["runs"]): r["run_steps_per_s"] for r in ens if r["impl"] == "headlab-ensemble-tf32"}
         for key in sorted(set(fp) | set(tf)):
             out.append(f"| {key[0]} | {key[1]} | {fmt(fp.get(key))} | {fmt(tf.get(key))} |")
-        floors = {r["floor"]: r for r in rows if "floor" in r}
+    floors = {r["floor"]: r for r in rows if "floor" in r}
+    if ens and floors:
+        out.append("\nEach 50-run ensemble's step against its own compute floor (its matmul FLOPs over the card's "
+                   "measured batched rate, the same rates as the grid floor below):\n")
+        out.append("| m | FP32 ms/step | FP32 floor ms | × floor | TF32 ms/step | TF32 floor ms | × floor |")
+        out.append("|---|---|---|---|---|---|---|")
+        for m in WIDTHS:
+            cells = []
+            for name, table in (("fp32", fp), ("tf32", tf)):
+                rs = table.get((m, 50))
+                fl = floors.get(name)
+                if rs and fl:
+                    ms = 50 / rs * 1e3
+                    floor = answer_step_flops(m, 50) / (fl["batched_grid_tflops"] * 1e12) * 1e3
+                    cells += [f"{ms:.2f}", f"{floor:.2f}", f"{ms / floor:.1f}"]
+                else:
+                    cells += ["—"] * 3
+            out.append(f"| {m} | " + " | ".join(cells) + " |")
+    sweeps = [r for r in rows if r.get("impl", "").startswith("headlab-sweep") and r.get("runs") == 250]
+    if sweeps or ens:
         out.append("\n### The paper's full grid (25 shapes × 10 η × 30,500 steps)\n")
-        out.append("Extrapolated from the 50-run ensembles above (the scheduler trains each width's 5 head counts × "
-                   "10 learning rates as one ensemble; rows with 50 runs mix n_H ∈ {1, 2, 3, 6, 12}): "
-                   "time = Σ_m 50 × 30,500 / run-steps/s(m, 50 runs). The bench times 500 steps of each ensemble "
-                   "and extrapolates; it does not run the 3.5-hour grid.\n")
-        out.append("| precision | grid time (min) | compute floor (min) | × floor | matmul rate used for the floor |")
-        out.append("|---|---|---|---|---|")
-        for name, table in (("fp32", fp), ("tf32", tf)):
-            if not all((m, 50) in table for m in WIDTHS):
-                continue
-            minutes = sum(50 * 30500 / table[(m, 50)] for m in WIDTHS) / 60
+        out.append("Timed through the scheduler, as `headlab-cli run` trains it: all 250 runs (one ensemble per width, "
+                   "mixing n_H ∈ {1, 2, 3, 6, 12} and 10 learning rates) for a slice of answer steps each, end to "
+                   "end with start-up, graph capture and evaluations, then scaled to 30,500 steps: "
+                   "time = wall × 30,500 / slice. The bench does not run the 3.5-hour grid.\n")
+        out.append("| precision | ensembles at once | slice (steps) | wall (s) | grid time (min) | compute floor (min) | × floor |")
+        out.append("|---|---|---|---|---|---|---|")
+        for r in sweeps:
+            name = "tf32" if r["impl"].endswith("tf32") else "fp32"
+            minutes = r["seconds"] * 30500 / r["steps"] / 60
             fl = floors.get(name)
             fm = fl["floor_minutes"] if fl else None
-            rate = f"{fl['batched_grid_tflops']} TFLOP/s batched, {fl['square_8192_tflops']} TFLOP/s 8192²" if fl else "—"
-            out.append(f"| {name.upper()} | {minutes:.1f} | {fmt(fm, 1)} | {fmt(minutes / fm if fm else None, 1)} | {rate} |")
-    checks = [r for r in rows if r.get("check") in ("devices", "equivalence", "equivalence-no-graphs")]
+            out.append(f"| {name.upper()} | {r.get('concurrent') or 'auto'} | {r['steps']:,} | {r['seconds']:.1f} | {minutes:.1f} | "
+                       f"{fmt(fm, 1)} | {fmt(minutes / fm if fm else None, 2)} |")
+        for name in ("fp32", "tf32"):
+            fl = floors.get(name)
+            if fl:
+                out.append(f"\n{name.upper()} floor: {fl['grid_tflop']:,} TFLOP of matmuls at the grid's batched product rate "
+                           f"{fl['batched_grid_tflops']} TFLOP/s (8192² square: {fl['square_8192_tflops']} TFLOP/s), measured in this run.")
+    profile = [r for r in rows if r.get("profile") in ("total", "class")]
+    if profile:
+        out.append("\n### Where the m = 384 ensemble's step goes (50 runs, Kineto/CUPTI, GPU time per step)\n")
+        out.append("| kernel class | FP32 ms | FP32 share | TF32 ms | TF32 share | kernels |")
+        out.append("|---|---|---|---|---|---|")
+        fpc = {r["class"]: r for r in profile if r["profile"] == "class" and not r.get("tf32")}
+        tfc = {r["class"]: r for r in profile if r["profile"] == "class" and r.get("tf32")}
+        for cls in sorted(fpc, key=lambda c: -fpc[c]["ms_per_step"]):
+            a, b = fpc[cls], tfc.get(cls, {})
+            out.append(f"| {cls} | {a['ms_per_step']:.2f} | {100 * a['share']:.0f} % | {fmt(b.get('ms_per_step'), 2)} | "
+                       f"{fmt(100 * b['share'] if b else None, 0)} % | {a['kernels_per_step']:.0f} |")
+        tot = {bool(r.get("tf32")): r for r in profile if r["profile"] == "total"}
+        if False in tot:
+            line = f"| total GPU time | {tot[False]['gpu_ms_per_step']:.2f} | | "
+            line += f"{tot[True]['gpu_ms_per_step']:.2f} | | |" if True in tot else "— | | |"
+            out.append(line)
+        out.append("\n(\"other\" is HeadLab's fused Adam kernel; \"elementwise\" includes the copies that make tensors contiguous.)")
+    checks = [r for r in rows if r.get("check")]
     if checks:
         out.append("\n### Agreement checks from the same run\n")
         for r in checks:
             if r["check"] == "devices":
                 out.append(f"- `{r['device']}`: train loss at step 100 = {r['train_loss_step_100']:.8f}, "
                            f"test loss at step 100 = {r['test_loss_step_100']:.8f}")
-            elif "max_abs_diff" in r:
+            elif r["check"].startswith("equivalence") and "max_abs_diff" in r:
                 out.append(f"- {r['check']} on {r['device']}: ensemble vs alone, max |Δ train loss| = {r['max_abs_diff']:.2g} "
-                           f"over {r['steps']} steps")
+                           f"(relative {r['max_rel_diff']:.2g}) over {r['steps']} steps")
+            elif r["check"] == "determinism":
+                out.append(f"- determinism on {r['device']}: the same seeded run twice, max |Δ loss| = {r['repeat_max_abs_diff']:.2g}; "
+                           f"two copies in one ensemble, max |Δ loss| = {r['duplicates_in_ensemble_max_abs_diff']:.2g} ({r['steps']} steps)")
+            elif r["check"] == "fused-adam":
+                out.append(f"- fused Adam kernel vs ATen passes on {r['device']} ({r['optimizer']}): max |Δ train loss| = "
+                           f"{r['max_abs_diff']:.2g} over {r['steps']} steps")
+            elif r["check"] == "quick-demo-cuda":
+                out.append(f"- the quick-demo preset on CUDA through headlab-cli: exit {r['exit']}")
     out.append("")
 
 
