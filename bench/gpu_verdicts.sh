@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# gpu_verdicts.sh — does TF32 change who learns? Trains the full-length grid protocol at m 24 and
-# 48 (100 runs: 5 head counts × 10 learning rates, two 50-run ensembles) in FP32 and in TF32 at
-# the same time on one GPU, each under a wall-clock cap (CAP_S, default 480 s; runs cut by the cap
+# gpu_verdicts.sh — does TF32 change who learns? Trains the full-length grid protocol at the widths
+# WIDTHS (default "24, 48": 100 runs, 5 head counts × 10 learning rates, one 50-run ensemble per
+# width) in FP32 and in TF32 at the same time on one GPU, each under a wall-clock cap (CAP_S, default 480 s; runs cut by the cap
 # are saved as stopped and resumed by running the same command again with the saved sessions),
 # then compares final test losses and verdicts. Writes $OUT/verdicts-{fp32,tf32}.yaml and
 # $OUT/verdicts.txt.
@@ -9,19 +9,23 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUTDIR="${OUT:-$ROOT/bench-out}"; mkdir -p "$OUTDIR"
 CAP_S="${CAP_S:-480}"
+WIDTHS="${WIDTHS:-24, 48}"
+TAG="${TAG:-}" # suffix of the session files, e.g. -m96
 bash "$ROOT/scripts/build-core.sh" > "$OUTDIR/build.log" 2>&1 || { tail -30 "$OUTDIR/build.log"; exit 1; }
 CLI="$ROOT/build-core/app/cli/headlab-cli"
 for p in fp32 tf32; do
-    in="$OUTDIR/verdicts-$p.yaml"
-    [[ -f $in ]] || cp "$ROOT/bench/sessions/verdicts-$p.yaml" "$in"
-    timeout -s INT "$CAP_S" "$CLI" run "$in" --device cuda > "$OUTDIR/verdicts-$p.log" 2>&1 &
+    in="$OUTDIR/verdicts-$p$TAG.yaml"
+    [[ -f $in ]] || sed -e "s/^  d_model: \[24, 48\]$/  d_model: [$WIDTHS]/" \
+                        -e "s/at m 24 and 48, 5 head counts x 10 lr (100 runs)/at m $WIDTHS, 5 head counts x 10 lr/" \
+                        "$ROOT/bench/sessions/verdicts-$p.yaml" > "$in"
+    timeout -s INT "$CAP_S" "$CLI" run "$in" --device cuda > "$OUTDIR/verdicts-$p$TAG.log" 2>&1 &
 done
 wait
-python3 - "$OUTDIR" <<'PY' | tee "$OUTDIR/verdicts.txt"
+python3 - "$OUTDIR" "$TAG" <<'PY' | tee "$OUTDIR/verdicts$TAG.txt"
 import math, sys, yaml
-out = sys.argv[1]
+out, tag = sys.argv[1], sys.argv[2]
 def load(p):
-    s = yaml.safe_load(open(f"{out}/verdicts-{p}.yaml"))
+    s = yaml.safe_load(open(f"{out}/verdicts-{p}{tag}.yaml"))
     return {(tuple(sorted(r["labels"].items()))): r for r in s["runs"]}
 fp, tf = load("fp32"), load("tf32")
 both = [k for k in fp if k in tf and fp[k]["status"] == "done" and tf[k]["status"] == "done"]
