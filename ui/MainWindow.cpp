@@ -18,6 +18,8 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+
+#include "ui/SamplesView.h"
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -103,6 +105,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_controller, &TrainingController::runFinished, this,
             [this](int run, const RunResult &r) {
                 m_model->applyResult(run, r);
+                if (selectedRuns().contains(run)) m_samples->refresh();
                 autosave();
             });
     connect(m_controller, &TrainingController::sweepFinished, this, [this] {
@@ -386,12 +389,21 @@ void MainWindow::buildLayout()
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         const QList<int> runs = selectedRuns();
         for (auto *f : m_figures) f->setSelectedRuns(runs);
+        m_samples->setRuns(runs);
         updateActions();
     });
     m_runsDock = new QDockWidget(tr("Runs"), this);
     m_runsDock->setObjectName(QStringLiteral("runsDock"));
     m_runsDock->setWidget(m_table);
     addDockWidget(Qt::BottomDockWidgetArea, m_runsDock);
+    // Text runs: what the selected runs' trained models write, beside the run table.
+    m_samples = new SamplesView(m_model, this);
+    m_samplesDock = new QDockWidget(tr("Samples"), this);
+    m_samplesDock->setObjectName(QStringLiteral("samplesDock"));
+    m_samplesDock->setWidget(m_samples);
+    addDockWidget(Qt::BottomDockWidgetArea, m_samplesDock);
+    splitDockWidget(m_runsDock, m_samplesDock, Qt::Horizontal);
+    connect(m_model, &SessionModel::runsReset, m_samples, &SamplesView::refresh);
     resizeDocks({m_runsDock}, {230}, Qt::Vertical);
 
     m_sweepProgress = new QProgressBar(this);
@@ -427,6 +439,12 @@ void MainWindow::updateFigureTabs()
         const int i = m_tabs->indexOf(f);
         const bool applies = f->applies();
         if (m_tabs->isTabVisible(i) != applies) m_tabs->setTabVisible(i, applies);
+    }
+    // The samples dock belongs to text sessions; shown when one is opened, hidden for the others.
+    const bool text = m_model->session().base.task.kind == TaskKind::Text;
+    if (text != m_samplesTask) {
+        m_samplesTask = text;
+        m_samplesDock->setVisible(text);
     }
 }
 

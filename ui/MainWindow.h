@@ -24,6 +24,7 @@ class QSortFilterProxyModel;
 namespace headlab::ui {
 
 class ExperimentForm;
+class SamplesView;
 class RunTableModel;
 class SessionModel;
 class TrainingController;
@@ -41,6 +42,8 @@ public:
     FigureView *figure(const QString &id) const;
     FigureView *currentFigure() const;
     QAction *startAction() const { return m_start; }
+    SamplesView *samplesView() const { return m_samples; }
+    QDockWidget *samplesDock() const { return m_samplesDock; }
 
     // Without a person in front of it (tests, headless): no dialogs; questions take defaults.
     void setInteractive(bool interactive) { m_interactive = interactive; }
@@ -108,7 +111,8 @@ private:
     QTableView *m_table;
     QTabWidget *m_tabs;
     QList<FigureView *> m_figures;
-    QDockWidget *m_formDock, *m_runsDock;
+    QDockWidget *m_formDock, *m_runsDock, *m_samplesDock;
+    SamplesView *m_samples;
     QTimer *m_frameTimer;
     QProgressBar *m_sweepProgress;
     QLabel *m_sweepLabel;
@@ -122,6 +126,7 @@ private:
     bool m_interactive = true;
     bool m_presenter = false;
     bool m_restoring = false;
+    bool m_samplesTask = true; // the samples dock's visibility follows the task when it changes
     QPalette m_systemPalette;
     QFont m_normalFont;
     QSize m_exportSize{1600, 1000};

@@ -9,10 +9,12 @@
 #include "ui/HeatmapView.h"
 #include "ui/MainWindow.h"
 #include "ui/RunTableModel.h"
+#include "ui/SamplesView.h"
 #include "ui/SessionModel.h"
 #include "ui/TrainingController.h"
 
 #include <QAction>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -84,7 +86,49 @@ class TestUiTraining : public QObject {
 private Q_SLOTS:
     void sweepFillsTableAndHeatmap();
     void stopLeavesConsistentSessionAndResumeRunsOnlyMissing();
+    void samplesDockShowsSelectedTextRuns();
 };
+
+void TestUiTraining::samplesDockShowsSelectedTextRuns()
+{
+    QTemporaryDir dir;
+    // A text session of four runs (d_model × heads), two with samples stored.
+    Session text = uitest::tinySession();
+    text.base.task.kind = TaskKind::Text;
+    text.base.task.contextLength = 16;
+    text.base.task.samplePrompt = "Once upon a time";
+    text.base.task.sampleTemperature = 0.8;
+    for (auto &phase : text.base.phases) phase.objective = Objective::NextToken;
+    expandSweep(text);
+    QCOMPARE(int(text.runs.size()), 4);
+    text.runs[1].result.status = RunStatus::Done;
+    text.runs[1].result.samples = {"Once upon a time, a fox found a red kite. The end.", "Once upon a time, Émile sang."};
+    text.runs[0].result.status = RunStatus::Done;
+    const QString textPath = saveTemp(dir, text, "text.yaml");
+    const QString additionPath = saveTemp(dir, uitest::tinySession(), "addition.yaml");
+
+    MainWindow window;
+    window.setInteractive(false);
+    window.show();
+    QVERIFY(window.openSession(textPath));
+    QVERIFY(window.samplesDock()->isVisibleTo(&window));
+    QVERIFY(window.samplesView()->text().contains("Select runs"));
+    window.runTable()->selectRow(1);
+    const QString shown = window.samplesView()->text();
+    QVERIFY2(shown.contains("a fox found a red kite"), qPrintable(shown));
+    QVERIFY(shown.contains(QString::fromUtf8("Émile sang"))); // UTF-8 survives the save and the panel
+    QVERIFY(shown.contains("sample 2"));
+    QVERIFY(shown.contains("d_model = 8"));
+    QVERIFY(shown.contains("Prompt \"Once upon a time\", temperature 0.8"));
+    window.runTable()->selectRow(0); // finished, but with no samples stored
+    QVERIFY(window.samplesView()->text().contains("no samples stored"));
+
+    // An addition session has no samples: the dock goes away, and comes back for text.
+    QVERIFY(window.openSession(additionPath));
+    QVERIFY(!window.samplesDock()->isVisibleTo(&window));
+    QVERIFY(window.openSession(textPath));
+    QVERIFY(window.samplesDock()->isVisibleTo(&window));
+}
 
 void TestUiTraining::sweepFillsTableAndHeatmap()
 {
