@@ -39,8 +39,9 @@ const char *kUsage =
     "The session format is described in docs/SESSION_FORMAT.md.\n";
 
 const char *kRunHelp =
-    "Usage: headlab-cli run SESSION.yaml [-o OUT.yaml] [--device D] [--threads N]\n"
-    "       headlab-cli run --preset NAME [-o OUT.yaml] [--device D] [--threads N]\n"
+    "Usage: headlab-cli run SESSION.yaml [-o OUT.yaml] [--device D] [--threads N] [--concurrent N]\n"
+    "                       [--max-ensemble N]\n"
+    "       headlab-cli run --preset NAME [-o OUT.yaml] (the same options)\n"
     "\n"
     "Expands the session's sweep, lists the skipped combinations with why, and trains every run\n"
     "that has no result yet (queued, running, paused or stopped), so running a session again\n"
