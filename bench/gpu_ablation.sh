@@ -5,19 +5,12 @@
 # HEADLAB_CUDA_GRAPHS=0), and the grid through the scheduler with 1 and 4 ensembles at once.
 # Results: JSON lines in $OUT/ablation.jsonl (or ./bench-out/). SKIP_BUILD=1 reuses build-core.
 set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUTDIR="${OUT:-$ROOT/bench-out}"
-mkdir -p "$OUTDIR"
-RESULTS="$OUTDIR/ablation.jsonl"
-BENCH="$ROOT/build-core/bench/headlab-bench"
-log() { printf '[gpu_ablation %s] %s\n' "$(date +%T)" "$*" >&2; }
+RESULTS_NAME=ablation.jsonl
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
 tag() { sed "s/^{/{\"variant\": \"$1\", /" | tee -a "$RESULTS"; }
 
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | sed 's/^/{"gpu": "/; s/$/"}/' >> "$RESULTS"
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-    log "build"
-    bash "$ROOT/scripts/build-core.sh" headlab-cli headlab-bench > "$OUTDIR/build.log" 2>&1 || { tail -30 "$OUTDIR/build.log"; exit 1; }
-fi
+record_gpu
+[[ "${SKIP_BUILD:-0}" == 1 ]] || build_core
 log "checks: cpu vs cuda (ATen Adam vs fused), ensemble vs alone"
 "$BENCH" devices --steps 100 | tag all
 "$BENCH" equivalence --device cuda:0 --steps 200 | tail -1 | tag all

@@ -1,30 +1,22 @@
 #!/usr/bin/env bash
 # gpu_bench.sh — builds the core on the GPU machine and measures it against the paper's code, all
-# in one run on one card. Sections (default: all): build check single ensemble eager compile.
+# in one run on one card. Sections (default: all): build check floor single ensemble grid profile
+# eager compile.
 #   bench/gpu_bench.sh build check single      # just those
 # Results: one JSON object a line in $OUT/bench.jsonl (or ./bench-out/ without $OUT), plus logs.
 # Environment: SHAPES (single-run shapes, MxHEADS comma list), STEPS (timed steps a shape).
 set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUTDIR="${OUT:-$ROOT/bench-out}"
-mkdir -p "$OUTDIR"
-RESULTS="$OUTDIR/bench.jsonl"
+RESULTS_NAME=bench.jsonl
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
 SHAPES="${SHAPES:-24x1,24x12,48x2,96x3,192x6,384x1,384x12}"
 STEPS="${STEPS:-1000}"
-BENCH="$ROOT/build-core/bench/headlab-bench"
-CLI="$ROOT/build-core/app/cli/headlab-cli"
 sections=("$@")
 [[ ${#sections[@]} -gt 0 ]] || sections=(build check floor single ensemble grid profile eager compile)
 # Timings in one file are comparable only when they come from one run of this script on one card.
 want() { local s; for s in "${sections[@]}"; do [[ $s == "$1" ]] && return 0; done; return 1; }
-log() { printf '[gpu_bench %s] %s\n' "$(date +%T)" "$*" >&2; }
 
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | sed 's/^/{"gpu": "/; s/$/"}/' >> "$RESULTS"
-if want build; then
-    log "build"
-    bash "$ROOT/scripts/build-core.sh" > "$OUTDIR/build.log" 2>&1 || { tail -30 "$OUTDIR/build.log"; exit 1; }
-    cmake --build "$ROOT/build-core" --parallel "$(nproc)" --target headlab-bench >> "$OUTDIR/build.log" 2>&1 || { tail -30 "$OUTDIR/build.log"; exit 1; }
-fi
+record_gpu
+want build && build_core
 if want check; then
     log "check: the same seeded run on cpu and cuda:0; ensemble vs alone on cuda"
     "$BENCH" devices --steps 100 | tee -a "$RESULTS"

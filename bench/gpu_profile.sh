@@ -4,19 +4,12 @@
 # Results: JSON lines in $OUT/profile.jsonl (or ./bench-out/), one chrome trace per shape if TRACE=1.
 # Environment: STEPS (profiled steps, default 200), SKIP_BUILD=1.
 set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUTDIR="${OUT:-$ROOT/bench-out}"
-mkdir -p "$OUTDIR"
-RESULTS="$OUTDIR/profile.jsonl"
+RESULTS_NAME=profile.jsonl
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
 STEPS="${STEPS:-200}"
-BENCH="$ROOT/build-core/bench/headlab-bench"
-log() { printf '[gpu_profile %s] %s\n' "$(date +%T)" "$*" >&2; }
 
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | sed 's/^/{"gpu": "/; s/$/"}/' >> "$RESULTS"
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-    log "build"
-    bash "$ROOT/scripts/build-core.sh" headlab-cli headlab-bench > "$OUTDIR/build.log" 2>&1 || { tail -30 "$OUTDIR/build.log"; exit 1; }
-fi
+record_gpu
+[[ "${SKIP_BUILD:-0}" == 1 ]] || build_core
 trace=()
 [[ "${TRACE:-0}" == 1 ]] && trace=(--trace "$OUTDIR/trace")
 log "one run: 24x1, 384x1, 384x12"
