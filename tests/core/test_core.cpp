@@ -256,6 +256,50 @@ private Q_SLOTS:
         for (const auto &p : finished[0].train) QVERIFY(std::isfinite(p.value));
     }
 
+    void sweepSplitIntoSmallEnsemblesMatchesRunsAlone()
+    {
+        // Seven runs of one shape with room for three per ensemble train as 3 + 2 + 2; every run
+        // finishes with the numbers it has alone.
+        SweepRunner runner;
+        std::vector<SweepJob> jobs;
+        for (int i = 0; i < 7; ++i) jobs.push_back({10 + i, tinyAddition(1e-3 * (1 + i), 12, uint64_t(i + 1))});
+        std::map<int, RunResult> finished;
+        SweepCallbacks cb;
+        cb.onRunFinished = [&](int i, const RunResult &r) { finished[i] = r; };
+        SweepOptions opt;
+        opt.device = "cpu";
+        opt.maxEnsemble = 3;
+        QVERIFY(runner.start(jobs, opt, cb));
+        runner.wait();
+        QCOMPARE(finished.size(), size_t(7));
+        for (const auto &j : jobs) {
+            const RunResult &r = finished.at(j.runIndex);
+            QCOMPARE(name(r.status), name(RunStatus::Done));
+            const RunResult alone = trainRun(j.config);
+            QCOMPARE(r.train.size(), alone.train.size());
+            for (size_t k = 0; k < r.train.size(); ++k) QVERIFY(std::abs(r.train[k].value - alone.train[k].value) < 2e-5);
+        }
+    }
+
+    void runMemoryEstimateGrowsWithTheModel()
+    {
+        // The scheduler sizes ensembles by this estimate: it must grow with width, batch and context.
+        RunConfig small = tinyAddition(1e-3, 10);
+        RunConfig wide = small;
+        wide.model.dModel *= 4;
+        RunConfig bigBatch = small;
+        for (auto &p : bigBatch.phases) p.batchSize *= 4;
+        QVERIFY(estimateRunBytes(wide) > 2 * estimateRunBytes(small));
+        QVERIFY(estimateRunBytes(bigBatch) > 2 * estimateRunBytes(small));
+        RunConfig text = small;
+        text.task.kind = TaskKind::Text;
+        text.task.contextLength = 64;
+        RunConfig longText = text;
+        longText.task.contextLength = 256;
+        QVERIFY(estimateRunBytes(longText) > 3 * estimateRunBytes(text));
+        QVERIFY(estimateRunBytes(small) > 0);
+    }
+
     void stopEndsRunsAsStopped()
     {
         SweepRunner runner;
