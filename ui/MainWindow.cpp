@@ -349,7 +349,9 @@ void MainWindow::buildLayout()
     setCentralWidget(m_tabs);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         if (auto *f = currentFigure()) f->refresh();
-        saveView();
+        // A tab hidden because the new session's task has no such figure moves the current tab:
+        // that is not the user's choice, and must not overwrite the session's saved figure.
+        if (!m_updatingTabs) saveView();
     });
 
     m_form = new ExperimentForm(this);
@@ -435,11 +437,13 @@ void MainWindow::showFigure(const QString &id)
 
 void MainWindow::updateFigureTabs()
 {
+    m_updatingTabs = true;
     for (auto *f : m_figures) {
         const int i = m_tabs->indexOf(f);
         const bool applies = f->applies();
         if (m_tabs->isTabVisible(i) != applies) m_tabs->setTabVisible(i, applies);
     }
+    m_updatingTabs = false;
     // The samples dock belongs to text sessions; shown when one is opened, hidden for the others.
     const bool text = m_model->session().base.task.kind == TaskKind::Text;
     if (text != m_samplesTask) {
@@ -786,6 +790,10 @@ void MainWindow::restoreView()
         chart = "scaling";
     else if (chart.contains("multiples") || chart == "all_runs")
         chart = "grid";
+    else if (chart.startsWith("head_") || chart == "total_heads")
+        chart = "heads"; // head_progression: loss against total heads
+    else if (chart.contains("rank"))
+        chart = "rank";
     else if (!FigureView::figureIds().contains(chart))
         chart = "heatmap";
     updateFigureTabs();

@@ -126,6 +126,7 @@ private:
     bool m_interactive = true;
     bool m_presenter = false;
     bool m_restoring = false;
+    bool m_updatingTabs = false; // tabs shown or hidden for the session's task, not by the user
     bool m_samplesTask = true; // the samples dock's visibility follows the task when it changes
     QPalette m_systemPalette;
     QFont m_normalFont;

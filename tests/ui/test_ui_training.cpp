@@ -87,7 +87,29 @@ private Q_SLOTS:
     void sweepFillsTableAndHeatmap();
     void stopLeavesConsistentSessionAndResumeRunsOnlyMissing();
     void samplesDockShowsSelectedTextRuns();
+    void presetsOpenOnTheirFigure();
 };
+
+void TestUiTraining::presetsOpenOnTheirFigure()
+{
+    MainWindow window;
+    window.setInteractive(false);
+    window.show();
+    const QList<QPair<QString, QString>> expected = {{"qk-rule-addition-grid", "heatmap"},
+                                                     {"quick-demo", "loss"},
+                                                     {"addition-fig4-lr-scan", "lr"},
+                                                     {"head-progression", "heads"},
+                                                     {"qk-rule-addition-grid", "heatmap"}};
+    for (const auto &[preset, figure] : expected) {
+        QVERIFY2(window.openPreset(preset), qPrintable(preset));
+        QVERIFY(window.currentFigure());
+        QCOMPARE(window.currentFigure()->figureId(), figure);
+    }
+    // The QK preset's heatmap shows the rule off and on side by side.
+    ViewState state;
+    window.currentFigure()->saveViewState(state);
+    QCOMPARE(QString::fromStdString(state["heatmap.side_by_side"]), QStringLiteral("qk_rule"));
+}
 
 void TestUiTraining::samplesDockShowsSelectedTextRuns()
 {
