@@ -102,6 +102,7 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
     const int64_t F = config.ffn();
     const int64_t normWidth = config.norm == NormKind::LayerNorm ? m : 1;
     m_params.reserve(8 + 16 * config.heads.size());
+    TORCH_CHECK(runHeads.empty() || static_cast<int64_t>(runHeads.size()) == runs, "one head schedule per run is needed");
     // The order of add() calls is the order of initialisation: never reorder without new goldens.
     if (m_vocab > 0) add(&m_embedding, "embedding", {m_vocab, m});
     if (m_maxPositions > 0) add(&m_positions, "positions", {m_maxPositions, m});
@@ -113,10 +114,12 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
         L.heads = config.heads[l] * config.widthMultiplier;
         L.headDim = config.headDimOfLayer(l);
         const int64_t inner = L.heads * L.headDim;
-        if (!runHeads.empty()) groupRunsByHeads(L, runHeads, l, inner);
-        std::vector<int64_t> headsOfRuns;
-        for (int64_t r = 0; r < runs; ++r)
-            headsOfRuns.push_back(runHeads.empty() ? L.heads : runHeads[static_cast<size_t>(r)].at(l) * config.widthMultiplier);
+        // Each run's heads in this layer (w·H), the same for all unless runHeads says otherwise.
+        std::vector<int64_t> headsOfRuns(static_cast<size_t>(runs), L.heads);
+        if (!runHeads.empty()) {
+            for (size_t r = 0; r < headsOfRuns.size(); ++r) headsOfRuns[r] = runHeads[r].at(l) * config.widthMultiplier;
+            groupRunsByHeads(L, headsOfRuns, l, inner);
+        }
         buildMicroHeads(L, headsOfRuns, inner);
         add(&L.ln1Gain, p + "norm1.gain", {normWidth}, false, li);
         if (config.norm == NormKind::LayerNorm) add(&L.ln1Shift, p + "norm1.shift", {m}, false, li);
@@ -145,13 +148,11 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
     allocate();
 }
 
-void Transformer::groupRunsByHeads(Layer &L, const std::vector<std::vector<int64_t>> &runHeads, size_t layer,
-                                   int64_t inner)
+void Transformer::groupRunsByHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, size_t layer, int64_t inner)
 {
-    TORCH_CHECK(static_cast<int64_t>(runHeads.size()) == m_runs, "one head schedule per run is needed");
     std::map<int64_t, std::vector<int64_t>> byHeads; // heads (w·H) → runs
     for (int64_t r = 0; r < m_runs; ++r) {
-        const int64_t h = runHeads[static_cast<size_t>(r)].at(layer) * m_config.widthMultiplier;
+        const int64_t h = headsOfRuns[static_cast<size_t>(r)];
         TORCH_CHECK(inner % h == 0, "layer ", layer, ": ", h, " heads do not split ", inner, " features");
         byHeads[h].push_back(r);
     }
@@ -181,32 +182,35 @@ double Transformer::logitScale(int64_t hd) const
     return 1.0;
 }
 
-void Transformer::buildMicroHeads(Layer &L, const std::vector<int64_t> &runHeads, int64_t inner)
+void Transformer::buildMicroHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, int64_t inner)
 {
     // HEADLAB_ATTENTION=sdpa keeps scaled_dot_product_attention (for comparisons in bench/).
     const char *env = std::getenv("HEADLAB_ATTENTION");
     if (env && std::string(env) == "sdpa") return;
     int64_t M = 1;
-    for (auto h : runHeads) M = std::lcm(M, h);
+    for (auto h : headsOfRuns) M = std::lcm(M, h);
     if (M > 64 || inner % M != 0) return;
-    const int64_t R = m_runs;
-    auto mix = torch::zeros({R, M, M}, torch::kFloat32);
+    const bool uniform = std::all_of(headsOfRuns.begin(), headsOfRuns.end(), [&](int64_t h) { return h == M; });
+    if (uniform) {
+        // On the CPU the fused kernel is faster when every run has the same heads (3–13 % a step
+        // at m 24–96, measured with headlab-bench single); the GPU's fused backward is the slow one.
+        if (!m_device.is_cuda()) return;
+        L.microHeads = M;
+        L.microScale = logitScale(inner / M);
+        return;
+    }
+    auto mix = torch::zeros({m_runs, M, M}, torch::kFloat32);
     auto acc = mix.accessor<float, 3>();
-    for (int64_t r = 0; r < R; ++r) {
-        const int64_t h = runHeads[static_cast<size_t>(r)];
+    for (int64_t r = 0; r < m_runs; ++r) {
+        const int64_t h = headsOfRuns[static_cast<size_t>(r)];
         const int64_t span = M / h; // micro-heads per head
         const float scale = static_cast<float>(logitScale(inner / h));
         for (int64_t i = 0; i < M; ++i)
             for (int64_t j = 0; j < M; ++j)
                 if (i / span == j / span) acc[r][i][j] = scale;
     }
-    const bool uniform = std::all_of(runHeads.begin(), runHeads.end(), [&](int64_t h) { return h == M; });
-    // On the CPU the fused kernel is faster when every run has the same heads (3–13 % a step at
-    // m 24–96, measured with headlab-bench single); the GPU's fused backward is the slow one.
-    if (uniform && !m_device.is_cuda()) return;
     L.microHeads = M;
-    if (uniform) L.microScale = logitScale(inner / M);
-    else L.mix = mix.to(m_device);
+    L.mix = mix.to(m_device);
 }
 
 void Transformer::initializeRun(int64_t run, uint64_t seed)

@@ -72,8 +72,8 @@ private:
         // Short sequences attend explicitly over "micro-heads": the least common multiple M of the
         // runs' head counts, each of width inner / M. A run's head of width inner / h is M / h
         // adjacent micro-heads whose scores add up, which `mix` (R, M, M) does along with the logit
-        // scale, so runs with different head counts need no split into groups. Undefined when
-        // M does not divide the features.
+        // scale, so runs with different head counts need no split into groups. 0 (the fused
+        // kernels) when M does not divide the features, or on the CPU when every run has M heads.
         int64_t microHeads = 0;
         torch::Tensor mix;         // undefined when every run has M heads: then a scale does
         double microScale = 1.0;
@@ -87,8 +87,9 @@ private:
     torch::Tensor attendMicro(const Layer &layer, const torch::Tensor &q, const torch::Tensor &k,
                               const torch::Tensor &v, bool lastOnly) const;
     double logitScale(int64_t headDim) const;
-    void buildMicroHeads(Layer &L, const std::vector<int64_t> &runHeads, int64_t inner);
-    void groupRunsByHeads(Layer &L, const std::vector<std::vector<int64_t>> &runHeads, size_t layer, int64_t inner);
+    // headsOfRuns: each run's heads (w·H) in the layer.
+    void buildMicroHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, int64_t inner);
+    void groupRunsByHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, size_t layer, int64_t inner);
     torch::Tensor mlp(const Layer &layer, const torch::Tensor &x) const;
     // Registers a parameter; `target` receives its view once allocate() has made the flat buffer.
     void add(torch::Tensor *target, const std::string &name, std::vector<int64_t> shape, bool isQueryKey = false,
