@@ -1,6 +1,8 @@
 // RunConfig.cpp — enum names, the paper's addition protocol, and the checks a run must pass.
 #include "core/RunConfig.h"
 
+#include "core/AdditionData.h"
+
 #include <cmath>
 #include <sstream>
 
@@ -153,7 +155,7 @@ std::string validate(const RunConfig &c)
 int64_t sequenceLength(const TaskConfig &task)
 {
     switch (task.kind) {
-    case TaskKind::Addition: return 19;
+    case TaskKind::Addition: return addition::kSampleLength;
     case TaskKind::NearestNeighbour: return task.numPoints;
     case TaskKind::Text: return task.contextLength;
     }

@@ -1,6 +1,8 @@
 // SweepRunner.cpp — the training threads: one or more per device, all draining one queue of ensembles.
 #include "core/SweepRunner.h"
 
+#include "core/AdditionData.h"
+#include "core/TextCorpus.h"
 #include "core/Trainer.h"
 
 #include <c10/cuda/CUDAGuard.h>
@@ -69,7 +71,8 @@ int64_t freeDeviceBytes(const std::string &device)
     }
 }
 
-// Work of an ensemble in arbitrary units (multiply-adds of its steps), to start the longest first.
+// Work of an ensemble in arbitrary units (its runs' memory times the samples of their steps), to
+// start the longest first.
 double ensembleCost(const std::vector<SweepJob> &ensemble)
 {
     double cost = 0;
@@ -87,7 +90,9 @@ int64_t estimateRunBytes(const RunConfig &c)
 {
     const auto &mc = c.model;
     const int64_t m = mc.dModel, F = mc.ffn(), w = std::max<int64_t>(1, mc.widthMultiplier);
-    const int64_t V = c.task.kind == TaskKind::Addition ? 22 : (c.task.kind == TaskKind::Text ? 256 : 0);
+    const int64_t V = c.task.kind == TaskKind::Addition ? addition::kVocabSize
+                      : c.task.kind == TaskKind::Text   ? kByteVocabSize
+                                                        : 0;
     const int64_t T = sequenceLength(c.task);
     int64_t batch = 1;
     for (const auto &p : c.phases) batch = std::max(batch, p.batchSize);
@@ -227,7 +232,6 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     const auto devices = devicesFor(options.device.empty() ? std::string("auto") : options.device);
     const bool cpuOnly = std::all_of(devices.begin(), devices.end(), [](const std::string &s) { return s == "cpu"; });
     const size_t concurrent = cpuOnly ? 1u : static_cast<size_t>(options.concurrent > 0 ? options.concurrent : 4);
-    // (a "cpu" among GPUs keeps one slot: its ensembles use every core already)
     // Ensembles are sized to the memory of the smallest device: half its free memory, shared by
     // the ensembles that train on it at once.
     int64_t freeBytes = 0;
@@ -264,15 +268,19 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
             begin += size;
         }
     }
-    // Worker slots, spread over the devices first: [cuda:0, cuda:1, cuda:0, cuda:1, ...].
+    // Worker slots, spread over the devices first: [cuda:0, cuda:1, cuda:0, cuda:1, ...]. A "cpu"
+    // among GPUs keeps one slot: its ensembles use every core already.
     std::vector<std::string> slots;
     for (size_t round = 0; round < concurrent; ++round)
         for (const auto &dev : devices)
             if (round == 0 || dev != "cpu") slots.push_back(dev);
     if (slots.size() > 1) {
         // Longest first, so that the last ensemble to finish is a short one.
-        std::stable_sort(d->queue.begin(), d->queue.end(),
-                         [](const auto &a, const auto &b) { return ensembleCost(a) > ensembleCost(b); });
+        std::vector<std::pair<double, std::vector<SweepJob>>> byCost;
+        for (auto &e : d->queue) byCost.emplace_back(ensembleCost(e), std::move(e));
+        std::stable_sort(byCost.begin(), byCost.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+        d->queue.clear();
+        for (auto &[cost, e] : byCost) d->queue.push_back(std::move(e));
     }
     const size_t workers = std::max<size_t>(1, std::min(slots.size(), d->queue.size()));
     d->activeWorkers = static_cast<int>(workers);
