@@ -9,6 +9,7 @@
 #include "ui/ProgressBarDelegate.h"
 #include "ui/RunMetrics.h"
 #include "ui/RunTableModel.h"
+#include "ui/SamplesView.h"
 #include "ui/SessionModel.h"
 #include "ui/TrainingController.h"
 
@@ -18,8 +19,6 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
-
-#include "ui/SamplesView.h"
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -121,6 +120,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_model, &SessionModel::dataChanged, this, &MainWindow::scheduleRedraw);
     connect(m_model, &SessionModel::runsReset, this, &MainWindow::updateFigureTabs);
     updateFigureTabs(); // the default session's task
+    updateSamplesDock();
     connect(m_model, &SessionModel::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_model, &SessionModel::filePathChanged, this, &MainWindow::updateTitle);
 
@@ -405,7 +405,7 @@ void MainWindow::buildLayout()
     m_samplesDock->setWidget(m_samples);
     addDockWidget(Qt::BottomDockWidgetArea, m_samplesDock);
     splitDockWidget(m_runsDock, m_samplesDock, Qt::Horizontal);
-    connect(m_model, &SessionModel::runsReset, m_samples, &SamplesView::refresh);
+    connect(m_model, &SessionModel::runsReset, this, &MainWindow::updateSamplesDock);
     resizeDocks({m_runsDock}, {230}, Qt::Vertical);
 
     m_sweepProgress = new QProgressBar(this);
@@ -444,12 +444,17 @@ void MainWindow::updateFigureTabs()
         if (m_tabs->isTabVisible(i) != applies) m_tabs->setTabVisible(i, applies);
     }
     m_updatingTabs = false;
+}
+
+void MainWindow::updateSamplesDock()
+{
     // The samples dock belongs to text sessions; shown when one is opened, hidden for the others.
     const bool text = m_model->session().base.task.kind == TaskKind::Text;
     if (text != m_samplesTask) {
         m_samplesTask = text;
         m_samplesDock->setVisible(text);
     }
+    m_samples->refresh();
 }
 
 void MainWindow::scheduleRedraw()
@@ -792,8 +797,6 @@ void MainWindow::restoreView()
         chart = "grid";
     else if (chart.startsWith("head_") || chart == "total_heads")
         chart = "heads"; // head_progression: loss against total heads
-    else if (chart.contains("rank"))
-        chart = "rank";
     else if (!FigureView::figureIds().contains(chart))
         chart = "heatmap";
     updateFigureTabs();

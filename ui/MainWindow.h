@@ -102,6 +102,7 @@ private:
     void exportAllFigures();
     void rerunSelected(bool newSeed);
     QString autosavePath() const;
+    void updateSamplesDock(); // shown for text sessions only
 
     SessionModel *m_model;
     TrainingController *m_controller;
