@@ -246,18 +246,8 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
         d.yFromZero = false;
     }
     for (const auto &[scheme, points] : byScheme) {
-        FigureSeries s;
-        s.name = scheme;
-        for (const auto &[x, a] : points) {
-            if (a.n > 0) {
-                const double y = a.sum / a.n;
-                s.points << QPointF(x, y);
-                s.learned << true;
-                d.yMax = std::max(d.yMax, y);
-            } else if (a.diverged > 0) {
-                s.divergedX << x;
-            }
-        }
+        FigureSeries s = toSeries(scheme, points, d.yMax);
+        s.learned.fill(true); // no learned / not-learned verdict here: every point is drawn alike
         d.series.push_back(std::move(s));
     }
     return d;
