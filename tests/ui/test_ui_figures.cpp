@@ -269,6 +269,25 @@ static int distinctColours(const QImage &image)
     return int(colours.size());
 }
 
+// Exports `view` as DIR/ID.svg and DIR/ID.png at `size` and checks both files: a parseable SVG
+// that Qt renders, and a PNG of that size that is not blank. *svgText receives the SVG; callers
+// check QTest::currentTestFailed() after it.
+static void exportAndCheck(FigureView *view, const QTemporaryDir &dir, const QString &id, QSize size,
+                           QString *svgText)
+{
+    const QString svg = dir.filePath(id + ".svg"), png = dir.filePath(id + ".png");
+    QString error, why;
+    QVERIFY2(FigureExporter::writeSvg(view, svg, size, &error), qPrintable(error));
+    QVERIFY2(FigureExporter::writePng(view, png, size, &error), qPrintable(error));
+    QVERIFY2(isValidSvg(svg, &why), qPrintable(why));
+    QImage image(png);
+    QCOMPARE(image.size(), size);
+    QVERIFY2(distinctColours(image) > 8, "the PNG is blank");
+    QFile f(svg);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    *svgText = QString::fromUtf8(f.readAll());
+}
+
 void TestUiFigures::exportWritesValidSvgAndPng_data()
 {
     QTest::addColumn<QString>("figure");
@@ -284,19 +303,10 @@ void TestUiFigures::exportWritesValidSvgAndPng()
     const QSize size(900, 560);
     auto view = FigureExporter::offscreenCopy(&model, figure, {}, {}, size);
     QVERIFY(view);
-    const QString svg = dir.filePath(figure + ".svg"), png = dir.filePath(figure + ".png");
-    QString error;
-    QVERIFY2(FigureExporter::writeSvg(view.get(), svg, size, &error), qPrintable(error));
-    QVERIFY2(FigureExporter::writePng(view.get(), png, size, &error), qPrintable(error));
-    QString why;
-    QVERIFY2(isValidSvg(svg, &why), qPrintable(why));
-    QImage image(png);
-    QCOMPARE(image.size(), size);
-    QVERIFY2(distinctColours(image) > 8, "the PNG is blank");
+    QString text;
+    exportAndCheck(view.get(), dir, figure, size, &text);
+    if (QTest::currentTestFailed()) return;
     // Title and axis labels are in the drawing, as text.
-    QFile f(svg);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    const QString text = QString::fromUtf8(f.readAll());
     QVERIFY2(text.contains(view->title().left(12).toHtmlEscaped()) ||
                  text.contains(view->title().left(12)),
              qPrintable(view->title()));
@@ -490,17 +500,9 @@ void TestUiFigures::taskFiguresExportAndRender()
     auto view = FigureExporter::offscreenCopy(&model, figure, {}, {}, size);
     QVERIFY(view);
     QVERIFY(view->applies());
-    const QString svg = dir.filePath(figure + ".svg"), png = dir.filePath(figure + ".png");
-    QString error, why;
-    QVERIFY2(FigureExporter::writeSvg(view.get(), svg, size, &error), qPrintable(error));
-    QVERIFY2(FigureExporter::writePng(view.get(), png, size, &error), qPrintable(error));
-    QVERIFY2(isValidSvg(svg, &why), qPrintable(why));
-    QImage image(png);
-    QCOMPARE(image.size(), size);
-    QVERIFY2(distinctColours(image) > 8, "the PNG is blank");
-    QFile f(svg);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    const QString text = QString::fromUtf8(f.readAll());
+    QString text;
+    exportAndCheck(view.get(), dir, figure, size, &text);
+    if (QTest::currentTestFailed()) return;
     QVERIFY2(text.contains(view->title().left(12)), qPrintable(view->title()));
     if (!nearestNeighbour) {
         // Both panels are in the drawing and in the CSV.
