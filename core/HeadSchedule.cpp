@@ -33,18 +33,23 @@ bool parseHeadScheme(const std::string &text, HeadScheme *out)
 
 namespace {
 
-// The divisor of dModel nearest to `ideal`; on a tie the larger one.
+// The divisor of dModel nearest to `ideal`; on a tie the larger one. Divisors come in pairs
+// (d, dModel / d) with d <= sqrt(dModel), so this takes O(sqrt(dModel)) steps, not O(dModel).
 int64_t nearestDivisor(double ideal, int64_t dModel)
 {
     int64_t best = 1;
     double bestDistance = std::abs(ideal - 1.0);
-    for (int64_t d = 1; d <= dModel; ++d) {
-        if (dModel % d != 0) continue;
+    auto consider = [&](int64_t d) {
         const double distance = std::abs(ideal - static_cast<double>(d));
-        if (distance <= bestDistance) {
+        if (distance < bestDistance || (distance == bestDistance && d > best)) {
             best = d;
             bestDistance = distance;
         }
+    };
+    for (int64_t d = 1; d <= dModel / d; ++d) {
+        if (dModel % d != 0) continue;
+        consider(d);
+        consider(dModel / d);
     }
     return best;
 }

@@ -94,9 +94,64 @@ bool objectiveFitsTask(Objective o, TaskKind t)
 
 } // namespace
 
+namespace {
+
+// The first RunLimits bound that `c` exceeds, or "".
+std::string checkLimits(const RunConfig &c)
+{
+    const ModelConfig &m = c.model;
+    const TaskConfig &t = c.task;
+    struct Bound {
+        const char *key;
+        int64_t value;
+        int64_t maximum;
+    };
+    const Bound bounds[] = {
+        {"model.layers", m.layers(), RunLimits::kMaxLayers},
+        {"model.d_model", m.dModel, RunLimits::kMaxDModel},
+        {"model.head_dim", m.headDim, RunLimits::kMaxDModel},
+        {"model.ffn_width", m.ffnWidth, RunLimits::kMaxFfnWidth},
+        {"model.width_multiplier", m.widthMultiplier, RunLimits::kMaxWidthMultiplier},
+        {"phases", static_cast<int64_t>(c.phases.size()), RunLimits::kMaxPhases},
+        {"task.point_dim", t.pointDim, RunLimits::kMaxDModel},
+        {"task.num_points", t.numPoints, RunLimits::kMaxPoints},
+        {"task.context_length", t.contextLength, RunLimits::kMaxContextLength},
+        {"task.train_pairs", t.trainPairs, RunLimits::kMaxTrainPairs},
+        {"task.test_pairs", t.testPairs, RunLimits::kMaxTestPairs},
+        {"task.test_pair_base", t.testPairBase, RunLimits::kMaxPairBase},
+        {"task.corpus_bytes", t.corpusBytes, RunLimits::kMaxCorpusBytes},
+        {"task.sample_length", t.sampleLength, RunLimits::kMaxSampleLength},
+        {"task.sample_count", t.sampleCount, RunLimits::kMaxSampleCount},
+        {"eval_every", c.evalEvery, RunLimits::kMaxSteps},
+        {"log_every", c.logEvery, RunLimits::kMaxSteps},
+        {"eval_batches", c.evalBatches, RunLimits::kMaxSteps},
+    };
+    for (const auto &b : bounds)
+        if (b.value > b.maximum)
+            return std::string(b.key) + ": at most " + str(b.maximum) + " (a HeadLab limit), got " +
+                   str(b.value);
+    for (size_t l = 0; l < m.heads.size(); ++l)
+        if (m.heads[l] > RunLimits::kMaxHeads)
+            return "model.heads[" + str(l) + "]: at most " + str(RunLimits::kMaxHeads) +
+                   " heads (a HeadLab limit), got " + str(m.heads[l]);
+    for (size_t i = 0; i < c.phases.size(); ++i) {
+        const std::string where = "phases[" + str(i) + "]";
+        if (c.phases[i].steps > RunLimits::kMaxSteps)
+            return where + ".steps: at most " + str(RunLimits::kMaxSteps) +
+                   " (a HeadLab limit), got " + str(c.phases[i].steps);
+        if (c.phases[i].batchSize > RunLimits::kMaxBatchSize)
+            return where + ".batch_size: at most " + str(RunLimits::kMaxBatchSize) +
+                   " (a HeadLab limit), got " + str(c.phases[i].batchSize);
+    }
+    return {};
+}
+
+} // namespace
+
 std::string validate(const RunConfig &c)
 {
     const ModelConfig &m = c.model;
+    if (std::string limit = checkLimits(c); !limit.empty()) return limit;
     if (m.dModel <= 0) return "model.d_model: must be positive, got " + str(m.dModel);
     if (m.heads.empty()) return "model.heads: at least one layer is needed";
     if (m.headDim < 0) return "model.head_dim: must be positive (or 0 to derive d_model / heads)";

@@ -133,6 +133,31 @@ struct RunConfig {
     }
 };
 
+// Upper bounds on what one run may ask for. They are far above anything the papers run and far
+// below what would exhaust memory or loop for hours before training starts: the YAML reader
+// names the key that exceeds one, and validate() checks them for configs built elsewhere (forms).
+struct RunLimits {
+    static constexpr int64_t kMaxLayers = 256;
+    static constexpr int64_t kMaxDModel = 16384;    // also head_dim and the nn task's point_dim
+    static constexpr int64_t kMaxHeads = 16384;     // per layer
+    static constexpr int64_t kMaxFfnWidth = 262144;
+    static constexpr int64_t kMaxWidthMultiplier = 1024;
+    static constexpr int64_t kMaxBatchSize = 65536;
+    static constexpr int64_t kMaxSteps = 1'000'000'000;
+    static constexpr int64_t kMaxPhases = 64;
+    static constexpr int64_t kMaxContextLength = 65536;
+    static constexpr int64_t kMaxPoints = 4096;
+    static constexpr int64_t kMaxTrainPairs = 10'000'000;
+    static constexpr int64_t kMaxTestPairs = 1'000'000;
+    static constexpr int64_t kMaxPairBase = 1'000'000'000;
+    static constexpr int64_t kMaxCorpusBytes = int64_t(1) << 31;
+    static constexpr int64_t kMaxSampleLength = 1 << 20;
+    static constexpr int64_t kMaxSampleCount = 1000;
+    // A sweep: runs after expansion, values of one axis (a log-spaced count), combinations.
+    static constexpr int64_t kMaxSweepRuns = 100'000;
+    static constexpr int64_t kMaxAxisValues = 10'000;
+};
+
 // Tokens (or points) in one sequence of the task: 19 for addition, N for nearest neighbour, the
 // context length for text.
 int64_t sequenceLength(const TaskConfig &task);

@@ -2,6 +2,7 @@
 #include "core/Session.h"
 
 #include "core/HeadSchedule.h"
+#include "core/SessionStore.h"
 #include "core/SessionYaml.h"
 
 #include <yaml-cpp/yaml.h>
@@ -71,6 +72,8 @@ std::string AxisValue::label() const
     switch (kind) {
     case Kind::Number:
         return shortestNumber(number);
+    case Kind::Unsigned:
+        return std::to_string(unsignedValue);
     case Kind::Text:
         return text;
     case Kind::IntList: {
@@ -165,21 +168,33 @@ AxisValue readAxisValue(const std::string &axis, const YamlField &field)
         if (field.node.IsDefined() && field.node.IsSequence()) {
             AxisValue value;
             value.kind = AxisValue::Kind::IntList;
-            for (const auto &h : items(field)) value.ints.push_back(readIntAtLeast(h, 1));
+            if (field.node.size() > static_cast<size_t>(RunLimits::kMaxLayers))
+                fail(field, "at most " + std::to_string(RunLimits::kMaxLayers) +
+                                " layers (a HeadLab limit), got " +
+                                std::to_string(field.node.size()));
+            for (const auto &h : items(field))
+                value.ints.push_back(readIntInRange(h, 1, RunLimits::kMaxHeads));
             if (value.ints.empty()) fail(field, "a per-layer head list needs at least one layer");
             return value;
         }
-        return numberValue(static_cast<double>(readIntAtLeast(field, 1)));
+        return numberValue(static_cast<double>(readIntInRange(field, 1, RunLimits::kMaxHeads)));
     }
     if (axis == "head_schedule") return readScheduleValue(field);
     if (axis == "lr") return numberValue(readPositive(field));
-    if (axis == "d_model" || axis == "layers" || axis == "width_multiplier")
-        return numberValue(static_cast<double>(readIntAtLeast(field, 1)));
+    if (axis == "d_model") return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxDModel)));
+    if (axis == "layers") return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxLayers)));
+    if (axis == "width_multiplier")
+        return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxWidthMultiplier)));
     if (axis == "head_dim") {
         if (isScalar(field) && lowerText(field.node.Scalar()) == "auto") return numberValue(0);
-        return numberValue(static_cast<double>(readIntAtLeast(field, 0)));
+        return numberValue(double(readIntInRange(field, 0, RunLimits::kMaxDModel)));
     }
-    if (axis == "seed") return numberValue(static_cast<double>(readUnsigned(field)));
+    if (axis == "seed") {
+        AxisValue value;
+        value.kind = AxisValue::Kind::Unsigned;
+        value.unsignedValue = readUnsigned(field);
+        return value;
+    }
     if (axis == "qk_rule") return textValue(readBool(field) ? "on" : "off");
     if (axis == "logit_scale") return textValue(toString(readLogitScale(field)));
     fail(field, "unknown axis '" + axis + "'");
@@ -195,7 +210,8 @@ std::vector<AxisValue> readAxisValues(const std::string &axis, const YamlField &
         checkKeys(logspace, {"from", "to", "count"});
         const double from = readPositive(child(logspace, "from"));
         const double to = readPositive(child(logspace, "to"));
-        const int64_t count = readIntAtLeast(child(logspace, "count"), 1);
+        const int64_t count =
+            readIntInRange(child(logspace, "count"), 1, RunLimits::kMaxAxisValues);
         for (int64_t i = 0; i < count; ++i) {
             double lr = from;
             if (i == count - 1)
@@ -221,6 +237,10 @@ std::vector<AxisValue> readAxisValues(const std::string &axis, const YamlField &
         return values;
     }
     if (field.node.IsSequence()) {
+        if (field.node.size() > static_cast<size_t>(RunLimits::kMaxAxisValues))
+            fail(field, "at most " + std::to_string(RunLimits::kMaxAxisValues) +
+                            " values on one axis (a HeadLab limit), got " +
+                            std::to_string(field.node.size()));
         for (const auto &v : items(field)) values.push_back(readAxisValue(axis, v));
         if (values.empty()) fail(field, "an axis needs at least one value");
         return values;
@@ -237,6 +257,9 @@ void writeAxisValue(YAML::Emitter &out, const std::string &axis, const AxisValue
             out << formatNumber(value.number);
         else
             out << static_cast<int64_t>(value.number);
+        return;
+    case AxisValue::Kind::Unsigned:
+        out << value.unsignedValue;
         return;
     case AxisValue::Kind::IntList:
         out << YAML::Flow << YAML::BeginSeq;
@@ -304,7 +327,9 @@ std::string applyAxisValue(RunConfig &config, const std::string &axis, const Axi
     } else if (axis == "lr") {
         config.lr = value.number;
     } else if (axis == "seed") {
-        config.initSeed = config.dataSeed = static_cast<uint64_t>(value.number);
+        config.initSeed = config.dataSeed = value.kind == AxisValue::Kind::Unsigned
+                                                ? value.unsignedValue
+                                                : static_cast<uint64_t>(value.number);
     }
     return {};
 }
@@ -333,8 +358,28 @@ std::string checkHeads(const RunConfig &config)
 
 } // namespace
 
+std::string checkSweepSize(const Session &session)
+{
+    // The product, saturated at the limit + 1 so that it cannot overflow.
+    const int64_t cap = RunLimits::kMaxSweepRuns + 1;
+    int64_t runs = std::max<int64_t>(1, static_cast<int64_t>(session.combinations.size()));
+    std::string sizes = session.combinations.empty()
+                            ? std::string()
+                            : std::to_string(session.combinations.size()) + " combinations";
+    for (const auto &axis : session.axes) {
+        const auto n = static_cast<int64_t>(axis.values.size());
+        runs = n == 0 ? 0 : std::min(cap, runs > cap / n ? cap : runs * n);
+        sizes += (sizes.empty() ? "" : " × ") + std::to_string(n) + " " + axis.name;
+    }
+    if (runs <= RunLimits::kMaxSweepRuns) return {};
+    return "the sweep has more than " + std::to_string(RunLimits::kMaxSweepRuns) +
+           " runs (" + sizes + "), a HeadLab limit; split it into several sessions";
+}
+
 void expandSweep(Session &session)
 {
+    if (const std::string tooLarge = checkSweepSize(session); !tooLarge.empty())
+        throw SessionError("", 0, 0, "sweep", tooLarge);
     // Results to keep, by canonical config.
     std::map<std::string, RunResult> previous;
     for (const auto &run : session.runs) previous.emplace(canonicalYaml(run.config), run.result);
@@ -464,11 +509,14 @@ RunStatus readStatus(const YamlField &field)
     fail(field, message + ")");
 }
 
-SessionRun readRun(const YamlField &field)
+// A run record; a run file's has schema_version too (`inRunFile`).
+SessionRun readRun(const YamlField &field, bool inRunFile = false)
 {
-    checkKeys(field,
-              {"labels", "config", "status", "steps_done", "diverged_at_step", "wall_seconds",
-               "device", "message", "phase_starts", "metrics", "curves", "samples"});
+    std::vector<std::string> keys = {"labels",  "config",       "status",  "steps_done",
+                                     "diverged_at_step", "wall_seconds", "device",  "message",
+                                     "phase_starts",     "metrics",      "curves",  "samples"};
+    if (inRunFile) keys.push_back("schema_version");
+    checkKeys(field, keys);
     SessionRun run;
     run.labels = readLabels(child(field, "labels"));
     const YamlField config = child(field, "config");
@@ -523,9 +571,13 @@ void readSweep(const YamlField &field, Session &session)
                 combination[key] = readAxisValue(key, value);
             }
             if (combination.empty()) fail(c, "an empty combination");
+            if (session.combinations.size() >= static_cast<size_t>(RunLimits::kMaxSweepRuns))
+                fail(f, "more than " + std::to_string(RunLimits::kMaxSweepRuns) +
+                            " combinations (a HeadLab limit)");
             session.combinations.push_back(std::move(combination));
         }
     }
+    if (const std::string tooLarge = checkSweepSize(session); !tooLarge.empty()) fail(field, tooLarge);
     for (const auto &axis : session.axes) {
         if (axis.name == "head_schedule" && hasHeads)
             fail(child(field, "head_schedule"),
@@ -540,8 +592,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     const YamlField root = parseDocument(yamlText, file);
     if (!root.node.IsDefined() || root.node.IsNull())
         fail(root, "empty document; a session is a mapping with schema_version and experiment");
-    checkKeys(root, {"schema_version", "name", "description", "experiment", "sweep", "runs",
-                     "skipped", "view"});
+    checkKeys(root, {"schema_version", "name", "description", "experiment", "sweep", "results",
+                     "runs", "skipped", "view"});
 
     Session session;
     const YamlField version = child(root, "schema_version");
@@ -551,14 +603,38 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
         fail(version, "schema version " + std::to_string(session.schemaVersion) +
                           " is newer than this HeadLab reads (" +
                           std::to_string(Session::kSchemaVersion) + ")");
+    session.schemaVersion = Session::kSchemaVersion; // read as the current schema from here on
     if (auto f = child(root, "name"); f.present()) session.name = readString(f);
     if (auto f = child(root, "description"); f.present()) session.description = readString(f);
     const YamlField experiment = child(root, "experiment");
     if (!experiment.present()) fail(experiment, "missing: the base run configuration");
     session.base = readRunConfig(experiment);
     if (auto f = child(root, "sweep"); f.present() && !f.isNull()) readSweep(f, session);
-    if (auto f = child(root, "runs"); f.present() && !f.isNull())
-        for (const auto &r : items(f)) session.runs.push_back(readRun(r));
+    if (auto f = child(root, "results"); f.present()) {
+        session.resultsDir = readString(f);
+        if (session.resultsDir.empty() || session.resultsDir.front() == '/' ||
+            session.resultsDir.find("..") != std::string::npos)
+            fail(f, "expected the name of the results folder beside the session file, e.g. "
+                    "session.results");
+    }
+    if (auto f = child(root, "runs"); f.present() && !f.isNull()) {
+        for (const auto &r : items(f)) {
+            if (child(r, "file").present()) {
+                // An index entry of the stored layout: the result is in its own file.
+                checkKeys(r, {"file", "labels", "status", "final_test_loss"});
+                if (session.resultsDir.empty())
+                    fail(child(r, "file"), "a run stored in a file needs the session's "
+                                           "'results:' folder");
+                const std::string name = readString(child(r, "file"));
+                if (name.rfind("runs/", 0) != 0 || name.find('/', 5) != std::string::npos ||
+                    name.find("..") != std::string::npos)
+                    fail(child(r, "file"), "expected runs/NAME.yaml inside the results folder");
+                session.indexedRunFiles.push_back(name.substr(5));
+                continue;
+            }
+            session.runs.push_back(readRun(r));
+        }
+    }
     if (auto f = child(root, "skipped"); f.present() && !f.isNull()) {
         for (const auto &s : items(f)) {
             checkKeys(s, {"labels", "reason"});
@@ -569,18 +645,6 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     if (auto f = child(root, "view"); f.present() && !f.isNull())
         for (const auto &[key, value] : entries(f)) session.view[key] = readString(value);
     return session;
-}
-
-Session loadSession(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw SessionError(path, 0, 0, "", std::string("cannot open: ") + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-        throw SessionError(path, 0, 0, "", std::string("cannot read: ") + std::strerror(errno));
-    return sessionFromYaml(text.str(), path);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -600,11 +664,12 @@ void writeLabels(YAML::Emitter &out, const std::map<std::string, std::string> &l
 
 } // namespace
 
-std::string sessionToYaml(const Session &session)
+namespace {
+
+// schema_version, name, description, experiment and sweep: the part a user edits.
+void writeDefinition(YAML::Emitter &out, const Session &session)
 {
-    YAML::Emitter out;
-    out << YAML::BeginMap;
-    out << YAML::Key << "schema_version" << YAML::Value << session.schemaVersion;
+    out << YAML::Key << "schema_version" << YAML::Value << Session::kSchemaVersion;
     out << YAML::Key << "name" << YAML::Value;
     writeText(out, session.name);
     out << YAML::Key << "description" << YAML::Value;
@@ -633,49 +698,51 @@ std::string sessionToYaml(const Session &session)
         }
         out << YAML::EndMap;
     }
+}
 
-    out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
-    for (const auto &run : session.runs) {
-        const RunResult &r = run.result;
-        out << YAML::BeginMap;
-        out << YAML::Key << "labels" << YAML::Value;
-        writeLabels(out, run.labels);
-        out << YAML::Key << "status" << YAML::Value << toString(r.status);
-        out << YAML::Key << "steps_done" << YAML::Value << r.stepsDone;
-        out << YAML::Key << "diverged_at_step" << YAML::Value << r.divergedAtStep;
-        out << YAML::Key << "wall_seconds" << YAML::Value << formatNumber(r.wallSeconds);
-        out << YAML::Key << "device" << YAML::Value;
-        writeText(out, r.device);
-        out << YAML::Key << "message" << YAML::Value;
-        writeText(out, r.message);
-        out << YAML::Key << "phase_starts" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-        for (auto s : r.phaseStarts) out << s;
-        out << YAML::EndSeq;
-        out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
-        for (const auto &[key, value] : r.metrics)
-            out << YAML::Key << key << YAML::Value << formatNumber(value);
-        out << YAML::EndMap;
-        if (!r.samples.empty()) {
-            out << YAML::Key << "samples" << YAML::Value << YAML::BeginSeq;
-            for (const auto &sample : r.samples) writeText(out, sample);
-            out << YAML::EndSeq;
-        }
-        out << YAML::Key << "curves" << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "train" << YAML::Value;
-        writeCurve(out, r.train);
-        out << YAML::Key << "test" << YAML::Value;
-        writeCurve(out, r.test);
-        for (const auto &[key, curve] : r.extra) {
-            out << YAML::Key << key << YAML::Value;
-            writeCurve(out, curve);
-        }
-        out << YAML::EndMap;
-        out << YAML::Key << "config" << YAML::Value;
-        writeRunConfig(out, run.config);
-        out << YAML::EndMap;
-    }
+// The keys of one run record, inside a mapping the caller opened.
+void writeRunRecord(YAML::Emitter &out, const SessionRun &run)
+{
+    const RunResult &r = run.result;
+    out << YAML::Key << "labels" << YAML::Value;
+    writeLabels(out, run.labels);
+    out << YAML::Key << "status" << YAML::Value << toString(r.status);
+    out << YAML::Key << "steps_done" << YAML::Value << r.stepsDone;
+    out << YAML::Key << "diverged_at_step" << YAML::Value << r.divergedAtStep;
+    out << YAML::Key << "wall_seconds" << YAML::Value << formatNumber(r.wallSeconds);
+    out << YAML::Key << "device" << YAML::Value;
+    writeText(out, r.device);
+    out << YAML::Key << "message" << YAML::Value;
+    writeText(out, r.message);
+    out << YAML::Key << "phase_starts" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (auto s : r.phaseStarts) out << s;
     out << YAML::EndSeq;
+    out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
+    for (const auto &[key, value] : r.metrics)
+        out << YAML::Key << key << YAML::Value << formatNumber(value);
+    out << YAML::EndMap;
+    if (!r.samples.empty()) {
+        out << YAML::Key << "samples" << YAML::Value << YAML::BeginSeq;
+        for (const auto &sample : r.samples) writeText(out, sample);
+        out << YAML::EndSeq;
+    }
+    out << YAML::Key << "curves" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "train" << YAML::Value;
+    writeCurve(out, r.train);
+    out << YAML::Key << "test" << YAML::Value;
+    writeCurve(out, r.test);
+    for (const auto &[key, curve] : r.extra) {
+        out << YAML::Key << key << YAML::Value;
+        writeCurve(out, curve);
+    }
+    out << YAML::EndMap;
+    out << YAML::Key << "config" << YAML::Value;
+    writeRunConfig(out, run.config);
+}
 
+// skipped and view: the part after the runs.
+void writeSkippedAndView(YAML::Emitter &out, const Session &session)
+{
     out << YAML::Key << "skipped" << YAML::Value << YAML::BeginSeq;
     for (const auto &s : session.skipped) {
         out << YAML::BeginMap;
@@ -693,70 +760,92 @@ std::string sessionToYaml(const Session &session)
         writeText(out, value);
     }
     out << YAML::EndMap;
-    out << YAML::EndMap;
+}
+
+std::string finish(const YAML::Emitter &out)
+{
     if (!out.good())
         throw SessionError("<session>", 0, 0, "", "cannot write YAML: " + out.GetLastError());
     return std::string(out.c_str()) + "\n";
 }
 
+} // namespace
+
+bool hasResult(const SessionRun &run)
+{
+    const RunResult &r = run.result;
+    return r.status != RunStatus::Queued || r.stepsDone > 0 || !r.train.empty() || !r.test.empty();
+}
+
+std::string sessionToYaml(const Session &session)
+{
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    writeDefinition(out, session);
+    out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
+    for (const auto &run : session.runs) {
+        out << YAML::BeginMap;
+        writeRunRecord(out, run);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    writeSkippedAndView(out, session);
+    out << YAML::EndMap;
+    return finish(out);
+}
+
+std::string sessionIndexToYaml(const Session &session, const std::string &resultsDirName)
+{
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    writeDefinition(out, session);
+    out << YAML::Key << "results" << YAML::Value;
+    writeText(out, resultsDirName);
+    out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
+    for (const auto &run : session.runs) {
+        if (!hasResult(run)) continue;
+        out << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "file" << YAML::Value << "runs/" + runFileName(run.config);
+        out << YAML::Key << "status" << YAML::Value << toString(run.result.status);
+        out << YAML::Key << "labels" << YAML::Value;
+        writeLabels(out, run.labels);
+        if (auto it = run.result.metrics.find("final_test_loss"); it != run.result.metrics.end())
+            out << YAML::Key << "final_test_loss" << YAML::Value << formatNumber(it->second);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    writeSkippedAndView(out, session);
+    out << YAML::EndMap;
+    return finish(out);
+}
+
+std::string runToYaml(const SessionRun &run)
+{
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    out << YAML::Key << "schema_version" << YAML::Value << Session::kSchemaVersion;
+    writeRunRecord(out, run);
+    out << YAML::EndMap;
+    return finish(out);
+}
+
+SessionRun runFromYaml(const std::string &text, const std::string &file)
+{
+    const YamlField root = parseDocument(text, file);
+    if (!root.node.IsDefined() || root.node.IsNull()) fail(root, "empty run file");
+    requireMap(root);
+    const YamlField version = child(root, "schema_version");
+    if (!version.present()) fail(version, "missing (this HeadLab writes 2)");
+    if (readIntAtLeast(version, 2) > Session::kSchemaVersion)
+        fail(version, "schema version " + version.node.Scalar() +
+                          " is newer than this HeadLab reads (" +
+                          std::to_string(Session::kSchemaVersion) + ")");
+    return readRun(root, true);
+}
+
 void saveSessionAtomic(const Session &session, const std::string &path)
 {
-    const std::string text = sessionToYaml(session);
-    auto failure = [&](const std::string &what, int error) {
-        return SessionError(path, 0, 0, "",
-                            "cannot save (" + what + "): " + std::strerror(error) +
-                                "; the previous file, if any, is unchanged");
-    };
-    // The temporary file must be in the same directory for rename() to be atomic.
-    std::string tempPath = path + ".tmp.XXXXXX";
-    const int fd = ::mkstemp(tempPath.data());
-    if (fd < 0) throw failure("creating " + tempPath, errno);
-    auto abandon = [&](const std::string &what) {
-        const int error = errno;
-        ::close(fd);
-        ::unlink(tempPath.c_str());
-        return failure(what, error);
-    };
-    // Keep the permissions of the file being replaced, else the usual 0644 less the umask.
-    struct stat old {};
-    mode_t mode = 0644;
-    if (::stat(path.c_str(), &old) == 0) {
-        mode = old.st_mode & 07777;
-    } else {
-        const mode_t mask = ::umask(0);
-        ::umask(mask);
-        mode &= ~mask;
-    }
-    if (::fchmod(fd, mode) != 0) throw abandon("setting permissions");
-    size_t written = 0;
-    while (written < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            throw abandon("writing " + tempPath);
-        }
-        written += static_cast<size_t>(n);
-    }
-    if (::fsync(fd) != 0) throw abandon("flushing " + tempPath);
-    if (::close(fd) != 0) {
-        const int error = errno;
-        ::unlink(tempPath.c_str());
-        throw failure("closing " + tempPath, error);
-    }
-    if (::rename(tempPath.c_str(), path.c_str()) != 0) {
-        const int error = errno;
-        ::unlink(tempPath.c_str());
-        throw failure("renaming " + tempPath, error);
-    }
-    // Make the rename itself durable.
-    std::string dir =
-        path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/'));
-    if (dir.empty()) dir = path.find('/') == 0 ? "/" : ".";
-    const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-    if (dirFd >= 0) {
-        ::fsync(dirFd);
-        ::close(dirFd);
-    }
+    writeFileAtomic(path, sessionToYaml(session));
 }
 
 } // namespace headlab

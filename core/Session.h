@@ -33,11 +33,13 @@ private:
     std::string m_message;
 };
 
-// One value of a sweep axis: a number, a list of integers (a per-layer head schedule) or text.
+// One value of a sweep axis: a number, an exact unsigned integer (a seed: all 64 bits, which a
+// double cannot hold), a list of integers (a per-layer head schedule) or text.
 struct AxisValue {
-    enum class Kind { Number, IntList, Text };
+    enum class Kind { Number, Unsigned, IntList, Text };
     Kind kind = Kind::Number;
     double number = 0.0;
+    uint64_t unsignedValue = 0; // Kind::Unsigned
     std::vector<int64_t> ints;
     std::string text;
     std::string label() const; // "96", "[12,24,48,96]", "ascending"
@@ -65,7 +67,8 @@ struct SkippedRun {
 };
 
 struct Session {
-    static constexpr int kSchemaVersion = 1;
+    // 2: results stored one file per run beside the session (SessionStore.h); 1 still loads.
+    static constexpr int kSchemaVersion = 2;
     int schemaVersion = kSchemaVersion;
     std::string name;
     std::string description;
@@ -75,7 +78,20 @@ struct Session {
     std::vector<SessionRun> runs;
     std::vector<SkippedRun> skipped;
     std::map<std::string, std::string> view; // GUI view state: chart, heatmap_lr, log_x, ...
+    // The folder of run files (relative to the session file) it was loaded with, "" when the
+    // session file held its results itself (schema 1, an export, a preset).
+    std::string resultsDir;
+    // The run files the session file's index lists, in its order (names inside resultsDir/runs/);
+    // loadSession reads them, then any other run file in the folder.
+    std::vector<std::string> indexedRunFiles;
 };
+
+// A run has something worth storing: it started, or has curves or a status other than Queued.
+bool hasResult(const SessionRun &run);
+
+// Why a sweep cannot be expanded: its product has more than RunLimits::kMaxSweepRuns runs.
+// Returns "" when it is within the limit. Computed from the axis sizes without expanding.
+std::string checkSweepSize(const Session &session);
 
 // Rebuilds runs and skipped from base and axes. A run whose resolved config is unchanged keeps
 // its result, so editing one axis does not throw away finished work.
@@ -83,10 +99,14 @@ void expandSweep(Session &session);
 
 // Parses YAML text. `file` is used in error messages only. Throws SessionError.
 Session sessionFromYaml(const std::string &yamlText, const std::string &file = "<session>");
+// Reads a session file and, when it names a results folder, every run file in it
+// (SessionStore.h). Throws SessionError, located in whichever file is at fault.
 Session loadSession(const std::string &path);
+// The whole session as one self-contained YAML document, results included (an export).
 std::string sessionToYaml(const Session &session);
-// Writes to a temporary file beside `path`, flushes it, then renames it over `path`.
-// On any failure the previous file is left untouched and SessionError is thrown.
+// Writes sessionToYaml to `path` atomically (writeFileAtomic): on any failure the previous file
+// is left untouched and SessionError is thrown. For a session that is being trained, write
+// through a SessionStore instead: it saves one file per finished run.
 void saveSessionAtomic(const Session &session, const std::string &path);
 
 // Indices of runs that still have to run (Queued, Running, Paused or Stopped).

@@ -1,13 +1,17 @@
 // SessionYaml.cpp — located YAML reading, exact number writing, and the RunConfig mapping.
 #include "core/SessionYaml.h"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstdio>
 #include <limits>
+#include <map>
 #include <sstream>
 
 namespace headlab::yaml {
@@ -28,23 +32,160 @@ void fail(const YamlField &field, const std::string &message)
     failAt(field, field.mark, field.path, message);
 }
 
+namespace {
+
+// The first byte of `text` that is not part of valid UTF-8 (or is NUL), with its line and column
+// (1-based), or false when the text is clean. YAML is Unicode: Latin-1 text saved back unchanged
+// would make the file unreadable to other YAML readers.
+bool findInvalidUtf8(const std::string &text, size_t *offset, int *line, int *column)
+{
+    int l = 1, c = 1;
+    const auto *bytes = reinterpret_cast<const unsigned char *>(text.data());
+    const size_t n = text.size();
+    for (size_t i = 0; i < n;) {
+        const unsigned char b = bytes[i];
+        size_t length = 0;
+        if (b == 0) length = 0;
+        else if (b < 0x80) length = 1;
+        else if ((b & 0xE0) == 0xC0 && b >= 0xC2) length = 2;
+        else if ((b & 0xF0) == 0xE0) length = 3;
+        else if ((b & 0xF8) == 0xF0 && b <= 0xF4) length = 4;
+        bool valid = length > 0 && i + length <= n;
+        for (size_t k = 1; valid && k < length; ++k) valid = (bytes[i + k] & 0xC0) == 0x80;
+        if (valid && length == 3) {
+            const unsigned cp = ((b & 0x0Fu) << 12) | ((bytes[i + 1] & 0x3Fu) << 6);
+            valid = cp >= 0x800 && !(cp >= 0xD800 && cp <= 0xDFFF);
+        }
+        if (valid && length == 4) {
+            const unsigned cp = ((b & 0x07u) << 18) | ((bytes[i + 1] & 0x3Fu) << 12);
+            valid = cp >= 0x10000 && cp <= 0x10FFFF;
+        }
+        if (!valid) {
+            *offset = i;
+            *line = l;
+            *column = c;
+            return true;
+        }
+        if (b == '\n') {
+            ++l;
+            c = 1;
+        } else {
+            ++c;
+        }
+        i += length;
+    }
+    return false;
+}
+
+// True when the quoted scalar that starts at text[pos] has its closing quote. yaml-cpp reads a
+// double-quoted scalar whose closing quote is missing to the end of the file, taking every key
+// after it for text; the user should hear about the quote, not about the keys it swallowed.
+bool quoteIsClosed(const std::string &text, size_t pos)
+{
+    const char quote = text[pos];
+    for (size_t j = pos + 1; j < text.size(); ++j) {
+        if (quote == '"' && text[j] == '\\') {
+            ++j;
+        } else if (text[j] == quote) {
+            if (quote == '\'' && j + 1 < text.size() && text[j + 1] == '\'') {
+                ++j; // '' is an escaped quote inside single quotes
+                continue;
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
+// Refuses duplicate keys (YAML forbids them; yaml-cpp keeps both), nesting deeper than
+// `maxDepth` and unterminated quotes, naming where.
+void checkStructure(const YamlField &root, const std::string &text, const YAML::Node &node,
+                    int depth, int maxDepth)
+{
+    if (node.IsScalar()) {
+        const YAML::Mark mark = node.Mark();
+        const auto pos = static_cast<size_t>(mark.pos);
+        if (mark.pos >= 0 && pos < text.size() && (text[pos] == '"' || text[pos] == '\'') &&
+            !quoteIsClosed(text, pos)) {
+            YamlField at = root;
+            at.mark = mark;
+            fail(at, std::string("unterminated quoted text: the closing ") + text[pos] +
+                         " is missing");
+        }
+        return;
+    }
+    if (depth > maxDepth) {
+        YamlField at = root;
+        at.mark = node.Mark();
+        fail(at, "the document nests more than " + std::to_string(maxDepth) +
+                     " levels deep; a HeadLab session needs far fewer");
+    }
+    if (node.IsSequence()) {
+        for (const auto &element : node)
+            checkStructure(root, text, element, depth + 1, maxDepth);
+    } else if (node.IsMap()) {
+        std::map<std::string, YAML::Mark> seen;
+        for (auto it = node.begin(); it != node.end(); ++it) {
+            const YAML::Node key = it->first; // a copy: the iterator's pair is a temporary
+            if (key.IsScalar()) {
+                const auto [first, inserted] = seen.emplace(key.Scalar(), key.Mark());
+                if (!inserted) {
+                    YamlField at = root;
+                    at.mark = key.Mark();
+                    fail(at, "duplicate key '" + key.Scalar() + "' (first at line " +
+                                 std::to_string(first->second.line + 1) +
+                                 "); each key may appear once");
+                }
+            }
+            checkStructure(root, text, key, depth + 1, maxDepth);
+            checkStructure(root, text, it->second, depth + 1, maxDepth);
+        }
+    }
+}
+
+} // namespace
+
 YamlField parseDocument(const std::string &text, const std::string &file)
 {
+    constexpr int kMaxDepth = 64;
     YamlField root;
     root.file = file;
+    size_t offset = 0;
+    int line = 0, column = 0;
+    if (findInvalidUtf8(text, &offset, &line, &column)) {
+        char byte[8];
+        std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[offset]));
+        throw SessionError(file, line, column, "",
+                           text[offset] == 0
+                               ? std::string("a NUL byte: this is not a YAML text file")
+                               : std::string("not valid UTF-8 (byte ") + byte +
+                                     "); YAML files are UTF-8: convert it, e.g. with "
+                                     "iconv -f latin1 -t utf-8");
+    }
+    std::vector<YAML::Node> documents;
     try {
-        root.node = YAML::Load(text);
+        documents = YAML::LoadAll(text);
+    } catch (const YAML::DeepRecursion &e) {
+        failAt(root, e.mark, "",
+               "the document nests more than " + std::to_string(kMaxDepth) + " levels deep");
     } catch (const YAML::ParserException &e) {
         // yaml-cpp's messages are lower-case phrases such as "illegal map value".
         failAt(root, e.mark, "", "malformed YAML: " + e.msg);
     } catch (const YAML::Exception &e) {
         failAt(root, e.mark, "", "malformed YAML: " + e.msg);
     }
+    if (documents.size() > 1) {
+        YamlField second = root;
+        second.mark = documents[1].Mark();
+        fail(second, "a second YAML document ('---'); a session file holds exactly one");
+    }
+    root.node = documents.empty() ? YAML::Node() : documents.front();
     root.mark = root.node.IsDefined() ? root.node.Mark() : YAML::Mark();
     if (root.mark.is_null()) {
         root.mark.line = 0;
         root.mark.column = 0;
     }
+    checkStructure(root, text, root.node, 0, kMaxDepth);
     return root;
 }
 
@@ -121,7 +262,7 @@ void checkKeys(const YamlField &field, const std::vector<std::string> &allowed)
 {
     requireMap(field);
     for (auto it = field.node.begin(); it != field.node.end(); ++it) {
-        const YAML::Node &keyNode = it->first;
+        const YAML::Node keyNode = it->first; // a copy: `it->first` lives in a temporary proxy
         const std::string key = keyNode.IsScalar() ? keyNode.Scalar() : std::string("?");
         if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
         std::string message = "unknown key '" + key + "'";
@@ -318,6 +459,15 @@ int64_t readIntAtLeast(const YamlField &field, int64_t minimum)
     return value;
 }
 
+int64_t readIntInRange(const YamlField &field, int64_t minimum, int64_t maximum)
+{
+    const int64_t value = readIntAtLeast(field, minimum);
+    if (value > maximum)
+        fail(field, "at most " + std::to_string(maximum) + " (a HeadLab limit), got " +
+                        std::to_string(value));
+    return value;
+}
+
 double readPositive(const YamlField &field)
 {
     const double value = readNumber(field);
@@ -442,13 +592,16 @@ const std::initializer_list<EnumName<LogitScale>> kLogitScales = {
     {LogitScale::None, "none"}};
 
 // head_dim / ffn_width: an integer >= 0, or "auto" (0: derived).
-int64_t readAutoInt(const YamlField &field)
+int64_t readAutoInt(const YamlField &field, int64_t maximum)
 {
     if (isScalar(field) && lower(field.node.Scalar()) == "auto") return 0;
     int64_t value = 0;
     if (!isScalar(field) || !parseInt(field.node.Scalar(), &value))
         fail(field, "expected an integer or auto, got " + describeType(field.node));
     if (value < 0) fail(field, "must be at least 0 (or auto), got " + std::to_string(value));
+    if (value > maximum)
+        fail(field, "at most " + std::to_string(maximum) + " (a HeadLab limit), got " +
+                        std::to_string(value));
     return value;
 }
 
@@ -491,22 +644,22 @@ TaskConfig readTask(const YamlField &field)
         fail(value,
              std::string("is an option of task kind ") + owner + ", not " + toString(task.kind));
     }
-    if (auto f = child(field, "train_pairs"); f.present()) task.trainPairs = readIntAtLeast(f, 1);
-    if (auto f = child(field, "test_pairs"); f.present()) task.testPairs = readIntAtLeast(f, 1);
+    if (auto f = child(field, "train_pairs"); f.present()) task.trainPairs = readIntInRange(f, 1, RunLimits::kMaxTrainPairs);
+    if (auto f = child(field, "test_pairs"); f.present()) task.testPairs = readIntInRange(f, 1, RunLimits::kMaxTestPairs);
     if (auto f = child(field, "test_pair_base"); f.present())
-        task.testPairBase = readIntAtLeast(f, 0);
-    if (auto f = child(field, "point_dim"); f.present()) task.pointDim = readIntAtLeast(f, 1);
-    if (auto f = child(field, "num_points"); f.present()) task.numPoints = readIntAtLeast(f, 2);
+        task.testPairBase = readIntInRange(f, 0, RunLimits::kMaxPairBase);
+    if (auto f = child(field, "point_dim"); f.present()) task.pointDim = readIntInRange(f, 1, RunLimits::kMaxDModel);
+    if (auto f = child(field, "num_points"); f.present()) task.numPoints = readIntInRange(f, 2, RunLimits::kMaxPoints);
     if (auto f = child(field, "text_path"); f.present()) task.textPath = readString(f);
     if (auto f = child(field, "context_length"); f.present())
-        task.contextLength = readIntAtLeast(f, 2);
+        task.contextLength = readIntInRange(f, 2, RunLimits::kMaxContextLength);
     if (auto f = child(field, "validation_fraction"); f.present())
         task.validationFraction = readNumberInRange(f, 0.0, false, 1.0, false);
-    if (auto f = child(field, "corpus_bytes"); f.present()) task.corpusBytes = readIntAtLeast(f, 1);
+    if (auto f = child(field, "corpus_bytes"); f.present()) task.corpusBytes = readIntInRange(f, 1, RunLimits::kMaxCorpusBytes);
     if (auto f = child(field, "sample_prompt"); f.present()) task.samplePrompt = readString(f);
     if (auto f = child(field, "sample_length"); f.present())
-        task.sampleLength = readIntAtLeast(f, 0);
-    if (auto f = child(field, "sample_count"); f.present()) task.sampleCount = readIntAtLeast(f, 0);
+        task.sampleLength = readIntInRange(f, 0, RunLimits::kMaxSampleLength);
+    if (auto f = child(field, "sample_count"); f.present()) task.sampleCount = readIntInRange(f, 0, RunLimits::kMaxSampleCount);
     if (auto f = child(field, "sample_temperature"); f.present())
         task.sampleTemperature =
             readNumberInRange(f, 0, true, std::numeric_limits<double>::infinity(), false);
@@ -520,27 +673,33 @@ ModelConfig readModel(const YamlField &field)
                       "placement", "final_norm", "causal", "bias", "zero_init_outputs",
                       "logit_scale", "width_multiplier"});
     ModelConfig model;
-    if (auto f = child(field, "d_model"); f.present()) model.dModel = readIntAtLeast(f, 1);
+    if (auto f = child(field, "d_model"); f.present()) model.dModel = readIntInRange(f, 1, RunLimits::kMaxDModel);
     const YamlField heads = child(field, "heads");
     const YamlField layers = child(field, "layers");
     if (heads.present() && heads.node.IsSequence()) {
         model.heads.clear();
-        for (const auto &h : items(heads)) model.heads.push_back(readIntAtLeast(h, 1));
+        if (heads.node.size() > static_cast<size_t>(RunLimits::kMaxLayers))
+            fail(heads, "at most " + std::to_string(RunLimits::kMaxLayers) +
+                            " layers (a HeadLab limit), got " + std::to_string(heads.node.size()));
+        for (const auto &h : items(heads))
+            model.heads.push_back(readIntInRange(h, 1, RunLimits::kMaxHeads));
         if (model.heads.empty()) fail(heads, "needs at least one layer's head count");
         if (layers.present()) {
-            const int64_t n = readIntAtLeast(layers, 1);
+            const int64_t n = readIntInRange(layers, 1, RunLimits::kMaxLayers);
             if (n != model.layers())
                 fail(layers, std::to_string(n) + " layers, but heads lists " +
                                  std::to_string(model.layers()) +
                                  " (leave layers out when heads is a list)");
         }
     } else {
-        const int64_t perLayer = heads.present() ? readIntAtLeast(heads, 1) : model.heads.front();
-        const int64_t n = layers.present() ? readIntAtLeast(layers, 1) : model.layers();
+        const int64_t perLayer =
+            heads.present() ? readIntInRange(heads, 1, RunLimits::kMaxHeads) : model.heads.front();
+        const int64_t n =
+            layers.present() ? readIntInRange(layers, 1, RunLimits::kMaxLayers) : model.layers();
         model.heads.assign(static_cast<size_t>(n), perLayer);
     }
-    if (auto f = child(field, "head_dim"); f.present()) model.headDim = readAutoInt(f);
-    if (auto f = child(field, "ffn_width"); f.present()) model.ffnWidth = readAutoInt(f);
+    if (auto f = child(field, "head_dim"); f.present()) model.headDim = readAutoInt(f, RunLimits::kMaxDModel);
+    if (auto f = child(field, "ffn_width"); f.present()) model.ffnWidth = readAutoInt(f, RunLimits::kMaxFfnWidth);
     if (auto f = child(field, "activation"); f.present())
         model.activation = readEnum(f, kActivations);
     if (auto f = child(field, "norm"); f.present()) model.norm = readEnum(f, kNorms);
@@ -553,7 +712,7 @@ ModelConfig readModel(const YamlField &field)
     if (auto f = child(field, "logit_scale"); f.present())
         model.logitScale = readEnum(f, kLogitScales);
     if (auto f = child(field, "width_multiplier"); f.present())
-        model.widthMultiplier = readIntAtLeast(f, 1);
+        model.widthMultiplier = readIntInRange(f, 1, RunLimits::kMaxWidthMultiplier);
     return model;
 }
 
@@ -563,8 +722,8 @@ PhaseConfig readPhase(const YamlField &field)
     PhaseConfig phase;
     if (auto f = child(field, "name"); f.present()) phase.name = readString(f);
     if (auto f = child(field, "objective"); f.present()) phase.objective = readEnum(f, kObjectives);
-    if (auto f = child(field, "steps"); f.present()) phase.steps = readIntAtLeast(f, 0);
-    if (auto f = child(field, "batch_size"); f.present()) phase.batchSize = readIntAtLeast(f, 1);
+    if (auto f = child(field, "steps"); f.present()) phase.steps = readIntInRange(f, 0, RunLimits::kMaxSteps);
+    if (auto f = child(field, "batch_size"); f.present()) phase.batchSize = readIntInRange(f, 1, RunLimits::kMaxBatchSize);
     if (auto f = child(field, "lr"); f.present()) {
         if (isScalar(f) && lower(f.node.Scalar()) == "scanned") {
             phase.useScannedLr = true;
@@ -613,6 +772,9 @@ RunConfig readRunConfig(const YamlField &field)
     if (auto f = child(field, "model"); f.present()) config.model = readModel(f);
     const YamlField phases = child(field, "phases");
     if (!phases.present()) fail(phases, "missing: a run needs at least one training phase");
+    if (phases.node.IsSequence() && phases.node.size() > static_cast<size_t>(RunLimits::kMaxPhases))
+        fail(phases, "at most " + std::to_string(RunLimits::kMaxPhases) +
+                         " phases (a HeadLab limit), got " + std::to_string(phases.node.size()));
     for (const auto &p : items(phases)) config.phases.push_back(readPhase(p));
     if (config.phases.empty()) fail(phases, "needs at least one phase");
     if (auto f = child(field, "lr"); f.present()) config.lr = readPositive(f);
@@ -622,10 +784,10 @@ RunConfig readRunConfig(const YamlField &field)
         if (auto g = child(f, "reference_head_dim"); g.present())
             config.qkRule.referenceHeadDim = readPositive(g);
     }
-    if (auto f = child(field, "eval_every"); f.present()) config.evalEvery = readIntAtLeast(f, 1);
-    if (auto f = child(field, "log_every"); f.present()) config.logEvery = readIntAtLeast(f, 1);
+    if (auto f = child(field, "eval_every"); f.present()) config.evalEvery = readIntInRange(f, 1, RunLimits::kMaxSteps);
+    if (auto f = child(field, "log_every"); f.present()) config.logEvery = readIntInRange(f, 1, RunLimits::kMaxSteps);
     if (auto f = child(field, "eval_batches"); f.present())
-        config.evalBatches = readIntAtLeast(f, 0);
+        config.evalBatches = readIntInRange(f, 0, RunLimits::kMaxSteps);
     if (auto f = child(field, "seed"); f.present())
         config.initSeed = config.dataSeed = readUnsigned(f);
     if (auto f = child(field, "init_seed"); f.present()) config.initSeed = readUnsigned(f);

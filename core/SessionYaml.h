@@ -62,6 +62,8 @@ std::string readString(const YamlField &field); // null reads as ""
 
 // Range checks: "must be at least 1, got 0".
 int64_t readIntAtLeast(const YamlField &field, int64_t minimum);
+// Also at most `maximum`: "at most 256 (a HeadLab limit), got 666666666" (RunLimits).
+int64_t readIntInRange(const YamlField &field, int64_t minimum, int64_t maximum);
 double readPositive(const YamlField &field); // > 0, finite
 double readNumberInRange(const YamlField &field, double low, bool lowInclusive, double high,
                          bool highInclusive);

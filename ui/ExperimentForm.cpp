@@ -81,6 +81,28 @@ std::vector<double> parseNumbers(const QString &text, const QString &key, QStrin
     return out;
 }
 
+// "0, 1, 18446744073709551615" -> seeds, exact over all 64 bits (a double is not).
+std::vector<uint64_t> parseSeeds(const QString &text, const QString &key, QStringList *errors)
+{
+    std::vector<uint64_t> out;
+    const auto parts =
+        text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
+    for (int i = 0; i < parts.size(); ++i) {
+        bool ok = false;
+        const qulonglong v = parts[i].toULongLong(&ok);
+        if (!ok) {
+            *errors << QObject::tr("%1[%2]: '%3' is not a whole number from 0 to 2^64 - 1")
+                           .arg(key)
+                           .arg(i)
+                           .arg(parts[i]);
+            continue;
+        }
+        out.push_back(v);
+    }
+    if (parts.isEmpty()) *errors << QObject::tr("%1: give at least one value").arg(key);
+    return out;
+}
+
 const SweepAxis *findAxis(const Session &s, const std::string &name)
 {
     for (const auto &a : s.axes)
@@ -488,11 +510,11 @@ void ExperimentForm::loadFrom(const Session &session)
         for (const auto &v : a->values) lrs.push_back(v.number);
     if (lrs.empty()) lrs.push_back(b.lr);
     m_lrs->setText(joinNumbers(lrs));
-    std::vector<double> seeds;
+    QStringList seeds;
     if (const auto *a = findAxis(session, "seed"))
-        for (const auto &v : a->values) seeds.push_back(v.number);
-    if (seeds.empty()) seeds.push_back(double(b.initSeed));
-    m_seeds->setText(joinNumbers(seeds));
+        for (const auto &v : a->values) seeds << QString::fromStdString(v.label());
+    if (seeds.empty()) seeds << QString::number(qulonglong(b.initSeed));
+    m_seeds->setText(seeds.join(QStringLiteral(", ")));
     m_evalEvery->setValue(int(b.evalEvery));
     const int di = m_device->findText(QString::fromStdString(b.device));
     m_device->setCurrentIndex(di >= 0 ? di : 0);
@@ -653,13 +675,15 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
     if (!lrs.empty()) b.lr = lrs.front();
     setAxis(def, "lr", lrValues, findAxis(m_loaded, "lr") != nullptr);
 
-    const auto seeds = parseNumbers(m_seeds->text(), QStringLiteral("sweep.seed"), &errs, true);
+    const auto seeds = parseSeeds(m_seeds->text(), QStringLiteral("sweep.seed"), &errs);
     std::vector<AxisValue> seedValues;
-    for (double v : seeds) {
-        if (v < 0) errs << tr("sweep.seed: %1 must not be negative").arg(v);
-        seedValues.push_back(number(v));
+    for (uint64_t v : seeds) {
+        AxisValue value;
+        value.kind = AxisValue::Kind::Unsigned;
+        value.unsignedValue = v;
+        seedValues.push_back(value);
     }
-    if (!seeds.empty()) b.initSeed = b.dataSeed = uint64_t(std::max(0.0, seeds.front()));
+    if (!seeds.empty()) b.initSeed = b.dataSeed = seeds.front();
     setAxis(def, "seed", seedValues, findAxis(m_loaded, "seed") != nullptr);
 
     b.evalEvery = m_evalEvery->value();

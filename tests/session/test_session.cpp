@@ -113,6 +113,7 @@ void compareAxisValues(const AxisValue &a, const AxisValue &b)
 {
     QCOMPARE(a.kind, b.kind);
     QVERIFY(sameBits(a.number, b.number));
+    QCOMPARE(a.unsignedValue, b.unsignedValue);
     QCOMPARE(a.ints, b.ints);
     QCOMPARE(a.text, b.text);
 }
@@ -177,6 +178,14 @@ AxisValue number(double v)
     AxisValue a;
     a.kind = AxisValue::Kind::Number;
     a.number = v;
+    return a;
+}
+
+AxisValue seed(uint64_t v)
+{
+    AxisValue a;
+    a.kind = AxisValue::Kind::Unsigned;
+    a.unsignedValue = v;
     return a;
 }
 
@@ -250,7 +259,7 @@ Session fullSession()
     s.axes.push_back({"heads", {number(1), intList({1, 3})}});
     s.axes.push_back(
         {"lr", {number(3e-5), number(std::exp(std::log(3e-5) + std::log(100.0) / 9.0))}});
-    s.combinations.push_back({{"seed", number(1)}, {"head_dim", number(8)}});
+    s.combinations.push_back({{"seed", seed(1)}, {"head_dim", number(8)}});
 
     SessionRun addition;
     addition.labels = {{"d_model", "24"}, {"heads", "[1,3]"}, {"lr", "3e-05"}};
@@ -473,9 +482,9 @@ void TestSession::badInputGivesLocatedMessage_data()
     QTest::newRow("missing experiment") << "schema_version: 1\nname: x\n"
                                         << 1 << 1 << "experiment"
                                         << "missing: the base run configuration";
-    QTest::newRow("newer schema") << "schema_version: 2\nexperiment: {phases: [{steps: 1}]}\n"
+    QTest::newRow("newer schema") << "schema_version: 3\nexperiment: {phases: [{steps: 1}]}\n"
                                   << 1 << 17 << "schema_version"
-                                  << "schema version 2 is newer than this HeadLab reads (1)";
+                                  << "schema version 3 is newer than this HeadLab reads (2)";
     QTest::newRow("curve lengths differ")
         << head + "runs:\n  - config: {phases: [{steps: 1}]}\n    curves:\n      train: {steps: "
                   "[0, 1], values: [3.0]}\n"
@@ -690,7 +699,7 @@ void TestSession::expandSweepSeedAxisSetsBothSeeds()
     s.base = smallConfig();
     s.base.initSeed = 1;
     s.base.dataSeed = 2;
-    s.axes.push_back({"seed", {number(7), number(8)}});
+    s.axes.push_back({"seed", {seed(7), seed(8)}});
     expandSweep(s);
     QCOMPARE(s.runs.size(), size_t(2));
     QCOMPARE(s.runs[1].config.initSeed, uint64_t(8));
