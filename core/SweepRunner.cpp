@@ -1,6 +1,8 @@
 // SweepRunner.cpp — the training threads: one or more per device, all draining one queue of ensembles.
 #include "core/SweepRunner.h"
 
+#include <unistd.h>
+
 #include "core/AdditionData.h"
 #include "core/TextCorpus.h"
 #include "core/Trainer.h"
@@ -17,6 +19,8 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
+#include <unistd.h>
 
 namespace headlab {
 
@@ -69,6 +73,44 @@ int64_t freeDeviceBytes(const std::string &device)
     } catch (const std::exception &) {
         return 0;
     }
+}
+
+// Total memory of a device: the card's for CUDA, the machine's for the CPU; 0 if unknown.
+int64_t totalDeviceBytes(const std::string &device)
+{
+    if (device == "cpu") {
+        const long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
+        return pages > 0 && size > 0 ? static_cast<int64_t>(pages) * size : 0;
+    }
+    try {
+        const torch::Device d(device);
+        if (!d.is_cuda()) return 0;
+        c10::cuda::CUDAGuard guard(d.index());
+        size_t freeBytes = 0, totalBytes = 0;
+        if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) return 0;
+        return static_cast<int64_t>(totalBytes);
+    } catch (const std::exception &) {
+        return 0;
+    }
+}
+
+std::string gibibytes(int64_t bytes)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
+    return buffer;
+}
+
+// Why a run cannot train on `device` for want of memory, or "": checked before training, so that
+// an impossible run fails with a sentence rather than an allocator's backtrace.
+std::string memoryProblem(const RunConfig &config, const std::string &device)
+{
+    const int64_t need = estimateRunBytes(config);
+    const int64_t have = totalDeviceBytes(device);
+    if (have <= 0 || need <= have) return {};
+    return "needs about " + gibibytes(need) + " (HeadLab's estimate of weights, optimizer state "
+           "and activations), more than the " + gibibytes(have) + " of " + device +
+           "; lower batch_size, d_model or the context length";
 }
 
 // Work of an ensemble in arbitrary units (its runs' memory times the samples of their steps), to
@@ -197,7 +239,17 @@ struct SweepRunner::Impl {
         };
         std::vector<RunResult> results;
         try {
+            if (const std::string problem = memoryProblem(configs.front(), device);
+                !problem.empty())
+                throw std::runtime_error(problem);
             results = trainMembers(configs, control);
+        } catch (const c10::Error &e) {
+            // LibTorch's what() carries a C++ backtrace of 20 lines; the user needs the first.
+            results.assign(jobs.size(), RunResult{});
+            for (auto &r : results) {
+                r.status = RunStatus::Failed;
+                r.message = e.what_without_backtrace();
+            }
         } catch (const std::exception &e) {
             results.assign(jobs.size(), RunResult{});
             for (auto &r : results) {
@@ -236,7 +288,7 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     // the ensembles that train on it at once.
     int64_t freeBytes = 0;
     for (const auto &dev : devices) {
-        const int64_t f = freeDeviceBytes(dev);
+        const int64_t f = dev == "cpu" ? totalDeviceBytes(dev) : freeDeviceBytes(dev);
         if (f > 0) freeBytes = freeBytes > 0 ? std::min(freeBytes, f) : f;
     }
     const size_t defaultMax = cpuOnly ? 8u : 64u;

@@ -29,6 +29,12 @@
 
 namespace headlab {
 
+double divergenceBound(int64_t vocabSize)
+{
+    const double chance = vocabSize > 1 ? std::log(static_cast<double>(vocabSize)) : 1.0;
+    return 1e4 * chance;
+}
+
 double scheduleMultiplier(const ScheduleConfig &schedule, int64_t step, int64_t steps)
 {
     if (schedule.kind == ScheduleKind::Constant) return 1.0;
@@ -139,6 +145,7 @@ public:
         const auto longOpts = torch::TensorOptions().dtype(torch::kInt64).device(device);
         m_alive = torch::ones({R}, floatOpts);
         m_firstBad = torch::full({R}, -1, longOpts);
+        m_lossBound = divergenceBound(m_task->vocabSize());
         m_globalStep = torch::zeros({}, longOpts);
         m_total = c0.totalSteps();
         m_start = Clock::now();
@@ -222,8 +229,9 @@ private:
             const auto l = loss.detach();
             trainSum.add_(l);
             m_globalStep.add_(1);
-            // Remember the first step whose loss was not finite.
-            m_firstBad.copy_(torch::where(l.isfinite().logical_not().logical_and(m_firstBad < 0), m_globalStep, m_firstBad));
+            // Remember the first step whose loss was not finite or left the divergence bound.
+            const auto bad = l.isfinite().logical_not().logical_or(l > m_lossBound);
+            m_firstBad.copy_(torch::where(bad.logical_and(m_firstBad < 0), m_globalStep, m_firstBad));
             phaseStep.add_(1);
         };
 
@@ -314,7 +322,11 @@ private:
                         m.result.status = RunStatus::Diverged;
                         m.result.divergedAtStep = bad[i] >= 0 ? bad[i] : read.step;
                         m.result.stepsDone = m.result.divergedAtStep;
-                        m.result.message = "loss became NaN or Inf at step " + std::to_string(m.result.divergedAtStep);
+                        char bound[32];
+                        std::snprintf(bound, sizeof bound, "%.3g", m_lossBound);
+                        m.result.message = std::string("loss became NaN, Inf or more than ") + bound +
+                                           " (10^4 x the chance loss) at step " +
+                                           std::to_string(m.result.divergedAtStep);
                         if (m.alive) {
                             freeze(i, adam);
                             frozeSome = true;
@@ -467,7 +479,8 @@ private:
     std::unique_ptr<Task> m_task;
     std::unique_ptr<Transformer> m_model;
     torch::Tensor m_alive;    // (R) 1 while a run trains, 0 once it diverged or stopped
-    torch::Tensor m_firstBad; // (R) first step with a non-finite loss, -1 if none
+    torch::Tensor m_firstBad; // (R) first step with a non-finite or out-of-bound loss, -1 if none
+    double m_lossBound = 0;   // divergenceBound of the task
     torch::Tensor m_globalStep; // 0-dim int64: steps taken, on the device
     std::vector<PendingRead> m_reads;
     bool m_stopsWhilePaused = false; // a member stopped while the ensemble was paused

@@ -32,6 +32,13 @@ std::string ensembleKey(const RunConfig &config);
 // Never throws for a run's own failure: a run that cannot train is returned as Failed.
 std::vector<RunResult> trainMembers(const std::vector<RunConfig> &configs, const TrainerControl &control);
 
+// A run has diverged when its training loss is NaN, Inf, or above this bound: 10^4 times the
+// chance loss, the loss of a model that knows nothing (ln V for a vocabulary of V tokens; 1 for
+// the nearest-neighbour regression, where predicting 0 scores 1). A run that learns stays below
+// its chance loss; one at 10^4 times it has blown up, even while its loss is still finite
+// (Adam at lr 10 reached 7.9e30 and was reported done).
+double divergenceBound(int64_t vocabSize);
+
 // The learning-rate multiplier of `schedule` at step t (0-based) of a phase of `steps` steps:
 // constant 1; warmup_cosine t/W for t < W = round(fraction·steps), then 0.5·(1 + cos(π·(t−W)/(steps−W))).
 double scheduleMultiplier(const ScheduleConfig &schedule, int64_t step, int64_t steps);
