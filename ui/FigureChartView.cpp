@@ -1,11 +1,14 @@
 // FigureChartView.cpp — see FigureChartView.h.
 #include "ui/FigureChartView.h"
 
+#include "ui/AxisRange.h"
 #include "ui/RunMetrics.h"
 #include "ui/SessionModel.h"
 
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
+#include <QHBoxLayout>
 #include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
@@ -21,6 +24,11 @@ namespace headlab::ui {
 FigureChartView::FigureChartView(SessionModel *model, QWidget *parent)
     : FigureView(model, parent)
 {
+    m_fullRange = new QCheckBox(tr("Full y range"), this);
+    m_fullRange->setToolTip(tr("Show every point, also losses far above the rest (a run that "
+                               "blew up); off, they are left off the chart and counted"));
+    controlsLayout()->addWidget(m_fullRange);
+    connect(m_fullRange, &QCheckBox::toggled, this, [this] { refresh(); });
     m_chart = new QChart();
     m_view = setChartCanvas(m_chart);
 
@@ -92,6 +100,13 @@ void FigureChartView::showData(FigureData data, double logBase)
     const bool addition = m_model->session().base.task.kind == TaskKind::Addition;
     double xMin = 1e300, xMax = -1e300;
     const bool reference = !addition && std::isfinite(m_data.referenceY);
+    std::vector<double> ys;
+    for (const auto &s : m_data.series)
+        for (const auto &p : s.points) ys.push_back(p.y());
+    const RobustRange range =
+        robustTop(ys, addition ? kLn22 : (reference ? 2 * m_data.referenceY : 0.0),
+                  m_fullRange->isChecked());
+    m_data.yMax = std::min(m_data.yMax, range.top > 0 ? range.top : m_data.yMax);
     double yTop = std::max(m_data.yMax, addition ? kLn22 : 0.0) * 1.08;
     double yBottom = 0.0;
     if (m_data.logY) {
@@ -107,6 +122,7 @@ void FigureChartView::showData(FigureData data, double logBase)
         double lo = 1e300, hi = -1e300;
         for (const auto &s : m_data.series)
             for (const auto &p : s.points) {
+                if (!std::isfinite(p.y()) || p.y() > m_data.yMax) continue;
                 lo = std::min(lo, p.y());
                 hi = std::max(hi, p.y());
             }
@@ -208,7 +224,11 @@ void FigureChartView::showData(FigureData data, double logBase)
         for (auto *m : m_chart->legend()->markers(series)) m->setVisible(m_data.learnedMarkers);
     if (!m_data.learnedMarkers) // the newer figures list "diverged" only when there is one
         for (auto *m : m_chart->legend()->markers(m_diverged)) m->setVisible(!diverged.isEmpty());
-    m_chart->setTitle(m_data.title);
+    m_chart->setTitle(range.above == 0 ? m_data.title
+                                       : tr("%1 (%n point(s) above the range: Full y range shows "
+                                            "them)",
+                                            "", range.above)
+                                             .arg(m_data.title));
 }
 
 } // namespace headlab::ui

@@ -15,6 +15,7 @@ class QChartView;
 class QLineSeries;
 class QScatterSeries;
 class QAbstractAxis;
+class QCheckBox;
 
 namespace headlab::ui {
 
@@ -45,6 +46,7 @@ private:
     QLineSeries *m_threshold = nullptr;
     FigureData m_data;
     bool m_stylesDirty = true;
+    QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted in the title
 };
 
 } // namespace headlab::ui

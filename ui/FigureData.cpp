@@ -47,7 +47,7 @@ FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &
     FigureSeries s;
     s.name = name;
     for (const auto &[x, a] : points) {
-        if (a.n > 0) {
+        if (a.n > 0 && std::isfinite(a.sum / a.n)) {
             const double y = a.sum / a.n;
             s.points << QPointF(x, y);
             s.learned << (a.learned * 2 > a.n + a.diverged);

@@ -4,6 +4,7 @@
 #include "core/Presets.h"
 #include "ui/FigureExporter.h"
 #include "ui/MainWindow.h"
+#include "ui/StopSignalWatcher.h"
 #include "ui/Metatypes.h"
 #include "ui/SessionModel.h"
 #include "ui/TrainingController.h"
@@ -161,6 +162,9 @@ int runHeadlab(QApplication &app)
     }
 
     MainWindow window;
+    StopSignalWatcher stopSignals;
+    QObject::connect(&stopSignals, &StopSignalWatcher::received, &window,
+                     &MainWindow::stopForSignal);
     if (parser.isSet(darkOpt))
         QMetaObject::invokeMethod(
             &window,

@@ -1,6 +1,8 @@
 // LossChartView.cpp — see LossChartView.h.
 #include "ui/LossChartView.h"
 
+#include "ui/AxisRange.h"
+
 #include "ui/CurveDecimator.h"
 #include "ui/RunMetrics.h"
 #include "ui/SessionModel.h"
@@ -40,6 +42,9 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
     m_showTrain->setChecked(true);
     m_showTest = new QCheckBox(tr("Test"), this);
     m_showTest->setChecked(true);
+    m_fullRange = new QCheckBox(tr("Full y range"), this);
+    m_fullRange->setToolTip(tr("Show every point, also losses far above the rest (a run that "
+                               "blew up); off, they are left off the chart and counted"));
     m_digits = new QCheckBox(tr("Per-digit test loss"), this);
     m_digits->setToolTip(
         tr("Test loss for each queried digit A0 (ones), A1 (tens), A2 (hundreds)"));
@@ -51,6 +56,7 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
     m_info = new QLabel(this);
     bar->addWidget(m_logX);
     bar->addWidget(m_logY);
+    bar->addWidget(m_fullRange);
     bar->addSpacing(8);
     bar->addWidget(m_showTrain);
     bar->addWidget(m_showTest);
@@ -72,6 +78,7 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
     };
     connect(m_logX, &QCheckBox::toggled, this, changed);
     connect(m_logY, &QCheckBox::toggled, this, changed);
+    connect(m_fullRange, &QCheckBox::toggled, this, changed);
     connect(m_digits, &QCheckBox::toggled, this, changed);
     connect(m_showTrain, &QCheckBox::toggled, this, changed);
     connect(m_showTest, &QCheckBox::toggled, this, changed);
@@ -284,6 +291,7 @@ void LossChartView::refresh()
     std::map<std::pair<int, int>, const Curve *> wanted;
     std::map<std::pair<int, int>, Curve> smoothed;
     double xMax = 1, yMax = 0, yMinPositive = 1e300;
+    std::vector<double> plotted; // every finite value, for a range that outliers cannot flatten
     for (int i : runs) {
         const auto &run = m_model->run(i);
         const auto &r = run.result;
@@ -294,7 +302,7 @@ void LossChartView::refresh()
             for (const auto &p : *curve) {
                 if (!std::isfinite(p.value)) continue;
                 xMax = std::max<double>(xMax, double(p.step));
-                yMax = std::max(yMax, p.value);
+                plotted.push_back(p.value);
                 if (p.value > 0) yMinPositive = std::min(yMinPositive, p.value);
             }
         };
@@ -413,6 +421,9 @@ void LossChartView::refresh()
     }
 
     const bool addition = m_model->session().base.task.kind == TaskKind::Addition;
+    const RobustRange range = robustTop(plotted, addition ? kLn22 : 1.0, m_fullRange->isChecked());
+    yMax = range.top;
+    m_outliers = range.above;
     if (yMax <= 0) yMax = addition ? kLn22 : 1.0;
     if (addition) yMax = std::max(yMax, kLn22);
     m_axisX->setRange(xMin, std::max(xMax, xMin + 1));
@@ -431,6 +442,8 @@ void LossChartView::refresh()
                             : tr("%n run(s) — select rows to focus", "", int(runs.size())));
     else
         m_info->setText(tr("%n selected run(s)", "", int(runs.size())));
+    if (m_outliers > 0)
+        m_info->setText(m_info->text() + tr(" · %n point(s) above the range", "", m_outliers));
 }
 
 QString LossChartView::csv() const

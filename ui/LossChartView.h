@@ -54,6 +54,8 @@ private:
     QChartView *m_view;
     QChart *m_chart;
     QCheckBox *m_logX, *m_logY, *m_digits, *m_showTrain, *m_showTest;
+    QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted
+    int m_outliers = 0;     // finite points above the y range, last frame
     QSlider *m_smoothing;
     QLabel *m_info;
     QAbstractAxis *m_axisX = nullptr;

@@ -40,6 +40,8 @@
 #include <QTimer>
 #include <QToolBar>
 
+#include <cstdio>
+#include <cstring>
 #include <random>
 
 namespace headlab::ui {
@@ -105,7 +107,7 @@ MainWindow::MainWindow(QWidget *parent)
             [this](int run, const RunResult &r) {
                 m_model->applyResult(run, r);
                 if (selectedRuns().contains(run)) m_samples->refresh();
-                autosave();
+                storeFinishedRun(run);
             });
     connect(m_controller, &TrainingController::sweepFinished, this, [this] {
         m_model->settleAfterSweep();
@@ -666,6 +668,50 @@ void MainWindow::autosave()
     } catch (const std::exception &e) {
         statusBar()->showMessage(tr("Autosave failed: %1").arg(QString::fromUtf8(e.what())), 10000);
     }
+}
+
+void MainWindow::storeFinishedRun(int runIndex)
+{
+    // One file per finished run: a crash loses at most the runs in progress.
+    try {
+        m_model->storeRun(runIndex, autosavePath());
+    } catch (const std::exception &e) {
+        // Training on would only make results with nowhere to go: stop, keep them in this window.
+        const bool wasRunning = m_controller->isRunning();
+        if (wasRunning) m_controller->stop();
+        const QString message =
+            tr("%1\n\n%2The results are kept in this window: free some space, or use File ▸ "
+               "Save As to save them elsewhere.")
+                .arg(QString::fromUtf8(e.what()),
+                     wasRunning ? tr("The sweep was stopped. ") : QString());
+        statusBar()->showMessage(tr("Saving failed: the sweep was stopped"), 10000);
+        if (m_interactive)
+            QMetaObject::invokeMethod(
+                this, [this, message] { showError(tr("Results could not be saved"), message); },
+                Qt::QueuedConnection);
+        else
+            std::fprintf(stderr, "headlab: %s\n", qPrintable(message));
+    }
+}
+
+void MainWindow::stopForSignal(int signal)
+{
+    // SIGTERM or SIGHUP (a logout, a closing terminal, a scheduler): stop, save, quit, no
+    // questions.
+    statusBar()->showMessage(tr("Signal %1: stopping and saving").arg(signal));
+    if (m_controller->isRunning()) {
+        m_controller->stop();
+        m_controller->waitForFinished();
+        QCoreApplication::sendPostedEvents(m_controller); // the Stopped results, stored one by one
+        m_model->settleAfterSweep();
+    }
+    autosave();
+    std::fprintf(stderr, "headlab: %s: stopped and saved%s\n", strsignal(signal),
+                 m_model->filePath().isEmpty()
+                     ? qPrintable(QStringLiteral(" to ") + autosavePath())
+                     : qPrintable(QStringLiteral(" to ") + m_model->filePath()));
+    m_model->setModified(false);
+    QCoreApplication::exit(128 + signal);
 }
 
 bool MainWindow::startSweep()

@@ -58,6 +58,8 @@ public:
     bool startRuns(const std::vector<int> &runIndices);
     void pauseOrResume();
     void stopSweep();
+    // SIGTERM/SIGHUP: stop the sweep, save, and leave the event loop with 128 + signal.
+    void stopForSignal(int signal);
     void showFigure(const QString &id);
     void setPresenterMode(bool on);
     bool presenterMode() const { return m_presenter; }
@@ -94,6 +96,8 @@ private:
     void rebuildRecentMenu();
     void offerResume();
     void autosave();
+    // Writes a finished run's file; if that fails, stops the sweep and says so.
+    void storeFinishedRun(int runIndex);
     QList<int> selectedRuns() const;
     void selectRuns(const QList<int> &runs);
     bool confirmDiscard();

@@ -16,8 +16,19 @@ void SessionModel::touch()
     Q_EMIT dataChanged();
 }
 
+headlab::SessionStore &SessionModel::storeFor(const QString &path)
+{
+    const std::string target = path.toStdString();
+    if (!m_store || m_store->sessionPath() != target) {
+        m_store.reset(); // release the old lock first: Save As onto the same file is fine
+        m_store = std::make_unique<headlab::SessionStore>(target);
+    }
+    return *m_store;
+}
+
 void SessionModel::setSession(headlab::Session session, const QString &path)
 {
+    if (path != m_filePath || path.isEmpty()) m_store.reset();
     m_session = std::move(session);
     m_live.assign(m_session.runs.size(), Live{});
     m_activeRuns.clear();
@@ -43,7 +54,7 @@ void SessionModel::save(const QString &path)
     const QString target = path.isEmpty() ? m_filePath : path;
     if (target.isEmpty())
         throw headlab::SessionError("", 0, 0, "", "the session has no file name yet; use Save As");
-    headlab::saveSessionAtomic(m_session, target.toStdString());
+    storeFor(target).saveSession(m_session);
     if (target != m_filePath) {
         m_filePath = target;
         Q_EMIT filePathChanged(m_filePath);
@@ -51,9 +62,16 @@ void SessionModel::save(const QString &path)
     setModified(false);
 }
 
-void SessionModel::saveCopy(const QString &path) const
+void SessionModel::saveCopy(const QString &path)
 {
-    headlab::saveSessionAtomic(m_session, path.toStdString());
+    storeFor(path).saveSession(m_session);
+}
+
+void SessionModel::storeRun(int runIndex, const QString &fallbackPath)
+{
+    if (runIndex < 0 || runIndex >= runCount()) return;
+    storeFor(m_filePath.isEmpty() ? fallbackPath : m_filePath)
+        .saveRun(m_session.runs[size_t(runIndex)]);
 }
 
 void SessionModel::setModified(bool modified)

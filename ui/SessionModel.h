@@ -6,10 +6,12 @@
 #pragma once
 
 #include "core/Session.h"
+#include "core/SessionStore.h"
 
 #include <QObject>
 #include <QString>
 
+#include <memory>
 #include <vector>
 
 namespace headlab::ui {
@@ -27,10 +29,16 @@ public:
     void setSession(headlab::Session session, const QString &path = {});
     // Loads from disk; throws headlab::SessionError with a located message.
     void load(const QString &path);
-    // Saves atomically to `path` (empty: the current path); throws headlab::SessionError.
+    // Saves to `path` (empty: the current path) in the stored layout: the session file and one
+    // file per run in S.results/ (SessionStore.h). The first save to a path takes its lock, kept
+    // until the session is replaced: another HeadLab writing the same file is refused, and so is
+    // this one while another writes it. Throws headlab::SessionError.
     void save(const QString &path = {});
     // Writes a copy without touching the path or the modified flag (autosave).
-    void saveCopy(const QString &path) const;
+    void saveCopy(const QString &path);
+    // Writes one run's result file, to the session's own folder or, for an untitled session, to
+    // the copy at `fallbackPath`: what finishing a run costs. Throws headlab::SessionError.
+    void storeRun(int runIndex, const QString &fallbackPath);
 
     QString filePath() const { return m_filePath; }
     bool isModified() const { return m_modified; }
@@ -73,7 +81,10 @@ Q_SIGNALS:
 
 private:
     void touch();
+    // The store for `path`, opened (and locked) on first use.
+    headlab::SessionStore &storeFor(const QString &path);
     headlab::Session m_session;
+    std::unique_ptr<headlab::SessionStore> m_store; // for m_filePath or the autosave copy
     QString m_filePath;
     bool m_modified = false;
     quint64 m_revision = 0;
