@@ -194,11 +194,14 @@ void writeFileAtomic(const std::string &requestedPath, const std::string &text)
     // A link is written through: its target is replaced and the link stays.
     std::string path = requestedPath;
     struct stat info {};
-    if (::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode)) {
+    for (int hops = 0; ::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode); ++hops) {
         std::error_code error;
-        const fs::path target = fs::weakly_canonical(path, error);
-        if (error) throw fileError(requestedPath, "cannot follow the link: " + error.message());
-        path = target.string();
+        fs::path target = fs::read_symlink(path, error);
+        if (error || hops == 40)
+            throw fileError(requestedPath, "cannot follow the link: " +
+                                               (error ? error.message() : "too many links"));
+        if (target.is_relative()) target = fs::path(directoryOf(path)) / target;
+        path = target.string(); // also when it does not exist yet: it is created there
     }
     bool exists = ::stat(path.c_str(), &info) == 0;
     if (exists && S_ISDIR(info.st_mode))

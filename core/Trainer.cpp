@@ -35,6 +35,19 @@ double divergenceBound(int64_t vocabSize)
     return 1e4 * chance;
 }
 
+std::string divergenceMessage(double loss, double bound, int64_t step)
+{
+    char text[160];
+    if (std::isfinite(loss))
+        std::snprintf(text, sizeof text,
+                      "loss %.3g at step %lld, above %.3g (10^4 x the chance loss)", loss,
+                      static_cast<long long>(step), bound);
+    else
+        std::snprintf(text, sizeof text, "loss became %s at step %lld",
+                      std::isnan(loss) ? "NaN" : "Inf", static_cast<long long>(step));
+    return text;
+}
+
 double scheduleMultiplier(const ScheduleConfig &schedule, int64_t step, int64_t steps)
 {
     if (schedule.kind == ScheduleKind::Constant) return 1.0;
@@ -98,6 +111,7 @@ struct PendingRead {
     int64_t step = 0;
     torch::Tensor values;                        // (R) mean train loss of the window, or test loss
     torch::Tensor firstBad;                      // (R) train reads: first non-finite step, -1 if none
+    torch::Tensor firstBadLoss;                  // (R) the loss at that step
     std::map<std::string, torch::Tensor> extra;  // eval reads
     std::vector<bool> alive;                     // who was training when it was queued
 };
@@ -145,6 +159,7 @@ public:
         const auto longOpts = torch::TensorOptions().dtype(torch::kInt64).device(device);
         m_alive = torch::ones({R}, floatOpts);
         m_firstBad = torch::full({R}, -1, longOpts);
+        m_firstBadLoss = torch::zeros({R}, floatOpts);
         m_lossBound = divergenceBound(m_task->vocabSize());
         m_globalStep = torch::zeros({}, longOpts);
         m_total = c0.totalSteps();
@@ -231,7 +246,9 @@ private:
             m_globalStep.add_(1);
             // Remember the first step whose loss was not finite or left the divergence bound.
             const auto bad = l.isfinite().logical_not().logical_or(l > m_lossBound);
-            m_firstBad.copy_(torch::where(bad.logical_and(m_firstBad < 0), m_globalStep, m_firstBad));
+            const auto first = bad.logical_and(m_firstBad < 0);
+            m_firstBadLoss.copy_(torch::where(first, l, m_firstBadLoss));
+            m_firstBad.copy_(torch::where(first, m_globalStep, m_firstBad));
             phaseStep.add_(1);
         };
 
@@ -265,6 +282,7 @@ private:
                 read.step = m_step;
                 read.values = trainSum / static_cast<double>(inWindow);
                 read.firstBad = m_firstBad.clone();
+                read.firstBadLoss = m_firstBadLoss.clone();
                 for (const auto &m : m_members) read.alive.push_back(m.alive);
                 m_reads.push_back(std::move(read));
                 trainSum.zero_();
@@ -312,6 +330,8 @@ private:
             if (!read.isEval) {
                 const auto firstBad = read.firstBad.to(torch::kCPU);
                 const int64_t *bad = firstBad.data_ptr<int64_t>();
+                const auto firstBadLoss = read.firstBadLoss.to(torch::kCPU, torch::kFloat64);
+                const double *badLoss = firstBadLoss.data_ptr<double>();
                 for (size_t i = 0; i < m_members.size(); ++i) {
                     Member &m = m_members[i];
                     if (!read.alive[i]) continue;
@@ -322,11 +342,8 @@ private:
                         m.result.status = RunStatus::Diverged;
                         m.result.divergedAtStep = bad[i] >= 0 ? bad[i] : read.step;
                         m.result.stepsDone = m.result.divergedAtStep;
-                        char bound[32];
-                        std::snprintf(bound, sizeof bound, "%.3g", m_lossBound);
-                        m.result.message = std::string("loss became NaN, Inf or more than ") + bound +
-                                           " (10^4 x the chance loss) at step " +
-                                           std::to_string(m.result.divergedAtStep);
+                        m.result.message = divergenceMessage(bad[i] >= 0 ? badLoss[i] : v[i],
+                                                             m_lossBound, m.result.divergedAtStep);
                         if (m.alive) {
                             freeze(i, adam);
                             frozeSome = true;
@@ -480,6 +497,7 @@ private:
     std::unique_ptr<Transformer> m_model;
     torch::Tensor m_alive;    // (R) 1 while a run trains, 0 once it diverged or stopped
     torch::Tensor m_firstBad; // (R) first step with a non-finite or out-of-bound loss, -1 if none
+    torch::Tensor m_firstBadLoss; // (R) float32: the loss at m_firstBad
     double m_lossBound = 0;   // divergenceBound of the task
     torch::Tensor m_globalStep; // 0-dim int64: steps taken, on the device
     std::vector<PendingRead> m_reads;

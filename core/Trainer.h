@@ -38,6 +38,8 @@ std::vector<RunResult> trainMembers(const std::vector<RunConfig> &configs, const
 // its chance loss; one at 10^4 times it has blown up, even while its loss is still finite
 // (Adam at lr 10 reached 7.9e30 and was reported done).
 double divergenceBound(int64_t vocabSize);
+// "loss 5.2e+04 at step 3, above 3.09e+04 (10^4 x the chance loss)" or "loss became NaN at step 3".
+std::string divergenceMessage(double loss, double bound, int64_t step);
 
 // The learning-rate multiplier of `schedule` at step t (0-based) of a phase of `steps` steps:
 // constant 1; warmup_cosine t/W for t < W = round(fraction·steps), then 0.5·(1 + cos(π·(t−W)/(steps−W))).

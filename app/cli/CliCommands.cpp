@@ -243,10 +243,11 @@ int parseRunArguments(const std::vector<std::string> &args, RunArguments *out)
     return -1;
 }
 
+// Exists, following links: a link to a file not written yet does not.
 bool fileExists(const std::string &path)
 {
     struct stat info {};
-    return ::lstat(path.c_str(), &info) == 0;
+    return ::stat(path.c_str(), &info) == 0;
 }
 
 int countResults(const Session &session)

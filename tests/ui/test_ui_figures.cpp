@@ -3,6 +3,7 @@
 // with its message, and export writes a valid SVG and a non-blank PNG of the requested size.
 #include "UiTestSessions.h"
 
+#include "ui/AxisRange.h"
 #include "ui/CurveDecimator.h"
 #include "ui/ExperimentForm.h"
 #include "ui/FigureData.h"
@@ -18,6 +19,9 @@
 #include "ui/SessionModel.h"
 
 #include <QAction>
+#include <QChart>
+#include <QCheckBox>
+#include <QValueAxis>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
@@ -56,6 +60,7 @@ private Q_SLOTS:
     }
 
     void decimationKeepsMinAndMax();
+    void outliersStayOffTheRange();
     void heatmapPlacesAndStylesCells();
     void heatmapOnOtherAxes();
     void scheduleGenerators_data();
@@ -99,6 +104,43 @@ void TestUiFigures::decimationKeepsMinAndMax()
 
     view.logX = true; // step 0 cannot be drawn on a log axis
     for (const auto &p : CurveDecimator::decimate(c, view)) QVERIFY(p.x() > 0);
+}
+
+void TestUiFigures::outliersStayOffTheRange()
+{
+    // A run that blew up to 7.9e30 (and one inf) must not flatten the other curves; "Full y
+    // range" shows it.
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> values = {3.09, 2.9, 2.5, 2.3, 2.1, 1.2, 0.7, 0.4, 7.9e30, inf, std::nan("")};
+    RobustRange r = robustTop(values, std::log(22.0));
+    QCOMPARE(r.top, 3.09);
+    QCOMPARE(r.above, 1);
+    r = robustTop(values, std::log(22.0), true);
+    QCOMPARE(r.top, 7.9e30);
+    QCOMPARE(robustTop({1, 2, 3}, 0).top, 3.0); // few points: nothing is an outlier
+    QCOMPARE(robustTop({inf}, 0).top, 0.0);
+
+    SessionModel model;
+    Session s = uitest::syntheticSession();
+    auto &blown = s.runs[0].result;
+    blown.train.push_back({blown.train.back().step + 1, 7.9e30});
+    blown.train.push_back({blown.train.back().step + 1, inf});
+    model.setSession(s);
+    LossChartView view(&model);
+    view.resize(800, 500);
+    view.refresh();
+    auto *axis = qobject_cast<QValueAxis *>(view.chart()->axes(Qt::Vertical).value(0));
+    QVERIFY(axis);
+    QVERIFY2(axis->max() < 10, qPrintable(QString::number(axis->max())));
+    QVERIFY(std::isfinite(axis->max()));
+    QCheckBox *full = nullptr;
+    for (auto *box : view.findChildren<QCheckBox *>())
+        if (box->text() == QStringLiteral("Full y range")) full = box;
+    QVERIFY(full);
+    full->setChecked(true);
+    view.refresh();
+    axis = qobject_cast<QValueAxis *>(view.chart()->axes(Qt::Vertical).value(0));
+    QVERIFY(axis->max() > 1e30 && std::isfinite(axis->max()));
 }
 
 void TestUiFigures::heatmapPlacesAndStylesCells()

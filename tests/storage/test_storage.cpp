@@ -1,0 +1,682 @@
+// test_storage.cpp — results are never lost: the session loader against hostile and careless
+// input, the stored layout (one file per run, an index, a lock), and headlab-cli's writes under
+// crashes, signals, full disks, second writers and existing outputs. Each case is a defect that
+// was found in the previous release (docs/STORAGE.md lists them) and fails on it.
+#include "core/HeadSchedule.h"
+#include "core/Session.h"
+#include "core/SessionStore.h"
+#include "core/SweepRunner.h"
+#include "core/Trainer.h"
+
+#include "../TinyRuns.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace headlab;
+
+namespace {
+
+void writeFile(const QString &path, const std::string &text)
+{
+    std::ofstream out(path.toStdString(), std::ios::binary | std::ios::trunc);
+    out << text;
+}
+
+std::string readFile(const QString &path)
+{
+    std::ifstream in(path.toStdString(), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+struct CliResult {
+    int exitCode = -1;
+    QString err;
+};
+
+CliResult runCli(const QStringList &args, int timeoutMs = 120000)
+{
+    QProcess process;
+    process.start(QStringLiteral(HEADLAB_CLI_PATH), args);
+    if (!process.waitForFinished(timeoutMs)) return {};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            QString::fromUtf8(process.readAllStandardError())};
+}
+
+// A session of tiny CPU runs over heads [1, 2] (and more axes if given).
+std::string tinySession(int steps, const std::string &extraSweep = {})
+{
+    return "schema_version: 1\n"
+           "name: tiny\n"
+           "experiment:\n"
+           "  task: {kind: addition, train_pairs: 64, test_pairs: 8}\n"
+           "  model: {d_model: 8, layers: 1}\n"
+           "  phases:\n"
+           "    - {name: answer, objective: answer, steps: " +
+           std::to_string(steps) +
+           ", batch_size: 4}\n"
+           "  eval_every: 5\n"
+           "  log_every: 5\n"
+           "  device: cpu\n"
+           "sweep:\n"
+           "  heads: [1, 2]\n" +
+           extraSweep;
+}
+
+// Starts `headlab-cli run` and waits until it has begun training.
+bool startTraining(QProcess &process, const QStringList &args)
+{
+    process.start(QStringLiteral(HEADLAB_CLI_PATH), args);
+    if (!process.waitForStarted()) return false;
+    QByteArray err;
+    for (int i = 0; i < 600 && !err.contains("to train"); ++i) {
+        process.waitForReadyRead(100);
+        err += process.readAllStandardError();
+    }
+    QTest::qWait(700);
+    return err.contains("to train");
+}
+
+int countFiles(const QString &dir)
+{
+    int n = 0;
+    for (const auto &entry : QDir(dir).entryList(QDir::Files | QDir::Hidden)) n += !entry.isEmpty();
+    return n;
+}
+
+} // namespace
+
+class TestStorage : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Defect 1: seeds of 2^53 and more.
+    void seedsKeepAllSixtyFourBits();
+    // Defects 2, 3, 4, 10, 11: what the loader refuses, where, and how fast.
+    void loaderRefusesWithALocatedMessage_data();
+    void loaderRefusesWithALocatedMessage();
+    void loaderRefusesFilesThatAreNotSessions();
+    void headScheduleOfAHugeWidthIsQuick();
+    // Defect 12: finite blow-ups.
+    void finiteBlowUpIsDivergence();
+    void memoryEstimateStopsAnImpossibleRun();
+    // Defect 13 and the stored layout.
+    void finishingARunWritesOnlyThatRun();
+    void runFilesWrittenAfterTheIndexStillLoad();
+    void previousReleaseSessionLoadsUnchanged();
+    void exportIsOneSelfContainedFile();
+    // Defect 7: two writers.
+    void secondWriterIsRefusedWithTheFirstsPid();
+    // Defect 9: leftovers.
+    void temporaryLeftoversAreRemoved();
+    // Defect 8: what -o points at.
+    void outputThroughALinkKeepsTheLink();
+    void outputOntoAFifoIsRefused();
+    // Defect 5: -o onto results.
+    void outputWithOtherResultsIsRefused();
+    void outputWithTheSameExperimentResumes();
+    void overwriteMovesOldResultsAside();
+    // Defect 6: a full disk.
+    void fullDiskStopsTheSweepAndSaysWhere();
+    // Defect 14 and crashes.
+    void stopSignalsSaveTheRunsInProgress_data();
+    void stopSignalsSaveTheRunsInProgress();
+    void killDashNineLosesNoFinishedRun();
+};
+
+void TestStorage::seedsKeepAllSixtyFourBits()
+{
+    const std::string yaml = "schema_version: 1\n"
+                             "experiment: {phases: [{steps: 1}]}\n"
+                             "sweep:\n"
+                             "  seed: [18446744073709551615, 9223372036854775808, "
+                             "9007199254740993, 0]\n";
+    Session s = sessionFromYaml(yaml, "seeds.yaml");
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(4));
+    const uint64_t expected[] = {18446744073709551615ull, 9223372036854775808ull,
+                                 9007199254740993ull, 0};
+    for (size_t i = 0; i < 4; ++i) {
+        QCOMPARE(s.runs[i].config.initSeed, expected[i]);
+        QCOMPARE(s.runs[i].config.dataSeed, expected[i]);
+        QCOMPARE(s.runs[i].labels.at("seed"), std::to_string(expected[i]));
+    }
+    // Written back and read again: the same seeds, and the text says them exactly.
+    const std::string text = sessionToYaml(s);
+    QVERIFY2(text.find("seed: [18446744073709551615, 9223372036854775808, 9007199254740993, 0]") !=
+                 std::string::npos,
+             text.c_str());
+    Session again = sessionFromYaml(text, "again.yaml");
+    expandSweep(again);
+    for (size_t i = 0; i < 4; ++i) QCOMPARE(again.runs[i].config.initSeed, expected[i]);
+}
+
+void TestStorage::loaderRefusesWithALocatedMessage_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    QTest::addColumn<QString>("message");
+    const QByteArray head = "schema_version: 1\nexperiment:\n  phases: [{steps: 1}]\n";
+    QTest::newRow("duplicate config key")
+        << QByteArray("schema_version: 1\nexperiment:\n  lr: 0.1\n  phases: [{steps: 1}]\n  "
+                      "lr: 0.2\n")
+        << 5 << 3 << "duplicate key 'lr' (first at line 3)";
+    QTest::newRow("duplicate sweep axis")
+        << head + "sweep:\n  heads: [1]\n  heads: [2]\n" << 6 << 3
+        << "duplicate key 'heads' (first at line 5)";
+    QTest::newRow("second document") << head + "---\nname: x\n" << 5 << 1
+                                     << "a second YAML document";
+    QTest::newRow("latin-1") << head + "name: caf\xe9\n" << 4 << 10 << "not valid UTF-8 (byte 0xE9)";
+    QTest::newRow("NUL byte") << head + QByteArray("name: a\0b\n", 10) << 4 << 8 << "a NUL byte";
+    QTest::newRow("unterminated quote")
+        << QByteArray("schema_version: 1\nname: \"unfinished\nexperiment:\n  phases: [{steps: "
+                      "1}]\n")
+        << 2 << 7 << "unterminated quoted text: the closing \" is missing";
+    QTest::newRow("nesting") << head + "view: " + QByteArray(600, '[') << 4 << 0
+                             << "nests more than 64 levels deep";
+    QTest::newRow("layers") << QByteArray("schema_version: 1\nexperiment:\n  model: {layers: "
+                                          "666666666}\n  phases: [{steps: 1}]\n")
+                            << 3 << 19 << "experiment.model.layers: at most 256";
+    QTest::newRow("layers axis") << head + "sweep:\n  layers: [1, 1000000000000]\n" << 5 << 15
+                                 << "sweep.layers[1]: at most 256";
+    QTest::newRow("logspace count")
+        << head + "sweep:\n  lr: {logspace: {from: 1e-5, to: 1, count: 1000000000}}\n" << 5 << 45
+        << "sweep.lr.logspace.count: at most 10000";
+    auto counting = [](int n) {
+        QByteArray list = "[";
+        for (int i = 0; i < n; ++i) list += (i ? ", " : "") + QByteArray::number(i + 1);
+        return list + "]";
+    };
+    QTest::newRow("sweep of 10^9 runs")
+        << head + "sweep:\n  lr: {logspace: {from: 1e-5, to: 1, count: 1000}}\n  seed: " +
+               counting(1000) + "\n  width_multiplier: " + counting(1000) + "\n"
+        << 5 << 3 << "more than 100000 runs (1000 lr × 1000 seed × 1000 width_multiplier)";
+    QTest::newRow("sweep of 10^6 runs")
+        << head + "sweep:\n  lr: {logspace: {from: 1e-5, to: 1, count: 1000}}\n  seed: " +
+               counting(1000) + "\n"
+        << 5 << 3 << "more than 100000 runs (1000 lr × 1000 seed)";
+    QTest::newRow("product over the limit")
+        << head + "sweep:\n  lr: {logspace: {from: 1e-5, to: 1, count: 1000}}\n"
+                  "  width_multiplier: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n"
+                  "  layers: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+        << 5 << 3 << "more than 100000 runs (1000 lr × 11 width_multiplier × 10 layers)";
+    QTest::newRow("d_model") << QByteArray("schema_version: 1\nexperiment:\n  model: {d_model: "
+                                           "1000000}\n  phases: [{steps: 1}]\n")
+                             << 3 << 20 << "experiment.model.d_model: at most 16384";
+    QTest::newRow("batch") << QByteArray("schema_version: 1\nexperiment:\n  phases: [{steps: 1, "
+                                         "batch_size: 1000000000}]\n")
+                           << 3 << 35 << "experiment.phases[0].batch_size: at most 65536";
+    QTest::newRow("newer run schema") << QByteArray("schema_version: 9\n") << 1 << 17
+                                      << "schema version 9 is newer";
+}
+
+void TestStorage::loaderRefusesWithALocatedMessage()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    QFETCH(QString, message);
+    QElapsedTimer clock;
+    clock.start();
+    try {
+        Session s = sessionFromYaml(yaml.toStdString(), "bad.yaml");
+        expandSweep(s);
+        QFAIL("no error");
+    } catch (const SessionError &e) {
+        QVERIFY2(QString::fromStdString(e.what()).contains(message), e.what());
+        QCOMPARE(e.file(), std::string("bad.yaml"));
+        QCOMPARE(e.line(), line);
+        if (column > 0) QCOMPARE(e.column(), column);
+    }
+    // Refused at once: no sweep is expanded, nothing huge is allocated.
+    QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));
+}
+
+void TestStorage::loaderRefusesFilesThatAreNotSessions()
+{
+    QTemporaryDir dir;
+    auto refuses = [](const std::string &path, const std::string &message) {
+        try {
+            loadSession(path);
+        } catch (const SessionError &e) {
+            QVERIFY2(std::string(e.what()).find(message) != std::string::npos, e.what());
+            QCOMPARE(e.file(), path);
+            return;
+        }
+        QFAIL(("no error for " + path).c_str());
+    };
+    refuses("/dev/zero", "is not a regular file");
+    refuses("/dev/urandom", "is not a regular file");
+    refuses(dir.path().toStdString(), "is a directory");
+    // A sparse file over the limit is refused before a byte is read.
+    const QString big = dir.filePath("big.yaml");
+    QFile file(big);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    QVERIFY(file.resize(qint64(SessionLimits::kMaxFileBytes) + 1));
+    file.close();
+    refuses(big.toStdString(), "MiB are refused");
+    // A stored session whose run file is damaged names that file and line.
+    const QString session = dir.filePath("s.yaml");
+    writeFile(session, "schema_version: 2\nexperiment: {phases: [{steps: 1}]}\nresults: "
+                       "s.results\n");
+    QVERIFY(QDir().mkpath(dir.filePath("s.results/runs")));
+    writeFile(dir.filePath("s.results/runs/0000000000000001.yaml"),
+              "schema_version: 2\nstatus: done\nconfig: [\n");
+    refuses(dir.filePath("s.results/runs/0000000000000001.yaml").toStdString(), "malformed");
+    try {
+        loadSession(session.toStdString());
+        QFAIL("no error");
+    } catch (const SessionError &e) {
+        QVERIFY2(std::string(e.what()).find("s.results/runs/0000000000000001.yaml:") !=
+                     std::string::npos,
+                 e.what());
+    }
+}
+
+void TestStorage::headScheduleOfAHugeWidthIsQuick()
+{
+    // The divisor search behind head_schedule was linear in d_model: 10^12 took half an hour.
+    // The loader refuses such a width, and the generator itself is O(sqrt d_model).
+    QElapsedTimer clock;
+    clock.start();
+    const auto heads = headSchedule(HeadScheme::Descending, 180, 4, 999'999'999'989LL); // prime
+    QCOMPARE(heads, (std::vector<int64_t>{1, 1, 1, 1}));
+    QCOMPARE(headSchedule(HeadScheme::Constant, 48, 4, 768), (std::vector<int64_t>{12, 12, 12, 12}));
+    QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+}
+
+void TestStorage::finiteBlowUpIsDivergence()
+{
+    // Adam at lr 100 sends the loss to ~1e5 at step 3, finite: it used to end as "done" with a
+    // loss of thousands and flatten every chart.
+    RunConfig c = testing::tinyAdditionRun(16, {1}, 200, 100.0);
+    c.logEvery = 1;
+    const RunResult r = trainRun(c);
+    QCOMPARE(r.status, RunStatus::Diverged);
+    QVERIFY(r.divergedAtStep > 0 && r.divergedAtStep < 20);
+    QVERIFY2(QString::fromStdString(r.message).contains("above 3.09e+04 (10^4 x the chance loss)"),
+             r.message.c_str());
+    for (const auto &p : r.train) QVERIFY(std::isfinite(p.value) && p.value < 3.1e4);
+    // A run that trains normally is not touched.
+    QCOMPARE(trainRun(testing::tinyAdditionRun(16, {1}, 20, 1e-3)).status, RunStatus::Done);
+    QCOMPARE(divergenceBound(22), 1e4 * std::log(22.0));
+    QCOMPARE(divergenceBound(0), 1e4);
+}
+
+void TestStorage::memoryEstimateStopsAnImpossibleRun()
+{
+    RunConfig c = testing::tinyAdditionRun(16384, {1}, 1, 1e-3); // ~1e12 bytes of weights
+    c.phases[0].batchSize = 65536;
+    std::vector<RunResult> results;
+    SweepRunner runner;
+    SweepCallbacks callbacks;
+    callbacks.onRunFinished = [&](int, const RunResult &r) { results.push_back(r); };
+    QVERIFY(runner.start({SweepJob{0, c}}, SweepOptions{"cpu"}, callbacks));
+    runner.wait();
+    QCOMPARE(results.size(), size_t(1));
+    QCOMPARE(results[0].status, RunStatus::Failed);
+    QVERIFY2(QString::fromStdString(results[0].message).contains("needs about"),
+             results[0].message.c_str());
+    QVERIFY(results[0].message.find('\n') == std::string::npos); // one line, no backtrace
+}
+
+void TestStorage::finishingARunWritesOnlyThatRun()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("s.yaml");
+    Session s = sessionFromYaml(tinySession(5, "  seed: [0, 1, 2, 3]\n"), "s.yaml");
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(8));
+    SessionStore store(path.toStdString());
+    store.saveSession(s);
+    const std::string index = readFile(path);
+    QCOMPARE(countFiles(dir.filePath("s.results/runs")), 0); // queued runs have no file
+
+    s.runs[3].result.status = RunStatus::Done;
+    s.runs[3].result.stepsDone = 5;
+    s.runs[3].result.test = {{0, 3.0}, {5, 2.5}};
+    store.saveRun(s.runs[3]);
+    // One file, holding that run; the session file is not rewritten.
+    QCOMPARE(countFiles(dir.filePath("s.results/runs")), 1);
+    QCOMPARE(readFile(path), index);
+    const std::string runFile =
+        dir.filePath("s.results/runs/").toStdString() + runFileName(s.runs[3].config);
+    QCOMPARE(readFile(QString::fromStdString(runFile)), runToYaml(s.runs[3]));
+    // Loaded back, the session has the result in place.
+    Session loaded = loadSession(path.toStdString());
+    expandSweep(loaded);
+    QCOMPARE(loaded.runs[3].result.status, RunStatus::Done);
+    QCOMPARE(loaded.runs[3].result.test.back().value, 2.5);
+    QCOMPARE(pendingRuns(loaded).size(), size_t(7));
+}
+
+void TestStorage::runFilesWrittenAfterTheIndexStillLoad()
+{
+    // The index is written at the start and the end of a sweep; a crash in between leaves run
+    // files it does not list. They are the truth.
+    QTemporaryDir dir;
+    const QString path = dir.filePath("s.yaml");
+    Session s = sessionFromYaml(tinySession(5), "s.yaml");
+    expandSweep(s);
+    {
+        SessionStore store(path.toStdString());
+        store.saveSession(s);
+        for (auto &run : s.runs) {
+            run.result.status = RunStatus::Done;
+            run.result.stepsDone = 5;
+            store.saveRun(run);
+        }
+    } // no second saveSession: as after kill -9
+    Session loaded = loadSession(path.toStdString());
+    QCOMPARE(loaded.runs.size(), size_t(2));
+    for (const auto &run : loaded.runs) QCOMPARE(run.result.status, RunStatus::Done);
+}
+
+void TestStorage::previousReleaseSessionLoadsUnchanged()
+{
+    // Saved by the release before the stored layout (schema 1, results inline), made with
+    // `headlab-cli run tests/storage/fixtures/previous-release-input.yaml -o ...` at 9754fb6.
+    const std::string fixture =
+        std::string(HEADLAB_SOURCE_DIR) + "/tests/storage/fixtures/previous-release.yaml";
+    const Session s = loadSession(fixture);
+    QCOMPARE(s.runs.size(), size_t(2));
+    for (const auto &run : s.runs) {
+        QCOMPARE(run.result.status, RunStatus::Done);
+        QCOMPARE(run.result.stepsDone, int64_t(20));
+        QCOMPARE(run.result.test.size(), size_t(5));
+        QVERIFY(run.result.metrics.count("final_test_loss"));
+    }
+    QCOMPARE(s.runs[0].labels.at("heads"), std::string("1"));
+    QVERIFY(pendingRuns(s).empty());
+    // Its numbers survive a save in the new layout and a load, bit for bit.
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("copy.yaml");
+    {
+        SessionStore store(copy.toStdString());
+        store.saveSession(s);
+    }
+    const Session again = loadSession(copy.toStdString());
+    QCOMPARE(again.runs.size(), s.runs.size());
+    for (size_t i = 0; i < s.runs.size(); ++i) QCOMPARE(runToYaml(again.runs[i]), runToYaml(s.runs[i]));
+}
+
+void TestStorage::exportIsOneSelfContainedFile()
+{
+    QTemporaryDir dir;
+    const QString session = dir.filePath("s.yaml");
+    writeFile(session, tinySession(5));
+    QCOMPARE(runCli({"run", session, "--threads", "1"}).exitCode, 0);
+    const QString exported = dir.filePath("all.yaml");
+    QCOMPARE(runCli({"export-yaml", session, "-o", exported}).exitCode, 0);
+    // Moved away from its results folder, the export still has every result.
+    QVERIFY(QFile::rename(exported, dir.filePath("elsewhere.yaml")));
+    const Session s = loadSession(dir.filePath("elsewhere.yaml").toStdString());
+    QVERIFY(s.resultsDir.empty());
+    QCOMPARE(s.runs.size(), size_t(2));
+    for (const auto &run : s.runs) QCOMPARE(run.result.status, RunStatus::Done);
+}
+
+void TestStorage::secondWriterIsRefusedWithTheFirstsPid()
+{
+    QTemporaryDir dir;
+    const QString session = dir.filePath("s.yaml");
+    writeFile(session, tinySession(10'000'000));
+    QProcess first;
+    QVERIFY(startTraining(first, {"run", session, "--threads", "1"}));
+    // The second process is refused, names the first, and changes nothing.
+    const std::string before = readFile(session);
+    const CliResult second = runCli({"run", session, "--threads", "1"});
+    QCOMPARE(second.exitCode, 2);
+    QVERIFY2(second.err.contains(QStringLiteral("is being written by another HeadLab (PID %1 on ")
+                                     .arg(first.processId())),
+             qPrintable(second.err));
+    QCOMPARE(readFile(session), before);
+    // In one process too: a second store on the same file is refused.
+    try {
+        SessionStore again(session.toStdString());
+        QFAIL("no error");
+    } catch (const SessionError &e) {
+        QVERIFY2(std::string(e.what()).find("being written") != std::string::npos, e.what());
+    }
+    ::kill(pid_t(first.processId()), SIGINT);
+    QVERIFY(first.waitForFinished(60000));
+    // Once the first has finished, the lock is free, and taking it names this process.
+    QVERIFY(SessionStore::lockHolder(session.toStdString()).empty());
+    SessionStore free(session.toStdString());
+    QVERIFY(QString::fromStdString(SessionStore::lockHolder(session.toStdString()))
+                .startsWith(QStringLiteral("PID %1 on ").arg(::getpid())));
+}
+
+void TestStorage::temporaryLeftoversAreRemoved()
+{
+    QTemporaryDir dir;
+    const QString session = dir.filePath("s.yaml");
+    writeFile(session, tinySession(5));
+    QVERIFY(QDir().mkpath(dir.filePath("s.results/runs")));
+    const QStringList leftovers = {dir.filePath(".s.yaml.tmp-a1b2c3"),
+                                   dir.filePath("s.yaml.tmp.Xy12Zq"), // the previous release's
+                                   dir.filePath("s.results/runs/.0123456789abcdef.yaml.tmp-q1w2e3")};
+    for (const auto &f : leftovers) writeFile(f, "partial");
+    const QString unrelated = dir.filePath("other.yaml.tmp.Xy12Zq");
+    writeFile(unrelated, "not ours");
+    SessionStore store(session.toStdString());
+    for (const auto &f : leftovers) QVERIFY2(!QFile::exists(f), qPrintable(f));
+    QVERIFY(QFile::exists(unrelated));
+}
+
+void TestStorage::outputThroughALinkKeepsTheLink()
+{
+    QTemporaryDir dir;
+    const QString input = dir.filePath("in.yaml");
+    writeFile(input, tinySession(5));
+    QVERIFY(QDir().mkpath(dir.filePath("real")));
+    const QString target = dir.filePath("real/out.yaml");
+    const QString link = dir.filePath("out.yaml");
+    QVERIFY(QFile::link(target, link));
+    const CliResult r = runCli({"run", input, "-o", link, "--threads", "1"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(QFileInfo(link).isSymLink());
+    QVERIFY(QFileInfo(target).isFile());
+    QCOMPARE(loadSession(link.toStdString()).runs.size(), size_t(2));
+}
+
+void TestStorage::outputOntoAFifoIsRefused()
+{
+    QTemporaryDir dir;
+    const QString input = dir.filePath("in.yaml");
+    writeFile(input, tinySession(5));
+    const QString fifo = dir.filePath("fifo.yaml");
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0644), 0);
+    const CliResult r = runCli({"run", input, "-o", fifo, "--threads", "1"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("is not a regular file"), qPrintable(r.err));
+    struct stat info {};
+    QCOMPARE(::lstat(fifo.toLocal8Bit().constData(), &info), 0);
+    QVERIFY(S_ISFIFO(info.st_mode)); // still a FIFO, not replaced
+}
+
+void TestStorage::outputWithOtherResultsIsRefused()
+{
+    QTemporaryDir dir;
+    const QString a = dir.filePath("a.yaml"), b = dir.filePath("b.yaml");
+    const QString out = dir.filePath("out.yaml");
+    writeFile(a, tinySession(5));
+    writeFile(b, tinySession(6)); // another experiment
+    QCOMPARE(runCli({"run", a, "-o", out, "--threads", "1"}).exitCode, 0);
+    const std::string before = readFile(out);
+    const int files = countFiles(dir.filePath("out.results/runs"));
+    QCOMPARE(files, 2);
+    const CliResult r = runCli({"run", b, "-o", out, "--threads", "1"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("already holds 2 results of a different experiment"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("--overwrite"), qPrintable(r.err));
+    QCOMPARE(readFile(out), before);
+    QCOMPARE(countFiles(dir.filePath("out.results/runs")), files);
+}
+
+void TestStorage::outputWithTheSameExperimentResumes()
+{
+    // A sweep of two runs, the first finished: running the input again with the same -o (after
+    // a crash) keeps the finished run and trains only the other.
+    QTemporaryDir dir;
+    const QString input = dir.filePath("in.yaml"), out = dir.filePath("out.yaml");
+    writeFile(input, tinySession(5));
+    QCOMPARE(runCli({"run", input, "-o", out, "--threads", "1"}).exitCode, 0);
+    Session s = loadSession(out.toStdString());
+    const double kept = s.runs[0].result.test.back().value;
+    // Forget the second run's result, as if the crash came before it finished.
+    QVERIFY(QFile::remove(dir.filePath("out.results/runs/") +
+                          QString::fromStdString(runFileName(s.runs[1].config))));
+    const CliResult r = runCli({"run", input, "-o", out, "--threads", "1"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("holds 1 results of the same experiment: resuming it"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("1 already finished, 1 to train"), qPrintable(r.err));
+    s = loadSession(out.toStdString());
+    QCOMPARE(s.runs[0].result.test.back().value, kept);
+    QCOMPARE(s.runs[1].result.status, RunStatus::Done);
+}
+
+void TestStorage::overwriteMovesOldResultsAside()
+{
+    QTemporaryDir dir;
+    const QString a = dir.filePath("a.yaml"), b = dir.filePath("b.yaml");
+    const QString out = dir.filePath("out.yaml");
+    writeFile(a, tinySession(5));
+    writeFile(b, tinySession(6));
+    QCOMPARE(runCli({"run", a, "-o", out, "--threads", "1"}).exitCode, 0);
+    const CliResult r = runCli({"run", b, "-o", out, "--overwrite", "--threads", "1"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("are kept in"), qPrintable(r.err));
+    const QStringList aside =
+        QDir(dir.path()).entryList({QStringLiteral("out.results.replaced-*")}, QDir::Dirs);
+    QCOMPARE(aside.size(), 1);
+    QCOMPARE(countFiles(dir.filePath(aside[0] + "/runs")), 2); // the old results, not deleted
+    QCOMPARE(loadSession(out.toStdString()).runs[0].config.totalSteps(), int64_t(6));
+}
+
+void TestStorage::fullDiskStopsTheSweepAndSaysWhere()
+{
+    // A real full disk: a 256 KiB tmpfs in a private mount namespace (unshare -rm), which the
+    // session and its results live on. The third run's file no longer fits.
+    if (QProcess::execute("unshare", {"-rm", "true"}) != 0)
+        QSKIP("unshare -rm (user and mount namespaces) is not available here");
+    QTemporaryDir dir;
+    const QString input = dir.filePath("in.yaml");
+    writeFile(input, tinySession(400, "  seed: [0, 1, 2, 3, 4, 5]\n"));
+    const QString disk = dir.filePath("disk");
+    QVERIFY(QDir().mkpath(disk));
+    const QString rescue = dir.filePath("rescue");
+    QVERIFY(QDir().mkpath(rescue));
+    QProcess process;
+    process.setProcessEnvironment([&] {
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("TMPDIR", rescue);
+        return env;
+    }());
+    // Copy the session onto the small disk, then run it there, one run at a time.
+    process.start("unshare",
+                  {"-rm", "sh", "-c",
+                   QStringLiteral("mount -t tmpfs -o size=96k tmpfs '%1' && cp '%2' '%1/s.yaml' "
+                                  "&& exec '%3' run '%1/s.yaml' --threads 1 --max-ensemble 1; "
+                                  "echo 'tmpfs set-up failed' >&2; exit 99")
+                       .arg(disk, input, QStringLiteral(HEADLAB_CLI_PATH))});
+    QVERIFY(process.waitForFinished(180000));
+    const QString err = QString::fromUtf8(process.readAllStandardError());
+    if (err.contains("tmpfs set-up failed")) QSKIP("cannot mount a tmpfs in a user namespace");
+    QCOMPARE(process.exitCode(), 1);
+    QVERIFY2(err.contains("No space left on device"), qPrintable(err));
+    QVERIFY2(err.contains("stopping the sweep: results cannot be saved"), qPrintable(err));
+    QVERIFY2(err.contains("NOT all saved"), qPrintable(err));
+    QVERIFY2(!err.contains("saved " + disk), qPrintable(err));
+    // Every result that missed the disk is in the rescue folder it named, whole.
+    const QStringList rescued =
+        QDir(rescue).entryList({QStringLiteral("headlab-rescue-*")}, QDir::Dirs);
+    QCOMPARE(rescued.size(), 1);
+    const QStringList files = QDir(rescue + "/" + rescued[0]).entryList(QDir::Files);
+    QVERIFY(!files.isEmpty());
+    for (const auto &f : files) {
+        const QString path = rescue + "/" + rescued[0] + "/" + f;
+        QVERIFY2(err.contains(path), qPrintable(err));
+        const SessionRun run = runFromYaml(readFile(path), path.toStdString());
+        QVERIFY(run.result.status == RunStatus::Done || run.result.status == RunStatus::Stopped);
+    }
+    // The sweep stopped: some of the six runs were never trained.
+    const auto match = QRegularExpression(QStringLiteral("(\\d+) not finished")).match(err);
+    QVERIFY2(match.hasMatch() && match.captured(1).toInt() > 0, qPrintable(err));
+}
+
+void TestStorage::stopSignalsSaveTheRunsInProgress_data()
+{
+    QTest::addColumn<int>("signal");
+    QTest::newRow("SIGINT") << int(SIGINT);
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+    QTest::newRow("SIGHUP") << int(SIGHUP);
+}
+
+void TestStorage::stopSignalsSaveTheRunsInProgress()
+{
+    QFETCH(int, signal);
+    QTemporaryDir dir;
+    const QString session = dir.filePath("s.yaml");
+    writeFile(session, tinySession(10'000'000));
+    QProcess process;
+    QVERIFY(startTraining(process, {"run", session, "--threads", "1"}));
+    ::kill(pid_t(process.processId()), signal);
+    QVERIFY(process.waitForFinished(60000));
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 128 + signal);
+    const Session saved = loadSession(session.toStdString());
+    QCOMPARE(saved.runs.size(), size_t(2));
+    for (const auto &run : saved.runs) {
+        QCOMPARE(run.result.status, RunStatus::Stopped);
+        QVERIFY(run.result.stepsDone > 0);
+        QVERIFY(!run.result.train.empty());
+    }
+}
+
+void TestStorage::killDashNineLosesNoFinishedRun()
+{
+    // Runs one at a time; kill -9 as soon as the first has finished: its result is on disk.
+    QTemporaryDir dir;
+    const QString session = dir.filePath("s.yaml");
+    writeFile(session, tinySession(3000));
+    QProcess process;
+    process.start(QStringLiteral(HEADLAB_CLI_PATH),
+                  {"run", session, "--threads", "1", "--max-ensemble", "1"});
+    QVERIFY(process.waitForStarted());
+    QByteArray err;
+    for (int i = 0; i < 1200 && !err.contains("[1/2]"); ++i) {
+        process.waitForReadyRead(100);
+        err += process.readAllStandardError();
+    }
+    QVERIFY2(err.contains("[1/2]"), err.constData());
+    ::kill(pid_t(process.processId()), SIGKILL);
+    QVERIFY(process.waitForFinished(10000));
+    const Session saved = loadSession(session.toStdString());
+    int done = 0;
+    for (const auto &run : saved.runs) done += run.result.status == RunStatus::Done;
+    QVERIFY2(done >= 1, err.constData());
+    // Running again trains only what is missing.
+    const CliResult again = runCli({"run", session, "--threads", "1"});
+    QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+    QVERIFY2(again.err.contains(QStringLiteral("%1 already finished").arg(done)),
+             qPrintable(again.err));
+}
+
+QTEST_GUILESS_MAIN(TestStorage)
+
+#include "test_storage.moc"
