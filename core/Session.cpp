@@ -565,8 +565,9 @@ void readSweep(const YamlField &field, Session &session)
             checkKeys(c, kAxisNames);
             SweepCombination combination;
             for (const auto &[key, value] : entries(c)) {
+                const std::string &name = key; // clang 14 cannot capture a structured binding
                 if (std::any_of(session.axes.begin(), session.axes.end(),
-                                [&](const SweepAxis &a) { return a.name == key; }))
+                                [&](const SweepAxis &a) { return a.name == name; }))
                     fail(value, "'" + key + "' is already a sweep axis; set it in one place only");
                 combination[key] = readAxisValue(key, value);
             }

@@ -2,6 +2,8 @@
 #include "core/SessionYaml.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <cctype>
@@ -143,6 +145,62 @@ void checkStructure(const YamlField &root, const std::string &text, const YAML::
     }
 }
 
+// Receives a document's events and keeps only where it began: enough to tell whether a text
+// holds a second document, without building its nodes.
+class DocumentStart : public YAML::EventHandler {
+public:
+    YAML::Mark first = YAML::Mark::null_mark(); // of the first node event, if any
+    void OnDocumentStart(const YAML::Mark &) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark &mark, YAML::anchor_t) override { note(mark); }
+    void OnAlias(const YAML::Mark &mark, YAML::anchor_t) override { note(mark); }
+    void OnScalar(const YAML::Mark &mark, const std::string &, YAML::anchor_t,
+                  const std::string &) override
+    {
+        note(mark);
+    }
+    void OnSequenceStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override
+    {
+        note(mark);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override
+    {
+        note(mark);
+    }
+    void OnMapEnd() override {}
+
+private:
+    void note(const YAML::Mark &mark)
+    {
+        if (first.is_null()) first = mark;
+    }
+};
+
+// Where a second document starts, or a null mark when there is none. yaml-cpp's LoadAll loops
+// forever on some malformed texts (a lone ',' keeps yielding empty documents without consuming
+// anything; fixed upstream after 0.8), so documents are counted here, two at most: a second
+// "document" that starts where the first did is no document but a token yaml-cpp cannot use.
+YAML::Mark secondDocument(const std::string &text, const YamlField &root)
+{
+    std::istringstream stream(text);
+    YAML::Parser parser(stream);
+    DocumentStart one, two;
+    if (!parser.HandleNextDocument(one) || !parser.HandleNextDocument(two))
+        return YAML::Mark::null_mark();
+    if (two.first.is_null() || two.first.pos <= one.first.pos) {
+        YamlField at = root;
+        at.mark = one.first.is_null() ? YAML::Mark() : one.first;
+        if (at.mark.is_null()) at.mark.line = at.mark.column = 0;
+        const auto pos = static_cast<size_t>(std::max(0, at.mark.pos));
+        fail(at, std::string("malformed YAML: unexpected '") +
+                     (pos < text.size() ? text.substr(pos, 1) : std::string("?")) + "'");
+    }
+    return two.first;
+}
+
 } // namespace
 
 YamlField parseDocument(const std::string &text, const std::string &file)
@@ -162,9 +220,10 @@ YamlField parseDocument(const std::string &text, const std::string &file)
                                      "); YAML files are UTF-8: convert it, e.g. with "
                                      "iconv -f latin1 -t utf-8");
     }
-    std::vector<YAML::Node> documents;
+    YAML::Mark second = YAML::Mark::null_mark();
     try {
-        documents = YAML::LoadAll(text);
+        second = secondDocument(text, root);
+        root.node = YAML::Load(text);
     } catch (const YAML::DeepRecursion &e) {
         failAt(root, e.mark, "",
                "the document nests more than " + std::to_string(kMaxDepth) + " levels deep");
@@ -174,12 +233,11 @@ YamlField parseDocument(const std::string &text, const std::string &file)
     } catch (const YAML::Exception &e) {
         failAt(root, e.mark, "", "malformed YAML: " + e.msg);
     }
-    if (documents.size() > 1) {
-        YamlField second = root;
-        second.mark = documents[1].Mark();
-        fail(second, "a second YAML document ('---'); a session file holds exactly one");
+    if (!second.is_null()) {
+        YamlField at = root;
+        at.mark = second;
+        fail(at, "a second YAML document ('---'); a session file holds exactly one");
     }
-    root.node = documents.empty() ? YAML::Node() : documents.front();
     root.mark = root.node.IsDefined() ? root.node.Mark() : YAML::Mark();
     if (root.mark.is_null()) {
         root.mark.line = 0;

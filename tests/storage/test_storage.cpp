@@ -186,6 +186,8 @@ void TestStorage::loaderRefusesWithALocatedMessage_data()
         << QByteArray("schema_version: 1\nname: \"unfinished\nexperiment:\n  phases: [{steps: "
                       "1}]\n")
         << 2 << 7 << "unterminated quoted text: the closing \" is missing";
+    // yaml-cpp's LoadAll never returns on this (found by the fuzzer, tests/fuzz/regressions/).
+    QTest::newRow("lone comma") << QByteArray(",") << 1 << 1 << "malformed YAML: unexpected ','";
     QTest::newRow("nesting") << head + "view: " + QByteArray(600, '[') << 4 << 0
                              << "nests more than 64 levels deep";
     QTest::newRow("layers") << QByteArray("schema_version: 1\nexperiment:\n  model: {layers: "

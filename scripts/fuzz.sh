@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# fuzz.sh — builds the session loader's libFuzzer target with ASan and UBSan and runs it.
+#
+#   scripts/fuzz.sh                 run for HEADLAB_FUZZ_SECONDS seconds (default 60; 180 in CI)
+#   scripts/fuzz.sh --runs N        run N inputs instead (e.g. 1000000)
+#   scripts/fuzz.sh --regressions   only replay the seed corpus and tests/fuzz/regressions/
+#
+# The target (tests/fuzz/fuzz_session.cpp) parses each input as a session and as a run file,
+# expands what parses, writes it, parses it again and compares (docs/STORAGE.md). The seed corpus
+# is resources/presets/, tests/fuzz/corpus/ and tests/storage/fixtures/; what the fuzzer learns goes
+# to build-fuzz/corpus/ (not committed). A finding stops the run with exit 1 and is saved as
+# build-fuzz/findings/crash-*; copy it into tests/fuzz/regressions/ once fixed, so that every
+# later run replays it. ctest runs this script as the test `fuzz_session` (scripts/test.sh). Installs clang-14 and libclang-rt-14-dev (libFuzzer, the sanitizer
+# runtimes) when they are missing, as setup.sh installs the rest. Needs yaml-cpp (setup.sh).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+OUT="$ROOT/build-fuzz"
+SECONDS_TO_RUN="${HEADLAB_FUZZ_SECONDS:-$([[ -n "${CI:-}" ]] && echo 180 || echo 60)}"
+MODE=time RUNS=0
+case "${1:-}" in
+    --runs) MODE=runs; RUNS="${2:?--runs needs a number}" ;;
+    --regressions) MODE=regressions ;;
+    "") ;;
+    *) echo "usage: scripts/fuzz.sh [--runs N | --regressions]" >&2; exit 2 ;;
+esac
+
+say() { printf '[fuzz] %s\n' "$*" >&2; }
+
+# --- the compiler and libFuzzer -------------------------------------------------------------------
+CLANG="$(command -v clang++-14 || command -v clang++ || true)"
+FUZZER_LIB="$(ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null \
+    | head -n1 || true)"
+if [[ -z "$CLANG" || -z "$FUZZER_LIB" ]]; then
+    sudo=()
+    [[ $EUID -ne 0 ]] && sudo=(sudo)
+    say "installing clang-14 and libclang-rt-14-dev (libFuzzer and the sanitizers)"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        clang-14 libclang-rt-14-dev libyaml-cpp-dev
+    CLANG="$(command -v clang++-14)"
+fi
+
+# --- build (only when a source changed) --------------------------------------------------------
+SOURCES=(tests/fuzz/fuzz_session.cpp core/Session.cpp core/SessionYaml.cpp core/SessionStore.cpp
+         core/RunConfig.cpp core/RunResult.cpp core/HeadSchedule.cpp)
+BINARY="$OUT/fuzz_session"
+mkdir -p "$OUT/corpus" "$OUT/findings"
+newest="$(ls -t "${SOURCES[@]}" core/*.h | head -n1)"
+if [[ ! -x "$BINARY" || "$newest" -nt "$BINARY" || "$0" -nt "$BINARY" ]]; then
+    say "building $BINARY (clang, libFuzzer, ASan, UBSan)"
+    "$CLANG" -std=c++20 -O1 -g -fno-omit-frame-pointer -I "$ROOT" \
+        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+        -fsanitize-address-use-after-scope \
+        "${SOURCES[@]}" -lyaml-cpp -o "$BINARY.new"
+    mv "$BINARY.new" "$BINARY"
+fi
+
+SEEDS=(resources/presets tests/fuzz/corpus tests/storage/fixtures tests/fuzz/regressions)
+export ASAN_OPTIONS="detect_stack_use_after_return=1:detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+
+# --- regressions: every input that ever found something, and the seeds --------------------------
+regressions=()
+for dir in "${SEEDS[@]}"; do
+    for f in "$dir"/*; do [[ -f "$f" ]] && regressions+=("$f"); done
+done
+say "replaying ${#regressions[@]} seed and regression inputs"
+"$BINARY" -runs=1 "${regressions[@]}" >"$OUT/regressions.log" 2>&1 || {
+    cat "$OUT/regressions.log" >&2
+    say "FAILED: a seed or regression input crashes or breaks the round trip"
+    exit 1
+}
+[[ "$MODE" == regressions ]] && { say "0 findings"; exit 0; }
+
+# --- fuzz -------------------------------------------------------------------------------------------
+limit=(-max_total_time="$SECONDS_TO_RUN")
+[[ "$MODE" == runs ]] && limit=(-runs="$RUNS")
+say "fuzzing the session loader (${limit[*]#-}), corpus build-fuzz/corpus"
+set +e
+"$BINARY" "${limit[@]}" -max_len=8192 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
+    -artifact_prefix="$OUT/findings/" "$OUT/corpus" "${SEEDS[@]}" >"$OUT/fuzz.log" 2>&1
+status=$?
+set -e
+runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$OUT/fuzz.log" | grep -o '[0-9]*$' || echo '?')"
+secs="$(grep -o 'Done [0-9]* runs in [0-9]* second' "$OUT/fuzz.log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || true)"
+findings="$(ls "$OUT/findings" | wc -l)"
+coverage="$(grep -o 'cov: [0-9]*' "$OUT/fuzz.log" | tail -n1 || true)"
+if [[ $status -ne 0 ]]; then
+    tail -n 60 "$OUT/fuzz.log" >&2
+    say "FAILED: $runs inputs, $findings finding(s) in build-fuzz/findings/"
+    exit 1
+fi
+say "$runs inputs in ${secs:-$SECONDS_TO_RUN} s, 0 findings (${coverage:-cov: ?} edges; corpus: $(ls "$OUT/corpus" | wc -l) inputs)"
