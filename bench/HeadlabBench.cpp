@@ -10,8 +10,14 @@
 //   headlab-bench determinism --device D --steps N   (same seed twice, and twice in one ensemble: Δ = 0)
 //   headlab-bench profile  --device D --shapes 384x3 --runs R [--mix 1,2,3,6,12] --steps N [--trace F]
 //                          (GPU time per kernel class and the top kernels, from the Kineto profiler)
+//   headlab-bench storage  --runs N --points P --out DIR   (writes a synthetic session of N finished
+//                          runs with P points per curve in the stored layout, DIR/stored.yaml +
+//                          DIR/stored.results/, and as one file, DIR/single.yaml; times both saves;
+//                          bench/storage_bench.sh times loading them)
 // Every line of output is one JSON object.
 #include "core/RunConfig.h"
+#include "core/Session.h"
+#include "core/SessionStore.h"
 #include "core/SweepRunner.h"
 #include "core/Trainer.h"
 
@@ -355,6 +361,83 @@ void profile(const Args &a)
     }
 }
 
+// A session of `runs` finished runs (an lr × seed sweep of the addition grid's shape) whose
+// curves have `points` points each, like a 30,000-step run logged every 100 steps.
+void storage(const Args &a)
+{
+    const int runs = std::stoi(a.get("runs", "2000"));
+    const int points = std::stoi(a.get("points", "300"));
+    const std::string out = a.get("out", "bench-out/storage");
+    std::string mkdir = "mkdir -p '" + out + "'";
+    if (std::system(mkdir.c_str()) != 0) return;
+    Session s;
+    s.name = "storage-bench";
+    s.base = additionPaperConfig(48, 3, 1e-3);
+    SweepAxis lr{"lr", {}}, seed{"seed", {}};
+    const int lrs = 20;
+    for (int i = 0; i < lrs; ++i) {
+        AxisValue v;
+        v.number = 1e-4 * std::pow(10.0, 2.0 * i / (lrs - 1));
+        lr.values.push_back(v);
+    }
+    for (int i = 0; i < (runs + lrs - 1) / lrs; ++i) {
+        AxisValue v;
+        v.kind = AxisValue::Kind::Unsigned;
+        v.unsignedValue = static_cast<uint64_t>(i);
+        seed.values.push_back(v);
+    }
+    s.axes = {lr, seed};
+    expandSweep(s);
+    s.runs.resize(std::min<size_t>(s.runs.size(), static_cast<size_t>(runs)));
+    uint64_t state = 12345;
+    auto noise = [&] {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<double>(state >> 11) / 9007199254740992.0;
+    };
+    for (auto &run : s.runs) {
+        RunResult &r = run.result;
+        r.status = RunStatus::Done;
+        r.stepsDone = 30500;
+        r.phaseStarts = {0, 500};
+        r.wallSeconds = 60 + noise();
+        r.device = "cpu";
+        for (int k = 0; k < points; ++k) {
+            const int64_t step = (k + 1) * 100;
+            r.train.push_back({step, 2.3 * std::exp(-k / 80.0) + 0.01 * noise()});
+            r.test.push_back({step, 2.3 * std::exp(-k / 90.0) + 0.01 * noise()});
+            for (int d = 0; d < 3; ++d)
+                r.extra["test_digit_" + std::to_string(d)].push_back(
+                    {step, 2.3 * std::exp(-k / (70.0 + 10 * d)) + 0.01 * noise()});
+        }
+        r.metrics = {{"final_test_loss", r.test.back().value}, {"learned", 1}, {"left_ln10_plateau", 1}};
+    }
+    auto seconds = [](auto start) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    auto t0 = std::chrono::steady_clock::now();
+    {
+        SessionStore store(out + "/stored.yaml");
+        store.saveSession(s);
+    }
+    const double storedSave = seconds(t0);
+    // Finishing one run in the stored layout: one run file.
+    t0 = std::chrono::steady_clock::now();
+    {
+        SessionStore store(out + "/stored.yaml");
+        for (int k = 0; k < 20; ++k) {
+            s.runs[static_cast<size_t>(k)].result.wallSeconds += 1; // changed: written again
+            store.saveRun(s.runs[static_cast<size_t>(k)]);
+        }
+    }
+    const double perRun = seconds(t0) / 20;
+    t0 = std::chrono::steady_clock::now();
+    saveSessionAtomic(s, out + "/single.yaml");
+    const double singleSave = seconds(t0);
+    std::printf("{\"storage\": \"save\", \"runs\": %zu, \"points\": %d, \"stored_save_s\": %.3f, "
+                "\"stored_one_run_s\": %.5f, \"single_file_save_s\": %.3f}\n",
+                s.runs.size(), points, storedSave, perRun, singleSave);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -378,6 +461,7 @@ int main(int argc, char **argv)
     else if (a.mode == "profile") profile(a);
     else if (a.mode == "fused-adam") fusedAdam(a);
     else if (a.mode == "determinism") determinism(a);
+    else if (a.mode == "storage") storage(a);
     else {
         std::fprintf(stderr, "headlab-bench: unknown mode '%s'\n", a.mode.c_str());
         return 2;

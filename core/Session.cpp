@@ -470,6 +470,7 @@ std::map<std::string, std::string> readLabels(const YamlField &field)
 
 Curve readCurve(const YamlField &field)
 {
+    if (const Curve *curve = preparsedCurve(field)) return *curve;
     checkKeys(field, {"steps", "values"});
     const YamlField steps = child(field, "steps");
     const YamlField values = child(field, "values");

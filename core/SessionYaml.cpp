@@ -2,8 +2,6 @@
 #include "core/SessionYaml.h"
 
 #include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <cctype>
@@ -15,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 namespace headlab::yaml {
 
@@ -145,72 +144,131 @@ void checkStructure(const YamlField &root, const std::string &text, const YAML::
     }
 }
 
-// Receives a document's events and keeps only where it began: enough to tell whether a text
-// holds a second document, without building its nodes.
-class DocumentStart : public YAML::EventHandler {
-public:
-    YAML::Mark first = YAML::Mark::null_mark(); // of the first node event, if any
-    void OnDocumentStart(const YAML::Mark &) override {}
-    void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark &mark, YAML::anchor_t) override { note(mark); }
-    void OnAlias(const YAML::Mark &mark, YAML::anchor_t) override { note(mark); }
-    void OnScalar(const YAML::Mark &mark, const std::string &, YAML::anchor_t,
-                  const std::string &) override
-    {
-        note(mark);
-    }
-    void OnSequenceStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t,
-                         YAML::EmitterStyle::value) override
-    {
-        note(mark);
-    }
-    void OnSequenceEnd() override {}
-    void OnMapStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t,
-                    YAML::EmitterStyle::value) override
-    {
-        note(mark);
-    }
-    void OnMapEnd() override {}
-
-private:
-    void note(const YAML::Mark &mark)
-    {
-        if (first.is_null()) first = mark;
-    }
-};
-
-// Where a second document starts, or a null mark when there is none. yaml-cpp's LoadAll loops
-// forever on some malformed texts (a lone ',' keeps yielding empty documents without consuming
-// anything; fixed upstream after 0.8), so documents are counted here, two at most: a second
-// "document" that starts where the first did is no document but a token yaml-cpp cannot use.
-YAML::Mark secondDocument(const std::string &text, const YamlField &root)
+// The line (1-based) where a second YAML document begins, or 0. Document markers ("---", "...")
+// stand at the start of a line and cannot occur inside a scalar (YAML 1.2, c-forbidden), so a
+// scan of line starts finds them: a "---" after content, or content after "...". yaml-cpp's
+// LoadAll would tell too, but it never returns on some malformed texts (a lone ',' yields empty
+// documents forever; fixed upstream after 0.8) and parses everything a second time.
+int secondDocumentLine(const std::string &text)
 {
-    std::istringstream stream(text);
-    YAML::Parser parser(stream);
-    DocumentStart one, two;
-    if (!parser.HandleNextDocument(one) || !parser.HandleNextDocument(two))
-        return YAML::Mark::null_mark();
-    if (two.first.is_null() || two.first.pos <= one.first.pos) {
-        YamlField at = root;
-        at.mark = one.first.is_null() ? YAML::Mark() : one.first;
-        if (at.mark.is_null()) at.mark.line = at.mark.column = 0;
-        const auto pos = static_cast<size_t>(std::max(0, at.mark.pos));
-        fail(at, std::string("malformed YAML: unexpected '") +
-                     (pos < text.size() ? text.substr(pos, 1) : std::string("?")) + "'");
+    bool content = false, ended = false;
+    int line = 1;
+    for (size_t start = 0; start < text.size(); ++line) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string_view row(text.data() + start, end - start);
+        start = end + 1;
+        auto marker = [&](const char *m) {
+            return row.substr(0, 3) == m && (row.size() == 3 || row[3] == ' ' || row[3] == '\t' ||
+                                             row[3] == '\r');
+        };
+        if (marker("---")) {
+            if (content || ended) return line;
+            content = true; // the first document's explicit start; what follows is its content
+            continue;
+        }
+        if (marker("...")) {
+            ended = content;
+            continue;
+        }
+        const size_t first = row.find_first_not_of(" \t\r");
+        if (first == std::string_view::npos || row[first] == '#') continue;
+        if (!content && row[first] == '%') continue; // a directive
+        if (ended) return line;
+        content = true;
     }
-    return two.first;
+    return 0;
+}
+
+// "100, 200, 300" -> numbers with `parse`; false unless every item reads exactly.
+template <typename T, typename Parse>
+bool parseList(std::string_view text, std::vector<T> *out, Parse parse)
+{
+    out->clear();
+    size_t start = 0;
+    while (start < text.size() && text[start] == ' ') ++start;
+    if (start == text.size()) return true;
+    for (;;) {
+        size_t comma = text.find(',', start);
+        const size_t end = comma == std::string_view::npos ? text.size() : comma;
+        size_t last = end;
+        while (last > start && text[last - 1] == ' ') --last;
+        T value{};
+        if (last == start || !parse(std::string(text.substr(start, last - start)), &value))
+            return false;
+        out->push_back(value);
+        if (comma == std::string_view::npos) return true;
+        start = comma + 1;
+        while (start < text.size() && text[start] == ' ') ++start;
+    }
+}
+
+// Reads the one-line curves of `text` into `curves` and returns the text with their lists
+// emptied (PreparsedCurves).
+std::string preparseCurves(const std::string &text, PreparsedCurves *curves)
+{
+    static constexpr std::string_view kOpen = "{steps: [", kMiddle = "], values: [", kClose = "]}";
+    std::string out;
+    size_t copied = 0;
+    int line = 0;
+    for (size_t start = 0; start < text.size(); ++line) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string_view row(text.data() + start, end - start);
+        const size_t lineStart = start;
+        start = end + 1;
+        const size_t open = row.find(kOpen);
+        if (open == std::string_view::npos) continue;
+        const size_t middle = row.find(kMiddle, open + kOpen.size());
+        if (middle == std::string_view::npos) continue;
+        size_t close = row.size();
+        while (close > 0 && (row[close - 1] == ' ' || row[close - 1] == '\r')) --close;
+        if (close < kClose.size() || row.substr(close - kClose.size(), kClose.size()) != kClose ||
+            close - kClose.size() < middle + kMiddle.size())
+            continue;
+        const std::string_view steps = row.substr(open + kOpen.size(), middle - open - kOpen.size());
+        const std::string_view values =
+            row.substr(middle + kMiddle.size(), close - kClose.size() - middle - kMiddle.size());
+        if (steps.find_first_of("[]{}#'\"") != std::string_view::npos ||
+            values.find_first_of("[]{}#'\"") != std::string_view::npos)
+            continue;
+        std::vector<int64_t> s;
+        std::vector<double> v;
+        if (!parseList(steps, &s, parseInt) || !parseList(values, &v, parseNumber) ||
+            s.size() != v.size())
+            continue;
+        Curve curve(s.size());
+        for (size_t i = 0; i < s.size(); ++i) curve[i] = {s[i], v[i]};
+        (*curves)[line] = std::move(curve);
+        // Copy up to the first '[', then the emptied lists.
+        const size_t from = lineStart + open + kOpen.size();
+        out.append(text, copied, from - copied);
+        out.append("], values: []}");
+        copied = lineStart + close;
+    }
+    if (copied == 0) return text;
+    out.append(text, copied, std::string::npos);
+    return out;
 }
 
 } // namespace
 
-YamlField parseDocument(const std::string &text, const std::string &file)
+const Curve *preparsedCurve(const YamlField &field)
+{
+    if (!field.curves || field.mark.is_null()) return nullptr;
+    const auto it = field.curves->find(field.mark.line);
+    return it == field.curves->end() ? nullptr : &it->second;
+}
+
+YamlField parseDocument(const std::string &original, const std::string &file)
 {
     constexpr int kMaxDepth = 64;
     YamlField root;
     root.file = file;
     size_t offset = 0;
     int line = 0, column = 0;
-    if (findInvalidUtf8(text, &offset, &line, &column)) {
+    if (findInvalidUtf8(original, &offset, &line, &column)) {
+        const std::string &text = original;
         char byte[8];
         std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[offset]));
         throw SessionError(file, line, column, "",
@@ -220,9 +278,13 @@ YamlField parseDocument(const std::string &text, const std::string &file)
                                      "); YAML files are UTF-8: convert it, e.g. with "
                                      "iconv -f latin1 -t utf-8");
     }
-    YAML::Mark second = YAML::Mark::null_mark();
+    auto curves = std::make_shared<PreparsedCurves>();
+    const std::string text = preparseCurves(original, curves.get());
+    if (!curves->empty()) root.curves = std::move(curves);
+    if (const int second = secondDocumentLine(text); second > 0)
+        throw SessionError(file, second, 1, "",
+                           "a second YAML document ('---'); a session file holds exactly one");
     try {
-        second = secondDocument(text, root);
         root.node = YAML::Load(text);
     } catch (const YAML::DeepRecursion &e) {
         failAt(root, e.mark, "",
@@ -233,15 +295,28 @@ YamlField parseDocument(const std::string &text, const std::string &file)
     } catch (const YAML::Exception &e) {
         failAt(root, e.mark, "", "malformed YAML: " + e.msg);
     }
-    if (!second.is_null()) {
-        YamlField at = root;
-        at.mark = second;
-        fail(at, "a second YAML document ('---'); a session file holds exactly one");
-    }
     root.mark = root.node.IsDefined() ? root.node.Mark() : YAML::Mark();
     if (root.mark.is_null()) {
         root.mark.line = 0;
         root.mark.column = 0;
+    }
+    if (!root.node.IsDefined() || root.node.IsNull()) {
+        // yaml-cpp reads some malformed texts (a lone ',') as an empty document: say so.
+        for (size_t i = 0, line = 1, column = 1; i < text.size(); ++i, ++column) {
+            const char c = text[i];
+            if (c == '\n') {
+                ++line;
+                column = 0;
+            } else if (c == '#') {
+                while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+            } else if (!std::isspace(static_cast<unsigned char>(c)) && c != '~' &&
+                       text.compare(i, 4, "null") != 0 && text.compare(i, 3, "---") != 0) {
+                throw SessionError(file, static_cast<int>(line), static_cast<int>(column), "",
+                                   std::string("malformed YAML: unexpected '") + c + "'");
+            } else if (c == '~' || text.compare(i, 4, "null") == 0 || text.compare(i, 3, "---") == 0) {
+                break; // an explicit null or an empty explicit document: empty indeed
+            }
+        }
     }
     checkStructure(root, text, root.node, 0, kMaxDepth);
     return root;
@@ -339,6 +414,7 @@ YamlField child(const YamlField &map, const std::string &key)
 {
     YamlField result;
     result.file = map.file;
+    result.curves = map.curves;
     result.path = joinPath(map.path, key);
     result.mark = map.mark;
     if (map.node.IsDefined() && map.node.IsMap()) {
@@ -361,6 +437,7 @@ YamlField item(const YamlField &sequence, size_t index)
 {
     YamlField result;
     result.file = sequence.file;
+    result.curves = sequence.curves;
     result.path = sequence.path + "[" + std::to_string(index) + "]";
     result.node = sequence.node[index];
     result.mark = result.node.Mark();
@@ -387,6 +464,7 @@ std::vector<std::pair<std::string, YamlField>> entries(const YamlField &map)
         const std::string key = it->first.Scalar();
         YamlField value;
         value.file = map.file;
+        value.curves = map.curves;
         value.path = joinPath(map.path, key);
         value.node = it->second;
         value.mark = it->second.Mark();

@@ -178,7 +178,7 @@ void TestStorage::loaderRefusesWithALocatedMessage_data()
     QTest::newRow("duplicate sweep axis")
         << head + "sweep:\n  heads: [1]\n  heads: [2]\n" << 6 << 3
         << "duplicate key 'heads' (first at line 5)";
-    QTest::newRow("second document") << head + "---\nname: x\n" << 5 << 1
+    QTest::newRow("second document") << head + "---\nname: x\n" << 4 << 1
                                      << "a second YAML document";
     QTest::newRow("latin-1") << head + "name: caf\xe9\n" << 4 << 10 << "not valid UTF-8 (byte 0xE9)";
     QTest::newRow("NUL byte") << head + QByteArray("name: a\0b\n", 10) << 4 << 8 << "a NUL byte";
