@@ -56,6 +56,8 @@ private:
     QCheckBox *m_logX, *m_logY, *m_digits, *m_showTrain, *m_showTest;
     QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted
     int m_outliers = 0;     // finite points above the y range, last frame
+    static constexpr int kMaxDrawnRuns = 120; // without a selection, an even sample beyond this
+    int runsWithCurves() const;
     QSlider *m_smoothing;
     QLabel *m_info;
     QAbstractAxis *m_axisX = nullptr;
