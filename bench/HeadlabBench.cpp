@@ -14,6 +14,11 @@
 //                          runs with P points per curve in the stored layout, DIR/stored.yaml +
 //                          DIR/stored.results/, and as one file, DIR/single.yaml; times both saves;
 //                          bench/storage_bench.sh times loading them)
+//   headlab-bench save-sweep --session S.yaml --out DIR
+//                          (trains the session's sweep three times through the scheduler, on the
+//                          CPU: without saving, saving each finished run as headlab-cli does (on the
+//                          thread that receives results, beside training), and saving on the
+//                          training thread itself (saves stall training); wall times and ratios)
 // Every line of output is one JSON object.
 #include "core/RunConfig.h"
 #include "core/Session.h"
@@ -25,6 +30,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -430,12 +438,107 @@ void storage(const Args &a)
         }
     }
     const double perRun = seconds(t0) / 20;
+    // Where one run's save goes: naming (the config's hash), text, the atomic write.
+    double naming = 0, text = 0, writing = 0;
+    for (int k = 0; k < 200; ++k) {
+        const SessionRun &run = s.runs[static_cast<size_t>(k)];
+        auto t = std::chrono::steady_clock::now();
+        const std::string name = runFileName(run.config);
+        naming += seconds(t);
+        t = std::chrono::steady_clock::now();
+        const std::string yaml = runToYaml(run);
+        text += seconds(t);
+        t = std::chrono::steady_clock::now();
+        writeFileAtomic(out + "/stored.results/runs/" + name, yaml);
+        writing += seconds(t);
+    }
+    std::printf("{\"storage\": \"one_run\", \"points\": %d, \"name_ms\": %.4f, \"text_ms\": %.4f, "
+                "\"write_ms\": %.4f}\n",
+                points, naming * 5, text * 5, writing * 5);
     t0 = std::chrono::steady_clock::now();
     saveSessionAtomic(s, out + "/single.yaml");
     const double singleSave = seconds(t0);
     std::printf("{\"storage\": \"save\", \"runs\": %zu, \"points\": %d, \"stored_save_s\": %.3f, "
                 "\"stored_one_run_s\": %.5f, \"single_file_save_s\": %.3f}\n",
                 s.runs.size(), points, storedSave, perRun, singleSave);
+}
+
+void saveSweep(const Args &a)
+{
+    const std::string out = a.get("out", "bench-out/save-sweep");
+    Session base = loadSession(a.get("session", ""));
+    expandSweep(base);
+    auto seconds = [](auto start) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    struct Result {
+        double wall = 0, saving = 0;
+    };
+    // mode 0: no saving; 1: a saver thread (as headlab-cli); 2: saving inside the callback.
+    auto trainOnce = [&](int mode) {
+        Session s = base;
+        std::unique_ptr<SessionStore> store;
+        if (mode > 0) {
+            const std::string dir = out + "/mode" + std::to_string(mode);
+            std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
+            store = std::make_unique<SessionStore>(dir + "/s.yaml");
+            store->saveSession(s);
+        }
+        std::vector<SweepJob> jobs;
+        for (size_t i = 0; i < s.runs.size(); ++i) jobs.push_back({int(i), s.runs[i].config});
+        std::mutex mutex;
+        std::condition_variable changed;
+        std::deque<std::pair<int, RunResult>> finished;
+        bool done = false;
+        SweepCallbacks callbacks;
+        callbacks.onRunFinished = [&](int index, const RunResult &r) {
+            if (mode == 2) {
+                s.runs[size_t(index)].result = r;
+                store->saveRun(s.runs[size_t(index)]);
+                return;
+            }
+            std::lock_guard lock(mutex);
+            finished.emplace_back(index, r);
+            changed.notify_one();
+        };
+        callbacks.onSweepFinished = [&] {
+            std::lock_guard lock(mutex);
+            done = true;
+            changed.notify_one();
+        };
+        SweepOptions options;
+        options.device = "cpu";
+        options.threads = 1;
+        const auto start = std::chrono::steady_clock::now();
+        SweepRunner runner;
+        runner.start(std::move(jobs), options, callbacks);
+        for (;;) {
+            std::deque<std::pair<int, RunResult>> batch;
+            bool over = false;
+            {
+                std::unique_lock lock(mutex);
+                changed.wait(lock, [&] { return !finished.empty() || done; });
+                batch.swap(finished);
+                over = done;
+            }
+            for (auto &[index, r] : batch) {
+                s.runs[size_t(index)].result = std::move(r);
+                if (mode == 1) store->saveRun(s.runs[size_t(index)], false);
+            }
+            if (mode == 1 && !batch.empty()) store->syncRuns();
+            if (over) break;
+        }
+        runner.wait();
+        if (store) store->saveSession(s);
+        return Result{seconds(start), store ? store->secondsSaving() : 0.0};
+    };
+    const Result none = trainOnce(0), beside = trainOnce(1), inside = trainOnce(2);
+    std::printf("{\"save_sweep\": \"%s\", \"runs\": %zu, \"wall_no_save_s\": %.2f, "
+                "\"wall_saving_beside_s\": %.2f, \"saving_beside_s\": %.2f, "
+                "\"wall_saving_inside_s\": %.2f, \"saving_inside_s\": %.2f, "
+                "\"overhead_beside\": %.3f, \"overhead_inside\": %.3f}\n",
+                base.name.c_str(), base.runs.size(), none.wall, beside.wall, beside.saving,
+                inside.wall, inside.saving, beside.wall / none.wall - 1, inside.wall / none.wall - 1);
 }
 
 } // namespace
@@ -462,6 +565,7 @@ int main(int argc, char **argv)
     else if (a.mode == "fused-adam") fusedAdam(a);
     else if (a.mode == "determinism") determinism(a);
     else if (a.mode == "storage") storage(a);
+    else if (a.mode == "save-sweep") saveSweep(a);
     else {
         std::fprintf(stderr, "headlab-bench: unknown mode '%s'\n", a.mode.c_str());
         return 2;

@@ -192,7 +192,7 @@ std::string readSessionText(const std::string &path)
     return text;
 }
 
-void writeFileAtomic(const std::string &requestedPath, const std::string &text)
+void writeFileAtomic(const std::string &requestedPath, const std::string &text, bool syncDirectory)
 {
     // A link is written through: its target is replaced and the link stays.
     std::string path = requestedPath;
@@ -256,7 +256,7 @@ void writeFileAtomic(const std::string &requestedPath, const std::string &text)
         ::unlink(tempPath.c_str());
         throw failure("renaming " + tempPath, error);
     }
-    fsyncDirectory(directoryOf(path)); // the rename itself durable
+    if (syncDirectory) fsyncDirectory(directoryOf(path)); // the rename itself durable
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -414,16 +414,24 @@ std::string SessionStore::lockHolder(const std::string &sessionPath)
     return holder;
 }
 
-void SessionStore::saveRun(const SessionRun &run)
+void SessionStore::saveRun(const SessionRun &run, bool syncDirectory)
 {
     const auto start = std::chrono::steady_clock::now();
     const std::string name = runFileName(run.config);
     const std::string text = runToYaml(run);
     const std::string fingerprint = std::to_string(fnv1a(text));
     if (m_written[name] != fingerprint) {
-        writeFileAtomic(m_resultsDir + "/runs/" + name, text);
+        writeFileAtomic(m_resultsDir + "/runs/" + name, text, syncDirectory);
         m_written[name] = fingerprint;
     }
+    m_secondsSaving +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void SessionStore::syncRuns()
+{
+    const auto start = std::chrono::steady_clock::now();
+    fsyncDirectory(m_resultsDir + "/runs");
     m_secondsSaving +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

@@ -49,7 +49,9 @@ std::string readSessionText(const std::string &path);
 // directory. A symbolic link is written through (the link stays, its target is replaced); a
 // directory, device, FIFO or socket at `path` is refused. On failure the previous file is
 // unchanged and SessionError is thrown with the reason (e.g. "No space left on device").
-void writeFileAtomic(const std::string &path, const std::string &text);
+// `syncDirectory` false leaves the fsync of the directory (which makes the rename durable) to the
+// caller, who may write several files first and sync their directory once.
+void writeFileAtomic(const std::string &path, const std::string &text, bool syncDirectory = true);
 
 // One run's result file: the run record of the session format with its own schema_version.
 std::string runToYaml(const SessionRun &run);
@@ -72,8 +74,10 @@ public:
     const std::string &sessionPath() const { return m_sessionPath; }
     const std::string &resultsDir() const { return m_resultsDir; }
 
-    // Writes one run's result file (atomic). Throws SessionError on failure.
-    void saveRun(const SessionRun &run);
+    // Writes one run's result file (atomic). Throws SessionError on failure. Runs that finish
+    // together (an ensemble) are saved with `syncDirectory` false and one syncRuns() after them.
+    void saveRun(const SessionRun &run, bool syncDirectory = true);
+    void syncRuns();
     // Writes the session file (the index) and every run that has a result but no file yet, or
     // whose file is out of date. Throws SessionError on failure.
     void saveSession(const Session &session);

@@ -477,7 +477,7 @@ int runCommand(const std::vector<std::string> &args)
             display.printLine(
                 finishedLine(finishedCount, static_cast<int>(pending.size()), f.runIndex, run));
             try {
-                store->saveRun(run);
+                store->saveRun(run, /*syncDirectory=*/false); // one sync for the batch, below
             } catch (const SessionError &e) {
                 const std::string where = rescueRun(run);
                 unsaved.push_back(where);
@@ -491,6 +491,7 @@ int runCommand(const std::vector<std::string> &args)
                 }
             }
         }
+        if (!finished.empty()) store->syncRuns();
         finished.clear();
     };
 
