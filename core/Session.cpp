@@ -287,7 +287,8 @@ std::string applyAxisValue(RunConfig &config, const std::string &axis, const Axi
                            const std::map<std::string, const AxisValue *> &all)
 {
     ModelConfig &model = config.model;
-    const auto integer = static_cast<int64_t>(value.number);
+    // Integer axes are read within RunLimits; lr is a double of any size, so convert lazily.
+    auto integer = [&value] { return static_cast<int64_t>(value.number); };
     if (axis == "layers") {
         const bool constant = std::all_of(model.heads.begin(), model.heads.end(),
                                           [&](int64_t h) { return h == model.heads.front(); });
@@ -295,14 +296,14 @@ std::string applyAxisValue(RunConfig &config, const std::string &axis, const Axi
             return "layers: the base model has per-layer head counts; give experiment.model.heads "
                    "as one number "
                    "to sweep the layer count";
-        model.heads.assign(static_cast<size_t>(integer),
+        model.heads.assign(static_cast<size_t>(integer()),
                            model.heads.empty() ? 1 : model.heads.front());
     } else if (axis == "d_model") {
-        model.dModel = integer;
+        model.dModel = integer();
     } else if (axis == "head_dim") {
-        model.headDim = integer;
+        model.headDim = integer();
     } else if (axis == "width_multiplier") {
-        model.widthMultiplier = integer;
+        model.widthMultiplier = integer();
     } else if (axis == "logit_scale") {
         for (LogitScale s : {LogitScale::InvSqrtHeadDim, LogitScale::InvHeadDim, LogitScale::None})
             if (value.text == toString(s)) model.logitScale = s;
@@ -316,7 +317,7 @@ std::string applyAxisValue(RunConfig &config, const std::string &axis, const Axi
                        " layers, but layers is " + all.at("layers")->label();
             model.heads = value.ints;
         } else {
-            model.heads.assign(model.heads.size(), integer);
+            model.heads.assign(model.heads.size(), integer());
         }
     } else if (axis == "head_schedule") {
         const auto colon = value.text.find(':');

@@ -83,7 +83,7 @@ set +e
     -artifact_prefix="$OUT/findings/" "$OUT/corpus" "${SEEDS[@]}" >"$OUT/fuzz.log" 2>&1
 status=$?
 set -e
-runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$OUT/fuzz.log" | grep -o '[0-9]*$' || echo '?')"
+runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$OUT/fuzz.log" | tail -n1 | grep -o '[0-9]*$' || echo '?')"
 secs="$(grep -o 'Done [0-9]* runs in [0-9]* second' "$OUT/fuzz.log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || true)"
 findings="$(ls "$OUT/findings" | wc -l)"
 coverage="$(grep -o 'cov: [0-9]*' "$OUT/fuzz.log" | tail -n1 || true)"

@@ -266,6 +266,21 @@ void MainWindow::buildMenus()
     });
     file->addAction(m_exportAll);
     file->addAction(m_exportSizeAction);
+    // The session with every result inline, one self-contained YAML file (headlab-cli export-yaml).
+    auto *single = file->addAction(tr("Export session as one YAML file…"));
+    connect(single, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export session as one file"),
+            QString::fromStdString(m_model->session().name) + "-all.yaml",
+            tr("HeadLab sessions (*.yaml)"));
+        if (path.isEmpty()) return;
+        try {
+            saveSessionAtomic(m_model->session(), path.toStdString());
+            statusBar()->showMessage(tr("Exported %1").arg(path), 4000);
+        } catch (const std::exception &e) {
+            showError(tr("Export session"), QString::fromUtf8(e.what()));
+        }
+    });
     file->addSeparator();
     file->addAction(m_quit);
     rebuildRecentMenu();
