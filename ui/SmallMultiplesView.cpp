@@ -1,6 +1,8 @@
 // SmallMultiplesView.cpp — see SmallMultiplesView.h.
 #include "ui/SmallMultiplesView.h"
 
+#include "ui/AxisRange.h"
+
 #include "ui/CurveDecimator.h"
 #include "ui/HeatmapData.h"
 #include "ui/RunMetrics.h"
@@ -227,9 +229,11 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
     const bool addition = s.base.task.kind == TaskKind::Addition;
     double yMax = addition ? kLn22 * 1.05 : 0.0;
     if (!addition) {
+        // A blown-up run must not flatten every panel: a robust top (AxisRange.h).
+        std::vector<double> values;
         for (const auto &run : s.runs)
-            for (const auto &pt : run.result.test)
-                if (std::isfinite(pt.value)) yMax = std::max(yMax, pt.value * 1.05);
+            for (const auto &pt : run.result.test) values.push_back(pt.value);
+        yMax = robustTop(values, 1.0).top * 1.05;
         if (yMax <= 0) yMax = 1;
     }
     const bool logX = m_logX->isChecked();
