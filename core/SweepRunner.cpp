@@ -60,37 +60,28 @@ std::vector<std::string> devicesFor(const std::string &spec)
     return out;
 }
 
-// Free memory on a CUDA device, 0 if it cannot be read.
-int64_t freeDeviceBytes(const std::string &device)
-{
-    try {
-        const torch::Device d(device);
-        if (!d.is_cuda()) return 0;
-        c10::cuda::CUDAGuard guard(d.index());
-        size_t freeBytes = 0, totalBytes = 0;
-        if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) return 0;
-        return static_cast<int64_t>(freeBytes);
-    } catch (const std::exception &) {
-        return 0;
-    }
-}
+struct DeviceMemory {
+    int64_t freeBytes = 0, totalBytes = 0; // 0 when unknown
+};
 
-// Total memory of a device: the card's for CUDA, the machine's for the CPU; 0 if unknown.
-int64_t totalDeviceBytes(const std::string &device)
+// A CUDA device's free and total memory; the machine's memory for the CPU (all of it free: the
+// ensemble sizing keeps to half of it).
+DeviceMemory deviceMemory(const std::string &device)
 {
     if (device == "cpu") {
         const long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
-        return pages > 0 && size > 0 ? static_cast<int64_t>(pages) * size : 0;
+        const int64_t bytes = pages > 0 && size > 0 ? static_cast<int64_t>(pages) * size : 0;
+        return {bytes, bytes};
     }
     try {
         const torch::Device d(device);
-        if (!d.is_cuda()) return 0;
+        if (!d.is_cuda()) return {};
         c10::cuda::CUDAGuard guard(d.index());
         size_t freeBytes = 0, totalBytes = 0;
-        if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) return 0;
-        return static_cast<int64_t>(totalBytes);
+        if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) return {};
+        return {static_cast<int64_t>(freeBytes), static_cast<int64_t>(totalBytes)};
     } catch (const std::exception &) {
-        return 0;
+        return {};
     }
 }
 
@@ -106,7 +97,7 @@ std::string gibibytes(int64_t bytes)
 std::string memoryProblem(const RunConfig &config, const std::string &device)
 {
     const int64_t need = estimateRunBytes(config);
-    const int64_t have = totalDeviceBytes(device);
+    const int64_t have = deviceMemory(device).totalBytes;
     if (have <= 0 || need <= have) return {};
     return "needs about " + gibibytes(need) + " (HeadLab's estimate of weights, optimizer state "
            "and activations), more than the " + gibibytes(have) + " of " + device +
@@ -288,7 +279,7 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     // the ensembles that train on it at once.
     int64_t freeBytes = 0;
     for (const auto &dev : devices) {
-        const int64_t f = dev == "cpu" ? totalDeviceBytes(dev) : freeDeviceBytes(dev);
+        const int64_t f = deviceMemory(dev).freeBytes;
         if (f > 0) freeBytes = freeBytes > 0 ? std::min(freeBytes, f) : f;
     }
     const size_t defaultMax = cpuOnly ? 8u : 64u;

@@ -611,6 +611,31 @@ int presetsCommand(const std::vector<std::string> &args)
     return kExitOk;
 }
 
+namespace {
+
+// The arguments of the export commands, SESSION.yaml -o TARGET: an exit status, or -1 to go on.
+int parseExportArguments(const std::vector<std::string> &args, const char *help,
+                         const char *target, std::string *sessionPath, std::string *output)
+{
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "-o" || args[i] == "--output") {
+            if (i + 1 >= args.size()) return usageError(std::string("-o needs ") + target, help);
+            *output = args[++i];
+        } else if (!args[i].empty() && args[i][0] == '-') {
+            return usageError("unknown option " + args[i], help);
+        } else if (sessionPath->empty()) {
+            *sessionPath = args[i];
+        } else {
+            return usageError("more than one session given", help);
+        }
+    }
+    if (sessionPath->empty() || output->empty())
+        return usageError(std::string("give SESSION.yaml and -o ") + target, help);
+    return -1;
+}
+
+} // namespace
+
 int exportCsvCommand(const std::vector<std::string> &args)
 {
     if (wantsHelp(args)) {
@@ -618,20 +643,9 @@ int exportCsvCommand(const std::vector<std::string> &args)
         return kExitOk;
     }
     std::string sessionPath, directory;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "-o" || args[i] == "--output") {
-            if (i + 1 >= args.size()) return usageError("-o needs a directory", kExportHelp);
-            directory = args[++i];
-        } else if (!args[i].empty() && args[i][0] == '-') {
-            return usageError("unknown option " + args[i], kExportHelp);
-        } else if (sessionPath.empty()) {
-            sessionPath = args[i];
-        } else {
-            return usageError("more than one session given", kExportHelp);
-        }
-    }
-    if (sessionPath.empty() || directory.empty())
-        return usageError("give SESSION.yaml and -o DIR", kExportHelp);
+    if (const int status = parseExportArguments(args, kExportHelp, "DIR", &sessionPath, &directory);
+        status >= 0)
+        return status;
     try {
         const Session session = loadSession(sessionPath);
         const CsvExportSummary summary = exportSessionCsv(session, directory);
@@ -651,20 +665,10 @@ int exportYamlCommand(const std::vector<std::string> &args)
         return kExitOk;
     }
     std::string sessionPath, output;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "-o" || args[i] == "--output") {
-            if (i + 1 >= args.size()) return usageError("-o needs a file name", kExportYamlHelp);
-            output = args[++i];
-        } else if (!args[i].empty() && args[i][0] == '-') {
-            return usageError("unknown option " + args[i], kExportYamlHelp);
-        } else if (sessionPath.empty()) {
-            sessionPath = args[i];
-        } else {
-            return usageError("more than one session given", kExportYamlHelp);
-        }
-    }
-    if (sessionPath.empty() || output.empty())
-        return usageError("give SESSION.yaml and -o FILE.yaml", kExportYamlHelp);
+    if (const int status =
+            parseExportArguments(args, kExportYamlHelp, "FILE.yaml", &sessionPath, &output);
+        status >= 0)
+        return status;
     try {
         const Session session = loadSession(sessionPath);
         saveSessionAtomic(session, output);
