@@ -18,6 +18,7 @@
 #include <QValueAxis>
 
 #include <cmath>
+#include <tuple>
 
 namespace headlab::ui {
 
@@ -178,9 +179,12 @@ void FigureChartView::showData(FigureData data, double logBase)
         xMin = m_data.logX ? 1 : 0;
         xMax = m_data.logX ? 1000 : 1;
     }
-    if (m_data.logX) {
-        xMin /= logBase == 2 ? 1.5 : 2.0;
-        xMax *= logBase == 2 ? 1.5 : 2.0;
+    if (m_data.logX && logBase == 10) {
+        // Whole decades, so that the ticks fall on them (setAxisRange does the same).
+        std::tie(xMin, xMax) = decadeRange(xMin, xMax);
+    } else if (m_data.logX) {
+        xMin /= 1.5;
+        xMax *= 1.5;
     } else {
         const double pad = (xMax - xMin) * 0.05 + 1e-9;
         xMin -= pad;
@@ -190,15 +194,8 @@ void FigureChartView::showData(FigureData data, double logBase)
     m_threshold->setName(addition ? tr("ln 10 plateau") : m_data.referenceName);
     if (addition || reference) m_threshold->replace(QList<QPointF>{{xMin, lineY}, {xMax, lineY}});
     m_threshold->setVisible(addition || reference);
-    m_axisX->setRange(xMin, xMax);
-    m_axisY->setRange(yBottom, yTop);
-    if (m_data.niceTicks) {
-        for (auto *axis : {m_axisX, m_axisY})
-            if (auto *linear = qobject_cast<QValueAxis *>(axis)) {
-                linear->applyNiceNumbers();
-                linear->setLabelFormat("%g");
-            }
-    }
+    setAxisRange(m_axisX, xMin, xMax);
+    setAxisRange(m_axisY, yBottom, yTop);
 
     if (m_stylesDirty) {
         int i = 0;

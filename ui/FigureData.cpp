@@ -203,7 +203,6 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
 {
     FigureData d;
     d.logX = false;
-    d.niceTicks = true;
     d.learnedMarkers = false;
     d.xTitle = QStringLiteral("total heads (sum over layers)");
     ByScheme byScheme;

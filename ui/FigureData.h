@@ -33,7 +33,6 @@ struct FigureData {
     bool logX = true;
     bool logY = false;      // base 10
     bool yFromZero = true;  // linear y: from 0, or around the data (small differences stay visible)
-    bool niceTicks = false; // linear axes rounded to nice tick values (the total-heads figure)
     std::vector<FigureSeries> series;
     double yMax = 0.0;
     QString yColumn = QStringLiteral("final_test_loss"); // the CSV's name for y

@@ -1,6 +1,8 @@
 // FigureView.cpp — see FigureView.h.
 #include "ui/FigureView.h"
 
+#include "ui/AxisRange.h"
+
 #include "ui/HeadScheduleChartView.h"
 #include "ui/HeatmapView.h"
 #include "ui/LearningRateChartView.h"
@@ -15,8 +17,10 @@
 #include <QHBoxLayout>
 #include <QLegend>
 #include <QLogValueAxis>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
+
+#include <tuple>
 
 namespace headlab::ui {
 
@@ -64,6 +68,23 @@ QAbstractAxis *FigureView::makeValueAxis(bool log, double logBase, const char *l
     auto *axis = new QValueAxis();
     if (linearFormat && *linearFormat) axis->setLabelFormat(linearFormat);
     return axis;
+}
+
+void FigureView::setAxisRange(QAbstractAxis *axis, double lo, double hi)
+{
+    if (auto *log = qobject_cast<QLogValueAxis *>(axis)) {
+        if (log->base() == 10) std::tie(lo, hi) = decadeRange(lo, hi);
+        log->setRange(lo, hi);
+        return;
+    }
+    auto *linear = qobject_cast<QValueAxis *>(axis);
+    if (!linear) return;
+    linear->setRange(lo, hi);
+    const LinearTicks ticks = niceTicks(lo, hi);
+    linear->setTickType(QValueAxis::TicksDynamic);
+    linear->setTickAnchor(ticks.first);
+    linear->setTickInterval(ticks.step);
+    linear->setLabelFormat(QStringLiteral("%.%1f").arg(ticks.decimals));
 }
 
 void FigureView::setControlsVisible(bool visible)

@@ -66,6 +66,10 @@ protected:
     // A value axis: logarithmic with `logBase` (minor ticks for base 10, whole numbers for base 2),
     // or linear with labels in `linearFormat` (printf style; empty keeps Qt's default).
     static QAbstractAxis *makeValueAxis(bool log, double logBase, const char *linearFormat);
+    // Sets the range with ticks on round values (AxisRange.h): a linear axis keeps [lo, hi] and
+    // gets ticks at 1, 2 or 5 × 10^k, labelled with just the digits they need; a base-10 log
+    // axis is widened to whole decades.
+    static void setAxisRange(QAbstractAxis *axis, double lo, double hi);
     QHBoxLayout *controlsLayout() const { return m_controlsLayout; }
     virtual void selectionChanged() { refresh(); }
     // Reads "<figureId>.<key>" from a view state.

@@ -24,6 +24,7 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 
 namespace headlab::ui {
@@ -450,14 +451,15 @@ void LossChartView::refresh()
     m_outliers = range.above;
     if (yMax <= 0) yMax = addition ? kLn22 : 1.0;
     if (addition) yMax = std::max(yMax, kLn22);
-    m_axisX->setRange(xMin, std::max(xMax, xMin + 1));
+    setAxisRange(m_axisX, xMin, std::max(xMax, xMin + 1));
     double yLo = 0.0, yHi = yMax * 1.05;
     if (logY) {
         if (yMinPositive > yMax) yMinPositive = 1e-3;
         yLo = std::max(1e-6, yMinPositive * 0.8);
         yHi = yMax * 1.25;
     }
-    m_axisY->setRange(yLo, yHi);
+    setAxisRange(m_axisY, yLo, yHi);
+    if (logY) std::tie(yLo, yHi) = decadeRange(yLo, yHi); // as the axis widened them
     updatePhaseMarks(runs, yLo, yHi);
     m_chart->setTitle(title());
     if (m_selected.isEmpty())

@@ -61,6 +61,9 @@ private Q_SLOTS:
 
     void decimationKeepsMinAndMax();
     void outliersStayOffTheRange();
+    void ticksFallOnRoundValues_data();
+    void ticksFallOnRoundValues();
+    void chartsUseRoundTicks();
     void heatmapPlacesAndStylesCells();
     void heatmapOnOtherAxes();
     void scheduleGenerators_data();
@@ -141,6 +144,70 @@ void TestUiFigures::outliersStayOffTheRange()
     view.refresh();
     axis = qobject_cast<QValueAxis *>(view.chart()->axes(Qt::Vertical).value(0));
     QVERIFY(axis->max() > 1e30 && std::isfinite(axis->max()));
+}
+
+void TestUiFigures::ticksFallOnRoundValues_data()
+{
+    QTest::addColumn<double>("lo");
+    QTest::addColumn<double>("hi");
+    QTest::addColumn<double>("first");
+    QTest::addColumn<double>("step");
+    QTest::addColumn<int>("count");
+    QTest::addColumn<int>("decimals");
+    QTest::newRow("[0, 3.14]") << 0.0 << 3.14 << 0.0 << 0.5 << 7 << 1;
+    QTest::newRow("[0, 3.25]: ln 22 with a margin") << 0.0 << 3.25 << 0.0 << 0.5 << 7 << 1;
+    QTest::newRow("[0, 30500]: steps") << 0.0 << 30500.0 << 0.0 << 5000.0 << 7 << 0;
+    QTest::newRow("[0.0003, 2.3]") << 0.0003 << 2.3 << 0.5 << 0.5 << 4 << 1;
+    QTest::newRow("[-0.12, 0.07]") << -0.12 << 0.07 << -0.1 << 0.05 << 4 << 2;
+    QTest::newRow("[24, 384]: widths") << 24.0 << 384.0 << 50.0 << 50.0 << 7 << 0;
+}
+
+void TestUiFigures::ticksFallOnRoundValues()
+{
+    QFETCH(double, lo);
+    QFETCH(double, hi);
+    QFETCH(double, first);
+    QFETCH(double, step);
+    QFETCH(int, count);
+    QFETCH(int, decimals);
+    const LinearTicks t = niceTicks(lo, hi);
+    QCOMPARE(t.step, step);
+    QVERIFY2(std::abs(t.first - first) < 1e-12, qPrintable(QString::number(t.first)));
+    QCOMPARE(t.count, count);
+    QCOMPARE(t.decimals, decimals);
+    // Every tick is a multiple of 1, 2 or 5 × 10^k and lies in the range.
+    const double mantissa = t.step / std::pow(10.0, std::floor(std::log10(t.step)));
+    QVERIFY(std::abs(mantissa - 1) < 1e-9 || std::abs(mantissa - 2) < 1e-9 ||
+            std::abs(mantissa - 5) < 1e-9);
+    QVERIFY(t.first >= lo - 1e-12 && t.first + (t.count - 1) * t.step <= hi + 1e-9);
+    // Log axes: whole decades.
+    QCOMPARE(decadeRange(0.0003, 2.3), std::make_pair(0.0001, 10.0));
+    QCOMPARE(decadeRange(0.01, 1.0), std::make_pair(0.01, 1.0));
+}
+
+void TestUiFigures::chartsUseRoundTicks()
+{
+    // The loss chart of a 30,500-step session: ticks every 5000 steps and every 0.5 nats.
+    SessionModel model;
+    Session s = uitest::syntheticSession();
+    for (auto &run : s.runs) run.config.phases.back().steps = 30500;
+    model.setSession(s);
+    LossChartView view(&model);
+    view.resize(800, 500);
+    view.refresh();
+    auto *x = qobject_cast<QValueAxis *>(view.chart()->axes(Qt::Horizontal).value(0));
+    auto *y = qobject_cast<QValueAxis *>(view.chart()->axes(Qt::Vertical).value(0));
+    QVERIFY(x && y);
+    QCOMPARE(x->tickType(), QValueAxis::TicksDynamic);
+    QCOMPARE(x->tickInterval(), 5000.0);
+    QCOMPARE(x->tickAnchor(), 0.0);
+    QCOMPARE(x->labelFormat(), QStringLiteral("%.0f"));
+    // The loss axis: its ticks are those niceTicks gives for its range, 0.5 or 1 nats apart.
+    const LinearTicks t = niceTicks(y->min(), y->max());
+    QVERIFY2(t.step == 0.5 || t.step == 1.0, qPrintable(QString::number(t.step)));
+    QCOMPARE(y->tickInterval(), t.step);
+    QCOMPARE(y->tickAnchor(), 0.0);
+    QCOMPARE(y->labelFormat(), QStringLiteral("%.%1f").arg(t.decimals));
 }
 
 void TestUiFigures::heatmapPlacesAndStylesCells()
