@@ -79,12 +79,16 @@ void FigureView::setAxisRange(QAbstractAxis *axis, double lo, double hi)
     }
     auto *linear = qobject_cast<QValueAxis *>(axis);
     if (!linear) return;
-    linear->setRange(lo, hi);
     const LinearTicks ticks = niceTicks(lo, hi);
-    linear->setTickType(QValueAxis::TicksDynamic);
-    linear->setTickAnchor(ticks.first);
-    linear->setTickInterval(ticks.step);
-    linear->setLabelFormat(QStringLiteral("%.%1f").arg(ticks.decimals));
+    // Interval and anchor before the tick type, and the range last: dynamic ticks laid out with
+    // the default interval of 0 (or a stale one on a new range) cost Qt Charts half a second.
+    const QString format = QStringLiteral("%.%1f").arg(ticks.decimals);
+    if (linear->tickInterval() != ticks.step) linear->setTickInterval(ticks.step);
+    if (linear->tickAnchor() != ticks.first) linear->setTickAnchor(ticks.first);
+    if (linear->tickType() != QValueAxis::TicksDynamic)
+        linear->setTickType(QValueAxis::TicksDynamic);
+    if (linear->labelFormat() != format) linear->setLabelFormat(format);
+    linear->setRange(lo, hi);
 }
 
 void FigureView::setControlsVisible(bool visible)
