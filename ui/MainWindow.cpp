@@ -2,6 +2,7 @@
 #include "ui/MainWindow.h"
 
 #include "core/Presets.h"
+#include "core/SessionStore.h"
 #include "ui/ExperimentForm.h"
 #include "ui/FigureExporter.h"
 #include "ui/HeatmapView.h"
@@ -665,9 +666,17 @@ bool MainWindow::saveSessionAs(const QString &path)
 
 QString MainWindow::autosavePath() const
 {
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    QDir().mkpath(dir);
-    return QDir(dir).filePath(QStringLiteral("autosave.yaml"));
+    // Chosen once: autosave.yaml, unless another HeadLab writes it (its lock is held), then one
+    // of this process's own, so that two windows with untitled sessions do not refuse each other.
+    if (m_autosavePath.isEmpty()) {
+        const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+        QDir().mkpath(dir);
+        m_autosavePath = QDir(dir).filePath(QStringLiteral("autosave.yaml"));
+        if (!SessionStore::lockHolder(m_autosavePath.toStdString()).empty())
+            m_autosavePath = QDir(dir).filePath(
+                QStringLiteral("autosave-%1.yaml").arg(QCoreApplication::applicationPid()));
+    }
+    return m_autosavePath;
 }
 
 void MainWindow::autosave()
@@ -747,6 +756,12 @@ bool MainWindow::startRuns(const std::vector<int> &runIndices)
         jobs.push_back(SweepJob{i, m_model->run(i).config});
     }
     if (jobs.empty()) return false;
+    try {
+        m_model->openStore(autosavePath()); // refused here if another HeadLab writes the file
+    } catch (const std::exception &e) {
+        showError(tr("Start"), QString::fromUtf8(e.what()));
+        return false;
+    }
     m_model->markStarting(runIndices);
     if (!m_controller->start(std::move(jobs), m_form->sweepOptions())) {
         showError(tr("Start"), tr("The sweep could not start."));

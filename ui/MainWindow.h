@@ -106,6 +106,7 @@ private:
     void exportAllFigures();
     void rerunSelected(bool newSeed);
     QString autosavePath() const;
+    mutable QString m_autosavePath; // autosavePath()'s choice
     void updateSamplesDock(); // shown for text sessions only
 
     SessionModel *m_model;

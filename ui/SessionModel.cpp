@@ -67,6 +67,11 @@ void SessionModel::saveCopy(const QString &path)
     storeFor(path).saveSession(m_session);
 }
 
+void SessionModel::openStore(const QString &fallbackPath)
+{
+    storeFor(m_filePath.isEmpty() ? fallbackPath : m_filePath);
+}
+
 void SessionModel::storeRun(int runIndex, const QString &fallbackPath)
 {
     if (runIndex < 0 || runIndex >= runCount()) return;

@@ -39,6 +39,9 @@ public:
     // Writes one run's result file, to the session's own folder or, for an untitled session, to
     // the copy at `fallbackPath`: what finishing a run costs. Throws headlab::SessionError.
     void storeRun(int runIndex, const QString &fallbackPath);
+    // Takes the lock of the file runs will be stored in (as storeRun chooses it) before a sweep
+    // starts, so that a second writer is refused before any work. Throws headlab::SessionError.
+    void openStore(const QString &fallbackPath);
 
     QString filePath() const { return m_filePath; }
     bool isModified() const { return m_modified; }

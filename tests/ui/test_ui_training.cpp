@@ -13,7 +13,10 @@
 #include "ui/SessionModel.h"
 #include "ui/TrainingController.h"
 
+#include "core/SessionStore.h"
+
 #include <QAction>
+#include <QProcess>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QTableView>
@@ -21,6 +24,9 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <csignal>
+
+#include <unistd.h>
 
 using namespace headlab;
 using namespace headlab::ui;
@@ -88,7 +94,68 @@ private Q_SLOTS:
     void stopLeavesConsistentSessionAndResumeRunsOnlyMissing();
     void samplesDockShowsSelectedTextRuns();
     void presetsOpenOnTheirFigure();
+    void appStopsAndSavesOnSigterm_data();
+    void appStopsAndSavesOnSigterm();
+    void secondWriterOfASessionIsRefused();
 };
+
+void TestUiTraining::appStopsAndSavesOnSigterm_data()
+{
+    QTest::addColumn<int>("signal");
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+    QTest::newRow("SIGHUP") << int(SIGHUP);
+}
+
+void TestUiTraining::appStopsAndSavesOnSigterm()
+{
+    // The real `headlab` training a long sweep: SIGTERM (a logout) or SIGHUP (a closed terminal)
+    // stops it, saves the runs in progress as stopped, and exits 128 + the signal.
+    QFETCH(int, signal);
+    QTemporaryDir dir;
+    const QString path = saveTemp(dir, uitest::tinySession(10'000'000), "long.yaml");
+    QProcess app;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    app.setProcessEnvironment(env);
+    app.start(HEADLAB_APP, {"--session", path, "--start"});
+    QVERIFY(app.waitForStarted());
+    // The app takes the session's lock when the sweep starts.
+    QTRY_VERIFY_WITH_TIMEOUT(!SessionStore::lockHolder(path.toStdString()).empty(), 30000);
+    QTest::qWait(2500);
+    ::kill(pid_t(app.processId()), signal);
+    QVERIFY(app.waitForFinished(60000));
+    const QByteArray err = app.readAllStandardError();
+    QCOMPARE(app.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(app.exitCode() == 128 + signal, err.constData());
+    QVERIFY2(err.contains("stopped and saved"), err.constData());
+    const Session saved = loadSession(path.toStdString());
+    QCOMPARE(saved.runs.size(), size_t(4));
+    int stopped = 0;
+    for (const auto &run : saved.runs) {
+        stopped += run.result.status == RunStatus::Stopped;
+        QVERIFY(run.result.status != RunStatus::Running);
+    }
+    QVERIFY(stopped > 0);
+}
+
+void TestUiTraining::secondWriterOfASessionIsRefused()
+{
+    // The window writes a session (holds its lock); saving the same file from another writer is
+    // refused with a message naming this process.
+    QTemporaryDir dir;
+    const QString path = saveTemp(dir, uitest::tinySession(5), "s.yaml");
+    MainWindow window;
+    window.setInteractive(false);
+    QVERIFY(window.openSession(path));
+    QVERIFY(window.saveSession());
+    try {
+        SessionStore other(path.toStdString());
+        QFAIL("a second writer was allowed");
+    } catch (const SessionError &e) {
+        QVERIFY2(QString::fromStdString(e.what()).contains(QStringLiteral("PID %1").arg(::getpid())),
+                 e.what());
+    }
+}
 
 void TestUiTraining::presetsOpenOnTheirFigure()
 {
@@ -290,6 +357,8 @@ void TestUiTraining::stopLeavesConsistentSessionAndResumeRunsOnlyMissing()
     for (int i = 0; i < int(onDisk.runs.size()); ++i)
         if (isFinished(onDisk.runs[size_t(i)].result.status))
             wallBefore[i] = onDisk.runs[size_t(i)].result.wallSeconds;
+    // The first window lets go of the file, as closing it would: one writer at a time.
+    window.newSession();
     MainWindow again;
     again.setInteractive(false);
     QVERIFY(again.openSession(path));
