@@ -87,7 +87,7 @@ bool startTraining(QProcess &process, const QStringList &args)
         process.waitForReadyRead(100);
         err += process.readAllStandardError();
     }
-    QTest::qWait(700);
+    QTest::qWait(2000); // past the ensemble's set-up and its first logged steps, also on a busy machine
     return err.contains("to train");
 }
 
