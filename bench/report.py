@@ -204,7 +204,7 @@ def storage_section(rows, out):
             out.append(f"| {r['load']} | {r['seconds']} | {r['peak_rss_mb']:,} |")
     export = next((r for r in rows if r.get("export")), None)
     if export:
-        out.append(f"\nLargest exported figure file: {export['bytes'] / 1e6:.1f} MB.")
+        out.append(f"\nLargest exported figure ({export['export']}): {export['bytes'] / 1e6:.1f} MB.")
     out.append("")
 
 
