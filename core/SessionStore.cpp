@@ -168,8 +168,7 @@ std::string readSessionText(const std::string &path)
     }
     if (static_cast<uint64_t>(info.st_size) > SessionLimits::kMaxFileBytes) {
         ::close(fd);
-        throw fileError(path, "is " + std::to_string(info.st_size >> 20) +
-                                  " MiB; files over " +
+        throw fileError(path, "is " + std::to_string(info.st_size >> 20) + " MiB; files over " +
                                   std::to_string(SessionLimits::kMaxFileBytes >> 20) +
                                   " MiB are refused (a HeadLab limit)");
     }
@@ -304,8 +303,8 @@ Session loadSession(const std::string &path)
             }
         }
     };
-    const size_t threads = std::min<size_t>(names.size() / 8 + 1,
-                                            std::max(1u, std::thread::hardware_concurrency()));
+    const size_t threads =
+        std::min<size_t>(names.size() / 8 + 1, std::max(1u, std::thread::hardware_concurrency()));
     std::vector<std::thread> pool;
     for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
     work();
@@ -347,8 +346,8 @@ SessionStore::SessionStore(std::string sessionPath)
     const std::string lockPath = m_resultsDir + "/lock";
     m_lockFd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (m_lockFd < 0)
-        throw fileError(lockPath, std::string("cannot open the lock file: ") +
-                                      std::strerror(errno));
+        throw fileError(lockPath,
+                        std::string("cannot open the lock file: ") + std::strerror(errno));
     if (::flock(m_lockFd, LOCK_EX | LOCK_NB) != 0) {
         const int error = errno;
         ::close(m_lockFd);
@@ -450,8 +449,7 @@ void SessionStore::saveSession(const Session &session)
         bool same = false;
         try {
             same = readSessionText(file) == text;
-        } catch (const SessionError &) {
-        }
+        } catch (const SessionError &) {}
         if (!same) writeFileAtomic(file, text);
         m_written[name] = fingerprint;
     }

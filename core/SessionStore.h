@@ -33,7 +33,7 @@ namespace headlab {
 // Limits on what a session may ask for (SessionError with the key when exceeded).
 struct SessionLimits {
     static constexpr uint64_t kMaxFileBytes = 256ull << 20; // a session or run file
-    static constexpr int kMaxNesting = 64;                   // YAML nesting depth
+    static constexpr int kMaxNesting = 64;                  // YAML nesting depth
 };
 
 // "S.results" beside "S.yaml" (the extension, if any, replaced).

@@ -57,50 +57,53 @@ QString joinNumbers(const std::vector<double> &values)
     return parts.join(", ");
 }
 
-// "1e-3, 3e-4 1e-2" -> numbers; errors name the key and the bad token.
-std::vector<double> parseNumbers(const QString &text, const QString &key, QStringList *errors,
-                                 bool integers)
+// The items of a list typed into a field ("1e-3, 3e-4 1e-2"), each read by `read` (false: the
+// item is bad, `why` says how); errors name the key and the bad item.
+template <typename T, typename Read>
+std::vector<T> parseList(const QString &text, const QString &key, QStringList *errors, Read read)
 {
-    std::vector<double> out;
+    std::vector<T> out;
     const auto parts =
         text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
     for (int i = 0; i < parts.size(); ++i) {
-        bool ok = false;
-        const double v = parts[i].toDouble(&ok);
-        if (!ok || !std::isfinite(v)) {
-            *errors << QObject::tr("%1[%2]: '%3' is not a number").arg(key).arg(i).arg(parts[i]);
-            continue;
-        }
-        if (integers && v != std::floor(v)) {
-            *errors << QObject::tr("%1[%2]: %3 is not an integer").arg(key).arg(i).arg(parts[i]);
-            continue;
-        }
-        out.push_back(v);
+        T value{};
+        QString why;
+        if (read(parts[i], &value, &why))
+            out.push_back(value);
+        else
+            *errors << QObject::tr("%1[%2]: %3").arg(key).arg(i).arg(why);
     }
     if (parts.isEmpty()) *errors << QObject::tr("%1: give at least one value").arg(key);
     return out;
 }
 
-// "0, 1, 18446744073709551615" -> seeds, exact over all 64 bits (a double is not).
+std::vector<double> parseNumbers(const QString &text, const QString &key, QStringList *errors,
+                                 bool integers)
+{
+    return parseList<double>(text, key, errors, [integers](const QString &item, double *v, QString *why) {
+        bool ok = false;
+        *v = item.toDouble(&ok);
+        if (!ok || !std::isfinite(*v)) {
+            *why = QObject::tr("'%1' is not a number").arg(item);
+            return false;
+        }
+        if (integers && *v != std::floor(*v)) {
+            *why = QObject::tr("%1 is not an integer").arg(item);
+            return false;
+        }
+        return true;
+    });
+}
+
+// Seeds are exact over all 64 bits (a double is not): "0, 1, 18446744073709551615".
 std::vector<uint64_t> parseSeeds(const QString &text, const QString &key, QStringList *errors)
 {
-    std::vector<uint64_t> out;
-    const auto parts =
-        text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
-    for (int i = 0; i < parts.size(); ++i) {
+    return parseList<uint64_t>(text, key, errors, [](const QString &item, uint64_t *v, QString *why) {
         bool ok = false;
-        const qulonglong v = parts[i].toULongLong(&ok);
-        if (!ok) {
-            *errors << QObject::tr("%1[%2]: '%3' is not a whole number from 0 to 2^64 - 1")
-                           .arg(key)
-                           .arg(i)
-                           .arg(parts[i]);
-            continue;
-        }
-        out.push_back(v);
-    }
-    if (parts.isEmpty()) *errors << QObject::tr("%1: give at least one value").arg(key);
-    return out;
+        *v = item.toULongLong(&ok);
+        if (!ok) *why = QObject::tr("'%1' is not a whole number from 0 to 2^64 - 1").arg(item);
+        return ok;
+    });
 }
 
 const SweepAxis *findAxis(const Session &s, const std::string &name)

@@ -30,8 +30,8 @@ size_t sweepSize(const headlab::Session &s)
 [[noreturn]] void roundTripFailed(const char *what, const std::string &first,
                                   const std::string &second)
 {
-    std::fprintf(stderr, "round trip changed the %s\n--- first ---\n%s\n--- second ---\n%s\n",
-                 what, first.c_str(), second.c_str());
+    std::fprintf(stderr, "round trip changed the %s\n--- first ---\n%s\n--- second ---\n%s\n", what,
+                 first.c_str(), second.c_str());
     std::abort();
 }
 
@@ -50,8 +50,7 @@ void checkSession(const std::string &text)
         again = headlab::sessionFromYaml(first, "written.yaml");
         if (sweepSize(again) <= kMaxExpanded) headlab::expandSweep(again);
     } catch (const headlab::SessionError &e) {
-        std::fprintf(stderr, "what HeadLab wrote does not load: %s\n%s\n", e.what(),
-                     first.c_str());
+        std::fprintf(stderr, "what HeadLab wrote does not load: %s\n%s\n", e.what(), first.c_str());
         std::abort();
     }
     const std::string second = headlab::sessionToYaml(again);

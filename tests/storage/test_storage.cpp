@@ -87,7 +87,8 @@ bool startTraining(QProcess &process, const QStringList &args)
         process.waitForReadyRead(100);
         err += process.readAllStandardError();
     }
-    QTest::qWait(2000); // past the ensemble's set-up and its first logged steps, also on a busy machine
+    QTest::qWait(
+        2000); // past the ensemble's set-up and its first logged steps, also on a busy machine
     return err.contains("to train");
 }
 
@@ -175,12 +176,12 @@ void TestStorage::loaderRefusesWithALocatedMessage_data()
         << QByteArray("schema_version: 1\nexperiment:\n  lr: 0.1\n  phases: [{steps: 1}]\n  "
                       "lr: 0.2\n")
         << 5 << 3 << "duplicate key 'lr' (first at line 3)";
-    QTest::newRow("duplicate sweep axis")
-        << head + "sweep:\n  heads: [1]\n  heads: [2]\n" << 6 << 3
-        << "duplicate key 'heads' (first at line 5)";
-    QTest::newRow("second document") << head + "---\nname: x\n" << 4 << 1
-                                     << "a second YAML document";
-    QTest::newRow("latin-1") << head + "name: caf\xe9\n" << 4 << 10 << "not valid UTF-8 (byte 0xE9)";
+    QTest::newRow("duplicate sweep axis") << head + "sweep:\n  heads: [1]\n  heads: [2]\n"
+                                          << 6 << 3 << "duplicate key 'heads' (first at line 5)";
+    QTest::newRow("second document") << head + "---\nname: x\n"
+                                     << 4 << 1 << "a second YAML document";
+    QTest::newRow("latin-1") << head + "name: caf\xe9\n"
+                             << 4 << 10 << "not valid UTF-8 (byte 0xE9)";
     QTest::newRow("NUL byte") << head + QByteArray("name: a\0b\n", 10) << 4 << 8 << "a NUL byte";
     QTest::newRow("unterminated quote")
         << QByteArray("schema_version: 1\nname: \"unfinished\nexperiment:\n  phases: [{steps: "
@@ -193,11 +194,11 @@ void TestStorage::loaderRefusesWithALocatedMessage_data()
     QTest::newRow("layers") << QByteArray("schema_version: 1\nexperiment:\n  model: {layers: "
                                           "666666666}\n  phases: [{steps: 1}]\n")
                             << 3 << 19 << "experiment.model.layers: at most 256";
-    QTest::newRow("layers axis") << head + "sweep:\n  layers: [1, 1000000000000]\n" << 5 << 15
-                                 << "sweep.layers[1]: at most 256";
+    QTest::newRow("layers axis") << head + "sweep:\n  layers: [1, 1000000000000]\n"
+                                 << 5 << 15 << "sweep.layers[1]: at most 256";
     QTest::newRow("logspace count")
-        << head + "sweep:\n  lr: {logspace: {from: 1e-5, to: 1, count: 1000000000}}\n" << 5 << 45
-        << "sweep.lr.logspace.count: at most 10000";
+        << head + "sweep:\n  lr: {logspace: {from: 1e-5, to: 1, count: 1000000000}}\n"
+        << 5 << 45 << "sweep.lr.logspace.count: at most 10000";
     auto counting = [](int n) {
         QByteArray list = "[";
         for (int i = 0; i < n; ++i) list += (i ? ", " : "") + QByteArray::number(i + 1);
@@ -222,8 +223,8 @@ void TestStorage::loaderRefusesWithALocatedMessage_data()
     QTest::newRow("batch") << QByteArray("schema_version: 1\nexperiment:\n  phases: [{steps: 1, "
                                          "batch_size: 1000000000}]\n")
                            << 3 << 35 << "experiment.phases[0].batch_size: at most 65536";
-    QTest::newRow("newer run schema") << QByteArray("schema_version: 9\n") << 1 << 17
-                                      << "schema version 9 is newer";
+    QTest::newRow("newer run schema")
+        << QByteArray("schema_version: 9\n") << 1 << 17 << "schema version 9 is newer";
 }
 
 void TestStorage::loaderRefusesWithALocatedMessage()
@@ -297,7 +298,8 @@ void TestStorage::headScheduleOfAHugeWidthIsQuick()
     clock.start();
     const auto heads = headSchedule(HeadScheme::Descending, 180, 4, 999'999'999'989LL); // prime
     QCOMPARE(heads, (std::vector<int64_t>{1, 1, 1, 1}));
-    QCOMPARE(headSchedule(HeadScheme::Constant, 48, 4, 768), (std::vector<int64_t>{12, 12, 12, 12}));
+    QCOMPARE(headSchedule(HeadScheme::Constant, 48, 4, 768),
+             (std::vector<int64_t>{12, 12, 12, 12}));
     QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
 }
 
@@ -413,7 +415,8 @@ void TestStorage::previousReleaseSessionLoadsUnchanged()
     }
     const Session again = loadSession(copy.toStdString());
     QCOMPARE(again.runs.size(), s.runs.size());
-    for (size_t i = 0; i < s.runs.size(); ++i) QCOMPARE(runToYaml(again.runs[i]), runToYaml(s.runs[i]));
+    for (size_t i = 0; i < s.runs.size(); ++i)
+        QCOMPARE(runToYaml(again.runs[i]), runToYaml(s.runs[i]));
 }
 
 void TestStorage::exportIsOneSelfContainedFile()
@@ -469,9 +472,10 @@ void TestStorage::temporaryLeftoversAreRemoved()
     const QString session = dir.filePath("s.yaml");
     writeFile(session, tinySession(5));
     QVERIFY(QDir().mkpath(dir.filePath("s.results/runs")));
-    const QStringList leftovers = {dir.filePath(".s.yaml.tmp-a1b2c3"),
-                                   dir.filePath("s.yaml.tmp.Xy12Zq"), // the previous release's
-                                   dir.filePath("s.results/runs/.0123456789abcdef.yaml.tmp-q1w2e3")};
+    const QStringList leftovers = {
+        dir.filePath(".s.yaml.tmp-a1b2c3"),
+        dir.filePath("s.yaml.tmp.Xy12Zq"), // the previous release's
+        dir.filePath("s.results/runs/.0123456789abcdef.yaml.tmp-q1w2e3")};
     for (const auto &f : leftovers) writeFile(f, "partial");
     const QString unrelated = dir.filePath("other.yaml.tmp.Xy12Zq");
     writeFile(unrelated, "not ours");
@@ -524,7 +528,8 @@ void TestStorage::outputWithOtherResultsIsRefused()
     QCOMPARE(files, 2);
     const CliResult r = runCli({"run", b, "-o", out, "--threads", "1"});
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.contains("already holds 2 results of a different experiment"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("already holds 2 results of a different experiment"),
+             qPrintable(r.err));
     QVERIFY2(r.err.contains("--overwrite"), qPrintable(r.err));
     QCOMPARE(readFile(out), before);
     QCOMPARE(countFiles(dir.filePath("out.results/runs")), files);
@@ -545,7 +550,8 @@ void TestStorage::outputWithTheSameExperimentResumes()
                           QString::fromStdString(runFileName(s.runs[1].config))));
     const CliResult r = runCli({"run", input, "-o", out, "--threads", "1"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-    QVERIFY2(r.err.contains("holds 1 results of the same experiment: resuming it"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("holds 1 results of the same experiment: resuming it"),
+             qPrintable(r.err));
     QVERIFY2(r.err.contains("1 already finished, 1 to train"), qPrintable(r.err));
     s = loadSession(out.toStdString());
     QCOMPARE(s.runs[0].result.test.back().value, kept);
