@@ -72,6 +72,9 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
         for (const auto &[key, value] : run.labels) labelNames.insert(key);
         for (const auto &[key, value] : run.result.metrics) metricNames.insert(key);
     }
+    // "learned" is the session's rule (LearnedRule.h), the same verdict the app and the CLI give;
+    // the trainer's metric of that name (the paper's rule) is final_test_loss < ln 10.
+    metricNames.erase("learned");
 
     {
         std::ofstream out(summary.runsPath, std::ios::binary | std::ios::trunc);
@@ -81,7 +84,7 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
         out << "run";
         for (const auto &name : labelNames) out << ',' << csvField("label_" + name);
         out << ",task,d_model,layers,heads,head_dim,total_heads,lr,qk_rule,init_seed,data_seed"
-               ",status,steps_done,diverged_at_step,wall_seconds,device";
+               ",status,steps_done,diverged_at_step,wall_seconds,device,learned,learned_rule";
         for (const auto &name : metricNames) out << ',' << csvField(name);
         out << ",message\n";
         for (size_t i = 0; i < session.runs.size(); ++i) {
@@ -99,6 +102,9 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
                 << (c.qkRule.enabled ? "on" : "off") << ',' << c.initSeed << ',' << c.dataSeed
                 << ',' << toString(r.status) << ',' << r.stepsDone << ',' << r.divergedAtStep << ','
                 << yaml::formatNumber(r.wallSeconds) << ',' << csvField(r.device);
+            const auto verdict = learned(r, session.learnedRule);
+            out << ',' << (verdict ? (*verdict ? "1" : "0") : "") << ','
+                << toString(session.learnedRule);
             for (const auto &name : metricNames) {
                 const auto it = r.metrics.find(name);
                 out << ',' << (it == r.metrics.end() ? "" : yaml::formatNumber(it->second));

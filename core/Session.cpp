@@ -596,8 +596,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     const YamlField root = parseDocument(yamlText, file);
     if (!root.node.IsDefined() || root.node.IsNull())
         fail(root, "empty document; a session is a mapping with schema_version and experiment");
-    checkKeys(root, {"schema_version", "name", "description", "experiment", "sweep", "results",
-                     "runs", "skipped", "view"});
+    checkKeys(root, {"schema_version", "name", "description", "learned_rule", "experiment", "sweep",
+                     "results", "runs", "skipped", "view"});
 
     Session session;
     const YamlField version = child(root, "schema_version");
@@ -610,6 +610,11 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     session.schemaVersion = Session::kSchemaVersion; // read as the current schema from here on
     if (auto f = child(root, "name"); f.present()) session.name = readString(f);
     if (auto f = child(root, "description"); f.present()) session.description = readString(f);
+    if (auto f = child(root, "learned_rule"); f.present()) {
+        const std::string text = readString(f);
+        if (!parseLearnedRule(text, &session.learnedRule))
+            fail(f, "unknown rule '" + text + "' (expected left_ln10_plateau or final_below_ln10)");
+    }
     const YamlField experiment = child(root, "experiment");
     if (!experiment.present()) fail(experiment, "missing: the base run configuration");
     session.base = readRunConfig(experiment);
@@ -678,6 +683,7 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
     writeText(out, session.name);
     out << YAML::Key << "description" << YAML::Value;
     writeText(out, session.description);
+    out << YAML::Key << "learned_rule" << YAML::Value << toString(session.learnedRule);
     out << YAML::Key << "experiment" << YAML::Value;
     writeRunConfig(out, session.base);
 

@@ -5,6 +5,7 @@
 // cannot run (a head count that does not divide d_model, say) are listed as skipped, with why.
 #pragma once
 
+#include "core/LearnedRule.h"
 #include "core/RunConfig.h"
 #include "core/RunResult.h"
 
@@ -78,6 +79,7 @@ struct Session {
     std::vector<SessionRun> runs;
     std::vector<SkippedRun> skipped;
     std::map<std::string, std::string> view; // GUI view state: chart, heatmap_lr, log_x, ...
+    LearnedRule learnedRule = LearnedRule::LeftLn10Plateau; // `learned_rule:` (LearnedRule.h)
     // The folder of run files (relative to the session file) it was loaded with, "" when the
     // session file held its results itself (schema 1, an export, a preset).
     std::string resultsDir;

@@ -172,6 +172,9 @@ void FigureChartView::showData(FigureData data, double logBase)
             s->attachAxis(m_axisY);
         }
     }
+    m_learned->setName(m_model->session().learnedRule == LearnedRule::LeftLn10Plateau
+                           ? tr("learned (left ln 10)")
+                           : tr("learned (final < ln 10)"));
     m_learned->replace(learned);
     m_notLearned->replace(notLearned);
     m_diverged->replace(diverged);

@@ -25,7 +25,7 @@ bool contributes(const RunResult &r)
     return r.status == RunStatus::Done || r.status == RunStatus::Diverged;
 }
 
-void addTo(Accumulator &a, const RunResult &r)
+void addTo(Accumulator &a, const RunResult &r, LearnedRule rule)
 {
     if (r.status == RunStatus::Diverged) {
         ++a.diverged;
@@ -38,7 +38,7 @@ void addTo(Accumulator &a, const RunResult &r)
     }
     a.sum += v;
     ++a.n;
-    a.learned += isLearned(r) ? 1 : 0;
+    a.learned += isLearned(r, rule) ? 1 : 0;
 }
 
 FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &points,
@@ -78,7 +78,7 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
         const double nH = headsPerLayer(run.config);
         const double x =
             byHeadDim ? double(headDimension(run.config)) : double(run.config.model.dModel);
-        addTo(byHeads[nH][x], run.result);
+        addTo(byHeads[nH][x], run.result, session.learnedRule);
     }
     for (const auto &[nH, points] : byHeads)
         d.series.push_back(toSeries(QStringLiteral("n_H = %1").arg(nH), points, d.yMax));
@@ -105,7 +105,7 @@ FigureData learningRateFigure(const Session &session, bool scaled)
                        .arg(headsPerLayer(run.config));
         const double x =
             scaled ? run.config.lr * std::sqrt(double(headDimension(run.config))) : run.config.lr;
-        addTo(byConfig[key.join(' ')][x], run.result);
+        addTo(byConfig[key.join(' ')][x], run.result, session.learnedRule);
     }
     for (const auto &[name, points] : byConfig) d.series.push_back(toSeries(name, points, d.yMax));
     return d;

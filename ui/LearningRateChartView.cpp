@@ -17,7 +17,9 @@ LearningRateChartView::LearningRateChartView(SessionModel *model, QWidget *paren
     m_xMode->addItem(QString::fromUtf8("against η·√m_H"), "lr_sqrt_mh");
     controlsLayout()->addWidget(m_xMode);
     controlsLayout()->addWidget(
-        new QLabel(tr("Filled: learned (left the ln 10 plateau: final test loss < 5/6 · ln 10). Hollow: not learned."), this));
+        new QLabel(tr("Filled: learned (by the session's rule, View ▸ Learned means). Hollow: not "
+                      "learned."),
+                   this));
     controlsLayout()->addStretch(1);
     connect(m_xMode, &QComboBox::currentIndexChanged, this, [this] {
         refresh();

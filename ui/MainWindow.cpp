@@ -321,6 +321,15 @@ void MainWindow::buildMenus()
     view->addSeparator();
     view->addAction(m_formDock->toggleViewAction());
     view->addAction(m_runsDock->toggleViewAction());
+    auto *learnedMenu = view->addMenu(tr("Learned means"));
+    m_learnedGroup = new QActionGroup(this);
+    for (LearnedRule rule : {LearnedRule::LeftLn10Plateau, LearnedRule::FinalBelowLn10}) {
+        auto *a = learnedMenu->addAction(QString::fromLatin1(describe(rule)));
+        a->setCheckable(true);
+        a->setData(int(rule));
+        m_learnedGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, rule] { m_model->setLearnedRule(rule); });
+    }
     auto *theme = view->addMenu(tr("Theme"));
     m_themeGroup = new QActionGroup(this);
     const QStringList names = {tr("Follow the system"), tr("Light"), tr("Dark")};
@@ -854,6 +863,9 @@ void MainWindow::saveView()
 
 void MainWindow::restoreView()
 {
+    if (m_learnedGroup)
+        for (auto *a : m_learnedGroup->actions())
+            a->setChecked(a->data().toInt() == int(m_model->session().learnedRule));
     m_restoring = true;
     const ViewState &view = m_model->session().view;
     for (auto *f : m_figures) {

@@ -107,6 +107,7 @@ private:
     void rerunSelected(bool newSeed);
     QString autosavePath() const;
     mutable QString m_autosavePath; // autosavePath()'s choice
+    QActionGroup *m_learnedGroup = nullptr; // View ▸ Learned means
     void updateSamplesDock(); // shown for text sessions only
 
     SessionModel *m_model;

@@ -42,16 +42,9 @@ double testLossAtStep(const RunResult &result, int64_t step)
     return valueAtStep(result.test, step);
 }
 
-bool isLearned(const RunResult &result)
+bool isLearned(const RunResult &result, LearnedRule rule)
 {
-    // A run that only learned which tokens are digits ends a hair under ln 10 (2.3025), which the
-    // paper's literal rule counts as learned; the plateau analysis says whether it left ln 10.
-    if (auto left = result.metrics.find("left_ln10_plateau"); left != result.metrics.end())
-        return left->second > 0.5;
-    auto it = result.metrics.find("learned");
-    if (it != result.metrics.end()) return it->second > 0.5;
-    const double loss = finalTestLoss(result);
-    return std::isfinite(loss) && loss < kLn10;
+    return learned(result, rule).value_or(false);
 }
 
 int64_t headDimension(const RunConfig &config)

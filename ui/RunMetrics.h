@@ -23,9 +23,8 @@ double finalTestLoss(const RunResult &result);
 double finalTrainLoss(const RunResult &result);
 // Test loss at `step` (< 0: final). Diverged runs give NaN.
 double testLossAtStep(const RunResult &result, int64_t step);
-// Learned: the run left the ln 10 plateau (metrics["left_ln10_plateau"], final test loss below
-// 5/6 · ln 10); for results without it, the paper's rule, final test loss < ln 10 (EXPERIMENTS.md §1).
-bool isLearned(const RunResult &result);
+// Learned by the session's rule: core's one definition (core/LearnedRule.h); no verdict is false.
+bool isLearned(const RunResult &result, LearnedRule rule = LearnedRule::LeftLn10Plateau);
 // m_H of the first layer (all layers for a constant schedule).
 int64_t headDimension(const RunConfig &config);
 // n_H of the first layer, or total heads / layers for a schedule that varies.

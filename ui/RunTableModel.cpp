@@ -158,13 +158,16 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
             if (r.status == RunStatus::Failed) return tr("failed");
             if (!std::isfinite(loss)) return QString();
             return formatLoss(loss) +
-                   (isFinished(r.status) ? (isLearned(r) ? tr("  learned") : QString()) : tr(" …"));
+                   (isFinished(r.status)
+                        ? (isLearned(r, m_session->session().learnedRule) ? tr("  learned")
+                                                                          : QString())
+                        : tr(" …"));
         }
         if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
         if (role == Qt::ToolTipRole)
-            return tr("Test loss %1; learned means < ln 10 = %2")
+            return tr("Test loss %1; learned means: %2 (the session's learned_rule)")
                 .arg(formatLoss(loss))
-                .arg(formatLoss(kLn10));
+                .arg(QString::fromLatin1(describe(m_session->session().learnedRule)));
         return {};
     }
     }

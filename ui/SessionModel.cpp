@@ -109,6 +109,15 @@ void SessionModel::setViewState(const std::string &key, const std::string &value
     m_session.view[key] = value;
 }
 
+void SessionModel::setLearnedRule(headlab::LearnedRule rule)
+{
+    if (m_session.learnedRule == rule) return;
+    m_session.learnedRule = rule;
+    for (int i = 0; i < runCount(); ++i) Q_EMIT runChanged(i);
+    touch();
+    setModified(true);
+}
+
 std::string SessionModel::viewState(const std::string &key, const std::string &fallback) const
 {
     auto it = m_session.view.find(key);

@@ -53,6 +53,8 @@ public:
     // View state (figure shown, heatmap axes, log scales) travels with the next save; it does
     // not by itself mark the session modified.
     void setViewState(const std::string &key, const std::string &value);
+    // Which rule "learned" follows in the table, the figures and runs.csv; saved with the session.
+    void setLearnedRule(headlab::LearnedRule rule);
     std::string viewState(const std::string &key, const std::string &fallback = {}) const;
 
     // Training updates.

@@ -384,6 +384,7 @@ private Q_SLOTS:
     void unknownPresetSuggestsANearName();
 
     void exportCsvWritesRunsAndCurves();
+    void learnedHasOneDefinition();
     void cliValidateExitCodes();
     void cliPresetsAndHelp();
     void cliRunSavesAndResumes();
@@ -945,6 +946,66 @@ std::string tinySession(int64_t steps)
 }
 
 } // namespace
+
+void TestSession::learnedHasOneDefinition()
+{
+    // Runs near both thresholds: on the plateau (2.3025, under ln 10 but not below 5/6 ln 10),
+    // well below, a session saved before the metrics (only the final loss), a diverged run and
+    // a queued one. runs.csv, learned() and the session file agree for each rule.
+    Session s;
+    s.base = smallConfig();
+    auto run = [&](RunStatus status, std::map<std::string, double> metrics) {
+        SessionRun r;
+        r.config = s.base;
+        r.config.initSeed = s.runs.size();
+        r.labels = {{"seed", std::to_string(s.runs.size())}};
+        r.result.status = status;
+        r.result.metrics = std::move(metrics);
+        s.runs.push_back(r);
+    };
+    run(RunStatus::Done, {{"final_test_loss", 2.3025}, {"learned", 1}, {"left_ln10_plateau", 0}});
+    run(RunStatus::Done, {{"final_test_loss", 1.2}, {"learned", 1}, {"left_ln10_plateau", 1}});
+    run(RunStatus::Done, {{"final_test_loss", 2.0}});
+    run(RunStatus::Done, {{"final_test_loss", 2.31}});
+    run(RunStatus::Diverged, {{"final_test_loss", 3.09}, {"learned", 0}});
+    run(RunStatus::Queued, {});
+    const std::vector<std::string> plateau = {"0", "1", "1", "0", "0", ""};
+    const std::vector<std::string> paper = {"1", "1", "1", "0", "0", ""};
+    for (LearnedRule rule : {LearnedRule::LeftLn10Plateau, LearnedRule::FinalBelowLn10}) {
+        s.learnedRule = rule;
+        const auto &expected = rule == LearnedRule::LeftLn10Plateau ? plateau : paper;
+        QTemporaryDir dir;
+        exportSessionCsv(s, dir.path().toStdString());
+        QFile csv(dir.filePath("runs.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList header = QString::fromUtf8(csv.readLine()).trimmed().split(',');
+        const int learnedColumn = int(header.indexOf("learned"));
+        const int ruleColumn = int(header.indexOf("learned_rule"));
+        QVERIFY(learnedColumn > 0 && ruleColumn > 0);
+        QCOMPARE(header.count("learned"), 1); // the trainer's metric of that name is not repeated
+        for (size_t i = 0; i < s.runs.size(); ++i) {
+            const QStringList row = QString::fromUtf8(csv.readLine()).trimmed().split(',');
+            QCOMPARE(row[learnedColumn].toStdString(), expected[i]);
+            QCOMPARE(row[ruleColumn].toStdString(), std::string(toString(rule)));
+            const auto verdict = learned(s.runs[i].result, rule);
+            QCOMPARE(verdict ? (*verdict ? "1" : "0") : "", expected[i].c_str());
+        }
+        // The session says which rule it follows, and keeps it.
+        const std::string text = sessionToYaml(s);
+        QVERIFY(text.find(std::string("learned_rule: ") + toString(rule)) != std::string::npos);
+        QCOMPARE(sessionFromYaml(text, "rule.yaml").learnedRule, rule);
+    }
+    // Sessions that do not say follow the default, the plateau rule; a misspelt rule is refused.
+    QCOMPARE(sessionFromYaml(kValidHead, "default.yaml").learnedRule, LearnedRule::LeftLn10Plateau);
+    try {
+        sessionFromYaml(std::string(kValidHead) + "learned_rule: final_below\n", "bad.yaml");
+        QFAIL("no error");
+    } catch (const SessionError &e) {
+        QCOMPARE(e.line(), 5);
+        QVERIFY(std::string(e.what()).find("expected left_ln10_plateau or final_below_ln10") !=
+                std::string::npos);
+    }
+}
 
 void TestSession::cliRunSavesAndResumes()
 {

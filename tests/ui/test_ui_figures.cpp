@@ -57,6 +57,9 @@ private Q_SLOTS:
         QVERIFY(isLearned(older));
         older.metrics["final_test_loss"] = 2.31;
         QVERIFY(!isLearned(older));
+        // The paper's rule, when the session follows it, counts the plateau run as learned.
+        QVERIFY(isLearned(onPlateau, LearnedRule::FinalBelowLn10));
+        QVERIFY(!isLearned(onPlateau, LearnedRule::LeftLn10Plateau));
     }
 
     void decimationKeepsMinAndMax();
