@@ -266,6 +266,7 @@ std::string definitionText(Session session)
     session.view.clear();
     session.name.clear();
     session.description.clear();
+    session.learnedRule = LearnedRule::LeftLn10Plateau; // how results are read, not what is run
     return sessionToYaml(session);
 }
 
