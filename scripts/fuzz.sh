@@ -44,7 +44,7 @@ fi
 
 # --- build (only when a source changed) --------------------------------------------------------
 SOURCES=(tests/fuzz/fuzz_session.cpp core/Session.cpp core/SessionYaml.cpp core/SessionStore.cpp
-         core/RunConfig.cpp core/RunResult.cpp core/HeadSchedule.cpp)
+         core/RunConfig.cpp core/RunResult.cpp core/HeadSchedule.cpp core/LearnedRule.cpp)
 BINARY="$OUT/fuzz_session"
 mkdir -p "$OUT/corpus" "$OUT/findings"
 newest="$(ls -t "${SOURCES[@]}" core/*.h | head -n1)"
