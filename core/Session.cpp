@@ -712,8 +712,8 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
 
 // Curves are most of a session's text, and yaml-cpp's emitter checks every scalar it writes
 // against its regular expressions: a 2,000-run session took 8 s to write. The emitter writes a
-// placeholder per curve instead, and the curve's one-line flow mapping replaces it afterwards
-// (the same text the emitter would have written, built with formatNumber).
+// placeholder per curve instead, and the curve's one-line flow mapping (curveText, the form
+// parseDocument reads back without yaml-cpp) replaces it afterwards.
 class CurveSplicer {
 public:
     void write(YAML::Emitter &out, const Curve &curve)
@@ -736,7 +736,7 @@ public:
                 at = text.find(token, at + 1);
             if (at == std::string::npos) throw std::logic_error("curve placeholder not found");
             result.append(text, copied, at - copied);
-            appendCurve(result, *m_curves[i]);
+            result += curveText(*m_curves[i]);
             copied = at + token.size();
         }
         result.append(text, copied, std::string::npos);
@@ -744,20 +744,6 @@ public:
     }
 
 private:
-    static void appendCurve(std::string &out, const Curve &curve)
-    {
-        out += "{steps: [";
-        for (size_t i = 0; i < curve.size(); ++i) {
-            if (i) out += ", ";
-            out += std::to_string(curve[i].step);
-        }
-        out += "], values: [";
-        for (size_t i = 0; i < curve.size(); ++i) {
-            if (i) out += ", ";
-            out += formatNumber(curve[i].value);
-        }
-        out += "]}";
-    }
     // Plain text the emitter writes as it is; no label or message of a session holds it.
     static inline const std::string kToken = "HEADLAB_CURVE_PLACEHOLDER_5f3a9c_";
     std::vector<const Curve *> m_curves;

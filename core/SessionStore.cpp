@@ -413,49 +413,62 @@ std::string SessionStore::lockHolder(const std::string &sessionPath)
     return holder;
 }
 
-void SessionStore::saveRun(const SessionRun &run, bool syncDirectory)
+namespace {
+
+// Adds the time of its scope to a store's seconds spent saving.
+class SavingClock {
+public:
+    explicit SavingClock(double *total) : m_total(total) {}
+    ~SavingClock()
+    {
+        *m_total += std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+    }
+
+private:
+    double *m_total;
+    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+};
+
+} // namespace
+
+void SessionStore::writeRun(const SessionRun &run, bool compareWithDisk, bool syncDirectory)
 {
-    const auto start = std::chrono::steady_clock::now();
     const std::string name = runFileName(run.config);
     const std::string text = runToYaml(run);
-    const std::string fingerprint = std::to_string(fnv1a(text));
-    if (m_written[name] != fingerprint) {
-        writeFileAtomic(m_resultsDir + "/runs/" + name, text, syncDirectory);
-        m_written[name] = fingerprint;
+    const uint64_t fingerprint = fnv1a(text);
+    if (auto it = m_written.find(name); it != m_written.end() && it->second == fingerprint) return;
+    const std::string file = m_resultsDir + "/runs/" + name;
+    // Written by an earlier process and unchanged since: no need to write it again.
+    bool same = false;
+    if (compareWithDisk) {
+        try {
+            same = readSessionText(file) == text;
+        } catch (const SessionError &) {
+        }
     }
-    m_secondsSaving +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!same) writeFileAtomic(file, text, syncDirectory);
+    m_written[name] = fingerprint;
+}
+
+void SessionStore::saveRun(const SessionRun &run, bool syncDirectory)
+{
+    SavingClock clock(&m_secondsSaving);
+    writeRun(run, /*compareWithDisk=*/false, syncDirectory);
 }
 
 void SessionStore::syncRuns()
 {
-    const auto start = std::chrono::steady_clock::now();
+    SavingClock clock(&m_secondsSaving);
     fsyncDirectory(m_resultsDir + "/runs");
-    m_secondsSaving +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 void SessionStore::saveSession(const Session &session)
 {
-    const auto start = std::chrono::steady_clock::now();
-    for (const auto &run : session.runs) {
-        if (!hasResult(run)) continue;
-        const std::string name = runFileName(run.config);
-        const std::string text = runToYaml(run);
-        const std::string fingerprint = std::to_string(fnv1a(text));
-        if (m_written[name] == fingerprint) continue;
-        const std::string file = m_resultsDir + "/runs/" + name;
-        // Written by an earlier process and unchanged since: no need to write it again.
-        bool same = false;
-        try {
-            same = readSessionText(file) == text;
-        } catch (const SessionError &) {}
-        if (!same) writeFileAtomic(file, text);
-        m_written[name] = fingerprint;
-    }
+    SavingClock clock(&m_secondsSaving);
+    for (const auto &run : session.runs)
+        if (hasResult(run)) writeRun(run, /*compareWithDisk=*/true, /*syncDirectory=*/false);
+    fsyncDirectory(m_resultsDir + "/runs"); // once for all the run files
     writeFileAtomic(m_sessionPath, sessionIndexToYaml(session, baseName(m_resultsDir)));
-    m_secondsSaving +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 } // namespace headlab

@@ -24,6 +24,7 @@
 #include "core/Session.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -92,8 +93,11 @@ private:
     std::string m_resultsDir;
     int m_lockFd = -1;
     double m_secondsSaving = 0.0;
-    // Run files known to hold the result as it is now: file name -> the result's fingerprint.
-    std::map<std::string, std::string> m_written;
+    // Writes a run's file unless it already holds this text (known from m_written, or, with
+    // `compareWithDisk`, read back from the file an earlier process wrote).
+    void writeRun(const SessionRun &run, bool compareWithDisk, bool syncDirectory);
+    // Run files known to hold the result as it is now: file name -> a hash of their text.
+    std::map<std::string, uint64_t> m_written;
 };
 
 } // namespace headlab

@@ -207,7 +207,7 @@ bool parseList(std::string_view text, std::vector<T> *out, Parse parse)
 // emptied (PreparsedCurves).
 std::string preparseCurves(const std::string &text, PreparsedCurves *curves)
 {
-    static constexpr std::string_view kOpen = "{steps: [", kMiddle = "], values: [", kClose = "]}";
+    constexpr std::string_view kOpen = kCurveOpen, kMiddle = kCurveMiddle, kClose = kCurveClose;
     std::string out;
     size_t copied = 0;
     int line = 0;
@@ -650,16 +650,20 @@ void writeNumber(YAML::Emitter &out, double value)
     out << formatNumber(value);
 }
 
-void writeCurve(YAML::Emitter &out, const Curve &curve)
+std::string curveText(const Curve &curve)
 {
-    out << YAML::Flow << YAML::BeginMap;
-    out << YAML::Key << "steps" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-    for (const auto &point : curve) out << point.step;
-    out << YAML::EndSeq;
-    out << YAML::Key << "values" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-    for (const auto &point : curve) out << formatNumber(point.value);
-    out << YAML::EndSeq;
-    out << YAML::EndMap;
+    std::string out(kCurveOpen);
+    for (size_t i = 0; i < curve.size(); ++i) {
+        if (i) out += ", ";
+        out += std::to_string(curve[i].step);
+    }
+    out += kCurveMiddle;
+    for (size_t i = 0; i < curve.size(); ++i) {
+        if (i) out += ", ";
+        out += formatNumber(curve[i].value);
+    }
+    out += kCurveClose;
+    return out;
 }
 
 // ---------------------------------------------------------------------------------------------

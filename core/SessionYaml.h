@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace headlab::yaml {
@@ -91,8 +92,11 @@ std::string formatNumber(double value);
 // Writing. writeText quotes text that a YAML reader would take for a number, bool or null.
 void writeText(YAML::Emitter &out, const std::string &text);
 void writeNumber(YAML::Emitter &out, double value);
-void writeCurve(YAML::Emitter &out,
-                const Curve &curve); // {steps: [...], values: [...]}, flow style
+// A curve as the one line `{steps: [...], values: [...]}` that parseDocument reads without
+// yaml-cpp (PreparsedCurves): the writers put it into their YAML text as it is.
+inline constexpr std::string_view kCurveOpen = "{steps: [", kCurveMiddle = "], values: [",
+                                  kCurveClose = "]}";
+std::string curveText(const Curve &curve);
 
 // An attention-logit scale by name (inv_sqrt_head_dim, inv_head_dim, none).
 LogitScale readLogitScale(const YamlField &field);
