@@ -94,10 +94,16 @@ bool objectiveFitsTask(Objective o, TaskKind t)
 
 } // namespace
 
+std::string beyondLimit(int64_t maximum, int64_t got, const std::string &what)
+{
+    return "at most " + str(maximum) + (what.empty() ? "" : " " + what) +
+           " (a HeadLab limit), got " + str(got);
+}
+
 namespace {
 
 // The first RunLimits bound that `c` exceeds, or "".
-std::string checkLimits(const RunConfig &c)
+std::string firstLimitExceeded(const RunConfig &c)
 {
     const ModelConfig &m = c.model;
     const TaskConfig &t = c.task;
@@ -127,21 +133,18 @@ std::string checkLimits(const RunConfig &c)
         {"eval_batches", c.evalBatches, RunLimits::kMaxSteps},
     };
     for (const auto &b : bounds)
-        if (b.value > b.maximum)
-            return std::string(b.key) + ": at most " + str(b.maximum) + " (a HeadLab limit), got " +
-                   str(b.value);
+        if (b.value > b.maximum) return std::string(b.key) + ": " + beyondLimit(b.maximum, b.value);
     for (size_t l = 0; l < m.heads.size(); ++l)
         if (m.heads[l] > RunLimits::kMaxHeads)
-            return "model.heads[" + str(l) + "]: at most " + str(RunLimits::kMaxHeads) +
-                   " heads (a HeadLab limit), got " + str(m.heads[l]);
+            return "model.heads[" + str(l) + "]: " +
+                   beyondLimit(RunLimits::kMaxHeads, m.heads[l], "heads");
     for (size_t i = 0; i < c.phases.size(); ++i) {
         const std::string where = "phases[" + str(i) + "]";
         if (c.phases[i].steps > RunLimits::kMaxSteps)
-            return where + ".steps: at most " + str(RunLimits::kMaxSteps) +
-                   " (a HeadLab limit), got " + str(c.phases[i].steps);
+            return where + ".steps: " + beyondLimit(RunLimits::kMaxSteps, c.phases[i].steps);
         if (c.phases[i].batchSize > RunLimits::kMaxBatchSize)
-            return where + ".batch_size: at most " + str(RunLimits::kMaxBatchSize) +
-                   " (a HeadLab limit), got " + str(c.phases[i].batchSize);
+            return where + ".batch_size: " +
+                   beyondLimit(RunLimits::kMaxBatchSize, c.phases[i].batchSize);
     }
     return {};
 }
@@ -151,7 +154,7 @@ std::string checkLimits(const RunConfig &c)
 std::string validate(const RunConfig &c)
 {
     const ModelConfig &m = c.model;
-    if (std::string limit = checkLimits(c); !limit.empty()) return limit;
+    if (std::string limit = firstLimitExceeded(c); !limit.empty()) return limit;
     if (m.dModel <= 0) return "model.d_model: must be positive, got " + str(m.dModel);
     if (m.heads.empty()) return "model.heads: at least one layer is needed";
     if (m.headDim < 0) return "model.head_dim: must be positive (or 0 to derive d_model / heads)";

@@ -158,6 +158,10 @@ struct RunLimits {
     static constexpr int64_t kMaxAxisValues = 10'000;
 };
 
+// "at most 256 layers (a HeadLab limit), got 666666666": the one wording of a RunLimits refusal;
+// `what` ("layers", "heads", "") follows the number.
+std::string beyondLimit(int64_t maximum, int64_t got, const std::string &what = {});
+
 // Tokens (or points) in one sequence of the task: 19 for addition, N for nearest neighbour, the
 // context length for text.
 int64_t sequenceLength(const TaskConfig &task);

@@ -170,9 +170,8 @@ AxisValue readAxisValue(const std::string &axis, const YamlField &field)
             AxisValue value;
             value.kind = AxisValue::Kind::IntList;
             if (field.node.size() > static_cast<size_t>(RunLimits::kMaxLayers))
-                fail(field, "at most " + std::to_string(RunLimits::kMaxLayers) +
-                                " layers (a HeadLab limit), got " +
-                                std::to_string(field.node.size()));
+                fail(field,
+                     beyondLimit(RunLimits::kMaxLayers, int64_t(field.node.size()), "layers"));
             for (const auto &h : items(field))
                 value.ints.push_back(readIntInRange(h, 1, RunLimits::kMaxHeads));
             if (value.ints.empty()) fail(field, "a per-layer head list needs at least one layer");
@@ -239,9 +238,8 @@ std::vector<AxisValue> readAxisValues(const std::string &axis, const YamlField &
     }
     if (field.node.IsSequence()) {
         if (field.node.size() > static_cast<size_t>(RunLimits::kMaxAxisValues))
-            fail(field, "at most " + std::to_string(RunLimits::kMaxAxisValues) +
-                            " values on one axis (a HeadLab limit), got " +
-                            std::to_string(field.node.size()));
+            fail(field, beyondLimit(RunLimits::kMaxAxisValues, int64_t(field.node.size()),
+                                    "values on one axis"));
         for (const auto &v : items(field)) values.push_back(readAxisValue(axis, v));
         if (values.empty()) fail(field, "an axis needs at least one value");
         return values;

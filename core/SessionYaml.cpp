@@ -598,9 +598,7 @@ int64_t readIntAtLeast(const YamlField &field, int64_t minimum)
 int64_t readIntInRange(const YamlField &field, int64_t minimum, int64_t maximum)
 {
     const int64_t value = readIntAtLeast(field, minimum);
-    if (value > maximum)
-        fail(field, "at most " + std::to_string(maximum) + " (a HeadLab limit), got " +
-                        std::to_string(value));
+    if (value > maximum) fail(field, beyondLimit(maximum, value));
     return value;
 }
 
@@ -739,9 +737,7 @@ int64_t readAutoInt(const YamlField &field, int64_t maximum)
     if (!isScalar(field) || !parseInt(field.node.Scalar(), &value))
         fail(field, "expected an integer or auto, got " + describeType(field.node));
     if (value < 0) fail(field, "must be at least 0 (or auto), got " + std::to_string(value));
-    if (value > maximum)
-        fail(field, "at most " + std::to_string(maximum) + " (a HeadLab limit), got " +
-                        std::to_string(value));
+    if (value > maximum) fail(field, beyondLimit(maximum, value));
     return value;
 }
 
@@ -819,8 +815,7 @@ ModelConfig readModel(const YamlField &field)
     if (heads.present() && heads.node.IsSequence()) {
         model.heads.clear();
         if (heads.node.size() > static_cast<size_t>(RunLimits::kMaxLayers))
-            fail(heads, "at most " + std::to_string(RunLimits::kMaxLayers) +
-                            " layers (a HeadLab limit), got " + std::to_string(heads.node.size()));
+            fail(heads, beyondLimit(RunLimits::kMaxLayers, int64_t(heads.node.size()), "layers"));
         for (const auto &h : items(heads))
             model.heads.push_back(readIntInRange(h, 1, RunLimits::kMaxHeads));
         if (model.heads.empty()) fail(heads, "needs at least one layer's head count");
@@ -913,8 +908,7 @@ RunConfig readRunConfig(const YamlField &field)
     const YamlField phases = child(field, "phases");
     if (!phases.present()) fail(phases, "missing: a run needs at least one training phase");
     if (phases.node.IsSequence() && phases.node.size() > static_cast<size_t>(RunLimits::kMaxPhases))
-        fail(phases, "at most " + std::to_string(RunLimits::kMaxPhases) +
-                         " phases (a HeadLab limit), got " + std::to_string(phases.node.size()));
+        fail(phases, beyondLimit(RunLimits::kMaxPhases, int64_t(phases.node.size()), "phases"));
     for (const auto &p : items(phases)) config.phases.push_back(readPhase(p));
     if (config.phases.empty()) fail(phases, "needs at least one phase");
     if (auto f = child(field, "lr"); f.present()) config.lr = readPositive(f);
