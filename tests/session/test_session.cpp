@@ -5,6 +5,7 @@
 #include "core/HeadSchedule.h"
 #include "core/Presets.h"
 #include "core/Session.h"
+#include "core/SessionStore.h"
 
 #include <QFile>
 #include <QProcess>
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -390,6 +392,10 @@ private Q_SLOTS:
     void cliRunSavesAndResumes();
     void cliRunExitsNonZeroWhenARunFails();
     void cliRunStopsCleanlyOnSigint();
+
+    void storedSessionsOfThisReleaseLoadUnchanged_data();
+    void storedSessionsOfThisReleaseLoadUnchanged();
+    void presetRunFilesKeepTheirNames();
 };
 
 void TestSession::roundTripKeepsEveryFieldExactly()
@@ -1080,6 +1086,65 @@ void TestSession::cliRunStopsCleanlyOnSigint()
     QCOMPARE(saved.runs.size(), size_t(2));
     for (const auto &run : saved.runs) QCOMPARE(run.result.status, RunStatus::Stopped);
     QCOMPARE(pendingRuns(saved).size(), size_t(2)); // they run again on resume
+}
+
+
+void TestSession::storedSessionsOfThisReleaseLoadUnchanged_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::newRow("addition") << "v2-addition";
+    QTest::newRow("nearest neighbour") << "v2-nn";
+    QTest::newRow("text") << "v2-text";
+}
+
+// Stored sessions with results, saved by the release that introduced the stored layout (commit
+// 64ddf52; the commands are in each fixture's -input.yaml). They load, export to one YAML file and
+// to CSV byte for byte as that release did, so a refactor of the config tables changes nothing.
+void TestSession::storedSessionsOfThisReleaseLoadUnchanged()
+{
+    QFETCH(QString, name);
+    const std::string dir = std::string(HEADLAB_SOURCE_DIR) + "/tests/session/fixtures/";
+    auto slurp = [](const std::string &path) {
+        std::ifstream in(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    // Loaded from a copy, so that the lock file the store leaves is not in the source tree.
+    QTemporaryDir tmp;
+    const std::string copy = tmp.filePath(name + ".yaml").toStdString();
+    std::filesystem::copy_file(dir + name.toStdString() + ".yaml", copy);
+    std::filesystem::copy(dir + name.toStdString() + ".results", tmp.filePath(name + ".results").toStdString(),
+                          std::filesystem::copy_options::recursive);
+    const Session s = loadSession(copy);
+    QVERIFY(!s.runs.empty());
+    for (const auto &run : s.runs) QCOMPARE(run.result.status, RunStatus::Done);
+    QCOMPARE(sessionToYaml(s), slurp(dir + name.toStdString() + ".export.yaml"));
+    const auto csv = exportSessionCsv(s, tmp.filePath("csv").toStdString());
+    QCOMPARE(slurp(csv.runsPath), slurp(dir + name.toStdString() + ".csv/runs.csv"));
+    QCOMPARE(slurp(csv.curvesPath), slurp(dir + name.toStdString() + ".csv/curves.csv"));
+    // Each run keeps the file name its config hashed to, so resuming writes beside, not anew.
+    for (const auto &run : s.runs)
+        QVERIFY2(std::filesystem::exists(dir + name.toStdString() + ".results/runs/" + runFileName(run.config)),
+                 runFileName(run.config).c_str());
+}
+
+// The file name of every run of every preset: a hash of its canonical config (SessionStore.h). A
+// change to how configs are written would orphan every stored result. The golden list was made at
+// commit 64ddf52 with `HEADLAB_WRITE_GOLDEN=1 tests/session/test_session presetRunFilesKeepTheirNames`.
+void TestSession::presetRunFilesKeepTheirNames()
+{
+    std::string listing;
+    for (const auto &preset : builtinPresets()) {
+        Session s = loadPreset(preset.name);
+        expandSweep(s);
+        for (const auto &run : s.runs) listing += preset.name + ' ' + runFileName(run.config) + '\n';
+    }
+    const std::string golden = std::string(HEADLAB_SOURCE_DIR) + "/tests/session/fixtures/preset-run-files.txt";
+    if (qEnvironmentVariableIsSet("HEADLAB_WRITE_GOLDEN")) {
+        std::ofstream(golden, std::ios::binary) << listing;
+        QSKIP("wrote the golden list");
+    }
+    std::ifstream in(golden, std::ios::binary);
+    QCOMPARE(std::string(std::istreambuf_iterator<char>(in), {}), listing);
 }
 
 QTEST_GUILESS_MAIN(TestSession)
