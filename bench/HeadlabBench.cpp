@@ -20,11 +20,12 @@
 //                          thread that receives results, beside training), and saving on the
 //                          training thread itself (saves stall training); wall times and ratios)
 // Every line of output is one JSON object.
-#include "core/RunConfig.h"
-#include "core/Session.h"
-#include "core/SessionStore.h"
-#include "core/SweepRunner.h"
-#include "core/Trainer.h"
+#include "core/tasks/addition/AdditionSpec.h"
+#include "core/config/RunConfig.h"
+#include "core/session/Session.h"
+#include "core/session/SessionStore.h"
+#include "core/train/SweepRunner.h"
+#include "core/train/Trainer.h"
 
 #include <torch/csrc/autograd/profiler_kineto.h>
 

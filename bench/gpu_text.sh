@@ -9,7 +9,7 @@
 # download). Builds the core and headlab-cli with scripts/build-core.sh into build-core/ unless
 # HEADLAB_CLI points at a built binary (the build is not counted in the budget below).
 #
-# Runs of one width train as one ensemble whatever their head counts (core/Transformer.h), so all
+# Runs of one width train as one ensemble whatever their head counts (core/model/Transformer.h), so all
 # 18 head-progression runs are one model and the grid is five (one per m). The head-progression
 # preset runs as shipped (4,000 steps); the grid's 30,000-step answer phase is REDUCED by default.
 # Both run at the same time, each under a wall-clock cap. Because an ensemble's runs share one

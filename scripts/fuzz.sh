@@ -43,14 +43,17 @@ if [[ -z "$CLANG" || -z "$FUZZER_LIB" ]]; then
 fi
 
 # --- build (only when a source changed) --------------------------------------------------------
-SOURCES=(tests/fuzz/fuzz_session.cpp core/Session.cpp core/SessionYaml.cpp core/SessionStore.cpp
-         core/RunConfig.cpp core/RunResult.cpp core/HeadSchedule.cpp core/LearnedRule.cpp)
+# The torch-free part of the core that reading a session touches: config, the session files, the
+# learned rule, and the task table with every task's spec (built without factories:
+# HEADLAB_SPECS_ONLY, core/tasks/TaskSpec.h), so that a new task's options are fuzzed too.
+SOURCES=(tests/fuzz/fuzz_session.cpp core/config/*.cpp core/session/Session.cpp core/session/SessionStore.cpp
+         core/metrics/LearnedRule.cpp core/tasks/TaskTable.cpp core/tasks/RunConfigFields.cpp core/tasks/*/*Spec.cpp)
 BINARY="$OUT/fuzz_session"
 mkdir -p "$OUT/corpus" "$OUT/findings"
-newest="$(ls -t "${SOURCES[@]}" core/*.h | head -n1)"
+newest="$(ls -t "${SOURCES[@]}" core/*/*.h core/*/*/*.h | head -n1)"
 if [[ ! -x "$BINARY" || "$newest" -nt "$BINARY" || "$0" -nt "$BINARY" ]]; then
     say "building $BINARY (clang, libFuzzer, ASan, UBSan)"
-    "$CLANG" -std=c++20 -O1 -g -fno-omit-frame-pointer -I "$ROOT" \
+    "$CLANG" -std=c++20 -O1 -g -fno-omit-frame-pointer -I "$ROOT" -DHEADLAB_SPECS_ONLY \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
         -fsanitize-address-use-after-scope \
         "${SOURCES[@]}" -lyaml-cpp -o "$BINARY.new"

@@ -2,14 +2,15 @@
 // 512 training pairs, 32 test pairs, one answer-only phase at batch 16.
 #pragma once
 
-#include "core/RunConfig.h"
+#include "core/tasks/RunConfigFields.h"
+#include "core/config/RunConfig.h"
 
 namespace headlab::testing {
 
 inline RunConfig tinyAdditionRun(int64_t dModel, std::vector<int64_t> heads, int64_t steps, double lr)
 {
     RunConfig c;
-    c.task.kind = TaskKind::Addition;
+    c.task.kind = "addition";
     c.task.trainPairs = 512;
     c.task.testPairs = 32;
     c.model.dModel = dModel;

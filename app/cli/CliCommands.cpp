@@ -3,11 +3,11 @@
 
 #include "ProgressDisplay.h"
 
-#include "core/CsvExport.h"
-#include "core/Presets.h"
-#include "core/Session.h"
-#include "core/SessionStore.h"
-#include "core/SweepRunner.h"
+#include "core/session/CsvExport.h"
+#include "core/session/Presets.h"
+#include "core/session/Session.h"
+#include "core/session/SessionStore.h"
+#include "core/train/SweepRunner.h"
 
 #include <algorithm>
 #include <atomic>

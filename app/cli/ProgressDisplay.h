@@ -5,7 +5,7 @@
 // are printed above the bar. Not thread-safe: the CLI's main thread owns it.
 #pragma once
 
-#include "core/RunResult.h"
+#include "core/config/RunResult.h"
 
 #include <chrono>
 #include <cstdint>

@@ -1,6 +1,6 @@
 // main.cpp — the `headlab` desktop app: opens a session (the `default` preset when given none),
 // or with `--session S.yaml --export-all DIR` writes every figure without showing a window.
-#include "ui/HeadlabApplication.h"
+#include "ui/app/HeadlabApplication.h"
 
 #include <QApplication>
 

@@ -3,11 +3,14 @@
 // Golden values: regenerate with
 //   HEADLAB_PRINT_GOLDEN=1 build/tests/core/test_core goldenTrajectory
 // and paste the printed list below (only when a deliberate change alters the numerics).
-#include "core/AdditionData.h"
-#include "core/PlateauDetector.h"
-#include "core/RunConfig.h"
-#include "core/SweepRunner.h"
-#include "core/Trainer.h"
+#include "core/tasks/RunConfigFields.h"
+#include "core/tasks/addition/AdditionSpec.h"
+#include "core/tasks/addition/AdditionData.h"
+#include "core/metrics/PlateauDetector.h"
+#include "core/config/RunConfig.h"
+#include "core/train/SweepRunner.h"
+#include "core/model/Device.h"
+#include "core/train/Trainer.h"
 #include "tests/TinyRuns.h"
 
 #include <QtTest>
@@ -292,7 +295,7 @@ private Q_SLOTS:
         QVERIFY(estimateRunBytes(wide) > 2 * estimateRunBytes(small));
         QVERIFY(estimateRunBytes(bigBatch) > 2 * estimateRunBytes(small));
         RunConfig text = small;
-        text.task.kind = TaskKind::Text;
+        text.task.kind = "text";
         text.task.contextLength = 64;
         RunConfig longText = text;
         longText.task.contextLength = 256;
@@ -442,9 +445,9 @@ private Q_SLOTS:
 
     void devices()
     {
-        QCOMPARE(QString::fromStdString(SweepRunner::resolveDevice("cpu")), QStringLiteral("cpu"));
-        QCOMPARE(QString::fromStdString(SweepRunner::resolveDevice("cuda")), QStringLiteral("cuda:0"));
-        QCOMPARE(QString::fromStdString(SweepRunner::availableDevices().front()), QStringLiteral("cpu"));
+        QCOMPARE(QString::fromStdString(resolveDevice("cpu")), QStringLiteral("cpu"));
+        QCOMPARE(QString::fromStdString(resolveDevice("cuda")), QStringLiteral("cuda:0"));
+        QCOMPARE(QString::fromStdString(availableDevices().front()), QStringLiteral("cpu"));
     }
 };
 

@@ -5,8 +5,8 @@
 // again: the second text must equal the first, or the round trip lost or changed something.
 // Any crash, sanitizer report (ASan, UBSan) or failed round trip is a finding. Built and run by
 // scripts/fuzz.sh; inputs that once found a defect live in tests/fuzz/regressions/.
-#include "core/Session.h"
-#include "core/SessionStore.h"
+#include "core/session/Session.h"
+#include "core/session/SessionStore.h"
 
 #include <cstdint>
 #include <cstdio>

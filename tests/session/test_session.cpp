@@ -1,11 +1,12 @@
 // test_session.cpp — sessions as a user relies on them: YAML that round-trips exactly, located
 // errors for every kind of bad input, saves that never lose the previous file, sweeps that skip
 // what cannot run and keep finished results, the embedded presets, and headlab-cli's exit codes.
-#include "core/CsvExport.h"
-#include "core/HeadSchedule.h"
-#include "core/Presets.h"
-#include "core/Session.h"
-#include "core/SessionStore.h"
+#include "core/tasks/RunConfigFields.h"
+#include "core/session/CsvExport.h"
+#include "core/config/HeadSchedule.h"
+#include "core/session/Presets.h"
+#include "core/session/Session.h"
+#include "core/session/SessionStore.h"
 
 #include <QFile>
 #include <QProcess>
@@ -51,11 +52,11 @@ void compareCurves(const Curve &a, const Curve &b, const char *name)
 void compareConfigs(const RunConfig &a, const RunConfig &b)
 {
     QCOMPARE(a.task.kind, b.task.kind);
-    if (a.task.kind == TaskKind::Addition) {
+    if (a.task.kind == "addition") {
         QCOMPARE(a.task.trainPairs, b.task.trainPairs);
         QCOMPARE(a.task.testPairs, b.task.testPairs);
         QCOMPARE(a.task.testPairBase, b.task.testPairBase);
-    } else if (a.task.kind == TaskKind::NearestNeighbour) {
+    } else if (a.task.kind == "nearest_neighbour") {
         QCOMPARE(a.task.pointDim, b.task.pointDim);
         QCOMPARE(a.task.numPoints, b.task.numPoints);
     } else {
@@ -288,7 +289,7 @@ Session fullSession()
     SessionRun neighbours;
     neighbours.labels = {{"d_model", "48"}};
     neighbours.config = smallConfig();
-    neighbours.config.task.kind = TaskKind::NearestNeighbour;
+    neighbours.config.task.kind = "nearest_neighbour";
     neighbours.config.task.pointDim = 48;
     neighbours.config.task.numPoints = 9;
     neighbours.config.phases = {neighbours.config.phases[1]};
@@ -298,7 +299,7 @@ Session fullSession()
 
     SessionRun text;
     text.config = smallConfig();
-    text.config.task.kind = TaskKind::Text;
+    text.config.task.kind = "text";
     text.config.task.textPath = "/data/stories: a corpus.txt";
     text.config.task.contextLength = 64;
     text.config.task.validationFraction = 0.2;

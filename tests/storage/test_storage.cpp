@@ -2,11 +2,12 @@
 // input, the stored layout (one file per run, an index, a lock), and headlab-cli's writes under
 // crashes, signals, full disks, second writers and existing outputs. Each case is a defect that
 // was found in the previous release (docs/STORAGE.md lists them) and fails on it.
-#include "core/HeadSchedule.h"
-#include "core/Session.h"
-#include "core/SessionStore.h"
-#include "core/SweepRunner.h"
-#include "core/Trainer.h"
+#include "core/tasks/RunConfigFields.h"
+#include "core/config/HeadSchedule.h"
+#include "core/session/Session.h"
+#include "core/session/SessionStore.h"
+#include "core/train/SweepRunner.h"
+#include "core/train/Trainer.h"
 
 #include "../TinyRuns.h"
 

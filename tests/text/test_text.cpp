@@ -4,15 +4,16 @@
 // round-trips UTF-8, bad text files get messages naming the file, head schedules and their
 // divisibility messages, the QK rule's per-layer learning rates, seeded sampling, and that a
 // tiny text model trains on the CPU (its validation loss falls well below ln 256).
-#include "core/Adam.h"
-#include "core/HeadSchedule.h"
-#include "core/RunConfig.h"
-#include "core/StoryCorpus.h"
-#include "core/SweepRunner.h"
-#include "core/TextCorpus.h"
-#include "core/TextTask.h"
-#include "core/Trainer.h"
-#include "core/Transformer.h"
+#include "core/tasks/RunConfigFields.h"
+#include "core/model/Adam.h"
+#include "core/config/HeadSchedule.h"
+#include "core/config/RunConfig.h"
+#include "core/tasks/text/StoryCorpus.h"
+#include "core/train/SweepRunner.h"
+#include "core/tasks/text/TextCorpus.h"
+#include "core/tasks/text/TextTask.h"
+#include "core/train/Trainer.h"
+#include "core/model/Transformer.h"
 
 #include <QtTest>
 
@@ -37,7 +38,7 @@ QString name(Enum e)
 RunConfig tinyText(int64_t steps, uint64_t seed = 1)
 {
     RunConfig c;
-    c.task.kind = TaskKind::Text;
+    c.task.kind = "text";
     c.task.corpusBytes = 200'000;
     c.task.contextLength = 32;
     c.task.sampleLength = 40;
@@ -66,7 +67,7 @@ void writeFile(const QString &path, const std::string &bytes)
     out << bytes;
 }
 
-// One Adam step (eps 1e-12) with these per-parameter learning rates, through core/Adam.h: the
+// One Adam step (eps 1e-12) with these per-parameter learning rates, through core/model/Adam.h: the
 // per-parameter factors of the original API, or the per-parameter rates of the flat-buffer one.
 template <typename A = Adam>
 void firstAdamStep(Transformer &model, const std::vector<double> &perParamLr)
@@ -253,7 +254,7 @@ private Q_SLOTS:
 
         // The task throws the same message, and the trainer turns it into a Failed run.
         TaskConfig task;
-        task.kind = TaskKind::Text;
+        task.kind = "text";
         task.textPath = path.toStdString();
         try {
             loadTextCorpus(task);
@@ -277,7 +278,7 @@ private Q_SLOTS:
         writeFile(path, text);
         QCOMPARE(checkTextFile(path.toStdString(), 64), std::string());
         TaskConfig task;
-        task.kind = TaskKind::Text;
+        task.kind = "text";
         task.textPath = path.toStdString();
         task.contextLength = 64;
         QVERIFY(loadTextCorpus(task) == text);
@@ -297,7 +298,7 @@ private Q_SLOTS:
         QVERIFY(r.test.back().value < r.test.front().value);
     }
 
-    // --- head schedules (core/HeadSchedule.h, helper-1's generators) -----------------------
+    // --- head schedules (core/config/HeadSchedule.h, helper-1's generators) -----------------------
 
     void headSchedules_data()
     {

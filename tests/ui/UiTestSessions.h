@@ -3,7 +3,7 @@
 // nearest-neighbour and head-schedule sessions for the figures of those tasks.
 #pragma once
 
-#include "core/Session.h"
+#include "core/session/Session.h"
 #include "tests/TinyRuns.h"
 
 #include <cmath>
@@ -79,7 +79,7 @@ inline Session nearestNeighbourSession()
 {
     Session s = tinySession();
     s.name = "ui-test-nn";
-    s.base.task.kind = TaskKind::NearestNeighbour;
+    s.base.task.kind = "nearest_neighbour";
     s.base.model.dModel = 16;
     s.axes = {SweepAxis{"heads", {num(1), num(4), num(16)}}, SweepAxis{"layers", {num(1), num(3)}},
               SweepAxis{"width_multiplier", {num(1), num(2)}}, SweepAxis{"seed", {num(0), num(1)}}};
@@ -133,7 +133,7 @@ inline Session headScheduleSession()
 {
     Session s = tinySession();
     s.name = "ui-test-heads";
-    s.base.task.kind = TaskKind::Text;
+    s.base.task.kind = "text";
     s.base.model.dModel = 16;
     s.axes = {SweepAxis{"seed", {num(0), num(1)}}};
     s.runs.clear();

@@ -4,16 +4,16 @@
 // its missing runs.
 #include "UiTestSessions.h"
 
-#include "ui/ExperimentForm.h"
-#include "ui/FigureExporter.h"
-#include "ui/HeatmapView.h"
-#include "ui/MainWindow.h"
-#include "ui/RunTableModel.h"
-#include "ui/SamplesView.h"
-#include "ui/SessionModel.h"
-#include "ui/TrainingController.h"
+#include "ui/app/ExperimentForm.h"
+#include "ui/figures/FigureExporter.h"
+#include "ui/figures/HeatmapView.h"
+#include "ui/app/MainWindow.h"
+#include "ui/model/RunTableModel.h"
+#include "ui/app/SamplesView.h"
+#include "ui/model/SessionModel.h"
+#include "ui/model/TrainingController.h"
 
-#include "core/SessionStore.h"
+#include "core/session/SessionStore.h"
 
 #include <QAction>
 #include <QProcess>
@@ -183,7 +183,7 @@ void TestUiTraining::samplesDockShowsSelectedTextRuns()
     QTemporaryDir dir;
     // A text session of four runs (d_model × heads), two with samples stored.
     Session text = uitest::tinySession();
-    text.base.task.kind = TaskKind::Text;
+    text.base.task.kind = "text";
     text.base.task.contextLength = 16;
     text.base.task.samplePrompt = "Once upon a time";
     text.base.task.sampleTemperature = 0.8;

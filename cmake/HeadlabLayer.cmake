@@ -1,0 +1,26 @@
+# HeadlabLayer.cmake — one static library per source folder, each seeing only the folders below it.
+#
+# headlab_add_layer(TARGET FOLDER SOURCES ... [DEPENDS layer ...] [TORCH] [QT])
+#
+# A folder such as core/tasks becomes the target headlab_tasks. Its sources include headers by
+# their path from the repository root ("core/config/RunConfig.h"), but the repository root is not
+# on any layer's include path: each layer gets a directory of its own in the build tree holding a
+# link to its folder only, and sees the folders of the layers it DEPENDS on through their (public)
+# include directories. An include that runs up the stack, e.g. core/config including
+# core/train/Trainer.h, names a file the compiler cannot find, and the build fails there.
+function(headlab_add_layer target folder)
+    cmake_parse_arguments(ARG "TORCH" "" "SOURCES;DEPENDS" ${ARGN})
+    set(stage "${CMAKE_BINARY_DIR}/layers/${target}")
+    get_filename_component(parent "${stage}/${folder}" DIRECTORY)
+    file(MAKE_DIRECTORY "${parent}")
+    if(NOT IS_SYMLINK "${stage}/${folder}")
+        file(CREATE_LINK "${PROJECT_SOURCE_DIR}/${folder}" "${stage}/${folder}" SYMBOLIC)
+    endif()
+    add_library(${target} STATIC ${ARG_SOURCES})
+    target_include_directories(${target} PUBLIC "${stage}")
+    target_link_libraries(${target} PUBLIC ${ARG_DEPENDS})
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+    if(ARG_TORCH)
+        target_link_libraries(${target} PRIVATE ${TORCH_LIBRARIES})
+    endif()
+endfunction()

@@ -1,0 +1,202 @@
+// Field.h — a field table: one row per option of a config struct, from which its YAML reading and
+// writing, its runs.csv columns and its part of the ensemble key are all derived.
+//
+// A row knows its YAML key (and any further keys it owns, e.g. `heads` owns `layers`), how to
+// read itself from a located YamlField, how to write itself, whether it may differ between the
+// runs of one ensemble, and which CSV columns it gives. The walkers below do the rest, so a new
+// option is one row: it is read, written, exported and keeps ensembles apart without another edit.
+//
+// The ensemble key fails safe: a row is Shared unless marked PerRun, and a Shared row's written
+// value is part of the key, so a new field splits ensembles (slower) rather than merging runs of
+// different models (wrong). Torch-free.
+#pragma once
+
+#include "core/config/Yaml.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+// Whether runs that differ in a field may train as one ensemble (one batched model).
+enum class Sharing {
+    Shared, // part of the ensemble key: runs in one ensemble have the same value (the default)
+    PerRun, // each run of an ensemble has its own (learning rate, seeds): left out of the key
+};
+
+template <typename S>
+struct CsvColumn {
+    std::string name;
+    std::function<std::string(const S &)> value; // the cell's text, unquoted
+};
+
+template <typename S>
+struct Field {
+    std::vector<std::string> keys; // keys[0] is its YAML key; others it also reads (e.g. `layers`)
+    std::string help;              // one line, for docs and --help
+    Sharing sharing = Sharing::Shared;
+    // Reads the row from `map` (the enclosing mapping) into `s`; only called when one of its keys
+    // is present. Errors throw located SessionErrors.
+    std::function<void(const yaml::YamlField &map, S &s)> read;
+    // Writes `key: value` pairs (usually one) into an open mapping.
+    std::function<void(YAML::Emitter &out, const S &s)> write;
+    std::vector<CsvColumn<S>> csv; // the runs.csv columns it gives, in order
+    // The row's part of the ensemble key; empty: the YAML it writes.
+    std::function<std::string(const S &)> key;
+};
+
+template <typename S>
+using FieldTable = std::vector<Field<S>>;
+
+// Every key the rows own, for unknown-key checks with suggestions.
+template <typename S>
+std::vector<std::string> keysOf(const FieldTable<S> &table)
+{
+    std::vector<std::string> keys;
+    for (const auto &row : table) keys.insert(keys.end(), row.keys.begin(), row.keys.end());
+    return keys;
+}
+
+// Reads every row whose key is present in `map` (call checkKeys first).
+template <typename S>
+void readFields(const yaml::YamlField &map, const FieldTable<S> &table, S &s)
+{
+    for (const auto &row : table) {
+        bool present = false;
+        for (const auto &key : row.keys) present = present || yaml::child(map, key).present();
+        if (present) row.read(map, s);
+    }
+}
+
+template <typename S>
+void writeFields(YAML::Emitter &out, const FieldTable<S> &table, const S &s)
+{
+    for (const auto &row : table) row.write(out, s);
+}
+
+// One row's key text: its own key function, or the flow YAML it writes.
+template <typename S>
+std::string rowKey(const Field<S> &row, const S &s)
+{
+    if (row.key) return row.key(s);
+    YAML::Emitter out;
+    out << YAML::Flow << YAML::BeginMap;
+    row.write(out, s);
+    out << YAML::EndMap;
+    return out.c_str();
+}
+
+// The Shared rows' values: equal for configs that may share an ensemble.
+template <typename S>
+std::string ensembleKeyOf(const FieldTable<S> &table, const S &s)
+{
+    std::string key;
+    for (const auto &row : table)
+        if (row.sharing == Sharing::Shared) key += rowKey(row, s) + '|';
+    return key;
+}
+
+// The CSV columns of a table, lifted through `part` to a containing struct T.
+template <typename T, typename S>
+std::vector<CsvColumn<T>> liftColumns(const FieldTable<S> &table, std::function<const S &(const T &)> part)
+{
+    std::vector<CsvColumn<T>> columns;
+    for (const auto &row : table)
+        for (const auto &column : row.csv)
+            columns.push_back({column.name, [part, value = column.value](const T &t) { return value(part(t)); }});
+    return columns;
+}
+
+// Row builders for the common shapes: a member read in a range and written as it is.
+namespace fields {
+
+template <typename S, typename M>
+Field<S> integer(std::string key, M S::*member, int64_t minimum, int64_t maximum, std::string help,
+                 Sharing sharing = Sharing::Shared)
+{
+    return {{key}, std::move(help), sharing,
+            [key, member, minimum, maximum](const yaml::YamlField &map, S &s) {
+                s.*member = static_cast<M>(yaml::readIntInRange(yaml::child(map, key), minimum, maximum));
+            },
+            [key, member](YAML::Emitter &out, const S &s) { out << YAML::Key << key << YAML::Value << s.*member; }};
+}
+
+template <typename S>
+Field<S> unsignedInteger(std::string key, uint64_t S::*member, std::string help, Sharing sharing = Sharing::Shared)
+{
+    return {{key}, std::move(help), sharing,
+            [key, member](const yaml::YamlField &map, S &s) { s.*member = yaml::readUnsigned(yaml::child(map, key)); },
+            [key, member](YAML::Emitter &out, const S &s) { out << YAML::Key << key << YAML::Value << s.*member; }};
+}
+
+// A number: `check` reads it with its range (readPositive, a readNumberInRange lambda, ...).
+template <typename S>
+Field<S> number(std::string key, double S::*member, double (*check)(const yaml::YamlField &), std::string help,
+                Sharing sharing = Sharing::Shared)
+{
+    return {{key}, std::move(help), sharing,
+            [key, member, check](const yaml::YamlField &map, S &s) { s.*member = check(yaml::child(map, key)); },
+            [key, member](YAML::Emitter &out, const S &s) {
+                out << YAML::Key << key << YAML::Value << yaml::formatNumber(s.*member);
+            }};
+}
+
+template <typename S>
+Field<S> boolean(std::string key, bool S::*member, std::string help, Sharing sharing = Sharing::Shared)
+{
+    return {{key}, std::move(help), sharing,
+            [key, member](const yaml::YamlField &map, S &s) { s.*member = yaml::readBool(yaml::child(map, key)); },
+            [key, member](YAML::Emitter &out, const S &s) { out << YAML::Key << key << YAML::Value << s.*member; }};
+}
+
+template <typename S>
+Field<S> text(std::string key, std::string S::*member, std::string help, Sharing sharing = Sharing::Shared)
+{
+    return {{key}, std::move(help), sharing,
+            [key, member](const yaml::YamlField &map, S &s) { s.*member = yaml::readString(yaml::child(map, key)); },
+            [key, member](YAML::Emitter &out, const S &s) {
+                out << YAML::Key << key << YAML::Value;
+                yaml::writeText(out, s.*member);
+            }};
+}
+
+template <typename S, typename E>
+Field<S> enumeration(std::string key, E S::*member, std::initializer_list<yaml::EnumName<E>> names, std::string help,
+                     Sharing sharing = Sharing::Shared)
+{
+    std::vector<yaml::EnumName<E>> list(names);
+    return {{key}, std::move(help), sharing,
+            [key, member, list](const yaml::YamlField &map, S &s) {
+                s.*member = yaml::readEnumOf<E>(yaml::child(map, key), list);
+            },
+            [key, member](YAML::Emitter &out, const S &s) { out << YAML::Key << key << YAML::Value << toString(s.*member); }};
+}
+
+// A nested mapping with its own table, written in flow style when `flow`.
+template <typename S, typename N>
+Field<S> nested(std::string key, N S::*member, const FieldTable<N> *table, bool flow, std::string help)
+{
+    Field<S> row{{key}, std::move(help), Sharing::Shared,
+                 [key, member, table](const yaml::YamlField &map, S &s) {
+                     const yaml::YamlField f = yaml::child(map, key);
+                     yaml::checkKeys(f, keysOf(*table));
+                     readFields(f, *table, s.*member);
+                 },
+                 [key, member, table, flow](YAML::Emitter &out, const S &s) {
+                     out << YAML::Key << key << YAML::Value;
+                     if (flow) out << YAML::Flow;
+                     out << YAML::BeginMap;
+                     writeFields(out, *table, s.*member);
+                     out << YAML::EndMap;
+                 }};
+    row.csv = liftColumns<S, N>(*table, [member](const S &s) -> const N & { return s.*member; });
+    row.key = [member, table](const S &s) { return "{" + ensembleKeyOf(*table, s.*member) + "}"; };
+    return row;
+}
+
+} // namespace fields
+
+} // namespace headlab

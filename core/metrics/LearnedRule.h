@@ -1,0 +1,31 @@
+// LearnedRule.h — the one definition of "a run learned", used by runs.csv, the CLI, the run table
+// and every figure.
+//
+// Two rules are in use, and a session states which it follows (`learned_rule:`):
+//  - left_ln10_plateau (the default): the run's test loss left the ln 10 plateau, i.e. fell below
+//    5/6 · ln 10 (PlateauDetector). A run that only learned that the answer is a digit ends a hair
+//    under ln 10 (2.3025) and did not learn the task; docs/FINDINGS.md shows such runs on the GPU.
+//  - final_below_ln10: the addition paper's literal rule, final test loss < ln 10.
+// A session saved before the plateau metric existed has no left_ln10_plateau: the plateau rule
+// then falls back to the paper's rule, which is all such a session can say. Torch-free.
+#pragma once
+
+#include "core/config/RunResult.h"
+
+#include <optional>
+#include <string>
+
+namespace headlab {
+
+enum class LearnedRule { LeftLn10Plateau, FinalBelowLn10 };
+
+const char *toString(LearnedRule rule); // "left_ln10_plateau", "final_below_ln10"
+bool parseLearnedRule(const std::string &text, LearnedRule *out);
+// One line for a person: "left the ln 10 plateau (test loss < 5/6 ln 10)".
+const char *describe(LearnedRule rule);
+
+// Whether the run learned by `rule`; empty when it has no verdict (still queued or running, or a
+// task without a learned threshold: no "learned" metric was ever computed for it).
+std::optional<bool> learned(const RunResult &result, LearnedRule rule);
+
+} // namespace headlab

@@ -1,0 +1,89 @@
+// Adam.cpp — the flat ensemble Adam/AdamW update.
+#include "core/model/Adam.h"
+
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+#include "core/model/cuda/FusedAdam.h"
+
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+#include <cstdlib>
+#include <string>
+
+namespace headlab {
+
+Adam::Adam(Transformer &model, const OptimizerConfig &config) : m_model(model), m_config(config)
+{
+    const auto &flat = model.flatParameters();
+    m_exp = torch::zeros_like(flat);
+    m_expSq = torch::zeros_like(flat);
+    m_lr = torch::zeros_like(flat);
+    m_step = torch::zeros({}, flat.options().dtype(torch::kFloat64));
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    // HEADLAB_FUSED_ADAM=0 keeps the ATen passes (for comparisons in bench/).
+    const char *env = std::getenv("HEADLAB_FUSED_ADAM");
+    m_fused = flat.is_cuda() && !(env && std::string(env) == "0");
+#endif
+}
+
+void Adam::setLearningRates(const std::vector<torch::Tensor> &perParamRunLr)
+{
+    torch::NoGradGuard noGrad;
+    const auto &params = m_model.parameters();
+    std::vector<torch::Tensor> parts;
+    parts.reserve(params.size());
+    for (size_t i = 0; i < params.size(); ++i) {
+        const auto &p = params[i].value; // (R, ...)
+        const int64_t R = p.size(0);
+        parts.push_back(perParamRunLr[i].to(m_lr.options()).view({R, 1}).expand({R, p.numel() / R}).reshape({-1}));
+    }
+    m_lr.copy_(torch::cat(parts));
+}
+
+void Adam::zeroGrad() { m_model.flatGradients().zero_(); }
+
+void Adam::resetRun(int64_t run)
+{
+    torch::NoGradGuard noGrad;
+    for (const auto &p : m_model.parameters()) {
+        // The moments share the parameters' flat layout: run r of parameter p is the same slice.
+        const int64_t offset = p.value.data_ptr<float>() - m_model.flatParameters().data_ptr<float>();
+        const int64_t perRun = p.value.numel() / p.value.size(0);
+        m_exp.narrow(0, offset + run * perRun, perRun).zero_();
+        m_expSq.narrow(0, offset + run * perRun, perRun).zero_();
+    }
+}
+
+void Adam::step(const torch::Tensor &scale)
+{
+    torch::NoGradGuard noGrad;
+    const double b1 = m_config.beta1, b2 = m_config.beta2;
+    auto p = m_model.flatParameters();
+    const auto &g = m_model.flatGradients();
+    m_step.add_(1.0);
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    if (m_fused) {
+        const auto schedule = scale.to(torch::kFloat64).contiguous();
+        cuda::AdamArgs a{p.data_ptr<float>(), g.data_ptr<float>(), m_exp.data_ptr<float>(), m_expSq.data_ptr<float>(),
+                         m_lr.data_ptr<float>(), m_step.data_ptr<double>(), schedule.data_ptr<double>(), p.numel(),
+                         b1, b2, m_config.eps,
+                         m_config.kind == OptimizerKind::AdamW ? m_config.weightDecay : 0.0};
+        if (cuda::fusedAdamStep(a, c10::cuda::getCurrentCUDAStream(p.device().index()).stream())) return;
+        m_fused = false; // no kernel image for this GPU: the ATen passes from now on
+    }
+#endif
+    const auto bias1 = 1.0 - torch::pow(b1, m_step);
+    const auto bias2Sqrt = torch::sqrt(1.0 - torch::pow(b2, m_step));
+    if (m_config.kind == OptimizerKind::AdamW && m_config.weightDecay != 0.0) {
+        p.sub_(p * m_lr * (scale * m_config.weightDecay)); // decoupled: p ← p · (1 − lr·wd)
+    }
+    m_exp.lerp_(g, 1.0 - b1);
+    m_expSq.mul_(b2).addcmul_(g, g, 1.0 - b2);
+    const auto denom = (m_expSq.sqrt() / bias2Sqrt).add_(m_config.eps);
+    auto update = m_exp / denom;
+    update.mul_(m_lr);
+    update.mul_(scale / bias1);
+    p.sub_(update);
+}
+
+} // namespace headlab

@@ -1,0 +1,40 @@
+// Adam.h — Adam and AdamW over a whole ensemble at once: one flat buffer, one lr per element.
+//
+// The update is torch.optim.Adam's (non-amsgrad), applied to the model's flat parameter buffer
+// with a per-element learning rate built from each run's learning rate and each parameter's factor
+// (the QK rule). The step counter and bias corrections live on the device, so a whole training step
+// can be captured in a CUDA graph and replayed. Internal to core/.
+#pragma once
+
+#include "core/config/RunConfig.h"
+#include "core/model/Transformer.h"
+
+#include <torch/torch.h>
+
+#include <vector>
+
+namespace headlab {
+
+class Adam {
+public:
+    Adam(Transformer &model, const OptimizerConfig &config);
+
+    // perParamRunLr[i]: (R) on the device, the learning rate of parameter i for each run; 0 freezes
+    // a run. Copied in place, so a captured step sees the new values.
+    void setLearningRates(const std::vector<torch::Tensor> &perParamRunLr);
+    // scale: a 0-dim tensor on the device multiplying every learning rate (the schedule).
+    void step(const torch::Tensor &scale);
+    void zeroGrad();
+    // Forgets run r's moments (a run frozen after divergence).
+    void resetRun(int64_t run);
+
+private:
+    Transformer &m_model;
+    OptimizerConfig m_config;
+    torch::Tensor m_exp, m_expSq; // (P) first and second moments
+    torch::Tensor m_lr;           // (P) learning rate of each element
+    torch::Tensor m_step;         // 0-dim float64: updates taken
+    bool m_fused = false;         // the one-kernel CUDA step (core/model/cuda/FusedAdam.cu)
+};
+
+} // namespace headlab

@@ -1,0 +1,413 @@
+// Transformer.cpp — forward pass and initialisation of the ensemble transformer.
+#include "core/model/Transformer.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <numeric>
+
+namespace headlab {
+
+namespace {
+
+// y = x·w (+ b), batched over runs, whose backward writes the weight and bias gradients straight
+// into their slices of the flat gradient buffer (bmm_out, sum_out) instead of handing them to
+// autograd, which would add each into the buffer in a pass of its own. Every weight is used once
+// a step, so writing (not adding) is exact, and the buffer is zeroed each step anyway.
+struct BatchedLinear : torch::autograd::Function<BatchedLinear> {
+    // b: a (R, out) bias, or an empty list for none (autograd functions take no undefined tensors).
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
+                                 const torch::Tensor &w, const std::vector<torch::Tensor> &b)
+    {
+        ctx->save_for_backward({x, w});
+        ctx->saved_data["gw"] = w.grad();
+        if (!b.empty()) ctx->saved_data["gb"] = b[0].grad();
+        return b.empty() ? torch::bmm(x, w) : torch::baddbmm(b[0].unsqueeze(1), x, w);
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const auto &x = saved[0], &w = saved[1];
+        const auto &dy = grads[0]; // (R, N, out)
+        auto gw = ctx->saved_data["gw"].toTensor();
+        at::bmm_out(gw, x.transpose(1, 2), dy);
+        if (ctx->saved_data.count("gb")) {
+            auto gb = ctx->saved_data["gb"].toTensor();
+            at::sum_out(gb, dy, {1});
+        }
+        torch::Tensor dx;
+        if (ctx->needs_input_grad(0)) dx = torch::bmm(dy, w.transpose(1, 2));
+        return {dx, torch::Tensor(), torch::Tensor()};
+    }
+};
+
+enum class Init { Zero, One, Normal, Uniform };
+
+struct InitSpec {
+    Init kind = Init::Zero;
+    double bound = 0.0; // Uniform: U(-bound, bound)
+};
+
+} // namespace
+
+void Transformer::add(torch::Tensor *target, const std::string &name, std::vector<int64_t> shape, bool isQueryKey,
+                      int64_t layer)
+{
+    shape.insert(shape.begin(), m_runs);
+    m_params.push_back({name, torch::Tensor(), isQueryKey, layer});
+    m_pending.push_back({target, std::move(shape)});
+}
+
+void Transformer::allocate()
+{
+    int64_t total = 0;
+    for (const auto &p : m_pending) {
+        int64_t n = 1;
+        for (auto d : p.shape) n *= d;
+        total += n;
+    }
+    const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(m_device);
+    m_flat = torch::zeros({total}, opts);
+    m_flatGrad = torch::zeros({total}, opts);
+    int64_t offset = 0;
+    for (size_t i = 0; i < m_pending.size(); ++i) {
+        const auto &p = m_pending[i];
+        int64_t n = 1;
+        for (auto d : p.shape) n *= d;
+        torch::Tensor v = m_flat.narrow(0, offset, n).view(p.shape);
+        v.requires_grad_(true);
+        // Backward accumulates in place into an existing gradient, so gradients land in m_flatGrad.
+        v.mutable_grad() = m_flatGrad.narrow(0, offset, n).view(p.shape);
+        m_params[i].value = v;
+        *p.target = v;
+        offset += n;
+    }
+    m_pending.clear();
+}
+
+Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t maxPositions, int64_t runs,
+                         const torch::Device &device, const std::vector<std::vector<int64_t>> &runHeads)
+    : m_config(config), m_vocab(vocabSize), m_maxPositions(maxPositions), m_runs(runs), m_device(device)
+{
+    // HEADLAB_DIRECT_GRADIENTS=0 leaves the linear layers' gradients to autograd (for bench/).
+    const char *direct = std::getenv("HEADLAB_DIRECT_GRADIENTS");
+    m_directGradients = !(direct && std::string(direct) == "0");
+    const int64_t m = config.dModel;
+    const int64_t F = config.ffn();
+    const int64_t normWidth = config.norm == NormKind::LayerNorm ? m : 1;
+    m_params.reserve(8 + 16 * config.heads.size());
+    TORCH_CHECK(runHeads.empty() || static_cast<int64_t>(runHeads.size()) == runs, "one head schedule per run is needed");
+    // The order of add() calls is the order of initialisation: never reorder without new goldens.
+    if (m_vocab > 0) add(&m_embedding, "embedding", {m_vocab, m});
+    if (m_maxPositions > 0) add(&m_positions, "positions", {m_maxPositions, m});
+    m_layers.resize(config.heads.size());
+    for (size_t l = 0; l < config.heads.size(); ++l) {
+        Layer &L = m_layers[l];
+        const std::string p = "layers." + std::to_string(l) + ".";
+        const int64_t li = static_cast<int64_t>(l);
+        L.heads = config.heads[l] * config.widthMultiplier;
+        L.headDim = config.headDimOfLayer(l);
+        const int64_t inner = L.heads * L.headDim;
+        // Each run's heads in this layer (w·H), the same for all unless runHeads says otherwise.
+        std::vector<int64_t> headsOfRuns(static_cast<size_t>(runs), L.heads);
+        if (!runHeads.empty()) {
+            for (size_t r = 0; r < headsOfRuns.size(); ++r) headsOfRuns[r] = runHeads[r].at(l) * config.widthMultiplier;
+            groupRunsByHeads(L, headsOfRuns, l, inner);
+        }
+        buildMicroHeads(L, headsOfRuns, inner);
+        add(&L.ln1Gain, p + "norm1.gain", {normWidth}, false, li);
+        if (config.norm == NormKind::LayerNorm) add(&L.ln1Shift, p + "norm1.shift", {m}, false, li);
+        add(&L.wq, p + "wq", {m, inner}, true, li);
+        add(&L.wk, p + "wk", {m, inner}, true, li);
+        add(&L.wv, p + "wv", {m, inner}, false, li);
+        if (config.bias) {
+            add(&L.bq, p + "bq", {inner}, true, li);
+            add(&L.bk, p + "bk", {inner}, true, li);
+            add(&L.bv, p + "bv", {inner}, false, li);
+        }
+        add(&L.wo, p + "wo", {inner, m}, false, li);
+        if (config.bias) add(&L.bo, p + "bo", {m}, false, li);
+        add(&L.ln2Gain, p + "norm2.gain", {normWidth}, false, li);
+        if (config.norm == NormKind::LayerNorm) add(&L.ln2Shift, p + "norm2.shift", {m}, false, li);
+        add(&L.w1, p + "w1", {m, F}, false, li);
+        if (config.bias) add(&L.b1, p + "b1", {F}, false, li);
+        add(&L.w2, p + "w2", {F, m}, false, li);
+        if (config.bias) add(&L.b2, p + "b2", {m}, false, li);
+    }
+    if (config.finalNorm) {
+        add(&m_finalGain, "final_norm.gain", {normWidth});
+        if (config.norm == NormKind::LayerNorm) add(&m_finalShift, "final_norm.shift", {m});
+    }
+    if (m_vocab > 0) add(&m_unembedding, "unembedding", {m, m_vocab});
+    allocate();
+}
+
+void Transformer::groupRunsByHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, size_t layer, int64_t inner)
+{
+    std::map<int64_t, std::vector<int64_t>> byHeads; // heads (w·H) → runs
+    for (int64_t r = 0; r < m_runs; ++r) {
+        const int64_t h = headsOfRuns[static_cast<size_t>(r)];
+        TORCH_CHECK(inner % h == 0, "layer ", layer, ": ", h, " heads do not split ", inner, " features");
+        byHeads[h].push_back(r);
+    }
+    if (byHeads.size() < 2) {
+        L.heads = byHeads.begin()->first;
+        L.headDim = inner / L.heads;
+        return;
+    }
+    const auto longOpts = torch::TensorOptions().dtype(torch::kInt64);
+    std::vector<int64_t> order;
+    for (const auto &[h, runs] : byHeads) {
+        L.groups.push_back({h, torch::tensor(runs, longOpts).to(m_device)});
+        order.insert(order.end(), runs.begin(), runs.end());
+    }
+    std::vector<int64_t> inverse(order.size());
+    for (size_t i = 0; i < order.size(); ++i) inverse[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+    L.inverseOrder = torch::tensor(inverse, longOpts).to(m_device);
+}
+
+double Transformer::logitScale(int64_t hd) const
+{
+    switch (m_config.logitScale) {
+    case LogitScale::InvSqrtHeadDim: return 1.0 / std::sqrt(static_cast<double>(hd));
+    case LogitScale::InvHeadDim: return 1.0 / static_cast<double>(hd);
+    case LogitScale::None: break;
+    }
+    return 1.0;
+}
+
+void Transformer::buildMicroHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, int64_t inner)
+{
+    // HEADLAB_ATTENTION=sdpa keeps scaled_dot_product_attention (for comparisons in bench/).
+    const char *env = std::getenv("HEADLAB_ATTENTION");
+    if (env && std::string(env) == "sdpa") return;
+    int64_t M = 1;
+    for (auto h : headsOfRuns) M = std::lcm(M, h);
+    if (M > 64 || inner % M != 0) return;
+    const bool uniform = std::all_of(headsOfRuns.begin(), headsOfRuns.end(), [&](int64_t h) { return h == M; });
+    if (uniform) {
+        // On the CPU the fused kernel is faster when every run has the same heads (3–13 % a step
+        // at m 24–96, measured with headlab-bench single); the GPU's fused backward is the slow one.
+        if (!m_device.is_cuda()) return;
+        L.microHeads = M;
+        L.microScale = logitScale(inner / M);
+        return;
+    }
+    auto mix = torch::zeros({m_runs, M, M}, torch::kFloat32);
+    auto acc = mix.accessor<float, 3>();
+    for (int64_t r = 0; r < m_runs; ++r) {
+        const int64_t h = headsOfRuns[static_cast<size_t>(r)];
+        const int64_t span = M / h; // micro-heads per head
+        const float scale = static_cast<float>(logitScale(inner / h));
+        for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < M; ++j)
+                if (i / span == j / span) acc[r][i][j] = scale;
+    }
+    L.microHeads = M;
+    L.mix = mix.to(m_device);
+}
+
+void Transformer::initializeRun(int64_t run, uint64_t seed)
+{
+    torch::NoGradGuard noGrad;
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    const bool zeroOut = m_config.zeroInitOutputs;
+    const double m = static_cast<double>(m_config.dModel);
+    const double F = static_cast<double>(m_config.ffn());
+    for (auto &p : m_params) {
+        const std::string &n = p.name;
+        auto endsWith = [&](const char *suffix) {
+            const std::string s(suffix);
+            return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
+        };
+        InitSpec spec;
+        if (n == "embedding" || n == "positions") spec = {Init::Normal, 1.0};
+        else if (endsWith(".gain")) spec = {Init::One, 0};
+        else if (endsWith(".shift")) spec = {Init::Zero, 0};
+        else if (endsWith(".wq") || endsWith(".wk") || endsWith(".wv") || endsWith(".w1")) spec = {Init::Uniform, 1.0 / std::sqrt(m)};
+        else if (endsWith(".bq") || endsWith(".bk") || endsWith(".bv") || endsWith(".b1")) spec = {Init::Uniform, 1.0 / std::sqrt(m)};
+        else if (endsWith(".wo") || endsWith(".bo")) {
+            const Layer &L = m_layers[static_cast<size_t>(p.layer)];
+            const double fanIn = static_cast<double>(L.heads * L.headDim);
+            spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(fanIn)};
+        } else if (endsWith(".w2") || endsWith(".b2")) spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(F)};
+        else if (n == "unembedding") spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(m)};
+
+        const auto shape = p.value.sizes().slice(1);
+        torch::Tensor v = torch::empty(shape, torch::kFloat32);
+        switch (spec.kind) {
+        case Init::Zero: v.zero_(); break;
+        case Init::One: v.fill_(1.0); break;
+        case Init::Normal: v.normal_(0.0, spec.bound, gen); break;
+        case Init::Uniform: v.uniform_(-spec.bound, spec.bound, gen); break;
+        }
+        p.value[run].copy_(v);
+    }
+}
+
+int64_t Transformer::parameterCount() const
+{
+    int64_t n = 0;
+    for (const auto &p : m_params) n += p.value.numel() / m_runs;
+    return n;
+}
+
+torch::Tensor Transformer::norm(const torch::Tensor &x, const torch::Tensor &gain, const torch::Tensor &shift) const
+{
+    // x: (R, B, T, m); gain: (R, m) or (R, 1)
+    const int64_t R = x.size(0);
+    if (m_config.norm == NormKind::UnitScale) {
+        // s · x / ||x||
+        return gain.view({R, 1, 1, 1}) * x / x.norm(2, -1, true).clamp_min(1e-12);
+    }
+    // (x − mean) / sqrt(unbiased var + 1e-9) · g + b, through the fused layer_norm kernel: with n
+    // features, unbiased var = n/(n−1) · biased var, so the same value is
+    // sqrt((n−1)/n) · layer_norm(x, eps = 1e-9 · (n−1)/n), exactly.
+    const int64_t m = x.size(-1);
+    const double n = static_cast<double>(m);
+    const auto normalized = at::layer_norm(x, {m}, {}, {}, 1e-9 * (n - 1.0) / n);
+    const auto scale = gain.view({R, 1, 1, m}) * std::sqrt((n - 1.0) / n);
+    return torch::addcmul(shift.view({R, 1, 1, m}), normalized, scale);
+}
+
+torch::Tensor Transformer::linear(const torch::Tensor &x, const torch::Tensor &w, const torch::Tensor &b) const
+{
+    // x: (R, B, T, in), w: (R, in, out), b: (R, out) or undefined → (R, B, T, out)
+    const int64_t R = x.size(0), B = x.size(1), T = x.size(2);
+    const auto flat = x.reshape({R, B * T, x.size(3)});
+    torch::Tensor y;
+    if (torch::GradMode::is_enabled() && m_directGradients) y = BatchedLinear::apply(flat, w, b.defined() ? std::vector<torch::Tensor>{b} : std::vector<torch::Tensor>{});
+    else y = b.defined() ? torch::baddbmm(b.unsqueeze(1), flat, w) : torch::bmm(flat, w);
+    return y.view({R, B, T, w.size(2)});
+}
+
+torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v, int64_t H,
+                                  int64_t hd, bool lastOnly) const
+{
+    // q: (R, B, Tq, H·hd), k and v: (R, B, T, H·hd) → (R, B, Tq, H·hd)
+    const int64_t R = q.size(0), B = q.size(1), Tq = q.size(2), T = k.size(2);
+    auto split = [&](const torch::Tensor &t, int64_t len) { // (R,B,len,H·hd) -> (R·B, H, len, hd)
+        return t.reshape({R * B, len, H, hd}).transpose(1, 2);
+    };
+    // With lastOnly the single query sits at the last position and may see every key: no mask.
+    const bool causal = m_config.causal && !lastOnly;
+    auto o = at::scaled_dot_product_attention(split(q, Tq), split(k, T), split(v, T), {}, 0.0, causal, logitScale(hd));
+    return o.transpose(1, 2).reshape({R, B, Tq, H * hd}); // (R·B, H, Tq, hd) → (R, B, Tq, H·hd)
+}
+
+torch::Tensor Transformer::attendMicro(const Layer &L, const torch::Tensor &q, const torch::Tensor &k,
+                                       const torch::Tensor &v, bool lastOnly) const
+{
+    // q: (R, B, Tq, inner), k and v: (R, B, T, inner) → (R, B, Tq, inner), over M micro-heads.
+    const int64_t R = q.size(0), B = q.size(1), Tq = q.size(2), T = k.size(2), inner = q.size(3);
+    const int64_t M = L.microHeads, dm = inner / M;
+    auto heads = [&](const torch::Tensor &t, int64_t len) { // → (R, B, M, len, dm)
+        return t.view({R, B, len, M, dm}).transpose(2, 3);
+    };
+    auto s = torch::matmul(heads(q, Tq), heads(k, T).transpose(-1, -2)); // (R, B, M, Tq, T)
+    // Each micro-head's score becomes its head's score (the sum over the head's micro-heads), scaled.
+    if (L.mix.defined()) s = torch::matmul(L.mix.unsqueeze(1), s.view({R, B, M, Tq * T})).view({R, B, M, Tq, T});
+    else s = s * L.microScale;
+    if (m_config.causal && !lastOnly) {
+        const auto future = torch::ones({Tq, T}, q.options().dtype(torch::kBool)).triu(1);
+        s = s.masked_fill(future, -std::numeric_limits<float>::infinity());
+    }
+    const auto o = torch::matmul(torch::softmax(s, -1), heads(v, T)); // (R, B, M, Tq, dm)
+    return o.transpose(2, 3).reshape({R, B, Tq, inner});
+}
+
+torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, bool lastOnly) const
+{
+    // x: (R, B, T, m). Heads: H' = w · H, each of width hd.
+    const int64_t T = x.size(2);
+    const int64_t H = L.heads, hd = L.headDim;
+    const auto xq = lastOnly ? x.slice(2, T - 1, T) : x;
+    const auto q = linear(xq, L.wq, L.bq); // (R, B, Tq, inner)
+    const auto k = linear(x, L.wk, L.bk);  // (R, B, T, inner)
+    const auto v = linear(x, L.wv, L.bv);
+    torch::Tensor o;
+    // Explicit attention over micro-heads for short sequences (every addition and retrieval task):
+    // a few batched products instead of the fused kernels, whose backward pass is slow at these
+    // lengths, and one path for all head counts. Long contexts keep the fused kernels.
+    if (L.microHeads > 0 && T <= kExplicitAttentionMaxLength) {
+        o = attendMicro(L, q, k, v, lastOnly);
+    } else if (L.groups.empty()) {
+        o = attend(q, k, v, H, hd, lastOnly);
+    } else {
+        // Runs with different head counts at the same width share every weight shape; only the
+        // split into heads differs. Attend group by group, then put the runs back in order.
+        std::vector<torch::Tensor> parts;
+        for (const auto &g : L.groups) {
+            const int64_t h = g.heads, d = (H * hd) / h;
+            parts.push_back(attend(q.index_select(0, g.runs), k.index_select(0, g.runs), v.index_select(0, g.runs), h, d, lastOnly));
+        }
+        o = torch::cat(parts).index_select(0, L.inverseOrder);
+    }
+    auto out = linear(o, L.wo, L.bo); // the heads' projections, summed
+    if (m_config.widthMultiplier > 1) out = out / static_cast<double>(m_config.widthMultiplier);
+    return out;
+}
+
+torch::Tensor Transformer::mlp(const Layer &L, const torch::Tensor &x) const
+{
+    auto h = linear(x, L.w1, L.b1);
+    h = m_config.activation == Activation::Gelu ? torch::gelu(h) : torch::relu(h);
+    return linear(h, L.w2, L.b2);
+}
+
+torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly) const
+{
+    const int64_t R = m_runs;
+    const int64_t m = m_config.dModel;
+    torch::Tensor x;
+    if (m_vocab > 0) {
+        // tokens (B, T) shared, or (R, B, T) per run
+        const bool shared = input.dim() == 2;
+        const int64_t B = input.size(shared ? 0 : 1), T = input.size(shared ? 1 : 2);
+        if (m_device.is_cuda()) {
+            // On the GPU the lookup is a product with one-hot rows: the backward pass of an index
+            // lookup adds each token's gradient into its embedding row with atomics, in an order that
+            // changes from run to run, so the same seed would not give the same numbers. The
+            // product's backward is a deterministic matrix product; it costs 2·V·m FLOPs a token.
+            const auto oneHot = torch::one_hot(input.reshape({shared ? 1 : R, B * T}), m_vocab).to(torch::kFloat32);
+            x = torch::matmul(oneHot, m_embedding).view({R, B, T, m});
+        } else if (shared) {
+            x = m_embedding.index_select(1, input.reshape({-1})).view({R, B, T, m});
+        } else {
+            const auto idx = input.reshape({R, B * T, 1}).expand({R, B * T, m});
+            x = m_embedding.gather(1, idx).view({R, B, T, m});
+        }
+    } else {
+        x = input; // (R, B, T, m)
+    }
+    const int64_t T = x.size(2);
+    TORCH_CHECK(m_maxPositions == 0 || T <= m_maxPositions, "sequence of ", T, " tokens is longer than ",
+                m_maxPositions, " positions");
+    if (m_maxPositions > 0) x = x + m_positions.slice(1, 0, T).unsqueeze(1);
+
+    const bool pre = m_config.placement == NormPlacement::PreNorm;
+    for (size_t l = 0; l < m_layers.size(); ++l) {
+        const Layer &L = m_layers[l];
+        const bool last = lastOnly && l + 1 == m_layers.size();
+        const auto residual = [&](const torch::Tensor &t) { return last ? t.slice(2, t.size(2) - 1) : t; };
+        if (pre) {
+            const auto a = attention(L, norm(x, L.ln1Gain, L.ln1Shift), last);
+            x = residual(x) + a;
+            x = x + mlp(L, norm(x, L.ln2Gain, L.ln2Shift));
+        } else {
+            x = norm(residual(x) + attention(L, x, last), L.ln1Gain, L.ln1Shift);
+            x = norm(x + mlp(L, x), L.ln2Gain, L.ln2Shift);
+        }
+    }
+    if (m_config.finalNorm) x = norm(x, m_finalGain, m_finalShift);
+    if (m_vocab > 0) x = linear(x, m_unembedding, torch::Tensor());
+    return x;
+}
+
+} // namespace headlab

@@ -1,0 +1,120 @@
+// CsvExport.cpp — writes runs.csv and curves.csv for a session.
+#include "core/session/CsvExport.h"
+
+#include "core/config/Yaml.h"
+#include "core/tasks/RunConfigFields.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+namespace headlab {
+
+std::string csvField(const std::string &text)
+{
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) {
+        if (c == '"') quoted += '"';
+        quoted += c;
+    }
+    return quoted + "\"";
+}
+
+namespace {
+
+void writeCurveRows(std::ofstream &out, size_t run, const std::string &name, const Curve &curve,
+                    size_t &points)
+{
+    for (const auto &point : curve) {
+        out << run << ',' << csvField(name) << ',' << point.step << ','
+            << yaml::formatNumber(point.value) << '\n';
+        ++points;
+    }
+}
+
+} // namespace
+
+CsvExportSummary exportSessionCsv(const Session &session, const std::string &directory)
+{
+    std::error_code error;
+    std::filesystem::create_directories(directory, error);
+    if (error)
+        throw SessionError(directory, 0, 0, "", "cannot create the directory: " + error.message());
+
+    CsvExportSummary summary;
+    summary.runsPath = (std::filesystem::path(directory) / "runs.csv").string();
+    summary.curvesPath = (std::filesystem::path(directory) / "curves.csv").string();
+
+    std::set<std::string> labelNames, metricNames;
+    for (const auto &run : session.runs) {
+        for (const auto &[key, value] : run.labels) labelNames.insert(key);
+        for (const auto &[key, value] : run.result.metrics) metricNames.insert(key);
+    }
+    // "learned" is the session's rule (LearnedRule.h), the same verdict the app and the CLI give;
+    // the trainer's metric of that name (the paper's rule) is final_test_loss < ln 10.
+    metricNames.erase("learned");
+
+    {
+        std::ofstream out(summary.runsPath, std::ios::binary | std::ios::trunc);
+        if (!out)
+            throw SessionError(summary.runsPath, 0, 0, "",
+                               std::string("cannot write: ") + std::strerror(errno));
+        out << "run";
+        for (const auto &name : labelNames) out << ',' << csvField("label_" + name);
+        for (const auto &column : runCsvColumns()) out << ',' << csvField(column.name);
+        out << ",status,steps_done,diverged_at_step,wall_seconds,device,learned,learned_rule";
+        for (const auto &name : metricNames) out << ',' << csvField(name);
+        out << ",message\n";
+        for (size_t i = 0; i < session.runs.size(); ++i) {
+            const SessionRun &run = session.runs[i];
+            const RunConfig &c = run.config;
+            const RunResult &r = run.result;
+            out << i;
+            for (const auto &name : labelNames) {
+                const auto it = run.labels.find(name);
+                out << ',' << csvField(it == run.labels.end() ? "" : it->second);
+            }
+            for (const auto &column : runCsvColumns()) out << ',' << csvField(column.value(c));
+            out << ',' << toString(r.status) << ',' << r.stepsDone << ',' << r.divergedAtStep << ','
+                << yaml::formatNumber(r.wallSeconds) << ',' << csvField(r.device);
+            const auto verdict = learned(r, session.learnedRule);
+            out << ',' << (verdict ? (*verdict ? "1" : "0") : "") << ','
+                << toString(session.learnedRule);
+            for (const auto &name : metricNames) {
+                const auto it = r.metrics.find(name);
+                out << ',' << (it == r.metrics.end() ? "" : yaml::formatNumber(it->second));
+            }
+            out << ',' << csvField(r.message) << '\n';
+        }
+        out.flush();
+        if (!out)
+            throw SessionError(summary.runsPath, 0, 0, "",
+                               std::string("cannot write: ") + std::strerror(errno));
+    }
+
+    {
+        std::ofstream out(summary.curvesPath, std::ios::binary | std::ios::trunc);
+        if (!out)
+            throw SessionError(summary.curvesPath, 0, 0, "",
+                               std::string("cannot write: ") + std::strerror(errno));
+        out << "run,curve,step,value\n";
+        for (size_t i = 0; i < session.runs.size(); ++i) {
+            const RunResult &r = session.runs[i].result;
+            writeCurveRows(out, i, "train", r.train, summary.points);
+            writeCurveRows(out, i, "test", r.test, summary.points);
+            for (const auto &[name, curve] : r.extra)
+                writeCurveRows(out, i, name, curve, summary.points);
+        }
+        out.flush();
+        if (!out)
+            throw SessionError(summary.curvesPath, 0, 0, "",
+                               std::string("cannot write: ") + std::strerror(errno));
+    }
+    summary.runs = session.runs.size();
+    return summary;
+}
+
+} // namespace headlab

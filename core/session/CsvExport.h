@@ -1,0 +1,28 @@
+// CsvExport.h — a session's curves and run summaries as CSV, for plotting outside HeadLab.
+//
+// Two files (docs/SESSION_FORMAT.md, "CSV export"): runs.csv, one row per run with its labels,
+// its key configuration, status and metrics; curves.csv, every curve point of every run in long
+// format (run, curve, step, value). Torch-free and Qt-free.
+#pragma once
+
+#include "core/session/Session.h"
+
+#include <string>
+
+namespace headlab {
+
+struct CsvExportSummary {
+    std::string runsPath;
+    std::string curvesPath;
+    size_t runs = 0;
+    size_t points = 0;
+};
+
+// Writes runs.csv and curves.csv into `directory`, creating it if needed. Throws SessionError
+// naming the file that could not be written.
+CsvExportSummary exportSessionCsv(const Session &session, const std::string &directory);
+
+// The field quoted for CSV when it holds a comma, quote or line break.
+std::string csvField(const std::string &text);
+
+} // namespace headlab

@@ -1,0 +1,881 @@
+// Session.cpp — sessions in YAML (docs/SESSION_FORMAT.md), sweep expansion and atomic saving.
+#include "core/session/Session.h"
+
+#include "core/config/HeadSchedule.h"
+#include "core/session/SessionStore.h"
+#include "core/config/Yaml.h"
+#include "core/tasks/RunConfigFields.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace headlab {
+
+using namespace headlab::yaml;
+
+namespace {
+
+// The shortest "%g" text that reads back to `value`: 96, 0.001, 0.0001, 3e-05.
+std::string shortestNumber(double value)
+{
+    if (std::isnan(value)) return "nan";
+    if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+    char buffer[64];
+    if (value == std::floor(value) && std::abs(value) < 1e15) {
+        std::snprintf(buffer, sizeof buffer, "%.0f", value);
+        return buffer;
+    }
+    for (int precision = 1; precision <= 17; ++precision) {
+        std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+        if (std::strtod(buffer, nullptr) == value) break;
+    }
+    return buffer;
+}
+
+} // namespace
+
+std::string AxisValue::label() const
+{
+    switch (kind) {
+    case Kind::Number:
+        return shortestNumber(number);
+    case Kind::Unsigned:
+        return std::to_string(unsignedValue);
+    case Kind::Text:
+        return text;
+    case Kind::IntList: {
+        std::string result = "[";
+        for (size_t i = 0; i < ints.size(); ++i) {
+            if (i) result += ',';
+            result += std::to_string(ints[i]);
+        }
+        return result + "]";
+    }
+    }
+    return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sweep axes
+
+namespace {
+
+const std::vector<std::string> kAxisNames = {
+    "d_model", "heads",  "head_schedule",    "head_dim", "lr",
+    "seed",    "layers", "width_multiplier", "qk_rule",  "logit_scale"};
+
+// The order in which axis values are applied to a config: the layer count before the head
+// counts that fill it, the schedule generator after d_model and layers that it depends on.
+const std::vector<std::string> kApplyOrder = {
+    "layers",        "d_model", "head_dim", "width_multiplier", "logit_scale", "qk_rule", "heads",
+    "head_schedule", "lr",      "seed"};
+
+AxisValue numberValue(double number)
+{
+    AxisValue value;
+    value.kind = AxisValue::Kind::Number;
+    value.number = number;
+    return value;
+}
+
+AxisValue textValue(std::string text)
+{
+    AxisValue value;
+    value.kind = AxisValue::Kind::Text;
+    value.text = std::move(text);
+    return value;
+}
+
+std::string lowerText(std::string text)
+{
+    for (auto &c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+// A head_schedule value from its scheme and total fields.
+AxisValue scheduleValue(const YamlField &schemeField, const YamlField &totalField)
+{
+    HeadScheme scheme = HeadScheme::Constant;
+    if (!schemeField.present()) fail(schemeField, "missing: ascending, constant or descending");
+    if (!parseHeadScheme(readString(schemeField), &scheme))
+        fail(schemeField, "unknown scheme '" + readString(schemeField) +
+                              "' (expected ascending, constant or descending)");
+    if (!totalField.present())
+        fail(totalField, "missing: the total number of heads over all layers");
+    const double total = readNumber(totalField);
+    if (!(total >= 1) || std::isinf(total))
+        fail(totalField,
+             "the total number of heads must be at least 1, got " + formatNumber(total));
+    return textValue(headScheduleLabel(scheme, total));
+}
+
+// "ascending:180" or {scheme: ascending, total: 180}
+AxisValue readScheduleValue(const YamlField &field)
+{
+    if (isScalar(field)) {
+        const std::string text = field.node.Scalar();
+        const auto colon = text.find(':');
+        HeadScheme scheme = HeadScheme::Constant;
+        double total = 0;
+        if (colon == std::string::npos || !parseHeadScheme(text.substr(0, colon), &scheme) ||
+            !parseNumber(text.substr(colon + 1), &total) || !(total >= 1) || std::isinf(total))
+            fail(field,
+                 "expected {scheme: ascending|constant|descending, total: N} or 'scheme:N', got '" +
+                     text + "'");
+        return textValue(headScheduleLabel(scheme, total));
+    }
+    checkKeys(field, {"scheme", "total"});
+    return scheduleValue(child(field, "scheme"), child(field, "total"));
+}
+
+// One value of `axis`.
+AxisValue readAxisValue(const std::string &axis, const YamlField &field)
+{
+    if (axis == "heads") {
+        if (field.node.IsDefined() && field.node.IsSequence()) {
+            AxisValue value;
+            value.kind = AxisValue::Kind::IntList;
+            if (field.node.size() > static_cast<size_t>(RunLimits::kMaxLayers))
+                fail(field,
+                     beyondLimit(RunLimits::kMaxLayers, int64_t(field.node.size()), "layers"));
+            for (const auto &h : items(field))
+                value.ints.push_back(readIntInRange(h, 1, RunLimits::kMaxHeads));
+            if (value.ints.empty()) fail(field, "a per-layer head list needs at least one layer");
+            return value;
+        }
+        return numberValue(static_cast<double>(readIntInRange(field, 1, RunLimits::kMaxHeads)));
+    }
+    if (axis == "head_schedule") return readScheduleValue(field);
+    if (axis == "lr") return numberValue(readPositive(field));
+    if (axis == "d_model") return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxDModel)));
+    if (axis == "layers") return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxLayers)));
+    if (axis == "width_multiplier")
+        return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxWidthMultiplier)));
+    if (axis == "head_dim") {
+        if (isScalar(field) && lowerText(field.node.Scalar()) == "auto") return numberValue(0);
+        return numberValue(double(readIntInRange(field, 0, RunLimits::kMaxDModel)));
+    }
+    if (axis == "seed") {
+        AxisValue value;
+        value.kind = AxisValue::Kind::Unsigned;
+        value.unsignedValue = readUnsigned(field);
+        return value;
+    }
+    if (axis == "qk_rule") return textValue(readBool(field) ? "on" : "off");
+    if (axis == "logit_scale") return textValue(toString(readLogitScale(field)));
+    fail(field, "unknown axis '" + axis + "'");
+}
+
+std::vector<AxisValue> readAxisValues(const std::string &axis, const YamlField &field)
+{
+    std::vector<AxisValue> values;
+    if (!field.present()) fail(field, "an axis needs at least one value");
+    if (axis == "lr" && field.node.IsMap()) {
+        checkKeys(field, {"logspace"});
+        const YamlField logspace = child(field, "logspace");
+        checkKeys(logspace, {"from", "to", "count"});
+        const double from = readPositive(child(logspace, "from"));
+        const double to = readPositive(child(logspace, "to"));
+        const int64_t count =
+            readIntInRange(child(logspace, "count"), 1, RunLimits::kMaxAxisValues);
+        for (int64_t i = 0; i < count; ++i) {
+            double lr = from;
+            if (i == count - 1)
+                lr = to;
+            else if (i > 0)
+                lr = std::exp(std::log(from) + (std::log(to) - std::log(from)) *
+                                                   static_cast<double>(i) /
+                                                   static_cast<double>(count - 1));
+            values.push_back(numberValue(lr));
+        }
+        return values;
+    }
+    if (axis == "head_schedule" && field.node.IsMap() && child(field, "scheme").node.IsDefined() &&
+        (child(field, "scheme").node.IsSequence() || child(field, "total").node.IsSequence())) {
+        // The product form: {scheme: [ascending, constant], total: [45, 90, 180]}.
+        checkKeys(field, {"scheme", "total"});
+        auto listOf = [](const YamlField &f) {
+            return f.node.IsSequence() ? items(f) : std::vector<YamlField>{f};
+        };
+        for (const auto &scheme : listOf(child(field, "scheme")))
+            for (const auto &total : listOf(child(field, "total")))
+                values.push_back(scheduleValue(scheme, total));
+        return values;
+    }
+    if (field.node.IsSequence()) {
+        if (field.node.size() > static_cast<size_t>(RunLimits::kMaxAxisValues))
+            fail(field, beyondLimit(RunLimits::kMaxAxisValues, int64_t(field.node.size()),
+                                    "values on one axis"));
+        for (const auto &v : items(field)) values.push_back(readAxisValue(axis, v));
+        if (values.empty()) fail(field, "an axis needs at least one value");
+        return values;
+    }
+    values.push_back(readAxisValue(axis, field));
+    return values;
+}
+
+void writeAxisValue(YAML::Emitter &out, const std::string &axis, const AxisValue &value)
+{
+    switch (value.kind) {
+    case AxisValue::Kind::Number:
+        if (axis == "lr")
+            out << formatNumber(value.number);
+        else
+            out << static_cast<int64_t>(value.number);
+        return;
+    case AxisValue::Kind::Unsigned:
+        out << value.unsignedValue;
+        return;
+    case AxisValue::Kind::IntList:
+        out << YAML::Flow << YAML::BeginSeq;
+        for (auto h : value.ints) out << h;
+        out << YAML::EndSeq;
+        return;
+    case AxisValue::Kind::Text:
+        if (axis == "qk_rule") {
+            out << (value.text == "on");
+        } else if (axis == "head_schedule") {
+            const auto colon = value.text.find(':');
+            out << YAML::Flow << YAML::BeginMap << YAML::Key << "scheme" << YAML::Value
+                << value.text.substr(0, colon) << YAML::Key << "total" << YAML::Value
+                << value.text.substr(colon + 1) << YAML::EndMap;
+        } else {
+            writeText(out, value.text);
+        }
+        return;
+    }
+}
+
+// Applies one axis value to a config. Returns "" or why the combination cannot be built.
+std::string applyAxisValue(RunConfig &config, const std::string &axis, const AxisValue &value,
+                           const std::map<std::string, const AxisValue *> &all)
+{
+    ModelConfig &model = config.model;
+    // Integer axes are read within RunLimits; lr is a double of any size, so convert lazily.
+    auto integer = [&value] { return static_cast<int64_t>(value.number); };
+    if (axis == "layers") {
+        const bool constant = std::all_of(model.heads.begin(), model.heads.end(),
+                                          [&](int64_t h) { return h == model.heads.front(); });
+        if (!constant && !all.count("heads") && !all.count("head_schedule"))
+            return "layers: the base model has per-layer head counts; give experiment.model.heads "
+                   "as one number "
+                   "to sweep the layer count";
+        model.heads.assign(static_cast<size_t>(integer()),
+                           model.heads.empty() ? 1 : model.heads.front());
+    } else if (axis == "d_model") {
+        model.dModel = integer();
+    } else if (axis == "head_dim") {
+        model.headDim = integer();
+    } else if (axis == "width_multiplier") {
+        model.widthMultiplier = integer();
+    } else if (axis == "logit_scale") {
+        for (LogitScale s : {LogitScale::InvSqrtHeadDim, LogitScale::InvHeadDim, LogitScale::None})
+            if (value.text == toString(s)) model.logitScale = s;
+    } else if (axis == "qk_rule") {
+        config.qkRule.enabled = value.text == "on";
+    } else if (axis == "heads") {
+        if (value.kind == AxisValue::Kind::IntList) {
+            if (all.count("layers") && static_cast<int64_t>(all.at("layers")->number) !=
+                                           static_cast<int64_t>(value.ints.size()))
+                return "heads " + value.label() + " lists " + std::to_string(value.ints.size()) +
+                       " layers, but layers is " + all.at("layers")->label();
+            model.heads = value.ints;
+        } else {
+            model.heads.assign(model.heads.size(), integer());
+        }
+    } else if (axis == "head_schedule") {
+        const auto colon = value.text.find(':');
+        HeadScheme scheme = HeadScheme::Constant;
+        double total = 0;
+        parseHeadScheme(value.text.substr(0, colon), &scheme);
+        parseNumber(value.text.substr(colon + 1), &total);
+        model.heads = headSchedule(scheme, total, model.layers(), model.dModel);
+    } else if (axis == "lr") {
+        config.lr = value.number;
+    } else if (axis == "seed") {
+        config.initSeed = config.dataSeed = value.kind == AxisValue::Kind::Unsigned
+                                                ? value.unsignedValue
+                                                : static_cast<uint64_t>(value.number);
+    }
+    return {};
+}
+
+// Checks that are the session's own: every layer's head count must divide d_model unless the
+// head dimension is given. Names every layer that fails.
+std::string checkHeads(const RunConfig &config)
+{
+    const ModelConfig &model = config.model;
+    if (model.heads.empty()) return "model.heads: no layers";
+    std::string message;
+    for (size_t l = 0; l < model.heads.size(); ++l) {
+        const int64_t h = model.heads[l];
+        std::string problem;
+        if (h < 1)
+            problem = std::to_string(h) + " heads (layer " + std::to_string(l) + ")";
+        else if (model.headDim == 0 && model.dModel % h != 0)
+            problem = std::to_string(h) + " heads do not divide d_model " +
+                      std::to_string(model.dModel) + " (layer " + std::to_string(l) + ")";
+        if (problem.empty()) continue;
+        if (!message.empty()) message += "; ";
+        message += "model.heads[" + std::to_string(l) + "]: " + problem;
+    }
+    return message;
+}
+
+} // namespace
+
+std::string checkSweepSize(const Session &session)
+{
+    // The product, saturated at the limit + 1 so that it cannot overflow.
+    const int64_t cap = RunLimits::kMaxSweepRuns + 1;
+    int64_t runs = std::max<int64_t>(1, static_cast<int64_t>(session.combinations.size()));
+    std::string sizes = session.combinations.empty()
+                            ? std::string()
+                            : std::to_string(session.combinations.size()) + " combinations";
+    for (const auto &axis : session.axes) {
+        const auto n = static_cast<int64_t>(axis.values.size());
+        runs = n == 0 ? 0 : std::min(cap, runs > cap / n ? cap : runs * n);
+        sizes += (sizes.empty() ? "" : " × ") + std::to_string(n) + " " + axis.name;
+    }
+    if (runs <= RunLimits::kMaxSweepRuns) return {};
+    return "the sweep has more than " + std::to_string(RunLimits::kMaxSweepRuns) +
+           " runs (" + sizes + "), a HeadLab limit; split it into several sessions";
+}
+
+void expandSweep(Session &session)
+{
+    if (const std::string tooLarge = checkSweepSize(session); !tooLarge.empty())
+        throw SessionError("", 0, 0, "sweep", tooLarge);
+    // Results to keep, by canonical config.
+    std::map<std::string, RunResult> previous;
+    for (const auto &run : session.runs) previous.emplace(canonicalYaml(run.config), run.result);
+
+    std::vector<SessionRun> runs;
+    std::vector<SkippedRun> skipped;
+    std::map<std::string, size_t> seen; // canonical config -> index in runs
+
+    std::vector<SweepCombination> combinations = session.combinations;
+    if (combinations.empty()) combinations.emplace_back();
+
+    for (const auto &combination : combinations) {
+        // Odometer over the axes, the last axis fastest.
+        std::vector<size_t> index(session.axes.size(), 0);
+        bool emptyAxis = false;
+        for (const auto &axis : session.axes) emptyAxis = emptyAxis || axis.values.empty();
+        if (emptyAxis) break;
+        for (;;) {
+            std::map<std::string, const AxisValue *> assignment;
+            for (const auto &[name, value] : combination) assignment[name] = &value;
+            for (size_t a = 0; a < session.axes.size(); ++a)
+                assignment[session.axes[a].name] = &session.axes[a].values[index[a]];
+
+            std::map<std::string, std::string> labels;
+            for (const auto &[name, value] : assignment) labels[name] = value->label();
+
+            RunConfig config = session.base;
+            std::string reason;
+            for (const auto &name : kApplyOrder) {
+                if (!assignment.count(name)) continue;
+                reason = applyAxisValue(config, name, *assignment.at(name), assignment);
+                if (!reason.empty()) break;
+            }
+            if (reason.empty()) reason = checkHeads(config);
+            if (reason.empty()) reason = validate(config);
+            if (reason.empty()) {
+                const std::string canonical = canonicalYaml(config);
+                if (auto it = seen.find(canonical); it != seen.end()) {
+                    reason = "the same configuration as run " + std::to_string(it->second);
+                } else {
+                    SessionRun run;
+                    run.labels = labels;
+                    run.config = config;
+                    if (auto old = previous.find(canonical); old != previous.end())
+                        run.result = old->second;
+                    seen.emplace(canonical, runs.size());
+                    runs.push_back(std::move(run));
+                }
+            }
+            if (!reason.empty()) skipped.push_back({labels, reason});
+
+            // Next combination of axis values.
+            bool carry = true;
+            for (size_t a = session.axes.size(); carry && a > 0;) {
+                --a;
+                if (++index[a] < session.axes[a].values.size())
+                    carry = false;
+                else
+                    index[a] = 0;
+            }
+            if (carry) break;
+        }
+    }
+    session.runs = std::move(runs);
+    session.skipped = std::move(skipped);
+}
+
+std::vector<int> pendingRuns(const Session &session)
+{
+    std::vector<int> pending;
+    for (size_t i = 0; i < session.runs.size(); ++i)
+        if (!isFinished(session.runs[i].result.status)) pending.push_back(static_cast<int>(i));
+    return pending;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+namespace {
+
+std::map<std::string, std::string> readLabels(const YamlField &field)
+{
+    std::map<std::string, std::string> labels;
+    if (!field.present() || field.isNull()) return labels;
+    for (const auto &[key, value] : entries(field)) labels[key] = readString(value);
+    return labels;
+}
+
+Curve readCurve(const YamlField &field)
+{
+    if (const Curve *curve = preparsedCurve(field)) return *curve;
+    checkKeys(field, {"steps", "values"});
+    const YamlField steps = child(field, "steps");
+    const YamlField values = child(field, "values");
+    if (!steps.node.IsDefined() || !steps.node.IsSequence())
+        fail(steps, "expected a list of steps");
+    if (!values.node.IsDefined() || !values.node.IsSequence())
+        fail(values, "expected a list of values");
+    if (steps.node.size() != values.node.size())
+        fail(values, std::to_string(values.node.size()) + " values for " +
+                         std::to_string(steps.node.size()) + " steps");
+    Curve curve(steps.node.size());
+    for (size_t i = 0; i < curve.size(); ++i) {
+        const YAML::Node s = steps.node[i];
+        const YAML::Node v = values.node[i];
+        if (!s.IsScalar() || !parseInt(s.Scalar(), &curve[i].step)) readInt(item(steps, i));
+        if (!v.IsScalar() || !parseNumber(v.Scalar(), &curve[i].value)) readNumber(item(values, i));
+    }
+    return curve;
+}
+
+RunStatus readStatus(const YamlField &field)
+{
+    const std::string text = readString(field);
+    const RunStatus all[] = {RunStatus::Queued, RunStatus::Running,  RunStatus::Paused,
+                             RunStatus::Done,   RunStatus::Diverged, RunStatus::Failed,
+                             RunStatus::Stopped};
+    std::vector<std::string> names;
+    for (RunStatus s : all) {
+        if (lowerText(text) == lowerText(toString(s))) return s;
+        names.push_back(toString(s));
+    }
+    std::string message = "unknown status '" + text + "'";
+    const std::string suggestion = nearestKey(text, names);
+    if (!suggestion.empty()) message += "; did you mean '" + suggestion + "'?";
+    message += " (expected one of ";
+    for (size_t i = 0; i < names.size(); ++i) message += (i ? ", " : "") + names[i];
+    fail(field, message + ")");
+}
+
+// A run record; a run file's has schema_version too (`inRunFile`).
+SessionRun readRun(const YamlField &field, bool inRunFile = false)
+{
+    std::vector<std::string> keys = {"labels",  "config",       "status",  "steps_done",
+                                     "diverged_at_step", "wall_seconds", "device",  "message",
+                                     "phase_starts",     "metrics",      "curves",  "samples"};
+    if (inRunFile) keys.push_back("schema_version");
+    checkKeys(field, keys);
+    SessionRun run;
+    run.labels = readLabels(child(field, "labels"));
+    const YamlField config = child(field, "config");
+    if (!config.present()) fail(config, "missing: the run's resolved configuration");
+    run.config = readRunConfig(config);
+    RunResult &result = run.result;
+    if (auto f = child(field, "status"); f.present()) result.status = readStatus(f);
+    if (auto f = child(field, "steps_done"); f.present()) result.stepsDone = readIntAtLeast(f, 0);
+    if (auto f = child(field, "diverged_at_step"); f.present())
+        result.divergedAtStep = readIntAtLeast(f, -1);
+    if (auto f = child(field, "wall_seconds"); f.present()) result.wallSeconds = readNumber(f);
+    if (auto f = child(field, "device"); f.present()) result.device = readString(f);
+    if (auto f = child(field, "message"); f.present()) result.message = readString(f);
+    if (auto f = child(field, "phase_starts"); f.present() && !f.isNull())
+        for (const auto &s : items(f)) result.phaseStarts.push_back(readIntAtLeast(s, 0));
+    if (auto f = child(field, "metrics"); f.present() && !f.isNull())
+        for (const auto &[key, value] : entries(f)) result.metrics[key] = readNumber(value);
+    if (auto f = child(field, "samples"); f.present() && !f.isNull())
+        for (const auto &sample : items(f)) result.samples.push_back(readString(sample));
+    if (auto f = child(field, "curves"); f.present() && !f.isNull()) {
+        for (const auto &[key, value] : entries(f)) {
+            if (key == "train")
+                result.train = readCurve(value);
+            else if (key == "test")
+                result.test = readCurve(value);
+            else
+                result.extra[key] = readCurve(value);
+        }
+    }
+    return run;
+}
+
+void readSweep(const YamlField &field, Session &session)
+{
+    std::vector<std::string> allowed = kAxisNames;
+    allowed.push_back("combinations");
+    checkKeys(field, allowed);
+    for (const auto &[key, value] : entries(field)) {
+        if (key == "combinations") continue;
+        session.axes.push_back({key, readAxisValues(key, value)});
+    }
+    const bool hasHeads = std::any_of(session.axes.begin(), session.axes.end(),
+                                      [](const SweepAxis &a) { return a.name == "heads"; });
+    if (auto f = child(field, "combinations"); f.present()) {
+        for (const auto &c : items(f)) {
+            checkKeys(c, kAxisNames);
+            SweepCombination combination;
+            for (const auto &[key, value] : entries(c)) {
+                const std::string &name = key; // clang 14 cannot capture a structured binding
+                if (std::any_of(session.axes.begin(), session.axes.end(),
+                                [&](const SweepAxis &a) { return a.name == name; }))
+                    fail(value, "'" + key + "' is already a sweep axis; set it in one place only");
+                combination[key] = readAxisValue(key, value);
+            }
+            if (combination.empty()) fail(c, "an empty combination");
+            if (session.combinations.size() >= static_cast<size_t>(RunLimits::kMaxSweepRuns))
+                fail(f, "more than " + std::to_string(RunLimits::kMaxSweepRuns) +
+                            " combinations (a HeadLab limit)");
+            session.combinations.push_back(std::move(combination));
+        }
+    }
+    if (const std::string tooLarge = checkSweepSize(session); !tooLarge.empty()) fail(field, tooLarge);
+    for (const auto &axis : session.axes) {
+        if (axis.name == "head_schedule" && hasHeads)
+            fail(child(field, "head_schedule"),
+                 "cannot be swept together with heads: both set the head counts");
+    }
+}
+
+} // namespace
+
+Session sessionFromYaml(const std::string &yamlText, const std::string &file)
+{
+    const YamlField root = parseDocument(yamlText, file);
+    if (!root.node.IsDefined() || root.node.IsNull())
+        fail(root, "empty document; a session is a mapping with schema_version and experiment");
+    checkKeys(root, {"schema_version", "name", "description", "learned_rule", "experiment", "sweep",
+                     "results", "runs", "skipped", "view"});
+
+    Session session;
+    const YamlField version = child(root, "schema_version");
+    if (!version.present()) fail(version, "missing (this HeadLab writes 1)");
+    session.schemaVersion = static_cast<int>(readIntAtLeast(version, 1));
+    if (session.schemaVersion > Session::kSchemaVersion)
+        fail(version, "schema version " + std::to_string(session.schemaVersion) +
+                          " is newer than this HeadLab reads (" +
+                          std::to_string(Session::kSchemaVersion) + ")");
+    session.schemaVersion = Session::kSchemaVersion; // read as the current schema from here on
+    if (auto f = child(root, "name"); f.present()) session.name = readString(f);
+    if (auto f = child(root, "description"); f.present()) session.description = readString(f);
+    if (auto f = child(root, "learned_rule"); f.present()) {
+        const std::string text = readString(f);
+        if (!parseLearnedRule(text, &session.learnedRule))
+            fail(f, "unknown rule '" + text + "' (expected left_ln10_plateau or final_below_ln10)");
+    }
+    const YamlField experiment = child(root, "experiment");
+    if (!experiment.present()) fail(experiment, "missing: the base run configuration");
+    session.base = readRunConfig(experiment);
+    if (auto f = child(root, "sweep"); f.present() && !f.isNull()) readSweep(f, session);
+    if (auto f = child(root, "results"); f.present()) {
+        session.resultsDir = readString(f);
+        if (session.resultsDir.empty() || session.resultsDir.front() == '/' ||
+            session.resultsDir.find("..") != std::string::npos)
+            fail(f, "expected the name of the results folder beside the session file, e.g. "
+                    "session.results");
+    }
+    if (auto f = child(root, "runs"); f.present() && !f.isNull()) {
+        for (const auto &r : items(f)) {
+            if (child(r, "file").present()) {
+                // An index entry of the stored layout: the result is in its own file.
+                checkKeys(r, {"file", "labels", "status", "final_test_loss"});
+                if (session.resultsDir.empty())
+                    fail(child(r, "file"), "a run stored in a file needs the session's "
+                                           "'results:' folder");
+                const std::string name = readString(child(r, "file"));
+                if (name.rfind("runs/", 0) != 0 || name.find('/', 5) != std::string::npos ||
+                    name.find("..") != std::string::npos)
+                    fail(child(r, "file"), "expected runs/NAME.yaml inside the results folder");
+                session.indexedRunFiles.push_back(name.substr(5));
+                continue;
+            }
+            session.runs.push_back(readRun(r));
+        }
+    }
+    if (auto f = child(root, "skipped"); f.present() && !f.isNull()) {
+        for (const auto &s : items(f)) {
+            checkKeys(s, {"labels", "reason"});
+            session.skipped.push_back(
+                {readLabels(child(s, "labels")), readString(child(s, "reason"))});
+        }
+    }
+    if (auto f = child(root, "view"); f.present() && !f.isNull())
+        for (const auto &[key, value] : entries(f)) session.view[key] = readString(value);
+    return session;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+namespace {
+
+void writeLabels(YAML::Emitter &out, const std::map<std::string, std::string> &labels)
+{
+    out << YAML::Flow << YAML::BeginMap;
+    for (const auto &[key, value] : labels) {
+        out << YAML::Key << key << YAML::Value;
+        writeText(out, value);
+    }
+    out << YAML::EndMap;
+}
+
+} // namespace
+
+namespace {
+
+// schema_version, name, description, experiment and sweep: the part a user edits.
+void writeDefinition(YAML::Emitter &out, const Session &session)
+{
+    out << YAML::Key << "schema_version" << YAML::Value << Session::kSchemaVersion;
+    out << YAML::Key << "name" << YAML::Value;
+    writeText(out, session.name);
+    out << YAML::Key << "description" << YAML::Value;
+    writeText(out, session.description);
+    out << YAML::Key << "learned_rule" << YAML::Value << toString(session.learnedRule);
+    out << YAML::Key << "experiment" << YAML::Value;
+    writeRunConfig(out, session.base);
+
+    if (!session.axes.empty() || !session.combinations.empty()) {
+        out << YAML::Key << "sweep" << YAML::Value << YAML::BeginMap;
+        for (const auto &axis : session.axes) {
+            out << YAML::Key << axis.name << YAML::Value << YAML::Flow << YAML::BeginSeq;
+            for (const auto &value : axis.values) writeAxisValue(out, axis.name, value);
+            out << YAML::EndSeq;
+        }
+        if (!session.combinations.empty()) {
+            out << YAML::Key << "combinations" << YAML::Value << YAML::BeginSeq;
+            for (const auto &combination : session.combinations) {
+                out << YAML::Flow << YAML::BeginMap;
+                for (const auto &[name, value] : combination) {
+                    out << YAML::Key << name << YAML::Value;
+                    writeAxisValue(out, name, value);
+                }
+                out << YAML::EndMap;
+            }
+            out << YAML::EndSeq;
+        }
+        out << YAML::EndMap;
+    }
+}
+
+// Curves are most of a session's text, and yaml-cpp's emitter checks every scalar it writes
+// against its regular expressions: a 2,000-run session took 8 s to write. The emitter writes a
+// placeholder per curve instead, and the curve's one-line flow mapping (curveText, the form
+// parseDocument reads back without yaml-cpp) replaces it afterwards.
+class CurveSplicer {
+public:
+    void write(YAML::Emitter &out, const Curve &curve)
+    {
+        out << kToken + std::to_string(m_curves.size());
+        m_curves.push_back(&curve);
+    }
+    std::string splice(const std::string &text) const
+    {
+        if (m_curves.empty()) return text;
+        std::string result;
+        result.reserve(text.size() + m_curves.size() * 64);
+        size_t copied = 0;
+        for (size_t i = 0; i < m_curves.size(); ++i) {
+            const std::string token = kToken + std::to_string(i);
+            size_t at = text.find(token, copied);
+            // The next character must end the token: "...CURVE1" is not "...CURVE12".
+            while (at != std::string::npos && at + token.size() < text.size() &&
+                   std::isdigit(static_cast<unsigned char>(text[at + token.size()])))
+                at = text.find(token, at + 1);
+            if (at == std::string::npos) throw std::logic_error("curve placeholder not found");
+            result.append(text, copied, at - copied);
+            result += curveText(*m_curves[i]);
+            copied = at + token.size();
+        }
+        result.append(text, copied, std::string::npos);
+        return result;
+    }
+
+private:
+    // Plain text the emitter writes as it is; no label or message of a session holds it.
+    static inline const std::string kToken = "HEADLAB_CURVE_PLACEHOLDER_5f3a9c_";
+    std::vector<const Curve *> m_curves;
+};
+
+// The keys of one run record, inside a mapping the caller opened.
+void writeRunRecord(YAML::Emitter &out, const SessionRun &run, CurveSplicer &curves)
+{
+    const RunResult &r = run.result;
+    out << YAML::Key << "labels" << YAML::Value;
+    writeLabels(out, run.labels);
+    out << YAML::Key << "status" << YAML::Value << toString(r.status);
+    out << YAML::Key << "steps_done" << YAML::Value << r.stepsDone;
+    out << YAML::Key << "diverged_at_step" << YAML::Value << r.divergedAtStep;
+    out << YAML::Key << "wall_seconds" << YAML::Value << formatNumber(r.wallSeconds);
+    out << YAML::Key << "device" << YAML::Value;
+    writeText(out, r.device);
+    out << YAML::Key << "message" << YAML::Value;
+    writeText(out, r.message);
+    out << YAML::Key << "phase_starts" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (auto s : r.phaseStarts) out << s;
+    out << YAML::EndSeq;
+    out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
+    for (const auto &[key, value] : r.metrics)
+        out << YAML::Key << key << YAML::Value << formatNumber(value);
+    out << YAML::EndMap;
+    if (!r.samples.empty()) {
+        out << YAML::Key << "samples" << YAML::Value << YAML::BeginSeq;
+        for (const auto &sample : r.samples) writeText(out, sample);
+        out << YAML::EndSeq;
+    }
+    out << YAML::Key << "curves" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "train" << YAML::Value;
+    curves.write(out, r.train);
+    out << YAML::Key << "test" << YAML::Value;
+    curves.write(out, r.test);
+    for (const auto &[key, curve] : r.extra) {
+        out << YAML::Key << key << YAML::Value;
+        curves.write(out, curve);
+    }
+    out << YAML::EndMap;
+    out << YAML::Key << "config" << YAML::Value;
+    writeRunConfig(out, run.config);
+}
+
+// skipped and view: the part after the runs.
+void writeSkippedAndView(YAML::Emitter &out, const Session &session)
+{
+    out << YAML::Key << "skipped" << YAML::Value << YAML::BeginSeq;
+    for (const auto &s : session.skipped) {
+        out << YAML::BeginMap;
+        out << YAML::Key << "labels" << YAML::Value;
+        writeLabels(out, s.labels);
+        out << YAML::Key << "reason" << YAML::Value;
+        writeText(out, s.reason);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+
+    out << YAML::Key << "view" << YAML::Value << YAML::BeginMap;
+    for (const auto &[key, value] : session.view) {
+        out << YAML::Key << key << YAML::Value;
+        writeText(out, value);
+    }
+    out << YAML::EndMap;
+}
+
+std::string finish(const YAML::Emitter &out, const CurveSplicer &curves = {})
+{
+    if (!out.good())
+        throw SessionError("<session>", 0, 0, "", "cannot write YAML: " + out.GetLastError());
+    return curves.splice(std::string(out.c_str()) + "\n");
+}
+
+} // namespace
+
+bool hasResult(const SessionRun &run)
+{
+    const RunResult &r = run.result;
+    return r.status != RunStatus::Queued || r.stepsDone > 0 || !r.train.empty() || !r.test.empty();
+}
+
+std::string sessionToYaml(const Session &session)
+{
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    writeDefinition(out, session);
+    out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
+    CurveSplicer curves;
+    for (const auto &run : session.runs) {
+        out << YAML::BeginMap;
+        writeRunRecord(out, run, curves);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    writeSkippedAndView(out, session);
+    out << YAML::EndMap;
+    return finish(out, curves);
+}
+
+std::string sessionIndexToYaml(const Session &session, const std::string &resultsDirName)
+{
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    writeDefinition(out, session);
+    out << YAML::Key << "results" << YAML::Value;
+    writeText(out, resultsDirName);
+    out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
+    for (const auto &run : session.runs) {
+        if (!hasResult(run)) continue;
+        out << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "file" << YAML::Value << "runs/" + runFileName(run.config);
+        out << YAML::Key << "status" << YAML::Value << toString(run.result.status);
+        out << YAML::Key << "labels" << YAML::Value;
+        writeLabels(out, run.labels);
+        if (auto it = run.result.metrics.find("final_test_loss"); it != run.result.metrics.end())
+            out << YAML::Key << "final_test_loss" << YAML::Value << formatNumber(it->second);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    writeSkippedAndView(out, session);
+    out << YAML::EndMap;
+    return finish(out);
+}
+
+std::string runToYaml(const SessionRun &run)
+{
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    out << YAML::Key << "schema_version" << YAML::Value << Session::kSchemaVersion;
+    CurveSplicer curves;
+    writeRunRecord(out, run, curves);
+    out << YAML::EndMap;
+    return finish(out, curves);
+}
+
+SessionRun runFromYaml(const std::string &text, const std::string &file)
+{
+    const YamlField root = parseDocument(text, file);
+    if (!root.node.IsDefined() || root.node.IsNull()) fail(root, "empty run file");
+    requireMap(root);
+    const YamlField version = child(root, "schema_version");
+    if (!version.present()) fail(version, "missing (this HeadLab writes 2)");
+    if (readIntAtLeast(version, 2) > Session::kSchemaVersion)
+        fail(version, "schema version " + version.node.Scalar() +
+                          " is newer than this HeadLab reads (" +
+                          std::to_string(Session::kSchemaVersion) + ")");
+    return readRun(root, true);
+}
+
+void saveSessionAtomic(const Session &session, const std::string &path)
+{
+    writeFileAtomic(path, sessionToYaml(session));
+}
+
+} // namespace headlab

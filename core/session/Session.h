@@ -1,0 +1,100 @@
+// Session.h — a HeadLab session: the experiment, its sweep, every run's results and the view.
+//
+// A session is what a user saves and reopens (YAML, see docs/SESSION_FORMAT.md). The sweep is a
+// base RunConfig plus named axes; their Cartesian product is the list of runs. Combinations that
+// cannot run (a head count that does not divide d_model, say) are listed as skipped, with why.
+#pragma once
+
+#include "core/metrics/LearnedRule.h"
+#include "core/config/RunConfig.h"
+#include "core/config/RunResult.h"
+#include "core/config/Yaml.h"
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+// One value of a sweep axis: a number, an exact unsigned integer (a seed: all 64 bits, which a
+// double cannot hold), a list of integers (a per-layer head schedule) or text.
+struct AxisValue {
+    enum class Kind { Number, Unsigned, IntList, Text };
+    Kind kind = Kind::Number;
+    double number = 0.0;
+    uint64_t unsignedValue = 0; // Kind::Unsigned
+    std::vector<int64_t> ints;
+    std::string text;
+    std::string label() const; // "96", "[12,24,48,96]", "ascending"
+};
+
+struct SweepAxis {
+    std::string name; // d_model, heads, head_dim, lr, seed, layers, width_multiplier, qk_rule, ...
+    std::vector<AxisValue> values;
+};
+
+// Axis values that are set together, one map per combination. A sweep that is not a full
+// product (the paper's Figure 4 scans a list of (n_H, m) pairs) lists them under
+// `sweep.combinations`; the runs are then every combination × the product of the axes.
+using SweepCombination = std::map<std::string, AxisValue>;
+
+struct SessionRun {
+    std::map<std::string, std::string> labels; // axis name -> value label
+    RunConfig config;
+    RunResult result;
+};
+
+struct SkippedRun {
+    std::map<std::string, std::string> labels;
+    std::string reason;
+};
+
+struct Session {
+    // 2: results stored one file per run beside the session (SessionStore.h); 1 still loads.
+    static constexpr int kSchemaVersion = 2;
+    int schemaVersion = kSchemaVersion;
+    std::string name;
+    std::string description;
+    RunConfig base;
+    std::vector<SweepAxis> axes;
+    std::vector<SweepCombination> combinations; // empty: the product of the axes alone
+    std::vector<SessionRun> runs;
+    std::vector<SkippedRun> skipped;
+    std::map<std::string, std::string> view; // GUI view state: chart, heatmap_lr, log_x, ...
+    LearnedRule learnedRule = LearnedRule::LeftLn10Plateau; // `learned_rule:` (LearnedRule.h)
+    // The folder of run files (relative to the session file) it was loaded with, "" when the
+    // session file held its results itself (schema 1, an export, a preset).
+    std::string resultsDir;
+    // The run files the session file's index lists, in its order (names inside resultsDir/runs/);
+    // loadSession reads them, then any other run file in the folder.
+    std::vector<std::string> indexedRunFiles;
+};
+
+// A run has something worth storing: it started, or has curves or a status other than Queued.
+bool hasResult(const SessionRun &run);
+
+// Why a sweep cannot be expanded: its product has more than RunLimits::kMaxSweepRuns runs.
+// Returns "" when it is within the limit. Computed from the axis sizes without expanding.
+std::string checkSweepSize(const Session &session);
+
+// Rebuilds runs and skipped from base and axes. A run whose resolved config is unchanged keeps
+// its result, so editing one axis does not throw away finished work.
+void expandSweep(Session &session);
+
+// Parses YAML text. `file` is used in error messages only. Throws SessionError.
+Session sessionFromYaml(const std::string &yamlText, const std::string &file = "<session>");
+// Reads a session file and, when it names a results folder, every run file in it
+// (SessionStore.h). Throws SessionError, located in whichever file is at fault.
+Session loadSession(const std::string &path);
+// The whole session as one self-contained YAML document, results included (an export).
+std::string sessionToYaml(const Session &session);
+// Writes sessionToYaml to `path` atomically (writeFileAtomic): on any failure the previous file
+// is left untouched and SessionError is thrown. For a session that is being trained, write
+// through a SessionStore instead: it saves one file per finished run.
+void saveSessionAtomic(const Session &session, const std::string &path);
+
+// Indices of runs that still have to run (Queued, Running, Paused or Stopped).
+std::vector<int> pendingRuns(const Session &session);
+
+} // namespace headlab

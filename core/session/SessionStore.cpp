@@ -1,0 +1,475 @@
+// SessionStore.cpp — run files, the session index, the writer's lock, and loading them back.
+#include "core/session/SessionStore.h"
+
+#include "core/config/Yaml.h"
+#include "core/tasks/RunConfigFields.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace headlab {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+uint64_t fnv1a(const std::string &text)
+{
+    uint64_t hash = 1469598103934665603ull;
+    for (unsigned char c : text) {
+        hash ^= c;
+        hash *= 1099511628211ull;
+    }
+    return hash;
+}
+
+std::string directoryOf(const std::string &path)
+{
+    const auto slash = path.find_last_of('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string baseName(const std::string &path)
+{
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+SessionError fileError(const std::string &path, const std::string &message)
+{
+    return SessionError(path, 0, 0, "", message);
+}
+
+void fsyncDirectory(const std::string &dir)
+{
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+// mkdir -p, with a message that names the directory that could not be made.
+void makeDirectories(const std::string &dir)
+{
+    std::error_code error;
+    fs::create_directories(dir, error);
+    if (error) throw fileError(dir, "cannot create the directory: " + error.message());
+    if (!fs::is_directory(dir, error))
+        throw fileError(dir, "exists but is not a directory; move it away");
+}
+
+// Temporary files are ".NAME.tmp-XXXXXX" beside NAME.
+std::string temporaryPattern(const std::string &target)
+{
+    return directoryOf(target) + "/." + baseName(target) + ".tmp-XXXXXX";
+}
+
+bool isTemporaryName(const std::string &name)
+{
+    return name.size() > 12 && name.front() == '.' && name.find(".tmp-") != std::string::npos;
+}
+
+// Files of the previous release's saver: "NAME.tmp.XXXXXX".
+bool isLegacyTemporaryOf(const std::string &name, const std::string &sessionName)
+{
+    const std::string prefix = sessionName + ".tmp.";
+    return name.size() == prefix.size() + 6 && name.rfind(prefix, 0) == 0;
+}
+
+std::string nowText()
+{
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char buffer[64];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%S", &local);
+    return buffer;
+}
+
+std::string hostName()
+{
+    char buffer[HOST_NAME_MAX + 1] = {};
+    if (::gethostname(buffer, sizeof buffer - 1) != 0) return "an unknown host";
+    return buffer;
+}
+
+// Which of two stored results of one configuration to keep: a finished one over one that is
+// not, else the one that got further.
+bool better(const RunResult &candidate, const RunResult &current)
+{
+    if (isFinished(candidate.status) != isFinished(current.status))
+        return isFinished(candidate.status);
+    return candidate.stepsDone >= current.stepsDone;
+}
+
+} // namespace
+
+std::string resultsDirFor(const std::string &sessionPath)
+{
+    std::string base = baseName(sessionPath);
+    for (const char *extension : {".yaml", ".yml"}) {
+        const size_t n = std::strlen(extension);
+        if (base.size() > n && base.compare(base.size() - n, n, extension) == 0) {
+            base.resize(base.size() - n);
+            break;
+        }
+    }
+    const std::string dir = directoryOf(sessionPath);
+    const std::string name = base + ".results";
+    return sessionPath.find('/') == std::string::npos ? name : dir + "/" + name;
+}
+
+std::string runFileName(const RunConfig &config)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%016llx.yaml",
+                  static_cast<unsigned long long>(fnv1a(yaml::canonicalYaml(config))));
+    return buffer;
+}
+
+std::string readSessionText(const std::string &path)
+{
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw fileError(path, std::string("cannot open: ") + std::strerror(errno));
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) {
+        const int error = errno;
+        ::close(fd);
+        throw fileError(path, std::string("cannot read: ") + std::strerror(error));
+    }
+    if (S_ISDIR(info.st_mode)) {
+        ::close(fd);
+        throw fileError(path, "is a directory, not a session file");
+    }
+    if (!S_ISREG(info.st_mode)) {
+        ::close(fd);
+        throw fileError(path, "is not a regular file (a device, FIFO or socket); a session is a "
+                              "YAML file");
+    }
+    if (static_cast<uint64_t>(info.st_size) > SessionLimits::kMaxFileBytes) {
+        ::close(fd);
+        throw fileError(path, "is " + std::to_string(info.st_size >> 20) + " MiB; files over " +
+                                  std::to_string(SessionLimits::kMaxFileBytes >> 20) +
+                                  " MiB are refused (a HeadLab limit)");
+    }
+    std::string text;
+    text.resize(static_cast<size_t>(info.st_size));
+    size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int error = errno;
+            ::close(fd);
+            throw fileError(path, std::string("cannot read: ") + std::strerror(error));
+        }
+        if (n == 0) break; // shrank while reading
+        done += static_cast<size_t>(n);
+    }
+    text.resize(done);
+    ::close(fd);
+    return text;
+}
+
+void writeFileAtomic(const std::string &requestedPath, const std::string &text, bool syncDirectory)
+{
+    // A link is written through: its target is replaced and the link stays.
+    std::string path = requestedPath;
+    struct stat info {};
+    for (int hops = 0; ::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode); ++hops) {
+        std::error_code error;
+        fs::path target = fs::read_symlink(path, error);
+        if (error || hops == 40)
+            throw fileError(requestedPath, "cannot follow the link: " +
+                                               (error ? error.message() : "too many links"));
+        if (target.is_relative()) target = fs::path(directoryOf(path)) / target;
+        path = target.string(); // also when it does not exist yet: it is created there
+    }
+    bool exists = ::stat(path.c_str(), &info) == 0;
+    if (exists && S_ISDIR(info.st_mode))
+        throw fileError(requestedPath, "is a directory; give a file name");
+    if (exists && !S_ISREG(info.st_mode))
+        throw fileError(requestedPath, "is not a regular file (a device, FIFO or socket); "
+                                       "refusing to replace it");
+    auto failure = [&](const std::string &what, int error) {
+        return fileError(requestedPath, "cannot save (" + what + "): " + std::strerror(error) +
+                                            "; the previous file, if any, is unchanged");
+    };
+    // The temporary file must be in the same directory for rename() to be atomic.
+    std::string tempPath = temporaryPattern(path);
+    const int fd = ::mkostemp(tempPath.data(), O_CLOEXEC);
+    if (fd < 0) throw failure("creating " + tempPath, errno);
+    auto abandon = [&](const std::string &what) {
+        const int error = errno;
+        ::close(fd);
+        ::unlink(tempPath.c_str());
+        return failure(what, error);
+    };
+    // Keep the permissions of the file being replaced, else the usual 0644 less the umask.
+    mode_t mode = 0644;
+    if (exists) {
+        mode = info.st_mode & 07777;
+    } else {
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        mode &= ~mask;
+    }
+    if (::fchmod(fd, mode) != 0) throw abandon("setting permissions");
+    size_t written = 0;
+    while (written < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw abandon("writing " + tempPath);
+        }
+        written += static_cast<size_t>(n);
+    }
+    if (::fsync(fd) != 0) throw abandon("flushing " + tempPath);
+    if (::close(fd) != 0) {
+        const int error = errno;
+        ::unlink(tempPath.c_str());
+        throw failure("closing " + tempPath, error);
+    }
+    if (::rename(tempPath.c_str(), path.c_str()) != 0) {
+        const int error = errno;
+        ::unlink(tempPath.c_str());
+        throw failure("renaming " + tempPath, error);
+    }
+    if (syncDirectory) fsyncDirectory(directoryOf(path)); // the rename itself durable
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+Session loadSession(const std::string &path)
+{
+    Session session = sessionFromYaml(readSessionText(path), path);
+    if (session.resultsDir.empty()) return session;
+
+    const std::string runsDir = directoryOf(path) + "/" + session.resultsDir + "/runs";
+    // The index's order first, then files written after the index was saved, by name.
+    std::vector<std::string> names = session.indexedRunFiles;
+    std::set<std::string> listed(names.begin(), names.end());
+    std::vector<std::string> unlisted;
+    if (DIR *dir = ::opendir(runsDir.c_str())) {
+        while (const dirent *entry = ::readdir(dir)) {
+            const std::string name = entry->d_name;
+            if (name.empty() || name.front() == '.' || name.size() < 6 ||
+                name.compare(name.size() - 5, 5, ".yaml") != 0 || listed.count(name))
+                continue;
+            unlisted.push_back(name);
+        }
+        ::closedir(dir);
+    }
+    std::sort(unlisted.begin(), unlisted.end());
+    names.insert(names.end(), unlisted.begin(), unlisted.end());
+
+    // Run files are independent: parse them on every core (yaml-cpp reads ~10 MB/s on one).
+    struct Loaded {
+        std::optional<SessionRun> run; // empty: indexed but never written (not run yet)
+        std::exception_ptr error;
+    };
+    std::vector<Loaded> loaded(names.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < names.size();) {
+            const std::string file = runsDir + "/" + names[i];
+            struct stat info {};
+            if (::stat(file.c_str(), &info) != 0) continue;
+            try {
+                loaded[i].run = runFromYaml(readSessionText(file), file);
+            } catch (...) {
+                loaded[i].error = std::current_exception();
+            }
+        }
+    };
+    const size_t threads =
+        std::min<size_t>(names.size() / 8 + 1, std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto &thread : pool) thread.join();
+
+    std::map<std::string, size_t> byConfig; // canonical config -> index in session.runs
+    for (size_t i = 0; i < session.runs.size(); ++i)
+        byConfig.emplace(yaml::canonicalYaml(session.runs[i].config), i);
+    for (auto &entry : loaded) {
+        if (entry.error) std::rethrow_exception(entry.error); // the first bad file, in order
+        if (!entry.run) continue;
+        SessionRun run = std::move(*entry.run);
+        const std::string canonical = yaml::canonicalYaml(run.config);
+        if (auto it = byConfig.find(canonical); it != byConfig.end()) {
+            if (better(run.result, session.runs[it->second].result))
+                session.runs[it->second] = std::move(run);
+        } else {
+            byConfig.emplace(canonical, session.runs.size());
+            session.runs.push_back(std::move(run));
+        }
+    }
+    session.indexedRunFiles.clear();
+    return session;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The writer
+
+SessionStore::SessionStore(std::string sessionPath)
+    : m_sessionPath(std::move(sessionPath))
+    , m_resultsDir(resultsDirFor(m_sessionPath))
+{
+    struct stat info {};
+    if (::stat(m_sessionPath.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+        throw fileError(m_sessionPath, S_ISDIR(info.st_mode)
+                                           ? "is a directory; give a session file name"
+                                           : "is not a regular file (a device, FIFO or socket)");
+    makeDirectories(m_resultsDir + "/runs");
+    const std::string lockPath = m_resultsDir + "/lock";
+    m_lockFd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (m_lockFd < 0)
+        throw fileError(lockPath,
+                        std::string("cannot open the lock file: ") + std::strerror(errno));
+    if (::flock(m_lockFd, LOCK_EX | LOCK_NB) != 0) {
+        const int error = errno;
+        ::close(m_lockFd);
+        m_lockFd = -1;
+        if (error == EWOULDBLOCK) {
+            const std::string holder = lockHolder(m_sessionPath);
+            throw fileError(m_sessionPath,
+                            "is being written by another HeadLab (" +
+                                (holder.empty() ? std::string("a process") : holder) +
+                                "); wait for it to finish or stop it, or save to another file");
+        }
+        throw fileError(lockPath, std::string("cannot lock: ") + std::strerror(error));
+    }
+    const std::string owner =
+        "PID " + std::to_string(::getpid()) + " on " + hostName() + " since " + nowText() + "\n";
+    if (::ftruncate(m_lockFd, 0) == 0) {
+        ssize_t ignored = ::pwrite(m_lockFd, owner.data(), owner.size(), 0);
+        (void)ignored;
+    }
+
+    // Nobody else writes here now: temporary files are a killed writer's leftovers.
+    auto sweep = [](const std::string &dir, const std::function<bool(const std::string &)> &match) {
+        if (DIR *d = ::opendir(dir.c_str())) {
+            std::vector<std::string> doomed;
+            while (const dirent *entry = ::readdir(d))
+                if (match(entry->d_name)) doomed.push_back(dir + "/" + entry->d_name);
+            ::closedir(d);
+            for (const auto &file : doomed) ::unlink(file.c_str());
+        }
+    };
+    const std::string sessionName = baseName(m_sessionPath);
+    sweep(m_resultsDir + "/runs", isTemporaryName);
+    sweep(directoryOf(m_sessionPath), [&](const std::string &name) {
+        return (isTemporaryName(name) && name.rfind("." + sessionName + ".tmp-", 0) == 0) ||
+               isLegacyTemporaryOf(name, sessionName);
+    });
+}
+
+SessionStore::~SessionStore()
+{
+    if (m_lockFd >= 0) {
+        if (::ftruncate(m_lockFd, 0) != 0) {
+            // The lock is released by close() all the same; a stale text only shows in messages.
+        }
+        ::close(m_lockFd);
+    }
+}
+
+std::string SessionStore::lockHolder(const std::string &sessionPath)
+{
+    const std::string lockPath = resultsDirFor(sessionPath) + "/lock";
+    const int fd = ::open(lockPath.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return {};
+    std::string holder;
+    if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+        char buffer[512];
+        const ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
+        holder = n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string("a process");
+        while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r'))
+            holder.pop_back();
+    }
+    ::close(fd);
+    return holder;
+}
+
+namespace {
+
+// Adds the time of its scope to a store's seconds spent saving.
+class SavingClock {
+public:
+    explicit SavingClock(double *total) : m_total(total) {}
+    ~SavingClock()
+    {
+        *m_total += std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+    }
+
+private:
+    double *m_total;
+    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+};
+
+} // namespace
+
+void SessionStore::writeRun(const SessionRun &run, bool compareWithDisk, bool syncDirectory)
+{
+    const std::string name = runFileName(run.config);
+    const std::string text = runToYaml(run);
+    const uint64_t fingerprint = fnv1a(text);
+    if (auto it = m_written.find(name); it != m_written.end() && it->second == fingerprint) return;
+    const std::string file = m_resultsDir + "/runs/" + name;
+    // Written by an earlier process and unchanged since: no need to write it again.
+    bool same = false;
+    if (compareWithDisk) {
+        try {
+            same = readSessionText(file) == text;
+        } catch (const SessionError &) {
+        }
+    }
+    if (!same) writeFileAtomic(file, text, syncDirectory);
+    m_written[name] = fingerprint;
+}
+
+void SessionStore::saveRun(const SessionRun &run, bool syncDirectory)
+{
+    SavingClock clock(&m_secondsSaving);
+    writeRun(run, /*compareWithDisk=*/false, syncDirectory);
+}
+
+void SessionStore::syncRuns()
+{
+    SavingClock clock(&m_secondsSaving);
+    fsyncDirectory(m_resultsDir + "/runs");
+}
+
+void SessionStore::saveSession(const Session &session)
+{
+    SavingClock clock(&m_secondsSaving);
+    for (const auto &run : session.runs)
+        if (hasResult(run)) writeRun(run, /*compareWithDisk=*/true, /*syncDirectory=*/false);
+    fsyncDirectory(m_resultsDir + "/runs"); // once for all the run files
+    writeFileAtomic(m_sessionPath, sessionIndexToYaml(session, baseName(m_resultsDir)));
+}
+
+} // namespace headlab

@@ -1,0 +1,103 @@
+// SessionStore.h — where a session's results live on disk, and the one way to write them.
+//
+// A session saved by this version is two things side by side (docs/SESSION_FORMAT.md):
+//
+//   S.yaml                  what a user reads and edits: the experiment, the sweep, the view, and
+//                           an index of the runs (labels, status, the file of each result)
+//   S.results/runs/K.yaml   one file per run, the run's whole result, written atomically once
+//                           when the run finishes (K: a hash of the run's resolved config)
+//   S.results/lock          held (flock) by the one process that writes the session
+//
+// Finishing a run costs one small file, not a rewrite of the session, so saving scales with the
+// run and not with the session. The run files are the truth: loading reads every file in
+// S.results/runs/, including those written after the index was last saved (a crash between the
+// two loses nothing). A session written as one self-contained YAML file (schema 1, or an export)
+// still loads; its runs then come from the file itself.
+//
+// Writers: the CLI and the app both write through SessionStore. Opening one for writing takes an
+// exclusive lock; a second writer is refused with a message naming the first (PID, host, since).
+// Temporary files that a killed writer left behind are removed when the lock is taken.
+//
+// Torch-free and Qt-free.
+#pragma once
+
+#include "core/session/Session.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+// Limits on what a session may ask for (SessionError with the key when exceeded).
+struct SessionLimits {
+    static constexpr uint64_t kMaxFileBytes = 256ull << 20; // a session or run file
+    static constexpr int kMaxNesting = 64;                  // YAML nesting depth
+};
+
+// "S.results" beside "S.yaml" (the extension, if any, replaced).
+std::string resultsDirFor(const std::string &sessionPath);
+// The file name of a run's result inside S.results/runs/: 16 hex digits of the config's hash.
+std::string runFileName(const RunConfig &config);
+
+// Reads a text file for the session loaders: refuses directories, devices, FIFOs and files over
+// kMaxFileBytes with a message that says so, instead of reading forever or running out of memory.
+std::string readSessionText(const std::string &path);
+
+// Writes `text` to `path` atomically: a temporary file beside it, fsync, rename, fsync of the
+// directory. A symbolic link is written through (the link stays, its target is replaced); a
+// directory, device, FIFO or socket at `path` is refused. On failure the previous file is
+// unchanged and SessionError is thrown with the reason (e.g. "No space left on device").
+// `syncDirectory` false leaves the fsync of the directory (which makes the rename durable) to the
+// caller, who may write several files first and sync their directory once.
+void writeFileAtomic(const std::string &path, const std::string &text, bool syncDirectory = true);
+
+// One run's result file: the run record of the session format with its own schema_version.
+std::string runToYaml(const SessionRun &run);
+SessionRun runFromYaml(const std::string &text, const std::string &file);
+
+// The session file in the stored layout: everything but the results, plus the index of runs
+// pointing into `resultsDir` (relative to the session file).
+std::string sessionIndexToYaml(const Session &session, const std::string &resultsDirName);
+
+class SessionStore {
+public:
+    // Opens `sessionPath` for writing: creates S.results/runs/, takes the lock, and removes the
+    // temporary files a killed writer left. Throws SessionError if another process holds the lock
+    // ("... is being written by PID 1234 on host since 2026-11-26 10:00:00").
+    explicit SessionStore(std::string sessionPath);
+    ~SessionStore(); // releases the lock
+    SessionStore(const SessionStore &) = delete;
+    SessionStore &operator=(const SessionStore &) = delete;
+
+    const std::string &sessionPath() const { return m_sessionPath; }
+    const std::string &resultsDir() const { return m_resultsDir; }
+
+    // Writes one run's result file (atomic). Throws SessionError on failure. Runs that finish
+    // together (an ensemble) are saved with `syncDirectory` false and one syncRuns() after them.
+    void saveRun(const SessionRun &run, bool syncDirectory = true);
+    void syncRuns();
+    // Writes the session file (the index) and every run that has a result but no file yet, or
+    // whose file is out of date. Throws SessionError on failure.
+    void saveSession(const Session &session);
+    // Seconds spent in saveRun and saveSession so far (what the bench reports).
+    double secondsSaving() const { return m_secondsSaving; }
+
+    // Who holds the lock of `sessionPath`, or "" if nobody.
+    static std::string lockHolder(const std::string &sessionPath);
+
+private:
+    std::string m_sessionPath;
+    std::string m_resultsDir;
+    int m_lockFd = -1;
+    double m_secondsSaving = 0.0;
+    // Writes a run's file unless it already holds this text (known from m_written, or, with
+    // `compareWithDisk`, read back from the file an earlier process wrote).
+    void writeRun(const SessionRun &run, bool compareWithDisk, bool syncDirectory);
+    // Run files known to hold the result as it is now: file name -> a hash of their text.
+    std::map<std::string, uint64_t> m_written;
+};
+
+} // namespace headlab

@@ -1,0 +1,478 @@
+// RunConfigFields.cpp — the rows of RunConfig and the walkers that read, write, key and export it.
+#include "core/tasks/RunConfigFields.h"
+
+#include "core/tasks/TaskSpec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace headlab {
+
+namespace {
+
+using yaml::YamlField;
+
+const std::initializer_list<yaml::EnumName<Objective>> kObjectives = {
+    {Objective::NextToken, "next_token"}, {Objective::Answer, "answer"}, {Objective::Regression, "regression"}};
+const std::initializer_list<yaml::EnumName<OptimizerKind>> kOptimizers = {{OptimizerKind::Adam, "adam"},
+                                                                         {OptimizerKind::AdamW, "adamw"}};
+const std::initializer_list<yaml::EnumName<ScheduleKind>> kSchedules = {
+    {ScheduleKind::Constant, "constant"}, {ScheduleKind::WarmupCosine, "warmup_cosine"}};
+const std::initializer_list<yaml::EnumName<NormKind>> kNorms = {{NormKind::LayerNorm, "layer_norm"},
+                                                               {NormKind::UnitScale, "unit_scale"}};
+const std::initializer_list<yaml::EnumName<NormPlacement>> kPlacements = {{NormPlacement::PreNorm, "pre_norm"},
+                                                                         {NormPlacement::PostNorm, "post_norm"}};
+const std::initializer_list<yaml::EnumName<Activation>> kActivations = {{Activation::Gelu, "gelu"},
+                                                                       {Activation::Relu, "relu"}};
+const std::initializer_list<yaml::EnumName<LogitScale>> kLogitScales = {
+    {LogitScale::InvSqrtHeadDim, "inv_sqrt_head_dim"}, {LogitScale::InvHeadDim, "inv_head_dim"}, {LogitScale::None, "none"}};
+
+std::string lower(std::string text)
+{
+    for (auto &c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+double positive(const YamlField &f) { return yaml::readPositive(f); }
+double unitInterval(const YamlField &f) { return yaml::readNumberInRange(f, 0, true, 1, false); }
+
+// head_dim / ffn_width: an integer >= 0, or "auto" (0: derived).
+Field<ModelConfig> autoInteger(std::string key, int64_t ModelConfig::*member, int64_t maximum, std::string help)
+{
+    return {{key}, std::move(help), Sharing::Shared,
+            [key, member, maximum](const YamlField &map, ModelConfig &m) {
+                const YamlField f = yaml::child(map, key);
+                int64_t value = 0;
+                if (yaml::isScalar(f) && lower(f.node.Scalar()) == "auto") {
+                    value = 0;
+                } else if (!yaml::isScalar(f) || !yaml::parseInt(f.node.Scalar(), &value)) {
+                    yaml::fail(f, "expected an integer or auto, got " +
+                                      (yaml::isScalar(f) ? "'" + f.node.Scalar() + "'" : std::string("a non-scalar")));
+                } else if (value < 0) {
+                    yaml::fail(f, "must be at least 0 (or auto), got " + std::to_string(value));
+                } else if (value > maximum) {
+                    yaml::fail(f, beyondLimit(maximum, value));
+                }
+                m.*member = value;
+            },
+            [key, member](YAML::Emitter &out, const ModelConfig &m) {
+                out << YAML::Key << key << YAML::Value;
+                if (m.*member > 0)
+                    out << m.*member;
+                else
+                    out << "auto";
+            }};
+}
+
+std::string joined(const std::vector<int64_t> &values)
+{
+    std::string text;
+    for (size_t i = 0; i < values.size(); ++i) text += (i ? " " : "") + std::to_string(values[i]);
+    return text;
+}
+
+// `heads: n` with `layers: L`, or a per-layer list `heads: [4, 2, 1]`.
+Field<ModelConfig> headsRow()
+{
+    Field<ModelConfig> row{
+        {"heads", "layers"},
+        "heads per layer: a number (with layers) or a list, one per layer",
+        Sharing::PerRun, // ensembleKey() decides: head counts or only the layer count
+        [](const YamlField &map, ModelConfig &model) {
+            const YamlField heads = yaml::child(map, "heads");
+            const YamlField layers = yaml::child(map, "layers");
+            if (heads.present() && heads.node.IsSequence()) {
+                model.heads.clear();
+                if (heads.node.size() > static_cast<size_t>(RunLimits::kMaxLayers))
+                    yaml::fail(heads, beyondLimit(RunLimits::kMaxLayers, int64_t(heads.node.size()), "layers"));
+                for (const auto &h : yaml::items(heads))
+                    model.heads.push_back(yaml::readIntInRange(h, 1, RunLimits::kMaxHeads));
+                if (model.heads.empty()) yaml::fail(heads, "needs at least one layer's head count");
+                if (layers.present()) {
+                    const int64_t n = yaml::readIntInRange(layers, 1, RunLimits::kMaxLayers);
+                    if (n != model.layers())
+                        yaml::fail(layers, std::to_string(n) + " layers, but heads lists " +
+                                               std::to_string(model.layers()) + " (leave layers out when heads is a list)");
+                }
+            } else {
+                const int64_t perLayer =
+                    heads.present() ? yaml::readIntInRange(heads, 1, RunLimits::kMaxHeads) : model.heads.front();
+                const int64_t n = layers.present() ? yaml::readIntInRange(layers, 1, RunLimits::kMaxLayers) : model.layers();
+                model.heads.assign(static_cast<size_t>(n), perLayer);
+            }
+        },
+        [](YAML::Emitter &out, const ModelConfig &model) {
+            const bool constant = !model.heads.empty() &&
+                                  std::all_of(model.heads.begin(), model.heads.end(),
+                                              [&](int64_t h) { return h == model.heads.front(); });
+            if (constant) {
+                out << YAML::Key << "heads" << YAML::Value << model.heads.front();
+                out << YAML::Key << "layers" << YAML::Value << model.layers();
+            } else {
+                out << YAML::Key << "heads" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+                for (auto h : model.heads) out << h;
+                out << YAML::EndSeq;
+            }
+        }};
+    row.csv = {{"layers", [](const ModelConfig &m) { return std::to_string(m.layers()); }},
+               {"heads", [](const ModelConfig &m) { return joined(m.heads); }},
+               {"head_dim",
+                [](const ModelConfig &m) {
+                    std::vector<int64_t> dims;
+                    for (size_t l = 0; l < m.heads.size(); ++l) dims.push_back(m.headDimOfLayer(l));
+                    return joined(dims);
+                }},
+               {"total_heads", [](const ModelConfig &m) { return std::to_string(m.totalHeads()); }}};
+    return row;
+}
+
+const FieldTable<OptimizerConfig> &optimizerFields()
+{
+    static const FieldTable<OptimizerConfig> table = {
+        fields::enumeration("kind", &OptimizerConfig::kind, kOptimizers, "adam or adamw"),
+        fields::number("beta1", &OptimizerConfig::beta1, unitInterval, "Adam's β1, in [0, 1)"),
+        fields::number("beta2", &OptimizerConfig::beta2, unitInterval, "Adam's β2, in [0, 1)"),
+        fields::number("eps", &OptimizerConfig::eps, positive, "Adam's ε"),
+        fields::number(
+            "weight_decay", &OptimizerConfig::weightDecay,
+            [](const YamlField &f) { return yaml::readNumberInRange(f, 0, true, std::numeric_limits<double>::infinity(), false); },
+            "decoupled weight decay (adamw)"),
+    };
+    return table;
+}
+
+const FieldTable<ScheduleConfig> &scheduleFields()
+{
+    static const FieldTable<ScheduleConfig> table = {
+        fields::enumeration("kind", &ScheduleConfig::kind, kSchedules, "constant or warmup_cosine"),
+        fields::number(
+            "warmup_fraction", &ScheduleConfig::warmupFraction,
+            [](const YamlField &f) { return yaml::readNumberInRange(f, 0, true, 1, true); },
+            "warmup_cosine: the fraction of the phase spent warming up linearly from 0"),
+    };
+    return table;
+}
+
+const FieldTable<QkRuleConfig> &qkRuleFields()
+{
+    static const FieldTable<QkRuleConfig> table = [] {
+        FieldTable<QkRuleConfig> t = {
+            fields::boolean("enabled", &QkRuleConfig::enabled, "η_QK = η · sqrt(reference_head_dim / m_H) for W_Q, W_K"),
+            fields::number("reference_head_dim", &QkRuleConfig::referenceHeadDim, positive,
+                           "the head dimension at which η_QK = η"),
+        };
+        t[0].csv = {{"qk_rule", [](const QkRuleConfig &q) { return std::string(q.enabled ? "on" : "off"); }}};
+        return t;
+    }();
+    return table;
+}
+
+// The `task:` mapping: kind, then the options of that kind's row in the task table.
+Field<RunConfig> taskRow()
+{
+    Field<RunConfig> row{
+        {"task"},
+        "the task: kind and its options",
+        Sharing::Shared,
+        [](const YamlField &map, RunConfig &c) {
+            const YamlField field = yaml::child(map, "task");
+            std::vector<std::string> allowed = {"kind"};
+            for (const TaskSpec *spec : taskTable()) {
+                for (const auto &key : keysOf(spec->options))
+                    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) allowed.push_back(key);
+            }
+            yaml::checkKeys(field, allowed);
+            TaskConfig task;
+            if (auto f = yaml::child(field, "kind"); f.present()) {
+                const std::string kind = yaml::readString(f);
+                const TaskSpec *spec = nullptr;
+                for (const TaskSpec *s : taskTable())
+                    if (yaml::normalisedName(s->id) == yaml::normalisedName(kind)) spec = s;
+                if (!spec || !yaml::isScalar(f)) {
+                    std::vector<std::string> ids;
+                    for (const TaskSpec *s : taskTable()) ids.push_back(s->id);
+                    yaml::failUnknownName(f, ids);
+                }
+                task.kind = spec->id;
+            }
+            const TaskSpec &spec = taskSpec(task.kind);
+            const std::vector<std::string> own = keysOf(spec.options);
+            for (const auto &[key, value] : yaml::entries(field)) {
+                if (key == "kind" || std::find(own.begin(), own.end(), key) != own.end()) continue;
+                std::string owner;
+                for (const TaskSpec *s : taskTable()) {
+                    const auto keys = keysOf(s->options);
+                    if (owner.empty() && std::find(keys.begin(), keys.end(), key) != keys.end()) owner = s->id;
+                }
+                yaml::fail(value, "is an option of task kind " + owner + ", not " + task.kind);
+            }
+            readFields(field, spec.options, task);
+            c.task = task;
+        },
+        [](YAML::Emitter &out, const RunConfig &c) {
+            out << YAML::Key << "task" << YAML::Value << YAML::BeginMap;
+            out << YAML::Key << "kind" << YAML::Value << c.task.kind;
+            writeFields(out, taskSpec(c.task).options, c.task);
+            out << YAML::EndMap;
+        }};
+    row.csv = {{"task", [](const RunConfig &c) { return c.task.kind; }}};
+    row.key = [](const RunConfig &c) { return c.task.kind + "{" + ensembleKeyOf(taskSpec(c.task).options, c.task) + "}"; };
+    return row;
+}
+
+Field<PhaseConfig> phaseLrRow()
+{
+    return {{"lr"},
+            "the phase's learning rate, or 'scanned' for the run's η",
+            Sharing::Shared,
+            [](const YamlField &map, PhaseConfig &phase) {
+                const YamlField f = yaml::child(map, "lr");
+                if (yaml::isScalar(f) && lower(f.node.Scalar()) == "scanned") {
+                    phase.useScannedLr = true;
+                    return;
+                }
+                double value = 0;
+                if (!yaml::isScalar(f) || !yaml::parseNumber(f.node.Scalar(), &value))
+                    yaml::fail(f, "expected a learning rate or 'scanned', got " +
+                                      (yaml::isScalar(f) ? "'" + f.node.Scalar() + "'" : std::string("a non-scalar")));
+                phase.useScannedLr = false;
+                phase.lr = yaml::readPositive(f);
+            },
+            [](YAML::Emitter &out, const PhaseConfig &phase) {
+                out << YAML::Key << "lr" << YAML::Value;
+                if (phase.useScannedLr)
+                    out << "scanned";
+                else
+                    out << yaml::formatNumber(phase.lr);
+            }};
+}
+
+Field<RunConfig> phasesRow()
+{
+    Field<RunConfig> row{
+        {"phases"},
+        "the training phases, in order",
+        Sharing::Shared,
+        [](const YamlField &map, RunConfig &c) {
+            const YamlField phases = yaml::child(map, "phases");
+            if (phases.node.IsSequence() && phases.node.size() > static_cast<size_t>(RunLimits::kMaxPhases))
+                yaml::fail(phases, beyondLimit(RunLimits::kMaxPhases, int64_t(phases.node.size()), "phases"));
+            c.phases.clear();
+            for (const auto &p : yaml::items(phases)) {
+                yaml::checkKeys(p, keysOf(phaseFields()));
+                PhaseConfig phase;
+                readFields(p, phaseFields(), phase);
+                c.phases.push_back(phase);
+            }
+            if (c.phases.empty()) yaml::fail(phases, "needs at least one phase");
+        },
+        [](YAML::Emitter &out, const RunConfig &c) {
+            out << YAML::Key << "phases" << YAML::Value << YAML::BeginSeq;
+            for (const auto &phase : c.phases) {
+                out << YAML::BeginMap;
+                writeFields(out, phaseFields(), phase);
+                out << YAML::EndMap;
+            }
+            out << YAML::EndSeq;
+        }};
+    row.key = [](const RunConfig &c) {
+        std::string key;
+        for (const auto &phase : c.phases) key += "{" + ensembleKeyOf(phaseFields(), phase) + "}";
+        return key;
+    };
+    return row;
+}
+
+// `seed` sets both seeds; `init_seed` / `data_seed` set one each.
+Field<RunConfig> seedRow()
+{
+    Field<RunConfig> row{
+        {"seed", "init_seed", "data_seed"},
+        "the seed of the initialisation and the data (seed), or each apart",
+        Sharing::PerRun,
+        [](const YamlField &map, RunConfig &c) {
+            if (auto f = yaml::child(map, "seed"); f.present()) c.initSeed = c.dataSeed = yaml::readUnsigned(f);
+            if (auto f = yaml::child(map, "init_seed"); f.present()) c.initSeed = yaml::readUnsigned(f);
+            if (auto f = yaml::child(map, "data_seed"); f.present()) c.dataSeed = yaml::readUnsigned(f);
+        },
+        [](YAML::Emitter &out, const RunConfig &c) {
+            if (c.initSeed == c.dataSeed) {
+                out << YAML::Key << "seed" << YAML::Value << c.initSeed;
+            } else {
+                out << YAML::Key << "init_seed" << YAML::Value << c.initSeed;
+                out << YAML::Key << "data_seed" << YAML::Value << c.dataSeed;
+            }
+        }};
+    row.csv = {{"init_seed", [](const RunConfig &c) { return std::to_string(c.initSeed); }},
+               {"data_seed", [](const RunConfig &c) { return std::to_string(c.dataSeed); }}};
+    return row;
+}
+
+Field<RunConfig> deviceRow()
+{
+    return {{"device"},
+            "auto, cpu, cuda or cuda:N",
+            Sharing::Shared,
+            [](const YamlField &map, RunConfig &c) {
+                const YamlField f = yaml::child(map, "device");
+                const std::string device = yaml::readString(f);
+                int64_t index = 0;
+                if (device == "auto" || device == "cpu" || device == "cuda" ||
+                    (device.rfind("cuda:", 0) == 0 && yaml::parseInt(device.substr(5), &index) && index >= 0)) {
+                    c.device = device;
+                    return;
+                }
+                yaml::fail(f, "unknown device '" + device + "' (expected auto, cpu, cuda or cuda:N)");
+            },
+            [](YAML::Emitter &out, const RunConfig &c) { out << YAML::Key << "device" << YAML::Value << c.device; }};
+}
+
+} // namespace
+
+const FieldTable<ModelConfig> &modelFields()
+{
+    static const FieldTable<ModelConfig> table = [] {
+        FieldTable<ModelConfig> t = {
+            fields::integer("d_model", &ModelConfig::dModel, 1, RunLimits::kMaxDModel, "width of the residual stream m"),
+            headsRow(),
+            autoInteger("head_dim", &ModelConfig::headDim, RunLimits::kMaxDModel,
+                        "the rank m_H of each head, or auto for d_model / heads"),
+            autoInteger("ffn_width", &ModelConfig::ffnWidth, RunLimits::kMaxFfnWidth, "the MLP's width, or auto for 4 · d_model"),
+            fields::enumeration("activation", &ModelConfig::activation, kActivations, "gelu or relu"),
+            fields::enumeration("norm", &ModelConfig::norm, kNorms, "layer_norm or unit_scale"),
+            fields::enumeration("placement", &ModelConfig::placement, kPlacements, "pre_norm or post_norm"),
+            fields::boolean("final_norm", &ModelConfig::finalNorm, "a norm before the unembedding (pre-norm)"),
+            fields::boolean("causal", &ModelConfig::causal, "causal attention mask"),
+            fields::boolean("bias", &ModelConfig::bias, "biases in the linear maps"),
+            fields::boolean("zero_init_outputs", &ModelConfig::zeroInitOutputs,
+                            "attention output, MLP output and unembedding start at zero"),
+            fields::enumeration("logit_scale", &ModelConfig::logitScale, kLogitScales,
+                                "attention logits times 1/sqrt(m_H), 1/m_H or 1"),
+            fields::integer("width_multiplier", &ModelConfig::widthMultiplier, 1, RunLimits::kMaxWidthMultiplier,
+                            "w parallel attention modules per layer, outputs averaged"),
+        };
+        t[0].csv = {{"d_model", [](const ModelConfig &m) { return std::to_string(m.dModel); }}};
+        return t;
+    }();
+    return table;
+}
+
+const FieldTable<PhaseConfig> &phaseFields()
+{
+    static const FieldTable<PhaseConfig> table = {
+        fields::text("name", &PhaseConfig::name, "the phase's name"),
+        fields::enumeration("objective", &PhaseConfig::objective, kObjectives, "next_token, answer or regression"),
+        fields::integer("steps", &PhaseConfig::steps, 0, RunLimits::kMaxSteps, "optimizer steps"),
+        fields::integer("batch_size", &PhaseConfig::batchSize, 1, RunLimits::kMaxBatchSize, "samples per step"),
+        phaseLrRow(),
+        fields::nested("optimizer", &PhaseConfig::optimizer, &optimizerFields(), true, "the optimizer"),
+        fields::nested("schedule", &PhaseConfig::schedule, &scheduleFields(), true, "the learning-rate schedule"),
+    };
+    return table;
+}
+
+const FieldTable<RunConfig> &runConfigFields()
+{
+    static const FieldTable<RunConfig> table = [] {
+        FieldTable<RunConfig> t = {
+            taskRow(),
+            fields::nested("model", &RunConfig::model, &modelFields(), false, "the transformer"),
+            phasesRow(),
+            fields::number("lr", &RunConfig::lr, positive, "the scanned learning rate η", Sharing::PerRun),
+            fields::nested("qk_rule", &RunConfig::qkRule, &qkRuleFields(), true, "the QK learning-rate rule (§4)"),
+            fields::integer("eval_every", &RunConfig::evalEvery, 1, RunLimits::kMaxSteps, "steps between test evaluations"),
+            fields::integer("log_every", &RunConfig::logEvery, 1, RunLimits::kMaxSteps, "steps averaged into one train point"),
+            fields::integer("eval_batches", &RunConfig::evalBatches, 0, RunLimits::kMaxSteps,
+                            "test batches per evaluation; 0 for the whole test set"),
+            seedRow(),
+            deviceRow(),
+            fields::boolean("tf32", &RunConfig::tf32, "TF32 matrix products on CUDA"),
+        };
+        t[3].csv = {{"lr", [](const RunConfig &c) { return yaml::formatNumber(c.lr); }}};
+        t[4].sharing = Sharing::PerRun; // η_QK is set per run of an ensemble
+        return t;
+    }();
+    return table;
+}
+
+const std::vector<CsvColumn<RunConfig>> &runCsvColumns()
+{
+    static const std::vector<CsvColumn<RunConfig>> columns = [] {
+        std::vector<CsvColumn<RunConfig>> all;
+        for (const auto &row : runConfigFields()) all.insert(all.end(), row.csv.begin(), row.csv.end());
+        return all;
+    }();
+    return columns;
+}
+
+std::string ensembleKey(const RunConfig &c)
+{
+    std::string key = ensembleKeyOf(runConfigFields(), c);
+    // With a derived head dimension, runs that differ only in head count share every weight shape.
+    // They train together where attention takes one path for all head counts (short sequences);
+    // on long ones each head-count group would need its own attention calls, which measured slower
+    // than separate ensembles side by side (bench/gpu_text.sh).
+    const ModelConfig &m = c.model;
+    if (m.headDim > 0 || sequenceLength(c.task) > kExplicitAttentionMaxLength)
+        key += "heads " + joined(m.heads);
+    else
+        key += std::to_string(m.heads.size()) + " layers";
+    return key;
+}
+
+std::string validate(const RunConfig &c)
+{
+    if (std::string problem = checkModelAndPhases(c); !problem.empty()) return problem;
+    const TaskSpec *spec = findTaskSpec(c.task.kind);
+    if (!spec) return "task.kind: unknown task '" + c.task.kind + "'";
+    for (size_t i = 0; i < c.phases.size(); ++i) {
+        const Objective o = c.phases[i].objective;
+        if (std::find(spec->objectives.begin(), spec->objectives.end(), o) == spec->objectives.end())
+            return "phases[" + std::to_string(i) + "].objective: '" + toString(o) + "' does not apply to the " +
+                   spec->id + " task";
+    }
+    return spec->check ? spec->check(c) : std::string();
+}
+
+namespace yaml {
+
+LogitScale readLogitScale(const YamlField &field)
+{
+    return readEnum(field, kLogitScales);
+}
+
+RunConfig readRunConfig(const YamlField &field)
+{
+    checkKeys(field, keysOf(runConfigFields()));
+    RunConfig config;
+    for (const auto &row : runConfigFields()) {
+        bool present = false;
+        for (const auto &key : row.keys) present = present || child(field, key).present();
+        if (present)
+            row.read(field, config);
+        else if (row.keys.front() == "phases")
+            fail(child(field, "phases"), "missing: a run needs at least one training phase");
+    }
+    return config;
+}
+
+void writeRunConfig(YAML::Emitter &out, const RunConfig &config)
+{
+    out << YAML::BeginMap;
+    writeFields(out, runConfigFields(), config);
+    out << YAML::EndMap;
+}
+
+std::string canonicalYaml(const RunConfig &config)
+{
+    YAML::Emitter out;
+    out << YAML::Flow;
+    writeRunConfig(out, config);
+    return out.c_str();
+}
+
+} // namespace yaml
+
+} // namespace headlab

@@ -1,0 +1,48 @@
+// RunConfigFields.h — the field table of RunConfig, and everything derived from it: the YAML
+// mapping of a run's config (a session's `experiment:`, each run's `config:`), its canonical
+// text, the runs.csv columns, the ensemble key, and validate().
+//
+// The table lives here rather than in core/config because its `task:` row reads the options of
+// the task kind it names from the task table. Torch-free.
+#pragma once
+
+#include "core/config/Field.h"
+#include "core/config/RunConfig.h"
+#include "core/config/Yaml.h"
+
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+// The rows of a run's config, in the order they are written.
+const FieldTable<RunConfig> &runConfigFields();
+const FieldTable<ModelConfig> &modelFields();
+const FieldTable<PhaseConfig> &phaseFields();
+
+// runs.csv's config columns: task, d_model, layers, heads, head_dim, total_heads, lr, ...
+const std::vector<CsvColumn<RunConfig>> &runCsvColumns();
+
+// Configs with equal keys have the same weight shapes and training schedule and may train as one
+// ensemble: every Shared row of the table, plus the head counts where they change the attention
+// calls. A row not marked PerRun is in the key (Field.h: the key fails safe).
+std::string ensembleKey(const RunConfig &config);
+
+// Checks one resolved run: the task-independent checks, the phases' objectives against the task,
+// and the task's own. Returns "" when it can run, else why not, naming the field
+// (e.g. "model.heads[1]: 5 heads do not divide d_model 96").
+std::string validate(const RunConfig &config);
+
+namespace yaml {
+
+// An attention-logit scale by name (inv_sqrt_head_dim, inv_head_dim, none).
+LogitScale readLogitScale(const YamlField &field);
+
+RunConfig readRunConfig(const YamlField &field);
+void writeRunConfig(YAML::Emitter &out, const RunConfig &config);
+// The config as YAML text, the same for equal configs: it names a run's result file.
+std::string canonicalYaml(const RunConfig &config);
+
+} // namespace yaml
+
+} // namespace headlab

@@ -1,0 +1,27 @@
+// Task.cpp — builds the task a run asks for, through its row of the task table.
+#include "core/tasks/Task.h"
+
+#include "core/tasks/TaskSpec.h"
+
+#include <stdexcept>
+
+namespace headlab {
+
+std::unique_ptr<Task> makeTask(const RunConfig &config, const std::vector<uint64_t> &dataSeeds,
+                               const torch::Device &device)
+{
+    const TaskSpec &spec = taskSpec(config.task);
+    if (!spec.make)
+        throw std::invalid_argument("task.kind: the " + spec.id + " task cannot train in this build");
+    return spec.make(config, dataSeeds, device.str());
+}
+
+torch::Tensor crossEntropyPerRun(const torch::Tensor &logits, const torch::Tensor &targets)
+{
+    const int64_t R = logits.size(0), V = logits.size(-1);
+    const auto t = targets.dim() == logits.dim() - 1 ? targets : targets.unsqueeze(0).expand({R, targets.size(0), targets.size(1)});
+    const auto losses = at::cross_entropy_loss(logits.reshape({-1, V}), t.reshape({-1}), {}, at::Reduction::None);
+    return losses.view({R, -1}).mean(1);
+}
+
+} // namespace headlab

@@ -1,0 +1,75 @@
+// TaskSpec.h — a task's row in the task table: everything HeadLab knows about a task kind.
+//
+// The YAML reader takes a task's keys from its row, validate() its checks, the scheduler its
+// vocabulary and sequence length, the figures its plateau lines and loss scale, the trainer its
+// factory. Each task lives in its own folder under core/tasks/ with one spec; TaskTable.cpp
+// lists them. Adding a task is a folder and one line there.
+//
+// Torch-free: the factory is only declared here (Task is incomplete), so the session reader, the
+// app and the fuzzer read specs without LibTorch. A torch-free build (HEADLAB_SPECS_ONLY, the
+// fuzzer's) compiles the rows with no factory.
+#pragma once
+
+#include "core/config/Field.h"
+#include "core/config/RunConfig.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+class Task;
+
+// A horizontal line on loss figures: a plateau a run can sit on ("ln 10" at 2.3026).
+struct PlateauLine {
+    double loss = 0.0;
+    std::string label;
+};
+
+// Builds the task on `device` ("cpu", "cuda:0") for an ensemble whose runs have `dataSeeds`.
+using TaskFactory = std::unique_ptr<Task> (*)(const RunConfig &config, const std::vector<uint64_t> &dataSeeds,
+                                              const std::string &device);
+#ifdef HEADLAB_SPECS_ONLY
+#define HEADLAB_TASK_FACTORY(function) nullptr
+#else
+#define HEADLAB_TASK_FACTORY(function) &function
+#endif
+
+struct TaskSpec {
+    std::string id;          // task.kind in YAML: "addition"
+    std::string title;       // for people: "Three-digit addition (EXPERIMENTS.md §1)"
+    std::vector<Objective> objectives; // the phase objectives it trains on
+    FieldTable<TaskConfig> options;    // its keys under `task:` (besides kind)
+    // Tokens in the vocabulary; 0 for continuous inputs and outputs.
+    int64_t (*vocabSize)(const TaskConfig &) = nullptr;
+    // Tokens (or points) in one sequence.
+    int64_t (*sequenceLength)(const TaskConfig &) = nullptr;
+    // Lines drawn on its loss figures, highest first; may be empty.
+    std::vector<PlateauLine> (*plateaus)(const TaskConfig &) = nullptr;
+    // The loss at initialisation (ln V for a classifier), which loss axes always show; 0: none,
+    // axes follow the data.
+    double (*initialLoss)(const TaskConfig &) = nullptr;
+    // The extra curves its evaluation reports, each a registered metric (core/metrics/Metrics.h);
+    // "test_digit_{0,1,2}" style families are named with their prefix.
+    std::vector<std::string> extraCurves;
+    bool producesSamples = false; // finished runs carry generated text (RunResult::samples)
+    // Task-specific checks of a run, "" when it can run: "model.d_model: ... must equal ...".
+    std::string (*check)(const RunConfig &) = nullptr;
+    TaskFactory make = nullptr;
+};
+
+// The task table, in the order forms list them.
+const std::vector<const TaskSpec *> &taskTable();
+// The row of `id`, or nullptr.
+const TaskSpec *findTaskSpec(const std::string &id);
+// The row of `id`; an unknown id throws std::invalid_argument naming the nearest and all ids.
+const TaskSpec &taskSpec(const std::string &id);
+inline const TaskSpec &taskSpec(const TaskConfig &task) { return taskSpec(task.kind); }
+
+// Tokens (or points) in one sequence of the task: 19 for addition, N for nearest neighbour, the
+// context length for text.
+int64_t sequenceLength(const TaskConfig &task);
+
+} // namespace headlab

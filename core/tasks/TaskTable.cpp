@@ -1,0 +1,53 @@
+// TaskTable.cpp — the task table: every task HeadLab can train, one line each. A task's spec is
+// defined in its own folder (core/tasks/<task>/<Task>Spec.cpp). Torch-free.
+#include "core/tasks/TaskSpec.h"
+
+#include <stdexcept>
+
+// One line per task: the function that returns its spec.
+#define HEADLAB_TASK_TABLE(row) \
+    row(additionTask)           \
+    row(nearestNeighbourTask)   \
+    row(textTask)
+
+namespace headlab {
+
+#define HEADLAB_DECLARE_TASK(spec) const TaskSpec &spec();
+HEADLAB_TASK_TABLE(HEADLAB_DECLARE_TASK)
+#undef HEADLAB_DECLARE_TASK
+
+const std::vector<const TaskSpec *> &taskTable()
+{
+#define HEADLAB_TASK_ROW(spec) &spec(),
+    static const std::vector<const TaskSpec *> table = {HEADLAB_TASK_TABLE(HEADLAB_TASK_ROW)};
+#undef HEADLAB_TASK_ROW
+    return table;
+}
+
+const TaskSpec *findTaskSpec(const std::string &id)
+{
+    for (const TaskSpec *spec : taskTable())
+        if (spec->id == id) return spec;
+    return nullptr;
+}
+
+const TaskSpec &taskSpec(const std::string &id)
+{
+    if (const TaskSpec *spec = findTaskSpec(id)) return *spec;
+    std::vector<std::string> ids;
+    std::string list;
+    for (const TaskSpec *spec : taskTable()) {
+        ids.push_back(spec->id);
+        list += (list.empty() ? "" : ", ") + spec->id;
+    }
+    const std::string near = yaml::nearestKey(id, ids);
+    throw std::invalid_argument("unknown task '" + id + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                                " (the tasks are " + list + ")");
+}
+
+int64_t sequenceLength(const TaskConfig &task)
+{
+    return taskSpec(task).sequenceLength(task);
+}
+
+} // namespace headlab

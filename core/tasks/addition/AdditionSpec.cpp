@@ -1,0 +1,83 @@
+// AdditionSpec.cpp — the addition task's row in the task table (EXPERIMENTS.md §1). Torch-free.
+#include "core/tasks/addition/AdditionSpec.h"
+
+#include "core/tasks/TaskSpec.h"
+#include "core/tasks/addition/AdditionData.h"
+
+#include <cmath>
+
+namespace headlab {
+
+std::unique_ptr<Task> makeAdditionTask(const RunConfig &, const std::vector<uint64_t> &, const std::string &); // AdditionTask.cpp
+
+namespace {
+
+std::string checkAddition(const RunConfig &c)
+{
+    if (c.task.trainPairs <= 0) return "task.train_pairs: must be positive";
+    if (c.task.testPairs <= 0) return "task.test_pairs: must be positive";
+    return {};
+}
+
+} // namespace
+
+const TaskSpec &additionTask()
+{
+    static const TaskSpec spec = {
+        .id = "addition",
+        .title = "Three-digit addition (EXPERIMENTS.md §1)",
+        .objectives = {Objective::NextToken, Objective::Answer},
+        .options =
+            {
+                fields::integer("train_pairs", &TaskConfig::trainPairs, 1, RunLimits::kMaxTrainPairs,
+                                "operand pairs in the training set (3 samples each)"),
+                fields::integer("test_pairs", &TaskConfig::testPairs, 1, RunLimits::kMaxTestPairs,
+                                "operand pairs in the test set"),
+                fields::integer("test_pair_base", &TaskConfig::testPairBase, 0, RunLimits::kMaxPairBase,
+                                "the first pair index of the test set"),
+            },
+        .vocabSize = [](const TaskConfig &) { return addition::kVocabSize; },
+        .sequenceLength = [](const TaskConfig &) { return addition::kSampleLength; },
+        .plateaus =
+            [](const TaskConfig &) {
+                const double ln10 = std::log(10.0);
+                return std::vector<PlateauLine>{{ln10, "ln 10"}, {2 * ln10 / 3, "⅔ ln 10"}, {ln10 / 3, "⅓ ln 10"}};
+            },
+        .initialLoss = [](const TaskConfig &) { return std::log(double(addition::kVocabSize)); },
+        .extraCurves = {"test_digit_"},
+        .producesSamples = false,
+        .check = checkAddition,
+        .make = HEADLAB_TASK_FACTORY(makeAdditionTask),
+    };
+    return spec;
+}
+
+RunConfig additionPaperConfig(int64_t dModel, int64_t heads, double lr)
+{
+    RunConfig c;
+    c.task.kind = "addition";
+    c.model.dModel = dModel;
+    c.model.heads = {heads, heads};
+    c.lr = lr;
+
+    PhaseConfig warmup;
+    warmup.name = "warmup";
+    warmup.objective = Objective::NextToken;
+    warmup.steps = 500;
+    warmup.batchSize = 32;
+    warmup.useScannedLr = false;
+    warmup.lr = 5e-4;
+
+    PhaseConfig answer;
+    answer.name = "answer";
+    answer.objective = Objective::Answer;
+    answer.steps = 30000; // 10 epochs of 192,000 samples at batch 64
+    answer.batchSize = 64;
+    answer.useScannedLr = true;
+
+    c.phases = {warmup, answer};
+    c.evalEvery = 100;
+    return c;
+}
+
+} // namespace headlab

@@ -1,0 +1,24 @@
+// AdditionTask.h — the three-digit addition task (EXPERIMENTS.md §1) on the training device.
+#pragma once
+
+#include "core/tasks/Task.h"
+
+namespace headlab {
+
+class AdditionTask : public Task {
+public:
+    AdditionTask(const TaskConfig &config, const torch::Device &device);
+    int64_t vocabSize() const override;
+    int64_t maxPositions() const override;
+    torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step) override;
+    TaskEvaluation evaluate(const Transformer &model) override;
+    double learnedThreshold() const override; // ln 10
+
+private:
+    torch::Tensor lossOfBatch(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &batch) const;
+    torch::Tensor m_train;      // (N, 19) int64 on the device
+    torch::Tensor m_test;       // (M, 19)
+    torch::Tensor m_testDigit;  // (M) int64: which digit each test sample asks for
+};
+
+} // namespace headlab

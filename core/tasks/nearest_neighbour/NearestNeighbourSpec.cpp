@@ -1,0 +1,48 @@
+// NearestNeighbourSpec.cpp — the nearest-neighbour task's row in the task table (EXPERIMENTS.md
+// §2). Torch-free.
+#include "core/tasks/TaskSpec.h"
+
+namespace headlab {
+
+std::unique_ptr<Task> makeNearestNeighbourTask(const RunConfig &, const std::vector<uint64_t> &,
+                                               const std::string &); // NearestNeighbourTask.cpp
+
+namespace {
+
+std::string checkNearestNeighbour(const RunConfig &c)
+{
+    if (c.task.pointDim != c.model.dModel)
+        return "model.d_model: the nearest-neighbour task feeds points as tokens, so d_model must equal "
+               "task.point_dim (" + std::to_string(c.task.pointDim) + "), got " + std::to_string(c.model.dModel);
+    if (c.task.numPoints < 2) return "task.num_points: at least 2 points are needed";
+    return {};
+}
+
+} // namespace
+
+const TaskSpec &nearestNeighbourTask()
+{
+    static const TaskSpec spec = {
+        .id = "nearest_neighbour",
+        .title = "Nearest-neighbour retrieval (EXPERIMENTS.md §2)",
+        .objectives = {Objective::Regression},
+        .options =
+            {
+                fields::integer("point_dim", &TaskConfig::pointDim, 1, RunLimits::kMaxDModel,
+                                "the points' dimension d (= d_model)"),
+                fields::integer("num_points", &TaskConfig::numPoints, 2, RunLimits::kMaxPoints,
+                                "points per sample N"),
+            },
+        .vocabSize = [](const TaskConfig &) { return int64_t(0); },
+        .sequenceLength = [](const TaskConfig &t) { return t.numPoints; },
+        .plateaus = [](const TaskConfig &) { return std::vector<PlateauLine>{}; },
+        .initialLoss = nullptr,
+        .extraCurves = {"test_accuracy", "epoch_mean"},
+        .producesSamples = false,
+        .check = checkNearestNeighbour,
+        .make = HEADLAB_TASK_FACTORY(makeNearestNeighbourTask),
+    };
+    return spec;
+}
+
+} // namespace headlab

@@ -1,0 +1,322 @@
+// SweepRunner.cpp — the training threads: one or more per device, all draining one queue of ensembles.
+#include "core/train/SweepRunner.h"
+
+#include <unistd.h>
+
+#include "core/tasks/RunConfigFields.h"
+#include "core/tasks/TaskSpec.h"
+#include "core/train/Trainer.h"
+#include "core/model/Device.h"
+
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <atomic>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <unistd.h>
+
+namespace headlab {
+
+namespace {
+
+std::string gibibytes(int64_t bytes)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
+    return buffer;
+}
+
+// Why a run cannot train on `device` for want of memory, or "": checked before training, so that
+// an impossible run fails with a sentence rather than an allocator's backtrace.
+std::string memoryProblem(const RunConfig &config, const std::string &device)
+{
+    const int64_t need = estimateRunBytes(config);
+    const int64_t have = deviceMemory(device).totalBytes;
+    if (have <= 0 || need <= have) return {};
+    return "needs about " + gibibytes(need) + " (HeadLab's estimate of weights, optimizer state "
+           "and activations), more than the " + gibibytes(have) + " of " + device +
+           "; lower batch_size, d_model or the context length";
+}
+
+// Work of an ensemble in arbitrary units (its runs' memory times the samples of their steps), to
+// start the longest first.
+double ensembleCost(const std::vector<SweepJob> &ensemble)
+{
+    double cost = 0;
+    for (const auto &j : ensemble) {
+        int64_t steps = 0;
+        for (const auto &p : j.config.phases) steps += p.steps * p.batchSize;
+        cost += static_cast<double>(estimateRunBytes(j.config)) * static_cast<double>(steps);
+    }
+    return cost;
+}
+
+} // namespace
+
+int64_t estimateRunBytes(const RunConfig &c)
+{
+    const auto &mc = c.model;
+    const int64_t m = mc.dModel, F = mc.ffn(), w = std::max<int64_t>(1, mc.widthMultiplier);
+    const int64_t V = taskSpec(c.task).vocabSize(c.task);
+    const int64_t T = sequenceLength(c.task);
+    int64_t batch = 1;
+    for (const auto &p : c.phases) batch = std::max(batch, p.batchSize);
+    int64_t params = 2 * V * m + T * m + 4 * m;
+    int64_t activations = 0;
+    for (size_t l = 0; l < mc.heads.size(); ++l) {
+        const int64_t inner = w * mc.heads[l] * std::max<int64_t>(1, mc.headDimOfLayer(l));
+        params += 4 * m * inner + 2 * m * F + 3 * inner + F + 6 * m;
+        // Per token: the block's inputs, norms, q/k/v, attention output, the FFN's hidden layer
+        // before and after its activation; per query: attention scores and probabilities.
+        activations += batch * T * (8 * m + 4 * inner + 2 * F) + batch * T * T * 2 * 12;
+    }
+    activations += 2 * batch * T * std::max<int64_t>(V, m);
+    return 4 * (5 * params + 2 * activations); // float32; autograd keeps about twice what it needs at once
+}
+
+struct SweepRunner::Impl {
+    std::vector<std::thread> workers;
+    std::atomic<bool> stopFlag{false};
+    std::atomic<bool> pauseFlag{false};
+    std::atomic<int> activeWorkers{0};
+    std::mutex mutex;         // guards queue and stoppedRuns
+    std::mutex callbackMutex; // serialises callbacks from several device threads
+    std::deque<std::vector<SweepJob>> queue; // ensembles waiting for a device
+    std::set<int> stoppedRuns;
+    std::set<int> pausedRuns;
+    SweepCallbacks callbacks;
+    SweepOptions options;
+
+    void join()
+    {
+        for (auto &w : workers)
+            if (w.joinable()) w.join();
+        workers.clear();
+    }
+
+    void work(const std::string &device)
+    {
+        for (;;) {
+            std::vector<SweepJob> ensemble;
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                if (queue.empty() || stopFlag) break;
+                ensemble = std::move(queue.front());
+                queue.pop_front();
+            }
+            trainEnsemble(ensemble, device);
+        }
+        std::vector<SweepJob> leftovers;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (stopFlag) {
+                while (!queue.empty()) {
+                    for (auto &j : queue.front()) leftovers.push_back(std::move(j));
+                    queue.pop_front();
+                }
+            }
+        }
+        {
+            std::lock_guard<std::mutex> lock(callbackMutex);
+            for (const auto &j : leftovers) {
+                RunResult r;
+                r.status = RunStatus::Stopped;
+                r.message = "stopped before it started";
+                if (callbacks.onRunFinished) callbacks.onRunFinished(j.runIndex, r);
+            }
+        }
+        if (--activeWorkers == 0) {
+            std::lock_guard<std::mutex> lock(callbackMutex);
+            if (callbacks.onSweepFinished) callbacks.onSweepFinished();
+        }
+    }
+
+    void trainEnsemble(std::vector<SweepJob> &jobs, const std::string &device)
+    {
+        std::vector<RunConfig> configs;
+        for (auto &j : jobs) {
+            j.config.device = device;
+            configs.push_back(j.config);
+        }
+        TrainerControl control;
+        control.stop = &stopFlag;
+        control.pause = &pauseFlag;
+        // On the CPU, leave a core to the GUI or the shell: LibTorch's default of one thread per
+        // core makes its spinning workers fight the GUI thread (and is slower on a busy machine).
+        const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+        control.threads = options.threads > 0 ? options.threads : (device == "cpu" ? static_cast<int>(std::max(1u, cores - 1)) : 0);
+        control.reportIntervalSeconds = options.reportIntervalSeconds;
+        control.memberStopRequested = [&](size_t i) {
+            std::lock_guard<std::mutex> lock(mutex);
+            return stoppedRuns.count(jobs[i].runIndex) > 0;
+        };
+        control.memberPauseRequested = [&](size_t i) {
+            std::lock_guard<std::mutex> lock(mutex);
+            return pausedRuns.count(jobs[i].runIndex) > 0;
+        };
+        control.onProgress = [&](size_t i, const RunProgress &p) {
+            RunProgress q = p;
+            q.runIndex = jobs[i].runIndex;
+            std::lock_guard<std::mutex> lock(callbackMutex);
+            if (callbacks.onProgress) callbacks.onProgress(q);
+        };
+        std::vector<RunResult> results;
+        try {
+            if (const std::string problem = memoryProblem(configs.front(), device);
+                !problem.empty())
+                throw std::runtime_error(problem);
+            results = trainMembers(configs, control);
+        } catch (const c10::Error &e) {
+            // LibTorch's what() carries a C++ backtrace of 20 lines; the user needs the first.
+            results.assign(jobs.size(), RunResult{});
+            for (auto &r : results) {
+                r.status = RunStatus::Failed;
+                r.message = e.what_without_backtrace();
+            }
+        } catch (const std::exception &e) {
+            results.assign(jobs.size(), RunResult{});
+            for (auto &r : results) {
+                r.status = RunStatus::Failed;
+                r.message = e.what();
+            }
+        }
+        std::lock_guard<std::mutex> lock(callbackMutex);
+        for (size_t i = 0; i < jobs.size(); ++i)
+            if (callbacks.onRunFinished) callbacks.onRunFinished(jobs[i].runIndex, results[i]);
+    }
+};
+
+SweepRunner::SweepRunner() : d(std::make_unique<Impl>()) {}
+
+SweepRunner::~SweepRunner()
+{
+    stop();
+    d->join();
+}
+
+bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepCallbacks callbacks)
+{
+    if (isRunning()) return false;
+    d->join();
+    d->stopFlag = false;
+    d->pauseFlag = false;
+    d->stoppedRuns.clear();
+    d->pausedRuns.clear();
+    d->callbacks = std::move(callbacks);
+    d->options = options;
+    const auto devices = devicesFor(options.device.empty() ? std::string("auto") : options.device);
+    const bool cpuOnly = std::all_of(devices.begin(), devices.end(), [](const std::string &s) { return s == "cpu"; });
+    const size_t concurrent = cpuOnly ? 1u : static_cast<size_t>(options.concurrent > 0 ? options.concurrent : 4);
+    // Ensembles are sized to the memory of the smallest device: half its free memory, shared by
+    // the ensembles that train on it at once.
+    int64_t freeBytes = 0;
+    for (const auto &dev : devices) {
+        const int64_t f = deviceMemory(dev).freeBytes;
+        if (f > 0) freeBytes = freeBytes > 0 ? std::min(freeBytes, f) : f;
+    }
+    const size_t defaultMax = cpuOnly ? 8u : 64u;
+
+    // Group runs with the same weight shapes, keeping the sweep's order within each group.
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<SweepJob>> groups;
+    for (auto &j : jobs) {
+        if (!options.device.empty()) j.config.device = devices.front();
+        const std::string key = ensembleKey(j.config);
+        if (!groups.count(key)) order.push_back(key);
+        groups[key].push_back(std::move(j));
+    }
+    d->queue.clear();
+    for (const auto &key : order) {
+        auto &g = groups[key];
+        size_t maxEnsemble = options.maxEnsemble > 0 ? static_cast<size_t>(options.maxEnsemble) : defaultMax;
+        if (options.maxEnsemble <= 0 && freeBytes > 0) {
+            const int64_t budget = freeBytes / 2 / static_cast<int64_t>(concurrent);
+            const int64_t fits = budget / std::max<int64_t>(1, estimateRunBytes(g.front().config));
+            maxEnsemble = std::clamp<size_t>(static_cast<size_t>(std::max<int64_t>(1, fits)), 1, defaultMax);
+        }
+        // Split evenly: 50 runs with room for 32 train as 25 + 25, not 32 + 18.
+        const size_t parts = (g.size() + maxEnsemble - 1) / maxEnsemble;
+        for (size_t k = 0, begin = 0; k < parts; ++k) {
+            const size_t size = g.size() / parts + (k < g.size() % parts ? 1 : 0);
+            d->queue.emplace_back(std::make_move_iterator(g.begin() + static_cast<long>(begin)),
+                                  std::make_move_iterator(g.begin() + static_cast<long>(begin + size)));
+            begin += size;
+        }
+    }
+    // Worker slots, spread over the devices first: [cuda:0, cuda:1, cuda:0, cuda:1, ...]. A "cpu"
+    // among GPUs keeps one slot: its ensembles use every core already.
+    std::vector<std::string> slots;
+    for (size_t round = 0; round < concurrent; ++round)
+        for (const auto &dev : devices)
+            if (round == 0 || dev != "cpu") slots.push_back(dev);
+    if (slots.size() > 1) {
+        // Longest first, so that the last ensemble to finish is a short one.
+        std::vector<std::pair<double, std::vector<SweepJob>>> byCost;
+        for (auto &e : d->queue) byCost.emplace_back(ensembleCost(e), std::move(e));
+        std::stable_sort(byCost.begin(), byCost.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+        d->queue.clear();
+        for (auto &[cost, e] : byCost) d->queue.push_back(std::move(e));
+    }
+    const size_t workers = std::max<size_t>(1, std::min(slots.size(), d->queue.size()));
+    d->activeWorkers = static_cast<int>(workers);
+    for (size_t w = 0; w < workers; ++w) d->workers.emplace_back([this, dev = slots[w]] { d->work(dev); });
+    return true;
+}
+
+void SweepRunner::pause() { d->pauseFlag = true; }
+void SweepRunner::resume() { d->pauseFlag = false; }
+void SweepRunner::stop()
+{
+    d->stopFlag = true;
+    d->pauseFlag = false;
+}
+
+void SweepRunner::stopRun(int runIndex)
+{
+    std::lock_guard<std::mutex> lock(d->mutex);
+    d->stoppedRuns.insert(runIndex);
+}
+
+void SweepRunner::pauseRun(int runIndex)
+{
+    std::lock_guard<std::mutex> lock(d->mutex);
+    d->pausedRuns.insert(runIndex);
+}
+
+void SweepRunner::resumeRun(int runIndex)
+{
+    std::lock_guard<std::mutex> lock(d->mutex);
+    d->pausedRuns.erase(runIndex);
+}
+
+bool SweepRunner::isRunPaused(int runIndex) const
+{
+    std::lock_guard<std::mutex> lock(d->mutex);
+    return d->pausedRuns.count(runIndex) > 0;
+}
+
+bool SweepRunner::isRunning() const { return d->activeWorkers.load() > 0; }
+bool SweepRunner::isPaused() const { return d->pauseFlag.load(); }
+void SweepRunner::wait() { d->join(); }
+
+RunResult trainRun(const RunConfig &config, const std::function<void(const RunProgress &)> &onProgress)
+{
+    TrainerControl control;
+    if (onProgress) control.onProgress = [&](size_t, const RunProgress &p) { onProgress(p); };
+    return trainMembers({config}, control).front();
+}
+
+std::vector<RunResult> trainEnsemble(const std::vector<RunConfig> &configs)
+{
+    return trainMembers(configs, TrainerControl{});
+}
+
+} // namespace headlab

@@ -1,0 +1,78 @@
+// SweepRunner.h — trains a list of runs on a background thread and reports as it goes.
+//
+// The owner posts runs and gets value types back through callbacks, which are called on the
+// training thread: a GUI must hop to its own thread (queued signal) before touching widgets.
+// Runs with the same weight shapes are trained together as one batched ensemble. Stop and pause
+// are atomic flags polled at every step. The destructor stops and joins.
+#pragma once
+
+#include "core/config/RunConfig.h"
+#include "core/config/RunResult.h"
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace headlab {
+
+struct SweepOptions {
+    std::string device = "auto"; // overrides each run's device unless empty
+    int threads = 0;             // CPU intra-op threads, 0 leaves LibTorch's default
+    int maxEnsemble = 0;         // most runs trained together; 0 picks by device and memory
+    // Ensembles trained at once on each GPU, each on its own thread and CUDA stream, so that small
+    // ensembles that cannot fill the card alone share it. 0 picks: up to 4 on a GPU, 1 on the CPU.
+    int concurrent = 0;
+    double reportIntervalSeconds = 0.1;
+};
+
+struct SweepCallbacks {
+    std::function<void(const RunProgress &)> onProgress;
+    // Called once per run with its final result (Done, Diverged, Failed or Stopped).
+    std::function<void(int runIndex, const RunResult &)> onRunFinished;
+    std::function<void()> onSweepFinished;
+};
+
+struct SweepJob {
+    int runIndex = -1; // the caller's index, echoed back in callbacks
+    RunConfig config;
+};
+
+class SweepRunner {
+public:
+    SweepRunner();
+    ~SweepRunner();
+    SweepRunner(const SweepRunner &) = delete;
+    SweepRunner &operator=(const SweepRunner &) = delete;
+
+    // Starts training the jobs on the background thread. Returns false if a sweep is running.
+    bool start(std::vector<SweepJob> jobs, SweepOptions options, SweepCallbacks callbacks);
+    void pause();
+    void resume();
+    void stop();              // stops every run; they finish as Stopped
+    void stopRun(int runIndex); // stops one run; the others go on
+    // Pauses one run. Runs that train together in one ensemble share every step, so the run's
+    // ensemble holds (its other runs show as paused too) until no member's pause is left.
+    void pauseRun(int runIndex);
+    void resumeRun(int runIndex);
+    bool isRunPaused(int runIndex) const;
+    bool isRunning() const;
+    bool isPaused() const;
+    void wait(); // blocks until the sweep has finished
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+// A rough upper bound of one run's device memory inside an ensemble: weights, gradients, both
+// Adam moments and the per-element learning rate, and the activations kept for backward.
+int64_t estimateRunBytes(const RunConfig &config);
+
+// Trains one run synchronously on the calling thread (tests, golden values).
+RunResult trainRun(const RunConfig &config, const std::function<void(const RunProgress &)> &onProgress = {});
+
+// Trains runs with identical weight shapes as one ensemble, synchronously. results[i] belongs
+// to configs[i]. Throws std::invalid_argument if their shapes differ.
+std::vector<RunResult> trainEnsemble(const std::vector<RunConfig> &configs);
+
+} // namespace headlab

@@ -1,0 +1,506 @@
+// Trainer.cpp — the training loop: phases, schedule, evaluation, divergence, stop and pause.
+//
+// R runs train as one batched model. Per-run losses stay on the device between log points; every
+// logEvery steps they are copied back, so the host synchronises once per log point, not per step.
+#include "core/train/Trainer.h"
+
+#include "core/model/Adam.h"
+#include "core/metrics/EpochMetrics.h"
+#include "core/metrics/PlateauDetector.h"
+#include "core/model/Device.h"
+#include "core/tasks/RunConfigFields.h"
+#include "core/tasks/Task.h"
+#include "core/tasks/TaskSpec.h"
+#include "core/model/Transformer.h"
+
+#include <torch/torch.h>
+
+#if __has_include(<ATen/cuda/CUDAGraph.h>)
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#define HEADLAB_HAVE_CUDA_GRAPHS 1
+#endif
+
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <cmath>
+#include <sstream>
+#include <thread>
+
+namespace headlab {
+
+double divergenceBound(int64_t vocabSize)
+{
+    const double chance = vocabSize > 1 ? std::log(static_cast<double>(vocabSize)) : 1.0;
+    return 1e4 * chance;
+}
+
+std::string divergenceMessage(double loss, double bound, int64_t step)
+{
+    char text[160];
+    if (std::isfinite(loss))
+        std::snprintf(text, sizeof text,
+                      "loss %.3g at step %lld, above %.3g (10^4 x the chance loss)", loss,
+                      static_cast<long long>(step), bound);
+    else
+        std::snprintf(text, sizeof text, "loss became %s at step %lld",
+                      std::isnan(loss) ? "NaN" : "Inf", static_cast<long long>(step));
+    return text;
+}
+
+double scheduleMultiplier(const ScheduleConfig &schedule, int64_t step, int64_t steps)
+{
+    if (schedule.kind == ScheduleKind::Constant) return 1.0;
+    const int64_t warmup = static_cast<int64_t>(std::llround(schedule.warmupFraction * static_cast<double>(steps)));
+    if (step < warmup) return static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, warmup));
+    const double progress = static_cast<double>(step - warmup) / static_cast<double>(std::max<int64_t>(1, steps - warmup));
+    return 0.5 * (1.0 + std::cos(M_PI * progress));
+}
+
+double qkLearningRateFactor(const RunConfig &config, size_t layer)
+{
+    if (!config.qkRule.enabled) return 1.0;
+    return std::sqrt(config.qkRule.referenceHeadDim / static_cast<double>(config.model.headDimOfLayer(layer)));
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Member {
+    RunResult result;
+    bool alive = true;
+    size_t reportedTrain = 0, reportedTest = 0;
+    std::map<std::string, size_t> reportedExtra;
+};
+
+// A device value read back later, so the host never waits for the step it just queued.
+struct PendingRead {
+    bool isEval = false;
+    int64_t step = 0;
+    torch::Tensor values;                        // (R) mean train loss of the window, or test loss
+    torch::Tensor firstBad;                      // (R) train reads: first non-finite step, -1 if none
+    torch::Tensor firstBadLoss;                  // (R) the loss at that step
+    std::map<std::string, torch::Tensor> extra;  // eval reads
+    std::vector<bool> alive;                     // who was training when it was queued
+};
+
+bool cudaGraphsWanted()
+{
+    const char *v = std::getenv("HEADLAB_CUDA_GRAPHS");
+    return !(v && std::string(v) == "0");
+}
+
+class Loop {
+public:
+    Loop(const std::vector<RunConfig> &configs, const TrainerControl &control)
+        : m_configs(configs), m_control(control), m_members(configs.size())
+    {}
+
+    std::vector<RunResult> run()
+    {
+        const RunConfig &c0 = m_configs.front();
+        const std::string deviceName = resolveDevice(c0.device);
+        torch::Device device(deviceName);
+        for (auto &m : m_members) {
+            m.result.device = deviceName;
+            m.result.status = RunStatus::Running;
+        }
+        if (m_control.threads > 0) torch::set_num_threads(m_control.threads);
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+        // A stream of our own: CUDA graphs cannot be captured on the legacy default stream.
+        std::optional<c10::cuda::CUDAStreamGuard> streamGuard;
+        if (device.is_cuda()) streamGuard.emplace(c10::cuda::getStreamFromPool(false, device.index()));
+#endif
+        if (device.is_cuda()) {
+            at::globalContext().setAllowTF32CuBLAS(c0.tf32);
+            at::globalContext().setAllowTF32CuDNN(c0.tf32);
+        }
+        const int64_t R = static_cast<int64_t>(m_configs.size());
+        std::vector<uint64_t> dataSeeds;
+        for (const auto &c : m_configs) dataSeeds.push_back(c.dataSeed);
+        m_task = makeTask(c0, dataSeeds, device);
+        std::vector<std::vector<int64_t>> runHeads;
+        for (const auto &c : m_configs) runHeads.push_back(c.model.heads);
+        m_model = std::make_unique<Transformer>(c0.model, m_task->vocabSize(), m_task->maxPositions(), R, device, runHeads);
+        for (int64_t r = 0; r < R; ++r) m_model->initializeRun(r, m_configs[static_cast<size_t>(r)].initSeed);
+        const auto floatOpts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+        const auto longOpts = torch::TensorOptions().dtype(torch::kInt64).device(device);
+        m_alive = torch::ones({R}, floatOpts);
+        m_firstBad = torch::full({R}, -1, longOpts);
+        m_firstBadLoss = torch::zeros({R}, floatOpts);
+        m_lossBound = divergenceBound(m_task->vocabSize());
+        m_globalStep = torch::zeros({}, longOpts);
+        m_total = c0.totalSteps();
+        m_start = Clock::now();
+        m_lastReport = m_start;
+
+        evaluate(); // step 0
+        for (size_t ph = 0; ph < c0.phases.size() && anyAlive(); ++ph) runPhase(ph);
+        if (m_step % c0.evalEvery != 0 && anyAlive()) evaluate();
+        drainReads(nullptr);
+
+        const double wall = std::chrono::duration<double>(Clock::now() - m_start).count();
+        std::vector<RunResult> out;
+        for (size_t i = 0; i < m_members.size(); ++i) {
+            Member &m = m_members[i];
+            if (m.result.status == RunStatus::Running) m.result.status = RunStatus::Done;
+            m.result.wallSeconds = wall;
+            if (m.result.status == RunStatus::Done) // after the clock: sampling is not training time
+                m.result.samples = m_task->finalSamples(*m_model, static_cast<int64_t>(i), m_configs[i]);
+            if (!m_note.empty()) m.result.message = m.result.message.empty() ? m_note : m.result.message + "; " + m_note;
+            finalizeMetrics(m.result);
+            report(i, true);
+            out.push_back(std::move(m.result));
+        }
+        return out;
+    }
+
+private:
+    bool anyAlive() const
+    {
+        for (const auto &m : m_members)
+            if (m.alive) return true;
+        return false;
+    }
+
+    // Per parameter, per run: the phase's learning rate × the QK factor × (1 while the run trains).
+    void updateLearningRates(Adam &adam, const PhaseConfig &phase)
+    {
+        const auto &params = m_model->parameters();
+        std::vector<torch::Tensor> perParam;
+        perParam.reserve(params.size());
+        for (const auto &p : params) {
+            std::vector<double> lr;
+            for (size_t i = 0; i < m_configs.size(); ++i) {
+                const RunConfig &c = m_configs[i];
+                double v = m_members[i].alive ? (phase.useScannedLr ? c.lr : phase.lr) : 0.0;
+                if (p.isQueryKey) v *= qkLearningRateFactor(c, static_cast<size_t>(p.layer));
+                lr.push_back(v);
+            }
+            perParam.push_back(torch::tensor(lr, torch::kFloat64));
+        }
+        adam.setLearningRates(perParam);
+    }
+
+    void runPhase(size_t ph)
+    {
+        const PhaseConfig &phase = m_configs.front().phases[ph];
+        const int64_t R = static_cast<int64_t>(m_configs.size());
+        for (auto &m : m_members) m.result.phaseStarts.push_back(m_step);
+        Adam adam(*m_model, phase.optimizer);
+        updateLearningRates(adam, phase);
+        const auto device = m_model->flatParameters().device();
+        torch::Tensor phaseStep = torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device));
+        torch::Tensor trainSum = torch::zeros({R}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+        // The schedule's multiplier at every step of the phase, on the device: a captured step
+        // looks its value up from the step tensor. (steps) float64, from scheduleMultiplier.
+        std::vector<double> multipliers(static_cast<size_t>(std::max<int64_t>(1, phase.steps)));
+        for (size_t k = 0; k < multipliers.size(); ++k)
+            multipliers[k] = scheduleMultiplier(phase.schedule, static_cast<int64_t>(k), phase.steps);
+        const auto schedule = torch::tensor(multipliers, torch::kFloat64).to(device);
+        int64_t inWindow = 0;
+        const int64_t logEvery = m_configs.front().logEvery;
+        const int64_t evalEvery = m_configs.front().evalEvery;
+
+        // One training step, entirely on the device: no host value depends on it.
+        auto trainStep = [&] {
+            const auto loss = m_task->trainLoss(*m_model, phase, phaseStep); // (R)
+            torch::where(m_alive > 0, loss, torch::zeros_like(loss)).sum().backward();
+            adam.step(schedule.index_select(0, phaseStep.reshape({1})).reshape({}));
+            adam.zeroGrad();
+            torch::NoGradGuard noGrad;
+            const auto l = loss.detach();
+            trainSum.add_(l);
+            m_globalStep.add_(1);
+            // Remember the first step whose loss was not finite or left the divergence bound.
+            const auto bad = l.isfinite().logical_not().logical_or(l > m_lossBound);
+            const auto first = bad.logical_and(m_firstBad < 0);
+            m_firstBadLoss.copy_(torch::where(first, l, m_firstBadLoss));
+            m_firstBad.copy_(torch::where(first, m_globalStep, m_firstBad));
+            phaseStep.add_(1);
+        };
+
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+        constexpr int64_t kEagerSteps = 3; // warm-up before capture: lazy cuBLAS state, allocator
+        std::unique_ptr<at::cuda::CUDAGraph> graph;
+        bool tryGraph = device.is_cuda() && cudaGraphsWanted();
+#endif
+        for (int64_t t = 0; t < phase.steps; ++t) {
+            waitWhilePaused();
+            if (pollStops() || m_stopsWhilePaused) updateLearningRates(adam, phase);
+            m_stopsWhilePaused = false;
+            if (!anyAlive()) break;
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+            if (tryGraph && t == kEagerSteps) {
+                tryGraph = false;
+                graph = capture(trainStep);
+            }
+            if (graph) graph->replay();
+            else trainStep();
+#else
+            trainStep();
+#endif
+            ++inWindow;
+            ++m_step;
+            for (auto &m : m_members)
+                if (m.alive) m.result.stepsDone = m_step;
+            if (m_step % logEvery == 0 || t + 1 == phase.steps) {
+                drainReads(&adam, &phase);
+                PendingRead read;
+                read.step = m_step;
+                read.values = trainSum / static_cast<double>(inWindow);
+                read.firstBad = m_firstBad.clone();
+                read.firstBadLoss = m_firstBadLoss.clone();
+                for (const auto &m : m_members) read.alive.push_back(m.alive);
+                m_reads.push_back(std::move(read));
+                trainSum.zero_();
+                inWindow = 0;
+            }
+            if (m_step % evalEvery == 0) evaluate();
+            maybeReport();
+        }
+        drainReads(&adam, &phase);
+    }
+
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+    template <typename Step>
+    std::unique_ptr<at::cuda::CUDAGraph> capture(Step &step)
+    {
+        auto graph = std::make_unique<at::cuda::CUDAGraph>();
+        try {
+            c10::cuda::getCurrentCUDAStream().synchronize();
+            // Thread-local: another device's training thread may allocate or synchronise while this
+            // one captures; in the default global mode that would break either capture.
+            graph->capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+            step();
+            graph->capture_end();
+            return graph;
+        } catch (const std::exception &e) {
+            try {
+                graph->capture_end();
+            } catch (...) {
+            }
+            (void)cudaGetLastError();
+            m_note = std::string("CUDA graph capture failed, trained eagerly: ") + e.what();
+            return nullptr;
+        }
+    }
+#endif
+
+    // Reads back every queued value (they were queued at least one window ago, so the device is
+    // done with them or nearly) and acts on divergence.
+    void drainReads(Adam *adam, const PhaseConfig *phase = nullptr)
+    {
+        bool frozeSome = false;
+        for (auto &read : m_reads) {
+            const auto values = read.values.to(torch::kCPU, torch::kFloat64);
+            const double *v = values.data_ptr<double>();
+            if (!read.isEval) {
+                const auto firstBad = read.firstBad.to(torch::kCPU);
+                const int64_t *bad = firstBad.data_ptr<int64_t>();
+                const auto firstBadLoss = read.firstBadLoss.to(torch::kCPU, torch::kFloat64);
+                const double *badLoss = firstBadLoss.data_ptr<double>();
+                for (size_t i = 0; i < m_members.size(); ++i) {
+                    Member &m = m_members[i];
+                    if (!read.alive[i]) continue;
+                    if (m.result.status == RunStatus::Diverged) continue;
+                    if (bad[i] < 0 && std::isfinite(v[i])) {
+                        m.result.train.push_back({read.step, v[i]});
+                    } else if (m.alive || m.result.status == RunStatus::Running) {
+                        m.result.status = RunStatus::Diverged;
+                        m.result.divergedAtStep = bad[i] >= 0 ? bad[i] : read.step;
+                        m.result.stepsDone = m.result.divergedAtStep;
+                        m.result.message = divergenceMessage(bad[i] >= 0 ? badLoss[i] : v[i],
+                                                             m_lossBound, m.result.divergedAtStep);
+                        if (m.alive) {
+                            freeze(i, adam);
+                            frozeSome = true;
+                        }
+                    }
+                }
+            } else {
+                std::map<std::string, torch::Tensor> extra;
+                for (const auto &[name, t] : read.extra) extra[name] = t.to(torch::kCPU, torch::kFloat64);
+                for (size_t i = 0; i < m_members.size(); ++i) {
+                    Member &m = m_members[i];
+                    if (!read.alive[i] || m.result.status == RunStatus::Diverged) continue;
+                    m.result.test.push_back({read.step, v[i]});
+                    for (const auto &[name, t] : extra)
+                        m.result.extra[name].push_back({read.step, t[static_cast<int64_t>(i)].item<double>()});
+                }
+            }
+        }
+        m_reads.clear();
+        if (frozeSome && adam && phase) updateLearningRates(*adam, *phase);
+    }
+
+    void freeze(size_t i, Adam *adam)
+    {
+        m_members[i].alive = false;
+        torch::NoGradGuard noGrad;
+        m_alive[static_cast<int64_t>(i)].fill_(0.0);
+        for (auto &p : m_model->parameters()) p.value[static_cast<int64_t>(i)].zero_();
+        if (adam) adam->resetRun(static_cast<int64_t>(i));
+    }
+
+    // Returns true when a run stopped (its learning rate must drop to 0).
+    bool pollStops()
+    {
+        const bool all = m_control.stop && m_control.stop->load();
+        bool any = false;
+        for (size_t i = 0; i < m_members.size(); ++i) {
+            Member &m = m_members[i];
+            if (!m.alive) continue;
+            if (all || (m_control.memberStopRequested && m_control.memberStopRequested(i))) {
+                m.alive = false;
+                m.result.status = RunStatus::Stopped;
+                m.result.message = "stopped at step " + std::to_string(m_step);
+                torch::NoGradGuard noGrad;
+                m_alive[static_cast<int64_t>(i)].fill_(0.0);
+                any = true;
+            }
+        }
+        return any;
+    }
+
+    // The sweep is paused, or a member that still trains is: the ensemble shares every step.
+    bool pauseWanted() const
+    {
+        if (m_control.pause && m_control.pause->load()) return true;
+        if (!m_control.memberPauseRequested) return false;
+        for (size_t i = 0; i < m_members.size(); ++i)
+            if (m_members[i].alive && m_control.memberPauseRequested(i)) return true;
+        return false;
+    }
+
+    void waitWhilePaused()
+    {
+        if (!pauseWanted()) return;
+        const auto pausedAt = Clock::now();
+        for (auto &m : m_members)
+            if (m.alive) m.result.status = RunStatus::Paused;
+        for (size_t i = 0; i < m_members.size(); ++i) report(i, true);
+        while (pauseWanted() && !(m_control.stop && m_control.stop->load())) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            if (pollStops()) m_stopsWhilePaused = true;
+        }
+        for (auto &m : m_members)
+            if (m.alive) m.result.status = RunStatus::Running;
+        m_start += Clock::now() - pausedAt; // paused time is not training time
+    }
+
+    void evaluate()
+    {
+        torch::NoGradGuard noGrad;
+        TaskEvaluation e = m_task->evaluate(*m_model);
+        PendingRead read;
+        read.isEval = true;
+        read.step = m_step;
+        read.values = e.loss;
+        read.extra = std::move(e.extra);
+        for (const auto &m : m_members) read.alive.push_back(m.alive);
+        m_reads.push_back(std::move(read));
+    }
+
+    void finalizeMetrics(RunResult &r) const
+    {
+        if (!r.test.empty()) {
+            r.metrics["final_test_loss"] = r.test.back().value;
+            double best = r.test.front().value;
+            for (const auto &p : r.test) best = std::min(best, p.value);
+            r.metrics["min_test_loss"] = best;
+        }
+        if (!r.train.empty()) r.metrics["final_train_loss"] = r.train.back().value;
+        for (const auto &[name, curve] : r.extra)
+            if (!curve.empty()) r.metrics["final_" + name] = curve.back().value;
+        const double threshold = m_task->learnedThreshold();
+        if (threshold > 0 && (r.status == RunStatus::Done || r.status == RunStatus::Diverged)) {
+            const bool learned = r.status == RunStatus::Done && !r.test.empty() && r.test.back().value < threshold;
+            r.metrics["learned"] = learned ? 1.0 : 0.0;
+            // A run that only learned the digits' marginal sits just under ln 10 and counts as learned
+            // by the paper's rule; the plateau analysis says which step it actually reached.
+            if (r.status == RunStatus::Done)
+                for (const auto &[k, v] : PlateauDetector().metrics(r.test)) r.metrics[k] = v;
+        }
+        const double seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
+        if (seconds > 0 && r.stepsDone > 0) r.metrics["steps_per_second"] = static_cast<double>(r.stepsDone) / seconds;
+        const auto &curves = taskSpec(m_configs.front().task).extraCurves;
+        if (std::find(curves.begin(), curves.end(), "epoch_mean") != curves.end())
+            addEpochMetrics(r); // nearest neighbour: epoch_mean, best_epoch_mean
+    }
+
+    void maybeReport()
+    {
+        const auto now = Clock::now();
+        if (std::chrono::duration<double>(now - m_lastReport).count() < m_control.reportIntervalSeconds) return;
+        m_lastReport = now;
+        for (size_t i = 0; i < m_members.size(); ++i) report(i, false);
+    }
+
+    void report(size_t i, bool force)
+    {
+        if (!m_control.onProgress) return;
+        Member &m = m_members[i];
+        RunProgress p;
+        p.status = m.result.status;
+        p.step = m.result.stepsDone;
+        p.totalSteps = m_total;
+        const double seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
+        p.stepsPerSecond = seconds > 0 ? static_cast<double>(m_step) / seconds : 0.0;
+        p.etaSeconds = p.stepsPerSecond > 0 ? static_cast<double>(m_total - m_step) / p.stepsPerSecond : 0.0;
+        p.newTrain.assign(m.result.train.begin() + static_cast<long>(m.reportedTrain), m.result.train.end());
+        p.newTest.assign(m.result.test.begin() + static_cast<long>(m.reportedTest), m.result.test.end());
+        m.reportedTrain = m.result.train.size();
+        m.reportedTest = m.result.test.size();
+        for (const auto &[name, curve] : m.result.extra) {
+            size_t &done = m.reportedExtra[name];
+            if (done < curve.size()) p.newExtra[name].assign(curve.begin() + static_cast<long>(done), curve.end());
+            done = curve.size();
+        }
+        if (force || !p.newTrain.empty() || !p.newTest.empty() || m.alive) m_control.onProgress(i, p);
+    }
+
+    const std::vector<RunConfig> &m_configs;
+    const TrainerControl &m_control;
+    std::vector<Member> m_members;
+    std::unique_ptr<Task> m_task;
+    std::unique_ptr<Transformer> m_model;
+    torch::Tensor m_alive;    // (R) 1 while a run trains, 0 once it diverged or stopped
+    torch::Tensor m_firstBad; // (R) first step with a non-finite or out-of-bound loss, -1 if none
+    torch::Tensor m_firstBadLoss; // (R) float32: the loss at m_firstBad
+    double m_lossBound = 0;   // divergenceBound of the task
+    torch::Tensor m_globalStep; // 0-dim int64: steps taken, on the device
+    std::vector<PendingRead> m_reads;
+    bool m_stopsWhilePaused = false; // a member stopped while the ensemble was paused
+    std::string m_note;
+    int64_t m_step = 0;
+    int64_t m_total = 0;
+    Clock::time_point m_start, m_lastReport;
+};
+
+} // namespace
+
+std::vector<RunResult> trainMembers(const std::vector<RunConfig> &configs, const TrainerControl &control)
+{
+    if (configs.empty()) return {};
+    const std::string key = ensembleKey(configs.front());
+    for (const auto &c : configs) {
+        if (ensembleKey(c) != key) throw std::invalid_argument("trainMembers: runs with different shapes cannot share an ensemble");
+    }
+    try {
+        return Loop(configs, control).run();
+    } catch (const std::exception &e) {
+        std::vector<RunResult> failed(configs.size());
+        for (auto &r : failed) {
+            r.status = RunStatus::Failed;
+            r.message = e.what();
+            r.device = resolveDevice(configs.front().device);
+        }
+        return failed;
+    }
+}
+
+} // namespace headlab

@@ -1,0 +1,893 @@
+// ExperimentForm.cpp — see ExperimentForm.h.
+#include "ui/app/ExperimentForm.h"
+
+#include "ui/app/HeadScheduleEditor.h"
+#include "ui/model/RunMetrics.h"
+#include "ui/model/TrainingController.h"
+
+#include "core/tasks/RunConfigFields.h"
+#include "core/tasks/TaskSpec.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace headlab::ui {
+
+namespace {
+enum PhaseColumn {
+    PhaseName,
+    PhaseObjective,
+    PhaseSteps,
+    PhaseBatch,
+    PhaseLr,
+    PhaseOptimizer,
+    PhaseSchedule,
+    PhaseColumns
+};
+
+QLabel *errorLabel(QWidget *parent)
+{
+    auto *l = new QLabel(parent);
+    l->setWordWrap(true);
+    l->setStyleSheet(QStringLiteral("color: #d03030;"));
+    l->setVisible(false);
+    return l;
+}
+
+QString joinNumbers(const std::vector<double> &values)
+{
+    QStringList parts;
+    for (double v : values) parts << formatNumber(v);
+    return parts.join(", ");
+}
+
+// The items of a list typed into a field ("1e-3, 3e-4 1e-2"), each read by `read` (false: the
+// item is bad, `why` says how); errors name the key and the bad item.
+template <typename T, typename Read>
+std::vector<T> parseList(const QString &text, const QString &key, QStringList *errors, Read read)
+{
+    std::vector<T> out;
+    const auto parts =
+        text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
+    for (int i = 0; i < parts.size(); ++i) {
+        T value{};
+        QString why;
+        if (read(parts[i], &value, &why))
+            out.push_back(value);
+        else
+            *errors << QObject::tr("%1[%2]: %3").arg(key).arg(i).arg(why);
+    }
+    if (parts.isEmpty()) *errors << QObject::tr("%1: give at least one value").arg(key);
+    return out;
+}
+
+std::vector<double> parseNumbers(const QString &text, const QString &key, QStringList *errors,
+                                 bool integers)
+{
+    return parseList<double>(text, key, errors, [integers](const QString &item, double *v, QString *why) {
+        bool ok = false;
+        *v = item.toDouble(&ok);
+        if (!ok || !std::isfinite(*v)) {
+            *why = QObject::tr("'%1' is not a number").arg(item);
+            return false;
+        }
+        if (integers && *v != std::floor(*v)) {
+            *why = QObject::tr("%1 is not an integer").arg(item);
+            return false;
+        }
+        return true;
+    });
+}
+
+// Seeds are exact over all 64 bits (a double is not): "0, 1, 18446744073709551615".
+std::vector<uint64_t> parseSeeds(const QString &text, const QString &key, QStringList *errors)
+{
+    return parseList<uint64_t>(text, key, errors, [](const QString &item, uint64_t *v, QString *why) {
+        bool ok = false;
+        *v = item.toULongLong(&ok);
+        if (!ok) *why = QObject::tr("'%1' is not a whole number from 0 to 2^64 - 1").arg(item);
+        return ok;
+    });
+}
+
+const SweepAxis *findAxis(const Session &s, const std::string &name)
+{
+    for (const auto &a : s.axes)
+        if (a.name == name) return &a;
+    return nullptr;
+}
+
+// Sets an axis' values, or, when there is one value and the session never swept it, the base.
+void setAxis(Session &s, const std::string &name, std::vector<AxisValue> values, bool hadAxis)
+{
+    auto it = std::find_if(s.axes.begin(), s.axes.end(),
+                           [&](const SweepAxis &a) { return a.name == name; });
+    if (values.size() <= 1 && !hadAxis) {
+        if (it != s.axes.end()) s.axes.erase(it);
+        return;
+    }
+    if (it != s.axes.end())
+        it->values = std::move(values);
+    else
+        s.axes.push_back(SweepAxis{name, std::move(values)});
+}
+
+AxisValue number(double v)
+{
+    AxisValue a;
+    a.kind = AxisValue::Kind::Number;
+    a.number = v;
+    return a;
+}
+
+QComboBox *enumCombo(const QStringList &items, int current)
+{
+    auto *c = new QComboBox();
+    c->addItems(items);
+    c->setCurrentIndex(current);
+    return c;
+}
+} // namespace
+
+ExperimentForm::ExperimentForm(QWidget *parent)
+    : QWidget(parent)
+{
+    m_debounce = new QTimer(this);
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(150);
+    connect(m_debounce, &QTimer::timeout, this, [this] {
+        check();
+        {
+            Session def;
+            QStringList fieldErrors;
+            if (buildDefinition(def, &fieldErrors)) {
+                m_loaded.name = def.name;
+                m_loaded.base = def.base;
+                m_loaded.axes = def.axes;
+                Q_EMIT definitionChanged(def);
+            }
+        }
+    });
+
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(6, 6, 6, 6);
+
+    // Session and task.
+    auto *taskBox = new QGroupBox(tr("Task"), this);
+    auto *taskForm = new QFormLayout(taskBox);
+    m_name = new QLineEdit(this);
+    taskForm->addRow(tr("Name"), m_name);
+    // Every task of the task table; addition, nearest neighbour and text have pages of their own,
+    // any other task a page of its option rows (TaskSpec::options) as YAML values.
+    m_task = new QComboBox(this);
+    for (const TaskSpec *spec : taskTable()) m_task->addItem(QString::fromStdString(spec->title), QString::fromStdString(spec->id));
+    taskForm->addRow(tr("Task"), m_task);
+    m_taskOptions = new QStackedWidget(this);
+    {
+        auto *w = new QWidget;
+        auto *f = new QFormLayout(w);
+        f->setContentsMargins(0, 0, 0, 0);
+        m_trainPairs = new QSpinBox;
+        m_trainPairs->setRange(1, 10000000);
+        m_trainPairs->setToolTip(tr("Operand pairs in the training set; 3 samples per pair"));
+        m_testPairs = new QSpinBox;
+        m_testPairs->setRange(1, 1000000);
+        f->addRow(tr("Train pairs"), m_trainPairs);
+        f->addRow(tr("Test pairs"), m_testPairs);
+        m_taskOptions->addWidget(w);
+    }
+    {
+        auto *w = new QWidget;
+        auto *f = new QFormLayout(w);
+        f->setContentsMargins(0, 0, 0, 0);
+        m_pointDim = new QSpinBox;
+        m_pointDim->setRange(1, 100000);
+        m_numPoints = new QSpinBox;
+        m_numPoints->setRange(2, 100000);
+        f->addRow(tr("Point dim d"), m_pointDim);
+        f->addRow(tr("Points N"), m_numPoints);
+        m_taskOptions->addWidget(w);
+    }
+    {
+        auto *w = new QWidget;
+        auto *f = new QFormLayout(w);
+        f->setContentsMargins(0, 0, 0, 0);
+        auto *row = new QHBoxLayout;
+        m_textPath = new QLineEdit;
+        m_textPath->setPlaceholderText(tr("built-in children's stories"));
+        auto *browse = new QPushButton(tr("…"));
+        browse->setMaximumWidth(30);
+        row->addWidget(m_textPath);
+        row->addWidget(browse);
+        connect(browse, &QPushButton::clicked, this, [this] {
+            const QString f = QFileDialog::getOpenFileName(this, tr("Text corpus"), QString(),
+                                                           tr("Text (*.txt);;All files (*)"));
+            if (!f.isEmpty()) m_textPath->setText(f);
+        });
+        m_context = new QSpinBox;
+        m_context->setRange(2, 100000);
+        f->addRow(tr("Text file"), row);
+        f->addRow(tr("Context length"), m_context);
+        m_taskOptions->addWidget(w);
+    }
+    {
+        auto *w = new QWidget;
+        m_genericOptions = new QFormLayout(w);
+        m_genericOptions->setContentsMargins(0, 0, 0, 0);
+        m_taskOptions->addWidget(w);
+    }
+    taskForm->addRow(m_taskOptions);
+    outer->addWidget(taskBox);
+
+    // Model.
+    auto *modelBox = new QGroupBox(tr("Model"), this);
+    auto *modelForm = new QFormLayout(modelBox);
+    m_layers = new QSpinBox(this);
+    m_layers->setRange(1, 64);
+    modelForm->addRow(tr("Layers"), m_layers);
+    m_dModels = new QLineEdit(this);
+    m_dModels->setToolTip(tr("Embedding widths m to sweep, e.g. 24, 48, 96, 192, 384"));
+    m_dModelsError = errorLabel(this);
+    modelForm->addRow(tr("d_model (m)"), m_dModels);
+    modelForm->addRow(m_dModelsError);
+    m_headsSame = new QRadioButton(tr("Same count in every layer"), this);
+    m_headsSchedule = new QRadioButton(tr("Per-layer schedules"), this);
+    m_headsSame->setChecked(true);
+    auto *headsModes = new QHBoxLayout;
+    headsModes->addWidget(m_headsSame);
+    headsModes->addWidget(m_headsSchedule);
+    modelForm->addRow(tr("Heads"), headsModes);
+    m_heads = new QLineEdit(this);
+    m_heads->setToolTip(
+        tr("Head counts n_H to sweep, e.g. 1, 2, 3, 6, 12. Each must divide d_model."));
+    modelForm->addRow(QString(), m_heads);
+    m_schedules = new HeadScheduleEditor(this);
+    m_schedules->setVisible(false);
+    modelForm->addRow(QString(), m_schedules);
+    m_headsError = errorLabel(this);
+    modelForm->addRow(m_headsError);
+    auto *headDimRow = new QHBoxLayout;
+    m_headDimRule = enumCombo({tr("m_H = m / n_H"), tr("fixed")}, 0);
+    m_headDim = new QSpinBox(this);
+    m_headDim->setRange(1, 100000);
+    m_headDim->setEnabled(false);
+    headDimRow->addWidget(m_headDimRule);
+    headDimRow->addWidget(m_headDim);
+    modelForm->addRow(tr("Head dim (rank)"), headDimRow);
+    m_logitScale = enumCombo(
+        {QString::fromUtf8("1/√m_H (standard)"), tr("1/m_H (μP)"), tr("none (GPT-Neo)")}, 0);
+    modelForm->addRow(tr("Logit scale"), m_logitScale);
+    auto *qkRow = new QHBoxLayout;
+    m_qkRule = new QCheckBox(QString::fromUtf8("η_QK = η·√(m_ref/m_H)"), this);
+    m_qkRule->setToolTip(tr("Give W_Q and W_K their own learning rate scaled by the head dimension "
+                            "(EXPERIMENTS.md §4)"));
+    m_qkRef = new QDoubleSpinBox(this);
+    m_qkRef->setRange(1, 100000);
+    m_qkRef->setPrefix(tr("m_ref "));
+    m_qkRef->setDecimals(0);
+    qkRow->addWidget(m_qkRule);
+    qkRow->addWidget(m_qkRef);
+    modelForm->addRow(tr("QK rule"), qkRow);
+    outer->addWidget(modelBox);
+
+    // Training.
+    auto *trainBox = new QGroupBox(tr("Training"), this);
+    auto *trainLayout = new QVBoxLayout(trainBox);
+    m_phases = new QTableWidget(0, PhaseColumns, this);
+    m_phases->setHorizontalHeaderLabels({tr("Phase"), tr("Objective"), tr("Steps"), tr("Batch"),
+                                         tr("LR"), tr("Optimizer"), tr("Schedule")});
+    m_phases->verticalHeader()->setVisible(false);
+    m_phases->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_phases->setMaximumHeight(110);
+    m_phases->setToolTip(
+        tr("LR 'scanned' uses the swept learning rate η; a number fixes the phase's rate"));
+    trainLayout->addWidget(m_phases);
+    auto *phaseButtons = new QHBoxLayout;
+    auto *addPhase = new QPushButton(tr("Add phase"), this);
+    auto *removePhase = new QPushButton(tr("Remove phase"), this);
+    phaseButtons->addWidget(addPhase);
+    phaseButtons->addWidget(removePhase);
+    phaseButtons->addStretch(1);
+    trainLayout->addLayout(phaseButtons);
+    m_phasesError = errorLabel(this);
+    trainLayout->addWidget(m_phasesError);
+    auto *trainForm = new QFormLayout;
+    m_lrs = new QLineEdit(this);
+    m_lrs->setToolTip(tr("Learning rates η to sweep, e.g. 1e-5, 1e-4, 1e-3"));
+    trainForm->addRow(tr("Learning rates η"), m_lrs);
+    m_lrsError = errorLabel(this);
+    trainForm->addRow(m_lrsError);
+    auto *genRow = new QHBoxLayout;
+    m_lrFrom = new QDoubleSpinBox(this);
+    m_lrTo = new QDoubleSpinBox(this);
+    for (auto *s : {m_lrFrom, m_lrTo}) {
+        s->setDecimals(7);
+        s->setRange(1e-7, 10);
+        s->setSingleStep(1e-4);
+    }
+    m_lrFrom->setValue(3e-5);
+    m_lrTo->setValue(3e-3);
+    m_lrCount = new QSpinBox(this);
+    m_lrCount->setRange(1, 100);
+    m_lrCount->setValue(10);
+    auto *gen = new QPushButton(tr("Log-spaced"), this);
+    gen->setToolTip(tr("Replace the list with this many values log-spaced from → to"));
+    genRow->addWidget(m_lrFrom);
+    genRow->addWidget(new QLabel(QStringLiteral("→"), this));
+    genRow->addWidget(m_lrTo);
+    genRow->addWidget(m_lrCount);
+    genRow->addWidget(gen);
+    trainForm->addRow(QString(), genRow);
+    m_seeds = new QLineEdit(this);
+    m_seeds->setToolTip(tr("Seeds for initialisation and data, e.g. 0, 1, 2"));
+    trainForm->addRow(tr("Seeds"), m_seeds);
+    m_seedsError = errorLabel(this);
+    trainForm->addRow(m_seedsError);
+    m_evalEvery = new QSpinBox(this);
+    m_evalEvery->setRange(1, 1000000);
+    trainForm->addRow(tr("Evaluate every"), m_evalEvery);
+    m_device = new QComboBox(this);
+    m_device->addItem(QStringLiteral("auto"));
+    for (const auto &d : TrainingController::availableDevices()) m_device->addItem(d);
+    trainForm->addRow(tr("Device"), m_device);
+    m_threads = new QSpinBox(this);
+    m_threads->setRange(0, 256);
+    m_threads->setSpecialValueText(tr("default"));
+    trainForm->addRow(tr("CPU threads"), m_threads);
+    trainLayout->addLayout(trainForm);
+    outer->addWidget(trainBox);
+
+    // Axes the form does not edit (kept as they are), and sweep.combinations.
+    m_otherAxes = new QLabel(this);
+    m_otherAxes->setWordWrap(true);
+    m_otherAxes->setVisible(false);
+    outer->addWidget(m_otherAxes);
+
+    // Validation summary.
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    QFont bold = m_summary->font();
+    bold.setBold(true);
+    m_summary->setFont(bold);
+    outer->addWidget(m_summary);
+    m_messages = new QLabel(this);
+    m_messages->setWordWrap(true);
+    m_messages->setTextFormat(Qt::RichText);
+    m_messages->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    outer->addWidget(m_messages);
+    outer->addStretch(1);
+
+    // Every edit: debounce, then check and apply.
+    auto changed = [this] { edited(); };
+    for (auto *e : {m_name, m_dModels, m_heads, m_lrs, m_seeds, m_textPath})
+        connect(e, &QLineEdit::textChanged, this, changed);
+    for (auto *s : {m_trainPairs, m_testPairs, m_pointDim, m_numPoints, m_context, m_headDim,
+                    m_evalEvery, m_threads})
+        connect(s, &QSpinBox::valueChanged, this, changed);
+    connect(m_layers, &QSpinBox::valueChanged, this, changed);
+    connect(m_qkRef, &QDoubleSpinBox::valueChanged, this, changed);
+    connect(m_qkRule, &QCheckBox::toggled, this, changed);
+    connect(m_headsSame, &QRadioButton::toggled, this, [this] {
+        m_heads->setVisible(m_headsSame->isChecked());
+        m_schedules->setVisible(!m_headsSame->isChecked());
+        edited();
+    });
+    connect(m_schedules, &HeadScheduleEditor::edited, this, changed);
+    connect(m_task, &QComboBox::currentIndexChanged, this, [this] {
+        updateTaskOptions();
+        edited();
+    });
+    connect(m_headDimRule, &QComboBox::currentIndexChanged, this, [this] {
+        m_headDim->setEnabled(m_headDimRule->currentIndex() == 1);
+        edited();
+    });
+    for (auto *c : {m_logitScale, m_device})
+        connect(c, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_phases, &QTableWidget::itemChanged, this, changed);
+    connect(addPhase, &QPushButton::clicked, this, [this] {
+        PhaseConfig p;
+        p.name = "phase" + std::to_string(m_phases->rowCount() + 1);
+        addPhaseRow(p);
+        edited();
+    });
+    connect(removePhase, &QPushButton::clicked, this, [this] {
+        const int row =
+            m_phases->currentRow() >= 0 ? m_phases->currentRow() : m_phases->rowCount() - 1;
+        if (row >= 0) m_phases->removeRow(row);
+        edited();
+    });
+    connect(gen, &QPushButton::clicked, this, [this] {
+        const double a = m_lrFrom->value(), b = m_lrTo->value();
+        const int n = m_lrCount->value();
+        std::vector<double> values;
+        for (int i = 0; i < n; ++i) {
+            const double f = n == 1 ? 0.0 : double(i) / (n - 1);
+            const double v = std::exp(std::log(a) + f * (std::log(b) - std::log(a)));
+            values.push_back(std::stod(QString::number(v, 'g', 3).toStdString()));
+        }
+        m_lrs->setText(joinNumbers(values));
+    });
+
+    loadFrom(Session{});
+}
+
+std::string ExperimentForm::taskId() const
+{
+    return m_task->currentData().toString().toStdString();
+}
+
+void ExperimentForm::updateTaskOptions()
+{
+    static const std::vector<std::string> ownPages = {"addition", "nearest_neighbour", "text"};
+    const std::string id = taskId();
+    const auto own = std::find(ownPages.begin(), ownPages.end(), id);
+    if (own != ownPages.end()) {
+        m_taskOptions->setCurrentIndex(int(own - ownPages.begin()));
+        return;
+    }
+    m_taskOptions->setCurrentIndex(int(ownPages.size()));
+    if (m_genericTask == id) return;
+    // One line edit per option row, holding its YAML value; the row reads it back (build).
+    m_genericTask = id;
+    while (m_genericOptions->rowCount() > 0) m_genericOptions->removeRow(0);
+    m_optionEdits.clear();
+    const TaskSpec *spec = findTaskSpec(id);
+    if (!spec) return;
+    for (const auto &row : spec->options) {
+        auto *edit = new QLineEdit;
+        edit->setToolTip(QString::fromStdString(row.help));
+        edit->setPlaceholderText(QString::fromStdString(row.help));
+        connect(edit, &QLineEdit::textChanged, this, [this] { edited(); });
+        m_genericOptions->addRow(QString::fromStdString(row.keys.front()), edit);
+        m_optionEdits.push_back({row.keys.front(), edit});
+    }
+}
+
+void ExperimentForm::loadGenericOptions(const TaskConfig &task)
+{
+    const TaskSpec *spec = findTaskSpec(task.kind);
+    if (!spec) return;
+    for (const auto &row : spec->options) {
+        YAML::Emitter out;
+        out << YAML::Flow << YAML::BeginMap;
+        row.write(out, task);
+        out << YAML::EndMap;
+        const YAML::Node node = YAML::Load(out.c_str());
+        for (auto &[key, edit] : m_optionEdits) {
+            if (key != row.keys.front() || !node[key]) continue;
+            const QSignalBlocker block(edit);
+            edit->setText(QString::fromStdString(node[key].as<std::string>()));
+        }
+    }
+}
+
+void ExperimentForm::buildGenericOptions(TaskConfig &task, QStringList &errors) const
+{
+    const TaskSpec *spec = findTaskSpec(task.kind);
+    if (!spec) return;
+    std::string text;
+    for (const auto &[key, edit] : m_optionEdits) {
+        const std::string value = edit->text().trimmed().toStdString();
+        if (!value.empty()) text += key + ": " + value + "\n";
+    }
+    try {
+        const yaml::YamlField map = yaml::parseDocument(text.empty() ? "{}" : text, "task");
+        readFields(map, spec->options, task);
+    } catch (const std::exception &e) {
+        const auto *error = dynamic_cast<const SessionError *>(&e);
+        errors << (error ? QStringLiteral("task.%1: %2")
+                               .arg(QString::fromStdString(error->keyPath()), QString::fromStdString(error->message()))
+                         : QString::fromStdString(e.what()));
+    }
+}
+
+void ExperimentForm::addPhaseRow(const PhaseConfig &phase)
+{
+    const QSignalBlocker block(m_phases);
+    const int row = m_phases->rowCount();
+    m_phases->insertRow(row);
+    m_phases->setItem(row, PhaseName, new QTableWidgetItem(QString::fromStdString(phase.name)));
+    auto *objective =
+        enumCombo({tr("next token"), tr("answer"), tr("regression")}, int(phase.objective));
+    m_phases->setCellWidget(row, PhaseObjective, objective);
+    m_phases->setItem(row, PhaseSteps, new QTableWidgetItem(QString::number(phase.steps)));
+    m_phases->setItem(row, PhaseBatch, new QTableWidgetItem(QString::number(phase.batchSize)));
+    m_phases->setItem(
+        row, PhaseLr,
+        new QTableWidgetItem(phase.useScannedLr ? tr("scanned") : formatNumber(phase.lr)));
+    auto *optimizer =
+        enumCombo({QStringLiteral("Adam"), QStringLiteral("AdamW")}, int(phase.optimizer.kind));
+    m_phases->setCellWidget(row, PhaseOptimizer, optimizer);
+    auto *schedule = enumCombo({tr("constant"), tr("warm-up + cosine")}, int(phase.schedule.kind));
+    m_phases->setCellWidget(row, PhaseSchedule, schedule);
+    for (auto *c : {objective, optimizer, schedule})
+        connect(c, &QComboBox::currentIndexChanged, this, [this] { edited(); });
+}
+
+void ExperimentForm::loadFrom(const Session &session)
+{
+    m_loading = true;
+    m_loaded = session;
+    m_loaded.runs.clear();
+    m_loaded.skipped.clear();
+    const RunConfig &b = session.base;
+    m_name->setText(QString::fromStdString(session.name));
+    m_task->setCurrentIndex(std::max(0, m_task->findData(QString::fromStdString(b.task.kind))));
+    updateTaskOptions();
+    loadGenericOptions(b.task);
+    m_trainPairs->setValue(int(b.task.trainPairs));
+    m_testPairs->setValue(int(b.task.testPairs));
+    m_pointDim->setValue(int(b.task.pointDim));
+    m_numPoints->setValue(int(b.task.numPoints));
+    m_textPath->setText(QString::fromStdString(b.task.textPath));
+    m_context->setValue(int(b.task.contextLength));
+    m_layers->setValue(int(std::max<int64_t>(1, b.model.layers())));
+
+    std::vector<double> dModels;
+    if (const auto *a = findAxis(session, "d_model"))
+        for (const auto &v : a->values) dModels.push_back(v.number);
+    if (dModels.empty()) dModels.push_back(double(b.model.dModel));
+    m_dModels->setText(joinNumbers(dModels));
+
+    std::vector<double> heads;
+    std::vector<std::vector<int64_t>> schedules;
+    if (const auto *a = findAxis(session, "heads")) {
+        for (const auto &v : a->values) {
+            if (v.kind == AxisValue::Kind::IntList)
+                schedules.push_back(v.ints);
+            else
+                heads.push_back(v.number);
+        }
+    }
+    if (heads.empty() && schedules.empty()) {
+        bool constant = true;
+        for (auto h : b.model.heads) constant = constant && h == b.model.heads.front();
+        if (constant && !b.model.heads.empty())
+            heads.push_back(double(b.model.heads.front()));
+        else
+            schedules.push_back(b.model.heads);
+    }
+    m_heads->setText(joinNumbers(heads));
+    m_schedules->setSchedules(schedules);
+    const bool scheduleMode = !schedules.empty() && heads.empty();
+    m_headsSchedule->setChecked(scheduleMode);
+    m_headsSame->setChecked(!scheduleMode);
+    m_heads->setVisible(!scheduleMode);
+    m_schedules->setVisible(scheduleMode);
+
+    m_headDimRule->setCurrentIndex(b.model.headDim > 0 ? 1 : 0);
+    m_headDim->setEnabled(b.model.headDim > 0);
+    m_headDim->setValue(int(b.model.headDim > 0 ? b.model.headDim : 8));
+    m_logitScale->setCurrentIndex(int(b.model.logitScale));
+    m_qkRule->setChecked(b.qkRule.enabled);
+    m_qkRef->setValue(b.qkRule.referenceHeadDim);
+
+    m_phases->setRowCount(0);
+    for (const auto &p : b.phases) addPhaseRow(p);
+
+    std::vector<double> lrs;
+    if (const auto *a = findAxis(session, "lr"))
+        for (const auto &v : a->values) lrs.push_back(v.number);
+    if (lrs.empty()) lrs.push_back(b.lr);
+    m_lrs->setText(joinNumbers(lrs));
+    QStringList seeds;
+    if (const auto *a = findAxis(session, "seed"))
+        for (const auto &v : a->values) seeds << QString::fromStdString(v.label());
+    if (seeds.empty()) seeds << QString::number(qulonglong(b.initSeed));
+    m_seeds->setText(seeds.join(QStringLiteral(", ")));
+    m_evalEvery->setValue(int(b.evalEvery));
+    const int di = m_device->findText(QString::fromStdString(b.device));
+    m_device->setCurrentIndex(di >= 0 ? di : 0);
+    // What the form does not edit stays as loaded, and is shown so nothing is hidden.
+    QStringList other;
+    for (const auto &axis : session.axes) {
+        if (axis.name == "d_model" || axis.name == "heads" || axis.name == "lr" ||
+            axis.name == "seed")
+            continue;
+        QStringList values;
+        for (const auto &v : axis.values) values << displayLabel(QString::fromStdString(v.label()));
+        other << tr("%1 ∈ {%2}").arg(QString::fromStdString(axis.name), values.join(", "));
+    }
+    std::set<std::string> comboKeys;
+    QStringList combos;
+    for (const auto &combination : session.combinations) {
+        QStringList parts;
+        for (const auto &[name, value] : combination) {
+            comboKeys.insert(name);
+            parts << QString::fromStdString(name) + " " +
+                         displayLabel(QString::fromStdString(value.label()));
+        }
+        combos << "(" + parts.join(", ") + ")";
+    }
+    QString note;
+    if (!other.isEmpty()) note += tr("Also swept: %1.").arg(other.join("; "));
+    if (!combos.isEmpty())
+        note += (note.isEmpty() ? QString() : QStringLiteral(" ")) +
+                tr("Combinations, each × the axes above: %1. Edit them in the session file.")
+                    .arg(combos.join(" "));
+    m_otherAxes->setText(note);
+    m_otherAxes->setVisible(!note.isEmpty());
+    // A field that combinations set cannot be edited here without contradicting them.
+    m_dModels->setEnabled(!comboKeys.count("d_model"));
+    m_heads->setEnabled(!comboKeys.count("heads"));
+    m_schedules->setEnabled(!comboKeys.count("heads"));
+    if (comboKeys.count("d_model")) m_dModels->setToolTip(tr("Set by the session's combinations"));
+    if (comboKeys.count("heads")) m_heads->setToolTip(tr("Set by the session's combinations"));
+
+    m_pendingOverride = -1;
+    m_loading = false;
+    check();
+}
+
+bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
+{
+    QStringList local;
+    QStringList &errs = errors ? *errors : local;
+    const int before = int(errs.size());
+    def = m_loaded;
+    def.runs.clear();
+    def.skipped.clear();
+    def.name = m_name->text().trimmed().toStdString();
+    RunConfig &b = def.base;
+    b.task.kind = taskId();
+    buildGenericOptions(b.task, errs);
+    b.task.trainPairs = m_trainPairs->value();
+    b.task.testPairs = m_testPairs->value();
+    b.task.pointDim = m_pointDim->value();
+    b.task.numPoints = m_numPoints->value();
+    b.task.textPath = m_textPath->text().trimmed().toStdString();
+    b.task.contextLength = m_context->value();
+    const int layers = m_layers->value();
+
+    const auto dModels =
+        parseNumbers(m_dModels->text(), QStringLiteral("sweep.d_model"), &errs, true);
+    for (double d : dModels)
+        if (d < 1) errs << tr("sweep.d_model: %1 must be at least 1").arg(d);
+    std::vector<AxisValue> dValues;
+    for (double d : dModels) dValues.push_back(number(d));
+    if (!dModels.empty()) b.model.dModel = int64_t(dModels.front());
+    setAxis(def, "d_model", dValues, findAxis(m_loaded, "d_model") != nullptr);
+
+    std::vector<AxisValue> headValues;
+    if (m_headsSame->isChecked()) {
+        const auto heads =
+            parseNumbers(m_heads->text(), QStringLiteral("sweep.heads"), &errs, true);
+        for (double h : heads) {
+            if (h < 1) errs << tr("sweep.heads: %1 must be at least 1").arg(h);
+            headValues.push_back(number(h));
+        }
+        if (!heads.empty())
+            b.model.heads.assign(size_t(layers), int64_t(heads.front()));
+        else
+            b.model.heads.assign(size_t(layers), 1);
+    } else {
+        const auto schedules = m_schedules->schedules(&errs);
+        if (schedules.empty()) errs << tr("sweep.heads: add at least one schedule");
+        for (size_t i = 0; i < schedules.size(); ++i) {
+            if (int(schedules[i].size()) != layers)
+                errs << tr("sweep.heads[%1]: the schedule has %2 layers, the model %3")
+                            .arg(i)
+                            .arg(schedules[i].size())
+                            .arg(layers);
+            AxisValue v;
+            v.kind = AxisValue::Kind::IntList;
+            v.ints = schedules[i];
+            headValues.push_back(v);
+        }
+        if (!schedules.empty()) b.model.heads = schedules.front();
+    }
+    const bool hadHeads = findAxis(m_loaded, "heads") != nullptr;
+    setAxis(def, "heads", headValues, hadHeads || !m_headsSame->isChecked());
+
+    b.model.headDim = m_headDimRule->currentIndex() == 1 ? m_headDim->value() : 0;
+    b.model.logitScale = LogitScale(m_logitScale->currentIndex());
+    b.qkRule.enabled = m_qkRule->isChecked();
+    b.qkRule.referenceHeadDim = m_qkRef->value();
+
+    // Phases, keeping the settings the table does not show (betas, eps, warm-up fraction).
+    std::vector<PhaseConfig> phases;
+    for (int row = 0; row < m_phases->rowCount(); ++row) {
+        PhaseConfig p = row < int(m_loaded.base.phases.size()) ? m_loaded.base.phases[size_t(row)]
+                                                               : PhaseConfig{};
+        auto text = [&](int col) {
+            return m_phases->item(row, col) ? m_phases->item(row, col)->text().trimmed()
+                                            : QString();
+        };
+        auto combo = [&](int col) {
+            return static_cast<QComboBox *>(m_phases->cellWidget(row, col))->currentIndex();
+        };
+        p.name = text(PhaseName).toStdString();
+        p.objective = Objective(combo(PhaseObjective));
+        bool ok = false;
+        p.steps = text(PhaseSteps).toLongLong(&ok);
+        if (!ok || p.steps < 1)
+            errs << tr("phases[%1].steps: '%2' must be a positive integer")
+                        .arg(row)
+                        .arg(text(PhaseSteps));
+        p.batchSize = text(PhaseBatch).toLongLong(&ok);
+        if (!ok || p.batchSize < 1)
+            errs << tr("phases[%1].batch_size: '%2' must be a positive integer")
+                        .arg(row)
+                        .arg(text(PhaseBatch));
+        const QString lr = text(PhaseLr);
+        if (lr.compare(tr("scanned"), Qt::CaseInsensitive) == 0 || lr.isEmpty()) {
+            p.useScannedLr = true;
+        } else {
+            p.useScannedLr = false;
+            p.lr = lr.toDouble(&ok);
+            if (!ok || p.lr <= 0)
+                errs << tr("phases[%1].lr: '%2' must be 'scanned' or a positive number")
+                            .arg(row)
+                            .arg(lr);
+        }
+        p.optimizer.kind = OptimizerKind(combo(PhaseOptimizer));
+        p.schedule.kind = ScheduleKind(combo(PhaseSchedule));
+        phases.push_back(p);
+    }
+    if (phases.empty()) errs << tr("phases: add at least one training phase");
+    b.phases = phases;
+
+    const auto lrs = parseNumbers(m_lrs->text(), QStringLiteral("sweep.lr"), &errs, false);
+    std::vector<AxisValue> lrValues;
+    for (double v : lrs) {
+        if (v <= 0) errs << tr("sweep.lr: %1 must be positive").arg(v);
+        lrValues.push_back(number(v));
+    }
+    if (!lrs.empty()) b.lr = lrs.front();
+    setAxis(def, "lr", lrValues, findAxis(m_loaded, "lr") != nullptr);
+
+    const auto seeds = parseSeeds(m_seeds->text(), QStringLiteral("sweep.seed"), &errs);
+    std::vector<AxisValue> seedValues;
+    for (uint64_t v : seeds) {
+        AxisValue value;
+        value.kind = AxisValue::Kind::Unsigned;
+        value.unsignedValue = v;
+        seedValues.push_back(value);
+    }
+    if (!seeds.empty()) b.initSeed = b.dataSeed = seeds.front();
+    setAxis(def, "seed", seedValues, findAxis(m_loaded, "seed") != nullptr);
+
+    b.evalEvery = m_evalEvery->value();
+    b.device = m_device->currentText().toStdString();
+    return int(errs.size()) == before;
+}
+
+void ExperimentForm::showFieldError(QLabel *label, const QStringList &errors, const QString &prefix)
+{
+    QStringList mine;
+    for (const auto &e : errors)
+        if (e.startsWith(prefix)) mine << e;
+    label->setText(mine.join('\n'));
+    label->setVisible(!mine.isEmpty());
+}
+
+FormCheck ExperimentForm::check()
+{
+    FormCheck c;
+    Session def;
+    buildDefinition(def, &c.errors);
+    const QStringList fieldErrors = c.errors;
+    if (c.errors.isEmpty()) {
+        try {
+            expandSweep(def);
+            std::set<std::string> seen;
+            for (const auto &run : def.runs) {
+                const std::string why = validate(run.config);
+                if (!why.empty() && seen.insert(why).second)
+                    c.errors << runLabel(def, run) + QStringLiteral(": ") +
+                                    QString::fromStdString(why);
+            }
+            for (const auto &skip : def.skipped) {
+                QStringList labels;
+                for (const auto &[k, v] : skip.labels)
+                    labels << QString::fromStdString(k + "=" + v);
+                c.skipped << labels.join(' ') + QStringLiteral(": ") +
+                                 QString::fromStdString(skip.reason);
+            }
+            c.runs = int(def.runs.size());
+            c.pending = int(pendingRuns(def).size());
+            // The YAML loader's own checks (ranges, names): the same messages a file would get.
+            sessionFromYaml(sessionToYaml(def), "<form>");
+        } catch (const SessionError &e) {
+            c.errors << (e.keyPath().empty()
+                             ? QString()
+                             : QString::fromStdString(e.keyPath()) + QStringLiteral(": ")) +
+                            QString::fromStdString(e.message());
+        } catch (const std::exception &e) {
+            c.errors << QString::fromUtf8(e.what());
+        }
+    }
+    if (m_pendingOverride >= 0) c.pending = std::min(c.pending, m_pendingOverride);
+    m_check = c;
+
+    showFieldError(m_dModelsError, fieldErrors, QStringLiteral("sweep.d_model"));
+    showFieldError(m_headsError, c.errors, QStringLiteral("sweep.heads"));
+    showFieldError(m_lrsError, fieldErrors, QStringLiteral("sweep.lr"));
+    showFieldError(m_seedsError, fieldErrors, QStringLiteral("sweep.seed"));
+    showFieldError(m_phasesError, fieldErrors, QStringLiteral("phases"));
+
+    QString html;
+    for (const auto &e : c.errors)
+        html += QStringLiteral("<div style='color:#d03030'>✖ %1</div>").arg(e.toHtmlEscaped());
+    const int maxSkipped = 8;
+    for (int i = 0; i < c.skipped.size() && i < maxSkipped; ++i)
+        html += QStringLiteral("<div style='color:#a07000'>⤼ skipped %1</div>")
+                    .arg(c.skipped[i].toHtmlEscaped());
+    if (c.skipped.size() > maxSkipped)
+        html += tr("<div style='color:#a07000'>… and %1 more skipped</div>")
+                    .arg(c.skipped.size() - maxSkipped);
+    m_messages->setText(html);
+
+    bool allowed = c.errors.isEmpty() && c.runs > 0 && c.pending > 0 && !m_running;
+    QString reason;
+    if (m_running)
+        reason = tr("A sweep is running.");
+    else if (!c.errors.isEmpty())
+        reason = tr("Cannot start: %1").arg(c.errors.front());
+    else if (c.runs == 0)
+        reason =
+            tr("Cannot start: no combination can run (%n skipped).", "", int(c.skipped.size()));
+    else if (c.pending == 0)
+        reason = tr("Every run is finished. Rerun a run from the table, or change the sweep.");
+    m_summary->setText(
+        c.errors.isEmpty()
+            ? tr("%n run(s)", "", c.runs) + tr(", %1 to run").arg(c.pending) +
+                  (c.skipped.isEmpty() ? QString() : tr(", %1 skipped").arg(c.skipped.size()))
+            : tr("The sweep cannot start:"));
+    if (allowed != m_canStart || reason != m_blockReason) {
+        m_canStart = allowed;
+        m_blockReason = reason;
+        Q_EMIT startAllowedChanged(allowed, reason);
+    }
+    return c;
+}
+
+void ExperimentForm::edited()
+{
+    if (m_loading) return;
+    m_pendingOverride = -1;
+    m_debounce->start();
+}
+
+void ExperimentForm::setRunning(bool running)
+{
+    m_running = running;
+    for (auto *child : findChildren<QGroupBox *>()) child->setEnabled(!running);
+    check();
+}
+
+void ExperimentForm::setPendingRuns(int pending)
+{
+    m_pendingOverride = pending;
+    check();
+}
+
+SweepOptions ExperimentForm::sweepOptions() const
+{
+    SweepOptions o;
+    o.device = m_device->currentText().toStdString();
+    o.threads = m_threads->value();
+    return o;
+}
+
+} // namespace headlab::ui

@@ -1,0 +1,122 @@
+// ExperimentForm.h — the experiment form: task, model, head schedules, head-dimension rule,
+// training phases, learning rates, seeds, steps, batch size and device.
+//
+// Every edit is checked at once with core's own rules — expandSweep, validate() and a round trip
+// through the YAML loader — so the form shows exactly the messages the loader would give, lists
+// the combinations that will be skipped and why, and says why Start is disabled when it is.
+#pragma once
+
+#include "core/session/Session.h"
+#include "core/train/SweepRunner.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QRadioButton;
+class QSpinBox;
+class QStackedWidget;
+class QFormLayout;
+class QLineEdit;
+class QTableWidget;
+class QTimer;
+
+namespace headlab::ui {
+
+class HeadScheduleEditor;
+
+struct FormCheck {
+    QStringList errors;  // blocking: field errors and core validation messages
+    QStringList skipped; // combinations expandSweep skips, with why
+    int runs = 0;        // runnable combinations
+    int pending = 0;     // of which still to run
+};
+
+class ExperimentForm : public QWidget {
+    Q_OBJECT
+public:
+    explicit ExperimentForm(QWidget *parent = nullptr);
+
+    // Shows a session's definition; emits nothing.
+    void loadFrom(const headlab::Session &session);
+    // The definition the widgets describe, built over the loaded one (axes the form does not
+    // edit are kept). Field errors ("sweep.lr: 'abc' is not a number") go to *errors.
+    bool buildDefinition(headlab::Session &definition, QStringList *errors) const;
+    // Validates now (normally debounced after each edit) and updates the messages.
+    FormCheck check();
+    const FormCheck &lastCheck() const { return m_check; }
+    bool canStart() const { return m_canStart; }
+    QString blockReason() const { return m_blockReason; }
+    headlab::SweepOptions sweepOptions() const;
+    void setRunning(bool running);
+    // Tells the form how many runs of the session are still pending (finished ones are kept).
+    void setPendingRuns(int pending);
+
+    // For tests and the main window.
+    QLineEdit *learningRatesEdit() const { return m_lrs; }
+    QLineEdit *dModelsEdit() const { return m_dModels; }
+    QLineEdit *headsEdit() const { return m_heads; }
+    QLabel *validationLabel() const { return m_messages; }
+
+Q_SIGNALS:
+    // A user edit that parses; the main window applies it to the session (runs re-expanded).
+    void definitionChanged(const headlab::Session &definition);
+    void startAllowedChanged(bool allowed, const QString &reason);
+
+private:
+    void edited();
+    void addPhaseRow(const headlab::PhaseConfig &phase);
+    void updateTaskOptions();
+    void showFieldError(QLabel *label, const QStringList &errors, const QString &prefix);
+
+    headlab::Session m_loaded; // base, axes, name as last loaded or applied
+    bool m_loading = false;
+    bool m_running = false;
+    FormCheck m_check;
+    bool m_canStart = false;
+    QString m_blockReason;
+    int m_pendingOverride = -1;
+    QTimer *m_debounce;
+
+    QLineEdit *m_name;
+    QComboBox *m_task;
+    QStackedWidget *m_taskOptions;
+    // The page of a task without one of its own: a line edit per option row (TaskSpec::options).
+    QFormLayout *m_genericOptions = nullptr;
+    std::string m_genericTask;
+    std::vector<std::pair<std::string, QLineEdit *>> m_optionEdits;
+    std::string taskId() const;
+    void loadGenericOptions(const headlab::TaskConfig &task);
+    void buildGenericOptions(headlab::TaskConfig &task, QStringList &errors) const;
+    QSpinBox *m_trainPairs, *m_testPairs, *m_pointDim, *m_numPoints, *m_context;
+    QLineEdit *m_textPath;
+    QSpinBox *m_layers;
+    QLineEdit *m_dModels;
+    QRadioButton *m_headsSame, *m_headsSchedule;
+    QLineEdit *m_heads;
+    HeadScheduleEditor *m_schedules;
+    QComboBox *m_headDimRule;
+    QSpinBox *m_headDim;
+    QComboBox *m_logitScale;
+    QCheckBox *m_qkRule;
+    QDoubleSpinBox *m_qkRef;
+    QTableWidget *m_phases;
+    QLineEdit *m_lrs;
+    QDoubleSpinBox *m_lrFrom, *m_lrTo;
+    QSpinBox *m_lrCount;
+    QLineEdit *m_seeds;
+    QSpinBox *m_evalEvery;
+    QComboBox *m_device;
+    QSpinBox *m_threads;
+    QLabel *m_dModelsError, *m_headsError, *m_lrsError, *m_seedsError, *m_phasesError;
+    QLabel *m_otherAxes;
+    QLabel *m_summary;
+    QLabel *m_messages;
+};
+
+} // namespace headlab::ui

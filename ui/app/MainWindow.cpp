@@ -1,0 +1,1072 @@
+// MainWindow.cpp — see MainWindow.h.
+#include "ui/app/MainWindow.h"
+
+#include "core/session/Presets.h"
+#include "core/session/SessionStore.h"
+#include "ui/app/ExperimentForm.h"
+#include "ui/figures/FigureExporter.h"
+#include "ui/figures/HeatmapView.h"
+#include "ui/figures/LossChartView.h"
+#include "ui/app/ProgressBarDelegate.h"
+#include "ui/model/RunMetrics.h"
+#include "ui/model/RunTableModel.h"
+#include "ui/app/SamplesView.h"
+#include "ui/model/SessionModel.h"
+#include "ui/model/TrainingController.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QStyleFactory>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QToolBar>
+
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+namespace headlab::ui {
+
+namespace {
+constexpr int kFrameMs = 40; // redraws are coalesced to at most one per 40 ms
+constexpr int kMaxRecent = 8;
+
+QPalette darkPalette()
+{
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(37, 37, 42));
+    p.setColor(QPalette::WindowText, QColor(225, 225, 230));
+    p.setColor(QPalette::Base, QColor(28, 28, 32));
+    p.setColor(QPalette::AlternateBase, QColor(44, 44, 50));
+    p.setColor(QPalette::ToolTipBase, QColor(50, 50, 56));
+    p.setColor(QPalette::ToolTipText, QColor(230, 230, 235));
+    p.setColor(QPalette::Text, QColor(225, 225, 230));
+    p.setColor(QPalette::Button, QColor(48, 48, 54));
+    p.setColor(QPalette::ButtonText, QColor(225, 225, 230));
+    p.setColor(QPalette::Highlight, QColor(60, 110, 190));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Link, QColor(110, 160, 240));
+    p.setColor(QPalette::PlaceholderText, QColor(140, 140, 150));
+    p.setColor(QPalette::Disabled, QPalette::Text, QColor(120, 120, 128));
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(120, 120, 128));
+    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(120, 120, 128));
+    return p;
+}
+
+QString figureTabName(const QString &id)
+{
+    if (id == "loss") return QObject::tr("Loss curves");
+    if (id == "heatmap") return QObject::tr("Heatmap");
+    if (id == "scaling") return QObject::tr("Loss vs m, m_H");
+    if (id == "lr") return QObject::tr("Loss vs η");
+    if (id == "grid") return QObject::tr("All runs");
+    if (id == "rank") return QObject::tr("Loss vs rank");
+    if (id == "heads") return QObject::tr("Loss vs total heads");
+    return id;
+}
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent)
+{
+    m_systemPalette = QApplication::palette();
+    m_normalFont = QApplication::font();
+    m_model = new SessionModel(this);
+    m_controller = new TrainingController(this);
+    m_frameTimer = new QTimer(this);
+    m_frameTimer->setSingleShot(true);
+    m_frameTimer->setInterval(kFrameMs);
+    connect(m_frameTimer, &QTimer::timeout, this, &MainWindow::redraw);
+
+    buildActions();
+    buildLayout();
+    buildMenus();
+
+    // Training → model (queued, GUI thread) → coalesced redraw.
+    connect(m_controller, &TrainingController::progress, m_model, &SessionModel::applyProgress);
+    connect(m_controller, &TrainingController::runFinished, this,
+            [this](int run, const RunResult &r) {
+                m_model->applyResult(run, r);
+                if (selectedRuns().contains(run)) m_samples->refresh();
+                storeFinishedRun(run);
+            });
+    connect(m_controller, &TrainingController::sweepFinished, this, [this] {
+        m_model->settleAfterSweep();
+        autosave();
+        m_form->setRunning(false);
+        m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
+        statusBar()->showMessage(tr("Sweep finished"), 5000);
+        updateActions();
+        updateStatus();
+    });
+    connect(m_controller, &TrainingController::stateChanged, this, &MainWindow::updateActions);
+    connect(m_model, &SessionModel::dataChanged, this, &MainWindow::scheduleRedraw);
+    connect(m_model, &SessionModel::runsReset, this, &MainWindow::updateFigureTabs);
+    updateFigureTabs(); // the default session's task
+    updateSamplesDock();
+    connect(m_model, &SessionModel::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_model, &SessionModel::filePathChanged, this, &MainWindow::updateTitle);
+
+    // Form → session: the sweep is re-expanded; finished runs whose configuration did not change
+    // keep their results.
+    connect(m_form, &ExperimentForm::definitionChanged, this, [this](const Session &def) {
+        if (m_controller->isRunning()) return;
+        m_model->setSweep(def);
+        m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
+        updateTitle();
+    });
+    connect(m_form, &ExperimentForm::startAllowedChanged, this, [this] { updateActions(); });
+
+    setWindowIcon(QIcon::fromTheme(QStringLiteral("applications-science")));
+    resize(1440, 900);
+    newSession();
+}
+
+MainWindow::~MainWindow()
+{
+    m_controller->stop();
+    m_controller->waitForFinished();
+}
+
+void MainWindow::buildActions()
+{
+    m_new = new QAction(tr("&New"), this);
+    m_new->setShortcut(QKeySequence::New);
+    m_open = new QAction(tr("&Open…"), this);
+    m_open->setShortcut(QKeySequence::Open);
+    m_save = new QAction(tr("&Save"), this);
+    m_save->setShortcut(QKeySequence::Save);
+    m_saveAs = new QAction(tr("Save &As…"), this);
+    m_saveAs->setShortcut(QKeySequence::SaveAs);
+    m_quit = new QAction(tr("&Quit"), this);
+    m_quit->setShortcut(QKeySequence::Quit);
+    m_start = new QAction(tr("&Start sweep"), this);
+    m_start->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_start->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    m_pause = new QAction(tr("&Pause"), this);
+    m_pause->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+    m_pause->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
+    m_stop = new QAction(tr("S&top"), this);
+    m_stop->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    m_stop->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
+    m_runSelected = new QAction(tr("Run selected"), this);
+    m_runSelected->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    m_stopSelected = new QAction(tr("Stop selected"), this);
+    m_pauseSelected = new QAction(tr("Pause selected"), this);
+    m_pauseSelected->setToolTip(tr("Pauses the selected runs; runs trained with them in one ensemble hold too"));
+    m_rerun = new QAction(tr("Rerun selected"), this);
+    m_rerunSeed = new QAction(tr("Rerun with another seed…"), this);
+    m_exportFigure = new QAction(tr("&Export figure…"), this);
+    m_exportFigure->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_exportAll = new QAction(tr("Export &all figures…"), this);
+    m_exportAll->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    m_exportSizeAction = new QAction(tr("Export size…"), this);
+    m_presenterAction = new QAction(tr("&Presenter mode"), this);
+    m_presenterAction->setCheckable(true);
+    m_presenterAction->setShortcuts({QKeySequence(Qt::Key_F11), QKeySequence(Qt::Key_F5)});
+
+    connect(m_new, &QAction::triggered, this, [this] {
+        if (confirmDiscard()) newSession();
+    });
+    connect(m_open, &QAction::triggered, this, [this] {
+        if (!confirmDiscard()) return;
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
+                                                          tr("HeadLab sessions (*.yaml *.yml)"));
+        if (!path.isEmpty()) openSession(path);
+    });
+    connect(m_save, &QAction::triggered, this, &MainWindow::saveSession);
+    connect(m_saveAs, &QAction::triggered, this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Save session"), m_model->filePath(),
+                                                    tr("HeadLab sessions (*.yaml)"));
+        if (path.isEmpty()) return;
+        if (QFileInfo(path).suffix().isEmpty()) path += ".yaml";
+        saveSessionAs(path);
+    });
+    connect(m_quit, &QAction::triggered, this, &QWidget::close);
+    connect(m_start, &QAction::triggered, this, &MainWindow::startSweep);
+    connect(m_pause, &QAction::triggered, this, &MainWindow::pauseOrResume);
+    connect(m_stop, &QAction::triggered, this, &MainWindow::stopSweep);
+    connect(m_runSelected, &QAction::triggered, this, [this] {
+        std::vector<int> runs;
+        for (int i : selectedRuns()) runs.push_back(i);
+        startRuns(runs);
+    });
+    connect(m_stopSelected, &QAction::triggered, this, [this] {
+        for (int i : selectedRuns()) m_controller->stopRun(i);
+    });
+    connect(m_pauseSelected, &QAction::triggered, this, [this] {
+        const auto runs = selectedRuns();
+        bool anyPaused = false;
+        for (int i : runs) anyPaused = anyPaused || m_controller->isRunPaused(i);
+        for (int i : runs) {
+            if (anyPaused) m_controller->resumeRun(i);
+            else m_controller->pauseRun(i);
+        }
+        updateActions();
+    });
+    connect(m_rerun, &QAction::triggered, this, [this] { rerunSelected(false); });
+    connect(m_rerunSeed, &QAction::triggered, this, [this] { rerunSelected(true); });
+    connect(m_exportFigure, &QAction::triggered, this, &MainWindow::exportCurrentFigure);
+    connect(m_exportAll, &QAction::triggered, this, &MainWindow::exportAllFigures);
+    connect(m_exportSizeAction, &QAction::triggered, this, [this] {
+        bool ok = false;
+        const QString text = QInputDialog::getText(
+            this, tr("Export size"), tr("Width × height in pixels:"), QLineEdit::Normal,
+            QStringLiteral("%1x%2").arg(m_exportSize.width()).arg(m_exportSize.height()), &ok);
+        if (!ok) return;
+        const auto parts =
+            text.split(QRegularExpression(QStringLiteral("[x×, ]+")), Qt::SkipEmptyParts);
+        if (parts.size() == 2 && parts[0].toInt() >= 100 && parts[1].toInt() >= 100)
+            m_exportSize = QSize(parts[0].toInt(), parts[1].toInt());
+        else
+            showError(
+                tr("Export size"),
+                tr("'%1' is not a size such as 1600x1000 (at least 100 each way).").arg(text));
+    });
+    connect(m_presenterAction, &QAction::toggled, this, &MainWindow::setPresenterMode);
+}
+
+void MainWindow::buildMenus()
+{
+    auto *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_new);
+    file->addAction(m_open);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addAction(m_save);
+    file->addAction(m_saveAs);
+    file->addSeparator();
+    file->addAction(m_exportFigure);
+    auto *csv = file->addAction(tr("Export figure data as CSV…"));
+    connect(csv, &QAction::triggered, this, [this] {
+        FigureView *f = currentFigure();
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export CSV"), f->figureId() + ".csv", tr("CSV (*.csv)"));
+        QString error;
+        if (!path.isEmpty() && !FigureExporter::writeCsv(f, path, &error))
+            showError(tr("Export"), error);
+    });
+    file->addAction(m_exportAll);
+    file->addAction(m_exportSizeAction);
+    // The session with every result inline, one self-contained YAML file (headlab-cli export-yaml).
+    auto *single = file->addAction(tr("Export session as one YAML file…"));
+    connect(single, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export session as one file"),
+            QString::fromStdString(m_model->session().name) + "-all.yaml",
+            tr("HeadLab sessions (*.yaml)"));
+        if (path.isEmpty()) return;
+        try {
+            saveSessionAtomic(m_model->session(), path.toStdString());
+            statusBar()->showMessage(tr("Exported %1").arg(path), 4000);
+        } catch (const std::exception &e) {
+            showError(tr("Export session"), QString::fromUtf8(e.what()));
+        }
+    });
+    file->addSeparator();
+    file->addAction(m_quit);
+    rebuildRecentMenu();
+
+    m_presetMenu = menuBar()->addMenu(tr("&Presets"));
+    for (const auto &preset : builtinPresets()) {
+        auto *a = m_presetMenu->addAction(QString::fromStdString(preset.name));
+        a->setToolTip(QString::fromStdString(preset.description));
+        a->setStatusTip(QString::fromStdString(preset.description));
+        const QString name = QString::fromStdString(preset.name);
+        connect(a, &QAction::triggered, this, [this, name] {
+            if (confirmDiscard()) openPreset(name);
+        });
+    }
+    m_presetMenu->setToolTipsVisible(true);
+
+    auto *run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(m_start);
+    run->addAction(m_pause);
+    run->addAction(m_stop);
+    run->addSeparator();
+    run->addAction(m_runSelected);
+    run->addAction(m_stopSelected);
+    run->addAction(m_pauseSelected);
+    run->addAction(m_rerun);
+    run->addAction(m_rerunSeed);
+
+    auto *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_presenterAction);
+    for (int i = 0; i < m_figures.size(); ++i) {
+        auto *a = view->addAction(figureTabName(m_figures[i]->figureId()));
+        a->setShortcut(QKeySequence(Qt::ALT | (Qt::Key_1 + i)));
+        connect(a, &QAction::triggered, this, [this, i] {
+            if (m_tabs->isTabVisible(i)) m_tabs->setCurrentIndex(i); // hidden: not this task's
+        });
+    }
+    view->addSeparator();
+    view->addAction(m_formDock->toggleViewAction());
+    view->addAction(m_runsDock->toggleViewAction());
+    auto *learnedMenu = view->addMenu(tr("Learned means"));
+    m_learnedGroup = new QActionGroup(this);
+    for (LearnedRule rule : {LearnedRule::LeftLn10Plateau, LearnedRule::FinalBelowLn10}) {
+        auto *a = learnedMenu->addAction(QString::fromLatin1(describe(rule)));
+        a->setCheckable(true);
+        a->setData(int(rule));
+        m_learnedGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, rule] { m_model->setLearnedRule(rule); });
+    }
+    auto *theme = view->addMenu(tr("Theme"));
+    m_themeGroup = new QActionGroup(this);
+    const QStringList names = {tr("Follow the system"), tr("Light"), tr("Dark")};
+    for (int i = 0; i < 3; ++i) {
+        auto *a = theme->addAction(names[i]);
+        a->setCheckable(true);
+        a->setChecked(i == 0);
+        m_themeGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, i] { setThemeMode(i); });
+    }
+
+    auto *tools = addToolBar(tr("Run"));
+    tools->setObjectName(QStringLiteral("runToolbar"));
+    tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    tools->addAction(m_start);
+    tools->addAction(m_pause);
+    tools->addAction(m_stop);
+    tools->addSeparator();
+    tools->addAction(m_exportFigure);
+    tools->addAction(m_exportAll);
+    tools->addSeparator();
+    tools->addAction(m_presenterAction);
+}
+
+void MainWindow::buildLayout()
+{
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    for (const auto &id : FigureView::figureIds()) {
+        FigureView *f = FigureView::create(id, m_model, m_tabs);
+        m_figures << f;
+        m_tabs->addTab(f, figureTabName(id));
+        connect(f, &FigureView::runsActivated, this, [this](const QList<int> &runs) {
+            selectRuns(runs);
+            if (m_tabs->currentWidget() != figure("loss") && runs.size() <= 12 &&
+                sender() == figure("heatmap"))
+                statusBar()->showMessage(
+                    tr("Selected %n run(s); their curves are on the Loss curves tab", "",
+                       int(runs.size())),
+                    4000);
+        });
+        connect(f, &FigureView::viewStateChanged, this, &MainWindow::saveView);
+    }
+    setCentralWidget(m_tabs);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (auto *f = currentFigure()) f->refresh();
+        // A tab hidden because the new session's task has no such figure moves the current tab:
+        // that is not the user's choice, and must not overwrite the session's saved figure.
+        if (!m_updatingTabs) saveView();
+    });
+
+    m_form = new ExperimentForm(this);
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidget(m_form);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(m_form->sizeHint().width() + 24);
+    m_formDock = new QDockWidget(tr("Experiment"), this);
+    m_formDock->setObjectName(QStringLiteral("experimentDock"));
+    m_formDock->setWidget(scroll);
+    addDockWidget(Qt::LeftDockWidgetArea, m_formDock);
+
+    m_runModel = new RunTableModel(m_model, this);
+    m_runProxy = new QSortFilterProxyModel(this);
+    m_runProxy->setSourceModel(m_runModel);
+    m_runProxy->setSortRole(RunTableModel::SortRole);
+    m_table = new QTableView(this);
+    m_table->setModel(m_runProxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(-1, Qt::AscendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->setDefaultSectionSize(22);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_table->addActions({m_runSelected, m_stopSelected, m_pauseSelected, m_rerun, m_rerunSeed});
+    auto *delegate = new ProgressBarDelegate(m_table);
+    auto placeDelegate = [this, delegate] {
+        for (int c = 0; c < m_runModel->columnCount(); ++c)
+            m_table->setItemDelegateForColumn(c, nullptr);
+        m_table->setItemDelegateForColumn(m_runModel->progressColumn(), delegate);
+        m_table->setColumnWidth(m_runModel->progressColumn(), 150);
+    };
+    placeDelegate();
+    connect(m_runModel, &QAbstractItemModel::modelReset, this, placeDelegate);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        const QList<int> runs = selectedRuns();
+        for (auto *f : m_figures) f->setSelectedRuns(runs);
+        m_samples->setRuns(runs);
+        updateActions();
+    });
+    m_runsDock = new QDockWidget(tr("Runs"), this);
+    m_runsDock->setObjectName(QStringLiteral("runsDock"));
+    m_runsDock->setWidget(m_table);
+    addDockWidget(Qt::BottomDockWidgetArea, m_runsDock);
+    // Text runs: what the selected runs' trained models write, beside the run table.
+    m_samples = new SamplesView(m_model, this);
+    m_samplesDock = new QDockWidget(tr("Samples"), this);
+    m_samplesDock->setObjectName(QStringLiteral("samplesDock"));
+    m_samplesDock->setWidget(m_samples);
+    addDockWidget(Qt::BottomDockWidgetArea, m_samplesDock);
+    splitDockWidget(m_runsDock, m_samplesDock, Qt::Horizontal);
+    connect(m_model, &SessionModel::runsReset, this, &MainWindow::updateSamplesDock);
+    resizeDocks({m_runsDock}, {230}, Qt::Vertical);
+
+    m_sweepProgress = new QProgressBar(this);
+    m_sweepProgress->setRange(0, 1000);
+    m_sweepProgress->setMaximumWidth(260);
+    m_sweepProgress->setTextVisible(true);
+    m_sweepLabel = new QLabel(this);
+    statusBar()->addPermanentWidget(m_sweepLabel);
+    statusBar()->addPermanentWidget(m_sweepProgress);
+}
+
+FigureView *MainWindow::figure(const QString &id) const
+{
+    for (auto *f : m_figures)
+        if (f->figureId() == id) return f;
+    return nullptr;
+}
+
+FigureView *MainWindow::currentFigure() const
+{
+    return qobject_cast<FigureView *>(m_tabs->currentWidget());
+}
+
+void MainWindow::showFigure(const QString &id)
+{
+    if (auto *f = figure(id); f && m_tabs->isTabVisible(m_tabs->indexOf(f)))
+        m_tabs->setCurrentWidget(f);
+}
+
+void MainWindow::updateFigureTabs()
+{
+    m_updatingTabs = true;
+    for (auto *f : m_figures) {
+        const int i = m_tabs->indexOf(f);
+        const bool applies = f->applies();
+        if (m_tabs->isTabVisible(i) != applies) m_tabs->setTabVisible(i, applies);
+    }
+    m_updatingTabs = false;
+}
+
+void MainWindow::updateSamplesDock()
+{
+    // The samples dock belongs to tasks that generate text; shown when one is opened, hidden for
+    // the others.
+    const TaskSpec *spec = sessionTask(m_model->session());
+    const bool text = spec && spec->producesSamples;
+    if (text != m_samplesTask) {
+        m_samplesTask = text;
+        m_samplesDock->setVisible(text);
+    }
+    m_samples->refresh();
+}
+
+void MainWindow::scheduleRedraw()
+{
+    if (!m_frameTimer->isActive()) m_frameTimer->start();
+}
+
+void MainWindow::redraw()
+{
+    // Only the figure on screen is redrawn; the others catch up when their tab is shown.
+    QElapsedTimer clock;
+    clock.start();
+    updateFigureTabs();
+    if (auto *f = currentFigure()) f->refresh();
+    updateStatus();
+    const double ms = double(clock.nsecsElapsed()) / 1e6;
+    ++m_redrawStats.frames;
+    m_redrawStats.totalMs += ms;
+    m_redrawStats.maxMs = std::max(m_redrawStats.maxMs, ms);
+}
+
+void MainWindow::updateTitle()
+{
+    QString name = m_model->filePath().isEmpty() ? QString::fromStdString(m_model->session().name)
+                                                 : QFileInfo(m_model->filePath()).fileName();
+    if (name.isEmpty()) name = tr("untitled");
+    setWindowTitle(QStringLiteral("%1[*] — HeadLab").arg(name));
+    setWindowModified(m_model->isModified());
+}
+
+void MainWindow::updateActions()
+{
+    const bool running = m_controller->isRunning();
+    const bool paused = m_controller->isPaused();
+    const bool canStart = !running && m_form->canStart();
+    m_start->setEnabled(canStart);
+    m_start->setToolTip(canStart ? tr("Start every pending run (Ctrl+R)") : m_form->blockReason());
+    m_start->setStatusTip(m_start->toolTip());
+    m_pause->setEnabled(running);
+    m_pause->setText(paused ? tr("&Resume") : tr("&Pause"));
+    m_pause->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
+    m_stop->setEnabled(running);
+    const bool hasSelection = !selectedRuns().isEmpty();
+    m_runSelected->setEnabled(!running && hasSelection);
+    m_stopSelected->setEnabled(running && hasSelection);
+    m_pauseSelected->setEnabled(running && hasSelection);
+    {
+        bool anyPaused = false;
+        for (int i : selectedRuns()) anyPaused = anyPaused || m_controller->isRunPaused(i);
+        m_pauseSelected->setText(anyPaused ? tr("Resume selected") : tr("Pause selected"));
+    }
+    m_rerun->setEnabled(!running && hasSelection);
+    m_rerunSeed->setEnabled(!running && hasSelection);
+    m_new->setEnabled(!running);
+    m_open->setEnabled(!running);
+    if (m_presetMenu) m_presetMenu->setEnabled(!running);
+    if (m_recentMenu) m_recentMenu->setEnabled(!running);
+}
+
+void MainWindow::updateStatus()
+{
+    const bool running = m_controller->isRunning();
+    int done = 0, total = int(m_model->activeRuns().size());
+    for (int i : m_model->activeRuns())
+        if (i < m_model->runCount() && isFinished(m_model->run(i).result.status)) ++done;
+    if (total == 0) {
+        for (int i = 0; i < m_model->runCount(); ++i)
+            done += isFinished(m_model->run(i).result.status);
+        total = m_model->runCount();
+        m_sweepProgress->setValue(total ? done * 1000 / total : 0);
+        m_sweepProgress->setFormat(tr("%1 / %2 runs").arg(done).arg(total));
+        m_sweepLabel->setText(QString());
+        return;
+    }
+    m_sweepProgress->setValue(int(m_model->sweepFraction() * 1000));
+    m_sweepProgress->setFormat(tr("%1 / %2 runs · %p%").arg(done).arg(total));
+    if (running)
+        m_sweepLabel->setText(m_controller->isPaused()
+                                  ? tr("Paused")
+                                  : tr("ETA %1").arg(formatDuration(m_model->sweepEtaSeconds())));
+    else
+        m_sweepLabel->setText(QString());
+}
+
+void MainWindow::newSession()
+{
+    Session s;
+    try {
+        s = loadPreset(kDefaultPreset);
+    } catch (const std::exception &) {
+        s.name = "untitled";
+    }
+    s.name = "untitled";
+    expandSweep(s);
+    m_model->setSession(std::move(s));
+    m_form->loadFrom(m_model->session());
+    restoreView();
+    updateTitle();
+    updateActions();
+    updateStatus();
+}
+
+bool MainWindow::openPreset(const QString &name)
+{
+    try {
+        Session s = loadPreset(name.toStdString());
+        expandSweep(s);
+        m_model->setSession(std::move(s));
+    } catch (const SessionError &e) {
+        showError(tr("Preset"), QString::fromUtf8(e.what()));
+        return false;
+    }
+    m_form->loadFrom(m_model->session());
+    m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
+    restoreView();
+    updateTitle();
+    updateActions();
+    updateStatus();
+    statusBar()->showMessage(
+        tr("Preset %1: %2").arg(name, QString::fromStdString(m_model->session().description)),
+        8000);
+    return true;
+}
+
+bool MainWindow::openSession(const QString &path)
+{
+    try {
+        m_model->load(path);
+    } catch (const std::exception &e) {
+        showError(tr("Open session"), QString::fromUtf8(e.what()));
+        return false;
+    }
+    m_form->loadFrom(m_model->session());
+    m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
+    restoreView();
+    addRecentFile(path);
+    updateTitle();
+    updateActions();
+    updateStatus();
+    offerResume();
+    return true;
+}
+
+void MainWindow::offerResume()
+{
+    const auto pending = pendingRuns(m_model->session());
+    if (pending.empty()) return;
+    bool started = false;
+    for (const auto &run : m_model->session().runs)
+        started = started || isFinished(run.result.status) ||
+                  run.result.status == RunStatus::Stopped ||
+                  run.result.status == RunStatus::Running || !run.result.train.empty();
+    if (!started) return; // a fresh session: nothing to resume
+    if (!m_interactive) return;
+    const auto answer = QMessageBox::question(
+        this, tr("Resume sweep"),
+        tr("%n run(s) of this session did not finish. Resume them now?\nFinished runs are kept.",
+           "", int(pending.size())),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    if (answer == QMessageBox::Yes) startSweep();
+}
+
+bool MainWindow::saveSession()
+{
+    if (m_model->filePath().isEmpty()) {
+        if (!m_interactive) return false;
+        QString path = QFileDialog::getSaveFileName(
+            this, tr("Save session"), QString::fromStdString(m_model->session().name) + ".yaml",
+            tr("HeadLab sessions (*.yaml)"));
+        if (path.isEmpty()) return false;
+        if (QFileInfo(path).suffix().isEmpty()) path += ".yaml";
+        return saveSessionAs(path);
+    }
+    return saveSessionAs(m_model->filePath());
+}
+
+bool MainWindow::saveSessionAs(const QString &path)
+{
+    saveView();
+    try {
+        m_model->save(path);
+    } catch (const std::exception &e) {
+        showError(tr("Save session"), QString::fromUtf8(e.what()));
+        return false;
+    }
+    addRecentFile(path);
+    statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    updateTitle();
+    return true;
+}
+
+QString MainWindow::autosavePath() const
+{
+    // Chosen once: autosave.yaml, unless another HeadLab writes it (its lock is held), then one
+    // of this process's own, so that two windows with untitled sessions do not refuse each other.
+    if (m_autosavePath.isEmpty()) {
+        const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+        QDir().mkpath(dir);
+        m_autosavePath = QDir(dir).filePath(QStringLiteral("autosave.yaml"));
+        if (!SessionStore::lockHolder(m_autosavePath.toStdString()).empty())
+            m_autosavePath = QDir(dir).filePath(
+                QStringLiteral("autosave-%1.yaml").arg(QCoreApplication::applicationPid()));
+    }
+    return m_autosavePath;
+}
+
+void MainWindow::autosave()
+{
+    // After each finished run: a crash loses at most the runs in progress.
+    try {
+        if (!m_model->filePath().isEmpty()) {
+            saveView();
+            m_model->save();
+        } else {
+            m_model->saveCopy(autosavePath());
+        }
+    } catch (const std::exception &e) {
+        statusBar()->showMessage(tr("Autosave failed: %1").arg(QString::fromUtf8(e.what())), 10000);
+    }
+}
+
+void MainWindow::storeFinishedRun(int runIndex)
+{
+    // One file per finished run: a crash loses at most the runs in progress.
+    try {
+        m_model->storeRun(runIndex, autosavePath());
+    } catch (const std::exception &e) {
+        // Training on would only make results with nowhere to go: stop, keep them in this window.
+        const bool wasRunning = m_controller->isRunning();
+        if (wasRunning) m_controller->stop();
+        const QString message =
+            tr("%1\n\n%2The results are kept in this window: free some space, or use File ▸ "
+               "Save As to save them elsewhere.")
+                .arg(QString::fromUtf8(e.what()),
+                     wasRunning ? tr("The sweep was stopped. ") : QString());
+        statusBar()->showMessage(tr("Saving failed: the sweep was stopped"), 10000);
+        if (m_interactive)
+            QMetaObject::invokeMethod(
+                this, [this, message] { showError(tr("Results could not be saved"), message); },
+                Qt::QueuedConnection);
+        else
+            std::fprintf(stderr, "headlab: %s\n", qPrintable(message));
+    }
+}
+
+void MainWindow::stopForSignal(int signal)
+{
+    // SIGTERM or SIGHUP (a logout, a closing terminal, a scheduler): stop, save, quit, no
+    // questions.
+    statusBar()->showMessage(tr("Signal %1: stopping and saving").arg(signal));
+    if (m_controller->isRunning()) {
+        m_controller->stop();
+        m_controller->waitForFinished();
+        QCoreApplication::sendPostedEvents(m_controller); // the Stopped results, stored one by one
+        m_model->settleAfterSweep();
+    }
+    autosave();
+    std::fprintf(stderr, "headlab: %s: stopped and saved%s\n", strsignal(signal),
+                 m_model->filePath().isEmpty()
+                     ? qPrintable(QStringLiteral(" to ") + autosavePath())
+                     : qPrintable(QStringLiteral(" to ") + m_model->filePath()));
+    m_model->setModified(false);
+    QCoreApplication::exit(128 + signal);
+}
+
+bool MainWindow::startSweep()
+{
+    if (!m_form->canStart()) {
+        statusBar()->showMessage(m_form->blockReason(), 8000);
+        return false;
+    }
+    return startRuns(pendingRuns(m_model->session()));
+}
+
+bool MainWindow::startRuns(const std::vector<int> &runIndices)
+{
+    if (m_controller->isRunning() || runIndices.empty()) return false;
+    std::vector<SweepJob> jobs;
+    for (int i : runIndices) {
+        if (i < 0 || i >= m_model->runCount()) continue;
+        jobs.push_back(SweepJob{i, m_model->run(i).config});
+    }
+    if (jobs.empty()) return false;
+    try {
+        m_model->openStore(autosavePath()); // refused here if another HeadLab writes the file
+    } catch (const std::exception &e) {
+        showError(tr("Start"), QString::fromUtf8(e.what()));
+        return false;
+    }
+    m_model->markStarting(runIndices);
+    if (!m_controller->start(std::move(jobs), m_form->sweepOptions())) {
+        showError(tr("Start"), tr("The sweep could not start."));
+        return false;
+    }
+    m_form->setRunning(true);
+    updateActions();
+    updateStatus();
+    statusBar()->showMessage(
+        tr("Training %n run(s) on a background thread", "", int(runIndices.size())), 4000);
+    return true;
+}
+
+void MainWindow::pauseOrResume()
+{
+    if (!m_controller->isRunning()) return;
+    if (m_controller->isPaused())
+        m_controller->resume();
+    else
+        m_controller->pause();
+    updateStatus();
+}
+
+void MainWindow::stopSweep()
+{
+    m_controller->stop();
+    statusBar()->showMessage(tr("Stopping…"), 3000);
+}
+
+void MainWindow::rerunSelected(bool newSeed)
+{
+    const QList<int> runs = selectedRuns();
+    if (runs.isEmpty() || m_controller->isRunning()) return;
+    if (!newSeed) {
+        startRuns(std::vector<int>(runs.begin(), runs.end()));
+        return;
+    }
+    // A new seed makes a new run beside the original: the sweep's product does not contain it,
+    // so it is kept as an extra run with its seed in its labels.
+    uint64_t seed = std::random_device{}() % 100000;
+    if (m_interactive) {
+        bool ok = false;
+        seed = uint64_t(QInputDialog::getInt(this, tr("Rerun with another seed"), tr("Seed:"),
+                                             int(seed), 0, 1 << 30, 1, &ok));
+        if (!ok) return;
+    }
+    std::vector<int> added;
+    for (int i : runs) {
+        SessionRun copy = m_model->run(i);
+        copy.config.initSeed = copy.config.dataSeed = seed;
+        copy.labels["seed"] = std::to_string(seed);
+        copy.result = RunResult{};
+        added.push_back(m_model->addRun(copy));
+    }
+    startRuns(added);
+}
+
+QList<int> MainWindow::selectedRuns() const
+{
+    QList<int> runs;
+    for (const auto &index : m_table->selectionModel()->selectedRows())
+        runs << m_runProxy->mapToSource(index).row();
+    std::sort(runs.begin(), runs.end());
+    return runs;
+}
+
+void MainWindow::selectRuns(const QList<int> &runs)
+{
+    QItemSelection selection;
+    for (int i : runs) {
+        const QModelIndex left = m_runProxy->mapFromSource(m_runModel->index(i, 0));
+        const QModelIndex right =
+            m_runProxy->mapFromSource(m_runModel->index(i, m_runModel->columnCount() - 1));
+        selection.select(left, right);
+    }
+    m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect |
+                                                     QItemSelectionModel::Rows);
+    if (!runs.isEmpty())
+        m_table->scrollTo(m_runProxy->mapFromSource(m_runModel->index(runs.first(), 0)));
+}
+
+void MainWindow::saveView()
+{
+    if (m_restoring) return;
+    ViewState state;
+    for (auto *f : m_figures) f->saveViewState(state);
+    if (auto *f = currentFigure()) state["chart"] = f->figureId().toStdString();
+    for (const auto &[k, v] : state) m_model->setViewState(k, v);
+}
+
+void MainWindow::restoreView()
+{
+    if (m_learnedGroup)
+        for (auto *a : m_learnedGroup->actions())
+            a->setChecked(a->data().toInt() == int(m_model->session().learnedRule));
+    m_restoring = true;
+    const ViewState &view = m_model->session().view;
+    for (auto *f : m_figures) {
+        f->setSelectedRuns({});
+        f->restoreViewState(view);
+    }
+    auto it = view.find("chart");
+    QString chart = it == view.end() ? QStringLiteral("loss") : QString::fromStdString(it->second);
+    // Names the presets and the CLI use for the same figures.
+    if (chart == "curves")
+        chart = "loss";
+    else if (chart.contains("vs_lr"))
+        chart = "lr";
+    else if (chart.contains("vs_m"))
+        chart = "scaling";
+    else if (chart.contains("multiples") || chart == "all_runs")
+        chart = "grid";
+    else if (chart.startsWith("head_") || chart == "total_heads")
+        chart = "heads"; // head_progression: loss against total heads
+    else if (!FigureView::figureIds().contains(chart))
+        chart = "heatmap";
+    updateFigureTabs();
+    showFigure(chart);
+    m_restoring = false;
+    if (auto *f = currentFigure()) f->refresh();
+}
+
+void MainWindow::addRecentFile(const QString &path)
+{
+    QSettings settings;
+    QStringList files = settings.value(QStringLiteral("recentFiles")).toStringList();
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    files.removeAll(abs);
+    files.prepend(abs);
+    while (files.size() > kMaxRecent) files.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    if (!m_recentMenu) return;
+    m_recentMenu->clear();
+    const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (const auto &f : files) {
+        auto *a = m_recentMenu->addAction(QFileInfo(f).fileName());
+        a->setToolTip(f);
+        connect(a, &QAction::triggered, this, [this, f] {
+            if (confirmDiscard()) openSession(f);
+        });
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+bool MainWindow::confirmDiscard()
+{
+    if (!m_model->isModified() || !m_interactive) return true;
+    const auto answer = QMessageBox::warning(
+        this, tr("Unsaved changes"), tr("The session has unsaved changes. Save them first?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) return false;
+    if (answer == QMessageBox::Save) return saveSession();
+    return true;
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (m_controller->isRunning() && m_interactive) {
+        const auto answer =
+            QMessageBox::question(this, tr("A sweep is running"),
+                                  tr("Stop the sweep and close? Finished runs are kept; the runs "
+                                     "in progress are stopped."),
+                                  QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+    }
+    if (m_controller->isRunning()) {
+        m_controller->stop();
+        m_controller->waitForFinished();
+        QCoreApplication::sendPostedEvents(m_controller); // the Stopped results
+        m_model->settleAfterSweep();
+    }
+    if (!confirmDiscard()) {
+        event->ignore();
+        return;
+    }
+    event->accept();
+}
+
+void MainWindow::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange ||
+        event->type() == QEvent::ApplicationPaletteChange || event->type() == QEvent::ThemeChange)
+        applyTheme();
+    QMainWindow::changeEvent(event);
+}
+
+void MainWindow::applyTheme()
+{
+    const ChartTheme theme = ChartTheme::current();
+    m_runModel->setDarkTheme(theme.dark);
+    for (auto *f : m_figures) f->applyTheme(theme);
+}
+
+void MainWindow::setThemeMode(int mode)
+{
+    if (mode == 0) {
+        QApplication::setPalette(m_systemPalette);
+    } else {
+        QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+        QApplication::setPalette(mode == 2 ? darkPalette()
+                                           : QApplication::style()->standardPalette());
+    }
+    applyTheme();
+}
+
+void MainWindow::setPresenterMode(bool on)
+{
+    if (on == m_presenter) return;
+    m_presenter = on;
+    {
+        const QSignalBlocker block(m_presenterAction);
+        m_presenterAction->setChecked(on);
+    }
+    ChartTheme::setPresenterMode(on);
+    if (on) {
+        m_layoutBeforePresenter = saveState();
+        QFont big = m_normalFont;
+        big.setPointSizeF(m_normalFont.pointSizeF() * 1.5);
+        QApplication::setFont(big);
+        m_formDock->hide();
+        m_runsDock->hide();
+        for (auto *f : m_figures) f->setControlsVisible(false);
+        for (auto *tb : findChildren<QToolBar *>()) tb->setIconSize(QSize(32, 32));
+        showFullScreen();
+    } else {
+        QApplication::setFont(m_normalFont);
+        restoreState(m_layoutBeforePresenter);
+        m_formDock->show();
+        m_runsDock->show();
+        for (auto *f : m_figures) f->setControlsVisible(true);
+        for (auto *tb : findChildren<QToolBar *>()) tb->setIconSize(QSize(22, 22));
+        showNormal();
+    }
+    applyTheme();
+}
+
+void MainWindow::exportCurrentFigure()
+{
+    FigureView *f = currentFigure();
+    if (!f) return;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export figure"), f->figureId() + ".png",
+        tr("PNG image (*.png);;SVG drawing (*.svg);;CSV data (*.csv)"));
+    if (path.isEmpty()) return;
+    ViewState state;
+    f->saveViewState(state);
+    auto copy = FigureExporter::offscreenCopy(m_model, f->figureId(), state, f->selectedRuns(),
+                                              m_exportSize);
+    QString error;
+    bool ok = false;
+    if (path.endsWith(".svg", Qt::CaseInsensitive))
+        ok = FigureExporter::writeSvg(copy.get(), path, m_exportSize, &error);
+    else if (path.endsWith(".csv", Qt::CaseInsensitive))
+        ok = FigureExporter::writeCsv(copy.get(), path, &error);
+    else
+        ok = FigureExporter::writePng(
+            copy.get(), path.endsWith(".png", Qt::CaseInsensitive) ? path : path + ".png",
+            m_exportSize, &error);
+    if (ok)
+        statusBar()->showMessage(tr("Exported %1").arg(path), 4000);
+    else
+        showError(tr("Export"), error);
+}
+
+void MainWindow::exportAllFigures()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export all figures to"));
+    if (dir.isEmpty()) return;
+    ViewState state;
+    for (auto *f : m_figures) f->saveViewState(state);
+    QString error;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const QStringList files = FigureExporter::exportAll(m_model, dir, m_exportSize, state, &error);
+    QApplication::restoreOverrideCursor();
+    if (!error.isEmpty())
+        showError(tr("Export all"), error);
+    else
+        statusBar()->showMessage(tr("Wrote %n file(s) to %1", "", int(files.size())).arg(dir),
+                                 6000);
+}
+
+void MainWindow::showError(const QString &title, const QString &text)
+{
+    if (m_interactive) QMessageBox::warning(this, title, text);
+    statusBar()->showMessage(text, 10000);
+    qWarning("%s: %s", qPrintable(title), qPrintable(text));
+}
+
+} // namespace headlab::ui

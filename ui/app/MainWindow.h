@@ -1,0 +1,145 @@
+// MainWindow.h — the HeadLab window: the experiment form (left), the figures (centre), the run
+// table with its controls (bottom), the session menus, presets, export, presenter mode.
+//
+// The GUI thread never trains: TrainingController owns the sweep. Figures redraw from
+// SessionModel on one ~40 ms single-shot frame timer, however fast progress arrives.
+#pragma once
+
+#include "ui/figures/FigureView.h"
+
+#include <QMainWindow>
+#include <QPalette>
+
+class QAction;
+class QActionGroup;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QTabWidget;
+class QTableView;
+class QTimer;
+class QSortFilterProxyModel;
+
+namespace headlab::ui {
+
+class ExperimentForm;
+class SamplesView;
+class RunTableModel;
+class SessionModel;
+class TrainingController;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    SessionModel *model() const { return m_model; }
+    TrainingController *controller() const { return m_controller; }
+    ExperimentForm *form() const { return m_form; }
+    QTableView *runTable() const { return m_table; }
+    FigureView *figure(const QString &id) const;
+    FigureView *currentFigure() const;
+    QAction *startAction() const { return m_start; }
+    SamplesView *samplesView() const { return m_samples; }
+    QDockWidget *samplesDock() const { return m_samplesDock; }
+
+    // Without a person in front of it (tests, headless): no dialogs; questions take defaults.
+    void setInteractive(bool interactive) { m_interactive = interactive; }
+
+    bool openSession(const QString &path);
+    bool openPreset(const QString &name);
+    void newSession();
+    bool saveSession();
+    bool saveSessionAs(const QString &path);
+
+    bool startSweep(); // every pending run
+    bool startRuns(const std::vector<int> &runIndices);
+    void pauseOrResume();
+    void stopSweep();
+    // SIGTERM/SIGHUP: stop the sweep, save, and leave the event loop with 128 + signal.
+    void stopForSignal(int signal);
+    void showFigure(const QString &id);
+    void setPresenterMode(bool on);
+    bool presenterMode() const { return m_presenter; }
+    QSize exportSize() const { return m_exportSize; }
+
+    // What the frame timer's redraws cost the GUI thread (tests report it).
+    struct RedrawStats {
+        int frames = 0;
+        double totalMs = 0;
+        double maxMs = 0;
+    };
+    const RedrawStats &redrawStats() const { return m_redrawStats; }
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void changeEvent(QEvent *event) override;
+
+private:
+    void buildActions();
+    void buildMenus();
+    void buildLayout();
+    void scheduleRedraw();
+    void redraw();
+    // Shows the tabs of the figures that apply to the session's task, hides the others.
+    void updateFigureTabs();
+    void updateTitle();
+    void updateActions();
+    void updateStatus();
+    void applyTheme();
+    void setThemeMode(int mode); // 0 system, 1 light, 2 dark
+    void restoreView();
+    void saveView();
+    void addRecentFile(const QString &path);
+    void rebuildRecentMenu();
+    void offerResume();
+    void autosave();
+    // Writes a finished run's file; if that fails, stops the sweep and says so.
+    void storeFinishedRun(int runIndex);
+    QList<int> selectedRuns() const;
+    void selectRuns(const QList<int> &runs);
+    bool confirmDiscard();
+    void showError(const QString &title, const QString &text);
+    void exportCurrentFigure();
+    void exportAllFigures();
+    void rerunSelected(bool newSeed);
+    QString autosavePath() const;
+    mutable QString m_autosavePath; // autosavePath()'s choice
+    QActionGroup *m_learnedGroup = nullptr; // View ▸ Learned means
+    void updateSamplesDock(); // shown for text sessions only
+
+    SessionModel *m_model;
+    TrainingController *m_controller;
+    ExperimentForm *m_form;
+    RunTableModel *m_runModel;
+    QSortFilterProxyModel *m_runProxy;
+    QTableView *m_table;
+    QTabWidget *m_tabs;
+    QList<FigureView *> m_figures;
+    QDockWidget *m_formDock, *m_runsDock, *m_samplesDock;
+    SamplesView *m_samples;
+    QTimer *m_frameTimer;
+    QProgressBar *m_sweepProgress;
+    QLabel *m_sweepLabel;
+    QMenu *m_recentMenu = nullptr;
+    QMenu *m_presetMenu = nullptr;
+    QAction *m_new, *m_open, *m_save, *m_saveAs, *m_quit;
+    QAction *m_start, *m_pause, *m_stop, *m_runSelected, *m_stopSelected, *m_rerun, *m_rerunSeed;
+    QAction *m_pauseSelected; // pause / resume the selected runs
+    QAction *m_exportFigure, *m_exportAll, *m_exportSizeAction, *m_presenterAction;
+    QActionGroup *m_themeGroup;
+    bool m_interactive = true;
+    bool m_presenter = false;
+    bool m_restoring = false;
+    bool m_updatingTabs = false; // tabs shown or hidden for the session's task, not by the user
+    bool m_samplesTask = true; // the samples dock's visibility follows the task when it changes
+    QPalette m_systemPalette;
+    QFont m_normalFont;
+    QSize m_exportSize{1600, 1000};
+    QByteArray m_layoutBeforePresenter;
+    RedrawStats m_redrawStats;
+};
+
+} // namespace headlab::ui

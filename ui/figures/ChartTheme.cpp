@@ -1,0 +1,111 @@
+// ChartTheme.cpp — see ChartTheme.h.
+#include "ui/figures/ChartTheme.h"
+
+#include <QAbstractAxis>
+#include <QApplication>
+#include <QChart>
+#include <QLegend>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace headlab::ui {
+
+namespace {
+bool g_presenter = false;
+}
+
+ChartTheme ChartTheme::fromPalette(const QPalette &palette, bool presenter)
+{
+    ChartTheme t;
+    const QColor window = palette.color(QPalette::Window);
+    t.dark = window.lightness() < 128;
+    t.presenter = presenter;
+    t.background = palette.color(QPalette::Base);
+    t.plotBackground = t.background;
+    t.foreground = palette.color(QPalette::Text);
+    t.grid = t.dark ? QColor(70, 70, 78) : QColor(225, 225, 230);
+    t.muted = t.dark ? QColor(150, 150, 160) : QColor(110, 110, 120);
+    if (t.dark) {
+        // Brighter tab10 variants that read on dark backgrounds.
+        t.series = {QColor(95, 165, 230),  QColor(255, 160, 70),  QColor(90, 200, 100),
+                    QColor(240, 95, 95),   QColor(185, 145, 230), QColor(200, 140, 120),
+                    QColor(240, 140, 210), QColor(175, 175, 175), QColor(210, 210, 80),
+                    QColor(70, 210, 225)};
+    } else {
+        t.series = {QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
+                    QColor(214, 39, 40),   QColor(148, 103, 189), QColor(140, 86, 75),
+                    QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34),
+                    QColor(23, 190, 207)};
+    }
+    t.lineScale = presenter ? 2.2 : 1.0;
+    t.fontScale = presenter ? 1.6 : 1.0;
+    return t;
+}
+
+ChartTheme ChartTheme::current()
+{
+    return fromPalette(QApplication::palette(), g_presenter);
+}
+
+void ChartTheme::setPresenterMode(bool on)
+{
+    g_presenter = on;
+}
+bool ChartTheme::presenterMode()
+{
+    return g_presenter;
+}
+
+QFont ChartTheme::font(double pointSize, bool bold) const
+{
+    QFont f = QApplication::font();
+    f.setPointSizeF(pointSize * fontScale);
+    f.setBold(bold);
+    return f;
+}
+
+void ChartTheme::apply(QChart *chart) const
+{
+    chart->setBackgroundBrush(background);
+    chart->setPlotAreaBackgroundVisible(false);
+    chart->setTitleBrush(foreground);
+    chart->setTitleFont(font(11, true));
+    chart->legend()->setLabelColor(foreground);
+    chart->legend()->setFont(font(8.5));
+    chart->setBackgroundRoundness(0);
+    for (auto *axis : chart->axes()) apply(axis);
+}
+
+void ChartTheme::apply(QAbstractAxis *axis) const
+{
+    axis->setLabelsBrush(foreground);
+    axis->setLabelsFont(font(8.5));
+    axis->setTitleBrush(foreground);
+    axis->setTitleFont(font(9.5));
+    axis->setLinePen(QPen(muted, 1));
+    axis->setGridLinePen(QPen(grid, 1));
+    axis->setMinorGridLinePen(QPen(dark ? grid.darker(120) : grid.lighter(104), 1, Qt::DotLine));
+}
+
+QColor viridis(double t)
+{
+    static const std::array<std::array<double, 3>, 9> stops = {{{0.267, 0.005, 0.329},
+                                                                {0.283, 0.141, 0.458},
+                                                                {0.254, 0.265, 0.530},
+                                                                {0.207, 0.372, 0.553},
+                                                                {0.164, 0.471, 0.558},
+                                                                {0.128, 0.567, 0.551},
+                                                                {0.135, 0.659, 0.518},
+                                                                {0.478, 0.821, 0.318},
+                                                                {0.993, 0.906, 0.144}}};
+    if (!std::isfinite(t)) t = 0;
+    t = std::clamp(t, 0.0, 1.0) * (stops.size() - 1);
+    const size_t i = std::min(size_t(t), stops.size() - 2);
+    const double f = t - double(i);
+    auto mix = [&](int c) { return stops[i][size_t(c)] * (1 - f) + stops[i + 1][size_t(c)] * f; };
+    return QColor::fromRgbF(float(mix(0)), float(mix(1)), float(mix(2)));
+}
+
+} // namespace headlab::ui

@@ -1,0 +1,238 @@
+// FigureChartView.cpp — see FigureChartView.h.
+#include "ui/figures/FigureChartView.h"
+
+#include "ui/model/AxisRange.h"
+#include "ui/model/RunMetrics.h"
+#include "ui/model/SessionModel.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QGraphicsLayout>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <cmath>
+#include <tuple>
+
+namespace headlab::ui {
+
+FigureChartView::FigureChartView(SessionModel *model, QWidget *parent)
+    : FigureView(model, parent)
+{
+    m_fullRange = new QCheckBox(tr("Full y range"), this);
+    m_fullRange->setToolTip(tr("Show every point, also losses far above the rest (a run that "
+                               "blew up); off, they are left off the chart and counted"));
+    controlsLayout()->addWidget(m_fullRange);
+    connect(m_fullRange, &QCheckBox::toggled, this, [this] { refresh(); });
+    m_chart = new QChart();
+    m_view = setChartCanvas(m_chart);
+
+    m_threshold = new QLineSeries();
+    m_threshold->setName(tr("ln 10 plateau"));
+    m_learned = new QScatterSeries();
+    m_learned->setName(tr("learned (left ln 10)"));
+    m_notLearned = new QScatterSeries();
+    m_notLearned->setName(tr("not learned"));
+    m_diverged = new QScatterSeries();
+    m_diverged->setName(tr("diverged"));
+    m_diverged->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+    for (auto *s :
+         {static_cast<QAbstractSeries *>(m_threshold), static_cast<QAbstractSeries *>(m_learned),
+          static_cast<QAbstractSeries *>(m_notLearned), static_cast<QAbstractSeries *>(m_diverged)})
+        m_chart->addSeries(s);
+}
+
+void FigureChartView::applyTheme(const ChartTheme &theme)
+{
+    m_theme = theme;
+    m_stylesDirty = true;
+    m_axisBase = 0; // rebuild axes with the new colours
+    refresh();
+}
+
+void FigureChartView::ensureAxes(bool logX, bool logY, double logBase)
+{
+    if (m_axisX && m_axisLog == logX && m_axisLogY == logY && m_axisBase == logBase) return;
+    for (auto *axis : m_chart->axes()) {
+        m_chart->removeAxis(axis);
+        delete axis;
+    }
+    m_axisX = makeValueAxis(logX, logBase, "");
+    m_axisY = makeValueAxis(logY, 10, "%.2f");
+    m_chart->addAxis(m_axisX, Qt::AlignBottom);
+    m_chart->addAxis(m_axisY, Qt::AlignLeft);
+    for (auto *s : m_chart->series()) {
+        s->attachAxis(m_axisX);
+        s->attachAxis(m_axisY);
+    }
+    m_theme.apply(m_axisX);
+    m_theme.apply(m_axisY);
+    m_axisLog = logX;
+    m_axisLogY = logY;
+    m_axisBase = logBase;
+}
+
+void FigureChartView::showData(FigureData data, double logBase)
+{
+    m_data = std::move(data);
+    ensureAxes(m_data.logX, m_data.logY, logBase);
+    m_axisX->setTitleText(m_data.xTitle);
+    m_axisY->setTitleText(m_data.yTitle);
+
+    // Lines, one per series name; drop the ones that disappeared.
+    for (auto it = m_lines.begin(); it != m_lines.end();) {
+        bool still = false;
+        for (const auto &s : m_data.series) still = still || s.name == it->first;
+        if (!still) {
+            m_chart->removeSeries(it->second);
+            delete it->second;
+            it = m_lines.erase(it);
+            m_stylesDirty = true;
+        } else {
+            ++it;
+        }
+    }
+    const double initial = initialLossOf(m_model->session()); // ln 22 for addition
+    double xMin = 1e300, xMax = -1e300;
+    const bool reference = plateausOf(m_model->session()).empty() && std::isfinite(m_data.referenceY);
+    std::vector<double> ys;
+    for (const auto &s : m_data.series)
+        for (const auto &p : s.points) ys.push_back(p.y());
+    const RobustRange range =
+        robustTop(ys, initial > 0 ? initial : (reference ? 2 * m_data.referenceY : 0.0),
+                  m_fullRange->isChecked());
+    m_data.yMax = std::min(m_data.yMax, range.top > 0 ? range.top : m_data.yMax);
+    double yTop = std::max(m_data.yMax, initial) * 1.08;
+    double yBottom = 0.0;
+    if (m_data.logY) {
+        double yMin = reference ? m_data.referenceY : 1e300;
+        for (const auto &s : m_data.series)
+            for (const auto &p : s.points)
+                if (p.y() > 0) yMin = std::min(yMin, p.y());
+        if (yMin > 1e299) yMin = 0.1;
+        yTop = std::max(m_data.yMax, reference ? m_data.referenceY : 0.0) * 1.6;
+        if (yTop <= 0) yTop = 10.0;
+        yBottom = yMin / 1.6;
+    } else if (!m_data.yFromZero) {
+        double lo = 1e300, hi = -1e300;
+        for (const auto &s : m_data.series)
+            for (const auto &p : s.points) {
+                if (!std::isfinite(p.y()) || p.y() > m_data.yMax) continue;
+                lo = std::min(lo, p.y());
+                hi = std::max(hi, p.y());
+            }
+        if (lo <= hi) {
+            const double pad = std::max((hi - lo) * 0.15, std::abs(hi) * 0.01 + 1e-9);
+            yBottom = lo - pad;
+            yTop = hi + pad;
+        }
+    }
+    if (yTop <= 0) yTop = 1.0;
+    QList<QPointF> learned, notLearned, diverged;
+    for (const auto &s : m_data.series) {
+        auto it = m_lines.find(s.name);
+        QLineSeries *line = nullptr;
+        if (it == m_lines.end()) {
+            line = new QLineSeries();
+            line->setName(s.name);
+            m_chart->addSeries(line);
+            line->attachAxis(m_axisX);
+            line->attachAxis(m_axisY);
+            m_lines[s.name] = line;
+            m_stylesDirty = true;
+        } else {
+            line = it->second;
+        }
+        line->replace(s.points);
+        for (int i = 0; i < s.points.size(); ++i) {
+            (s.learned[i] || !m_data.learnedMarkers ? learned : notLearned) << s.points[i];
+            xMin = std::min(xMin, s.points[i].x());
+            xMax = std::max(xMax, s.points[i].x());
+        }
+        for (double x : s.divergedX) {
+            diverged << QPointF(x, m_data.logY ? yTop / 1.15 : yTop * 0.985);
+            xMin = std::min(xMin, x);
+            xMax = std::max(xMax, x);
+        }
+    }
+    if (m_stylesDirty) {
+        // New lines were added on top; markers go back above them.
+        for (auto *s : {static_cast<QAbstractSeries *>(m_learned),
+                        static_cast<QAbstractSeries *>(m_notLearned),
+                        static_cast<QAbstractSeries *>(m_diverged)}) {
+            m_chart->removeSeries(s);
+            m_chart->addSeries(s);
+            s->attachAxis(m_axisX);
+            s->attachAxis(m_axisY);
+        }
+    }
+    m_learned->setName(m_model->session().learnedRule == LearnedRule::LeftLn10Plateau
+                           ? tr("learned (left ln 10)")
+                           : tr("learned (final < ln 10)"));
+    m_learned->replace(learned);
+    m_notLearned->replace(notLearned);
+    m_diverged->replace(diverged);
+    if (xMin > xMax) {
+        xMin = m_data.logX ? 1 : 0;
+        xMax = m_data.logX ? 1000 : 1;
+    }
+    if (m_data.logX && logBase == 10) {
+        // Whole decades, so that the ticks fall on them (setAxisRange does the same).
+        std::tie(xMin, xMax) = decadeRange(xMin, xMax);
+    } else if (m_data.logX) {
+        xMin /= 1.5;
+        xMax *= 1.5;
+    } else {
+        const double pad = (xMax - xMin) * 0.05 + 1e-9;
+        xMin -= pad;
+        xMax += pad;
+    }
+    // The task's first plateau (ln 10 for addition), else the figure's reference line.
+    const auto plateaus = plateausOf(m_model->session());
+    const bool plateau = !plateaus.empty();
+    const double lineY = plateau ? plateaus.front().loss : m_data.referenceY;
+    m_threshold->setName(plateau ? tr("%1 plateau").arg(QString::fromStdString(plateaus.front().label))
+                                 : m_data.referenceName);
+    if (plateau || reference) m_threshold->replace(QList<QPointF>{{xMin, lineY}, {xMax, lineY}});
+    m_threshold->setVisible(plateau || reference);
+    setAxisRange(m_axisX, xMin, xMax);
+    setAxisRange(m_axisY, yBottom, yTop);
+
+    if (m_stylesDirty) {
+        int i = 0;
+        for (auto &[name, line] : m_lines) {
+            QPen pen(m_theme.seriesColor(i++), m_theme.line(2.0));
+            line->setPen(pen);
+        }
+        m_threshold->setPen(QPen(m_theme.muted, m_theme.line(1.2), Qt::DashLine));
+        m_learned->setColor(m_theme.foreground);
+        m_learned->setBorderColor(m_theme.foreground);
+        m_learned->setMarkerSize(9 * m_theme.lineScale);
+        m_notLearned->setBrush(Qt::transparent);
+        m_notLearned->setPen(QPen(m_theme.foreground, m_theme.line(1.5)));
+        m_notLearned->setMarkerSize(11 * m_theme.lineScale);
+        m_diverged->setColor(m_theme.dark ? QColor(255, 110, 100) : QColor(200, 40, 40));
+        m_diverged->setBorderColor(m_theme.background);
+        m_diverged->setMarkerSize(11 * m_theme.lineScale);
+        m_theme.apply(m_chart);
+        m_stylesDirty = false;
+    }
+    for (auto *m : m_chart->legend()->markers(m_threshold)) m->setVisible(plateau || reference);
+    for (auto *series : {m_learned, m_notLearned})
+        for (auto *m : m_chart->legend()->markers(series)) m->setVisible(m_data.learnedMarkers);
+    if (!m_data.learnedMarkers) // the newer figures list "diverged" only when there is one
+        for (auto *m : m_chart->legend()->markers(m_diverged)) m->setVisible(!diverged.isEmpty());
+    m_chart->setTitle(range.above == 0 ? m_data.title
+                                       : tr("%1 (%n point(s) above the range: Full y range shows "
+                                            "them)",
+                                            "", range.above)
+                                             .arg(m_data.title));
+}
+
+} // namespace headlab::ui

@@ -1,0 +1,52 @@
+// FigureChartView.h — a Qt Charts figure drawn from FigureData: one line with markers per series,
+// filled markers where the model learned and hollow ones where it did not, diverged points as
+// diamonds along the top, and a dashed "learned below ln 10" line (or the figure's own reference
+// line). Base of the Figure 3 and 4, rank and total-heads views; series persist and get one
+// replace() per frame.
+#pragma once
+
+#include "ui/model/FigureData.h"
+#include "ui/figures/FigureView.h"
+
+#include <map>
+
+class QChart;
+class QChartView;
+class QLineSeries;
+class QScatterSeries;
+class QAbstractAxis;
+class QCheckBox;
+
+namespace headlab::ui {
+
+class FigureChartView : public FigureView {
+    Q_OBJECT
+public:
+    explicit FigureChartView(SessionModel *model, QWidget *parent = nullptr);
+    QString title() const override { return m_data.title; }
+    QString csv() const override { return m_data.csv(); }
+    void applyTheme(const ChartTheme &theme) override;
+    const FigureData &data() const { return m_data; }
+    QChart *chart() const { return m_chart; }
+
+protected:
+    // Subclasses compute the data and call this from refresh().
+    void showData(FigureData data, double logBase);
+
+private:
+    void ensureAxes(bool logX, bool logY, double logBase);
+    QChartView *m_view;
+    QChart *m_chart;
+    QAbstractAxis *m_axisX = nullptr, *m_axisY = nullptr;
+    bool m_axisLog = false;
+    bool m_axisLogY = false;
+    double m_axisBase = 0;
+    std::map<QString, QLineSeries *> m_lines;
+    QScatterSeries *m_learned = nullptr, *m_notLearned = nullptr, *m_diverged = nullptr;
+    QLineSeries *m_threshold = nullptr;
+    FigureData m_data;
+    bool m_stylesDirty = true;
+    QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted in the title
+};
+
+} // namespace headlab::ui

@@ -1,0 +1,143 @@
+// FigureExporter.cpp — see FigureExporter.h.
+#include "ui/figures/FigureExporter.h"
+
+#include "ui/model/SessionModel.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QPainter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+
+namespace headlab::ui {
+
+QList<FigureExport> FigureExporter::allFigures()
+{
+    return {
+        {"fig1_loss_curves", "loss", {{"loss.digits", "false"}}},
+        {"fig1_loss_per_digit", "loss", {{"loss.digits", "true"}}},
+        {"fig2_heatmap", "heatmap", {}},
+        {"fig3_loss_vs_m", "scaling", {{"scaling.x", "m"}}},
+        {"fig3_loss_vs_mH", "scaling", {{"scaling.x", "m_H"}}},
+        {"fig4_loss_vs_lr", "lr", {{"lr.x", "lr"}}},
+        {"fig4_loss_vs_lr_sqrt_mH", "lr", {{"lr.x", "lr_sqrt_mh"}}},
+        {"fig5_small_multiples", "grid", {}},
+        {"nn_loss_vs_rank", "rank", {}},
+        {"heads_loss_and_speed_vs_total_heads", "heads", {}},
+    };
+}
+
+std::unique_ptr<FigureView>
+FigureExporter::offscreenCopy(SessionModel *model, const QString &figureId, const ViewState &state,
+                              const QList<int> &selectedRuns, QSize size)
+{
+    std::unique_ptr<FigureView> figure(FigureView::create(figureId, model));
+    if (!figure) return nullptr;
+    figure->setAttribute(Qt::WA_DontShowOnScreen);
+    figure->setControlsVisible(false);
+    figure->restoreViewState(state);
+    figure->setSelectedRuns(selectedRuns);
+    figure->resize(size);
+    figure->show();
+    QCoreApplication::sendPostedEvents();
+    figure->refresh(); // again, now that the plot area has its size (decimation width)
+    QCoreApplication::sendPostedEvents();
+    return figure;
+}
+
+static void renderCanvas(FigureView *figure, QPainter &painter, QSize size)
+{
+    QWidget *canvas = figure->canvas();
+    const QSize have = canvas->size();
+    painter.save();
+    if (have.width() > 0 && have.height() > 0 && have != size)
+        painter.scale(double(size.width()) / have.width(), double(size.height()) / have.height());
+    canvas->render(&painter, QPoint(), QRegion(),
+                   QWidget::DrawWindowBackground | QWidget::DrawChildren);
+    painter.restore();
+}
+
+bool FigureExporter::writePng(FigureView *figure, const QString &path, QSize size, QString *error)
+{
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(figure->theme().background);
+    {
+        QPainter painter(&image);
+        painter.setRenderHint(QPainter::Antialiasing);
+        renderCanvas(figure, painter, size);
+    }
+    if (!image.save(path, "PNG")) {
+        if (error) *error = QObject::tr("Could not write %1").arg(path);
+        return false;
+    }
+    return true;
+}
+
+bool FigureExporter::writeSvg(FigureView *figure, const QString &path, QSize size, QString *error)
+{
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle(figure->title());
+    svg.setDescription(QStringLiteral("HeadLab figure: %1").arg(figure->figureId()));
+    {
+        QPainter painter;
+        if (!painter.begin(&svg)) {
+            if (error) *error = QObject::tr("Could not write %1").arg(path);
+            return false;
+        }
+        painter.fillRect(QRect(QPoint(0, 0), size), figure->theme().background);
+        renderCanvas(figure, painter, size);
+    }
+    if (!QFile::exists(path)) {
+        if (error) *error = QObject::tr("Could not write %1").arg(path);
+        return false;
+    }
+    return true;
+}
+
+bool FigureExporter::writeCsv(FigureView *figure, const QString &path, QString *error)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
+        if (error) *error = QObject::tr("Could not write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    file.write(figure->csv().toUtf8());
+    if (!file.commit()) {
+        if (error) *error = QObject::tr("Could not write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+QStringList FigureExporter::exportAll(SessionModel *model, const QString &dir, QSize size,
+                                      const ViewState &state, QString *error)
+{
+    QStringList written;
+    if (!QDir().mkpath(dir)) {
+        if (error) *error = QObject::tr("Could not create the folder %1").arg(dir);
+        return written;
+    }
+    for (const auto &spec : allFigures()) {
+        ViewState s = state;
+        for (const auto &[k, v] : spec.overrides) s[k] = v;
+        auto figure = offscreenCopy(model, spec.figureId, s, {}, size);
+        if (figure && !figure->applies()) continue; // not this task's figure: no empty files
+        const QString stem = QDir(dir).filePath(spec.fileStem);
+        QString why;
+        if (!writePng(figure.get(), stem + ".png", size, &why) ||
+            !writeSvg(figure.get(), stem + ".svg", size, &why) ||
+            !writeCsv(figure.get(), stem + ".csv", &why)) {
+            if (error) *error = why;
+            return written;
+        }
+        written << stem + ".png" << stem + ".svg" << stem + ".csv";
+    }
+    return written;
+}
+
+} // namespace headlab::ui

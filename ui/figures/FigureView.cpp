@@ -1,0 +1,142 @@
+// FigureView.cpp — see FigureView.h.
+#include "ui/figures/FigureView.h"
+
+#include "ui/model/AxisRange.h"
+
+#include "ui/figures/HeadScheduleChartView.h"
+#include "ui/figures/HeatmapView.h"
+#include "ui/figures/LearningRateChartView.h"
+#include "ui/figures/LossChartView.h"
+#include "ui/figures/RankChartView.h"
+#include "ui/figures/ScalingChartView.h"
+#include "ui/figures/SmallMultiplesView.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QGraphicsLayout>
+#include <QHBoxLayout>
+#include <QLegend>
+#include <QLogValueAxis>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include <tuple>
+
+namespace headlab::ui {
+
+FigureView::FigureView(SessionModel *model, QWidget *parent)
+    : QWidget(parent)
+    , m_model(model)
+    , m_theme(ChartTheme::current())
+{
+    m_layout = new QVBoxLayout(this);
+    m_layout->setContentsMargins(0, 0, 0, 0);
+    m_layout->setSpacing(2);
+    m_controls = new QWidget(this);
+    m_controlsLayout = new QHBoxLayout(m_controls);
+    m_controlsLayout->setContentsMargins(6, 4, 6, 0);
+    m_layout->addWidget(m_controls);
+}
+
+void FigureView::setCanvas(QWidget *canvas)
+{
+    m_canvas = canvas;
+    m_layout->addWidget(canvas, 1);
+}
+
+QChartView *FigureView::setChartCanvas(QChart *chart)
+{
+    chart->legend()->setAlignment(Qt::AlignRight);
+    chart->setMargins(QMargins(6, 6, 6, 6));
+    chart->layout()->setContentsMargins(0, 0, 0, 0); // no frame of window colour around the chart
+    auto *view = new QChartView(chart, this);
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setMinimumSize(320, 220);
+    setCanvas(view);
+    return view;
+}
+
+QAbstractAxis *FigureView::makeValueAxis(bool log, double logBase, const char *linearFormat)
+{
+    if (log) {
+        auto *axis = new QLogValueAxis();
+        axis->setBase(logBase);
+        axis->setLabelFormat(logBase == 2 ? "%.0f" : "%g");
+        axis->setMinorTickCount(logBase == 10 ? 8 : 0);
+        return axis;
+    }
+    auto *axis = new QValueAxis();
+    if (linearFormat && *linearFormat) axis->setLabelFormat(linearFormat);
+    return axis;
+}
+
+void FigureView::setAxisRange(QAbstractAxis *axis, double lo, double hi)
+{
+    if (auto *log = qobject_cast<QLogValueAxis *>(axis)) {
+        if (log->base() == 10) std::tie(lo, hi) = decadeRange(lo, hi);
+        log->setRange(lo, hi);
+        return;
+    }
+    auto *linear = qobject_cast<QValueAxis *>(axis);
+    if (!linear) return;
+    const LinearTicks ticks = niceTicks(lo, hi);
+    // Interval and anchor before the tick type, and the range last: dynamic ticks laid out with
+    // the default interval of 0 (or a stale one on a new range) cost Qt Charts half a second.
+    const QString format = QStringLiteral("%.%1f").arg(ticks.decimals);
+    if (linear->tickInterval() != ticks.step) linear->setTickInterval(ticks.step);
+    if (linear->tickAnchor() != ticks.first) linear->setTickAnchor(ticks.first);
+    if (linear->tickType() != QValueAxis::TicksDynamic)
+        linear->setTickType(QValueAxis::TicksDynamic);
+    if (linear->labelFormat() != format) linear->setLabelFormat(format);
+    linear->setRange(lo, hi);
+}
+
+void FigureView::setControlsVisible(bool visible)
+{
+    m_controls->setVisible(visible);
+}
+
+void FigureView::applyTheme(const ChartTheme &theme)
+{
+    m_theme = theme;
+    refresh();
+}
+
+void FigureView::setSelectedRuns(const QList<int> &runs)
+{
+    if (runs == m_selected) return;
+    m_selected = runs;
+    selectionChanged();
+}
+
+std::string FigureView::stateValue(const ViewState &state, const std::string &key,
+                                   const std::string &fallback) const
+{
+    auto it = state.find(figureId().toStdString() + "." + key);
+    return it == state.end() ? fallback : it->second;
+}
+
+void FigureView::setStateValue(ViewState &state, const std::string &key,
+                               const std::string &value) const
+{
+    state[figureId().toStdString() + "." + key] = value;
+}
+
+QStringList FigureView::figureIds()
+{
+    return {"loss", "heatmap", "scaling", "lr", "grid", "rank", "heads"};
+}
+
+FigureView *FigureView::create(const QString &id, SessionModel *model, QWidget *parent)
+{
+    if (id == "loss") return new LossChartView(model, parent);
+    if (id == "heatmap") return new HeatmapView(model, parent);
+    if (id == "scaling") return new ScalingChartView(model, parent);
+    if (id == "lr") return new LearningRateChartView(model, parent);
+    if (id == "grid") return new SmallMultiplesView(model, parent);
+    if (id == "rank") return new RankChartView(model, parent);
+    if (id == "heads") return new HeadScheduleChartView(model, parent);
+    return nullptr;
+}
+
+} // namespace headlab::ui

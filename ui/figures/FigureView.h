@@ -1,0 +1,91 @@
+// FigureView.h — the base of every figure in the app: a row of controls above a canvas.
+//
+// A figure reads the SessionModel and redraws only when refresh() is called (the main window
+// calls it from one ~40 ms single-shot frame timer). Export renders the canvas alone, through
+// QWidget::render, so the same painting code serves the screen, SVG and PNG. csv() gives the
+// numbers behind what is drawn.
+#pragma once
+
+#include "ui/figures/ChartTheme.h"
+
+#include <QList>
+#include <QWidget>
+
+#include <map>
+#include <string>
+
+class QHBoxLayout;
+class QVBoxLayout;
+
+class QAbstractAxis;
+class QChart;
+class QChartView;
+
+namespace headlab::ui {
+
+class SessionModel;
+using ViewState = std::map<std::string, std::string>;
+
+class FigureView : public QWidget {
+    Q_OBJECT
+public:
+    explicit FigureView(SessionModel *model, QWidget *parent = nullptr);
+
+    // "loss", "heatmap", "scaling", "lr", "grid", "rank", "heads": stable names used in view state
+    // and exports.
+    virtual QString figureId() const = 0;
+    virtual QString title() const = 0;
+    virtual QString csv() const = 0;
+    virtual void refresh() = 0;
+    // Whether the figure means anything for the session's task (the rank figure: nearest-neighbour
+    // only). The window hides the tab of one that does not; Export all skips it.
+    virtual bool applies() const { return true; }
+    virtual void saveViewState(ViewState &state) const { Q_UNUSED(state); }
+    virtual void restoreViewState(const ViewState &state) { Q_UNUSED(state); }
+    virtual void applyTheme(const ChartTheme &theme);
+
+    QWidget *canvas() const { return m_canvas; }
+    void setControlsVisible(bool visible);
+    void setSelectedRuns(const QList<int> &runs);
+    const QList<int> &selectedRuns() const { return m_selected; }
+    const ChartTheme &theme() const { return m_theme; }
+
+    // Every figure the app has, by id.
+    static QStringList figureIds();
+    static FigureView *create(const QString &id, SessionModel *model, QWidget *parent = nullptr);
+
+Q_SIGNALS:
+    void runsActivated(const QList<int> &runs); // a click on a cell or panel
+    void viewStateChanged();                    // a control changed: save it in the session
+
+protected:
+    void setCanvas(QWidget *canvas);
+    // A chart view for `chart` (legend on the right, no window-coloured frame, antialiased),
+    // installed as this figure's canvas.
+    QChartView *setChartCanvas(QChart *chart);
+    // A value axis: logarithmic with `logBase` (minor ticks for base 10, whole numbers for base 2),
+    // or linear with labels in `linearFormat` (printf style; empty keeps Qt's default).
+    static QAbstractAxis *makeValueAxis(bool log, double logBase, const char *linearFormat);
+    // Sets the range with ticks on round values (AxisRange.h): a linear axis keeps [lo, hi] and
+    // gets ticks at 1, 2 or 5 × 10^k, labelled with just the digits they need; a base-10 log
+    // axis is widened to whole decades.
+    static void setAxisRange(QAbstractAxis *axis, double lo, double hi);
+    QHBoxLayout *controlsLayout() const { return m_controlsLayout; }
+    virtual void selectionChanged() { refresh(); }
+    // Reads "<figureId>.<key>" from a view state.
+    std::string stateValue(const ViewState &state, const std::string &key,
+                           const std::string &fallback = {}) const;
+    void setStateValue(ViewState &state, const std::string &key, const std::string &value) const;
+
+    SessionModel *m_model;
+    QList<int> m_selected;
+    ChartTheme m_theme;
+
+private:
+    QVBoxLayout *m_layout;
+    QWidget *m_controls;
+    QHBoxLayout *m_controlsLayout;
+    QWidget *m_canvas = nullptr;
+};
+
+} // namespace headlab::ui

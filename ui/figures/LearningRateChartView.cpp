@@ -1,0 +1,52 @@
+// LearningRateChartView.cpp — see LearningRateChartView.h.
+#include "ui/figures/LearningRateChartView.h"
+
+#include "ui/model/SessionModel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+
+namespace headlab::ui {
+
+LearningRateChartView::LearningRateChartView(SessionModel *model, QWidget *parent)
+    : FigureChartView(model, parent)
+{
+    m_xMode = new QComboBox(this);
+    m_xMode->addItem(tr("against η"), "lr");
+    m_xMode->addItem(QString::fromUtf8("against η·√m_H"), "lr_sqrt_mh");
+    controlsLayout()->addWidget(m_xMode);
+    controlsLayout()->addWidget(
+        new QLabel(tr("Filled: learned (by the session's rule, View ▸ Learned means). Hollow: not "
+                      "learned."),
+                   this));
+    controlsLayout()->addStretch(1);
+    connect(m_xMode, &QComboBox::currentIndexChanged, this, [this] {
+        refresh();
+        Q_EMIT viewStateChanged();
+    });
+}
+
+void LearningRateChartView::setScaled(bool on)
+{
+    m_xMode->setCurrentIndex(on ? 1 : 0);
+}
+
+void LearningRateChartView::refresh()
+{
+    showData(learningRateFigure(m_model->session(), m_xMode->currentIndex() == 1), 10.0);
+}
+
+void LearningRateChartView::saveViewState(ViewState &state) const
+{
+    setStateValue(state, "x", m_xMode->currentData().toString().toStdString());
+}
+
+void LearningRateChartView::restoreViewState(const ViewState &state)
+{
+    const QSignalBlocker block(m_xMode);
+    m_xMode->setCurrentIndex(stateValue(state, "x") == "lr_sqrt_mh" ? 1 : 0);
+    refresh();
+}
+
+} // namespace headlab::ui

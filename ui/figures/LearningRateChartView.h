@@ -1,0 +1,25 @@
+// LearningRateChartView.h — Figure 4: final test loss, learned (filled) or not (hollow), against
+// η or against η·sqrt(m_H), where trainability collapses onto one variable; one line per config.
+#pragma once
+
+#include "ui/figures/FigureChartView.h"
+
+class QComboBox;
+
+namespace headlab::ui {
+
+class LearningRateChartView : public FigureChartView {
+    Q_OBJECT
+public:
+    explicit LearningRateChartView(SessionModel *model, QWidget *parent = nullptr);
+    QString figureId() const override { return QStringLiteral("lr"); }
+    void refresh() override;
+    void saveViewState(ViewState &state) const override;
+    void restoreViewState(const ViewState &state) override;
+    void setScaled(bool on);
+
+private:
+    QComboBox *m_xMode;
+};
+
+} // namespace headlab::ui

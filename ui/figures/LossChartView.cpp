@@ -1,0 +1,519 @@
+// LossChartView.cpp — see LossChartView.h.
+#include "ui/figures/LossChartView.h"
+
+#include "ui/model/AxisRange.h"
+
+#include "ui/model/CurveDecimator.h"
+#include "ui/model/RunMetrics.h"
+#include "ui/model/SessionModel.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QGraphicsLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QHash>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QSet>
+#include <QSlider>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <tuple>
+#include <cmath>
+
+namespace headlab::ui {
+
+namespace {
+constexpr int kLegendMax = 10;
+constexpr size_t kPointBudget = 200'000; // points drawn over all curves of one frame
+const char *kDigitNames[3] = {"test_digit_0", "test_digit_1", "test_digit_2"};
+} // namespace
+
+LossChartView::LossChartView(SessionModel *model, QWidget *parent)
+    : FigureView(model, parent)
+{
+    auto *bar = controlsLayout();
+    m_logX = new QCheckBox(tr("Log x"), this);
+    m_logY = new QCheckBox(tr("Log y"), this);
+    m_showTrain = new QCheckBox(tr("Train"), this);
+    m_showTrain->setChecked(true);
+    m_showTest = new QCheckBox(tr("Test"), this);
+    m_showTest->setChecked(true);
+    m_fullRange = new QCheckBox(tr("Full y range"), this);
+    m_fullRange->setToolTip(tr("Show every point, also losses far above the rest (a run that "
+                               "blew up); off, they are left off the chart and counted"));
+    m_digits = new QCheckBox(tr("Per-digit test loss"), this);
+    m_digits->setToolTip(
+        tr("Test loss for each queried digit A0 (ones), A1 (tens), A2 (hundreds)"));
+    m_smoothing = new QSlider(Qt::Horizontal, this);
+    m_smoothing->setRange(0, 99);
+    m_smoothing->setMaximumWidth(140);
+    m_smoothing->setToolTip(
+        tr("Smoothing of the train curve; the raw trace stays visible behind it"));
+    m_info = new QLabel(this);
+    bar->addWidget(m_logX);
+    bar->addWidget(m_logY);
+    bar->addWidget(m_fullRange);
+    bar->addSpacing(8);
+    bar->addWidget(m_showTrain);
+    bar->addWidget(m_showTest);
+    bar->addWidget(m_digits);
+    bar->addSpacing(8);
+    bar->addWidget(new QLabel(tr("Smoothing"), this));
+    bar->addWidget(m_smoothing);
+    bar->addStretch(1);
+    bar->addWidget(m_info);
+
+    m_chart = new QChart();
+    m_view = setChartCanvas(m_chart);
+
+    auto changed = [this] {
+        m_axesDirty = true;
+        m_stylesDirty = true;
+        refresh();
+        Q_EMIT viewStateChanged();
+    };
+    connect(m_logX, &QCheckBox::toggled, this, changed);
+    connect(m_logY, &QCheckBox::toggled, this, changed);
+    connect(m_fullRange, &QCheckBox::toggled, this, changed);
+    connect(m_digits, &QCheckBox::toggled, this, changed);
+    connect(m_showTrain, &QCheckBox::toggled, this, changed);
+    connect(m_showTest, &QCheckBox::toggled, this, changed);
+    connect(m_smoothing, &QSlider::valueChanged, this, changed);
+    rebuildAxes();
+}
+
+QString LossChartView::title() const
+{
+    const auto &name = m_model->session().name;
+    QString t = m_digits->isChecked() ? tr("Test loss per queried digit") : tr("Loss against step");
+    if (!name.empty()) t += QStringLiteral(" — ") + QString::fromStdString(name);
+    return t;
+}
+
+void LossChartView::setLogX(bool on)
+{
+    m_logX->setChecked(on);
+}
+void LossChartView::setLogY(bool on)
+{
+    m_logY->setChecked(on);
+}
+void LossChartView::setSmoothing(double weight)
+{
+    m_smoothing->setValue(int(std::lround(weight * 100)));
+}
+void LossChartView::setDigitView(bool on)
+{
+    m_digits->setChecked(on);
+}
+
+void LossChartView::saveViewState(ViewState &state) const
+{
+    setStateValue(state, "log_x", m_logX->isChecked() ? "true" : "false");
+    setStateValue(state, "log_y", m_logY->isChecked() ? "true" : "false");
+    setStateValue(state, "smoothing", std::to_string(m_smoothing->value() / 100.0));
+    setStateValue(state, "digits", m_digits->isChecked() ? "true" : "false");
+    setStateValue(state, "train", m_showTrain->isChecked() ? "true" : "false");
+    setStateValue(state, "test", m_showTest->isChecked() ? "true" : "false");
+}
+
+void LossChartView::restoreViewState(const ViewState &state)
+{
+    const QSignalBlocker b1(m_logX), b2(m_logY), b3(m_smoothing), b4(m_digits), b5(m_showTrain),
+        b6(m_showTest);
+    m_logX->setChecked(stateValue(state, "log_x") == "true");
+    m_logY->setChecked(stateValue(state, "log_y") == "true");
+    m_digits->setChecked(stateValue(state, "digits") == "true");
+    m_showTrain->setChecked(stateValue(state, "train", "true") == "true");
+    m_showTest->setChecked(stateValue(state, "test", "true") == "true");
+    m_smoothing->setValue(
+        int(std::lround(std::atof(stateValue(state, "smoothing", "0").c_str()) * 100)));
+    m_axesDirty = true;
+    m_stylesDirty = true;
+    refresh();
+}
+
+void LossChartView::applyTheme(const ChartTheme &theme)
+{
+    m_theme = theme;
+    m_stylesDirty = true;
+    m_axesDirty = true;
+    refresh();
+}
+
+QList<int> LossChartView::displayedRuns() const
+{
+    QList<int> runs;
+    if (!m_selected.isEmpty()) {
+        for (int i : m_selected)
+            if (i >= 0 && i < m_model->runCount()) runs << i;
+        return runs;
+    }
+    for (int i = 0; i < m_model->runCount(); ++i) {
+        const auto &r = m_model->run(i).result;
+        if (!r.train.empty() || !r.test.empty()) runs << i;
+    }
+    if (runs.size() <= kMaxDrawnRuns) return runs;
+    // Thousands of QLineSeries (each with its legend marker) take Qt Charts minutes to lay out:
+    // draw an even sample that covers the whole sweep, and say so (info label, title).
+    QList<int> sample;
+    const double stride = double(runs.size()) / kMaxDrawnRuns;
+    for (int k = 0; k < kMaxDrawnRuns; ++k) sample << runs[int(k * stride)];
+    return sample;
+}
+
+int LossChartView::runsWithCurves() const
+{
+    int n = 0;
+    for (int i = 0; i < m_model->runCount(); ++i) {
+        const auto &r = m_model->run(i).result;
+        n += !r.train.empty() || !r.test.empty();
+    }
+    return n;
+}
+
+void LossChartView::attach(QAbstractSeries *series)
+{
+    if (m_axisX) series->attachAxis(m_axisX);
+    if (m_axisY) series->attachAxis(m_axisY);
+}
+
+void LossChartView::rebuildAxes()
+{
+    for (auto *axis : m_chart->axes()) {
+        m_chart->removeAxis(axis);
+        delete axis;
+    }
+    m_axisX = makeValueAxis(m_logX->isChecked(), 10, "%.0f");
+    m_axisY = makeValueAxis(m_logY->isChecked(), 10, "%.2f");
+    m_axisX->setTitleText(tr("step"));
+    m_axisY->setTitleText(m_digits->isChecked() ? tr("test loss per digit (nats)")
+                                                : tr("loss (nats)"));
+    m_chart->addAxis(m_axisX, Qt::AlignBottom);
+    m_chart->addAxis(m_axisY, Qt::AlignLeft);
+    for (auto *s : m_chart->series()) attach(s);
+    m_theme.apply(m_axisX);
+    m_theme.apply(m_axisY);
+    m_axesDirty = false;
+}
+
+QLineSeries *LossChartView::seriesFor(int run, Kind kind)
+{
+    auto key = std::make_pair(run, int(kind));
+    auto it = m_series.find(key);
+    if (it != m_series.end()) return it->second;
+    auto *s = new QLineSeries();
+    m_chart->addSeries(s);
+    attach(s);
+    m_series[key] = s;
+    m_stylesDirty = true;
+    return s;
+}
+
+void LossChartView::updatePlateaus(double xMin, double xMax)
+{
+    // The task's plateau lines (TaskSpec::plateaus), labelled at the right.
+    const TaskConfig &task = m_model->session().base.task;
+    const TaskSpec *spec = findTaskSpec(task.kind);
+    const std::vector<PlateauLine> lines = spec && spec->plateaus ? spec->plateaus(task) : std::vector<PlateauLine>{};
+    while (m_plateauLines.size() < qsizetype(lines.size())) {
+        auto *line = new QLineSeries();
+        m_chart->addSeries(line);
+        attach(line);
+        m_plateauLines << line;
+        auto *label = new QScatterSeries();
+        label->setName(QString());
+        label->setMarkerSize(1);
+        label->setPointLabelsVisible(true);
+        label->setPointLabelsClipping(false);
+        m_chart->addSeries(label);
+        attach(label);
+        m_plateauLabels << label;
+        m_stylesDirty = true;
+    }
+    for (qsizetype k = 0; k < m_plateauLines.size(); ++k) {
+        const bool shown = k < qsizetype(lines.size());
+        m_plateauLines[k]->setVisible(shown);
+        m_plateauLabels[k]->setVisible(shown);
+        if (!shown) continue;
+        const QString label = QString::fromStdString(lines[size_t(k)].label);
+        if (m_plateauLines[k]->name() != label) {
+            m_plateauLines[k]->setName(label);
+            m_plateauLabels[k]->setPointLabelsFormat(label);
+        }
+        const double y = lines[size_t(k)].loss;
+        m_plateauLines[k]->replace(QList<QPointF>{{xMin, y}, {xMax, y}});
+        const double xl = m_logX->isChecked()
+                              ? std::exp(std::log(xMin) + 0.9 * (std::log(xMax) - std::log(xMin)))
+                              : xMin + 0.93 * (xMax - xMin);
+        m_plateauLabels[k]->replace(QList<QPointF>{{xl, y}});
+    }
+}
+
+void LossChartView::updatePhaseMarks(const QList<int> &runs, double yMin, double yMax)
+{
+    // Phase boundaries of the first run shown (a sweep's runs share their phases): the train
+    // curve changes objective there (e.g. language warm-up, then answer-only).
+    QList<std::pair<double, QString>> marks;
+    if (!runs.isEmpty()) {
+        const auto &phases = m_model->run(runs.first()).config.phases;
+        int64_t at = 0;
+        for (size_t k = 0; k < phases.size(); ++k) {
+            if (k > 0 && at > 0)
+                marks << std::make_pair(double(at), QString::fromStdString(phases[k].name));
+            at += phases[k].steps;
+        }
+    }
+    while (m_phaseLines.size() < marks.size()) {
+        auto *line = new QLineSeries();
+        m_chart->addSeries(line);
+        attach(line);
+        auto *label = new QScatterSeries();
+        label->setMarkerSize(1);
+        label->setPointLabelsVisible(true);
+        label->setPointLabelsClipping(false);
+        m_chart->addSeries(label);
+        attach(label);
+        m_phaseLines << line;
+        m_phaseLabels << label;
+    }
+    for (int k = 0; k < m_phaseLines.size(); ++k) {
+        const bool used = k < marks.size();
+        m_phaseLines[k]->setVisible(used);
+        m_phaseLabels[k]->setVisible(used);
+        for (auto *m : m_chart->legend()->markers(m_phaseLines[k])) m->setVisible(false);
+        for (auto *m : m_chart->legend()->markers(m_phaseLabels[k])) m->setVisible(false);
+        if (!used) continue;
+        const double x = marks[k].first;
+        m_phaseLines[k]->setPen(QPen(m_theme.muted, m_theme.line(1.0), Qt::DotLine));
+        m_phaseLines[k]->replace(QList<QPointF>{{x, yMin}, {x, yMax}});
+        m_phaseLabels[k]->setPen(Qt::NoPen);
+        m_phaseLabels[k]->setBrush(Qt::transparent);
+        m_phaseLabels[k]->setPointLabelsColor(m_theme.muted);
+        m_phaseLabels[k]->setPointLabelsFont(m_theme.font(8.5));
+        m_phaseLabels[k]->setPointLabelsFormat(QStringLiteral("%1 →").arg(marks[k].second));
+        m_phaseLabels[k]->replace(QList<QPointF>{{x, yMin + 0.93 * (yMax - yMin)}});
+    }
+}
+
+void LossChartView::refresh()
+{
+    if (m_axesDirty) rebuildAxes();
+    const bool logX = m_logX->isChecked(), logY = m_logY->isChecked();
+    const bool digits = m_digits->isChecked();
+    const double smoothing = m_smoothing->value() / 100.0;
+    const QList<int> runs = displayedRuns();
+
+    // Which series are wanted this frame.
+    std::map<std::pair<int, int>, const Curve *> wanted;
+    std::map<std::pair<int, int>, Curve> smoothed;
+    double xMax = 1, yMax = 0, yMinPositive = 1e300;
+    std::vector<double> plotted; // every finite value, for a range that outliers cannot flatten
+    for (int i : runs) {
+        const auto &run = m_model->run(i);
+        const auto &r = run.result;
+        xMax = std::max<double>(xMax, double(run.config.totalSteps()));
+        auto want = [&](Kind kind, const Curve *curve) {
+            if (!curve || curve->empty()) return;
+            wanted[{i, int(kind)}] = curve;
+            for (const auto &p : *curve) {
+                if (!std::isfinite(p.value)) continue;
+                xMax = std::max<double>(xMax, double(p.step));
+                plotted.push_back(p.value);
+                if (p.value > 0) yMinPositive = std::min(yMinPositive, p.value);
+            }
+        };
+        if (digits) {
+            for (int d = 0; d < 3; ++d) {
+                auto it = r.extra.find(kDigitNames[d]);
+                if (it != r.extra.end()) want(Kind(Digit0 + d), &it->second);
+            }
+        } else {
+            if (m_showTrain->isChecked()) {
+                want(TrainRaw, &r.train);
+                if (smoothing > 0 && !r.train.empty()) {
+                    auto &s = smoothed[{i, int(TrainSmooth)}] =
+                        CurveDecimator::smooth(r.train, smoothing);
+                    wanted[{i, int(TrainSmooth)}] = &s;
+                }
+            }
+            if (m_showTest->isChecked()) want(Test, &r.test);
+        }
+    }
+
+    // Drop series no longer wanted.
+    for (auto it = m_series.begin(); it != m_series.end();) {
+        if (!wanted.count(it->first)) {
+            m_chart->removeSeries(it->second);
+            delete it->second;
+            it = m_series.erase(it);
+            m_stylesDirty = true;
+        } else {
+            ++it;
+        }
+    }
+
+    const double xMin = logX ? 1.0 : 0.0;
+    CurveView view;
+    view.logX = logX;
+    view.logY = logY;
+    view.xMin = xMin;
+    view.xMax = xMax;
+    // About two points per pixel, but at most kPointBudget points in all: 4,000 curves of a
+    // 2,000-run sweep at full resolution were 1.2 million points and a 109 MB SVG.
+    view.buckets = std::clamp(int(kPointBudget / 2 / std::max<size_t>(1, wanted.size())), 25,
+                              std::max(100, int(m_chart->plotArea().width())));
+    for (const auto &[key, curve] : wanted)
+        seriesFor(key.first, Kind(key.second))->replace(CurveDecimator::decimate(*curve, view));
+
+    if (m_stylesDirty) {
+        const bool single = runs.size() == 1;
+        int legendShown = 0;
+        // One pass over the legend: markers(series) scans every marker, once per series.
+        QHash<QAbstractSeries *, QList<QLegendMarker *>> markersOf;
+        for (auto *m : m_chart->legend()->markers()) markersOf[m->series()].append(m);
+        for (const auto &[key, s] : m_series) {
+            const int run = key.first;
+            const Kind kind = Kind(key.second);
+            QColor c = m_theme.seriesColor(run);
+            QPen pen(c);
+            pen.setCapStyle(Qt::RoundCap);
+            QString name;
+            const QString label = runLabel(m_model->session(), m_model->run(run));
+            switch (kind) {
+            case TrainRaw:
+                if (smoothing > 0) c.setAlphaF(0.28f);
+                pen.setColor(single && smoothing <= 0 ? c.darker(100) : c);
+                pen.setWidthF(m_theme.line(smoothing > 0 ? 1.0 : 1.4));
+                name = single ? tr("train") : QString();
+                break;
+            case TrainSmooth:
+                pen.setWidthF(m_theme.line(1.6));
+                name = single ? tr("train (smoothed)") : QString();
+                break;
+            case Test:
+                pen.setWidthF(m_theme.line(2.4));
+                if (single) pen.setColor(m_theme.seriesColor(run + 1));
+                name = single ? tr("test") : label;
+                break;
+            case Digit0:
+            case Digit1:
+            case Digit2: {
+                const int d = kind - Digit0;
+                if (single)
+                    pen.setColor(m_theme.seriesColor(d));
+                else
+                    pen.setStyle(d == 0 ? Qt::SolidLine : d == 1 ? Qt::DashLine : Qt::DotLine);
+                pen.setWidthF(m_theme.line(2.0));
+                const QString digitName = tr("A%1 (%2)")
+                                              .arg(d)
+                                              .arg(d == 0   ? tr("ones")
+                                                   : d == 1 ? tr("tens")
+                                                            : tr("hundreds"));
+                name = single ? digitName : (d == 0 ? label : QString());
+                break;
+            }
+            }
+            s->setPen(pen);
+            s->setName(name);
+            const auto markers = markersOf.value(s);
+            const bool show = !name.isEmpty() && legendShown < kLegendMax;
+            if (show) ++legendShown;
+            for (auto *m : markers) m->setVisible(show);
+        }
+        for (int k = 0; k < m_plateauLines.size(); ++k) {
+            QPen pen(m_theme.muted, m_theme.line(1.2), Qt::DashLine);
+            m_plateauLines[k]->setPen(pen);
+            m_plateauLabels[k]->setPen(Qt::NoPen);
+            m_plateauLabels[k]->setBrush(Qt::transparent);
+            m_plateauLabels[k]->setPointLabelsColor(m_theme.muted);
+            m_plateauLabels[k]->setPointLabelsFont(m_theme.font(8.5));
+            for (auto *m : m_chart->legend()->markers(m_plateauLines[k])) m->setVisible(false);
+            for (auto *m : m_chart->legend()->markers(m_plateauLabels[k])) m->setVisible(false);
+        }
+        m_theme.apply(m_chart);
+        m_chart->legend()->setVisible(legendShown > 0);
+        m_stylesDirty = false;
+    }
+    updatePlateaus(logX ? 1.0 : 0.0, xMax);
+    for (auto *m : m_chart->legend()->markers()) {
+        // New plateau series get markers after the style pass; keep them hidden.
+        if (m_plateauLines.contains(static_cast<QLineSeries *>(m->series())) ||
+            m_plateauLabels.contains(static_cast<QScatterSeries *>(m->series())))
+            m->setVisible(false);
+    }
+
+    // Loss axes show at least the task's loss at initialisation (ln 22 for addition).
+    const double initial = initialLossOf(m_model->session());
+    const RobustRange range = robustTop(plotted, initial > 0 ? initial : 1.0, m_fullRange->isChecked());
+    yMax = range.top;
+    m_outliers = range.above;
+    if (yMax <= 0) yMax = initial > 0 ? initial : 1.0;
+    yMax = std::max(yMax, initial);
+    setAxisRange(m_axisX, xMin, std::max(xMax, xMin + 1));
+    double yLo = 0.0, yHi = yMax * 1.05;
+    if (logY) {
+        if (yMinPositive > yMax) yMinPositive = 1e-3;
+        yLo = std::max(1e-6, yMinPositive * 0.8);
+        yHi = yMax * 1.25;
+    }
+    setAxisRange(m_axisY, yLo, yHi);
+    if (logY) std::tie(yLo, yHi) = decadeRange(yLo, yHi); // as the axis widened them
+    updatePhaseMarks(runs, yLo, yHi);
+    m_chart->setTitle(title());
+    if (m_selected.isEmpty())
+        m_info->setText(runs.isEmpty()
+                            ? tr("no data yet")
+                            : tr("%n run(s) — select rows to focus", "", int(runs.size())));
+    else
+        m_info->setText(tr("%n selected run(s)", "", int(runs.size())));
+    if (m_outliers > 0)
+        m_info->setText(m_info->text() + tr(" · %n point(s) above the range", "", m_outliers));
+    if (m_selected.isEmpty() && runs.size() == kMaxDrawnRuns) {
+        const int all = runsWithCurves();
+        if (all > kMaxDrawnRuns) {
+            m_info->setText(tr("%1 of %2 runs drawn, an even sample — select rows to see others")
+                                .arg(kMaxDrawnRuns)
+                                .arg(all));
+            m_chart->setTitle(tr("%1 (%2 of %3 runs)").arg(title()).arg(kMaxDrawnRuns).arg(all));
+        }
+    }
+}
+
+QString LossChartView::csv() const
+{
+    QString out = QStringLiteral("run,label,curve,step,value\n");
+    const bool digits = m_digits->isChecked();
+    for (int i : displayedRuns()) {
+        const auto &run = m_model->run(i);
+        QString label = runLabel(m_model->session(), run);
+        label.replace('"', "'");
+        auto write = [&](const QString &name, const Curve &curve) {
+            for (const auto &p : curve)
+                out += QStringLiteral("%1,\"%2\",%3,%4,%5\n")
+                           .arg(i)
+                           .arg(label, name)
+                           .arg(p.step)
+                           .arg(p.value, 0, 'g', 10);
+        };
+        if (digits) {
+            for (const auto *d : kDigitNames) {
+                auto it = run.result.extra.find(d);
+                if (it != run.result.extra.end()) write(QString::fromLatin1(d), it->second);
+            }
+        } else {
+            write(QStringLiteral("train"), run.result.train);
+            write(QStringLiteral("test"), run.result.test);
+        }
+    }
+    return out;
+}
+
+} // namespace headlab::ui

@@ -1,0 +1,74 @@
+// LossChartView.h — Figure 1: train and test loss against step, many runs overlaid (Qt Charts).
+//
+// Dashed, labelled plateau lines at ln 10, (2/3) ln 10 and (1/3) ln 10; log-x and log-y toggles;
+// smoothing that draws the smoothed train curve over a faint raw trace; and a per-digit view of
+// the test loss (extra curves test_digit_0..2). Series persist between frames and each gets one
+// replace() per frame with a min/max-decimated view of the run's full history.
+#pragma once
+
+#include "ui/figures/FigureView.h"
+
+#include <map>
+
+class QChart;
+class QChartView;
+class QCheckBox;
+class QLabel;
+class QLineSeries;
+class QScatterSeries;
+class QSlider;
+class QAbstractAxis;
+class QAbstractSeries;
+
+namespace headlab::ui {
+
+class LossChartView : public FigureView {
+    Q_OBJECT
+public:
+    explicit LossChartView(SessionModel *model, QWidget *parent = nullptr);
+
+    QString figureId() const override { return QStringLiteral("loss"); }
+    QString title() const override;
+    QString csv() const override;
+    void refresh() override;
+    void saveViewState(ViewState &state) const override;
+    void restoreViewState(const ViewState &state) override;
+    void applyTheme(const ChartTheme &theme) override;
+
+    void setLogX(bool on);
+    void setLogY(bool on);
+    void setSmoothing(double weight); // 0 .. 0.99
+    void setDigitView(bool on);
+    QChart *chart() const { return m_chart; }
+    // Runs drawn now: the selection, else every run with data.
+    QList<int> displayedRuns() const;
+
+private:
+    enum Kind { TrainRaw, TrainSmooth, Test, Digit0, Digit1, Digit2 };
+    QLineSeries *seriesFor(int run, Kind kind);
+    void rebuildAxes();
+    void updatePlateaus(double xMin, double xMax);
+    void updatePhaseMarks(const QList<int> &runs, double yMin, double yMax);
+    void attach(QAbstractSeries *series);
+
+    QChartView *m_view;
+    QChart *m_chart;
+    QCheckBox *m_logX, *m_logY, *m_digits, *m_showTrain, *m_showTest;
+    QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted
+    int m_outliers = 0;     // finite points above the y range, last frame
+    static constexpr int kMaxDrawnRuns = 120; // without a selection, an even sample beyond this
+    int runsWithCurves() const;
+    QSlider *m_smoothing;
+    QLabel *m_info;
+    QAbstractAxis *m_axisX = nullptr;
+    QAbstractAxis *m_axisY = nullptr;
+    std::map<std::pair<int, int>, QLineSeries *> m_series;
+    QList<QLineSeries *> m_plateauLines;
+    QList<QScatterSeries *> m_plateauLabels;
+    QList<QLineSeries *> m_phaseLines;     // vertical dashed line where each later phase begins
+    QList<QScatterSeries *> m_phaseLabels; // and its name
+    bool m_axesDirty = true;
+    bool m_stylesDirty = true;
+};
+
+} // namespace headlab::ui

@@ -1,0 +1,352 @@
+// SmallMultiplesView.cpp — see SmallMultiplesView.h.
+#include "ui/figures/SmallMultiplesView.h"
+
+#include "ui/model/AxisRange.h"
+
+#include "ui/model/CurveDecimator.h"
+#include "ui/model/HeatmapData.h"
+#include "ui/model/RunMetrics.h"
+#include "ui/model/SessionModel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <cmath>
+
+namespace headlab::ui {
+
+class SmallMultiplesCanvas : public QWidget {
+public:
+    explicit SmallMultiplesCanvas(SmallMultiplesView *view)
+        : QWidget(view)
+        , m_view(view)
+    {
+        setMinimumSize(320, 240);
+        setAttribute(Qt::WA_OpaquePaintEvent);
+    }
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter p(this);
+        p.setRenderHint(QPainter::Antialiasing);
+        m_view->paintGrid(p, QRectF(rect()));
+    }
+    void mousePressEvent(QMouseEvent *e) override
+    {
+        const QList<int> runs = m_view->runsAt(e->position());
+        if (!runs.isEmpty()) Q_EMIT m_view->runsActivated(runs);
+    }
+
+private:
+    SmallMultiplesView *m_view;
+};
+
+SmallMultiplesView::SmallMultiplesView(SessionModel *model, QWidget *parent)
+    : FigureView(model, parent)
+{
+    m_rows = new QComboBox(this);
+    m_columns = new QComboBox(this);
+    m_logX = new QCheckBox(tr("Log x"), this);
+    m_showTrain = new QCheckBox(tr("Train"), this);
+    m_showTrain->setChecked(true);
+    controlsLayout()->addWidget(new QLabel(tr("rows"), this));
+    controlsLayout()->addWidget(m_rows);
+    controlsLayout()->addWidget(new QLabel(tr("columns"), this));
+    controlsLayout()->addWidget(m_columns);
+    controlsLayout()->addWidget(m_logX);
+    controlsLayout()->addWidget(m_showTrain);
+    controlsLayout()->addStretch(1);
+    m_canvasWidget = new SmallMultiplesCanvas(this);
+    setCanvas(m_canvasWidget);
+    auto changed = [this] {
+        refresh();
+        Q_EMIT viewStateChanged();
+    };
+    connect(m_rows, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_columns, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_logX, &QCheckBox::toggled, this, changed);
+    connect(m_showTrain, &QCheckBox::toggled, this, changed);
+}
+
+QString SmallMultiplesView::title() const
+{
+    return tr("Train and test loss, one panel per (%1, %2)")
+        .arg(QString::fromStdString(rowAxis()), QString::fromStdString(columnAxis()));
+}
+
+std::string SmallMultiplesView::rowAxis() const
+{
+    return m_rows->currentData().toString().toStdString();
+}
+std::string SmallMultiplesView::columnAxis() const
+{
+    return m_columns->currentData().toString().toStdString();
+}
+
+std::string SmallMultiplesView::colourAxis() const
+{
+    // The first swept axis with several values that is neither rows nor columns (η, usually).
+    for (const auto &axis : m_model->session().axes)
+        if (axis.values.size() > 1 && axis.name != rowAxis() && axis.name != columnAxis() &&
+            axis.name != "seed")
+            return axis.name;
+    return {};
+}
+
+void SmallMultiplesView::refresh()
+{
+    const QStringList axes = sweptAxes(m_model->session());
+    if (axes != m_axesShown || !m_pending.empty()) {
+        ViewState state = m_pending;
+        if (state.empty()) saveViewState(state);
+        m_pending.clear();
+        m_axesShown = axes;
+        const QSignalBlocker b1(m_rows), b2(m_columns), b3(m_logX), b4(m_showTrain);
+        m_rows->clear();
+        m_columns->clear();
+        m_rows->addItem(tr("(none)"), QString());
+        m_columns->addItem(tr("(none)"), QString());
+        for (const auto &a : axes) {
+            m_rows->addItem(a, a);
+            m_columns->addItem(a, a);
+        }
+        const QString defRows = axes.contains("heads") ? "heads" : axes.value(1);
+        const QString defCols = axes.contains("d_model") ? "d_model" : axes.value(0);
+        int r = m_rows->findData(
+            QString::fromStdString(stateValue(state, "rows", defRows.toStdString())));
+        int c = m_columns->findData(
+            QString::fromStdString(stateValue(state, "columns", defCols.toStdString())));
+        m_rows->setCurrentIndex(std::max(0, r));
+        m_columns->setCurrentIndex(std::max(0, c));
+        if (state.count("grid.log_x")) m_logX->setChecked(stateValue(state, "log_x") == "true");
+        if (state.count("grid.train"))
+            m_showTrain->setChecked(stateValue(state, "train") == "true");
+    }
+    m_canvasWidget->update();
+}
+
+void SmallMultiplesView::saveViewState(ViewState &state) const
+{
+    if (m_rows->count() == 0 && !m_pending.empty()) {
+        for (const auto &[k, v] : m_pending) state[k] = v;
+        return;
+    }
+    setStateValue(state, "rows", rowAxis());
+    setStateValue(state, "columns", columnAxis());
+    setStateValue(state, "log_x", m_logX->isChecked() ? "true" : "false");
+    setStateValue(state, "train", m_showTrain->isChecked() ? "true" : "false");
+}
+
+void SmallMultiplesView::restoreViewState(const ViewState &state)
+{
+    m_pending.clear();
+    for (const auto &[k, v] : state)
+        if (k.rfind("grid.", 0) == 0) m_pending[k] = v;
+    if (m_pending.empty()) m_pending["grid.log_x"] = "false";
+    m_axesShown.clear();
+    refresh();
+}
+
+QList<int> SmallMultiplesView::runsAt(const QPointF &pos) const
+{
+    const auto &s = m_model->session();
+    const QStringList rows =
+        rowAxis().empty() ? QStringList{QString()} : axisValueLabels(s, rowAxis());
+    const QStringList cols =
+        columnAxis().empty() ? QStringList{QString()} : axisValueLabels(s, columnAxis());
+    const double fs = m_theme.fontScale;
+    const QRectF area(m_canvasWidget->rect());
+    const QRectF grid(area.left() + 30 * fs, area.top() + 56 * fs, area.width() - 38 * fs,
+                      area.height() - 56 * fs - 34 * fs);
+    const double pw = grid.width() / std::max<int>(1, int(cols.size())),
+                 ph = grid.height() / std::max<int>(1, int(rows.size()));
+    const int c = int((pos.x() - grid.left()) / pw), r = int((pos.y() - grid.top()) / ph);
+    if (pos.x() < grid.left() || pos.y() < grid.top() || c >= cols.size() || r >= rows.size())
+        return {};
+    QList<int> out;
+    for (int i = 0; i < int(s.runs.size()); ++i) {
+        const auto &run = s.runs[size_t(i)];
+        if (!rowAxis().empty() && axisLabel(run, rowAxis()) != rows[r]) continue;
+        if (!columnAxis().empty() && axisLabel(run, columnAxis()) != cols[c]) continue;
+        out << i;
+    }
+    return out;
+}
+
+void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
+{
+    const ChartTheme &t = m_theme;
+    const double fs = t.fontScale;
+    const auto &s = m_model->session();
+    p.fillRect(area, t.background);
+    p.setPen(t.foreground);
+    p.setFont(t.font(11, true));
+    p.drawText(QRectF(area.left(), area.top() + 4, area.width(), 24 * fs), Qt::AlignCenter,
+               title());
+
+    const QStringList rows =
+        rowAxis().empty() ? QStringList{QString()} : axisValueLabels(s, rowAxis());
+    const QStringList cols =
+        columnAxis().empty() ? QStringList{QString()} : axisValueLabels(s, columnAxis());
+    const std::string colourBy = colourAxis();
+    const QStringList colourLabels =
+        colourBy.empty() ? QStringList() : axisValueLabels(s, colourBy);
+
+    // Legend: colour per value of the colour axis, then line styles.
+    p.setFont(t.font(8.5));
+    double lx = area.left() + 30 * fs;
+    const double ly = area.top() + 32 * fs;
+    auto legendItem = [&](const QColor &colour, double width, const QString &text,
+                          Qt::PenStyle style = Qt::SolidLine) {
+        p.setPen(QPen(colour, width, style));
+        p.drawLine(QPointF(lx, ly + 8 * fs), QPointF(lx + 18 * fs, ly + 8 * fs));
+        p.setPen(t.foreground);
+        const double w = QFontMetricsF(p.font()).horizontalAdvance(text);
+        p.drawText(QRectF(lx + 22 * fs, ly, w + 4, 16 * fs), Qt::AlignLeft | Qt::AlignVCenter,
+                   text);
+        lx += 22 * fs + w + 14 * fs;
+    };
+    for (int k = 0; k < colourLabels.size(); ++k)
+        legendItem(t.seriesColor(k), t.line(2.5),
+                   QString::fromStdString(colourBy) + " " + displayLabel(colourLabels[k]));
+    legendItem(t.muted, t.line(1.0), tr("train (thin)"));
+    legendItem(t.muted, t.line(2.2), tr("test (thick)"));
+
+    const QRectF grid(area.left() + 30 * fs, area.top() + 56 * fs, area.width() - 38 * fs,
+                      area.height() - 56 * fs - 34 * fs);
+    const double pw = grid.width() / std::max<int>(1, int(cols.size())),
+                 ph = grid.height() / std::max<int>(1, int(rows.size()));
+
+    // Shared axes over all runs.
+    double xMax = 1;
+    for (const auto &run : s.runs) xMax = std::max<double>(xMax, double(run.config.totalSteps()));
+    const double initial = initialLossOf(s); // ln 22 for addition
+    const auto plateaus = plateausOf(s);
+    double yMax = initial * 1.05;
+    if (!(initial > 0)) {
+        // A blown-up run must not flatten every panel: a robust top (AxisRange.h).
+        std::vector<double> values;
+        for (const auto &run : s.runs)
+            for (const auto &pt : run.result.test) values.push_back(pt.value);
+        yMax = robustTop(values, 1.0).top * 1.05;
+        if (yMax <= 0) yMax = 1;
+    }
+    const bool logX = m_logX->isChecked();
+    QSet<int> selected(m_selected.begin(), m_selected.end());
+
+    for (int r = 0; r < rows.size(); ++r) {
+        for (int c = 0; c < cols.size(); ++c) {
+            const QRectF panel(grid.left() + c * pw, grid.top() + r * ph, pw, ph);
+            const QRectF plot = panel.adjusted(4 * fs, 16 * fs, -4 * fs, -4 * fs);
+            p.setPen(QPen(t.grid, 1));
+            p.setBrush(t.plotBackground);
+            p.drawRect(plot);
+            QStringList head;
+            if (!rowAxis().empty())
+                head << QString::fromStdString(rowAxis()) + "=" + displayLabel(rows[r]);
+            if (!columnAxis().empty())
+                head << QString::fromStdString(columnAxis()) + "=" + displayLabel(cols[c]);
+            p.setPen(t.foreground);
+            p.setFont(t.font(8));
+            p.drawText(QRectF(panel.left(), panel.top(), panel.width(), 15 * fs), Qt::AlignCenter,
+                       head.join("  "));
+            auto toPoint = [&](double step, double v) {
+                const double fx =
+                    logX ? std::log(std::max(step, 1.0)) / std::log(xMax) : step / xMax;
+                const double fy = std::clamp(v / yMax, 0.0, 1.02);
+                return QPointF(plot.left() + fx * plot.width(), plot.bottom() - fy * plot.height());
+            };
+            p.setPen(QPen(t.muted, 0.8, Qt::DashLine));
+            for (const auto &line : plateaus) {
+                const double y = toPoint(0, line.loss).y();
+                p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+            }
+            p.save();
+            p.setClipRect(plot.adjusted(-1, -2, 1, 1));
+            bool panelSelected = false;
+            CurveView view;
+            view.logX = logX;
+            view.xMin = logX ? 1 : 0;
+            view.xMax = xMax;
+            view.buckets = std::max(20, int(plot.width()));
+            for (int i = 0; i < int(s.runs.size()); ++i) {
+                const auto &run = s.runs[size_t(i)];
+                if (!rowAxis().empty() && axisLabel(run, rowAxis()) != rows[r]) continue;
+                if (!columnAxis().empty() && axisLabel(run, columnAxis()) != cols[c]) continue;
+                panelSelected = panelSelected || selected.contains(i);
+                const int colourIndex =
+                    colourBy.empty() ? 0 : int(colourLabels.indexOf(axisLabel(run, colourBy)));
+                QColor colour = t.seriesColor(std::max(0, colourIndex));
+                auto draw = [&](const Curve &curve, double width, int alpha) {
+                    const auto pts = CurveDecimator::decimate(curve, view);
+                    if (pts.size() < 1) return;
+                    QPainterPath path(toPoint(pts[0].x(), pts[0].y()));
+                    for (int k = 1; k < pts.size(); ++k)
+                        path.lineTo(toPoint(pts[k].x(), pts[k].y()));
+                    QColor col = colour;
+                    col.setAlpha(alpha);
+                    p.setPen(QPen(col, width));
+                    p.setBrush(Qt::NoBrush);
+                    p.drawPath(path);
+                };
+                if (m_showTrain->isChecked()) draw(run.result.train, t.line(0.9), 110);
+                draw(run.result.test, t.line(2.0), 255);
+                if (run.result.status == RunStatus::Diverged) {
+                    p.setPen(
+                        QPen(t.dark ? QColor(255, 110, 100) : QColor(200, 40, 40), t.line(1.5)));
+                    p.setFont(t.font(7.5));
+                    p.drawText(plot.adjusted(2, 2, -2, -2), Qt::AlignRight | Qt::AlignTop,
+                               tr("diverged"));
+                }
+            }
+            p.restore();
+            if (panelSelected) {
+                p.setPen(QPen(t.foreground, t.line(2.0)));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(plot);
+            }
+        }
+    }
+    // Shared axis annotations.
+    p.setPen(t.foreground);
+    p.setFont(t.font(8.5));
+    p.drawText(QRectF(grid.left(), grid.bottom() + 4, grid.width(), 16 * fs), Qt::AlignCenter,
+               logX ? tr("step (log), 1 … %1 in every panel").arg(xMax)
+                    : tr("step, 0 … %1 in every panel").arg(xMax));
+    p.save();
+    p.translate(area.left() + 12 * fs, grid.center().y());
+    p.rotate(-90);
+    p.drawText(QRectF(-grid.height() / 2, -8 * fs, grid.height(), 16 * fs), Qt::AlignCenter,
+               tr("loss, 0 … %1 nats").arg(yMax, 0, 'f', 2));
+    p.restore();
+}
+
+QString SmallMultiplesView::csv() const
+{
+    QString out = QStringLiteral("run,%1,%2,curve,step,value\n")
+                      .arg(QString::fromStdString(rowAxis()), QString::fromStdString(columnAxis()));
+    const auto &s = m_model->session();
+    for (int i = 0; i < int(s.runs.size()); ++i) {
+        const auto &run = s.runs[size_t(i)];
+        const QString rl = rowAxis().empty() ? QString() : axisLabel(run, rowAxis());
+        const QString cl = columnAxis().empty() ? QString() : axisLabel(run, columnAxis());
+        for (const auto *name : {"train", "test"}) {
+            const Curve &curve = std::string(name) == "train" ? run.result.train : run.result.test;
+            for (const auto &pt : curve)
+                out += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
+                           .arg(i)
+                           .arg(rl, cl, QString::fromLatin1(name))
+                           .arg(pt.step)
+                           .arg(pt.value, 0, 'g', 10);
+        }
+    }
+    return out;
+}
+
+} // namespace headlab::ui

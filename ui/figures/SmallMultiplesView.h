@@ -1,0 +1,41 @@
+// SmallMultiplesView.h — Figure 5: one small panel of train and test curves per cell of two swept
+// axes (n_H rows × d_model columns by default), the other axes (η) told apart by colour. Painted
+// with QPainter on shared axes so panels compare at a glance; clicking a panel selects its runs.
+#pragma once
+
+#include "ui/figures/FigureView.h"
+
+class QCheckBox;
+class QComboBox;
+
+namespace headlab::ui {
+
+class SmallMultiplesCanvas;
+
+class SmallMultiplesView : public FigureView {
+    Q_OBJECT
+public:
+    explicit SmallMultiplesView(SessionModel *model, QWidget *parent = nullptr);
+    QString figureId() const override { return QStringLiteral("grid"); }
+    QString title() const override;
+    QString csv() const override;
+    void refresh() override;
+    void saveViewState(ViewState &state) const override;
+    void restoreViewState(const ViewState &state) override;
+
+private:
+    friend class SmallMultiplesCanvas;
+    void paintGrid(QPainter &p, const QRectF &area) const;
+    QList<int> runsAt(const QPointF &pos) const;
+    std::string rowAxis() const;
+    std::string columnAxis() const;
+    std::string colourAxis() const;
+
+    SmallMultiplesCanvas *m_canvasWidget;
+    QComboBox *m_rows, *m_columns;
+    QCheckBox *m_logX, *m_showTrain;
+    QStringList m_axesShown;
+    ViewState m_pending;
+};
+
+} // namespace headlab::ui

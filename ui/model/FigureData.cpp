@@ -1,0 +1,290 @@
+// FigureData.cpp — see FigureData.h.
+#include "ui/model/FigureData.h"
+
+#include "ui/model/RunMetrics.h"
+
+#include <QStringList>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace headlab::ui {
+
+namespace {
+struct Accumulator {
+    double sum = 0;
+    int n = 0;
+    int diverged = 0;
+    int learned = 0;
+};
+
+// Finished runs only: Done contributes its loss, Diverged counts as not learned.
+bool contributes(const RunResult &r)
+{
+    return r.status == RunStatus::Done || r.status == RunStatus::Diverged;
+}
+
+void addTo(Accumulator &a, const RunResult &r, LearnedRule rule)
+{
+    if (r.status == RunStatus::Diverged) {
+        ++a.diverged;
+        return;
+    }
+    const double v = finalTestLoss(r);
+    if (!std::isfinite(v)) {
+        ++a.diverged;
+        return;
+    }
+    a.sum += v;
+    ++a.n;
+    a.learned += isLearned(r, rule) ? 1 : 0;
+}
+
+FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &points,
+                      double &yMax)
+{
+    FigureSeries s;
+    s.name = name;
+    for (const auto &[x, a] : points) {
+        if (a.n > 0 && std::isfinite(a.sum / a.n)) {
+            const double y = a.sum / a.n;
+            s.points << QPointF(x, y);
+            s.learned << (a.learned * 2 > a.n + a.diverged);
+            yMax = std::max(yMax, y);
+        } else if (a.diverged > 0) {
+            s.divergedX << x;
+        }
+    }
+    return s;
+}
+} // namespace
+
+FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel)
+{
+    FigureData d;
+    d.title = byHeadDim ? QStringLiteral("Final test loss against head dimension m_H = m / n_H")
+                        : QStringLiteral("Final test loss against d_model m");
+    if (!lrLabel.isEmpty()) d.title += QStringLiteral(" (η = %1)").arg(displayLabel(lrLabel));
+    d.xTitle = byHeadDim ? QStringLiteral("head dimension m_H") : QStringLiteral("d_model m");
+    d.yTitle = QStringLiteral("final test loss (nats)");
+    std::map<double, std::map<double, Accumulator>> byHeads; // n_H -> x -> values
+    for (const auto &run : session.runs) {
+        if (!contributes(run.result)) continue;
+        if (!lrLabel.isEmpty()) {
+            auto it = run.labels.find("lr");
+            if (it != run.labels.end() && QString::fromStdString(it->second) != lrLabel) continue;
+        }
+        const double nH = headsPerLayer(run.config);
+        const double x =
+            byHeadDim ? double(headDimension(run.config)) : double(run.config.model.dModel);
+        addTo(byHeads[nH][x], run.result, session.learnedRule);
+    }
+    for (const auto &[nH, points] : byHeads)
+        d.series.push_back(toSeries(QStringLiteral("n_H = %1").arg(nH), points, d.yMax));
+    return d;
+}
+
+FigureData learningRateFigure(const Session &session, bool scaled)
+{
+    FigureData d;
+    d.title = scaled ? QStringLiteral("Final test loss against η·√m_H")
+                     : QStringLiteral("Final test loss against learning rate η");
+    d.xTitle = scaled ? QStringLiteral("η·√m_H") : QStringLiteral("learning rate η");
+    d.yTitle = QStringLiteral("final test loss (nats)");
+    std::map<QString, std::map<double, Accumulator>> byConfig;
+    for (const auto &run : session.runs) {
+        if (!contributes(run.result)) continue;
+        QStringList key;
+        for (const auto &[axis, label] : run.labels)
+            if (axis != "lr" && axis != "seed")
+                key << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
+        if (key.isEmpty())
+            key << QStringLiteral("d_model=%1 heads=%2")
+                       .arg(run.config.model.dModel)
+                       .arg(headsPerLayer(run.config));
+        const double x =
+            scaled ? run.config.lr * std::sqrt(double(headDimension(run.config))) : run.config.lr;
+        addTo(byConfig[key.join(' ')][x], run.result, session.learnedRule);
+    }
+    for (const auto &[name, points] : byConfig) d.series.push_back(toSeries(name, points, d.yMax));
+    return d;
+}
+
+namespace {
+// Runs whose loss the rank and total-heads figures show: finished, or stopped by the user or a
+// time limit (with the loss they reached). Diverged runs are drawn along the top.
+bool reached(const RunResult &r)
+{
+    return r.status == RunStatus::Done || r.status == RunStatus::Diverged ||
+           r.status == RunStatus::Stopped;
+}
+
+QString schemeOf(const SessionRun &run)
+{
+    auto it = run.labels.find("head_schedule");
+    if (it == run.labels.end()) return QStringLiteral("one schedule");
+    const QString label = QString::fromStdString(it->second);
+    return label.section(':', 0, 0);
+}
+
+QString stoppedNote(int stopped)
+{
+    return stopped > 0 ? QStringLiteral(" — %1 run(s) stopped early").arg(stopped) : QString();
+}
+} // namespace
+
+FigureData rankFigure(const Session &session)
+{
+    FigureData d;
+    d.xTitle = QStringLiteral("rank: head dimension m_H");
+    d.yTitle = QStringLiteral("best epoch-mean loss (MSE × d)");
+    d.yColumn = QStringLiteral("best_epoch_mean");
+    d.logY = true;
+    d.learnedMarkers = false;
+    d.referenceY = 1.0;
+    d.referenceName = QStringLiteral("1: predict 0");
+    struct Best {
+        double loss = kNaN;
+        int diverged = 0;
+    };
+    // (layers, w) -> rank -> best over seeds
+    std::map<std::pair<int64_t, int64_t>, std::map<double, Best>> lines;
+    int stopped = 0;
+    for (const auto &run : session.runs) {
+        const RunResult &r = run.result;
+        if (!reached(r)) continue;
+        auto &best = lines[{run.config.model.layers(), run.config.model.widthMultiplier}]
+                          [double(headDimension(run.config))];
+        double loss = kNaN;
+        if (r.status != RunStatus::Diverged) {
+            auto it = r.metrics.find("best_epoch_mean");
+            loss = it != r.metrics.end() ? it->second : finalTestLoss(r);
+        }
+        if (!std::isfinite(loss) || loss <= 0) {
+            if (r.status == RunStatus::Stopped) continue; // stopped before any loss: nothing
+            ++best.diverged;
+            continue;
+        }
+        stopped += r.status == RunStatus::Stopped ? 1 : 0;
+        if (!std::isfinite(best.loss) || loss < best.loss) best.loss = loss;
+    }
+    d.title = QStringLiteral("Loss against rank, best over seeds") + stoppedNote(stopped);
+    for (const auto &[key, points] : lines) {
+        FigureSeries s;
+        s.name = QStringLiteral("L = %1, w = %2").arg(key.first).arg(key.second);
+        for (const auto &[x, b] : points) {
+            if (std::isfinite(b.loss)) {
+                s.points << QPointF(x, b.loss);
+                s.learned << (b.loss < d.referenceY); // beats predicting 0
+                d.yMax = std::max(d.yMax, b.loss);
+            } else if (b.diverged > 0) {
+                s.divergedX << x;
+            }
+        }
+        d.series.push_back(std::move(s));
+    }
+    return d;
+}
+
+bool sharesEnsembleClock(const Session &session)
+{
+    std::map<double, int> seen;
+    for (const auto &run : session.runs)
+        if (run.result.wallSeconds > 0 && ++seen[run.result.wallSeconds] > 1) return true;
+    return false;
+}
+
+namespace {
+// scheme -> total heads -> accumulated y, for the total-heads figures.
+using ByScheme = std::map<QString, std::map<double, Accumulator>>;
+
+FigureData totalHeadsFigure(const Session &session, bool speed)
+{
+    FigureData d;
+    d.logX = false;
+    d.learnedMarkers = false;
+    d.xTitle = QStringLiteral("total heads (sum over layers)");
+    ByScheme byScheme;
+    int stopped = 0;
+    for (const auto &run : session.runs) {
+        const RunResult &r = run.result;
+        if (!reached(r)) continue;
+        Accumulator &a = byScheme[schemeOf(run)][double(run.config.model.totalHeads())];
+        double y = kNaN;
+        if (speed) {
+            auto it = r.metrics.find("steps_per_second");
+            if (it != r.metrics.end())
+                y = it->second;
+            else if (r.wallSeconds > 0 && r.stepsDone > 0)
+                y = double(r.stepsDone) / r.wallSeconds;
+            if (!std::isfinite(y)) continue; // no clock: nothing to show, not a divergence
+        } else {
+            y = finalTestLoss(r);
+            if (!std::isfinite(y)) {
+                if (r.status == RunStatus::Stopped) continue; // stopped before any loss
+                ++a.diverged;
+                continue;
+            }
+        }
+        stopped += r.status == RunStatus::Stopped ? 1 : 0;
+        a.sum += y;
+        ++a.n;
+    }
+    if (speed) {
+        const bool shared = sharesEnsembleClock(session);
+        d.title = shared ? QStringLiteral("Ensemble training speed: runs trained together share "
+                                          "one clock")
+                         : QStringLiteral("Training speed per run");
+        d.yTitle = shared ? QStringLiteral("ensemble steps / s") : QStringLiteral("steps / s");
+        d.yColumn = QStringLiteral("steps_per_second");
+    } else {
+        d.title = QStringLiteral("Final test loss against total heads, mean over seeds") +
+                  stoppedNote(stopped);
+        d.yTitle = QStringLiteral("final test loss (nats)");
+        d.yFromZero = false;
+    }
+    for (const auto &[scheme, points] : byScheme) {
+        FigureSeries s = toSeries(scheme, points, d.yMax);
+        s.learned.fill(true); // no learned / not-learned verdict here: every point is drawn alike
+        d.series.push_back(std::move(s));
+    }
+    return d;
+}
+} // namespace
+
+FigureData totalHeadsLossFigure(const Session &session)
+{
+    return totalHeadsFigure(session, false);
+}
+
+FigureData totalHeadsSpeedFigure(const Session &session)
+{
+    return totalHeadsFigure(session, true);
+}
+
+QString FigureData::csv() const
+{
+    // The learned column only where the figure marks it (ln 10 is the addition task's threshold).
+    QString out = QStringLiteral("series,x,%1%2\n").arg(yColumn, learnedMarkers ? ",learned" : "");
+    for (const auto &s : series) {
+        QString name = s.name;
+        name.replace('"', '\'');
+        for (int i = 0; i < s.points.size(); ++i) {
+            out += QStringLiteral("\"%1\",%2,%3")
+                       .arg(name)
+                       .arg(s.points[i].x(), 0, 'g', 10)
+                       .arg(s.points[i].y(), 0, 'g', 10);
+            out += learnedMarkers ? QStringLiteral(",%1\n").arg(s.learned[i] ? 1 : 0)
+                                  : QStringLiteral("\n");
+        }
+        for (double x : s.divergedX)
+            out += QStringLiteral("\"%1\",%2,diverged%3\n")
+                       .arg(name)
+                       .arg(x, 0, 'g', 10)
+                       .arg(learnedMarkers ? ",0" : "");
+    }
+    return out;
+}
+
+} // namespace headlab::ui

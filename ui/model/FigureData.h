@@ -1,0 +1,66 @@
+// FigureData.h — the numbers behind the paper's Figures 3 and 4, and the loss-against-rank and
+// loss-against-total-heads figures of the nearest-neighbour and head-schedule experiments,
+// computed from a session.
+//
+// Figure 3: final test loss against m (d_model) and against m_H = m / n_H, one line per n_H, at
+// one learning rate. Figure 4: final test loss, and learned / not learned, against η and against
+// η·sqrt(m_H), one line per configuration. Only finished runs count; the figures fill in live as
+// runs finish. Seeds (and any axis not plotted) are averaged.
+#pragma once
+
+#include "core/session/Session.h"
+
+#include <QList>
+#include <QPointF>
+#include <QString>
+
+#include <limits>
+#include <vector>
+
+namespace headlab::ui {
+
+struct FigureSeries {
+    QString name;
+    QList<QPointF> points;   // sorted by x
+    QList<bool> learned;     // per point: mean final test loss below ln 10
+    QList<double> divergedX; // x of points where every run diverged, drawn at the top
+};
+
+struct FigureData {
+    QString title;
+    QString xTitle;
+    QString yTitle;
+    bool logX = true;
+    bool logY = false;      // base 10
+    bool yFromZero = true;  // linear y: from 0, or around the data (small differences stay visible)
+    std::vector<FigureSeries> series;
+    double yMax = 0.0;
+    QString yColumn = QStringLiteral("final_test_loss"); // the CSV's name for y
+    // Filled / hollow markers for learned below ln 10 (addition); off: every point filled.
+    bool learnedMarkers = true;
+    // A dashed horizontal reference line (not drawn when NaN); the addition figures draw ln 10.
+    double referenceY = std::numeric_limits<double>::quiet_NaN();
+    QString referenceName;
+    QString csv() const;
+};
+
+// Figure 3. byHeadDim: x is m_H instead of m. lrLabel: the lr axis label to keep ("" keeps all).
+FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel);
+// Figure 4. scaled: x is η·sqrt(m_H) instead of η.
+FigureData learningRateFigure(const Session &session, bool scaled);
+
+// Nearest-neighbour (EXPERIMENTS.md §2): best_epoch_mean (final_test_loss where absent), best over
+// seeds and any other swept axis, against rank m_H on log-log axes; one line per (layers, w), and
+// the dashed "predict 0" line at 1. Stopped runs count with the loss they reached.
+FigureData rankFigure(const Session &session);
+// Head schedules (EXPERIMENTS.md §3): final test loss, mean over seeds, against total heads; one
+// line per scheme (the part of the head_schedule label before ':'), one line if there is none.
+FigureData totalHeadsLossFigure(const Session &session);
+// Training speed beside it: steps/s (metrics steps_per_second, else steps / wall seconds), mean
+// over seeds, against total heads. Runs trained together as one ensemble share a clock; the titles
+// say so when they do.
+FigureData totalHeadsSpeedFigure(const Session &session);
+// Whether runs share one clock: two or more finished runs with the same, non-zero wall time.
+bool sharesEnsembleClock(const Session &session);
+
+} // namespace headlab::ui

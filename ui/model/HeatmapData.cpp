@@ -1,0 +1,219 @@
+// HeatmapData.cpp — see HeatmapData.h.
+#include "ui/model/HeatmapData.h"
+
+#include "ui/model/RunMetrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace headlab::ui {
+
+QStringList sweptAxes(const Session &session)
+{
+    QStringList out;
+    for (const auto &axis : session.axes) out << QString::fromStdString(axis.name);
+    // Axes set together in `sweep.combinations` (the paper's (n_H, m) pairs) are swept too.
+    for (const auto &combination : session.combinations)
+        for (const auto &[name, value] : combination)
+            if (!out.contains(QString::fromStdString(name))) out << QString::fromStdString(name);
+    auto prefer = [&](const QString &name, int at) {
+        const int i = int(out.indexOf(name));
+        if (i > at) out.move(i, at);
+    };
+    if (out.contains("d_model")) prefer("d_model", 0);
+    if (out.contains("heads")) prefer("heads", out.contains("d_model") ? 1 : 0);
+    return out;
+}
+
+QStringList axisValueLabels(const Session &session, const std::string &axis)
+{
+    QStringList out;
+    for (const auto &a : session.axes)
+        if (a.name == axis)
+            for (const auto &v : a.values) out << QString::fromStdString(v.label());
+    if (!out.isEmpty()) return out;
+    // An axis of `sweep.combinations`, or one only some runs carry (a rerun's seed): collect
+    // the labels seen, in numeric order when they are numbers.
+    auto add = [&](const std::string &label) {
+        const QString l = QString::fromStdString(label);
+        if (!out.contains(l)) out << l;
+    };
+    for (const auto &combination : session.combinations) {
+        auto it = combination.find(axis);
+        if (it != combination.end()) add(it->second.label());
+    }
+    for (const auto &run : session.runs) {
+        auto it = run.labels.find(axis);
+        if (it != run.labels.end()) add(it->second);
+    }
+    bool numeric = true;
+    for (const auto &l : out) {
+        bool ok = false;
+        l.toDouble(&ok);
+        numeric = numeric && ok;
+    }
+    if (numeric)
+        std::sort(out.begin(), out.end(),
+                  [](const QString &a, const QString &b) { return a.toDouble() < b.toDouble(); });
+    return out;
+}
+
+static bool matches(const std::map<std::string, std::string> &labels,
+                    const std::map<std::string, std::string> &fixed)
+{
+    for (const auto &[axis, value] : fixed) {
+        auto it = labels.find(axis);
+        if (it != labels.end() && it->second != value) return false;
+    }
+    return true;
+}
+
+int HeatmapData::filledCount() const
+{
+    int n = 0;
+    for (const auto &c : cells)
+        n += c.state == HeatmapCell::State::Value || c.state == HeatmapCell::State::Diverged ||
+             c.state == HeatmapCell::State::Failed;
+    return n;
+}
+
+HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxis,
+                                 const std::string &yAxis,
+                                 const std::map<std::string, std::string> &fixed, int64_t step)
+{
+    HeatmapData d;
+    d.xAxis = xAxis;
+    d.yAxis = yAxis;
+    d.step = step;
+    d.xLabels = axisValueLabels(session, xAxis);
+    if (d.xLabels.isEmpty()) d.xLabels << QString();
+    if (!yAxis.empty()) d.yLabels = axisValueLabels(session, yAxis);
+    if (d.yLabels.isEmpty()) d.yLabels << QString();
+    d.cells.assign(size_t(d.rows() * d.columns()), HeatmapCell{});
+
+    auto locate = [&](const std::map<std::string, std::string> &labels) -> int {
+        int col = 0, row = 0;
+        if (!xAxis.empty()) {
+            auto it = labels.find(xAxis);
+            if (it == labels.end()) return -1;
+            col = int(d.xLabels.indexOf(QString::fromStdString(it->second)));
+        }
+        if (!yAxis.empty()) {
+            auto it = labels.find(yAxis);
+            if (it == labels.end()) return -1;
+            row = int(d.yLabels.indexOf(QString::fromStdString(it->second)));
+        }
+        if (col < 0 || row < 0) return -1;
+        return row * d.columns() + col;
+    };
+
+    std::vector<double> sums(d.cells.size(), 0.0);
+    std::vector<int> counts(d.cells.size(), 0);
+    std::vector<int> diverged(d.cells.size(), 0), failed(d.cells.size(), 0),
+        running(d.cells.size(), 0), stopped(d.cells.size(), 0);
+    for (int i = 0; i < int(session.runs.size()); ++i) {
+        const auto &run = session.runs[size_t(i)];
+        if (!matches(run.labels, fixed)) continue;
+        const int at = locate(run.labels);
+        if (at < 0) continue;
+        auto &cell = d.cells[size_t(at)];
+        cell.runs << i;
+        const auto &r = run.result;
+        switch (r.status) {
+        case RunStatus::Diverged:
+            if (step < 0 || (r.divergedAtStep >= 0 && step >= r.divergedAtStep)) {
+                ++diverged[size_t(at)];
+                cell.note = QStringLiteral("diverged at step %1").arg(r.divergedAtStep);
+                continue;
+            }
+            break;
+        case RunStatus::Failed:
+            ++failed[size_t(at)];
+            cell.note = QString::fromStdString(r.message);
+            continue;
+        case RunStatus::Running:
+        case RunStatus::Paused:
+            ++running[size_t(at)];
+            break;
+        case RunStatus::Stopped:
+            ++stopped[size_t(at)];
+            break;
+        default:
+            break;
+        }
+        const double v = testLossAtStep(r, step);
+        if (std::isfinite(v)) {
+            sums[size_t(at)] += v;
+            ++counts[size_t(at)];
+        }
+    }
+    for (const auto &skip : session.skipped) {
+        if (!matches(skip.labels, fixed)) continue;
+        const int at = locate(skip.labels);
+        if (at < 0) continue;
+        auto &cell = d.cells[size_t(at)];
+        if (cell.runs.isEmpty()) {
+            cell.state = HeatmapCell::State::Skipped;
+            cell.note = QString::fromStdString(skip.reason);
+        }
+    }
+    double lo = 1e300, hi = -1e300;
+    for (size_t k = 0; k < d.cells.size(); ++k) {
+        auto &cell = d.cells[k];
+        if (cell.state == HeatmapCell::State::Skipped) continue;
+        if (cell.runs.isEmpty()) continue;
+        if (failed[k])
+            cell.state = HeatmapCell::State::Failed;
+        else if (counts[k] == 0 && diverged[k])
+            cell.state = HeatmapCell::State::Diverged;
+        else if (counts[k] > 0) {
+            cell.value = sums[k] / counts[k];
+            cell.state = running[k] ? HeatmapCell::State::Running : HeatmapCell::State::Value;
+            lo = std::min(lo, cell.value);
+            hi = std::max(hi, cell.value);
+        } else if (running[k])
+            cell.state = HeatmapCell::State::Running;
+        else if (stopped[k])
+            cell.state = HeatmapCell::State::Stopped;
+        else
+            cell.state = HeatmapCell::State::Queued;
+        if (diverged[k] && counts[k] > 0)
+            cell.note =
+                QStringLiteral("%1 of %2 runs diverged").arg(diverged[k]).arg(cell.runs.size());
+    }
+    // The colour scale starts at 0 and spans at least the task's loss at initialisation (ln 22 for
+    // addition).
+    d.vmin = 0.0;
+    d.vmax = hi > 0 ? hi : 1.0;
+    d.vmax = std::max(d.vmax, initialLossOf(session));
+    if (lo < 0) d.vmin = lo;
+    return d;
+}
+
+QString HeatmapData::csv() const
+{
+    QString out = QStringLiteral("%1,%2,state,test_loss,runs,note\n")
+                      .arg(yAxis.empty() ? QStringLiteral("row") : QString::fromStdString(yAxis),
+                           QString::fromStdString(xAxis));
+    static const char *states[] = {"empty",    "queued", "running", "value",
+                                   "diverged", "failed", "stopped", "skipped"};
+    for (int r = 0; r < rows(); ++r) {
+        for (int c = 0; c < columns(); ++c) {
+            const auto &cell = this->cell(r, c);
+            QStringList runIds;
+            for (int i : cell.runs) runIds << QString::number(i);
+            QString note = cell.note;
+            note.replace('"', '\'');
+            out += QStringLiteral("%1,%2,%3,%4,%5,\"%6\"\n")
+                       .arg(yLabels[r], xLabels[c], QString::fromLatin1(states[int(cell.state)]),
+                            cell.state == HeatmapCell::State::Value ||
+                                    cell.state == HeatmapCell::State::Running
+                                ? QString::number(cell.value, 'g', 10)
+                                : QString(),
+                            runIds.join(' '), note);
+        }
+    }
+    return out;
+}
+
+} // namespace headlab::ui

@@ -1,0 +1,54 @@
+// RunMetrics.h — what the tables and figures read off a run: final losses, head dimension,
+// learned or not, and how numbers and durations are written for people.
+#pragma once
+
+#include "core/session/Session.h"
+#include "core/tasks/TaskSpec.h"
+
+#include <QColor>
+#include <QString>
+
+#include <cmath>
+#include <limits>
+
+namespace headlab::ui {
+
+inline const double kLn10 = std::log(10.0);
+inline const double kLn22 = std::log(22.0);
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The last value of a curve at or before `step` (step < 0: the last value). NaN if none.
+double valueAtStep(const Curve &curve, int64_t step);
+// metrics["final_test_loss"] when present, else the last test point; NaN if nothing yet.
+double finalTestLoss(const RunResult &result);
+double finalTrainLoss(const RunResult &result);
+// Test loss at `step` (< 0: final). Diverged runs give NaN.
+double testLossAtStep(const RunResult &result, int64_t step);
+// Learned by the session's rule: core's one definition (core/metrics/LearnedRule.h); no verdict is false.
+bool isLearned(const RunResult &result, LearnedRule rule = LearnedRule::LeftLn10Plateau);
+// The session's task (its row of the task table), and the loss at initialisation its loss axes
+// always show (0: none; ln 22 for addition). An unknown task (never loaded) gives nullptr / 0.
+const TaskSpec *sessionTask(const Session &session);
+double initialLossOf(const Session &session);
+// The task's plateau lines (ln 10, ⅔ ln 10, ⅓ ln 10 for addition); empty for none.
+std::vector<PlateauLine> plateausOf(const Session &session);
+// m_H of the first layer (all layers for a constant schedule).
+int64_t headDimension(const RunConfig &config);
+// n_H of the first layer, or total heads / layers for a schedule that varies.
+double headsPerLayer(const RunConfig &config);
+
+// "d_model=96 heads=3 lr=1e-3 seed=0" in the session's axis order.
+QString runLabel(const Session &session, const SessionRun &run, bool includeSeed = true);
+// The label of one axis for a run, "" if that axis is not swept.
+QString axisLabel(const SessionRun &run, const std::string &axis);
+
+QString statusText(RunStatus status);
+QColor statusColor(RunStatus status, bool dark);
+QString formatLoss(double value);
+QString formatDuration(double seconds); // "3 m 12 s", "—" for unknown
+QString formatNumber(double value);     // compact, 1e-3 style for small values
+// An axis value label as people read it: numbers compact ("5.48e-5" for 5.4772255750516611e-05),
+// anything else unchanged. Matching always uses the stored label.
+QString displayLabel(const QString &label);
+
+} // namespace headlab::ui

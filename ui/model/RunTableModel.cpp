@@ -1,0 +1,177 @@
+// RunTableModel.cpp — see RunTableModel.h.
+#include "ui/model/RunTableModel.h"
+
+#include "ui/model/RunMetrics.h"
+#include "ui/model/SessionModel.h"
+
+#include <QFont>
+
+#include <algorithm>
+#include <cmath>
+
+namespace headlab::ui {
+
+namespace {
+enum FixedColumn { Status, Progress, StepsPerSecond, Eta, FinalLoss, FixedCount };
+}
+
+RunTableModel::RunTableModel(SessionModel *session, QObject *parent)
+    : QAbstractTableModel(parent)
+    , m_session(session)
+{
+    rebuild();
+    connect(m_session, &SessionModel::runsReset, this, [this] {
+        beginResetModel();
+        rebuild();
+        endResetModel();
+    });
+    connect(m_session, &SessionModel::runChanged, this, [this](int row) {
+        if (row < rowCount()) Q_EMIT dataChanged(index(row, 0), index(row, columnCount() - 1));
+    });
+}
+
+void RunTableModel::rebuild()
+{
+    m_axes.clear();
+    for (const auto &axis : m_session->session().axes) m_axes.push_back(axis.name);
+    // Labels of runs added outside the sweep (rerun with another seed) get a column too.
+    for (const auto &run : m_session->session().runs)
+        for (const auto &[name, value] : run.labels)
+            if (std::find(m_axes.begin(), m_axes.end(), name) == m_axes.end())
+                m_axes.push_back(name);
+    if (m_axes.empty()) m_axes = {"d_model", "heads", "lr"};
+}
+
+int RunTableModel::axisCount() const
+{
+    return int(m_axes.size());
+}
+
+int RunTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : m_session->runCount();
+}
+
+int RunTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : axisCount() + FixedCount;
+}
+
+QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (role != Qt::DisplayRole) return {};
+    if (orientation == Qt::Vertical) return section + 1;
+    if (section < axisCount()) return QString::fromStdString(m_axes[size_t(section)]);
+    switch (section - axisCount()) {
+    case Status:
+        return tr("Status");
+    case Progress:
+        return tr("Progress");
+    case StepsPerSecond:
+        return tr("Steps/s");
+    case Eta:
+        return tr("ETA");
+    case FinalLoss:
+        return tr("Final test loss");
+    }
+    return {};
+}
+
+QVariant RunTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount()) return {};
+    const int row = index.row();
+    const auto &run = m_session->run(row);
+    const auto &r = run.result;
+    if (role == RunIndexRole) return row;
+    const int col = index.column();
+    if (col < axisCount()) {
+        const auto &name = m_axes[size_t(col)];
+        QString label = axisLabel(run, name);
+        if (label.isEmpty()) {
+            // Not swept for this run: show the resolved value where we know it.
+            if (name == "d_model")
+                label = QString::number(run.config.model.dModel);
+            else if (name == "lr")
+                label = formatNumber(run.config.lr);
+            else if (name == "seed")
+                label = QString::number(run.config.initSeed);
+        }
+        if (role == Qt::DisplayRole) return displayLabel(label);
+        if (role == Qt::ToolTipRole) return label;
+        if (role == SortRole) {
+            bool ok = false;
+            const double v = label.toDouble(&ok);
+            return ok ? QVariant(v) : QVariant(label);
+        }
+        return {};
+    }
+    const int total = int(run.config.totalSteps());
+    switch (col - axisCount()) {
+    case Status:
+        if (role == Qt::DisplayRole || role == SortRole) {
+            QString s = statusText(r.status);
+            if (r.status == RunStatus::Diverged && r.divergedAtStep >= 0)
+                s += tr(" @ %1").arg(r.divergedAtStep);
+            return s;
+        }
+        if (role == Qt::ForegroundRole) return statusColor(r.status, m_dark);
+        if (role == Qt::ToolTipRole && !r.message.empty()) return QString::fromStdString(r.message);
+        if (role == Qt::FontRole && r.status == RunStatus::Running) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Progress: {
+        const double fraction =
+            isFinished(r.status) && r.status == RunStatus::Done
+                ? 1.0
+                : (total > 0 ? std::clamp(double(r.stepsDone) / total, 0.0, 1.0) : 0.0);
+        if (role == ProgressRole || role == SortRole) return fraction;
+        if (role == Qt::DisplayRole) return QStringLiteral("%1 / %2").arg(r.stepsDone).arg(total);
+        return {};
+    }
+    case StepsPerSecond: {
+        const double sps = m_session->stepsPerSecond(row);
+        if (role == SortRole) return sps;
+        if (role == Qt::DisplayRole)
+            return sps > 0 ? QString::number(sps, 'f', sps < 10 ? 1 : 0) : QString();
+        if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    }
+    case Eta: {
+        const double eta = m_session->etaSeconds(row);
+        if (role == SortRole) return eta;
+        if (role == Qt::DisplayRole)
+            return r.status == RunStatus::Running || r.status == RunStatus::Paused
+                       ? formatDuration(eta)
+                       : QString();
+        if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    }
+    case FinalLoss: {
+        const double loss = finalTestLoss(r);
+        if (role == SortRole) return std::isfinite(loss) ? loss : 1e9;
+        if (role == Qt::DisplayRole) {
+            if (r.status == RunStatus::Diverged) return tr("diverged");
+            if (r.status == RunStatus::Failed) return tr("failed");
+            if (!std::isfinite(loss)) return QString();
+            return formatLoss(loss) +
+                   (isFinished(r.status)
+                        ? (isLearned(r, m_session->session().learnedRule) ? tr("  learned")
+                                                                          : QString())
+                        : tr(" …"));
+        }
+        if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
+        if (role == Qt::ToolTipRole)
+            return tr("Test loss %1; learned means: %2 (the session's learned_rule)")
+                .arg(formatLoss(loss))
+                .arg(QString::fromLatin1(describe(m_session->session().learnedRule)));
+        return {};
+    }
+    }
+    return {};
+}
+
+} // namespace headlab::ui

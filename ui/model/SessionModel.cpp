@@ -1,0 +1,253 @@
+// SessionModel.cpp — see SessionModel.h.
+#include "ui/model/SessionModel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace headlab::ui {
+
+SessionModel::SessionModel(QObject *parent)
+    : QObject(parent)
+{}
+
+void SessionModel::touch()
+{
+    ++m_revision;
+    Q_EMIT dataChanged();
+}
+
+headlab::SessionStore &SessionModel::storeFor(const QString &path)
+{
+    const std::string target = path.toStdString();
+    if (!m_store || m_store->sessionPath() != target) {
+        m_store.reset(); // release the old lock first: Save As onto the same file is fine
+        m_store = std::make_unique<headlab::SessionStore>(target);
+    }
+    return *m_store;
+}
+
+void SessionModel::setSession(headlab::Session session, const QString &path)
+{
+    if (path != m_filePath || path.isEmpty()) m_store.reset();
+    m_session = std::move(session);
+    m_live.assign(m_session.runs.size(), Live{});
+    m_activeRuns.clear();
+    const bool pathChanged = path != m_filePath;
+    m_filePath = path;
+    Q_EMIT runsReset();
+    touch();
+    if (pathChanged) Q_EMIT filePathChanged(m_filePath);
+    setModified(false);
+}
+
+void SessionModel::load(const QString &path)
+{
+    headlab::Session s = headlab::loadSession(path.toStdString());
+    // A file may list only the sweep; expanding keeps every stored result whose configuration
+    // is part of the sweep.
+    headlab::expandSweep(s);
+    setSession(std::move(s), path);
+}
+
+void SessionModel::save(const QString &path)
+{
+    const QString target = path.isEmpty() ? m_filePath : path;
+    if (target.isEmpty())
+        throw headlab::SessionError("", 0, 0, "", "the session has no file name yet; use Save As");
+    storeFor(target).saveSession(m_session);
+    if (target != m_filePath) {
+        m_filePath = target;
+        Q_EMIT filePathChanged(m_filePath);
+    }
+    setModified(false);
+}
+
+void SessionModel::saveCopy(const QString &path)
+{
+    storeFor(path).saveSession(m_session);
+}
+
+void SessionModel::openStore(const QString &fallbackPath)
+{
+    storeFor(m_filePath.isEmpty() ? fallbackPath : m_filePath);
+}
+
+void SessionModel::storeRun(int runIndex, const QString &fallbackPath)
+{
+    if (runIndex < 0 || runIndex >= runCount()) return;
+    storeFor(m_filePath.isEmpty() ? fallbackPath : m_filePath)
+        .saveRun(m_session.runs[size_t(runIndex)]);
+}
+
+void SessionModel::setModified(bool modified)
+{
+    if (m_modified == modified) return;
+    m_modified = modified;
+    Q_EMIT modifiedChanged(m_modified);
+}
+
+void SessionModel::setSweep(const headlab::Session &definition)
+{
+    m_session.name = definition.name;
+    m_session.description = definition.description;
+    m_session.base = definition.base;
+    m_session.axes = definition.axes;
+    headlab::expandSweep(m_session);
+    m_live.assign(m_session.runs.size(), Live{});
+    m_activeRuns.clear();
+    Q_EMIT runsReset();
+    touch();
+    setModified(true);
+}
+
+void SessionModel::setViewState(const std::string &key, const std::string &value)
+{
+    auto it = m_session.view.find(key);
+    if (it != m_session.view.end() && it->second == value) return;
+    // Saved with the session, but not a change worth a "save changes?" question on its own:
+    // switching tabs or axes should not mark the session modified.
+    m_session.view[key] = value;
+}
+
+void SessionModel::setLearnedRule(headlab::LearnedRule rule)
+{
+    if (m_session.learnedRule == rule) return;
+    m_session.learnedRule = rule;
+    for (int i = 0; i < runCount(); ++i) Q_EMIT runChanged(i);
+    touch();
+    setModified(true);
+}
+
+std::string SessionModel::viewState(const std::string &key, const std::string &fallback) const
+{
+    auto it = m_session.view.find(key);
+    return it == m_session.view.end() ? fallback : it->second;
+}
+
+void SessionModel::markStarting(const std::vector<int> &runIndices)
+{
+    for (int i : runIndices) {
+        if (i < 0 || i >= runCount()) continue;
+        auto &r = m_session.runs[size_t(i)].result;
+        r = headlab::RunResult{};
+        r.status = headlab::RunStatus::Queued;
+        m_live[size_t(i)] = Live{};
+        Q_EMIT runChanged(i);
+    }
+    m_activeRuns = runIndices;
+    setModified(true);
+    touch();
+}
+
+static void appendCurve(headlab::Curve &into, const headlab::Curve &points)
+{
+    for (const auto &p : points) {
+        // A point at or before the last one means the run restarted; keep the history monotonic.
+        if (!into.empty() && p.step <= into.back().step) {
+            auto it = std::lower_bound(
+                into.begin(), into.end(), p.step,
+                [](const headlab::CurvePoint &a, int64_t s) { return a.step < s; });
+            into.erase(it, into.end());
+        }
+        into.push_back(p);
+    }
+}
+
+void SessionModel::applyProgress(const headlab::RunProgress &p)
+{
+    if (p.runIndex < 0 || p.runIndex >= runCount()) return;
+    auto &r = m_session.runs[size_t(p.runIndex)].result;
+    if (headlab::isFinished(r.status)) return; // a late batch after the final result
+    r.status = p.status;
+    r.stepsDone = p.step;
+    appendCurve(r.train, p.newTrain);
+    appendCurve(r.test, p.newTest);
+    for (const auto &[name, curve] : p.newExtra) appendCurve(r.extra[name], curve);
+    auto &live = m_live[size_t(p.runIndex)];
+    live.stepsPerSecond = p.stepsPerSecond;
+    live.etaSeconds = p.etaSeconds;
+    Q_EMIT runChanged(p.runIndex);
+    touch();
+}
+
+void SessionModel::applyResult(int runIndex, const headlab::RunResult &result)
+{
+    if (runIndex < 0 || runIndex >= runCount()) return;
+    m_session.runs[size_t(runIndex)].result = result;
+    auto &live = m_live[size_t(runIndex)];
+    live.etaSeconds = 0;
+    if (result.wallSeconds > 0 && result.stepsDone > 0)
+        live.stepsPerSecond = result.stepsDone / result.wallSeconds;
+    setModified(true);
+    Q_EMIT runChanged(runIndex);
+    touch();
+}
+
+void SessionModel::settleAfterSweep()
+{
+    for (int i = 0; i < runCount(); ++i) {
+        auto &r = m_session.runs[size_t(i)].result;
+        if (r.status == headlab::RunStatus::Running || r.status == headlab::RunStatus::Paused) {
+            r.status = headlab::RunStatus::Stopped;
+            m_live[size_t(i)].etaSeconds = -1;
+            Q_EMIT runChanged(i);
+        }
+    }
+    touch();
+}
+
+int SessionModel::addRun(const headlab::SessionRun &run)
+{
+    m_session.runs.push_back(run);
+    m_live.push_back(Live{});
+    Q_EMIT runsReset();
+    touch();
+    setModified(true);
+    return runCount() - 1;
+}
+
+double SessionModel::stepsPerSecond(int runIndex) const
+{
+    return runIndex >= 0 && runIndex < int(m_live.size()) ? m_live[size_t(runIndex)].stepsPerSecond
+                                                          : 0;
+}
+
+double SessionModel::etaSeconds(int runIndex) const
+{
+    return runIndex >= 0 && runIndex < int(m_live.size()) ? m_live[size_t(runIndex)].etaSeconds
+                                                          : -1;
+}
+
+double SessionModel::sweepFraction() const
+{
+    double done = 0, total = 0;
+    for (int i : m_activeRuns) {
+        if (i < 0 || i >= runCount()) continue;
+        const auto &run = m_session.runs[size_t(i)];
+        const double steps = double(run.config.totalSteps());
+        total += steps;
+        done += headlab::isFinished(run.result.status)
+                    ? steps
+                    : std::min<double>(steps, double(run.result.stepsDone));
+    }
+    return total > 0 ? done / total : 0.0;
+}
+
+double SessionModel::sweepEtaSeconds() const
+{
+    double remaining = 0, rate = 0;
+    for (int i : m_activeRuns) {
+        if (i < 0 || i >= runCount()) continue;
+        const auto &run = m_session.runs[size_t(i)];
+        if (headlab::isFinished(run.result.status) ||
+            run.result.status == headlab::RunStatus::Stopped)
+            continue;
+        remaining += double(run.config.totalSteps() - run.result.stepsDone);
+        if (run.result.status == headlab::RunStatus::Running)
+            rate += m_live[size_t(i)].stepsPerSecond;
+    }
+    if (remaining <= 0) return 0;
+    return rate > 0 ? remaining / rate : -1;
+}
+
+} // namespace headlab::ui

@@ -1,0 +1,104 @@
+// SessionModel.h — the GUI's single source of truth: one headlab::Session with every run's full
+// history, plus the live numbers (steps/s, ETA) that are not saved.
+//
+// Lives on the GUI thread. Progress arrives from TrainingController's queued signals and is
+// appended here; views read from here and redraw on their own frame timer, never per point.
+#pragma once
+
+#include "core/session/Session.h"
+#include "core/session/SessionStore.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+namespace headlab::ui {
+
+class SessionModel : public QObject {
+    Q_OBJECT
+public:
+    explicit SessionModel(QObject *parent = nullptr);
+
+    const headlab::Session &session() const { return m_session; }
+    int runCount() const { return int(m_session.runs.size()); }
+    const headlab::SessionRun &run(int index) const { return m_session.runs.at(size_t(index)); }
+
+    // Replaces everything (new, open, preset). `path` may be empty (untitled).
+    void setSession(headlab::Session session, const QString &path = {});
+    // Loads from disk; throws headlab::SessionError with a located message.
+    void load(const QString &path);
+    // Saves to `path` (empty: the current path) in the stored layout: the session file and one
+    // file per run in S.results/ (SessionStore.h). The first save to a path takes its lock, kept
+    // until the session is replaced: another HeadLab writing the same file is refused, and so is
+    // this one while another writes it. Throws headlab::SessionError.
+    void save(const QString &path = {});
+    // Writes a copy without touching the path or the modified flag (autosave).
+    void saveCopy(const QString &path);
+    // Writes one run's result file, to the session's own folder or, for an untitled session, to
+    // the copy at `fallbackPath`: what finishing a run costs. Throws headlab::SessionError.
+    void storeRun(int runIndex, const QString &fallbackPath);
+    // Takes the lock of the file runs will be stored in (as storeRun chooses it) before a sweep
+    // starts, so that a second writer is refused before any work. Throws headlab::SessionError.
+    void openStore(const QString &fallbackPath);
+
+    QString filePath() const { return m_filePath; }
+    bool isModified() const { return m_modified; }
+    void setModified(bool modified);
+
+    // The sweep definition changed (the form): rebuilds runs with expandSweep, which keeps the
+    // results of runs whose configuration did not change.
+    void setSweep(const headlab::Session &definition);
+    // View state (figure shown, heatmap axes, log scales) travels with the next save; it does
+    // not by itself mark the session modified.
+    void setViewState(const std::string &key, const std::string &value);
+    // Which rule "learned" follows in the table, the figures and runs.csv; saved with the session.
+    void setLearnedRule(headlab::LearnedRule rule);
+    std::string viewState(const std::string &key, const std::string &fallback = {}) const;
+
+    // Training updates.
+    void markStarting(const std::vector<int> &runIndices); // clears their curves, Queued
+    void applyProgress(const headlab::RunProgress &progress);
+    void applyResult(int runIndex, const headlab::RunResult &result);
+    // After a sweep ends: any run still Running or Paused becomes Stopped.
+    void settleAfterSweep();
+    // Appends a run outside the sweep's product (rerun with another seed); returns its index.
+    int addRun(const headlab::SessionRun &run);
+
+    double stepsPerSecond(int runIndex) const;
+    double etaSeconds(int runIndex) const;
+    // Whole sweep: fraction of steps done among the runs that are part of the current sweep.
+    double sweepFraction() const;
+    double sweepEtaSeconds() const;
+    void setActiveRuns(const std::vector<int> &runIndices) { m_activeRuns = runIndices; }
+    const std::vector<int> &activeRuns() const { return m_activeRuns; }
+
+    // Increases whenever any data a figure draws changes.
+    quint64 revision() const { return m_revision; }
+
+Q_SIGNALS:
+    void runsReset();              // the run list changed shape (new session, sweep edited)
+    void runChanged(int runIndex); // a run's status or curves changed
+    void dataChanged();            // anything a figure draws changed (coalesce before redrawing)
+    void modifiedChanged(bool modified);
+    void filePathChanged(const QString &path);
+
+private:
+    void touch();
+    // The store for `path`, opened (and locked) on first use.
+    headlab::SessionStore &storeFor(const QString &path);
+    headlab::Session m_session;
+    std::unique_ptr<headlab::SessionStore> m_store; // for m_filePath or the autosave copy
+    QString m_filePath;
+    bool m_modified = false;
+    quint64 m_revision = 0;
+    struct Live {
+        double stepsPerSecond = 0;
+        double etaSeconds = -1;
+    };
+    std::vector<Live> m_live; // parallel to m_session.runs
+    std::vector<int> m_activeRuns;
+};
+
+} // namespace headlab::ui
