@@ -1,6 +1,8 @@
 // CliCommands.cpp — headlab-cli's subcommands on top of the core's sessions and SweepRunner.
 #include "CliCommands.h"
 
+#include "core/metrics/Metrics.h"
+
 #include "ProgressDisplay.h"
 
 #include "core/session/CsvExport.h"
@@ -145,7 +147,7 @@ std::string finishedLine(int position, int count, int runIndex, const SessionRun
     char buffer[512];
     std::string outcome = toString(r.status);
     if (r.status == RunStatus::Diverged) outcome += " at step " + std::to_string(r.divergedAtStep);
-    if (auto it = r.metrics.find("final_test_loss"); it != r.metrics.end()) {
+    if (auto it = r.metrics.find(metric::kFinalTestLoss); it != r.metrics.end()) {
         std::snprintf(buffer, sizeof buffer, ", final test loss %.4g", it->second);
         outcome += buffer;
     }

@@ -1,6 +1,8 @@
 // EpochMetrics.cpp — epoch means from the logged training windows, and best_epoch_mean.
 #include "core/metrics/EpochMetrics.h"
 
+#include "core/metrics/Metrics.h"
+
 #include <algorithm>
 
 namespace headlab {
@@ -40,8 +42,8 @@ void addEpochMetrics(RunResult &result)
     if (means.empty()) return;
     double best = means.front().value;
     for (const auto &p : means) best = std::min(best, p.value);
-    result.metrics["best_epoch_mean"] = best;
-    result.extra["epoch_mean"] = std::move(means);
+    result.metrics[metric::kBestEpochMean] = best;
+    result.extra[metric::kEpochMean] = std::move(means);
 }
 
 } // namespace headlab

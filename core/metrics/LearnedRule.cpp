@@ -1,6 +1,8 @@
 // LearnedRule.cpp — see LearnedRule.h.
 #include "core/metrics/LearnedRule.h"
 
+#include "core/metrics/Metrics.h"
+
 #include <cmath>
 #include <limits>
 
@@ -32,15 +34,15 @@ const char *describe(LearnedRule rule)
 std::optional<bool> learned(const RunResult &result, LearnedRule rule)
 {
     if (!isFinished(result.status)) return std::nullopt;
-    const auto paper = result.metrics.find("learned"); // final test loss < ln 10, set by the trainer
+    const auto paper = result.metrics.find(metric::kLearned); // final test loss < ln 10, set by the trainer
     if (rule == LearnedRule::LeftLn10Plateau) {
-        if (auto left = result.metrics.find("left_ln10_plateau"); left != result.metrics.end())
+        if (auto left = result.metrics.find(metric::kLeftLn10Plateau); left != result.metrics.end())
             return left->second > 0.5 && result.status == RunStatus::Done;
     }
     if (paper != result.metrics.end()) return paper->second > 0.5;
     // A session saved before either metric: the paper's rule from the final test loss.
     double loss = std::numeric_limits<double>::quiet_NaN();
-    if (auto it = result.metrics.find("final_test_loss"); it != result.metrics.end())
+    if (auto it = result.metrics.find(metric::kFinalTestLoss); it != result.metrics.end())
         loss = it->second;
     else if (!result.test.empty())
         loss = result.test.back().value;

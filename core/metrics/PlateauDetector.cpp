@@ -1,6 +1,8 @@
 // PlateauDetector.cpp — plateau entry and exit steps of a loss curve.
 #include "core/metrics/PlateauDetector.h"
 
+#include "core/metrics/Metrics.h"
+
 #include <cmath>
 
 namespace headlab {
@@ -40,10 +42,10 @@ std::map<std::string, double> PlateauDetector::metrics(const Curve &curve) const
     const auto plateaus = detect(curve);
     const char *names[] = {"3", "2", "1"}; // thirds of ln 10
     for (size_t k = 0; k < plateaus.size(); ++k) {
-        m[std::string("plateau_") + names[k] + "_entered"] = static_cast<double>(plateaus[k].entered);
-        m[std::string("plateau_") + names[k] + "_left"] = static_cast<double>(plateaus[k].left);
+        m[std::string(metric::kPlateauPrefix) + names[k] + "_entered"] = static_cast<double>(plateaus[k].entered);
+        m[std::string(metric::kPlateauPrefix) + names[k] + "_left"] = static_cast<double>(plateaus[k].left);
     }
-    if (!curve.empty()) m["left_ln10_plateau"] = curve.back().value < 5.0 / 6.0 * std::log(10.0) ? 1.0 : 0.0;
+    if (!curve.empty()) m[metric::kLeftLn10Plateau] = curve.back().value < 5.0 / 6.0 * std::log(10.0) ? 1.0 : 0.0;
     return m;
 }
 

@@ -1,6 +1,8 @@
 // CsvExport.cpp — writes runs.csv and curves.csv for a session.
 #include "core/session/CsvExport.h"
 
+#include "core/metrics/Metrics.h"
+
 #include "core/config/Yaml.h"
 #include "core/tasks/RunConfigFields.h"
 
@@ -55,7 +57,7 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
     }
     // "learned" is the session's rule (LearnedRule.h), the same verdict the app and the CLI give;
     // the trainer's metric of that name (the paper's rule) is final_test_loss < ln 10.
-    metricNames.erase("learned");
+    metricNames.erase(metric::kLearned);
 
     {
         std::ofstream out(summary.runsPath, std::ios::binary | std::ios::trunc);

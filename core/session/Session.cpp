@@ -1,6 +1,8 @@
 // Session.cpp — sessions in YAML (docs/SESSION_FORMAT.md), sweep expansion and atomic saving.
 #include "core/session/Session.h"
 
+#include "core/metrics/Metrics.h"
+
 #include "core/config/HeadSchedule.h"
 #include "core/session/SessionStore.h"
 #include "core/config/Yaml.h"
@@ -609,7 +611,7 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
         for (const auto &r : items(f)) {
             if (child(r, "file").present()) {
                 // An index entry of the stored layout: the result is in its own file.
-                checkKeys(r, {"file", "labels", "status", "final_test_loss"});
+                checkKeys(r, {"file", "labels", "status", metric::kFinalTestLoss});
                 if (session.resultsDir.empty())
                     fail(child(r, "file"), "a run stored in a file needs the session's "
                                            "'results:' folder");
@@ -838,8 +840,8 @@ std::string sessionIndexToYaml(const Session &session, const std::string &result
         out << YAML::Key << "status" << YAML::Value << toString(run.result.status);
         out << YAML::Key << "labels" << YAML::Value;
         writeLabels(out, run.labels);
-        if (auto it = run.result.metrics.find("final_test_loss"); it != run.result.metrics.end())
-            out << YAML::Key << "final_test_loss" << YAML::Value << formatNumber(it->second);
+        if (auto it = run.result.metrics.find(metric::kFinalTestLoss); it != run.result.metrics.end())
+            out << YAML::Key << metric::kFinalTestLoss << YAML::Value << formatNumber(it->second);
         out << YAML::EndMap;
     }
     out << YAML::EndSeq;

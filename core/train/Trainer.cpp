@@ -4,6 +4,8 @@
 // logEvery steps they are copied back, so the host synchronises once per log point, not per step.
 #include "core/train/Trainer.h"
 
+#include "core/metrics/Metrics.h"
+
 #include "core/model/Adam.h"
 #include "core/metrics/EpochMetrics.h"
 #include "core/metrics/PlateauDetector.h"
@@ -408,27 +410,27 @@ private:
     void finalizeMetrics(RunResult &r) const
     {
         if (!r.test.empty()) {
-            r.metrics["final_test_loss"] = r.test.back().value;
+            r.metrics[metric::kFinalTestLoss] = r.test.back().value;
             double best = r.test.front().value;
             for (const auto &p : r.test) best = std::min(best, p.value);
-            r.metrics["min_test_loss"] = best;
+            r.metrics[metric::kMinTestLoss] = best;
         }
-        if (!r.train.empty()) r.metrics["final_train_loss"] = r.train.back().value;
+        if (!r.train.empty()) r.metrics[metric::kFinalTrainLoss] = r.train.back().value;
         for (const auto &[name, curve] : r.extra)
-            if (!curve.empty()) r.metrics["final_" + name] = curve.back().value;
+            if (!curve.empty()) r.metrics[metric::kFinalPrefix + name] = curve.back().value;
         const double threshold = m_task->learnedThreshold();
         if (threshold > 0 && (r.status == RunStatus::Done || r.status == RunStatus::Diverged)) {
             const bool learned = r.status == RunStatus::Done && !r.test.empty() && r.test.back().value < threshold;
-            r.metrics["learned"] = learned ? 1.0 : 0.0;
+            r.metrics[metric::kLearned] = learned ? 1.0 : 0.0;
             // A run that only learned the digits' marginal sits just under ln 10 and counts as learned
             // by the paper's rule; the plateau analysis says which step it actually reached.
             if (r.status == RunStatus::Done)
                 for (const auto &[k, v] : PlateauDetector().metrics(r.test)) r.metrics[k] = v;
         }
         const double seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
-        if (seconds > 0 && r.stepsDone > 0) r.metrics["steps_per_second"] = static_cast<double>(r.stepsDone) / seconds;
+        if (seconds > 0 && r.stepsDone > 0) r.metrics[metric::kStepsPerSecond] = static_cast<double>(r.stepsDone) / seconds;
         const auto &curves = taskSpec(m_configs.front().task).extraCurves;
-        if (std::find(curves.begin(), curves.end(), "epoch_mean") != curves.end())
+        if (std::find(curves.begin(), curves.end(), metric::kEpochMean) != curves.end())
             addEpochMetrics(r); // nearest neighbour: epoch_mean, best_epoch_mean
     }
 

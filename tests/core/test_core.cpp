@@ -6,6 +6,7 @@
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/addition/AdditionSpec.h"
 #include "core/tasks/addition/AdditionData.h"
+#include "core/metrics/Metrics.h"
 #include "core/metrics/PlateauDetector.h"
 #include "core/config/RunConfig.h"
 #include "core/train/SweepRunner.h"
@@ -14,6 +15,8 @@
 #include "tests/TinyRuns.h"
 
 #include <QtTest>
+
+#include <functional>
 
 #include <cmath>
 #include <mutex>
@@ -190,6 +193,87 @@ private Q_SLOTS:
         }
         // Different learning rates really did train differently.
         QVERIFY(std::abs(together[0].train.back().value - together[1].train.back().value) > 1e-3);
+    }
+
+    // The ensemble key is derived from the RunConfig field table (RunConfigFields.h): every field
+    // not marked PerRun keeps runs apart, the per-run ones (η, seeds, the QK rule, what to sample)
+    // do not. A field added to the table without a marking is Shared, so it splits ensembles.
+    void ensembleKeySplitsOnEverySharedField()
+    {
+        const RunConfig base = testing::tinyAdditionRun(8, {1}, 20, 1e-3);
+        const std::string key = ensembleKey(base);
+        std::vector<std::pair<const char *, std::function<void(RunConfig &)>>> shared = {
+            {"task.train_pairs", [](RunConfig &c) { c.task.trainPairs += 1; }},
+            {"task.test_pair_base", [](RunConfig &c) { c.task.testPairBase += 1; }},
+            {"model.d_model", [](RunConfig &c) { c.model.dModel *= 2; }},
+            {"model.layers", [](RunConfig &c) { c.model.heads.push_back(1); }},
+            {"model.head_dim", [](RunConfig &c) { c.model.headDim = 4; }},
+            {"model.ffn_width", [](RunConfig &c) { c.model.ffnWidth = 7; }},
+            {"model.activation", [](RunConfig &c) { c.model.activation = Activation::Relu; }},
+            {"model.norm", [](RunConfig &c) { c.model.norm = NormKind::UnitScale; }},
+            {"model.placement", [](RunConfig &c) { c.model.placement = NormPlacement::PostNorm; }},
+            {"model.final_norm", [](RunConfig &c) { c.model.finalNorm = !c.model.finalNorm; }},
+            {"model.causal", [](RunConfig &c) { c.model.causal = !c.model.causal; }},
+            {"model.bias", [](RunConfig &c) { c.model.bias = !c.model.bias; }},
+            {"model.zero_init_outputs", [](RunConfig &c) { c.model.zeroInitOutputs = !c.model.zeroInitOutputs; }},
+            {"model.logit_scale", [](RunConfig &c) { c.model.logitScale = LogitScale::None; }},
+            {"model.width_multiplier", [](RunConfig &c) { c.model.widthMultiplier = 2; }},
+            {"phases[0].name", [](RunConfig &c) { c.phases[0].name += "x"; }},
+            {"phases[0].steps", [](RunConfig &c) { c.phases[0].steps += 1; }},
+            {"phases[0].batch_size", [](RunConfig &c) { c.phases[0].batchSize += 1; }},
+            {"phases[0].lr", [](RunConfig &c) { c.phases[0].useScannedLr = false; }},
+            {"phases[0].optimizer.beta2", [](RunConfig &c) { c.phases[0].optimizer.beta2 = 0.98; }},
+            {"phases[0].schedule.kind", [](RunConfig &c) { c.phases[0].schedule.kind = ScheduleKind::WarmupCosine; }},
+            {"eval_every", [](RunConfig &c) { c.evalEvery += 1; }},
+            {"log_every", [](RunConfig &c) { c.logEvery += 1; }},
+            {"eval_batches", [](RunConfig &c) { c.evalBatches += 1; }},
+            {"device", [](RunConfig &c) { c.device = "cuda:1"; }},
+            {"tf32", [](RunConfig &c) { c.tf32 = !c.tf32; }},
+            {"task.kind", [](RunConfig &c) { c.task.kind = "text"; }},
+        };
+        for (const auto &[name, change] : shared) {
+            RunConfig c = base;
+            change(c);
+            QVERIFY2(ensembleKey(c) != key, name);
+        }
+        std::vector<std::pair<const char *, std::function<void(RunConfig &)>>> perRun = {
+            {"lr", [](RunConfig &c) { c.lr = 0.5; }},
+            {"seed", [](RunConfig &c) { c.initSeed = 7; c.dataSeed = 9; }},
+            {"qk_rule", [](RunConfig &c) { c.qkRule.enabled = true; c.qkRule.referenceHeadDim = 3; }},
+            {"model.heads (derived head_dim, short sequences)", [](RunConfig &c) { c.model.heads[0] = 2; }},
+        };
+        for (const auto &[name, change] : perRun) {
+            RunConfig c = base;
+            change(c);
+            QVERIFY2(ensembleKey(c) == key, name);
+        }
+        // The text task's sampling options are per run; its corpus is not.
+        RunConfig text = base;
+        text.task.kind = "text";
+        RunConfig sampled = text;
+        sampled.task.samplePrompt = "Two";
+        sampled.task.sampleSeed = 5;
+        QCOMPARE(ensembleKey(sampled), ensembleKey(text));
+        sampled.task.contextLength += 1;
+        QVERIFY(ensembleKey(sampled) != ensembleKey(text));
+        // Every row has a YAML key and help; a row marks itself PerRun explicitly or is Shared.
+        for (const auto &row : runConfigFields()) QVERIFY(!row.keys.empty() && !row.help.empty());
+        QVERIFY(Field<RunConfig>{}.sharing == Sharing::Shared);
+    }
+
+    // Every metric a run of each task reports is in the metric registry (core/metrics/Metrics.h).
+    void everyReportedMetricIsRegistered()
+    {
+        for (const RunResult &r : {trainRun(testing::tinyAdditionRun(8, {1}, 20, 1e-3))}) {
+            QVERIFY(!r.metrics.empty());
+            for (const auto &[name, value] : r.metrics) QVERIFY2(findMetric(name), name.c_str());
+            for (const auto &[name, curve] : r.extra) {
+                const MetricSpec *spec = findMetric(name);
+                QVERIFY2(spec && spec->curve, name.c_str());
+            }
+        }
+        QVERIFY(findMetric("test_digit_2") && findMetric("test_digit_2")->family);
+        QVERIFY(!findMetric("no_such_metric"));
     }
 
     void microHeadAttentionMatchesFusedAttention()

@@ -1,6 +1,8 @@
 // SamplesView.cpp — the "Samples" dock: the selected text runs' samples with their settings.
 #include "ui/app/SamplesView.h"
 
+#include "core/metrics/Metrics.h"
+
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
 
@@ -76,7 +78,7 @@ void SamplesView::refresh()
         const RunResult &r = run.result;
         out += labelsOf(run, runs[i]);
         out += QStringLiteral(" · %1").arg(QString::fromUtf8(toString(r.status)));
-        if (const auto it = r.metrics.find("final_test_loss"); it != r.metrics.end())
+        if (const auto it = r.metrics.find(metric::kFinalTestLoss); it != r.metrics.end())
             out += tr(" · validation loss %1").arg(it->second, 0, 'f', 4);
         out += QLatin1Char('\n');
         if (r.samples.empty()) {

@@ -1,4 +1,5 @@
 // LossChartView.cpp — see LossChartView.h.
+#include "core/metrics/Metrics.h"
 #include "ui/figures/LossChartView.h"
 
 #include "ui/model/AxisRange.h"
@@ -32,7 +33,9 @@ namespace headlab::ui {
 namespace {
 constexpr int kLegendMax = 10;
 constexpr size_t kPointBudget = 200'000; // points drawn over all curves of one frame
-const char *kDigitNames[3] = {"test_digit_0", "test_digit_1", "test_digit_2"};
+// The addition task's per-digit test curves (metric::kTestDigitPrefix + 0, 1, 2).
+const std::string kDigitNames[3] = {std::string(metric::kTestDigitPrefix) + "0", std::string(metric::kTestDigitPrefix) + "1",
+                                    std::string(metric::kTestDigitPrefix) + "2"};
 } // namespace
 
 LossChartView::LossChartView(SessionModel *model, QWidget *parent)
@@ -504,9 +507,9 @@ QString LossChartView::csv() const
                            .arg(p.value, 0, 'g', 10);
         };
         if (digits) {
-            for (const auto *d : kDigitNames) {
+            for (const auto &d : kDigitNames) {
                 auto it = run.result.extra.find(d);
-                if (it != run.result.extra.end()) write(QString::fromLatin1(d), it->second);
+                if (it != run.result.extra.end()) write(QString::fromStdString(d), it->second);
             }
         } else {
             write(QStringLiteral("train"), run.result.train);

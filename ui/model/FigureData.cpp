@@ -1,6 +1,8 @@
 // FigureData.cpp — see FigureData.h.
 #include "ui/model/FigureData.h"
 
+#include "core/metrics/Metrics.h"
+
 #include "ui/model/RunMetrics.h"
 
 #include <QStringList>
@@ -139,7 +141,7 @@ FigureData rankFigure(const Session &session)
     FigureData d;
     d.xTitle = QStringLiteral("rank: head dimension m_H");
     d.yTitle = QStringLiteral("best epoch-mean loss (MSE × d)");
-    d.yColumn = QStringLiteral("best_epoch_mean");
+    d.yColumn = QString::fromLatin1(metric::kBestEpochMean);
     d.logY = true;
     d.learnedMarkers = false;
     d.referenceY = 1.0;
@@ -158,7 +160,7 @@ FigureData rankFigure(const Session &session)
                           [double(headDimension(run.config))];
         double loss = kNaN;
         if (r.status != RunStatus::Diverged) {
-            auto it = r.metrics.find("best_epoch_mean");
+            auto it = r.metrics.find(metric::kBestEpochMean);
             loss = it != r.metrics.end() ? it->second : finalTestLoss(r);
         }
         if (!std::isfinite(loss) || loss <= 0) {
@@ -213,7 +215,7 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
         Accumulator &a = byScheme[schemeOf(run)][double(run.config.model.totalHeads())];
         double y = kNaN;
         if (speed) {
-            auto it = r.metrics.find("steps_per_second");
+            auto it = r.metrics.find(metric::kStepsPerSecond);
             if (it != r.metrics.end())
                 y = it->second;
             else if (r.wallSeconds > 0 && r.stepsDone > 0)
@@ -237,7 +239,7 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
                                           "one clock")
                          : QStringLiteral("Training speed per run");
         d.yTitle = shared ? QStringLiteral("ensemble steps / s") : QStringLiteral("steps / s");
-        d.yColumn = QStringLiteral("steps_per_second");
+        d.yColumn = QString::fromLatin1(metric::kStepsPerSecond);
     } else {
         d.title = QStringLiteral("Final test loss against total heads, mean over seeds") +
                   stoppedNote(stopped);

@@ -8,6 +8,7 @@
 // runs finish. Seeds (and any axis not plotted) are averaged.
 #pragma once
 
+#include "core/metrics/Metrics.h"
 #include "core/session/Session.h"
 
 #include <QList>
@@ -35,7 +36,7 @@ struct FigureData {
     bool yFromZero = true;  // linear y: from 0, or around the data (small differences stay visible)
     std::vector<FigureSeries> series;
     double yMax = 0.0;
-    QString yColumn = QStringLiteral("final_test_loss"); // the CSV's name for y
+    QString yColumn = QString::fromLatin1(metric::kFinalTestLoss); // the CSV's name for y
     // Filled / hollow markers for learned below ln 10 (addition); off: every point filled.
     bool learnedMarkers = true;
     // A dashed horizontal reference line (not drawn when NaN); the addition figures draw ln 10.

@@ -1,6 +1,8 @@
 // RunMetrics.cpp — see RunMetrics.h.
 #include "ui/model/RunMetrics.h"
 
+#include "core/metrics/Metrics.h"
+
 #include <QStringList>
 
 namespace headlab::ui {
@@ -20,7 +22,7 @@ double valueAtStep(const Curve &curve, int64_t step)
 double finalTestLoss(const RunResult &result)
 {
     if (result.status == RunStatus::Diverged) return kNaN;
-    auto it = result.metrics.find("final_test_loss");
+    auto it = result.metrics.find(metric::kFinalTestLoss);
     if (it != result.metrics.end()) return it->second;
     return valueAtStep(result.test, -1);
 }
@@ -28,7 +30,7 @@ double finalTestLoss(const RunResult &result)
 double finalTrainLoss(const RunResult &result)
 {
     if (result.status == RunStatus::Diverged) return kNaN;
-    auto it = result.metrics.find("final_train_loss");
+    auto it = result.metrics.find(metric::kFinalTrainLoss);
     if (it != result.metrics.end()) return it->second;
     return valueAtStep(result.train, -1);
 }

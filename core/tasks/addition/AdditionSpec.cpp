@@ -1,6 +1,8 @@
 // AdditionSpec.cpp — the addition task's row in the task table (EXPERIMENTS.md §1). Torch-free.
 #include "core/tasks/addition/AdditionSpec.h"
 
+#include "core/metrics/Metrics.h"
+
 #include "core/tasks/TaskSpec.h"
 #include "core/tasks/addition/AdditionData.h"
 
@@ -44,7 +46,7 @@ const TaskSpec &additionTask()
                 return std::vector<PlateauLine>{{ln10, "ln 10"}, {2 * ln10 / 3, "⅔ ln 10"}, {ln10 / 3, "⅓ ln 10"}};
             },
         .initialLoss = [](const TaskConfig &) { return std::log(double(addition::kVocabSize)); },
-        .extraCurves = {"test_digit_"},
+        .extraCurves = {metric::kTestDigitPrefix},
         .producesSamples = false,
         .check = checkAddition,
         .make = HEADLAB_TASK_FACTORY(makeAdditionTask),

@@ -1,6 +1,8 @@
 // AdditionTask.cpp — batches, objectives and per-digit evaluation of the addition task.
 #include "core/tasks/addition/AdditionTask.h"
 
+#include "core/metrics/Metrics.h"
+
 #include "core/tasks/addition/AdditionData.h"
 
 #include <cmath>
@@ -74,7 +76,7 @@ TaskEvaluation AdditionTask::evaluate(const Transformer &model)
     out.loss = perSample.mean(1);
     for (int64_t i = 0; i < kDigitsAsked; ++i) {
         const auto mask = (m_testDigit == i).to(torch::kFloat32); // (M)
-        out.extra["test_digit_" + std::to_string(i)] = (perSample * mask).sum(1) / mask.sum();
+        out.extra[metric::kTestDigitPrefix + std::to_string(i)] = (perSample * mask).sum(1) / mask.sum();
     }
     return out;
 }

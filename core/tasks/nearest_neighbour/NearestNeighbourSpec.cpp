@@ -2,6 +2,8 @@
 // §2). Torch-free.
 #include "core/tasks/TaskSpec.h"
 
+#include "core/metrics/Metrics.h"
+
 namespace headlab {
 
 std::unique_ptr<Task> makeNearestNeighbourTask(const RunConfig &, const std::vector<uint64_t> &,
@@ -37,7 +39,7 @@ const TaskSpec &nearestNeighbourTask()
         .sequenceLength = [](const TaskConfig &t) { return t.numPoints; },
         .plateaus = [](const TaskConfig &) { return std::vector<PlateauLine>{}; },
         .initialLoss = nullptr,
-        .extraCurves = {"test_accuracy", "epoch_mean"},
+        .extraCurves = {metric::kTestAccuracy, metric::kEpochMean},
         .producesSamples = false,
         .check = checkNearestNeighbour,
         .make = HEADLAB_TASK_FACTORY(makeNearestNeighbourTask),

@@ -1,6 +1,8 @@
 // NearestNeighbourTask.cpp — seeded point clouds, farthest-point targets and the MSE × d loss.
 #include "core/tasks/nearest_neighbour/NearestNeighbourTask.h"
 
+#include "core/metrics/Metrics.h"
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -173,7 +175,7 @@ TaskEvaluation NearestNeighbourTask::evaluate(const Transformer &model)
     }
     TaskEvaluation out;
     out.loss = lossSum / static_cast<double>(M);
-    out.extra["test_accuracy"] = hitSum / static_cast<double>(M);
+    out.extra[metric::kTestAccuracy] = hitSum / static_cast<double>(M);
     return out;
 }
 

@@ -1,0 +1,44 @@
+// Metrics.h — the metric registry: every number and curve a run reports, by one name.
+//
+// RunResult keeps metrics and extra curves in maps keyed by name; the trainer, the tasks, the
+// session files, runs.csv, the CLI and every figure use the constants below rather than bare
+// strings, and metricTable() says what each one means (for people: titles, units, help). A new
+// metric is one constant and one row. Torch-free.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+namespace metric {
+// Scalars in RunResult::metrics.
+inline constexpr const char *kFinalTestLoss = "final_test_loss";
+inline constexpr const char *kMinTestLoss = "min_test_loss";
+inline constexpr const char *kFinalTrainLoss = "final_train_loss";
+inline constexpr const char *kFinalPrefix = "final_"; // + an extra curve's name: its last value
+inline constexpr const char *kLearned = "learned";    // the paper's rule: final test loss < threshold
+inline constexpr const char *kLeftLn10Plateau = "left_ln10_plateau";
+inline constexpr const char *kPlateauPrefix = "plateau_"; // plateau_<name>_entered / _left
+inline constexpr const char *kStepsPerSecond = "steps_per_second";
+inline constexpr const char *kBestEpochMean = "best_epoch_mean";
+// Curves in RunResult::extra.
+inline constexpr const char *kTestDigitPrefix = "test_digit_"; // + the digit, 0 = ones
+inline constexpr const char *kTestAccuracy = "test_accuracy";
+inline constexpr const char *kEpochMean = "epoch_mean";
+} // namespace metric
+
+struct MetricSpec {
+    std::string name;        // as stored; a family's prefix when `family`
+    bool family = false;     // a prefix: test_digit_0, test_digit_1, ...
+    bool curve = false;      // an extra curve (RunResult::extra) rather than a scalar
+    std::string title;       // "final test loss"
+    std::string unit;        // "nats", "steps/s", "" for a count or a 0/1 verdict
+    std::string description; // one sentence
+};
+
+const std::vector<MetricSpec> &metricTable();
+// The row of a stored name (a family member finds its family), or nullptr.
+const MetricSpec *findMetric(const std::string &name);
+
+} // namespace headlab
