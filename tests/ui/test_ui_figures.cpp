@@ -9,6 +9,7 @@
 #include "ui/model/FigureData.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/FigurePanel.h"
+#include "ui/figures/FigureTable.h"
 #include "ui/figures/HeadScheduleChartView.h"
 #include "ui/app/HeadScheduleEditor.h"
 #include "ui/model/HeatmapData.h"
@@ -17,6 +18,8 @@
 #include "ui/app/MainWindow.h"
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
+
+#include "core/session/Presets.h"
 
 #include <QAction>
 #include <QChart>
@@ -27,6 +30,7 @@
 #include <QProcess>
 #include <QSet>
 #include <QSvgRenderer>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -85,6 +89,7 @@ private Q_SLOTS:
     void taskFiguresExportAndRender();
     void exportAllWritesOnlyTheTasksFigures();
     void windowShowsOnlyTheTasksTabs();
+    void figureNamesComeFromTheTable();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -680,6 +685,62 @@ void TestUiFigures::windowShowsOnlyTheTasksTabs()
     window.model()->setSession(uitest::headScheduleSession());
     QVERIFY(visible("heads"));
     QVERIFY(!visible("rank"));
+}
+
+// Ids, aliases, tabs, exports and factories come from one table (FigureTable.h): every id and
+// alias makes its figure, every preset's view names one, and an unknown name is an error that
+// suggests the nearest figure, in the app's --figure and in a session's view.
+void TestUiFigures::figureNamesComeFromTheTable()
+{
+    SessionModel model;
+    model.setSession(uitest::syntheticSession());
+    QSet<QString> names;
+    for (const auto &spec : figureTable()) {
+        for (const QString &name : QStringList{spec.id} + spec.aliases) {
+            QVERIFY2(!names.contains(name), qPrintable(name)); // no name means two figures
+            names.insert(name);
+            QCOMPARE(resolveFigure(name, nullptr), spec.id);
+            std::unique_ptr<FigureView> view(FigureView::create(name, &model));
+            QVERIFY(view);
+            QCOMPARE(view->figureId(), spec.id);
+        }
+        QVERIFY(!spec.exports.isEmpty());
+        for (const auto &e : spec.exports) QCOMPARE(e.figureId, spec.id);
+    }
+    for (const auto &preset : builtinPresets()) {
+        const Session s = loadPreset(preset.name);
+        const auto it = s.view.find("chart");
+        if (it != s.view.end())
+            QVERIFY2(findFigure(QString::fromStdString(it->second)) &&
+                         findFigure(QString::fromStdString(it->second))->id == QString::fromStdString(it->second),
+                     it->second.c_str()); // presets use ids, not aliases
+    }
+    QString why;
+    QVERIFY(resolveFigure("heatmpa", &why).isEmpty());
+    QVERIFY2(why.contains("did you mean 'heatmap'") && why.contains("rank"), qPrintable(why));
+    QVERIFY(!FigureView::create("heatmpa", &model));
+
+    // The app refuses an unknown --figure, naming the nearest; its help lists every figure.
+    QProcess app;
+    app.start(HEADLAB_APP, {"--figure", "scalling"});
+    QVERIFY(app.waitForFinished(60000));
+    QCOMPARE(app.exitCode(), 2);
+    QVERIFY(app.readAllStandardError().contains("did you mean 'scaling'"));
+    app.start(HEADLAB_APP, {"--help"});
+    QVERIFY(app.waitForFinished(60000));
+    QVERIFY(QString::fromUtf8(app.readAllStandardOutput()).simplified().contains(figureIdList()));
+
+    // A session whose view names no figure opens on the loss curves and says why.
+    QTemporaryDir dir;
+    Session s = uitest::syntheticSession();
+    s.view["chart"] = "heatmpa";
+    const QString path = dir.filePath("s.yaml");
+    saveSessionAtomic(s, path.toStdString());
+    MainWindow window;
+    QVERIFY(window.openSession(path));
+    QCOMPARE(window.currentFigure()->figureId(), QStringLiteral("loss"));
+    QVERIFY2(window.statusBar()->currentMessage().contains("view.chart: unknown figure 'heatmpa'; did you mean 'heatmap'"),
+             qPrintable(window.statusBar()->currentMessage()));
 }
 
 QTEST_MAIN(TestUiFigures)

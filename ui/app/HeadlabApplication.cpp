@@ -3,6 +3,7 @@
 
 #include "core/session/Presets.h"
 #include "ui/figures/FigureExporter.h"
+#include "ui/figures/FigureTable.h"
 #include "ui/app/MainWindow.h"
 #include "ui/app/StopSignalWatcher.h"
 #include "ui/model/Metatypes.h"
@@ -87,7 +88,7 @@ int runHeadlab(QApplication &app)
         QStringLiteral("SECONDS"), QStringLiteral("15"));
     QCommandLineOption figureOpt(
         QStringLiteral("figure"),
-        QStringLiteral("Show this figure: loss, heatmap, scaling, lr, grid."),
+        QStringLiteral("Show this figure: %1.").arg(figureIdList()),
         QStringLiteral("ID"));
     QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
     QCommandLineOption latencyOpt(
@@ -107,6 +108,13 @@ int runHeadlab(QApplication &app)
     if (sessionPath.isEmpty() && !parser.positionalArguments().isEmpty())
         sessionPath = parser.positionalArguments().first();
     const QSize size = parseSize(parser.value(sizeOpt), QSize(1600, 1000));
+    if (parser.isSet(figureOpt)) {
+        QString why;
+        if (resolveFigure(parser.value(figureOpt), &why).isEmpty()) {
+            std::fprintf(stderr, "headlab: --figure: %s\n", qPrintable(why));
+            return 2;
+        }
+    }
 
     if (parser.isSet(exportOpt)) {
         SessionModel model;

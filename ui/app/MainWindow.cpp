@@ -5,6 +5,7 @@
 #include "core/session/SessionStore.h"
 #include "ui/app/ExperimentForm.h"
 #include "ui/figures/FigureExporter.h"
+#include "ui/figures/FigureTable.h"
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/LossChartView.h"
 #include "ui/app/ProgressBarDelegate.h"
@@ -75,14 +76,8 @@ QPalette darkPalette()
 
 QString figureTabName(const QString &id)
 {
-    if (id == "loss") return QObject::tr("Loss curves");
-    if (id == "heatmap") return QObject::tr("Heatmap");
-    if (id == "scaling") return QObject::tr("Loss vs m, m_H");
-    if (id == "lr") return QObject::tr("Loss vs η");
-    if (id == "grid") return QObject::tr("All runs");
-    if (id == "rank") return QObject::tr("Loss vs rank");
-    if (id == "heads") return QObject::tr("Loss vs total heads");
-    return id;
+    const FigureSpec *spec = findFigure(id);
+    return spec ? QCoreApplication::translate("Figure", spec->tab) : id;
 }
 } // namespace
 
@@ -456,9 +451,10 @@ FigureView *MainWindow::currentFigure() const
     return qobject_cast<FigureView *>(m_tabs->currentWidget());
 }
 
-void MainWindow::showFigure(const QString &id)
+void MainWindow::showFigure(const QString &name)
 {
-    if (auto *f = figure(id); f && m_tabs->isTabVisible(m_tabs->indexOf(f)))
+    const FigureSpec *spec = findFigure(name);
+    if (auto *f = spec ? figure(spec->id) : nullptr; f && m_tabs->isTabVisible(m_tabs->indexOf(f)))
         m_tabs->setCurrentWidget(f);
 }
 
@@ -876,19 +872,17 @@ void MainWindow::restoreView()
     }
     auto it = view.find("chart");
     QString chart = it == view.end() ? QStringLiteral("loss") : QString::fromStdString(it->second);
-    // Names the presets and the CLI use for the same figures.
-    if (chart == "curves")
-        chart = "loss";
-    else if (chart.contains("vs_lr"))
-        chart = "lr";
-    else if (chart.contains("vs_m"))
-        chart = "scaling";
-    else if (chart.contains("multiples") || chart == "all_runs")
-        chart = "grid";
-    else if (chart.startsWith("head_") || chart == "total_heads")
-        chart = "heads"; // head_progression: loss against total heads
-    else if (!FigureView::figureIds().contains(chart))
-        chart = "heatmap";
+    // An id or an alias of the figure table; an unknown name is said, with the nearest one, and
+    // the loss curves are shown instead.
+    QString why;
+    const QString id = resolveFigure(chart, &why);
+    if (id.isEmpty()) {
+        const QString where = m_model->filePath().isEmpty() ? tr("the session") : m_model->filePath();
+        statusBar()->showMessage(tr("%1: view.chart: %2").arg(where, why), 15000);
+        chart = QStringLiteral("loss");
+    } else {
+        chart = id;
+    }
     updateFigureTabs();
     showFigure(chart);
     m_restoring = false;

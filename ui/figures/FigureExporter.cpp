@@ -15,18 +15,9 @@ namespace headlab::ui {
 
 QList<FigureExport> FigureExporter::allFigures()
 {
-    return {
-        {"fig1_loss_curves", "loss", {{"loss.digits", "false"}}},
-        {"fig1_loss_per_digit", "loss", {{"loss.digits", "true"}}},
-        {"fig2_heatmap", "heatmap", {}},
-        {"fig3_loss_vs_m", "scaling", {{"scaling.x", "m"}}},
-        {"fig3_loss_vs_mH", "scaling", {{"scaling.x", "m_H"}}},
-        {"fig4_loss_vs_lr", "lr", {{"lr.x", "lr"}}},
-        {"fig4_loss_vs_lr_sqrt_mH", "lr", {{"lr.x", "lr_sqrt_mh"}}},
-        {"fig5_small_multiples", "grid", {}},
-        {"nn_loss_vs_rank", "rank", {}},
-        {"heads_loss_and_speed_vs_total_heads", "heads", {}},
-    };
+    QList<FigureExport> all;
+    for (const auto &spec : figureTable()) all += spec.exports;
+    return all;
 }
 
 std::unique_ptr<FigureView>

@@ -5,6 +5,7 @@
 // draws the screen draws the SVG and the PNG. Works headless (QT_QPA_PLATFORM=offscreen).
 #pragma once
 
+#include "ui/figures/FigureTable.h"
 #include "ui/figures/FigureView.h"
 
 #include <QSize>
@@ -16,12 +17,6 @@
 namespace headlab::ui {
 
 class SessionModel;
-
-struct FigureExport {
-    QString fileStem; // "fig2_heatmap"
-    QString figureId; // "heatmap"
-    ViewState overrides;
-};
 
 class FigureExporter {
 public:

@@ -1,15 +1,11 @@
 // FigureView.cpp — see FigureView.h.
 #include "ui/figures/FigureView.h"
 
+#include "ui/figures/FigureTable.h"
+#include "ui/model/SessionModel.h"
+
 #include "ui/model/AxisRange.h"
 
-#include "ui/figures/HeadScheduleChartView.h"
-#include "ui/figures/HeatmapView.h"
-#include "ui/figures/LearningRateChartView.h"
-#include "ui/figures/LossChartView.h"
-#include "ui/figures/RankChartView.h"
-#include "ui/figures/ScalingChartView.h"
-#include "ui/figures/SmallMultiplesView.h"
 
 #include <QChart>
 #include <QChartView>
@@ -124,19 +120,21 @@ void FigureView::setStateValue(ViewState &state, const std::string &key,
 
 QStringList FigureView::figureIds()
 {
-    return {"loss", "heatmap", "scaling", "lr", "grid", "rank", "heads"};
+    QStringList ids;
+    for (const auto &spec : figureTable()) ids << spec.id;
+    return ids;
 }
 
 FigureView *FigureView::create(const QString &id, SessionModel *model, QWidget *parent)
 {
-    if (id == "loss") return new LossChartView(model, parent);
-    if (id == "heatmap") return new HeatmapView(model, parent);
-    if (id == "scaling") return new ScalingChartView(model, parent);
-    if (id == "lr") return new LearningRateChartView(model, parent);
-    if (id == "grid") return new SmallMultiplesView(model, parent);
-    if (id == "rank") return new RankChartView(model, parent);
-    if (id == "heads") return new HeadScheduleChartView(model, parent);
-    return nullptr;
+    const FigureSpec *spec = findFigure(id);
+    return spec ? spec->make(model, parent) : nullptr;
+}
+
+bool FigureView::applies() const
+{
+    const FigureSpec *spec = findFigure(figureId());
+    return !spec || figureApplies(*spec, m_model->session());
 }
 
 } // namespace headlab::ui

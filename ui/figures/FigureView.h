@@ -31,15 +31,16 @@ class FigureView : public QWidget {
 public:
     explicit FigureView(SessionModel *model, QWidget *parent = nullptr);
 
-    // "loss", "heatmap", "scaling", "lr", "grid", "rank", "heads": stable names used in view state
-    // and exports.
+    // Its id in the figure table (FigureTable.h): "loss", "heatmap", ...; a stable name used in
+    // view state and exports.
     virtual QString figureId() const = 0;
     virtual QString title() const = 0;
     virtual QString csv() const = 0;
     virtual void refresh() = 0;
-    // Whether the figure means anything for the session's task (the rank figure: nearest-neighbour
-    // only). The window hides the tab of one that does not; Export all skips it.
-    virtual bool applies() const { return true; }
+    // Whether the figure means anything for the session (its row of the figure table: the rank
+    // figure is the nearest-neighbour task's). The window hides the tab of one that does not;
+    // Export all skips it.
+    bool applies() const;
     virtual void saveViewState(ViewState &state) const { Q_UNUSED(state); }
     virtual void restoreViewState(const ViewState &state) { Q_UNUSED(state); }
     virtual void applyTheme(const ChartTheme &theme);
@@ -50,8 +51,9 @@ public:
     const QList<int> &selectedRuns() const { return m_selected; }
     const ChartTheme &theme() const { return m_theme; }
 
-    // Every figure the app has, by id.
+    // Every figure the app has, by id (FigureTable.h).
     static QStringList figureIds();
+    // The figure of an id or alias; nullptr for an unknown name.
     static FigureView *create(const QString &id, SessionModel *model, QWidget *parent = nullptr);
 
 Q_SIGNALS:

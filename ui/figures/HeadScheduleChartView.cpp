@@ -34,17 +34,6 @@ QString HeadScheduleChartView::csv() const
            QStringLiteral("\n# %1\n").arg(m_speed->title()) + m_speed->csv();
 }
 
-bool HeadScheduleChartView::applies() const
-{
-    const Session &session = m_model->session();
-    if (session.base.task.kind == "text") return true;
-    for (const auto &axis : session.axes)
-        if (axis.name == "head_schedule") return true;
-    for (const auto &run : session.runs)
-        if (run.labels.count("head_schedule")) return true;
-    return false;
-}
-
 void HeadScheduleChartView::refresh()
 {
     m_loss->showFigure(totalHeadsLossFigure(m_model->session()));

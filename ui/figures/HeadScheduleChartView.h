@@ -18,7 +18,6 @@ public:
     QString figureId() const override { return QStringLiteral("heads"); }
     QString title() const override;
     QString csv() const override; // both panels, one block each
-    bool applies() const override;
     void refresh() override;
     void applyTheme(const ChartTheme &theme) override;
     const FigurePanel *lossPanel() const { return m_loss; }

@@ -11,11 +11,6 @@ RankChartView::RankChartView(SessionModel *model, QWidget *parent)
     setControlsVisible(false); // nothing to choose: every (layers, w) line is drawn
 }
 
-bool RankChartView::applies() const
-{
-    return m_model->session().base.task.kind == "nearest_neighbour";
-}
-
 void RankChartView::refresh()
 {
     showData(rankFigure(m_model->session()), 2.0);

@@ -12,7 +12,6 @@ class RankChartView : public FigureChartView {
 public:
     explicit RankChartView(SessionModel *model, QWidget *parent = nullptr);
     QString figureId() const override { return QStringLiteral("rank"); }
-    bool applies() const override;
     void refresh() override;
 };
 

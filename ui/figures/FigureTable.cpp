@@ -1,0 +1,117 @@
+// FigureTable.cpp — the rows of the figure table.
+#include "ui/figures/FigureTable.h"
+
+#include "ui/figures/HeadScheduleChartView.h"
+#include "ui/figures/HeatmapView.h"
+#include "ui/figures/LearningRateChartView.h"
+#include "ui/figures/LossChartView.h"
+#include "ui/figures/RankChartView.h"
+#include "ui/figures/ScalingChartView.h"
+#include "ui/figures/SmallMultiplesView.h"
+
+#include "core/config/Yaml.h"
+#include "core/session/Session.h"
+
+namespace headlab::ui {
+
+namespace {
+
+template <typename View>
+FigureView *make(SessionModel *model, QWidget *parent)
+{
+    return new View(model, parent);
+}
+
+bool sweepsHeadSchedules(const Session &session)
+{
+    if (session.base.task.kind == "text") return true;
+    for (const auto &axis : session.axes)
+        if (axis.name == "head_schedule") return true;
+    for (const auto &run : session.runs)
+        if (run.labels.count("head_schedule")) return true;
+    return false;
+}
+
+} // namespace
+
+const QList<FigureSpec> &figureTable()
+{
+    static const QList<FigureSpec> table = {
+        {"loss",
+         {"curves", "loss_curves"},
+         QT_TRANSLATE_NOOP("Figure", "Loss curves"),
+         {{"fig1_loss_curves", "loss", {{"loss.digits", "false"}}}, {"fig1_loss_per_digit", "loss", {{"loss.digits", "true"}}}},
+         {},
+         nullptr,
+         make<LossChartView>},
+        {"heatmap", {"trainability", "final_loss_heatmap"}, QT_TRANSLATE_NOOP("Figure", "Heatmap"),
+         {{"fig2_heatmap", "heatmap", {}}}, {}, nullptr, make<HeatmapView>},
+        {"scaling",
+         {"loss_vs_m", "loss_vs_mh", "final_loss_vs_m"},
+         QT_TRANSLATE_NOOP("Figure", "Loss vs m, m_H"),
+         {{"fig3_loss_vs_m", "scaling", {{"scaling.x", "m"}}}, {"fig3_loss_vs_mH", "scaling", {{"scaling.x", "m_H"}}}},
+         {},
+         nullptr,
+         make<ScalingChartView>},
+        {"lr",
+         {"loss_vs_lr", "final_loss_vs_lr", "collapse"},
+         QT_TRANSLATE_NOOP("Figure", "Loss vs η"),
+         {{"fig4_loss_vs_lr", "lr", {{"lr.x", "lr"}}}, {"fig4_loss_vs_lr_sqrt_mH", "lr", {{"lr.x", "lr_sqrt_mh"}}}},
+         {},
+         nullptr,
+         make<LearningRateChartView>},
+        {"grid", {"all_runs", "small_multiples"}, QT_TRANSLATE_NOOP("Figure", "All runs"),
+         {{"fig5_small_multiples", "grid", {}}}, {}, nullptr, make<SmallMultiplesView>},
+        {"rank", {"loss_vs_rank"}, QT_TRANSLATE_NOOP("Figure", "Loss vs rank"), {{"nn_loss_vs_rank", "rank", {}}},
+         {"nearest_neighbour"}, nullptr, make<RankChartView>},
+        {"heads",
+         {"head_progression", "total_heads", "loss_vs_total_heads"},
+         QT_TRANSLATE_NOOP("Figure", "Loss vs total heads"),
+         {{"heads_loss_and_speed_vs_total_heads", "heads", {}}},
+         {},
+         sweepsHeadSchedules,
+         make<HeadScheduleChartView>},
+    };
+    return table;
+}
+
+const FigureSpec *findFigure(const QString &name)
+{
+    for (const auto &spec : figureTable())
+        if (spec.id == name || spec.aliases.contains(name)) return &spec;
+    return nullptr;
+}
+
+QString figureIdList()
+{
+    QStringList ids;
+    for (const auto &spec : figureTable()) ids << spec.id;
+    return ids.join(QStringLiteral(", "));
+}
+
+QString resolveFigure(const QString &name, QString *error)
+{
+    if (const FigureSpec *spec = findFigure(name)) return spec->id;
+    std::vector<std::string> names;
+    for (const auto &spec : figureTable()) {
+        names.push_back(spec.id.toStdString());
+        for (const auto &alias : spec.aliases) names.push_back(alias.toStdString());
+    }
+    const std::string near = yaml::nearestKey(name.toStdString(), names);
+    QString message = QStringLiteral("unknown figure '%1'").arg(name);
+    if (!near.empty()) {
+        const FigureSpec *spec = findFigure(QString::fromStdString(near));
+        message += QStringLiteral("; did you mean '%1'?").arg(spec ? spec->id : QString::fromStdString(near));
+    }
+    message += QStringLiteral(" (the figures are %1)").arg(figureIdList());
+    if (error) *error = message;
+    return {};
+}
+
+bool figureApplies(const FigureSpec &spec, const Session &session)
+{
+    if (spec.appliesTo) return spec.appliesTo(session);
+    return spec.tasks.isEmpty() || spec.tasks.contains(QString::fromStdString(session.base.task.kind));
+}
+
+} // namespace headlab::ui

@@ -1,0 +1,54 @@
+// FigureTable.h — the figure table: one row per figure the app draws.
+//
+// A row gives the figure's id (the name in `view: {chart: ...}`, --figure, view-state keys and
+// CSV export), the aliases older sessions use, its tab's title, the files "Export all" writes
+// (stem and view-state overrides), the tasks it applies to, and its factory. The window's tabs,
+// the app's --figure option and its help, Export all and the session's view all come from here;
+// adding a figure is a FigureView in its own file and one row.
+#pragma once
+
+#include "ui/figures/FigureView.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace headlab {
+struct Session;
+}
+
+namespace headlab::ui {
+
+class SessionModel;
+
+struct FigureExport {
+    QString fileStem; // "fig2_heatmap"
+    QString figureId; // "heatmap"
+    ViewState overrides;
+};
+
+struct FigureSpec {
+    QString id;                  // "heatmap"
+    QStringList aliases;         // other names accepted for it: "final_loss_vs_lr", ...
+    const char *tab = "";        // the tab's title (translated where shown)
+    QList<FigureExport> exports; // what Export all writes for it
+    QStringList tasks;           // the task kinds it applies to; empty: every task
+    // Whether it applies to a session beyond its tasks (the head-schedule figure: a text session,
+    // or any session sweeping head schedules); null: by `tasks` alone.
+    bool (*appliesTo)(const Session &session) = nullptr;
+    FigureView *(*make)(SessionModel *model, QWidget *parent) = nullptr;
+};
+
+// Every figure, in tab order.
+const QList<FigureSpec> &figureTable();
+// The row whose id or alias is `name`, or nullptr.
+const FigureSpec *findFigure(const QString &name);
+// The id for `name` (an id or an alias). An unknown name sets `error` to a sentence naming the
+// nearest figure and listing all ids, and returns an empty string.
+QString resolveFigure(const QString &name, QString *error);
+// Whether the figure means anything for `session`.
+bool figureApplies(const FigureSpec &spec, const Session &session);
+// "loss, heatmap, scaling, lr, grid, rank, heads"
+QString figureIdList();
+
+} // namespace headlab::ui
