@@ -737,6 +737,7 @@ void TestUiFigures::figureNamesComeFromTheTable()
     const QString path = dir.filePath("s.yaml");
     saveSessionAtomic(s, path.toStdString());
     MainWindow window;
+    window.setInteractive(false);
     QVERIFY(window.openSession(path));
     QCOMPARE(window.currentFigure()->figureId(), QStringLiteral("loss"));
     QVERIFY2(window.statusBar()->currentMessage().contains("view.chart: unknown figure 'heatmpa'; did you mean 'heatmap'"),
