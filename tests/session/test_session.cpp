@@ -924,10 +924,23 @@ void TestSession::cliPresetsAndHelp()
     for (const char *command : {"run", "validate", "presets", "export-csv"}) {
         result = runCli({command, "--help"});
         QCOMPARE(result.exitCode, 0);
-        QVERIFY2(result.out.startsWith("Usage: headlab-cli " + QString(command)),
-                 qPrintable(result.out));
+        QVERIFY2(result.out.contains("Usage: headlab-cli " + QString(command)), qPrintable(result.out));
     }
-    QCOMPARE(runCli({"frobnicate"}).exitCode, 2);
+    result = runCli({"frobnicate"});
+    QCOMPARE(result.exitCode, 2);
+    QVERIFY2(result.err.contains("unknown command 'frobnicate'"), qPrintable(result.err));
+    // Usage and help come from the same definitions: every option of run is in its help,
+    // and a bad value names the option.
+    result = runCli({"run", "--help"});
+    for (const char *option : {"--output", "--overwrite", "--preset", "--device", "--threads", "--concurrent",
+                               "--max-ensemble"})
+        QVERIFY2(result.out.contains(option), option);
+    result = runCli({"run", "x.yaml", "--concurrent", "0"});
+    QCOMPARE(result.exitCode, 2);
+    QVERIFY2(result.err.contains("--concurrent") && result.err.contains("not in range"), qPrintable(result.err));
+    result = runCli({"run", "x.yaml", "--device", "gpu"});
+    QCOMPARE(result.exitCode, 2);
+    QVERIFY2(result.err.contains("unknown device 'gpu'"), qPrintable(result.err));
     QCOMPARE(runCli({"run", "--preset", "no-such-preset"}).exitCode, 2);
 }
 

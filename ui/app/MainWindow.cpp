@@ -704,25 +704,30 @@ void MainWindow::autosave()
 void MainWindow::storeFinishedRun(int runIndex)
 {
     // One file per finished run: a crash loses at most the runs in progress.
+    StoredResult stored;
     try {
-        m_model->storeRun(runIndex, autosavePath());
-    } catch (const std::exception &e) {
-        // Training on would only make results with nowhere to go: stop, keep them in this window.
-        const bool wasRunning = m_controller->isRunning();
-        if (wasRunning) m_controller->stop();
-        const QString message =
-            tr("%1\n\n%2The results are kept in this window: free some space, or use File ▸ "
-               "Save As to save them elsewhere.")
-                .arg(QString::fromUtf8(e.what()),
-                     wasRunning ? tr("The sweep was stopped. ") : QString());
-        statusBar()->showMessage(tr("Saving failed: the sweep was stopped"), 10000);
-        if (m_interactive)
-            QMetaObject::invokeMethod(
-                this, [this, message] { showError(tr("Results could not be saved"), message); },
-                Qt::QueuedConnection);
-        else
-            std::fprintf(stderr, "headlab: %s\n", qPrintable(message));
+        stored = m_model->storeRun(runIndex, autosavePath());
+    } catch (const std::exception &e) { // the store could not be opened (locked, unreadable)
+        stored.saved = false;
+        stored.error = e.what();
     }
+    if (stored.saved) return;
+    // Training on would only make results with nowhere to go: stop, keep them in this window.
+    const bool wasRunning = m_controller->isRunning();
+    if (wasRunning) m_controller->stop();
+    const QString rescued = stored.rescuedTo.empty()
+                                ? QString()
+                                : tr("This run's result was written to %1. ").arg(QString::fromStdString(stored.rescuedTo));
+    const QString message =
+        tr("%1\n\n%2%3The results are kept in this window: free some space, or use File ▸ Save As to save "
+           "them elsewhere.")
+            .arg(QString::fromStdString(stored.error), wasRunning ? tr("The sweep was stopped. ") : QString(), rescued);
+    statusBar()->showMessage(tr("Saving failed: the sweep was stopped"), 10000);
+    if (m_interactive)
+        QMetaObject::invokeMethod(
+            this, [this, message] { showError(tr("Results could not be saved"), message); }, Qt::QueuedConnection);
+    else
+        std::fprintf(stderr, "headlab: %s\n", qPrintable(message));
 }
 
 void MainWindow::stopForSignal(int signal)

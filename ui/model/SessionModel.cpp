@@ -72,11 +72,11 @@ void SessionModel::openStore(const QString &fallbackPath)
     storeFor(m_filePath.isEmpty() ? fallbackPath : m_filePath);
 }
 
-void SessionModel::storeRun(int runIndex, const QString &fallbackPath)
+headlab::StoredResult SessionModel::storeRun(int runIndex, const QString &fallbackPath)
 {
-    if (runIndex < 0 || runIndex >= runCount()) return;
-    storeFor(m_filePath.isEmpty() ? fallbackPath : m_filePath)
-        .saveRun(m_session.runs[size_t(runIndex)]);
+    if (runIndex < 0 || runIndex >= runCount()) return {};
+    return headlab::storeResult(storeFor(m_filePath.isEmpty() ? fallbackPath : m_filePath),
+                                m_session.runs[size_t(runIndex)]);
 }
 
 void SessionModel::setModified(bool modified)

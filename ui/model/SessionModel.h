@@ -5,6 +5,7 @@
 // appended here; views read from here and redraw on their own frame timer, never per point.
 #pragma once
 
+#include "core/lab/SweepSession.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 
@@ -37,8 +38,12 @@ public:
     // Writes a copy without touching the path or the modified flag (autosave).
     void saveCopy(const QString &path);
     // Writes one run's result file, to the session's own folder or, for an untitled session, to
-    // the copy at `fallbackPath`: what finishing a run costs. Throws headlab::SessionError.
-    void storeRun(int runIndex, const QString &fallbackPath);
+    // the copy at `fallbackPath`: what finishing a run costs. Throws headlab::SessionError when the
+    // store cannot be opened (another writer holds it).
+    // Stores a finished run's result at once in its own file (core/lab: the same way headlab-cli
+    // does); when the file cannot be written, the result goes to a rescue folder, and the returned
+    // value says where and why.
+    headlab::StoredResult storeRun(int runIndex, const QString &fallbackPath);
     // Takes the lock of the file runs will be stored in (as storeRun chooses it) before a sweep
     // starts, so that a second writer is refused before any work. Throws headlab::SessionError.
     void openStore(const QString &fallbackPath);

@@ -1,0 +1,134 @@
+// SweepSession.cpp — see SweepSession.h.
+#include "core/lab/SweepSession.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace headlab {
+
+namespace {
+
+// Exists, following links: a link to a file not written yet does not.
+bool fileExists(const std::string &path)
+{
+    struct stat info {};
+    return ::stat(path.c_str(), &info) == 0;
+}
+
+int countResults(const Session &session)
+{
+    int n = 0;
+    for (const auto &run : session.runs) n += hasResult(run);
+    return n;
+}
+
+} // namespace
+
+std::vector<SweepJob> pendingJobs(const Session &session)
+{
+    std::vector<SweepJob> jobs;
+    for (int index : pendingRuns(session)) jobs.push_back({index, session.runs[size_t(index)].config});
+    return jobs;
+}
+
+StoredResult storeResult(SessionStore &store, const SessionRun &run, bool syncDirectory)
+{
+    StoredResult stored;
+    try {
+        store.saveRun(run, syncDirectory);
+        return stored;
+    } catch (const SessionError &e) {
+        stored.saved = false;
+        stored.error = e.what();
+    }
+    const char *tmp = std::getenv("TMPDIR");
+    const std::string dir =
+        std::string(tmp && *tmp ? tmp : "/tmp") + "/headlab-rescue-" + std::to_string(::getpid());
+    try {
+        ::mkdir(dir.c_str(), 0700);
+        stored.rescuedTo = dir + "/" + runFileName(run.config);
+        writeFileAtomic(stored.rescuedTo, runToYaml(run));
+        return stored;
+    } catch (const std::exception &) {
+    }
+    std::fprintf(stderr, "----- a result that could not be saved (save it as a .yaml file) -----\n%s-----\n",
+                 runToYaml(run).c_str());
+    stored.rescuedTo = "stderr above";
+    return stored;
+}
+
+std::string experimentText(Session session)
+{
+    session.runs.clear();
+    session.skipped.clear();
+    session.view.clear();
+    session.name.clear();
+    session.description.clear();
+    session.learnedRule = LearnedRule::LeftLn10Plateau; // how results are read, not what is run
+    return sessionToYaml(session);
+}
+
+OutputPlan planOutput(Session &session, const std::string &output, bool overwrite)
+{
+    OutputPlan plan;
+    if (!fileExists(output)) return plan;
+    Session existing;
+    try {
+        existing = loadSession(output);
+    } catch (const SessionError &e) {
+        if (!overwrite)
+            throw SessionError(output, 0, 0, "",
+                               std::string("exists and is not a session HeadLab can read (") + e.message() +
+                                   "); pass --overwrite to replace it");
+    }
+    plan.results = countResults(existing);
+    if (plan.results == 0 && !overwrite) return plan;
+    if (!overwrite && experimentText(existing) == experimentText(session)) {
+        plan.kind = OutputPlan::Kind::Resume;
+        plan.message = output + " holds " + std::to_string(plan.results) + " results of the same experiment: resuming it";
+        existing.view.insert(session.view.begin(), session.view.end());
+        session = std::move(existing);
+        return plan;
+    }
+    if (!overwrite) {
+        plan.kind = OutputPlan::Kind::Refuse;
+        plan.message = output + " already holds " + std::to_string(plan.results) +
+                       " results of a different experiment or sweep; refusing to replace them.\n  Choose another "
+                       "-o, or pass --overwrite (its results are then moved aside, not deleted).";
+        return plan;
+    }
+    plan.kind = OutputPlan::Kind::Replace;
+    const std::string results = resultsDirFor(output);
+    if (plan.results > 0 || fileExists(results)) {
+        const std::string aside = results + ".replaced-" + std::to_string(std::time(nullptr));
+        if (std::rename(results.c_str(), aside.c_str()) != 0 && errno != ENOENT)
+            throw SessionError(results, 0, 0, "", std::string("cannot move it aside: ") + std::strerror(errno));
+        if (fileExists(aside)) {
+            std::rename(output.c_str(), (aside + "/replaced-session.yaml").c_str());
+            plan.message = "--overwrite: the previous results of " + output + " are kept in " + aside;
+        }
+    }
+    return plan;
+}
+
+SweepCounts countRuns(const Session &session)
+{
+    SweepCounts c;
+    for (const auto &run : session.runs) {
+        switch (run.result.status) {
+        case RunStatus::Done: ++c.done; break;
+        case RunStatus::Diverged: ++c.diverged; break;
+        case RunStatus::Failed: ++c.failed; break;
+        default: ++c.unfinished; break;
+        }
+    }
+    return c;
+}
+
+} // namespace headlab

@@ -1,0 +1,55 @@
+// SweepSession.h — running a session's sweep and storing its results: the one way, shared by
+// headlab-cli and the app.
+//
+// Which runs to train (those without a result), how a finished run enters the session and its
+// store (its own file, at once), what happens when that file cannot be written (the result goes to
+// a rescue folder, and the caller stops the sweep: training on would make results with nowhere to
+// go), what an output file that already holds results means (the same experiment is resumed,
+// another is refused unless it is moved aside), and how a sweep's outcome is counted.
+#pragma once
+
+#include "core/session/Session.h"
+#include "core/session/SessionStore.h"
+#include "core/train/SweepRunner.h"
+
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+// The runs of `session` that have no result yet, in run order, as jobs for a SweepRunner.
+std::vector<SweepJob> pendingJobs(const Session &session);
+
+// Where a result went.
+struct StoredResult {
+    bool saved = true;     // in the session's results folder
+    std::string error;     // why not, when not saved
+    std::string rescuedTo; // a file in $TMPDIR/headlab-rescue-PID/, or "stderr above"
+};
+
+// Writes `run`'s result file; when that fails, writes it to a rescue folder in $TMPDIR (or /tmp)
+// instead, else prints it on stderr, and says so.
+StoredResult storeResult(SessionStore &store, const SessionRun &run, bool syncDirectory = true);
+
+// The experiment and sweep of a session as text: two sessions run the same experiment when these
+// are equal (names, descriptions, views and the learned rule do not change what is trained).
+std::string experimentText(Session session);
+
+// What `-o OUT` (or Save As) onto an existing file means.
+struct OutputPlan {
+    enum class Kind { Fresh, Resume, Refuse, Replace } kind = Kind::Fresh;
+    int results = 0;      // results OUT already holds
+    std::string message;  // for Resume, Refuse and Replace: one sentence for the user
+};
+// `session` is what is about to run into `output`. Resume: `session` is replaced by OUT's (with
+// the results) keeping its view. Replace (overwrite): OUT's results are moved to
+// OUT.results.replaced-TIME/, never deleted. Refuse: nothing is touched. Throws SessionError when
+// OUT cannot be read and overwrite is false, or its results cannot be moved aside.
+OutputPlan planOutput(Session &session, const std::string &output, bool overwrite);
+
+struct SweepCounts {
+    int done = 0, diverged = 0, failed = 0, unfinished = 0;
+};
+SweepCounts countRuns(const Session &session);
+
+} // namespace headlab
