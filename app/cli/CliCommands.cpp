@@ -49,6 +49,15 @@ std::string labelsText(const std::map<std::string, std::string> &labels)
     return text.empty() ? "(base)" : text;
 }
 
+// Says which settings outside the config differ between the session's runs (RunResult::provenance).
+void printProvenanceSpread(const Session &session, std::FILE *stream)
+{
+    const auto spread = provenanceSpread(session);
+    if (spread.empty()) return;
+    std::fprintf(stream, "runs of this session were trained under different settings:\n");
+    for (const auto &line : spread) std::fprintf(stream, "  %s\n", line.c_str());
+}
+
 // ---------------------------------------------------------------------------------------------
 // run
 
@@ -276,6 +285,7 @@ private:
         else
             std::fprintf(stderr, "saved %s (results in %s; %.2f s of %.1f s spent saving)\n", m_args.outputPath.c_str(),
                          m_store.resultsDir().c_str(), m_store.secondsSaving(), wall);
+        printProvenanceSpread(m_session, stderr);
         if (!m_unsaved.empty() || !indexSaved) return kExitRunFailed;
         if (m_stopRequested && StopSignals::received() != 0) return 128 + StopSignals::received();
         return m_failed > 0 ? kExitRunFailed : kExitOk;
@@ -358,6 +368,7 @@ int validateCommand(const std::string &path)
                 pending, session.skipped.size());
     for (const auto &s : session.skipped)
         std::printf("  skipped %s: %s\n", labelsText(s.labels).c_str(), s.reason.c_str());
+    printProvenanceSpread(session, stdout);
     return kExitOk;
 }
 

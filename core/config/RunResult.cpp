@@ -41,4 +41,19 @@ bool isFinished(RunStatus status)
     return status == RunStatus::Done || status == RunStatus::Diverged || status == RunStatus::Failed;
 }
 
+std::vector<std::string> provenanceDifferences(const RunResult &a, const RunResult &b)
+{
+    std::vector<std::string> out;
+    auto value = [](const RunResult &r, const std::string &key) {
+        const auto it = r.provenance.find(key);
+        return it == r.provenance.end() ? std::string("(not recorded)") : it->second;
+    };
+    std::map<std::string, bool> keys;
+    for (const auto &[key, v] : a.provenance) keys[key] = true;
+    for (const auto &[key, v] : b.provenance) keys[key] = true;
+    for (const auto &[key, unused] : keys)
+        if (value(a, key) != value(b, key)) out.push_back(key + ": " + value(a, key) + " → " + value(b, key));
+    return out;
+}
+
 } // namespace headlab

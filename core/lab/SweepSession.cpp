@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -115,6 +116,32 @@ OutputPlan planOutput(Session &session, const std::string &output, bool overwrit
         }
     }
     return plan;
+}
+
+std::vector<std::string> provenanceSpread(const Session &session)
+{
+    std::map<std::string, std::map<std::string, int>> values; // key → value → runs
+    int recorded = 0;
+    for (const auto &run : session.runs) {
+        if (run.result.provenance.empty()) continue;
+        ++recorded;
+        for (const auto &[key, value] : run.result.provenance) ++values[key][value];
+    }
+    std::vector<std::string> lines;
+    for (auto &[key, counts] : values) {
+        int with = 0;
+        for (const auto &[value, n] : counts) with += n;
+        if (with < recorded) counts["(not recorded)"] += recorded - with;
+        if (counts.size() < 2) continue;
+        std::string line = key + ":";
+        bool first = true;
+        for (const auto &[value, n] : counts) {
+            line += (first ? " " : ", ") + value + " (" + std::to_string(n) + (n == 1 ? " run)" : " runs)");
+            first = false;
+        }
+        lines.push_back(line);
+    }
+    return lines;
 }
 
 SweepCounts countRuns(const Session &session)

@@ -47,6 +47,11 @@ struct OutputPlan {
 // OUT cannot be read and overwrite is false, or its results cannot be moved aside.
 OutputPlan planOutput(Session &session, const std::string &output, bool overwrite);
 
+// Provenance keys whose value differs between the session's runs, one line each, e.g.
+// "libtorch: 2.5.1 (3 runs), 2.11.0 (2 runs)": why runs of one session may not be comparable
+// bit for bit (a rerun elsewhere, another LibTorch, TF32 on). Empty when they agree.
+std::vector<std::string> provenanceSpread(const Session &session);
+
 struct SweepCounts {
     int done = 0, diverged = 0, failed = 0, unfinished = 0;
 };

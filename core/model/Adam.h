@@ -27,6 +27,8 @@ public:
     void zeroGrad();
     // Forgets run r's moments (a run frozen after divergence).
     void resetRun(int64_t run);
+    // For provenance: the one-kernel CUDA step, or the ATen passes.
+    bool fused() const { return m_fused; }
 
 private:
     Transformer &m_model;

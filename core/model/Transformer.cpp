@@ -251,6 +251,19 @@ void Transformer::initializeRun(int64_t run, uint64_t seed)
     }
 }
 
+std::string Transformer::attentionPath() const
+{
+    std::string path;
+    bool same = true;
+    for (size_t l = 0; l < m_layers.size(); ++l) {
+        const std::string one = m_layers[l].microHeads > 0 ? "micro-heads" : "sdpa";
+        same = same && (l == 0 || (m_layers[l].microHeads > 0) == (m_layers[0].microHeads > 0));
+        path += (l ? ", " : "") + one;
+    }
+    if (same && !m_layers.empty()) return m_layers[0].microHeads > 0 ? "micro-heads" : "sdpa";
+    return path;
+}
+
 int64_t Transformer::parameterCount() const
 {
     int64_t n = 0;

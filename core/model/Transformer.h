@@ -52,6 +52,11 @@ public:
     int64_t runs() const { return m_runs; }
     int64_t vocabSize() const { return m_vocab; }
     int64_t parameterCount() const; // per run
+    // For provenance: how attention is computed ("micro-heads" explicit softmax, "sdpa" fused
+    // kernels, or per layer "micro-heads, sdpa"), and whether linear layers write their weight
+    // gradients directly.
+    std::string attentionPath() const;
+    bool directGradients() const { return m_directGradients; }
 
 private:
     struct Layer {

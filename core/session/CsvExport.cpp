@@ -50,9 +50,10 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
     summary.runsPath = (std::filesystem::path(directory) / "runs.csv").string();
     summary.curvesPath = (std::filesystem::path(directory) / "curves.csv").string();
 
-    std::set<std::string> labelNames, metricNames;
+    std::set<std::string> labelNames, metricNames, provenanceNames;
     for (const auto &run : session.runs) {
         for (const auto &[key, value] : run.labels) labelNames.insert(key);
+        for (const auto &[key, value] : run.result.provenance) provenanceNames.insert(key);
         for (const auto &[key, value] : run.result.metrics) metricNames.insert(key);
     }
     // "learned" is the session's rule (LearnedRule.h), the same verdict the app and the CLI give;
@@ -69,6 +70,7 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
         for (const auto &column : runCsvColumns()) out << ',' << csvField(column.name);
         out << ",status,steps_done,diverged_at_step,wall_seconds,device,learned,learned_rule";
         for (const auto &name : metricNames) out << ',' << csvField(name);
+        for (const auto &name : provenanceNames) out << ',' << csvField("provenance_" + name);
         out << ",message\n";
         for (size_t i = 0; i < session.runs.size(); ++i) {
             const SessionRun &run = session.runs[i];
@@ -88,6 +90,10 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
             for (const auto &name : metricNames) {
                 const auto it = r.metrics.find(name);
                 out << ',' << (it == r.metrics.end() ? "" : yaml::formatNumber(it->second));
+            }
+            for (const auto &name : provenanceNames) {
+                const auto it = r.provenance.find(name);
+                out << ',' << csvField(it == r.provenance.end() ? "" : it->second);
             }
             out << ',' << csvField(r.message) << '\n';
         }

@@ -498,7 +498,8 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
 {
     std::vector<std::string> keys = {"labels",  "config",       "status",  "steps_done",
                                      "diverged_at_step", "wall_seconds", "device",  "message",
-                                     "phase_starts",     "metrics",      "curves",  "samples"};
+                                     "phase_starts",     "metrics",      "curves",  "samples",
+                                     "provenance"};
     if (inRunFile) keys.push_back("schema_version");
     checkKeys(field, keys);
     SessionRun run;
@@ -520,6 +521,8 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
         for (const auto &[key, value] : entries(f)) result.metrics[key] = readNumber(value);
     if (auto f = child(field, "samples"); f.present() && !f.isNull())
         for (const auto &sample : items(f)) result.samples.push_back(readString(sample));
+    if (auto f = child(field, "provenance"); f.present() && !f.isNull())
+        for (const auto &[key, value] : entries(f)) result.provenance[key] = readString(value);
     if (auto f = child(field, "curves"); f.present() && !f.isNull()) {
         for (const auto &[key, value] : entries(f)) {
             if (key == "train")
@@ -755,6 +758,14 @@ void writeRunRecord(YAML::Emitter &out, const SessionRun &run, CurveSplicer &cur
         out << YAML::Key << "samples" << YAML::Value << YAML::BeginSeq;
         for (const auto &sample : r.samples) writeText(out, sample);
         out << YAML::EndSeq;
+    }
+    if (!r.provenance.empty()) {
+        out << YAML::Key << "provenance" << YAML::Value << YAML::BeginMap;
+        for (const auto &[key, value] : r.provenance) {
+            out << YAML::Key << key << YAML::Value;
+            writeText(out, value);
+        }
+        out << YAML::EndMap;
     }
     out << YAML::Key << "curves" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "train" << YAML::Value;

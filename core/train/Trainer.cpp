@@ -18,6 +18,7 @@
 #include <torch/torch.h>
 
 #if __has_include(<ATen/cuda/CUDAGraph.h>)
+#include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
@@ -25,6 +26,7 @@
 #endif
 
 #include <chrono>
+#include <fstream>
 #include <cstdlib>
 #include <optional>
 #include <cmath>
@@ -88,6 +90,24 @@ struct PendingRead {
     std::map<std::string, torch::Tensor> extra;  // eval reads
     std::vector<bool> alive;                     // who was training when it was queued
 };
+
+// "NVIDIA H100 80GB HBM3 (cuda:0)", or the CPU's model name.
+std::string deviceDescription(const torch::Device &device)
+{
+    if (device.is_cuda()) {
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+        const auto *properties = at::cuda::getDeviceProperties(device.index() < 0 ? 0 : device.index());
+        return std::string(properties->name) + " (" + device.str() + ")";
+#else
+        return device.str();
+#endif
+    }
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line);)
+        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
+            return "cpu: " + line.substr(line.find(':') + 2);
+    return "cpu";
+}
 
 bool cudaGraphsWanted()
 {
@@ -153,6 +173,7 @@ public:
             if (m.result.status == RunStatus::Done) // after the clock: sampling is not training time
                 m.result.samples = m_task->finalSamples(*m_model, static_cast<int64_t>(i), m_configs[i]);
             if (!m_note.empty()) m.result.message = m.result.message.empty() ? m_note : m.result.message + "; " + m_note;
+            m.result.provenance = provenance(device);
             finalizeMetrics(m.result);
             report(i, true);
             out.push_back(std::move(m.result));
@@ -193,6 +214,7 @@ private:
         const int64_t R = static_cast<int64_t>(m_configs.size());
         for (auto &m : m_members) m.result.phaseStarts.push_back(m_step);
         Adam adam(*m_model, phase.optimizer);
+        m_fusedAdam = adam.fused() ? "on (one CUDA kernel)" : "off (ATen passes)";
         updateLearningRates(adam, phase);
         const auto device = m_model->flatParameters().device();
         torch::Tensor phaseStep = torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device));
@@ -239,6 +261,7 @@ private:
             if (tryGraph && t == kEagerSteps) {
                 tryGraph = false;
                 graph = capture(trainStep);
+                m_graphsUsed = m_graphsUsed || graph != nullptr;
             }
             if (graph) graph->replay();
             else trainStep();
@@ -434,6 +457,24 @@ private:
             addEpochMetrics(r); // nearest neighbour: epoch_mean, best_epoch_mean
     }
 
+    // What, besides the config, decided this ensemble's numbers (RunResult::provenance).
+    std::map<std::string, std::string> provenance(const torch::Device &device) const
+    {
+        std::map<std::string, std::string> p;
+        p["libtorch"] = TORCH_VERSION;
+        p["headlab"] = HEADLAB_VERSION;
+        p["device"] = deviceDescription(device);
+        p["attention"] = m_model ? m_model->attentionPath() : "";
+        p["direct_gradients"] = m_model && m_model->directGradients() ? "on" : "off";
+        p["fused_adam"] = m_fusedAdam;
+        p["cuda_graphs"] = m_graphsUsed ? "on" : "off";
+        p["tf32"] = device.is_cuda() ? (m_configs.front().tf32 ? "on" : "off") : "n/a (cpu)";
+        p["threads"] = std::to_string(torch::get_num_threads());
+        for (const char *name : {"HEADLAB_ATTENTION", "HEADLAB_FUSED_ADAM", "HEADLAB_DIRECT_GRADIENTS", "HEADLAB_CUDA_GRAPHS"})
+            if (const char *v = std::getenv(name)) p[std::string("env.") + name] = v;
+        return p;
+    }
+
     void maybeReport()
     {
         const auto now = Clock::now();
@@ -478,6 +519,8 @@ private:
     std::vector<PendingRead> m_reads;
     bool m_stopsWhilePaused = false; // a member stopped while the ensemble was paused
     std::string m_note;
+    bool m_graphsUsed = false;     // a phase's step was captured as a CUDA graph
+    std::string m_fusedAdam = "off"; // the optimizer's path, for provenance
     int64_t m_step = 0;
     int64_t m_total = 0;
     Clock::time_point m_start, m_lastReport;

@@ -9,6 +9,8 @@
 #include "core/metrics/Metrics.h"
 #include "core/metrics/PlateauDetector.h"
 #include "core/config/RunConfig.h"
+#include "core/lab/SweepSession.h"
+#include "core/session/SessionStore.h"
 #include "core/train/SweepRunner.h"
 #include "core/model/Device.h"
 #include "core/train/Trainer.h"
@@ -274,6 +276,40 @@ private Q_SLOTS:
         }
         QVERIFY(findMetric("test_digit_2") && findMetric("test_digit_2")->family);
         QVERIFY(!findMetric("no_such_metric"));
+    }
+
+    // Every setting outside the config that changes the numbers is in the run's result, survives
+    // its file, and a session whose runs differ in one says so.
+    void provenanceIsRecorded()
+    {
+        qputenv("HEADLAB_ATTENTION", "sdpa");
+        const RunResult fused = trainRun(testing::tinyAdditionRun(8, {2}, 10, 1e-3));
+        qunsetenv("HEADLAB_ATTENTION");
+        const RunResult micro = trainRun(testing::tinyAdditionRun(8, {2}, 10, 1e-3));
+        for (const char *key : {"libtorch", "headlab", "device", "attention", "direct_gradients", "fused_adam",
+                                "cuda_graphs", "tf32", "threads"})
+            QVERIFY2(micro.provenance.count(key) && !micro.provenance.at(key).empty(), key);
+        QVERIFY(QRegularExpression("^2\\.\\d+\\.\\d+").match(QString::fromStdString(micro.provenance.at("libtorch"))).hasMatch());
+        QCOMPARE(QString::fromStdString(fused.provenance.at("env.HEADLAB_ATTENTION")), QStringLiteral("sdpa"));
+        QCOMPARE(QString::fromStdString(fused.provenance.at("attention")), QStringLiteral("sdpa"));
+        QVERIFY(!micro.provenance.count("env.HEADLAB_ATTENTION"));
+        QVERIFY(QString::fromStdString(micro.provenance.at("device")).startsWith("cpu"));
+        // Through a run file and back.
+        SessionRun run;
+        run.config = testing::tinyAdditionRun(8, {2}, 10, 1e-3);
+        run.result = fused;
+        QCOMPARE(runFromYaml(runToYaml(run), "run.yaml").result.provenance, fused.provenance);
+        // What differs, said.
+        const auto differences = provenanceDifferences(micro, fused);
+        QVERIFY(std::find(differences.begin(), differences.end(), std::string("env.HEADLAB_ATTENTION: (not recorded) → sdpa")) !=
+                differences.end());
+        Session session;
+        session.runs = {run, run};
+        session.runs[1].result = micro;
+        const auto spread = provenanceSpread(session);
+        QVERIFY(std::find_if(spread.begin(), spread.end(), [](const std::string &line) {
+                    return line.rfind("env.HEADLAB_ATTENTION:", 0) == 0 && line.find("sdpa (1 run)") != std::string::npos;
+                }) != spread.end());
     }
 
     void microHeadAttentionMatchesFusedAttention()
