@@ -44,10 +44,13 @@ fi
 
 # --- build (only when a source changed) --------------------------------------------------------
 # The torch-free part of the core that reading a session touches: config, the session files, the
-# learned rule, and the task table with every task's spec (built without factories:
-# HEADLAB_SPECS_ONLY, core/tasks/TaskSpec.h), so that a new task's options are fuzzed too.
+# metrics, and the task table with every task's torch-free files (all but its *Task.cpp; specs
+# built without factories: HEADLAB_SPECS_ONLY, core/tasks/TaskSpec.h), so a new task is fuzzed too.
+TASK_SOURCES=()
+for f in core/tasks/*/*.cpp; do [[ "$f" == *Task.cpp ]] || TASK_SOURCES+=("$f"); done
 SOURCES=(tests/fuzz/fuzz_session.cpp core/config/*.cpp core/session/Session.cpp core/session/SessionStore.cpp
-         core/metrics/LearnedRule.cpp core/tasks/TaskTable.cpp core/tasks/RunConfigFields.cpp core/tasks/*/*Spec.cpp)
+         core/metrics/LearnedRule.cpp core/metrics/Metrics.cpp core/tasks/TaskTable.cpp core/tasks/RunConfigFields.cpp
+         "${TASK_SOURCES[@]}")
 BINARY="$OUT/fuzz_session"
 mkdir -p "$OUT/corpus" "$OUT/findings"
 newest="$(ls -t "${SOURCES[@]}" core/*/*.h core/*/*/*.h | head -n1)"

@@ -244,8 +244,10 @@ private:
         m_display->runFinished(runIndex, run.result.status == RunStatus::Stopped
                                              ? std::min(run.result.stepsDone, run.config.totalSteps())
                                              : run.config.totalSteps());
+        // Stored before it is reported: a line that says a run finished means its file is written
+        // (the directory is synced once per batch, in drain()).
+        const StoredResult stored = storeResult(m_store, run, /*syncDirectory=*/false);
         m_display->printLine(finishedLine(m_finished, m_pending, runIndex, run));
-        const StoredResult stored = storeResult(m_store, run, /*syncDirectory=*/false); // one sync per batch
         if (stored.saved) return;
         m_unsaved.push_back(stored.rescuedTo);
         m_display->printLine(stored.error + "\nheadlab-cli: run " + std::to_string(runIndex) +

@@ -12,6 +12,7 @@
 
 #include "core/config/Field.h"
 #include "core/config/RunConfig.h"
+#include "core/metrics/Metrics.h"
 
 #include <cstdint>
 #include <memory>
@@ -54,6 +55,15 @@ struct TaskSpec {
     // The extra curves its evaluation reports, each a registered metric (core/metrics/Metrics.h);
     // "test_digit_{0,1,2}" style families are named with their prefix.
     std::vector<std::string> extraCurves;
+    // Metrics of its own, beyond the registry's (core/metrics/Metrics.h): e.g. a family of
+    // per-group curves. findTaskMetric() finds them.
+    std::vector<MetricSpec> metrics;
+    // Test loss per group of examples (the addition task's queried digit): curves named
+    // groupCurvePrefix + g for each group g, drawn by the loss chart's per-group view under the
+    // names groups() gives. An empty prefix: no groups.
+    std::string groupCurvePrefix;
+    std::string groupWord = "group"; // "digit": what one group is called ("Per-digit test loss")
+    std::vector<std::string> (*groups)(const TaskConfig &) = nullptr;
     bool producesSamples = false; // finished runs carry generated text (RunResult::samples)
     // Task-specific checks of a run, "" when it can run: "model.d_model: ... must equal ...".
     std::string (*check)(const RunConfig &) = nullptr;
@@ -67,6 +77,9 @@ const TaskSpec *findTaskSpec(const std::string &id);
 // The row of `id`; an unknown id throws std::invalid_argument naming the nearest and all ids.
 const TaskSpec &taskSpec(const std::string &id);
 inline const TaskSpec &taskSpec(const TaskConfig &task) { return taskSpec(task.kind); }
+
+// A metric of the registry, or of any task's own rows; nullptr when neither knows it.
+const MetricSpec *findTaskMetric(const std::string &name);
 
 // Tokens (or points) in one sequence of the task: 19 for addition, N for nearest neighbour, the
 // context length for text.

@@ -45,6 +45,15 @@ const TaskSpec &taskSpec(const std::string &id)
                                 " (the tasks are " + list + ")");
 }
 
+const MetricSpec *findTaskMetric(const std::string &name)
+{
+    if (const MetricSpec *row = findMetric(name)) return row;
+    for (const TaskSpec *spec : taskTable())
+        for (const auto &row : spec->metrics)
+            if (row.family ? name.rfind(row.name, 0) == 0 : name == row.name) return &row;
+    return nullptr;
+}
+
 int64_t sequenceLength(const TaskConfig &task)
 {
     return taskSpec(task).sequenceLength(task);

@@ -470,6 +470,8 @@ private:
         p["cuda_graphs"] = m_graphsUsed ? "on" : "off";
         p["tf32"] = device.is_cuda() ? (m_configs.front().tf32 ? "on" : "off") : "n/a (cpu)";
         p["threads"] = std::to_string(torch::get_num_threads());
+        if (m_task)
+            for (const auto &[key, value] : m_task->provenance()) p["task." + key] = value;
         for (const char *name : {"HEADLAB_ATTENTION", "HEADLAB_FUSED_ADAM", "HEADLAB_DIRECT_GRADIENTS", "HEADLAB_CUDA_GRAPHS"})
             if (const char *v = std::getenv(name)) p[std::string("env.") + name] = v;
         return p;

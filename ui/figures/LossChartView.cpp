@@ -33,9 +33,6 @@ namespace headlab::ui {
 namespace {
 constexpr int kLegendMax = 10;
 constexpr size_t kPointBudget = 200'000; // points drawn over all curves of one frame
-// The addition task's per-digit test curves (metric::kTestDigitPrefix + 0, 1, 2).
-const std::string kDigitNames[3] = {std::string(metric::kTestDigitPrefix) + "0", std::string(metric::kTestDigitPrefix) + "1",
-                                    std::string(metric::kTestDigitPrefix) + "2"};
 } // namespace
 
 LossChartView::LossChartView(SessionModel *model, QWidget *parent)
@@ -51,9 +48,7 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
     m_fullRange = new QCheckBox(tr("Full y range"), this);
     m_fullRange->setToolTip(tr("Show every point, also losses far above the rest (a run that "
                                "blew up); off, they are left off the chart and counted"));
-    m_digits = new QCheckBox(tr("Per-digit test loss"), this);
-    m_digits->setToolTip(
-        tr("Test loss for each queried digit A0 (ones), A1 (tens), A2 (hundreds)"));
+    m_digits = new QCheckBox(tr("Per-digit test loss"), this); // named for the task in refresh()
     m_smoothing = new QSlider(Qt::Horizontal, this);
     m_smoothing->setRange(0, 99);
     m_smoothing->setMaximumWidth(140);
@@ -95,7 +90,8 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
 QString LossChartView::title() const
 {
     const auto &name = m_model->session().name;
-    QString t = m_digits->isChecked() ? tr("Test loss per queried digit") : tr("Loss against step");
+    const Groups g = groups();
+    QString t = m_digits->isChecked() && !g.curves.empty() ? tr("Test loss per %1").arg(g.word) : tr("Loss against step");
     if (!name.empty()) t += QStringLiteral(" — ") + QString::fromStdString(name);
     return t;
 }
@@ -197,7 +193,7 @@ void LossChartView::rebuildAxes()
     m_axisX = makeValueAxis(m_logX->isChecked(), 10, "%.0f");
     m_axisY = makeValueAxis(m_logY->isChecked(), 10, "%.2f");
     m_axisX->setTitleText(tr("step"));
-    m_axisY->setTitleText(m_digits->isChecked() ? tr("test loss per digit (nats)")
+    m_axisY->setTitleText(m_digits->isChecked() && !groups().curves.empty() ? tr("test loss per %1 (nats)").arg(groups().word)
                                                 : tr("loss (nats)"));
     m_chart->addAxis(m_axisX, Qt::AlignBottom);
     m_chart->addAxis(m_axisY, Qt::AlignLeft);
@@ -205,6 +201,21 @@ void LossChartView::rebuildAxes()
     m_theme.apply(m_axisX);
     m_theme.apply(m_axisY);
     m_axesDirty = false;
+}
+
+LossChartView::Groups LossChartView::groups() const
+{
+    Groups g;
+    const TaskConfig &task = m_model->session().base.task;
+    const TaskSpec *spec = findTaskSpec(task.kind);
+    if (!spec || spec->groupCurvePrefix.empty() || !spec->groups) return g;
+    const std::vector<std::string> names = spec->groups(task);
+    for (size_t i = 0; i < names.size(); ++i) {
+        g.curves.push_back(spec->groupCurvePrefix + std::to_string(i));
+        g.names << QString::fromStdString(names[i]);
+    }
+    g.word = QString::fromStdString(spec->groupWord);
+    return g;
 }
 
 QLineSeries *LossChartView::seriesFor(int run, Kind kind)
@@ -310,7 +321,14 @@ void LossChartView::refresh()
 {
     if (m_axesDirty) rebuildAxes();
     const bool logX = m_logX->isChecked(), logY = m_logY->isChecked();
-    const bool digits = m_digits->isChecked();
+    const Groups groupCurves = groups();
+    // The per-group view is the task's (the addition task's digits); hidden for tasks without.
+    m_digits->setVisible(!groupCurves.curves.empty());
+    if (!groupCurves.curves.empty()) {
+        m_digits->setText(tr("Per-%1 test loss").arg(groupCurves.word));
+        m_digits->setToolTip(tr("Test loss of each %1: %2").arg(groupCurves.word, groupCurves.names.join(", ")));
+    }
+    const bool digits = m_digits->isChecked() && !groupCurves.curves.empty();
     const double smoothing = m_smoothing->value() / 100.0;
     const QList<int> runs = displayedRuns();
 
@@ -334,9 +352,9 @@ void LossChartView::refresh()
             }
         };
         if (digits) {
-            for (int d = 0; d < 3; ++d) {
-                auto it = r.extra.find(kDigitNames[d]);
-                if (it != r.extra.end()) want(Kind(Digit0 + d), &it->second);
+            for (size_t g = 0; g < groupCurves.curves.size(); ++g) {
+                auto it = r.extra.find(groupCurves.curves[g]);
+                if (it != r.extra.end()) want(Kind(Group + int(g)), &it->second);
             }
         } else {
             if (m_showTrain->isChecked()) {
@@ -378,6 +396,7 @@ void LossChartView::refresh()
 
     if (m_stylesDirty) {
         const bool single = runs.size() == 1;
+        const QStringList groupNames = groups().names;
         int legendShown = 0;
         // One pass over the legend: markers(series) scans every marker, once per series.
         QHash<QAbstractSeries *, QList<QLegendMarker *>> markersOf;
@@ -406,21 +425,17 @@ void LossChartView::refresh()
                 if (single) pen.setColor(m_theme.seriesColor(run + 1));
                 name = single ? tr("test") : label;
                 break;
-            case Digit0:
-            case Digit1:
-            case Digit2: {
-                const int d = kind - Digit0;
+            default: { // a group's test loss: a colour each for one run, a dash each for several
+                const int d = kind - Group;
+                static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
+                                                      Qt::DashDotDotLine};
                 if (single)
                     pen.setColor(m_theme.seriesColor(d));
                 else
-                    pen.setStyle(d == 0 ? Qt::SolidLine : d == 1 ? Qt::DashLine : Qt::DotLine);
+                    pen.setStyle(dashes[d % 5]);
                 pen.setWidthF(m_theme.line(2.0));
-                const QString digitName = tr("A%1 (%2)")
-                                              .arg(d)
-                                              .arg(d == 0   ? tr("ones")
-                                                   : d == 1 ? tr("tens")
-                                                            : tr("hundreds"));
-                name = single ? digitName : (d == 0 ? label : QString());
+                const QString groupName = d < groupNames.size() ? groupNames[d] : QString::number(d);
+                name = single ? groupName : (d == 0 ? label : QString());
                 break;
             }
             }
@@ -493,7 +508,8 @@ void LossChartView::refresh()
 QString LossChartView::csv() const
 {
     QString out = QStringLiteral("run,label,curve,step,value\n");
-    const bool digits = m_digits->isChecked();
+    const Groups groupCurves = groups();
+    const bool digits = m_digits->isChecked() && !groupCurves.curves.empty();
     for (int i : displayedRuns()) {
         const auto &run = m_model->run(i);
         QString label = runLabel(m_model->session(), run);
@@ -507,7 +523,7 @@ QString LossChartView::csv() const
                            .arg(p.value, 0, 'g', 10);
         };
         if (digits) {
-            for (const auto &d : kDigitNames) {
+            for (const auto &d : groupCurves.curves) {
                 auto it = run.result.extra.find(d);
                 if (it != run.result.extra.end()) write(QString::fromStdString(d), it->second);
             }

@@ -44,7 +44,8 @@ public:
     QList<int> displayedRuns() const;
 
 private:
-    enum Kind { TrainRaw, TrainSmooth, Test, Digit0, Digit1, Digit2 };
+    // A series' kind; Group + g is the test loss of group g (TaskSpec::groupCurvePrefix).
+    enum Kind { TrainRaw, TrainSmooth, Test, Group };
     QLineSeries *seriesFor(int run, Kind kind);
     void rebuildAxes();
     void updatePlateaus(double xMin, double xMax);
@@ -53,6 +54,13 @@ private:
 
     QChartView *m_view;
     QChart *m_chart;
+    // The task's test-loss groups: curve names and display names (the addition task's digits).
+    struct Groups {
+        std::vector<std::string> curves;
+        QStringList names;
+        QString word;
+    };
+    Groups groups() const;
     QCheckBox *m_logX, *m_logY, *m_digits, *m_showTrain, *m_showTest;
     QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted
     int m_outliers = 0;     // finite points above the y range, last frame
