@@ -64,7 +64,10 @@ struct TaskSpec {
     std::string groupCurvePrefix;
     std::string groupWord = "group"; // "digit": what one group is called ("Per-digit test loss")
     std::vector<std::string> (*groups)(const TaskConfig &) = nullptr;
-    bool producesSamples = false; // finished runs carry generated text (RunResult::samples)
+    bool producesSamples = false;
+    // Runs record where their test loss entered and left the ln 10, ⅔ ln 10 and ⅓ ln 10 plateaus
+    // and whether it left the ln 10 one (PlateauDetector; the addition task's staircase).
+    bool plateauMetrics = false; // finished runs carry generated text (RunResult::samples)
     // Task-specific checks of a run, "" when it can run: "model.d_model: ... must equal ...".
     std::string (*check)(const RunConfig &) = nullptr;
     TaskFactory make = nullptr;

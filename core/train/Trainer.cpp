@@ -447,7 +447,7 @@ private:
             r.metrics[metric::kLearned] = learned ? 1.0 : 0.0;
             // A run that only learned the digits' marginal sits just under ln 10 and counts as learned
             // by the paper's rule; the plateau analysis says which step it actually reached.
-            if (r.status == RunStatus::Done)
+            if (r.status == RunStatus::Done && taskSpec(m_configs.front().task).plateauMetrics)
                 for (const auto &[k, v] : PlateauDetector().metrics(r.test)) r.metrics[k] = v;
         }
         const double seconds = std::chrono::duration<double>(Clock::now() - m_start).count();

@@ -48,6 +48,7 @@ const TaskSpec &additionTask()
         .initialLoss = [](const TaskConfig &) { return std::log(double(addition::kVocabSize)); },
         .extraCurves = {metric::kTestDigitPrefix},
         .producesSamples = false,
+        .plateauMetrics = true,
         .check = checkAddition,
         .make = HEADLAB_TASK_FACTORY(makeAdditionTask),
     };
