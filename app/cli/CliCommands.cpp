@@ -341,6 +341,10 @@ int runCommand(RunArguments a)
     std::fprintf(stderr, "%s: %zu runs, %zu already finished, %zu to train, %zu skipped; saving to %s\n",
                  session.name.empty() ? "session" : session.name.c_str(), session.runs.size(),
                  session.runs.size() - pending, pending, session.skipped.size(), a.outputPath.c_str());
+    if (session.runs.empty() && !session.skipped.empty()) {
+        std::fprintf(stderr, "headlab-cli: nothing can run: every combination of the sweep is skipped (why is above)\n");
+        return kExitBadInput;
+    }
     try {
         store->saveSession(session);
     } catch (const SessionError &e) {
@@ -371,6 +375,11 @@ int validateCommand(const std::string &path)
     for (const auto &s : session.skipped)
         std::printf("  skipped %s: %s\n", labelsText(s.labels).c_str(), s.reason.c_str());
     printProvenanceSpread(session, stdout);
+    if (session.runs.empty() && !session.skipped.empty()) {
+        std::fprintf(stderr, "%s: nothing can run: every combination of the sweep is skipped (why is above)\n",
+                     path.c_str());
+        return kExitBadInput;
+    }
     return kExitOk;
 }
 

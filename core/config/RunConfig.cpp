@@ -144,4 +144,10 @@ std::string checkModelAndPhases(const RunConfig &c)
     return {};
 }
 
+std::string resolveTaskPath(const TaskConfig &task, const std::string &path)
+{
+    if (path.empty() || path.front() == '/' || task.baseDirectory.empty() || task.baseDirectory == ".") return path;
+    return task.baseDirectory + "/" + path;
+}
+
 } // namespace headlab

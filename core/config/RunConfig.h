@@ -106,7 +106,15 @@ struct TaskConfig {
     // Options of tasks that keep them by name rather than as members here (the sequence-file
     // task): key → canonical text, read, checked and written by the task's own field rows.
     std::map<std::string, std::string> options;
+    // Where relative file paths among the options are resolved: the directory of the session file
+    // the config was read from (empty: the working directory). Not saved, not part of the config's
+    // identity: a session folder can move.
+    std::string baseDirectory;
 };
+
+// `path` as the task should open it: unchanged when absolute or when the task has no base
+// directory, else under its base directory.
+std::string resolveTaskPath(const TaskConfig &task, const std::string &path);
 
 // η_QK = η · sqrt(referenceHeadDim / m_H) for W_Q and W_K (EXPERIMENTS.md §4).
 struct QkRuleConfig {

@@ -262,9 +262,32 @@ void writeFileAtomic(const std::string &requestedPath, const std::string &text, 
 // ---------------------------------------------------------------------------------------------
 // Loading
 
+namespace {
+
+// Relative paths in a task's options (an examples file) are resolved against the session file's
+// directory (TaskConfig::baseDirectory), wherever the session is run from.
+void setBaseDirectory(Session &session, const std::string &path)
+{
+    const std::string dir = directoryOf(path);
+    session.base.task.baseDirectory = dir;
+    for (auto &run : session.runs) run.config.task.baseDirectory = dir;
+}
+
+Session loadRuns(Session session, const std::string &path);
+
+} // namespace
+
 Session loadSession(const std::string &path)
 {
-    Session session = sessionFromYaml(readSessionText(path), path);
+    Session session = loadRuns(sessionFromYaml(readSessionText(path), path), path);
+    setBaseDirectory(session, path);
+    return session;
+}
+
+namespace {
+
+Session loadRuns(Session session, const std::string &path)
+{
     if (session.resultsDir.empty()) return session;
 
     const std::string runsDir = directoryOf(path) + "/" + session.resultsDir + "/runs";
@@ -330,6 +353,8 @@ Session loadSession(const std::string &path)
     session.indexedRunFiles.clear();
     return session;
 }
+
+} // namespace
 
 // ---------------------------------------------------------------------------------------------
 // The writer
