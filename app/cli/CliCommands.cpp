@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <iterator>
@@ -322,6 +323,9 @@ int runCommand(RunArguments a)
     try {
         session = a.presetName.empty() ? loadSession(a.sessionPath) : loadPreset(a.presetName);
         if (a.outputPath != a.sessionPath) {
+            // Written elsewhere: the task's relative file paths become absolute, so they resolve there.
+            if (std::filesystem::absolute(a.outputPath).parent_path() != std::filesystem::absolute(a.sessionPath).parent_path())
+                anchorTaskPaths(session);
             const OutputPlan plan = planOutput(session, a.outputPath, a.overwrite);
             if (plan.kind == OutputPlan::Kind::Refuse) {
                 std::fprintf(stderr, "headlab-cli: %s\n", plan.message.c_str());

@@ -46,6 +46,10 @@ struct Field {
     std::vector<CsvColumn<S>> csv; // the runs.csv columns it gives, in order
     // The row's part of the ensemble key; empty: the YAML it writes.
     std::function<std::string(const S &)> key;
+    // For a row holding a file path resolved against the session's directory: applies `map` to
+    // the path (SweepSession.h's anchorTaskPaths makes it absolute when a session is written to
+    // another directory). Empty for other rows.
+    std::function<void(S &, const std::function<std::string(const std::string &)> &map)> mapPath;
 };
 
 template <typename S>

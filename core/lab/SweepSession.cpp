@@ -1,7 +1,10 @@
 // SweepSession.cpp — see SweepSession.h.
 #include "core/lab/SweepSession.h"
 
+#include "core/tasks/TaskSpec.h"
+
 #include <cerrno>
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +39,31 @@ std::vector<SweepJob> pendingJobs(const Session &session)
     std::vector<SweepJob> jobs;
     for (int index : pendingRuns(session)) jobs.push_back({index, session.runs[size_t(index)].config});
     return jobs;
+}
+
+namespace {
+
+void anchorTaskPaths(TaskConfig &task)
+{
+    const TaskSpec *spec = findTaskSpec(task.kind);
+    if (!spec) return;
+    for (const auto &row : spec->options) {
+        if (!row.mapPath) continue;
+        row.mapPath(task, [&task](const std::string &path) {
+            if (path.empty() || path.front() == '/') return path;
+            std::error_code error;
+            const auto absolute = std::filesystem::absolute(resolveTaskPath(task, path), error);
+            return error ? path : absolute.lexically_normal().string();
+        });
+    }
+}
+
+} // namespace
+
+void anchorTaskPaths(Session &session)
+{
+    anchorTaskPaths(session.base.task);
+    for (auto &run : session.runs) anchorTaskPaths(run.config.task);
 }
 
 StoredResult storeResult(SessionStore &store, const SessionRun &run, bool syncDirectory)

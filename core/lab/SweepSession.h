@@ -35,6 +35,12 @@ StoredResult storeResult(SessionStore &store, const SessionRun &run, bool syncDi
 // are equal (names, descriptions, views and the learned rule do not change what is trained).
 std::string experimentText(Session session);
 
+// Makes the task's relative file paths (option rows with mapPath) absolute, resolved against each
+// config's base directory: done before a session is written to another directory than the one it
+// was read from, so that the examples file is still found there, and before comparing it with what
+// an output already holds.
+void anchorTaskPaths(Session &session);
+
 // What `-o OUT` (or Save As) onto an existing file means.
 struct OutputPlan {
     enum class Kind { Fresh, Resume, Refuse, Replace } kind = Kind::Fresh;

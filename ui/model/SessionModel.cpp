@@ -1,6 +1,8 @@
 // SessionModel.cpp — see SessionModel.h.
 #include "ui/model/SessionModel.h"
 
+#include <QFileInfo>
+
 #include <algorithm>
 #include <cmath>
 
@@ -54,6 +56,8 @@ void SessionModel::save(const QString &path)
     const QString target = path.isEmpty() ? m_filePath : path;
     if (target.isEmpty())
         throw headlab::SessionError("", 0, 0, "", "the session has no file name yet; use Save As");
+    // Saved to another directory: the task's relative file paths become absolute (core/lab).
+    if (QFileInfo(target).absolutePath() != QFileInfo(m_filePath).absolutePath()) headlab::anchorTaskPaths(m_session);
     storeFor(target).saveSession(m_session);
     if (target != m_filePath) {
         m_filePath = target;
@@ -64,7 +68,9 @@ void SessionModel::save(const QString &path)
 
 void SessionModel::saveCopy(const QString &path)
 {
-    storeFor(path).saveSession(m_session);
+    headlab::Session copy = m_session;
+    if (QFileInfo(path).absolutePath() != QFileInfo(m_filePath).absolutePath()) headlab::anchorTaskPaths(copy);
+    storeFor(path).saveSession(copy);
 }
 
 void SessionModel::openStore(const QString &fallbackPath)
