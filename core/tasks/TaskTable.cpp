@@ -8,7 +8,8 @@
 #define HEADLAB_TASK_TABLE(row) \
     row(additionTask)           \
     row(nearestNeighbourTask)   \
-    row(textTask)
+    row(textTask)               \
+    row(sequenceFileTask)
 
 namespace headlab {
 

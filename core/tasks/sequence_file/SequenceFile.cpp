@@ -1,0 +1,238 @@
+// SequenceFile.cpp — reads a file of examples into token sequences (SequenceFile.h).
+#include "core/tasks/sequence_file/SequenceFile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+namespace headlab::sequencefile {
+
+namespace {
+
+constexpr int64_t kMaxBytes = int64_t(256) << 20;
+constexpr uint64_t kSplitSeed = 0x53455146494c4531ULL; // "SEQFILE1"
+
+struct Row {
+    std::string prompt, answer, group;
+    int64_t line = 0;
+};
+
+[[noreturn]] void fail(const std::string &path, int64_t line, const std::string &message)
+{
+    throw FileError(path + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + message);
+}
+
+// One CSV record starting at `pos` (RFC 4180: quoted fields may hold commas, quotes as "", and
+// newlines). Advances `pos` and `line`.
+std::vector<std::string> csvRecord(const std::string &text, size_t &pos, int64_t &line, const std::string &path)
+{
+    std::vector<std::string> fields(1);
+    bool quoted = false, wasQuoted = false;
+    const int64_t start = line;
+    while (pos < text.size()) {
+        const char c = text[pos++];
+        if (quoted) {
+            if (c == '"' && pos < text.size() && text[pos] == '"') {
+                fields.back() += '"';
+                ++pos;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                if (c == '\n') ++line;
+                fields.back() += c;
+            }
+        } else if (c == '"' && fields.back().empty() && !wasQuoted) {
+            quoted = wasQuoted = true;
+        } else if (c == ',') {
+            fields.emplace_back();
+            wasQuoted = false;
+        } else if (c == '\n') {
+            ++line;
+            break;
+        } else if (c != '\r') {
+            fields.back() += c;
+        }
+    }
+    if (quoted) fail(path, start, "a quoted field is not closed");
+    return fields;
+}
+
+std::string trimmed(const std::string &s)
+{
+    const auto a = s.find_first_not_of(" \t\r");
+    if (a == std::string::npos) return {};
+    return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+std::vector<Row> readCsv(const std::string &text, const std::string &path)
+{
+    size_t pos = 0;
+    int64_t line = 1;
+    const int64_t headerLine = line;
+    std::vector<std::string> header = csvRecord(text, pos, line, path);
+    int prompt = -1, answer = -1, group = -1;
+    for (size_t i = 0; i < header.size(); ++i) {
+        const std::string name = trimmed(header[i]);
+        if (name == "prompt") prompt = int(i);
+        else if (name == "answer") answer = int(i);
+        else if (name == "group") group = int(i);
+        else fail(path, headerLine, "unknown column '" + name + "' (the columns are prompt, answer and group)");
+    }
+    if (prompt < 0 || answer < 0)
+        fail(path, headerLine, "the header must name the columns prompt and answer (and optionally group)");
+    std::vector<Row> rows;
+    while (pos < text.size()) {
+        const int64_t at = line;
+        const std::vector<std::string> fields = csvRecord(text, pos, line, path);
+        if (fields.size() == 1 && trimmed(fields[0]).empty()) continue; // blank line
+        if (fields.size() != header.size())
+            fail(path, at, std::to_string(fields.size()) + " fields, but the header has " + std::to_string(header.size()));
+        rows.push_back({fields[size_t(prompt)], fields[size_t(answer)], group >= 0 ? fields[size_t(group)] : "", at});
+    }
+    return rows;
+}
+
+std::vector<Row> readText(const std::string &text, const std::string &path)
+{
+    std::vector<Row> rows;
+    std::istringstream in(text);
+    std::string raw;
+    int64_t line = 0;
+    while (std::getline(in, raw)) {
+        ++line;
+        if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+        if (trimmed(raw).empty() || trimmed(raw)[0] == '#') continue;
+        std::vector<std::string> fields;
+        size_t start = 0;
+        for (;;) {
+            const size_t tab = raw.find('\t', start);
+            fields.push_back(raw.substr(start, tab - start));
+            if (tab == std::string::npos) break;
+            start = tab + 1;
+        }
+        if (fields.size() < 2)
+            fail(path, line, "no answer: a line is PROMPT<tab>ANSWER, or PROMPT<tab>ANSWER<tab>GROUP");
+        if (fields.size() > 3) fail(path, line, std::to_string(fields.size()) + " tab-separated fields; at most 3");
+        rows.push_back({fields[0], fields[1], fields.size() == 3 ? fields[2] : "", line});
+    }
+    return rows;
+}
+
+uint64_t fnv1a(const std::string &bytes)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
+    return h;
+}
+
+std::shared_ptr<const Data> parse(const std::string &path, Tokens mode, double testFraction)
+{
+    std::error_code error;
+    const auto status = std::filesystem::status(path, error);
+    if (error || !std::filesystem::exists(status)) fail(path, 0, "cannot open the examples file: no such file");
+    if (!std::filesystem::is_regular_file(status)) fail(path, 0, "is not a regular file");
+    const auto size = std::filesystem::file_size(path, error);
+    if (!error && static_cast<int64_t>(size) > kMaxBytes) fail(path, 0, "larger than 256 MiB (a HeadLab limit)");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(path, 0, "cannot open the examples file");
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    const bool csv = std::filesystem::path(path).extension() == ".csv";
+    std::vector<Row> rows = csv ? readCsv(text, path) : readText(text, path);
+    if (rows.empty()) fail(path, 0, "is empty: no examples");
+
+    auto data = std::make_shared<Data>();
+    data->path = path;
+    data->contentHash = fnv1a(text);
+    std::vector<std::vector<std::string>> prompts;
+    std::set<std::string> vocabulary, answers;
+    std::map<std::string, int64_t> groupIndex;
+    const bool grouped = !rows.front().group.empty();
+    for (const Row &row : rows) {
+        std::vector<std::string> tokens = splitPrompt(row.prompt, mode);
+        if (tokens.empty()) fail(path, row.line, "an empty prompt");
+        const std::string answer = trimmed(row.answer);
+        if (answer.empty()) fail(path, row.line, "no answer");
+        if (prompts.empty()) data->promptLength = static_cast<int64_t>(tokens.size());
+        if (static_cast<int64_t>(tokens.size()) != data->promptLength)
+            fail(path, row.line,
+                 "the prompt has " + std::to_string(tokens.size()) + " tokens, but the first has " +
+                     std::to_string(data->promptLength) + " (every prompt must have as many; tokens: " +
+                     (mode == Tokens::Characters ? "characters" : "words") + ")");
+        if (grouped == row.group.empty())
+            fail(path, row.line, grouped ? "no group, but the first example has one" : "a group, but the first example has none");
+        if (grouped && !groupIndex.count(row.group)) {
+            groupIndex[row.group] = static_cast<int64_t>(data->groups.size());
+            data->groups.push_back(row.group);
+        }
+        vocabulary.insert(tokens.begin(), tokens.end());
+        vocabulary.insert(answer);
+        answers.insert(answer);
+        prompts.push_back(std::move(tokens));
+        prompts.back().push_back(answer);
+        data->group.push_back(grouped ? groupIndex[row.group] : 0);
+        data->line.push_back(row.line);
+    }
+    if (rows.size() < 2) fail(path, 0, "needs at least 2 examples (one to train on, one to test)");
+    data->vocabulary.assign(vocabulary.begin(), vocabulary.end());
+    data->distinctAnswers = static_cast<int64_t>(answers.size());
+    std::map<std::string, int64_t> id;
+    for (size_t i = 0; i < data->vocabulary.size(); ++i) id[data->vocabulary[i]] = static_cast<int64_t>(i);
+    for (const auto &sequence : prompts)
+        for (const auto &token : sequence) data->tokens.push_back(id[token]);
+
+    // A Fisher–Yates shuffle driven by mt19937_64 (whose output the standard fixes), so the split
+    // is the same with every standard library.
+    std::vector<int64_t> order(rows.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+    std::mt19937_64 random(kSplitSeed);
+    for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[size_t(random() % (i + 1))]);
+    const auto testCount = std::clamp<int64_t>(std::llround(testFraction * double(order.size())), 1, int64_t(order.size()) - 1);
+    data->testOrder.assign(order.begin(), order.begin() + testCount);
+    data->trainOrder.assign(order.begin() + testCount, order.end());
+    return data;
+}
+
+} // namespace
+
+std::vector<std::string> splitPrompt(const std::string &prompt, Tokens tokens)
+{
+    std::vector<std::string> out;
+    if (tokens == Tokens::Words) {
+        std::istringstream in(prompt);
+        for (std::string word; in >> word;) out.push_back(word);
+        return out;
+    }
+    // Characters: UTF-8 code points, so that "×" is one token.
+    for (size_t i = 0; i < prompt.size();) {
+        const unsigned char c = static_cast<unsigned char>(prompt[i]);
+        const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 1;
+        out.push_back(prompt.substr(i, n));
+        i += n;
+    }
+    return out;
+}
+
+std::shared_ptr<const Data> load(const std::string &path, Tokens tokens, double testFraction)
+{
+    static std::mutex mutex;
+    static std::map<std::tuple<std::string, int, double, uint64_t, int64_t>, std::shared_ptr<const Data>> cache;
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path, error);
+    const auto time = std::filesystem::last_write_time(path, error);
+    const auto key = std::make_tuple(path, int(tokens), testFraction, error ? 0 : uint64_t(size),
+                                     error ? int64_t(0) : int64_t(time.time_since_epoch().count()));
+    std::lock_guard lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+    auto data = parse(path, tokens, testFraction);
+    cache[key] = data;
+    return data;
+}
+
+} // namespace headlab::sequencefile
