@@ -8,6 +8,7 @@
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/HeatmapView.h"
 #include "ui/app/MainWindow.h"
+#include "ui/figures/LossChartView.h"
 #include "ui/model/RunTableModel.h"
 #include "ui/app/SamplesView.h"
 #include "ui/model/SessionModel.h"
@@ -22,6 +23,11 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <QChart>
+#include <QAbstractSeries>
+
+#include <fstream>
 
 #include <algorithm>
 #include <csignal>
@@ -93,6 +99,7 @@ private Q_SLOTS:
     void sweepFillsTableAndHeatmap();
     void stopLeavesConsistentSessionAndResumeRunsOnlyMissing();
     void samplesDockShowsSelectedTextRuns();
+    void fileTaskTrainsInTheAppWithItsFigures();
     void presetsOpenOnTheirFigure();
     void appStopsAndSavesOnSigterm_data();
     void appStopsAndSavesOnSigterm();
@@ -379,6 +386,68 @@ void TestUiTraining::stopLeavesConsistentSessionAndResumeRunsOnlyMissing()
         QCOMPARE(again.model()->run(i).result.wallSeconds, wall);
     for (int i = 0; i < again.model()->runCount(); ++i)
         QCOMPARE(QString(toString(again.model()->run(i).result.status)), QString("done"));
+}
+
+// A task defined in a file (the sequence-file task) in the app: its options in the form (a page
+// of its field rows), a sweep trained in the window, the per-group loss view with the task's
+// group names and plateau lines k/G · ln K, and every figure exported.
+void TestUiTraining::fileTaskTrainsInTheAppWithItsFigures()
+{
+    QTemporaryDir dir;
+    {
+        std::ofstream examples(dir.filePath("mod5.txt").toStdString());
+        for (int a = 0; a < 5; ++a)
+            for (int b = 0; b < 5; ++b)
+                examples << a << " + " << b << " =\t" << (a + b) % 5 << '\t' << (a + b >= 5 ? "wraps" : "no wrap") << '\n';
+    }
+    Session s = uitest::tinySession(60);
+    s.base.task.kind = "sequence_file";
+    s.base.task.options = {{"path", "mod5.txt"}, {"tokens", "words"}, {"plateau_lines", "true"}};
+    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}}};
+    s.base.model.heads = {1};
+    s.base.task.baseDirectory = dir.path().toStdString(); // as loading from that folder sets it
+    s.runs.clear();
+    expandSweep(s);
+    QCOMPARE(int(s.runs.size()), 2);
+    const QString path = saveTemp(dir, s, "file-task.yaml");
+
+    MainWindow window;
+    window.setInteractive(false);
+    window.show();
+    QVERIFY(window.openSession(path));
+    // The form shows the task's own options, and building from it gives the same experiment.
+    Session built;
+    QStringList errors;
+    QVERIFY2(window.form()->buildDefinition(built, &errors), qPrintable(errors.join('\n')));
+    QCOMPARE(built.base.task.kind, std::string("sequence_file"));
+    QCOMPARE(built.base.task.options.at("path"), std::string("mod5.txt"));
+    QCOMPARE(built.base.task.options.at("tokens"), std::string("words"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.startAction()->isEnabled(), 3000);
+
+    QSignalSpy finished(window.controller(), &TrainingController::sweepFinished);
+    QVERIFY(window.startSweep());
+    QVERIFY(finished.wait(60000));
+    for (int row = 0; row < window.model()->runCount(); ++row) {
+        const auto &r = window.model()->run(row).result;
+        QCOMPARE(QString(toString(r.status)), QString("done"));
+        QVERIFY(r.extra.count("test_group_1"));
+    }
+    auto *loss = static_cast<LossChartView *>(window.figure("loss"));
+    window.showFigure("loss");
+    loss->setDigitView(true);
+    window.runTable()->selectRow(0);
+    loss->refresh();
+    QVERIFY2(loss->title().contains("per group"), qPrintable(loss->title()));
+    const QString csv = loss->csv();
+    QVERIFY(csv.contains("test_group_0") && csv.contains("test_group_1"));
+    QStringList names;
+    for (auto *series : loss->chart()->series()) names << series->name();
+    QVERIFY2(names.contains("no wrap") && names.contains("wraps"), qPrintable(names.join(", ")));
+    QVERIFY2(names.contains("ln 5") && names.contains("1/2 ln 5"), qPrintable(names.join(", ")));
+    const QStringList files = FigureExporter::exportAll(window.model(), dir.filePath("figures"), QSize(800, 500),
+                                                        window.model()->session().view);
+    QVERIFY(files.contains(dir.filePath("figures/fig2_heatmap.png")));
+    QVERIFY(files.contains(dir.filePath("figures/fig1_loss_per_digit.svg")));
 }
 
 QTEST_MAIN(TestUiTraining)
