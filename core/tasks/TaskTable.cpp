@@ -4,12 +4,14 @@
 
 #include <stdexcept>
 
-// One line per task: the function that returns its spec.
+// One line per task: the function that returns its spec (defined in the task's folder). Every
+// line ends in a backslash, the last included, so that adding a task adds one line.
 #define HEADLAB_TASK_TABLE(row) \
     row(additionTask)           \
     row(nearestNeighbourTask)   \
     row(textTask)               \
-    row(sequenceFileTask)
+    row(sequenceFileTask)       \
+    /* end of the task table */
 
 namespace headlab {
 
