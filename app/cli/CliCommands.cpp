@@ -324,7 +324,10 @@ int runCommand(RunArguments a)
         session = a.presetName.empty() ? loadSession(a.sessionPath) : loadPreset(a.presetName);
         if (a.outputPath != a.sessionPath) {
             // Written elsewhere: the task's relative file paths become absolute, so they resolve there.
-            if (std::filesystem::absolute(a.outputPath).parent_path() != std::filesystem::absolute(a.sessionPath).parent_path())
+            // (A preset has no directory: its paths stay relative to the working directory.)
+            std::error_code error;
+            if (!a.sessionPath.empty() && std::filesystem::absolute(a.outputPath, error).parent_path() !=
+                                              std::filesystem::absolute(a.sessionPath, error).parent_path())
                 anchorTaskPaths(session);
             const OutputPlan plan = planOutput(session, a.outputPath, a.overwrite);
             if (plan.kind == OutputPlan::Kind::Refuse) {
