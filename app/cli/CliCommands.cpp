@@ -12,6 +12,7 @@
 #include "core/model/Device.h"
 #include "core/session/CsvExport.h"
 #include "core/session/Presets.h"
+#include "core/session/Replicates.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 #include "core/train/SweepRunner.h"
@@ -426,12 +427,79 @@ int exportYamlCommand(const std::string &sessionPath, const std::string &output)
     return kExitOk;
 }
 
+// Seeds as replicates: the table the figures draw, one row per configuration.
+int summaryCommand(const std::string &sessionPath, const std::vector<std::string> &by, const std::string &statName,
+                   const std::string &spreadName, const std::string &output)
+{
+    ReplicateStat stat = ReplicateStat::Median;
+    ReplicateSpread spread = ReplicateSpread::Iqr;
+    if (!parseReplicateStat(statName, &stat) || !parseReplicateSpread(spreadName, &spread)) return kExitBadInput;
+    Session session;
+    try {
+        session = loadSession(sessionPath);
+        expandSweep(session);
+    } catch (const SessionError &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitBadInput;
+    }
+    std::vector<std::string> axes;
+    for (const auto &axis : session.axes) axes.push_back(axis.name);
+    for (const auto &axis : by) {
+        if (std::find(axes.begin(), axes.end(), axis) != axes.end()) continue;
+        std::string list;
+        for (const auto &a : axes) list += (list.empty() ? "" : ", ") + a;
+        std::fprintf(stderr, "headlab-cli summary: --by: '%s' is not an axis of this sweep (its axes: %s)\n", axis.c_str(),
+                     list.c_str());
+        return kExitBadInput;
+    }
+    const auto groups = groupReplicates(session, by);
+    const std::string csv = replicateSummaryCsv(session, groups, by, stat, spread);
+    // The table on stdout: the grouping labels, replicates, the statistic with its spread, P(learned).
+    std::vector<std::string> header;
+    for (const auto &[axis, value] : groups.empty() ? std::map<std::string, std::string>{} : groups.front().labels)
+        header.push_back(axis);
+    for (const auto &h : header) std::printf("%-12s ", h.c_str());
+    std::printf("%4s  %-9s %-23s %s\n", "n", toString(stat), (std::string(toString(spread)) + " (spread)").c_str(),
+                "learned");
+    for (const auto &g : groups) {
+        for (const auto &h : header) std::printf("%-12s ", g.labels.at(h).c_str());
+        const SampleStats &st = g.finalLoss;
+        const auto [low, high] = spreadRange(st, spread);
+        char value[32] = "-", range[64] = "-", learned[32] = "-";
+        if (st.count) {
+            std::snprintf(value, sizeof value, "%.4g", statValue(st, stat));
+            std::snprintf(range, sizeof range, "[%.4g, %.4g]", low, high);
+        }
+        if (g.verdicts) std::snprintf(learned, sizeof learned, "%d/%d%s", g.learned, g.verdicts, g.split() ? " split" : "");
+        std::printf("%4d  %-9s %-23s %s\n", st.count, value, range, learned);
+    }
+    std::printf("final test loss over the finished replicates (%s); learned: %s\n",
+                [&] {
+                    std::string r;
+                    for (const auto &a : replicateAxes(session)) r += (r.empty() ? "" : ", ") + a;
+                    return r;
+                }().c_str(),
+                describe(session.learnedRule));
+    if (!output.empty()) {
+        try {
+            writeFileAtomic(output, csv);
+        } catch (const SessionError &e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            return kExitRunFailed;
+        }
+        std::printf("wrote %s (%zu rows)\n", output.c_str(), groups.size());
+    }
+    return kExitOk;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The command table.
 
 struct Arguments {
     RunArguments run;
     std::string session, output;
+    std::vector<std::string> by;
+    std::string stat = "median", spread = "iqr";
 };
 
 // Adds every command to `app`; the returned function runs the one that was parsed.
@@ -491,6 +559,18 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
     csv->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
     csv->add_option("-o,--output", a.output, "The directory (DIR)")->required();
     commands.push_back({csv, [&a] { return exportCsvCommand(a.session, a.output); }});
+
+    CLI::App *summary = app.add_subcommand("summary", "Statistics over replicates (seeds): the table the figures draw");
+    summary->footer("One row per configuration (the swept axes other than the replicate axes: seed, or the session's\n"
+                    "replicate_axes), over its replicates: how many finished, the final test loss's statistic and\n"
+                    "spread, and how many learned by the session's rule (split: the replicates disagree). -o writes\n"
+                    "the same table as CSV with every statistic (mean, sd, se, median, q1, q3, min, max, p_learned).");
+    summary->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
+    summary->add_option("--by", a.by, "Group by these axes only (comma-separated); the rest are pooled")->delimiter(',');
+    summary->add_option("--stat", a.stat, "median (default) or mean")->check(CLI::IsMember({"median", "mean"}));
+    summary->add_option("--spread", a.spread, "iqr (default), sd, se or minmax")->check(CLI::IsMember({"iqr", "sd", "se", "minmax"}));
+    summary->add_option("-o,--output", a.output, "Also write the table as CSV (FILE.csv)");
+    commands.push_back({summary, [&a] { return summaryCommand(a.session, a.by, a.stat, a.spread, a.output); }});
 
     CLI::App *yamlExport = app.add_subcommand("export-yaml", "Write a session with its results as one YAML file");
     yamlExport->footer("The session file otherwise keeps its results in SESSION.results/, one file per run.");

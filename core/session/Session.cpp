@@ -580,7 +580,7 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     const YamlField root = parseDocument(yamlText, file);
     if (!root.node.IsDefined() || root.node.IsNull())
         fail(root, "empty document; a session is a mapping with schema_version and experiment");
-    checkKeys(root, {"schema_version", "name", "description", "learned_rule", "experiment", "sweep",
+    checkKeys(root, {"schema_version", "name", "description", "learned_rule", "replicate_axes", "experiment", "sweep",
                      "results", "runs", "skipped", "view"});
 
     Session session;
@@ -598,6 +598,16 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
         const std::string text = readString(f);
         if (!parseLearnedRule(text, &session.learnedRule))
             fail(f, "unknown rule '" + text + "' (expected left_ln10_plateau or final_below_ln10)");
+    }
+    if (auto f = child(root, "replicate_axes"); f.present() && !f.isNull()) {
+        for (const auto &item : items(f)) {
+            const std::string axis = readString(item);
+            if (std::find(kAxisNames.begin(), kAxisNames.end(), axis) == kAxisNames.end()) {
+                const std::string near = nearestKey(axis, kAxisNames);
+                fail(item, "'" + axis + "' is not a sweep axis" + (near.empty() ? "" : "; did you mean '" + near + "'?"));
+            }
+            session.replicateAxes.push_back(axis);
+        }
     }
     const YamlField experiment = child(root, "experiment");
     if (!experiment.present()) fail(experiment, "missing: the base run configuration");
@@ -668,6 +678,11 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
     out << YAML::Key << "description" << YAML::Value;
     writeText(out, session.description);
     out << YAML::Key << "learned_rule" << YAML::Value << toString(session.learnedRule);
+    if (!session.replicateAxes.empty()) {
+        out << YAML::Key << "replicate_axes" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (const auto &axis : session.replicateAxes) out << axis;
+        out << YAML::EndSeq;
+    }
     out << YAML::Key << "experiment" << YAML::Value;
     writeRunConfig(out, session.base);
 

@@ -63,6 +63,9 @@ struct Session {
     std::vector<SkippedRun> skipped;
     std::map<std::string, std::string> view; // GUI view state: chart, heatmap_lr, log_x, ...
     LearnedRule learnedRule = LearnedRule::LeftLn10Plateau; // `learned_rule:` (LearnedRule.h)
+    // `replicate_axes:` the axes whose runs are replicates of one configuration (Replicates.h);
+    // empty: seed, init_seed and data_seed.
+    std::vector<std::string> replicateAxes;
     // The folder of run files (relative to the session file) it was loaded with, "" when the
     // session file held its results itself (schema 1, an export, a preset).
     std::string resultsDir;

@@ -5,6 +5,8 @@
 #include "core/session/CsvExport.h"
 #include "core/config/HeadSchedule.h"
 #include "core/session/Presets.h"
+#include "core/session/Replicates.h"
+#include "tests/TinyRuns.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 
@@ -397,6 +399,7 @@ private Q_SLOTS:
     void storedSessionsOfThisReleaseLoadUnchanged_data();
     void storedSessionsOfThisReleaseLoadUnchanged();
     void presetRunFilesKeepTheirNames();
+    void replicateStatisticsOfKnownValues();
 };
 
 void TestSession::roundTripKeepsEveryFieldExactly()
@@ -1146,19 +1149,106 @@ void TestSession::storedSessionsOfThisReleaseLoadUnchanged()
 // commit 64ddf52 with `HEADLAB_WRITE_GOLDEN=1 tests/session/test_session presetRunFilesKeepTheirNames`.
 void TestSession::presetRunFilesKeepTheirNames()
 {
-    std::string listing;
+    std::map<std::string, std::string> listing; // preset -> its run files, one line each
     for (const auto &preset : builtinPresets()) {
         Session s = loadPreset(preset.name);
         expandSweep(s);
-        for (const auto &run : s.runs) listing += preset.name + ' ' + runFileName(run.config) + '\n';
+        for (const auto &run : s.runs) listing[preset.name] += preset.name + ' ' + runFileName(run.config) + '\n';
     }
     const std::string golden = std::string(HEADLAB_SOURCE_DIR) + "/tests/session/fixtures/preset-run-files.txt";
     if (qEnvironmentVariableIsSet("HEADLAB_WRITE_GOLDEN")) {
-        std::ofstream(golden, std::ios::binary) << listing;
+        std::ofstream out(golden, std::ios::binary);
+        for (const auto &[name, lines] : listing) out << lines;
         QSKIP("wrote the golden list");
     }
+    // Every preset of the golden list names its runs' files as it did; presets added since are
+    // not in it.
     std::ifstream in(golden, std::ios::binary);
-    QCOMPARE(std::string(std::istreambuf_iterator<char>(in), {}), listing);
+    std::map<std::string, std::string> expected;
+    for (std::string line; std::getline(in, line);) expected[line.substr(0, line.find(' '))] += line + '\n';
+    QVERIFY(!expected.empty());
+    for (const auto &[name, lines] : expected) {
+        QVERIFY2(listing.count(name), name.c_str());
+        QCOMPARE(listing.at(name), lines);
+    }
+}
+
+// Seeds as replicates: a session with known final losses gives the expected median, mean,
+// standard deviation, standard error, quartiles and fraction learned, in the groups, the CSV and
+// `headlab-cli summary`. Reference values from Python's statistics module (an independent
+// implementation): statistics.stdev([2.29, 0.17, 1.71]) = 1.095627673984187; the quartiles by
+// linear interpolation (numpy's default) are 0.94 and 2.0.
+void TestSession::replicateStatisticsOfKnownValues()
+{
+    const SampleStats s = sampleStats({2.29, 0.17, 1.71, std::nan("")}); // m 192, n_H 6 of issue 13
+    QCOMPARE(s.count, 3);
+    QVERIFY(std::abs(s.median - 1.71) < 1e-12);
+    QVERIFY(std::abs(s.mean - 1.39) < 1e-12);
+    QVERIFY(std::abs(s.sd - 1.095627673984187) < 1e-12);
+    QVERIFY(std::abs(s.se - 0.6325609325063739) < 1e-12);
+    QVERIFY(std::abs(s.q1 - 0.94) < 1e-12);                       // np.percentile(..., 25)
+    QVERIFY(std::abs(s.q3 - 2.0) < 1e-12);
+    QCOMPARE(s.min, 0.17);
+    QCOMPARE(s.max, 2.29);
+    QCOMPARE(sampleStats({}).count, 0);
+    QCOMPARE(sampleStats({5.0}).sd, 0.0);
+
+    // Two configurations × three seeds, losses on both sides of the ln 10 plateau's exit.
+    Session session;
+    session.name = "replicates";
+    session.base = testing::tinyAdditionRun(8, {1}, 20, 1e-3);
+    auto num = [](double v) { AxisValue a; a.kind = AxisValue::Kind::Number; a.number = v; return a; };
+    auto seed = [](uint64_t v) { AxisValue a; a.kind = AxisValue::Kind::Unsigned; a.unsignedValue = v; return a; };
+    session.axes = {SweepAxis{"heads", {num(1), num(2)}}, SweepAxis{"seed", {seed(0), seed(1), seed(2)}}};
+    expandSweep(session);
+    QCOMPARE(session.runs.size(), size_t(6));
+    const double losses[6] = {0.96, 0.003, 0.92, 2.29, 0.17, 1.71}; // heads 1: seeds 0..2, heads 2: seeds 0..2
+    for (size_t i = 0; i < 6; ++i) {
+        RunResult &r = session.runs[i].result;
+        r.status = RunStatus::Done;
+        r.metrics["final_test_loss"] = losses[i];
+        r.metrics["left_ln10_plateau"] = losses[i] < 5.0 / 6.0 * std::log(10.0) ? 1 : 0;
+        r.test = {{20, losses[i]}};
+    }
+    const auto groups = groupReplicates(session);
+    QCOMPARE(groups.size(), size_t(2));
+    QCOMPARE(groups[0].labels, (std::map<std::string, std::string>{{"heads", "1"}}));
+    QCOMPARE(groups[0].runs, (std::vector<int>{0, 1, 2}));
+    QVERIFY(std::abs(groups[0].finalLoss.median - 0.92) < 1e-12);
+    QCOMPARE(groups[0].learned, 3); // all below 5/6 ln 10
+    QVERIFY(!groups[0].split());
+    QCOMPARE(groups[1].learned, 2); // 2.29 sits on the ln 10 plateau
+    QCOMPARE(groups[1].verdicts, 3);
+    QVERIFY(groups[1].split());
+    QVERIFY(std::abs(groups[1].learnedFraction() - 2.0 / 3.0) < 1e-12);
+    // The paper's rule (final < ln 10) calls all three learned.
+    session.learnedRule = LearnedRule::FinalBelowLn10;
+    for (auto &run : session.runs) run.result.metrics["learned"] = run.result.metrics["final_test_loss"] < std::log(10.0);
+    QCOMPARE(groupReplicates(session)[1].learned, 3);
+    session.learnedRule = LearnedRule::LeftLn10Plateau;
+
+    const std::string csv = replicateSummaryCsv(session, groups, {}, ReplicateStat::Median, ReplicateSpread::Sd);
+    QVERIFY2(QString::fromStdString(csv).startsWith("heads,runs,finished,final_test_loss_median,spread_sd_low,spread_sd_high,"),
+             csv.c_str());
+    const QStringList rows = QString::fromStdString(csv).split('\n');
+    const QStringList row = rows.value(2).split(',');
+    QCOMPARE(row.mid(0, 4), (QStringList{"2", "3", "3", "1.71"})); // heads, runs, finished, median
+    QVERIFY(std::abs(row[4].toDouble() - 0.29437232601581287) < 1e-12); // mean − sd
+    QVERIFY(std::abs(row[5].toDouble() - 2.4856276739841867) < 1e-12);  // mean + sd
+    QVERIFY2(QString::fromStdString(csv).contains(",2,3,0.6666666666666666,left_ln10_plateau\n"), csv.c_str());
+
+    // The CLI prints and writes the same table.
+    QTemporaryDir dir;
+    const QString path = dir.filePath("r.yaml");
+    saveSessionAtomic(session, path.toStdString());
+    const CliResult result = runCli({"summary", path, "--spread", "sd", "-o", dir.filePath("summary.csv")});
+    QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+    QVERIFY2(result.out.contains("2/3 split") && result.out.contains("3/3"), qPrintable(result.out));
+    QFile written(dir.filePath("summary.csv"));
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    QCOMPARE(written.readAll().toStdString(), csv);
+    QCOMPARE(runCli({"summary", path, "--by", "lr"}).exitCode, 2); // not an axis of this sweep
+    QCOMPARE(runCli({"summary", path, "--stat", "mode"}).exitCode, 2);
 }
 
 QTEST_GUILESS_MAIN(TestSession)

@@ -1,0 +1,177 @@
+// Replicates.cpp — statistics over replicates (Replicates.h).
+#include "core/session/Replicates.h"
+
+#include "core/config/Yaml.h"
+#include "core/metrics/LearnedRule.h"
+#include "core/metrics/Metrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace headlab {
+
+namespace {
+
+// Linear interpolation between order statistics: position p · (n − 1) of the sorted values.
+double quantile(const std::vector<double> &sorted, double p)
+{
+    const double position = p * double(sorted.size() - 1);
+    const size_t below = size_t(std::floor(position));
+    const size_t above = std::min(below + 1, sorted.size() - 1);
+    return sorted[below] + (position - double(below)) * (sorted[above] - sorted[below]);
+}
+
+std::string csvText(const std::string &text)
+{
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
+} // namespace
+
+SampleStats sampleStats(std::vector<double> values)
+{
+    values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }), values.end());
+    SampleStats s;
+    s.count = int(values.size());
+    if (values.empty()) return s;
+    std::sort(values.begin(), values.end());
+    double sum = 0;
+    for (double v : values) sum += v;
+    s.mean = sum / double(values.size());
+    double squares = 0;
+    for (double v : values) squares += (v - s.mean) * (v - s.mean);
+    s.sd = values.size() > 1 ? std::sqrt(squares / double(values.size() - 1)) : 0.0;
+    s.se = s.sd / std::sqrt(double(values.size()));
+    s.median = quantile(values, 0.5);
+    s.q1 = quantile(values, 0.25);
+    s.q3 = quantile(values, 0.75);
+    s.min = values.front();
+    s.max = values.back();
+    return s;
+}
+
+const char *toString(ReplicateStat stat) { return stat == ReplicateStat::Median ? "median" : "mean"; }
+
+const char *toString(ReplicateSpread spread)
+{
+    switch (spread) {
+    case ReplicateSpread::Iqr: return "iqr";
+    case ReplicateSpread::Sd: return "sd";
+    case ReplicateSpread::Se: return "se";
+    case ReplicateSpread::MinMax: return "minmax";
+    }
+    return "?";
+}
+
+bool parseReplicateStat(const std::string &text, ReplicateStat *out)
+{
+    for (ReplicateStat stat : {ReplicateStat::Median, ReplicateStat::Mean})
+        if (text == toString(stat)) return *out = stat, true;
+    return false;
+}
+
+bool parseReplicateSpread(const std::string &text, ReplicateSpread *out)
+{
+    for (ReplicateSpread spread : {ReplicateSpread::Iqr, ReplicateSpread::Sd, ReplicateSpread::Se, ReplicateSpread::MinMax})
+        if (text == toString(spread)) return *out = spread, true;
+    return false;
+}
+
+double statValue(const SampleStats &s, ReplicateStat stat) { return stat == ReplicateStat::Median ? s.median : s.mean; }
+
+std::pair<double, double> spreadRange(const SampleStats &s, ReplicateSpread spread)
+{
+    switch (spread) {
+    case ReplicateSpread::Iqr: return {s.q1, s.q3};
+    case ReplicateSpread::Sd: return {s.mean - s.sd, s.mean + s.sd};
+    case ReplicateSpread::Se: return {s.mean - s.se, s.mean + s.se};
+    case ReplicateSpread::MinMax: return {s.min, s.max};
+    }
+    return {s.min, s.max};
+}
+
+std::vector<std::string> replicateAxes(const Session &session)
+{
+    if (!session.replicateAxes.empty()) return session.replicateAxes;
+    return {"seed", "init_seed", "data_seed"};
+}
+
+std::vector<ReplicateGroup> groupReplicates(const Session &session, const std::vector<std::string> &byAxes)
+{
+    std::vector<std::string> by = byAxes;
+    if (by.empty()) {
+        const auto replicates = replicateAxes(session);
+        for (const auto &axis : session.axes)
+            if (std::find(replicates.begin(), replicates.end(), axis.name) == replicates.end()) by.push_back(axis.name);
+        for (const auto &run : session.runs) // axes only some runs carry (combinations)
+            for (const auto &[name, value] : run.labels)
+                if (std::find(by.begin(), by.end(), name) == by.end() &&
+                    std::find(replicates.begin(), replicates.end(), name) == replicates.end())
+                    by.push_back(name);
+    }
+    std::vector<ReplicateGroup> groups;
+    std::map<std::map<std::string, std::string>, size_t> index;
+    std::vector<std::vector<double>> losses;
+    for (size_t i = 0; i < session.runs.size(); ++i) {
+        const SessionRun &run = session.runs[i];
+        std::map<std::string, std::string> key;
+        for (const auto &axis : by) {
+            const auto it = run.labels.find(axis);
+            key[axis] = it == run.labels.end() ? "" : it->second;
+        }
+        auto [it, added] = index.emplace(key, groups.size());
+        if (added) {
+            groups.push_back({key, {}, {}, 0, 0});
+            losses.emplace_back();
+        }
+        ReplicateGroup &g = groups[it->second];
+        g.runs.push_back(int(i));
+        const RunResult &r = run.result;
+        if (r.status == RunStatus::Done) {
+            const auto final = r.metrics.find(metric::kFinalTestLoss);
+            if (final != r.metrics.end())
+                losses[it->second].push_back(final->second);
+            else if (!r.test.empty())
+                losses[it->second].push_back(r.test.back().value);
+        }
+        if (const auto verdict = learned(r, session.learnedRule)) {
+            ++g.verdicts;
+            g.learned += *verdict;
+        }
+    }
+    for (size_t k = 0; k < groups.size(); ++k) groups[k].finalLoss = sampleStats(losses[k]);
+    return groups;
+}
+
+std::string replicateSummaryCsv(const Session &session, const std::vector<ReplicateGroup> &groups,
+                                const std::vector<std::string> &byAxes, ReplicateStat stat, ReplicateSpread spread)
+{
+    std::vector<std::string> by = byAxes;
+    if (by.empty() && !groups.empty())
+        for (const auto &[axis, value] : groups.front().labels) by.push_back(axis);
+    std::string out;
+    for (const auto &axis : by) out += csvText(axis) + ",";
+    out += std::string("runs,finished,final_test_loss_") + toString(stat) + ",spread_" + toString(spread) + "_low,spread_" +
+           toString(spread) + "_high,mean,sd,se,median,q1,q3,min,max,learned,verdicts,p_learned,learned_rule\n";
+    for (const auto &g : groups) {
+        for (const auto &axis : by) {
+            const auto it = g.labels.find(axis);
+            out += csvText(it == g.labels.end() ? "" : it->second) + ",";
+        }
+        const SampleStats &s = g.finalLoss;
+        auto number = [&](double v) { return s.count ? yaml::formatNumber(v) : std::string(); };
+        const auto [low, high] = spreadRange(s, spread);
+        out += std::to_string(g.runs.size()) + "," + std::to_string(s.count) + "," + number(statValue(s, stat)) + "," +
+               number(low) + "," + number(high) + "," + number(s.mean) + "," + number(s.sd) + "," + number(s.se) + "," +
+               number(s.median) + "," + number(s.q1) + "," + number(s.q3) + "," + number(s.min) + "," + number(s.max) + "," +
+               std::to_string(g.learned) + "," + std::to_string(g.verdicts) + "," +
+               (g.verdicts ? yaml::formatNumber(g.learnedFraction()) : std::string()) + "," +
+               toString(session.learnedRule) + "\n";
+    }
+    return out;
+}
+
+} // namespace headlab

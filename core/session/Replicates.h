@@ -1,0 +1,63 @@
+// Replicates.h — seeds as replicates: runs that differ only in a replicate axis (the seed, or any
+// axis the session names in `replicate_axes:`) are one configuration measured several times, and
+// figures, tables and `headlab-cli summary` show their statistics rather than one run at a time.
+//
+// The statistics are the ones this science needs: the median and the inter-quartile range, the
+// mean with its standard deviation and standard error, the min–max range, and for trainability the
+// fraction of replicates that learned (by the session's one rule, LearnedRule.h) with its count.
+// Torch-free.
+#pragma once
+
+#include "core/session/Session.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+// Summary statistics of the finite values of a sample. Quantiles interpolate linearly between
+// order statistics (numpy's default, "linear"); sd is the sample standard deviation (n − 1), 0 for
+// one value; se = sd / sqrt(n).
+struct SampleStats {
+    int count = 0; // finite values
+    double mean = 0, sd = 0, se = 0, median = 0, q1 = 0, q3 = 0, min = 0, max = 0;
+};
+SampleStats sampleStats(std::vector<double> values);
+
+// What a figure or the summary puts at a configuration's point, and its spread.
+enum class ReplicateStat { Median, Mean };
+enum class ReplicateSpread { Iqr, Sd, Se, MinMax };
+const char *toString(ReplicateStat);
+const char *toString(ReplicateSpread);
+bool parseReplicateStat(const std::string &text, ReplicateStat *out);
+bool parseReplicateSpread(const std::string &text, ReplicateSpread *out);
+double statValue(const SampleStats &s, ReplicateStat stat);
+// [low, high] of the spread around the statistic: q1–q3, mean ± sd, mean ± se, min–max.
+std::pair<double, double> spreadRange(const SampleStats &s, ReplicateSpread spread);
+
+// The session's replicate axes: `replicate_axes:` if given, else seed, init_seed and data_seed.
+std::vector<std::string> replicateAxes(const Session &session);
+
+// One configuration: the labels of its non-replicate axes, its replicates, and their numbers.
+struct ReplicateGroup {
+    std::map<std::string, std::string> labels; // the non-replicate axes (those grouped by)
+    std::vector<int> runs;                      // run indices, in session order
+    SampleStats finalLoss;                      // final test loss of the finished, finite ones
+    int learned = 0, verdicts = 0;              // replicates that learned / that have a verdict
+    double learnedFraction() const { return verdicts ? double(learned) / verdicts : 0.0; }
+    // Replicates disagree on learned / not learned: the cell sits on the trainability boundary.
+    bool split() const { return learned > 0 && learned < verdicts; }
+};
+
+// Groups the session's runs by the labels of `byAxes` (empty: every swept axis that is not a
+// replicate axis), in the order the sweep lists them.
+std::vector<ReplicateGroup> groupReplicates(const Session &session, const std::vector<std::string> &byAxes = {});
+
+// The summary table as CSV: the grouping axes, count, the statistic, its spread (low, high),
+// mean, sd, se, median, q1, q3, min, max, learned, verdicts, p_learned.
+std::string replicateSummaryCsv(const Session &session, const std::vector<ReplicateGroup> &groups,
+                                const std::vector<std::string> &byAxes, ReplicateStat stat, ReplicateSpread spread);
+
+} // namespace headlab
