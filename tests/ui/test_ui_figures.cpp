@@ -20,6 +20,7 @@
 #include "ui/model/SessionModel.h"
 
 #include "core/session/Presets.h"
+#include "core/session/Replicates.h"
 
 #include <QAction>
 #include <QChart>
@@ -90,6 +91,7 @@ private Q_SLOTS:
     void exportAllWritesOnlyTheTasksFigures();
     void windowShowsOnlyTheTasksTabs();
     void figureNamesComeFromTheTable();
+    void heatmapAggregatesReplicates();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -742,6 +744,71 @@ void TestUiFigures::figureNamesComeFromTheTable()
     QCOMPARE(window.currentFigure()->figureId(), QStringLiteral("loss"));
     QVERIFY2(window.statusBar()->currentMessage().contains("view.chart: unknown figure 'heatmpa'; did you mean 'heatmap'"),
              qPrintable(window.statusBar()->currentMessage()));
+}
+
+// Seeds are replicates: a heatmap cell shows their median, mean or the fraction that learned with
+// its count, marks the cell whose replicates disagree, and the CSV carries it all (issue 13's
+// example: m 192, n_H 6 ended at 2.29, 0.17 and 1.71).
+void TestUiFigures::heatmapAggregatesReplicates()
+{
+    Session s = uitest::tinySession();
+    auto seed = [](uint64_t v) {
+        AxisValue a;
+        a.kind = AxisValue::Kind::Unsigned;
+        a.unsignedValue = v;
+        return a;
+    };
+    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}}, SweepAxis{"seed", {seed(0), seed(1), seed(2)}}};
+    s.runs.clear();
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(6));
+    const double losses[6] = {0.96, 0.003, 0.92, 2.29, 0.17, 1.71};
+    for (size_t i = 0; i < 6; ++i) {
+        auto &r = s.runs[i].result;
+        r.status = RunStatus::Done;
+        r.test = {{0, 3.0}, {40, losses[i]}};
+        r.metrics["final_test_loss"] = losses[i];
+        r.metrics["left_ln10_plateau"] = losses[i] < 5.0 / 6.0 * std::log(10.0) ? 1 : 0;
+    }
+    const auto median = HeatmapData::compute(s, "heads", "", {}, -1, HeatmapStat::Median);
+    QCOMPARE(median.columns(), 2);
+    QVERIFY(std::abs(median.cell(0, 0).value - 0.92) < 1e-12);
+    QVERIFY(std::abs(median.cell(0, 1).value - 1.71) < 1e-12);
+    QCOMPARE(median.cell(0, 1).replicates, 3);
+    QCOMPARE(median.cell(0, 1).low, 0.17); // fewer than 4 replicates: the whole range
+    QCOMPARE(median.cell(0, 1).high, 2.29);
+    const auto mean = HeatmapData::compute(s, "heads", "", {}, -1, HeatmapStat::Mean);
+    QVERIFY(std::abs(mean.cell(0, 1).value - 1.39) < 1e-12);
+    const auto learned = HeatmapData::compute(s, "heads", "", {}, -1, HeatmapStat::LearnedFraction);
+    QCOMPARE(learned.cell(0, 0).value, 1.0);
+    QVERIFY(std::abs(learned.cell(0, 1).value - 2.0 / 3.0) < 1e-12);
+    QCOMPARE(learned.cell(0, 1).learned, 2);
+    QCOMPARE(learned.cell(0, 1).verdicts, 3);
+    QVERIFY(learned.cell(0, 1).split() && !learned.cell(0, 0).split());
+    QCOMPARE(learned.vmax, 1.0);
+    const QString csv = learned.csv();
+    QVERIFY2(csv.startsWith("row,heads,state,p_learned,replicates,low,high,learned,verdicts,split,runs,note"), qPrintable(csv));
+    QVERIFY2(csv.contains(",2,value,0.6666666667,3,0.17,2.29,2,3,1,3 4 5,"), qPrintable(csv));
+    // The summary and the figure agree on every configuration.
+    const auto groups = groupReplicates(s);
+    QCOMPARE(groups[1].learned, learned.cell(0, 1).learned);
+    QCOMPARE(groups[1].finalLoss.median, median.cell(0, 1).value);
+
+    // The view: seeds aggregated by default (no "at seed = 0"), the median first, P(learned) drawn.
+    SessionModel model;
+    model.setSession(s);
+    HeatmapView view(&model);
+    view.resize(800, 500);
+    view.setAxes("heads", "");
+    view.refresh();
+    QCOMPARE(view.currentStat(), HeatmapStat::Median);
+    QVERIFY2(!view.title().contains("seed"), qPrintable(view.title()));
+    view.setStat(HeatmapStat::LearnedFraction);
+    QVERIFY2(view.title().contains("learned"), qPrintable(view.title()));
+    QVERIFY(view.csv().contains("p_learned"));
+    ViewState state;
+    view.saveViewState(state);
+    QCOMPARE(state["heatmap.stat"], std::string("p_learned"));
 }
 
 QTEST_MAIN(TestUiFigures)

@@ -1,6 +1,8 @@
 // HeatmapView.cpp — see HeatmapView.h.
 #include "ui/figures/HeatmapView.h"
 
+#include "core/session/Replicates.h"
+
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
 
@@ -99,6 +101,15 @@ HeatmapView::HeatmapView(SessionModel *model, QWidget *parent)
     bar->addWidget(m_fixedBox);
     bar->addWidget(new QLabel(tr("step"), this));
     bar->addWidget(m_step);
+    m_stat = new QComboBox(this);
+    m_stat->addItem(tr("median"), QString::fromLatin1(toString(HeatmapStat::Median)));
+    m_stat->addItem(tr("mean"), QString::fromLatin1(toString(HeatmapStat::Mean)));
+    m_stat->addItem(tr("P(learned)"), QString::fromLatin1(toString(HeatmapStat::LearnedFraction)));
+    m_stat->setToolTip(tr("What a cell shows of its replicates (the seeds, and every axis set to 'all'): the median "
+                          "or mean final test loss, or the fraction that learned, with its count. A corner mark "
+                          "flags a split cell, whose replicates disagree on learned."));
+    bar->addWidget(new QLabel(tr("cell"), this));
+    bar->addWidget(m_stat);
     bar->addStretch(1);
 
     m_canvasWidget = new HeatmapCanvas(this);
@@ -112,6 +123,7 @@ HeatmapView::HeatmapView(SessionModel *model, QWidget *parent)
     connect(m_yCombo, &QComboBox::currentTextChanged, this, changed);
     connect(m_step, &QSpinBox::valueChanged, this, changed);
     connect(m_sideBySide, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_stat, &QComboBox::currentIndexChanged, this, changed);
 }
 
 QString HeatmapView::csv() const
@@ -139,8 +151,10 @@ void HeatmapView::setSideBySide(const QString &axis)
 
 QString HeatmapView::title() const
 {
-    QString t =
-        m_data.step < 0 ? tr("Final test loss") : tr("Test loss at step %1").arg(m_data.step);
+    QString t = m_data.stat == HeatmapStat::LearnedFraction
+                    ? tr("Fraction of replicates that learned")
+                    : (m_data.stat == HeatmapStat::Median ? tr("Median ") : tr("Mean ")) +
+                          (m_data.step < 0 ? tr("final test loss") : tr("test loss at step %1").arg(m_data.step));
     QStringList fixed;
     const std::string x = m_data.xAxis, y = m_data.yAxis;
     const std::string side =
@@ -185,6 +199,11 @@ void HeatmapView::rebuildControls()
     const int yi = m_yCombo->findData(y);
     m_yCombo->setCurrentIndex(yi >= 0 ? yi : 0);
     m_step->setValue(std::atoi(stateValue(state, "step", "-1").c_str()));
+    {
+        const QSignalBlocker bstat(m_stat);
+        const int si = m_stat->findData(QString::fromStdString(stateValue(state, "stat", "median")));
+        m_stat->setCurrentIndex(si >= 0 ? si : 0);
+    }
 
     for (auto &[axis, combo] : m_fixedCombos) combo->parentWidget()->deleteLater();
     m_fixedCombos.clear();
@@ -196,11 +215,14 @@ void HeatmapView::rebuildControls()
         auto *combo = new QComboBox(box);
         const QStringList labels = axisValueLabels(m_model->session(), a.toStdString());
         for (const auto &v : labels) combo->addItem(displayLabel(v), v);
-        combo->addItem(a == "seed" ? tr("mean") : tr("mean over all"), QString());
-        // The heatmap's η: the largest learning rate by default, where heads matter most.
+        const auto replicates = replicateAxes(m_model->session());
+        const bool replicate = std::find(replicates.begin(), replicates.end(), a.toStdString()) != replicates.end();
+        combo->addItem(replicate ? tr("all replicates") : tr("all (pooled)"), QString());
+        // Replicate axes (seeds) are aggregated by default; the heatmap's η is the largest learning
+        // rate, where heads matter most; other axes their first value.
         const std::string key = "fixed." + a.toStdString();
-        const QString want = QString::fromStdString(
-            stateValue(state, key, labels.value(a == "lr" ? labels.size() - 1 : 0).toStdString()));
+        const QString fallback = replicate ? QString() : labels.value(a == "lr" ? labels.size() - 1 : 0);
+        const QString want = QString::fromStdString(stateValue(state, key, fallback.toStdString()));
         const int wi = combo->findData(want);
         combo->setCurrentIndex(wi >= 0 ? wi : 0);
         l->addWidget(combo);
@@ -211,6 +233,11 @@ void HeatmapView::rebuildControls()
             Q_EMIT viewStateChanged();
         });
     }
+}
+
+HeatmapStat HeatmapView::currentStat() const
+{
+    return heatmapStatFromString(m_stat->currentData().toString().toStdString());
 }
 
 void HeatmapView::refresh()
@@ -235,8 +262,7 @@ void HeatmapView::refresh()
         for (const auto &label : axisValueLabels(m_model->session(), side)) {
             auto f = fixed;
             f[side] = label.toStdString();
-            m_panels.push_back(
-                HeatmapData::compute(m_model->session(), x, yAxis, f, m_step->value()));
+            m_panels.push_back(HeatmapData::compute(m_model->session(), x, yAxis, f, m_step->value(), currentStat()));
             m_panelLabels << QString::fromStdString(side) + " = " + displayLabel(label);
             vmin = std::min(vmin, m_panels.back().vmin);
             vmax = std::max(vmax, m_panels.back().vmax);
@@ -247,7 +273,7 @@ void HeatmapView::refresh()
         }
     }
     m_data = m_panels.empty()
-                 ? HeatmapData::compute(m_model->session(), x, yAxis, fixed, m_step->value())
+                 ? HeatmapData::compute(m_model->session(), x, yAxis, fixed, m_step->value(), currentStat())
                  : m_panels.front();
     m_canvasWidget->update();
 }
@@ -261,6 +287,7 @@ void HeatmapView::saveViewState(ViewState &state) const
     setStateValue(state, "x", m_xCombo->currentText().toStdString());
     setStateValue(state, "y", m_yCombo->currentData().toString().toStdString());
     setStateValue(state, "step", std::to_string(m_step->value()));
+    setStateValue(state, "stat", m_stat->currentData().toString().toStdString());
     setStateValue(state, "side_by_side", m_sideBySide->currentData().toString().toStdString());
     for (const auto &[axis, combo] : m_fixedCombos)
         setStateValue(state, "fixed." + axis, combo->currentData().toString().toStdString());
@@ -295,6 +322,12 @@ void HeatmapView::setFixedValue(const QString &axis, const QString &label)
 void HeatmapView::setStep(int64_t step)
 {
     m_step->setValue(int(step));
+}
+
+void HeatmapView::setStat(HeatmapStat stat)
+{
+    const int i = m_stat->findData(QString::fromLatin1(toString(stat)));
+    if (i >= 0) m_stat->setCurrentIndex(i);
 }
 
 namespace {
@@ -405,8 +438,12 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
     p.setFont(t.font(11, true));
     p.drawText(l.titleRect, Qt::AlignCenter, panelTitle);
 
+    // A fraction learned is drawn with the scale reversed, so that learned looks the same as a
+    // low loss does (dark), and not learned as the plateau (bright).
+    const bool fraction = data.stat == HeatmapStat::LearnedFraction;
     auto colourOf = [&](double v) {
-        return viridis((v - data.vmin) / std::max(1e-12, data.vmax - data.vmin));
+        const double f = (v - data.vmin) / std::max(1e-12, data.vmax - data.vmin);
+        return viridis(fraction ? 1.0 - f : f);
     };
     QSet<int> selected(m_selected.begin(), m_selected.end());
     const QFont valueFont = t.font(std::clamp(l.cellH / 4.2 / t.fontScale, 6.5, 12.0));
@@ -427,7 +464,10 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
                 const QColor fill = colourOf(cell.value);
                 p.fillRect(inner, fill);
                 textColour = fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245);
-                text = formatLoss(cell.value);
+                // The fraction with its count (2/3), or the loss with its replicates' spread.
+                text = fraction ? QStringLiteral("%1/%2").arg(cell.learned).arg(cell.verdicts) : formatLoss(cell.value);
+                if (!fraction && cell.replicates > 1)
+                    sub = QStringLiteral("%1–%2 (n %3)").arg(formatLoss(cell.low), formatLoss(cell.high)).arg(cell.replicates);
                 if (cell.state == S::Running) {
                     sub = tr("training…");
                     p.setPen(QPen(textColour, 1.2, Qt::DashLine));
@@ -435,6 +475,15 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
                     p.drawRect(inner.adjusted(2, 2, -2, -2));
                 } else if (!cell.note.isEmpty()) {
                     sub = cell.note;
+                }
+                if (cell.split()) { // replicates disagree on learned: a corner mark, and said
+                    const double k = std::min(inner.width(), inner.height()) * 0.28;
+                    QPolygonF corner;
+                    corner << inner.topRight() << inner.topRight() - QPointF(k, 0) << inner.topRight() + QPointF(0, k);
+                    p.setPen(Qt::NoPen);
+                    p.setBrush(t.dark ? QColor(255, 170, 60) : QColor(230, 110, 0));
+                    p.drawPolygon(corner);
+                    if (sub.isEmpty() || fraction) sub = tr("split");
                 }
                 break;
             }
@@ -545,7 +594,7 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
             const double f0 = double(i) / steps;
             QRectF seg(bar.left(), bar.bottom() - (f0 + 1.0 / steps) * bar.height(), bar.width(),
                        bar.height() / steps + 0.6);
-            p.fillRect(seg, viridis(f0 + 0.5 / steps));
+            p.fillRect(seg, viridis(fraction ? 1.0 - (f0 + 0.5 / steps) : f0 + 0.5 / steps));
         }
         p.setPen(QPen(t.muted, 1));
         p.setBrush(Qt::NoBrush);
@@ -556,10 +605,15 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
                    (v - data.vmin) / std::max(1e-12, data.vmax - data.vmin) * bar.height();
         };
         QList<std::pair<double, QString>> ticks;
-        ticks << std::make_pair(data.vmin, formatLoss(data.vmin))
-              << std::make_pair(data.vmax, formatLoss(data.vmax));
-        for (const auto &line : plateausOf(m_model->session()))
-            ticks << std::make_pair(line.loss, QString::fromStdString(line.label));
+        if (fraction) {
+            ticks << std::make_pair(0.0, QStringLiteral("0")) << std::make_pair(0.5, QStringLiteral("0.5"))
+                  << std::make_pair(1.0, QStringLiteral("1"));
+        } else {
+            ticks << std::make_pair(data.vmin, formatLoss(data.vmin))
+                  << std::make_pair(data.vmax, formatLoss(data.vmax));
+            for (const auto &line : plateausOf(m_model->session()))
+                ticks << std::make_pair(line.loss, QString::fromStdString(line.label));
+        }
         for (const auto &[v, label] : ticks) {
             if (v < data.vmin || v > data.vmax) continue;
             const double y = yOf(v);
@@ -574,7 +628,7 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
         p.rotate(-90);
         p.setFont(t.font(8.5));
         p.drawText(QRectF(-bar.height() / 2, -8 * t.fontScale, bar.height(), 14 * t.fontScale),
-                   Qt::AlignCenter, tr("test loss (nats)"));
+                   Qt::AlignCenter, fraction ? tr("fraction learned") : tr("test loss (nats)"));
         p.restore();
     }
     bool anyTraining = false;

@@ -33,7 +33,9 @@ public:
     const HeatmapData &data() const { return m_data; }
     void setAxes(const QString &x, const QString &y);
     void setFixedValue(const QString &axis, const QString &label); // "" averages over the axis
-    void setStep(int64_t step);                                    // -1: final
+    void setStep(int64_t step);
+    void setStat(HeatmapStat stat);
+    HeatmapStat currentStat() const;                                    // -1: final
     // The cell under a canvas position, (-1, -1) if none.
     // With a side-by-side axis, `panel` picks the heatmap (one per value of that axis).
     QPoint cellAt(const QPoint &canvasPos, int *panel = nullptr) const;
@@ -57,6 +59,7 @@ private:
 
     HeatmapCanvas *m_canvasWidget;
     QComboBox *m_xCombo, *m_yCombo, *m_sideBySide;
+    QComboBox *m_stat; // what a cell shows of its replicates: mean, median, P(learned)
     QSpinBox *m_step;
     QWidget *m_fixedBox;
     QHBoxLayout *m_fixedLayout;

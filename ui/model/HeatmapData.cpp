@@ -1,6 +1,9 @@
 // HeatmapData.cpp — see HeatmapData.h.
 #include "ui/model/HeatmapData.h"
 
+#include "core/metrics/LearnedRule.h"
+#include "core/session/Replicates.h"
+
 #include "ui/model/RunMetrics.h"
 
 #include <algorithm>
@@ -77,11 +80,30 @@ int HeatmapData::filledCount() const
     return n;
 }
 
+const char *toString(HeatmapStat stat)
+{
+    switch (stat) {
+    case HeatmapStat::Mean: return "mean";
+    case HeatmapStat::Median: return "median";
+    case HeatmapStat::LearnedFraction: return "p_learned";
+    }
+    return "mean";
+}
+
+HeatmapStat heatmapStatFromString(const std::string &text)
+{
+    for (HeatmapStat stat : {HeatmapStat::Mean, HeatmapStat::Median, HeatmapStat::LearnedFraction})
+        if (text == toString(stat)) return stat;
+    return HeatmapStat::Mean;
+}
+
 HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxis,
                                  const std::string &yAxis,
-                                 const std::map<std::string, std::string> &fixed, int64_t step)
+                                 const std::map<std::string, std::string> &fixed, int64_t step,
+                                 HeatmapStat stat)
 {
     HeatmapData d;
+    d.stat = stat;
     d.xAxis = xAxis;
     d.yAxis = yAxis;
     d.step = step;
@@ -107,8 +129,7 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
         return row * d.columns() + col;
     };
 
-    std::vector<double> sums(d.cells.size(), 0.0);
-    std::vector<int> counts(d.cells.size(), 0);
+    std::vector<std::vector<double>> values(d.cells.size());
     std::vector<int> diverged(d.cells.size(), 0), failed(d.cells.size(), 0),
         running(d.cells.size(), 0), stopped(d.cells.size(), 0);
     for (int i = 0; i < int(session.runs.size()); ++i) {
@@ -119,6 +140,12 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
         auto &cell = d.cells[size_t(at)];
         cell.runs << i;
         const auto &r = run.result;
+        if (step < 0) { // the verdict is of the finished run
+            if (const auto verdict = learned(r, session.learnedRule)) {
+                ++cell.verdicts;
+                cell.learned += *verdict;
+            }
+        }
         switch (r.status) {
         case RunStatus::Diverged:
             if (step < 0 || (r.divergedAtStep >= 0 && step >= r.divergedAtStep)) {
@@ -142,10 +169,7 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
             break;
         }
         const double v = testLossAtStep(r, step);
-        if (std::isfinite(v)) {
-            sums[size_t(at)] += v;
-            ++counts[size_t(at)];
-        }
+        if (std::isfinite(v)) values[size_t(at)].push_back(v);
     }
     for (const auto &skip : session.skipped) {
         if (!matches(skip.labels, fixed)) continue;
@@ -158,16 +182,25 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
         }
     }
     double lo = 1e300, hi = -1e300;
+    const bool fraction = stat == HeatmapStat::LearnedFraction;
     for (size_t k = 0; k < d.cells.size(); ++k) {
         auto &cell = d.cells[k];
         if (cell.state == HeatmapCell::State::Skipped) continue;
         if (cell.runs.isEmpty()) continue;
-        if (failed[k])
+        const SampleStats sample = sampleStats(values[k]);
+        const int counted = fraction ? cell.verdicts : sample.count;
+        cell.replicates = sample.count;
+        // The spread of the replicates: the inter-quartile range, or the whole range of fewer than 4.
+        cell.low = sample.count >= 4 ? sample.q1 : sample.min;
+        cell.high = sample.count >= 4 ? sample.q3 : sample.max;
+        if (failed[k] && !fraction)
             cell.state = HeatmapCell::State::Failed;
-        else if (counts[k] == 0 && diverged[k])
+        else if (counted == 0 && diverged[k])
             cell.state = HeatmapCell::State::Diverged;
-        else if (counts[k] > 0) {
-            cell.value = sums[k] / counts[k];
+        else if (counted > 0) {
+            cell.value = fraction ? cell.learnedFraction()
+                         : stat == HeatmapStat::Median ? sample.median
+                                                       : sample.mean;
             cell.state = running[k] ? HeatmapCell::State::Running : HeatmapCell::State::Value;
             lo = std::min(lo, cell.value);
             hi = std::max(hi, cell.value);
@@ -177,9 +210,14 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
             cell.state = HeatmapCell::State::Stopped;
         else
             cell.state = HeatmapCell::State::Queued;
-        if (diverged[k] && counts[k] > 0)
+        if (diverged[k] && counted > 0)
             cell.note =
                 QStringLiteral("%1 of %2 runs diverged").arg(diverged[k]).arg(cell.runs.size());
+    }
+    if (fraction) { // a probability: its own scale
+        d.vmin = 0.0;
+        d.vmax = 1.0;
+        return d;
     }
     // The colour scale starts at 0 and spans at least the task's loss at initialisation (ln 22 for
     // addition).
@@ -192,9 +230,11 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
 
 QString HeatmapData::csv() const
 {
-    QString out = QStringLiteral("%1,%2,state,test_loss,runs,note\n")
+    QString out = QStringLiteral("%1,%2,state,%3,replicates,low,high,learned,verdicts,split,runs,note\n")
                       .arg(yAxis.empty() ? QStringLiteral("row") : QString::fromStdString(yAxis),
-                           QString::fromStdString(xAxis));
+                           QString::fromStdString(xAxis),
+                           stat == HeatmapStat::LearnedFraction ? QStringLiteral("p_learned")
+                                                                : QStringLiteral("test_loss_%1").arg(toString(stat)));
     static const char *states[] = {"empty",    "queued", "running", "value",
                                    "diverged", "failed", "stopped", "skipped"};
     for (int r = 0; r < rows(); ++r) {
@@ -204,13 +244,17 @@ QString HeatmapData::csv() const
             for (int i : cell.runs) runIds << QString::number(i);
             QString note = cell.note;
             note.replace('"', '\'');
-            out += QStringLiteral("%1,%2,%3,%4,%5,\"%6\"\n")
+            const bool hasValue =
+                cell.state == HeatmapCell::State::Value || cell.state == HeatmapCell::State::Running;
+            out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,")
                        .arg(yLabels[r], xLabels[c], QString::fromLatin1(states[int(cell.state)]),
-                            cell.state == HeatmapCell::State::Value ||
-                                    cell.state == HeatmapCell::State::Running
-                                ? QString::number(cell.value, 'g', 10)
-                                : QString(),
-                            runIds.join(' '), note);
+                            hasValue ? QString::number(cell.value, 'g', 10) : QString())
+                       .arg(cell.replicates)
+                       .arg(cell.replicates ? QString::number(cell.low, 'g', 10) : QString(),
+                            cell.replicates ? QString::number(cell.high, 'g', 10) : QString())
+                       .arg(cell.learned)
+                       .arg(cell.verdicts);
+            out += QStringLiteral("%1,%2,\"%3\"\n").arg(cell.split() ? "1" : "0", runIds.join(' '), note);
         }
     }
     return out;

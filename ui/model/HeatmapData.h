@@ -15,12 +15,24 @@
 
 namespace headlab::ui {
 
+// What a cell shows of its replicates (the runs that differ only in the axes not fixed: seeds):
+// the mean or median test loss, or the fraction that learned (by the session's rule).
+enum class HeatmapStat { Mean, Median, LearnedFraction };
+const char *toString(HeatmapStat stat); // "mean", "median", "p_learned"
+HeatmapStat heatmapStatFromString(const std::string &text); // unknown: Mean
+
 struct HeatmapCell {
     enum class State { Empty, Queued, Running, Value, Diverged, Failed, Stopped, Skipped };
     State state = State::Empty;
-    double value = 0.0; // mean test loss of the cell's runs with a finite value
+    double value = 0.0; // the statistic over the cell's runs with a finite value (or verdict)
     QList<int> runs;    // run indices in this cell
     QString note;       // skip reason, failure message, diverged step
+    int replicates = 0;             // runs with a finite value
+    int learned = 0, verdicts = 0;  // runs that learned / that have a verdict (LearnedRule.h)
+    double low = 0.0, high = 0.0;   // the spread of the values: inter-quartile range (min–max under 4)
+    // The replicates disagree on learned / not learned: the cell is on the trainability boundary.
+    bool split() const { return learned > 0 && learned < verdicts; }
+    double learnedFraction() const { return verdicts ? double(learned) / verdicts : 0.0; }
 };
 
 struct HeatmapData {
@@ -29,6 +41,7 @@ struct HeatmapData {
     std::vector<HeatmapCell> cells; // row-major: cells[row * xLabels.size() + col]
     double vmin = 0.0, vmax = 1.0;  // colour scale
     int64_t step = -1;              // -1: final
+    HeatmapStat stat = HeatmapStat::Mean;
 
     int rows() const { return int(yLabels.size()); }
     int columns() const { return int(xLabels.size()); }
@@ -39,10 +52,11 @@ struct HeatmapData {
     int filledCount() const; // cells with a value, diverged or failed
 
     // `fixed` maps each other axis to the label its value must have; an axis absent from it
-    // is averaged over (seeds, typically).
+    // is aggregated over with `stat` (seeds, typically: its runs are replicates).
     static HeatmapData compute(const Session &session, const std::string &xAxis,
                                const std::string &yAxis,
-                               const std::map<std::string, std::string> &fixed, int64_t step);
+                               const std::map<std::string, std::string> &fixed, int64_t step,
+                               HeatmapStat stat = HeatmapStat::Mean);
     QString csv() const;
 };
 
