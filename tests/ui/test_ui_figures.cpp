@@ -7,6 +7,7 @@
 #include "ui/model/CurveDecimator.h"
 #include "ui/app/ExperimentForm.h"
 #include "ui/model/FigureData.h"
+#include "ui/figures/FigureChartView.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/FigurePanel.h"
 #include "ui/figures/FigureTable.h"
@@ -31,6 +32,8 @@
 #include <QProcess>
 #include <QSet>
 #include <QSvgRenderer>
+#include <QLineSeries>
+#include <QScatterSeries>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -548,7 +551,7 @@ void TestUiFigures::rankFigureIsBestOverSeeds()
     QCOMPARE(l3w2->points[0].y(), rankLoss(3, 2, 1) + 0.05 - 0.5);
     // The queued seed 0 does not count: rank 16 is seed 1 alone.
     QCOMPARE(l3w2->points[2].y(), rankLoss(3, 2, 16) + 0.02);
-    QVERIFY(d.csv().startsWith("series,x,best_epoch_mean\n"));
+    QVERIFY(d.csv().startsWith("series,x,best_epoch_mean,replicates,min,max,learned_count,verdicts\n"));
     QVERIFY(d.csv().contains("\"L = 1, w = 1\",2,"));
 }
 
@@ -793,6 +796,38 @@ void TestUiFigures::heatmapAggregatesReplicates()
     const auto groups = groupReplicates(s);
     QCOMPARE(groups[1].learned, learned.cell(0, 1).learned);
     QCOMPARE(groups[1].finalLoss.median, median.cell(0, 1).value);
+
+    // Loss against m: a point at the replicates' median, whiskers over their range, each seed a dot.
+    const FigureData scaling = scalingFigure(s, false, QString());
+    QCOMPARE(scaling.series.size(), size_t(2));
+    const FigureSeries &two = scaling.series[1];
+    QCOMPARE(two.name, QStringLiteral("n_H = 2"));
+    QCOMPARE(two.points.size(), 1);
+    QVERIFY(std::abs(two.points[0].y() - 1.71) < 1e-12);
+    QCOMPARE(two.spread[0].first, 0.17);
+    QCOMPARE(two.spread[0].second, 2.29);
+    QCOMPARE(two.replicates[0].size(), 3);
+    QCOMPARE(two.learnedOf[0], std::make_pair(2, 3));
+    QVERIFY(scaling.csv().contains("\"n_H = 2\",8,1.71,1,3,0.17,2.29,2,3"));
+    QCOMPARE(learningRateFigure(s, false).series[1].points[0].y(), two.points[0].y());
+    {
+        SessionModel chartModel;
+        chartModel.setSession(s);
+        FigureChartView *chart = static_cast<FigureChartView *>(FigureView::create("scaling", &chartModel));
+        std::unique_ptr<FigureView> owner(chart);
+        chart->resize(800, 500);
+        chart->refresh();
+        int dots = 0, whiskers = 0;
+        for (auto *series : chart->chart()->series()) {
+            if (series->name() == "each seed") dots = static_cast<QScatterSeries *>(series)->count();
+            if (series->name().isEmpty() && series->isVisible() && qobject_cast<QLineSeries *>(series) &&
+                static_cast<QLineSeries *>(series)->count() == 2 &&
+                static_cast<QLineSeries *>(series)->at(0).x() == static_cast<QLineSeries *>(series)->at(1).x())
+                ++whiskers;
+        }
+        QCOMPARE(dots, 6);
+        QCOMPARE(whiskers, 2);
+    }
 
     // The view: seeds aggregated by default (no "at seed = 0"), the median first, P(learned) drawn.
     SessionModel model;

@@ -42,8 +42,11 @@ FigureChartView::FigureChartView(SessionModel *model, QWidget *parent)
     m_diverged = new QScatterSeries();
     m_diverged->setName(tr("diverged"));
     m_diverged->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+    m_replicateDots = new QScatterSeries();
+    m_replicateDots->setName(tr("each seed"));
     for (auto *s :
-         {static_cast<QAbstractSeries *>(m_threshold), static_cast<QAbstractSeries *>(m_learned),
+         {static_cast<QAbstractSeries *>(m_replicateDots), static_cast<QAbstractSeries *>(m_threshold),
+          static_cast<QAbstractSeries *>(m_learned),
           static_cast<QAbstractSeries *>(m_notLearned), static_cast<QAbstractSeries *>(m_diverged)})
         m_chart->addSeries(s);
 }
@@ -134,7 +137,8 @@ void FigureChartView::showData(FigureData data, double logBase)
         }
     }
     if (yTop <= 0) yTop = 1.0;
-    QList<QPointF> learned, notLearned, diverged;
+    QList<QPointF> learned, notLearned, diverged, dots;
+    std::vector<std::pair<QPointF, QPointF>> whiskers;
     for (const auto &s : m_data.series) {
         auto it = m_lines.find(s.name);
         QLineSeries *line = nullptr;
@@ -152,6 +156,10 @@ void FigureChartView::showData(FigureData data, double logBase)
         line->replace(s.points);
         for (int i = 0; i < s.points.size(); ++i) {
             (s.learned[i] || !m_data.learnedMarkers ? learned : notLearned) << s.points[i];
+            if (i < s.replicates.size() && s.replicates[i].size() > 1) {
+                for (double y : s.replicates[i]) dots << QPointF(s.points[i].x(), y);
+                whiskers.push_back({QPointF(s.points[i].x(), s.spread[i].first), QPointF(s.points[i].x(), s.spread[i].second)});
+            }
             xMin = std::min(xMin, s.points[i].x());
             xMax = std::max(xMax, s.points[i].x());
         }
@@ -178,6 +186,20 @@ void FigureChartView::showData(FigureData data, double logBase)
     m_learned->replace(learned);
     m_notLearned->replace(notLearned);
     m_diverged->replace(diverged);
+    m_replicateDots->replace(dots);
+    while (m_whiskers.size() < whiskers.size()) {
+        auto *w = new QLineSeries();
+        m_chart->addSeries(w);
+        w->attachAxis(m_axisX);
+        w->attachAxis(m_axisY);
+        w->setPen(QPen(m_theme.muted, m_theme.line(1.3)));
+        for (auto *m : m_chart->legend()->markers(w)) m->setVisible(false);
+        m_whiskers.push_back(w);
+    }
+    for (size_t k = 0; k < m_whiskers.size(); ++k) {
+        m_whiskers[k]->setVisible(k < whiskers.size());
+        if (k < whiskers.size()) m_whiskers[k]->replace(QList<QPointF>{whiskers[k].first, whiskers[k].second});
+    }
     if (xMin > xMax) {
         xMin = m_data.logX ? 1 : 0;
         xMax = m_data.logX ? 1000 : 1;
@@ -220,10 +242,19 @@ void FigureChartView::showData(FigureData data, double logBase)
         m_diverged->setColor(m_theme.dark ? QColor(255, 110, 100) : QColor(200, 40, 40));
         m_diverged->setBorderColor(m_theme.background);
         m_diverged->setMarkerSize(11 * m_theme.lineScale);
+        QColor faint = m_theme.foreground;
+        faint.setAlphaF(0.28f);
+        m_replicateDots->setColor(faint);
+        m_replicateDots->setBorderColor(Qt::transparent);
+        m_replicateDots->setMarkerSize(5 * m_theme.lineScale);
+        for (auto *w : m_whiskers) w->setPen(QPen(m_theme.muted, m_theme.line(1.3)));
         m_theme.apply(m_chart);
         m_stylesDirty = false;
     }
     for (auto *m : m_chart->legend()->markers(m_threshold)) m->setVisible(plateau || reference);
+    for (auto *m : m_chart->legend()->markers(m_replicateDots)) m->setVisible(!dots.isEmpty());
+    for (auto *w : m_whiskers)
+        for (auto *m : m_chart->legend()->markers(w)) m->setVisible(false);
     for (auto *series : {m_learned, m_notLearned})
         for (auto *m : m_chart->legend()->markers(series)) m->setVisible(m_data.learnedMarkers);
     if (!m_data.learnedMarkers) // the newer figures list "diverged" only when there is one

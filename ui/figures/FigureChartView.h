@@ -43,6 +43,10 @@ private:
     double m_axisBase = 0;
     std::map<QString, QLineSeries *> m_lines;
     QScatterSeries *m_learned = nullptr, *m_notLearned = nullptr, *m_diverged = nullptr;
+    // Replicates: each one a faint dot, and a whisker over their range at every point with more
+    // than one (one two-point line each, pooled and reused frame to frame).
+    QScatterSeries *m_replicateDots = nullptr;
+    std::vector<QLineSeries *> m_whiskers;
     QLineSeries *m_threshold = nullptr;
     FigureData m_data;
     bool m_stylesDirty = true;

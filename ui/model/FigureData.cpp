@@ -5,6 +5,8 @@
 
 #include "ui/model/RunMetrics.h"
 
+#include "core/session/Replicates.h"
+
 #include <QStringList>
 
 #include <algorithm>
@@ -15,8 +17,7 @@ namespace headlab::ui {
 
 namespace {
 struct Accumulator {
-    double sum = 0;
-    int n = 0;
+    std::vector<double> values; // finite final test losses of the replicates
     int diverged = 0;
     int learned = 0;
 };
@@ -38,21 +39,26 @@ void addTo(Accumulator &a, const RunResult &r, LearnedRule rule)
         ++a.diverged;
         return;
     }
-    a.sum += v;
-    ++a.n;
+    a.values.push_back(v);
     a.learned += isLearned(r, rule) ? 1 : 0;
 }
 
+// One point per x at the replicates' statistic (median, or mean), with their range.
 FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &points,
-                      double &yMax)
+                      double &yMax, ReplicateStat stat = ReplicateStat::Median)
 {
     FigureSeries s;
     s.name = name;
     for (const auto &[x, a] : points) {
-        if (a.n > 0 && std::isfinite(a.sum / a.n)) {
-            const double y = a.sum / a.n;
+        const SampleStats st = sampleStats(a.values);
+        if (st.count > 0) {
+            const int n = st.count + a.diverged;
+            const double y = statValue(st, stat);
             s.points << QPointF(x, y);
-            s.learned << (a.learned * 2 > a.n + a.diverged);
+            s.learned << (a.learned * 2 > n);
+            s.replicates << QList<double>(a.values.begin(), a.values.end());
+            s.spread << std::make_pair(st.min, st.max);
+            s.learnedOf << std::make_pair(a.learned, n);
             yMax = std::max(yMax, y);
         } else if (a.diverged > 0) {
             s.divergedX << x;
@@ -67,6 +73,7 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
     FigureData d;
     d.title = byHeadDim ? QStringLiteral("Final test loss against head dimension m_H = m / n_H")
                         : QStringLiteral("Final test loss against d_model m");
+    d.title += QStringLiteral(", median and range over seeds");
     if (!lrLabel.isEmpty()) d.title += QStringLiteral(" (η = %1)").arg(displayLabel(lrLabel));
     d.xTitle = byHeadDim ? QStringLiteral("head dimension m_H") : QStringLiteral("d_model m");
     d.yTitle = QStringLiteral("final test loss (nats)");
@@ -92,14 +99,16 @@ FigureData learningRateFigure(const Session &session, bool scaled)
     FigureData d;
     d.title = scaled ? QStringLiteral("Final test loss against η·√m_H")
                      : QStringLiteral("Final test loss against learning rate η");
+    d.title += QStringLiteral(", median and range over seeds");
     d.xTitle = scaled ? QStringLiteral("η·√m_H") : QStringLiteral("learning rate η");
     d.yTitle = QStringLiteral("final test loss (nats)");
     std::map<QString, std::map<double, Accumulator>> byConfig;
     for (const auto &run : session.runs) {
         if (!contributes(run.result)) continue;
         QStringList key;
+        const auto replicates = replicateAxes(session);
         for (const auto &[axis, label] : run.labels)
-            if (axis != "lr" && axis != "seed")
+            if (axis != "lr" && std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
                 key << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
         if (key.isEmpty())
             key << QStringLiteral("d_model=%1 heads=%2")
@@ -230,8 +239,7 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
             }
         }
         stopped += r.status == RunStatus::Stopped ? 1 : 0;
-        a.sum += y;
-        ++a.n;
+        a.values.push_back(y);
     }
     if (speed) {
         const bool shared = sharesEnsembleClock(session);
@@ -247,7 +255,7 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
         d.yFromZero = false;
     }
     for (const auto &[scheme, points] : byScheme) {
-        FigureSeries s = toSeries(scheme, points, d.yMax);
+        FigureSeries s = toSeries(scheme, points, d.yMax, ReplicateStat::Mean);
         s.learned.fill(true); // no learned / not-learned verdict here: every point is drawn alike
         d.series.push_back(std::move(s));
     }
@@ -268,7 +276,9 @@ FigureData totalHeadsSpeedFigure(const Session &session)
 QString FigureData::csv() const
 {
     // The learned column only where the figure marks it (ln 10 is the addition task's threshold).
-    QString out = QStringLiteral("series,x,%1%2\n").arg(yColumn, learnedMarkers ? ",learned" : "");
+    // y is the replicates' median; n, min, max and how many learned follow (one row per point).
+    QString out = QStringLiteral("series,x,%1%2,replicates,min,max,learned_count,verdicts\n")
+                      .arg(yColumn, learnedMarkers ? ",learned" : "");
     for (const auto &s : series) {
         QString name = s.name;
         name.replace('"', '\'');
@@ -277,11 +287,19 @@ QString FigureData::csv() const
                        .arg(name)
                        .arg(s.points[i].x(), 0, 'g', 10)
                        .arg(s.points[i].y(), 0, 'g', 10);
-            out += learnedMarkers ? QStringLiteral(",%1\n").arg(s.learned[i] ? 1 : 0)
-                                  : QStringLiteral("\n");
+            if (learnedMarkers) out += QStringLiteral(",%1").arg(s.learned[i] ? 1 : 0);
+            if (i < s.replicates.size())
+                out += QStringLiteral(",%1,%2,%3,%4,%5\n")
+                           .arg(s.replicates[i].size())
+                           .arg(s.spread[i].first, 0, 'g', 10)
+                           .arg(s.spread[i].second, 0, 'g', 10)
+                           .arg(s.learnedOf[i].first)
+                           .arg(s.learnedOf[i].second);
+            else
+                out += QStringLiteral(",,,,,\n");
         }
         for (double x : s.divergedX)
-            out += QStringLiteral("\"%1\",%2,diverged%3\n")
+            out += QStringLiteral("\"%1\",%2,diverged%3,,,,,\n")
                        .arg(name)
                        .arg(x, 0, 'g', 10)
                        .arg(learnedMarkers ? ",0" : "");

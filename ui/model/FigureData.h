@@ -5,7 +5,8 @@
 // Figure 3: final test loss against m (d_model) and against m_H = m / n_H, one line per n_H, at
 // one learning rate. Figure 4: final test loss, and learned / not learned, against η and against
 // η·sqrt(m_H), one line per configuration. Only finished runs count; the figures fill in live as
-// runs finish. Seeds (and any axis not plotted) are averaged.
+// runs finish. Seeds (and any axis not plotted) are replicates: a point is their median, with
+// whiskers over their range (min–max) and each replicate drawn as a faint dot.
 #pragma once
 
 #include "core/metrics/Metrics.h"
@@ -22,9 +23,14 @@ namespace headlab::ui {
 
 struct FigureSeries {
     QString name;
-    QList<QPointF> points;   // sorted by x
-    QList<bool> learned;     // per point: mean final test loss below ln 10
+    QList<QPointF> points;   // sorted by x; y is the replicates' median
+    QList<bool> learned;     // per point: most of its replicates learned (the session's rule)
     QList<double> divergedX; // x of points where every run diverged, drawn at the top
+    // Per point, over its replicates: their values, the whisker's ends (min and max), how many
+    // learned out of how many with a verdict.
+    QList<QList<double>> replicates;
+    QList<std::pair<double, double>> spread;
+    QList<std::pair<int, int>> learnedOf;
 };
 
 struct FigureData {
