@@ -32,6 +32,8 @@
 #include <QProcess>
 #include <QSet>
 #include <QSvgRenderer>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QStatusBar>
@@ -827,6 +829,41 @@ void TestUiFigures::heatmapAggregatesReplicates()
         }
         QCOMPARE(dots, 6);
         QCOMPARE(whiskers, 2);
+    }
+
+    // Loss curves: one median curve per configuration with a band over its seeds, coloured by
+    // heads with the legend listing its values; selected runs are drawn one by one.
+    {
+        SessionModel curvesModel;
+        curvesModel.setSession(s);
+        LossChartView loss(&curvesModel);
+        loss.resize(900, 500);
+        loss.show(); // legend markers are visible only in a shown chart
+        loss.refresh();
+        QVERIFY2(loss.title().contains("median"), qPrintable(loss.title()));
+        const QString csv = loss.csv();
+        QVERIFY2(csv.startsWith("configuration,curve,step,value,replicates"), qPrintable(csv));
+        QVERIFY2(csv.contains("\"heads=2\",test_median,40,1.71,3") && csv.contains("\"heads=2\",band_low,40,0.17,3") &&
+                     csv.contains("\"heads=2\",band_high,40,2.29,3"),
+                 qPrintable(csv));
+        // What the legend can list: the named curves (plateau lines aside); unnamed ones are hidden.
+        auto named = [&loss] {
+            QStringList names;
+            for (auto *series : loss.chart()->series())
+                if (!series->name().isEmpty() && !series->name().contains("ln 10") && series->isVisible())
+                    names << series->name();
+            names.sort();
+            return names;
+        };
+        QCOMPARE(named(), (QStringList{"heads = 1", "heads = 2"}));
+        int areas = 0;
+        for (auto *series : loss.chart()->series()) areas += series->type() == QAbstractSeries::SeriesTypeArea;
+        QCOMPARE(areas, 2);
+        loss.setSelectedRuns({3});
+        QVERIFY(loss.csv().startsWith("run,label,curve,step,value"));
+        loss.setSelectedRuns({});
+        loss.setMedianView(false); // every run, coloured by heads: the legend still lists 2 entries
+        QCOMPARE(named(), (QStringList{"heads = 1", "heads = 2"}));
     }
 
     // The view: seeds aggregated by default (no "at seed = 0"), the median first, P(learned) drawn.

@@ -5,6 +5,7 @@
 #include "ui/model/AxisRange.h"
 
 #include "ui/model/CurveDecimator.h"
+#include "ui/model/HeatmapData.h"
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
 
@@ -17,6 +18,8 @@
 #include <QHash>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QAreaSeries>
+#include <QComboBox>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
@@ -31,7 +34,7 @@
 namespace headlab::ui {
 
 namespace {
-constexpr int kLegendMax = 10;
+constexpr int kLegendMax = 12;
 constexpr size_t kPointBudget = 200'000; // points drawn over all curves of one frame
 } // namespace
 
@@ -55,6 +58,13 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
     m_smoothing->setToolTip(
         tr("Smoothing of the train curve; the raw trace stays visible behind it"));
     m_info = new QLabel(this);
+    m_median = new QCheckBox(tr("Median over seeds"), this);
+    m_median->setChecked(true);
+    m_median->setToolTip(tr("One test curve per configuration: the median over its replicates (seeds) with a band "
+                            "over them (inter-quartile range; min–max under 4). Select runs in the table to see "
+                            "them one by one."));
+    m_colourBy = new QComboBox(this);
+    m_colourBy->setToolTip(tr("Colour the curves by this axis; the legend lists its values"));
     bar->addWidget(m_logX);
     bar->addWidget(m_logY);
     bar->addWidget(m_fullRange);
@@ -62,6 +72,9 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
     bar->addWidget(m_showTrain);
     bar->addWidget(m_showTest);
     bar->addWidget(m_digits);
+    bar->addWidget(m_median);
+    bar->addWidget(new QLabel(tr("colour"), this));
+    bar->addWidget(m_colourBy);
     bar->addSpacing(8);
     bar->addWidget(new QLabel(tr("Smoothing"), this));
     bar->addWidget(m_smoothing);
@@ -84,14 +97,49 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
     connect(m_showTrain, &QCheckBox::toggled, this, changed);
     connect(m_showTest, &QCheckBox::toggled, this, changed);
     connect(m_smoothing, &QSlider::valueChanged, this, changed);
+    connect(m_median, &QCheckBox::toggled, this, changed);
+    connect(m_colourBy, &QComboBox::currentIndexChanged, this, changed);
     rebuildAxes();
+}
+
+void LossChartView::setMedianView(bool on)
+{
+    m_median->setChecked(on);
+}
+
+void LossChartView::setColourBy(const QString &axis)
+{
+    const int i = m_colourBy->findData(axis);
+    m_colourBy->setCurrentIndex(i >= 0 ? i : 0);
+}
+
+bool LossChartView::medianMode() const
+{
+    if (!m_median->isChecked() || !m_selected.isEmpty() || (m_digits->isChecked() && !groups().curves.empty()))
+        return false;
+    for (const auto &g : m_groups)
+        if (g.runs.size() > 1) return true;
+    return false;
+}
+
+int LossChartView::colourIndexOf(const std::map<std::string, std::string> &labels, QString *legendName) const
+{
+    const std::string axis = m_colourBy->currentData().toString().toStdString();
+    if (axis.empty()) return -1;
+    const auto it = labels.find(axis);
+    const QString value = it == labels.end() ? QString() : QString::fromStdString(it->second);
+    const QStringList values = axisValueLabels(m_model->session(), axis);
+    if (legendName) *legendName = QString::fromStdString(axis) + " = " + displayLabel(value);
+    return std::max<int>(0, int(values.indexOf(value)));
 }
 
 QString LossChartView::title() const
 {
     const auto &name = m_model->session().name;
     const Groups g = groups();
-    QString t = m_digits->isChecked() && !g.curves.empty() ? tr("Test loss per %1").arg(g.word) : tr("Loss against step");
+    QString t = m_digits->isChecked() && !g.curves.empty() ? tr("Test loss per %1").arg(g.word)
+                : medianMode() ? tr("Test loss, median and band over seeds")
+                               : tr("Loss against step");
     if (!name.empty()) t += QStringLiteral(" — ") + QString::fromStdString(name);
     return t;
 }
@@ -121,12 +169,16 @@ void LossChartView::saveViewState(ViewState &state) const
     setStateValue(state, "digits", m_digits->isChecked() ? "true" : "false");
     setStateValue(state, "train", m_showTrain->isChecked() ? "true" : "false");
     setStateValue(state, "test", m_showTest->isChecked() ? "true" : "false");
+    setStateValue(state, "median", m_median->isChecked() ? "true" : "false");
+    setStateValue(state, "colour_by", m_colourBy->currentData().toString().toStdString());
 }
 
 void LossChartView::restoreViewState(const ViewState &state)
 {
     const QSignalBlocker b1(m_logX), b2(m_logY), b3(m_smoothing), b4(m_digits), b5(m_showTrain),
-        b6(m_showTest);
+        b6(m_showTest), b7(m_median), b8(m_colourBy);
+    m_median->setChecked(stateValue(state, "median", "true") == "true");
+    m_pendingColourBy = QString::fromStdString(stateValue(state, "colour_by", "\x01"));
     m_logX->setChecked(stateValue(state, "log_x") == "true");
     m_logY->setChecked(stateValue(state, "log_y") == "true");
     m_digits->setChecked(stateValue(state, "digits") == "true");
@@ -330,7 +382,37 @@ void LossChartView::refresh()
     }
     const bool digits = m_digits->isChecked() && !groupCurves.curves.empty();
     const double smoothing = m_smoothing->value() / 100.0;
-    const QList<int> runs = displayedRuns();
+    const Session &session = m_model->session();
+    m_groups = groupReplicates(session);
+    const QStringList axes = sweptAxes(session);
+    if (axes != m_colourAxes || m_pendingColourBy != QStringLiteral("\x01")) {
+        // Colour by the first axis that is not a replicate axis (heads, when swept) by default.
+        const QSignalBlocker block(m_colourBy);
+        const QString current = m_pendingColourBy != QStringLiteral("\x01") ? m_pendingColourBy
+                                : m_colourAxes.isEmpty()                    ? QStringLiteral("\x01")
+                                                                            : m_colourBy->currentData().toString();
+        m_colourAxes = axes;
+        m_pendingColourBy = QStringLiteral("\x01");
+        m_colourBy->clear();
+        m_colourBy->addItem(tr("each run"), QString());
+        for (const auto &a : axes) m_colourBy->addItem(a, a);
+        QString want = current;
+        if (want == QStringLiteral("\x01")) {
+            want.clear();
+            const auto replicates = replicateAxes(session);
+            for (const QString &a : QStringList{QStringLiteral("heads")} + axes)
+                if (axes.contains(a) && std::find(replicates.begin(), replicates.end(), a.toStdString()) == replicates.end()) {
+                    want = a;
+                    break;
+                }
+        }
+        const int i = m_colourBy->findData(want);
+        m_colourBy->setCurrentIndex(i >= 0 ? i : 0);
+        m_stylesDirty = true;
+    }
+    const bool median = medianMode();
+    m_median->setVisible(std::any_of(m_groups.begin(), m_groups.end(), [](const ReplicateGroup &g) { return g.runs.size() > 1; }));
+    const QList<int> runs = median ? QList<int>() : displayedRuns();
 
     // Which series are wanted this frame.
     std::map<std::pair<int, int>, const Curve *> wanted;
@@ -369,6 +451,70 @@ void LossChartView::refresh()
         }
     }
 
+    // The median view: per configuration, the median test curve over its replicates and a band.
+    std::map<int, Curve> medians;
+    std::map<int, std::pair<QList<QPointF>, QList<QPointF>>> bands; // upper, lower
+    if (median) {
+        for (size_t g = 0; g < m_groups.size(); ++g) {
+            std::vector<const Curve *> curves;
+            for (int i : m_groups[g].runs) {
+                const auto &run = m_model->run(i);
+                xMax = std::max<double>(xMax, double(run.config.totalSteps()));
+                if (!run.result.test.empty()) curves.push_back(&run.result.test);
+            }
+            if (curves.empty()) continue;
+            std::map<int64_t, std::vector<double>> atStep;
+            for (const Curve *c : curves)
+                for (const auto &p : *c) atStep[p.step].push_back(p.value);
+            Curve &m = medians[int(g)];
+            auto &[upper, lower] = bands[int(g)];
+            for (const auto &[step, values] : atStep) {
+                const SampleStats st = sampleStats(values);
+                if (st.count == 0) continue;
+                m.push_back({step, st.median});
+                const double lo = st.count >= 4 ? st.q1 : st.min, hi = st.count >= 4 ? st.q3 : st.max;
+                upper << QPointF(double(step), hi);
+                lower << QPointF(double(step), lo);
+                xMax = std::max<double>(xMax, double(step));
+                for (double v : values)
+                    if (std::isfinite(v)) {
+                        plotted.push_back(v);
+                        if (v > 0) yMinPositive = std::min(yMinPositive, v);
+                    }
+            }
+            if (!m.empty()) wanted[{-1 - int(g), int(Median)}] = &m;
+        }
+    }
+    for (auto it = m_bands.begin(); it != m_bands.end();) { // bands no longer wanted
+        if (!bands.count(it->first)) {
+            m_chart->removeSeries(it->second);
+            delete it->second;
+            it = m_bands.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    for (const auto &[g, band] : bands) {
+        auto it = m_bands.find(g);
+        if (it == m_bands.end()) {
+            auto *upper = new QLineSeries(), *lower = new QLineSeries();
+            auto *area = new QAreaSeries(upper, lower);
+            upper->setParent(area);
+            lower->setParent(area);
+            m_chart->addSeries(area);
+            attach(area);
+            it = m_bands.emplace(g, area).first;
+            m_stylesDirty = true;
+        }
+        QList<QPointF> upper = band.first, lower = band.second;
+        if (logX) { // a log axis cannot show step 0
+            while (!upper.isEmpty() && upper.front().x() <= 0) upper.removeFirst();
+            while (!lower.isEmpty() && lower.front().x() <= 0) lower.removeFirst();
+        }
+        it->second->upperSeries()->replace(upper);
+        it->second->lowerSeries()->replace(lower);
+    }
+
     // Drop series no longer wanted.
     for (auto it = m_series.begin(); it != m_series.end();) {
         if (!wanted.count(it->first)) {
@@ -401,14 +547,51 @@ void LossChartView::refresh()
         // One pass over the legend: markers(series) scans every marker, once per series.
         QHash<QAbstractSeries *, QList<QLegendMarker *>> markersOf;
         for (auto *m : m_chart->legend()->markers()) markersOf[m->series()].append(m);
+        QSet<int> coloursNamed; // the colour-by values the legend already lists
         for (const auto &[key, s] : m_series) {
             const int run = key.first;
             const Kind kind = Kind(key.second);
-            QColor c = m_theme.seriesColor(run);
+            QString colourName;
+            if (run < 0) { // a configuration's median over its replicates
+                const auto &g = m_groups[size_t(-1 - run)];
+                const int ci = colourIndexOf(g.labels, &colourName);
+                QColor c = m_theme.seriesColor(ci >= 0 ? ci : -1 - run);
+                QPen pen(c, m_theme.line(2.2));
+                pen.setCapStyle(Qt::RoundCap);
+                s->setPen(pen);
+                QString name;
+                if (ci < 0) {
+                    QStringList parts;
+                    for (const auto &[axis, value] : g.labels)
+                        parts << QString::fromStdString(axis) + " = " + displayLabel(QString::fromStdString(value));
+                    name = parts.join(QStringLiteral(", "));
+                } else if (!coloursNamed.contains(ci)) {
+                    coloursNamed.insert(ci);
+                    name = colourName;
+                }
+                s->setName(name);
+                if (auto band = m_bands.find(-1 - run); band != m_bands.end()) {
+                    QColor fill = c;
+                    fill.setAlphaF(0.16f);
+                    band->second->setBrush(fill);
+                    band->second->setPen(Qt::NoPen);
+                    for (auto *m : markersOf.value(band->second)) m->setVisible(false);
+                }
+                const bool show = !name.isEmpty() && legendShown < kLegendMax;
+                if (show) ++legendShown;
+                for (auto *m : markersOf.value(s)) m->setVisible(show);
+                continue;
+            }
+            const int colourIndex = colourIndexOf(m_model->run(run).labels, &colourName);
+            QColor c = m_theme.seriesColor(colourIndex >= 0 ? colourIndex : run);
             QPen pen(c);
             pen.setCapStyle(Qt::RoundCap);
             QString name;
-            const QString label = runLabel(m_model->session(), m_model->run(run));
+            QString label = runLabel(m_model->session(), m_model->run(run));
+            if (colourIndex >= 0 && !single) { // the legend lists the colour axis's values, once each
+                label = coloursNamed.contains(colourIndex) ? QString() : colourName;
+                coloursNamed.insert(colourIndex);
+            }
             switch (kind) {
             case TrainRaw:
                 if (smoothing > 0) c.setAlphaF(0.28f);
@@ -424,6 +607,8 @@ void LossChartView::refresh()
                 pen.setWidthF(m_theme.line(2.4));
                 if (single) pen.setColor(m_theme.seriesColor(run + 1));
                 name = single ? tr("test") : label;
+                break;
+            case Median:
                 break;
             default: { // a group's test loss: a colour each for one run, a dash each for several
                 const int d = kind - Group;
@@ -451,8 +636,14 @@ void LossChartView::refresh()
             m_plateauLines[k]->setPen(pen);
             m_plateauLabels[k]->setPen(Qt::NoPen);
             m_plateauLabels[k]->setBrush(Qt::transparent);
-            m_plateauLabels[k]->setPointLabelsColor(m_theme.muted);
-            m_plateauLabels[k]->setPointLabelsFont(m_theme.font(8.5));
+            // Legible over many curves: the foreground colour, bold, drawn after every curve.
+            m_plateauLabels[k]->setPointLabelsColor(m_theme.foreground);
+            QFont font = m_theme.font(9);
+            font.setBold(true);
+            m_plateauLabels[k]->setPointLabelsFont(font);
+            m_chart->removeSeries(m_plateauLabels[k]);
+            m_chart->addSeries(m_plateauLabels[k]);
+            attach(m_plateauLabels[k]);
             for (auto *m : m_chart->legend()->markers(m_plateauLines[k])) m->setVisible(false);
             for (auto *m : m_chart->legend()->markers(m_plateauLabels[k])) m->setVisible(false);
         }
@@ -484,9 +675,12 @@ void LossChartView::refresh()
     }
     setAxisRange(m_axisY, yLo, yHi);
     if (logY) std::tie(yLo, yHi) = decadeRange(yLo, yHi); // as the axis widened them
-    updatePhaseMarks(runs, yLo, yHi);
+    updatePhaseMarks(median && !m_groups.empty() ? QList<int>{m_groups.front().runs.front()} : runs, yLo, yHi);
     m_chart->setTitle(title());
-    if (m_selected.isEmpty())
+    if (median)
+        m_info->setText(tr("median and band over the seeds of %n configuration(s) — select rows to see runs", "",
+                           int(medians.size())));
+    else if (m_selected.isEmpty())
         m_info->setText(runs.isEmpty()
                             ? tr("no data yet")
                             : tr("%n run(s) — select rows to focus", "", int(runs.size())));
@@ -507,6 +701,30 @@ void LossChartView::refresh()
 
 QString LossChartView::csv() const
 {
+    if (medianMode()) { // what is drawn: per configuration, the median test curve and its band
+        QString out = QStringLiteral("configuration,curve,step,value,replicates\n");
+        for (size_t g = 0; g < m_groups.size(); ++g) {
+            QStringList parts;
+            for (const auto &[axis, value] : m_groups[g].labels)
+                parts << QString::fromStdString(axis) + "=" + QString::fromStdString(value);
+            std::map<int64_t, std::vector<double>> atStep;
+            for (int i : m_groups[g].runs)
+                for (const auto &p : m_model->run(i).result.test) atStep[p.step].push_back(p.value);
+            for (const auto &[step, values] : atStep) {
+                const SampleStats st = sampleStats(values);
+                if (st.count == 0) continue;
+                const double lo = st.count >= 4 ? st.q1 : st.min, hi = st.count >= 4 ? st.q3 : st.max;
+                for (const auto &[curve, v] : {std::make_pair("test_median", st.median), std::make_pair("band_low", lo),
+                                                std::make_pair("band_high", hi)})
+                    out += QStringLiteral("\"%1\",%2,%3,%4,%5\n")
+                               .arg(parts.join(' '), QString::fromLatin1(curve))
+                               .arg(step)
+                               .arg(v, 0, 'g', 10)
+                               .arg(st.count);
+            }
+        }
+        return out;
+    }
     QString out = QStringLiteral("run,label,curve,step,value\n");
     const Groups groupCurves = groups();
     const bool digits = m_digits->isChecked() && !groupCurves.curves.empty();

@@ -8,6 +8,8 @@
 
 #include "ui/figures/FigureView.h"
 
+#include "core/session/Replicates.h"
+
 #include <map>
 
 class QChart;
@@ -16,6 +18,8 @@ class QCheckBox;
 class QLabel;
 class QLineSeries;
 class QScatterSeries;
+class QAreaSeries;
+class QComboBox;
 class QSlider;
 class QAbstractAxis;
 class QAbstractSeries;
@@ -39,13 +43,22 @@ public:
     void setLogY(bool on);
     void setSmoothing(double weight); // 0 .. 0.99
     void setDigitView(bool on);
+    // Replicates: one median test curve per configuration with a band over its seeds, instead of
+    // every run (runs selected in the table are drawn one by one regardless).
+    void setMedianView(bool on);
+    // Colour by this swept axis (its values in the legend); "" colours by run.
+    void setColourBy(const QString &axis);
     QChart *chart() const { return m_chart; }
     // Runs drawn now: the selection, else every run with data.
     QList<int> displayedRuns() const;
 
 private:
-    // A series' kind; Group + g is the test loss of group g (TaskSpec::groupCurvePrefix).
-    enum Kind { TrainRaw, TrainSmooth, Test, Group };
+    // A series' kind; Group + g is the test loss of group g (TaskSpec::groupCurvePrefix). Median
+    // series are keyed by (−1 − configuration, Median).
+    enum Kind { TrainRaw, TrainSmooth, Test, Median, Group };
+    bool medianMode() const;
+    // The colour of a run by the colour-by axis, and the legend name its first curve carries.
+    int colourIndexOf(const std::map<std::string, std::string> &labels, QString *legendName) const;
     QLineSeries *seriesFor(int run, Kind kind);
     void rebuildAxes();
     void updatePlateaus(double xMin, double xMax);
@@ -63,6 +76,14 @@ private:
     Groups groups() const;
     QCheckBox *m_logX, *m_logY, *m_digits, *m_showTrain, *m_showTest;
     QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted
+    QCheckBox *m_median;    // median and band over replicates
+    QComboBox *m_colourBy;  // "(run)" or a swept axis
+    QString m_pendingColourBy = QStringLiteral("\x01"); // from a view state, applied once the axes are known
+    QStringList m_colourAxes;                             // the axes m_colourBy lists
+    // Per configuration in the median view: its labels, and its band (inter-quartile range, or
+    // min–max under 4 replicates) as an area between two lines.
+    std::vector<ReplicateGroup> m_groups;
+    std::map<int, QAreaSeries *> m_bands;
     int m_outliers = 0;     // finite points above the y range, last frame
     static constexpr int kMaxDrawnRuns = 120; // without a selection, an even sample beyond this
     int runsWithCurves() const;
