@@ -16,6 +16,7 @@
 #include "ui/model/HeatmapData.h"
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/LossChartView.h"
+#include "ui/figures/SmallMultiplesView.h"
 #include "ui/app/MainWindow.h"
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
@@ -864,6 +865,17 @@ void TestUiFigures::heatmapAggregatesReplicates()
         loss.setSelectedRuns({});
         loss.setMedianView(false); // every run, coloured by heads: the legend still lists 2 entries
         QCOMPARE(named(), (QStringList{"heads = 1", "heads = 2"}));
+    }
+
+    // Small multiples: a panel per heads value, one colour per seed (they were all one colour).
+    {
+        SessionModel gridModel;
+        gridModel.setSession(s);
+        std::unique_ptr<FigureView> grid(FigureView::create("grid", &gridModel));
+        grid->resize(800, 500);
+        grid->restoreViewState({{"grid.rows", "heads"}, {"grid.columns", ""}});
+        grid->refresh();
+        QCOMPARE(QString::fromStdString(static_cast<SmallMultiplesView *>(grid.get())->colourAxis()), QStringLiteral("seed"));
     }
 
     // The view: seeds aggregated by default (no "at seed = 0"), the median first, P(learned) drawn.

@@ -1,6 +1,8 @@
 // SmallMultiplesView.cpp — see SmallMultiplesView.h.
 #include "ui/figures/SmallMultiplesView.h"
 
+#include "core/session/Replicates.h"
+
 #include "ui/model/AxisRange.h"
 
 #include "ui/model/CurveDecimator.h"
@@ -91,12 +93,31 @@ std::string SmallMultiplesView::columnAxis() const
 
 std::string SmallMultiplesView::colourAxis() const
 {
-    // The first swept axis with several values that is neither rows nor columns (η, usually).
-    for (const auto &axis : m_model->session().axes)
-        if (axis.values.size() > 1 && axis.name != rowAxis() && axis.name != columnAxis() &&
-            axis.name != "seed")
-            return axis.name;
+    // The first swept axis with several values that is neither rows nor columns (η, usually),
+    // else a replicate axis (the seeds: one colour per replicate).
+    const auto replicates = replicateAxes(m_model->session());
+    auto isReplicate = [&](const std::string &name) {
+        return std::find(replicates.begin(), replicates.end(), name) != replicates.end();
+    };
+    for (bool replicate : {false, true})
+        for (const auto &axis : m_model->session().axes)
+            if (axis.values.size() > 1 && axis.name != rowAxis() && axis.name != columnAxis() &&
+                isReplicate(axis.name) == replicate)
+                return axis.name;
     return {};
+}
+
+// A run's replicate among those of its configuration (0, 1, 2, ...), by its first replicate axis
+// with several values other than `except`; -1 when there is none.
+int SmallMultiplesView::shadeOf(const SessionRun &run, const std::string &except) const
+{
+    for (const auto &axis : replicateAxes(m_model->session())) {
+        if (axis == except) continue;
+        const QStringList labels = axisValueLabels(m_model->session(), axis);
+        if (labels.size() < 2) continue;
+        return int(labels.indexOf(axisLabel(run, axis)));
+    }
+    return -1;
 }
 
 void SmallMultiplesView::refresh()
@@ -215,7 +236,7 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
     for (int k = 0; k < colourLabels.size(); ++k)
         legendItem(t.seriesColor(k), t.line(2.5),
                    QString::fromStdString(colourBy) + " " + displayLabel(colourLabels[k]));
-    legendItem(t.muted, t.line(1.0), tr("train (thin)"));
+    legendItem(t.muted, t.line(1.0), tr("train (thin, dotted)"), Qt::DotLine);
     legendItem(t.muted, t.line(2.2), tr("test (thick)"));
 
     const QRectF grid(area.left() + 30 * fs, area.top() + 56 * fs, area.width() - 38 * fs,
@@ -283,7 +304,10 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
                 const int colourIndex =
                     colourBy.empty() ? 0 : int(colourLabels.indexOf(axisLabel(run, colourBy)));
                 QColor colour = t.seriesColor(std::max(0, colourIndex));
-                auto draw = [&](const Curve &curve, double width, int alpha) {
+                // Replicates of one colour get shades of it, so each seed is its own line.
+                if (const int shade = shadeOf(run, colourBy); shade > 0)
+                    colour = t.dark ? colour.darker(100 + 30 * shade) : colour.lighter(100 + 30 * shade);
+                auto draw = [&](const Curve &curve, double width, int alpha, Qt::PenStyle style) {
                     const auto pts = CurveDecimator::decimate(curve, view);
                     if (pts.size() < 1) return;
                     QPainterPath path(toPoint(pts[0].x(), pts[0].y()));
@@ -291,12 +315,13 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
                         path.lineTo(toPoint(pts[k].x(), pts[k].y()));
                     QColor col = colour;
                     col.setAlpha(alpha);
-                    p.setPen(QPen(col, width));
+                    p.setPen(QPen(col, width, style));
                     p.setBrush(Qt::NoBrush);
                     p.drawPath(path);
                 };
-                if (m_showTrain->isChecked()) draw(run.result.train, t.line(0.9), 110);
-                draw(run.result.test, t.line(2.0), 255);
+                // Train thin and dotted, test thick and solid: told apart at a glance, also in print.
+                if (m_showTrain->isChecked()) draw(run.result.train, t.line(0.9), 150, Qt::DotLine);
+                draw(run.result.test, t.line(2.0), 255, Qt::SolidLine);
                 if (run.result.status == RunStatus::Diverged) {
                     p.setPen(
                         QPen(t.dark ? QColor(255, 110, 100) : QColor(200, 40, 40), t.line(1.5)));

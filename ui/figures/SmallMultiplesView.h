@@ -5,6 +5,8 @@
 
 #include "ui/figures/FigureView.h"
 
+#include "core/session/Session.h"
+
 class QCheckBox;
 class QComboBox;
 
@@ -22,6 +24,9 @@ public:
     void refresh() override;
     void saveViewState(ViewState &state) const override;
     void restoreViewState(const ViewState &state) override;
+    // The axis whose values the colours stand for: the first swept axis with several values that
+    // is neither rows nor columns, else a replicate axis (one colour per seed).
+    std::string colourAxis() const;
 
 private:
     friend class SmallMultiplesCanvas;
@@ -29,7 +34,7 @@ private:
     QList<int> runsAt(const QPointF &pos) const;
     std::string rowAxis() const;
     std::string columnAxis() const;
-    std::string colourAxis() const;
+    int shadeOf(const headlab::SessionRun &run, const std::string &except) const;
 
     SmallMultiplesCanvas *m_canvasWidget;
     QComboBox *m_rows, *m_columns;
