@@ -139,7 +139,20 @@ void FigureChartView::showData(FigureData data, double logBase)
     if (yTop <= 0) yTop = 1.0;
     QList<QPointF> learned, notLearned, diverged, dots;
     std::vector<std::pair<QPointF, QPointF>> whiskers;
-    for (const auto &s : m_data.series) {
+    std::vector<int> whiskerSeries; // which series each whisker belongs to (its colour)
+    // Series that share x values are dodged apart a little on a log axis where their replicates
+    // are drawn, so that the whiskers and dots of one x do not cover each other.
+    bool anyReplicates = false;
+    for (const auto &s : m_data.series)
+        for (const auto &r : s.replicates) anyReplicates = anyReplicates || r.size() > 1;
+    const int seriesCount = int(m_data.series.size());
+    int seriesIndex = -1;
+    for (auto s : m_data.series) {
+        ++seriesIndex;
+        if (anyReplicates && m_data.logX && seriesCount > 1) {
+            const double factor = std::exp(0.035 * (seriesIndex - (seriesCount - 1) / 2.0));
+            for (auto &p : s.points) p.setX(p.x() * factor);
+        }
         auto it = m_lines.find(s.name);
         QLineSeries *line = nullptr;
         if (it == m_lines.end()) {
@@ -159,6 +172,7 @@ void FigureChartView::showData(FigureData data, double logBase)
             if (i < s.replicates.size() && s.replicates[i].size() > 1) {
                 for (double y : s.replicates[i]) dots << QPointF(s.points[i].x(), y);
                 whiskers.push_back({QPointF(s.points[i].x(), s.spread[i].first), QPointF(s.points[i].x(), s.spread[i].second)});
+                whiskerSeries.push_back(int(std::distance(m_lines.begin(), m_lines.find(s.name)))); // its line's colour
             }
             xMin = std::min(xMin, s.points[i].x());
             xMax = std::max(xMax, s.points[i].x());
@@ -198,7 +212,11 @@ void FigureChartView::showData(FigureData data, double logBase)
     }
     for (size_t k = 0; k < m_whiskers.size(); ++k) {
         m_whiskers[k]->setVisible(k < whiskers.size());
-        if (k < whiskers.size()) m_whiskers[k]->replace(QList<QPointF>{whiskers[k].first, whiskers[k].second});
+        if (k >= whiskers.size()) continue;
+        m_whiskers[k]->replace(QList<QPointF>{whiskers[k].first, whiskers[k].second});
+        QColor c = m_theme.seriesColor(whiskerSeries[k]); // the colour of its series' line
+        c.setAlphaF(0.75f);
+        m_whiskers[k]->setPen(QPen(c, m_theme.line(1.6)));
     }
     if (xMin > xMax) {
         xMin = m_data.logX ? 1 : 0;

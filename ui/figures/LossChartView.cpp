@@ -571,8 +571,8 @@ void LossChartView::refresh()
                 }
                 s->setName(name);
                 if (auto band = m_bands.find(-1 - run); band != m_bands.end()) {
-                    QColor fill = c;
-                    fill.setAlphaF(0.16f);
+                    QColor fill = c; // fainter the more bands overlap
+                    fill.setAlphaF(float(std::clamp(1.2 / double(std::max<size_t>(1, m_bands.size())), 0.05, 0.16)));
                     band->second->setBrush(fill);
                     band->second->setPen(Qt::NoPen);
                     for (auto *m : markersOf.value(band->second)) m->setVisible(false);
