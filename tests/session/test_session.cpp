@@ -1013,6 +1013,11 @@ void TestSession::learnedHasOneDefinition()
             const auto verdict = learned(s.runs[i].result, rule);
             QCOMPARE(verdict ? (*verdict ? "1" : "0") : "", expected[i].c_str());
         }
+        // The summary counts the same verdicts (the seeds are replicates of one configuration).
+        const auto groups = groupReplicates(s);
+        QCOMPARE(groups.size(), size_t(1));
+        QCOMPARE(groups[0].learned, int(std::count(expected.begin(), expected.end(), "1")));
+        QCOMPARE(groups[0].verdicts, 5);
         // The session says which rule it follows, and keeps it.
         const std::string text = sessionToYaml(s);
         QVERIFY(text.find(std::string("learned_rule: ") + toString(rule)) != std::string::npos);
