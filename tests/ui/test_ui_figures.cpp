@@ -19,9 +19,12 @@
 #include "ui/figures/SmallMultiplesView.h"
 #include "ui/app/MainWindow.h"
 #include "ui/model/RunMetrics.h"
+#include "ui/model/RunTableModel.h"
 #include "ui/model/SessionModel.h"
 
+#include "core/session/CsvExport.h"
 #include "core/session/Presets.h"
+#include "core/session/SessionStore.h"
 #include "core/session/Replicates.h"
 
 #include <QAction>
@@ -98,6 +101,7 @@ private Q_SLOTS:
     void windowShowsOnlyTheTasksTabs();
     void figureNamesComeFromTheTable();
     void heatmapAggregatesReplicates();
+    void learnedAgreesOnTheSeedsGrid();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -893,6 +897,59 @@ void TestUiFigures::heatmapAggregatesReplicates()
     ViewState state;
     view.saveViewState(state);
     QCOMPARE(state["heatmap.stat"], std::string("p_learned"));
+}
+
+// The 75-run Figure 2 grid with three seeds as trained on the GPU (docs/FINDINGS.md): the run
+// table, runs.csv, the summary and every figure agree on which runs learned.
+void TestUiFigures::learnedAgreesOnTheSeedsGrid()
+{
+    const std::string path = std::string(HEADLAB_SOURCE_DIR) + "/docs/data/addition-fig2-grid-seeds-h100.yaml";
+    Session s = loadSession(path);
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(75));
+    QTemporaryDir dir;
+    const auto csvFiles = exportSessionCsv(s, dir.path().toStdString());
+    QFile csv(QString::fromStdString(csvFiles.runsPath));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList header = QString::fromUtf8(csv.readLine()).trimmed().split(',');
+    const int learnedColumn = int(header.indexOf("learned"));
+    SessionModel model;
+    model.setSession(s);
+    RunTableModel table(&model);
+    int learnedRuns = 0;
+    for (int i = 0; i < 75; ++i) {
+        const bool verdict = *learned(s.runs[size_t(i)].result, s.learnedRule);
+        learnedRuns += verdict;
+        QCOMPARE(QString::fromUtf8(csv.readLine()).trimmed().split(',').value(learnedColumn), QString(verdict ? "1" : "0"));
+        bool shown = false; // the run table writes "learned" beside the final loss
+        for (int c = 0; c < table.columnCount(); ++c)
+            shown = shown || table.data(table.index(i, c)).toString().contains("learned");
+        QCOMPARE(shown, verdict);
+        QCOMPARE(isLearned(s.runs[size_t(i)].result, s.learnedRule), verdict);
+    }
+    QCOMPARE(learnedRuns, 47); // docs/FINDINGS.md's table: 15 + 15 + 10 + 4 + 3 by width
+    // The summary, the P(learned) heatmap and the figures' points count the same verdicts per cell.
+    const auto groups = groupReplicates(s);
+    QCOMPARE(groups.size(), size_t(25));
+    const auto heatmap = HeatmapData::compute(s, "d_model", "heads", {}, -1, HeatmapStat::LearnedFraction);
+    const FigureData scaling = scalingFigure(s, false, QString());
+    int splits = 0;
+    for (const auto &g : groups) {
+        const int col = int(heatmap.xLabels.indexOf(QString::fromStdString(g.labels.at("d_model"))));
+        const int row = int(heatmap.yLabels.indexOf(QString::fromStdString(g.labels.at("heads"))));
+        const HeatmapCell &cell = heatmap.cell(row, col);
+        QCOMPARE(cell.learned, g.learned);
+        QCOMPARE(cell.verdicts, g.verdicts);
+        splits += cell.split();
+        const QString series = QStringLiteral("n_H = %1").arg(QString::fromStdString(g.labels.at("heads")));
+        for (const auto &fs : scaling.series) {
+            if (fs.name != series) continue;
+            for (int k = 0; k < fs.points.size(); ++k)
+                if (fs.points[k].x() == std::stod(g.labels.at("d_model")))
+                    QCOMPARE(fs.learnedOf[k], std::make_pair(g.learned, g.verdicts));
+        }
+    }
+    QCOMPARE(splits, 2);
 }
 
 QTEST_MAIN(TestUiFigures)
