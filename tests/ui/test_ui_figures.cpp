@@ -558,7 +558,7 @@ void TestUiFigures::rankFigureIsBestOverSeeds()
     QCOMPARE(l3w2->points[0].y(), rankLoss(3, 2, 1) + 0.05 - 0.5);
     // The queued seed 0 does not count: rank 16 is seed 1 alone.
     QCOMPARE(l3w2->points[2].y(), rankLoss(3, 2, 16) + 0.02);
-    QVERIFY(d.csv().startsWith("series,x,best_epoch_mean,replicates,min,max,learned_count,verdicts\n"));
+    QVERIFY(d.csv().startsWith("series,x,best_epoch_mean,replicates,whisker_low,whisker_high,learned_count,verdicts\n"));
     QVERIFY(d.csv().contains("\"L = 1, w = 1\",2,"));
 }
 
@@ -817,6 +817,13 @@ void TestUiFigures::heatmapAggregatesReplicates()
     QCOMPARE(two.learnedOf[0], std::make_pair(2, 3));
     QVERIFY(scaling.csv().contains("\"n_H = 2\",8,1.71,1,3,0.17,2.29,2,3"));
     QCOMPARE(learningRateFigure(s, false).series[1].points[0].y(), two.points[0].y());
+    // Or the mean with ± sd / ± se whiskers.
+    const FigureData meanSd = scalingFigure(s, false, QString(), {ReplicateStat::Mean, ReplicateSpread::Sd});
+    QVERIFY(std::abs(meanSd.series[1].points[0].y() - 1.39) < 1e-12);
+    QVERIFY(std::abs(meanSd.series[1].spread[0].first - (1.39 - 1.095627673984187)) < 1e-12);
+    const FigureData meanSe = learningRateFigure(s, true, {ReplicateStat::Mean, ReplicateSpread::Se});
+    QVERIFY(std::abs(meanSe.series[1].spread[0].second - (1.39 + 0.6325609325063739)) < 1e-12);
+    QVERIFY(meanSe.title.contains("standard error"));
     {
         SessionModel chartModel;
         chartModel.setSession(s);

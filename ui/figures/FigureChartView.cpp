@@ -12,6 +12,7 @@
 #include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QComboBox>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
@@ -49,6 +50,27 @@ FigureChartView::FigureChartView(SessionModel *model, QWidget *parent)
           static_cast<QAbstractSeries *>(m_learned),
           static_cast<QAbstractSeries *>(m_notLearned), static_cast<QAbstractSeries *>(m_diverged)})
         m_chart->addSeries(s);
+}
+
+void FigureChartView::offerReplicatePoint()
+{
+    m_point = new QComboBox(this);
+    m_point->addItem(tr("median, min–max"));
+    m_point->addItem(tr("mean ± sd"));
+    m_point->addItem(tr("mean ± se"));
+    m_point->setToolTip(tr("Each point over its replicates (seeds): the median with a whisker over their range, or the "
+                           "mean with one over ± a standard deviation or ± a standard error; every seed is a faint dot"));
+    controlsLayout()->addWidget(m_point);
+    connect(m_point, &QComboBox::currentIndexChanged, this, [this] {
+        refresh();
+        Q_EMIT viewStateChanged();
+    });
+}
+
+ReplicatePoint FigureChartView::replicatePoint() const
+{
+    if (!m_point || m_point->currentIndex() <= 0) return {};
+    return {ReplicateStat::Mean, m_point->currentIndex() == 1 ? ReplicateSpread::Sd : ReplicateSpread::Se};
 }
 
 void FigureChartView::applyTheme(const ChartTheme &theme)

@@ -16,6 +16,7 @@ class QLineSeries;
 class QScatterSeries;
 class QAbstractAxis;
 class QCheckBox;
+class QComboBox;
 
 namespace headlab::ui {
 
@@ -32,6 +33,10 @@ public:
 protected:
     // Subclasses compute the data and call this from refresh().
     void showData(FigureData data, double logBase);
+    // Figures of replicates (loss against m, m_H, η) offer the point's statistic: median and
+    // min–max, mean ± sd, mean ± se.
+    void offerReplicatePoint();
+    ReplicatePoint replicatePoint() const;
 
 private:
     void ensureAxes(bool logX, bool logY, double logBase);
@@ -50,6 +55,7 @@ private:
     QLineSeries *m_threshold = nullptr;
     FigureData m_data;
     bool m_stylesDirty = true;
+    QComboBox *m_point = nullptr; // the replicate statistic, where offered
     QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted in the title
 };
 

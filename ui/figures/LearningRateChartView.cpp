@@ -12,6 +12,7 @@ namespace headlab::ui {
 LearningRateChartView::LearningRateChartView(SessionModel *model, QWidget *parent)
     : FigureChartView(model, parent)
 {
+    offerReplicatePoint();
     m_xMode = new QComboBox(this);
     m_xMode->addItem(tr("against η"), "lr");
     m_xMode->addItem(QString::fromUtf8("against η·√m_H"), "lr_sqrt_mh");
@@ -34,7 +35,7 @@ void LearningRateChartView::setScaled(bool on)
 
 void LearningRateChartView::refresh()
 {
-    showData(learningRateFigure(m_model->session(), m_xMode->currentIndex() == 1), 10.0);
+    showData(learningRateFigure(m_model->session(), m_xMode->currentIndex() == 1, replicatePoint()), 10.0);
 }
 
 void LearningRateChartView::saveViewState(ViewState &state) const

@@ -14,6 +14,7 @@ namespace headlab::ui {
 ScalingChartView::ScalingChartView(SessionModel *model, QWidget *parent)
     : FigureChartView(model, parent)
 {
+    offerReplicatePoint();
     m_xMode = new QComboBox(this);
     m_xMode->addItem(tr("against d_model m"), "m");
     m_xMode->addItem(tr("against head dim m_H = m / n_H"), "m_H");
@@ -52,7 +53,7 @@ void ScalingChartView::refresh()
     }
     m_lr->setEnabled(lrs.size() > 1);
     showData(scalingFigure(m_model->session(), m_xMode->currentIndex() == 1,
-                           m_lr->currentData().toString()),
+                           m_lr->currentData().toString(), replicatePoint()),
              2.0);
 }
 

@@ -45,8 +45,9 @@ void addTo(Accumulator &a, const RunResult &r, LearnedRule rule)
 
 // One point per x at the replicates' statistic (median, or mean), with their range.
 FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &points,
-                      double &yMax, ReplicateStat stat = ReplicateStat::Median)
+                      double &yMax, ReplicatePoint point = {})
 {
+    const ReplicateStat stat = point.stat;
     FigureSeries s;
     s.name = name;
     for (const auto &[x, a] : points) {
@@ -57,7 +58,7 @@ FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &
             s.points << QPointF(x, y);
             s.learned << (a.learned * 2 > n);
             s.replicates << QList<double>(a.values.begin(), a.values.end());
-            s.spread << std::make_pair(st.min, st.max);
+            s.spread << spreadRange(st, point.spread);
             s.learnedOf << std::make_pair(a.learned, n);
             yMax = std::max(yMax, y);
         } else if (a.diverged > 0) {
@@ -68,12 +69,21 @@ FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &
 }
 } // namespace
 
-FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel)
+namespace {
+QString pointWords(ReplicatePoint point)
+{
+    if (point.stat == ReplicateStat::Median) return QStringLiteral(", median and range over seeds");
+    return point.spread == ReplicateSpread::Se ? QStringLiteral(", mean ± standard error over seeds")
+                                               : QStringLiteral(", mean ± standard deviation over seeds");
+}
+} // namespace
+
+FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel, ReplicatePoint point)
 {
     FigureData d;
     d.title = byHeadDim ? QStringLiteral("Final test loss against head dimension m_H = m / n_H")
                         : QStringLiteral("Final test loss against d_model m");
-    d.title += QStringLiteral(", median and range over seeds");
+    d.title += pointWords(point);
     if (!lrLabel.isEmpty()) d.title += QStringLiteral(" (η = %1)").arg(displayLabel(lrLabel));
     d.xTitle = byHeadDim ? QStringLiteral("head dimension m_H") : QStringLiteral("d_model m");
     d.yTitle = QStringLiteral("final test loss (nats)");
@@ -90,16 +100,16 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
         addTo(byHeads[nH][x], run.result, session.learnedRule);
     }
     for (const auto &[nH, points] : byHeads)
-        d.series.push_back(toSeries(QStringLiteral("n_H = %1").arg(nH), points, d.yMax));
+        d.series.push_back(toSeries(QStringLiteral("n_H = %1").arg(nH), points, d.yMax, point));
     return d;
 }
 
-FigureData learningRateFigure(const Session &session, bool scaled)
+FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point)
 {
     FigureData d;
     d.title = scaled ? QStringLiteral("Final test loss against η·√m_H")
                      : QStringLiteral("Final test loss against learning rate η");
-    d.title += QStringLiteral(", median and range over seeds");
+    d.title += pointWords(point);
     d.xTitle = scaled ? QStringLiteral("η·√m_H") : QStringLiteral("learning rate η");
     d.yTitle = QStringLiteral("final test loss (nats)");
     std::map<QString, std::map<double, Accumulator>> byConfig;
@@ -118,7 +128,7 @@ FigureData learningRateFigure(const Session &session, bool scaled)
             scaled ? run.config.lr * std::sqrt(double(headDimension(run.config))) : run.config.lr;
         addTo(byConfig[key.join(' ')][x], run.result, session.learnedRule);
     }
-    for (const auto &[name, points] : byConfig) d.series.push_back(toSeries(name, points, d.yMax));
+    for (const auto &[name, points] : byConfig) d.series.push_back(toSeries(name, points, d.yMax, point));
     return d;
 }
 
@@ -255,7 +265,7 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
         d.yFromZero = false;
     }
     for (const auto &[scheme, points] : byScheme) {
-        FigureSeries s = toSeries(scheme, points, d.yMax, ReplicateStat::Mean);
+        FigureSeries s = toSeries(scheme, points, d.yMax, {ReplicateStat::Mean, ReplicateSpread::MinMax});
         s.learned.fill(true); // no learned / not-learned verdict here: every point is drawn alike
         d.series.push_back(std::move(s));
     }
@@ -276,8 +286,8 @@ FigureData totalHeadsSpeedFigure(const Session &session)
 QString FigureData::csv() const
 {
     // The learned column only where the figure marks it (ln 10 is the addition task's threshold).
-    // y is the replicates' median; n, min, max and how many learned follow (one row per point).
-    QString out = QStringLiteral("series,x,%1%2,replicates,min,max,learned_count,verdicts\n")
+    // y is the replicates' statistic; their count, the whisker's ends and how many learned follow.
+    QString out = QStringLiteral("series,x,%1%2,replicates,whisker_low,whisker_high,learned_count,verdicts\n")
                       .arg(yColumn, learnedMarkers ? ",learned" : "");
     for (const auto &s : series) {
         QString name = s.name;

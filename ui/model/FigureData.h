@@ -10,6 +10,7 @@
 #pragma once
 
 #include "core/metrics/Metrics.h"
+#include "core/session/Replicates.h"
 #include "core/session/Session.h"
 
 #include <QList>
@@ -51,10 +52,17 @@ struct FigureData {
     QString csv() const;
 };
 
+// What a point is over its replicates: the median with a whisker over min–max (the default), or the
+// mean with one over ± sd or ± se.
+struct ReplicatePoint {
+    ReplicateStat stat = ReplicateStat::Median;
+    ReplicateSpread spread = ReplicateSpread::MinMax;
+};
+
 // Figure 3. byHeadDim: x is m_H instead of m. lrLabel: the lr axis label to keep ("" keeps all).
-FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel);
+FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel, ReplicatePoint point = {});
 // Figure 4. scaled: x is η·sqrt(m_H) instead of η.
-FigureData learningRateFigure(const Session &session, bool scaled);
+FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point = {});
 
 // Nearest-neighbour (EXPERIMENTS.md §2): best_epoch_mean (final_test_loss where absent), best over
 // seeds and any other swept axis, against rank m_H on log-log axes; one line per (layers, w), and
