@@ -789,6 +789,8 @@ void TestUiFigures::heatmapAggregatesReplicates()
     QCOMPARE(median.cell(0, 1).high, 2.29);
     const auto mean = HeatmapData::compute(s, "heads", "", {}, -1, HeatmapStat::Mean);
     QVERIFY(std::abs(mean.cell(0, 1).value - 1.39) < 1e-12);
+    QVERIFY(std::abs(mean.cell(0, 1).sd - 1.095627673984187) < 1e-12); // Python's statistics.stdev
+    QVERIFY(std::abs(mean.cell(0, 1).se - 0.6325609325063739) < 1e-12);
     const auto learned = HeatmapData::compute(s, "heads", "", {}, -1, HeatmapStat::LearnedFraction);
     QCOMPARE(learned.cell(0, 0).value, 1.0);
     QVERIFY(std::abs(learned.cell(0, 1).value - 2.0 / 3.0) < 1e-12);

@@ -466,8 +466,11 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
                 textColour = fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245);
                 // The fraction with its count (2/3), or the loss with its replicates' spread.
                 text = fraction ? QStringLiteral("%1/%2").arg(cell.learned).arg(cell.verdicts) : formatLoss(cell.value);
+                // The median with its range; the mean with its standard deviation and standard error.
                 if (!fraction && cell.replicates > 1)
-                    sub = QStringLiteral("%1–%2 (n %3)").arg(formatLoss(cell.low), formatLoss(cell.high)).arg(cell.replicates);
+                    sub = data.stat == HeatmapStat::Mean
+                              ? QStringLiteral("± %1 sd, ± %2 se (n %3)").arg(formatLoss(cell.sd), formatLoss(cell.se)).arg(cell.replicates)
+                              : QStringLiteral("%1–%2 (n %3)").arg(formatLoss(cell.low), formatLoss(cell.high)).arg(cell.replicates);
                 if (cell.state == S::Running) {
                     sub = tr("training…");
                     p.setPen(QPen(textColour, 1.2, Qt::DashLine));

@@ -193,6 +193,8 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
         // The spread of the replicates: the inter-quartile range, or the whole range of fewer than 4.
         cell.low = sample.count >= 4 ? sample.q1 : sample.min;
         cell.high = sample.count >= 4 ? sample.q3 : sample.max;
+        cell.sd = sample.sd;
+        cell.se = sample.se;
         if (failed[k] && !fraction)
             cell.state = HeatmapCell::State::Failed;
         else if (counted == 0 && diverged[k])

@@ -30,6 +30,7 @@ struct HeatmapCell {
     int replicates = 0;             // runs with a finite value
     int learned = 0, verdicts = 0;  // runs that learned / that have a verdict (LearnedRule.h)
     double low = 0.0, high = 0.0;   // the spread of the values: inter-quartile range (min–max under 4)
+    double sd = 0.0, se = 0.0;      // their standard deviation and standard error
     // The replicates disagree on learned / not learned: the cell is on the trainability boundary.
     bool split() const { return learned > 0 && learned < verdicts; }
     double learnedFraction() const { return verdicts ? double(learned) / verdicts : 0.0; }
