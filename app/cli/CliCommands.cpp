@@ -64,10 +64,43 @@ void printProvenanceSpread(const Session &session, std::FILE *stream)
 // run
 
 struct RunArguments {
-    std::string sessionPath, presetName, outputPath, device;
+    std::string sessionPath, presetName, outputPath, device, shard;
     int threads = 0, concurrent = 0, maxEnsemble = 0;
     bool overwrite = false;
 };
+
+// "I/N" (1-based), or, without --shard inside a Slurm array task, SLURM_ARRAY_TASK_ID (less
+// SLURM_ARRAY_TASK_MIN) of SLURM_ARRAY_TASK_COUNT. An inactive shard: the whole sweep.
+StoreShard parseShard(const std::string &text, std::string *error)
+{
+    StoreShard shard;
+    auto number = [](const std::string &t, long *out) {
+        char *end = nullptr;
+        *out = std::strtol(t.c_str(), &end, 10);
+        return !t.empty() && end && *end == '\0';
+    };
+    if (!text.empty()) {
+        const auto slash = text.find('/');
+        long i = 0, n = 0;
+        if (slash == std::string::npos || !number(text.substr(0, slash), &i) || !number(text.substr(slash + 1), &n) ||
+            n < 1 || n > 100000 || i < 1 || i > n) {
+            *error = "--shard: expected I/N with 1 <= I <= N (e.g. 2/8), got '" + text + "'";
+            return shard;
+        }
+        return {int(i - 1), int(n)};
+    }
+    const char *id = std::getenv("SLURM_ARRAY_TASK_ID");
+    const char *count = std::getenv("SLURM_ARRAY_TASK_COUNT");
+    if (!id || !count) return shard;
+    const char *minimum = std::getenv("SLURM_ARRAY_TASK_MIN");
+    long i = 0, n = 0, lo = 0;
+    if (!number(id, &i) || !number(count, &n) || (minimum && !number(minimum, &lo)) || n < 1 || i - lo < 0 || i - lo >= n) {
+        *error = std::string("SLURM_ARRAY_TASK_ID=") + id + " of SLURM_ARRAY_TASK_COUNT=" + count +
+                 " is not a shard (use --array 0-(N-1) or 1-N)";
+        return shard;
+    }
+    return {int(i - lo), int(n)};
+}
 
 // auto, cpu, cuda, cuda:N, a comma list of them, or all.
 const CLI::Validator kDeviceList(
@@ -173,13 +206,14 @@ private:
 // status. The main thread draws progress, stores results and watches for stop signals.
 class RunLoop {
 public:
-    RunLoop(Session &session, SessionStore &store, const RunArguments &a)
-        : m_session(session), m_store(store), m_args(a)
+    RunLoop(Session &session, SessionStore &store, const RunArguments &a, StoreShard shard = {})
+        : m_session(session), m_store(store), m_args(a), m_shard(shard)
     {}
 
     int run()
     {
         std::vector<SweepJob> jobs = pendingJobs(m_session);
+        if (m_shard.active()) jobs = shardJobs(jobs, m_shard.index, m_shard.count);
         int64_t totalSteps = 0;
         for (const auto &job : jobs) totalSteps += job.config.totalSteps();
         m_pending = static_cast<int>(jobs.size());
@@ -268,6 +302,14 @@ private:
     int summarise(double wall)
     {
         bool indexSaved = m_unsaved.empty();
+        if (indexSaved && m_shard.active()) { // a shard writes only its runs; merge writes the session
+            std::fprintf(stderr, "shard %d/%d: %d runs trained, %d failed; results in %s (headlab-cli merge %s folds them in)\n",
+                         m_shard.index + 1, m_shard.count, m_finished, m_failed, m_store.resultsDir().c_str(),
+                         m_args.outputPath.c_str());
+            if (!m_unsaved.empty()) return kExitRunFailed;
+            if (m_stopRequested && StopSignals::received() != 0) return 128 + StopSignals::received();
+            return m_failed > 0 ? kExitRunFailed : kExitOk;
+        }
         if (indexSaved) {
             try {
                 m_store.saveSession(m_session);
@@ -298,6 +340,7 @@ private:
     Session &m_session;
     SessionStore &m_store;
     const RunArguments &m_args;
+    StoreShard m_shard;
     SweepRunner m_runner;
     Reports m_reports;
     std::unique_ptr<ProgressDisplay> m_display;
@@ -312,7 +355,27 @@ int runCommand(RunArguments a)
         std::fprintf(stderr, "headlab-cli run: give either SESSION.yaml or --preset NAME (see --help)\n");
         return kExitBadInput;
     }
+    std::string shardError;
+    const StoreShard shard = parseShard(a.shard, &shardError);
+    if (!shardError.empty()) {
+        std::fprintf(stderr, "headlab-cli run: %s\n", shardError.c_str());
+        return kExitBadInput;
+    }
+    if (shard.active() && (a.sessionPath.empty() || (!a.outputPath.empty() && a.outputPath != a.sessionPath))) {
+        std::fprintf(stderr, "headlab-cli run: a shard writes into SESSION.results beside its session file: give "
+                             "SESSION.yaml and no -o\n");
+        return kExitBadInput;
+    }
     if (a.outputPath.empty()) a.outputPath = a.presetName.empty() ? a.sessionPath : a.presetName + ".yaml";
+    if (!shard.active()) {
+        if (const auto shards = SessionStore::runningShards(a.outputPath); !shards.empty()) {
+            std::string list;
+            for (const auto &line : shards) list += "\n  " + line;
+            std::fprintf(stderr, "headlab-cli run: shards of %s are running:%s\nWait for them (headlab-cli status), "
+                                 "then merge, or run another shard.\n", a.outputPath.c_str(), list.c_str());
+            return kExitBadInput;
+        }
+    }
     if (!a.device.empty()) {
         if (const std::string why = checkDeviceSpec(a.device); !why.empty()) {
             std::fprintf(stderr, "headlab-cli run: --device: %s\n", why.c_str());
@@ -338,7 +401,7 @@ int runCommand(RunArguments a)
             if (!plan.message.empty()) std::fprintf(stderr, "%s\n", plan.message.c_str());
         }
         expandSweep(session);
-        store = std::make_unique<SessionStore>(a.outputPath);
+        store = std::make_unique<SessionStore>(a.outputPath, shard);
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitBadInput;
@@ -353,14 +416,16 @@ int runCommand(RunArguments a)
         std::fprintf(stderr, "headlab-cli: nothing can run: every combination of the sweep is skipped (why is above)\n");
         return kExitBadInput;
     }
-    try {
-        store->saveSession(session);
-    } catch (const SessionError &e) {
-        std::fprintf(stderr, "%s\nheadlab-cli: nothing was trained\n", e.what());
-        return kExitRunFailed;
+    if (!shard.active()) {
+        try {
+            store->saveSession(session);
+        } catch (const SessionError &e) {
+            std::fprintf(stderr, "%s\nheadlab-cli: nothing was trained\n", e.what());
+            return kExitRunFailed;
+        }
     }
     if (pending == 0) return kExitOk;
-    return RunLoop(session, *store, a).run();
+    return RunLoop(session, *store, a, shard).run();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -420,6 +485,60 @@ int exportYamlCommand(const std::string &sessionPath, const std::string &output)
         const Session session = loadSession(sessionPath);
         saveSessionAtomic(session, output);
         std::printf("wrote %s (%zu runs)\n", output.c_str(), session.runs.size());
+    } catch (const SessionError &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitBadInput;
+    }
+    return kExitOk;
+}
+
+// Folds the shards' run files into the session file (atomic, idempotent; takes what has finished
+// while shards still run). Refuses run files that are not runs of the session's sweep.
+int mergeCommand(const std::string &sessionPath)
+{
+    try {
+        Session session = loadSession(sessionPath);
+        if (const auto foreign = foreignRuns(sessionPath, session); !foreign.empty()) {
+            for (const auto &line : foreign) std::fprintf(stderr, "%s\n", line.c_str());
+            std::fprintf(stderr, "headlab-cli merge: nothing merged: move those files away, or merge them into their own "
+                                 "session\n");
+            return kExitBadInput;
+        }
+        expandSweep(session);
+        SessionStore store(sessionPath);
+        store.saveSession(session);
+        const SweepCounts c = countRuns(session);
+        std::printf("%s: merged %d results (%d done, %d diverged, %d failed), %d runs still to train\n",
+                    sessionPath.c_str(), c.done + c.diverged + c.failed, c.done, c.diverged, c.failed, c.unfinished);
+        for (const auto &line : SessionStore::runningShards(sessionPath))
+            std::printf("  still running: %s\n", line.c_str());
+    } catch (const SessionError &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitBadInput;
+    }
+    return kExitOk;
+}
+
+// The progress of a sweep written by other processes or machines: finished runs from the run
+// files, the shards running now.
+int statusCommand(const std::string &sessionPath)
+{
+    try {
+        Session session = loadSession(sessionPath);
+        expandSweep(session);
+        const SweepCounts c = countRuns(session);
+        const int total = int(session.runs.size()), finished = c.done + c.diverged + c.failed;
+        int stopped = 0;
+        for (const auto &run : session.runs) stopped += run.result.status == RunStatus::Stopped;
+        std::printf("%s: %d of %d runs finished (%d done, %d diverged, %d failed), %d stopped (resume from the start), "
+                    "%d not started\n",
+                    sessionPath.c_str(), finished, total, c.done, c.diverged, c.failed, stopped,
+                    total - finished - stopped);
+        const auto shards = SessionStore::runningShards(sessionPath);
+        for (const auto &line : shards) std::printf("  running: %s\n", line.c_str());
+        if (const std::string holder = SessionStore::lockHolder(sessionPath); !holder.empty())
+            std::printf("  running: the whole session: %s\n", holder.c_str());
+        if (shards.empty() && SessionStore::lockHolder(sessionPath).empty()) std::printf("  nothing is running\n");
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitBadInput;
@@ -536,6 +655,9 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
     run->add_option("--concurrent", a.run.concurrent,
                     "Ensembles trained at once on each GPU, each on its own stream (default 4)")
         ->check(CLI::Range(1, 4096));
+    run->add_option("--shard", a.run.shard,
+                    "Run only part I of N of the pending runs (whole ensembles, balanced by cost), writing only their "
+                    "files; inside a Slurm array task SLURM_ARRAY_TASK_ID/COUNT give it. Then: headlab-cli merge");
     run->add_option("--max-ensemble", a.run.maxEnsemble,
                     "Most runs trained together as one batched model (default: as many as half the GPU's "
                     "free memory holds, at most 64; 8 on a CPU)")
@@ -559,6 +681,16 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
     csv->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
     csv->add_option("-o,--output", a.output, "The directory (DIR)")->required();
     commands.push_back({csv, [&a] { return exportCsvCommand(a.session, a.output); }});
+
+    CLI::App *merge = app.add_subcommand("merge", "Fold the results of shards (run --shard) into the session file");
+    merge->footer("Atomic and idempotent; while shards still run it takes what has finished. Refuses run files whose\n"
+                  "config is not a run of the session's sweep, naming each.");
+    merge->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
+    commands.push_back({merge, [&a] { return mergeCommand(a.session); }});
+
+    CLI::App *status = app.add_subcommand("status", "Progress of a sweep run by other processes or machines");
+    status->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
+    commands.push_back({status, [&a] { return statusCommand(a.session); }});
 
     CLI::App *summary = app.add_subcommand("summary", "Statistics over replicates (seeds): the table the figures draw");
     summary->footer("One row per configuration (the swept axes other than the replicate axes: seed, or the session's\n"

@@ -1,6 +1,7 @@
 // SweepSession.cpp — see SweepSession.h.
 #include "core/lab/SweepSession.h"
 
+#include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
 
 #include <cerrno>
@@ -10,6 +11,8 @@
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <set>
+#include <algorithm>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -64,6 +67,46 @@ void anchorTaskPaths(Session &session)
 {
     anchorTaskPaths(session.base.task);
     for (auto &run : session.runs) anchorTaskPaths(run.config.task);
+}
+
+std::vector<SweepJob> shardJobs(const std::vector<SweepJob> &jobs, int shard, int count)
+{
+    std::map<std::string, std::vector<SweepJob>> byKey;
+    std::vector<std::string> order; // first appearance, so that ties keep the sweep's order
+    for (const auto &job : jobs) {
+        const std::string key = ensembleKey(job.config);
+        if (!byKey.count(key)) order.push_back(key);
+        byKey[key].push_back(job);
+    }
+    std::vector<std::pair<double, std::string>> byCost;
+    for (const auto &key : order) byCost.emplace_back(ensembleCost(byKey[key]), key);
+    std::stable_sort(byCost.begin(), byCost.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    std::vector<double> load(size_t(std::max(1, count)), 0.0);
+    std::vector<SweepJob> mine;
+    for (const auto &[cost, key] : byCost) {
+        const size_t least = size_t(std::min_element(load.begin(), load.end()) - load.begin());
+        load[least] += cost;
+        if (int(least) == shard) mine.insert(mine.end(), byKey[key].begin(), byKey[key].end());
+    }
+    std::sort(mine.begin(), mine.end(), [](const SweepJob &a, const SweepJob &b) { return a.runIndex < b.runIndex; });
+    return mine;
+}
+
+std::vector<std::string> foreignRuns(const std::string &sessionPath, const Session &loaded)
+{
+    Session definition = loaded;
+    definition.runs.clear();
+    definition.skipped.clear();
+    expandSweep(definition);
+    std::set<std::string> sweep;
+    for (const auto &run : definition.runs) sweep.insert(yaml::canonicalYaml(run.config));
+    std::vector<std::string> foreign;
+    for (const auto &run : loaded.runs)
+        if (hasResult(run) && !sweep.count(yaml::canonicalYaml(run.config)))
+            foreign.push_back(resultsDirFor(sessionPath) + "/runs/" + runFileName(run.config) +
+                              ": its config is not a run of " + sessionPath +
+                              "'s sweep (a shard of another experiment, or the session was edited)");
+    return foreign;
 }
 
 StoredResult storeResult(SessionStore &store, const SessionRun &run, bool syncDirectory)

@@ -288,9 +288,15 @@ namespace {
 
 Session loadRuns(Session session, const std::string &path)
 {
-    if (session.resultsDir.empty()) return session;
-
-    const std::string runsDir = directoryOf(path) + "/" + session.resultsDir + "/runs";
+    // A session file that names no results folder (written by hand, a preset saved as is) still
+    // has the run files that shards wrote beside it (S.results/runs/), if any.
+    std::string resultsDir = session.resultsDir;
+    if (resultsDir.empty()) {
+        struct stat info {};
+        if (::stat((resultsDirFor(path) + "/runs").c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return session;
+        resultsDir = baseName(resultsDirFor(path));
+    }
+    const std::string runsDir = directoryOf(path) + "/" + resultsDir + "/runs";
     // The index's order first, then files written after the index was saved, by name.
     std::vector<std::string> names = session.indexedRunFiles;
     std::set<std::string> listed(names.begin(), names.end());
@@ -359,9 +365,10 @@ Session loadRuns(Session session, const std::string &path)
 // ---------------------------------------------------------------------------------------------
 // The writer
 
-SessionStore::SessionStore(std::string sessionPath)
+SessionStore::SessionStore(std::string sessionPath, StoreShard shard)
     : m_sessionPath(std::move(sessionPath))
     , m_resultsDir(resultsDirFor(m_sessionPath))
+    , m_shard(shard)
 {
     struct stat info {};
     if (::stat(m_sessionPath.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
@@ -369,7 +376,10 @@ SessionStore::SessionStore(std::string sessionPath)
                                            ? "is a directory; give a session file name"
                                            : "is not a regular file (a device, FIFO or socket)");
     makeDirectories(m_resultsDir + "/runs");
-    const std::string lockPath = m_resultsDir + "/lock";
+    const std::string lockPath =
+        m_shard.active() ? m_resultsDir + "/lock.shard-" + std::to_string(m_shard.index + 1) + "-of-" +
+                               std::to_string(m_shard.count)
+                         : m_resultsDir + "/lock";
     m_lockFd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (m_lockFd < 0)
         throw fileError(lockPath,
@@ -379,9 +389,12 @@ SessionStore::SessionStore(std::string sessionPath)
         ::close(m_lockFd);
         m_lockFd = -1;
         if (error == EWOULDBLOCK) {
-            const std::string holder = lockHolder(m_sessionPath);
+            const std::string holder = m_shard.active() ? std::string() : lockHolder(m_sessionPath);
             throw fileError(m_sessionPath,
-                            "is being written by another HeadLab (" +
+                            (m_shard.active() ? "shard " + std::to_string(m_shard.index + 1) + "/" +
+                                                    std::to_string(m_shard.count) + " "
+                                              : std::string()) +
+                                "is being written by another HeadLab (" +
                                 (holder.empty() ? std::string("a process") : holder) +
                                 "); wait for it to finish or stop it, or save to another file");
         }
@@ -394,7 +407,9 @@ SessionStore::SessionStore(std::string sessionPath)
         (void)ignored;
     }
 
-    // Nobody else writes here now: temporary files are a killed writer's leftovers.
+    // Nobody else writes here now: temporary files are a killed writer's leftovers. Not so while
+    // shards run (they write beside us), nor for a shard itself.
+    if (m_shard.active() || !runningShards(m_sessionPath).empty()) return;
     auto sweep = [](const std::string &dir, const std::function<bool(const std::string &)> &match) {
         if (DIR *d = ::opendir(dir.c_str())) {
             std::vector<std::string> doomed;
@@ -437,6 +452,35 @@ std::string SessionStore::lockHolder(const std::string &sessionPath)
     }
     ::close(fd);
     return holder;
+}
+
+std::vector<std::string> SessionStore::runningShards(const std::string &sessionPath)
+{
+    std::vector<std::string> shards;
+    const std::string dir = resultsDirFor(sessionPath);
+    std::vector<std::string> names;
+    if (DIR *d = ::opendir(dir.c_str())) {
+        while (const dirent *entry = ::readdir(d))
+            if (std::string(entry->d_name).rfind("lock.shard-", 0) == 0) names.push_back(entry->d_name);
+        ::closedir(d);
+    }
+    std::sort(names.begin(), names.end());
+    for (const auto &name : names) {
+        const int fd = ::open((dir + "/" + name).c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+            char buffer[512];
+            const ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
+            std::string holder = n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string("a process");
+            while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r')) holder.pop_back();
+            std::string label = name.substr(11); // "2-of-3"
+            const auto of = label.find("-of-");
+            if (of != std::string::npos) label = label.substr(0, of) + "/" + label.substr(of + 4);
+            shards.push_back("shard " + label + ": " + holder);
+        }
+        ::close(fd);
+    }
+    return shards;
 }
 
 namespace {
@@ -490,6 +534,8 @@ void SessionStore::syncRuns()
 
 void SessionStore::saveSession(const Session &session)
 {
+    if (m_shard.active())
+        throw fileError(m_sessionPath, "a shard writes only its runs' files; `headlab-cli merge` writes the session");
     SavingClock clock(&m_secondsSaving);
     for (const auto &run : session.runs)
         if (hasResult(run)) writeRun(run, /*compareWithDisk=*/true, /*syncDirectory=*/false);

@@ -62,12 +62,22 @@ SessionRun runFromYaml(const std::string &text, const std::string &file);
 // pointing into `resultsDir` (relative to the session file).
 std::string sessionIndexToYaml(const Session &session, const std::string &resultsDirName);
 
+// One of N parts of a sweep run by its own process (a Slurm array task): it writes only its runs'
+// files, under a lock of its own (S.results/lock.shard-I-of-N), never the session file, and leaves
+// other writers' temporary files alone. `headlab-cli merge` folds the parts into the session.
+struct StoreShard {
+    int index = -1; // 0-based
+    int count = 0;
+    bool active() const { return count > 0; }
+};
+
 class SessionStore {
 public:
     // Opens `sessionPath` for writing: creates S.results/runs/, takes the lock, and removes the
-    // temporary files a killed writer left. Throws SessionError if another process holds the lock
-    // ("... is being written by PID 1234 on host since 2026-11-26 10:00:00").
-    explicit SessionStore(std::string sessionPath);
+    // temporary files a killed writer left (unless shards are running). Throws SessionError if
+    // another process holds the lock ("... is being written by PID 1234 on host since
+    // 2026-11-26 10:00:00"). A shard takes its own lock instead (StoreShard).
+    explicit SessionStore(std::string sessionPath, StoreShard shard = {});
     ~SessionStore(); // releases the lock
     SessionStore(const SessionStore &) = delete;
     SessionStore &operator=(const SessionStore &) = delete;
@@ -87,10 +97,13 @@ public:
 
     // Who holds the lock of `sessionPath`, or "" if nobody.
     static std::string lockHolder(const std::string &sessionPath);
+    // The shards of `sessionPath` running now: "shard 2/3: PID ... on host since ...", one each.
+    static std::vector<std::string> runningShards(const std::string &sessionPath);
 
 private:
     std::string m_sessionPath;
     std::string m_resultsDir;
+    StoreShard m_shard;
     int m_lockFd = -1;
     double m_secondsSaving = 0.0;
     // Writes a run's file unless it already holds this text (known from m_written, or, with

@@ -46,6 +46,9 @@ std::string memoryProblem(const RunConfig &config, const std::string &device)
            "; lower batch_size, d_model or the context length";
 }
 
+
+} // namespace
+
 // Work of an ensemble in arbitrary units (its runs' memory times the samples of their steps), to
 // start the longest first.
 double ensembleCost(const std::vector<SweepJob> &ensemble)
@@ -58,8 +61,6 @@ double ensembleCost(const std::vector<SweepJob> &ensemble)
     }
     return cost;
 }
-
-} // namespace
 
 int64_t estimateRunBytes(const RunConfig &c)
 {

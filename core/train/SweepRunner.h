@@ -67,6 +67,9 @@ private:
 // A rough upper bound of one run's device memory inside an ensemble: weights, gradients, both
 // Adam moments and the per-element learning rate, and the activations kept for backward.
 int64_t estimateRunBytes(const RunConfig &config);
+// Work of an ensemble in arbitrary units (its runs' memory times the samples of their steps): the
+// scheduler starts the longest first, and shards balance on it.
+double ensembleCost(const std::vector<SweepJob> &ensemble);
 
 // Trains one run synchronously on the calling thread (tests, golden values).
 RunResult trainRun(const RunConfig &config, const std::function<void(const RunProgress &)> &onProgress = {});

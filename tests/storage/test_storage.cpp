@@ -47,6 +47,7 @@ std::string readFile(const QString &path)
 struct CliResult {
     int exitCode = -1;
     QString err;
+    QString out;
 };
 
 CliResult runCli(const QStringList &args, int timeoutMs = 120000)
@@ -55,7 +56,7 @@ CliResult runCli(const QStringList &args, int timeoutMs = 120000)
     process.start(QStringLiteral(HEADLAB_CLI_PATH), args);
     if (!process.waitForFinished(timeoutMs)) return {};
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardError())};
+            QString::fromUtf8(process.readAllStandardError()), QString::fromUtf8(process.readAllStandardOutput())};
 }
 
 // A session of tiny CPU runs over heads [1, 2] (and more axes if given).
@@ -105,6 +106,8 @@ int countFiles(const QString &dir)
 class TestStorage : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Shards of a sweep (issue 15, first part): each writes only its runs, merge folds them in.
+    void shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun();
     // Defect 1: seeds of 2^53 and more.
     void seedsKeepAllSixtyFourBits();
     // Defects 2, 3, 4, 10, 11: what the loader refuses, where, and how fast.
@@ -684,6 +687,99 @@ void TestStorage::killDashNineLosesNoFinishedRun()
     QVERIFY2(again.exitCode == 0, qPrintable(again.err));
     QVERIFY2(again.err.contains(QStringLiteral("%1 already finished").arg(done)),
              qPrintable(again.err));
+}
+
+void TestStorage::shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun()
+{
+    // Two widths × two head counts: two ensembles (one per width), so each of 2 shards has one.
+    const std::string text = tinySession(20, "  d_model: [8, 16]\n");
+    QTemporaryDir dir;
+    const QString session = dir.filePath("s.yaml"), local = dir.filePath("local/s.yaml");
+    writeFile(session, text);
+    QDir().mkpath(dir.filePath("local"));
+    writeFile(local, text);
+    QCOMPARE(runCli({"run", local, "--threads", "1"}).exitCode, 0);
+
+    QProcess first, second;
+    first.start(QStringLiteral(HEADLAB_CLI_PATH), {"run", session, "--shard", "1/2", "--threads", "1"});
+    second.start(QStringLiteral(HEADLAB_CLI_PATH), {"run", session, "--shard", "2/2", "--threads", "1"});
+    QVERIFY(first.waitForFinished(120000) && second.waitForFinished(120000));
+    QVERIFY2(first.exitCode() == 0, first.readAllStandardError().constData());
+    QVERIFY2(second.exitCode() == 0, second.readAllStandardError().constData());
+    QCOMPARE(countFiles(dir.filePath("s.results/runs")), 4);
+    { // the shards never wrote the session file
+        QFile f(session);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll().toStdString(), text);
+    }
+    CliResult status = runCli({"status", session});
+    QVERIFY2(status.exitCode == 0 && status.out.contains("4 of 4 runs finished") && status.out.contains("nothing is running"),
+             qPrintable(status.out));
+
+    CliResult merged = runCli({"merge", session});
+    QVERIFY2(merged.exitCode == 0 && merged.out.contains("merged 4 results"), qPrintable(merged.out + merged.err));
+    QFile index(session);
+    QVERIFY(index.open(QIODevice::ReadOnly));
+    const QByteArray once = index.readAll();
+    index.close();
+    QCOMPARE(runCli({"merge", session}).exitCode, 0); // idempotent
+    QVERIFY(index.open(QIODevice::ReadOnly));
+    QCOMPARE(index.readAll(), once);
+    index.close();
+    // The same numbers as the sweep run in one process (the CPU is deterministic).
+    const Session a = loadSession(session.toStdString()), b = loadSession(local.toStdString());
+    QCOMPARE(a.runs.size(), size_t(4));
+    for (const auto &run : a.runs) {
+        const auto twin = std::find_if(b.runs.begin(), b.runs.end(), [&](const SessionRun &r) {
+            return runFileName(r.config) == runFileName(run.config);
+        });
+        QVERIFY(twin != b.runs.end());
+        QCOMPARE(run.result.status, RunStatus::Done);
+        QCOMPARE(run.result.test.size(), twin->result.test.size());
+        for (size_t k = 0; k < run.result.test.size(); ++k) QCOMPARE(run.result.test[k].value, twin->result.test[k].value);
+    }
+
+    // A run file of another experiment among the shards' is refused, by name.
+    const QString other = dir.filePath("other.yaml");
+    writeFile(other, tinySession(5));
+    QCOMPARE(runCli({"run", other, "--threads", "1"}).exitCode, 0);
+    const QString stray = QDir(dir.filePath("other.results/runs")).entryList({"*.yaml"}).value(0);
+    QVERIFY(QFile::copy(dir.filePath("other.results/runs/" + stray), dir.filePath("s.results/runs/" + stray)));
+    merged = runCli({"merge", session});
+    QCOMPARE(merged.exitCode, 2);
+    QVERIFY2(merged.err.contains(stray) && merged.err.contains("is not a run of"), qPrintable(merged.err));
+
+    // Inside a Slurm array task the shard comes from the environment.
+    QTemporaryDir slurm;
+    const QString s2 = slurm.filePath("s.yaml");
+    writeFile(s2, text);
+    QProcess task;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("SLURM_ARRAY_TASK_ID", "1");
+    env.insert("SLURM_ARRAY_TASK_MIN", "0");
+    env.insert("SLURM_ARRAY_TASK_COUNT", "2");
+    task.setProcessEnvironment(env);
+    task.start(QStringLiteral(HEADLAB_CLI_PATH), {"run", s2, "--threads", "1"});
+    QVERIFY(task.waitForFinished(120000));
+    QVERIFY2(task.exitCode() == 0, task.readAllStandardError().constData());
+    QCOMPARE(countFiles(slurm.filePath("s.results/runs")), 2); // one ensemble of two runs
+    status = runCli({"status", s2});
+    QVERIFY2(status.out.contains("2 of 4 runs finished"), qPrintable(status.out));
+
+    // While a shard runs, running the whole session is refused; status names the shard.
+    const QString s3 = slurm.filePath("long.yaml");
+    writeFile(s3, tinySession(10'000'000, "  d_model: [8, 16]\n"));
+    QProcess shard;
+    QVERIFY(startTraining(shard, {"run", s3, "--shard", "1/2", "--threads", "1"}));
+    const CliResult refused = runCli({"run", s3, "--threads", "1"});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains("shards of") && refused.err.contains("shard 1/2: PID"), qPrintable(refused.err));
+    QVERIFY(runCli({"status", s3}).out.contains("running: shard 1/2"));
+    QVERIFY(runCli({"merge", s3}).exitCode == 0); // takes what has finished: nothing yet
+    ::kill(pid_t(shard.processId()), SIGTERM);
+    QVERIFY(shard.waitForFinished(60000));
+    QCOMPARE(shard.exitCode(), 128 + SIGTERM);
+    QVERIFY2(runCli({"run", s3, "--shard", "3/2"}).err.contains("--shard: expected I/N"), "a bad shard is refused");
 }
 
 QTEST_GUILESS_MAIN(TestStorage)
