@@ -33,6 +33,7 @@
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <set>
 
 namespace headlab::cli {
 
@@ -213,7 +214,15 @@ public:
     int run()
     {
         std::vector<SweepJob> jobs = pendingJobs(m_session);
-        if (m_shard.active()) jobs = shardJobs(jobs, m_shard.index, m_shard.count);
+        if (m_shard.active()) {
+            // The parts are of the whole sweep, not of what is pending, so that a task that runs
+            // after others finished (or again after a failure) still trains its own part.
+            std::vector<SweepJob> all;
+            for (size_t i = 0; i < m_session.runs.size(); ++i) all.push_back({int(i), m_session.runs[i].config});
+            std::set<int> mine;
+            for (const auto &job : shardJobs(all, m_shard.index, m_shard.count)) mine.insert(job.runIndex);
+            std::erase_if(jobs, [&](const SweepJob &job) { return !mine.count(job.runIndex); });
+        }
         int64_t totalSteps = 0;
         for (const auto &job : jobs) totalSteps += job.config.totalSteps();
         m_pending = static_cast<int>(jobs.size());
@@ -519,6 +528,99 @@ int mergeCommand(const std::string &sessionPath)
     return kExitOk;
 }
 
+struct SlurmArguments {
+    int array = 0, gpusPerTask = 0, cpusPerTask = 0;
+    std::string partition, time, account, device;
+    bool dryRun = false;
+};
+
+// The sbatch script of a sweep: one array task per shard, each running `headlab-cli run S.yaml`
+// (the shard from SLURM_ARRAY_TASK_ID), a log per task in append mode (a requeued task adds to
+// it), requeue allowed, and SIGTERM sent to headlab-cli 120 s before the time limit or a
+// preemption, so that it saves its runs in progress.
+std::string slurmScript(const std::string &sessionPath, const SlurmArguments &s, const std::string &cli)
+{
+    std::error_code error;
+    const std::string session = std::filesystem::absolute(sessionPath, error).lexically_normal().string();
+    const std::string results = resultsDirFor(session);
+    auto quoted = [](const std::string &text) {
+        std::string out = "'";
+        for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        return out + "'";
+    };
+    std::string script = "#!/bin/bash\n"
+                         "# Written by headlab-cli slurm for " + session + "\n"
+                         "#SBATCH --job-name=headlab\n"
+                         "#SBATCH --array=0-" + std::to_string(s.array - 1) + "\n"
+                         "#SBATCH --output=" + results + "/slurm/%A_%a.log\n"
+                         "#SBATCH --open-mode=append\n"
+                         "#SBATCH --requeue\n"
+                         "#SBATCH --signal=B:TERM@120\n";
+    if (!s.partition.empty()) script += "#SBATCH --partition=" + s.partition + "\n";
+    if (s.gpusPerTask > 0) script += "#SBATCH --gpus-per-task=" + std::to_string(s.gpusPerTask) + "\n";
+    if (s.cpusPerTask > 0) script += "#SBATCH --cpus-per-task=" + std::to_string(s.cpusPerTask) + "\n";
+    if (!s.time.empty()) script += "#SBATCH --time=" + s.time + "\n";
+    if (!s.account.empty()) script += "#SBATCH --account=" + s.account + "\n";
+    script += "\n# headlab-cli takes its shard from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT, runs only what\n"
+              "# has no result yet, and saves its runs in progress on SIGTERM. It runs in the background and\n"
+              "# the script waits for it, so that the batch shell passes Slurm's SIGTERM on.\n"
+              "echo \"[$(date -Is)] task $SLURM_ARRAY_TASK_ID of job $SLURM_ARRAY_JOB_ID on $(hostname), restart ${SLURM_RESTART_COUNT:-0}\"\n" +
+              quoted(cli) + " run " + quoted(session) + (s.device.empty() ? "" : " --device " + quoted(s.device)) +
+              (s.cpusPerTask > 0 ? " --threads " + std::to_string(s.cpusPerTask) : "") + " &\n"
+              "pid=$!\n"
+              "trap 'kill -TERM $pid' TERM\n"
+              "wait $pid; status=$?\n"
+              "if [ $status -gt 128 ]; then wait $pid; status=$?; fi\n"
+              "exit $status\n";
+    return script;
+}
+
+int slurmCommand(const std::string &sessionPath, const SlurmArguments &s)
+{
+    try {
+        Session session = loadSession(sessionPath);
+        expandSweep(session);
+        const size_t pending = pendingRuns(session).size();
+        const std::string cli = std::filesystem::canonical("/proc/self/exe").string();
+        const std::string script = slurmScript(sessionPath, s, cli);
+        if (s.dryRun) {
+            std::fputs(script.c_str(), stdout);
+            return kExitOk;
+        }
+        if (pending == 0) {
+            std::printf("%s: every run has a result; nothing to submit\n", sessionPath.c_str());
+            return kExitOk;
+        }
+        const std::string dir = resultsDirFor(std::filesystem::absolute(sessionPath).lexically_normal().string()) + "/slurm";
+        std::filesystem::create_directories(dir);
+        const std::string file = dir + "/submit.sbatch";
+        writeFileAtomic(file, script);
+        const std::string command = "sbatch --parsable " + file + " 2>&1";
+        FILE *pipe = ::popen(command.c_str(), "r");
+        if (!pipe) throw std::runtime_error("cannot run sbatch");
+        std::string output;
+        char buffer[256];
+        while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+        const int status = ::pclose(pipe);
+        while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
+        if (status != 0) {
+            std::fprintf(stderr, "headlab-cli slurm: sbatch failed: %s\n(the script is %s)\n", output.c_str(), file.c_str());
+            return kExitRunFailed;
+        }
+        const std::string job = output.substr(0, output.find(';'));
+        std::printf("submitted job %s: %d array tasks for the %zu runs without a result; script %s\n"
+                    "watch it with: headlab-cli status %s   then: headlab-cli merge %s\n",
+                    job.c_str(), s.array, pending, file.c_str(), sessionPath.c_str(), sessionPath.c_str());
+    } catch (const SessionError &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitBadInput;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "headlab-cli slurm: %s\n", e.what());
+        return kExitRunFailed;
+    }
+    return kExitOk;
+}
+
 // The progress of a sweep written by other processes or machines: finished runs from the run
 // files, the shards running now.
 int statusCommand(const std::string &sessionPath)
@@ -616,6 +718,7 @@ int summaryCommand(const std::string &sessionPath, const std::vector<std::string
 
 struct Arguments {
     RunArguments run;
+    SlurmArguments slurm;
     std::string session, output;
     std::vector<std::string> by;
     std::string stat = "median", spread = "iqr";
@@ -687,6 +790,21 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
                   "config is not a run of the session's sweep, naming each.");
     merge->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
     commands.push_back({merge, [&a] { return mergeCommand(a.session); }});
+
+    CLI::App *slurm = app.add_subcommand("slurm", "Submit the sweep to Slurm as a job array, one shard per task");
+    slurm->footer("Writes SESSION.results/slurm/submit.sbatch (a log per task in append mode, requeue allowed,\n"
+                  "SIGTERM 120 s before the end so runs in progress are saved) and submits it with sbatch. Submitting\n"
+                  "again after a failure trains only the runs without a result. Then: headlab-cli status / merge.");
+    slurm->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
+    slurm->add_option("--array", a.slurm.array, "Array tasks (shards)")->required()->check(CLI::Range(1, 100000));
+    slurm->add_option("--partition", a.slurm.partition, "Slurm partition");
+    slurm->add_option("--gpus-per-task", a.slurm.gpusPerTask, "GPUs per task")->check(CLI::Range(0, 64));
+    slurm->add_option("--cpus-per-task", a.slurm.cpusPerTask, "CPUs per task (also LibTorch's threads)")->check(CLI::Range(0, 4096));
+    slurm->add_option("--time", a.slurm.time, "Time limit per task, as Slurm writes it (e.g. 2:00:00)");
+    slurm->add_option("--account", a.slurm.account, "Slurm account");
+    slurm->add_option("--device", a.slurm.device, "Passed to each task's run (e.g. cuda)")->check(kDeviceList);
+    slurm->add_flag("--dry-run", a.slurm.dryRun, "Print the script; submit nothing");
+    commands.push_back({slurm, [&a] { return slurmCommand(a.session, a.slurm); }});
 
     CLI::App *status = app.add_subcommand("status", "Progress of a sweep run by other processes or machines");
     status->add_option("session", a.session, "The session file (SESSION.yaml)")->required();

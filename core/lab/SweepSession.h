@@ -20,9 +20,10 @@ namespace headlab {
 // The runs of `session` that have no result yet, in run order, as jobs for a SweepRunner.
 std::vector<SweepJob> pendingJobs(const Session &session);
 
-// The jobs of shard `shard` (0-based) of `count`: the pending runs grouped into whole ensembles
-// (runs that would train as one batched model stay together), the ensembles dealt to the shards
-// longest first, each to the shard with the least work so far. The same jobs give the same parts.
+// The jobs of shard `shard` (0-based) of `count`: the runs grouped into whole ensembles (runs that
+// would train as one batched model stay together), the ensembles dealt to the shards longest first,
+// each to the shard with the least work so far. The same jobs give the same parts: the CLI deals
+// every run of the sweep, then trains those of its part that have no result.
 std::vector<SweepJob> shardJobs(const std::vector<SweepJob> &jobs, int shard, int count);
 
 // Run files under the session's results whose config is not a run of its sweep (a shard of another

@@ -13,6 +13,7 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -108,6 +109,7 @@ class TestStorage : public QObject {
 private Q_SLOTS:
     // Shards of a sweep (issue 15, first part): each writes only its runs, merge folds them in.
     void shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun();
+    void slurmScriptRunsTheShardsAndSubmits();
     // Defect 1: seeds of 2^53 and more.
     void seedsKeepAllSixtyFourBits();
     // Defects 2, 3, 4, 10, 11: what the loader refuses, where, and how fast.
@@ -780,6 +782,67 @@ void TestStorage::shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun()
     QVERIFY(shard.waitForFinished(60000));
     QCOMPARE(shard.exitCode(), 128 + SIGTERM);
     QVERIFY2(runCli({"run", s3, "--shard", "3/2"}).err.contains("--shard: expected I/N"), "a bad shard is refused");
+}
+
+// `headlab-cli slurm`: the script it writes, run as Slurm would run each array task (bash, with the
+// task's environment), trains the shards; merged they equal a one-process run. Submission goes
+// through `sbatch` on PATH (a stand-in here that records its arguments; tests with a real Slurm
+// are still to come).
+void TestStorage::slurmScriptRunsTheShardsAndSubmits()
+{
+    const std::string text = tinySession(20, "  d_model: [8, 16]\n");
+    QTemporaryDir dir;
+    const QString session = dir.filePath("s.yaml");
+    writeFile(session, text);
+    QProcess dry;
+    dry.start(QStringLiteral(HEADLAB_CLI_PATH), {"slurm", session, "--array", "2", "--partition", "cpu", "--time", "0:10:00",
+                                                 "--cpus-per-task", "1", "--dry-run"});
+    QVERIFY(dry.waitForFinished(60000));
+    QCOMPARE(dry.exitCode(), 0);
+    const QString script = QString::fromUtf8(dry.readAllStandardOutput());
+    for (const char *line : {"#SBATCH --array=0-1", "#SBATCH --open-mode=append", "#SBATCH --requeue",
+                             "#SBATCH --signal=B:TERM@120", "#SBATCH --partition=cpu", "#SBATCH --time=0:10:00",
+                             "/slurm/%A_%a.log", " --threads 1 &"})
+        QVERIFY2(script.contains(line), line);
+    QVERIFY(!QFileInfo::exists(dir.filePath("s.results/slurm/submit.sbatch"))); // a dry run writes nothing
+    writeFile(dir.filePath("task.sh"), script.toStdString());
+    for (const char *task : {"0", "1"}) { // each array task as Slurm would start it
+        QProcess bash;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("SLURM_ARRAY_TASK_ID", task);
+        env.insert("SLURM_ARRAY_TASK_COUNT", "2");
+        env.insert("SLURM_ARRAY_TASK_MIN", "0");
+        env.insert("SLURM_ARRAY_JOB_ID", "7");
+        bash.setProcessEnvironment(env);
+        bash.start("bash", {dir.filePath("task.sh")});
+        QVERIFY(bash.waitForFinished(120000));
+        QVERIFY2(bash.exitCode() == 0, bash.readAllStandardError().constData());
+    }
+    QCOMPARE(countFiles(dir.filePath("s.results/runs")), 4);
+    QCOMPARE(runCli({"merge", session}).exitCode, 0);
+    for (const auto &run : loadSession(session.toStdString()).runs) QCOMPARE(run.result.status, RunStatus::Done);
+
+    // Submitting: the script is written beside the results and handed to sbatch, whose job id is
+    // printed; with nothing left to train, nothing is submitted.
+    writeFile(dir.filePath("fresh.yaml"), text);
+    QDir().mkpath(dir.filePath("bin"));
+    writeFile(dir.filePath("bin/sbatch"), "#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/args\"\necho '4242;cluster'\n");
+    QFile::setPermissions(dir.filePath("bin/sbatch"), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    QProcess submit;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("PATH", dir.filePath("bin") + ":" + env.value("PATH"));
+    submit.setProcessEnvironment(env);
+    submit.start(QStringLiteral(HEADLAB_CLI_PATH), {"slurm", dir.filePath("fresh.yaml"), "--array", "2"});
+    QVERIFY(submit.waitForFinished(60000));
+    const QString out = QString::fromUtf8(submit.readAllStandardOutput());
+    QVERIFY2(submit.exitCode() == 0 && out.contains("submitted job 4242: 2 array tasks for the 4 runs"), qPrintable(out));
+    QVERIFY(QFileInfo::exists(dir.filePath("fresh.results/slurm/submit.sbatch")));
+    QFile args(dir.filePath("bin/args"));
+    QVERIFY(args.open(QIODevice::ReadOnly));
+    QVERIFY(args.readAll().contains("fresh.results/slurm/submit.sbatch"));
+    submit.start(QStringLiteral(HEADLAB_CLI_PATH), {"slurm", session, "--array", "2"});
+    QVERIFY(submit.waitForFinished(60000));
+    QVERIFY(QString::fromUtf8(submit.readAllStandardOutput()).contains("nothing to submit"));
 }
 
 QTEST_GUILESS_MAIN(TestStorage)
