@@ -375,6 +375,8 @@ size_t editDistance(const std::string &a, const std::string &b)
     return previous[b.size()];
 }
 
+} // namespace
+
 std::string describeType(const YAML::Node &node)
 {
     if (!node.IsDefined()) return "nothing";
@@ -398,7 +400,6 @@ std::string lower(std::string text)
     return text;
 }
 
-} // namespace
 
 std::string nearestKey(const std::string &key, const std::vector<std::string> &allowed)
 {

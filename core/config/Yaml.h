@@ -75,6 +75,9 @@ const Curve *preparsedCurve(const YamlField &field);
 YamlField parseDocument(const std::string &text, const std::string &file);
 
 std::string joinPath(const std::string &parent, const std::string &key);
+// "'text'", "a list", "a mapping", "nothing": what a node is, for "expected ..., got ..." messages.
+std::string describeType(const YAML::Node &node);
+std::string lower(std::string text); // ASCII
 // The allowed key nearest to `key` by edit distance, or "" when none is close.
 std::string nearestKey(const std::string &key, const std::vector<std::string> &allowed);
 

@@ -29,12 +29,6 @@ const std::initializer_list<yaml::EnumName<Activation>> kActivations = {{Activat
 const std::initializer_list<yaml::EnumName<LogitScale>> kLogitScales = {
     {LogitScale::InvSqrtHeadDim, "inv_sqrt_head_dim"}, {LogitScale::InvHeadDim, "inv_head_dim"}, {LogitScale::None, "none"}};
 
-std::string lower(std::string text)
-{
-    for (auto &c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return text;
-}
-
 double positive(const YamlField &f) { return yaml::readPositive(f); }
 double unitInterval(const YamlField &f) { return yaml::readNumberInRange(f, 0, true, 1, false); }
 
@@ -45,11 +39,11 @@ Field<ModelConfig> autoInteger(std::string key, int64_t ModelConfig::*member, in
             [key, member, maximum](const YamlField &map, ModelConfig &m) {
                 const YamlField f = yaml::child(map, key);
                 int64_t value = 0;
-                if (yaml::isScalar(f) && lower(f.node.Scalar()) == "auto") {
+                if (yaml::isScalar(f) && yaml::lower(f.node.Scalar()) == "auto") {
                     value = 0;
                 } else if (!yaml::isScalar(f) || !yaml::parseInt(f.node.Scalar(), &value)) {
                     yaml::fail(f, "expected an integer or auto, got " +
-                                      (yaml::isScalar(f) ? "'" + f.node.Scalar() + "'" : std::string("a non-scalar")));
+                                      yaml::describeType(f.node));
                 } else if (value < 0) {
                     yaml::fail(f, "must be at least 0 (or auto), got " + std::to_string(value));
                 } else if (value > maximum) {
@@ -229,14 +223,14 @@ Field<PhaseConfig> phaseLrRow()
             Sharing::Shared,
             [](const YamlField &map, PhaseConfig &phase) {
                 const YamlField f = yaml::child(map, "lr");
-                if (yaml::isScalar(f) && lower(f.node.Scalar()) == "scanned") {
+                if (yaml::isScalar(f) && yaml::lower(f.node.Scalar()) == "scanned") {
                     phase.useScannedLr = true;
                     return;
                 }
                 double value = 0;
                 if (!yaml::isScalar(f) || !yaml::parseNumber(f.node.Scalar(), &value))
                     yaml::fail(f, "expected a learning rate or 'scanned', got " +
-                                      (yaml::isScalar(f) ? "'" + f.node.Scalar() + "'" : std::string("a non-scalar")));
+                                      yaml::describeType(f.node));
                 phase.useScannedLr = false;
                 phase.lr = yaml::readPositive(f);
             },

@@ -459,6 +459,9 @@ void TestSession::badInputGivesLocatedMessage_data()
         << head + "  model:\n    activation: gleu\n"
         << 6 << 17 << "experiment.model.activation"
         << "unknown value 'gleu'; did you mean 'gelu'? (expected one of gelu, relu)";
+    QTest::newRow("a list where head_dim is a number") << head + "  model:\n    head_dim: [8]\n"
+                                                       << 6 << 15 << "experiment.model.head_dim"
+                                                       << "expected an integer or auto, got a list";
     QTest::newRow("wrong type in a head list") << head + "  model:\n    heads: [1, x]\n"
                                                << 6 << 16 << "experiment.model.heads[1]"
                                                << "expected an integer, got 'x'";
