@@ -1,6 +1,8 @@
 // Replicates.cpp — statistics over replicates (Replicates.h).
 #include "core/session/Replicates.h"
 
+#include "core/session/CsvExport.h"
+
 #include "core/config/Yaml.h"
 #include "core/metrics/LearnedRule.h"
 #include "core/metrics/Metrics.h"
@@ -19,14 +21,6 @@ double quantile(const std::vector<double> &sorted, double p)
     const size_t below = size_t(std::floor(position));
     const size_t above = std::min(below + 1, sorted.size() - 1);
     return sorted[below] + (position - double(below)) * (sorted[above] - sorted[below]);
-}
-
-std::string csvText(const std::string &text)
-{
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
 }
 
 } // namespace
@@ -51,6 +45,21 @@ SampleStats sampleStats(std::vector<double> values)
     s.min = values.front();
     s.max = values.back();
     return s;
+}
+
+std::pair<double, double> replicateBand(const SampleStats &s)
+{
+    return s.count >= 4 ? std::make_pair(s.q1, s.q3) : std::make_pair(s.min, s.max);
+}
+
+std::vector<std::pair<int64_t, SampleStats>> curveStats(const std::vector<const Curve *> &curves)
+{
+    std::map<int64_t, std::vector<double>> atStep;
+    for (const Curve *c : curves)
+        for (const auto &p : *c) atStep[p.step].push_back(p.value);
+    std::vector<std::pair<int64_t, SampleStats>> out;
+    for (auto &[step, values] : atStep) out.emplace_back(step, sampleStats(std::move(values)));
+    return out;
 }
 
 const char *toString(ReplicateStat stat) { return stat == ReplicateStat::Median ? "median" : "mean"; }
@@ -153,13 +162,13 @@ std::string replicateSummaryCsv(const Session &session, const std::vector<Replic
     if (by.empty() && !groups.empty())
         for (const auto &[axis, value] : groups.front().labels) by.push_back(axis);
     std::string out;
-    for (const auto &axis : by) out += csvText(axis) + ",";
+    for (const auto &axis : by) out += csvField(axis) + ",";
     out += std::string("runs,finished,final_test_loss_") + toString(stat) + ",spread_" + toString(spread) + "_low,spread_" +
            toString(spread) + "_high,mean,sd,se,median,q1,q3,min,max,learned,verdicts,p_learned,learned_rule\n";
     for (const auto &g : groups) {
         for (const auto &axis : by) {
             const auto it = g.labels.find(axis);
-            out += csvText(it == g.labels.end() ? "" : it->second) + ",";
+            out += csvField(it == g.labels.end() ? "" : it->second) + ",";
         }
         const SampleStats &s = g.finalLoss;
         auto number = [&](double v) { return s.count ? yaml::formatNumber(v) : std::string(); };

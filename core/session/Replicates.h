@@ -26,6 +26,12 @@ struct SampleStats {
 };
 SampleStats sampleStats(std::vector<double> values);
 
+// The band figures draw around a configuration's median: the inter-quartile range, or the whole
+// range of fewer than 4 values (whose quartiles say little).
+std::pair<double, double> replicateBand(const SampleStats &s);
+// The statistics of several curves' values at each step any of them has, by step.
+std::vector<std::pair<int64_t, SampleStats>> curveStats(const std::vector<const Curve *> &curves);
+
 // What a figure or the summary puts at a configuration's point, and its spread.
 enum class ReplicateStat { Median, Mean };
 enum class ReplicateSpread { Iqr, Sd, Se, MinMax };

@@ -463,24 +463,21 @@ void LossChartView::refresh()
                 if (!run.result.test.empty()) curves.push_back(&run.result.test);
             }
             if (curves.empty()) continue;
-            std::map<int64_t, std::vector<double>> atStep;
-            for (const Curve *c : curves)
-                for (const auto &p : *c) atStep[p.step].push_back(p.value);
+            for (const Curve *c : curves) // every replicate's value counts for the y range
+                for (const auto &p : *c)
+                    if (std::isfinite(p.value)) {
+                        plotted.push_back(p.value);
+                        if (p.value > 0) yMinPositive = std::min(yMinPositive, p.value);
+                    }
             Curve &m = medians[int(g)];
             auto &[upper, lower] = bands[int(g)];
-            for (const auto &[step, values] : atStep) {
-                const SampleStats st = sampleStats(values);
+            for (const auto &[step, st] : curveStats(curves)) {
                 if (st.count == 0) continue;
                 m.push_back({step, st.median});
-                const double lo = st.count >= 4 ? st.q1 : st.min, hi = st.count >= 4 ? st.q3 : st.max;
+                const auto [lo, hi] = replicateBand(st);
                 upper << QPointF(double(step), hi);
                 lower << QPointF(double(step), lo);
                 xMax = std::max<double>(xMax, double(step));
-                for (double v : values)
-                    if (std::isfinite(v)) {
-                        plotted.push_back(v);
-                        if (v > 0) yMinPositive = std::min(yMinPositive, v);
-                    }
             }
             if (!m.empty()) wanted[{-1 - int(g), int(Median)}] = &m;
         }
@@ -717,13 +714,11 @@ QString LossChartView::csv() const
             QStringList parts;
             for (const auto &[axis, value] : m_groups[g].labels)
                 parts << QString::fromStdString(axis) + "=" + QString::fromStdString(value);
-            std::map<int64_t, std::vector<double>> atStep;
-            for (int i : m_groups[g].runs)
-                for (const auto &p : m_model->run(i).result.test) atStep[p.step].push_back(p.value);
-            for (const auto &[step, values] : atStep) {
-                const SampleStats st = sampleStats(values);
+            std::vector<const Curve *> curves;
+            for (int i : m_groups[g].runs) curves.push_back(&m_model->run(i).result.test);
+            for (const auto &[step, st] : curveStats(curves)) {
                 if (st.count == 0) continue;
-                const double lo = st.count >= 4 ? st.q1 : st.min, hi = st.count >= 4 ? st.q3 : st.max;
+                const auto [lo, hi] = replicateBand(st);
                 for (const auto &[curve, v] : {std::make_pair("test_median", st.median), std::make_pair("band_low", lo),
                                                 std::make_pair("band_high", hi)})
                     out += QStringLiteral("\"%1\",%2,%3,%4,%5\n")

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace headlab::ui {
 
@@ -191,8 +192,7 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
         const int counted = fraction ? cell.verdicts : sample.count;
         cell.replicates = sample.count;
         // The spread of the replicates: the inter-quartile range, or the whole range of fewer than 4.
-        cell.low = sample.count >= 4 ? sample.q1 : sample.min;
-        cell.high = sample.count >= 4 ? sample.q3 : sample.max;
+        std::tie(cell.low, cell.high) = replicateBand(sample);
         cell.sd = sample.sd;
         cell.se = sample.se;
         if (failed[k] && !fraction)
