@@ -638,9 +638,9 @@ int statusCommand(const std::string &sessionPath)
                     total - finished - stopped);
         const auto shards = SessionStore::runningShards(sessionPath);
         for (const auto &line : shards) std::printf("  running: %s\n", line.c_str());
-        if (const std::string holder = SessionStore::lockHolder(sessionPath); !holder.empty())
-            std::printf("  running: the whole session: %s\n", holder.c_str());
-        if (shards.empty() && SessionStore::lockHolder(sessionPath).empty()) std::printf("  nothing is running\n");
+        const std::string holder = SessionStore::lockHolder(sessionPath);
+        if (!holder.empty()) std::printf("  running: the whole session: %s\n", holder.c_str());
+        if (shards.empty() && holder.empty()) std::printf("  nothing is running\n");
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitBadInput;

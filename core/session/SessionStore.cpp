@@ -437,9 +437,11 @@ SessionStore::~SessionStore()
     }
 }
 
-std::string SessionStore::lockHolder(const std::string &sessionPath)
+namespace {
+
+// Who holds the lock file at `lockPath` ("PID ... on host since ..."), or "" if nobody.
+std::string holderOf(const std::string &lockPath)
 {
-    const std::string lockPath = resultsDirFor(sessionPath) + "/lock";
     const int fd = ::open(lockPath.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return {};
     std::string holder;
@@ -454,6 +456,13 @@ std::string SessionStore::lockHolder(const std::string &sessionPath)
     return holder;
 }
 
+} // namespace
+
+std::string SessionStore::lockHolder(const std::string &sessionPath)
+{
+    return holderOf(resultsDirFor(sessionPath) + "/lock");
+}
+
 std::vector<std::string> SessionStore::runningShards(const std::string &sessionPath)
 {
     std::vector<std::string> shards;
@@ -466,19 +475,12 @@ std::vector<std::string> SessionStore::runningShards(const std::string &sessionP
     }
     std::sort(names.begin(), names.end());
     for (const auto &name : names) {
-        const int fd = ::open((dir + "/" + name).c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) continue;
-        if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
-            char buffer[512];
-            const ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
-            std::string holder = n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string("a process");
-            while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r')) holder.pop_back();
-            std::string label = name.substr(11); // "2-of-3"
-            const auto of = label.find("-of-");
-            if (of != std::string::npos) label = label.substr(0, of) + "/" + label.substr(of + 4);
-            shards.push_back("shard " + label + ": " + holder);
-        }
-        ::close(fd);
+        const std::string holder = holderOf(dir + "/" + name);
+        if (holder.empty()) continue;
+        std::string label = name.substr(11); // "2-of-3"
+        const auto of = label.find("-of-");
+        if (of != std::string::npos) label = label.substr(0, of) + "/" + label.substr(of + 4);
+        shards.push_back("shard " + label + ": " + holder);
     }
     return shards;
 }

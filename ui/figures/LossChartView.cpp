@@ -581,16 +581,8 @@ void LossChartView::refresh()
             }
             const int colourIndex = colourIndexOf(m_model->run(run).labels, &colourName);
             QColor c = m_theme.seriesColor(colourIndex >= 0 ? colourIndex : run);
-            if (colourIndex >= 0) { // the seeds of one colour as shades of it
-                for (const auto &axis : replicateAxes(m_model->session())) {
-                    const QStringList values = axisValueLabels(m_model->session(), axis);
-                    const auto it = m_model->run(run).labels.find(axis);
-                    if (values.size() < 2 || it == m_model->run(run).labels.end()) continue;
-                    const int shade = int(values.indexOf(QString::fromStdString(it->second)));
-                    if (shade > 0) c = m_theme.dark ? c.darker(100 + 25 * shade) : c.lighter(100 + 25 * shade);
-                    break;
-                }
-            }
+            if (colourIndex >= 0) // the seeds of one colour as shades of it
+                c = shadedColour(c, replicateShade(m_model->session(), m_model->run(run)), m_theme.dark, 25);
             QPen pen(c);
             pen.setCapStyle(Qt::RoundCap);
             QString name;

@@ -107,19 +107,6 @@ std::string SmallMultiplesView::colourAxis() const
     return {};
 }
 
-// A run's replicate among those of its configuration (0, 1, 2, ...), by its first replicate axis
-// with several values other than `except`; -1 when there is none.
-int SmallMultiplesView::shadeOf(const SessionRun &run, const std::string &except) const
-{
-    for (const auto &axis : replicateAxes(m_model->session())) {
-        if (axis == except) continue;
-        const QStringList labels = axisValueLabels(m_model->session(), axis);
-        if (labels.size() < 2) continue;
-        return int(labels.indexOf(axisLabel(run, axis)));
-    }
-    return -1;
-}
-
 void SmallMultiplesView::refresh()
 {
     const QStringList axes = sweptAxes(m_model->session());
@@ -305,8 +292,7 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
                     colourBy.empty() ? 0 : int(colourLabels.indexOf(axisLabel(run, colourBy)));
                 QColor colour = t.seriesColor(std::max(0, colourIndex));
                 // Replicates of one colour get shades of it, so each seed is its own line.
-                if (const int shade = shadeOf(run, colourBy); shade > 0)
-                    colour = t.dark ? colour.darker(100 + 30 * shade) : colour.lighter(100 + 30 * shade);
+                colour = shadedColour(colour, replicateShade(s, run, colourBy), t.dark, 30);
                 auto draw = [&](const Curve &curve, double width, int alpha, Qt::PenStyle style) {
                     const auto pts = CurveDecimator::decimate(curve, view);
                     if (pts.size() < 1) return;

@@ -34,7 +34,6 @@ private:
     QList<int> runsAt(const QPointF &pos) const;
     std::string rowAxis() const;
     std::string columnAxis() const;
-    int shadeOf(const headlab::SessionRun &run, const std::string &except) const;
 
     SmallMultiplesCanvas *m_canvasWidget;
     QComboBox *m_rows, *m_columns;

@@ -1,6 +1,9 @@
 // RunMetrics.cpp — see RunMetrics.h.
 #include "ui/model/RunMetrics.h"
 
+#include "core/session/Replicates.h"
+#include "ui/model/HeatmapData.h"
+
 #include "core/metrics/Metrics.h"
 
 #include <QStringList>
@@ -194,6 +197,24 @@ std::vector<PlateauLine> plateausOf(const Session &session)
 {
     const TaskSpec *spec = sessionTask(session);
     return spec && spec->plateaus ? spec->plateaus(session.base.task) : std::vector<PlateauLine>{};
+}
+
+int replicateShade(const Session &session, const SessionRun &run, const std::string &except)
+{
+    for (const auto &axis : replicateAxes(session)) {
+        if (axis == except) continue;
+        const QStringList values = axisValueLabels(session, axis);
+        const auto it = run.labels.find(axis);
+        if (values.size() < 2 || it == run.labels.end()) continue;
+        return int(values.indexOf(QString::fromStdString(it->second)));
+    }
+    return -1;
+}
+
+QColor shadedColour(QColor colour, int shade, bool dark, int percent)
+{
+    if (shade <= 0) return colour;
+    return dark ? colour.darker(100 + percent * shade) : colour.lighter(100 + percent * shade);
 }
 
 } // namespace headlab::ui

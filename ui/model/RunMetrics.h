@@ -32,6 +32,13 @@ const TaskSpec *sessionTask(const Session &session);
 double initialLossOf(const Session &session);
 // The task's plateau lines (ln 10, ⅔ ln 10, ⅓ ln 10 for addition); empty for none.
 std::vector<PlateauLine> plateausOf(const Session &session);
+// A run's replicate among its configuration's (0, 1, 2, ...): its value's position on the first of
+// the session's replicate axes that has several values, other than `except`; -1 when none does.
+// Figures draw replicates of one colour as shades of it.
+int replicateShade(const Session &session, const SessionRun &run, const std::string &except = {});
+// `colour` shaded for replicate `shade`: `percent` lighter per replicate (darker on a dark theme);
+// unchanged for <= 0.
+QColor shadedColour(QColor colour, int shade, bool dark, int percent);
 // m_H of the first layer (all layers for a constant schedule).
 int64_t headDimension(const RunConfig &config);
 // n_H of the first layer, or total heads / layers for a schedule that varies.
