@@ -3,8 +3,8 @@
 #
 # Called by scripts/run.sh and scripts/test.sh; safe to run again, and quick when nothing changed:
 #   1. Debian packages (Qt 6, yaml-cpp, ccache, ...), only those dpkg says are missing;
-#   2. the virtual environment .venv with the pinned PyPI torch wheel (it carries LibTorch) and
-#      numpy, installed only when the pinned versions are not already there;
+#   2. the virtual environment .venv with the pinned PyPI torch wheel (it carries LibTorch),
+#      numpy and safetensors, installed only when the pinned versions are not already there;
 #   3. CMake configure (only when build/ is new or its settings changed) and build, through ccache.
 #
 # Environment:
@@ -18,6 +18,8 @@ cd "$ROOT"
 
 TORCH_VERSION="2.11.0"
 NUMPY_VERSION="2.4.6"
+# safetensors: for the documented notebook snippet that loads a checkpoint (tests/checkpoints runs it).
+SAFETENSORS_VERSION="0.8.0"
 JOBS="${HEADLAB_JOBS:-$(nproc)}"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 VENV="$ROOT/.venv"
@@ -28,7 +30,7 @@ BUILD="$ROOT/build"
 APT_PACKAGES=(
     g++ cmake ninja-build ccache pkg-config
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl1-mesa-dev
-    libyaml-cpp-dev libcli11-dev
+    libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
     xvfb xauth
 )
 
@@ -74,14 +76,14 @@ check_cuda_toolkit() {
 
 # --- 3. Virtual environment with torch ------------------------------------------------------------
 venv_versions() { # prints "TORCH NUMPY" as installed in the venv, "none" for a missing one
-    "$VENV/bin/python" - <<'PY' 2>/dev/null || echo "none none"
+    "$VENV/bin/python" - <<'PY' 2>/dev/null || echo "none none none"
 import importlib.metadata as m
 def version(name):
     try:
         return m.version(name)
     except m.PackageNotFoundError:
         return "none"
-print(version("torch"), version("numpy"))
+print(version("torch"), version("numpy"), version("safetensors"))
 PY
 }
 
@@ -91,17 +93,18 @@ ensure_venv() {
         rm -rf "$VENV"
         python3 -m venv "$VENV"
     fi
-    local torch numpy
-    read -r torch numpy <<<"$(venv_versions)"
-    if [[ "$torch" == "$TORCH_VERSION" && "$numpy" == "$NUMPY_VERSION" ]]; then
+    local torch numpy safetensors
+    read -r torch numpy safetensors <<<"$(venv_versions)"
+    if [[ "$torch" == "$TORCH_VERSION" && "$numpy" == "$NUMPY_VERSION" && "$safetensors" == "$SAFETENSORS_VERSION" ]]; then
         return 0
     fi
-    say "installing torch==$TORCH_VERSION and numpy==$NUMPY_VERSION from PyPI into .venv" \
-        "(found torch $torch, numpy $numpy; torch with its CUDA libraries is ~3 GB)"
+    say "installing torch==$TORCH_VERSION, numpy==$NUMPY_VERSION and safetensors==$SAFETENSORS_VERSION" \
+        "from PyPI into .venv (found torch $torch, numpy $numpy, safetensors $safetensors;" \
+        "torch with its CUDA libraries is ~3 GB)"
     local pip_flags=(--no-input)
     [[ -t 1 ]] || pip_flags+=(--progress-bar off)
     "$VENV/bin/python" -m pip install "${pip_flags[@]}" \
-        "torch==$TORCH_VERSION" "numpy==$NUMPY_VERSION"
+        "torch==$TORCH_VERSION" "numpy==$NUMPY_VERSION" "safetensors==$SAFETENSORS_VERSION"
 }
 
 # --- 4. Configure and build -----------------------------------------------------------------------

@@ -223,10 +223,22 @@ public:
             for (const auto &job : shardJobs(all, m_shard.index, m_shard.count)) mine.insert(job.runIndex);
             std::erase_if(jobs, [&](const SweepJob &job) { return !mine.count(job.runIndex); });
         }
-        int64_t totalSteps = 0;
-        for (const auto &job : jobs) totalSteps += job.config.totalSteps();
+        for (const auto &note : attachCheckpoints(jobs, m_session, m_store.sessionPath()))
+            std::fprintf(stderr, "%s\n", note.c_str());
+        int64_t totalSteps = 0, resumedSteps = 0, resumed = 0;
+        for (const auto &job : jobs) {
+            totalSteps += job.config.totalSteps();
+            if (!job.resumeFrom.empty()) {
+                resumedSteps += job.resumeStep;
+                ++resumed;
+            }
+        }
+        if (resumed > 0)
+            std::fprintf(stderr, "resuming %lld run%s from checkpoints (%lld of their steps already done)\n",
+                         static_cast<long long>(resumed), resumed == 1 ? "" : "s", static_cast<long long>(resumedSteps));
         m_pending = static_cast<int>(jobs.size());
         SweepOptions options;
+        options.checkpoints = m_session.checkpoints;
         options.device = m_args.device; // empty: each run's own device
         options.threads = m_args.threads;
         options.concurrent = m_args.concurrent;

@@ -25,6 +25,24 @@ struct CurvePoint {
 
 using Curve = std::vector<CurvePoint>;
 
+// A checkpoint a run kept (Checkpoint.h): a safetensors file in the run's checkpoint folder,
+// S.results/checkpoints/K/ beside its result file K.yaml.
+struct CheckpointRecord {
+    int64_t step = 0;
+    std::string file;   // its name inside the folder: "step-000001000.safetensors"
+    std::string reason; // periodic, plateau_entry, plateau_exit, stop, final
+};
+
+// When runs keep checkpoints (`checkpoints:` of a session, docs/SESSION_FORMAT.md). It changes no
+// number a run computes, so it is a setting of the session, not of a run's config.
+struct CheckpointPolicy {
+    int64_t every = 1000; // steps between periodic checkpoints; 0: none
+    int keep = 3;         // periodic, stop and final checkpoints kept per run (the newest); >= 1
+    bool plateaus = true; // also keep one where the test loss enters or leaves a plateau
+    bool enabled = true;  // false: no checkpoints at all (and no resume)
+    bool operator==(const CheckpointPolicy &) const = default;
+};
+
 struct RunResult {
     RunStatus status = RunStatus::Queued;
     Curve train;                            // mean train loss over each logEvery steps
@@ -42,6 +60,7 @@ struct RunResult {
     // name, the attention path, fused Adam, CUDA graphs, TF32, CPU threads and any HEADLAB_*
     // environment variable set (Trainer.cpp fills it; keys in docs/SESSION_FORMAT.md).
     std::map<std::string, std::string> provenance;
+    std::vector<CheckpointRecord> checkpoints; // oldest first
 };
 
 // "libtorch: 2.5.1 → 2.11.0" for each provenance key whose value differs between two runs (a

@@ -2,6 +2,7 @@
 #include "core/lab/SweepSession.h"
 
 #include "core/tasks/RunConfigFields.h"
+#include "core/train/Checkpoint.h"
 #include "core/tasks/TaskSpec.h"
 
 #include <cerrno>
@@ -42,6 +43,51 @@ std::vector<SweepJob> pendingJobs(const Session &session)
     std::vector<SweepJob> jobs;
     for (int index : pendingRuns(session)) jobs.push_back({index, session.runs[size_t(index)].config});
     return jobs;
+}
+
+std::string checkpointDirFor(const std::string &sessionPath, const RunConfig &config)
+{
+    std::string name = runFileName(config);
+    name.resize(name.size() - 5); // ".yaml"
+    return resultsDirFor(sessionPath) + "/checkpoints/" + name;
+}
+
+std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Session &session,
+                                           const std::string &sessionPath)
+{
+    std::vector<std::string> notes;
+    if (!session.checkpoints.enabled || sessionPath.empty()) return notes;
+    for (auto &job : jobs) {
+        job.checkpointDir = checkpointDirFor(sessionPath, job.config);
+        const bool finished = job.runIndex >= 0 && static_cast<size_t>(job.runIndex) < session.runs.size() &&
+                              isFinished(session.runs[static_cast<size_t>(job.runIndex)].result.status);
+        std::vector<std::string> problems;
+        const auto found = listCheckpoints(job.checkpointDir, &problems);
+        if (finished) {
+            std::error_code error;
+            if (!found.empty() || !problems.empty()) {
+                char stamp[32];
+                const std::time_t now = std::time(nullptr);
+                std::tm local{};
+                localtime_r(&now, &local);
+                std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+                const std::string aside = job.checkpointDir + ".replaced-" + stamp;
+                std::filesystem::rename(job.checkpointDir, aside, error);
+                notes.push_back("run " + std::to_string(job.runIndex) + " trains again from step 0; its checkpoints " +
+                                (error ? "could not be moved aside: " + error.message() : "were moved to " + aside));
+                if (error) job.checkpointDir.clear(); // never mix them with the new run's
+            }
+            continue;
+        }
+        for (const auto &p : problems)
+            notes.push_back(p + "; run " + std::to_string(job.runIndex) +
+                            (found.empty() ? " starts at step 0" : " resumes from step " + std::to_string(found.front().step) + " instead"));
+        if (!found.empty()) {
+            job.resumeFrom = found.front().path;
+            job.resumeStep = found.front().step;
+        }
+    }
+    return notes;
 }
 
 namespace {

@@ -20,6 +20,19 @@ namespace headlab {
 // The runs of `session` that have no result yet, in run order, as jobs for a SweepRunner.
 std::vector<SweepJob> pendingJobs(const Session &session);
 
+// The folder of a run's checkpoints: S.results/checkpoints/K/, K the name of its result file
+// (runFileName) without ".yaml".
+std::string checkpointDirFor(const std::string &sessionPath, const RunConfig &config);
+
+// Gives each job its checkpoint folder (when the session's policy keeps checkpoints) and, for a
+// run that has not finished, the newest usable checkpoint to resume from. A file that cannot be
+// used is skipped for the one before it; the returned lines say which and why, e.g.
+// "S.results/checkpoints/K/step-000002000.safetensors: is not a usable checkpoint: truncated ...;
+// run 3 resumes from step 1000 instead". A finished run trained again starts at step 0: its old
+// folder is moved aside to K.replaced-TIME/, never deleted.
+std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Session &session,
+                                           const std::string &sessionPath);
+
 // The jobs of shard `shard` (0-based) of `count`: the runs grouped into whole ensembles (runs that
 // would train as one batched model stay together), the ensembles dealt to the shards longest first,
 // each to the shard with the least work so far. The same jobs give the same parts: the CLI deals

@@ -42,15 +42,20 @@ void Adam::setLearningRates(const std::vector<torch::Tensor> &perParamRunLr)
 
 void Adam::zeroGrad() { m_model.flatGradients().zero_(); }
 
+torch::Tensor Adam::sliceOf(const torch::Tensor &flat, const Parameter &p, int64_t run) const
+{
+    // The moments share the parameters' flat layout: run r of parameter p is the same slice.
+    const int64_t offset = p.value.data_ptr<float>() - m_model.flatParameters().data_ptr<float>();
+    const int64_t perRun = p.value.numel() / p.value.size(0);
+    return flat.narrow(0, offset + run * perRun, perRun).view(p.value.sizes().slice(1));
+}
+
 void Adam::resetRun(int64_t run)
 {
     torch::NoGradGuard noGrad;
     for (const auto &p : m_model.parameters()) {
-        // The moments share the parameters' flat layout: run r of parameter p is the same slice.
-        const int64_t offset = p.value.data_ptr<float>() - m_model.flatParameters().data_ptr<float>();
-        const int64_t perRun = p.value.numel() / p.value.size(0);
-        m_exp.narrow(0, offset + run * perRun, perRun).zero_();
-        m_expSq.narrow(0, offset + run * perRun, perRun).zero_();
+        firstMoment(p, run).zero_();
+        secondMoment(p, run).zero_();
     }
 }
 

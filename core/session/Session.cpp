@@ -499,7 +499,7 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
     std::vector<std::string> keys = {"labels",  "config",       "status",  "steps_done",
                                      "diverged_at_step", "wall_seconds", "device",  "message",
                                      "phase_starts",     "metrics",      "curves",  "samples",
-                                     "provenance"};
+                                     "provenance",       "checkpoints"};
     if (inRunFile) keys.push_back("schema_version");
     checkKeys(field, keys);
     SessionRun run;
@@ -523,6 +523,17 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
         for (const auto &sample : items(f)) result.samples.push_back(readString(sample));
     if (auto f = child(field, "provenance"); f.present() && !f.isNull())
         for (const auto &[key, value] : entries(f)) result.provenance[key] = readString(value);
+    if (auto f = child(field, "checkpoints"); f.present() && !f.isNull())
+        for (const auto &item : items(f)) {
+            checkKeys(item, {"step", "file", "reason"});
+            CheckpointRecord c;
+            c.step = readIntAtLeast(child(item, "step"), 0);
+            c.file = readString(child(item, "file"));
+            if (c.file.empty() || c.file.find('/') != std::string::npos || c.file[0] == '.')
+                fail(child(item, "file"), "'" + c.file + "' is not a checkpoint file name (a name inside the run's checkpoint folder)");
+            if (auto r = child(item, "reason"); r.present()) c.reason = readString(r);
+            result.checkpoints.push_back(c);
+        }
     if (auto f = child(field, "curves"); f.present() && !f.isNull()) {
         for (const auto &[key, value] : entries(f)) {
             if (key == "train")
@@ -580,8 +591,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     const YamlField root = parseDocument(yamlText, file);
     if (!root.node.IsDefined() || root.node.IsNull())
         fail(root, "empty document; a session is a mapping with schema_version and experiment");
-    checkKeys(root, {"schema_version", "name", "description", "learned_rule", "replicate_axes", "experiment", "sweep",
-                     "results", "runs", "skipped", "view"});
+    checkKeys(root, {"schema_version", "name", "description", "learned_rule", "replicate_axes", "checkpoints",
+                     "experiment", "sweep", "results", "runs", "skipped", "view"});
 
     Session session;
     const YamlField version = child(root, "schema_version");
@@ -607,6 +618,18 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
                 fail(item, "'" + axis + "' is not a sweep axis" + (near.empty() ? "" : "; did you mean '" + near + "'?"));
             }
             session.replicateAxes.push_back(axis);
+        }
+    }
+    if (auto f = child(root, "checkpoints"); f.present() && !f.isNull()) {
+        CheckpointPolicy &c = session.checkpoints;
+        if (f.node.IsScalar()) {
+            c.enabled = readBool(f); // `checkpoints: false`
+        } else {
+            checkKeys(f, {"every", "keep", "plateaus", "enabled"});
+            if (auto e = child(f, "every"); e.present()) c.every = readIntInRange(e, 0, int64_t(1) << 40);
+            if (auto k = child(f, "keep"); k.present()) c.keep = static_cast<int>(readIntInRange(k, 1, 1000));
+            if (auto pl = child(f, "plateaus"); pl.present()) c.plateaus = readBool(pl);
+            if (auto en = child(f, "enabled"); en.present()) c.enabled = readBool(en);
         }
     }
     const YamlField experiment = child(root, "experiment");
@@ -682,6 +705,12 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
         out << YAML::Key << "replicate_axes" << YAML::Value << YAML::Flow << YAML::BeginSeq;
         for (const auto &axis : session.replicateAxes) out << axis;
         out << YAML::EndSeq;
+    }
+    if (!(session.checkpoints == CheckpointPolicy{})) {
+        const CheckpointPolicy &c = session.checkpoints;
+        out << YAML::Key << "checkpoints" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "every"
+            << YAML::Value << c.every << YAML::Key << "keep" << YAML::Value << c.keep << YAML::Key << "plateaus"
+            << YAML::Value << c.plateaus << YAML::Key << "enabled" << YAML::Value << c.enabled << YAML::EndMap;
     }
     out << YAML::Key << "experiment" << YAML::Value;
     writeRunConfig(out, session.base);
@@ -781,6 +810,13 @@ void writeRunRecord(YAML::Emitter &out, const SessionRun &run, CurveSplicer &cur
             writeText(out, value);
         }
         out << YAML::EndMap;
+    }
+    if (!r.checkpoints.empty()) {
+        out << YAML::Key << "checkpoints" << YAML::Value << YAML::BeginSeq;
+        for (const auto &c : r.checkpoints)
+            out << YAML::Flow << YAML::BeginMap << YAML::Key << "step" << YAML::Value << c.step << YAML::Key << "file"
+                << YAML::Value << c.file << YAML::Key << "reason" << YAML::Value << c.reason << YAML::EndMap;
+        out << YAML::EndSeq;
     }
     out << YAML::Key << "curves" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "train" << YAML::Value;

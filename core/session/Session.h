@@ -66,6 +66,8 @@ struct Session {
     // `replicate_axes:` the axes whose runs are replicates of one configuration (Replicates.h);
     // empty: seed, init_seed and data_seed.
     std::vector<std::string> replicateAxes;
+    // `checkpoints:` when runs keep checkpoints, how many, and whether they resume from them.
+    CheckpointPolicy checkpoints;
     // The folder of run files (relative to the session file) it was loaded with, "" when the
     // session file held its results itself (schema 1, an export, a preset).
     std::string resultsDir;

@@ -1,6 +1,7 @@
 // SessionStore.cpp — run files, the session index, the writer's lock, and loading them back.
 #include "core/session/SessionStore.h"
 
+#include "core/config/Files.h"
 #include "core/config/Yaml.h"
 #include "core/tasks/RunConfigFields.h"
 
@@ -41,54 +42,6 @@ uint64_t fnv1a(const std::string &text)
     return hash;
 }
 
-std::string directoryOf(const std::string &path)
-{
-    const auto slash = path.find_last_of('/');
-    if (slash == std::string::npos) return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string baseName(const std::string &path)
-{
-    const auto slash = path.find_last_of('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-SessionError fileError(const std::string &path, const std::string &message)
-{
-    return SessionError(path, 0, 0, "", message);
-}
-
-void fsyncDirectory(const std::string &dir)
-{
-    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
-    }
-}
-
-// mkdir -p, with a message that names the directory that could not be made.
-void makeDirectories(const std::string &dir)
-{
-    std::error_code error;
-    fs::create_directories(dir, error);
-    if (error) throw fileError(dir, "cannot create the directory: " + error.message());
-    if (!fs::is_directory(dir, error))
-        throw fileError(dir, "exists but is not a directory; move it away");
-}
-
-// Temporary files are ".NAME.tmp-XXXXXX" beside NAME.
-std::string temporaryPattern(const std::string &target)
-{
-    return directoryOf(target) + "/." + baseName(target) + ".tmp-XXXXXX";
-}
-
-bool isTemporaryName(const std::string &name)
-{
-    return name.size() > 12 && name.front() == '.' && name.find(".tmp-") != std::string::npos;
-}
-
 // Files of the previous release's saver: "NAME.tmp.XXXXXX".
 bool isLegacyTemporaryOf(const std::string &name, const std::string &sessionName)
 {
@@ -124,6 +77,11 @@ bool better(const RunResult &candidate, const RunResult &current)
 
 } // namespace
 
+std::string readSessionText(const std::string &path)
+{
+    return readFileLimited(path, SessionLimits::kMaxFileBytes, "a session file");
+}
+
 std::string resultsDirFor(const std::string &sessionPath)
 {
     std::string base = baseName(sessionPath);
@@ -147,117 +105,6 @@ std::string runFileName(const RunConfig &config)
     return buffer;
 }
 
-std::string readSessionText(const std::string &path)
-{
-    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) throw fileError(path, std::string("cannot open: ") + std::strerror(errno));
-    struct stat info {};
-    if (::fstat(fd, &info) != 0) {
-        const int error = errno;
-        ::close(fd);
-        throw fileError(path, std::string("cannot read: ") + std::strerror(error));
-    }
-    if (S_ISDIR(info.st_mode)) {
-        ::close(fd);
-        throw fileError(path, "is a directory, not a session file");
-    }
-    if (!S_ISREG(info.st_mode)) {
-        ::close(fd);
-        throw fileError(path, "is not a regular file (a device, FIFO or socket); a session is a "
-                              "YAML file");
-    }
-    if (static_cast<uint64_t>(info.st_size) > SessionLimits::kMaxFileBytes) {
-        ::close(fd);
-        throw fileError(path, "is " + std::to_string(info.st_size >> 20) + " MiB; files over " +
-                                  std::to_string(SessionLimits::kMaxFileBytes >> 20) +
-                                  " MiB are refused (a HeadLab limit)");
-    }
-    std::string text;
-    text.resize(static_cast<size_t>(info.st_size));
-    size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            const int error = errno;
-            ::close(fd);
-            throw fileError(path, std::string("cannot read: ") + std::strerror(error));
-        }
-        if (n == 0) break; // shrank while reading
-        done += static_cast<size_t>(n);
-    }
-    text.resize(done);
-    ::close(fd);
-    return text;
-}
-
-void writeFileAtomic(const std::string &requestedPath, const std::string &text, bool syncDirectory)
-{
-    // A link is written through: its target is replaced and the link stays.
-    std::string path = requestedPath;
-    struct stat info {};
-    for (int hops = 0; ::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode); ++hops) {
-        std::error_code error;
-        fs::path target = fs::read_symlink(path, error);
-        if (error || hops == 40)
-            throw fileError(requestedPath, "cannot follow the link: " +
-                                               (error ? error.message() : "too many links"));
-        if (target.is_relative()) target = fs::path(directoryOf(path)) / target;
-        path = target.string(); // also when it does not exist yet: it is created there
-    }
-    bool exists = ::stat(path.c_str(), &info) == 0;
-    if (exists && S_ISDIR(info.st_mode))
-        throw fileError(requestedPath, "is a directory; give a file name");
-    if (exists && !S_ISREG(info.st_mode))
-        throw fileError(requestedPath, "is not a regular file (a device, FIFO or socket); "
-                                       "refusing to replace it");
-    auto failure = [&](const std::string &what, int error) {
-        return fileError(requestedPath, "cannot save (" + what + "): " + std::strerror(error) +
-                                            "; the previous file, if any, is unchanged");
-    };
-    // The temporary file must be in the same directory for rename() to be atomic.
-    std::string tempPath = temporaryPattern(path);
-    const int fd = ::mkostemp(tempPath.data(), O_CLOEXEC);
-    if (fd < 0) throw failure("creating " + tempPath, errno);
-    auto abandon = [&](const std::string &what) {
-        const int error = errno;
-        ::close(fd);
-        ::unlink(tempPath.c_str());
-        return failure(what, error);
-    };
-    // Keep the permissions of the file being replaced, else the usual 0644 less the umask.
-    mode_t mode = 0644;
-    if (exists) {
-        mode = info.st_mode & 07777;
-    } else {
-        const mode_t mask = ::umask(0);
-        ::umask(mask);
-        mode &= ~mask;
-    }
-    if (::fchmod(fd, mode) != 0) throw abandon("setting permissions");
-    size_t written = 0;
-    while (written < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            throw abandon("writing " + tempPath);
-        }
-        written += static_cast<size_t>(n);
-    }
-    if (::fsync(fd) != 0) throw abandon("flushing " + tempPath);
-    if (::close(fd) != 0) {
-        const int error = errno;
-        ::unlink(tempPath.c_str());
-        throw failure("closing " + tempPath, error);
-    }
-    if (::rename(tempPath.c_str(), path.c_str()) != 0) {
-        const int error = errno;
-        ::unlink(tempPath.c_str());
-        throw failure("renaming " + tempPath, error);
-    }
-    if (syncDirectory) fsyncDirectory(directoryOf(path)); // the rename itself durable
-}
 
 // ---------------------------------------------------------------------------------------------
 // Loading

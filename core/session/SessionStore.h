@@ -21,6 +21,7 @@
 // Torch-free and Qt-free.
 #pragma once
 
+#include "core/config/Files.h"
 #include "core/session/Session.h"
 
 #include <cstdint>
@@ -42,17 +43,9 @@ std::string resultsDirFor(const std::string &sessionPath);
 // The file name of a run's result inside S.results/runs/: 16 hex digits of the config's hash.
 std::string runFileName(const RunConfig &config);
 
-// Reads a text file for the session loaders: refuses directories, devices, FIFOs and files over
-// kMaxFileBytes with a message that says so, instead of reading forever or running out of memory.
+// Reads a session or run file (readFileLimited with kMaxFileBytes). writeFileAtomic and the other
+// file primitives are in core/config/Files.h.
 std::string readSessionText(const std::string &path);
-
-// Writes `text` to `path` atomically: a temporary file beside it, fsync, rename, fsync of the
-// directory. A symbolic link is written through (the link stays, its target is replaced); a
-// directory, device, FIFO or socket at `path` is refused. On failure the previous file is
-// unchanged and SessionError is thrown with the reason (e.g. "No space left on device").
-// `syncDirectory` false leaves the fsync of the directory (which makes the rename durable) to the
-// caller, who may write several files first and sync their directory once.
-void writeFileAtomic(const std::string &path, const std::string &text, bool syncDirectory = true);
 
 // One run's result file: the run record of the session format with its own schema_version.
 std::string runToYaml(const SessionRun &run);

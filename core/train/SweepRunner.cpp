@@ -155,6 +155,11 @@ struct SweepRunner::Impl {
         const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
         control.threads = options.threads > 0 ? options.threads : (device == "cpu" ? static_cast<int>(std::max(1u, cores - 1)) : 0);
         control.reportIntervalSeconds = options.reportIntervalSeconds;
+        control.checkpoints = options.checkpoints;
+        for (const auto &j : jobs) {
+            control.checkpointDirs.push_back(j.checkpointDir);
+            control.resumeFrom.push_back(j.resumeFrom);
+        }
         control.memberStopRequested = [&](size_t i) {
             std::lock_guard<std::mutex> lock(mutex);
             return stoppedRuns.count(jobs[i].runIndex) > 0;
@@ -225,12 +230,13 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     }
     const size_t defaultMax = cpuOnly ? 8u : 64u;
 
-    // Group runs with the same weight shapes, keeping the sweep's order within each group.
+    // Group runs with the same weight shapes, keeping the sweep's order within each group. Runs
+    // resumed from checkpoints train together only with runs resumed from the same step.
     std::vector<std::string> order;
     std::map<std::string, std::vector<SweepJob>> groups;
     for (auto &j : jobs) {
         if (!options.device.empty()) j.config.device = devices.front();
-        const std::string key = ensembleKey(j.config);
+        const std::string key = ensembleKey(j.config) + "\nresume: " + std::to_string(j.resumeFrom.empty() ? 0 : j.resumeStep);
         if (!groups.count(key)) order.push_back(key);
         groups[key].push_back(std::move(j));
     }

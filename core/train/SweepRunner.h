@@ -23,6 +23,7 @@ struct SweepOptions {
     // ensembles that cannot fill the card alone share it. 0 picks: up to 4 on a GPU, 1 on the CPU.
     int concurrent = 0;
     double reportIntervalSeconds = 0.1;
+    CheckpointPolicy checkpoints; // applies to jobs that name a checkpointDir
 };
 
 struct SweepCallbacks {
@@ -35,6 +36,9 @@ struct SweepCallbacks {
 struct SweepJob {
     int runIndex = -1; // the caller's index, echoed back in callbacks
     RunConfig config;
+    std::string checkpointDir; // where the run keeps its checkpoints; "" for none
+    std::string resumeFrom;    // the checkpoint it goes on from; "" to start at step 0
+    int64_t resumeStep = 0;    // that checkpoint's step: runs resume together only from one step
 };
 
 class SweepRunner {

@@ -4,6 +4,8 @@
 // logEvery steps they are copied back, so the host synchronises once per log point, not per step.
 #include "core/train/Trainer.h"
 
+#include "core/train/Checkpoint.h"
+
 #include "core/metrics/Metrics.h"
 
 #include "core/model/Adam.h"
@@ -26,6 +28,7 @@
 #endif
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <cstdlib>
 #include <optional>
@@ -78,6 +81,7 @@ struct Member {
     bool alive = true;
     size_t reportedTrain = 0, reportedTest = 0;
     std::map<std::string, size_t> reportedExtra;
+    int plateauEvents = 0; // plateau entries and exits seen so far (plateau checkpoints)
 };
 
 // A device value read back later, so the host never waits for the step it just queued.
@@ -148,6 +152,7 @@ public:
         for (const auto &c : m_configs) runHeads.push_back(c.model.heads);
         m_model = std::make_unique<Transformer>(c0.model, m_task->vocabSize(), m_task->maxPositions(), R, device, runHeads);
         for (int64_t r = 0; r < R; ++r) m_model->initializeRun(r, m_configs[static_cast<size_t>(r)].initSeed);
+        loadResumeCheckpoints();
         const auto floatOpts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
         const auto longOpts = torch::TensorOptions().dtype(torch::kInt64).device(device);
         m_alive = torch::ones({R}, floatOpts);
@@ -156,12 +161,15 @@ public:
         m_lossBound = divergenceBound(m_task->vocabSize());
         m_globalStep = torch::zeros({}, longOpts);
         m_total = c0.totalSteps();
-        m_start = Clock::now();
-        m_lastReport = m_start;
+        m_start = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_resumedWall));
+        m_lastReport = Clock::now();
 
-        evaluate(); // step 0
-        for (size_t ph = 0; ph < c0.phases.size() && anyAlive(); ++ph) runPhase(ph);
-        if (m_step % c0.evalEvery != 0 && anyAlive()) evaluate();
+        size_t firstPhase = 0;
+        if (m_resume.empty()) evaluate(); // step 0
+        else firstPhase = applyResume();
+        for (size_t ph = firstPhase; ph < c0.phases.size() && anyAlive(); ++ph) runPhase(ph);
+        // The last evaluation, unless the last step had one (or a resumed run's checkpoint holds it).
+        if (anyAlive() && !evaluatedAt(m_step)) evaluate();
         drainReads(nullptr);
 
         const double wall = std::chrono::duration<double>(Clock::now() - m_start).count();
@@ -170,6 +178,7 @@ public:
             Member &m = m_members[i];
             if (m.result.status == RunStatus::Running) m.result.status = RunStatus::Done;
             m.result.wallSeconds = wall;
+            if (m.result.status == RunStatus::Done) checkpoint(i, "final");
             if (m.result.status == RunStatus::Done) // after the clock: sampling is not training time
                 m.result.samples = m_task->finalSamples(*m_model, static_cast<int64_t>(i), m_configs[i]);
             if (!m_note.empty()) m.result.message = m.result.message.empty() ? m_note : m.result.message + "; " + m_note;
@@ -212,20 +221,36 @@ private:
     {
         const PhaseConfig &phase = m_configs.front().phases[ph];
         const int64_t R = static_cast<int64_t>(m_configs.size());
-        for (auto &m : m_members) m.result.phaseStarts.push_back(m_step);
+        // A resumed run enters its checkpoint's phase part way: no new phase start, its moments,
+        // its step count and its unfinished training-loss window come from the checkpoint.
+        const bool resumed = !m_resume.empty() && static_cast<int64_t>(ph) == m_resume.front().position.phase;
+        if (!resumed)
+            for (auto &m : m_members) m.result.phaseStarts.push_back(m_step);
         Adam adam(*m_model, phase.optimizer);
         m_fusedAdam = adam.fused() ? "on (one CUDA kernel)" : "off (ATen passes)";
         updateLearningRates(adam, phase);
         const auto device = m_model->flatParameters().device();
+        int64_t t0 = 0;
         torch::Tensor phaseStep = torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device));
         torch::Tensor trainSum = torch::zeros({R}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+        int64_t inWindow = 0;
+        if (resumed) {
+            t0 = m_resume.front().position.phaseStep;
+            phaseStep.fill_(t0);
+            inWindow = m_resume.front().position.windowSteps;
+            for (size_t i = 0; i < m_resume.size(); ++i) {
+                restoreMoments(m_resume[i], adam, *m_model, static_cast<int64_t>(i));
+                trainSum[static_cast<int64_t>(i)].fill_(m_resume[i].position.windowSum);
+            }
+            m_resume.clear();
+        }
+        m_phase = {&adam, &phase, ph, &phaseStep, &trainSum, &inWindow};
         // The schedule's multiplier at every step of the phase, on the device: a captured step
         // looks its value up from the step tensor. (steps) float64, from scheduleMultiplier.
         std::vector<double> multipliers(static_cast<size_t>(std::max<int64_t>(1, phase.steps)));
         for (size_t k = 0; k < multipliers.size(); ++k)
             multipliers[k] = scheduleMultiplier(phase.schedule, static_cast<int64_t>(k), phase.steps);
         const auto schedule = torch::tensor(multipliers, torch::kFloat64).to(device);
-        int64_t inWindow = 0;
         const int64_t logEvery = m_configs.front().logEvery;
         const int64_t evalEvery = m_configs.front().evalEvery;
 
@@ -252,13 +277,13 @@ private:
         std::unique_ptr<at::cuda::CUDAGraph> graph;
         bool tryGraph = device.is_cuda() && cudaGraphsWanted();
 #endif
-        for (int64_t t = 0; t < phase.steps; ++t) {
+        for (int64_t t = t0; t < phase.steps; ++t) {
             waitWhilePaused();
             if (pollStops() || m_stopsWhilePaused) updateLearningRates(adam, phase);
             m_stopsWhilePaused = false;
             if (!anyAlive()) break;
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
-            if (tryGraph && t == kEagerSteps) {
+            if (tryGraph && t - t0 == kEagerSteps) {
                 tryGraph = false;
                 graph = capture(trainStep);
                 m_graphsUsed = m_graphsUsed || graph != nullptr;
@@ -285,9 +310,18 @@ private:
                 inWindow = 0;
             }
             if (m_step % evalEvery == 0) evaluate();
+            const auto &policy = m_control.checkpoints;
+            if (policy.enabled && policy.every > 0 && m_step % policy.every == 0 && m_step < m_total)
+                for (size_t i = 0; i < m_members.size(); ++i)
+                    if (m_members[i].alive || m_members[i].result.status == RunStatus::Diverged) checkpoint(i, "periodic");
             maybeReport();
         }
         drainReads(&adam, &phase);
+        if (m_stopped.any) { // the whole ensemble was asked to stop: keep where each run got to
+            for (size_t i : m_stopped.members) checkpoint(i, "stop");
+            m_stopped = {};
+        }
+        m_phase = {};
     }
 
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
@@ -371,7 +405,9 @@ private:
         if (adam) adam->resetRun(static_cast<int64_t>(i));
     }
 
-    // Returns true when a run stopped (its learning rate must drop to 0).
+    // Returns true when a run stopped (its learning rate must drop to 0). A run stopped alone
+    // writes its checkpoint now (its ensemble trains on); when the whole ensemble stops, each
+    // writes its checkpoint at the end of the phase loop, after the last reads.
     bool pollStops()
     {
         const bool all = m_control.stop && m_control.stop->load();
@@ -380,6 +416,12 @@ private:
             Member &m = m_members[i];
             if (!m.alive) continue;
             if (all || (m_control.memberStopRequested && m_control.memberStopRequested(i))) {
+                if (all) {
+                    m_stopped.any = true;
+                    m_stopped.members.push_back(i);
+                } else {
+                    checkpoint(i, "stop");
+                }
                 m.alive = false;
                 m.result.status = RunStatus::Stopped;
                 m.result.message = "stopped at step " + std::to_string(m_step);
@@ -419,15 +461,144 @@ private:
 
     void evaluate()
     {
-        torch::NoGradGuard noGrad;
-        TaskEvaluation e = m_task->evaluate(*m_model);
-        PendingRead read;
-        read.isEval = true;
-        read.step = m_step;
-        read.values = e.loss;
-        read.extra = std::move(e.extra);
-        for (const auto &m : m_members) read.alive.push_back(m.alive);
-        m_reads.push_back(std::move(read));
+        {
+            torch::NoGradGuard noGrad;
+            TaskEvaluation e = m_task->evaluate(*m_model);
+            PendingRead read;
+            read.isEval = true;
+            read.step = m_step;
+            read.values = e.loss;
+            read.extra = std::move(e.extra);
+            for (const auto &m : m_members) read.alive.push_back(m.alive);
+            m_reads.push_back(std::move(read));
+        }
+        m_lastEvalStep = m_step;
+        checkpointPlateaus();
+    }
+
+    bool evaluatedAt(int64_t step) const { return m_lastEvalStep == step; }
+
+    // A checkpoint where the test loss entered or left a plateau (tasks with plateau lines): the
+    // evaluation is read back at once, so the checkpoint is of the step the plateau analysis names.
+    void checkpointPlateaus()
+    {
+        const auto &policy = m_control.checkpoints;
+        if (!policy.enabled || !policy.plateaus || m_control.checkpointDirs.empty() ||
+            !taskSpec(m_configs.front().task).plateauMetrics)
+            return;
+        drainReads(m_phase.adam, m_phase.phase);
+        for (size_t i = 0; i < m_members.size(); ++i) {
+            Member &m = m_members[i];
+            if (!m.alive) continue;
+            int events = 0;
+            bool left = false;
+            for (const auto &p : PlateauDetector().detect(m.result.test)) {
+                events += (p.entered >= 0) + (p.left >= 0);
+                left = left || p.left == m_step;
+            }
+            if (events > m.plateauEvents) checkpoint(i, left ? "plateau_exit" : "plateau_entry");
+            m.plateauEvents = events;
+        }
+    }
+
+    // Writes member i's checkpoint at the current step, lists it in its result and drops the
+    // oldest non-plateau ones beyond the policy's `keep`. A checkpoint that cannot be written is
+    // noted in the run's message; training goes on (the result file is what must not be lost).
+    void checkpoint(size_t i, const char *reason)
+    {
+        const auto &policy = m_control.checkpoints;
+        if (!policy.enabled || i >= m_control.checkpointDirs.size() || m_control.checkpointDirs[i].empty()) return;
+        drainReads(m_phase.adam, m_phase.phase); // the curves up to this step
+        Member &m = m_members[i];
+        auto &list = m.result.checkpoints;
+        if (!list.empty() && list.back().step == m_step) { // one file a step: the stronger reason wins
+            if (std::string(reason) == "final" || std::string(reason) == "stop") list.back().reason = reason;
+            return;
+        }
+        const std::string dir = m_control.checkpointDirs[i];
+        const std::string file = checkpointFileName(m_step);
+        TrainingPosition pos;
+        pos.step = m_step;
+        pos.wallSeconds = std::chrono::duration<double>(Clock::now() - m_start).count();
+        if (m_phase.adam) {
+            pos.phase = static_cast<int64_t>(m_phase.index);
+            pos.phaseStep = m_phase.phaseStep->item<int64_t>();
+            pos.windowSteps = *m_phase.inWindow;
+            pos.windowSum = (*m_phase.trainSum)[static_cast<int64_t>(i)].item<float>();
+            pos.adamSteps = m_phase.adam->stepCount().item<double>();
+        } else { // after the last phase
+            pos.phase = static_cast<int64_t>(m_configs.front().phases.size());
+        }
+        RunResult partial = m.result;
+        if (partial.status == RunStatus::Running || partial.status == RunStatus::Paused) partial.status = RunStatus::Running;
+        try {
+            writeCheckpoint(dir + "/" + file, *m_model, m_phase.adam, static_cast<int64_t>(i), m_configs[i], partial, pos, reason);
+        } catch (const std::exception &e) {
+            const std::string note = std::string("checkpoint at step ") + std::to_string(m_step) + " not written: " + e.what();
+            if (m.result.message.find("checkpoint at step") == std::string::npos)
+                m.result.message = m.result.message.empty() ? note : m.result.message + "; " + note;
+            return;
+        }
+        list.push_back({m_step, file, reason});
+        // Keep every plateau checkpoint and the newest `keep` others.
+        int others = 0;
+        for (auto it = list.rbegin(); it != list.rend(); ++it) {
+            if (it->reason.rfind("plateau", 0) == 0) continue;
+            if (++others > policy.keep) {
+                std::error_code error;
+                std::filesystem::remove(dir + "/" + it->file, error);
+                it->reason.clear(); // erased below
+            }
+        }
+        list.erase(std::remove_if(list.begin(), list.end(), [](const CheckpointRecord &c) { return c.reason.empty(); }), list.end());
+    }
+
+    // Reads the members' resume checkpoints (all or none, of one step).
+    void loadResumeCheckpoints()
+    {
+        const auto &from = m_control.resumeFrom;
+        if (from.empty() || std::all_of(from.begin(), from.end(), [](const std::string &p) { return p.empty(); })) return;
+        if (from.size() != m_configs.size() || std::any_of(from.begin(), from.end(), [](const std::string &p) { return p.empty(); }))
+            throw std::invalid_argument("an ensemble resumes all its runs from checkpoints or none");
+        for (size_t i = 0; i < from.size(); ++i) {
+            m_resume.push_back(loadCheckpoint(from[i], &m_configs[i]));
+            if (m_resume.back().position.step != m_resume.front().position.step)
+                throw std::invalid_argument("the runs of an ensemble resume from checkpoints of different steps");
+            restoreWeights(m_resume.back(), *m_model, static_cast<int64_t>(i));
+        }
+        m_resumedWall = m_resume.front().position.wallSeconds;
+    }
+
+    // The members' results so far, their step and who still trains, from their checkpoints.
+    // Returns the phase to go on with.
+    size_t applyResume()
+    {
+        const TrainingPosition pos = m_resume.front().position;
+        m_step = pos.step;
+        m_globalStep.fill_(pos.step);
+        for (size_t i = 0; i < m_resume.size(); ++i) {
+            Member &m = m_members[i];
+            const std::string deviceName = m.result.device;
+            m.result = m_resume[i].partial;
+            m.result.device = deviceName;
+            m.result.checkpoints.clear();
+            // The checkpoint it resumed from stays listed (it is kept like any other).
+            m.result.checkpoints.push_back({pos.step, std::filesystem::path(m_resume[i].path).filename().string(), m_resume[i].reason});
+            for (const auto &p : PlateauDetector().detect(m.result.test)) m.plateauEvents += (p.entered >= 0) + (p.left >= 0);
+            if (m.result.status == RunStatus::Diverged) {
+                m.alive = false;
+                m_alive[static_cast<int64_t>(i)].fill_(0.0);
+                m_firstBad[static_cast<int64_t>(i)].fill_(m.result.divergedAtStep);
+            } else {
+                m.result.status = RunStatus::Running;
+                m.result.message.clear();
+            }
+            m.reportedTrain = m.reportedTest = 0; // a listener gets the curves so far with the first report
+        }
+        for (const auto &m : m_members)
+            if (!m.result.test.empty()) m_lastEvalStep = std::max(m_lastEvalStep, m.result.test.back().step);
+        if (static_cast<size_t>(pos.phase) >= m_configs.front().phases.size()) m_resume.clear();
+        return static_cast<size_t>(pos.phase);
     }
 
     void finalizeMetrics(RunResult &r) const
@@ -507,6 +678,23 @@ private:
         }
         if (force || !p.newTrain.empty() || !p.newTest.empty() || m.alive) m_control.onProgress(i, p);
     }
+
+    // The phase being trained, for checkpoints written from evaluate() and pollStops().
+    struct PhaseState {
+        Adam *adam = nullptr;
+        const PhaseConfig *phase = nullptr;
+        size_t index = 0;
+        torch::Tensor *phaseStep = nullptr;
+        torch::Tensor *trainSum = nullptr;
+        int64_t *inWindow = nullptr;
+    } m_phase;
+    struct {
+        bool any = false;
+        std::vector<size_t> members;
+    } m_stopped; // members stopped with the whole ensemble, checkpointed after the phase's last reads
+    std::vector<LoadedCheckpoint> m_resume; // until the resumed phase has taken them
+    double m_resumedWall = 0.0;
+    int64_t m_lastEvalStep = -1;
 
     const std::vector<RunConfig> &m_configs;
     const TrainerControl &m_control;

@@ -23,10 +23,17 @@ struct TrainerControl {
     std::function<void(size_t member, const RunProgress &)> onProgress;
     double reportIntervalSeconds = 0.1;
     int threads = 0; // CPU intra-op threads (0: leave as is)
+    // Checkpoints (Checkpoint.h): member i keeps them in checkpointDirs[i] when that is given and
+    // the policy is enabled, and resumes from resumeFrom[i] when that is given. Members resume all
+    // or none, from checkpoints of one step. Each kept checkpoint is listed in the result.
+    CheckpointPolicy checkpoints;
+    std::vector<std::string> checkpointDirs;
+    std::vector<std::string> resumeFrom;
 };
 
 // Trains configs together. All must have the same ensembleKey (RunConfigFields.h). results[i] belongs to configs[i].
-// Never throws for a run's own failure: a run that cannot train is returned as Failed.
+// Never throws for a run's own failure: a run that cannot train is returned as Failed. A member
+// stopped (or the whole ensemble) writes a checkpoint at the step it stopped, when it keeps them.
 std::vector<RunResult> trainMembers(const std::vector<RunConfig> &configs, const TrainerControl &control);
 
 // A run has diverged when its training loss is NaN, Inf, or above this bound: 10^4 times the

@@ -768,22 +768,32 @@ bool MainWindow::startRuns(const std::vector<int> &runIndices)
         jobs.push_back(SweepJob{i, m_model->run(i).config});
     }
     if (jobs.empty()) return false;
+    QString storePath;
     try {
-        m_model->openStore(autosavePath()); // refused here if another HeadLab writes the file
+        storePath = m_model->openStore(autosavePath()); // refused here if another HeadLab writes the file
     } catch (const std::exception &e) {
         showError(tr("Start"), QString::fromUtf8(e.what()));
         return false;
     }
+    // Unfinished runs go on from their newest usable checkpoint; a damaged one is named here.
+    const auto notes = attachCheckpoints(jobs, m_model->session(), storePath.toStdString());
+    for (const auto &note : notes) std::fprintf(stderr, "headlab: %s\n", note.c_str());
+    int resumed = 0;
+    for (const auto &job : jobs) resumed += !job.resumeFrom.empty();
     m_model->markStarting(runIndices);
-    if (!m_controller->start(std::move(jobs), m_form->sweepOptions())) {
+    SweepOptions options = m_form->sweepOptions();
+    options.checkpoints = m_model->session().checkpoints;
+    if (!m_controller->start(std::move(jobs), options)) {
         showError(tr("Start"), tr("The sweep could not start."));
         return false;
     }
     m_form->setRunning(true);
     updateActions();
     updateStatus();
-    statusBar()->showMessage(
-        tr("Training %n run(s) on a background thread", "", int(runIndices.size())), 4000);
+    QString message = tr("Training %n run(s) on a background thread", "", int(runIndices.size()));
+    if (resumed > 0) message += tr("; %n resumed from checkpoints", "", resumed);
+    if (!notes.empty()) message += QStringLiteral("; ") + QString::fromStdString(notes.front());
+    statusBar()->showMessage(message, notes.empty() ? 4000 : 15000);
     return true;
 }
 

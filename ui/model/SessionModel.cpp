@@ -73,9 +73,9 @@ void SessionModel::saveCopy(const QString &path)
     storeFor(path).saveSession(copy);
 }
 
-void SessionModel::openStore(const QString &fallbackPath)
+QString SessionModel::openStore(const QString &fallbackPath)
 {
-    storeFor(m_filePath.isEmpty() ? fallbackPath : m_filePath);
+    return QString::fromStdString(storeFor(m_filePath.isEmpty() ? fallbackPath : m_filePath).sessionPath());
 }
 
 headlab::StoredResult SessionModel::storeRun(int runIndex, const QString &fallbackPath)

@@ -46,7 +46,8 @@ public:
     headlab::StoredResult storeRun(int runIndex, const QString &fallbackPath);
     // Takes the lock of the file runs will be stored in (as storeRun chooses it) before a sweep
     // starts, so that a second writer is refused before any work. Throws headlab::SessionError.
-    void openStore(const QString &fallbackPath);
+    // Returns the path results (and checkpoints) are stored beside.
+    QString openStore(const QString &fallbackPath);
 
     QString filePath() const { return m_filePath; }
     bool isModified() const { return m_modified; }

@@ -1,0 +1,38 @@
+// Files.h — the file primitives every layer writes through: atomic replacement, bounded reads,
+// directories, and the names of temporary files. Errors are SessionError located at the file.
+//
+// Torch-free and Qt-free.
+#pragma once
+
+#include "core/config/Yaml.h"
+
+#include <cstdint>
+#include <string>
+
+namespace headlab {
+
+std::string directoryOf(const std::string &path); // "." for a bare name
+std::string baseName(const std::string &path);
+// A SessionError that names `path` (no line).
+SessionError fileError(const std::string &path, const std::string &message);
+void fsyncDirectory(const std::string &dir);
+// mkdir -p, with a message that names the directory that could not be made.
+void makeDirectories(const std::string &dir);
+// Temporary files are ".NAME.tmp-XXXXXX" beside NAME.
+std::string temporaryPattern(const std::string &target);
+bool isTemporaryName(const std::string &name);
+
+// Reads a whole regular file: refuses directories, devices, FIFOs and files over `maxBytes` with a
+// message that says so (`what`: "a session file", "a checkpoint"), instead of reading forever or
+// running out of memory.
+std::string readFileLimited(const std::string &path, uint64_t maxBytes, const char *what);
+
+// Writes `text` to `path` atomically: a temporary file beside it, fsync, rename, fsync of the
+// directory. A symbolic link is written through (the link stays, its target is replaced); a
+// directory, device, FIFO or socket at `path` is refused. On failure the previous file is
+// unchanged and SessionError is thrown with the reason (e.g. "No space left on device").
+// `syncDirectory` false leaves the fsync of the directory (which makes the rename durable) to the
+// caller, who may write several files first and sync their directory once.
+void writeFileAtomic(const std::string &path, const std::string &text, bool syncDirectory = true);
+
+} // namespace headlab

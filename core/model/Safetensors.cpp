@@ -1,0 +1,221 @@
+// Safetensors.cpp — writing and checked reading of safetensors files.
+#include "core/model/Safetensors.h"
+
+#include "core/config/Files.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <sys/stat.h>
+
+namespace headlab::safetensors {
+
+static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian");
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr uint64_t kMaxFileBytes = 64ull << 30; // a HeadLab model is megabytes; refuse nonsense
+
+SessionError bad(const std::string &path, const std::string &what)
+{
+    return fileError(path, "is not a valid checkpoint: " + what);
+}
+
+bool parseDType(const std::string &text, DType *out)
+{
+    for (DType d : {DType::F32, DType::F64, DType::I64})
+        if (text == toString(d)) {
+            *out = d;
+            return true;
+        }
+    return false;
+}
+
+uint64_t headerLength(const std::string &prefix, uint64_t fileBytes, const std::string &path)
+{
+    if (fileBytes < 8)
+        throw bad(path, "truncated: " + std::to_string(fileBytes) + " bytes, shorter than the 8-byte header length");
+    uint64_t n = 0;
+    std::memcpy(&n, prefix.data(), 8);
+    if (n > kMaxHeaderBytes) throw bad(path, "its header claims " + std::to_string(n) + " bytes (more than 100 MB)");
+    if (8 + n > fileBytes)
+        throw bad(path, "truncated: the header claims " + std::to_string(n) + " bytes, the file has " +
+                            std::to_string(fileBytes - 8) + " after the length");
+    return n;
+}
+
+// Parses the JSON header; checks every entry and that the byte ranges tile the data exactly.
+Contents parseHeader(const std::string &headerText, uint64_t dataBytes, const std::string &path,
+                     std::vector<std::pair<uint64_t, uint64_t>> *ranges)
+{
+    json header;
+    try {
+        header = json::parse(headerText);
+    } catch (const json::parse_error &e) {
+        throw bad(path, std::string("its header is not JSON (") + e.what() + ")");
+    }
+    if (!header.is_object()) throw bad(path, "its header is not a JSON object");
+    Contents out;
+    for (const auto &[name, entry] : header.items()) {
+        if (name == "__metadata__") {
+            if (!entry.is_object()) throw bad(path, "__metadata__ is not an object");
+            for (const auto &[k, v] : entry.items()) {
+                if (!v.is_string()) throw bad(path, "__metadata__." + k + " is not a string");
+                out.metadata[k] = v.get<std::string>();
+            }
+            continue;
+        }
+        const std::string where = "tensor '" + name + "'";
+        if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets"))
+            throw bad(path, where + " lacks dtype, shape or data_offsets");
+        Tensor t;
+        t.name = name;
+        if (!entry["dtype"].is_string() || !parseDType(entry["dtype"].get<std::string>(), &t.dtype))
+            throw bad(path, where + " has dtype " + entry["dtype"].dump() + " (HeadLab writes F32, F64 and I64)");
+        const auto &shape = entry["shape"];
+        if (!shape.is_array()) throw bad(path, where + ": shape is not a list");
+        uint64_t numel = 1;
+        for (const auto &d : shape) {
+            if (!d.is_number_unsigned() || d.get<uint64_t>() > (1ull << 40)) throw bad(path, where + ": bad shape " + shape.dump());
+            numel *= d.get<uint64_t>();
+            if (numel > kMaxFileBytes) throw bad(path, where + ": shape " + shape.dump() + " is too large");
+            t.shape.push_back(static_cast<int64_t>(d.get<uint64_t>()));
+        }
+        const auto &offsets = entry["data_offsets"];
+        if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
+            throw bad(path, where + ": data_offsets is not [begin, end]");
+        const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
+        if (end < begin || end - begin != numel * elementSize(t.dtype))
+            throw bad(path, where + ": data_offsets " + offsets.dump() + " do not hold " + std::to_string(numel) +
+                                " " + toString(t.dtype) + " values");
+        if (end > dataBytes)
+            throw bad(path, "truncated: " + where + " ends at byte " + std::to_string(end) + " of the data, which has " +
+                                std::to_string(dataBytes));
+        ranges->push_back({begin, end});
+        out.tensors.push_back(std::move(t));
+    }
+    // The ranges must tile [0, dataBytes) with no gap or overlap (as the Python reader demands).
+    std::vector<std::pair<uint64_t, uint64_t>> sorted = *ranges;
+    std::sort(sorted.begin(), sorted.end());
+    uint64_t at = 0;
+    for (const auto &[b, e] : sorted) {
+        if (b != at) throw bad(path, "the tensors' byte ranges leave a gap or overlap at byte " + std::to_string(at));
+        at = e;
+    }
+    if (at != dataBytes)
+        throw bad(path, std::to_string(dataBytes - at) + " bytes after the last tensor (a damaged or foreign file)");
+    // In file order (the JSON object's keys come back sorted by name).
+    std::vector<size_t> order(out.tensors.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return (*ranges)[a].first < (*ranges)[b].first; });
+    Contents inOrder;
+    inOrder.metadata = std::move(out.metadata);
+    std::vector<std::pair<uint64_t, uint64_t>> sortedRanges;
+    for (size_t i : order) {
+        inOrder.tensors.push_back(std::move(out.tensors[i]));
+        sortedRanges.push_back((*ranges)[i]);
+    }
+    *ranges = std::move(sortedRanges);
+    return inOrder;
+}
+
+uint64_t fileSize(const std::string &path)
+{
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0) throw fileError(path, std::string("cannot read: ") + std::strerror(errno));
+    if (!S_ISREG(info.st_mode)) throw fileError(path, "is not a regular file; expected a checkpoint");
+    return static_cast<uint64_t>(info.st_size);
+}
+
+} // namespace
+
+const char *toString(DType d)
+{
+    switch (d) {
+    case DType::F32: return "F32";
+    case DType::F64: return "F64";
+    case DType::I64: return "I64";
+    }
+    return "?";
+}
+
+size_t elementSize(DType d) { return d == DType::F32 ? 4 : 8; }
+
+int64_t Tensor::numel() const
+{
+    int64_t n = 1;
+    for (auto d : shape) n *= d;
+    return n;
+}
+
+const Tensor *Contents::find(const std::string &name) const
+{
+    for (const auto &t : tensors)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+std::string serialize(const Contents &contents)
+{
+    json header = json::object();
+    if (!contents.metadata.empty()) header["__metadata__"] = contents.metadata;
+    uint64_t offset = 0;
+    for (const auto &t : contents.tensors) {
+        const uint64_t bytes = static_cast<uint64_t>(t.numel()) * elementSize(t.dtype);
+        if (t.data.size() != bytes)
+            throw std::logic_error("safetensors: tensor '" + t.name + "' has " + std::to_string(t.data.size()) +
+                                   " bytes for " + std::to_string(bytes));
+        header[t.name] = {{"dtype", toString(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+        offset += bytes;
+    }
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' '); // the data starts 8-byte aligned
+    std::string out(8, '\0');
+    const uint64_t n = text.size();
+    std::memcpy(out.data(), &n, 8);
+    out.reserve(8 + n + offset);
+    out += text;
+    for (const auto &t : contents.tensors) out += t.data;
+    return out;
+}
+
+Contents parse(const std::string &bytes, const std::string &path)
+{
+    const uint64_t n = headerLength(bytes, bytes.size(), path);
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    Contents out = parseHeader(bytes.substr(8, n), bytes.size() - 8 - n, path, &ranges);
+    for (size_t i = 0; i < out.tensors.size(); ++i)
+        out.tensors[i].data = bytes.substr(8 + n + ranges[i].first, ranges[i].second - ranges[i].first);
+    return out;
+}
+
+Contents readHeader(const std::string &path)
+{
+    const uint64_t size = fileSize(path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw fileError(path, std::string("cannot open: ") + std::strerror(errno));
+    std::string prefix(std::min<uint64_t>(size, 8), '\0');
+    in.read(prefix.data(), static_cast<std::streamsize>(prefix.size()));
+    const uint64_t n = headerLength(prefix, size, path);
+    std::string header(n, '\0');
+    in.read(header.data(), static_cast<std::streamsize>(n));
+    if (static_cast<uint64_t>(in.gcount()) != n) throw bad(path, "truncated while reading its header");
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    return parseHeader(header, size - 8 - n, path, &ranges);
+}
+
+Contents read(const std::string &path)
+{
+    return parse(readFileLimited(path, kMaxFileBytes, "a checkpoint"), path);
+}
+
+void write(const std::string &path, const Contents &contents) { writeFileAtomic(path, serialize(contents)); }
+
+} // namespace headlab::safetensors

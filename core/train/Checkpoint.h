@@ -1,0 +1,90 @@
+// Checkpoint.h — a run's checkpoints: one safetensors file per checkpoint, in the run's folder
+// S.results/checkpoints/K/ (K: the name of its result file), named step-NNNNNNNNN.safetensors.
+//
+// A checkpoint holds everything a run needs to go on with the numbers it would have had
+// uninterrupted (bit for bit on the CPU): its weights, its Adam moments and step count, its place
+// in the protocol (global step, phase, step within the phase, the partial training-loss window;
+// every task draws its batches from (seed, phase, step), so that is the data position), and its
+// curves so far. Tensor names and metadata keys are documented in docs/CHECKPOINTS.md, with a
+// snippet that loads one into PyTorch. The metadata also carries a checksum of the tensor data,
+// so a damaged file is found before it is used and the one before it is taken instead.
+//
+// Torch-free interface; the tensors are handled in Checkpoint.cpp.
+#pragma once
+
+#include "core/config/RunConfig.h"
+#include "core/config/RunResult.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+class Transformer;
+class Adam;
+
+constexpr const char *kCheckpointFormat = "headlab-checkpoint";
+constexpr int kCheckpointVersion = 1;
+
+// "step-000001000.safetensors"
+std::string checkpointFileName(int64_t step);
+
+// What a checkpoint says about itself, without its tensors.
+struct CheckpointInfo {
+    std::string path;
+    int64_t step = 0;
+    std::string reason;  // periodic, plateau_entry, plateau_exit, stop, final
+    RunStatus status = RunStatus::Running; // of the run when it was written
+    uint64_t bytes = 0;
+};
+
+// Reads a checkpoint's header and checks its format, version and length; with `verifyData` also
+// the checksum of its tensors. Throws SessionError naming the file and what is wrong.
+CheckpointInfo inspectCheckpoint(const std::string &path, bool verifyData = true);
+
+// The checkpoints of a run's folder, newest step first, each verified. A file that is not a valid
+// checkpoint is left out and described in `problems`, one sentence each (absent folder: none).
+std::vector<CheckpointInfo> listCheckpoints(const std::string &dir, std::vector<std::string> *problems = nullptr);
+
+// Bytes in regular files under `dir` (0 when it does not exist).
+uint64_t directoryBytes(const std::string &dir);
+
+// Where a run is in its protocol when a checkpoint is written.
+struct TrainingPosition {
+    int64_t step = 0;        // global steps done
+    int64_t phase = 0;       // the phase the next step belongs to
+    int64_t phaseStep = 0;   // steps done within that phase
+    int64_t windowSteps = 0; // steps in the unfinished training-loss window
+    float windowSum = 0.0f;  // their summed loss (float32, as the trainer adds it)
+    double adamSteps = 0.0;  // the phase optimizer's step count
+    double wallSeconds = 0.0;
+};
+
+// Run `run` of `model` as checkpoint contents (see docs/CHECKPOINTS.md), written atomically to
+// `path`. `adam` may be null (no moments: such a checkpoint cannot resume training).
+void writeCheckpoint(const std::string &path, const Transformer &model, const Adam *adam, int64_t run,
+                     const RunConfig &config, const RunResult &partial, const TrainingPosition &position,
+                     const std::string &reason);
+
+// A checkpoint read back for resuming or inspecting: the run's result so far and where it was.
+struct LoadedCheckpoint {
+    std::string path;
+    TrainingPosition position;
+    RunResult partial;
+    std::string reason;
+    bool hasMoments = false;
+    RunConfig config; // as the checkpoint records it
+    struct Impl;
+    std::shared_ptr<const Impl> tensors; // the tensors (Checkpoint.cpp)
+};
+
+// Reads and verifies a checkpoint. With `expected`, refuses one written for another config.
+// Throws SessionError naming the file.
+LoadedCheckpoint loadCheckpoint(const std::string &path, const RunConfig *expected = nullptr);
+// Copies the checkpoint's weights into run `run` of `model`, and its moments into `adam`.
+void restoreWeights(const LoadedCheckpoint &checkpoint, Transformer &model, int64_t run);
+void restoreMoments(const LoadedCheckpoint &checkpoint, Adam &adam, const Transformer &model, int64_t run);
+
+} // namespace headlab

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""headlab_checkpoint.py — read a HeadLab checkpoint in PyTorch, outside HeadLab.
+
+A checkpoint is a safetensors file (docs/CHECKPOINTS.md). This module rebuilds the run's
+transformer from the file alone — its weights, and the shapes and conventions in its metadata —
+with plain PyTorch, independently of HeadLab's C++ code, so a notebook can probe a trained model:
+
+    import headlab_checkpoint as hc
+    ckpt = hc.load("S.results/checkpoints/K/step-000001000.safetensors")
+    logits = hc.forward(ckpt, tokens)          # tokens: (B, T) int64
+    print(hc.addition_test_loss(ckpt), ckpt.logged_test_loss)
+
+Run as a script on a checkpoint of the addition task, it prints the test loss it recomputes next
+to the one HeadLab logged at that step (tests/checkpoints checks they agree within 1e-5).
+"""
+import json
+import math
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from safetensors import safe_open
+from safetensors.torch import load_file
+
+
+@dataclass
+class Checkpoint:
+    tensors: dict      # name -> tensor: weights, optimizer moments, curves
+    metadata: dict     # the file's string metadata
+    config: dict       # the run's configuration (the session's `config:` of the run)
+    model: dict        # shapes and conventions: d_model, heads, head_dims, logit_scales, ...
+    step: int
+
+    @property
+    def logged_test_loss(self):
+        """The test loss HeadLab logged at this checkpoint's step (None if it did not evaluate)."""
+        curve = self.tensors["curve.test"]  # (n, 2): step, loss
+        hits = curve[curve[:, 0] == self.step]
+        return float(hits[-1, 1]) if len(hits) else None
+
+
+def load(path):
+    tensors = load_file(path)
+    with safe_open(path, framework="pt") as f:
+        metadata = f.metadata()
+    if metadata.get("format") != "headlab-checkpoint":
+        raise ValueError(f"{path}: not a HeadLab checkpoint")
+    return Checkpoint(tensors, metadata, json.loads(metadata["config"]), json.loads(metadata["model"]),
+                      int(metadata["step"]))
+
+
+def _norm(ckpt, x, prefix):
+    g = ckpt.tensors[prefix + ".gain"]
+    if ckpt.model["norm"] == "unit_scale":  # s * x / ||x||
+        return g * x / x.norm(dim=-1, keepdim=True).clamp_min(1e-12)
+    # LayerNorm with the unbiased variance and eps 1e-9, a gain and a shift.
+    mean = x.mean(-1, keepdim=True)
+    var = x.var(-1, unbiased=True, keepdim=True)
+    return (x - mean) / torch.sqrt(var + 1e-9) * g + ckpt.tensors[prefix + ".shift"]
+
+
+def _linear(ckpt, x, w, b=None):
+    y = x @ ckpt.tensors[w]  # weights are stored (in, out): y = x W
+    if ckpt.model["bias"] and b is not None:
+        y = y + ckpt.tensors[b]
+    return y
+
+
+def attention_weights_and_output(ckpt, h, layer):
+    """Layer `layer`'s attention on normalised input h (B, T, m): weights (B, heads, T, T) and output."""
+    p = f"layers.{layer}."
+    heads = ckpt.model["heads"][layer] * ckpt.model["width_multiplier"]
+    hd = ckpt.model["head_dims"][layer]
+    B, T, _ = h.shape
+    split = lambda t: t.view(B, T, heads, hd).transpose(1, 2)  # (B, heads, T, hd)
+    q = split(_linear(ckpt, h, p + "wq", p + "bq"))
+    k = split(_linear(ckpt, h, p + "wk", p + "bk"))
+    v = split(_linear(ckpt, h, p + "wv", p + "bv"))
+    scores = (q @ k.transpose(-1, -2)) * ckpt.model["logit_scales"][layer]
+    if ckpt.model["causal"]:
+        scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    weights = scores.softmax(-1)
+    o = (weights @ v).transpose(1, 2).reshape(B, T, heads * hd)
+    out = _linear(ckpt, o, p + "wo", p + "bo") / ckpt.model["width_multiplier"]
+    return weights, out
+
+
+def forward(ckpt, tokens, attention=None):
+    """Logits (B, T, vocab) of the checkpoint's model for tokens (B, T). Pass a list as
+    `attention` to get each layer's attention weights (B, heads, T, T) appended to it."""
+    with torch.no_grad():
+        x = ckpt.tensors["embedding"][tokens]
+        if "positions" in ckpt.tensors:
+            x = x + ckpt.tensors["positions"][: tokens.shape[1]]
+        act = torch.nn.functional.gelu if ckpt.model["activation"] == "gelu" else torch.relu
+        mlp = lambda l, h: _linear(ckpt, act(_linear(ckpt, h, f"layers.{l}.w1", f"layers.{l}.b1")),
+                                   f"layers.{l}.w2", f"layers.{l}.b2")
+        for l in range(len(ckpt.model["heads"])):
+            n1, n2 = f"layers.{l}.norm1", f"layers.{l}.norm2"
+            pre = ckpt.model["placement"] == "pre"
+            weights, out = attention_weights_and_output(ckpt, _norm(ckpt, x, n1) if pre else x, l)
+            if attention is not None:
+                attention.append(weights)
+            if pre:
+                x = x + out
+                x = x + mlp(l, _norm(ckpt, x, n2))
+            else:
+                x = _norm(ckpt, x + out, n1)
+                x = _norm(ckpt, x + mlp(l, x), n2)
+        if ckpt.model["final_norm"]:
+            x = _norm(ckpt, x, "final_norm")
+        return x @ ckpt.tensors["unembedding"]
+
+
+# The addition task (EXPERIMENTS.md §1): "Input : A = a a a + b b b , A i = ? Output : c", where c
+# is digit i of a + b and the operands of pair p are two draws of numpy's RandomState(p).randint(0, 999).
+VOCAB = ["[PAD]", "[UNK]", "[BOS]", "[EOS]", "Input", "Output", "A", ":", "=", "+", ",", "?"] + list("0123456789")
+TOK = {t: i for i, t in enumerate(VOCAB)}
+
+
+def addition_samples(count, pair_base):
+    rows = []
+    for s in range(count):
+        pair, i = s // 3 + pair_base, s % 3
+        rs = np.random.RandomState(pair)
+        a, b = int(rs.randint(0, 999)), int(rs.randint(0, 999))
+        c = (a + b) // (1, 10, 100)[i] % 10
+        d = lambda n: TOK[str(n)]
+        rows.append([TOK["Input"], TOK[":"], TOK["A"], TOK["="], d(a // 100), d(a // 10 % 10), d(a % 10), TOK["+"],
+                     d(b // 100), d(b // 10 % 10), d(b % 10), TOK[","], TOK["A"], d(i), TOK["="], TOK["?"],
+                     TOK["Output"], TOK[":"], d(c)])
+    return torch.tensor(rows, dtype=torch.int64)
+
+
+def addition_test_loss(ckpt):
+    """The answer's cross-entropy over the test set, as HeadLab evaluates it."""
+    task = ckpt.config["task"]
+    test = addition_samples(3 * int(task["test_pairs"]), int(task["test_pair_base"]))
+    logits = forward(ckpt, test[:, :18])[:, -1]
+    return float(torch.nn.functional.cross_entropy(logits, test[:, 18]))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: headlab_checkpoint.py CHECKPOINT.safetensors")
+    ckpt = load(sys.argv[1])
+    print(f"step {ckpt.step}, task {ckpt.config['task']['kind']}, d_model {ckpt.model['d_model']}, "
+          f"heads {ckpt.model['heads']}, {ckpt.model['parameters']} parameters")
+    if ckpt.config["task"]["kind"] != "addition":
+        sys.exit(0)
+    print(f"test loss {addition_test_loss(ckpt):.9g} (logged {ckpt.logged_test_loss!r})")

@@ -1,0 +1,474 @@
+// test_checkpoints.cpp — checkpoints are written as the policy says, resume bit for bit on the CPU,
+// and damaged ones are named and skipped.
+#include "core/lab/SweepSession.h"
+#include "core/model/Safetensors.h"
+#include "core/session/Session.h"
+#include "core/session/SessionStore.h"
+#include "core/train/Checkpoint.h"
+#include "core/train/Trainer.h"
+#include "tests/TinyRuns.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+using namespace headlab;
+
+namespace {
+
+// Two phases (next-token warm-up, then the answer under warmup-cosine), a training-loss window of
+// 7 steps that checkpoints every 10 steps cut part way, evaluations every 10.
+RunConfig twoPhaseRun(uint64_t seed, double lr)
+{
+    RunConfig c = testing::tinyAdditionRun(16, {2}, 90, lr);
+    PhaseConfig warm = c.phases.front();
+    warm.name = "warmup";
+    warm.objective = Objective::NextToken;
+    warm.steps = 30;
+    warm.batchSize = 8;
+    warm.useScannedLr = false;
+    warm.lr = 5e-4;
+    c.phases.front().schedule.kind = ScheduleKind::WarmupCosine;
+    c.phases.insert(c.phases.begin(), warm);
+    c.logEvery = 7;
+    c.evalEvery = 10;
+    c.initSeed = seed;
+    c.dataSeed = seed;
+    return c;
+}
+
+struct Training {
+    std::vector<RunResult> results;
+};
+
+std::vector<RunResult> train(const std::vector<RunConfig> &configs, const std::vector<std::string> &dirs,
+                             const std::vector<std::string> &resume = {}, CheckpointPolicy policy = {},
+                             std::function<bool(size_t)> stopMember = {})
+{
+    TrainerControl control;
+    control.threads = 1;
+    control.checkpoints = policy;
+    control.checkpointDirs = dirs;
+    control.resumeFrom = resume;
+    control.memberStopRequested = std::move(stopMember);
+    return trainMembers(configs, control);
+}
+
+void compareCurves(const Curve &a, const Curve &b, const char *what)
+{
+    QVERIFY2(a.size() == b.size(), what);
+    for (size_t i = 0; i < a.size(); ++i) {
+        QCOMPARE(a[i].step, b[i].step);
+        if (a[i].value != b[i].value) // bit for bit, not approximately
+            QFAIL(qPrintable(QStringLiteral("%1 differs at step %2: %3 vs %4").arg(what).arg(a[i].step).arg(a[i].value, 0, 'g', 17).arg(b[i].value, 0, 'g', 17)));
+    }
+}
+
+void compareResults(const RunResult &a, const RunResult &b)
+{
+    QVERIFY2(a.status == b.status, qPrintable(QStringLiteral("%1 (%2) vs %3 (%4)").arg(toString(a.status), QString::fromStdString(a.message), toString(b.status), QString::fromStdString(b.message))));
+    QCOMPARE(a.stepsDone, b.stepsDone);
+    QCOMPARE(a.phaseStarts, b.phaseStarts);
+    compareCurves(a.train, b.train, "train");
+    compareCurves(a.test, b.test, "test");
+    QCOMPARE(a.extra.size(), b.extra.size());
+    for (const auto &[name, curve] : a.extra) compareCurves(curve, b.extra.at(name), name.c_str());
+    for (const auto &[name, value] : a.metrics)
+        if (name != "steps_per_second") QCOMPARE(value, b.metrics.at(name));
+}
+
+std::string dirOf(const QTemporaryDir &tmp, const std::string &name) { return tmp.path().toStdString() + "/" + name; }
+
+std::string fileAt(const std::string &dir, int64_t step) { return dir + "/" + checkpointFileName(step); }
+
+std::string readAll(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void writeAll(const std::string &path, const std::string &bytes)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes;
+}
+
+QString cliPath() { return QStringLiteral(HEADLAB_CLI_PATH); }
+
+} // namespace
+
+class TestCheckpoints : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void resumedRunsEqualUninterruptedRuns_data();
+    void resumedRunsEqualUninterruptedRuns();
+    void aStoppedRunResumesFromItsStopCheckpoint();
+    void keepsTheNewestAndEveryPlateauCheckpoint();
+    void checkpointsHoldWhatTheDocsSay();
+    void damagedCheckpointsAreNamedAndTheOneBeforeIsUsed();
+    void foreignFilesAreRefusedWithAMessage();
+    void sessionPolicyReadsAndWrites();
+    void cliResumesAfterKillDashNine();
+    void pythonSnippetReproducesTheLoggedTestLoss();
+};
+
+void TestCheckpoints::resumedRunsEqualUninterruptedRuns_data()
+{
+    QTest::addColumn<int>("members");
+    QTest::addColumn<int>("resumeStep");
+    // In the warm-up, at the phase boundary, in the answer phase, and at the last step.
+    for (int members : {1, 2})
+        for (int step : {10, 30, 70, 120})
+            QTest::addRow("%s, step %d", members == 1 ? "alone" : "ensemble of 2", step) << members << step;
+}
+
+void TestCheckpoints::resumedRunsEqualUninterruptedRuns()
+{
+    QFETCH(int, members);
+    QFETCH(int, resumeStep);
+    std::vector<RunConfig> configs = {twoPhaseRun(3, 2e-3)};
+    if (members == 2) configs.push_back(twoPhaseRun(4, 1e-3));
+    QTemporaryDir tmp;
+    std::vector<std::string> dirs;
+    for (int i = 0; i < members; ++i) dirs.push_back(dirOf(tmp, "run" + std::to_string(i)));
+    CheckpointPolicy policy;
+    policy.every = 10;
+    policy.keep = 100;
+    const auto whole = train(configs, dirs, {}, policy);
+    for (const auto &r : whole) QCOMPARE(toString(r.status), "done");
+
+    std::vector<std::string> resume, dirs2;
+    for (int i = 0; i < members; ++i) {
+        resume.push_back(fileAt(dirs[size_t(i)], resumeStep));
+        QVERIFY2(QFile::exists(QString::fromStdString(resume.back())), resume.back().c_str());
+        dirs2.push_back(dirOf(tmp, "again" + std::to_string(i)));
+    }
+    const auto resumed = train(configs, dirs2, resume, policy);
+    QCOMPARE(resumed.size(), whole.size());
+    for (size_t i = 0; i < whole.size(); ++i) compareResults(whole[i], resumed[i]);
+    // The resumed run's final weights are the uninterrupted run's, byte for byte (resumed from the
+    // final checkpoint, it trains no step and writes none).
+    for (int i = 0; i < members && resumeStep < 120; ++i) {
+        const auto a = safetensors::read(fileAt(dirs[size_t(i)], 120)), b = safetensors::read(fileAt(dirs2[size_t(i)], 120));
+        QVERIFY(a.find("layers.0.wq") && b.find("layers.0.wq"));
+        for (const auto &t : a.tensors)
+            if (t.name.rfind("curve.", 0) != 0) QVERIFY2(b.find(t.name) && b.find(t.name)->data == t.data, t.name.c_str());
+    }
+}
+
+void TestCheckpoints::aStoppedRunResumesFromItsStopCheckpoint()
+{
+    // Both runs of an ensemble stopped at step 37 (mid-window, mid-phase), then resumed.
+    const std::vector<RunConfig> configs = {twoPhaseRun(5, 2e-3), twoPhaseRun(6, 2e-3)};
+    QTemporaryDir tmp;
+    const std::vector<std::string> dirs = {dirOf(tmp, "a"), dirOf(tmp, "b")};
+    CheckpointPolicy policy;
+    policy.every = 50;
+    const auto whole = train(configs, {dirOf(tmp, "wa"), dirOf(tmp, "wb")}, {}, policy);
+    int polls = 0;
+    const auto stopped = train(configs, dirs, {}, policy, [&](size_t member) { return member == 0 ? ++polls > 37 : polls > 37; });
+    for (const auto &r : stopped) {
+        QCOMPARE(toString(r.status), "stopped");
+        QCOMPARE(r.stepsDone, int64_t(37));
+        QVERIFY(!r.checkpoints.empty());
+        QCOMPARE(r.checkpoints.back().reason, std::string("stop"));
+        QCOMPARE(r.checkpoints.back().step, int64_t(37));
+    }
+    const auto resumed = train(configs, dirs, {fileAt(dirs[0], 37), fileAt(dirs[1], 37)}, policy);
+    for (size_t i = 0; i < whole.size(); ++i) compareResults(whole[i], resumed[i]);
+}
+
+void TestCheckpoints::keepsTheNewestAndEveryPlateauCheckpoint()
+{
+    // A run that leaves ln 10 (a wide model at a good rate): plateau checkpoints are kept.
+    RunConfig c = testing::tinyAdditionRun(24, {2}, 600, 3e-3);
+    c.evalEvery = 20;
+    QTemporaryDir tmp;
+    const std::string dir = dirOf(tmp, "run");
+    CheckpointPolicy policy;
+    policy.every = 50;
+    policy.keep = 2;
+    const auto r = train({c}, {dir}, {}, policy).front();
+    int plateau = 0, others = 0;
+    for (const auto &k : r.checkpoints) (k.reason.rfind("plateau", 0) == 0 ? plateau : others) += 1;
+    QCOMPARE(others, 2);
+    QVERIFY2(plateau >= 1, "a run that enters the ln 10 plateau keeps that checkpoint");
+    QCOMPARE(r.checkpoints.back().reason, std::string("final"));
+    QCOMPARE(r.checkpoints.back().step, int64_t(600));
+    // What the result lists is what is on disk, nothing more.
+    std::set<std::string> listed, onDisk;
+    for (const auto &k : r.checkpoints) listed.insert(k.file);
+    for (const auto &e : std::filesystem::directory_iterator(dir)) onDisk.insert(e.path().filename().string());
+    QCOMPARE(listed, onDisk);
+    // A plateau checkpoint is at an evaluation step whose test loss the plateau analysis named.
+    for (const auto &k : r.checkpoints)
+        if (k.reason.rfind("plateau", 0) == 0) QCOMPARE(k.step % c.evalEvery, int64_t(0));
+    // Disabled: nothing written.
+    QTemporaryDir tmp2;
+    CheckpointPolicy off;
+    off.enabled = false;
+    QVERIFY(train({c}, {dirOf(tmp2, "run")}, {}, off).front().checkpoints.empty());
+    QVERIFY(!std::filesystem::exists(dirOf(tmp2, "run")));
+}
+
+void TestCheckpoints::checkpointsHoldWhatTheDocsSay()
+{
+    RunConfig c = twoPhaseRun(1, 1e-3);
+    QTemporaryDir tmp;
+    const std::string dir = dirOf(tmp, "run");
+    CheckpointPolicy policy;
+    policy.every = 40;
+    const auto r = train({c}, {dir}, {}, policy).front();
+    const auto file = safetensors::read(fileAt(dir, 40));
+    // docs/CHECKPOINTS.md: weights by name in x·W layout, the optimizer's moments, the curves.
+    const auto *wq = file.find("layers.0.wq");
+    QVERIFY(wq);
+    QCOMPARE(wq->shape, (std::vector<int64_t>{16, 16}));
+    QVERIFY(file.find("embedding") && file.find("positions") && file.find("unembedding"));
+    QVERIFY(file.find("optimizer.exp_avg.layers.0.wq") && file.find("optimizer.exp_avg_sq.layers.0.wq"));
+    QVERIFY(file.find("curve.test") && file.find("curve.train") && file.find("curve.extra.test_digit_0"));
+    for (const char *key : {"format", "format_version", "step", "phase", "phase_step", "config", "config_yaml", "model",
+                            "reason", "status", "data_fnv1a64", "libtorch", "headlab"})
+        QVERIFY2(file.metadata.count(key), key);
+    QCOMPARE(file.metadata.at("step"), std::string("40"));
+    QCOMPARE(file.metadata.at("phase"), std::string("1"));
+    QCOMPARE(file.metadata.at("phase_step"), std::string("10"));
+    // The checkpoint's test curve ends with the logged test loss at its step.
+    const auto loaded = loadCheckpoint(fileAt(dir, 40), &c);
+    QCOMPARE(loaded.partial.test.back().step, int64_t(40));
+    for (const auto &p : r.test)
+        if (p.step == 40) QCOMPARE(loaded.partial.test.back().value, p.value);
+    // Written for another config: refused by name.
+    RunConfig other = c;
+    other.lr = 5e-3;
+    try {
+        loadCheckpoint(fileAt(dir, 40), &other);
+        QFAIL("a checkpoint of another config was accepted");
+    } catch (const SessionError &e) {
+        QVERIFY2(QString(e.what()).contains("another configuration"), e.what());
+    }
+}
+
+void TestCheckpoints::damagedCheckpointsAreNamedAndTheOneBeforeIsUsed()
+{
+    // A session whose one run stopped at step 70 with checkpoints at 20, 40, 60 and 70.
+    QTemporaryDir tmp;
+    const std::string sessionPath = dirOf(tmp, "s.yaml");
+    Session session;
+    session.base = twoPhaseRun(2, 1e-3);
+    expandSweep(session);
+    QCOMPARE(session.runs.size(), size_t(1));
+    std::vector<SweepJob> jobs = pendingJobs(session);
+    attachCheckpoints(jobs, session, sessionPath);
+    const std::string dir = jobs.front().checkpointDir;
+    QVERIFY(jobs.front().resumeFrom.empty());
+    CheckpointPolicy policy;
+    policy.every = 20;
+    policy.keep = 10;
+    int polls = 0;
+    train({session.base}, {dir}, {}, policy, [&](size_t) { return ++polls > 70; });
+
+    auto attach = [&](std::vector<std::string> *notes) {
+        std::vector<SweepJob> j = pendingJobs(session);
+        *notes = attachCheckpoints(j, session, sessionPath);
+        return j.front();
+    };
+    std::vector<std::string> notes;
+    QCOMPARE(attach(&notes).resumeStep, int64_t(70));
+    QVERIFY(notes.empty());
+
+    // Truncated (a crash mid-copy, a full disk): named, and the one before it is used.
+    const std::string s70 = fileAt(dir, 70), s60 = fileAt(dir, 60), s40 = fileAt(dir, 40);
+    const std::string bytes = readAll(s70);
+    writeAll(s70, bytes.substr(0, bytes.size() / 2));
+    SweepJob job = attach(&notes);
+    QCOMPARE(job.resumeStep, int64_t(60));
+    QCOMPARE(notes.size(), size_t(1));
+    QVERIFY2(QString::fromStdString(notes[0]).contains(QString::fromStdString(s70)), notes[0].c_str());
+    QVERIFY2(notes[0].find("truncated") != std::string::npos, notes[0].c_str());
+    QVERIFY2(notes[0].find("resumes from step 60 instead") != std::string::npos, notes[0].c_str());
+
+    // A flipped bit in the data: the checksum says so.
+    std::string flipped = readAll(s60);
+    flipped[flipped.size() - 100] ^= 0x10;
+    writeAll(s60, flipped);
+    job = attach(&notes);
+    QCOMPARE(job.resumeStep, int64_t(40));
+    bool checksum = false;
+    for (const auto &n : notes) checksum = checksum || n.find("does not match its checksum") != std::string::npos;
+    QVERIFY2(checksum, notes.front().c_str());
+
+    // Emptied, or garbage: named too.
+    writeAll(s40, "");
+    job = attach(&notes);
+    QCOMPARE(job.resumeStep, int64_t(20));
+    bool empty = false;
+    for (const auto &n : notes) empty = empty || (n.find(s40) != std::string::npos && n.find("shorter than the 8-byte header") != std::string::npos);
+    QVERIFY(empty);
+
+    // And the run resumed from step 20 still ends as the uninterrupted one.
+    const auto whole = train({session.base}, {dirOf(tmp, "whole")}, {}, policy).front();
+    const auto resumed = train({session.base}, {dir}, {job.resumeFrom}, policy).front();
+    compareResults(whole, resumed);
+
+    // A finished run trained again starts at step 0; its old checkpoints are moved aside.
+    session.runs.front().result = resumed;
+    std::vector<SweepJob> again = {{0, session.base}};
+    notes = attachCheckpoints(again, session, sessionPath);
+    QVERIFY(again.front().resumeFrom.empty());
+    QCOMPARE(notes.size(), size_t(1));
+    QVERIFY2(notes[0].find("moved to") != std::string::npos, notes[0].c_str());
+    QVERIFY(!std::filesystem::exists(dir));
+}
+
+void TestCheckpoints::foreignFilesAreRefusedWithAMessage()
+{
+    QTemporaryDir tmp;
+    const std::string path = dirOf(tmp, "step-000000010.safetensors");
+    auto refuses = [&](const std::string &bytes, const char *expected) {
+        writeAll(path, bytes);
+        try {
+            inspectCheckpoint(path);
+            QFAIL(qPrintable(QStringLiteral("accepted: ") + expected));
+        } catch (const SessionError &e) {
+            const QString m = e.what();
+            QVERIFY2(m.contains(QString::fromStdString(path)) && m.contains(expected), e.what());
+        }
+    };
+    refuses("not a checkpoint at all, but long enough", "header claims");
+    refuses(std::string("\x05\0\0\0\0\0\0\0{\"a\":", 13), "not JSON");
+    safetensors::Contents plain;
+    plain.tensors.push_back({"w", safetensors::DType::F32, {2}, std::string(8, '\0')});
+    refuses(safetensors::serialize(plain), "not a HeadLab checkpoint");
+    std::string gap = safetensors::serialize(plain);
+    gap += "xx"; // bytes after the last tensor
+    refuses(gap, "after the last tensor");
+    // A good file round-trips, and Python's layout rules hold: 8-byte aligned data.
+    const std::string good = safetensors::serialize(plain);
+    uint64_t n = 0;
+    std::memcpy(&n, good.data(), 8);
+    QCOMPARE(n % 8, uint64_t(0));
+    QCOMPARE(safetensors::parse(good, path).tensors.front().data, std::string(8, '\0'));
+}
+
+void TestCheckpoints::sessionPolicyReadsAndWrites()
+{
+    const std::string base = "schema_version: 2\nexperiment: {task: {kind: addition}, phases: [{steps: 10}]}\n";
+    Session s = sessionFromYaml(base + "checkpoints: {every: 250, keep: 5, plateaus: false}\n", "s.yaml");
+    QCOMPARE(s.checkpoints.every, int64_t(250));
+    QCOMPARE(s.checkpoints.keep, 5);
+    QVERIFY(!s.checkpoints.plateaus);
+    const Session back = sessionFromYaml(sessionToYaml(s), "back.yaml");
+    QVERIFY(back.checkpoints == s.checkpoints);
+    QVERIFY(!sessionFromYaml(base + "checkpoints: false\n", "s.yaml").checkpoints.enabled);
+    QVERIFY(sessionFromYaml(base, "s.yaml").checkpoints == CheckpointPolicy{});
+    auto refuses = [&](const std::string &extra, const char *expected) {
+        try {
+            sessionFromYaml(base + extra, "s.yaml");
+            QFAIL(expected);
+        } catch (const SessionError &e) {
+            QVERIFY2(QString(e.what()).contains(expected), e.what());
+        }
+    };
+    refuses("checkpoints: {keep: 0}\n", "s.yaml:3");
+    refuses("checkpoints: {keep: 0}\n", "checkpoints.keep");
+    refuses("checkpoints: {evry: 10}\n", "did you mean 'every'");
+    refuses("checkpoints: {every: -5}\n", "checkpoints.every");
+}
+
+void TestCheckpoints::cliResumesAfterKillDashNine()
+{
+    // One run of 4,000 steps with a checkpoint every 250: kill -9 once it has passed 1,000, run again.
+    const std::string text = "schema_version: 2\nname: k\ncheckpoints: {every: 250, keep: 2}\n"
+                             "experiment:\n"
+                             "  task: {kind: addition, train_pairs: 64, test_pairs: 8}\n"
+                             "  model: {d_model: 8, heads: 2, layers: 1}\n"
+                             "  phases:\n    - {name: answer, objective: answer, steps: 4000, batch_size: 4}\n"
+                             "  eval_every: 50\n  log_every: 10\n  device: cpu\n";
+    QTemporaryDir tmp;
+    const QString killed = tmp.filePath("killed.yaml"), whole = tmp.filePath("whole.yaml");
+    writeAll(killed.toStdString(), text);
+    writeAll(whole.toStdString(), text);
+    QProcess process;
+    process.start(cliPath(), {"run", killed, "--threads", "1"});
+    QVERIFY(process.waitForStarted());
+    Session expanded = sessionFromYaml(text, "k.yaml");
+    expandSweep(expanded);
+    const std::string dir = checkpointDirFor(killed.toStdString(), expanded.runs.front().config);
+    bool past = false;
+    for (int i = 0; i < 1200 && !past; ++i) {
+        QTest::qWait(50);
+        past = std::filesystem::exists(fileAt(dir, 1000));
+    }
+    QVERIFY2(past, "no checkpoint at step 1000 within a minute");
+    ::kill(pid_t(process.processId()), SIGKILL);
+    QVERIFY(process.waitForFinished(10000));
+    std::vector<std::string> problems;
+    const auto left = listCheckpoints(dir, &problems);
+    QVERIFY(problems.empty());
+    QVERIFY(!left.empty());
+    const int64_t at = left.front().step;
+    QVERIFY(at >= 1000 && at < 4000);
+
+    QProcess again;
+    again.start(cliPath(), {"run", killed, "--threads", "1"});
+    QVERIFY(again.waitForFinished(180000));
+    const QString err = QString::fromUtf8(again.readAllStandardError());
+    QVERIFY2(again.exitCode() == 0, qPrintable(err));
+    QVERIFY2(err.contains(QStringLiteral("resuming 1 run from checkpoints (%1 of their steps already done)").arg(at)), qPrintable(err));
+    QProcess reference;
+    reference.start(cliPath(), {"run", whole, "--threads", "1"});
+    QVERIFY(reference.waitForFinished(180000));
+    QCOMPARE(reference.exitCode(), 0);
+    const Session a = loadSession(killed.toStdString()), b = loadSession(whole.toStdString());
+    compareResults(a.runs.front().result, b.runs.front().result);
+    // The run lists its kept checkpoints in its result file.
+    QVERIFY(!a.runs.front().result.checkpoints.empty());
+    QCOMPARE(a.runs.front().result.checkpoints.back().reason, std::string("final"));
+}
+
+void TestCheckpoints::pythonSnippetReproducesTheLoggedTestLoss()
+{
+    const QString python = QStringLiteral(HEADLAB_SOURCE_DIR "/.venv/bin/python");
+    if (!QFile::exists(python)) QSKIP("no .venv (scripts/setup.sh makes it)");
+    QProcess probe;
+    probe.start(python, {"-c", "import safetensors, torch, numpy"});
+    probe.waitForFinished(120000);
+    if (probe.exitCode() != 0) QSKIP("the .venv has no safetensors (pip install safetensors==0.8.0)");
+    RunConfig c = testing::tinyAdditionRun(24, {2, 3}, 200, 3e-3);
+    c.model.heads = {2, 3};
+    c.model.dModel = 24;
+    c.evalEvery = 50;
+    c.task.testPairs = 40;
+    QTemporaryDir tmp;
+    const std::string dir = dirOf(tmp, "run");
+    CheckpointPolicy policy;
+    policy.every = 100;
+    const auto r = train({c}, {dir}, {}, policy).front();
+    // The snippet of docs/CHECKPOINTS.md, run as the docs show it.
+    QProcess snippet;
+    snippet.setWorkingDirectory(QStringLiteral(HEADLAB_SOURCE_DIR "/scripts"));
+    snippet.start(python, {QStringLiteral(HEADLAB_SOURCE_DIR "/scripts/headlab_checkpoint.py"),
+                           QString::fromStdString(fileAt(dir, 100))});
+    QVERIFY(snippet.waitForFinished(180000));
+    const QString out = QString::fromUtf8(snippet.readAllStandardOutput());
+    QVERIFY2(snippet.exitCode() == 0, qPrintable(out + snippet.readAllStandardError()));
+    // "test loss 2.2961 (logged 2.2961)": recomputed by an independent PyTorch model.
+    const auto match = QRegularExpression(QStringLiteral("test loss ([0-9.eE+-]+) \\(logged ([0-9.eE+-]+)\\)")).match(out);
+    QVERIFY2(match.hasMatch(), qPrintable(out));
+    double logged = 0;
+    for (const auto &p : r.test)
+        if (p.step == 100) logged = p.value;
+    QVERIFY(std::abs(match.captured(2).toDouble() - logged) < 1e-9 * std::max(1.0, logged) + 1e-12);
+    QVERIFY2(std::abs(match.captured(1).toDouble() - logged) < 1e-5, qPrintable(out));
+}
+
+QTEST_GUILESS_MAIN(TestCheckpoints)
+#include "test_checkpoints.moc"
