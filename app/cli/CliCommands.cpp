@@ -147,18 +147,22 @@ std::string finishedLine(int position, int count, int runIndex, const SessionRun
 }
 
 // SIGINT, SIGTERM and SIGHUP (Ctrl-C, a cluster scheduler, a closing terminal) all ask for a
-// clean stop that saves the runs in progress; SA_RESETHAND restores the default action, so a
-// second signal ends the process at once.
+// clean stop that saves the runs in progress. For SIGINT and SIGHUP, SA_RESETHAND restores the
+// default action, so a second Ctrl-C ends the process at once. SIGTERM may come more than once
+// for one stop — Slurm sends it to every process of a cancelled or preempted job, and the batch
+// script passes its own on — so a repeated SIGTERM does not cut the saving short (SIGKILL does).
 class StopSignals {
 public:
     StopSignals()
     {
         g_signal.store(0);
-        struct sigaction action {};
-        action.sa_handler = onStopSignal;
-        action.sa_flags = SA_RESETHAND;
-        sigemptyset(&action.sa_mask);
-        for (size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &action, &m_previous[i]);
+        for (size_t i = 0; i < std::size(kSignals); ++i) {
+            struct sigaction action {};
+            action.sa_handler = onStopSignal;
+            action.sa_flags = kSignals[i] == SIGTERM ? 0 : SA_RESETHAND;
+            sigemptyset(&action.sa_mask);
+            sigaction(kSignals[i], &action, &m_previous[i]);
+        }
     }
     ~StopSignals()
     {
@@ -254,8 +258,8 @@ public:
         for (;;) {
             const bool sweepFinished = drain(std::chrono::milliseconds(100));
             if (StopSignals::received() != 0 && !m_stopRequested) {
-                stop(std::string(strsignal(StopSignals::received())) +
-                     ": stopping the runs in progress and saving (again to quit at once)");
+                stop(std::string(strsignal(StopSignals::received())) + ": stopping the runs in progress and saving" +
+                     (StopSignals::received() == SIGTERM ? "" : " (again to quit at once)"));
             }
             if (sweepFinished || !m_runner.isRunning()) break;
             m_display->draw();
@@ -644,7 +648,7 @@ int statusCommand(const std::string &sessionPath)
         const int total = int(session.runs.size()), finished = c.done + c.diverged + c.failed;
         int stopped = 0;
         for (const auto &run : session.runs) stopped += run.result.status == RunStatus::Stopped;
-        std::printf("%s: %d of %d runs finished (%d done, %d diverged, %d failed), %d stopped (resume from the start), "
+        std::printf("%s: %d of %d runs finished (%d done, %d diverged, %d failed), %d stopped (they resume from their checkpoints), "
                     "%d not started\n",
                     sessionPath.c_str(), finished, total, c.done, c.diverged, c.failed, stopped,
                     total - finished - stopped);

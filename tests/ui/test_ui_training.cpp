@@ -15,8 +15,11 @@
 #include "ui/model/TrainingController.h"
 
 #include "core/session/SessionStore.h"
+#include "core/lab/SweepSession.h"
+#include "core/train/Trainer.h"
 
 #include <QAction>
+#include <QLabel>
 #include <QProcess>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -101,6 +104,7 @@ private Q_SLOTS:
     void samplesDockShowsSelectedTextRuns();
     void fileTaskTrainsInTheAppWithItsFigures();
     void presetsOpenOnTheirFigure();
+    void aSweepWrittenElsewhereShowsUpLive();
     void appStopsAndSavesOnSigterm_data();
     void appStopsAndSavesOnSigterm();
     void secondWriterOfASessionIsRefused();
@@ -162,6 +166,51 @@ void TestUiTraining::secondWriterOfASessionIsRefused()
         QVERIFY2(QString::fromStdString(e.what()).contains(QStringLiteral("PID %1").arg(::getpid())),
                  e.what());
     }
+}
+
+void TestUiTraining::aSweepWrittenElsewhereShowsUpLive()
+{
+    // A session whose runs other processes train (Slurm shards): the app shows each run's newest
+    // checkpoint while it trains, its result file once it is written, and who is writing.
+    QTemporaryDir dir;
+    const QString path = saveTemp(dir, uitest::tinySession(400), QStringLiteral("s.yaml"));
+    MainWindow window;
+    QVERIFY(window.openSession(path));
+    SessionModel *model = window.findChild<SessionModel *>();
+    QVERIFY(model);
+    QCOMPARE(model->runCount(), 4);
+    QCOMPARE(model->refreshFromDisk(), 0);
+
+    // "Elsewhere": shard 1 of 2 holds its lock and trains run 0, stopping it at step 200.
+    SessionStore shard(path.toStdString(), StoreShard{0, 2});
+    const RunConfig config0 = model->run(0).config;
+    TrainerControl control;
+    control.threads = 1;
+    control.checkpoints.every = 100;
+    control.checkpointDirs = {checkpointDirFor(path.toStdString(), config0)};
+    int polls = 0;
+    control.memberStopRequested = [&](size_t) { return ++polls > 200; };
+    RunResult partial = trainMembers({config0}, control).front();
+    QCOMPARE(model->refreshFromDisk(), 1);
+    QCOMPARE(model->run(0).result.stepsDone, int64_t(200));
+    QVERIFY(!model->run(0).result.test.empty());
+    QCOMPARE(model->refreshFromDisk(), 0); // nothing new
+
+    // The shard finishes run 1 and writes its result file.
+    SessionRun run1 = model->run(1);
+    run1.result = trainMembers({run1.config}, TrainerControl{}).front();
+    shard.saveRun(run1);
+    QCOMPARE(model->refreshFromDisk(), 1);
+    QCOMPARE(model->run(1).result.status, RunStatus::Done);
+    QCOMPARE(model->run(1).result.test.back().value, run1.result.test.back().value);
+
+    // The status bar names the shard that is writing, within the watch's 2 s.
+    QVERIFY(QTest::qWaitFor([&] {
+        for (auto *label : window.findChildren<QLabel *>())
+            if (label->text().contains(QStringLiteral("shard 1/2 running elsewhere"))) return true;
+        return false;
+    }, 6000));
+    (void)partial;
 }
 
 void TestUiTraining::presetsOpenOnTheirFigure()

@@ -43,6 +43,8 @@
 #include <QToolBar>
 
 #include <cstdio>
+
+#include <unistd.h>
 #include <cstring>
 #include <random>
 
@@ -92,6 +94,10 @@ MainWindow::MainWindow(QWidget *parent)
     m_frameTimer->setSingleShot(true);
     m_frameTimer->setInterval(kFrameMs);
     connect(m_frameTimer, &QTimer::timeout, this, &MainWindow::redraw);
+    m_watchTimer = new QTimer(this);
+    m_watchTimer->setInterval(2000);
+    connect(m_watchTimer, &QTimer::timeout, this, &MainWindow::watchDisk);
+    m_watchTimer->start();
 
     buildActions();
     buildLayout();
@@ -539,6 +545,31 @@ void MainWindow::updateActions()
     if (m_recentMenu) m_recentMenu->setEnabled(!running);
 }
 
+void MainWindow::watchDisk()
+{
+    if (m_controller->isRunning() || m_model->filePath().isEmpty()) {
+        m_watching.clear();
+        return;
+    }
+    const std::string path = m_model->filePath().toStdString();
+    QStringList writers;
+    for (const auto &shard : SessionStore::runningShards(path))
+        writers << QString::fromStdString(shard.substr(0, shard.find(':')));
+    const std::string holder = SessionStore::lockHolder(path);
+    if (!holder.empty() && holder.rfind("PID " + std::to_string(::getpid()) + " ", 0) != 0) writers << tr("headlab-cli");
+    const int changed = m_model->refreshFromDisk();
+    const QString watching = writers.isEmpty() ? QString() : tr("%1 running elsewhere").arg(writers.join(QStringLiteral(" · ")));
+    if (changed > 0) {
+        m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
+        if (m_watching.isEmpty() && !watching.isEmpty())
+            statusBar()->showMessage(tr("Showing the results other processes write into %1").arg(m_model->filePath()), 6000);
+    }
+    if (changed > 0 || watching != m_watching) {
+        m_watching = watching;
+        updateStatus();
+    }
+}
+
 void MainWindow::updateStatus()
 {
     const bool running = m_controller->isRunning();
@@ -546,9 +577,20 @@ void MainWindow::updateStatus()
     for (int i : m_model->activeRuns())
         if (i < m_model->runCount() && isFinished(m_model->run(i).result.status)) ++done;
     if (total == 0) {
-        for (int i = 0; i < m_model->runCount(); ++i)
-            done += isFinished(m_model->run(i).result.status);
+        int64_t steps = 0, allSteps = 0;
+        for (int i = 0; i < m_model->runCount(); ++i) {
+            const auto &run = m_model->run(i);
+            done += isFinished(run.result.status);
+            allSteps += run.config.totalSteps();
+            steps += isFinished(run.result.status) ? run.config.totalSteps() : std::min(run.result.stepsDone, run.config.totalSteps());
+        }
         total = m_model->runCount();
+        if (!m_watching.isEmpty()) { // a sweep trained elsewhere: its steps so far, from run files and checkpoints
+            m_sweepProgress->setValue(allSteps ? int(steps * 1000 / allSteps) : 0);
+            m_sweepProgress->setFormat(tr("%1 / %2 runs · %p%").arg(done).arg(total));
+            m_sweepLabel->setText(m_watching);
+            return;
+        }
         m_sweepProgress->setValue(total ? done * 1000 / total : 0);
         m_sweepProgress->setFormat(tr("%1 / %2 runs").arg(done).arg(total));
         m_sweepLabel->setText(QString());

@@ -109,6 +109,11 @@ private:
     mutable QString m_autosavePath; // autosavePath()'s choice
     QActionGroup *m_learnedGroup = nullptr; // View ▸ Learned means
     void updateSamplesDock(); // shown for text sessions only
+    // Every 2 s while this app is not training: results and checkpoints other processes (shards,
+    // headlab-cli) write into the session's folder are shown as they appear (SessionModel::refreshFromDisk).
+    void watchDisk();
+    QTimer *m_watchTimer = nullptr;
+    QString m_watching; // "shard 1/3 · shard 3/3 running elsewhere", or "" when nobody writes
 
     SessionModel *m_model;
     TrainingController *m_controller;

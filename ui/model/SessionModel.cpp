@@ -1,10 +1,14 @@
 // SessionModel.cpp — see SessionModel.h.
 #include "ui/model/SessionModel.h"
 
+#include "core/train/Checkpoint.h"
+
 #include <QFileInfo>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <map>
 
 namespace headlab::ui {
 
@@ -76,6 +80,85 @@ void SessionModel::saveCopy(const QString &path)
 QString SessionModel::openStore(const QString &fallbackPath)
 {
     return QString::fromStdString(storeFor(m_filePath.isEmpty() ? fallbackPath : m_filePath).sessionPath());
+}
+
+namespace {
+
+// Names, sizes and modification times of the run files and checkpoints under `resultsDir`.
+std::string folderFingerprint(const std::string &resultsDir)
+{
+    namespace fs = std::filesystem;
+    std::string out;
+    std::error_code error;
+    for (const char *sub : {"/runs", "/checkpoints"}) {
+        const std::string dir = resultsDir + sub;
+        if (!fs::is_directory(dir, error)) continue;
+        for (auto it = fs::recursive_directory_iterator(dir, error); !error && it != fs::recursive_directory_iterator();
+             it.increment(error)) {
+            if (!it->is_regular_file(error)) continue;
+            const auto time = fs::last_write_time(it->path(), error).time_since_epoch().count();
+            out += it->path().string() + ' ' + std::to_string(it->file_size(error)) + ' ' + std::to_string(time) + '\n';
+        }
+    }
+    return out;
+}
+
+bool sameResult(const headlab::RunResult &a, const headlab::RunResult &b)
+{
+    return a.status == b.status && a.stepsDone == b.stepsDone && a.test.size() == b.test.size() &&
+           a.train.size() == b.train.size() && a.checkpoints.size() == b.checkpoints.size();
+}
+
+} // namespace
+
+int SessionModel::refreshFromDisk()
+{
+    if (m_filePath.isEmpty()) return 0;
+    const std::string path = m_filePath.toStdString();
+    const std::string fingerprint = folderFingerprint(headlab::resultsDirFor(path));
+    if (fingerprint == m_diskFingerprint) return 0;
+    m_diskFingerprint = fingerprint;
+    headlab::Session disk;
+    try {
+        disk = headlab::loadSession(path);
+        headlab::expandSweep(disk);
+    } catch (const std::exception &) {
+        return 0; // a file caught mid-rename or being edited: the next call reads it
+    }
+    std::map<std::string, const headlab::SessionRun *> byFile;
+    for (const auto &run : disk.runs) byFile[headlab::runFileName(run.config)] = &run;
+    int changed = 0;
+    for (size_t i = 0; i < m_session.runs.size(); ++i) {
+        auto &run = m_session.runs[i];
+        const auto it = byFile.find(headlab::runFileName(run.config));
+        headlab::RunResult fresh;
+        if (it != byFile.end() && headlab::hasResult(*it->second) && headlab::isFinished(it->second->result.status)) {
+            fresh = it->second->result;
+        } else {
+            // Still training elsewhere: its newest checkpoint holds its curves so far.
+            const auto found = headlab::listCheckpoints(headlab::checkpointDirFor(path, run.config));
+            if (!found.empty() && found.front().step > run.result.stepsDone) {
+                try {
+                    fresh = headlab::loadCheckpoint(found.front().path, &run.config).partial;
+                    if (fresh.status == headlab::RunStatus::Running && it != byFile.end() &&
+                        it->second->result.status == headlab::RunStatus::Stopped)
+                        fresh.status = headlab::RunStatus::Stopped;
+                } catch (const std::exception &) {
+                    continue;
+                }
+            } else if (it != byFile.end() && headlab::hasResult(*it->second)) {
+                fresh = it->second->result;
+            } else {
+                continue;
+            }
+        }
+        if (sameResult(fresh, run.result)) continue;
+        run.result = std::move(fresh);
+        ++changed;
+        Q_EMIT runChanged(int(i));
+    }
+    if (changed > 0) touch();
+    return changed;
 }
 
 headlab::StoredResult SessionModel::storeRun(int runIndex, const QString &fallbackPath)

@@ -69,6 +69,12 @@ public:
     void applyResult(int runIndex, const headlab::RunResult &result);
     // After a sweep ends: any run still Running or Paused becomes Stopped.
     void settleAfterSweep();
+    // A sweep trained by other processes or machines (headlab-cli run, Slurm shards) into this
+    // session's results: reads the run files that changed since the last call, and the newest
+    // checkpoint of each run still training (its curves so far), and applies them to the runs
+    // without touching the session file. Cheap when nothing changed (a listing of names, sizes and
+    // times). Returns the number of runs that changed. Never while this app trains the session.
+    int refreshFromDisk();
     // Appends a run outside the sweep's product (rerun with another seed); returns its index.
     int addRun(const headlab::SessionRun &run);
 
@@ -105,6 +111,7 @@ private:
     };
     std::vector<Live> m_live; // parallel to m_session.runs
     std::vector<int> m_activeRuns;
+    std::string m_diskFingerprint; // of the results folder, at the last refreshFromDisk
 };
 
 } // namespace headlab::ui
