@@ -9,7 +9,9 @@
 #      that the merged session equals the same sweep run locally, number for number;
 #   2. submits a longer copy, cancels one array element mid-run with `scancel`, submits again,
 #      merges, and checks again: the cancelled task's runs resumed from their checkpoints.
-# Every daemon it started is stopped by PID, whatever happens. Exit 77 (ctest: skipped) only when
+# Every daemon it started is stopped by PID, whatever happens. With HEADLAB_SLURM_SCREENSHOT=FILE.png
+# (and HEADLAB_APP, the desktop app) it then submits a larger sweep and takes a picture of the app
+# watching it (docs/CLUSTER.md's). Exit 77 (ctest: skipped) only when
 # it is not root and Slurm is not installed; CI is root on Debian, so there it runs.
 set -euo pipefail
 
@@ -198,3 +200,18 @@ grep -h "resuming" "$T/cancel/s.results/slurm/${again}_"*.log || die "no task of
 "$CLI" merge "$T/cancel/s.yaml" || die "merge failed"
 same_numbers "$T/cancel/s.yaml" "$T/cancel-local/s.yaml"
 say "PASS: ${job}_${victim} cancelled mid-run, job $again resumed it from checkpoints: identical to the local run"
+
+# 3. Optional: the app watching a sweep that Slurm runs (the picture in docs/CLUSTER.md).
+if [[ -n "${HEADLAB_SLURM_SCREENSHOT:-}" ]]; then
+    mkdir -p "$T/watch"
+    session 20000 | sed 's/seed: \[0, 1\]/seed: [0, 1, 2]/; s/every: 500/every: 250/' >"$T/watch/s.yaml"
+    sed -i 's/^name: slurm-test/name: watched-from-the-app/' "$T/watch/s.yaml"
+    job="$(submit "$T/watch/s.yaml")"
+    sleep 2
+    xvfb-run -a -s "-screen 0 1600x1000x24" env QT_QPA_PLATFORM=xcb "${HEADLAB_APP:?HEADLAB_APP=path/to/headlab}" \
+        "$T/watch/s.yaml" --figure loss --screenshot "$HEADLAB_SLURM_SCREENSHOT" --screenshot-after "${HEADLAB_SLURM_SCREENSHOT_AFTER:-20}"
+    "$CLI" status "$T/watch/s.yaml" || true
+    scancel "$job"
+    wait_for_job "$job" 120
+    say "picture of the app watching job $job: $HEADLAB_SLURM_SCREENSHOT"
+fi
