@@ -19,6 +19,8 @@ const std::vector<MetricSpec> &metricTable()
         {kStepsPerSecond, false, false, "speed", "steps/s", "optimizer steps per second of the ensemble"},
         {kBestEpochMean, false, false, "best epoch-mean train loss", "",
          "the lowest mean training loss over an epoch of 100 steps (the nearest-neighbour paper's metric)"},
+        {kHeadPrefix, true, true, "per-head statistic", "",
+         "head.<layer>.<head>.<stat>: a head's attention logit scale, entropy, weight or gradient norm at each evaluation"},
         {kTestDigitPrefix, true, true, "test loss of digit i", "nats", "addition: the test loss of answers asking for digit i"},
         {kTestAccuracy, false, true, "test accuracy", "",
          "nearest neighbour: the fraction of positions whose prediction is closest to the target"},
@@ -35,6 +37,44 @@ const MetricSpec *findMetric(const std::string &name)
     for (const auto &row : metricTable())
         if (row.family && name.rfind(row.name, 0) == 0) return &row;
     return nullptr;
+}
+
+
+const std::vector<HeadStatSpec> &headStatTable()
+{
+    static const std::vector<HeadStatSpec> table = {
+        {"logit_rms", "attention logit RMS", "RMS of the scaled logits q·k/√m_H over the evaluation batch, masked entries left out"},
+        {"logit_max", "attention logit max", "largest |q·k|/√m_H over the evaluation batch"},
+        {"entropy", "attention entropy", "mean entropy of the head's attention rows (nats); ln T is uniform, 0 one key"},
+        {"wq_norm", "‖W_Q‖ of the head", "Frobenius norm of the head's columns of W_Q"},
+        {"wk_norm", "‖W_K‖ of the head", "Frobenius norm of the head's columns of W_K"},
+        {"wv_norm", "‖W_V‖ of the head", "Frobenius norm of the head's columns of W_V"},
+        {"wo_norm", "‖W_O‖ of the head", "Frobenius norm of the head's rows of W_O"},
+        {"wq_grad", "‖∇W_Q‖ of the head", "gradient norm of the head's columns of W_Q at the last training step before the evaluation"},
+        {"wk_grad", "‖∇W_K‖ of the head", "gradient norm of the head's columns of W_K at the last training step before the evaluation"},
+    };
+    return table;
+}
+
+std::string headCurveName(int64_t layer, int64_t head, const std::string &stat)
+{
+    return std::string(metric::kHeadPrefix) + std::to_string(layer) + "." + std::to_string(head) + "." + stat;
+}
+
+bool parseHeadCurve(const std::string &name, int64_t *layer, int64_t *head, std::string *stat)
+{
+    const std::string prefix = metric::kHeadPrefix;
+    if (name.rfind(prefix, 0) != 0) return false;
+    const size_t a = name.find('.', prefix.size()), b = a == std::string::npos ? a : name.find('.', a + 1);
+    if (b == std::string::npos) return false;
+    try {
+        *layer = std::stoll(name.substr(prefix.size(), a - prefix.size()));
+        *head = std::stoll(name.substr(a + 1, b - a - 1));
+    } catch (...) {
+        return false;
+    }
+    *stat = name.substr(b + 1);
+    return true;
 }
 
 } // namespace headlab

@@ -26,7 +26,22 @@ inline constexpr const char *kBestEpochMean = "best_epoch_mean";
 inline constexpr const char *kTestDigitPrefix = "test_digit_"; // + the digit, 0 = ones
 inline constexpr const char *kTestAccuracy = "test_accuracy";
 inline constexpr const char *kEpochMean = "epoch_mean";
+// Per-head statistics, logged at every evaluation: "head.<layer>.<head>.<stat>", heads counted
+// from 0 in each layer (module j's head h of w parallel modules is j·H + h).
+inline constexpr const char *kHeadPrefix = "head.";
 } // namespace metric
+
+// The per-head statistics, in the order they are logged.
+struct HeadStatSpec {
+    const char *name;  // the <stat> of a head curve: "logit_rms"
+    const char *title; // "attention logit RMS"
+    const char *meaning;
+};
+const std::vector<HeadStatSpec> &headStatTable();
+// "head.1.3.logit_rms"
+std::string headCurveName(int64_t layer, int64_t head, const std::string &stat);
+// Splits a head curve's name; false for any other name.
+bool parseHeadCurve(const std::string &name, int64_t *layer, int64_t *head, std::string *stat);
 
 struct MetricSpec {
     std::string name;        // as stored; a family's prefix when `family`

@@ -121,6 +121,7 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
             groupRunsByHeads(L, headsOfRuns, l, inner);
         }
         buildMicroHeads(L, headsOfRuns, inner);
+        L.headsOfRuns = headsOfRuns;
         add(&L.ln1Gain, p + "norm1.gain", {normWidth}, false, li);
         if (config.norm == NormKind::LayerNorm) add(&L.ln1Shift, p + "norm1.shift", {m}, false, li);
         add(&L.wq, p + "wq", {m, inner}, true, li);
@@ -335,7 +336,89 @@ torch::Tensor Transformer::attendMicro(const Layer &L, const torch::Tensor &q, c
     return o.transpose(2, 3).reshape({R, B, Tq, inner});
 }
 
-torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, bool lastOnly) const
+namespace {
+
+// (R_g, heads, ...) → (R_g, maxHeads, ...), NaN beyond `heads`.
+torch::Tensor padHeads(const torch::Tensor &t, int64_t maxHeads)
+{
+    if (!t.defined() || t.size(1) == maxHeads) return t;
+    auto shape = t.sizes().vec();
+    shape[1] = maxHeads - t.size(1);
+    return torch::cat({t, torch::full(shape, std::numeric_limits<float>::quiet_NaN(), t.options())}, 1);
+}
+
+} // namespace
+
+int64_t Transformer::headsOf(size_t layer, int64_t run) const { return m_layers.at(layer).headsOfRuns.at(static_cast<size_t>(run)); }
+
+int64_t Transformer::maxHeads(size_t layer) const
+{
+    const auto &h = m_layers.at(layer).headsOfRuns;
+    return *std::max_element(h.begin(), h.end());
+}
+
+std::map<std::string, torch::Tensor> Transformer::headNorms(size_t layer, bool gradients) const
+{
+    const Layer &L = m_layers.at(layer);
+    const int64_t inner = L.heads * L.headDim, m = m_config.dModel, Hmax = maxHeads(layer);
+    auto of = [&](const torch::Tensor &w) { return gradients ? w.grad() : w.detach(); };
+    auto norms = [&](const torch::Tensor &runs, int64_t h) {
+        const int64_t d = inner / h;
+        auto pick = [&](const torch::Tensor &t) { return runs.defined() ? t.index_select(0, runs) : t; };
+        std::map<std::string, torch::Tensor> out;
+        for (const auto &[name, w] : {std::pair{"wq", &L.wq}, std::pair{"wk", &L.wk}, std::pair{"wv", &L.wv}}) {
+            const auto t = pick(of(*w));
+            out[name] = padHeads(t.reshape({t.size(0), m, h, d}).pow(2).sum({1, 3}).sqrt(), Hmax);
+        }
+        const auto wo = pick(of(L.wo));
+        out["wo"] = padHeads(wo.reshape({wo.size(0), h, d, m}).pow(2).sum({2, 3}).sqrt(), Hmax);
+        return out;
+    };
+    if (L.groups.empty()) return norms(torch::Tensor(), L.heads);
+    std::map<std::string, std::vector<torch::Tensor>> parts;
+    for (const auto &g : L.groups)
+        for (auto &[name, t] : norms(g.runs, g.heads)) parts[name].push_back(t);
+    std::map<std::string, torch::Tensor> out;
+    for (auto &[name, list] : parts) out[name] = torch::cat(list).index_select(0, L.inverseOrder);
+    return out;
+}
+
+torch::Tensor Transformer::attendProbed(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v, int64_t h,
+                                        int64_t hd, bool lastOnly, const torch::Tensor &keep,
+                                        const torch::Tensor &replacement, const HeadProbe &probe, ProbeParts &out) const
+{
+    // q: (R, B, Tq, h·hd), k and v: (R, B, T, h·hd) → (R, B, Tq, h·hd), with an explicit softmax.
+    const int64_t R = q.size(0), B = q.size(1), Tq = q.size(2), T = k.size(2);
+    auto split = [&](const torch::Tensor &t, int64_t len) { return t.reshape({R, B, len, h, hd}).permute({0, 1, 3, 2, 4}); };
+    auto scores = torch::matmul(split(q, Tq), split(k, T).transpose(-1, -2)) * logitScale(hd); // (R, B, h, Tq, T)
+    const bool causal = m_config.causal && !lastOnly;
+    torch::Tensor allowed; // (Tq, T) bool, when causal
+    if (causal) {
+        allowed = torch::ones({Tq, T}, q.options().dtype(torch::kBool)).tril();
+        scores = scores.masked_fill(allowed.logical_not(), -std::numeric_limits<float>::infinity());
+    }
+    const auto weights = torch::softmax(scores, -1);
+    auto o = torch::matmul(weights, split(v, T)); // (R, B, h, Tq, hd)
+    if (probe.captureMeanOutputs) out.mean = o.mean({1, 3}); // (R, h, hd), before any ablation
+    if (keep.defined()) {
+        const auto kept = keep.to(o.dtype()).view({R, 1, h, 1, 1});
+        const auto instead = replacement.defined() ? replacement.view({R, 1, h, 1, hd}) : torch::zeros({}, o.options());
+        o = o * kept + (1.0 - kept) * instead;
+    }
+    if (probe.captureWeights) out.weights = weights;
+    if (probe.captureStats) {
+        const auto finite = causal ? torch::where(allowed, scores, torch::zeros({}, scores.options())) : scores;
+        const double entries = static_cast<double>(B) * (causal ? static_cast<double>(allowed.sum().item<int64_t>())
+                                                                 : static_cast<double>(Tq * T));
+        out.rms = (finite.pow(2).sum({1, 3, 4}) / entries).sqrt();           // (R, h)
+        out.max = finite.abs().amax({1, 3, 4});                             // (R, h)
+        out.entropy = -(weights * weights.clamp_min(1e-30).log()).sum(-1).mean({1, 3}); // (R, h)
+    }
+    return o.permute({0, 1, 3, 2, 4}).reshape({R, B, Tq, h * hd});
+}
+
+torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, bool lastOnly, HeadProbe *probe,
+                                     size_t index) const
 {
     // x: (R, B, T, m). Heads: H' = w · H, each of width hd.
     const int64_t T = x.size(2);
@@ -345,6 +428,46 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
     const auto k = linear(x, L.wk, L.bk);  // (R, B, T, inner)
     const auto v = linear(x, L.wv, L.bv);
     torch::Tensor o;
+    if (probe) {
+        const auto layerOf = [&](const std::vector<torch::Tensor> &list) {
+            return index < list.size() ? list[index] : torch::Tensor();
+        };
+        const auto keep = layerOf(probe->keep), replacement = layerOf(probe->replacement);
+        const int64_t Hmax = *std::max_element(L.headsOfRuns.begin(), L.headsOfRuns.end());
+        std::vector<ProbeParts> parts;
+        std::vector<torch::Tensor> outputs;
+        if (L.groups.empty()) {
+            parts.emplace_back();
+            o = attendProbed(q, k, v, H, hd, lastOnly, keep, replacement, *probe, parts.back());
+        } else {
+            for (const auto &g : L.groups) {
+                const int64_t h = g.heads, d = (H * hd) / h;
+                auto pick = [&](const torch::Tensor &t, int64_t width) {
+                    return t.defined() ? t.index_select(0, g.runs).narrow(1, 0, width) : t;
+                };
+                parts.emplace_back();
+                outputs.push_back(attendProbed(q.index_select(0, g.runs), k.index_select(0, g.runs), v.index_select(0, g.runs),
+                                               h, d, lastOnly, pick(keep, h), pick(replacement, h), *probe, parts.back()));
+            }
+            o = torch::cat(outputs).index_select(0, L.inverseOrder);
+        }
+        auto gather = [&](torch::Tensor ProbeParts::*field, std::vector<torch::Tensor> &into) {
+            if (into.size() <= index) into.resize(index + 1);
+            std::vector<torch::Tensor> list;
+            for (auto &p : parts) list.push_back(padHeads(p.*field, Hmax));
+            into[index] = list.size() == 1 ? list.front() : torch::cat(list).index_select(0, L.inverseOrder);
+        };
+        if (probe->captureWeights) gather(&ProbeParts::weights, probe->weights);
+        if (probe->captureStats) {
+            gather(&ProbeParts::rms, probe->logitRms);
+            gather(&ProbeParts::max, probe->logitMax);
+            gather(&ProbeParts::entropy, probe->entropy);
+        }
+        if (probe->captureMeanOutputs) gather(&ProbeParts::mean, probe->meanOutputs);
+        auto out = linear(o, L.wo, L.bo);
+        if (m_config.widthMultiplier > 1) out = out / static_cast<double>(m_config.widthMultiplier);
+        return out;
+    }
     // Explicit attention over micro-heads for short sequences (every addition and retrieval task):
     // a few batched products instead of the fused kernels, whose backward pass is slow at these
     // lengths, and one path for all head counts. Long contexts keep the fused kernels.
@@ -376,6 +499,27 @@ torch::Tensor Transformer::mlp(const Layer &L, const torch::Tensor &x) const
 
 torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly) const
 {
+    return forwardImpl(input, lastOnly, nullptr);
+}
+
+torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly, HeadProbe &probe) const
+{
+    probe.weights.clear();
+    probe.logitRms.clear();
+    probe.logitMax.clear();
+    probe.entropy.clear();
+    probe.meanOutputs.clear();
+    return forwardImpl(input, lastOnly, &probe);
+}
+
+torch::Tensor Transformer::forwardImpl(const torch::Tensor &input, bool lastOnly, HeadProbe *probe) const
+{
+    HeadProbe intervention;
+    if (!probe && m_intervention) {
+        intervention.keep = m_intervention->keep;
+        intervention.replacement = m_intervention->replacement;
+        probe = &intervention;
+    }
     const int64_t R = m_runs;
     const int64_t m = m_config.dModel;
     torch::Tensor x;
@@ -410,11 +554,11 @@ torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly) co
         const bool last = lastOnly && l + 1 == m_layers.size();
         const auto residual = [&](const torch::Tensor &t) { return last ? t.slice(2, t.size(2) - 1) : t; };
         if (pre) {
-            const auto a = attention(L, norm(x, L.ln1Gain, L.ln1Shift), last);
+            const auto a = attention(L, norm(x, L.ln1Gain, L.ln1Shift), last, probe, l);
             x = residual(x) + a;
             x = x + mlp(L, norm(x, L.ln2Gain, L.ln2Shift));
         } else {
-            x = norm(residual(x) + attention(L, x, last), L.ln1Gain, L.ln1Shift);
+            x = norm(residual(x) + attention(L, x, last, probe, l), L.ln1Gain, L.ln1Shift);
             x = norm(x + mlp(L, x), L.ln2Gain, L.ln2Shift);
         }
     }

@@ -12,6 +12,7 @@
 
 #include <torch/torch.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,32 @@ struct Parameter {
     torch::Tensor value; // (R, ...)
     bool isQueryKey = false; // W_Q or W_K (and their biases): the QK learning-rate rule applies
     int64_t layer = -1;
+};
+
+// Looking inside the heads during a forward pass (the Heads view, `headlab-cli inspect`, the
+// per-head statistics a run logs). Heads are indexed 0 .. w·H-1 in each layer (module j's head h is
+// j·H + h). Attention goes through an explicit softmax when a probe is given, so every path gives
+// the same weights. Runs of an ensemble with fewer heads in a layer than others have NaN in the
+// columns beyond their own.
+struct HeadProbe {
+    // In: per layer, (R, heads) float: 1 keeps a head's output, 0 removes it (values between
+    // blend). Undefined or missing layers: all kept.
+    std::vector<torch::Tensor> keep;
+    // In: per layer, (R, heads, head_dim): what a removed head outputs instead of zero (its mean
+    // output, for mean ablation). Undefined: zero.
+    std::vector<torch::Tensor> replacement;
+    // Out when captureWeights: per layer, the attention weights (R, B, heads, Tq, T).
+    bool captureWeights = false;
+    std::vector<torch::Tensor> weights;
+    // Out when captureStats: per layer, (R, heads) each: the RMS and the largest |value| of the
+    // scaled logits q·k·scale over the entries the mask lets through, and the mean entropy of
+    // the attention rows (nats).
+    bool captureStats = false;
+    std::vector<torch::Tensor> logitRms, logitMax, entropy;
+    // Out when captureMeanOutputs: per layer, each head's output averaged over the batch and the
+    // query positions (R, heads, head_dim): the replacement of mean ablation.
+    bool captureMeanOutputs = false;
+    std::vector<torch::Tensor> meanOutputs;
 };
 
 class Transformer {
@@ -42,6 +69,20 @@ public:
     // lastOnly: the last layer computes its queries, MLP and output at the last position only.
     // Returns logits (R, B, T', vocab) or outputs (R, B, T', dModel), T' = 1 when lastOnly.
     torch::Tensor forward(const torch::Tensor &input, bool lastOnly = false) const;
+    // The same pass, looking inside the heads (HeadProbe).
+    torch::Tensor forward(const torch::Tensor &input, bool lastOnly, HeadProbe &probe) const;
+
+    // Every forward pass from now on removes or replaces heads as `intervention` says (its keep and
+    // replacement; nothing is captured), until it is set back to null: how a task's own evaluation
+    // measures an ablation. The probe must outlive its use.
+    void setIntervention(const HeadProbe *intervention) const { m_intervention = intervention; }
+    // Heads (w·H) of run `run` in `layer`, and the most any run has there.
+    int64_t headsOf(size_t layer, int64_t run) const;
+    int64_t maxHeads(size_t layer) const;
+    size_t layers() const { return m_layers.size(); }
+    // Per head (R, maxHeads) of `layer`: the Frobenius norm of its slice of W_Q, W_K, W_V (its
+    // columns) and W_O (its rows), or of their gradients. Keys "wq", "wk", "wv", "wo".
+    std::map<std::string, torch::Tensor> headNorms(size_t layer, bool gradients) const;
 
     std::vector<Parameter> &parameters() { return m_params; }
     // Every parameter is a view into one flat buffer (each a contiguous (R, ...) block), and so is
@@ -67,6 +108,7 @@ private:
         torch::Tensor bo;                                   // (R, m)
         torch::Tensor w1, b1, w2, b2;                       // (R, m, F), (R, F), (R, F, m), (R, m)
         int64_t heads = 1;                                  // w·H (of run 0 when runs differ)
+        std::vector<int64_t> headsOfRuns;                   // w·H of each run
         int64_t headDim = 1;
         struct Group {
             int64_t heads;      // w·H of these runs
@@ -86,7 +128,17 @@ private:
 
     torch::Tensor norm(const torch::Tensor &x, const torch::Tensor &gain, const torch::Tensor &shift) const;
     torch::Tensor linear(const torch::Tensor &x, const torch::Tensor &w, const torch::Tensor &b) const;
-    torch::Tensor attention(const Layer &layer, const torch::Tensor &x, bool lastOnly) const;
+    torch::Tensor attention(const Layer &layer, const torch::Tensor &x, bool lastOnly, HeadProbe *probe = nullptr,
+                            size_t index = 0) const;
+    // Explicit attention of runs that all have `heads` heads, with what `probe` asks for
+    // (captures come back per run group in `out`, at (R_g, heads, ...)).
+    struct ProbeParts {
+        torch::Tensor weights, rms, max, entropy, mean;
+    };
+    torch::Tensor attendProbed(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v, int64_t heads,
+                               int64_t headDim, bool lastOnly, const torch::Tensor &keep, const torch::Tensor &replacement,
+                               const HeadProbe &probe, ProbeParts &out) const;
+    torch::Tensor forwardImpl(const torch::Tensor &input, bool lastOnly, HeadProbe *probe) const;
     torch::Tensor attend(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v, int64_t heads,
                          int64_t headDim, bool lastOnly) const;
     torch::Tensor attendMicro(const Layer &layer, const torch::Tensor &q, const torch::Tensor &k,
@@ -117,6 +169,7 @@ private:
     torch::Tensor m_embedding, m_positions, m_finalGain, m_finalShift, m_unembedding;
     std::vector<Layer> m_layers;
     std::vector<Parameter> m_params;
+    mutable const HeadProbe *m_intervention = nullptr;
 };
 
 } // namespace headlab

@@ -92,6 +92,7 @@ struct PendingRead {
     torch::Tensor firstBad;                      // (R) train reads: first non-finite step, -1 if none
     torch::Tensor firstBadLoss;                  // (R) the loss at that step
     std::map<std::string, torch::Tensor> extra;  // eval reads
+    std::vector<torch::Tensor> headStats;        // eval reads: per layer (R, heads, stats)
     std::vector<bool> alive;                     // who was training when it was queued
 };
 
@@ -160,6 +161,10 @@ public:
         m_firstBadLoss = torch::zeros({R}, floatOpts);
         m_lossBound = divergenceBound(m_task->vocabSize());
         m_globalStep = torch::zeros({}, longOpts);
+        for (size_t l = 0; l < m_model->layers(); ++l) {
+            m_gradQ.push_back(torch::zeros({R, m_model->maxHeads(l)}, floatOpts));
+            m_gradK.push_back(torch::zeros({R, m_model->maxHeads(l)}, floatOpts));
+        }
         m_total = c0.totalSteps();
         m_start = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_resumedWall));
         m_lastReport = Clock::now();
@@ -254,10 +259,21 @@ private:
         const int64_t logEvery = m_configs.front().logEvery;
         const int64_t evalEvery = m_configs.front().evalEvery;
 
-        // One training step, entirely on the device: no host value depends on it.
+        // One training step, entirely on the device: no host value depends on it. The per-head
+        // gradient norms are kept from the step before each evaluation (from every step when the
+        // step is a CUDA graph, which cannot branch).
+        bool gradNormsEveryStep = false;
         auto trainStep = [&] {
             const auto loss = m_task->trainLoss(*m_model, phase, phaseStep); // (R)
             torch::where(m_alive > 0, loss, torch::zeros_like(loss)).sum().backward();
+            if (gradNormsEveryStep || (m_step + 1) % evalEvery == 0 || m_step + 1 == m_total) {
+                torch::NoGradGuard noGrad;
+                for (size_t l = 0; l < m_gradQ.size(); ++l) {
+                    const auto norms = m_model->headNorms(l, true);
+                    m_gradQ[l].copy_(norms.at("wq"));
+                    m_gradK[l].copy_(norms.at("wk"));
+                }
+            }
             adam.step(schedule.index_select(0, phaseStep.reshape({1})).reshape({}));
             adam.zeroGrad();
             torch::NoGradGuard noGrad;
@@ -285,6 +301,7 @@ private:
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
             if (tryGraph && t - t0 == kEagerSteps) {
                 tryGraph = false;
+                gradNormsEveryStep = true;
                 graph = capture(trainStep);
                 m_graphsUsed = m_graphsUsed || graph != nullptr;
             }
@@ -383,12 +400,22 @@ private:
             } else {
                 std::map<std::string, torch::Tensor> extra;
                 for (const auto &[name, t] : read.extra) extra[name] = t.to(torch::kCPU, torch::kFloat64);
+                std::vector<torch::Tensor> heads;
+                for (const auto &t : read.headStats) heads.push_back(t.to(torch::kCPU, torch::kFloat64).contiguous());
+                const auto &stats = headStatTable();
                 for (size_t i = 0; i < m_members.size(); ++i) {
                     Member &m = m_members[i];
                     if (!read.alive[i] || m.result.status == RunStatus::Diverged) continue;
                     m.result.test.push_back({read.step, v[i]});
                     for (const auto &[name, t] : extra)
                         m.result.extra[name].push_back({read.step, t[static_cast<int64_t>(i)].item<double>()});
+                    for (size_t l = 0; l < heads.size(); ++l) {
+                        const auto a = heads[l].accessor<double, 3>();
+                        for (int64_t h = 0; h < m_model->headsOf(l, static_cast<int64_t>(i)); ++h)
+                            for (size_t s = 0; s < stats.size(); ++s)
+                                m.result.extra[headCurveName(static_cast<int64_t>(l), h, stats[s].name)].push_back(
+                                    {read.step, a[static_cast<int64_t>(i)][h][static_cast<int64_t>(s)]});
+                    }
                 }
             }
         }
@@ -469,6 +496,8 @@ private:
             read.step = m_step;
             read.values = e.loss;
             read.extra = std::move(e.extra);
+            read.headStats = headStatistics();
+            liveAttention();
             for (const auto &m : m_members) read.alive.push_back(m.alive);
             m_reads.push_back(std::move(read));
         }
@@ -477,6 +506,40 @@ private:
     }
 
     bool evaluatedAt(int64_t step) const { return m_lastEvalStep == step; }
+
+    // Per layer (R, heads, 9): the HeadStatSpec values of every head, on the device.
+    std::vector<torch::Tensor> headStatistics()
+    {
+        const ProbeInput in = m_task->statsInput(m_model->runs());
+        if (!in.input.defined()) return {};
+        HeadProbe probe;
+        probe.captureStats = true;
+        m_model->forward(in.input, false, probe);
+        std::vector<torch::Tensor> out;
+        for (size_t l = 0; l < m_model->layers(); ++l) {
+            const auto n = m_model->headNorms(l, false);
+            out.push_back(torch::stack({probe.logitRms[l], probe.logitMax[l], probe.entropy[l], n.at("wq"), n.at("wk"),
+                                        n.at("wv"), n.at("wo"), m_gradQ[l], m_gradK[l]},
+                                       2));
+        }
+        return out;
+    }
+
+    // The attention maps a listener asked for, of the member it asked about.
+    void liveAttention()
+    {
+        if (!m_control.attentionWanted || !m_control.onAttention) return;
+        const auto wanted = m_control.attentionWanted();
+        if (wanted.member < 0 || static_cast<size_t>(wanted.member) >= m_members.size()) return;
+        AttentionMaps maps;
+        try {
+            maps = attentionMapsOf(*m_model, m_task->probeInput(wanted.input, m_model->runs()), wanted.member);
+        } catch (const std::exception &e) {
+            maps.description = e.what();
+        }
+        maps.step = m_step;
+        m_control.onAttention(static_cast<size_t>(wanted.member), maps);
+    }
 
     // A checkpoint where the test loss entered or left a plateau (tasks with plateau lines): the
     // evaluation is read back at once, so the checkpoint is of the step the plateau analysis names.
@@ -611,7 +674,7 @@ private:
         }
         if (!r.train.empty()) r.metrics[metric::kFinalTrainLoss] = r.train.back().value;
         for (const auto &[name, curve] : r.extra)
-            if (!curve.empty()) r.metrics[metric::kFinalPrefix + name] = curve.back().value;
+            if (!curve.empty() && name.rfind(metric::kHeadPrefix, 0) != 0) r.metrics[metric::kFinalPrefix + name] = curve.back().value;
         const double threshold = m_task->learnedThreshold();
         if (threshold > 0 && (r.status == RunStatus::Done || r.status == RunStatus::Diverged)) {
             const bool learned = r.status == RunStatus::Done && !r.test.empty() && r.test.back().value < threshold;
@@ -695,6 +758,7 @@ private:
     std::vector<LoadedCheckpoint> m_resume; // until the resumed phase has taken them
     double m_resumedWall = 0.0;
     int64_t m_lastEvalStep = -1;
+    std::vector<torch::Tensor> m_gradQ, m_gradK; // per layer (R, heads): the last kept gradient norms
 
     const std::vector<RunConfig> &m_configs;
     const TrainerControl &m_control;

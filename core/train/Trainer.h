@@ -5,6 +5,7 @@
 
 #include "core/config/RunConfig.h"
 #include "core/config/RunResult.h"
+#include "core/train/HeadInspector.h"
 
 #include <atomic>
 #include <functional>
@@ -29,6 +30,15 @@ struct TrainerControl {
     CheckpointPolicy checkpoints;
     std::vector<std::string> checkpointDirs;
     std::vector<std::string> resumeFrom;
+    // Live attention maps: polled at each evaluation; a member >= 0 asks for that member's maps on
+    // `input` (Task::probeInput's syntax), delivered through onAttention (a bad input comes back as
+    // maps with no layers and the reason in their description).
+    struct AttentionWanted {
+        int member = -1;
+        std::string input;
+    };
+    std::function<AttentionWanted()> attentionWanted;
+    std::function<void(size_t member, const AttentionMaps &)> onAttention;
 };
 
 // Trains configs together. All must have the same ensembleKey (RunConfigFields.h). results[i] belongs to configs[i].

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <mutex>
+#include <regex>
+#include <stdexcept>
 
 namespace headlab {
 
@@ -78,6 +80,54 @@ TaskEvaluation AdditionTask::evaluate(const Transformer &model)
         const auto mask = (m_testDigit == i).to(torch::kFloat32); // (M)
         out.extra[metric::kTestDigitPrefix + std::to_string(i)] = (perSample * mask).sum(1) / mask.sum();
     }
+    return out;
+}
+
+namespace {
+
+std::vector<std::string> labelsOf(const torch::Tensor &tokens) // (T) int64 on the CPU
+{
+    std::vector<std::string> labels;
+    const auto &v = vocabulary();
+    for (int64_t k = 0; k < tokens.size(0); ++k) labels.push_back(v[static_cast<size_t>(tokens[k].item<int64_t>())]);
+    return labels;
+}
+
+} // namespace
+
+ProbeInput AdditionTask::probeInput(const std::string &text, int64_t) const
+{
+    // "123 + 456", "123+456 d2", "123 + 456, digit 1": two operands of at most three digits, and
+    // which digit of the sum is asked (0 = ones, the default).
+    static const std::regex form(R"(^\s*(\d{1,3})\s*\+\s*(\d{1,3})\s*(?:(?:,\s*)?(?:digit|d)?\s*([0-2]))?\s*$)",
+                                 std::regex::icase);
+    std::smatch m;
+    if (!std::regex_match(text, m, form))
+        throw std::invalid_argument("'" + text + "': expected two numbers of at most three digits and a digit 0-2, e.g. \"123 + 456, digit 0\"");
+    const int64_t a = std::stoll(m[1].str()), b = std::stoll(m[2].str()), i = m[3].matched ? std::stoll(m[3].str()) : 0;
+    const int64_t c = (a + b) / (i == 0 ? 1 : i == 1 ? 10 : 100) % 10;
+    auto digit = [](int64_t d) { return Digit0 + d; };
+    const Sample t{Input, Colon, A, Equals, digit(a / 100), digit(a / 10 % 10), digit(a % 10), Plus,
+                   digit(b / 100), digit(b / 10 % 10), digit(b % 10), Comma, A, digit(i), Equals, Question, Output, Colon, digit(c)};
+    const auto tokens = torch::tensor(std::vector<int64_t>(t.begin(), t.begin() + kAnswerPosition), torch::kInt64);
+    ProbeInput out;
+    out.input = tokens.unsqueeze(0).to(m_test.device()); // (1, 18), shared by the runs
+    out.labels = labelsOf(tokens);
+    out.focusRow = kAnswerPosition - 1; // the last input position predicts the answer
+    char description[96];
+    std::snprintf(description, sizeof description, "%03lld + %03lld, digit %lld: answer %lld", static_cast<long long>(a),
+                  static_cast<long long>(b), static_cast<long long>(i), static_cast<long long>(c));
+    out.description = description;
+    return out;
+}
+
+ProbeInput AdditionTask::statsInput(int64_t) const
+{
+    ProbeInput out;
+    out.input = m_test.narrow(1, 0, kAnswerPosition); // the whole test set, every position
+    out.labels = labelsOf(m_test[0].narrow(0, 0, kAnswerPosition).to(torch::kCPU));
+    out.focusRow = kAnswerPosition - 1;
+    out.description = "the test set";
     return out;
 }
 

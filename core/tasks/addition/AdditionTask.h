@@ -12,6 +12,8 @@ public:
     int64_t maxPositions() const override;
     torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step) override;
     TaskEvaluation evaluate(const Transformer &model) override;
+    ProbeInput probeInput(const std::string &text, int64_t runs) const override;
+    ProbeInput statsInput(int64_t runs) const override;
     double learnedThreshold() const override; // ln 10
 
 private:

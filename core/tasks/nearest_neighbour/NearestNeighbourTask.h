@@ -44,6 +44,8 @@ public:
     // loss: the held-out loss (R); extra "test_accuracy": the fraction of positions whose
     // prediction is closer to the target than to any other of the sample's points.
     TaskEvaluation evaluate(const Transformer &model) override;
+    ProbeInput probeInput(const std::string &text, int64_t runs) const override;
+    ProbeInput statsInput(int64_t runs) const override;
 
     // The training points of every run at `step`: (R, B, N, d) on the device, unit norm.
     torch::Tensor trainingPoints(int64_t step, int64_t batchSize) const;

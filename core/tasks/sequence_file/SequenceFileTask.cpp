@@ -84,4 +84,45 @@ TaskEvaluation SequenceFileTask::evaluate(const Transformer &model)
     return out;
 }
 
+
+ProbeInput SequenceFileTask::probeInput(const std::string &text, int64_t) const
+{
+    // Whitespace-separated tokens of the file's vocabulary, at most the input length.
+    const int64_t T = m_data->sequenceLength() - 1;
+    std::vector<int64_t> ids;
+    std::vector<std::string> labels;
+    size_t at = 0;
+    while (at < text.size()) {
+        const size_t begin = text.find_first_not_of(" \t", at);
+        if (begin == std::string::npos) break;
+        const size_t end = std::min(text.find_first_of(" \t", begin), text.size());
+        const std::string word = text.substr(begin, end - begin);
+        const auto &v = m_data->vocabulary;
+        const auto it = std::lower_bound(v.begin(), v.end(), word);
+        if (it == v.end() || *it != word) throw std::invalid_argument("'" + word + "' is not a token of the file's vocabulary");
+        ids.push_back(it - v.begin());
+        labels.push_back(word);
+        at = end;
+    }
+    if (ids.empty() || int64_t(ids.size()) > T)
+        throw std::invalid_argument("expected 1 to " + std::to_string(T) + " tokens, got " + std::to_string(ids.size()));
+    ProbeInput out;
+    out.input = torch::tensor(ids, torch::kInt64).unsqueeze(0).to(m_test.device());
+    out.labels = labels;
+    out.focusRow = int64_t(ids.size()) - 1;
+    out.description = std::to_string(ids.size()) + " tokens";
+    return out;
+}
+
+ProbeInput SequenceFileTask::statsInput(int64_t) const
+{
+    ProbeInput out;
+    const int64_t T = m_data->sequenceLength() - 1, M = std::min<int64_t>(256, m_test.size(0));
+    out.input = m_test.narrow(0, 0, M).narrow(1, 0, T);
+    for (int64_t k = 0; k < T; ++k) out.labels.push_back(m_data->vocabulary[size_t(m_test[0][k].item<int64_t>())]);
+    out.focusRow = T - 1;
+    out.description = "the test set";
+    return out;
+}
+
 } // namespace headlab

@@ -19,6 +19,8 @@ public:
     torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step) override;
     // loss: the test loss at the answer position (R); extra "test_group_<g>": that of group g's examples.
     TaskEvaluation evaluate(const Transformer &model) override;
+    ProbeInput probeInput(const std::string &text, int64_t runs) const override;
+    ProbeInput statsInput(int64_t runs) const override;
     // ln K, K distinct answers: a run that learned only which answers occur sits there.
     double learnedThreshold() const override;
     std::map<std::string, std::string> provenance() const override;

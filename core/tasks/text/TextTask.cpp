@@ -226,4 +226,51 @@ std::string sampleText(const Transformer &model, const torch::Device &device, in
     return sanitizeUtf8(text);
 }
 
+
+namespace {
+
+std::vector<std::string> byteLabels(const torch::Tensor &tokens) // (T) int64 on the CPU
+{
+    std::vector<std::string> labels;
+    for (int64_t k = 0; k < tokens.size(0); ++k) {
+        const int64_t b = tokens[k].item<int64_t>();
+        char label[8];
+        if (b == '\n') std::snprintf(label, sizeof label, "\\n");
+        else if (b >= 32 && b < 127) std::snprintf(label, sizeof label, "%c", static_cast<char>(b));
+        else std::snprintf(label, sizeof label, "\\x%02x", static_cast<unsigned>(b));
+        labels.push_back(label);
+    }
+    return labels;
+}
+
+} // namespace
+
+ProbeInput TextTask::probeInput(const std::string &text, int64_t) const
+{
+    if (text.empty()) throw std::invalid_argument("type a prompt: the heads are shown on its bytes");
+    const std::string prompt = text.size() > size_t(m_context) ? text.substr(text.size() - size_t(m_context)) : text;
+    std::vector<int64_t> bytes;
+    for (unsigned char c : prompt) bytes.push_back(c);
+    const auto tokens = torch::tensor(bytes, torch::kInt64);
+    ProbeInput out;
+    out.input = tokens.unsqueeze(0).to(m_train.device());
+    out.labels = byteLabels(tokens);
+    out.focusRow = tokens.size(0) - 1; // the position that predicts the next byte
+    out.description = "prompt of " + std::to_string(bytes.size()) + " bytes" +
+                      (prompt.size() < text.size() ? " (its last " + std::to_string(m_context) + ", the context)" : "");
+    return out;
+}
+
+ProbeInput TextTask::statsInput(int64_t) const
+{
+    // Two validation windows: T² attention entries per head are many at long contexts.
+    ProbeInput out;
+    const int64_t n = std::min<int64_t>(2, m_validationWindows.size(0));
+    out.input = m_validationWindows.narrow(0, 0, n).narrow(1, 0, m_context);
+    out.labels = byteLabels(out.input[0].to(torch::kCPU));
+    out.focusRow = m_context - 1;
+    out.description = "two validation windows";
+    return out;
+}
+
 } // namespace headlab

@@ -27,6 +27,8 @@ public:
     torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase,
                             const torch::Tensor &step) override;
     TaskEvaluation evaluate(const Transformer &model) override;
+    ProbeInput probeInput(const std::string &text, int64_t runs) const override;
+    ProbeInput statsInput(int64_t runs) const override;
     std::vector<std::string> finalSamples(const Transformer &model, int64_t run,
                                           const RunConfig &config) override;
 
