@@ -5,6 +5,7 @@
 // results the way the app does (core/lab/SweepSession.h).
 #include "CliCommands.h"
 
+#include "InspectCommand.h"
 #include "ProgressDisplay.h"
 
 #include "core/lab/SweepSession.h"
@@ -735,6 +736,7 @@ int summaryCommand(const std::string &sessionPath, const std::vector<std::string
 struct Arguments {
     RunArguments run;
     SlurmArguments slurm;
+    InspectArguments inspect;
     std::string session, output;
     std::vector<std::string> by;
     std::string stat = "median", spread = "iqr";
@@ -837,6 +839,24 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
     summary->add_option("--spread", a.spread, "iqr (default), sd, se or minmax")->check(CLI::IsMember({"iqr", "sd", "se", "minmax"}));
     summary->add_option("-o,--output", a.output, "Also write the table as CSV (FILE.csv)");
     commands.push_back({summary, [&a] { return summaryCommand(a.session, a.by, a.stat, a.spread, a.output); }});
+
+    CLI::App *inspect = app.add_subcommand("inspect", "Inside the heads of a run at a checkpoint: attention, statistics, ablation");
+    inspect->footer("Prints each head's attention row at the input's answer (or last) position, the per-head statistics\n"
+                    "(logit RMS and max, entropy, weight and gradient norms), the test loss with each head removed, and\n"
+                    "a greedy pruning curve; writes attention.csv, head_stats.csv, ablation.csv and pruning.csv (default\n"
+                    "folder SESSION.results/inspect/HASH-step-N). --json prints everything as one JSON document.\n"
+                    "Inputs: addition \"123 + 456, digit 0\"; text a prompt; nearest neighbour a seed; a file task its tokens.");
+    inspect->add_option("session", a.inspect.session, "The session file (SESSION.yaml)")->required();
+    inspect->add_option("--run", a.inspect.run, "The run: its row (0-based) or its result file's hash")->required();
+    inspect->add_option("--step", a.inspect.step, "A checkpoint's step (default: the newest)")->check(CLI::NonNegativeNumber);
+    inspect->add_option("--input", a.inspect.input, "What to show the attention on (default: the task's example)");
+    inspect->add_option("--ablation", a.inspect.ablation, "zero (default) or mean: what a removed head outputs")
+        ->check(CLI::IsMember({"zero", "mean"}));
+    inspect->add_flag("!--no-prune", a.inspect.prune, "Skip the greedy pruning curve");
+    inspect->add_flag("--json", a.inspect.json, "Print JSON instead of tables");
+    inspect->add_option("-o,--output", a.inspect.output, "Folder for the CSV files");
+    inspect->add_option("--device", a.inspect.device, "cpu (default), cuda, auto");
+    commands.push_back({inspect, [&a] { return inspectCommand(a.inspect); }});
 
     CLI::App *yamlExport = app.add_subcommand("export-yaml", "Write a session with its results as one YAML file");
     yamlExport->footer("The session file otherwise keeps its results in SESSION.results/, one file per run.");

@@ -338,13 +338,13 @@ torch::Tensor Transformer::attendMicro(const Layer &L, const torch::Tensor &q, c
 
 namespace {
 
-// (R_g, heads, ...) → (R_g, maxHeads, ...), NaN beyond `heads`.
-torch::Tensor padHeads(const torch::Tensor &t, int64_t maxHeads)
+// Pads dimension `dim` (the heads) from its size to maxHeads with NaN.
+torch::Tensor padHeads(const torch::Tensor &t, int64_t maxHeads, int64_t dim = 1)
 {
-    if (!t.defined() || t.size(1) == maxHeads) return t;
+    if (!t.defined() || t.size(dim) == maxHeads) return t;
     auto shape = t.sizes().vec();
-    shape[1] = maxHeads - t.size(1);
-    return torch::cat({t, torch::full(shape, std::numeric_limits<float>::quiet_NaN(), t.options())}, 1);
+    shape[static_cast<size_t>(dim)] = maxHeads - t.size(dim);
+    return torch::cat({t, torch::full(shape, std::numeric_limits<float>::quiet_NaN(), t.options())}, dim);
 }
 
 } // namespace
@@ -451,13 +451,13 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
             }
             o = torch::cat(outputs).index_select(0, L.inverseOrder);
         }
-        auto gather = [&](torch::Tensor ProbeParts::*field, std::vector<torch::Tensor> &into) {
+        auto gather = [&](torch::Tensor ProbeParts::*field, std::vector<torch::Tensor> &into, int64_t headDim = 1) {
             if (into.size() <= index) into.resize(index + 1);
             std::vector<torch::Tensor> list;
-            for (auto &p : parts) list.push_back(padHeads(p.*field, Hmax));
+            for (auto &p : parts) list.push_back(padHeads(p.*field, Hmax, headDim));
             into[index] = list.size() == 1 ? list.front() : torch::cat(list).index_select(0, L.inverseOrder);
         };
-        if (probe->captureWeights) gather(&ProbeParts::weights, probe->weights);
+        if (probe->captureWeights) gather(&ProbeParts::weights, probe->weights, 2); // (R, B, heads, Tq, T)
         if (probe->captureStats) {
             gather(&ProbeParts::rms, probe->logitRms);
             gather(&ProbeParts::max, probe->logitMax);

@@ -52,6 +52,8 @@ public:
     {
         throw std::invalid_argument("this task has no input to look at the heads on");
     }
+    // An input probeInput accepts, for when the user gives none.
+    virtual std::string exampleProbeText() const { return {}; }
     // The batch the per-head statistics are computed on at each evaluation (a slice of the test
     // set), or an undefined input for none.
     virtual ProbeInput statsInput(int64_t runs) const { return {}; }

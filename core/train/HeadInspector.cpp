@@ -151,6 +151,8 @@ int64_t HeadInspector::totalHeads() const
     return n;
 }
 
+std::string HeadInspector::exampleInput() const { return d->task->exampleProbeText(); }
+
 AttentionMaps HeadInspector::attention(const std::string &input) const
 {
     auto maps = attentionMapsOf(*d->model, d->task->probeInput(input, 1), 0);

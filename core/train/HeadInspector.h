@@ -77,6 +77,8 @@ public:
     double loggedTestLoss() const;
     int64_t totalHeads() const;
 
+    // An input of the task's syntax to start from ("123 + 456, digit 0", a prompt, a seed).
+    std::string exampleInput() const;
     // The task's input syntax (Task::probeInput); throws std::invalid_argument on a bad one.
     AttentionMaps attention(const std::string &input) const;
     // Logit scale and entropy on the task's statistics batch, and weight norms, per head; the

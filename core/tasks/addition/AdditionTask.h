@@ -14,6 +14,7 @@ public:
     TaskEvaluation evaluate(const Transformer &model) override;
     ProbeInput probeInput(const std::string &text, int64_t runs) const override;
     ProbeInput statsInput(int64_t runs) const override;
+    std::string exampleProbeText() const override { return "123 + 456, digit 0"; }
     double learnedThreshold() const override; // ln 10
 
 private:

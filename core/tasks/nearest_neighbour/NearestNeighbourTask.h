@@ -46,6 +46,7 @@ public:
     TaskEvaluation evaluate(const Transformer &model) override;
     ProbeInput probeInput(const std::string &text, int64_t runs) const override;
     ProbeInput statsInput(int64_t runs) const override;
+    std::string exampleProbeText() const override { return "0"; }
 
     // The training points of every run at `step`: (R, B, N, d) on the device, unit norm.
     torch::Tensor trainingPoints(int64_t step, int64_t batchSize) const;

@@ -125,4 +125,12 @@ ProbeInput SequenceFileTask::statsInput(int64_t) const
     return out;
 }
 
+
+std::string SequenceFileTask::exampleProbeText() const
+{
+    std::string text;
+    for (const auto &label : statsInput(1).labels) text += (text.empty() ? "" : " ") + label;
+    return text;
+}
+
 } // namespace headlab

@@ -21,6 +21,7 @@ public:
     TaskEvaluation evaluate(const Transformer &model) override;
     ProbeInput probeInput(const std::string &text, int64_t runs) const override;
     ProbeInput statsInput(int64_t runs) const override;
+    std::string exampleProbeText() const override;
     // ln K, K distinct answers: a run that learned only which answers occur sits there.
     double learnedThreshold() const override;
     std::map<std::string, std::string> provenance() const override;

@@ -273,4 +273,13 @@ ProbeInput TextTask::statsInput(int64_t) const
     return out;
 }
 
+
+std::string TextTask::exampleProbeText() const
+{
+    std::string text;
+    const auto bytes = m_validation.narrow(0, 0, std::min<int64_t>(48, m_validation.size(0))).to(torch::kCPU);
+    for (int64_t k = 0; k < bytes.size(0); ++k) text += static_cast<char>(bytes[k].item<int64_t>());
+    return text;
+}
+
 } // namespace headlab

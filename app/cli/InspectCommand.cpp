@@ -1,0 +1,273 @@
+// InspectCommand.cpp — prints and writes attention rows, head statistics, ablation and pruning.
+#include "InspectCommand.h"
+
+#include "CliCommands.h"
+#include "core/lab/SweepSession.h"
+#include "core/metrics/Metrics.h"
+#include "core/session/CsvExport.h"
+#include "core/train/Checkpoint.h"
+#include "core/train/HeadInspector.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+namespace headlab::cli {
+
+namespace {
+
+using json = nlohmann::json;
+
+// The run `text` names: its row, or (a prefix of) the hash of its result file.
+int findRun(const Session &session, const std::string &text, std::string *error)
+{
+    char *end = nullptr;
+    const long index = std::strtol(text.c_str(), &end, 10);
+    if (!text.empty() && *end == '\0') {
+        if (index >= 0 && static_cast<size_t>(index) < session.runs.size()) return static_cast<int>(index);
+        *error = "--run " + text + ": the session has runs 0 to " + std::to_string(session.runs.size() - 1);
+        return -1;
+    }
+    int found = -1;
+    for (size_t i = 0; i < session.runs.size(); ++i)
+        if (runFileName(session.runs[i].config).rfind(text, 0) == 0) {
+            if (found >= 0) {
+                *error = "--run " + text + ": more than one run's file starts with it; give more of the hash";
+                return -1;
+            }
+            found = static_cast<int>(i);
+        }
+    if (found < 0) *error = "--run " + text + ": no run has that row or result-file hash";
+    return found;
+}
+
+std::string number(double v)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.6g", v);
+    return buffer;
+}
+
+void writeText(const std::string &path, const std::string &text) { writeFileAtomic(path, text, false); }
+
+} // namespace
+
+int inspectCommand(const InspectArguments &a)
+{
+    try {
+        Session session = loadSession(a.session);
+        expandSweep(session);
+        std::string error;
+        const int row = findRun(session, a.run, &error);
+        if (row < 0) {
+            std::fprintf(stderr, "headlab-cli inspect: %s\n", error.c_str());
+            return kExitBadInput;
+        }
+        const SessionRun &run = session.runs[static_cast<size_t>(row)];
+        const std::string dir = checkpointDirFor(a.session, run.config);
+        std::vector<std::string> problems;
+        const auto found = listCheckpoints(dir, &problems);
+        for (const auto &p : problems) std::fprintf(stderr, "%s\n", p.c_str());
+        if (found.empty()) {
+            std::fprintf(stderr, "headlab-cli inspect: run %d has no checkpoint in %s (it has not trained, or the session "
+                                 "has `checkpoints: false`)\n", row, dir.c_str());
+            return kExitBadInput;
+        }
+        const CheckpointInfo *chosen = &found.front();
+        if (a.step >= 0) {
+            chosen = nullptr;
+            std::string steps;
+            for (const auto &c : found) {
+                if (c.step == a.step) chosen = &c;
+                steps = std::to_string(c.step) + (steps.empty() ? "" : ", ") + steps;
+            }
+            if (!chosen) {
+                std::fprintf(stderr, "headlab-cli inspect: run %d has no checkpoint at step %lld; it has steps %s\n", row,
+                             a.step, steps.c_str());
+                return kExitBadInput;
+            }
+        }
+        const HeadInspector inspector(chosen->path, a.device);
+        const std::string input = a.input.empty() ? inspector.exampleInput() : a.input;
+        AttentionMaps maps;
+        try {
+            maps = inspector.attention(input);
+        } catch (const std::invalid_argument &e) {
+            std::fprintf(stderr, "headlab-cli inspect: --input %s\n", e.what());
+            return kExitBadInput;
+        }
+        const AblationMode mode = a.ablation == "mean" ? AblationMode::Mean : AblationMode::Zero;
+        const auto stats = inspector.statistics();
+        const auto base = inspector.baseline();
+        const auto ablation = inspector.ablate(mode);
+        const auto pruning = a.prune ? inspector.prune(mode) : std::vector<PruningStep>{};
+
+        // CSV files.
+        std::string out = a.output;
+        if (out.empty()) {
+            std::string hash = runFileName(run.config);
+            hash.resize(hash.size() - 5);
+            out = resultsDirFor(a.session) + "/inspect/" + hash + "-step-" + std::to_string(inspector.step());
+        }
+        std::filesystem::create_directories(out);
+        {
+            std::ostringstream csv;
+            csv << "layer,head,query,key,query_label,key_label,weight\n";
+            for (size_t l = 0; l < maps.weights.size(); ++l)
+                for (int64_t h = 0; h < maps.heads[l]; ++h)
+                    for (int64_t q = 0; q < maps.queries; ++q)
+                        for (int64_t k = 0; k < maps.keys; ++k)
+                            csv << l << ',' << h << ',' << q << ',' << k << ',' << csvField(maps.labels[size_t(q)]) << ','
+                                << csvField(maps.labels[size_t(k)]) << ',' << number(maps.at(l, h, q, k)) << '\n';
+            writeText(out + "/attention.csv", csv.str());
+        }
+        std::vector<std::string> statNames;
+        for (const auto &s : headStatTable()) statNames.push_back(s.name);
+        {
+            std::ostringstream csv;
+            csv << "layer,head";
+            for (const auto &n : statNames) csv << ',' << n;
+            csv << '\n';
+            for (const auto &s : stats) {
+                csv << s.layer << ',' << s.head;
+                for (const auto &n : statNames) csv << ',' << (s.values.count(n) ? number(s.values.at(n)) : "");
+                csv << '\n';
+            }
+            writeText(out + "/head_stats.csv", csv.str());
+        }
+        std::vector<std::string> extras;
+        if (!ablation.empty())
+            for (const auto &[name, v] : ablation.front().extraDelta) extras.push_back(name);
+        {
+            std::ostringstream csv;
+            csv << "layer,head,mode,test_loss,delta";
+            for (const auto &e : extras) csv << ",delta_" << e;
+            csv << '\n';
+            for (const auto &r : ablation) {
+                csv << r.layer << ',' << r.head << ',' << toString(mode) << ',' << number(r.testLoss) << ',' << number(r.delta);
+                for (const auto &e : extras) csv << ',' << number(r.extraDelta.at(e));
+                csv << '\n';
+            }
+            writeText(out + "/ablation.csv", csv.str());
+        }
+        if (!pruning.empty()) {
+            std::ostringstream csv;
+            csv << "removed,fraction,test_loss,layer,head\n";
+            for (const auto &p : pruning)
+                csv << p.removed << ',' << number(p.fraction) << ',' << number(p.testLoss) << ',' << p.layer << ',' << p.head << '\n';
+            writeText(out + "/pruning.csv", csv.str());
+        }
+        fsyncDirectory(out);
+
+        if (a.json) {
+            json j;
+            j["session"] = a.session;
+            j["run"] = row;
+            j["checkpoint"] = chosen->path;
+            j["step"] = inspector.step();
+            j["logged_test_loss"] = inspector.loggedTestLoss();
+            j["test_loss"] = base.at("test_loss");
+            j["input"] = maps.description;
+            j["labels"] = maps.labels;
+            j["focus_row"] = maps.focusRow;
+            json layers = json::array();
+            for (size_t l = 0; l < maps.weights.size(); ++l) {
+                json heads = json::array();
+                for (int64_t h = 0; h < maps.heads[l]; ++h) {
+                    json rows = json::array();
+                    for (int64_t q = 0; q < maps.queries; ++q) {
+                        json row = json::array();
+                        for (int64_t k = 0; k < maps.keys; ++k) row.push_back(maps.at(l, h, q, k));
+                        rows.push_back(row);
+                    }
+                    heads.push_back(rows);
+                }
+                layers.push_back(heads);
+            }
+            j["attention"] = layers; // [layer][head][query][key]
+            json st = json::array();
+            for (const auto &s : stats) {
+                json e = {{"layer", s.layer}, {"head", s.head}};
+                for (const auto &[k, v] : s.values) e[k] = v;
+                st.push_back(e);
+            }
+            j["head_stats"] = st;
+            json ab = json::array();
+            for (const auto &r : ablation) {
+                json e = {{"layer", r.layer}, {"head", r.head}, {"test_loss", r.testLoss}, {"delta", r.delta}};
+                for (const auto &[k, v] : r.extraDelta) e["delta_" + k] = v;
+                ab.push_back(e);
+            }
+            j["ablation"] = {{"mode", toString(mode)}, {"heads", ab}};
+            json pr = json::array();
+            for (const auto &p : pruning)
+                pr.push_back({{"removed", p.removed}, {"fraction", p.fraction}, {"test_loss", p.testLoss}, {"layer", p.layer}, {"head", p.head}});
+            j["pruning"] = pr;
+            j["csv"] = out;
+            std::printf("%s\n", j.dump(1).c_str());
+            return kExitOk;
+        }
+
+        // The tables, for a terminal.
+        std::printf("run %d at step %lld (%s), %s\n", row, static_cast<long long>(inspector.step()), chosen->reason.c_str(),
+                    chosen->path.c_str());
+        std::printf("test loss %s (logged %s)\n\n", number(base.at("test_loss")).c_str(), number(inspector.loggedTestLoss()).c_str());
+        std::printf("attention on %s\n", maps.description.c_str());
+        const int64_t shownRow = maps.focusRow >= 0 ? maps.focusRow : maps.queries - 1;
+        std::printf("row of position %lld (%s); the three keys it weighs most:\n", static_cast<long long>(shownRow),
+                    maps.labels[size_t(shownRow)].c_str());
+        for (size_t l = 0; l < maps.weights.size(); ++l)
+            for (int64_t h = 0; h < maps.heads[l]; ++h) {
+                std::vector<std::pair<float, int64_t>> row;
+                for (int64_t k = 0; k < maps.keys; ++k) row.push_back({maps.at(l, h, shownRow, k), k});
+                std::sort(row.rbegin(), row.rend());
+                std::printf("  layer %zu head %2lld:", l, static_cast<long long>(h));
+                for (size_t i = 0; i < std::min<size_t>(3, row.size()); ++i)
+                    std::printf("  %s@%lld %.2f", maps.labels[size_t(row[i].second)].c_str(), static_cast<long long>(row[i].second),
+                                row[i].first);
+                std::printf("\n");
+            }
+        std::printf("\n%-5s %-4s %10s %10s %9s %9s %9s %9s\n", "layer", "head", "logit_rms", "logit_max", "entropy", "|W_Q|",
+                    "|W_K|", "|dW_Q|");
+        for (const auto &s : stats) {
+            auto v = [&](const char *k) { return s.values.count(k) ? number(s.values.at(k)) : std::string("-"); };
+            std::printf("%-5lld %-4lld %10s %10s %9s %9s %9s %9s\n", static_cast<long long>(s.layer), static_cast<long long>(s.head),
+                        v("logit_rms").c_str(), v("logit_max").c_str(), v("entropy").c_str(), v("wq_norm").c_str(),
+                        v("wk_norm").c_str(), v("wq_grad").c_str());
+        }
+        std::printf("\nablation (%s): test loss with each head removed\n%-5s %-4s %10s %10s", toString(mode), "layer", "head",
+                    "test_loss", "delta");
+        for (const auto &e : extras) std::printf(" %14s", ("d " + e).c_str());
+        std::printf("\n");
+        for (const auto &r : ablation) {
+            std::printf("%-5lld %-4lld %10s %+10.4f", static_cast<long long>(r.layer), static_cast<long long>(r.head),
+                        number(r.testLoss).c_str(), r.delta);
+            for (const auto &e : extras) std::printf(" %+14.4f", r.extraDelta.at(e));
+            std::printf("\n");
+        }
+        if (!pruning.empty()) {
+            int64_t cheap = 0;
+            for (const auto &p : pruning)
+                if (p.testLoss - pruning.front().testLoss < 0.05) cheap = p.removed;
+            std::printf("\npruning (greedy, least important first): %lld of %lld heads go for less than 0.05 nats\n",
+                        static_cast<long long>(cheap), static_cast<long long>(inspector.totalHeads()));
+            for (const auto &p : pruning)
+                std::printf("  %3lld removed (%5.1f%%)  test loss %s%s\n", static_cast<long long>(p.removed), 100 * p.fraction,
+                            number(p.testLoss).c_str(),
+                            p.layer >= 0 ? ("  (layer " + std::to_string(p.layer) + " head " + std::to_string(p.head) + ")").c_str() : "");
+        }
+        std::printf("\nCSV: %s/{attention,head_stats,ablation%s}.csv\n", out.c_str(), pruning.empty() ? "" : ",pruning");
+    } catch (const SessionError &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitBadInput;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "headlab-cli inspect: %s\n", e.what());
+        return kExitRunFailed;
+    }
+    return kExitOk;
+}
+
+} // namespace headlab::cli

@@ -1,0 +1,22 @@
+// InspectCommand.h — `headlab-cli inspect`: inside the heads of one run at one of its checkpoints.
+#pragma once
+
+#include <string>
+
+namespace headlab::cli {
+
+struct InspectArguments {
+    std::string session;
+    std::string run;   // its row (0-based, as in `headlab-cli status`/runs.csv) or its result file's hash
+    long long step = -1; // a checkpoint's step; -1: the newest
+    std::string input; // the task's input syntax; "" the task's example
+    std::string ablation = "zero"; // zero | mean
+    bool prune = true;
+    bool json = false;
+    std::string output; // folder for the CSV files; "" S.results/inspect/<hash>-step-N
+    std::string device = "cpu";
+};
+
+int inspectCommand(const InspectArguments &a);
+
+} // namespace headlab::cli

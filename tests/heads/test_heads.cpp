@@ -1,0 +1,321 @@
+// test_heads.cpp — attention maps, head statistics, ablation and pruning, and headlab-cli inspect.
+#include "core/metrics/Metrics.h"
+#include "core/model/Transformer.h"
+#include "core/tasks/Task.h"
+#include "core/train/Checkpoint.h"
+#include "core/train/HeadInspector.h"
+#include "core/train/Trainer.h"
+#include "tests/TinyRuns.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <cstdlib>
+
+using namespace headlab;
+
+namespace {
+
+// A run that has learned something: 24 wide, heads {2, 3}, 400 steps at 3e-3.
+RunConfig learningRun(uint64_t seed = 1)
+{
+    RunConfig c = testing::tinyAdditionRun(24, {2, 3}, 400, 3e-3);
+    c.evalEvery = 100;
+    c.initSeed = seed;
+    c.dataSeed = seed;
+    return c;
+}
+
+std::string trainWithCheckpoint(const std::vector<RunConfig> &configs, const QTemporaryDir &tmp, size_t member,
+                                std::vector<RunResult> *results = nullptr)
+{
+    TrainerControl control;
+    control.threads = 1;
+    for (size_t i = 0; i < configs.size(); ++i) control.checkpointDirs.push_back(tmp.path().toStdString() + "/m" + std::to_string(i));
+    auto r = trainMembers(configs, control);
+    if (results) *results = r;
+    return control.checkpointDirs[member] + "/" + checkpointFileName(configs[member].totalSteps());
+}
+
+double maxAbsDiff(const torch::Tensor &a, const torch::Tensor &b) { return (a - b).abs().max().item<double>(); }
+
+} // namespace
+
+class TestHeads : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void attentionRowsSumToOneAndTheMaskGivesExactZeros();
+    void everyAttentionPathGivesTheSameOutput();
+    void aHeadWithAZeroOutputProjectionCostsNothing();
+    void everyHeadRemovedIsTheModelWithoutAttention();
+    void importanceInAnEnsembleEqualsTheRunAlone();
+    void pruningRemovesEveryHeadOnce();
+    void headStatisticsAreLoggedForEveryRun();
+    void liveMapsArriveAtEachEvaluation();
+    void inspectPrintsWritesAndRefusesBadInput();
+};
+
+void TestHeads::attentionRowsSumToOneAndTheMaskGivesExactZeros()
+{
+    QTemporaryDir tmp;
+    const HeadInspector inspector(trainWithCheckpoint({learningRun()}, tmp, 0));
+    const AttentionMaps maps = inspector.attention("987 + 65, digit 2");
+    QCOMPARE(maps.heads, (std::vector<int64_t>{2, 3}));
+    QCOMPARE(maps.queries, int64_t(18));
+    QCOMPARE(maps.keys, int64_t(18));
+    QCOMPARE(maps.focusRow, int64_t(17));
+    QCOMPARE(maps.labels[4], std::string("9"));
+    QCOMPARE(maps.labels[13], std::string("2"));
+    QVERIFY2(maps.description.find("answer 0") != std::string::npos, maps.description.c_str()); // 987 + 65 = 1052
+    for (size_t l = 0; l < maps.weights.size(); ++l)
+        for (int64_t h = 0; h < maps.heads[l]; ++h)
+            for (int64_t q = 0; q < maps.queries; ++q) {
+                double sum = 0;
+                for (int64_t k = 0; k < maps.keys; ++k) {
+                    const float w = maps.at(l, h, q, k);
+                    if (k > q) QCOMPARE(w, 0.0f); // causal: exactly zero, not small
+                    QVERIFY(w >= 0.0f);
+                    sum += w;
+                }
+                QVERIFY2(std::abs(sum - 1.0) < 1e-5, qPrintable(QString::number(sum, 'g', 10)));
+            }
+    // Bad input says what is expected.
+    try {
+        inspector.attention("12 plus 3");
+        QFAIL("accepted a bad input");
+    } catch (const std::invalid_argument &e) {
+        QVERIFY2(QString(e.what()).contains("expected two numbers"), e.what());
+    }
+}
+
+void TestHeads::everyAttentionPathGivesTheSameOutput()
+{
+    // Runs with 1 and 2 heads in one ensemble: micro-heads by default, grouped fused kernels with
+    // HEADLAB_ATTENTION=sdpa, and the probe's explicit softmax: the same outputs.
+    torch::manual_seed(0);
+    ModelConfig m;
+    m.dModel = 8;
+    m.heads = {1, 1};
+    m.zeroInitOutputs = false;
+    const std::vector<std::vector<int64_t>> runHeads = {{1, 2}, {2, 1}};
+    const auto tokens = torch::randint(0, 22, {5, 18}, torch::kInt64);
+    auto build = [&](const char *attention) {
+        if (attention) ::setenv("HEADLAB_ATTENTION", attention, 1);
+        else ::unsetenv("HEADLAB_ATTENTION");
+        auto model = std::make_unique<Transformer>(m, 22, 19, 2, torch::Device("cpu"), runHeads);
+        model->initializeRun(0, 3);
+        model->initializeRun(1, 4);
+        ::unsetenv("HEADLAB_ATTENTION");
+        return model;
+    };
+    torch::NoGradGuard noGrad;
+    const auto micro = build(nullptr), fused = build("sdpa");
+    QCOMPARE(QString::fromStdString(micro->attentionPath()), QStringLiteral("micro-heads"));
+    QCOMPARE(QString::fromStdString(fused->attentionPath()), QStringLiteral("sdpa"));
+    const auto a = micro->forward(tokens), b = fused->forward(tokens);
+    HeadProbe probe;
+    probe.captureWeights = true;
+    const auto c = micro->forward(tokens, false, probe);
+    QVERIFY2(maxAbsDiff(a, b) < 1e-5, qPrintable(QString::number(maxAbsDiff(a, b))));
+    QVERIFY2(maxAbsDiff(a, c) < 1e-5, qPrintable(QString::number(maxAbsDiff(a, c))));
+    // Run 0 has 1 head in layer 0: its second column is NaN, not a head.
+    QCOMPARE(probe.weights[0].size(2), int64_t(2));
+    QVERIFY(torch::isnan(probe.weights[0][0][0][1]).all().item<bool>());
+    QVERIFY(!torch::isnan(probe.weights[0][1][0][1]).any().item<bool>());
+}
+
+void TestHeads::aHeadWithAZeroOutputProjectionCostsNothing()
+{
+    QTemporaryDir tmp;
+    const RunConfig c = learningRun();
+    const auto checkpoint = loadCheckpoint(trainWithCheckpoint({c}, tmp, 0));
+    const auto task = makeTask(c, {c.dataSeed, c.dataSeed}, torch::Device("cpu"));
+    Transformer model(c.model, task->vocabSize(), task->maxPositions(), 2, torch::Device("cpu"));
+    restoreWeights(checkpoint, model, 0);
+    restoreWeights(checkpoint, model, 1);
+    torch::NoGradGuard noGrad;
+    // Layer 1, head 2 (of 3, width 8): its rows of W_O are zero in both copies.
+    for (auto &p : model.parameters())
+        if (p.name == "layers.1.wo") p.value.narrow(1, 16, 8).zero_();
+    HeadProbe off;
+    off.keep = {torch::ones({2, 2}), torch::tensor({{1.f, 1.f, 1.f}, {1.f, 1.f, 0.f}})};
+    model.setIntervention(&off);
+    const auto loss = task->evaluate(model).loss;
+    model.setIntervention(nullptr);
+    QCOMPARE(loss[0].item<double>(), loss[1].item<double>());
+}
+
+void TestHeads::everyHeadRemovedIsTheModelWithoutAttention()
+{
+    QTemporaryDir tmp;
+    const RunConfig c = learningRun();
+    const auto checkpoint = loadCheckpoint(trainWithCheckpoint({c}, tmp, 0));
+    const auto task = makeTask(c, {c.dataSeed, c.dataSeed}, torch::Device("cpu"));
+    Transformer model(c.model, task->vocabSize(), task->maxPositions(), 2, torch::Device("cpu"));
+    restoreWeights(checkpoint, model, 0);
+    restoreWeights(checkpoint, model, 1);
+    torch::NoGradGuard noGrad;
+    for (auto &p : model.parameters()) // copy 1: no attention at all (every W_O zero; no biases)
+        if (p.name == "layers.0.wo" || p.name == "layers.1.wo") p.value[1].zero_();
+    HeadProbe off;
+    off.keep = {torch::tensor({{0.f, 0.f}, {1.f, 1.f}}), torch::tensor({{0.f, 0.f, 0.f}, {1.f, 1.f, 1.f}})};
+    model.setIntervention(&off);
+    const auto e = task->evaluate(model);
+    model.setIntervention(nullptr);
+    QCOMPARE(e.loss[0].item<double>(), e.loss[1].item<double>());
+    // And the inspector's pruning curve ends at that loss.
+    const HeadInspector inspector(checkpoint.path);
+    const auto curve = inspector.prune(AblationMode::Zero);
+    QVERIFY(std::abs(curve.back().testLoss - e.loss[0].item<double>()) < 1e-6);
+}
+
+void TestHeads::importanceInAnEnsembleEqualsTheRunAlone()
+{
+    QTemporaryDir alone, together;
+    const std::string a = trainWithCheckpoint({learningRun(1)}, alone, 0);
+    const std::string b = trainWithCheckpoint({learningRun(2), learningRun(1)}, together, 1);
+    for (AblationMode mode : {AblationMode::Zero, AblationMode::Mean}) {
+        const auto x = HeadInspector(a).ablate(mode), y = HeadInspector(b).ablate(mode);
+        QCOMPARE(x.size(), size_t(5));
+        QCOMPARE(y.size(), x.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+            QCOMPARE(x[i].layer, y[i].layer);
+            QCOMPARE(x[i].head, y[i].head);
+            QVERIFY2(std::abs(x[i].delta - y[i].delta) < 1e-6, qPrintable(QString("%1 vs %2").arg(x[i].delta).arg(y[i].delta)));
+            QCOMPARE(x[i].extraDelta.size(), size_t(3)); // each digit's loss
+        }
+    }
+}
+
+void TestHeads::pruningRemovesEveryHeadOnce()
+{
+    QTemporaryDir tmp;
+    const HeadInspector inspector(trainWithCheckpoint({learningRun()}, tmp, 0));
+    const auto curve = inspector.prune(AblationMode::Mean);
+    QCOMPARE(curve.size(), size_t(6)); // 0 .. 5 heads removed
+    QCOMPARE(curve.front().removed, int64_t(0));
+    QCOMPARE(curve.back().fraction, 1.0);
+    std::set<std::pair<int64_t, int64_t>> seen;
+    for (size_t i = 1; i < curve.size(); ++i) QVERIFY(seen.insert({curve[i].layer, curve[i].head}).second);
+    // Step 1 removes the head whose single removal costs least.
+    const auto single = inspector.ablate(AblationMode::Mean);
+    const auto least = std::min_element(single.begin(), single.end(), [](auto &p, auto &q) { return p.testLoss < q.testLoss; });
+    QCOMPARE(curve[1].layer, least->layer);
+    QCOMPARE(curve[1].head, least->head);
+    QVERIFY(std::abs(curve[0].testLoss - inspector.baseline().at("test_loss")) < 1e-9);
+}
+
+void TestHeads::headStatisticsAreLoggedForEveryRun()
+{
+    // An ensemble whose runs differ in heads: each run logs its own heads only.
+    RunConfig a = learningRun(1), b = learningRun(2);
+    b.model.heads = {3, 2};
+    const auto results = trainMembers({a, b}, TrainerControl{});
+    for (size_t r = 0; r < results.size(); ++r) {
+        const RunResult &run = results[r];
+        const auto &heads = (r == 0 ? a : b).model.heads;
+        int curves = 0;
+        for (const auto &[name, curve] : run.extra) {
+            int64_t layer = 0, head = 0;
+            std::string stat;
+            if (!parseHeadCurve(name, &layer, &head, &stat)) continue;
+            ++curves;
+            QVERIFY2(head < heads[size_t(layer)], name.c_str());
+            QCOMPARE(curve.size(), run.test.size());
+            QVERIFY(findMetric(name));
+            for (const auto &p : curve) QVERIFY2(std::isfinite(p.value) && p.value >= 0, name.c_str());
+            if (stat == "entropy")
+                for (const auto &p : curve) QVERIFY(p.value <= std::log(18.0) + 1e-5);
+        }
+        QCOMPARE(curves, int((heads[0] + heads[1]) * int64_t(headStatTable().size())));
+        // RMS never exceeds the max; gradients are there at every evaluation after the first.
+        const Curve &rms = run.extra.at(headCurveName(1, 0, "logit_rms")), &max = run.extra.at(headCurveName(1, 0, "logit_max"));
+        for (size_t i = 0; i < rms.size(); ++i) QVERIFY(rms[i].value <= max[i].value + 1e-6);
+        QVERIFY(run.extra.at(headCurveName(0, 0, "wq_grad")).back().value > 0);
+        // Not in the scalar metrics (runs.csv would get hundreds of columns).
+        for (const auto &[name, value] : run.metrics) QVERIFY2(name.find("head.") == std::string::npos, name.c_str());
+    }
+}
+
+void TestHeads::liveMapsArriveAtEachEvaluation()
+{
+    TrainerControl control;
+    std::vector<AttentionMaps> got;
+    std::string input = "12 + 34, digit 1";
+    control.attentionWanted = [&] { return TrainerControl::AttentionWanted{1, input}; };
+    control.onAttention = [&](size_t member, const AttentionMaps &maps) {
+        QCOMPARE(member, size_t(1));
+        got.push_back(maps);
+        input = "nonsense"; // the next one: a bad input comes back with the reason
+    };
+    RunConfig b = learningRun(2);
+    b.model.heads = {3, 2};
+    trainMembers({learningRun(1), b}, control);
+    QCOMPARE(got.size(), size_t(5)); // steps 0, 100, ..., 400
+    QCOMPARE(got[0].heads, (std::vector<int64_t>{3, 2}));
+    QCOMPARE(got[0].step, int64_t(0));
+    QVERIFY(got[1].weights.empty());
+    QVERIFY2(got[1].description.find("expected two numbers") != std::string::npos, got[1].description.c_str());
+}
+
+void TestHeads::inspectPrintsWritesAndRefusesBadInput()
+{
+    QTemporaryDir tmp;
+    const QString session = tmp.filePath("s.yaml");
+    QFile f(session);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("schema_version: 2\nname: heads\ncheckpoints: {every: 100}\nexperiment:\n"
+            "  task: {kind: addition, train_pairs: 512, test_pairs: 32}\n  model: {d_model: 24, heads: 2, layers: 2}\n"
+            "  phases:\n    - {name: answer, objective: answer, steps: 300, batch_size: 16}\n"
+            "  lr: 3.0e-3\n  eval_every: 100\n  device: cpu\n");
+    f.close();
+    auto cli = [](const QStringList &args) {
+        QProcess p;
+        p.start(QStringLiteral(HEADLAB_CLI_PATH), args);
+        p.waitForFinished(120000);
+        return std::tuple<int, QString, QString>(p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+                                                 QString::fromUtf8(p.readAllStandardError()));
+    };
+    {
+        auto [code, out, err] = cli({"inspect", session, "--run", "0"});
+        QCOMPARE(code, 2);
+        QVERIFY2(err.contains("has no checkpoint"), qPrintable(err));
+    }
+    QCOMPARE(std::get<0>(cli({"run", session, "--threads", "1"})), 0);
+    {
+        auto [code, out, err] = cli({"inspect", session, "--run", "0", "--step", "200", "--input", "500 + 499, digit 2", "--json"});
+        QVERIFY2(code == 0, qPrintable(err));
+        const auto doc = QJsonDocument::fromJson(out.toUtf8()).object();
+        QCOMPARE(doc["step"].toInt(), 200);
+        QCOMPARE(doc["input"].toString(), QStringLiteral("500 + 499, digit 2: answer 9"));
+        QCOMPARE(doc["attention"].toArray().size(), 2);               // layers
+        QCOMPARE(doc["attention"].toArray()[0].toArray().size(), 2);  // heads
+        QCOMPARE(doc["head_stats"].toArray().size(), 4);
+        QCOMPARE(doc["ablation"].toObject()["heads"].toArray().size(), 4);
+        QCOMPARE(doc["pruning"].toArray().size(), 5);
+        QVERIFY(std::abs(doc["test_loss"].toDouble() - doc["logged_test_loss"].toDouble()) < 1e-5);
+        for (const char *file : {"attention.csv", "head_stats.csv", "ablation.csv", "pruning.csv"})
+            QVERIFY2(QFile::exists(doc["csv"].toString() + "/" + file), file);
+    }
+    {
+        auto [code, out, err] = cli({"inspect", session, "--run", "0"});
+        QVERIFY2(code == 0 && out.contains("ablation (zero)") && out.contains("pruning (greedy"), qPrintable(out + err));
+    }
+    auto refuses = [&](const QStringList &args, const char *expected) {
+        auto [code, out, err] = cli(args);
+        QCOMPARE(code, 2);
+        QVERIFY2(err.contains(expected), qPrintable(err));
+    };
+    refuses({"inspect", session, "--run", "7"}, "the session has runs 0 to 0");
+    refuses({"inspect", session, "--run", "0", "--step", "150"}, "it has steps 100, 200, 300");
+    refuses({"inspect", session, "--run", "0", "--input", "1000 + 1"}, "--input");
+    refuses({"inspect", session, "--run", "0", "--ablation", "half"}, "--ablation");
+}
+
+QTEST_GUILESS_MAIN(TestHeads)
+#include "test_heads.moc"
