@@ -90,6 +90,30 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
     return notes;
 }
 
+std::vector<std::string> copyCheckpoints(const Session &session, const std::string &fromSession,
+                                         const std::string &toSession)
+{
+    namespace fs = std::filesystem;
+    std::vector<std::string> problems;
+    for (const auto &run : session.runs) {
+        const std::string from = checkpointDirFor(fromSession, run.config), to = checkpointDirFor(toSession, run.config);
+        std::error_code error;
+        if (from == to || !fs::is_directory(from, error) || fs::exists(to, error)) continue;
+        fs::create_directories(to, error);
+        for (const auto &entry : fs::directory_iterator(from, error)) {
+            const fs::path target = fs::path(to) / entry.path().filename();
+            std::error_code linkError;
+            fs::create_hard_link(entry.path(), target, linkError);
+            if (linkError) fs::copy_file(entry.path(), target, fs::copy_options::overwrite_existing, error);
+            if (error) {
+                problems.push_back(to + ": " + error.message() + "; the checkpoints stay in " + from);
+                break;
+            }
+        }
+    }
+    return problems;
+}
+
 namespace {
 
 void anchorTaskPaths(TaskConfig &task)

@@ -33,6 +33,12 @@ std::string checkpointDirFor(const std::string &sessionPath, const RunConfig &co
 std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Session &session,
                                            const std::string &sessionPath);
 
+// Save As: each run's checkpoint folder beside `fromSession` is copied beside `toSession` (hard
+// links where the file system allows, else copies), unless one is there already. Best effort: a
+// folder that cannot be copied stays where it was, and is named in the returned lines.
+std::vector<std::string> copyCheckpoints(const Session &session, const std::string &fromSession,
+                                         const std::string &toSession);
+
 // The jobs of shard `shard` (0-based) of `count`: the runs grouped into whole ensembles (runs that
 // would train as one batched model stay together), the ensembles dealt to the shards longest first,
 // each to the shard with the least work so far. The same jobs give the same parts: the CLI deals

@@ -93,6 +93,8 @@ struct SweepRunner::Impl {
     std::deque<std::vector<SweepJob>> queue; // ensembles waiting for a device
     std::set<int> stoppedRuns;
     std::set<int> pausedRuns;
+    int attentionRun = -1;      // setAttentionWanted, guarded by mutex
+    std::string attentionInput;
     SweepCallbacks callbacks;
     SweepOptions options;
 
@@ -160,6 +162,17 @@ struct SweepRunner::Impl {
             control.checkpointDirs.push_back(j.checkpointDir);
             control.resumeFrom.push_back(j.resumeFrom);
         }
+        control.attentionWanted = [&] {
+            std::lock_guard<std::mutex> lock(mutex);
+            TrainerControl::AttentionWanted wanted;
+            for (size_t i = 0; i < jobs.size(); ++i)
+                if (jobs[i].runIndex == attentionRun) wanted = {static_cast<int>(i), attentionInput};
+            return wanted;
+        };
+        control.onAttention = [&](size_t i, const AttentionMaps &maps) {
+            std::lock_guard<std::mutex> lock(callbackMutex);
+            if (callbacks.onAttention) callbacks.onAttention(jobs[i].runIndex, maps);
+        };
         control.memberStopRequested = [&](size_t i) {
             std::lock_guard<std::mutex> lock(mutex);
             return stoppedRuns.count(jobs[i].runIndex) > 0;
@@ -296,6 +309,13 @@ void SweepRunner::pauseRun(int runIndex)
 {
     std::lock_guard<std::mutex> lock(d->mutex);
     d->pausedRuns.insert(runIndex);
+}
+
+void SweepRunner::setAttentionWanted(int runIndex, const std::string &input)
+{
+    std::lock_guard<std::mutex> lock(d->mutex);
+    d->attentionRun = runIndex;
+    d->attentionInput = input;
 }
 
 void SweepRunner::resumeRun(int runIndex)

@@ -8,6 +8,7 @@
 
 #include "core/config/RunConfig.h"
 #include "core/config/RunResult.h"
+#include "core/train/HeadInspector.h"
 
 #include <functional>
 #include <memory>
@@ -31,6 +32,8 @@ struct SweepCallbacks {
     // Called once per run with its final result (Done, Diverged, Failed or Stopped).
     std::function<void(int runIndex, const RunResult &)> onRunFinished;
     std::function<void()> onSweepFinished;
+    // A run's attention maps at an evaluation, while setAttentionWanted asks for them.
+    std::function<void(int runIndex, const AttentionMaps &)> onAttention;
 };
 
 struct SweepJob {
@@ -59,6 +62,10 @@ public:
     void pauseRun(int runIndex);
     void resumeRun(int runIndex);
     bool isRunPaused(int runIndex) const;
+    // Asks for run `runIndex`'s attention maps on `input` at each of its evaluations (delivered
+    // through SweepCallbacks::onAttention); -1 asks for none. Costs one small forward pass per
+    // evaluation of that run's ensemble.
+    void setAttentionWanted(int runIndex, const std::string &input);
     bool isRunning() const;
     bool isPaused() const;
     void wait(); // blocks until the sweep has finished

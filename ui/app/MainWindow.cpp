@@ -105,6 +105,11 @@ MainWindow::MainWindow(QWidget *parent)
 
     // Training → model (queued, GUI thread) → coalesced redraw.
     connect(m_controller, &TrainingController::progress, m_model, &SessionModel::applyProgress);
+    connect(m_controller, &TrainingController::progress, this, [this] {
+        if (m_startedTabs) return;
+        m_startedTabs = true;
+        updateFigureTabs(); // figures that apply once runs train (Inside the heads)
+    });
     connect(m_controller, &TrainingController::runFinished, this,
             [this](int run, const RunResult &r) {
                 m_model->applyResult(run, r);
@@ -113,6 +118,7 @@ MainWindow::MainWindow(QWidget *parent)
             });
     connect(m_controller, &TrainingController::sweepFinished, this, [this] {
         m_model->settleAfterSweep();
+        updateFigureTabs();
         autosave();
         m_form->setRunning(false);
         m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
@@ -121,6 +127,10 @@ MainWindow::MainWindow(QWidget *parent)
         updateStatus();
     });
     connect(m_controller, &TrainingController::stateChanged, this, &MainWindow::updateActions);
+    // The Heads view's live attention maps: what it wants goes to the training thread, what comes
+    // back to the model.
+    connect(m_model, &SessionModel::attentionRequestChanged, m_controller, &TrainingController::setAttentionWanted);
+    connect(m_controller, &TrainingController::attentionMaps, m_model, &SessionModel::setLiveAttention);
     connect(m_model, &SessionModel::dataChanged, this, &MainWindow::scheduleRedraw);
     connect(m_model, &SessionModel::runsReset, this, &MainWindow::updateFigureTabs);
     updateFigureTabs(); // the default session's task
@@ -824,6 +834,7 @@ bool MainWindow::startRuns(const std::vector<int> &runIndices)
     for (const auto &job : jobs) resumed += !job.resumeFrom.empty();
     m_model->markStarting(runIndices);
     SweepOptions options = m_form->sweepOptions();
+    m_startedTabs = false; // the Inside the heads tab appears with the first progress
     options.checkpoints = m_model->session().checkpoints;
     if (!m_controller->start(std::move(jobs), options)) {
         showError(tr("Start"), tr("The sweep could not start."));

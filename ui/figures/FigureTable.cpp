@@ -3,6 +3,7 @@
 
 #include "ui/figures/HeadScheduleChartView.h"
 #include "ui/figures/HeatmapView.h"
+#include "ui/figures/InsideHeadsView.h"
 #include "ui/figures/LearningRateChartView.h"
 #include "ui/figures/LossChartView.h"
 #include "ui/figures/RankChartView.h"
@@ -20,6 +21,19 @@ template <typename View>
 FigureView *make(SessionModel *model, QWidget *parent)
 {
     return new View(model, parent);
+}
+
+// Inside the heads: runs that logged per-head statistics, or are training (their live maps).
+bool looksInsideHeads(const Session &session)
+{
+    for (const auto &run : session.runs) {
+        if (run.result.status == RunStatus::Running || run.result.status == RunStatus::Paused ||
+            run.result.status == RunStatus::Queued && !run.result.train.empty())
+            return true;
+        for (const auto &[name, curve] : run.result.extra)
+            if (name.rfind("head.", 0) == 0) return true;
+    }
+    return false;
 }
 
 bool sweepsHeadSchedules(const Session &session)
@@ -76,6 +90,13 @@ const QList<FigureSpec> &figureTable()
          {},
          sweepsHeadSchedules,
          make<HeadScheduleChartView>},
+        {"inside",
+         {"attention", "heads_inside", "head_stats", "ablation"},
+         QT_TRANSLATE_NOOP("Figure", "Inside the heads"),
+         {{"heads_inside", "inside", {}}},
+         {},
+         looksInsideHeads,
+         make<InsideHeadsView>},
     };
     return table;
 }

@@ -7,6 +7,7 @@ void registerMetatypes()
 {
     qRegisterMetaType<headlab::RunProgress>("headlab::RunProgress");
     qRegisterMetaType<headlab::RunResult>("headlab::RunResult");
+    qRegisterMetaType<headlab::AttentionMaps>("headlab::AttentionMaps");
 }
 
 } // namespace headlab::ui

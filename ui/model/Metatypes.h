@@ -3,11 +3,13 @@
 #pragma once
 
 #include "core/config/RunResult.h"
+#include "core/train/HeadInspector.h"
 
 #include <QMetaType>
 
 Q_DECLARE_METATYPE(headlab::RunProgress)
 Q_DECLARE_METATYPE(headlab::RunResult)
+Q_DECLARE_METATYPE(headlab::AttentionMaps)
 
 namespace headlab::ui {
 // Idempotent; call before the first queued connection carrying a core value type.

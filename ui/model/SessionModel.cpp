@@ -37,6 +37,7 @@ void SessionModel::setSession(headlab::Session session, const QString &path)
     if (path != m_filePath || path.isEmpty()) m_store.reset();
     m_session = std::move(session);
     m_live.assign(m_session.runs.size(), Live{});
+    m_liveAttention.clear();
     m_activeRuns.clear();
     const bool pathChanged = path != m_filePath;
     m_filePath = path;
@@ -62,7 +63,9 @@ void SessionModel::save(const QString &path)
         throw headlab::SessionError("", 0, 0, "", "the session has no file name yet; use Save As");
     // Saved to another directory: the task's relative file paths become absolute (core/lab).
     if (QFileInfo(target).absolutePath() != QFileInfo(m_filePath).absolutePath()) headlab::anchorTaskPaths(m_session);
+    const QString previous = storePath();
     storeFor(target).saveSession(m_session);
+    if (!previous.isEmpty() && previous != target) headlab::copyCheckpoints(m_session, previous.toStdString(), target.toStdString());
     if (target != m_filePath) {
         m_filePath = target;
         Q_EMIT filePathChanged(m_filePath);
@@ -110,6 +113,26 @@ bool sameResult(const headlab::RunResult &a, const headlab::RunResult &b)
 }
 
 } // namespace
+
+void SessionModel::setAttentionRequest(int runIndex, const QString &input)
+{
+    if (runIndex == m_attentionRun && input == m_attentionInput) return;
+    m_attentionRun = runIndex;
+    m_attentionInput = input;
+    Q_EMIT attentionRequestChanged(runIndex, input);
+}
+
+void SessionModel::setLiveAttention(int runIndex, const headlab::AttentionMaps &maps)
+{
+    m_liveAttention[runIndex] = maps;
+    touch();
+}
+
+const headlab::AttentionMaps *SessionModel::liveAttention(int runIndex) const
+{
+    const auto it = m_liveAttention.find(runIndex);
+    return it == m_liveAttention.end() ? nullptr : &it->second;
+}
 
 int SessionModel::refreshFromDisk()
 {

@@ -8,6 +8,7 @@
 #include "core/lab/SweepSession.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
+#include "core/train/HeadInspector.h"
 
 #include <QObject>
 #include <QString>
@@ -48,6 +49,12 @@ public:
     // starts, so that a second writer is refused before any work. Throws headlab::SessionError.
     // Returns the path results (and checkpoints) are stored beside.
     QString openStore(const QString &fallbackPath);
+    // Where results and checkpoints are: the open store's session path (an untitled session's
+    // autosave copy while it trains), else the file path.
+    QString storePath() const
+    {
+        return m_store ? QString::fromStdString(m_store->sessionPath()) : m_filePath;
+    }
 
     QString filePath() const { return m_filePath; }
     bool isModified() const { return m_modified; }
@@ -75,6 +82,13 @@ public:
     // without touching the session file. Cheap when nothing changed (a listing of names, sizes and
     // times). Returns the number of runs that changed. Never while this app trains the session.
     int refreshFromDisk();
+    // Live attention maps (the Heads view): which run's maps, on what input, the view wants while
+    // it trains; and the newest maps that arrived for a run (nullptr if none).
+    void setAttentionRequest(int runIndex, const QString &input);
+    int attentionRequestRun() const { return m_attentionRun; }
+    const QString &attentionRequestInput() const { return m_attentionInput; }
+    void setLiveAttention(int runIndex, const headlab::AttentionMaps &maps);
+    const headlab::AttentionMaps *liveAttention(int runIndex) const;
     // Appends a run outside the sweep's product (rerun with another seed); returns its index.
     int addRun(const headlab::SessionRun &run);
 
@@ -95,6 +109,7 @@ Q_SIGNALS:
     void dataChanged();            // anything a figure draws changed (coalesce before redrawing)
     void modifiedChanged(bool modified);
     void filePathChanged(const QString &path);
+    void attentionRequestChanged(int runIndex, const QString &input);
 
 private:
     void touch();
@@ -112,6 +127,9 @@ private:
     std::vector<Live> m_live; // parallel to m_session.runs
     std::vector<int> m_activeRuns;
     std::string m_diskFingerprint; // of the results folder, at the last refreshFromDisk
+    int m_attentionRun = -1;
+    QString m_attentionInput;
+    std::map<int, headlab::AttentionMaps> m_liveAttention;
 };
 
 } // namespace headlab::ui

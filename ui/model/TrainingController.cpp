@@ -55,6 +55,15 @@ bool TrainingController::start(std::vector<headlab::SweepJob> jobs,
             },
             Qt::QueuedConnection);
     };
+    callbacks.onAttention = [self, gen, generation](int runIndex, const headlab::AttentionMaps &maps) {
+        if (*gen != generation) return;
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, runIndex, maps] {
+                if (self) Q_EMIT self->attentionMaps(runIndex, maps);
+            },
+            Qt::QueuedConnection);
+    };
     callbacks.onSweepFinished = [self, gen, generation] {
         if (*gen != generation) return;
         QMetaObject::invokeMethod(
@@ -68,11 +77,19 @@ bool TrainingController::start(std::vector<headlab::SweepJob> jobs,
             },
             Qt::QueuedConnection);
     };
+    m_runner->setAttentionWanted(m_attentionRun, m_attentionInput.toStdString());
     if (!m_runner->start(std::move(jobs), options, std::move(callbacks))) return false;
     m_running = true;
     m_paused = false;
     Q_EMIT stateChanged();
     return true;
+}
+
+void TrainingController::setAttentionWanted(int runIndex, const QString &input)
+{
+    m_attentionRun = runIndex;
+    m_attentionInput = input;
+    if (m_runner) m_runner->setAttentionWanted(runIndex, input.toStdString());
 }
 
 void TrainingController::pause()

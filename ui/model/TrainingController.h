@@ -31,6 +31,8 @@ public:
     void pauseRun(int runIndex);
     void resumeRun(int runIndex);
     bool isRunPaused(int runIndex) const;
+    // Live attention maps of one run (SweepRunner::setAttentionWanted); kept across sweeps.
+    void setAttentionWanted(int runIndex, const QString &input);
     // Blocks until the training thread has ended (tests, shutdown).
     void waitForFinished();
 
@@ -43,12 +45,15 @@ Q_SIGNALS:
     void progress(const headlab::RunProgress &progress);
     void runFinished(int runIndex, const headlab::RunResult &result);
     void sweepFinished();
+    void attentionMaps(int runIndex, const headlab::AttentionMaps &maps);
     void stateChanged(); // running / paused changed
 
 private:
     std::unique_ptr<headlab::SweepRunner> m_runner;
     bool m_running = false; // GUI-thread view of the sweep; set on start, cleared on sweepFinished
     bool m_paused = false;
+    int m_attentionRun = -1;
+    QString m_attentionInput;
     // Bumped per sweep so that a late callback of an earlier sweep is recognised and dropped.
     std::shared_ptr<std::atomic_int> m_generation = std::make_shared<std::atomic_int>(0);
 };

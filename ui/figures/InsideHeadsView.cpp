@@ -1,0 +1,583 @@
+// InsideHeadsView.cpp — attention maps, head statistics, importance and pruning of one run.
+#include "ui/figures/InsideHeadsView.h"
+
+#include "ui/model/AxisRange.h"
+#include "ui/model/SessionModel.h"
+
+#include "core/lab/SweepSession.h"
+#include "core/metrics/Metrics.h"
+#include "core/metrics/PlateauDetector.h"
+#include "core/session/SessionStore.h"
+#include "core/tasks/TaskSpec.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPainter>
+#include <QPushButton>
+#include <QSlider>
+
+#include <algorithm>
+#include <cmath>
+
+namespace headlab::ui {
+
+class InsideHeadsCanvas : public QWidget {
+public:
+    explicit InsideHeadsCanvas(InsideHeadsView *view) : QWidget(view), m_view(view) { setMinimumSize(480, 360); }
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter p(this);
+        p.setRenderHint(QPainter::Antialiasing);
+        m_view->m_theme.dark ? p.fillRect(rect(), m_view->m_theme.background) : p.fillRect(rect(), m_view->m_theme.background);
+        paint(p, QRectF(rect()));
+    }
+
+private:
+    InsideHeadsView *m_view;
+    void paint(QPainter &p, const QRectF &area) const;
+    void paintMaps(QPainter &p, const QRectF &area) const;
+    void paintStatistics(QPainter &p, const QRectF &area) const;
+    void paintImportance(QPainter &p, const QRectF &area) const;
+    void paintPruning(QPainter &p, const QRectF &area) const;
+    void paintTitle(QPainter &p, const QRectF &area, const QString &text) const;
+    void paintAxes(QPainter &p, const QRectF &plot, double x0, double x1, double y0, double y1, const QString &xLabel,
+                   const QString &yLabel) const;
+};
+
+namespace {
+
+QString statTitle(const QString &name)
+{
+    for (const auto &s : headStatTable())
+        if (name == s.name) return QString::fromUtf8(s.title);
+    return name;
+}
+
+} // namespace
+
+InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent) : FigureView(model, parent)
+{
+    auto *row = controlsLayout();
+    row->addWidget(new QLabel(tr("Input")));
+    m_input = new QLineEdit;
+    m_input->setToolTip(tr("Addition: \"123 + 456, digit 0\" (digit 0 is the ones). Text: a prompt. Nearest "
+                           "neighbour: a seed for the point set. A file task: its tokens."));
+    m_input->setMinimumWidth(160);
+    row->addWidget(m_input, 2);
+    row->addWidget(new QLabel(tr("Step")));
+    m_slider = new QSlider(Qt::Horizontal);
+    m_slider->setToolTip(tr("Scrub through the run's checkpoints; the right end is live while it trains"));
+    row->addWidget(m_slider, 3);
+    m_stepLabel = new QLabel;
+    m_stepLabel->setMinimumWidth(110);
+    row->addWidget(m_stepLabel);
+    m_stat = new QComboBox;
+    for (const auto &s : headStatTable()) m_stat->addItem(QString::fromUtf8(s.title), QString::fromUtf8(s.name));
+    m_stat->setToolTip(tr("The per-head statistic drawn against step"));
+    row->addWidget(m_stat);
+    m_mode = new QComboBox;
+    m_mode->addItem(tr("zero the head"), QStringLiteral("zero"));
+    m_mode->addItem(tr("its mean output"), QStringLiteral("mean"));
+    m_mode->setToolTip(tr("What a removed head outputs in the ablation"));
+    row->addWidget(m_mode);
+    m_ablate = new QPushButton(tr("Ablate"));
+    m_ablate->setToolTip(tr("Remove each head in turn at this checkpoint, then prune greedily"));
+    row->addWidget(m_ablate);
+    m_canvasWidget = new InsideHeadsCanvas(this);
+    setCanvas(m_canvasWidget);
+
+    connect(m_input, &QLineEdit::editingFinished, this, [this] {
+        updateMaps();
+        Q_EMIT viewStateChanged();
+    });
+    connect(m_slider, &QSlider::valueChanged, this, [this](int v) {
+        m_followLive = v == m_slider->maximum() && m_model->liveAttention(m_run);
+        updateMaps();
+    });
+    connect(m_stat, &QComboBox::currentIndexChanged, this, [this] {
+        m_canvasWidget->update();
+        Q_EMIT viewStateChanged();
+    });
+    connect(m_ablate, &QPushButton::clicked, this, &InsideHeadsView::runAblation);
+    reloadRun();
+}
+
+InsideHeadsView::~InsideHeadsView() = default;
+
+QString InsideHeadsView::title() const
+{
+    if (m_run < 0) return tr("Inside the heads");
+    return tr("Inside the heads — run %1").arg(m_run);
+}
+
+QString InsideHeadsView::storePath() const { return m_model->storePath(); }
+
+void InsideHeadsView::selectionChanged() { reloadRun(); }
+
+void InsideHeadsView::reloadRun()
+{
+    // The first selected run, else the first run that has checkpoints, else the first running one.
+    const QString path = storePath();
+    auto checkpointsOf = [&](int run) {
+        if (path.isEmpty() || run < 0 || run >= m_model->runCount()) return std::vector<CheckpointInfo>{};
+        auto list = listCheckpoints(checkpointDirFor(path.toStdString(), m_model->run(run).config));
+        std::reverse(list.begin(), list.end());
+        return list;
+    };
+    int run = m_selected.isEmpty() ? -1 : m_selected.front();
+    if (run < 0)
+        for (int i = 0; i < m_model->runCount() && run < 0; ++i)
+            if (!checkpointsOf(i).empty() || m_model->liveAttention(i)) run = i;
+    if (run < 0 && m_model->runCount() > 0) run = 0;
+    const bool changed = run != m_run;
+    m_run = run;
+    m_checkpoints = checkpointsOf(run);
+    if (changed) {
+        m_ablation.clear();
+        m_pruning.clear();
+        m_ablationStep = -1;
+        m_followLive = true;
+    }
+    const bool live = m_run >= 0 && !isFinished(m_model->run(m_run).result.status);
+    const int maximum = int(m_checkpoints.size()) - (live ? 0 : 1);
+    const QSignalBlocker block(m_slider);
+    m_slider->setRange(0, std::max(0, maximum));
+    if (changed || m_followLive) m_slider->setValue(m_slider->maximum());
+    if (m_input->text().isEmpty() && m_run >= 0) {
+        // The task's example, from the spec when no checkpoint can be read yet.
+        if (!m_checkpoints.empty()) {
+            if (const auto *inspector = inspectorAt(int(m_checkpoints.size()) - 1)) m_input->setText(QString::fromStdString(inspector->exampleInput()));
+        } else if (m_model->run(m_run).config.task.kind == "addition") {
+            m_input->setText(QStringLiteral("123 + 456, digit 0"));
+        }
+    }
+    m_model->setAttentionRequest(live ? m_run : -1, m_input->text());
+    updateMaps();
+}
+
+const HeadInspector *InsideHeadsView::inspectorAt(int index)
+{
+    if (index < 0 || index >= int(m_checkpoints.size())) return nullptr;
+    const std::string &path = m_checkpoints[size_t(index)].path;
+    if (path != m_inspectorPath) {
+        m_inspector.reset();
+        m_inspectorPath.clear();
+        try {
+            m_inspector = std::make_unique<HeadInspector>(path);
+            m_inspectorPath = path;
+        } catch (const std::exception &e) {
+            m_message = QString::fromUtf8(e.what());
+            return nullptr;
+        }
+    }
+    return m_inspector.get();
+}
+
+int InsideHeadsView::position() const { return m_slider->value(); }
+
+void InsideHeadsView::setPosition(int index)
+{
+    m_slider->setValue(index);
+    updateMaps();
+}
+
+void InsideHeadsView::setInput(const QString &input)
+{
+    m_input->setText(input);
+    m_model->setAttentionRequest(m_model->attentionRequestRun(), input);
+    updateMaps();
+}
+
+void InsideHeadsView::setStatistic(const QString &name)
+{
+    const int i = m_stat->findData(name);
+    if (i >= 0) m_stat->setCurrentIndex(i);
+}
+
+void InsideHeadsView::updateMaps()
+{
+    m_message.clear();
+    m_maps.reset();
+    const int index = m_slider->value();
+    if (m_run < 0) {
+        m_message = tr("No run to look at");
+    } else if (index >= int(m_checkpoints.size())) { // live
+        m_model->setAttentionRequest(m_run, m_input->text());
+        if (const auto *live = m_model->liveAttention(m_run)) {
+            if (live->weights.empty()) m_message = QString::fromStdString(live->description);
+            else m_maps = *live;
+        } else {
+            m_message = tr("Run %1 has no checkpoint yet; its attention appears here at its next evaluation while it trains")
+                            .arg(m_run);
+        }
+    } else if (const auto *inspector = inspectorAt(index)) {
+        try {
+            m_maps = inspector->attention(m_input->text().toStdString());
+        } catch (const std::exception &e) {
+            m_message = QString::fromUtf8(e.what());
+        }
+    }
+    if (m_maps)
+        m_stepLabel->setText(index >= int(m_checkpoints.size()) ? tr("step %1 (live)").arg(m_maps->step)
+                                                               : tr("step %1 (%2)").arg(m_maps->step).arg(QString::fromStdString(m_checkpoints[size_t(index)].reason)));
+    else
+        m_stepLabel->setText(index < int(m_checkpoints.size()) ? tr("step %1").arg(m_checkpoints[size_t(index)].step) : tr("live"));
+    m_ablate->setEnabled(index < int(m_checkpoints.size()));
+    m_canvasWidget->update();
+}
+
+void InsideHeadsView::runAblation()
+{
+    const int index = m_slider->value();
+    const auto *inspector = inspectorAt(index);
+    if (!inspector) return;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    try {
+        const AblationMode mode = m_mode->currentData().toString() == QLatin1String("mean") ? AblationMode::Mean : AblationMode::Zero;
+        m_ablation = inspector->ablate(mode);
+        m_pruning = inspector->prune(mode);
+        m_ablationStep = inspector->step();
+    } catch (const std::exception &e) {
+        m_message = QString::fromUtf8(e.what());
+    }
+    QApplication::restoreOverrideCursor();
+    m_canvasWidget->update();
+}
+
+void InsideHeadsView::refresh()
+{
+    // New checkpoints or live maps: follow them when the slider is at the right end.
+    if (m_run >= m_model->runCount()) m_run = -1;
+    const size_t before = m_checkpoints.size();
+    const bool atEnd = m_slider->value() == m_slider->maximum();
+    reloadRun();
+    if (atEnd && m_checkpoints.size() != before) setPosition(m_slider->maximum());
+}
+
+void InsideHeadsView::saveViewState(ViewState &state) const
+{
+    setStateValue(state, "input", m_input->text().toStdString());
+    setStateValue(state, "stat", m_stat->currentData().toString().toStdString());
+}
+
+void InsideHeadsView::restoreViewState(const ViewState &state)
+{
+    const std::string input = stateValue(state, "input");
+    if (!input.empty()) m_input->setText(QString::fromStdString(input));
+    setStatistic(QString::fromStdString(stateValue(state, "stat", "logit_rms")));
+    updateMaps();
+}
+
+QString InsideHeadsView::csv() const
+{
+    QString out = QStringLiteral("table,layer,head,x,y,value\n");
+    if (m_maps)
+        for (size_t l = 0; l < m_maps->weights.size(); ++l)
+            for (int64_t h = 0; h < m_maps->heads[l]; ++h)
+                for (int64_t q = 0; q < m_maps->queries; ++q)
+                    for (int64_t k = 0; k < m_maps->keys; ++k)
+                        out += QStringLiteral("attention,%1,%2,%3,%4,%5\n").arg(l).arg(h).arg(q).arg(k).arg(double(m_maps->at(l, h, q, k)), 0, 'g', 7);
+    if (m_run >= 0) {
+        const QString stat = m_stat->currentData().toString();
+        for (const auto &[name, curve] : m_model->run(m_run).result.extra) {
+            int64_t layer = 0, head = 0;
+            std::string s;
+            if (!parseHeadCurve(name, &layer, &head, &s) || QString::fromStdString(s) != stat) continue;
+            for (const auto &p : curve)
+                out += QStringLiteral("%1,%2,%3,%4,,%5\n").arg(stat).arg(layer).arg(head).arg(p.step).arg(p.value, 0, 'g', 9);
+        }
+    }
+    for (const auto &a : m_ablation)
+        out += QStringLiteral("ablation_delta,%1,%2,%3,,%4\n").arg(a.layer).arg(a.head).arg(m_ablationStep).arg(a.delta, 0, 'g', 9);
+    for (const auto &s : m_pruning)
+        out += QStringLiteral("pruning,%1,%2,%3,,%4\n").arg(s.layer).arg(s.head).arg(s.fraction, 0, 'g', 6).arg(s.testLoss, 0, 'g', 9);
+    return out;
+}
+
+// --- painting ---------------------------------------------------------------------------------
+
+void InsideHeadsCanvas::paintTitle(QPainter &p, const QRectF &area, const QString &text) const
+{
+    p.setPen(m_view->m_theme.foreground);
+    p.setFont(m_view->m_theme.font(10, true));
+    p.drawText(area.adjusted(4, 0, -4, 0), Qt::AlignLeft | Qt::AlignTop, text);
+}
+
+void InsideHeadsCanvas::paint(QPainter &p, const QRectF &area) const
+{
+    const auto &v = *m_view;
+    const double titleHeight = 22 * v.m_theme.fontScale;
+    p.setPen(v.m_theme.foreground);
+    p.setFont(v.m_theme.font(11, true));
+    QString heading = v.title();
+    if (v.m_maps) heading += QStringLiteral(" · ") + QString::fromStdString(v.m_maps->description);
+    p.drawText(area.adjusted(6, 2, -6, 0), Qt::AlignLeft | Qt::AlignTop, heading);
+    const QRectF body = area.adjusted(0, titleHeight + 4, 0, 0);
+    const QRectF maps(body.left(), body.top(), body.width(), body.height() * 0.52);
+    const QRectF lower(body.left(), maps.bottom() + 6, body.width(), body.bottom() - maps.bottom() - 6);
+    paintMaps(p, maps);
+    paintStatistics(p, QRectF(lower.left(), lower.top(), lower.width() * 0.44, lower.height()));
+    paintImportance(p, QRectF(lower.left() + lower.width() * 0.45, lower.top(), lower.width() * 0.24, lower.height()));
+    paintPruning(p, QRectF(lower.left() + lower.width() * 0.70, lower.top(), lower.width() * 0.30, lower.height()));
+}
+
+void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
+{
+    const auto &v = *m_view;
+    if (!v.m_maps) {
+        p.setPen(v.m_theme.muted);
+        p.setFont(v.m_theme.font(10));
+        p.drawText(area, Qt::AlignCenter | Qt::TextWordWrap, v.m_message.isEmpty() ? tr("No attention to show") : v.m_message);
+        return;
+    }
+    const AttentionMaps &m = *v.m_maps;
+    const size_t layers = m.weights.size();
+    int64_t columns = 1;
+    for (auto h : m.heads) columns = std::max(columns, h);
+    const double labelBand = 14 * v.m_theme.fontScale; // "L0 H1" above each map
+    const double rowHeight = area.height() / double(layers);
+    // Left: every head's full map; right: the focus row of every head with the tokens labelled.
+    const bool strip = m.focusRow >= 0;
+    const double mapsWidth = strip ? area.width() * 0.5 : area.width();
+    const double side = std::max(8.0, std::min(mapsWidth / double(columns) - 8, rowHeight - labelBand - 4));
+    for (size_t l = 0; l < layers; ++l)
+        for (int64_t h = 0; h < m.heads[l]; ++h) {
+            const QRectF cell(area.left() + double(h) * (side + 8) + 4, area.top() + double(l) * rowHeight + labelBand, side, side);
+            p.setPen(v.m_theme.foreground);
+            p.setFont(v.m_theme.font(8, true));
+            p.drawText(QRectF(cell.left(), cell.top() - labelBand, side + 8, labelBand), Qt::AlignLeft | Qt::AlignVCenter,
+                       QStringLiteral("L%1 H%2").arg(l).arg(h));
+            const double cw = side / double(m.keys), ch = side / double(m.queries);
+            p.setPen(Qt::NoPen);
+            for (int64_t q = 0; q < m.queries; ++q)
+                for (int64_t k = 0; k < m.keys; ++k) {
+                    const double w = m.at(l, h, q, k);
+                    p.setBrush(viridis(std::sqrt(std::clamp(w, 0.0, 1.0)))); // sqrt: small weights stay visible
+                    p.drawRect(QRectF(cell.left() + double(k) * cw, cell.top() + double(q) * ch, cw + 0.3, ch + 0.3));
+                }
+            if (strip) { // the focus row, framed
+                p.setBrush(Qt::NoBrush);
+                p.setPen(QPen(QColor(230, 60, 60), v.m_theme.line(1.2)));
+                p.drawRect(QRectF(cell.left(), cell.top() + double(m.focusRow) * ch, side, ch));
+            }
+        }
+    if (!strip) return;
+    // The focus row of each layer: heads × keys, the weight written in each cell, tokens below.
+    const double left = area.left() + std::min(mapsWidth, double(columns) * (side + 8)) + 24;
+    const QRectF band(left, area.top(), area.right() - left - 4, area.height());
+    const double cw = band.width() / double(m.keys);
+    const double tokenBand = 16 * v.m_theme.fontScale;
+    for (size_t l = 0; l < layers; ++l) {
+        const double top = band.top() + double(l) * rowHeight + labelBand;
+        const double ch = std::min(22.0 * v.m_theme.fontScale, (rowHeight - labelBand - tokenBand) / double(m.heads[l]));
+        p.setPen(v.m_theme.foreground);
+        p.setFont(v.m_theme.font(8, true));
+        p.drawText(QRectF(band.left(), top - labelBand, band.width(), labelBand), Qt::AlignLeft | Qt::AlignVCenter,
+                   tr("layer %1: the row of position %2 (%3)").arg(l).arg(m.focusRow).arg(QString::fromStdString(m.labels[size_t(m.focusRow)])));
+        p.setFont(v.m_theme.font(std::clamp(std::min(cw * 0.32, ch * 0.45), 5.0, 8.0)));
+        for (int64_t h = 0; h < m.heads[l]; ++h)
+            for (int64_t k = 0; k < m.keys; ++k) {
+                const double w = m.at(l, h, m.focusRow, k);
+                const QRectF cell(band.left() + double(k) * cw, top + double(h) * ch, cw - 0.5, ch - 0.5);
+                const QColor fill = viridis(std::sqrt(std::clamp(w, 0.0, 1.0)));
+                p.fillRect(cell, fill);
+                if (cw >= 18 && ch >= 10 && w >= 0.05) {
+                    p.setPen(fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245));
+                    p.drawText(cell, Qt::AlignCenter, QString::number(w, 'f', 2).mid(1)); // ".42"
+                }
+            }
+        p.setPen(v.m_theme.foreground);
+        p.setFont(v.m_theme.font(std::clamp(cw * 0.45, 5.0, 8.0)));
+        const double labelsTop = top + double(m.heads[l]) * ch + 1;
+        for (int64_t k = 0; k < m.keys && cw >= 6; ++k)
+            p.drawText(QRectF(band.left() + double(k) * cw, labelsTop, cw, tokenBand), Qt::AlignHCenter | Qt::AlignTop,
+                       QString::fromStdString(m.labels[size_t(k)]));
+        p.setFont(v.m_theme.font(7));
+        for (int64_t h = 0; h < m.heads[l] && ch >= 8; ++h)
+            p.drawText(QRectF(band.left() - 24, top + double(h) * ch, 22, ch), Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("H%1").arg(h));
+    }
+}
+
+void InsideHeadsCanvas::paintAxes(QPainter &p, const QRectF &plot, double x0, double x1, double y0, double y1,
+                                  const QString &xLabel, const QString &yLabel) const
+{
+    const auto &t = m_view->m_theme;
+    p.setPen(QPen(t.grid, 1));
+    p.setFont(t.font(7));
+    const LinearTicks xt = niceTicks(x0, x1, 5), yt = niceTicks(y0, y1, 5);
+    for (int i = 0; i < xt.count; ++i) {
+        const double x = xt.first + i * xt.step;
+        const double px = plot.left() + (x - x0) / (x1 - x0) * plot.width();
+        p.setPen(QPen(t.grid, 1));
+        p.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()));
+        p.setPen(t.foreground);
+        p.drawText(QRectF(px - 30, plot.bottom() + 2, 60, 12), Qt::AlignHCenter | Qt::AlignTop, QString::number(x, 'f', xt.decimals));
+    }
+    for (int i = 0; i < yt.count; ++i) {
+        const double y = yt.first + i * yt.step;
+        const double py = plot.bottom() - (y - y0) / (y1 - y0) * plot.height();
+        p.setPen(QPen(t.grid, 1));
+        p.drawLine(QPointF(plot.left(), py), QPointF(plot.right(), py));
+        p.setPen(t.foreground);
+        p.drawText(QRectF(plot.left() - 44, py - 6, 40, 12), Qt::AlignRight | Qt::AlignVCenter, QString::number(y, 'f', yt.decimals));
+    }
+    p.setPen(QPen(t.foreground, 1));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(plot);
+    p.setFont(t.font(8));
+    p.drawText(QRectF(plot.left(), plot.bottom() + 14, plot.width(), 12), Qt::AlignHCenter | Qt::AlignTop, xLabel);
+    p.save();
+    p.translate(plot.left() - 50, plot.center().y());
+    p.rotate(-90);
+    p.drawText(QRectF(-plot.height() / 2, -12, plot.height(), 12), Qt::AlignCenter, yLabel);
+    p.restore();
+}
+
+void InsideHeadsCanvas::paintStatistics(QPainter &p, const QRectF &area) const
+{
+    const auto &v = *m_view;
+    const QString stat = v.m_stat->currentData().toString();
+    paintTitle(p, area, tr("%1 per head").arg(statTitle(stat)));
+    if (v.m_run < 0) return;
+    const RunResult &r = v.m_model->run(v.m_run).result;
+    struct Line {
+        int64_t layer, head;
+        const Curve *curve;
+    };
+    std::vector<Line> lines;
+    double x1 = 1, y0 = 0, y1 = 0;
+    for (const auto &[name, curve] : r.extra) {
+        int64_t layer = 0, head = 0;
+        std::string s;
+        if (!parseHeadCurve(name, &layer, &head, &s) || QString::fromStdString(s) != stat) continue;
+        lines.push_back({layer, head, &curve});
+        for (const auto &pt : curve)
+            if (std::isfinite(pt.value)) {
+                x1 = std::max(x1, double(pt.step));
+                y1 = std::max(y1, pt.value);
+            }
+    }
+    const QRectF plot = area.adjusted(62, 22, -8, -30);
+    if (lines.empty()) {
+        p.setPen(v.m_theme.muted);
+        p.drawText(plot, Qt::AlignCenter | Qt::TextWordWrap, tr("No per-head statistics logged (a run from before they were)"));
+        return;
+    }
+    if (y1 <= y0) y1 = y0 + 1;
+    const LinearTicks yt = niceTicks(y0, y1, 5);
+    y1 = std::max(y1, yt.first + (yt.count - 1) * yt.step);
+    paintAxes(p, plot, 0, x1, y0, y1, tr("step"), statTitle(stat));
+    auto px = [&](double x) { return plot.left() + x / x1 * plot.width(); };
+    auto py = [&](double y) { return plot.bottom() - (y - y0) / (y1 - y0) * plot.height(); };
+    // Plateau entries (dashed) and exits (solid), from the run's test loss.
+    if (taskSpec(v.m_model->run(v.m_run).config.task).plateauMetrics)
+        for (const auto &pl : PlateauDetector().detect(r.test)) {
+            for (const auto &[step, dash] : {std::pair{pl.entered, Qt::DashLine}, std::pair{pl.left, Qt::SolidLine}}) {
+                if (step < 0) continue;
+                p.setPen(QPen(v.m_theme.muted, v.m_theme.line(1), dash));
+                p.drawLine(QPointF(px(double(step)), plot.top()), QPointF(px(double(step)), plot.bottom()));
+            }
+        }
+    int64_t maxHeads = 1;
+    for (const auto &l : lines) maxHeads = std::max(maxHeads, l.head + 1);
+    for (const auto &l : lines) {
+        QColor c = v.m_theme.seriesColor(int(l.layer));
+        c = c.lighter(100 + int(60 * l.head / std::max<int64_t>(1, maxHeads)));
+        p.setPen(QPen(c, v.m_theme.line(1.3)));
+        QPolygonF poly;
+        for (const auto &pt : *l.curve)
+            if (std::isfinite(pt.value)) poly << QPointF(px(double(pt.step)), py(pt.value));
+        p.drawPolyline(poly);
+    }
+    if (v.m_maps) { // the step shown above
+        p.setPen(QPen(QColor(230, 60, 60), v.m_theme.line(1.2)));
+        p.drawLine(QPointF(px(double(v.m_maps->step)), plot.top()), QPointF(px(double(v.m_maps->step)), plot.bottom()));
+    }
+    // Legend: one entry per layer (heads are shades of it).
+    p.setFont(v.m_theme.font(8));
+    double lx = plot.left() + 6;
+    int64_t layers = 0;
+    for (const auto &l : lines) layers = std::max(layers, l.layer + 1);
+    for (int64_t layer = 0; layer < layers; ++layer) {
+        p.setPen(QPen(v.m_theme.seriesColor(int(layer)), v.m_theme.line(2)));
+        p.drawLine(QPointF(lx, plot.top() + 9), QPointF(lx + 14, plot.top() + 9));
+        p.setPen(v.m_theme.foreground);
+        const QString text = tr("layer %1").arg(layer);
+        p.drawText(QPointF(lx + 17, plot.top() + 13), text);
+        lx += 30 + p.fontMetrics().horizontalAdvance(text);
+    }
+    p.setPen(v.m_theme.muted);
+    p.drawText(QPointF(lx, plot.top() + 13), tr("dashed: plateau entered, solid: left"));
+}
+
+void InsideHeadsCanvas::paintImportance(QPainter &p, const QRectF &area) const
+{
+    const auto &v = *m_view;
+    paintTitle(p, area, v.m_ablationStep >= 0 ? tr("Δ test loss, head removed (step %1)").arg(v.m_ablationStep)
+                                               : tr("Head importance"));
+    const QRectF grid = area.adjusted(30, 24, -6, -24);
+    if (v.m_ablation.empty()) {
+        p.setPen(v.m_theme.muted);
+        p.setFont(v.m_theme.font(9));
+        p.drawText(grid, Qt::AlignCenter | Qt::TextWordWrap, tr("Ablate at a checkpoint to see what each head is worth"));
+        return;
+    }
+    int64_t layers = 0, heads = 0;
+    double top = 1e-6;
+    for (const auto &a : v.m_ablation) {
+        layers = std::max(layers, a.layer + 1);
+        heads = std::max(heads, a.head + 1);
+        top = std::max(top, std::abs(a.delta));
+    }
+    const double cw = grid.width() / double(heads), ch = grid.height() / double(layers);
+    p.setFont(v.m_theme.font(std::clamp(std::min(cw, ch) * 0.22, 5.0, 9.0)));
+    for (const auto &a : v.m_ablation) {
+        const QRectF cell(grid.left() + double(a.head) * cw, grid.top() + double(a.layer) * ch, cw - 1, ch - 1);
+        const QColor fill = viridis(std::clamp(a.delta / top, 0.0, 1.0));
+        p.fillRect(cell, fill);
+        p.setPen(fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245));
+        p.drawText(cell, Qt::AlignCenter, QString::asprintf("%+.3f", a.delta));
+    }
+    p.setPen(v.m_theme.foreground);
+    p.setFont(v.m_theme.font(8));
+    for (int64_t l = 0; l < layers; ++l)
+        p.drawText(QRectF(area.left(), grid.top() + double(l) * ch, 28, ch), Qt::AlignCenter, QStringLiteral("L%1").arg(l));
+    for (int64_t h = 0; h < heads; ++h)
+        p.drawText(QRectF(grid.left() + double(h) * cw, grid.bottom() + 2, cw, 14), Qt::AlignCenter, QStringLiteral("H%1").arg(h));
+}
+
+void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
+{
+    const auto &v = *m_view;
+    paintTitle(p, area, tr("Greedy pruning"));
+    if (v.m_pruning.empty()) return;
+    const QRectF plot = area.adjusted(52, 22, -8, -30);
+    double y0 = v.m_pruning.front().testLoss, y1 = y0;
+    for (const auto &s : v.m_pruning) {
+        y0 = std::min(y0, s.testLoss);
+        y1 = std::max(y1, s.testLoss);
+    }
+    const LinearTicks yt = niceTicks(std::max(0.0, y0 - 0.05), y1 + 0.05, 5);
+    const double lo = yt.first, hi = std::max(y1 + 0.05, yt.first + (yt.count - 1) * yt.step);
+    paintAxes(p, plot, 0, 1, lo, hi, tr("fraction of heads removed"), tr("test loss"));
+    auto px = [&](double x) { return plot.left() + x * plot.width(); };
+    auto py = [&](double y) { return plot.bottom() - (y - lo) / (hi - lo) * plot.height(); };
+    const double budget = v.m_pruning.front().testLoss + 0.05;
+    p.setPen(QPen(v.m_theme.muted, v.m_theme.line(1), Qt::DashLine));
+    p.drawLine(QPointF(plot.left(), py(budget)), QPointF(plot.right(), py(budget)));
+    p.setFont(v.m_theme.font(7));
+    p.drawText(QPointF(plot.left() + 4, py(budget) - 3), tr("+0.05 nats"));
+    QPolygonF poly;
+    for (const auto &s : v.m_pruning) poly << QPointF(px(s.fraction), py(s.testLoss));
+    p.setPen(QPen(v.m_theme.seriesColor(0), v.m_theme.line(1.8)));
+    p.drawPolyline(poly);
+    p.setBrush(v.m_theme.seriesColor(0));
+    for (const auto &pt : poly) p.drawEllipse(pt, 2.5, 2.5);
+}
+
+} // namespace headlab::ui

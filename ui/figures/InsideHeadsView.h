@@ -1,0 +1,83 @@
+// InsideHeadsView.h — the Heads view: inside the heads of one run.
+//
+// For the selected run (the first selected, else the first with checkpoints): the attention map of
+// every head of every layer on an input the user types (tokens labelled, the answer's row framed),
+// scrubbed through the run's checkpoints with a step slider, and live at each evaluation while the
+// run trains; its per-head statistics against step with the plateau entries and exits marked;
+// and, at a checkpoint, each head's importance (the test loss with it removed, a layer × head
+// grid) and the greedy pruning curve. One painter draws the screen, PNG and SVG; csv() gives
+// every number shown.
+#pragma once
+
+#include "ui/figures/FigureView.h"
+
+#include "core/train/Checkpoint.h"
+#include "core/train/HeadInspector.h"
+
+#include <memory>
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSlider;
+
+namespace headlab::ui {
+
+class InsideHeadsCanvas;
+
+class InsideHeadsView : public FigureView {
+    Q_OBJECT
+public:
+    explicit InsideHeadsView(SessionModel *model, QWidget *parent = nullptr);
+    ~InsideHeadsView() override;
+    QString figureId() const override { return QStringLiteral("inside"); }
+    QString title() const override;
+    QString csv() const override;
+    void refresh() override;
+    void saveViewState(ViewState &state) const override;
+    void restoreViewState(const ViewState &state) override;
+
+    // For tests and scripts: the run shown, the checkpoints it offers, the slider's position.
+    int shownRun() const { return m_run; }
+    const std::vector<CheckpointInfo> &checkpoints() const { return m_checkpoints; }
+    void setInput(const QString &input);
+    // index into checkpoints() (ascending steps); checkpoints().size() is "live".
+    void setPosition(int index);
+    int position() const;
+    void setStatistic(const QString &name);
+    void runAblation(); // at the shown checkpoint
+    const AttentionMaps *maps() const { return m_maps ? &*m_maps : nullptr; }
+    const std::vector<HeadAblation> &ablation() const { return m_ablation; }
+    const std::vector<PruningStep> &pruning() const { return m_pruning; }
+    QString message() const { return m_message; }
+
+private:
+    friend class InsideHeadsCanvas;
+    void selectionChanged() override;
+    void reloadRun();
+    void updateMaps();
+    const HeadInspector *inspectorAt(int index);
+    QString storePath() const;
+
+    InsideHeadsCanvas *m_canvasWidget;
+    QLineEdit *m_input;
+    QSlider *m_slider;
+    QLabel *m_stepLabel;
+    QComboBox *m_stat, *m_mode;
+    QPushButton *m_ablate;
+
+    int m_run = -1;
+    std::vector<CheckpointInfo> m_checkpoints; // ascending steps
+    std::string m_inspectorPath;
+    std::unique_ptr<HeadInspector> m_inspector; // of m_inspectorPath
+    std::optional<AttentionMaps> m_maps;
+    std::vector<HeadAblation> m_ablation;
+    std::vector<PruningStep> m_pruning;
+    int64_t m_ablationStep = -1;
+    QString m_message; // why nothing is shown, or what went wrong
+    bool m_followLive = true; // the slider stays at "live" while the run trains
+};
+
+} // namespace headlab::ui
