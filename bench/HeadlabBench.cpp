@@ -19,6 +19,10 @@
 //                          CPU: without saving, saving each finished run as headlab-cli does (on the
 //                          thread that receives results, beside training), and saving on the
 //                          training thread itself (saves stall training); wall times and ratios)
+//   headlab-bench inside --device D --shapes 96x12 --runs R --steps N [--eval-every E] [--repeats K]
+//                          (what looking inside the heads costs: the same ensemble with the per-head
+//                          statistics off, on, and on with live attention maps of one run at each
+//                          evaluation; interleaved K times, best of each; steps/s and ratios)
 // Every line of output is one JSON object.
 #include "core/tasks/addition/AdditionSpec.h"
 #include "core/config/RunConfig.h"
@@ -544,6 +548,44 @@ void saveSweep(const Args &a)
 
 } // namespace
 
+void inside(const Args &a)
+{
+    const int64_t steps = std::stoll(a.get("steps", "2000"));
+    const int64_t evalEvery = std::stoll(a.get("eval-every", "100"));
+    const int repeats = std::stoi(a.get("repeats", "3"));
+    const int threads = std::stoi(a.get("threads", "0"));
+    for (const auto &shape : split(a.get("shapes", "96x12"))) {
+        const auto mh = split(shape, 'x');
+        auto configs = ensembleConfigs(a, std::stoll(mh[0]), std::stoll(mh[1]), steps);
+        for (auto &c : configs) c.evalEvery = evalEvery;
+        double best[3] = {0, 0, 0};
+        std::string device;
+        int maps = 0;
+        for (int k = 0; k < repeats; ++k)
+            for (int variant = 0; variant < 3; ++variant) {
+                ::setenv("HEADLAB_HEAD_STATS", variant == 0 ? "0" : "1", 1);
+                TrainerControl control;
+                control.threads = threads;
+                if (variant == 2) {
+                    control.attentionWanted = [] { return TrainerControl::AttentionWanted{0, "123 + 456, digit 0"}; };
+                    control.onAttention = [&](size_t, const AttentionMaps &) { ++maps; };
+                }
+                if (k == 0 && variant == 0) trainMembers({configs.front()}, control); // warm up
+                const auto t0 = std::chrono::steady_clock::now();
+                const auto r = trainMembers(configs, control);
+                best[variant] = std::max(best[variant], double(steps) / seconds(t0));
+                device = r[0].device;
+            }
+        ::unsetenv("HEADLAB_HEAD_STATS");
+        std::printf("{\"impl\": \"headlab-inside\", \"device\": \"%s\", \"shape\": \"%s\", \"runs\": %zu, \"eval_every\": %lld, "
+                    "\"steps_per_s_plain\": %.2f, \"steps_per_s_head_stats\": %.2f, \"steps_per_s_head_stats_live_maps\": %.2f, "
+                    "\"ratio_head_stats\": %.4f, \"ratio_live_maps\": %.4f, \"live_maps_delivered\": %d}\n",
+                    device.c_str(), shape.c_str(), configs.size(), (long long)evalEvery, best[0], best[1], best[2],
+                    best[1] / best[0], best[2] / best[0], maps);
+        std::fflush(stdout);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -559,6 +601,7 @@ int main(int argc, char **argv)
     }
     if (a.mode == "single") single(a);
     else if (a.mode == "ensemble") ensemble(a);
+    else if (a.mode == "inside") inside(a);
     else if (a.mode == "sweep") sweep(a);
     else if (a.mode == "equivalence") equivalence(a);
     else if (a.mode == "devices") devices(a);

@@ -114,6 +114,13 @@ std::string deviceDescription(const torch::Device &device)
     return "cpu";
 }
 
+// HEADLAB_HEAD_STATS=0 skips the per-head statistics (for bench/: what they cost).
+bool headStatsWanted()
+{
+    const char *v = std::getenv("HEADLAB_HEAD_STATS");
+    return !(v && std::string(v) == "0");
+}
+
 bool cudaGraphsWanted()
 {
     const char *v = std::getenv("HEADLAB_CUDA_GRAPHS");
@@ -266,7 +273,7 @@ private:
         auto trainStep = [&] {
             const auto loss = m_task->trainLoss(*m_model, phase, phaseStep); // (R)
             torch::where(m_alive > 0, loss, torch::zeros_like(loss)).sum().backward();
-            if (gradNormsEveryStep || (m_step + 1) % evalEvery == 0 || m_step + 1 == m_total) {
+            if (m_headStats && (gradNormsEveryStep || (m_step + 1) % evalEvery == 0 || m_step + 1 == m_total)) {
                 torch::NoGradGuard noGrad;
                 for (size_t l = 0; l < m_gradQ.size(); ++l) {
                     const auto norms = m_model->headNorms(l, true);
@@ -510,6 +517,7 @@ private:
     // Per layer (R, heads, 9): the HeadStatSpec values of every head, on the device.
     std::vector<torch::Tensor> headStatistics()
     {
+        if (!m_headStats) return {};
         const ProbeInput in = m_task->statsInput(m_model->runs());
         if (!in.input.defined()) return {};
         HeadProbe probe;
@@ -706,7 +714,8 @@ private:
         p["threads"] = std::to_string(torch::get_num_threads());
         if (m_task)
             for (const auto &[key, value] : m_task->provenance()) p["task." + key] = value;
-        for (const char *name : {"HEADLAB_ATTENTION", "HEADLAB_FUSED_ADAM", "HEADLAB_DIRECT_GRADIENTS", "HEADLAB_CUDA_GRAPHS"})
+        for (const char *name : {"HEADLAB_ATTENTION", "HEADLAB_FUSED_ADAM", "HEADLAB_DIRECT_GRADIENTS", "HEADLAB_CUDA_GRAPHS",
+                                 "HEADLAB_HEAD_STATS"})
             if (const char *v = std::getenv(name)) p[std::string("env.") + name] = v;
         return p;
     }
@@ -759,6 +768,7 @@ private:
     double m_resumedWall = 0.0;
     int64_t m_lastEvalStep = -1;
     std::vector<torch::Tensor> m_gradQ, m_gradK; // per layer (R, heads): the last kept gradient norms
+    const bool m_headStats = headStatsWanted();
 
     const std::vector<RunConfig> &m_configs;
     const TrainerControl &m_control;

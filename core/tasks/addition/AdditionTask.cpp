@@ -123,11 +123,13 @@ ProbeInput AdditionTask::probeInput(const std::string &text, int64_t) const
 
 ProbeInput AdditionTask::statsInput(int64_t) const
 {
+    // The first 192 test samples (64 pairs, every digit asked), every position: enough for the
+    // statistics, a third of the cost of the whole test set at each evaluation.
     ProbeInput out;
-    out.input = m_test.narrow(1, 0, kAnswerPosition); // the whole test set, every position
+    out.input = m_test.narrow(0, 0, std::min<int64_t>(192, m_test.size(0))).narrow(1, 0, kAnswerPosition);
     out.labels = labelsOf(m_test[0].narrow(0, 0, kAnswerPosition).to(torch::kCPU));
     out.focusRow = kAnswerPosition - 1;
-    out.description = "the test set";
+    out.description = "192 test samples";
     return out;
 }
 
