@@ -22,9 +22,11 @@ if [[ -z "${CLI:-}" ]]; then
 fi
 nvidia-smi --query-gpu=name --format=csv,noheader | head -1 > "$OUTDIR/card.txt" || true
 
-"$BENCH" inside --device "$DEVICE" --shapes 96x12,384x12 --runs 8 --steps 3000 --eval-every 100 --repeats 2 \
-    > "$OUTDIR/inside_cost.jsonl" 2>&1 || { cat "$OUTDIR/inside_cost.jsonl"; exit 1; }
-cat "$OUTDIR/inside_cost.jsonl"
+if [[ "${SKIP_COST:-0}" != 1 ]]; then # SKIP_COST=1: only the session and its inspections
+    "$BENCH" inside --device "$DEVICE" --shapes 96x12,384x12 --runs 8 --steps 3000 --eval-every 100 --repeats 2 \
+        > "$OUTDIR/inside_cost.jsonl" 2>&1 || { cat "$OUTDIR/inside_cost.jsonl"; exit 1; }
+    cat "$OUTDIR/inside_cost.jsonl"
+fi
 
 W="$(mktemp -d)"; cd "$W"
 cp "$SESSION" s.yaml
