@@ -470,8 +470,13 @@ FigureView *MainWindow::currentFigure() const
 void MainWindow::showFigure(const QString &name)
 {
     const FigureSpec *spec = findFigure(name);
-    if (auto *f = spec ? figure(spec->id) : nullptr; f && m_tabs->isTabVisible(m_tabs->indexOf(f)))
+    auto *f = spec ? figure(spec->id) : nullptr;
+    if (f && m_tabs->isTabVisible(m_tabs->indexOf(f))) {
         m_tabs->setCurrentWidget(f);
+        m_wantedFigure.clear();
+    } else if (f) {
+        m_wantedFigure = spec->id; // shown as soon as it applies (Inside the heads: once runs train)
+    }
 }
 
 void MainWindow::updateFigureTabs()
@@ -483,6 +488,7 @@ void MainWindow::updateFigureTabs()
         if (m_tabs->isTabVisible(i) != applies) m_tabs->setTabVisible(i, applies);
     }
     m_updatingTabs = false;
+    if (!m_wantedFigure.isEmpty()) showFigure(m_wantedFigure);
 }
 
 void MainWindow::updateSamplesDock()

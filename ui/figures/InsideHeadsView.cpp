@@ -388,7 +388,7 @@ void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
                 p.fillRect(cell, fill);
                 if (cw >= 18 && ch >= 10 && w >= 0.05) {
                     p.setPen(fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245));
-                    p.drawText(cell, Qt::AlignCenter, QString::number(w, 'f', 2).mid(1)); // ".42"
+                    p.drawText(cell, Qt::AlignCenter, w >= 0.995 ? QStringLiteral("1") : QString::number(w, 'f', 2).mid(1)); // ".42"
                 }
             }
         p.setPen(v.m_theme.foreground);
