@@ -243,6 +243,10 @@ void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()
     view->refresh();
     // Scrubbing: every checkpoint the run kept, oldest first.
     QVERIFY2(view->checkpoints().size() >= 2, qPrintable(view->message()));
+    bool disk = false; // the disk the checkpoints use is shown
+    for (auto *label : view->findChildren<QLabel *>())
+        disk = disk || (label->text().contains(QStringLiteral("checkpoints,")) && label->text().contains(QStringLiteral("MB · session")));
+    QVERIFY(disk);
     view->setPosition(0);
     QVERIFY2(view->maps(), qPrintable(view->message()));
     QCOMPARE(view->maps()->step, view->checkpoints().front().step);

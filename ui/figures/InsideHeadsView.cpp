@@ -76,6 +76,10 @@ InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent) : FigureV
     m_stepLabel = new QLabel;
     m_stepLabel->setMinimumWidth(110);
     row->addWidget(m_stepLabel);
+    m_diskLabel = new QLabel;
+    m_diskLabel->setToolTip(tr("Disk used by checkpoints: this run's, and the whole session's (the session's "
+                               "`checkpoints:` keep setting bounds it)"));
+    row->addWidget(m_diskLabel);
     m_stat = new QComboBox;
     for (const auto &s : headStatTable()) m_stat->addItem(QString::fromUtf8(s.title), QString::fromUtf8(s.name));
     m_stat->setToolTip(tr("The per-head statistic drawn against step"));
@@ -142,6 +146,15 @@ void InsideHeadsView::reloadRun()
         m_pruning.clear();
         m_ablationStep = -1;
         m_followLive = true;
+    }
+    if (changed || m_checkpoints.size() != m_diskCounted) { // disk use, recounted when the list changes
+        m_diskCounted = m_checkpoints.size();
+        uint64_t run = 0;
+        for (const auto &c : m_checkpoints) run += c.bytes;
+        const double session = path.isEmpty() ? 0.0 : double(directoryBytes(resultsDirFor(path.toStdString()) + "/checkpoints"));
+        m_diskLabel->setText(tr("%n checkpoint(s), %1 MB · session %2 MB", "", int(m_checkpoints.size()))
+                                 .arg(double(run) / 1e6, 0, 'f', 1)
+                                 .arg(session / 1e6, 0, 'f', 1));
     }
     const bool live = m_run >= 0 && !isFinished(m_model->run(m_run).result.status);
     const int maximum = int(m_checkpoints.size()) - (live ? 0 : 1);

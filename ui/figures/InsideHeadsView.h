@@ -65,11 +65,13 @@ private:
     QLineEdit *m_input;
     QSlider *m_slider;
     QLabel *m_stepLabel;
+    QLabel *m_diskLabel; // the run's checkpoints on disk, and the session's
     QComboBox *m_stat, *m_mode;
     QPushButton *m_ablate;
 
     int m_run = -1;
     std::vector<CheckpointInfo> m_checkpoints; // ascending steps
+    size_t m_diskCounted = size_t(-1);         // checkpoints when the disk label was last computed
     std::string m_inspectorPath;
     std::unique_ptr<HeadInspector> m_inspector; // of m_inspectorPath
     std::optional<AttentionMaps> m_maps;
