@@ -152,7 +152,8 @@ void InsideHeadsView::reloadRun()
         uint64_t run = 0;
         for (const auto &c : m_checkpoints) run += c.bytes;
         const double session = path.isEmpty() ? 0.0 : double(directoryBytes(resultsDirFor(path.toStdString()) + "/checkpoints"));
-        m_diskLabel->setText(tr("%n checkpoint(s), %1 MB · session %2 MB", "", int(m_checkpoints.size()))
+        m_diskLabel->setText(tr("%1 checkpoints, %2 MB · session %3 MB")
+                                 .arg(m_checkpoints.size())
                                  .arg(double(run) / 1e6, 0, 'f', 1)
                                  .arg(session / 1e6, 0, 'f', 1));
     }
