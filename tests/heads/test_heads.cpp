@@ -44,6 +44,35 @@ std::string trainWithCheckpoint(const std::vector<RunConfig> &configs, const QTe
 
 double maxAbsDiff(const torch::Tensor &a, const torch::Tensor &b) { return (a - b).abs().max().item<double>(); }
 
+// A trained run's checkpoint loaded twice into one model (copies 0 and 1), with its task: an
+// ablation in one copy compared with an edit of the weights in the other, in one evaluation.
+struct TwoCopies {
+    QTemporaryDir tmp;
+    RunConfig config = learningRun();
+    LoadedCheckpoint checkpoint = loadCheckpoint(trainWithCheckpoint({config}, tmp, 0));
+    std::unique_ptr<Task> task = makeTask(config, {config.dataSeed, config.dataSeed}, torch::Device("cpu"));
+    Transformer model{config.model, task->vocabSize(), task->maxPositions(), 2, torch::Device("cpu")};
+    TwoCopies()
+    {
+        restoreWeights(checkpoint, model, 0);
+        restoreWeights(checkpoint, model, 1);
+    }
+    torch::Tensor parameter(const std::string &name)
+    {
+        for (auto &p : model.parameters())
+            if (p.name == name) return p.value;
+        throw std::invalid_argument(name);
+    }
+    TaskEvaluation evaluate(const HeadProbe &intervention)
+    {
+        torch::NoGradGuard noGrad;
+        model.setIntervention(&intervention);
+        TaskEvaluation e = task->evaluate(model);
+        model.setIntervention(nullptr);
+        return e;
+    }
+};
+
 } // namespace
 
 class TestHeads : public QObject {
@@ -131,45 +160,30 @@ void TestHeads::everyAttentionPathGivesTheSameOutput()
 
 void TestHeads::aHeadWithAZeroOutputProjectionCostsNothing()
 {
-    QTemporaryDir tmp;
-    const RunConfig c = learningRun();
-    const auto checkpoint = loadCheckpoint(trainWithCheckpoint({c}, tmp, 0));
-    const auto task = makeTask(c, {c.dataSeed, c.dataSeed}, torch::Device("cpu"));
-    Transformer model(c.model, task->vocabSize(), task->maxPositions(), 2, torch::Device("cpu"));
-    restoreWeights(checkpoint, model, 0);
-    restoreWeights(checkpoint, model, 1);
+    TwoCopies two;
     torch::NoGradGuard noGrad;
     // Layer 1, head 2 (of 3, width 8): its rows of W_O are zero in both copies.
-    for (auto &p : model.parameters())
-        if (p.name == "layers.1.wo") p.value.narrow(1, 16, 8).zero_();
-    HeadProbe off;
+    two.parameter("layers.1.wo").narrow(1, 16, 8).zero_();
+    HeadProbe off; // removed in copy 1 only
     off.keep = {torch::ones({2, 2}), torch::tensor({{1.f, 1.f, 1.f}, {1.f, 1.f, 0.f}})};
-    model.setIntervention(&off);
-    const auto loss = task->evaluate(model).loss;
-    model.setIntervention(nullptr);
+    const auto loss = two.evaluate(off).loss;
     QCOMPARE(loss[0].item<double>(), loss[1].item<double>());
 }
 
 void TestHeads::everyHeadRemovedIsTheModelWithoutAttention()
 {
-    QTemporaryDir tmp;
-    const RunConfig c = learningRun();
-    const auto checkpoint = loadCheckpoint(trainWithCheckpoint({c}, tmp, 0));
-    const auto task = makeTask(c, {c.dataSeed, c.dataSeed}, torch::Device("cpu"));
-    Transformer model(c.model, task->vocabSize(), task->maxPositions(), 2, torch::Device("cpu"));
-    restoreWeights(checkpoint, model, 0);
-    restoreWeights(checkpoint, model, 1);
-    torch::NoGradGuard noGrad;
-    for (auto &p : model.parameters()) // copy 1: no attention at all (every W_O zero; no biases)
-        if (p.name == "layers.0.wo" || p.name == "layers.1.wo") p.value[1].zero_();
-    HeadProbe off;
+    TwoCopies two;
+    {
+        torch::NoGradGuard noGrad; // copy 1: no attention at all (every W_O zero; the model has no biases)
+        two.parameter("layers.0.wo")[1].zero_();
+        two.parameter("layers.1.wo")[1].zero_();
+    }
+    HeadProbe off; // copy 0: every head removed
     off.keep = {torch::tensor({{0.f, 0.f}, {1.f, 1.f}}), torch::tensor({{0.f, 0.f, 0.f}, {1.f, 1.f, 1.f}})};
-    model.setIntervention(&off);
-    const auto e = task->evaluate(model);
-    model.setIntervention(nullptr);
+    const auto e = two.evaluate(off);
     QCOMPARE(e.loss[0].item<double>(), e.loss[1].item<double>());
     // And the inspector's pruning curve ends at that loss.
-    const HeadInspector inspector(checkpoint.path);
+    const HeadInspector inspector(two.checkpoint.path);
     const auto curve = inspector.prune(AblationMode::Zero);
     QVERIFY(std::abs(curve.back().testLoss - e.loss[0].item<double>()) < 1e-6);
 }
