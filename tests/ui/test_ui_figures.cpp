@@ -52,6 +52,43 @@ using namespace headlab::ui;
 class TestUiFigures : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // The figures against m, m_H, η and η·√m_H plot a per-head statistic on request: its mean
+    // over a run's heads 100 steps into the last phase, or at the end; no plateau lines then.
+    void figuresPlotAHeadStatisticAgainstHeadDimension()
+    {
+        Session s = uitest::syntheticSession();
+        int withStats = 0;
+        for (auto &run : s.runs) {
+            if (run.result.status != RunStatus::Done) continue;
+            run.result.phaseStarts = {0, 200};
+            const double scale = double(headDimension(run.config)); // grows with m_H, as the paper predicts
+            run.result.extra[headCurveName(0, 0, "logit_rms")] = {{200, 1.0}, {300, scale}, {400, 2 * scale}};
+            run.result.extra[headCurveName(1, 0, "logit_rms")] = {{200, 1.0}, {300, 3 * scale}, {400, 4 * scale}};
+            ++withStats;
+        }
+        QVERIFY(withStats > 0);
+        const FigureY early{QStringLiteral("logit_rms"), true}, end{QStringLiteral("logit_rms"), false};
+        const FigureData d = scalingFigure(s, true, {}, {}, early);
+        QVERIFY(!d.lossAxis);
+        QCOMPARE(d.yColumn, QStringLiteral("logit_rms@100"));
+        QVERIFY2(d.yTitle.contains(QStringLiteral("mean over heads")), qPrintable(d.yTitle));
+        int points = 0;
+        for (const auto &series : d.series)
+            for (const auto &p : series.points) {
+                QCOMPARE(p.y(), 2 * p.x()); // (m_H + 3 m_H) / 2 at step 300
+                ++points;
+            }
+        QCOMPARE(points, withStats);
+        const FigureData e = learningRateFigure(s, true, {}, end);
+        for (const auto &series : e.series)
+            for (const auto &p : series.points) QVERIFY(p.y() > 0);
+        QVERIFY(e.csv().contains(QStringLiteral("logit_rms@end")));
+        // The names round-trip (view state), and the default is the final test loss.
+        for (const auto &[title, y] : figureYChoices()) QVERIFY(figureYFromName(figureYName(y)) == y);
+        QVERIFY(figureYFromName(QStringLiteral("nonsense")) == FigureY{});
+        QVERIFY(scalingFigure(s, true, {}).lossAxis);
+    }
+
     // A run on the ln 10 plateau ends just under ln 10 and passes the paper's literal rule; the
     // figures count it as learned only once it has left the plateau.
     void learnedMeansLeftThePlateau()

@@ -123,7 +123,7 @@ void FigureChartView::showData(FigureData data, double logBase)
             ++it;
         }
     }
-    const double initial = initialLossOf(m_model->session()); // ln 22 for addition
+    const double initial = m_data.lossAxis ? initialLossOf(m_model->session()) : 0.0; // ln 22 for addition
     double xMin = 1e300, xMax = -1e300;
     const bool reference = plateausOf(m_model->session()).empty() && std::isfinite(m_data.referenceY);
     std::vector<double> ys;
@@ -256,7 +256,7 @@ void FigureChartView::showData(FigureData data, double logBase)
         xMax += pad;
     }
     // The task's first plateau (ln 10 for addition), else the figure's reference line.
-    const auto plateaus = plateausOf(m_model->session());
+    const auto plateaus = m_data.lossAxis ? plateausOf(m_model->session()) : std::vector<PlateauLine>{};
     const bool plateau = !plateaus.empty();
     const double lineY = plateau ? plateaus.front().loss : m_data.referenceY;
     m_threshold->setName(plateau ? tr("%1 plateau").arg(QString::fromStdString(plateaus.front().label))

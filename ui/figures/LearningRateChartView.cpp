@@ -16,6 +16,10 @@ LearningRateChartView::LearningRateChartView(SessionModel *model, QWidget *paren
     m_xMode = new QComboBox(this);
     m_xMode->addItem(tr("against η"), "lr");
     m_xMode->addItem(QString::fromUtf8("against η·√m_H"), "lr_sqrt_mh");
+    m_y = new QComboBox(this);
+    for (const auto &[title, y] : figureYChoices()) m_y->addItem(title, figureYName(y));
+    m_y->setToolTip(tr("What is plotted: the final test loss, or a per-head statistic averaged over each run's heads"));
+    controlsLayout()->addWidget(m_y);
     controlsLayout()->addWidget(m_xMode);
     controlsLayout()->addWidget(
         new QLabel(tr("Filled: learned (by the session's rule, View ▸ Learned means). Hollow: not "
@@ -23,6 +27,10 @@ LearningRateChartView::LearningRateChartView(SessionModel *model, QWidget *paren
                    this));
     controlsLayout()->addStretch(1);
     connect(m_xMode, &QComboBox::currentIndexChanged, this, [this] {
+        refresh();
+        Q_EMIT viewStateChanged();
+    });
+    connect(m_y, &QComboBox::currentIndexChanged, this, [this] {
         refresh();
         Q_EMIT viewStateChanged();
     });
@@ -35,18 +43,23 @@ void LearningRateChartView::setScaled(bool on)
 
 void LearningRateChartView::refresh()
 {
-    showData(learningRateFigure(m_model->session(), m_xMode->currentIndex() == 1, replicatePoint()), 10.0);
+    showData(learningRateFigure(m_model->session(), m_xMode->currentIndex() == 1, replicatePoint(),
+                                figureYFromName(m_y->currentData().toString())),
+             10.0);
 }
 
 void LearningRateChartView::saveViewState(ViewState &state) const
 {
     setStateValue(state, "x", m_xMode->currentData().toString().toStdString());
+    setStateValue(state, "y", m_y->currentData().toString().toStdString());
 }
 
 void LearningRateChartView::restoreViewState(const ViewState &state)
 {
     const QSignalBlocker block(m_xMode);
     m_xMode->setCurrentIndex(stateValue(state, "x") == "lr_sqrt_mh" ? 1 : 0);
+    const QSignalBlocker blockY(m_y);
+    m_y->setCurrentIndex(std::max(0, m_y->findData(QString::fromStdString(stateValue(state, "y", "final_test_loss")))));
     refresh();
 }
 

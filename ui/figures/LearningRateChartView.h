@@ -19,6 +19,7 @@ public:
     void setScaled(bool on);
 
 private:
+    QComboBox *m_y = nullptr; // final test loss, or a per-head statistic (FigureY)
     QComboBox *m_xMode;
 };
 

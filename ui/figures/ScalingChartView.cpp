@@ -19,6 +19,10 @@ ScalingChartView::ScalingChartView(SessionModel *model, QWidget *parent)
     m_xMode->addItem(tr("against d_model m"), "m");
     m_xMode->addItem(tr("against head dim m_H = m / n_H"), "m_H");
     m_lr = new QComboBox(this);
+    m_y = new QComboBox(this);
+    for (const auto &[title, y] : figureYChoices()) m_y->addItem(title, figureYName(y));
+    m_y->setToolTip(tr("What is plotted: the final test loss, or a per-head statistic averaged over each run's heads"));
+    controlsLayout()->addWidget(m_y);
     controlsLayout()->addWidget(m_xMode);
     controlsLayout()->addWidget(new QLabel(tr("η"), this));
     controlsLayout()->addWidget(m_lr);
@@ -29,6 +33,7 @@ ScalingChartView::ScalingChartView(SessionModel *model, QWidget *parent)
     };
     connect(m_xMode, &QComboBox::currentIndexChanged, this, changed);
     connect(m_lr, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_y, &QComboBox::currentIndexChanged, this, changed);
 }
 
 void ScalingChartView::setByHeadDim(bool on)
@@ -53,13 +58,14 @@ void ScalingChartView::refresh()
     }
     m_lr->setEnabled(lrs.size() > 1);
     showData(scalingFigure(m_model->session(), m_xMode->currentIndex() == 1,
-                           m_lr->currentData().toString(), replicatePoint()),
+                           m_lr->currentData().toString(), replicatePoint(), figureYFromName(m_y->currentData().toString())),
              2.0);
 }
 
 void ScalingChartView::saveViewState(ViewState &state) const
 {
     setStateValue(state, "x", m_xMode->currentData().toString().toStdString());
+    setStateValue(state, "y", m_y->currentData().toString().toStdString());
     setStateValue(state, "lr",
                   m_pendingLr.empty() ? m_lr->currentData().toString().toStdString() : m_pendingLr);
 }
@@ -68,6 +74,8 @@ void ScalingChartView::restoreViewState(const ViewState &state)
 {
     const QSignalBlocker block(m_xMode);
     m_xMode->setCurrentIndex(stateValue(state, "x") == "m_H" ? 1 : 0);
+    const QSignalBlocker blockY(m_y);
+    m_y->setCurrentIndex(std::max(0, m_y->findData(QString::fromStdString(stateValue(state, "y", "final_test_loss")))));
     m_pendingLr = stateValue(state, "lr");
     m_lr->clear(); // forces the lr list (and the pending choice) to be rebuilt
     refresh();

@@ -28,10 +28,17 @@ bool contributes(const RunResult &r)
     return r.status == RunStatus::Done || r.status == RunStatus::Diverged;
 }
 
-void addTo(Accumulator &a, const RunResult &r, LearnedRule rule)
+void addTo(Accumulator &a, const RunResult &r, LearnedRule rule, const FigureY &y = {})
 {
     if (r.status == RunStatus::Diverged) {
         ++a.diverged;
+        return;
+    }
+    if (!y.stat.isEmpty()) { // a head statistic: runs without it are left out, not counted diverged
+        const double v = figureYOf(r, y);
+        if (!std::isfinite(v)) return;
+        a.values.push_back(v);
+        a.learned += isLearned(r, rule) ? 1 : 0;
         return;
     }
     const double v = finalTestLoss(r);
@@ -69,7 +76,78 @@ FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &
 }
 } // namespace
 
+QList<std::pair<QString, FigureY>> figureYChoices()
+{
+    QList<std::pair<QString, FigureY>> out = {{QStringLiteral("final test loss"), FigureY{}}};
+    for (const char *stat : {"logit_rms", "logit_max", "entropy", "wq_norm", "wq_grad"}) {
+        QString title = QString::fromLatin1(stat);
+        for (const auto &s : headStatTable())
+            if (title == QLatin1String(s.name)) title = QString::fromUtf8(s.title);
+        out.push_back({title + QStringLiteral(", 100 steps into the last phase"), FigureY{QString::fromLatin1(stat), true}});
+        out.push_back({title + QStringLiteral(", at the end"), FigureY{QString::fromLatin1(stat), false}});
+    }
+    return out;
+}
+
+QString figureYName(const FigureY &y)
+{
+    if (y.stat.isEmpty()) return QString::fromLatin1(metric::kFinalTestLoss);
+    return y.stat + (y.early ? QStringLiteral("@100") : QStringLiteral("@end"));
+}
+
+FigureY figureYFromName(const QString &name)
+{
+    for (const auto &[title, y] : figureYChoices())
+        if (figureYName(y) == name) return y;
+    return {};
+}
+
+double figureYOf(const RunResult &result, const FigureY &y)
+{
+    if (y.stat.isEmpty()) return finalTestLoss(result);
+    const int64_t target = (result.phaseStarts.empty() ? 0 : result.phaseStarts.back()) + 100;
+    double sum = 0;
+    int n = 0;
+    for (const auto &[name, curve] : result.extra) {
+        int64_t layer = 0, head = 0;
+        std::string stat;
+        if (curve.empty() || !parseHeadCurve(name, &layer, &head, &stat) || QString::fromStdString(stat) != y.stat) continue;
+        const CurvePoint *at = &curve.back();
+        if (y.early) {
+            at = nullptr;
+            for (const auto &p : curve)
+                if (p.step >= target) {
+                    at = &p;
+                    break;
+                }
+        }
+        if (at && std::isfinite(at->value)) {
+            sum += at->value;
+            ++n;
+        }
+    }
+    return n ? sum / n : std::numeric_limits<double>::quiet_NaN();
+}
+
 namespace {
+// The y title and the title's start for a figure's y.
+QString yWords(const FigureY &y)
+{
+    for (const auto &[title, choice] : figureYChoices())
+        if (choice == y && !y.stat.isEmpty()) return title + QStringLiteral(" (mean over heads)");
+    return QStringLiteral("final test loss (nats)");
+}
+
+void applyY(FigureData &d, const FigureY &y)
+{
+    if (y.stat.isEmpty()) return;
+    d.yTitle = yWords(y);
+    d.title.replace(QStringLiteral("Final test loss"), yWords(y).left(1).toUpper() + yWords(y).mid(1));
+    d.yColumn = figureYName(y);
+    d.lossAxis = false;
+    d.yFromZero = true;
+}
+
 QString pointWords(ReplicatePoint point)
 {
     if (point.stat == ReplicateStat::Median) return QStringLiteral(", median and range over seeds");
@@ -78,7 +156,8 @@ QString pointWords(ReplicatePoint point)
 }
 } // namespace
 
-FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel, ReplicatePoint point)
+FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel, ReplicatePoint point,
+                         const FigureY &y)
 {
     FigureData d;
     d.title = byHeadDim ? QStringLiteral("Final test loss against head dimension m_H = m / n_H")
@@ -97,14 +176,15 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
         const double nH = headsPerLayer(run.config);
         const double x =
             byHeadDim ? double(headDimension(run.config)) : double(run.config.model.dModel);
-        addTo(byHeads[nH][x], run.result, session.learnedRule);
+        addTo(byHeads[nH][x], run.result, session.learnedRule, y);
     }
     for (const auto &[nH, points] : byHeads)
         d.series.push_back(toSeries(QStringLiteral("n_H = %1").arg(nH), points, d.yMax, point));
+    applyY(d, y);
     return d;
 }
 
-FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point)
+FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point, const FigureY &y)
 {
     FigureData d;
     d.title = scaled ? QStringLiteral("Final test loss against η·√m_H")
@@ -126,9 +206,10 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
                        .arg(headsPerLayer(run.config));
         const double x =
             scaled ? run.config.lr * std::sqrt(double(headDimension(run.config))) : run.config.lr;
-        addTo(byConfig[key.join(' ')][x], run.result, session.learnedRule);
+        addTo(byConfig[key.join(' ')][x], run.result, session.learnedRule, y);
     }
     for (const auto &[name, points] : byConfig) d.series.push_back(toSeries(name, points, d.yMax, point));
+    applyY(d, y);
     return d;
 }
 

@@ -49,8 +49,27 @@ struct FigureData {
     // A dashed horizontal reference line (not drawn when NaN); the addition figures draw ln 10.
     double referenceY = std::numeric_limits<double>::quiet_NaN();
     QString referenceName;
+    // y is a loss (the task's plateau lines and loss range apply); false for a head statistic.
+    bool lossAxis = true;
     QString csv() const;
 };
+
+// What the figures against m, m_H, η and η·√m_H put on y: the final test loss, or a per-head
+// statistic (core/metrics: headStatTable) averaged over the run's heads, either 100 steps into its
+// last phase (the addition answer phase: how fast the heads sharpen) or at its end — so that the
+// addition paper's explanation (logit growth ∝ η·√m_H) can be tested on a sweep.
+struct FigureY {
+    QString stat;       // "" the final test loss; else a head statistic ("logit_rms")
+    bool early = false; // at the first evaluation 100 steps into the last phase, else the last
+    bool operator==(const FigureY &) const = default;
+};
+// The choices, for a figure's y menu, with their view-state names ("final_test_loss",
+// "logit_rms@100", "logit_rms@end", ...).
+QList<std::pair<QString, FigureY>> figureYChoices();
+QString figureYName(const FigureY &y);
+FigureY figureYFromName(const QString &name);
+// A run's y (NaN when it has no such statistic).
+double figureYOf(const RunResult &result, const FigureY &y);
 
 // What a point is over its replicates: the median with a whisker over min–max (the default), or the
 // mean with one over ± sd or ± se.
@@ -60,9 +79,10 @@ struct ReplicatePoint {
 };
 
 // Figure 3. byHeadDim: x is m_H instead of m. lrLabel: the lr axis label to keep ("" keeps all).
-FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel, ReplicatePoint point = {});
+FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel, ReplicatePoint point = {},
+                         const FigureY &y = {});
 // Figure 4. scaled: x is η·sqrt(m_H) instead of η.
-FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point = {});
+FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point = {}, const FigureY &y = {});
 
 // Nearest-neighbour (EXPERIMENTS.md §2): best_epoch_mean (final_test_loss where absent), best over
 // seeds and any other swept axis, against rank m_H on log-log axes; one line per (layers, w), and
