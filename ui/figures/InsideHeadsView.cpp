@@ -225,6 +225,10 @@ void InsideHeadsView::updateMaps()
         if (const auto *live = m_model->liveAttention(m_run)) {
             if (live->weights.empty()) m_message = QString::fromStdString(live->description);
             else m_maps = *live;
+        } else if (isFinished(m_model->run(m_run).result.status)) {
+            m_message = tr("Run %1 has no checkpoint beside this session, so its attention cannot be shown (the "
+                           "checkpoints stay beside the session that trained it); its per-head statistics are below")
+                            .arg(m_run);
         } else {
             m_message = tr("Run %1 has no checkpoint yet; its attention appears here at its next evaluation while it trains")
                             .arg(m_run);
