@@ -223,7 +223,8 @@ std::vector<HeadAblation> HeadInspector::ablate(AblationMode mode) const
     return out;
 }
 
-std::vector<PruningStep> HeadInspector::prune(AblationMode mode) const
+std::vector<PruningStep> HeadInspector::prune(AblationMode mode,
+                                             const std::function<bool(int64_t, int64_t)> &progress) const
 {
     const auto replacement = mode == AblationMode::Mean ? d->meanOutputs() : std::vector<torch::Tensor>{};
     const auto heads = d->heads();
@@ -251,6 +252,7 @@ std::vector<PruningStep> HeadInspector::prune(AblationMode mode) const
         kept[static_cast<size_t>(which[best].first)][which[best].second] = 0.0f;
         out.push_back({static_cast<int64_t>(removed.size()), static_cast<double>(removed.size()) / total,
                        results[best].at("test_loss"), which[best].first, which[best].second});
+        if (progress && !progress(static_cast<int64_t>(removed.size()), static_cast<int64_t>(total))) break;
     }
     return out;
 }

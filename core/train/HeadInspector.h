@@ -10,6 +10,7 @@
 #include "core/config/RunResult.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -90,7 +91,10 @@ public:
     // batch). Batched: many copies of the model, one head off in each, in one forward pass.
     std::vector<HeadAblation> ablate(AblationMode mode) const;
     // Greedy pruning: at each step the head whose removal raises the test loss least goes.
-    std::vector<PruningStep> prune(AblationMode mode) const;
+    // `progress(done, total)` is called after each step; returning false stops early (the curve
+    // so far is returned).
+    std::vector<PruningStep> prune(AblationMode mode,
+                                   const std::function<bool(int64_t done, int64_t total)> &progress = {}) const;
 
 private:
     struct Impl;

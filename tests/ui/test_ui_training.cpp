@@ -258,10 +258,17 @@ void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()
     QVERIFY(!view->maps());
     QVERIFY(view->message().contains(QStringLiteral("expected two numbers")));
     view->setInput(QStringLiteral("123 + 456"));
-    view->runAblation();
+    view->runAblation(); // on a worker thread
+    view->waitForAblation();
+    QVERIFY(!view->ablationRunning());
     const int heads = int(model->run(1).config.model.heads[0] * 2);
     QCOMPARE(int(view->ablation().size()), heads);
     QCOMPARE(int(view->pruning().size()), heads + 1);
+    // The button cancels a running ablation: the pruning curve stops where it was.
+    view->runAblation();
+    view->runAblation();
+    view->waitForAblation();
+    QVERIFY(int(view->pruning().size()) <= heads + 1);
     const QString csv = view->csv();
     for (const char *table : {"attention,", "logit_rms,", "ablation_delta,", "pruning,"})
         QVERIFY2(csv.contains(QLatin1String(table)), table);

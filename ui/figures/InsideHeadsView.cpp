@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPainter>
+#include <QPointer>
 #include <QPushButton>
 #include <QSlider>
 
@@ -111,7 +112,11 @@ InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent) : FigureV
     reloadRun();
 }
 
-InsideHeadsView::~InsideHeadsView() = default;
+InsideHeadsView::~InsideHeadsView()
+{
+    if (m_cancel) m_cancel->store(true);
+    if (m_worker.joinable()) m_worker.join();
+}
 
 QString InsideHeadsView::title() const
 {
@@ -245,26 +250,64 @@ void InsideHeadsView::updateMaps()
                                                                : tr("step %1 (%2)").arg(m_maps->step).arg(QString::fromStdString(m_checkpoints[size_t(index)].reason)));
     else
         m_stepLabel->setText(index < int(m_checkpoints.size()) ? tr("step %1").arg(m_checkpoints[size_t(index)].step) : tr("live"));
-    m_ablate->setEnabled(index < int(m_checkpoints.size()));
+    m_ablate->setEnabled(index < int(m_checkpoints.size()) || m_worker.joinable());
     m_canvasWidget->update();
 }
 
 void InsideHeadsView::runAblation()
 {
-    const int index = m_slider->value();
-    const auto *inspector = inspectorAt(index);
-    if (!inspector) return;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    try {
-        const AblationMode mode = m_mode->currentData().toString() == QLatin1String("mean") ? AblationMode::Mean : AblationMode::Zero;
-        m_ablation = inspector->ablate(mode);
-        m_pruning = inspector->prune(mode);
-        m_ablationStep = inspector->step();
-    } catch (const std::exception &e) {
-        m_message = QString::fromUtf8(e.what());
+    if (m_worker.joinable()) { // the button cancels the running one
+        m_cancel->store(true);
+        return;
     }
-    QApplication::restoreOverrideCursor();
+    const int index = m_slider->value();
+    if (index < 0 || index >= int(m_checkpoints.size())) return;
+    const std::string path = m_checkpoints[size_t(index)].path;
+    const AblationMode mode = m_mode->currentData().toString() == QLatin1String("mean") ? AblationMode::Mean : AblationMode::Zero;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_ablate->setText(tr("Cancel"));
+    QPointer<InsideHeadsView> self(this);
+    auto cancel = m_cancel;
+    // Its own inspector: the one the view draws maps with stays on the GUI thread.
+    m_worker = std::thread([self, path, mode, cancel] {
+        std::vector<HeadAblation> ablation;
+        std::vector<PruningStep> pruning;
+        int64_t step = -1;
+        QString error;
+        try {
+            const HeadInspector inspector(path);
+            step = inspector.step();
+            ablation = inspector.ablate(mode);
+            pruning = inspector.prune(mode, [&](int64_t done, int64_t total) {
+                QMetaObject::invokeMethod(self.data(), [self, done, total] {
+                    if (self) self->m_ablate->setText(tr("Cancel (%1/%2)").arg(done).arg(total));
+                }, Qt::QueuedConnection);
+                return !cancel->load();
+            });
+        } catch (const std::exception &e) {
+            error = QString::fromUtf8(e.what());
+        }
+        QMetaObject::invokeMethod(self.data(), [self, ablation, pruning, step, error] {
+            if (self) self->finishAblation(ablation, pruning, step, error);
+        }, Qt::QueuedConnection);
+    });
+}
+
+void InsideHeadsView::finishAblation(std::vector<HeadAblation> ablation, std::vector<PruningStep> pruning, int64_t step,
+                                     QString error)
+{
+    if (m_worker.joinable()) m_worker.join();
+    m_ablate->setText(tr("Ablate"));
+    if (!error.isEmpty()) m_message = error;
+    m_ablation = std::move(ablation);
+    m_pruning = std::move(pruning);
+    m_ablationStep = step;
     m_canvasWidget->update();
+}
+
+void InsideHeadsView::waitForAblation()
+{
+    while (m_worker.joinable()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
 }
 
 void InsideHeadsView::refresh()

@@ -14,8 +14,10 @@
 #include "core/train/Checkpoint.h"
 #include "core/train/HeadInspector.h"
 
+#include <atomic>
 #include <memory>
 #include <optional>
+#include <thread>
 
 class QComboBox;
 class QLabel;
@@ -47,7 +49,11 @@ public:
     void setPosition(int index);
     int position() const;
     void setStatistic(const QString &name);
-    void runAblation(); // at the shown checkpoint
+    // Ablates every head and prunes greedily at the shown checkpoint, on a worker thread; the
+    // button shows the progress and cancels. waitForAblation() blocks until it is done (tests).
+    void runAblation();
+    bool ablationRunning() const { return m_worker.joinable(); }
+    void waitForAblation();
     const AttentionMaps *maps() const { return m_maps ? &*m_maps : nullptr; }
     const std::vector<HeadAblation> &ablation() const { return m_ablation; }
     const std::vector<PruningStep> &pruning() const { return m_pruning; }
@@ -80,6 +86,9 @@ private:
     int64_t m_ablationStep = -1;
     QString m_message; // why nothing is shown, or what went wrong
     bool m_followLive = true; // the slider stays at "live" while the run trains
+    std::thread m_worker;                      // the ablation in progress
+    std::shared_ptr<std::atomic<bool>> m_cancel; // asks it to stop after its current step
+    void finishAblation(std::vector<HeadAblation> ablation, std::vector<PruningStep> pruning, int64_t step, QString error);
 };
 
 } // namespace headlab::ui
