@@ -214,6 +214,9 @@ std::vector<AxisValue> readAxisValues(const std::string &axis, const YamlField &
         auto listOf = [](const YamlField &f) {
             return f.node.IsSequence() ? items(f) : std::vector<YamlField>{f};
         };
+        for (const char *key : {"scheme", "total"}) // an empty list would make an axis of no values
+            if (const auto f = child(field, key); f.node.IsSequence() && f.node.size() == 0)
+                fail(f, "an axis needs at least one value");
         for (const auto &scheme : listOf(child(field, "scheme")))
             for (const auto &total : listOf(child(field, "total")))
                 values.push_back(scheduleValue(scheme, total));
