@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 
 using namespace headlab;
 
@@ -87,6 +88,8 @@ private Q_SLOTS:
     void headStatisticsAreLoggedForEveryRun();
     void liveMapsArriveAtEachEvaluation();
     void inspectPrintsWritesAndRefusesBadInput();
+    void everyTaskShowsItsHeadsOnItsInput_data();
+    void everyTaskShowsItsHeadsOnItsInput();
 };
 
 void TestHeads::attentionRowsSumToOneAndTheMaskGivesExactZeros()
@@ -329,6 +332,91 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
     refuses({"inspect", session, "--run", "0", "--step", "150"}, "it has steps 100, 200, 300");
     refuses({"inspect", session, "--run", "0", "--input", "1000 + 1"}, "--input");
     refuses({"inspect", session, "--run", "0", "--ablation", "half"}, "--ablation");
+}
+
+void TestHeads::everyTaskShowsItsHeadsOnItsInput_data()
+{
+    QTest::addColumn<QString>("task");
+    QTest::addColumn<QString>("input");       // a custom input the task accepts
+    QTest::addColumn<int>("keys");            // positions it gives
+    QTest::addColumn<QString>("bad");         // an input it refuses
+    QTest::addColumn<QString>("badMessage");
+    QTest::newRow("text") << "text" << "To be, or not" << 13 << "" << "type a prompt";
+    QTest::newRow("nearest neighbour") << "nearest_neighbour" << "42" << 4 << "a seed" << "expected a seed";
+    QTest::newRow("sequence file") << "sequence_file" << "3 + 4 =" << 4 << "3 + x =" << "'x' is not a token";
+}
+
+void TestHeads::everyTaskShowsItsHeadsOnItsInput()
+{
+    // Each task's own input (Task::probeInput): the maps are attention rows over its positions,
+    // its example input is accepted, a bad one is refused saying why, and its runs log statistics.
+    QFETCH(QString, task);
+    QFETCH(QString, input);
+    QFETCH(int, keys);
+    QFETCH(QString, bad);
+    QFETCH(QString, badMessage);
+    QTemporaryDir tmp;
+    RunConfig c;
+    c.task.kind = task.toStdString();
+    c.model.dModel = 16;
+    c.model.heads = {2, 2};
+    PhaseConfig p;
+    p.steps = 40;
+    p.batchSize = 8;
+    if (task == "text") {
+        c.task.corpusBytes = 50'000;
+        c.task.contextLength = 24;
+        c.task.sampleLength = 0;
+        p.objective = Objective::NextToken;
+        c.evalBatches = 1;
+    } else if (task == "nearest_neighbour") {
+        c.task.pointDim = 16;
+        c.task.numPoints = 4;
+        c.model.norm = NormKind::UnitScale;
+        c.model.placement = NormPlacement::PostNorm;
+        c.model.finalNorm = false;
+        c.model.causal = false;
+        c.model.bias = true;
+        p.objective = Objective::Regression;
+    } else {
+        const std::string file = tmp.path().toStdString() + "/mod7.txt";
+        std::ofstream out(file);
+        for (int a = 0; a < 7; ++a)
+            for (int b = 0; b < 7; ++b) out << a << " + " << b << " =\t" << (a + b) % 7 << "\n";
+        out.close();
+        c.task.options = {{"path", file}, {"tokens", "words"}, {"test_fraction", "0.2"}};
+        p.objective = Objective::Answer;
+    }
+    c.phases = {p};
+    c.lr = 1e-3;
+    c.evalEvery = 20;
+    c.device = "cpu";
+    QVERIFY2(validate(c).empty(), validate(c).c_str());
+    std::vector<RunResult> results;
+    const HeadInspector inspector(trainWithCheckpoint({c}, tmp, 0, &results));
+    QCOMPARE(toString(results[0].status), "done");
+    QVERIFY(results[0].extra.count(headCurveName(1, 1, "entropy")));
+    for (const std::string &text : {inspector.exampleInput(), input.toStdString()}) {
+        const AttentionMaps maps = inspector.attention(text);
+        QCOMPARE(maps.heads, (std::vector<int64_t>{2, 2}));
+        QCOMPARE(int64_t(maps.labels.size()), maps.keys);
+        for (size_t l = 0; l < maps.weights.size(); ++l)
+            for (int64_t h = 0; h < 2; ++h)
+                for (int64_t q = 0; q < maps.queries; ++q) {
+                    double sum = 0;
+                    for (int64_t k = 0; k < maps.keys; ++k) sum += maps.at(l, h, q, k);
+                    QVERIFY(std::abs(sum - 1.0) < 1e-5);
+                }
+        if (text == input.toStdString()) QCOMPARE(maps.keys, int64_t(keys));
+    }
+    try {
+        inspector.attention(bad.toStdString());
+        QFAIL("a bad input was accepted");
+    } catch (const std::invalid_argument &e) {
+        QVERIFY2(QString(e.what()).contains(badMessage), e.what());
+    }
+    QCOMPARE(inspector.statistics().size(), size_t(4));
+    QCOMPARE(inspector.ablate(AblationMode::Mean).size(), size_t(4));
 }
 
 QTEST_GUILESS_MAIN(TestHeads)
