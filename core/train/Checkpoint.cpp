@@ -229,7 +229,7 @@ CheckpointInfo inspectCheckpoint(const std::string &path, bool verifyData)
     return info;
 }
 
-std::vector<CheckpointInfo> listCheckpoints(const std::string &dir, std::vector<std::string> *problems)
+std::vector<CheckpointInfo> listCheckpoints(const std::string &dir, std::vector<std::string> *problems, bool verifyData)
 {
     std::vector<CheckpointInfo> out;
     std::error_code error;
@@ -238,7 +238,7 @@ std::vector<CheckpointInfo> listCheckpoints(const std::string &dir, std::vector<
         const std::string name = entry.path().filename().string();
         if (name.rfind("step-", 0) != 0 || entry.path().extension() != ".safetensors") continue;
         try {
-            out.push_back(inspectCheckpoint(entry.path().string()));
+            out.push_back(inspectCheckpoint(entry.path().string(), verifyData));
         } catch (const SessionError &e) {
             if (problems) problems->push_back(e.what());
         }

@@ -46,7 +46,10 @@ CheckpointInfo inspectCheckpoint(const std::string &path, bool verifyData = true
 
 // The checkpoints of a run's folder, newest step first, each verified. A file that is not a valid
 // checkpoint is left out and described in `problems`, one sentence each (absent folder: none).
-std::vector<CheckpointInfo> listCheckpoints(const std::string &dir, std::vector<std::string> *problems = nullptr);
+// `verifyData` false checks headers and lengths only, reading a few bytes of each file instead of
+// all of it (what a view that lists them many times a second wants; loading verifies anyway).
+std::vector<CheckpointInfo> listCheckpoints(const std::string &dir, std::vector<std::string> *problems = nullptr,
+                                            bool verifyData = true);
 
 // Bytes in regular files under `dir` (0 when it does not exist).
 uint64_t directoryBytes(const std::string &dir);

@@ -134,7 +134,8 @@ void InsideHeadsView::reloadRun()
     const QString path = storePath();
     auto checkpointsOf = [&](int run) {
         if (path.isEmpty() || run < 0 || run >= m_model->runCount()) return std::vector<CheckpointInfo>{};
-        auto list = listCheckpoints(checkpointDirFor(path.toStdString(), m_model->run(run).config));
+        // Headers only: this runs at every refresh; HeadInspector verifies the one it loads.
+        auto list = listCheckpoints(checkpointDirFor(path.toStdString(), m_model->run(run).config), nullptr, false);
         std::reverse(list.begin(), list.end());
         return list;
     };

@@ -159,7 +159,7 @@ int SessionModel::refreshFromDisk()
             fresh = it->second->result;
         } else {
             // Still training elsewhere: its newest checkpoint holds its curves so far.
-            const auto found = headlab::listCheckpoints(headlab::checkpointDirFor(path, run.config));
+            const auto found = headlab::listCheckpoints(headlab::checkpointDirFor(path, run.config), nullptr, false);
             if (!found.empty() && found.front().step > run.result.stepsDone) {
                 try {
                     fresh = headlab::loadCheckpoint(found.front().path, &run.config).partial;
