@@ -2,6 +2,7 @@
 #include "core/session/SessionStore.h"
 
 #include "core/config/Files.h"
+#include "core/config/Hash.h"
 #include "core/config/Yaml.h"
 #include "core/tasks/RunConfigFields.h"
 
@@ -31,16 +32,6 @@ namespace headlab {
 namespace {
 
 namespace fs = std::filesystem;
-
-uint64_t fnv1a(const std::string &text)
-{
-    uint64_t hash = 1469598103934665603ull;
-    for (unsigned char c : text) {
-        hash ^= c;
-        hash *= 1099511628211ull;
-    }
-    return hash;
-}
 
 // Files of the previous release's saver: "NAME.tmp.XXXXXX".
 bool isLegacyTemporaryOf(const std::string &name, const std::string &sessionName)

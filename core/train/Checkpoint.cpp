@@ -2,6 +2,7 @@
 #include "core/train/Checkpoint.h"
 
 #include "core/config/Files.h"
+#include "core/config/Hash.h"
 #include "core/model/Adam.h"
 #include "core/model/Safetensors.h"
 #include "core/model/Transformer.h"
@@ -26,14 +27,11 @@ struct LoadedCheckpoint::Impl {
 
 namespace {
 
-uint64_t fnv1a(const std::vector<safetensors::Tensor> &tensors)
+// FNV-1a of every tensor's bytes, in file order.
+uint64_t dataHash(const std::vector<safetensors::Tensor> &tensors)
 {
-    uint64_t hash = 1469598103934665603ull;
-    for (const auto &t : tensors)
-        for (unsigned char c : t.data) {
-            hash ^= c;
-            hash *= 1099511628211ull;
-        }
+    uint64_t hash = kFnv1aOffset;
+    for (const auto &t : tensors) hash = fnv1a(t.data, hash);
     return hash;
 }
 
@@ -190,7 +188,7 @@ void verify(const safetensors::Contents &c, const std::string &path, bool data)
     if (version > kCheckpointVersion)
         throw bad(path, "format version " + std::to_string(version) + " is newer than this HeadLab reads (" +
                             std::to_string(kCheckpointVersion) + ")");
-    if (data && meta(c, "data_fnv1a64", path) != hex(fnv1a(c.tensors)))
+    if (data && meta(c, "data_fnv1a64", path) != hex(dataHash(c.tensors)))
         throw bad(path, "its tensor data does not match its checksum (the file is damaged)");
 }
 
@@ -300,7 +298,7 @@ void writeCheckpoint(const std::string &path, const Transformer &model, const Ad
     m["model"] = modelJson(model, config, run).dump();
     m["headlab"] = HEADLAB_VERSION;
     m["libtorch"] = TORCH_VERSION;
-    m["data_fnv1a64"] = hex(fnv1a(c.tensors));
+    m["data_fnv1a64"] = hex(dataHash(c.tensors));
     makeDirectories(directoryOf(path));
     safetensors::write(path, c);
 }

@@ -1,6 +1,8 @@
 // SequenceFile.cpp — reads a file of examples into token sequences (SequenceFile.h).
 #include "core/tasks/sequence_file/SequenceFile.h"
 
+#include "core/config/Hash.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -123,13 +125,6 @@ std::vector<Row> readText(const std::string &text, const std::string &path)
         rows.push_back({fields[0], fields[1], fields.size() == 3 ? fields[2] : "", line});
     }
     return rows;
-}
-
-uint64_t fnv1a(const std::string &bytes)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
-    return h;
 }
 
 std::shared_ptr<const Data> parse(const std::string &path, Tokens mode, double testFraction)

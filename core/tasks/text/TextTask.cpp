@@ -3,6 +3,8 @@
 
 #include "core/tasks/text/TextCorpus.h"
 
+#include "core/config/Hash.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -103,8 +105,7 @@ torch::Tensor TextTask::offsetsAt(const torch::Tensor &step, int64_t batchSize,
 {
     // A hash in [0, 2^31) of (seed key, phase, step, row): a linear mix, then rounds of a 31-bit
     // LCG and an xor-shift (both bijections). Every product stays below 2^63: no overflow.
-    uint64_t phaseKey = 1469598103934665603ull; // FNV-1a of the phase name
-    for (unsigned char ch : phaseName) phaseKey = (phaseKey ^ ch) * 1099511628211ull;
+    const uint64_t phaseKey = fnv1a(phaseName);
     const auto rows = torch::arange(batchSize, m_seedKeys.options()); // (B)
     auto x = m_seedKeys.unsqueeze(1) * 40503 + step.remainder(kHashMask + 1) * 2654435 +
              rows.unsqueeze(0) * 97 + static_cast<int64_t>(phaseKey & kHashMask); // (S, B)

@@ -1,0 +1,20 @@
+// Hash.h — 64-bit FNV-1a, the one hash HeadLab names and checks things with: run files (a hash of
+// the canonical config), a data file's content (provenance), a checkpoint's tensor data, a text
+// phase's data key. Continue a hash over several pieces by passing the previous value as `hash`.
+// Torch-free, header-only.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace headlab {
+
+inline constexpr uint64_t kFnv1aOffset = 1469598103934665603ull;
+
+inline uint64_t fnv1a(std::string_view bytes, uint64_t hash = kFnv1aOffset)
+{
+    for (unsigned char c : bytes) hash = (hash ^ c) * 1099511628211ull;
+    return hash;
+}
+
+} // namespace headlab
