@@ -417,40 +417,47 @@ torch::Tensor Transformer::attendProbed(const torch::Tensor &q, const torch::Ten
     return o.permute({0, 1, 3, 2, 4}).reshape({R, B, Tq, h * hd});
 }
 
+template <typename Attend>
+torch::Tensor Transformer::byHeadGroups(const Layer &L, const torch::Tensor &q, const torch::Tensor &k,
+                                        const torch::Tensor &v, Attend &&attend) const
+{
+    if (L.groups.empty()) return attend(q, k, v, L.heads, L.headDim, torch::Tensor());
+    // Runs with different head counts at the same width share every weight shape; only the
+    // split into heads differs. Attend group by group, then put the runs back in order.
+    std::vector<torch::Tensor> parts;
+    for (const auto &g : L.groups) {
+        const int64_t h = g.heads, d = (L.heads * L.headDim) / h;
+        parts.push_back(attend(q.index_select(0, g.runs), k.index_select(0, g.runs), v.index_select(0, g.runs), h, d, g.runs));
+    }
+    return torch::cat(parts).index_select(0, L.inverseOrder);
+}
+
 torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, bool lastOnly, HeadProbe *probe,
                                      size_t index) const
 {
     // x: (R, B, T, m). Heads: H' = w · H, each of width hd.
     const int64_t T = x.size(2);
-    const int64_t H = L.heads, hd = L.headDim;
     const auto xq = lastOnly ? x.slice(2, T - 1, T) : x;
     const auto q = linear(xq, L.wq, L.bq); // (R, B, Tq, inner)
     const auto k = linear(x, L.wk, L.bk);  // (R, B, T, inner)
     const auto v = linear(x, L.wv, L.bv);
     torch::Tensor o;
     if (probe) {
+        // The explicit softmax, with what the probe asks for, group by group.
         const auto layerOf = [&](const std::vector<torch::Tensor> &list) {
             return index < list.size() ? list[index] : torch::Tensor();
         };
         const auto keep = layerOf(probe->keep), replacement = layerOf(probe->replacement);
-        const int64_t Hmax = *std::max_element(L.headsOfRuns.begin(), L.headsOfRuns.end());
         std::vector<ProbeParts> parts;
-        std::vector<torch::Tensor> outputs;
-        if (L.groups.empty()) {
+        o = byHeadGroups(L, q, k, v, [&](const torch::Tensor &qg, const torch::Tensor &kg, const torch::Tensor &vg,
+                                         int64_t h, int64_t d, const torch::Tensor &runs) {
+            auto pick = [&](const torch::Tensor &t) { // this group's runs, their own heads
+                return t.defined() ? (runs.defined() ? t.index_select(0, runs) : t).narrow(1, 0, h) : t;
+            };
             parts.emplace_back();
-            o = attendProbed(q, k, v, H, hd, lastOnly, keep, replacement, *probe, parts.back());
-        } else {
-            for (const auto &g : L.groups) {
-                const int64_t h = g.heads, d = (H * hd) / h;
-                auto pick = [&](const torch::Tensor &t, int64_t width) {
-                    return t.defined() ? t.index_select(0, g.runs).narrow(1, 0, width) : t;
-                };
-                parts.emplace_back();
-                outputs.push_back(attendProbed(q.index_select(0, g.runs), k.index_select(0, g.runs), v.index_select(0, g.runs),
-                                               h, d, lastOnly, pick(keep, h), pick(replacement, h), *probe, parts.back()));
-            }
-            o = torch::cat(outputs).index_select(0, L.inverseOrder);
-        }
+            return attendProbed(qg, kg, vg, h, d, lastOnly, pick(keep), pick(replacement), *probe, parts.back());
+        });
+        const int64_t Hmax = *std::max_element(L.headsOfRuns.begin(), L.headsOfRuns.end());
         auto gather = [&](torch::Tensor ProbeParts::*field, std::vector<torch::Tensor> &into, int64_t headDim = 1) {
             if (into.size() <= index) into.resize(index + 1);
             std::vector<torch::Tensor> list;
@@ -464,26 +471,16 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
             gather(&ProbeParts::entropy, probe->entropy);
         }
         if (probe->captureMeanOutputs) gather(&ProbeParts::mean, probe->meanOutputs);
-        auto out = linear(o, L.wo, L.bo);
-        if (m_config.widthMultiplier > 1) out = out / static_cast<double>(m_config.widthMultiplier);
-        return out;
-    }
-    // Explicit attention over micro-heads for short sequences (every addition and retrieval task):
-    // a few batched products instead of the fused kernels, whose backward pass is slow at these
-    // lengths, and one path for all head counts. Long contexts keep the fused kernels.
-    if (L.microHeads > 0 && T <= kExplicitAttentionMaxLength) {
+    } else if (L.microHeads > 0 && T <= kExplicitAttentionMaxLength) {
+        // Explicit attention over micro-heads for short sequences (every addition and retrieval
+        // task): a few batched products instead of the fused kernels, whose backward pass is slow
+        // at these lengths, and one path for all head counts. Long contexts keep the fused kernels.
         o = attendMicro(L, q, k, v, lastOnly);
-    } else if (L.groups.empty()) {
-        o = attend(q, k, v, H, hd, lastOnly);
     } else {
-        // Runs with different head counts at the same width share every weight shape; only the
-        // split into heads differs. Attend group by group, then put the runs back in order.
-        std::vector<torch::Tensor> parts;
-        for (const auto &g : L.groups) {
-            const int64_t h = g.heads, d = (H * hd) / h;
-            parts.push_back(attend(q.index_select(0, g.runs), k.index_select(0, g.runs), v.index_select(0, g.runs), h, d, lastOnly));
-        }
-        o = torch::cat(parts).index_select(0, L.inverseOrder);
+        o = byHeadGroups(L, q, k, v, [&](const torch::Tensor &qg, const torch::Tensor &kg, const torch::Tensor &vg,
+                                         int64_t h, int64_t d, const torch::Tensor &) {
+            return attend(qg, kg, vg, h, d, lastOnly);
+        });
     }
     auto out = linear(o, L.wo, L.bo); // the heads' projections, summed
     if (m_config.widthMultiplier > 1) out = out / static_cast<double>(m_config.widthMultiplier);

@@ -139,6 +139,12 @@ private:
                                int64_t headDim, bool lastOnly, const torch::Tensor &keep, const torch::Tensor &replacement,
                                const HeadProbe &probe, ProbeParts &out) const;
     torch::Tensor forwardImpl(const torch::Tensor &input, bool lastOnly, HeadProbe *probe) const;
+    // The layer's attention output (R, B, Tq, inner) from `attend(q, k, v, heads, headDim, runs)`
+    // called once for all runs (runs undefined) when they have the same heads, else once per group
+    // of runs with the same heads (runs: their indices), the groups' outputs put back in run order.
+    template <typename Attend>
+    torch::Tensor byHeadGroups(const Layer &layer, const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v,
+                               Attend &&attend) const;
     torch::Tensor attend(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v, int64_t heads,
                          int64_t headDim, bool lastOnly) const;
     torch::Tensor attendMicro(const Layer &layer, const torch::Tensor &q, const torch::Tensor &k,
