@@ -357,7 +357,7 @@ int64_t Transformer::maxHeads(size_t layer) const
     return *std::max_element(h.begin(), h.end());
 }
 
-std::map<std::string, torch::Tensor> Transformer::headNorms(size_t layer, bool gradients) const
+std::map<std::string, torch::Tensor> Transformer::headNorms(size_t layer, bool gradients, bool queryKeyOnly) const
 {
     const Layer &L = m_layers.at(layer);
     const int64_t inner = L.heads * L.headDim, m = m_config.dModel, Hmax = maxHeads(layer);
@@ -367,9 +367,11 @@ std::map<std::string, torch::Tensor> Transformer::headNorms(size_t layer, bool g
         auto pick = [&](const torch::Tensor &t) { return runs.defined() ? t.index_select(0, runs) : t; };
         std::map<std::string, torch::Tensor> out;
         for (const auto &[name, w] : {std::pair{"wq", &L.wq}, std::pair{"wk", &L.wk}, std::pair{"wv", &L.wv}}) {
+            if (queryKeyOnly && w == &L.wv) break;
             const auto t = pick(of(*w));
             out[name] = padHeads(t.reshape({t.size(0), m, h, d}).pow(2).sum({1, 3}).sqrt(), Hmax);
         }
+        if (queryKeyOnly) return out;
         const auto wo = pick(of(L.wo));
         out["wo"] = padHeads(wo.reshape({wo.size(0), h, d, m}).pow(2).sum({2, 3}).sqrt(), Hmax);
         return out;

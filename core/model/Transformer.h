@@ -81,8 +81,9 @@ public:
     int64_t maxHeads(size_t layer) const;
     size_t layers() const { return m_layers.size(); }
     // Per head (R, maxHeads) of `layer`: the Frobenius norm of its slice of W_Q, W_K, W_V (its
-    // columns) and W_O (its rows), or of their gradients. Keys "wq", "wk", "wv", "wo".
-    std::map<std::string, torch::Tensor> headNorms(size_t layer, bool gradients) const;
+    // columns) and W_O (its rows), or of their gradients. Keys "wq", "wk", "wv", "wo"; with
+    // `queryKeyOnly` just "wq" and "wk" (what the training step keeps of the gradients).
+    std::map<std::string, torch::Tensor> headNorms(size_t layer, bool gradients, bool queryKeyOnly = false) const;
 
     std::vector<Parameter> &parameters() { return m_params; }
     // Every parameter is a view into one flat buffer (each a contiguous (R, ...) block), and so is

@@ -276,7 +276,7 @@ private:
             if (m_headStats && (gradNormsEveryStep || (m_step + 1) % evalEvery == 0 || m_step + 1 == m_total)) {
                 torch::NoGradGuard noGrad;
                 for (size_t l = 0; l < m_gradQ.size(); ++l) {
-                    const auto norms = m_model->headNorms(l, true);
+                    const auto norms = m_model->headNorms(l, true, /*queryKeyOnly=*/true);
                     m_gradQ[l].copy_(norms.at("wq"));
                     m_gradK[l].copy_(norms.at("wk"));
                 }
