@@ -105,11 +105,6 @@ MainWindow::MainWindow(QWidget *parent)
 
     // Training → model (queued, GUI thread) → coalesced redraw.
     connect(m_controller, &TrainingController::progress, m_model, &SessionModel::applyProgress);
-    connect(m_controller, &TrainingController::progress, this, [this] {
-        if (m_startedTabs) return;
-        m_startedTabs = true;
-        updateFigureTabs(); // figures that apply once runs train (Inside the heads)
-    });
     connect(m_controller, &TrainingController::runFinished, this,
             [this](int run, const RunResult &r) {
                 m_model->applyResult(run, r);
@@ -118,7 +113,6 @@ MainWindow::MainWindow(QWidget *parent)
             });
     connect(m_controller, &TrainingController::sweepFinished, this, [this] {
         m_model->settleAfterSweep();
-        updateFigureTabs();
         autosave();
         m_form->setRunning(false);
         m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
@@ -840,7 +834,6 @@ bool MainWindow::startRuns(const std::vector<int> &runIndices)
     for (const auto &job : jobs) resumed += !job.resumeFrom.empty();
     m_model->markStarting(runIndices);
     SweepOptions options = m_form->sweepOptions();
-    m_startedTabs = false; // the Inside the heads tab appears with the first progress
     options.checkpoints = m_model->session().checkpoints;
     if (!m_controller->start(std::move(jobs), options)) {
         showError(tr("Start"), tr("The sweep could not start."));

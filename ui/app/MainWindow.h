@@ -113,7 +113,6 @@ private:
     // headlab-cli) write into the session's folder are shown as they appear (SessionModel::refreshFromDisk).
     void watchDisk();
     QTimer *m_watchTimer = nullptr;
-    bool m_startedTabs = false; // tabs re-evaluated at the first progress of a sweep
     QString m_wantedFigure;     // asked for (--figure, a session's view) before it applied
     QString m_watching; // "shard 1/3 · shard 3/3 running elsewhere", or "" when nobody writes
 
