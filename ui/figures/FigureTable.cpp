@@ -27,9 +27,7 @@ FigureView *make(SessionModel *model, QWidget *parent)
 bool looksInsideHeads(const Session &session)
 {
     for (const auto &run : session.runs) {
-        if (run.result.status == RunStatus::Running || run.result.status == RunStatus::Paused ||
-            run.result.status == RunStatus::Queued && !run.result.train.empty())
-            return true;
+        if (run.result.status == RunStatus::Running || run.result.status == RunStatus::Paused) return true;
         for (const auto &[name, curve] : run.result.extra)
             if (name.rfind("head.", 0) == 0) return true;
     }
