@@ -820,15 +820,14 @@ bool MainWindow::startRuns(const std::vector<int> &runIndices)
         jobs.push_back(SweepJob{i, m_model->run(i).config});
     }
     if (jobs.empty()) return false;
-    QString storePath;
     try {
-        storePath = m_model->openStore(autosavePath()); // refused here if another HeadLab writes the file
+        m_model->openStore(autosavePath()); // refused here if another HeadLab writes the file
     } catch (const std::exception &e) {
         showError(tr("Start"), QString::fromUtf8(e.what()));
         return false;
     }
     // Unfinished runs go on from their newest usable checkpoint; a damaged one is named here.
-    const auto notes = attachCheckpoints(jobs, m_model->session(), storePath.toStdString());
+    const auto notes = attachCheckpoints(jobs, m_model->session(), m_model->storePath().toStdString());
     for (const auto &note : notes) std::fprintf(stderr, "headlab: %s\n", note.c_str());
     int resumed = 0;
     for (const auto &job : jobs) resumed += !job.resumeFrom.empty();

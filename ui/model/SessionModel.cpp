@@ -80,9 +80,9 @@ void SessionModel::saveCopy(const QString &path)
     storeFor(path).saveSession(copy);
 }
 
-QString SessionModel::openStore(const QString &fallbackPath)
+void SessionModel::openStore(const QString &fallbackPath)
 {
-    return QString::fromStdString(storeFor(m_filePath.isEmpty() ? fallbackPath : m_filePath).sessionPath());
+    storeFor(m_filePath.isEmpty() ? fallbackPath : m_filePath);
 }
 
 namespace {

@@ -47,8 +47,7 @@ public:
     headlab::StoredResult storeRun(int runIndex, const QString &fallbackPath);
     // Takes the lock of the file runs will be stored in (as storeRun chooses it) before a sweep
     // starts, so that a second writer is refused before any work. Throws headlab::SessionError.
-    // Returns the path results (and checkpoints) are stored beside.
-    QString openStore(const QString &fallbackPath);
+    void openStore(const QString &fallbackPath);
     // Where results and checkpoints are: the open store's session path (an untitled session's
     // autosave copy while it trains), else the file path.
     QString storePath() const
