@@ -22,6 +22,15 @@ namespace headlab {
 
 namespace {
 
+// Renames `path` to "path.replaced-TIME" (seconds since the epoch): results and checkpoints that
+// make way for new ones are moved aside, never deleted. Returns the new name; `error` says why not.
+std::string moveAside(const std::string &path, std::error_code &error)
+{
+    const std::string aside = path + ".replaced-" + std::to_string(std::time(nullptr));
+    std::filesystem::rename(path, aside, error);
+    return aside;
+}
+
 // Exists, following links: a link to a file not written yet does not.
 bool fileExists(const std::string &path)
 {
@@ -61,24 +70,18 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
         job.checkpointDir = checkpointDirFor(sessionPath, job.config);
         const bool finished = job.runIndex >= 0 && static_cast<size_t>(job.runIndex) < session.runs.size() &&
                               isFinished(session.runs[static_cast<size_t>(job.runIndex)].result.status);
-        std::vector<std::string> problems;
-        const auto found = listCheckpoints(job.checkpointDir, &problems);
         if (finished) {
             std::error_code error;
-            if (!found.empty() || !problems.empty()) {
-                char stamp[32];
-                const std::time_t now = std::time(nullptr);
-                std::tm local{};
-                localtime_r(&now, &local);
-                std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
-                const std::string aside = job.checkpointDir + ".replaced-" + stamp;
-                std::filesystem::rename(job.checkpointDir, aside, error);
+            if (!std::filesystem::is_empty(job.checkpointDir, error) && !error) {
+                const std::string aside = moveAside(job.checkpointDir, error);
                 notes.push_back("run " + std::to_string(job.runIndex) + " trains again from step 0; its checkpoints " +
                                 (error ? "could not be moved aside: " + error.message() : "were moved to " + aside));
                 if (error) job.checkpointDir.clear(); // never mix them with the new run's
             }
             continue;
         }
+        std::vector<std::string> problems;
+        const auto found = listCheckpoints(job.checkpointDir, &problems);
         for (const auto &p : problems)
             notes.push_back(p + "; run " + std::to_string(job.runIndex) +
                             (found.empty() ? " starts at step 0" : " resumes from step " + std::to_string(found.front().step) + " instead"));
@@ -248,9 +251,10 @@ OutputPlan planOutput(Session &session, const std::string &output, bool overwrit
     plan.kind = OutputPlan::Kind::Replace;
     const std::string results = resultsDirFor(output);
     if (plan.results > 0 || fileExists(results)) {
-        const std::string aside = results + ".replaced-" + std::to_string(std::time(nullptr));
-        if (std::rename(results.c_str(), aside.c_str()) != 0 && errno != ENOENT)
-            throw SessionError(results, 0, 0, "", std::string("cannot move it aside: ") + std::strerror(errno));
+        std::error_code error;
+        const std::string aside = moveAside(results, error);
+        if (error && error != std::errc::no_such_file_or_directory)
+            throw SessionError(results, 0, 0, "", "cannot move it aside: " + error.message());
         if (fileExists(aside)) {
             std::rename(output.c_str(), (aside + "/replaced-session.yaml").c_str());
             plan.message = "--overwrite: the previous results of " + output + " are kept in " + aside;
