@@ -119,7 +119,7 @@ json yamlToJson(const YAML::Node &node)
 }
 
 // The model's shapes and conventions, spelled out for a notebook (docs/CHECKPOINTS.md).
-json modelJson(const Transformer &model, const RunConfig &config, int64_t run)
+json modelJson(const Transformer &model, const RunConfig &config)
 {
     const ModelConfig &m = config.model;
     json heads = json::array(), headDims = json::array(), scales = json::array();
@@ -295,7 +295,7 @@ void writeCheckpoint(const std::string &path, const Transformer &model, const Ad
     m["diverged_at_step"] = std::to_string(partial.divergedAtStep);
     m["config_yaml"] = yaml::canonicalYaml(config);
     m["config"] = yamlToJson(YAML::Load(yaml::canonicalYaml(config))).dump();
-    m["model"] = modelJson(model, config, run).dump();
+    m["model"] = modelJson(model, config).dump();
     m["headlab"] = HEADLAB_VERSION;
     m["libtorch"] = TORCH_VERSION;
     m["data_fnv1a64"] = hex(dataHash(c.tensors));
