@@ -239,12 +239,24 @@ void InsideHeadsView::updateMaps()
             m_message = tr("Run %1 has no checkpoint yet; its attention appears here at its next evaluation while it trains")
                             .arg(m_run);
         }
-    } else if (const auto *inspector = inspectorAt(index)) {
-        try {
-            m_maps = inspector->attention(m_input->text().toStdString());
-        } catch (const std::exception &e) {
-            m_message = QString::fromUtf8(e.what());
+    } else {
+        // A checkpoint's maps change only with the checkpoint or the input: computed once, not
+        // at every refresh (the view refreshes with each frame while runs train).
+        const std::string key = m_checkpoints[size_t(index)].path + '\n' + m_input->text().toStdString();
+        if (key != m_checkpointMaps.key) {
+            m_checkpointMaps = {key, std::nullopt, QString()};
+            if (const auto *inspector = inspectorAt(index)) {
+                try {
+                    m_checkpointMaps.maps = inspector->attention(m_input->text().toStdString());
+                } catch (const std::exception &e) {
+                    m_checkpointMaps.message = QString::fromUtf8(e.what());
+                }
+            } else {
+                m_checkpointMaps.message = m_message;
+            }
         }
+        m_maps = m_checkpointMaps.maps;
+        m_message = m_checkpointMaps.message;
     }
     if (m_maps)
         m_stepLabel->setText(index >= int(m_checkpoints.size()) ? tr("step %1 (live)").arg(m_maps->step)

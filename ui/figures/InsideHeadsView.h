@@ -81,6 +81,11 @@ private:
     std::string m_inspectorPath;
     std::unique_ptr<HeadInspector> m_inspector; // of m_inspectorPath
     std::optional<AttentionMaps> m_maps;
+    struct {
+        std::string key; // checkpoint path and input they were computed for
+        std::optional<AttentionMaps> maps;
+        QString message;
+    } m_checkpointMaps;
     std::vector<HeadAblation> m_ablation;
     std::vector<PruningStep> m_pruning;
     int64_t m_ablationStep = -1;
