@@ -201,6 +201,18 @@ Field<S> nested(std::string key, N S::*member, const FieldTable<N> *table, bool 
     return row;
 }
 
+// `row`, written only when its member differs from `fallback`: a key added to a table after
+// sessions were saved leaves their text, and so their run files' names (a hash of the config's
+// text), as they were when it keeps its default.
+template <typename S, typename M>
+Field<S> writtenUnlessDefault(Field<S> row, M S::*member, M fallback)
+{
+    row.write = [write = row.write, member, fallback](YAML::Emitter &out, const S &s) {
+        if (!(s.*member == fallback)) write(out, s);
+    };
+    return row;
+}
+
 } // namespace fields
 
 } // namespace headlab

@@ -19,6 +19,7 @@ const char *toString(Objective v)
 }
 
 const char *toString(OptimizerKind v) { return v == OptimizerKind::Adam ? "adam" : "adamw"; }
+const char *toString(InitKind v) { return v == InitKind::Uniform ? "uniform" : "pytorch"; }
 const char *toString(ScheduleKind v) { return v == ScheduleKind::Constant ? "constant" : "warmup_cosine"; }
 const char *toString(NormKind v) { return v == NormKind::LayerNorm ? "layer_norm" : "unit_scale"; }
 const char *toString(NormPlacement v) { return v == NormPlacement::PreNorm ? "pre" : "post"; }

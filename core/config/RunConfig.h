@@ -25,6 +25,12 @@ enum class NormKind { LayerNorm, UnitScale };    // UnitScale: s · x / ||x||, o
 enum class NormPlacement { PreNorm, PostNorm };
 enum class Activation { Gelu, Relu };
 enum class LogitScale { InvSqrtHeadDim, InvHeadDim, None };
+// How weights start. Uniform: HeadLab's own, every weight and bias U(±1/sqrt(fan_in)) (outputs
+// zero with zero_init_outputs). PyTorch: the defaults of nn.MultiheadAttention and nn.Linear, as
+// the nearest-neighbour paper's reference code has them (EXPERIMENTS.md §2): Xavier-uniform on the
+// packed Q/K/V projection, zero Q/K/V and output biases, output projection U(±1/sqrt(H·m_H)) per
+// attention module, FFN weights and biases U(±1/sqrt(fan_in)).
+enum class InitKind { Uniform, PyTorch };
 
 struct OptimizerConfig {
     OptimizerKind kind = OptimizerKind::Adam;
@@ -37,6 +43,10 @@ struct OptimizerConfig {
 struct ScheduleConfig {
     ScheduleKind kind = ScheduleKind::Constant;
     double warmupFraction = 0.05; // WarmupCosine: linear from 0 over this fraction, then cosine to 0
+    // The learning rate changes once every stepEvery steps (an "epoch"), as a scheduler stepped
+    // per epoch does: the schedule is evaluated at epoch step / stepEvery of ceil(steps / stepEvery),
+    // so with warm-up the first epoch trains at lr 0. 1: every step.
+    int64_t stepEvery = 1;
 };
 
 struct PhaseConfig {
@@ -67,6 +77,7 @@ struct ModelConfig {
     bool zeroInitOutputs = true; // attention output, MLP output and unembedding start at zero
     LogitScale logitScale = LogitScale::InvSqrtHeadDim;
     int64_t widthMultiplier = 1; // w parallel attention modules per layer, outputs averaged
+    InitKind init = InitKind::Uniform;
 
     int64_t layers() const { return static_cast<int64_t>(heads.size()); }
     int64_t headDimOfLayer(size_t layer) const
@@ -186,6 +197,7 @@ const char *toString(NormKind);
 const char *toString(NormPlacement);
 const char *toString(Activation);
 const char *toString(LogitScale);
+const char *toString(InitKind);
 
 // The task-independent checks of one resolved run: "" when they pass, else why not, naming the
 // field ("model.heads[1]: 5 heads do not divide d_model 96"). validate() (core/tasks/TaskSpec.h)

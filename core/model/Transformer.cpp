@@ -219,6 +219,12 @@ void Transformer::initializeRun(int64_t run, uint64_t seed)
     torch::NoGradGuard noGrad;
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     const bool zeroOut = m_config.zeroInitOutputs;
+    const bool pytorch = m_config.init == InitKind::PyTorch;
+    // One attention module's width H·m_H (of the layer's w·H heads).
+    const auto moduleWidth = [&](int64_t layer) {
+        const Layer &L = m_layers[static_cast<size_t>(layer)];
+        return L.heads * L.headDim / m_config.widthMultiplier;
+    };
     const double m = static_cast<double>(m_config.dModel);
     const double F = static_cast<double>(m_config.ffn());
     for (auto &p : m_params) {
@@ -231,11 +237,18 @@ void Transformer::initializeRun(int64_t run, uint64_t seed)
         if (n == "embedding" || n == "positions") spec = {Init::Normal, 1.0};
         else if (endsWith(".gain")) spec = {Init::One, 0};
         else if (endsWith(".shift")) spec = {Init::Zero, 0};
+        else if (pytorch && (endsWith(".wq") || endsWith(".wk") || endsWith(".wv"))) {
+            // Xavier-uniform on one module's packed (3·H·m_H, m) in-projection.
+            const double inner = static_cast<double>(moduleWidth(p.layer));
+            spec = {Init::Uniform, std::sqrt(6.0 / (m + 3.0 * inner))};
+        } else if (pytorch && (endsWith(".bq") || endsWith(".bk") || endsWith(".bv") || endsWith(".bo")))
+            spec = {Init::Zero, 0};
         else if (endsWith(".wq") || endsWith(".wk") || endsWith(".wv") || endsWith(".w1")) spec = {Init::Uniform, 1.0 / std::sqrt(m)};
         else if (endsWith(".bq") || endsWith(".bk") || endsWith(".bv") || endsWith(".b1")) spec = {Init::Uniform, 1.0 / std::sqrt(m)};
         else if (endsWith(".wo") || endsWith(".bo")) {
+            // HeadLab's own: fan-in of all w·H heads; PyTorch's: of one module's H heads.
             const Layer &L = m_layers[static_cast<size_t>(p.layer)];
-            const double fanIn = static_cast<double>(L.heads * L.headDim);
+            const double fanIn = static_cast<double>(pytorch ? moduleWidth(p.layer) : L.heads * L.headDim);
             spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(fanIn)};
         } else if (endsWith(".w2") || endsWith(".b2")) spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(F)};
         else if (n == "unembedding") spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(m)};
@@ -278,7 +291,8 @@ torch::Tensor Transformer::norm(const torch::Tensor &x, const torch::Tensor &gai
     const int64_t R = x.size(0);
     if (m_config.norm == NormKind::UnitScale) {
         // s · x / ||x||
-        return gain.view({R, 1, 1, 1}) * x / x.norm(2, -1, true).clamp_min(1e-12);
+        // No epsilon, as in the paper's reference code: a zero vector gives NaN (a diverged run).
+        return gain.view({R, 1, 1, 1}) * x / x.norm(2, -1, true);
     }
     // (x − mean) / sqrt(unbiased var + 1e-9) · g + b, through the fused layer_norm kernel: with n
     // features, unbiased var = n/(n−1) · biased var, so the same value is
@@ -484,8 +498,12 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
             return attend(qg, kg, vg, h, d, lastOnly);
         });
     }
-    auto out = linear(o, L.wo, L.bo); // the heads' projections, summed
-    if (m_config.widthMultiplier > 1) out = out / static_cast<double>(m_config.widthMultiplier);
+    if (m_config.widthMultiplier == 1) return linear(o, L.wo, L.bo); // the heads' projections, summed
+    // w modules, each with its own output projection and bias, averaged: the mean of their
+    // projections, plus their biases' mean. Those biases get the same gradient and start equal, so
+    // they stay equal, and Adam moves each as it moves one bias added after the average: bo is it.
+    auto out = linear(o, L.wo, torch::Tensor()) / static_cast<double>(m_config.widthMultiplier);
+    if (L.bo.defined()) out = out + L.bo.view({out.size(0), 1, 1, out.size(3)});
     return out;
 }
 

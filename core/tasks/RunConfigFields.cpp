@@ -28,6 +28,8 @@ const std::initializer_list<yaml::EnumName<Activation>> kActivations = {{Activat
                                                                        {Activation::Relu, "relu"}};
 const std::initializer_list<yaml::EnumName<LogitScale>> kLogitScales = {
     {LogitScale::InvSqrtHeadDim, "inv_sqrt_head_dim"}, {LogitScale::InvHeadDim, "inv_head_dim"}, {LogitScale::None, "none"}};
+const std::initializer_list<yaml::EnumName<InitKind>> kInits = {{InitKind::Uniform, "uniform"},
+                                                               {InitKind::PyTorch, "pytorch"}};
 
 double positive(const YamlField &f) { return yaml::readPositive(f); }
 double unitInterval(const YamlField &f) { return yaml::readNumberInRange(f, 0, true, 1, false); }
@@ -145,6 +147,10 @@ const FieldTable<ScheduleConfig> &scheduleFields()
             "warmup_fraction", &ScheduleConfig::warmupFraction,
             [](const YamlField &f) { return yaml::readNumberInRange(f, 0, true, 1, true); },
             "warmup_cosine: the fraction of the phase spent warming up linearly from 0"),
+        fields::writtenUnlessDefault(
+            fields::integer("step_every", &ScheduleConfig::stepEvery, 1, RunLimits::kMaxSteps,
+                            "the learning rate changes every this many steps (an epoch of a per-epoch scheduler)"),
+            &ScheduleConfig::stepEvery, int64_t{1}),
     };
     return table;
 }
@@ -346,6 +352,10 @@ const FieldTable<ModelConfig> &modelFields()
                                 "attention logits times 1/sqrt(m_H), 1/m_H or 1"),
             fields::integer("width_multiplier", &ModelConfig::widthMultiplier, 1, RunLimits::kMaxWidthMultiplier,
                             "w parallel attention modules per layer, outputs averaged"),
+            fields::writtenUnlessDefault(
+                fields::enumeration("init", &ModelConfig::init, kInits,
+                                    "uniform (U(±1/sqrt(fan_in)) everywhere) or pytorch (nn.MultiheadAttention/nn.Linear defaults)"),
+                &ModelConfig::init, InitKind::Uniform),
         };
         t[0].csv = {{"d_model", [](const ModelConfig &m) { return std::to_string(m.dModel); }}};
         return t;

@@ -60,6 +60,10 @@ std::string divergenceMessage(double loss, double bound, int64_t step)
 double scheduleMultiplier(const ScheduleConfig &schedule, int64_t step, int64_t steps)
 {
     if (schedule.kind == ScheduleKind::Constant) return 1.0;
+    if (schedule.stepEvery > 1) {
+        step /= schedule.stepEvery;
+        steps = (steps + schedule.stepEvery - 1) / schedule.stepEvery;
+    }
     const int64_t warmup = static_cast<int64_t>(std::llround(schedule.warmupFraction * static_cast<double>(steps)));
     if (step < warmup) return static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, warmup));
     const double progress = static_cast<double>(step - warmup) / static_cast<double>(std::max<int64_t>(1, steps - warmup));

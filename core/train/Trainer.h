@@ -57,6 +57,8 @@ std::string divergenceMessage(double loss, double bound, int64_t step);
 
 // The learning-rate multiplier of `schedule` at step t (0-based) of a phase of `steps` steps:
 // constant 1; warmup_cosine t/W for t < W = round(fraction·steps), then 0.5·(1 + cos(π·(t−W)/(steps−W))).
+// With stepEvery k > 1 the same formula is taken at epoch t / k of ceil(steps / k) epochs, so the
+// multiplier changes once per epoch and the first epoch of a warm-up trains at 0.
 double scheduleMultiplier(const ScheduleConfig &schedule, int64_t step, int64_t steps);
 
 // The QK rule's learning-rate factor for W_Q and W_K (and their biases) of `layer`

@@ -295,9 +295,9 @@ private Q_SLOTS:
         const auto wo = parameter(w2, "layers.0.wo"); // (R, 2·H·hd, d): the modules' projections
         wo.narrow(1, 0, half).copy_(parameter(a, "layers.0.wo"));
         wo.narrow(1, half, half).copy_(parameter(b, "layers.0.wo"));
-        // One output bias for the layer, divided by w with the rest: the modules' biases summed.
+        // One output bias for the layer, added after the average: the modules' biases' mean.
         parameter(w2, "layers.0.bo")
-            .copy_(parameter(a, "layers.0.bo") + parameter(b, "layers.0.bo"));
+            .copy_((parameter(a, "layers.0.bo") + parameter(b, "layers.0.bo")) / 2);
         parameter(w2, "layers.0.w2").zero_();
         parameter(w2, "layers.0.b2").zero_();
 
@@ -326,6 +326,85 @@ private Q_SLOTS:
                          0.5 * (1 + std::cos(M_PI / 4))) < 1e-12);
         QVERIFY(std::abs(scheduleMultiplier(s, 52500, steps) - 0.5) < 1e-12);
         QVERIFY(std::abs(scheduleMultiplier(s, steps, steps)) < 1e-12);
+    }
+
+    void scheduleSteppedPerEpoch()
+    {
+        // The reference code's scheduler steps once per 100-step epoch (EXPERIMENTS.md §2): at
+        // 20,000 steps, 200 epochs, warm-up over 10 of them from lr 0.
+        ScheduleConfig s;
+        s.kind = ScheduleKind::WarmupCosine;
+        s.warmupFraction = 0.05;
+        s.stepEvery = 100;
+        const int64_t steps = 20000;
+        for (int64_t t : {0, 1, 50, 99}) QCOMPARE(scheduleMultiplier(s, t, steps), 0.0); // first epoch: lr 0
+        for (int64_t t : {100, 150, 199}) QCOMPARE(scheduleMultiplier(s, t, steps), 0.1);
+        QCOMPARE(scheduleMultiplier(s, 999, steps), 0.9);
+        QCOMPARE(scheduleMultiplier(s, 1000, steps), 1.0);
+        QCOMPARE(scheduleMultiplier(s, 1099, steps), 1.0);
+        QVERIFY(std::abs(scheduleMultiplier(s, 10500, steps) - 0.5 * (1 + std::cos(M_PI * 95 / 190))) < 1e-12);
+        QVERIFY(scheduleMultiplier(s, steps - 1, steps) > 0); // the last epoch: cos at 189/190
+        // step_every 1 is the per-step schedule; an epoch that does not divide the phase counts
+        // its last partial epoch.
+        ScheduleConfig perStep = s;
+        perStep.stepEvery = 1;
+        ScheduleConfig plain;
+        plain.kind = ScheduleKind::WarmupCosine;
+        for (int64_t t : {0, 7, 500, 777, 19999}) QCOMPARE(scheduleMultiplier(perStep, t, steps), scheduleMultiplier(plain, t, steps));
+        QCOMPARE(scheduleMultiplier(s, 250, 450), scheduleMultiplier(plain, 2, 5));
+        // The key round-trips, and is not written at its default (run file names stay as they were).
+        RunConfig c = loadPreset("nn-classroom").base;
+        const std::string text = yaml::canonicalYaml(c);
+        QVERIFY2(text.find("step_every: 100") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("init: pytorch") != std::string::npos, text.c_str());
+        c.phases[0].schedule.stepEvery = 1;
+        c.model.init = InitKind::Uniform;
+        const std::string plainText = yaml::canonicalYaml(c);
+        QVERIFY2(plainText.find("step_every") == std::string::npos, plainText.c_str());
+        QVERIFY2(plainText.find("init:") == std::string::npos, plainText.c_str());
+    }
+
+    void pytorchInitialisation()
+    {
+        // init: pytorch gives nn.MultiheadAttention's and nn.Linear's defaults, per module.
+        const int64_t d = 64, F = 256, w = 4;
+        ModelConfig m;
+        m.dModel = d;
+        m.heads = {2, 2};
+        m.ffnWidth = F;
+        m.bias = true;
+        m.zeroInitOutputs = false;
+        m.norm = NormKind::UnitScale;
+        m.placement = NormPlacement::PostNorm;
+        m.finalNorm = false;
+        m.causal = false;
+        m.widthMultiplier = w;
+        m.init = InitKind::PyTorch;
+        Transformer model(m, 0, 0, 1, torch::Device("cpu"));
+        model.initializeRun(0, 3);
+        auto range = [&](const std::string &n) { return parameter(model, n).abs().max().item<double>(); };
+        const double xavier = std::sqrt(6.0 / (d + 3.0 * d)); // packed (3d, d) in-projection
+        for (const char *n : {"wq", "wk", "wv"}) {
+            const double top = range(std::string("layers.1.") + n);
+            QVERIFY2(top <= xavier && top > 0.97 * xavier, qPrintable(QString::number(top)));
+        }
+        for (const char *n : {"bq", "bk", "bv", "bo"}) QCOMPARE(range(std::string("layers.0.") + n), 0.0);
+        const double wo = range("layers.0.wo"); // each module's own d × d projection: U(±1/sqrt(d))
+        QVERIFY2(wo <= 1 / std::sqrt(double(d)) && wo > 0.97 / std::sqrt(double(d)), qPrintable(QString::number(wo)));
+        const double b2 = range("layers.0.b2"); // nn.Linear(F, d)'s bias: U(±1/sqrt(F))
+        QVERIFY2(b2 <= 1 / std::sqrt(double(F)) && b2 > 0.8 / std::sqrt(double(F)), qPrintable(QString::number(b2)));
+        QCOMPARE(range("layers.0.norm1.gain"), 1.0);
+        // HeadLab's own initialisation differs where the reference's does: the check can fail.
+        m.init = InitKind::Uniform;
+        Transformer own(m, 0, 0, 1, torch::Device("cpu"));
+        own.initializeRun(0, 3);
+        QVERIFY(parameter(own, "layers.0.bq").abs().max().item<double>() > 0);
+
+        // The unit-scale norm has no epsilon, as the reference's: a zero vector gives NaN (a
+        // diverged run), not a silent zero.
+        torch::NoGradGuard noGrad;
+        const auto out = model.forward(torch::zeros({1, 2, 4, d}));
+        QVERIFY(torch::isnan(out).any().item<bool>());
     }
 
     void epochMeansFromLoggedWindows()
@@ -449,6 +528,8 @@ private Q_SLOTS:
             QCOMPARE(p.optimizer.weightDecay, 0.0);
             QCOMPARE(name(p.schedule.kind), name(ScheduleKind::WarmupCosine));
             QCOMPARE(p.schedule.warmupFraction, 0.05);
+            QCOMPARE(p.schedule.stepEvery, kStepsPerEpoch); // stepped per epoch, as the reference code
+            QCOMPARE(name(c.model.init), name(InitKind::PyTorch));
             QCOMPARE(c.lr, 0.01);
             QCOMPARE(kStepsPerEpoch % c.logEvery, int64_t(0)); // epoch means are exact
             ranks.insert(c.model.headDimOfLayer(0));

@@ -1154,7 +1154,9 @@ void TestSession::storedSessionsOfThisReleaseLoadUnchanged()
 
 // The file name of every run of every preset: a hash of its canonical config (SessionStore.h). A
 // change to how configs are written would orphan every stored result. The golden list was made at
-// commit 64ddf52 with `HEADLAB_WRITE_GOLDEN=1 tests/session/test_session presetRunFilesKeepTheirNames`.
+// commit 64ddf52 with `HEADLAB_WRITE_GOLDEN=1 tests/session/test_session presetRunFilesKeepTheirNames`;
+// the nn presets' lines were remade when they took the reference code's per-epoch schedule and
+// initialisation (new configs, so new names), and addition-fig2-grid-seeds' lines were added then.
 void TestSession::presetRunFilesKeepTheirNames()
 {
     std::map<std::string, std::string> listing; // preset -> its run files, one line each
