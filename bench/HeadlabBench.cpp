@@ -10,6 +10,9 @@
 //   headlab-bench determinism --device D --steps N   (same seed twice, and twice in one ensemble: Δ = 0)
 //   headlab-bench profile  --device D --shapes 384x3 --runs R [--mix 1,2,3,6,12] --steps N [--trace F]
 //                          (GPU time per kernel class and the top kernels, from the Kineto profiler)
+//   headlab-bench preset   --preset NAME --steps N [--layers L] [--w W] [--heads H] [--runs R]
+//                          [--profile 1]   (runs of a preset's sweep as one ensemble: run-steps/s,
+//                          matmul TFLOP/s; with --profile, GPU time per kernel class)
 //   headlab-bench storage  --runs N --points P --out DIR   (writes a synthetic session of N finished
 //                          runs with P points per curve in the stored layout, DIR/stored.yaml +
 //                          DIR/stored.results/, and as one file, DIR/single.yaml; times both saves;
@@ -26,7 +29,10 @@
 // Every line of output is one JSON object.
 #include "core/tasks/addition/AdditionSpec.h"
 #include "core/config/RunConfig.h"
+#include "core/session/Presets.h"
 #include "core/session/Session.h"
+#include "core/tasks/RunConfigFields.h"
+#include "core/tasks/TaskSpec.h"
 #include "core/session/SessionStore.h"
 #include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
@@ -43,6 +49,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -315,6 +322,61 @@ std::string kernelClass(const std::string &n)
     return "other";
 }
 
+// Runs `train` (which trains `steps` steps) under the Kineto profiler and prints GPU time per kernel
+// class and the top kernels, each line tagged with `tag` (a JSON fragment: "\"m\": 384, ..."). Returns
+// the wall seconds of `train`.
+template <typename Train>
+double profiled(const std::string &tag, int64_t steps, const std::string &trace, Train &&train)
+{
+    using namespace torch::profiler::impl;
+    const ProfilerConfig config(ProfilerState::KINETO, false, false, false, false, false);
+    const std::set<ActivityType> activities{ActivityType::CPU, ActivityType::CUDA};
+    torch::autograd::profiler::prepareProfiler(config, activities);
+    torch::autograd::profiler::enableProfiler(config, activities);
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string status = train();
+    const double wall = seconds(t0);
+    auto result = torch::autograd::profiler::disableProfiler();
+    if (!trace.empty()) result->save(trace);
+    struct Acc {
+        double us = 0;
+        int64_t count = 0;
+    };
+    std::map<std::string, Acc> byClass, byName;
+    double total = 0;
+    int64_t kernels = 0;
+    for (const auto &e : result->events()) {
+        if (e.deviceType() != c10::DeviceType::CUDA) continue;
+        const double us = static_cast<double>(e.durationNs()) / 1e3;
+        const std::string name = e.name();
+        byClass[kernelClass(name)].us += us;
+        byClass[kernelClass(name)].count++;
+        byName[name].us += us;
+        byName[name].count++;
+        total += us;
+        ++kernels;
+    }
+    const char *graphs = std::getenv("HEADLAB_CUDA_GRAPHS");
+    std::printf("{\"profile\": \"total\", %s, \"steps\": %lld, \"graphs\": %s, \"wall_ms_per_step\": %.4f, \"gpu_ms_per_step\": %.4f, \"kernels_per_step\": %.1f, \"status\": \"%s\"}\n",
+                tag.c_str(), (long long)steps, graphs && std::string(graphs) == "0" ? "false" : "true",
+                wall * 1e3 / steps, total / 1e3 / steps, double(kernels) / steps, status.c_str());
+    for (const auto &[cls, acc] : byClass)
+        std::printf("{\"profile\": \"class\", %s, \"class\": \"%s\", \"ms_per_step\": %.4f, \"share\": %.3f, \"kernels_per_step\": %.1f}\n",
+                    tag.c_str(), cls.c_str(), acc.us / 1e3 / steps, acc.us / std::max(total, 1e-9), double(acc.count) / steps);
+    std::vector<std::pair<std::string, Acc>> top(byName.begin(), byName.end());
+    std::sort(top.begin(), top.end(), [](const auto &x, const auto &y) { return x.second.us > y.second.us; });
+    for (size_t i = 0; i < top.size() && i < 25; ++i) {
+        std::string n = top[i].first.substr(0, 120);
+        for (auto &ch : n)
+            if (ch == '"' || ch == '\\') ch = '\'';
+        std::printf("{\"profile\": \"kernel\", %s, \"name\": \"%s\", \"class\": \"%s\", \"ms_per_step\": %.4f, \"share\": %.3f, \"per_step\": %.1f}\n",
+                    tag.c_str(), n.c_str(), kernelClass(top[i].first).c_str(), top[i].second.us / 1e3 / steps,
+                    top[i].second.us / std::max(total, 1e-9), double(top[i].second.count) / steps);
+    }
+    std::fflush(stdout);
+    return wall;
+}
+
 void profile(const Args &a)
 {
     const int64_t steps = std::stoll(a.get("steps", "200"));
@@ -324,54 +386,130 @@ void profile(const Args &a)
         const int64_t m = std::stoll(mh[0]), h = std::stoll(mh[1]);
         TrainerControl control;
         trainMembers(ensembleConfigs(a, m, h, 10), control); // warm caches and kernels
-        using namespace torch::profiler::impl;
-        const ProfilerConfig config(ProfilerState::KINETO, false, false, false, false, false);
-        const std::set<ActivityType> activities{ActivityType::CPU, ActivityType::CUDA};
-        torch::autograd::profiler::prepareProfiler(config, activities);
-        torch::autograd::profiler::enableProfiler(config, activities);
-        const auto t0 = std::chrono::steady_clock::now();
-        const auto res = trainMembers(ensembleConfigs(a, m, h, steps), control);
-        const double wall = seconds(t0);
-        auto result = torch::autograd::profiler::disableProfiler();
-        if (!trace.empty()) result->save(trace + "-" + shape + ".json");
-        struct Acc {
-            double us = 0;
-            int64_t count = 0;
-        };
-        std::map<std::string, Acc> byClass, byName;
-        double total = 0;
-        int64_t kernels = 0;
-        for (const auto &e : result->events()) {
-            if (e.deviceType() != c10::DeviceType::CUDA) continue;
-            const double us = static_cast<double>(e.durationNs()) / 1e3;
-            const std::string name = e.name();
-            byClass[kernelClass(name)].us += us;
-            byClass[kernelClass(name)].count++;
-            byName[name].us += us;
-            byName[name].count++;
-            total += us;
-            ++kernels;
-        }
-        const int runs = std::stoi(a.get("runs", "8"));
-        std::printf("{\"profile\": \"total\", \"m\": %lld, \"heads\": %lld, \"runs\": %d, \"mix\": \"%s\", \"steps\": %lld, \"graphs\": %s, \"wall_ms_per_step\": %.4f, \"gpu_ms_per_step\": %.4f, \"kernels_per_step\": %.1f, \"status\": \"%s\"}\n",
-                    (long long)m, (long long)h, runs, a.get("mix", "").c_str(), (long long)steps,
-                    std::getenv("HEADLAB_CUDA_GRAPHS") && std::string(std::getenv("HEADLAB_CUDA_GRAPHS")) == "0" ? "false" : "true",
-                    wall * 1e3 / steps, total / 1e3 / steps, double(kernels) / steps, toString(res[0].status));
-        for (const auto &[cls, acc] : byClass)
-            std::printf("{\"profile\": \"class\", \"m\": %lld, \"runs\": %d, \"class\": \"%s\", \"ms_per_step\": %.4f, \"share\": %.3f, \"kernels_per_step\": %.1f}\n",
-                        (long long)m, runs, cls.c_str(), acc.us / 1e3 / steps, acc.us / std::max(total, 1e-9), double(acc.count) / steps);
-        std::vector<std::pair<std::string, Acc>> top(byName.begin(), byName.end());
-        std::sort(top.begin(), top.end(), [](const auto &x, const auto &y) { return x.second.us > y.second.us; });
-        for (size_t i = 0; i < top.size() && i < 25; ++i) {
-            std::string n = top[i].first.substr(0, 120);
-            for (auto &ch : n)
-                if (ch == '"' || ch == '\\') ch = '\'';
-            std::printf("{\"profile\": \"kernel\", \"m\": %lld, \"runs\": %d, \"name\": \"%s\", \"class\": \"%s\", \"ms_per_step\": %.4f, \"share\": %.3f, \"per_step\": %.1f}\n",
-                        (long long)m, runs, n.c_str(), kernelClass(top[i].first).c_str(), top[i].second.us / 1e3 / steps,
-                        top[i].second.us / std::max(total, 1e-9), double(top[i].second.count) / steps);
-        }
-        std::fflush(stdout);
+        const std::string tag = "\"m\": " + std::to_string(m) + ", \"heads\": " + std::to_string(h) + ", \"runs\": " +
+                                a.get("runs", "8") + ", \"mix\": \"" + a.get("mix", "") + "\"";
+        profiled(tag, steps, trace.empty() ? trace : trace + "-" + shape + ".json", [&] {
+            return std::string(toString(trainMembers(ensembleConfigs(a, m, h, steps), control)[0].status));
+        });
     }
+}
+
+// Matmul FLOPs of one training step of one run (forward and backward, 3 × the forward's products):
+// Q/K/V and output projections, the attention products over the full T × T (causal masks still
+// compute them), the MLP, and for token tasks the embedding (a one-hot product on the GPU) and the
+// unembedding. The floor of a step is this over the card's measured rate (bench/compute_floor.py).
+double stepFlops(const RunConfig &c)
+{
+    const TaskSpec &spec = taskSpec(c.task);
+    const double T = static_cast<double>(spec.sequenceLength(c.task));
+    const double V = static_cast<double>(spec.vocabSize(c.task));
+    const double m = static_cast<double>(c.model.dModel), F = static_cast<double>(c.model.ffn());
+    const double B = static_cast<double>(c.phases.front().batchSize);
+    double perToken = 0;
+    for (size_t l = 0; l < c.model.heads.size(); ++l) {
+        const double inner = static_cast<double>(c.model.heads[l] * c.model.widthMultiplier * c.model.headDimOfLayer(l));
+        perToken += 2 * m * 3 * inner + 2 * inner * m + 2 * 2 * T * inner + 2 * 2 * m * F;
+    }
+    perToken += 2 * 2 * m * V;
+    return 3 * B * T * perToken;
+}
+
+// headlab-bench preset --preset NAME --steps N [--layers L] [--w W] [--heads H] [--schedules S]
+//                      [--runs R] [--device D] [--profile 1] [--trace F]
+// Trains runs of a preset's sweep as one ensemble, as headlab-cli would, for N steps (its first
+// phase, evaluated only at the start and the end) and prints run-steps/s and the matmul TFLOP/s
+// that is. --layers/--w/--heads keep the runs with that many layers, width multiplier and
+// first-layer heads, --schedules "1,2,4,8;4,4,4,4" those heads per layer; --runs R takes R of them, or repeats them with new seeds when there are
+// fewer. HEADLAB_BENCH_TF32=1 or 0 sets TF32 (else the preset's own).
+void preset(const Args &a)
+{
+    const std::string name = a.get("preset", "nn-fig1-full");
+    Session session = loadPreset(name);
+    expandSweep(session);
+    std::vector<RunConfig> picked;
+    for (const auto &run : session.runs) {
+        const RunConfig &c = run.config;
+        if (a.opts.count("layers") && c.model.layers() != std::stoll(a.get("layers", ""))) continue;
+        if (a.opts.count("w") && c.model.widthMultiplier != std::stoll(a.get("w", ""))) continue;
+        if (a.opts.count("heads") && c.model.heads.front() != std::stoll(a.get("heads", ""))) continue;
+        if (a.opts.count("schedules")) { // "1,2,4,8;4,4,4,4": runs with one of these heads per layer
+            std::string one;
+            for (auto h : c.model.heads) one += (one.empty() ? "" : ",") + std::to_string(h);
+            const auto wanted = split(a.get("schedules", ""), ';');
+            if (std::find(wanted.begin(), wanted.end(), one) == wanted.end()) continue;
+        }
+        picked.push_back(c);
+    }
+    if (picked.empty()) {
+        std::fprintf(stderr, "headlab-bench preset: no run of %s has those layers/w/heads\n", name.c_str());
+        std::exit(2);
+    }
+    const int64_t steps = std::stoll(a.get("steps", "200"));
+    const size_t runs = a.opts.count("runs") ? std::stoul(a.get("runs", "")) : picked.size();
+    const char *tf32 = std::getenv("HEADLAB_BENCH_TF32");
+    std::vector<RunConfig> configs;
+    for (size_t r = 0; r < runs; ++r) {
+        RunConfig c = picked[r % picked.size()];
+        c.phases.resize(1);
+        c.phases[0].steps = steps;
+        c.evalEvery = steps + 1;
+        c.logEvery = std::min<int64_t>(c.logEvery, steps);
+        c.device = a.get("device", "cuda:0");
+        if (r >= picked.size()) c.initSeed = c.dataSeed = 1000 + r;
+        if (tf32) c.tf32 = std::string(tf32) == "1";
+        configs.push_back(c);
+    }
+    // Runs that can share an ensemble train as one, as the scheduler groups them; groups one
+    // after another.
+    std::map<std::string, std::vector<RunConfig>> groups;
+    for (const auto &c : configs) groups[ensembleKey(c)].push_back(c);
+    TrainerControl control;
+    for (const auto &[key, group] : groups) {
+        auto shortened = group;
+        for (auto &c : shortened) c.phases[0].steps = 10, c.evalEvery = 11, c.logEvery = std::min<int64_t>(c.logEvery, 10);
+        trainMembers(shortened, control); // warm caches, kernels and the graph capture path
+    }
+    const auto &c0 = configs.front();
+    std::string heads;
+    for (auto h : c0.model.heads) heads += (heads.empty() ? "" : " ") + std::to_string(h);
+    const std::string tag = "\"preset\": \"" + name + "\", \"layers\": " + std::to_string(c0.model.layers()) +
+                            ", \"w\": " + std::to_string(c0.model.widthMultiplier) + ", \"heads\": \"" + heads +
+                            "\", \"runs\": " + std::to_string(runs) + ", \"ensembles\": " + std::to_string(groups.size());
+    std::vector<RunResult> results;
+    auto train = [&] {
+        results.clear();
+        for (const auto &[key, group] : groups) {
+            const auto r = trainMembers(group, control);
+            results.insert(results.end(), r.begin(), r.end());
+        }
+        return std::string(toString(results[0].status));
+    };
+    double wall;
+    if (a.get("profile", "0") == "1") {
+        wall = profiled(tag, steps, a.get("trace", ""), train);
+    } else {
+        const auto t0 = std::chrono::steady_clock::now();
+        train();
+        wall = seconds(t0);
+    }
+    double flops = 0;
+    std::set<std::string> schedules; // each run's heads per layer, "1,2,4,8", for the peers
+    for (const auto &c : configs) {
+        flops += stepFlops(c);
+        std::string one;
+        for (auto h : c.model.heads) one += (one.empty() ? "" : ",") + std::to_string(h);
+        schedules.insert(one);
+    }
+    std::string scheduleList;
+    for (const auto &one : schedules) scheduleList += (scheduleList.empty() ? "" : ";") + one;
+    std::printf("{\"impl\": \"headlab-preset\", %s, \"device\": \"%s\", \"tf32\": %s, \"steps\": %lld, "
+                "\"steps_per_s\": %.2f, \"run_steps_per_s\": %.2f, \"tflops\": %.3f, \"gflop_per_run_step\": %.4f, "
+                "\"attention\": \"%s\", \"schedules\": \"%s\", \"status\": \"%s\"}\n",
+                tag.c_str(), results[0].device.c_str(), c0.tf32 ? "true" : "false", (long long)steps, steps / wall,
+                runs * steps / wall, flops * steps / wall / 1e12, stepFlops(c0) / 1e9,
+                results[0].provenance.count("attention") ? results[0].provenance.at("attention").c_str() : "",
+                scheduleList.c_str(), toString(results[0].status));
+    std::fflush(stdout);
 }
 
 // A session of `runs` finished runs (an lr × seed sweep of the addition grid's shape) whose
@@ -606,6 +744,7 @@ int main(int argc, char **argv)
     else if (a.mode == "equivalence") equivalence(a);
     else if (a.mode == "devices") devices(a);
     else if (a.mode == "profile") profile(a);
+    else if (a.mode == "preset") preset(a);
     else if (a.mode == "fused-adam") fusedAdam(a);
     else if (a.mode == "determinism") determinism(a);
     else if (a.mode == "storage") storage(a);

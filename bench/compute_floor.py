@@ -1,7 +1,17 @@
 #!/usr/bin/env python3
-"""compute_floor.py — the compute floor of the addition paper's full grid on this GPU.
+"""compute_floor.py — the compute floor of a task's work on this GPU.
 
-Measures the card's FP32 and TF32 matmul rates (an 8192² square product, and the grid's batched
+  compute_floor.py                 the addition paper's full grid (below)
+  compute_floor.py --task nn       nearest neighbour: a run-step at layers {1,3,5} × w {1,8,64}, and
+                                   the nn-fig1-full sweep (63 runs × 100,000 steps)
+  compute_floor.py --task text     the head-progression preset's run-step (d 256, 4 layers, T 128)
+
+For nn and text every matrix product of a training step (forward, and the two products of each in
+the backward pass) is listed with its shape, batched over an ensemble of --runs runs as HeadLab
+computes it, each distinct shape is timed on the card in FP32 and in TF32, and the floor of a step
+is the sum of FLOPs / measured rate over its products: the time the products alone would take.
+
+Addition: measures the card's FP32 and TF32 matmul rates (an 8192² square product, and the grid's batched
 products at m = 384: 50 × [1216×384]·[384×1536]), counts the matmul FLOPs of the grid as HeadLab
 computes it (answer-only training runs layer 2's queries, MLP and unembedding at one position),
 and prints the floor = FLOPs / rate as JSON lines.
@@ -50,8 +60,104 @@ def rate(a, b, reps=20):
     return flops / dt
 
 
+def products_nn(layers, w, runs, batch=256, points=16, d=64, ffn=2048):
+    """(batch count, M, K, N, times) of every forward product of one nn step of `runs` runs."""
+    n = batch * points
+    inner = w * d  # w modules of H heads of d / H: H·m_H = d each
+    per_layer = [(runs, n, d, 3 * inner, 1), (runs, n, inner, d, 1), (runs, n, d, ffn, 1), (runs, n, ffn, d, 1)]
+    # attention per head: scores (T × m_H)(m_H × T) and (T × T)(T × m_H); counted at rank 64 (1 head),
+    # the largest; lower ranks have the same FLOPs in more, smaller products.
+    per_layer += [(runs * batch * w, points, d, points, 1), (runs * batch * w, points, points, d, 1)]
+    return per_layer * layers
+
+
+def products_text(schedule=(4, 4, 4, 4), runs=2, batch=64, T=128, d=256, vocab=256):
+    n = batch * T
+    out = [(runs, n, vocab, d, 1), (runs, n, d, vocab, 1)]  # one-hot embedding product, unembedding
+    for h in schedule:
+        hd = d // h
+        out += [(runs, n, d, 3 * d, 1), (runs, n, d, d, 1), (runs, n, d, 4 * d, 1), (runs, n, 4 * d, d, 1),
+                (runs * batch * h, T, hd, T, 1), (runs * batch * h, T, T, hd, 1)]
+    return out
+
+
+_rates = {}
+
+
+def product_rate(b, M, K, N, dev):
+    """FLOP/s of a (b, M, K)·(b, K, N) product on this card (cached per shape and TF32 setting)."""
+    key = (b, M, K, N, torch.backends.cuda.matmul.allow_tf32)
+    if key not in _rates:
+        reps = max(3, min(200, int(2e11 / max(1, 2 * b * M * K * N))))
+        _rates[key] = rate(torch.randn(b, M, K, device=dev), torch.randn(b, K, N, device=dev), reps=reps)
+    return _rates[key]
+
+
+def step_floor(products, dev):
+    """(FLOPs, seconds) of a training step: each forward product and its two backward products
+    (dX = dY·Wᵀ, (M, N)·(N, K); dW = Xᵀ·dY, (K, M)·(M, N))."""
+    flops = seconds = 0.0
+    for b, M, K, N, times in products:
+        for shape in ((b, M, K, N), (b, M, N, K), (b, K, M, N)):
+            f = 2.0 * b * M * K * N * times
+            flops += f
+            seconds += f / product_rate(*shape, dev)
+    return flops, seconds
+
+
+def main_nn(dev, name, runs):
+    for tf32 in (False, True):
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        sweep_s, sweep_flops = 0.0, 0.0
+        for layers in (1, 3, 5):
+            for w in (1, 8, 64):
+                flops, secs = step_floor(products_nn(layers, w, runs), dev)
+                # nn-fig1-full: 7 ranks at each (layers, w), 100,000 steps each, in ensembles of `runs`
+                sweep_s += 7 * 100000 * secs / runs
+                sweep_flops += 7 * 100000 * flops / runs
+                print(json.dumps({"floor": "tf32" if tf32 else "fp32", "task": "nn", "gpu": name, "layers": layers, "w": w,
+                                  "runs": runs, "gflop_per_run_step": round(flops / runs / 1e9, 4),
+                                  "floor_run_steps_per_s": round(runs / secs, 1),
+                                  "rate_tflops": round(flops / secs / 1e12, 2)}), flush=True)
+        print(json.dumps({"floor": "tf32" if tf32 else "fp32", "task": "nn", "gpu": name, "sweep": "nn-fig1-full",
+                          "pflop": round(sweep_flops / 1e15, 1), "floor_minutes": round(sweep_s / 60, 1)}), flush=True)
+
+
+def main_text(dev, name, runs, schedules):
+    for tf32 in (False, True):
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        total_flops = total_s = 0.0
+        for schedule in schedules:
+            flops, secs = step_floor(products_text(schedule, runs), dev)
+            total_flops += flops
+            total_s += secs
+            print(json.dumps({"floor": "tf32" if tf32 else "fp32", "task": "text", "gpu": name,
+                              "heads": ",".join(map(str, schedule)), "runs": runs,
+                              "gflop_per_run_step": round(flops / runs / 1e9, 3),
+                              "floor_run_steps_per_s": round(runs / secs, 1)}), flush=True)
+        print(json.dumps({"floor": "tf32" if tf32 else "fp32", "task": "text", "gpu": name, "heads": "all",
+                          "runs": runs * len(schedules), "floor_run_steps_per_s": round(runs * len(schedules) / total_s, 1),
+                          "rate_tflops": round(total_flops / total_s / 1e12, 2)}), flush=True)
+
+
 def main():
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--task", default="addition", choices=["addition", "nn", "text"])
+    ap.add_argument("--runs", type=int, default=0, help="ensemble size (nn default 8, text 2: the preset's seeds)")
+    ap.add_argument("--schedules", default="1,2,4,8;4,4,4,4;8,4,2,1", help="text: heads per layer, ';' between")
+    args = ap.parse_args()
     dev = torch.device("cuda")
+    name = torch.cuda.get_device_name(dev)
+    if args.task == "nn":
+        return main_nn(dev, name, args.runs or 8)
+    if args.task == "text":
+        return main_text(dev, name, args.runs or 2,
+                         [tuple(int(h) for h in s.split(",")) for s in args.schedules.split(";")])
+    main_addition(dev, name)
+
+
+def main_addition(dev, name):
     name = torch.cuda.get_device_name(dev)
     flops = grid_flops()
     for tf32 in (False, True):

@@ -198,6 +198,10 @@ def train(args, device):
         best = torch.minimum(best, torch.nan_to_num(mean, nan=float("inf")))
         if e % args.report == 0 or e == epochs - 1:
             trace.append({"epoch": e, "lr": lr, "epoch_mean": [round(v, 5) for v in mean.tolist()]})
+            # A line as it goes, so that a run cut short by a wall-clock cap still tells.
+            print(json.dumps({"peer": "nn", "mode": "train-progress", "layers": layers, "w": w, "steps": args.steps,
+                              "seeds": list(seeds), **trace[-1], "best_so_far": [round(v, 5) for v in best.tolist()],
+                              "wall_s": round(time.perf_counter() - t0, 1)}), flush=True)
     scales = {k: [round(v, 4) for v in t.detach().flatten(1)[:, 0].tolist()]
               for k, t in ens.params.items() if k.endswith("scale")}
     print(json.dumps({"peer": "nn", "mode": "train", "impl": args.impl, "layers": layers, "w": w, "heads": args.heads,

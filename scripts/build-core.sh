@@ -25,8 +25,16 @@ elif "$PYTHON" -c 'import sys, torch; sys.exit(torch.version.cuda is None)'; the
     not at $CUDA_HOME; set CUDA_HOME to the toolkit"
 fi
 
-args=(-DCMAKE_PREFIX_PATH="$torch_prefix" -DCMAKE_BUILD_TYPE=Release
-      -DHEADLAB_BUILD_GUI=OFF -DHEADLAB_BUILD_TESTS=OFF)
+# HEADLAB_QT_PREFIX: a Qt 6 Core/Test prefix (scripts/gpu-tests.sh unpacks one): the test suites
+# that need no GUI are built too.
+if [[ -n "${HEADLAB_QT_PREFIX:-}" ]]; then
+    args=(-DCMAKE_PREFIX_PATH="$torch_prefix;$HEADLAB_QT_PREFIX" -DCMAKE_BUILD_TYPE=Release
+          -DHEADLAB_BUILD_GUI=OFF -DHEADLAB_BUILD_TESTS=ON
+          -DQt6_DIR="$HEADLAB_QT_PREFIX/lib/x86_64-linux-gnu/cmake/Qt6")
+else
+    args=(-DCMAKE_PREFIX_PATH="$torch_prefix" -DCMAKE_BUILD_TYPE=Release
+          -DHEADLAB_BUILD_GUI=OFF -DHEADLAB_BUILD_TESTS=OFF)
+fi
 [[ -f "$BUILD/CMakeCache.txt" ]] || ! command -v ninja >/dev/null || args+=(-G Ninja)
 cmake -S "$ROOT" -B "$BUILD" "${args[@]}"
 targets=("$@")

@@ -15,3 +15,37 @@ mkdir -p "$ROOT/.deps/nlohmann/include"
 rm -rf "$ROOT/.deps/nlohmann/include/nlohmann"
 cp -r /usr/include/nlohmann "$ROOT/.deps/nlohmann/include/nlohmann"
 echo "[stage-deps] nlohmann/json headers in $ROOT/.deps/nlohmann/include"
+
+# Qt 6 Core and Test, for the test suites on the GPU machine (no Qt there, nothing to download):
+# Debian 12's libraries, headers, CMake files and moc, with the libraries Qt Core needs that
+# Ubuntu 24.04 lacks or has at other versions (ICU 72, double-conversion, libb2, PCRE2-16, GLib),
+# packed as .deps/qt6-core-test.tar.xz (about 15 MB) under usr/ with Debian's layout. Qt's CMake
+# files find everything relative to themselves, so scripts/gpu-tests.sh unpacks it anywhere and
+# points Qt6_DIR there. Built from the installed packages (qt6-base-dev, qt6-base-dev-tools); the
+# tarball is remade only when a package changed.
+QT_LIB=/usr/lib/x86_64-linux-gnu
+if [[ -f $QT_LIB/libQt6Test.so.6 && -x /usr/lib/qt6/libexec/moc ]]; then
+    stamp="$( (dpkg-query -W -f='${Package} ${Version}\n' libqt6core6 libqt6test6 qt6-base-dev qt6-base-dev-tools libicu72 2>/dev/null; cat "${BASH_SOURCE[0]}") | sha1sum | cut -c1-16)"
+    tarball="$ROOT/.deps/qt6-core-test.tar.xz"
+    if [[ ! -f "$tarball" || "$(cat "$ROOT/.deps/qt6-core-test.stamp" 2>/dev/null)" != "$stamp" ]]; then
+        files=(/usr/include/x86_64-linux-gnu/qt6/QtCore /usr/include/x86_64-linux-gnu/qt6/QtTest
+               $QT_LIB/qt6/mkspecs/linux-g++ $QT_LIB/qt6/mkspecs/common
+               $QT_LIB/cmake/Qt6 $QT_LIB/cmake/Qt6Core $QT_LIB/cmake/Qt6CoreTools $QT_LIB/cmake/Qt6Test
+               $QT_LIB/cmake/Qt6BuildInternals $QT_LIB/cmake/Qt6HostInfo)
+        # Every file the CMake targets name must exist (CMake checks): moc, rcc, qmake6, ...
+        for path in $(grep -ho '"${_IMPORT_PREFIX}/[^";]*"' $QT_LIB/cmake/Qt6CoreTools/*.cmake $QT_LIB/cmake/Qt6Core/*.cmake \
+                      $QT_LIB/cmake/Qt6Test/*.cmake | tr -d '"' | sed 's|${_IMPORT_PREFIX}|/usr|' | sort -u); do
+            [[ -f "$path" ]] && files+=("$path") && [[ -L "$path" ]] && files+=("$(readlink -f "$path")")
+        done
+        for lib in libQt6Core.so libQt6Test.so libicuuc.so.72 libicui18n.so.72 libicudata.so.72 \
+                   libdouble-conversion.so.3 libb2.so.1 libpcre2-16.so.0 libglib-2.0.so.0; do
+            files+=($QT_LIB/$lib*)
+        done
+        tar -C / -cJf "$tarball.tmp" "${files[@]#/}"
+        mv "$tarball.tmp" "$tarball"
+        echo "$stamp" > "$ROOT/.deps/qt6-core-test.stamp"
+    fi
+    echo "[stage-deps] Qt 6 Core and Test for the GPU machine in $tarball ($(du -h "$tarball" | cut -f1))"
+else
+    echo "[stage-deps] note: no Qt 6 Test here (apt-get install qt6-base-dev qt6-base-dev-tools): the GPU suites cannot be built there" >&2
+fi

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# gpu-tests.sh — builds and runs HeadLab's test suites on the GPU machine (Ubuntu 24.04, CUDA 13,
+# PyTorch 2.11 in the system python, no Qt, nothing to download): the core, session, storage,
+# checkpoint, heads, task, nearest-neighbour and text suites, and tests/cuda, whose cases compare
+# every CUDA path with the path it replaces (they skip where there is no GPU, as on CI).
+#
+# Qt: the suites are QtTest programs. The GPU machine has no Qt, so scripts/stage-deps.sh (run on
+# the workstation) packs Debian 12's Qt 6 Core and Test, moc and the few libraries they need into
+# .deps/qt6-core-test.tar.xz; it travels with the working tree (the device tool's carry) and is
+# unpacked here into build-core/qt6. No GUI library is needed or built.
+#
+#   scripts/gpu-tests.sh [CTEST_REGEX]     default: the suites above (not the fuzzer, Slurm or the
+#                                          layering checks, which need no GPU)
+#
+# Exit status: ctest's (non-zero when a test fails), 1 when the build fails.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TARBALL="$ROOT/.deps/qt6-core-test.tar.xz"
+QT="$ROOT/build-core/qt6"
+say() { printf '[gpu-tests %s] %s\n' "$(date +%T)" "$*" >&2; }
+
+[[ -f "$TARBALL" ]] || { say "error: no $TARBALL (run scripts/stage-deps.sh on the workstation and carry .deps)"; exit 1; }
+if [[ ! -f "$QT/.unpacked" || "$TARBALL" -nt "$QT/.unpacked" ]]; then
+    rm -rf "$QT" && mkdir -p "$QT"
+    tar -C "$QT" -xJf "$TARBALL"
+    touch "$QT/.unpacked"
+fi
+export HEADLAB_QT_PREFIX="$QT/usr"
+# moc and the test programs load Qt Core and its ICU from there.
+export LD_LIBRARY_PATH="$QT/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+"$QT/usr/lib/qt6/libexec/moc" --version >&2 || { say "error: the carried moc does not run here"; exit 1; }
+
+SUITES=(test_core test_session test_storage test_checkpoints test_heads test_tasks test_nn test_text test_cuda)
+say "building ${SUITES[*]} and headlab-cli"
+start=$SECONDS
+bash "$ROOT/scripts/build-core.sh" headlab-cli "${SUITES[@]}" >&2
+say "built in $((SECONDS - start)) s"
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >&2 || true
+
+cd "$ROOT/build-core"
+# CTEST_ARGS: more ctest options (bench/gpu_tasks.sh passes -V to keep every case's verdict).
+ctest --output-on-failure ${CTEST_ARGS:-} -R "${1:-^($(IFS='|'; echo "${SUITES[*]}"))\$}" --timeout 900
