@@ -417,7 +417,7 @@ double stepFlops(const RunConfig &c)
 // headlab-bench preset --preset NAME --steps N [--layers L] [--w W] [--heads H] [--schedules S]
 //                      [--runs R] [--device D] [--profile 1] [--trace F]
 // Trains runs of a preset's sweep as one ensemble, as headlab-cli would, for N steps (its first
-// phase, evaluated only at the start and the end) and prints run-steps/s and the matmul TFLOP/s
+// phase, evaluated on one batch only at the start and the end) and prints run-steps/s and the matmul TFLOP/s
 // that is. --layers/--w/--heads keep the runs with that many layers, width multiplier and
 // first-layer heads, --schedules "1,2,4,8;4,4,4,4" those heads per layer; --runs R takes R of them, or repeats them with new seeds when there are
 // fewer. HEADLAB_BENCH_TF32=1 or 0 sets TF32 (else the preset's own).
@@ -453,6 +453,7 @@ void preset(const Args &a)
         c.phases.resize(1);
         c.phases[0].steps = steps;
         c.evalEvery = steps + 1;
+        c.evalBatches = 1; // the two evaluations (start, end) stay out of the step rate
         c.logEvery = std::min<int64_t>(c.logEvery, steps);
         c.device = a.get("device", "cuda:0");
         if (r >= picked.size()) c.initSeed = c.dataSeed = 1000 + r;

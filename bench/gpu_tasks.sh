@@ -15,6 +15,11 @@
 #             → speed.jsonl, profile.jsonl, speed-log.txt
 #   first     tests and fidelity in one call: the CLI and the bench are built, the fidelity runs
 #             start on the GPU, and the suites build and run beside them (nothing timed).
+#   round2    after the first round: nn fidelity at 20,000 steps (with the old unit-norm epsilon
+#             as a variant) beside the peer's runs, text and addition with and without the fused
+#             Q/K/V product and split weight gradients. → round2.jsonl, round2-log.txt
+#   nnspeed   nearest-neighbour speed, second round (the same paths on and off, TF32, the peer's
+#             vmap ensembles eager and compiled). → nnspeed.jsonl, nnprofile.jsonl, nnspeed-log.txt
 #   fidelity  nearest neighbour at the paper's size: 3 layers, rank 64, 10,000 steps, 3 seeds, in
 #             HeadLab with the reference's details (init pytorch, schedule stepped per epoch), with
 #             HeadLab's earlier defaults, and with each detail alone; 1 and 5 layers at 5,000 steps;
@@ -39,6 +44,48 @@ build() {
     if [[ -x "$BENCH" && -x "$CLI" ]]; then return; fi
     [[ -d "$HEADLAB_QT_PREFIX" ]] || unset HEADLAB_QT_PREFIX
     bash "$ROOT/scripts/build-core.sh" headlab-cli headlab-bench >> "$OUTDIR/build.log" 2>&1 || { tail -30 "$OUTDIR/build.log"; exit 1; }
+}
+
+# A fidelity session: NAME LAYERS STEPS INIT STEP_EVERY (rank 64, w 1, 3 seeds), written to $W.
+session() { # NAME LAYERS STEPS INIT STEP_EVERY
+    cat > "$W/$1.yaml" <<YAML
+schema_version: 1
+name: $1
+experiment:
+  task: {kind: nearest_neighbour, point_dim: 64, num_points: 16}
+  model: {d_model: 64, heads: 1, layers: $2, head_dim: auto, ffn_width: 2048, activation: relu, norm: unit_scale,
+          placement: post_norm, final_norm: false, causal: false, bias: true, zero_init_outputs: false,
+          logit_scale: inv_sqrt_head_dim, width_multiplier: 1, init: $4}
+  phases:
+    - {name: train, objective: regression, steps: $3, batch_size: 256, lr: scanned,
+       optimizer: {kind: adamw, beta1: 0.9, beta2: 0.95, eps: 1.0e-8, weight_decay: 0},
+       schedule: {kind: warmup_cosine, warmup_fraction: 0.05, step_every: $5}}
+  lr: 1.0e-2
+  eval_every: 1000
+  log_every: 100
+  device: cuda
+sweep:
+  seed: [0, 1, 2]
+YAML
+}
+
+# One JSON line of a trained fidelity session: NAME CSV_FOLDER (headlab-cli export-csv).
+summarise() {
+    python3 - "$1" "$2" <<'PY'
+import csv, json, sys
+name, folder = sys.argv[1], sys.argv[2]
+rows = list(csv.DictReader(open(folder + "/runs.csv")))
+curves = list(csv.DictReader(open(folder + "/curves.csv")))
+out = {"headlab": name, "seeds": [], "best_epoch_mean": [], "status": [], "epoch_mean_trace": {}}
+for r in rows:
+    out["seeds"].append(r.get("init_seed"))
+    out["best_epoch_mean"].append(float(r["best_epoch_mean"]) if r.get("best_epoch_mean") else None)
+    out["status"].append(r["status"])
+for c in curves:
+    if c.get("curve") == "epoch_mean" and int(float(c["step"])) % 1000 == 0:
+        out["epoch_mean_trace"].setdefault(c["run"], []).append([int(float(c["step"])), round(float(c["value"]), 5)])
+print(json.dumps(out))
+PY
 }
 
 phase_tests() {
@@ -119,27 +166,6 @@ phase_fidelity() {
     R="$OUTDIR/fidelity.jsonl"; L="$OUTDIR/fidelity-log.txt"
     CAP="${FIDELITY_CAP_S:-330}"
     W="$(mktemp -d)"
-    session() { # NAME LAYERS STEPS INIT STEP_EVERY
-        cat > "$W/$1.yaml" <<YAML
-schema_version: 1
-name: $1
-experiment:
-  task: {kind: nearest_neighbour, point_dim: 64, num_points: 16}
-  model: {d_model: 64, heads: 1, layers: $2, head_dim: auto, ffn_width: 2048, activation: relu, norm: unit_scale,
-          placement: post_norm, final_norm: false, causal: false, bias: true, zero_init_outputs: false,
-          logit_scale: inv_sqrt_head_dim, width_multiplier: 1, init: $4}
-  phases:
-    - {name: train, objective: regression, steps: $3, batch_size: 256, lr: scanned,
-       optimizer: {kind: adamw, beta1: 0.9, beta2: 0.95, eps: 1.0e-8, weight_decay: 0},
-       schedule: {kind: warmup_cosine, warmup_fraction: 0.05, step_every: $5}}
-  lr: 1.0e-2
-  eval_every: 1000
-  log_every: 100
-  device: cuda
-sweep:
-  seed: [0, 1, 2]
-YAML
-    }
     session l3-reference 3 10000 pytorch 100
     session l3-headlab-before 3 10000 uniform 1
     session l3-init-only 3 10000 pytorch 1
@@ -160,26 +186,86 @@ YAML
         tail -3 "$W/$s.log" >> "$L"
         [[ -f "$W/$s-out.yaml" ]] || { echo "{\"headlab\": \"$s\", \"error\": \"no session written\"}" >> "$R"; continue; }
         "$CLI" export-csv "$W/$s-out.yaml" -o "$W/$s-csv" > /dev/null 2>&1
-        python3 - "$s" "$W/$s-csv" >> "$R" <<'PY'
-import csv, json, sys
-name, folder = sys.argv[1], sys.argv[2]
-rows = list(csv.DictReader(open(folder + "/runs.csv")))
-curves = list(csv.DictReader(open(folder + "/curves.csv")))
-out = {"headlab": name, "seeds": [], "best_epoch_mean": [], "status": [], "epoch_mean_trace": {}}
-for r in rows:
-    out["seeds"].append(r.get("init_seed"))
-    out["best_epoch_mean"].append(float(r["best_epoch_mean"]) if r.get("best_epoch_mean") else None)
-    out["status"].append(r["status"])
-for c in curves:
-    if c.get("curve") == "epoch_mean" and int(float(c["step"])) % 1000 == 0:
-        out["epoch_mean_trace"].setdefault(c["run"], []).append([int(float(c["step"])), round(float(c["value"]), 5)])
-print(json.dumps(out))
-PY
+        summarise "$s" "$W/$s-csv" >> "$R"
     done
+}
+
+# Second round, after the first measurements (docs/PERFORMANCE.md): the nn fidelity at the
+# reported 20,000 steps with the unit norm's old epsilon as a variant, the peer's runs (vmap
+# with math attention), text and addition with the fused Q/K/V product and split weight
+# gradients against them off in the same run.
+phase_round2() {
+    build
+    R="$OUTDIR/round2.jsonl"; L="$OUTDIR/round2-log.txt"
+    echo "{\"gpu\": \"$(gpu)\"}" > "$R"
+    CAP="${FIDELITY_CAP_S:-300}"
+    W="$(mktemp -d)"
+    session l3-reference-20k 3 20000 pytorch 100
+    session l3-before-20k 3 20000 uniform 1
+    for s in l3-reference-20k l3-before-20k; do
+        timeout -s TERM "$CAP" "$CLI" run "$W/$s.yaml" -o "$W/$s-out.yaml" > "$W/$s.log" 2>&1 &
+    done
+    cp "$W/l3-before-20k.yaml" "$W/l3-before-eps-20k.yaml"
+    sed -i 's/^name: .*/name: l3-before-eps-20k/' "$W/l3-before-eps-20k.yaml"
+    HEADLAB_UNIT_NORM_EPS=1e-12 timeout -s TERM "$CAP" "$CLI" run "$W/l3-before-eps-20k.yaml" -o "$W/l3-before-eps-20k-out.yaml" > "$W/l3-before-eps-20k.log" 2>&1 &
+    for args in "3 20000" "3 10000" "1 5000" "5 5000"; do
+        set -- $args
+        timeout -s TERM "$CAP" python3 "$ROOT/bench/reference_nn.py" train --layers $1 --w 1 --steps $2 --seeds 0,1,2 --report 20 >> "$R" 2>> "$L" &
+    done
+    wait
+    for s in l3-reference-20k l3-before-20k l3-before-eps-20k; do
+        tail -2 "$W/$s.log" >> "$L"
+        [[ -f "$W/$s-out.yaml" ]] || continue
+        "$CLI" export-csv "$W/$s-out.yaml" -o "$W/$s-csv" > /dev/null 2>&1
+        summarise "$s" "$W/$s-csv" >> "$R"
+    done
+    run() { say "$*" 2>> "$L"; "$@" 2>> "$L" | grep '^{' | tee -a "$R"; }
+    plain() { HEADLAB_FUSED_QKV=0 HEADLAB_SPLIT_K=0 "$@" | sed 's/^{/{"paths": "plain (HEADLAB_FUSED_QKV=0 HEADLAB_SPLIT_K=0)", /'; }
+    S15="1,2,4,8;4,4,4,4;8,4,2,1"
+    for k in 1 2; do
+        run "$BENCH" preset --preset head-progression --steps 150 --schedules "$S15"
+        run plain "$BENCH" preset --preset head-progression --steps 150 --schedules "$S15"
+    done
+    run "$BENCH" preset --preset head-progression --steps 100
+    run timeout 60 python3 "$ROOT/bench/reference_text.py" --tf32 --steps 100 --warmup 10 --schedules "$S15"
+    run timeout 150 python3 "$ROOT/bench/reference_text.py" --tf32 --compile default --steps 150 --warmup 5 --schedules "$S15"
+    run "$BENCH" preset --preset head-progression --steps 150 --schedules "$S15" --profile 1 | grep -v '"kernel"'
+    for k in 1 2; do
+        run "$BENCH" ensemble --device cuda:0 --shapes 96x3,384x12 --runs 10 --steps 300
+        run plain "$BENCH" ensemble --device cuda:0 --shapes 96x3,384x12 --runs 10 --steps 300
+    done
+    run timeout 90 python3 "$ROOT/bench/reference_addition.py" --device cuda --shapes 96x3,384x12 --steps 200
+    say "done" 2>> "$L"
+}
+
+# Nearest-neighbour speed, second round: HeadLab with the fused Q/K/V product and split weight
+# gradients against both off (interleaved, per shape), TF32, and the peer's vmap ensembles.
+phase_nnspeed() {
+    build
+    R="$OUTDIR/nnspeed.jsonl"; L="$OUTDIR/nnspeed-log.txt"; P="$OUTDIR/nnprofile.jsonl"
+    echo "{\"gpu\": \"$(gpu)\"}" > "$R"
+    run() { say "$*" 2>> "$L"; "$@" 2>> "$L" | grep '^{' | tee -a "$R"; }
+    plain() { HEADLAB_FUSED_QKV=0 HEADLAB_SPLIT_K=0 "$@" | sed 's/^{/{"paths": "plain (HEADLAB_FUSED_QKV=0 HEADLAB_SPLIT_K=0)", /'; }
+    for L in 1 3 5; do for w in 1 8 64; do
+        steps=200; [[ $w == 64 ]] && steps=60
+        run "$BENCH" preset --preset nn-fig1-full --layers $L --w $w --heads 1 --runs 8 --steps $steps
+        run plain "$BENCH" preset --preset nn-fig1-full --layers $L --w $w --heads 1 --runs 8 --steps $steps
+        HEADLAB_BENCH_TF32=1 run "$BENCH" preset --preset nn-fig1-full --layers $L --w $w --heads 1 --runs 8 --steps $steps
+    done; done
+    run timeout 120 python3 "$ROOT/bench/reference_nn.py" speed --impl eager --layers 1,3,5 --w 1,8,64 --steps 30 --warmup 5
+    run timeout 150 python3 "$ROOT/bench/reference_nn.py" speed --impl vmap --runs 8 --layers 1,3,5 --w 1,8,64 --steps 15 --warmup 3
+    for shape in "1 1" "3 1" "5 1" "3 8"; do
+        set -- $shape
+        run timeout 75 python3 "$ROOT/bench/reference_nn.py" speed --impl vmap-compile --runs 8 --layers $1 --w $2 --steps 40 --warmup 3
+    done
+    "$BENCH" preset --preset nn-fig1-full --layers 3 --w 1 --heads 1 --runs 8 --steps 100 --profile 1 2>> "$L" | grep '^{' >> "$P"
+    say "done" 2>> "$L"
 }
 
 case "$PHASE" in
 tests) phase_tests ;;
+round2) phase_round2 ;;
+nnspeed) phase_nnspeed ;;
 speed) phase_speed ;;
 fidelity) phase_fidelity ;;
 first)

@@ -29,6 +29,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.func import functional_call, stack_module_state
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 
 class UnitNorm(nn.Module):
@@ -105,7 +106,14 @@ class Ensemble:
             return functional_call(base, (p, b), (x,))
 
         batched = torch.vmap(one, in_dims=(0, 0, 0))
-        self.forward = lambda x: batched(self.params, self.buffers, x)
+
+        def forward(x):
+            # The fused attention kernels' backward rejects vmap's batched layout ("LSE is not
+            # correctly aligned"); under vmap attention runs as PyTorch's math decomposition.
+            with sdpa_kernel(SDPBackend.MATH):
+                return batched(self.params, self.buffers, x)
+
+        self.forward = forward
 
     def parameters(self):
         return list(self.params.values())

@@ -14,6 +14,8 @@ namespace headlab {
 
 namespace {
 
+void weightGradientInto(torch::Tensor &gw, const torch::Tensor &x, const torch::Tensor &dy);
+
 // y = x·w (+ b), batched over runs, whose backward writes the weight and bias gradients straight
 // into their slices of the flat gradient buffer (bmm_out, sum_out) instead of handing them to
 // autograd, which would add each into the buffer in a pass of its own. Every weight is used once
@@ -36,7 +38,7 @@ struct BatchedLinear : torch::autograd::Function<BatchedLinear> {
         const auto &x = saved[0], &w = saved[1];
         const auto &dy = grads[0]; // (R, N, out)
         auto gw = ctx->saved_data["gw"].toTensor();
-        at::bmm_out(gw, x.transpose(1, 2), dy);
+        weightGradientInto(gw, x, dy);
         if (ctx->saved_data.count("gb")) {
             auto gb = ctx->saved_data["gb"].toTensor();
             at::sum_out(gb, dy, {1});
@@ -44,6 +46,78 @@ struct BatchedLinear : torch::autograd::Function<BatchedLinear> {
         torch::Tensor dx;
         if (ctx->needs_input_grad(0)) dx = torch::bmm(dy, w.transpose(1, 2));
         return {dx, torch::Tensor(), torch::Tensor()};
+    }
+};
+
+// The weight gradient x^T·dy of a batched linear map, written into gw (R, in, out). On the GPU,
+// when the products are small (a few output tiles per run) and the reduction over the N rows is
+// long, as for the Q/K/V projections of a 64-wide model at 4,096 rows, cuBLAS runs them on a
+// handful of thread blocks; splitting the rows into S slices multiplies the blocks by S, and one
+// sum over the slices (in a fixed order: the same bits every run) finishes it. HEADLAB_SPLIT_K=0
+// turns it off.
+void weightGradientInto(torch::Tensor &gw, const torch::Tensor &x, const torch::Tensor &dy)
+{
+    const int64_t R = x.size(0), N = x.size(1), in = x.size(2), out = dy.size(2);
+    int64_t S = 1;
+    const char *env = std::getenv("HEADLAB_SPLIT_K"); // read at each call: tests switch it
+    const std::string setting = env ? env : "";
+    // "1" splits on the CPU too (for tests: the CPU's golden trajectories keep the plain product).
+    if ((x.is_cuda() && setting != "0") || setting == "1") {
+        const int64_t tiles = R * ((in + 63) / 64) * ((out + 63) / 64); // 64×64 output tiles
+        while (S < 32 && tiles * S < 512 && N % (2 * S) == 0 && N / (2 * S) >= 256) S *= 2;
+    }
+    if (S == 1) {
+        at::bmm_out(gw, x.transpose(1, 2), dy);
+        return;
+    }
+    const auto part = torch::bmm(x.reshape({R * S, N / S, in}).transpose(1, 2), dy.reshape({R * S, N / S, out}));
+    at::sum_out(gw, part.view({R, S, in, out}), {1});
+}
+
+// y = x·[w_1 w_2 w_3] (+ [b_1 b_2 b_3]): three linear maps of one input as one product (the Q, K
+// and V projections), with BatchedLinear's direct gradients: one weight-gradient product for
+// all, whose column blocks are copied into each weight's slice of the flat gradient buffer.
+// The three weights are arguments of their own: autograd tracks tensor arguments, not the
+// elements of a vector, and a layer whose input needs no gradient (the first) has only them.
+struct BatchedLinearMany : torch::autograd::Function<BatchedLinearMany> {
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x, const torch::Tensor &w0,
+                                 const torch::Tensor &w1, const torch::Tensor &w2, const std::vector<torch::Tensor> &bs)
+    {
+        const std::vector<torch::Tensor> ws = {w0, w1, w2};
+        const auto w = torch::cat(ws, 2);
+        ctx->save_for_backward({x, w});
+        std::vector<int64_t> widths;
+        for (size_t i = 0; i < ws.size(); ++i) {
+            ctx->saved_data["gw" + std::to_string(i)] = ws[i].grad();
+            if (!bs.empty()) ctx->saved_data["gb" + std::to_string(i)] = bs[i].grad();
+            widths.push_back(ws[i].size(2));
+        }
+        ctx->saved_data["widths"] = widths;
+        // Gradients returned: one per tensor argument, and a vector argument counts at least once.
+        ctx->saved_data["inputs"] = static_cast<int64_t>(1 + ws.size() + std::max<size_t>(1, bs.size()));
+        return bs.empty() ? torch::bmm(x, w) : torch::baddbmm(torch::cat(bs, 1).unsqueeze(1), x, w);
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const auto &x = saved[0], &w = saved[1];
+        const auto dy = grads[0].contiguous(); // (R, N, Σ out)
+        const auto widths = ctx->saved_data["widths"].toIntVector();
+        auto gw = torch::empty({x.size(0), x.size(2), dy.size(2)}, dy.options());
+        weightGradientInto(gw, x, dy);
+        const bool bias = ctx->saved_data.count("gb0") > 0;
+        const auto gb = bias ? dy.sum(1) : torch::Tensor();
+        int64_t offset = 0;
+        for (size_t i = 0; i < widths.size(); ++i) {
+            ctx->saved_data["gw" + std::to_string(i)].toTensor().copy_(gw.narrow(2, offset, widths[i]));
+            if (bias) ctx->saved_data["gb" + std::to_string(i)].toTensor().copy_(gb.narrow(1, offset, widths[i]));
+            offset += widths[i];
+        }
+        torch::autograd::variable_list out(static_cast<size_t>(ctx->saved_data["inputs"].toInt()));
+        if (ctx->needs_input_grad(0)) out[0] = torch::bmm(dy, w.transpose(1, 2));
+        return out;
     }
 };
 
@@ -98,6 +172,11 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
     // HEADLAB_DIRECT_GRADIENTS=0 leaves the linear layers' gradients to autograd (for bench/).
     const char *direct = std::getenv("HEADLAB_DIRECT_GRADIENTS");
     m_directGradients = !(direct && std::string(direct) == "0");
+    // On the GPU the Q, K and V projections are one product (HEADLAB_FUSED_QKV=0: three). The CPU
+    // keeps three, so its golden trajectories stay bit for bit.
+    if (const char *eps = std::getenv("HEADLAB_UNIT_NORM_EPS")) m_unitNormEps = std::atof(eps);
+    const char *fused = std::getenv("HEADLAB_FUSED_QKV");
+    m_fusedQkv = device.is_cuda() ? !(fused && std::string(fused) == "0") : (fused && std::string(fused) == "1");
     const int64_t m = config.dModel;
     const int64_t F = config.ffn();
     const int64_t normWidth = config.norm == NormKind::LayerNorm ? m : 1;
@@ -292,6 +371,9 @@ torch::Tensor Transformer::norm(const torch::Tensor &x, const torch::Tensor &gai
     if (m_config.norm == NormKind::UnitScale) {
         // s · x / ||x||
         // No epsilon, as in the paper's reference code: a zero vector gives NaN (a diverged run).
+        // HEADLAB_UNIT_NORM_EPS=e divides by max(||x||, e) instead (HeadLab before issue 14 had
+        // 1e-12), for the fidelity comparison in bench/gpu_tasks.sh.
+        if (m_unitNormEps > 0) return gain.view({R, 1, 1, 1}) * x / x.norm(2, -1, true).clamp_min(m_unitNormEps);
         return gain.view({R, 1, 1, 1}) * x / x.norm(2, -1, true);
     }
     // (x − mean) / sqrt(unbiased var + 1e-9) · g + b, through the fused layer_norm kernel: with n
@@ -313,6 +395,21 @@ torch::Tensor Transformer::linear(const torch::Tensor &x, const torch::Tensor &w
     if (torch::GradMode::is_enabled() && m_directGradients) y = BatchedLinear::apply(flat, w, b.defined() ? std::vector<torch::Tensor>{b} : std::vector<torch::Tensor>{});
     else y = b.defined() ? torch::baddbmm(b.unsqueeze(1), flat, w) : torch::bmm(flat, w);
     return y.view({R, B, T, w.size(2)});
+}
+
+torch::Tensor Transformer::linearMany(const torch::Tensor &x, const std::vector<torch::Tensor> &ws,
+                                     const std::vector<torch::Tensor> &bs) const
+{
+    const int64_t R = x.size(0), B = x.size(1), T = x.size(2);
+    const auto flat = x.reshape({R, B * T, x.size(3)});
+    std::vector<torch::Tensor> biases;
+    for (const auto &b : bs)
+        if (b.defined()) biases.push_back(b);
+    torch::Tensor y;
+    if (torch::GradMode::is_enabled() && m_directGradients) y = BatchedLinearMany::apply(flat, ws.at(0), ws.at(1), ws.at(2), biases);
+    else if (biases.empty()) y = torch::bmm(flat, torch::cat(ws, 2));
+    else y = torch::baddbmm(torch::cat(biases, 1).unsqueeze(1), flat, torch::cat(ws, 2));
+    return y.view({R, B, T, y.size(2)});
 }
 
 torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v, int64_t H,
@@ -453,10 +550,18 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
 {
     // x: (R, B, T, m). Heads: H' = w · H, each of width hd.
     const int64_t T = x.size(2);
-    const auto xq = lastOnly ? x.slice(2, T - 1, T) : x;
-    const auto q = linear(xq, L.wq, L.bq); // (R, B, Tq, inner)
-    const auto k = linear(x, L.wk, L.bk);  // (R, B, T, inner)
-    const auto v = linear(x, L.wv, L.bv);
+    torch::Tensor q, k, v; // (R, B, Tq, inner), (R, B, T, inner), (R, B, T, inner)
+    if (!lastOnly && m_fusedQkv) {
+        const auto qkv = linearMany(x, {L.wq, L.wk, L.wv}, {L.bq, L.bk, L.bv});
+        const int64_t inner = L.wq.size(2);
+        q = qkv.narrow(3, 0, inner);
+        k = qkv.narrow(3, inner, inner);
+        v = qkv.narrow(3, 2 * inner, inner);
+    } else {
+        q = linear(lastOnly ? x.slice(2, T - 1, T) : x, L.wq, L.bq);
+        k = linear(x, L.wk, L.bk);
+        v = linear(x, L.wv, L.bv);
+    }
     torch::Tensor o;
     if (probe) {
         // The explicit softmax, with what the probe asks for, group by group.

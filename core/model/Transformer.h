@@ -129,6 +129,9 @@ private:
 
     torch::Tensor norm(const torch::Tensor &x, const torch::Tensor &gain, const torch::Tensor &shift) const;
     torch::Tensor linear(const torch::Tensor &x, const torch::Tensor &w, const torch::Tensor &b) const;
+    // x·[w_1 w_2 w_3] (+ biases; undefined ones are left out, all or none): one product → (R, B, T, Σ out).
+    torch::Tensor linearMany(const torch::Tensor &x, const std::vector<torch::Tensor> &ws,
+                             const std::vector<torch::Tensor> &bs) const;
     torch::Tensor attention(const Layer &layer, const torch::Tensor &x, bool lastOnly, HeadProbe *probe = nullptr,
                             size_t index = 0) const;
     // Explicit attention of runs that all have `heads` heads, with what `probe` asks for
@@ -173,6 +176,8 @@ private:
     int64_t m_runs = 1;
     torch::Device m_device;
     bool m_directGradients = true; // linear layers write their weight gradients into the flat buffer
+    bool m_fusedQkv = false;       // Q, K, V as one product (the GPU's default)
+    double m_unitNormEps = 0;      // HEADLAB_UNIT_NORM_EPS: unit-scale norm divides by max(||x||, eps)
     torch::Tensor m_embedding, m_positions, m_finalGain, m_finalShift, m_unembedding;
     std::vector<Layer> m_layers;
     std::vector<Parameter> m_params;

@@ -719,7 +719,7 @@ private:
         if (m_task)
             for (const auto &[key, value] : m_task->provenance()) p["task." + key] = value;
         for (const char *name : {"HEADLAB_ATTENTION", "HEADLAB_FUSED_ADAM", "HEADLAB_DIRECT_GRADIENTS", "HEADLAB_CUDA_GRAPHS",
-                                 "HEADLAB_HEAD_STATS"})
+                                 "HEADLAB_HEAD_STATS", "HEADLAB_FUSED_QKV", "HEADLAB_SPLIT_K", "HEADLAB_UNIT_NORM_EPS"})
             if (const char *v = std::getenv(name)) p[std::string("env.") + name] = v;
         return p;
     }

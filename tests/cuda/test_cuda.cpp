@@ -7,6 +7,7 @@
 //   graphsEqualEager         the captured CUDA graph step = the same step launched eagerly
 //   fusedAdamEqualsAten      the fused Adam/AdamW kernel = ATen's foreach passes
 //   microHeadsEqualFused     explicit micro-head attention = scaled_dot_product_attention
+//   fusedQkvAndSplitKEqualPlain  Q/K/V as one product, weight gradients split over rows = plain
 //   sameSeedIsBitIdentical   a seed trained twice, and twice in one ensemble: Δ = 0 exactly
 //   cpuAndCudaAgree          the CPU and the GPU within the tolerance stated there
 //
@@ -190,6 +191,25 @@ private Q_SLOTS:
         QCOMPARE(provenance(sdpa, "attention"), std::string("sdpa"));
         const double gap = relativeGap(micro, sdpa);
         QVERIFY2(gap <= 1e-4, qPrintable(describe("micro-heads vs sdpa", gap, micro)));
+    }
+
+    void fusedQkvAndSplitKEqualPlain_data() { tasks(); }
+    void fusedQkvAndSplitKEqualPlain()
+    {
+        // Q, K and V as one product, and weight gradients summed over row slices, against three
+        // products and one long reduction each.
+        QFETCH(QString, task);
+        const RunConfig c = taskRun(task, 1e-3, 9, "cuda");
+        const RunResult fast = trainRun(c);
+        RunResult plain;
+        {
+            ScopedEnv qkv("HEADLAB_FUSED_QKV", "0");
+            ScopedEnv splitK("HEADLAB_SPLIT_K", "0");
+            plain = trainRun(c);
+        }
+        QCOMPARE(provenance(plain, "env.HEADLAB_FUSED_QKV"), std::string("0"));
+        const double gap = relativeGap(fast, plain);
+        QVERIFY2(gap <= 1e-4, qPrintable(describe("fused QKV + split-K vs plain", gap, fast)));
     }
 
     void sameSeedIsBitIdentical_data() { tasks(); }

@@ -407,6 +407,32 @@ private Q_SLOTS:
         QVERIFY(torch::isnan(out).any().item<bool>());
     }
 
+    void fusedProjectionsMatchSeparateOnes()
+    {
+        // The GPU's Q/K/V-as-one-product and split weight-gradient paths, forced on the CPU,
+        // against the CPU's own (tests/cuda compares them on the GPU).
+        RunConfig c = loadPreset("nn-classroom").base;
+        c.model.heads = {4, 4};
+        c.phases[0].steps = 200;
+        c.phases[0].batchSize = 64; // 512 rows: the weight gradients split in two
+        c.logEvery = 1;
+        c.evalEvery = 100;
+        c.device = "cpu";
+        const RunResult plain = trainRun(c);
+        ::setenv("HEADLAB_FUSED_QKV", "1", 1);
+        ::setenv("HEADLAB_SPLIT_K", "1", 1);
+        const RunResult fused = trainRun(c);
+        ::unsetenv("HEADLAB_FUSED_QKV");
+        ::unsetenv("HEADLAB_SPLIT_K");
+        QCOMPARE(fused.train.size(), plain.train.size());
+        double worst = 0;
+        for (size_t k = 0; k < plain.train.size(); ++k)
+            worst = std::max(worst, std::abs(fused.train[k].value - plain.train[k].value));
+        QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
+        QCOMPARE(fused.provenance.at("env.HEADLAB_FUSED_QKV"), std::string("1")); // the paths were asked for
+        QVERIFY(plain.train.back().value < 0.9 * plain.train.front().value); // and it trained
+    }
+
     void epochMeansFromLoggedWindows()
     {
         // 250 steps logged every 10 steps with loss = the window's end step: two full epochs.
