@@ -246,11 +246,11 @@ phase_nnspeed() {
     echo "{\"gpu\": \"$(gpu)\"}" > "$R"
     run() { say "$*" 2>> "$L"; "$@" 2>> "$L" | grep '^{' | tee -a "$R"; }
     plain() { HEADLAB_FUSED_QKV=0 HEADLAB_SPLIT_K=0 "$@" | sed 's/^{/{"paths": "plain (HEADLAB_FUSED_QKV=0 HEADLAB_SPLIT_K=0)", /'; }
-    for L in 1 3 5; do for w in 1 8 64; do
+    for layers in 1 3 5; do for w in 1 8 64; do
         steps=200; [[ $w == 64 ]] && steps=60
-        run "$BENCH" preset --preset nn-fig1-full --layers $L --w $w --heads 1 --runs 8 --steps $steps
-        run plain "$BENCH" preset --preset nn-fig1-full --layers $L --w $w --heads 1 --runs 8 --steps $steps
-        HEADLAB_BENCH_TF32=1 run "$BENCH" preset --preset nn-fig1-full --layers $L --w $w --heads 1 --runs 8 --steps $steps
+        run "$BENCH" preset --preset nn-fig1-full --layers $layers --w $w --heads 1 --runs 8 --steps $steps
+        run plain "$BENCH" preset --preset nn-fig1-full --layers $layers --w $w --heads 1 --runs 8 --steps $steps
+        HEADLAB_BENCH_TF32=1 run "$BENCH" preset --preset nn-fig1-full --layers $layers --w $w --heads 1 --runs 8 --steps $steps
     done; done
     run timeout 120 python3 "$ROOT/bench/reference_nn.py" speed --impl eager --layers 1,3,5 --w 1,8,64 --steps 30 --warmup 5
     run timeout 150 python3 "$ROOT/bench/reference_nn.py" speed --impl vmap --runs 8 --layers 1,3,5 --w 1,8,64 --steps 15 --warmup 3
@@ -262,7 +262,50 @@ phase_nnspeed() {
     say "done" 2>> "$L"
 }
 
+# Last round: the fused Q/K/V product's and split weight gradients' shares at w 1 and 8 (each off
+# alone, GPU to itself), then the nn fidelity's two details apart at 20,000 steps in the background
+# while the suites build and run on the final code. → final.jsonl, tests.txt
+phase_final() {
+    build
+    R="$OUTDIR/final.jsonl"; LOG2="$OUTDIR/final-log.txt"
+    echo "{\"gpu\": \"$(gpu)\"}" > "$R"
+    run() { local t=$1; shift; say "$t: $*" 2>> "$LOG2"; "$@" 2>> "$LOG2" | grep '^{' | sed "s/^{/{\"paths\": \"$t\", /" | tee -a "$R"; }
+    for w in 1 8; do
+        args=(preset --preset nn-fig1-full --layers 3 --w $w --heads 1 --runs 8 --steps 200)
+        run default "$BENCH" "${args[@]}"
+        HEADLAB_FUSED_QKV=0 run no-fused-qkv "$BENCH" "${args[@]}"
+        HEADLAB_SPLIT_K=0 run no-split-k "$BENCH" "${args[@]}"
+        HEADLAB_FUSED_QKV=0 HEADLAB_SPLIT_K=0 run plain "$BENCH" "${args[@]}"
+    done
+    (
+        CAP="${FIDELITY_CAP_S:-280}"
+        W="$(mktemp -d)"
+        session l3-init-only-20k 3 20000 pytorch 1
+        session l3-schedule-only-20k 3 20000 uniform 100
+        for s in l3-init-only-20k l3-schedule-only-20k; do
+            timeout -s TERM "$CAP" "$CLI" run "$W/$s.yaml" -o "$W/$s-out.yaml" > "$W/$s.log" 2>&1 &
+        done
+        wait
+        for s in l3-init-only-20k l3-schedule-only-20k; do
+            [[ -f "$W/$s-out.yaml" ]] || continue
+            "$CLI" export-csv "$W/$s-out.yaml" -o "$W/$s-csv" > /dev/null 2>&1
+            summarise "$s" "$W/$s-csv" >> "$R"
+        done
+    ) &
+    fid=$!
+    LOG="$OUTDIR/tests.txt"
+    start=$SECONDS
+    CTEST_ARGS=-V bash "$ROOT/scripts/gpu-tests.sh" > "$OUTDIR/gpu-tests-full.txt" 2>&1
+    rc=$?
+    grep -E "Test +#[0-9]+: |tests passed|FAIL|SKIP  |error:|Totals|TestCuda|Loc:" "$OUTDIR/gpu-tests-full.txt" |
+        grep -v "^[0-9]*: PASS   : Test[^C]" | tail -150 > "$LOG"
+    say "gpu-tests.sh exited $rc after $((SECONDS - start)) s" 2>&1 | tee -a "$LOG"
+    wait "$fid"
+    return "$rc"
+}
+
 case "$PHASE" in
+final) phase_final ;;
 tests) phase_tests ;;
 round2) phase_round2 ;;
 nnspeed) phase_nnspeed ;;

@@ -14,6 +14,8 @@ namespace headlab {
 
 namespace {
 
+constexpr int64_t kFusedQkvMaxWidth = 256; // Q/K/V as one product up to this width each
+
 void weightGradientInto(torch::Tensor &gw, const torch::Tensor &x, const torch::Tensor &dy);
 
 // y = x·w (+ b), batched over runs, whose backward writes the weight and bias gradients straight
@@ -551,7 +553,11 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
     // x: (R, B, T, m). Heads: H' = w · H, each of width hd.
     const int64_t T = x.size(2);
     torch::Tensor q, k, v; // (R, B, Tq, inner), (R, B, T, inner), (R, B, T, inner)
-    if (!lastOnly && m_fusedQkv) {
+    // The fused product pays off where the three are narrow (measured on an H100: +7 to +14 % a
+    // step for nearest neighbour at w 1 (64 wide), +10 % for addition at m 96, +4 % for text at
+    // d 256) and costs where they are wide (−3 % at 512, −20 % at 4,096: nearest neighbour at w 8
+    // and 64), so wider layers keep three (docs/PERFORMANCE.md).
+    if (!lastOnly && m_fusedQkv && L.wq.size(2) <= kFusedQkvMaxWidth) {
         const auto qkv = linearMany(x, {L.wq, L.wk, L.wv}, {L.bq, L.bk, L.bv});
         const int64_t inner = L.wq.size(2);
         q = qkv.narrow(3, 0, inner);
