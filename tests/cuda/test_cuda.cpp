@@ -132,11 +132,16 @@ private Q_SLOTS:
         std::vector<RunConfig> configs;
         for (int r = 0; r < 3; ++r) configs.push_back(taskRun(task, 1e-3 * (1 + r), 20 + r, "cuda"));
         const auto together = trainEnsemble(configs);
+        // The same products batched over 3 runs or 1: cuBLAS picks its kernels by the batch, so
+        // the rounding differs and training carries it on. Measured on an H100 over these runs:
+        // below 1e-5 for addition and nearest neighbour, 2.1e-4 and 2.7e-4 for the 4-layer text
+        // model (two runs of the suite); a path that mixed runs up would be off by far more.
+        const double tolerance = task == "text" ? 1e-3 : 1e-4;
         for (size_t r = 0; r < configs.size(); ++r) {
             const auto alone = trainRun(configs[r]);
             QCOMPARE(toString(alone.status), "done");
             const double gap = relativeGap(alone, together[r]);
-            QVERIFY2(gap <= 1e-4, qPrintable(describe("ensemble vs alone", gap, alone)));
+            QVERIFY2(gap <= tolerance, qPrintable(describe("ensemble vs alone", gap, alone)));
         }
     }
 
