@@ -9,8 +9,8 @@
 # download). Builds the core and headlab-cli with scripts/build-core.sh into build-core/ unless
 # HEADLAB_CLI points at a built binary (the build is not counted in the budget below).
 #
-# Runs of one width train as one ensemble whatever their head counts (core/model/Transformer.h), so all
-# 18 head-progression runs are one model and the grid is five (one per m). The head-progression
+# The 18 head-progression runs train as 9 ensembles, one per head schedule (its 2 seeds; measured
+# with headlab-bench preset, issue 14) and the grid is five (one per m). The head-progression
 # preset runs as shipped (4,000 steps); the grid's 30,000-step answer phase is REDUCED by default.
 # Both run at the same time, each under a wall-clock cap. Because an ensemble's runs share one
 # clock, the time per schedule is measured afterwards in a TIMING PASS: each of the nine schedules
