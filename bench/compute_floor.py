@@ -158,7 +158,6 @@ def main():
 
 
 def main_addition(dev, name):
-    name = torch.cuda.get_device_name(dev)
     flops = grid_flops()
     for tf32 in (False, True):
         torch.backends.cuda.matmul.allow_tf32 = tf32

@@ -1,6 +1,8 @@
 // Adam.cpp — the flat ensemble Adam/AdamW update.
 #include "core/model/Adam.h"
 
+#include "core/config/Switches.h"
+
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
 #include "core/model/cuda/FusedAdam.h"
 
@@ -21,8 +23,7 @@ Adam::Adam(Transformer &model, const OptimizerConfig &config) : m_model(model), 
     m_step = torch::zeros({}, flat.options().dtype(torch::kFloat64));
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
     // HEADLAB_FUSED_ADAM=0 keeps the ATen passes (for comparisons in bench/).
-    const char *env = std::getenv("HEADLAB_FUSED_ADAM");
-    m_fused = flat.is_cuda() && !(env && std::string(env) == "0");
+    m_fused = flat.is_cuda() && envSwitch("HEADLAB_FUSED_ADAM", true);
 #endif
 }
 

@@ -1,6 +1,8 @@
 // Transformer.cpp — forward pass and initialisation of the ensemble transformer.
 #include "core/model/Transformer.h"
 
+#include "core/config/Switches.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <algorithm>
@@ -61,10 +63,9 @@ void weightGradientInto(torch::Tensor &gw, const torch::Tensor &x, const torch::
 {
     const int64_t R = x.size(0), N = x.size(1), in = x.size(2), out = dy.size(2);
     int64_t S = 1;
-    const char *env = std::getenv("HEADLAB_SPLIT_K"); // read at each call: tests switch it
-    const std::string setting = env ? env : "";
-    // "1" splits on the CPU too (for tests: the CPU's golden trajectories keep the plain product).
-    if ((x.is_cuda() && setting != "0") || setting == "1") {
+    // Read at each call (tests switch it between runs); "1" splits on the CPU too, whose golden
+    // trajectories keep the plain product.
+    if (envSwitch("HEADLAB_SPLIT_K", x.is_cuda())) {
         const int64_t tiles = R * ((in + 63) / 64) * ((out + 63) / 64); // 64×64 output tiles
         while (S < 32 && tiles * S < 512 && N % (2 * S) == 0 && N / (2 * S) >= 256) S *= 2;
     }
@@ -172,13 +173,11 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
     : m_config(config), m_vocab(vocabSize), m_maxPositions(maxPositions), m_runs(runs), m_device(device)
 {
     // HEADLAB_DIRECT_GRADIENTS=0 leaves the linear layers' gradients to autograd (for bench/).
-    const char *direct = std::getenv("HEADLAB_DIRECT_GRADIENTS");
-    m_directGradients = !(direct && std::string(direct) == "0");
+    m_directGradients = envSwitch("HEADLAB_DIRECT_GRADIENTS", true);
     // On the GPU the Q, K and V projections are one product (HEADLAB_FUSED_QKV=0: three). The CPU
     // keeps three, so its golden trajectories stay bit for bit.
+    m_fusedQkv = envSwitch("HEADLAB_FUSED_QKV", device.is_cuda());
     if (const char *eps = std::getenv("HEADLAB_UNIT_NORM_EPS")) m_unitNormEps = std::atof(eps);
-    const char *fused = std::getenv("HEADLAB_FUSED_QKV");
-    m_fusedQkv = device.is_cuda() ? !(fused && std::string(fused) == "0") : (fused && std::string(fused) == "1");
     const int64_t m = config.dModel;
     const int64_t F = config.ffn();
     const int64_t normWidth = config.norm == NormKind::LayerNorm ? m : 1;
@@ -553,10 +552,11 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
     // x: (R, B, T, m). Heads: H' = w · H, each of width hd.
     const int64_t T = x.size(2);
     torch::Tensor q, k, v; // (R, B, Tq, inner), (R, B, T, inner), (R, B, T, inner)
-    // The fused product pays off where the three are narrow (measured on an H100: +7 to +14 % a
-    // step for nearest neighbour at w 1 (64 wide), +10 % for addition at m 96, +4 % for text at
-    // d 256) and costs where they are wide (−3 % at 512, −20 % at 4,096: nearest neighbour at w 8
-    // and 64), so wider layers keep three (docs/PERFORMANCE.md).
+    // The fused product costs where the three are wide (measured on an H100 with split-K on: −3 % a
+    // step at 512, −20 % at 4,096, nearest neighbour at w 8 and 64), so wider layers keep three.
+    // Up to 256 it measured −2.5 % alone for nearest neighbour at 64 wide (within the spread), and
+    // with split-K +10 % for addition at m 96 and +4 % for text at d 256, not apart
+    // (docs/PERFORMANCE.md).
     if (!lastOnly && m_fusedQkv && L.wq.size(2) <= kFusedQkvMaxWidth) {
         const auto qkv = linearMany(x, {L.wq, L.wk, L.wv}, {L.bq, L.bk, L.bv});
         const int64_t inner = L.wq.size(2);

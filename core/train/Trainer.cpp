@@ -4,6 +4,8 @@
 // logEvery steps they are copied back, so the host synchronises once per log point, not per step.
 #include "core/train/Trainer.h"
 
+#include "core/config/Switches.h"
+
 #include "core/train/Checkpoint.h"
 
 #include "core/metrics/Metrics.h"
@@ -119,17 +121,9 @@ std::string deviceDescription(const torch::Device &device)
 }
 
 // HEADLAB_HEAD_STATS=0 skips the per-head statistics (for bench/: what they cost).
-bool headStatsWanted()
-{
-    const char *v = std::getenv("HEADLAB_HEAD_STATS");
-    return !(v && std::string(v) == "0");
-}
+bool headStatsWanted() { return envSwitch("HEADLAB_HEAD_STATS", true); }
 
-bool cudaGraphsWanted()
-{
-    const char *v = std::getenv("HEADLAB_CUDA_GRAPHS");
-    return !(v && std::string(v) == "0");
-}
+bool cudaGraphsWanted() { return envSwitch("HEADLAB_CUDA_GRAPHS", true); }
 
 class Loop {
 public:
@@ -718,9 +712,8 @@ private:
         p["threads"] = std::to_string(torch::get_num_threads());
         if (m_task)
             for (const auto &[key, value] : m_task->provenance()) p["task." + key] = value;
-        for (const char *name : {"HEADLAB_ATTENTION", "HEADLAB_FUSED_ADAM", "HEADLAB_DIRECT_GRADIENTS", "HEADLAB_CUDA_GRAPHS",
-                                 "HEADLAB_HEAD_STATS", "HEADLAB_FUSED_QKV", "HEADLAB_SPLIT_K", "HEADLAB_UNIT_NORM_EPS"})
-            if (const char *v = std::getenv(name)) p[std::string("env.") + name] = v;
+        for (const auto &s : kEnvSwitches)
+            if (const char *v = std::getenv(s.name)) p[std::string("env.") + s.name] = v;
         return p;
     }
 

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 using namespace headlab;
 
@@ -81,12 +82,14 @@ double relativeGap(const RunResult &a, const RunResult &b)
     return worst;
 }
 
-// Sets an environment variable for the scope of one training call.
-struct ScopedEnv {
-    ScopedEnv(const char *name, const char *value) : name(name) { ::setenv(name, value, 1); }
-    ~ScopedEnv() { ::unsetenv(name); }
-    const char *name;
-};
+// `config` trained alone with the HEADLAB_* switches `env` set for that run only (the other path).
+RunResult trainedWith(const RunConfig &config, std::initializer_list<std::pair<const char *, const char *>> env)
+{
+    for (const auto &[name, value] : env) ::setenv(name, value, 1);
+    RunResult r = trainRun(config);
+    for (const auto &[name, value] : env) ::unsetenv(name);
+    return r;
+}
 
 std::string provenance(const RunResult &r, const std::string &key)
 {
@@ -151,11 +154,7 @@ private Q_SLOTS:
         QFETCH(QString, task);
         const RunConfig c = taskRun(task, 1e-3, 3, "cuda");
         const RunResult graphs = trainRun(c);
-        RunResult eager;
-        {
-            ScopedEnv off("HEADLAB_CUDA_GRAPHS", "0");
-            eager = trainRun(c);
-        }
+        const RunResult eager = trainedWith(c, {{"HEADLAB_CUDA_GRAPHS", "0"}});
         QCOMPARE(provenance(graphs, "cuda_graphs"), std::string("on"));
         QCOMPARE(provenance(eager, "cuda_graphs"), std::string("off"));
         // The graph replays the kernels the eager step launches, with the same inputs: the same bits.
@@ -167,13 +166,9 @@ private Q_SLOTS:
     void fusedAdamEqualsAten()
     {
         QFETCH(QString, task);
-        RunConfig c = taskRun(task, 1e-3, 4, "cuda");
+        const RunConfig c = taskRun(task, 1e-3, 4, "cuda");
         const RunResult fused = trainRun(c);
-        RunResult aten;
-        {
-            ScopedEnv off("HEADLAB_FUSED_ADAM", "0");
-            aten = trainRun(c);
-        }
+        const RunResult aten = trainedWith(c, {{"HEADLAB_FUSED_ADAM", "0"}});
         QVERIFY2(provenance(fused, "fused_adam").rfind("on", 0) == 0, provenance(fused, "fused_adam").c_str());
         QVERIFY2(provenance(aten, "fused_adam").rfind("off", 0) == 0, provenance(aten, "fused_adam").c_str());
         // One kernel against ATen's passes: the same formula, rounded in another order.
@@ -187,11 +182,7 @@ private Q_SLOTS:
         QFETCH(QString, task);
         const RunConfig c = taskRun(task, 1e-3, 5, "cuda");
         const RunResult micro = trainRun(c);
-        RunResult sdpa;
-        {
-            ScopedEnv fused("HEADLAB_ATTENTION", "sdpa");
-            sdpa = trainRun(c);
-        }
+        const RunResult sdpa = trainedWith(c, {{"HEADLAB_ATTENTION", "sdpa"}});
         QCOMPARE(provenance(micro, "attention"), std::string("micro-heads"));
         QCOMPARE(provenance(sdpa, "attention"), std::string("sdpa"));
         const double gap = relativeGap(micro, sdpa);
@@ -206,12 +197,7 @@ private Q_SLOTS:
         QFETCH(QString, task);
         const RunConfig c = taskRun(task, 1e-3, 9, "cuda");
         const RunResult fast = trainRun(c);
-        RunResult plain;
-        {
-            ScopedEnv qkv("HEADLAB_FUSED_QKV", "0");
-            ScopedEnv splitK("HEADLAB_SPLIT_K", "0");
-            plain = trainRun(c);
-        }
+        const RunResult plain = trainedWith(c, {{"HEADLAB_FUSED_QKV", "0"}, {"HEADLAB_SPLIT_K", "0"}});
         QCOMPARE(provenance(plain, "env.HEADLAB_FUSED_QKV"), std::string("0"));
         const double gap = relativeGap(fast, plain);
         QVERIFY2(gap <= 1e-4, qPrintable(describe("fused QKV + split-K vs plain", gap, fast)));
