@@ -7,6 +7,7 @@
 
 #include "InspectCommand.h"
 #include "ProgressDisplay.h"
+#include "SlurmCommand.h"
 
 #include "core/lab/SweepSession.h"
 #include "core/metrics/Metrics.h"
@@ -393,15 +394,6 @@ int runCommand(RunArguments a)
         return kExitBadInput;
     }
     if (a.outputPath.empty()) a.outputPath = a.presetName.empty() ? a.sessionPath : a.presetName + ".yaml";
-    if (!shard.active()) {
-        if (const auto shards = SessionStore::runningShards(a.outputPath); !shards.empty()) {
-            std::string list;
-            for (const auto &line : shards) list += "\n  " + line;
-            std::fprintf(stderr, "headlab-cli run: shards of %s are running:%s\nWait for them (headlab-cli status), "
-                                 "then merge, or run another shard.\n", a.outputPath.c_str(), list.c_str());
-            return kExitBadInput;
-        }
-    }
     if (!a.device.empty()) {
         if (const std::string why = checkDeviceSpec(a.device); !why.empty()) {
             std::fprintf(stderr, "headlab-cli run: --device: %s\n", why.c_str());
@@ -531,7 +523,7 @@ int mergeCommand(const std::string &sessionPath)
             return kExitBadInput;
         }
         expandSweep(session);
-        SessionStore store(sessionPath);
+        SessionStore store(sessionPath, {}, SessionStore::Role::Merger);
         store.saveSession(session);
         const SweepCounts c = countRuns(session);
         std::printf("%s: merged %d results (%d done, %d diverged, %d failed), %d runs still to train\n",
@@ -541,99 +533,6 @@ int mergeCommand(const std::string &sessionPath)
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitBadInput;
-    }
-    return kExitOk;
-}
-
-struct SlurmArguments {
-    int array = 0, gpusPerTask = 0, cpusPerTask = 0;
-    std::string partition, time, account, device;
-    bool dryRun = false;
-};
-
-// The sbatch script of a sweep: one array task per shard, each running `headlab-cli run S.yaml`
-// (the shard from SLURM_ARRAY_TASK_ID), a log per task in append mode (a requeued task adds to
-// it), requeue allowed, and SIGTERM sent to headlab-cli 120 s before the time limit or a
-// preemption, so that it saves its runs in progress.
-std::string slurmScript(const std::string &sessionPath, const SlurmArguments &s, const std::string &cli)
-{
-    std::error_code error;
-    const std::string session = std::filesystem::absolute(sessionPath, error).lexically_normal().string();
-    const std::string results = resultsDirFor(session);
-    auto quoted = [](const std::string &text) {
-        std::string out = "'";
-        for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-        return out + "'";
-    };
-    std::string script = "#!/bin/bash\n"
-                         "# Written by headlab-cli slurm for " + session + "\n"
-                         "#SBATCH --job-name=headlab\n"
-                         "#SBATCH --array=0-" + std::to_string(s.array - 1) + "\n"
-                         "#SBATCH --output=" + results + "/slurm/%A_%a.log\n"
-                         "#SBATCH --open-mode=append\n"
-                         "#SBATCH --requeue\n"
-                         "#SBATCH --signal=B:TERM@120\n";
-    if (!s.partition.empty()) script += "#SBATCH --partition=" + s.partition + "\n";
-    if (s.gpusPerTask > 0) script += "#SBATCH --gpus-per-task=" + std::to_string(s.gpusPerTask) + "\n";
-    if (s.cpusPerTask > 0) script += "#SBATCH --cpus-per-task=" + std::to_string(s.cpusPerTask) + "\n";
-    if (!s.time.empty()) script += "#SBATCH --time=" + s.time + "\n";
-    if (!s.account.empty()) script += "#SBATCH --account=" + s.account + "\n";
-    script += "\n# headlab-cli takes its shard from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT, runs only what\n"
-              "# has no result yet, and saves its runs in progress on SIGTERM. It runs in the background and\n"
-              "# the script waits for it, so that the batch shell passes Slurm's SIGTERM on.\n"
-              "echo \"[$(date -Is)] task $SLURM_ARRAY_TASK_ID of job $SLURM_ARRAY_JOB_ID on $(hostname), restart ${SLURM_RESTART_COUNT:-0}\"\n" +
-              quoted(cli) + " run " + quoted(session) + (s.device.empty() ? "" : " --device " + quoted(s.device)) +
-              (s.cpusPerTask > 0 ? " --threads " + std::to_string(s.cpusPerTask) : "") + " &\n"
-              "pid=$!\n"
-              "trap 'kill -TERM $pid' TERM\n"
-              "wait $pid; status=$?\n"
-              "if [ $status -gt 128 ]; then wait $pid; status=$?; fi\n"
-              "exit $status\n";
-    return script;
-}
-
-int slurmCommand(const std::string &sessionPath, const SlurmArguments &s)
-{
-    try {
-        Session session = loadSession(sessionPath);
-        expandSweep(session);
-        const size_t pending = pendingRuns(session).size();
-        const std::string cli = std::filesystem::canonical("/proc/self/exe").string();
-        const std::string script = slurmScript(sessionPath, s, cli);
-        if (s.dryRun) {
-            std::fputs(script.c_str(), stdout);
-            return kExitOk;
-        }
-        if (pending == 0) {
-            std::printf("%s: every run has a result; nothing to submit\n", sessionPath.c_str());
-            return kExitOk;
-        }
-        const std::string dir = resultsDirFor(std::filesystem::absolute(sessionPath).lexically_normal().string()) + "/slurm";
-        std::filesystem::create_directories(dir);
-        const std::string file = dir + "/submit.sbatch";
-        writeFileAtomic(file, script);
-        const std::string command = "sbatch --parsable " + file + " 2>&1";
-        FILE *pipe = ::popen(command.c_str(), "r");
-        if (!pipe) throw std::runtime_error("cannot run sbatch");
-        std::string output;
-        char buffer[256];
-        while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
-        const int status = ::pclose(pipe);
-        while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
-        if (status != 0) {
-            std::fprintf(stderr, "headlab-cli slurm: sbatch failed: %s\n(the script is %s)\n", output.c_str(), file.c_str());
-            return kExitRunFailed;
-        }
-        const std::string job = output.substr(0, output.find(';'));
-        std::printf("submitted job %s: %d array tasks for the %zu runs without a result; script %s\n"
-                    "watch it with: headlab-cli status %s   then: headlab-cli merge %s\n",
-                    job.c_str(), s.array, pending, file.c_str(), sessionPath.c_str(), sessionPath.c_str());
-    } catch (const SessionError &e) {
-        std::fprintf(stderr, "%s\n", e.what());
-        return kExitBadInput;
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "headlab-cli slurm: %s\n", e.what());
-        return kExitRunFailed;
     }
     return kExitOk;
 }

@@ -200,10 +200,31 @@ Session loadRuns(Session session, const std::string &path)
 
 } // namespace
 
+namespace {
+
+// Who holds the lock file at `lockPath` ("PID ... on host since ..."), or "" if nobody.
+std::string holderOf(const std::string &lockPath)
+{
+    const int fd = ::open(lockPath.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return {};
+    std::string holder;
+    if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+        char buffer[512];
+        const ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
+        holder = n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string("a process");
+        while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r'))
+            holder.pop_back();
+    }
+    ::close(fd);
+    return holder;
+}
+
+} // namespace
+
 // ---------------------------------------------------------------------------------------------
 // The writer
 
-SessionStore::SessionStore(std::string sessionPath, StoreShard shard)
+SessionStore::SessionStore(std::string sessionPath, StoreShard shard, Role role)
     : m_sessionPath(std::move(sessionPath))
     , m_resultsDir(resultsDirFor(m_sessionPath))
     , m_shard(shard)
@@ -227,13 +248,13 @@ SessionStore::SessionStore(std::string sessionPath, StoreShard shard)
         ::close(m_lockFd);
         m_lockFd = -1;
         if (error == EWOULDBLOCK) {
-            const std::string holder = m_shard.active() ? std::string() : lockHolder(m_sessionPath);
+            const std::string holder = holderOf(lockPath);
             throw fileError(m_sessionPath,
                             (m_shard.active() ? "shard " + std::to_string(m_shard.index + 1) + "/" +
                                                     std::to_string(m_shard.count) + " "
                                               : std::string()) +
                                 "is being written by another HeadLab (" +
-                                (holder.empty() ? std::string("a process") : holder) +
+                                (holder.empty() ? std::string("a process that has not yet said who it is") : holder) +
                                 "); wait for it to finish or stop it, or save to another file");
         }
         throw fileError(lockPath, std::string("cannot lock: ") + std::strerror(error));
@@ -243,6 +264,27 @@ SessionStore::SessionStore(std::string sessionPath, StoreShard shard)
     if (::ftruncate(m_lockFd, 0) == 0) {
         ssize_t ignored = ::pwrite(m_lockFd, owner.data(), owner.size(), 0);
         (void)ignored;
+    }
+
+    // One writer per run: a shard and a whole-sweep run never train the same session at once. Each
+    // takes its own lock first and then looks at the other kind's, so of two that start together
+    // at least one sees the other and steps back (both may; neither trains twice).
+    std::string others;
+    if (role == Role::Merger) {
+    } else if (m_shard.active()) {
+        if (const std::string holder = lockHolder(m_sessionPath); !holder.empty())
+            others = "\n  the whole sweep: " + holder;
+    } else {
+        for (const auto &line : runningShards(m_sessionPath)) others += "\n  " + line;
+    }
+    if (!others.empty()) {
+        ::close(m_lockFd);
+        m_lockFd = -1;
+        throw fileError(m_sessionPath,
+                        std::string(m_shard.active() ? "a whole-sweep run is training this session, so no shard may"
+                                                     : "shards of this session are running, so the whole sweep may not") +
+                            " start:" + others +
+                            "\nWait for it to finish (headlab-cli status) or stop it; after shards, headlab-cli merge.");
     }
 
     // Nobody else writes here now: temporary files are a killed writer's leftovers. Not so while
@@ -275,26 +317,6 @@ SessionStore::~SessionStore()
     }
 }
 
-namespace {
-
-// Who holds the lock file at `lockPath` ("PID ... on host since ..."), or "" if nobody.
-std::string holderOf(const std::string &lockPath)
-{
-    const int fd = ::open(lockPath.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return {};
-    std::string holder;
-    if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
-        char buffer[512];
-        const ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
-        holder = n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string("a process");
-        while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r'))
-            holder.pop_back();
-    }
-    ::close(fd);
-    return holder;
-}
-
-} // namespace
 
 std::string SessionStore::lockHolder(const std::string &sessionPath)
 {

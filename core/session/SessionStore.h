@@ -70,7 +70,13 @@ public:
     // temporary files a killed writer left (unless shards are running). Throws SessionError if
     // another process holds the lock ("... is being written by PID 1234 on host since
     // 2026-11-26 10:00:00"). A shard takes its own lock instead (StoreShard).
-    explicit SessionStore(std::string sessionPath, StoreShard shard = {});
+    //
+    // A Trainer (the default: `run`, the app) is refused while a writer of the other kind trains the
+    // session: a shard while the whole sweep runs, the whole sweep while shards run, naming their
+    // PIDs and hosts (one writer per run). A Merger only folds finished run files into the session
+    // file, which it may do while shards train.
+    enum class Role { Trainer, Merger };
+    explicit SessionStore(std::string sessionPath, StoreShard shard = {}, Role role = Role::Trainer);
     ~SessionStore(); // releases the lock
     SessionStore(const SessionStore &) = delete;
     SessionStore &operator=(const SessionStore &) = delete;

@@ -110,6 +110,7 @@ private Q_SLOTS:
     // Shards of a sweep (issue 15, first part): each writes only its runs, merge folds them in.
     void shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun();
     void slurmScriptRunsTheShardsAndSubmits();
+    void slurmNeverHandsUserTextToAShell();
     // Defect 1: seeds of 2^53 and more.
     void seedsKeepAllSixtyFourBits();
     // Defects 2, 3, 4, 10, 11: what the loader refuses, where, and how fast.
@@ -781,6 +782,19 @@ void TestStorage::shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun()
     ::kill(pid_t(shard.processId()), SIGTERM);
     QVERIFY(shard.waitForFinished(60000));
     QCOMPARE(shard.exitCode(), 128 + SIGTERM);
+
+    // And the other way round: while the whole sweep trains, no shard starts (they would train the
+    // same runs and prune each other's checkpoints), and slurm submits nothing; each names the holder.
+    QProcess whole;
+    QVERIFY(startTraining(whole, {"run", s3, "--threads", "1"}));
+    const CliResult shardRefused = runCli({"run", s3, "--shard", "2/2", "--threads", "1"});
+    QCOMPARE(shardRefused.exitCode, 2);
+    QVERIFY2(shardRefused.err.contains("a whole-sweep run is training") && shardRefused.err.contains("PID " + QString::number(whole.processId())),
+             qPrintable(shardRefused.err));
+    const CliResult slurmRefused = runCli({"slurm", s3, "--array", "2"});
+    QVERIFY2(slurmRefused.exitCode == 2 && slurmRefused.err.contains("PID " + QString::number(whole.processId())), qPrintable(slurmRefused.err));
+    ::kill(pid_t(whole.processId()), SIGTERM);
+    QVERIFY(whole.waitForFinished(60000));
     QVERIFY2(runCli({"run", s3, "--shard", "3/2"}).err.contains("--shard: expected I/N"), "a bad shard is refused");
 }
 
@@ -801,7 +815,7 @@ void TestStorage::slurmScriptRunsTheShardsAndSubmits()
     QCOMPARE(dry.exitCode(), 0);
     const QString script = QString::fromUtf8(dry.readAllStandardOutput());
     for (const char *line : {"#SBATCH --array=0-1", "#SBATCH --open-mode=append", "#SBATCH --requeue",
-                             "#SBATCH --signal=B:TERM@120", "#SBATCH --partition=cpu", "#SBATCH --time=0:10:00",
+                             "#SBATCH --signal=B:TERM@120", "#SBATCH --partition=\"cpu\"", "#SBATCH --time=\"0:10:00\"",
                              "/slurm/%A_%a.log", " --threads 1 &"})
         QVERIFY2(script.contains(line), line);
     QVERIFY(!QFileInfo::exists(dir.filePath("s.results/slurm/submit.sbatch"))); // a dry run writes nothing
@@ -843,6 +857,129 @@ void TestStorage::slurmScriptRunsTheShardsAndSubmits()
     submit.start(QStringLiteral(HEADLAB_CLI_PATH), {"slurm", session, "--array", "2"});
     QVERIFY(submit.waitForFinished(60000));
     QVERIFY(QString::fromUtf8(submit.readAllStandardOutput()).contains("nothing to submit"));
+}
+
+namespace {
+
+// An #SBATCH line's arguments as sbatch reads them (its _get_argument: whitespace separates,
+// ' and " group, a backslash takes the next character as it is): written here from Slurm's
+// documented rules, to check the script's quoting independently of the code that writes it.
+QStringList sbatchArguments(const QString &line)
+{
+    QStringList out;
+    QString current;
+    bool inArgument = false, escaped = false;
+    QChar quote;
+    for (const QChar c : line.mid(QStringLiteral("#SBATCH").size())) {
+        if (escaped) {
+            current += c;
+            escaped = false;
+        } else if (c == '\\') {
+            escaped = inArgument = true;
+        } else if (!quote.isNull()) {
+            if (c == quote) quote = QChar();
+            else current += c;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+            inArgument = true;
+        } else if (c.isSpace()) {
+            if (inArgument) out << current;
+            current.clear();
+            inArgument = false;
+        } else {
+            current += c;
+            inArgument = true;
+        }
+    }
+    if (inArgument) out << current;
+    return out;
+}
+
+} // namespace
+
+// `headlab-cli slurm` with session names and option values that a shell would run: none of them
+// may run, submission goes through an argument vector, the script's lines read back (by bash and
+// by sbatch's rules) as the values given, and a line break in any value is refused by name.
+void TestStorage::slurmNeverHandsUserTextToAShell()
+{
+    QTemporaryDir dir;
+    QDir().mkpath(dir.filePath("bin"));
+    writeFile(dir.filePath("bin/sbatch"),
+              "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$(dirname \"$0\")/args\"\necho '77;cluster'\n");
+    QFile::setPermissions(dir.filePath("bin/sbatch"), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("PATH", dir.filePath("bin") + ":" + env.value("PATH"));
+    const QString pwned = dir.filePath("PWNED");
+    const QString partition = "p$(touch PWNED)", account = "a;touch PWNED; \"b\\\" 'c'", time = "1:00 `touch PWNED`";
+    const QStringList names = {"$(touch PWNED).yaml", "`touch PWNED`.yaml", "x;touch PWNED;.yaml",
+                               "it's a \"b\" c $HOME.yaml"};
+    for (const QString &name : names) {
+        const QString session = dir.filePath(name);
+        writeFile(session, tinySession(4));
+        QProcess submit;
+        submit.setProcessEnvironment(env);
+        submit.setWorkingDirectory(dir.path());
+        submit.start(QStringLiteral(HEADLAB_CLI_PATH),
+                     {"slurm", session, "--array", "1", "--partition", partition, "--account", account, "--time", time});
+        QVERIFY(submit.waitForFinished(60000));
+        const QString out = QString::fromUtf8(submit.readAllStandardOutput() + submit.readAllStandardError());
+        QVERIFY2(submit.exitCode() == 0 && out.contains("submitted job 77"), qPrintable(name + ": " + out));
+        QVERIFY2(!QFileInfo::exists(pwned), qPrintable(name + ": submission ran the name"));
+        const QString results = session.left(session.size() - 5) + ".results";
+        const QString scriptPath = results + "/slurm/submit.sbatch";
+        QFile args(dir.filePath("bin/args"));
+        QVERIFY(args.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(args.readAll()), "--parsable\n" + scriptPath + "\n"); // two arguments, as given
+        args.close();
+
+        // sbatch reads the options back as given.
+        QFile scriptFile(scriptPath);
+        QVERIFY(scriptFile.open(QIODevice::ReadOnly));
+        const QString script = QString::fromUtf8(scriptFile.readAll());
+        QStringList options;
+        for (const QString &line : script.split('\n'))
+            if (line.startsWith("#SBATCH")) options += sbatchArguments(line);
+        for (const QString &expected : {"--partition=" + partition, "--account=" + account, "--time=" + time,
+                                        "--output=" + results + "/slurm/%A_%a.log"})
+            QVERIFY2(options.contains(expected), qPrintable(name + ": sbatch would not read " + expected + " from\n" + script));
+
+        // bash runs the array task with the session's name as one argument, and nothing else.
+        QProcess task;
+        QProcessEnvironment taskEnv = env;
+        taskEnv.insert("SLURM_ARRAY_TASK_ID", "0");
+        taskEnv.insert("SLURM_ARRAY_TASK_COUNT", "1");
+        taskEnv.insert("SLURM_ARRAY_TASK_MIN", "0");
+        task.setProcessEnvironment(taskEnv);
+        task.setWorkingDirectory(dir.path());
+        task.start("bash", {scriptPath});
+        QVERIFY(task.waitForFinished(120000));
+        QVERIFY2(task.exitCode() == 0, qPrintable(name + ": " + task.readAllStandardError()));
+        QVERIFY2(!QFileInfo::exists(pwned), qPrintable(name + ": the script ran the name"));
+        QCOMPARE(countFiles(results + "/runs"), 2);
+    }
+
+    // A line break or NUL cannot be written safely into a script: refused, naming the option, and
+    // nothing is written or submitted.
+    const QString session = dir.filePath("plain.yaml");
+    writeFile(session, tinySession(4));
+    const QList<QPair<QStringList, QString>> refused = {
+        {{"--partition", "cpu\ntouch PWNED"}, "--partition"},
+        {{"--account", "a\rb"}, "--account"},
+        {{"--time", "1:00\n#SBATCH --uid=0"}, "--time"}};
+    for (const auto &[extra, option] : refused) {
+        QProcess submit;
+        submit.setProcessEnvironment(env);
+        submit.start(QStringLiteral(HEADLAB_CLI_PATH), QStringList{"slurm", session, "--array", "1"} + extra);
+        QVERIFY(submit.waitForFinished(60000));
+        const QString err = QString::fromUtf8(submit.readAllStandardError());
+        QVERIFY2(submit.exitCode() == 2 && err.contains(option) && err.contains("line break"), qPrintable(err));
+    }
+    const QString newline = dir.filePath("two\nlines.yaml");
+    writeFile(newline, tinySession(4));
+    const CliResult lineInName = runCli({"slurm", newline, "--array", "1"});
+    QVERIFY2(lineInName.exitCode == 2 && lineInName.err.contains("the session path"), qPrintable(lineInName.err));
+    QVERIFY(!QFileInfo::exists(dir.filePath("plain.results/slurm/submit.sbatch")));
+    QVERIFY(!QFileInfo::exists(pwned));
 }
 
 QTEST_GUILESS_MAIN(TestStorage)
