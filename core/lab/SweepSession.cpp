@@ -1,5 +1,6 @@
 // SweepSession.cpp — see SweepSession.h.
 #include "core/lab/SweepSession.h"
+#include "core/config/Files.h"
 
 #include "core/tasks/RunConfigFields.h"
 #include "core/train/Checkpoint.h"
@@ -61,11 +62,28 @@ std::string checkpointDirFor(const std::string &sessionPath, const RunConfig &co
     return resultsDirFor(sessionPath) + "/checkpoints/" + name;
 }
 
+namespace {
+
+// The temporary files a killed writer left in a run's checkpoint folder (writeFileAtomic's). Only
+// the run's own writer calls this (one writer per run: SessionStore's locks).
+void sweepTemporaryFiles(const std::string &dir)
+{
+    std::error_code error;
+    if (!std::filesystem::is_directory(dir, error)) return;
+    std::vector<std::filesystem::path> doomed;
+    for (const auto &entry : std::filesystem::directory_iterator(dir, error))
+        if (isTemporaryName(entry.path().filename().string())) doomed.push_back(entry.path());
+    for (const auto &path : doomed) std::filesystem::remove(path, error);
+}
+
+} // namespace
+
 std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Session &session,
                                            const std::string &sessionPath)
 {
     std::vector<std::string> notes;
     if (!session.checkpoints.enabled || sessionPath.empty()) return notes;
+    std::map<const SweepJob *, std::map<int64_t, std::string>> byStep; // a job's valid checkpoints by step
     for (auto &job : jobs) {
         job.checkpointDir = checkpointDirFor(sessionPath, job.config);
         const bool finished = job.runIndex >= 0 && static_cast<size_t>(job.runIndex) < session.runs.size() &&
@@ -80,14 +98,40 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
             }
             continue;
         }
+        sweepTemporaryFiles(job.checkpointDir);
         std::vector<std::string> problems;
         const auto found = listCheckpoints(job.checkpointDir, &problems);
         for (const auto &p : problems)
             notes.push_back(p + "; run " + std::to_string(job.runIndex) +
                             (found.empty() ? " starts at step 0" : " resumes from step " + std::to_string(found.front().step) + " instead"));
-        if (!found.empty()) {
-            job.resumeFrom = found.front().path;
-            job.resumeStep = found.front().step;
+        auto &steps = byStep[&job]; // every unfinished job has an entry, empty without checkpoints
+        for (const auto &info : found) steps[info.step] = info.path;
+    }
+    // Runs that train as one ensemble resume from one step: the newest at which every one of them
+    // has a checkpoint (a kill between the members' writes leaves some a step ahead), or, where
+    // there is none, all from step 0. Runs of different head counts compute other bits in an
+    // ensemble than alone, so splitting them by step would change their numbers.
+    std::map<std::string, std::vector<SweepJob *>> groups;
+    for (auto &job : jobs)
+        if (byStep.count(&job)) groups[ensembleKey(job.config)].push_back(&job);
+    for (auto &[key, members] : groups) {
+        (void)key;
+        int64_t step = -1;
+        for (auto it = byStep[members.front()].rbegin(); it != byStep[members.front()].rend() && step < 0; ++it)
+            if (std::all_of(members.begin(), members.end(), [&](SweepJob *m) { return byStep[m].count(it->first) > 0; }))
+                step = it->first;
+        for (SweepJob *m : members) {
+            if (step < 0) {
+                if (!byStep[m].empty())
+                    notes.push_back("run " + std::to_string(m->runIndex) + " starts at step 0: the runs it trains with have no "
+                                    "checkpoint of a step in common with it");
+                continue;
+            }
+            if (byStep[m].rbegin()->first != step)
+                notes.push_back("run " + std::to_string(m->runIndex) + " resumes from step " + std::to_string(step) +
+                                ", the newest step every run of its ensemble has a checkpoint of");
+            m->resumeFrom = byStep[m].at(step);
+            m->resumeStep = step;
         }
     }
     return notes;

@@ -51,15 +51,51 @@ uint64_t headerLength(const std::string &prefix, uint64_t fileBytes, const std::
     return n;
 }
 
+// The deepest nesting a header may have: the header object, a tensor's entry, its shape list
+// (HeadLab's own headers reach 3). Checked on the text before any parser sees it, so that neither
+// parsing nor an error message that quotes a part of it recurses without bound.
+constexpr int kMaxHeaderDepth = 8;
+
+void checkNesting(const std::string &text, const std::string &path)
+{
+    int depth = 0;
+    bool inString = false, escaped = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > kMaxHeaderDepth)
+                throw bad(path, "its header nests deeper than " + std::to_string(kMaxHeaderDepth) + " levels (at byte " +
+                                    std::to_string(8 + i) + ")");
+        } else if (c == '}' || c == ']') {
+            --depth;
+        }
+    }
+}
+
+// A part of the header for a message: at most 80 characters of it.
+std::string brief(const json &value)
+{
+    std::string text = value.dump();
+    if (text.size() > 80) text = text.substr(0, 77) + "...";
+    return text;
+}
+
 // Parses the JSON header; checks every entry and that the byte ranges tile the data exactly.
 Contents parseHeader(const std::string &headerText, uint64_t dataBytes, const std::string &path,
                      std::vector<std::pair<uint64_t, uint64_t>> *ranges)
 {
+    checkNesting(headerText, path);
     json header;
     try {
         header = json::parse(headerText);
-    } catch (const json::parse_error &e) {
-        throw bad(path, std::string("its header is not JSON (") + e.what() + ")");
+    } catch (const json::exception &e) { // parse errors, and numbers beyond range (1e999)
+        throw bad(path, std::string("its header is not JSON HeadLab can read (") + e.what() + ")");
     }
     if (!header.is_object()) throw bad(path, "its header is not a JSON object");
     Contents out;
@@ -72,20 +108,21 @@ Contents parseHeader(const std::string &headerText, uint64_t dataBytes, const st
             }
             continue;
         }
-        const std::string where = "tensor '" + name + "'";
+        const std::string where = "tensor '" + (name.size() > 80 ? name.substr(0, 77) + "..." : name) + "'";
         if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets"))
             throw bad(path, where + " lacks dtype, shape or data_offsets");
         Tensor t;
         t.name = name;
         if (!entry["dtype"].is_string() || !parseDType(entry["dtype"].get<std::string>(), &t.dtype))
-            throw bad(path, where + " has dtype " + entry["dtype"].dump() + " (HeadLab writes F32, F64 and I64)");
+            throw bad(path, where + " has dtype " + brief(entry["dtype"]) + " (HeadLab writes F32, F64 and I64)");
         const auto &shape = entry["shape"];
         if (!shape.is_array()) throw bad(path, where + ": shape is not a list");
         uint64_t numel = 1;
         for (const auto &d : shape) {
-            if (!d.is_number_unsigned() || d.get<uint64_t>() > (1ull << 40)) throw bad(path, where + ": bad shape " + shape.dump());
-            numel *= d.get<uint64_t>();
-            if (numel > kMaxFileBytes) throw bad(path, where + ": shape " + shape.dump() + " is too large");
+            if (!d.is_number_unsigned() || d.get<uint64_t>() > (1ull << 40)) throw bad(path, where + ": bad shape " + brief(shape));
+            const uint64_t size = d.get<uint64_t>();
+            if (size != 0 && numel > kMaxFileBytes / size) throw bad(path, where + ": shape " + brief(shape) + " is too large");
+            numel *= size;
             t.shape.push_back(static_cast<int64_t>(d.get<uint64_t>()));
         }
         const auto &offsets = entry["data_offsets"];
@@ -93,7 +130,7 @@ Contents parseHeader(const std::string &headerText, uint64_t dataBytes, const st
             throw bad(path, where + ": data_offsets is not [begin, end]");
         const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
         if (end < begin || end - begin != numel * elementSize(t.dtype))
-            throw bad(path, where + ": data_offsets " + offsets.dump() + " do not hold " + std::to_string(numel) +
+            throw bad(path, where + ": data_offsets " + brief(offsets) + " do not hold " + std::to_string(numel) +
                                 " " + toString(t.dtype) + " values");
         if (end > dataBytes)
             throw bad(path, "truncated: " + where + " ends at byte " + std::to_string(end) + " of the data, which has " +

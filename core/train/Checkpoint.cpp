@@ -1,5 +1,6 @@
 // Checkpoint.cpp — a run's state to and from a safetensors file.
 #include "core/train/Checkpoint.h"
+#include "core/train/CheckpointFormat.h"
 
 #include "core/config/Files.h"
 #include "core/config/Hash.h"
@@ -13,6 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 
@@ -21,31 +23,11 @@ namespace headlab {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-struct LoadedCheckpoint::Impl {
-    safetensors::Contents contents;
-};
-
 namespace {
 
-// FNV-1a of every tensor's bytes, in file order.
-uint64_t dataHash(const std::vector<safetensors::Tensor> &tensors)
-{
-    uint64_t hash = kFnv1aOffset;
-    for (const auto &t : tensors) hash = fnv1a(t.data, hash);
-    return hash;
-}
-
-std::string hex(uint64_t v)
-{
-    char buffer[24];
-    std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(v));
-    return buffer;
-}
-
-SessionError bad(const std::string &path, const std::string &what)
-{
-    return fileError(path, "is not a usable checkpoint: " + what);
-}
+using detail::bad;
+using detail::dataHash;
+using detail::hex;
 
 safetensors::Tensor fromTorch(const std::string &name, const torch::Tensor &value)
 {
@@ -78,16 +60,6 @@ torch::Tensor curveTensor(const Curve &curve)
         a[static_cast<int64_t>(i)][1] = curve[i].value;
     }
     return t;
-}
-
-Curve curveOf(const safetensors::Tensor &t, const std::string &path)
-{
-    if (t.dtype != safetensors::DType::F64 || t.shape.size() != 2 || t.shape[1] != 2)
-        throw bad(path, "'" + t.name + "' is not an (n, 2) F64 curve");
-    Curve out;
-    const double *v = reinterpret_cast<const double *>(t.data.data());
-    for (int64_t i = 0; i < t.shape[0]; ++i) out.push_back({static_cast<int64_t>(v[2 * i]), v[2 * i + 1]});
-    return out;
 }
 
 json yamlToJson(const YAML::Node &node)
@@ -147,51 +119,6 @@ json modelJson(const Transformer &model, const RunConfig &config)
             {"parameters", model.parameterCount()}};
 }
 
-std::string meta(const safetensors::Contents &c, const std::string &key, const std::string &path)
-{
-    const auto it = c.metadata.find(key);
-    if (it == c.metadata.end()) throw bad(path, "its metadata has no '" + key + "'");
-    return it->second;
-}
-
-int64_t metaInt(const safetensors::Contents &c, const std::string &key, const std::string &path)
-{
-    const std::string text = meta(c, key, path);
-    try {
-        size_t used = 0;
-        const long long v = std::stoll(text, &used);
-        if (used == text.size()) return v;
-    } catch (...) {
-    }
-    throw bad(path, "metadata '" + key + "' is '" + text + "', not an integer");
-}
-
-double metaDouble(const safetensors::Contents &c, const std::string &key, const std::string &path)
-{
-    const std::string text = meta(c, key, path);
-    try {
-        size_t used = 0;
-        const double v = std::stod(text, &used);
-        if (used == text.size()) return v;
-    } catch (...) {
-    }
-    throw bad(path, "metadata '" + key + "' is '" + text + "', not a number");
-}
-
-// Format, version and checksum.
-void verify(const safetensors::Contents &c, const std::string &path, bool data)
-{
-    const auto format = c.metadata.find("format");
-    if (format == c.metadata.end() || format->second != kCheckpointFormat)
-        throw bad(path, "it is a safetensors file but not a HeadLab checkpoint (no format: headlab-checkpoint)");
-    const int64_t version = metaInt(c, "format_version", path);
-    if (version > kCheckpointVersion)
-        throw bad(path, "format version " + std::to_string(version) + " is newer than this HeadLab reads (" +
-                            std::to_string(kCheckpointVersion) + ")");
-    if (data && meta(c, "data_fnv1a64", path) != hex(dataHash(c.tensors)))
-        throw bad(path, "its tensor data does not match its checksum (the file is damaged)");
-}
-
 const safetensors::Tensor &tensorOf(const safetensors::Contents &c, const std::string &name, const std::string &path,
                                     const torch::Tensor &like)
 {
@@ -205,59 +132,9 @@ const safetensors::Tensor &tensorOf(const safetensors::Contents &c, const std::s
 
 } // namespace
 
-std::string checkpointFileName(int64_t step)
-{
-    char buffer[48];
-    std::snprintf(buffer, sizeof buffer, "step-%09lld.safetensors", static_cast<long long>(step));
-    return buffer;
-}
-
-CheckpointInfo inspectCheckpoint(const std::string &path, bool verifyData)
-{
-    const auto contents = verifyData ? safetensors::read(path) : safetensors::readHeader(path);
-    verify(contents, path, verifyData);
-    CheckpointInfo info;
-    info.path = path;
-    info.step = metaInt(contents, "step", path);
-    info.reason = meta(contents, "reason", path);
-    if (!parseRunStatus(meta(contents, "status", path), &info.status))
-        throw bad(path, "metadata 'status' is '" + meta(contents, "status", path) + "'");
-    std::error_code error;
-    info.bytes = fs::file_size(path, error);
-    return info;
-}
-
-std::vector<CheckpointInfo> listCheckpoints(const std::string &dir, std::vector<std::string> *problems, bool verifyData)
-{
-    std::vector<CheckpointInfo> out;
-    std::error_code error;
-    if (!fs::is_directory(dir, error)) return out;
-    for (const auto &entry : fs::directory_iterator(dir, error)) {
-        const std::string name = entry.path().filename().string();
-        if (name.rfind("step-", 0) != 0 || entry.path().extension() != ".safetensors") continue;
-        try {
-            out.push_back(inspectCheckpoint(entry.path().string(), verifyData));
-        } catch (const SessionError &e) {
-            if (problems) problems->push_back(e.what());
-        }
-    }
-    std::sort(out.begin(), out.end(), [](const auto &a, const auto &b) { return a.step > b.step; });
-    return out;
-}
-
-uint64_t directoryBytes(const std::string &dir)
-{
-    uint64_t total = 0;
-    std::error_code error;
-    if (!fs::is_directory(dir, error)) return 0;
-    for (auto it = fs::recursive_directory_iterator(dir, error); !error && it != fs::recursive_directory_iterator(); it.increment(error))
-        if (it->is_regular_file(error)) total += it->file_size(error);
-    return total;
-}
-
 void writeCheckpoint(const std::string &path, const Transformer &model, const Adam *adam, int64_t run,
                      const RunConfig &config, const RunResult &partial, const TrainingPosition &position,
-                     const std::string &reason)
+                     const std::string &reason, const std::map<std::string, std::string> &taskData)
 {
     torch::NoGradGuard noGrad;
     safetensors::Contents c;
@@ -296,6 +173,7 @@ void writeCheckpoint(const std::string &path, const Transformer &model, const Ad
     m["config_yaml"] = yaml::canonicalYaml(config);
     m["config"] = yamlToJson(YAML::Load(yaml::canonicalYaml(config))).dump();
     m["model"] = modelJson(model, config).dump();
+    if (!taskData.empty()) m["task_data"] = json(taskData).dump();
     m["headlab"] = HEADLAB_VERSION;
     m["libtorch"] = TORCH_VERSION;
     m["data_fnv1a64"] = hex(dataHash(c.tensors));
@@ -303,51 +181,17 @@ void writeCheckpoint(const std::string &path, const Transformer &model, const Ad
     safetensors::write(path, c);
 }
 
-LoadedCheckpoint loadCheckpoint(const std::string &path, const RunConfig *expected)
+void checkCheckpointFits(const LoadedCheckpoint &checkpoint, Transformer &model, int64_t run)
 {
-    auto impl = std::make_shared<LoadedCheckpoint::Impl>();
-    impl->contents = safetensors::read(path);
-    const auto &c = impl->contents;
-    verify(c, path, true);
-    LoadedCheckpoint out;
-    out.path = path;
-    const std::string configText = meta(c, "config_yaml", path);
-    try {
-        out.config = yaml::readRunConfig(yaml::parseDocument(configText, path + " (config_yaml)"));
-    } catch (const SessionError &e) {
-        throw bad(path, std::string("its config does not read: ") + e.what());
-    }
-    if (expected && yaml::canonicalYaml(*expected) != configText)
-        throw bad(path, "it was written for another configuration than this run's");
-    out.position.step = metaInt(c, "step", path);
-    out.position.phase = metaInt(c, "phase", path);
-    out.position.phaseStep = metaInt(c, "phase_step", path);
-    out.position.windowSteps = metaInt(c, "window_steps", path);
-    out.position.windowSum = static_cast<float>(metaDouble(c, "window_sum", path));
-    out.position.adamSteps = metaDouble(c, "optimizer_steps", path);
-    out.position.wallSeconds = metaDouble(c, "wall_seconds", path);
-    out.reason = meta(c, "reason", path);
-    out.hasMoments = meta(c, "optimizer", path) == "adam";
-    RunResult &r = out.partial;
-    if (!parseRunStatus(meta(c, "status", path), &r.status)) throw bad(path, "metadata 'status' is not a run status");
-    r.message = meta(c, "message", path);
-    r.divergedAtStep = metaInt(c, "diverged_at_step", path);
-    r.stepsDone = r.status == RunStatus::Diverged ? r.divergedAtStep : out.position.step;
-    for (const auto &t : c.tensors) {
-        if (t.name == "curve.train") r.train = curveOf(t, path);
-        else if (t.name == "curve.test") r.test = curveOf(t, path);
-        else if (t.name.rfind("curve.extra.", 0) == 0) r.extra[t.name.substr(12)] = curveOf(t, path);
-        else if (t.name == "run.phase_starts") {
-            if (t.dtype != safetensors::DType::I64) throw bad(path, "'run.phase_starts' is not I64");
-            const auto *v = reinterpret_cast<const int64_t *>(t.data.data());
-            r.phaseStarts.assign(v, v + t.numel());
+    const auto &c = checkpoint.tensors->contents;
+    for (auto &p : model.parameters()) {
+        const auto like = p.value[run];
+        tensorOf(c, p.name, checkpoint.path, like);
+        if (checkpoint.hasMoments) {
+            tensorOf(c, "optimizer.exp_avg." + p.name, checkpoint.path, like);
+            tensorOf(c, "optimizer.exp_avg_sq." + p.name, checkpoint.path, like);
         }
     }
-    if (out.position.phase < 0 || out.position.phase > static_cast<int64_t>(out.config.phases.size()) ||
-        out.position.step < 0 || out.position.step > out.config.totalSteps())
-        throw bad(path, "its step " + std::to_string(out.position.step) + " or phase lies outside the run's protocol");
-    out.tensors = impl;
-    return out;
 }
 
 void restoreWeights(const LoadedCheckpoint &checkpoint, Transformer &model, int64_t run)

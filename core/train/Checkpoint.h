@@ -16,6 +16,7 @@
 #include "core/config/RunResult.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,9 +68,11 @@ struct TrainingPosition {
 
 // Run `run` of `model` as checkpoint contents (see docs/CHECKPOINTS.md), written atomically to
 // `path`. `adam` may be null (no moments: such a checkpoint cannot resume training).
+// `taskData` names the data the run trained on (Task::provenance: a file task's content hash); a
+// checkpoint is refused for resuming when its task data differ from the run's now.
 void writeCheckpoint(const std::string &path, const Transformer &model, const Adam *adam, int64_t run,
                      const RunConfig &config, const RunResult &partial, const TrainingPosition &position,
-                     const std::string &reason);
+                     const std::string &reason, const std::map<std::string, std::string> &taskData = {});
 
 // A checkpoint read back for resuming or inspecting: the run's result so far and where it was.
 struct LoadedCheckpoint {
@@ -79,13 +82,19 @@ struct LoadedCheckpoint {
     std::string reason;
     bool hasMoments = false;
     RunConfig config; // as the checkpoint records it
+    std::map<std::string, std::string> taskData; // as written (empty in checkpoints before it was)
     struct Impl;
     std::shared_ptr<const Impl> tensors; // the tensors (Checkpoint.cpp)
 };
 
-// Reads and verifies a checkpoint. With `expected`, refuses one written for another config.
-// Throws SessionError naming the file.
+// Reads and verifies a checkpoint: checksum, its config (with `expected`, compared before anything
+// is built from it), and its position and result against the run's protocol (a done run has every
+// step, a divergence lies before the checkpoint's step, curves end there). Throws SessionError
+// naming the file, also for what a library throws while reading it.
 LoadedCheckpoint loadCheckpoint(const std::string &path, const RunConfig *expected = nullptr);
+// Throws SessionError unless every weight (and moment, if it has them) of run `run` of `model` is in
+// the checkpoint with the model's shape and dtype: what restoreWeights and restoreMoments need.
+void checkCheckpointFits(const LoadedCheckpoint &checkpoint, Transformer &model, int64_t run);
 // Copies the checkpoint's weights into run `run` of `model`, and its moments into `adam`.
 void restoreWeights(const LoadedCheckpoint &checkpoint, Transformer &model, int64_t run);
 void restoreMoments(const LoadedCheckpoint &checkpoint, Adam &adam, const Transformer &model, int64_t run);

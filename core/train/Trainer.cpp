@@ -4,6 +4,7 @@
 // logEvery steps they are copied back, so the host synchronises once per log point, not per step.
 #include "core/train/Trainer.h"
 
+#include "core/config/Files.h"
 #include "core/config/Switches.h"
 
 #include "core/train/Checkpoint.h"
@@ -34,6 +35,8 @@
 #include <fstream>
 #include <cstdlib>
 #include <optional>
+#include <set>
+#include <map>
 #include <cmath>
 #include <sstream>
 #include <thread>
@@ -365,7 +368,7 @@ private:
             } catch (...) {
             }
             (void)cudaGetLastError();
-            m_note = std::string("CUDA graph capture failed, trained eagerly: ") + e.what();
+            addNote(std::string("CUDA graph capture failed, trained eagerly: ") + e.what());
             return nullptr;
         }
     }
@@ -601,7 +604,8 @@ private:
         RunResult partial = m.result;
         if (partial.status == RunStatus::Running || partial.status == RunStatus::Paused) partial.status = RunStatus::Running;
         try {
-            writeCheckpoint(dir + "/" + file, *m_model, m_phase.adam, static_cast<int64_t>(i), m_configs[i], partial, pos, reason);
+            writeCheckpoint(dir + "/" + file, *m_model, m_phase.adam, static_cast<int64_t>(i), m_configs[i], partial, pos, reason,
+                            m_task->provenance());
         } catch (const std::exception &e) {
             const std::string note = std::string("checkpoint at step ") + std::to_string(m_step) + " not written: " + e.what();
             if (m.result.message.find("checkpoint at step") == std::string::npos)
@@ -622,21 +626,88 @@ private:
         list.erase(std::remove_if(list.begin(), list.end(), [](const CheckpointRecord &c) { return c.reason.empty(); }), list.end());
     }
 
-    // Reads the members' resume checkpoints (all or none, of one step).
+    // Reads the members' resume checkpoints (all or none, of one step). Each is checked against its
+    // run before any is used: config, position, task data and every tensor's shape. When one does
+    // not pass, the ensemble falls back to the newest older step at which every member has a
+    // checkpoint that does, and the unusable file is renamed aside (NAME.unusable, kept, never
+    // read again); with none left, every member starts again at step 0. Either way the runs train
+    // and the message says what happened: a bad checkpoint is never a run's final result.
     void loadResumeCheckpoints()
     {
         const auto &from = m_control.resumeFrom;
         if (from.empty() || std::all_of(from.begin(), from.end(), [](const std::string &p) { return p.empty(); })) return;
         if (from.size() != m_configs.size() || std::any_of(from.begin(), from.end(), [](const std::string &p) { return p.empty(); }))
             throw std::invalid_argument("an ensemble resumes all its runs from checkpoints or none");
+        // The steps to try, newest first: the asked one, then older ones every member has.
+        std::vector<std::map<int64_t, std::string>> byStep(from.size());
+        std::set<int64_t, std::greater<>> common;
+        int64_t asked = -1;
         for (size_t i = 0; i < from.size(); ++i) {
-            m_resume.push_back(loadCheckpoint(from[i], &m_configs[i]));
-            if (m_resume.back().position.step != m_resume.front().position.step)
-                throw std::invalid_argument("the runs of an ensemble resume from checkpoints of different steps");
-            restoreWeights(m_resume.back(), *m_model, static_cast<int64_t>(i));
+            for (const auto &info : listCheckpoints(std::filesystem::path(from[i]).parent_path().string(), nullptr, false))
+                byStep[i][info.step] = info.path;
+            try {
+                const int64_t step = inspectCheckpoint(from[i], false).step;
+                byStep[i][step] = from[i];
+                if (i == 0) asked = step;
+            } catch (const SessionError &) {
+            }
         }
-        m_resumedWall = m_resume.front().position.wallSeconds;
+        for (const auto &[step, path] : byStep.front()) {
+            (void)path;
+            if (step <= asked && std::all_of(byStep.begin(), byStep.end(), [step](const auto &m) { return m.count(step) > 0; }))
+                common.insert(step);
+        }
+        std::vector<std::string> problems;
+        for (const int64_t step : common) {
+            try {
+                for (size_t i = 0; i < from.size(); ++i) {
+                    LoadedCheckpoint c = loadCheckpoint(byStep[i].at(step), &m_configs[i]);
+                    const auto now = m_task->provenance();
+                    if (!c.taskData.empty() && c.taskData != now)
+                        throw fileError(c.path, "is not a usable checkpoint: the run's data changed since it was written (" +
+                                                    describeChange(c.taskData, now) + ")");
+                    checkCheckpointFits(c, *m_model, static_cast<int64_t>(i));
+                    m_resume.push_back(std::move(c));
+                }
+            } catch (const SessionError &e) {
+                problems.push_back(e.what());
+                for (const auto &m : byStep)
+                    if (const auto it = m.find(step); it != m.end() && e.file() == it->second) setAside(it->second);
+                m_resume.clear();
+                continue;
+            }
+            for (size_t i = 0; i < m_resume.size(); ++i) restoreWeights(m_resume[i], *m_model, static_cast<int64_t>(i));
+            m_resumedWall = m_resume.front().position.wallSeconds;
+            break;
+        }
+        if (problems.empty()) return;
+        std::string note;
+        for (const auto &p : problems) note += (note.empty() ? "" : "; ") + p;
+        note += m_resume.empty() ? "; every run of its ensemble trained again from step 0"
+                                 : "; resumed from step " + std::to_string(m_resume.front().position.step) + " instead";
+        addNote(note);
     }
+
+    // "task.file: a -> b" for each entry that differs.
+    static std::string describeChange(const std::map<std::string, std::string> &was, const std::map<std::string, std::string> &now)
+    {
+        std::string text;
+        for (const auto &[key, value] : was) {
+            const auto it = now.find(key);
+            const std::string current = it == now.end() ? "(none)" : it->second;
+            if (current != value) text += (text.empty() ? "" : "; ") + key + " was " + value + ", is now " + current;
+        }
+        return text.empty() ? "its task data differ" : text;
+    }
+
+    // A checkpoint that cannot be used is kept under another name, so that no listing offers it again.
+    static void setAside(const std::string &path)
+    {
+        std::error_code error;
+        std::filesystem::rename(path, path + ".unusable", error);
+    }
+
+    void addNote(const std::string &note) { m_note = m_note.empty() ? note : m_note + "; " + note; }
 
     // The members' results so far, their step and who still trains, from their checkpoints.
     // Returns the phase to go on with.
@@ -651,7 +722,13 @@ private:
             m.result = m_resume[i].partial;
             m.result.device = deviceName;
             m.result.checkpoints.clear();
-            // The checkpoint it resumed from stays listed (it is kept like any other).
+            // The checkpoints before it, from this run's earlier tries, are listed too (oldest first),
+            // so that `keep` prunes them like any other; the one it resumed from stays listed.
+            const auto dir = std::filesystem::path(m_resume[i].path).parent_path().string();
+            const auto earlier = listCheckpoints(dir, nullptr, false);
+            for (auto it = earlier.rbegin(); it != earlier.rend(); ++it)
+                if (it->step < pos.step)
+                    m.result.checkpoints.push_back({it->step, std::filesystem::path(it->path).filename().string(), it->reason});
             m.result.checkpoints.push_back({pos.step, std::filesystem::path(m_resume[i].path).filename().string(), m_resume[i].reason});
             for (const auto &p : PlateauDetector().detect(m.result.test)) m.plateauEvents += (p.entered >= 0) + (p.left >= 0);
             if (m.result.status == RunStatus::Diverged) {

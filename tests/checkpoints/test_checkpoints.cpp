@@ -5,6 +5,7 @@
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 #include "core/train/Checkpoint.h"
+#include "core/train/CheckpointFormat.h"
 #include "core/train/Trainer.h"
 #include "tests/TinyRuns.h"
 
@@ -102,6 +103,26 @@ void writeAll(const std::string &path, const std::string &bytes)
 
 QString cliPath() { return QStringLiteral(HEADLAB_CLI_PATH); }
 
+// Rewrites a checkpoint through `edit`, with its checksum made right again: a file that is
+// intact as bytes but says something false.
+void rewrite(const std::string &path, const std::function<void(safetensors::Contents &)> &edit)
+{
+    safetensors::Contents c = safetensors::read(path);
+    edit(c);
+    c.metadata["data_fnv1a64"] = detail::hex(detail::dataHash(c.tensors));
+    safetensors::write(path, c);
+}
+
+// (Qt's file functions: the torch wheel's libtorch.so exports std::filesystem::remove_all and copy
+// of another ABI, and calling them crashes.)
+void copyFolder(const std::string &from, const std::string &to)
+{
+    QDir(QString::fromStdString(to)).removeRecursively();
+    QDir().mkpath(QString::fromStdString(to));
+    for (const QString &name : QDir(QString::fromStdString(from)).entryList(QDir::Files))
+        QFile::copy(QString::fromStdString(from) + "/" + name, QString::fromStdString(to) + "/" + name);
+}
+
 } // namespace
 
 class TestCheckpoints : public QObject {
@@ -114,6 +135,10 @@ private Q_SLOTS:
     void checkpointsHoldWhatTheDocsSay();
     void damagedCheckpointsAreNamedAndTheOneBeforeIsUsed();
     void foreignFilesAreRefusedWithAMessage();
+    void aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains_data();
+    void aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains();
+    void anEnsembleResumesFromTheNewestStepAllItsRunsHave();
+    void hostileCheckpointHeadersAreRefusedByName();
     void sessionPolicyReadsAndWrites();
     void cliResumesAfterKillDashNine();
     void pythonSnippetReproducesTheLoggedTestLoss();
@@ -468,6 +493,172 @@ void TestCheckpoints::pythonSnippetReproducesTheLoggedTestLoss()
         if (p.step == 100) logged = p.value;
     QVERIFY(std::abs(match.captured(2).toDouble() - logged) < 1e-9 * std::max(1.0, logged) + 1e-12);
     QVERIFY2(std::abs(match.captured(1).toDouble() - logged) < 1e-5, qPrintable(out));
+}
+
+// A checkpoint that lists (its header and checksum are fine) but does not fit its run is never the
+// run's end: the trainer names it, sets it aside (NAME.unusable), falls back to the checkpoint
+// before it, and the run ends exactly as the uninterrupted one.
+void TestCheckpoints::aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("said");
+    QTest::newRow("another configuration's file") << "foreign" << "another configuration";
+    QTest::newRow("a transposed tensor") << "transposed" << "another shape or dtype";
+    QTest::newRow("a missing tensor") << "missing" << "has no tensor";
+    QTest::newRow("a wrong dtype") << "dtype" << "another shape or dtype";
+    QTest::newRow("a step beyond the protocol") << "step" << "outside the run's protocol";
+    QTest::newRow("done with steps to go") << "done" << "calls the run done after 70 steps";
+    QTest::newRow("diverged after its own step") << "diverged" << "calls the run diverged at step 500";
+    QTest::newRow("other task data") << "data" << "the run's data changed";
+}
+
+void TestCheckpoints::aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, said);
+    QTemporaryDir tmp;
+    const RunConfig config = twoPhaseRun(3, 1e-3);
+    CheckpointPolicy policy;
+    policy.every = 20;
+    policy.keep = 10;
+    const std::string pristine = dirOf(tmp, "pristine"), dir = dirOf(tmp, "run");
+    int polls = 0;
+    train({config}, {pristine}, {}, policy, [&](size_t) { return ++polls > 70; });
+    QVERIFY(std::filesystem::exists(fileAt(pristine, 70)) && std::filesystem::exists(fileAt(pristine, 60)));
+    const auto whole = train({config}, {dirOf(tmp, "whole")}, {}, policy).front();
+
+    copyFolder(pristine, dir);
+    const std::string s70 = fileAt(dir, 70);
+    if (kind == "foreign") {
+        const std::string other = dirOf(tmp, "other");
+        polls = 0;
+        train({twoPhaseRun(4, 1e-3)}, {other}, {}, policy, [&](size_t) { return ++polls > 70; });
+        QFile::remove(QString::fromStdString(s70));
+        QVERIFY(QFile::copy(QString::fromStdString(fileAt(other, 70)), QString::fromStdString(s70)));
+    } else {
+        rewrite(s70, [&](safetensors::Contents &c) {
+            safetensors::Tensor *weight = nullptr;
+            for (auto &t : c.tensors)
+                if (t.shape.size() == 2 && t.shape[0] != t.shape[1] && t.name.rfind("curve", 0) != 0 && !weight) weight = &t;
+            if (kind == "transposed") std::swap(weight->shape[0], weight->shape[1]);
+            else if (kind == "missing") weight->name = "not." + weight->name;
+            else if (kind == "dtype") {
+                weight->dtype = safetensors::DType::F64;
+                weight->data += weight->data;
+            } else if (kind == "step") c.metadata["step"] = "99999999";
+            else if (kind == "done") c.metadata["status"] = "done";
+            else if (kind == "diverged") {
+                c.metadata["status"] = "diverged";
+                c.metadata["diverged_at_step"] = "500";
+            } else if (kind == "data") c.metadata["task_data"] = R"J({"file":"examples.csv (fnv1a64 0123456789abcdef)"})J";
+        });
+    }
+    const auto resumed = train({config}, {dir}, {s70}, policy).front();
+    QVERIFY2(resumed.status == RunStatus::Done, resumed.message.c_str());
+    QVERIFY2(QString::fromStdString(resumed.message).contains(said), resumed.message.c_str());
+    QVERIFY2(QString::fromStdString(resumed.message).contains("resumed from step 60 instead"), resumed.message.c_str());
+    QVERIFY(std::filesystem::exists(s70 + ".unusable")); // kept, and never offered again
+    compareResults(whole, resumed);
+}
+
+// Runs of different head counts at one width train as one ensemble, and compute other bits there
+// than alone. A kill between the members' checkpoint writes leaves one a step ahead: both resume
+// from the newest step they both have, as one ensemble, and end as the uninterrupted ensemble.
+void TestCheckpoints::anEnsembleResumesFromTheNewestStepAllItsRunsHave()
+{
+    QTemporaryDir tmp;
+    const std::string sessionPath = dirOf(tmp, "s.yaml");
+    RunConfig one = twoPhaseRun(5, 1e-3), two = twoPhaseRun(5, 1e-3);
+    one.model.heads = {1};
+    two.model.heads = {2};
+    QCOMPARE(ensembleKey(one), ensembleKey(two));
+    Session session;
+    session.base = one;
+    std::vector<SweepJob> jobs = {{0, one}, {1, two}};
+    QVERIFY(attachCheckpoints(jobs, session, sessionPath).empty());
+    CheckpointPolicy policy;
+    policy.every = 20;
+    policy.keep = 10;
+    int polls = 0;
+    train({one, two}, {jobs[0].checkpointDir, jobs[1].checkpointDir}, {}, policy, [&](size_t) { return ++polls > 140; });
+    const auto whole = train({one, two}, {dirOf(tmp, "w1"), dirOf(tmp, "w2")}, {}, policy);
+
+    // The second run's step-70 checkpoint was never written (killed between the two writes).
+    std::error_code error;
+    QVERIFY(std::filesystem::remove(fileAt(jobs[1].checkpointDir, 70), error));
+    std::vector<SweepJob> again = {{0, one}, {1, two}};
+    const auto notes = attachCheckpoints(again, session, sessionPath);
+    QCOMPARE(again[0].resumeStep, int64_t(60));
+    QCOMPARE(again[1].resumeStep, int64_t(60));
+    QVERIFY2(!notes.empty() && notes.front().find("newest step every run of its ensemble has") != std::string::npos,
+             notes.empty() ? "no note" : notes.front().c_str());
+    const auto resumed = train({one, two}, {again[0].checkpointDir, again[1].checkpointDir},
+                               {again[0].resumeFrom, again[1].resumeFrom}, policy);
+    compareResults(whole[0], resumed[0]);
+    compareResults(whole[1], resumed[1]);
+
+    // A run with no checkpoint at all: the ensemble starts over together.
+    QDir(QString::fromStdString(again[1].checkpointDir)).removeRecursively();
+    std::vector<SweepJob> fresh = {{0, one}, {1, two}};
+    attachCheckpoints(fresh, session, sessionPath);
+    QVERIFY(fresh[0].resumeFrom.empty() && fresh[1].resumeFrom.empty());
+}
+
+// Headers that broke the reader: a number beyond double range, nesting 50,000 deep, a shape whose
+// size overflows, and a curve step beyond int64. Each is refused with the file named.
+void TestCheckpoints::hostileCheckpointHeadersAreRefusedByName()
+{
+    QTemporaryDir tmp;
+    auto header = [](const std::string &json) {
+        std::string h = json;
+        h.append((8 - h.size() % 8) % 8, ' ');
+        std::string out(8, '\0');
+        const uint64_t n = h.size();
+        std::memcpy(out.data(), &n, 8);
+        return out + h;
+    };
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {header(R"({"x":1e999})"), "not JSON HeadLab can read"},
+        {header(R"({"t":{"dtype":"F32","shape":)" + std::string(50000, '[') + std::string(50000, ']') + R"(,"data_offsets":[0,0]}})"),
+         "nests deeper than 8 levels"},
+        {header(R"({"t":{"dtype":"F32","shape":[1099511627776,1099511627776,16],"data_offsets":[0,0]}})"), "is too large"}};
+    for (const auto &[bytes, said] : cases) {
+        const std::string path = dirOf(tmp, "step-000000010.safetensors");
+        writeAll(path, bytes);
+        for (bool whole : {false, true}) {
+            try {
+                inspectCheckpoint(path, whole);
+                QFAIL("a hostile header was accepted");
+            } catch (const SessionError &e) {
+                QVERIFY2(QString::fromStdString(e.what()).contains(QString::fromStdString(path)) &&
+                             QString::fromStdString(e.what()).contains(QString::fromStdString(said)),
+                         e.what());
+            }
+        }
+        std::vector<std::string> problems;
+        QVERIFY(listCheckpoints(tmp.path().toStdString(), &problems).empty());
+        QCOMPARE(problems.size(), size_t(1));
+    }
+
+    // A curve step of 7e29 (UBSan: a cast beyond int64): refused, not cast.
+    const std::string dir = dirOf(tmp, "run");
+    CheckpointPolicy policy;
+    policy.every = 20;
+    train({twoPhaseRun(6, 1e-3)}, {dir}, {}, policy);
+    const std::string file = fileAt(dir, 120);
+    rewrite(file, [](safetensors::Contents &c) {
+        for (auto &t : c.tensors)
+            if (t.name == "curve.train") {
+                const double big = 7e29;
+                std::memcpy(t.data.data(), &big, sizeof big);
+            }
+    });
+    try {
+        loadCheckpoint(file);
+        QFAIL("a curve step of 7e29 was accepted");
+    } catch (const SessionError &e) {
+        QVERIFY2(QString::fromStdString(e.what()).contains("not a whole number of steps"), e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCheckpoints)
