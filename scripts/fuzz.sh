@@ -1,30 +1,36 @@
 #!/usr/bin/env bash
-# fuzz.sh — builds the session loader's libFuzzer target with ASan and UBSan and runs it.
+# fuzz.sh — builds a libFuzzer target with ASan and UBSan and runs it.
 #
-#   scripts/fuzz.sh                 run for HEADLAB_FUZZ_SECONDS seconds (default 60; 180 in CI)
-#   scripts/fuzz.sh --runs N        run N inputs instead (e.g. 1000000)
-#   scripts/fuzz.sh --regressions   only replay the seed corpus and tests/fuzz/regressions/
+#   scripts/fuzz.sh [TARGET]                 run for HEADLAB_FUZZ_SECONDS seconds (default 60; 180 in CI)
+#   scripts/fuzz.sh [TARGET] --runs N        run N inputs instead (e.g. 1000000)
+#   scripts/fuzz.sh [TARGET] --regressions   only replay its seeds and regressions
 #
-# The target (tests/fuzz/fuzz_session.cpp) parses each input as a session and as a run file,
-# expands what parses, writes it, parses it again and compares (docs/STORAGE.md). The seed corpus
-# is resources/presets/, tests/fuzz/corpus/ and tests/storage/fixtures/; what the fuzzer learns goes
-# to build-fuzz/corpus/ (not committed). A finding stops the run with exit 1 and is saved as
-# build-fuzz/findings/crash-*; copy it into tests/fuzz/regressions/ once fixed, so that every
-# later run replays it. ctest runs this script as the test `fuzz_session` (scripts/test.sh). Installs clang-14 and libclang-rt-14-dev (libFuzzer, the sanitizer
-# runtimes) when they are missing, as setup.sh installs the rest. Needs yaml-cpp (setup.sh).
+# TARGET (default session), one row each in the table below:
+#   session     the session loader: each input is parsed as a session and as a run file, expanded,
+#               written, parsed again and compared (docs/STORAGE.md);
+#   checkpoint  the checkpoint reader: safetensors bytes, header, metadata, config and curves;
+#   task_input  what users type or hand to a task: the addition input, prompts, examples files.
+# Seeds are the target's folders below; what the fuzzer learns goes to build-fuzz/TARGET/corpus/
+# (not committed). A finding stops the run with exit 1 and is saved as
+# build-fuzz/TARGET/findings/crash-*; copy it into the target's regressions folder once fixed, so
+# that every later run replays it. ctest runs each target as the test fuzz_TARGET
+# (scripts/test.sh). Installs clang-14 and libclang-rt-14-dev (libFuzzer, the sanitizer runtimes)
+# when they are missing, as setup.sh installs the rest. Needs yaml-cpp and nlohmann/json (setup.sh).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-OUT="$ROOT/build-fuzz"
 SECONDS_TO_RUN="${HEADLAB_FUZZ_SECONDS:-$([[ -n "${CI:-}" ]] && echo 180 || echo 60)}"
+TARGET=session
+case "${1:-}" in session|checkpoint|task_input) TARGET="$1"; shift ;; esac
 MODE=time RUNS=0
 case "${1:-}" in
     --runs) MODE=runs; RUNS="${2:?--runs needs a number}" ;;
     --regressions) MODE=regressions ;;
     "") ;;
-    *) echo "usage: scripts/fuzz.sh [--runs N | --regressions]" >&2; exit 2 ;;
+    *) echo "usage: scripts/fuzz.sh [session|checkpoint|task_input] [--runs N | --regressions]" >&2; exit 2 ;;
 esac
+OUT="$ROOT/build-fuzz/$TARGET"
 
 say() { printf '[fuzz] %s\n' "$*" >&2; }
 
@@ -42,19 +48,35 @@ if [[ -z "$CLANG" || -z "$FUZZER_LIB" ]]; then
     CLANG="$(command -v clang++-14)"
 fi
 
-# --- build (only when a source changed) --------------------------------------------------------
+# --- the targets -----------------------------------------------------------------------------------
 # The torch-free part of the core that reading a session touches: config, the session files, the
 # metrics, and the task table with every task's torch-free files (all but its *Task.cpp; specs
 # built without factories: HEADLAB_SPECS_ONLY, core/tasks/TaskSpec.h), so a new task is fuzzed too.
 TASK_SOURCES=()
 for f in core/tasks/*/*.cpp; do [[ "$f" == *Task.cpp ]] || TASK_SOURCES+=("$f"); done
-SOURCES=(tests/fuzz/fuzz_session.cpp core/config/*.cpp core/session/Session.cpp core/session/SessionStore.cpp
-         core/metrics/LearnedRule.cpp core/metrics/Metrics.cpp core/tasks/TaskTable.cpp core/tasks/RunConfigFields.cpp
-         "${TASK_SOURCES[@]}")
-BINARY="$OUT/fuzz_session"
+CORE_SOURCES=(core/config/*.cpp core/session/Session.cpp core/session/SessionStore.cpp
+              core/metrics/LearnedRule.cpp core/metrics/Metrics.cpp core/tasks/TaskTable.cpp core/tasks/RunConfigFields.cpp
+              "${TASK_SOURCES[@]}")
+case "$TARGET" in
+    session)
+        SOURCES=(tests/fuzz/fuzz_session.cpp "${CORE_SOURCES[@]}")
+        SEEDS=(resources/presets tests/fuzz/corpus tests/storage/fixtures tests/fuzz/regressions)
+        MAX_LEN=8192 ;;
+    checkpoint)
+        SOURCES=(tests/fuzz/fuzz_checkpoint.cpp core/model/Safetensors.cpp core/train/CheckpointReader.cpp "${CORE_SOURCES[@]}")
+        SEEDS=(tests/fuzz/corpus-checkpoint tests/fuzz/regressions-checkpoint)
+        MAX_LEN=65536 ;;
+    task_input)
+        SOURCES=(tests/fuzz/fuzz_task_input.cpp "${CORE_SOURCES[@]}")
+        SEEDS=(tests/fuzz/corpus-task-input tests/fuzz/regressions-task-input)
+        MAX_LEN=65536 ;;
+esac
+
+# --- build (only when a source changed) --------------------------------------------------------
+BINARY="$OUT/fuzz_$TARGET"
 mkdir -p "$OUT/corpus" "$OUT/findings"
-newest="$(ls -t "${SOURCES[@]}" core/*/*.h core/*/*/*.h | head -n1)"
-if [[ ! -x "$BINARY" || "$newest" -nt "$BINARY" || "$0" -nt "$BINARY" ]]; then
+newest="$(ls -t "${SOURCES[@]}" core/*/*.h core/*/*/*.h "$0" | head -n1)"
+if [[ ! -x "$BINARY" || "$newest" -nt "$BINARY" ]]; then
     say "building $BINARY (clang, libFuzzer, ASan, UBSan)"
     "$CLANG" -std=c++20 -O1 -g -fno-omit-frame-pointer -I "$ROOT" -DHEADLAB_SPECS_ONLY \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -62,10 +84,6 @@ if [[ ! -x "$BINARY" || "$newest" -nt "$BINARY" || "$0" -nt "$BINARY" ]]; then
         "${SOURCES[@]}" -lyaml-cpp -o "$BINARY.new"
     mv "$BINARY.new" "$BINARY"
 fi
-
-SEEDS=(resources/presets tests/fuzz/corpus tests/storage/fixtures tests/fuzz/regressions)
-export ASAN_OPTIONS="detect_stack_use_after_return=1:detect_leaks=1:abort_on_error=1"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 # --- regressions: every input that ever found something, and the seeds --------------------------
 regressions=()
@@ -83,9 +101,9 @@ say "replaying ${#regressions[@]} seed and regression inputs"
 # --- fuzz -------------------------------------------------------------------------------------------
 limit=(-max_total_time="$SECONDS_TO_RUN")
 [[ "$MODE" == runs ]] && limit=(-runs="$RUNS")
-say "fuzzing the session loader (${limit[*]#-}), corpus build-fuzz/corpus"
+say "fuzzing $TARGET (${limit[*]#-}), corpus build-fuzz/$TARGET/corpus"
 set +e
-"$BINARY" "${limit[@]}" -max_len=8192 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
+"$BINARY" "${limit[@]}" -max_len="$MAX_LEN" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix="$OUT/findings/" "$OUT/corpus" "${SEEDS[@]}" >"$OUT/fuzz.log" 2>&1
 status=$?
 set -e
@@ -95,7 +113,7 @@ findings="$(ls "$OUT/findings" | wc -l)"
 coverage="$(grep -o 'cov: [0-9]*' "$OUT/fuzz.log" | tail -n1 || true)"
 if [[ $status -ne 0 ]]; then
     tail -n 60 "$OUT/fuzz.log" >&2
-    say "FAILED: $runs inputs, $findings finding(s) in build-fuzz/findings/"
+    say "FAILED: $runs inputs, $findings finding(s) in build-fuzz/$TARGET/findings/"
     exit 1
 fi
-say "$runs inputs in ${secs:-$SECONDS_TO_RUN} s, 0 findings (${coverage:-cov: ?} edges; corpus: $(ls "$OUT/corpus" | wc -l) inputs)"
+say "$TARGET: $runs inputs in ${secs:-$SECONDS_TO_RUN} s, 0 findings (${coverage:-cov: ?} edges; corpus: $(ls "$OUT/corpus" | wc -l) inputs)"

@@ -129,10 +129,19 @@ bool quoteIsClosed(const std::string &text, size_t pos)
 }
 
 // Refuses duplicate keys (YAML forbids them; yaml-cpp keeps both), nesting deeper than
-// `maxDepth` and unterminated quotes, naming where.
+// `maxDepth` and unterminated quotes, naming where. `budget` counts the nodes still to be visited:
+// an alias is visited again at each of its uses, so nested aliases ("billion laughs") would
+// otherwise expand to more nodes than there are atoms in the universe, from a kilobyte of text.
 void checkStructure(const YamlField &root, const std::string &text, const YAML::Node &node,
-                    int depth, int maxDepth)
+                    int depth, int maxDepth, size_t &budget)
 {
+    if (budget == 0) {
+        YamlField at = root;
+        at.mark = node.Mark();
+        fail(at, "the document expands to more nodes than its text could hold (YAML aliases used within "
+                 "aliases); write the values out, or use fewer nested aliases");
+    }
+    --budget;
     if (node.IsScalar()) {
         const YAML::Mark mark = node.Mark();
         const auto pos = static_cast<size_t>(mark.pos);
@@ -153,7 +162,7 @@ void checkStructure(const YamlField &root, const std::string &text, const YAML::
     }
     if (node.IsSequence()) {
         for (const auto &element : node)
-            checkStructure(root, text, element, depth + 1, maxDepth);
+            checkStructure(root, text, element, depth + 1, maxDepth, budget);
     } else if (node.IsMap()) {
         std::map<std::string, YAML::Mark> seen;
         for (auto it = node.begin(); it != node.end(); ++it) {
@@ -168,8 +177,8 @@ void checkStructure(const YamlField &root, const std::string &text, const YAML::
                                  "); each key may appear once");
                 }
             }
-            checkStructure(root, text, key, depth + 1, maxDepth);
-            checkStructure(root, text, it->second, depth + 1, maxDepth);
+            checkStructure(root, text, key, depth + 1, maxDepth, budget);
+            checkStructure(root, text, it->second, depth + 1, maxDepth, budget);
         }
     }
 }
@@ -348,7 +357,10 @@ YamlField parseDocument(const std::string &original, const std::string &file)
             }
         }
     }
-    checkStructure(root, text, root.node, 0, kMaxDepth);
+    // Without aliases a document has fewer nodes than characters; aliases may reuse a part a few
+    // times over, not without bound.
+    size_t budget = 4 * text.size() + 10000;
+    checkStructure(root, text, root.node, 0, kMaxDepth, budget);
     return root;
 }
 

@@ -1,5 +1,6 @@
 // AdditionTask.cpp — batches, objectives and per-digit evaluation of the addition task.
 #include "core/tasks/addition/AdditionTask.h"
+#include "core/tasks/addition/AdditionInput.h"
 
 #include "core/metrics/Metrics.h"
 
@@ -7,7 +8,6 @@
 
 #include <cmath>
 #include <mutex>
-#include <regex>
 #include <stdexcept>
 
 namespace headlab {
@@ -99,12 +99,11 @@ ProbeInput AdditionTask::probeInput(const std::string &text, int64_t) const
 {
     // "123 + 456", "123+456 d2", "123 + 456, digit 1": two operands of at most three digits, and
     // which digit of the sum is asked (0 = ones, the default).
-    static const std::regex form(R"(^\s*(\d{1,3})\s*\+\s*(\d{1,3})\s*(?:(?:,\s*)?(?:digit|d)?\s*([0-2]))?\s*$)",
-                                 std::regex::icase);
-    std::smatch m;
-    if (!std::regex_match(text, m, form))
-        throw std::invalid_argument("'" + text + "': expected two numbers of at most three digits and a digit 0-2, e.g. \"123 + 456, digit 0\"");
-    const int64_t a = std::stoll(m[1].str()), b = std::stoll(m[2].str()), i = m[3].matched ? std::stoll(m[3].str()) : 0;
+    int64_t a = 0, b = 0, i = 0;
+    if (!parseAdditionInput(text, &a, &b, &i)) {
+        const std::string shown = text.size() > 60 ? text.substr(0, 57) + "..." : text;
+        throw std::invalid_argument("'" + shown + "': expected two numbers of at most three digits and a digit 0-2, e.g. \"123 + 456, digit 0\"");
+    }
     const int64_t c = (a + b) / (i == 0 ? 1 : i == 1 ? 10 : 100) % 10;
     auto digit = [](int64_t d) { return Digit0 + d; };
     const Sample t{Input, Colon, A, Equals, digit(a / 100), digit(a / 10 % 10), digit(a % 10), Plus,

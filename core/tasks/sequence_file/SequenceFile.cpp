@@ -138,6 +138,35 @@ std::shared_ptr<const Data> parse(const std::string &path, Tokens mode, double t
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(path, 0, "cannot open the examples file");
     const std::string text((std::istreambuf_iterator<char>(in)), {});
+    return parseExamples(text, path, mode, testFraction);
+}
+
+// The line (1-based) of the first byte sequence that is not UTF-8, or 0.
+int64_t firstNonUtf8Line(const std::string &text)
+{
+    int64_t line = 1;
+    for (size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c == '\n') ++line;
+        const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+        if (n == 0 || i + n > text.size()) return line;
+        for (size_t k = 1; k < n; ++k)
+            if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return line;
+        i += n;
+    }
+    return 0;
+}
+
+} // namespace
+
+std::shared_ptr<const Data> parseExamples(const std::string &fileText, const std::string &path, Tokens mode, double testFraction)
+{
+    if (fileText.size() >= 2 && ((fileText[0] == '\xFF' && fileText[1] == '\xFE') || (fileText[0] == '\xFE' && fileText[1] == '\xFF')))
+        fail(path, 0, "is UTF-16 text; save it as UTF-8");
+    // A byte-order mark is no part of the first column's name or of the first prompt.
+    const std::string text = fileText.rfind("\xEF\xBB\xBF", 0) == 0 ? fileText.substr(3) : fileText;
+    if (const int64_t line = firstNonUtf8Line(text); line > 0)
+        fail(path, line, "is not UTF-8 text (a byte that UTF-8 does not allow); save the file as UTF-8");
     const bool csv = std::filesystem::path(path).extension() == ".csv";
     std::vector<Row> rows = csv ? readCsv(text, path) : readText(text, path);
     if (rows.empty()) fail(path, 0, "is empty: no examples");
@@ -193,8 +222,6 @@ std::shared_ptr<const Data> parse(const std::string &path, Tokens mode, double t
     data->trainOrder.assign(order.begin() + testCount, order.end());
     return data;
 }
-
-} // namespace
 
 std::vector<std::string> splitPrompt(const std::string &prompt, Tokens tokens)
 {

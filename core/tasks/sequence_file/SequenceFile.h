@@ -54,6 +54,10 @@ struct Data {
 // modification time, so the task table's questions (vocabulary, length) do not reread it.
 std::shared_ptr<const Data> load(const std::string &path, Tokens tokens, double testFraction);
 
+// The same checks on a file's text already read: `path` names it in messages, and its extension
+// (.csv or not) chooses the format. What the task-input fuzzer drives.
+std::shared_ptr<const Data> parseExamples(const std::string &text, const std::string &path, Tokens tokens, double testFraction);
+
 // The task's options (TaskConfig::options, rows in SequenceFileSpec.cpp), with their defaults.
 std::string pathOf(const TaskConfig &task);
 Tokens tokensOf(const TaskConfig &task);
