@@ -371,6 +371,7 @@ private Q_SLOTS:
     void badInputGivesLocatedMessage_data();
     void badInputGivesLocatedMessage();
     void missingFileIsAClearError();
+    void nestedAliasesAreRefusedNotExpanded();
 
     void failedSaveLeavesOldFileIntact();
     void saveIntoMissingDirectoryFails();
@@ -514,6 +515,32 @@ void TestSession::badInputGivesLocatedMessage_data()
         << head + "  task: {kind: addition, point_dim: 8}\n"
         << 5 << 37 << "experiment.task.point_dim"
         << "is an option of task kind nearest_neighbour, not addition";
+}
+
+// A kilobyte of nested YAML aliases ("billion laughs": 9^12 nodes) hung validate and the app
+// while the structure check visited every expansion. Refused now, at the alias, after a budget of
+// visits proportional to the text (without it this test does not end).
+void TestSession::nestedAliasesAreRefusedNotExpanded()
+{
+    std::string text = "a0: &a0 [x, x, x, x, x, x, x, x, x]\n";
+    for (int i = 1; i <= 12; ++i) {
+        text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+        for (int k = 0; k < 9; ++k) text += (k ? ", *a" : "*a") + std::to_string(i - 1);
+        text += "]\n";
+    }
+    text += "schema_version: 1\nname: *a12\n";
+    QVERIFY(text.size() < 1500);
+    try {
+        sessionFromYaml(text, "bomb.yaml");
+        QFAIL("no error");
+    } catch (const SessionError &e) {
+        QCOMPARE(QString::fromStdString(e.file()), QString("bomb.yaml"));
+        QVERIFY(e.line() > 0);
+        QVERIFY2(QString::fromStdString(e.message()).contains("aliases"), e.what());
+    }
+    // A few aliases used a few times stay fine.
+    const std::string reuse = std::string(kValidHead) + "sweep:\n  heads: &h [1, 2]\n  seed: *h\n";
+    QCOMPARE(sessionFromYaml(reuse, "reuse.yaml").axes.size(), size_t(2));
 }
 
 void TestSession::badInputGivesLocatedMessage()

@@ -7,6 +7,7 @@
 #include "core/session/SessionStore.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
+#include "core/tasks/addition/AdditionInput.h"
 #include "core/tasks/sequence_file/SequenceFile.h"
 #include "core/train/Trainer.h"
 
@@ -82,6 +83,9 @@ private Q_SLOTS:
     void badFilesGetLocatedMessages_data();
     void badFilesGetLocatedMessages();
     void readsCsvAndText();
+    void aByteOrderMarkIsNoPartOfTheHeader();
+    void theAdditionInputIsScannedWithoutRecursion_data();
+    void theAdditionInputIsScannedWithoutRecursion();
     void splitIsFixedAndDisjoint();
     void specOptionsAndPlateauLines();
     void optionsAreReadWithLocatedErrors();
@@ -108,6 +112,8 @@ void TestTasks::badFilesGetLocatedMessages_data()
     QTest::newRow("open quote") << "q.csv" << "prompt,answer\n\"1+1=,2\n" << "q.csv:2: a quoted field is not closed";
     QTest::newRow("group missing") << "g.txt" << "1+1=\t2\tsmall\n9+9=\t18\n" << "g.txt:2: no group, but the first";
     QTest::newRow("one example") << "o.txt" << "1+1=\t2\n" << "o.txt: needs at least 2 examples";
+    QTest::newRow("UTF-16") << "w.csv" << QString::fromLatin1(QByteArray("\xff\xfep\0r\0", 6)) << "w.csv: is UTF-16 text; save it as UTF-8";
+    QTest::newRow("Latin-1") << "l1.txt" << QString::fromLatin1("ab\tx\ncaf\xe9\ty\n") << "l1.txt:2: is not UTF-8 text";
 }
 
 void TestTasks::badFilesGetLocatedMessages()
@@ -116,7 +122,9 @@ void TestTasks::badFilesGetLocatedMessages()
     QFETCH(QString, text);
     QFETCH(QString, expected);
     QTemporaryDir dir;
-    const std::string path = write(dir, name, text.toStdString());
+    // Latin-1 bytes as given: the encoding rows hold bytes that are not UTF-8 on purpose.
+    const bool bytes = name == "w.csv" || name == "l1.txt";
+    const std::string path = write(dir, name, bytes ? text.toLatin1().toStdString() : text.toStdString());
     try {
         load(path, Tokens::Characters, 0.2);
         QFAIL("no error");
@@ -131,6 +139,50 @@ void TestTasks::badFilesGetLocatedMessages()
     load(write(dir, "missing-later.txt", "1\t2\n3\t4\n"), Tokens::Characters, 0.2); // a good file loads
     QVERIFY(QString::fromStdString(validate(fileRun(dir.filePath("nope.txt").toStdString(), 10, 1e-3)))
                 .contains("nope.txt: cannot open the examples file: no such file"));
+}
+
+// Spreadsheet programs write a byte-order mark before the header; it showed as an invisible
+// "unknown column '\uFEFFprompt'".
+void TestTasks::aByteOrderMarkIsNoPartOfTheHeader()
+{
+    QTemporaryDir dir;
+    const auto data = load(write(dir, "bom.csv", "\xEF\xBB\xBFprompt,answer\n1+1=,2\n2+2=,4\n"), Tokens::Characters, 0.5);
+    QCOMPARE(data->examples(), int64_t(2));
+    QCOMPARE(data->promptLength, int64_t(4));
+}
+
+void TestTasks::theAdditionInputIsScannedWithoutRecursion_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<bool>("ok");
+    QTest::addColumn<int>("a");
+    QTest::addColumn<int>("b");
+    QTest::addColumn<int>("digit");
+    QTest::newRow("example") << "123 + 456, digit 0" << true << 123 << 456 << 0;
+    QTest::newRow("short form") << "7+8 d2" << true << 7 << 8 << 2;
+    QTest::newRow("capitals, no comma") << " 12 +3 DIGIT 1 " << true << 12 << 3 << 1;
+    QTest::newRow("bare digit") << "1+2 2" << true << 1 << 2 << 2;
+    QTest::newRow("30,000 spaces after") << "1+1" + QString(30000, ' ') << true << 1 << 1 << 0;
+    QTest::newRow("four digits") << "1234 + 5" << false << 0 << 0 << 0;
+    QTest::newRow("digit 3") << "1 + 5, digit 3" << false << 0 << 0 << 0;
+    QTest::newRow("comma and nothing") << "1 + 5," << false << 0 << 0 << 0;
+    QTest::newRow("half a word") << "1 + 5 dig 1" << false << 0 << 0 << 0;
+    QTest::newRow("30,000 spaces inside") << "1" + QString(30000, ' ') + "+ x" << false << 0 << 0 << 0;
+}
+
+void TestTasks::theAdditionInputIsScannedWithoutRecursion()
+{
+    QFETCH(QString, text);
+    QFETCH(bool, ok);
+    QFETCH(int, a);
+    QFETCH(int, b);
+    QFETCH(int, digit);
+    int64_t first = -1, second = -1, asked = -1;
+    QCOMPARE(parseAdditionInput(text.toStdString(), &first, &second, &asked), ok);
+    if (!ok) return;
+    QCOMPARE(first, int64_t(a));
+    QCOMPARE(second, int64_t(b));
+    QCOMPARE(asked, int64_t(digit));
 }
 
 void TestTasks::readsCsvAndText()
