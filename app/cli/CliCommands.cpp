@@ -39,6 +39,20 @@
 
 namespace headlab::cli {
 
+Session loadSessionReporting(const std::string &path)
+{
+    Session session = loadSession(path);
+    for (const auto &line : session.unreadableRunFiles) std::fprintf(stderr, "%s\n", line.c_str());
+    return session;
+}
+
+Session loadSweepRuns(const std::string &path)
+{
+    Session session = loadSessionReporting(path);
+    for (const auto &line : setAsideRunsOutsideTheSweep(session, path)) std::fprintf(stderr, "%s\n", line.c_str());
+    return session;
+}
+
 namespace {
 
 const char *kExitStatus =
@@ -68,13 +82,14 @@ void printProvenanceSpread(const Session &session, std::FILE *stream)
 
 struct RunArguments {
     std::string sessionPath, presetName, outputPath, device, shard;
+    bool shardGiven = false; // --shard "" is a mistake, not the whole sweep
     int threads = 0, concurrent = 0, maxEnsemble = 0;
     bool overwrite = false;
 };
 
 // "I/N" (1-based), or, without --shard inside a Slurm array task, SLURM_ARRAY_TASK_ID (less
 // SLURM_ARRAY_TASK_MIN) of SLURM_ARRAY_TASK_COUNT. An inactive shard: the whole sweep.
-StoreShard parseShard(const std::string &text, std::string *error)
+StoreShard parseShard(const std::string &text, bool given, std::string *error)
 {
     StoreShard shard;
     auto number = [](const std::string &t, long *out) {
@@ -82,7 +97,7 @@ StoreShard parseShard(const std::string &text, std::string *error)
         *out = std::strtol(t.c_str(), &end, 10);
         return !t.empty() && end && *end == '\0';
     };
-    if (!text.empty()) {
+    if (given || !text.empty()) {
         const auto slash = text.find('/');
         long i = 0, n = 0;
         if (slash == std::string::npos || !number(text.substr(0, slash), &i) || !number(text.substr(slash + 1), &n) ||
@@ -383,7 +398,7 @@ int runCommand(RunArguments a)
         return kExitBadInput;
     }
     std::string shardError;
-    const StoreShard shard = parseShard(a.shard, &shardError);
+    const StoreShard shard = parseShard(a.shard, a.shardGiven, &shardError);
     if (!shardError.empty()) {
         std::fprintf(stderr, "headlab-cli run: %s\n", shardError.c_str());
         return kExitBadInput;
@@ -403,7 +418,7 @@ int runCommand(RunArguments a)
     Session session;
     std::unique_ptr<SessionStore> store;
     try {
-        session = a.presetName.empty() ? loadSession(a.sessionPath) : loadPreset(a.presetName);
+        session = a.presetName.empty() ? loadSessionReporting(a.sessionPath) : loadPreset(a.presetName);
         if (a.outputPath != a.sessionPath) {
             // Written elsewhere: the task's relative file paths become absolute, so they resolve there.
             // (A preset has no directory: its paths stay relative to the working directory.)
@@ -453,7 +468,7 @@ int validateCommand(const std::string &path)
 {
     Session session;
     try {
-        session = loadSession(path);
+        session = loadSessionReporting(path);
         expandSweep(session);
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
@@ -487,7 +502,7 @@ int presetsCommand()
 int exportCsvCommand(const std::string &sessionPath, const std::string &directory)
 {
     try {
-        const CsvExportSummary summary = exportSessionCsv(loadSession(sessionPath), directory);
+        const CsvExportSummary summary = exportSessionCsv(loadSweepRuns(sessionPath), directory);
         std::printf("wrote %s (%zu runs) and %s (%zu points)\n", summary.runsPath.c_str(), summary.runs,
                     summary.curvesPath.c_str(), summary.points);
     } catch (const SessionError &e) {
@@ -500,7 +515,7 @@ int exportCsvCommand(const std::string &sessionPath, const std::string &director
 int exportYamlCommand(const std::string &sessionPath, const std::string &output)
 {
     try {
-        const Session session = loadSession(sessionPath);
+        const Session session = loadSweepRuns(sessionPath);
         saveSessionAtomic(session, output);
         std::printf("wrote %s (%zu runs)\n", output.c_str(), session.runs.size());
     } catch (const SessionError &e) {
@@ -511,17 +526,12 @@ int exportYamlCommand(const std::string &sessionPath, const std::string &output)
 }
 
 // Folds the shards' run files into the session file (atomic, idempotent; takes what has finished
-// while shards still run). Refuses run files that are not runs of the session's sweep.
+// while shards still run). Run files that are not runs of the session's sweep are named and left
+// where they are.
 int mergeCommand(const std::string &sessionPath)
 {
     try {
-        Session session = loadSession(sessionPath);
-        if (const auto foreign = foreignRuns(sessionPath, session); !foreign.empty()) {
-            for (const auto &line : foreign) std::fprintf(stderr, "%s\n", line.c_str());
-            std::fprintf(stderr, "headlab-cli merge: nothing merged: move those files away, or merge them into their own "
-                                 "session\n");
-            return kExitBadInput;
-        }
+        Session session = loadSweepRuns(sessionPath);
         expandSweep(session);
         SessionStore store(sessionPath, {}, SessionStore::Role::Merger);
         store.saveSession(session);
@@ -542,7 +552,7 @@ int mergeCommand(const std::string &sessionPath)
 int statusCommand(const std::string &sessionPath)
 {
     try {
-        Session session = loadSession(sessionPath);
+        Session session = loadSessionReporting(sessionPath);
         expandSweep(session);
         const SweepCounts c = countRuns(session);
         const int total = int(session.runs.size()), finished = c.done + c.diverged + c.failed;
@@ -573,7 +583,7 @@ int summaryCommand(const std::string &sessionPath, const std::vector<std::string
     if (!parseReplicateStat(statName, &stat) || !parseReplicateSpread(spreadName, &spread)) return kExitBadInput;
     Session session;
     try {
-        session = loadSession(sessionPath);
+        session = loadSweepRuns(sessionPath);
         expandSweep(session);
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
@@ -675,14 +685,17 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
     run->add_option("--concurrent", a.run.concurrent,
                     "Ensembles trained at once on each GPU, each on its own stream (default 4)")
         ->check(CLI::Range(1, 4096));
-    run->add_option("--shard", a.run.shard,
+    CLI::Option *shardOption = run->add_option("--shard", a.run.shard,
                     "Run only part I of N of the pending runs (whole ensembles, balanced by cost), writing only their "
                     "files; inside a Slurm array task SLURM_ARRAY_TASK_ID/COUNT give it. Then: headlab-cli merge");
     run->add_option("--max-ensemble", a.run.maxEnsemble,
                     "Most runs trained together as one batched model (default: as many as half the GPU's "
                     "free memory holds, at most 64; 8 on a CPU)")
         ->check(CLI::Range(1, 4096));
-    commands.push_back({run, [&a] { return runCommand(a.run); }});
+    commands.push_back({run, [&a, shardOption] {
+                            a.run.shardGiven = shardOption->count() > 0;
+                            return runCommand(a.run);
+                        }});
 
     CLI::App *validate = app.add_subcommand("validate", "Read a session and expand its sweep without training");
     validate->footer("Prints a summary (runs, skipped combinations and why) and exits 0, or prints\n"

@@ -6,6 +6,8 @@
 // signal N (SIGINT, SIGTERM, SIGHUP; results saved).
 #pragma once
 
+#include "core/session/Session.h"
+
 #include <string>
 #include <vector>
 
@@ -14,6 +16,13 @@ namespace headlab::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitRunFailed = 1;
 inline constexpr int kExitBadInput = 2;
+
+// Reads a session (loadSession) and names each run file that could not be read on stderr: such
+// a file is skipped and blocks no other run.
+Session loadSessionReporting(const std::string &path);
+// The same, also leaving out (and naming) stored runs that are not runs of the sweep as it is now
+// (setAsideRunsOutsideTheSweep): what exports, merge and summary work from.
+Session loadSweepRuns(const std::string &path);
 
 // Parses argv (the usage and every --help come from the same CLI11 definitions) and runs the
 // command.

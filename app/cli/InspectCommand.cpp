@@ -58,7 +58,7 @@ void writeText(const std::string &path, const std::string &text) { writeFileAtom
 int inspectCommand(const InspectArguments &a)
 {
     try {
-        Session session = loadSession(a.session);
+        Session session = loadSessionReporting(a.session);
         expandSweep(session);
         std::string error;
         const int row = findRun(session, a.run, &error);
@@ -90,7 +90,7 @@ int inspectCommand(const InspectArguments &a)
                 return kExitBadInput;
             }
         }
-        const HeadInspector inspector(chosen->path, a.device);
+        const HeadInspector inspector(chosen->path, a.device, &run.config);
         const std::string input = a.input.empty() ? inspector.exampleInput() : a.input;
         AttentionMaps maps;
         try {

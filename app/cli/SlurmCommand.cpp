@@ -158,7 +158,7 @@ ProcessOutput runProcess(const std::vector<std::string> &argv)
 int slurmCommand(const std::string &sessionPath, const SlurmArguments &s)
 {
     try {
-        Session session = loadSession(sessionPath);
+        Session session = loadSessionReporting(sessionPath);
         expandSweep(session);
         const size_t pending = pendingRuns(session).size();
         const std::string cli = std::filesystem::canonical("/proc/self/exe").string();

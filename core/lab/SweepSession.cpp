@@ -209,21 +209,28 @@ std::vector<SweepJob> shardJobs(const std::vector<SweepJob> &jobs, int shard, in
     return mine;
 }
 
-std::vector<std::string> foreignRuns(const std::string &sessionPath, const Session &loaded)
+std::vector<std::string> setAsideRunsOutsideTheSweep(Session &session, const std::string &sessionPath)
 {
-    Session definition = loaded;
+    Session definition = session;
     definition.runs.clear();
     definition.skipped.clear();
     expandSweep(definition);
     std::set<std::string> sweep;
     for (const auto &run : definition.runs) sweep.insert(yaml::canonicalYaml(run.config));
-    std::vector<std::string> foreign;
-    for (const auto &run : loaded.runs)
-        if (hasResult(run) && !sweep.count(yaml::canonicalYaml(run.config)))
-            foreign.push_back(resultsDirFor(sessionPath) + "/runs/" + runFileName(run.config) +
-                              ": its config is not a run of " + sessionPath +
-                              "'s sweep (a shard of another experiment, or the session was edited)");
-    return foreign;
+    std::vector<std::string> aside;
+    std::vector<SessionRun> kept;
+    for (auto &run : session.runs) {
+        if (!hasResult(run) || sweep.count(yaml::canonicalYaml(run.config))) {
+            kept.push_back(std::move(run));
+            continue;
+        }
+        const std::string file = run.storedFile.empty() ? resultsDirFor(sessionPath) + "/runs/" + runFileName(run.config) : run.storedFile;
+        aside.push_back(file + ": not a run of " + sessionPath +
+                        "'s sweep as it is now (an earlier definition's run, or another experiment's file); kept there, "
+                        "left out");
+    }
+    session.runs = std::move(kept);
+    return aside;
 }
 
 StoredResult storeResult(SessionStore &store, const SessionRun &run, bool syncDirectory)

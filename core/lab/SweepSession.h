@@ -45,9 +45,11 @@ std::vector<std::string> copyCheckpoints(const Session &session, const std::stri
 // every run of the sweep, then trains those of its part that have no result.
 std::vector<SweepJob> shardJobs(const std::vector<SweepJob> &jobs, int shard, int count);
 
-// Run files under the session's results whose config is not a run of its sweep (a shard of another
-// experiment, or an edited session): one located sentence each. `merge` refuses when there are any.
-std::vector<std::string> foreignRuns(const std::string &sessionPath, const Session &loaded);
+// Takes out of `session.runs` every stored run whose config is not a run of the session's sweep
+// now (an earlier definition's, after the experiment was edited; another experiment's file dropped
+// into runs/), so that exports and merge carry exactly the session's runs. Their files stay where
+// they are. Returns one line per run set aside, naming its real file.
+std::vector<std::string> setAsideRunsOutsideTheSweep(Session &session, const std::string &sessionPath);
 
 // Where a result went.
 struct StoredResult {

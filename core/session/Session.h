@@ -43,6 +43,9 @@ struct SessionRun {
     std::map<std::string, std::string> labels; // axis name -> value label
     RunConfig config;
     RunResult result;
+    // The run file it was read from (S.results/runs/NAME.yaml), "" when it was not: where a
+    // message about it must point. Never written.
+    std::string storedFile;
 };
 
 struct SkippedRun {
@@ -74,6 +77,10 @@ struct Session {
     // The run files the session file's index lists, in its order (names inside resultsDir/runs/);
     // loadSession reads them, then any other run file in the folder.
     std::vector<std::string> indexedRunFiles;
+    // Run files of the results folder that could not be read (truncated, not YAML, a directory
+    // named x.yaml), one located message each: they block nothing else; commands and the app
+    // report them. Never written.
+    std::vector<std::string> unreadableRunFiles;
 };
 
 // A run has something worth storing: it started, or has curves or a status other than Queued.

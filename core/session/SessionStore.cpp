@@ -166,6 +166,7 @@ Session loadRuns(Session session, const std::string &path)
             if (::stat(file.c_str(), &info) != 0) continue;
             try {
                 loaded[i].run = runFromYaml(readSessionText(file), file);
+                loaded[i].run->storedFile = file;
             } catch (...) {
                 loaded[i].error = std::current_exception();
             }
@@ -182,7 +183,14 @@ Session loadRuns(Session session, const std::string &path)
     for (size_t i = 0; i < session.runs.size(); ++i)
         byConfig.emplace(yaml::canonicalYaml(session.runs[i].config), i);
     for (auto &entry : loaded) {
-        if (entry.error) std::rethrow_exception(entry.error); // the first bad file, in order
+        if (entry.error) { // named, and skipped: one broken file must not block every other run
+            try {
+                std::rethrow_exception(entry.error);
+            } catch (const std::exception &e) {
+                session.unreadableRunFiles.push_back(std::string(e.what()) + " (this run file is skipped)");
+            }
+            continue;
+        }
         if (!entry.run) continue;
         SessionRun run = std::move(*entry.run);
         const std::string canonical = yaml::canonicalYaml(run.config);

@@ -122,9 +122,10 @@ struct HeadInspector::Impl {
     }
 };
 
-HeadInspector::HeadInspector(const std::string &checkpointPath, const std::string &device) : d(std::make_unique<Impl>())
+HeadInspector::HeadInspector(const std::string &checkpointPath, const std::string &device, const RunConfig *expected)
+    : d(std::make_unique<Impl>())
 {
-    d->checkpoint = loadCheckpoint(checkpointPath);
+    d->checkpoint = loadCheckpoint(checkpointPath, expected);
     d->device = torch::Device(resolveDevice(device));
     const RunConfig &c = d->checkpoint.config;
     d->task = makeTask(c, {c.dataSeed}, d->device);

@@ -67,7 +67,10 @@ class HeadInspector {
 public:
     // Rebuilds the run of a checkpoint (docs/CHECKPOINTS.md) on `device` ("cpu", "cuda", "auto").
     // Throws SessionError naming the file when it cannot be used.
-    explicit HeadInspector(const std::string &checkpointPath, const std::string &device = "cpu");
+    // With `expected` (the run's config), a checkpoint written for another configuration is refused
+    // before anything is built from its own config (a 12 KB file could ask for d_model 4096 x 16).
+    explicit HeadInspector(const std::string &checkpointPath, const std::string &device = "cpu",
+                           const RunConfig *expected = nullptr);
     ~HeadInspector();
     HeadInspector(const HeadInspector &) = delete;
     HeadInspector &operator=(const HeadInspector &) = delete;

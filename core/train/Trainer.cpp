@@ -873,16 +873,22 @@ std::vector<RunResult> trainMembers(const std::vector<RunConfig> &configs, const
     for (const auto &c : configs) {
         if (ensembleKey(c) != key) throw std::invalid_argument("trainMembers: runs with different shapes cannot share an ensemble");
     }
-    try {
-        return Loop(configs, control).run();
-    } catch (const std::exception &e) {
-        std::vector<RunResult> failed(configs.size());
-        for (auto &r : failed) {
+    auto failed = [&](const std::string &message) {
+        std::vector<RunResult> out(configs.size());
+        for (auto &r : out) {
             r.status = RunStatus::Failed;
-            r.message = e.what();
+            r.message = message;
             r.device = resolveDevice(configs.front().device);
         }
-        return failed;
+        return out;
+    };
+    try {
+        return Loop(configs, control).run();
+    } catch (const c10::Error &e) {
+        // LibTorch's what() carries a C++ backtrace; a run's message keeps what a user can act on.
+        return failed(e.what_without_backtrace());
+    } catch (const std::exception &e) {
+        return failed(e.what());
     }
 }
 

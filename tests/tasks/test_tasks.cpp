@@ -137,6 +137,12 @@ void TestTasks::badFilesGetLocatedMessages()
     const QString why = QString::fromStdString(validate(c));
     QVERIFY2(why.startsWith("task.path: ") && why.contains(expected), qPrintable(why));
     load(write(dir, "missing-later.txt", "1\t2\n3\t4\n"), Tokens::Characters, 0.2); // a good file loads
+    try { // a file that fails on reading is named, with what to do (it was "basic_filebuf::underflow error")
+        load("/proc/self/mem", Tokens::Characters, 0.2);
+        QFAIL("no error");
+    } catch (const FileError &e) {
+        QVERIFY2(QString::fromStdString(e.what()).startsWith("/proc/self/mem: "), e.what());
+    }
     QVERIFY(QString::fromStdString(validate(fileRun(dir.filePath("nope.txt").toStdString(), 10, 1e-3)))
                 .contains("nope.txt: cannot open the examples file: no such file"));
 }

@@ -667,6 +667,12 @@ bool MainWindow::openSession(const QString &path)
     m_form->loadFrom(m_model->session());
     m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
     restoreView();
+    if (const auto &unreadable = m_model->session().unreadableRunFiles; !unreadable.empty()) {
+        QStringList lines;
+        for (const auto &line : unreadable) lines << QString::fromStdString(line);
+        showError(tr("Open session"), tr("%n run file(s) could not be read; every other run is open:\n", "", int(lines.size())) +
+                                          lines.join('\n'));
+    }
     addRecentFile(path);
     updateTitle();
     updateActions();

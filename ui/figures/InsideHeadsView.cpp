@@ -188,7 +188,8 @@ const HeadInspector *InsideHeadsView::inspectorAt(int index)
         m_inspector.reset();
         m_inspectorPath.clear();
         try {
-            m_inspector = std::make_unique<HeadInspector>(path);
+            const RunConfig *expected = m_run >= 0 && m_run < m_model->runCount() ? &m_model->run(m_run).config : nullptr;
+            m_inspector = std::make_unique<HeadInspector>(path, "cpu", expected);
             m_inspectorPath = path;
         } catch (const std::exception &e) {
             m_message = QString::fromUtf8(e.what());
@@ -276,19 +277,21 @@ void InsideHeadsView::runAblation()
     const int index = m_slider->value();
     if (index < 0 || index >= int(m_checkpoints.size())) return;
     const std::string path = m_checkpoints[size_t(index)].path;
+    std::shared_ptr<const RunConfig> expected;
+    if (m_run >= 0 && m_run < m_model->runCount()) expected = std::make_shared<RunConfig>(m_model->run(m_run).config);
     const AblationMode mode = m_mode->currentData().toString() == QLatin1String("mean") ? AblationMode::Mean : AblationMode::Zero;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_ablate->setText(tr("Cancel"));
     QPointer<InsideHeadsView> self(this);
     auto cancel = m_cancel;
     // Its own inspector: the one the view draws maps with stays on the GUI thread.
-    m_worker = std::thread([self, path, mode, cancel] {
+    m_worker = std::thread([self, path, expected, mode, cancel] {
         std::vector<HeadAblation> ablation;
         std::vector<PruningStep> pruning;
         int64_t step = -1;
         QString error;
         try {
-            const HeadInspector inspector(path);
+            const HeadInspector inspector(path, "cpu", expected.get());
             step = inspector.step();
             ablation = inspector.ablate(mode);
             pruning = inspector.prune(mode, [&](int64_t done, int64_t total) {

@@ -137,7 +137,13 @@ std::shared_ptr<const Data> parse(const std::string &path, Tokens mode, double t
     if (!error && static_cast<int64_t>(size) > kMaxBytes) fail(path, 0, "larger than 256 MiB (a HeadLab limit)");
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(path, 0, "cannot open the examples file");
-    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    std::string text;
+    try { // a file that errors on reading (/proc/self/mem) throws from the stream buffer
+        text.assign(std::istreambuf_iterator<char>(in), {});
+    } catch (const std::exception &e) {
+        fail(path, 0, std::string("cannot read the examples file (") + e.what() + "); give a file of examples");
+    }
+    if (static_cast<int64_t>(text.size()) > kMaxBytes) fail(path, 0, "larger than 256 MiB (a HeadLab limit)");
     return parseExamples(text, path, mode, testFraction);
 }
 
