@@ -35,6 +35,7 @@
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <map>
 #include <set>
 
 namespace headlab::cli {
@@ -556,17 +557,35 @@ int statusCommand(const std::string &sessionPath)
         expandSweep(session);
         const SweepCounts c = countRuns(session);
         const int total = int(session.runs.size()), finished = c.done + c.diverged + c.failed;
+        // Runs in the part of a shard (or the whole sweep) that runs now are in training, whatever
+        // their stored status says (a run file is written when a run ends).
+        const auto active = activeRuns(session, sessionPath);
+        std::set<int> training;
+        std::map<std::string, std::vector<int64_t>> byTrainer; // trainer -> its runs' checkpoint steps
+        for (const auto &a : active) {
+            training.insert(a.runIndex);
+            byTrainer[a.trainer].push_back(a.step);
+        }
         int stopped = 0;
-        for (const auto &run : session.runs) stopped += run.result.status == RunStatus::Stopped;
-        std::printf("%s: %d of %d runs finished (%d done, %d diverged, %d failed), %d stopped (they resume from their checkpoints), "
-                    "%d not started\n",
-                    sessionPath.c_str(), finished, total, c.done, c.diverged, c.failed, stopped,
-                    total - finished - stopped);
-        const auto shards = SessionStore::runningShards(sessionPath);
-        for (const auto &line : shards) std::printf("  running: %s\n", line.c_str());
-        const std::string holder = SessionStore::lockHolder(sessionPath);
-        if (!holder.empty()) std::printf("  running: the whole session: %s\n", holder.c_str());
-        if (shards.empty() && holder.empty()) std::printf("  nothing is running\n");
+        for (size_t i = 0; i < session.runs.size(); ++i)
+            stopped += session.runs[i].result.status == RunStatus::Stopped && !training.count(int(i));
+        std::printf("%s: %d of %d runs finished (%d done, %d diverged, %d failed), %zu in training now, %d stopped (they "
+                    "resume from their checkpoints), %d not started\n",
+                    sessionPath.c_str(), finished, total, c.done, c.diverged, c.failed, training.size(), stopped,
+                    total - finished - int(training.size()) - stopped);
+        for (const auto &[trainer, steps] : byTrainer) {
+            std::string where;
+            int withCheckpoint = 0;
+            for (const int64_t step : steps)
+                if (step >= 0) where += (withCheckpoint++ ? ", " : "") + std::to_string(step);
+            std::printf("  running: %s: %zu runs to train%s\n", trainer.c_str(), steps.size(),
+                        withCheckpoint ? (", checkpoints at steps " + where).c_str() : ", no checkpoint yet");
+        }
+        if (active.empty()) {
+            for (const auto &line : SessionStore::runningShards(sessionPath)) std::printf("  running: %s (its runs are finished)\n", line.c_str());
+            if (SessionStore::lockHolder(sessionPath).empty() && SessionStore::runningShards(sessionPath).empty())
+                std::printf("  nothing is running\n");
+        }
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitBadInput;

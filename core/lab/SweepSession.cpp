@@ -99,8 +99,10 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
             continue;
         }
         sweepTemporaryFiles(job.checkpointDir);
+        // Headers only (a run can keep many checkpoints of a large model); the one chosen below is
+        // read and verified whole.
         std::vector<std::string> problems;
-        const auto found = listCheckpoints(job.checkpointDir, &problems);
+        const auto found = listCheckpoints(job.checkpointDir, &problems, false);
         for (const auto &p : problems)
             notes.push_back(p + "; run " + std::to_string(job.runIndex) +
                             (found.empty() ? " starts at step 0" : " resumes from step " + std::to_string(found.front().step) + " instead"));
@@ -117,9 +119,24 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
     for (auto &[key, members] : groups) {
         (void)key;
         int64_t step = -1;
-        for (auto it = byStep[members.front()].rbegin(); it != byStep[members.front()].rend() && step < 0; ++it)
-            if (std::all_of(members.begin(), members.end(), [&](SweepJob *m) { return byStep[m].count(it->first) > 0; }))
-                step = it->first;
+        for (bool verified = false; !verified;) {
+            step = -1;
+            for (auto it = byStep[members.front()].rbegin(); it != byStep[members.front()].rend() && step < 0; ++it)
+                if (std::all_of(members.begin(), members.end(), [&](SweepJob *m) { return byStep[m].count(it->first) > 0; }))
+                    step = it->first;
+            verified = true;
+            if (step < 0) break;
+            for (SweepJob *m : members) { // the chosen step's files, read whole: checksum and all
+                try {
+                    inspectCheckpoint(byStep[m].at(step), true);
+                } catch (const SessionError &e) {
+                    notes.push_back(std::string(e.what()) + "; run " + std::to_string(m->runIndex) +
+                                    " resumes from an earlier step instead");
+                    byStep[m].erase(step);
+                    verified = false;
+                }
+            }
+        }
         for (SweepJob *m : members) {
             if (step < 0) {
                 if (!byStep[m].empty())
@@ -207,6 +224,32 @@ std::vector<SweepJob> shardJobs(const std::vector<SweepJob> &jobs, int shard, in
     }
     std::sort(mine.begin(), mine.end(), [](const SweepJob &a, const SweepJob &b) { return a.runIndex < b.runIndex; });
     return mine;
+}
+
+std::vector<RunActivity> activeRuns(const Session &session, const std::string &sessionPath)
+{
+    std::vector<RunActivity> out;
+    auto add = [&](int index, const std::string &trainer) {
+        const SessionRun &run = session.runs[size_t(index)];
+        if (isFinished(run.result.status)) return;
+        RunActivity a{index, trainer, -1};
+        if (session.checkpoints.enabled) {
+            const auto found = listCheckpoints(checkpointDirFor(sessionPath, run.config), nullptr, false);
+            if (!found.empty()) a.step = found.front().step;
+        }
+        out.push_back(std::move(a));
+    };
+    if (const std::string holder = SessionStore::lockHolder(sessionPath); !holder.empty()) {
+        for (size_t i = 0; i < session.runs.size(); ++i) add(int(i), "the whole sweep: " + holder);
+        return out;
+    }
+    std::vector<SweepJob> all;
+    for (size_t i = 0; i < session.runs.size(); ++i) all.push_back({int(i), session.runs[i].config});
+    for (const auto &running : SessionStore::runningShardParts(sessionPath))
+        for (const auto &job : shardJobs(all, running.shard.index, running.shard.count))
+            add(job.runIndex, "shard " + std::to_string(running.shard.index + 1) + "/" + std::to_string(running.shard.count) +
+                                  ": " + running.holder);
+    return out;
 }
 
 std::vector<std::string> setAsideRunsOutsideTheSweep(Session &session, const std::string &sessionPath)

@@ -45,6 +45,18 @@ std::vector<std::string> copyCheckpoints(const Session &session, const std::stri
 // every run of the sweep, then trains those of its part that have no result.
 std::vector<SweepJob> shardJobs(const std::vector<SweepJob> &jobs, int shard, int count);
 
+// Which unfinished runs of an (expanded) session are being trained now, by whom, and how far: the
+// runs of the part of each shard that holds its lock (shardJobs deals them the same way the shard
+// did), or every unfinished run when a whole-sweep run holds the session. `step` is the newest
+// checkpoint's (read from its header), -1 before the first. What `status` and the app's live view
+// report, so that a run a shard trains never shows as "not started".
+struct RunActivity {
+    int runIndex = -1;
+    std::string trainer; // "shard 2/4: PID ... on host since ..." or "the whole sweep: PID ..."
+    int64_t step = -1;
+};
+std::vector<RunActivity> activeRuns(const Session &session, const std::string &sessionPath);
+
 // Takes out of `session.runs` every stored run whose config is not a run of the session's sweep
 // now (an earlier definition's, after the experiment was edited; another experiment's file dropped
 // into runs/), so that exports and merge carry exactly the session's runs. Their files stay where

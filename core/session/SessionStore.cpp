@@ -331,9 +331,9 @@ std::string SessionStore::lockHolder(const std::string &sessionPath)
     return holderOf(resultsDirFor(sessionPath) + "/lock");
 }
 
-std::vector<std::string> SessionStore::runningShards(const std::string &sessionPath)
+std::vector<SessionStore::RunningShard> SessionStore::runningShardParts(const std::string &sessionPath)
 {
-    std::vector<std::string> shards;
+    std::vector<RunningShard> shards;
     const std::string dir = resultsDirFor(sessionPath);
     std::vector<std::string> names;
     if (DIR *d = ::opendir(dir.c_str())) {
@@ -341,16 +341,26 @@ std::vector<std::string> SessionStore::runningShards(const std::string &sessionP
             if (std::string(entry->d_name).rfind("lock.shard-", 0) == 0) names.push_back(entry->d_name);
         ::closedir(d);
     }
-    std::sort(names.begin(), names.end());
     for (const auto &name : names) {
+        int index = 0, count = 0, used = 0; // "lock.shard-2-of-3"
+        if (std::sscanf(name.c_str(), "lock.shard-%d-of-%d%n", &index, &count, &used) != 2 || used != int(name.size()) ||
+            index < 1 || index > count)
+            continue;
         const std::string holder = holderOf(dir + "/" + name);
-        if (holder.empty()) continue;
-        std::string label = name.substr(11); // "2-of-3"
-        const auto of = label.find("-of-");
-        if (of != std::string::npos) label = label.substr(0, of) + "/" + label.substr(of + 4);
-        shards.push_back("shard " + label + ": " + holder);
+        if (!holder.empty()) shards.push_back({{index - 1, count}, holder});
     }
+    std::sort(shards.begin(), shards.end(), [](const RunningShard &a, const RunningShard &b) {
+        return std::make_pair(a.shard.count, a.shard.index) < std::make_pair(b.shard.count, b.shard.index);
+    });
     return shards;
+}
+
+std::vector<std::string> SessionStore::runningShards(const std::string &sessionPath)
+{
+    std::vector<std::string> lines;
+    for (const auto &s : runningShardParts(sessionPath))
+        lines.push_back("shard " + std::to_string(s.shard.index + 1) + "/" + std::to_string(s.shard.count) + ": " + s.holder);
+    return lines;
 }
 
 namespace {

@@ -98,6 +98,12 @@ public:
     static std::string lockHolder(const std::string &sessionPath);
     // The shards of `sessionPath` running now: "shard 2/3: PID ... on host since ...", one each.
     static std::vector<std::string> runningShards(const std::string &sessionPath);
+    // The same, as parts: which shard (0-based index of count) and who runs it.
+    struct RunningShard {
+        StoreShard shard;
+        std::string holder; // "PID ... on host since ..."
+    };
+    static std::vector<RunningShard> runningShardParts(const std::string &sessionPath);
 
 private:
     std::string m_sessionPath;

@@ -118,7 +118,12 @@ std::vector<CheckpointInfo> listCheckpoints(const std::string &dir,
     std::vector<CheckpointInfo> out;
     std::error_code error;
     if (!fs::is_directory(dir, error)) return out;
-    for (const auto &entry : fs::directory_iterator(dir, error)) {
+    fs::directory_iterator entries(dir, error);
+    if (error) { // a folder that exists but cannot be read must not look like a run with no checkpoints
+        if (problems) problems->push_back(dir + ": cannot read the checkpoint folder (" + error.message() + ")");
+        return out;
+    }
+    for (const auto &entry : entries) {
         const std::string name = entry.path().filename().string();
         if (name.rfind("step-", 0) != 0 || entry.path().extension() != ".safetensors") continue;
         try {

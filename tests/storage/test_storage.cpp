@@ -112,6 +112,7 @@ private Q_SLOTS:
     void slurmScriptRunsTheShardsAndSubmits();
     void slurmNeverHandsUserTextToAShell();
     void exportsAndMergeCarryExactlyTheSessionsRuns();
+    void statusCountsTheRunsShardsTrainAsInTraining();
     // Defect 1: seeds of 2^53 and more.
     void seedsKeepAllSixtyFourBits();
     // Defects 2, 3, 4, 10, 11: what the loader refuses, where, and how fast.
@@ -903,6 +904,40 @@ void TestStorage::exportsAndMergeCarryExactlyTheSessionsRuns()
     const CliResult again = runCli({"run", session, "--threads", "1"});
     QVERIFY2(again.exitCode == 0 && again.err.contains("x.yaml"), qPrintable(again.err));
     QVERIFY(QFileInfo::exists(truncated)); // named, never deleted
+}
+
+// While two shards train, `status` said "4 not started": a run file is written when a run ends.
+// The runs of a running shard's part are in training, with the step of their newest checkpoint.
+void TestStorage::statusCountsTheRunsShardsTrainAsInTraining()
+{
+    QTemporaryDir dir;
+    const QString session = dir.filePath("s.yaml");
+    writeFile(session, tinySession(10'000'000, "  d_model: [8, 16]\ncheckpoints: {every: 50}\n"));
+    QProcess first, second;
+    QVERIFY(startTraining(first, {"run", session, "--shard", "1/2", "--threads", "1"}));
+    QVERIFY(startTraining(second, {"run", session, "--shard", "2/2", "--threads", "1"}));
+    auto checkpointFolders = [&] {
+        int withFiles = 0;
+        for (const QString &run : QDir(dir.filePath("s.results/checkpoints")).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+            withFiles += !QDir(dir.filePath("s.results/checkpoints/" + run)).entryList({"step-*.safetensors"}).isEmpty();
+        return withFiles;
+    };
+    for (int i = 0; i < 600 && checkpointFolders() < 4; ++i) QTest::qWait(100);
+    QCOMPARE(checkpointFolders(), 4);
+    const CliResult status = runCli({"status", session});
+    QVERIFY2(status.out.contains("0 of 4 runs finished") && status.out.contains("4 in training now") &&
+                 status.out.contains("0 not started"),
+             qPrintable(status.out));
+    QVERIFY2(status.out.contains("running: shard 1/2: PID " + QString::number(first.processId())) &&
+                 status.out.contains("running: shard 2/2: PID " + QString::number(second.processId())) &&
+                 status.out.count("2 runs to train, checkpoints at steps ") == 2,
+             qPrintable(status.out));
+    for (QProcess *p : {&first, &second}) {
+        ::kill(pid_t(p->processId()), SIGTERM);
+        QVERIFY(p->waitForFinished(60000));
+    }
+    const CliResult after = runCli({"status", session});
+    QVERIFY2(after.out.contains("0 in training now, 4 stopped") && after.out.contains("nothing is running"), qPrintable(after.out));
 }
 
 namespace {
