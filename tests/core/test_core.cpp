@@ -443,10 +443,13 @@ private Q_SLOTS:
         runner.resume();
         runner.stop();
         runner.wait();
-        QCOMPARE(finished.size(), size_t(2));
+        // The run that trained ends Stopped; the one queued behind it never started, so it is not
+        // reported at all (a result file for each never-started run made stopping a 100,000-run
+        // sweep take a minute).
+        QCOMPARE(finished.size(), size_t(1));
         QCOMPARE(name(finished[0].status), name(RunStatus::Stopped));
         QVERIFY(finished[0].stepsDone > 0 && finished[0].stepsDone < 100000);
-        QCOMPARE(name(finished[1].status), name(RunStatus::Stopped));
+        QVERIFY(!finished.count(1));
         QVERIFY(!runner.isRunning());
     }
 

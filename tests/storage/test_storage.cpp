@@ -113,6 +113,7 @@ private Q_SLOTS:
     void slurmNeverHandsUserTextToAShell();
     void exportsAndMergeCarryExactlyTheSessionsRuns();
     void statusCountsTheRunsShardsTrainAsInTraining();
+    void stoppingALargeSweepWritesOnlyTheRunsThatStarted();
     // Defect 1: seeds of 2^53 and more.
     void seedsKeepAllSixtyFourBits();
     // Defects 2, 3, 4, 10, 11: what the loader refuses, where, and how fast.
@@ -938,6 +939,28 @@ void TestStorage::statusCountsTheRunsShardsTrainAsInTraining()
     }
     const CliResult after = runCli({"status", session});
     QVERIFY2(after.out.contains("0 in training now, 4 stopped") && after.out.contains("nothing is running"), qPrintable(after.out));
+}
+
+// SIGTERM of a 100,000-run sweep took 61 s, writing a "stopped before it started" file for each
+// queued run: past the 120 s a cluster leaves. Runs that never started need no file.
+void TestStorage::stoppingALargeSweepWritesOnlyTheRunsThatStarted()
+{
+    QTemporaryDir dir;
+    QString seeds;
+    for (int i = 0; i < 2000; ++i) seeds += (i ? ", " : "") + QString::number(i);
+    const QString session = dir.filePath("s.yaml");
+    writeFile(session, tinySession(10'000'000, ("  seed: [" + seeds + "]\n").toStdString()));
+    QProcess run;
+    QVERIFY(startTraining(run, {"run", session, "--threads", "1", "--max-ensemble", "8"}));
+    ::kill(pid_t(run.processId()), SIGTERM);
+    QVERIFY(run.waitForFinished(120000));
+    QCOMPARE(run.exitCode(), 128 + SIGTERM);
+    const int files = countFiles(dir.filePath("s.results/runs"));
+    QVERIFY2(files > 0 && files <= 8, qPrintable(QString("%1 run files for one ensemble of 8 that started").arg(files)));
+    Session saved = loadSession(session.toStdString());
+    expandSweep(saved);
+    QCOMPARE(saved.runs.size(), size_t(4000));
+    QCOMPARE(pendingRuns(saved).size(), size_t(4000)); // all of them resume: stopped ones from checkpoints
 }
 
 namespace {
