@@ -47,6 +47,15 @@ struct TaskSpec {
     int64_t (*vocabSize)(const TaskConfig &) = nullptr;
     // Tokens (or points) in one sequence.
     int64_t (*sequenceLength)(const TaskConfig &) = nullptr;
+    // What its data and evaluation hold on the device beyond a training batch, for the memory
+    // estimate (estimateRunBytes): the sequences one evaluation pass feeds the model at once, and
+    // the bytes of the data sets it keeps there. nullptr: nothing beyond a batch (a task that
+    // evaluates in chunks of at most a batch and draws its data as it goes).
+    struct Footprint {
+        int64_t evaluationSequences = 0;
+        int64_t dataBytes = 0;
+    };
+    Footprint (*footprint)(const TaskConfig &) = nullptr;
     // Lines drawn on its loss figures, highest first; may be empty.
     std::vector<PlateauLine> (*plateaus)(const TaskConfig &) = nullptr;
     // The loss at initialisation (ln V for a classifier), which loss axes always show; 0: none,

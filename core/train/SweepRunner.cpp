@@ -13,6 +13,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <limits>
 #include <atomic>
 #include <deque>
 #include <map>
@@ -62,25 +63,53 @@ double ensembleCost(const std::vector<SweepJob> &ensemble)
     return cost;
 }
 
+namespace {
+
+// int64 arithmetic that saturates instead of overflowing: a hostile config (d_model 16384, a
+// million test pairs) must give a huge estimate, not a negative one.
+int64_t addSat(int64_t a, int64_t b)
+{
+    int64_t out = 0;
+    return __builtin_add_overflow(a, b, &out) ? std::numeric_limits<int64_t>::max() : out;
+}
+
+int64_t mulSat(std::initializer_list<int64_t> factors)
+{
+    int64_t out = 1;
+    for (const int64_t f : factors)
+        if (__builtin_mul_overflow(out, std::max<int64_t>(0, f), &out)) return std::numeric_limits<int64_t>::max();
+    return out;
+}
+
+} // namespace
+
 int64_t estimateRunBytes(const RunConfig &c)
 {
     const auto &mc = c.model;
     const int64_t m = mc.dModel, F = mc.ffn(), w = std::max<int64_t>(1, mc.widthMultiplier);
-    const int64_t V = taskSpec(c.task).vocabSize(c.task);
+    const TaskSpec &task = taskSpec(c.task);
+    const int64_t V = task.vocabSize(c.task);
     const int64_t T = sequenceLength(c.task);
+    const TaskSpec::Footprint footprint = task.footprint ? task.footprint(c.task) : TaskSpec::Footprint{};
     int64_t batch = 1;
     for (const auto &p : c.phases) batch = std::max(batch, p.batchSize);
-    int64_t params = 2 * V * m + T * m + 4 * m;
-    int64_t activations = 0;
+    int64_t params = addSat(mulSat({2, V, m}), addSat(mulSat({T, m}), mulSat({4, m})));
+    int64_t activations = 0, evaluation = 0;
+    const int64_t E = footprint.evaluationSequences;
     for (size_t l = 0; l < mc.heads.size(); ++l) {
-        const int64_t inner = w * mc.heads[l] * std::max<int64_t>(1, mc.headDimOfLayer(l));
-        params += 4 * m * inner + 2 * m * F + 3 * inner + F + 6 * m;
+        const int64_t inner = mulSat({w, mc.heads[l], std::max<int64_t>(1, mc.headDimOfLayer(l))});
+        params = addSat(params, addSat(mulSat({4, m, inner}), addSat(mulSat({2, m, F}), 3 * inner + F + 6 * m)));
         // Per token: the block's inputs, norms, q/k/v, attention output, the FFN's hidden layer
         // before and after its activation; per query: attention scores and probabilities.
-        activations += batch * T * (8 * m + 4 * inner + 2 * F) + batch * T * T * 2 * 12;
+        const int64_t perToken = addSat(mulSat({8, m}), addSat(mulSat({4, inner}), mulSat({2, F})));
+        activations = addSat(activations, addSat(mulSat({batch, T, perToken}), mulSat({batch, T, T, 2, 12})));
+        // An evaluation pass keeps no graph: about one layer's tensors are alive at a time.
+        evaluation = std::max(evaluation, addSat(mulSat({E, T, perToken}), mulSat({E, T, T, 2, mc.heads[l]})));
     }
-    activations += 2 * batch * T * std::max<int64_t>(V, m);
-    return 4 * (5 * params + 2 * activations); // float32; autograd keeps about twice what it needs at once
+    activations = addSat(activations, mulSat({2, batch, T, std::max<int64_t>(V, m)}));
+    evaluation = addSat(evaluation, mulSat({2, E, std::max<int64_t>(V, m)})); // logits and their loss
+    // float32; autograd keeps about twice what it needs at once.
+    return addSat(mulSat({4, addSat(mulSat({5, params}), addSat(mulSat({2, activations}), evaluation))}), footprint.dataBytes);
 }
 
 struct SweepRunner::Impl {

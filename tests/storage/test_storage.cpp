@@ -342,6 +342,19 @@ void TestStorage::memoryEstimateStopsAnImpossibleRun()
     QVERIFY2(QString::fromStdString(results[0].message).contains("needs about"),
              results[0].message.c_str());
     QVERIFY(results[0].message.find('\n') == std::string::npos); // one line, no backtrace
+
+    // Evaluation counts: a million test pairs (3 million sequences in one pass) was estimated at
+    // 0.03 GiB and grew past 12 GB. Now its estimate holds the test set and its evaluation pass.
+    RunConfig small = testing::tinyAdditionRun(48, {3, 3}, 1, 1e-3), bigTest = small;
+    bigTest.task.testPairs = 1'000'000;
+    const int64_t testSetBytes = int64_t(3'000'000) * 19 * 8;
+    QVERIFY2(estimateRunBytes(bigTest) > estimateRunBytes(small) + 8 * testSetBytes,
+             qPrintable(QString("%1 vs %2").arg(estimateRunBytes(bigTest)).arg(estimateRunBytes(small))));
+    QVERIFY(estimateRunBytes(bigTest) > (int64_t(12) << 30));
+    // Saturating arithmetic: absurd sizes give a huge estimate, never a negative one.
+    RunConfig absurd = testing::tinyAdditionRun(int64_t(1) << 40, {1}, 1, 1e-3);
+    absurd.phases[0].batchSize = int64_t(1) << 40;
+    QCOMPARE(estimateRunBytes(absurd), std::numeric_limits<int64_t>::max());
 }
 
 void TestStorage::finishingARunWritesOnlyThatRun()

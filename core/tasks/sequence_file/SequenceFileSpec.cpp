@@ -156,6 +156,12 @@ const TaskSpec &sequenceFileTask()
             const auto data = dataOf(t);
             return data ? data->sequenceLength() : int64_t(2);
         },
+        // The whole test share in one pass (SequenceFileTask::evaluate); every example's tokens.
+        .footprint = [](const TaskConfig &t) {
+            const auto data = dataOf(t);
+            if (!data) return TaskSpec::Footprint{};
+            return TaskSpec::Footprint{int64_t(data->testOrder.size()), int64_t(data->tokens.size()) * 8 + data->examples() * 16};
+        },
         .plateaus = plateausOf,
         .initialLoss = [](const TaskConfig &t) {
             const auto data = dataOf(t);
