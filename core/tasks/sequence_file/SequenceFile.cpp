@@ -12,7 +12,10 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <functional>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 namespace headlab::sequencefile {
 
@@ -33,7 +36,7 @@ struct Row {
 
 // One CSV record starting at `pos` (RFC 4180: quoted fields may hold commas, quotes as "", and
 // newlines). Advances `pos` and `line`.
-std::vector<std::string> csvRecord(const std::string &text, size_t &pos, int64_t &line, const std::string &path)
+std::vector<std::string> csvRecord(const std::string_view text, size_t &pos, int64_t &line, const std::string &path)
 {
     std::vector<std::string> fields(1);
     bool quoted = false, wasQuoted = false;
@@ -66,14 +69,16 @@ std::vector<std::string> csvRecord(const std::string &text, size_t &pos, int64_t
     return fields;
 }
 
-std::string trimmed(const std::string &s)
+std::string trimmed(const std::string_view s)
 {
     const auto a = s.find_first_not_of(" \t\r");
-    if (a == std::string::npos) return {};
-    return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+    if (a == std::string_view::npos) return {};
+    return std::string(s.substr(a, s.find_last_not_of(" \t\r") - a + 1));
 }
 
-std::vector<Row> readCsv(const std::string &text, const std::string &path)
+// The rows of a CSV file, one at a time: no row outlives its call of `onRow`, so reading costs
+// the text and one row, not a copy of every field.
+void readCsv(const std::string_view text, const std::string &path, const std::function<void(Row &&)> &onRow)
 {
     size_t pos = 0;
     int64_t line = 1;
@@ -89,42 +94,42 @@ std::vector<Row> readCsv(const std::string &text, const std::string &path)
     }
     if (prompt < 0 || answer < 0)
         fail(path, headerLine, "the header must name the columns prompt and answer (and optionally group)");
-    std::vector<Row> rows;
     while (pos < text.size()) {
         const int64_t at = line;
-        const std::vector<std::string> fields = csvRecord(text, pos, line, path);
+        std::vector<std::string> fields = csvRecord(text, pos, line, path);
         if (fields.size() == 1 && trimmed(fields[0]).empty()) continue; // blank line
         if (fields.size() != header.size())
             fail(path, at, std::to_string(fields.size()) + " fields, but the header has " + std::to_string(header.size()));
-        rows.push_back({fields[size_t(prompt)], fields[size_t(answer)], group >= 0 ? fields[size_t(group)] : "", at});
+        onRow({std::move(fields[size_t(prompt)]), std::move(fields[size_t(answer)]),
+               group >= 0 ? std::move(fields[size_t(group)]) : std::string(), at});
     }
-    return rows;
 }
 
-std::vector<Row> readText(const std::string &text, const std::string &path)
+// The rows of a PROMPT<tab>ANSWER[<tab>GROUP] file, one at a time.
+void readText(const std::string_view text, const std::string &path, const std::function<void(Row &&)> &onRow)
 {
-    std::vector<Row> rows;
-    std::istringstream in(text);
-    std::string raw;
     int64_t line = 0;
-    while (std::getline(in, raw)) {
+    for (size_t start = 0; start < text.size();) {
+        size_t end = text.find('\n', start);
+        if (end == std::string_view::npos) end = text.size();
+        std::string raw(text.substr(start, end - start));
+        start = end + 1;
         ++line;
         if (!raw.empty() && raw.back() == '\r') raw.pop_back();
         if (trimmed(raw).empty() || trimmed(raw)[0] == '#') continue;
         std::vector<std::string> fields;
-        size_t start = 0;
+        size_t from = 0;
         for (;;) {
-            const size_t tab = raw.find('\t', start);
-            fields.push_back(raw.substr(start, tab - start));
+            const size_t tab = raw.find('\t', from);
+            fields.push_back(raw.substr(from, tab - from));
             if (tab == std::string::npos) break;
-            start = tab + 1;
+            from = tab + 1;
         }
         if (fields.size() < 2)
             fail(path, line, "no answer: a line is PROMPT<tab>ANSWER, or PROMPT<tab>ANSWER<tab>GROUP");
         if (fields.size() > 3) fail(path, line, std::to_string(fields.size()) + " tab-separated fields; at most 3");
-        rows.push_back({fields[0], fields[1], fields.size() == 3 ? fields[2] : "", line});
+        onRow({std::move(fields[0]), std::move(fields[1]), fields.size() == 3 ? std::move(fields[2]) : std::string(), line});
     }
-    return rows;
 }
 
 std::shared_ptr<const Data> parse(const std::string &path, Tokens mode, double testFraction)
@@ -139,6 +144,7 @@ std::shared_ptr<const Data> parse(const std::string &path, Tokens mode, double t
     if (!in) fail(path, 0, "cannot open the examples file");
     std::string text;
     try { // a file that errors on reading (/proc/self/mem) throws from the stream buffer
+        if (!error && size > 0) text.reserve(static_cast<size_t>(size));
         text.assign(std::istreambuf_iterator<char>(in), {});
     } catch (const std::exception &e) {
         fail(path, 0, std::string("cannot read the examples file (") + e.what() + "); give a file of examples");
@@ -148,7 +154,7 @@ std::shared_ptr<const Data> parse(const std::string &path, Tokens mode, double t
 }
 
 // The line (1-based) of the first byte sequence that is not UTF-8, or 0.
-int64_t firstNonUtf8Line(const std::string &text)
+int64_t firstNonUtf8Line(const std::string_view text)
 {
     int64_t line = 1;
     for (size_t i = 0; i < text.size();) {
@@ -170,26 +176,37 @@ std::shared_ptr<const Data> parseExamples(const std::string &fileText, const std
     if (fileText.size() >= 2 && ((fileText[0] == '\xFF' && fileText[1] == '\xFE') || (fileText[0] == '\xFE' && fileText[1] == '\xFF')))
         fail(path, 0, "is UTF-16 text; save it as UTF-8");
     // A byte-order mark is no part of the first column's name or of the first prompt.
-    const std::string text = fileText.rfind("\xEF\xBB\xBF", 0) == 0 ? fileText.substr(3) : fileText;
+    std::string_view text = fileText;
+    if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
     if (const int64_t line = firstNonUtf8Line(text); line > 0)
         fail(path, line, "is not UTF-8 text (a byte that UTF-8 does not allow); save the file as UTF-8");
-    const bool csv = std::filesystem::path(path).extension() == ".csv";
-    std::vector<Row> rows = csv ? readCsv(text, path) : readText(text, path);
-    if (rows.empty()) fail(path, 0, "is empty: no examples");
 
+    // Tokens are interned as they are read (provisional ids in order of first appearance), and
+    // each example is kept as ids only: memory is a small multiple of the file, not a string per
+    // token. The vocabulary is sorted at the end and the ids renumbered.
     auto data = std::make_shared<Data>();
     data->path = path;
     data->contentHash = fnv1a(text);
-    std::vector<std::vector<std::string>> prompts;
-    std::set<std::string> vocabulary, answers;
+    std::unordered_map<std::string, int64_t> provisional;
+    std::vector<std::string> byProvisional;
+    std::set<int64_t> answers;
     std::map<std::string, int64_t> groupIndex;
-    const bool grouped = !rows.front().group.empty();
-    for (const Row &row : rows) {
+    bool first = true, grouped = false;
+    auto intern = [&](std::string &&token) {
+        const auto [it, inserted] = provisional.emplace(std::move(token), int64_t(byProvisional.size()));
+        if (inserted) byProvisional.push_back(it->first);
+        return it->second;
+    };
+    auto onRow = [&](Row &&row) {
         std::vector<std::string> tokens = splitPrompt(row.prompt, mode);
         if (tokens.empty()) fail(path, row.line, "an empty prompt");
-        const std::string answer = trimmed(row.answer);
+        std::string answer = trimmed(row.answer);
         if (answer.empty()) fail(path, row.line, "no answer");
-        if (prompts.empty()) data->promptLength = static_cast<int64_t>(tokens.size());
+        if (first) {
+            data->promptLength = static_cast<int64_t>(tokens.size());
+            grouped = !row.group.empty();
+            first = false;
+        }
         if (static_cast<int64_t>(tokens.size()) != data->promptLength)
             fail(path, row.line,
                  "the prompt has " + std::to_string(tokens.size()) + " tokens, but the first has " +
@@ -201,31 +218,41 @@ std::shared_ptr<const Data> parseExamples(const std::string &fileText, const std
             groupIndex[row.group] = static_cast<int64_t>(data->groups.size());
             data->groups.push_back(row.group);
         }
-        vocabulary.insert(tokens.begin(), tokens.end());
-        vocabulary.insert(answer);
-        answers.insert(answer);
-        prompts.push_back(std::move(tokens));
-        prompts.back().push_back(answer);
+        for (auto &token : tokens) data->tokens.push_back(static_cast<int32_t>(intern(std::move(token))));
+        const int64_t answerId = intern(std::move(answer));
+        answers.insert(answerId);
+        data->tokens.push_back(static_cast<int32_t>(answerId));
         data->group.push_back(grouped ? groupIndex[row.group] : 0);
         data->line.push_back(row.line);
+    };
+    const bool csv = std::filesystem::path(path).extension() == ".csv";
+    if (csv) readCsv(text, path, onRow);
+    else readText(text, path, onRow);
+    if (first) fail(path, 0, "is empty: no examples");
+    if (data->examples() < 2) fail(path, 0, "needs at least 2 examples (one to train on, one to test)");
+    // Ids in sorted order of the tokens (byte-wise, as before).
+    std::vector<int64_t> order(byProvisional.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+    std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return byProvisional[size_t(a)] < byProvisional[size_t(b)]; });
+    std::vector<int32_t> finalId(order.size());
+    data->vocabulary.reserve(order.size());
+    for (size_t k = 0; k < order.size(); ++k) {
+        finalId[size_t(order[k])] = static_cast<int32_t>(k);
+        data->vocabulary.push_back(std::move(byProvisional[size_t(order[k])]));
     }
-    if (rows.size() < 2) fail(path, 0, "needs at least 2 examples (one to train on, one to test)");
-    data->vocabulary.assign(vocabulary.begin(), vocabulary.end());
+    for (auto &id : data->tokens) id = finalId[size_t(id)];
     data->distinctAnswers = static_cast<int64_t>(answers.size());
-    std::map<std::string, int64_t> id;
-    for (size_t i = 0; i < data->vocabulary.size(); ++i) id[data->vocabulary[i]] = static_cast<int64_t>(i);
-    for (const auto &sequence : prompts)
-        for (const auto &token : sequence) data->tokens.push_back(id[token]);
+    const size_t examples = data->group.size();
 
     // A Fisher–Yates shuffle driven by mt19937_64 (whose output the standard fixes), so the split
     // is the same with every standard library.
-    std::vector<int64_t> order(rows.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+    std::vector<int64_t> shuffled(examples);
+    for (size_t i = 0; i < shuffled.size(); ++i) shuffled[i] = static_cast<int64_t>(i);
     std::mt19937_64 random(kSplitSeed);
-    for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[size_t(random() % (i + 1))]);
-    const auto testCount = std::clamp<int64_t>(std::llround(testFraction * double(order.size())), 1, int64_t(order.size()) - 1);
-    data->testOrder.assign(order.begin(), order.begin() + testCount);
-    data->trainOrder.assign(order.begin() + testCount, order.end());
+    for (size_t i = shuffled.size() - 1; i > 0; --i) std::swap(shuffled[i], shuffled[size_t(random() % (i + 1))]);
+    const auto testCount = std::clamp<int64_t>(std::llround(testFraction * double(shuffled.size())), 1, int64_t(shuffled.size()) - 1);
+    data->testOrder.assign(shuffled.begin(), shuffled.begin() + testCount);
+    data->trainOrder.assign(shuffled.begin() + testCount, shuffled.end());
     return data;
 }
 

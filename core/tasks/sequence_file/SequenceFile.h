@@ -41,7 +41,7 @@ struct Data {
     int64_t distinctAnswers = 0;         // K
     // Examples as token ids, row-major (N × sequenceLength), in file order, with their groups
     // (index into `groups`, 0 when there are none) and the line each came from.
-    std::vector<int64_t> tokens;
+    std::vector<int32_t> tokens; // int32: a vocabulary has fewer than 2^31 tokens, and a char-token file costs 4 bytes a byte
     std::vector<int64_t> group;
     std::vector<int64_t> line;
     uint64_t contentHash = 0; // FNV-1a of the file's bytes, for provenance

@@ -160,7 +160,7 @@ const TaskSpec &sequenceFileTask()
         .footprint = [](const TaskConfig &t) {
             const auto data = dataOf(t);
             if (!data) return TaskSpec::Footprint{};
-            return TaskSpec::Footprint{int64_t(data->testOrder.size()), int64_t(data->tokens.size()) * 8 + data->examples() * 16};
+            return TaskSpec::Footprint{int64_t(data->testOrder.size()), int64_t(data->tokens.size()) * 8 + data->examples() * 16}; // int64 tensors on the device
         },
         .plateaus = plateausOf,
         .initialLoss = [](const TaskConfig &t) {
