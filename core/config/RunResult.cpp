@@ -36,6 +36,16 @@ bool parseRunStatus(const std::string &text, RunStatus *out)
     return false;
 }
 
+bool failedOnACheckpoint(const RunResult &result)
+{
+    if (result.status != RunStatus::Failed) return false;
+    for (const char *what : {"is not a usable checkpoint", "is not a valid checkpoint",
+                             "an ensemble resumes all its runs from checkpoints or none",
+                             "the runs of an ensemble resume from checkpoints of different steps"})
+        if (result.message.find(what) != std::string::npos) return true;
+    return false;
+}
+
 bool isFinished(RunStatus status)
 {
     return status == RunStatus::Done || status == RunStatus::Diverged || status == RunStatus::Failed;

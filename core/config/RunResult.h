@@ -63,6 +63,11 @@ struct RunResult {
     std::vector<CheckpointRecord> checkpoints; // oldest first
 };
 
+// A run that an earlier release marked failed because a checkpoint it resumed from did not load
+// (its message names the file: "... is not a usable checkpoint: ..."). It failed for a file, not
+// for its training: the next run of the session trains it again (from an earlier checkpoint).
+bool failedOnACheckpoint(const RunResult &result);
+
 // "libtorch: 2.5.1 → 2.11.0" for each provenance key whose value differs between two runs (a
 // rerun, or two runs of a session); empty when they agree.
 std::vector<std::string> provenanceDifferences(const RunResult &a, const RunResult &b);

@@ -86,8 +86,10 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
     std::map<const SweepJob *, std::map<int64_t, std::string>> byStep; // a job's valid checkpoints by step
     for (auto &job : jobs) {
         job.checkpointDir = checkpointDirFor(sessionPath, job.config);
-        const bool finished = job.runIndex >= 0 && static_cast<size_t>(job.runIndex) < session.runs.size() &&
-                              isFinished(session.runs[static_cast<size_t>(job.runIndex)].result.status);
+        const RunResult *stored = job.runIndex >= 0 && static_cast<size_t>(job.runIndex) < session.runs.size()
+                                      ? &session.runs[static_cast<size_t>(job.runIndex)].result
+                                      : nullptr;
+        const bool finished = stored && isFinished(stored->status) && !failedOnACheckpoint(*stored);
         if (finished) {
             std::error_code error;
             if (!std::filesystem::is_empty(job.checkpointDir, error) && !error) {

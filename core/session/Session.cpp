@@ -437,7 +437,8 @@ std::vector<int> pendingRuns(const Session &session)
 {
     std::vector<int> pending;
     for (size_t i = 0; i < session.runs.size(); ++i)
-        if (!isFinished(session.runs[i].result.status)) pending.push_back(static_cast<int>(i));
+        if (!isFinished(session.runs[i].result.status) || failedOnACheckpoint(session.runs[i].result))
+            pending.push_back(static_cast<int>(i));
     return pending;
 }
 

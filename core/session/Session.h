@@ -106,7 +106,8 @@ std::string sessionToYaml(const Session &session);
 // through a SessionStore instead: it saves one file per finished run.
 void saveSessionAtomic(const Session &session, const std::string &path);
 
-// Indices of runs that still have to run (Queued, Running, Paused or Stopped).
+// Indices of runs that still have to run (Queued, Running, Paused or Stopped, or failed only for a
+// checkpoint that did not load: failedOnACheckpoint).
 std::vector<int> pendingRuns(const Session &session);
 
 } // namespace headlab

@@ -138,6 +138,7 @@ private Q_SLOTS:
     void aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains_data();
     void aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains();
     void anEnsembleResumesFromTheNewestStepAllItsRunsHave();
+    void aRunThatFailedOnACheckpointTrainsAgain();
     void hostileCheckpointHeadersAreRefusedByName();
     void sessionPolicyReadsAndWrites();
     void cliResumesAfterKillDashNine();
@@ -602,6 +603,37 @@ void TestCheckpoints::anEnsembleResumesFromTheNewestStepAllItsRunsHave()
     std::vector<SweepJob> fresh = {{0, one}, {1, two}};
     attachCheckpoints(fresh, session, sessionPath);
     QVERIFY(fresh[0].resumeFrom.empty() && fresh[1].resumeFrom.empty());
+}
+
+// The previous release marked a run (and its ensemble) failed for good when a checkpoint did not
+// load. Such a run failed for a file, not for its training: it is pending again, and resumes
+// from its checkpoints rather than having them moved aside as a finished run's would be.
+void TestCheckpoints::aRunThatFailedOnACheckpointTrainsAgain()
+{
+    QTemporaryDir tmp;
+    const std::string sessionPath = dirOf(tmp, "s.yaml");
+    Session session;
+    session.base = twoPhaseRun(7, 1e-3);
+    expandSweep(session);
+    std::vector<SweepJob> jobs = pendingJobs(session);
+    attachCheckpoints(jobs, session, sessionPath);
+    CheckpointPolicy policy;
+    policy.every = 20;
+    int polls = 0;
+    train({session.base}, {jobs.front().checkpointDir}, {}, policy, [&](size_t) { return ++polls > 70; });
+    RunResult &stored = session.runs.front().result;
+    stored.status = RunStatus::Failed;
+    stored.message = jobs.front().checkpointDir + "/step-000000070.safetensors: is not a usable checkpoint: it was written "
+                                                  "for another configuration than this run's";
+    QVERIFY(failedOnACheckpoint(stored));
+    QCOMPARE(pendingRuns(session), std::vector<int>{0});
+    std::vector<SweepJob> again = pendingJobs(session);
+    QVERIFY(attachCheckpoints(again, session, sessionPath).empty());
+    QCOMPARE(again.front().resumeStep, int64_t(70));
+    // A run that failed in training stays failed.
+    stored.message = "CUDA out of memory";
+    QVERIFY(!failedOnACheckpoint(stored));
+    QVERIFY(pendingRuns(session).empty());
 }
 
 // Headers that broke the reader: a number beyond double range, nesting 50,000 deep, a shape whose
