@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <algorithm>
 #include <vector>
 
 namespace headlab {
@@ -38,6 +39,16 @@ using TaskFactory = std::unique_ptr<Task> (*)(const RunConfig &config, const std
 #define HEADLAB_TASK_FACTORY(function) &function
 #endif
 
+// Sequences per evaluation pass for a task that evaluates a fixed test set: all of them while
+// one pass stays within about 256 MiB of activations and logits (every preset and default test
+// set, so their numbers are unchanged), fewer for a huge test set or vocabulary.
+inline int64_t evaluationChunk(int64_t sequences, int64_t sequenceLength, int64_t vocabSize, int64_t dModel)
+{
+    constexpr int64_t kBudget = int64_t(256) << 20;
+    const int64_t perSequence = 4 * (vocabSize + sequenceLength * 8 * dModel);
+    return std::clamp<int64_t>(kBudget / std::max<int64_t>(1, perSequence), 1, std::max<int64_t>(1, sequences));
+}
+
 struct TaskSpec {
     std::string id;          // task.kind in YAML: "addition"
     std::string title;       // for people: "Three-digit addition (EXPERIMENTS.md §1)"
@@ -48,11 +59,11 @@ struct TaskSpec {
     // Tokens (or points) in one sequence.
     int64_t (*sequenceLength)(const TaskConfig &) = nullptr;
     // What its data and evaluation hold on the device beyond a training batch, for the memory
-    // estimate (estimateRunBytes): the sequences one evaluation pass feeds the model at once, and
-    // the bytes of the data sets it keeps there. nullptr: nothing beyond a batch (a task that
-    // evaluates in chunks of at most a batch and draws its data as it goes).
+    // estimate (estimateRunBytes): the sequences its test set has (one evaluation pass takes
+    // evaluationChunk of them), and the bytes of the data sets it keeps there. nullptr: nothing
+    // beyond a batch (a task that evaluates in chunks of a batch and draws its data as it goes).
     struct Footprint {
-        int64_t evaluationSequences = 0;
+        int64_t testSequences = 0;
         int64_t dataBytes = 0;
     };
     Footprint (*footprint)(const TaskConfig &) = nullptr;

@@ -95,7 +95,7 @@ int64_t estimateRunBytes(const RunConfig &c)
     for (const auto &p : c.phases) batch = std::max(batch, p.batchSize);
     int64_t params = addSat(mulSat({2, V, m}), addSat(mulSat({T, m}), mulSat({4, m})));
     int64_t activations = 0, evaluation = 0;
-    const int64_t E = footprint.evaluationSequences;
+    const int64_t E = footprint.testSequences > 0 ? evaluationChunk(footprint.testSequences, T, V, m) : 0;
     for (size_t l = 0; l < mc.heads.size(); ++l) {
         const int64_t inner = mulSat({w, mc.heads[l], std::max<int64_t>(1, mc.headDimOfLayer(l))});
         params = addSat(params, addSat(mulSat({4, m, inner}), addSat(mulSat({2, m, F}), 3 * inner + F + 6 * m)));

@@ -40,7 +40,7 @@ const TaskSpec &additionTask()
             },
         .vocabSize = [](const TaskConfig &) { return addition::kVocabSize; },
         .sequenceLength = [](const TaskConfig &) { return addition::kSampleLength; },
-        // The whole test set in one pass (AdditionTask::evaluate); both sets as int64 tokens.
+        // The test set (evaluated in evaluationChunk passes); both sets as int64 tokens.
         .footprint = [](const TaskConfig &t) {
             const int64_t train = 3 * t.trainPairs, test = 3 * t.testPairs;
             return TaskSpec::Footprint{test, (train + test) * addition::kSampleLength * 8 + test * 8};

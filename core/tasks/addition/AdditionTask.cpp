@@ -3,6 +3,7 @@
 #include "core/tasks/addition/AdditionInput.h"
 
 #include "core/metrics/Metrics.h"
+#include "core/tasks/TaskSpec.h"
 
 #include "core/tasks/addition/AdditionData.h"
 
@@ -71,9 +72,17 @@ torch::Tensor AdditionTask::lossOfBatch(const Transformer &model, const PhaseCon
 TaskEvaluation AdditionTask::evaluate(const Transformer &model)
 {
     const int64_t R = model.runs(), M = m_test.size(0);
-    const auto logits = model.forward(m_test.narrow(1, 0, kAnswerPosition), true).reshape({R * M, kVocabSize});
-    const auto target = m_test.select(1, kAnswerPosition).repeat({R});
-    const auto perSample = at::cross_entropy_loss(logits, target, {}, at::Reduction::None).view({R, M});
+    // In passes of evaluationChunk samples (the whole default test set is one), (R, M) per sample.
+    const int64_t chunk = evaluationChunk(M, kSampleLength, kVocabSize, model.config().dModel);
+    std::vector<torch::Tensor> parts;
+    for (int64_t start = 0; start < M; start += chunk) {
+        const int64_t n = std::min(chunk, M - start);
+        const auto rows = m_test.narrow(0, start, n);
+        const auto logits = model.forward(rows.narrow(1, 0, kAnswerPosition), true).reshape({R * n, kVocabSize});
+        const auto target = rows.select(1, kAnswerPosition).repeat({R});
+        parts.push_back(at::cross_entropy_loss(logits, target, {}, at::Reduction::None).view({R, n}));
+    }
+    const auto perSample = parts.size() == 1 ? parts.front() : torch::cat(parts, 1);
     TaskEvaluation out;
     out.loss = perSample.mean(1);
     for (int64_t i = 0; i < kDigitsAsked; ++i) {

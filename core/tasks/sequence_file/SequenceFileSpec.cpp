@@ -156,7 +156,7 @@ const TaskSpec &sequenceFileTask()
             const auto data = dataOf(t);
             return data ? data->sequenceLength() : int64_t(2);
         },
-        // The whole test share in one pass (SequenceFileTask::evaluate); every example's tokens.
+        // The test share (evaluated in evaluationChunk passes); every example's tokens.
         .footprint = [](const TaskConfig &t) {
             const auto data = dataOf(t);
             if (!data) return TaskSpec::Footprint{};

@@ -1,5 +1,6 @@
 // SequenceFileTask.cpp — batches, objectives and per-group evaluation of the sequence-file task.
 #include "core/tasks/sequence_file/SequenceFileTask.h"
+#include "core/tasks/TaskSpec.h"
 
 #include <cmath>
 #include <cstdio>
@@ -72,9 +73,18 @@ torch::Tensor SequenceFileTask::lossOfBatch(const Transformer &model, const Phas
 TaskEvaluation SequenceFileTask::evaluate(const Transformer &model)
 {
     const int64_t R = model.runs(), M = m_test.size(0), T = m_data->sequenceLength(), V = vocabSize();
-    const auto logits = model.forward(m_test.narrow(1, 0, T - 1), true).reshape({R * M, V});
-    const auto target = m_test.select(1, T - 1).repeat({R});
-    const auto perSample = at::cross_entropy_loss(logits, target, {}, at::Reduction::None).view({R, M});
+    // In passes of evaluationChunk examples (a 100,000-token vocabulary's logits of a whole test
+    // set took 16 GB), (R, M) per example.
+    const int64_t chunk = evaluationChunk(M, T, V, model.config().dModel);
+    std::vector<torch::Tensor> parts;
+    for (int64_t start = 0; start < M; start += chunk) {
+        const int64_t n = std::min(chunk, M - start);
+        const auto rows = m_test.narrow(0, start, n);
+        const auto logits = model.forward(rows.narrow(1, 0, T - 1), true).reshape({R * n, V});
+        const auto target = rows.select(1, T - 1).repeat({R});
+        parts.push_back(at::cross_entropy_loss(logits, target, {}, at::Reduction::None).view({R, n}));
+    }
+    const auto perSample = parts.size() == 1 ? parts.front() : torch::cat(parts, 1);
     TaskEvaluation out;
     out.loss = perSample.mean(1);
     for (size_t g = 0; g < m_data->groups.size(); ++g) {
