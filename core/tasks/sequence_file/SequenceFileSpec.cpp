@@ -59,6 +59,11 @@ Field<TaskConfig> pathRow()
     row.mapPath = [](TaskConfig &task, const std::function<std::string(const std::string &)> &map) {
         if (auto it = task.options.find(kPath); it != task.options.end()) it->second = map(it->second);
     };
+    // A session that names no file yet (its runs are skipped until it does) is written without the
+    // key: `path: ""` would not read back (found by the fuzzer: tests/fuzz/regressions/).
+    row.write = [write = row.write](YAML::Emitter &out, const TaskConfig &task) {
+        if (!option(task, kPath, "").empty()) write(out, task);
+    };
     return row;
 }
 
