@@ -139,6 +139,7 @@ private Q_SLOTS:
     void aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains();
     void anEnsembleResumesFromTheNewestStepAllItsRunsHave();
     void aRunThatFailedOnACheckpointTrainsAgain();
+    void resumingPrunesEarlierCheckpointsAndSweepsLeftovers();
     void hostileCheckpointHeadersAreRefusedByName();
     void sessionPolicyReadsAndWrites();
     void cliResumesAfterKillDashNine();
@@ -634,6 +635,41 @@ void TestCheckpoints::aRunThatFailedOnACheckpointTrainsAgain()
     stored.message = "CUDA out of memory";
     QVERIFY(!failedOnACheckpoint(stored));
     QVERIFY(pendingRuns(session).empty());
+}
+
+// An interrupted run left 8-20 checkpoints where `keep` asks for a few: the resumed run listed
+// only the one it resumed from, so the earlier ones were never pruned. And a checkpoint being
+// written when the process died left a temporary file that nothing removed.
+void TestCheckpoints::resumingPrunesEarlierCheckpointsAndSweepsLeftovers()
+{
+    QTemporaryDir tmp;
+    const std::string sessionPath = dirOf(tmp, "s.yaml");
+    Session session;
+    session.base = twoPhaseRun(8, 1e-3);
+    expandSweep(session);
+    std::vector<SweepJob> jobs = pendingJobs(session);
+    attachCheckpoints(jobs, session, sessionPath);
+    const std::string dir = jobs.front().checkpointDir;
+    CheckpointPolicy many;
+    many.every = 10;
+    many.keep = 20;
+    many.plateaus = false;
+    int polls = 0;
+    train({session.base}, {dir}, {}, many, [&](size_t) { return ++polls > 70; });
+    QCOMPARE(listCheckpoints(dir).size(), size_t(7)); // steps 10 ... 70
+    writeAll(dir + "/.step-000000080.safetensors.tmp-4242", "half a checkpoint");
+
+    std::vector<SweepJob> again = pendingJobs(session);
+    attachCheckpoints(again, session, sessionPath);
+    QVERIFY(!QFileInfo::exists(QString::fromStdString(dir + "/.step-000000080.safetensors.tmp-4242")));
+    CheckpointPolicy few = many;
+    few.keep = 2;
+    const auto resumed = train({session.base}, {dir}, {again.front().resumeFrom}, few).front();
+    QCOMPARE(resumed.status, RunStatus::Done);
+    const auto left = listCheckpoints(dir);
+    QCOMPARE(left.size(), size_t(2)); // the final one and the one before it; 10 ... 70 pruned
+    QCOMPARE(left.front().step, int64_t(120));
+    QCOMPARE(resumed.checkpoints.size(), size_t(2));
 }
 
 // Headers that broke the reader: a number beyond double range, nesting 50,000 deep, a shape whose
