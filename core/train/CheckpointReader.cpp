@@ -217,13 +217,18 @@ LoadedCheckpoint checkpointFromContents(safetensors::Contents contents, const st
     LoadedCheckpoint out;
     out.path = path;
     const std::string configText = meta(c, "config_yaml", path);
-    // Compared before anything is built from it: a foreign checkpoint's config is never read.
-    if (expected && yaml::canonicalYaml(*expected) != configText)
-        throw bad(path, "it was written for another configuration than this run's");
     try {
         out.config = yaml::readRunConfig(yaml::parseDocument(configText, path + " (config_yaml)"));
     } catch (const SessionError &e) {
         throw bad(path, std::string("its config does not read: ") + e.what());
+    }
+    // Compared with the run's before anything is built from it (a model, a task). The device is
+    // where it trained ("cuda:0" for a session's "auto"), not what it is.
+    if (expected) {
+        RunConfig mine = *expected, theirs = out.config;
+        mine.device = theirs.device = "";
+        if (yaml::canonicalYaml(mine) != yaml::canonicalYaml(theirs))
+            throw bad(path, "it was written for another configuration than this run's");
     }
     out.position.step = metaInt(c, "step", path);
     out.position.phase = metaInt(c, "phase", path);

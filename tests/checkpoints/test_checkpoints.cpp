@@ -721,6 +721,11 @@ void TestCheckpoints::hostileCheckpointHeadersAreRefusedByName()
                 std::memcpy(t.data.data(), &big, sizeof big);
             }
     });
+    // The device is where a run trained, not what it is: a checkpoint written on the CPU (or on
+    // "cuda:0" for a session's "auto", which inspect refused on the GPU machine) fits the run.
+    RunConfig elsewhere = twoPhaseRun(6, 1e-3);
+    elsewhere.device = "auto";
+    QCOMPARE(loadCheckpoint(fileAt(dir, 100), &elsewhere).position.step, int64_t(100));
     try {
         loadCheckpoint(file);
         QFAIL("a curve step of 7e29 was accepted");
