@@ -10,6 +10,9 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
+#include <QCoreApplication>
+#include <QAbstractSpinBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -54,11 +57,51 @@ QLabel *errorLabel(QWidget *parent)
     return l;
 }
 
+// Editable lists show every number exactly (exactNumber): a field that rounded for display wrote
+// the rounded value back on the next save (0.000316227766 became 0.000316, 16384 became 16380).
 QString joinNumbers(const std::vector<double> &values)
 {
     QStringList parts;
-    for (double v : values) parts << formatNumber(v);
+    for (double v : values) parts << exactNumber(v);
     return parts.join(", ");
+}
+
+// Spin boxes and combo boxes take the mouse wheel only when they have the keyboard focus: a wheel
+// turned to scroll the form passed over "Head dim" and switched it to "fixed 8" with no sign.
+// Unfocused, the wheel goes on to the scroll area around the form.
+class UnfocusedWheelGuard : public QObject {
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        auto *widget = qobject_cast<QWidget *>(watched);
+        if (event->type() != QEvent::Wheel || !widget || widget->hasFocus()) return false;
+        if (QWidget *parent = widget->parentWidget()) QCoreApplication::sendEvent(parent, event);
+        return true;
+    }
+};
+
+// Guards every spin box and combo box under `root` once (again after rows are added).
+void guardWheel(QWidget *root)
+{
+    // Found by name: the guard has no meta-object of its own, so findChild<UnfocusedWheelGuard *>
+    // would return any QObject child.
+    QObject *guard = root->findChild<QObject *>(QStringLiteral("headlabWheelGuard"), Qt::FindDirectChildrenOnly);
+    if (!guard) {
+        guard = new UnfocusedWheelGuard(root);
+        guard->setObjectName(QStringLiteral("headlabWheelGuard"));
+    }
+    QList<QWidget *> controls;
+    for (QWidget *w : root->findChildren<QAbstractSpinBox *>()) controls << w;
+    for (QWidget *w : root->findChildren<QComboBox *>()) controls << w;
+    for (QWidget *w : controls) {
+        if (w->property("headlabWheelGuard").toBool()) continue;
+        w->setProperty("headlabWheelGuard", true);
+        w->setFocusPolicy(Qt::StrongFocus);
+        w->installEventFilter(guard);
+    }
 }
 
 // The items of a list typed into a field ("1e-3, 3e-4 1e-2"), each read by `read` (false: the
@@ -116,6 +159,11 @@ const SweepAxis *findAxis(const Session &s, const std::string &name)
         if (a.name == name) return &a;
     return nullptr;
 }
+
+// Whether setAxis keeps an axis for these values: more than one, or the session swept it before.
+// While it does, the base's value of that field is not touched: every run takes the axis' value,
+// and rewriting the base from the first value changed a saved session for no reason.
+bool keepsAxis(size_t values, bool hadAxis) { return values > 1 || hadAxis; }
 
 // Sets an axis' values, or, when there is one value and the session never swept it, the base.
 void setAxis(Session &s, const std::string &name, std::vector<AxisValue> values, bool hadAxis)
@@ -429,6 +477,7 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     });
 
     loadFrom(Session{});
+    guardWheel(this);
 }
 
 std::string ExperimentForm::taskId() const
@@ -514,12 +563,13 @@ void ExperimentForm::addPhaseRow(const PhaseConfig &phase)
     m_phases->setItem(row, PhaseBatch, new QTableWidgetItem(QString::number(phase.batchSize)));
     m_phases->setItem(
         row, PhaseLr,
-        new QTableWidgetItem(phase.useScannedLr ? tr("scanned") : formatNumber(phase.lr)));
+        new QTableWidgetItem(phase.useScannedLr ? tr("scanned") : exactNumber(phase.lr)));
     auto *optimizer =
         enumCombo({QStringLiteral("Adam"), QStringLiteral("AdamW")}, int(phase.optimizer.kind));
     m_phases->setCellWidget(row, PhaseOptimizer, optimizer);
     auto *schedule = enumCombo({tr("constant"), tr("warm-up + cosine")}, int(phase.schedule.kind));
     m_phases->setCellWidget(row, PhaseSchedule, schedule);
+    guardWheel(this);
     for (auto *c : {objective, optimizer, schedule})
         connect(c, &QComboBox::currentIndexChanged, this, [this] { edited(); });
 }
@@ -665,8 +715,9 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
         if (d < 1) errs << tr("sweep.d_model: %1 must be at least 1").arg(d);
     std::vector<AxisValue> dValues;
     for (double d : dModels) dValues.push_back(number(d));
-    if (!dModels.empty()) b.model.dModel = int64_t(dModels.front());
-    setAxis(def, "d_model", dValues, findAxis(m_loaded, "d_model") != nullptr);
+    const bool hadDModel = findAxis(m_loaded, "d_model") != nullptr;
+    if (!dModels.empty() && !keepsAxis(dValues.size(), hadDModel)) b.model.dModel = int64_t(dModels.front());
+    setAxis(def, "d_model", dValues, hadDModel);
 
     std::vector<AxisValue> headValues;
     if (m_headsSame->isChecked()) {
@@ -676,9 +727,10 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
             if (h < 1) errs << tr("sweep.heads: %1 must be at least 1").arg(h);
             headValues.push_back(number(h));
         }
-        if (!heads.empty())
+        const bool swept = keepsAxis(headValues.size(), findAxis(m_loaded, "heads") != nullptr);
+        if (!heads.empty() && !(swept && b.model.heads.size() == size_t(layers)))
             b.model.heads.assign(size_t(layers), int64_t(heads.front()));
-        else
+        else if (heads.empty())
             b.model.heads.assign(size_t(layers), 1);
     } else {
         const auto schedules = m_schedules->schedules(&errs);
@@ -694,7 +746,7 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
             v.ints = schedules[i];
             headValues.push_back(v);
         }
-        if (!schedules.empty()) b.model.heads = schedules.front();
+        if (!schedules.empty() && b.model.heads.size() != size_t(layers)) b.model.heads = schedules.front();
     }
     const bool hadHeads = findAxis(m_loaded, "heads") != nullptr;
     setAxis(def, "heads", headValues, hadHeads || !m_headsSame->isChecked());
@@ -753,8 +805,9 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
         if (v <= 0) errs << tr("sweep.lr: %1 must be positive").arg(v);
         lrValues.push_back(number(v));
     }
-    if (!lrs.empty()) b.lr = lrs.front();
-    setAxis(def, "lr", lrValues, findAxis(m_loaded, "lr") != nullptr);
+    const bool hadLr = findAxis(m_loaded, "lr") != nullptr;
+    if (!lrs.empty() && !keepsAxis(lrValues.size(), hadLr)) b.lr = lrs.front();
+    setAxis(def, "lr", lrValues, hadLr);
 
     const auto seeds = parseSeeds(m_seeds->text(), QStringLiteral("sweep.seed"), &errs);
     std::vector<AxisValue> seedValues;
@@ -764,8 +817,9 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
         value.unsignedValue = v;
         seedValues.push_back(value);
     }
-    if (!seeds.empty()) b.initSeed = b.dataSeed = seeds.front();
-    setAxis(def, "seed", seedValues, findAxis(m_loaded, "seed") != nullptr);
+    const bool hadSeed = findAxis(m_loaded, "seed") != nullptr;
+    if (!seeds.empty() && !keepsAxis(seedValues.size(), hadSeed)) b.initSeed = b.dataSeed = seeds.front();
+    setAxis(def, "seed", seedValues, hadSeed);
 
     b.evalEvery = m_evalEvery->value();
     b.device = m_device->currentText().toStdString();

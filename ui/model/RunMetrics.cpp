@@ -8,6 +8,8 @@
 
 #include <QStringList>
 
+#include <charconv>
+
 namespace headlab::ui {
 
 double valueAtStep(const Curve &curve, int64_t step)
@@ -162,6 +164,14 @@ QString displayLabel(const QString &label)
     const double v = label.toDouble(&ok);
     if (!ok || label.size() <= 6) return label;
     return formatNumber(std::stod(QString::number(v, 'g', 3).toStdString()));
+}
+
+QString exactNumber(double value)
+{
+    if (!std::isfinite(value)) return QString::number(value);
+    char buffer[64];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value); // shortest round trip
+    return QString::fromLatin1(buffer, int(result.ptr - buffer));
 }
 
 QString formatNumber(double value)

@@ -53,7 +53,10 @@ QString statusText(RunStatus status);
 QColor statusColor(RunStatus status, bool dark);
 QString formatLoss(double value);
 QString formatDuration(double seconds); // "3 m 12 s", "—" for unknown
-QString formatNumber(double value);     // compact, 1e-3 style for small values
+QString formatNumber(double value);     // compact, 1e-3 style for small values: for reading only
+// The shortest text that reads back as exactly `value` ("0.000316227766", "16384", "1e-05"): what
+// an editable field shows, so that opening and saving a session never changes a number.
+QString exactNumber(double value);
 // An axis value label as people read it: numbers compact ("5.48e-5" for 5.4772255750516611e-05),
 // anything else unchanged. Matching always uses the stored label.
 QString displayLabel(const QString &label);
