@@ -27,6 +27,9 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
 
 #include <QChart>
 #include <QAbstractSeries>
@@ -110,6 +113,7 @@ private Q_SLOTS:
     void appStopsAndSavesOnSigterm_data();
     void appStopsAndSavesOnSigterm();
     void secondWriterOfASessionIsRefused();
+    void anUntitledSessionNeverReusesAnothersResults();
 };
 
 void TestUiTraining::appStopsAndSavesOnSigterm_data()
@@ -566,6 +570,48 @@ void TestUiTraining::fileTaskTrainsInTheAppWithItsFigures()
                                                         window.model()->session().view);
     QVERIFY(files.contains(dir.filePath("figures/fig2_heatmap.png")));
     QVERIFY(files.contains(dir.filePath("figures/fig1_loss_per_digit.svg")));
+}
+
+// An untitled session reused a previous class's autosaved results: "2 resumed from checkpoints",
+// with no live training. Each untitled session has an autosave of its own, removed when the
+// session is discarded (replaced, or the window closed without saving it).
+void TestUiTraining::anUntitledSessionNeverReusesAnothersResults()
+{
+    QStandardPaths::setTestModeEnabled(true); // autosaves under ~/.qttest, not the user's
+    MainWindow window;
+    window.setInteractive(false);
+    Session s = uitest::tinySession(40);
+    s.checkpoints.every = 10;
+    window.model()->setSession(s);
+    window.form()->loadFrom(window.model()->session());
+    window.form()->setPendingRuns(4);
+    QSignalSpy finished(window.controller(), &TrainingController::sweepFinished);
+    QVERIFY(window.startSweep());
+    QVERIFY(finished.wait(120000));
+    const QString first = window.untitledAutosavePath();
+    QVERIFY(!first.isEmpty());
+    const QString firstResults = QString::fromStdString(resultsDirFor(first.toStdString()));
+    QVERIFY(QDir(firstResults + "/checkpoints").exists());
+
+    // The next class: a new untitled session with the same runs trains them from step 0.
+    window.newSession();
+    QVERIFY(!QFileInfo::exists(first) && !QDir(firstResults).exists()); // discarded with its session
+    window.model()->setSession(s);
+    window.form()->loadFrom(window.model()->session());
+    window.form()->setPendingRuns(4);
+    QVERIFY(window.startSweep());
+    QVERIFY(finished.wait(120000));
+    const QString second = window.untitledAutosavePath();
+    QVERIFY(!second.isEmpty() && second != first);
+    for (const auto &run : window.model()->session().runs) {
+        QCOMPARE(run.result.status, RunStatus::Done);
+        QVERIFY2(run.result.message.find("resum") == std::string::npos, run.result.message.c_str());
+        QCOMPARE(run.result.train.front().step, int64_t(2)); // trained from its first step here
+    }
+    // Closing the window without saving removes it too.
+    const QString secondResults = QString::fromStdString(resultsDirFor(second.toStdString()));
+    window.close();
+    QVERIFY(!QFileInfo::exists(second) && !QDir(secondResults).exists());
 }
 
 QTEST_MAIN(TestUiTraining)

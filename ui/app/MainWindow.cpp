@@ -20,6 +20,8 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QFile>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileDialog>
@@ -627,6 +629,7 @@ void MainWindow::newSession()
     s.name = "untitled";
     expandSweep(s);
     m_model->setSession(std::move(s));
+    discardAutosave();
     m_form->loadFrom(m_model->session());
     restoreView();
     updateTitle();
@@ -640,6 +643,7 @@ bool MainWindow::openPreset(const QString &name)
         Session s = loadPreset(name.toStdString());
         expandSweep(s);
         m_model->setSession(std::move(s));
+        discardAutosave();
     } catch (const SessionError &e) {
         showError(tr("Preset"), QString::fromUtf8(e.what()));
         return false;
@@ -664,6 +668,7 @@ bool MainWindow::openSession(const QString &path)
         showError(tr("Open session"), QString::fromUtf8(e.what()));
         return false;
     }
+    discardAutosave();
     m_form->loadFrom(m_model->session());
     m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
     restoreView();
@@ -726,22 +731,38 @@ bool MainWindow::saveSessionAs(const QString &path)
     addRecentFile(path);
     statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
     updateTitle();
+    // Its results now live beside the file (checkpoints hard-linked); while a sweep still writes
+    // checkpoints into the autosave's folder, that folder stays.
+    if (!m_controller->isRunning()) discardAutosave();
     return true;
 }
 
 QString MainWindow::autosavePath() const
 {
-    // Chosen once: autosave.yaml, unless another HeadLab writes it (its lock is held), then one
-    // of this process's own, so that two windows with untitled sessions do not refuse each other.
+    // One per untitled session: autosave/untitled-TIME(ms)-PID[-N].yaml, a name no other session or
+    // process has used, so that no session ever finds another's results or checkpoints.
     if (m_autosavePath.isEmpty()) {
-        const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-        QDir().mkpath(dir);
-        m_autosavePath = QDir(dir).filePath(QStringLiteral("autosave.yaml"));
-        if (!SessionStore::lockHolder(m_autosavePath.toStdString()).empty())
-            m_autosavePath = QDir(dir).filePath(
-                QStringLiteral("autosave-%1.yaml").arg(QCoreApplication::applicationPid()));
+        const QDir dir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/autosave"));
+        QDir().mkpath(dir.path());
+        const QString stem = QStringLiteral("untitled-%1-%2")
+                                 .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz")))
+                                 .arg(QCoreApplication::applicationPid());
+        QString name = stem + QStringLiteral(".yaml");
+        for (int n = 2; QFileInfo::exists(dir.filePath(name)) || QFileInfo::exists(dir.filePath(name.chopped(5) + ".results")); ++n)
+            name = QStringLiteral("%1-%2.yaml").arg(stem).arg(n);
+        m_autosavePath = dir.filePath(name);
     }
     return m_autosavePath;
+}
+
+void MainWindow::discardAutosave()
+{
+    if (m_autosavePath.isEmpty()) return;
+    const QString path = m_autosavePath;
+    m_autosavePath.clear();
+    if (m_model->storePath() == path) return; // still the shown session's store (not replaced)
+    QFile::remove(path);
+    QDir(QString::fromStdString(resultsDirFor(path.toStdString()))).removeRecursively();
 }
 
 void MainWindow::autosave()
@@ -1021,6 +1042,10 @@ void MainWindow::closeEvent(QCloseEvent *event)
     if (!confirmDiscard()) {
         event->ignore();
         return;
+    }
+    if (m_model->filePath().isEmpty()) { // an untitled session left unsaved: its autosave goes too
+        m_model->setSession(Session{});
+        discardAutosave();
     }
     event->accept();
 }

@@ -51,6 +51,10 @@ public:
     bool openSession(const QString &path);
     bool openPreset(const QString &name);
     void newSession();
+    // Where an untitled session's results go while it has no file: its own file, chosen when it
+    // first needs one and never shared with another untitled session (a class's session found
+    // the last class's checkpoints and resumed from them). Empty until then.
+    QString untitledAutosavePath() const { return m_autosavePath; }
     bool saveSession();
     bool saveSessionAs(const QString &path);
 
@@ -106,7 +110,10 @@ private:
     void exportAllFigures();
     void rerunSelected(bool newSeed);
     QString autosavePath() const;
-    mutable QString m_autosavePath; // autosavePath()'s choice
+    // An untitled session was replaced or the window closed without saving it: its autosave file
+    // and results are removed (what a person kept was saved under a name of its own).
+    void discardAutosave();
+    mutable QString m_autosavePath; // autosavePath()'s choice for the untitled session shown now
     QActionGroup *m_learnedGroup = nullptr; // View ▸ Learned means
     void updateSamplesDock(); // shown for text sessions only
     // Every 2 s while this app is not training: results and checkpoints other processes (shards,
