@@ -492,6 +492,17 @@ void TestUiFigures::exportAllWritesEveryFigure()
     QCOMPARE(files.size(), (FigureExporter::allFigures().size() - 3) * 3);
     for (const auto &f : files)
         QVERIFY2(QFileInfo(f).size() > 40, qPrintable(f)); // more than a CSV header
+    // Addition's per-digit view is its own figure: its export holds each digit's test loss, and
+    // is not the all-digit curves again (the two files were byte for byte equal).
+    auto read = [&](const QString &name) {
+        QFile f(dir.filePath(name));
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    const QByteArray all = read("fig1_loss_curves.csv"), perDigit = read("fig1_loss_per_digit.csv");
+    QVERIFY(!perDigit.isEmpty());
+    QVERIFY(perDigit != all);
+    QVERIFY2(perDigit.contains("test_digit_0") && perDigit.contains("test_digit_2"), perDigit.left(400).constData());
+    QVERIFY(read("fig1_loss_per_digit.png") != read("fig1_loss_curves.png"));
 }
 
 void TestUiFigures::headlessExportAll()

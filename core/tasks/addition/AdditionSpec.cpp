@@ -52,6 +52,11 @@ const TaskSpec &additionTask()
             },
         .initialLoss = [](const TaskConfig &) { return std::log(double(addition::kVocabSize)); },
         .extraCurves = {metric::kTestDigitPrefix},
+        // The per-digit view (EXPERIMENTS.md §4: which digit was learned when): the test loss of
+        // each queried digit, A_0 the ones. The refactor to task rows left it out of this row.
+        .groupCurvePrefix = metric::kTestDigitPrefix,
+        .groupWord = "digit",
+        .groups = [](const TaskConfig &) { return std::vector<std::string>{"A_0 (ones)", "A_1 (tens)", "A_2 (hundreds)"}; },
         .producesSamples = false,
         .plateauMetrics = true,
         .check = checkAddition,
