@@ -127,6 +127,7 @@ private Q_SLOTS:
     void exportWritesValidSvgAndPng_data();
     void exportWritesValidSvgAndPng();
     void exportAllWritesEveryFigure();
+    void lossCurvesOfSeveralRunsHaveALegendInEveryMode();
     void headlessExportAll();
     void viewStateTravelsWithTheSession();
     void rankFigureIsBestOverSeeds();
@@ -503,6 +504,52 @@ void TestUiFigures::exportAllWritesEveryFigure()
     QVERIFY(perDigit != all);
     QVERIFY2(perDigit.contains("test_digit_0") && perDigit.contains("test_digit_2"), perDigit.left(400).constData());
     QVERIFY(read("fig1_loss_per_digit.png") != read("fig1_loss_curves.png"));
+}
+
+// The default demo's loss curves had no legend: one could not tell 1 head from 3. With several
+// runs, in every mode (median off, runs selected, exported offscreen), the legend is shown and
+// lists the colour axis' values, and runs of different values differ in colour.
+void TestUiFigures::lossCurvesOfSeveralRunsHaveALegendInEveryMode()
+{
+    SessionModel model;
+    Session s = uitest::syntheticSession();
+    model.setSession(s);
+    auto visibleMarkers = [](LossChartView &loss) {
+        QStringList names;
+        for (auto *m : loss.chart()->legend()->markers())
+            if (m->isVisible() && !m->label().isEmpty()) names << m->label();
+        names.sort();
+        return names;
+    };
+    auto testColours = [&](LossChartView &loss) {
+        QSet<QRgb> colours;
+        for (auto *series : loss.chart()->series())
+            if (auto *line = qobject_cast<QLineSeries *>(series); line && !line->name().isEmpty() && !line->name().contains("ln 10"))
+                colours.insert(line->pen().color().rgb());
+        return colours.size();
+    };
+    for (const bool shown : {true, false}) {
+        LossChartView loss(&model);
+        loss.resize(900, 500);
+        if (shown) loss.show();
+        else { // as exportAll draws it
+            loss.setAttribute(Qt::WA_DontShowOnScreen);
+            loss.show();
+        }
+        loss.setMedianView(false);
+        loss.refresh();
+        QCoreApplication::sendPostedEvents();
+        loss.refresh();
+        QVERIFY2(loss.chart()->legend()->isVisible(), "no legend with several runs");
+        const QStringList names = visibleMarkers(loss);
+        QVERIFY2(names.size() >= 2 && names.join(",").contains("heads = 1") && names.join(",").contains("heads = 2"),
+                 qPrintable(names.join(" | ")));
+        QVERIFY(testColours(loss) >= 2);
+        loss.setSelectedRuns({0, 1});
+        loss.refresh();
+        QVERIFY(loss.chart()->legend()->isVisible());
+        QVERIFY2(visibleMarkers(loss).size() >= 2, qPrintable(visibleMarkers(loss).join(" | ")));
+    }
 }
 
 void TestUiFigures::headlessExportAll()

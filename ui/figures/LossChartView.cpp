@@ -587,7 +587,12 @@ void LossChartView::refresh()
             pen.setCapStyle(Qt::RoundCap);
             QString name;
             QString label = runLabel(m_model->session(), m_model->run(run));
-            if (colourIndex >= 0 && !single) { // the legend lists the colour axis's values, once each
+            // The one series of a run that carries its name in the legend: its test curve (its
+            // first group's in the per-group view). The legend lists the colour axis's values once
+            // each; the slot was taken by the run's train curve, which shows no name, so with
+            // several runs the legend stayed empty.
+            const bool carriesName = kind == Test || kind == Group;
+            if (colourIndex >= 0 && !single && carriesName) {
                 label = coloursNamed.contains(colourIndex) ? QString() : colourName;
                 coloursNamed.insert(colourIndex);
             }
