@@ -4,6 +4,7 @@
 #include "UiTestSessions.h"
 
 #include "ui/model/AxisRange.h"
+#include "ui/figures/ChartTheme.h"
 #include "ui/model/CurveDecimator.h"
 #include "ui/app/ExperimentForm.h"
 #include "ui/model/FigureData.h"
@@ -26,6 +27,9 @@
 #include "core/session/Presets.h"
 #include "core/session/SessionStore.h"
 #include "core/session/Replicates.h"
+
+#include <array>
+#include <cmath>
 
 #include <QAction>
 #include <QChart>
@@ -128,6 +132,8 @@ private Q_SLOTS:
     void exportWritesValidSvgAndPng();
     void exportAllWritesEveryFigure();
     void lossCurvesOfSeveralRunsHaveALegendInEveryMode();
+    void seriesColoursStayApartForColourBlindReaders();
+    void smallMultiplesOfOneAxisAreOneRowOfPanels();
     void headlessExportAll();
     void viewStateTravelsWithTheSession();
     void rankFigureIsBestOverSeeds();
@@ -550,6 +556,60 @@ void TestUiFigures::lossCurvesOfSeveralRunsHaveALegendInEveryMode()
         QVERIFY(loss.chart()->legend()->isVisible());
         QVERIFY2(visibleMarkers(loss).size() >= 2, qPrintable(visibleMarkers(loss).join(" | ")));
     }
+}
+
+// Under a deuteranopia simulation, 3 and 6 heads looked the same, and red meant both "3 heads"
+// and "diverged". Every pair of the palette's colours stays apart after the simulation (Machado,
+// Oliveira and Fernandes 2009, severity 1, on linear RGB), light and dark, and the diverged mark
+// uses no colour of the palette.
+void TestUiFigures::seriesColoursStayApartForColourBlindReaders()
+{
+    auto linear = [](double c) { c /= 255; return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); };
+    auto encoded = [](double c) {
+        c = std::clamp(c, 0.0, 1.0);
+        return 255 * (c <= 0.0031308 ? 12.92 * c : 1.055 * std::pow(c, 1 / 2.4) - 0.055);
+    };
+    auto deuteranope = [&](const QColor &c) {
+        const double r = linear(c.red()), g = linear(c.green()), b = linear(c.blue());
+        return std::array<double, 3>{encoded(0.367322 * r + 0.860646 * g - 0.227968 * b),
+                                     encoded(0.280085 * r + 0.672501 * g + 0.047413 * b),
+                                     encoded(-0.011820 * r + 0.042940 * g + 0.968881 * b)};
+    };
+    for (const bool dark : {false, true}) {
+        QPalette palette;
+        palette.setColor(QPalette::Window, dark ? QColor(30, 30, 30) : QColor(240, 240, 240));
+        palette.setColor(QPalette::Base, dark ? QColor(20, 20, 20) : Qt::white);
+        palette.setColor(QPalette::Text, dark ? Qt::white : Qt::black);
+        const ChartTheme theme = ChartTheme::fromPalette(palette, false);
+        QCOMPARE(theme.dark, dark);
+        QVERIFY(theme.series.size() >= 7);
+        QVERIFY(!theme.series.contains(theme.diverged));
+        for (int i = 0; i < theme.series.size(); ++i)
+            for (int j = i + 1; j < theme.series.size(); ++j) {
+                const auto a = deuteranope(theme.series[i]), b = deuteranope(theme.series[j]);
+                const double distance = std::hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+                QVERIFY2(distance > 35, qPrintable(QStringLiteral("colours %1 and %2 (%3, %4) are %5 apart for a deuteranope")
+                                                       .arg(i).arg(j).arg(theme.series[i].name(), theme.series[j].name())
+                                                       .arg(distance)));
+            }
+    }
+}
+
+// A session that sweeps heads alone got a heads × heads grid: the off-diagonal panels empty.
+void TestUiFigures::smallMultiplesOfOneAxisAreOneRowOfPanels()
+{
+    Session s = uitest::tinySession();
+    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}}};
+    expandSweep(s);
+    SessionModel model;
+    model.setSession(s);
+    SmallMultiplesView grid(&model);
+    grid.resize(800, 500);
+    grid.refresh();
+    ViewState state;
+    grid.saveViewState(state);
+    QCOMPARE(QString::fromStdString(state["grid.rows"]), QStringLiteral("heads"));
+    QCOMPARE(state["grid.columns"], std::string());
 }
 
 void TestUiFigures::headlessExportAll()

@@ -20,7 +20,8 @@ struct ChartTheme {
     QColor foreground; // text, axes
     QColor grid;
     QColor muted; // plateau lines, secondary text
-    QList<QColor> series;
+    QColor diverged; // diverged runs' marks: not a colour of `series`
+    QList<QColor> series; // one colour per value of the colour axis, colour-blind safe
     double lineScale = 1.0; // presenter mode draws thicker lines
     double fontScale = 1.0; // and larger text
 

@@ -279,7 +279,7 @@ void FigureChartView::showData(FigureData data, double logBase)
         m_notLearned->setBrush(Qt::transparent);
         m_notLearned->setPen(QPen(m_theme.foreground, m_theme.line(1.5)));
         m_notLearned->setMarkerSize(11 * m_theme.lineScale);
-        m_diverged->setColor(m_theme.dark ? QColor(255, 110, 100) : QColor(200, 40, 40));
+        m_diverged->setColor(m_theme.diverged);
         m_diverged->setBorderColor(m_theme.background);
         m_diverged->setMarkerSize(11 * m_theme.lineScale);
         QColor faint = m_theme.foreground;

@@ -78,8 +78,12 @@ SmallMultiplesView::SmallMultiplesView(SessionModel *model, QWidget *parent)
 
 QString SmallMultiplesView::title() const
 {
-    return tr("Train and test loss, one panel per (%1, %2)")
-        .arg(QString::fromStdString(rowAxis()), QString::fromStdString(columnAxis()));
+    QStringList axes;
+    for (const std::string &a : {rowAxis(), columnAxis()})
+        if (!a.empty()) axes << QString::fromStdString(a);
+    if (axes.isEmpty()) return tr("Train and test loss of every run");
+    return axes.size() == 1 ? tr("Train and test loss, one panel per %1").arg(axes.front())
+                            : tr("Train and test loss, one panel per (%1, %2)").arg(axes[0], axes[1]);
 }
 
 std::string SmallMultiplesView::rowAxis() const
@@ -112,7 +116,8 @@ void SmallMultiplesView::refresh()
     const QStringList axes = sweptAxes(m_model->session());
     if (axes != m_axesShown || !m_pending.empty()) {
         ViewState state = m_pending;
-        if (state.empty()) saveViewState(state);
+        // The user's choice when the axes change; a fresh view (no choice yet) takes the defaults.
+        if (state.empty() && m_rows->count() > 0) saveViewState(state);
         m_pending.clear();
         m_axesShown = axes;
         const QSignalBlocker b1(m_rows), b2(m_columns), b3(m_logX), b4(m_showTrain);
@@ -125,7 +130,11 @@ void SmallMultiplesView::refresh()
             m_columns->addItem(a, a);
         }
         const QString defRows = axes.contains("heads") ? "heads" : axes.value(1);
-        const QString defCols = axes.contains("d_model") ? "d_model" : axes.value(0);
+        // Never the rows' axis again: a session that sweeps only heads got a heads × heads grid
+        // whose off-diagonal panels were empty.
+        QString defCols = axes.contains("d_model") && defRows != "d_model" ? QStringLiteral("d_model") : QString();
+        for (const QString &a : axes)
+            if (defCols.isEmpty() && a != defRows) defCols = a;
         int r = m_rows->findData(
             QString::fromStdString(stateValue(state, "rows", defRows.toStdString())));
         int c = m_columns->findData(
@@ -309,8 +318,7 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
                 if (m_showTrain->isChecked()) draw(run.result.train, t.line(0.9), 150, Qt::DotLine);
                 draw(run.result.test, t.line(2.0), 255, Qt::SolidLine);
                 if (run.result.status == RunStatus::Diverged) {
-                    p.setPen(
-                        QPen(t.dark ? QColor(255, 110, 100) : QColor(200, 40, 40), t.line(1.5)));
+                    p.setPen(QPen(t.diverged, t.line(1.5)));
                     p.setFont(t.font(7.5));
                     p.drawText(plot.adjusted(2, 2, -2, -2), Qt::AlignRight | Qt::AlignTop,
                                tr("diverged"));
