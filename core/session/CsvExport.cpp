@@ -84,7 +84,7 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
             for (const auto &column : runCsvColumns()) out << ',' << csvField(column.value(c));
             out << ',' << toString(r.status) << ',' << r.stepsDone << ',' << r.divergedAtStep << ','
                 << yaml::formatNumber(r.wallSeconds) << ',' << csvField(r.device);
-            const auto verdict = learned(r, session.learnedRule);
+            const auto verdict = runLearned(session, r);
             out << ',' << (verdict ? (*verdict ? "1" : "0") : "") << ','
                 << toString(session.learnedRule);
             for (const auto &name : metricNames) {

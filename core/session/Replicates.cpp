@@ -146,7 +146,7 @@ std::vector<ReplicateGroup> groupReplicates(const Session &session, const std::v
             else if (!r.test.empty())
                 losses[it->second].push_back(r.test.back().value);
         }
-        if (const auto verdict = learned(r, session.learnedRule)) {
+        if (const auto verdict = runLearned(session, r)) {
             ++g.verdicts;
             g.learned += *verdict;
         }

@@ -7,6 +7,7 @@
 #include "core/session/SessionStore.h"
 #include "core/config/Yaml.h"
 #include "core/tasks/RunConfigFields.h"
+#include "core/tasks/TaskSpec.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -431,6 +432,13 @@ void expandSweep(Session &session)
     }
     session.runs = std::move(runs);
     session.skipped = std::move(skipped);
+}
+
+std::optional<bool> runLearned(const Session &session, const RunResult &result)
+{
+    const TaskSpec *spec = findTaskSpec(session.base.task.kind);
+    if (spec && !spec->learnedMeaning) return std::nullopt;
+    return learned(result, session.learnedRule);
 }
 
 std::vector<int> pendingRuns(const Session &session)

@@ -67,6 +67,13 @@ struct TaskSpec {
         int64_t dataBytes = 0;
     };
     Footprint (*footprint)(const TaskConfig &) = nullptr;
+    // The unit of its losses, for axis titles: "nats" for a cross-entropy, "MSE × d" for the
+    // nearest-neighbour task's mean squared distance.
+    const char *lossUnit = "nats";
+    // What "learned" means for it, for people (docs, tooltips); nullptr: it gives no verdict (no
+    // loss level marks a learned run, as for language modelling), and no run of it is called
+    // learned or not learned anywhere.
+    const char *learnedMeaning = nullptr;
     // Lines drawn on its loss figures, highest first; may be empty.
     std::vector<PlateauLine> (*plateaus)(const TaskConfig &) = nullptr;
     // The loss at initialisation (ln V for a classifier), which loss axes always show; 0: none,

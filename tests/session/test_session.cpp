@@ -1152,6 +1152,9 @@ void TestSession::storedSessionsOfThisReleaseLoadUnchanged_data()
 // Stored sessions with results, saved by the release that introduced the stored layout (commit
 // 64ddf52; the commands are in each fixture's -input.yaml). They load, export to one YAML file and
 // to CSV byte for byte as that release did, so a refactor of the config tables changes nothing.
+// One deliberate change since: runs.csv's `learned` column is empty for the nearest-neighbour and
+// text tasks, which define no learned verdict (that release wrote addition's ln 10 verdict there;
+// the expected files were re-exported by `headlab-cli export-csv` and differ in that column only).
 void TestSession::storedSessionsOfThisReleaseLoadUnchanged()
 {
     QFETCH(QString, name);

@@ -97,24 +97,49 @@ private Q_SLOTS:
     // figures count it as learned only once it has left the plateau.
     void learnedMeansLeftThePlateau()
     {
+        Session addition = uitest::tinySession(); // left_ln10_plateau, the default rule
         RunResult onPlateau;
         onPlateau.status = RunStatus::Done;
         onPlateau.test = {{0, std::log(22.0)}, {100, 2.3025}};
         onPlateau.metrics = {{"final_test_loss", 2.3025}, {"learned", 1.0}, {"left_ln10_plateau", 0.0}};
-        QVERIFY(!isLearned(onPlateau));
+        QVERIFY(!isLearned(addition, onPlateau));
         RunResult left = onPlateau;
         left.metrics["final_test_loss"] = 1.2;
         left.metrics["left_ln10_plateau"] = 1.0;
-        QVERIFY(isLearned(left));
+        QVERIFY(isLearned(addition, left));
         RunResult older; // a session saved before the plateau metrics: the paper's rule
         older.status = RunStatus::Done;
         older.metrics = {{"final_test_loss", 2.0}};
-        QVERIFY(isLearned(older));
+        QVERIFY(isLearned(addition, older));
         older.metrics["final_test_loss"] = 2.31;
-        QVERIFY(!isLearned(older));
+        QVERIFY(!isLearned(addition, older));
         // The paper's rule, when the session follows it, counts the plateau run as learned.
-        QVERIFY(isLearned(onPlateau, LearnedRule::FinalBelowLn10));
-        QVERIFY(!isLearned(onPlateau, LearnedRule::LeftLn10Plateau));
+        Session paper = addition;
+        paper.learnedRule = LearnedRule::FinalBelowLn10;
+        QVERIFY(isLearned(paper, onPlateau));
+        QVERIFY(!isLearned(addition, onPlateau));
+    }
+
+    // Nearest neighbour and text define no "learned": a loss of 0.741 against a baseline of 1.0
+    // was called learned by addition's ln 10 rule. No verdict there, and their losses carry their
+    // own unit (nearest neighbour's is not nats).
+    void learnedAndUnitsComeFromTheTask()
+    {
+        RunResult finished;
+        finished.status = RunStatus::Done;
+        finished.test = {{0, 1.0}, {100, 0.741}};
+        finished.metrics = {{"final_test_loss", 0.741}};
+        for (const char *kind : {"nearest_neighbour", "text"}) {
+            Session s;
+            s.base.task.kind = kind;
+            QVERIFY2(!runLearned(s, finished).has_value(), kind);
+            QVERIFY(!isLearned(s, finished));
+        }
+        Session nn;
+        nn.base.task.kind = "nearest_neighbour";
+        QCOMPARE(lossUnit(nn), QStringLiteral("MSE × d"));
+        QCOMPARE(lossUnit(uitest::tinySession()), QStringLiteral("nats"));
+        QVERIFY(runLearned(uitest::tinySession(), finished).has_value());
     }
 
     void decimationKeepsMinAndMax();
@@ -1090,7 +1115,7 @@ void TestUiFigures::learnedAgreesOnTheSeedsGrid()
         for (int c = 0; c < table.columnCount(); ++c)
             shown = shown || table.data(table.index(i, c)).toString().contains("learned");
         QCOMPARE(shown, verdict);
-        QCOMPARE(isLearned(s.runs[size_t(i)].result, s.learnedRule), verdict);
+        QCOMPARE(isLearned(s, s.runs[size_t(i)].result), verdict);
     }
     QCOMPARE(learnedRuns, 47); // docs/FINDINGS.md's table: 15 + 15 + 10 + 4 + 3 by width
     // The summary, the P(learned) heatmap and the figures' points count the same verdicts per cell.

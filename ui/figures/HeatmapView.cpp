@@ -631,7 +631,7 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
         p.rotate(-90);
         p.setFont(t.font(8.5));
         p.drawText(QRectF(-bar.height() / 2, -8 * t.fontScale, bar.height(), 14 * t.fontScale),
-                   Qt::AlignCenter, fraction ? tr("fraction learned") : tr("test loss (nats)"));
+                   Qt::AlignCenter, fraction ? tr("fraction learned") : tr("test loss (%1)").arg(lossUnit(m_model->session())));
         p.restore();
     }
     bool anyTraining = false;

@@ -245,8 +245,9 @@ void LossChartView::rebuildAxes()
     m_axisX = makeValueAxis(m_logX->isChecked(), 10, "%.0f");
     m_axisY = makeValueAxis(m_logY->isChecked(), 10, "%.2f");
     m_axisX->setTitleText(tr("step"));
-    m_axisY->setTitleText(m_digits->isChecked() && !groups().curves.empty() ? tr("test loss per %1 (nats)").arg(groups().word)
-                                                : tr("loss (nats)"));
+    const QString unit = lossUnit(m_model->session());
+    m_axisY->setTitleText(m_digits->isChecked() && !groups().curves.empty() ? tr("test loss per %1 (%2)").arg(groups().word, unit)
+                                                : tr("loss (%1)").arg(unit));
     m_chart->addAxis(m_axisX, Qt::AlignBottom);
     m_chart->addAxis(m_axisY, Qt::AlignLeft);
     for (auto *s : m_chart->series()) attach(s);

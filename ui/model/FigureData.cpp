@@ -28,7 +28,7 @@ bool contributes(const RunResult &r)
     return r.status == RunStatus::Done || r.status == RunStatus::Diverged;
 }
 
-void addTo(Accumulator &a, const RunResult &r, LearnedRule rule, const FigureY &y = {})
+void addTo(Accumulator &a, const RunResult &r, const Session &session, const FigureY &y = {})
 {
     if (r.status == RunStatus::Diverged) {
         ++a.diverged;
@@ -38,7 +38,7 @@ void addTo(Accumulator &a, const RunResult &r, LearnedRule rule, const FigureY &
         const double v = figureYOf(r, y);
         if (!std::isfinite(v)) return;
         a.values.push_back(v);
-        a.learned += isLearned(r, rule) ? 1 : 0;
+        a.learned += isLearned(session, r) ? 1 : 0;
         return;
     }
     const double v = finalTestLoss(r);
@@ -47,7 +47,7 @@ void addTo(Accumulator &a, const RunResult &r, LearnedRule rule, const FigureY &
         return;
     }
     a.values.push_back(v);
-    a.learned += isLearned(r, rule) ? 1 : 0;
+    a.learned += isLearned(session, r) ? 1 : 0;
 }
 
 // One point per x at the replicates' statistic (median, or mean), with their range.
@@ -165,7 +165,7 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
     d.title += pointWords(point);
     if (!lrLabel.isEmpty()) d.title += QStringLiteral(" (η = %1)").arg(displayLabel(lrLabel));
     d.xTitle = byHeadDim ? QStringLiteral("head dimension m_H") : QStringLiteral("d_model m");
-    d.yTitle = QStringLiteral("final test loss (nats)");
+    d.yTitle = QStringLiteral("final test loss (%1)").arg(lossUnit(session));
     std::map<double, std::map<double, Accumulator>> byHeads; // n_H -> x -> values
     for (const auto &run : session.runs) {
         if (!contributes(run.result)) continue;
@@ -176,7 +176,7 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
         const double nH = headsPerLayer(run.config);
         const double x =
             byHeadDim ? double(headDimension(run.config)) : double(run.config.model.dModel);
-        addTo(byHeads[nH][x], run.result, session.learnedRule, y);
+        addTo(byHeads[nH][x], run.result, session, y);
     }
     for (const auto &[nH, points] : byHeads)
         d.series.push_back(toSeries(QStringLiteral("n_H = %1").arg(nH), points, d.yMax, point));
@@ -191,7 +191,7 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
                      : QStringLiteral("Final test loss against learning rate η");
     d.title += pointWords(point);
     d.xTitle = scaled ? QStringLiteral("η·√m_H") : QStringLiteral("learning rate η");
-    d.yTitle = QStringLiteral("final test loss (nats)");
+    d.yTitle = QStringLiteral("final test loss (%1)").arg(lossUnit(session));
     std::map<QString, std::map<double, Accumulator>> byConfig;
     for (const auto &run : session.runs) {
         if (!contributes(run.result)) continue;
@@ -206,7 +206,7 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
                        .arg(headsPerLayer(run.config));
         const double x =
             scaled ? run.config.lr * std::sqrt(double(headDimension(run.config))) : run.config.lr;
-        addTo(byConfig[key.join(' ')][x], run.result, session.learnedRule, y);
+        addTo(byConfig[key.join(' ')][x], run.result, session, y);
     }
     for (const auto &[name, points] : byConfig) d.series.push_back(toSeries(name, points, d.yMax, point));
     applyY(d, y);
@@ -342,7 +342,7 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
     } else {
         d.title = QStringLiteral("Final test loss against total heads, mean over seeds") +
                   stoppedNote(stopped);
-        d.yTitle = QStringLiteral("final test loss (nats)");
+        d.yTitle = QStringLiteral("final test loss (%1)").arg(lossUnit(session));
         d.yFromZero = false;
     }
     for (const auto &[scheme, points] : byScheme) {

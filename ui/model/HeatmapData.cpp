@@ -142,7 +142,7 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
         cell.runs << i;
         const auto &r = run.result;
         if (step < 0) { // the verdict is of the finished run
-            if (const auto verdict = learned(r, session.learnedRule)) {
+            if (const auto verdict = runLearned(session, r)) {
                 ++cell.verdicts;
                 cell.learned += *verdict;
             }

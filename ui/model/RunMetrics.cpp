@@ -49,9 +49,15 @@ double testLossAtStep(const RunResult &result, int64_t step)
     return valueAtStep(result.test, step);
 }
 
-bool isLearned(const RunResult &result, LearnedRule rule)
+bool isLearned(const Session &session, const RunResult &result)
 {
-    return learned(result, rule).value_or(false);
+    return runLearned(session, result).value_or(false);
+}
+
+QString lossUnit(const Session &session)
+{
+    const TaskSpec *spec = sessionTask(session);
+    return QString::fromUtf8(spec ? spec->lossUnit : "nats");
 }
 
 int64_t headDimension(const RunConfig &config)

@@ -25,7 +25,10 @@ double finalTrainLoss(const RunResult &result);
 // Test loss at `step` (< 0: final). Diverged runs give NaN.
 double testLossAtStep(const RunResult &result, int64_t step);
 // Learned by the session's rule: core's one definition (core/metrics/LearnedRule.h); no verdict is false.
-bool isLearned(const RunResult &result, LearnedRule rule = LearnedRule::LeftLn10Plateau);
+// runLearned without a verdict counted as not learned (the figures' counts).
+bool isLearned(const Session &session, const RunResult &result);
+// The unit of the session's task's losses, for axis titles ("nats", "MSE × d").
+QString lossUnit(const Session &session);
 // The session's task (its row of the task table), and the loss at initialisation its loss axes
 // always show (0: none; ln 22 for addition). An unknown task (never loaded) gives nullptr / 0.
 const TaskSpec *sessionTask(const Session &session);

@@ -159,7 +159,7 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
             if (!std::isfinite(loss)) return QString();
             return formatLoss(loss) +
                    (isFinished(r.status)
-                        ? (isLearned(r, m_session->session().learnedRule) ? tr("  learned")
+                        ? (isLearned(m_session->session(), r) ? tr("  learned")
                                                                           : QString())
                         : tr(" …"));
         }

@@ -45,6 +45,7 @@ const TaskSpec &additionTask()
             const int64_t train = 3 * t.trainPairs, test = 3 * t.testPairs;
             return TaskSpec::Footprint{test, (train + test) * addition::kSampleLength * 8 + test * 8};
         },
+        .learnedMeaning = "the session's learned_rule: by default the test loss left the ln 10 plateau",
         .plateaus =
             [](const TaskConfig &) {
                 const double ln10 = std::log(10.0);

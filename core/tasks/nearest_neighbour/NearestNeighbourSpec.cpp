@@ -37,6 +37,7 @@ const TaskSpec &nearestNeighbourTask()
             },
         .vocabSize = [](const TaskConfig &) { return int64_t(0); },
         .sequenceLength = [](const TaskConfig &t) { return t.numPoints; },
+        .lossUnit = "MSE × d",
         .plateaus = [](const TaskConfig &) { return std::vector<PlateauLine>{}; },
         .initialLoss = nullptr,
         .extraCurves = {metric::kTestAccuracy, metric::kEpochMean},

@@ -167,6 +167,7 @@ const TaskSpec &sequenceFileTask()
             if (!data) return TaskSpec::Footprint{};
             return TaskSpec::Footprint{int64_t(data->testOrder.size()), int64_t(data->tokens.size()) * 8 + data->examples() * 16}; // int64 tensors on the device
         },
+        .learnedMeaning = "final test loss below ln K, K the distinct answers (guessing among them)",
         .plateaus = plateausOf,
         .initialLoss = [](const TaskConfig &t) {
             const auto data = dataOf(t);
