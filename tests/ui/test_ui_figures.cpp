@@ -120,6 +120,48 @@ private Q_SLOTS:
         QVERIFY(!isLearned(addition, onPlateau));
     }
 
+    // With one η trained, "loss against η" spread 25 configurations sideways over 7e-4 ... 1.5e-3
+    // (read as different learning rates), with nothing saying only one η was trained. Now the
+    // title says so, and the dodge that keeps replicate whiskers apart stays within ±5 %.
+    void lossAgainstOneLearningRateSaysSo()
+    {
+        Session s = uitest::syntheticSession(); // every run at η = 1e-3
+        QVERIFY2(learningRateFigure(s, false).title.contains("one learning rate trained (η = 0.001)"),
+                 qPrintable(learningRateFigure(s, false).title));
+        QVERIFY(!learningRateFigure(s, true).title.contains("one learning rate"));
+        // 25 configurations of 2 seeds each at one η, drawn: every point within 5 % of η.
+        FigureData many;
+        many.logX = true;
+        for (int k = 0; k < 25; ++k) {
+            FigureSeries series;
+            series.name = QStringLiteral("config %1").arg(k);
+            series.points = {QPointF(1e-3, 1.0 + k * 0.01)};
+            series.learned = {true};
+            series.replicates = {{1.0, 1.1}};
+            series.spread = {{1.0, 1.1}};
+            many.series.push_back(series);
+        }
+        struct DataView : FigureChartView { // draws given data, as every figure of points does
+            using FigureChartView::FigureChartView;
+            QString figureId() const override { return QStringLiteral("test"); }
+            void refresh() override {}
+            void draw(const FigureData &data) { showData(data, 10); }
+        };
+        SessionModel model;
+        model.setSession(s);
+        DataView view(&model);
+        view.resize(900, 500);
+        view.draw(many);
+        int lines = 0;
+        for (auto *series : view.chart()->series())
+            if (auto *line = qobject_cast<QLineSeries *>(series); line && line->name().startsWith("config"))
+                for (const QPointF &p : line->points()) {
+                    ++lines;
+                    QVERIFY2(p.x() > 0.95e-3 && p.x() < 1.05e-3, qPrintable(QString::number(p.x())));
+                }
+        QCOMPARE(lines, 25);
+    }
+
     // Nearest neighbour and text define no "learned": a loss of 0.741 against a baseline of 1.0
     // was called learned by addition's ln 10 rule. No verdict there, and their losses carry their
     // own unit (nearest neighbour's is not nats).

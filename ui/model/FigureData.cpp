@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace headlab::ui {
 
@@ -209,6 +210,13 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         addTo(byConfig[key.join(' ')][x], run.result, session, y);
     }
     for (const auto &[name, points] : byConfig) d.series.push_back(toSeries(name, points, d.yMax, point));
+    // One η trained: the figure has no learning-rate axis to show; it says so, and which fits.
+    std::set<double> rates;
+    for (const auto &run : session.runs)
+        if (contributes(run.result)) rates.insert(run.config.lr);
+    if (rates.size() == 1 && !scaled)
+        d.title += QStringLiteral(" — one learning rate trained (η = %1): the heatmap or loss against m_H shows this sweep")
+                       .arg(exactNumber(*rates.begin()));
     applyY(d, y);
     return d;
 }
