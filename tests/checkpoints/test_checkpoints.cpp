@@ -123,6 +123,26 @@ void copyFolder(const std::string &from, const std::string &to)
         QFile::copy(QString::fromStdString(from) + "/" + name, QString::fromStdString(to) + "/" + name);
 }
 
+// A session of one run (twoPhaseRun(seed)) at `sessionPath` that trained until it was stopped at
+// step 70, keeping checkpoints by `policy` in the folder the session gives the run.
+struct StoppedRun {
+    Session session;
+    std::string dir; // the run's checkpoint folder
+};
+
+StoppedRun stoppedAtStep70(const std::string &sessionPath, uint64_t seed, const CheckpointPolicy &policy)
+{
+    StoppedRun out;
+    out.session.base = twoPhaseRun(seed, 1e-3);
+    expandSweep(out.session);
+    std::vector<SweepJob> jobs = pendingJobs(out.session);
+    attachCheckpoints(jobs, out.session, sessionPath);
+    out.dir = jobs.front().checkpointDir;
+    int polls = 0;
+    train({out.session.base}, {out.dir}, {}, policy, [&](size_t) { return ++polls > 70; });
+    return out;
+}
+
 } // namespace
 
 class TestCheckpoints : public QObject {
@@ -613,19 +633,13 @@ void TestCheckpoints::aRunThatFailedOnACheckpointTrainsAgain()
 {
     QTemporaryDir tmp;
     const std::string sessionPath = dirOf(tmp, "s.yaml");
-    Session session;
-    session.base = twoPhaseRun(7, 1e-3);
-    expandSweep(session);
-    std::vector<SweepJob> jobs = pendingJobs(session);
-    attachCheckpoints(jobs, session, sessionPath);
     CheckpointPolicy policy;
     policy.every = 20;
-    int polls = 0;
-    train({session.base}, {jobs.front().checkpointDir}, {}, policy, [&](size_t) { return ++polls > 70; });
+    auto [session, dir] = stoppedAtStep70(sessionPath, 7, policy);
     RunResult &stored = session.runs.front().result;
     stored.status = RunStatus::Failed;
-    stored.message = jobs.front().checkpointDir + "/step-000000070.safetensors: is not a usable checkpoint: it was written "
-                                                  "for another configuration than this run's";
+    stored.message = dir + "/step-000000070.safetensors: is not a usable checkpoint: it was written "
+                           "for another configuration than this run's";
     QVERIFY(failedOnACheckpoint(stored));
     QCOMPARE(pendingRuns(session), std::vector<int>{0});
     std::vector<SweepJob> again = pendingJobs(session);
@@ -644,18 +658,11 @@ void TestCheckpoints::resumingPrunesEarlierCheckpointsAndSweepsLeftovers()
 {
     QTemporaryDir tmp;
     const std::string sessionPath = dirOf(tmp, "s.yaml");
-    Session session;
-    session.base = twoPhaseRun(8, 1e-3);
-    expandSweep(session);
-    std::vector<SweepJob> jobs = pendingJobs(session);
-    attachCheckpoints(jobs, session, sessionPath);
-    const std::string dir = jobs.front().checkpointDir;
     CheckpointPolicy many;
     many.every = 10;
     many.keep = 20;
     many.plateaus = false;
-    int polls = 0;
-    train({session.base}, {dir}, {}, many, [&](size_t) { return ++polls > 70; });
+    auto [session, dir] = stoppedAtStep70(sessionPath, 8, many);
     QCOMPARE(listCheckpoints(dir).size(), size_t(7)); // steps 10 ... 70
     writeAll(dir + "/.step-000000080.safetensors.tmp-4242", "half a checkpoint");
 
