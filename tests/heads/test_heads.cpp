@@ -332,6 +332,28 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
     refuses({"inspect", session, "--run", "0", "--step", "150"}, "it has steps 100, 200, 300");
     refuses({"inspect", session, "--run", "0", "--input", "1000 + 1"}, "--input");
     refuses({"inspect", session, "--run", "0", "--ablation", "half"}, "--ablation");
+    refuses({"inspect", session, "--run", "0", "--input", "1+1" + QString(30000, ' ') + "x"}, "--input"); // no stack overflow
+
+    // A foreign checkpoint (another configuration's: 1 head, this run has 2) in the run's folder:
+    // inspect showed its 1-head model without a word. Now it is refused, by file and reason.
+    const QString other = tmp.filePath("other.yaml");
+    QFile o(other);
+    QVERIFY(o.open(QIODevice::WriteOnly));
+    o.write("schema_version: 2\nname: other\ncheckpoints: {every: 100}\nexperiment:\n"
+            "  task: {kind: addition, train_pairs: 512, test_pairs: 32}\n  model: {d_model: 24, heads: 1, layers: 2}\n"
+            "  phases:\n    - {name: answer, objective: answer, steps: 400, batch_size: 16}\n"
+            "  lr: 3.0e-3\n  eval_every: 100\n  device: cpu\n");
+    o.close();
+    QCOMPARE(std::get<0>(cli({"run", other, "--threads", "1"})), 0);
+    QDir ours(tmp.filePath("s.results/checkpoints")), theirs(tmp.filePath("other.results/checkpoints"));
+    const QString ourRun = ours.entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
+    const QString theirRun = theirs.entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
+    QVERIFY(QFile::copy(theirs.filePath(theirRun + "/step-000000400.safetensors"), ours.filePath(ourRun + "/step-000000400.safetensors")));
+    {
+        auto [code, out, err] = cli({"inspect", session, "--run", "0", "--step", "400"});
+        QCOMPARE(code, 2);
+        QVERIFY2(err.contains("step-000000400.safetensors") && err.contains("another configuration"), qPrintable(err));
+    }
 }
 
 void TestHeads::everyTaskShowsItsHeadsOnItsInput_data()

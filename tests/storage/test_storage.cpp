@@ -800,6 +800,10 @@ void TestStorage::shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun()
     QCOMPARE(refused.exitCode, 2);
     QVERIFY2(refused.err.contains("shards of") && refused.err.contains("shard 1/2: PID"), qPrintable(refused.err));
     QVERIFY(runCli({"status", s3}).out.contains("running: shard 1/2"));
+    // A second process on the same shard is told who holds it (it said "(a process)").
+    const CliResult sameShard = runCli({"run", s3, "--shard", "1/2", "--threads", "1"});
+    QVERIFY2(sameShard.exitCode == 2 && sameShard.err.contains("PID " + QString::number(shard.processId())),
+             qPrintable(sameShard.err));
     QVERIFY(runCli({"merge", s3}).exitCode == 0); // takes what has finished: nothing yet
     ::kill(pid_t(shard.processId()), SIGTERM);
     QVERIFY(shard.waitForFinished(60000));
