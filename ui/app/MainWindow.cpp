@@ -33,6 +33,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSortFilterProxyModel>
@@ -145,7 +146,9 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_form, &ExperimentForm::startAllowedChanged, this, [this] { updateActions(); });
 
     setWindowIcon(QIcon::fromTheme(QStringLiteral("applications-science")));
-    resize(1440, 900);
+    // 1440 x 900, or less where the screen's available area is smaller.
+    const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1440, 900);
+    resize(std::min(1440, int(available.width() * 0.95)), std::min(900, int(available.height() * 0.92)));
     newSession();
 }
 
@@ -392,8 +395,10 @@ void MainWindow::buildLayout()
     auto *scroll = new QScrollArea(this);
     scroll->setWidget(m_form);
     scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(m_form->sizeHint().width() + 24);
+    // As wide as the form wants where the screen allows; on a small screen narrower, scrolled
+    // sideways (its 530 px were part of a minimum window width past 1280 px).
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    scroll->setMinimumWidth(std::min(m_form->sizeHint().width() + 24, 340));
     m_formDock = new QDockWidget(tr("Experiment"), this);
     m_formDock->setObjectName(QStringLiteral("experimentDock"));
     m_formDock->setWidget(scroll);

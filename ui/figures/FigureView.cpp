@@ -14,11 +14,38 @@
 #include <QLegend>
 #include <QLogValueAxis>
 #include <QVBoxLayout>
+#include <QScrollBar>
+#include <QScrollArea>
 #include <QValueAxis>
 
 #include <tuple>
 
 namespace headlab::ui {
+
+namespace {
+
+// A figure's row of controls, scrolled sideways when the window is narrower than the row: its
+// full width (up to 1,213 px) was the window's minimum, which opened at 1753 px on a 1280 px
+// screen and grew past it. Its height is the row's and a scroll bar's.
+class ControlsBar : public QScrollArea {
+public:
+    explicit ControlsBar(QWidget *parent) : QScrollArea(parent)
+    {
+        setFrameShape(QFrame::NoFrame);
+        setWidgetResizable(true);
+        setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+        setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    }
+    QSize sizeHint() const override
+    {
+        const QSize row = widget() ? widget()->sizeHint() : QSize(0, 0);
+        return {row.width(), row.height() + horizontalScrollBar()->sizeHint().height()};
+    }
+    QSize minimumSizeHint() const override { return {80, sizeHint().height()}; }
+};
+
+} // namespace
 
 FigureView::FigureView(SessionModel *model, QWidget *parent)
     : QWidget(parent)
@@ -28,10 +55,12 @@ FigureView::FigureView(SessionModel *model, QWidget *parent)
     m_layout = new QVBoxLayout(this);
     m_layout->setContentsMargins(0, 0, 0, 0);
     m_layout->setSpacing(2);
-    m_controls = new QWidget(this);
+    m_controlsBar = new ControlsBar(this);
+    m_controls = new QWidget;
     m_controlsLayout = new QHBoxLayout(m_controls);
     m_controlsLayout->setContentsMargins(6, 4, 6, 0);
-    m_layout->addWidget(m_controls);
+    m_controlsBar->setWidget(m_controls);
+    m_layout->addWidget(m_controlsBar);
 }
 
 void FigureView::setCanvas(QWidget *canvas)
@@ -89,7 +118,7 @@ void FigureView::setAxisRange(QAbstractAxis *axis, double lo, double hi)
 
 void FigureView::setControlsVisible(bool visible)
 {
-    m_controls->setVisible(visible);
+    m_controlsBar->setVisible(visible);
 }
 
 void FigureView::applyTheme(const ChartTheme &theme)

@@ -21,6 +21,8 @@ class QAbstractAxis;
 class QChart;
 class QChartView;
 
+class QScrollArea;
+
 namespace headlab::ui {
 
 class SessionModel;
@@ -85,6 +87,7 @@ protected:
 
 private:
     QVBoxLayout *m_layout;
+    QScrollArea *m_controlsBar; // scrolls m_controls sideways when the window is narrow
     QWidget *m_controls;
     QHBoxLayout *m_controlsLayout;
     QWidget *m_canvas = nullptr;

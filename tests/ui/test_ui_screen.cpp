@@ -1,0 +1,59 @@
+// test_ui_screen.cpp — the main window on a real X screen (run under Xvfb at 1280x720 and
+// 1920x1080 by ctest): it opens within the screen's available area, stays there whatever figure
+// is shown, and never grows by itself. It opened at 1753x900 on every screen, 1280x720 included,
+// and grew to 2,033 px wide, with chart edges and the status bar off-screen.
+#include "UiTestSessions.h"
+
+#include "ui/app/MainWindow.h"
+#include "ui/figures/FigureView.h"
+
+#include <QScreen>
+#include <QtTest>
+
+using namespace headlab;
+using namespace headlab::ui;
+
+class TestUiScreen : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void theWindowFitsTheScreen();
+};
+
+void TestUiScreen::theWindowFitsTheScreen()
+{
+    if (QGuiApplication::platformName() == QLatin1String("offscreen"))
+        QSKIP("needs a real X screen (ctest runs this under Xvfb)");
+    MainWindow window;
+    window.setInteractive(false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const QRect available = window.screen()->availableGeometry();
+    auto fits = [&](const QString &when) {
+        QCoreApplication::processEvents();
+        QTest::qWait(50);
+        const QSize size = window.size(), minimum = window.minimumSizeHint();
+        QVERIFY2(size.width() <= available.width() && size.height() <= available.height(),
+                 qPrintable(QStringLiteral("%1: the window is %2x%3 on a screen of %4x%5")
+                                .arg(when).arg(size.width()).arg(size.height()).arg(available.width()).arg(available.height())));
+        QVERIFY2(minimum.width() <= available.width() && minimum.height() <= available.height(),
+                 qPrintable(QStringLiteral("%1: the window needs at least %2x%3 on a screen of %4x%5")
+                                .arg(when).arg(minimum.width()).arg(minimum.height()).arg(available.width()).arg(available.height())));
+    };
+    fits(QStringLiteral("at start"));
+    const QSize first = window.size();
+    for (const QString &id : FigureView::figureIds()) {
+        window.showFigure(id);
+        fits(QStringLiteral("showing %1").arg(id));
+    }
+    window.setPresenterMode(true);
+    fits(QStringLiteral("in presenter mode"));
+    window.setPresenterMode(false);
+    fits(QStringLiteral("after presenter mode"));
+    QVERIFY2(window.width() <= first.width() && window.height() <= first.height(),
+             qPrintable(QStringLiteral("the window grew by itself from %1x%2 to %3x%4")
+                            .arg(first.width()).arg(first.height()).arg(window.width()).arg(window.height())));
+}
+
+QTEST_MAIN(TestUiScreen)
+
+#include "test_ui_screen.moc"
