@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <optional>
 #include <set>
+#include <limits>
 #include <map>
 #include <cmath>
 #include <sstream>
@@ -652,12 +653,14 @@ private:
             } catch (const SessionError &) {
             }
         }
+        if (asked < 0) asked = std::numeric_limits<int64_t>::max(); // the asked file is gone: any step will do
         for (const auto &[step, path] : byStep.front()) {
             (void)path;
             if (step <= asked && std::all_of(byStep.begin(), byStep.end(), [step](const auto &m) { return m.count(step) > 0; }))
                 common.insert(step);
         }
         std::vector<std::string> problems;
+        if (common.empty()) problems.push_back(from.front() + ": no checkpoint of a step every run of its ensemble has is left");
         for (const int64_t step : common) {
             try {
                 for (size_t i = 0; i < from.size(); ++i) {
