@@ -149,6 +149,9 @@ MainWindow::MainWindow(QWidget *parent)
     // 1440 x 900, or less where the screen's available area is smaller.
     const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1440, 900);
     resize(std::min(1440, int(available.width() * 0.95)), std::min(900, int(available.height() * 0.92)));
+    // The form as wide as it wants (its phase table whole), up to 40 % of the window; narrower
+    // windows scroll it sideways rather than squeeze the figures.
+    resizeDocks({m_formDock}, {std::min(m_form->sizeHint().width() + 24, int(width() * 0.4))}, Qt::Horizontal);
     newSession();
 }
 
