@@ -69,7 +69,7 @@ int inspectCommand(const InspectArguments &a)
         const SessionRun &run = session.runs[static_cast<size_t>(row)];
         const std::string dir = checkpointDirFor(a.session, run.config);
         std::vector<std::string> problems;
-        const auto found = listCheckpoints(dir, &problems);
+        const auto found = listCheckpoints(dir, &problems, false); // headers; the chosen one is read whole below
         for (const auto &p : problems) std::fprintf(stderr, "%s\n", p.c_str());
         if (found.empty()) {
             std::fprintf(stderr, "headlab-cli inspect: run %d has no checkpoint in %s (it has not trained, or the session "
