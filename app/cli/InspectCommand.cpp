@@ -76,9 +76,24 @@ int inspectCommand(const InspectArguments &a)
                                  "has `checkpoints: false`)\n", row, dir.c_str());
             return kExitBadInput;
         }
-        const CheckpointInfo *chosen = &found.front();
-        if (a.step >= 0) {
-            chosen = nullptr;
+        const CheckpointInfo *chosen = nullptr;
+        if (a.step < 0) {
+            // The newest that reads whole and is this run's (checksum, config, ranges); a damaged or
+            // foreign one is named and passed over.
+            for (const auto &c : found) {
+                try {
+                    loadCheckpoint(c.path, &run.config);
+                    chosen = &c;
+                    break;
+                } catch (const SessionError &e) {
+                    std::fprintf(stderr, "%s; an earlier checkpoint is used\n", e.what());
+                }
+            }
+            if (!chosen) {
+                std::fprintf(stderr, "headlab-cli inspect: run %d has no readable checkpoint in %s\n", row, dir.c_str());
+                return kExitBadInput;
+            }
+        } else {
             std::string steps;
             for (const auto &c : found) {
                 if (c.step == a.step) chosen = &c;

@@ -354,6 +354,11 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
         QCOMPARE(code, 2);
         QVERIFY2(err.contains("step-000000400.safetensors") && err.contains("another configuration"), qPrintable(err));
     }
+    { // without --step: the newest of this run's own, the foreign one named and passed over
+        auto [code, out, err] = cli({"inspect", session, "--run", "0", "--json"});
+        QVERIFY2(code == 0 && err.contains("another configuration than this run's; an earlier checkpoint is used"), qPrintable(err));
+        QCOMPARE(QJsonDocument::fromJson(out.toUtf8()).object()["step"].toInt(), 300);
+    }
 }
 
 void TestHeads::everyTaskShowsItsHeadsOnItsInput_data()
