@@ -122,10 +122,10 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
         (void)key;
         int64_t step = -1;
         for (bool verified = false; !verified;) {
-            step = -1;
-            for (auto it = byStep[members.front()].rbegin(); it != byStep[members.front()].rend() && step < 0; ++it)
-                if (std::all_of(members.begin(), members.end(), [&](SweepJob *m) { return byStep[m].count(it->first) > 0; }))
-                    step = it->first;
+            std::vector<std::map<int64_t, std::string>> lists;
+            for (SweepJob *m : members) lists.push_back(byStep[m]);
+            const auto steps = stepsEveryMemberHas(lists);
+            step = steps.empty() ? -1 : steps.front();
             verified = true;
             if (step < 0) break;
             for (SweepJob *m : members) { // the chosen step's files, read whole: checksum and all

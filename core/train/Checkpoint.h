@@ -52,6 +52,10 @@ CheckpointInfo inspectCheckpoint(const std::string &path, bool verifyData = true
 std::vector<CheckpointInfo> listCheckpoints(const std::string &dir, std::vector<std::string> *problems = nullptr,
                                             bool verifyData = true);
 
+// The steps at which every member of an ensemble has a checkpoint, newest first (each member's
+// checkpoints by step): where an ensemble may resume as one.
+std::vector<int64_t> stepsEveryMemberHas(const std::vector<std::map<int64_t, std::string>> &members);
+
 // Bytes in regular files under `dir` (0 when it does not exist).
 uint64_t directoryBytes(const std::string &dir);
 

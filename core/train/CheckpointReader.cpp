@@ -136,6 +136,16 @@ std::vector<CheckpointInfo> listCheckpoints(const std::string &dir,
     return out;
 }
 
+std::vector<int64_t> stepsEveryMemberHas(const std::vector<std::map<int64_t, std::string>> &members)
+{
+    std::vector<int64_t> steps;
+    if (members.empty()) return steps;
+    for (auto it = members.front().rbegin(); it != members.front().rend(); ++it)
+        if (std::all_of(members.begin(), members.end(), [&](const auto &m) { return m.count(it->first) > 0; }))
+            steps.push_back(it->first);
+    return steps;
+}
+
 uint64_t directoryBytes(const std::string &dir)
 {
     uint64_t total = 0;

@@ -35,7 +35,6 @@
 #include <fstream>
 #include <cstdlib>
 #include <optional>
-#include <set>
 #include <limits>
 #include <map>
 #include <cmath>
@@ -641,7 +640,6 @@ private:
             throw std::invalid_argument("an ensemble resumes all its runs from checkpoints or none");
         // The steps to try, newest first: the asked one, then older ones every member has.
         std::vector<std::map<int64_t, std::string>> byStep(from.size());
-        std::set<int64_t, std::greater<>> common;
         int64_t asked = -1;
         for (size_t i = 0; i < from.size(); ++i) {
             for (const auto &info : listCheckpoints(std::filesystem::path(from[i]).parent_path().string(), nullptr, false))
@@ -654,11 +652,8 @@ private:
             }
         }
         if (asked < 0) asked = std::numeric_limits<int64_t>::max(); // the asked file is gone: any step will do
-        for (const auto &[step, path] : byStep.front()) {
-            (void)path;
-            if (step <= asked && std::all_of(byStep.begin(), byStep.end(), [step](const auto &m) { return m.count(step) > 0; }))
-                common.insert(step);
-        }
+        std::vector<int64_t> common = stepsEveryMemberHas(byStep);
+        std::erase_if(common, [asked](int64_t step) { return step > asked; });
         std::vector<std::string> problems;
         if (common.empty()) problems.push_back(from.front() + ": no checkpoint of a step every run of its ensemble has is left");
         for (const int64_t step : common) {
