@@ -283,14 +283,22 @@ void TestHeads::liveMapsArriveAtEachEvaluation()
 void TestHeads::inspectPrintsWritesAndRefusesBadInput()
 {
     QTemporaryDir tmp;
-    const QString session = tmp.filePath("s.yaml");
-    QFile f(session);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("schema_version: 2\nname: heads\ncheckpoints: {every: 100}\nexperiment:\n"
-            "  task: {kind: addition, train_pairs: 512, test_pairs: 32}\n  model: {d_model: 24, heads: 2, layers: 2}\n"
-            "  phases:\n    - {name: answer, objective: answer, steps: 300, batch_size: 16}\n"
-            "  lr: 3.0e-3\n  eval_every: 100\n  device: cpu\n");
-    f.close();
+    // An addition session of `heads` heads and `steps` steps, checkpoints every 100.
+    auto writeSession = [&tmp](const QString &name, int heads, int steps) {
+        const QString path = tmp.filePath(name);
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly)) return QString();
+        f.write(QStringLiteral("schema_version: 2\nname: %1\ncheckpoints: {every: 100}\nexperiment:\n"
+                               "  task: {kind: addition, train_pairs: 512, test_pairs: 32}\n"
+                               "  model: {d_model: 24, heads: %2, layers: 2}\n"
+                               "  phases:\n    - {name: answer, objective: answer, steps: %3, batch_size: 16}\n"
+                               "  lr: 3.0e-3\n  eval_every: 100\n  device: cpu\n")
+                    .arg(name.section('.', 0, 0)).arg(heads).arg(steps)
+                    .toUtf8());
+        return path;
+    };
+    const QString session = writeSession(QStringLiteral("heads.yaml"), 2, 300);
+    QVERIFY(!session.isEmpty());
     auto cli = [](const QStringList &args) {
         QProcess p;
         p.start(QStringLiteral(HEADLAB_CLI_PATH), args);
@@ -336,16 +344,10 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
 
     // A foreign checkpoint (another configuration's: 1 head, this run has 2) in the run's folder:
     // inspect showed its 1-head model without a word. Now it is refused, by file and reason.
-    const QString other = tmp.filePath("other.yaml");
-    QFile o(other);
-    QVERIFY(o.open(QIODevice::WriteOnly));
-    o.write("schema_version: 2\nname: other\ncheckpoints: {every: 100}\nexperiment:\n"
-            "  task: {kind: addition, train_pairs: 512, test_pairs: 32}\n  model: {d_model: 24, heads: 1, layers: 2}\n"
-            "  phases:\n    - {name: answer, objective: answer, steps: 400, batch_size: 16}\n"
-            "  lr: 3.0e-3\n  eval_every: 100\n  device: cpu\n");
-    o.close();
+    const QString other = writeSession(QStringLiteral("other.yaml"), 1, 400);
+    QVERIFY(!other.isEmpty());
     QCOMPARE(std::get<0>(cli({"run", other, "--threads", "1"})), 0);
-    QDir ours(tmp.filePath("s.results/checkpoints")), theirs(tmp.filePath("other.results/checkpoints"));
+    QDir ours(tmp.filePath("heads.results/checkpoints")), theirs(tmp.filePath("other.results/checkpoints"));
     const QString ourRun = ours.entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
     const QString theirRun = theirs.entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
     QVERIFY(QFile::copy(theirs.filePath(theirRun + "/step-000000400.safetensors"), ours.filePath(ourRun + "/step-000000400.safetensors")));
