@@ -27,13 +27,13 @@
 //                          statistics off, on, and on with live attention maps of one run at each
 //                          evaluation; interleaved K times, best of each; steps/s and ratios)
 // Every line of output is one JSON object.
-#include "core/tasks/addition/AdditionSpec.h"
 #include "core/config/RunConfig.h"
 #include "core/session/Presets.h"
 #include "core/session/Session.h"
+#include "core/session/SessionStore.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
-#include "core/session/SessionStore.h"
+#include "core/tasks/addition/AdditionSpec.h"
 #include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
 
@@ -41,13 +41,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <memory>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -78,7 +78,8 @@ std::vector<std::string> split(const std::string &s, char sep = ',')
     return out;
 }
 
-RunConfig answerOnly(int64_t m, int64_t heads, double lr, int64_t steps, const std::string &device, uint64_t seed)
+RunConfig answerOnly(int64_t m, int64_t heads, double lr, int64_t steps, const std::string &device,
+                     uint64_t seed)
 {
     RunConfig c = additionPaperConfig(m, heads, lr);
     c.phases = {c.phases[1]};
@@ -111,8 +112,10 @@ void single(const Args &a)
         const auto t0 = std::chrono::steady_clock::now();
         const auto r = trainMembers({answerOnly(m, h, 1e-3, steps, device, 0)}, control);
         const double dt = seconds(t0);
-        std::printf("{\"impl\": \"headlab-single\", \"device\": \"%s\", \"m\": %lld, \"heads\": %lld, \"steps_per_s\": %.2f, \"status\": \"%s\"}\n",
-                    r[0].device.c_str(), (long long)m, (long long)h, steps / dt, toString(r[0].status));
+        std::printf("{\"impl\": \"headlab-single\", \"device\": \"%s\", \"m\": %lld, \"heads\": "
+                    "%lld, \"steps_per_s\": %.2f, \"status\": \"%s\"}\n",
+                    r[0].device.c_str(), (long long)m, (long long)h, steps / dt,
+                    toString(r[0].status));
         std::fflush(stdout);
     }
 }
@@ -124,9 +127,10 @@ std::vector<RunConfig> ensembleConfigs(const Args &a, int64_t m, int64_t h, int6
     const auto mix = split(a.get("mix", ""));
     std::vector<RunConfig> cs;
     for (int r = 0; r < runs; ++r) {
-        const int64_t heads = mix.empty() ? h : std::stoll(mix[static_cast<size_t>(r) % mix.size()]);
-        cs.push_back(answerOnly(m, heads, 3e-5 * std::pow(100.0, r / std::max(1.0, runs - 1.0)), steps,
-                                a.get("device", "cpu"), r));
+        const int64_t heads =
+            mix.empty() ? h : std::stoll(mix[static_cast<size_t>(r) % mix.size()]);
+        cs.push_back(answerOnly(m, heads, 3e-5 * std::pow(100.0, r / std::max(1.0, runs - 1.0)),
+                                steps, a.get("device", "cpu"), r));
     }
     return cs;
 }
@@ -147,8 +151,11 @@ void ensemble(const Args &a)
         const auto t0 = std::chrono::steady_clock::now();
         const auto res = trainMembers(make(steps), control);
         const double dt = seconds(t0);
-        std::printf("{\"impl\": \"headlab-ensemble\", \"mix\": \"%s\", \"device\": \"%s\", \"m\": %lld, \"heads\": %lld, \"runs\": %d, \"steps_per_s\": %.2f, \"run_steps_per_s\": %.2f, \"status\": \"%s\"}\n",
-                    a.get("mix", "").c_str(), res[0].device.c_str(), (long long)m, (long long)h, runs, steps / dt, runs * steps / dt, toString(res[0].status));
+        std::printf("{\"impl\": \"headlab-ensemble\", \"mix\": \"%s\", \"device\": \"%s\", \"m\": "
+                    "%lld, \"heads\": %lld, \"runs\": %d, \"steps_per_s\": %.2f, "
+                    "\"run_steps_per_s\": %.2f, \"status\": \"%s\"}\n",
+                    a.get("mix", "").c_str(), res[0].device.c_str(), (long long)m, (long long)h,
+                    runs, steps / dt, runs * steps / dt, toString(res[0].status));
         std::fflush(stdout);
     }
 }
@@ -162,7 +169,8 @@ void sweep(const Args &a)
     for (const auto &w : split(a.get("widths", "24,48,96")))
         for (const auto &h : split(a.get("heads", "3")))
             for (const auto &lr : split(a.get("lrs", "1e-4,1e-3,1e-2")))
-                jobs.push_back({i++, answerOnly(std::stoll(w), std::stoll(h), std::stod(lr), steps, a.get("device", "cpu"), i)});
+                jobs.push_back({i++, answerOnly(std::stoll(w), std::stoll(h), std::stod(lr), steps,
+                                                a.get("device", "cpu"), i)});
     SweepOptions opt;
     opt.device = a.get("device", "cpu");
     opt.threads = std::stoi(a.get("threads", "0"));
@@ -181,9 +189,13 @@ void sweep(const Args &a)
     runner.start(jobs, opt, cb);
     runner.wait();
     const double dt = seconds(t0);
-    std::printf("{\"impl\": \"headlab-sweep\", \"device\": \"%s\", \"widths\": \"%s\", \"heads\": \"%s\", \"runs\": %zu, \"steps\": %lld, \"done\": %d, \"graph_capture_failed\": %d, \"max_ensemble\": %d, \"concurrent\": %d, \"run_steps_per_s\": %.2f, \"seconds\": %.2f}\n",
-                opt.device.c_str(), a.get("widths", "24,48,96").c_str(), a.get("heads", "3").c_str(), jobs.size(),
-                (long long)steps, done, eager, opt.maxEnsemble, opt.concurrent, jobs.size() * steps / dt, dt);
+    std::printf(
+        "{\"impl\": \"headlab-sweep\", \"device\": \"%s\", \"widths\": \"%s\", \"heads\": \"%s\", "
+        "\"runs\": %zu, \"steps\": %lld, \"done\": %d, \"graph_capture_failed\": %d, "
+        "\"max_ensemble\": %d, \"concurrent\": %d, \"run_steps_per_s\": %.2f, \"seconds\": %.2f}\n",
+        opt.device.c_str(), a.get("widths", "24,48,96").c_str(), a.get("heads", "3").c_str(),
+        jobs.size(), (long long)steps, done, eager, opt.maxEnsemble, opt.concurrent,
+        jobs.size() * steps / dt, dt);
     std::fflush(stdout);
 }
 
@@ -213,10 +225,13 @@ void equivalence(const Args &a)
             worst = std::max(worst, d);
             worstRel = std::max(worstRel, d / std::max(1e-6, std::abs(alone.train[k].value)));
         }
-        std::printf("{\"check\": \"equivalence\", \"device\": \"%s\", \"run\": %zu, \"final_alone\": %.8f, \"final_ensemble\": %.8f}\n",
-                    alone.device.c_str(), r, alone.train.back().value, together[r].train.back().value);
+        std::printf("{\"check\": \"equivalence\", \"device\": \"%s\", \"run\": %zu, "
+                    "\"final_alone\": %.8f, \"final_ensemble\": %.8f}\n",
+                    alone.device.c_str(), r, alone.train.back().value,
+                    together[r].train.back().value);
     }
-    std::printf("{\"check\": \"equivalence\", \"device\": \"%s\", \"max_abs_diff\": %.3g, \"max_rel_diff\": %.3g, \"steps\": %lld}\n",
+    std::printf("{\"check\": \"equivalence\", \"device\": \"%s\", \"max_abs_diff\": %.3g, "
+                "\"max_rel_diff\": %.3g, \"steps\": %lld}\n",
                 device.c_str(), worst, worstRel, (long long)(steps + steps / 2));
 }
 
@@ -246,8 +261,11 @@ void determinism(const Args &a)
     other.lr = 3e-3;
     other.initSeed = other.dataSeed = 6;
     const auto together = trainEnsemble({c, other, c});
-    std::printf("{\"check\": \"determinism\", \"device\": \"%s\", \"steps\": %lld, \"repeat_max_abs_diff\": %.3g, \"duplicates_in_ensemble_max_abs_diff\": %.3g, \"final_train_loss\": %.8f}\n",
-                device.c_str(), (long long)(steps + steps / 2), maxDiff(first, second), maxDiff(together[0], together[2]),
+    std::printf("{\"check\": \"determinism\", \"device\": \"%s\", \"steps\": %lld, "
+                "\"repeat_max_abs_diff\": %.3g, \"duplicates_in_ensemble_max_abs_diff\": %.3g, "
+                "\"final_train_loss\": %.8f}\n",
+                device.c_str(), (long long)(steps + steps / 2), maxDiff(first, second),
+                maxDiff(together[0], together[2]),
                 first.train.empty() ? NAN : first.train.back().value);
     std::fflush(stdout);
 }
@@ -279,9 +297,12 @@ void fusedAdam(const Args &a)
         double worst = 0;
         for (size_t k = 0; k < fused.train.size() && k < aten.train.size(); ++k)
             worst = std::max(worst, std::abs(fused.train[k].value - aten.train[k].value));
-        std::printf("{\"check\": \"fused-adam\", \"device\": \"%s\", \"optimizer\": \"%s\", \"steps\": %lld, \"final_fused\": %.8f, \"final_aten\": %.8f, \"max_abs_diff\": %.3g}\n",
-                    device.c_str(), adamw ? "adamw+warmup_cosine" : "adam", (long long)steps,
-                    fused.train.empty() ? NAN : fused.train.back().value, aten.train.empty() ? NAN : aten.train.back().value, worst);
+        std::printf(
+            "{\"check\": \"fused-adam\", \"device\": \"%s\", \"optimizer\": \"%s\", \"steps\": "
+            "%lld, \"final_fused\": %.8f, \"final_aten\": %.8f, \"max_abs_diff\": %.3g}\n",
+            device.c_str(), adamw ? "adamw+warmup_cosine" : "adam", (long long)steps,
+            fused.train.empty() ? NAN : fused.train.back().value,
+            aten.train.empty() ? NAN : aten.train.back().value, worst);
         std::fflush(stdout);
     }
 }
@@ -300,22 +321,29 @@ void devices(const Args &a)
         c.initSeed = c.dataSeed = 7;
         res[dev] = trainRun(c);
         const auto &r = res[dev];
-        std::printf("{\"check\": \"devices\", \"device\": \"%s\", \"status\": \"%s\", \"train_loss_step_%lld\": %.8f, \"train_loss_step_%lld\": %.8f, \"test_loss_step_%lld\": %.8f, \"message\": \"%s\"}\n",
-                    dev.c_str(), toString(r.status), (long long)steps, r.train.size() >= (size_t)steps ? r.train[steps - 1].value : NAN,
-                    (long long)(2 * steps), r.train.empty() ? NAN : r.train.back().value, (long long)steps,
-                    r.test.size() > 1 ? r.test[1].value : NAN, r.message.c_str());
+        std::printf("{\"check\": \"devices\", \"device\": \"%s\", \"status\": \"%s\", "
+                    "\"train_loss_step_%lld\": %.8f, \"train_loss_step_%lld\": %.8f, "
+                    "\"test_loss_step_%lld\": %.8f, \"message\": \"%s\"}\n",
+                    dev.c_str(), toString(r.status), (long long)steps,
+                    r.train.size() >= (size_t)steps ? r.train[steps - 1].value : NAN,
+                    (long long)(2 * steps), r.train.empty() ? NAN : r.train.back().value,
+                    (long long)steps, r.test.size() > 1 ? r.test[1].value : NAN, r.message.c_str());
     }
 }
-
 
 // Kernel classes by name, coarse enough to say where a step's GPU time goes.
 std::string kernelClass(const std::string &n)
 {
     auto has = [&](const char *s) { return n.find(s) != std::string::npos; };
-    if (has("gemm") || has("Gemm") || has("cutlass") || has("cublas") || has("sm90_xmma") || has("ampere_")) return "matmul";
-    if (has("fmha") || has("attention") || has("Attention") || has("softmax") || has("Softmax")) return "attention";
+    if (has("gemm") || has("Gemm") || has("cutlass") || has("cublas") || has("sm90_xmma") ||
+        has("ampere_"))
+        return "matmul";
+    if (has("fmha") || has("attention") || has("Attention") || has("softmax") || has("Softmax"))
+        return "attention";
     if (has("layer_norm") || has("LayerNorm")) return "layer_norm";
-    if (has("index") || has("Index") || has("gather") || has("scatter") || has("CatArray") || has("cat_")) return "index/cat";
+    if (has("index") || has("Index") || has("gather") || has("scatter") || has("CatArray") ||
+        has("cat_"))
+        return "index/cat";
     if (has("reduce") || has("Reduce")) return "reduce";
     if (has("elementwise") || has("vectorized") || has("unrolled")) return "elementwise";
     if (has("Memcpy") || has("Memset") || has("memcpy") || has("memset")) return "memcpy/memset";
@@ -357,21 +385,28 @@ double profiled(const std::string &tag, int64_t steps, const std::string &trace,
         ++kernels;
     }
     const char *graphs = std::getenv("HEADLAB_CUDA_GRAPHS");
-    std::printf("{\"profile\": \"total\", %s, \"steps\": %lld, \"graphs\": %s, \"wall_ms_per_step\": %.4f, \"gpu_ms_per_step\": %.4f, \"kernels_per_step\": %.1f, \"status\": \"%s\"}\n",
-                tag.c_str(), (long long)steps, graphs && std::string(graphs) == "0" ? "false" : "true",
-                wall * 1e3 / steps, total / 1e3 / steps, double(kernels) / steps, status.c_str());
+    std::printf(
+        "{\"profile\": \"total\", %s, \"steps\": %lld, \"graphs\": %s, \"wall_ms_per_step\": %.4f, "
+        "\"gpu_ms_per_step\": %.4f, \"kernels_per_step\": %.1f, \"status\": \"%s\"}\n",
+        tag.c_str(), (long long)steps, graphs && std::string(graphs) == "0" ? "false" : "true",
+        wall * 1e3 / steps, total / 1e3 / steps, double(kernels) / steps, status.c_str());
     for (const auto &[cls, acc] : byClass)
-        std::printf("{\"profile\": \"class\", %s, \"class\": \"%s\", \"ms_per_step\": %.4f, \"share\": %.3f, \"kernels_per_step\": %.1f}\n",
-                    tag.c_str(), cls.c_str(), acc.us / 1e3 / steps, acc.us / std::max(total, 1e-9), double(acc.count) / steps);
+        std::printf("{\"profile\": \"class\", %s, \"class\": \"%s\", \"ms_per_step\": %.4f, "
+                    "\"share\": %.3f, \"kernels_per_step\": %.1f}\n",
+                    tag.c_str(), cls.c_str(), acc.us / 1e3 / steps, acc.us / std::max(total, 1e-9),
+                    double(acc.count) / steps);
     std::vector<std::pair<std::string, Acc>> top(byName.begin(), byName.end());
-    std::sort(top.begin(), top.end(), [](const auto &x, const auto &y) { return x.second.us > y.second.us; });
+    std::sort(top.begin(), top.end(),
+              [](const auto &x, const auto &y) { return x.second.us > y.second.us; });
     for (size_t i = 0; i < top.size() && i < 25; ++i) {
         std::string n = top[i].first.substr(0, 120);
         for (auto &ch : n)
             if (ch == '"' || ch == '\\') ch = '\'';
-        std::printf("{\"profile\": \"kernel\", %s, \"name\": \"%s\", \"class\": \"%s\", \"ms_per_step\": %.4f, \"share\": %.3f, \"per_step\": %.1f}\n",
-                    tag.c_str(), n.c_str(), kernelClass(top[i].first).c_str(), top[i].second.us / 1e3 / steps,
-                    top[i].second.us / std::max(total, 1e-9), double(top[i].second.count) / steps);
+        std::printf("{\"profile\": \"kernel\", %s, \"name\": \"%s\", \"class\": \"%s\", "
+                    "\"ms_per_step\": %.4f, \"share\": %.3f, \"per_step\": %.1f}\n",
+                    tag.c_str(), n.c_str(), kernelClass(top[i].first).c_str(),
+                    top[i].second.us / 1e3 / steps, top[i].second.us / std::max(total, 1e-9),
+                    double(top[i].second.count) / steps);
     }
     std::fflush(stdout);
     return wall;
@@ -386,10 +421,12 @@ void profile(const Args &a)
         const int64_t m = std::stoll(mh[0]), h = std::stoll(mh[1]);
         TrainerControl control;
         trainMembers(ensembleConfigs(a, m, h, 10), control); // warm caches and kernels
-        const std::string tag = "\"m\": " + std::to_string(m) + ", \"heads\": " + std::to_string(h) + ", \"runs\": " +
-                                a.get("runs", "8") + ", \"mix\": \"" + a.get("mix", "") + "\"";
+        const std::string tag =
+            "\"m\": " + std::to_string(m) + ", \"heads\": " + std::to_string(h) +
+            ", \"runs\": " + a.get("runs", "8") + ", \"mix\": \"" + a.get("mix", "") + "\"";
         profiled(tag, steps, trace.empty() ? trace : trace + "-" + shape + ".json", [&] {
-            return std::string(toString(trainMembers(ensembleConfigs(a, m, h, steps), control)[0].status));
+            return std::string(
+                toString(trainMembers(ensembleConfigs(a, m, h, steps), control)[0].status));
         });
     }
 }
@@ -407,7 +444,8 @@ double stepFlops(const RunConfig &c)
     const double B = static_cast<double>(c.phases.front().batchSize);
     double perToken = 0;
     for (size_t l = 0; l < c.model.heads.size(); ++l) {
-        const double inner = static_cast<double>(c.model.heads[l] * c.model.widthMultiplier * c.model.headDimOfLayer(l));
+        const double inner = static_cast<double>(c.model.heads[l] * c.model.widthMultiplier *
+                                                 c.model.headDimOfLayer(l));
         perToken += 2 * m * 3 * inner + 2 * inner * m + 2 * 2 * T * inner + 2 * 2 * m * F;
     }
     perToken += 2 * 2 * m * V;
@@ -431,8 +469,10 @@ void preset(const Args &a)
         const RunConfig &c = run.config;
         if (a.opts.count("layers") && c.model.layers() != std::stoll(a.get("layers", ""))) continue;
         if (a.opts.count("w") && c.model.widthMultiplier != std::stoll(a.get("w", ""))) continue;
-        if (a.opts.count("heads") && c.model.heads.front() != std::stoll(a.get("heads", ""))) continue;
-        if (a.opts.count("schedules")) { // "1,2,4,8;4,4,4,4": runs with one of these heads per layer
+        if (a.opts.count("heads") && c.model.heads.front() != std::stoll(a.get("heads", "")))
+            continue;
+        if (a.opts.count(
+                "schedules")) { // "1,2,4,8;4,4,4,4": runs with one of these heads per layer
             std::string one;
             for (auto h : c.model.heads) one += (one.empty() ? "" : ",") + std::to_string(h);
             const auto wanted = split(a.get("schedules", ""), ';');
@@ -441,7 +481,8 @@ void preset(const Args &a)
         picked.push_back(c);
     }
     if (picked.empty()) {
-        std::fprintf(stderr, "headlab-bench preset: no run of %s has those layers/w/heads\n", name.c_str());
+        std::fprintf(stderr, "headlab-bench preset: no run of %s has those layers/w/heads\n",
+                     name.c_str());
         std::exit(2);
     }
     const int64_t steps = std::stoll(a.get("steps", "200"));
@@ -467,15 +508,19 @@ void preset(const Args &a)
     TrainerControl control;
     for (const auto &[key, group] : groups) {
         auto shortened = group;
-        for (auto &c : shortened) c.phases[0].steps = 10, c.evalEvery = 11, c.logEvery = std::min<int64_t>(c.logEvery, 10);
+        for (auto &c : shortened)
+            c.phases[0].steps = 10, c.evalEvery = 11,
+            c.logEvery = std::min<int64_t>(c.logEvery, 10);
         trainMembers(shortened, control); // warm caches, kernels and the graph capture path
     }
     const auto &c0 = configs.front();
     std::string heads;
     for (auto h : c0.model.heads) heads += (heads.empty() ? "" : " ") + std::to_string(h);
-    const std::string tag = "\"preset\": \"" + name + "\", \"layers\": " + std::to_string(c0.model.layers()) +
-                            ", \"w\": " + std::to_string(c0.model.widthMultiplier) + ", \"heads\": \"" + heads +
-                            "\", \"runs\": " + std::to_string(runs) + ", \"ensembles\": " + std::to_string(groups.size());
+    const std::string tag = "\"preset\": \"" + name +
+                            "\", \"layers\": " + std::to_string(c0.model.layers()) +
+                            ", \"w\": " + std::to_string(c0.model.widthMultiplier) +
+                            ", \"heads\": \"" + heads + "\", \"runs\": " + std::to_string(runs) +
+                            ", \"ensembles\": " + std::to_string(groups.size());
     std::vector<RunResult> results;
     auto train = [&] {
         results.clear();
@@ -503,13 +548,16 @@ void preset(const Args &a)
     }
     std::string scheduleList;
     for (const auto &one : schedules) scheduleList += (scheduleList.empty() ? "" : ";") + one;
-    std::printf("{\"impl\": \"headlab-preset\", %s, \"device\": \"%s\", \"tf32\": %s, \"steps\": %lld, "
-                "\"steps_per_s\": %.2f, \"run_steps_per_s\": %.2f, \"tflops\": %.3f, \"gflop_per_run_step\": %.4f, "
-                "\"attention\": \"%s\", \"schedules\": \"%s\", \"status\": \"%s\"}\n",
-                tag.c_str(), results[0].device.c_str(), c0.tf32 ? "true" : "false", (long long)steps, steps / wall,
-                runs * steps / wall, flops * steps / wall / 1e12, stepFlops(c0) / 1e9,
-                results[0].provenance.count("attention") ? results[0].provenance.at("attention").c_str() : "",
-                scheduleList.c_str(), toString(results[0].status));
+    std::printf(
+        "{\"impl\": \"headlab-preset\", %s, \"device\": \"%s\", \"tf32\": %s, \"steps\": %lld, "
+        "\"steps_per_s\": %.2f, \"run_steps_per_s\": %.2f, \"tflops\": %.3f, "
+        "\"gflop_per_run_step\": %.4f, "
+        "\"attention\": \"%s\", \"schedules\": \"%s\", \"status\": \"%s\"}\n",
+        tag.c_str(), results[0].device.c_str(), c0.tf32 ? "true" : "false", (long long)steps,
+        steps / wall, runs * steps / wall, flops * steps / wall / 1e12, stepFlops(c0) / 1e9,
+        results[0].provenance.count("attention") ? results[0].provenance.at("attention").c_str()
+                                                 : "",
+        scheduleList.c_str(), toString(results[0].status));
     std::fflush(stdout);
 }
 
@@ -561,7 +609,8 @@ void storage(const Args &a)
                 r.extra["test_digit_" + std::to_string(d)].push_back(
                     {step, 2.3 * std::exp(-k / (70.0 + 10 * d)) + 0.01 * noise()});
         }
-        r.metrics = {{"final_test_loss", r.test.back().value}, {"learned", 1}, {"left_ln10_plateau", 1}};
+        r.metrics = {
+            {"final_test_loss", r.test.back().value}, {"learned", 1}, {"left_ln10_plateau", 1}};
     }
     auto seconds = [](auto start) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -682,7 +731,8 @@ void saveSweep(const Args &a)
                 "\"wall_saving_inside_s\": %.2f, \"saving_inside_s\": %.2f, "
                 "\"overhead_beside\": %.3f, \"overhead_inside\": %.3f}\n",
                 base.name.c_str(), base.runs.size(), none.wall, beside.wall, beside.saving,
-                inside.wall, inside.saving, beside.wall / none.wall - 1, inside.wall / none.wall - 1);
+                inside.wall, inside.saving, beside.wall / none.wall - 1,
+                inside.wall / none.wall - 1);
 }
 
 } // namespace
@@ -706,7 +756,9 @@ void inside(const Args &a)
                 TrainerControl control;
                 control.threads = threads;
                 if (variant == 2) {
-                    control.attentionWanted = [] { return TrainerControl::AttentionWanted{0, "123 + 456, digit 0"}; };
+                    control.attentionWanted = [] {
+                        return TrainerControl::AttentionWanted{0, "123 + 456, digit 0"};
+                    };
                     control.onAttention = [&](size_t, const AttentionMaps &) { ++maps; };
                 }
                 if (k == 0 && variant == 0) trainMembers({configs.front()}, control); // warm up
@@ -716,11 +768,14 @@ void inside(const Args &a)
                 device = r[0].device;
             }
         ::unsetenv("HEADLAB_HEAD_STATS");
-        std::printf("{\"impl\": \"headlab-inside\", \"device\": \"%s\", \"shape\": \"%s\", \"runs\": %zu, \"eval_every\": %lld, "
-                    "\"steps_per_s_plain\": %.2f, \"steps_per_s_head_stats\": %.2f, \"steps_per_s_head_stats_live_maps\": %.2f, "
-                    "\"ratio_head_stats\": %.4f, \"ratio_live_maps\": %.4f, \"live_maps_delivered\": %d}\n",
-                    device.c_str(), shape.c_str(), configs.size(), (long long)evalEvery, best[0], best[1], best[2],
-                    best[1] / best[0], best[2] / best[0], maps);
+        std::printf(
+            "{\"impl\": \"headlab-inside\", \"device\": \"%s\", \"shape\": \"%s\", \"runs\": %zu, "
+            "\"eval_every\": %lld, "
+            "\"steps_per_s_plain\": %.2f, \"steps_per_s_head_stats\": %.2f, "
+            "\"steps_per_s_head_stats_live_maps\": %.2f, "
+            "\"ratio_head_stats\": %.4f, \"ratio_live_maps\": %.4f, \"live_maps_delivered\": %d}\n",
+            device.c_str(), shape.c_str(), configs.size(), (long long)evalEvery, best[0], best[1],
+            best[2], best[1] / best[0], best[2] / best[0], maps);
         std::fflush(stdout);
     }
 }
@@ -728,7 +783,9 @@ void inside(const Args &a)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: headlab-bench single|ensemble|sweep|equivalence|devices|profile [--key value ...]\n");
+        std::fprintf(stderr,
+                     "usage: headlab-bench single|ensemble|sweep|equivalence|devices|profile "
+                     "[--key value ...]\n");
         return 2;
     }
     Args a;
@@ -738,18 +795,30 @@ int main(int argc, char **argv)
         if (k.rfind("--", 0) == 0) k = k.substr(2);
         a.opts[k] = argv[i + 1];
     }
-    if (a.mode == "single") single(a);
-    else if (a.mode == "ensemble") ensemble(a);
-    else if (a.mode == "inside") inside(a);
-    else if (a.mode == "sweep") sweep(a);
-    else if (a.mode == "equivalence") equivalence(a);
-    else if (a.mode == "devices") devices(a);
-    else if (a.mode == "profile") profile(a);
-    else if (a.mode == "preset") preset(a);
-    else if (a.mode == "fused-adam") fusedAdam(a);
-    else if (a.mode == "determinism") determinism(a);
-    else if (a.mode == "storage") storage(a);
-    else if (a.mode == "save-sweep") saveSweep(a);
+    if (a.mode == "single")
+        single(a);
+    else if (a.mode == "ensemble")
+        ensemble(a);
+    else if (a.mode == "inside")
+        inside(a);
+    else if (a.mode == "sweep")
+        sweep(a);
+    else if (a.mode == "equivalence")
+        equivalence(a);
+    else if (a.mode == "devices")
+        devices(a);
+    else if (a.mode == "profile")
+        profile(a);
+    else if (a.mode == "preset")
+        preset(a);
+    else if (a.mode == "fused-adam")
+        fusedAdam(a);
+    else if (a.mode == "determinism")
+        determinism(a);
+    else if (a.mode == "storage")
+        storage(a);
+    else if (a.mode == "save-sweep")
+        saveSweep(a);
     else {
         std::fprintf(stderr, "headlab-bench: unknown mode '%s'\n", a.mode.c_str());
         return 2;

@@ -2,12 +2,13 @@
 // 512 training pairs, 32 test pairs, one answer-only phase at batch 16.
 #pragma once
 
-#include "core/tasks/RunConfigFields.h"
 #include "core/config/RunConfig.h"
+#include "core/tasks/RunConfigFields.h"
 
 namespace headlab::testing {
 
-inline RunConfig tinyAdditionRun(int64_t dModel, std::vector<int64_t> heads, int64_t steps, double lr)
+inline RunConfig tinyAdditionRun(int64_t dModel, std::vector<int64_t> heads, int64_t steps,
+                                 double lr)
 {
     RunConfig c;
     c.task.kind = "addition";

@@ -33,9 +33,9 @@
 #include <functional>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <map>
 #include <set>
 
 namespace headlab::cli {
@@ -50,7 +50,8 @@ Session loadSessionReporting(const std::string &path)
 Session loadSweepRuns(const std::string &path)
 {
     Session session = loadSessionReporting(path);
-    for (const auto &line : setAsideRunsOutsideTheSweep(session, path)) std::fprintf(stderr, "%s\n", line.c_str());
+    for (const auto &line : setAsideRunsOutsideTheSweep(session, path))
+        std::fprintf(stderr, "%s\n", line.c_str());
     return session;
 }
 
@@ -101,8 +102,8 @@ StoreShard parseShard(const std::string &text, bool given, std::string *error)
     if (given || !text.empty()) {
         const auto slash = text.find('/');
         long i = 0, n = 0;
-        if (slash == std::string::npos || !number(text.substr(0, slash), &i) || !number(text.substr(slash + 1), &n) ||
-            n < 1 || n > 100000 || i < 1 || i > n) {
+        if (slash == std::string::npos || !number(text.substr(0, slash), &i) ||
+            !number(text.substr(slash + 1), &n) || n < 1 || n > 100000 || i < 1 || i > n) {
             *error = "--shard: expected I/N with 1 <= I <= N (e.g. 2/8), got '" + text + "'";
             return shard;
         }
@@ -113,7 +114,8 @@ StoreShard parseShard(const std::string &text, bool given, std::string *error)
     if (!id || !count) return shard;
     const char *minimum = std::getenv("SLURM_ARRAY_TASK_MIN");
     long i = 0, n = 0, lo = 0;
-    if (!number(id, &i) || !number(count, &n) || (minimum && !number(minimum, &lo)) || n < 1 || i - lo < 0 || i - lo >= n) {
+    if (!number(id, &i) || !number(count, &n) || (minimum && !number(minimum, &lo)) || n < 1 ||
+        i - lo < 0 || i - lo >= n) {
         *error = std::string("SLURM_ARRAY_TASK_ID=") + id + " of SLURM_ARRAY_TASK_COUNT=" + count +
                  " is not a shard (use --array 0-(N-1) or 1-N)";
         return shard;
@@ -133,7 +135,8 @@ const CLI::Validator kDeviceList(
                                (one.rfind("cuda:", 0) == 0 && one.size() > 5 &&
                                 one.find_first_not_of("0123456789", 5) == std::string::npos);
             if (!known)
-                return "unknown device '" + one + "' (expected auto, cpu, cuda, cuda:N, a comma list of them, or all)";
+                return "unknown device '" + one +
+                       "' (expected auto, cpu, cuda, cuda:N, a comma list of them, or all)";
             if (comma == std::string::npos) return {};
             start = comma + 1;
         }
@@ -153,7 +156,8 @@ std::string finishedLine(int position, int count, int runIndex, const SessionRun
     if (!r.message.empty() && (r.status == RunStatus::Failed || r.status == RunStatus::Diverged))
         outcome += " (" + r.message + ")";
     std::snprintf(buffer, sizeof buffer, "[%d/%d] run %d %s: %s, %s", position, count, runIndex,
-                  labelsText(run.labels).c_str(), outcome.c_str(), ProgressDisplay::formatDuration(r.wallSeconds).c_str());
+                  labelsText(run.labels).c_str(), outcome.c_str(),
+                  ProgressDisplay::formatDuration(r.wallSeconds).c_str());
     std::string line = buffer;
     // Text runs: what the final model writes, indented under the run's line.
     for (size_t i = 0; i < r.samples.size(); ++i) {
@@ -184,7 +188,8 @@ public:
     }
     ~StopSignals()
     {
-        for (size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &m_previous[i], nullptr);
+        for (size_t i = 0; i < std::size(kSignals); ++i)
+            sigaction(kSignals[i], &m_previous[i], nullptr);
     }
     static int received() { return g_signal.load(); }
 
@@ -192,7 +197,7 @@ private:
     static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
     static inline std::atomic<int> g_signal{0};
     static void onStopSignal(int signal) { g_signal.store(signal); }
-    struct sigaction m_previous[std::size(kSignals)] {};
+    struct sigaction m_previous[std::size(kSignals)]{};
 };
 
 // The training thread's reports, handed to the main thread. // guarded by mutex
@@ -211,7 +216,9 @@ struct Reports {
     {
         SweepCallbacks c;
         c.onProgress = [this](const RunProgress &p) { push([&] { progress.push_back(p); }); };
-        c.onRunFinished = [this](int runIndex, const RunResult &r) { push([&] { finished.push_back({runIndex, r}); }); };
+        c.onRunFinished = [this](int runIndex, const RunResult &r) {
+            push([&] { finished.push_back({runIndex, r}); });
+        };
         c.onSweepFinished = [this] { push([&] { sweepFinished = true; }); };
         return c;
     }
@@ -230,7 +237,10 @@ private:
 class RunLoop {
 public:
     RunLoop(Session &session, SessionStore &store, const RunArguments &a, StoreShard shard = {})
-        : m_session(session), m_store(store), m_args(a), m_shard(shard)
+        : m_session(session)
+        , m_store(store)
+        , m_args(a)
+        , m_shard(shard)
     {}
 
     int run()
@@ -240,9 +250,11 @@ public:
             // The parts are of the whole sweep, not of what is pending, so that a task that runs
             // after others finished (or again after a failure) still trains its own part.
             std::vector<SweepJob> all;
-            for (size_t i = 0; i < m_session.runs.size(); ++i) all.push_back({int(i), m_session.runs[i].config});
+            for (size_t i = 0; i < m_session.runs.size(); ++i)
+                all.push_back({int(i), m_session.runs[i].config});
             std::set<int> mine;
-            for (const auto &job : shardJobs(all, m_shard.index, m_shard.count)) mine.insert(job.runIndex);
+            for (const auto &job : shardJobs(all, m_shard.index, m_shard.count))
+                mine.insert(job.runIndex);
             std::erase_if(jobs, [&](const SweepJob &job) { return !mine.count(job.runIndex); });
         }
         for (const auto &note : attachCheckpoints(jobs, m_session, m_store.sessionPath()))
@@ -256,8 +268,10 @@ public:
             }
         }
         if (resumed > 0)
-            std::fprintf(stderr, "resuming %lld run%s from checkpoints (%lld of their steps already done)\n",
-                         static_cast<long long>(resumed), resumed == 1 ? "" : "s", static_cast<long long>(resumedSteps));
+            std::fprintf(
+                stderr, "resuming %lld run%s from checkpoints (%lld of their steps already done)\n",
+                static_cast<long long>(resumed), resumed == 1 ? "" : "s",
+                static_cast<long long>(resumedSteps));
         m_pending = static_cast<int>(jobs.size());
         SweepOptions options;
         options.checkpoints = m_session.checkpoints;
@@ -276,7 +290,8 @@ public:
         for (;;) {
             const bool sweepFinished = drain(std::chrono::milliseconds(100));
             if (StopSignals::received() != 0 && !m_stopRequested) {
-                stop(std::string(strsignal(StopSignals::received())) + ": stopping the runs in progress and saving" +
+                stop(std::string(strsignal(StopSignals::received())) +
+                     ": stopping the runs in progress and saving" +
                      (StopSignals::received() == SIGTERM ? "" : " (again to quit at once)"));
             }
             if (sweepFinished || !m_runner.isRunning()) break;
@@ -286,7 +301,8 @@ public:
         drain(std::chrono::milliseconds(0));
         m_display->draw(true);
         m_display->finish();
-        return summarise(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        return summarise(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     }
 
 private:
@@ -300,7 +316,8 @@ private:
             std::unique_lock lock(m_reports.mutex);
             if (wait.count() > 0)
                 m_reports.changed.wait_for(lock, wait, [&] {
-                    return !m_reports.finished.empty() || m_reports.sweepFinished || StopSignals::received() != 0;
+                    return !m_reports.finished.empty() || m_reports.sweepFinished ||
+                           StopSignals::received() != 0;
                 });
             progress.swap(m_reports.progress);
             finished.swap(m_reports.finished);
@@ -320,9 +337,10 @@ private:
         ++m_finished;
         m_failed += run.result.status == RunStatus::Failed;
         // A stopped run counts only the steps it did, so the bar does not jump to 100%.
-        m_display->runFinished(runIndex, run.result.status == RunStatus::Stopped
-                                             ? std::min(run.result.stepsDone, run.config.totalSteps())
-                                             : run.config.totalSteps());
+        m_display->runFinished(runIndex,
+                               run.result.status == RunStatus::Stopped
+                                   ? std::min(run.result.stepsDone, run.config.totalSteps())
+                                   : run.config.totalSteps());
         // Stored before it is reported: a line that says a run finished means its file is written
         // (the directory is synced once per batch, in drain()).
         const StoredResult stored = storeResult(m_store, run, /*syncDirectory=*/false);
@@ -345,12 +363,16 @@ private:
     int summarise(double wall)
     {
         bool indexSaved = m_unsaved.empty();
-        if (indexSaved && m_shard.active()) { // a shard writes only its runs; merge writes the session
-            std::fprintf(stderr, "shard %d/%d: %d runs trained, %d failed; results in %s (headlab-cli merge %s folds them in)\n",
-                         m_shard.index + 1, m_shard.count, m_finished, m_failed, m_store.resultsDir().c_str(),
-                         m_args.outputPath.c_str());
+        if (indexSaved &&
+            m_shard.active()) { // a shard writes only its runs; merge writes the session
+            std::fprintf(stderr,
+                         "shard %d/%d: %d runs trained, %d failed; results in %s (headlab-cli "
+                         "merge %s folds them in)\n",
+                         m_shard.index + 1, m_shard.count, m_finished, m_failed,
+                         m_store.resultsDir().c_str(), m_args.outputPath.c_str());
             if (!m_unsaved.empty()) return kExitRunFailed;
-            if (m_stopRequested && StopSignals::received() != 0) return 128 + StopSignals::received();
+            if (m_stopRequested && StopSignals::received() != 0)
+                return 128 + StopSignals::received();
             return m_failed > 0 ? kExitRunFailed : kExitOk;
         }
         if (indexSaved) {
@@ -363,17 +385,19 @@ private:
         }
         const SweepCounts c = countRuns(m_session);
         std::fprintf(stderr, "%s: %d done, %d diverged, %d failed, %d not finished; ",
-                     m_session.name.empty() ? "session" : m_session.name.c_str(), c.done, c.diverged, c.failed,
-                     c.unfinished);
+                     m_session.name.empty() ? "session" : m_session.name.c_str(), c.done,
+                     c.diverged, c.failed, c.unfinished);
         if (!m_unsaved.empty())
-            std::fprintf(stderr, "NOT all saved: %zu results are not in %s (see the lines above)\n", m_unsaved.size(),
-                         m_store.resultsDir().c_str());
+            std::fprintf(stderr, "NOT all saved: %zu results are not in %s (see the lines above)\n",
+                         m_unsaved.size(), m_store.resultsDir().c_str());
         else if (!indexSaved)
-            std::fprintf(stderr, "every result is in %s, but the session file %s could not be written\n",
+            std::fprintf(stderr,
+                         "every result is in %s, but the session file %s could not be written\n",
                          m_store.resultsDir().c_str(), m_args.outputPath.c_str());
         else
-            std::fprintf(stderr, "saved %s (results in %s; %.2f s of %.1f s spent saving)\n", m_args.outputPath.c_str(),
-                         m_store.resultsDir().c_str(), m_store.secondsSaving(), wall);
+            std::fprintf(stderr, "saved %s (results in %s; %.2f s of %.1f s spent saving)\n",
+                         m_args.outputPath.c_str(), m_store.resultsDir().c_str(),
+                         m_store.secondsSaving(), wall);
         printProvenanceSpread(m_session, stderr);
         if (!m_unsaved.empty() || !indexSaved) return kExitRunFailed;
         if (m_stopRequested && StopSignals::received() != 0) return 128 + StopSignals::received();
@@ -395,7 +419,8 @@ private:
 int runCommand(RunArguments a)
 {
     if (a.sessionPath.empty() == a.presetName.empty()) {
-        std::fprintf(stderr, "headlab-cli run: give either SESSION.yaml or --preset NAME (see --help)\n");
+        std::fprintf(stderr,
+                     "headlab-cli run: give either SESSION.yaml or --preset NAME (see --help)\n");
         return kExitBadInput;
     }
     std::string shardError;
@@ -404,12 +429,16 @@ int runCommand(RunArguments a)
         std::fprintf(stderr, "headlab-cli run: %s\n", shardError.c_str());
         return kExitBadInput;
     }
-    if (shard.active() && (a.sessionPath.empty() || (!a.outputPath.empty() && a.outputPath != a.sessionPath))) {
-        std::fprintf(stderr, "headlab-cli run: a shard writes into SESSION.results beside its session file: give "
-                             "SESSION.yaml and no -o\n");
+    if (shard.active() &&
+        (a.sessionPath.empty() || (!a.outputPath.empty() && a.outputPath != a.sessionPath))) {
+        std::fprintf(
+            stderr,
+            "headlab-cli run: a shard writes into SESSION.results beside its session file: give "
+            "SESSION.yaml and no -o\n");
         return kExitBadInput;
     }
-    if (a.outputPath.empty()) a.outputPath = a.presetName.empty() ? a.sessionPath : a.presetName + ".yaml";
+    if (a.outputPath.empty())
+        a.outputPath = a.presetName.empty() ? a.sessionPath : a.presetName + ".yaml";
     if (!a.device.empty()) {
         if (const std::string why = checkDeviceSpec(a.device); !why.empty()) {
             std::fprintf(stderr, "headlab-cli run: --device: %s\n", why.c_str());
@@ -419,13 +448,15 @@ int runCommand(RunArguments a)
     Session session;
     std::unique_ptr<SessionStore> store;
     try {
-        session = a.presetName.empty() ? loadSessionReporting(a.sessionPath) : loadPreset(a.presetName);
+        session =
+            a.presetName.empty() ? loadSessionReporting(a.sessionPath) : loadPreset(a.presetName);
         if (a.outputPath != a.sessionPath) {
             // Written elsewhere: the task's relative file paths become absolute, so they resolve there.
             // (A preset has no directory: its paths stay relative to the working directory.)
             std::error_code error;
-            if (!a.sessionPath.empty() && std::filesystem::absolute(a.outputPath, error).parent_path() !=
-                                              std::filesystem::absolute(a.sessionPath, error).parent_path())
+            if (!a.sessionPath.empty() &&
+                std::filesystem::absolute(a.outputPath, error).parent_path() !=
+                    std::filesystem::absolute(a.sessionPath, error).parent_path())
                 anchorTaskPaths(session);
             const OutputPlan plan = planOutput(session, a.outputPath, a.overwrite);
             if (plan.kind == OutputPlan::Kind::Refuse) {
@@ -443,11 +474,13 @@ int runCommand(RunArguments a)
     for (const auto &s : session.skipped)
         std::fprintf(stderr, "skipped %s: %s\n", labelsText(s.labels).c_str(), s.reason.c_str());
     const size_t pending = pendingRuns(session).size();
-    std::fprintf(stderr, "%s: %zu runs, %zu already finished, %zu to train, %zu skipped; saving to %s\n",
-                 session.name.empty() ? "session" : session.name.c_str(), session.runs.size(),
-                 session.runs.size() - pending, pending, session.skipped.size(), a.outputPath.c_str());
+    std::fprintf(
+        stderr, "%s: %zu runs, %zu already finished, %zu to train, %zu skipped; saving to %s\n",
+        session.name.empty() ? "session" : session.name.c_str(), session.runs.size(),
+        session.runs.size() - pending, pending, session.skipped.size(), a.outputPath.c_str());
     if (session.runs.empty() && !session.skipped.empty()) {
-        std::fprintf(stderr, "headlab-cli: nothing can run: every combination of the sweep is skipped (why is above)\n");
+        std::fprintf(stderr, "headlab-cli: nothing can run: every combination of the sweep is "
+                             "skipped (why is above)\n");
         return kExitBadInput;
     }
     if (!shard.active()) {
@@ -476,15 +509,18 @@ int validateCommand(const std::string &path)
         return kExitBadInput;
     }
     const size_t pending = pendingRuns(session).size();
-    std::printf("%s: valid session '%s' (schema %d): %zu runs (%zu finished, %zu to run), %zu skipped\n", path.c_str(),
-                session.name.c_str(), session.schemaVersion, session.runs.size(), session.runs.size() - pending,
-                pending, session.skipped.size());
+    std::printf(
+        "%s: valid session '%s' (schema %d): %zu runs (%zu finished, %zu to run), %zu skipped\n",
+        path.c_str(), session.name.c_str(), session.schemaVersion, session.runs.size(),
+        session.runs.size() - pending, pending, session.skipped.size());
     for (const auto &s : session.skipped)
         std::printf("  skipped %s: %s\n", labelsText(s.labels).c_str(), s.reason.c_str());
     printProvenanceSpread(session, stdout);
     if (session.runs.empty() && !session.skipped.empty()) {
-        std::fprintf(stderr, "%s: nothing can run: every combination of the sweep is skipped (why is above)\n",
-                     path.c_str());
+        std::fprintf(
+            stderr,
+            "%s: nothing can run: every combination of the sweep is skipped (why is above)\n",
+            path.c_str());
         return kExitBadInput;
     }
     return kExitOk;
@@ -504,8 +540,8 @@ int exportCsvCommand(const std::string &sessionPath, const std::string &director
 {
     try {
         const CsvExportSummary summary = exportSessionCsv(loadSweepRuns(sessionPath), directory);
-        std::printf("wrote %s (%zu runs) and %s (%zu points)\n", summary.runsPath.c_str(), summary.runs,
-                    summary.curvesPath.c_str(), summary.points);
+        std::printf("wrote %s (%zu runs) and %s (%zu points)\n", summary.runsPath.c_str(),
+                    summary.runs, summary.curvesPath.c_str(), summary.points);
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitBadInput;
@@ -537,8 +573,10 @@ int mergeCommand(const std::string &sessionPath)
         SessionStore store(sessionPath, {}, SessionStore::Role::Merger);
         store.saveSession(session);
         const SweepCounts c = countRuns(session);
-        std::printf("%s: merged %d results (%d done, %d diverged, %d failed), %d runs still to train\n",
-                    sessionPath.c_str(), c.done + c.diverged + c.failed, c.done, c.diverged, c.failed, c.unfinished);
+        std::printf(
+            "%s: merged %d results (%d done, %d diverged, %d failed), %d runs still to train\n",
+            sessionPath.c_str(), c.done + c.diverged + c.failed, c.done, c.diverged, c.failed,
+            c.unfinished);
         for (const auto &line : SessionStore::runningShards(sessionPath))
             std::printf("  still running: %s\n", line.c_str());
     } catch (const SessionError &e) {
@@ -561,29 +599,35 @@ int statusCommand(const std::string &sessionPath)
         // their stored status says (a run file is written when a run ends).
         const auto active = activeRuns(session, sessionPath);
         std::set<int> training;
-        std::map<std::string, std::vector<int64_t>> byTrainer; // trainer -> its runs' checkpoint steps
+        std::map<std::string, std::vector<int64_t>>
+            byTrainer; // trainer -> its runs' checkpoint steps
         for (const auto &a : active) {
             training.insert(a.runIndex);
             byTrainer[a.trainer].push_back(a.step);
         }
         int stopped = 0;
         for (size_t i = 0; i < session.runs.size(); ++i)
-            stopped += session.runs[i].result.status == RunStatus::Stopped && !training.count(int(i));
-        std::printf("%s: %d of %d runs finished (%d done, %d diverged, %d failed), %zu in training now, %d stopped (they "
+            stopped +=
+                session.runs[i].result.status == RunStatus::Stopped && !training.count(int(i));
+        std::printf("%s: %d of %d runs finished (%d done, %d diverged, %d failed), %zu in training "
+                    "now, %d stopped (they "
                     "resume from their checkpoints), %d not started\n",
-                    sessionPath.c_str(), finished, total, c.done, c.diverged, c.failed, training.size(), stopped,
-                    total - finished - int(training.size()) - stopped);
+                    sessionPath.c_str(), finished, total, c.done, c.diverged, c.failed,
+                    training.size(), stopped, total - finished - int(training.size()) - stopped);
         for (const auto &[trainer, steps] : byTrainer) {
             std::string where;
             int withCheckpoint = 0;
             for (const int64_t step : steps)
                 if (step >= 0) where += (withCheckpoint++ ? ", " : "") + std::to_string(step);
             std::printf("  running: %s: %zu runs to train%s\n", trainer.c_str(), steps.size(),
-                        withCheckpoint ? (", checkpoints at steps " + where).c_str() : ", no checkpoint yet");
+                        withCheckpoint ? (", checkpoints at steps " + where).c_str()
+                                       : ", no checkpoint yet");
         }
         if (active.empty()) {
-            for (const auto &line : SessionStore::runningShards(sessionPath)) std::printf("  running: %s (its runs are finished)\n", line.c_str());
-            if (SessionStore::lockHolder(sessionPath).empty() && SessionStore::runningShards(sessionPath).empty())
+            for (const auto &line : SessionStore::runningShards(sessionPath))
+                std::printf("  running: %s (its runs are finished)\n", line.c_str());
+            if (SessionStore::lockHolder(sessionPath).empty() &&
+                SessionStore::runningShards(sessionPath).empty())
                 std::printf("  nothing is running\n");
         }
     } catch (const SessionError &e) {
@@ -594,12 +638,14 @@ int statusCommand(const std::string &sessionPath)
 }
 
 // Seeds as replicates: the table the figures draw, one row per configuration.
-int summaryCommand(const std::string &sessionPath, const std::vector<std::string> &by, const std::string &statName,
-                   const std::string &spreadName, const std::string &output)
+int summaryCommand(const std::string &sessionPath, const std::vector<std::string> &by,
+                   const std::string &statName, const std::string &spreadName,
+                   const std::string &output)
 {
     ReplicateStat stat = ReplicateStat::Median;
     ReplicateSpread spread = ReplicateSpread::Iqr;
-    if (!parseReplicateStat(statName, &stat) || !parseReplicateSpread(spreadName, &spread)) return kExitBadInput;
+    if (!parseReplicateStat(statName, &stat) || !parseReplicateSpread(spreadName, &spread))
+        return kExitBadInput;
     Session session;
     try {
         session = loadSweepRuns(sessionPath);
@@ -614,19 +660,21 @@ int summaryCommand(const std::string &sessionPath, const std::vector<std::string
         if (std::find(axes.begin(), axes.end(), axis) != axes.end()) continue;
         std::string list;
         for (const auto &a : axes) list += (list.empty() ? "" : ", ") + a;
-        std::fprintf(stderr, "headlab-cli summary: --by: '%s' is not an axis of this sweep (its axes: %s)\n", axis.c_str(),
-                     list.c_str());
+        std::fprintf(
+            stderr, "headlab-cli summary: --by: '%s' is not an axis of this sweep (its axes: %s)\n",
+            axis.c_str(), list.c_str());
         return kExitBadInput;
     }
     const auto groups = groupReplicates(session, by);
     const std::string csv = replicateSummaryCsv(session, groups, by, stat, spread);
     // The table on stdout: the grouping labels, replicates, the statistic with its spread, P(learned).
     std::vector<std::string> header;
-    for (const auto &[axis, value] : groups.empty() ? std::map<std::string, std::string>{} : groups.front().labels)
+    for (const auto &[axis, value] :
+         groups.empty() ? std::map<std::string, std::string>{} : groups.front().labels)
         header.push_back(axis);
     for (const auto &h : header) std::printf("%-12s ", h.c_str());
-    std::printf("%4s  %-9s %-23s %s\n", "n", toString(stat), (std::string(toString(spread)) + " (spread)").c_str(),
-                "learned");
+    std::printf("%4s  %-9s %-23s %s\n", "n", toString(stat),
+                (std::string(toString(spread)) + " (spread)").c_str(), "learned");
     for (const auto &g : groups) {
         for (const auto &h : header) std::printf("%-12s ", g.labels.at(h).c_str());
         const SampleStats &st = g.finalLoss;
@@ -636,16 +684,20 @@ int summaryCommand(const std::string &sessionPath, const std::vector<std::string
             std::snprintf(value, sizeof value, "%.4g", statValue(st, stat));
             std::snprintf(range, sizeof range, "[%.4g, %.4g]", low, high);
         }
-        if (g.verdicts) std::snprintf(learned, sizeof learned, "%d/%d%s", g.learned, g.verdicts, g.split() ? " split" : "");
+        if (g.verdicts)
+            std::snprintf(learned, sizeof learned, "%d/%d%s", g.learned, g.verdicts,
+                          g.split() ? " split" : "");
         std::printf("%4d  %-9s %-23s %s\n", st.count, value, range, learned);
     }
-    std::printf("final test loss over the finished replicates (%s); learned: %s\n",
-                [&] {
-                    std::string r;
-                    for (const auto &a : replicateAxes(session)) r += (r.empty() ? "" : ", ") + a;
-                    return r;
-                }().c_str(),
-                describe(session.learnedRule));
+    std::printf(
+        "final test loss over the finished replicates (%s); learned: %s\n",
+        [&] {
+            std::string r;
+            for (const auto &a : replicateAxes(session)) r += (r.empty() ? "" : ", ") + a;
+            return r;
+        }()
+            .c_str(),
+        describe(session.learnedRule));
     if (!output.empty()) {
         try {
             writeFileAtomic(output, csv);
@@ -675,113 +727,172 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
 {
     std::vector<std::pair<CLI::App *, std::function<int()>>> commands;
 
-    CLI::App *run = app.add_subcommand("run", "Train a session's runs that have no result yet, saving each as it ends");
+    CLI::App *run = app.add_subcommand(
+        "run", "Train a session's runs that have no result yet, saving each as it ends");
     run->footer(
-        "Expands the session's sweep, lists the skipped combinations with why, and trains every run\n"
+        "Expands the session's sweep, lists the skipped combinations with why, and trains every "
+        "run\n"
         "that has no result yet (queued, running, paused or stopped), so running a session again\n"
-        "resumes it. Progress and ETA go to stderr. The session is saved to OUT.yaml if given, else\n"
-        "over SESSION.yaml (for --preset: NAME.yaml in the current directory); each finished run is\n"
+        "resumes it. Progress and ETA go to stderr. The session is saved to OUT.yaml if given, "
+        "else\n"
+        "over SESSION.yaml (for --preset: NAME.yaml in the current directory); each finished run "
+        "is\n"
         "written at once to its own file in OUT.results/runs/. One process writes a session at a\n"
         "time: a second is refused with the first one's PID and host. If a result cannot be saved\n"
-        "(a full disk), the sweep stops and says where the result went instead. Ctrl-C, SIGTERM and\n"
-        "SIGHUP stop the runs in progress, save them as stopped, and exit 128+N. Exits 1 if a run of\n"
+        "(a full disk), the sweep stops and says where the result went instead. Ctrl-C, SIGTERM "
+        "and\n"
+        "SIGHUP stop the runs in progress, save them as stopped, and exit 128+N. Exits 1 if a run "
+        "of\n"
         "this invocation failed with an error or a result could not be saved; a diverged run is a\n"
         "result.");
     run->add_option("session", a.run.sessionPath, "The session file (SESSION.yaml)");
-    run->add_option("--preset", a.run.presetName, "Start from a built-in preset (see: headlab-cli presets)")
+    run->add_option("--preset", a.run.presetName,
+                    "Start from a built-in preset (see: headlab-cli presets)")
         ->excludes(run->get_option("session"));
-    run->add_option("-o,--output", a.run.outputPath,
-                    "Where to save the session with its results. If it already holds results of the same "
-                    "experiment, they are resumed; of another, the command refuses unless --overwrite");
+    run->add_option(
+        "-o,--output", a.run.outputPath,
+        "Where to save the session with its results. If it already holds results of the same "
+        "experiment, they are resumed; of another, the command refuses unless --overwrite");
     run->add_flag("--overwrite", a.run.overwrite,
-                  "Replace the output; its old results are moved to OUT.results.replaced-TIME/, never deleted");
+                  "Replace the output; its old results are moved to OUT.results.replaced-TIME/, "
+                  "never deleted");
     run->add_option("--device", a.run.device,
-                    "auto, cpu, cuda, cuda:N, a list (cuda:0,cuda:1) or all GPUs, for every run (default: each "
+                    "auto, cpu, cuda, cuda:N, a list (cuda:0,cuda:1) or all GPUs, for every run "
+                    "(default: each "
                     "run's own); ensembles spread over the list")
         ->check(kDeviceList);
-    run->add_option("--threads", a.run.threads, "CPU threads for LibTorch (default: LibTorch's choice)")
+    run->add_option("--threads", a.run.threads,
+                    "CPU threads for LibTorch (default: LibTorch's choice)")
         ->check(CLI::Range(1, 4096));
     run->add_option("--concurrent", a.run.concurrent,
                     "Ensembles trained at once on each GPU, each on its own stream (default 4)")
         ->check(CLI::Range(1, 4096));
-    CLI::Option *shardOption = run->add_option("--shard", a.run.shard,
-                    "Run only part I of N of the pending runs (whole ensembles, balanced by cost), writing only their "
-                    "files; inside a Slurm array task SLURM_ARRAY_TASK_ID/COUNT give it. Then: headlab-cli merge");
-    run->add_option("--max-ensemble", a.run.maxEnsemble,
-                    "Most runs trained together as one batched model (default: as many as half the GPU's "
-                    "free memory holds, at most 64; 8 on a CPU)")
+    CLI::Option *shardOption =
+        run->add_option("--shard", a.run.shard,
+                        "Run only part I of N of the pending runs (whole ensembles, balanced by "
+                        "cost), writing only their "
+                        "files; inside a Slurm array task SLURM_ARRAY_TASK_ID/COUNT give it. Then: "
+                        "headlab-cli merge");
+    run->add_option(
+           "--max-ensemble", a.run.maxEnsemble,
+           "Most runs trained together as one batched model (default: as many as half the GPU's "
+           "free memory holds, at most 64; 8 on a CPU)")
         ->check(CLI::Range(1, 4096));
     commands.push_back({run, [&a, shardOption] {
                             a.run.shardGiven = shardOption->count() > 0;
                             return runCommand(a.run);
                         }});
 
-    CLI::App *validate = app.add_subcommand("validate", "Read a session and expand its sweep without training");
-    validate->footer("Prints a summary (runs, skipped combinations and why) and exits 0, or prints\n"
-                     "file:line:col: key.path: message and exits 2.");
+    CLI::App *validate =
+        app.add_subcommand("validate", "Read a session and expand its sweep without training");
+    validate->footer(
+        "Prints a summary (runs, skipped combinations and why) and exits 0, or prints\n"
+        "file:line:col: key.path: message and exits 2.");
     validate->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
     commands.push_back({validate, [&a] { return validateCommand(a.session); }});
 
     CLI::App *presets = app.add_subcommand("presets", "List the built-in presets");
-    presets->footer("The presets are compiled into the binary. Run one with: headlab-cli run --preset NAME.");
+    presets->footer(
+        "The presets are compiled into the binary. Run one with: headlab-cli run --preset NAME.");
     commands.push_back({presets, [] { return presetsCommand(); }});
 
     CLI::App *csv = app.add_subcommand("export-csv", "Write runs.csv and curves.csv of a session");
-    csv->footer("DIR/runs.csv: one row per run (labels, key configuration, status, metrics); DIR/curves.csv:\n"
-                "run,curve,step,value for every point of every curve (run is the row of runs.csv).\n"
-                "See docs/SESSION_FORMAT.md.");
+    csv->footer(
+        "DIR/runs.csv: one row per run (labels, key configuration, status, metrics); "
+        "DIR/curves.csv:\n"
+        "run,curve,step,value for every point of every curve (run is the row of runs.csv).\n"
+        "See docs/SESSION_FORMAT.md.");
     csv->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
     csv->add_option("-o,--output", a.output, "The directory (DIR)")->required();
     commands.push_back({csv, [&a] { return exportCsvCommand(a.session, a.output); }});
 
-    CLI::App *merge = app.add_subcommand("merge", "Fold the results of shards (run --shard) into the session file");
-    merge->footer("Atomic and idempotent; while shards still run it takes what has finished. Refuses run files whose\n"
+    CLI::App *merge = app.add_subcommand(
+        "merge", "Fold the results of shards (run --shard) into the session file");
+    merge->footer("Atomic and idempotent; while shards still run it takes what has finished. "
+                  "Refuses run files whose\n"
                   "config is not a run of the session's sweep, naming each.");
     merge->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
     commands.push_back({merge, [&a] { return mergeCommand(a.session); }});
 
-    CLI::App *slurm = app.add_subcommand("slurm", "Submit the sweep to Slurm as a job array, one shard per task");
-    slurm->footer("Writes SESSION.results/slurm/submit.sbatch (a log per task in append mode, requeue allowed,\n"
-                  "SIGTERM 120 s before the end so runs in progress are saved) and submits it with sbatch. Submitting\n"
-                  "again after a failure trains only the runs without a result. Then: headlab-cli status / merge.");
+    CLI::App *slurm =
+        app.add_subcommand("slurm", "Submit the sweep to Slurm as a job array, one shard per task");
+    slurm->footer("Writes SESSION.results/slurm/submit.sbatch (a log per task in append mode, "
+                  "requeue allowed,\n"
+                  "SIGTERM 120 s before the end so runs in progress are saved) and submits it with "
+                  "sbatch. Submitting\n"
+                  "again after a failure trains only the runs without a result. Then: headlab-cli "
+                  "status / merge.");
     slurm->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
-    slurm->add_option("--array", a.slurm.array, "Array tasks (shards)")->required()->check(CLI::Range(1, 100000));
+    slurm->add_option("--array", a.slurm.array, "Array tasks (shards)")
+        ->required()
+        ->check(CLI::Range(1, 100000));
     slurm->add_option("--partition", a.slurm.partition, "Slurm partition");
-    slurm->add_option("--gpus-per-task", a.slurm.gpusPerTask, "GPUs per task")->check(CLI::Range(0, 64));
-    slurm->add_option("--cpus-per-task", a.slurm.cpusPerTask, "CPUs per task (also LibTorch's threads)")->check(CLI::Range(0, 4096));
-    slurm->add_option("--time", a.slurm.time, "Time limit per task, as Slurm writes it (e.g. 2:00:00)");
+    slurm->add_option("--gpus-per-task", a.slurm.gpusPerTask, "GPUs per task")
+        ->check(CLI::Range(0, 64));
+    slurm
+        ->add_option("--cpus-per-task", a.slurm.cpusPerTask,
+                     "CPUs per task (also LibTorch's threads)")
+        ->check(CLI::Range(0, 4096));
+    slurm->add_option("--time", a.slurm.time,
+                      "Time limit per task, as Slurm writes it (e.g. 2:00:00)");
     slurm->add_option("--account", a.slurm.account, "Slurm account");
-    slurm->add_option("--device", a.slurm.device, "Passed to each task's run (e.g. cuda)")->check(kDeviceList);
+    slurm->add_option("--device", a.slurm.device, "Passed to each task's run (e.g. cuda)")
+        ->check(kDeviceList);
     slurm->add_flag("--dry-run", a.slurm.dryRun, "Print the script; submit nothing");
     commands.push_back({slurm, [&a] { return slurmCommand(a.session, a.slurm); }});
 
-    CLI::App *status = app.add_subcommand("status", "Progress of a sweep run by other processes or machines");
+    CLI::App *status =
+        app.add_subcommand("status", "Progress of a sweep run by other processes or machines");
     status->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
     commands.push_back({status, [&a] { return statusCommand(a.session); }});
 
-    CLI::App *summary = app.add_subcommand("summary", "Statistics over replicates (seeds): the table the figures draw");
-    summary->footer("One row per configuration (the swept axes other than the replicate axes: seed, or the session's\n"
-                    "replicate_axes), over its replicates: how many finished, the final test loss's statistic and\n"
-                    "spread, and how many learned by the session's rule (split: the replicates disagree). -o writes\n"
-                    "the same table as CSV with every statistic (mean, sd, se, median, q1, q3, min, max, p_learned).");
+    CLI::App *summary = app.add_subcommand(
+        "summary", "Statistics over replicates (seeds): the table the figures draw");
+    summary->footer("One row per configuration (the swept axes other than the replicate axes: "
+                    "seed, or the session's\n"
+                    "replicate_axes), over its replicates: how many finished, the final test "
+                    "loss's statistic and\n"
+                    "spread, and how many learned by the session's rule (split: the replicates "
+                    "disagree). -o writes\n"
+                    "the same table as CSV with every statistic (mean, sd, se, median, q1, q3, "
+                    "min, max, p_learned).");
     summary->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
-    summary->add_option("--by", a.by, "Group by these axes only (comma-separated); the rest are pooled")->delimiter(',');
-    summary->add_option("--stat", a.stat, "median (default) or mean")->check(CLI::IsMember({"median", "mean"}));
-    summary->add_option("--spread", a.spread, "iqr (default), sd, se or minmax")->check(CLI::IsMember({"iqr", "sd", "se", "minmax"}));
+    summary
+        ->add_option("--by", a.by,
+                     "Group by these axes only (comma-separated); the rest are pooled")
+        ->delimiter(',');
+    summary->add_option("--stat", a.stat, "median (default) or mean")
+        ->check(CLI::IsMember({"median", "mean"}));
+    summary->add_option("--spread", a.spread, "iqr (default), sd, se or minmax")
+        ->check(CLI::IsMember({"iqr", "sd", "se", "minmax"}));
     summary->add_option("-o,--output", a.output, "Also write the table as CSV (FILE.csv)");
-    commands.push_back({summary, [&a] { return summaryCommand(a.session, a.by, a.stat, a.spread, a.output); }});
+    commands.push_back(
+        {summary, [&a] { return summaryCommand(a.session, a.by, a.stat, a.spread, a.output); }});
 
-    CLI::App *inspect = app.add_subcommand("inspect", "Inside the heads of a run at a checkpoint: attention, statistics, ablation");
-    inspect->footer("Prints each head's attention row at the input's answer (or last) position, the per-head statistics\n"
-                    "(logit RMS and max, entropy, weight and gradient norms), the test loss with each head removed, and\n"
-                    "a greedy pruning curve; writes attention.csv, head_stats.csv, ablation.csv and pruning.csv (default\n"
-                    "folder SESSION.results/inspect/HASH-step-N). --json prints everything as one JSON document.\n"
-                    "Inputs: addition \"123 + 456, digit 0\"; text a prompt; nearest neighbour a seed; a file task its tokens.");
-    inspect->add_option("session", a.inspect.session, "The session file (SESSION.yaml)")->required();
-    inspect->add_option("--run", a.inspect.run, "The run: its row (0-based) or its result file's hash")->required();
-    inspect->add_option("--step", a.inspect.step, "A checkpoint's step (default: the newest)")->check(CLI::NonNegativeNumber);
-    inspect->add_option("--input", a.inspect.input, "What to show the attention on (default: the task's example)");
-    inspect->add_option("--ablation", a.inspect.ablation, "zero (default) or mean: what a removed head outputs")
+    CLI::App *inspect = app.add_subcommand(
+        "inspect", "Inside the heads of a run at a checkpoint: attention, statistics, ablation");
+    inspect->footer("Prints each head's attention row at the input's answer (or last) position, "
+                    "the per-head statistics\n"
+                    "(logit RMS and max, entropy, weight and gradient norms), the test loss with "
+                    "each head removed, and\n"
+                    "a greedy pruning curve; writes attention.csv, head_stats.csv, ablation.csv "
+                    "and pruning.csv (default\n"
+                    "folder SESSION.results/inspect/HASH-step-N). --json prints everything as one "
+                    "JSON document.\n"
+                    "Inputs: addition \"123 + 456, digit 0\"; text a prompt; nearest neighbour a "
+                    "seed; a file task its tokens.");
+    inspect->add_option("session", a.inspect.session, "The session file (SESSION.yaml)")
+        ->required();
+    inspect
+        ->add_option("--run", a.inspect.run, "The run: its row (0-based) or its result file's hash")
+        ->required();
+    inspect->add_option("--step", a.inspect.step, "A checkpoint's step (default: the newest)")
+        ->check(CLI::NonNegativeNumber);
+    inspect->add_option("--input", a.inspect.input,
+                        "What to show the attention on (default: the task's example)");
+    inspect
+        ->add_option("--ablation", a.inspect.ablation,
+                     "zero (default) or mean: what a removed head outputs")
         ->check(CLI::IsMember({"zero", "mean"}));
     inspect->add_flag("!--no-prune", a.inspect.prune, "Skip the greedy pruning curve");
     inspect->add_flag("--json", a.inspect.json, "Print JSON instead of tables");
@@ -789,8 +900,10 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
     inspect->add_option("--device", a.inspect.device, "cpu (default), cuda, auto");
     commands.push_back({inspect, [&a] { return inspectCommand(a.inspect); }});
 
-    CLI::App *yamlExport = app.add_subcommand("export-yaml", "Write a session with its results as one YAML file");
-    yamlExport->footer("The session file otherwise keeps its results in SESSION.results/, one file per run.");
+    CLI::App *yamlExport =
+        app.add_subcommand("export-yaml", "Write a session with its results as one YAML file");
+    yamlExport->footer(
+        "The session file otherwise keeps its results in SESSION.results/, one file per run.");
     yamlExport->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
     yamlExport->add_option("-o,--output", a.output, "The file to write (FILE.yaml)")->required();
     commands.push_back({yamlExport, [&a] { return exportYamlCommand(a.session, a.output); }});
@@ -819,8 +932,9 @@ int runCli(int argc, char **argv)
         known = known || (argc > 1 && sub->get_name() == argv[1]);
     }
     if (argc > 1 && argv[1][0] != '-' && !known) {
-        std::fprintf(stderr, "headlab-cli: unknown command '%s' (the commands are %s; see --help)\n", argv[1],
-                     names.c_str());
+        std::fprintf(stderr,
+                     "headlab-cli: unknown command '%s' (the commands are %s; see --help)\n",
+                     argv[1], names.c_str());
         return kExitBadInput;
     }
     try {
@@ -830,7 +944,8 @@ int runCli(int argc, char **argv)
     } catch (const CLI::ParseError &e) {
         std::string where = "headlab-cli";
         for (const CLI::App *sub : app.get_subcommands()) where += " " + sub->get_name();
-        std::fprintf(stderr, "%s: %s\nRun '%s --help' for the options.\n", where.c_str(), e.what(), where.c_str());
+        std::fprintf(stderr, "%s: %s\nRun '%s --help' for the options.\n", where.c_str(), e.what(),
+                     where.c_str());
         return kExitBadInput;
     }
     // Nothing ends the process with an uncaught exception: the limits keep sessions from asking
@@ -838,7 +953,9 @@ int runCli(int argc, char **argv)
     try {
         return command();
     } catch (const std::bad_alloc &) {
-        std::fprintf(stderr, "headlab-cli: out of memory; the session asks for more than this machine has\n");
+        std::fprintf(
+            stderr,
+            "headlab-cli: out of memory; the session asks for more than this machine has\n");
     } catch (const std::exception &e) {
         std::fprintf(stderr, "headlab-cli: %s\n", e.what());
     }

@@ -27,15 +27,18 @@ int findRun(const Session &session, const std::string &text, std::string *error)
     char *end = nullptr;
     const long index = std::strtol(text.c_str(), &end, 10);
     if (!text.empty() && *end == '\0') {
-        if (index >= 0 && static_cast<size_t>(index) < session.runs.size()) return static_cast<int>(index);
-        *error = "--run " + text + ": the session has runs 0 to " + std::to_string(session.runs.size() - 1);
+        if (index >= 0 && static_cast<size_t>(index) < session.runs.size())
+            return static_cast<int>(index);
+        *error = "--run " + text + ": the session has runs 0 to " +
+                 std::to_string(session.runs.size() - 1);
         return -1;
     }
     int found = -1;
     for (size_t i = 0; i < session.runs.size(); ++i)
         if (runFileName(session.runs[i].config).rfind(text, 0) == 0) {
             if (found >= 0) {
-                *error = "--run " + text + ": more than one run's file starts with it; give more of the hash";
+                *error = "--run " + text +
+                         ": more than one run's file starts with it; give more of the hash";
                 return -1;
             }
             found = static_cast<int>(i);
@@ -51,7 +54,10 @@ std::string number(double v)
     return buffer;
 }
 
-void writeText(const std::string &path, const std::string &text) { writeFileAtomic(path, text, false); }
+void writeText(const std::string &path, const std::string &text)
+{
+    writeFileAtomic(path, text, false);
+}
 
 } // namespace
 
@@ -69,11 +75,15 @@ int inspectCommand(const InspectArguments &a)
         const SessionRun &run = session.runs[static_cast<size_t>(row)];
         const std::string dir = checkpointDirFor(a.session, run.config);
         std::vector<std::string> problems;
-        const auto found = listCheckpoints(dir, &problems, false); // headers; the chosen one is read whole below
+        const auto found =
+            listCheckpoints(dir, &problems, false); // headers; the chosen one is read whole below
         for (const auto &p : problems) std::fprintf(stderr, "%s\n", p.c_str());
         if (found.empty()) {
-            std::fprintf(stderr, "headlab-cli inspect: run %d has no checkpoint in %s (it has not trained, or the session "
-                                 "has `checkpoints: false`)\n", row, dir.c_str());
+            std::fprintf(stderr,
+                         "headlab-cli inspect: run %d has no checkpoint in %s (it has not trained, "
+                         "or the session "
+                         "has `checkpoints: false`)\n",
+                         row, dir.c_str());
             return kExitBadInput;
         }
         const CheckpointInfo *chosen = nullptr;
@@ -90,7 +100,9 @@ int inspectCommand(const InspectArguments &a)
                 }
             }
             if (!chosen) {
-                std::fprintf(stderr, "headlab-cli inspect: run %d has no readable checkpoint in %s\n", row, dir.c_str());
+                std::fprintf(stderr,
+                             "headlab-cli inspect: run %d has no readable checkpoint in %s\n", row,
+                             dir.c_str());
                 return kExitBadInput;
             }
         } else {
@@ -100,8 +112,10 @@ int inspectCommand(const InspectArguments &a)
                 steps = std::to_string(c.step) + (steps.empty() ? "" : ", ") + steps;
             }
             if (!chosen) {
-                std::fprintf(stderr, "headlab-cli inspect: run %d has no checkpoint at step %lld; it has steps %s\n", row,
-                             a.step, steps.c_str());
+                std::fprintf(
+                    stderr,
+                    "headlab-cli inspect: run %d has no checkpoint at step %lld; it has steps %s\n",
+                    row, a.step, steps.c_str());
                 return kExitBadInput;
             }
         }
@@ -125,7 +139,8 @@ int inspectCommand(const InspectArguments &a)
         if (out.empty()) {
             std::string hash = runFileName(run.config);
             hash.resize(hash.size() - 5);
-            out = resultsDirFor(a.session) + "/inspect/" + hash + "-step-" + std::to_string(inspector.step());
+            out = resultsDirFor(a.session) + "/inspect/" + hash + "-step-" +
+                  std::to_string(inspector.step());
         }
         std::filesystem::create_directories(out);
         {
@@ -135,8 +150,10 @@ int inspectCommand(const InspectArguments &a)
                 for (int64_t h = 0; h < maps.heads[l]; ++h)
                     for (int64_t q = 0; q < maps.queries; ++q)
                         for (int64_t k = 0; k < maps.keys; ++k)
-                            csv << l << ',' << h << ',' << q << ',' << k << ',' << csvField(maps.labels[size_t(q)]) << ','
-                                << csvField(maps.labels[size_t(k)]) << ',' << number(maps.at(l, h, q, k)) << '\n';
+                            csv << l << ',' << h << ',' << q << ',' << k << ','
+                                << csvField(maps.labels[size_t(q)]) << ','
+                                << csvField(maps.labels[size_t(k)]) << ','
+                                << number(maps.at(l, h, q, k)) << '\n';
             writeText(out + "/attention.csv", csv.str());
         }
         std::vector<std::string> statNames;
@@ -148,7 +165,8 @@ int inspectCommand(const InspectArguments &a)
             csv << '\n';
             for (const auto &s : stats) {
                 csv << s.layer << ',' << s.head;
-                for (const auto &n : statNames) csv << ',' << (s.values.count(n) ? number(s.values.at(n)) : "");
+                for (const auto &n : statNames)
+                    csv << ',' << (s.values.count(n) ? number(s.values.at(n)) : "");
                 csv << '\n';
             }
             writeText(out + "/head_stats.csv", csv.str());
@@ -162,7 +180,8 @@ int inspectCommand(const InspectArguments &a)
             for (const auto &e : extras) csv << ",delta_" << e;
             csv << '\n';
             for (const auto &r : ablation) {
-                csv << r.layer << ',' << r.head << ',' << toString(mode) << ',' << number(r.testLoss) << ',' << number(r.delta);
+                csv << r.layer << ',' << r.head << ',' << toString(mode) << ','
+                    << number(r.testLoss) << ',' << number(r.delta);
                 for (const auto &e : extras) csv << ',' << number(r.extraDelta.at(e));
                 csv << '\n';
             }
@@ -172,7 +191,8 @@ int inspectCommand(const InspectArguments &a)
             std::ostringstream csv;
             csv << "removed,fraction,test_loss,layer,head\n";
             for (const auto &p : pruning)
-                csv << p.removed << ',' << number(p.fraction) << ',' << number(p.testLoss) << ',' << p.layer << ',' << p.head << '\n';
+                csv << p.removed << ',' << number(p.fraction) << ',' << number(p.testLoss) << ','
+                    << p.layer << ',' << p.head << '\n';
             writeText(out + "/pruning.csv", csv.str());
         }
         fsyncDirectory(out);
@@ -212,14 +232,21 @@ int inspectCommand(const InspectArguments &a)
             j["head_stats"] = st;
             json ab = json::array();
             for (const auto &r : ablation) {
-                json e = {{"layer", r.layer}, {"head", r.head}, {"test_loss", r.testLoss}, {"delta", r.delta}};
+                json e = {{"layer", r.layer},
+                          {"head", r.head},
+                          {"test_loss", r.testLoss},
+                          {"delta", r.delta}};
                 for (const auto &[k, v] : r.extraDelta) e["delta_" + k] = v;
                 ab.push_back(e);
             }
             j["ablation"] = {{"mode", toString(mode)}, {"heads", ab}};
             json pr = json::array();
             for (const auto &p : pruning)
-                pr.push_back({{"removed", p.removed}, {"fraction", p.fraction}, {"test_loss", p.testLoss}, {"layer", p.layer}, {"head", p.head}});
+                pr.push_back({{"removed", p.removed},
+                              {"fraction", p.fraction},
+                              {"test_loss", p.testLoss},
+                              {"layer", p.layer},
+                              {"head", p.head}});
             j["pruning"] = pr;
             j["csv"] = out;
             std::printf("%s\n", j.dump(1).c_str());
@@ -227,39 +254,44 @@ int inspectCommand(const InspectArguments &a)
         }
 
         // The tables, for a terminal.
-        std::printf("run %d at step %lld (%s), %s\n", row, static_cast<long long>(inspector.step()), chosen->reason.c_str(),
-                    chosen->path.c_str());
-        std::printf("test loss %s (logged %s)\n\n", number(base.at("test_loss")).c_str(), number(inspector.loggedTestLoss()).c_str());
+        std::printf("run %d at step %lld (%s), %s\n", row, static_cast<long long>(inspector.step()),
+                    chosen->reason.c_str(), chosen->path.c_str());
+        std::printf("test loss %s (logged %s)\n\n", number(base.at("test_loss")).c_str(),
+                    number(inspector.loggedTestLoss()).c_str());
         std::printf("attention on %s\n", maps.description.c_str());
         const int64_t shownRow = maps.focusRow >= 0 ? maps.focusRow : maps.queries - 1;
-        std::printf("row of position %lld (%s); the three keys it weighs most:\n", static_cast<long long>(shownRow),
-                    maps.labels[size_t(shownRow)].c_str());
+        std::printf("row of position %lld (%s); the three keys it weighs most:\n",
+                    static_cast<long long>(shownRow), maps.labels[size_t(shownRow)].c_str());
         for (size_t l = 0; l < maps.weights.size(); ++l)
             for (int64_t h = 0; h < maps.heads[l]; ++h) {
                 std::vector<std::pair<float, int64_t>> row;
-                for (int64_t k = 0; k < maps.keys; ++k) row.push_back({maps.at(l, h, shownRow, k), k});
+                for (int64_t k = 0; k < maps.keys; ++k)
+                    row.push_back({maps.at(l, h, shownRow, k), k});
                 std::sort(row.rbegin(), row.rend());
                 std::printf("  layer %zu head %2lld:", l, static_cast<long long>(h));
                 for (size_t i = 0; i < std::min<size_t>(3, row.size()); ++i)
-                    std::printf("  %s@%lld %.2f", maps.labels[size_t(row[i].second)].c_str(), static_cast<long long>(row[i].second),
-                                row[i].first);
+                    std::printf("  %s@%lld %.2f", maps.labels[size_t(row[i].second)].c_str(),
+                                static_cast<long long>(row[i].second), row[i].first);
                 std::printf("\n");
             }
-        std::printf("\n%-5s %-4s %10s %10s %9s %9s %9s %9s\n", "layer", "head", "logit_rms", "logit_max", "entropy", "|W_Q|",
-                    "|W_K|", "|dW_Q|");
+        std::printf("\n%-5s %-4s %10s %10s %9s %9s %9s %9s\n", "layer", "head", "logit_rms",
+                    "logit_max", "entropy", "|W_Q|", "|W_K|", "|dW_Q|");
         for (const auto &s : stats) {
-            auto v = [&](const char *k) { return s.values.count(k) ? number(s.values.at(k)) : std::string("-"); };
-            std::printf("%-5lld %-4lld %10s %10s %9s %9s %9s %9s\n", static_cast<long long>(s.layer), static_cast<long long>(s.head),
-                        v("logit_rms").c_str(), v("logit_max").c_str(), v("entropy").c_str(), v("wq_norm").c_str(),
-                        v("wk_norm").c_str(), v("wq_grad").c_str());
+            auto v = [&](const char *k) {
+                return s.values.count(k) ? number(s.values.at(k)) : std::string("-");
+            };
+            std::printf("%-5lld %-4lld %10s %10s %9s %9s %9s %9s\n",
+                        static_cast<long long>(s.layer), static_cast<long long>(s.head),
+                        v("logit_rms").c_str(), v("logit_max").c_str(), v("entropy").c_str(),
+                        v("wq_norm").c_str(), v("wk_norm").c_str(), v("wq_grad").c_str());
         }
-        std::printf("\nablation (%s): test loss with each head removed\n%-5s %-4s %10s %10s", toString(mode), "layer", "head",
-                    "test_loss", "delta");
+        std::printf("\nablation (%s): test loss with each head removed\n%-5s %-4s %10s %10s",
+                    toString(mode), "layer", "head", "test_loss", "delta");
         for (const auto &e : extras) std::printf(" %14s", ("d " + e).c_str());
         std::printf("\n");
         for (const auto &r : ablation) {
-            std::printf("%-5lld %-4lld %10s %+10.4f", static_cast<long long>(r.layer), static_cast<long long>(r.head),
-                        number(r.testLoss).c_str(), r.delta);
+            std::printf("%-5lld %-4lld %10s %+10.4f", static_cast<long long>(r.layer),
+                        static_cast<long long>(r.head), number(r.testLoss).c_str(), r.delta);
             for (const auto &e : extras) std::printf(" %+14.4f", r.extraDelta.at(e));
             std::printf("\n");
         }
@@ -267,14 +299,21 @@ int inspectCommand(const InspectArguments &a)
             int64_t cheap = 0;
             for (const auto &p : pruning)
                 if (p.testLoss - pruning.front().testLoss < 0.05) cheap = p.removed;
-            std::printf("\npruning (greedy, least important first): %lld of %lld heads go for less than 0.05 nats\n",
-                        static_cast<long long>(cheap), static_cast<long long>(inspector.totalHeads()));
+            std::printf("\npruning (greedy, least important first): %lld of %lld heads go for less "
+                        "than 0.05 nats\n",
+                        static_cast<long long>(cheap),
+                        static_cast<long long>(inspector.totalHeads()));
             for (const auto &p : pruning)
-                std::printf("  %3lld removed (%5.1f%%)  test loss %s%s\n", static_cast<long long>(p.removed), 100 * p.fraction,
+                std::printf("  %3lld removed (%5.1f%%)  test loss %s%s\n",
+                            static_cast<long long>(p.removed), 100 * p.fraction,
                             number(p.testLoss).c_str(),
-                            p.layer >= 0 ? ("  (layer " + std::to_string(p.layer) + " head " + std::to_string(p.head) + ")").c_str() : "");
+                            p.layer >= 0 ? ("  (layer " + std::to_string(p.layer) + " head " +
+                                            std::to_string(p.head) + ")")
+                                               .c_str()
+                                         : "");
         }
-        std::printf("\nCSV: %s/{attention,head_stats,ablation%s}.csv\n", out.c_str(), pruning.empty() ? "" : ",pruning");
+        std::printf("\nCSV: %s/{attention,head_stats,ablation%s}.csv\n", out.c_str(),
+                    pruning.empty() ? "" : ",pruning");
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitBadInput;

@@ -7,9 +7,10 @@ namespace headlab::cli {
 
 struct InspectArguments {
     std::string session;
-    std::string run;   // its row (0-based, as in `headlab-cli status`/runs.csv) or its result file's hash
-    long long step = -1; // a checkpoint's step; -1: the newest
-    std::string input; // the task's input syntax; "" the task's example
+    std::string
+        run; // its row (0-based, as in `headlab-cli status`/runs.csv) or its result file's hash
+    long long step = -1;           // a checkpoint's step; -1: the newest
+    std::string input;             // the task's input syntax; "" the task's example
     std::string ablation = "zero"; // zero | mean
     bool prune = true;
     bool json = false;

@@ -105,12 +105,14 @@ std::string ensembleKeyOf(const FieldTable<S> &table, const S &s)
 
 // The CSV columns of a table, lifted through `part` to a containing struct T.
 template <typename T, typename S>
-std::vector<CsvColumn<T>> liftColumns(const FieldTable<S> &table, std::function<const S &(const T &)> part)
+std::vector<CsvColumn<T>> liftColumns(const FieldTable<S> &table,
+                                      std::function<const S &(const T &)> part)
 {
     std::vector<CsvColumn<T>> columns;
     for (const auto &row : table)
         for (const auto &column : row.csv)
-            columns.push_back({column.name, [part, value = column.value](const T &t) { return value(part(t)); }});
+            columns.push_back(
+                {column.name, [part, value = column.value](const T &t) { return value(part(t)); }});
     return columns;
 }
 
@@ -121,46 +123,74 @@ template <typename S, typename M>
 Field<S> integer(std::string key, M S::*member, int64_t minimum, int64_t maximum, std::string help,
                  Sharing sharing = Sharing::Shared)
 {
-    return {{key}, std::move(help), sharing,
+    return {{key},
+            std::move(help),
+            sharing,
             [key, member, minimum, maximum](const yaml::YamlField &map, S &s) {
-                s.*member = static_cast<M>(yaml::readIntInRange(yaml::child(map, key), minimum, maximum));
+                s.*member =
+                    static_cast<M>(yaml::readIntInRange(yaml::child(map, key), minimum, maximum));
             },
-            [key, member](YAML::Emitter &out, const S &s) { out << YAML::Key << key << YAML::Value << s.*member; }};
+            [key, member](YAML::Emitter &out, const S &s) {
+                out << YAML::Key << key << YAML::Value << s.*member;
+            }};
 }
 
 template <typename S>
-Field<S> unsignedInteger(std::string key, uint64_t S::*member, std::string help, Sharing sharing = Sharing::Shared)
+Field<S> unsignedInteger(std::string key, uint64_t S::*member, std::string help,
+                         Sharing sharing = Sharing::Shared)
 {
-    return {{key}, std::move(help), sharing,
-            [key, member](const yaml::YamlField &map, S &s) { s.*member = yaml::readUnsigned(yaml::child(map, key)); },
-            [key, member](YAML::Emitter &out, const S &s) { out << YAML::Key << key << YAML::Value << s.*member; }};
+    return {{key},
+            std::move(help),
+            sharing,
+            [key, member](const yaml::YamlField &map, S &s) {
+                s.*member = yaml::readUnsigned(yaml::child(map, key));
+            },
+            [key, member](YAML::Emitter &out, const S &s) {
+                out << YAML::Key << key << YAML::Value << s.*member;
+            }};
 }
 
 // A number: `check` reads it with its range (readPositive, a readNumberInRange lambda, ...).
 template <typename S>
-Field<S> number(std::string key, double S::*member, double (*check)(const yaml::YamlField &), std::string help,
-                Sharing sharing = Sharing::Shared)
+Field<S> number(std::string key, double S::*member, double (*check)(const yaml::YamlField &),
+                std::string help, Sharing sharing = Sharing::Shared)
 {
-    return {{key}, std::move(help), sharing,
-            [key, member, check](const yaml::YamlField &map, S &s) { s.*member = check(yaml::child(map, key)); },
+    return {{key},
+            std::move(help),
+            sharing,
+            [key, member, check](const yaml::YamlField &map, S &s) {
+                s.*member = check(yaml::child(map, key));
+            },
             [key, member](YAML::Emitter &out, const S &s) {
                 out << YAML::Key << key << YAML::Value << yaml::formatNumber(s.*member);
             }};
 }
 
 template <typename S>
-Field<S> boolean(std::string key, bool S::*member, std::string help, Sharing sharing = Sharing::Shared)
+Field<S> boolean(std::string key, bool S::*member, std::string help,
+                 Sharing sharing = Sharing::Shared)
 {
-    return {{key}, std::move(help), sharing,
-            [key, member](const yaml::YamlField &map, S &s) { s.*member = yaml::readBool(yaml::child(map, key)); },
-            [key, member](YAML::Emitter &out, const S &s) { out << YAML::Key << key << YAML::Value << s.*member; }};
+    return {{key},
+            std::move(help),
+            sharing,
+            [key, member](const yaml::YamlField &map, S &s) {
+                s.*member = yaml::readBool(yaml::child(map, key));
+            },
+            [key, member](YAML::Emitter &out, const S &s) {
+                out << YAML::Key << key << YAML::Value << s.*member;
+            }};
 }
 
 template <typename S>
-Field<S> text(std::string key, std::string S::*member, std::string help, Sharing sharing = Sharing::Shared)
+Field<S> text(std::string key, std::string S::*member, std::string help,
+              Sharing sharing = Sharing::Shared)
 {
-    return {{key}, std::move(help), sharing,
-            [key, member](const yaml::YamlField &map, S &s) { s.*member = yaml::readString(yaml::child(map, key)); },
+    return {{key},
+            std::move(help),
+            sharing,
+            [key, member](const yaml::YamlField &map, S &s) {
+                s.*member = yaml::readString(yaml::child(map, key));
+            },
             [key, member](YAML::Emitter &out, const S &s) {
                 out << YAML::Key << key << YAML::Value;
                 yaml::writeText(out, s.*member);
@@ -168,22 +198,29 @@ Field<S> text(std::string key, std::string S::*member, std::string help, Sharing
 }
 
 template <typename S, typename E>
-Field<S> enumeration(std::string key, E S::*member, std::initializer_list<yaml::EnumName<E>> names, std::string help,
-                     Sharing sharing = Sharing::Shared)
+Field<S> enumeration(std::string key, E S::*member, std::initializer_list<yaml::EnumName<E>> names,
+                     std::string help, Sharing sharing = Sharing::Shared)
 {
     std::vector<yaml::EnumName<E>> list(names);
-    return {{key}, std::move(help), sharing,
+    return {{key},
+            std::move(help),
+            sharing,
             [key, member, list](const yaml::YamlField &map, S &s) {
                 s.*member = yaml::readEnumOf<E>(yaml::child(map, key), list);
             },
-            [key, member](YAML::Emitter &out, const S &s) { out << YAML::Key << key << YAML::Value << toString(s.*member); }};
+            [key, member](YAML::Emitter &out, const S &s) {
+                out << YAML::Key << key << YAML::Value << toString(s.*member);
+            }};
 }
 
 // A nested mapping with its own table, written in flow style when `flow`.
 template <typename S, typename N>
-Field<S> nested(std::string key, N S::*member, const FieldTable<N> *table, bool flow, std::string help)
+Field<S> nested(std::string key, N S::*member, const FieldTable<N> *table, bool flow,
+                std::string help)
 {
-    Field<S> row{{key}, std::move(help), Sharing::Shared,
+    Field<S> row{{key},
+                 std::move(help),
+                 Sharing::Shared,
                  [key, member, table](const yaml::YamlField &map, S &s) {
                      const yaml::YamlField f = yaml::child(map, key);
                      yaml::checkKeys(f, keysOf(*table));

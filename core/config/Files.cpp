@@ -78,7 +78,9 @@ std::string readFileLimited(const std::string &path, uint64_t maxBytes, const ch
     }
     if (!S_ISREG(info.st_mode)) {
         ::close(fd);
-        throw fileError(path, std::string("is not a regular file (a device, FIFO or socket); expected ") + what);
+        throw fileError(path,
+                        std::string("is not a regular file (a device, FIFO or socket); expected ") +
+                            what);
     }
     if (static_cast<uint64_t>(info.st_size) > maxBytes) {
         ::close(fd);

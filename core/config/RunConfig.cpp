@@ -1,36 +1,58 @@
 // RunConfig.cpp — enum names, the paper's addition protocol, and the checks a run must pass.
 #include "core/config/RunConfig.h"
 
-
 #include <cmath>
 #include <sstream>
 
 namespace headlab {
 
-
 const char *toString(Objective v)
 {
     switch (v) {
-    case Objective::NextToken: return "next_token";
-    case Objective::Answer: return "answer";
-    case Objective::Regression: return "regression";
+    case Objective::NextToken:
+        return "next_token";
+    case Objective::Answer:
+        return "answer";
+    case Objective::Regression:
+        return "regression";
     }
     return "?";
 }
 
-const char *toString(OptimizerKind v) { return v == OptimizerKind::Adam ? "adam" : "adamw"; }
-const char *toString(InitKind v) { return v == InitKind::Uniform ? "uniform" : "pytorch"; }
-const char *toString(ScheduleKind v) { return v == ScheduleKind::Constant ? "constant" : "warmup_cosine"; }
-const char *toString(NormKind v) { return v == NormKind::LayerNorm ? "layer_norm" : "unit_scale"; }
-const char *toString(NormPlacement v) { return v == NormPlacement::PreNorm ? "pre" : "post"; }
-const char *toString(Activation v) { return v == Activation::Gelu ? "gelu" : "relu"; }
+const char *toString(OptimizerKind v)
+{
+    return v == OptimizerKind::Adam ? "adam" : "adamw";
+}
+const char *toString(InitKind v)
+{
+    return v == InitKind::Uniform ? "uniform" : "pytorch";
+}
+const char *toString(ScheduleKind v)
+{
+    return v == ScheduleKind::Constant ? "constant" : "warmup_cosine";
+}
+const char *toString(NormKind v)
+{
+    return v == NormKind::LayerNorm ? "layer_norm" : "unit_scale";
+}
+const char *toString(NormPlacement v)
+{
+    return v == NormPlacement::PreNorm ? "pre" : "post";
+}
+const char *toString(Activation v)
+{
+    return v == Activation::Gelu ? "gelu" : "relu";
+}
 
 const char *toString(LogitScale v)
 {
     switch (v) {
-    case LogitScale::InvSqrtHeadDim: return "inv_sqrt_head_dim";
-    case LogitScale::InvHeadDim: return "inv_head_dim";
-    case LogitScale::None: return "none";
+    case LogitScale::InvSqrtHeadDim:
+        return "inv_sqrt_head_dim";
+    case LogitScale::InvHeadDim:
+        return "inv_head_dim";
+    case LogitScale::None:
+        return "none";
     }
     return "?";
 }
@@ -89,15 +111,15 @@ std::string firstLimitExceeded(const RunConfig &c)
         if (b.value > b.maximum) return std::string(b.key) + ": " + beyondLimit(b.maximum, b.value);
     for (size_t l = 0; l < m.heads.size(); ++l)
         if (m.heads[l] > RunLimits::kMaxHeads)
-            return "model.heads[" + str(l) + "]: " +
-                   beyondLimit(RunLimits::kMaxHeads, m.heads[l], "heads");
+            return "model.heads[" + str(l) +
+                   "]: " + beyondLimit(RunLimits::kMaxHeads, m.heads[l], "heads");
     for (size_t i = 0; i < c.phases.size(); ++i) {
         const std::string where = "phases[" + str(i) + "]";
         if (c.phases[i].steps > RunLimits::kMaxSteps)
             return where + ".steps: " + beyondLimit(RunLimits::kMaxSteps, c.phases[i].steps);
         if (c.phases[i].batchSize > RunLimits::kMaxBatchSize)
-            return where + ".batch_size: " +
-                   beyondLimit(RunLimits::kMaxBatchSize, c.phases[i].batchSize);
+            return where +
+                   ".batch_size: " + beyondLimit(RunLimits::kMaxBatchSize, c.phases[i].batchSize);
     }
     return {};
 }
@@ -113,24 +135,31 @@ std::string checkModelAndPhases(const RunConfig &c)
     if (m.headDim < 0) return "model.head_dim: must be positive (or 0 to derive d_model / heads)";
     for (size_t l = 0; l < m.heads.size(); ++l) {
         const std::string where = "model.heads[" + str(l) + "]";
-        if (m.heads[l] <= 0) return where + ": layer " + str(l) + " needs at least one head, got " + str(m.heads[l]);
+        if (m.heads[l] <= 0)
+            return where + ": layer " + str(l) + " needs at least one head, got " + str(m.heads[l]);
         if (m.headDim == 0 && m.dModel % m.heads[l] != 0)
-            return where + ": " + str(m.heads[l]) + " heads do not divide d_model " + str(m.dModel) + " (layer " +
-                   str(l) + "); set head_dim explicitly or pick a divisor";
+            return where + ": " + str(m.heads[l]) + " heads do not divide d_model " +
+                   str(m.dModel) + " (layer " + str(l) +
+                   "); set head_dim explicitly or pick a divisor";
     }
     if (m.ffnWidth < 0) return "model.ffn_width: must be positive (or 0 for 4 · d_model)";
     if (m.widthMultiplier <= 0) return "model.width_multiplier: must be at least 1";
-    if (!(c.lr > 0) || !std::isfinite(c.lr)) return "lr: the learning rate must be a positive number, got " + str(c.lr);
+    if (!(c.lr > 0) || !std::isfinite(c.lr))
+        return "lr: the learning rate must be a positive number, got " + str(c.lr);
     if (c.phases.empty()) return "phases: at least one training phase is needed";
     for (size_t i = 0; i < c.phases.size(); ++i) {
         const PhaseConfig &p = c.phases[i];
         const std::string where = "phases[" + str(i) + "]";
         if (p.steps < 0) return where + ".steps: must not be negative, got " + str(p.steps);
-        if (p.batchSize <= 0) return where + ".batch_size: must be positive, got " + str(p.batchSize);
-        if (!p.useScannedLr && !(p.lr > 0)) return where + ".lr: must be positive, got " + str(p.lr);
+        if (p.batchSize <= 0)
+            return where + ".batch_size: must be positive, got " + str(p.batchSize);
+        if (!p.useScannedLr && !(p.lr > 0))
+            return where + ".lr: must be positive, got " + str(p.lr);
         const OptimizerConfig &o = p.optimizer;
-        if (!(o.beta1 >= 0 && o.beta1 < 1)) return where + ".optimizer.beta1: must be in [0, 1), got " + str(o.beta1);
-        if (!(o.beta2 >= 0 && o.beta2 < 1)) return where + ".optimizer.beta2: must be in [0, 1), got " + str(o.beta2);
+        if (!(o.beta1 >= 0 && o.beta1 < 1))
+            return where + ".optimizer.beta1: must be in [0, 1), got " + str(o.beta1);
+        if (!(o.beta2 >= 0 && o.beta2 < 1))
+            return where + ".optimizer.beta2: must be in [0, 1), got " + str(o.beta2);
         if (!(o.eps > 0)) return where + ".optimizer.eps: must be positive, got " + str(o.eps);
         if (o.weightDecay < 0) return where + ".optimizer.weight_decay: must not be negative";
         if (o.weightDecay > 0 && o.kind == OptimizerKind::Adam)
@@ -147,7 +176,9 @@ std::string checkModelAndPhases(const RunConfig &c)
 
 std::string resolveTaskPath(const TaskConfig &task, const std::string &path)
 {
-    if (path.empty() || path.front() == '/' || task.baseDirectory.empty() || task.baseDirectory == ".") return path;
+    if (path.empty() || path.front() == '/' || task.baseDirectory.empty() ||
+        task.baseDirectory == ".")
+        return path;
     return task.baseDirectory + "/" + path;
 }
 

@@ -21,7 +21,7 @@ enum class Objective {
 
 enum class OptimizerKind { Adam, AdamW };
 enum class ScheduleKind { Constant, WarmupCosine };
-enum class NormKind { LayerNorm, UnitScale };    // UnitScale: s · x / ||x||, one learned scalar s
+enum class NormKind { LayerNorm, UnitScale }; // UnitScale: s · x / ||x||, one learned scalar s
 enum class NormPlacement { PreNorm, PostNorm };
 enum class Activation { Gelu, Relu };
 enum class LogitScale { InvSqrtHeadDim, InvHeadDim, None };
@@ -42,7 +42,8 @@ struct OptimizerConfig {
 
 struct ScheduleConfig {
     ScheduleKind kind = ScheduleKind::Constant;
-    double warmupFraction = 0.05; // WarmupCosine: linear from 0 over this fraction, then cosine to 0
+    double warmupFraction =
+        0.05; // WarmupCosine: linear from 0 over this fraction, then cosine to 0
     // The learning rate changes once every stepEvery steps (an "epoch"), as a scheduler stepped
     // per epoch does: the schedule is evaluated at epoch step / stepEvery of ceil(steps / stepEvery),
     // so with warm-up the first epoch trains at lr 0. 1: every step.
@@ -71,7 +72,7 @@ struct ModelConfig {
     Activation activation = Activation::Gelu;
     NormKind norm = NormKind::LayerNorm;
     NormPlacement placement = NormPlacement::PreNorm;
-    bool finalNorm = true;      // LN_final before the unembedding (pre-norm models)
+    bool finalNorm = true; // LN_final before the unembedding (pre-norm models)
     bool causal = true;
     bool bias = false;
     bool zeroInitOutputs = true; // attention output, MLP output and unembedding start at zero
@@ -97,20 +98,20 @@ struct TaskConfig {
     // The task: a row of the task table (core/tasks/TaskTable.cpp), e.g. "addition".
     std::string kind = "addition";
     // Addition (EXPERIMENTS.md §1).
-    int64_t trainPairs = 64000;    // 3 samples a pair: 192,000 training samples
-    int64_t testPairs = 192;       // 576 test samples
+    int64_t trainPairs = 64000; // 3 samples a pair: 192,000 training samples
+    int64_t testPairs = 192;    // 576 test samples
     int64_t testPairBase = 64000;
     // Nearest neighbour (§2).
     int64_t pointDim = 64;  // d
     int64_t numPoints = 16; // N
     // Text (§3): byte-level language modelling.
-    std::string textPath;           // empty: the built-in seeded children's-story corpus
+    std::string textPath; // empty: the built-in seeded children's-story corpus
     int64_t contextLength = 128;
     double validationFraction = 0.1;
     int64_t corpusBytes = 2'000'000; // size of the generated corpus
     // Text: samples drawn from each finished run's model into RunResult::samples (TextTask.h).
     std::string samplePrompt = "Once upon a time"; // empty: start from a newline
-    int64_t sampleLength = 200;     // bytes generated per sample; 0: no samples
+    int64_t sampleLength = 200;                    // bytes generated per sample; 0: no samples
     int64_t sampleCount = 1;        // samples per run, seeds sampleSeed, sampleSeed + 1, ...
     double sampleTemperature = 0.8; // 0: always the most likely byte
     uint64_t sampleSeed = 0;
@@ -137,7 +138,7 @@ struct RunConfig {
     TaskConfig task;
     ModelConfig model;
     std::vector<PhaseConfig> phases;
-    double lr = 1e-3;        // the scanned learning rate η
+    double lr = 1e-3; // the scanned learning rate η
     QkRuleConfig qkRule;
     int64_t evalEvery = 100; // steps between test evaluations
     int64_t logEvery = 10;   // steps averaged into one train-loss point
@@ -145,7 +146,7 @@ struct RunConfig {
     uint64_t initSeed = 0;
     uint64_t dataSeed = 0;
     std::string device = "auto"; // auto, cpu, cuda, cuda:N
-    bool tf32 = false;            // TF32 matmuls on CUDA
+    bool tf32 = false;           // TF32 matmuls on CUDA
 
     int64_t totalSteps() const
     {
@@ -160,8 +161,8 @@ struct RunConfig {
 // names the key that exceeds one, and validate() checks them for configs built elsewhere (forms).
 struct RunLimits {
     static constexpr int64_t kMaxLayers = 256;
-    static constexpr int64_t kMaxDModel = 16384;    // also head_dim and the nn task's point_dim
-    static constexpr int64_t kMaxHeads = 16384;     // per layer
+    static constexpr int64_t kMaxDModel = 16384; // also head_dim and the nn task's point_dim
+    static constexpr int64_t kMaxHeads = 16384;  // per layer
     static constexpr int64_t kMaxFfnWidth = 262144;
     static constexpr int64_t kMaxWidthMultiplier = 1024;
     static constexpr int64_t kMaxBatchSize = 65536;
@@ -187,7 +188,6 @@ std::string beyondLimit(int64_t maximum, int64_t got, const std::string &what = 
 // Sequences up to this length attend explicitly over micro-heads, one path for every head count
 // (Transformer.cpp); longer ones use the fused attention kernels, one call per head-count group.
 constexpr int64_t kExplicitAttentionMaxLength = 64;
-
 
 // Names used in YAML, the CLI and the GUI for the enums above.
 const char *toString(Objective);

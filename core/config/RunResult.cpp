@@ -48,7 +48,8 @@ bool failedOnACheckpoint(const RunResult &result)
 
 bool isFinished(RunStatus status)
 {
-    return status == RunStatus::Done || status == RunStatus::Diverged || status == RunStatus::Failed;
+    return status == RunStatus::Done || status == RunStatus::Diverged ||
+           status == RunStatus::Failed;
 }
 
 std::vector<std::string> provenanceDifferences(const RunResult &a, const RunResult &b)
@@ -62,7 +63,8 @@ std::vector<std::string> provenanceDifferences(const RunResult &a, const RunResu
     for (const auto &[key, v] : a.provenance) keys[key] = true;
     for (const auto &[key, v] : b.provenance) keys[key] = true;
     for (const auto &[key, unused] : keys)
-        if (value(a, key) != value(b, key)) out.push_back(key + ": " + value(a, key) + " → " + value(b, key));
+        if (value(a, key) != value(b, key))
+            out.push_back(key + ": " + value(a, key) + " → " + value(b, key));
     return out;
 }
 

@@ -10,8 +10,8 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -76,11 +76,16 @@ bool findInvalidUtf8(const std::string &text, size_t *offset, int *line, int *co
     for (size_t i = 0; i < n;) {
         const unsigned char b = bytes[i];
         size_t length = 0;
-        if (b == 0) length = 0;
-        else if (b < 0x80) length = 1;
-        else if ((b & 0xE0) == 0xC0 && b >= 0xC2) length = 2;
-        else if ((b & 0xF0) == 0xE0) length = 3;
-        else if ((b & 0xF8) == 0xF0 && b <= 0xF4) length = 4;
+        if (b == 0)
+            length = 0;
+        else if (b < 0x80)
+            length = 1;
+        else if ((b & 0xE0) == 0xC0 && b >= 0xC2)
+            length = 2;
+        else if ((b & 0xF0) == 0xE0)
+            length = 3;
+        else if ((b & 0xF8) == 0xF0 && b <= 0xF4)
+            length = 4;
         bool valid = length > 0 && i + length <= n;
         for (size_t k = 1; valid && k < length; ++k) valid = (bytes[i + k] & 0xC0) == 0x80;
         if (valid && length == 3) {
@@ -138,8 +143,10 @@ void checkStructure(const YamlField &root, const std::string &text, const YAML::
     if (budget == 0) {
         YamlField at = root;
         at.mark = node.Mark();
-        fail(at, "the document expands to more nodes than its text could hold (YAML aliases used within "
-                 "aliases); write the values out, or use fewer nested aliases");
+        fail(
+            at,
+            "the document expands to more nodes than its text could hold (YAML aliases used within "
+            "aliases); write the values out, or use fewer nested aliases");
     }
     --budget;
     if (node.IsScalar()) {
@@ -149,8 +156,8 @@ void checkStructure(const YamlField &root, const std::string &text, const YAML::
             !quoteIsClosed(text, pos)) {
             YamlField at = root;
             at.mark = mark;
-            fail(at, std::string("unterminated quoted text: the closing ") + text[pos] +
-                         " is missing");
+            fail(at,
+                 std::string("unterminated quoted text: the closing ") + text[pos] + " is missing");
         }
         return;
     }
@@ -198,8 +205,8 @@ int secondDocumentLine(const std::string &text)
         const std::string_view row(text.data() + start, end - start);
         start = end + 1;
         auto marker = [&](const char *m) {
-            return row.substr(0, 3) == m && (row.size() == 3 || row[3] == ' ' || row[3] == '\t' ||
-                                             row[3] == '\r');
+            return row.substr(0, 3) == m &&
+                   (row.size() == 3 || row[3] == ' ' || row[3] == '\t' || row[3] == '\r');
         };
         if (marker("---")) {
             if (content || ended) return line;
@@ -265,7 +272,8 @@ std::string preparseCurves(const std::string &text, PreparsedCurves *curves)
         if (close < kClose.size() || row.substr(close - kClose.size(), kClose.size()) != kClose ||
             close - kClose.size() < middle + kMiddle.size())
             continue;
-        const std::string_view steps = row.substr(open + kOpen.size(), middle - open - kOpen.size());
+        const std::string_view steps =
+            row.substr(open + kOpen.size(), middle - open - kOpen.size());
         const std::string_view values =
             row.substr(middle + kMiddle.size(), close - kClose.size() - middle - kMiddle.size());
         if (steps.find_first_of("[]{}#'\"") != std::string_view::npos ||
@@ -352,7 +360,8 @@ YamlField parseDocument(const std::string &original, const std::string &file)
                        text.compare(i, 4, "null") != 0 && text.compare(i, 3, "---") != 0) {
                 throw SessionError(file, static_cast<int>(line), static_cast<int>(column), "",
                                    std::string("malformed YAML: unexpected '") + c + "'");
-            } else if (c == '~' || text.compare(i, 4, "null") == 0 || text.compare(i, 3, "---") == 0) {
+            } else if (c == '~' || text.compare(i, 4, "null") == 0 ||
+                       text.compare(i, 3, "---") == 0) {
                 break; // an explicit null or an empty explicit document: empty indeed
             }
         }
@@ -411,7 +420,6 @@ std::string lower(std::string text)
     for (auto &c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return text;
 }
-
 
 std::string nearestKey(const std::string &key, const std::vector<std::string> &allowed)
 {

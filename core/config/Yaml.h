@@ -139,7 +139,8 @@ Enum readEnumOf(const YamlField &field, const Names &names)
     if (isScalar(field)) {
         const std::string text = normalisedName(readString(field));
         for (const auto &n : names)
-            if (text == normalisedName(n.name) || text == normalisedName(toString(n.value))) return n.value;
+            if (text == normalisedName(n.name) || text == normalisedName(toString(n.value)))
+                return n.value;
     }
     std::vector<std::string> allowed;
     for (const auto &n : names) allowed.push_back(n.name);

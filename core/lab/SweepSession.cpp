@@ -3,18 +3,18 @@
 #include "core/config/Files.h"
 
 #include "core/tasks/RunConfigFields.h"
-#include "core/train/Checkpoint.h"
 #include "core/tasks/TaskSpec.h"
+#include "core/train/Checkpoint.h"
 
+#include <algorithm>
 #include <cerrno>
-#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <set>
-#include <algorithm>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -51,7 +51,8 @@ int countResults(const Session &session)
 std::vector<SweepJob> pendingJobs(const Session &session)
 {
     std::vector<SweepJob> jobs;
-    for (int index : pendingRuns(session)) jobs.push_back({index, session.runs[size_t(index)].config});
+    for (int index : pendingRuns(session))
+        jobs.push_back({index, session.runs[size_t(index)].config});
     return jobs;
 }
 
@@ -83,19 +84,23 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
 {
     std::vector<std::string> notes;
     if (!session.checkpoints.enabled || sessionPath.empty()) return notes;
-    std::map<const SweepJob *, std::map<int64_t, std::string>> byStep; // a job's valid checkpoints by step
+    std::map<const SweepJob *, std::map<int64_t, std::string>>
+        byStep; // a job's valid checkpoints by step
     for (auto &job : jobs) {
         job.checkpointDir = checkpointDirFor(sessionPath, job.config);
-        const RunResult *stored = job.runIndex >= 0 && static_cast<size_t>(job.runIndex) < session.runs.size()
-                                      ? &session.runs[static_cast<size_t>(job.runIndex)].result
-                                      : nullptr;
+        const RunResult *stored =
+            job.runIndex >= 0 && static_cast<size_t>(job.runIndex) < session.runs.size()
+                ? &session.runs[static_cast<size_t>(job.runIndex)].result
+                : nullptr;
         const bool finished = stored && isFinished(stored->status) && !failedOnACheckpoint(*stored);
         if (finished) {
             std::error_code error;
             if (!std::filesystem::is_empty(job.checkpointDir, error) && !error) {
                 const std::string aside = moveAside(job.checkpointDir, error);
-                notes.push_back("run " + std::to_string(job.runIndex) + " trains again from step 0; its checkpoints " +
-                                (error ? "could not be moved aside: " + error.message() : "were moved to " + aside));
+                notes.push_back("run " + std::to_string(job.runIndex) +
+                                " trains again from step 0; its checkpoints " +
+                                (error ? "could not be moved aside: " + error.message()
+                                       : "were moved to " + aside));
                 if (error) job.checkpointDir.clear(); // never mix them with the new run's
             }
             continue;
@@ -107,7 +112,9 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
         const auto found = listCheckpoints(job.checkpointDir, &problems, false);
         for (const auto &p : problems)
             notes.push_back(p + "; run " + std::to_string(job.runIndex) +
-                            (found.empty() ? " starts at step 0" : " resumes from step " + std::to_string(found.front().step) + " instead"));
+                            (found.empty() ? " starts at step 0"
+                                           : " resumes from step " +
+                                                 std::to_string(found.front().step) + " instead"));
         auto &steps = byStep[&job]; // every unfinished job has an entry, empty without checkpoints
         for (const auto &info : found) steps[info.step] = info.path;
     }
@@ -142,12 +149,14 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
         for (SweepJob *m : members) {
             if (step < 0) {
                 if (!byStep[m].empty())
-                    notes.push_back("run " + std::to_string(m->runIndex) + " starts at step 0: the runs it trains with have no "
+                    notes.push_back("run " + std::to_string(m->runIndex) +
+                                    " starts at step 0: the runs it trains with have no "
                                     "checkpoint of a step in common with it");
                 continue;
             }
             if (byStep[m].rbegin()->first != step)
-                notes.push_back("run " + std::to_string(m->runIndex) + " resumes from step " + std::to_string(step) +
+                notes.push_back("run " + std::to_string(m->runIndex) + " resumes from step " +
+                                std::to_string(step) +
                                 ", the newest step every run of its ensemble has a checkpoint of");
             m->resumeFrom = byStep[m].at(step);
             m->resumeStep = step;
@@ -162,7 +171,8 @@ std::vector<std::string> copyCheckpoints(const Session &session, const std::stri
     namespace fs = std::filesystem;
     std::vector<std::string> problems;
     for (const auto &run : session.runs) {
-        const std::string from = checkpointDirFor(fromSession, run.config), to = checkpointDirFor(toSession, run.config);
+        const std::string from = checkpointDirFor(fromSession, run.config),
+                          to = checkpointDirFor(toSession, run.config);
         std::error_code error;
         if (from == to || !fs::is_directory(from, error) || fs::exists(to, error)) continue;
         fs::create_directories(to, error);
@@ -170,9 +180,11 @@ std::vector<std::string> copyCheckpoints(const Session &session, const std::stri
             const fs::path target = fs::path(to) / entry.path().filename();
             std::error_code linkError;
             fs::create_hard_link(entry.path(), target, linkError);
-            if (linkError) fs::copy_file(entry.path(), target, fs::copy_options::overwrite_existing, error);
+            if (linkError)
+                fs::copy_file(entry.path(), target, fs::copy_options::overwrite_existing, error);
             if (error) {
-                problems.push_back(to + ": " + error.message() + "; the checkpoints stay in " + from);
+                problems.push_back(to + ": " + error.message() + "; the checkpoints stay in " +
+                                   from);
                 break;
             }
         }
@@ -216,7 +228,8 @@ std::vector<SweepJob> shardJobs(const std::vector<SweepJob> &jobs, int shard, in
     }
     std::vector<std::pair<double, std::string>> byCost;
     for (const auto &key : order) byCost.emplace_back(ensembleCost(byKey[key]), key);
-    std::stable_sort(byCost.begin(), byCost.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    std::stable_sort(byCost.begin(), byCost.end(),
+                     [](const auto &a, const auto &b) { return a.first > b.first; });
     std::vector<double> load(size_t(std::max(1, count)), 0.0);
     std::vector<SweepJob> mine;
     for (const auto &[cost, key] : byCost) {
@@ -224,7 +237,8 @@ std::vector<SweepJob> shardJobs(const std::vector<SweepJob> &jobs, int shard, in
         load[least] += cost;
         if (int(least) == shard) mine.insert(mine.end(), byKey[key].begin(), byKey[key].end());
     }
-    std::sort(mine.begin(), mine.end(), [](const SweepJob &a, const SweepJob &b) { return a.runIndex < b.runIndex; });
+    std::sort(mine.begin(), mine.end(),
+              [](const SweepJob &a, const SweepJob &b) { return a.runIndex < b.runIndex; });
     return mine;
 }
 
@@ -236,7 +250,8 @@ std::vector<RunActivity> activeRuns(const Session &session, const std::string &s
         if (isFinished(run.result.status)) return;
         RunActivity a{index, trainer, -1};
         if (session.checkpoints.enabled) {
-            const auto found = listCheckpoints(checkpointDirFor(sessionPath, run.config), nullptr, false);
+            const auto found =
+                listCheckpoints(checkpointDirFor(sessionPath, run.config), nullptr, false);
             if (!found.empty()) a.step = found.front().step;
         }
         out.push_back(std::move(a));
@@ -246,15 +261,17 @@ std::vector<RunActivity> activeRuns(const Session &session, const std::string &s
         return out;
     }
     std::vector<SweepJob> all;
-    for (size_t i = 0; i < session.runs.size(); ++i) all.push_back({int(i), session.runs[i].config});
+    for (size_t i = 0; i < session.runs.size(); ++i)
+        all.push_back({int(i), session.runs[i].config});
     for (const auto &running : SessionStore::runningShardParts(sessionPath))
         for (const auto &job : shardJobs(all, running.shard.index, running.shard.count))
-            add(job.runIndex, "shard " + std::to_string(running.shard.index + 1) + "/" + std::to_string(running.shard.count) +
-                                  ": " + running.holder);
+            add(job.runIndex, "shard " + std::to_string(running.shard.index + 1) + "/" +
+                                  std::to_string(running.shard.count) + ": " + running.holder);
     return out;
 }
 
-std::vector<std::string> setAsideRunsOutsideTheSweep(Session &session, const std::string &sessionPath)
+std::vector<std::string> setAsideRunsOutsideTheSweep(Session &session,
+                                                     const std::string &sessionPath)
 {
     Session definition = session;
     definition.runs.clear();
@@ -269,9 +286,12 @@ std::vector<std::string> setAsideRunsOutsideTheSweep(Session &session, const std
             kept.push_back(std::move(run));
             continue;
         }
-        const std::string file = run.storedFile.empty() ? resultsDirFor(sessionPath) + "/runs/" + runFileName(run.config) : run.storedFile;
+        const std::string file =
+            run.storedFile.empty() ? resultsDirFor(sessionPath) + "/runs/" + runFileName(run.config)
+                                   : run.storedFile;
         aside.push_back(file + ": not a run of " + sessionPath +
-                        "'s sweep as it is now (an earlier definition's run, or another experiment's file); kept there, "
+                        "'s sweep as it is now (an earlier definition's run, or another "
+                        "experiment's file); kept there, "
                         "left out");
     }
     session.runs = std::move(kept);
@@ -296,10 +316,10 @@ StoredResult storeResult(SessionStore &store, const SessionRun &run, bool syncDi
         stored.rescuedTo = dir + "/" + runFileName(run.config);
         writeFileAtomic(stored.rescuedTo, runToYaml(run));
         return stored;
-    } catch (const std::exception &) {
-    }
-    std::fprintf(stderr, "----- a result that could not be saved (save it as a .yaml file) -----\n%s-----\n",
-                 runToYaml(run).c_str());
+    } catch (const std::exception &) {}
+    std::fprintf(
+        stderr, "----- a result that could not be saved (save it as a .yaml file) -----\n%s-----\n",
+        runToYaml(run).c_str());
     stored.rescuedTo = "stderr above";
     return stored;
 }
@@ -325,14 +345,15 @@ OutputPlan planOutput(Session &session, const std::string &output, bool overwrit
     } catch (const SessionError &e) {
         if (!overwrite)
             throw SessionError(output, 0, 0, "",
-                               std::string("exists and is not a session HeadLab can read (") + e.message() +
-                                   "); pass --overwrite to replace it");
+                               std::string("exists and is not a session HeadLab can read (") +
+                                   e.message() + "); pass --overwrite to replace it");
     }
     plan.results = countResults(existing);
     if (plan.results == 0 && !overwrite) return plan;
     if (!overwrite && experimentText(existing) == experimentText(session)) {
         plan.kind = OutputPlan::Kind::Resume;
-        plan.message = output + " holds " + std::to_string(plan.results) + " results of the same experiment: resuming it";
+        plan.message = output + " holds " + std::to_string(plan.results) +
+                       " results of the same experiment: resuming it";
         existing.view.insert(session.view.begin(), session.view.end());
         session = std::move(existing);
         return plan;
@@ -340,7 +361,8 @@ OutputPlan planOutput(Session &session, const std::string &output, bool overwrit
     if (!overwrite) {
         plan.kind = OutputPlan::Kind::Refuse;
         plan.message = output + " already holds " + std::to_string(plan.results) +
-                       " results of a different experiment or sweep; refusing to replace them.\n  Choose another "
+                       " results of a different experiment or sweep; refusing to replace them.\n  "
+                       "Choose another "
                        "-o, or pass --overwrite (its results are then moved aside, not deleted).";
         return plan;
     }
@@ -353,7 +375,8 @@ OutputPlan planOutput(Session &session, const std::string &output, bool overwrit
             throw SessionError(results, 0, 0, "", "cannot move it aside: " + error.message());
         if (fileExists(aside)) {
             std::rename(output.c_str(), (aside + "/replaced-session.yaml").c_str());
-            plan.message = "--overwrite: the previous results of " + output + " are kept in " + aside;
+            plan.message =
+                "--overwrite: the previous results of " + output + " are kept in " + aside;
         }
     }
     return plan;
@@ -377,7 +400,8 @@ std::vector<std::string> provenanceSpread(const Session &session)
         std::string line = key + ":";
         bool first = true;
         for (const auto &[value, n] : counts) {
-            line += (first ? " " : ", ") + value + " (" + std::to_string(n) + (n == 1 ? " run)" : " runs)");
+            line += (first ? " " : ", ") + value + " (" + std::to_string(n) +
+                    (n == 1 ? " run)" : " runs)");
             first = false;
         }
         lines.push_back(line);
@@ -390,10 +414,18 @@ SweepCounts countRuns(const Session &session)
     SweepCounts c;
     for (const auto &run : session.runs) {
         switch (run.result.status) {
-        case RunStatus::Done: ++c.done; break;
-        case RunStatus::Diverged: ++c.diverged; break;
-        case RunStatus::Failed: ++c.failed; break;
-        default: ++c.unfinished; break;
+        case RunStatus::Done:
+            ++c.done;
+            break;
+        case RunStatus::Diverged:
+            ++c.diverged;
+            break;
+        case RunStatus::Failed:
+            ++c.failed;
+            break;
+        default:
+            ++c.unfinished;
+            break;
         }
     }
     return c;

@@ -61,7 +61,8 @@ std::vector<RunActivity> activeRuns(const Session &session, const std::string &s
 // now (an earlier definition's, after the experiment was edited; another experiment's file dropped
 // into runs/), so that exports and merge carry exactly the session's runs. Their files stay where
 // they are. Returns one line per run set aside, naming its real file.
-std::vector<std::string> setAsideRunsOutsideTheSweep(Session &session, const std::string &sessionPath);
+std::vector<std::string> setAsideRunsOutsideTheSweep(Session &session,
+                                                     const std::string &sessionPath);
 
 // Where a result went.
 struct StoredResult {
@@ -87,8 +88,8 @@ void anchorTaskPaths(Session &session);
 // What `-o OUT` (or Save As) onto an existing file means.
 struct OutputPlan {
     enum class Kind { Fresh, Resume, Refuse, Replace } kind = Kind::Fresh;
-    int results = 0;      // results OUT already holds
-    std::string message;  // for Resume, Refuse and Replace: one sentence for the user
+    int results = 0;     // results OUT already holds
+    std::string message; // for Resume, Refuse and Replace: one sentence for the user
 };
 // `session` is what is about to run into `output`. Resume: `session` is replaced by OUT's (with
 // the results) keeping its view. Replace (overwrite): OUT's results are moved to

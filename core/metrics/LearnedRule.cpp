@@ -34,7 +34,8 @@ const char *describe(LearnedRule rule)
 std::optional<bool> learned(const RunResult &result, LearnedRule rule)
 {
     if (!isFinished(result.status)) return std::nullopt;
-    const auto paper = result.metrics.find(metric::kLearned); // final test loss < ln 10, set by the trainer
+    const auto paper =
+        result.metrics.find(metric::kLearned); // final test loss < ln 10, set by the trainer
     if (rule == LearnedRule::LeftLn10Plateau) {
         if (auto left = result.metrics.find(metric::kLeftLn10Plateau); left != result.metrics.end())
             return left->second > 0.5 && result.status == RunStatus::Done;

@@ -7,25 +7,35 @@ const std::vector<MetricSpec> &metricTable()
 {
     using namespace metric;
     static const std::vector<MetricSpec> table = {
-        {kFinalTestLoss, false, false, "final test loss", "nats", "the test loss at the last evaluation"},
-        {kMinTestLoss, false, false, "lowest test loss", "nats", "the lowest test loss over all evaluations"},
-        {kFinalTrainLoss, false, false, "final train loss", "nats", "the mean training loss of the last log window"},
+        {kFinalTestLoss, false, false, "final test loss", "nats",
+         "the test loss at the last evaluation"},
+        {kMinTestLoss, false, false, "lowest test loss", "nats",
+         "the lowest test loss over all evaluations"},
+        {kFinalTrainLoss, false, false, "final train loss", "nats",
+         "the mean training loss of the last log window"},
         {kLearned, false, false, "learned (paper's rule)", "",
          "1 when the final test loss is below the task's threshold (ln 10 for addition)"},
         {kLeftLn10Plateau, false, false, "left the ln 10 plateau", "",
          "1 when the final test loss is below 5/6 ln 10 (PlateauDetector)"},
         {kPlateauPrefix, true, false, "plateau entry or exit", "step",
-         "plateau_<name>_entered / _left: the step at which the test loss entered or left a plateau"},
-        {kStepsPerSecond, false, false, "speed", "steps/s", "optimizer steps per second of the ensemble"},
+         "plateau_<name>_entered / _left: the step at which the test loss entered or left a "
+         "plateau"},
+        {kStepsPerSecond, false, false, "speed", "steps/s",
+         "optimizer steps per second of the ensemble"},
         {kBestEpochMean, false, false, "best epoch-mean train loss", "",
-         "the lowest mean training loss over an epoch of 100 steps (the nearest-neighbour paper's metric)"},
+         "the lowest mean training loss over an epoch of 100 steps (the nearest-neighbour paper's "
+         "metric)"},
         {kHeadPrefix, true, true, "per-head statistic", "",
-         "head.<layer>.<head>.<stat>: a head's attention logit scale, entropy, weight or gradient norm at each evaluation"},
-        {kTestDigitPrefix, true, true, "test loss of digit i", "nats", "addition: the test loss of answers asking for digit i"},
+         "head.<layer>.<head>.<stat>: a head's attention logit scale, entropy, weight or gradient "
+         "norm at each evaluation"},
+        {kTestDigitPrefix, true, true, "test loss of digit i", "nats",
+         "addition: the test loss of answers asking for digit i"},
         {kTestAccuracy, false, true, "test accuracy", "",
          "nearest neighbour: the fraction of positions whose prediction is closest to the target"},
-        {kEpochMean, false, true, "epoch-mean train loss", "", "the mean training loss of each epoch of 100 steps"},
-        {kFinalPrefix, true, false, "final value of a curve", "", "final_<curve>: the last value of an extra curve"},
+        {kEpochMean, false, true, "epoch-mean train loss", "",
+         "the mean training loss of each epoch of 100 steps"},
+        {kFinalPrefix, true, false, "final value of a curve", "",
+         "final_<curve>: the last value of an extra curve"},
     };
     return table;
 }
@@ -39,33 +49,40 @@ const MetricSpec *findMetric(const std::string &name)
     return nullptr;
 }
 
-
 const std::vector<HeadStatSpec> &headStatTable()
 {
     static const std::vector<HeadStatSpec> table = {
-        {"logit_rms", "attention logit RMS", "RMS of the scaled logits q·k/√m_H over the evaluation batch, masked entries left out"},
+        {"logit_rms", "attention logit RMS",
+         "RMS of the scaled logits q·k/√m_H over the evaluation batch, masked entries left out"},
         {"logit_max", "attention logit max", "largest |q·k|/√m_H over the evaluation batch"},
-        {"entropy", "attention entropy", "mean entropy of the head's attention rows (nats); ln T is uniform, 0 one key"},
+        {"entropy", "attention entropy",
+         "mean entropy of the head's attention rows (nats); ln T is uniform, 0 one key"},
         {"wq_norm", "‖W_Q‖ of the head", "Frobenius norm of the head's columns of W_Q"},
         {"wk_norm", "‖W_K‖ of the head", "Frobenius norm of the head's columns of W_K"},
         {"wv_norm", "‖W_V‖ of the head", "Frobenius norm of the head's columns of W_V"},
         {"wo_norm", "‖W_O‖ of the head", "Frobenius norm of the head's rows of W_O"},
-        {"wq_grad", "‖∇W_Q‖ of the head", "gradient norm of the head's columns of W_Q at the last training step before the evaluation"},
-        {"wk_grad", "‖∇W_K‖ of the head", "gradient norm of the head's columns of W_K at the last training step before the evaluation"},
+        {"wq_grad", "‖∇W_Q‖ of the head",
+         "gradient norm of the head's columns of W_Q at the last training step before the "
+         "evaluation"},
+        {"wk_grad", "‖∇W_K‖ of the head",
+         "gradient norm of the head's columns of W_K at the last training step before the "
+         "evaluation"},
     };
     return table;
 }
 
 std::string headCurveName(int64_t layer, int64_t head, const std::string &stat)
 {
-    return std::string(metric::kHeadPrefix) + std::to_string(layer) + "." + std::to_string(head) + "." + stat;
+    return std::string(metric::kHeadPrefix) + std::to_string(layer) + "." + std::to_string(head) +
+           "." + stat;
 }
 
 bool parseHeadCurve(const std::string &name, int64_t *layer, int64_t *head, std::string *stat)
 {
     const std::string prefix = metric::kHeadPrefix;
     if (name.rfind(prefix, 0) != 0) return false;
-    const size_t a = name.find('.', prefix.size()), b = a == std::string::npos ? a : name.find('.', a + 1);
+    const size_t a = name.find('.', prefix.size()),
+                 b = a == std::string::npos ? a : name.find('.', a + 1);
     if (b == std::string::npos) return false;
     try {
         *layer = std::stoll(name.substr(prefix.size(), a - prefix.size()));

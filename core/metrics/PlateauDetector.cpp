@@ -7,7 +7,9 @@
 
 namespace headlab {
 
-PlateauDetector::PlateauDetector(double band) : m_band(band) {}
+PlateauDetector::PlateauDetector(double band)
+    : m_band(band)
+{}
 
 std::vector<double> PlateauDetector::additionLevels()
 {
@@ -15,7 +17,8 @@ std::vector<double> PlateauDetector::additionLevels()
     return {ln10, 2.0 / 3.0 * ln10, 1.0 / 3.0 * ln10};
 }
 
-std::vector<Plateau> PlateauDetector::detect(const Curve &curve, const std::vector<double> &levels) const
+std::vector<Plateau> PlateauDetector::detect(const Curve &curve,
+                                             const std::vector<double> &levels) const
 {
     const double halfWidth = m_band * std::log(10.0);
     std::vector<Plateau> out;
@@ -42,10 +45,13 @@ std::map<std::string, double> PlateauDetector::metrics(const Curve &curve) const
     const auto plateaus = detect(curve);
     const char *names[] = {"3", "2", "1"}; // thirds of ln 10
     for (size_t k = 0; k < plateaus.size(); ++k) {
-        m[std::string(metric::kPlateauPrefix) + names[k] + "_entered"] = static_cast<double>(plateaus[k].entered);
-        m[std::string(metric::kPlateauPrefix) + names[k] + "_left"] = static_cast<double>(plateaus[k].left);
+        m[std::string(metric::kPlateauPrefix) + names[k] + "_entered"] =
+            static_cast<double>(plateaus[k].entered);
+        m[std::string(metric::kPlateauPrefix) + names[k] + "_left"] =
+            static_cast<double>(plateaus[k].left);
     }
-    if (!curve.empty()) m[metric::kLeftLn10Plateau] = curve.back().value < 5.0 / 6.0 * std::log(10.0) ? 1.0 : 0.0;
+    if (!curve.empty())
+        m[metric::kLeftLn10Plateau] = curve.back().value < 5.0 / 6.0 * std::log(10.0) ? 1.0 : 0.0;
     return m;
 }
 

@@ -15,9 +15,10 @@
 namespace headlab {
 
 struct Plateau {
-    double level = 0.0;    // the loss of the plateau
-    int64_t entered = -1;  // first step within the band, -1 if never
-    int64_t left = -1;     // first step below the band after entering, -1 if still on it (or never on it)
+    double level = 0.0;   // the loss of the plateau
+    int64_t entered = -1; // first step within the band, -1 if never
+    int64_t left =
+        -1; // first step below the band after entering, -1 if still on it (or never on it)
 };
 
 class PlateauDetector {
@@ -25,7 +26,8 @@ public:
     // band: half-width of the band around each level, as a fraction of ln 10.
     explicit PlateauDetector(double band = 0.04);
     static std::vector<double> additionLevels(); // ln 10, (2/3) ln 10, (1/3) ln 10
-    std::vector<Plateau> detect(const Curve &curve, const std::vector<double> &levels = additionLevels()) const;
+    std::vector<Plateau> detect(const Curve &curve,
+                                const std::vector<double> &levels = additionLevels()) const;
     // The metrics a run records: plateau_<k>_entered / plateau_<k>_left for k = 3, 2, 1 (thirds of
     // ln 10), and left_ln10_plateau (final loss below (5/6) ln 10, half way to the next plateau).
     std::map<std::string, double> metrics(const Curve &curve) const;

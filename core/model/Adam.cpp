@@ -14,7 +14,9 @@
 
 namespace headlab {
 
-Adam::Adam(Transformer &model, const OptimizerConfig &config) : m_model(model), m_config(config)
+Adam::Adam(Transformer &model, const OptimizerConfig &config)
+    : m_model(model)
+    , m_config(config)
 {
     const auto &flat = model.flatParameters();
     m_exp = torch::zeros_like(flat);
@@ -36,12 +38,19 @@ void Adam::setLearningRates(const std::vector<torch::Tensor> &perParamRunLr)
     for (size_t i = 0; i < params.size(); ++i) {
         const auto &p = params[i].value; // (R, ...)
         const int64_t R = p.size(0);
-        parts.push_back(perParamRunLr[i].to(m_lr.options()).view({R, 1}).expand({R, p.numel() / R}).reshape({-1}));
+        parts.push_back(perParamRunLr[i]
+                            .to(m_lr.options())
+                            .view({R, 1})
+                            .expand({R, p.numel() / R})
+                            .reshape({-1}));
     }
     m_lr.copy_(torch::cat(parts));
 }
 
-void Adam::zeroGrad() { m_model.flatGradients().zero_(); }
+void Adam::zeroGrad()
+{
+    m_model.flatGradients().zero_();
+}
 
 torch::Tensor Adam::sliceOf(const torch::Tensor &flat, const Parameter &p, int64_t run) const
 {
@@ -70,11 +79,20 @@ void Adam::step(const torch::Tensor &scale)
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
     if (m_fused) {
         const auto schedule = scale.to(torch::kFloat64).contiguous();
-        cuda::AdamArgs a{p.data_ptr<float>(), g.data_ptr<float>(), m_exp.data_ptr<float>(), m_expSq.data_ptr<float>(),
-                         m_lr.data_ptr<float>(), m_step.data_ptr<double>(), schedule.data_ptr<double>(), p.numel(),
-                         b1, b2, m_config.eps,
+        cuda::AdamArgs a{p.data_ptr<float>(),
+                         g.data_ptr<float>(),
+                         m_exp.data_ptr<float>(),
+                         m_expSq.data_ptr<float>(),
+                         m_lr.data_ptr<float>(),
+                         m_step.data_ptr<double>(),
+                         schedule.data_ptr<double>(),
+                         p.numel(),
+                         b1,
+                         b2,
+                         m_config.eps,
                          m_config.kind == OptimizerKind::AdamW ? m_config.weightDecay : 0.0};
-        if (cuda::fusedAdamStep(a, c10::cuda::getCurrentCUDAStream(p.device().index()).stream())) return;
+        if (cuda::fusedAdamStep(a, c10::cuda::getCurrentCUDAStream(p.device().index()).stream()))
+            return;
         m_fused = false; // no kernel image for this GPU: the ATen passes from now on
     }
 #endif

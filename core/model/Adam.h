@@ -29,8 +29,14 @@ public:
     void resetRun(int64_t run);
     // Run r's first and second moments of parameter p (views into the flat moments, shaped like
     // the parameter without its run dimension), and the step counter: what a checkpoint saves.
-    torch::Tensor firstMoment(const Parameter &p, int64_t run) const { return sliceOf(m_exp, p, run); }
-    torch::Tensor secondMoment(const Parameter &p, int64_t run) const { return sliceOf(m_expSq, p, run); }
+    torch::Tensor firstMoment(const Parameter &p, int64_t run) const
+    {
+        return sliceOf(m_exp, p, run);
+    }
+    torch::Tensor secondMoment(const Parameter &p, int64_t run) const
+    {
+        return sliceOf(m_expSq, p, run);
+    }
     torch::Tensor &stepCount() { return m_step; } // 0-dim float64
     // For provenance: the one-kernel CUDA step, or the ATen passes.
     bool fused() const { return m_fused; }

@@ -1,9 +1,9 @@
 // Device.cpp — which devices the machine has, and what each one holds.
 #include "core/model/Device.h"
 
-#include <torch/torch.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
+#include <torch/torch.h>
 
 #include <algorithm>
 #include <sstream>
@@ -16,14 +16,16 @@ std::vector<std::string> availableDevices()
 {
     std::vector<std::string> out{"cpu"};
     if (torch::cuda::is_available()) {
-        for (int i = 0; i < static_cast<int>(torch::cuda::device_count()); ++i) out.push_back("cuda:" + std::to_string(i));
+        for (int i = 0; i < static_cast<int>(torch::cuda::device_count()); ++i)
+            out.push_back("cuda:" + std::to_string(i));
     }
     return out;
 }
 
 std::string resolveDevice(const std::string &requested)
 {
-    if (requested.empty() || requested == "auto") return torch::cuda::is_available() ? "cuda:0" : "cpu";
+    if (requested.empty() || requested == "auto")
+        return torch::cuda::is_available() ? "cuda:0" : "cpu";
     if (requested == "cuda") return "cuda:0";
     return requested;
 }
@@ -45,7 +47,6 @@ std::vector<std::string> devicesFor(const std::string &spec)
     if (out.empty()) out.push_back(resolveDevice("auto"));
     return out;
 }
-
 
 // A CUDA device's free and total memory; the machine's memory for the CPU (all of it free: the
 // ensemble sizing keeps to half of it).

@@ -41,13 +41,16 @@ bool parseDType(const std::string &text, DType *out)
 uint64_t headerLength(const std::string &prefix, uint64_t fileBytes, const std::string &path)
 {
     if (fileBytes < 8)
-        throw bad(path, "truncated: " + std::to_string(fileBytes) + " bytes, shorter than the 8-byte header length");
+        throw bad(path, "truncated: " + std::to_string(fileBytes) +
+                            " bytes, shorter than the 8-byte header length");
     uint64_t n = 0;
     std::memcpy(&n, prefix.data(), 8);
-    if (n > kMaxHeaderBytes) throw bad(path, "its header claims " + std::to_string(n) + " bytes (more than 100 MB)");
+    if (n > kMaxHeaderBytes)
+        throw bad(path, "its header claims " + std::to_string(n) + " bytes (more than 100 MB)");
     if (8 + n > fileBytes)
-        throw bad(path, "truncated: the header claims " + std::to_string(n) + " bytes, the file has " +
-                            std::to_string(fileBytes - 8) + " after the length");
+        throw bad(path, "truncated: the header claims " + std::to_string(n) +
+                            " bytes, the file has " + std::to_string(fileBytes - 8) +
+                            " after the length");
     return n;
 }
 
@@ -63,15 +66,18 @@ void checkNesting(const std::string &text, const std::string &path)
     for (size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (inString) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') inString = false;
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
         } else if (c == '"') {
             inString = true;
         } else if (c == '{' || c == '[') {
             if (++depth > kMaxHeaderDepth)
-                throw bad(path, "its header nests deeper than " + std::to_string(kMaxHeaderDepth) + " levels (at byte " +
-                                    std::to_string(8 + i) + ")");
+                throw bad(path, "its header nests deeper than " + std::to_string(kMaxHeaderDepth) +
+                                    " levels (at byte " + std::to_string(8 + i) + ")");
         } else if (c == '}' || c == ']') {
             --depth;
         }
@@ -108,33 +114,39 @@ Contents parseHeader(const std::string &headerText, uint64_t dataBytes, const st
             }
             continue;
         }
-        const std::string where = "tensor '" + (name.size() > 80 ? name.substr(0, 77) + "..." : name) + "'";
-        if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets"))
+        const std::string where =
+            "tensor '" + (name.size() > 80 ? name.substr(0, 77) + "..." : name) + "'";
+        if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
+            !entry.contains("data_offsets"))
             throw bad(path, where + " lacks dtype, shape or data_offsets");
         Tensor t;
         t.name = name;
         if (!entry["dtype"].is_string() || !parseDType(entry["dtype"].get<std::string>(), &t.dtype))
-            throw bad(path, where + " has dtype " + brief(entry["dtype"]) + " (HeadLab writes F32, F64 and I64)");
+            throw bad(path, where + " has dtype " + brief(entry["dtype"]) +
+                                " (HeadLab writes F32, F64 and I64)");
         const auto &shape = entry["shape"];
         if (!shape.is_array()) throw bad(path, where + ": shape is not a list");
         uint64_t numel = 1;
         for (const auto &d : shape) {
-            if (!d.is_number_unsigned() || d.get<uint64_t>() > (1ull << 40)) throw bad(path, where + ": bad shape " + brief(shape));
+            if (!d.is_number_unsigned() || d.get<uint64_t>() > (1ull << 40))
+                throw bad(path, where + ": bad shape " + brief(shape));
             const uint64_t size = d.get<uint64_t>();
-            if (size != 0 && numel > kMaxFileBytes / size) throw bad(path, where + ": shape " + brief(shape) + " is too large");
+            if (size != 0 && numel > kMaxFileBytes / size)
+                throw bad(path, where + ": shape " + brief(shape) + " is too large");
             numel *= size;
             t.shape.push_back(static_cast<int64_t>(d.get<uint64_t>()));
         }
         const auto &offsets = entry["data_offsets"];
-        if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
+        if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+            !offsets[1].is_number_unsigned())
             throw bad(path, where + ": data_offsets is not [begin, end]");
         const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
         if (end < begin || end - begin != numel * elementSize(t.dtype))
-            throw bad(path, where + ": data_offsets " + brief(offsets) + " do not hold " + std::to_string(numel) +
-                                " " + toString(t.dtype) + " values");
+            throw bad(path, where + ": data_offsets " + brief(offsets) + " do not hold " +
+                                std::to_string(numel) + " " + toString(t.dtype) + " values");
         if (end > dataBytes)
-            throw bad(path, "truncated: " + where + " ends at byte " + std::to_string(end) + " of the data, which has " +
-                                std::to_string(dataBytes));
+            throw bad(path, "truncated: " + where + " ends at byte " + std::to_string(end) +
+                                " of the data, which has " + std::to_string(dataBytes));
         ranges->push_back({begin, end});
         out.tensors.push_back(std::move(t));
     }
@@ -143,15 +155,19 @@ Contents parseHeader(const std::string &headerText, uint64_t dataBytes, const st
     std::sort(sorted.begin(), sorted.end());
     uint64_t at = 0;
     for (const auto &[b, e] : sorted) {
-        if (b != at) throw bad(path, "the tensors' byte ranges leave a gap or overlap at byte " + std::to_string(at));
+        if (b != at)
+            throw bad(path, "the tensors' byte ranges leave a gap or overlap at byte " +
+                                std::to_string(at));
         at = e;
     }
     if (at != dataBytes)
-        throw bad(path, std::to_string(dataBytes - at) + " bytes after the last tensor (a damaged or foreign file)");
+        throw bad(path, std::to_string(dataBytes - at) +
+                            " bytes after the last tensor (a damaged or foreign file)");
     // In file order (the JSON object's keys come back sorted by name).
     std::vector<size_t> order(out.tensors.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return (*ranges)[a].first < (*ranges)[b].first; });
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return (*ranges)[a].first < (*ranges)[b].first; });
     Contents inOrder;
     inOrder.metadata = std::move(out.metadata);
     std::vector<std::pair<uint64_t, uint64_t>> sortedRanges;
@@ -166,8 +182,10 @@ Contents parseHeader(const std::string &headerText, uint64_t dataBytes, const st
 uint64_t fileSize(const std::string &path)
 {
     struct stat info {};
-    if (::stat(path.c_str(), &info) != 0) throw fileError(path, std::string("cannot read: ") + std::strerror(errno));
-    if (!S_ISREG(info.st_mode)) throw fileError(path, "is not a regular file; expected a checkpoint");
+    if (::stat(path.c_str(), &info) != 0)
+        throw fileError(path, std::string("cannot read: ") + std::strerror(errno));
+    if (!S_ISREG(info.st_mode))
+        throw fileError(path, "is not a regular file; expected a checkpoint");
     return static_cast<uint64_t>(info.st_size);
 }
 
@@ -176,14 +194,20 @@ uint64_t fileSize(const std::string &path)
 const char *toString(DType d)
 {
     switch (d) {
-    case DType::F32: return "F32";
-    case DType::F64: return "F64";
-    case DType::I64: return "I64";
+    case DType::F32:
+        return "F32";
+    case DType::F64:
+        return "F64";
+    case DType::I64:
+        return "I64";
     }
     return "?";
 }
 
-size_t elementSize(DType d) { return d == DType::F32 ? 4 : 8; }
+size_t elementSize(DType d)
+{
+    return d == DType::F32 ? 4 : 8;
+}
 
 int64_t Tensor::numel() const
 {
@@ -207,9 +231,12 @@ std::string serialize(const Contents &contents)
     for (const auto &t : contents.tensors) {
         const uint64_t bytes = static_cast<uint64_t>(t.numel()) * elementSize(t.dtype);
         if (t.data.size() != bytes)
-            throw std::logic_error("safetensors: tensor '" + t.name + "' has " + std::to_string(t.data.size()) +
-                                   " bytes for " + std::to_string(bytes));
-        header[t.name] = {{"dtype", toString(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+            throw std::logic_error("safetensors: tensor '" + t.name + "' has " +
+                                   std::to_string(t.data.size()) + " bytes for " +
+                                   std::to_string(bytes));
+        header[t.name] = {{"dtype", toString(t.dtype)},
+                          {"shape", t.shape},
+                          {"data_offsets", {offset, offset + bytes}}};
         offset += bytes;
     }
     std::string text = header.dump();
@@ -229,7 +256,8 @@ Contents parse(const std::string &bytes, const std::string &path)
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
     Contents out = parseHeader(bytes.substr(8, n), bytes.size() - 8 - n, path, &ranges);
     for (size_t i = 0; i < out.tensors.size(); ++i)
-        out.tensors[i].data = bytes.substr(8 + n + ranges[i].first, ranges[i].second - ranges[i].first);
+        out.tensors[i].data =
+            bytes.substr(8 + n + ranges[i].first, ranges[i].second - ranges[i].first);
     return out;
 }
 
@@ -243,7 +271,8 @@ Contents readHeader(const std::string &path)
     const uint64_t n = headerLength(prefix, size, path);
     std::string header(n, '\0');
     in.read(header.data(), static_cast<std::streamsize>(n));
-    if (static_cast<uint64_t>(in.gcount()) != n) throw bad(path, "truncated while reading its header");
+    if (static_cast<uint64_t>(in.gcount()) != n)
+        throw bad(path, "truncated while reading its header");
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
     return parseHeader(header, size - 8 - n, path, &ranges);
 }
@@ -253,6 +282,9 @@ Contents read(const std::string &path)
     return parse(readFileLimited(path, kMaxFileBytes, "a checkpoint"), path);
 }
 
-void write(const std::string &path, const Contents &contents) { writeFileAtomic(path, serialize(contents)); }
+void write(const std::string &path, const Contents &contents)
+{
+    writeFileAtomic(path, serialize(contents));
+}
 
 } // namespace headlab::safetensors

@@ -73,7 +73,8 @@ void weightGradientInto(torch::Tensor &gw, const torch::Tensor &x, const torch::
         at::bmm_out(gw, x.transpose(1, 2), dy);
         return;
     }
-    const auto part = torch::bmm(x.reshape({R * S, N / S, in}).transpose(1, 2), dy.reshape({R * S, N / S, out}));
+    const auto part =
+        torch::bmm(x.reshape({R * S, N / S, in}).transpose(1, 2), dy.reshape({R * S, N / S, out}));
     at::sum_out(gw, part.view({R, S, in, out}), {1});
 }
 
@@ -83,8 +84,9 @@ void weightGradientInto(torch::Tensor &gw, const torch::Tensor &x, const torch::
 // The three weights are arguments of their own: autograd tracks tensor arguments, not the
 // elements of a vector, and a layer whose input needs no gradient (the first) has only them.
 struct BatchedLinearMany : torch::autograd::Function<BatchedLinearMany> {
-    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x, const torch::Tensor &w0,
-                                 const torch::Tensor &w1, const torch::Tensor &w2, const std::vector<torch::Tensor> &bs)
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
+                                 const torch::Tensor &w0, const torch::Tensor &w1,
+                                 const torch::Tensor &w2, const std::vector<torch::Tensor> &bs)
     {
         const std::vector<torch::Tensor> ws = {w0, w1, w2};
         const auto w = torch::cat(ws, 2);
@@ -97,7 +99,8 @@ struct BatchedLinearMany : torch::autograd::Function<BatchedLinearMany> {
         }
         ctx->saved_data["widths"] = widths;
         // Gradients returned: one per tensor argument, and a vector argument counts at least once.
-        ctx->saved_data["inputs"] = static_cast<int64_t>(1 + ws.size() + std::max<size_t>(1, bs.size()));
+        ctx->saved_data["inputs"] =
+            static_cast<int64_t>(1 + ws.size() + std::max<size_t>(1, bs.size()));
         return bs.empty() ? torch::bmm(x, w) : torch::baddbmm(torch::cat(bs, 1).unsqueeze(1), x, w);
     }
 
@@ -114,8 +117,11 @@ struct BatchedLinearMany : torch::autograd::Function<BatchedLinearMany> {
         const auto gb = bias ? dy.sum(1) : torch::Tensor();
         int64_t offset = 0;
         for (size_t i = 0; i < widths.size(); ++i) {
-            ctx->saved_data["gw" + std::to_string(i)].toTensor().copy_(gw.narrow(2, offset, widths[i]));
-            if (bias) ctx->saved_data["gb" + std::to_string(i)].toTensor().copy_(gb.narrow(1, offset, widths[i]));
+            ctx->saved_data["gw" + std::to_string(i)].toTensor().copy_(
+                gw.narrow(2, offset, widths[i]));
+            if (bias)
+                ctx->saved_data["gb" + std::to_string(i)].toTensor().copy_(
+                    gb.narrow(1, offset, widths[i]));
             offset += widths[i];
         }
         torch::autograd::variable_list out(static_cast<size_t>(ctx->saved_data["inputs"].toInt()));
@@ -133,8 +139,8 @@ struct InitSpec {
 
 } // namespace
 
-void Transformer::add(torch::Tensor *target, const std::string &name, std::vector<int64_t> shape, bool isQueryKey,
-                      int64_t layer)
+void Transformer::add(torch::Tensor *target, const std::string &name, std::vector<int64_t> shape,
+                      bool isQueryKey, int64_t layer)
 {
     shape.insert(shape.begin(), m_runs);
     m_params.push_back({name, torch::Tensor(), isQueryKey, layer});
@@ -168,9 +174,14 @@ void Transformer::allocate()
     m_pending.clear();
 }
 
-Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t maxPositions, int64_t runs,
-                         const torch::Device &device, const std::vector<std::vector<int64_t>> &runHeads)
-    : m_config(config), m_vocab(vocabSize), m_maxPositions(maxPositions), m_runs(runs), m_device(device)
+Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t maxPositions,
+                         int64_t runs, const torch::Device &device,
+                         const std::vector<std::vector<int64_t>> &runHeads)
+    : m_config(config)
+    , m_vocab(vocabSize)
+    , m_maxPositions(maxPositions)
+    , m_runs(runs)
+    , m_device(device)
 {
     // HEADLAB_DIRECT_GRADIENTS=0 leaves the linear layers' gradients to autograd (for bench/).
     m_directGradients = envSwitch("HEADLAB_DIRECT_GRADIENTS", true);
@@ -182,7 +193,8 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
     const int64_t F = config.ffn();
     const int64_t normWidth = config.norm == NormKind::LayerNorm ? m : 1;
     m_params.reserve(8 + 16 * config.heads.size());
-    TORCH_CHECK(runHeads.empty() || static_cast<int64_t>(runHeads.size()) == runs, "one head schedule per run is needed");
+    TORCH_CHECK(runHeads.empty() || static_cast<int64_t>(runHeads.size()) == runs,
+                "one head schedule per run is needed");
     // The order of add() calls is the order of initialisation: never reorder without new goldens.
     if (m_vocab > 0) add(&m_embedding, "embedding", {m_vocab, m});
     if (m_maxPositions > 0) add(&m_positions, "positions", {m_maxPositions, m});
@@ -197,7 +209,8 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
         // Each run's heads in this layer (w·H), the same for all unless runHeads says otherwise.
         std::vector<int64_t> headsOfRuns(static_cast<size_t>(runs), L.heads);
         if (!runHeads.empty()) {
-            for (size_t r = 0; r < headsOfRuns.size(); ++r) headsOfRuns[r] = runHeads[r].at(l) * config.widthMultiplier;
+            for (size_t r = 0; r < headsOfRuns.size(); ++r)
+                headsOfRuns[r] = runHeads[r].at(l) * config.widthMultiplier;
             groupRunsByHeads(L, headsOfRuns, l, inner);
         }
         buildMicroHeads(L, headsOfRuns, inner);
@@ -229,12 +242,14 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
     allocate();
 }
 
-void Transformer::groupRunsByHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, size_t layer, int64_t inner)
+void Transformer::groupRunsByHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, size_t layer,
+                                   int64_t inner)
 {
     std::map<int64_t, std::vector<int64_t>> byHeads; // heads (w·H) → runs
     for (int64_t r = 0; r < m_runs; ++r) {
         const int64_t h = headsOfRuns[static_cast<size_t>(r)];
-        TORCH_CHECK(inner % h == 0, "layer ", layer, ": ", h, " heads do not split ", inner, " features");
+        TORCH_CHECK(inner % h == 0, "layer ", layer, ": ", h, " heads do not split ", inner,
+                    " features");
         byHeads[h].push_back(r);
     }
     if (byHeads.size() < 2) {
@@ -249,16 +264,20 @@ void Transformer::groupRunsByHeads(Layer &L, const std::vector<int64_t> &headsOf
         order.insert(order.end(), runs.begin(), runs.end());
     }
     std::vector<int64_t> inverse(order.size());
-    for (size_t i = 0; i < order.size(); ++i) inverse[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+    for (size_t i = 0; i < order.size(); ++i)
+        inverse[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
     L.inverseOrder = torch::tensor(inverse, longOpts).to(m_device);
 }
 
 double Transformer::logitScale(int64_t hd) const
 {
     switch (m_config.logitScale) {
-    case LogitScale::InvSqrtHeadDim: return 1.0 / std::sqrt(static_cast<double>(hd));
-    case LogitScale::InvHeadDim: return 1.0 / static_cast<double>(hd);
-    case LogitScale::None: break;
+    case LogitScale::InvSqrtHeadDim:
+        return 1.0 / std::sqrt(static_cast<double>(hd));
+    case LogitScale::InvHeadDim:
+        return 1.0 / static_cast<double>(hd);
+    case LogitScale::None:
+        break;
     }
     return 1.0;
 }
@@ -271,7 +290,8 @@ void Transformer::buildMicroHeads(Layer &L, const std::vector<int64_t> &headsOfR
     int64_t M = 1;
     for (auto h : headsOfRuns) M = std::lcm(M, h);
     if (M > 64 || inner % M != 0) return;
-    const bool uniform = std::all_of(headsOfRuns.begin(), headsOfRuns.end(), [&](int64_t h) { return h == M; });
+    const bool uniform =
+        std::all_of(headsOfRuns.begin(), headsOfRuns.end(), [&](int64_t h) { return h == M; });
     if (uniform) {
         // On the CPU the fused kernel is faster when every run has the same heads (3–13 % a step
         // at m 24–96, measured with headlab-bench single); the GPU's fused backward is the slow one.
@@ -314,32 +334,50 @@ void Transformer::initializeRun(int64_t run, uint64_t seed)
             return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
         };
         InitSpec spec;
-        if (n == "embedding" || n == "positions") spec = {Init::Normal, 1.0};
-        else if (endsWith(".gain")) spec = {Init::One, 0};
-        else if (endsWith(".shift")) spec = {Init::Zero, 0};
+        if (n == "embedding" || n == "positions")
+            spec = {Init::Normal, 1.0};
+        else if (endsWith(".gain"))
+            spec = {Init::One, 0};
+        else if (endsWith(".shift"))
+            spec = {Init::Zero, 0};
         else if (pytorch && (endsWith(".wq") || endsWith(".wk") || endsWith(".wv"))) {
             // Xavier-uniform on one module's packed (3·H·m_H, m) in-projection.
             const double inner = static_cast<double>(moduleWidth(p.layer));
             spec = {Init::Uniform, std::sqrt(6.0 / (m + 3.0 * inner))};
-        } else if (pytorch && (endsWith(".bq") || endsWith(".bk") || endsWith(".bv") || endsWith(".bo")))
+        } else if (pytorch &&
+                   (endsWith(".bq") || endsWith(".bk") || endsWith(".bv") || endsWith(".bo")))
             spec = {Init::Zero, 0};
-        else if (endsWith(".wq") || endsWith(".wk") || endsWith(".wv") || endsWith(".w1")) spec = {Init::Uniform, 1.0 / std::sqrt(m)};
-        else if (endsWith(".bq") || endsWith(".bk") || endsWith(".bv") || endsWith(".b1")) spec = {Init::Uniform, 1.0 / std::sqrt(m)};
+        else if (endsWith(".wq") || endsWith(".wk") || endsWith(".wv") || endsWith(".w1"))
+            spec = {Init::Uniform, 1.0 / std::sqrt(m)};
+        else if (endsWith(".bq") || endsWith(".bk") || endsWith(".bv") || endsWith(".b1"))
+            spec = {Init::Uniform, 1.0 / std::sqrt(m)};
         else if (endsWith(".wo") || endsWith(".bo")) {
             // HeadLab's own: fan-in of all w·H heads; PyTorch's: of one module's H heads.
             const Layer &L = m_layers[static_cast<size_t>(p.layer)];
-            const double fanIn = static_cast<double>(pytorch ? moduleWidth(p.layer) : L.heads * L.headDim);
-            spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(fanIn)};
-        } else if (endsWith(".w2") || endsWith(".b2")) spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(F)};
-        else if (n == "unembedding") spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(m)};
+            const double fanIn =
+                static_cast<double>(pytorch ? moduleWidth(p.layer) : L.heads * L.headDim);
+            spec =
+                zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(fanIn)};
+        } else if (endsWith(".w2") || endsWith(".b2"))
+            spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(F)};
+        else if (n == "unembedding")
+            spec = zeroOut ? InitSpec{Init::Zero, 0} : InitSpec{Init::Uniform, 1.0 / std::sqrt(m)};
 
         const auto shape = p.value.sizes().slice(1);
         torch::Tensor v = torch::empty(shape, torch::kFloat32);
         switch (spec.kind) {
-        case Init::Zero: v.zero_(); break;
-        case Init::One: v.fill_(1.0); break;
-        case Init::Normal: v.normal_(0.0, spec.bound, gen); break;
-        case Init::Uniform: v.uniform_(-spec.bound, spec.bound, gen); break;
+        case Init::Zero:
+            v.zero_();
+            break;
+        case Init::One:
+            v.fill_(1.0);
+            break;
+        case Init::Normal:
+            v.normal_(0.0, spec.bound, gen);
+            break;
+        case Init::Uniform:
+            v.uniform_(-spec.bound, spec.bound, gen);
+            break;
         }
         p.value[run].copy_(v);
     }
@@ -365,7 +403,8 @@ int64_t Transformer::parameterCount() const
     return n;
 }
 
-torch::Tensor Transformer::norm(const torch::Tensor &x, const torch::Tensor &gain, const torch::Tensor &shift) const
+torch::Tensor Transformer::norm(const torch::Tensor &x, const torch::Tensor &gain,
+                                const torch::Tensor &shift) const
 {
     // x: (R, B, T, m); gain: (R, m) or (R, 1)
     const int64_t R = x.size(0);
@@ -374,7 +413,8 @@ torch::Tensor Transformer::norm(const torch::Tensor &x, const torch::Tensor &gai
         // No epsilon, as in the paper's reference code: a zero vector gives NaN (a diverged run).
         // HEADLAB_UNIT_NORM_EPS=e divides by max(||x||, e) instead (HeadLab before issue 14 had
         // 1e-12), for the fidelity comparison in bench/gpu_tasks.sh.
-        if (m_unitNormEps > 0) return gain.view({R, 1, 1, 1}) * x / x.norm(2, -1, true).clamp_min(m_unitNormEps);
+        if (m_unitNormEps > 0)
+            return gain.view({R, 1, 1, 1}) * x / x.norm(2, -1, true).clamp_min(m_unitNormEps);
         return gain.view({R, 1, 1, 1}) * x / x.norm(2, -1, true);
     }
     // (x − mean) / sqrt(unbiased var + 1e-9) · g + b, through the fused layer_norm kernel: with n
@@ -387,19 +427,23 @@ torch::Tensor Transformer::norm(const torch::Tensor &x, const torch::Tensor &gai
     return torch::addcmul(shift.view({R, 1, 1, m}), normalized, scale);
 }
 
-torch::Tensor Transformer::linear(const torch::Tensor &x, const torch::Tensor &w, const torch::Tensor &b) const
+torch::Tensor Transformer::linear(const torch::Tensor &x, const torch::Tensor &w,
+                                  const torch::Tensor &b) const
 {
     // x: (R, B, T, in), w: (R, in, out), b: (R, out) or undefined → (R, B, T, out)
     const int64_t R = x.size(0), B = x.size(1), T = x.size(2);
     const auto flat = x.reshape({R, B * T, x.size(3)});
     torch::Tensor y;
-    if (torch::GradMode::is_enabled() && m_directGradients) y = BatchedLinear::apply(flat, w, b.defined() ? std::vector<torch::Tensor>{b} : std::vector<torch::Tensor>{});
-    else y = b.defined() ? torch::baddbmm(b.unsqueeze(1), flat, w) : torch::bmm(flat, w);
+    if (torch::GradMode::is_enabled() && m_directGradients)
+        y = BatchedLinear::apply(
+            flat, w, b.defined() ? std::vector<torch::Tensor>{b} : std::vector<torch::Tensor>{});
+    else
+        y = b.defined() ? torch::baddbmm(b.unsqueeze(1), flat, w) : torch::bmm(flat, w);
     return y.view({R, B, T, w.size(2)});
 }
 
 torch::Tensor Transformer::linearMany(const torch::Tensor &x, const std::vector<torch::Tensor> &ws,
-                                     const std::vector<torch::Tensor> &bs) const
+                                      const std::vector<torch::Tensor> &bs) const
 {
     const int64_t R = x.size(0), B = x.size(1), T = x.size(2);
     const auto flat = x.reshape({R, B * T, x.size(3)});
@@ -407,14 +451,18 @@ torch::Tensor Transformer::linearMany(const torch::Tensor &x, const std::vector<
     for (const auto &b : bs)
         if (b.defined()) biases.push_back(b);
     torch::Tensor y;
-    if (torch::GradMode::is_enabled() && m_directGradients) y = BatchedLinearMany::apply(flat, ws.at(0), ws.at(1), ws.at(2), biases);
-    else if (biases.empty()) y = torch::bmm(flat, torch::cat(ws, 2));
-    else y = torch::baddbmm(torch::cat(biases, 1).unsqueeze(1), flat, torch::cat(ws, 2));
+    if (torch::GradMode::is_enabled() && m_directGradients)
+        y = BatchedLinearMany::apply(flat, ws.at(0), ws.at(1), ws.at(2), biases);
+    else if (biases.empty())
+        y = torch::bmm(flat, torch::cat(ws, 2));
+    else
+        y = torch::baddbmm(torch::cat(biases, 1).unsqueeze(1), flat, torch::cat(ws, 2));
     return y.view({R, B, T, y.size(2)});
 }
 
-torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v, int64_t H,
-                                  int64_t hd, bool lastOnly) const
+torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k,
+                                  const torch::Tensor &v, int64_t H, int64_t hd,
+                                  bool lastOnly) const
 {
     // q: (R, B, Tq, H·hd), k and v: (R, B, T, H·hd) → (R, B, Tq, H·hd)
     const int64_t R = q.size(0), B = q.size(1), Tq = q.size(2), T = k.size(2);
@@ -423,12 +471,14 @@ torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k
     };
     // With lastOnly the single query sits at the last position and may see every key: no mask.
     const bool causal = m_config.causal && !lastOnly;
-    auto o = at::scaled_dot_product_attention(split(q, Tq), split(k, T), split(v, T), {}, 0.0, causal, logitScale(hd));
+    auto o = at::scaled_dot_product_attention(split(q, Tq), split(k, T), split(v, T), {}, 0.0,
+                                              causal, logitScale(hd));
     return o.transpose(1, 2).reshape({R, B, Tq, H * hd}); // (R·B, H, Tq, hd) → (R, B, Tq, H·hd)
 }
 
-torch::Tensor Transformer::attendMicro(const Layer &L, const torch::Tensor &q, const torch::Tensor &k,
-                                       const torch::Tensor &v, bool lastOnly) const
+torch::Tensor Transformer::attendMicro(const Layer &L, const torch::Tensor &q,
+                                       const torch::Tensor &k, const torch::Tensor &v,
+                                       bool lastOnly) const
 {
     // q: (R, B, Tq, inner), k and v: (R, B, T, inner) → (R, B, Tq, inner), over M micro-heads.
     const int64_t R = q.size(0), B = q.size(1), Tq = q.size(2), T = k.size(2), inner = q.size(3);
@@ -438,8 +488,10 @@ torch::Tensor Transformer::attendMicro(const Layer &L, const torch::Tensor &q, c
     };
     auto s = torch::matmul(heads(q, Tq), heads(k, T).transpose(-1, -2)); // (R, B, M, Tq, T)
     // Each micro-head's score becomes its head's score (the sum over the head's micro-heads), scaled.
-    if (L.mix.defined()) s = torch::matmul(L.mix.unsqueeze(1), s.view({R, B, M, Tq * T})).view({R, B, M, Tq, T});
-    else s = s * L.microScale;
+    if (L.mix.defined())
+        s = torch::matmul(L.mix.unsqueeze(1), s.view({R, B, M, Tq * T})).view({R, B, M, Tq, T});
+    else
+        s = s * L.microScale;
     if (m_config.causal && !lastOnly) {
         const auto future = torch::ones({Tq, T}, q.options().dtype(torch::kBool)).triu(1);
         s = s.masked_fill(future, -std::numeric_limits<float>::infinity());
@@ -456,12 +508,16 @@ torch::Tensor padHeads(const torch::Tensor &t, int64_t maxHeads, int64_t dim = 1
     if (!t.defined() || t.size(dim) == maxHeads) return t;
     auto shape = t.sizes().vec();
     shape[static_cast<size_t>(dim)] = maxHeads - t.size(dim);
-    return torch::cat({t, torch::full(shape, std::numeric_limits<float>::quiet_NaN(), t.options())}, dim);
+    return torch::cat({t, torch::full(shape, std::numeric_limits<float>::quiet_NaN(), t.options())},
+                      dim);
 }
 
 } // namespace
 
-int64_t Transformer::headsOf(size_t layer, int64_t run) const { return m_layers.at(layer).headsOfRuns.at(static_cast<size_t>(run)); }
+int64_t Transformer::headsOf(size_t layer, int64_t run) const
+{
+    return m_layers.at(layer).headsOfRuns.at(static_cast<size_t>(run));
+}
 
 int64_t Transformer::maxHeads(size_t layer) const
 {
@@ -469,16 +525,20 @@ int64_t Transformer::maxHeads(size_t layer) const
     return *std::max_element(h.begin(), h.end());
 }
 
-std::map<std::string, torch::Tensor> Transformer::headNorms(size_t layer, bool gradients, bool queryKeyOnly) const
+std::map<std::string, torch::Tensor> Transformer::headNorms(size_t layer, bool gradients,
+                                                            bool queryKeyOnly) const
 {
     const Layer &L = m_layers.at(layer);
     const int64_t inner = L.heads * L.headDim, m = m_config.dModel, Hmax = maxHeads(layer);
     auto of = [&](const torch::Tensor &w) { return gradients ? w.grad() : w.detach(); };
     auto norms = [&](const torch::Tensor &runs, int64_t h) {
         const int64_t d = inner / h;
-        auto pick = [&](const torch::Tensor &t) { return runs.defined() ? t.index_select(0, runs) : t; };
+        auto pick = [&](const torch::Tensor &t) {
+            return runs.defined() ? t.index_select(0, runs) : t;
+        };
         std::map<std::string, torch::Tensor> out;
-        for (const auto &[name, w] : {std::pair{"wq", &L.wq}, std::pair{"wk", &L.wk}, std::pair{"wv", &L.wv}}) {
+        for (const auto &[name, w] :
+             {std::pair{"wq", &L.wq}, std::pair{"wk", &L.wk}, std::pair{"wv", &L.wv}}) {
             if (queryKeyOnly && w == &L.wv) break;
             const auto t = pick(of(*w));
             out[name] = padHeads(t.reshape({t.size(0), m, h, d}).pow(2).sum({1, 3}).sqrt(), Hmax);
@@ -497,14 +557,19 @@ std::map<std::string, torch::Tensor> Transformer::headNorms(size_t layer, bool g
     return out;
 }
 
-torch::Tensor Transformer::attendProbed(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v, int64_t h,
-                                        int64_t hd, bool lastOnly, const torch::Tensor &keep,
-                                        const torch::Tensor &replacement, const HeadProbe &probe, ProbeParts &out) const
+torch::Tensor Transformer::attendProbed(const torch::Tensor &q, const torch::Tensor &k,
+                                        const torch::Tensor &v, int64_t h, int64_t hd,
+                                        bool lastOnly, const torch::Tensor &keep,
+                                        const torch::Tensor &replacement, const HeadProbe &probe,
+                                        ProbeParts &out) const
 {
     // q: (R, B, Tq, h·hd), k and v: (R, B, T, h·hd) → (R, B, Tq, h·hd), with an explicit softmax.
     const int64_t R = q.size(0), B = q.size(1), Tq = q.size(2), T = k.size(2);
-    auto split = [&](const torch::Tensor &t, int64_t len) { return t.reshape({R, B, len, h, hd}).permute({0, 1, 3, 2, 4}); };
-    auto scores = torch::matmul(split(q, Tq), split(k, T).transpose(-1, -2)) * logitScale(hd); // (R, B, h, Tq, T)
+    auto split = [&](const torch::Tensor &t, int64_t len) {
+        return t.reshape({R, B, len, h, hd}).permute({0, 1, 3, 2, 4});
+    };
+    auto scores = torch::matmul(split(q, Tq), split(k, T).transpose(-1, -2)) *
+                  logitScale(hd); // (R, B, h, Tq, T)
     const bool causal = m_config.causal && !lastOnly;
     torch::Tensor allowed; // (Tq, T) bool, when causal
     if (causal) {
@@ -512,28 +577,32 @@ torch::Tensor Transformer::attendProbed(const torch::Tensor &q, const torch::Ten
         scores = scores.masked_fill(allowed.logical_not(), -std::numeric_limits<float>::infinity());
     }
     const auto weights = torch::softmax(scores, -1);
-    auto o = torch::matmul(weights, split(v, T)); // (R, B, h, Tq, hd)
+    auto o = torch::matmul(weights, split(v, T));            // (R, B, h, Tq, hd)
     if (probe.captureMeanOutputs) out.mean = o.mean({1, 3}); // (R, h, hd), before any ablation
     if (keep.defined()) {
         const auto kept = keep.to(o.dtype()).view({R, 1, h, 1, 1});
-        const auto instead = replacement.defined() ? replacement.view({R, 1, h, 1, hd}) : torch::zeros({}, o.options());
+        const auto instead = replacement.defined() ? replacement.view({R, 1, h, 1, hd})
+                                                   : torch::zeros({}, o.options());
         o = o * kept + (1.0 - kept) * instead;
     }
     if (probe.captureWeights) out.weights = weights;
     if (probe.captureStats) {
-        const auto finite = causal ? torch::where(allowed, scores, torch::zeros({}, scores.options())) : scores;
-        const double entries = static_cast<double>(B) * (causal ? static_cast<double>(allowed.sum().item<int64_t>())
-                                                                 : static_cast<double>(Tq * T));
-        out.rms = (finite.pow(2).sum({1, 3, 4}) / entries).sqrt();           // (R, h)
-        out.max = finite.abs().amax({1, 3, 4});                             // (R, h)
+        const auto finite =
+            causal ? torch::where(allowed, scores, torch::zeros({}, scores.options())) : scores;
+        const double entries =
+            static_cast<double>(B) * (causal ? static_cast<double>(allowed.sum().item<int64_t>())
+                                             : static_cast<double>(Tq * T));
+        out.rms = (finite.pow(2).sum({1, 3, 4}) / entries).sqrt();                      // (R, h)
+        out.max = finite.abs().amax({1, 3, 4});                                         // (R, h)
         out.entropy = -(weights * weights.clamp_min(1e-30).log()).sum(-1).mean({1, 3}); // (R, h)
     }
     return o.permute({0, 1, 3, 2, 4}).reshape({R, B, Tq, h * hd});
 }
 
 template <typename Attend>
-torch::Tensor Transformer::byHeadGroups(const Layer &L, const torch::Tensor &q, const torch::Tensor &k,
-                                        const torch::Tensor &v, Attend &&attend) const
+torch::Tensor Transformer::byHeadGroups(const Layer &L, const torch::Tensor &q,
+                                        const torch::Tensor &k, const torch::Tensor &v,
+                                        Attend &&attend) const
 {
     if (L.groups.empty()) return attend(q, k, v, L.heads, L.headDim, torch::Tensor());
     // Runs with different head counts at the same width share every weight shape; only the
@@ -541,13 +610,14 @@ torch::Tensor Transformer::byHeadGroups(const Layer &L, const torch::Tensor &q, 
     std::vector<torch::Tensor> parts;
     for (const auto &g : L.groups) {
         const int64_t h = g.heads, d = (L.heads * L.headDim) / h;
-        parts.push_back(attend(q.index_select(0, g.runs), k.index_select(0, g.runs), v.index_select(0, g.runs), h, d, g.runs));
+        parts.push_back(attend(q.index_select(0, g.runs), k.index_select(0, g.runs),
+                               v.index_select(0, g.runs), h, d, g.runs));
     }
     return torch::cat(parts).index_select(0, L.inverseOrder);
 }
 
-torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, bool lastOnly, HeadProbe *probe,
-                                     size_t index) const
+torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, bool lastOnly,
+                                     HeadProbe *probe, size_t index) const
 {
     // x: (R, B, T, m). Heads: H' = w · H, each of width hd.
     const int64_t T = x.size(2);
@@ -576,22 +646,30 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
         };
         const auto keep = layerOf(probe->keep), replacement = layerOf(probe->replacement);
         std::vector<ProbeParts> parts;
-        o = byHeadGroups(L, q, k, v, [&](const torch::Tensor &qg, const torch::Tensor &kg, const torch::Tensor &vg,
-                                         int64_t h, int64_t d, const torch::Tensor &runs) {
-            auto pick = [&](const torch::Tensor &t) { // this group's runs, their own heads
-                return t.defined() ? (runs.defined() ? t.index_select(0, runs) : t).narrow(1, 0, h) : t;
-            };
-            parts.emplace_back();
-            return attendProbed(qg, kg, vg, h, d, lastOnly, pick(keep), pick(replacement), *probe, parts.back());
-        });
+        o = byHeadGroups(
+            L, q, k, v,
+            [&](const torch::Tensor &qg, const torch::Tensor &kg, const torch::Tensor &vg,
+                int64_t h, int64_t d, const torch::Tensor &runs) {
+                auto pick = [&](const torch::Tensor &t) { // this group's runs, their own heads
+                    return t.defined()
+                               ? (runs.defined() ? t.index_select(0, runs) : t).narrow(1, 0, h)
+                               : t;
+                };
+                parts.emplace_back();
+                return attendProbed(qg, kg, vg, h, d, lastOnly, pick(keep), pick(replacement),
+                                    *probe, parts.back());
+            });
         const int64_t Hmax = *std::max_element(L.headsOfRuns.begin(), L.headsOfRuns.end());
-        auto gather = [&](torch::Tensor ProbeParts::*field, std::vector<torch::Tensor> &into, int64_t headDim = 1) {
+        auto gather = [&](torch::Tensor ProbeParts::*field, std::vector<torch::Tensor> &into,
+                          int64_t headDim = 1) {
             if (into.size() <= index) into.resize(index + 1);
             std::vector<torch::Tensor> list;
             for (auto &p : parts) list.push_back(padHeads(p.*field, Hmax, headDim));
-            into[index] = list.size() == 1 ? list.front() : torch::cat(list).index_select(0, L.inverseOrder);
+            into[index] =
+                list.size() == 1 ? list.front() : torch::cat(list).index_select(0, L.inverseOrder);
         };
-        if (probe->captureWeights) gather(&ProbeParts::weights, probe->weights, 2); // (R, B, heads, Tq, T)
+        if (probe->captureWeights)
+            gather(&ProbeParts::weights, probe->weights, 2); // (R, B, heads, Tq, T)
         if (probe->captureStats) {
             gather(&ProbeParts::rms, probe->logitRms);
             gather(&ProbeParts::max, probe->logitMax);
@@ -604,12 +682,13 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
         // at these lengths, and one path for all head counts. Long contexts keep the fused kernels.
         o = attendMicro(L, q, k, v, lastOnly);
     } else {
-        o = byHeadGroups(L, q, k, v, [&](const torch::Tensor &qg, const torch::Tensor &kg, const torch::Tensor &vg,
-                                         int64_t h, int64_t d, const torch::Tensor &) {
-            return attend(qg, kg, vg, h, d, lastOnly);
-        });
+        o = byHeadGroups(L, q, k, v,
+                         [&](const torch::Tensor &qg, const torch::Tensor &kg,
+                             const torch::Tensor &vg, int64_t h, int64_t d,
+                             const torch::Tensor &) { return attend(qg, kg, vg, h, d, lastOnly); });
     }
-    if (m_config.widthMultiplier == 1) return linear(o, L.wo, L.bo); // the heads' projections, summed
+    if (m_config.widthMultiplier == 1)
+        return linear(o, L.wo, L.bo); // the heads' projections, summed
     // w modules, each with its own output projection and bias, averaged: the mean of their
     // projections, plus their biases' mean. Those biases get the same gradient and start equal, so
     // they stay equal, and Adam moves each as it moves one bias added after the average: bo is it.
@@ -630,7 +709,8 @@ torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly) co
     return forwardImpl(input, lastOnly, nullptr);
 }
 
-torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly, HeadProbe &probe) const
+torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly,
+                                   HeadProbe &probe) const
 {
     probe.weights.clear();
     probe.logitRms.clear();
@@ -640,7 +720,8 @@ torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly, He
     return forwardImpl(input, lastOnly, &probe);
 }
 
-torch::Tensor Transformer::forwardImpl(const torch::Tensor &input, bool lastOnly, HeadProbe *probe) const
+torch::Tensor Transformer::forwardImpl(const torch::Tensor &input, bool lastOnly,
+                                       HeadProbe *probe) const
 {
     HeadProbe intervention;
     if (!probe && m_intervention) {
@@ -660,7 +741,8 @@ torch::Tensor Transformer::forwardImpl(const torch::Tensor &input, bool lastOnly
             // lookup adds each token's gradient into its embedding row with atomics, in an order that
             // changes from run to run, so the same seed would not give the same numbers. The
             // product's backward is a deterministic matrix product; it costs 2·V·m FLOPs a token.
-            const auto oneHot = torch::one_hot(input.reshape({shared ? 1 : R, B * T}), m_vocab).to(torch::kFloat32);
+            const auto oneHot =
+                torch::one_hot(input.reshape({shared ? 1 : R, B * T}), m_vocab).to(torch::kFloat32);
             x = torch::matmul(oneHot, m_embedding).view({R, B, T, m});
         } else if (shared) {
             x = m_embedding.index_select(1, input.reshape({-1})).view({R, B, T, m});
@@ -672,15 +754,17 @@ torch::Tensor Transformer::forwardImpl(const torch::Tensor &input, bool lastOnly
         x = input; // (R, B, T, m)
     }
     const int64_t T = x.size(2);
-    TORCH_CHECK(m_maxPositions == 0 || T <= m_maxPositions, "sequence of ", T, " tokens is longer than ",
-                m_maxPositions, " positions");
+    TORCH_CHECK(m_maxPositions == 0 || T <= m_maxPositions, "sequence of ", T,
+                " tokens is longer than ", m_maxPositions, " positions");
     if (m_maxPositions > 0) x = x + m_positions.slice(1, 0, T).unsqueeze(1);
 
     const bool pre = m_config.placement == NormPlacement::PreNorm;
     for (size_t l = 0; l < m_layers.size(); ++l) {
         const Layer &L = m_layers[l];
         const bool last = lastOnly && l + 1 == m_layers.size();
-        const auto residual = [&](const torch::Tensor &t) { return last ? t.slice(2, t.size(2) - 1) : t; };
+        const auto residual = [&](const torch::Tensor &t) {
+            return last ? t.slice(2, t.size(2) - 1) : t;
+        };
         if (pre) {
             const auto a = attention(L, norm(x, L.ln1Gain, L.ln1Shift), last, probe, l);
             x = residual(x) + a;

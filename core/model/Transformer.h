@@ -19,8 +19,8 @@
 namespace headlab {
 
 struct Parameter {
-    std::string name;  // "layers.0.wq", "embedding", ...
-    torch::Tensor value; // (R, ...)
+    std::string name;        // "layers.0.wq", "embedding", ...
+    torch::Tensor value;     // (R, ...)
     bool isQueryKey = false; // W_Q or W_K (and their biases): the QK learning-rate rule applies
     int64_t layer = -1;
 };
@@ -59,7 +59,8 @@ public:
     // runHeads: each run's heads per layer, when runs of one width differ in head count (the head
     // dimension then follows as dModel / heads, so every weight keeps its shape); empty: config.heads.
     Transformer(const ModelConfig &config, int64_t vocabSize, int64_t maxPositions, int64_t runs,
-                const torch::Device &device, const std::vector<std::vector<int64_t>> &runHeads = {});
+                const torch::Device &device,
+                const std::vector<std::vector<int64_t>> &runHeads = {});
 
     // Initialises run r's slice from its own CPU generator seeded with `seed`, in a fixed order, so a
     // run starts from the same weights whether it trains alone or in an ensemble, on any device.
@@ -83,7 +84,8 @@ public:
     // Per head (R, maxHeads) of `layer`: the Frobenius norm of its slice of W_Q, W_K, W_V (its
     // columns) and W_O (its rows), or of their gradients. Keys "wq", "wk", "wv", "wo"; with
     // `queryKeyOnly` just "wq" and "wk" (what the training step keeps of the gradients).
-    std::map<std::string, torch::Tensor> headNorms(size_t layer, bool gradients, bool queryKeyOnly = false) const;
+    std::map<std::string, torch::Tensor> headNorms(size_t layer, bool gradients,
+                                                   bool queryKeyOnly = false) const;
 
     std::vector<Parameter> &parameters() { return m_params; }
     // Every parameter is a view into one flat buffer (each a contiguous (R, ...) block), and so is
@@ -105,11 +107,11 @@ private:
         torch::Tensor ln1Gain, ln1Shift, ln2Gain, ln2Shift; // (R, m), or (R, 1) for UnitScale
         torch::Tensor wq, wk, wv;                           // (R, m, w·H·hd)
         torch::Tensor bq, bk, bv;                           // (R, w·H·hd)
-        torch::Tensor wo;                                   // (R, w·H·hd, m): per-head projections, summed
-        torch::Tensor bo;                                   // (R, m)
-        torch::Tensor w1, b1, w2, b2;                       // (R, m, F), (R, F), (R, F, m), (R, m)
-        int64_t heads = 1;                                  // w·H (of run 0 when runs differ)
-        std::vector<int64_t> headsOfRuns;                   // w·H of each run
+        torch::Tensor wo;                 // (R, w·H·hd, m): per-head projections, summed
+        torch::Tensor bo;                 // (R, m)
+        torch::Tensor w1, b1, w2, b2;     // (R, m, F), (R, F), (R, F, m), (R, m)
+        int64_t heads = 1;                // w·H (of run 0 when runs differ)
+        std::vector<int64_t> headsOfRuns; // w·H of each run
         int64_t headDim = 1;
         struct Group {
             int64_t heads;      // w·H of these runs
@@ -123,44 +125,49 @@ private:
         // scale, so runs with different head counts need no split into groups. 0 (the fused
         // kernels) when M does not divide the features, or on the CPU when every run has M heads.
         int64_t microHeads = 0;
-        torch::Tensor mix;         // undefined when every run has M heads: then a scale does
+        torch::Tensor mix; // undefined when every run has M heads: then a scale does
         double microScale = 1.0;
     };
 
-    torch::Tensor norm(const torch::Tensor &x, const torch::Tensor &gain, const torch::Tensor &shift) const;
-    torch::Tensor linear(const torch::Tensor &x, const torch::Tensor &w, const torch::Tensor &b) const;
+    torch::Tensor norm(const torch::Tensor &x, const torch::Tensor &gain,
+                       const torch::Tensor &shift) const;
+    torch::Tensor linear(const torch::Tensor &x, const torch::Tensor &w,
+                         const torch::Tensor &b) const;
     // x·[w_1 w_2 w_3] (+ biases; undefined ones are left out, all or none): one product → (R, B, T, Σ out).
     torch::Tensor linearMany(const torch::Tensor &x, const std::vector<torch::Tensor> &ws,
                              const std::vector<torch::Tensor> &bs) const;
-    torch::Tensor attention(const Layer &layer, const torch::Tensor &x, bool lastOnly, HeadProbe *probe = nullptr,
-                            size_t index = 0) const;
+    torch::Tensor attention(const Layer &layer, const torch::Tensor &x, bool lastOnly,
+                            HeadProbe *probe = nullptr, size_t index = 0) const;
     // Explicit attention of runs that all have `heads` heads, with what `probe` asks for
     // (captures come back per run group in `out`, at (R_g, heads, ...)).
     struct ProbeParts {
         torch::Tensor weights, rms, max, entropy, mean;
     };
-    torch::Tensor attendProbed(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v, int64_t heads,
-                               int64_t headDim, bool lastOnly, const torch::Tensor &keep, const torch::Tensor &replacement,
-                               const HeadProbe &probe, ProbeParts &out) const;
+    torch::Tensor attendProbed(const torch::Tensor &q, const torch::Tensor &k,
+                               const torch::Tensor &v, int64_t heads, int64_t headDim,
+                               bool lastOnly, const torch::Tensor &keep,
+                               const torch::Tensor &replacement, const HeadProbe &probe,
+                               ProbeParts &out) const;
     torch::Tensor forwardImpl(const torch::Tensor &input, bool lastOnly, HeadProbe *probe) const;
     // The layer's attention output (R, B, Tq, inner) from `attend(q, k, v, heads, headDim, runs)`
     // called once for all runs (runs undefined) when they have the same heads, else once per group
     // of runs with the same heads (runs: their indices), the groups' outputs put back in run order.
     template <typename Attend>
-    torch::Tensor byHeadGroups(const Layer &layer, const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v,
-                               Attend &&attend) const;
-    torch::Tensor attend(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v, int64_t heads,
-                         int64_t headDim, bool lastOnly) const;
+    torch::Tensor byHeadGroups(const Layer &layer, const torch::Tensor &q, const torch::Tensor &k,
+                               const torch::Tensor &v, Attend &&attend) const;
+    torch::Tensor attend(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v,
+                         int64_t heads, int64_t headDim, bool lastOnly) const;
     torch::Tensor attendMicro(const Layer &layer, const torch::Tensor &q, const torch::Tensor &k,
                               const torch::Tensor &v, bool lastOnly) const;
     double logitScale(int64_t headDim) const;
     // headsOfRuns: each run's heads (w·H) in the layer.
     void buildMicroHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, int64_t inner);
-    void groupRunsByHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, size_t layer, int64_t inner);
+    void groupRunsByHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, size_t layer,
+                          int64_t inner);
     torch::Tensor mlp(const Layer &layer, const torch::Tensor &x) const;
     // Registers a parameter; `target` receives its view once allocate() has made the flat buffer.
-    void add(torch::Tensor *target, const std::string &name, std::vector<int64_t> shape, bool isQueryKey = false,
-             int64_t layer = -1);
+    void add(torch::Tensor *target, const std::string &name, std::vector<int64_t> shape,
+             bool isQueryKey = false, int64_t layer = -1);
     void allocate();
 
     struct Pending {
@@ -175,9 +182,10 @@ private:
     int64_t m_maxPositions = 0;
     int64_t m_runs = 1;
     torch::Device m_device;
-    bool m_directGradients = true; // linear layers write their weight gradients into the flat buffer
-    bool m_fusedQkv = false;       // Q, K, V as one product (the GPU's default)
-    double m_unitNormEps = 0;      // HEADLAB_UNIT_NORM_EPS: unit-scale norm divides by max(||x||, eps)
+    bool m_directGradients =
+        true;                 // linear layers write their weight gradients into the flat buffer
+    bool m_fusedQkv = false;  // Q, K, V as one product (the GPU's default)
+    double m_unitNormEps = 0; // HEADLAB_UNIT_NORM_EPS: unit-scale norm divides by max(||x||, eps)
     torch::Tensor m_embedding, m_positions, m_finalGain, m_finalShift, m_unembedding;
     std::vector<Layer> m_layers;
     std::vector<Parameter> m_params;

@@ -1,8 +1,8 @@
 // Presets.cpp — lists and loads the presets embedded from resources/presets/.
 #include "core/session/Presets.h"
 
-#include "core/session/PresetData.h"
 #include "core/config/Yaml.h"
+#include "core/session/PresetData.h"
 #include "core/tasks/RunConfigFields.h"
 
 #include <algorithm>

@@ -27,7 +27,9 @@ double quantile(const std::vector<double> &sorted, double p)
 
 SampleStats sampleStats(std::vector<double> values)
 {
-    values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }), values.end());
+    values.erase(
+        std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }),
+        values.end());
     SampleStats s;
     s.count = int(values.size());
     if (values.empty()) return s;
@@ -62,15 +64,22 @@ std::vector<std::pair<int64_t, SampleStats>> curveStats(const std::vector<const 
     return out;
 }
 
-const char *toString(ReplicateStat stat) { return stat == ReplicateStat::Median ? "median" : "mean"; }
+const char *toString(ReplicateStat stat)
+{
+    return stat == ReplicateStat::Median ? "median" : "mean";
+}
 
 const char *toString(ReplicateSpread spread)
 {
     switch (spread) {
-    case ReplicateSpread::Iqr: return "iqr";
-    case ReplicateSpread::Sd: return "sd";
-    case ReplicateSpread::Se: return "se";
-    case ReplicateSpread::MinMax: return "minmax";
+    case ReplicateSpread::Iqr:
+        return "iqr";
+    case ReplicateSpread::Sd:
+        return "sd";
+    case ReplicateSpread::Se:
+        return "se";
+    case ReplicateSpread::MinMax:
+        return "minmax";
     }
     return "?";
 }
@@ -84,20 +93,28 @@ bool parseReplicateStat(const std::string &text, ReplicateStat *out)
 
 bool parseReplicateSpread(const std::string &text, ReplicateSpread *out)
 {
-    for (ReplicateSpread spread : {ReplicateSpread::Iqr, ReplicateSpread::Sd, ReplicateSpread::Se, ReplicateSpread::MinMax})
+    for (ReplicateSpread spread :
+         {ReplicateSpread::Iqr, ReplicateSpread::Sd, ReplicateSpread::Se, ReplicateSpread::MinMax})
         if (text == toString(spread)) return *out = spread, true;
     return false;
 }
 
-double statValue(const SampleStats &s, ReplicateStat stat) { return stat == ReplicateStat::Median ? s.median : s.mean; }
+double statValue(const SampleStats &s, ReplicateStat stat)
+{
+    return stat == ReplicateStat::Median ? s.median : s.mean;
+}
 
 std::pair<double, double> spreadRange(const SampleStats &s, ReplicateSpread spread)
 {
     switch (spread) {
-    case ReplicateSpread::Iqr: return {s.q1, s.q3};
-    case ReplicateSpread::Sd: return {s.mean - s.sd, s.mean + s.sd};
-    case ReplicateSpread::Se: return {s.mean - s.se, s.mean + s.se};
-    case ReplicateSpread::MinMax: return {s.min, s.max};
+    case ReplicateSpread::Iqr:
+        return {s.q1, s.q3};
+    case ReplicateSpread::Sd:
+        return {s.mean - s.sd, s.mean + s.sd};
+    case ReplicateSpread::Se:
+        return {s.mean - s.se, s.mean + s.se};
+    case ReplicateSpread::MinMax:
+        return {s.min, s.max};
     }
     return {s.min, s.max};
 }
@@ -108,13 +125,15 @@ std::vector<std::string> replicateAxes(const Session &session)
     return {"seed", "init_seed", "data_seed"};
 }
 
-std::vector<ReplicateGroup> groupReplicates(const Session &session, const std::vector<std::string> &byAxes)
+std::vector<ReplicateGroup> groupReplicates(const Session &session,
+                                            const std::vector<std::string> &byAxes)
 {
     std::vector<std::string> by = byAxes;
     if (by.empty()) {
         const auto replicates = replicateAxes(session);
         for (const auto &axis : session.axes)
-            if (std::find(replicates.begin(), replicates.end(), axis.name) == replicates.end()) by.push_back(axis.name);
+            if (std::find(replicates.begin(), replicates.end(), axis.name) == replicates.end())
+                by.push_back(axis.name);
         for (const auto &run : session.runs) // axes only some runs carry (combinations)
             for (const auto &[name, value] : run.labels)
                 if (std::find(by.begin(), by.end(), name) == by.end() &&
@@ -156,15 +175,17 @@ std::vector<ReplicateGroup> groupReplicates(const Session &session, const std::v
 }
 
 std::string replicateSummaryCsv(const Session &session, const std::vector<ReplicateGroup> &groups,
-                                const std::vector<std::string> &byAxes, ReplicateStat stat, ReplicateSpread spread)
+                                const std::vector<std::string> &byAxes, ReplicateStat stat,
+                                ReplicateSpread spread)
 {
     std::vector<std::string> by = byAxes;
     if (by.empty() && !groups.empty())
         for (const auto &[axis, value] : groups.front().labels) by.push_back(axis);
     std::string out;
     for (const auto &axis : by) out += csvField(axis) + ",";
-    out += std::string("runs,finished,final_test_loss_") + toString(stat) + ",spread_" + toString(spread) + "_low,spread_" +
-           toString(spread) + "_high,mean,sd,se,median,q1,q3,min,max,learned,verdicts,p_learned,learned_rule\n";
+    out += std::string("runs,finished,final_test_loss_") + toString(stat) + ",spread_" +
+           toString(spread) + "_low,spread_" + toString(spread) +
+           "_high,mean,sd,se,median,q1,q3,min,max,learned,verdicts,p_learned,learned_rule\n";
     for (const auto &g : groups) {
         for (const auto &axis : by) {
             const auto it = g.labels.find(axis);
@@ -173,10 +194,11 @@ std::string replicateSummaryCsv(const Session &session, const std::vector<Replic
         const SampleStats &s = g.finalLoss;
         auto number = [&](double v) { return s.count ? yaml::formatNumber(v) : std::string(); };
         const auto [low, high] = spreadRange(s, spread);
-        out += std::to_string(g.runs.size()) + "," + std::to_string(s.count) + "," + number(statValue(s, stat)) + "," +
-               number(low) + "," + number(high) + "," + number(s.mean) + "," + number(s.sd) + "," + number(s.se) + "," +
-               number(s.median) + "," + number(s.q1) + "," + number(s.q3) + "," + number(s.min) + "," + number(s.max) + "," +
-               std::to_string(g.learned) + "," + std::to_string(g.verdicts) + "," +
+        out += std::to_string(g.runs.size()) + "," + std::to_string(s.count) + "," +
+               number(statValue(s, stat)) + "," + number(low) + "," + number(high) + "," +
+               number(s.mean) + "," + number(s.sd) + "," + number(s.se) + "," + number(s.median) +
+               "," + number(s.q1) + "," + number(s.q3) + "," + number(s.min) + "," + number(s.max) +
+               "," + std::to_string(g.learned) + "," + std::to_string(g.verdicts) + "," +
                (g.verdicts ? yaml::formatNumber(g.learnedFraction()) : std::string()) + "," +
                toString(session.learnedRule) + "\n";
     }

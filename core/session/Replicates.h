@@ -49,9 +49,9 @@ std::vector<std::string> replicateAxes(const Session &session);
 // One configuration: the labels of its non-replicate axes, its replicates, and their numbers.
 struct ReplicateGroup {
     std::map<std::string, std::string> labels; // the non-replicate axes (those grouped by)
-    std::vector<int> runs;                      // run indices, in session order
-    SampleStats finalLoss;                      // final test loss of the finished, finite ones
-    int learned = 0, verdicts = 0;              // replicates that learned / that have a verdict
+    std::vector<int> runs;                     // run indices, in session order
+    SampleStats finalLoss;                     // final test loss of the finished, finite ones
+    int learned = 0, verdicts = 0;             // replicates that learned / that have a verdict
     double learnedFraction() const { return verdicts ? double(learned) / verdicts : 0.0; }
     // Replicates disagree on learned / not learned: the cell sits on the trainability boundary.
     bool split() const { return learned > 0 && learned < verdicts; }
@@ -59,11 +59,13 @@ struct ReplicateGroup {
 
 // Groups the session's runs by the labels of `byAxes` (empty: every swept axis that is not a
 // replicate axis), in the order the sweep lists them.
-std::vector<ReplicateGroup> groupReplicates(const Session &session, const std::vector<std::string> &byAxes = {});
+std::vector<ReplicateGroup> groupReplicates(const Session &session,
+                                            const std::vector<std::string> &byAxes = {});
 
 // The summary table as CSV: the grouping axes, count, the statistic, its spread (low, high),
 // mean, sd, se, median, q1, q3, min, max, learned, verdicts, p_learned.
 std::string replicateSummaryCsv(const Session &session, const std::vector<ReplicateGroup> &groups,
-                                const std::vector<std::string> &byAxes, ReplicateStat stat, ReplicateSpread spread);
+                                const std::vector<std::string> &byAxes, ReplicateStat stat,
+                                ReplicateSpread spread);
 
 } // namespace headlab

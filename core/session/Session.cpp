@@ -4,8 +4,8 @@
 #include "core/metrics/Metrics.h"
 
 #include "core/config/HeadSchedule.h"
-#include "core/session/SessionStore.h"
 #include "core/config/Yaml.h"
+#include "core/session/SessionStore.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
 
@@ -165,8 +165,10 @@ AxisValue readAxisValue(const std::string &axis, const YamlField &field)
     }
     if (axis == "head_schedule") return readScheduleValue(field);
     if (axis == "lr") return numberValue(readPositive(field));
-    if (axis == "d_model") return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxDModel)));
-    if (axis == "layers") return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxLayers)));
+    if (axis == "d_model")
+        return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxDModel)));
+    if (axis == "layers")
+        return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxLayers)));
     if (axis == "width_multiplier")
         return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxWidthMultiplier)));
     if (axis == "head_dim") {
@@ -359,8 +361,8 @@ std::string checkSweepSize(const Session &session)
         sizes += (sizes.empty() ? "" : " × ") + std::to_string(n) + " " + axis.name;
     }
     if (runs <= RunLimits::kMaxSweepRuns) return {};
-    return "the sweep has more than " + std::to_string(RunLimits::kMaxSweepRuns) +
-           " runs (" + sizes + "), a HeadLab limit; split it into several sessions";
+    return "the sweep has more than " + std::to_string(RunLimits::kMaxSweepRuns) + " runs (" +
+           sizes + "), a HeadLab limit; split it into several sessions";
 }
 
 void expandSweep(Session &session)
@@ -445,7 +447,8 @@ std::vector<int> pendingRuns(const Session &session)
 {
     std::vector<int> pending;
     for (size_t i = 0; i < session.runs.size(); ++i)
-        if (!isFinished(session.runs[i].result.status) || failedOnACheckpoint(session.runs[i].result))
+        if (!isFinished(session.runs[i].result.status) ||
+            failedOnACheckpoint(session.runs[i].result))
             pending.push_back(static_cast<int>(i));
     return pending;
 }
@@ -508,9 +511,9 @@ RunStatus readStatus(const YamlField &field)
 // A run record; a run file's has schema_version too (`inRunFile`).
 SessionRun readRun(const YamlField &field, bool inRunFile = false)
 {
-    std::vector<std::string> keys = {"labels",  "config",       "status",  "steps_done",
-                                     "diverged_at_step", "wall_seconds", "device",  "message",
-                                     "phase_starts",     "metrics",      "curves",  "samples",
+    std::vector<std::string> keys = {"labels",           "config",       "status", "steps_done",
+                                     "diverged_at_step", "wall_seconds", "device", "message",
+                                     "phase_starts",     "metrics",      "curves", "samples",
                                      "provenance",       "checkpoints"};
     if (inRunFile) keys.push_back("schema_version");
     checkKeys(field, keys);
@@ -542,7 +545,9 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
             c.step = readIntAtLeast(child(item, "step"), 0);
             c.file = readString(child(item, "file"));
             if (c.file.empty() || c.file.find('/') != std::string::npos || c.file[0] == '.')
-                fail(child(item, "file"), "'" + c.file + "' is not a checkpoint file name (a name inside the run's checkpoint folder)");
+                fail(child(item, "file"), "'" + c.file +
+                                              "' is not a checkpoint file name (a name inside the "
+                                              "run's checkpoint folder)");
             if (auto r = child(item, "reason"); r.present()) c.reason = readString(r);
             result.checkpoints.push_back(c);
         }
@@ -588,7 +593,8 @@ void readSweep(const YamlField &field, Session &session)
             session.combinations.push_back(std::move(combination));
         }
     }
-    if (const std::string tooLarge = checkSweepSize(session); !tooLarge.empty()) fail(field, tooLarge);
+    if (const std::string tooLarge = checkSweepSize(session); !tooLarge.empty())
+        fail(field, tooLarge);
     for (const auto &axis : session.axes) {
         if (axis.name == "head_schedule" && hasHeads)
             fail(child(field, "head_schedule"),
@@ -603,8 +609,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     const YamlField root = parseDocument(yamlText, file);
     if (!root.node.IsDefined() || root.node.IsNull())
         fail(root, "empty document; a session is a mapping with schema_version and experiment");
-    checkKeys(root, {"schema_version", "name", "description", "learned_rule", "replicate_axes", "checkpoints",
-                     "experiment", "sweep", "results", "runs", "skipped", "view"});
+    checkKeys(root, {"schema_version", "name", "description", "learned_rule", "replicate_axes",
+                     "checkpoints", "experiment", "sweep", "results", "runs", "skipped", "view"});
 
     Session session;
     const YamlField version = child(root, "schema_version");
@@ -627,7 +633,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
             const std::string axis = readString(item);
             if (std::find(kAxisNames.begin(), kAxisNames.end(), axis) == kAxisNames.end()) {
                 const std::string near = nearestKey(axis, kAxisNames);
-                fail(item, "'" + axis + "' is not a sweep axis" + (near.empty() ? "" : "; did you mean '" + near + "'?"));
+                fail(item, "'" + axis + "' is not a sweep axis" +
+                               (near.empty() ? "" : "; did you mean '" + near + "'?"));
             }
             session.replicateAxes.push_back(axis);
         }
@@ -638,8 +645,10 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
             c.enabled = readBool(f); // `checkpoints: false`
         } else {
             checkKeys(f, {"every", "keep", "plateaus", "enabled"});
-            if (auto e = child(f, "every"); e.present()) c.every = readIntInRange(e, 0, int64_t(1) << 40);
-            if (auto k = child(f, "keep"); k.present()) c.keep = static_cast<int>(readIntInRange(k, 1, 1000));
+            if (auto e = child(f, "every"); e.present())
+                c.every = readIntInRange(e, 0, int64_t(1) << 40);
+            if (auto k = child(f, "keep"); k.present())
+                c.keep = static_cast<int>(readIntInRange(k, 1, 1000));
             if (auto pl = child(f, "plateaus"); pl.present()) c.plateaus = readBool(pl);
             if (auto en = child(f, "enabled"); en.present()) c.enabled = readBool(en);
         }
@@ -720,9 +729,10 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
     }
     if (!(session.checkpoints == CheckpointPolicy{})) {
         const CheckpointPolicy &c = session.checkpoints;
-        out << YAML::Key << "checkpoints" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "every"
-            << YAML::Value << c.every << YAML::Key << "keep" << YAML::Value << c.keep << YAML::Key << "plateaus"
-            << YAML::Value << c.plateaus << YAML::Key << "enabled" << YAML::Value << c.enabled << YAML::EndMap;
+        out << YAML::Key << "checkpoints" << YAML::Value << YAML::Flow << YAML::BeginMap
+            << YAML::Key << "every" << YAML::Value << c.every << YAML::Key << "keep" << YAML::Value
+            << c.keep << YAML::Key << "plateaus" << YAML::Value << c.plateaus << YAML::Key
+            << "enabled" << YAML::Value << c.enabled << YAML::EndMap;
     }
     out << YAML::Key << "experiment" << YAML::Value;
     writeRunConfig(out, session.base);
@@ -826,8 +836,9 @@ void writeRunRecord(YAML::Emitter &out, const SessionRun &run, CurveSplicer &cur
     if (!r.checkpoints.empty()) {
         out << YAML::Key << "checkpoints" << YAML::Value << YAML::BeginSeq;
         for (const auto &c : r.checkpoints)
-            out << YAML::Flow << YAML::BeginMap << YAML::Key << "step" << YAML::Value << c.step << YAML::Key << "file"
-                << YAML::Value << c.file << YAML::Key << "reason" << YAML::Value << c.reason << YAML::EndMap;
+            out << YAML::Flow << YAML::BeginMap << YAML::Key << "step" << YAML::Value << c.step
+                << YAML::Key << "file" << YAML::Value << c.file << YAML::Key << "reason"
+                << YAML::Value << c.reason << YAML::EndMap;
         out << YAML::EndSeq;
     }
     out << YAML::Key << "curves" << YAML::Value << YAML::BeginMap;
@@ -914,7 +925,8 @@ std::string sessionIndexToYaml(const Session &session, const std::string &result
         out << YAML::Key << "status" << YAML::Value << toString(run.result.status);
         out << YAML::Key << "labels" << YAML::Value;
         writeLabels(out, run.labels);
-        if (auto it = run.result.metrics.find(metric::kFinalTestLoss); it != run.result.metrics.end())
+        if (auto it = run.result.metrics.find(metric::kFinalTestLoss);
+            it != run.result.metrics.end())
             out << YAML::Key << metric::kFinalTestLoss << YAML::Value << formatNumber(it->second);
         out << YAML::EndMap;
     }

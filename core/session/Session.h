@@ -5,14 +5,14 @@
 // cannot run (a head count that does not divide d_model, say) are listed as skipped, with why.
 #pragma once
 
-#include "core/metrics/LearnedRule.h"
 #include "core/config/RunConfig.h"
 #include "core/config/RunResult.h"
 #include "core/config/Yaml.h"
+#include "core/metrics/LearnedRule.h"
 
 #include <map>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

@@ -96,7 +96,6 @@ std::string runFileName(const RunConfig &config)
     return buffer;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Loading
 
@@ -131,7 +130,8 @@ Session loadRuns(Session session, const std::string &path)
     std::string resultsDir = session.resultsDir;
     if (resultsDir.empty()) {
         struct stat info {};
-        if (::stat((resultsDirFor(path) + "/runs").c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return session;
+        if (::stat((resultsDirFor(path) + "/runs").c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+            return session;
         resultsDir = baseName(resultsDirFor(path));
     }
     const std::string runsDir = directoryOf(path) + "/" + resultsDir + "/runs";
@@ -187,7 +187,8 @@ Session loadRuns(Session session, const std::string &path)
             try {
                 std::rethrow_exception(entry.error);
             } catch (const std::exception &e) {
-                session.unreadableRunFiles.push_back(std::string(e.what()) + " (this run file is skipped)");
+                session.unreadableRunFiles.push_back(std::string(e.what()) +
+                                                     " (this run file is skipped)");
             }
             continue;
         }
@@ -243,10 +244,10 @@ SessionStore::SessionStore(std::string sessionPath, StoreShard shard, Role role)
                                            ? "is a directory; give a session file name"
                                            : "is not a regular file (a device, FIFO or socket)");
     makeDirectories(m_resultsDir + "/runs");
-    const std::string lockPath =
-        m_shard.active() ? m_resultsDir + "/lock.shard-" + std::to_string(m_shard.index + 1) + "-of-" +
-                               std::to_string(m_shard.count)
-                         : m_resultsDir + "/lock";
+    const std::string lockPath = m_shard.active() ? m_resultsDir + "/lock.shard-" +
+                                                        std::to_string(m_shard.index + 1) + "-of-" +
+                                                        std::to_string(m_shard.count)
+                                                  : m_resultsDir + "/lock";
     m_lockFd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (m_lockFd < 0)
         throw fileError(lockPath,
@@ -262,7 +263,9 @@ SessionStore::SessionStore(std::string sessionPath, StoreShard shard, Role role)
                                                     std::to_string(m_shard.count) + " "
                                               : std::string()) +
                                 "is being written by another HeadLab (" +
-                                (holder.empty() ? std::string("a process that has not yet said who it is") : holder) +
+                                (holder.empty()
+                                     ? std::string("a process that has not yet said who it is")
+                                     : holder) +
                                 "); wait for it to finish or stop it, or save to another file");
         }
         throw fileError(lockPath, std::string("cannot lock: ") + std::strerror(error));
@@ -288,11 +291,14 @@ SessionStore::SessionStore(std::string sessionPath, StoreShard shard, Role role)
     if (!others.empty()) {
         ::close(m_lockFd);
         m_lockFd = -1;
-        throw fileError(m_sessionPath,
-                        std::string(m_shard.active() ? "a whole-sweep run is training this session, so no shard may"
-                                                     : "shards of this session are running, so the whole sweep may not") +
-                            " start:" + others +
-                            "\nWait for it to finish (headlab-cli status) or stop it; after shards, headlab-cli merge.");
+        throw fileError(
+            m_sessionPath,
+            std::string(m_shard.active()
+                            ? "a whole-sweep run is training this session, so no shard may"
+                            : "shards of this session are running, so the whole sweep may not") +
+                " start:" + others +
+                "\nWait for it to finish (headlab-cli status) or stop it; after shards, "
+                "headlab-cli merge.");
     }
 
     // Nobody else writes here now: temporary files are a killed writer's leftovers. Not so while
@@ -325,32 +331,34 @@ SessionStore::~SessionStore()
     }
 }
 
-
 std::string SessionStore::lockHolder(const std::string &sessionPath)
 {
     return holderOf(resultsDirFor(sessionPath) + "/lock");
 }
 
-std::vector<SessionStore::RunningShard> SessionStore::runningShardParts(const std::string &sessionPath)
+std::vector<SessionStore::RunningShard>
+SessionStore::runningShardParts(const std::string &sessionPath)
 {
     std::vector<RunningShard> shards;
     const std::string dir = resultsDirFor(sessionPath);
     std::vector<std::string> names;
     if (DIR *d = ::opendir(dir.c_str())) {
         while (const dirent *entry = ::readdir(d))
-            if (std::string(entry->d_name).rfind("lock.shard-", 0) == 0) names.push_back(entry->d_name);
+            if (std::string(entry->d_name).rfind("lock.shard-", 0) == 0)
+                names.push_back(entry->d_name);
         ::closedir(d);
     }
     for (const auto &name : names) {
         int index = 0, count = 0, used = 0; // "lock.shard-2-of-3"
-        if (std::sscanf(name.c_str(), "lock.shard-%d-of-%d%n", &index, &count, &used) != 2 || used != int(name.size()) ||
-            index < 1 || index > count)
+        if (std::sscanf(name.c_str(), "lock.shard-%d-of-%d%n", &index, &count, &used) != 2 ||
+            used != int(name.size()) || index < 1 || index > count)
             continue;
         const std::string holder = holderOf(dir + "/" + name);
         if (!holder.empty()) shards.push_back({{index - 1, count}, holder});
     }
     std::sort(shards.begin(), shards.end(), [](const RunningShard &a, const RunningShard &b) {
-        return std::make_pair(a.shard.count, a.shard.index) < std::make_pair(b.shard.count, b.shard.index);
+        return std::make_pair(a.shard.count, a.shard.index) <
+               std::make_pair(b.shard.count, b.shard.index);
     });
     return shards;
 }
@@ -359,7 +367,8 @@ std::vector<std::string> SessionStore::runningShards(const std::string &sessionP
 {
     std::vector<std::string> lines;
     for (const auto &s : runningShardParts(sessionPath))
-        lines.push_back("shard " + std::to_string(s.shard.index + 1) + "/" + std::to_string(s.shard.count) + ": " + s.holder);
+        lines.push_back("shard " + std::to_string(s.shard.index + 1) + "/" +
+                        std::to_string(s.shard.count) + ": " + s.holder);
     return lines;
 }
 
@@ -368,10 +377,13 @@ namespace {
 // Adds the time of its scope to a store's seconds spent saving.
 class SavingClock {
 public:
-    explicit SavingClock(double *total) : m_total(total) {}
+    explicit SavingClock(double *total)
+        : m_total(total)
+    {}
     ~SavingClock()
     {
-        *m_total += std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+        *m_total +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
     }
 
 private:
@@ -393,8 +405,7 @@ void SessionStore::writeRun(const SessionRun &run, bool compareWithDisk, bool sy
     if (compareWithDisk) {
         try {
             same = readSessionText(file) == text;
-        } catch (const SessionError &) {
-        }
+        } catch (const SessionError &) {}
     }
     if (!same) writeFileAtomic(file, text, syncDirectory);
     m_written[name] = fingerprint;
@@ -415,7 +426,9 @@ void SessionStore::syncRuns()
 void SessionStore::saveSession(const Session &session)
 {
     if (m_shard.active())
-        throw fileError(m_sessionPath, "a shard writes only its runs' files; `headlab-cli merge` writes the session");
+        throw fileError(
+            m_sessionPath,
+            "a shard writes only its runs' files; `headlab-cli merge` writes the session");
     SavingClock clock(&m_secondsSaving);
     for (const auto &run : session.runs)
         if (hasResult(run)) writeRun(run, /*compareWithDisk=*/true, /*syncDirectory=*/false);

@@ -76,7 +76,8 @@ public:
     // PIDs and hosts (one writer per run). A Merger only folds finished run files into the session
     // file, which it may do while shards train.
     enum class Role { Trainer, Merger };
-    explicit SessionStore(std::string sessionPath, StoreShard shard = {}, Role role = Role::Trainer);
+    explicit SessionStore(std::string sessionPath, StoreShard shard = {},
+                          Role role = Role::Trainer);
     ~SessionStore(); // releases the lock
     SessionStore(const SessionStore &) = delete;
     SessionStore &operator=(const SessionStore &) = delete;

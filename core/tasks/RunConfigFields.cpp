@@ -15,37 +15,49 @@ namespace {
 using yaml::YamlField;
 
 const std::initializer_list<yaml::EnumName<Objective>> kObjectives = {
-    {Objective::NextToken, "next_token"}, {Objective::Answer, "answer"}, {Objective::Regression, "regression"}};
-const std::initializer_list<yaml::EnumName<OptimizerKind>> kOptimizers = {{OptimizerKind::Adam, "adam"},
-                                                                         {OptimizerKind::AdamW, "adamw"}};
+    {Objective::NextToken, "next_token"},
+    {Objective::Answer, "answer"},
+    {Objective::Regression, "regression"}};
+const std::initializer_list<yaml::EnumName<OptimizerKind>> kOptimizers = {
+    {OptimizerKind::Adam, "adam"}, {OptimizerKind::AdamW, "adamw"}};
 const std::initializer_list<yaml::EnumName<ScheduleKind>> kSchedules = {
     {ScheduleKind::Constant, "constant"}, {ScheduleKind::WarmupCosine, "warmup_cosine"}};
-const std::initializer_list<yaml::EnumName<NormKind>> kNorms = {{NormKind::LayerNorm, "layer_norm"},
-                                                               {NormKind::UnitScale, "unit_scale"}};
-const std::initializer_list<yaml::EnumName<NormPlacement>> kPlacements = {{NormPlacement::PreNorm, "pre_norm"},
-                                                                         {NormPlacement::PostNorm, "post_norm"}};
+const std::initializer_list<yaml::EnumName<NormKind>> kNorms = {
+    {NormKind::LayerNorm, "layer_norm"}, {NormKind::UnitScale, "unit_scale"}};
+const std::initializer_list<yaml::EnumName<NormPlacement>> kPlacements = {
+    {NormPlacement::PreNorm, "pre_norm"}, {NormPlacement::PostNorm, "post_norm"}};
 const std::initializer_list<yaml::EnumName<Activation>> kActivations = {{Activation::Gelu, "gelu"},
-                                                                       {Activation::Relu, "relu"}};
+                                                                        {Activation::Relu, "relu"}};
 const std::initializer_list<yaml::EnumName<LogitScale>> kLogitScales = {
-    {LogitScale::InvSqrtHeadDim, "inv_sqrt_head_dim"}, {LogitScale::InvHeadDim, "inv_head_dim"}, {LogitScale::None, "none"}};
+    {LogitScale::InvSqrtHeadDim, "inv_sqrt_head_dim"},
+    {LogitScale::InvHeadDim, "inv_head_dim"},
+    {LogitScale::None, "none"}};
 const std::initializer_list<yaml::EnumName<InitKind>> kInits = {{InitKind::Uniform, "uniform"},
-                                                               {InitKind::PyTorch, "pytorch"}};
+                                                                {InitKind::PyTorch, "pytorch"}};
 
-double positive(const YamlField &f) { return yaml::readPositive(f); }
-double unitInterval(const YamlField &f) { return yaml::readNumberInRange(f, 0, true, 1, false); }
+double positive(const YamlField &f)
+{
+    return yaml::readPositive(f);
+}
+double unitInterval(const YamlField &f)
+{
+    return yaml::readNumberInRange(f, 0, true, 1, false);
+}
 
 // head_dim / ffn_width: an integer >= 0, or "auto" (0: derived).
-Field<ModelConfig> autoInteger(std::string key, int64_t ModelConfig::*member, int64_t maximum, std::string help)
+Field<ModelConfig> autoInteger(std::string key, int64_t ModelConfig::*member, int64_t maximum,
+                               std::string help)
 {
-    return {{key}, std::move(help), Sharing::Shared,
+    return {{key},
+            std::move(help),
+            Sharing::Shared,
             [key, member, maximum](const YamlField &map, ModelConfig &m) {
                 const YamlField f = yaml::child(map, key);
                 int64_t value = 0;
                 if (yaml::isScalar(f) && yaml::lower(f.node.Scalar()) == "auto") {
                     value = 0;
                 } else if (!yaml::isScalar(f) || !yaml::parseInt(f.node.Scalar(), &value)) {
-                    yaml::fail(f, "expected an integer or auto, got " +
-                                      yaml::describeType(f.node));
+                    yaml::fail(f, "expected an integer or auto, got " + yaml::describeType(f.node));
                 } else if (value < 0) {
                     yaml::fail(f, "must be at least 0 (or auto), got " + std::to_string(value));
                 } else if (value > maximum) {
@@ -82,7 +94,8 @@ Field<ModelConfig> headsRow()
             if (heads.present() && heads.node.IsSequence()) {
                 model.heads.clear();
                 if (heads.node.size() > static_cast<size_t>(RunLimits::kMaxLayers))
-                    yaml::fail(heads, beyondLimit(RunLimits::kMaxLayers, int64_t(heads.node.size()), "layers"));
+                    yaml::fail(heads, beyondLimit(RunLimits::kMaxLayers, int64_t(heads.node.size()),
+                                                  "layers"));
                 for (const auto &h : yaml::items(heads))
                     model.heads.push_back(yaml::readIntInRange(h, 1, RunLimits::kMaxHeads));
                 if (model.heads.empty()) yaml::fail(heads, "needs at least one layer's head count");
@@ -90,12 +103,16 @@ Field<ModelConfig> headsRow()
                     const int64_t n = yaml::readIntInRange(layers, 1, RunLimits::kMaxLayers);
                     if (n != model.layers())
                         yaml::fail(layers, std::to_string(n) + " layers, but heads lists " +
-                                               std::to_string(model.layers()) + " (leave layers out when heads is a list)");
+                                               std::to_string(model.layers()) +
+                                               " (leave layers out when heads is a list)");
                 }
             } else {
-                const int64_t perLayer =
-                    heads.present() ? yaml::readIntInRange(heads, 1, RunLimits::kMaxHeads) : model.heads.front();
-                const int64_t n = layers.present() ? yaml::readIntInRange(layers, 1, RunLimits::kMaxLayers) : model.layers();
+                const int64_t perLayer = heads.present()
+                                             ? yaml::readIntInRange(heads, 1, RunLimits::kMaxHeads)
+                                             : model.heads.front();
+                const int64_t n = layers.present()
+                                      ? yaml::readIntInRange(layers, 1, RunLimits::kMaxLayers)
+                                      : model.layers();
                 model.heads.assign(static_cast<size_t>(n), perLayer);
             }
         },
@@ -112,15 +129,16 @@ Field<ModelConfig> headsRow()
                 out << YAML::EndSeq;
             }
         }};
-    row.csv = {{"layers", [](const ModelConfig &m) { return std::to_string(m.layers()); }},
-               {"heads", [](const ModelConfig &m) { return joined(m.heads); }},
-               {"head_dim",
-                [](const ModelConfig &m) {
-                    std::vector<int64_t> dims;
-                    for (size_t l = 0; l < m.heads.size(); ++l) dims.push_back(m.headDimOfLayer(l));
-                    return joined(dims);
-                }},
-               {"total_heads", [](const ModelConfig &m) { return std::to_string(m.totalHeads()); }}};
+    row.csv = {
+        {"layers", [](const ModelConfig &m) { return std::to_string(m.layers()); }},
+        {"heads", [](const ModelConfig &m) { return joined(m.heads); }},
+        {"head_dim",
+         [](const ModelConfig &m) {
+             std::vector<int64_t> dims;
+             for (size_t l = 0; l < m.heads.size(); ++l) dims.push_back(m.headDimOfLayer(l));
+             return joined(dims);
+         }},
+        {"total_heads", [](const ModelConfig &m) { return std::to_string(m.totalHeads()); }}};
     return row;
 }
 
@@ -133,7 +151,10 @@ const FieldTable<OptimizerConfig> &optimizerFields()
         fields::number("eps", &OptimizerConfig::eps, positive, "Adam's ε"),
         fields::number(
             "weight_decay", &OptimizerConfig::weightDecay,
-            [](const YamlField &f) { return yaml::readNumberInRange(f, 0, true, std::numeric_limits<double>::infinity(), false); },
+            [](const YamlField &f) {
+                return yaml::readNumberInRange(f, 0, true, std::numeric_limits<double>::infinity(),
+                                               false);
+            },
             "decoupled weight decay (adamw)"),
     };
     return table;
@@ -147,10 +168,11 @@ const FieldTable<ScheduleConfig> &scheduleFields()
             "warmup_fraction", &ScheduleConfig::warmupFraction,
             [](const YamlField &f) { return yaml::readNumberInRange(f, 0, true, 1, true); },
             "warmup_cosine: the fraction of the phase spent warming up linearly from 0"),
-        fields::writtenUnlessDefault(
-            fields::integer("step_every", &ScheduleConfig::stepEvery, 1, RunLimits::kMaxSteps,
-                            "the learning rate changes every this many steps (an epoch of a per-epoch scheduler)"),
-            &ScheduleConfig::stepEvery, int64_t{1}),
+        fields::writtenUnlessDefault(fields::integer("step_every", &ScheduleConfig::stepEvery, 1,
+                                                     RunLimits::kMaxSteps,
+                                                     "the learning rate changes every this many "
+                                                     "steps (an epoch of a per-epoch scheduler)"),
+                                     &ScheduleConfig::stepEvery, int64_t{1}),
     };
     return table;
 }
@@ -159,11 +181,13 @@ const FieldTable<QkRuleConfig> &qkRuleFields()
 {
     static const FieldTable<QkRuleConfig> table = [] {
         FieldTable<QkRuleConfig> t = {
-            fields::boolean("enabled", &QkRuleConfig::enabled, "η_QK = η · sqrt(reference_head_dim / m_H) for W_Q, W_K"),
+            fields::boolean("enabled", &QkRuleConfig::enabled,
+                            "η_QK = η · sqrt(reference_head_dim / m_H) for W_Q, W_K"),
             fields::number("reference_head_dim", &QkRuleConfig::referenceHeadDim, positive,
                            "the head dimension at which η_QK = η"),
         };
-        t[0].csv = {{"qk_rule", [](const QkRuleConfig &q) { return std::string(q.enabled ? "on" : "off"); }}};
+        t[0].csv = {{"qk_rule",
+                     [](const QkRuleConfig &q) { return std::string(q.enabled ? "on" : "off"); }}};
         return t;
     }();
     return table;
@@ -181,7 +205,8 @@ Field<RunConfig> taskRow()
             std::vector<std::string> allowed = {"kind"};
             for (const TaskSpec *spec : taskTable()) {
                 for (const auto &key : keysOf(spec->options))
-                    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) allowed.push_back(key);
+                    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+                        allowed.push_back(key);
             }
             yaml::checkKeys(field, allowed);
             TaskConfig task;
@@ -204,7 +229,8 @@ Field<RunConfig> taskRow()
                 std::string owner;
                 for (const TaskSpec *s : taskTable()) {
                     const auto keys = keysOf(s->options);
-                    if (owner.empty() && std::find(keys.begin(), keys.end(), key) != keys.end()) owner = s->id;
+                    if (owner.empty() && std::find(keys.begin(), keys.end(), key) != keys.end())
+                        owner = s->id;
                 }
                 yaml::fail(value, "is an option of task kind " + owner + ", not " + task.kind);
             }
@@ -218,7 +244,9 @@ Field<RunConfig> taskRow()
             out << YAML::EndMap;
         }};
     row.csv = {{"task", [](const RunConfig &c) { return c.task.kind; }}};
-    row.key = [](const RunConfig &c) { return c.task.kind + "{" + ensembleKeyOf(taskSpec(c.task).options, c.task) + "}"; };
+    row.key = [](const RunConfig &c) {
+        return c.task.kind + "{" + ensembleKeyOf(taskSpec(c.task).options, c.task) + "}";
+    };
     return row;
 }
 
@@ -251,32 +279,34 @@ Field<PhaseConfig> phaseLrRow()
 
 Field<RunConfig> phasesRow()
 {
-    Field<RunConfig> row{
-        {"phases"},
-        "the training phases, in order",
-        Sharing::Shared,
-        [](const YamlField &map, RunConfig &c) {
-            const YamlField phases = yaml::child(map, "phases");
-            if (phases.node.IsSequence() && phases.node.size() > static_cast<size_t>(RunLimits::kMaxPhases))
-                yaml::fail(phases, beyondLimit(RunLimits::kMaxPhases, int64_t(phases.node.size()), "phases"));
-            c.phases.clear();
-            for (const auto &p : yaml::items(phases)) {
-                yaml::checkKeys(p, keysOf(phaseFields()));
-                PhaseConfig phase;
-                readFields(p, phaseFields(), phase);
-                c.phases.push_back(phase);
-            }
-            if (c.phases.empty()) yaml::fail(phases, "needs at least one phase");
-        },
-        [](YAML::Emitter &out, const RunConfig &c) {
-            out << YAML::Key << "phases" << YAML::Value << YAML::BeginSeq;
-            for (const auto &phase : c.phases) {
-                out << YAML::BeginMap;
-                writeFields(out, phaseFields(), phase);
-                out << YAML::EndMap;
-            }
-            out << YAML::EndSeq;
-        }};
+    Field<RunConfig> row{{"phases"},
+                         "the training phases, in order",
+                         Sharing::Shared,
+                         [](const YamlField &map, RunConfig &c) {
+                             const YamlField phases = yaml::child(map, "phases");
+                             if (phases.node.IsSequence() &&
+                                 phases.node.size() > static_cast<size_t>(RunLimits::kMaxPhases))
+                                 yaml::fail(phases,
+                                            beyondLimit(RunLimits::kMaxPhases,
+                                                        int64_t(phases.node.size()), "phases"));
+                             c.phases.clear();
+                             for (const auto &p : yaml::items(phases)) {
+                                 yaml::checkKeys(p, keysOf(phaseFields()));
+                                 PhaseConfig phase;
+                                 readFields(p, phaseFields(), phase);
+                                 c.phases.push_back(phase);
+                             }
+                             if (c.phases.empty()) yaml::fail(phases, "needs at least one phase");
+                         },
+                         [](YAML::Emitter &out, const RunConfig &c) {
+                             out << YAML::Key << "phases" << YAML::Value << YAML::BeginSeq;
+                             for (const auto &phase : c.phases) {
+                                 out << YAML::BeginMap;
+                                 writeFields(out, phaseFields(), phase);
+                                 out << YAML::EndMap;
+                             }
+                             out << YAML::EndSeq;
+                         }};
     row.key = [](const RunConfig &c) {
         std::string key;
         for (const auto &phase : c.phases) key += "{" + ensembleKeyOf(phaseFields(), phase) + "}";
@@ -288,23 +318,25 @@ Field<RunConfig> phasesRow()
 // `seed` sets both seeds; `init_seed` / `data_seed` set one each.
 Field<RunConfig> seedRow()
 {
-    Field<RunConfig> row{
-        {"seed", "init_seed", "data_seed"},
-        "the seed of the initialisation and the data (seed), or each apart",
-        Sharing::PerRun,
-        [](const YamlField &map, RunConfig &c) {
-            if (auto f = yaml::child(map, "seed"); f.present()) c.initSeed = c.dataSeed = yaml::readUnsigned(f);
-            if (auto f = yaml::child(map, "init_seed"); f.present()) c.initSeed = yaml::readUnsigned(f);
-            if (auto f = yaml::child(map, "data_seed"); f.present()) c.dataSeed = yaml::readUnsigned(f);
-        },
-        [](YAML::Emitter &out, const RunConfig &c) {
-            if (c.initSeed == c.dataSeed) {
-                out << YAML::Key << "seed" << YAML::Value << c.initSeed;
-            } else {
-                out << YAML::Key << "init_seed" << YAML::Value << c.initSeed;
-                out << YAML::Key << "data_seed" << YAML::Value << c.dataSeed;
-            }
-        }};
+    Field<RunConfig> row{{"seed", "init_seed", "data_seed"},
+                         "the seed of the initialisation and the data (seed), or each apart",
+                         Sharing::PerRun,
+                         [](const YamlField &map, RunConfig &c) {
+                             if (auto f = yaml::child(map, "seed"); f.present())
+                                 c.initSeed = c.dataSeed = yaml::readUnsigned(f);
+                             if (auto f = yaml::child(map, "init_seed"); f.present())
+                                 c.initSeed = yaml::readUnsigned(f);
+                             if (auto f = yaml::child(map, "data_seed"); f.present())
+                                 c.dataSeed = yaml::readUnsigned(f);
+                         },
+                         [](YAML::Emitter &out, const RunConfig &c) {
+                             if (c.initSeed == c.dataSeed) {
+                                 out << YAML::Key << "seed" << YAML::Value << c.initSeed;
+                             } else {
+                                 out << YAML::Key << "init_seed" << YAML::Value << c.initSeed;
+                                 out << YAML::Key << "data_seed" << YAML::Value << c.dataSeed;
+                             }
+                         }};
     row.csv = {{"init_seed", [](const RunConfig &c) { return std::to_string(c.initSeed); }},
                {"data_seed", [](const RunConfig &c) { return std::to_string(c.dataSeed); }}};
     return row;
@@ -320,13 +352,17 @@ Field<RunConfig> deviceRow()
                 const std::string device = yaml::readString(f);
                 int64_t index = 0;
                 if (device == "auto" || device == "cpu" || device == "cuda" ||
-                    (device.rfind("cuda:", 0) == 0 && yaml::parseInt(device.substr(5), &index) && index >= 0)) {
+                    (device.rfind("cuda:", 0) == 0 && yaml::parseInt(device.substr(5), &index) &&
+                     index >= 0)) {
                     c.device = device;
                     return;
                 }
-                yaml::fail(f, "unknown device '" + device + "' (expected auto, cpu, cuda or cuda:N)");
+                yaml::fail(f,
+                           "unknown device '" + device + "' (expected auto, cpu, cuda or cuda:N)");
             },
-            [](YAML::Emitter &out, const RunConfig &c) { out << YAML::Key << "device" << YAML::Value << c.device; }};
+            [](YAML::Emitter &out, const RunConfig &c) {
+                out << YAML::Key << "device" << YAML::Value << c.device;
+            }};
 }
 
 } // namespace
@@ -335,26 +371,33 @@ const FieldTable<ModelConfig> &modelFields()
 {
     static const FieldTable<ModelConfig> table = [] {
         FieldTable<ModelConfig> t = {
-            fields::integer("d_model", &ModelConfig::dModel, 1, RunLimits::kMaxDModel, "width of the residual stream m"),
+            fields::integer("d_model", &ModelConfig::dModel, 1, RunLimits::kMaxDModel,
+                            "width of the residual stream m"),
             headsRow(),
             autoInteger("head_dim", &ModelConfig::headDim, RunLimits::kMaxDModel,
                         "the rank m_H of each head, or auto for d_model / heads"),
-            autoInteger("ffn_width", &ModelConfig::ffnWidth, RunLimits::kMaxFfnWidth, "the MLP's width, or auto for 4 · d_model"),
-            fields::enumeration("activation", &ModelConfig::activation, kActivations, "gelu or relu"),
+            autoInteger("ffn_width", &ModelConfig::ffnWidth, RunLimits::kMaxFfnWidth,
+                        "the MLP's width, or auto for 4 · d_model"),
+            fields::enumeration("activation", &ModelConfig::activation, kActivations,
+                                "gelu or relu"),
             fields::enumeration("norm", &ModelConfig::norm, kNorms, "layer_norm or unit_scale"),
-            fields::enumeration("placement", &ModelConfig::placement, kPlacements, "pre_norm or post_norm"),
-            fields::boolean("final_norm", &ModelConfig::finalNorm, "a norm before the unembedding (pre-norm)"),
+            fields::enumeration("placement", &ModelConfig::placement, kPlacements,
+                                "pre_norm or post_norm"),
+            fields::boolean("final_norm", &ModelConfig::finalNorm,
+                            "a norm before the unembedding (pre-norm)"),
             fields::boolean("causal", &ModelConfig::causal, "causal attention mask"),
             fields::boolean("bias", &ModelConfig::bias, "biases in the linear maps"),
             fields::boolean("zero_init_outputs", &ModelConfig::zeroInitOutputs,
                             "attention output, MLP output and unembedding start at zero"),
             fields::enumeration("logit_scale", &ModelConfig::logitScale, kLogitScales,
                                 "attention logits times 1/sqrt(m_H), 1/m_H or 1"),
-            fields::integer("width_multiplier", &ModelConfig::widthMultiplier, 1, RunLimits::kMaxWidthMultiplier,
+            fields::integer("width_multiplier", &ModelConfig::widthMultiplier, 1,
+                            RunLimits::kMaxWidthMultiplier,
                             "w parallel attention modules per layer, outputs averaged"),
             fields::writtenUnlessDefault(
                 fields::enumeration("init", &ModelConfig::init, kInits,
-                                    "uniform (U(±1/sqrt(fan_in)) everywhere) or pytorch (nn.MultiheadAttention/nn.Linear defaults)"),
+                                    "uniform (U(±1/sqrt(fan_in)) everywhere) or pytorch "
+                                    "(nn.MultiheadAttention/nn.Linear defaults)"),
                 &ModelConfig::init, InitKind::Uniform),
         };
         t[0].csv = {{"d_model", [](const ModelConfig &m) { return std::to_string(m.dModel); }}};
@@ -367,12 +410,16 @@ const FieldTable<PhaseConfig> &phaseFields()
 {
     static const FieldTable<PhaseConfig> table = {
         fields::text("name", &PhaseConfig::name, "the phase's name"),
-        fields::enumeration("objective", &PhaseConfig::objective, kObjectives, "next_token, answer or regression"),
+        fields::enumeration("objective", &PhaseConfig::objective, kObjectives,
+                            "next_token, answer or regression"),
         fields::integer("steps", &PhaseConfig::steps, 0, RunLimits::kMaxSteps, "optimizer steps"),
-        fields::integer("batch_size", &PhaseConfig::batchSize, 1, RunLimits::kMaxBatchSize, "samples per step"),
+        fields::integer("batch_size", &PhaseConfig::batchSize, 1, RunLimits::kMaxBatchSize,
+                        "samples per step"),
         phaseLrRow(),
-        fields::nested("optimizer", &PhaseConfig::optimizer, &optimizerFields(), true, "the optimizer"),
-        fields::nested("schedule", &PhaseConfig::schedule, &scheduleFields(), true, "the learning-rate schedule"),
+        fields::nested("optimizer", &PhaseConfig::optimizer, &optimizerFields(), true,
+                       "the optimizer"),
+        fields::nested("schedule", &PhaseConfig::schedule, &scheduleFields(), true,
+                       "the learning-rate schedule"),
     };
     return table;
 }
@@ -384,10 +431,14 @@ const FieldTable<RunConfig> &runConfigFields()
             taskRow(),
             fields::nested("model", &RunConfig::model, &modelFields(), false, "the transformer"),
             phasesRow(),
-            fields::number("lr", &RunConfig::lr, positive, "the scanned learning rate η", Sharing::PerRun),
-            fields::nested("qk_rule", &RunConfig::qkRule, &qkRuleFields(), true, "the QK learning-rate rule (§4)"),
-            fields::integer("eval_every", &RunConfig::evalEvery, 1, RunLimits::kMaxSteps, "steps between test evaluations"),
-            fields::integer("log_every", &RunConfig::logEvery, 1, RunLimits::kMaxSteps, "steps averaged into one train point"),
+            fields::number("lr", &RunConfig::lr, positive, "the scanned learning rate η",
+                           Sharing::PerRun),
+            fields::nested("qk_rule", &RunConfig::qkRule, &qkRuleFields(), true,
+                           "the QK learning-rate rule (§4)"),
+            fields::integer("eval_every", &RunConfig::evalEvery, 1, RunLimits::kMaxSteps,
+                            "steps between test evaluations"),
+            fields::integer("log_every", &RunConfig::logEvery, 1, RunLimits::kMaxSteps,
+                            "steps averaged into one train point"),
             fields::integer("eval_batches", &RunConfig::evalBatches, 0, RunLimits::kMaxSteps,
                             "test batches per evaluation; 0 for the whole test set"),
             seedRow(),
@@ -405,7 +456,8 @@ const std::vector<CsvColumn<RunConfig>> &runCsvColumns()
 {
     static const std::vector<CsvColumn<RunConfig>> columns = [] {
         std::vector<CsvColumn<RunConfig>> all;
-        for (const auto &row : runConfigFields()) all.insert(all.end(), row.csv.begin(), row.csv.end());
+        for (const auto &row : runConfigFields())
+            all.insert(all.end(), row.csv.begin(), row.csv.end());
         return all;
     }();
     return columns;
@@ -433,9 +485,10 @@ std::string validate(const RunConfig &c)
     if (!spec) return "task.kind: unknown task '" + c.task.kind + "'";
     for (size_t i = 0; i < c.phases.size(); ++i) {
         const Objective o = c.phases[i].objective;
-        if (std::find(spec->objectives.begin(), spec->objectives.end(), o) == spec->objectives.end())
-            return "phases[" + std::to_string(i) + "].objective: '" + toString(o) + "' does not apply to the " +
-                   spec->id + " task";
+        if (std::find(spec->objectives.begin(), spec->objectives.end(), o) ==
+            spec->objectives.end())
+            return "phases[" + std::to_string(i) + "].objective: '" + toString(o) +
+                   "' does not apply to the " + spec->id + " task";
     }
     return spec->check ? spec->check(c) : std::string();
 }

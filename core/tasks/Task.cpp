@@ -12,15 +12,19 @@ std::unique_ptr<Task> makeTask(const RunConfig &config, const std::vector<uint64
 {
     const TaskSpec &spec = taskSpec(config.task);
     if (!spec.make)
-        throw std::invalid_argument("task.kind: the " + spec.id + " task cannot train in this build");
+        throw std::invalid_argument("task.kind: the " + spec.id +
+                                    " task cannot train in this build");
     return spec.make(config, dataSeeds, device.str());
 }
 
 torch::Tensor crossEntropyPerRun(const torch::Tensor &logits, const torch::Tensor &targets)
 {
     const int64_t R = logits.size(0), V = logits.size(-1);
-    const auto t = targets.dim() == logits.dim() - 1 ? targets : targets.unsqueeze(0).expand({R, targets.size(0), targets.size(1)});
-    const auto losses = at::cross_entropy_loss(logits.reshape({-1, V}), t.reshape({-1}), {}, at::Reduction::None);
+    const auto t = targets.dim() == logits.dim() - 1
+                       ? targets
+                       : targets.unsqueeze(0).expand({R, targets.size(0), targets.size(1)});
+    const auto losses =
+        at::cross_entropy_loss(logits.reshape({-1, V}), t.reshape({-1}), {}, at::Reduction::None);
     return losses.view({R, -1}).mean(1);
 }
 

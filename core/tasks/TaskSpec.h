@@ -14,10 +14,10 @@
 #include "core/config/RunConfig.h"
 #include "core/metrics/Metrics.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <algorithm>
 #include <vector>
 
 namespace headlab {
@@ -31,7 +31,8 @@ struct PlateauLine {
 };
 
 // Builds the task on `device` ("cpu", "cuda:0") for an ensemble whose runs have `dataSeeds`.
-using TaskFactory = std::unique_ptr<Task> (*)(const RunConfig &config, const std::vector<uint64_t> &dataSeeds,
+using TaskFactory = std::unique_ptr<Task> (*)(const RunConfig &config,
+                                              const std::vector<uint64_t> &dataSeeds,
                                               const std::string &device);
 #ifdef HEADLAB_SPECS_ONLY
 #define HEADLAB_TASK_FACTORY(function) nullptr
@@ -42,16 +43,18 @@ using TaskFactory = std::unique_ptr<Task> (*)(const RunConfig &config, const std
 // Sequences per evaluation pass for a task that evaluates a fixed test set: all of them while
 // one pass stays within about 256 MiB of activations and logits (every preset and default test
 // set, so their numbers are unchanged), fewer for a huge test set or vocabulary.
-inline int64_t evaluationChunk(int64_t sequences, int64_t sequenceLength, int64_t vocabSize, int64_t dModel)
+inline int64_t evaluationChunk(int64_t sequences, int64_t sequenceLength, int64_t vocabSize,
+                               int64_t dModel)
 {
     constexpr int64_t kBudget = int64_t(256) << 20;
     const int64_t perSequence = 4 * (vocabSize + sequenceLength * 8 * dModel);
-    return std::clamp<int64_t>(kBudget / std::max<int64_t>(1, perSequence), 1, std::max<int64_t>(1, sequences));
+    return std::clamp<int64_t>(kBudget / std::max<int64_t>(1, perSequence), 1,
+                               std::max<int64_t>(1, sequences));
 }
 
 struct TaskSpec {
-    std::string id;          // task.kind in YAML: "addition"
-    std::string title;       // for people: "Three-digit addition (EXPERIMENTS.md §1)"
+    std::string id;                    // task.kind in YAML: "addition"
+    std::string title;                 // for people: "Three-digit addition (EXPERIMENTS.md §1)"
     std::vector<Objective> objectives; // the phase objectives it trains on
     FieldTable<TaskConfig> options;    // its keys under `task:` (besides kind)
     // Tokens in the vocabulary; 0 for continuous inputs and outputs.
@@ -106,7 +109,10 @@ const std::vector<const TaskSpec *> &taskTable();
 const TaskSpec *findTaskSpec(const std::string &id);
 // The row of `id`; an unknown id throws std::invalid_argument naming the nearest and all ids.
 const TaskSpec &taskSpec(const std::string &id);
-inline const TaskSpec &taskSpec(const TaskConfig &task) { return taskSpec(task.kind); }
+inline const TaskSpec &taskSpec(const TaskConfig &task)
+{
+    return taskSpec(task.kind);
+}
 
 // A metric of the registry, or of any task's own rows; nullptr when neither knows it.
 const MetricSpec *findTaskMetric(const std::string &name);

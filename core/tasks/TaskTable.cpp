@@ -6,12 +6,9 @@
 
 // One line per task: the function that returns its spec (defined in the task's folder). Every
 // line ends in a backslash, the last included, so that adding a task adds one line.
-#define HEADLAB_TASK_TABLE(row) \
-    row(additionTask)           \
-    row(nearestNeighbourTask)   \
-    row(textTask)               \
-    row(sequenceFileTask)       \
-    /* end of the task table */
+#define HEADLAB_TASK_TABLE(row)                                                                    \
+    row(additionTask) row(nearestNeighbourTask) row(textTask)                                      \
+        row(sequenceFileTask) /* end of the task table */
 
 namespace headlab {
 
@@ -44,7 +41,8 @@ const TaskSpec &taskSpec(const std::string &id)
         list += (list.empty() ? "" : ", ") + spec->id;
     }
     const std::string near = yaml::nearestKey(id, ids);
-    throw std::invalid_argument("unknown task '" + id + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
+    throw std::invalid_argument("unknown task '" + id + "'" +
+                                (near.empty() ? "" : "; did you mean '" + near + "'?") +
                                 " (the tasks are " + list + ")");
 }
 

@@ -34,18 +34,25 @@ safetensors::Tensor fromTorch(const std::string &name, const torch::Tensor &valu
     const auto t = value.detach().to(torch::kCPU).contiguous();
     safetensors::Tensor out;
     out.name = name;
-    if (t.scalar_type() == torch::kFloat32) out.dtype = safetensors::DType::F32;
-    else if (t.scalar_type() == torch::kFloat64) out.dtype = safetensors::DType::F64;
-    else if (t.scalar_type() == torch::kInt64) out.dtype = safetensors::DType::I64;
-    else throw std::logic_error("checkpoint: unsupported dtype for " + name);
+    if (t.scalar_type() == torch::kFloat32)
+        out.dtype = safetensors::DType::F32;
+    else if (t.scalar_type() == torch::kFloat64)
+        out.dtype = safetensors::DType::F64;
+    else if (t.scalar_type() == torch::kInt64)
+        out.dtype = safetensors::DType::I64;
+    else
+        throw std::logic_error("checkpoint: unsupported dtype for " + name);
     for (auto d : t.sizes()) out.shape.push_back(d);
-    out.data.assign(static_cast<const char *>(t.data_ptr()), static_cast<size_t>(t.numel()) * t.element_size());
+    out.data.assign(static_cast<const char *>(t.data_ptr()),
+                    static_cast<size_t>(t.numel()) * t.element_size());
     return out;
 }
 
 torch::Tensor toTorch(const safetensors::Tensor &t)
 {
-    const auto type = t.dtype == safetensors::DType::F32 ? torch::kFloat32 : t.dtype == safetensors::DType::F64 ? torch::kFloat64 : torch::kInt64;
+    const auto type = t.dtype == safetensors::DType::F32   ? torch::kFloat32
+                      : t.dtype == safetensors::DType::F64 ? torch::kFloat64
+                                                           : torch::kInt64;
     auto out = torch::empty(t.shape, torch::TensorOptions().dtype(type));
     std::memcpy(out.data_ptr(), t.data.data(), t.data.size());
     return out;
@@ -84,8 +91,7 @@ json yamlToJson(const YAML::Node &node)
             if (used == text.size()) return i;
             const double d = std::stod(text, &used);
             if (used == text.size()) return d;
-        } catch (...) {
-        }
+        } catch (...) {}
     }
     return text;
 }
@@ -99,9 +105,10 @@ json modelJson(const Transformer &model, const RunConfig &config)
         const int64_t hd = m.headDimOfLayer(l);
         heads.push_back(m.heads[l]);
         headDims.push_back(hd);
-        scales.push_back(m.logitScale == LogitScale::InvSqrtHeadDim ? 1.0 / std::sqrt(static_cast<double>(hd))
-                         : m.logitScale == LogitScale::InvHeadDim   ? 1.0 / static_cast<double>(hd)
-                                                                     : 1.0);
+        scales.push_back(m.logitScale == LogitScale::InvSqrtHeadDim
+                             ? 1.0 / std::sqrt(static_cast<double>(hd))
+                         : m.logitScale == LogitScale::InvHeadDim ? 1.0 / static_cast<double>(hd)
+                                                                  : 1.0);
     }
     return {{"d_model", m.dModel},
             {"heads", heads},
@@ -119,8 +126,8 @@ json modelJson(const Transformer &model, const RunConfig &config)
             {"parameters", model.parameterCount()}};
 }
 
-const safetensors::Tensor &tensorOf(const safetensors::Contents &c, const std::string &name, const std::string &path,
-                                    const torch::Tensor &like)
+const safetensors::Tensor &tensorOf(const safetensors::Contents &c, const std::string &name,
+                                    const std::string &path, const torch::Tensor &like)
 {
     const auto *t = c.find(name);
     if (!t) throw bad(path, "it has no tensor '" + name + "'");
@@ -132,24 +139,29 @@ const safetensors::Tensor &tensorOf(const safetensors::Contents &c, const std::s
 
 } // namespace
 
-void writeCheckpoint(const std::string &path, const Transformer &model, const Adam *adam, int64_t run,
-                     const RunConfig &config, const RunResult &partial, const TrainingPosition &position,
-                     const std::string &reason, const std::map<std::string, std::string> &taskData)
+void writeCheckpoint(const std::string &path, const Transformer &model, const Adam *adam,
+                     int64_t run, const RunConfig &config, const RunResult &partial,
+                     const TrainingPosition &position, const std::string &reason,
+                     const std::map<std::string, std::string> &taskData)
 {
     torch::NoGradGuard noGrad;
     safetensors::Contents c;
-    for (const auto &p : const_cast<Transformer &>(model).parameters()) c.tensors.push_back(fromTorch(p.name, p.value[run]));
+    for (const auto &p : const_cast<Transformer &>(model).parameters())
+        c.tensors.push_back(fromTorch(p.name, p.value[run]));
     if (adam) {
         auto &a = const_cast<Adam &>(*adam);
         for (const auto &p : const_cast<Transformer &>(model).parameters()) {
             c.tensors.push_back(fromTorch("optimizer.exp_avg." + p.name, a.firstMoment(p, run)));
-            c.tensors.push_back(fromTorch("optimizer.exp_avg_sq." + p.name, a.secondMoment(p, run)));
+            c.tensors.push_back(
+                fromTorch("optimizer.exp_avg_sq." + p.name, a.secondMoment(p, run)));
         }
     }
     c.tensors.push_back(fromTorch("curve.train", curveTensor(partial.train)));
     c.tensors.push_back(fromTorch("curve.test", curveTensor(partial.test)));
-    for (const auto &[name, curve] : partial.extra) c.tensors.push_back(fromTorch("curve.extra." + name, curveTensor(curve)));
-    c.tensors.push_back(fromTorch("run.phase_starts", torch::tensor(partial.phaseStarts, torch::kInt64).reshape({-1})));
+    for (const auto &[name, curve] : partial.extra)
+        c.tensors.push_back(fromTorch("curve.extra." + name, curveTensor(curve)));
+    c.tensors.push_back(fromTorch("run.phase_starts",
+                                  torch::tensor(partial.phaseStarts, torch::kInt64).reshape({-1})));
 
     auto &m = c.metadata;
     m["format"] = kCheckpointFormat;
@@ -199,18 +211,24 @@ void restoreWeights(const LoadedCheckpoint &checkpoint, Transformer &model, int6
     torch::NoGradGuard noGrad;
     for (auto &p : model.parameters()) {
         auto target = p.value[run];
-        target.copy_(toTorch(tensorOf(checkpoint.tensors->contents, p.name, checkpoint.path, target)));
+        target.copy_(
+            toTorch(tensorOf(checkpoint.tensors->contents, p.name, checkpoint.path, target)));
     }
 }
 
-void restoreMoments(const LoadedCheckpoint &checkpoint, Adam &adam, const Transformer &model, int64_t run)
+void restoreMoments(const LoadedCheckpoint &checkpoint, Adam &adam, const Transformer &model,
+                    int64_t run)
 {
-    if (!checkpoint.hasMoments) throw bad(checkpoint.path, "it holds no optimizer state, so training cannot resume from it");
+    if (!checkpoint.hasMoments)
+        throw bad(checkpoint.path,
+                  "it holds no optimizer state, so training cannot resume from it");
     torch::NoGradGuard noGrad;
     for (const auto &p : const_cast<Transformer &>(model).parameters()) {
         auto exp = adam.firstMoment(p, run), expSq = adam.secondMoment(p, run);
-        exp.copy_(toTorch(tensorOf(checkpoint.tensors->contents, "optimizer.exp_avg." + p.name, checkpoint.path, exp)));
-        expSq.copy_(toTorch(tensorOf(checkpoint.tensors->contents, "optimizer.exp_avg_sq." + p.name, checkpoint.path, expSq)));
+        exp.copy_(toTorch(tensorOf(checkpoint.tensors->contents, "optimizer.exp_avg." + p.name,
+                                   checkpoint.path, exp)));
+        expSq.copy_(toTorch(tensorOf(checkpoint.tensors->contents, "optimizer.exp_avg_sq." + p.name,
+                                     checkpoint.path, expSq)));
     }
     adam.stepCount().fill_(checkpoint.position.adamSteps);
 }

@@ -36,7 +36,7 @@ std::string checkpointFileName(int64_t step);
 struct CheckpointInfo {
     std::string path;
     int64_t step = 0;
-    std::string reason;  // periodic, plateau_entry, plateau_exit, stop, final
+    std::string reason;                    // periodic, plateau_entry, plateau_exit, stop, final
     RunStatus status = RunStatus::Running; // of the run when it was written
     uint64_t bytes = 0;
 };
@@ -49,12 +49,14 @@ CheckpointInfo inspectCheckpoint(const std::string &path, bool verifyData = true
 // checkpoint is left out and described in `problems`, one sentence each (absent folder: none).
 // `verifyData` false checks headers and lengths only, reading a few bytes of each file instead of
 // all of it (what a view that lists them many times a second wants; loading verifies anyway).
-std::vector<CheckpointInfo> listCheckpoints(const std::string &dir, std::vector<std::string> *problems = nullptr,
+std::vector<CheckpointInfo> listCheckpoints(const std::string &dir,
+                                            std::vector<std::string> *problems = nullptr,
                                             bool verifyData = true);
 
 // The steps at which every member of an ensemble has a checkpoint, newest first (each member's
 // checkpoints by step): where an ensemble may resume as one.
-std::vector<int64_t> stepsEveryMemberHas(const std::vector<std::map<int64_t, std::string>> &members);
+std::vector<int64_t>
+stepsEveryMemberHas(const std::vector<std::map<int64_t, std::string>> &members);
 
 // Bytes in regular files under `dir` (0 when it does not exist).
 uint64_t directoryBytes(const std::string &dir);
@@ -74,9 +76,10 @@ struct TrainingPosition {
 // `path`. `adam` may be null (no moments: such a checkpoint cannot resume training).
 // `taskData` names the data the run trained on (Task::provenance: a file task's content hash); a
 // checkpoint is refused for resuming when its task data differ from the run's now.
-void writeCheckpoint(const std::string &path, const Transformer &model, const Adam *adam, int64_t run,
-                     const RunConfig &config, const RunResult &partial, const TrainingPosition &position,
-                     const std::string &reason, const std::map<std::string, std::string> &taskData = {});
+void writeCheckpoint(const std::string &path, const Transformer &model, const Adam *adam,
+                     int64_t run, const RunConfig &config, const RunResult &partial,
+                     const TrainingPosition &position, const std::string &reason,
+                     const std::map<std::string, std::string> &taskData = {});
 
 // A checkpoint read back for resuming or inspecting: the run's result so far and where it was.
 struct LoadedCheckpoint {
@@ -85,7 +88,7 @@ struct LoadedCheckpoint {
     RunResult partial;
     std::string reason;
     bool hasMoments = false;
-    RunConfig config; // as the checkpoint records it
+    RunConfig config;                            // as the checkpoint records it
     std::map<std::string, std::string> taskData; // as written (empty in checkpoints before it was)
     struct Impl;
     std::shared_ptr<const Impl> tensors; // the tensors (Checkpoint.cpp)
@@ -101,6 +104,7 @@ LoadedCheckpoint loadCheckpoint(const std::string &path, const RunConfig *expect
 void checkCheckpointFits(const LoadedCheckpoint &checkpoint, Transformer &model, int64_t run);
 // Copies the checkpoint's weights into run `run` of `model`, and its moments into `adam`.
 void restoreWeights(const LoadedCheckpoint &checkpoint, Transformer &model, int64_t run);
-void restoreMoments(const LoadedCheckpoint &checkpoint, Adam &adam, const Transformer &model, int64_t run);
+void restoreMoments(const LoadedCheckpoint &checkpoint, Adam &adam, const Transformer &model,
+                    int64_t run);
 
 } // namespace headlab

@@ -120,7 +120,9 @@ std::vector<CheckpointInfo> listCheckpoints(const std::string &dir,
     if (!fs::is_directory(dir, error)) return out;
     fs::directory_iterator entries(dir, error);
     if (error) { // a folder that exists but cannot be read must not look like a run with no checkpoints
-        if (problems) problems->push_back(dir + ": cannot read the checkpoint folder (" + error.message() + ")");
+        if (problems)
+            problems->push_back(dir + ": cannot read the checkpoint folder (" + error.message() +
+                                ")");
         return out;
     }
     for (const auto &entry : entries) {
@@ -141,7 +143,8 @@ std::vector<int64_t> stepsEveryMemberHas(const std::vector<std::map<int64_t, std
     std::vector<int64_t> steps;
     if (members.empty()) return steps;
     for (auto it = members.front().rbegin(); it != members.front().rend(); ++it)
-        if (std::all_of(members.begin(), members.end(), [&](const auto &m) { return m.count(it->first) > 0; }))
+        if (std::all_of(members.begin(), members.end(),
+                        [&](const auto &m) { return m.count(it->first) > 0; }))
             steps.push_back(it->first);
     return steps;
 }

@@ -16,7 +16,10 @@
 
 namespace headlab {
 
-const char *toString(AblationMode mode) { return mode == AblationMode::Mean ? "mean" : "zero"; }
+const char *toString(AblationMode mode)
+{
+    return mode == AblationMode::Mean ? "mean" : "zero";
+}
 
 AttentionMaps attentionMapsOf(const Transformer &model, const ProbeInput &input, int64_t run)
 {
@@ -31,7 +34,10 @@ AttentionMaps attentionMapsOf(const Transformer &model, const ProbeInput &input,
     for (size_t l = 0; l < probe.weights.size(); ++l) {
         const int64_t heads = model.headsOf(l, run);
         // (R, B, Hmax, Tq, T) → this run, the first input, its own heads
-        const auto w = probe.weights[l][run][0].narrow(0, 0, heads).to(torch::kCPU, torch::kFloat32).contiguous();
+        const auto w = probe.weights[l][run][0]
+                           .narrow(0, 0, heads)
+                           .to(torch::kCPU, torch::kFloat32)
+                           .contiguous();
         maps.queries = w.size(1);
         maps.keys = w.size(2);
         maps.heads.push_back(heads);
@@ -43,20 +49,25 @@ AttentionMaps attentionMapsOf(const Transformer &model, const ProbeInput &input,
 struct HeadInspector::Impl {
     LoadedCheckpoint checkpoint;
     torch::Device device{torch::kCPU};
-    std::unique_ptr<Task> task;          // for one run
-    std::unique_ptr<Transformer> model;  // the checkpoint's run
+    std::unique_ptr<Task> task;                             // for one run
+    std::unique_ptr<Transformer> model;                     // the checkpoint's run
     mutable std::map<int64_t, std::unique_ptr<Task>> tasks; // by ensemble size, for the variants
 
     Task &taskFor(int64_t runs) const
     {
         auto &t = tasks[runs];
-        if (!t) t = makeTask(checkpoint.config, std::vector<uint64_t>(static_cast<size_t>(runs), checkpoint.config.dataSeed), device);
+        if (!t)
+            t = makeTask(
+                checkpoint.config,
+                std::vector<uint64_t>(static_cast<size_t>(runs), checkpoint.config.dataSeed),
+                device);
         return *t;
     }
 
     std::unique_ptr<Transformer> replicas(int64_t runs) const
     {
-        auto m = std::make_unique<Transformer>(checkpoint.config.model, task->vocabSize(), task->maxPositions(), runs, device);
+        auto m = std::make_unique<Transformer>(checkpoint.config.model, task->vocabSize(),
+                                               task->maxPositions(), runs, device);
         for (int64_t r = 0; r < runs; ++r) restoreWeights(checkpoint, *m, r);
         return m;
     }
@@ -82,8 +93,9 @@ struct HeadInspector::Impl {
 
     // The test loss and extra curves of each variant: variants[v][l] is the (heads) float keep
     // vector of layer l. Evaluated 32 copies of the model at a time.
-    std::vector<std::map<std::string, double>> evaluate(const std::vector<std::vector<torch::Tensor>> &variants,
-                                                        const std::vector<torch::Tensor> &replacement) const
+    std::vector<std::map<std::string, double>>
+    evaluate(const std::vector<std::vector<torch::Tensor>> &variants,
+             const std::vector<torch::Tensor> &replacement) const
     {
         torch::NoGradGuard noGrad;
         std::vector<std::map<std::string, double>> out;
@@ -97,7 +109,11 @@ struct HeadInspector::Impl {
                 for (size_t v = begin; v < begin + n; ++v) keep.push_back(variants[v][l]);
                 intervention.keep.push_back(torch::stack(keep).to(device));
                 if (!replacement.empty())
-                    intervention.replacement.push_back(replacement[l].unsqueeze(0).expand({static_cast<int64_t>(n), -1, -1}).contiguous());
+                    intervention.replacement.push_back(
+                        replacement[l]
+                            .unsqueeze(0)
+                            .expand({static_cast<int64_t>(n), -1, -1})
+                            .contiguous());
             }
             m->setIntervention(&intervention);
             TaskEvaluation e = taskFor(static_cast<int64_t>(n)).evaluate(*m);
@@ -106,8 +122,10 @@ struct HeadInspector::Impl {
             std::map<std::string, torch::Tensor> extra;
             for (auto &[name, t] : e.extra) extra[name] = t.to(torch::kCPU, torch::kFloat64);
             for (size_t v = 0; v < n; ++v) {
-                std::map<std::string, double> values{{"test_loss", loss[static_cast<int64_t>(v)].item<double>()}};
-                for (auto &[name, t] : extra) values[name] = t[static_cast<int64_t>(v)].item<double>();
+                std::map<std::string, double> values{
+                    {"test_loss", loss[static_cast<int64_t>(v)].item<double>()}};
+                for (auto &[name, t] : extra)
+                    values[name] = t[static_cast<int64_t>(v)].item<double>();
                 out.push_back(std::move(values));
             }
         }
@@ -122,21 +140,29 @@ struct HeadInspector::Impl {
     }
 };
 
-HeadInspector::HeadInspector(const std::string &checkpointPath, const std::string &device, const RunConfig *expected)
+HeadInspector::HeadInspector(const std::string &checkpointPath, const std::string &device,
+                             const RunConfig *expected)
     : d(std::make_unique<Impl>())
 {
     d->checkpoint = loadCheckpoint(checkpointPath, expected);
     d->device = torch::Device(resolveDevice(device));
     const RunConfig &c = d->checkpoint.config;
     d->task = makeTask(c, {c.dataSeed}, d->device);
-    d->model = std::make_unique<Transformer>(c.model, d->task->vocabSize(), d->task->maxPositions(), 1, d->device);
+    d->model = std::make_unique<Transformer>(c.model, d->task->vocabSize(), d->task->maxPositions(),
+                                             1, d->device);
     restoreWeights(d->checkpoint, *d->model, 0);
 }
 
 HeadInspector::~HeadInspector() = default;
 
-const RunConfig &HeadInspector::config() const { return d->checkpoint.config; }
-int64_t HeadInspector::step() const { return d->checkpoint.position.step; }
+const RunConfig &HeadInspector::config() const
+{
+    return d->checkpoint.config;
+}
+int64_t HeadInspector::step() const
+{
+    return d->checkpoint.position.step;
+}
 
 double HeadInspector::loggedTestLoss() const
 {
@@ -152,7 +178,10 @@ int64_t HeadInspector::totalHeads() const
     return n;
 }
 
-std::string HeadInspector::exampleInput() const { return d->task->exampleProbeText(); }
+std::string HeadInspector::exampleInput() const
+{
+    return d->task->exampleProbeText();
+}
 
 AttentionMaps HeadInspector::attention(const std::string &input) const
 {
@@ -180,8 +209,10 @@ std::vector<HeadStat> HeadInspector::statistics() const
                 s.values["logit_max"] = probe.logitMax[l][0][h].item<double>();
                 s.values["entropy"] = probe.entropy[l][0][h].item<double>();
             }
-            for (const char *w : {"wq", "wk", "wv", "wo"}) s.values[std::string(w) + "_norm"] = norms.at(w)[0][h].item<double>();
-            for (const char *g : {"wq_grad", "wk_grad"}) { // logged by the run at this step, if it evaluated here
+            for (const char *w : {"wq", "wk", "wv", "wo"})
+                s.values[std::string(w) + "_norm"] = norms.at(w)[0][h].item<double>();
+            for (const char *g :
+                 {"wq_grad", "wk_grad"}) { // logged by the run at this step, if it evaluated here
                 const auto it = d->checkpoint.partial.extra.find(headCurveName(s.layer, h, g));
                 if (it != d->checkpoint.partial.extra.end())
                     for (const auto &p : it->second)
@@ -193,11 +224,15 @@ std::vector<HeadStat> HeadInspector::statistics() const
     return out;
 }
 
-std::map<std::string, double> HeadInspector::baseline() const { return d->evaluate({d->allKept()}, {}).front(); }
+std::map<std::string, double> HeadInspector::baseline() const
+{
+    return d->evaluate({d->allKept()}, {}).front();
+}
 
 std::vector<HeadAblation> HeadInspector::ablate(AblationMode mode) const
 {
-    const auto replacement = mode == AblationMode::Mean ? d->meanOutputs() : std::vector<torch::Tensor>{};
+    const auto replacement =
+        mode == AblationMode::Mean ? d->meanOutputs() : std::vector<torch::Tensor>{};
     std::vector<std::vector<torch::Tensor>> variants = {d->allKept()};
     std::vector<std::pair<int64_t, int64_t>> which;
     const auto heads = d->heads();
@@ -224,14 +259,16 @@ std::vector<HeadAblation> HeadInspector::ablate(AblationMode mode) const
     return out;
 }
 
-std::vector<PruningStep> HeadInspector::prune(AblationMode mode,
-                                             const std::function<bool(int64_t, int64_t)> &progress) const
+std::vector<PruningStep>
+HeadInspector::prune(AblationMode mode, const std::function<bool(int64_t, int64_t)> &progress) const
 {
-    const auto replacement = mode == AblationMode::Mean ? d->meanOutputs() : std::vector<torch::Tensor>{};
+    const auto replacement =
+        mode == AblationMode::Mean ? d->meanOutputs() : std::vector<torch::Tensor>{};
     const auto heads = d->heads();
     const double total = static_cast<double>(totalHeads());
     auto kept = d->allKept();
-    std::vector<PruningStep> out = {{0, 0.0, d->evaluate({kept}, replacement).front().at("test_loss"), -1, -1}};
+    std::vector<PruningStep> out = {
+        {0, 0.0, d->evaluate({kept}, replacement).front().at("test_loss"), -1, -1}};
     std::set<std::pair<int64_t, int64_t>> removed;
     while (static_cast<double>(removed.size()) < total) {
         std::vector<std::vector<torch::Tensor>> variants;
@@ -251,9 +288,12 @@ std::vector<PruningStep> HeadInspector::prune(AblationMode mode,
             if (results[i].at("test_loss") < results[best].at("test_loss")) best = i;
         removed.insert(which[best]);
         kept[static_cast<size_t>(which[best].first)][which[best].second] = 0.0f;
-        out.push_back({static_cast<int64_t>(removed.size()), static_cast<double>(removed.size()) / total,
-                       results[best].at("test_loss"), which[best].first, which[best].second});
-        if (progress && !progress(static_cast<int64_t>(removed.size()), static_cast<int64_t>(total))) break;
+        out.push_back({static_cast<int64_t>(removed.size()),
+                       static_cast<double>(removed.size()) / total, results[best].at("test_loss"),
+                       which[best].first, which[best].second});
+        if (progress &&
+            !progress(static_cast<int64_t>(removed.size()), static_cast<int64_t>(total)))
+            break;
     }
     return out;
 }

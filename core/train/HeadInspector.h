@@ -44,8 +44,8 @@ struct HeadStat {
 
 struct HeadAblation {
     int64_t layer = 0, head = 0;
-    double testLoss = 0.0;              // with the head removed
-    double delta = 0.0;                 // testLoss − the intact model's
+    double testLoss = 0.0;                    // with the head removed
+    double delta = 0.0;                       // testLoss − the intact model's
     std::map<std::string, double> extraDelta; // e.g. test_digit_0: the change of each digit's loss
 };
 
@@ -96,8 +96,9 @@ public:
     // Greedy pruning: at each step the head whose removal raises the test loss least goes.
     // `progress(done, total)` is called after each step; returning false stops early (the curve
     // so far is returned).
-    std::vector<PruningStep> prune(AblationMode mode,
-                                   const std::function<bool(int64_t done, int64_t total)> &progress = {}) const;
+    std::vector<PruningStep>
+    prune(AblationMode mode,
+          const std::function<bool(int64_t done, int64_t total)> &progress = {}) const;
 
 private:
     struct Impl;

@@ -3,19 +3,19 @@
 
 #include <unistd.h>
 
+#include "core/model/Device.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
 #include "core/train/Trainer.h"
-#include "core/model/Device.h"
 
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <limits>
 #include <atomic>
 #include <deque>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -42,11 +42,11 @@ std::string memoryProblem(const RunConfig &config, const std::string &device)
     const int64_t need = estimateRunBytes(config);
     const int64_t have = deviceMemory(device).totalBytes;
     if (have <= 0 || need <= have) return {};
-    return "needs about " + gibibytes(need) + " (HeadLab's estimate of weights, optimizer state "
-           "and activations), more than the " + gibibytes(have) + " of " + device +
-           "; lower batch_size, d_model or the context length";
+    return "needs about " + gibibytes(need) +
+           " (HeadLab's estimate of weights, optimizer state "
+           "and activations), more than the " +
+           gibibytes(have) + " of " + device + "; lower batch_size, d_model or the context length";
 }
-
 
 } // namespace
 
@@ -77,7 +77,8 @@ int64_t mulSat(std::initializer_list<int64_t> factors)
 {
     int64_t out = 1;
     for (const int64_t f : factors)
-        if (__builtin_mul_overflow(out, std::max<int64_t>(0, f), &out)) return std::numeric_limits<int64_t>::max();
+        if (__builtin_mul_overflow(out, std::max<int64_t>(0, f), &out))
+            return std::numeric_limits<int64_t>::max();
     return out;
 }
 
@@ -90,26 +91,34 @@ int64_t estimateRunBytes(const RunConfig &c)
     const TaskSpec &task = taskSpec(c.task);
     const int64_t V = task.vocabSize(c.task);
     const int64_t T = sequenceLength(c.task);
-    const TaskSpec::Footprint footprint = task.footprint ? task.footprint(c.task) : TaskSpec::Footprint{};
+    const TaskSpec::Footprint footprint =
+        task.footprint ? task.footprint(c.task) : TaskSpec::Footprint{};
     int64_t batch = 1;
     for (const auto &p : c.phases) batch = std::max(batch, p.batchSize);
     int64_t params = addSat(mulSat({2, V, m}), addSat(mulSat({T, m}), mulSat({4, m})));
     int64_t activations = 0, evaluation = 0;
-    const int64_t E = footprint.testSequences > 0 ? evaluationChunk(footprint.testSequences, T, V, m) : 0;
+    const int64_t E =
+        footprint.testSequences > 0 ? evaluationChunk(footprint.testSequences, T, V, m) : 0;
     for (size_t l = 0; l < mc.heads.size(); ++l) {
         const int64_t inner = mulSat({w, mc.heads[l], std::max<int64_t>(1, mc.headDimOfLayer(l))});
-        params = addSat(params, addSat(mulSat({4, m, inner}), addSat(mulSat({2, m, F}), 3 * inner + F + 6 * m)));
+        params = addSat(params, addSat(mulSat({4, m, inner}),
+                                       addSat(mulSat({2, m, F}), 3 * inner + F + 6 * m)));
         // Per token: the block's inputs, norms, q/k/v, attention output, the FFN's hidden layer
         // before and after its activation; per query: attention scores and probabilities.
         const int64_t perToken = addSat(mulSat({8, m}), addSat(mulSat({4, inner}), mulSat({2, F})));
-        activations = addSat(activations, addSat(mulSat({batch, T, perToken}), mulSat({batch, T, T, 2, 12})));
+        activations =
+            addSat(activations, addSat(mulSat({batch, T, perToken}), mulSat({batch, T, T, 2, 12})));
         // An evaluation pass keeps no graph: about one layer's tensors are alive at a time.
-        evaluation = std::max(evaluation, addSat(mulSat({E, T, perToken}), mulSat({E, T, T, 2, mc.heads[l]})));
+        evaluation = std::max(evaluation,
+                              addSat(mulSat({E, T, perToken}), mulSat({E, T, T, 2, mc.heads[l]})));
     }
     activations = addSat(activations, mulSat({2, batch, T, std::max<int64_t>(V, m)}));
-    evaluation = addSat(evaluation, mulSat({2, E, std::max<int64_t>(V, m)})); // logits and their loss
+    evaluation =
+        addSat(evaluation, mulSat({2, E, std::max<int64_t>(V, m)})); // logits and their loss
     // float32; autograd keeps about twice what it needs at once.
-    return addSat(mulSat({4, addSat(mulSat({5, params}), addSat(mulSat({2, activations}), evaluation))}), footprint.dataBytes);
+    return addSat(
+        mulSat({4, addSat(mulSat({5, params}), addSat(mulSat({2, activations}), evaluation))}),
+        footprint.dataBytes);
 }
 
 struct SweepRunner::Impl {
@@ -117,12 +126,12 @@ struct SweepRunner::Impl {
     std::atomic<bool> stopFlag{false};
     std::atomic<bool> pauseFlag{false};
     std::atomic<int> activeWorkers{0};
-    std::mutex mutex;         // guards queue and stoppedRuns
-    std::mutex callbackMutex; // serialises callbacks from several device threads
+    std::mutex mutex;                        // guards queue and stoppedRuns
+    std::mutex callbackMutex;                // serialises callbacks from several device threads
     std::deque<std::vector<SweepJob>> queue; // ensembles waiting for a device
     std::set<int> stoppedRuns;
     std::set<int> pausedRuns;
-    int attentionRun = -1;      // setAttentionWanted, guarded by mutex
+    int attentionRun = -1; // setAttentionWanted, guarded by mutex
     std::string attentionInput;
     SweepCallbacks callbacks;
     SweepOptions options;
@@ -172,7 +181,9 @@ struct SweepRunner::Impl {
         // On the CPU, leave a core to the GUI or the shell: LibTorch's default of one thread per
         // core makes its spinning workers fight the GUI thread (and is slower on a busy machine).
         const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-        control.threads = options.threads > 0 ? options.threads : (device == "cpu" ? static_cast<int>(std::max(1u, cores - 1)) : 0);
+        control.threads = options.threads > 0
+                              ? options.threads
+                              : (device == "cpu" ? static_cast<int>(std::max(1u, cores - 1)) : 0);
         control.reportIntervalSeconds = options.reportIntervalSeconds;
         control.checkpoints = options.checkpoints;
         for (const auto &j : jobs) {
@@ -183,7 +194,8 @@ struct SweepRunner::Impl {
             std::lock_guard<std::mutex> lock(mutex);
             TrainerControl::AttentionWanted wanted;
             for (size_t i = 0; i < jobs.size(); ++i)
-                if (jobs[i].runIndex == attentionRun) wanted = {static_cast<int>(i), attentionInput};
+                if (jobs[i].runIndex == attentionRun)
+                    wanted = {static_cast<int>(i), attentionInput};
             return wanted;
         };
         control.onAttention = [&](size_t i, const AttentionMaps &maps) {
@@ -230,7 +242,9 @@ struct SweepRunner::Impl {
     }
 };
 
-SweepRunner::SweepRunner() : d(std::make_unique<Impl>()) {}
+SweepRunner::SweepRunner()
+    : d(std::make_unique<Impl>())
+{}
 
 SweepRunner::~SweepRunner()
 {
@@ -249,8 +263,10 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     d->callbacks = std::move(callbacks);
     d->options = options;
     const auto devices = devicesFor(options.device.empty() ? std::string("auto") : options.device);
-    const bool cpuOnly = std::all_of(devices.begin(), devices.end(), [](const std::string &s) { return s == "cpu"; });
-    const size_t concurrent = cpuOnly ? 1u : static_cast<size_t>(options.concurrent > 0 ? options.concurrent : 4);
+    const bool cpuOnly = std::all_of(devices.begin(), devices.end(),
+                                     [](const std::string &s) { return s == "cpu"; });
+    const size_t concurrent =
+        cpuOnly ? 1u : static_cast<size_t>(options.concurrent > 0 ? options.concurrent : 4);
     // Ensembles are sized to the memory of the smallest device: half its free memory, shared by
     // the ensembles that train on it at once.
     int64_t freeBytes = 0;
@@ -266,25 +282,29 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     std::map<std::string, std::vector<SweepJob>> groups;
     for (auto &j : jobs) {
         if (!options.device.empty()) j.config.device = devices.front();
-        const std::string key = ensembleKey(j.config) + "\nresume: " + std::to_string(j.resumeFrom.empty() ? 0 : j.resumeStep);
+        const std::string key = ensembleKey(j.config) + "\nresume: " +
+                                std::to_string(j.resumeFrom.empty() ? 0 : j.resumeStep);
         if (!groups.count(key)) order.push_back(key);
         groups[key].push_back(std::move(j));
     }
     d->queue.clear();
     for (const auto &key : order) {
         auto &g = groups[key];
-        size_t maxEnsemble = options.maxEnsemble > 0 ? static_cast<size_t>(options.maxEnsemble) : defaultMax;
+        size_t maxEnsemble =
+            options.maxEnsemble > 0 ? static_cast<size_t>(options.maxEnsemble) : defaultMax;
         if (options.maxEnsemble <= 0 && freeBytes > 0) {
             const int64_t budget = freeBytes / 2 / static_cast<int64_t>(concurrent);
             const int64_t fits = budget / std::max<int64_t>(1, estimateRunBytes(g.front().config));
-            maxEnsemble = std::clamp<size_t>(static_cast<size_t>(std::max<int64_t>(1, fits)), 1, defaultMax);
+            maxEnsemble =
+                std::clamp<size_t>(static_cast<size_t>(std::max<int64_t>(1, fits)), 1, defaultMax);
         }
         // Split evenly: 50 runs with room for 32 train as 25 + 25, not 32 + 18.
         const size_t parts = (g.size() + maxEnsemble - 1) / maxEnsemble;
         for (size_t k = 0, begin = 0; k < parts; ++k) {
             const size_t size = g.size() / parts + (k < g.size() % parts ? 1 : 0);
-            d->queue.emplace_back(std::make_move_iterator(g.begin() + static_cast<long>(begin)),
-                                  std::make_move_iterator(g.begin() + static_cast<long>(begin + size)));
+            d->queue.emplace_back(
+                std::make_move_iterator(g.begin() + static_cast<long>(begin)),
+                std::make_move_iterator(g.begin() + static_cast<long>(begin + size)));
             begin += size;
         }
     }
@@ -298,18 +318,26 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
         // Longest first, so that the last ensemble to finish is a short one.
         std::vector<std::pair<double, std::vector<SweepJob>>> byCost;
         for (auto &e : d->queue) byCost.emplace_back(ensembleCost(e), std::move(e));
-        std::stable_sort(byCost.begin(), byCost.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+        std::stable_sort(byCost.begin(), byCost.end(),
+                         [](const auto &a, const auto &b) { return a.first > b.first; });
         d->queue.clear();
         for (auto &[cost, e] : byCost) d->queue.push_back(std::move(e));
     }
     const size_t workers = std::max<size_t>(1, std::min(slots.size(), d->queue.size()));
     d->activeWorkers = static_cast<int>(workers);
-    for (size_t w = 0; w < workers; ++w) d->workers.emplace_back([this, dev = slots[w]] { d->work(dev); });
+    for (size_t w = 0; w < workers; ++w)
+        d->workers.emplace_back([this, dev = slots[w]] { d->work(dev); });
     return true;
 }
 
-void SweepRunner::pause() { d->pauseFlag = true; }
-void SweepRunner::resume() { d->pauseFlag = false; }
+void SweepRunner::pause()
+{
+    d->pauseFlag = true;
+}
+void SweepRunner::resume()
+{
+    d->pauseFlag = false;
+}
 void SweepRunner::stop()
 {
     d->stopFlag = true;
@@ -347,11 +375,21 @@ bool SweepRunner::isRunPaused(int runIndex) const
     return d->pausedRuns.count(runIndex) > 0;
 }
 
-bool SweepRunner::isRunning() const { return d->activeWorkers.load() > 0; }
-bool SweepRunner::isPaused() const { return d->pauseFlag.load(); }
-void SweepRunner::wait() { d->join(); }
+bool SweepRunner::isRunning() const
+{
+    return d->activeWorkers.load() > 0;
+}
+bool SweepRunner::isPaused() const
+{
+    return d->pauseFlag.load();
+}
+void SweepRunner::wait()
+{
+    d->join();
+}
 
-RunResult trainRun(const RunConfig &config, const std::function<void(const RunProgress &)> &onProgress)
+RunResult trainRun(const RunConfig &config,
+                   const std::function<void(const RunProgress &)> &onProgress)
 {
     TrainerControl control;
     if (onProgress) control.onProgress = [&](size_t, const RunProgress &p) { onProgress(p); };

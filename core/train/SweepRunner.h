@@ -55,7 +55,7 @@ public:
     bool start(std::vector<SweepJob> jobs, SweepOptions options, SweepCallbacks callbacks);
     void pause();
     void resume();
-    void stop();              // stops every run; they finish as Stopped
+    void stop();                // stops every run; they finish as Stopped
     void stopRun(int runIndex); // stops one run; the others go on
     // Pauses one run. Runs that train together in one ensemble share every step, so the run's
     // ensemble holds (its other runs show as paused too) until no member's pause is left.
@@ -83,7 +83,8 @@ int64_t estimateRunBytes(const RunConfig &config);
 double ensembleCost(const std::vector<SweepJob> &ensemble);
 
 // Trains one run synchronously on the calling thread (tests, golden values).
-RunResult trainRun(const RunConfig &config, const std::function<void(const RunProgress &)> &onProgress = {});
+RunResult trainRun(const RunConfig &config,
+                   const std::function<void(const RunProgress &)> &onProgress = {});
 
 // Trains runs with identical weight shapes as one ensemble, synchronously. results[i] belongs
 // to configs[i]. Throws std::invalid_argument if their shapes differ.

@@ -11,14 +11,14 @@
 
 #include "core/metrics/Metrics.h"
 
-#include "core/model/Adam.h"
 #include "core/metrics/EpochMetrics.h"
 #include "core/metrics/PlateauDetector.h"
+#include "core/model/Adam.h"
 #include "core/model/Device.h"
+#include "core/model/Transformer.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/Task.h"
 #include "core/tasks/TaskSpec.h"
-#include "core/model/Transformer.h"
 
 #include <torch/torch.h>
 
@@ -31,13 +31,13 @@
 #endif
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <cstdlib>
-#include <optional>
 #include <limits>
 #include <map>
-#include <cmath>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -69,16 +69,20 @@ double scheduleMultiplier(const ScheduleConfig &schedule, int64_t step, int64_t 
         step /= schedule.stepEvery;
         steps = (steps + schedule.stepEvery - 1) / schedule.stepEvery;
     }
-    const int64_t warmup = static_cast<int64_t>(std::llround(schedule.warmupFraction * static_cast<double>(steps)));
-    if (step < warmup) return static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, warmup));
-    const double progress = static_cast<double>(step - warmup) / static_cast<double>(std::max<int64_t>(1, steps - warmup));
+    const int64_t warmup =
+        static_cast<int64_t>(std::llround(schedule.warmupFraction * static_cast<double>(steps)));
+    if (step < warmup)
+        return static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, warmup));
+    const double progress = static_cast<double>(step - warmup) /
+                            static_cast<double>(std::max<int64_t>(1, steps - warmup));
     return 0.5 * (1.0 + std::cos(M_PI * progress));
 }
 
 double qkLearningRateFactor(const RunConfig &config, size_t layer)
 {
     if (!config.qkRule.enabled) return 1.0;
-    return std::sqrt(config.qkRule.referenceHeadDim / static_cast<double>(config.model.headDimOfLayer(layer)));
+    return std::sqrt(config.qkRule.referenceHeadDim /
+                     static_cast<double>(config.model.headDimOfLayer(layer)));
 }
 
 namespace {
@@ -97,12 +101,12 @@ struct Member {
 struct PendingRead {
     bool isEval = false;
     int64_t step = 0;
-    torch::Tensor values;                        // (R) mean train loss of the window, or test loss
-    torch::Tensor firstBad;                      // (R) train reads: first non-finite step, -1 if none
-    torch::Tensor firstBadLoss;                  // (R) the loss at that step
-    std::map<std::string, torch::Tensor> extra;  // eval reads
-    std::vector<torch::Tensor> headStats;        // eval reads: per layer (R, heads, stats)
-    std::vector<bool> alive;                     // who was training when it was queued
+    torch::Tensor values;       // (R) mean train loss of the window, or test loss
+    torch::Tensor firstBad;     // (R) train reads: first non-finite step, -1 if none
+    torch::Tensor firstBadLoss; // (R) the loss at that step
+    std::map<std::string, torch::Tensor> extra; // eval reads
+    std::vector<torch::Tensor> headStats;       // eval reads: per layer (R, heads, stats)
+    std::vector<bool> alive;                    // who was training when it was queued
 };
 
 // "NVIDIA H100 80GB HBM3 (cuda:0)", or the CPU's model name.
@@ -110,7 +114,8 @@ std::string deviceDescription(const torch::Device &device)
 {
     if (device.is_cuda()) {
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
-        const auto *properties = at::cuda::getDeviceProperties(device.index() < 0 ? 0 : device.index());
+        const auto *properties =
+            at::cuda::getDeviceProperties(device.index() < 0 ? 0 : device.index());
         return std::string(properties->name) + " (" + device.str() + ")";
 #else
         return device.str();
@@ -124,14 +129,22 @@ std::string deviceDescription(const torch::Device &device)
 }
 
 // HEADLAB_HEAD_STATS=0 skips the per-head statistics (for bench/: what they cost).
-bool headStatsWanted() { return envSwitch("HEADLAB_HEAD_STATS", true); }
+bool headStatsWanted()
+{
+    return envSwitch("HEADLAB_HEAD_STATS", true);
+}
 
-bool cudaGraphsWanted() { return envSwitch("HEADLAB_CUDA_GRAPHS", true); }
+bool cudaGraphsWanted()
+{
+    return envSwitch("HEADLAB_CUDA_GRAPHS", true);
+}
 
 class Loop {
 public:
     Loop(const std::vector<RunConfig> &configs, const TrainerControl &control)
-        : m_configs(configs), m_control(control), m_members(configs.size())
+        : m_configs(configs)
+        , m_control(control)
+        , m_members(configs.size())
     {}
 
     std::vector<RunResult> run()
@@ -147,7 +160,8 @@ public:
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
         // A stream of our own: CUDA graphs cannot be captured on the legacy default stream.
         std::optional<c10::cuda::CUDAStreamGuard> streamGuard;
-        if (device.is_cuda()) streamGuard.emplace(c10::cuda::getStreamFromPool(false, device.index()));
+        if (device.is_cuda())
+            streamGuard.emplace(c10::cuda::getStreamFromPool(false, device.index()));
 #endif
         if (device.is_cuda()) {
             at::globalContext().setAllowTF32CuBLAS(c0.tf32);
@@ -159,8 +173,10 @@ public:
         m_task = makeTask(c0, dataSeeds, device);
         std::vector<std::vector<int64_t>> runHeads;
         for (const auto &c : m_configs) runHeads.push_back(c.model.heads);
-        m_model = std::make_unique<Transformer>(c0.model, m_task->vocabSize(), m_task->maxPositions(), R, device, runHeads);
-        for (int64_t r = 0; r < R; ++r) m_model->initializeRun(r, m_configs[static_cast<size_t>(r)].initSeed);
+        m_model = std::make_unique<Transformer>(c0.model, m_task->vocabSize(),
+                                                m_task->maxPositions(), R, device, runHeads);
+        for (int64_t r = 0; r < R; ++r)
+            m_model->initializeRun(r, m_configs[static_cast<size_t>(r)].initSeed);
         loadResumeCheckpoints();
         const auto floatOpts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
         const auto longOpts = torch::TensorOptions().dtype(torch::kInt64).device(device);
@@ -174,12 +190,15 @@ public:
             m_gradK.push_back(torch::zeros({R, m_model->maxHeads(l)}, floatOpts));
         }
         m_total = c0.totalSteps();
-        m_start = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_resumedWall));
+        m_start = Clock::now() - std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(m_resumedWall));
         m_lastReport = Clock::now();
 
         size_t firstPhase = 0;
-        if (m_resume.empty()) evaluate(); // step 0
-        else firstPhase = applyResume();
+        if (m_resume.empty())
+            evaluate(); // step 0
+        else
+            firstPhase = applyResume();
         for (size_t ph = firstPhase; ph < c0.phases.size() && anyAlive(); ++ph) runPhase(ph);
         // The last evaluation, unless the last step had one (or a resumed run's checkpoint holds it).
         if (anyAlive() && !evaluatedAt(m_step)) evaluate();
@@ -192,9 +211,13 @@ public:
             if (m.result.status == RunStatus::Running) m.result.status = RunStatus::Done;
             m.result.wallSeconds = wall;
             if (m.result.status == RunStatus::Done) checkpoint(i, "final");
-            if (m.result.status == RunStatus::Done) // after the clock: sampling is not training time
-                m.result.samples = m_task->finalSamples(*m_model, static_cast<int64_t>(i), m_configs[i]);
-            if (!m_note.empty()) m.result.message = m.result.message.empty() ? m_note : m.result.message + "; " + m_note;
+            if (m.result.status ==
+                RunStatus::Done) // after the clock: sampling is not training time
+                m.result.samples =
+                    m_task->finalSamples(*m_model, static_cast<int64_t>(i), m_configs[i]);
+            if (!m_note.empty())
+                m.result.message =
+                    m.result.message.empty() ? m_note : m.result.message + "; " + m_note;
             m.result.provenance = provenance(device);
             finalizeMetrics(m.result);
             report(i, true);
@@ -236,7 +259,8 @@ private:
         const int64_t R = static_cast<int64_t>(m_configs.size());
         // A resumed run enters its checkpoint's phase part way: no new phase start, its moments,
         // its step count and its unfinished training-loss window come from the checkpoint.
-        const bool resumed = !m_resume.empty() && static_cast<int64_t>(ph) == m_resume.front().position.phase;
+        const bool resumed =
+            !m_resume.empty() && static_cast<int64_t>(ph) == m_resume.front().position.phase;
         if (!resumed)
             for (auto &m : m_members) m.result.phaseStarts.push_back(m_step);
         Adam adam(*m_model, phase.optimizer);
@@ -244,8 +268,10 @@ private:
         updateLearningRates(adam, phase);
         const auto device = m_model->flatParameters().device();
         int64_t t0 = 0;
-        torch::Tensor phaseStep = torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device));
-        torch::Tensor trainSum = torch::zeros({R}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+        torch::Tensor phaseStep =
+            torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device));
+        torch::Tensor trainSum =
+            torch::zeros({R}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
         int64_t inWindow = 0;
         if (resumed) {
             t0 = m_resume.front().position.phaseStep;
@@ -262,7 +288,8 @@ private:
         // looks its value up from the step tensor. (steps) float64, from scheduleMultiplier.
         std::vector<double> multipliers(static_cast<size_t>(std::max<int64_t>(1, phase.steps)));
         for (size_t k = 0; k < multipliers.size(); ++k)
-            multipliers[k] = scheduleMultiplier(phase.schedule, static_cast<int64_t>(k), phase.steps);
+            multipliers[k] =
+                scheduleMultiplier(phase.schedule, static_cast<int64_t>(k), phase.steps);
         const auto schedule = torch::tensor(multipliers, torch::kFloat64).to(device);
         const int64_t logEvery = m_configs.front().logEvery;
         const int64_t evalEvery = m_configs.front().evalEvery;
@@ -274,7 +301,8 @@ private:
         auto trainStep = [&] {
             const auto loss = m_task->trainLoss(*m_model, phase, phaseStep); // (R)
             torch::where(m_alive > 0, loss, torch::zeros_like(loss)).sum().backward();
-            if (m_headStats && (gradNormsEveryStep || (m_step + 1) % evalEvery == 0 || m_step + 1 == m_total)) {
+            if (m_headStats &&
+                (gradNormsEveryStep || (m_step + 1) % evalEvery == 0 || m_step + 1 == m_total)) {
                 torch::NoGradGuard noGrad;
                 for (size_t l = 0; l < m_gradQ.size(); ++l) {
                     const auto norms = m_model->headNorms(l, true, /*queryKeyOnly=*/true);
@@ -313,8 +341,10 @@ private:
                 graph = capture(trainStep);
                 m_graphsUsed = m_graphsUsed || graph != nullptr;
             }
-            if (graph) graph->replay();
-            else trainStep();
+            if (graph)
+                graph->replay();
+            else
+                trainStep();
 #else
             trainStep();
 #endif
@@ -336,9 +366,11 @@ private:
             }
             if (m_step % evalEvery == 0) evaluate();
             const auto &policy = m_control.checkpoints;
-            if (policy.enabled && policy.every > 0 && m_step % policy.every == 0 && m_step < m_total)
+            if (policy.enabled && policy.every > 0 && m_step % policy.every == 0 &&
+                m_step < m_total)
                 for (size_t i = 0; i < m_members.size(); ++i)
-                    if (m_members[i].alive || m_members[i].result.status == RunStatus::Diverged) checkpoint(i, "periodic");
+                    if (m_members[i].alive || m_members[i].result.status == RunStatus::Diverged)
+                        checkpoint(i, "periodic");
             maybeReport();
         }
         drainReads(&adam, &phase);
@@ -365,8 +397,7 @@ private:
         } catch (const std::exception &e) {
             try {
                 graph->capture_end();
-            } catch (...) {
-            }
+            } catch (...) {}
             (void)cudaGetLastError();
             addNote(std::string("CUDA graph capture failed, trained eagerly: ") + e.what());
             return nullptr;
@@ -407,22 +438,28 @@ private:
                 }
             } else {
                 std::map<std::string, torch::Tensor> extra;
-                for (const auto &[name, t] : read.extra) extra[name] = t.to(torch::kCPU, torch::kFloat64);
+                for (const auto &[name, t] : read.extra)
+                    extra[name] = t.to(torch::kCPU, torch::kFloat64);
                 std::vector<torch::Tensor> heads;
-                for (const auto &t : read.headStats) heads.push_back(t.to(torch::kCPU, torch::kFloat64).contiguous());
+                for (const auto &t : read.headStats)
+                    heads.push_back(t.to(torch::kCPU, torch::kFloat64).contiguous());
                 const auto &stats = headStatTable();
                 for (size_t i = 0; i < m_members.size(); ++i) {
                     Member &m = m_members[i];
                     if (!read.alive[i] || m.result.status == RunStatus::Diverged) continue;
                     m.result.test.push_back({read.step, v[i]});
                     for (const auto &[name, t] : extra)
-                        m.result.extra[name].push_back({read.step, t[static_cast<int64_t>(i)].item<double>()});
+                        m.result.extra[name].push_back(
+                            {read.step, t[static_cast<int64_t>(i)].item<double>()});
                     for (size_t l = 0; l < heads.size(); ++l) {
                         const auto a = heads[l].accessor<double, 3>();
                         for (int64_t h = 0; h < m_model->headsOf(l, static_cast<int64_t>(i)); ++h)
                             for (size_t s = 0; s < stats.size(); ++s)
-                                m.result.extra[headCurveName(static_cast<int64_t>(l), h, stats[s].name)].push_back(
-                                    {read.step, a[static_cast<int64_t>(i)][h][static_cast<int64_t>(s)]});
+                                m.result
+                                    .extra[headCurveName(static_cast<int64_t>(l), h, stats[s].name)]
+                                    .push_back(
+                                        {read.step,
+                                         a[static_cast<int64_t>(i)][h][static_cast<int64_t>(s)]});
                     }
                 }
             }
@@ -513,7 +550,10 @@ private:
         checkpointPlateaus();
     }
 
-    bool evaluatedAt(int64_t step) const { return m_lastEvalStep == step; }
+    bool evaluatedAt(int64_t step) const
+    {
+        return m_lastEvalStep == step;
+    }
 
     // Per layer (R, heads, 9): the HeadStatSpec values of every head, on the device.
     std::vector<torch::Tensor> headStatistics()
@@ -527,9 +567,10 @@ private:
         std::vector<torch::Tensor> out;
         for (size_t l = 0; l < m_model->layers(); ++l) {
             const auto n = m_model->headNorms(l, false);
-            out.push_back(torch::stack({probe.logitRms[l], probe.logitMax[l], probe.entropy[l], n.at("wq"), n.at("wk"),
-                                        n.at("wv"), n.at("wo"), m_gradQ[l], m_gradK[l]},
-                                       2));
+            out.push_back(
+                torch::stack({probe.logitRms[l], probe.logitMax[l], probe.entropy[l], n.at("wq"),
+                              n.at("wk"), n.at("wv"), n.at("wo"), m_gradQ[l], m_gradK[l]},
+                             2));
         }
         return out;
     }
@@ -542,7 +583,8 @@ private:
         if (wanted.member < 0 || static_cast<size_t>(wanted.member) >= m_members.size()) return;
         AttentionMaps maps;
         try {
-            maps = attentionMapsOf(*m_model, m_task->probeInput(wanted.input, m_model->runs()), wanted.member);
+            maps = attentionMapsOf(*m_model, m_task->probeInput(wanted.input, m_model->runs()),
+                                   wanted.member);
         } catch (const std::exception &e) {
             maps.description = e.what();
         }
@@ -579,12 +621,16 @@ private:
     void checkpoint(size_t i, const char *reason)
     {
         const auto &policy = m_control.checkpoints;
-        if (!policy.enabled || i >= m_control.checkpointDirs.size() || m_control.checkpointDirs[i].empty()) return;
+        if (!policy.enabled || i >= m_control.checkpointDirs.size() ||
+            m_control.checkpointDirs[i].empty())
+            return;
         drainReads(m_phase.adam, m_phase.phase); // the curves up to this step
         Member &m = m_members[i];
         auto &list = m.result.checkpoints;
-        if (!list.empty() && list.back().step == m_step) { // one file a step: the stronger reason wins
-            if (std::string(reason) == "final" || std::string(reason) == "stop") list.back().reason = reason;
+        if (!list.empty() &&
+            list.back().step == m_step) { // one file a step: the stronger reason wins
+            if (std::string(reason) == "final" || std::string(reason) == "stop")
+                list.back().reason = reason;
             return;
         }
         const std::string dir = m_control.checkpointDirs[i];
@@ -602,12 +648,14 @@ private:
             pos.phase = static_cast<int64_t>(m_configs.front().phases.size());
         }
         RunResult partial = m.result;
-        if (partial.status == RunStatus::Running || partial.status == RunStatus::Paused) partial.status = RunStatus::Running;
+        if (partial.status == RunStatus::Running || partial.status == RunStatus::Paused)
+            partial.status = RunStatus::Running;
         try {
-            writeCheckpoint(dir + "/" + file, *m_model, m_phase.adam, static_cast<int64_t>(i), m_configs[i], partial, pos, reason,
-                            m_task->provenance());
+            writeCheckpoint(dir + "/" + file, *m_model, m_phase.adam, static_cast<int64_t>(i),
+                            m_configs[i], partial, pos, reason, m_task->provenance());
         } catch (const std::exception &e) {
-            const std::string note = std::string("checkpoint at step ") + std::to_string(m_step) + " not written: " + e.what();
+            const std::string note = std::string("checkpoint at step ") + std::to_string(m_step) +
+                                     " not written: " + e.what();
             if (m.result.message.find("checkpoint at step") == std::string::npos)
                 m.result.message = m.result.message.empty() ? note : m.result.message + "; " + note;
             return;
@@ -623,7 +671,9 @@ private:
                 it->reason.clear(); // erased below
             }
         }
-        list.erase(std::remove_if(list.begin(), list.end(), [](const CheckpointRecord &c) { return c.reason.empty(); }), list.end());
+        list.erase(std::remove_if(list.begin(), list.end(),
+                                  [](const CheckpointRecord &c) { return c.reason.empty(); }),
+                   list.end());
     }
 
     // Reads the members' resume checkpoints (all or none, of one step). Each is checked against its
@@ -635,34 +685,42 @@ private:
     void loadResumeCheckpoints()
     {
         const auto &from = m_control.resumeFrom;
-        if (from.empty() || std::all_of(from.begin(), from.end(), [](const std::string &p) { return p.empty(); })) return;
-        if (from.size() != m_configs.size() || std::any_of(from.begin(), from.end(), [](const std::string &p) { return p.empty(); }))
-            throw std::invalid_argument("an ensemble resumes all its runs from checkpoints or none");
+        if (from.empty() ||
+            std::all_of(from.begin(), from.end(), [](const std::string &p) { return p.empty(); }))
+            return;
+        if (from.size() != m_configs.size() ||
+            std::any_of(from.begin(), from.end(), [](const std::string &p) { return p.empty(); }))
+            throw std::invalid_argument(
+                "an ensemble resumes all its runs from checkpoints or none");
         // The steps to try, newest first: the asked one, then older ones every member has.
         std::vector<std::map<int64_t, std::string>> byStep(from.size());
         int64_t asked = -1;
         for (size_t i = 0; i < from.size(); ++i) {
-            for (const auto &info : listCheckpoints(std::filesystem::path(from[i]).parent_path().string(), nullptr, false))
+            for (const auto &info : listCheckpoints(
+                     std::filesystem::path(from[i]).parent_path().string(), nullptr, false))
                 byStep[i][info.step] = info.path;
             try {
                 const int64_t step = inspectCheckpoint(from[i], false).step;
                 byStep[i][step] = from[i];
                 if (i == 0) asked = step;
-            } catch (const SessionError &) {
-            }
+            } catch (const SessionError &) {}
         }
-        if (asked < 0) asked = std::numeric_limits<int64_t>::max(); // the asked file is gone: any step will do
+        if (asked < 0)
+            asked = std::numeric_limits<int64_t>::max(); // the asked file is gone: any step will do
         std::vector<int64_t> common = stepsEveryMemberHas(byStep);
         std::erase_if(common, [asked](int64_t step) { return step > asked; });
         std::vector<std::string> problems;
-        if (common.empty()) problems.push_back(from.front() + ": no checkpoint of a step every run of its ensemble has is left");
+        if (common.empty())
+            problems.push_back(from.front() +
+                               ": no checkpoint of a step every run of its ensemble has is left");
         for (const int64_t step : common) {
             try {
                 for (size_t i = 0; i < from.size(); ++i) {
                     LoadedCheckpoint c = loadCheckpoint(byStep[i].at(step), &m_configs[i]);
                     const auto now = m_task->provenance();
                     if (!c.taskData.empty() && c.taskData != now)
-                        throw fileError(c.path, "is not a usable checkpoint: the run's data changed since it was written (" +
+                        throw fileError(c.path, "is not a usable checkpoint: the run's data "
+                                                "changed since it was written (" +
                                                     describeChange(c.taskData, now) + ")");
                     checkCheckpointFits(c, *m_model, static_cast<int64_t>(i));
                     m_resume.push_back(std::move(c));
@@ -670,11 +728,13 @@ private:
             } catch (const SessionError &e) {
                 problems.push_back(e.what());
                 for (const auto &m : byStep)
-                    if (const auto it = m.find(step); it != m.end() && e.file() == it->second) setAside(it->second);
+                    if (const auto it = m.find(step); it != m.end() && e.file() == it->second)
+                        setAside(it->second);
                 m_resume.clear();
                 continue;
             }
-            for (size_t i = 0; i < m_resume.size(); ++i) restoreWeights(m_resume[i], *m_model, static_cast<int64_t>(i));
+            for (size_t i = 0; i < m_resume.size(); ++i)
+                restoreWeights(m_resume[i], *m_model, static_cast<int64_t>(i));
             m_resumedWall = m_resume.front().position.wallSeconds;
             break;
         }
@@ -682,18 +742,21 @@ private:
         std::string note;
         for (const auto &p : problems) note += (note.empty() ? "" : "; ") + p;
         note += m_resume.empty() ? "; every run of its ensemble trained again from step 0"
-                                 : "; resumed from step " + std::to_string(m_resume.front().position.step) + " instead";
+                                 : "; resumed from step " +
+                                       std::to_string(m_resume.front().position.step) + " instead";
         addNote(note);
     }
 
     // "task.file: a -> b" for each entry that differs.
-    static std::string describeChange(const std::map<std::string, std::string> &was, const std::map<std::string, std::string> &now)
+    static std::string describeChange(const std::map<std::string, std::string> &was,
+                                      const std::map<std::string, std::string> &now)
     {
         std::string text;
         for (const auto &[key, value] : was) {
             const auto it = now.find(key);
             const std::string current = it == now.end() ? "(none)" : it->second;
-            if (current != value) text += (text.empty() ? "" : "; ") + key + " was " + value + ", is now " + current;
+            if (current != value)
+                text += (text.empty() ? "" : "; ") + key + " was " + value + ", is now " + current;
         }
         return text.empty() ? "its task data differ" : text;
     }
@@ -705,7 +768,10 @@ private:
         std::filesystem::rename(path, path + ".unusable", error);
     }
 
-    void addNote(const std::string &note) { m_note = m_note.empty() ? note : m_note + "; " + note; }
+    void addNote(const std::string &note)
+    {
+        m_note = m_note.empty() ? note : m_note + "; " + note;
+    }
 
     // The members' results so far, their step and who still trains, from their checkpoints.
     // Returns the phase to go on with.
@@ -726,9 +792,14 @@ private:
             const auto earlier = listCheckpoints(dir, nullptr, false);
             for (auto it = earlier.rbegin(); it != earlier.rend(); ++it)
                 if (it->step < pos.step)
-                    m.result.checkpoints.push_back({it->step, std::filesystem::path(it->path).filename().string(), it->reason});
-            m.result.checkpoints.push_back({pos.step, std::filesystem::path(m_resume[i].path).filename().string(), m_resume[i].reason});
-            for (const auto &p : PlateauDetector().detect(m.result.test)) m.plateauEvents += (p.entered >= 0) + (p.left >= 0);
+                    m.result.checkpoints.push_back(
+                        {it->step, std::filesystem::path(it->path).filename().string(),
+                         it->reason});
+            m.result.checkpoints.push_back(
+                {pos.step, std::filesystem::path(m_resume[i].path).filename().string(),
+                 m_resume[i].reason});
+            for (const auto &p : PlateauDetector().detect(m.result.test))
+                m.plateauEvents += (p.entered >= 0) + (p.left >= 0);
             if (m.result.status == RunStatus::Diverged) {
                 m.alive = false;
                 m_alive[static_cast<int64_t>(i)].fill_(0.0);
@@ -737,10 +808,12 @@ private:
                 m.result.status = RunStatus::Running;
                 m.result.message.clear();
             }
-            m.reportedTrain = m.reportedTest = 0; // a listener gets the curves so far with the first report
+            m.reportedTrain = m.reportedTest =
+                0; // a listener gets the curves so far with the first report
         }
         for (const auto &m : m_members)
-            if (!m.result.test.empty()) m_lastEvalStep = std::max(m_lastEvalStep, m.result.test.back().step);
+            if (!m.result.test.empty())
+                m_lastEvalStep = std::max(m_lastEvalStep, m.result.test.back().step);
         if (static_cast<size_t>(pos.phase) >= m_configs.front().phases.size()) m_resume.clear();
         return static_cast<size_t>(pos.phase);
     }
@@ -755,10 +828,12 @@ private:
         }
         if (!r.train.empty()) r.metrics[metric::kFinalTrainLoss] = r.train.back().value;
         for (const auto &[name, curve] : r.extra)
-            if (!curve.empty() && name.rfind(metric::kHeadPrefix, 0) != 0) r.metrics[metric::kFinalPrefix + name] = curve.back().value;
+            if (!curve.empty() && name.rfind(metric::kHeadPrefix, 0) != 0)
+                r.metrics[metric::kFinalPrefix + name] = curve.back().value;
         const double threshold = m_task->learnedThreshold();
         if (threshold > 0 && (r.status == RunStatus::Done || r.status == RunStatus::Diverged)) {
-            const bool learned = r.status == RunStatus::Done && !r.test.empty() && r.test.back().value < threshold;
+            const bool learned =
+                r.status == RunStatus::Done && !r.test.empty() && r.test.back().value < threshold;
             r.metrics[metric::kLearned] = learned ? 1.0 : 0.0;
             // A run that only learned the digits' marginal sits just under ln 10 and counts as learned
             // by the paper's rule; the plateau analysis says which step it actually reached.
@@ -766,7 +841,8 @@ private:
                 for (const auto &[k, v] : PlateauDetector().metrics(r.test)) r.metrics[k] = v;
         }
         const double seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
-        if (seconds > 0 && r.stepsDone > 0) r.metrics[metric::kStepsPerSecond] = static_cast<double>(r.stepsDone) / seconds;
+        if (seconds > 0 && r.stepsDone > 0)
+            r.metrics[metric::kStepsPerSecond] = static_cast<double>(r.stepsDone) / seconds;
         const auto &curves = taskSpec(m_configs.front().task).extraCurves;
         if (std::find(curves.begin(), curves.end(), metric::kEpochMean) != curves.end())
             addEpochMetrics(r); // nearest neighbour: epoch_mean, best_epoch_mean
@@ -795,7 +871,9 @@ private:
     void maybeReport()
     {
         const auto now = Clock::now();
-        if (std::chrono::duration<double>(now - m_lastReport).count() < m_control.reportIntervalSeconds) return;
+        if (std::chrono::duration<double>(now - m_lastReport).count() <
+            m_control.reportIntervalSeconds)
+            return;
         m_lastReport = now;
         for (size_t i = 0; i < m_members.size(); ++i) report(i, false);
     }
@@ -810,17 +888,22 @@ private:
         p.totalSteps = m_total;
         const double seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
         p.stepsPerSecond = seconds > 0 ? static_cast<double>(m_step) / seconds : 0.0;
-        p.etaSeconds = p.stepsPerSecond > 0 ? static_cast<double>(m_total - m_step) / p.stepsPerSecond : 0.0;
-        p.newTrain.assign(m.result.train.begin() + static_cast<long>(m.reportedTrain), m.result.train.end());
-        p.newTest.assign(m.result.test.begin() + static_cast<long>(m.reportedTest), m.result.test.end());
+        p.etaSeconds =
+            p.stepsPerSecond > 0 ? static_cast<double>(m_total - m_step) / p.stepsPerSecond : 0.0;
+        p.newTrain.assign(m.result.train.begin() + static_cast<long>(m.reportedTrain),
+                          m.result.train.end());
+        p.newTest.assign(m.result.test.begin() + static_cast<long>(m.reportedTest),
+                         m.result.test.end());
         m.reportedTrain = m.result.train.size();
         m.reportedTest = m.result.test.size();
         for (const auto &[name, curve] : m.result.extra) {
             size_t &done = m.reportedExtra[name];
-            if (done < curve.size()) p.newExtra[name].assign(curve.begin() + static_cast<long>(done), curve.end());
+            if (done < curve.size())
+                p.newExtra[name].assign(curve.begin() + static_cast<long>(done), curve.end());
             done = curve.size();
         }
-        if (force || !p.newTrain.empty() || !p.newTest.empty() || m.alive) m_control.onProgress(i, p);
+        if (force || !p.newTrain.empty() || !p.newTest.empty() || m.alive)
+            m_control.onProgress(i, p);
     }
 
     // The phase being trained, for checkpoints written from evaluate() and pollStops().
@@ -839,7 +922,8 @@ private:
     std::vector<LoadedCheckpoint> m_resume; // until the resumed phase has taken them
     double m_resumedWall = 0.0;
     int64_t m_lastEvalStep = -1;
-    std::vector<torch::Tensor> m_gradQ, m_gradK; // per layer (R, heads): the last kept gradient norms
+    std::vector<torch::Tensor> m_gradQ,
+        m_gradK; // per layer (R, heads): the last kept gradient norms
     const bool m_headStats = headStatsWanted();
 
     const std::vector<RunConfig> &m_configs;
@@ -850,12 +934,12 @@ private:
     torch::Tensor m_alive;    // (R) 1 while a run trains, 0 once it diverged or stopped
     torch::Tensor m_firstBad; // (R) first step with a non-finite or out-of-bound loss, -1 if none
     torch::Tensor m_firstBadLoss; // (R) float32: the loss at m_firstBad
-    double m_lossBound = 0;   // divergenceBound of the task
-    torch::Tensor m_globalStep; // 0-dim int64: steps taken, on the device
+    double m_lossBound = 0;       // divergenceBound of the task
+    torch::Tensor m_globalStep;   // 0-dim int64: steps taken, on the device
     std::vector<PendingRead> m_reads;
     bool m_stopsWhilePaused = false; // a member stopped while the ensemble was paused
     std::string m_note;
-    bool m_graphsUsed = false;     // a phase's step was captured as a CUDA graph
+    bool m_graphsUsed = false;       // a phase's step was captured as a CUDA graph
     std::string m_fusedAdam = "off"; // the optimizer's path, for provenance
     int64_t m_step = 0;
     int64_t m_total = 0;
@@ -864,12 +948,15 @@ private:
 
 } // namespace
 
-std::vector<RunResult> trainMembers(const std::vector<RunConfig> &configs, const TrainerControl &control)
+std::vector<RunResult> trainMembers(const std::vector<RunConfig> &configs,
+                                    const TrainerControl &control)
 {
     if (configs.empty()) return {};
     const std::string key = ensembleKey(configs.front());
     for (const auto &c : configs) {
-        if (ensembleKey(c) != key) throw std::invalid_argument("trainMembers: runs with different shapes cannot share an ensemble");
+        if (ensembleKey(c) != key)
+            throw std::invalid_argument(
+                "trainMembers: runs with different shapes cannot share an ensemble");
     }
     auto failed = [&](const std::string &message) {
         std::vector<RunResult> out(configs.size());

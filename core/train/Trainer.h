@@ -44,7 +44,8 @@ struct TrainerControl {
 // Trains configs together. All must have the same ensembleKey (RunConfigFields.h). results[i] belongs to configs[i].
 // Never throws for a run's own failure: a run that cannot train is returned as Failed. A member
 // stopped (or the whole ensemble) writes a checkpoint at the step it stopped, when it keeps them.
-std::vector<RunResult> trainMembers(const std::vector<RunConfig> &configs, const TrainerControl &control);
+std::vector<RunResult> trainMembers(const std::vector<RunConfig> &configs,
+                                    const TrainerControl &control);
 
 // A run has diverged when its training loss is NaN, Inf, or above this bound: 10^4 times the
 // chance loss, the loss of a model that knows nothing (ln V for a vocabulary of V tokens; 1 for

@@ -49,8 +49,10 @@ struct Training {
     std::vector<RunResult> results;
 };
 
-std::vector<RunResult> train(const std::vector<RunConfig> &configs, const std::vector<std::string> &dirs,
-                             const std::vector<std::string> &resume = {}, CheckpointPolicy policy = {},
+std::vector<RunResult> train(const std::vector<RunConfig> &configs,
+                             const std::vector<std::string> &dirs,
+                             const std::vector<std::string> &resume = {},
+                             CheckpointPolicy policy = {},
                              std::function<bool(size_t)> stopMember = {})
 {
     TrainerControl control;
@@ -68,13 +70,20 @@ void compareCurves(const Curve &a, const Curve &b, const char *what)
     for (size_t i = 0; i < a.size(); ++i) {
         QCOMPARE(a[i].step, b[i].step);
         if (a[i].value != b[i].value) // bit for bit, not approximately
-            QFAIL(qPrintable(QStringLiteral("%1 differs at step %2: %3 vs %4").arg(what).arg(a[i].step).arg(a[i].value, 0, 'g', 17).arg(b[i].value, 0, 'g', 17)));
+            QFAIL(qPrintable(QStringLiteral("%1 differs at step %2: %3 vs %4")
+                                 .arg(what)
+                                 .arg(a[i].step)
+                                 .arg(a[i].value, 0, 'g', 17)
+                                 .arg(b[i].value, 0, 'g', 17)));
     }
 }
 
 void compareResults(const RunResult &a, const RunResult &b)
 {
-    QVERIFY2(a.status == b.status, qPrintable(QStringLiteral("%1 (%2) vs %3 (%4)").arg(toString(a.status), QString::fromStdString(a.message), toString(b.status), QString::fromStdString(b.message))));
+    QVERIFY2(a.status == b.status,
+             qPrintable(QStringLiteral("%1 (%2) vs %3 (%4)")
+                            .arg(toString(a.status), QString::fromStdString(a.message),
+                                 toString(b.status), QString::fromStdString(b.message))));
     QCOMPARE(a.stepsDone, b.stepsDone);
     QCOMPARE(a.phaseStarts, b.phaseStarts);
     compareCurves(a.train, b.train, "train");
@@ -85,9 +94,15 @@ void compareResults(const RunResult &a, const RunResult &b)
         if (name != "steps_per_second") QCOMPARE(value, b.metrics.at(name));
 }
 
-std::string dirOf(const QTemporaryDir &tmp, const std::string &name) { return tmp.path().toStdString() + "/" + name; }
+std::string dirOf(const QTemporaryDir &tmp, const std::string &name)
+{
+    return tmp.path().toStdString() + "/" + name;
+}
 
-std::string fileAt(const std::string &dir, int64_t step) { return dir + "/" + checkpointFileName(step); }
+std::string fileAt(const std::string &dir, int64_t step)
+{
+    return dir + "/" + checkpointFileName(step);
+}
 
 std::string readAll(const std::string &path)
 {
@@ -101,7 +116,10 @@ void writeAll(const std::string &path, const std::string &bytes)
     out << bytes;
 }
 
-QString cliPath() { return QStringLiteral(HEADLAB_CLI_PATH); }
+QString cliPath()
+{
+    return QStringLiteral(HEADLAB_CLI_PATH);
+}
 
 // Rewrites a checkpoint through `edit`, with its checksum made right again: a file that is
 // intact as bytes but says something false.
@@ -120,7 +138,8 @@ void copyFolder(const std::string &from, const std::string &to)
     QDir(QString::fromStdString(to)).removeRecursively();
     QDir().mkpath(QString::fromStdString(to));
     for (const QString &name : QDir(QString::fromStdString(from)).entryList(QDir::Files))
-        QFile::copy(QString::fromStdString(from) + "/" + name, QString::fromStdString(to) + "/" + name);
+        QFile::copy(QString::fromStdString(from) + "/" + name,
+                    QString::fromStdString(to) + "/" + name);
 }
 
 // A session of one run (twoPhaseRun(seed)) at `sessionPath` that trained until it was stopped at
@@ -130,7 +149,8 @@ struct StoppedRun {
     std::string dir; // the run's checkpoint folder
 };
 
-StoppedRun stoppedAtStep70(const std::string &sessionPath, uint64_t seed, const CheckpointPolicy &policy)
+StoppedRun stoppedAtStep70(const std::string &sessionPath, uint64_t seed,
+                           const CheckpointPolicy &policy)
 {
     StoppedRun out;
     out.session.base = twoPhaseRun(seed, 1e-3);
@@ -173,7 +193,8 @@ void TestCheckpoints::resumedRunsEqualUninterruptedRuns_data()
     // In the warm-up, at the phase boundary, in the answer phase, and at the last step.
     for (int members : {1, 2})
         for (int step : {10, 30, 70, 120})
-            QTest::addRow("%s, step %d", members == 1 ? "alone" : "ensemble of 2", step) << members << step;
+            QTest::addRow("%s, step %d", members == 1 ? "alone" : "ensemble of 2", step)
+                << members << step;
 }
 
 void TestCheckpoints::resumedRunsEqualUninterruptedRuns()
@@ -203,10 +224,12 @@ void TestCheckpoints::resumedRunsEqualUninterruptedRuns()
     // The resumed run's final weights are the uninterrupted run's, byte for byte (resumed from the
     // final checkpoint, it trains no step and writes none).
     for (int i = 0; i < members && resumeStep < 120; ++i) {
-        const auto a = safetensors::read(fileAt(dirs[size_t(i)], 120)), b = safetensors::read(fileAt(dirs2[size_t(i)], 120));
+        const auto a = safetensors::read(fileAt(dirs[size_t(i)], 120)),
+                   b = safetensors::read(fileAt(dirs2[size_t(i)], 120));
         QVERIFY(a.find("layers.0.wq") && b.find("layers.0.wq"));
         for (const auto &t : a.tensors)
-            if (t.name.rfind("curve.", 0) != 0) QVERIFY2(b.find(t.name) && b.find(t.name)->data == t.data, t.name.c_str());
+            if (t.name.rfind("curve.", 0) != 0)
+                QVERIFY2(b.find(t.name) && b.find(t.name)->data == t.data, t.name.c_str());
     }
 }
 
@@ -220,7 +243,9 @@ void TestCheckpoints::aStoppedRunResumesFromItsStopCheckpoint()
     policy.every = 50;
     const auto whole = train(configs, {dirOf(tmp, "wa"), dirOf(tmp, "wb")}, {}, policy);
     int polls = 0;
-    const auto stopped = train(configs, dirs, {}, policy, [&](size_t member) { return member == 0 ? ++polls > 37 : polls > 37; });
+    const auto stopped = train(configs, dirs, {}, policy, [&](size_t member) {
+        return member == 0 ? ++polls > 37 : polls > 37;
+    });
     for (const auto &r : stopped) {
         QCOMPARE(toString(r.status), "stopped");
         QCOMPARE(r.stepsDone, int64_t(37));
@@ -252,7 +277,8 @@ void TestCheckpoints::keepsTheNewestAndEveryPlateauCheckpoint()
     // What the result lists is what is on disk, nothing more.
     std::set<std::string> listed, onDisk;
     for (const auto &k : r.checkpoints) listed.insert(k.file);
-    for (const auto &e : std::filesystem::directory_iterator(dir)) onDisk.insert(e.path().filename().string());
+    for (const auto &e : std::filesystem::directory_iterator(dir))
+        onDisk.insert(e.path().filename().string());
     QCOMPARE(listed, onDisk);
     // A plateau checkpoint is at an evaluation step whose test loss the plateau analysis named.
     for (const auto &k : r.checkpoints)
@@ -279,10 +305,13 @@ void TestCheckpoints::checkpointsHoldWhatTheDocsSay()
     QVERIFY(wq);
     QCOMPARE(wq->shape, (std::vector<int64_t>{16, 16}));
     QVERIFY(file.find("embedding") && file.find("positions") && file.find("unembedding"));
-    QVERIFY(file.find("optimizer.exp_avg.layers.0.wq") && file.find("optimizer.exp_avg_sq.layers.0.wq"));
-    QVERIFY(file.find("curve.test") && file.find("curve.train") && file.find("curve.extra.test_digit_0"));
-    for (const char *key : {"format", "format_version", "step", "phase", "phase_step", "config", "config_yaml", "model",
-                            "reason", "status", "data_fnv1a64", "libtorch", "headlab"})
+    QVERIFY(file.find("optimizer.exp_avg.layers.0.wq") &&
+            file.find("optimizer.exp_avg_sq.layers.0.wq"));
+    QVERIFY(file.find("curve.test") && file.find("curve.train") &&
+            file.find("curve.extra.test_digit_0"));
+    for (const char *key :
+         {"format", "format_version", "step", "phase", "phase_step", "config", "config_yaml",
+          "model", "reason", "status", "data_fnv1a64", "libtorch", "headlab"})
         QVERIFY2(file.metadata.count(key), key);
     QCOMPARE(file.metadata.at("step"), std::string("40"));
     QCOMPARE(file.metadata.at("phase"), std::string("1"));
@@ -338,7 +367,8 @@ void TestCheckpoints::damagedCheckpointsAreNamedAndTheOneBeforeIsUsed()
     SweepJob job = attach(&notes);
     QCOMPARE(job.resumeStep, int64_t(60));
     QCOMPARE(notes.size(), size_t(1));
-    QVERIFY2(QString::fromStdString(notes[0]).contains(QString::fromStdString(s70)), notes[0].c_str());
+    QVERIFY2(QString::fromStdString(notes[0]).contains(QString::fromStdString(s70)),
+             notes[0].c_str());
     QVERIFY2(notes[0].find("truncated") != std::string::npos, notes[0].c_str());
     QVERIFY2(notes[0].find("resumes from step 60 instead") != std::string::npos, notes[0].c_str());
 
@@ -349,7 +379,8 @@ void TestCheckpoints::damagedCheckpointsAreNamedAndTheOneBeforeIsUsed()
     job = attach(&notes);
     QCOMPARE(job.resumeStep, int64_t(40));
     bool checksum = false;
-    for (const auto &n : notes) checksum = checksum || n.find("does not match its checksum") != std::string::npos;
+    for (const auto &n : notes)
+        checksum = checksum || n.find("does not match its checksum") != std::string::npos;
     QVERIFY2(checksum, notes.front().c_str());
 
     // Emptied, or garbage: named too.
@@ -357,7 +388,9 @@ void TestCheckpoints::damagedCheckpointsAreNamedAndTheOneBeforeIsUsed()
     job = attach(&notes);
     QCOMPARE(job.resumeStep, int64_t(20));
     bool empty = false;
-    for (const auto &n : notes) empty = empty || (n.find(s40) != std::string::npos && n.find("shorter than the 8-byte header") != std::string::npos);
+    for (const auto &n : notes)
+        empty = empty || (n.find(s40) != std::string::npos &&
+                          n.find("shorter than the 8-byte header") != std::string::npos);
     QVERIFY(empty);
 
     // And the run resumed from step 20 still ends as the uninterrupted one.
@@ -407,8 +440,10 @@ void TestCheckpoints::foreignFilesAreRefusedWithAMessage()
 
 void TestCheckpoints::sessionPolicyReadsAndWrites()
 {
-    const std::string base = "schema_version: 2\nexperiment: {task: {kind: addition}, phases: [{steps: 10}]}\n";
-    Session s = sessionFromYaml(base + "checkpoints: {every: 250, keep: 5, plateaus: false}\n", "s.yaml");
+    const std::string base =
+        "schema_version: 2\nexperiment: {task: {kind: addition}, phases: [{steps: 10}]}\n";
+    Session s =
+        sessionFromYaml(base + "checkpoints: {every: 250, keep: 5, plateaus: false}\n", "s.yaml");
     QCOMPARE(s.checkpoints.every, int64_t(250));
     QCOMPARE(s.checkpoints.keep, 5);
     QVERIFY(!s.checkpoints.plateaus);
@@ -433,12 +468,13 @@ void TestCheckpoints::sessionPolicyReadsAndWrites()
 void TestCheckpoints::cliResumesAfterKillDashNine()
 {
     // One run of 4,000 steps with a checkpoint every 250: kill -9 once it has passed 1,000, run again.
-    const std::string text = "schema_version: 2\nname: k\ncheckpoints: {every: 250, keep: 2}\n"
-                             "experiment:\n"
-                             "  task: {kind: addition, train_pairs: 64, test_pairs: 8}\n"
-                             "  model: {d_model: 8, heads: 2, layers: 1}\n"
-                             "  phases:\n    - {name: answer, objective: answer, steps: 4000, batch_size: 4}\n"
-                             "  eval_every: 50\n  log_every: 10\n  device: cpu\n";
+    const std::string text =
+        "schema_version: 2\nname: k\ncheckpoints: {every: 250, keep: 2}\n"
+        "experiment:\n"
+        "  task: {kind: addition, train_pairs: 64, test_pairs: 8}\n"
+        "  model: {d_model: 8, heads: 2, layers: 1}\n"
+        "  phases:\n    - {name: answer, objective: answer, steps: 4000, batch_size: 4}\n"
+        "  eval_every: 50\n  log_every: 10\n  device: cpu\n";
     QTemporaryDir tmp;
     const QString killed = tmp.filePath("killed.yaml"), whole = tmp.filePath("whole.yaml");
     writeAll(killed.toStdString(), text);
@@ -469,7 +505,10 @@ void TestCheckpoints::cliResumesAfterKillDashNine()
     QVERIFY(again.waitForFinished(180000));
     const QString err = QString::fromUtf8(again.readAllStandardError());
     QVERIFY2(again.exitCode() == 0, qPrintable(err));
-    QVERIFY2(err.contains(QStringLiteral("resuming 1 run from checkpoints (%1 of their steps already done)").arg(at)), qPrintable(err));
+    QVERIFY2(err.contains(
+                 QStringLiteral("resuming 1 run from checkpoints (%1 of their steps already done)")
+                     .arg(at)),
+             qPrintable(err));
     QProcess reference;
     reference.start(cliPath(), {"run", whole, "--threads", "1"});
     QVERIFY(reference.waitForFinished(180000));
@@ -488,7 +527,8 @@ void TestCheckpoints::pythonSnippetReproducesTheLoggedTestLoss()
     QProcess probe;
     probe.start(python, {"-c", "import safetensors, torch, numpy"});
     probe.waitForFinished(120000);
-    if (probe.exitCode() != 0) QSKIP("the .venv has no safetensors (pip install safetensors==0.8.0)");
+    if (probe.exitCode() != 0)
+        QSKIP("the .venv has no safetensors (pip install safetensors==0.8.0)");
     RunConfig c = testing::tinyAdditionRun(24, {2, 3}, 200, 3e-3);
     c.model.heads = {2, 3};
     c.model.dModel = 24;
@@ -508,7 +548,9 @@ void TestCheckpoints::pythonSnippetReproducesTheLoggedTestLoss()
     const QString out = QString::fromUtf8(snippet.readAllStandardOutput());
     QVERIFY2(snippet.exitCode() == 0, qPrintable(out + snippet.readAllStandardError()));
     // "test loss 2.2961 (logged 2.2961)": recomputed by an independent PyTorch model.
-    const auto match = QRegularExpression(QStringLiteral("test loss ([0-9.eE+-]+) \\(logged ([0-9.eE+-]+)\\)")).match(out);
+    const auto match =
+        QRegularExpression(QStringLiteral("test loss ([0-9.eE+-]+) \\(logged ([0-9.eE+-]+)\\)"))
+            .match(out);
     QVERIFY2(match.hasMatch(), qPrintable(out));
     double logged = 0;
     for (const auto &p : r.test)
@@ -524,14 +566,22 @@ void TestCheckpoints::aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains_dat
 {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("said");
-    QTest::newRow("another configuration's file") << "foreign" << "another configuration";
-    QTest::newRow("a transposed tensor") << "transposed" << "another shape or dtype";
-    QTest::newRow("a missing tensor") << "missing" << "has no tensor";
-    QTest::newRow("a wrong dtype") << "dtype" << "another shape or dtype";
-    QTest::newRow("a step beyond the protocol") << "step" << "outside the run's protocol";
-    QTest::newRow("done with steps to go") << "done" << "calls the run done after 70 steps";
-    QTest::newRow("diverged after its own step") << "diverged" << "calls the run diverged at step 500";
-    QTest::newRow("other task data") << "data" << "the run's data changed";
+    QTest::newRow("another configuration's file") << "foreign"
+                                                  << "another configuration";
+    QTest::newRow("a transposed tensor") << "transposed"
+                                         << "another shape or dtype";
+    QTest::newRow("a missing tensor") << "missing"
+                                      << "has no tensor";
+    QTest::newRow("a wrong dtype") << "dtype"
+                                   << "another shape or dtype";
+    QTest::newRow("a step beyond the protocol") << "step"
+                                                << "outside the run's protocol";
+    QTest::newRow("done with steps to go") << "done"
+                                           << "calls the run done after 70 steps";
+    QTest::newRow("diverged after its own step") << "diverged"
+                                                 << "calls the run diverged at step 500";
+    QTest::newRow("other task data") << "data"
+                                     << "the run's data changed";
 }
 
 void TestCheckpoints::aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains()
@@ -546,7 +596,8 @@ void TestCheckpoints::aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains()
     const std::string pristine = dirOf(tmp, "pristine"), dir = dirOf(tmp, "run");
     int polls = 0;
     train({config}, {pristine}, {}, policy, [&](size_t) { return ++polls > 70; });
-    QVERIFY(std::filesystem::exists(fileAt(pristine, 70)) && std::filesystem::exists(fileAt(pristine, 60)));
+    QVERIFY(std::filesystem::exists(fileAt(pristine, 70)) &&
+            std::filesystem::exists(fileAt(pristine, 60)));
     const auto whole = train({config}, {dirOf(tmp, "whole")}, {}, policy).front();
 
     copyFolder(pristine, dir);
@@ -556,29 +607,38 @@ void TestCheckpoints::aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains()
         polls = 0;
         train({twoPhaseRun(4, 1e-3)}, {other}, {}, policy, [&](size_t) { return ++polls > 70; });
         QFile::remove(QString::fromStdString(s70));
-        QVERIFY(QFile::copy(QString::fromStdString(fileAt(other, 70)), QString::fromStdString(s70)));
+        QVERIFY(
+            QFile::copy(QString::fromStdString(fileAt(other, 70)), QString::fromStdString(s70)));
     } else {
         rewrite(s70, [&](safetensors::Contents &c) {
             safetensors::Tensor *weight = nullptr;
             for (auto &t : c.tensors)
-                if (t.shape.size() == 2 && t.shape[0] != t.shape[1] && t.name.rfind("curve", 0) != 0 && !weight) weight = &t;
-            if (kind == "transposed") std::swap(weight->shape[0], weight->shape[1]);
-            else if (kind == "missing") weight->name = "not." + weight->name;
+                if (t.shape.size() == 2 && t.shape[0] != t.shape[1] &&
+                    t.name.rfind("curve", 0) != 0 && !weight)
+                    weight = &t;
+            if (kind == "transposed")
+                std::swap(weight->shape[0], weight->shape[1]);
+            else if (kind == "missing")
+                weight->name = "not." + weight->name;
             else if (kind == "dtype") {
                 weight->dtype = safetensors::DType::F64;
                 weight->data += weight->data;
-            } else if (kind == "step") c.metadata["step"] = "99999999";
-            else if (kind == "done") c.metadata["status"] = "done";
+            } else if (kind == "step")
+                c.metadata["step"] = "99999999";
+            else if (kind == "done")
+                c.metadata["status"] = "done";
             else if (kind == "diverged") {
                 c.metadata["status"] = "diverged";
                 c.metadata["diverged_at_step"] = "500";
-            } else if (kind == "data") c.metadata["task_data"] = R"J({"file":"examples.csv (fnv1a64 0123456789abcdef)"})J";
+            } else if (kind == "data")
+                c.metadata["task_data"] = R"J({"file":"examples.csv (fnv1a64 0123456789abcdef)"})J";
         });
     }
     const auto resumed = train({config}, {dir}, {s70}, policy).front();
     QVERIFY2(resumed.status == RunStatus::Done, resumed.message.c_str());
     QVERIFY2(QString::fromStdString(resumed.message).contains(said), resumed.message.c_str());
-    QVERIFY2(QString::fromStdString(resumed.message).contains("resumed from step 60 instead"), resumed.message.c_str());
+    QVERIFY2(QString::fromStdString(resumed.message).contains("resumed from step 60 instead"),
+             resumed.message.c_str());
     QVERIFY(std::filesystem::exists(s70 + ".unusable")); // kept, and never offered again
     compareResults(whole, resumed);
 }
@@ -602,7 +662,8 @@ void TestCheckpoints::anEnsembleResumesFromTheNewestStepAllItsRunsHave()
     policy.every = 20;
     policy.keep = 10;
     int polls = 0;
-    train({one, two}, {jobs[0].checkpointDir, jobs[1].checkpointDir}, {}, policy, [&](size_t) { return ++polls > 140; });
+    train({one, two}, {jobs[0].checkpointDir, jobs[1].checkpointDir}, {}, policy,
+          [&](size_t) { return ++polls > 140; });
     const auto whole = train({one, two}, {dirOf(tmp, "w1"), dirOf(tmp, "w2")}, {}, policy);
 
     // The second run's step-70 checkpoint was never written (killed between the two writes).
@@ -612,7 +673,8 @@ void TestCheckpoints::anEnsembleResumesFromTheNewestStepAllItsRunsHave()
     const auto notes = attachCheckpoints(again, session, sessionPath);
     QCOMPARE(again[0].resumeStep, int64_t(60));
     QCOMPARE(again[1].resumeStep, int64_t(60));
-    QVERIFY2(!notes.empty() && notes.front().find("newest step every run of its ensemble has") != std::string::npos,
+    QVERIFY2(!notes.empty() && notes.front().find("newest step every run of its ensemble has") !=
+                                   std::string::npos,
              notes.empty() ? "no note" : notes.front().c_str());
     const auto resumed = train({one, two}, {again[0].checkpointDir, again[1].checkpointDir},
                                {again[0].resumeFrom, again[1].resumeFrom}, policy);
@@ -638,8 +700,9 @@ void TestCheckpoints::aRunThatFailedOnACheckpointTrainsAgain()
     auto [session, dir] = stoppedAtStep70(sessionPath, 7, policy);
     RunResult &stored = session.runs.front().result;
     stored.status = RunStatus::Failed;
-    stored.message = dir + "/step-000000070.safetensors: is not a usable checkpoint: it was written "
-                           "for another configuration than this run's";
+    stored.message = dir +
+                     "/step-000000070.safetensors: is not a usable checkpoint: it was written "
+                     "for another configuration than this run's";
     QVERIFY(failedOnACheckpoint(stored));
     QCOMPARE(pendingRuns(session), std::vector<int>{0});
     std::vector<SweepJob> again = pendingJobs(session);
@@ -668,7 +731,8 @@ void TestCheckpoints::resumingPrunesEarlierCheckpointsAndSweepsLeftovers()
 
     std::vector<SweepJob> again = pendingJobs(session);
     attachCheckpoints(again, session, sessionPath);
-    QVERIFY(!QFileInfo::exists(QString::fromStdString(dir + "/.step-000000080.safetensors.tmp-4242")));
+    QVERIFY(
+        !QFileInfo::exists(QString::fromStdString(dir + "/.step-000000080.safetensors.tmp-4242")));
     CheckpointPolicy few = many;
     few.keep = 2;
     const auto resumed = train({session.base}, {dir}, {again.front().resumeFrom}, few).front();
@@ -694,9 +758,12 @@ void TestCheckpoints::hostileCheckpointHeadersAreRefusedByName()
     };
     const std::vector<std::pair<std::string, std::string>> cases = {
         {header(R"({"x":1e999})"), "not JSON HeadLab can read"},
-        {header(R"({"t":{"dtype":"F32","shape":)" + std::string(50000, '[') + std::string(50000, ']') + R"(,"data_offsets":[0,0]}})"),
+        {header(R"({"t":{"dtype":"F32","shape":)" + std::string(50000, '[') +
+                std::string(50000, ']') + R"(,"data_offsets":[0,0]}})"),
          "nests deeper than 8 levels"},
-        {header(R"({"t":{"dtype":"F32","shape":[1099511627776,1099511627776,16],"data_offsets":[0,0]}})"), "is too large"}};
+        {header(
+             R"({"t":{"dtype":"F32","shape":[1099511627776,1099511627776,16],"data_offsets":[0,0]}})"),
+         "is too large"}};
     for (const auto &[bytes, said] : cases) {
         const std::string path = dirOf(tmp, "step-000000010.safetensors");
         writeAll(path, bytes);
@@ -705,9 +772,10 @@ void TestCheckpoints::hostileCheckpointHeadersAreRefusedByName()
                 inspectCheckpoint(path, whole);
                 QFAIL("a hostile header was accepted");
             } catch (const SessionError &e) {
-                QVERIFY2(QString::fromStdString(e.what()).contains(QString::fromStdString(path)) &&
-                             QString::fromStdString(e.what()).contains(QString::fromStdString(said)),
-                         e.what());
+                QVERIFY2(
+                    QString::fromStdString(e.what()).contains(QString::fromStdString(path)) &&
+                        QString::fromStdString(e.what()).contains(QString::fromStdString(said)),
+                    e.what());
             }
         }
         std::vector<std::string> problems;
@@ -737,7 +805,8 @@ void TestCheckpoints::hostileCheckpointHeadersAreRefusedByName()
         loadCheckpoint(file);
         QFAIL("a curve step of 7e29 was accepted");
     } catch (const SessionError &e) {
-        QVERIFY2(QString::fromStdString(e.what()).contains("not a whole number of steps"), e.what());
+        QVERIFY2(QString::fromStdString(e.what()).contains("not a whole number of steps"),
+                 e.what());
     }
 }
 

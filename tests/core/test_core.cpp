@@ -3,16 +3,16 @@
 // Golden values: regenerate with
 //   HEADLAB_PRINT_GOLDEN=1 build/tests/core/test_core goldenTrajectory
 // and paste the printed list below (only when a deliberate change alters the numerics).
-#include "core/tasks/RunConfigFields.h"
-#include "core/tasks/addition/AdditionSpec.h"
-#include "core/tasks/addition/AdditionData.h"
-#include "core/metrics/Metrics.h"
-#include "core/metrics/PlateauDetector.h"
 #include "core/config/RunConfig.h"
 #include "core/lab/SweepSession.h"
-#include "core/session/SessionStore.h"
-#include "core/train/SweepRunner.h"
+#include "core/metrics/Metrics.h"
+#include "core/metrics/PlateauDetector.h"
 #include "core/model/Device.h"
+#include "core/session/SessionStore.h"
+#include "core/tasks/RunConfigFields.h"
+#include "core/tasks/addition/AdditionData.h"
+#include "core/tasks/addition/AdditionSpec.h"
+#include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
 #include "tests/TinyRuns.h"
 
@@ -21,8 +21,8 @@
 #include <functional>
 
 #include <cmath>
-#include <mutex>
 #include <cstdio>
+#include <mutex>
 
 using namespace headlab;
 
@@ -87,8 +87,10 @@ private Q_SLOTS:
     {
         // Sample 0: pair 0 = (684, 559), digit 0 of 1243 is 3.
         const auto s = addition::sampleTokens(0, 0);
-        const addition::Sample expected = {4, 7, 6, 8, 18, 20, 16, 9, 17, 17, 21, 10, 6, 12, 8, 11, 5, 7, 15};
-        QCOMPARE(std::vector<int64_t>(s.begin(), s.end()), std::vector<int64_t>(expected.begin(), expected.end()));
+        const addition::Sample expected = {4,  7,  6, 8,  18, 20, 16, 9, 17, 17,
+                                           21, 10, 6, 12, 8,  11, 5,  7, 15};
+        QCOMPARE(std::vector<int64_t>(s.begin(), s.end()),
+                 std::vector<int64_t>(expected.begin(), expected.end()));
         QCOMPARE(QString::fromStdString(addition::detokenize(s.data(), 19)),
                  QStringLiteral("Input : A = 6 8 4 + 5 5 9 , A 0 = ? Output : 3"));
         // Digits 1 and 2 of the same pair, and the test set's first pair (527 + 457 = 984).
@@ -113,7 +115,8 @@ private Q_SLOTS:
         // The first training step's loss is measured before its update: also ln 22.
         QVERIFY(std::abs(r.train.front().value - std::log(22.0)) < 1e-5);
         for (int i = 0; i < 3; ++i)
-            QVERIFY(std::abs(r.extra.at("test_digit_" + std::to_string(i)).front().value - std::log(22.0)) < 1e-5);
+            QVERIFY(std::abs(r.extra.at("test_digit_" + std::to_string(i)).front().value -
+                             std::log(22.0)) < 1e-5);
     }
 
     void paperProtocolConfig()
@@ -145,7 +148,10 @@ private Q_SLOTS:
         for (size_t i = 0; i < kGolden20.size(); ++i) {
             const double tol = 1e-4 * std::max(1.0, std::abs(kGolden20[i]));
             if (std::abs(r.train[i].value - kGolden20[i]) > tol)
-                QFAIL(qPrintable(QStringLiteral("step %1: loss %2, golden %3").arg(i + 1).arg(r.train[i].value, 0, 'g', 9).arg(kGolden20[i], 0, 'g', 9)));
+                QFAIL(qPrintable(QStringLiteral("step %1: loss %2, golden %3")
+                                     .arg(i + 1)
+                                     .arg(r.train[i].value, 0, 'g', 9)
+                                     .arg(kGolden20[i], 0, 'g', 9)));
         }
         // The trajectory must actually move: a test that cannot fail is a defect.
         QVERIFY(r.train.back().value < r.train.front().value - 0.1);
@@ -165,13 +171,14 @@ private Q_SLOTS:
     {
         // Same shapes, different learning rates, seeds, QK rule and head counts (at a fixed width the
         // weights keep their shapes whatever n_H is): trained together and alone.
-        std::vector<RunConfig> configs = {tinyAddition(1e-3, 12, 1), tinyAddition(1e-2, 12, 2), tinyAddition(3e-3, 12, 3),
-                                          tinyAddition(3e-3, 12, 4)};
+        std::vector<RunConfig> configs = {tinyAddition(1e-3, 12, 1), tinyAddition(1e-2, 12, 2),
+                                          tinyAddition(3e-3, 12, 3), tinyAddition(3e-3, 12, 4)};
         configs[2].qkRule.enabled = true;
         configs[2].qkRule.referenceHeadDim = 2;
         configs[3].model.heads = {4, 1};
         configs[3].qkRule = configs[2].qkRule;
-        QCOMPARE(QString::fromStdString(ensembleKey(configs[3])), QString::fromStdString(ensembleKey(configs[0])));
+        QCOMPARE(QString::fromStdString(ensembleKey(configs[3])),
+                 QString::fromStdString(ensembleKey(configs[0])));
         for (auto &c : configs) {
             PhaseConfig warm = c.phases[0];
             warm.name = "warmup";
@@ -189,7 +196,11 @@ private Q_SLOTS:
             QCOMPARE(together[i].train.size(), alone.train.size());
             for (size_t k = 0; k < alone.train.size(); ++k)
                 QVERIFY2(std::abs(together[i].train[k].value - alone.train[k].value) < 2e-5,
-                         qPrintable(QStringLiteral("run %1 step %2: %3 vs %4").arg(i).arg(k).arg(together[i].train[k].value).arg(alone.train[k].value)));
+                         qPrintable(QStringLiteral("run %1 step %2: %3 vs %4")
+                                        .arg(i)
+                                        .arg(k)
+                                        .arg(together[i].train[k].value)
+                                        .arg(alone.train[k].value)));
             for (size_t k = 0; k < alone.test.size(); ++k)
                 QVERIFY(std::abs(together[i].test[k].value - alone.test[k].value) < 2e-5);
         }
@@ -217,7 +228,8 @@ private Q_SLOTS:
             {"model.final_norm", [](RunConfig &c) { c.model.finalNorm = !c.model.finalNorm; }},
             {"model.causal", [](RunConfig &c) { c.model.causal = !c.model.causal; }},
             {"model.bias", [](RunConfig &c) { c.model.bias = !c.model.bias; }},
-            {"model.zero_init_outputs", [](RunConfig &c) { c.model.zeroInitOutputs = !c.model.zeroInitOutputs; }},
+            {"model.zero_init_outputs",
+             [](RunConfig &c) { c.model.zeroInitOutputs = !c.model.zeroInitOutputs; }},
             {"model.logit_scale", [](RunConfig &c) { c.model.logitScale = LogitScale::None; }},
             {"model.width_multiplier", [](RunConfig &c) { c.model.widthMultiplier = 2; }},
             {"phases[0].name", [](RunConfig &c) { c.phases[0].name += "x"; }},
@@ -225,7 +237,8 @@ private Q_SLOTS:
             {"phases[0].batch_size", [](RunConfig &c) { c.phases[0].batchSize += 1; }},
             {"phases[0].lr", [](RunConfig &c) { c.phases[0].useScannedLr = false; }},
             {"phases[0].optimizer.beta2", [](RunConfig &c) { c.phases[0].optimizer.beta2 = 0.98; }},
-            {"phases[0].schedule.kind", [](RunConfig &c) { c.phases[0].schedule.kind = ScheduleKind::WarmupCosine; }},
+            {"phases[0].schedule.kind",
+             [](RunConfig &c) { c.phases[0].schedule.kind = ScheduleKind::WarmupCosine; }},
             {"eval_every", [](RunConfig &c) { c.evalEvery += 1; }},
             {"log_every", [](RunConfig &c) { c.logEvery += 1; }},
             {"eval_batches", [](RunConfig &c) { c.evalBatches += 1; }},
@@ -240,9 +253,18 @@ private Q_SLOTS:
         }
         std::vector<std::pair<const char *, std::function<void(RunConfig &)>>> perRun = {
             {"lr", [](RunConfig &c) { c.lr = 0.5; }},
-            {"seed", [](RunConfig &c) { c.initSeed = 7; c.dataSeed = 9; }},
-            {"qk_rule", [](RunConfig &c) { c.qkRule.enabled = true; c.qkRule.referenceHeadDim = 3; }},
-            {"model.heads (derived head_dim, short sequences)", [](RunConfig &c) { c.model.heads[0] = 2; }},
+            {"seed",
+             [](RunConfig &c) {
+                 c.initSeed = 7;
+                 c.dataSeed = 9;
+             }},
+            {"qk_rule",
+             [](RunConfig &c) {
+                 c.qkRule.enabled = true;
+                 c.qkRule.referenceHeadDim = 3;
+             }},
+            {"model.heads (derived head_dim, short sequences)",
+             [](RunConfig &c) { c.model.heads[0] = 2; }},
         };
         for (const auto &[name, change] : perRun) {
             RunConfig c = base;
@@ -286,11 +308,14 @@ private Q_SLOTS:
         const RunResult fused = trainRun(testing::tinyAdditionRun(8, {2}, 10, 1e-3));
         qunsetenv("HEADLAB_ATTENTION");
         const RunResult micro = trainRun(testing::tinyAdditionRun(8, {2}, 10, 1e-3));
-        for (const char *key : {"libtorch", "headlab", "device", "attention", "direct_gradients", "fused_adam",
-                                "cuda_graphs", "tf32", "threads"})
+        for (const char *key : {"libtorch", "headlab", "device", "attention", "direct_gradients",
+                                "fused_adam", "cuda_graphs", "tf32", "threads"})
             QVERIFY2(micro.provenance.count(key) && !micro.provenance.at(key).empty(), key);
-        QVERIFY(QRegularExpression("^2\\.\\d+\\.\\d+").match(QString::fromStdString(micro.provenance.at("libtorch"))).hasMatch());
-        QCOMPARE(QString::fromStdString(fused.provenance.at("env.HEADLAB_ATTENTION")), QStringLiteral("sdpa"));
+        QVERIFY(QRegularExpression("^2\\.\\d+\\.\\d+")
+                    .match(QString::fromStdString(micro.provenance.at("libtorch")))
+                    .hasMatch());
+        QCOMPARE(QString::fromStdString(fused.provenance.at("env.HEADLAB_ATTENTION")),
+                 QStringLiteral("sdpa"));
         QCOMPARE(QString::fromStdString(fused.provenance.at("attention")), QStringLiteral("sdpa"));
         QVERIFY(!micro.provenance.count("env.HEADLAB_ATTENTION"));
         QVERIFY(QString::fromStdString(micro.provenance.at("device")).startsWith("cpu"));
@@ -301,14 +326,16 @@ private Q_SLOTS:
         QCOMPARE(runFromYaml(runToYaml(run), "run.yaml").result.provenance, fused.provenance);
         // What differs, said.
         const auto differences = provenanceDifferences(micro, fused);
-        QVERIFY(std::find(differences.begin(), differences.end(), std::string("env.HEADLAB_ATTENTION: (not recorded) → sdpa")) !=
+        QVERIFY(std::find(differences.begin(), differences.end(),
+                          std::string("env.HEADLAB_ATTENTION: (not recorded) → sdpa")) !=
                 differences.end());
         Session session;
         session.runs = {run, run};
         session.runs[1].result = micro;
         const auto spread = provenanceSpread(session);
         QVERIFY(std::find_if(spread.begin(), spread.end(), [](const std::string &line) {
-                    return line.rfind("env.HEADLAB_ATTENTION:", 0) == 0 && line.find("sdpa (1 run)") != std::string::npos;
+                    return line.rfind("env.HEADLAB_ATTENTION:", 0) == 0 &&
+                           line.find("sdpa (1 run)") != std::string::npos;
                 }) != spread.end());
     }
 
@@ -316,7 +343,8 @@ private Q_SLOTS:
     {
         // Short sequences attend over micro-heads (one path for every head count in an ensemble);
         // HEADLAB_ATTENTION=sdpa keeps the fused kernel per head-count group. Same numbers.
-        std::vector<RunConfig> configs = {tinyAddition(3e-3, 20, 1), tinyAddition(3e-3, 20, 2), tinyAddition(1e-2, 20, 3)};
+        std::vector<RunConfig> configs = {tinyAddition(3e-3, 20, 1), tinyAddition(3e-3, 20, 2),
+                                          tinyAddition(1e-2, 20, 3)};
         configs[1].model.heads = {4, 1};
         configs[2].model.heads = {2, 4};
         const auto micro = trainEnsemble(configs);
@@ -327,7 +355,11 @@ private Q_SLOTS:
             QCOMPARE(micro[i].train.size(), fused[i].train.size());
             for (size_t k = 0; k < micro[i].train.size(); ++k)
                 QVERIFY2(std::abs(micro[i].train[k].value - fused[i].train[k].value) < 1e-5,
-                         qPrintable(QStringLiteral("run %1 step %2: %3 vs %4").arg(i).arg(k).arg(micro[i].train[k].value).arg(fused[i].train[k].value)));
+                         qPrintable(QStringLiteral("run %1 step %2: %3 vs %4")
+                                        .arg(i)
+                                        .arg(k)
+                                        .arg(micro[i].train[k].value)
+                                        .arg(fused[i].train[k].value)));
         }
     }
 
@@ -347,8 +379,12 @@ private Q_SLOTS:
             QCOMPARE(direct.train.size(), autograd.train.size());
             for (size_t k = 0; k < direct.train.size(); ++k)
                 QVERIFY2(std::abs(direct.train[k].value - autograd.train[k].value) < 1e-6,
-                         qPrintable(QStringLiteral("step %1: %2 vs %3").arg(k).arg(direct.train[k].value).arg(autograd.train[k].value)));
-            QVERIFY(std::abs(direct.train.front().value - direct.train.back().value) > 1e-3); // it trained
+                         qPrintable(QStringLiteral("step %1: %2 vs %3")
+                                        .arg(k)
+                                        .arg(direct.train[k].value)
+                                        .arg(autograd.train[k].value)));
+            QVERIFY(std::abs(direct.train.front().value - direct.train.back().value) >
+                    1e-3); // it trained
         }
     }
 
@@ -385,7 +421,8 @@ private Q_SLOTS:
         // finishes with the numbers it has alone.
         SweepRunner runner;
         std::vector<SweepJob> jobs;
-        for (int i = 0; i < 7; ++i) jobs.push_back({10 + i, tinyAddition(1e-3 * (1 + i), 12, uint64_t(i + 1))});
+        for (int i = 0; i < 7; ++i)
+            jobs.push_back({10 + i, tinyAddition(1e-3 * (1 + i), 12, uint64_t(i + 1))});
         std::map<int, RunResult> finished;
         SweepCallbacks cb;
         cb.onRunFinished = [&](int i, const RunResult &r) { finished[i] = r; };
@@ -400,7 +437,8 @@ private Q_SLOTS:
             QCOMPARE(name(r.status), name(RunStatus::Done));
             const RunResult alone = trainRun(j.config);
             QCOMPARE(r.train.size(), alone.train.size());
-            for (size_t k = 0; k < r.train.size(); ++k) QVERIFY(std::abs(r.train[k].value - alone.train[k].value) < 2e-5);
+            for (size_t k = 0; k < r.train.size(); ++k)
+                QVERIFY(std::abs(r.train[k].value - alone.train[k].value) < 2e-5);
         }
     }
 
@@ -426,7 +464,8 @@ private Q_SLOTS:
     void stopEndsRunsAsStopped()
     {
         SweepRunner runner;
-        std::vector<SweepJob> jobs = {{0, tinyAddition(1e-3, 100000, 1)}, {1, tinyAddition(1e-3, 100000, 2)}};
+        std::vector<SweepJob> jobs = {{0, tinyAddition(1e-3, 100000, 1)},
+                                      {1, tinyAddition(1e-3, 100000, 2)}};
         jobs[1].config.model.dModel = 8; // another ensemble, queued behind the first
         std::map<int, RunResult> finished;
         std::atomic<int> progress{0};
@@ -457,7 +496,8 @@ private Q_SLOTS:
     {
         SweepRunner runner;
         // Same shapes: one ensemble of two runs.
-        std::vector<SweepJob> jobs = {{0, tinyAddition(1e-3, 100000, 1)}, {1, tinyAddition(3e-3, 100000, 2)}};
+        std::vector<SweepJob> jobs = {{0, tinyAddition(1e-3, 100000, 1)},
+                                      {1, tinyAddition(3e-3, 100000, 2)}};
         std::mutex mutex;
         std::map<int, RunProgress> last;
         std::map<int, RunResult> finished;
@@ -482,7 +522,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(step(0) > 0, 20000);
         runner.pauseRun(1);
         QVERIFY(runner.isRunPaused(1));
-        QTRY_VERIFY_WITH_TIMEOUT(status(1) == RunStatus::Paused && status(0) == RunStatus::Paused, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(status(1) == RunStatus::Paused && status(0) == RunStatus::Paused,
+                                 20000);
         const int64_t held = step(0);
         QTest::qWait(300);
         QCOMPARE(step(0), held); // the whole ensemble holds
@@ -522,7 +563,8 @@ private Q_SLOTS:
         c.model.dModel = 24;
         c.model.heads = {2, 5};
         QCOMPARE(QString::fromStdString(validate(c)),
-                 QStringLiteral("model.heads[1]: 5 heads do not divide d_model 24 (layer 1); set head_dim explicitly or pick a divisor"));
+                 QStringLiteral("model.heads[1]: 5 heads do not divide d_model 24 (layer 1); set "
+                                "head_dim explicitly or pick a divisor"));
         c.model.headDim = 4; // an explicit head dimension lifts the divisibility rule
         QVERIFY(validate(c).empty());
         c.lr = -1;
@@ -545,7 +587,10 @@ private Q_SLOTS:
         // ln 22 → ln 10 from step 100 → (2/3) ln 10 from step 400 → (1/3) ln 10 from 700, staying there.
         Curve c;
         for (int64_t s = 0; s <= 1000; s += 100) {
-            const double v = s < 100 ? std::log(22.0) : s < 400 ? ln10 - 0.001 : s < 700 ? 2.0 / 3.0 * ln10 : ln10 / 3.0 + 0.01;
+            const double v = s < 100   ? std::log(22.0)
+                             : s < 400 ? ln10 - 0.001
+                             : s < 700 ? 2.0 / 3.0 * ln10
+                                       : ln10 / 3.0 + 0.01;
             c.push_back({s, v});
         }
         const auto p = PlateauDetector().detect(c);

@@ -43,9 +43,10 @@ RunConfig taskRun(const QString &task, double lr, uint64_t seed, const std::stri
         c.phases[1].steps = 80;
         c.evalEvery = 40;
     } else if (task == "nearest_neighbour") {
-        c = loadPreset("nn-classroom").base; // d 16, N 8, unit-scale post-norm, PyTorch init, per-epoch schedule
+        c = loadPreset("nn-classroom")
+                .base; // d 16, N 8, unit-scale post-norm, PyTorch init, per-epoch schedule
         c.model.heads = {4, 4};
-        c.phases[0].steps = 300;              // three epochs: lr 0, then warm-up, then cosine
+        c.phases[0].steps = 300; // three epochs: lr 0, then warm-up, then cosine
         c.phases[0].schedule.stepEvery = 100;
         c.evalEvery = 100;
         c.lr = lr * 10;
@@ -69,12 +70,15 @@ RunConfig taskRun(const QString &task, double lr, uint64_t seed, const std::stri
 // lengths differ or a value is not finite in one only).
 double relativeGap(const RunResult &a, const RunResult &b)
 {
-    double worst = a.train.size() == b.train.size() && a.test.size() == b.test.size() ? 0.0 : INFINITY;
+    double worst =
+        a.train.size() == b.train.size() && a.test.size() == b.test.size() ? 0.0 : INFINITY;
     auto fold = [&](const Curve &x, const Curve &y) {
         for (size_t k = 0; k < x.size() && k < y.size(); ++k) {
             const double u = x[k].value, v = y[k].value;
-            if (std::isnan(u) != std::isnan(v)) worst = INFINITY;
-            else if (!std::isnan(u)) worst = std::max(worst, std::abs(u - v) / std::max(1.0, std::abs(u)));
+            if (std::isnan(u) != std::isnan(v))
+                worst = INFINITY;
+            else if (!std::isnan(u))
+                worst = std::max(worst, std::abs(u - v) / std::max(1.0, std::abs(u)));
         }
     };
     fold(a.train, b.train);
@@ -83,7 +87,8 @@ double relativeGap(const RunResult &a, const RunResult &b)
 }
 
 // `config` trained alone with the HEADLAB_* switches `env` set for that run only (the other path).
-RunResult trainedWith(const RunConfig &config, std::initializer_list<std::pair<const char *, const char *>> env)
+RunResult trainedWith(const RunConfig &config,
+                      std::initializer_list<std::pair<const char *, const char *>> env)
 {
     for (const auto &[name, value] : env) ::setenv(name, value, 1);
     RunResult r = trainRun(config);
@@ -116,15 +121,18 @@ private:
     static void tasks()
     {
         QTest::addColumn<QString>("task");
-        for (const char *t : {"addition", "nearest_neighbour", "text"}) QTest::newRow(t) << QString(t);
+        for (const char *t : {"addition", "nearest_neighbour", "text"})
+            QTest::newRow(t) << QString(t);
     }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        if (!torch::cuda::is_available()) QSKIP("no CUDA device here: these cases run on the GPU machine (scripts/gpu-tests.sh)");
+        if (!torch::cuda::is_available())
+            QSKIP("no CUDA device here: these cases run on the GPU machine (scripts/gpu-tests.sh)");
         // Case by case, each path is switched by its HEADLAB_* variable; none may be set from outside.
-        for (const char *v : {"HEADLAB_CUDA_GRAPHS", "HEADLAB_FUSED_ADAM", "HEADLAB_ATTENTION", "HEADLAB_DIRECT_GRADIENTS"})
+        for (const char *v : {"HEADLAB_CUDA_GRAPHS", "HEADLAB_FUSED_ADAM", "HEADLAB_ATTENTION",
+                              "HEADLAB_DIRECT_GRADIENTS"})
             QVERIFY2(!std::getenv(v), v);
     }
 
@@ -133,7 +141,8 @@ private Q_SLOTS:
     {
         QFETCH(QString, task);
         std::vector<RunConfig> configs;
-        for (int r = 0; r < 3; ++r) configs.push_back(taskRun(task, 1e-3 * (1 + r), 20 + r, "cuda"));
+        for (int r = 0; r < 3; ++r)
+            configs.push_back(taskRun(task, 1e-3 * (1 + r), 20 + r, "cuda"));
         const auto together = trainEnsemble(configs);
         // The same products batched over 3 runs or 1: cuBLAS picks its kernels by the batch, so
         // the rounding differs and training carries it on. Measured on an H100 over these runs:
@@ -169,8 +178,10 @@ private Q_SLOTS:
         const RunConfig c = taskRun(task, 1e-3, 4, "cuda");
         const RunResult fused = trainRun(c);
         const RunResult aten = trainedWith(c, {{"HEADLAB_FUSED_ADAM", "0"}});
-        QVERIFY2(provenance(fused, "fused_adam").rfind("on", 0) == 0, provenance(fused, "fused_adam").c_str());
-        QVERIFY2(provenance(aten, "fused_adam").rfind("off", 0) == 0, provenance(aten, "fused_adam").c_str());
+        QVERIFY2(provenance(fused, "fused_adam").rfind("on", 0) == 0,
+                 provenance(fused, "fused_adam").c_str());
+        QVERIFY2(provenance(aten, "fused_adam").rfind("off", 0) == 0,
+                 provenance(aten, "fused_adam").c_str());
         // One kernel against ATen's passes: the same formula, rounded in another order.
         const double gap = relativeGap(fused, aten);
         QVERIFY2(gap <= 1e-5, qPrintable(describe("fused Adam vs ATen", gap, fused)));
@@ -197,7 +208,8 @@ private Q_SLOTS:
         QFETCH(QString, task);
         const RunConfig c = taskRun(task, 1e-3, 9, "cuda");
         const RunResult fast = trainRun(c);
-        const RunResult plain = trainedWith(c, {{"HEADLAB_FUSED_QKV", "0"}, {"HEADLAB_SPLIT_K", "0"}});
+        const RunResult plain =
+            trainedWith(c, {{"HEADLAB_FUSED_QKV", "0"}, {"HEADLAB_SPLIT_K", "0"}});
         QCOMPARE(provenance(plain, "env.HEADLAB_FUSED_QKV"), std::string("0"));
         const double gap = relativeGap(fast, plain);
         QVERIFY2(gap <= 1e-4, qPrintable(describe("fused QKV + split-K vs plain", gap, fast)));

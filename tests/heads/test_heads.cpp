@@ -32,18 +32,22 @@ RunConfig learningRun(uint64_t seed = 1)
     return c;
 }
 
-std::string trainWithCheckpoint(const std::vector<RunConfig> &configs, const QTemporaryDir &tmp, size_t member,
-                                std::vector<RunResult> *results = nullptr)
+std::string trainWithCheckpoint(const std::vector<RunConfig> &configs, const QTemporaryDir &tmp,
+                                size_t member, std::vector<RunResult> *results = nullptr)
 {
     TrainerControl control;
     control.threads = 1;
-    for (size_t i = 0; i < configs.size(); ++i) control.checkpointDirs.push_back(tmp.path().toStdString() + "/m" + std::to_string(i));
+    for (size_t i = 0; i < configs.size(); ++i)
+        control.checkpointDirs.push_back(tmp.path().toStdString() + "/m" + std::to_string(i));
     auto r = trainMembers(configs, control);
     if (results) *results = r;
     return control.checkpointDirs[member] + "/" + checkpointFileName(configs[member].totalSteps());
 }
 
-double maxAbsDiff(const torch::Tensor &a, const torch::Tensor &b) { return (a - b).abs().max().item<double>(); }
+double maxAbsDiff(const torch::Tensor &a, const torch::Tensor &b)
+{
+    return (a - b).abs().max().item<double>();
+}
 
 // A trained run's checkpoint loaded twice into one model (copies 0 and 1), with its task: an
 // ablation in one copy compared with an edit of the weights in the other, in one evaluation.
@@ -51,8 +55,10 @@ struct TwoCopies {
     QTemporaryDir tmp;
     RunConfig config = learningRun();
     LoadedCheckpoint checkpoint = loadCheckpoint(trainWithCheckpoint({config}, tmp, 0));
-    std::unique_ptr<Task> task = makeTask(config, {config.dataSeed, config.dataSeed}, torch::Device("cpu"));
-    Transformer model{config.model, task->vocabSize(), task->maxPositions(), 2, torch::Device("cpu")};
+    std::unique_ptr<Task> task =
+        makeTask(config, {config.dataSeed, config.dataSeed}, torch::Device("cpu"));
+    Transformer model{config.model, task->vocabSize(), task->maxPositions(), 2,
+                      torch::Device("cpu")};
     TwoCopies()
     {
         restoreWeights(checkpoint, model, 0);
@@ -103,7 +109,8 @@ void TestHeads::attentionRowsSumToOneAndTheMaskGivesExactZeros()
     QCOMPARE(maps.focusRow, int64_t(17));
     QCOMPARE(maps.labels[4], std::string("9"));
     QCOMPARE(maps.labels[13], std::string("2"));
-    QVERIFY2(maps.description.find("answer 0") != std::string::npos, maps.description.c_str()); // 987 + 65 = 1052
+    QVERIFY2(maps.description.find("answer 0") != std::string::npos,
+             maps.description.c_str()); // 987 + 65 = 1052
     for (size_t l = 0; l < maps.weights.size(); ++l)
         for (int64_t h = 0; h < maps.heads[l]; ++h)
             for (int64_t q = 0; q < maps.queries; ++q) {
@@ -137,8 +144,10 @@ void TestHeads::everyAttentionPathGivesTheSameOutput()
     const std::vector<std::vector<int64_t>> runHeads = {{1, 2}, {2, 1}};
     const auto tokens = torch::randint(0, 22, {5, 18}, torch::kInt64);
     auto build = [&](const char *attention) {
-        if (attention) ::setenv("HEADLAB_ATTENTION", attention, 1);
-        else ::unsetenv("HEADLAB_ATTENTION");
+        if (attention)
+            ::setenv("HEADLAB_ATTENTION", attention, 1);
+        else
+            ::unsetenv("HEADLAB_ATTENTION");
         auto model = std::make_unique<Transformer>(m, 22, 19, 2, torch::Device("cpu"), runHeads);
         model->initializeRun(0, 3);
         model->initializeRun(1, 4);
@@ -177,12 +186,14 @@ void TestHeads::everyHeadRemovedIsTheModelWithoutAttention()
 {
     TwoCopies two;
     {
-        torch::NoGradGuard noGrad; // copy 1: no attention at all (every W_O zero; the model has no biases)
+        torch::NoGradGuard
+            noGrad; // copy 1: no attention at all (every W_O zero; the model has no biases)
         two.parameter("layers.0.wo")[1].zero_();
         two.parameter("layers.1.wo")[1].zero_();
     }
     HeadProbe off; // copy 0: every head removed
-    off.keep = {torch::tensor({{0.f, 0.f}, {1.f, 1.f}}), torch::tensor({{0.f, 0.f, 0.f}, {1.f, 1.f, 1.f}})};
+    off.keep = {torch::tensor({{0.f, 0.f}, {1.f, 1.f}}),
+                torch::tensor({{0.f, 0.f, 0.f}, {1.f, 1.f, 1.f}})};
     const auto e = two.evaluate(off);
     QCOMPARE(e.loss[0].item<double>(), e.loss[1].item<double>());
     // And the inspector's pruning curve ends at that loss.
@@ -203,7 +214,8 @@ void TestHeads::importanceInAnEnsembleEqualsTheRunAlone()
         for (size_t i = 0; i < x.size(); ++i) {
             QCOMPARE(x[i].layer, y[i].layer);
             QCOMPARE(x[i].head, y[i].head);
-            QVERIFY2(std::abs(x[i].delta - y[i].delta) < 1e-6, qPrintable(QString("%1 vs %2").arg(x[i].delta).arg(y[i].delta)));
+            QVERIFY2(std::abs(x[i].delta - y[i].delta) < 1e-6,
+                     qPrintable(QString("%1 vs %2").arg(x[i].delta).arg(y[i].delta)));
             QCOMPARE(x[i].extraDelta.size(), size_t(3)); // each digit's loss
         }
     }
@@ -218,10 +230,12 @@ void TestHeads::pruningRemovesEveryHeadOnce()
     QCOMPARE(curve.front().removed, int64_t(0));
     QCOMPARE(curve.back().fraction, 1.0);
     std::set<std::pair<int64_t, int64_t>> seen;
-    for (size_t i = 1; i < curve.size(); ++i) QVERIFY(seen.insert({curve[i].layer, curve[i].head}).second);
+    for (size_t i = 1; i < curve.size(); ++i)
+        QVERIFY(seen.insert({curve[i].layer, curve[i].head}).second);
     // Step 1 removes the head whose single removal costs least.
     const auto single = inspector.ablate(AblationMode::Mean);
-    const auto least = std::min_element(single.begin(), single.end(), [](auto &p, auto &q) { return p.testLoss < q.testLoss; });
+    const auto least = std::min_element(single.begin(), single.end(),
+                                        [](auto &p, auto &q) { return p.testLoss < q.testLoss; });
     QCOMPARE(curve[1].layer, least->layer);
     QCOMPARE(curve[1].head, least->head);
     QVERIFY(std::abs(curve[0].testLoss - inspector.baseline().at("test_loss")) < 1e-9);
@@ -245,17 +259,20 @@ void TestHeads::headStatisticsAreLoggedForEveryRun()
             QVERIFY2(head < heads[size_t(layer)], name.c_str());
             QCOMPARE(curve.size(), run.test.size());
             QVERIFY(findMetric(name));
-            for (const auto &p : curve) QVERIFY2(std::isfinite(p.value) && p.value >= 0, name.c_str());
+            for (const auto &p : curve)
+                QVERIFY2(std::isfinite(p.value) && p.value >= 0, name.c_str());
             if (stat == "entropy")
                 for (const auto &p : curve) QVERIFY(p.value <= std::log(18.0) + 1e-5);
         }
         QCOMPARE(curves, int((heads[0] + heads[1]) * int64_t(headStatTable().size())));
         // RMS never exceeds the max; gradients are there at every evaluation after the first.
-        const Curve &rms = run.extra.at(headCurveName(1, 0, "logit_rms")), &max = run.extra.at(headCurveName(1, 0, "logit_max"));
+        const Curve &rms = run.extra.at(headCurveName(1, 0, "logit_rms")),
+                    &max = run.extra.at(headCurveName(1, 0, "logit_max"));
         for (size_t i = 0; i < rms.size(); ++i) QVERIFY(rms[i].value <= max[i].value + 1e-6);
         QVERIFY(run.extra.at(headCurveName(0, 0, "wq_grad")).back().value > 0);
         // Not in the scalar metrics (runs.csv would get hundreds of columns).
-        for (const auto &[name, value] : run.metrics) QVERIFY2(name.find("head.") == std::string::npos, name.c_str());
+        for (const auto &[name, value] : run.metrics)
+            QVERIFY2(name.find("head.") == std::string::npos, name.c_str());
     }
 }
 
@@ -277,7 +294,8 @@ void TestHeads::liveMapsArriveAtEachEvaluation()
     QCOMPARE(got[0].heads, (std::vector<int64_t>{3, 2}));
     QCOMPARE(got[0].step, int64_t(0));
     QVERIFY(got[1].weights.empty());
-    QVERIFY2(got[1].description.find("expected two numbers") != std::string::npos, got[1].description.c_str());
+    QVERIFY2(got[1].description.find("expected two numbers") != std::string::npos,
+             got[1].description.c_str());
 }
 
 void TestHeads::inspectPrintsWritesAndRefusesBadInput()
@@ -288,13 +306,17 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
         const QString path = tmp.filePath(name);
         QFile f(path);
         if (!f.open(QIODevice::WriteOnly)) return QString();
-        f.write(QStringLiteral("schema_version: 2\nname: %1\ncheckpoints: {every: 100}\nexperiment:\n"
-                               "  task: {kind: addition, train_pairs: 512, test_pairs: 32}\n"
-                               "  model: {d_model: 24, heads: %2, layers: 2}\n"
-                               "  phases:\n    - {name: answer, objective: answer, steps: %3, batch_size: 16}\n"
-                               "  lr: 3.0e-3\n  eval_every: 100\n  device: cpu\n")
-                    .arg(name.section('.', 0, 0)).arg(heads).arg(steps)
-                    .toUtf8());
+        f.write(
+            QStringLiteral(
+                "schema_version: 2\nname: %1\ncheckpoints: {every: 100}\nexperiment:\n"
+                "  task: {kind: addition, train_pairs: 512, test_pairs: 32}\n"
+                "  model: {d_model: 24, heads: %2, layers: 2}\n"
+                "  phases:\n    - {name: answer, objective: answer, steps: %3, batch_size: 16}\n"
+                "  lr: 3.0e-3\n  eval_every: 100\n  device: cpu\n")
+                .arg(name.section('.', 0, 0))
+                .arg(heads)
+                .arg(steps)
+                .toUtf8());
         return path;
     };
     const QString session = writeSession(QStringLiteral("heads.yaml"), 2, 300);
@@ -303,7 +325,8 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
         QProcess p;
         p.start(QStringLiteral(HEADLAB_CLI_PATH), args);
         p.waitForFinished(120000);
-        return std::tuple<int, QString, QString>(p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+        return std::tuple<int, QString, QString>(p.exitCode(),
+                                                 QString::fromUtf8(p.readAllStandardOutput()),
                                                  QString::fromUtf8(p.readAllStandardError()));
     };
     {
@@ -313,13 +336,14 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
     }
     QCOMPARE(std::get<0>(cli({"run", session, "--threads", "1"})), 0);
     {
-        auto [code, out, err] = cli({"inspect", session, "--run", "0", "--step", "200", "--input", "500 + 499, digit 2", "--json"});
+        auto [code, out, err] = cli({"inspect", session, "--run", "0", "--step", "200", "--input",
+                                     "500 + 499, digit 2", "--json"});
         QVERIFY2(code == 0, qPrintable(err));
         const auto doc = QJsonDocument::fromJson(out.toUtf8()).object();
         QCOMPARE(doc["step"].toInt(), 200);
         QCOMPARE(doc["input"].toString(), QStringLiteral("500 + 499, digit 2: answer 9"));
-        QCOMPARE(doc["attention"].toArray().size(), 2);               // layers
-        QCOMPARE(doc["attention"].toArray()[0].toArray().size(), 2);  // heads
+        QCOMPARE(doc["attention"].toArray().size(), 2);              // layers
+        QCOMPARE(doc["attention"].toArray()[0].toArray().size(), 2); // heads
         QCOMPARE(doc["head_stats"].toArray().size(), 4);
         QCOMPARE(doc["ablation"].toObject()["heads"].toArray().size(), 4);
         QCOMPARE(doc["pruning"].toArray().size(), 5);
@@ -329,7 +353,8 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
     }
     {
         auto [code, out, err] = cli({"inspect", session, "--run", "0"});
-        QVERIFY2(code == 0 && out.contains("ablation (zero)") && out.contains("pruning (greedy"), qPrintable(out + err));
+        QVERIFY2(code == 0 && out.contains("ablation (zero)") && out.contains("pruning (greedy"),
+                 qPrintable(out + err));
     }
     auto refuses = [&](const QStringList &args, const char *expected) {
         auto [code, out, err] = cli(args);
@@ -340,25 +365,33 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
     refuses({"inspect", session, "--run", "0", "--step", "150"}, "it has steps 100, 200, 300");
     refuses({"inspect", session, "--run", "0", "--input", "1000 + 1"}, "--input");
     refuses({"inspect", session, "--run", "0", "--ablation", "half"}, "--ablation");
-    refuses({"inspect", session, "--run", "0", "--input", "1+1" + QString(30000, ' ') + "x"}, "--input"); // no stack overflow
+    refuses({"inspect", session, "--run", "0", "--input", "1+1" + QString(30000, ' ') + "x"},
+            "--input"); // no stack overflow
 
     // A foreign checkpoint (another configuration's: 1 head, this run has 2) in the run's folder:
     // inspect showed its 1-head model without a word. Now it is refused, by file and reason.
     const QString other = writeSession(QStringLiteral("other.yaml"), 1, 400);
     QVERIFY(!other.isEmpty());
     QCOMPARE(std::get<0>(cli({"run", other, "--threads", "1"})), 0);
-    QDir ours(tmp.filePath("heads.results/checkpoints")), theirs(tmp.filePath("other.results/checkpoints"));
+    QDir ours(tmp.filePath("heads.results/checkpoints")),
+        theirs(tmp.filePath("other.results/checkpoints"));
     const QString ourRun = ours.entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
     const QString theirRun = theirs.entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
-    QVERIFY(QFile::copy(theirs.filePath(theirRun + "/step-000000400.safetensors"), ours.filePath(ourRun + "/step-000000400.safetensors")));
+    QVERIFY(QFile::copy(theirs.filePath(theirRun + "/step-000000400.safetensors"),
+                        ours.filePath(ourRun + "/step-000000400.safetensors")));
     {
         auto [code, out, err] = cli({"inspect", session, "--run", "0", "--step", "400"});
         QCOMPARE(code, 2);
-        QVERIFY2(err.contains("step-000000400.safetensors") && err.contains("another configuration"), qPrintable(err));
+        QVERIFY2(err.contains("step-000000400.safetensors") &&
+                     err.contains("another configuration"),
+                 qPrintable(err));
     }
     { // without --step: the newest of this run's own, the foreign one named and passed over
         auto [code, out, err] = cli({"inspect", session, "--run", "0", "--json"});
-        QVERIFY2(code == 0 && err.contains("another configuration than this run's; an earlier checkpoint is used"), qPrintable(err));
+        QVERIFY2(code == 0 &&
+                     err.contains(
+                         "another configuration than this run's; an earlier checkpoint is used"),
+                 qPrintable(err));
         QCOMPARE(QJsonDocument::fromJson(out.toUtf8()).object()["step"].toInt(), 300);
     }
 }
@@ -366,13 +399,19 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
 void TestHeads::everyTaskShowsItsHeadsOnItsInput_data()
 {
     QTest::addColumn<QString>("task");
-    QTest::addColumn<QString>("input");       // a custom input the task accepts
-    QTest::addColumn<int>("keys");            // positions it gives
-    QTest::addColumn<QString>("bad");         // an input it refuses
+    QTest::addColumn<QString>("input"); // a custom input the task accepts
+    QTest::addColumn<int>("keys");      // positions it gives
+    QTest::addColumn<QString>("bad");   // an input it refuses
     QTest::addColumn<QString>("badMessage");
-    QTest::newRow("text") << "text" << "To be, or not" << 13 << "" << "type a prompt";
-    QTest::newRow("nearest neighbour") << "nearest_neighbour" << "42" << 4 << "a seed" << "expected a seed";
-    QTest::newRow("sequence file") << "sequence_file" << "3 + 4 =" << 4 << "3 + x =" << "'x' is not a token";
+    QTest::newRow("text") << "text"
+                          << "To be, or not" << 13 << ""
+                          << "type a prompt";
+    QTest::newRow("nearest neighbour") << "nearest_neighbour"
+                                       << "42" << 4 << "a seed"
+                                       << "expected a seed";
+    QTest::newRow("sequence file") << "sequence_file"
+                                   << "3 + 4 =" << 4 << "3 + x ="
+                                   << "'x' is not a token";
 }
 
 void TestHeads::everyTaskShowsItsHeadsOnItsInput()

@@ -4,15 +4,15 @@
 // the head count (weight shapes); w parallel modules are averaged; the warm-up + cosine schedule
 // at the paper's steps; epoch means and best_epoch_mean; the nn-* presets; a tiny run that learns.
 // Everything on the CPU.
+#include "core/config/RunConfig.h"
+#include "core/metrics/EpochMetrics.h"
+#include "core/model/Transformer.h"
+#include "core/session/Presets.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
-#include "core/metrics/EpochMetrics.h"
 #include "core/tasks/nearest_neighbour/NearestNeighbourTask.h"
-#include "core/session/Presets.h"
-#include "core/config/RunConfig.h"
 #include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
-#include "core/model/Transformer.h"
 
 #include <QtTest>
 
@@ -32,8 +32,14 @@ QString name(Enum e)
 {
     return QString::fromLatin1(toString(e));
 }
-QString name(const std::string &text) { return QString::fromStdString(text); }
-QString name(const char *text) { return QString::fromUtf8(text); }
+QString name(const std::string &text)
+{
+    return QString::fromStdString(text);
+}
+QString name(const char *text)
+{
+    return QString::fromUtf8(text);
+}
 
 TaskConfig nnTask(int64_t d, int64_t n)
 {
@@ -337,12 +343,14 @@ private Q_SLOTS:
         s.warmupFraction = 0.05;
         s.stepEvery = 100;
         const int64_t steps = 20000;
-        for (int64_t t : {0, 1, 50, 99}) QCOMPARE(scheduleMultiplier(s, t, steps), 0.0); // first epoch: lr 0
+        for (int64_t t : {0, 1, 50, 99})
+            QCOMPARE(scheduleMultiplier(s, t, steps), 0.0); // first epoch: lr 0
         for (int64_t t : {100, 150, 199}) QCOMPARE(scheduleMultiplier(s, t, steps), 0.1);
         QCOMPARE(scheduleMultiplier(s, 999, steps), 0.9);
         QCOMPARE(scheduleMultiplier(s, 1000, steps), 1.0);
         QCOMPARE(scheduleMultiplier(s, 1099, steps), 1.0);
-        QVERIFY(std::abs(scheduleMultiplier(s, 10500, steps) - 0.5 * (1 + std::cos(M_PI * 95 / 190))) < 1e-12);
+        QVERIFY(std::abs(scheduleMultiplier(s, 10500, steps) -
+                         0.5 * (1 + std::cos(M_PI * 95 / 190))) < 1e-12);
         QVERIFY(scheduleMultiplier(s, steps - 1, steps) > 0); // the last epoch: cos at 189/190
         // step_every 1 is the per-step schedule; an epoch that does not divide the phase counts
         // its last partial epoch.
@@ -350,7 +358,8 @@ private Q_SLOTS:
         perStep.stepEvery = 1;
         ScheduleConfig plain;
         plain.kind = ScheduleKind::WarmupCosine;
-        for (int64_t t : {0, 7, 500, 777, 19999}) QCOMPARE(scheduleMultiplier(perStep, t, steps), scheduleMultiplier(plain, t, steps));
+        for (int64_t t : {0, 7, 500, 777, 19999})
+            QCOMPARE(scheduleMultiplier(perStep, t, steps), scheduleMultiplier(plain, t, steps));
         QCOMPARE(scheduleMultiplier(s, 250, 450), scheduleMultiplier(plain, 2, 5));
         // The key round-trips, and is not written at its default (run file names stay as they were).
         RunConfig c = loadPreset("nn-classroom").base;
@@ -382,17 +391,22 @@ private Q_SLOTS:
         m.init = InitKind::PyTorch;
         Transformer model(m, 0, 0, 1, torch::Device("cpu"));
         model.initializeRun(0, 3);
-        auto range = [&](const std::string &n) { return parameter(model, n).abs().max().item<double>(); };
+        auto range = [&](const std::string &n) {
+            return parameter(model, n).abs().max().item<double>();
+        };
         const double xavier = std::sqrt(6.0 / (d + 3.0 * d)); // packed (3d, d) in-projection
         for (const char *n : {"wq", "wk", "wv"}) {
             const double top = range(std::string("layers.1.") + n);
             QVERIFY2(top <= xavier && top > 0.97 * xavier, qPrintable(QString::number(top)));
         }
-        for (const char *n : {"bq", "bk", "bv", "bo"}) QCOMPARE(range(std::string("layers.0.") + n), 0.0);
+        for (const char *n : {"bq", "bk", "bv", "bo"})
+            QCOMPARE(range(std::string("layers.0.") + n), 0.0);
         const double wo = range("layers.0.wo"); // each module's own d × d projection: U(±1/sqrt(d))
-        QVERIFY2(wo <= 1 / std::sqrt(double(d)) && wo > 0.97 / std::sqrt(double(d)), qPrintable(QString::number(wo)));
+        QVERIFY2(wo <= 1 / std::sqrt(double(d)) && wo > 0.97 / std::sqrt(double(d)),
+                 qPrintable(QString::number(wo)));
         const double b2 = range("layers.0.b2"); // nn.Linear(F, d)'s bias: U(±1/sqrt(F))
-        QVERIFY2(b2 <= 1 / std::sqrt(double(F)) && b2 > 0.8 / std::sqrt(double(F)), qPrintable(QString::number(b2)));
+        QVERIFY2(b2 <= 1 / std::sqrt(double(F)) && b2 > 0.8 / std::sqrt(double(F)),
+                 qPrintable(QString::number(b2)));
         QCOMPARE(range("layers.0.norm1.gain"), 1.0);
         // HeadLab's own initialisation differs where the reference's does: the check can fail.
         m.init = InitKind::Uniform;
@@ -429,7 +443,8 @@ private Q_SLOTS:
         for (size_t k = 0; k < plain.train.size(); ++k)
             worst = std::max(worst, std::abs(fused.train[k].value - plain.train[k].value));
         QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
-        QCOMPARE(fused.provenance.at("env.HEADLAB_FUSED_QKV"), std::string("1")); // the paths were asked for
+        QCOMPARE(fused.provenance.at("env.HEADLAB_FUSED_QKV"),
+                 std::string("1")); // the paths were asked for
         QVERIFY(plain.train.back().value < 0.9 * plain.train.front().value); // and it trained
     }
 
@@ -554,7 +569,8 @@ private Q_SLOTS:
             QCOMPARE(p.optimizer.weightDecay, 0.0);
             QCOMPARE(name(p.schedule.kind), name(ScheduleKind::WarmupCosine));
             QCOMPARE(p.schedule.warmupFraction, 0.05);
-            QCOMPARE(p.schedule.stepEvery, kStepsPerEpoch); // stepped per epoch, as the reference code
+            QCOMPARE(p.schedule.stepEvery,
+                     kStepsPerEpoch); // stepped per epoch, as the reference code
             QCOMPARE(name(c.model.init), name(InitKind::PyTorch));
             QCOMPARE(c.lr, 0.01);
             QCOMPARE(kStepsPerEpoch % c.logEvery, int64_t(0)); // epoch means are exact

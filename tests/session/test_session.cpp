@@ -1,14 +1,14 @@
 // test_session.cpp — sessions as a user relies on them: YAML that round-trips exactly, located
 // errors for every kind of bad input, saves that never lose the previous file, sweeps that skip
 // what cannot run and keep finished results, the embedded presets, and headlab-cli's exit codes.
-#include "core/tasks/RunConfigFields.h"
-#include "core/session/CsvExport.h"
 #include "core/config/HeadSchedule.h"
+#include "core/session/CsvExport.h"
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
-#include "tests/TinyRuns.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
+#include "core/tasks/RunConfigFields.h"
+#include "tests/TinyRuns.h"
 
 #include <QFile>
 #include <QProcess>
@@ -957,7 +957,8 @@ void TestSession::cliPresetsAndHelp()
     for (const char *command : {"run", "validate", "presets", "export-csv"}) {
         result = runCli({command, "--help"});
         QCOMPARE(result.exitCode, 0);
-        QVERIFY2(result.out.contains("Usage: headlab-cli " + QString(command)), qPrintable(result.out));
+        QVERIFY2(result.out.contains("Usage: headlab-cli " + QString(command)),
+                 qPrintable(result.out));
     }
     result = runCli({"frobnicate"});
     QCOMPARE(result.exitCode, 2);
@@ -965,12 +966,13 @@ void TestSession::cliPresetsAndHelp()
     // Usage and help come from the same definitions: every option of run is in its help,
     // and a bad value names the option.
     result = runCli({"run", "--help"});
-    for (const char *option : {"--output", "--overwrite", "--preset", "--device", "--threads", "--concurrent",
-                               "--max-ensemble"})
+    for (const char *option : {"--output", "--overwrite", "--preset", "--device", "--threads",
+                               "--concurrent", "--max-ensemble"})
         QVERIFY2(result.out.contains(option), option);
     result = runCli({"run", "x.yaml", "--concurrent", "0"});
     QCOMPARE(result.exitCode, 2);
-    QVERIFY2(result.err.contains("--concurrent") && result.err.contains("not in range"), qPrintable(result.err));
+    QVERIFY2(result.err.contains("--concurrent") && result.err.contains("not in range"),
+             qPrintable(result.err));
     result = runCli({"run", "x.yaml", "--device", "gpu"});
     QCOMPARE(result.exitCode, 2);
     QVERIFY2(result.err.contains("unknown device 'gpu'"), qPrintable(result.err));
@@ -1140,7 +1142,6 @@ void TestSession::cliRunStopsCleanlyOnSigint()
     QCOMPARE(pendingRuns(saved).size(), size_t(2)); // they run again on resume
 }
 
-
 void TestSession::storedSessionsOfThisReleaseLoadUnchanged_data()
 {
     QTest::addColumn<QString>("name");
@@ -1167,7 +1168,8 @@ void TestSession::storedSessionsOfThisReleaseLoadUnchanged()
     QTemporaryDir tmp;
     const std::string copy = tmp.filePath(name + ".yaml").toStdString();
     std::filesystem::copy_file(dir + name.toStdString() + ".yaml", copy);
-    std::filesystem::copy(dir + name.toStdString() + ".results", tmp.filePath(name + ".results").toStdString(),
+    std::filesystem::copy(dir + name.toStdString() + ".results",
+                          tmp.filePath(name + ".results").toStdString(),
                           std::filesystem::copy_options::recursive);
     const Session s = loadSession(copy);
     QVERIFY(!s.runs.empty());
@@ -1178,7 +1180,8 @@ void TestSession::storedSessionsOfThisReleaseLoadUnchanged()
     QCOMPARE(slurp(csv.curvesPath), slurp(dir + name.toStdString() + ".csv/curves.csv"));
     // Each run keeps the file name its config hashed to, so resuming writes beside, not anew.
     for (const auto &run : s.runs)
-        QVERIFY2(std::filesystem::exists(dir + name.toStdString() + ".results/runs/" + runFileName(run.config)),
+        QVERIFY2(std::filesystem::exists(dir + name.toStdString() + ".results/runs/" +
+                                         runFileName(run.config)),
                  runFileName(run.config).c_str());
 }
 
@@ -1193,9 +1196,11 @@ void TestSession::presetRunFilesKeepTheirNames()
     for (const auto &preset : builtinPresets()) {
         Session s = loadPreset(preset.name);
         expandSweep(s);
-        for (const auto &run : s.runs) listing[preset.name] += preset.name + ' ' + runFileName(run.config) + '\n';
+        for (const auto &run : s.runs)
+            listing[preset.name] += preset.name + ' ' + runFileName(run.config) + '\n';
     }
-    const std::string golden = std::string(HEADLAB_SOURCE_DIR) + "/tests/session/fixtures/preset-run-files.txt";
+    const std::string golden =
+        std::string(HEADLAB_SOURCE_DIR) + "/tests/session/fixtures/preset-run-files.txt";
     if (qEnvironmentVariableIsSet("HEADLAB_WRITE_GOLDEN")) {
         std::ofstream out(golden, std::ios::binary);
         for (const auto &[name, lines] : listing) out << lines;
@@ -1205,7 +1210,8 @@ void TestSession::presetRunFilesKeepTheirNames()
     // not in it.
     std::ifstream in(golden, std::ios::binary);
     std::map<std::string, std::string> expected;
-    for (std::string line; std::getline(in, line);) expected[line.substr(0, line.find(' '))] += line + '\n';
+    for (std::string line; std::getline(in, line);)
+        expected[line.substr(0, line.find(' '))] += line + '\n';
     QVERIFY(!expected.empty());
     for (const auto &[name, lines] : expected) {
         QVERIFY2(listing.count(name), name.c_str());
@@ -1226,7 +1232,7 @@ void TestSession::replicateStatisticsOfKnownValues()
     QVERIFY(std::abs(s.mean - 1.39) < 1e-12);
     QVERIFY(std::abs(s.sd - 1.095627673984187) < 1e-12);
     QVERIFY(std::abs(s.se - 0.6325609325063739) < 1e-12);
-    QVERIFY(std::abs(s.q1 - 0.94) < 1e-12);                       // np.percentile(..., 25)
+    QVERIFY(std::abs(s.q1 - 0.94) < 1e-12); // np.percentile(..., 25)
     QVERIFY(std::abs(s.q3 - 2.0) < 1e-12);
     QCOMPARE(s.min, 0.17);
     QCOMPARE(s.max, 2.29);
@@ -1237,12 +1243,24 @@ void TestSession::replicateStatisticsOfKnownValues()
     Session session;
     session.name = "replicates";
     session.base = testing::tinyAdditionRun(8, {1}, 20, 1e-3);
-    auto num = [](double v) { AxisValue a; a.kind = AxisValue::Kind::Number; a.number = v; return a; };
-    auto seed = [](uint64_t v) { AxisValue a; a.kind = AxisValue::Kind::Unsigned; a.unsignedValue = v; return a; };
-    session.axes = {SweepAxis{"heads", {num(1), num(2)}}, SweepAxis{"seed", {seed(0), seed(1), seed(2)}}};
+    auto num = [](double v) {
+        AxisValue a;
+        a.kind = AxisValue::Kind::Number;
+        a.number = v;
+        return a;
+    };
+    auto seed = [](uint64_t v) {
+        AxisValue a;
+        a.kind = AxisValue::Kind::Unsigned;
+        a.unsignedValue = v;
+        return a;
+    };
+    session.axes = {SweepAxis{"heads", {num(1), num(2)}},
+                    SweepAxis{"seed", {seed(0), seed(1), seed(2)}}};
     expandSweep(session);
     QCOMPARE(session.runs.size(), size_t(6));
-    const double losses[6] = {0.96, 0.003, 0.92, 2.29, 0.17, 1.71}; // heads 1: seeds 0..2, heads 2: seeds 0..2
+    const double losses[6] = {0.96, 0.003, 0.92,
+                              2.29, 0.17,  1.71}; // heads 1: seeds 0..2, heads 2: seeds 0..2
     for (size_t i = 0; i < 6; ++i) {
         RunResult &r = session.runs[i].result;
         r.status = RunStatus::Done;
@@ -1263,27 +1281,33 @@ void TestSession::replicateStatisticsOfKnownValues()
     QVERIFY(std::abs(groups[1].learnedFraction() - 2.0 / 3.0) < 1e-12);
     // The paper's rule (final < ln 10) calls all three learned.
     session.learnedRule = LearnedRule::FinalBelowLn10;
-    for (auto &run : session.runs) run.result.metrics["learned"] = run.result.metrics["final_test_loss"] < std::log(10.0);
+    for (auto &run : session.runs)
+        run.result.metrics["learned"] = run.result.metrics["final_test_loss"] < std::log(10.0);
     QCOMPARE(groupReplicates(session)[1].learned, 3);
     session.learnedRule = LearnedRule::LeftLn10Plateau;
 
-    const std::string csv = replicateSummaryCsv(session, groups, {}, ReplicateStat::Median, ReplicateSpread::Sd);
-    QVERIFY2(QString::fromStdString(csv).startsWith("heads,runs,finished,final_test_loss_median,spread_sd_low,spread_sd_high,"),
+    const std::string csv =
+        replicateSummaryCsv(session, groups, {}, ReplicateStat::Median, ReplicateSpread::Sd);
+    QVERIFY2(QString::fromStdString(csv).startsWith(
+                 "heads,runs,finished,final_test_loss_median,spread_sd_low,spread_sd_high,"),
              csv.c_str());
     const QStringList rows = QString::fromStdString(csv).split('\n');
     const QStringList row = rows.value(2).split(',');
     QCOMPARE(row.mid(0, 4), (QStringList{"2", "3", "3", "1.71"})); // heads, runs, finished, median
     QVERIFY(std::abs(row[4].toDouble() - 0.29437232601581287) < 1e-12); // mean − sd
     QVERIFY(std::abs(row[5].toDouble() - 2.4856276739841867) < 1e-12);  // mean + sd
-    QVERIFY2(QString::fromStdString(csv).contains(",2,3,0.6666666666666666,left_ln10_plateau\n"), csv.c_str());
+    QVERIFY2(QString::fromStdString(csv).contains(",2,3,0.6666666666666666,left_ln10_plateau\n"),
+             csv.c_str());
 
     // The CLI prints and writes the same table.
     QTemporaryDir dir;
     const QString path = dir.filePath("r.yaml");
     saveSessionAtomic(session, path.toStdString());
-    const CliResult result = runCli({"summary", path, "--spread", "sd", "-o", dir.filePath("summary.csv")});
+    const CliResult result =
+        runCli({"summary", path, "--spread", "sd", "-o", dir.filePath("summary.csv")});
     QVERIFY2(result.exitCode == 0, qPrintable(result.err));
-    QVERIFY2(result.out.contains("2/3 split") && result.out.contains("3/3"), qPrintable(result.out));
+    QVERIFY2(result.out.contains("2/3 split") && result.out.contains("3/3"),
+             qPrintable(result.out));
     QFile written(dir.filePath("summary.csv"));
     QVERIFY(written.open(QIODevice::ReadOnly));
     QCOMPARE(written.readAll().toStdString(), csv);

@@ -2,10 +2,10 @@
 // input, the stored layout (one file per run, an index, a lock), and headlab-cli's writes under
 // crashes, signals, full disks, second writers and existing outputs. Each case is a defect that
 // was found in the previous release (docs/STORAGE.md lists them) and fails on it.
-#include "core/tasks/RunConfigFields.h"
 #include "core/config/HeadSchedule.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
+#include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
 #include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
@@ -58,7 +58,8 @@ CliResult runCli(const QStringList &args, int timeoutMs = 120000)
     process.start(QStringLiteral(HEADLAB_CLI_PATH), args);
     if (!process.waitForFinished(timeoutMs)) return {};
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardError()), QString::fromUtf8(process.readAllStandardOutput())};
+            QString::fromUtf8(process.readAllStandardError()),
+            QString::fromUtf8(process.readAllStandardOutput())};
 }
 
 // A session of tiny CPU runs over heads [1, 2] (and more axes if given).
@@ -293,7 +294,8 @@ void TestStorage::loaderRefusesFilesThatAreNotSessions()
     refuses(dir.filePath("s.results/runs/0000000000000001.yaml").toStdString(), "malformed");
     const Session opened = loadSession(session.toStdString());
     QCOMPARE(opened.unreadableRunFiles.size(), size_t(1));
-    QVERIFY2(opened.unreadableRunFiles[0].find("s.results/runs/0000000000000001.yaml:") != std::string::npos,
+    QVERIFY2(opened.unreadableRunFiles[0].find("s.results/runs/0000000000000001.yaml:") !=
+                 std::string::npos,
              opened.unreadableRunFiles[0].c_str());
 }
 
@@ -351,7 +353,8 @@ void TestStorage::memoryEstimateStopsAnImpossibleRun()
     bigTest.task.testPairs = 1'000'000;
     const int64_t testSetBytes = int64_t(3'000'000) * 19 * 8;
     QVERIFY2(estimateRunBytes(bigTest) > estimateRunBytes(small) + testSetBytes,
-             qPrintable(QString("%1 vs %2").arg(estimateRunBytes(bigTest)).arg(estimateRunBytes(small))));
+             qPrintable(
+                 QString("%1 vs %2").arg(estimateRunBytes(bigTest)).arg(estimateRunBytes(small))));
     // Evaluation runs in passes: a default test set is one pass (its numbers are unchanged); a
     // 100,000-token vocabulary's test set of 20,000 examples is split (its logits in one pass took
     // 16 GB), and a million test pairs too.
@@ -724,8 +727,10 @@ void TestStorage::shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun()
     QCOMPARE(runCli({"run", local, "--threads", "1"}).exitCode, 0);
 
     QProcess first, second;
-    first.start(QStringLiteral(HEADLAB_CLI_PATH), {"run", session, "--shard", "1/2", "--threads", "1"});
-    second.start(QStringLiteral(HEADLAB_CLI_PATH), {"run", session, "--shard", "2/2", "--threads", "1"});
+    first.start(QStringLiteral(HEADLAB_CLI_PATH),
+                {"run", session, "--shard", "1/2", "--threads", "1"});
+    second.start(QStringLiteral(HEADLAB_CLI_PATH),
+                 {"run", session, "--shard", "2/2", "--threads", "1"});
     QVERIFY(first.waitForFinished(120000) && second.waitForFinished(120000));
     QVERIFY2(first.exitCode() == 0, first.readAllStandardError().constData());
     QVERIFY2(second.exitCode() == 0, second.readAllStandardError().constData());
@@ -736,11 +741,13 @@ void TestStorage::shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun()
         QCOMPARE(f.readAll().toStdString(), text);
     }
     CliResult status = runCli({"status", session});
-    QVERIFY2(status.exitCode == 0 && status.out.contains("4 of 4 runs finished") && status.out.contains("nothing is running"),
+    QVERIFY2(status.exitCode == 0 && status.out.contains("4 of 4 runs finished") &&
+                 status.out.contains("nothing is running"),
              qPrintable(status.out));
 
     CliResult merged = runCli({"merge", session});
-    QVERIFY2(merged.exitCode == 0 && merged.out.contains("merged 4 results"), qPrintable(merged.out + merged.err));
+    QVERIFY2(merged.exitCode == 0 && merged.out.contains("merged 4 results"),
+             qPrintable(merged.out + merged.err));
     QFile index(session);
     QVERIFY(index.open(QIODevice::ReadOnly));
     const QByteArray once = index.readAll();
@@ -759,7 +766,8 @@ void TestStorage::shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun()
         QVERIFY(twin != b.runs.end());
         QCOMPARE(run.result.status, RunStatus::Done);
         QCOMPARE(run.result.test.size(), twin->result.test.size());
-        for (size_t k = 0; k < run.result.test.size(); ++k) QCOMPARE(run.result.test[k].value, twin->result.test[k].value);
+        for (size_t k = 0; k < run.result.test.size(); ++k)
+            QCOMPARE(run.result.test[k].value, twin->result.test[k].value);
     }
 
     // A run file of another experiment among the shards', under a name of its own: named by its
@@ -768,10 +776,12 @@ void TestStorage::shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun()
     writeFile(other, tinySession(5));
     QCOMPARE(runCli({"run", other, "--threads", "1"}).exitCode, 0);
     const QString stray = QDir(dir.filePath("other.results/runs")).entryList({"*.yaml"}).value(0);
-    QVERIFY(QFile::copy(dir.filePath("other.results/runs/" + stray), dir.filePath("s.results/runs/zz-dropped-in.yaml")));
+    QVERIFY(QFile::copy(dir.filePath("other.results/runs/" + stray),
+                        dir.filePath("s.results/runs/zz-dropped-in.yaml")));
     merged = runCli({"merge", session});
     QCOMPARE(merged.exitCode, 0);
-    QVERIFY2(merged.err.contains("s.results/runs/zz-dropped-in.yaml: not a run of"), qPrintable(merged.err));
+    QVERIFY2(merged.err.contains("s.results/runs/zz-dropped-in.yaml: not a run of"),
+             qPrintable(merged.err));
     QVERIFY(QFileInfo::exists(dir.filePath("s.results/runs/zz-dropped-in.yaml")));
 
     // Inside a Slurm array task the shard comes from the environment.
@@ -798,11 +808,13 @@ void TestStorage::shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun()
     QVERIFY(startTraining(shard, {"run", s3, "--shard", "1/2", "--threads", "1"}));
     const CliResult refused = runCli({"run", s3, "--threads", "1"});
     QCOMPARE(refused.exitCode, 2);
-    QVERIFY2(refused.err.contains("shards of") && refused.err.contains("shard 1/2: PID"), qPrintable(refused.err));
+    QVERIFY2(refused.err.contains("shards of") && refused.err.contains("shard 1/2: PID"),
+             qPrintable(refused.err));
     QVERIFY(runCli({"status", s3}).out.contains("running: shard 1/2"));
     // A second process on the same shard is told who holds it (it said "(a process)").
     const CliResult sameShard = runCli({"run", s3, "--shard", "1/2", "--threads", "1"});
-    QVERIFY2(sameShard.exitCode == 2 && sameShard.err.contains("PID " + QString::number(shard.processId())),
+    QVERIFY2(sameShard.exitCode == 2 &&
+                 sameShard.err.contains("PID " + QString::number(shard.processId())),
              qPrintable(sameShard.err));
     QVERIFY(runCli({"merge", s3}).exitCode == 0); // takes what has finished: nothing yet
     ::kill(pid_t(shard.processId()), SIGTERM);
@@ -815,15 +827,20 @@ void TestStorage::shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun()
     QVERIFY(startTraining(whole, {"run", s3, "--threads", "1"}));
     const CliResult shardRefused = runCli({"run", s3, "--shard", "2/2", "--threads", "1"});
     QCOMPARE(shardRefused.exitCode, 2);
-    QVERIFY2(shardRefused.err.contains("a whole-sweep run is training") && shardRefused.err.contains("PID " + QString::number(whole.processId())),
+    QVERIFY2(shardRefused.err.contains("a whole-sweep run is training") &&
+                 shardRefused.err.contains("PID " + QString::number(whole.processId())),
              qPrintable(shardRefused.err));
     const CliResult slurmRefused = runCli({"slurm", s3, "--array", "2"});
-    QVERIFY2(slurmRefused.exitCode == 2 && slurmRefused.err.contains("PID " + QString::number(whole.processId())), qPrintable(slurmRefused.err));
+    QVERIFY2(slurmRefused.exitCode == 2 &&
+                 slurmRefused.err.contains("PID " + QString::number(whole.processId())),
+             qPrintable(slurmRefused.err));
     ::kill(pid_t(whole.processId()), SIGTERM);
     QVERIFY(whole.waitForFinished(60000));
-    QVERIFY2(runCli({"run", s3, "--shard", "3/2"}).err.contains("--shard: expected I/N"), "a bad shard is refused");
+    QVERIFY2(runCli({"run", s3, "--shard", "3/2"}).err.contains("--shard: expected I/N"),
+             "a bad shard is refused");
     const CliResult emptyShard = runCli({"run", s3, "--shard", ""}); // not the whole sweep
-    QVERIFY2(emptyShard.exitCode == 2 && emptyShard.err.contains("--shard: expected I/N"), qPrintable(emptyShard.err));
+    QVERIFY2(emptyShard.exitCode == 2 && emptyShard.err.contains("--shard: expected I/N"),
+             qPrintable(emptyShard.err));
 }
 
 // `headlab-cli slurm`: the script it writes, run as Slurm would run each array task (bash, with the
@@ -837,16 +854,19 @@ void TestStorage::slurmScriptRunsTheShardsAndSubmits()
     const QString session = dir.filePath("s.yaml");
     writeFile(session, text);
     QProcess dry;
-    dry.start(QStringLiteral(HEADLAB_CLI_PATH), {"slurm", session, "--array", "2", "--partition", "cpu", "--time", "0:10:00",
-                                                 "--cpus-per-task", "1", "--dry-run"});
+    dry.start(QStringLiteral(HEADLAB_CLI_PATH),
+              {"slurm", session, "--array", "2", "--partition", "cpu", "--time", "0:10:00",
+               "--cpus-per-task", "1", "--dry-run"});
     QVERIFY(dry.waitForFinished(60000));
     QCOMPARE(dry.exitCode(), 0);
     const QString script = QString::fromUtf8(dry.readAllStandardOutput());
-    for (const char *line : {"#SBATCH --array=0-1", "#SBATCH --open-mode=append", "#SBATCH --requeue",
-                             "#SBATCH --signal=B:TERM@120", "#SBATCH --partition=\"cpu\"", "#SBATCH --time=\"0:10:00\"",
-                             "/slurm/%A_%a.log", " --threads 1 &"})
+    for (const char *line :
+         {"#SBATCH --array=0-1", "#SBATCH --open-mode=append", "#SBATCH --requeue",
+          "#SBATCH --signal=B:TERM@120", "#SBATCH --partition=\"cpu\"",
+          "#SBATCH --time=\"0:10:00\"", "/slurm/%A_%a.log", " --threads 1 &"})
         QVERIFY2(script.contains(line), line);
-    QVERIFY(!QFileInfo::exists(dir.filePath("s.results/slurm/submit.sbatch"))); // a dry run writes nothing
+    QVERIFY(!QFileInfo::exists(
+        dir.filePath("s.results/slurm/submit.sbatch"))); // a dry run writes nothing
     writeFile(dir.filePath("task.sh"), script.toStdString());
     for (const char *task : {"0", "1"}) { // each array task as Slurm would start it
         QProcess bash;
@@ -862,22 +882,28 @@ void TestStorage::slurmScriptRunsTheShardsAndSubmits()
     }
     QCOMPARE(countFiles(dir.filePath("s.results/runs")), 4);
     QCOMPARE(runCli({"merge", session}).exitCode, 0);
-    for (const auto &run : loadSession(session.toStdString()).runs) QCOMPARE(run.result.status, RunStatus::Done);
+    for (const auto &run : loadSession(session.toStdString()).runs)
+        QCOMPARE(run.result.status, RunStatus::Done);
 
     // Submitting: the script is written beside the results and handed to sbatch, whose job id is
     // printed; with nothing left to train, nothing is submitted.
     writeFile(dir.filePath("fresh.yaml"), text);
     QDir().mkpath(dir.filePath("bin"));
-    writeFile(dir.filePath("bin/sbatch"), "#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/args\"\necho '4242;cluster'\n");
-    QFile::setPermissions(dir.filePath("bin/sbatch"), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    writeFile(dir.filePath("bin/sbatch"),
+              "#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/args\"\necho '4242;cluster'\n");
+    QFile::setPermissions(dir.filePath("bin/sbatch"),
+                          QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     QProcess submit;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("PATH", dir.filePath("bin") + ":" + env.value("PATH"));
     submit.setProcessEnvironment(env);
-    submit.start(QStringLiteral(HEADLAB_CLI_PATH), {"slurm", dir.filePath("fresh.yaml"), "--array", "2"});
+    submit.start(QStringLiteral(HEADLAB_CLI_PATH),
+                 {"slurm", dir.filePath("fresh.yaml"), "--array", "2"});
     QVERIFY(submit.waitForFinished(60000));
     const QString out = QString::fromUtf8(submit.readAllStandardOutput());
-    QVERIFY2(submit.exitCode() == 0 && out.contains("submitted job 4242: 2 array tasks for the 4 runs"), qPrintable(out));
+    QVERIFY2(submit.exitCode() == 0 &&
+                 out.contains("submitted job 4242: 2 array tasks for the 4 runs"),
+             qPrintable(out));
     QVERIFY(QFileInfo::exists(dir.filePath("fresh.results/slurm/submit.sbatch")));
     QFile args(dir.filePath("bin/args"));
     QVERIFY(args.open(QIODevice::ReadOnly));
@@ -904,7 +930,8 @@ void TestStorage::exportsAndMergeCarryExactlyTheSessionsRuns()
     edited.replace(at, 10, "d_model: 16");
     writeFile(session, edited);
     QCOMPARE(runCli({"run", session, "--threads", "1"}).exitCode, 0);
-    QCOMPARE(QDir(dir.filePath("s.results/runs")).entryList({"*.yaml"}).size(), 4); // nothing deleted
+    QCOMPARE(QDir(dir.filePath("s.results/runs")).entryList({"*.yaml"}).size(),
+             4); // nothing deleted
 
     // Broken files beside them: a truncated run file and a directory named like one.
     const QString truncated = dir.filePath("s.results/runs/0000truncated.yaml");
@@ -915,14 +942,18 @@ void TestStorage::exportsAndMergeCarryExactlyTheSessionsRuns()
     QVERIFY2(csv.exitCode == 0 && csv.out.contains("(2 runs)"), qPrintable(csv.out + csv.err));
     for (const QString &old : first)
         QVERIFY2(csv.err.contains("s.results/runs/" + old + ": not a run of"), qPrintable(csv.err));
-    QVERIFY2(csv.err.contains("0000truncated.yaml") && csv.err.contains("x.yaml"), qPrintable(csv.err));
+    QVERIFY2(csv.err.contains("0000truncated.yaml") && csv.err.contains("x.yaml"),
+             qPrintable(csv.err));
     QFile runsCsv(dir.filePath("csv/runs.csv"));
     QVERIFY(runsCsv.open(QIODevice::ReadOnly));
-    QCOMPARE(QString::fromUtf8(runsCsv.readAll()).count('\n'), 3); // the header and the 2 runs of d_model 16
+    QCOMPARE(QString::fromUtf8(runsCsv.readAll()).count('\n'),
+             3); // the header and the 2 runs of d_model 16
 
     const CliResult yamlExport = runCli({"export-yaml", session, "-o", dir.filePath("all.yaml")});
-    QVERIFY2(yamlExport.exitCode == 0 && yamlExport.out.contains("(2 runs)"), qPrintable(yamlExport.out + yamlExport.err));
-    for (const auto &run : loadSession(dir.filePath("all.yaml").toStdString()).runs) QCOMPARE(run.config.model.dModel, int64_t(16));
+    QVERIFY2(yamlExport.exitCode == 0 && yamlExport.out.contains("(2 runs)"),
+             qPrintable(yamlExport.out + yamlExport.err));
+    for (const auto &run : loadSession(dir.filePath("all.yaml").toStdString()).runs)
+        QCOMPARE(run.config.model.dModel, int64_t(16));
 
     const CliResult merged = runCli({"merge", session});
     QVERIFY2(merged.exitCode == 0 && merged.err.contains("not a run of"), qPrintable(merged.err));
@@ -944,26 +975,32 @@ void TestStorage::statusCountsTheRunsShardsTrainAsInTraining()
     QVERIFY(startTraining(second, {"run", session, "--shard", "2/2", "--threads", "1"}));
     auto checkpointFolders = [&] {
         int withFiles = 0;
-        for (const QString &run : QDir(dir.filePath("s.results/checkpoints")).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-            withFiles += !QDir(dir.filePath("s.results/checkpoints/" + run)).entryList({"step-*.safetensors"}).isEmpty();
+        for (const QString &run : QDir(dir.filePath("s.results/checkpoints"))
+                                      .entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+            withFiles += !QDir(dir.filePath("s.results/checkpoints/" + run))
+                              .entryList({"step-*.safetensors"})
+                              .isEmpty();
         return withFiles;
     };
     for (int i = 0; i < 600 && checkpointFolders() < 4; ++i) QTest::qWait(100);
     QCOMPARE(checkpointFolders(), 4);
     const CliResult status = runCli({"status", session});
-    QVERIFY2(status.out.contains("0 of 4 runs finished") && status.out.contains("4 in training now") &&
-                 status.out.contains("0 not started"),
+    QVERIFY2(status.out.contains("0 of 4 runs finished") &&
+                 status.out.contains("4 in training now") && status.out.contains("0 not started"),
              qPrintable(status.out));
-    QVERIFY2(status.out.contains("running: shard 1/2: PID " + QString::number(first.processId())) &&
-                 status.out.contains("running: shard 2/2: PID " + QString::number(second.processId())) &&
-                 status.out.count("2 runs to train, checkpoints at steps ") == 2,
-             qPrintable(status.out));
+    QVERIFY2(
+        status.out.contains("running: shard 1/2: PID " + QString::number(first.processId())) &&
+            status.out.contains("running: shard 2/2: PID " + QString::number(second.processId())) &&
+            status.out.count("2 runs to train, checkpoints at steps ") == 2,
+        qPrintable(status.out));
     for (QProcess *p : {&first, &second}) {
         ::kill(pid_t(p->processId()), SIGTERM);
         QVERIFY(p->waitForFinished(60000));
     }
     const CliResult after = runCli({"status", session});
-    QVERIFY2(after.out.contains("0 in training now, 4 stopped") && after.out.contains("nothing is running"), qPrintable(after.out));
+    QVERIFY2(after.out.contains("0 in training now, 4 stopped") &&
+                 after.out.contains("nothing is running"),
+             qPrintable(after.out));
 }
 
 // SIGTERM of a 100,000-run sweep took 61 s, writing a "stopped before it started" file for each
@@ -990,7 +1027,8 @@ void TestStorage::stoppingALargeSweepWritesOnlyTheRunsThatStarted()
         if (!run.storedFile.empty()) QCOMPARE(run.result.status, RunStatus::Stopped);
     expandSweep(saved);
     QCOMPARE(saved.runs.size(), size_t(4000));
-    QCOMPARE(pendingRuns(saved).size(), size_t(4000)); // all of them resume: stopped ones from checkpoints
+    QCOMPARE(pendingRuns(saved).size(),
+             size_t(4000)); // all of them resume: stopped ones from checkpoints
 }
 
 namespace {
@@ -1011,8 +1049,10 @@ QStringList sbatchArguments(const QString &line)
         } else if (c == '\\') {
             escaped = inArgument = true;
         } else if (!quote.isNull()) {
-            if (c == quote) quote = QChar();
-            else current += c;
+            if (c == quote)
+                quote = QChar();
+            else
+                current += c;
         } else if (c == '"' || c == '\'') {
             quote = c;
             inArgument = true;
@@ -1038,13 +1078,15 @@ void TestStorage::slurmNeverHandsUserTextToAShell()
 {
     QTemporaryDir dir;
     QDir().mkpath(dir.filePath("bin"));
-    writeFile(dir.filePath("bin/sbatch"),
-              "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$(dirname \"$0\")/args\"\necho '77;cluster'\n");
-    QFile::setPermissions(dir.filePath("bin/sbatch"), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    writeFile(dir.filePath("bin/sbatch"), "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; "
+                                          "done > \"$(dirname \"$0\")/args\"\necho '77;cluster'\n");
+    QFile::setPermissions(dir.filePath("bin/sbatch"),
+                          QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("PATH", dir.filePath("bin") + ":" + env.value("PATH"));
     const QString pwned = dir.filePath("PWNED");
-    const QString partition = "p$(touch PWNED)", account = "a;touch PWNED; \"b\\\" 'c'", time = "1:00 `touch PWNED`";
+    const QString partition = "p$(touch PWNED)", account = "a;touch PWNED; \"b\\\" 'c'",
+                  time = "1:00 `touch PWNED`";
     const QStringList names = {"$(touch PWNED).yaml", "`touch PWNED`.yaml", "x;touch PWNED;.yaml",
                                "it's a \"b\" c $HOME.yaml"};
     for (const QString &name : names) {
@@ -1054,16 +1096,20 @@ void TestStorage::slurmNeverHandsUserTextToAShell()
         submit.setProcessEnvironment(env);
         submit.setWorkingDirectory(dir.path());
         submit.start(QStringLiteral(HEADLAB_CLI_PATH),
-                     {"slurm", session, "--array", "1", "--partition", partition, "--account", account, "--time", time});
+                     {"slurm", session, "--array", "1", "--partition", partition, "--account",
+                      account, "--time", time});
         QVERIFY(submit.waitForFinished(60000));
-        const QString out = QString::fromUtf8(submit.readAllStandardOutput() + submit.readAllStandardError());
-        QVERIFY2(submit.exitCode() == 0 && out.contains("submitted job 77"), qPrintable(name + ": " + out));
+        const QString out =
+            QString::fromUtf8(submit.readAllStandardOutput() + submit.readAllStandardError());
+        QVERIFY2(submit.exitCode() == 0 && out.contains("submitted job 77"),
+                 qPrintable(name + ": " + out));
         QVERIFY2(!QFileInfo::exists(pwned), qPrintable(name + ": submission ran the name"));
         const QString results = session.left(session.size() - 5) + ".results";
         const QString scriptPath = results + "/slurm/submit.sbatch";
         QFile args(dir.filePath("bin/args"));
         QVERIFY(args.open(QIODevice::ReadOnly));
-        QCOMPARE(QString::fromUtf8(args.readAll()), "--parsable\n" + scriptPath + "\n"); // two arguments, as given
+        QCOMPARE(QString::fromUtf8(args.readAll()),
+                 "--parsable\n" + scriptPath + "\n"); // two arguments, as given
         args.close();
 
         // sbatch reads the options back as given.
@@ -1073,9 +1119,11 @@ void TestStorage::slurmNeverHandsUserTextToAShell()
         QStringList options;
         for (const QString &line : script.split('\n'))
             if (line.startsWith("#SBATCH")) options += sbatchArguments(line);
-        for (const QString &expected : {"--partition=" + partition, "--account=" + account, "--time=" + time,
-                                        "--output=" + results + "/slurm/%A_%a.log"})
-            QVERIFY2(options.contains(expected), qPrintable(name + ": sbatch would not read " + expected + " from\n" + script));
+        for (const QString &expected :
+             {"--partition=" + partition, "--account=" + account, "--time=" + time,
+              "--output=" + results + "/slurm/%A_%a.log"})
+            QVERIFY2(options.contains(expected),
+                     qPrintable(name + ": sbatch would not read " + expected + " from\n" + script));
 
         // bash runs the array task with the session's name as one argument, and nothing else.
         QProcess task;
@@ -1103,15 +1151,18 @@ void TestStorage::slurmNeverHandsUserTextToAShell()
     for (const auto &[extra, option] : refused) {
         QProcess submit;
         submit.setProcessEnvironment(env);
-        submit.start(QStringLiteral(HEADLAB_CLI_PATH), QStringList{"slurm", session, "--array", "1"} + extra);
+        submit.start(QStringLiteral(HEADLAB_CLI_PATH),
+                     QStringList{"slurm", session, "--array", "1"} + extra);
         QVERIFY(submit.waitForFinished(60000));
         const QString err = QString::fromUtf8(submit.readAllStandardError());
-        QVERIFY2(submit.exitCode() == 2 && err.contains(option) && err.contains("line break"), qPrintable(err));
+        QVERIFY2(submit.exitCode() == 2 && err.contains(option) && err.contains("line break"),
+                 qPrintable(err));
     }
     const QString newline = dir.filePath("two\nlines.yaml");
     writeFile(newline, tinySession(4));
     const CliResult lineInName = runCli({"slurm", newline, "--array", "1"});
-    QVERIFY2(lineInName.exitCode == 2 && lineInName.err.contains("the session path"), qPrintable(lineInName.err));
+    QVERIFY2(lineInName.exitCode == 2 && lineInName.err.contains("the session path"),
+             qPrintable(lineInName.err));
     QVERIFY(!QFileInfo::exists(dir.filePath("plain.results/slurm/submit.sbatch")));
     QVERIFY(!QFileInfo::exists(pwned));
 }

@@ -36,7 +36,8 @@ std::string modularExamples(int p, bool grouped)
     std::string text = "# a + b mod p\n";
     for (int a = 0; a < p; ++a)
         for (int b = 0; b < p; ++b)
-            text += std::to_string(a) + " + " + std::to_string(b) + " =\t" + std::to_string((a + b) % p) +
+            text += std::to_string(a) + " + " + std::to_string(b) + " =\t" +
+                    std::to_string((a + b) % p) +
                     (grouped ? (a + b >= p ? "\twraps" : "\tno wrap") : "") + "\n";
     return text;
 }
@@ -45,7 +46,8 @@ RunConfig fileRun(const std::string &path, int64_t steps, double lr)
 {
     RunConfig c;
     c.task.kind = "sequence_file";
-    c.task.options = {{"path", path}, {"tokens", "words"}, {"test_fraction", "0.2"}, {"plateau_lines", "true"}};
+    c.task.options = {
+        {"path", path}, {"tokens", "words"}, {"test_fraction", "0.2"}, {"plateau_lines", "true"}};
     c.model.dModel = 32;
     c.model.heads = {2};
     PhaseConfig p;
@@ -99,21 +101,47 @@ void TestTasks::badFilesGetLocatedMessages_data()
     QTest::addColumn<QString>("name");
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("empty text") << "e.txt" << "" << "e.txt: is empty: no examples";
-    QTest::newRow("only comments") << "c.txt" << "# nothing\n\n" << "c.txt: is empty: no examples";
-    QTest::newRow("header only") << "h.csv" << "prompt,answer\n" << "h.csv: is empty: no examples";
-    QTest::newRow("no answer column") << "n.csv" << "prompt,group\n1+1,a\n" << "n.csv:1: the header must name";
-    QTest::newRow("unknown column") << "u.csv" << "prompt,answer,colour\n" << "u.csv:1: unknown column 'colour'";
-    QTest::newRow("no tab") << "t.txt" << "1+1=\t2\n2+2= 4\n" << "t.txt:2: no answer";
-    QTest::newRow("empty answer") << "a.csv" << "prompt,answer\n1+1=,2\n2+2=,\n" << "a.csv:3: no answer";
-    QTest::newRow("inconsistent lengths") << "l.txt" << "12+34=\t46\n1+2=\t3\n"
-                                          << "l.txt:2: the prompt has 4 tokens, but the first has 6";
-    QTest::newRow("field count") << "f.csv" << "prompt,answer\n1+1=,2\n2+2=,4,x\n" << "f.csv:3: 3 fields, but the header has 2";
-    QTest::newRow("open quote") << "q.csv" << "prompt,answer\n\"1+1=,2\n" << "q.csv:2: a quoted field is not closed";
-    QTest::newRow("group missing") << "g.txt" << "1+1=\t2\tsmall\n9+9=\t18\n" << "g.txt:2: no group, but the first";
-    QTest::newRow("one example") << "o.txt" << "1+1=\t2\n" << "o.txt: needs at least 2 examples";
-    QTest::newRow("UTF-16") << "w.csv" << QString::fromLatin1(QByteArray("\xff\xfep\0r\0", 6)) << "w.csv: is UTF-16 text; save it as UTF-8";
-    QTest::newRow("Latin-1") << "l1.txt" << QString::fromLatin1("ab\tx\ncaf\xe9\ty\n") << "l1.txt:2: is not UTF-8 text";
+    QTest::newRow("empty text") << "e.txt"
+                                << ""
+                                << "e.txt: is empty: no examples";
+    QTest::newRow("only comments") << "c.txt"
+                                   << "# nothing\n\n"
+                                   << "c.txt: is empty: no examples";
+    QTest::newRow("header only") << "h.csv"
+                                 << "prompt,answer\n"
+                                 << "h.csv: is empty: no examples";
+    QTest::newRow("no answer column") << "n.csv"
+                                      << "prompt,group\n1+1,a\n"
+                                      << "n.csv:1: the header must name";
+    QTest::newRow("unknown column") << "u.csv"
+                                    << "prompt,answer,colour\n"
+                                    << "u.csv:1: unknown column 'colour'";
+    QTest::newRow("no tab") << "t.txt"
+                            << "1+1=\t2\n2+2= 4\n"
+                            << "t.txt:2: no answer";
+    QTest::newRow("empty answer") << "a.csv"
+                                  << "prompt,answer\n1+1=,2\n2+2=,\n"
+                                  << "a.csv:3: no answer";
+    QTest::newRow("inconsistent lengths")
+        << "l.txt"
+        << "12+34=\t46\n1+2=\t3\n"
+        << "l.txt:2: the prompt has 4 tokens, but the first has 6";
+    QTest::newRow("field count") << "f.csv"
+                                 << "prompt,answer\n1+1=,2\n2+2=,4,x\n"
+                                 << "f.csv:3: 3 fields, but the header has 2";
+    QTest::newRow("open quote") << "q.csv"
+                                << "prompt,answer\n\"1+1=,2\n"
+                                << "q.csv:2: a quoted field is not closed";
+    QTest::newRow("group missing") << "g.txt"
+                                   << "1+1=\t2\tsmall\n9+9=\t18\n"
+                                   << "g.txt:2: no group, but the first";
+    QTest::newRow("one example") << "o.txt"
+                                 << "1+1=\t2\n"
+                                 << "o.txt: needs at least 2 examples";
+    QTest::newRow("UTF-16") << "w.csv" << QString::fromLatin1(QByteArray("\xff\xfep\0r\0", 6))
+                            << "w.csv: is UTF-16 text; save it as UTF-8";
+    QTest::newRow("Latin-1") << "l1.txt" << QString::fromLatin1("ab\tx\ncaf\xe9\ty\n")
+                             << "l1.txt:2: is not UTF-8 text";
 }
 
 void TestTasks::badFilesGetLocatedMessages()
@@ -124,7 +152,8 @@ void TestTasks::badFilesGetLocatedMessages()
     QTemporaryDir dir;
     // Latin-1 bytes as given: the encoding rows hold bytes that are not UTF-8 on purpose.
     const bool bytes = name == "w.csv" || name == "l1.txt";
-    const std::string path = write(dir, name, bytes ? text.toLatin1().toStdString() : text.toStdString());
+    const std::string path =
+        write(dir, name, bytes ? text.toLatin1().toStdString() : text.toStdString());
     try {
         load(path, Tokens::Characters, 0.2);
         QFAIL("no error");
@@ -136,15 +165,17 @@ void TestTasks::badFilesGetLocatedMessages()
     c.task.options["tokens"] = "characters";
     const QString why = QString::fromStdString(validate(c));
     QVERIFY2(why.startsWith("task.path: ") && why.contains(expected), qPrintable(why));
-    load(write(dir, "missing-later.txt", "1\t2\n3\t4\n"), Tokens::Characters, 0.2); // a good file loads
+    load(write(dir, "missing-later.txt", "1\t2\n3\t4\n"), Tokens::Characters,
+         0.2); // a good file loads
     try { // a file that fails on reading is named, with what to do (it was "basic_filebuf::underflow error")
         load("/proc/self/mem", Tokens::Characters, 0.2);
         QFAIL("no error");
     } catch (const FileError &e) {
         QVERIFY2(QString::fromStdString(e.what()).startsWith("/proc/self/mem: "), e.what());
     }
-    QVERIFY(QString::fromStdString(validate(fileRun(dir.filePath("nope.txt").toStdString(), 10, 1e-3)))
-                .contains("nope.txt: cannot open the examples file: no such file"));
+    QVERIFY(
+        QString::fromStdString(validate(fileRun(dir.filePath("nope.txt").toStdString(), 10, 1e-3)))
+            .contains("nope.txt: cannot open the examples file: no such file"));
 }
 
 // Spreadsheet programs write a byte-order mark before the header; it showed as an invisible
@@ -152,7 +183,8 @@ void TestTasks::badFilesGetLocatedMessages()
 void TestTasks::aByteOrderMarkIsNoPartOfTheHeader()
 {
     QTemporaryDir dir;
-    const auto data = load(write(dir, "bom.csv", "\xEF\xBB\xBFprompt,answer\n1+1=,2\n2+2=,4\n"), Tokens::Characters, 0.5);
+    const auto data = load(write(dir, "bom.csv", "\xEF\xBB\xBFprompt,answer\n1+1=,2\n2+2=,4\n"),
+                           Tokens::Characters, 0.5);
     QCOMPARE(data->examples(), int64_t(2));
     QCOMPARE(data->promptLength, int64_t(4));
 }
@@ -173,7 +205,8 @@ void TestTasks::theAdditionInputIsScannedWithoutRecursion_data()
     QTest::newRow("digit 3") << "1 + 5, digit 3" << false << 0 << 0 << 0;
     QTest::newRow("comma and nothing") << "1 + 5," << false << 0 << 0 << 0;
     QTest::newRow("half a word") << "1 + 5 dig 1" << false << 0 << 0 << 0;
-    QTest::newRow("30,000 spaces inside") << "1" + QString(30000, ' ') + "+ x" << false << 0 << 0 << 0;
+    QTest::newRow("30,000 spaces inside")
+        << "1" + QString(30000, ' ') + "+ x" << false << 0 << 0 << 0;
 }
 
 void TestTasks::theAdditionInputIsScannedWithoutRecursion()
@@ -196,7 +229,8 @@ void TestTasks::readsCsvAndText()
     QTemporaryDir dir;
     // CSV: quoted fields with commas and quotes, a group column, CRLF lines.
     const auto csv = load(write(dir, "x.csv",
-                                "prompt,answer,group\r\n\"a,b\",\"say \"\"hi\"\"\",g1\r\n\"c,d\",yes,g2\r\n\"a,a\",yes,g1\r\n"),
+                                "prompt,answer,group\r\n\"a,b\",\"say "
+                                "\"\"hi\"\"\",g1\r\n\"c,d\",yes,g2\r\n\"a,a\",yes,g1\r\n"),
                           Tokens::Characters, 0.34);
     QCOMPARE(csv->examples(), int64_t(3));
     QCOMPARE(csv->promptLength, int64_t(3));
@@ -204,17 +238,20 @@ void TestTasks::readsCsvAndText()
     QCOMPARE(csv->group, (std::vector<int64_t>{0, 1, 0}));
     QCOMPARE(csv->distinctAnswers, int64_t(2));
     // The vocabulary: every prompt character and every answer, sorted; the answer is one token.
-    QCOMPARE(csv->vocabulary, (std::vector<std::string>{",", "a", "b", "c", "d", "say \"hi\"", "yes"}));
+    QCOMPARE(csv->vocabulary,
+             (std::vector<std::string>{",", "a", "b", "c", "d", "say \"hi\"", "yes"}));
     QCOMPARE(csv->line, (std::vector<int64_t>{2, 3, 4}));
     // Text, words: whitespace-separated prompt tokens; UTF-8 characters stay whole in character mode.
-    const auto words = load(write(dir, "w.txt", "# comment\n3 × 4 =\t12\n\n10 × 2 =\t20\n"), Tokens::Words, 0.5);
+    const auto words =
+        load(write(dir, "w.txt", "# comment\n3 × 4 =\t12\n\n10 × 2 =\t20\n"), Tokens::Words, 0.5);
     QCOMPARE(words->promptLength, int64_t(4));
     QCOMPARE(words->sequenceLength(), int64_t(5));
     QVERIFY(words->groups.empty());
     QCOMPARE(splitPrompt("3×4", Tokens::Characters), (std::vector<std::string>{"3", "×", "4"}));
     // Row 0 is "3 × 4 = 12": ids of "3", "×", "4", "=", "12" in the sorted vocabulary.
     auto id = [&](const std::string &t) {
-        return int64_t(std::find(words->vocabulary.begin(), words->vocabulary.end(), t) - words->vocabulary.begin());
+        return int64_t(std::find(words->vocabulary.begin(), words->vocabulary.end(), t) -
+                       words->vocabulary.begin());
     };
     QCOMPARE(std::vector<int64_t>(words->tokens.begin(), words->tokens.begin() + 5),
              (std::vector<int64_t>{id("3"), id("×"), id("4"), id("="), id("12")}));
@@ -234,7 +271,8 @@ void TestTasks::splitIsFixedAndDisjoint()
     // The split is a function of the number of examples alone, the same on every machine: a
     // Fisher–Yates shuffle driven by mt19937_64. Golden from an independent implementation of both
     // in Python: `python3 tests/tasks/split_golden.py`.
-    QCOMPARE(a->testOrder, (std::vector<int64_t>{7, 28, 2, 36, 15, 48, 5, 17, 3, 35, 46, 24, 10, 45, 0}));
+    QCOMPARE(a->testOrder,
+             (std::vector<int64_t>{7, 28, 2, 36, 15, 48, 5, 17, 3, 35, 46, 24, 10, 45, 0}));
 }
 
 void TestTasks::specOptionsAndPlateauLines()
@@ -260,7 +298,8 @@ void TestTasks::specOptionsAndPlateauLines()
     QVERIFY(validate(c).empty());
     // An answer-only or next-token phase; not regression.
     c.phases[0].objective = Objective::Regression;
-    QVERIFY(QString::fromStdString(validate(c)).contains("'regression' does not apply to the sequence_file task"));
+    QVERIFY(QString::fromStdString(validate(c))
+                .contains("'regression' does not apply to the sequence_file task"));
 }
 
 void TestTasks::optionsAreReadWithLocatedErrors()
@@ -269,10 +308,12 @@ void TestTasks::optionsAreReadWithLocatedErrors()
     write(dir, "ex.txt", modularExamples(3, false));
     auto session = [&](const std::string &task) {
         return "schema_version: 2\nexperiment:\n  task: " + task +
-               "\n  model: {d_model: 8, layers: 1}\n  phases:\n    - {objective: answer, steps: 2, batch_size: 2}\n";
+               "\n  model: {d_model: 8, layers: 1}\n  phases:\n    - {objective: answer, steps: 2, "
+               "batch_size: 2}\n";
     };
     // The path is relative to the session file, wherever it is run from.
-    const std::string good = write(dir, "s.yaml", session("{kind: sequence_file, path: ex.txt, tokens: words}"));
+    const std::string good =
+        write(dir, "s.yaml", session("{kind: sequence_file, path: ex.txt, tokens: words}"));
     Session s = loadSession(good);
     expandSweep(s);
     QCOMPARE(s.runs.size(), size_t(1));
@@ -286,10 +327,14 @@ void TestTasks::optionsAreReadWithLocatedErrors()
     const struct {
         const char *task, *expected;
     } bad[] = {
-        {"{kind: sequence_file, path: ex.txt, tokens: letters}", "s.yaml:3:53: experiment.task.tokens: unknown value 'letters'"},
-        {"{kind: sequence_file, path: ex.txt, test_fraction: 1.5}", "experiment.task.test_fraction"},
-        {"{kind: sequence_file, path: \"\"}", "experiment.task.path: needs the examples file's path"},
-        {"{kind: sequence_file, path: ex.txt, point_dim: 3}", "is an option of task kind nearest_neighbour, not sequence_file"},
+        {"{kind: sequence_file, path: ex.txt, tokens: letters}",
+         "s.yaml:3:53: experiment.task.tokens: unknown value 'letters'"},
+        {"{kind: sequence_file, path: ex.txt, test_fraction: 1.5}",
+         "experiment.task.test_fraction"},
+        {"{kind: sequence_file, path: \"\"}",
+         "experiment.task.path: needs the examples file's path"},
+        {"{kind: sequence_file, path: ex.txt, point_dim: 3}",
+         "is an option of task kind nearest_neighbour, not sequence_file"},
         {"{kind: sequence_fil, path: ex.txt}", "did you mean 'sequence_file'?"},
     };
     for (const auto &b : bad) {
@@ -310,11 +355,12 @@ void TestTasks::learnsAndReportsGroups()
     const RunResult r = trainRun(fileRun(path, 600, 3e-3));
     QCOMPARE(r.status, RunStatus::Done);
     // It memorises the training examples: the train loss falls far below ln K.
-    QVERIFY2(r.train.back().value < 0.5 * std::log(5.0), qPrintable(QString::number(r.train.back().value)));
+    QVERIFY2(r.train.back().value < 0.5 * std::log(5.0),
+             qPrintable(QString::number(r.train.back().value)));
     QVERIFY(r.extra.count("test_group_0") && r.extra.count("test_group_1"));
     QCOMPARE(r.extra.at("test_group_0").size(), r.test.size());
     for (const auto &[name, value] : r.metrics) QVERIFY2(findTaskMetric(name), name.c_str());
-    QVERIFY(r.metrics.count("learned")); // the paper's rule with threshold ln K
+    QVERIFY(r.metrics.count("learned"));            // the paper's rule with threshold ln K
     QVERIFY(!r.metrics.count("left_ln10_plateau")); // the addition staircase is not this task's
     QVERIFY(QString::fromStdString(r.provenance.at("task.file")).contains("25 examples"));
 }
@@ -344,7 +390,8 @@ void TestTasks::cliRunsTheExampleFilesFromAnyDirectory()
         QVERIFY2(v.out.contains("0 skipped"), qPrintable(v.out));
     }
     // The shipped files: K answers and G groups as make_examples.py writes them.
-    const auto multiplication = load(examples.toStdString() + "/multiplication.tsv", Tokens::Characters, 0.1);
+    const auto multiplication =
+        load(examples.toStdString() + "/multiplication.tsv", Tokens::Characters, 0.1);
     QCOMPARE(multiplication->examples(), int64_t(90 * 90 * 4));
     QCOMPARE(multiplication->distinctAnswers, int64_t(10));
     QCOMPARE(multiplication->groups.size(), size_t(4));
@@ -362,7 +409,8 @@ void TestTasks::cliRunsTheExampleFilesFromAnyDirectory()
     text.replace(text.find("heads: [1, 2, 4]"), 16, "heads: [1, 2]");
     text.replace(text.find("lr: [0.001, 0.003]"), 18, "lr: [0.001]");
     text.replace(text.find("device: auto"), 12, "device: cpu");
-    text.replace(text.find("path: multiplication.tsv"), 24, "path: " + examples.toStdString() + "/../tasks/multiplication.tsv");
+    text.replace(text.find("path: multiplication.tsv"), 24,
+                 "path: " + examples.toStdString() + "/../tasks/multiplication.tsv");
     const std::string input = write(dir, "in.yaml", text);
     const QString output = dir.filePath("elsewhere/out.yaml");
     QDir().mkpath(dir.filePath("elsewhere"));

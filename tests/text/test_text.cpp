@@ -4,16 +4,16 @@
 // round-trips UTF-8, bad text files get messages naming the file, head schedules and their
 // divisibility messages, the QK rule's per-layer learning rates, seeded sampling, and that a
 // tiny text model trains on the CPU (its validation loss falls well below ln 256).
-#include "core/tasks/RunConfigFields.h"
-#include "core/model/Adam.h"
 #include "core/config/HeadSchedule.h"
 #include "core/config/RunConfig.h"
+#include "core/model/Adam.h"
+#include "core/model/Transformer.h"
+#include "core/tasks/RunConfigFields.h"
 #include "core/tasks/text/StoryCorpus.h"
-#include "core/train/SweepRunner.h"
 #include "core/tasks/text/TextCorpus.h"
 #include "core/tasks/text/TextTask.h"
+#include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
-#include "core/model/Transformer.h"
 
 #include <QtTest>
 

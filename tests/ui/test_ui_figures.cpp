@@ -3,30 +3,30 @@
 // with its message, and export writes a valid SVG and a non-blank PNG of the requested size.
 #include "UiTestSessions.h"
 
-#include "ui/model/AxisRange.h"
-#include "ui/figures/ChartTheme.h"
-#include "ui/model/CurveDecimator.h"
 #include "ui/app/ExperimentForm.h"
-#include "ui/model/FigureData.h"
+#include "ui/app/HeadScheduleEditor.h"
+#include "ui/app/MainWindow.h"
+#include "ui/figures/ChartTheme.h"
 #include "ui/figures/FigureChartView.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/FigurePanel.h"
 #include "ui/figures/FigureTable.h"
 #include "ui/figures/HeadScheduleChartView.h"
-#include "ui/app/HeadScheduleEditor.h"
-#include "ui/model/HeatmapData.h"
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/LossChartView.h"
 #include "ui/figures/SmallMultiplesView.h"
-#include "ui/app/MainWindow.h"
+#include "ui/model/AxisRange.h"
+#include "ui/model/CurveDecimator.h"
+#include "ui/model/FigureData.h"
+#include "ui/model/HeatmapData.h"
 #include "ui/model/RunMetrics.h"
 #include "ui/model/RunTableModel.h"
 #include "ui/model/SessionModel.h"
 
 #include "core/session/CsvExport.h"
 #include "core/session/Presets.h"
-#include "core/session/SessionStore.h"
 #include "core/session/Replicates.h"
+#include "core/session/SessionStore.h"
 
 #include <array>
 #include <cmath>
@@ -34,19 +34,19 @@
 #include <QAction>
 #include <QChart>
 #include <QCheckBox>
-#include <QValueAxis>
 #include <QLabel>
-#include <QLineEdit>
-#include <QProcess>
-#include <QSet>
-#include <QSvgRenderer>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QLineEdit>
 #include <QLineSeries>
+#include <QProcess>
 #include <QScatterSeries>
+#include <QSet>
 #include <QStatusBar>
+#include <QSvgRenderer>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QValueAxis>
 #include <QXmlStreamReader>
 #include <QtTest>
 
@@ -65,13 +65,17 @@ private Q_SLOTS:
         for (auto &run : s.runs) {
             if (run.result.status != RunStatus::Done) continue;
             run.result.phaseStarts = {0, 200};
-            const double scale = double(headDimension(run.config)); // grows with m_H, as the paper predicts
-            run.result.extra[headCurveName(0, 0, "logit_rms")] = {{200, 1.0}, {300, scale}, {400, 2 * scale}};
-            run.result.extra[headCurveName(1, 0, "logit_rms")] = {{200, 1.0}, {300, 3 * scale}, {400, 4 * scale}};
+            const double scale =
+                double(headDimension(run.config)); // grows with m_H, as the paper predicts
+            run.result.extra[headCurveName(0, 0, "logit_rms")] = {
+                {200, 1.0}, {300, scale}, {400, 2 * scale}};
+            run.result.extra[headCurveName(1, 0, "logit_rms")] = {
+                {200, 1.0}, {300, 3 * scale}, {400, 4 * scale}};
             ++withStats;
         }
         QVERIFY(withStats > 0);
-        const FigureY early{QStringLiteral("logit_rms"), true}, end{QStringLiteral("logit_rms"), false};
+        const FigureY early{QStringLiteral("logit_rms"), true},
+            end{QStringLiteral("logit_rms"), false};
         const FigureData d = scalingFigure(s, true, {}, {}, early);
         QVERIFY(!d.lossAxis);
         QCOMPARE(d.yColumn, QStringLiteral("logit_rms@100"));
@@ -88,7 +92,8 @@ private Q_SLOTS:
             for (const auto &p : series.points) QVERIFY(p.y() > 0);
         QVERIFY(e.csv().contains(QStringLiteral("logit_rms@end")));
         // The names round-trip (view state), and the default is the final test loss.
-        for (const auto &[title, y] : figureYChoices()) QVERIFY(figureYFromName(figureYName(y)) == y);
+        for (const auto &[title, y] : figureYChoices())
+            QVERIFY(figureYFromName(figureYName(y)) == y);
         QVERIFY(figureYFromName(QStringLiteral("nonsense")) == FigureY{});
         QVERIFY(scalingFigure(s, true, {}).lossAxis);
     }
@@ -101,7 +106,8 @@ private Q_SLOTS:
         RunResult onPlateau;
         onPlateau.status = RunStatus::Done;
         onPlateau.test = {{0, std::log(22.0)}, {100, 2.3025}};
-        onPlateau.metrics = {{"final_test_loss", 2.3025}, {"learned", 1.0}, {"left_ln10_plateau", 0.0}};
+        onPlateau.metrics = {
+            {"final_test_loss", 2.3025}, {"learned", 1.0}, {"left_ln10_plateau", 0.0}};
         QVERIFY(!isLearned(addition, onPlateau));
         RunResult left = onPlateau;
         left.metrics["final_test_loss"] = 1.2;
@@ -126,8 +132,9 @@ private Q_SLOTS:
     void lossAgainstOneLearningRateSaysSo()
     {
         Session s = uitest::syntheticSession(); // every run at η = 1e-3
-        QVERIFY2(learningRateFigure(s, false).title.contains("one learning rate trained (η = 0.001)"),
-                 qPrintable(learningRateFigure(s, false).title));
+        QVERIFY2(
+            learningRateFigure(s, false).title.contains("one learning rate trained (η = 0.001)"),
+            qPrintable(learningRateFigure(s, false).title));
         QVERIFY(!learningRateFigure(s, true).title.contains("one learning rate"));
         // 25 configurations of 2 seeds each at one η, drawn: every point within 5 % of η.
         FigureData many;
@@ -154,10 +161,12 @@ private Q_SLOTS:
         view.draw(many);
         int lines = 0;
         for (auto *series : view.chart()->series())
-            if (auto *line = qobject_cast<QLineSeries *>(series); line && line->name().startsWith("config"))
+            if (auto *line = qobject_cast<QLineSeries *>(series);
+                line && line->name().startsWith("config"))
                 for (const QPointF &p : line->points()) {
                     ++lines;
-                    QVERIFY2(p.x() > 0.95e-3 && p.x() < 1.05e-3, qPrintable(QString::number(p.x())));
+                    QVERIFY2(p.x() > 0.95e-3 && p.x() < 1.05e-3,
+                             qPrintable(QString::number(p.x())));
                 }
         QCOMPARE(lines, 25);
     }
@@ -245,7 +254,8 @@ void TestUiFigures::outliersStayOffTheRange()
     // A run that blew up to 7.9e30 (and one inf) must not flatten the other curves; "Full y
     // range" shows it.
     const double inf = std::numeric_limits<double>::infinity();
-    std::vector<double> values = {3.09, 2.9, 2.5, 2.3, 2.1, 1.2, 0.7, 0.4, 7.9e30, inf, std::nan("")};
+    std::vector<double> values = {3.09, 2.9, 2.5,    2.3, 2.1,         1.2,
+                                  0.7,  0.4, 7.9e30, inf, std::nan("")};
     RobustRange r = robustTop(values, std::log(22.0));
     QCOMPARE(r.top, 3.09);
     QCOMPARE(r.above, 1);
@@ -512,8 +522,8 @@ static int distinctColours(const QImage &image)
 // Exports `view` as DIR/ID.svg and DIR/ID.png at `size` and checks both files: a parseable SVG
 // that Qt renders, and a PNG of that size that is not blank. *svgText receives the SVG; callers
 // check QTest::currentTestFailed() after it.
-static void exportAndCheck(FigureView *view, const QTemporaryDir &dir, const QString &id, QSize size,
-                           QString *svgText)
+static void exportAndCheck(FigureView *view, const QTemporaryDir &dir, const QString &id,
+                           QSize size, QString *svgText)
 {
     const QString svg = dir.filePath(id + ".svg"), png = dir.filePath(id + ".png");
     QString error, why;
@@ -575,7 +585,8 @@ void TestUiFigures::exportAllWritesEveryFigure()
     const QByteArray all = read("fig1_loss_curves.csv"), perDigit = read("fig1_loss_per_digit.csv");
     QVERIFY(!perDigit.isEmpty());
     QVERIFY(perDigit != all);
-    QVERIFY2(perDigit.contains("test_digit_0") && perDigit.contains("test_digit_2"), perDigit.left(400).constData());
+    QVERIFY2(perDigit.contains("test_digit_0") && perDigit.contains("test_digit_2"),
+             perDigit.left(400).constData());
     QVERIFY(read("fig1_loss_per_digit.png") != read("fig1_loss_curves.png"));
 }
 
@@ -597,14 +608,16 @@ void TestUiFigures::lossCurvesOfSeveralRunsHaveALegendInEveryMode()
     auto testColours = [&](LossChartView &loss) {
         QSet<QRgb> colours;
         for (auto *series : loss.chart()->series())
-            if (auto *line = qobject_cast<QLineSeries *>(series); line && !line->name().isEmpty() && !line->name().contains("ln 10"))
+            if (auto *line = qobject_cast<QLineSeries *>(series);
+                line && !line->name().isEmpty() && !line->name().contains("ln 10"))
                 colours.insert(line->pen().color().rgb());
         return colours.size();
     };
     for (const bool shown : {true, false}) {
         LossChartView loss(&model);
         loss.resize(900, 500);
-        if (shown) loss.show();
+        if (shown)
+            loss.show();
         else { // as exportAll draws it
             loss.setAttribute(Qt::WA_DontShowOnScreen);
             loss.show();
@@ -615,7 +628,8 @@ void TestUiFigures::lossCurvesOfSeveralRunsHaveALegendInEveryMode()
         loss.refresh();
         QVERIFY2(loss.chart()->legend()->isVisible(), "no legend with several runs");
         const QStringList names = visibleMarkers(loss);
-        QVERIFY2(names.size() >= 2 && names.join(",").contains("heads = 1") && names.join(",").contains("heads = 2"),
+        QVERIFY2(names.size() >= 2 && names.join(",").contains("heads = 1") &&
+                     names.join(",").contains("heads = 2"),
                  qPrintable(names.join(" | ")));
         QVERIFY(testColours(loss) >= 2);
         loss.setSelectedRuns({0, 1});
@@ -631,7 +645,10 @@ void TestUiFigures::lossCurvesOfSeveralRunsHaveALegendInEveryMode()
 // uses no colour of the palette.
 void TestUiFigures::seriesColoursStayApartForColourBlindReaders()
 {
-    auto linear = [](double c) { c /= 255; return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); };
+    auto linear = [](double c) {
+        c /= 255;
+        return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+    };
     auto encoded = [](double c) {
         c = std::clamp(c, 0.0, 1.0);
         return 255 * (c <= 0.0031308 ? 12.92 * c : 1.055 * std::pow(c, 1 / 2.4) - 0.055);
@@ -655,9 +672,13 @@ void TestUiFigures::seriesColoursStayApartForColourBlindReaders()
             for (int j = i + 1; j < theme.series.size(); ++j) {
                 const auto a = deuteranope(theme.series[i]), b = deuteranope(theme.series[j]);
                 const double distance = std::hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
-                QVERIFY2(distance > 35, qPrintable(QStringLiteral("colours %1 and %2 (%3, %4) are %5 apart for a deuteranope")
-                                                       .arg(i).arg(j).arg(theme.series[i].name(), theme.series[j].name())
-                                                       .arg(distance)));
+                QVERIFY2(distance > 35,
+                         qPrintable(QStringLiteral(
+                                        "colours %1 and %2 (%3, %4) are %5 apart for a deuteranope")
+                                        .arg(i)
+                                        .arg(j)
+                                        .arg(theme.series[i].name(), theme.series[j].name())
+                                        .arg(distance)));
             }
     }
 }
@@ -695,7 +716,8 @@ void TestUiFigures::headlessExportAll()
     QVERIFY(app.waitForFinished(60000));
     QVERIFY2(app.exitCode() == 0, app.readAllStandardError().constData());
     const QStringList pngs = QDir(dir.filePath("out")).entryList({"*.png"});
-    QCOMPARE(pngs.size(), FigureExporter::allFigures().size() - 3); // not rank, not heads, not inside
+    QCOMPARE(pngs.size(),
+             FigureExporter::allFigures().size() - 3); // not rank, not heads, not inside
     QCOMPARE(QImage(dir.filePath("out/fig2_heatmap.png")).size(), QSize(640, 400));
     // The figures show this session, not the default one: the heatmap has the diverged cell.
     QFile csv(dir.filePath("out/fig2_heatmap.csv"));
@@ -781,7 +803,8 @@ void TestUiFigures::rankFigureIsBestOverSeeds()
     QCOMPARE(l3w2->points[0].y(), rankLoss(3, 2, 1) + 0.05 - 0.5);
     // The queued seed 0 does not count: rank 16 is seed 1 alone.
     QCOMPARE(l3w2->points[2].y(), rankLoss(3, 2, 16) + 0.02);
-    QVERIFY(d.csv().startsWith("series,x,best_epoch_mean,replicates,whisker_low,whisker_high,learned_count,verdicts\n"));
+    QVERIFY(d.csv().startsWith(
+        "series,x,best_epoch_mean,replicates,whisker_low,whisker_high,learned_count,verdicts\n"));
     QVERIFY(d.csv().contains("\"L = 1, w = 1\",2,"));
 }
 
@@ -947,7 +970,8 @@ void TestUiFigures::figureNamesComeFromTheTable()
         const auto it = s.view.find("chart");
         if (it != s.view.end())
             QVERIFY2(findFigure(QString::fromStdString(it->second)) &&
-                         findFigure(QString::fromStdString(it->second))->id == QString::fromStdString(it->second),
+                         findFigure(QString::fromStdString(it->second))->id ==
+                             QString::fromStdString(it->second),
                      it->second.c_str()); // presets use ids, not aliases
     }
     QString why;
@@ -975,7 +999,8 @@ void TestUiFigures::figureNamesComeFromTheTable()
     window.setInteractive(false);
     QVERIFY(window.openSession(path));
     QCOMPARE(window.currentFigure()->figureId(), QStringLiteral("loss"));
-    QVERIFY2(window.statusBar()->currentMessage().contains("view.chart: unknown figure 'heatmpa'; did you mean 'heatmap'"),
+    QVERIFY2(window.statusBar()->currentMessage().contains(
+                 "view.chart: unknown figure 'heatmpa'; did you mean 'heatmap'"),
              qPrintable(window.statusBar()->currentMessage()));
 }
 
@@ -991,7 +1016,8 @@ void TestUiFigures::heatmapAggregatesReplicates()
         a.unsignedValue = v;
         return a;
     };
-    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}}, SweepAxis{"seed", {seed(0), seed(1), seed(2)}}};
+    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}},
+              SweepAxis{"seed", {seed(0), seed(1), seed(2)}}};
     s.runs.clear();
     expandSweep(s);
     QCOMPARE(s.runs.size(), size_t(6));
@@ -1022,7 +1048,9 @@ void TestUiFigures::heatmapAggregatesReplicates()
     QVERIFY(learned.cell(0, 1).split() && !learned.cell(0, 0).split());
     QCOMPARE(learned.vmax, 1.0);
     const QString csv = learned.csv();
-    QVERIFY2(csv.startsWith("row,heads,state,p_learned,replicates,low,high,learned,verdicts,split,runs,note"), qPrintable(csv));
+    QVERIFY2(csv.startsWith(
+                 "row,heads,state,p_learned,replicates,low,high,learned,verdicts,split,runs,note"),
+             qPrintable(csv));
     QVERIFY2(csv.contains(",2,value,0.6666666667,3,0.17,2.29,2,3,1,3 4 5,"), qPrintable(csv));
     // The summary and the figure agree on every configuration.
     const auto groups = groupReplicates(s);
@@ -1043,25 +1071,31 @@ void TestUiFigures::heatmapAggregatesReplicates()
     QVERIFY(scaling.csv().contains("\"n_H = 2\",8,1.71,1,3,0.17,2.29,2,3"));
     QCOMPARE(learningRateFigure(s, false).series[1].points[0].y(), two.points[0].y());
     // Or the mean with ± sd / ± se whiskers.
-    const FigureData meanSd = scalingFigure(s, false, QString(), {ReplicateStat::Mean, ReplicateSpread::Sd});
+    const FigureData meanSd =
+        scalingFigure(s, false, QString(), {ReplicateStat::Mean, ReplicateSpread::Sd});
     QVERIFY(std::abs(meanSd.series[1].points[0].y() - 1.39) < 1e-12);
     QVERIFY(std::abs(meanSd.series[1].spread[0].first - (1.39 - 1.095627673984187)) < 1e-12);
-    const FigureData meanSe = learningRateFigure(s, true, {ReplicateStat::Mean, ReplicateSpread::Se});
+    const FigureData meanSe =
+        learningRateFigure(s, true, {ReplicateStat::Mean, ReplicateSpread::Se});
     QVERIFY(std::abs(meanSe.series[1].spread[0].second - (1.39 + 0.6325609325063739)) < 1e-12);
     QVERIFY(meanSe.title.contains("standard error"));
     {
         SessionModel chartModel;
         chartModel.setSession(s);
-        FigureChartView *chart = static_cast<FigureChartView *>(FigureView::create("scaling", &chartModel));
+        FigureChartView *chart =
+            static_cast<FigureChartView *>(FigureView::create("scaling", &chartModel));
         std::unique_ptr<FigureView> owner(chart);
         chart->resize(800, 500);
         chart->refresh();
         int dots = 0, whiskers = 0;
         for (auto *series : chart->chart()->series()) {
-            if (series->name() == "each seed") dots = static_cast<QScatterSeries *>(series)->count();
-            if (series->name().isEmpty() && series->isVisible() && qobject_cast<QLineSeries *>(series) &&
+            if (series->name() == "each seed")
+                dots = static_cast<QScatterSeries *>(series)->count();
+            if (series->name().isEmpty() && series->isVisible() &&
+                qobject_cast<QLineSeries *>(series) &&
                 static_cast<QLineSeries *>(series)->count() == 2 &&
-                static_cast<QLineSeries *>(series)->at(0).x() == static_cast<QLineSeries *>(series)->at(1).x())
+                static_cast<QLineSeries *>(series)->at(0).x() ==
+                    static_cast<QLineSeries *>(series)->at(1).x())
                 ++whiskers;
         }
         QCOMPARE(dots, 6);
@@ -1080,21 +1114,24 @@ void TestUiFigures::heatmapAggregatesReplicates()
         QVERIFY2(loss.title().contains("median"), qPrintable(loss.title()));
         const QString csv = loss.csv();
         QVERIFY2(csv.startsWith("configuration,curve,step,value,replicates"), qPrintable(csv));
-        QVERIFY2(csv.contains("\"heads=2\",test_median,40,1.71,3") && csv.contains("\"heads=2\",band_low,40,0.17,3") &&
+        QVERIFY2(csv.contains("\"heads=2\",test_median,40,1.71,3") &&
+                     csv.contains("\"heads=2\",band_low,40,0.17,3") &&
                      csv.contains("\"heads=2\",band_high,40,2.29,3"),
                  qPrintable(csv));
         // What the legend can list: the named curves (plateau lines aside); unnamed ones are hidden.
         auto named = [&loss] {
             QStringList names;
             for (auto *series : loss.chart()->series())
-                if (!series->name().isEmpty() && !series->name().contains("ln 10") && series->isVisible())
+                if (!series->name().isEmpty() && !series->name().contains("ln 10") &&
+                    series->isVisible())
                     names << series->name();
             names.sort();
             return names;
         };
         QCOMPARE(named(), (QStringList{"heads = 1", "heads = 2"}));
         int areas = 0;
-        for (auto *series : loss.chart()->series()) areas += series->type() == QAbstractSeries::SeriesTypeArea;
+        for (auto *series : loss.chart()->series())
+            areas += series->type() == QAbstractSeries::SeriesTypeArea;
         QCOMPARE(areas, 2);
         loss.setSelectedRuns({3});
         QVERIFY(loss.csv().startsWith("run,label,curve,step,value"));
@@ -1111,7 +1148,9 @@ void TestUiFigures::heatmapAggregatesReplicates()
         grid->resize(800, 500);
         grid->restoreViewState({{"grid.rows", "heads"}, {"grid.columns", ""}});
         grid->refresh();
-        QCOMPARE(QString::fromStdString(static_cast<SmallMultiplesView *>(grid.get())->colourAxis()), QStringLiteral("seed"));
+        QCOMPARE(
+            QString::fromStdString(static_cast<SmallMultiplesView *>(grid.get())->colourAxis()),
+            QStringLiteral("seed"));
     }
 
     // The view: seeds aggregated by default (no "at seed = 0"), the median first, P(learned) drawn.
@@ -1135,7 +1174,8 @@ void TestUiFigures::heatmapAggregatesReplicates()
 // table, runs.csv, the summary and every figure agree on which runs learned.
 void TestUiFigures::learnedAgreesOnTheSeedsGrid()
 {
-    const std::string path = std::string(HEADLAB_SOURCE_DIR) + "/docs/data/addition-fig2-grid-seeds-h100.yaml";
+    const std::string path =
+        std::string(HEADLAB_SOURCE_DIR) + "/docs/data/addition-fig2-grid-seeds-h100.yaml";
     Session s = loadSession(path);
     expandSweep(s);
     QCOMPARE(s.runs.size(), size_t(75));
@@ -1152,7 +1192,8 @@ void TestUiFigures::learnedAgreesOnTheSeedsGrid()
     for (int i = 0; i < 75; ++i) {
         const bool verdict = *learned(s.runs[size_t(i)].result, s.learnedRule);
         learnedRuns += verdict;
-        QCOMPARE(QString::fromUtf8(csv.readLine()).trimmed().split(',').value(learnedColumn), QString(verdict ? "1" : "0"));
+        QCOMPARE(QString::fromUtf8(csv.readLine()).trimmed().split(',').value(learnedColumn),
+                 QString(verdict ? "1" : "0"));
         bool shown = false; // the run table writes "learned" beside the final loss
         for (int c = 0; c < table.columnCount(); ++c)
             shown = shown || table.data(table.index(i, c)).toString().contains("learned");
@@ -1163,17 +1204,20 @@ void TestUiFigures::learnedAgreesOnTheSeedsGrid()
     // The summary, the P(learned) heatmap and the figures' points count the same verdicts per cell.
     const auto groups = groupReplicates(s);
     QCOMPARE(groups.size(), size_t(25));
-    const auto heatmap = HeatmapData::compute(s, "d_model", "heads", {}, -1, HeatmapStat::LearnedFraction);
+    const auto heatmap =
+        HeatmapData::compute(s, "d_model", "heads", {}, -1, HeatmapStat::LearnedFraction);
     const FigureData scaling = scalingFigure(s, false, QString());
     int splits = 0;
     for (const auto &g : groups) {
-        const int col = int(heatmap.xLabels.indexOf(QString::fromStdString(g.labels.at("d_model"))));
+        const int col =
+            int(heatmap.xLabels.indexOf(QString::fromStdString(g.labels.at("d_model"))));
         const int row = int(heatmap.yLabels.indexOf(QString::fromStdString(g.labels.at("heads"))));
         const HeatmapCell &cell = heatmap.cell(row, col);
         QCOMPARE(cell.learned, g.learned);
         QCOMPARE(cell.verdicts, g.verdicts);
         splits += cell.split();
-        const QString series = QStringLiteral("n_H = %1").arg(QString::fromStdString(g.labels.at("heads")));
+        const QString series =
+            QStringLiteral("n_H = %1").arg(QString::fromStdString(g.labels.at("heads")));
         for (const auto &fs : scaling.series) {
             if (fs.name != series) continue;
             for (int k = 0; k < fs.points.size(); ++k)

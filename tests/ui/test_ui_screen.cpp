@@ -34,10 +34,19 @@ void TestUiScreen::theWindowFitsTheScreen()
         const QSize size = window.size(), minimum = window.minimumSizeHint();
         QVERIFY2(size.width() <= available.width() && size.height() <= available.height(),
                  qPrintable(QStringLiteral("%1: the window is %2x%3 on a screen of %4x%5")
-                                .arg(when).arg(size.width()).arg(size.height()).arg(available.width()).arg(available.height())));
-        QVERIFY2(minimum.width() <= available.width() && minimum.height() <= available.height(),
-                 qPrintable(QStringLiteral("%1: the window needs at least %2x%3 on a screen of %4x%5")
-                                .arg(when).arg(minimum.width()).arg(minimum.height()).arg(available.width()).arg(available.height())));
+                                .arg(when)
+                                .arg(size.width())
+                                .arg(size.height())
+                                .arg(available.width())
+                                .arg(available.height())));
+        QVERIFY2(
+            minimum.width() <= available.width() && minimum.height() <= available.height(),
+            qPrintable(QStringLiteral("%1: the window needs at least %2x%3 on a screen of %4x%5")
+                           .arg(when)
+                           .arg(minimum.width())
+                           .arg(minimum.height())
+                           .arg(available.width())
+                           .arg(available.height())));
     };
     fits(QStringLiteral("at start"));
     const QSize first = window.size();
@@ -51,7 +60,10 @@ void TestUiScreen::theWindowFitsTheScreen()
     fits(QStringLiteral("after presenter mode"));
     QVERIFY2(window.width() <= first.width() && window.height() <= first.height(),
              qPrintable(QStringLiteral("the window grew by itself from %1x%2 to %3x%4")
-                            .arg(first.width()).arg(first.height()).arg(window.width()).arg(window.height())));
+                            .arg(first.width())
+                            .arg(first.height())
+                            .arg(window.width())
+                            .arg(window.height())));
 }
 
 QTEST_MAIN(TestUiScreen)

@@ -5,34 +5,34 @@
 #include "UiTestSessions.h"
 
 #include "ui/app/ExperimentForm.h"
+#include "ui/app/MainWindow.h"
+#include "ui/app/SamplesView.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/InsideHeadsView.h"
-#include "ui/app/MainWindow.h"
 #include "ui/figures/LossChartView.h"
 #include "ui/model/RunTableModel.h"
-#include "ui/app/SamplesView.h"
 #include "ui/model/SessionModel.h"
 #include "ui/model/TrainingController.h"
 
-#include "core/session/SessionStore.h"
 #include "core/lab/SweepSession.h"
+#include "core/session/SessionStore.h"
 #include "core/train/Trainer.h"
 
 #include <QAction>
-#include <QLabel>
-#include <QProcess>
+#include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QLabel>
+#include <QProcess>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <QDir>
-#include <QFileInfo>
-#include <QStandardPaths>
 
-#include <QChart>
 #include <QAbstractSeries>
+#include <QChart>
 
 #include <fstream>
 
@@ -171,8 +171,9 @@ void TestUiTraining::secondWriterOfASessionIsRefused()
         SessionStore other(path.toStdString());
         QFAIL("a second writer was allowed");
     } catch (const SessionError &e) {
-        QVERIFY2(QString::fromStdString(e.what()).contains(QStringLiteral("PID %1").arg(::getpid())),
-                 e.what());
+        QVERIFY2(
+            QString::fromStdString(e.what()).contains(QStringLiteral("PID %1").arg(::getpid())),
+            e.what());
     }
 }
 
@@ -213,11 +214,14 @@ void TestUiTraining::aSweepWrittenElsewhereShowsUpLive()
     QCOMPARE(model->run(1).result.test.back().value, run1.result.test.back().value);
 
     // The status bar names the shard that is writing, within the watch's 2 s.
-    QVERIFY(QTest::qWaitFor([&] {
-        for (auto *label : window.findChildren<QLabel *>())
-            if (label->text().contains(QStringLiteral("shard 1/2 running elsewhere"))) return true;
-        return false;
-    }, 6000));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            for (auto *label : window.findChildren<QLabel *>())
+                if (label->text().contains(QStringLiteral("shard 1/2 running elsewhere")))
+                    return true;
+            return false;
+        },
+        6000));
     (void)partial;
 }
 
@@ -241,7 +245,8 @@ void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()
     // Live: the run's maps arrive at its evaluations, for the input typed.
     QVERIFY(QTest::qWaitFor([&] { return model->liveAttention(1) != nullptr; }, 60000));
     QCOMPARE(model->attentionRequestRun(), 1);
-    QVERIFY2(QString::fromStdString(model->liveAttention(1)->description).contains(QStringLiteral("digit 0")),
+    QVERIFY2(QString::fromStdString(model->liveAttention(1)->description)
+                 .contains(QStringLiteral("digit 0")),
              model->liveAttention(1)->description.c_str());
     auto *controller = window.findChild<TrainingController *>();
     QVERIFY(QTest::qWaitFor([&] { return !controller->isRunning(); }, 120000));
@@ -251,7 +256,8 @@ void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()
     QVERIFY2(view->checkpoints().size() >= 2, qPrintable(view->message()));
     bool disk = false; // the disk the checkpoints use is shown
     for (auto *label : view->findChildren<QLabel *>())
-        disk = disk || (label->text().contains(QStringLiteral("checkpoints,")) && label->text().contains(QStringLiteral("MB · session")));
+        disk = disk || (label->text().contains(QStringLiteral("checkpoints,")) &&
+                        label->text().contains(QStringLiteral("MB · session")));
     QVERIFY(disk);
     view->setPosition(0);
     QVERIFY2(view->maps(), qPrintable(view->message()));
@@ -259,7 +265,8 @@ void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()
     view->setPosition(int(view->checkpoints().size()) - 1);
     QCOMPARE(view->maps()->step, int64_t(300));
     view->setInput(QStringLiteral("1 + 2, digit 1"));
-    QVERIFY(QString::fromStdString(view->maps()->description).startsWith(QStringLiteral("001 + 002, digit 1")));
+    QVERIFY(QString::fromStdString(view->maps()->description)
+                .startsWith(QStringLiteral("001 + 002, digit 1")));
     view->setInput(QStringLiteral("not a sum"));
     QVERIFY(!view->maps());
     QVERIFY(view->message().contains(QStringLiteral("expected two numbers")));
@@ -279,8 +286,10 @@ void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()
     for (const char *table : {"attention,", "logit_rms,", "ablation_delta,", "pruning,"})
         QVERIFY2(csv.contains(QLatin1String(table)), table);
     QString error;
-    QVERIFY2(FigureExporter::writePng(view, dir.filePath("inside.png"), QSize(1200, 800), &error), qPrintable(error));
-    QVERIFY2(FigureExporter::writeSvg(view, dir.filePath("inside.svg"), QSize(1200, 800), &error), qPrintable(error));
+    QVERIFY2(FigureExporter::writePng(view, dir.filePath("inside.png"), QSize(1200, 800), &error),
+             qPrintable(error));
+    QVERIFY2(FigureExporter::writeSvg(view, dir.filePath("inside.svg"), QSize(1200, 800), &error),
+             qPrintable(error));
     QVERIFY(QFileInfo(dir.filePath("inside.png")).size() > 10000);
 }
 
@@ -318,7 +327,8 @@ void TestUiTraining::samplesDockShowsSelectedTextRuns()
     expandSweep(text);
     QCOMPARE(int(text.runs.size()), 4);
     text.runs[1].result.status = RunStatus::Done;
-    text.runs[1].result.samples = {"Once upon a time, a fox found a red kite. The end.", "Once upon a time, Émile sang."};
+    text.runs[1].result.samples = {"Once upon a time, a fox found a red kite. The end.",
+                                   "Once upon a time, Émile sang."};
     text.runs[0].result.status = RunStatus::Done;
     const QString textPath = saveTemp(dir, text, "text.yaml");
     const QString additionPath = saveTemp(dir, uitest::tinySession(), "addition.yaml");
@@ -332,7 +342,8 @@ void TestUiTraining::samplesDockShowsSelectedTextRuns()
     window.runTable()->selectRow(1);
     const QString shown = window.samplesView()->text();
     QVERIFY2(shown.contains("a fox found a red kite"), qPrintable(shown));
-    QVERIFY(shown.contains(QString::fromUtf8("Émile sang"))); // UTF-8 survives the save and the panel
+    QVERIFY(
+        shown.contains(QString::fromUtf8("Émile sang"))); // UTF-8 survives the save and the panel
     QVERIFY(shown.contains("sample 2"));
     QVERIFY(shown.contains("d_model = 8"));
     QVERIFY(shown.contains("Prompt \"Once upon a time\", temperature 0.8"));
@@ -520,7 +531,8 @@ void TestUiTraining::fileTaskTrainsInTheAppWithItsFigures()
         std::ofstream examples(dir.filePath("mod5.txt").toStdString());
         for (int a = 0; a < 5; ++a)
             for (int b = 0; b < 5; ++b)
-                examples << a << " + " << b << " =\t" << (a + b) % 5 << '\t' << (a + b >= 5 ? "wraps" : "no wrap") << '\n';
+                examples << a << " + " << b << " =\t" << (a + b) % 5 << '\t'
+                         << (a + b >= 5 ? "wraps" : "no wrap") << '\n';
     }
     Session s = uitest::tinySession(60);
     s.base.task.kind = "sequence_file";
@@ -566,8 +578,8 @@ void TestUiTraining::fileTaskTrainsInTheAppWithItsFigures()
     for (auto *series : loss->chart()->series()) names << series->name();
     QVERIFY2(names.contains("no wrap") && names.contains("wraps"), qPrintable(names.join(", ")));
     QVERIFY2(names.contains("ln 5") && names.contains("1/2 ln 5"), qPrintable(names.join(", ")));
-    const QStringList files = FigureExporter::exportAll(window.model(), dir.filePath("figures"), QSize(800, 500),
-                                                        window.model()->session().view);
+    const QStringList files = FigureExporter::exportAll(
+        window.model(), dir.filePath("figures"), QSize(800, 500), window.model()->session().view);
     QVERIFY(files.contains(dir.filePath("figures/fig2_heatmap.png")));
     QVERIFY(files.contains(dir.filePath("figures/fig1_loss_per_digit.svg")));
 }
@@ -595,7 +607,8 @@ void TestUiTraining::anUntitledSessionNeverReusesAnothersResults()
 
     // The next class: a new untitled session with the same runs trains them from step 0.
     window.newSession();
-    QVERIFY(!QFileInfo::exists(first) && !QDir(firstResults).exists()); // discarded with its session
+    QVERIFY(!QFileInfo::exists(first) &&
+            !QDir(firstResults).exists()); // discarded with its session
     window.model()->setSession(s);
     window.form()->loadFrom(window.model()->session());
     window.form()->setPendingRuns(4);

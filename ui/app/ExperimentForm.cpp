@@ -8,12 +8,12 @@
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
 
+#include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QEvent>
 #include <QCoreApplication>
-#include <QAbstractSpinBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -88,7 +88,8 @@ void guardWheel(QWidget *root)
 {
     // Found by name: the guard has no meta-object of its own, so findChild<UnfocusedWheelGuard *>
     // would return any QObject child.
-    QObject *guard = root->findChild<QObject *>(QStringLiteral("headlabWheelGuard"), Qt::FindDirectChildrenOnly);
+    QObject *guard =
+        root->findChild<QObject *>(QStringLiteral("headlabWheelGuard"), Qt::FindDirectChildrenOnly);
     if (!guard) {
         guard = new UnfocusedWheelGuard(root);
         guard->setObjectName(QStringLiteral("headlabWheelGuard"));
@@ -127,30 +128,32 @@ std::vector<T> parseList(const QString &text, const QString &key, QStringList *e
 std::vector<double> parseNumbers(const QString &text, const QString &key, QStringList *errors,
                                  bool integers)
 {
-    return parseList<double>(text, key, errors, [integers](const QString &item, double *v, QString *why) {
-        bool ok = false;
-        *v = item.toDouble(&ok);
-        if (!ok || !std::isfinite(*v)) {
-            *why = QObject::tr("'%1' is not a number").arg(item);
-            return false;
-        }
-        if (integers && *v != std::floor(*v)) {
-            *why = QObject::tr("%1 is not an integer").arg(item);
-            return false;
-        }
-        return true;
-    });
+    return parseList<double>(text, key, errors,
+                             [integers](const QString &item, double *v, QString *why) {
+                                 bool ok = false;
+                                 *v = item.toDouble(&ok);
+                                 if (!ok || !std::isfinite(*v)) {
+                                     *why = QObject::tr("'%1' is not a number").arg(item);
+                                     return false;
+                                 }
+                                 if (integers && *v != std::floor(*v)) {
+                                     *why = QObject::tr("%1 is not an integer").arg(item);
+                                     return false;
+                                 }
+                                 return true;
+                             });
 }
 
 // Seeds are exact over all 64 bits (a double is not): "0, 1, 18446744073709551615".
 std::vector<uint64_t> parseSeeds(const QString &text, const QString &key, QStringList *errors)
 {
-    return parseList<uint64_t>(text, key, errors, [](const QString &item, uint64_t *v, QString *why) {
-        bool ok = false;
-        *v = item.toULongLong(&ok);
-        if (!ok) *why = QObject::tr("'%1' is not a whole number from 0 to 2^64 - 1").arg(item);
-        return ok;
-    });
+    return parseList<uint64_t>(
+        text, key, errors, [](const QString &item, uint64_t *v, QString *why) {
+            bool ok = false;
+            *v = item.toULongLong(&ok);
+            if (!ok) *why = QObject::tr("'%1' is not a whole number from 0 to 2^64 - 1").arg(item);
+            return ok;
+        });
 }
 
 const SweepAxis *findAxis(const Session &s, const std::string &name)
@@ -163,7 +166,10 @@ const SweepAxis *findAxis(const Session &s, const std::string &name)
 // Whether setAxis keeps an axis for these values: more than one, or the session swept it before.
 // While it does, the base's value of that field is not touched: every run takes the axis' value,
 // and rewriting the base from the first value changed a saved session for no reason.
-bool keepsAxis(size_t values, bool hadAxis) { return values > 1 || hadAxis; }
+bool keepsAxis(size_t values, bool hadAxis)
+{
+    return values > 1 || hadAxis;
+}
 
 // Sets an axis' values, or, when there is one value and the session never swept it, the base.
 void setAxis(Session &s, const std::string &name, std::vector<AxisValue> values, bool hadAxis)
@@ -228,7 +234,8 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     // Every task of the task table; addition, nearest neighbour and text have pages of their own,
     // any other task a page of its option rows (TaskSpec::options) as YAML values.
     m_task = new QComboBox(this);
-    for (const TaskSpec *spec : taskTable()) m_task->addItem(QString::fromStdString(spec->title), QString::fromStdString(spec->id));
+    for (const TaskSpec *spec : taskTable())
+        m_task->addItem(QString::fromStdString(spec->title), QString::fromStdString(spec->id));
     taskForm->addRow(tr("Task"), m_task);
     m_taskOptions = new QStackedWidget(this);
     {
@@ -545,7 +552,8 @@ void ExperimentForm::buildGenericOptions(TaskConfig &task, QStringList &errors) 
     } catch (const std::exception &e) {
         const auto *error = dynamic_cast<const SessionError *>(&e);
         errors << (error ? QStringLiteral("task.%1: %2")
-                               .arg(QString::fromStdString(error->keyPath()), QString::fromStdString(error->message()))
+                               .arg(QString::fromStdString(error->keyPath()),
+                                    QString::fromStdString(error->message()))
                          : QString::fromStdString(e.what()));
     }
 }
@@ -716,7 +724,8 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
     std::vector<AxisValue> dValues;
     for (double d : dModels) dValues.push_back(number(d));
     const bool hadDModel = findAxis(m_loaded, "d_model") != nullptr;
-    if (!dModels.empty() && !keepsAxis(dValues.size(), hadDModel)) b.model.dModel = int64_t(dModels.front());
+    if (!dModels.empty() && !keepsAxis(dValues.size(), hadDModel))
+        b.model.dModel = int64_t(dModels.front());
     setAxis(def, "d_model", dValues, hadDModel);
 
     std::vector<AxisValue> headValues;
@@ -746,7 +755,8 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
             v.ints = schedules[i];
             headValues.push_back(v);
         }
-        if (!schedules.empty() && b.model.heads.size() != size_t(layers)) b.model.heads = schedules.front();
+        if (!schedules.empty() && b.model.heads.size() != size_t(layers))
+            b.model.heads = schedules.front();
     }
     const bool hadHeads = findAxis(m_loaded, "heads") != nullptr;
     setAxis(def, "heads", headValues, hadHeads || !m_headsSame->isChecked());
@@ -818,7 +828,8 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
         seedValues.push_back(value);
     }
     const bool hadSeed = findAxis(m_loaded, "seed") != nullptr;
-    if (!seeds.empty() && !keepsAxis(seedValues.size(), hadSeed)) b.initSeed = b.dataSeed = seeds.front();
+    if (!seeds.empty() && !keepsAxis(seedValues.size(), hadSeed))
+        b.initSeed = b.dataSeed = seeds.front();
     setAxis(def, "seed", seedValues, hadSeed);
 
     b.evalEvery = m_evalEvery->value();

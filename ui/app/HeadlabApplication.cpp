@@ -2,10 +2,10 @@
 #include "ui/app/HeadlabApplication.h"
 
 #include "core/session/Presets.h"
-#include "ui/figures/FigureExporter.h"
-#include "ui/figures/FigureTable.h"
 #include "ui/app/MainWindow.h"
 #include "ui/app/StopSignalWatcher.h"
+#include "ui/figures/FigureExporter.h"
+#include "ui/figures/FigureTable.h"
 #include "ui/model/Metatypes.h"
 #include "ui/model/SessionModel.h"
 #include "ui/model/TrainingController.h"
@@ -86,10 +86,9 @@ int runHeadlab(QApplication &app)
         QStringLiteral("screenshot-after"),
         QStringLiteral("Seconds to wait before the screenshot (default 15)."),
         QStringLiteral("SECONDS"), QStringLiteral("15"));
-    QCommandLineOption figureOpt(
-        QStringLiteral("figure"),
-        QStringLiteral("Show this figure: %1.").arg(figureIdList()),
-        QStringLiteral("ID"));
+    QCommandLineOption figureOpt(QStringLiteral("figure"),
+                                 QStringLiteral("Show this figure: %1.").arg(figureIdList()),
+                                 QStringLiteral("ID"));
     QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
     QCommandLineOption latencyOpt(
         QStringLiteral("latency"),

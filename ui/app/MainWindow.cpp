@@ -4,14 +4,14 @@
 #include "core/session/Presets.h"
 #include "core/session/SessionStore.h"
 #include "ui/app/ExperimentForm.h"
+#include "ui/app/ProgressBarDelegate.h"
+#include "ui/app/SamplesView.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/FigureTable.h"
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/LossChartView.h"
-#include "ui/app/ProgressBarDelegate.h"
 #include "ui/model/RunMetrics.h"
 #include "ui/model/RunTableModel.h"
-#include "ui/app/SamplesView.h"
 #include "ui/model/SessionModel.h"
 #include "ui/model/TrainingController.h"
 
@@ -19,11 +19,11 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QDir>
-#include <QFile>
 #include <QDateTime>
+#include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -47,9 +47,9 @@
 
 #include <cstdio>
 
-#include <unistd.h>
 #include <cstring>
 #include <random>
+#include <unistd.h>
 
 namespace headlab::ui {
 
@@ -126,8 +126,10 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_controller, &TrainingController::stateChanged, this, &MainWindow::updateActions);
     // The Heads view's live attention maps: what it wants goes to the training thread, what comes
     // back to the model.
-    connect(m_model, &SessionModel::attentionRequestChanged, m_controller, &TrainingController::setAttentionWanted);
-    connect(m_controller, &TrainingController::attentionMaps, m_model, &SessionModel::setLiveAttention);
+    connect(m_model, &SessionModel::attentionRequestChanged, m_controller,
+            &TrainingController::setAttentionWanted);
+    connect(m_controller, &TrainingController::attentionMaps, m_model,
+            &SessionModel::setLiveAttention);
     connect(m_model, &SessionModel::dataChanged, this, &MainWindow::scheduleRedraw);
     connect(m_model, &SessionModel::runsReset, this, &MainWindow::updateFigureTabs);
     updateFigureTabs(); // the default session's task
@@ -148,10 +150,12 @@ MainWindow::MainWindow(QWidget *parent)
     setWindowIcon(QIcon::fromTheme(QStringLiteral("applications-science")));
     // 1440 x 900, or less where the screen's available area is smaller.
     const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1440, 900);
-    resize(std::min(1440, int(available.width() * 0.95)), std::min(900, int(available.height() * 0.92)));
+    resize(std::min(1440, int(available.width() * 0.95)),
+           std::min(900, int(available.height() * 0.92)));
     // The form as wide as it wants (its phase table whole), up to 40 % of the window; narrower
     // windows scroll it sideways rather than squeeze the figures.
-    resizeDocks({m_formDock}, {std::min(m_form->sizeHint().width() + 24, int(width() * 0.4))}, Qt::Horizontal);
+    resizeDocks({m_formDock}, {std::min(m_form->sizeHint().width() + 24, int(width() * 0.4))},
+                Qt::Horizontal);
     newSession();
 }
 
@@ -186,7 +190,8 @@ void MainWindow::buildActions()
     m_runSelected->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
     m_stopSelected = new QAction(tr("Stop selected"), this);
     m_pauseSelected = new QAction(tr("Pause selected"), this);
-    m_pauseSelected->setToolTip(tr("Pauses the selected runs; runs trained with them in one ensemble hold too"));
+    m_pauseSelected->setToolTip(
+        tr("Pauses the selected runs; runs trained with them in one ensemble hold too"));
     m_rerun = new QAction(tr("Rerun selected"), this);
     m_rerunSeed = new QAction(tr("Rerun with another seed…"), this);
     m_exportFigure = new QAction(tr("&Export figure…"), this);
@@ -232,8 +237,10 @@ void MainWindow::buildActions()
         bool anyPaused = false;
         for (int i : runs) anyPaused = anyPaused || m_controller->isRunPaused(i);
         for (int i : runs) {
-            if (anyPaused) m_controller->resumeRun(i);
-            else m_controller->pauseRun(i);
+            if (anyPaused)
+                m_controller->resumeRun(i);
+            else
+                m_controller->pauseRun(i);
         }
         updateActions();
     });
@@ -479,7 +486,8 @@ void MainWindow::showFigure(const QString &name)
         m_tabs->setCurrentWidget(f);
         m_wantedFigure.clear();
     } else if (f) {
-        m_wantedFigure = spec->id; // shown as soon as it applies (Inside the heads: once runs train)
+        m_wantedFigure =
+            spec->id; // shown as soon as it applies (Inside the heads: once runs train)
     }
 }
 
@@ -576,13 +584,18 @@ void MainWindow::watchDisk()
     for (const auto &shard : SessionStore::runningShards(path))
         writers << QString::fromStdString(shard.substr(0, shard.find(':')));
     const std::string holder = SessionStore::lockHolder(path);
-    if (!holder.empty() && holder.rfind("PID " + std::to_string(::getpid()) + " ", 0) != 0) writers << tr("headlab-cli");
+    if (!holder.empty() && holder.rfind("PID " + std::to_string(::getpid()) + " ", 0) != 0)
+        writers << tr("headlab-cli");
     const int changed = m_model->refreshFromDisk();
-    const QString watching = writers.isEmpty() ? QString() : tr("%1 running elsewhere").arg(writers.join(QStringLiteral(" · ")));
+    const QString watching =
+        writers.isEmpty() ? QString()
+                          : tr("%1 running elsewhere").arg(writers.join(QStringLiteral(" · ")));
     if (changed > 0) {
         m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
         if (m_watching.isEmpty() && !watching.isEmpty())
-            statusBar()->showMessage(tr("Showing the results other processes write into %1").arg(m_model->filePath()), 6000);
+            statusBar()->showMessage(
+                tr("Showing the results other processes write into %1").arg(m_model->filePath()),
+                6000);
     }
     if (changed > 0 || watching != m_watching) {
         m_watching = watching;
@@ -602,10 +615,13 @@ void MainWindow::updateStatus()
             const auto &run = m_model->run(i);
             done += isFinished(run.result.status);
             allSteps += run.config.totalSteps();
-            steps += isFinished(run.result.status) ? run.config.totalSteps() : std::min(run.result.stepsDone, run.config.totalSteps());
+            steps += isFinished(run.result.status)
+                         ? run.config.totalSteps()
+                         : std::min(run.result.stepsDone, run.config.totalSteps());
         }
         total = m_model->runCount();
-        if (!m_watching.isEmpty()) { // a sweep trained elsewhere: its steps so far, from run files and checkpoints
+        if (!m_watching
+                 .isEmpty()) { // a sweep trained elsewhere: its steps so far, from run files and checkpoints
             m_sweepProgress->setValue(allSteps ? int(steps * 1000 / allSteps) : 0);
             m_sweepProgress->setFormat(tr("%1 / %2 runs · %p%").arg(done).arg(total));
             m_sweepLabel->setText(m_watching);
@@ -683,8 +699,10 @@ bool MainWindow::openSession(const QString &path)
     if (const auto &unreadable = m_model->session().unreadableRunFiles; !unreadable.empty()) {
         QStringList lines;
         for (const auto &line : unreadable) lines << QString::fromStdString(line);
-        showError(tr("Open session"), tr("%n run file(s) could not be read; every other run is open:\n", "", int(lines.size())) +
-                                          lines.join('\n'));
+        showError(tr("Open session"),
+                  tr("%n run file(s) could not be read; every other run is open:\n", "",
+                     int(lines.size())) +
+                      lines.join('\n'));
     }
     addRecentFile(path);
     updateTitle();
@@ -750,13 +768,17 @@ QString MainWindow::autosavePath() const
     // One per untitled session: autosave/untitled-TIME(ms)-PID[-N].yaml, a name no other session or
     // process has used, so that no session ever finds another's results or checkpoints.
     if (m_autosavePath.isEmpty()) {
-        const QDir dir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/autosave"));
+        const QDir dir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+                       QStringLiteral("/autosave"));
         QDir().mkpath(dir.path());
-        const QString stem = QStringLiteral("untitled-%1-%2")
-                                 .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz")))
-                                 .arg(QCoreApplication::applicationPid());
+        const QString stem =
+            QStringLiteral("untitled-%1-%2")
+                .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz")))
+                .arg(QCoreApplication::applicationPid());
         QString name = stem + QStringLiteral(".yaml");
-        for (int n = 2; QFileInfo::exists(dir.filePath(name)) || QFileInfo::exists(dir.filePath(name.chopped(5) + ".results")); ++n)
+        for (int n = 2; QFileInfo::exists(dir.filePath(name)) ||
+                        QFileInfo::exists(dir.filePath(name.chopped(5) + ".results"));
+             ++n)
             name = QStringLiteral("%1-%2.yaml").arg(stem).arg(n);
         m_autosavePath = dir.filePath(name);
     }
@@ -804,15 +826,19 @@ void MainWindow::storeFinishedRun(int runIndex)
     if (wasRunning) m_controller->stop();
     const QString rescued = stored.rescuedTo.empty()
                                 ? QString()
-                                : tr("This run's result was written to %1. ").arg(QString::fromStdString(stored.rescuedTo));
+                                : tr("This run's result was written to %1. ")
+                                      .arg(QString::fromStdString(stored.rescuedTo));
     const QString message =
-        tr("%1\n\n%2%3The results are kept in this window: free some space, or use File ▸ Save As to save "
+        tr("%1\n\n%2%3The results are kept in this window: free some space, or use File ▸ Save As "
+           "to save "
            "them elsewhere.")
-            .arg(QString::fromStdString(stored.error), wasRunning ? tr("The sweep was stopped. ") : QString(), rescued);
+            .arg(QString::fromStdString(stored.error),
+                 wasRunning ? tr("The sweep was stopped. ") : QString(), rescued);
     statusBar()->showMessage(tr("Saving failed: the sweep was stopped"), 10000);
     if (m_interactive)
         QMetaObject::invokeMethod(
-            this, [this, message] { showError(tr("Results could not be saved"), message); }, Qt::QueuedConnection);
+            this, [this, message] { showError(tr("Results could not be saved"), message); },
+            Qt::QueuedConnection);
     else
         std::fprintf(stderr, "headlab: %s\n", qPrintable(message));
 }
@@ -862,7 +888,8 @@ bool MainWindow::startRuns(const std::vector<int> &runIndices)
         return false;
     }
     // Unfinished runs go on from their newest usable checkpoint; a damaged one is named here.
-    const auto notes = attachCheckpoints(jobs, m_model->session(), m_model->storePath().toStdString());
+    const auto notes =
+        attachCheckpoints(jobs, m_model->session(), m_model->storePath().toStdString());
     for (const auto &note : notes) std::fprintf(stderr, "headlab: %s\n", note.c_str());
     int resumed = 0;
     for (const auto &job : jobs) resumed += !job.resumeFrom.empty();
@@ -978,7 +1005,8 @@ void MainWindow::restoreView()
     QString why;
     const QString id = resolveFigure(chart, &why);
     if (id.isEmpty()) {
-        const QString where = m_model->filePath().isEmpty() ? tr("the session") : m_model->filePath();
+        const QString where =
+            m_model->filePath().isEmpty() ? tr("the session") : m_model->filePath();
         statusBar()->showMessage(tr("%1: view.chart: %2").arg(where, why), 15000);
         chart = QStringLiteral("loss");
     } else {

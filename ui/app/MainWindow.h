@@ -115,13 +115,13 @@ private:
     void discardAutosave();
     mutable QString m_autosavePath; // autosavePath()'s choice for the untitled session shown now
     QActionGroup *m_learnedGroup = nullptr; // View ▸ Learned means
-    void updateSamplesDock(); // shown for text sessions only
+    void updateSamplesDock();               // shown for text sessions only
     // Every 2 s while this app is not training: results and checkpoints other processes (shards,
     // headlab-cli) write into the session's folder are shown as they appear (SessionModel::refreshFromDisk).
     void watchDisk();
     QTimer *m_watchTimer = nullptr;
-    QString m_wantedFigure;     // asked for (--figure, a session's view) before it applied
-    QString m_watching; // "shard 1/3 · shard 3/3 running elsewhere", or "" when nobody writes
+    QString m_wantedFigure; // asked for (--figure, a session's view) before it applied
+    QString m_watching;     // "shard 1/3 · shard 3/3 running elsewhere", or "" when nobody writes
 
     SessionModel *m_model;
     TrainingController *m_controller;
@@ -147,7 +147,7 @@ private:
     bool m_presenter = false;
     bool m_restoring = false;
     bool m_updatingTabs = false; // tabs shown or hidden for the session's task, not by the user
-    bool m_samplesTask = true; // the samples dock's visibility follows the task when it changes
+    bool m_samplesTask = true;   // the samples dock's visibility follows the task when it changes
     QPalette m_systemPalette;
     QFont m_normalFont;
     QSize m_exportSize{1600, 1000};

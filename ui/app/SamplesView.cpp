@@ -19,13 +19,20 @@ constexpr int kMostRuns = 12; // a sweep's worth of text stays readable
 QString labelsOf(const SessionRun &run, int index)
 {
     QStringList parts;
-    for (const auto &[axis, value] : run.labels) parts << QStringLiteral("%1 = %2").arg(QString::fromStdString(axis), QString::fromStdString(value));
-    return QStringLiteral("Run %1%2").arg(index).arg(parts.isEmpty() ? QString() : QStringLiteral(" · ") + parts.join(QStringLiteral(", ")));
+    for (const auto &[axis, value] : run.labels)
+        parts << QStringLiteral("%1 = %2").arg(QString::fromStdString(axis),
+                                               QString::fromStdString(value));
+    return QStringLiteral("Run %1%2")
+        .arg(index)
+        .arg(parts.isEmpty() ? QString()
+                             : QStringLiteral(" · ") + parts.join(QStringLiteral(", ")));
 }
 
 } // namespace
 
-SamplesView::SamplesView(SessionModel *model, QWidget *parent) : QWidget(parent), m_model(model)
+SamplesView::SamplesView(SessionModel *model, QWidget *parent)
+    : QWidget(parent)
+    , m_model(model)
 {
     m_header = new QLabel(this);
     m_header->setWordWrap(true);
@@ -45,7 +52,10 @@ void SamplesView::setRuns(const QList<int> &runs)
     refresh();
 }
 
-QString SamplesView::text() const { return m_header->text() + QLatin1Char('\n') + m_text->toPlainText(); }
+QString SamplesView::text() const
+{
+    return m_header->text() + QLatin1Char('\n') + m_text->toPlainText();
+}
 
 void SamplesView::refresh()
 {
@@ -60,7 +70,8 @@ void SamplesView::refresh()
     for (int r : m_runs)
         if (r >= 0 && r < m_model->runCount()) runs << r;
     if (runs.isEmpty()) {
-        m_header->setText(tr("Select runs in the run table to read the text their trained models write."));
+        m_header->setText(
+            tr("Select runs in the run table to read the text their trained models write."));
         m_text->clear();
         return;
     }
@@ -82,13 +93,17 @@ void SamplesView::refresh()
             out += tr(" · validation loss %1").arg(it->second, 0, 'f', 4);
         out += QLatin1Char('\n');
         if (r.samples.empty()) {
-            out += r.status == RunStatus::Done ? tr("  (no samples stored)\n") : tr("  (samples are drawn when the run finishes)\n");
+            out += r.status == RunStatus::Done
+                       ? tr("  (no samples stored)\n")
+                       : tr("  (samples are drawn when the run finishes)\n");
         }
         for (size_t k = 0; k < r.samples.size(); ++k)
-            out += tr("  sample %1 (seed %2):\n").arg(k + 1).arg(task.sampleSeed + k) + QString::fromStdString(r.samples[k]) + QLatin1Char('\n');
+            out += tr("  sample %1 (seed %2):\n").arg(k + 1).arg(task.sampleSeed + k) +
+                   QString::fromStdString(r.samples[k]) + QLatin1Char('\n');
         out += QLatin1Char('\n');
     }
-    if (runs.size() > kMostRuns) out += tr("(%1 more selected runs not shown)\n").arg(runs.size() - kMostRuns);
+    if (runs.size() > kMostRuns)
+        out += tr("(%1 more selected runs not shown)\n").arg(runs.size() - kMostRuns);
     m_text->setPlainText(out);
 }
 

@@ -31,11 +31,13 @@ ChartTheme ChartTheme::fromPalette(const QPalette &palette, bool presenter)
     // deuteranopia (Machado et al. 2009) every pair stays apart (tests/ui checks it); tab10's
     // "3 heads" and "6 heads" did not. On a dark background its blue is lightened and taken last.
     if (t.dark) {
-        t.series = {QColor(86, 180, 233), QColor(230, 159, 0),  QColor(0, 158, 115), QColor(204, 121, 167),
-                    QColor(240, 228, 66), QColor(213, 94, 0),   QColor(120, 140, 255)};
+        t.series = {QColor(86, 180, 233),  QColor(230, 159, 0),  QColor(0, 158, 115),
+                    QColor(204, 121, 167), QColor(240, 228, 66), QColor(213, 94, 0),
+                    QColor(120, 140, 255)};
     } else {
-        t.series = {QColor(0, 114, 178),   QColor(230, 159, 0), QColor(0, 158, 115), QColor(204, 121, 167),
-                    QColor(86, 180, 233),  QColor(213, 94, 0),  QColor(240, 228, 66)};
+        t.series = {QColor(0, 114, 178),   QColor(230, 159, 0),  QColor(0, 158, 115),
+                    QColor(204, 121, 167), QColor(86, 180, 233), QColor(213, 94, 0),
+                    QColor(240, 228, 66)};
     }
     // Diverged runs are marked in the text colour: no colour of the table, which names values.
     t.diverged = t.foreground;

@@ -19,9 +19,9 @@ struct ChartTheme {
     QColor plotBackground;
     QColor foreground; // text, axes
     QColor grid;
-    QColor muted; // plateau lines, secondary text
-    QColor diverged; // diverged runs' marks: not a colour of `series`
-    QList<QColor> series; // one colour per value of the colour axis, colour-blind safe
+    QColor muted;           // plateau lines, secondary text
+    QColor diverged;        // diverged runs' marks: not a colour of `series`
+    QList<QColor> series;   // one colour per value of the colour axis, colour-blind safe
     double lineScale = 1.0; // presenter mode draws thicker lines
     double fontScale = 1.0; // and larger text
 

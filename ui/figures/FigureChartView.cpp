@@ -8,11 +8,11 @@
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
-#include <QHBoxLayout>
+#include <QComboBox>
 #include <QGraphicsLayout>
+#include <QHBoxLayout>
 #include <QLegend>
 #include <QLegendMarker>
-#include <QComboBox>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
@@ -46,8 +46,8 @@ FigureChartView::FigureChartView(SessionModel *model, QWidget *parent)
     m_replicateDots = new QScatterSeries();
     m_replicateDots->setName(tr("each seed"));
     for (auto *s :
-         {static_cast<QAbstractSeries *>(m_replicateDots), static_cast<QAbstractSeries *>(m_threshold),
-          static_cast<QAbstractSeries *>(m_learned),
+         {static_cast<QAbstractSeries *>(m_replicateDots),
+          static_cast<QAbstractSeries *>(m_threshold), static_cast<QAbstractSeries *>(m_learned),
           static_cast<QAbstractSeries *>(m_notLearned), static_cast<QAbstractSeries *>(m_diverged)})
         m_chart->addSeries(s);
 }
@@ -58,8 +58,10 @@ void FigureChartView::offerReplicatePoint()
     m_point->addItem(tr("median, min–max"));
     m_point->addItem(tr("mean ± sd"));
     m_point->addItem(tr("mean ± se"));
-    m_point->setToolTip(tr("Each point over its replicates (seeds): the median with a whisker over their range, or the "
-                           "mean with one over ± a standard deviation or ± a standard error; every seed is a faint dot"));
+    m_point->setToolTip(tr("Each point over its replicates (seeds): the median with a whisker over "
+                           "their range, or the "
+                           "mean with one over ± a standard deviation or ± a standard error; every "
+                           "seed is a faint dot"));
     controlsLayout()->addWidget(m_point);
     connect(m_point, &QComboBox::currentIndexChanged, this, [this] {
         refresh();
@@ -70,7 +72,8 @@ void FigureChartView::offerReplicatePoint()
 ReplicatePoint FigureChartView::replicatePoint() const
 {
     if (!m_point || m_point->currentIndex() <= 0) return {};
-    return {ReplicateStat::Mean, m_point->currentIndex() == 1 ? ReplicateSpread::Sd : ReplicateSpread::Se};
+    return {ReplicateStat::Mean,
+            m_point->currentIndex() == 1 ? ReplicateSpread::Sd : ReplicateSpread::Se};
 }
 
 void FigureChartView::applyTheme(const ChartTheme &theme)
@@ -123,9 +126,11 @@ void FigureChartView::showData(FigureData data, double logBase)
             ++it;
         }
     }
-    const double initial = m_data.lossAxis ? initialLossOf(m_model->session()) : 0.0; // ln 22 for addition
+    const double initial =
+        m_data.lossAxis ? initialLossOf(m_model->session()) : 0.0; // ln 22 for addition
     double xMin = 1e300, xMax = -1e300;
-    const bool reference = plateausOf(m_model->session()).empty() && std::isfinite(m_data.referenceY);
+    const bool reference =
+        plateausOf(m_model->session()).empty() && std::isfinite(m_data.referenceY);
     std::vector<double> ys;
     for (const auto &s : m_data.series)
         for (const auto &p : s.points) ys.push_back(p.y());
@@ -196,8 +201,10 @@ void FigureChartView::showData(FigureData data, double logBase)
             (s.learned[i] || !m_data.learnedMarkers ? learned : notLearned) << s.points[i];
             if (i < s.replicates.size() && s.replicates[i].size() > 1) {
                 for (double y : s.replicates[i]) dots << QPointF(s.points[i].x(), y);
-                whiskers.push_back({QPointF(s.points[i].x(), s.spread[i].first), QPointF(s.points[i].x(), s.spread[i].second)});
-                whiskerSeries.push_back(int(std::distance(m_lines.begin(), m_lines.find(s.name)))); // its line's colour
+                whiskers.push_back({QPointF(s.points[i].x(), s.spread[i].first),
+                                    QPointF(s.points[i].x(), s.spread[i].second)});
+                whiskerSeries.push_back(
+                    int(std::distance(m_lines.begin(), m_lines.find(s.name)))); // its line's colour
             }
             xMin = std::min(xMin, s.points[i].x());
             xMax = std::max(xMax, s.points[i].x());
@@ -259,11 +266,13 @@ void FigureChartView::showData(FigureData data, double logBase)
         xMax += pad;
     }
     // The task's first plateau (ln 10 for addition), else the figure's reference line.
-    const auto plateaus = m_data.lossAxis ? plateausOf(m_model->session()) : std::vector<PlateauLine>{};
+    const auto plateaus =
+        m_data.lossAxis ? plateausOf(m_model->session()) : std::vector<PlateauLine>{};
     const bool plateau = !plateaus.empty();
     const double lineY = plateau ? plateaus.front().loss : m_data.referenceY;
-    m_threshold->setName(plateau ? tr("%1 plateau").arg(QString::fromStdString(plateaus.front().label))
-                                 : m_data.referenceName);
+    m_threshold->setName(plateau
+                             ? tr("%1 plateau").arg(QString::fromStdString(plateaus.front().label))
+                             : m_data.referenceName);
     if (plateau || reference) m_threshold->replace(QList<QPointF>{{xMin, lineY}, {xMax, lineY}});
     m_threshold->setVisible(plateau || reference);
     setAxisRange(m_axisX, xMin, xMax);

@@ -5,8 +5,8 @@
 // replace() per frame.
 #pragma once
 
-#include "ui/model/FigureData.h"
 #include "ui/figures/FigureView.h"
+#include "ui/model/FigureData.h"
 
 #include <map>
 
@@ -56,7 +56,8 @@ private:
     FigureData m_data;
     bool m_stylesDirty = true;
     QComboBox *m_point = nullptr; // the replicate statistic, where offered
-    QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted in the title
+    QCheckBox
+        *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted in the title
 };
 
 } // namespace headlab::ui

@@ -27,7 +27,8 @@ FigureView *make(SessionModel *model, QWidget *parent)
 bool looksInsideHeads(const Session &session)
 {
     for (const auto &run : session.runs) {
-        if (run.result.status == RunStatus::Running || run.result.status == RunStatus::Paused) return true;
+        if (run.result.status == RunStatus::Running || run.result.status == RunStatus::Paused)
+            return true;
         for (const auto &[name, curve] : run.result.extra)
             if (name.rfind("head.", 0) == 0) return true;
     }
@@ -52,35 +53,49 @@ const QList<FigureSpec> &figureTable()
         {"loss",
          {"curves", "loss_curves"},
          QT_TRANSLATE_NOOP("Figure", "Loss curves"),
-         {{"fig1_loss_curves", "loss", {{"loss.digits", "false"}}}, {"fig1_loss_per_digit", "loss", {{"loss.digits", "true"}}}},
+         {{"fig1_loss_curves", "loss", {{"loss.digits", "false"}}},
+          {"fig1_loss_per_digit", "loss", {{"loss.digits", "true"}}}},
          {},
          nullptr,
          make<LossChartView>},
         {"heatmap",
          {"trainability", "final_loss_heatmap"},
          QT_TRANSLATE_NOOP("Figure", "Heatmap"),
-         {{"fig2_heatmap", "heatmap", {}}, {"fig2_heatmap_p_learned", "heatmap", {{"heatmap.stat", "p_learned"}}}},
+         {{"fig2_heatmap", "heatmap", {}},
+          {"fig2_heatmap_p_learned", "heatmap", {{"heatmap.stat", "p_learned"}}}},
          {},
          nullptr,
          make<HeatmapView>},
         {"scaling",
          {"loss_vs_m", "loss_vs_mh", "final_loss_vs_m"},
          QT_TRANSLATE_NOOP("Figure", "Loss vs m, m_H"),
-         {{"fig3_loss_vs_m", "scaling", {{"scaling.x", "m"}}}, {"fig3_loss_vs_mH", "scaling", {{"scaling.x", "m_H"}}}},
+         {{"fig3_loss_vs_m", "scaling", {{"scaling.x", "m"}}},
+          {"fig3_loss_vs_mH", "scaling", {{"scaling.x", "m_H"}}}},
          {},
          nullptr,
          make<ScalingChartView>},
         {"lr",
          {"loss_vs_lr", "final_loss_vs_lr", "collapse"},
          QT_TRANSLATE_NOOP("Figure", "Loss vs η"),
-         {{"fig4_loss_vs_lr", "lr", {{"lr.x", "lr"}}}, {"fig4_loss_vs_lr_sqrt_mH", "lr", {{"lr.x", "lr_sqrt_mh"}}}},
+         {{"fig4_loss_vs_lr", "lr", {{"lr.x", "lr"}}},
+          {"fig4_loss_vs_lr_sqrt_mH", "lr", {{"lr.x", "lr_sqrt_mh"}}}},
          {},
          nullptr,
          make<LearningRateChartView>},
-        {"grid", {"all_runs", "small_multiples"}, QT_TRANSLATE_NOOP("Figure", "All runs"),
-         {{"fig5_small_multiples", "grid", {}}}, {}, nullptr, make<SmallMultiplesView>},
-        {"rank", {"loss_vs_rank"}, QT_TRANSLATE_NOOP("Figure", "Loss vs rank"), {{"nn_loss_vs_rank", "rank", {}}},
-         {"nearest_neighbour"}, nullptr, make<RankChartView>},
+        {"grid",
+         {"all_runs", "small_multiples"},
+         QT_TRANSLATE_NOOP("Figure", "All runs"),
+         {{"fig5_small_multiples", "grid", {}}},
+         {},
+         nullptr,
+         make<SmallMultiplesView>},
+        {"rank",
+         {"loss_vs_rank"},
+         QT_TRANSLATE_NOOP("Figure", "Loss vs rank"),
+         {{"nn_loss_vs_rank", "rank", {}}},
+         {"nearest_neighbour"},
+         nullptr,
+         make<RankChartView>},
         {"heads",
          {"head_progression", "total_heads", "loss_vs_total_heads"},
          QT_TRANSLATE_NOOP("Figure", "Loss vs total heads"),
@@ -125,7 +140,8 @@ QString resolveFigure(const QString &name, QString *error)
     QString message = QStringLiteral("unknown figure '%1'").arg(name);
     if (!near.empty()) {
         const FigureSpec *spec = findFigure(QString::fromStdString(near));
-        message += QStringLiteral("; did you mean '%1'?").arg(spec ? spec->id : QString::fromStdString(near));
+        message += QStringLiteral("; did you mean '%1'?")
+                       .arg(spec ? spec->id : QString::fromStdString(near));
     }
     message += QStringLiteral(" (the figures are %1)").arg(figureIdList());
     if (error) *error = message;
@@ -135,7 +151,8 @@ QString resolveFigure(const QString &name, QString *error)
 bool figureApplies(const FigureSpec &spec, const Session &session)
 {
     if (spec.appliesTo) return spec.appliesTo(session);
-    return spec.tasks.isEmpty() || spec.tasks.contains(QString::fromStdString(session.base.task.kind));
+    return spec.tasks.isEmpty() ||
+           spec.tasks.contains(QString::fromStdString(session.base.task.kind));
 }
 
 } // namespace headlab::ui

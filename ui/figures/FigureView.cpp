@@ -6,16 +6,15 @@
 
 #include "ui/model/AxisRange.h"
 
-
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsLayout>
 #include <QHBoxLayout>
 #include <QLegend>
 #include <QLogValueAxis>
-#include <QVBoxLayout>
-#include <QScrollBar>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QVBoxLayout>
 #include <QValueAxis>
 
 #include <tuple>
@@ -29,7 +28,8 @@ namespace {
 // screen and grew past it. Its height is the row's and a scroll bar's.
 class ControlsBar : public QScrollArea {
 public:
-    explicit ControlsBar(QWidget *parent) : QScrollArea(parent)
+    explicit ControlsBar(QWidget *parent)
+        : QScrollArea(parent)
     {
         setFrameShape(QFrame::NoFrame);
         setWidgetResizable(true);

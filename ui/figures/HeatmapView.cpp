@@ -105,9 +105,10 @@ HeatmapView::HeatmapView(SessionModel *model, QWidget *parent)
     m_stat->addItem(tr("median"), QString::fromLatin1(toString(HeatmapStat::Median)));
     m_stat->addItem(tr("mean"), QString::fromLatin1(toString(HeatmapStat::Mean)));
     m_stat->addItem(tr("P(learned)"), QString::fromLatin1(toString(HeatmapStat::LearnedFraction)));
-    m_stat->setToolTip(tr("What a cell shows of its replicates (the seeds, and every axis set to 'all'): the median "
-                          "or mean final test loss, or the fraction that learned, with its count. A corner mark "
-                          "flags a split cell, whose replicates disagree on learned."));
+    m_stat->setToolTip(tr(
+        "What a cell shows of its replicates (the seeds, and every axis set to 'all'): the median "
+        "or mean final test loss, or the fraction that learned, with its count. A corner mark "
+        "flags a split cell, whose replicates disagree on learned."));
     bar->addWidget(new QLabel(tr("cell"), this));
     bar->addWidget(m_stat);
     bar->addStretch(1);
@@ -154,7 +155,8 @@ QString HeatmapView::title() const
     QString t = m_data.stat == HeatmapStat::LearnedFraction
                     ? tr("Fraction of replicates that learned")
                     : (m_data.stat == HeatmapStat::Median ? tr("Median ") : tr("Mean ")) +
-                          (m_data.step < 0 ? tr("final test loss") : tr("test loss at step %1").arg(m_data.step));
+                          (m_data.step < 0 ? tr("final test loss")
+                                           : tr("test loss at step %1").arg(m_data.step));
     QStringList fixed;
     const std::string x = m_data.xAxis, y = m_data.yAxis;
     const std::string side =
@@ -201,7 +203,8 @@ void HeatmapView::rebuildControls()
     m_step->setValue(std::atoi(stateValue(state, "step", "-1").c_str()));
     {
         const QSignalBlocker bstat(m_stat);
-        const int si = m_stat->findData(QString::fromStdString(stateValue(state, "stat", "median")));
+        const int si =
+            m_stat->findData(QString::fromStdString(stateValue(state, "stat", "median")));
         m_stat->setCurrentIndex(si >= 0 ? si : 0);
     }
 
@@ -216,12 +219,14 @@ void HeatmapView::rebuildControls()
         const QStringList labels = axisValueLabels(m_model->session(), a.toStdString());
         for (const auto &v : labels) combo->addItem(displayLabel(v), v);
         const auto replicates = replicateAxes(m_model->session());
-        const bool replicate = std::find(replicates.begin(), replicates.end(), a.toStdString()) != replicates.end();
+        const bool replicate =
+            std::find(replicates.begin(), replicates.end(), a.toStdString()) != replicates.end();
         combo->addItem(replicate ? tr("all replicates") : tr("all (pooled)"), QString());
         // Replicate axes (seeds) are aggregated by default; the heatmap's η is the largest learning
         // rate, where heads matter most; other axes their first value.
         const std::string key = "fixed." + a.toStdString();
-        const QString fallback = replicate ? QString() : labels.value(a == "lr" ? labels.size() - 1 : 0);
+        const QString fallback =
+            replicate ? QString() : labels.value(a == "lr" ? labels.size() - 1 : 0);
         const QString want = QString::fromStdString(stateValue(state, key, fallback.toStdString()));
         const int wi = combo->findData(want);
         combo->setCurrentIndex(wi >= 0 ? wi : 0);
@@ -262,7 +267,8 @@ void HeatmapView::refresh()
         for (const auto &label : axisValueLabels(m_model->session(), side)) {
             auto f = fixed;
             f[side] = label.toStdString();
-            m_panels.push_back(HeatmapData::compute(m_model->session(), x, yAxis, f, m_step->value(), currentStat()));
+            m_panels.push_back(HeatmapData::compute(m_model->session(), x, yAxis, f,
+                                                    m_step->value(), currentStat()));
             m_panelLabels << QString::fromStdString(side) + " = " + displayLabel(label);
             vmin = std::min(vmin, m_panels.back().vmin);
             vmax = std::max(vmax, m_panels.back().vmax);
@@ -272,9 +278,9 @@ void HeatmapView::refresh()
             panel.vmax = vmax;
         }
     }
-    m_data = m_panels.empty()
-                 ? HeatmapData::compute(m_model->session(), x, yAxis, fixed, m_step->value(), currentStat())
-                 : m_panels.front();
+    m_data = m_panels.empty() ? HeatmapData::compute(m_model->session(), x, yAxis, fixed,
+                                                     m_step->value(), currentStat())
+                              : m_panels.front();
     m_canvasWidget->update();
 }
 
@@ -465,12 +471,17 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
                 p.fillRect(inner, fill);
                 textColour = fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245);
                 // The fraction with its count (2/3), or the loss with its replicates' spread.
-                text = fraction ? QStringLiteral("%1/%2").arg(cell.learned).arg(cell.verdicts) : formatLoss(cell.value);
+                text = fraction ? QStringLiteral("%1/%2").arg(cell.learned).arg(cell.verdicts)
+                                : formatLoss(cell.value);
                 // The median with its range; the mean with its standard deviation and standard error.
                 if (!fraction && cell.replicates > 1)
                     sub = data.stat == HeatmapStat::Mean
-                              ? QStringLiteral("± %1 sd, ± %2 se (n %3)").arg(formatLoss(cell.sd), formatLoss(cell.se)).arg(cell.replicates)
-                              : QStringLiteral("%1–%2 (n %3)").arg(formatLoss(cell.low), formatLoss(cell.high)).arg(cell.replicates);
+                              ? QStringLiteral("± %1 sd, ± %2 se (n %3)")
+                                    .arg(formatLoss(cell.sd), formatLoss(cell.se))
+                                    .arg(cell.replicates)
+                              : QStringLiteral("%1–%2 (n %3)")
+                                    .arg(formatLoss(cell.low), formatLoss(cell.high))
+                                    .arg(cell.replicates);
                 if (cell.state == S::Running) {
                     sub = tr("training…");
                     p.setPen(QPen(textColour, 1.2, Qt::DashLine));
@@ -482,7 +493,8 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
                 if (cell.split()) { // replicates disagree on learned: a corner mark, and said
                     const double k = std::min(inner.width(), inner.height()) * 0.28;
                     QPolygonF corner;
-                    corner << inner.topRight() << inner.topRight() - QPointF(k, 0) << inner.topRight() + QPointF(0, k);
+                    corner << inner.topRight() << inner.topRight() - QPointF(k, 0)
+                           << inner.topRight() + QPointF(0, k);
                     p.setPen(Qt::NoPen);
                     p.setBrush(t.dark ? QColor(255, 170, 60) : QColor(230, 110, 0));
                     p.drawPolygon(corner);
@@ -609,7 +621,8 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
         };
         QList<std::pair<double, QString>> ticks;
         if (fraction) {
-            ticks << std::make_pair(0.0, QStringLiteral("0")) << std::make_pair(0.5, QStringLiteral("0.5"))
+            ticks << std::make_pair(0.0, QStringLiteral("0"))
+                  << std::make_pair(0.5, QStringLiteral("0.5"))
                   << std::make_pair(1.0, QStringLiteral("1"));
         } else {
             ticks << std::make_pair(data.vmin, formatLoss(data.vmin))
@@ -631,7 +644,9 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
         p.rotate(-90);
         p.setFont(t.font(8.5));
         p.drawText(QRectF(-bar.height() / 2, -8 * t.fontScale, bar.height(), 14 * t.fontScale),
-                   Qt::AlignCenter, fraction ? tr("fraction learned") : tr("test loss (%1)").arg(lossUnit(m_model->session())));
+                   Qt::AlignCenter,
+                   fraction ? tr("fraction learned")
+                            : tr("test loss (%1)").arg(lossUnit(m_model->session())));
         p.restore();
     }
     bool anyTraining = false;

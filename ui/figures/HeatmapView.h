@@ -35,7 +35,7 @@ public:
     void setFixedValue(const QString &axis, const QString &label); // "" averages over the axis
     void setStep(int64_t step);
     void setStat(HeatmapStat stat);
-    HeatmapStat currentStat() const;                                    // -1: final
+    HeatmapStat currentStat() const; // -1: final
     // The cell under a canvas position, (-1, -1) if none.
     // With a side-by-side axis, `panel` picks the heatmap (one per value of that axis).
     QPoint cellAt(const QPoint &canvasPos, int *panel = nullptr) const;

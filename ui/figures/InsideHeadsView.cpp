@@ -27,14 +27,20 @@ namespace headlab::ui {
 
 class InsideHeadsCanvas : public QWidget {
 public:
-    explicit InsideHeadsCanvas(InsideHeadsView *view) : QWidget(view), m_view(view) { setMinimumSize(480, 360); }
+    explicit InsideHeadsCanvas(InsideHeadsView *view)
+        : QWidget(view)
+        , m_view(view)
+    {
+        setMinimumSize(480, 360);
+    }
 
 protected:
     void paintEvent(QPaintEvent *) override
     {
         QPainter p(this);
         p.setRenderHint(QPainter::Antialiasing);
-        m_view->m_theme.dark ? p.fillRect(rect(), m_view->m_theme.background) : p.fillRect(rect(), m_view->m_theme.background);
+        m_view->m_theme.dark ? p.fillRect(rect(), m_view->m_theme.background)
+                             : p.fillRect(rect(), m_view->m_theme.background);
         paint(p, QRectF(rect()));
     }
 
@@ -46,8 +52,8 @@ private:
     void paintImportance(QPainter &p, const QRectF &area) const;
     void paintPruning(QPainter &p, const QRectF &area) const;
     void paintTitle(QPainter &p, const QRectF &area, const QString &text) const;
-    void paintAxes(QPainter &p, const QRectF &plot, double x0, double x1, double y0, double y1, const QString &xLabel,
-                   const QString &yLabel) const;
+    void paintAxes(QPainter &p, const QRectF &plot, double x0, double x1, double y0, double y1,
+                   const QString &xLabel, const QString &yLabel) const;
 };
 
 namespace {
@@ -61,28 +67,33 @@ QString statTitle(const QString &name)
 
 } // namespace
 
-InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent) : FigureView(model, parent)
+InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent)
+    : FigureView(model, parent)
 {
     auto *row = controlsLayout();
     row->addWidget(new QLabel(tr("Input")));
     m_input = new QLineEdit;
-    m_input->setToolTip(tr("Addition: \"123 + 456, digit 0\" (digit 0 is the ones). Text: a prompt. Nearest "
-                           "neighbour: a seed for the point set. A file task: its tokens."));
+    m_input->setToolTip(
+        tr("Addition: \"123 + 456, digit 0\" (digit 0 is the ones). Text: a prompt. Nearest "
+           "neighbour: a seed for the point set. A file task: its tokens."));
     m_input->setMinimumWidth(160);
     row->addWidget(m_input, 2);
     row->addWidget(new QLabel(tr("Step")));
     m_slider = new QSlider(Qt::Horizontal);
-    m_slider->setToolTip(tr("Scrub through the run's checkpoints; the right end is live while it trains"));
+    m_slider->setToolTip(
+        tr("Scrub through the run's checkpoints; the right end is live while it trains"));
     row->addWidget(m_slider, 3);
     m_stepLabel = new QLabel;
     m_stepLabel->setMinimumWidth(110);
     row->addWidget(m_stepLabel);
     m_diskLabel = new QLabel;
-    m_diskLabel->setToolTip(tr("Disk used by checkpoints: this run's, and the whole session's (the session's "
-                               "`checkpoints:` keep setting bounds it)"));
+    m_diskLabel->setToolTip(
+        tr("Disk used by checkpoints: this run's, and the whole session's (the session's "
+           "`checkpoints:` keep setting bounds it)"));
     row->addWidget(m_diskLabel);
     m_stat = new QComboBox;
-    for (const auto &s : headStatTable()) m_stat->addItem(QString::fromUtf8(s.title), QString::fromUtf8(s.name));
+    for (const auto &s : headStatTable())
+        m_stat->addItem(QString::fromUtf8(s.title), QString::fromUtf8(s.name));
     m_stat->setToolTip(tr("The per-head statistic drawn against step"));
     row->addWidget(m_stat);
     m_mode = new QComboBox;
@@ -124,18 +135,26 @@ QString InsideHeadsView::title() const
     return tr("Inside the heads — run %1").arg(m_run);
 }
 
-QString InsideHeadsView::storePath() const { return m_model->storePath(); }
+QString InsideHeadsView::storePath() const
+{
+    return m_model->storePath();
+}
 
-void InsideHeadsView::selectionChanged() { reloadRun(); }
+void InsideHeadsView::selectionChanged()
+{
+    reloadRun();
+}
 
 void InsideHeadsView::reloadRun()
 {
     // The first selected run, else the first run that has checkpoints, else the first running one.
     const QString path = storePath();
     auto checkpointsOf = [&](int run) {
-        if (path.isEmpty() || run < 0 || run >= m_model->runCount()) return std::vector<CheckpointInfo>{};
+        if (path.isEmpty() || run < 0 || run >= m_model->runCount())
+            return std::vector<CheckpointInfo>{};
         // Headers only: this runs at every refresh; HeadInspector verifies the one it loads.
-        auto list = listCheckpoints(checkpointDirFor(path.toStdString(), m_model->run(run).config), nullptr, false);
+        auto list = listCheckpoints(checkpointDirFor(path.toStdString(), m_model->run(run).config),
+                                    nullptr, false);
         std::reverse(list.begin(), list.end());
         return list;
     };
@@ -153,11 +172,15 @@ void InsideHeadsView::reloadRun()
         m_ablationStep = -1;
         m_followLive = true;
     }
-    if (changed || m_checkpoints.size() != m_diskCounted) { // disk use, recounted when the list changes
+    if (changed ||
+        m_checkpoints.size() != m_diskCounted) { // disk use, recounted when the list changes
         m_diskCounted = m_checkpoints.size();
         uint64_t run = 0;
         for (const auto &c : m_checkpoints) run += c.bytes;
-        const double session = path.isEmpty() ? 0.0 : double(directoryBytes(resultsDirFor(path.toStdString()) + "/checkpoints"));
+        const double session =
+            path.isEmpty()
+                ? 0.0
+                : double(directoryBytes(resultsDirFor(path.toStdString()) + "/checkpoints"));
         m_diskLabel->setText(tr("%1 checkpoints, %2 MB · session %3 MB")
                                  .arg(m_checkpoints.size())
                                  .arg(double(run) / 1e6, 0, 'f', 1)
@@ -171,7 +194,8 @@ void InsideHeadsView::reloadRun()
     if (m_input->text().isEmpty() && m_run >= 0) {
         // The task's example, from the spec when no checkpoint can be read yet.
         if (!m_checkpoints.empty()) {
-            if (const auto *inspector = inspectorAt(int(m_checkpoints.size()) - 1)) m_input->setText(QString::fromStdString(inspector->exampleInput()));
+            if (const auto *inspector = inspectorAt(int(m_checkpoints.size()) - 1))
+                m_input->setText(QString::fromStdString(inspector->exampleInput()));
         } else if (m_model->run(m_run).config.task.kind == "addition") {
             m_input->setText(QStringLiteral("123 + 456, digit 0"));
         }
@@ -188,7 +212,8 @@ const HeadInspector *InsideHeadsView::inspectorAt(int index)
         m_inspector.reset();
         m_inspectorPath.clear();
         try {
-            const RunConfig *expected = m_run >= 0 && m_run < m_model->runCount() ? &m_model->run(m_run).config : nullptr;
+            const RunConfig *expected =
+                m_run >= 0 && m_run < m_model->runCount() ? &m_model->run(m_run).config : nullptr;
             m_inspector = std::make_unique<HeadInspector>(path, "cpu", expected);
             m_inspectorPath = path;
         } catch (const std::exception &e) {
@@ -199,7 +224,10 @@ const HeadInspector *InsideHeadsView::inspectorAt(int index)
     return m_inspector.get();
 }
 
-int InsideHeadsView::position() const { return m_slider->value(); }
+int InsideHeadsView::position() const
+{
+    return m_slider->value();
+}
 
 void InsideHeadsView::setPosition(int index)
 {
@@ -230,20 +258,26 @@ void InsideHeadsView::updateMaps()
     } else if (index >= int(m_checkpoints.size())) { // live
         m_model->setAttentionRequest(m_run, m_input->text());
         if (const auto *live = m_model->liveAttention(m_run)) {
-            if (live->weights.empty()) m_message = QString::fromStdString(live->description);
-            else m_maps = *live;
+            if (live->weights.empty())
+                m_message = QString::fromStdString(live->description);
+            else
+                m_maps = *live;
         } else if (isFinished(m_model->run(m_run).result.status)) {
-            m_message = tr("Run %1 has no checkpoint beside this session, so its attention cannot be shown (the "
-                           "checkpoints stay beside the session that trained it); its per-head statistics are below")
+            m_message = tr("Run %1 has no checkpoint beside this session, so its attention cannot "
+                           "be shown (the "
+                           "checkpoints stay beside the session that trained it); its per-head "
+                           "statistics are below")
                             .arg(m_run);
         } else {
-            m_message = tr("Run %1 has no checkpoint yet; its attention appears here at its next evaluation while it trains")
+            m_message = tr("Run %1 has no checkpoint yet; its attention appears here at its next "
+                           "evaluation while it trains")
                             .arg(m_run);
         }
     } else {
         // A checkpoint's maps change only with the checkpoint or the input: computed once, not
         // at every refresh (the view refreshes with each frame while runs train).
-        const std::string key = m_checkpoints[size_t(index)].path + '\n' + m_input->text().toStdString();
+        const std::string key =
+            m_checkpoints[size_t(index)].path + '\n' + m_input->text().toStdString();
         if (key != m_checkpointMaps.key) {
             m_checkpointMaps = {key, std::nullopt, QString()};
             if (const auto *inspector = inspectorAt(index)) {
@@ -260,10 +294,16 @@ void InsideHeadsView::updateMaps()
         m_message = m_checkpointMaps.message;
     }
     if (m_maps)
-        m_stepLabel->setText(index >= int(m_checkpoints.size()) ? tr("step %1 (live)").arg(m_maps->step)
-                                                               : tr("step %1 (%2)").arg(m_maps->step).arg(QString::fromStdString(m_checkpoints[size_t(index)].reason)));
+        m_stepLabel->setText(
+            index >= int(m_checkpoints.size())
+                ? tr("step %1 (live)").arg(m_maps->step)
+                : tr("step %1 (%2)")
+                      .arg(m_maps->step)
+                      .arg(QString::fromStdString(m_checkpoints[size_t(index)].reason)));
     else
-        m_stepLabel->setText(index < int(m_checkpoints.size()) ? tr("step %1").arg(m_checkpoints[size_t(index)].step) : tr("live"));
+        m_stepLabel->setText(index < int(m_checkpoints.size())
+                                 ? tr("step %1").arg(m_checkpoints[size_t(index)].step)
+                                 : tr("live"));
     m_ablate->setEnabled(index < int(m_checkpoints.size()) || m_worker.joinable());
     m_canvasWidget->update();
 }
@@ -278,8 +318,11 @@ void InsideHeadsView::runAblation()
     if (index < 0 || index >= int(m_checkpoints.size())) return;
     const std::string path = m_checkpoints[size_t(index)].path;
     std::shared_ptr<const RunConfig> expected;
-    if (m_run >= 0 && m_run < m_model->runCount()) expected = std::make_shared<RunConfig>(m_model->run(m_run).config);
-    const AblationMode mode = m_mode->currentData().toString() == QLatin1String("mean") ? AblationMode::Mean : AblationMode::Zero;
+    if (m_run >= 0 && m_run < m_model->runCount())
+        expected = std::make_shared<RunConfig>(m_model->run(m_run).config);
+    const AblationMode mode = m_mode->currentData().toString() == QLatin1String("mean")
+                                  ? AblationMode::Mean
+                                  : AblationMode::Zero;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_ablate->setText(tr("Cancel"));
     QPointer<InsideHeadsView> self(this);
@@ -295,22 +338,29 @@ void InsideHeadsView::runAblation()
             step = inspector.step();
             ablation = inspector.ablate(mode);
             pruning = inspector.prune(mode, [&](int64_t done, int64_t total) {
-                QMetaObject::invokeMethod(self.data(), [self, done, total] {
-                    if (self) self->m_ablate->setText(tr("Cancel (%1/%2)").arg(done).arg(total));
-                }, Qt::QueuedConnection);
+                QMetaObject::invokeMethod(
+                    self.data(),
+                    [self, done, total] {
+                        if (self)
+                            self->m_ablate->setText(tr("Cancel (%1/%2)").arg(done).arg(total));
+                    },
+                    Qt::QueuedConnection);
                 return !cancel->load();
             });
         } catch (const std::exception &e) {
             error = QString::fromUtf8(e.what());
         }
-        QMetaObject::invokeMethod(self.data(), [self, ablation, pruning, step, error] {
-            if (self) self->finishAblation(ablation, pruning, step, error);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, ablation, pruning, step, error] {
+                if (self) self->finishAblation(ablation, pruning, step, error);
+            },
+            Qt::QueuedConnection);
     });
 }
 
-void InsideHeadsView::finishAblation(std::vector<HeadAblation> ablation, std::vector<PruningStep> pruning, int64_t step,
-                                     QString error)
+void InsideHeadsView::finishAblation(std::vector<HeadAblation> ablation,
+                                     std::vector<PruningStep> pruning, int64_t step, QString error)
 {
     if (m_worker.joinable()) m_worker.join();
     m_ablate->setText(tr("Ablate"));
@@ -358,21 +408,40 @@ QString InsideHeadsView::csv() const
             for (int64_t h = 0; h < m_maps->heads[l]; ++h)
                 for (int64_t q = 0; q < m_maps->queries; ++q)
                     for (int64_t k = 0; k < m_maps->keys; ++k)
-                        out += QStringLiteral("attention,%1,%2,%3,%4,%5\n").arg(l).arg(h).arg(q).arg(k).arg(double(m_maps->at(l, h, q, k)), 0, 'g', 7);
+                        out += QStringLiteral("attention,%1,%2,%3,%4,%5\n")
+                                   .arg(l)
+                                   .arg(h)
+                                   .arg(q)
+                                   .arg(k)
+                                   .arg(double(m_maps->at(l, h, q, k)), 0, 'g', 7);
     if (m_run >= 0) {
         const QString stat = m_stat->currentData().toString();
         for (const auto &[name, curve] : m_model->run(m_run).result.extra) {
             int64_t layer = 0, head = 0;
             std::string s;
-            if (!parseHeadCurve(name, &layer, &head, &s) || QString::fromStdString(s) != stat) continue;
+            if (!parseHeadCurve(name, &layer, &head, &s) || QString::fromStdString(s) != stat)
+                continue;
             for (const auto &p : curve)
-                out += QStringLiteral("%1,%2,%3,%4,,%5\n").arg(stat).arg(layer).arg(head).arg(p.step).arg(p.value, 0, 'g', 9);
+                out += QStringLiteral("%1,%2,%3,%4,,%5\n")
+                           .arg(stat)
+                           .arg(layer)
+                           .arg(head)
+                           .arg(p.step)
+                           .arg(p.value, 0, 'g', 9);
         }
     }
     for (const auto &a : m_ablation)
-        out += QStringLiteral("ablation_delta,%1,%2,%3,,%4\n").arg(a.layer).arg(a.head).arg(m_ablationStep).arg(a.delta, 0, 'g', 9);
+        out += QStringLiteral("ablation_delta,%1,%2,%3,,%4\n")
+                   .arg(a.layer)
+                   .arg(a.head)
+                   .arg(m_ablationStep)
+                   .arg(a.delta, 0, 'g', 9);
     for (const auto &s : m_pruning)
-        out += QStringLiteral("pruning,%1,%2,%3,,%4\n").arg(s.layer).arg(s.head).arg(s.fraction, 0, 'g', 6).arg(s.testLoss, 0, 'g', 9);
+        out += QStringLiteral("pruning,%1,%2,%3,,%4\n")
+                   .arg(s.layer)
+                   .arg(s.head)
+                   .arg(s.fraction, 0, 'g', 6)
+                   .arg(s.testLoss, 0, 'g', 9);
     return out;
 }
 
@@ -396,11 +465,14 @@ void InsideHeadsCanvas::paint(QPainter &p, const QRectF &area) const
     p.drawText(area.adjusted(6, 2, -6, 0), Qt::AlignLeft | Qt::AlignTop, heading);
     const QRectF body = area.adjusted(0, titleHeight + 4, 0, 0);
     const QRectF maps(body.left(), body.top(), body.width(), body.height() * 0.52);
-    const QRectF lower(body.left(), maps.bottom() + 6, body.width(), body.bottom() - maps.bottom() - 6);
+    const QRectF lower(body.left(), maps.bottom() + 6, body.width(),
+                       body.bottom() - maps.bottom() - 6);
     paintMaps(p, maps);
     paintStatistics(p, QRectF(lower.left(), lower.top(), lower.width() * 0.44, lower.height()));
-    paintImportance(p, QRectF(lower.left() + lower.width() * 0.45, lower.top(), lower.width() * 0.24, lower.height()));
-    paintPruning(p, QRectF(lower.left() + lower.width() * 0.70, lower.top(), lower.width() * 0.30, lower.height()));
+    paintImportance(p, QRectF(lower.left() + lower.width() * 0.45, lower.top(),
+                              lower.width() * 0.24, lower.height()));
+    paintPruning(p, QRectF(lower.left() + lower.width() * 0.70, lower.top(), lower.width() * 0.30,
+                           lower.height()));
 }
 
 void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
@@ -409,7 +481,8 @@ void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
     if (!v.m_maps) {
         p.setPen(v.m_theme.muted);
         p.setFont(v.m_theme.font(10));
-        p.drawText(area, Qt::AlignCenter | Qt::TextWordWrap, v.m_message.isEmpty() ? tr("No attention to show") : v.m_message);
+        p.drawText(area, Qt::AlignCenter | Qt::TextWordWrap,
+                   v.m_message.isEmpty() ? tr("No attention to show") : v.m_message);
         return;
     }
     const AttentionMaps &m = *v.m_maps;
@@ -421,21 +494,25 @@ void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
     // Left: every head's full map; right: the focus row of every head with the tokens labelled.
     const bool strip = m.focusRow >= 0;
     const double mapsWidth = strip ? area.width() * 0.5 : area.width();
-    const double side = std::max(8.0, std::min(mapsWidth / double(columns) - 8, rowHeight - labelBand - 4));
+    const double side =
+        std::max(8.0, std::min(mapsWidth / double(columns) - 8, rowHeight - labelBand - 4));
     for (size_t l = 0; l < layers; ++l)
         for (int64_t h = 0; h < m.heads[l]; ++h) {
-            const QRectF cell(area.left() + double(h) * (side + 8) + 4, area.top() + double(l) * rowHeight + labelBand, side, side);
+            const QRectF cell(area.left() + double(h) * (side + 8) + 4,
+                              area.top() + double(l) * rowHeight + labelBand, side, side);
             p.setPen(v.m_theme.foreground);
             p.setFont(v.m_theme.font(8, true));
-            p.drawText(QRectF(cell.left(), cell.top() - labelBand, side + 8, labelBand), Qt::AlignLeft | Qt::AlignVCenter,
-                       QStringLiteral("L%1 H%2").arg(l).arg(h));
+            p.drawText(QRectF(cell.left(), cell.top() - labelBand, side + 8, labelBand),
+                       Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("L%1 H%2").arg(l).arg(h));
             const double cw = side / double(m.keys), ch = side / double(m.queries);
             p.setPen(Qt::NoPen);
             for (int64_t q = 0; q < m.queries; ++q)
                 for (int64_t k = 0; k < m.keys; ++k) {
                     const double w = m.at(l, h, q, k);
-                    p.setBrush(viridis(std::sqrt(std::clamp(w, 0.0, 1.0)))); // sqrt: small weights stay visible
-                    p.drawRect(QRectF(cell.left() + double(k) * cw, cell.top() + double(q) * ch, cw + 0.3, ch + 0.3));
+                    p.setBrush(viridis(
+                        std::sqrt(std::clamp(w, 0.0, 1.0)))); // sqrt: small weights stay visible
+                    p.drawRect(QRectF(cell.left() + double(k) * cw, cell.top() + double(q) * ch,
+                                      cw + 0.3, ch + 0.3));
                 }
             if (strip) { // the focus row, framed
                 p.setBrush(Qt::NoBrush);
@@ -451,37 +528,47 @@ void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
     const double tokenBand = 16 * v.m_theme.fontScale;
     for (size_t l = 0; l < layers; ++l) {
         const double top = band.top() + double(l) * rowHeight + labelBand;
-        const double ch = std::min(22.0 * v.m_theme.fontScale, (rowHeight - labelBand - tokenBand) / double(m.heads[l]));
+        const double ch = std::min(22.0 * v.m_theme.fontScale,
+                                   (rowHeight - labelBand - tokenBand) / double(m.heads[l]));
         p.setPen(v.m_theme.foreground);
         p.setFont(v.m_theme.font(8, true));
-        p.drawText(QRectF(band.left(), top - labelBand, band.width(), labelBand), Qt::AlignLeft | Qt::AlignVCenter,
-                   tr("layer %1: the row of position %2 (%3)").arg(l).arg(m.focusRow).arg(QString::fromStdString(m.labels[size_t(m.focusRow)])));
+        p.drawText(QRectF(band.left(), top - labelBand, band.width(), labelBand),
+                   Qt::AlignLeft | Qt::AlignVCenter,
+                   tr("layer %1: the row of position %2 (%3)")
+                       .arg(l)
+                       .arg(m.focusRow)
+                       .arg(QString::fromStdString(m.labels[size_t(m.focusRow)])));
         p.setFont(v.m_theme.font(std::clamp(std::min(cw * 0.32, ch * 0.45), 5.0, 8.0)));
         for (int64_t h = 0; h < m.heads[l]; ++h)
             for (int64_t k = 0; k < m.keys; ++k) {
                 const double w = m.at(l, h, m.focusRow, k);
-                const QRectF cell(band.left() + double(k) * cw, top + double(h) * ch, cw - 0.5, ch - 0.5);
+                const QRectF cell(band.left() + double(k) * cw, top + double(h) * ch, cw - 0.5,
+                                  ch - 0.5);
                 const QColor fill = viridis(std::sqrt(std::clamp(w, 0.0, 1.0)));
                 p.fillRect(cell, fill);
                 if (cw >= 18 && ch >= 10 && w >= 0.05) {
                     p.setPen(fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245));
-                    p.drawText(cell, Qt::AlignCenter, w >= 0.995 ? QStringLiteral("1") : QString::number(w, 'f', 2).mid(1)); // ".42"
+                    p.drawText(cell, Qt::AlignCenter,
+                               w >= 0.995 ? QStringLiteral("1")
+                                          : QString::number(w, 'f', 2).mid(1)); // ".42"
                 }
             }
         p.setPen(v.m_theme.foreground);
         p.setFont(v.m_theme.font(std::clamp(cw * 0.45, 5.0, 8.0)));
         const double labelsTop = top + double(m.heads[l]) * ch + 1;
         for (int64_t k = 0; k < m.keys && cw >= 6; ++k)
-            p.drawText(QRectF(band.left() + double(k) * cw, labelsTop, cw, tokenBand), Qt::AlignHCenter | Qt::AlignTop,
+            p.drawText(QRectF(band.left() + double(k) * cw, labelsTop, cw, tokenBand),
+                       Qt::AlignHCenter | Qt::AlignTop,
                        QString::fromStdString(m.labels[size_t(k)]));
         p.setFont(v.m_theme.font(7));
         for (int64_t h = 0; h < m.heads[l] && ch >= 8; ++h)
-            p.drawText(QRectF(band.left() - 24, top + double(h) * ch, 22, ch), Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("H%1").arg(h));
+            p.drawText(QRectF(band.left() - 24, top + double(h) * ch, 22, ch),
+                       Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("H%1").arg(h));
     }
 }
 
-void InsideHeadsCanvas::paintAxes(QPainter &p, const QRectF &plot, double x0, double x1, double y0, double y1,
-                                  const QString &xLabel, const QString &yLabel) const
+void InsideHeadsCanvas::paintAxes(QPainter &p, const QRectF &plot, double x0, double x1, double y0,
+                                  double y1, const QString &xLabel, const QString &yLabel) const
 {
     const auto &t = m_view->m_theme;
     p.setPen(QPen(t.grid, 1));
@@ -493,7 +580,8 @@ void InsideHeadsCanvas::paintAxes(QPainter &p, const QRectF &plot, double x0, do
         p.setPen(QPen(t.grid, 1));
         p.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()));
         p.setPen(t.foreground);
-        p.drawText(QRectF(px - 30, plot.bottom() + 2, 60, 12), Qt::AlignHCenter | Qt::AlignTop, QString::number(x, 'f', xt.decimals));
+        p.drawText(QRectF(px - 30, plot.bottom() + 2, 60, 12), Qt::AlignHCenter | Qt::AlignTop,
+                   QString::number(x, 'f', xt.decimals));
     }
     for (int i = 0; i < yt.count; ++i) {
         const double y = yt.first + i * yt.step;
@@ -501,13 +589,15 @@ void InsideHeadsCanvas::paintAxes(QPainter &p, const QRectF &plot, double x0, do
         p.setPen(QPen(t.grid, 1));
         p.drawLine(QPointF(plot.left(), py), QPointF(plot.right(), py));
         p.setPen(t.foreground);
-        p.drawText(QRectF(plot.left() - 44, py - 6, 40, 12), Qt::AlignRight | Qt::AlignVCenter, QString::number(y, 'f', yt.decimals));
+        p.drawText(QRectF(plot.left() - 44, py - 6, 40, 12), Qt::AlignRight | Qt::AlignVCenter,
+                   QString::number(y, 'f', yt.decimals));
     }
     p.setPen(QPen(t.foreground, 1));
     p.setBrush(Qt::NoBrush);
     p.drawRect(plot);
     p.setFont(t.font(8));
-    p.drawText(QRectF(plot.left(), plot.bottom() + 14, plot.width(), 12), Qt::AlignHCenter | Qt::AlignTop, xLabel);
+    p.drawText(QRectF(plot.left(), plot.bottom() + 14, plot.width(), 12),
+               Qt::AlignHCenter | Qt::AlignTop, xLabel);
     p.save();
     p.translate(plot.left() - 50, plot.center().y());
     p.rotate(-90);
@@ -542,7 +632,8 @@ void InsideHeadsCanvas::paintStatistics(QPainter &p, const QRectF &area) const
     const QRectF plot = area.adjusted(62, 22, -8, -30);
     if (lines.empty()) {
         p.setPen(v.m_theme.muted);
-        p.drawText(plot, Qt::AlignCenter | Qt::TextWordWrap, tr("No per-head statistics logged (a run from before they were)"));
+        p.drawText(plot, Qt::AlignCenter | Qt::TextWordWrap,
+                   tr("No per-head statistics logged (a run from before they were)"));
         return;
     }
     if (y1 <= y0) y1 = y0 + 1;
@@ -554,10 +645,12 @@ void InsideHeadsCanvas::paintStatistics(QPainter &p, const QRectF &area) const
     // Plateau entries (dashed) and exits (solid), from the run's test loss.
     if (taskSpec(v.m_model->run(v.m_run).config.task).plateauMetrics)
         for (const auto &pl : PlateauDetector().detect(r.test)) {
-            for (const auto &[step, dash] : {std::pair{pl.entered, Qt::DashLine}, std::pair{pl.left, Qt::SolidLine}}) {
+            for (const auto &[step, dash] :
+                 {std::pair{pl.entered, Qt::DashLine}, std::pair{pl.left, Qt::SolidLine}}) {
                 if (step < 0) continue;
                 p.setPen(QPen(v.m_theme.muted, v.m_theme.line(1), dash));
-                p.drawLine(QPointF(px(double(step)), plot.top()), QPointF(px(double(step)), plot.bottom()));
+                p.drawLine(QPointF(px(double(step)), plot.top()),
+                           QPointF(px(double(step)), plot.bottom()));
             }
         }
     int64_t maxHeads = 1;
@@ -573,7 +666,8 @@ void InsideHeadsCanvas::paintStatistics(QPainter &p, const QRectF &area) const
     }
     if (v.m_maps) { // the step shown above
         p.setPen(QPen(QColor(230, 60, 60), v.m_theme.line(1.2)));
-        p.drawLine(QPointF(px(double(v.m_maps->step)), plot.top()), QPointF(px(double(v.m_maps->step)), plot.bottom()));
+        p.drawLine(QPointF(px(double(v.m_maps->step)), plot.top()),
+                   QPointF(px(double(v.m_maps->step)), plot.bottom()));
     }
     // Legend: one entry per layer (heads are shades of it).
     p.setFont(v.m_theme.font(8));
@@ -595,13 +689,16 @@ void InsideHeadsCanvas::paintStatistics(QPainter &p, const QRectF &area) const
 void InsideHeadsCanvas::paintImportance(QPainter &p, const QRectF &area) const
 {
     const auto &v = *m_view;
-    paintTitle(p, area, v.m_ablationStep >= 0 ? tr("Δ test loss, head removed (step %1)").arg(v.m_ablationStep)
-                                               : tr("Head importance"));
+    paintTitle(p, area,
+               v.m_ablationStep >= 0
+                   ? tr("Δ test loss, head removed (step %1)").arg(v.m_ablationStep)
+                   : tr("Head importance"));
     const QRectF grid = area.adjusted(30, 24, -6, -24);
     if (v.m_ablation.empty()) {
         p.setPen(v.m_theme.muted);
         p.setFont(v.m_theme.font(9));
-        p.drawText(grid, Qt::AlignCenter | Qt::TextWordWrap, tr("Ablate at a checkpoint to see what each head is worth"));
+        p.drawText(grid, Qt::AlignCenter | Qt::TextWordWrap,
+                   tr("Ablate at a checkpoint to see what each head is worth"));
         return;
     }
     int64_t layers = 0, heads = 0;
@@ -614,7 +711,8 @@ void InsideHeadsCanvas::paintImportance(QPainter &p, const QRectF &area) const
     const double cw = grid.width() / double(heads), ch = grid.height() / double(layers);
     p.setFont(v.m_theme.font(std::clamp(std::min(cw, ch) * 0.22, 5.0, 9.0)));
     for (const auto &a : v.m_ablation) {
-        const QRectF cell(grid.left() + double(a.head) * cw, grid.top() + double(a.layer) * ch, cw - 1, ch - 1);
+        const QRectF cell(grid.left() + double(a.head) * cw, grid.top() + double(a.layer) * ch,
+                          cw - 1, ch - 1);
         const QColor fill = viridis(std::clamp(a.delta / top, 0.0, 1.0));
         p.fillRect(cell, fill);
         p.setPen(fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245));
@@ -623,9 +721,11 @@ void InsideHeadsCanvas::paintImportance(QPainter &p, const QRectF &area) const
     p.setPen(v.m_theme.foreground);
     p.setFont(v.m_theme.font(8));
     for (int64_t l = 0; l < layers; ++l)
-        p.drawText(QRectF(area.left(), grid.top() + double(l) * ch, 28, ch), Qt::AlignCenter, QStringLiteral("L%1").arg(l));
+        p.drawText(QRectF(area.left(), grid.top() + double(l) * ch, 28, ch), Qt::AlignCenter,
+                   QStringLiteral("L%1").arg(l));
     for (int64_t h = 0; h < heads; ++h)
-        p.drawText(QRectF(grid.left() + double(h) * cw, grid.bottom() + 2, cw, 14), Qt::AlignCenter, QStringLiteral("H%1").arg(h));
+        p.drawText(QRectF(grid.left() + double(h) * cw, grid.bottom() + 2, cw, 14), Qt::AlignCenter,
+                   QStringLiteral("H%1").arg(h));
 }
 
 void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const

@@ -89,11 +89,12 @@ private:
     std::vector<HeadAblation> m_ablation;
     std::vector<PruningStep> m_pruning;
     int64_t m_ablationStep = -1;
-    QString m_message; // why nothing is shown, or what went wrong
-    bool m_followLive = true; // the slider stays at "live" while the run trains
-    std::thread m_worker;                      // the ablation in progress
+    QString m_message;                           // why nothing is shown, or what went wrong
+    bool m_followLive = true;                    // the slider stays at "live" while the run trains
+    std::thread m_worker;                        // the ablation in progress
     std::shared_ptr<std::atomic<bool>> m_cancel; // asks it to stop after its current step
-    void finishAblation(std::vector<HeadAblation> ablation, std::vector<PruningStep> pruning, int64_t step, QString error);
+    void finishAblation(std::vector<HeadAblation> ablation, std::vector<PruningStep> pruning,
+                        int64_t step, QString error);
 };
 
 } // namespace headlab::ui

@@ -18,7 +18,8 @@ LearningRateChartView::LearningRateChartView(SessionModel *model, QWidget *paren
     m_xMode->addItem(QString::fromUtf8("against η·√m_H"), "lr_sqrt_mh");
     m_y = new QComboBox(this);
     for (const auto &[title, y] : figureYChoices()) m_y->addItem(title, figureYName(y));
-    m_y->setToolTip(tr("What is plotted: the final test loss, or a per-head statistic averaged over each run's heads"));
+    m_y->setToolTip(tr("What is plotted: the final test loss, or a per-head statistic averaged "
+                       "over each run's heads"));
     controlsLayout()->addWidget(m_y);
     controlsLayout()->addWidget(m_xMode);
     controlsLayout()->addWidget(
@@ -59,7 +60,8 @@ void LearningRateChartView::restoreViewState(const ViewState &state)
     const QSignalBlocker block(m_xMode);
     m_xMode->setCurrentIndex(stateValue(state, "x") == "lr_sqrt_mh" ? 1 : 0);
     const QSignalBlocker blockY(m_y);
-    m_y->setCurrentIndex(std::max(0, m_y->findData(QString::fromStdString(stateValue(state, "y", "final_test_loss")))));
+    m_y->setCurrentIndex(std::max(
+        0, m_y->findData(QString::fromStdString(stateValue(state, "y", "final_test_loss")))));
     refresh();
 }
 

@@ -1,6 +1,6 @@
 // LossChartView.cpp — see LossChartView.h.
-#include "core/metrics/Metrics.h"
 #include "ui/figures/LossChartView.h"
+#include "core/metrics/Metrics.h"
 
 #include "ui/model/AxisRange.h"
 
@@ -9,17 +9,17 @@
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
 
+#include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QGraphicsLayout>
 #include <QHBoxLayout>
-#include <QLabel>
 #include <QHash>
+#include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
-#include <QAreaSeries>
-#include <QComboBox>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
@@ -28,8 +28,8 @@
 #include <QValueAxis>
 
 #include <algorithm>
-#include <tuple>
 #include <cmath>
+#include <tuple>
 
 namespace headlab::ui {
 
@@ -60,9 +60,10 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
     m_info = new QLabel(this);
     m_median = new QCheckBox(tr("Median over seeds"), this);
     m_median->setChecked(true);
-    m_median->setToolTip(tr("One test curve per configuration: the median over its replicates (seeds) with a band "
-                            "over them (inter-quartile range; min–max under 4). Select runs in the table to see "
-                            "them one by one."));
+    m_median->setToolTip(
+        tr("One test curve per configuration: the median over its replicates (seeds) with a band "
+           "over them (inter-quartile range; min–max under 4). Select runs in the table to see "
+           "them one by one."));
     m_colourBy = new QComboBox(this);
     m_colourBy->setToolTip(tr("Colour the curves by this axis; the legend lists its values"));
     bar->addWidget(m_logX);
@@ -115,14 +116,16 @@ void LossChartView::setColourBy(const QString &axis)
 
 bool LossChartView::medianMode() const
 {
-    if (!m_median->isChecked() || !m_selected.isEmpty() || (m_digits->isChecked() && !groups().curves.empty()))
+    if (!m_median->isChecked() || !m_selected.isEmpty() ||
+        (m_digits->isChecked() && !groups().curves.empty()))
         return false;
     for (const auto &g : m_groups)
         if (g.runs.size() > 1) return true;
     return false;
 }
 
-int LossChartView::colourIndexOf(const std::map<std::string, std::string> &labels, QString *legendName) const
+int LossChartView::colourIndexOf(const std::map<std::string, std::string> &labels,
+                                 QString *legendName) const
 {
     const std::string axis = m_colourBy->currentData().toString().toStdString();
     if (axis.empty()) return -1;
@@ -246,8 +249,9 @@ void LossChartView::rebuildAxes()
     m_axisY = makeValueAxis(m_logY->isChecked(), 10, "%.2f");
     m_axisX->setTitleText(tr("step"));
     const QString unit = lossUnit(m_model->session());
-    m_axisY->setTitleText(m_digits->isChecked() && !groups().curves.empty() ? tr("test loss per %1 (%2)").arg(groups().word, unit)
-                                                : tr("loss (%1)").arg(unit));
+    m_axisY->setTitleText(m_digits->isChecked() && !groups().curves.empty()
+                              ? tr("test loss per %1 (%2)").arg(groups().word, unit)
+                              : tr("loss (%1)").arg(unit));
     m_chart->addAxis(m_axisX, Qt::AlignBottom);
     m_chart->addAxis(m_axisY, Qt::AlignLeft);
     for (auto *s : m_chart->series()) attach(s);
@@ -289,7 +293,8 @@ void LossChartView::updatePlateaus(double xMin, double xMax)
     // The task's plateau lines (TaskSpec::plateaus), labelled at the right.
     const TaskConfig &task = m_model->session().base.task;
     const TaskSpec *spec = findTaskSpec(task.kind);
-    const std::vector<PlateauLine> lines = spec && spec->plateaus ? spec->plateaus(task) : std::vector<PlateauLine>{};
+    const std::vector<PlateauLine> lines =
+        spec && spec->plateaus ? spec->plateaus(task) : std::vector<PlateauLine>{};
     while (m_plateauLines.size() < qsizetype(lines.size())) {
         auto *line = new QLineSeries();
         m_chart->addSeries(line);
@@ -379,7 +384,8 @@ void LossChartView::refresh()
     m_digits->setVisible(!groupCurves.curves.empty());
     if (!groupCurves.curves.empty()) {
         m_digits->setText(tr("Per-%1 test loss").arg(groupCurves.word));
-        m_digits->setToolTip(tr("Test loss of each %1: %2").arg(groupCurves.word, groupCurves.names.join(", ")));
+        m_digits->setToolTip(
+            tr("Test loss of each %1: %2").arg(groupCurves.word, groupCurves.names.join(", ")));
     }
     const bool digits = m_digits->isChecked() && !groupCurves.curves.empty();
     const double smoothing = m_smoothing->value() / 100.0;
@@ -391,7 +397,7 @@ void LossChartView::refresh()
         const QSignalBlocker block(m_colourBy);
         const QString current = m_pendingColourBy != QStringLiteral("\x01") ? m_pendingColourBy
                                 : m_colourAxes.isEmpty()                    ? QStringLiteral("\x01")
-                                                                            : m_colourBy->currentData().toString();
+                                                         : m_colourBy->currentData().toString();
         m_colourAxes = axes;
         m_pendingColourBy = QStringLiteral("\x01");
         m_colourBy->clear();
@@ -402,7 +408,8 @@ void LossChartView::refresh()
             want.clear();
             const auto replicates = replicateAxes(session);
             for (const QString &a : QStringList{QStringLiteral("heads")} + axes)
-                if (axes.contains(a) && std::find(replicates.begin(), replicates.end(), a.toStdString()) == replicates.end()) {
+                if (axes.contains(a) && std::find(replicates.begin(), replicates.end(),
+                                                  a.toStdString()) == replicates.end()) {
                     want = a;
                     break;
                 }
@@ -412,7 +419,8 @@ void LossChartView::refresh()
         m_stylesDirty = true;
     }
     const bool median = medianMode();
-    m_median->setVisible(std::any_of(m_groups.begin(), m_groups.end(), [](const ReplicateGroup &g) { return g.runs.size() > 1; }));
+    m_median->setVisible(std::any_of(m_groups.begin(), m_groups.end(),
+                                     [](const ReplicateGroup &g) { return g.runs.size() > 1; }));
     const QList<int> runs = median ? QList<int>() : displayedRuns();
 
     // Which series are wanted this frame.
@@ -561,7 +569,8 @@ void LossChartView::refresh()
                 if (ci < 0) {
                     QStringList parts;
                     for (const auto &[axis, value] : g.labels)
-                        parts << QString::fromStdString(axis) + " = " + displayLabel(QString::fromStdString(value));
+                        parts << QString::fromStdString(axis) + " = " +
+                                     displayLabel(QString::fromStdString(value));
                     name = parts.join(QStringLiteral(", "));
                 } else if (!coloursNamed.contains(ci)) {
                     coloursNamed.insert(ci);
@@ -570,7 +579,8 @@ void LossChartView::refresh()
                 s->setName(name);
                 if (auto band = m_bands.find(-1 - run); band != m_bands.end()) {
                     QColor fill = c; // fainter the more bands overlap
-                    fill.setAlphaF(float(std::clamp(1.2 / double(std::max<size_t>(1, m_bands.size())), 0.05, 0.16)));
+                    fill.setAlphaF(float(
+                        std::clamp(1.2 / double(std::max<size_t>(1, m_bands.size())), 0.05, 0.16)));
                     band->second->setBrush(fill);
                     band->second->setPen(Qt::NoPen);
                     for (auto *m : markersOf.value(band->second)) m->setVisible(false);
@@ -583,7 +593,8 @@ void LossChartView::refresh()
             const int colourIndex = colourIndexOf(m_model->run(run).labels, &colourName);
             QColor c = m_theme.seriesColor(colourIndex >= 0 ? colourIndex : run);
             if (colourIndex >= 0) // the seeds of one colour as shades of it
-                c = shadedColour(c, replicateShade(m_model->session(), m_model->run(run)), m_theme.dark, 25);
+                c = shadedColour(c, replicateShade(m_model->session(), m_model->run(run)),
+                                 m_theme.dark, 25);
             QPen pen(c);
             pen.setCapStyle(Qt::RoundCap);
             QString name;
@@ -617,14 +628,15 @@ void LossChartView::refresh()
                 break;
             default: { // a group's test loss: a colour each for one run, a dash each for several
                 const int d = kind - Group;
-                static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
-                                                      Qt::DashDotDotLine};
+                static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
+                                                      Qt::DashDotLine, Qt::DashDotDotLine};
                 if (single)
                     pen.setColor(m_theme.seriesColor(d));
                 else
                     pen.setStyle(dashes[d % 5]);
                 pen.setWidthF(m_theme.line(2.0));
-                const QString groupName = d < groupNames.size() ? groupNames[d] : QString::number(d);
+                const QString groupName =
+                    d < groupNames.size() ? groupNames[d] : QString::number(d);
                 name = single ? groupName : (d == 0 ? label : QString());
                 break;
             }
@@ -666,7 +678,8 @@ void LossChartView::refresh()
 
     // Loss axes show at least the task's loss at initialisation (ln 22 for addition).
     const double initial = initialLossOf(m_model->session());
-    const RobustRange range = robustTop(plotted, initial > 0 ? initial : 1.0, m_fullRange->isChecked());
+    const RobustRange range =
+        robustTop(plotted, initial > 0 ? initial : 1.0, m_fullRange->isChecked());
     yMax = range.top;
     m_outliers = range.above;
     if (yMax <= 0) yMax = initial > 0 ? initial : 1.0;
@@ -680,11 +693,13 @@ void LossChartView::refresh()
     }
     setAxisRange(m_axisY, yLo, yHi);
     if (logY) std::tie(yLo, yHi) = decadeRange(yLo, yHi); // as the axis widened them
-    updatePhaseMarks(median && !m_groups.empty() ? QList<int>{m_groups.front().runs.front()} : runs, yLo, yHi);
+    updatePhaseMarks(median && !m_groups.empty() ? QList<int>{m_groups.front().runs.front()} : runs,
+                     yLo, yHi);
     m_chart->setTitle(title());
     if (median)
-        m_info->setText(tr("median and band over the seeds of %n configuration(s) — select rows to see runs", "",
-                           int(medians.size())));
+        m_info->setText(
+            tr("median and band over the seeds of %n configuration(s) — select rows to see runs",
+               "", int(medians.size())));
     else if (m_selected.isEmpty())
         m_info->setText(runs.isEmpty()
                             ? tr("no data yet")
@@ -717,8 +732,9 @@ QString LossChartView::csv() const
             for (const auto &[step, st] : curveStats(curves)) {
                 if (st.count == 0) continue;
                 const auto [lo, hi] = replicateBand(st);
-                for (const auto &[curve, v] : {std::make_pair("test_median", st.median), std::make_pair("band_low", lo),
-                                                std::make_pair("band_high", hi)})
+                for (const auto &[curve, v] :
+                     {std::make_pair("test_median", st.median), std::make_pair("band_low", lo),
+                      std::make_pair("band_high", hi)})
                     out += QStringLiteral("\"%1\",%2,%3,%4,%5\n")
                                .arg(parts.join(' '), QString::fromLatin1(curve))
                                .arg(step)

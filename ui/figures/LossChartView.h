@@ -78,13 +78,14 @@ private:
     QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted
     QCheckBox *m_median;    // median and band over replicates
     QComboBox *m_colourBy;  // "(run)" or a swept axis
-    QString m_pendingColourBy = QStringLiteral("\x01"); // from a view state, applied once the axes are known
-    QStringList m_colourAxes;                             // the axes m_colourBy lists
+    QString m_pendingColourBy =
+        QStringLiteral("\x01"); // from a view state, applied once the axes are known
+    QStringList m_colourAxes;   // the axes m_colourBy lists
     // Per configuration in the median view: its labels, and its band (inter-quartile range, or
     // min–max under 4 replicates) as an area between two lines.
     std::vector<ReplicateGroup> m_groups;
     std::map<int, QAreaSeries *> m_bands;
-    int m_outliers = 0;     // finite points above the y range, last frame
+    int m_outliers = 0;                       // finite points above the y range, last frame
     static constexpr int kMaxDrawnRuns = 120; // without a selection, an even sample beyond this
     int runsWithCurves() const;
     QSlider *m_smoothing;

@@ -21,7 +21,8 @@ ScalingChartView::ScalingChartView(SessionModel *model, QWidget *parent)
     m_lr = new QComboBox(this);
     m_y = new QComboBox(this);
     for (const auto &[title, y] : figureYChoices()) m_y->addItem(title, figureYName(y));
-    m_y->setToolTip(tr("What is plotted: the final test loss, or a per-head statistic averaged over each run's heads"));
+    m_y->setToolTip(tr("What is plotted: the final test loss, or a per-head statistic averaged "
+                       "over each run's heads"));
     controlsLayout()->addWidget(m_y);
     controlsLayout()->addWidget(m_xMode);
     controlsLayout()->addWidget(new QLabel(tr("η"), this));
@@ -58,7 +59,8 @@ void ScalingChartView::refresh()
     }
     m_lr->setEnabled(lrs.size() > 1);
     showData(scalingFigure(m_model->session(), m_xMode->currentIndex() == 1,
-                           m_lr->currentData().toString(), replicatePoint(), figureYFromName(m_y->currentData().toString())),
+                           m_lr->currentData().toString(), replicatePoint(),
+                           figureYFromName(m_y->currentData().toString())),
              2.0);
 }
 
@@ -75,7 +77,8 @@ void ScalingChartView::restoreViewState(const ViewState &state)
     const QSignalBlocker block(m_xMode);
     m_xMode->setCurrentIndex(stateValue(state, "x") == "m_H" ? 1 : 0);
     const QSignalBlocker blockY(m_y);
-    m_y->setCurrentIndex(std::max(0, m_y->findData(QString::fromStdString(stateValue(state, "y", "final_test_loss")))));
+    m_y->setCurrentIndex(std::max(
+        0, m_y->findData(QString::fromStdString(stateValue(state, "y", "final_test_loss")))));
     m_pendingLr = stateValue(state, "lr");
     m_lr->clear(); // forces the lr list (and the pending choice) to be rebuilt
     refresh();

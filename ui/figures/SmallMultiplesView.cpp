@@ -82,8 +82,9 @@ QString SmallMultiplesView::title() const
     for (const std::string &a : {rowAxis(), columnAxis()})
         if (!a.empty()) axes << QString::fromStdString(a);
     if (axes.isEmpty()) return tr("Train and test loss of every run");
-    return axes.size() == 1 ? tr("Train and test loss, one panel per %1").arg(axes.front())
-                            : tr("Train and test loss, one panel per (%1, %2)").arg(axes[0], axes[1]);
+    return axes.size() == 1
+               ? tr("Train and test loss, one panel per %1").arg(axes.front())
+               : tr("Train and test loss, one panel per (%1, %2)").arg(axes[0], axes[1]);
 }
 
 std::string SmallMultiplesView::rowAxis() const
@@ -132,7 +133,9 @@ void SmallMultiplesView::refresh()
         const QString defRows = axes.contains("heads") ? "heads" : axes.value(1);
         // Never the rows' axis again: a session that sweeps only heads got a heads × heads grid
         // whose off-diagonal panels were empty.
-        QString defCols = axes.contains("d_model") && defRows != "d_model" ? QStringLiteral("d_model") : QString();
+        QString defCols = axes.contains("d_model") && defRows != "d_model"
+                              ? QStringLiteral("d_model")
+                              : QString();
         for (const QString &a : axes)
             if (defCols.isEmpty() && a != defRows) defCols = a;
         int r = m_rows->findData(

@@ -84,8 +84,10 @@ QList<std::pair<QString, FigureY>> figureYChoices()
         QString title = QString::fromLatin1(stat);
         for (const auto &s : headStatTable())
             if (title == QLatin1String(s.name)) title = QString::fromUtf8(s.title);
-        out.push_back({title + QStringLiteral(", 100 steps into the last phase"), FigureY{QString::fromLatin1(stat), true}});
-        out.push_back({title + QStringLiteral(", at the end"), FigureY{QString::fromLatin1(stat), false}});
+        out.push_back({title + QStringLiteral(", 100 steps into the last phase"),
+                       FigureY{QString::fromLatin1(stat), true}});
+        out.push_back(
+            {title + QStringLiteral(", at the end"), FigureY{QString::fromLatin1(stat), false}});
     }
     return out;
 }
@@ -112,7 +114,9 @@ double figureYOf(const RunResult &result, const FigureY &y)
     for (const auto &[name, curve] : result.extra) {
         int64_t layer = 0, head = 0;
         std::string stat;
-        if (curve.empty() || !parseHeadCurve(name, &layer, &head, &stat) || QString::fromStdString(stat) != y.stat) continue;
+        if (curve.empty() || !parseHeadCurve(name, &layer, &head, &stat) ||
+            QString::fromStdString(stat) != y.stat)
+            continue;
         const CurvePoint *at = &curve.back();
         if (y.early) {
             at = nullptr;
@@ -143,7 +147,8 @@ void applyY(FigureData &d, const FigureY &y)
 {
     if (y.stat.isEmpty()) return;
     d.yTitle = yWords(y);
-    d.title.replace(QStringLiteral("Final test loss"), yWords(y).left(1).toUpper() + yWords(y).mid(1));
+    d.title.replace(QStringLiteral("Final test loss"),
+                    yWords(y).left(1).toUpper() + yWords(y).mid(1));
     d.yColumn = figureYName(y);
     d.lossAxis = false;
     d.yFromZero = true;
@@ -152,13 +157,14 @@ void applyY(FigureData &d, const FigureY &y)
 QString pointWords(ReplicatePoint point)
 {
     if (point.stat == ReplicateStat::Median) return QStringLiteral(", median and range over seeds");
-    return point.spread == ReplicateSpread::Se ? QStringLiteral(", mean ± standard error over seeds")
-                                               : QStringLiteral(", mean ± standard deviation over seeds");
+    return point.spread == ReplicateSpread::Se
+               ? QStringLiteral(", mean ± standard error over seeds")
+               : QStringLiteral(", mean ± standard deviation over seeds");
 }
 } // namespace
 
-FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel, ReplicatePoint point,
-                         const FigureY &y)
+FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel,
+                         ReplicatePoint point, const FigureY &y)
 {
     FigureData d;
     d.title = byHeadDim ? QStringLiteral("Final test loss against head dimension m_H = m / n_H")
@@ -185,7 +191,8 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
     return d;
 }
 
-FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point, const FigureY &y)
+FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point,
+                              const FigureY &y)
 {
     FigureData d;
     d.title = scaled ? QStringLiteral("Final test loss against η·√m_H")
@@ -199,7 +206,8 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         QStringList key;
         const auto replicates = replicateAxes(session);
         for (const auto &[axis, label] : run.labels)
-            if (axis != "lr" && std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
+            if (axis != "lr" &&
+                std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
                 key << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
         if (key.isEmpty())
             key << QStringLiteral("d_model=%1 heads=%2")
@@ -209,13 +217,15 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
             scaled ? run.config.lr * std::sqrt(double(headDimension(run.config))) : run.config.lr;
         addTo(byConfig[key.join(' ')][x], run.result, session, y);
     }
-    for (const auto &[name, points] : byConfig) d.series.push_back(toSeries(name, points, d.yMax, point));
+    for (const auto &[name, points] : byConfig)
+        d.series.push_back(toSeries(name, points, d.yMax, point));
     // One η trained: the figure has no learning-rate axis to show; it says so, and which fits.
     std::set<double> rates;
     for (const auto &run : session.runs)
         if (contributes(run.result)) rates.insert(run.config.lr);
     if (rates.size() == 1 && !scaled)
-        d.title += QStringLiteral(" — one learning rate trained (η = %1): the heatmap or loss against m_H shows this sweep")
+        d.title += QStringLiteral(" — one learning rate trained (η = %1): the heatmap or loss "
+                                  "against m_H shows this sweep")
                        .arg(exactNumber(*rates.begin()));
     applyY(d, y);
     return d;
@@ -354,7 +364,8 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
         d.yFromZero = false;
     }
     for (const auto &[scheme, points] : byScheme) {
-        FigureSeries s = toSeries(scheme, points, d.yMax, {ReplicateStat::Mean, ReplicateSpread::MinMax});
+        FigureSeries s =
+            toSeries(scheme, points, d.yMax, {ReplicateStat::Mean, ReplicateSpread::MinMax});
         s.learned.fill(true); // no learned / not-learned verdict here: every point is drawn alike
         d.series.push_back(std::move(s));
     }
@@ -376,8 +387,9 @@ QString FigureData::csv() const
 {
     // The learned column only where the figure marks it (ln 10 is the addition task's threshold).
     // y is the replicates' statistic; their count, the whisker's ends and how many learned follow.
-    QString out = QStringLiteral("series,x,%1%2,replicates,whisker_low,whisker_high,learned_count,verdicts\n")
-                      .arg(yColumn, learnedMarkers ? ",learned" : "");
+    QString out =
+        QStringLiteral("series,x,%1%2,replicates,whisker_low,whisker_high,learned_count,verdicts\n")
+            .arg(yColumn, learnedMarkers ? ",learned" : "");
     for (const auto &s : series) {
         QString name = s.name;
         name.replace('"', '\'');

@@ -39,8 +39,8 @@ struct FigureData {
     QString xTitle;
     QString yTitle;
     bool logX = true;
-    bool logY = false;      // base 10
-    bool yFromZero = true;  // linear y: from 0, or around the data (small differences stay visible)
+    bool logY = false;     // base 10
+    bool yFromZero = true; // linear y: from 0, or around the data (small differences stay visible)
     std::vector<FigureSeries> series;
     double yMax = 0.0;
     QString yColumn = QString::fromLatin1(metric::kFinalTestLoss); // the CSV's name for y
@@ -79,10 +79,11 @@ struct ReplicatePoint {
 };
 
 // Figure 3. byHeadDim: x is m_H instead of m. lrLabel: the lr axis label to keep ("" keeps all).
-FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel, ReplicatePoint point = {},
-                         const FigureY &y = {});
+FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel,
+                         ReplicatePoint point = {}, const FigureY &y = {});
 // Figure 4. scaled: x is η·sqrt(m_H) instead of η.
-FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point = {}, const FigureY &y = {});
+FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point = {},
+                              const FigureY &y = {});
 
 // Nearest-neighbour (EXPERIMENTS.md §2): best_epoch_mean (final_test_loss where absent), best over
 // seeds and any other swept axis, against rank m_H on log-log axes; one line per (layers, w), and

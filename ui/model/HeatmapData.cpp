@@ -84,9 +84,12 @@ int HeatmapData::filledCount() const
 const char *toString(HeatmapStat stat)
 {
     switch (stat) {
-    case HeatmapStat::Mean: return "mean";
-    case HeatmapStat::Median: return "median";
-    case HeatmapStat::LearnedFraction: return "p_learned";
+    case HeatmapStat::Mean:
+        return "mean";
+    case HeatmapStat::Median:
+        return "median";
+    case HeatmapStat::LearnedFraction:
+        return "p_learned";
     }
     return "mean";
 }
@@ -200,7 +203,7 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
         else if (counted == 0 && diverged[k])
             cell.state = HeatmapCell::State::Diverged;
         else if (counted > 0) {
-            cell.value = fraction ? cell.learnedFraction()
+            cell.value = fraction                      ? cell.learnedFraction()
                          : stat == HeatmapStat::Median ? sample.median
                                                        : sample.mean;
             cell.state = running[k] ? HeatmapCell::State::Running : HeatmapCell::State::Value;
@@ -232,11 +235,13 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
 
 QString HeatmapData::csv() const
 {
-    QString out = QStringLiteral("%1,%2,state,%3,replicates,low,high,learned,verdicts,split,runs,note\n")
-                      .arg(yAxis.empty() ? QStringLiteral("row") : QString::fromStdString(yAxis),
-                           QString::fromStdString(xAxis),
-                           stat == HeatmapStat::LearnedFraction ? QStringLiteral("p_learned")
-                                                                : QStringLiteral("test_loss_%1").arg(toString(stat)));
+    QString out =
+        QStringLiteral("%1,%2,state,%3,replicates,low,high,learned,verdicts,split,runs,note\n")
+            .arg(yAxis.empty() ? QStringLiteral("row") : QString::fromStdString(yAxis),
+                 QString::fromStdString(xAxis),
+                 stat == HeatmapStat::LearnedFraction
+                     ? QStringLiteral("p_learned")
+                     : QStringLiteral("test_loss_%1").arg(toString(stat)));
     static const char *states[] = {"empty",    "queued", "running", "value",
                                    "diverged", "failed", "stopped", "skipped"};
     for (int r = 0; r < rows(); ++r) {
@@ -246,8 +251,8 @@ QString HeatmapData::csv() const
             for (int i : cell.runs) runIds << QString::number(i);
             QString note = cell.note;
             note.replace('"', '\'');
-            const bool hasValue =
-                cell.state == HeatmapCell::State::Value || cell.state == HeatmapCell::State::Running;
+            const bool hasValue = cell.state == HeatmapCell::State::Value ||
+                                  cell.state == HeatmapCell::State::Running;
             out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,")
                        .arg(yLabels[r], xLabels[c], QString::fromLatin1(states[int(cell.state)]),
                             hasValue ? QString::number(cell.value, 'g', 10) : QString())
@@ -256,7 +261,8 @@ QString HeatmapData::csv() const
                             cell.replicates ? QString::number(cell.high, 'g', 10) : QString())
                        .arg(cell.learned)
                        .arg(cell.verdicts);
-            out += QStringLiteral("%1,%2,\"%3\"\n").arg(cell.split() ? "1" : "0", runIds.join(' '), note);
+            out += QStringLiteral("%1,%2,\"%3\"\n")
+                       .arg(cell.split() ? "1" : "0", runIds.join(' '), note);
         }
     }
     return out;

@@ -18,7 +18,7 @@ namespace headlab::ui {
 // What a cell shows of its replicates (the runs that differ only in the axes not fixed: seeds):
 // the mean or median test loss, or the fraction that learned (by the session's rule).
 enum class HeatmapStat { Mean, Median, LearnedFraction };
-const char *toString(HeatmapStat stat); // "mean", "median", "p_learned"
+const char *toString(HeatmapStat stat);                     // "mean", "median", "p_learned"
 HeatmapStat heatmapStatFromString(const std::string &text); // unknown: Mean
 
 struct HeatmapCell {
@@ -27,10 +27,11 @@ struct HeatmapCell {
     double value = 0.0; // the statistic over the cell's runs with a finite value (or verdict)
     QList<int> runs;    // run indices in this cell
     QString note;       // skip reason, failure message, diverged step
-    int replicates = 0;             // runs with a finite value
-    int learned = 0, verdicts = 0;  // runs that learned / that have a verdict (LearnedRule.h)
-    double low = 0.0, high = 0.0;   // the spread of the values: inter-quartile range (min–max under 4)
-    double sd = 0.0, se = 0.0;      // their standard deviation and standard error
+    int replicates = 0; // runs with a finite value
+    int learned = 0, verdicts = 0; // runs that learned / that have a verdict (LearnedRule.h)
+    double low = 0.0,
+           high = 0.0;         // the spread of the values: inter-quartile range (min–max under 4)
+    double sd = 0.0, se = 0.0; // their standard deviation and standard error
     // The replicates disagree on learned / not learned: the cell is on the trainability boundary.
     bool split() const { return learned > 0 && learned < verdicts; }
     double learnedFraction() const { return verdicts ? double(learned) / verdicts : 0.0; }

@@ -159,8 +159,7 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
             if (!std::isfinite(loss)) return QString();
             return formatLoss(loss) +
                    (isFinished(r.status)
-                        ? (isLearned(m_session->session(), r) ? tr("  learned")
-                                                                          : QString())
+                        ? (isLearned(m_session->session(), r) ? tr("  learned") : QString())
                         : tr(" …"));
         }
         if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);

@@ -62,10 +62,12 @@ void SessionModel::save(const QString &path)
     if (target.isEmpty())
         throw headlab::SessionError("", 0, 0, "", "the session has no file name yet; use Save As");
     // Saved to another directory: the task's relative file paths become absolute (core/lab).
-    if (QFileInfo(target).absolutePath() != QFileInfo(m_filePath).absolutePath()) headlab::anchorTaskPaths(m_session);
+    if (QFileInfo(target).absolutePath() != QFileInfo(m_filePath).absolutePath())
+        headlab::anchorTaskPaths(m_session);
     const QString previous = storePath();
     storeFor(target).saveSession(m_session);
-    if (!previous.isEmpty() && previous != target) headlab::copyCheckpoints(m_session, previous.toStdString(), target.toStdString());
+    if (!previous.isEmpty() && previous != target)
+        headlab::copyCheckpoints(m_session, previous.toStdString(), target.toStdString());
     if (target != m_filePath) {
         m_filePath = target;
         Q_EMIT filePathChanged(m_filePath);
@@ -76,7 +78,8 @@ void SessionModel::save(const QString &path)
 void SessionModel::saveCopy(const QString &path)
 {
     headlab::Session copy = m_session;
-    if (QFileInfo(path).absolutePath() != QFileInfo(m_filePath).absolutePath()) headlab::anchorTaskPaths(copy);
+    if (QFileInfo(path).absolutePath() != QFileInfo(m_filePath).absolutePath())
+        headlab::anchorTaskPaths(copy);
     storeFor(path).saveSession(copy);
 }
 
@@ -96,11 +99,12 @@ std::string folderFingerprint(const std::string &resultsDir)
     for (const char *sub : {"/runs", "/checkpoints"}) {
         const std::string dir = resultsDir + sub;
         if (!fs::is_directory(dir, error)) continue;
-        for (auto it = fs::recursive_directory_iterator(dir, error); !error && it != fs::recursive_directory_iterator();
-             it.increment(error)) {
+        for (auto it = fs::recursive_directory_iterator(dir, error);
+             !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
             if (!it->is_regular_file(error)) continue;
             const auto time = fs::last_write_time(it->path(), error).time_since_epoch().count();
-            out += it->path().string() + ' ' + std::to_string(it->file_size(error)) + ' ' + std::to_string(time) + '\n';
+            out += it->path().string() + ' ' + std::to_string(it->file_size(error)) + ' ' +
+                   std::to_string(time) + '\n';
         }
     }
     return out;
@@ -155,11 +159,13 @@ int SessionModel::refreshFromDisk()
         auto &run = m_session.runs[i];
         const auto it = byFile.find(headlab::runFileName(run.config));
         headlab::RunResult fresh;
-        if (it != byFile.end() && headlab::hasResult(*it->second) && headlab::isFinished(it->second->result.status)) {
+        if (it != byFile.end() && headlab::hasResult(*it->second) &&
+            headlab::isFinished(it->second->result.status)) {
             fresh = it->second->result;
         } else {
             // Still training elsewhere: its newest checkpoint holds its curves so far.
-            const auto found = headlab::listCheckpoints(headlab::checkpointDirFor(path, run.config), nullptr, false);
+            const auto found = headlab::listCheckpoints(headlab::checkpointDirFor(path, run.config),
+                                                        nullptr, false);
             if (!found.empty() && found.front().step > run.result.stepsDone) {
                 try {
                     fresh = headlab::loadCheckpoint(found.front().path, &run.config).partial;

@@ -1,8 +1,8 @@
 // TrainingController.cpp — see TrainingController.h.
 #include "ui/model/TrainingController.h"
 
-#include "ui/model/Metatypes.h"
 #include "core/model/Device.h"
+#include "ui/model/Metatypes.h"
 
 #include <QPointer>
 #include <QStringList>
@@ -55,7 +55,8 @@ bool TrainingController::start(std::vector<headlab::SweepJob> jobs,
             },
             Qt::QueuedConnection);
     };
-    callbacks.onAttention = [self, gen, generation](int runIndex, const headlab::AttentionMaps &maps) {
+    callbacks.onAttention = [self, gen, generation](int runIndex,
+                                                    const headlab::AttentionMaps &maps) {
         if (*gen != generation) return;
         QMetaObject::invokeMethod(
             self.data(),

@@ -19,7 +19,8 @@ __global__ void adamKernel(AdamArgs a)
     const float eps = static_cast<float>(a.eps), wd = static_cast<float>(a.weightDecay);
     const float stepScale = scale / bias1;
     const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n; i += stride) {
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
+         i += stride) {
         const float g = a.grad[i];
         const float lr = a.lr[i];
         float p = a.param[i];

@@ -10,8 +10,8 @@ namespace headlab::cuda {
 struct AdamArgs {
     float *param;
     const float *grad;
-    float *exp;   // first moment
-    float *expSq; // second moment
+    float *exp;             // first moment
+    float *expSq;           // second moment
     const float *lr;        // per element
     const double *step;     // device: updates taken, this one included
     const double *schedule; // device: the schedule's multiplier of every learning rate

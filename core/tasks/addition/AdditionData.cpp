@@ -7,10 +7,9 @@ namespace headlab::addition {
 
 const std::vector<std::string> &vocabulary()
 {
-    static const std::vector<std::string> v = {"[PAD]", "[UNK]", "[BOS]", "[EOS]", "Input", "Output",
-                                               "A",     ":",     "=",     "+",     ",",     "?",
-                                               "0",     "1",     "2",     "3",     "4",     "5",
-                                               "6",     "7",     "8",     "9"};
+    static const std::vector<std::string> v = {
+        "[PAD]", "[UNK]", "[BOS]", "[EOS]", "Input", "Output", "A", ":", "=", "+", ",",
+        "?",     "0",     "1",     "2",     "3",     "4",      "5", "6", "7", "8", "9"};
     return v;
 }
 
@@ -42,10 +41,25 @@ Sample sampleTokens(int64_t sampleIndex, int64_t pairBase)
     const auto [a, b] = operandsOfPair(static_cast<uint64_t>(pair));
     const int64_t c = (a + b) / (i == 0 ? 1 : i == 1 ? 10 : 100) % 10;
     auto digit = [](int64_t d) { return Digit0 + d; };
-    return Sample{Input, Colon, A, Equals,
-                  digit(a / 100), digit(a / 10 % 10), digit(a % 10), Plus,
-                  digit(b / 100), digit(b / 10 % 10), digit(b % 10), Comma,
-                  A, digit(i), Equals, Question, Output, Colon, digit(c)};
+    return Sample{Input,
+                  Colon,
+                  A,
+                  Equals,
+                  digit(a / 100),
+                  digit(a / 10 % 10),
+                  digit(a % 10),
+                  Plus,
+                  digit(b / 100),
+                  digit(b / 10 % 10),
+                  digit(b % 10),
+                  Comma,
+                  A,
+                  digit(i),
+                  Equals,
+                  Question,
+                  Output,
+                  Colon,
+                  digit(c)};
 }
 
 std::vector<int64_t> buildSamples(int64_t count, int64_t pairBase)

@@ -17,11 +17,22 @@ constexpr int64_t kVocabSize = 22;
 constexpr int64_t kSampleLength = 19;
 constexpr int64_t kPredictPosition = 17; // its output predicts the answer token
 constexpr int64_t kAnswerPosition = 18;
-constexpr int64_t kDigitsAsked = 3;      // i in {0, 1, 2}, counted from the ones digit
+constexpr int64_t kDigitsAsked = 3; // i in {0, 1, 2}, counted from the ones digit
 constexpr int64_t kMaxOperand = 998;
 
 enum Token : int64_t {
-    Pad = 0, Unk, Bos, Eos, Input, Output, A, Colon, Equals, Plus, Comma, Question,
+    Pad = 0,
+    Unk,
+    Bos,
+    Eos,
+    Input,
+    Output,
+    A,
+    Colon,
+    Equals,
+    Plus,
+    Comma,
+    Question,
     Digit0 = 12, // '0'..'9' are 12..21
 };
 

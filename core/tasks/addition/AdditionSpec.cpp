@@ -10,7 +10,8 @@
 
 namespace headlab {
 
-std::unique_ptr<Task> makeAdditionTask(const RunConfig &, const std::vector<uint64_t> &, const std::string &); // AdditionTask.cpp
+std::unique_ptr<Task> makeAdditionTask(const RunConfig &, const std::vector<uint64_t> &,
+                                       const std::string &); // AdditionTask.cpp
 
 namespace {
 
@@ -31,25 +32,30 @@ const TaskSpec &additionTask()
         .objectives = {Objective::NextToken, Objective::Answer},
         .options =
             {
-                fields::integer("train_pairs", &TaskConfig::trainPairs, 1, RunLimits::kMaxTrainPairs,
+                fields::integer("train_pairs", &TaskConfig::trainPairs, 1,
+                                RunLimits::kMaxTrainPairs,
                                 "operand pairs in the training set (3 samples each)"),
                 fields::integer("test_pairs", &TaskConfig::testPairs, 1, RunLimits::kMaxTestPairs,
                                 "operand pairs in the test set"),
-                fields::integer("test_pair_base", &TaskConfig::testPairBase, 0, RunLimits::kMaxPairBase,
-                                "the first pair index of the test set"),
+                fields::integer("test_pair_base", &TaskConfig::testPairBase, 0,
+                                RunLimits::kMaxPairBase, "the first pair index of the test set"),
             },
         .vocabSize = [](const TaskConfig &) { return addition::kVocabSize; },
         .sequenceLength = [](const TaskConfig &) { return addition::kSampleLength; },
         // The test set (evaluated in evaluationChunk passes); both sets as int64 tokens.
-        .footprint = [](const TaskConfig &t) {
-            const int64_t train = 3 * t.trainPairs, test = 3 * t.testPairs;
-            return TaskSpec::Footprint{test, (train + test) * addition::kSampleLength * 8 + test * 8};
-        },
-        .learnedMeaning = "the session's learned_rule: by default the test loss left the ln 10 plateau",
+        .footprint =
+            [](const TaskConfig &t) {
+                const int64_t train = 3 * t.trainPairs, test = 3 * t.testPairs;
+                return TaskSpec::Footprint{test,
+                                           (train + test) * addition::kSampleLength * 8 + test * 8};
+            },
+        .learnedMeaning =
+            "the session's learned_rule: by default the test loss left the ln 10 plateau",
         .plateaus =
             [](const TaskConfig &) {
                 const double ln10 = std::log(10.0);
-                return std::vector<PlateauLine>{{ln10, "ln 10"}, {2 * ln10 / 3, "⅔ ln 10"}, {ln10 / 3, "⅓ ln 10"}};
+                return std::vector<PlateauLine>{
+                    {ln10, "ln 10"}, {2 * ln10 / 3, "⅔ ln 10"}, {ln10 / 3, "⅓ ln 10"}};
             },
         .initialLoss = [](const TaskConfig &) { return std::log(double(addition::kVocabSize)); },
         .extraCurves = {metric::kTestDigitPrefix},
@@ -57,7 +63,10 @@ const TaskSpec &additionTask()
         // each queried digit, A_0 the ones. The refactor to task rows left it out of this row.
         .groupCurvePrefix = metric::kTestDigitPrefix,
         .groupWord = "digit",
-        .groups = [](const TaskConfig &) { return std::vector<std::string>{"A_0 (ones)", "A_1 (tens)", "A_2 (hundreds)"}; },
+        .groups =
+            [](const TaskConfig &) {
+                return std::vector<std::string>{"A_0 (ones)", "A_1 (tens)", "A_2 (hundreds)"};
+            },
         .producesSamples = false,
         .plateauMetrics = true,
         .check = checkAddition,

@@ -33,7 +33,8 @@ torch::Tensor samplesTensor(int64_t count, int64_t pairBase)
 
 } // namespace
 
-std::unique_ptr<Task> makeAdditionTask(const RunConfig &config, const std::vector<uint64_t> &, const std::string &device)
+std::unique_ptr<Task> makeAdditionTask(const RunConfig &config, const std::vector<uint64_t> &,
+                                       const std::string &device)
 {
     return std::make_unique<AdditionTask>(config.task, torch::Device(device));
 }
@@ -42,14 +43,26 @@ AdditionTask::AdditionTask(const TaskConfig &config, const torch::Device &device
 {
     m_train = samplesTensor(config.trainPairs * kDigitsAsked, 0).to(device);
     m_test = samplesTensor(config.testPairs * kDigitsAsked, config.testPairBase).to(device);
-    m_testDigit = torch::arange(m_test.size(0), torch::TensorOptions().dtype(torch::kInt64)).remainder(kDigitsAsked).to(device);
+    m_testDigit = torch::arange(m_test.size(0), torch::TensorOptions().dtype(torch::kInt64))
+                      .remainder(kDigitsAsked)
+                      .to(device);
 }
 
-int64_t AdditionTask::vocabSize() const { return kVocabSize; }
-int64_t AdditionTask::maxPositions() const { return kSampleLength; }
-double AdditionTask::learnedThreshold() const { return std::log(10.0); }
+int64_t AdditionTask::vocabSize() const
+{
+    return kVocabSize;
+}
+int64_t AdditionTask::maxPositions() const
+{
+    return kSampleLength;
+}
+double AdditionTask::learnedThreshold() const
+{
+    return std::log(10.0);
+}
 
-torch::Tensor AdditionTask::trainLoss(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step)
+torch::Tensor AdditionTask::trainLoss(const Transformer &model, const PhaseConfig &phase,
+                                      const torch::Tensor &step)
 {
     // Rows (step·B + k) mod N, k < B: the training set in its fixed order, every epoch.
     const int64_t B = phase.batchSize;
@@ -57,7 +70,8 @@ torch::Tensor AdditionTask::trainLoss(const Transformer &model, const PhaseConfi
     return lossOfBatch(model, phase, m_train.index_select(0, rows));
 }
 
-torch::Tensor AdditionTask::lossOfBatch(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &batch) const
+torch::Tensor AdditionTask::lossOfBatch(const Transformer &model, const PhaseConfig &phase,
+                                        const torch::Tensor &batch) const
 {
     // batch: (B, 19)
     const auto input = batch.narrow(1, 0, kAnswerPosition); // positions 0..17
@@ -78,16 +92,19 @@ TaskEvaluation AdditionTask::evaluate(const Transformer &model)
     for (int64_t start = 0; start < M; start += chunk) {
         const int64_t n = std::min(chunk, M - start);
         const auto rows = m_test.narrow(0, start, n);
-        const auto logits = model.forward(rows.narrow(1, 0, kAnswerPosition), true).reshape({R * n, kVocabSize});
+        const auto logits =
+            model.forward(rows.narrow(1, 0, kAnswerPosition), true).reshape({R * n, kVocabSize});
         const auto target = rows.select(1, kAnswerPosition).repeat({R});
-        parts.push_back(at::cross_entropy_loss(logits, target, {}, at::Reduction::None).view({R, n}));
+        parts.push_back(
+            at::cross_entropy_loss(logits, target, {}, at::Reduction::None).view({R, n}));
     }
     const auto perSample = parts.size() == 1 ? parts.front() : torch::cat(parts, 1);
     TaskEvaluation out;
     out.loss = perSample.mean(1);
     for (int64_t i = 0; i < kDigitsAsked; ++i) {
         const auto mask = (m_testDigit == i).to(torch::kFloat32); // (M)
-        out.extra[metric::kTestDigitPrefix + std::to_string(i)] = (perSample * mask).sum(1) / mask.sum();
+        out.extra[metric::kTestDigitPrefix + std::to_string(i)] =
+            (perSample * mask).sum(1) / mask.sum();
     }
     return out;
 }
@@ -98,7 +115,8 @@ std::vector<std::string> labelsOf(const torch::Tensor &tokens) // (T) int64 on t
 {
     std::vector<std::string> labels;
     const auto &v = vocabulary();
-    for (int64_t k = 0; k < tokens.size(0); ++k) labels.push_back(v[static_cast<size_t>(tokens[k].item<int64_t>())]);
+    for (int64_t k = 0; k < tokens.size(0); ++k)
+        labels.push_back(v[static_cast<size_t>(tokens[k].item<int64_t>())]);
     return labels;
 }
 
@@ -111,20 +129,41 @@ ProbeInput AdditionTask::probeInput(const std::string &text, int64_t) const
     int64_t a = 0, b = 0, i = 0;
     if (!parseAdditionInput(text, &a, &b, &i)) {
         const std::string shown = text.size() > 60 ? text.substr(0, 57) + "..." : text;
-        throw std::invalid_argument("'" + shown + "': expected two numbers of at most three digits and a digit 0-2, e.g. \"123 + 456, digit 0\"");
+        throw std::invalid_argument("'" + shown +
+                                    "': expected two numbers of at most three digits and a digit "
+                                    "0-2, e.g. \"123 + 456, digit 0\"");
     }
     const int64_t c = (a + b) / (i == 0 ? 1 : i == 1 ? 10 : 100) % 10;
     auto digit = [](int64_t d) { return Digit0 + d; };
-    const Sample t{Input, Colon, A, Equals, digit(a / 100), digit(a / 10 % 10), digit(a % 10), Plus,
-                   digit(b / 100), digit(b / 10 % 10), digit(b % 10), Comma, A, digit(i), Equals, Question, Output, Colon, digit(c)};
-    const auto tokens = torch::tensor(std::vector<int64_t>(t.begin(), t.begin() + kAnswerPosition), torch::kInt64);
+    const Sample t{Input,
+                   Colon,
+                   A,
+                   Equals,
+                   digit(a / 100),
+                   digit(a / 10 % 10),
+                   digit(a % 10),
+                   Plus,
+                   digit(b / 100),
+                   digit(b / 10 % 10),
+                   digit(b % 10),
+                   Comma,
+                   A,
+                   digit(i),
+                   Equals,
+                   Question,
+                   Output,
+                   Colon,
+                   digit(c)};
+    const auto tokens =
+        torch::tensor(std::vector<int64_t>(t.begin(), t.begin() + kAnswerPosition), torch::kInt64);
     ProbeInput out;
     out.input = tokens.unsqueeze(0).to(m_test.device()); // (1, 18), shared by the runs
     out.labels = labelsOf(tokens);
     out.focusRow = kAnswerPosition - 1; // the last input position predicts the answer
     char description[96];
-    std::snprintf(description, sizeof description, "%03lld + %03lld, digit %lld: answer %lld", static_cast<long long>(a),
-                  static_cast<long long>(b), static_cast<long long>(i), static_cast<long long>(c));
+    std::snprintf(description, sizeof description, "%03lld + %03lld, digit %lld: answer %lld",
+                  static_cast<long long>(a), static_cast<long long>(b), static_cast<long long>(i),
+                  static_cast<long long>(c));
     out.description = description;
     return out;
 }
@@ -134,7 +173,8 @@ ProbeInput AdditionTask::statsInput(int64_t) const
     // The first 192 test samples (64 pairs, every digit asked), every position: enough for the
     // statistics, a third of the cost of the whole test set at each evaluation.
     ProbeInput out;
-    out.input = m_test.narrow(0, 0, std::min<int64_t>(192, m_test.size(0))).narrow(1, 0, kAnswerPosition);
+    out.input =
+        m_test.narrow(0, 0, std::min<int64_t>(192, m_test.size(0))).narrow(1, 0, kAnswerPosition);
     out.labels = labelsOf(m_test[0].narrow(0, 0, kAnswerPosition).to(torch::kCPU));
     out.focusRow = kAnswerPosition - 1;
     out.description = "192 test samples";

@@ -10,7 +10,8 @@ public:
     AdditionTask(const TaskConfig &config, const torch::Device &device);
     int64_t vocabSize() const override;
     int64_t maxPositions() const override;
-    torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step) override;
+    torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase,
+                            const torch::Tensor &step) override;
     TaskEvaluation evaluate(const Transformer &model) override;
     ProbeInput probeInput(const std::string &text, int64_t runs) const override;
     ProbeInput statsInput(int64_t runs) const override;
@@ -18,10 +19,11 @@ public:
     double learnedThreshold() const override; // ln 10
 
 private:
-    torch::Tensor lossOfBatch(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &batch) const;
-    torch::Tensor m_train;      // (N, 19) int64 on the device
-    torch::Tensor m_test;       // (M, 19)
-    torch::Tensor m_testDigit;  // (M) int64: which digit each test sample asks for
+    torch::Tensor lossOfBatch(const Transformer &model, const PhaseConfig &phase,
+                              const torch::Tensor &batch) const;
+    torch::Tensor m_train;     // (N, 19) int64 on the device
+    torch::Tensor m_test;      // (M, 19)
+    torch::Tensor m_testDigit; // (M) int64: which digit each test sample asks for
 };
 
 } // namespace headlab

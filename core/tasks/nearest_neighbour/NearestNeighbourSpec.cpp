@@ -14,8 +14,10 @@ namespace {
 std::string checkNearestNeighbour(const RunConfig &c)
 {
     if (c.task.pointDim != c.model.dModel)
-        return "model.d_model: the nearest-neighbour task feeds points as tokens, so d_model must equal "
-               "task.point_dim (" + std::to_string(c.task.pointDim) + "), got " + std::to_string(c.model.dModel);
+        return "model.d_model: the nearest-neighbour task feeds points as tokens, so d_model must "
+               "equal "
+               "task.point_dim (" +
+               std::to_string(c.task.pointDim) + "), got " + std::to_string(c.model.dModel);
     if (c.task.numPoints < 2) return "task.num_points: at least 2 points are needed";
     return {};
 }

@@ -84,7 +84,8 @@ torch::Tensor NearestNeighbourTask::seedKeys(const std::vector<uint64_t> &dataSe
     return torch::tensor(keys, torch::kInt64).view({static_cast<int64_t>(dataSeeds.size()), 3});
 }
 
-std::unique_ptr<Task> makeNearestNeighbourTask(const RunConfig &config, const std::vector<uint64_t> &dataSeeds,
+std::unique_ptr<Task> makeNearestNeighbourTask(const RunConfig &config,
+                                               const std::vector<uint64_t> &dataSeeds,
                                                const std::string &device)
 {
     return std::make_unique<NearestNeighbourTask>(config.task, dataSeeds, torch::Device(device));
@@ -179,7 +180,6 @@ TaskEvaluation NearestNeighbourTask::evaluate(const Transformer &model)
     return out;
 }
 
-
 ProbeInput NearestNeighbourTask::probeInput(const std::string &text, int64_t runs) const
 {
     uint64_t seed = 0;
@@ -188,14 +188,16 @@ ProbeInput NearestNeighbourTask::probeInput(const std::string &text, int64_t run
         seed = std::stoull(text, &used);
         if (used != text.size()) throw std::invalid_argument(text);
     } catch (const std::exception &) {
-        throw std::invalid_argument("'" + text + "': expected a seed (a whole number) for the point set");
+        throw std::invalid_argument("'" + text +
+                                    "': expected a seed (a whole number) for the point set");
     }
     const auto points = unitPoints(seedKeys({seed}), torch::zeros({}, torch::kInt64),
                                    {1, m_config.numPoints, m_config.pointDim}); // (1, 1, N, d)
     ProbeInput out;
     out.input = points.expand({runs, 1, m_config.numPoints, m_config.pointDim}).to(m_device);
     for (int64_t i = 0; i < m_config.numPoints; ++i) out.labels.push_back("x" + std::to_string(i));
-    out.description = "point set of seed " + std::to_string(seed) + " (" + std::to_string(m_config.numPoints) + " points)";
+    out.description = "point set of seed " + std::to_string(seed) + " (" +
+                      std::to_string(m_config.numPoints) + " points)";
     return out;
 }
 
@@ -203,7 +205,8 @@ ProbeInput NearestNeighbourTask::statsInput(int64_t runs) const
 {
     ProbeInput out;
     const int64_t M = std::min<int64_t>(256, m_testPoints.size(0));
-    out.input = m_testPoints.narrow(0, 0, M).unsqueeze(0).expand({runs, M, m_config.numPoints, m_config.pointDim});
+    out.input = m_testPoints.narrow(0, 0, M).unsqueeze(0).expand(
+        {runs, M, m_config.numPoints, m_config.pointDim});
     for (int64_t i = 0; i < m_config.numPoints; ++i) out.labels.push_back("x" + std::to_string(i));
     out.description = "256 test point sets";
     return out;

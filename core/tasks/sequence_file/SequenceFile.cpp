@@ -7,12 +7,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
 #include <set>
 #include <sstream>
-#include <functional>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
@@ -31,12 +31,14 @@ struct Row {
 
 [[noreturn]] void fail(const std::string &path, int64_t line, const std::string &message)
 {
-    throw FileError(path + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + message);
+    throw FileError(path + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " +
+                    message);
 }
 
 // One CSV record starting at `pos` (RFC 4180: quoted fields may hold commas, quotes as "", and
 // newlines). Advances `pos` and `line`.
-std::vector<std::string> csvRecord(const std::string_view text, size_t &pos, int64_t &line, const std::string &path)
+std::vector<std::string> csvRecord(const std::string_view text, size_t &pos, int64_t &line,
+                                   const std::string &path)
 {
     std::vector<std::string> fields(1);
     bool quoted = false, wasQuoted = false;
@@ -78,7 +80,8 @@ std::string trimmed(const std::string_view s)
 
 // The rows of a CSV file, one at a time: no row outlives its call of `onRow`, so reading costs
 // the text and one row, not a copy of every field.
-void readCsv(const std::string_view text, const std::string &path, const std::function<void(Row &&)> &onRow)
+void readCsv(const std::string_view text, const std::string &path,
+             const std::function<void(Row &&)> &onRow)
 {
     size_t pos = 0;
     int64_t line = 1;
@@ -87,26 +90,35 @@ void readCsv(const std::string_view text, const std::string &path, const std::fu
     int prompt = -1, answer = -1, group = -1;
     for (size_t i = 0; i < header.size(); ++i) {
         const std::string name = trimmed(header[i]);
-        if (name == "prompt") prompt = int(i);
-        else if (name == "answer") answer = int(i);
-        else if (name == "group") group = int(i);
-        else fail(path, headerLine, "unknown column '" + name + "' (the columns are prompt, answer and group)");
+        if (name == "prompt")
+            prompt = int(i);
+        else if (name == "answer")
+            answer = int(i);
+        else if (name == "group")
+            group = int(i);
+        else
+            fail(path, headerLine,
+                 "unknown column '" + name + "' (the columns are prompt, answer and group)");
     }
     if (prompt < 0 || answer < 0)
-        fail(path, headerLine, "the header must name the columns prompt and answer (and optionally group)");
+        fail(path, headerLine,
+             "the header must name the columns prompt and answer (and optionally group)");
     while (pos < text.size()) {
         const int64_t at = line;
         std::vector<std::string> fields = csvRecord(text, pos, line, path);
         if (fields.size() == 1 && trimmed(fields[0]).empty()) continue; // blank line
         if (fields.size() != header.size())
-            fail(path, at, std::to_string(fields.size()) + " fields, but the header has " + std::to_string(header.size()));
+            fail(path, at,
+                 std::to_string(fields.size()) + " fields, but the header has " +
+                     std::to_string(header.size()));
         onRow({std::move(fields[size_t(prompt)]), std::move(fields[size_t(answer)]),
                group >= 0 ? std::move(fields[size_t(group)]) : std::string(), at});
     }
 }
 
 // The rows of a PROMPT<tab>ANSWER[<tab>GROUP] file, one at a time.
-void readText(const std::string_view text, const std::string &path, const std::function<void(Row &&)> &onRow)
+void readText(const std::string_view text, const std::string &path,
+              const std::function<void(Row &&)> &onRow)
 {
     int64_t line = 0;
     for (size_t start = 0; start < text.size();) {
@@ -126,9 +138,12 @@ void readText(const std::string_view text, const std::string &path, const std::f
             from = tab + 1;
         }
         if (fields.size() < 2)
-            fail(path, line, "no answer: a line is PROMPT<tab>ANSWER, or PROMPT<tab>ANSWER<tab>GROUP");
-        if (fields.size() > 3) fail(path, line, std::to_string(fields.size()) + " tab-separated fields; at most 3");
-        onRow({std::move(fields[0]), std::move(fields[1]), fields.size() == 3 ? std::move(fields[2]) : std::string(), line});
+            fail(path, line,
+                 "no answer: a line is PROMPT<tab>ANSWER, or PROMPT<tab>ANSWER<tab>GROUP");
+        if (fields.size() > 3)
+            fail(path, line, std::to_string(fields.size()) + " tab-separated fields; at most 3");
+        onRow({std::move(fields[0]), std::move(fields[1]),
+               fields.size() == 3 ? std::move(fields[2]) : std::string(), line});
     }
 }
 
@@ -136,10 +151,12 @@ std::shared_ptr<const Data> parse(const std::string &path, Tokens mode, double t
 {
     std::error_code error;
     const auto status = std::filesystem::status(path, error);
-    if (error || !std::filesystem::exists(status)) fail(path, 0, "cannot open the examples file: no such file");
+    if (error || !std::filesystem::exists(status))
+        fail(path, 0, "cannot open the examples file: no such file");
     if (!std::filesystem::is_regular_file(status)) fail(path, 0, "is not a regular file");
     const auto size = std::filesystem::file_size(path, error);
-    if (!error && static_cast<int64_t>(size) > kMaxBytes) fail(path, 0, "larger than 256 MiB (a HeadLab limit)");
+    if (!error && static_cast<int64_t>(size) > kMaxBytes)
+        fail(path, 0, "larger than 256 MiB (a HeadLab limit)");
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(path, 0, "cannot open the examples file");
     std::string text;
@@ -147,9 +164,12 @@ std::shared_ptr<const Data> parse(const std::string &path, Tokens mode, double t
         if (!error && size > 0) text.reserve(static_cast<size_t>(size));
         text.assign(std::istreambuf_iterator<char>(in), {});
     } catch (const std::exception &e) {
-        fail(path, 0, std::string("cannot read the examples file (") + e.what() + "); give a file of examples");
+        fail(path, 0,
+             std::string("cannot read the examples file (") + e.what() +
+                 "); give a file of examples");
     }
-    if (static_cast<int64_t>(text.size()) > kMaxBytes) fail(path, 0, "larger than 256 MiB (a HeadLab limit)");
+    if (static_cast<int64_t>(text.size()) > kMaxBytes)
+        fail(path, 0, "larger than 256 MiB (a HeadLab limit)");
     return parseExamples(text, path, mode, testFraction);
 }
 
@@ -160,7 +180,11 @@ int64_t firstNonUtf8Line(const std::string_view text)
     for (size_t i = 0; i < text.size();) {
         const auto c = static_cast<unsigned char>(text[i]);
         if (c == '\n') ++line;
-        const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+        const size_t n = c < 0x80           ? 1
+                         : (c >> 5) == 0x6  ? 2
+                         : (c >> 4) == 0xE  ? 3
+                         : (c >> 3) == 0x1E ? 4
+                                            : 0;
         if (n == 0 || i + n > text.size()) return line;
         for (size_t k = 1; k < n; ++k)
             if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return line;
@@ -171,15 +195,18 @@ int64_t firstNonUtf8Line(const std::string_view text)
 
 } // namespace
 
-std::shared_ptr<const Data> parseExamples(const std::string &fileText, const std::string &path, Tokens mode, double testFraction)
+std::shared_ptr<const Data> parseExamples(const std::string &fileText, const std::string &path,
+                                          Tokens mode, double testFraction)
 {
-    if (fileText.size() >= 2 && ((fileText[0] == '\xFF' && fileText[1] == '\xFE') || (fileText[0] == '\xFE' && fileText[1] == '\xFF')))
+    if (fileText.size() >= 2 && ((fileText[0] == '\xFF' && fileText[1] == '\xFE') ||
+                                 (fileText[0] == '\xFE' && fileText[1] == '\xFF')))
         fail(path, 0, "is UTF-16 text; save it as UTF-8");
     // A byte-order mark is no part of the first column's name or of the first prompt.
     std::string_view text = fileText;
     if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
     if (const int64_t line = firstNonUtf8Line(text); line > 0)
-        fail(path, line, "is not UTF-8 text (a byte that UTF-8 does not allow); save the file as UTF-8");
+        fail(path, line,
+             "is not UTF-8 text (a byte that UTF-8 does not allow); save the file as UTF-8");
 
     // Tokens are interned as they are read (provisional ids in order of first appearance), and
     // each example is kept as ids only: memory is a small multiple of the file, not a string per
@@ -193,7 +220,8 @@ std::shared_ptr<const Data> parseExamples(const std::string &fileText, const std
     std::map<std::string, int64_t> groupIndex;
     bool first = true, grouped = false;
     auto intern = [&](std::string &&token) {
-        const auto [it, inserted] = provisional.emplace(std::move(token), int64_t(byProvisional.size()));
+        const auto [it, inserted] =
+            provisional.emplace(std::move(token), int64_t(byProvisional.size()));
         if (inserted) byProvisional.push_back(it->first);
         return it->second;
     };
@@ -210,15 +238,19 @@ std::shared_ptr<const Data> parseExamples(const std::string &fileText, const std
         if (static_cast<int64_t>(tokens.size()) != data->promptLength)
             fail(path, row.line,
                  "the prompt has " + std::to_string(tokens.size()) + " tokens, but the first has " +
-                     std::to_string(data->promptLength) + " (every prompt must have as many; tokens: " +
+                     std::to_string(data->promptLength) +
+                     " (every prompt must have as many; tokens: " +
                      (mode == Tokens::Characters ? "characters" : "words") + ")");
         if (grouped == row.group.empty())
-            fail(path, row.line, grouped ? "no group, but the first example has one" : "a group, but the first example has none");
+            fail(path, row.line,
+                 grouped ? "no group, but the first example has one"
+                         : "a group, but the first example has none");
         if (grouped && !groupIndex.count(row.group)) {
             groupIndex[row.group] = static_cast<int64_t>(data->groups.size());
             data->groups.push_back(row.group);
         }
-        for (auto &token : tokens) data->tokens.push_back(static_cast<int32_t>(intern(std::move(token))));
+        for (auto &token : tokens)
+            data->tokens.push_back(static_cast<int32_t>(intern(std::move(token))));
         const int64_t answerId = intern(std::move(answer));
         answers.insert(answerId);
         data->tokens.push_back(static_cast<int32_t>(answerId));
@@ -226,14 +258,19 @@ std::shared_ptr<const Data> parseExamples(const std::string &fileText, const std
         data->line.push_back(row.line);
     };
     const bool csv = std::filesystem::path(path).extension() == ".csv";
-    if (csv) readCsv(text, path, onRow);
-    else readText(text, path, onRow);
+    if (csv)
+        readCsv(text, path, onRow);
+    else
+        readText(text, path, onRow);
     if (first) fail(path, 0, "is empty: no examples");
-    if (data->examples() < 2) fail(path, 0, "needs at least 2 examples (one to train on, one to test)");
+    if (data->examples() < 2)
+        fail(path, 0, "needs at least 2 examples (one to train on, one to test)");
     // Ids in sorted order of the tokens (byte-wise, as before).
     std::vector<int64_t> order(byProvisional.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
-    std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return byProvisional[size_t(a)] < byProvisional[size_t(b)]; });
+    std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return byProvisional[size_t(a)] < byProvisional[size_t(b)];
+    });
     std::vector<int32_t> finalId(order.size());
     data->vocabulary.reserve(order.size());
     for (size_t k = 0; k < order.size(); ++k) {
@@ -249,8 +286,10 @@ std::shared_ptr<const Data> parseExamples(const std::string &fileText, const std
     std::vector<int64_t> shuffled(examples);
     for (size_t i = 0; i < shuffled.size(); ++i) shuffled[i] = static_cast<int64_t>(i);
     std::mt19937_64 random(kSplitSeed);
-    for (size_t i = shuffled.size() - 1; i > 0; --i) std::swap(shuffled[i], shuffled[size_t(random() % (i + 1))]);
-    const auto testCount = std::clamp<int64_t>(std::llround(testFraction * double(shuffled.size())), 1, int64_t(shuffled.size()) - 1);
+    for (size_t i = shuffled.size() - 1; i > 0; --i)
+        std::swap(shuffled[i], shuffled[size_t(random() % (i + 1))]);
+    const auto testCount = std::clamp<int64_t>(std::llround(testFraction * double(shuffled.size())),
+                                               1, int64_t(shuffled.size()) - 1);
     data->testOrder.assign(shuffled.begin(), shuffled.begin() + testCount);
     data->trainOrder.assign(shuffled.begin() + testCount, shuffled.end());
     return data;
@@ -267,7 +306,11 @@ std::vector<std::string> splitPrompt(const std::string &prompt, Tokens tokens)
     // Characters: UTF-8 code points, so that "×" is one token.
     for (size_t i = 0; i < prompt.size();) {
         const unsigned char c = static_cast<unsigned char>(prompt[i]);
-        const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 1;
+        const size_t n = c < 0x80           ? 1
+                         : (c >> 5) == 0x6  ? 2
+                         : (c >> 4) == 0xe  ? 3
+                         : (c >> 3) == 0x1e ? 4
+                                            : 1;
         out.push_back(prompt.substr(i, n));
         i += n;
     }
@@ -277,7 +320,9 @@ std::vector<std::string> splitPrompt(const std::string &prompt, Tokens tokens)
 std::shared_ptr<const Data> load(const std::string &path, Tokens tokens, double testFraction)
 {
     static std::mutex mutex;
-    static std::map<std::tuple<std::string, int, double, uint64_t, int64_t>, std::shared_ptr<const Data>> cache;
+    static std::map<std::tuple<std::string, int, double, uint64_t, int64_t>,
+                    std::shared_ptr<const Data>>
+        cache;
     std::error_code error;
     const auto size = std::filesystem::file_size(path, error);
     const auto time = std::filesystem::last_write_time(path, error);

@@ -37,11 +37,12 @@ struct Data {
     std::vector<std::string> vocabulary; // token strings, sorted; ids are positions
     int64_t promptLength = 0;            // tokens of every prompt
     int64_t sequenceLength() const { return promptLength + 1; }
-    std::vector<std::string> groups;     // group names in order of first appearance; empty: none
-    int64_t distinctAnswers = 0;         // K
+    std::vector<std::string> groups; // group names in order of first appearance; empty: none
+    int64_t distinctAnswers = 0;     // K
     // Examples as token ids, row-major (N × sequenceLength), in file order, with their groups
     // (index into `groups`, 0 when there are none) and the line each came from.
-    std::vector<int32_t> tokens; // int32: a vocabulary has fewer than 2^31 tokens, and a char-token file costs 4 bytes a byte
+    std::vector<int32_t>
+        tokens; // int32: a vocabulary has fewer than 2^31 tokens, and a char-token file costs 4 bytes a byte
     std::vector<int64_t> group;
     std::vector<int64_t> line;
     uint64_t contentHash = 0; // FNV-1a of the file's bytes, for provenance
@@ -56,7 +57,8 @@ std::shared_ptr<const Data> load(const std::string &path, Tokens tokens, double 
 
 // The same checks on a file's text already read: `path` names it in messages, and its extension
 // (.csv or not) chooses the format. What the task-input fuzzer drives.
-std::shared_ptr<const Data> parseExamples(const std::string &text, const std::string &path, Tokens tokens, double testFraction);
+std::shared_ptr<const Data> parseExamples(const std::string &text, const std::string &path,
+                                          Tokens tokens, double testFraction);
 
 // The task's options (TaskConfig::options, rows in SequenceFileSpec.cpp), with their defaults.
 std::string pathOf(const TaskConfig &task);

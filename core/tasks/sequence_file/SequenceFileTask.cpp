@@ -7,7 +7,8 @@
 
 namespace headlab {
 
-std::unique_ptr<Task> makeSequenceFileTask(const RunConfig &config, const std::vector<uint64_t> &, const std::string &device)
+std::unique_ptr<Task> makeSequenceFileTask(const RunConfig &config, const std::vector<uint64_t> &,
+                                           const std::string &device)
 {
     return std::make_unique<SequenceFileTask>(config.task, torch::Device(device));
 }
@@ -46,11 +47,14 @@ double SequenceFileTask::learnedThreshold() const
 std::map<std::string, std::string> SequenceFileTask::provenance() const
 {
     char hash[32];
-    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(m_data->contentHash));
-    return {{"file", m_data->path + " (fnv1a64 " + hash + ", " + std::to_string(m_data->examples()) + " examples)"}};
+    std::snprintf(hash, sizeof hash, "%016llx",
+                  static_cast<unsigned long long>(m_data->contentHash));
+    return {{"file", m_data->path + " (fnv1a64 " + hash + ", " +
+                         std::to_string(m_data->examples()) + " examples)"}};
 }
 
-torch::Tensor SequenceFileTask::trainLoss(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step)
+torch::Tensor SequenceFileTask::trainLoss(const Transformer &model, const PhaseConfig &phase,
+                                          const torch::Tensor &step)
 {
     // Rows (step·B + k) mod N, k < B: the training set in its seeded order, every epoch.
     const int64_t B = phase.batchSize;
@@ -58,7 +62,8 @@ torch::Tensor SequenceFileTask::trainLoss(const Transformer &model, const PhaseC
     return lossOfBatch(model, phase, m_train.index_select(0, rows));
 }
 
-torch::Tensor SequenceFileTask::lossOfBatch(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &batch) const
+torch::Tensor SequenceFileTask::lossOfBatch(const Transformer &model, const PhaseConfig &phase,
+                                            const torch::Tensor &batch) const
 {
     // batch: (B, T), the answer at T - 1.
     const int64_t T = m_data->sequenceLength();
@@ -72,7 +77,8 @@ torch::Tensor SequenceFileTask::lossOfBatch(const Transformer &model, const Phas
 
 TaskEvaluation SequenceFileTask::evaluate(const Transformer &model)
 {
-    const int64_t R = model.runs(), M = m_test.size(0), T = m_data->sequenceLength(), V = vocabSize();
+    const int64_t R = model.runs(), M = m_test.size(0), T = m_data->sequenceLength(),
+                  V = vocabSize();
     // In passes of evaluationChunk examples (a 100,000-token vocabulary's logits of a whole test
     // set took 16 GB), (R, M) per example.
     const int64_t chunk = evaluationChunk(M, T, V, model.config().dModel);
@@ -82,18 +88,19 @@ TaskEvaluation SequenceFileTask::evaluate(const Transformer &model)
         const auto rows = m_test.narrow(0, start, n);
         const auto logits = model.forward(rows.narrow(1, 0, T - 1), true).reshape({R * n, V});
         const auto target = rows.select(1, T - 1).repeat({R});
-        parts.push_back(at::cross_entropy_loss(logits, target, {}, at::Reduction::None).view({R, n}));
+        parts.push_back(
+            at::cross_entropy_loss(logits, target, {}, at::Reduction::None).view({R, n}));
     }
     const auto perSample = parts.size() == 1 ? parts.front() : torch::cat(parts, 1);
     TaskEvaluation out;
     out.loss = perSample.mean(1);
     for (size_t g = 0; g < m_data->groups.size(); ++g) {
         const auto mask = (m_testGroup == int64_t(g)).to(torch::kFloat32); // (M)
-        out.extra["test_group_" + std::to_string(g)] = (perSample * mask).sum(1) / mask.sum().clamp_min(1);
+        out.extra["test_group_" + std::to_string(g)] =
+            (perSample * mask).sum(1) / mask.sum().clamp_min(1);
     }
     return out;
 }
-
 
 ProbeInput SequenceFileTask::probeInput(const std::string &text, int64_t) const
 {
@@ -109,13 +116,15 @@ ProbeInput SequenceFileTask::probeInput(const std::string &text, int64_t) const
         const std::string word = text.substr(begin, end - begin);
         const auto &v = m_data->vocabulary;
         const auto it = std::lower_bound(v.begin(), v.end(), word);
-        if (it == v.end() || *it != word) throw std::invalid_argument("'" + word + "' is not a token of the file's vocabulary");
+        if (it == v.end() || *it != word)
+            throw std::invalid_argument("'" + word + "' is not a token of the file's vocabulary");
         ids.push_back(it - v.begin());
         labels.push_back(word);
         at = end;
     }
     if (ids.empty() || int64_t(ids.size()) > T)
-        throw std::invalid_argument("expected 1 to " + std::to_string(T) + " tokens, got " + std::to_string(ids.size()));
+        throw std::invalid_argument("expected 1 to " + std::to_string(T) + " tokens, got " +
+                                    std::to_string(ids.size()));
     ProbeInput out;
     out.input = torch::tensor(ids, torch::kInt64).unsqueeze(0).to(m_test.device());
     out.labels = labels;
@@ -129,12 +138,12 @@ ProbeInput SequenceFileTask::statsInput(int64_t) const
     ProbeInput out;
     const int64_t T = m_data->sequenceLength() - 1, M = std::min<int64_t>(256, m_test.size(0));
     out.input = m_test.narrow(0, 0, M).narrow(1, 0, T);
-    for (int64_t k = 0; k < T; ++k) out.labels.push_back(m_data->vocabulary[size_t(m_test[0][k].item<int64_t>())]);
+    for (int64_t k = 0; k < T; ++k)
+        out.labels.push_back(m_data->vocabulary[size_t(m_test[0][k].item<int64_t>())]);
     out.focusRow = T - 1;
     out.description = "the test set";
     return out;
 }
-
 
 std::string SequenceFileTask::exampleProbeText() const
 {

@@ -16,7 +16,8 @@ public:
 
     int64_t vocabSize() const override { return int64_t(m_data->vocabulary.size()); }
     int64_t maxPositions() const override { return m_data->sequenceLength(); }
-    torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &step) override;
+    torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase,
+                            const torch::Tensor &step) override;
     // loss: the test loss at the answer position (R); extra "test_group_<g>": that of group g's examples.
     TaskEvaluation evaluate(const Transformer &model) override;
     ProbeInput probeInput(const std::string &text, int64_t runs) const override;
@@ -27,7 +28,8 @@ public:
     std::map<std::string, std::string> provenance() const override;
 
 private:
-    torch::Tensor lossOfBatch(const Transformer &model, const PhaseConfig &phase, const torch::Tensor &batch) const;
+    torch::Tensor lossOfBatch(const Transformer &model, const PhaseConfig &phase,
+                              const torch::Tensor &batch) const;
     std::shared_ptr<const sequencefile::Data> m_data;
     torch::Tensor m_train;     // (N, T) int64 on the device, in the seeded order
     torch::Tensor m_test;      // (M, T)

@@ -9,7 +9,8 @@
 
 namespace headlab {
 
-std::unique_ptr<Task> makeTextTask(const RunConfig &, const std::vector<uint64_t> &, const std::string &); // TextTask.cpp
+std::unique_ptr<Task> makeTextTask(const RunConfig &, const std::vector<uint64_t> &,
+                                   const std::string &); // TextTask.cpp
 
 namespace {
 
@@ -33,28 +34,34 @@ const TaskSpec &textTask()
         .objectives = {Objective::NextToken},
         .options =
             {
-                fields::text("text_path", &TaskConfig::textPath, "a UTF-8 text file; empty: the built-in story corpus"),
-                fields::integer("context_length", &TaskConfig::contextLength, 2, RunLimits::kMaxContextLength,
-                                "bytes per training sequence"),
+                fields::text("text_path", &TaskConfig::textPath,
+                             "a UTF-8 text file; empty: the built-in story corpus"),
+                fields::integer("context_length", &TaskConfig::contextLength, 2,
+                                RunLimits::kMaxContextLength, "bytes per training sequence"),
                 fields::number(
                     "validation_fraction", &TaskConfig::validationFraction,
-                    [](const yaml::YamlField &f) { return yaml::readNumberInRange(f, 0.0, false, 1.0, false); },
+                    [](const yaml::YamlField &f) {
+                        return yaml::readNumberInRange(f, 0.0, false, 1.0, false);
+                    },
                     "the held-out tail of the text"),
-                fields::integer("corpus_bytes", &TaskConfig::corpusBytes, 1, RunLimits::kMaxCorpusBytes,
-                                "size of the generated story corpus"),
-                fields::text("sample_prompt", &TaskConfig::samplePrompt, "the prompt of each sample", Sharing::PerRun),
-                fields::integer("sample_length", &TaskConfig::sampleLength, 0, RunLimits::kMaxSampleLength,
+                fields::integer("corpus_bytes", &TaskConfig::corpusBytes, 1,
+                                RunLimits::kMaxCorpusBytes, "size of the generated story corpus"),
+                fields::text("sample_prompt", &TaskConfig::samplePrompt,
+                             "the prompt of each sample", Sharing::PerRun),
+                fields::integer("sample_length", &TaskConfig::sampleLength, 0,
+                                RunLimits::kMaxSampleLength,
                                 "bytes generated per sample; 0: no samples", Sharing::PerRun),
-                fields::integer("sample_count", &TaskConfig::sampleCount, 0, RunLimits::kMaxSampleCount,
-                                "samples per run", Sharing::PerRun),
+                fields::integer("sample_count", &TaskConfig::sampleCount, 0,
+                                RunLimits::kMaxSampleCount, "samples per run", Sharing::PerRun),
                 fields::number(
                     "sample_temperature", &TaskConfig::sampleTemperature,
                     [](const yaml::YamlField &f) {
-                        return yaml::readNumberInRange(f, 0, true, std::numeric_limits<double>::infinity(), false);
+                        return yaml::readNumberInRange(
+                            f, 0, true, std::numeric_limits<double>::infinity(), false);
                     },
                     "0: always the most likely byte", Sharing::PerRun),
-                fields::unsignedInteger("sample_seed", &TaskConfig::sampleSeed, "seed of the first sample",
-                                        Sharing::PerRun),
+                fields::unsignedInteger("sample_seed", &TaskConfig::sampleSeed,
+                                        "seed of the first sample", Sharing::PerRun),
             },
         .vocabSize = [](const TaskConfig &) { return kByteVocabSize; },
         .sequenceLength = [](const TaskConfig &t) { return t.contextLength; },

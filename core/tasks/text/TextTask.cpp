@@ -39,7 +39,8 @@ torch::Tensor tokensOf(const std::string &bytes, size_t begin, size_t count)
 
 } // namespace
 
-std::unique_ptr<Task> makeTextTask(const RunConfig &config, const std::vector<uint64_t> &dataSeeds, const std::string &device)
+std::unique_ptr<Task> makeTextTask(const RunConfig &config, const std::vector<uint64_t> &dataSeeds,
+                                   const std::string &device)
 {
     return std::make_unique<TextTask>(config, dataSeeds, torch::Device(device));
 }
@@ -227,7 +228,6 @@ std::string sampleText(const Transformer &model, const torch::Device &device, in
     return sanitizeUtf8(text);
 }
 
-
 namespace {
 
 std::vector<std::string> byteLabels(const torch::Tensor &tokens) // (T) int64 on the CPU
@@ -236,9 +236,12 @@ std::vector<std::string> byteLabels(const torch::Tensor &tokens) // (T) int64 on
     for (int64_t k = 0; k < tokens.size(0); ++k) {
         const int64_t b = tokens[k].item<int64_t>();
         char label[8];
-        if (b == '\n') std::snprintf(label, sizeof label, "\\n");
-        else if (b >= 32 && b < 127) std::snprintf(label, sizeof label, "%c", static_cast<char>(b));
-        else std::snprintf(label, sizeof label, "\\x%02x", static_cast<unsigned>(b));
+        if (b == '\n')
+            std::snprintf(label, sizeof label, "\\n");
+        else if (b >= 32 && b < 127)
+            std::snprintf(label, sizeof label, "%c", static_cast<char>(b));
+        else
+            std::snprintf(label, sizeof label, "\\x%02x", static_cast<unsigned>(b));
         labels.push_back(label);
     }
     return labels;
@@ -248,8 +251,10 @@ std::vector<std::string> byteLabels(const torch::Tensor &tokens) // (T) int64 on
 
 ProbeInput TextTask::probeInput(const std::string &text, int64_t) const
 {
-    if (text.empty()) throw std::invalid_argument("type a prompt: the heads are shown on its bytes");
-    const std::string prompt = text.size() > size_t(m_context) ? text.substr(text.size() - size_t(m_context)) : text;
+    if (text.empty())
+        throw std::invalid_argument("type a prompt: the heads are shown on its bytes");
+    const std::string prompt =
+        text.size() > size_t(m_context) ? text.substr(text.size() - size_t(m_context)) : text;
     std::vector<int64_t> bytes;
     for (unsigned char c : prompt) bytes.push_back(c);
     const auto tokens = torch::tensor(bytes, torch::kInt64);
@@ -257,8 +262,10 @@ ProbeInput TextTask::probeInput(const std::string &text, int64_t) const
     out.input = tokens.unsqueeze(0).to(m_train.device());
     out.labels = byteLabels(tokens);
     out.focusRow = tokens.size(0) - 1; // the position that predicts the next byte
-    out.description = "prompt of " + std::to_string(bytes.size()) + " bytes" +
-                      (prompt.size() < text.size() ? " (its last " + std::to_string(m_context) + ", the context)" : "");
+    out.description =
+        "prompt of " + std::to_string(bytes.size()) + " bytes" +
+        (prompt.size() < text.size() ? " (its last " + std::to_string(m_context) + ", the context)"
+                                     : "");
     return out;
 }
 
@@ -274,11 +281,11 @@ ProbeInput TextTask::statsInput(int64_t) const
     return out;
 }
 
-
 std::string TextTask::exampleProbeText() const
 {
     std::string text;
-    const auto bytes = m_validation.narrow(0, 0, std::min<int64_t>(48, m_validation.size(0))).to(torch::kCPU);
+    const auto bytes =
+        m_validation.narrow(0, 0, std::min<int64_t>(48, m_validation.size(0))).to(torch::kCPU);
     for (int64_t k = 0; k < bytes.size(0); ++k) text += static_cast<char>(bytes[k].item<int64_t>());
     return text;
 }
