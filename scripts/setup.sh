@@ -32,6 +32,7 @@ APT_PACKAGES=(
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl1-mesa-dev
     libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
     xvfb xauth
+    clang-format
 )
 
 say() { printf '[setup] %s\n' "$*" >&2; }
