@@ -26,7 +26,12 @@
 //                          (what looking inside the heads costs: the same ensemble with the per-head
 //                          statistics off, on, and on with live attention maps of one run at each
 //                          evaluation; interleaved K times, best of each; steps/s and ratios)
+//   headlab-bench inputs [--repeats K]
+//                          (what the tests once bounded by wall-clock time: 2 MB of the story
+//                          corpus, head_schedule of a prime width near 10^12, and the loader's
+//                          refusal of a 10^6-run sweep; best of K, in ms)
 // Every line of output is one JSON object.
+#include "core/config/HeadSchedule.h"
 #include "core/config/RunConfig.h"
 #include "core/session/Presets.h"
 #include "core/session/Session.h"
@@ -34,6 +39,7 @@
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
 #include "core/tasks/addition/AdditionSpec.h"
+#include "core/tasks/text/StoryCorpus.h"
 #include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
 
@@ -780,6 +786,42 @@ void inside(const Args &a)
     }
 }
 
+// The timings that were assertions in tests (tests/storage, tests/text): each is best of K.
+void inputs(const Args &a)
+{
+    const int repeats = std::stoi(a.get("repeats", "5"));
+    auto best = [&](auto &&work) {
+        double ms = 1e300;
+        for (int k = 0; k < repeats; ++k) {
+            const auto t0 = std::chrono::steady_clock::now();
+            work();
+            ms = std::min(ms, 1000.0 * seconds(t0));
+        }
+        return ms;
+    };
+    size_t bytes = 0;
+    const double corpus = best([&] { bytes = generateStoryCorpus(1, 2'000'000).size(); });
+    const double schedule =
+        best([] { headSchedule(HeadScheme::Descending, 180, 4, 999'999'999'989LL); });
+    std::string huge = "schema_version: 1\nexperiment:\n  phases: [{steps: 1}]\nsweep:\n"
+                       "  lr: {logspace: {from: 1e-5, to: 1, count: 1000}}\n  seed: [0";
+    for (int i = 1; i < 1000; ++i) huge += ", " + std::to_string(i);
+    huge += "]\n";
+    bool refused = false;
+    const double refusal = best([&] {
+        try {
+            Session s = sessionFromYaml(huge, "huge.yaml");
+            expandSweep(s);
+        } catch (const SessionError &) {
+            refused = true;
+        }
+    });
+    std::printf("{\"impl\": \"headlab-inputs\", \"story_corpus_2mb_ms\": %.2f, \"bytes\": %zu, "
+                "\"head_schedule_prime_1e12_ms\": %.3f, \"refuse_1e6_run_sweep_ms\": %.3f, "
+                "\"refused\": %s}\n",
+                corpus, bytes, schedule, refusal, refused ? "true" : "false");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -819,6 +861,8 @@ int main(int argc, char **argv)
         storage(a);
     else if (a.mode == "save-sweep")
         saveSweep(a);
+    else if (a.mode == "inputs")
+        inputs(a);
     else {
         std::fprintf(stderr, "headlab-bench: unknown mode '%s'\n", a.mode.c_str());
         return 2;
