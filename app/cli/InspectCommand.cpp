@@ -208,6 +208,10 @@ int inspectCommand(const InspectArguments &a)
             j["input"] = maps.description;
             j["labels"] = maps.labels;
             j["focus_row"] = maps.focusRow;
+            if (maps.probability >= 0) {
+                j["prediction"] = maps.prediction;
+                j["probability"] = maps.probability;
+            }
             json layers = json::array();
             for (size_t l = 0; l < maps.weights.size(); ++l) {
                 json heads = json::array();
@@ -259,6 +263,9 @@ int inspectCommand(const InspectArguments &a)
         std::printf("test loss %s (logged %s)\n\n", number(base.at("test_loss")).c_str(),
                     number(inspector.loggedTestLoss()).c_str());
         std::printf("attention on %s\n", maps.description.c_str());
+        if (maps.probability >= 0)
+            std::printf("the model predicts '%s' (probability %s)\n", maps.prediction.c_str(),
+                        number(maps.probability).c_str());
         const int64_t shownRow = maps.focusRow >= 0 ? maps.focusRow : maps.queries - 1;
         std::printf("row of position %lld (%s); the three keys it weighs most:\n",
                     static_cast<long long>(shownRow), maps.labels[size_t(shownRow)].c_str());

@@ -22,6 +22,10 @@ struct ProbeInput {
     std::vector<std::string> labels; // one per position
     int64_t focusRow = -1;   // the query row that matters most (addition: the answer's), -1: none
     std::string description; // what the input is, for people: "123 + 456, digit 0: answer 9"
+    // The text of each output token id (addition's 22 tokens, text's 256 bytes, a file's
+    // vocabulary): the model's prediction at focusRow is shown with it. Empty: the output is not
+    // a token (nearest neighbour).
+    std::vector<std::string> vocabulary;
 };
 
 struct TaskEvaluation {

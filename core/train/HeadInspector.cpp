@@ -26,9 +26,18 @@ AttentionMaps attentionMapsOf(const Transformer &model, const ProbeInput &input,
     torch::NoGradGuard noGrad;
     HeadProbe probe;
     probe.captureWeights = true;
-    model.forward(input.input, /*lastOnly=*/false, probe);
+    const torch::Tensor output = model.forward(input.input, /*lastOnly=*/false, probe);
     AttentionMaps maps;
     maps.description = input.description;
+    // (R, B, T, V) logits: the prediction of this run at the focus row, for the first input.
+    if (input.focusRow >= 0 && !input.vocabulary.empty() && output.dim() == 4 &&
+        output.size(3) == int64_t(input.vocabulary.size()) && input.focusRow < output.size(2)) {
+        const auto p = torch::softmax(
+            output[run][0][input.focusRow].to(torch::kCPU, torch::kFloat64), /*dim=*/0);
+        const int64_t best = p.argmax().item<int64_t>();
+        maps.prediction = input.vocabulary[size_t(best)];
+        maps.probability = p[best].item<double>();
+    }
     maps.labels = input.labels;
     maps.focusRow = input.focusRow;
     for (size_t l = 0; l < probe.weights.size(); ++l) {

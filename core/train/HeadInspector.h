@@ -27,6 +27,10 @@ struct AttentionMaps {
     int64_t focusRow = -1;           // the row that matters most (the answer position), or -1
     std::vector<int64_t> heads;      // per layer
     std::vector<std::vector<float>> weights; // per layer: heads × queries × keys, row-major
+    // The model's most probable output token at focusRow and its softmax probability, where the
+    // task's output is a token (ProbeInput::vocabulary); probability < 0: no prediction.
+    std::string prediction;
+    double probability = -1.0;
     float at(size_t layer, int64_t head, int64_t query, int64_t key) const
     {
         return weights[layer][static_cast<size_t>((head * queries + query) * keys + key)];

@@ -86,6 +86,7 @@ class TestHeads : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void attentionRowsSumToOneAndTheMaskGivesExactZeros();
+    void thePredictionIsTheModelsOwnAnswer();
     void everyAttentionPathGivesTheSameOutput();
     void aHeadWithAZeroOutputProjectionCostsNothing();
     void everyHeadRemovedIsTheModelWithoutAttention();
@@ -130,6 +131,33 @@ void TestHeads::attentionRowsSumToOneAndTheMaskGivesExactZeros()
     } catch (const std::invalid_argument &e) {
         QVERIFY2(QString(e.what()).contains("expected two numbers"), e.what());
     }
+}
+
+void TestHeads::thePredictionIsTheModelsOwnAnswer()
+{
+    // The prediction beside the maps is the checkpoint's model's most probable token at the
+    // answer position: checked against the model rebuilt from the checkpoint and run without
+    // the probe.
+    QTemporaryDir tmp;
+    const RunConfig config = learningRun();
+    const std::string path = trainWithCheckpoint({config}, tmp, 0);
+    const HeadInspector inspector(path);
+    const AttentionMaps maps = inspector.attention("987 + 65, digit 2");
+    QVERIFY(maps.probability >= 1.0 / 22 && maps.probability <= 1.0);
+    const LoadedCheckpoint checkpoint = loadCheckpoint(path);
+    const std::unique_ptr<Task> task = makeTask(config, {config.dataSeed}, torch::Device("cpu"));
+    Transformer model{config.model, task->vocabSize(), task->maxPositions(), 1,
+                      torch::Device("cpu")};
+    restoreWeights(checkpoint, model, 0);
+    const ProbeInput input = task->probeInput("987 + 65, digit 2", 1);
+    torch::NoGradGuard noGrad;
+    const torch::Tensor logits = model.forward(input.input, false); // (R, B, T, V)
+    const torch::Tensor p = torch::softmax(logits[0][0][17].to(torch::kFloat64), 0);
+    const int64_t best = p.argmax().item<int64_t>();
+    QCOMPARE(maps.prediction, input.vocabulary[size_t(best)]);
+    QVERIFY(std::abs(maps.probability - p[best].item<double>()) < 1e-6);
+    QCOMPARE(int64_t(input.vocabulary.size()), task->vocabSize());
+    QCOMPARE(input.vocabulary[12], std::string("0")); // digits follow the 12 special tokens
 }
 
 void TestHeads::everyAttentionPathGivesTheSameOutput()

@@ -159,6 +159,7 @@ ProbeInput AdditionTask::probeInput(const std::string &text, int64_t) const
     ProbeInput out;
     out.input = tokens.unsqueeze(0).to(m_test.device()); // (1, 18), shared by the runs
     out.labels = labelsOf(tokens);
+    out.vocabulary = labelsOf(torch::arange(vocabSize(), torch::kInt64));
     out.focusRow = kAnswerPosition - 1; // the last input position predicts the answer
     char description[96];
     std::snprintf(description, sizeof description, "%03lld + %03lld, digit %lld: answer %lld",

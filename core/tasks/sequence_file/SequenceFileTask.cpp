@@ -128,6 +128,7 @@ ProbeInput SequenceFileTask::probeInput(const std::string &text, int64_t) const
     ProbeInput out;
     out.input = torch::tensor(ids, torch::kInt64).unsqueeze(0).to(m_test.device());
     out.labels = labels;
+    out.vocabulary = m_data->vocabulary;
     out.focusRow = int64_t(ids.size()) - 1;
     out.description = std::to_string(ids.size()) + " tokens";
     return out;

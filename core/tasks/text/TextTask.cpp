@@ -261,6 +261,7 @@ ProbeInput TextTask::probeInput(const std::string &text, int64_t) const
     ProbeInput out;
     out.input = tokens.unsqueeze(0).to(m_train.device());
     out.labels = byteLabels(tokens);
+    out.vocabulary = byteLabels(torch::arange(256, torch::kInt64));
     out.focusRow = tokens.size(0) - 1; // the position that predicts the next byte
     out.description =
         "prompt of " + std::to_string(bytes.size()) + " bytes" +
