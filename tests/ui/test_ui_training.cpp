@@ -291,6 +291,41 @@ void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()
     QVERIFY2(FigureExporter::writeSvg(view, dir.filePath("inside.svg"), QSize(1200, 800), &error),
              qPrintable(error));
     QVERIFY(QFileInfo(dir.filePath("inside.png")).size() > 10000);
+
+    // The model's answer is shown beside the input, with its probability and the right answer.
+    QVERIFY(view->maps() && view->maps()->probability > 0 && view->maps()->probability <= 1);
+    QVERIFY2(view->predictionText().contains(QStringLiteral("predicts ")) &&
+                 view->predictionText().contains(QStringLiteral("(p = ")) &&
+                 view->predictionText().contains(QStringLiteral("answer 9")),
+             qPrintable(view->predictionText()));
+    bool shown = false;
+    for (auto *label : view->findChildren<QLabel *>())
+        shown = shown || label->text() == view->predictionText();
+    QVERIFY(shown);
+    // Each head of a layer has its own colour.
+    const int perLayer = int(model->run(1).config.model.heads[0]);
+    QVERIFY(perLayer >= 2);
+    for (int a = 0; a < perLayer; ++a)
+        for (int b = a + 1; b < perLayer; ++b) QVERIFY(view->headColor(a) != view->headColor(b));
+
+    // Ablation belongs to its step: scrubbing away clears it, and coming back does not bring
+    // back numbers of another step.
+    view->setPosition(int(view->checkpoints().size()) - 1);
+    view->runAblation();
+    view->waitForAblation();
+    QCOMPARE(view->ablationStep(), view->checkpoints().back().step);
+    QVERIFY(!view->ablation().empty());
+    view->setPosition(0);
+    QVERIFY(view->ablation().empty() && view->pruning().empty());
+    QCOMPARE(view->ablationStep(), int64_t(-1));
+    view->setPosition(int(view->checkpoints().size()) - 1);
+    QVERIFY(view->ablation().empty());
+    // One still running when the slider moves is cancelled, and its numbers are not shown.
+    view->runAblation();
+    view->setPosition(0);
+    view->waitForAblation();
+    QVERIFY(view->ablation().empty() && view->pruning().empty());
+    QCOMPARE(view->ablationStep(), int64_t(-1));
 }
 
 void TestUiTraining::presetsOpenOnTheirFigure()

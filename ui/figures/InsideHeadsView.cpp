@@ -54,6 +54,9 @@ private:
     void paintTitle(QPainter &p, const QRectF &area, const QString &text) const;
     void paintAxes(QPainter &p, const QRectF &plot, double x0, double x1, double y0, double y1,
                    const QString &xLabel, const QString &yLabel) const;
+    // The plot inside `area` that leaves room, measured in the theme's fonts, for the title
+    // and `legendRows` rows of legend above it and the axes' numbers and titles beside it.
+    QRectF plotArea(const QRectF &area, int legendRows) const;
 };
 
 namespace {
@@ -78,6 +81,11 @@ InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent)
            "neighbour: a seed for the point set. A file task: its tokens."));
     m_input->setMinimumWidth(160);
     row->addWidget(m_input, 2);
+    m_prediction = new QLabel;
+    m_prediction->setToolTip(
+        tr("The model's most probable output at the framed position, with its probability"));
+    m_prediction->setTextFormat(Qt::PlainText);
+    row->addWidget(m_prediction);
     row->addWidget(new QLabel(tr("Step")));
     m_slider = new QSlider(Qt::Horizontal);
     m_slider->setToolTip(
@@ -253,6 +261,17 @@ void InsideHeadsView::updateMaps()
     m_message.clear();
     m_maps.reset();
     const int index = m_slider->value();
+    // Ablation and pruning belong to one checkpoint: leaving it clears them (and cancels one
+    // still running for it).
+    const int64_t shownStep =
+        index < int(m_checkpoints.size()) ? m_checkpoints[size_t(index)].step : int64_t(-2); // live
+    if (m_ablationStep >= 0 && m_ablationStep != shownStep) {
+        m_ablation.clear();
+        m_pruning.clear();
+        m_ablationStep = -1;
+    }
+    if (m_worker.joinable() && m_cancel && m_ablationRequestedStep != shownStep)
+        m_cancel->store(true);
     if (m_run < 0) {
         m_message = tr("No run to look at");
     } else if (index >= int(m_checkpoints.size())) { // live
@@ -305,7 +324,28 @@ void InsideHeadsView::updateMaps()
                                  ? tr("step %1").arg(m_checkpoints[size_t(index)].step)
                                  : tr("live"));
     m_ablate->setEnabled(index < int(m_checkpoints.size()) || m_worker.joinable());
+    m_prediction->setText(predictionText());
     m_canvasWidget->update();
+}
+
+QString InsideHeadsView::predictionText() const
+{
+    if (!m_maps || m_maps->probability < 0) return {};
+    QString text = tr("predicts %1 (p = %2)")
+                       .arg(QString::fromStdString(m_maps->prediction))
+                       .arg(m_maps->probability, 0, 'f', 2);
+    const std::string &d = m_maps->description;
+    const size_t answer = d.rfind(": answer ");
+    if (answer != std::string::npos)
+        text += QStringLiteral(" · ") + QString::fromStdString(d.substr(answer + 2));
+    return text;
+}
+
+Qt::PenStyle InsideHeadsView::layerStyle(int64_t layer)
+{
+    static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
+                                          Qt::DashDotDotLine};
+    return styles[size_t(layer) % std::size(styles)];
 }
 
 void InsideHeadsView::runAblation()
@@ -317,6 +357,7 @@ void InsideHeadsView::runAblation()
     const int index = m_slider->value();
     if (index < 0 || index >= int(m_checkpoints.size())) return;
     const std::string path = m_checkpoints[size_t(index)].path;
+    m_ablationRequestedStep = m_checkpoints[size_t(index)].step;
     std::shared_ptr<const RunConfig> expected;
     if (m_run >= 0 && m_run < m_model->runCount())
         expected = std::make_shared<RunConfig>(m_model->run(m_run).config);
@@ -364,6 +405,13 @@ void InsideHeadsView::finishAblation(std::vector<HeadAblation> ablation,
 {
     if (m_worker.joinable()) m_worker.join();
     m_ablate->setText(tr("Ablate"));
+    m_ablationRequestedStep = -1;
+    // The slider moved on while it ran: its numbers are of a step no longer shown.
+    const int index = m_slider->value();
+    if (index >= int(m_checkpoints.size()) || m_checkpoints[size_t(index)].step != step) {
+        m_canvasWidget->update();
+        return;
+    }
     if (!error.isEmpty()) m_message = error;
     m_ablation = std::move(ablation);
     m_pruning = std::move(pruning);
@@ -494,17 +542,49 @@ void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
     // Left: every head's full map; right: the focus row of every head with the tokens labelled.
     const bool strip = m.focusRow >= 0;
     const double mapsWidth = strip ? area.width() * 0.5 : area.width();
-    const double side =
+    // Token labels: the keys under each map (turned), the queries left of each layer's first
+    // map, in a font that fits one map cell; left out where cells are under 5 px.
+    const QFont tokenFont = v.m_theme.font(6);
+    const QFontMetricsF tokenMetrics(tokenFont);
+    double tokenWidth = 0;
+    for (const auto &label : m.labels)
+        tokenWidth =
+            std::max(tokenWidth, tokenMetrics.horizontalAdvance(QString::fromStdString(label)));
+    double side =
         std::max(8.0, std::min(mapsWidth / double(columns) - 8, rowHeight - labelBand - 4));
+    const bool tokens = side / double(std::max(m.keys, m.queries)) >= tokenMetrics.height() * 0.8;
+    const double keyBand = tokens ? tokenWidth + 3 : 0, queryBand = tokens ? tokenWidth + 3 : 0;
+    if (tokens)
+        side = std::max(8.0, std::min((mapsWidth - queryBand) / double(columns) - 8,
+                                      rowHeight - labelBand - keyBand - 4));
     for (size_t l = 0; l < layers; ++l)
         for (int64_t h = 0; h < m.heads[l]; ++h) {
-            const QRectF cell(area.left() + double(h) * (side + 8) + 4,
+            const QRectF cell(area.left() + queryBand + double(h) * (side + 8) + 4,
                               area.top() + double(l) * rowHeight + labelBand, side, side);
-            p.setPen(v.m_theme.foreground);
+            p.setPen(v.headColor(h));
             p.setFont(v.m_theme.font(8, true));
             p.drawText(QRectF(cell.left(), cell.top() - labelBand, side + 8, labelBand),
                        Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("L%1 H%2").arg(l).arg(h));
             const double cw = side / double(m.keys), ch = side / double(m.queries);
+            if (tokens) {
+                p.setPen(v.m_theme.foreground);
+                p.setFont(tokenFont);
+                for (int64_t k = 0; k < m.keys && k < int64_t(m.labels.size()); ++k) {
+                    p.save();
+                    p.translate(cell.left() + (double(k) + 0.5) * cw + tokenMetrics.ascent() / 2 -
+                                    1,
+                                cell.bottom() + 2);
+                    p.rotate(90);
+                    p.drawText(QPointF(0, 0), QString::fromStdString(m.labels[size_t(k)]));
+                    p.restore();
+                }
+                if (h == 0) // the query rows: the same tokens, at the rows' starts
+                    for (int64_t q = 0; q < m.queries && q < int64_t(m.labels.size()); ++q)
+                        p.drawText(QRectF(cell.left() - queryBand - 2, cell.top() + double(q) * ch,
+                                          queryBand, ch),
+                                   Qt::AlignRight | Qt::AlignVCenter,
+                                   QString::fromStdString(m.labels[size_t(q)]));
+            }
             p.setPen(Qt::NoPen);
             for (int64_t q = 0; q < m.queries; ++q)
                 for (int64_t k = 0; k < m.keys; ++k) {
@@ -522,7 +602,8 @@ void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
         }
     if (!strip) return;
     // The focus row of each layer: heads × keys, the weight written in each cell, tokens below.
-    const double left = area.left() + std::min(mapsWidth, double(columns) * (side + 8)) + 24;
+    const double left =
+        area.left() + queryBand + std::min(mapsWidth, double(columns) * (side + 8)) + 24;
     const QRectF band(left, area.top(), area.right() - left - 4, area.height());
     const double cw = band.width() / double(m.keys);
     const double tokenBand = 16 * v.m_theme.fontScale;
@@ -561,47 +642,74 @@ void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
                        Qt::AlignHCenter | Qt::AlignTop,
                        QString::fromStdString(m.labels[size_t(k)]));
         p.setFont(v.m_theme.font(7));
-        for (int64_t h = 0; h < m.heads[l] && ch >= 8; ++h)
+        for (int64_t h = 0; h < m.heads[l] && ch >= 8; ++h) {
+            p.setPen(v.headColor(h));
             p.drawText(QRectF(band.left() - 24, top + double(h) * ch, 22, ch),
                        Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("H%1").arg(h));
+        }
     }
+}
+
+QRectF InsideHeadsCanvas::plotArea(const QRectF &area, int legendRows) const
+{
+    const auto &t = m_view->m_theme;
+    const QFontMetricsF title(t.font(10, true)), small(t.font(7)), label(t.font(8)),
+        legend(t.font(8));
+    const double top = title.height() + 4 + legendRows * (legend.height() + 4);
+    const double left = small.horizontalAdvance(QStringLiteral("0.000")) + 6 + label.height() + 6;
+    const double bottom = small.height() + 2 + label.height() + 4;
+    return area.adjusted(left, top, -8, -bottom);
 }
 
 void InsideHeadsCanvas::paintAxes(QPainter &p, const QRectF &plot, double x0, double x1, double y0,
                                   double y1, const QString &xLabel, const QString &yLabel) const
 {
+    // Every offset is measured in the fonts, so nothing overlaps at any font scale (presenter
+    // mode): tick numbers, then the axis title outside them.
     const auto &t = m_view->m_theme;
-    p.setPen(QPen(t.grid, 1));
     p.setFont(t.font(7));
+    const QFontMetricsF small(p.font());
     const LinearTicks xt = niceTicks(x0, x1, 5), yt = niceTicks(y0, y1, 5);
+    double previousRight = -1e300;
     for (int i = 0; i < xt.count; ++i) {
         const double x = xt.first + i * xt.step;
         const double px = plot.left() + (x - x0) / (x1 - x0) * plot.width();
         p.setPen(QPen(t.grid, 1));
         p.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()));
+        const QString text = QString::number(x, 'f', xt.decimals);
+        const double w = small.horizontalAdvance(text);
+        if (px - w / 2 < previousRight + 4) continue; // a number that would touch the last
+        previousRight = px + w / 2;
         p.setPen(t.foreground);
-        p.drawText(QRectF(px - 30, plot.bottom() + 2, 60, 12), Qt::AlignHCenter | Qt::AlignTop,
-                   QString::number(x, 'f', xt.decimals));
+        p.drawText(QRectF(px - w / 2 - 2, plot.bottom() + 2, w + 4, small.height()),
+                   Qt::AlignHCenter | Qt::AlignTop, text);
     }
+    double widest = 0;
     for (int i = 0; i < yt.count; ++i) {
         const double y = yt.first + i * yt.step;
         const double py = plot.bottom() - (y - y0) / (y1 - y0) * plot.height();
         p.setPen(QPen(t.grid, 1));
         p.drawLine(QPointF(plot.left(), py), QPointF(plot.right(), py));
         p.setPen(t.foreground);
-        p.drawText(QRectF(plot.left() - 44, py - 6, 40, 12), Qt::AlignRight | Qt::AlignVCenter,
-                   QString::number(y, 'f', yt.decimals));
+        const QString text = QString::number(y, 'f', yt.decimals);
+        widest = std::max(widest, small.horizontalAdvance(text));
+        p.drawText(QRectF(plot.left() - 4 - small.horizontalAdvance(text), py - small.height() / 2,
+                          small.horizontalAdvance(text), small.height()),
+                   Qt::AlignRight | Qt::AlignVCenter, text);
     }
     p.setPen(QPen(t.foreground, 1));
     p.setBrush(Qt::NoBrush);
     p.drawRect(plot);
     p.setFont(t.font(8));
-    p.drawText(QRectF(plot.left(), plot.bottom() + 14, plot.width(), 12),
-               Qt::AlignHCenter | Qt::AlignTop, xLabel);
+    const QFontMetricsF label(p.font());
+    p.drawText(
+        QRectF(plot.left(), plot.bottom() + 2 + small.height() + 2, plot.width(), label.height()),
+        Qt::AlignHCenter | Qt::AlignTop, xLabel);
     p.save();
-    p.translate(plot.left() - 50, plot.center().y());
+    p.translate(plot.left() - 4 - widest - 4 - label.height(), plot.center().y());
     p.rotate(-90);
-    p.drawText(QRectF(-plot.height() / 2, -12, plot.height(), 12), Qt::AlignCenter, yLabel);
+    p.drawText(QRectF(-plot.height() / 2, 0, plot.height(), label.height()), Qt::AlignCenter,
+               yLabel);
     p.restore();
 }
 
@@ -629,7 +737,7 @@ void InsideHeadsCanvas::paintStatistics(QPainter &p, const QRectF &area) const
                 y1 = std::max(y1, pt.value);
             }
     }
-    const QRectF plot = area.adjusted(62, 22, -8, -30);
+    const QRectF plot = plotArea(area, 1);
     if (lines.empty()) {
         p.setPen(v.m_theme.muted);
         p.drawText(plot, Qt::AlignCenter | Qt::TextWordWrap,
@@ -656,9 +764,8 @@ void InsideHeadsCanvas::paintStatistics(QPainter &p, const QRectF &area) const
     int64_t maxHeads = 1;
     for (const auto &l : lines) maxHeads = std::max(maxHeads, l.head + 1);
     for (const auto &l : lines) {
-        QColor c = v.m_theme.seriesColor(int(l.layer));
-        c = c.lighter(100 + int(60 * l.head / std::max<int64_t>(1, maxHeads)));
-        p.setPen(QPen(c, v.m_theme.line(1.3)));
+        p.setPen(
+            QPen(v.headColor(l.head), v.m_theme.line(1.3), InsideHeadsView::layerStyle(l.layer)));
         QPolygonF poly;
         for (const auto &pt : *l.curve)
             if (std::isfinite(pt.value)) poly << QPointF(px(double(pt.step)), py(pt.value));
@@ -669,21 +776,32 @@ void InsideHeadsCanvas::paintStatistics(QPainter &p, const QRectF &area) const
         p.drawLine(QPointF(px(double(v.m_maps->step)), plot.top()),
                    QPointF(px(double(v.m_maps->step)), plot.bottom()));
     }
-    // Legend: one entry per layer (heads are shades of it).
+    // Legend, above the plot: a colour per head, a line style per layer, then the plateau marks.
     p.setFont(v.m_theme.font(8));
-    double lx = plot.left() + 6;
+    const QFontMetricsF fm(p.font());
+    const double rowY = plot.top() - 4 - fm.descent();
+    double lx = plot.left();
     int64_t layers = 0;
     for (const auto &l : lines) layers = std::max(layers, l.layer + 1);
-    for (int64_t layer = 0; layer < layers; ++layer) {
-        p.setPen(QPen(v.m_theme.seriesColor(int(layer)), v.m_theme.line(2)));
-        p.drawLine(QPointF(lx, plot.top() + 9), QPointF(lx + 14, plot.top() + 9));
+    auto entry = [&](const QPen &pen, const QString &text) {
+        const double w = 16 + 4 + fm.horizontalAdvance(text) + 12;
+        if (lx + w > area.right() - 4) return; // what does not fit is left out, never overlapped
+        p.setPen(pen);
+        p.drawLine(QPointF(lx, rowY - fm.height() * 0.3),
+                   QPointF(lx + 16, rowY - fm.height() * 0.3));
         p.setPen(v.m_theme.foreground);
-        const QString text = tr("layer %1").arg(layer);
-        p.drawText(QPointF(lx + 17, plot.top() + 13), text);
-        lx += 30 + p.fontMetrics().horizontalAdvance(text);
-    }
+        p.drawText(QPointF(lx + 20, rowY), text);
+        lx += w;
+    };
+    for (int64_t h = 0; h < maxHeads; ++h)
+        entry(QPen(v.headColor(h), v.m_theme.line(2.4)), QStringLiteral("H%1").arg(h));
+    for (int64_t layer = 0; layer < layers && layers > 1; ++layer)
+        entry(QPen(v.m_theme.foreground, v.m_theme.line(1.3), InsideHeadsView::layerStyle(layer)),
+              tr("layer %1").arg(layer));
     p.setPen(v.m_theme.muted);
-    p.drawText(QPointF(lx, plot.top() + 13), tr("dashed: plateau entered, solid: left"));
+    if (lx + fm.horizontalAdvance(tr("grey: plateau entered (dashed), left (solid)")) <
+        area.right())
+        p.drawText(QPointF(lx, rowY), tr("grey: plateau entered (dashed), left (solid)"));
 }
 
 void InsideHeadsCanvas::paintImportance(QPainter &p, const QRectF &area) const
@@ -733,7 +851,7 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
     const auto &v = *m_view;
     paintTitle(p, area, tr("Greedy pruning"));
     if (v.m_pruning.empty()) return;
-    const QRectF plot = area.adjusted(52, 22, -8, -30);
+    const QRectF plot = plotArea(area, 0);
     double y0 = v.m_pruning.front().testLoss, y1 = y0;
     for (const auto &s : v.m_pruning) {
         y0 = std::min(y0, s.testLoss);
@@ -748,7 +866,10 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
     p.setPen(QPen(v.m_theme.muted, v.m_theme.line(1), Qt::DashLine));
     p.drawLine(QPointF(plot.left(), py(budget)), QPointF(plot.right(), py(budget)));
     p.setFont(v.m_theme.font(7));
-    p.drawText(QPointF(plot.left() + 4, py(budget) - 3), tr("+0.05 nats"));
+    const QString unit =
+        v.m_run >= 0 ? QString::fromUtf8(taskSpec(v.m_model->run(v.m_run).config.task).lossUnit)
+                     : QStringLiteral("nats");
+    p.drawText(QPointF(plot.left() + 4, py(budget) - 3), tr("+0.05 %1").arg(unit));
     QPolygonF poly;
     for (const auto &s : v.m_pruning) poly << QPointF(px(s.fraction), py(s.testLoss));
     p.setPen(QPen(v.m_theme.seriesColor(0), v.m_theme.line(1.8)));

@@ -57,7 +57,17 @@ public:
     const AttentionMaps *maps() const { return m_maps ? &*m_maps : nullptr; }
     const std::vector<HeadAblation> &ablation() const { return m_ablation; }
     const std::vector<PruningStep> &pruning() const { return m_pruning; }
+    // The step the ablation and pruning shown were computed at (-1: none shown). They are
+    // cleared when the slider leaves that step, and a running one is cancelled.
+    int64_t ablationStep() const { return m_ablationStep; }
     QString message() const { return m_message; }
+    // The model's prediction for the input, beside it: "predicts 9 (p = 0.87) · answer 9".
+    QString predictionText() const;
+    // One colour per head of a layer (the figures' colour-blind-safe palette by head index, so
+    // up to its size heads differ); layers differ in line style. The maps' labels, the
+    // statistics' lines and their legend use them.
+    QColor headColor(int64_t head) const { return m_theme.seriesColor(int(head)); }
+    static Qt::PenStyle layerStyle(int64_t layer);
 
 private:
     friend class InsideHeadsCanvas;
@@ -69,6 +79,7 @@ private:
 
     InsideHeadsCanvas *m_canvasWidget;
     QLineEdit *m_input;
+    QLabel *m_prediction; // the model's answer to the input, and its probability
     QSlider *m_slider;
     QLabel *m_stepLabel;
     QLabel *m_diskLabel; // the run's checkpoints on disk, and the session's
@@ -89,6 +100,7 @@ private:
     std::vector<HeadAblation> m_ablation;
     std::vector<PruningStep> m_pruning;
     int64_t m_ablationStep = -1;
+    int64_t m_ablationRequestedStep = -1;        // of the ablation running on m_worker
     QString m_message;                           // why nothing is shown, or what went wrong
     bool m_followLive = true;                    // the slider stays at "live" while the run trains
     std::thread m_worker;                        // the ablation in progress
