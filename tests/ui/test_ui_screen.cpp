@@ -8,6 +8,7 @@
 #include "ui/figures/FigureView.h"
 
 #include <QScreen>
+#include <QSlider>
 #include <QtTest>
 
 using namespace headlab;
@@ -50,12 +51,25 @@ void TestUiScreen::theWindowFitsTheScreen()
     };
     fits(QStringLiteral("at start"));
     const QSize first = window.size();
+    // Every slider stays usable however long its row of controls is: Inside the heads' step
+    // slider and the loss curves' smoothing were squeezed to 15-85 px at these sizes.
+    auto sliderUsable = [&](const QString &when) {
+        QCoreApplication::processEvents();
+        for (auto *slider : window.findChildren<QSlider *>())
+            if (slider->isVisible())
+                QVERIFY2(
+                    slider->width() >= 100,
+                    qPrintable(
+                        QStringLiteral("%1: a slider %2 px wide").arg(when).arg(slider->width())));
+    };
     for (const QString &id : FigureView::figureIds()) {
         window.showFigure(id);
         fits(QStringLiteral("showing %1").arg(id));
+        sliderUsable(QStringLiteral("showing %1").arg(id));
     }
     window.setPresenterMode(true);
     fits(QStringLiteral("in presenter mode"));
+    sliderUsable(QStringLiteral("in presenter mode"));
     window.setPresenterMode(false);
     fits(QStringLiteral("after presenter mode"));
     QVERIFY2(window.width() <= first.width() && window.height() <= first.height(),

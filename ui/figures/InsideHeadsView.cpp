@@ -90,6 +90,7 @@ InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent)
     m_slider = new QSlider(Qt::Horizontal);
     m_slider->setToolTip(
         tr("Scrub through the run's checkpoints; the right end is live while it trains"));
+    m_slider->setMinimumWidth(140); // never squeezed to nothing by the row's other controls
     row->addWidget(m_slider, 3);
     m_stepLabel = new QLabel;
     m_stepLabel->setMinimumWidth(110);
@@ -709,7 +710,7 @@ void InsideHeadsCanvas::paintAxes(QPainter &p, const QRectF &plot, double x0, do
     p.translate(plot.left() - 4 - widest - 4 - label.height(), plot.center().y());
     p.rotate(-90);
     p.drawText(QRectF(-plot.height() / 2, 0, plot.height(), label.height()), Qt::AlignCenter,
-               yLabel);
+               label.elidedText(yLabel, Qt::ElideRight, plot.height()));
     p.restore();
 }
 

@@ -54,6 +54,7 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
     m_digits = new QCheckBox(tr("Per-digit test loss"), this); // named for the task in refresh()
     m_smoothing = new QSlider(Qt::Horizontal, this);
     m_smoothing->setRange(0, 99);
+    m_smoothing->setMinimumWidth(100); // usable however full the row of controls is
     m_smoothing->setMaximumWidth(140);
     m_smoothing->setToolTip(
         tr("Smoothing of the train curve; the raw trace stays visible behind it"));
