@@ -5,10 +5,13 @@
 #include "UiTestSessions.h"
 
 #include "ui/app/MainWindow.h"
+#include "ui/figures/ChartTheme.h"
 #include "ui/figures/FigureView.h"
 
+#include <QCheckBox>
 #include <QScreen>
 #include <QSlider>
+#include <QTabWidget>
 #include <QtTest>
 
 using namespace headlab;
@@ -67,9 +70,24 @@ void TestUiScreen::theWindowFitsTheScreen()
         fits(QStringLiteral("showing %1").arg(id));
         sliderUsable(QStringLiteral("showing %1").arg(id));
     }
+    window.showFigure(QStringLiteral("loss"));
+    const double deskFont = QApplication::font().pointSizeF();
     window.setPresenterMode(true);
     fits(QStringLiteral("in presenter mode"));
     sliderUsable(QStringLiteral("in presenter mode"));
+    // Presenter type scales with the screen: twice the desk size at 1080 lines, 1.4 times at 720.
+    const int lines = window.screen()->geometry().height();
+    const double scale = ChartTheme::current().fontScale;
+    QCOMPARE(scale, ChartTheme::presenterScaleFor(lines));
+    if (lines >= 1080) QVERIFY2(scale >= 2.0, qPrintable(QString::number(scale)));
+    if (lines <= 720) QCOMPARE(scale, 1.4);
+    QVERIFY(QApplication::font().pointSizeF() >= deskFont * std::max(1.0, 0.75 * scale) - 0.01);
+    QVERIFY(window.isFullScreen());
+    // The figure keeps its controls in presenter mode.
+    int controls = 0;
+    for (auto *box : window.findChild<QTabWidget *>()->currentWidget()->findChildren<QCheckBox *>())
+        controls += box->isVisible();
+    QVERIFY2(controls >= 3, qPrintable(QString::number(controls)));
     window.setPresenterMode(false);
     fits(QStringLiteral("after presenter mode"));
     QVERIFY2(window.width() <= first.width() && window.height() <= first.height(),

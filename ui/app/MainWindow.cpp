@@ -1121,15 +1121,21 @@ void MainWindow::setPresenterMode(bool on)
         const QSignalBlocker block(m_presenterAction);
         m_presenterAction->setChecked(on);
     }
-    ChartTheme::setPresenterMode(on);
+    // One switch, drawn once: no frame shows the new fonts in the old layout (F11 mid-run gave
+    // about a second of it).
+    setUpdatesEnabled(false);
+    const double scale =
+        ChartTheme::presenterScaleFor(screen() ? screen()->geometry().height() : 1080);
+    ChartTheme::setPresenterMode(on, scale);
     if (on) {
         m_layoutBeforePresenter = saveState();
+        // The figure's own controls stay (a teacher changes the view in front of the class); the
+        // form and the run table make room for the figure.
         QFont big = m_normalFont;
-        big.setPointSizeF(m_normalFont.pointSizeF() * 1.5);
+        big.setPointSizeF(m_normalFont.pointSizeF() * std::max(1.0, 0.75 * scale));
         QApplication::setFont(big);
         m_formDock->hide();
         m_runsDock->hide();
-        for (auto *f : m_figures) f->setControlsVisible(false);
         for (auto *tb : findChildren<QToolBar *>()) tb->setIconSize(QSize(32, 32));
         showFullScreen();
     } else {
@@ -1137,11 +1143,14 @@ void MainWindow::setPresenterMode(bool on)
         restoreState(m_layoutBeforePresenter);
         m_formDock->show();
         m_runsDock->show();
-        for (auto *f : m_figures) f->setControlsVisible(true);
         for (auto *tb : findChildren<QToolBar *>()) tb->setIconSize(QSize(22, 22));
         showNormal();
     }
     applyTheme();
+    QTimer::singleShot(0, this, [this] {
+        setUpdatesEnabled(true);
+        update();
+    });
 }
 
 void MainWindow::exportCurrentFigure()

@@ -14,7 +14,8 @@ namespace headlab::ui {
 
 namespace {
 bool g_presenter = false;
-}
+double g_presenterScale = 1.6;
+} // namespace
 
 ChartTheme ChartTheme::fromPalette(const QPalette &palette, bool presenter)
 {
@@ -41,8 +42,8 @@ ChartTheme ChartTheme::fromPalette(const QPalette &palette, bool presenter)
     }
     // Diverged runs are marked in the text colour: no colour of the table, which names values.
     t.diverged = t.foreground;
-    t.lineScale = presenter ? 2.2 : 1.0;
-    t.fontScale = presenter ? 1.6 : 1.0;
+    t.lineScale = presenter ? 1.4 * g_presenterScale : 1.0;
+    t.fontScale = presenter ? g_presenterScale : 1.0;
     return t;
 }
 
@@ -51,9 +52,15 @@ ChartTheme ChartTheme::current()
     return fromPalette(QApplication::palette(), g_presenter);
 }
 
-void ChartTheme::setPresenterMode(bool on)
+void ChartTheme::setPresenterMode(bool on, double fontScale)
 {
     g_presenter = on;
+    g_presenterScale = fontScale;
+}
+
+double ChartTheme::presenterScaleFor(int height)
+{
+    return std::clamp(2.0 * double(height) / 1080.0, 1.4, 3.0);
 }
 bool ChartTheme::presenterMode()
 {
