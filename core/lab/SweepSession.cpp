@@ -226,16 +226,32 @@ std::vector<SweepJob> shardJobs(const std::vector<SweepJob> &jobs, int shard, in
         if (!byKey.count(key)) order.push_back(key);
         byKey[key].push_back(job);
     }
-    std::vector<std::pair<double, std::string>> byCost;
-    for (const auto &key : order) byCost.emplace_back(ensembleCost(byKey[key]), key);
+    // A group larger than a shard's fair share of the runs is cut into nearly equal pieces of at
+    // most that share, each still one ensemble in its shard: forty seeds of one shape went whole
+    // to shard 1 of 2 and left shard 2 idle (a Slurm array of N tasks ran on one).
+    const size_t shards = size_t(std::max(1, count));
+    const size_t share = std::max<size_t>(1, (jobs.size() + shards - 1) / shards);
+    std::vector<std::vector<SweepJob>> pieces;
+    for (const auto &key : order) {
+        const auto &group = byKey[key];
+        const size_t parts = (group.size() + share - 1) / share;
+        for (size_t k = 0, begin = 0; k < parts; ++k) {
+            const size_t size = group.size() / parts + (k < group.size() % parts ? 1 : 0);
+            pieces.emplace_back(group.begin() + long(begin), group.begin() + long(begin + size));
+            begin += size;
+        }
+    }
+    std::vector<std::pair<double, size_t>> byCost;
+    for (size_t i = 0; i < pieces.size(); ++i) byCost.emplace_back(ensembleCost(pieces[i]), i);
     std::stable_sort(byCost.begin(), byCost.end(),
                      [](const auto &a, const auto &b) { return a.first > b.first; });
-    std::vector<double> load(size_t(std::max(1, count)), 0.0);
+    std::vector<double> load(shards, 0.0);
     std::vector<SweepJob> mine;
-    for (const auto &[cost, key] : byCost) {
+    for (const auto &[cost, piece] : byCost) {
         const size_t least = size_t(std::min_element(load.begin(), load.end()) - load.begin());
         load[least] += cost;
-        if (int(least) == shard) mine.insert(mine.end(), byKey[key].begin(), byKey[key].end());
+        if (int(least) == shard)
+            mine.insert(mine.end(), pieces[piece].begin(), pieces[piece].end());
     }
     std::sort(mine.begin(), mine.end(),
               [](const SweepJob &a, const SweepJob &b) { return a.runIndex < b.runIndex; });

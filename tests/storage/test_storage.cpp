@@ -3,6 +3,7 @@
 // crashes, signals, full disks, second writers and existing outputs. Each case is a defect that
 // was found in the previous release (docs/STORAGE.md lists them) and fails on it.
 #include "core/config/HeadSchedule.h"
+#include "core/lab/SweepSession.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 #include "core/tasks/RunConfigFields.h"
@@ -110,6 +111,7 @@ class TestStorage : public QObject {
 private Q_SLOTS:
     // Shards of a sweep (issue 15, first part): each writes only its runs, merge folds them in.
     void shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun();
+    void shardsSplitAGroupLargerThanTheirShare();
     void slurmScriptRunsTheShardsAndSubmits();
     void slurmNeverHandsUserTextToAShell();
     void exportsAndMergeCarryExactlyTheSessionsRuns();
@@ -709,6 +711,44 @@ void TestStorage::killDashNineLosesNoFinishedRun()
     QVERIFY2(again.exitCode == 0, qPrintable(again.err));
     QVERIFY2(again.err.contains(QStringLiteral("%1 already finished").arg(done)),
              qPrintable(again.err));
+}
+
+void TestStorage::shardsSplitAGroupLargerThanTheirShare()
+{
+    // Forty seeds of one shape are one ensemble group: they went whole to shard 1 of 2.
+    auto jobsOf = [](const std::vector<int64_t> &widths, int seeds) {
+        std::vector<SweepJob> jobs;
+        for (int64_t m : widths)
+            for (int s = 0; s < seeds; ++s) {
+                RunConfig c = testing::tinyAdditionRun(m, {1, 1}, 20, 1e-3);
+                c.initSeed = c.dataSeed = uint64_t(s);
+                jobs.push_back({int(jobs.size()), c});
+            }
+        return jobs;
+    };
+    auto sizes = [](const std::vector<SweepJob> &jobs, int count) -> std::vector<int> {
+        std::vector<int> out, seen(jobs.size(), 0);
+        for (int k = 0; k < count; ++k) {
+            const auto part = shardJobs(jobs, k, count);
+            out.push_back(int(part.size()));
+            for (const auto &j : part) ++seen[size_t(j.runIndex)];
+        }
+        for (int n : seen)
+            if (n != 1) return {-1}; // every run in exactly one shard
+        return out;
+    };
+    QCOMPARE(sizes(jobsOf({8}, 40), 2), (std::vector<int>{20, 20}));
+    QCOMPARE(sizes(jobsOf({8}, 40), 3), (std::vector<int>{14, 13, 13}));
+    QCOMPARE(sizes(jobsOf({8}, 3), 8), (std::vector<int>{1, 1, 1, 0, 0, 0, 0, 0}));
+    // Groups within a shard's share stay whole: 4 widths x 3 seeds over 2 shards, 6 runs each,
+    // and each shard holds whole widths.
+    const auto jobs = jobsOf({8, 16, 24, 32}, 3);
+    QCOMPARE(sizes(jobs, 2), (std::vector<int>{6, 6}));
+    for (int k = 0; k < 2; ++k) {
+        std::map<int64_t, int> perWidth;
+        for (const auto &j : shardJobs(jobs, k, 2)) ++perWidth[j.config.model.dModel];
+        for (const auto &[width, n] : perWidth) QCOMPARE(n, 3);
+    }
 }
 
 void TestStorage::shardsWriteOnlyTheirRunsAndMergeEqualsALocalRun()
