@@ -280,7 +280,6 @@ public:
         options.concurrent = m_args.concurrent;
         options.maxEnsemble = m_args.maxEnsemble;
 
-        StopSignals signals;
         const auto started = std::chrono::steady_clock::now();
         m_display = std::make_unique<ProgressDisplay>(stderr, totalSteps, m_pending);
         if (!m_runner.start(std::move(jobs), options, m_reports.callbacks())) {
@@ -418,6 +417,10 @@ private:
 
 int runCommand(RunArguments a)
 {
+    // From the start: a signal while the sweep is read and prepared (seconds for a large one) is
+    // kept and stops the sweep before any run trains; it used to end the process with the
+    // default action (exit -15, not 143).
+    StopSignals signals;
     if (a.sessionPath.empty() == a.presetName.empty()) {
         std::fprintf(stderr,
                      "headlab-cli run: give either SESSION.yaml or --preset NAME (see --help)\n");

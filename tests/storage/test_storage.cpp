@@ -1005,7 +1005,12 @@ void TestStorage::statusCountsTheRunsShardsTrainAsInTraining()
 {
     QTemporaryDir dir;
     const QString session = dir.filePath("s.yaml");
-    writeFile(session, tinySession(10'000'000, "  d_model: [8, 16]\ncheckpoints: {every: 50}\n"));
+    // Two seeds per width, not two head counts: on the CPU each head count trains as its own
+    // ensemble, one after the other, and this test needs both runs of a shard training at once.
+    std::string text = tinySession(10'000'000, "  d_model: [8, 16]\ncheckpoints: {every: 50}\n");
+    const std::string heads = "  heads: [1, 2]\n";
+    text.replace(text.find(heads), heads.size(), "  seed: [0, 1]\n");
+    writeFile(session, text);
     QProcess first, second;
     QVERIFY(startTraining(first, {"run", session, "--shard", "1/2", "--threads", "1"}));
     QVERIFY(startTraining(second, {"run", session, "--shard", "2/2", "--threads", "1"}));
