@@ -668,7 +668,12 @@ void TestStorage::stopSignalsSaveTheRunsInProgress()
     QFETCH(int, signal);
     QTemporaryDir dir;
     const QString session = dir.filePath("s.yaml");
-    writeFile(session, tinySession(10'000'000));
+    // Two seeds, not two head counts: on the CPU each head count is its own ensemble, trained one
+    // after the other; two seeds train at once, so both are in progress when the signal comes.
+    std::string text = tinySession(10'000'000);
+    const std::string heads = "  heads: [1, 2]\n";
+    text.replace(text.find(heads), heads.size(), "  seed: [0, 1]\n");
+    writeFile(session, text);
     QProcess process;
     QVERIFY(startTraining(process, {"run", session, "--threads", "1"}));
     ::kill(pid_t(process.processId()), signal);
