@@ -15,6 +15,7 @@
 #include "core/session/CsvExport.h"
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
+#include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 #include "core/train/SweepRunner.h"
@@ -415,6 +416,34 @@ private:
     std::vector<std::string> m_unsaved; // where each result that missed its file went
 };
 
+// A boundary search: trains the planned round, plans the next from its results, and so on until
+// every configuration has stopped; each round's plan is saved before it trains, so that a killed
+// search resumes with the same rounds. A shard trains its part of the current round only.
+int runSearch(Session &session, SessionStore &store, const RunArguments &a, StoreShard shard,
+              size_t pending)
+{
+    for (;;) {
+        if (pending > 0) {
+            const int status = RunLoop(session, store, a, shard).run();
+            if (status != kExitOk || shard.active()) return status;
+        }
+        const int added = planSearchRound(session);
+        if (added == 0) break;
+        expandSweep(session);
+        try {
+            store.saveSession(session);
+        } catch (const SessionError &e) {
+            std::fprintf(stderr, "%s\nheadlab-cli: the next round was not trained\n", e.what());
+            return kExitRunFailed;
+        }
+        const SearchReport report = searchReport(session);
+        std::fprintf(stderr, "round %d: %d runs to train\n", report.rounds - 1, added);
+        pending = pendingRuns(session).size();
+    }
+    std::fputs(searchSummaryText(searchReport(session)).c_str(), stdout);
+    return kExitOk;
+}
+
 int runCommand(RunArguments a)
 {
     // From the start: a signal while the sweep is read and prepared (seconds for a large one) is
@@ -469,6 +498,9 @@ int runCommand(RunArguments a)
             if (!plan.message.empty()) std::fprintf(stderr, "%s\n", plan.message.c_str());
         }
         expandSweep(session);
+        // A search whose last round has finished (or that has none yet) plans its next round
+        // before anything trains; a shard trains the round it finds (merge plans the next).
+        if (session.search && !shard.active() && planSearchRound(session) > 0) expandSweep(session);
         store = std::make_unique<SessionStore>(a.outputPath, shard);
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
@@ -494,8 +526,11 @@ int runCommand(RunArguments a)
             return kExitRunFailed;
         }
     }
-    if (pending == 0) return kExitOk;
-    return RunLoop(session, *store, a, shard).run();
+    if (!session.search) {
+        if (pending == 0) return kExitOk;
+        return RunLoop(session, *store, a, shard).run();
+    }
+    return runSearch(session, *store, a, shard, pending);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -573,8 +608,21 @@ int mergeCommand(const std::string &sessionPath)
     try {
         Session session = loadSweepRuns(sessionPath);
         expandSweep(session);
+        // A search plans its next round from the merged results (once all shards are done).
+        int planned = 0;
+        if (session.search && SessionStore::runningShards(sessionPath).empty() &&
+            (planned = planSearchRound(session)) > 0)
+            expandSweep(session);
         SessionStore store(sessionPath, {}, SessionStore::Role::Merger);
         store.saveSession(session);
+        if (session.search) {
+            const SearchReport report = searchReport(session);
+            if (planned > 0)
+                std::printf("%s: round %d planned: %d runs to train (run the shards again)\n",
+                            sessionPath.c_str(), report.rounds - 1, planned);
+            else if (report.finished)
+                std::printf("%s: the search is finished\n", sessionPath.c_str());
+        }
         const SweepCounts c = countRuns(session);
         std::printf(
             "%s: merged %d results (%d done, %d diverged, %d failed), %d runs still to train\n",
@@ -640,10 +688,45 @@ int statusCommand(const std::string &sessionPath)
     return kExitOk;
 }
 
+// A boundary search: each configuration's crossing with its interval, the run count and the law.
+int searchSummary(const Session &session, const std::string &lawX,
+                  const std::vector<std::string> &lawAlso, const std::string &output)
+{
+    const auto &axes = lawAxes();
+    for (const auto &axis : lawAlso.empty() && lawX.empty() ? std::vector<std::string>{} : [&] {
+             auto all = lawAlso;
+             if (!lawX.empty()) all.push_back(lawX);
+             return all;
+         }()) {
+        if (std::find(axes.begin(), axes.end(), axis) == axes.end()) {
+            std::fprintf(stderr,
+                         "headlab-cli summary: --law-x/--law-also: '%s' is not an axis a law can "
+                         "be fitted against (head_dim, d_model, heads, total_heads, layers, "
+                         "width_multiplier, lr)\n",
+                         axis.c_str());
+            return kExitBadInput;
+        }
+    }
+    const SearchReport report = searchReport(session, lawX, lawAlso);
+    std::fputs(searchSummaryText(report).c_str(), stdout);
+    std::printf("learned: %s\n", describe(session.learnedRule));
+    if (!output.empty()) {
+        try {
+            writeFileAtomic(output, searchSummaryCsv(report));
+        } catch (const SessionError &e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            return kExitRunFailed;
+        }
+        std::printf("wrote %s (%zu rows)\n", output.c_str(), report.configurations.size());
+    }
+    return kExitOk;
+}
+
 // Seeds as replicates: the table the figures draw, one row per configuration.
 int summaryCommand(const std::string &sessionPath, const std::vector<std::string> &by,
                    const std::string &statName, const std::string &spreadName,
-                   const std::string &output)
+                   const std::string &output, const std::string &lawX,
+                   const std::vector<std::string> &lawAlso)
 {
     ReplicateStat stat = ReplicateStat::Median;
     ReplicateSpread spread = ReplicateSpread::Iqr;
@@ -657,6 +740,7 @@ int summaryCommand(const std::string &sessionPath, const std::vector<std::string
         std::fprintf(stderr, "%s\n", e.what());
         return kExitBadInput;
     }
+    if (session.search) return searchSummary(session, lawX, lawAlso, output);
     std::vector<std::string> axes;
     for (const auto &axis : session.axes) axes.push_back(axis.name);
     for (const auto &axis : by) {
@@ -723,6 +807,8 @@ struct Arguments {
     std::string session, output;
     std::vector<std::string> by;
     std::string stat = "median", spread = "iqr";
+    std::string lawX;
+    std::vector<std::string> lawAlso;
 };
 
 // Adds every command to `app`; the returned function runs the one that was parsed.
@@ -869,8 +955,18 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
     summary->add_option("--spread", a.spread, "iqr (default), sd, se or minmax")
         ->check(CLI::IsMember({"iqr", "sd", "se", "minmax"}));
     summary->add_option("-o,--output", a.output, "Also write the table as CSV (FILE.csv)");
-    commands.push_back(
-        {summary, [&a] { return summaryCommand(a.session, a.by, a.stat, a.spread, a.output); }});
+    summary->add_option("--law-x", a.lawX,
+                        "A search: fit the law against this axis instead of the session's "
+                        "(head_dim, d_model, heads, total_heads, layers, width_multiplier)");
+    summary
+        ->add_option("--law-also", a.lawAlso,
+                     "A search: further axes of the law, each with its own exponent "
+                     "(comma-separated)")
+        ->delimiter(',');
+    commands.push_back({summary, [&a] {
+                            return summaryCommand(a.session, a.by, a.stat, a.spread, a.output,
+                                                  a.lawX, a.lawAlso);
+                        }});
 
     CLI::App *inspect = app.add_subcommand(
         "inspect", "Inside the heads of a run at a checkpoint: attention, statistics, ablation");

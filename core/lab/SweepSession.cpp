@@ -348,6 +348,9 @@ std::string experimentText(Session session)
     session.name.clear();
     session.description.clear();
     session.learnedRule = LearnedRule::LeftLn10Plateau; // how results are read, not what is run
+    // A search's rounds are its progress, not its definition: an output that holds later rounds
+    // of the same search resumes it.
+    if (session.search) session.search->probes.clear();
     return sessionToYaml(session);
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/config/HeadSchedule.h"
 #include "core/config/Yaml.h"
+#include "core/session/Search.h"
 #include "core/session/SessionStore.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
@@ -365,6 +366,57 @@ std::string checkSweepSize(const Session &session)
            sizes + "), a HeadLab limit; split it into several sessions";
 }
 
+namespace {
+
+// Calls `visit` with each assignment of the sweep (a combination × one value of every axis), the
+// last axis fastest.
+void forEachAssignment(
+    const Session &session,
+    const std::function<void(const std::map<std::string, const AxisValue *> &)> &visit)
+{
+    std::vector<SweepCombination> combinations = session.combinations;
+    if (combinations.empty()) combinations.emplace_back();
+    for (const auto &axis : session.axes)
+        if (axis.values.empty()) return;
+    for (const auto &combination : combinations) {
+        std::vector<size_t> index(session.axes.size(), 0);
+        for (;;) {
+            std::map<std::string, const AxisValue *> assignment;
+            for (const auto &[name, value] : combination) assignment[name] = &value;
+            for (size_t a = 0; a < session.axes.size(); ++a)
+                assignment[session.axes[a].name] = &session.axes[a].values[index[a]];
+            visit(assignment);
+            bool carry = true;
+            for (size_t a = session.axes.size(); carry && a > 0;) {
+                --a;
+                if (++index[a] < session.axes[a].values.size())
+                    carry = false;
+                else
+                    index[a] = 0;
+            }
+            if (carry) break;
+        }
+    }
+}
+
+std::map<std::string, std::string>
+labelsOf(const std::map<std::string, const AxisValue *> &assignment)
+{
+    std::map<std::string, std::string> labels;
+    for (const auto &[name, value] : assignment) labels[name] = value->label();
+    return labels;
+}
+
+} // namespace
+
+std::vector<std::map<std::string, std::string>> sweepConfigurations(const Session &session)
+{
+    std::vector<std::map<std::string, std::string>> configurations;
+    forEachAssignment(
+        session, [&](const auto &assignment) { configurations.push_back(labelsOf(assignment)); });
+    return configurations;
+}
+
 void expandSweep(Session &session)
 {
     if (const std::string tooLarge = checkSweepSize(session); !tooLarge.empty())
@@ -377,61 +429,56 @@ void expandSweep(Session &session)
     std::vector<SkippedRun> skipped;
     std::map<std::string, size_t> seen; // canonical config -> index in runs
 
-    std::vector<SweepCombination> combinations = session.combinations;
-    if (combinations.empty()) combinations.emplace_back();
-
-    for (const auto &combination : combinations) {
-        // Odometer over the axes, the last axis fastest.
-        std::vector<size_t> index(session.axes.size(), 0);
-        bool emptyAxis = false;
-        for (const auto &axis : session.axes) emptyAxis = emptyAxis || axis.values.empty();
-        if (emptyAxis) break;
-        for (;;) {
-            std::map<std::string, const AxisValue *> assignment;
-            for (const auto &[name, value] : combination) assignment[name] = &value;
-            for (size_t a = 0; a < session.axes.size(); ++a)
-                assignment[session.axes[a].name] = &session.axes[a].values[index[a]];
-
-            std::map<std::string, std::string> labels;
-            for (const auto &[name, value] : assignment) labels[name] = value->label();
-
-            RunConfig config = session.base;
-            std::string reason;
-            for (const auto &name : kApplyOrder) {
-                if (!assignment.count(name)) continue;
-                reason = applyAxisValue(config, name, *assignment.at(name), assignment);
-                if (!reason.empty()) break;
-            }
-            if (reason.empty()) reason = checkHeads(config);
-            if (reason.empty()) reason = validate(config);
-            if (reason.empty()) {
-                const std::string canonical = canonicalYaml(config);
-                if (auto it = seen.find(canonical); it != seen.end()) {
-                    reason = "the same configuration as run " + std::to_string(it->second);
-                } else {
-                    SessionRun run;
-                    run.labels = labels;
-                    run.config = config;
-                    if (auto old = previous.find(canonical); old != previous.end())
-                        run.result = old->second;
-                    seen.emplace(canonical, runs.size());
-                    runs.push_back(std::move(run));
-                }
-            }
-            if (!reason.empty()) skipped.push_back({labels, reason});
-
-            // Next combination of axis values.
-            bool carry = true;
-            for (size_t a = session.axes.size(); carry && a > 0;) {
-                --a;
-                if (++index[a] < session.axes[a].values.size())
-                    carry = false;
-                else
-                    index[a] = 0;
-            }
-            if (carry) break;
+    auto addRun = [&](const std::map<std::string, const AxisValue *> &assignment) {
+        const std::map<std::string, std::string> labels = labelsOf(assignment);
+        RunConfig config = session.base;
+        std::string reason;
+        for (const auto &name : kApplyOrder) {
+            if (!assignment.count(name)) continue;
+            reason = applyAxisValue(config, name, *assignment.at(name), assignment);
+            if (!reason.empty()) break;
         }
-    }
+        if (reason.empty()) reason = checkHeads(config);
+        if (reason.empty()) reason = validate(config);
+        if (reason.empty()) {
+            const std::string canonical = canonicalYaml(config);
+            if (auto it = seen.find(canonical); it != seen.end()) {
+                reason = "the same configuration as run " + std::to_string(it->second);
+            } else {
+                SessionRun run;
+                run.labels = labels;
+                run.config = config;
+                if (auto old = previous.find(canonical); old != previous.end())
+                    run.result = old->second;
+                seen.emplace(canonical, runs.size());
+                runs.push_back(std::move(run));
+            }
+        }
+        if (!reason.empty()) skipped.push_back({labels, reason});
+    };
+
+    forEachAssignment(session, [&](const std::map<std::string, const AxisValue *> &assignment) {
+        if (!session.search) {
+            addRun(assignment);
+            return;
+        }
+        // A search: this configuration's probes, each replicate with its own seed.
+        const SearchSpec &search = *session.search;
+        const std::map<std::string, std::string> configuration = labelsOf(assignment);
+        for (const auto &probe : search.probes) {
+            if (probe.configuration != configuration) continue;
+            const AxisValue value = numberValue(probe.value);
+            for (int j = 0; j < probe.replicates; ++j) {
+                AxisValue seed;
+                seed.kind = AxisValue::Kind::Unsigned;
+                seed.unsignedValue = session.base.initSeed + uint64_t(probe.firstReplicate + j);
+                std::map<std::string, const AxisValue *> withProbe = assignment;
+                withProbe[search.axis] = &value;
+                withProbe["seed"] = &seed;
+                addRun(withProbe);
+            }
+        }
+    });
     session.runs = std::move(runs);
     session.skipped = std::move(skipped);
 }
@@ -610,7 +657,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     if (!root.node.IsDefined() || root.node.IsNull())
         fail(root, "empty document; a session is a mapping with schema_version and experiment");
     checkKeys(root, {"schema_version", "name", "description", "learned_rule", "replicate_axes",
-                     "checkpoints", "experiment", "sweep", "results", "runs", "skipped", "view"});
+                     "checkpoints", "experiment", "sweep", "search", "results", "runs", "skipped",
+                     "view"});
 
     Session session;
     const YamlField version = child(root, "schema_version");
@@ -657,6 +705,25 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     if (!experiment.present()) fail(experiment, "missing: the base run configuration");
     session.base = readRunConfig(experiment);
     if (auto f = child(root, "sweep"); f.present() && !f.isNull()) readSweep(f, session);
+    if (auto f = child(root, "search"); f.present() && !f.isNull()) {
+        session.search = readSearchSpec(f);
+        for (const auto &axis : session.axes) {
+            if (axis.name == session.search->axis)
+                fail(child(child(root, "sweep"), axis.name),
+                     "'" + axis.name +
+                         "' is the searched axis (search.axis): the search chooses its values; "
+                         "take it out of the sweep");
+            if (axis.name == "seed")
+                fail(child(child(root, "sweep"), axis.name),
+                     "a search gives its runs their seeds (search.replicates); take seed out of "
+                     "the sweep");
+        }
+        for (const auto &combination : session.combinations)
+            if (combination.count(session.search->axis) || combination.count("seed"))
+                fail(child(child(root, "sweep"), "combinations"),
+                     "a combination sets '" + session.search->axis +
+                         "' or seed, which the search chooses");
+    }
     if (auto f = child(root, "results"); f.present()) {
         session.resultsDir = readString(f);
         if (session.resultsDir.empty() || session.resultsDir.front() == '/' ||
@@ -757,6 +824,10 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
             out << YAML::EndSeq;
         }
         out << YAML::EndMap;
+    }
+    if (session.search) {
+        out << YAML::Key << "search" << YAML::Value;
+        writeSearchSpec(out, *session.search);
     }
 }
 

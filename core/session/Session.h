@@ -9,6 +9,7 @@
 #include "core/config/RunResult.h"
 #include "core/config/Yaml.h"
 #include "core/metrics/LearnedRule.h"
+#include "core/session/SearchSpec.h"
 
 #include <map>
 #include <optional>
@@ -63,6 +64,9 @@ struct Session {
     RunConfig base;
     std::vector<SweepAxis> axes;
     std::vector<SweepCombination> combinations; // empty: the product of the axes alone
+    // `search:` a boundary search (SearchSpec.h, Search.h): the axes above define the
+    // configurations, and the searched axis's values are the probes it has planned so far.
+    std::optional<SearchSpec> search;
     std::vector<SessionRun> runs;
     std::vector<SkippedRun> skipped;
     std::map<std::string, std::string> view; // GUI view state: chart, heatmap_lr, log_x, ...
@@ -91,7 +95,12 @@ bool hasResult(const SessionRun &run);
 // Returns "" when it is within the limit. Computed from the axis sizes without expanding.
 std::string checkSweepSize(const Session &session);
 
-// Rebuilds runs and skipped from base and axes. A run whose resolved config is unchanged keeps
+// The configurations of the sweep, as the labels of their axes, in sweep order: for a search,
+// what each is searched for; otherwise one per run (skipped ones included).
+std::vector<std::map<std::string, std::string>> sweepConfigurations(const Session &session);
+
+// Rebuilds runs and skipped from base and axes (for a search: each configuration × its probes ×
+// their replicates, replicate j with seed = the experiment's seed + j). A run whose resolved config is unchanged keeps
 // its result, so editing one axis does not throw away finished work.
 void expandSweep(Session &session);
 

@@ -1,0 +1,327 @@
+// Logistic.cpp — see Logistic.h.
+#include "core/metrics/Logistic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace headlab {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// log σ(t) and log(1 − σ(t)) without overflow.
+double logSigmoid(double t)
+{
+    return t >= 0 ? -std::log1p(std::exp(-t)) : t - std::log1p(std::exp(t));
+}
+double sigmoid(double t)
+{
+    return t >= 0 ? 1 / (1 + std::exp(-t)) : std::exp(t) / (1 + std::exp(t));
+}
+
+// The Fisher information of (a, b): Σ n p (1 − p) [1 x; x x²].
+struct Information {
+    double i00 = 0, i01 = 0, i11 = 0;
+    double det() const { return i00 * i11 - i01 * i01; }
+};
+
+Information information(const std::vector<BinomialPoint> &points, double a, double b)
+{
+    Information info;
+    for (const auto &p : points) {
+        const double q = sigmoid(a + b * p.x);
+        const double w = p.trials * q * (1 - q);
+        info.i00 += w;
+        info.i01 += w * p.x;
+        info.i11 += w * p.x * p.x;
+    }
+    return info;
+}
+
+int distinctValues(const std::vector<BinomialPoint> &points)
+{
+    std::set<double> xs;
+    for (const auto &p : points)
+        if (p.trials > 0) xs.insert(p.x);
+    return static_cast<int>(xs.size());
+}
+
+// The regularised upper incomplete gamma function Q(s, x) (series for x < s + 1, else a
+// continued fraction; Numerical Recipes' method).
+double gammaQ(double s, double x)
+{
+    if (x <= 0) return 1.0;
+    const double logPrefix = s * std::log(x) - x - std::lgamma(s);
+    if (x < s + 1) {
+        double sum = 1 / s, term = 1 / s;
+        for (int n = 1; n < 1000; ++n) {
+            term *= x / (s + n);
+            sum += term;
+            if (std::fabs(term) < std::fabs(sum) * 1e-15) break;
+        }
+        return std::clamp(1 - sum * std::exp(logPrefix), 0.0, 1.0);
+    }
+    const double tiny = 1e-300;
+    double b = x + 1 - s, c = 1 / tiny, d = 1 / b, h = d;
+    for (int i = 1; i < 1000; ++i) {
+        const double an = -i * (i - s);
+        b += 2;
+        d = an * d + b;
+        if (std::fabs(d) < tiny) d = tiny;
+        c = b + an / c;
+        if (std::fabs(c) < tiny) c = tiny;
+        d = 1 / d;
+        const double delta = d * c;
+        h *= delta;
+        if (std::fabs(delta - 1) < 1e-15) break;
+    }
+    return std::clamp(std::exp(logPrefix) * h, 0.0, 1.0);
+}
+
+} // namespace
+
+double LogisticFit::probability(double x) const
+{
+    return sigmoid(a + b * x);
+}
+
+double LogisticFit::crossing(double target) const
+{
+    if (!ok || b == 0) return kNaN;
+    return (std::log(target / (1 - target)) - a) / b;
+}
+
+double penalizedLogLikelihood(const std::vector<BinomialPoint> &points, double a, double b)
+{
+    double ll = 0;
+    for (const auto &p : points) {
+        const double t = a + b * p.x;
+        ll += p.successes * logSigmoid(t) + (p.trials - p.successes) * logSigmoid(-t);
+    }
+    const double det = information(points, a, b).det();
+    if (!(det > 0)) return -std::numeric_limits<double>::infinity();
+    return ll + 0.5 * std::log(det);
+}
+
+LogisticFit fitLogistic(const std::vector<BinomialPoint> &points)
+{
+    LogisticFit fit;
+    if (distinctValues(points) < 2) return fit;
+    int successes = 0, trials = 0;
+    for (const auto &p : points) {
+        successes += p.successes;
+        trials += p.trials;
+    }
+    // Newton–Raphson on Firth's modified score, with step halving on the penalised likelihood.
+    const double p0 = (successes + 0.5) / (trials + 1.0);
+    double a = std::log(p0 / (1 - p0)), b = 0;
+    double current = penalizedLogLikelihood(points, a, b);
+    for (int iteration = 0; iteration < 200; ++iteration) {
+        const Information info = information(points, a, b);
+        const double det = info.det();
+        if (!(det > 0)) break;
+        // (XᵀWX)⁻¹
+        const double v00 = info.i11 / det, v01 = -info.i01 / det, v11 = info.i00 / det;
+        double u0 = 0, u1 = 0;
+        for (const auto &p : points) {
+            const double q = sigmoid(a + b * p.x);
+            const double w = p.trials * q * (1 - q);
+            const double h = w * (v00 + 2 * v01 * p.x + v11 * p.x * p.x); // the hat value
+            const double r = p.successes - p.trials * q + h * (0.5 - q);
+            u0 += r;
+            u1 += r * p.x;
+        }
+        double da = v00 * u0 + v01 * u1, db = v01 * u0 + v11 * u1;
+        double next = penalizedLogLikelihood(points, a + da, b + db);
+        for (int halving = 0; halving < 40 && !(next >= current); ++halving) {
+            da /= 2;
+            db /= 2;
+            next = penalizedLogLikelihood(points, a + da, b + db);
+        }
+        if (!(next >= current)) break;
+        a += da;
+        b += db;
+        const bool converged =
+            std::fabs(da) + std::fabs(db) < 1e-10 * (1 + std::fabs(a) + std::fabs(b));
+        current = next;
+        if (converged) break;
+    }
+    fit.ok = std::isfinite(current);
+    fit.a = a;
+    fit.b = b;
+    fit.penalizedLogLik = current;
+    return fit;
+}
+
+namespace {
+
+// The best penalised likelihood among curves that cross `target` at `c`, over slopes of the sign
+// `sign`: logit P = L + b (x − c). A coarse grid in log |b|, then golden-section refinement.
+double profileAt(const std::vector<BinomialPoint> &points, double logitTarget, double c,
+                 double sign)
+{
+    auto value = [&](double logSlope) {
+        const double b = sign * std::exp(logSlope);
+        return penalizedLogLikelihood(points, logitTarget - b * c, b);
+    };
+    constexpr double lo = -9.0, hi = 12.0; // |b| from 1e-4 to 1.6e5 per unit of x
+    constexpr int grid = 42;
+    int best = 0;
+    double bestValue = -std::numeric_limits<double>::infinity();
+    for (int i = 0; i <= grid; ++i) {
+        const double v = value(lo + (hi - lo) * i / grid);
+        if (v > bestValue) {
+            bestValue = v;
+            best = i;
+        }
+    }
+    const double step = (hi - lo) / grid;
+    double left = lo + step * std::max(0, best - 1), right = lo + step * std::min(grid, best + 1);
+    const double g = (std::sqrt(5.0) - 1) / 2;
+    double m1 = right - g * (right - left), m2 = left + g * (right - left);
+    double v1 = value(m1), v2 = value(m2);
+    for (int i = 0; i < 30; ++i) { // the bracket shrinks to 0.5 · 0.618^30 ≈ 3e-7 in log |b|
+        if (v1 < v2) {
+            left = m1;
+            m1 = m2;
+            v1 = v2;
+            m2 = left + g * (right - left);
+            v2 = value(m2);
+        } else {
+            right = m2;
+            m2 = m1;
+            v2 = v1;
+            m1 = right - g * (right - left);
+            v1 = value(m1);
+        }
+    }
+    return std::max({bestValue, v1, v2});
+}
+
+} // namespace
+
+CrossingInterval crossingInterval(const std::vector<BinomialPoint> &points, double target,
+                                  double level, double xMin, double xMax)
+{
+    CrossingInterval interval;
+    const LogisticFit fit = fitLogistic(points);
+    const double estimate = fit.crossing(target);
+    if (!fit.ok || !std::isfinite(estimate)) return interval;
+    const double sign = fit.b > 0 ? 1.0 : -1.0;
+    const double logitTarget = std::log(target / (1 - target));
+    const double span = std::max(xMax - xMin, 1e-12);
+    const double searchLow = xMin - span, searchHigh = xMax + span;
+    const double best =
+        std::max(fit.penalizedLogLik, profileAt(points, logitTarget, estimate, sign));
+    const double limit = chiSquareQuantile(level, 1.0);
+    auto outside = [&](double c) {
+        return 2 * (best - profileAt(points, logitTarget, c, sign)) > limit;
+    };
+
+    interval.ok = true;
+    interval.estimate = estimate;
+    // Walk out from the estimate in steps of span / 40, then bisect the last step to span · 1e-6.
+    auto edge = [&](double direction, double bound, bool *open) {
+        const double step = span / 40;
+        double inside = std::clamp(estimate, searchLow, searchHigh);
+        for (;;) {
+            const double next = inside + direction * step;
+            if ((direction > 0 && next > bound) || (direction < 0 && next < bound)) {
+                *open = true;
+                return bound;
+            }
+            if (outside(next)) {
+                double in = inside, out = next;
+                for (int i = 0; i < 15; ++i) {
+                    const double mid = (in + out) / 2;
+                    (outside(mid) ? out : in) = mid;
+                }
+                return (in + out) / 2;
+            }
+            inside = next;
+        }
+    };
+    interval.low = edge(-1, searchLow, &interval.lowOpen);
+    interval.high = edge(+1, searchHigh, &interval.highOpen);
+    return interval;
+}
+
+double chiSquareSurvival(double x, double dof)
+{
+    return gammaQ(dof / 2, x / 2);
+}
+
+double chiSquareQuantile(double p, double dof)
+{
+    double low = 0, high = 1;
+    while (1 - chiSquareSurvival(high, dof) < p) high *= 2;
+    for (int i = 0; i < 200; ++i) {
+        const double mid = (low + high) / 2;
+        (1 - chiSquareSurvival(mid, dof) < p ? low : high) = mid;
+    }
+    return (low + high) / 2;
+}
+
+double normalQuantile(double p)
+{
+    // χ²₁ = Z²: the two-sided quantile, signed.
+    const double z = std::sqrt(chiSquareQuantile(std::fabs(2 * p - 1), 1.0));
+    return p < 0.5 ? -z : z;
+}
+
+LinearFit fitLinear(const std::vector<std::vector<double>> &predictors,
+                    const std::vector<double> &y, const std::vector<double> &sigma)
+{
+    LinearFit fit;
+    const size_t n = y.size();
+    if (n == 0 || predictors.size() != n || sigma.size() != n) return fit;
+    const size_t k = predictors.front().size() + 1; // with the intercept
+    if (n < k) return fit;
+    // Normal equations (XᵀWX) c = XᵀWy, solved with Gauss–Jordan on [A | I | b].
+    std::vector<std::vector<double>> a(k, std::vector<double>(2 * k + 1, 0.0));
+    for (size_t i = 0; i < n; ++i) {
+        if (!(sigma[i] > 0) || predictors[i].size() + 1 != k) return fit;
+        std::vector<double> row = {1.0};
+        row.insert(row.end(), predictors[i].begin(), predictors[i].end());
+        const double w = 1 / (sigma[i] * sigma[i]);
+        for (size_t r = 0; r < k; ++r) {
+            for (size_t c = 0; c < k; ++c) a[r][c] += w * row[r] * row[c];
+            a[r][2 * k] += w * row[r] * y[i];
+        }
+    }
+    for (size_t r = 0; r < k; ++r) a[r][k + r] = 1;
+    for (size_t col = 0; col < k; ++col) {
+        size_t pivot = col;
+        for (size_t r = col + 1; r < k; ++r)
+            if (std::fabs(a[r][col]) > std::fabs(a[pivot][col])) pivot = r;
+        if (std::fabs(a[pivot][col]) < 1e-300) return fit;
+        std::swap(a[col], a[pivot]);
+        const double d = a[col][col];
+        for (auto &v : a[col]) v /= d;
+        for (size_t r = 0; r < k; ++r) {
+            if (r == col) continue;
+            const double f = a[r][col];
+            if (f == 0) continue;
+            for (size_t c = 0; c <= 2 * k; ++c) a[r][c] -= f * a[col][c];
+        }
+    }
+    fit.coef.resize(k);
+    for (size_t r = 0; r < k; ++r) fit.coef[r] = a[r][2 * k];
+    for (size_t i = 0; i < n; ++i) {
+        double predicted = fit.coef[0];
+        for (size_t c = 1; c < k; ++c) predicted += fit.coef[c] * predictors[i][c - 1];
+        const double r = (y[i] - predicted) / sigma[i];
+        fit.chi2 += r * r;
+    }
+    fit.dof = static_cast<int>(n - k);
+    fit.scale = fit.dof > 0 ? std::max(1.0, fit.chi2 / fit.dof) : 1.0;
+    fit.se.resize(k);
+    for (size_t r = 0; r < k; ++r) fit.se[r] = std::sqrt(fit.scale * a[r][k + r]);
+    fit.ok = true;
+    return fit;
+}
+
+} // namespace headlab

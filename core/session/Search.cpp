@@ -1,0 +1,653 @@
+// Search.cpp — see Search.h; the design is argued in docs/SEARCH.md.
+#include "core/session/Search.h"
+
+#include "core/config/Yaml.h"
+#include "core/session/CsvExport.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <stdexcept>
+
+namespace headlab {
+
+using namespace headlab::yaml;
+
+const std::vector<std::string> &searchableAxes()
+{
+    static const std::vector<std::string> axes = {"lr",       "d_model", "heads",
+                                                  "head_dim", "layers",  "width_multiplier"};
+    return axes;
+}
+
+const std::vector<std::string> &lawAxes()
+{
+    static const std::vector<std::string> axes = {
+        "head_dim", "d_model", "heads", "total_heads", "layers", "width_multiplier", "lr"};
+    return axes;
+}
+
+const char *toString(SearchState state)
+{
+    switch (state) {
+    case SearchState::Searching:
+        return "searching";
+    case SearchState::Waiting:
+        return "waiting";
+    case SearchState::Converged:
+        return "converged";
+    case SearchState::BudgetSpent:
+        return "budget spent";
+    case SearchState::OutOfRange:
+        return "out of range";
+    case SearchState::NoCrossing:
+        return "no crossing";
+    }
+    return "";
+}
+
+bool ConfigurationSearch::stopped() const
+{
+    return state != SearchState::Searching && state != SearchState::Waiting;
+}
+
+double toSearchUnits(const SearchSpec &spec, double value)
+{
+    return spec.logScale ? std::log10(value) : value;
+}
+
+double fromSearchUnits(const SearchSpec &spec, double x)
+{
+    return spec.logScale ? std::pow(10.0, x) : x;
+}
+
+double lawAxisValue(const RunConfig &config, const std::string &axis)
+{
+    const ModelConfig &m = config.model;
+    if (axis == "head_dim") return m.heads.empty() ? NAN : double(m.headDimOfLayer(0));
+    if (axis == "d_model") return double(m.dModel);
+    if (axis == "heads") return m.heads.empty() ? NAN : double(m.heads.front());
+    if (axis == "total_heads") return double(m.totalHeads());
+    if (axis == "layers") return double(m.layers());
+    if (axis == "width_multiplier") return double(m.widthMultiplier);
+    if (axis == "lr") return config.lr;
+    return NAN;
+}
+
+namespace {
+
+bool isIntegerAxis(const std::string &axis)
+{
+    return axis != "lr";
+}
+
+// The searched axis's value of a resolved run.
+double searchedValue(const RunConfig &config, const std::string &axis)
+{
+    if (axis == "head_dim") return double(config.model.headDim);
+    return lawAxisValue(config, axis);
+}
+
+// A value as the search writes it: three significant digits (integers for an integer axis), so
+// that labels and file names stay readable and a point read back is the point planned.
+double snapValue(const SearchSpec &spec, double value)
+{
+    if (isIntegerAxis(spec.axis)) return std::max(1.0, std::round(value));
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", value);
+    return std::strtod(text, nullptr);
+}
+
+std::map<std::string, std::string> configurationOf(const SessionRun &run, const SearchSpec &spec)
+{
+    std::map<std::string, std::string> labels = run.labels;
+    labels.erase(spec.axis);
+    labels.erase("seed");
+    return labels;
+}
+
+// Decides a configuration's state from its runs (points, counts) and the spec.
+void assess(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes)
+{
+    const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
+    if (!hasProbes) {
+        c.state = SearchState::Searching;
+        c.note = "not started";
+        return;
+    }
+    if (c.pending > 0) {
+        c.state = SearchState::Waiting;
+        c.note = std::to_string(c.pending) + " runs to train";
+        return;
+    }
+    if (c.runs == 0) {
+        c.state = SearchState::NoCrossing;
+        c.note = "none of its runs can be built (the skipped runs say why)";
+        return;
+    }
+    int successes = 0;
+    for (const auto &p : c.points) successes += p.successes;
+    if (c.verdicts == 0) {
+        c.state = SearchState::NoCrossing;
+        c.note = "no run has a learned/not learned verdict";
+        return;
+    }
+    if (successes == 0 || successes == c.verdicts) {
+        c.state = SearchState::OutOfRange;
+        c.note = std::string("all ") + std::to_string(c.verdicts) + " runs " +
+                 (successes == 0 ? "stayed stuck" : "learned") + " over " + formatNumber(spec.low) +
+                 " … " + formatNumber(spec.high) + ": the crossing lies outside the range";
+        return;
+    }
+    c.fit = fitLogistic(c.points);
+    c.interval = crossingInterval(c.points, spec.target, spec.level, xMin, xMax);
+    if (!c.interval.ok) {
+        c.state = SearchState::NoCrossing;
+        c.note = "the fitted curve is flat: P(learned) does not change along the range";
+        return;
+    }
+    const double estimate = c.interval.estimate;
+    if (estimate < xMin || estimate > xMax) {
+        c.state = SearchState::OutOfRange;
+        c.note = "the crossing is estimated at " +
+                 formatNumber(snapValue(spec, fromSearchUnits(spec, estimate))) +
+                 ", outside the range";
+        return;
+    }
+    const bool closed = !c.interval.lowOpen && !c.interval.highOpen;
+    if (closed && c.interval.width() <= spec.intervalWidth) {
+        c.state = SearchState::Converged;
+        c.note = "interval narrower than " + formatNumber(spec.intervalWidth);
+        return;
+    }
+    if (c.runs + spec.replicates > spec.budget) {
+        c.state = SearchState::BudgetSpent;
+        c.note = "the budget of " + std::to_string(spec.budget) + " runs is spent";
+        return;
+    }
+    c.state = SearchState::Searching;
+    c.note = closed ? "interval still wider than " + formatNumber(spec.intervalWidth)
+                    : "interval still open on one side";
+}
+
+// The configurations of the sweep, as the labels of their non-searched axes, in sweep order.
+std::vector<std::map<std::string, std::string>> configurationsOf(const Session &session)
+{
+    return sweepConfigurations(session);
+}
+
+std::vector<double> nextPoints(const SearchSpec &spec, const ConfigurationSearch &c)
+{
+    const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
+    const int affordable = (spec.budget - c.runs) / spec.replicates;
+    const int k = std::min(spec.pointsPerRound, affordable);
+    const double low = std::clamp(c.interval.low, xMin, xMax);
+    const double high = std::clamp(c.interval.high, xMin, xMax);
+    std::vector<double> values;
+    for (int i = 0; i < k; ++i) {
+        const double x = low + (high - low) * (i + 1) / (k + 1);
+        const double v = snapValue(spec, fromSearchUnits(spec, x));
+        if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+    }
+    return values;
+}
+
+std::vector<double> initialPoints(const SearchSpec &spec)
+{
+    const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
+    std::vector<double> values;
+    for (int i = 0; i < spec.initialPoints; ++i) {
+        const double x = xMin + (xMax - xMin) * i / (spec.initialPoints - 1);
+        double v = fromSearchUnits(spec, x);
+        // The range's ends exactly as given; the points between snapped.
+        if (i == 0)
+            v = spec.low;
+        else if (i == spec.initialPoints - 1)
+            v = spec.high;
+        else
+            v = snapValue(spec, v);
+        if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+    }
+    return values;
+}
+
+} // namespace
+
+SearchReport searchReport(const Session &session, const std::string &lawX,
+                          const std::vector<std::string> &lawAlso)
+{
+    if (!session.search) throw std::logic_error("searchReport: the session has no search");
+    const SearchSpec &spec = *session.search;
+    SearchReport report;
+    report.axis = spec.axis;
+    report.logScale = spec.logScale;
+    for (const auto &probe : spec.probes) report.rounds = std::max(report.rounds, probe.round + 1);
+
+    std::map<std::map<std::string, std::string>, size_t> index;
+    for (auto &labels : configurationsOf(session)) {
+        index.emplace(labels, report.configurations.size());
+        ConfigurationSearch c;
+        c.configuration = labels;
+        report.configurations.push_back(std::move(c));
+    }
+    std::vector<std::map<double, BinomialPoint>> byValue(report.configurations.size());
+    std::vector<bool> haveConfig(report.configurations.size(), false);
+    for (const auto &run : session.runs) {
+        auto it = index.find(configurationOf(run, spec));
+        if (it == index.end()) continue;
+        ConfigurationSearch &c = report.configurations[it->second];
+        if (!haveConfig[it->second]) {
+            c.config = run.config;
+            haveConfig[it->second] = true;
+        }
+        ++c.runs;
+        ++report.runs;
+        const bool pending = !isFinished(run.result.status) || failedOnACheckpoint(run.result);
+        if (pending) {
+            ++c.pending;
+            ++report.pending;
+            continue;
+        }
+        const std::optional<bool> verdict = runLearned(session, run.result);
+        if (!verdict) continue;
+        ++c.verdicts;
+        const double value = searchedValue(run.config, spec.axis);
+        BinomialPoint &p = byValue[it->second][value];
+        p.x = toSearchUnits(spec, value);
+        ++p.trials;
+        p.successes += *verdict ? 1 : 0;
+    }
+    std::set<std::map<std::string, std::string>> probed;
+    for (const auto &probe : spec.probes) probed.insert(probe.configuration);
+    report.finished = !report.configurations.empty();
+    for (size_t i = 0; i < report.configurations.size(); ++i) {
+        ConfigurationSearch &c = report.configurations[i];
+        for (const auto &[value, point] : byValue[i]) c.points.push_back(point);
+        assess(spec, c, probed.count(c.configuration) > 0);
+        report.finished = report.finished && c.stopped();
+    }
+    report.law = fitLaw(report.configurations, spec, lawX.empty() ? spec.lawX : lawX,
+                        lawX.empty() ? spec.lawAlso : lawAlso);
+    return report;
+}
+
+int planSearchRound(Session &session)
+{
+    if (!session.search) throw std::logic_error("planSearchRound: the session has no search");
+    const SearchReport report = searchReport(session);
+    if (report.pending > 0) return 0;
+    SearchSpec &spec = *session.search;
+    const int round = report.rounds;
+    int added = 0;
+    for (const auto &c : report.configurations) {
+        if (c.state != SearchState::Searching) continue;
+        const bool started =
+            std::any_of(spec.probes.begin(), spec.probes.end(),
+                        [&](const auto &p) { return p.configuration == c.configuration; });
+        for (double value : started ? nextPoints(spec, c) : initialPoints(spec)) {
+            SearchProbe probe;
+            probe.round = round;
+            probe.configuration = c.configuration;
+            probe.value = value;
+            probe.replicates = spec.replicates;
+            for (const auto &p : spec.probes)
+                if (p.configuration == c.configuration && p.value == value)
+                    probe.firstReplicate =
+                        std::max(probe.firstReplicate, p.firstReplicate + p.replicates);
+            spec.probes.push_back(probe);
+            added += probe.replicates;
+        }
+    }
+    return added;
+}
+
+LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
+              const std::string &lawX, const std::vector<std::string> &lawAlso)
+{
+    LawFit law;
+    law.x = lawX;
+    law.also = lawAlso;
+    law.level = spec.level;
+    const double z = normalQuantile(0.5 + spec.level / 2);
+    std::vector<std::vector<double>> predictors;
+    std::vector<double> y, sigma;
+    std::set<double> xs;
+    for (const auto &c : configurations) {
+        if (c.state != SearchState::Converged && c.state != SearchState::BudgetSpent) continue;
+        if (c.interval.lowOpen || c.interval.highOpen) continue;
+        auto log10Of = [&](double x) { return spec.logScale ? x : std::log10(x); };
+        const double low = log10Of(c.interval.low), high = log10Of(c.interval.high);
+        const double estimate = log10Of(c.interval.estimate);
+        if (!std::isfinite(low) || !std::isfinite(high) || !(high > low)) continue;
+        std::vector<double> row;
+        for (const auto &axis : std::vector<std::string>{lawX})
+            row.push_back(axis.empty() ? NAN : std::log10(lawAxisValue(c.config, axis)));
+        for (const auto &axis : lawAlso) row.push_back(std::log10(lawAxisValue(c.config, axis)));
+        if (std::any_of(row.begin(), row.end(), [](double v) { return !std::isfinite(v); }))
+            continue;
+        xs.insert(row.front());
+        predictors.push_back(row);
+        y.push_back(estimate);
+        sigma.push_back((high - low) / (2 * z));
+    }
+    law.configurations = static_cast<int>(y.size());
+    if (xs.size() < 2) {
+        law.note = std::to_string(y.size()) + " configurations with a closed interval, " +
+                   std::to_string(xs.size()) + " distinct values of " + lawX +
+                   ": a law needs at least two";
+        return law;
+    }
+    const LinearFit fit = fitLinear(predictors, y, sigma);
+    if (!fit.ok) {
+        law.note = "the law cannot be fitted: its axes are not independent over these "
+                   "configurations";
+        return law;
+    }
+    law.ok = true;
+    law.log10C = fit.coef[0];
+    law.log10CLow = fit.coef[0] - z * fit.se[0];
+    law.log10CHigh = fit.coef[0] + z * fit.se[0];
+    law.alpha = -fit.coef[1];
+    law.alphaLow = law.alpha - z * fit.se[1];
+    law.alphaHigh = law.alpha + z * fit.se[1];
+    for (size_t k = 2; k < fit.coef.size(); ++k) {
+        law.beta.push_back(-fit.coef[k]);
+        law.betaLow.push_back(-fit.coef[k] - z * fit.se[k]);
+        law.betaHigh.push_back(-fit.coef[k] + z * fit.se[k]);
+    }
+    law.chi2 = fit.chi2;
+    law.dof = fit.dof;
+    law.scale = fit.scale;
+    for (double alpha : {0.5, 0.75, 1.0}) {
+        LawFit::Reference ref;
+        ref.alpha = alpha;
+        std::vector<std::vector<double>> rest;
+        std::vector<double> shifted;
+        for (size_t i = 0; i < y.size(); ++i) {
+            shifted.push_back(y[i] + alpha * predictors[i][0]);
+            rest.emplace_back(predictors[i].begin() + 1, predictors[i].end());
+        }
+        const LinearFit refit = fitLinear(rest, shifted, sigma);
+        if (!refit.ok) continue;
+        ref.log10C = refit.coef[0];
+        ref.chi2 = refit.chi2;
+        ref.dof = refit.dof;
+        ref.p = refit.dof > 0 ? chiSquareSurvival(refit.chi2, refit.dof) : NAN;
+        ref.inInterval = law.alphaLow <= alpha && alpha <= law.alphaHigh;
+        law.references.push_back(ref);
+    }
+    return law;
+}
+
+namespace {
+
+std::string csvLine(const std::vector<std::string> &fields)
+{
+    std::string line;
+    for (size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + csvField(fields[i]);
+    return line + "\n";
+}
+
+std::string labelsLine(const std::map<std::string, std::string> &labels)
+{
+    std::string text;
+    for (const auto &[key, value] : labels) text += (text.empty() ? "" : " ") + key + "=" + value;
+    return text.empty() ? "(the experiment)" : text;
+}
+
+std::string number3(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", value);
+    return text;
+}
+
+} // namespace
+
+std::string searchSummaryText(const SearchReport &report)
+{
+    const bool log = report.logScale;
+    std::string out;
+    const std::string star = report.axis == "lr" ? "η*" : report.axis + "*";
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "boundary search along %s: %d rounds, %d runs (%d still to train); %s\n",
+                  report.axis.c_str(), report.rounds, report.runs, report.pending,
+                  report.finished ? "finished" : "not finished");
+    out += line;
+    size_t width = 13;
+    for (const auto &c : report.configurations)
+        width = std::max(width, labelsLine(c.configuration).size());
+    std::snprintf(line, sizeof line, "%-*s %5s  %-12s %-10s %-23s %s\n", int(width),
+                  "configuration", "runs", "state", star.c_str(), "interval",
+                  log ? "width (decades)" : "width");
+    out += line;
+    for (const auto &c : report.configurations) {
+        std::string estimate = "-", interval = "-", span = "-";
+        if (c.interval.ok) {
+            auto value = [&](double x) { return number3(log ? std::pow(10.0, x) : x); };
+            estimate = value(c.interval.estimate);
+            interval = std::string(c.interval.lowOpen ? "(" : "[") + value(c.interval.low) + ", " +
+                       value(c.interval.high) + (c.interval.highOpen ? ")" : "]");
+            span = number3(c.interval.width());
+        }
+        std::snprintf(line, sizeof line, "%-*s %5d  %-12s %-10s %-23s %s  (%s)\n", int(width),
+                      labelsLine(c.configuration).c_str(), c.runs, toString(c.state),
+                      estimate.c_str(), interval.c_str(), span.c_str(), c.note.c_str());
+        out += line;
+    }
+    const LawFit &law = report.law;
+    if (!law.ok) {
+        out += "law: " + law.note + "\n";
+        return out;
+    }
+    std::string terms = "α log10 " + law.x;
+    for (size_t k = 0; k < law.also.size(); ++k)
+        terms += " − β" + std::to_string(k + 1) + " log10 " + law.also[k];
+    std::snprintf(line, sizeof line, "law: log10 %s = log10 C − %s, over %d configurations\n",
+                  star.c_str(), terms.c_str(), law.configurations);
+    out += line;
+    const int percent = int(std::lround(law.level * 100));
+    std::snprintf(line, sizeof line, "  α = %.3f [%.3f, %.3f] (%d %%)   C = %s [%s, %s]\n",
+                  law.alpha, law.alphaLow, law.alphaHigh, percent,
+                  number3(std::pow(10.0, law.log10C)).c_str(),
+                  number3(std::pow(10.0, law.log10CLow)).c_str(),
+                  number3(std::pow(10.0, law.log10CHigh)).c_str());
+    out += line;
+    for (size_t k = 0; k < law.beta.size(); ++k) {
+        std::snprintf(line, sizeof line, "  β%zu (%s) = %.3f [%.3f, %.3f]\n", k + 1,
+                      law.also[k].c_str(), law.beta[k], law.betaLow[k], law.betaHigh[k]);
+        out += line;
+    }
+    std::snprintf(line, sizeof line, "  χ² = %.2f on %d dof%s\n", law.chi2, law.dof,
+                  law.scale > 1 ? " (the intervals are widened by sqrt(χ²/dof) for the misfit)"
+                                : "");
+    out += line;
+    for (const auto &ref : law.references) {
+        std::snprintf(line, sizeof line,
+                      "  α = %-4s: χ² = %.2f on %d dof, p = %s; %s the interval\n",
+                      ref.alpha == 0.5    ? "1/2"
+                      : ref.alpha == 0.75 ? "3/4"
+                                          : "1",
+                      ref.chi2, ref.dof, std::isfinite(ref.p) ? number3(ref.p).c_str() : "-",
+                      ref.inInterval ? "inside" : "outside");
+        out += line;
+    }
+    return out;
+}
+
+std::string searchSummaryCsv(const SearchReport &report)
+{
+    std::set<std::string> keys;
+    for (const auto &c : report.configurations)
+        for (const auto &[key, value] : c.configuration) keys.insert(key);
+    std::vector<std::string> header(keys.begin(), keys.end());
+    for (const char *column : {"runs", "verdicts", "state", "estimate", "low", "high", "low_open",
+                               "high_open", "width", "slope"})
+        header.push_back(column);
+    std::string out = csvLine(header);
+    for (const auto &c : report.configurations) {
+        std::vector<std::string> row;
+        for (const auto &key : keys) {
+            auto it = c.configuration.find(key);
+            row.push_back(it == c.configuration.end() ? "" : it->second);
+        }
+        row.push_back(std::to_string(c.runs));
+        row.push_back(std::to_string(c.verdicts));
+        row.push_back(toString(c.state));
+        auto value = [&](double x) {
+            return formatNumber(report.logScale ? std::pow(10.0, x) : x);
+        };
+        const bool ok = c.interval.ok;
+        row.push_back(ok ? value(c.interval.estimate) : "");
+        row.push_back(ok ? value(c.interval.low) : "");
+        row.push_back(ok ? value(c.interval.high) : "");
+        row.push_back(ok ? (c.interval.lowOpen ? "1" : "0") : "");
+        row.push_back(ok ? (c.interval.highOpen ? "1" : "0") : "");
+        row.push_back(ok ? formatNumber(c.interval.width()) : "");
+        row.push_back(c.fit.ok ? formatNumber(c.fit.b) : "");
+        out += csvLine(row);
+    }
+    return out;
+}
+
+namespace yaml {
+
+SearchSpec readSearchSpec(const YamlField &field)
+{
+    checkKeys(field, {"axis", "range", "scale", "target", "replicates", "initial_points",
+                      "points_per_round", "level", "interval_width", "budget", "law", "probes"});
+    SearchSpec spec;
+    if (auto f = child(field, "axis"); f.present()) {
+        spec.axis = readString(f);
+        const auto &axes = searchableAxes();
+        if (std::find(axes.begin(), axes.end(), spec.axis) == axes.end()) {
+            const std::string near = nearestKey(spec.axis, axes);
+            fail(f, "'" + spec.axis + "' cannot be searched" +
+                        (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                        " (a search runs along lr, d_model, heads, head_dim, layers or "
+                        "width_multiplier)");
+        }
+    }
+    if (auto f = child(field, "scale"); f.present()) {
+        const std::string scale = readString(f);
+        if (scale != "log" && scale != "linear")
+            fail(f, "expected log or linear, got '" + scale + "'");
+        spec.logScale = scale == "log";
+    }
+    const YamlField range = child(field, "range");
+    if (!range.present()) fail(range, "missing: the searched range as [low, high]");
+    const auto ends = items(range);
+    if (ends.size() != 2) fail(range, "expected [low, high], two numbers");
+    spec.low = readNumber(ends[0]);
+    spec.high = readNumber(ends[1]);
+    if (!std::isfinite(spec.low) || !std::isfinite(spec.high) || !(spec.low < spec.high))
+        fail(range, "expected low < high, both finite");
+    if (spec.logScale && !(spec.low > 0)) fail(ends[0], "a log-scaled range must start above 0");
+    if (isIntegerAxis(spec.axis) && spec.low < 1)
+        fail(ends[0], "an integer axis starts at 1 or more");
+    if (auto f = child(field, "target"); f.present())
+        spec.target = readNumberInRange(f, 0, false, 1, false);
+    if (auto f = child(field, "replicates"); f.present())
+        spec.replicates = static_cast<int>(readIntInRange(f, 1, 1000));
+    if (auto f = child(field, "initial_points"); f.present())
+        spec.initialPoints = static_cast<int>(readIntInRange(f, 2, 1000));
+    if (auto f = child(field, "points_per_round"); f.present())
+        spec.pointsPerRound = static_cast<int>(readIntInRange(f, 1, 1000));
+    if (auto f = child(field, "level"); f.present())
+        spec.level = readNumberInRange(f, 0.5, true, 1, false);
+    if (auto f = child(field, "interval_width"); f.present()) spec.intervalWidth = readPositive(f);
+    if (auto f = child(field, "budget"); f.present())
+        spec.budget = static_cast<int>(readIntInRange(f, 1, RunLimits::kMaxSweepRuns));
+    if (spec.budget < spec.initialPoints * spec.replicates)
+        fail(child(field, "budget"),
+             "the budget of " + std::to_string(spec.budget) +
+                 " runs per configuration is smaller than round 0 (initial_points × replicates = " +
+                 std::to_string(spec.initialPoints * spec.replicates) + ")");
+    if (auto f = child(field, "law"); f.present() && !f.isNull()) {
+        checkKeys(f, {"x", "also"});
+        auto readAxis = [](const YamlField &a) {
+            const std::string name = readString(a);
+            const auto &axes = lawAxes();
+            if (std::find(axes.begin(), axes.end(), name) == axes.end()) {
+                const std::string near = nearestKey(name, axes);
+                fail(a, "'" + name + "' is not an axis a law can be fitted against" +
+                            (near.empty() ? "" : "; did you mean '" + near + "'?"));
+            }
+            return name;
+        };
+        if (auto x = child(f, "x"); x.present()) spec.lawX = readAxis(x);
+        if (auto also = child(f, "also"); also.present() && !also.isNull())
+            for (const auto &a : items(also)) spec.lawAlso.push_back(readAxis(a));
+    }
+    if (auto f = child(field, "probes"); f.present() && !f.isNull()) {
+        for (const auto &p : items(f)) {
+            checkKeys(p, {"round", "at", "value", "first_replicate", "replicates"});
+            SearchProbe probe;
+            probe.round = static_cast<int>(readIntInRange(child(p, "round"), 0, 1'000'000));
+            if (auto at = child(p, "at"); at.present() && !at.isNull())
+                for (const auto &[key, value] : entries(at))
+                    probe.configuration[key] = readString(value);
+            const YamlField value = child(p, "value");
+            if (!value.present()) fail(value, "missing: the point's value of " + spec.axis);
+            probe.value = readNumber(value);
+            if (!std::isfinite(probe.value)) fail(value, "expected a finite number");
+            if (auto r = child(p, "first_replicate"); r.present())
+                probe.firstReplicate = static_cast<int>(readIntInRange(r, 0, 1'000'000));
+            probe.replicates = static_cast<int>(readIntInRange(child(p, "replicates"), 1, 1000));
+            spec.probes.push_back(std::move(probe));
+        }
+    }
+    return spec;
+}
+
+void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec)
+{
+    out << YAML::BeginMap;
+    out << YAML::Key << "axis" << YAML::Value << spec.axis;
+    out << YAML::Key << "range" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    writeNumber(out, spec.low);
+    writeNumber(out, spec.high);
+    out << YAML::EndSeq;
+    out << YAML::Key << "scale" << YAML::Value << (spec.logScale ? "log" : "linear");
+    out << YAML::Key << "target" << YAML::Value;
+    writeNumber(out, spec.target);
+    out << YAML::Key << "replicates" << YAML::Value << spec.replicates;
+    out << YAML::Key << "initial_points" << YAML::Value << spec.initialPoints;
+    out << YAML::Key << "points_per_round" << YAML::Value << spec.pointsPerRound;
+    out << YAML::Key << "level" << YAML::Value;
+    writeNumber(out, spec.level);
+    out << YAML::Key << "interval_width" << YAML::Value;
+    writeNumber(out, spec.intervalWidth);
+    out << YAML::Key << "budget" << YAML::Value << spec.budget;
+    out << YAML::Key << "law" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "x"
+        << YAML::Value << spec.lawX << YAML::Key << "also" << YAML::Value << YAML::BeginSeq;
+    for (const auto &a : spec.lawAlso) out << a;
+    out << YAML::EndSeq << YAML::EndMap;
+    if (!spec.probes.empty()) {
+        out << YAML::Key << "probes" << YAML::Value << YAML::BeginSeq;
+        for (const auto &p : spec.probes) {
+            out << YAML::Flow << YAML::BeginMap;
+            out << YAML::Key << "round" << YAML::Value << p.round;
+            out << YAML::Key << "at" << YAML::Value << YAML::Flow << YAML::BeginMap;
+            for (const auto &[key, value] : p.configuration) {
+                out << YAML::Key << key << YAML::Value;
+                writeText(out, value);
+            }
+            out << YAML::EndMap;
+            out << YAML::Key << "value" << YAML::Value;
+            writeNumber(out, p.value);
+            out << YAML::Key << "first_replicate" << YAML::Value << p.firstReplicate;
+            out << YAML::Key << "replicates" << YAML::Value << p.replicates;
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
+    }
+    out << YAML::EndMap;
+}
+
+} // namespace yaml
+
+} // namespace headlab

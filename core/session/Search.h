@@ -1,0 +1,123 @@
+// Search.h — a boundary search (SearchSpec.h) round by round: where each configuration's
+// P(learned) crosses the target, with its interval, the next round's points, and the law fitted
+// through the crossings (log10 η* = log10 C − α log10 m_H).
+//
+// The design, and why, is in docs/SEARCH.md. In short, for each configuration:
+//  - round 0 trains `initial_points` values evenly spaced over the range (in log10 for a log
+//    axis), ends included, each `replicates` times;
+//  - after every round a logistic curve of P(learned) against the searched value is fitted by
+//    Firth's penalised likelihood and the crossing's profile interval computed (Logistic.h);
+//  - the configuration stops when that interval is narrower than `interval_width`, when its runs
+//    reach `budget`, or when the crossing lies outside the range (every run at a probed end of the
+//    range sits on the side of the target the other end does not reach);
+//  - otherwise the next round puts `points_per_round` points evenly inside the interval (at its
+//    1/(k+1) … k/(k+1) fractions), snapped to three significant digits: a k+1-section of the
+//    bracket while it is wide, points near the crossing where the slope is known.
+// A round is planned only when every run of the one before has finished, for all configurations at
+// once, so that a round's runs train together as ensembles and a Slurm array can hold a round.
+// Planning depends on the session and its results only: the same results give the same rounds.
+// Torch-free.
+#pragma once
+
+#include "core/config/Yaml.h"
+#include "core/metrics/Logistic.h"
+#include "core/session/SearchSpec.h"
+#include "core/session/Session.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+// The state of one configuration's search.
+enum class SearchState {
+    Searching,   // the next round has points for it
+    Waiting,     // runs of its latest round have not finished
+    Converged,   // the interval is narrower than interval_width
+    BudgetSpent, // its runs reached the budget first
+    OutOfRange,  // the crossing lies outside the searched range
+    NoCrossing,  // every outcome is the same: nothing to fit
+};
+const char *toString(SearchState state); // "searching", "converged", ...
+
+struct ConfigurationSearch {
+    std::map<std::string, std::string> configuration; // labels of the non-searched axes
+    RunConfig config;                  // resolved, at its first run (the law's values come from it)
+    std::vector<BinomialPoint> points; // by value, in search units; verdicts only
+    int runs = 0;                      // its runs, with or without a result
+    int pending = 0;                   // of those, still to train
+    int verdicts = 0;                  // with a learned / not learned verdict
+    SearchState state = SearchState::Waiting;
+    LogisticFit fit;           // in search units
+    CrossingInterval interval; // in search units
+    std::string note;          // one sentence: why it stopped, or what is missing
+    bool stopped() const;
+};
+
+// The law fitted across the configurations whose interval is closed.
+struct LawFit {
+    bool ok = false;
+    std::string x;                 // the axis of the exponent (head_dim: m_H)
+    std::vector<std::string> also; // further axes, each with its own exponent
+    int configurations = 0;
+    double level = 0.95;
+    // log10 η* = log10 C − α log10 x − Σ β_k log10 also_k
+    double alpha = 0, alphaLow = 0, alphaHigh = 0;
+    double log10C = 0, log10CLow = 0, log10CHigh = 0;
+    std::vector<double> beta, betaLow, betaHigh;
+    double chi2 = 0;
+    int dof = 0;
+    double scale = 1; // the errors were multiplied by sqrt(scale) for the law's misfit
+    // How well a fixed exponent describes the data: the intercept refitted, χ², dof, p.
+    struct Reference {
+        double alpha = 0, log10C = 0, chi2 = 0, p = 0;
+        int dof = 0;
+        bool inInterval = false;
+    };
+    std::vector<Reference> references; // α = ½, ¾, 1
+    std::string note;                  // why there is no fit
+};
+
+struct SearchReport {
+    std::string axis;
+    bool logScale = true;
+    std::vector<ConfigurationSearch> configurations;
+    int rounds = 0; // planned so far
+    int runs = 0, pending = 0;
+    bool finished = false; // every configuration has stopped
+    LawFit law;
+};
+
+// The axis value in search units (log10 for a log-scaled search) and back.
+double toSearchUnits(const SearchSpec &spec, double value);
+double fromSearchUnits(const SearchSpec &spec, double x);
+
+// A resolved config's value of a law axis (head_dim: the first layer's m_H; total_heads: every
+// layer's heads), NaN for an unknown axis.
+double lawAxisValue(const RunConfig &config, const std::string &axis);
+
+// Where the search stands: each configuration's state, crossing and interval, and the law (over
+// `lawX` and `lawAlso` when given, else the spec's).
+SearchReport searchReport(const Session &session, const std::string &lawX = "",
+                          const std::vector<std::string> &lawAlso = {});
+
+// Plans the next round (round 0 when there is none yet): appends its probes to session.search and
+// returns how many runs they add (0 when runs are still to train or the search is over); the
+// caller then expands the sweep. Throws std::logic_error for a session without a search.
+int planSearchRound(Session &session);
+
+// The law through the crossings of `configurations` against log10 lawX (and each lawAlso).
+LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
+              const std::string &lawX, const std::vector<std::string> &lawAlso);
+
+// The report as text for a person (headlab-cli summary), and as CSV (one row per configuration).
+std::string searchSummaryText(const SearchReport &report);
+std::string searchSummaryCsv(const SearchReport &report);
+
+namespace yaml {
+SearchSpec readSearchSpec(const YamlField &field);
+void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec);
+} // namespace yaml
+
+} // namespace headlab

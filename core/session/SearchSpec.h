@@ -1,0 +1,54 @@
+// SearchSpec.h — a boundary search: the session's `search:` block.
+//
+// A search is a kind of sweep whose values of one axis are not listed but chosen, round by round,
+// where they tell the most about where P(learned) crosses a target (½): the trainability
+// boundary. The sweep's other axes (and combinations) define the configurations, each searched on
+// its own; every point is trained `replicates` times with consecutive seeds. The rounds already
+// chosen are recorded in the session (`probes:`), so a killed search resumes where it was and a
+// sharded round is planned once, from the merged results. The algorithm is in Search.h; the
+// format in docs/SESSION_FORMAT.md. Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+// One point of one configuration, chosen in round `round`: the runs at `value` with seeds
+// base seed + firstReplicate ... + firstReplicate + replicates − 1.
+struct SearchProbe {
+    int round = 0;
+    std::map<std::string, std::string> configuration; // labels of the other axes
+    double value = 0;
+    int firstReplicate = 0;
+    int replicates = 1;
+    bool operator==(const SearchProbe &) const = default;
+};
+
+struct SearchSpec {
+    std::string axis = "lr";    // a numeric axis: lr, d_model, heads, head_dim, layers, ...
+    double low = 0, high = 0;   // the searched range, in the axis's own units
+    bool logScale = true;       // search in log10 of the value (η, widths)
+    double target = 0.5;        // the P(learned) whose crossing is sought
+    int replicates = 1;         // runs per point, with consecutive seeds
+    int initialPoints = 5;      // round 0: evenly spaced over the range, ends included
+    int pointsPerRound = 3;     // each later round, inside the current interval
+    double level = 0.95;        // of the crossing's interval
+    double intervalWidth = 0.2; // stop when the interval is this narrow (decades on a log scale)
+    int budget = 40;            // most runs of one configuration
+    // The law fitted across configurations: log10 crossing against log10 of `lawX` (and of each
+    // `lawAlso`), values read from each configuration's resolved run config.
+    std::string lawX = "head_dim";
+    std::vector<std::string> lawAlso;
+    std::vector<SearchProbe> probes; // the rounds so far, written by HeadLab
+    bool operator==(const SearchSpec &) const = default;
+};
+
+// The axes a search can run along, and the ones its law can be fitted against.
+const std::vector<std::string> &
+searchableAxes();                          // lr d_model heads head_dim layers width_multiplier
+const std::vector<std::string> &lawAxes(); // the above and total_heads
+
+} // namespace headlab

@@ -1,0 +1,403 @@
+// test_search.cpp — the boundary search as a user relies on it: its 95 % intervals cover the true
+// crossing and its law the true exponent when the trainer is a known logistic, a killed search
+// resumes to the same result, and a tiny CPU model's crossing agrees with a dense grid.
+#include "core/metrics/Logistic.h"
+#include "core/metrics/Metrics.h"
+#include "core/session/Search.h"
+#include "core/session/Session.h"
+#include "core/session/SessionStore.h"
+#include "tests/TinyRuns.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+
+using namespace headlab;
+
+namespace {
+
+// A trainer whose P(learned | η) is σ(−slope · (log10 η − log10 η*)), η* = C · m_H^−α.
+struct SimulatedTrainer {
+    double log10C = -2.0, alpha = 0.5, slope = 6.0;
+    uint64_t seed = 0;
+    double trueCrossing(double headDim) const { return log10C - alpha * std::log10(headDim); }
+    bool learned(const RunConfig &config) const
+    {
+        const double headDim = double(config.model.headDimOfLayer(0));
+        const double p =
+            1 / (1 + std::exp(slope * (std::log10(config.lr) - trueCrossing(headDim))));
+        // One draw per run, from the run's identity (configuration, η, replicate seed).
+        std::seed_seq seq{uint64_t(seed), uint64_t(config.model.heads.front()),
+                          uint64_t(std::llround(std::log10(config.lr) * 1e9)), config.initSeed};
+        std::mt19937_64 rng(seq);
+        return std::uniform_real_distribution<double>(0, 1)(rng) < p;
+    }
+    // Gives every run without a result its outcome; returns how many.
+    int train(Session &session, int limit = 1 << 30) const
+    {
+        int trained = 0;
+        for (auto &run : session.runs) {
+            if (isFinished(run.result.status)) continue;
+            if (trained == limit) break;
+            run.result.status = RunStatus::Done;
+            run.result.metrics[metric::kLeftLn10Plateau] = learned(run.config) ? 1.0 : 0.0;
+            ++trained;
+        }
+        return trained;
+    }
+};
+
+// The paper's width m = 96 with 1 … 12 heads: m_H from 96 down to 8.
+Session searchSession()
+{
+    Session session;
+    session.base = testing::tinyAdditionRun(96, {1}, 10, 1e-3);
+    session.axes.push_back({"heads", {}});
+    for (int h : {1, 2, 3, 6, 12}) {
+        AxisValue v;
+        v.number = h;
+        session.axes.back().values.push_back(v);
+    }
+    SearchSpec spec;
+    spec.low = 1e-4;
+    spec.high = 1e-1;
+    session.search = spec;
+    return session;
+}
+
+// Runs the whole search against `trainer`; returns the rounds it took.
+int runSearch(Session &session, const SimulatedTrainer &trainer)
+{
+    int rounds = 0;
+    while (planSearchRound(session) > 0) {
+        expandSweep(session);
+        trainer.train(session);
+        ++rounds;
+    }
+    return rounds;
+}
+
+} // namespace
+
+class TestSearch : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void theFitFindsAKnownCurve();
+    void theIntervalsCoverTheTrueCrossing_data();
+    void theIntervalsCoverTheTrueCrossing();
+    void aSearchKilledMidRoundResumesToTheSameResult();
+    void theSessionFileRecordsTheRounds();
+    void aTinyModelsCrossingAgreesWithADenseGrid();
+    void theCliResumesAKilledSearch();
+};
+
+// Many replicates at many points: the fit recovers the curve, and the crossing's interval is
+// narrow and holds the truth.
+void TestSearch::theFitFindsAKnownCurve()
+{
+    std::mt19937_64 rng(1);
+    std::vector<BinomialPoint> points;
+    const double a = 2.0, b = -4.0; // crossing ½ at x = 0.5
+    for (int i = 0; i <= 20; ++i) {
+        BinomialPoint p;
+        p.x = -1 + 0.15 * i;
+        p.trials = 200;
+        const double prob = 1 / (1 + std::exp(-(a + b * p.x)));
+        std::binomial_distribution<int> draw(p.trials, prob);
+        p.successes = draw(rng);
+        points.push_back(p);
+    }
+    const LogisticFit fit = fitLogistic(points);
+    QVERIFY(fit.ok);
+    QVERIFY2(std::fabs(fit.b - b) < 0.4, qPrintable(QString::number(fit.b)));
+    const CrossingInterval interval = crossingInterval(points, 0.5, 0.95, -1, 2);
+    QVERIFY(interval.ok && !interval.lowOpen && !interval.highOpen);
+    QVERIFY(interval.low < 0.5 && 0.5 < interval.high);
+    QVERIFY2(interval.width() < 0.1, qPrintable(QString::number(interval.width())));
+    QCOMPARE(chiSquareQuantile(0.95, 1), 3.841458820694124);
+}
+
+void TestSearch::theIntervalsCoverTheTrueCrossing_data()
+{
+    QTest::addColumn<double>("slope");
+    QTest::newRow("a gradual boundary (P 0.9 → 0.1 over 0.7 decades)") << 6.0;
+    QTest::newRow("a sharp boundary (over 0.15 decades)") << 30.0;
+}
+
+// Over many seeded searches of five configurations whose crossings follow η* = C m_H^−½, the 95 %
+// intervals of η* and of α hold the true values at least 90 % of the time.
+void TestSearch::theIntervalsCoverTheTrueCrossing()
+{
+    QFETCH(double, slope);
+    constexpr int kSearches = 200;
+    int intervals = 0, covered = 0, lawFits = 0, alphaCovered = 0, runs = 0, rounds = 0;
+    double widthSum = 0;
+    for (int s = 0; s < kSearches; ++s) {
+        SimulatedTrainer trainer;
+        trainer.slope = slope;
+        trainer.seed = uint64_t(s);
+        Session session = searchSession();
+        rounds += runSearch(session, trainer);
+        const SearchReport report = searchReport(session);
+        QVERIFY(report.finished);
+        runs += report.runs;
+        for (const auto &c : report.configurations) {
+            if (c.state != SearchState::Converged && c.state != SearchState::BudgetSpent) continue;
+            ++intervals;
+            widthSum += c.interval.width();
+            const double truth = trainer.trueCrossing(lawAxisValue(c.config, "head_dim"));
+            covered += c.interval.low <= truth && truth <= c.interval.high;
+        }
+        if (report.law.ok) {
+            ++lawFits;
+            alphaCovered +=
+                report.law.alphaLow <= trainer.alpha && trainer.alpha <= report.law.alphaHigh;
+        }
+    }
+    const double coverage = double(covered) / intervals;
+    const double alphaCoverage = double(alphaCovered) / lawFits;
+    qInfo("%d searches: %d intervals, η* coverage %.3f (mean width %.3f decades), α coverage %.3f "
+          "of %d fits; %.1f runs per configuration, %.1f rounds per search",
+          kSearches, intervals, coverage, widthSum / intervals, alphaCoverage, lawFits,
+          double(runs) / (kSearches * 5), double(rounds) / kSearches);
+    QVERIFY(intervals >= kSearches * 5 * 9 / 10);
+    QVERIFY2(coverage >= 0.9, qPrintable(QString::number(coverage)));
+    QVERIFY(lawFits >= kSearches * 9 / 10);
+    QVERIFY2(alphaCoverage >= 0.9, qPrintable(QString::number(alphaCoverage)));
+}
+
+// A search whose process died in the middle of a round (some of the round's results stored, the
+// others not) goes on from the saved session to exactly the rounds and result of one that ran
+// through.
+void TestSearch::aSearchKilledMidRoundResumesToTheSameResult()
+{
+    SimulatedTrainer trainer;
+    trainer.seed = 7;
+    Session whole = searchSession();
+    runSearch(whole, trainer);
+
+    Session killed = searchSession();
+    for (int round = 0; round < 3; ++round) {
+        QVERIFY(planSearchRound(killed) > 0);
+        expandSweep(killed);
+        trainer.train(killed);
+    }
+    QVERIFY(planSearchRound(killed) > 0);
+    expandSweep(killed);
+    QVERIFY(trainer.train(killed, 4) == 4); // four runs of round 3 finished, then the kill
+    // What was on disk: the session (its probes) and the stored runs; read back as a new process.
+    const std::string saved = sessionToYaml(killed);
+    Session resumed = sessionFromYaml(saved, "killed.yaml");
+    expandSweep(resumed);
+    QCOMPARE(int(pendingRuns(resumed).size()) > 0, true);
+    QCOMPARE(planSearchRound(resumed), 0); // the round is not over: nothing new is planned
+    trainer.train(resumed);
+    runSearch(resumed, trainer);
+
+    QVERIFY(resumed.search->probes == whole.search->probes);
+    const SearchReport a = searchReport(whole), b = searchReport(resumed);
+    QCOMPARE(b.runs, a.runs);
+    QCOMPARE(searchSummaryText(b), searchSummaryText(a));
+}
+
+// The search block round-trips through YAML exactly, probes included, and bad values are refused
+// with their key.
+void TestSearch::theSessionFileRecordsTheRounds()
+{
+    SimulatedTrainer trainer;
+    Session session = searchSession();
+    session.search->lawAlso = {"d_model"};
+    runSearch(session, trainer);
+    QVERIFY(session.search->probes.size() > 5);
+    const Session back = sessionFromYaml(sessionToYaml(session), "s.yaml");
+    QVERIFY(back.search.has_value());
+    QVERIFY(*back.search == *session.search);
+
+    const std::string base =
+        "schema_version: 2\nexperiment: {model: {d_model: 16}, phases: [{name: a, objective: "
+        "answer, steps: 1, batch_size: 1}]}\n";
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"search: {axis: lr}", "search.range"},
+        {"search: {axis: dropout, range: [1, 2]}", "search.axis"},
+        {"search: {range: [0.1, 0.01]}", "low < high"},
+        {"search: {range: [0, 0.01]}", "above 0"},
+        {"search: {range: [1.0e-4, 0.1], budget: 3}", "search.budget"},
+        {"search: {range: [1.0e-4, 0.1], target: 1}", "search.target"},
+        {"search: {range: [1.0e-4, 0.1], law: {x: dropout}}", "search.law.x"},
+        {"sweep: {lr: [0.1]}\nsearch: {range: [1.0e-4, 0.1]}", "sweep.lr"},
+        {"sweep: {seed: [1]}\nsearch: {range: [1.0e-4, 0.1]}", "sweep.seed"},
+    };
+    for (const auto &[yaml, where] : bad) {
+        try {
+            sessionFromYaml(base + yaml + "\n", "bad.yaml");
+            QFAIL(qPrintable(QString::fromStdString("accepted: " + yaml)));
+        } catch (const SessionError &e) {
+            QVERIFY2(std::string(e.what()).find(where) != std::string::npos, e.what());
+        }
+    }
+}
+
+namespace {
+
+// A task a one-layer model learns in 200 steps if η is large enough: copy the prompt's second
+// digit (ten answers, so "learned" is a final test loss below ln 10).
+void writeCopyTask(const QString &path)
+{
+    std::mt19937 rng(0);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    for (int i = 0; i < 2000; ++i) {
+        std::string prompt;
+        for (int k = 0; k < 4; ++k) prompt += char('0' + rng() % 10);
+        file.write((prompt + "\t" + prompt[1] + "\n").c_str());
+    }
+}
+
+const char *kCopyExperiment = R"(schema_version: 2
+name: copy
+experiment:
+  task: {kind: sequence_file, path: copy.txt}
+  model: {d_model: 16, layers: 1, heads: 1}
+  phases:
+    - {name: answer, objective: answer, steps: 200, batch_size: 32}
+  eval_every: 50
+  log_every: 50
+  device: cpu
+)";
+
+const char *kCopySearch = R"(search:
+  axis: lr
+  range: [3.0e-5, 3.0e-2]
+)";
+
+QByteArray runCli(const QStringList &arguments, int *exitCode)
+{
+    QProcess cli;
+    cli.start(HEADLAB_CLI_PATH, arguments);
+    cli.waitForFinished(600'000);
+    *exitCode = cli.exitCode();
+    return cli.readAllStandardOutput() + cli.readAllStandardError();
+}
+
+void writeText(const QString &path, const QByteArray &text)
+{
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(text);
+}
+
+} // namespace
+
+// headlab-cli runs a search on a tiny CPU model; a dense grid of the same model (12 η × 3 seeds)
+// agrees: the grid's own crossing lies in the search's interval's neighbourhood (the intervals
+// overlap), and every grid η outside the search's interval learned on the side the search says.
+void TestSearch::aTinyModelsCrossingAgreesWithADenseGrid()
+{
+    QTemporaryDir dir;
+    writeCopyTask(dir.filePath("copy.txt"));
+    writeText(dir.filePath("search.yaml"), QByteArray(kCopyExperiment) + kCopySearch);
+    int status = -1;
+    const QByteArray out = runCli({"run", dir.filePath("search.yaml"), "--threads", "2"}, &status);
+    QVERIFY2(status == 0, out.constData());
+    QVERIFY2(out.contains("converged"), out.constData());
+    Session search = loadSession(dir.filePath("search.yaml").toStdString());
+    expandSweep(search);
+    const SearchReport report = searchReport(search);
+    QCOMPARE(report.configurations.size(), size_t(1));
+    const ConfigurationSearch &found = report.configurations.front();
+    QCOMPARE(found.state, SearchState::Converged);
+
+    // The grid: η from 3e-5 to 3e-2 in 12 log-spaced steps, three seeds each.
+    QByteArray grid = QByteArray(kCopyExperiment) + "sweep:\n  lr: [";
+    for (int i = 0; i < 12; ++i)
+        grid += (i ? ", " : "") + QByteArray::fromStdString(yaml::formatNumber(
+                                      std::pow(10.0, std::log10(3e-5) + 3.0 * i / 11)));
+    grid += "]\n  seed: [0, 1, 2]\n";
+    writeText(dir.filePath("grid.yaml"), grid);
+    const QByteArray gridOut =
+        runCli({"run", dir.filePath("grid.yaml"), "--threads", "2"}, &status);
+    QVERIFY2(status == 0, gridOut.constData());
+    Session dense = loadSession(dir.filePath("grid.yaml").toStdString());
+    expandSweep(dense);
+    std::map<double, BinomialPoint> byLr;
+    for (const auto &run : dense.runs) {
+        BinomialPoint &p = byLr[run.config.lr];
+        p.x = std::log10(run.config.lr);
+        ++p.trials;
+        p.successes += runLearned(dense, run.result).value_or(false);
+    }
+    std::vector<BinomialPoint> points;
+    for (const auto &[lr, p] : byLr) points.push_back(p);
+    const CrossingInterval gridInterval =
+        crossingInterval(points, 0.5, 0.95, std::log10(3e-5), std::log10(3e-2));
+    QVERIFY(gridInterval.ok);
+    qInfo("search: η* %.3g [%.3g, %.3g] from %d runs; grid: η* %.3g [%.3g, %.3g] from %zu runs",
+          std::pow(10, found.interval.estimate), std::pow(10, found.interval.low),
+          std::pow(10, found.interval.high), found.runs, std::pow(10, gridInterval.estimate),
+          std::pow(10, gridInterval.low), std::pow(10, gridInterval.high), dense.runs.size());
+    QVERIFY(gridInterval.low <= found.interval.high && found.interval.low <= gridInterval.high);
+    const bool learnsAbove = found.fit.b > 0;
+    for (const auto &p : points) {
+        const double fraction = double(p.successes) / p.trials;
+        if (p.x > found.interval.high)
+            QVERIFY2(learnsAbove ? fraction >= 0.5 : fraction <= 0.5,
+                     qPrintable(QString::number(p.x)));
+        if (p.x < found.interval.low)
+            QVERIFY2(learnsAbove ? fraction <= 0.5 : fraction >= 0.5,
+                     qPrintable(QString::number(p.x)));
+    }
+}
+
+// A search killed in the middle of a round (its session file lists the round, some of the
+// round's run files were never written) is run again by the same command and ends exactly as an
+// uninterrupted one: the same rounds, runs and summary.
+void TestSearch::theCliResumesAKilledSearch()
+{
+    QTemporaryDir dir;
+    writeCopyTask(dir.filePath("copy.txt"));
+    writeText(dir.filePath("search.yaml"), QByteArray(kCopyExperiment) + kCopySearch);
+    int status = -1;
+    QByteArray out = runCli({"run", dir.filePath("search.yaml"), "--threads", "1"}, &status);
+    QVERIFY2(status == 0, out.constData());
+    const QByteArray reference = runCli({"summary", dir.filePath("search.yaml")}, &status);
+    QCOMPARE(status, 0);
+    Session finished = loadSession(dir.filePath("search.yaml").toStdString());
+    expandSweep(finished);
+    const int rounds = searchReport(finished).rounds;
+    QVERIFY(rounds >= 3);
+
+    // The state a kill -9 in round 2 leaves: the session lists rounds 0–2, and only the first two
+    // of round 2's run files were written. Rounds after it were never planned.
+    Session killed = finished;
+    std::erase_if(killed.search->probes, [](const SearchProbe &p) { return p.round > 2; });
+    expandSweep(killed);
+    int roundTwo = 0;
+    for (const auto &run : killed.runs) {
+        const bool inRoundTwo = std::any_of(
+            killed.search->probes.begin(), killed.search->probes.end(),
+            [&](const SearchProbe &p) { return p.round == 2 && p.value == run.config.lr; });
+        if (inRoundTwo && roundTwo++ >= 2)
+            QVERIFY(QFile::remove(
+                QString::fromStdString(resultsDirFor(dir.filePath("search.yaml").toStdString()) +
+                                       "/runs/" + runFileName(run.config))));
+    }
+    QVERIFY(roundTwo >= 3);
+    // The session file itself as it was then: rounds 0–2 planned.
+    Session onDisk = loadSession(dir.filePath("search.yaml").toStdString());
+    std::erase_if(onDisk.search->probes, [](const SearchProbe &p) { return p.round > 2; });
+    saveSessionAtomic(onDisk, dir.filePath("search.yaml").toStdString());
+    out = runCli({"run", dir.filePath("search.yaml"), "--threads", "1"}, &status);
+    QVERIFY2(status == 0, out.constData());
+    QVERIFY2(out.contains("already finished"), out.constData());
+    const QByteArray resumed = runCli({"summary", dir.filePath("search.yaml")}, &status);
+    QCOMPARE(status, 0);
+    QCOMPARE(resumed, reference);
+}
+
+QTEST_GUILESS_MAIN(TestSearch)
+#include "test_search.moc"
