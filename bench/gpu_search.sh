@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# gpu_search.sh — runs (or goes on with) the boundary search of the preset addition-fig4-boundary
+# on the GPU machine, under a wall-clock cap, so that a search longer than one device call goes on
+# across calls (issue 27).
+#
+# State lives in out/gpu_search/ (ignored by git, so it stays on the machine while it is warm):
+# the session, its run files and its checkpoints. A call on a fresh machine starts from
+# docs/data/issue27/fig4-boundary.export.yaml when that exists (the state a previous session brought
+# back: every finished run with its curves; the runs of an unfinished round start again), else from
+# the preset. At the cap headlab-cli gets SIGINT: it saves the runs in progress (as stopped, with
+# their checkpoints), so the next call on the same machine resumes them from their last checkpoint.
+#
+# Environment: HEADLAB_SEARCH_CAP_S (default 480) the training time of this call;
+#              HEADLAB_SEARCH_DEVICE (default: every GPU, "all").
+# Writes under $OUT (default ./out/gpu_search-out): fig4-boundary.export.yaml (self-contained,
+# results included), summary.txt and summary.csv (headlab-cli summary), run-log.txt.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUTDIR="${OUT:-$ROOT/out/gpu_search-out}"
+STATE="$ROOT/out/gpu_search"
+CAP="${HEADLAB_SEARCH_CAP_S:-480}"
+DEVICE="${HEADLAB_SEARCH_DEVICE:-all}"
+CLI="$ROOT/build-core/app/cli/headlab-cli"
+mkdir -p "$OUTDIR" "$STATE"
+say() { printf '[gpu_search %s] %s\n' "$(date +%T)" "$*"; }
+
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$OUTDIR/gpu.txt" || true
+if [[ ! -x "$CLI" ]] || [[ -n "$(find "$ROOT/core" "$ROOT/app" -newer "$CLI" -name '*.[ch]*' | head -1)" ]]; then
+    say "build"
+    bash "$ROOT/scripts/build-core.sh" headlab-cli > "$OUTDIR/build.log" 2>&1 || { tail -30 "$OUTDIR/build.log"; exit 1; }
+fi
+SESSION="$STATE/fig4-boundary.yaml"
+SOURCE=(--preset addition-fig4-boundary)
+if [[ ! -f "$SESSION" && -f "$ROOT/docs/data/issue27/fig4-boundary.export.yaml" ]]; then
+    say "starting from docs/data/issue27/fig4-boundary.export.yaml"
+    SOURCE=("$ROOT/docs/data/issue27/fig4-boundary.export.yaml")
+fi
+[[ -f "$SESSION" ]] && SOURCE=("$SESSION")
+say "training for at most $CAP s on $DEVICE"
+status=0
+timeout -s INT -k 60 "$CAP" "$CLI" run "${SOURCE[@]}" -o "$SESSION" --device "$DEVICE" \
+    > "$OUTDIR/run-log.txt" 2>&1 || status=$?
+say "headlab-cli run ended with $status"
+grep -v '^progress' "$OUTDIR/run-log.txt" | grep -E 'round|saved|resuming|boundary|^\S+=|law|α' | tail -40 || true
+"$CLI" summary "$SESSION" -o "$OUTDIR/summary.csv" | tee "$OUTDIR/summary.txt"
+"$CLI" export-yaml "$SESSION" -o "$OUTDIR/fig4-boundary.export.yaml"
+"$CLI" status "$SESSION" | tee "$OUTDIR/status.txt"
