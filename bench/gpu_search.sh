@@ -5,14 +5,14 @@
 #
 # State lives in out/gpu_search/ (ignored by git, so it stays on the machine while it is warm):
 # the session, its run files and its checkpoints. A call on a fresh machine starts from
-# docs/data/issue27/fig4-boundary.export.yaml when that exists (the state a previous session brought
+# docs/data/issue27/fig4-boundary.export.yaml.gz when that exists (the state a previous session brought
 # back: every finished run with its curves; the runs of an unfinished round start again), else from
 # the preset. At the cap headlab-cli gets SIGINT: it saves the runs in progress (as stopped, with
 # their checkpoints), so the next call on the same machine resumes them from their last checkpoint.
 #
 # Environment: HEADLAB_SEARCH_CAP_S (default 480) the training time of this call;
 #              HEADLAB_SEARCH_DEVICE (default: every GPU, "all").
-# Writes under $OUT (default ./out/gpu_search-out): fig4-boundary.export.yaml (self-contained,
+# Writes under $OUT (default ./out/gpu_search-out): fig4-boundary.export.yaml.gz (self-contained,
 # results included), summary.txt and summary.csv (headlab-cli summary), run-log.txt.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,9 +31,10 @@ if [[ ! -x "$CLI" ]] || [[ -n "$(find "$ROOT/core" "$ROOT/app" -newer "$CLI" -na
 fi
 SESSION="$STATE/fig4-boundary.yaml"
 SOURCE=(--preset addition-fig4-boundary)
-if [[ ! -f "$SESSION" && -f "$ROOT/docs/data/issue27/fig4-boundary.export.yaml" ]]; then
-    say "starting from docs/data/issue27/fig4-boundary.export.yaml"
-    SOURCE=("$ROOT/docs/data/issue27/fig4-boundary.export.yaml")
+if [[ ! -f "$SESSION" && -f "$ROOT/docs/data/issue27/fig4-boundary.export.yaml.gz" ]]; then
+    say "starting from docs/data/issue27/fig4-boundary.export.yaml.gz"
+    gunzip -c "$ROOT/docs/data/issue27/fig4-boundary.export.yaml.gz" > "$STATE/start.yaml"
+    SOURCE=("$STATE/start.yaml")
 fi
 [[ -f "$SESSION" ]] && SOURCE=("$SESSION")
 say "training for at most $CAP s on $DEVICE"
@@ -43,5 +44,12 @@ timeout -s INT -k 60 "$CAP" "$CLI" run "${SOURCE[@]}" -o "$SESSION" --device "$D
 say "headlab-cli run ended with $status"
 grep -v '^progress' "$OUTDIR/run-log.txt" | grep -E 'round|saved|resuming|boundary|^\S+=|law|α' | tail -40 || true
 "$CLI" summary "$SESSION" -o "$OUTDIR/summary.csv" | tee "$OUTDIR/summary.txt"
-"$CLI" export-yaml "$SESSION" -o "$OUTDIR/fig4-boundary.export.yaml"
+# The state without checkpoints, compressed (a run file holds every curve: ~0.7 MB): what a later
+# session brings back and goes on from.
+"$CLI" export-yaml "$SESSION" -o "$STATE/fig4-boundary.export.yaml"
+# Curves are left out (empty) of what comes back: the verdicts and metrics are what a search goes
+# on from; the full curves stay in the run files on the machine.
+sed -E 's/\{steps: \[[^]]*\], values: \[[^]]*\]\}/{steps: [], values: []}/g' \
+    "$STATE/fig4-boundary.export.yaml" | gzip -9 > "$OUTDIR/fig4-boundary.export.yaml.gz"
+ls -la "$OUTDIR"
 "$CLI" status "$SESSION" | tee "$OUTDIR/status.txt"

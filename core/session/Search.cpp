@@ -118,6 +118,9 @@ void assess(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes)
         return;
     }
     if (c.pending > 0) {
+        // Where it stands on the finished runs, for the display; the state waits for the round.
+        c.fit = fitLogistic(c.points);
+        c.interval = crossingInterval(c.points, spec.target, spec.level, xMin, xMax);
         c.state = SearchState::Waiting;
         c.note = std::to_string(c.pending) + " runs to train";
         return;
@@ -172,10 +175,44 @@ void assess(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes)
                     : "interval still open on one side";
 }
 
+// Appends to the note how many runs the fit left out, and why.
+void noteSetAside(const SearchSpec &spec, ConfigurationSearch &c)
+{
+    if (c.setAside == 0) return;
+    c.note += "; " + std::to_string(c.setAside) + " runs " +
+              (spec.direction == SearchSpec::Direction::Decreasing ? "below" : "above") +
+              " the first that learned left out (another boundary)";
+}
+
 // The configurations of the sweep, as the labels of their non-searched axes, in sweep order.
 std::vector<std::map<std::string, std::string>> configurationsOf(const Session &session)
 {
     return sweepConfigurations(session);
+}
+
+// With a known direction, the points before the first that learned (for Decreasing: the smallest
+// values, too small to learn) belong to another boundary: they leave the fit.
+void setAsideTheOtherBoundary(const SearchSpec &spec, ConfigurationSearch &c)
+{
+    if (spec.direction == SearchSpec::Direction::Auto || c.points.empty()) return;
+    const bool decreasing = spec.direction == SearchSpec::Direction::Decreasing;
+    auto learnedThere = [&](const BinomialPoint &p) {
+        return p.trials > 0 && double(p.successes) / p.trials >= spec.target;
+    };
+    std::vector<BinomialPoint> kept;
+    if (decreasing) {
+        auto first = std::find_if(c.points.begin(), c.points.end(), learnedThere);
+        if (first == c.points.end()) return;
+        for (auto it = c.points.begin(); it != first; ++it) c.setAside += it->trials;
+        kept.assign(first, c.points.end());
+    } else {
+        auto last = std::find_if(c.points.rbegin(), c.points.rend(), learnedThere);
+        if (last == c.points.rend()) return;
+        for (auto it = c.points.rbegin(); it != last; ++it) c.setAside += it->trials;
+        kept.assign(c.points.begin(), last.base());
+    }
+    c.verdicts -= c.setAside;
+    c.points = std::move(kept);
 }
 
 std::vector<double> nextPoints(const SearchSpec &spec, const ConfigurationSearch &c)
@@ -265,7 +302,9 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
     for (size_t i = 0; i < report.configurations.size(); ++i) {
         ConfigurationSearch &c = report.configurations[i];
         for (const auto &[value, point] : byValue[i]) c.points.push_back(point);
+        setAsideTheOtherBoundary(spec, c);
         assess(spec, c, probed.count(c.configuration) > 0);
+        noteSetAside(spec, c);
         report.finished = report.finished && c.stopped();
     }
     report.law = fitLaw(report.configurations, spec, lawX.empty() ? spec.lawX : lawX,
@@ -517,8 +556,9 @@ namespace yaml {
 
 SearchSpec readSearchSpec(const YamlField &field)
 {
-    checkKeys(field, {"axis", "range", "scale", "target", "replicates", "initial_points",
-                      "points_per_round", "level", "interval_width", "budget", "law", "probes"});
+    checkKeys(field,
+              {"axis", "range", "scale", "target", "direction", "replicates", "initial_points",
+               "points_per_round", "level", "interval_width", "budget", "law", "probes"});
     SearchSpec spec;
     if (auto f = child(field, "axis"); f.present()) {
         spec.axis = readString(f);
@@ -550,6 +590,19 @@ SearchSpec readSearchSpec(const YamlField &field)
         fail(ends[0], "an integer axis starts at 1 or more");
     if (auto f = child(field, "target"); f.present())
         spec.target = readNumberInRange(f, 0, false, 1, false);
+    if (auto f = child(field, "direction"); f.present()) {
+        const std::string direction = readString(f);
+        if (direction == "auto")
+            spec.direction = SearchSpec::Direction::Auto;
+        else if (direction == "decreasing")
+            spec.direction = SearchSpec::Direction::Decreasing;
+        else if (direction == "increasing")
+            spec.direction = SearchSpec::Direction::Increasing;
+        else
+            fail(f, "expected auto, decreasing (P(learned) falls as the value grows: η) or "
+                    "increasing, got '" +
+                        direction + "'");
+    }
     if (auto f = child(field, "replicates"); f.present())
         spec.replicates = static_cast<int>(readIntInRange(f, 1, 1000));
     if (auto f = child(field, "initial_points"); f.present())
@@ -614,6 +667,10 @@ void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec)
     out << YAML::Key << "scale" << YAML::Value << (spec.logScale ? "log" : "linear");
     out << YAML::Key << "target" << YAML::Value;
     writeNumber(out, spec.target);
+    out << YAML::Key << "direction" << YAML::Value
+        << (spec.direction == SearchSpec::Direction::Decreasing   ? "decreasing"
+            : spec.direction == SearchSpec::Direction::Increasing ? "increasing"
+                                                                  : "auto");
     out << YAML::Key << "replicates" << YAML::Value << spec.replicates;
     out << YAML::Key << "initial_points" << YAML::Value << spec.initialPoints;
     out << YAML::Key << "points_per_round" << YAML::Value << spec.pointsPerRound;

@@ -45,9 +45,10 @@ struct ConfigurationSearch {
     std::map<std::string, std::string> configuration; // labels of the non-searched axes
     RunConfig config;                  // resolved, at its first run (the law's values come from it)
     std::vector<BinomialPoint> points; // by value, in search units; verdicts only
-    int runs = 0;                      // its runs, with or without a result
-    int pending = 0;                   // of those, still to train
-    int verdicts = 0;                  // with a learned / not learned verdict
+    int setAside = 0; // runs left out of the fit: beyond the boundary (SearchSpec::direction)
+    int runs = 0;     // its runs, with or without a result
+    int pending = 0;  // of those, still to train
+    int verdicts = 0; // with a learned / not learned verdict
     SearchState state = SearchState::Waiting;
     LogisticFit fit;           // in search units
     CrossingInterval interval; // in search units

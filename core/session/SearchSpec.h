@@ -28,10 +28,14 @@ struct SearchProbe {
 };
 
 struct SearchSpec {
-    std::string axis = "lr";    // a numeric axis: lr, d_model, heads, head_dim, layers, ...
-    double low = 0, high = 0;   // the searched range, in the axis's own units
-    bool logScale = true;       // search in log10 of the value (η, widths)
-    double target = 0.5;        // the P(learned) whose crossing is sought
+    std::string axis = "lr";  // a numeric axis: lr, d_model, heads, head_dim, layers, ...
+    double low = 0, high = 0; // the searched range, in the axis's own units
+    bool logScale = true;     // search in log10 of the value (η, widths)
+    double target = 0.5;      // the P(learned) whose crossing is sought
+    // How P(learned) changes as the value grows, when known: Decreasing for η (too large a step
+    // fails). Then points on the far side of the first value that learned belong to another
+    // boundary (η too small to learn in the steps given) and are left out of the fit.
+    enum class Direction { Auto, Decreasing, Increasing } direction = Direction::Auto;
     int replicates = 1;         // runs per point, with consecutive seeds
     int initialPoints = 5;      // round 0: evenly spaced over the range, ends included
     int pointsPerRound = 3;     // each later round, inside the current interval

@@ -24,10 +24,12 @@ namespace {
 // A trainer whose P(learned | η) is σ(−slope · (log10 η − log10 η*)), η* = C · m_H^−α.
 struct SimulatedTrainer {
     double log10C = -2.0, alpha = 0.5, slope = 6.0;
+    double slowBelow = 0; // η below this never learns (too small a step for the steps given)
     uint64_t seed = 0;
     double trueCrossing(double headDim) const { return log10C - alpha * std::log10(headDim); }
     bool learned(const RunConfig &config) const
     {
+        if (config.lr < slowBelow) return false;
         const double headDim = double(config.model.headDimOfLayer(0));
         const double p =
             1 / (1 + std::exp(slope * (std::log10(config.lr) - trueCrossing(headDim))));
@@ -90,6 +92,7 @@ private Q_SLOTS:
     void theFitFindsAKnownCurve();
     void theIntervalsCoverTheTrueCrossing_data();
     void theIntervalsCoverTheTrueCrossing();
+    void aSecondBoundaryAtSmallEtaIsLeftOut();
     void aSearchKilledMidRoundResumesToTheSameResult();
     void theSessionFileRecordsTheRounds();
     void aTinyModelsCrossingAgreesWithADenseGrid();
@@ -169,6 +172,40 @@ void TestSearch::theIntervalsCoverTheTrueCrossing()
     QVERIFY2(coverage >= 0.9, qPrintable(QString::number(coverage)));
     QVERIFY(lawFits >= kSearches * 9 / 10);
     QVERIFY2(alphaCoverage >= 0.9, qPrintable(QString::number(alphaCoverage)));
+}
+
+// Runs at η below 1e-3 never learn (a second boundary, at small η). Searched with `direction:
+// decreasing`, every configuration still finds the upper crossing within its interval, and says
+// how many runs it left out; without it the fit mixes the two boundaries and misses.
+void TestSearch::aSecondBoundaryAtSmallEtaIsLeftOut()
+{
+    int coveredWith = 0, coveredWithout = 0, total = 0, setAside = 0;
+    for (int s = 0; s < 20; ++s) {
+        SimulatedTrainer trainer;
+        trainer.slope = 30;
+        trainer.log10C = -1.0; // η* from 1e-2 (m_H 96) to 3.5e-2 (m_H 8)
+        trainer.slowBelow = 1e-3;
+        trainer.seed = uint64_t(s);
+        for (bool decreasing : {true, false}) {
+            Session session = searchSession();
+            if (decreasing) session.search->direction = SearchSpec::Direction::Decreasing;
+            runSearch(session, trainer);
+            for (const auto &c : searchReport(session).configurations) {
+                const double truth = trainer.trueCrossing(lawAxisValue(c.config, "head_dim"));
+                const bool covered =
+                    c.interval.ok && c.interval.low <= truth && truth <= c.interval.high;
+                (decreasing ? coveredWith : coveredWithout) += covered;
+                total += decreasing;
+                if (decreasing) setAside += c.setAside;
+            }
+        }
+    }
+    qInfo("upper crossing covered: %d of %d with direction: decreasing (%d runs left out), %d "
+          "without",
+          coveredWith, total, setAside, coveredWithout);
+    QVERIFY(setAside > 0);
+    QVERIFY(coveredWith >= total * 9 / 10);
+    QVERIFY(coveredWithout < coveredWith);
 }
 
 // A search whose process died in the middle of a round (some of the round's results stored, the
