@@ -342,6 +342,13 @@ int planSearchRound(Session &session)
     return added;
 }
 
+double LawFit::bandHalfWidth(double log10x) const
+{
+    if (!ok || !also.empty()) return NAN;
+    const double z = normalQuantile(0.5 + level / 2), d = log10x - centerX;
+    return z * std::sqrt(centerSe * centerSe + alphaSe * alphaSe * d * d);
+}
+
 LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
               const std::string &lawX, const std::vector<std::string> &lawAlso)
 {
@@ -354,8 +361,9 @@ LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const Sear
     std::vector<double> y, sigma;
     std::set<double> xs;
     for (const auto &c : configurations) {
-        if (c.state != SearchState::Converged && c.state != SearchState::BudgetSpent) continue;
-        if (c.interval.lowOpen || c.interval.highOpen) continue;
+        // Every closed interval: a configuration still searching makes the law provisional.
+        if (!c.interval.ok || c.interval.lowOpen || c.interval.highOpen) continue;
+        if (c.state == SearchState::OutOfRange || c.state == SearchState::NoCrossing) continue;
         auto log10Of = [&](double x) { return spec.logScale ? x : std::log10(x); };
         const double low = log10Of(c.interval.low), high = log10Of(c.interval.high);
         const double estimate = log10Of(c.interval.estimate);
@@ -367,6 +375,7 @@ LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const Sear
         if (std::any_of(row.begin(), row.end(), [](double v) { return !std::isfinite(v); }))
             continue;
         xs.insert(row.front());
+        law.provisional = law.provisional || !c.stopped();
         predictors.push_back(row);
         y.push_back(estimate);
         sigma.push_back((high - low) / (2 * z));
@@ -399,6 +408,19 @@ LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const Sear
     law.chi2 = fit.chi2;
     law.dof = fit.dof;
     law.scale = fit.scale;
+    if (lawAlso.empty()) {
+        double w = 0, wx = 0, wy = 0;
+        for (size_t i = 0; i < y.size(); ++i) {
+            const double wi = 1 / (sigma[i] * sigma[i]);
+            w += wi;
+            wx += wi * predictors[i][0];
+            wy += wi * y[i];
+        }
+        law.centerX = wx / w;
+        law.centerY = fit.coef[0] + fit.coef[1] * law.centerX;
+        law.centerSe = std::sqrt(fit.scale / w);
+        law.alphaSe = fit.se[1];
+    }
     for (double alpha : {0.5, 0.75, 1.0}) {
         LawFit::Reference ref;
         ref.alpha = alpha;
@@ -485,8 +507,9 @@ std::string searchSummaryText(const SearchReport &report)
     std::string terms = "α log10 " + law.x;
     for (size_t k = 0; k < law.also.size(); ++k)
         terms += " − β" + std::to_string(k + 1) + " log10 " + law.also[k];
-    std::snprintf(line, sizeof line, "law: log10 %s = log10 C − %s, over %d configurations\n",
-                  star.c_str(), terms.c_str(), law.configurations);
+    std::snprintf(line, sizeof line, "law: log10 %s = log10 C − %s, over %d configurations%s\n",
+                  star.c_str(), terms.c_str(), law.configurations,
+                  law.provisional ? " (provisional: some are still searching)" : "");
     out += line;
     const int percent = int(std::lround(law.level * 100));
     std::snprintf(line, sizeof line, "  α = %.3f [%.3f, %.3f] (%d %%)   C = %s [%s, %s]\n",

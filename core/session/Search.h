@@ -62,6 +62,7 @@ struct LawFit {
     std::string x;                 // the axis of the exponent (head_dim: m_H)
     std::vector<std::string> also; // further axes, each with its own exponent
     int configurations = 0;
+    bool provisional = false; // some of them are still searching
     double level = 0.95;
     // log10 η* = log10 C − α log10 x − Σ β_k log10 also_k
     double alpha = 0, alphaLow = 0, alphaHigh = 0;
@@ -70,6 +71,11 @@ struct LawFit {
     double chi2 = 0;
     int dof = 0;
     double scale = 1; // the errors were multiplied by sqrt(scale) for the law's misfit
+    // For a band around the line (a law of one axis): the weighted centre of the points, where the
+    // line's error is smallest and independent of α's, and those two errors.
+    double centerX = 0, centerY = 0, centerSe = 0, alphaSe = 0;
+    // The line's 95 % band at log10 x (NaN for a law of several axes).
+    double bandHalfWidth(double log10x) const;
     // How well a fixed exponent describes the data: the intercept refitted, χ², dof, p.
     struct Reference {
         double alpha = 0, log10C = 0, chi2 = 0, p = 0;

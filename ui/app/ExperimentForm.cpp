@@ -1,6 +1,8 @@
 // ExperimentForm.cpp — see ExperimentForm.h.
 #include "ui/app/ExperimentForm.h"
 
+#include "core/session/Search.h"
+
 #include "ui/app/HeadScheduleEditor.h"
 #include "ui/model/RunMetrics.h"
 #include "ui/model/TrainingController.h"
@@ -398,6 +400,38 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     trainForm->addRow(tr("Seeds"), m_seeds);
     m_seedsError = errorLabel(this);
     trainForm->addRow(m_seedsError);
+    m_search = new QCheckBox(tr("Search for η* (boundary search)"), this);
+    m_search->setToolTip(
+        tr("Instead of a list of learning rates, find for each configuration the η where "
+           "P(learned) crosses ½, between from → to above, with a 95 % interval; rounds of runs "
+           "are placed where that crossing is still uncertain (docs/SEARCH.md)"));
+    trainForm->addRow(QString(), m_search);
+    m_searchRow = new QWidget(this);
+    auto *searchRow = new QHBoxLayout(m_searchRow);
+    searchRow->setContentsMargins(0, 0, 0, 0);
+    m_searchReplicates = new QSpinBox(this);
+    m_searchReplicates->setRange(1, 1000);
+    m_searchReplicates->setToolTip(tr("Runs per learning rate, with consecutive seeds"));
+    m_searchWidth = new QDoubleSpinBox(this);
+    m_searchWidth->setDecimals(2);
+    m_searchWidth->setRange(0.01, 5.0);
+    m_searchWidth->setSingleStep(0.05);
+    m_searchWidth->setSuffix(tr(" decades"));
+    m_searchWidth->setToolTip(tr("Stop when η*'s 95 % interval is narrower than this (0.2: a "
+                                 "factor of 1.58)"));
+    m_searchBudget = new QSpinBox(this);
+    m_searchBudget->setRange(1, 100000);
+    m_searchBudget->setToolTip(tr("Most runs of one configuration"));
+    searchRow->addWidget(new QLabel(tr("replicates"), this));
+    searchRow->addWidget(m_searchReplicates);
+    searchRow->addWidget(new QLabel(tr("interval"), this));
+    searchRow->addWidget(m_searchWidth);
+    searchRow->addWidget(new QLabel(tr("budget"), this));
+    searchRow->addWidget(m_searchBudget);
+    searchRow->addStretch(1);
+    trainForm->addRow(QString(), m_searchRow);
+    m_searchError = errorLabel(this);
+    trainForm->addRow(m_searchError);
     m_evalEvery = new QSpinBox(this);
     m_evalEvery->setRange(1, 1000000);
     trainForm->addRow(tr("Evaluate every"), m_evalEvery);
@@ -436,6 +470,17 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     auto changed = [this] { edited(); };
     for (auto *e : {m_name, m_dModels, m_heads, m_lrs, m_seeds, m_textPath})
         connect(e, &QLineEdit::textChanged, this, changed);
+    for (auto *s : {m_searchReplicates, m_searchBudget})
+        connect(s, &QSpinBox::valueChanged, this, changed);
+    for (auto *s : {m_searchWidth, m_lrFrom, m_lrTo})
+        connect(s, &QDoubleSpinBox::valueChanged, this, changed);
+    connect(m_search, &QCheckBox::toggled, this, [this] {
+        const bool on = m_search->isChecked();
+        m_searchRow->setEnabled(on);
+        m_lrs->setEnabled(!on);
+        m_seeds->setEnabled(!on);
+        edited();
+    });
     for (auto *s : {m_trainPairs, m_testPairs, m_pointDim, m_numPoints, m_context, m_headDim,
                     m_evalEvery, m_threads})
         connect(s, &QSpinBox::valueChanged, this, changed);
@@ -653,6 +698,23 @@ void ExperimentForm::loadFrom(const Session &session)
         for (const auto &v : a->values) seeds << QString::fromStdString(v.label());
     if (seeds.empty()) seeds << QString::number(qulonglong(b.initSeed));
     m_seeds->setText(seeds.join(QStringLiteral(", ")));
+    {
+        const SearchSpec spec = session.search.value_or(SearchSpec{});
+        const bool onLr = session.search && spec.axis == "lr";
+        m_search->setChecked(session.search.has_value());
+        // A search along another axis is kept as loaded (the form edits searches along η).
+        m_search->setEnabled(!session.search || onLr);
+        m_searchRow->setEnabled(onLr);
+        m_lrs->setEnabled(!session.search);
+        m_seeds->setEnabled(!session.search);
+        m_searchReplicates->setValue(spec.replicates);
+        m_searchWidth->setValue(spec.intervalWidth);
+        m_searchBudget->setValue(spec.budget);
+        if (onLr) {
+            m_lrFrom->setValue(spec.low);
+            m_lrTo->setValue(spec.high);
+        }
+    }
     m_evalEvery->setValue(int(b.evalEvery));
     const int di = m_device->findText(QString::fromStdString(b.device));
     m_device->setCurrentIndex(di >= 0 ? di : 0);
@@ -832,6 +894,34 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
         b.initSeed = b.dataSeed = seeds.front();
     setAxis(def, "seed", seedValues, hadSeed);
 
+    if (!m_search->isChecked()) {
+        def.search.reset();
+    } else if (!m_loaded.search || m_loaded.search->axis == "lr") {
+        SearchSpec spec = m_loaded.search.value_or(SearchSpec{});
+        if (!m_loaded.search)
+            spec.direction = SearchSpec::Direction::Decreasing; // η: too large fails
+        spec.axis = "lr";
+        spec.low = m_lrFrom->value();
+        spec.high = m_lrTo->value();
+        spec.replicates = m_searchReplicates->value();
+        spec.intervalWidth = m_searchWidth->value();
+        spec.budget = m_searchBudget->value();
+        if (!(spec.low < spec.high))
+            errs
+                << tr("search.range: from (%1) must be below to (%2)").arg(spec.low).arg(spec.high);
+        if (spec.budget < spec.initialPoints * spec.replicates)
+            errs << tr("search.budget: %1 runs per configuration is fewer than round 0 (%2 points "
+                       "× %3 replicates)")
+                        .arg(spec.budget)
+                        .arg(spec.initialPoints)
+                        .arg(spec.replicates);
+        def.search = spec;
+    }
+    if (def.search) // the search chooses η and the seeds
+        std::erase_if(def.axes, [&](const SweepAxis &a) {
+            return a.name == def.search->axis || a.name == "seed";
+        });
+
     b.evalEvery = m_evalEvery->value();
     b.device = m_device->currentText().toStdString();
     return int(errs.size()) == before;
@@ -854,6 +944,8 @@ FormCheck ExperimentForm::check()
     const QStringList fieldErrors = c.errors;
     if (c.errors.isEmpty()) {
         try {
+            // A search's runs are those of its next round (round 0 before it starts).
+            if (def.search) planSearchRound(def);
             expandSweep(def);
             std::set<std::string> seen;
             for (const auto &run : def.runs) {
@@ -889,6 +981,7 @@ FormCheck ExperimentForm::check()
     showFieldError(m_headsError, c.errors, QStringLiteral("sweep.heads"));
     showFieldError(m_lrsError, fieldErrors, QStringLiteral("sweep.lr"));
     showFieldError(m_seedsError, fieldErrors, QStringLiteral("sweep.seed"));
+    showFieldError(m_searchError, c.errors, QStringLiteral("search"));
     showFieldError(m_phasesError, fieldErrors, QStringLiteral("phases"));
 
     QString html;

@@ -62,6 +62,7 @@ public:
     QLineEdit *dModelsEdit() const { return m_dModels; }
     QLineEdit *headsEdit() const { return m_heads; }
     QLabel *validationLabel() const { return m_messages; }
+    QCheckBox *searchBox() const { return m_search; }
 
 Q_SIGNALS:
     // A user edit that parses; the main window applies it to the session (runs re-expanded).
@@ -110,6 +111,13 @@ private:
     QDoubleSpinBox *m_lrFrom, *m_lrTo;
     QSpinBox *m_lrCount;
     QLineEdit *m_seeds;
+    // A boundary search along η (SearchSpec.h): the range is from → to above; the search picks
+    // the learning rates and seeds, so their fields are off while it is on.
+    QCheckBox *m_search;
+    QWidget *m_searchRow;
+    QSpinBox *m_searchReplicates, *m_searchBudget;
+    QDoubleSpinBox *m_searchWidth;
+    QLabel *m_searchError;
     QSpinBox *m_evalEvery;
     QComboBox *m_device;
     QSpinBox *m_threads;

@@ -2,6 +2,7 @@
 #include "ui/app/MainWindow.h"
 
 #include "core/session/Presets.h"
+#include "core/session/Search.h"
 #include "core/session/SessionStore.h"
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/ProgressBarDelegate.h"
@@ -117,9 +118,27 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_controller, &TrainingController::sweepFinished, this, [this] {
         m_model->settleAfterSweep();
         autosave();
+        // A boundary search goes on with its next round, unless runs were stopped (then it waits,
+        // as a sweep does, for Start).
+        QString finished = tr("Sweep finished");
+        if (m_model->session().search) {
+            if (const int added = m_model->planSearchRound(); added > 0) {
+                autosave();
+                const SearchReport report = searchReport(m_model->session());
+                if (startRuns(pendingRuns(m_model->session()))) {
+                    statusBar()->showMessage(tr("Boundary search: round %1, %n run(s)", "", added)
+                                                 .arg(report.rounds - 1),
+                                             8000);
+                    return;
+                }
+            } else if (pendingRuns(m_model->session()).empty()) {
+                finished = tr("Boundary search finished: the Boundary tab has η* per "
+                              "configuration and the law");
+            }
+        }
         m_form->setRunning(false);
         m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
-        statusBar()->showMessage(tr("Sweep finished"), 5000);
+        statusBar()->showMessage(finished, 10000);
         updateActions();
         updateStatus();
     });
@@ -869,6 +888,8 @@ bool MainWindow::startSweep()
         statusBar()->showMessage(m_form->blockReason(), 8000);
         return false;
     }
+    // A boundary search plans its round 0 (or the next, after a finished round) first.
+    m_model->planSearchRound();
     return startRuns(pendingRuns(m_model->session()));
 }
 

@@ -1,6 +1,7 @@
 // FigureTable.cpp — the rows of the figure table.
 #include "ui/figures/FigureTable.h"
 
+#include "ui/figures/BoundaryChartView.h"
 #include "ui/figures/HeadScheduleChartView.h"
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/InsideHeadsView.h"
@@ -45,6 +46,8 @@ bool sweepsHeadSchedules(const Session &session)
     return false;
 }
 
+bool isBoundarySearch(const Session &session) { return session.search.has_value(); }
+
 } // namespace
 
 const QList<FigureSpec> &figureTable()
@@ -82,6 +85,16 @@ const QList<FigureSpec> &figureTable()
          {},
          nullptr,
          make<LearningRateChartView>},
+        {"boundary",
+         {"search", "critical_lr", "eta_star"},
+         QT_TRANSLATE_NOOP("Figure", "Boundary"),
+         {{"search_eta_star_vs_mH", "boundary", {{"boundary.mode", "law"}}},
+          {"search_p_learned_vs_eta", "boundary", {{"boundary.mode", "curves"}}},
+          {"search_collapse_fitted_alpha", "lr", {{"lr.x", "lr_mh_alpha"}}},
+          {"search_critical_lr_heatmap", "heatmap", {{"heatmap.stat", "critical_lr"}}}},
+         {},
+         isBoundarySearch,
+         make<BoundaryChartView>},
         {"grid",
          {"all_runs", "small_multiples"},
          QT_TRANSLATE_NOOP("Figure", "All runs"),

@@ -105,6 +105,8 @@ HeatmapView::HeatmapView(SessionModel *model, QWidget *parent)
     m_stat->addItem(tr("median"), QString::fromLatin1(toString(HeatmapStat::Median)));
     m_stat->addItem(tr("mean"), QString::fromLatin1(toString(HeatmapStat::Mean)));
     m_stat->addItem(tr("P(learned)"), QString::fromLatin1(toString(HeatmapStat::LearnedFraction)));
+    m_stat->addItem(tr("critical η* (a search)"),
+                    QString::fromLatin1(toString(HeatmapStat::CriticalLr)));
     m_stat->setToolTip(tr(
         "What a cell shows of its replicates (the seeds, and every axis set to 'all'): the median "
         "or mean final test loss, or the fraction that learned, with its count. A corner mark "
@@ -152,7 +154,9 @@ void HeatmapView::setSideBySide(const QString &axis)
 
 QString HeatmapView::title() const
 {
-    QString t = m_data.stat == HeatmapStat::LearnedFraction
+    QString t = m_data.stat == HeatmapStat::CriticalLr
+                    ? tr("Critical learning rate η* (boundary search; dashed: still searching)")
+                : m_data.stat == HeatmapStat::LearnedFraction
                     ? tr("Fraction of replicates that learned")
                     : (m_data.stat == HeatmapStat::Median ? tr("Median ") : tr("Mean ")) +
                           (m_data.step < 0 ? tr("final test loss")
@@ -447,6 +451,7 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
     // A fraction learned is drawn with the scale reversed, so that learned looks the same as a
     // low loss does (dark), and not learned as the plateau (bright).
     const bool fraction = data.stat == HeatmapStat::LearnedFraction;
+    const bool critical = data.stat == HeatmapStat::CriticalLr;
     auto colourOf = [&](double v) {
         const double f = (v - data.vmin) / std::max(1e-12, data.vmax - data.vmin);
         return viridis(fraction ? 1.0 - f : f);
@@ -472,9 +477,16 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
                 textColour = fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245);
                 // The fraction with its count (2/3), or the loss with its replicates' spread.
                 text = fraction ? QStringLiteral("%1/%2").arg(cell.learned).arg(cell.verdicts)
-                                : formatLoss(cell.value);
+                       : critical
+                           ? QStringLiteral("η* %1").arg(std::pow(10.0, cell.value), 0, 'g', 2)
+                           : formatLoss(cell.value);
+                if (critical)
+                    sub = QStringLiteral("%1–%2, %3")
+                              .arg(std::pow(10.0, cell.low), 0, 'g', 2)
+                              .arg(std::pow(10.0, cell.high), 0, 'g', 2)
+                              .arg(cell.note);
                 // The median with its range; the mean with its standard deviation and standard error.
-                if (!fraction && cell.replicates > 1)
+                if (!fraction && !critical && cell.replicates > 1)
                     sub = data.stat == HeatmapStat::Mean
                               ? QStringLiteral("± %1 sd, ± %2 se (n %3)")
                                     .arg(formatLoss(cell.sd), formatLoss(cell.se))
@@ -483,14 +495,14 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
                                     .arg(formatLoss(cell.low), formatLoss(cell.high))
                                     .arg(cell.replicates);
                 if (cell.state == S::Running) {
-                    sub = tr("training…");
+                    if (!critical) sub = tr("training…");
                     p.setPen(QPen(textColour, 1.2, Qt::DashLine));
                     p.setBrush(Qt::NoBrush);
                     p.drawRect(inner.adjusted(2, 2, -2, -2));
-                } else if (!cell.note.isEmpty()) {
+                } else if (!cell.note.isEmpty() && !critical) {
                     sub = cell.note;
                 }
-                if (cell.split()) { // replicates disagree on learned: a corner mark, and said
+                if (cell.split() && !critical) { // replicates disagree: a corner mark, and said
                     const double k = std::min(inner.width(), inner.height()) * 0.28;
                     QPolygonF corner;
                     corner << inner.topRight() << inner.topRight() - QPointF(k, 0)
@@ -624,6 +636,9 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
             ticks << std::make_pair(0.0, QStringLiteral("0"))
                   << std::make_pair(0.5, QStringLiteral("0.5"))
                   << std::make_pair(1.0, QStringLiteral("1"));
+        } else if (critical) { // whole decades of η
+            for (double e = std::ceil(data.vmin - 1e-9); e <= data.vmax + 1e-9; e += 1)
+                ticks << std::make_pair(e, QString::number(std::pow(10.0, e), 'g', 1));
         } else {
             ticks << std::make_pair(data.vmin, formatLoss(data.vmin))
                   << std::make_pair(data.vmax, formatLoss(data.vmax));
@@ -645,8 +660,9 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
         p.setFont(t.font(8.5));
         p.drawText(QRectF(-bar.height() / 2, -8 * t.fontScale, bar.height(), 14 * t.fontScale),
                    Qt::AlignCenter,
-                   fraction ? tr("fraction learned")
-                            : tr("test loss (%1)").arg(lossUnit(m_model->session())));
+                   fraction   ? tr("fraction learned")
+                   : critical ? tr("critical η* (log scale)")
+                              : tr("test loss (%1)").arg(lossUnit(m_model->session())));
         p.restore();
     }
     bool anyTraining = false;

@@ -1,11 +1,14 @@
 // LearningRateChartView.cpp — see LearningRateChartView.h.
 #include "ui/figures/LearningRateChartView.h"
 
+#include "core/session/Search.h"
 #include "ui/model/SessionModel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+
+#include <cmath>
 
 namespace headlab::ui {
 
@@ -16,6 +19,8 @@ LearningRateChartView::LearningRateChartView(SessionModel *model, QWidget *paren
     m_xMode = new QComboBox(this);
     m_xMode->addItem(tr("against η"), "lr");
     m_xMode->addItem(QString::fromUtf8("against η·√m_H"), "lr_sqrt_mh");
+    // A boundary search's law: the collapse with the fitted exponent (offered once it is fitted).
+    m_xMode->addItem(tr("against η·m_H^α (α fitted)"), "lr_mh_alpha");
     m_y = new QComboBox(this);
     for (const auto &[title, y] : figureYChoices()) m_y->addItem(title, figureYName(y));
     m_y->setToolTip(tr("What is plotted: the final test loss, or a per-head statistic averaged "
@@ -44,8 +49,17 @@ void LearningRateChartView::setScaled(bool on)
 
 void LearningRateChartView::refresh()
 {
-    showData(learningRateFigure(m_model->session(), m_xMode->currentIndex() == 1, replicatePoint(),
-                                figureYFromName(m_y->currentData().toString())),
+    const Session &session = m_model->session();
+    double alpha = NAN;
+    if (session.search) {
+        const LawFit law = searchReport(session).law;
+        if (law.ok && law.x == "head_dim" && law.also.empty()) alpha = law.alpha;
+    }
+    const QString mode = m_xMode->currentData().toString();
+    const bool fitted = mode == "lr_mh_alpha" && std::isfinite(alpha);
+    showData(learningRateFigure(session, mode != "lr" && (mode != "lr_mh_alpha" || fitted),
+                                replicatePoint(), figureYFromName(m_y->currentData().toString()),
+                                fitted ? alpha : 0.5),
              10.0);
 }
 
@@ -58,7 +72,8 @@ void LearningRateChartView::saveViewState(ViewState &state) const
 void LearningRateChartView::restoreViewState(const ViewState &state)
 {
     const QSignalBlocker block(m_xMode);
-    m_xMode->setCurrentIndex(stateValue(state, "x") == "lr_sqrt_mh" ? 1 : 0);
+    m_xMode->setCurrentIndex(
+        std::max(0, m_xMode->findData(QString::fromStdString(stateValue(state, "x", "lr")))));
     const QSignalBlocker blockY(m_y);
     m_y->setCurrentIndex(std::max(
         0, m_y->findData(QString::fromStdString(stateValue(state, "y", "final_test_loss")))));

@@ -192,13 +192,17 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
 }
 
 FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point,
-                              const FigureY &y)
+                              const FigureY &y, double exponent)
 {
     FigureData d;
-    d.title = scaled ? QStringLiteral("Final test loss against η·√m_H")
+    const QString scaledName = exponent == 0.5
+                                   ? QStringLiteral("η·√m_H")
+                                   : QStringLiteral("η·m_H^%1").arg(exponent, 0, 'f', 2);
+    d.title = scaled ? QStringLiteral("Final test loss against ") + scaledName
                      : QStringLiteral("Final test loss against learning rate η");
+    if (scaled && exponent != 0.5) d.title += QStringLiteral(" (α fitted by the search)");
     d.title += pointWords(point);
-    d.xTitle = scaled ? QStringLiteral("η·√m_H") : QStringLiteral("learning rate η");
+    d.xTitle = scaled ? scaledName : QStringLiteral("learning rate η");
     d.yTitle = QStringLiteral("final test loss (%1)").arg(lossUnit(session));
     std::map<QString, std::map<double, Accumulator>> byConfig;
     for (const auto &run : session.runs) {
@@ -213,8 +217,9 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
             key << QStringLiteral("d_model=%1 heads=%2")
                        .arg(run.config.model.dModel)
                        .arg(headsPerLayer(run.config));
-        const double x =
-            scaled ? run.config.lr * std::sqrt(double(headDimension(run.config))) : run.config.lr;
+        const double x = scaled
+                             ? run.config.lr * std::pow(double(headDimension(run.config)), exponent)
+                             : run.config.lr;
         addTo(byConfig[key.join(' ')][x], run.result, session, y);
     }
     for (const auto &[name, points] : byConfig)

@@ -81,9 +81,10 @@ struct ReplicatePoint {
 // Figure 3. byHeadDim: x is m_H instead of m. lrLabel: the lr axis label to keep ("" keeps all).
 FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel,
                          ReplicatePoint point = {}, const FigureY &y = {});
-// Figure 4. scaled: x is η·sqrt(m_H) instead of η.
+// Figure 4. scaled: x is η·m_H^exponent instead of η (η·√m_H by default; a boundary search's
+// fitted α redraws the collapse with the measured exponent).
 FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point = {},
-                              const FigureY &y = {});
+                              const FigureY &y = {}, double exponent = 0.5);
 
 // Nearest-neighbour (EXPERIMENTS.md §2): best_epoch_mean (final_test_loss where absent), best over
 // seeds and any other swept axis, against rank m_H on log-log axes; one line per (layers, w), and

@@ -1,6 +1,8 @@
 // HeatmapData.cpp — see HeatmapData.h.
 #include "ui/model/HeatmapData.h"
 
+#include "core/session/Search.h"
+
 #include "core/metrics/LearnedRule.h"
 #include "core/session/Replicates.h"
 
@@ -90,13 +92,16 @@ const char *toString(HeatmapStat stat)
         return "median";
     case HeatmapStat::LearnedFraction:
         return "p_learned";
+    case HeatmapStat::CriticalLr:
+        return "critical_lr";
     }
     return "mean";
 }
 
 HeatmapStat heatmapStatFromString(const std::string &text)
 {
-    for (HeatmapStat stat : {HeatmapStat::Mean, HeatmapStat::Median, HeatmapStat::LearnedFraction})
+    for (HeatmapStat stat : {HeatmapStat::Mean, HeatmapStat::Median, HeatmapStat::LearnedFraction,
+                             HeatmapStat::CriticalLr})
         if (text == toString(stat)) return stat;
     return HeatmapStat::Mean;
 }
@@ -185,6 +190,31 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
             cell.note = QString::fromStdString(skip.reason);
         }
     }
+    if (stat == HeatmapStat::CriticalLr) {
+        // A boundary search: each configuration's η* in its cell (log10), on the searched range.
+        for (auto &cell : d.cells)
+            if (cell.state != HeatmapCell::State::Skipped && !cell.runs.isEmpty())
+                cell.state = HeatmapCell::State::Queued;
+        if (!session.search) return d;
+        const SearchReport report = searchReport(session);
+        for (const auto &c : report.configurations) {
+            if (!matches(c.configuration, fixed) || !c.interval.ok) continue;
+            const int at = locate(c.configuration);
+            if (at < 0) continue;
+            auto &cell = d.cells[size_t(at)];
+            const double lo = toSearchUnits(*session.search, session.search->low);
+            const double hi = toSearchUnits(*session.search, session.search->high);
+            cell.value = std::clamp(c.interval.estimate, lo, hi);
+            cell.low = std::clamp(c.interval.low, lo, hi);
+            cell.high = std::clamp(c.interval.high, lo, hi);
+            cell.replicates = c.verdicts;
+            cell.state = c.stopped() ? HeatmapCell::State::Value : HeatmapCell::State::Running;
+            cell.note = QString::fromLatin1(toString(c.state));
+        }
+        d.vmin = toSearchUnits(*session.search, session.search->low);
+        d.vmax = toSearchUnits(*session.search, session.search->high);
+        return d;
+    }
     double lo = 1e300, hi = -1e300;
     const bool fraction = stat == HeatmapStat::LearnedFraction;
     for (size_t k = 0; k < d.cells.size(); ++k) {
@@ -239,8 +269,9 @@ QString HeatmapData::csv() const
         QStringLiteral("%1,%2,state,%3,replicates,low,high,learned,verdicts,split,runs,note\n")
             .arg(yAxis.empty() ? QStringLiteral("row") : QString::fromStdString(yAxis),
                  QString::fromStdString(xAxis),
-                 stat == HeatmapStat::LearnedFraction
-                     ? QStringLiteral("p_learned")
+                 stat == HeatmapStat::LearnedFraction ? QStringLiteral("p_learned")
+                 : stat == HeatmapStat::CriticalLr
+                     ? QStringLiteral("log10_critical_lr")
                      : QStringLiteral("test_loss_%1").arg(toString(stat)));
     static const char *states[] = {"empty",    "queued", "running", "value",
                                    "diverged", "failed", "stopped", "skipped"};

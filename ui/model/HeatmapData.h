@@ -16,9 +16,10 @@
 namespace headlab::ui {
 
 // What a cell shows of its replicates (the runs that differ only in the axes not fixed: seeds):
-// the mean or median test loss, or the fraction that learned (by the session's rule).
-enum class HeatmapStat { Mean, Median, LearnedFraction };
-const char *toString(HeatmapStat stat);                     // "mean", "median", "p_learned"
+// the mean or median test loss, or the fraction that learned (by the session's rule); for a
+// boundary search, the cell's critical η* (log10 in `value`, its interval in low–high).
+enum class HeatmapStat { Mean, Median, LearnedFraction, CriticalLr };
+const char *toString(HeatmapStat stat); // "mean", "median", "p_learned", "critical_lr"
 HeatmapStat heatmapStatFromString(const std::string &text); // unknown: Mean
 
 struct HeatmapCell {

@@ -1,6 +1,7 @@
 // SessionModel.cpp — see SessionModel.h.
 #include "ui/model/SessionModel.h"
 
+#include "core/session/Search.h"
 #include "core/train/Checkpoint.h"
 
 #include <QFileInfo>
@@ -210,12 +211,32 @@ void SessionModel::setSweep(const headlab::Session &definition)
     m_session.description = definition.description;
     m_session.base = definition.base;
     m_session.axes = definition.axes;
+    // A search's settings come from the form; the rounds it planned stay (they are the session's).
+    std::vector<headlab::SearchProbe> probes;
+    if (m_session.search) probes = m_session.search->probes;
+    m_session.search = definition.search;
+    if (m_session.search) m_session.search->probes = probes;
     headlab::expandSweep(m_session);
     m_live.assign(m_session.runs.size(), Live{});
     m_activeRuns.clear();
     Q_EMIT runsReset();
     touch();
     setModified(true);
+}
+
+int SessionModel::planSearchRound()
+{
+    if (!m_session.search) return 0;
+    const int added = headlab::planSearchRound(m_session);
+    if (added == 0) return 0;
+    // New probes are placed beside their configuration's earlier ones: run indices move.
+    headlab::expandSweep(m_session);
+    m_live.assign(m_session.runs.size(), Live{});
+    m_activeRuns.clear();
+    Q_EMIT runsReset();
+    touch();
+    setModified(true);
+    return added;
 }
 
 void SessionModel::setViewState(const std::string &key, const std::string &value)

@@ -62,6 +62,9 @@ public:
     // The sweep definition changed (the form): rebuilds runs with expandSweep, which keeps the
     // results of runs whose configuration did not change.
     void setSweep(const headlab::Session &definition);
+    // A boundary search (Search.h): plans its next round once every run of the last one has a
+    // result (round 0 first), re-expands the runs and returns how many it added; 0 otherwise.
+    int planSearchRound();
     // View state (figure shown, heatmap axes, log scales) travels with the next save; it does
     // not by itself mark the session modified.
     void setViewState(const std::string &key, const std::string &value);

@@ -1,0 +1,352 @@
+// BoundaryChartView.cpp — see BoundaryChartView.h.
+#include "ui/figures/BoundaryChartView.h"
+
+#include "core/config/Yaml.h"
+#include "core/session/Search.h"
+#include "ui/model/SessionModel.h"
+
+#include <QAreaSeries>
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <cmath>
+
+namespace headlab::ui {
+
+namespace {
+
+QString labelsText(const std::map<std::string, std::string> &labels)
+{
+    QStringList parts;
+    for (const auto &[key, value] : labels)
+        parts << QString::fromStdString(key == "d_model" ? "m"
+                                        : key == "heads" ? "n_H"
+                                                         : key) +
+                     QStringLiteral(" ") + QString::fromStdString(value);
+    return parts.isEmpty() ? QObject::tr("the experiment") : parts.join(QStringLiteral(", "));
+}
+
+QString axisTitle(const std::string &axis)
+{
+    if (axis == "head_dim") return QStringLiteral("head dimension m_H");
+    if (axis == "d_model") return QStringLiteral("width m");
+    if (axis == "heads") return QStringLiteral("heads n_H");
+    if (axis == "lr") return QStringLiteral("η");
+    return QString::fromStdString(axis);
+}
+
+QString number(double value)
+{
+    return QString::number(value, 'g', 3);
+}
+
+// Round log-axis limits: whole decades around [lo, hi].
+std::pair<double, double> decades(double lo, double hi)
+{
+    return {std::pow(10.0, std::floor(std::log10(lo) + 1e-9)),
+            std::pow(10.0, std::ceil(std::log10(hi) - 1e-9))};
+}
+
+} // namespace
+
+BoundaryChartView::BoundaryChartView(SessionModel *model, QWidget *parent)
+    : FigureView(model, parent)
+{
+    m_mode = new QComboBox(this);
+    m_mode->addItem(tr("η* against m_H (the law)"), "law");
+    m_mode->addItem(tr("P(learned) against η"), "curves");
+    controlsLayout()->addWidget(m_mode);
+    controlsLayout()->addWidget(
+        new QLabel(tr("Bars: 95 % intervals; hollow: still searching."), this));
+    controlsLayout()->addStretch(1);
+    connect(m_mode, &QComboBox::currentIndexChanged, this, [this] {
+        refresh();
+        Q_EMIT viewStateChanged();
+    });
+    m_chart = new QChart();
+    setChartCanvas(m_chart);
+}
+
+bool BoundaryChartView::showsLaw() const
+{
+    return m_mode->currentData().toString() == "law";
+}
+
+void BoundaryChartView::setShowsLaw(bool law)
+{
+    m_mode->setCurrentIndex(law ? 0 : 1);
+}
+
+void BoundaryChartView::applyTheme(const ChartTheme &theme)
+{
+    FigureView::applyTheme(theme);
+    m_drawnKey.clear();
+    refresh();
+}
+
+void BoundaryChartView::saveViewState(ViewState &state) const
+{
+    setStateValue(state, "mode", showsLaw() ? "law" : "curves");
+}
+
+void BoundaryChartView::restoreViewState(const ViewState &state)
+{
+    const QSignalBlocker block(m_mode);
+    setShowsLaw(stateValue(state, "mode", "law") != "curves");
+    refresh();
+}
+
+void BoundaryChartView::refresh()
+{
+    const Session &session = m_model->session();
+    // Redraw only when something drawn changed: the mode, the theme, or a run's verdict.
+    QString key = m_mode->currentData().toString() + QString::number(m_theme.fontScale) +
+                  QString::number(m_theme.dark) + QString::number(session.runs.size());
+    for (const auto &run : session.runs) key += QChar(isFinished(run.result.status) ? 'f' : '.');
+    if (key == m_drawnKey) return;
+    m_drawnKey = key;
+    m_chart->removeAllSeries();
+    for (auto *axis : m_chart->axes()) {
+        m_chart->removeAxis(axis);
+        delete axis;
+    }
+    m_theme.apply(m_chart);
+    if (!session.search) {
+        m_title = tr("Not a boundary search (a session with a search: block, docs/SEARCH.md)");
+        m_csv.clear();
+        m_chart->setTitle(m_title);
+        return;
+    }
+    if (showsLaw())
+        drawLaw();
+    else
+        drawCurves();
+    m_theme.apply(m_chart);
+}
+
+void BoundaryChartView::drawLaw()
+{
+    const SearchReport report = searchReport(m_model->session());
+    const LawFit &law = report.law;
+    const SearchSpec &spec = *m_model->session().search;
+    auto *axisX = new QLogValueAxis(), *axisY = new QLogValueAxis();
+    for (auto *axis : {axisX, axisY}) {
+        axis->setBase(10);
+        axis->setLabelFormat("%g");
+        axis->setMinorTickCount(8);
+        m_chart->addAxis(axis, axis == axisX ? Qt::AlignBottom : Qt::AlignLeft);
+    }
+    axisX->setTitleText(axisTitle(law.x));
+    axisY->setTitleText(report.axis == "lr" ? tr("critical learning rate η*")
+                                            : QString::fromStdString(report.axis) + "*");
+    auto attach = [&](QAbstractSeries *series) {
+        m_chart->addSeries(series);
+        series->attachAxis(axisX);
+        series->attachAxis(axisY);
+    };
+    double xLo = INFINITY, xHi = -INFINITY;
+    double yLo = spec.low, yHi = spec.high;
+    const QColor ink = m_theme.seriesColor(0);
+    auto *closed = new QScatterSeries(), *open = new QScatterSeries();
+    closed->setName(tr("η* with its 95 % interval"));
+    open->setName(tr("η* so far (still searching)"));
+    for (auto *s : {closed, open}) {
+        s->setMarkerSize(9 * m_theme.fontScale);
+        s->setPen(QPen(ink, m_theme.line(1.5)));
+    }
+    closed->setBrush(ink);
+    open->setBrush(Qt::NoBrush);
+    QStringList csv = {QStringLiteral("configuration,%1,eta_star,low,high,state,runs")
+                           .arg(QString::fromStdString(law.x))};
+    const double yMin = toSearchUnits(spec, spec.low), yMax = toSearchUnits(spec, spec.high);
+    for (const auto &c : report.configurations) {
+        if (!c.interval.ok || c.runs == 0) continue;
+        const double x = lawAxisValue(c.config, law.x);
+        if (!(x > 0)) continue;
+        xLo = std::min(xLo, x);
+        xHi = std::max(xHi, x);
+        const double estimate = std::pow(10.0, std::clamp(c.interval.estimate, yMin, yMax));
+        const double lo = std::pow(10.0, std::clamp(c.interval.low, yMin, yMax));
+        const double hi = std::pow(10.0, std::clamp(c.interval.high, yMin, yMax));
+        const bool done = c.stopped() && !c.interval.lowOpen && !c.interval.highOpen;
+        (done ? closed : open)->append(x, estimate);
+        auto *bar = new QLineSeries();
+        bar->setPen(QPen(ink, m_theme.line(2), done ? Qt::SolidLine : Qt::DashLine));
+        bar->append(x, lo);
+        bar->append(x, hi);
+        attach(bar);
+        m_chart->legend()->markers(bar).first()->setVisible(false);
+        csv << QStringLiteral("\"%1\",%2,%3,%4,%5,%6,%7")
+                   .arg(labelsText(c.configuration))
+                   .arg(x)
+                   .arg(QString::fromStdString(
+                       yaml::formatNumber(std::pow(10.0, c.interval.estimate))))
+                   .arg(c.interval.lowOpen ? QString()
+                                           : QString::fromStdString(yaml::formatNumber(
+                                                 std::pow(10.0, c.interval.low))))
+                   .arg(c.interval.highOpen ? QString()
+                                            : QString::fromStdString(yaml::formatNumber(
+                                                  std::pow(10.0, c.interval.high))))
+                   .arg(QString::fromLatin1(toString(c.state)))
+                   .arg(c.runs);
+    }
+    if (!(xLo <= xHi)) {
+        xLo = 1;
+        xHi = 100;
+    }
+    const auto [x0, x1] = decades(xLo / 1.5, xHi * 1.5);
+    if (law.ok && law.also.empty()) {
+        // The fit and its band, and α = ½ through the same centre.
+        auto *line = new QLineSeries(), *upper = new QLineSeries(), *lower = new QLineSeries();
+        auto *half = new QLineSeries();
+        for (int i = 0; i <= 40; ++i) {
+            const double lx = std::log10(x0) + (std::log10(x1) - std::log10(x0)) * i / 40;
+            const double ly = law.centerY - law.alpha * (lx - law.centerX);
+            const double band = law.bandHalfWidth(lx);
+            line->append(std::pow(10.0, lx), std::pow(10.0, ly));
+            upper->append(std::pow(10.0, lx), std::pow(10.0, ly + band));
+            lower->append(std::pow(10.0, lx), std::pow(10.0, ly - band));
+            half->append(std::pow(10.0, lx),
+                         std::pow(10.0, law.centerY - 0.5 * (lx - law.centerX)));
+        }
+        auto *area = new QAreaSeries(upper, lower);
+        QColor fill = ink;
+        fill.setAlphaF(0.18);
+        area->setBrush(fill);
+        area->setPen(Qt::NoPen);
+        area->setName(tr("95 % band"));
+        attach(area);
+        line->setName(tr("fit: α = %1 [%2, %3]")
+                          .arg(law.alpha, 0, 'f', 2)
+                          .arg(law.alphaLow, 0, 'f', 2)
+                          .arg(law.alphaHigh, 0, 'f', 2));
+        line->setPen(QPen(ink, m_theme.line(2)));
+        attach(line);
+        half->setName(tr("α = ½ (the paper)"));
+        half->setPen(QPen(m_theme.muted, m_theme.line(1.5), Qt::DashLine));
+        attach(half);
+        csv << QStringLiteral("# fit: log10 eta* = %1 - %2 log10 %3; alpha 95%% [%4, %5]; chi2 "
+                              "%6 on %7 dof")
+                   .arg(law.log10C)
+                   .arg(law.alpha)
+                   .arg(QString::fromStdString(law.x))
+                   .arg(law.alphaLow)
+                   .arg(law.alphaHigh)
+                   .arg(law.chi2)
+                   .arg(law.dof);
+    }
+    attach(closed);
+    attach(open);
+    axisX->setRange(x0, x1);
+    const auto [y0, y1] = decades(yLo, yHi);
+    axisY->setRange(y0, y1);
+    m_title =
+        law.ok ? tr("η* against %1: α = %2 [%3, %4] (95 %)%5, %6 runs")
+                     .arg(axisTitle(law.x))
+                     .arg(law.alpha, 0, 'f', 2)
+                     .arg(law.alphaLow, 0, 'f', 2)
+                     .arg(law.alphaHigh, 0, 'f', 2)
+                     .arg(law.provisional ? tr(" so far") : QString())
+                     .arg(report.runs)
+               : tr("η* against %1 — no law yet (%2 runs)").arg(axisTitle(law.x)).arg(report.runs);
+    m_chart->setTitle(m_title);
+    m_csv = csv.join('\n') + '\n';
+}
+
+void BoundaryChartView::drawCurves()
+{
+    const Session &session = m_model->session();
+    const SearchReport report = searchReport(session);
+    const SearchSpec &spec = *session.search;
+    auto *axisX = new QLogValueAxis();
+    axisX->setBase(10);
+    axisX->setLabelFormat("%g");
+    axisX->setMinorTickCount(8);
+    auto *axisY = new QValueAxis();
+    axisY->setRange(-0.1, 1.1);
+    axisY->setTickType(QValueAxis::TicksDynamic);
+    axisY->setTickAnchor(0);
+    axisY->setTickInterval(0.25);
+    axisY->setLabelFormat("%.2f");
+    m_chart->addAxis(axisX, Qt::AlignBottom);
+    m_chart->addAxis(axisY, Qt::AlignLeft);
+    axisX->setTitleText(axisTitle(spec.axis));
+    axisY->setTitleText(tr("P(learned)"));
+    auto attach = [&](QAbstractSeries *series, bool inLegend) {
+        m_chart->addSeries(series);
+        series->attachAxis(axisX);
+        series->attachAxis(axisY);
+        if (!inLegend) m_chart->legend()->markers(series).first()->setVisible(false);
+    };
+    QStringList csv = {
+        QStringLiteral("configuration,%1,runs,learned").arg(QString::fromStdString(spec.axis))};
+    const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
+    for (size_t i = 0; i < report.configurations.size(); ++i) {
+        const ConfigurationSearch &c = report.configurations[i];
+        const QColor color = m_theme.seriesColor(int(i));
+        auto *curve = new QLineSeries();
+        curve->setName(labelsText(c.configuration) +
+                       (c.interval.ok
+                            ? tr(": η* %1").arg(number(std::pow(10.0, c.interval.estimate)))
+                            : QString()));
+        curve->setPen(QPen(color, m_theme.line(2)));
+        if (c.fit.ok)
+            for (int k = 0; k <= 80; ++k) {
+                const double x = xMin + (xMax - xMin) * k / 80;
+                curve->append(fromSearchUnits(spec, x), c.fit.probability(x));
+            }
+        attach(curve, true);
+        auto *dots = new QScatterSeries();
+        dots->setMarkerSize(7 * m_theme.fontScale);
+        QColor fill = color;
+        fill.setAlphaF(0.6);
+        dots->setBrush(fill);
+        dots->setPen(QPen(color, 1));
+        for (const auto &p : c.points) {
+            for (int t = 0; t < p.trials; ++t) {
+                // Replicates spread a little around 0 and 1, by configuration and replicate.
+                const double jitter =
+                    0.015 * (int(i) - int(report.configurations.size()) / 2) + 0.01 * t;
+                const bool learned = t < p.successes;
+                dots->append(fromSearchUnits(spec, p.x), learned ? 1 - jitter : jitter);
+            }
+            csv << QStringLiteral("\"%1\",%2,%3,%4")
+                       .arg(labelsText(c.configuration))
+                       .arg(QString::fromStdString(yaml::formatNumber(fromSearchUnits(spec, p.x))))
+                       .arg(p.trials)
+                       .arg(p.successes);
+        }
+        attach(dots, false);
+        if (c.interval.ok) {
+            auto *bar = new QLineSeries();
+            bar->setPen(QPen(color, m_theme.line(3), c.stopped() ? Qt::SolidLine : Qt::DashLine));
+            // Each configuration's bar a little above or below ½, so that they do not hide each
+            // other.
+            const double y =
+                spec.target + 0.025 * (int(i) - int(report.configurations.size() - 1) / 2.0);
+            bar->append(fromSearchUnits(spec, std::clamp(c.interval.low, xMin, xMax)), y);
+            bar->append(fromSearchUnits(spec, std::clamp(c.interval.high, xMin, xMax)), y);
+            attach(bar, false);
+        }
+    }
+    const auto [x0, x1] = decades(spec.low, spec.high);
+    axisX->setRange(x0, x1);
+    m_title = tr("P(learned) against %1: %2 configurations, %3 runs, round %4")
+                  .arg(axisTitle(spec.axis))
+                  .arg(report.configurations.size())
+                  .arg(report.runs)
+                  .arg(std::max(0, report.rounds - 1));
+    m_chart->setTitle(m_title);
+    m_csv = csv.join('\n') + '\n';
+}
+
+} // namespace headlab::ui

@@ -1,0 +1,41 @@
+// BoundaryChartView.h — a boundary search's figures (docs/SEARCH.md), drawn live as rounds finish:
+//  - "law": η* against m_H (or the law's axis) on log-log axes, each configuration's crossing with
+//    its 95 % interval as a bar (hollow while its search goes on, an arrow-less open bar where the
+//    data do not close a side), the fitted line log η* = log C − α log m_H with its 95 % band, and
+//    the α = ½ line through the same centre for reference;
+//  - "curves": P(learned) against η, one colour per configuration: each run a dot at 0 or 1
+//    (spread a little so that replicates show), the fitted logistic curve, and the crossing's
+//    interval as a bar at ½.
+#pragma once
+
+#include "ui/figures/FigureView.h"
+
+class QChart;
+class QComboBox;
+
+namespace headlab::ui {
+
+class BoundaryChartView : public FigureView {
+    Q_OBJECT
+public:
+    explicit BoundaryChartView(SessionModel *model, QWidget *parent = nullptr);
+    QString figureId() const override { return QStringLiteral("boundary"); }
+    QString title() const override { return m_title; }
+    QString csv() const override { return m_csv; }
+    void refresh() override;
+    void applyTheme(const ChartTheme &theme) override;
+    void saveViewState(ViewState &state) const override;
+    void restoreViewState(const ViewState &state) override;
+    bool showsLaw() const;
+    void setShowsLaw(bool law);
+
+private:
+    void drawLaw();
+    void drawCurves();
+    QChart *m_chart;
+    QComboBox *m_mode;
+    QString m_title, m_csv;
+    QString m_drawnKey; // what was drawn last (mode, theme and the finished runs): redraw on change
+};
+
+} // namespace headlab::ui
