@@ -3,6 +3,8 @@
 // nearest-neighbour and head-schedule sessions for the figures of those tasks.
 #pragma once
 
+#include "core/metrics/Metrics.h"
+#include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "tests/TinyRuns.h"
 
@@ -165,6 +167,35 @@ inline Session headScheduleSession()
                 run.result.metrics["steps_per_second"] = 100.0 - total + seed;
             s.runs.push_back(std::move(run));
         }
+    return s;
+}
+
+// A finished boundary search along η over d_model 16 with 1, 2 and 4 heads (m_H 16, 8, 4), its
+// outcomes made up: a run learned when η < 0.01 · m_H^−½ (a sharp boundary, so α comes out ½).
+// Planned and "trained" round by round by the search itself (Search.h).
+inline Session searchSession()
+{
+    Session s;
+    s.name = "ui-search";
+    s.base = testing::tinyAdditionRun(16, {1, 1}, 40, 1e-3);
+    s.axes = {SweepAxis{"heads", {num(1), num(2), num(4)}}};
+    SearchSpec spec;
+    spec.low = 1e-4;
+    spec.high = 1e-1;
+    spec.direction = SearchSpec::Direction::Decreasing;
+    s.search = spec;
+    while (planSearchRound(s) > 0) {
+        expandSweep(s);
+        for (auto &run : s.runs) {
+            if (isFinished(run.result.status)) continue;
+            const double headDim = double(run.config.model.headDimOfLayer(0));
+            const bool learned = run.config.lr < 0.01 / std::sqrt(headDim);
+            run.result.status = RunStatus::Done;
+            run.result.metrics[metric::kLeftLn10Plateau] = learned ? 1.0 : 0.0;
+            run.result.metrics[metric::kFinalTestLoss] = learned ? 0.05 : 2.3026;
+            run.result.test = {{0, 3.1}, {40, learned ? 0.05 : 2.3026}};
+        }
+    }
     return s;
 }
 

@@ -6,6 +6,7 @@
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/HeadScheduleEditor.h"
 #include "ui/app/MainWindow.h"
+#include "ui/figures/BoundaryChartView.h"
 #include "ui/figures/ChartTheme.h"
 #include "ui/figures/FigureChartView.h"
 #include "ui/figures/FigureExporter.h"
@@ -26,6 +27,7 @@
 #include "core/session/CsvExport.h"
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
+#include "core/session/Search.h"
 #include "core/session/SessionStore.h"
 
 #include <array>
@@ -56,6 +58,63 @@ using namespace headlab::ui;
 class TestUiFigures : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // A boundary search's figures: η* against m_H with the fitted law, P(learned) against η, the
+    // critical-η* heatmap and the collapse against η·m_H^α: each one shows the search's numbers.
+    void boundarySearchFiguresShowTheLaw()
+    {
+        const Session s = uitest::searchSession();
+        const SearchReport report = searchReport(s);
+        QVERIFY(report.finished);
+        QVERIFY(report.law.ok);
+        SessionModel model;
+        model.setSession(s);
+        QVERIFY(figureApplies(*findFigure("boundary"), s));
+        QVERIFY(!figureApplies(*findFigure("boundary"), uitest::syntheticSession()));
+
+        std::unique_ptr<FigureView> law(FigureView::create("boundary", &model));
+        law->refresh();
+        // One row per configuration (the header, three, the fit), with its η* and interval.
+        const QStringList rows = law->csv().trimmed().split('\n');
+        QCOMPARE(rows.size(), 5);
+        QVERIFY(rows.last().startsWith("# fit"));
+        for (const auto &c : report.configurations) {
+            const QString estimate =
+                QString::fromStdString(yaml::formatNumber(std::pow(10.0, c.interval.estimate)));
+            QVERIFY2(law->csv().contains(estimate), qPrintable(law->csv()));
+        }
+        QVERIFY2(law->title().contains(QString::number(report.law.alpha, 'f', 2)),
+                 qPrintable(law->title()));
+        // The truth (α = ½) lies in the drawn interval.
+        QVERIFY(report.law.alphaLow <= 0.5 && 0.5 <= report.law.alphaHigh);
+
+        auto *boundary = static_cast<BoundaryChartView *>(law.get());
+        boundary->setShowsLaw(false);
+        boundary->refresh();
+        QVERIFY(boundary->title().startsWith("P(learned)"));
+        int points = 0;
+        for (const auto &c : report.configurations) points += int(c.points.size());
+        QCOMPARE(int(boundary->csv().trimmed().split('\n').size()), 1 + points);
+        ViewState state;
+        boundary->saveViewState(state);
+        QCOMPARE(state.at("boundary.mode"), std::string("curves"));
+
+        const HeatmapData heat =
+            HeatmapData::compute(s, "heads", "", {}, -1, HeatmapStat::CriticalLr);
+        QCOMPARE(heat.columns(), 3);
+        for (int c = 0; c < 3; ++c) {
+            const auto &cell = heat.cell(0, c);
+            QCOMPARE(int(cell.state), int(HeatmapCell::State::Value));
+            QCOMPARE(cell.value, report.configurations[size_t(c)].interval.estimate);
+        }
+
+        std::unique_ptr<FigureView> collapse(FigureView::create("lr", &model));
+        ViewState fitted{{"lr.x", "lr_mh_alpha"}};
+        collapse->restoreViewState(fitted);
+        QVERIFY2(collapse->title().contains("α fitted"), qPrintable(collapse->title()));
+        QVERIFY2(collapse->title().contains(QString::number(report.law.alpha, 'f', 2)),
+                 qPrintable(collapse->title()));
+    }
+
     // The figures against m, m_H, η and η·√m_H plot a per-head statistic on request: its mean
     // over a run's heads 100 steps into the last phase, or at the end; no plateau lines then.
     void figuresPlotAHeadStatisticAgainstHeadDimension()

@@ -6,7 +6,10 @@
 #include "ui/app/ExperimentForm.h"
 #include "ui/model/RunMetrics.h"
 
+#include "core/session/Search.h"
+
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
 #include <QSpinBox>
@@ -54,7 +57,47 @@ private Q_SLOTS:
     void theReportedValuesSurviveAnEdit();
     void randomSessionsSurviveTheForm();
     void anUnfocusedControlIgnoresTheWheel();
+    void theFormEditsABoundarySearch();
 };
+
+// A search session survives the form exactly (its rounds included); its settings are edited in
+// the form, η and the seeds are the search's, and the form counts round 0's runs; switched off,
+// the session is a sweep again.
+void TestUiForm::theFormEditsABoundarySearch()
+{
+    const Session search = uitest::searchSession();
+    QCOMPARE(throughTheForm(search), expected(search));
+
+    ExperimentForm form;
+    form.loadFrom(search);
+    QVERIFY(form.searchBox()->isChecked());
+    QVERIFY(!form.learningRatesEdit()->isEnabled());
+    Session built;
+    QStringList errors;
+    QVERIFY2(form.buildDefinition(built, &errors), qPrintable(errors.join("; ")));
+    QVERIFY(built.search.has_value());
+    QCOMPARE(built.search->low, 1e-4);
+    QCOMPARE(built.search->high, 1e-1);
+    QVERIFY(built.search->probes == search.search->probes);
+
+    // A fresh search from a sweep: round 0 is every configuration × the initial points.
+    Session sweep = uitest::tinySession();
+    form.loadFrom(sweep);
+    QVERIFY(!form.searchBox()->isChecked());
+    form.searchBox()->setChecked(true);
+    QVERIFY(!form.learningRatesEdit()->isEnabled());
+    QVERIFY(form.buildDefinition(built, &errors));
+    QVERIFY(built.search.has_value());
+    QCOMPARE(built.search->axis, std::string("lr"));
+    QVERIFY(built.search->direction == SearchSpec::Direction::Decreasing);
+    for (const auto &axis : built.axes) QVERIFY(axis.name != "lr" && axis.name != "seed");
+    const FormCheck check = form.check();
+    QVERIFY2(check.errors.isEmpty(), qPrintable(check.errors.join("; ")));
+    QCOMPARE(check.runs, 4 * SearchSpec{}.initialPoints); // four runnable (d_model, heads)
+    form.searchBox()->setChecked(false);
+    QVERIFY(form.buildDefinition(built, &errors));
+    QVERIFY(!built.search.has_value());
+}
 
 void TestUiForm::exactNumberIsShortestAndExact()
 {

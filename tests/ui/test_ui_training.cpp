@@ -6,6 +6,8 @@
 
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/MainWindow.h"
+
+#include "core/session/Search.h"
 #include "ui/app/SamplesView.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/HeatmapView.h"
@@ -30,6 +32,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <random>
 
 #include <QAbstractSeries>
 #include <QChart>
@@ -114,7 +118,71 @@ private Q_SLOTS:
     void appStopsAndSavesOnSigterm();
     void secondWriterOfASessionIsRefused();
     void anUntitledSessionNeverReusesAnothersResults();
+    void aBoundarySearchRunsRoundByRoundInTheApp();
 };
+
+// Start on a search session trains round 0, then plans and trains each next round by itself until
+// every configuration has stopped; the session file holds the rounds, and the Boundary figure the
+// crossing. The task: copy a prompt's second digit, which a one-layer model learns in 200 steps
+// once η is large enough.
+void TestUiTraining::aBoundarySearchRunsRoundByRoundInTheApp()
+{
+    QTemporaryDir dir;
+    {
+        QFile file(dir.filePath("copy.txt"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        std::mt19937 rng(0); // as tests/search: η 3e-5 is too small to learn it in 200 steps
+        for (int i = 0; i < 2000; ++i) {
+            std::string prompt;
+            for (int k = 0; k < 4; ++k) prompt += char('0' + rng() % 10);
+            file.write((prompt + "\t" + prompt[1] + "\n").c_str());
+        }
+    }
+    const QString path = dir.filePath("search.yaml");
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"(schema_version: 2
+name: app search
+experiment:
+  task: {kind: sequence_file, path: copy.txt}
+  model: {d_model: 16, layers: 1, heads: 1}
+  phases:
+    - {name: answer, objective: answer, steps: 200, batch_size: 32}
+  eval_every: 50
+  log_every: 50
+  device: cpu
+search: {axis: lr, range: [3.0e-5, 3.0e-2], budget: 14}
+)");
+    }
+    MainWindow window;
+    window.setInteractive(false);
+    window.show();
+    QVERIFY(window.openSession(path));
+    QVERIFY(window.figure("boundary")->applies());
+    QTRY_VERIFY_WITH_TIMEOUT(window.startAction()->isEnabled(), 3000);
+    QSignalSpy rounds(window.controller(), &TrainingController::sweepFinished);
+    QVERIFY(window.startSweep());
+    // Rounds follow each other until the search stops: five runs, then three a round (budget 14).
+    QTRY_VERIFY_WITH_TIMEOUT(!window.controller()->isRunning() && rounds.count() >= 1 &&
+                                 pendingRuns(window.model()->session()).empty() &&
+                                 searchReport(window.model()->session()).finished,
+                             120000);
+    const SearchReport report = searchReport(window.model()->session());
+    QVERIFY2(report.rounds >= 2, searchSummaryText(report).c_str());
+    QCOMPARE(rounds.count(), report.rounds);
+    QCOMPARE(report.configurations.size(), size_t(1));
+    QVERIFY(report.configurations.front().interval.ok);
+    window.figure("boundary")->refresh();
+    QVERIFY2(window.figure("boundary")->title().contains("η*"),
+             qPrintable(window.figure("boundary")->title()));
+    // The file on disk holds every round and every run's result: reopened, nothing is pending.
+    Session reopened = loadSession(path.toStdString());
+    expandSweep(reopened);
+    QVERIFY(reopened.search->probes == window.model()->session().search->probes);
+    QVERIFY(pendingRuns(reopened).empty());
+    QCOMPARE(int(reopened.runs.size()), report.runs);
+}
 
 void TestUiTraining::appStopsAndSavesOnSigterm_data()
 {

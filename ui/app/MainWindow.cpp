@@ -137,7 +137,7 @@ MainWindow::MainWindow(QWidget *parent)
             }
         }
         m_form->setRunning(false);
-        m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
+        m_form->setPendingRuns(runsToStart());
         statusBar()->showMessage(finished, 10000);
         updateActions();
         updateStatus();
@@ -161,7 +161,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_form, &ExperimentForm::definitionChanged, this, [this](const Session &def) {
         if (m_controller->isRunning()) return;
         m_model->setSweep(def);
-        m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
+        m_form->setPendingRuns(runsToStart());
         updateTitle();
     });
     connect(m_form, &ExperimentForm::startAllowedChanged, this, [this] { updateActions(); });
@@ -610,7 +610,7 @@ void MainWindow::watchDisk()
         writers.isEmpty() ? QString()
                           : tr("%1 running elsewhere").arg(writers.join(QStringLiteral(" · ")));
     if (changed > 0) {
-        m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
+        m_form->setPendingRuns(runsToStart());
         if (m_watching.isEmpty() && !watching.isEmpty())
             statusBar()->showMessage(
                 tr("Showing the results other processes write into %1").arg(m_model->filePath()),
@@ -692,7 +692,7 @@ bool MainWindow::openPreset(const QString &name)
         return false;
     }
     m_form->loadFrom(m_model->session());
-    m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
+    m_form->setPendingRuns(runsToStart());
     restoreView();
     updateTitle();
     updateActions();
@@ -713,7 +713,7 @@ bool MainWindow::openSession(const QString &path)
     }
     discardAutosave();
     m_form->loadFrom(m_model->session());
-    m_form->setPendingRuns(int(pendingRuns(m_model->session()).size()));
+    m_form->setPendingRuns(runsToStart());
     restoreView();
     if (const auto &unreadable = m_model->session().unreadableRunFiles; !unreadable.empty()) {
         QStringList lines;
@@ -882,14 +882,24 @@ void MainWindow::stopForSignal(int signal)
     QCoreApplication::exit(128 + signal);
 }
 
+int MainWindow::runsToStart() const
+{
+    const Session &session = m_model->session();
+    const int pending = int(pendingRuns(session).size());
+    if (pending > 0 || !session.search) return pending;
+    Session next = session; // a boundary search whose round is over: the next round's runs
+    return planSearchRound(next);
+}
+
 bool MainWindow::startSweep()
 {
     if (!m_form->canStart()) {
         statusBar()->showMessage(m_form->blockReason(), 8000);
         return false;
     }
-    // A boundary search plans its round 0 (or the next, after a finished round) first.
-    m_model->planSearchRound();
+    // A boundary search plans its round 0 (or the next, after a finished round) first, and saves
+    // the plan before it trains.
+    if (m_model->planSearchRound() > 0) autosave();
     return startRuns(pendingRuns(m_model->session()));
 }
 

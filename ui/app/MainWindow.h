@@ -58,7 +58,9 @@ public:
     bool saveSession();
     bool saveSessionAs(const QString &path);
 
-    bool startSweep(); // every pending run
+    bool startSweep(); // every pending run (a boundary search: its next round first)
+    // Runs Start would train: the pending ones, or a boundary search's next round.
+    int runsToStart() const;
     bool startRuns(const std::vector<int> &runIndices);
     void pauseOrResume();
     void stopSweep();
