@@ -46,7 +46,10 @@ bool sweepsHeadSchedules(const Session &session)
     return false;
 }
 
-bool isBoundarySearch(const Session &session) { return session.search.has_value(); }
+bool isBoundarySearch(const Session &session)
+{
+    return session.search.has_value();
+}
 
 } // namespace
 
