@@ -5,6 +5,7 @@
 
 #include "core/config/Files.h"
 #include "core/lab/SweepSession.h"
+#include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 
@@ -113,6 +114,51 @@ std::string slurmScript(const std::string &sessionPath, const SlurmArguments &s,
     return script;
 }
 
+std::string searchChainScript(const std::string &sessionPath, const SlurmArguments &s,
+                              const std::string &cli)
+{
+    std::error_code error;
+    const std::string session =
+        std::filesystem::absolute(sessionPath, error).lexically_normal().string();
+    const std::string results = resultsDirFor(session);
+    for (const auto &[option, value] :
+         std::vector<std::pair<std::string, std::string>>{{"the session path", session},
+                                                          {"headlab-cli's path", cli},
+                                                          {"--partition", s.partition},
+                                                          {"--time", s.time},
+                                                          {"--account", s.account},
+                                                          {"--device", s.device}})
+        refuseLineBreaks(option, value);
+    // The same options again, each value quoted for the shell.
+    std::string again =
+        shellQuoted(cli) + " slurm " + shellQuoted(session) + " --array " + std::to_string(s.array);
+    auto add = [&again](const char *option, const std::string &value) {
+        if (!value.empty()) again += std::string(" ") + option + " " + shellQuoted(value);
+    };
+    add("--partition", s.partition);
+    add("--time", s.time);
+    add("--account", s.account);
+    add("--device", s.device);
+    if (s.gpusPerTask > 0) again += " --gpus-per-task " + std::to_string(s.gpusPerTask);
+    if (s.cpusPerTask > 0) again += " --cpus-per-task " + std::to_string(s.cpusPerTask);
+    std::string script = "#!/bin/bash\n"
+                         "# Written by headlab-cli slurm for the boundary search " +
+                         shellQuoted(session) +
+                         ": after a round's array,\n"
+                         "# merge its results (which plans the next round) and submit the next.\n"
+                         "#SBATCH --job-name=headlab-next\n"
+                         "#SBATCH --output=" +
+                         sbatchQuoted(results + "/slurm/next_%j.log") +
+                         "\n"
+                         "#SBATCH --ntasks=1\n"
+                         "#SBATCH --cpus-per-task=1\n";
+    if (!s.partition.empty()) script += "#SBATCH --partition=" + sbatchQuoted(s.partition) + "\n";
+    if (!s.account.empty()) script += "#SBATCH --account=" + sbatchQuoted(s.account) + "\n";
+    script +=
+        "set -e\n" + shellQuoted(cli) + " merge " + shellQuoted(session) + "\n" + again + "\n";
+    return script;
+}
+
 ProcessOutput runProcess(const std::vector<std::string> &argv)
 {
     ProcessOutput out;
@@ -160,6 +206,16 @@ int slurmCommand(const std::string &sessionPath, const SlurmArguments &s)
     try {
         Session session = loadSessionReporting(sessionPath);
         expandSweep(session);
+        // A boundary search submits its current round; when that is over (or none was planned),
+        // the next round is planned here first and saved, so that every shard trains the same.
+        if (session.search && pendingRuns(session).empty() && !s.dryRun) {
+            if (const std::string holder = SessionStore::lockHolder(sessionPath);
+                holder.empty() && SessionStore::runningShards(sessionPath).empty() &&
+                planSearchRound(session) > 0) {
+                expandSweep(session);
+                SessionStore(sessionPath, {}, SessionStore::Role::Merger).saveSession(session);
+            }
+        }
         const size_t pending = pendingRuns(session).size();
         const std::string cli = std::filesystem::canonical("/proc/self/exe").string();
         const std::string script = slurmScript(sessionPath, s, cli);
@@ -168,7 +224,11 @@ int slurmCommand(const std::string &sessionPath, const SlurmArguments &s)
             return kExitOk;
         }
         if (pending == 0) {
-            std::printf("%s: every run has a result; nothing to submit\n", sessionPath.c_str());
+            if (session.search)
+                std::printf("%s: the boundary search is finished; nothing to submit\n%s",
+                            sessionPath.c_str(), searchSummaryText(searchReport(session)).c_str());
+            else
+                std::printf("%s: every run has a result; nothing to submit\n", sessionPath.c_str());
             return kExitOk;
         }
         if (const std::string holder = SessionStore::lockHolder(sessionPath); !holder.empty()) {
@@ -199,6 +259,32 @@ int slurmCommand(const std::string &sessionPath, const SlurmArguments &s)
             return kExitRunFailed;
         }
         const std::string job = output.substr(0, output.find(';'));
+        if (session.search) {
+            // The next step of the search waits for this round's array to end, however it ends.
+            const std::string next = dir + "/next.sbatch";
+            writeFileAtomic(next, searchChainScript(sessionPath, s, cli));
+            ProcessOutput chained =
+                runProcess({"sbatch", "--parsable", "--dependency=afterany:" + job, next});
+            std::string &nextOut = chained.output;
+            while (!nextOut.empty() && (nextOut.back() == '\n' || nextOut.back() == '\r'))
+                nextOut.pop_back();
+            if (chained.exitCode != 0) {
+                std::fprintf(stderr,
+                             "headlab-cli slurm: round submitted as job %s, but the job that "
+                             "plans the next round was not: %s\n(the script is %s; after the "
+                             "round, run headlab-cli merge and slurm again yourself)\n",
+                             job.c_str(), nextOut.c_str(), next.c_str());
+                return kExitRunFailed;
+            }
+            const SearchReport report = searchReport(session);
+            std::printf("boundary search round %d: job %s, %d array tasks for its %zu runs; job %s "
+                        "merges them and submits the next round when it ends\n"
+                        "watch it with: headlab-cli summary %s\n",
+                        std::max(0, report.rounds - 1), job.c_str(), s.array, pending,
+                        nextOut.substr(0, nextOut.find(';')).c_str(),
+                        shellQuoted(sessionPath).c_str());
+            return kExitOk;
+        }
         std::printf(
             "submitted job %s: %d array tasks for the %zu runs without a result; script %s\n"
             "watch it with: headlab-cli status %s   then: headlab-cli merge %s\n",

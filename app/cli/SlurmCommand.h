@@ -22,6 +22,12 @@ struct SlurmArguments {
 std::string slurmScript(const std::string &sessionPath, const SlurmArguments &s,
                         const std::string &cli);
 
+// A boundary search's next step, run by Slurm once a round's array has ended (any way): merge the
+// results (which plans the next round) and submit again with the same options, until the search is
+// finished. The script is written beside the array's (next.sbatch).
+std::string searchChainScript(const std::string &sessionPath, const SlurmArguments &s,
+                              const std::string &cli);
+
 int slurmCommand(const std::string &sessionPath, const SlurmArguments &s);
 
 // What a child process printed (stdout and stderr together) and how it ended.

@@ -8,7 +8,9 @@
 #   1. submits a 6-run CPU sweep as an array of 3 (`headlab-cli slurm`), waits, merges, and checks
 #      that the merged session equals the same sweep run locally, number for number;
 #   2. submits a longer copy, cancels one array element mid-run with `scancel`, submits again,
-#      merges, and checks again: the cancelled task's runs resumed from their checkpoints.
+#      merges, and checks again: the cancelled task's runs resumed from their checkpoints;
+#   3. submits a boundary search (two configurations, budget 11) whose rounds Slurm chains itself,
+#      and checks that its summary equals the same search run locally.
 # Every daemon it started is stopped by PID, whatever happens. With HEADLAB_SLURM_SCREENSHOT=FILE.png
 # (and HEADLAB_APP, the desktop app) it then submits a larger sweep and takes a picture of the app
 # watching it (docs/CLUSTER.md's). Exit 77 (ctest: skipped) only when
@@ -201,7 +203,53 @@ grep -h "resuming" "$T/cancel/s.results/slurm/${again}_"*.log || die "no task of
 same_numbers "$T/cancel/s.yaml" "$T/cancel-local/s.yaml"
 say "PASS: ${job}_${victim} cancelled mid-run, job $again resumed it from checkpoints: identical to the local run"
 
-# 3. Optional: the app watching a sweep that Slurm runs (the picture in docs/CLUSTER.md).
+# 3. A boundary search: each round an array, the next round planned and submitted by a job that
+#    waits for the array (headlab-cli slurm chains them), until the search stops. The same search
+#    run locally gives the same rounds, runs and summary.
+mkdir -p "$T/search" "$T/search-local"
+python3 - "$T/search/copy.txt" <<'PY'
+import random, sys
+r = random.Random(0)
+with open(sys.argv[1], "w") as f:
+    for _ in range(2000):
+        p = "".join(r.choice("0123456789") for _ in range(4))
+        f.write(p + "\t" + p[1] + "\n")
+PY
+cp "$T/search/copy.txt" "$T/search-local/copy.txt"
+cat >"$T/search/s.yaml" <<YAML
+schema_version: 2
+name: slurm-search
+experiment:
+  task: {kind: sequence_file, path: copy.txt}
+  model: {d_model: 16, layers: 1, heads: 1}
+  phases:
+    - {name: answer, objective: answer, steps: 200, batch_size: 32}
+  eval_every: 50
+  log_every: 50
+  device: cpu
+sweep:
+  heads: [1, 2]
+search: {axis: lr, range: [3.0e-5, 3.0e-2], budget: 11}
+YAML
+cp "$T/search/s.yaml" "$T/search-local/s.yaml"
+"$CLI" run "$T/search-local/s.yaml" --threads 1 >/dev/null 2>&1 || die "the local search failed"
+out="$("$CLI" slurm "$T/search/s.yaml" --array 2 --cpus-per-task 1)" || die "headlab-cli slurm failed: $out"
+echo "$out"
+for _ in $(seq 900); do
+    if [[ -z "$(squeue -h 2>/dev/null)" ]]; then break; fi
+    sleep 0.2
+done
+[[ -z "$(squeue -h 2>/dev/null)" ]] || { squeue; die "the search's jobs did not end within 180 s"; }
+"$CLI" summary "$T/search/s.yaml" >"$T/search/summary.txt" || die "summary failed"
+"$CLI" summary "$T/search-local/s.yaml" >"$T/search-local/summary.txt" || die "summary failed"
+grep -q "; finished" "$T/search/summary.txt" || { cat "$T/search/summary.txt"; tail -5 "$T"/search/s.results/slurm/next_*.log; die "the chained search did not finish"; }
+cmp -s "$T/search/summary.txt" "$T/search-local/summary.txt" ||
+    { diff "$T/search/summary.txt" "$T/search-local/summary.txt"; die "the search on Slurm differs from the local one"; }
+rounds="$(sed -n 's/^boundary search along lr: \([0-9]*\) rounds.*/\1/p' "$T/search/summary.txt")"
+[[ "${rounds:-0}" -ge 2 ]] || die "expected at least 2 rounds, got '${rounds}'"
+say "PASS: a boundary search as $rounds chained arrays of 2 (planned between them by Slurm jobs): identical to the local search"
+
+# 4. Optional: the app watching a sweep that Slurm runs (the picture in docs/CLUSTER.md).
 if [[ -n "${HEADLAB_SLURM_SCREENSHOT:-}" ]]; then
     mkdir -p "$T/watch"
     session 20000 | sed 's/seed: \[0, 1\]/seed: [0, 1, 2]/; s/every: 500/every: 250/' >"$T/watch/s.yaml"
