@@ -272,7 +272,7 @@ void BoundaryChartView::drawCurves()
     axisX->setLabelFormat("%g");
     axisX->setMinorTickCount(8);
     auto *axisY = new QValueAxis();
-    axisY->setRange(-0.1, 1.1);
+    axisY->setRange(-0.05, 1.05);
     axisY->setTickType(QValueAxis::TicksDynamic);
     axisY->setTickAnchor(0);
     axisY->setTickInterval(0.25);
@@ -313,9 +313,9 @@ void BoundaryChartView::drawCurves()
         dots->setPen(QPen(color, 1));
         for (const auto &p : c.points) {
             for (int t = 0; t < p.trials; ++t) {
-                // Replicates spread a little around 0 and 1, by configuration and replicate.
-                const double jitter =
-                    0.015 * (int(i) - int(report.configurations.size()) / 2) + 0.01 * t;
+                // Replicates spread a little inward from 0 and 1, by configuration and replicate,
+                // so that coinciding runs show and no dot leaves [0, 1].
+                const double jitter = std::min(0.2, 0.012 * double(i) + 0.008 * t);
                 const bool learned = t < p.successes;
                 dots->append(fromSearchUnits(spec, p.x), learned ? 1 - jitter : jitter);
             }
