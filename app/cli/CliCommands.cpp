@@ -551,6 +551,21 @@ int validateCommand(const std::string &path)
         "%s: valid session '%s' (schema %d): %zu runs (%zu finished, %zu to run), %zu skipped\n",
         path.c_str(), session.name.c_str(), session.schemaVersion, session.runs.size(),
         session.runs.size() - pending, pending, session.skipped.size());
+    if (session.search) {
+        // What run would train next: the current round, or the next one it plans.
+        Session next = session;
+        const int planned = pending == 0 ? planSearchRound(next) : 0;
+        if (planned > 0) expandSweep(next);
+        const SearchReport report = searchReport(session);
+        std::printf("  a boundary search along %s over %zu configurations: %d rounds so far, %s\n",
+                    session.search->axis.c_str(), report.configurations.size(), report.rounds,
+                    report.finished ? "finished"
+                    : pending > 0
+                        ? (std::to_string(pending) + " runs of the current round to train").c_str()
+                        : ("the next round trains " + std::to_string(planned) + " runs").c_str());
+        for (const auto &s : next.skipped)
+            std::printf("  skipped %s: %s\n", labelsText(s.labels).c_str(), s.reason.c_str());
+    }
     for (const auto &s : session.skipped)
         std::printf("  skipped %s: %s\n", labelsText(s.labels).c_str(), s.reason.c_str());
     printProvenanceSpread(session, stdout);

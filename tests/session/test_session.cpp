@@ -5,6 +5,7 @@
 #include "core/session/CsvExport.h"
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
+#include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 #include "core/tasks/RunConfigFields.h"
@@ -835,6 +836,14 @@ void TestSession::everyPresetParsesAndExpands()
         QVERIFY2(!preset.description.empty() &&
                      preset.description.find("broken") == std::string::npos,
                  preset.description.c_str());
+        // A boundary search has runs once its round 0 is planned: every configuration × the
+        // initial points × the replicates.
+        if (s.search) {
+            QVERIFY2(s.search->probes.empty(), preset.name.c_str());
+            const int planned = planSearchRound(s);
+            QCOMPARE(planned, int(sweepConfigurations(s).size()) * s.search->initialPoints *
+                                  s.search->replicates);
+        }
         expandSweep(s);
         QVERIFY2(!s.runs.empty(), preset.name.c_str());
         QVERIFY2(s.skipped.empty(), preset.name.c_str());

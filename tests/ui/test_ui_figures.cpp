@@ -113,6 +113,17 @@ private Q_SLOTS:
         QVERIFY2(collapse->title().contains("α fitted"), qPrintable(collapse->title()));
         QVERIFY2(collapse->title().contains(QString::number(report.law.alpha, 'f', 2)),
                  qPrintable(collapse->title()));
+
+        // Export all writes the search's four views beside the others, each with its numbers.
+        QTemporaryDir dir;
+        QString error;
+        const QStringList files =
+            FigureExporter::exportAll(&model, dir.path(), QSize(800, 500), {}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        for (const char *stem : {"search_eta_star_vs_mH", "search_p_learned_vs_eta",
+                                 "search_critical_lr_heatmap", "search_collapse_fitted_alpha"})
+            for (const char *suffix : {".png", ".svg", ".csv"})
+                QVERIFY2(files.contains(dir.filePath(QString(stem) + suffix)), stem);
     }
 
     // The figures against m, m_H, η and η·√m_H plot a per-head statistic on request: its mean
@@ -630,9 +641,11 @@ void TestUiFigures::exportAllWritesEveryFigure()
     const QStringList files =
         FigureExporter::exportAll(&model, dir.path(), QSize(800, 500), {}, &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    // The addition session gets every figure but the nearest-neighbour and head-schedule ones, and
-    // Inside the heads: its made-up runs logged no per-head statistics and none is training.
-    QCOMPARE(files.size(), (FigureExporter::allFigures().size() - 3) * 3);
+    // The addition session gets every figure but the nearest-neighbour and head-schedule ones,
+    // Inside the heads (its made-up runs logged no per-head statistics and none is training) and
+    // the four views of a boundary search (the Boundary figure's two, the critical-η heatmap and
+    // the collapse against the fitted α): 1 + 1 + 1 + 4 exports left out.
+    QCOMPARE(files.size(), (FigureExporter::allFigures().size() - 7) * 3);
     for (const auto &f : files)
         QVERIFY2(QFileInfo(f).size() > 40, qPrintable(f)); // more than a CSV header
     // Addition's per-digit view is its own figure: its export holds each digit's test loss, and
@@ -776,7 +789,7 @@ void TestUiFigures::headlessExportAll()
     QVERIFY2(app.exitCode() == 0, app.readAllStandardError().constData());
     const QStringList pngs = QDir(dir.filePath("out")).entryList({"*.png"});
     QCOMPARE(pngs.size(),
-             FigureExporter::allFigures().size() - 3); // not rank, not heads, not inside
+             FigureExporter::allFigures().size() - 7); // not rank, heads, inside, a search's 4
     QCOMPARE(QImage(dir.filePath("out/fig2_heatmap.png")).size(), QSize(640, 400));
     // The figures show this session, not the default one: the heatmap has the diverged cell.
     QFile csv(dir.filePath("out/fig2_heatmap.csv"));

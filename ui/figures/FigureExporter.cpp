@@ -118,6 +118,7 @@ QStringList FigureExporter::exportAll(SessionModel *model, const QString &dir, Q
         for (const auto &[k, v] : spec.overrides) s[k] = v;
         auto figure = offscreenCopy(model, spec.figureId, s, {}, size);
         if (figure && !figure->applies()) continue; // not this task's figure: no empty files
+        if (spec.appliesTo && !spec.appliesTo(model->session())) continue;
         const QString stem = QDir(dir).filePath(spec.fileStem);
         QString why;
         if (!writePng(figure.get(), stem + ".png", size, &why) ||

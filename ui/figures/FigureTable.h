@@ -25,6 +25,9 @@ struct FigureExport {
     QString fileStem; // "fig2_heatmap"
     QString figureId; // "heatmap"
     ViewState overrides;
+    // Whether this view means anything for a session beyond its figure's own rule (the collapse
+    // against the fitted α: a boundary search); null: whenever the figure applies.
+    bool (*appliesTo)(const Session &session) = nullptr;
 };
 
 struct FigureSpec {
