@@ -281,36 +281,15 @@ void TestSearch::theSessionFileRecordsTheRounds()
 
 namespace {
 
-// A task a one-layer model learns in 200 steps if η is large enough: copy the prompt's second
-// digit (ten answers, so "learned" is a final test loss below ln 10).
-void writeCopyTask(const QString &path)
+// The copy task of tests/search/fixtures (copy.txt, copy-search.yaml: a one-layer model learns it
+// in 200 steps once η is large enough), copied into `dir`; returns the session's path.
+QString copyFixture(const QTemporaryDir &dir)
 {
-    std::mt19937 rng(0);
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    for (int i = 0; i < 2000; ++i) {
-        std::string prompt;
-        for (int k = 0; k < 4; ++k) prompt += char('0' + rng() % 10);
-        file.write((prompt + "\t" + prompt[1] + "\n").c_str());
-    }
+    const QString fixtures = QStringLiteral(HEADLAB_SOURCE_DIR "/tests/search/fixtures/");
+    QFile::copy(fixtures + "copy.txt", dir.filePath("copy.txt"));
+    QFile::copy(fixtures + "copy-search.yaml", dir.filePath("search.yaml"));
+    return dir.filePath("search.yaml");
 }
-
-const char *kCopyExperiment = R"(schema_version: 2
-name: copy
-experiment:
-  task: {kind: sequence_file, path: copy.txt}
-  model: {d_model: 16, layers: 1, heads: 1}
-  phases:
-    - {name: answer, objective: answer, steps: 200, batch_size: 32}
-  eval_every: 50
-  log_every: 50
-  device: cpu
-)";
-
-const char *kCopySearch = R"(search:
-  axis: lr
-  range: [3.0e-5, 3.0e-2]
-)";
 
 QByteArray runCli(const QStringList &arguments, int *exitCode)
 {
@@ -321,13 +300,6 @@ QByteArray runCli(const QStringList &arguments, int *exitCode)
     return cli.readAllStandardOutput() + cli.readAllStandardError();
 }
 
-void writeText(const QString &path, const QByteArray &text)
-{
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(text);
-}
-
 } // namespace
 
 // headlab-cli runs a search on a tiny CPU model; a dense grid of the same model (12 η × 3 seeds)
@@ -336,8 +308,7 @@ void writeText(const QString &path, const QByteArray &text)
 void TestSearch::aTinyModelsCrossingAgreesWithADenseGrid()
 {
     QTemporaryDir dir;
-    writeCopyTask(dir.filePath("copy.txt"));
-    writeText(dir.filePath("search.yaml"), QByteArray(kCopyExperiment) + kCopySearch);
+    copyFixture(dir);
     int status = -1;
     const QByteArray out = runCli({"run", dir.filePath("search.yaml"), "--threads", "2"}, &status);
     QVERIFY2(status == 0, out.constData());
@@ -349,13 +320,25 @@ void TestSearch::aTinyModelsCrossingAgreesWithADenseGrid()
     const ConfigurationSearch &found = report.configurations.front();
     QCOMPARE(found.state, SearchState::Converged);
 
-    // The grid: η from 3e-5 to 3e-2 in 12 log-spaced steps, three seeds each.
-    QByteArray grid = QByteArray(kCopyExperiment) + "sweep:\n  lr: [";
-    for (int i = 0; i < 12; ++i)
-        grid += (i ? ", " : "") + QByteArray::fromStdString(yaml::formatNumber(
-                                      std::pow(10.0, std::log10(3e-5) + 3.0 * i / 11)));
-    grid += "]\n  seed: [0, 1, 2]\n";
-    writeText(dir.filePath("grid.yaml"), grid);
+    // The grid: the same experiment, η from 3e-5 to 3e-2 in 12 log-spaced steps, three seeds each.
+    Session grid = loadSession(dir.filePath("search.yaml").toStdString());
+    grid.search.reset();
+    grid.runs.clear();
+    grid.axes = {SweepAxis{"lr", {}}, SweepAxis{"seed", {}}};
+    for (int i = 0; i < 12; ++i) {
+        AxisValue v;
+        v.number = std::pow(10.0, std::log10(3e-5) + 3.0 * i / 11);
+        grid.axes[0].values.push_back(v);
+    }
+    for (int seed = 0; seed < 3; ++seed) {
+        AxisValue v;
+        v.kind = AxisValue::Kind::Unsigned;
+        v.unsignedValue = uint64_t(seed);
+        grid.axes[1].values.push_back(v);
+    }
+    grid.resultsDir.clear();
+    grid.indexedRunFiles.clear();
+    saveSessionAtomic(grid, dir.filePath("grid.yaml").toStdString());
     const QByteArray gridOut =
         runCli({"run", dir.filePath("grid.yaml"), "--threads", "2"}, &status);
     QVERIFY2(status == 0, gridOut.constData());
@@ -396,8 +379,7 @@ void TestSearch::aTinyModelsCrossingAgreesWithADenseGrid()
 void TestSearch::theCliResumesAKilledSearch()
 {
     QTemporaryDir dir;
-    writeCopyTask(dir.filePath("copy.txt"));
-    writeText(dir.filePath("search.yaml"), QByteArray(kCopyExperiment) + kCopySearch);
+    copyFixture(dir);
     int status = -1;
     QByteArray out = runCli({"run", dir.filePath("search.yaml"), "--threads", "1"}, &status);
     QVERIFY2(status == 0, out.constData());

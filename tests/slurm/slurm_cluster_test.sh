@@ -207,31 +207,14 @@ say "PASS: ${job}_${victim} cancelled mid-run, job $again resumed it from checkp
 #    waits for the array (headlab-cli slurm chains them), until the search stops. The same search
 #    run locally gives the same rounds, runs and summary.
 mkdir -p "$T/search" "$T/search-local"
-python3 - "$T/search/copy.txt" <<'PY'
-import random, sys
-r = random.Random(0)
-with open(sys.argv[1], "w") as f:
-    for _ in range(2000):
-        p = "".join(r.choice("0123456789") for _ in range(4))
-        f.write(p + "\t" + p[1] + "\n")
-PY
-cp "$T/search/copy.txt" "$T/search-local/copy.txt"
-cat >"$T/search/s.yaml" <<YAML
-schema_version: 2
-name: slurm-search
-experiment:
-  task: {kind: sequence_file, path: copy.txt}
-  model: {d_model: 16, layers: 1, heads: 1}
-  phases:
-    - {name: answer, objective: answer, steps: 200, batch_size: 32}
-  eval_every: 50
-  log_every: 50
-  device: cpu
-sweep:
-  heads: [1, 2]
-search: {axis: lr, range: [3.0e-5, 3.0e-2], budget: 11}
-YAML
-cp "$T/search/s.yaml" "$T/search-local/s.yaml"
+FIXTURES="$(cd "$(dirname "${BASH_SOURCE[0]}")/../search/fixtures" && pwd)"
+for dir in search search-local; do
+    cp "$FIXTURES/copy.txt" "$T/$dir/copy.txt"
+    # The fixture's search over two head counts, with a budget of 11 runs each (three rounds).
+    sed 's/^  range: \[3.0e-5, 3.0e-2\]$/  range: [3.0e-5, 3.0e-2]\n  budget: 11/; s/^search:$/sweep:\n  heads: [1, 2]\nsearch:/' \
+        "$FIXTURES/copy-search.yaml" >"$T/$dir/s.yaml"
+done
+grep -q "budget: 11" "$T/search/s.yaml" || die "the search fixture changed: no range line to add the budget to"
 "$CLI" run "$T/search-local/s.yaml" --threads 1 >/dev/null 2>&1 || die "the local search failed"
 out="$("$CLI" slurm "$T/search/s.yaml" --array 2 --cpus-per-task 1)" || die "headlab-cli slurm failed: $out"
 echo "$out"

@@ -123,37 +123,21 @@ private Q_SLOTS:
 
 // Start on a search session trains round 0, then plans and trains each next round by itself until
 // every configuration has stopped; the session file holds the rounds, and the Boundary figure the
-// crossing. The task: copy a prompt's second digit, which a one-layer model learns in 200 steps
-// once η is large enough.
+// crossing. The task: tests/search/fixtures' copy task.
 void TestUiTraining::aBoundarySearchRunsRoundByRoundInTheApp()
 {
     QTemporaryDir dir;
-    {
-        QFile file(dir.filePath("copy.txt"));
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        std::mt19937 rng(0); // as tests/search: η 3e-5 is too small to learn it in 200 steps
-        for (int i = 0; i < 2000; ++i) {
-            std::string prompt;
-            for (int k = 0; k < 4; ++k) prompt += char('0' + rng() % 10);
-            file.write((prompt + "\t" + prompt[1] + "\n").c_str());
-        }
-    }
+    const QString fixtures = QStringLiteral(HEADLAB_SOURCE_DIR "/tests/search/fixtures/");
+    QVERIFY(QFile::copy(fixtures + "copy.txt", dir.filePath("copy.txt")));
+    // The fixture's search with a budget of 14 runs: round 0's five, then three a round.
+    QFile fixture(fixtures + "copy-search.yaml");
+    QVERIFY(fixture.open(QIODevice::ReadOnly));
     const QString path = dir.filePath("search.yaml");
     {
         QFile file(path);
         QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(R"(schema_version: 2
-name: app search
-experiment:
-  task: {kind: sequence_file, path: copy.txt}
-  model: {d_model: 16, layers: 1, heads: 1}
-  phases:
-    - {name: answer, objective: answer, steps: 200, batch_size: 32}
-  eval_every: 50
-  log_every: 50
-  device: cpu
-search: {axis: lr, range: [3.0e-5, 3.0e-2], budget: 14}
-)");
+        file.write(fixture.readAll().replace("  range: [3.0e-5, 3.0e-2]\n",
+                                             "  range: [3.0e-5, 3.0e-2]\n  budget: 14\n"));
     }
     MainWindow window;
     window.setInteractive(false);

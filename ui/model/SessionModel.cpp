@@ -216,6 +216,11 @@ void SessionModel::setSweep(const headlab::Session &definition)
     if (m_session.search) probes = m_session.search->probes;
     m_session.search = definition.search;
     if (m_session.search) m_session.search->probes = probes;
+    reexpand();
+}
+
+void SessionModel::reexpand()
+{
     headlab::expandSweep(m_session);
     m_live.assign(m_session.runs.size(), Live{});
     m_activeRuns.clear();
@@ -230,12 +235,7 @@ int SessionModel::planSearchRound()
     const int added = headlab::planSearchRound(m_session);
     if (added == 0) return 0;
     // New probes are placed beside their configuration's earlier ones: run indices move.
-    headlab::expandSweep(m_session);
-    m_live.assign(m_session.runs.size(), Live{});
-    m_activeRuns.clear();
-    Q_EMIT runsReset();
-    touch();
-    setModified(true);
+    reexpand();
     return added;
 }
 

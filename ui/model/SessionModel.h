@@ -115,6 +115,8 @@ Q_SIGNALS:
 
 private:
     void touch();
+    // Rebuilds the runs from the definition (finished results kept) and tells the views.
+    void reexpand();
     // The store for `path`, opened (and locked) on first use.
     headlab::SessionStore &storeFor(const QString &path);
     headlab::Session m_session;
