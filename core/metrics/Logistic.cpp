@@ -206,8 +206,13 @@ double profileAt(const std::vector<BinomialPoint> &points, double logitTarget, d
 CrossingInterval crossingInterval(const std::vector<BinomialPoint> &points, double target,
                                   double level, double xMin, double xMax)
 {
+    return crossingInterval(points, fitLogistic(points), target, level, xMin, xMax);
+}
+
+CrossingInterval crossingInterval(const std::vector<BinomialPoint> &points, const LogisticFit &fit,
+                                  double target, double level, double xMin, double xMax)
+{
     CrossingInterval interval;
-    const LogisticFit fit = fitLogistic(points);
     const double estimate = fit.crossing(target);
     if (!fit.ok || !std::isfinite(estimate)) return interval;
     const double sign = fit.b > 0 ? 1.0 : -1.0;

@@ -50,6 +50,9 @@ struct CrossingInterval {
 // span or high = xMax + span, and the flag set).
 CrossingInterval crossingInterval(const std::vector<BinomialPoint> &points, double target,
                                   double level, double xMin, double xMax);
+// The same, with the points' fit (fitLogistic(points)) already at hand.
+CrossingInterval crossingInterval(const std::vector<BinomialPoint> &points, const LogisticFit &fit,
+                                  double target, double level, double xMin, double xMax);
 
 // The quantile of the χ² distribution with `dof` degrees of freedom at probability p, and its
 // upper tail Q(χ² ≥ x).

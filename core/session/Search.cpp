@@ -120,7 +120,7 @@ void assess(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes)
     if (c.pending > 0) {
         // Where it stands on the finished runs, for the display; the state waits for the round.
         c.fit = fitLogistic(c.points);
-        c.interval = crossingInterval(c.points, spec.target, spec.level, xMin, xMax);
+        c.interval = crossingInterval(c.points, c.fit, spec.target, spec.level, xMin, xMax);
         c.state = SearchState::Waiting;
         c.note = std::to_string(c.pending) + " runs to train";
         return;
@@ -145,7 +145,7 @@ void assess(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes)
         return;
     }
     c.fit = fitLogistic(c.points);
-    c.interval = crossingInterval(c.points, spec.target, spec.level, xMin, xMax);
+    c.interval = crossingInterval(c.points, c.fit, spec.target, spec.level, xMin, xMax);
     if (!c.interval.ok) {
         c.state = SearchState::NoCrossing;
         c.note = "the fitted curve is flat: P(learned) does not change along the range";
@@ -182,12 +182,6 @@ void noteSetAside(const SearchSpec &spec, ConfigurationSearch &c)
     c.note += "; " + std::to_string(c.setAside) + " runs " +
               (spec.direction == SearchSpec::Direction::Decreasing ? "below" : "above") +
               " the first that learned left out (another boundary)";
-}
-
-// The configurations of the sweep, as the labels of their non-searched axes, in sweep order.
-std::vector<std::map<std::string, std::string>> configurationsOf(const Session &session)
-{
-    return sweepConfigurations(session);
 }
 
 // With a known direction, the points before the first that learned (for Decreasing: the smallest
@@ -263,7 +257,7 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
     for (const auto &probe : spec.probes) report.rounds = std::max(report.rounds, probe.round + 1);
 
     std::map<std::map<std::string, std::string>, size_t> index;
-    for (auto &labels : configurationsOf(session)) {
+    for (auto &labels : sweepConfigurations(session)) {
         index.emplace(labels, report.configurations.size());
         ConfigurationSearch c;
         c.configuration = labels;

@@ -361,6 +361,15 @@ std::string checkSweepSize(const Session &session)
         runs = n == 0 ? 0 : std::min(cap, runs > cap / n ? cap : runs * n);
         sizes += (sizes.empty() ? "" : " × ") + std::to_string(n) + " " + axis.name;
     }
+    if (session.search) { // a search's runs are its probes' replicates
+        int64_t probed = 0;
+        for (const auto &probe : session.search->probes)
+            probed = std::min(cap, probed + probe.replicates);
+        if (probed > RunLimits::kMaxSweepRuns)
+            return "the search has more than " + std::to_string(RunLimits::kMaxSweepRuns) +
+                   " runs (" + std::to_string(session.search->probes.size()) +
+                   " probes), a HeadLab limit; split it into several sessions";
+    }
     if (runs <= RunLimits::kMaxSweepRuns) return {};
     return "the sweep has more than " + std::to_string(RunLimits::kMaxSweepRuns) + " runs (" +
            sizes + "), a HeadLab limit; split it into several sessions";
@@ -718,6 +727,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
                      "a search gives its runs their seeds (search.replicates); take seed out of "
                      "the sweep");
         }
+        if (const std::string tooLarge = checkSweepSize(session); !tooLarge.empty())
+            fail(child(f, "probes"), tooLarge);
         for (const auto &combination : session.combinations)
             if (combination.count(session.search->axis) || combination.count("seed"))
                 fail(child(child(root, "sweep"), "combinations"),

@@ -19,6 +19,11 @@ constexpr size_t kMaxExpanded = 512;
 
 size_t sweepSize(const headlab::Session &s)
 {
+    if (s.search) { // a search's runs are its probes' replicates
+        size_t probed = 0;
+        for (const auto &probe : s.search->probes) probed += size_t(probe.replicates);
+        if (probed > kMaxExpanded) return probed;
+    }
     size_t n = s.combinations.empty() ? 1 : s.combinations.size();
     for (const auto &axis : s.axes) {
         n *= axis.values.size();
