@@ -429,15 +429,14 @@ int runSearch(Session &session, SessionStore &store, const RunArguments &a, Stor
         }
         const int added = planSearchRound(session);
         if (added == 0) break;
-        expandSweep(session);
         try {
             store.saveSession(session);
         } catch (const SessionError &e) {
             std::fprintf(stderr, "%s\nheadlab-cli: the next round was not trained\n", e.what());
             return kExitRunFailed;
         }
-        const SearchReport report = searchReport(session);
-        std::fprintf(stderr, "round %d: %d runs to train\n", report.rounds - 1, added);
+        std::fprintf(stderr, "round %d: %d runs to train\n", session.search->probes.back().round,
+                     added);
         pending = pendingRuns(session).size();
     }
     std::fputs(searchSummaryText(searchReport(session)).c_str(), stdout);
@@ -500,7 +499,7 @@ int runCommand(RunArguments a)
         expandSweep(session);
         // A search whose last round has finished (or that has none yet) plans its next round
         // before anything trains; a shard trains the round it finds (merge plans the next).
-        if (session.search && !shard.active() && planSearchRound(session) > 0) expandSweep(session);
+        if (session.search && !shard.active()) planSearchRound(session);
         store = std::make_unique<SessionStore>(a.outputPath, shard);
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
@@ -555,7 +554,6 @@ int validateCommand(const std::string &path)
         // What run would train next: the current round, or the next one it plans.
         Session next = session;
         const int planned = pending == 0 ? planSearchRound(next) : 0;
-        if (planned > 0) expandSweep(next);
         const SearchReport report = searchReport(session);
         std::printf("  a boundary search along %s over %zu configurations: %d rounds so far, %s\n",
                     session.search->axis.c_str(), report.configurations.size(), report.rounds,
@@ -624,10 +622,9 @@ int mergeCommand(const std::string &sessionPath)
         Session session = loadSweepRuns(sessionPath);
         expandSweep(session);
         // A search plans its next round from the merged results (once all shards are done).
-        int planned = 0;
-        if (session.search && SessionStore::runningShards(sessionPath).empty() &&
-            (planned = planSearchRound(session)) > 0)
-            expandSweep(session);
+        const int planned = session.search && SessionStore::runningShards(sessionPath).empty()
+                                ? planSearchRound(session)
+                                : 0;
         SessionStore store(sessionPath, {}, SessionStore::Role::Merger);
         store.saveSession(session);
         if (session.search) {
@@ -707,20 +704,18 @@ int statusCommand(const std::string &sessionPath)
 int searchSummary(const Session &session, const std::string &lawX,
                   const std::vector<std::string> &lawAlso, const std::string &output)
 {
+    std::vector<std::string> asked = lawAlso;
+    if (!lawX.empty()) asked.push_back(lawX);
     const auto &axes = lawAxes();
-    for (const auto &axis : lawAlso.empty() && lawX.empty() ? std::vector<std::string>{} : [&] {
-             auto all = lawAlso;
-             if (!lawX.empty()) all.push_back(lawX);
-             return all;
-         }()) {
-        if (std::find(axes.begin(), axes.end(), axis) == axes.end()) {
-            std::fprintf(stderr,
-                         "headlab-cli summary: --law-x/--law-also: '%s' is not an axis a law can "
-                         "be fitted against (head_dim, d_model, heads, total_heads, layers, "
-                         "width_multiplier, lr)\n",
-                         axis.c_str());
-            return kExitBadInput;
-        }
+    for (const auto &axis : asked) {
+        if (std::find(axes.begin(), axes.end(), axis) != axes.end()) continue;
+        std::string list;
+        for (const auto &a : axes) list += (list.empty() ? "" : ", ") + a;
+        std::fprintf(stderr,
+                     "headlab-cli summary: --law-x/--law-also: '%s' is not an axis a law can be "
+                     "fitted against (%s)\n",
+                     axis.c_str(), list.c_str());
+        return kExitBadInput;
     }
     const SearchReport report = searchReport(session, lawX, lawAlso);
     std::fputs(searchSummaryText(report).c_str(), stdout);

@@ -211,10 +211,8 @@ int slurmCommand(const std::string &sessionPath, const SlurmArguments &s)
         if (session.search && pendingRuns(session).empty() && !s.dryRun) {
             if (const std::string holder = SessionStore::lockHolder(sessionPath);
                 holder.empty() && SessionStore::runningShards(sessionPath).empty() &&
-                planSearchRound(session) > 0) {
-                expandSweep(session);
+                planSearchRound(session) > 0)
                 SessionStore(sessionPath, {}, SessionStore::Role::Merger).saveSession(session);
-            }
         }
         const size_t pending = pendingRuns(session).size();
         const std::string cli = std::filesystem::canonical("/proc/self/exe").string();

@@ -333,6 +333,7 @@ int planSearchRound(Session &session)
             added += probe.replicates;
         }
     }
+    if (added > 0) expandSweep(session);
     return added;
 }
 

@@ -109,9 +109,10 @@ double lawAxisValue(const RunConfig &config, const std::string &axis);
 SearchReport searchReport(const Session &session, const std::string &lawX = "",
                           const std::vector<std::string> &lawAlso = {});
 
-// Plans the next round (round 0 when there is none yet): appends its probes to session.search and
-// returns how many runs they add (0 when runs are still to train or the search is over); the
-// caller then expands the sweep. Throws std::logic_error for a session without a search.
+// Plans the next round (round 0 when there is none yet): appends its probes to session.search,
+// expands the sweep to their runs (results kept) and returns how many runs they add; 0, with
+// the session untouched, when runs are still to train or the search is over. Throws
+// std::logic_error for a session without a search.
 int planSearchRound(Session &session);
 
 // The law through the crossings of `configurations` against log10 lawX (and each lawAlso).

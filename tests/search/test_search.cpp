@@ -77,7 +77,6 @@ int runSearch(Session &session, const SimulatedTrainer &trainer)
 {
     int rounds = 0;
     while (planSearchRound(session) > 0) {
-        expandSweep(session);
         trainer.train(session);
         ++rounds;
     }
@@ -221,11 +220,9 @@ void TestSearch::aSearchKilledMidRoundResumesToTheSameResult()
     Session killed = searchSession();
     for (int round = 0; round < 3; ++round) {
         QVERIFY(planSearchRound(killed) > 0);
-        expandSweep(killed);
         trainer.train(killed);
     }
     QVERIFY(planSearchRound(killed) > 0);
-    expandSweep(killed);
     QVERIFY(trainer.train(killed, 4) == 4); // four runs of round 3 finished, then the kill
     // What was on disk: the session (its probes) and the stored runs; read back as a new process.
     const std::string saved = sessionToYaml(killed);

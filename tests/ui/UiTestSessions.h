@@ -185,7 +185,6 @@ inline Session searchSession()
     spec.direction = SearchSpec::Direction::Decreasing;
     s.search = spec;
     while (planSearchRound(s) > 0) {
-        expandSweep(s);
         for (auto &run : s.runs) {
             if (isFinished(run.result.status)) continue;
             const double headDim = double(run.config.model.headDimOfLayer(0));

@@ -944,9 +944,9 @@ FormCheck ExperimentForm::check()
     const QStringList fieldErrors = c.errors;
     if (c.errors.isEmpty()) {
         try {
-            // A search's runs are those of its next round (round 0 before it starts).
-            if (def.search) planSearchRound(def);
-            expandSweep(def);
+            // A search's runs are those of its next round (round 0 before it starts); planning
+            // expands them, else the sweep is expanded here.
+            if (!def.search || planSearchRound(def) == 0) expandSweep(def);
             std::set<std::string> seen;
             for (const auto &run : def.runs) {
                 const std::string why = validate(run.config);

@@ -2,6 +2,7 @@
 #include "ui/figures/BoundaryChartView.h"
 
 #include "core/config/Yaml.h"
+#include "core/session/CsvExport.h"
 #include "core/session/Search.h"
 #include "ui/model/SessionModel.h"
 
@@ -47,6 +48,12 @@ QString axisTitle(const std::string &axis)
 QString number(double value)
 {
     return QString::number(value, 'g', 3);
+}
+
+// A CSV field, quoted as every HeadLab CSV quotes it (core's csvField).
+QString csvText(const QString &text)
+{
+    return QString::fromStdString(csvField(text.toStdString()));
 }
 
 // Round log-axis limits: whole decades around [lo, hi].
@@ -185,8 +192,8 @@ void BoundaryChartView::drawLaw()
         bar->append(x, hi);
         attach(bar);
         m_chart->legend()->markers(bar).first()->setVisible(false);
-        csv << QStringLiteral("\"%1\",%2,%3,%4,%5,%6,%7")
-                   .arg(labelsText(c.configuration))
+        csv << QStringLiteral("%1,%2,%3,%4,%5,%6,%7")
+                   .arg(csvText(labelsText(c.configuration)))
                    .arg(x)
                    .arg(QString::fromStdString(
                        yaml::formatNumber(std::pow(10.0, c.interval.estimate))))
@@ -319,8 +326,8 @@ void BoundaryChartView::drawCurves()
                 const bool learned = t < p.successes;
                 dots->append(fromSearchUnits(spec, p.x), learned ? 1 - jitter : jitter);
             }
-            csv << QStringLiteral("\"%1\",%2,%3,%4")
-                       .arg(labelsText(c.configuration))
+            csv << QStringLiteral("%1,%2,%3,%4")
+                       .arg(csvText(labelsText(c.configuration)))
                        .arg(QString::fromStdString(yaml::formatNumber(fromSearchUnits(spec, p.x))))
                        .arg(p.trials)
                        .arg(p.successes);

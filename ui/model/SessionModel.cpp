@@ -222,6 +222,11 @@ void SessionModel::setSweep(const headlab::Session &definition)
 void SessionModel::reexpand()
 {
     headlab::expandSweep(m_session);
+    runsRebuilt();
+}
+
+void SessionModel::runsRebuilt()
+{
     m_live.assign(m_session.runs.size(), Live{});
     m_activeRuns.clear();
     Q_EMIT runsReset();
@@ -234,8 +239,9 @@ int SessionModel::planSearchRound()
     if (!m_session.search) return 0;
     const int added = headlab::planSearchRound(m_session);
     if (added == 0) return 0;
-    // New probes are placed beside their configuration's earlier ones: run indices move.
-    reexpand();
+    // Planning expanded the runs; new probes sit beside their configuration's earlier ones, so
+    // run indices moved.
+    runsRebuilt();
     return added;
 }
 

@@ -117,6 +117,8 @@ private:
     void touch();
     // Rebuilds the runs from the definition (finished results kept) and tells the views.
     void reexpand();
+    // After the runs were rebuilt: fresh live state, the views told, the session modified.
+    void runsRebuilt();
     // The store for `path`, opened (and locked) on first use.
     headlab::SessionStore &storeFor(const QString &path);
     headlab::Session m_session;
