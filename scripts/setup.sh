@@ -4,7 +4,8 @@
 # Called by scripts/run.sh and scripts/test.sh; safe to run again, and quick when nothing changed:
 #   1. Debian packages (Qt 6, yaml-cpp, ccache, ...), only those dpkg says are missing;
 #   2. the virtual environment .venv with the pinned PyPI torch wheel (it carries LibTorch),
-#      numpy and safetensors, installed only when the pinned versions are not already there;
+#      numpy, safetensors, pandas, PyYAML and matplotlib, and HeadLab's Python package (python/,
+#      editable), installed only when the pinned versions are not already there;
 #   3. CMake configure (only when build/ is new or its settings changed) and build, through ccache.
 #
 # Environment:
@@ -20,6 +21,11 @@ TORCH_VERSION="2.11.0"
 NUMPY_VERSION="2.4.6"
 # safetensors: for the documented notebook snippet that loads a checkpoint (tests/checkpoints runs it).
 SAFETENSORS_VERSION="0.8.0"
+# The Python package (python/, docs/NOTEBOOKS.md): pandas and PyYAML are its dependencies,
+# matplotlib draws the figures of docs/NOTEBOOKS.md (tests/python runs it).
+PANDAS_VERSION="3.1.1"
+PYYAML_VERSION="6.0.4"
+MATPLOTLIB_VERSION="3.11.2"
 JOBS="${HEADLAB_JOBS:-$(nproc)}"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 VENV="$ROOT/.venv"
@@ -76,15 +82,15 @@ check_cuda_toolkit() {
 }
 
 # --- 3. Virtual environment with torch ------------------------------------------------------------
-venv_versions() { # prints "TORCH NUMPY" as installed in the venv, "none" for a missing one
-    "$VENV/bin/python" - <<'PY' 2>/dev/null || echo "none none none"
-import importlib.metadata as m
+venv_versions() { # prints the installed versions of PACKAGES in the venv, "none" for a missing one
+    "$VENV/bin/python" - "$@" <<'PY' 2>/dev/null || echo "none"
+import importlib.metadata as m, sys
 def version(name):
     try:
         return m.version(name)
     except m.PackageNotFoundError:
         return "none"
-print(version("torch"), version("numpy"), version("safetensors"))
+print(" ".join(name + "==" + version(name) for name in sys.argv[1:]))
 PY
 }
 
@@ -94,18 +100,27 @@ ensure_venv() {
         rm -rf "$VENV"
         python3 -m venv "$VENV"
     fi
-    local torch numpy safetensors
-    read -r torch numpy safetensors <<<"$(venv_versions)"
-    if [[ "$torch" == "$TORCH_VERSION" && "$numpy" == "$NUMPY_VERSION" && "$safetensors" == "$SAFETENSORS_VERSION" ]]; then
-        return 0
-    fi
-    say "installing torch==$TORCH_VERSION, numpy==$NUMPY_VERSION and safetensors==$SAFETENSORS_VERSION" \
-        "from PyPI into .venv (found torch $torch, numpy $numpy, safetensors $safetensors;" \
-        "torch with its CUDA libraries is ~3 GB)"
+    local pins=("torch==$TORCH_VERSION" "numpy==$NUMPY_VERSION" "safetensors==$SAFETENSORS_VERSION"
+                "pandas==$PANDAS_VERSION" "PyYAML==$PYYAML_VERSION" "matplotlib==$MATPLOTLIB_VERSION")
+    local names=("${pins[@]%%==*}")
+    local found
+    found="$(venv_versions "${names[@]}")"
     local pip_flags=(--no-input)
     [[ -t 1 ]] || pip_flags+=(--progress-bar off)
-    "$VENV/bin/python" -m pip install "${pip_flags[@]}" \
-        "torch==$TORCH_VERSION" "numpy==$NUMPY_VERSION" "safetensors==$SAFETENSORS_VERSION"
+    if [[ "$found" != "${pins[*]}" ]]; then
+        say "installing ${pins[*]} from PyPI into .venv (found: $found; torch with its CUDA" \
+            "libraries is ~3 GB)"
+        "$VENV/bin/python" -m pip install "${pip_flags[@]}" "${pins[@]}"
+    fi
+    # HeadLab's own package: the venv imports python/headlab of this clone, as an editable
+    # install would, through a .pth file (no build backend needed; `pip install ./python` is for
+    # other environments, tests/python/install_test.sh checks it).
+    local site
+    site="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+    if [[ "$(cat "$site/headlab-source.pth" 2>/dev/null)" != "$ROOT/python" ]]; then
+        say "pointing .venv at HeadLab's Python package ($ROOT/python)"
+        printf '%s\n' "$ROOT/python" >"$site/headlab-source.pth"
+    fi
 }
 
 # --- 4. Configure and build -----------------------------------------------------------------------

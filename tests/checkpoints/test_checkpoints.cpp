@@ -541,9 +541,8 @@ void TestCheckpoints::pythonSnippetReproducesTheLoggedTestLoss()
     const auto r = train({c}, {dir}, {}, policy).front();
     // The snippet of docs/CHECKPOINTS.md, run as the docs show it.
     QProcess snippet;
-    snippet.setWorkingDirectory(QStringLiteral(HEADLAB_SOURCE_DIR "/scripts"));
-    snippet.start(python, {QStringLiteral(HEADLAB_SOURCE_DIR "/scripts/headlab_checkpoint.py"),
-                           QString::fromStdString(fileAt(dir, 100))});
+    snippet.setWorkingDirectory(QStringLiteral(HEADLAB_SOURCE_DIR "/python"));
+    snippet.start(python, {"-m", "headlab.checkpoint", QString::fromStdString(fileAt(dir, 100))});
     QVERIFY(snippet.waitForFinished(180000));
     const QString out = QString::fromUtf8(snippet.readAllStandardOutput());
     QVERIFY2(snippet.exitCode() == 0, qPrintable(out + snippet.readAllStandardError()));

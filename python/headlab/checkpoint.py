@@ -1,17 +1,18 @@
-#!/usr/bin/env python3
-"""headlab_checkpoint.py — read a HeadLab checkpoint in PyTorch, outside HeadLab.
+"""headlab.checkpoint — read a HeadLab checkpoint in PyTorch, outside HeadLab.
 
 A checkpoint is a safetensors file (docs/CHECKPOINTS.md). This module rebuilds the run's
 transformer from the file alone — its weights, and the shapes and conventions in its metadata —
 with plain PyTorch, independently of HeadLab's C++ code, so a notebook can probe a trained model:
 
-    import headlab_checkpoint as hc
+    from headlab import checkpoint as hc
     ckpt = hc.load("S.results/checkpoints/K/step-000001000.safetensors")
     logits = hc.forward(ckpt, tokens)          # tokens: (B, T) int64
     print(hc.addition_test_loss(ckpt), ckpt.logged_test_loss)
+    model = hc.Model(ckpt)                     # the same as a torch.nn.Module (Session.model)
 
-Run as a script on a checkpoint of the addition task, it prints the test loss it recomputes next
-to the one HeadLab logged at that step (tests/checkpoints checks they agree within 1e-5).
+Run as `python -m headlab.checkpoint CHECKPOINT` on a checkpoint of the addition task, it prints
+the test loss it recomputes next to the one HeadLab logged at that step (tests/checkpoints checks
+they agree within 1e-5).
 """
 import json
 import math
@@ -90,27 +91,63 @@ def forward(ckpt, tokens, attention=None):
     """Logits (B, T, vocab) of the checkpoint's model for tokens (B, T). Pass a list as
     `attention` to get each layer's attention weights (B, heads, T, T) appended to it."""
     with torch.no_grad():
-        x = ckpt.tensors["embedding"][tokens]
-        if "positions" in ckpt.tensors:
-            x = x + ckpt.tensors["positions"][: tokens.shape[1]]
-        act = torch.nn.functional.gelu if ckpt.model["activation"] == "gelu" else torch.relu
-        mlp = lambda l, h: _linear(ckpt, act(_linear(ckpt, h, f"layers.{l}.w1", f"layers.{l}.b1")),
-                                   f"layers.{l}.w2", f"layers.{l}.b2")
-        for l in range(len(ckpt.model["heads"])):
-            n1, n2 = f"layers.{l}.norm1", f"layers.{l}.norm2"
-            pre = ckpt.model["placement"] == "pre"
-            weights, out = attention_weights_and_output(ckpt, _norm(ckpt, x, n1) if pre else x, l)
-            if attention is not None:
-                attention.append(weights)
-            if pre:
-                x = x + out
-                x = x + mlp(l, _norm(ckpt, x, n2))
-            else:
-                x = _norm(ckpt, x + out, n1)
-                x = _norm(ckpt, x + mlp(l, x), n2)
-        if ckpt.model["final_norm"]:
-            x = _norm(ckpt, x, "final_norm")
-        return x @ ckpt.tensors["unembedding"]
+        return _forward(ckpt, tokens, attention)
+
+
+def _forward(ckpt, tokens, attention=None):
+    # Token tasks embed; nearest neighbour feeds its points (B, T, d_model) as they are.
+    x = ckpt.tensors["embedding"][tokens] if "embedding" in ckpt.tensors else tokens.to(torch.float32)
+    if "positions" in ckpt.tensors:
+        x = x + ckpt.tensors["positions"][: tokens.shape[1]]
+    act = torch.nn.functional.gelu if ckpt.model["activation"] == "gelu" else torch.relu
+    mlp = lambda l, h: _linear(ckpt, act(_linear(ckpt, h, f"layers.{l}.w1", f"layers.{l}.b1")),
+                               f"layers.{l}.w2", f"layers.{l}.b2")
+    for l in range(len(ckpt.model["heads"])):
+        n1, n2 = f"layers.{l}.norm1", f"layers.{l}.norm2"
+        pre = ckpt.model["placement"] == "pre"
+        weights, out = attention_weights_and_output(ckpt, _norm(ckpt, x, n1) if pre else x, l)
+        if attention is not None:
+            attention.append(weights)
+        if pre:
+            x = x + out
+            x = x + mlp(l, _norm(ckpt, x, n2))
+        else:
+            x = _norm(ckpt, x + out, n1)
+            x = _norm(ckpt, x + mlp(l, x), n2)
+    if ckpt.model["final_norm"]:
+        x = _norm(ckpt, x, "final_norm")
+    return x @ ckpt.tensors["unembedding"] if "unembedding" in ckpt.tensors else x
+
+
+class Model(torch.nn.Module):
+    """A checkpoint's transformer as a plain PyTorch module: its weights are the module's
+    parameters (names as in the checkpoint, dots as underscores), forward(tokens) gives the logits
+    (or, for nearest neighbour, the outputs), attention(tokens) each layer's attention weights."""
+
+    def __init__(self, ckpt):
+        super().__init__()
+        self.checkpoint = ckpt
+        self.config, self.shapes, self.step = ckpt.config, ckpt.model, ckpt.step
+        self._names = [n for n in ckpt.tensors if not n.startswith(("optimizer.", "curve.", "run."))]
+        for n in self._names:
+            self.register_parameter(n.replace(".", "_"), torch.nn.Parameter(ckpt.tensors[n].clone()))
+
+    def _view(self):
+        tensors = {n: getattr(self, n.replace(".", "_")) for n in self._names}
+        return Checkpoint(tensors, self.checkpoint.metadata, self.config, self.shapes, self.step)
+
+    def forward(self, tokens):
+        return _forward(self._view(), tokens)
+
+    def attention(self, tokens):
+        maps = []
+        with torch.no_grad():
+            _forward(self._view(), tokens, attention=maps)
+        return maps
+
+    @property
+    def logged_test_loss(self):
+        return self.checkpoint.logged_test_loss
 
 
 # The addition task (EXPERIMENTS.md §1): "Input : A = a a a + b b b , A i = ? Output : c", where c
@@ -143,7 +180,7 @@ def addition_test_loss(ckpt):
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: headlab_checkpoint.py CHECKPOINT.safetensors")
+        sys.exit("usage: python -m headlab.checkpoint CHECKPOINT.safetensors")
     ckpt = load(sys.argv[1])
     print(f"step {ckpt.step}, task {ckpt.config['task']['kind']}, d_model {ckpt.model['d_model']}, "
           f"heads {ckpt.model['heads']}, {ckpt.model['parameters']} parameters")

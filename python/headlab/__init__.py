@@ -1,0 +1,28 @@
+"""headlab — HeadLab's sessions, runs, curves, per-head statistics and checkpoints in pandas.
+
+    import headlab
+    s = headlab.open("grid.yaml")                 # or open(["a.yaml", "b.yaml"]): one table
+    s.runs()          # one row per run: labels, configuration, status, learned, metrics, provenance
+    s.curves()        # session, run, step, phase, metric, value
+    s.head_stats()    # session, run, step, phase, layer, head, statistic, value
+    s.checkpoints(3)  # step, reason, path of run 3's checkpoints
+    s.model(3)        # run 3's newest checkpoint as a PyTorch module (needs torch, safetensors)
+
+It reads the files HeadLab writes (docs/SESSION_FORMAT.md) directly, never through the C++
+binaries, and never takes a lock or writes: a session that shards are still training reads as far
+as it has got. docs/NOTEBOOKS.md has a short analysis.
+"""
+from ._store import HeadLabError, RunFileSkipped
+from .session import LEARNED_RULES, TASKS, Session, Sessions, learned
+
+__version__ = "0.1.0"
+
+__all__ = ["open", "Session", "Sessions", "HeadLabError", "RunFileSkipped", "TASKS", "LEARNED_RULES",
+           "learned", "__version__"]
+
+
+def open(path):  # noqa: A001 — the package's one entry point, as in pandas.read_*/h5py.File
+    """A session file (Session), or several read as one (Sessions) from a list of paths."""
+    if isinstance(path, (list, tuple)):
+        return Sessions(Session(p) for p in path)
+    return Session(path)

@@ -1,0 +1,354 @@
+"""session.py — a HeadLab session as pandas tables.
+
+    import headlab
+    s = headlab.open("grid.yaml")
+    runs = s.runs()            # one row per run: labels, configuration, status, verdict, metrics
+    curves = s.curves()        # long: session, run, step, phase, metric, value
+    heads = s.head_stats()     # long: session, run, step, phase, layer, head, statistic, value
+
+The columns of `runs()` start with those of `headlab-cli export-csv`'s runs.csv, in its order and
+with its values (tests/python checks every number against the CLI), then `session`, `uniform_heads` and
+`uniform_head_dim` (numbers where every layer has the same), `file`, and every field of the run's resolved configuration as `config.KEY` (nested keys joined by dots,
+phases as `config.phases.I.KEY`).
+"""
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pandas as pd
+
+from ._store import FINISHED, HeadLabError, read_session
+
+LN10 = math.log(10.0)
+
+# The tasks HeadLab knows (core/tasks/TaskTable.cpp): whether "learned" has a meaning for the task
+# (TaskSpec::learnedMeaning) — nearest neighbour and text give no verdict, since no loss level
+# marks learning there.
+TASKS = {
+    "addition": {"verdict": True, "loss_unit": "nats"},
+    "sequence_file": {"verdict": True, "loss_unit": "nats"},
+    "nearest_neighbour": {"verdict": False, "loss_unit": "MSE × d"},
+    "text": {"verdict": False, "loss_unit": "nats"},
+}
+
+LEARNED_RULES = ("left_ln10_plateau", "final_below_ln10")
+
+# The statistics a run logs per head at each evaluation (core/metrics/Metrics.cpp), as curves
+# named head.<layer>.<head>.<statistic>.
+HEAD_CURVE_PREFIX = "head."
+
+
+def learned(run, rule):
+    """The verdict of core/metrics/LearnedRule.cpp: True, False, or None (no verdict)."""
+    if run.status not in FINISHED:
+        return None
+    m = run.metrics
+    if rule == "left_ln10_plateau" and "left_ln10_plateau" in m:
+        return m["left_ln10_plateau"] > 0.5 and run.status == "done"
+    if "learned" in m:
+        return m["learned"] > 0.5
+    loss = m.get("final_test_loss")
+    if loss is None:
+        test = run.curves.get("test")
+        loss = float(test[1][-1]) if test is not None and len(test[1]) else math.nan
+    if not math.isfinite(loss):
+        return None
+    return run.status == "done" and loss < LN10
+
+
+# ------------------------------------------------------------------------------------------------
+# The configuration's key columns (core/tasks/RunConfigFields.cpp, runCsvColumns)
+
+
+def _heads_per_layer(model):
+    heads = model.get("heads", 1)
+    if isinstance(heads, list):
+        return [int(h) for h in heads]
+    return [int(heads)] * int(model.get("layers", 2))
+
+
+def _head_dims(model):
+    d_model = int(model.get("d_model", 96))
+    head_dim = model.get("head_dim", "auto")
+    explicit = 0 if head_dim in (None, "auto") else int(head_dim)
+    return [explicit if explicit > 0 else (d_model // h if h > 0 else 0) for h in _heads_per_layer(model)]
+
+
+def _joined(values):
+    return " ".join(str(v) for v in values)
+
+
+def _seeds(config):
+    seed = config.get("seed")
+    init = config.get("init_seed", seed if seed is not None else 0)
+    data = config.get("data_seed", seed if seed is not None else 0)
+    return int(init), int(data)
+
+
+def key_columns(config):
+    """task, d_model, layers, heads, head_dim, total_heads, lr, qk_rule, init_seed, data_seed."""
+    model = config.get("model") or {}
+    heads = _heads_per_layer(model)
+    dims = _head_dims(model)
+    init_seed, data_seed = _seeds(config)
+    qk = config.get("qk_rule") or {}
+    return {
+        "task": str((config.get("task") or {}).get("kind", "addition")),
+        "d_model": int(model.get("d_model", 96)),
+        "layers": len(heads),
+        # As runs.csv writes them: per layer, space-separated (a number for one layer).
+        "heads": heads[0] if len(heads) == 1 else _joined(heads),
+        "head_dim": dims[0] if len(dims) == 1 else _joined(dims),
+        "total_heads": sum(heads),
+        "lr": float(config.get("lr", 1e-3)),
+        "qk_rule": "on" if qk.get("enabled", False) else "off",
+        "init_seed": init_seed,
+        "data_seed": data_seed,
+    }
+
+
+def uniform_columns(config):
+    """heads and head_dim as numbers where every layer has the same (NaN otherwise): the columns
+    to plot against (m_H for the law η* ∝ m_H^-α)."""
+    model = config.get("model") or {}
+    heads, dims = _heads_per_layer(model), _head_dims(model)
+    return {"uniform_heads": heads[0] if len(set(heads)) == 1 else math.nan,
+            "uniform_head_dim": dims[0] if len(set(dims)) == 1 else math.nan}
+
+
+def _flatten(value, prefix, out):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(v, f"{prefix}.{k}", out)
+    elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        for i, v in enumerate(value):
+            _flatten(v, f"{prefix}.{i}", out)
+    elif isinstance(value, list):
+        out[prefix] = _joined(value)
+    else:
+        out[prefix] = value
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+class Session:
+    """One session: its definition, its stored runs, and tables of them."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        self._stored = read_session(self.path)
+        doc = self._stored.doc
+        stem = os.path.basename(self.path)
+        self.name = str(doc.get("name") or (stem[:-5] if stem.endswith(".yaml") else stem))
+        self.description = str(doc.get("description") or "")
+        self.learned_rule = str(doc.get("learned_rule") or "left_ln10_plateau")
+        if self.learned_rule not in LEARNED_RULES:
+            raise HeadLabError(f"{self.path}: learned_rule: expected one of {', '.join(LEARNED_RULES)}, "
+                               f"got '{self.learned_rule}'")
+        self.experiment = doc["experiment"]
+        self.sweep = doc.get("sweep") or {}
+        self.search = doc.get("search")
+        self.view = doc.get("view") or {}
+        self.results_dir = self._stored.results_dir
+        self.skipped_files = list(self._stored.skipped_files)
+        self.task = str((self.experiment.get("task") or {}).get("kind", "addition"))
+
+    def __repr__(self):
+        return f"<headlab.Session {self.name!r}: {len(self._stored.runs)} runs stored, {self.path}>"
+
+    def __len__(self):
+        return len(self._stored.runs)
+
+    @property
+    def axes(self):
+        """The swept axes, in the session's order (a search's axis and seed included)."""
+        axes = [a for a in self.sweep if a != "combinations"]
+        if self.search:
+            axes += [a for a in (str(self.search.get("axis", "lr")), "seed") if a not in axes]
+        for run in self._stored.runs:
+            axes += [a for a in run.labels if a not in axes]
+        return axes
+
+    @property
+    def has_verdict(self):
+        """Whether "learned" means something for this session's task."""
+        return TASKS.get(self.task, {"verdict": True})["verdict"]
+
+    def run_records(self):
+        """The stored records themselves (headlab._store.Run), in the session's order."""
+        return list(self._stored.runs)
+
+    # -- tables ----------------------------------------------------------------------------------
+
+    def runs(self):
+        """One row per stored run; the first columns are runs.csv's (see the module's doc)."""
+        records = self._stored.runs
+        labels = sorted({k for r in records for k in r.labels})
+        metrics = sorted({k for r in records for k in r.metrics} - {"learned"})
+        provenance = sorted({k for r in records for k in r.provenance})
+        rows = []
+        for i, r in enumerate(records):
+            row = {"run": i}
+            row.update({f"label_{k}": r.labels.get(k, "") for k in labels})
+            row.update(key_columns(r.config))
+            verdict = learned(r, self.learned_rule) if self.has_verdict else None
+            row.update(status=r.status, steps_done=r.steps_done, diverged_at_step=r.diverged_at_step,
+                       wall_seconds=r.wall_seconds, device=r.device, learned=verdict,
+                       learned_rule=self.learned_rule)
+            row.update({k: r.metrics.get(k, math.nan) for k in metrics})
+            row.update({f"provenance_{k}": r.provenance.get(k, "") for k in provenance})
+            row["message"] = r.message
+            row["session"] = self.name
+            row.update(uniform_columns(r.config))
+            row["file"] = r.file
+            config = {}
+            _flatten(r.config, "config", config)
+            row.update(config)
+            rows.append(row)
+        frame = pd.DataFrame(rows)
+        if frame.empty:
+            return pd.DataFrame(columns=["run", "task", "status", "learned", "session"])
+        frame["learned"] = frame["learned"].astype("boolean")
+        return frame
+
+    def _curve_tables(self, heads):
+        parts = []
+        for i, r in enumerate(self._stored.runs):
+            names = [n for n in r.curves if n.startswith(HEAD_CURVE_PREFIX) == heads]
+            if not names:
+                continue
+            starts = np.asarray(r.phase_starts or [0], dtype=np.int64)
+            phase_names = [str(p.get("name", j)) for j, p in enumerate(r.config.get("phases") or [])]
+            for name in names:
+                steps, values = r.curves[name]
+                if not len(steps):
+                    continue
+                phase = np.clip(np.searchsorted(starts, steps, side="left") - 1, 0, None)
+                part = {"run": np.full(len(steps), i), "step": steps,
+                        "phase": [phase_names[p] if p < len(phase_names) else str(p) for p in phase],
+                        "value": values}
+                if heads:
+                    try:
+                        _, layer, head, stat = name.split(".", 3)
+                        part.update(layer=int(layer), head=int(head), statistic=stat)
+                    except ValueError:
+                        continue  # not head.<layer>.<head>.<statistic>
+                else:
+                    part["metric"] = name
+                parts.append(pd.DataFrame(part))
+        return parts
+
+    def curves(self, include_head_stats=False):
+        """Every curve as (session, run, step, phase, metric, value): train, test, test_digit_I,
+        test_group_G, ...; the per-head curves too with include_head_stats (as metric names
+        head.L.H.STAT; head_stats() splits them)."""
+        parts = self._curve_tables(heads=False)
+        if include_head_stats:
+            heads = self._curve_tables(heads=True)
+            for p in heads:
+                p["metric"] = ("head." + p["layer"].astype(str) + "." + p["head"].astype(str) + "."
+                               + p["statistic"])
+            parts += [p.drop(columns=["layer", "head", "statistic"]) for p in heads]
+        columns = ["session", "run", "step", "phase", "metric", "value"]
+        if not parts:
+            return pd.DataFrame(columns=columns)
+        frame = pd.concat(parts, ignore_index=True)
+        frame["session"] = self.name
+        for c in ("phase", "metric", "session"):
+            frame[c] = frame[c].astype("category")
+        return frame[columns]
+
+    def head_stats(self):
+        """The per-head statistics (logit_rms, logit_max, entropy, wq_norm, ...) as
+        (session, run, step, phase, layer, head, statistic, value)."""
+        parts = self._curve_tables(heads=True)
+        columns = ["session", "run", "step", "phase", "layer", "head", "statistic", "value"]
+        if not parts:
+            return pd.DataFrame(columns=columns)
+        frame = pd.concat(parts, ignore_index=True)
+        frame["session"] = self.name
+        for c in ("phase", "statistic", "session"):
+            frame[c] = frame[c].astype("category")
+        return frame[columns]
+
+    # -- checkpoints -----------------------------------------------------------------------------
+
+    def _record(self, run):
+        if isinstance(run, (pd.Series, dict)):
+            run = run["run"]
+        try:
+            return self._stored.runs[int(run)]
+        except (IndexError, ValueError, TypeError):
+            raise IndexError(f"{self.path}: no run {run!r} (the session stores {len(self)} runs)") from None
+
+    def checkpoints(self, run):
+        """The checkpoints run `run` kept: step, reason, path (docs/CHECKPOINTS.md)."""
+        r = self._record(run)
+        rows = []
+        if r.file:
+            folder = os.path.join(os.path.dirname(os.path.dirname(r.file)), "checkpoints",
+                                  os.path.basename(r.file)[: -len(".yaml")])
+            for c in r.checkpoints:
+                path = os.path.join(folder, str(c.get("file", "")))
+                rows.append({"step": int(c.get("step", 0)), "reason": str(c.get("reason", "")),
+                             "path": path, "exists": os.path.exists(path)})
+        return pd.DataFrame(rows, columns=["step", "reason", "path", "exists"])
+
+    def model(self, run, step=None):
+        """The run's model at checkpoint `step` (default: its newest) as a plain PyTorch module
+        (headlab.checkpoint.Model; needs torch and safetensors)."""
+        from . import checkpoint  # torch is imported only here
+        table = self.checkpoints(run)
+        table = table[table["exists"]]
+        if table.empty:
+            raise FileNotFoundError(f"{self.path}: run {run} kept no checkpoint that exists")
+        if step is None:
+            row = table.iloc[table["step"].values.argmax()]
+        else:
+            hits = table[table["step"] == int(step)]
+            if hits.empty:
+                raise FileNotFoundError(f"{self.path}: run {run} has no checkpoint at step {step} "
+                                        f"(it has {', '.join(str(s) for s in sorted(table['step']))})")
+            row = hits.iloc[0]
+        return checkpoint.Model(checkpoint.load(row["path"]))
+
+
+class Sessions:
+    """Several sessions read as one: every table gains their rows, told apart by `session`."""
+
+    def __init__(self, sessions):
+        self.sessions = list(sessions)
+        names = [s.name for s in self.sessions]
+        for s in self.sessions:  # two sessions of one name are told apart by their paths
+            if names.count(s.name) > 1:
+                s.name = s.path
+
+    def __getitem__(self, i):
+        return self.sessions[i]
+
+    def __len__(self):
+        return len(self.sessions)
+
+    def __repr__(self):
+        return f"<headlab.Sessions of {len(self)}: {', '.join(s.name for s in self.sessions)}>"
+
+    def _concat(self, method, **kwargs):
+        frames = [getattr(s, method)(**kwargs) for s in self.sessions]
+        frames = [f for f in frames if not f.empty] or frames[:1]
+        frame = pd.concat(frames, ignore_index=True)
+        for c in ("session", "phase", "metric", "statistic"):
+            if c in frame and frame[c].dtype != object:
+                frame[c] = frame[c].astype(str).astype("category")
+        return frame
+
+    def runs(self):
+        return self._concat("runs")
+
+    def curves(self, include_head_stats=False):
+        return self._concat("curves", include_head_stats=include_head_stats)
+
+    def head_stats(self):
+        return self._concat("head_stats")

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# install_test.sh — `pip install ./python` in a fresh virtual environment reads every fixture
+# session (ctest python_install). The package is copied out first, so that building it leaves
+# nothing in the source tree. Without a package index to reach (no network, no wheel cache) the
+# test is skipped (exit 77), naming pip's words; any other failure fails it.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+TMP="$(mktemp -d /tmp/headlab-pip-XXXXXX)"
+trap 'rm -rf "$TMP"' EXIT
+python3 -m venv "$TMP/venv"
+cp -r "$ROOT/python" "$TMP/src"
+if ! "$TMP/venv/bin/python" -m pip install --no-input --progress-bar off "$TMP/src" >"$TMP/pip.log" 2>&1; then
+    if grep -qiE 'NewConnectionError|Temporary failure in name resolution|No matching distribution|Could not find a version|Network is unreachable' "$TMP/pip.log"; then
+        echo "SKIP: no package index reachable for a fresh environment:"
+        grep -iE 'error|could not' "$TMP/pip.log" | head -3
+        exit 77
+    fi
+    cat "$TMP/pip.log"
+    exit 1
+fi
+cd "$TMP" # not the source tree: the installed copy must be the one imported
+"$TMP/venv/bin/python" - "$ROOT" <<'PY'
+import os, sys
+import headlab
+root = sys.argv[1]
+assert headlab.__file__.startswith(sys.prefix), f"imported {headlab.__file__}, not the installed package"
+fixtures = ["tests/session/fixtures/v2-addition.yaml", "tests/session/fixtures/v2-nn.yaml",
+            "tests/session/fixtures/v2-text.yaml", "tests/session/fixtures/v2-addition.export.yaml",
+            "tests/session/fixtures/v2-nn.export.yaml", "tests/session/fixtures/v2-text.export.yaml",
+            "tests/storage/fixtures/previous-release.yaml", "docs/data/issue27/fig4-boundary.export.yaml.gz"]
+for f in fixtures:
+    s = headlab.open(os.path.join(root, f))
+    runs, curves = s.runs(), s.curves()
+    assert len(runs) > 0 and (len(curves) > 0 or f.endswith(".gz")), f
+    print(f"{f}: {len(runs)} runs, {len(curves)} curve points")
+try:
+    import torch  # noqa: F401
+    raise SystemExit("torch should not be needed, nor installed, by `pip install ./python`")
+except ImportError:
+    pass
+PY

@@ -1,0 +1,301 @@
+"""tests/python/test_package.py — the Python package (python/headlab) against headlab-cli.
+
+Every number the package gives must equal what `headlab-cli export-csv` writes for the same
+session: the stored fixtures of every task, their exports, a schema 1 session, a session trained
+here with per-head statistics and checkpoints, and a sharded one read while a shard is still
+writing. Bad files get the CLI's place (FILE:LINE:COL: KEY). A checkpoint's model reproduces the
+logged test loss.
+
+Run by ctest (tests/python/CMakeLists.txt) as
+    .venv/bin/python tests/python/test_package.py
+with HEADLAB_CLI (the headlab-cli binary) and HEADLAB_SOURCE_DIR in the environment.
+"""
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import unittest
+import warnings
+
+import numpy as np
+import pandas as pd
+
+SOURCE = os.environ.get("HEADLAB_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.environ.get("HEADLAB_CLI", os.path.join(SOURCE, "build", "app", "cli", "headlab-cli"))
+sys.path.insert(0, os.path.join(SOURCE, "python"))
+import headlab  # noqa: E402
+
+FIXTURES = [
+    "tests/session/fixtures/v2-addition.yaml",
+    "tests/session/fixtures/v2-nn.yaml",
+    "tests/session/fixtures/v2-text.yaml",
+    "tests/session/fixtures/v2-addition.export.yaml",
+    "tests/session/fixtures/v2-nn.export.yaml",
+    "tests/session/fixtures/v2-text.export.yaml",
+    "tests/storage/fixtures/previous-release.yaml",
+]
+
+# A tiny addition sweep that trains in seconds on one core, with checkpoints.
+TINY = textwrap.dedent("""\
+    schema_version: 2
+    name: tiny
+    checkpoints: {every: 10, keep: 3, plateaus: true}
+    experiment:
+      task: {kind: addition, train_pairs: 64, test_pairs: 8}
+      model: {d_model: 12, layers: 2}
+      phases:
+        - {name: language, objective: next_token, steps: 10, batch_size: 4, lr: 0.001}
+        - {name: answer, objective: answer, steps: 20, batch_size: 4}
+      eval_every: 10
+      log_every: 5
+      device: cpu
+    sweep:
+      heads: [1, 2, 3]
+      seed: [0, 1]
+    """)
+
+
+def cli(*args, check=True):
+    p = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=600)
+    if check and p.returncode != 0:
+        raise AssertionError(f"headlab-cli {' '.join(args)} exited {p.returncode}:\n{p.stdout}{p.stderr}")
+    return p
+
+
+def cli_tables(session, directory):
+    out = os.path.join(directory, "csv-" + os.path.basename(session))
+    cli("export-csv", session, "-o", out)
+    runs = pd.read_csv(os.path.join(out, "runs.csv"), dtype=str, keep_default_na=False)
+    curves = pd.read_csv(os.path.join(out, "curves.csv"), dtype={"curve": str})
+    return runs, curves
+
+
+def same_number(text, value):
+    if text == "":
+        return value is None or value == "" or (isinstance(value, float) and math.isnan(value))
+    a = float(text)
+    try:
+        b = float(value)
+    except (TypeError, ValueError):
+        return False
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+class PackageAgainstCli(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="headlab-py-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def assertTablesEqual(self, session_path):
+        """runs() and curves() of the package equal the CLI's runs.csv and curves.csv."""
+        s = headlab.open(session_path)
+        runs = s.runs()
+        cli_runs, cli_curves = cli_tables(session_path, self.tmp)
+        self.assertEqual(len(runs), len(cli_runs), session_path)
+        for column in cli_runs.columns:
+            self.assertIn(column, runs.columns, f"{session_path}: runs() lacks {column}")
+            for i, (text, mine) in enumerate(zip(cli_runs[column], runs[column])):
+                if column == "learned":
+                    expect = {"1": True, "0": False, "": None}[text]
+                    got = None if pd.isna(mine) else bool(mine)
+                    self.assertEqual(got, expect, f"{session_path} run {i} learned")
+                    continue
+                numeric = text != "" and column not in ("heads", "head_dim") and not column.startswith(
+                    ("label_", "provenance_")) and column not in ("task", "qk_rule", "status", "device",
+                                                                  "learned_rule", "message")
+                if numeric:
+                    self.assertTrue(same_number(text, mine), f"{session_path} run {i} {column}: {text} != {mine}")
+                else:
+                    self.assertEqual(text, "" if mine is None or (isinstance(mine, float) and math.isnan(mine))
+                                     else str(mine), f"{session_path} run {i} {column}")
+        # Every point of every curve, per-head ones included, exactly.
+        mine = s.curves(include_head_stats=True)
+        self.assertEqual(len(mine), len(cli_curves), session_path)
+        key = ["run", "curve", "step"]
+        a = cli_curves.sort_values(key).reset_index(drop=True)
+        b = (mine.rename(columns={"metric": "curve"})[["run", "curve", "step", "value"]]
+             .astype({"curve": str}).sort_values(key).reset_index(drop=True))
+        np.testing.assert_array_equal(a["run"].values, b["run"].values)
+        np.testing.assert_array_equal(a["curve"].values, b["curve"].values)
+        np.testing.assert_array_equal(a["step"].values, b["step"].values)
+        np.testing.assert_array_equal(a["value"].values, b["value"].values)
+        return s
+
+    # -- every fixture ---------------------------------------------------------------------------
+
+    def test_every_fixture_equals_the_cli(self):
+        for fixture in FIXTURES:
+            with self.subTest(fixture=fixture):
+                s = self.assertTablesEqual(os.path.join(SOURCE, fixture))
+                self.assertGreater(len(s), 0)
+
+    def test_verdicts_follow_the_task_and_rule(self):
+        nn = headlab.open(os.path.join(SOURCE, "tests/session/fixtures/v2-nn.yaml")).runs()
+        self.assertTrue(nn["learned"].isna().all(), "nearest neighbour has no verdict")
+        add = headlab.open(os.path.join(SOURCE, "tests/session/fixtures/v2-addition.yaml"))
+        self.assertEqual(add.learned_rule, "left_ln10_plateau")
+        self.assertFalse(add.runs()["learned"].isna().any())
+
+    # -- trained here: head statistics, checkpoints, phases --------------------------------------
+
+    def train_tiny(self, name="tiny.yaml", text=TINY):
+        source = os.path.join(self.tmp, "in-" + name)
+        with open(source, "w") as f:
+            f.write(text)
+        path = os.path.join(self.tmp, name)
+        cli("run", source, "-o", path, "--threads", "1")
+        return path
+
+    def test_a_trained_session_with_head_statistics(self):
+        path = self.train_tiny()
+        s = self.assertTablesEqual(path)
+        runs = s.runs()
+        self.assertEqual(len(runs), 6)
+        self.assertEqual(sorted(runs["heads"].unique()), ["1 1", "2 2", "3 3"])  # as runs.csv
+        self.assertEqual(list(runs["uniform_heads"]), [1, 1, 2, 2, 3, 3])
+        self.assertEqual(list(runs["uniform_head_dim"]), [12, 12, 6, 6, 4, 4])
+        self.assertEqual(set(runs["config.phases.1.objective"]), {"answer"})
+        heads = s.head_stats()
+        self.assertFalse(heads.empty, "a trained run logs per-head statistics")
+        # Layer and head numbers agree with each run's shape: heads 0..n-1 in each of 2 layers.
+        for run, group in heads.groupby("run"):
+            n = runs.loc[runs["run"] == run, "uniform_heads"].item()
+            self.assertEqual(sorted(group["layer"].unique()), [0, 1])
+            self.assertEqual(sorted(group["head"].unique()), list(range(n)))
+        self.assertTrue({"logit_rms", "entropy"} <= set(heads["statistic"].astype(str)))
+        # Phases: the answer phase's evaluations are after step 10.
+        curves = s.curves()
+        test = curves[(curves["metric"] == "test") & (curves["run"] == 0)]
+        self.assertEqual(list(test["phase"].astype(str)), ["language", "language", "answer", "answer"])
+
+    def test_a_checkpoint_model_reproduces_the_logged_test_loss(self):
+        try:
+            import torch  # noqa: F401
+            from headlab import checkpoint
+        except ImportError as e:  # the package works without torch; this test needs it
+            self.skipTest(f"torch or safetensors missing: {e}")
+        s = headlab.open(self.train_tiny())
+        for run in (0, 5):
+            table = s.checkpoints(run)
+            self.assertTrue(table["exists"].all(), table)
+            self.assertIn("final", set(table["reason"]))
+            for step in table["step"]:
+                model = s.model(run, step)
+                self.assertIsInstance(model, torch.nn.Module)
+                logged = model.logged_test_loss
+                self.assertIsNotNone(logged)
+                recomputed = checkpoint.addition_test_loss(model.checkpoint)
+                self.assertLess(abs(recomputed - logged), 1e-5, (run, step))
+                # The module's own forward (its parameters) gives the same logits as the file's.
+                tokens = checkpoint.addition_samples(6, 64000)[:, :18]
+                np.testing.assert_allclose(model(tokens).detach().numpy(),
+                                           checkpoint.forward(model.checkpoint, tokens).numpy(), rtol=0, atol=0)
+        with self.assertRaisesRegex(FileNotFoundError, "no checkpoint at step 7"):
+            s.model(0, 7)
+
+    # -- sharded, read while written -------------------------------------------------------------
+
+    def test_a_sharded_session_read_while_shards_write(self):
+        path = os.path.join(self.tmp, "sharded.yaml")
+        with open(path, "w") as f:
+            f.write(TINY.replace("name: tiny", "name: sharded"))
+        cli("run", path, "--shard", "1/2", "--threads", "1")
+        first = self.assertTablesEqual(path)
+        self.assertTrue(0 < len(first) < 6, len(first))
+        # Shard 2 trains in the background; reading meanwhile never fails and never goes back.
+        shard = subprocess.Popen([CLI, "run", path, "--shard", "2/2", "--threads", "1"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        seen = [len(first)]
+        while shard.poll() is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # a half-written run file would be a warning
+                seen.append(len(headlab.open(path)))
+            time.sleep(0.05)
+        self.assertEqual(shard.returncode, 0, shard.stderr.read())
+        self.assertEqual(seen, sorted(seen))
+        full = self.assertTablesEqual(path)
+        self.assertEqual(len(full), 6)
+        cli("merge", path)
+        merged = self.assertTablesEqual(path)
+        pd.testing.assert_frame_equal(
+            merged.runs().drop(columns=["run", "file"]).sort_values("heads", kind="stable").reset_index(drop=True),
+            full.runs().drop(columns=["run", "file"]).sort_values("heads", kind="stable").reset_index(drop=True),
+            check_like=True)
+
+    def test_sessions_read_as_one(self):
+        paths = [os.path.join(SOURCE, f) for f in FIXTURES[:3]]
+        both = headlab.open(paths)
+        runs = both.runs()
+        self.assertEqual(len(runs), sum(len(headlab.open(p)) for p in paths))
+        self.assertEqual(list(runs["session"].unique()),
+                         ["fixture addition", "fixture nearest neighbour", "fixture text"])
+        curves = both.curves()
+        self.assertEqual(set(curves["session"].astype(str)), set(runs["session"]))
+
+    # -- bad input: the CLI's place ----------------------------------------------------------------
+
+    def cli_message(self, path):
+        p = cli("export-csv", path, "-o", os.path.join(self.tmp, "bad-out"), check=False)
+        return p.stderr.strip().splitlines()
+
+    def test_bad_files_are_named_where_the_cli_names_them(self):
+        def write(name, text):
+            p = os.path.join(self.tmp, name)
+            with open(p, "w") as f:
+                f.write(text)
+            return p
+
+        cases = [
+            write("bad-type.yaml", "schema_version: 2\nexperiment:\n  model: {d_model: x}\n  phases: [{steps: 1}]\n"),
+            write("bad-heads.yaml", "schema_version: 2\nexperiment:\n  model:\n    heads: [2, two]\n"
+                                    "  phases: [{steps: 1}]\n"),
+            write("bad-lr.yaml", "schema_version: 2\nexperiment:\n  lr: -1\n  phases: [{steps: 1}]\n"),
+            write("bad-yaml.yaml", "schema_version: 2\nexperiment: [\n"),
+            write("bad-version.yaml", "schema_version: 9\nexperiment:\n  phases: [{steps: 1}]\n"),
+        ]
+        for path in cases:
+            with self.subTest(path=os.path.basename(path)):
+                with self.assertRaises(headlab.HeadLabError) as raised:
+                    headlab.open(path)
+                said = self.cli_message(path)
+                self.assertTrue(said, path)
+                ours = str(raised.exception)
+                # The same file, line and column, and the same key where the CLI names one.
+                place = lambda m: ":".join(m.split(":")[:3])
+                self.assertEqual(place(ours), place(said[0]), f"{ours}\nCLI: {said[0]}")
+                cli_key = said[0].split(": ")[1] if said[0].count(": ") >= 2 else None
+                if cli_key and "." in cli_key and " " not in cli_key:
+                    self.assertIn(cli_key + ":", ours)
+
+    def test_a_partial_run_file_is_skipped_with_the_clis_place(self):
+        directory = os.path.join(self.tmp, "partial")
+        shutil.copytree(os.path.join(SOURCE, "tests/session/fixtures"), directory)
+        session = os.path.join(directory, "v2-addition.yaml")
+        runs_dir = os.path.join(directory, "v2-addition.results", "runs")
+        victim = os.path.join(runs_dir, sorted(os.listdir(runs_dir))[0])
+        with open(victim, "rb") as f:
+            data = f.read()
+        with open(victim, "wb") as f:
+            f.write(data[:700])  # a file cut short, as a full disk leaves one
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            s = headlab.open(session)
+        self.assertEqual(len(s), 3)
+        said = [line for line in self.cli_message(session) if "skipped" in line]
+        self.assertEqual(len(caught), 1)
+        self.assertEqual(len(said), 1)
+        place = lambda m: ":".join(os.path.normpath(m.split(":")[0]).split(os.sep)[-1:] + m.split(":")[1:3])
+        self.assertEqual(place(str(caught[0].message)), place(said[0]))
+        self.assertTrue(str(caught[0].message).endswith("(this run file is skipped)"))
+        self.assertEqual(s.skipped_files, [str(caught[0].message)])
+        self.assertTablesEqual(session)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
