@@ -16,7 +16,11 @@
 //   headlab-bench storage  --runs N --points P --out DIR   (writes a synthetic session of N finished
 //                          runs with P points per curve in the stored layout, DIR/stored.yaml +
 //                          DIR/stored.results/, and as one file, DIR/single.yaml; times both saves;
-//                          bench/storage_bench.sh times loading them)
+//                          bench/storage_bench.sh times loading them). --head-curves K adds K
+//                          per-head curves (head.L.H.STAT, float32 values as the trainer logs) to
+//                          every run, and writes DIR/inline.yaml + DIR/inline.results/ too: the
+//                          same runs with those curves as text in the run files (the previous
+//                          release's layout), against the binary files beside them.
 //   headlab-bench save-sweep --session S.yaml --out DIR
 //                          (trains the session's sweep three times through the scheduler, on the
 //                          CPU: without saving, saving each finished run as headlab-cli does (on the
@@ -573,6 +577,7 @@ void storage(const Args &a)
 {
     const int runs = std::stoi(a.get("runs", "2000"));
     const int points = std::stoi(a.get("points", "300"));
+    const int headCurves = std::stoi(a.get("head-curves", "0"));
     const std::string out = a.get("out", "bench-out/storage");
     std::string mkdir = "mkdir -p '" + out + "'";
     if (std::system(mkdir.c_str()) != 0) return;
@@ -617,6 +622,15 @@ void storage(const Args &a)
         }
         r.metrics = {
             {"final_test_loss", r.test.back().value}, {"learned", 1}, {"left_ln10_plateau", 1}};
+        // 12 heads in each layer, 9 statistics (as the trainer names them), until K curves.
+        static const char *kStats[] = {"logit_rms", "logit_max", "entropy", "wq_norm", "wk_norm",
+                                       "wv_norm",   "wo_norm",   "wq_grad", "wk_grad"};
+        for (int c = 0; c < headCurves; ++c) {
+            Curve &curve = r.extra["head." + std::to_string(c / (12 * 9)) + "." +
+                                   std::to_string(c / 9 % 12) + "." + kStats[c % 9]];
+            for (int k = 0; k < points; ++k)
+                curve.push_back({int64_t(k) * 100, float(1 + c % 7 + 0.5 * noise())});
+        }
     }
     auto seconds = [](auto start) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -627,6 +641,13 @@ void storage(const Args &a)
         store.saveSession(s);
     }
     const double storedSave = seconds(t0);
+    if (headCurves > 0) { // the previous release's layout: every curve as text in the run file
+        if (std::system(("mkdir -p '" + out + "/inline.results/runs'").c_str()) != 0) return;
+        for (const auto &run : s.runs)
+            writeFileAtomic(out + "/inline.results/runs/" + runFileName(run.config), runToYaml(run),
+                            false);
+        writeFileAtomic(out + "/inline.yaml", sessionIndexToYaml(s, "inline.results"));
+    }
     // Finishing one run in the stored layout: one run file.
     t0 = std::chrono::steady_clock::now();
     {
@@ -637,18 +658,22 @@ void storage(const Args &a)
         }
     }
     const double perRun = seconds(t0) / 20;
-    // Where one run's save goes: naming (the config's hash), text, the atomic write.
+    // Where one run's save goes: naming (the config's hash), text (and the per-head curves'
+    // bytes), the atomic writes; into a folder of their own, leaving the stored session intact.
     double naming = 0, text = 0, writing = 0;
-    for (int k = 0; k < 200; ++k) {
+    if (std::system(("mkdir -p '" + out + "/one-run'").c_str()) != 0) return;
+    for (int k = 0; k < std::min<int>(200, int(s.runs.size())); ++k) {
         const SessionRun &run = s.runs[static_cast<size_t>(k)];
         auto t = std::chrono::steady_clock::now();
         const std::string name = runFileName(run.config);
         naming += seconds(t);
         t = std::chrono::steady_clock::now();
-        const std::string yaml = runToYaml(run);
+        const StoredRunFiles files = storedRunFiles(run);
         text += seconds(t);
         t = std::chrono::steady_clock::now();
-        writeFileAtomic(out + "/stored.results/runs/" + name, yaml);
+        if (!files.headCurvesName.empty())
+            writeFileAtomic(out + "/one-run/" + files.headCurvesName, files.headCurves, false);
+        writeFileAtomic(out + "/one-run/" + name, files.yaml);
         writing += seconds(t);
     }
     std::printf("{\"storage\": \"one_run\", \"points\": %d, \"name_ms\": %.4f, \"text_ms\": %.4f, "

@@ -187,6 +187,8 @@ def storage_section(rows, out):
                    f"{r['wall_saving_inside_s']:.2f} | {100 * r['overhead_inside']:+.0f} % |")
     save = next((r for r in rows if r.get("storage") == "save"), None)
     one = next((r for r in rows if r.get("storage") == "one_run"), None)
+    heads = next((r for r in rows if r.get("storage, 250 runs with per-head curves") == "save"), None)
+    disks = [r for r in rows if "results_mb" in r]
     if save:
         out.append(f"\nA session of {save['runs']} finished runs with {save['points']} points per curve: written in the "
                    f"stored layout (a file per run) in {save['stored_save_s']:.2f} s, as one file in "
@@ -196,9 +198,21 @@ def storage_section(rows, out):
         out.append(f"Where one run's save goes: its name (a hash of the config) {one['name_ms']:.2f} ms, its text "
                    f"{one['text_ms']:.2f} ms, the atomic write (temporary file, fsync, rename, fsync of the "
                    f"directory) {one['write_ms']:.2f} ms.")
+    if disks:
+        out.append("\nPer-head curves (12 heads × 2 layers × 9 statistics = 216 curves of 300 points a run, as a "
+                   "30,500-step run evaluated every 100 steps logs them), 250 runs: in binary files beside the run "
+                   "files (this version) and as text in the run files (the previous release's layout, which still "
+                   "loads):\n")
+        out.append("| layout | results folder (MB) | one run file (KB) | its per-head curves file (KB) |")
+        out.append("|---|---|---|---|")
+        for r in disks:
+            out.append(f"| {r['disk']} | {r['results_mb']} | {r['one_run_file_kb']} | {r['one_heads_file_kb'] or '—'} |")
+        if heads:
+            out.append(f"\nWritten in {heads['stored_save_s']:.2f} s in the stored layout (as one text file: "
+                       f"{heads['single_file_save_s']:.2f} s); one run's files: {1000 * heads['stored_one_run_s']:.2f} ms.")
     loads = [r for r in rows if "load" in r]
     if loads:
-        out.append("\n| loading that session | seconds | peak memory (MB) |")
+        out.append("\n| loading (the 2,000-run session unless the row says otherwise) | seconds | peak memory (MB) |")
         out.append("|---|---|---|")
         for r in loads:
             out.append(f"| {r['load']} | {r['seconds']} | {r['peak_rss_mb']:,} |")

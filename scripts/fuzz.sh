@@ -64,7 +64,7 @@ case "$TARGET" in
         SEEDS=(resources/presets tests/fuzz/corpus tests/storage/fixtures tests/fuzz/regressions)
         MAX_LEN=8192 ;;
     checkpoint)
-        SOURCES=(tests/fuzz/fuzz_checkpoint.cpp core/model/Safetensors.cpp core/train/CheckpointReader.cpp "${CORE_SOURCES[@]}")
+        SOURCES=(tests/fuzz/fuzz_checkpoint.cpp core/train/CheckpointReader.cpp "${CORE_SOURCES[@]}")
         SEEDS=(tests/fuzz/corpus-checkpoint tests/fuzz/regressions-checkpoint)
         MAX_LEN=65536 ;;
     task_input)

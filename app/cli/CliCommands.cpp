@@ -18,6 +18,7 @@
 #include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
+#include "core/train/Checkpoint.h"
 #include "core/train/SweepRunner.h"
 
 #include <CLI/CLI.hpp>
@@ -37,6 +38,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 
 namespace headlab::cli {
@@ -649,6 +651,50 @@ int mergeCommand(const std::string &sessionPath)
     return kExitOk;
 }
 
+// Frees the disk of finished runs' checkpoints, keeping those whose reason is in `keep`.
+int pruneCommand(const std::string &sessionPath, const std::vector<std::string> &keepList,
+                 bool dryRun)
+{
+    static const std::set<std::string> kReasons = {"final", "periodic", "stop", "plateau_entry",
+                                                   "plateau_exit"};
+    std::set<std::string> keep;
+    for (const auto &reason : keepList) {
+        if (reason == "plateau") {
+            keep.insert({"plateau_entry", "plateau_exit"});
+        } else if (reason == "none") {
+        } else if (kReasons.count(reason)) {
+            keep.insert(reason);
+        } else {
+            std::fprintf(stderr,
+                         "headlab-cli prune: --keep: '%s' is not a checkpoint reason (final, "
+                         "plateau, plateau_entry, plateau_exit, periodic, stop, none)\n",
+                         reason.c_str());
+            return kExitBadInput;
+        }
+    }
+    try {
+        Session session = loadSweepRuns(sessionPath);
+        expandSweep(session);
+        // The session's writer lock: never while it trains (its runs' checkpoints are in use).
+        std::optional<SessionStore> store;
+        if (!dryRun) store.emplace(sessionPath);
+        const PruneSummary p = pruneCheckpoints(session, sessionPath, keep, dryRun);
+        if (store) store->saveSession(session);
+        std::string kept;
+        for (const auto &k : keep) kept += (kept.empty() ? "" : ", ") + k;
+        std::printf("%s: %s %d checkpoint files of %d finished runs (%.1f MB); kept %d (%.1f MB: "
+                    "%s)\n",
+                    sessionPath.c_str(), dryRun ? "would remove" : "removed", p.removed, p.runs,
+                    double(p.bytesFreed) / 1e6, p.kept, double(p.bytesKept) / 1e6,
+                    kept.empty() ? "none" : kept.c_str());
+        for (const auto &line : p.problems) std::fprintf(stderr, "%s\n", line.c_str());
+        return p.problems.empty() ? kExitOk : kExitRunFailed;
+    } catch (const SessionError &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitBadInput;
+    }
+}
+
 // The progress of a sweep written by other processes or machines: finished runs from the run
 // files, the shards running now.
 int statusCommand(const std::string &sessionPath)
@@ -685,6 +731,15 @@ int statusCommand(const std::string &sessionPath)
             std::printf("  running: %s: %zu runs to train%s\n", trainer.c_str(), steps.size(),
                         withCheckpoint ? (", checkpoints at steps " + where).c_str()
                                        : ", no checkpoint yet");
+        }
+        {
+            const std::string results = resultsDirFor(sessionPath);
+            const uint64_t runs = directoryBytes(results + "/runs"),
+                           checkpoints = directoryBytes(results + "/checkpoints");
+            std::printf("  disk: %.1f MB (run files %.1f MB, checkpoints %.1f MB; `headlab-cli "
+                        "prune` frees finished runs' checkpoints)\n",
+                        double(runs + checkpoints) / 1e6, double(runs) / 1e6,
+                        double(checkpoints) / 1e6);
         }
         if (active.empty()) {
             for (const auto &line : SessionStore::runningShards(sessionPath))
@@ -819,6 +874,8 @@ struct Arguments {
     std::string stat = "median", spread = "iqr";
     std::string lawX;
     std::vector<std::string> lawAlso;
+    std::vector<std::string> keep = {"final", "plateau"};
+    bool dryRun = false;
 };
 
 // Adds every command to `app`; the returned function runs the one that was parsed.
@@ -944,6 +1001,23 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
         app.add_subcommand("status", "Progress of a sweep run by other processes or machines");
     status->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
     commands.push_back({status, [&a] { return statusCommand(a.session); }});
+
+    CLI::App *prune = app.add_subcommand(
+        "prune", "Remove finished runs' checkpoints, keeping the final and plateau ones");
+    prune->footer("Checkpoints of done, diverged and failed runs whose reason is not kept are "
+                  "removed, with files\n"
+                  "their run no longer lists; unfinished runs keep theirs (they resume from "
+                  "them). Takes the\n"
+                  "session's lock: refused while the session trains. `status` shows the disk "
+                  "used.");
+    prune->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
+    prune
+        ->add_option("--keep", a.keep,
+                     "Reasons kept: final, plateau (entry and exit), periodic, stop, or none "
+                     "(default: final plateau)")
+        ->delimiter(',');
+    prune->add_flag("--dry-run", a.dryRun, "Count what would be removed; remove nothing");
+    commands.push_back({prune, [&a] { return pruneCommand(a.session, a.keep, a.dryRun); }});
 
     CLI::App *summary = app.add_subcommand(
         "summary", "Statistics over replicates (seeds): the table the figures draw");

@@ -40,6 +40,10 @@ struct CheckpointPolicy {
     int keep = 3;         // periodic, stop and final checkpoints kept per run (the newest); >= 1
     bool plateaus = true; // also keep one where the test loss enters or leaves a plateau
     bool enabled = true;  // false: no checkpoints at all (and no resume)
+    // true (the default): only a run's newest checkpoint keeps the optimizer state a resume needs;
+    // older ones keep their weights alone (a third of the bytes with Adam), for inspecting.
+    // false: every checkpoint keeps it (`resume_state: every`).
+    bool resumeStateNewestOnly = true;
     bool operator==(const CheckpointPolicy &) const = default;
 };
 

@@ -116,7 +116,8 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
                                            : " resumes from step " +
                                                  std::to_string(found.front().step) + " instead"));
         auto &steps = byStep[&job]; // every unfinished job has an entry, empty without checkpoints
-        for (const auto &info : found) steps[info.step] = info.path;
+        for (const auto &info : found)
+            if (!info.weightsOnly) steps[info.step] = info.path; // slim ones cannot resume
     }
     // Runs that train as one ensemble resume from one step: the newest at which every one of them
     // has a checkpoint (a kill between the members' writes leaves some a step ahead), or, where
@@ -312,6 +313,50 @@ std::vector<std::string> setAsideRunsOutsideTheSweep(Session &session,
     }
     session.runs = std::move(kept);
     return aside;
+}
+
+PruneSummary pruneCheckpoints(Session &session, const std::string &sessionPath,
+                              const std::set<std::string> &keep, bool dryRun)
+{
+    namespace fs = std::filesystem;
+    PruneSummary summary;
+    for (auto &run : session.runs) {
+        if (!isFinished(run.result.status)) continue;
+        const std::string dir = checkpointDirFor(sessionPath, run.config);
+        std::error_code error;
+        if (!fs::is_directory(dir, error)) continue;
+        std::set<std::string> kept;
+        std::vector<CheckpointRecord> list;
+        for (const auto &c : run.result.checkpoints)
+            if (keep.count(c.reason)) {
+                kept.insert(c.file);
+                list.push_back(c);
+            }
+        bool any = false;
+        for (const auto &entry : fs::directory_iterator(dir, error)) {
+            if (!entry.is_regular_file(error)) continue;
+            any = true;
+            const std::string name = entry.path().filename().string();
+            const uint64_t bytes = entry.file_size(error);
+            if (kept.count(name)) {
+                ++summary.kept;
+                summary.bytesKept += bytes;
+                continue;
+            }
+            std::error_code removeError;
+            if (!dryRun) fs::remove(entry.path(), removeError);
+            if (removeError) {
+                summary.problems.push_back(entry.path().string() +
+                                           ": not removed: " + removeError.message());
+                continue;
+            }
+            ++summary.removed;
+            summary.bytesFreed += bytes;
+        }
+        summary.runs += any;
+        if (!dryRun) run.result.checkpoints = list;
+    }
+    return summary;
 }
 
 StoredResult storeResult(SessionStore &store, const SessionRun &run, bool syncDirectory)

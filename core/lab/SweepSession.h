@@ -12,6 +12,7 @@
 #include "core/session/SessionStore.h"
 #include "core/train/SweepRunner.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,20 @@ std::vector<RunActivity> activeRuns(const Session &session, const std::string &s
 // they are. Returns one line per run set aside, naming its real file.
 std::vector<std::string> setAsideRunsOutsideTheSweep(Session &session,
                                                      const std::string &sessionPath);
+
+// Frees the disk that finished runs' checkpoints take: every checkpoint file of a done, diverged
+// or failed run whose reason is not in `keep` (final, periodic, stop, plateau_entry,
+// plateau_exit) is removed, as are files its list does not name (an earlier try's, one set aside
+// as unusable), and its result's list follows. Unfinished runs are left alone: they resume from
+// theirs. With `dryRun`, only counts. The caller saves the session (SessionStore) afterwards.
+struct PruneSummary {
+    int runs = 0; // finished runs that had checkpoints
+    int removed = 0, kept = 0;
+    uint64_t bytesFreed = 0, bytesKept = 0;
+    std::vector<std::string> problems; // files that could not be removed, one sentence each
+};
+PruneSummary pruneCheckpoints(Session &session, const std::string &sessionPath,
+                              const std::set<std::string> &keep, bool dryRun);
 
 // Where a result went.
 struct StoredResult {

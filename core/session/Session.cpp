@@ -567,10 +567,10 @@ RunStatus readStatus(const YamlField &field)
 // A run record; a run file's has schema_version too (`inRunFile`).
 SessionRun readRun(const YamlField &field, bool inRunFile = false)
 {
-    std::vector<std::string> keys = {"labels",           "config",       "status", "steps_done",
-                                     "diverged_at_step", "wall_seconds", "device", "message",
-                                     "phase_starts",     "metrics",      "curves", "samples",
-                                     "provenance",       "checkpoints"};
+    std::vector<std::string> keys = {"labels",           "config",       "status",     "steps_done",
+                                     "diverged_at_step", "wall_seconds", "device",     "message",
+                                     "phase_starts",     "metrics",      "curves",     "samples",
+                                     "provenance",       "checkpoints",  "head_curves"};
     if (inRunFile) keys.push_back("schema_version");
     checkKeys(field, keys);
     SessionRun run;
@@ -615,6 +615,26 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
                 result.test = readCurve(value);
             else
                 result.extra[key] = readCurve(value);
+        }
+    }
+    // The per-head curves of a stored run live in a binary file beside it (SessionStore.h). A
+    // file that is missing or damaged costs those curves only: the run keeps its result.
+    if (auto f = child(field, "head_curves"); f.present() && !f.isNull()) {
+        checkKeys(f, {"file", "curves"});
+        const std::string name = readString(child(f, "file"));
+        if (!isHeadCurvesFileName(name))
+            fail(child(f, "file"), "'" + name +
+                                       "' is not a per-head curves file name (NAME.heads-HASH."
+                                       "safetensors beside the run file)");
+        const int64_t count = readIntAtLeast(child(f, "curves"), 0);
+        const std::string path = directoryOf(field.file) + "/" + name;
+        try {
+            for (auto &[key, curve] : readHeadCurves(path, count))
+                result.extra[key] = std::move(curve);
+        } catch (const SessionError &e) {
+            run.loadProblem =
+                std::string(e.what()) +
+                " (the run's per-head curves are left out; its other results are kept)";
         }
     }
     return run;
@@ -701,13 +721,21 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
         if (f.node.IsScalar()) {
             c.enabled = readBool(f); // `checkpoints: false`
         } else {
-            checkKeys(f, {"every", "keep", "plateaus", "enabled"});
+            checkKeys(f, {"every", "keep", "plateaus", "enabled", "resume_state"});
             if (auto e = child(f, "every"); e.present())
                 c.every = readIntInRange(e, 0, int64_t(1) << 40);
             if (auto k = child(f, "keep"); k.present())
                 c.keep = static_cast<int>(readIntInRange(k, 1, 1000));
             if (auto pl = child(f, "plateaus"); pl.present()) c.plateaus = readBool(pl);
             if (auto en = child(f, "enabled"); en.present()) c.enabled = readBool(en);
+            if (auto r = child(f, "resume_state"); r.present()) {
+                const std::string text = readString(r);
+                if (text != "newest" && text != "every")
+                    fail(r, "expected newest (only the newest checkpoint keeps what resuming "
+                            "needs; the default) or every, got '" +
+                                text + "'");
+                c.resumeStateNewestOnly = text == "newest";
+            }
         }
     }
     const YamlField experiment = child(root, "experiment");
@@ -810,7 +838,9 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
         out << YAML::Key << "checkpoints" << YAML::Value << YAML::Flow << YAML::BeginMap
             << YAML::Key << "every" << YAML::Value << c.every << YAML::Key << "keep" << YAML::Value
             << c.keep << YAML::Key << "plateaus" << YAML::Value << c.plateaus << YAML::Key
-            << "enabled" << YAML::Value << c.enabled << YAML::EndMap;
+            << "enabled" << YAML::Value << c.enabled;
+        if (!c.resumeStateNewestOnly) out << YAML::Key << "resume_state" << YAML::Value << "every";
+        out << YAML::EndMap;
     }
     out << YAML::Key << "experiment" << YAML::Value;
     writeRunConfig(out, session.base);
@@ -881,8 +911,10 @@ private:
     std::vector<const Curve *> m_curves;
 };
 
-// The keys of one run record, inside a mapping the caller opened.
-void writeRunRecord(YAML::Emitter &out, const SessionRun &run, CurveSplicer &curves)
+// The keys of one run record, inside a mapping the caller opened. With `headCurvesFile`, the
+// per-head curves are not written here but named: they are in that file (SessionStore.h).
+void writeRunRecord(YAML::Emitter &out, const SessionRun &run, CurveSplicer &curves,
+                    const std::string &headCurvesFile = {})
 {
     const RunResult &r = run.result;
     out << YAML::Key << "labels" << YAML::Value;
@@ -923,12 +955,20 @@ void writeRunRecord(YAML::Emitter &out, const SessionRun &run, CurveSplicer &cur
                 << YAML::Value << c.reason << YAML::EndMap;
         out << YAML::EndSeq;
     }
+    if (!headCurvesFile.empty()) {
+        const auto count = std::count_if(r.extra.begin(), r.extra.end(),
+                                         [](const auto &e) { return isHeadCurve(e.first); });
+        out << YAML::Key << "head_curves" << YAML::Value << YAML::Flow << YAML::BeginMap
+            << YAML::Key << "file" << YAML::Value << headCurvesFile << YAML::Key << "curves"
+            << YAML::Value << count << YAML::EndMap;
+    }
     out << YAML::Key << "curves" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "train" << YAML::Value;
     curves.write(out, r.train);
     out << YAML::Key << "test" << YAML::Value;
     curves.write(out, r.test);
     for (const auto &[key, curve] : r.extra) {
+        if (!headCurvesFile.empty() && isHeadCurve(key)) continue;
         out << YAML::Key << key << YAML::Value;
         curves.write(out, curve);
     }
@@ -1027,6 +1067,24 @@ std::string runToYaml(const SessionRun &run)
     writeRunRecord(out, run, curves);
     out << YAML::EndMap;
     return finish(out, curves);
+}
+
+StoredRunFiles storedRunFiles(const SessionRun &run)
+{
+    StoredRunFiles files;
+    std::string stem = runFileName(run.config);
+    stem.resize(stem.size() - std::string(".yaml").size());
+    files.headCurves = headCurvesBytes(run.result);
+    if (!files.headCurves.empty())
+        files.headCurvesName = headCurvesFileName(stem, files.headCurves);
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    out << YAML::Key << "schema_version" << YAML::Value << Session::kSchemaVersion;
+    CurveSplicer curves;
+    writeRunRecord(out, run, curves, files.headCurvesName);
+    out << YAML::EndMap;
+    files.yaml = finish(out, curves);
+    return files;
 }
 
 SessionRun runFromYaml(const std::string &text, const std::string &file)

@@ -48,6 +48,9 @@ struct SessionRun {
     // The run file it was read from (S.results/runs/NAME.yaml), "" when it was not: where a
     // message about it must point. Never written.
     std::string storedFile;
+    // What could not be read of it while the rest could (its per-head curves' file missing or
+    // damaged): said where the session's unreadable run files are. Never written.
+    std::string loadProblem;
 };
 
 struct SkippedRun {

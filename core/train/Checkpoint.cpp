@@ -4,8 +4,8 @@
 
 #include "core/config/Files.h"
 #include "core/config/Hash.h"
+#include "core/config/Safetensors.h"
 #include "core/model/Adam.h"
-#include "core/model/Safetensors.h"
 #include "core/model/Transformer.h"
 #include "core/tasks/RunConfigFields.h"
 

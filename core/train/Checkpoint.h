@@ -39,6 +39,9 @@ struct CheckpointInfo {
     std::string reason;                    // periodic, plateau_entry, plateau_exit, stop, final
     RunStatus status = RunStatus::Running; // of the run when it was written
     uint64_t bytes = 0;
+    // Its weights alone, the optimizer state dropped by slimCheckpoint: for inspecting, never
+    // for resuming.
+    bool weightsOnly = false;
 };
 
 // Reads a checkpoint's header and checks its format, version and length; with `verifyData` also
@@ -52,6 +55,11 @@ CheckpointInfo inspectCheckpoint(const std::string &path, bool verifyData = true
 std::vector<CheckpointInfo> listCheckpoints(const std::string &dir,
                                             std::vector<std::string> *problems = nullptr,
                                             bool verifyData = true);
+
+// Rewrites a checkpoint without its optimizer state (atomically; metadata `kept: weights`,
+// `optimizer: none`, its checksum recomputed): what a run's older checkpoints become once a newer
+// one holds the state to resume from. One already slim is left alone. Returns the bytes saved.
+uint64_t slimCheckpoint(const std::string &path);
 
 // The steps at which every member of an ensemble has a checkpoint, newest first (each member's
 // checkpoints by step): where an ensemble may resume as one.

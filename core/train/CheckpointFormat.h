@@ -4,7 +4,7 @@
 
 #include "core/config/Files.h"
 #include "core/config/Hash.h"
-#include "core/model/Safetensors.h"
+#include "core/config/Safetensors.h"
 #include "core/train/Checkpoint.h"
 
 #include <cstdio>

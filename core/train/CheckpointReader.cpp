@@ -104,12 +104,31 @@ try {
         throw bad(path, "metadata 'status' is '" + meta(contents, "status", path) + "'");
     std::error_code error;
     info.bytes = fs::file_size(path, error);
+    if (const auto it = contents.metadata.find("kept"); it != contents.metadata.end())
+        info.weightsOnly = it->second == "weights";
     if (info.step < 0) throw bad(path, "its step " + std::to_string(info.step) + " is negative");
     return info;
 } catch (const SessionError &) {
     throw;
 } catch (const std::exception &e) {
     throw bad(path, e.what());
+}
+
+uint64_t slimCheckpoint(const std::string &path)
+{
+    safetensors::Contents c = safetensors::read(path);
+    verify(c, path, true);
+    if (const auto it = c.metadata.find("kept"); it != c.metadata.end() && it->second == "weights")
+        return 0;
+    const uint64_t before = fs::file_size(path);
+    std::erase_if(c.tensors,
+                  [](const safetensors::Tensor &t) { return t.name.rfind("optimizer.", 0) == 0; });
+    c.metadata["optimizer"] = "none";
+    c.metadata["kept"] = "weights";
+    c.metadata["data_fnv1a64"] = hex(dataHash(c.tensors));
+    safetensors::write(path, c);
+    const uint64_t after = fs::file_size(path);
+    return before > after ? before - after : 0;
 }
 
 std::vector<CheckpointInfo> listCheckpoints(const std::string &dir,

@@ -38,6 +38,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -210,7 +211,10 @@ public:
             Member &m = m_members[i];
             if (m.result.status == RunStatus::Running) m.result.status = RunStatus::Done;
             m.result.wallSeconds = wall;
-            if (m.result.status == RunStatus::Done) checkpoint(i, "final");
+            if (m.result.status == RunStatus::Done) {
+                checkpoint(i, "final");
+                slimOlderCheckpoints({i}); // a finished run resumes from nothing
+            }
             if (m.result.status ==
                 RunStatus::Done) // after the clock: sampling is not training time
                 m.result.samples =
@@ -367,10 +371,15 @@ private:
             if (m_step % evalEvery == 0) evaluate();
             const auto &policy = m_control.checkpoints;
             if (policy.enabled && policy.every > 0 && m_step % policy.every == 0 &&
-                m_step < m_total)
+                m_step < m_total) {
+                std::vector<size_t> wrote;
                 for (size_t i = 0; i < m_members.size(); ++i)
-                    if (m_members[i].alive || m_members[i].result.status == RunStatus::Diverged)
+                    if (m_members[i].alive || m_members[i].result.status == RunStatus::Diverged) {
                         checkpoint(i, "periodic");
+                        wrote.push_back(i);
+                    }
+                slimOlderCheckpoints(wrote);
+            }
             maybeReport();
         }
         drainReads(&adam, &phase);
@@ -676,6 +685,32 @@ private:
                    list.end());
     }
 
+    // Once every member in `members` has written its checkpoint of this step (one pass, so a kill
+    // in the middle leaves them all a common older step to resume from), their older checkpoints
+    // keep their weights alone (slimCheckpoint): the newest holds the state to resume from, the
+    // plateau ones stay for inspecting. Off with `checkpoints: {resume_state: every}`. A file
+    // that cannot be slimmed is left as it is (it costs disk, never a result).
+    void slimOlderCheckpoints(const std::vector<size_t> &members)
+    {
+        const auto &policy = m_control.checkpoints;
+        if (!policy.enabled || !policy.resumeStateNewestOnly) return;
+        for (size_t i : members) { // every one wrote this step's, or none is slimmed (a full disk)
+            if (i >= m_control.checkpointDirs.size() || m_control.checkpointDirs[i].empty()) return;
+            const auto &list = m_members[i].result.checkpoints;
+            if (list.empty() || list.back().step != m_step) return;
+        }
+        for (size_t i : members) {
+            auto &list = m_members[i].result.checkpoints;
+            for (size_t k = 0; k + 1 < list.size(); ++k) {
+                const std::string path = m_control.checkpointDirs[i] + "/" + list[k].file;
+                if (!m_slimmed.insert(path).second) continue;
+                try {
+                    slimCheckpoint(path);
+                } catch (const std::exception &) {}
+            }
+        }
+    }
+
     // Reads the members' resume checkpoints (all or none, of one step). Each is checked against its
     // run before any is used: config, position, task data and every tensor's shape. When one does
     // not pass, the ensemble falls back to the newest older step at which every member has a
@@ -698,11 +733,11 @@ private:
         for (size_t i = 0; i < from.size(); ++i) {
             for (const auto &info : listCheckpoints(
                      std::filesystem::path(from[i]).parent_path().string(), nullptr, false))
-                byStep[i][info.step] = info.path;
+                if (!info.weightsOnly) byStep[i][info.step] = info.path;
             try {
-                const int64_t step = inspectCheckpoint(from[i], false).step;
-                byStep[i][step] = from[i];
-                if (i == 0) asked = step;
+                const CheckpointInfo info = inspectCheckpoint(from[i], false);
+                if (!info.weightsOnly) byStep[i][info.step] = from[i];
+                if (i == 0) asked = info.step;
             } catch (const SessionError &) {}
         }
         if (asked < 0)
@@ -925,6 +960,7 @@ private:
     std::vector<torch::Tensor> m_gradQ,
         m_gradK; // per layer (R, heads): the last kept gradient norms
     const bool m_headStats = headStatsWanted();
+    std::set<std::string> m_slimmed; // checkpoints slimCheckpoint has made weights-only
 
     const std::vector<RunConfig> &m_configs;
     const TrainerControl &m_control;

@@ -165,6 +165,7 @@ class Run:
     checkpoints: list = field(default_factory=list)  # {step, file, reason}
     samples: list = field(default_factory=list)
     file: str = ""  # the run file, "" for an inline record
+    load_problem: str = ""  # what could not be read while the rest could (per-head curves)
 
     @property
     def finished(self):
@@ -261,6 +262,20 @@ def run_from_record(doc, path, text, lifted, base_keys=()):
     labels = doc.get("labels") or {}
     _expect(isinstance(labels, dict), path, text, k + ("labels",), "expected a mapping of axis to value")
     curves = {}
+    head_file = doc.get("head_curves")
+    problem = ""
+    if head_file is not None:
+        _expect(isinstance(head_file, dict) and isinstance(head_file.get("file"), str)
+                and _is_int(head_file.get("curves")), path, text, k + ("head_curves",),
+                "expected {file: NAME.heads-HASH.safetensors, curves: COUNT}")
+        name = head_file["file"]
+        _expect(not name.startswith(".") and "/" not in name and ".heads-" in name
+                and name.endswith(".safetensors"), path, text, k + ("head_curves", "file"),
+                f"'{name}' is not a per-head curves file name (NAME.heads-HASH.safetensors beside the run file)")
+        try:
+            curves.update(read_head_curves(os.path.join(os.path.dirname(path), name), head_file["curves"]))
+        except HeadLabError as e:
+            problem = f"{e} (the run's per-head curves are left out; its other results are kept)"
     raw = doc.get("curves") or {}
     _expect(isinstance(raw, dict), path, text, k + ("curves",), "expected a mapping of name to curve")
     for name, value in raw.items():
@@ -292,7 +307,41 @@ def run_from_record(doc, path, text, lifted, base_keys=()):
                curves=curves,
                provenance={str(a): str(v) for a, v in (doc.get("provenance") or {}).items()},
                checkpoints=list(doc.get("checkpoints") or []),
-               samples=[str(s) for s in doc.get("samples") or []])
+               samples=[str(s) for s in doc.get("samples") or []],
+               load_problem=problem)
+
+
+def read_head_curves(path, expected):
+    """The per-head curves a stored run keeps beside its run file (docs/SESSION_FORMAT.md):
+    name -> (steps, values), exact (float32 where HeadLab found every value exact in float32)."""
+    from safetensors import SafetensorError, safe_open
+
+    def bad(what):
+        return HeadLabError(f"{path}: is not a valid per-head curves file: {what}")
+
+    try:
+        with safe_open(path, framework="numpy") as f:
+            meta = f.metadata() or {}
+            if meta.get("format") != "headlab-head-curves":
+                raise bad(f"its format is '{meta.get('format')}'")
+            if meta.get("format_version") != "1":
+                raise bad(f"format version {meta.get('format_version')} is newer than this package reads")
+            curves = {}
+            for g in range(int(meta.get("groups", "0"))):
+                names = meta.get(f"names.{g}", "").split("\n")
+                steps = f.get_tensor(f"steps.{g}").astype(np.int64)
+                values = f.get_tensor(f"values.{g}").astype(np.float64)
+                if values.shape != (len(names), len(steps)):
+                    raise bad(f"group {g} has tensors of other shapes than {len(names)} curves of its steps")
+                for name, row in zip(names, values):
+                    curves[name] = (steps, row)
+    except FileNotFoundError:
+        raise HeadLabError(f"{path}: cannot read a per-head curves file: No such file or directory") from None
+    except (SafetensorError, OSError, ValueError, KeyError) as e:
+        raise bad(str(e)) from None
+    if len(curves) != expected:
+        raise bad(f"it holds {len(curves)} curves, the run file says {expected}")
+    return curves
 
 
 def read_run_file(path):
@@ -385,6 +434,9 @@ def read_session(path):
                 continue  # listed, never written: not run yet
             try:
                 stored.append(read_run_file(file))
+                if stored[-1].load_problem:  # read, but not all of it
+                    skipped.append(stored[-1].load_problem)
+                    warnings.warn(stored[-1].load_problem, RunFileSkipped, stacklevel=3)
             except HeadLabError as e:
                 message = f"{e} (this run file is skipped)"
                 skipped.append(message)

@@ -214,64 +214,86 @@ class Session:
         frame["learned"] = frame["learned"].astype("boolean")
         return frame
 
-    def _curve_tables(self, heads):
-        parts = []
+    def _curve_arrays(self, heads):
+        """Every curve (per-head ones, or the others) as flat arrays: run, step, value, the curve's
+        code in `names` and the phase's code in `phases`. One pass of numpy per curve, one frame
+        at the end: 250 runs of 216 per-head curves (16 million points) take seconds."""
+        runs, steps, values, codes, phase_codes = [], [], [], [], []
+        names, phases = {}, {}
         for i, r in enumerate(self._stored.runs):
-            names = [n for n in r.curves if n.startswith(HEAD_CURVE_PREFIX) == heads]
-            if not names:
-                continue
             starts = np.asarray(r.phase_starts or [0], dtype=np.int64)
-            phase_names = [str(p.get("name", j)) for j, p in enumerate(r.config.get("phases") or [])]
-            for name in names:
-                steps, values = r.curves[name]
-                if not len(steps):
+            run_phases = [str(p.get("name", j)) for j, p in enumerate(r.config.get("phases") or [])]
+            lookup = np.array([phases.setdefault(run_phases[k] if k < len(run_phases) else str(k), len(phases))
+                               for k in range(max(len(starts), len(run_phases), 1))], dtype=np.int32)
+            for name, (curve_steps, curve_values) in r.curves.items():
+                if name.startswith(HEAD_CURVE_PREFIX) != heads or not len(curve_steps):
                     continue
-                phase = np.clip(np.searchsorted(starts, steps, side="left") - 1, 0, None)
-                part = {"run": np.full(len(steps), i), "step": steps,
-                        "phase": [phase_names[p] if p < len(phase_names) else str(p) for p in phase],
-                        "value": values}
-                if heads:
-                    try:
-                        _, layer, head, stat = name.split(".", 3)
-                        part.update(layer=int(layer), head=int(head), statistic=stat)
-                    except ValueError:
-                        continue  # not head.<layer>.<head>.<statistic>
-                else:
-                    part["metric"] = name
-                parts.append(pd.DataFrame(part))
-        return parts
+                n = len(curve_steps)
+                runs.append(np.full(n, i, dtype=np.int64))
+                steps.append(curve_steps)
+                values.append(curve_values)
+                codes.append(np.full(n, names.setdefault(name, len(names)), dtype=np.int32))
+                index = np.clip(np.searchsorted(starts, curve_steps, side="left") - 1, 0, len(lookup) - 1)
+                phase_codes.append(lookup[index])
+        if not runs:
+            return None
+        cat = np.concatenate
+        return (cat(runs), cat(steps), cat(values), cat(codes), cat(phase_codes),
+                list(names), list(phases))
 
     def curves(self, include_head_stats=False):
         """Every curve as (session, run, step, phase, metric, value): train, test, test_digit_I,
         test_group_G, ...; the per-head curves too with include_head_stats (as metric names
         head.L.H.STAT; head_stats() splits them)."""
-        parts = self._curve_tables(heads=False)
-        if include_head_stats:
-            heads = self._curve_tables(heads=True)
-            for p in heads:
-                p["metric"] = ("head." + p["layer"].astype(str) + "." + p["head"].astype(str) + "."
-                               + p["statistic"])
-            parts += [p.drop(columns=["layer", "head", "statistic"]) for p in heads]
         columns = ["session", "run", "step", "phase", "metric", "value"]
-        if not parts:
+        parts = [self._curve_arrays(heads=False)]
+        if include_head_stats:
+            parts.append(self._curve_arrays(heads=True))
+        frames = []
+        for part in parts:
+            if part is None:
+                continue
+            run, step, value, code, phase, names, phases = part
+            frames.append(pd.DataFrame({
+                "run": run, "step": step,
+                "phase": pd.Categorical.from_codes(phase, categories=phases),
+                "metric": pd.Categorical.from_codes(code, categories=names),
+                "value": value}))
+        if not frames:
             return pd.DataFrame(columns=columns)
-        frame = pd.concat(parts, ignore_index=True)
-        frame["session"] = self.name
-        for c in ("phase", "metric", "session"):
-            frame[c] = frame[c].astype("category")
+        frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        for c in ("phase", "metric"):
+            frame[c] = frame[c].astype(str).astype("category") if len(frames) > 1 else frame[c]
+        frame.insert(0, "session", pd.Categorical([self.name] * len(frame)))
         return frame[columns]
 
     def head_stats(self):
         """The per-head statistics (logit_rms, logit_max, entropy, wq_norm, ...) as
         (session, run, step, phase, layer, head, statistic, value)."""
-        parts = self._curve_tables(heads=True)
         columns = ["session", "run", "step", "phase", "layer", "head", "statistic", "value"]
-        if not parts:
+        part = self._curve_arrays(heads=True)
+        if part is None:
             return pd.DataFrame(columns=columns)
-        frame = pd.concat(parts, ignore_index=True)
-        frame["session"] = self.name
-        for c in ("phase", "statistic", "session"):
-            frame[c] = frame[c].astype("category")
+        run, step, value, code, phase, names, phases = part
+        layers, heads, stats, keep = [], [], [], []
+        for name in names:  # head.<layer>.<head>.<statistic>
+            pieces = name.split(".", 3)
+            ok = len(pieces) == 4 and pieces[1].isdigit() and pieces[2].isdigit()
+            keep.append(ok)
+            layers.append(int(pieces[1]) if ok else -1)
+            heads.append(int(pieces[2]) if ok else -1)
+            stats.append(pieces[3] if ok else "")
+        rows = np.asarray(keep)[code]
+        statistics = sorted(set(s for s, ok in zip(stats, keep) if ok))
+        stat_code = np.array([statistics.index(s) if ok else -1 for s, ok in zip(stats, keep)], dtype=np.int32)
+        frame = pd.DataFrame({
+            "session": pd.Categorical.from_codes(np.zeros(int(rows.sum()), dtype=np.int8), categories=[self.name]),
+            "run": run[rows], "step": step[rows],
+            "phase": pd.Categorical.from_codes(phase[rows], categories=phases),
+            "layer": np.asarray(layers, dtype=np.int64)[code[rows]],
+            "head": np.asarray(heads, dtype=np.int64)[code[rows]],
+            "statistic": pd.Categorical.from_codes(stat_code[code[rows]], categories=statistics),
+            "value": value[rows]})
         return frame[columns]
 
     # -- checkpoints -----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // test_checkpoints.cpp — checkpoints are written as the policy says, resume bit for bit on the CPU,
 // and damaged ones are named and skipped.
+#include "core/config/Safetensors.h"
 #include "core/lab/SweepSession.h"
-#include "core/model/Safetensors.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 #include "core/train/Checkpoint.h"
@@ -172,6 +172,8 @@ private Q_SLOTS:
     void resumedRunsEqualUninterruptedRuns();
     void aStoppedRunResumesFromItsStopCheckpoint();
     void keepsTheNewestAndEveryPlateauCheckpoint();
+    void olderCheckpointsKeepTheirWeightsAlone();
+    void pruneFreesFinishedRunsCheckpoints();
     void checkpointsHoldWhatTheDocsSay();
     void damagedCheckpointsAreNamedAndTheOneBeforeIsUsed();
     void foreignFilesAreRefusedWithAMessage();
@@ -209,6 +211,7 @@ void TestCheckpoints::resumedRunsEqualUninterruptedRuns()
     CheckpointPolicy policy;
     policy.every = 10;
     policy.keep = 100;
+    policy.resumeStateNewestOnly = false; // resumed from every step below, not only the newest
     const auto whole = train(configs, dirs, {}, policy);
     for (const auto &r : whole) QCOMPARE(toString(r.status), "done");
 
@@ -291,6 +294,158 @@ void TestCheckpoints::keepsTheNewestAndEveryPlateauCheckpoint()
     QVERIFY(!std::filesystem::exists(dirOf(tmp2, "run")));
 }
 
+// The default policy: a run's newest checkpoint holds what resuming needs, the older ones their
+// weights alone (a third of the bytes with Adam's two moments); resuming is still bit for bit,
+// and never from a weights-only file.
+void TestCheckpoints::olderCheckpointsKeepTheirWeightsAlone()
+{
+    try {
+        RunConfig c = testing::tinyAdditionRun(24, {2}, 600, 3e-3);
+        c.evalEvery = 20;
+        CheckpointPolicy policy;
+        policy.every = 50;
+        policy.keep = 2;
+        QVERIFY(policy.resumeStateNewestOnly); // the default
+        QTemporaryDir tmp;
+        const std::string dir = dirOf(tmp, "slim"), fullDir = dirOf(tmp, "full");
+        const auto r = train({c}, {dir}, {}, policy).front();
+        CheckpointPolicy every = policy;
+        every.resumeStateNewestOnly = false;
+        const auto full = train({c}, {fullDir}, {}, every).front();
+        compareResults(r, full); // slimming changes no number
+        QCOMPARE(r.checkpoints.size(), full.checkpoints.size());
+        QVERIFY(r.checkpoints.size() >= 3);
+        uint64_t slimBytes = 0, fullBytes = 0;
+        for (size_t k = 0; k < r.checkpoints.size(); ++k) {
+            const auto info = inspectCheckpoint(dir + "/" + r.checkpoints[k].file, true);
+            const auto same = inspectCheckpoint(fullDir + "/" + full.checkpoints[k].file, true);
+            const bool newest = k + 1 == r.checkpoints.size();
+            QCOMPARE(info.weightsOnly, !newest);
+            QVERIFY(!same.weightsOnly);
+            if (!newest)
+                QVERIFY2(info.bytes * 2 < same.bytes, qPrintable(QString::number(info.bytes)));
+            slimBytes += info.bytes;
+            fullBytes += same.bytes;
+            // The weights are the same bytes as the full checkpoint's.
+            const auto a = safetensors::read(dir + "/" + r.checkpoints[k].file);
+            const auto b = safetensors::read(fullDir + "/" + full.checkpoints[k].file);
+            for (const auto &t : a.tensors) {
+                QVERIFY2(t.name.rfind("optimizer.", 0) != 0 || newest, t.name.c_str());
+                QVERIFY(b.find(t.name) && b.find(t.name)->data == t.data);
+            }
+        }
+        QVERIFY2(double(fullBytes) / double(slimBytes) > 1.8,
+                 qPrintable(QStringLiteral("%1 vs %2 bytes").arg(slimBytes).arg(fullBytes)));
+
+        // Stopped at step 130: 100 and the stop checkpoint hold the state, 50 its weights. Resumed, it
+        // ends as the uninterrupted run, bit for bit.
+        const std::string stopDir = dirOf(tmp, "stopped");
+        int polls = 0;
+        policy.keep = 3;
+        const auto stopped =
+            train({c}, {stopDir}, {}, policy, [&](size_t) { return ++polls > 130; }).front();
+        QCOMPARE(stopped.status, RunStatus::Stopped);
+        QVERIFY(inspectCheckpoint(fileAt(stopDir, 50)).weightsOnly);
+        QVERIFY(!inspectCheckpoint(fileAt(stopDir, 100)).weightsOnly);
+        const std::string slim50 = dirOf(tmp, "slim-50.safetensors");
+        std::filesystem::copy_file(fileAt(stopDir, 50), slim50);
+        const auto resumed =
+            train({c}, {stopDir}, {stopDir + "/" + stopped.checkpoints.back().file}, policy)
+                .front();
+        compareResults(resumed, r);
+        // With only a weights-only checkpoint left, a run starts again at 0: the file is not taken
+        // for a resume, nor set aside as unusable.
+        Session session;
+        session.base = c;
+        expandSweep(session);
+        const std::string sessionPath = dirOf(tmp, "s.yaml");
+        std::vector<SweepJob> jobs = pendingJobs(session);
+        attachCheckpoints(jobs, session, sessionPath);
+        const std::string runDir = jobs.front().checkpointDir;
+        std::filesystem::create_directories(runDir);
+        std::filesystem::copy_file(slim50, fileAt(runDir, 50));
+        jobs = pendingJobs(session);
+        attachCheckpoints(jobs, session, sessionPath);
+        QVERIFY(jobs.front().resumeFrom.empty());
+        QVERIFY(std::filesystem::exists(fileAt(runDir, 50)));
+        // The policy is read and written: resume_state every.
+        const std::string base =
+            "schema_version: 2\nexperiment: {task: {kind: addition}, phases: [{steps: 10}]}\n";
+        Session s = sessionFromYaml(base + "checkpoints: {resume_state: every}\n", "s.yaml");
+        QVERIFY(!s.checkpoints.resumeStateNewestOnly);
+        QVERIFY(sessionFromYaml(sessionToYaml(s), "b.yaml").checkpoints == s.checkpoints);
+        try {
+            sessionFromYaml(base + "checkpoints: {resume_state: all}\n", "s.yaml");
+            QFAIL("resume_state: all was accepted");
+        } catch (const SessionError &e) {
+            QVERIFY2(QString(e.what()).contains("checkpoints.resume_state"), e.what());
+        }
+    } catch (const std::exception &e) {
+        QFAIL(e.what());
+    }
+}
+
+// headlab-cli prune removes finished runs' checkpoints but the final and plateau ones (or what
+// --keep says), updates the run files, and leaves unfinished runs alone; status shows the disk.
+void TestCheckpoints::pruneFreesFinishedRunsCheckpoints()
+{
+    const std::string text =
+        "schema_version: 2\nname: p\ncheckpoints: {every: 50, keep: 3}\n"
+        "experiment:\n"
+        "  task: {kind: addition, train_pairs: 64, test_pairs: 8}\n"
+        "  model: {d_model: 8, heads: 2, layers: 1}\n"
+        "  phases:\n    - {name: answer, objective: answer, steps: 300, batch_size: 4}\n"
+        "  eval_every: 50\n  log_every: 10\n  device: cpu\n"
+        "sweep:\n  seed: [0, 1]\n";
+    QTemporaryDir tmp;
+    const QString path = tmp.filePath("p.yaml");
+    writeAll(path.toStdString(), text);
+    QProcess run;
+    run.start(cliPath(), {"run", path, "--threads", "1"});
+    QVERIFY(run.waitForFinished(180000));
+    QCOMPARE(run.exitCode(), 0);
+    auto files = [&] {
+        int n = 0;
+        for (const auto &e : std::filesystem::recursive_directory_iterator(
+                 tmp.filePath("p.results/checkpoints").toStdString()))
+            n += e.is_regular_file();
+        return n;
+    };
+    QCOMPARE(files(), 6); // 200, 250 and the final 300 of each run
+    QProcess status;
+    status.start(cliPath(), {"status", path});
+    QVERIFY(status.waitForFinished(60000));
+    QVERIFY2(status.readAllStandardOutput().contains("disk: "), "status shows the disk used");
+    QProcess dry;
+    dry.start(cliPath(), {"prune", path, "--dry-run"});
+    QVERIFY(dry.waitForFinished(60000));
+    const QString said = QString::fromUtf8(dry.readAllStandardOutput());
+    QVERIFY2(dry.exitCode() == 0 && said.contains("would remove 4 checkpoint files of 2"),
+             qPrintable(said));
+    QCOMPARE(files(), 6);
+    QProcess prune;
+    prune.start(cliPath(), {"prune", path});
+    QVERIFY(prune.waitForFinished(60000));
+    QVERIFY2(prune.exitCode() == 0, prune.readAllStandardError().constData());
+    QCOMPARE(files(), 2);
+    const Session after = loadSession(path.toStdString());
+    for (const auto &r : after.runs) {
+        QCOMPARE(r.result.checkpoints.size(), size_t(1));
+        QCOMPARE(r.result.checkpoints.front().reason, std::string("final"));
+        QVERIFY(std::filesystem::exists(checkpointDirFor(path.toStdString(), r.config) + "/" +
+                                        r.result.checkpoints.front().file));
+    }
+    QProcess none;
+    none.start(cliPath(), {"prune", path, "--keep", "none"});
+    QVERIFY(none.waitForFinished(60000));
+    QCOMPARE(files(), 0);
+    QProcess bad;
+    bad.start(cliPath(), {"prune", path, "--keep", "finals"});
+    QVERIFY(bad.waitForFinished(60000));
+    QCOMPARE(bad.exitCode(), 2);
+    QVERIFY(bad.readAllStandardError().contains("'finals' is not a checkpoint reason"));
+}
+
 void TestCheckpoints::checkpointsHoldWhatTheDocsSay()
 {
     RunConfig c = twoPhaseRun(1, 1e-3);
@@ -298,6 +453,7 @@ void TestCheckpoints::checkpointsHoldWhatTheDocsSay()
     const std::string dir = dirOf(tmp, "run");
     CheckpointPolicy policy;
     policy.every = 40;
+    policy.resumeStateNewestOnly = false; // step 40's keeps its moments (the default slims it)
     const auto r = train({c}, {dir}, {}, policy).front();
     const auto file = safetensors::read(fileAt(dir, 40));
     // docs/CHECKPOINTS.md: weights by name in x·W layout, the optimizer's moments, the curves.
@@ -348,6 +504,7 @@ void TestCheckpoints::damagedCheckpointsAreNamedAndTheOneBeforeIsUsed()
     CheckpointPolicy policy;
     policy.every = 20;
     policy.keep = 10;
+    policy.resumeStateNewestOnly = false; // every one can resume: the fallback chain below
     int polls = 0;
     train({session.base}, {dir}, {}, policy, [&](size_t) { return ++polls > 70; });
 

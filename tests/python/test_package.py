@@ -199,6 +199,30 @@ class PackageAgainstCli(unittest.TestCase):
         with self.assertRaisesRegex(FileNotFoundError, "no checkpoint at step 7"):
             s.model(0, 7)
 
+    def test_per_head_curves_come_from_the_binary_file_beside_each_run(self):
+        path = self.train_tiny()
+        runs_dir = os.path.join(self.tmp, "tiny.results", "runs")
+        sidecars = sorted(n for n in os.listdir(runs_dir) if n.endswith(".safetensors"))
+        self.assertEqual(len(sidecars), 6)
+        full = headlab.open(path).head_stats()
+        # A damaged one costs that run's per-head curves only, named as the CLI names it.
+        victim = os.path.join(runs_dir, sidecars[0])
+        with open(victim, "r+b") as f:
+            f.truncate(os.path.getsize(victim) // 2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            s = headlab.open(path)
+        self.assertEqual(len(s), 6)
+        self.assertEqual(len(caught), 1, [str(w.message) for w in caught])
+        self.assertIn(sidecars[0], str(caught[0].message))
+        self.assertIn("its other results are kept", str(caught[0].message))
+        said = [line for line in self.cli_message(path) if sidecars[0] in line]
+        self.assertEqual(len(said), 1)
+        self.assertIn("its other results are kept", said[0])
+        partial = s.head_stats()
+        self.assertEqual(partial["run"].nunique(), full["run"].nunique() - 1)
+        self.assertTablesEqual(path)
+
     # -- sharded, read while written -------------------------------------------------------------
 
     def test_a_sharded_session_read_while_shards_write(self):

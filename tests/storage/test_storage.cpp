@@ -13,6 +13,7 @@
 
 #include "../TinyRuns.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -20,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -97,10 +99,13 @@ bool startTraining(QProcess &process, const QStringList &args)
     return err.contains("to train");
 }
 
+// The files in `dir`, temporary ones included, but not the per-head curves files beside run
+// files (NAME.heads-HASH.safetensors): one per run file that has head statistics.
 int countFiles(const QString &dir)
 {
     int n = 0;
-    for (const auto &entry : QDir(dir).entryList(QDir::Files | QDir::Hidden)) n += !entry.isEmpty();
+    for (const auto &entry : QDir(dir).entryList(QDir::Files | QDir::Hidden))
+        n += !entry.isEmpty() && !isHeadCurvesFileName(entry.toStdString());
     return n;
 }
 
@@ -129,6 +134,7 @@ private Q_SLOTS:
     void memoryEstimateStopsAnImpossibleRun();
     // Defect 13 and the stored layout.
     void finishingARunWritesOnlyThatRun();
+    void perHeadCurvesLiveInACompactFileBesideTheRun();
     void runFilesWrittenAfterTheIndexStillLoad();
     void previousReleaseSessionLoadsUnchanged();
     void exportIsOneSelfContainedFile();
@@ -364,6 +370,111 @@ void TestStorage::memoryEstimateStopsAnImpossibleRun()
     RunConfig absurd = testing::tinyAdditionRun(int64_t(1) << 40, {1}, 1, 1e-3);
     absurd.phases[0].batchSize = int64_t(1) << 40;
     QCOMPARE(estimateRunBytes(absurd), std::numeric_limits<int64_t>::max());
+}
+
+// Per-head curves (head.L.H.STAT) are stored in NAME.heads-HASH.safetensors beside the run file,
+// exactly (float32 when every value is a float32, float64 otherwise); a damaged or missing one
+// costs those curves only; a new version replaces the old; an export stays self-contained.
+void TestStorage::perHeadCurvesLiveInACompactFileBesideTheRun()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("s.yaml");
+    Session s = sessionFromYaml(tinySession(5, "  seed: [0, 1]\n"), "s.yaml");
+    expandSweep(s);
+    SessionStore store(path.toStdString());
+    store.saveSession(s);
+    auto finish = [](SessionRun &run, double scale) {
+        run.result.status = RunStatus::Done;
+        run.result.stepsDone = 5;
+        run.result.test = {{0, 3.0}, {5, 2.5}};
+        for (int layer = 0; layer < 2; ++layer)
+            for (int head = 0; head < 12; ++head)
+                for (const char *stat : {"logit_rms", "entropy", "wq_grad"}) {
+                    Curve curve;
+                    for (int step = 0; step <= 30500; step += 100)
+                        curve.push_back({step, float(scale * (1 + layer) * (head + 1) *
+                                                     std::log1p(step) / 7.0f)});
+                    run.result.extra["head." + std::to_string(layer) + "." + std::to_string(head) +
+                                     "." + stat] = curve;
+                }
+    };
+    finish(s.runs[0], 1.0);
+    finish(s.runs[1], 1.0);
+    s.runs[1].result.extra["head.0.0.entropy"][7].value = 0.1; // not a float32: float64 file
+    store.saveRun(s.runs[0]);
+    store.saveRun(s.runs[1]);
+    const QString runs = dir.filePath("s.results/runs");
+    QStringList sidecars = QDir(runs).entryList({"*.heads-*.safetensors"}, QDir::Files);
+    QCOMPARE(sidecars.size(), 2);
+    // 72 curves of 306 points: the run file keeps only train/test; the binary file is the
+    // numbers' bytes (float32: 4 per value) plus a header.
+    const std::string runFile = runs.toStdString() + "/" + runFileName(s.runs[0].config);
+    QVERIFY2(readFile(QString::fromStdString(runFile)).size() < 3000,
+             qPrintable(QString::number(readFile(QString::fromStdString(runFile)).size())));
+    const std::string inline0 = runToYaml(s.runs[0]);
+    qint64 smallest = std::numeric_limits<qint64>::max(), largest = 0;
+    for (const auto &name : sidecars) {
+        smallest = std::min(smallest, QFileInfo(runs + "/" + name).size());
+        largest = std::max(largest, QFileInfo(runs + "/" + name).size());
+    }
+    QVERIFY2(smallest < 72 * 306 * 4 + 8000, qPrintable(QString::number(smallest)));
+    QVERIFY2(largest > 72 * 306 * 8, qPrintable(QString::number(largest))); // the float64 one
+    QVERIFY2(
+        double(inline0.size()) / double(smallest) > 4.0,
+        qPrintable(QStringLiteral("text %1 bytes, file %2").arg(inline0.size()).arg(smallest)));
+
+    // Loaded back: every curve, bit for bit; the export has them inline again.
+    Session loaded = loadSession(path.toStdString());
+    expandSweep(loaded);
+    QVERIFY(loaded.unreadableRunFiles.empty());
+    for (int i : {0, 1}) {
+        QCOMPARE(loaded.runs[i].result.extra.size(), s.runs[i].result.extra.size());
+        for (const auto &[name, curve] : s.runs[i].result.extra) {
+            const Curve &back = loaded.runs[i].result.extra.at(name);
+            QCOMPARE(back.size(), curve.size());
+            for (size_t k = 0; k < curve.size(); ++k) {
+                QCOMPARE(back[k].step, curve[k].step);
+                QVERIFY(back[k].value == curve[k].value);
+            }
+        }
+    }
+    QCOMPARE(runToYaml(loaded.runs[0]), inline0);
+    QVERIFY(sessionToYaml(loaded).find("head.1.11.wq_grad: {steps: [0, 100,") != std::string::npos);
+
+    // A new version of the run: its new file, and the old one removed.
+    finish(s.runs[0], 2.0);
+    store.saveRun(s.runs[0]);
+    QCOMPARE(QDir(runs).entryList({"*.heads-*.safetensors"}, QDir::Files).size(), 2);
+    QVERIFY(!QFile::exists(runs + "/" + sidecars[0]) || !QFile::exists(runs + "/" + sidecars[1]));
+
+    // Damaged (cut short) or missing: the run loads with its result, without those curves, and
+    // the file is named.
+    const QString victim =
+        runs + "/" + QDir(runs).entryList({"*.heads-*.safetensors"}, QDir::Files).first();
+    {
+        QFile f(victim);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        QVERIFY(f.resize(f.size() / 2));
+    }
+    Session damaged = loadSession(path.toStdString());
+    expandSweep(damaged);
+    QCOMPARE(damaged.unreadableRunFiles.size(), size_t(1));
+    QVERIFY2(damaged.unreadableRunFiles[0].find(QFileInfo(victim).fileName().toStdString()) !=
+                     std::string::npos &&
+                 damaged.unreadableRunFiles[0].find("its other results are kept") !=
+                     std::string::npos,
+             damaged.unreadableRunFiles[0].c_str());
+    int done = 0, withHeads = 0;
+    for (const auto &run : damaged.runs) {
+        done += run.result.status == RunStatus::Done;
+        withHeads += !run.result.extra.empty();
+    }
+    QCOMPARE(done, 2);
+    QCOMPARE(withHeads, 1);
+    QVERIFY(QFile::remove(victim));
+    Session missing = loadSession(path.toStdString());
+    QCOMPARE(missing.unreadableRunFiles.size(), size_t(1));
+    QVERIFY(missing.unreadableRunFiles[0].find("left out") != std::string::npos);
 }
 
 void TestStorage::finishingARunWritesOnlyThatRun()

@@ -1,5 +1,5 @@
 // Safetensors.cpp — writing and checked reading of safetensors files.
-#include "core/model/Safetensors.h"
+#include "core/config/Safetensors.h"
 
 #include "core/config/Files.h"
 
