@@ -222,11 +222,29 @@ def storage_section(rows, out):
     out.append("")
 
 
+def checkpoint_section(rows, out):
+    rows = [r for r in rows if "checkpoints" in r]
+    if not rows:
+        return
+    out.append("## Checkpoints of a sweep (CPU)\n")
+    out.append("Measured by `bench/checkpoint_disk.sh` in one run: the 25 runs of the Figure 2 grid "
+               "(m 24 … 384 × n_H 1 … 12, the full protocol's model sizes; 300 steps, a checkpoint every 50, "
+               "keep 3, plateau ones too), with the optimizer state in every checkpoint (the previous "
+               "release) and only in each run's newest (this version's default), then `headlab-cli prune`.\n")
+    out.append("| checkpoints | files | MB | against every |")
+    out.append("|---|---|---|---|")
+    base = rows[0]["bytes"]
+    for r in rows:
+        out.append(f"| {r['checkpoints']} | {r['files']} | {r['bytes'] / 1e6:,.0f} | {r['bytes'] / base:.2f} |")
+    out.append("")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpu", action="append", default=[])
     ap.add_argument("--cpu", default="")
     ap.add_argument("--storage", default="", help="the JSON lines of bench/storage_bench.sh")
+    ap.add_argument("--checkpoints", default="", help="the JSON lines of bench/checkpoint_disk.sh")
     ap.add_argument("--notes", default="", help="markdown appended at the end")
     args = ap.parse_args()
     sources = ", ".join(f"`{p}`" for p in args.gpu + [p for p in (args.cpu, args.storage) if p])
@@ -238,6 +256,8 @@ def main():
         cpu_section(load(args.cpu), out)
     if args.storage:
         storage_section(load(args.storage), out)
+    if args.checkpoints:
+        checkpoint_section(load(args.checkpoints), out)
     if args.notes:
         out.append(open(args.notes).read())
     print("\n".join(out))
