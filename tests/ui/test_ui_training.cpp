@@ -21,6 +21,8 @@
 #include "core/session/SessionStore.h"
 #include "core/train/Trainer.h"
 
+#include <filesystem>
+
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
@@ -378,6 +380,20 @@ void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()
     view->waitForAblation();
     QVERIFY(view->ablation().empty() && view->pruning().empty());
     QCOMPARE(view->ablationStep(), int64_t(-1));
+
+    // File ▸ Prune checkpoints (the model's call behind it): finished runs keep their final and
+    // plateau checkpoints, on disk and in their run files; the older ones are gone.
+    const std::string runDir = checkpointDirFor(path.toStdString(), model->run(1).config);
+    const auto before = std::distance(std::filesystem::directory_iterator(runDir), {});
+    const PruneSummary pruned = model->pruneCheckpoints({"final", "plateau_entry", "plateau_exit"});
+    QVERIFY(pruned.removed > 0 && pruned.problems.empty());
+    const auto after = std::distance(std::filesystem::directory_iterator(runDir), {});
+    QVERIFY2(after < before && after >= 1,
+             qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(after)));
+    for (const auto &c : model->run(1).result.checkpoints)
+        QVERIFY2(c.reason == "final" || c.reason.rfind("plateau", 0) == 0, c.reason.c_str());
+    const Session reread = loadSession(path.toStdString());
+    QCOMPARE(reread.runs[1].result.checkpoints.size(), model->run(1).result.checkpoints.size());
 }
 
 void TestUiTraining::presetsOpenOnTheirFigure()

@@ -321,6 +321,46 @@ void MainWindow::buildMenus()
             showError(tr("Export session"), QString::fromUtf8(e.what()));
         }
     });
+    // Frees the disk finished runs' checkpoints take (headlab-cli prune): the final and plateau
+    // checkpoints stay, for Inside the heads.
+    auto *prune = file->addAction(tr("Prune checkpoints of finished runs…"));
+    connect(prune, &QAction::triggered, this, [this] {
+        if (m_controller->isRunning()) {
+            showError(tr("Prune checkpoints"),
+                      tr("Stop training first: the runs in training use their checkpoints."));
+            return;
+        }
+        if (m_model->filePath().isEmpty()) {
+            showError(tr("Prune checkpoints"), tr("Save the session first: it has no checkpoints "
+                                                  "until it has a file."));
+            return;
+        }
+        const auto answer = QMessageBox::question(
+            this, tr("Prune checkpoints"),
+            tr("Remove the checkpoints of finished runs, keeping each run's final checkpoint and "
+               "those where its test loss entered or left a plateau? Unfinished runs keep "
+               "theirs."));
+        if (answer != QMessageBox::Yes) return;
+        try {
+            const auto p = m_model->pruneCheckpoints({"final", "plateau_entry", "plateau_exit"});
+            statusBar()->showMessage(tr("Removed %1 checkpoint files of %2 finished runs (%3 MB); "
+                                        "kept %4 (%5 MB)")
+                                         .arg(p.removed)
+                                         .arg(p.runs)
+                                         .arg(double(p.bytesFreed) / 1e6, 0, 'f', 1)
+                                         .arg(p.kept)
+                                         .arg(double(p.bytesKept) / 1e6, 0, 'f', 1),
+                                     8000);
+            if (!p.problems.empty())
+                showError(tr("Prune checkpoints"),
+                          QString::fromStdString(p.problems.front()) +
+                              (p.problems.size() > 1
+                                   ? tr(" (and %1 more)").arg(p.problems.size() - 1)
+                                   : QString()));
+        } catch (const std::exception &e) {
+            showError(tr("Prune checkpoints"), QString::fromUtf8(e.what()));
+        }
+    });
     file->addSeparator();
     file->addAction(m_quit);
     rebuildRecentMenu();

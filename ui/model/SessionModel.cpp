@@ -76,6 +76,17 @@ void SessionModel::save(const QString &path)
     setModified(false);
 }
 
+headlab::PruneSummary SessionModel::pruneCheckpoints(const std::set<std::string> &keep)
+{
+    if (m_filePath.isEmpty())
+        throw headlab::SessionError("", 0, 0, "", "the session has no file name yet; use Save As");
+    const std::string path = m_filePath.toStdString();
+    const headlab::PruneSummary summary = headlab::pruneCheckpoints(m_session, path, keep, false);
+    storeFor(m_filePath).saveSession(m_session);
+    for (int i = 0; i < int(m_session.runs.size()); ++i) Q_EMIT runChanged(i);
+    return summary;
+}
+
 void SessionModel::saveCopy(const QString &path)
 {
     headlab::Session copy = m_session;

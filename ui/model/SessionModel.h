@@ -38,6 +38,10 @@ public:
     void save(const QString &path = {});
     // Writes a copy without touching the path or the modified flag (autosave).
     void saveCopy(const QString &path);
+    // Removes the checkpoints of finished runs except those whose reason is in `keep`
+    // (headlab::pruneCheckpoints) and saves the session's run files; the session must have a
+    // file and not be training. Throws SessionError.
+    headlab::PruneSummary pruneCheckpoints(const std::set<std::string> &keep);
     // Writes one run's result file, to the session's own folder or, for an untitled session, to
     // the copy at `fallbackPath`: what finishing a run costs. Throws headlab::SessionError when the
     // store cannot be opened (another writer holds it).
