@@ -347,12 +347,26 @@ private:
         // (the directory is synced once per batch, in drain()).
         const StoredResult stored = storeResult(m_store, run, /*syncDirectory=*/false);
         m_display->printLine(finishedLine(m_finished, m_pending, runIndex, run));
-        if (stored.saved) return;
+        if (stored.saved) {
+            keepWithinCheckpointBudget();
+            return;
+        }
         m_unsaved.push_back(stored.rescuedTo);
         m_display->printLine(stored.error + "\nheadlab-cli: run " + std::to_string(runIndex) +
                              "'s result was written to " + stored.rescuedTo + " instead");
         // Training on would only make more results with nowhere to go.
         if (!m_stopRequested) stop("headlab-cli: stopping the sweep: results cannot be saved");
+    }
+
+    // The session's checkpoint budget: finished runs' checkpoints pruned as it says, their run
+    // files saved again. Not in a shard, which writes only its own runs' files.
+    void keepWithinCheckpointBudget()
+    {
+        if (m_shard.active()) return;
+        const BudgetOutcome outcome = enforceCheckpointBudget(m_session, m_store.sessionPath());
+        for (int i : outcome.changedRuns)
+            storeResult(m_store, m_session.runs[size_t(i)], /*syncDirectory=*/false);
+        if (!outcome.note.empty()) m_display->printLine(outcome.note);
     }
 
     void stop(const std::string &why)

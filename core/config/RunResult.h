@@ -44,6 +44,10 @@ struct CheckpointPolicy {
     // older ones keep their weights alone (a third of the bytes with Adam), for inspecting.
     // false: every checkpoint keeps it (`resume_state: every`).
     bool resumeStateNewestOnly = true;
+    // The most disk (MB) the session's checkpoints may take; 0: no limit. Over it, finished runs'
+    // checkpoints are removed (enforceCheckpointBudget): first all but their final and plateau
+    // ones, then all but their final ones. Unfinished runs' are never touched.
+    double budgetMb = 0;
     bool operator==(const CheckpointPolicy &) const = default;
 };
 

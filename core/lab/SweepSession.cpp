@@ -359,6 +359,51 @@ PruneSummary pruneCheckpoints(Session &session, const std::string &sessionPath,
     return summary;
 }
 
+BudgetOutcome enforceCheckpointBudget(Session &session, const std::string &sessionPath)
+{
+    BudgetOutcome outcome;
+    const double budget = session.checkpoints.budgetMb * 1e6;
+    if (budget <= 0 || sessionPath.empty()) return outcome;
+    const std::string dir = resultsDirFor(sessionPath) + "/checkpoints";
+    const uint64_t before = directoryBytes(dir);
+    if (double(before) <= budget) return outcome;
+    std::vector<size_t> listed;
+    for (const auto &run : session.runs) listed.push_back(run.result.checkpoints.size());
+    PruneSummary total;
+    const char *kept = "";
+    const std::vector<std::pair<std::set<std::string>, const char *>> stages = {
+        {{"final", "plateau_entry", "plateau_exit"}, "their final and plateau ones kept"},
+        {{"final"}, "their final ones kept"}};
+    for (const auto &stage : stages) {
+        const PruneSummary p = pruneCheckpoints(session, sessionPath, stage.first, false);
+        total.removed += p.removed;
+        total.bytesFreed += p.bytesFreed;
+        total.problems.insert(total.problems.end(), p.problems.begin(), p.problems.end());
+        kept = stage.second;
+        if (double(directoryBytes(dir)) <= budget) break;
+    }
+    for (size_t i = 0; i < session.runs.size(); ++i)
+        if (session.runs[i].result.checkpoints.size() != listed[i])
+            outcome.changedRuns.push_back(int(i));
+    const uint64_t after = directoryBytes(dir);
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  "checkpoints took %.1f MB, over the session's budget of %.1f MB: removed %d "
+                  "files of finished runs (%.1f MB; %s)",
+                  double(before) / 1e6, budget / 1e6, total.removed, double(total.bytesFreed) / 1e6,
+                  kept);
+    outcome.note = text;
+    if (double(after) > budget) {
+        std::snprintf(text, sizeof text,
+                      "; still %.1f MB: what unfinished runs resume from and finished runs' final "
+                      "checkpoints are kept",
+                      double(after) / 1e6);
+        outcome.note += text;
+    }
+    for (const auto &problem : total.problems) outcome.note += "; " + problem;
+    return outcome;
+}
+
 StoredResult storeResult(SessionStore &store, const SessionRun &run, bool syncDirectory)
 {
     StoredResult stored;

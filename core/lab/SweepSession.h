@@ -80,6 +80,16 @@ struct PruneSummary {
 PruneSummary pruneCheckpoints(Session &session, const std::string &sessionPath,
                               const std::set<std::string> &keep, bool dryRun);
 
+// The session's checkpoint budget (`checkpoints: {budget_mb: N}`): while its checkpoints take more,
+// finished runs' are pruned, first to their final and plateau checkpoints, then to their final
+// ones; unfinished runs' never. Returns the runs whose checkpoint lists changed (the caller saves
+// their files) and a sentence for the user ("" when within the budget or without one).
+struct BudgetOutcome {
+    std::vector<int> changedRuns;
+    std::string note;
+};
+BudgetOutcome enforceCheckpointBudget(Session &session, const std::string &sessionPath);
+
 // Where a result went.
 struct StoredResult {
     bool saved = true;     // in the session's results folder

@@ -721,7 +721,7 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
         if (f.node.IsScalar()) {
             c.enabled = readBool(f); // `checkpoints: false`
         } else {
-            checkKeys(f, {"every", "keep", "plateaus", "enabled", "resume_state"});
+            checkKeys(f, {"every", "keep", "plateaus", "enabled", "resume_state", "budget_mb"});
             if (auto e = child(f, "every"); e.present())
                 c.every = readIntInRange(e, 0, int64_t(1) << 40);
             if (auto k = child(f, "keep"); k.present())
@@ -736,6 +736,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
                                 text + "'");
                 c.resumeStateNewestOnly = text == "newest";
             }
+            if (auto b = child(f, "budget_mb"); b.present())
+                c.budgetMb = readNumberInRange(b, 0, true, 1e12, true);
         }
     }
     const YamlField experiment = child(root, "experiment");
@@ -840,6 +842,8 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
             << c.keep << YAML::Key << "plateaus" << YAML::Value << c.plateaus << YAML::Key
             << "enabled" << YAML::Value << c.enabled;
         if (!c.resumeStateNewestOnly) out << YAML::Key << "resume_state" << YAML::Value << "every";
+        if (c.budgetMb > 0)
+            out << YAML::Key << "budget_mb" << YAML::Value << formatNumber(c.budgetMb);
         out << YAML::EndMap;
     }
     out << YAML::Key << "experiment" << YAML::Value;

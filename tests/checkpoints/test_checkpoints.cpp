@@ -174,6 +174,7 @@ private Q_SLOTS:
     void keepsTheNewestAndEveryPlateauCheckpoint();
     void olderCheckpointsKeepTheirWeightsAlone();
     void pruneFreesFinishedRunsCheckpoints();
+    void aCheckpointBudgetPrunesFinishedRuns();
     void checkpointsHoldWhatTheDocsSay();
     void damagedCheckpointsAreNamedAndTheOneBeforeIsUsed();
     void foreignFilesAreRefusedWithAMessage();
@@ -444,6 +445,61 @@ void TestCheckpoints::pruneFreesFinishedRunsCheckpoints()
     QVERIFY(bad.waitForFinished(60000));
     QCOMPARE(bad.exitCode(), 2);
     QVERIFY(bad.readAllStandardError().contains("'finals' is not a checkpoint reason"));
+}
+
+// checkpoints: {budget_mb: N}: over it, finished runs' checkpoints are pruned as each run ends,
+// down to their final ones at most; a budget that fits removes nothing.
+void TestCheckpoints::aCheckpointBudgetPrunesFinishedRuns()
+{
+    auto text = [](const char *budget) {
+        return std::string("schema_version: 2\nname: b\ncheckpoints: {every: 50, keep: 3, "
+                           "budget_mb: ") +
+               budget +
+               "}\n"
+               "experiment:\n"
+               "  task: {kind: addition, train_pairs: 64, test_pairs: 8}\n"
+               "  model: {d_model: 8, heads: 2, layers: 1}\n"
+               "  phases:\n    - {name: answer, objective: answer, steps: 300, batch_size: 4}\n"
+               "  eval_every: 50\n  log_every: 10\n  device: cpu\n"
+               "sweep:\n  seed: [0, 1, 2]\n";
+    };
+    QTemporaryDir tmp;
+    auto runWith = [&](const char *budget, const QString &name) {
+        const QString path = tmp.filePath(name);
+        writeAll(path.toStdString(), text(budget));
+        QProcess run;
+        run.start(cliPath(), {"run", path, "--threads", "1"});
+        run.waitForFinished(180000);
+        return std::make_pair(path, QString::fromUtf8(run.readAllStandardError()));
+    };
+    const auto [tight, said] = runWith("0.001", "tight.yaml");
+    QVERIFY2(said.contains("over the session's budget of 0.0 MB") &&
+                 said.contains("their final ones kept") &&
+                 said.contains("finished runs' final checkpoints are kept"),
+             qPrintable(said));
+    const Session after = loadSession(tight.toStdString());
+    QCOMPARE(after.checkpoints.budgetMb, 0.001);
+    QCOMPARE(after.runs.size(), size_t(3));
+    for (const auto &r : after.runs) {
+        QCOMPARE(r.result.status, RunStatus::Done);
+        QCOMPARE(r.result.checkpoints.size(), size_t(1));
+        QCOMPARE(r.result.checkpoints.front().reason, std::string("final"));
+        int onDisk = 0;
+        for (const auto &e :
+             std::filesystem::directory_iterator(checkpointDirFor(tight.toStdString(), r.config)))
+            onDisk += e.is_regular_file();
+        QCOMPARE(onDisk, 1);
+    }
+    const auto [roomy, quiet] = runWith("1000", "roomy.yaml");
+    QVERIFY2(!quiet.contains("budget"), qPrintable(quiet));
+    for (const auto &r : loadSession(roomy.toStdString()).runs)
+        QCOMPARE(r.result.checkpoints.size(), size_t(3));
+    try {
+        sessionFromYaml(text("-1"), "s.yaml");
+        QFAIL("a negative budget was accepted");
+    } catch (const SessionError &e) {
+        QVERIFY2(QString(e.what()).contains("checkpoints.budget_mb"), e.what());
+    }
 }
 
 void TestCheckpoints::checkpointsHoldWhatTheDocsSay()

@@ -113,6 +113,18 @@ private Q_SLOTS:
         QVERIFY2(collapse->title().contains("α fitted"), qPrintable(collapse->title()));
         QVERIFY2(collapse->title().contains(QString::number(report.law.alpha, 'f', 2)),
                  qPrintable(collapse->title()));
+        // One run per η: pooled in quarter-decade bins, each a point with its spread.
+        QVERIFY2(collapse->title().contains("in bins of ¼ decade"), qPrintable(collapse->title()));
+        auto *chart = dynamic_cast<FigureChartView *>(collapse.get());
+        QVERIFY(chart && !chart->data().series.empty());
+        int pooled = 0;
+        for (const auto &series : chart->data().series)
+            for (int i = 0; i < series.points.size(); ++i) {
+                const double q = std::log10(series.points[i].x()) * 4;
+                QVERIFY2(std::abs(q - std::round(q)) < 1e-9, qPrintable(QString::number(q)));
+                pooled += i < series.replicates.size() && series.replicates[i].size() > 1;
+            }
+        QVERIFY2(pooled > 0, "some bins pool several runs");
 
         // Export all writes the search's four views beside the others, each with its numbers.
         QTemporaryDir dir;

@@ -879,7 +879,16 @@ void MainWindow::storeFinishedRun(int runIndex)
         stored.saved = false;
         stored.error = e.what();
     }
-    if (stored.saved) return;
+    if (stored.saved) {
+        try {
+            if (const QString note = m_model->enforceCheckpointBudget(); !note.isEmpty())
+                statusBar()->showMessage(note, 10000);
+        } catch (const std::exception &e) {
+            statusBar()->showMessage(tr("Checkpoint budget: %1").arg(QString::fromUtf8(e.what())),
+                                     10000);
+        }
+        return;
+    }
     // Training on would only make results with nowhere to go: stop, keep them in this window.
     const bool wasRunning = m_controller->isRunning();
     if (wasRunning) m_controller->stop();

@@ -201,7 +201,13 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
     d.title = scaled ? QStringLiteral("Final test loss against ") + scaledName
                      : QStringLiteral("Final test loss against learning rate η");
     if (scaled && exponent != 0.5) d.title += QStringLiteral(" (α fitted by the search)");
-    d.title += pointWords(point);
+    // A boundary search places one run at each of many η: points of one run each, joined in η
+    // order, zig-zag between neighbouring outcomes. Its runs are pooled in bins of a quarter
+    // decade of x instead, each bin a point with its spread.
+    const bool binned = session.search.has_value();
+    d.title += binned ? pointWords(point).replace(QStringLiteral("over seeds"),
+                                                  QStringLiteral("in bins of ¼ decade"))
+                      : pointWords(point);
     d.xTitle = scaled ? scaledName : QStringLiteral("learning rate η");
     d.yTitle = QStringLiteral("final test loss (%1)").arg(lossUnit(session));
     std::map<QString, std::map<double, Accumulator>> byConfig;
@@ -217,9 +223,9 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
             key << QStringLiteral("d_model=%1 heads=%2")
                        .arg(run.config.model.dModel)
                        .arg(headsPerLayer(run.config));
-        const double x = scaled
-                             ? run.config.lr * std::pow(double(headDimension(run.config)), exponent)
-                             : run.config.lr;
+        double x = scaled ? run.config.lr * std::pow(double(headDimension(run.config)), exponent)
+                          : run.config.lr;
+        if (binned && x > 0) x = std::pow(10.0, std::round(std::log10(x) * 4) / 4);
         addTo(byConfig[key.join(' ')][x], run.result, session, y);
     }
     for (const auto &[name, points] : byConfig)

@@ -87,6 +87,17 @@ headlab::PruneSummary SessionModel::pruneCheckpoints(const std::set<std::string>
     return summary;
 }
 
+QString SessionModel::enforceCheckpointBudget()
+{
+    if (m_filePath.isEmpty()) return {};
+    const auto outcome = headlab::enforceCheckpointBudget(m_session, m_filePath.toStdString());
+    for (int i : outcome.changedRuns) {
+        headlab::storeResult(storeFor(m_filePath), m_session.runs[size_t(i)]);
+        Q_EMIT runChanged(i);
+    }
+    return QString::fromStdString(outcome.note);
+}
+
 void SessionModel::saveCopy(const QString &path)
 {
     headlab::Session copy = m_session;

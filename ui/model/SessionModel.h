@@ -42,6 +42,9 @@ public:
     // (headlab::pruneCheckpoints) and saves the session's run files; the session must have a
     // file and not be training. Throws SessionError.
     headlab::PruneSummary pruneCheckpoints(const std::set<std::string> &keep);
+    // The session's checkpoint budget (headlab::enforceCheckpointBudget) after a run finished:
+    // the runs pruned are saved again. Returns the sentence to show ("" within the budget).
+    QString enforceCheckpointBudget();
     // Writes one run's result file, to the session's own folder or, for an untitled session, to
     // the copy at `fallbackPath`: what finishing a run costs. Throws headlab::SessionError when the
     // store cannot be opened (another writer holds it).
