@@ -48,6 +48,9 @@ struct CheckpointPolicy {
     // checkpoints are removed (enforceCheckpointBudget): first all but their final and plateau
     // ones, then all but their final ones. Unfinished runs' are never touched.
     double budgetMb = 0;
+    // The weights of weights-only checkpoints in bfloat16 (half their bytes; 8 bits of mantissa,
+    // enough to inspect), or float32 as trained (the default): `kept_weights: bfloat16`.
+    bool keptWeightsBf16 = false;
     bool operator==(const CheckpointPolicy &) const = default;
 };
 

@@ -30,7 +30,7 @@ SessionError bad(const std::string &path, const std::string &what)
 
 bool parseDType(const std::string &text, DType *out)
 {
-    for (DType d : {DType::F32, DType::F64, DType::I64})
+    for (DType d : {DType::F32, DType::F64, DType::I64, DType::BF16})
         if (text == toString(d)) {
             *out = d;
             return true;
@@ -200,13 +200,15 @@ const char *toString(DType d)
         return "F64";
     case DType::I64:
         return "I64";
+    case DType::BF16:
+        return "BF16";
     }
     return "?";
 }
 
 size_t elementSize(DType d)
 {
-    return d == DType::F32 ? 4 : 8;
+    return d == DType::BF16 ? 2 : d == DType::F32 ? 4 : 8;
 }
 
 int64_t Tensor::numel() const

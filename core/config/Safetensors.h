@@ -15,7 +15,7 @@
 
 namespace headlab::safetensors {
 
-enum class DType { F32, F64, I64 };
+enum class DType { F32, F64, I64, BF16 }; // BF16: weights-only checkpoints kept in bfloat16
 const char *toString(DType);
 size_t elementSize(DType);
 

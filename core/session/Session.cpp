@@ -721,7 +721,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
         if (f.node.IsScalar()) {
             c.enabled = readBool(f); // `checkpoints: false`
         } else {
-            checkKeys(f, {"every", "keep", "plateaus", "enabled", "resume_state", "budget_mb"});
+            checkKeys(f, {"every", "keep", "plateaus", "enabled", "resume_state", "budget_mb",
+                          "kept_weights"});
             if (auto e = child(f, "every"); e.present())
                 c.every = readIntInRange(e, 0, int64_t(1) << 40);
             if (auto k = child(f, "keep"); k.present())
@@ -738,6 +739,12 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
             }
             if (auto b = child(f, "budget_mb"); b.present())
                 c.budgetMb = readNumberInRange(b, 0, true, 1e12, true);
+            if (auto w = child(f, "kept_weights"); w.present()) {
+                const std::string text = readString(w);
+                if (text != "float32" && text != "bfloat16")
+                    fail(w, "expected float32 (the default) or bfloat16, got '" + text + "'");
+                c.keptWeightsBf16 = text == "bfloat16";
+            }
         }
     }
     const YamlField experiment = child(root, "experiment");
@@ -844,6 +851,7 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
         if (!c.resumeStateNewestOnly) out << YAML::Key << "resume_state" << YAML::Value << "every";
         if (c.budgetMb > 0)
             out << YAML::Key << "budget_mb" << YAML::Value << formatNumber(c.budgetMb);
+        if (c.keptWeightsBf16) out << YAML::Key << "kept_weights" << YAML::Value << "bfloat16";
         out << YAML::EndMap;
     }
     out << YAML::Key << "experiment" << YAML::Value;

@@ -210,7 +210,9 @@ std::map<std::string, Curve> readHeadCurves(const std::string &path, int64_t exp
         std::stringstream list(meta("names" + suffix));
         for (std::string name; std::getline(list, name);) names.push_back(name);
         if (steps->dtype != safetensors::DType::I64 || steps->shape.size() != 1 ||
-            values->shape.size() != 2 || values->dtype == safetensors::DType::I64 ||
+            values->shape.size() != 2 ||
+            (values->dtype != safetensors::DType::F32 &&
+             values->dtype != safetensors::DType::F64) ||
             values->shape[0] != int64_t(names.size()) || values->shape[1] != steps->shape[0])
             throw bad("group " + std::to_string(g) + " has tensors of other shapes than " +
                       std::to_string(names.size()) + " curves of its steps");

@@ -50,9 +50,10 @@ safetensors::Tensor fromTorch(const std::string &name, const torch::Tensor &valu
 
 torch::Tensor toTorch(const safetensors::Tensor &t)
 {
-    const auto type = t.dtype == safetensors::DType::F32   ? torch::kFloat32
-                      : t.dtype == safetensors::DType::F64 ? torch::kFloat64
-                                                           : torch::kInt64;
+    const auto type = t.dtype == safetensors::DType::F32    ? torch::kFloat32
+                      : t.dtype == safetensors::DType::F64  ? torch::kFloat64
+                      : t.dtype == safetensors::DType::BF16 ? torch::kBFloat16
+                                                            : torch::kInt64;
     auto out = torch::empty(t.shape, torch::TensorOptions().dtype(type));
     std::memcpy(out.data_ptr(), t.data.data(), t.data.size());
     return out;
@@ -132,7 +133,9 @@ const safetensors::Tensor &tensorOf(const safetensors::Contents &c, const std::s
     const auto *t = c.find(name);
     if (!t) throw bad(path, "it has no tensor '" + name + "'");
     std::vector<int64_t> shape(like.sizes().begin(), like.sizes().end());
-    if (t->shape != shape || t->dtype != safetensors::DType::F32)
+    // Weights-only checkpoints may keep weights in bfloat16 (kept_weights); copy_ widens them.
+    if (t->shape != shape ||
+        (t->dtype != safetensors::DType::F32 && t->dtype != safetensors::DType::BF16))
         throw bad(path, "tensor '" + name + "' has another shape or dtype than the model's");
     return *t;
 }

@@ -59,7 +59,9 @@ std::vector<CheckpointInfo> listCheckpoints(const std::string &dir,
 // Rewrites a checkpoint without its optimizer state (atomically; metadata `kept: weights`,
 // `optimizer: none`, its checksum recomputed): what a run's older checkpoints become once a newer
 // one holds the state to resume from. One already slim is left alone. Returns the bytes saved.
-uint64_t slimCheckpoint(const std::string &path);
+// With `bf16`, its float32 weights are kept in bfloat16 (rounded to nearest even; readers
+// widen them back to float32), metadata `kept_weights: bfloat16`.
+uint64_t slimCheckpoint(const std::string &path, bool bf16 = false);
 
 // The steps at which every member of an ensemble has a checkpoint, newest first (each member's
 // checkpoints by step): where an ensemble may resume as one.

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 
 namespace headlab {
@@ -114,7 +115,21 @@ try {
     throw bad(path, e.what());
 }
 
-uint64_t slimCheckpoint(const std::string &path)
+namespace {
+
+// float32 → bfloat16, round to nearest even; NaN stays a (quiet) NaN.
+uint16_t toBfloat16(float value)
+{
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return uint16_t((bits >> 16) | 0x0040u);
+    bits += 0x7fffu + ((bits >> 16) & 1u);
+    return uint16_t(bits >> 16);
+}
+
+} // namespace
+
+uint64_t slimCheckpoint(const std::string &path, bool bf16)
 {
     safetensors::Contents c = safetensors::read(path);
     verify(c, path, true);
@@ -123,6 +138,23 @@ uint64_t slimCheckpoint(const std::string &path)
     const uint64_t before = fs::file_size(path);
     std::erase_if(c.tensors,
                   [](const safetensors::Tensor &t) { return t.name.rfind("optimizer.", 0) == 0; });
+    if (bf16) {
+        for (auto &t : c.tensors) {
+            if (t.dtype != safetensors::DType::F32 || t.name.rfind("curve.", 0) == 0 ||
+                t.name.rfind("run.", 0) == 0)
+                continue;
+            std::string half(t.data.size() / 2, '\0');
+            for (size_t i = 0; i < t.data.size() / 4; ++i) {
+                float v;
+                std::memcpy(&v, t.data.data() + 4 * i, 4);
+                const uint16_t b = toBfloat16(v);
+                std::memcpy(half.data() + 2 * i, &b, 2);
+            }
+            t.data = std::move(half);
+            t.dtype = safetensors::DType::BF16;
+        }
+        c.metadata["kept_weights"] = "bfloat16";
+    }
     c.metadata["optimizer"] = "none";
     c.metadata["kept"] = "weights";
     c.metadata["data_fnv1a64"] = hex(dataHash(c.tensors));

@@ -705,7 +705,7 @@ private:
                 const std::string path = m_control.checkpointDirs[i] + "/" + list[k].file;
                 if (!m_slimmed.insert(path).second) continue;
                 try {
-                    slimCheckpoint(path);
+                    slimCheckpoint(path, policy.keptWeightsBf16);
                 } catch (const std::exception &) {}
             }
         }

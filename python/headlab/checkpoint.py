@@ -42,7 +42,10 @@ class Checkpoint:
 
 
 def load(path):
-    tensors = load_file(path)
+    # Weights-only checkpoints may keep their weights in bfloat16 (checkpoints: {kept_weights:
+    # bfloat16}); widened to float32 here, as HeadLab widens them.
+    tensors = {k: v.float() if v.dtype in (torch.bfloat16, torch.float16) else v
+               for k, v in load_file(path).items()}
     with safe_open(path, framework="pt") as f:
         metadata = f.metadata()
     if metadata.get("format") != "headlab-checkpoint":

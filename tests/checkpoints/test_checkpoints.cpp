@@ -6,6 +6,7 @@
 #include "core/session/SessionStore.h"
 #include "core/train/Checkpoint.h"
 #include "core/train/CheckpointFormat.h"
+#include "core/train/HeadInspector.h"
 #include "core/train/Trainer.h"
 #include "tests/TinyRuns.h"
 
@@ -369,11 +370,46 @@ void TestCheckpoints::olderCheckpointsKeepTheirWeightsAlone()
         attachCheckpoints(jobs, session, sessionPath);
         QVERIFY(jobs.front().resumeFrom.empty());
         QVERIFY(std::filesystem::exists(fileAt(runDir, 50)));
+        // kept_weights: bfloat16: the weights-only checkpoints hold bfloat16 weights (about half
+        // the bytes again), and inspecting one gives what the float32 one gives, to bfloat16's
+        // precision.
+        CheckpointPolicy half = policy;
+        half.keep = 2;
+        half.keptWeightsBf16 = true;
+        const std::string halfDir = dirOf(tmp, "half");
+        const auto h = train({c}, {halfDir}, {}, half).front();
+        compareResults(h, r); // what is kept changes no number of the run
+        int compared = 0;
+        for (size_t k = 0; k + 1 < h.checkpoints.size(); ++k) {
+            const std::string a = halfDir + "/" + h.checkpoints[k].file,
+                              b = dir + "/" + h.checkpoints[k].file;
+            QVERIFY(inspectCheckpoint(a).weightsOnly);
+            const auto file = safetensors::read(a);
+            QVERIFY(file.find("layers.0.wq")->dtype == safetensors::DType::BF16);
+            QCOMPARE(file.metadata.at("kept_weights"), std::string("bfloat16"));
+            if (!std::filesystem::exists(b)) continue;
+            QVERIFY2(std::filesystem::file_size(a) * 10 < std::filesystem::file_size(b) * 7,
+                     a.c_str());
+            const AttentionMaps x = HeadInspector(a).attention("123 + 456, digit 0"),
+                                y = HeadInspector(b).attention("123 + 456, digit 0");
+            QCOMPARE(x.prediction, y.prediction);
+            QVERIFY2(std::abs(x.probability - y.probability) < 0.02,
+                     qPrintable(QStringLiteral("%1 vs %2").arg(x.probability).arg(y.probability)));
+            ++compared;
+        }
+        QVERIFY(compared > 0);
+        // The newest keeps float32 weights and the moments: the run resumes from it as before.
+        QVERIFY(safetensors::read(halfDir + "/" + h.checkpoints.back().file)
+                    .find("layers.0.wq")
+                    ->dtype == safetensors::DType::F32);
+
         // The policy is read and written: resume_state every.
         const std::string base =
             "schema_version: 2\nexperiment: {task: {kind: addition}, phases: [{steps: 10}]}\n";
-        Session s = sessionFromYaml(base + "checkpoints: {resume_state: every}\n", "s.yaml");
+        Session s = sessionFromYaml(
+            base + "checkpoints: {resume_state: every, kept_weights: bfloat16}\n", "s.yaml");
         QVERIFY(!s.checkpoints.resumeStateNewestOnly);
+        QVERIFY(s.checkpoints.keptWeightsBf16);
         QVERIFY(sessionFromYaml(sessionToYaml(s), "b.yaml").checkpoints == s.checkpoints);
         try {
             sessionFromYaml(base + "checkpoints: {resume_state: all}\n", "s.yaml");
