@@ -696,6 +696,8 @@ int pruneCommand(const std::string &sessionPath, const std::vector<std::string> 
         if (store) store->saveSession(session);
         std::string kept;
         for (const auto &k : keep) kept += (kept.empty() ? "" : ", ") + k;
+        if (p.marked > 0)
+            kept += (kept.empty() ? "" : ", ") + std::to_string(p.marked) + " marked to keep";
         std::printf("%s: %s %d checkpoint files of %d finished runs (%.1f MB); kept %d (%.1f MB: "
                     "%s)\n",
                     sessionPath.c_str(), dryRun ? "would remove" : "removed", p.removed, p.runs,
@@ -705,6 +707,34 @@ int pruneCommand(const std::string &sessionPath, const std::vector<std::string> 
         return p.problems.empty() ? kExitOk : kExitRunFailed;
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
+        return kExitBadInput;
+    }
+}
+
+// Marks a finished run's checkpoints as ones that `prune` and the budget keep (or, with `off`,
+// takes the mark away), and saves the run's file.
+int keepCommand(const std::string &sessionPath, const std::string &runText,
+                const std::vector<long long> &steps, bool off)
+{
+    try {
+        Session session = loadSweepRuns(sessionPath);
+        expandSweep(session);
+        std::string error;
+        const int row = findRun(session, runText, &error);
+        if (row < 0) {
+            std::fprintf(stderr, "headlab-cli keep: %s: %s\n", sessionPath.c_str(), error.c_str());
+            return kExitBadInput;
+        }
+        for (long long step : steps) markCheckpoint(session, row, step, !off);
+        SessionStore store(sessionPath); // the writer lock: refused while the session trains
+        store.saveRun(session.runs[size_t(row)]);
+        for (long long step : steps)
+            std::printf("%s: run %d's checkpoint at step %lld %s\n", sessionPath.c_str(), row, step,
+                        off ? "is no longer marked: `prune` may remove it"
+                            : "is marked: `prune` and the checkpoint budget keep it");
+        return kExitOk;
+    } catch (const SessionError &e) {
+        std::fprintf(stderr, "headlab-cli keep: %s: %s\n", sessionPath.c_str(), e.what());
         return kExitBadInput;
     }
 }
@@ -890,6 +920,9 @@ struct Arguments {
     std::vector<std::string> lawAlso;
     std::vector<std::string> keep = {"final", "plateau"};
     bool dryRun = false;
+    std::string markRun;              // keep: the run
+    std::vector<long long> markSteps; // keep: its checkpoints' steps
+    bool unmark = false;              // keep --off
 };
 
 // Adds every command to `app`; the returned function runs the one that was parsed.
@@ -1032,6 +1065,22 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
         ->delimiter(',');
     prune->add_flag("--dry-run", a.dryRun, "Count what would be removed; remove nothing");
     commands.push_back({prune, [&a] { return pruneCommand(a.session, a.keep, a.dryRun); }});
+
+    CLI::App *keep = app.add_subcommand(
+        "keep", "Mark a finished run's checkpoints so that prune and the budget keep them");
+    keep->footer("The mark is written in the run's file (`keep: true` in its checkpoint list) and "
+                 "read by the\n"
+                 "app's Inside the heads view, which can set it too. --off takes it away.");
+    keep->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
+    keep->add_option("--run", a.markRun, "The run: its row (0-based) or its result file's hash")
+        ->required();
+    keep->add_option("--step", a.markSteps, "The checkpoints' steps (comma-separated)")
+        ->required()
+        ->delimiter(',')
+        ->check(CLI::NonNegativeNumber);
+    keep->add_flag("--off", a.unmark, "Take the mark away instead");
+    commands.push_back(
+        {keep, [&a] { return keepCommand(a.session, a.markRun, a.markSteps, a.unmark); }});
 
     CLI::App *summary = app.add_subcommand(
         "summary", "Statistics over replicates (seeds): the table the figures draw");

@@ -21,32 +21,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// The run `text` names: its row, or (a prefix of) the hash of its result file.
-int findRun(const Session &session, const std::string &text, std::string *error)
-{
-    char *end = nullptr;
-    const long index = std::strtol(text.c_str(), &end, 10);
-    if (!text.empty() && *end == '\0') {
-        if (index >= 0 && static_cast<size_t>(index) < session.runs.size())
-            return static_cast<int>(index);
-        *error = "--run " + text + ": the session has runs 0 to " +
-                 std::to_string(session.runs.size() - 1);
-        return -1;
-    }
-    int found = -1;
-    for (size_t i = 0; i < session.runs.size(); ++i)
-        if (runFileName(session.runs[i].config).rfind(text, 0) == 0) {
-            if (found >= 0) {
-                *error = "--run " + text +
-                         ": more than one run's file starts with it; give more of the hash";
-                return -1;
-            }
-            found = static_cast<int>(i);
-        }
-    if (found < 0) *error = "--run " + text + ": no run has that row or result-file hash";
-    return found;
-}
-
 std::string number(double v)
 {
     char buffer[32];

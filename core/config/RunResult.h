@@ -31,6 +31,7 @@ struct CheckpointRecord {
     int64_t step = 0;
     std::string file;   // its name inside the folder: "step-000001000.safetensors"
     std::string reason; // periodic, plateau_entry, plateau_exit, stop, final
+    bool keep = false;  // the user's mark (`keep: true`): pruning and the budget never remove it
 };
 
 // When runs keep checkpoints (`checkpoints:` of a session, docs/SESSION_FORMAT.md). It changes no

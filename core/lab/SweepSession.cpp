@@ -328,8 +328,9 @@ PruneSummary pruneCheckpoints(Session &session, const std::string &sessionPath,
         std::set<std::string> kept;
         std::vector<CheckpointRecord> list;
         for (const auto &c : run.result.checkpoints)
-            if (keep.count(c.reason)) {
+            if (c.keep || keep.count(c.reason)) {
                 kept.insert(c.file);
+                summary.marked += c.keep;
                 list.push_back(c);
             }
         bool any = false;
@@ -357,6 +358,58 @@ PruneSummary pruneCheckpoints(Session &session, const std::string &sessionPath,
         if (!dryRun) run.result.checkpoints = list;
     }
     return summary;
+}
+
+void markCheckpoint(Session &session, int row, int64_t step, bool keep)
+{
+    if (row < 0 || size_t(row) >= session.runs.size())
+        throw SessionError("", 0, 0, "",
+                           "run " + std::to_string(row) + ": the session has runs 0 to " +
+                               std::to_string(int(session.runs.size()) - 1));
+    RunResult &result = session.runs[size_t(row)].result;
+    if (!isFinished(result.status))
+        throw SessionError("", 0, 0, "",
+                           "run " + std::to_string(row) + " is " +
+                               std::string(toString(result.status)) +
+                               ": mark its checkpoints once it has finished (until then its "
+                               "trainer keeps the newest ones and removes older ones)");
+    std::string steps;
+    for (auto &c : result.checkpoints) {
+        if (c.step == step) {
+            c.keep = keep;
+            return;
+        }
+        steps += (steps.empty() ? "" : ", ") + std::to_string(c.step);
+    }
+    throw SessionError(
+        "", 0, 0, "",
+        "run " + std::to_string(row) + " has no checkpoint at step " + std::to_string(step) +
+            (steps.empty() ? std::string(" (it has none)") : "; it has steps " + steps));
+}
+
+int findRun(const Session &session, const std::string &text, std::string *error)
+{
+    char *end = nullptr;
+    const long index = std::strtol(text.c_str(), &end, 10);
+    if (!text.empty() && *end == '\0') {
+        if (index >= 0 && static_cast<size_t>(index) < session.runs.size())
+            return static_cast<int>(index);
+        *error = "--run " + text + ": the session has runs 0 to " +
+                 std::to_string(int(session.runs.size()) - 1);
+        return -1;
+    }
+    int found = -1;
+    for (size_t i = 0; i < session.runs.size(); ++i)
+        if (runFileName(session.runs[i].config).rfind(text, 0) == 0) {
+            if (found >= 0) {
+                *error = "--run " + text +
+                         ": more than one run's file starts with it; give more of the hash";
+                return -1;
+            }
+            found = static_cast<int>(i);
+        }
+    if (found < 0) *error = "--run " + text + ": no run has that row or result-file hash";
+    return found;
 }
 
 BudgetOutcome enforceCheckpointBudget(Session &session, const std::string &sessionPath)

@@ -68,17 +68,28 @@ std::vector<std::string> setAsideRunsOutsideTheSweep(Session &session,
 
 // Frees the disk that finished runs' checkpoints take: every checkpoint file of a done, diverged
 // or failed run whose reason is not in `keep` (final, periodic, stop, plateau_entry,
-// plateau_exit) is removed, as are files its list does not name (an earlier try's, one set aside
+// plateau_exit) and that the user has not marked (markCheckpoint) is removed, as are files its list does not name (an earlier try's, one set aside
 // as unusable), and its result's list follows. Unfinished runs are left alone: they resume from
 // theirs. With `dryRun`, only counts. The caller saves the session (SessionStore) afterwards.
 struct PruneSummary {
     int runs = 0; // finished runs that had checkpoints
     int removed = 0, kept = 0;
+    int marked = 0; // of those kept, checkpoints the user marked (markCheckpoint)
     uint64_t bytesFreed = 0, bytesKept = 0;
     std::vector<std::string> problems; // files that could not be removed, one sentence each
 };
 PruneSummary pruneCheckpoints(Session &session, const std::string &sessionPath,
                               const std::set<std::string> &keep, bool dryRun);
+
+// Marks (or unmarks, `keep` false) finished run `row`'s checkpoint at `step` as one to keep:
+// pruneCheckpoints and the budget leave it whatever its reason. The caller saves the run's file.
+// Throws SessionError naming the run and the steps it has when there is no such checkpoint, and
+// for a run that has not finished (its trainer still rotates its checkpoints).
+void markCheckpoint(Session &session, int row, int64_t step, bool keep);
+
+// The run `text` names in a command line: its row (0-based, as in `status` and runs.csv) or a
+// prefix of its result file's hash. -1 with `*error` set when there is none or more than one.
+int findRun(const Session &session, const std::string &text, std::string *error);
 
 // The session's checkpoint budget (`checkpoints: {budget_mb: N}`): while its checkpoints take more,
 // finished runs' are pruned, first to their final and plateau checkpoints, then to their final

@@ -596,7 +596,7 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
         for (const auto &[key, value] : entries(f)) result.provenance[key] = readString(value);
     if (auto f = child(field, "checkpoints"); f.present() && !f.isNull())
         for (const auto &item : items(f)) {
-            checkKeys(item, {"step", "file", "reason"});
+            checkKeys(item, {"step", "file", "reason", "keep"});
             CheckpointRecord c;
             c.step = readIntAtLeast(child(item, "step"), 0);
             c.file = readString(child(item, "file"));
@@ -605,6 +605,7 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
                                               "' is not a checkpoint file name (a name inside the "
                                               "run's checkpoint folder)");
             if (auto r = child(item, "reason"); r.present()) c.reason = readString(r);
+            if (auto k = child(item, "keep"); k.present()) c.keep = readBool(k);
             result.checkpoints.push_back(c);
         }
     if (auto f = child(field, "curves"); f.present() && !f.isNull()) {
@@ -961,10 +962,13 @@ void writeRunRecord(YAML::Emitter &out, const SessionRun &run, CurveSplicer &cur
     }
     if (!r.checkpoints.empty()) {
         out << YAML::Key << "checkpoints" << YAML::Value << YAML::BeginSeq;
-        for (const auto &c : r.checkpoints)
+        for (const auto &c : r.checkpoints) {
             out << YAML::Flow << YAML::BeginMap << YAML::Key << "step" << YAML::Value << c.step
                 << YAML::Key << "file" << YAML::Value << c.file << YAML::Key << "reason"
-                << YAML::Value << c.reason << YAML::EndMap;
+                << YAML::Value << c.reason;
+            if (c.keep) out << YAML::Key << "keep" << YAML::Value << true;
+            out << YAML::EndMap;
+        }
         out << YAML::EndSeq;
     }
     if (!headCurvesFile.empty()) {

@@ -307,7 +307,8 @@ class Session:
             raise IndexError(f"{self.path}: no run {run!r} (the session stores {len(self)} runs)") from None
 
     def checkpoints(self, run):
-        """The checkpoints run `run` kept: step, reason, path (docs/CHECKPOINTS.md)."""
+        """The checkpoints run `run` kept: step, reason, keep (the user's mark that pruning
+        respects), path, exists (docs/CHECKPOINTS.md)."""
         r = self._record(run)
         rows = []
         if r.file:
@@ -316,8 +317,9 @@ class Session:
             for c in r.checkpoints:
                 path = os.path.join(folder, str(c.get("file", "")))
                 rows.append({"step": int(c.get("step", 0)), "reason": str(c.get("reason", "")),
+                             "keep": bool(c.get("keep", False)),
                              "path": path, "exists": os.path.exists(path)})
-        return pd.DataFrame(rows, columns=["step", "reason", "path", "exists"])
+        return pd.DataFrame(rows, columns=["step", "reason", "keep", "path", "exists"])
 
     def model(self, run, step=None):
         """The run's model at checkpoint `step` (default: its newest) as a plain PyTorch module

@@ -460,21 +460,45 @@ void TestCheckpoints::pruneFreesFinishedRunsCheckpoints()
     QVERIFY2(dry.exitCode() == 0 && said.contains("would remove 4 checkpoint files of 2"),
              qPrintable(said));
     QCOMPARE(files(), 6);
+    auto cli = [&](const QStringList &args, QString *err = nullptr) {
+        QProcess p;
+        p.start(cliPath(), args);
+        p.waitForFinished(60000);
+        if (err) *err = QString::fromUtf8(p.readAllStandardError());
+        return p.exitCode();
+    };
+    // The user marks run 0's periodic checkpoint at step 200: every prune keeps it.
+    QString err;
+    QCOMPARE(cli({"keep", path, "--run", "0", "--step", "200"}, &err), 0);
+    QCOMPARE(cli({"keep", path, "--run", "0", "--step", "7"}, &err), 2);
+    QVERIFY2(err.contains("run 0 has no checkpoint at step 7; it has steps 200, 250, 300"),
+             qPrintable(err));
+    QCOMPARE(cli({"keep", path, "--run", "9", "--step", "200"}, &err), 2);
+    QVERIFY2(err.contains("--run 9: the session has runs 0 to 1"), qPrintable(err));
     QProcess prune;
     prune.start(cliPath(), {"prune", path});
     QVERIFY(prune.waitForFinished(60000));
     QVERIFY2(prune.exitCode() == 0, prune.readAllStandardError().constData());
-    QCOMPARE(files(), 2);
+    QVERIFY2(prune.readAllStandardOutput().contains("1 marked to keep"), "prune names the mark");
+    QCOMPARE(files(), 3);
     const Session after = loadSession(path.toStdString());
-    for (const auto &r : after.runs) {
-        QCOMPARE(r.result.checkpoints.size(), size_t(1));
-        QCOMPARE(r.result.checkpoints.front().reason, std::string("final"));
-        QVERIFY(std::filesystem::exists(checkpointDirFor(path.toStdString(), r.config) + "/" +
-                                        r.result.checkpoints.front().file));
+    for (size_t i = 0; i < after.runs.size(); ++i) {
+        const auto &r = after.runs[i];
+        QCOMPARE(r.result.checkpoints.size(), size_t(i == 0 ? 2 : 1));
+        QCOMPARE(r.result.checkpoints.back().reason, std::string("final"));
+        QCOMPARE(r.result.checkpoints.front().keep, i == 0);
+        for (const auto &c : r.result.checkpoints)
+            QVERIFY(std::filesystem::exists(checkpointDirFor(path.toStdString(), r.config) + "/" +
+                                            c.file));
     }
+    QCOMPARE(after.runs[0].result.checkpoints.front().step, int64_t(200));
     QProcess none;
     none.start(cliPath(), {"prune", path, "--keep", "none"});
     QVERIFY(none.waitForFinished(60000));
+    QCOMPARE(files(), 1); // the mark outlives even --keep none
+    QCOMPARE(cli({"keep", path, "--run", "0", "--step", "200", "--off"}), 0);
+    QVERIFY(!loadSession(path.toStdString()).runs[0].result.checkpoints.front().keep);
+    QCOMPARE(cli({"prune", path, "--keep", "none"}), 0);
     QCOMPARE(files(), 0);
     QProcess bad;
     bad.start(cliPath(), {"prune", path, "--keep", "finals"});

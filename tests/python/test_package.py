@@ -199,6 +199,15 @@ class PackageAgainstCli(unittest.TestCase):
         with self.assertRaisesRegex(FileNotFoundError, "no checkpoint at step 7"):
             s.model(0, 7)
 
+    def test_checkpoints_carry_the_users_keep_mark(self):
+        path = self.train_tiny()
+        table = headlab.open(path).checkpoints(0)
+        self.assertFalse(table["keep"].any())
+        step = int(table["step"].min())
+        cli("keep", path, "--run", "0", "--step", str(step))
+        table = headlab.open(path).checkpoints(0)
+        self.assertEqual(list(table.loc[table["keep"], "step"]), [step])
+
     def test_per_head_curves_come_from_the_binary_file_beside_each_run(self):
         path = self.train_tiny()
         runs_dir = os.path.join(self.tmp, "tiny.results", "runs")

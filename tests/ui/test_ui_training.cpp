@@ -24,6 +24,7 @@
 #include <filesystem>
 
 #include <QAction>
+#include <QCheckBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -383,17 +384,36 @@ void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()
 
     // File ▸ Prune checkpoints (the model's call behind it): finished runs keep their final and
     // plateau checkpoints, on disk and in their run files; the older ones are gone.
+    // A checkpoint the user marks with the view's Keep box survives it, whatever its reason.
+    QCOMPARE(view->shownRun(), 1);
+    view->setPosition(0);
+    const int64_t markedStep = view->checkpoints().front().step;
+    QCheckBox *keep = nullptr;
+    for (auto *box : view->findChildren<QCheckBox *>())
+        if (box->text() == QStringLiteral("Keep")) keep = box;
+    QVERIFY(keep && keep->isEnabled() && !keep->isChecked());
+    keep->click();
+    QVERIFY(keep->isChecked());
+    QVERIFY(loadSession(path.toStdString()).runs[1].result.checkpoints.front().keep);
     const std::string runDir = checkpointDirFor(path.toStdString(), model->run(1).config);
     const auto before = std::distance(std::filesystem::directory_iterator(runDir), {});
     const PruneSummary pruned = model->pruneCheckpoints({"final", "plateau_entry", "plateau_exit"});
     QVERIFY(pruned.removed > 0 && pruned.problems.empty());
+    QCOMPARE(pruned.marked, 1);
     const auto after = std::distance(std::filesystem::directory_iterator(runDir), {});
-    QVERIFY2(after < before && after >= 1,
+    QVERIFY2(after < before && after >= 2,
              qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(after)));
     for (const auto &c : model->run(1).result.checkpoints)
-        QVERIFY2(c.reason == "final" || c.reason.rfind("plateau", 0) == 0, c.reason.c_str());
+        QVERIFY2(c.keep || c.reason == "final" || c.reason.rfind("plateau", 0) == 0,
+                 c.reason.c_str());
+    QCOMPARE(model->run(1).result.checkpoints.front().step, markedStep);
     const Session reread = loadSession(path.toStdString());
     QCOMPARE(reread.runs[1].result.checkpoints.size(), model->run(1).result.checkpoints.size());
+    QVERIFY(reread.runs[1].result.checkpoints.front().keep);
+    view->setPosition(0);
+    QVERIFY(keep->isChecked()); // the box shows the mark read back
+    keep->click();              // and takes it away
+    QVERIFY(!loadSession(path.toStdString()).runs[1].result.checkpoints.front().keep);
 }
 
 void TestUiTraining::presetsOpenOnTheirFigure()

@@ -11,13 +11,16 @@
 #include "core/tasks/TaskSpec.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPainter>
 #include <QPointer>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSlider>
 
 #include <algorithm>
@@ -95,6 +98,11 @@ InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent)
     m_stepLabel = new QLabel;
     m_stepLabel->setMinimumWidth(110);
     row->addWidget(m_stepLabel);
+    m_keep = new QCheckBox(tr("Keep"));
+    m_keep->setToolTip(tr("Keep this checkpoint when checkpoints are pruned (File ▸ Prune "
+                          "checkpoints, the session's disk budget, `headlab-cli prune`); for "
+                          "finished runs"));
+    row->addWidget(m_keep);
     m_diskLabel = new QLabel;
     m_diskLabel->setToolTip(
         tr("Disk used by checkpoints: this run's, and the whole session's (the session's "
@@ -129,6 +137,13 @@ InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent)
         Q_EMIT viewStateChanged();
     });
     connect(m_ablate, &QPushButton::clicked, this, &InsideHeadsView::runAblation);
+    connect(m_keep, &QCheckBox::clicked, this, [this](bool keep) {
+        if (!setKeepShown(keep)) {
+            const QSignalBlocker block(m_keep);
+            m_keep->setChecked(!keep);
+            QMessageBox::warning(this, tr("Keep checkpoint"), m_message);
+        }
+    });
     reloadRun();
 }
 
@@ -325,6 +340,16 @@ void InsideHeadsView::updateMaps()
                                  ? tr("step %1").arg(m_checkpoints[size_t(index)].step)
                                  : tr("live"));
     m_ablate->setEnabled(index < int(m_checkpoints.size()) || m_worker.joinable());
+    {
+        const QSignalBlocker block(m_keep);
+        bool marked = false;
+        if (index < int(m_checkpoints.size()))
+            for (const auto &c : m_model->run(m_run).result.checkpoints)
+                marked = marked || (c.step == m_checkpoints[size_t(index)].step && c.keep);
+        m_keep->setChecked(marked);
+        m_keep->setEnabled(index < int(m_checkpoints.size()) &&
+                           isFinished(m_model->run(m_run).result.status));
+    }
     m_prediction->setText(predictionText());
     m_canvasWidget->update();
 }
@@ -347,6 +372,22 @@ Qt::PenStyle InsideHeadsView::layerStyle(int64_t layer)
     static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
                                           Qt::DashDotDotLine};
     return styles[size_t(layer) % std::size(styles)];
+}
+
+bool InsideHeadsView::setKeepShown(bool keep)
+{
+    const int index = m_slider->value();
+    if (m_run < 0 || index < 0 || index >= int(m_checkpoints.size())) {
+        m_message = tr("No checkpoint is shown");
+        return false;
+    }
+    try {
+        m_model->markCheckpoint(m_run, m_checkpoints[size_t(index)].step, keep);
+    } catch (const std::exception &e) {
+        m_message = QString::fromUtf8(e.what());
+        return false;
+    }
+    return true;
 }
 
 void InsideHeadsView::runAblation()

@@ -19,6 +19,7 @@
 #include <optional>
 #include <thread>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -52,6 +53,9 @@ public:
     // Ablates every head and prunes greedily at the shown checkpoint, on a worker thread; the
     // button shows the progress and cancels. waitForAblation() blocks until it is done (tests).
     void runAblation();
+    // Marks (or unmarks) the shown checkpoint as one pruning keeps; false when it cannot be
+    // (no checkpoint shown, the run unfinished), with message() saying why.
+    bool setKeepShown(bool keep);
     bool ablationRunning() const { return m_worker.joinable(); }
     void waitForAblation();
     const AttentionMaps *maps() const { return m_maps ? &*m_maps : nullptr; }
@@ -82,6 +86,7 @@ private:
     QLabel *m_prediction; // the model's answer to the input, and its probability
     QSlider *m_slider;
     QLabel *m_stepLabel;
+    QCheckBox *m_keep;   // the shown checkpoint is marked: pruning keeps it
     QLabel *m_diskLabel; // the run's checkpoints on disk, and the session's
     QComboBox *m_stat, *m_mode;
     QPushButton *m_ablate;

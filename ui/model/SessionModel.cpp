@@ -87,6 +87,13 @@ headlab::PruneSummary SessionModel::pruneCheckpoints(const std::set<std::string>
     return summary;
 }
 
+void SessionModel::markCheckpoint(int row, int64_t step, bool keep)
+{
+    headlab::markCheckpoint(m_session, row, step, keep);
+    if (!m_filePath.isEmpty()) storeFor(m_filePath).saveRun(m_session.runs[size_t(row)]);
+    Q_EMIT runChanged(row);
+}
+
 QString SessionModel::enforceCheckpointBudget()
 {
     if (m_filePath.isEmpty()) return {};

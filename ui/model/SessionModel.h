@@ -42,6 +42,10 @@ public:
     // (headlab::pruneCheckpoints) and saves the session's run files; the session must have a
     // file and not be training. Throws SessionError.
     headlab::PruneSummary pruneCheckpoints(const std::set<std::string> &keep);
+    // Marks (or unmarks) finished run `row`'s checkpoint at `step` as one pruning keeps
+    // (headlab::markCheckpoint) and saves the run's file when the session has one. Throws
+    // SessionError.
+    void markCheckpoint(int row, int64_t step, bool keep);
     // The session's checkpoint budget (headlab::enforceCheckpointBudget) after a run finished:
     // the runs pruned are saved again. Returns the sentence to show ("" within the budget).
     QString enforceCheckpointBudget();
