@@ -27,6 +27,29 @@ const char *toString(InitKind v)
 {
     return v == InitKind::Uniform ? "uniform" : "pytorch";
 }
+const char *toString(QkNorm v)
+{
+    return v == QkNorm::Off ? "off" : v == QkNorm::On ? "on" : "gain";
+}
+const char *toString(SigmaReparam v)
+{
+    return v == SigmaReparam::Off ? "off" : v == SigmaReparam::QueryKey ? "qk" : "all";
+}
+std::string describe(const StabilizerConfig &s)
+{
+    std::ostringstream out;
+    out.precision(6);
+    const char *sep = "";
+    if (s.qkNorm != QkNorm::Off) out << sep << "qk_norm " << toString(s.qkNorm), sep = ", ";
+    if (s.softcap > 0) out << sep << "softcap " << s.softcap, sep = ", ";
+    if (s.zLoss > 0) out << sep << "z_loss " << s.zLoss, sep = ", ";
+    if (s.sigmaReparam != SigmaReparam::Off)
+        out << sep << "sigma_reparam " << toString(s.sigmaReparam), sep = ", ";
+    if (s.independentWeightDecay > 0)
+        out << sep << "independent_weight_decay " << s.independentWeightDecay, sep = ", ";
+    const std::string text = out.str();
+    return text.empty() ? "none" : text;
+}
 const char *toString(ScheduleKind v)
 {
     return v == ScheduleKind::Constant ? "constant" : "warmup_cosine";
@@ -171,6 +194,25 @@ std::string checkModelAndPhases(const RunConfig &c)
     if (c.logEvery <= 0) return "log_every: must be positive, got " + str(c.logEvery);
     if (c.qkRule.enabled && !(c.qkRule.referenceHeadDim > 0))
         return "qk_rule.reference_head_dim: must be positive";
+    const StabilizerConfig &st = c.stabilizers;
+    if (!(st.softcap >= 0) || std::isinf(st.softcap))
+        return "stabilizers.softcap: must be 0 (off) or a positive cap, got " + str(st.softcap);
+    if (!(st.zLoss >= 0) || std::isinf(st.zLoss))
+        return "stabilizers.z_loss: must be 0 (off) or a positive coefficient, got " +
+               str(st.zLoss);
+    if (!(st.independentWeightDecay >= 0 && st.independentWeightDecay < 1))
+        return "stabilizers.independent_weight_decay: must be in [0, 1), got " +
+               str(st.independentWeightDecay);
+    if (st.sigmaReparam == SigmaReparam::All && c.model.zeroInitOutputs)
+        return "stabilizers.sigma_reparam: 'all' reparametrizes W_O and the MLP's W_2 too, which "
+               "model.zero_init_outputs starts at zero (spectral norm 0); set "
+               "model.zero_init_outputs: false, or use 'qk'";
+    if (st.zLoss > 0)
+        for (size_t i = 0; i < c.phases.size(); ++i)
+            if (c.phases[i].objective == Objective::Regression)
+                return "stabilizers.z_loss: phases[" + str(i) +
+                       "] is a regression (no output logits to take log Z of); z-loss applies to "
+                       "token outputs";
     return {};
 }
 

@@ -134,12 +134,29 @@ struct QkRuleConfig {
     double referenceHeadDim = 8.0;
 };
 
+// Attention stabilizers from practice (docs/STABILIZERS.md), each off by default: left at their
+// defaults they change no number and no run file name.
+enum class QkNorm { Off, On, Gain }; // LayerNorm of each head's q and k (Gain: with learned gains)
+enum class SigmaReparam { Off, QueryKey, All }; // W ← γ/σ(W)·W on W_Q, W_K, or every product
+struct StabilizerConfig {
+    QkNorm qkNorm = QkNorm::Off;
+    double softcap = 0.0; // > 0: attention scores s (after the logit scale) become c·tanh(s/c)
+    double zLoss = 0.0;   // > 0: the training loss adds z_loss · mean log²Z of the output logits
+    SigmaReparam sigmaReparam = SigmaReparam::Off;
+    // > 0: every step, before the optimizer's update, each weight shrinks by λ times the
+    // schedule's multiplier, whatever the learning rate (Wortsman et al. 2023, §3.2.2).
+    double independentWeightDecay = 0.0;
+    bool operator==(const StabilizerConfig &) const = default;
+    bool any() const { return !(*this == StabilizerConfig{}); }
+};
+
 struct RunConfig {
     TaskConfig task;
     ModelConfig model;
     std::vector<PhaseConfig> phases;
     double lr = 1e-3; // the scanned learning rate η
     QkRuleConfig qkRule;
+    StabilizerConfig stabilizers;
     int64_t evalEvery = 100; // steps between test evaluations
     int64_t logEvery = 10;   // steps averaged into one train-loss point
     int64_t evalBatches = 0; // 0: the whole test set
@@ -198,6 +215,10 @@ const char *toString(NormPlacement);
 const char *toString(Activation);
 const char *toString(LogitScale);
 const char *toString(InitKind);
+const char *toString(QkNorm);
+const char *toString(SigmaReparam);
+// "qk_norm gain, softcap 30": the stabilizers that are on, for provenance and titles; "none".
+std::string describe(const StabilizerConfig &);
 
 // The task-independent checks of one resolved run: "" when they pass, else why not, naming the
 // field ("model.heads[1]: 5 heads do not divide d_model 96"). validate() (core/tasks/TaskSpec.h)

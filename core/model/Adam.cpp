@@ -14,9 +14,10 @@
 
 namespace headlab {
 
-Adam::Adam(Transformer &model, const OptimizerConfig &config)
+Adam::Adam(Transformer &model, const OptimizerConfig &config, double independentDecay)
     : m_model(model)
     , m_config(config)
+    , m_independentDecay(independentDecay)
 {
     const auto &flat = model.flatParameters();
     m_exp = torch::zeros_like(flat);
@@ -45,6 +46,10 @@ void Adam::setLearningRates(const std::vector<torch::Tensor> &perParamRunLr)
                             .reshape({-1}));
     }
     m_lr.copy_(torch::cat(parts));
+    if (m_independentDecay > 0) {
+        if (!m_decays.defined()) m_decays = torch::zeros_like(m_lr);
+        m_decays.copy_(m_lr.gt(0.0));
+    }
 }
 
 void Adam::zeroGrad()
@@ -76,6 +81,8 @@ void Adam::step(const torch::Tensor &scale)
     auto p = m_model.flatParameters();
     const auto &g = m_model.flatGradients();
     m_step.add_(1.0);
+    if (m_independentDecay > 0 && m_decays.defined()) // p ← p · (1 − λ·schedule), η aside
+        p.mul_(1.0 - m_decays * (scale * m_independentDecay).to(p.dtype()));
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
     if (m_fused) {
         const auto schedule = scale.to(torch::kFloat64).contiguous();

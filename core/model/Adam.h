@@ -17,7 +17,10 @@ namespace headlab {
 
 class Adam {
 public:
-    Adam(Transformer &model, const OptimizerConfig &config);
+    // independentDecay λ > 0: every step each weight of a training run (learning rate > 0) first
+    // shrinks by λ × the schedule's multiplier, whatever its learning rate (the stabilizers'
+    // independent_weight_decay), then takes the optimizer's update.
+    Adam(Transformer &model, const OptimizerConfig &config, double independentDecay = 0.0);
 
     // perParamRunLr[i]: (R) on the device, the learning rate of parameter i for each run; 0 freezes
     // a run. Copied in place, so a captured step sees the new values.
@@ -47,8 +50,10 @@ private:
     OptimizerConfig m_config;
     torch::Tensor m_exp, m_expSq; // (P) first and second moments
     torch::Tensor m_lr;           // (P) learning rate of each element
-    torch::Tensor m_step;         // 0-dim float64: updates taken
-    bool m_fused = false;         // the one-kernel CUDA step (core/model/cuda/FusedAdam.cu)
+    double m_independentDecay = 0.0;
+    torch::Tensor m_decays; // (P) 1 where the element trains (m_lr > 0), with independentDecay
+    torch::Tensor m_step;   // 0-dim float64: updates taken
+    bool m_fused = false;   // the one-kernel CUDA step (core/model/cuda/FusedAdam.cu)
 };
 
 } // namespace headlab

@@ -176,12 +176,14 @@ void Transformer::allocate()
 
 Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t maxPositions,
                          int64_t runs, const torch::Device &device,
-                         const std::vector<std::vector<int64_t>> &runHeads)
+                         const std::vector<std::vector<int64_t>> &runHeads,
+                         const StabilizerConfig &stabilizers)
     : m_config(config)
     , m_vocab(vocabSize)
     , m_maxPositions(maxPositions)
     , m_runs(runs)
     , m_device(device)
+    , m_stabilizers(stabilizers)
 {
     // HEADLAB_DIRECT_GRADIENTS=0 leaves the linear layers' gradients to autograd (for bench/).
     m_directGradients = envSwitch("HEADLAB_DIRECT_GRADIENTS", true);
@@ -233,6 +235,22 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
         if (config.bias) add(&L.b1, p + "b1", {F}, false, li);
         add(&L.w2, p + "w2", {F, m}, false, li);
         if (config.bias) add(&L.b2, p + "b2", {m}, false, li);
+        // Stabilizers' parameters come after the layer's own (they start at one, drawing nothing
+        // from the run's generator, so the other weights start as they do without them).
+        if (stabilizers.qkNorm == QkNorm::Gain) {
+            add(&L.qGain, p + "q_norm.gain", {inner}, false, li);
+            add(&L.kGain, p + "k_norm.gain", {inner}, false, li);
+        }
+        if (stabilizers.sigmaReparam != SigmaReparam::Off) {
+            addSigma(L.wqSigma, p + "wq", &L.wq, m, inner, true, li);
+            addSigma(L.wkSigma, p + "wk", &L.wk, m, inner, true, li);
+        }
+        if (stabilizers.sigmaReparam == SigmaReparam::All) {
+            addSigma(L.wvSigma, p + "wv", &L.wv, m, inner, false, li);
+            addSigma(L.woSigma, p + "wo", &L.wo, inner, m, false, li);
+            addSigma(L.w1Sigma, p + "w1", &L.w1, m, F, false, li);
+            addSigma(L.w2Sigma, p + "w2", &L.w2, F, m, false, li);
+        }
     }
     if (config.finalNorm) {
         add(&m_finalGain, "final_norm.gain", {normWidth});
@@ -240,6 +258,91 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
     }
     if (m_vocab > 0) add(&m_unembedding, "unembedding", {m, m_vocab});
     allocate();
+}
+
+void Transformer::addSigma(Sigma &sigma, const std::string &name, const torch::Tensor *weight,
+                           int64_t in, int64_t out, bool isQueryKey, int64_t layer)
+{
+    add(&sigma.gamma, name + ".gamma", {1}, isQueryKey, layer);
+    const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(m_device);
+    sigma.u = torch::zeros({m_runs, in}, opts);
+    sigma.v = torch::zeros({m_runs, out}, opts);
+    m_buffers.push_back({name + ".sigma_u", sigma.u, false, layer});
+    m_buffers.push_back({name + ".sigma_v", sigma.v, false, layer});
+    m_sigmas.push_back({name, weight, &sigma}); // the weight's view is set by allocate()
+}
+
+namespace {
+
+torch::Tensor unitRows(const torch::Tensor &x) // (R, n): each row over its norm
+{
+    return x / x.norm(2, 1, true).clamp_min(1e-12);
+}
+
+// One power-iteration step for W (R, in, out) from v (R, out): u ← W v / ‖·‖, v ← Wᵀu / ‖·‖.
+void powerStep(const torch::Tensor &w, torch::Tensor &u, torch::Tensor &v)
+{
+    u = unitRows(torch::bmm(w, v.unsqueeze(2)).squeeze(2));
+    v = unitRows(torch::bmm(w.transpose(1, 2), u.unsqueeze(2)).squeeze(2));
+}
+
+// uᵀ W v per run: (R)
+torch::Tensor sigmaOf(const torch::Tensor &w, const torch::Tensor &u, const torch::Tensor &v)
+{
+    return torch::bmm(torch::bmm(u.unsqueeze(1), w), v.unsqueeze(2)).view({w.size(0)});
+}
+
+} // namespace
+
+torch::Tensor Transformer::weight(const torch::Tensor &w, const Sigma &sigma) const
+{
+    if (!sigma.gamma.defined()) return w;
+    if (torch::GradMode::is_enabled()) { // a training forward pass: one power-iteration step
+        torch::NoGradGuard noGrad;
+        torch::Tensor u, v = sigma.v;
+        powerStep(w.detach(), u, v);
+        sigma.u.copy_(u);
+        sigma.v.copy_(v);
+    }
+    // The gradient flows through W in σ too (u and v are constants), as in Zhai et al.
+    const auto s = sigmaOf(w, sigma.u, sigma.v);
+    return w * (sigma.gamma.view({-1}) / s).view({w.size(0), 1, 1});
+}
+
+std::map<std::string, torch::Tensor> Transformer::spectralNorms() const
+{
+    torch::NoGradGuard noGrad;
+    std::map<std::string, torch::Tensor> out;
+    for (const auto &ref : m_sigmas)
+        out[ref.name] = sigmaOf(*ref.weight, ref.sigma->u, ref.sigma->v);
+    return out;
+}
+
+torch::Tensor Transformer::headNorm(const Layer &L, const torch::Tensor &t,
+                                    const torch::Tensor &gain) const
+{
+    // LayerNorm over each head's hd dimensions (biased variance, eps 1e-6, no shift), then the
+    // learned gain of each head's dimensions if any.
+    auto normalize = [](const torch::Tensor &x, int64_t h, const torch::Tensor &g) {
+        const auto shape = x.sizes().vec();
+        const int64_t d = shape[3] / h;
+        auto y = at::layer_norm(x.reshape({shape[0], shape[1], shape[2], h, d}), {d}, {}, {}, 1e-6)
+                     .reshape(shape);
+        if (g.defined()) y = y * g.view({shape[0], 1, 1, shape[3]});
+        return y;
+    };
+    if (L.groups.empty()) return normalize(t, L.heads, gain);
+    std::vector<torch::Tensor> parts;
+    for (const auto &g : L.groups)
+        parts.push_back(normalize(t.index_select(0, g.runs), g.heads,
+                                  gain.defined() ? gain.index_select(0, g.runs) : gain));
+    return torch::cat(parts).index_select(0, L.inverseOrder);
+}
+
+torch::Tensor Transformer::capped(const torch::Tensor &scores) const
+{
+    const double c = m_stabilizers.softcap;
+    return c > 0 ? torch::tanh(scores / c) * c : scores;
 }
 
 void Transformer::groupRunsByHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, size_t layer,
@@ -336,7 +439,7 @@ void Transformer::initializeRun(int64_t run, uint64_t seed)
         InitSpec spec;
         if (n == "embedding" || n == "positions")
             spec = {Init::Normal, 1.0};
-        else if (endsWith(".gain"))
+        else if (endsWith(".gain") || endsWith(".gamma"))
             spec = {Init::One, 0};
         else if (endsWith(".shift"))
             spec = {Init::Zero, 0};
@@ -380,6 +483,18 @@ void Transformer::initializeRun(int64_t run, uint64_t seed)
             break;
         }
         p.value[run].copy_(v);
+    }
+    // σReparam's power iteration starts from a random v of its own generator (the weights' draws
+    // stay as they are without it) and takes 15 steps on the initial weights.
+    if (!m_sigmas.empty()) {
+        at::Generator vgen = at::make_generator<at::CPUGeneratorImpl>(seed ^ 0x5157a1e5c0ffee00ULL);
+        for (auto &ref : m_sigmas) {
+            const auto w = (*ref.weight)[run].unsqueeze(0).cpu();
+            torch::Tensor u, v = unitRows(torch::randn({1, w.size(2)}, vgen));
+            for (int i = 0; i < 15; ++i) powerStep(w, u, v);
+            ref.sigma->u[run].copy_(u[0]);
+            ref.sigma->v[run].copy_(v[0]);
+        }
     }
 }
 
@@ -434,7 +549,8 @@ torch::Tensor Transformer::linear(const torch::Tensor &x, const torch::Tensor &w
     const int64_t R = x.size(0), B = x.size(1), T = x.size(2);
     const auto flat = x.reshape({R, B * T, x.size(3)});
     torch::Tensor y;
-    if (torch::GradMode::is_enabled() && m_directGradients)
+    // A reparametrized weight (σReparam) is not the parameter: autograd takes its gradient back.
+    if (torch::GradMode::is_enabled() && m_directGradients && w.is_leaf())
         y = BatchedLinear::apply(
             flat, w, b.defined() ? std::vector<torch::Tensor>{b} : std::vector<torch::Tensor>{});
     else
@@ -451,7 +567,9 @@ torch::Tensor Transformer::linearMany(const torch::Tensor &x, const std::vector<
     for (const auto &b : bs)
         if (b.defined()) biases.push_back(b);
     torch::Tensor y;
-    if (torch::GradMode::is_enabled() && m_directGradients)
+    const bool leaves =
+        std::all_of(ws.begin(), ws.end(), [](const torch::Tensor &w) { return w.is_leaf(); });
+    if (torch::GradMode::is_enabled() && m_directGradients && leaves)
         y = BatchedLinearMany::apply(flat, ws.at(0), ws.at(1), ws.at(2), biases);
     else if (biases.empty())
         y = torch::bmm(flat, torch::cat(ws, 2));
@@ -471,8 +589,18 @@ torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k
     };
     // With lastOnly the single query sits at the last position and may see every key: no mask.
     const bool causal = m_config.causal && !lastOnly;
-    auto o = at::scaled_dot_product_attention(split(q, Tq), split(k, T), split(v, T), {}, 0.0,
-                                              causal, logitScale(hd));
+    torch::Tensor o;
+    if (m_stabilizers.softcap > 0) { // the fused kernels cannot cap the scores: explicit softmax
+        auto s =
+            capped(torch::matmul(split(q, Tq), split(k, T).transpose(-1, -2)) * logitScale(hd));
+        if (causal)
+            s = s.masked_fill(torch::ones({Tq, T}, q.options().dtype(torch::kBool)).triu(1),
+                              -std::numeric_limits<float>::infinity());
+        o = torch::matmul(torch::softmax(s, -1), split(v, T));
+    } else {
+        o = at::scaled_dot_product_attention(split(q, Tq), split(k, T), split(v, T), {}, 0.0,
+                                             causal, logitScale(hd));
+    }
     return o.transpose(1, 2).reshape({R, B, Tq, H * hd}); // (R·B, H, Tq, hd) → (R, B, Tq, H·hd)
 }
 
@@ -492,6 +620,7 @@ torch::Tensor Transformer::attendMicro(const Layer &L, const torch::Tensor &q,
         s = torch::matmul(L.mix.unsqueeze(1), s.view({R, B, M, Tq * T})).view({R, B, M, Tq, T});
     else
         s = s * L.microScale;
+    s = capped(s); // each micro-head holds its head's whole score, so capping it caps the head's
     if (m_config.causal && !lastOnly) {
         const auto future = torch::ones({Tq, T}, q.options().dtype(torch::kBool)).triu(1);
         s = s.masked_fill(future, -std::numeric_limits<float>::infinity());
@@ -568,8 +697,8 @@ torch::Tensor Transformer::attendProbed(const torch::Tensor &q, const torch::Ten
     auto split = [&](const torch::Tensor &t, int64_t len) {
         return t.reshape({R, B, len, h, hd}).permute({0, 1, 3, 2, 4});
     };
-    auto scores = torch::matmul(split(q, Tq), split(k, T).transpose(-1, -2)) *
-                  logitScale(hd); // (R, B, h, Tq, T)
+    auto scores = capped(torch::matmul(split(q, Tq), split(k, T).transpose(-1, -2)) *
+                         logitScale(hd)); // (R, B, h, Tq, T)
     const bool causal = m_config.causal && !lastOnly;
     torch::Tensor allowed; // (Tq, T) bool, when causal
     if (causal) {
@@ -627,16 +756,22 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
     // Up to 256 it measured −2.5 % alone for nearest neighbour at 64 wide (within the spread), and
     // with split-K +10 % for addition at m 96 and +4 % for text at d 256, not apart
     // (docs/PERFORMANCE.md).
+    const auto wq = weight(L.wq, L.wqSigma), wk = weight(L.wk, L.wkSigma),
+               wv = weight(L.wv, L.wvSigma);
     if (!lastOnly && m_fusedQkv && L.wq.size(2) <= kFusedQkvMaxWidth) {
-        const auto qkv = linearMany(x, {L.wq, L.wk, L.wv}, {L.bq, L.bk, L.bv});
+        const auto qkv = linearMany(x, {wq, wk, wv}, {L.bq, L.bk, L.bv});
         const int64_t inner = L.wq.size(2);
         q = qkv.narrow(3, 0, inner);
         k = qkv.narrow(3, inner, inner);
         v = qkv.narrow(3, 2 * inner, inner);
     } else {
-        q = linear(lastOnly ? x.slice(2, T - 1, T) : x, L.wq, L.bq);
-        k = linear(x, L.wk, L.bk);
-        v = linear(x, L.wv, L.bv);
+        q = linear(lastOnly ? x.slice(2, T - 1, T) : x, wq, L.bq);
+        k = linear(x, wk, L.bk);
+        v = linear(x, wv, L.bv);
+    }
+    if (m_stabilizers.qkNorm != QkNorm::Off) {
+        q = headNorm(L, q, L.qGain);
+        k = headNorm(L, k, L.kGain);
     }
     torch::Tensor o;
     if (probe) {
@@ -687,21 +822,21 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
                              const torch::Tensor &vg, int64_t h, int64_t d,
                              const torch::Tensor &) { return attend(qg, kg, vg, h, d, lastOnly); });
     }
-    if (m_config.widthMultiplier == 1)
-        return linear(o, L.wo, L.bo); // the heads' projections, summed
+    const auto wo = weight(L.wo, L.woSigma);
+    if (m_config.widthMultiplier == 1) return linear(o, wo, L.bo); // the heads' projections, summed
     // w modules, each with its own output projection and bias, averaged: the mean of their
     // projections, plus their biases' mean. Those biases get the same gradient and start equal, so
     // they stay equal, and Adam moves each as it moves one bias added after the average: bo is it.
-    auto out = linear(o, L.wo, torch::Tensor()) / static_cast<double>(m_config.widthMultiplier);
+    auto out = linear(o, wo, torch::Tensor()) / static_cast<double>(m_config.widthMultiplier);
     if (L.bo.defined()) out = out + L.bo.view({out.size(0), 1, 1, out.size(3)});
     return out;
 }
 
 torch::Tensor Transformer::mlp(const Layer &L, const torch::Tensor &x) const
 {
-    auto h = linear(x, L.w1, L.b1);
+    auto h = linear(x, weight(L.w1, L.w1Sigma), L.b1);
     h = m_config.activation == Activation::Gelu ? torch::gelu(h) : torch::relu(h);
-    return linear(h, L.w2, L.b2);
+    return linear(h, weight(L.w2, L.w2Sigma), L.b2);
 }
 
 torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly) const

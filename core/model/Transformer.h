@@ -58,9 +58,11 @@ public:
     // Weights are allocated on `device`; call initializeRun for every run before training.
     // runHeads: each run's heads per layer, when runs of one width differ in head count (the head
     // dimension then follows as dModel / heads, so every weight keeps its shape); empty: config.heads.
+    // stabilizers: qk-layernorm, soft-capping and σReparam change the forward pass; z-loss is the
+    // tasks' (trainingCrossEntropy) and independent weight decay the optimizer's.
     Transformer(const ModelConfig &config, int64_t vocabSize, int64_t maxPositions, int64_t runs,
-                const torch::Device &device,
-                const std::vector<std::vector<int64_t>> &runHeads = {});
+                const torch::Device &device, const std::vector<std::vector<int64_t>> &runHeads = {},
+                const StabilizerConfig &stabilizers = {});
 
     // Initialises run r's slice from its own CPU generator seeded with `seed`, in a fixed order, so a
     // run starts from the same weights whether it trains alone or in an ensemble, on any device.
@@ -88,6 +90,14 @@ public:
                                                    bool queryKeyOnly = false) const;
 
     std::vector<Parameter> &parameters() { return m_params; }
+    // State that is not trained but is part of the model: σReparam's power-iteration vectors
+    // ("layers.0.wq.sigma_u" (R, in), "….sigma_v" (R, out)), updated by every forward pass with
+    // gradients on. Checkpoints save and restore them. Empty without σReparam.
+    std::vector<Parameter> &buffers() { return m_buffers; }
+    const StabilizerConfig &stabilizers() const { return m_stabilizers; }
+    // σ(W) of every reparametrized weight as its power iteration estimates it now, (R) each, by
+    // weight name ("layers.0.wq"): for tests and the head statistics.
+    std::map<std::string, torch::Tensor> spectralNorms() const;
     // Every parameter is a view into one flat buffer (each a contiguous (R, ...) block), and so is
     // its gradient: the optimizer updates all weights of all runs with a handful of kernels.
     const torch::Tensor &flatParameters() const { return m_flat; }
@@ -103,10 +113,18 @@ public:
     bool directGradients() const { return m_directGradients; }
 
 private:
+    // σReparam of one weight W (R, in, out): Ŵ = γ/σ(W)·W, σ(W) = uᵀWv from one power iteration
+    // per training forward pass (undefined gamma: not reparametrized).
+    struct Sigma {
+        torch::Tensor gamma; // (R, 1), a parameter
+        torch::Tensor u, v;  // (R, in), (R, out): buffers
+    };
     struct Layer {
         torch::Tensor ln1Gain, ln1Shift, ln2Gain, ln2Shift; // (R, m), or (R, 1) for UnitScale
-        torch::Tensor wq, wk, wv;                           // (R, m, w·H·hd)
-        torch::Tensor bq, bk, bv;                           // (R, w·H·hd)
+        torch::Tensor qGain, kGain; // (R, w·H·hd): qk-layernorm's learned gains (qk_norm: gain)
+        Sigma wqSigma, wkSigma, wvSigma, woSigma, w1Sigma, w2Sigma;
+        torch::Tensor wq, wk, wv;         // (R, m, w·H·hd)
+        torch::Tensor bq, bk, bv;         // (R, w·H·hd)
         torch::Tensor wo;                 // (R, w·H·hd, m): per-head projections, summed
         torch::Tensor bo;                 // (R, m)
         torch::Tensor w1, b1, w2, b2;     // (R, m, F), (R, F), (R, F, m), (R, m)
@@ -165,6 +183,15 @@ private:
     void groupRunsByHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, size_t layer,
                           int64_t inner);
     torch::Tensor mlp(const Layer &layer, const torch::Tensor &x) const;
+    // W, or γ/σ(W)·W under σReparam (one power-iteration step first when gradients are on).
+    torch::Tensor weight(const torch::Tensor &w, const Sigma &sigma) const;
+    // qk-layernorm: each head's slice of t (R, B, T, w·H·hd) normalised over its dimensions.
+    torch::Tensor headNorm(const Layer &layer, const torch::Tensor &t,
+                           const torch::Tensor &gain) const;
+    // c·tanh(s/c) with softcap c > 0; s unchanged otherwise.
+    torch::Tensor capped(const torch::Tensor &scores) const;
+    void addSigma(Sigma &sigma, const std::string &name, const torch::Tensor *weight, int64_t in,
+                  int64_t out, bool isQueryKey, int64_t layer);
     // Registers a parameter; `target` receives its view once allocate() has made the flat buffer.
     void add(torch::Tensor *target, const std::string &name, std::vector<int64_t> shape,
              bool isQueryKey = false, int64_t layer = -1);
@@ -189,6 +216,14 @@ private:
     torch::Tensor m_embedding, m_positions, m_finalGain, m_finalShift, m_unembedding;
     std::vector<Layer> m_layers;
     std::vector<Parameter> m_params;
+    std::vector<Parameter> m_buffers;
+    StabilizerConfig m_stabilizers;
+    struct SigmaRef {
+        std::string name; // the weight's: "layers.0.wq"
+        const torch::Tensor *weight;
+        Sigma *sigma;
+    };
+    std::vector<SigmaRef> m_sigmas;
     mutable const HeadProbe *m_intervention = nullptr;
 };
 

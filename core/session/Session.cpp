@@ -184,6 +184,7 @@ AxisValue readAxisValue(const std::string &axis, const YamlField &field)
     }
     if (axis == "qk_rule") return textValue(readBool(field) ? "on" : "off");
     if (axis == "logit_scale") return textValue(toString(readLogitScale(field)));
+    if (const auto fieldAxis = findFieldAxis(axis)) return textValue(fieldAxis->read(field));
     fail(field, "unknown axis '" + axis + "'");
 }
 
@@ -258,6 +259,8 @@ void writeAxisValue(YAML::Emitter &out, const std::string &axis, const AxisValue
     case AxisValue::Kind::Text:
         if (axis == "qk_rule") {
             out << (value.text == "on");
+        } else if (findFieldAxis(axis)) {
+            out << value.text; // as its row writes it: gain, 30, true
         } else if (axis == "head_schedule") {
             const auto colon = value.text.find(':');
             out << YAML::Flow << YAML::BeginMap << YAML::Key << "scheme" << YAML::Value
@@ -320,6 +323,8 @@ std::string applyAxisValue(RunConfig &config, const std::string &axis, const Axi
         config.initSeed = config.dataSeed = value.kind == AxisValue::Kind::Unsigned
                                                 ? value.unsignedValue
                                                 : static_cast<uint64_t>(value.number);
+    } else if (const auto fieldAxis = findFieldAxis(axis)) {
+        fieldAxis->apply(config, value.text);
     }
     return {};
 }
@@ -442,7 +447,12 @@ void expandSweep(Session &session)
         const std::map<std::string, std::string> labels = labelsOf(assignment);
         RunConfig config = session.base;
         std::string reason;
-        for (const auto &name : kApplyOrder) {
+        // The named axes in their order, then the field-table axes (stabilizers, model.KEY).
+        std::vector<std::string> order = kApplyOrder;
+        for (const auto &[name, value] : assignment)
+            if (std::find(kApplyOrder.begin(), kApplyOrder.end(), name) == kApplyOrder.end())
+                order.push_back(name);
+        for (const auto &name : order) {
             if (!assignment.count(name)) continue;
             reason = applyAxisValue(config, name, *assignment.at(name), assignment);
             if (!reason.empty()) break;
@@ -641,9 +651,23 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
     return run;
 }
 
-void readSweep(const YamlField &field, Session &session)
+// The axes a sweep may name: the named ones, the stabilizers, and any field-table axis that
+// `map` uses (model.KEY).
+std::vector<std::string> axisNamesFor(const YamlField &map)
 {
     std::vector<std::string> allowed = kAxisNames;
+    for (const auto &name : fieldAxisNames()) allowed.push_back(name);
+    if (map.node.IsMap())
+        for (const auto &entry : map.node) {
+            const std::string key = entry.first.as<std::string>("");
+            if (findFieldAxis(key)) allowed.push_back(key);
+        }
+    return allowed;
+}
+
+void readSweep(const YamlField &field, Session &session)
+{
+    std::vector<std::string> allowed = axisNamesFor(field);
     allowed.push_back("combinations");
     checkKeys(field, allowed);
     for (const auto &[key, value] : entries(field)) {
@@ -654,7 +678,7 @@ void readSweep(const YamlField &field, Session &session)
                                       [](const SweepAxis &a) { return a.name == "heads"; });
     if (auto f = child(field, "combinations"); f.present()) {
         for (const auto &c : items(f)) {
-            checkKeys(c, kAxisNames);
+            checkKeys(c, axisNamesFor(c));
             SweepCombination combination;
             for (const auto &[key, value] : entries(c)) {
                 const std::string &name = key; // clang 14 cannot capture a structured binding

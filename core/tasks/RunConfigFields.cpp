@@ -32,6 +32,10 @@ const std::initializer_list<yaml::EnumName<LogitScale>> kLogitScales = {
     {LogitScale::InvSqrtHeadDim, "inv_sqrt_head_dim"},
     {LogitScale::InvHeadDim, "inv_head_dim"},
     {LogitScale::None, "none"}};
+const std::initializer_list<yaml::EnumName<QkNorm>> kQkNorms = {
+    {QkNorm::Off, "off"}, {QkNorm::On, "on"}, {QkNorm::Gain, "gain"}};
+const std::initializer_list<yaml::EnumName<SigmaReparam>> kSigmaReparams = {
+    {SigmaReparam::Off, "off"}, {SigmaReparam::QueryKey, "qk"}, {SigmaReparam::All, "all"}};
 const std::initializer_list<yaml::EnumName<InitKind>> kInits = {{InitKind::Uniform, "uniform"},
                                                                 {InitKind::PyTorch, "pytorch"}};
 
@@ -190,6 +194,41 @@ const FieldTable<QkRuleConfig> &qkRuleFields()
                      [](const QkRuleConfig &q) { return std::string(q.enabled ? "on" : "off"); }}};
         return t;
     }();
+    return table;
+}
+
+double nonNegative(const YamlField &f) // a stabilizer's strength: 0 turns it off
+{
+    const double v = yaml::readNumber(f);
+    if (!(v >= 0) || std::isinf(v))
+        yaml::fail(f, "must be 0 (off) or a positive number, got " + yaml::formatNumber(v));
+    return v;
+}
+double unitIntervalOpen(const YamlField &f)
+{
+    return yaml::readNumberInRange(f, 0, true, 1, false);
+}
+
+const FieldTable<StabilizerConfig> &stabilizerTable()
+{
+    // The block is written only when a stabilizer is on (RunConfig's row), and then whole.
+    static const FieldTable<StabilizerConfig> table = {
+        fields::enumeration("qk_norm", &StabilizerConfig::qkNorm, kQkNorms,
+                            "LayerNorm of each head's queries and keys: off, on, or gain (with a "
+                            "learned gain per head and dimension)"),
+        fields::number("softcap", &StabilizerConfig::softcap, nonNegative,
+                       "attention scores s become c·tanh(s/c); 0: off"),
+        fields::number("z_loss", &StabilizerConfig::zLoss, nonNegative,
+                       "adds z_loss · log²Z of the output logits to the training loss (1e-4 in "
+                       "Wortsman et al.); 0: off"),
+        fields::enumeration("sigma_reparam", &StabilizerConfig::sigmaReparam, kSigmaReparams,
+                            "W ← γ/σ(W)·W (Zhai et al.): off, qk (W_Q and W_K) or all (every "
+                            "attention and MLP product)"),
+        fields::number("independent_weight_decay", &StabilizerConfig::independentWeightDecay,
+                       unitIntervalOpen,
+                       "each step every weight shrinks by λ times the schedule, not scaled by "
+                       "η; 0: off"),
+    };
     return table;
 }
 
@@ -367,6 +406,11 @@ Field<RunConfig> deviceRow()
 
 } // namespace
 
+const FieldTable<StabilizerConfig> &stabilizerFields()
+{
+    return stabilizerTable();
+}
+
 const FieldTable<ModelConfig> &modelFields()
 {
     static const FieldTable<ModelConfig> table = [] {
@@ -435,6 +479,11 @@ const FieldTable<RunConfig> &runConfigFields()
                            Sharing::PerRun),
             fields::nested("qk_rule", &RunConfig::qkRule, &qkRuleFields(), true,
                            "the QK learning-rate rule (§4)"),
+            fields::writtenUnlessDefault(
+                fields::nested("stabilizers", &RunConfig::stabilizers, &stabilizerFields(), true,
+                               "qk-layernorm, soft-capping, z-loss, σReparam, independent "
+                               "weight decay (docs/STABILIZERS.md)"),
+                &RunConfig::stabilizers, StabilizerConfig{}),
             fields::integer("eval_every", &RunConfig::evalEvery, 1, RunLimits::kMaxSteps,
                             "steps between test evaluations"),
             fields::integer("log_every", &RunConfig::logEvery, 1, RunLimits::kMaxSteps,
@@ -461,6 +510,81 @@ const std::vector<CsvColumn<RunConfig>> &runCsvColumns()
         return all;
     }();
     return columns;
+}
+
+namespace {
+
+// One row of `table` (of the part `part` of a RunConfig) as a sweep axis: values are read by the
+// row itself, so its checks and messages are the row's, and kept as the text the row writes.
+template <typename S>
+FieldAxis fieldAxis(const FieldTable<S> &table, const std::string &key,
+                    std::function<S &(RunConfig &)> part)
+{
+    const Field<S> *row = nullptr;
+    for (const auto &r : table)
+        if (r.keys.front() == key) row = &r;
+    FieldAxis axis;
+    axis.key = key;
+    axis.read = [row, key](const YamlField &field) {
+        if (!yaml::isScalar(field))
+            yaml::fail(field,
+                       "expected one value of " + key + ", got " + yaml::describeType(field.node));
+        YAML::Node map(YAML::NodeType::Map);
+        map[key] = field.node;
+        S scratch{};
+        try {
+            row->read(YamlField{field.file, "", map, field.mark, nullptr}, scratch);
+        } catch (const SessionError &e) { // the row's message, at the value's place
+            const std::string prefix = key + ": ";
+            const std::string &m = e.message();
+            yaml::fail(field, m.rfind(prefix, 0) == 0 ? m.substr(prefix.size()) : m);
+        }
+        YAML::Emitter out;
+        out << YAML::Flow << YAML::BeginMap;
+        row->write(out, scratch);
+        out << YAML::EndMap;
+        return YAML::Load(out.c_str())[key].Scalar();
+    };
+    axis.apply = [row, key, part](RunConfig &config, const std::string &text) {
+        YAML::Node map(YAML::NodeType::Map);
+        map[key] = YAML::Load(text);
+        row->read(YamlField{"", "", map, YAML::Mark(), nullptr}, part(config));
+    };
+    return axis;
+}
+
+} // namespace
+
+std::optional<FieldAxis> findFieldAxis(const std::string &name)
+{
+    const auto dot = name.find('.');
+    const std::string table = dot == std::string::npos ? "stabilizers" : name.substr(0, dot);
+    const std::string key = dot == std::string::npos ? name : name.substr(dot + 1);
+    auto has = [&key](const auto &rows) {
+        for (const auto &r : rows)
+            if (r.keys.size() == 1 && r.keys.front() == key) return true;
+        return false;
+    };
+    if (table == "stabilizers" && has(stabilizerFields()))
+        return fieldAxis<StabilizerConfig>(
+            stabilizerFields(), key,
+            [](RunConfig &c) -> StabilizerConfig & { return c.stabilizers; });
+    // model.KEY for the model's one-key rows; those with axes of their own (d_model, head_dim,
+    // width_multiplier, logit_scale) are swept by those names.
+    static const std::vector<std::string> named = {"d_model", "head_dim", "width_multiplier",
+                                                   "logit_scale"};
+    if (table == "model" && has(modelFields()) &&
+        std::find(named.begin(), named.end(), key) == named.end())
+        return fieldAxis<ModelConfig>(modelFields(), key,
+                                      [](RunConfig &c) -> ModelConfig & { return c.model; });
+    return std::nullopt;
+}
+
+std::vector<std::string> fieldAxisNames()
+{
+    std::vector<std::string> names;
+    for (const auto &r : stabilizerFields()) names.push_back(r.keys.front());
+    return names;
 }
 
 std::string ensembleKey(const RunConfig &c)

@@ -10,6 +10,8 @@
 #include "core/config/RunConfig.h"
 #include "core/config/Yaml.h"
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,20 @@ namespace headlab {
 const FieldTable<RunConfig> &runConfigFields();
 const FieldTable<ModelConfig> &modelFields();
 const FieldTable<PhaseConfig> &phaseFields();
+const FieldTable<StabilizerConfig> &stabilizerFields();
+
+// A sweep axis over one row of the field table: a stabilizer by its key (`qk_norm`, or
+// `stabilizers.qk_norm`), or a one-key model row as `model.KEY` (`model.bias`, `model.norm`).
+// Values are read by the row (its checks, its messages at the value's place) and kept as the
+// text it writes ("gain", "30"), which is also the value's label.
+struct FieldAxis {
+    std::string key;
+    std::function<std::string(const yaml::YamlField &value)> read; // → canonical text
+    std::function<void(RunConfig &, const std::string &canonical)> apply;
+};
+std::optional<FieldAxis> findFieldAxis(const std::string &name);
+// The stabilizers' keys, the short axis names (for messages and the form).
+std::vector<std::string> fieldAxisNames();
 
 // runs.csv's config columns: task, d_model, layers, heads, head_dim, total_heads, lr, ...
 const std::vector<CsvColumn<RunConfig>> &runCsvColumns();

@@ -28,4 +28,14 @@ torch::Tensor crossEntropyPerRun(const torch::Tensor &logits, const torch::Tenso
     return losses.view({R, -1}).mean(1);
 }
 
+torch::Tensor trainingCrossEntropy(const Transformer &model, const torch::Tensor &logits,
+                                   const torch::Tensor &targets)
+{
+    const auto loss = crossEntropyPerRun(logits, targets);
+    const double z = model.stabilizers().zLoss;
+    if (!(z > 0)) return loss;
+    const int64_t R = logits.size(0);
+    return loss + z * torch::logsumexp(logits, -1).pow(2).view({R, -1}).mean(1);
+}
+
 } // namespace headlab

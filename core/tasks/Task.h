@@ -77,5 +77,9 @@ std::unique_ptr<Task> makeTask(const RunConfig &config, const std::vector<uint64
 
 // Cross-entropy per run: logits (R, B, T, V), targets (B, T) shared or (R, B, T) → (R).
 torch::Tensor crossEntropyPerRun(const torch::Tensor &logits, const torch::Tensor &targets);
+// The training loss of token outputs: the cross-entropy, plus z_loss · mean over the same
+// positions of log²Z (Z = Σ exp(logits)) when the model's stabilizers ask for it.
+torch::Tensor trainingCrossEntropy(const Transformer &model, const torch::Tensor &logits,
+                                   const torch::Tensor &targets);
 
 } // namespace headlab

@@ -151,6 +151,8 @@ void writeCheckpoint(const std::string &path, const Transformer &model, const Ad
     safetensors::Contents c;
     for (const auto &p : const_cast<Transformer &>(model).parameters())
         c.tensors.push_back(fromTorch(p.name, p.value[run]));
+    for (const auto &b : const_cast<Transformer &>(model).buffers())
+        c.tensors.push_back(fromTorch(b.name, b.value[run]));
     if (adam) {
         auto &a = const_cast<Adam &>(*adam);
         for (const auto &p : const_cast<Transformer &>(model).parameters()) {
@@ -207,6 +209,7 @@ void checkCheckpointFits(const LoadedCheckpoint &checkpoint, Transformer &model,
             tensorOf(c, "optimizer.exp_avg_sq." + p.name, checkpoint.path, like);
         }
     }
+    for (auto &b : model.buffers()) tensorOf(c, b.name, checkpoint.path, b.value[run]);
 }
 
 void restoreWeights(const LoadedCheckpoint &checkpoint, Transformer &model, int64_t run)
@@ -216,6 +219,11 @@ void restoreWeights(const LoadedCheckpoint &checkpoint, Transformer &model, int6
         auto target = p.value[run];
         target.copy_(
             toTorch(tensorOf(checkpoint.tensors->contents, p.name, checkpoint.path, target)));
+    }
+    for (auto &b : model.buffers()) { // σReparam's power-iteration state
+        auto target = b.value[run];
+        target.copy_(
+            toTorch(tensorOf(checkpoint.tensors->contents, b.name, checkpoint.path, target)));
     }
 }
 

@@ -75,8 +75,9 @@ struct HeadInspector::Impl {
 
     std::unique_ptr<Transformer> replicas(int64_t runs) const
     {
-        auto m = std::make_unique<Transformer>(checkpoint.config.model, task->vocabSize(),
-                                               task->maxPositions(), runs, device);
+        auto m = std::make_unique<Transformer>(
+            checkpoint.config.model, task->vocabSize(), task->maxPositions(), runs, device,
+            std::vector<std::vector<int64_t>>{}, checkpoint.config.stabilizers);
         for (int64_t r = 0; r < runs; ++r) restoreWeights(checkpoint, *m, r);
         return m;
     }
@@ -158,7 +159,8 @@ HeadInspector::HeadInspector(const std::string &checkpointPath, const std::strin
     const RunConfig &c = d->checkpoint.config;
     d->task = makeTask(c, {c.dataSeed}, d->device);
     d->model = std::make_unique<Transformer>(c.model, d->task->vocabSize(), d->task->maxPositions(),
-                                             1, d->device);
+                                             1, d->device, std::vector<std::vector<int64_t>>{},
+                                             c.stabilizers);
     restoreWeights(d->checkpoint, *d->model, 0);
 }
 

@@ -44,6 +44,13 @@
 
 namespace headlab {
 
+namespace {
+const char *const kStabilizersImplementation =
+    "1: qk_norm LayerNorm eps 1e-6 per head; softcap explicit softmax; sigma_reparam one "
+    "power-iteration step per training step (15 at init); z_loss mean log^2 Z over the loss "
+    "positions; independent_weight_decay before the update, runs with lr > 0";
+} // namespace
+
 double divergenceBound(int64_t vocabSize)
 {
     const double chance = vocabSize > 1 ? std::log(static_cast<double>(vocabSize)) : 1.0;
@@ -174,8 +181,9 @@ public:
         m_task = makeTask(c0, dataSeeds, device);
         std::vector<std::vector<int64_t>> runHeads;
         for (const auto &c : m_configs) runHeads.push_back(c.model.heads);
-        m_model = std::make_unique<Transformer>(c0.model, m_task->vocabSize(),
-                                                m_task->maxPositions(), R, device, runHeads);
+        m_model =
+            std::make_unique<Transformer>(c0.model, m_task->vocabSize(), m_task->maxPositions(), R,
+                                          device, runHeads, c0.stabilizers);
         for (int64_t r = 0; r < R; ++r)
             m_model->initializeRun(r, m_configs[static_cast<size_t>(r)].initSeed);
         loadResumeCheckpoints();
@@ -267,7 +275,7 @@ private:
             !m_resume.empty() && static_cast<int64_t>(ph) == m_resume.front().position.phase;
         if (!resumed)
             for (auto &m : m_members) m.result.phaseStarts.push_back(m_step);
-        Adam adam(*m_model, phase.optimizer);
+        Adam adam(*m_model, phase.optimizer, m_configs.front().stabilizers.independentWeightDecay);
         m_fusedAdam = adam.fused() ? "on (one CUDA kernel)" : "off (ATen passes)";
         updateLearningRates(adam, phase);
         const auto device = m_model->flatParameters().device();
@@ -896,6 +904,9 @@ private:
         p["cuda_graphs"] = m_graphsUsed ? "on" : "off";
         p["tf32"] = device.is_cuda() ? (m_configs.front().tf32 ? "on" : "off") : "n/a (cpu)";
         p["threads"] = std::to_string(torch::get_num_threads());
+        // How the stabilizers (the config's `stabilizers:`) are computed: one text for every run,
+        // changed only when their implementation changes (docs/STABILIZERS.md).
+        p["stabilizers"] = kStabilizersImplementation;
         if (m_task)
             for (const auto &[key, value] : m_task->provenance()) p["task." + key] = value;
         for (const auto &s : kEnvSwitches)

@@ -64,29 +64,73 @@ def _norm(ckpt, x, prefix):
     return (x - mean) / torch.sqrt(var + 1e-9) * g + ckpt.tensors[prefix + ".shift"]
 
 
-def _linear(ckpt, x, w, b=None):
-    y = x @ ckpt.tensors[w]  # weights are stored (in, out): y = x W
+def stabilizers(ckpt):
+    """The run's `stabilizers:` (docs/STABILIZERS.md), with the defaults filled in."""
+    out = {"qk_norm": "off", "softcap": 0.0, "z_loss": 0.0, "sigma_reparam": "off",
+           "independent_weight_decay": 0.0}
+    out.update(ckpt.config.get("stabilizers") or {})
+    return out
+
+
+def _unit(x):
+    return x / x.norm().clamp_min(1e-12)
+
+
+def weight(ckpt, name, train=False):
+    """Weight `name` as the forward pass uses it. Under σReparam (Zhai et al. 2023) that is
+    γ/σ(W)·W with σ(W) = uᵀWv; in training (`train`) u and v first take one power-iteration step,
+    u ← Wv/‖Wv‖, v ← Wᵀu/‖Wᵀu‖, kept in the checkpoint's tensors (as HeadLab keeps them)."""
+    w = ckpt.tensors[name]
+    if name + ".gamma" not in ckpt.tensors:
+        return w
+    u, v = ckpt.tensors[name + ".sigma_u"], ckpt.tensors[name + ".sigma_v"]
+    if train:
+        with torch.no_grad():
+            u = _unit(w.detach() @ v)
+            v = _unit(w.detach().T @ u)
+        ckpt.tensors[name + ".sigma_u"], ckpt.tensors[name + ".sigma_v"] = u, v
+    sigma = u @ w @ v
+    return ckpt.tensors[name + ".gamma"].reshape(()) / sigma * w
+
+
+def _linear(ckpt, x, w, b=None, train=False):
+    y = x @ weight(ckpt, w, train)  # weights are stored (in, out): y = x W
     if ckpt.model["bias"] and b is not None:
         y = y + ckpt.tensors[b]
     return y
 
 
-def attention_weights_and_output(ckpt, h, layer):
+def z_loss(logits):
+    """Mean over positions of log²Z, Z = Σ exp(logits) (Wortsman et al. 2023's z-loss, without its
+    coefficient)."""
+    return torch.logsumexp(logits, -1).pow(2).mean()
+
+
+def attention_weights_and_output(ckpt, h, layer, train=False):
     """Layer `layer`'s attention on normalised input h (B, T, m): weights (B, heads, T, T) and output."""
     p = f"layers.{layer}."
     heads = ckpt.model["heads"][layer] * ckpt.model["width_multiplier"]
     hd = ckpt.model["head_dims"][layer]
+    stab = stabilizers(ckpt)
     B, T, _ = h.shape
-    split = lambda t: t.view(B, T, heads, hd).transpose(1, 2)  # (B, heads, T, hd)
-    q = split(_linear(ckpt, h, p + "wq", p + "bq"))
-    k = split(_linear(ckpt, h, p + "wk", p + "bk"))
-    v = split(_linear(ckpt, h, p + "wv", p + "bv"))
+    split = lambda t: t.reshape(B, T, heads, hd).transpose(1, 2)  # (B, heads, T, hd)
+    q = split(_linear(ckpt, h, p + "wq", p + "bq", train))
+    k = split(_linear(ckpt, h, p + "wk", p + "bk", train))
+    v = split(_linear(ckpt, h, p + "wv", p + "bv", train))
+    if stab["qk_norm"] != "off":  # qk-layernorm (Dehghani et al. 2023): each head's q and k
+        q = torch.nn.functional.layer_norm(q, (hd,), eps=1e-6)
+        k = torch.nn.functional.layer_norm(k, (hd,), eps=1e-6)
+        if stab["qk_norm"] == "gain":  # a learned gain per head and dimension
+            q = q * ckpt.tensors[p + "q_norm.gain"].reshape(heads, 1, hd)
+            k = k * ckpt.tensors[p + "k_norm.gain"].reshape(heads, 1, hd)
     scores = (q @ k.transpose(-1, -2)) * ckpt.model["logit_scales"][layer]
+    if stab["softcap"] > 0:  # logit soft-capping
+        scores = stab["softcap"] * torch.tanh(scores / stab["softcap"])
     if ckpt.model["causal"]:
         scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
     weights = scores.softmax(-1)
     o = (weights @ v).transpose(1, 2).reshape(B, T, heads * hd)
-    out = _linear(ckpt, o, p + "wo", p + "bo") / ckpt.model["width_multiplier"]
+    out = _linear(ckpt, o, p + "wo", p + "bo", train) / ckpt.model["width_multiplier"]
     return weights, out
 
 
@@ -97,18 +141,18 @@ def forward(ckpt, tokens, attention=None):
         return _forward(ckpt, tokens, attention)
 
 
-def _forward(ckpt, tokens, attention=None):
+def _forward(ckpt, tokens, attention=None, train=False):
     # Token tasks embed; nearest neighbour feeds its points (B, T, d_model) as they are.
     x = ckpt.tensors["embedding"][tokens] if "embedding" in ckpt.tensors else tokens.to(torch.float32)
     if "positions" in ckpt.tensors:
         x = x + ckpt.tensors["positions"][: tokens.shape[1]]
     act = torch.nn.functional.gelu if ckpt.model["activation"] == "gelu" else torch.relu
-    mlp = lambda l, h: _linear(ckpt, act(_linear(ckpt, h, f"layers.{l}.w1", f"layers.{l}.b1")),
-                               f"layers.{l}.w2", f"layers.{l}.b2")
+    mlp = lambda l, h: _linear(ckpt, act(_linear(ckpt, h, f"layers.{l}.w1", f"layers.{l}.b1", train)),
+                               f"layers.{l}.w2", f"layers.{l}.b2", train)
     for l in range(len(ckpt.model["heads"])):
         n1, n2 = f"layers.{l}.norm1", f"layers.{l}.norm2"
         pre = ckpt.model["placement"] == "pre"
-        weights, out = attention_weights_and_output(ckpt, _norm(ckpt, x, n1) if pre else x, l)
+        weights, out = attention_weights_and_output(ckpt, _norm(ckpt, x, n1) if pre else x, l, train)
         if attention is not None:
             attention.append(weights)
         if pre:
@@ -131,16 +175,26 @@ class Model(torch.nn.Module):
         super().__init__()
         self.checkpoint = ckpt
         self.config, self.shapes, self.step = ckpt.config, ckpt.model, ckpt.step
-        self._names = [n for n in ckpt.tensors if not n.startswith(("optimizer.", "curve.", "run."))]
+        names = [n for n in ckpt.tensors if not n.startswith(("optimizer.", "curve.", "run."))]
+        # σReparam's power-iteration vectors are state, not parameters.
+        self._buffers_of = [n for n in names if n.endswith((".sigma_u", ".sigma_v"))]
+        self._names = [n for n in names if n not in self._buffers_of]
         for n in self._names:
             self.register_parameter(n.replace(".", "_"), torch.nn.Parameter(ckpt.tensors[n].clone()))
+        for n in self._buffers_of:
+            self.register_buffer(n.replace(".", "_"), ckpt.tensors[n].clone())
+        self.eval()  # inspecting: no power-iteration step; .train() takes one per forward pass
 
     def _view(self):
-        tensors = {n: getattr(self, n.replace(".", "_")) for n in self._names}
+        tensors = {n: getattr(self, n.replace(".", "_")) for n in self._names + self._buffers_of}
         return Checkpoint(tensors, self.checkpoint.metadata, self.config, self.shapes, self.step)
 
     def forward(self, tokens):
-        return _forward(self._view(), tokens)
+        view = self._view()
+        out = _forward(view, tokens, train=self.training)
+        for n in self._buffers_of:  # the step's vectors, kept
+            getattr(self, n.replace(".", "_")).copy_(view.tensors[n])
+        return out
 
     def attention(self, tokens):
         maps = []

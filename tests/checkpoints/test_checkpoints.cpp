@@ -194,19 +194,29 @@ void TestCheckpoints::resumedRunsEqualUninterruptedRuns_data()
 {
     QTest::addColumn<int>("members");
     QTest::addColumn<int>("resumeStep");
+    QTest::addColumn<bool>("stabilized");
     // In the warm-up, at the phase boundary, in the answer phase, and at the last step.
     for (int members : {1, 2})
         for (int step : {10, 30, 70, 120})
             QTest::addRow("%s, step %d", members == 1 ? "alone" : "ensemble of 2", step)
-                << members << step;
+                << members << step << false;
+    // Every stabilizer on: σReparam's power-iteration vectors resume with the weights.
+    for (int step : {30, 70})
+        QTest::addRow("stabilized ensemble of 2, step %d", step) << 2 << step << true;
 }
 
 void TestCheckpoints::resumedRunsEqualUninterruptedRuns()
 {
     QFETCH(int, members);
     QFETCH(int, resumeStep);
+    QFETCH(bool, stabilized);
     std::vector<RunConfig> configs = {twoPhaseRun(3, 2e-3)};
     if (members == 2) configs.push_back(twoPhaseRun(4, 1e-3));
+    if (stabilized)
+        for (auto &c : configs) {
+            c.model.zeroInitOutputs = false;
+            c.stabilizers = {QkNorm::Gain, 2.0, 1e-3, SigmaReparam::All, 1e-3};
+        }
     QTemporaryDir tmp;
     std::vector<std::string> dirs;
     for (int i = 0; i < members; ++i) dirs.push_back(dirOf(tmp, "run" + std::to_string(i)));

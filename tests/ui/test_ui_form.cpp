@@ -7,6 +7,7 @@
 #include "ui/model/RunMetrics.h"
 
 #include "core/session/Search.h"
+#include "core/tasks/RunConfigFields.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -58,7 +59,80 @@ private Q_SLOTS:
     void randomSessionsSurviveTheForm();
     void anUnfocusedControlIgnoresTheWheel();
     void theFormEditsABoundarySearch();
+    void theFormEditsStabilizers();
 };
+
+namespace {
+
+QLineEdit *stabilizerEdit(ExperimentForm &form, const char *key)
+{
+    for (auto *edit : form.findChildren<QLineEdit *>())
+        if (edit->placeholderText().toStdString() == [&] {
+                for (const auto &row : stabilizerFields())
+                    if (row.keys.front() == key) return row.help;
+                return std::string();
+            }())
+            return edit;
+    return nullptr;
+}
+
+AxisValue text(const char *t)
+{
+    AxisValue v;
+    v.kind = AxisValue::Kind::Text;
+    v.text = t;
+    return v;
+}
+
+} // namespace
+
+// Stabilizers in the form: a session with them (and a stabilizer axis) survives exactly; one value
+// sets the experiment's, a list makes an axis, a bad value is named with its key, and an empty line
+// turns it off.
+void TestUiForm::theFormEditsStabilizers()
+{
+    Session s = uitest::tinySession();
+    s.base.stabilizers.softcap = 0.1 + 0.2; // every bit of a double survives
+    s.base.stabilizers.zLoss = 1e-4;
+    s.base.stabilizers.sigmaReparam = SigmaReparam::QueryKey;
+    s.axes.push_back(SweepAxis{"qk_norm", {text("off"), text("gain")}});
+    QCOMPARE(throughTheForm(s), expected(s));
+
+    ExperimentForm form;
+    form.loadFrom(uitest::tinySession());
+    QLineEdit *qk = stabilizerEdit(form, "qk_norm"), *cap = stabilizerEdit(form, "softcap"),
+              *decay = stabilizerEdit(form, "independent_weight_decay");
+    QVERIFY(qk && cap && decay);
+    QCOMPARE(qk->text(), QStringLiteral("off"));
+    qk->setText(QStringLiteral("off, on, gain"));
+    cap->setText(QStringLiteral("30"));
+    Session built;
+    QStringList errors;
+    QVERIFY2(form.buildDefinition(built, &errors), qPrintable(errors.join("; ")));
+    QCOMPARE(built.base.stabilizers.softcap, 30.0);
+    const auto axis = std::find_if(built.axes.begin(), built.axes.end(),
+                                   [](const SweepAxis &a) { return a.name == "qk_norm"; });
+    QVERIFY(axis != built.axes.end());
+    QCOMPARE(int(axis->values.size()), 3);
+    expandSweep(built);
+    QCOMPARE(int(built.runs.size()), int(3 * uitest::tinySession().runs.size()));
+    QCOMPARE(built.runs.back().config.stabilizers.qkNorm, QkNorm::Gain);
+
+    decay->setText(QStringLiteral("2"));
+    cap->setText(QStringLiteral("-1"));
+    errors.clear();
+    QVERIFY(!form.buildDefinition(built, &errors));
+    const QString said = errors.join("; ");
+    QVERIFY2(said.contains("stabilizers.independent_weight_decay:") &&
+                 said.contains("stabilizers.softcap:"),
+             qPrintable(said));
+    decay->clear();
+    cap->clear();
+    errors.clear();
+    QVERIFY2(form.buildDefinition(built, &errors), qPrintable(errors.join("; ")));
+    QCOMPARE(built.base.stabilizers.softcap, 0.0);
+    QCOMPARE(built.base.stabilizers.independentWeightDecay, 0.0);
+}
 
 // A search session survives the form exactly (its rounds included); its settings are edited in
 // the form, η and the seeds are the search's, and the form counts round 0's runs; switched off,
@@ -164,6 +238,12 @@ void TestUiForm::randomSessionsSurviveTheForm()
             phase.lr = std::exp(uniform(std::log(1e-7), std::log(1.0)));
         }
         s.base.evalEvery = integer(1, 10000);
+        if (trial % 3 == 0) { // stabilizers with every bit of a double
+            s.base.stabilizers.softcap = std::exp(uniform(std::log(1e-3), std::log(1e3)));
+            s.base.stabilizers.zLoss = std::exp(uniform(std::log(1e-7), std::log(1.0)));
+            s.base.stabilizers.independentWeightDecay = uniform(0, 0.999);
+            s.base.stabilizers.qkNorm = QkNorm(integer(0, 2));
+        }
         const std::string want = expected(s), got = throughTheForm(s);
         if (got != want)
             QFAIL(qPrintable(

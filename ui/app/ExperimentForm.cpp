@@ -347,6 +347,22 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     modelForm->addRow(tr("QK rule"), qkRow);
     outer->addWidget(modelBox);
 
+    // Stabilizers: one line per row of their field table; a list compares values (an axis).
+    auto *stabilizerBox = new QGroupBox(tr("Stabilizers"), this);
+    stabilizerBox->setToolTip(tr("What moves the trainability boundary (docs/STABILIZERS.md). One "
+                                 "value sets it; several, separated by commas, compare them as a "
+                                 "sweep axis (e.g. qk_norm: off, gain)."));
+    auto *stabilizerForm = new QFormLayout(stabilizerBox);
+    for (const auto &row : stabilizerFields()) {
+        auto *edit = new QLineEdit(this);
+        edit->setPlaceholderText(QString::fromStdString(row.help));
+        edit->setToolTip(QString::fromStdString(row.help) +
+                         tr(". Several values separated by commas are compared."));
+        stabilizerForm->addRow(QString::fromStdString(row.keys.front()), edit);
+        m_stabilizerEdits.push_back({row.keys.front(), edit});
+    }
+    outer->addWidget(stabilizerBox);
+
     // Training.
     auto *trainBox = new QGroupBox(tr("Training"), this);
     auto *trainLayout = new QVBoxLayout(trainBox);
@@ -481,6 +497,8 @@ ExperimentForm::ExperimentForm(QWidget *parent)
         m_seeds->setEnabled(!on);
         edited();
     });
+    for (const auto &[key, edit] : m_stabilizerEdits)
+        connect(edit, &QLineEdit::textChanged, this, changed);
     for (auto *s : {m_trainPairs, m_testPairs, m_pointDim, m_numPoints, m_context, m_headDim,
                     m_evalEvery, m_threads})
         connect(s, &QSpinBox::valueChanged, this, changed);
@@ -603,6 +621,74 @@ void ExperimentForm::buildGenericOptions(TaskConfig &task, QStringList &errors) 
     }
 }
 
+namespace {
+
+// The sweep axis that sets stabilizer `key`, under either of its names.
+const SweepAxis *stabilizerAxis(const Session &s, const std::string &key)
+{
+    for (const auto &a : s.axes)
+        if (a.name == key || a.name == "stabilizers." + key) return &a;
+    return nullptr;
+}
+
+} // namespace
+
+void ExperimentForm::loadStabilizers(const Session &session)
+{
+    YAML::Emitter out;
+    out << YAML::Flow << YAML::BeginMap;
+    writeFields(out, stabilizerFields(), session.base.stabilizers);
+    out << YAML::EndMap;
+    const YAML::Node node = YAML::Load(out.c_str());
+    for (auto &[key, edit] : m_stabilizerEdits) {
+        QStringList values;
+        if (const auto *axis = stabilizerAxis(session, key))
+            for (const auto &v : axis->values) values << QString::fromStdString(v.label());
+        else
+            values << QString::fromStdString(node[key].as<std::string>());
+        const QSignalBlocker block(edit);
+        edit->setText(values.join(QStringLiteral(", ")));
+    }
+}
+
+void ExperimentForm::buildStabilizers(Session &def, QStringList &errors) const
+{
+    for (const auto &[key, edit] : m_stabilizerEdits) {
+        const auto field = findFieldAxis(key);
+        std::vector<AxisValue> values;
+        for (const auto &item : edit->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            const std::string text = item.trimmed().toStdString();
+            try {
+                YAML::Node node = YAML::Load(text);
+                AxisValue v;
+                v.kind = AxisValue::Kind::Text;
+                v.text = field->read(yaml::YamlField{"form", "stabilizers." + key, node, {}, {}});
+                values.push_back(v);
+            } catch (const std::exception &e) {
+                const auto *error = dynamic_cast<const SessionError *>(&e);
+                errors << QStringLiteral("stabilizers.%1: %2")
+                              .arg(QString::fromStdString(key),
+                                   QString::fromStdString(error ? error->message() : e.what()));
+            }
+        }
+        const SweepAxis *had = stabilizerAxis(m_loaded, key);
+        const std::string name = had ? had->name : key;
+        if (values.size() == 1 && !had) {
+            field->apply(def.base, values.front().text);
+            continue;
+        }
+        if (values.empty()) { // an empty line: off
+            const StabilizerConfig defaults;
+            YAML::Emitter out;
+            out << YAML::Flow << YAML::BeginMap;
+            writeFields(out, stabilizerFields(), defaults);
+            out << YAML::EndMap;
+            field->apply(def.base, YAML::Load(out.c_str())[key].as<std::string>());
+        }
+        setAxis(def, name, values, had != nullptr && !values.empty());
+    }
+}
+
 void ExperimentForm::addPhaseRow(const PhaseConfig &phase)
 {
     const QSignalBlocker block(m_phases);
@@ -684,6 +770,7 @@ void ExperimentForm::loadFrom(const Session &session)
     m_logitScale->setCurrentIndex(int(b.model.logitScale));
     m_qkRule->setChecked(b.qkRule.enabled);
     m_qkRef->setValue(b.qkRule.referenceHeadDim);
+    loadStabilizers(session);
 
     m_phases->setRowCount(0);
     for (const auto &p : b.phases) addPhaseRow(p);
@@ -827,6 +914,7 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
     b.model.logitScale = LogitScale(m_logitScale->currentIndex());
     b.qkRule.enabled = m_qkRule->isChecked();
     b.qkRule.referenceHeadDim = m_qkRef->value();
+    buildStabilizers(def, errs);
 
     // Phases, keeping the settings the table does not show (betas, eps, warm-up fraction).
     std::vector<PhaseConfig> phases;

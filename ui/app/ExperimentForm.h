@@ -91,6 +91,11 @@ private:
     QFormLayout *m_genericOptions = nullptr;
     std::string m_genericTask;
     std::vector<std::pair<std::string, QLineEdit *>> m_optionEdits;
+    // A line edit per stabilizer row (stabilizerFields()): one value sets it, several separated
+    // by commas sweep it (an axis named by its key).
+    std::vector<std::pair<std::string, QLineEdit *>> m_stabilizerEdits;
+    void loadStabilizers(const headlab::Session &session);
+    void buildStabilizers(headlab::Session &def, QStringList &errors) const;
     std::string taskId() const;
     void loadGenericOptions(const headlab::TaskConfig &task);
     void buildGenericOptions(headlab::TaskConfig &task, QStringList &errors) const;

@@ -77,10 +77,10 @@ torch::Tensor AdditionTask::lossOfBatch(const Transformer &model, const PhaseCon
     const auto input = batch.narrow(1, 0, kAnswerPosition); // positions 0..17
     if (phase.objective == Objective::Answer) {
         const auto logits = model.forward(input, /*lastOnly=*/true); // (R, B, 1, V)
-        return crossEntropyPerRun(logits, batch.narrow(1, kAnswerPosition, 1));
+        return trainingCrossEntropy(model, logits, batch.narrow(1, kAnswerPosition, 1));
     }
     const auto logits = model.forward(input); // (R, B, 18, V)
-    return crossEntropyPerRun(logits, batch.narrow(1, 1, kSampleLength - 1));
+    return trainingCrossEntropy(model, logits, batch.narrow(1, 1, kSampleLength - 1));
 }
 
 TaskEvaluation AdditionTask::evaluate(const Transformer &model)

@@ -70,9 +70,10 @@ torch::Tensor SequenceFileTask::lossOfBatch(const Transformer &model, const Phas
     const auto input = batch.narrow(1, 0, T - 1);
     if (phase.objective == Objective::Answer) {
         const auto logits = model.forward(input, /*lastOnly=*/true); // (R, B, 1, V)
-        return crossEntropyPerRun(logits, batch.narrow(1, T - 1, 1));
+        return trainingCrossEntropy(model, logits, batch.narrow(1, T - 1, 1));
     }
-    return crossEntropyPerRun(model.forward(input), batch.narrow(1, 1, T - 1)); // (R, B, T-1, V)
+    return trainingCrossEntropy(model, model.forward(input),
+                                batch.narrow(1, 1, T - 1)); // (R, B, T-1, V)
 }
 
 TaskEvaluation SequenceFileTask::evaluate(const Transformer &model)

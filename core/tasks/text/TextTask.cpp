@@ -138,9 +138,9 @@ torch::Tensor TextTask::trainLoss(const Transformer &model, const PhaseConfig &p
 {
     const auto batch = batchAt(step, phase.batchSize, phase.name); // (R, B, T+1) or (B, T+1)
     const int64_t timeDim = batch.dim() - 1;
-    const auto input = batch.narrow(timeDim, 0, m_context);  // (.., B, T)
-    const auto target = batch.narrow(timeDim, 1, m_context); // (.., B, T)
-    return crossEntropyPerRun(model.forward(input), target); // logits (R, B, T, 256) → (R)
+    const auto input = batch.narrow(timeDim, 0, m_context);           // (.., B, T)
+    const auto target = batch.narrow(timeDim, 1, m_context);          // (.., B, T)
+    return trainingCrossEntropy(model, model.forward(input), target); // logits (R, B, T, 256) → (R)
 }
 
 TaskEvaluation TextTask::evaluate(const Transformer &model)
