@@ -832,10 +832,60 @@ int searchSummary(const Session &session, const std::string &lawX,
 }
 
 // Seeds as replicates: the table the figures draw, one row per configuration.
+// `summary --lr-sensitivity`: per configuration (lr pooled), the learning-rate sensitivity over
+// its replicates, with the statistic and spread asked for.
+int lrSensitivitySummary(const Session &session, ReplicateStat stat, ReplicateSpread spread,
+                         const std::string &output)
+{
+    const auto groups = groupByConfigurationWithoutLr(session);
+    std::vector<std::string> header;
+    for (const auto &[axis, value] : groups.front().labels) header.push_back(axis);
+    std::string csv;
+    for (const auto &h : header) csv += csvField(h) + ",";
+    csv += "replicates,lr_values,lr_sensitivity,low,high,mean,sd,se,median,q1,q3,min,max\n";
+    for (const auto &h : header) std::printf("%-14s ", h.c_str());
+    std::printf("%4s %5s  %-11s %s\n", "n", "η's", toString(stat),
+                (std::string(toString(spread)) + " (spread)").c_str());
+    for (const auto &g : groups) {
+        const LrSensitivity sens = lrSensitivity(session, g.runs);
+        const SampleStats &st = sens.stats;
+        const auto [low, high] = spreadRange(st, spread);
+        for (const auto &h : header) {
+            std::printf("%-14s ", g.labels.at(h).c_str());
+            csv += csvField(g.labels.at(h)) + ",";
+        }
+        char value[32] = "-", range[64] = "-";
+        if (st.count) {
+            std::snprintf(value, sizeof value, "%.4g", statValue(st, stat));
+            std::snprintf(range, sizeof range, "[%.4g, %.4g]", low, high);
+        }
+        std::printf("%4d %5d  %-11s %s\n", st.count, sens.lrValues, value, range);
+        auto number = [&](double v) { return st.count ? yaml::formatNumber(v) : std::string(); };
+        csv += std::to_string(st.count) + "," + std::to_string(sens.lrValues) + "," +
+               number(statValue(st, stat)) + "," + number(low) + "," + number(high) + "," +
+               number(st.mean) + "," + number(st.sd) + "," + number(st.se) + "," +
+               number(st.median) + "," + number(st.q1) + "," + number(st.q3) + "," +
+               number(st.min) + "," + number(st.max) + "\n";
+    }
+    std::printf("learning-rate sensitivity (Wortsman et al. 2023): per replicate, the mean over "
+                "its η of min(final loss, initial loss) − the best final loss; 0: every η as good "
+                "as the best. Read it beside the loss-against-η figure.\n");
+    if (!output.empty()) {
+        try {
+            writeFileAtomic(output, csv);
+        } catch (const SessionError &e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            return kExitRunFailed;
+        }
+        std::printf("wrote %s (%zu rows)\n", output.c_str(), groups.size());
+    }
+    return kExitOk;
+}
+
 int summaryCommand(const std::string &sessionPath, const std::vector<std::string> &by,
                    const std::string &statName, const std::string &spreadName,
                    const std::string &output, const std::string &lawX,
-                   const std::vector<std::string> &lawAlso)
+                   const std::vector<std::string> &lawAlso, bool sensitivity)
 {
     ReplicateStat stat = ReplicateStat::Median;
     ReplicateSpread spread = ReplicateSpread::Iqr;
@@ -850,6 +900,7 @@ int summaryCommand(const std::string &sessionPath, const std::vector<std::string
         return kExitBadInput;
     }
     if (session.search) return searchSummary(session, lawX, lawAlso, output);
+    if (sensitivity) return lrSensitivitySummary(session, stat, spread, output);
     std::vector<std::string> axes;
     for (const auto &axis : session.axes) axes.push_back(axis.name);
     for (const auto &axis : by) {
@@ -923,6 +974,7 @@ struct Arguments {
     std::string markRun;              // keep: the run
     std::vector<long long> markSteps; // keep: its checkpoints' steps
     bool unmark = false;              // keep --off
+    bool lrSensitivity = false;       // summary --lr-sensitivity
 };
 
 // Adds every command to `app`; the returned function runs the one that was parsed.
@@ -1110,9 +1162,12 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
                      "A search: further axes of the law, each with its own exponent "
                      "(comma-separated)")
         ->delimiter(',');
+    summary->add_flag("--lr-sensitivity", a.lrSensitivity,
+                      "Per configuration (lr pooled): the learning-rate sensitivity over its "
+                      "replicates (docs/STABILIZERS.md)");
     commands.push_back({summary, [&a] {
                             return summaryCommand(a.session, a.by, a.stat, a.spread, a.output,
-                                                  a.lawX, a.lawAlso);
+                                                  a.lawX, a.lawAlso, a.lrSensitivity);
                         }});
 
     CLI::App *inspect = app.add_subcommand(

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace headlab {
 
@@ -203,6 +204,74 @@ std::string replicateSummaryCsv(const Session &session, const std::vector<Replic
                toString(session.learnedRule) + "\n";
     }
     return out;
+}
+
+LrSensitivity lrSensitivity(const Session &session, const std::vector<int> &runs)
+{
+    const auto replicates = replicateAxes(session);
+    // Per replicate: η → (final loss, initial loss); a replicate with an unfinished run is out.
+    std::map<std::map<std::string, std::string>, std::map<double, std::pair<double, double>>> by;
+    std::set<std::map<std::string, std::string>> incomplete;
+    for (int i : runs) {
+        const SessionRun &run = session.runs[size_t(i)];
+        std::map<std::string, std::string> key;
+        for (const auto &axis : replicates)
+            if (const auto it = run.labels.find(axis); it != run.labels.end())
+                key[axis] = it->second;
+        const RunResult &r = run.result;
+        if (r.status != RunStatus::Done && r.status != RunStatus::Diverged) {
+            incomplete.insert(key);
+            continue;
+        }
+        const double initial = r.test.empty() ? NAN : r.test.front().value;
+        double final = NAN;
+        if (r.status == RunStatus::Done) {
+            const auto it = r.metrics.find(metric::kFinalTestLoss);
+            final =
+                it != r.metrics.end() ? it->second : (r.test.empty() ? NAN : r.test.back().value);
+        }
+        by[key][run.config.lr] = {final, initial};
+    }
+    LrSensitivity out;
+    std::vector<double> values;
+    for (const auto &[key, points] : by) {
+        if (incomplete.count(key) || points.size() < 2) continue;
+        std::vector<double> initials;
+        for (const auto &[lr, p] : points)
+            if (std::isfinite(p.second)) initials.push_back(p.second);
+        if (initials.empty()) continue;
+        const double l0 = sampleStats(initials).median;
+        double best = l0;
+        for (const auto &[lr, p] : points)
+            if (std::isfinite(p.first)) best = std::min(best, p.first);
+        double sum = 0;
+        for (const auto &[lr, p] : points)
+            sum += (std::isfinite(p.first) ? std::min(p.first, l0) : l0) - best;
+        values.push_back(sum / double(points.size()));
+        out.lrValues = std::max(out.lrValues, int(points.size()));
+    }
+    out.stats = sampleStats(values);
+    return out;
+}
+
+std::vector<ReplicateGroup> groupByConfigurationWithoutLr(const Session &session)
+{
+    const auto replicates = replicateAxes(session);
+    std::vector<std::string> by;
+    auto add = [&](const std::string &name) {
+        if (name != "lr" && std::find(by.begin(), by.end(), name) == by.end() &&
+            std::find(replicates.begin(), replicates.end(), name) == replicates.end())
+            by.push_back(name);
+    };
+    for (const auto &axis : session.axes) add(axis.name);
+    for (const auto &run : session.runs)
+        for (const auto &[name, value] : run.labels) add(name);
+    if (by.empty()) { // lr (and seeds) alone: one configuration
+        ReplicateGroup all;
+        for (size_t i = 0; i < session.runs.size(); ++i) all.runs.push_back(int(i));
+        return {all};
+    }
+    return groupReplicates(session, by);
 }
 
 } // namespace headlab

@@ -62,6 +62,22 @@ struct ReplicateGroup {
 std::vector<ReplicateGroup> groupReplicates(const Session &session,
                                             const std::vector<std::string> &byAxes = {});
 
+// Learning-rate sensitivity (Wortsman et al. 2023, §2.2) of one configuration, from `runs`: its
+// runs at several η and their replicates. For each replicate (the runs that share the replicate
+// axes' labels), the mean over its η values of min(ℓ(η), ℓ0) − ℓ*, where ℓ(η) is the final test
+// loss (a diverged run's counts as ℓ0), ℓ0 the loss at initialisation (the first test-loss point)
+// and ℓ* the best final loss over its η values. 0: every η trains as well as the best; large:
+// most η fall back to where training started. Replicates with fewer than two finished η, or with
+// runs still to train, are left out (the value fills in live). Its authors show it beside the
+// loss-against-η curves, never alone.
+struct LrSensitivity {
+    SampleStats stats; // over the replicates
+    int lrValues = 0;  // η values of the replicates counted (the most any has)
+};
+LrSensitivity lrSensitivity(const Session &session, const std::vector<int> &runs);
+// The session's configurations without lr (the non-replicate axes other than lr), in sweep order.
+std::vector<ReplicateGroup> groupByConfigurationWithoutLr(const Session &session);
+
 // The summary table as CSV: the grouping axes, count, the statistic, its spread (low, high),
 // mean, sd, se, median, q1, q3, min, max, learned, verdicts, p_learned.
 std::string replicateSummaryCsv(const Session &session, const std::vector<ReplicateGroup> &groups,

@@ -2,6 +2,7 @@
 // errors for every kind of bad input, saves that never lose the previous file, sweeps that skip
 // what cannot run and keep finished results, the embedded presets, and headlab-cli's exit codes.
 #include "core/config/HeadSchedule.h"
+#include "core/metrics/Metrics.h"
 #include "core/session/CsvExport.h"
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
@@ -383,6 +384,7 @@ private Q_SLOTS:
     void expandSweepKeepsResultsOfUnchangedRuns();
     void expandSweepSeedAxisSetsBothSeeds();
     void expandSweepCombinationsAndLogspace();
+    void stabilizersAndModelFieldsAreSweepAxes();
     void headScheduleGenerators();
     void pendingRunsSkipsFinishedRuns();
 
@@ -402,6 +404,7 @@ private Q_SLOTS:
     void storedSessionsOfThisReleaseLoadUnchanged();
     void presetRunFilesKeepTheirNames();
     void replicateStatisticsOfKnownValues();
+    void lrSensitivityOfKnownValues();
 };
 
 void TestSession::roundTripKeepsEveryFieldExactly()
@@ -457,6 +460,16 @@ void TestSession::badInputGivesLocatedMessage_data()
     QTest::newRow("unknown sweep axis") << head + "sweep:\n  dmodel: [24, 48]\n"
                                         << 6 << 3 << "sweep.dmodel"
                                         << "unknown key 'dmodel'; did you mean 'd_model'?";
+    QTest::newRow("a stabilizer axis value the row refuses")
+        << head + "sweep:\n  qk_norm: [off, gian]\n"
+        << 6 << 18 << "sweep.qk_norm[1]"
+        << "unknown value 'gian'; did you mean 'gain'? (expected one of off, on, gain)";
+    QTest::newRow("a negative softcap") << head + "  stabilizers: {softcap: -2}\n"
+                                        << 5 << 26 << "experiment.stabilizers.softcap"
+                                        << "must be 0 (off) or a positive number, got -2";
+    QTest::newRow("an unknown stabilizer") << head + "  stabilizers: {qk_nrom: on}\n"
+                                           << 5 << 17 << "experiment.stabilizers.qk_nrom"
+                                           << "unknown key 'qk_nrom'; did you mean 'qk_norm'?";
     QTest::newRow("unknown enum value")
         << head + "  model:\n    activation: gleu\n"
         << 6 << 17 << "experiment.model.activation"
@@ -746,6 +759,48 @@ void TestSession::expandSweepSeedAxisSetsBothSeeds()
     QCOMPARE(s.runs.size(), size_t(2));
     QCOMPARE(s.runs[1].config.initSeed, uint64_t(8));
     QCOMPARE(s.runs[1].config.dataSeed, uint64_t(8));
+}
+
+// A stabilizer (by its key) or a one-key model row (model.KEY) is a sweep axis: its values are
+// read by the field's own row and set on each run; left off, nothing of a run's text changes.
+void TestSession::stabilizersAndModelFieldsAreSweepAxes()
+{
+    const std::string yaml = std::string(kValidHead) +
+                             "  model: {d_model: 16, heads: 2, layers: 1}\n"
+                             "  stabilizers: {z_loss: 1e-4}\n"
+                             "sweep:\n"
+                             "  qk_norm: [off, gain]\n"
+                             "  stabilizers.softcap: [0, 30]\n"
+                             "  model.bias: [false, true]\n";
+    Session s = sessionFromYaml(yaml, "stab.yaml");
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(8));
+    std::set<std::string> seen;
+    for (const auto &run : s.runs) {
+        const auto &st = run.config.stabilizers;
+        QCOMPARE(st.zLoss, 1e-4);
+        QCOMPARE(run.labels.at("qk_norm"), std::string(toString(st.qkNorm)));
+        QCOMPARE(run.labels.at("stabilizers.softcap"), std::string(st.softcap > 0 ? "30" : "0"));
+        QCOMPARE(run.labels.at("model.bias"),
+                 std::string(run.config.model.bias ? "true" : "false"));
+        seen.insert(yaml::canonicalYaml(run.config));
+    }
+    QCOMPARE(seen.size(), size_t(8));
+    // Written and read back, the axes and the runs are the same.
+    Session again = sessionFromYaml(sessionToYaml(s), "again.yaml");
+    expandSweep(again);
+    QCOMPARE(again.runs.size(), s.runs.size());
+    for (size_t i = 0; i < s.runs.size(); ++i)
+        QCOMPARE(yaml::canonicalYaml(again.runs[i].config), yaml::canonicalYaml(s.runs[i].config));
+    // All off: the block is not written, so a run's text (and its file name) is as before.
+    RunConfig plain = smallConfig();
+    QVERIFY(yaml::canonicalYaml(plain).find("stabilizers") == std::string::npos);
+    plain.stabilizers.qkNorm = QkNorm::On;
+    QVERIFY(yaml::canonicalYaml(plain).find("stabilizers: {qk_norm: on") != std::string::npos);
+    // The reasons a combination cannot be built.
+    RunConfig bad = smallConfig();
+    bad.stabilizers.sigmaReparam = SigmaReparam::All;
+    QVERIFY(validate(bad).find("model.zero_init_outputs") != std::string::npos);
 }
 
 void TestSession::expandSweepCombinationsAndLogspace()
@@ -1238,6 +1293,53 @@ void TestSession::presetRunFilesKeepTheirNames()
 // `headlab-cli summary`. Reference values from Python's statistics module (an independent
 // implementation): statistics.stdev([2.29, 0.17, 1.71]) = 1.095627673984187; the quartiles by
 // linear interpolation (numpy's default) are 0.94 and 2.0.
+// Learning-rate sensitivity by its definition (Wortsman et al. 2023, §2.2), per seed over three
+// η: mean of min(ℓ(η), ℓ0) − ℓ*, a diverged run at ℓ0; a seed with a run still to train is out.
+void TestSession::lrSensitivityOfKnownValues()
+{
+    Session session;
+    session.base = testing::tinyAdditionRun(8, {1}, 20, 1e-3);
+    AxisValue a, b, c;
+    a.number = 1e-3;
+    b.number = 1e-2;
+    c.number = 1e-1;
+    std::vector<AxisValue> seeds(3);
+    for (uint64_t i = 0; i < 3; ++i) {
+        seeds[i].kind = AxisValue::Kind::Unsigned;
+        seeds[i].unsignedValue = i;
+    }
+    session.axes = {SweepAxis{"lr", {a, b, c}}, SweepAxis{"seed", seeds}};
+    expandSweep(session);
+    QCOMPARE(session.runs.size(), size_t(9));
+    // seed → η → final loss (NaN: diverged; -1: still queued); every run starts at 3.
+    const std::map<uint64_t, std::vector<double>> finals = {
+        {0, {1.0, 2.0, NAN}}, {1, {0.5, 0.5, 4.0}}, {2, {0.2, -1, 0.3}}};
+    for (auto &run : session.runs) {
+        const size_t k = run.config.lr == 1e-3 ? 0 : run.config.lr == 1e-2 ? 1 : 2;
+        const double v = finals.at(run.config.initSeed)[k];
+        RunResult &r = run.result;
+        if (v == -1) continue; // queued
+        r.status = std::isnan(v) ? RunStatus::Diverged : RunStatus::Done;
+        r.test = {{0, 3.0}};
+        if (!std::isnan(v)) {
+            r.test.push_back({20, v});
+            r.metrics[metric::kFinalTestLoss] = v;
+        }
+    }
+    std::vector<int> all;
+    for (int i = 0; i < 9; ++i) all.push_back(i);
+    const LrSensitivity sens = lrSensitivity(session, all);
+    QCOMPARE(sens.stats.count, 2); // seed 2 is not finished
+    QCOMPARE(sens.lrValues, 3);
+    const double seed0 = (0.0 + 1.0 + 2.0) / 3, seed1 = (0.0 + 0.0 + 2.5) / 3;
+    QVERIFY(std::abs(sens.stats.min - std::min(seed0, seed1)) < 1e-12);
+    QVERIFY(std::abs(sens.stats.max - std::max(seed0, seed1)) < 1e-12);
+    QVERIFY(std::abs(sens.stats.median - (seed0 + seed1) / 2) < 1e-12);
+    const auto groups = groupByConfigurationWithoutLr(session);
+    QCOMPARE(groups.size(), size_t(1));
+    QCOMPARE(groups.front().runs.size(), size_t(9));
+}
+
 void TestSession::replicateStatisticsOfKnownValues()
 {
     const SampleStats s = sampleStats({2.29, 0.17, 1.71, std::nan("")}); // m 192, n_H 6 of issue 13

@@ -180,6 +180,64 @@ private Q_SLOTS:
         QVERIFY(scalingFigure(s, true, {}).lossAxis);
     }
 
+    // Stabilizers compared over η (issue "what moves the boundary"): the loss-against-η legend
+    // carries each configuration's learning-rate sensitivity, the heatmap can show it as a cell
+    // (η pooled whatever lr is fixed to), and the largest attention logit is a y of its own.
+    void lrSensitivityAndTheLargestLogitAreShown()
+    {
+        Session s = uitest::tinySession();
+        AxisValue off, gain;
+        off.kind = gain.kind = AxisValue::Kind::Text;
+        off.text = "off";
+        gain.text = "gain";
+        s.axes = {SweepAxis{"qk_norm", {off, gain}},
+                  SweepAxis{"lr", {uitest::num(1e-3), uitest::num(1e-2), uitest::num(1e-1)}}};
+        expandSweep(s);
+        QCOMPARE(s.runs.size(), size_t(6));
+        for (auto &run : s.runs) {
+            const bool normed = run.config.stabilizers.qkNorm == QkNorm::Gain;
+            const double lr = run.config.lr;
+            RunResult &r = run.result;
+            r.status = RunStatus::Done;
+            // Without qk_norm the largest η falls back to the start; with it, every η trains.
+            const double final = normed ? 0.5 : (lr > 0.05 ? 3.0 : 0.5 + 10 * lr);
+            r.test = {{0, 3.0}, {100, final}};
+            r.metrics[metric::kFinalTestLoss] = final;
+            r.phaseStarts = {0};
+            r.extra[headCurveName(0, 0, "logit_max")] = {{0, 1.0}, {100, normed ? 2.0 : 100 * lr}};
+            r.extra[headCurveName(0, 1, "logit_max")] = {{0, 1.0}, {100, 1.5}};
+        }
+        const FigureData d = learningRateFigure(s, false);
+        QCOMPARE(int(d.series.size()), 2);
+        for (const auto &series : d.series) {
+            QVERIFY2(series.name.contains(QStringLiteral("LR sensitivity")),
+                     qPrintable(series.name));
+            const bool normed = series.name.contains(QStringLiteral("qk_norm=gain"));
+            // gain: every η as good as the best (0); off: (0 + 0.09 + 2.49) / 3 = 0.86
+            QVERIFY2(normed ? series.name.endsWith(QStringLiteral("LR sensitivity 0"))
+                            : series.name.endsWith(QStringLiteral("LR sensitivity 0.86")),
+                     qPrintable(series.name));
+        }
+        const HeatmapData h = HeatmapData::compute(s, "qk_norm", "", {{"lr", "0.001"}}, -1,
+                                                   HeatmapStat::LrSensitivity);
+        QCOMPARE(h.columns(), 2);
+        QCOMPARE(int(h.cell(0, 0).state), int(HeatmapCell::State::Value));
+        QVERIFY(h.cell(0, 0).value > 0.5);          // off: (0 + 0.09 + 2.49) / 3
+        QCOMPARE(h.cell(0, 1).value, 0.0);          // gain: every η as good as the best
+        QCOMPARE(int(h.cell(0, 0).runs.size()), 3); // η pooled although lr was fixed
+        QVERIFY(h.csv().contains(QStringLiteral("lr_sensitivity_median")));
+        const FigureY largest = figureYFromName(QStringLiteral("logit_max_largest@end"));
+        QVERIFY(largest.largest);
+        for (const auto &run : s.runs)
+            QCOMPARE(figureYOf(run.result, largest),
+                     std::max(1.5, run.config.stabilizers.qkNorm == QkNorm::Gain
+                                       ? 2.0
+                                       : 100 * run.config.lr));
+        const FigureData logits = learningRateFigure(s, false, {}, largest);
+        QVERIFY2(logits.yTitle.contains(QStringLiteral("largest attention logit")),
+                 qPrintable(logits.yTitle));
+    }
+
     // A run on the ln 10 plateau ends just under ln 10 and passes the paper's literal rule; the
     // figures count it as learned only once it has left the plateau.
     void learnedMeansLeftThePlateau()

@@ -107,6 +107,8 @@ HeatmapView::HeatmapView(SessionModel *model, QWidget *parent)
     m_stat->addItem(tr("P(learned)"), QString::fromLatin1(toString(HeatmapStat::LearnedFraction)));
     m_stat->addItem(tr("critical η* (a search)"),
                     QString::fromLatin1(toString(HeatmapStat::CriticalLr)));
+    m_stat->addItem(tr("LR sensitivity (over η)"),
+                    QString::fromLatin1(toString(HeatmapStat::LrSensitivity)));
     m_stat->setToolTip(tr(
         "What a cell shows of its replicates (the seeds, and every axis set to 'all'): the median "
         "or mean final test loss, or the fraction that learned, with its count. A corner mark "
@@ -156,6 +158,9 @@ QString HeatmapView::title() const
 {
     QString t = m_data.stat == HeatmapStat::CriticalLr
                     ? tr("Critical learning rate η* (boundary search; dashed: still searching)")
+                : m_data.stat == HeatmapStat::LrSensitivity
+                    ? tr("Learning-rate sensitivity over η (median over seeds; 0: every η as "
+                         "good as the best)")
                 : m_data.stat == HeatmapStat::LearnedFraction
                     ? tr("Fraction of replicates that learned")
                     : (m_data.stat == HeatmapStat::Median ? tr("Median ") : tr("Mean ")) +
@@ -166,7 +171,8 @@ QString HeatmapView::title() const
     const std::string side =
         m_panels.empty() ? std::string() : m_sideBySide->currentData().toString().toStdString();
     for (const auto &[axis, combo] : m_fixedCombos)
-        if (axis != x && axis != y && axis != side && !combo->currentData().toString().isEmpty())
+        if (axis != x && axis != y && axis != side && !combo->currentData().toString().isEmpty() &&
+            !(axis == "lr" && m_data.stat == HeatmapStat::LrSensitivity))
             fixed << QString::fromStdString(axis) + " = " +
                          displayLabel(combo->currentData().toString());
     if (!fixed.isEmpty()) t += QStringLiteral(" at ") + fixed.join(", ");

@@ -89,13 +89,18 @@ QList<std::pair<QString, FigureY>> figureYChoices()
         out.push_back(
             {title + QStringLiteral(", at the end"), FigureY{QString::fromLatin1(stat), false}});
     }
+    out.push_back({QStringLiteral("largest attention logit, 100 steps into the last phase"),
+                   FigureY{QStringLiteral("logit_max"), true, true}});
+    out.push_back({QStringLiteral("largest attention logit, at the end"),
+                   FigureY{QStringLiteral("logit_max"), false, true}});
     return out;
 }
 
 QString figureYName(const FigureY &y)
 {
     if (y.stat.isEmpty()) return QString::fromLatin1(metric::kFinalTestLoss);
-    return y.stat + (y.early ? QStringLiteral("@100") : QStringLiteral("@end"));
+    return y.stat + (y.largest ? QStringLiteral("_largest") : QString()) +
+           (y.early ? QStringLiteral("@100") : QStringLiteral("@end"));
 }
 
 FigureY figureYFromName(const QString &name)
@@ -127,11 +132,12 @@ double figureYOf(const RunResult &result, const FigureY &y)
                 }
         }
         if (at && std::isfinite(at->value)) {
-            sum += at->value;
+            sum = y.largest ? (n ? std::max(sum, at->value) : at->value) : sum + at->value;
             ++n;
         }
     }
-    return n ? sum / n : std::numeric_limits<double>::quiet_NaN();
+    if (!n) return std::numeric_limits<double>::quiet_NaN();
+    return y.largest ? sum : sum / n;
 }
 
 namespace {
@@ -139,7 +145,8 @@ namespace {
 QString yWords(const FigureY &y)
 {
     for (const auto &[title, choice] : figureYChoices())
-        if (choice == y && !y.stat.isEmpty()) return title + QStringLiteral(" (mean over heads)");
+        if (choice == y && !y.stat.isEmpty())
+            return y.largest ? title : title + QStringLiteral(" (mean over heads)");
     return QStringLiteral("final test loss (nats)");
 }
 
@@ -228,8 +235,35 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         if (binned && x > 0) x = std::pow(10.0, std::round(std::log10(x) * 4) / 4);
         addTo(byConfig[key.join(' ')][x], run.result, session, y);
     }
+    // Beside the loss-against-η curves, each configuration's learning-rate sensitivity (Wortsman et
+    // al.: never shown alone), in its legend entry.
+    std::map<QString, QString> sensitivityOf;
+    if (!scaled && !binned && y.stat.isEmpty())
+        for (const auto &g : groupByConfigurationWithoutLr(session)) {
+            const LrSensitivity sens = lrSensitivity(session, g.runs);
+            if (!sens.stats.count || g.runs.empty()) continue;
+            const SessionRun &first = session.runs[size_t(g.runs.front())];
+            QStringList key; // as the series are named below
+            const auto replicates = replicateAxes(session);
+            for (const auto &[axis, label] : first.labels)
+                if (axis != "lr" &&
+                    std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
+                    key << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
+            if (key.isEmpty())
+                key << QStringLiteral("d_model=%1 heads=%2")
+                           .arg(first.config.model.dModel)
+                           .arg(headsPerLayer(first.config));
+            const auto [low, high] = replicateBand(sens.stats);
+            sensitivityOf[key.join(' ')] =
+                sens.stats.count > 1
+                    ? QStringLiteral(" · LR sensitivity %1 (%2–%3)")
+                          .arg(sens.stats.median, 0, 'g', 2)
+                          .arg(low, 0, 'g', 2)
+                          .arg(high, 0, 'g', 2)
+                    : QStringLiteral(" · LR sensitivity %1").arg(sens.stats.median, 0, 'g', 2);
+        }
     for (const auto &[name, points] : byConfig)
-        d.series.push_back(toSeries(name, points, d.yMax, point));
+        d.series.push_back(toSeries(name + sensitivityOf[name], points, d.yMax, point));
     // One η trained: the figure has no learning-rate axis to show; it says so, and which fits.
     std::set<double> rates;
     for (const auto &run : session.runs)

@@ -61,6 +61,9 @@ struct FigureData {
 struct FigureY {
     QString stat;       // "" the final test loss; else a head statistic ("logit_rms")
     bool early = false; // at the first evaluation 100 steps into the last phase, else the last
+    // The largest over the run's heads instead of their mean (the largest attention logit, whose
+    // growth Wortsman et al. tie to divergence).
+    bool largest = false;
     bool operator==(const FigureY &) const = default;
 };
 // The choices, for a figure's y menu, with their view-state names ("final_test_loss",

@@ -94,6 +94,8 @@ const char *toString(HeatmapStat stat)
         return "p_learned";
     case HeatmapStat::CriticalLr:
         return "critical_lr";
+    case HeatmapStat::LrSensitivity:
+        return "lr_sensitivity";
     }
     return "mean";
 }
@@ -101,16 +103,19 @@ const char *toString(HeatmapStat stat)
 HeatmapStat heatmapStatFromString(const std::string &text)
 {
     for (HeatmapStat stat : {HeatmapStat::Mean, HeatmapStat::Median, HeatmapStat::LearnedFraction,
-                             HeatmapStat::CriticalLr})
+                             HeatmapStat::CriticalLr, HeatmapStat::LrSensitivity})
         if (text == toString(stat)) return stat;
     return HeatmapStat::Mean;
 }
 
 HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxis,
                                  const std::string &yAxis,
-                                 const std::map<std::string, std::string> &fixed, int64_t step,
+                                 const std::map<std::string, std::string> &fixedAxes, int64_t step,
                                  HeatmapStat stat)
 {
+    // Sensitivity is over η: the lr axis is pooled whatever value it is fixed to.
+    std::map<std::string, std::string> fixed = fixedAxes;
+    if (stat == HeatmapStat::LrSensitivity) fixed.erase("lr");
     HeatmapData d;
     d.stat = stat;
     d.xAxis = xAxis;
@@ -215,6 +220,30 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
         d.vmax = toSearchUnits(*session.search, session.search->high);
         return d;
     }
+    if (stat == HeatmapStat::LrSensitivity) {
+        double top = 0.0;
+        for (size_t k = 0; k < d.cells.size(); ++k) {
+            auto &cell = d.cells[k];
+            if (cell.state == HeatmapCell::State::Skipped || cell.runs.isEmpty()) continue;
+            const LrSensitivity sens =
+                lrSensitivity(session, std::vector<int>(cell.runs.begin(), cell.runs.end()));
+            cell.replicates = sens.stats.count;
+            if (sens.stats.count == 0) {
+                cell.state = running[k] ? HeatmapCell::State::Running : HeatmapCell::State::Queued;
+                continue;
+            }
+            cell.value = sens.stats.median;
+            std::tie(cell.low, cell.high) = replicateBand(sens.stats);
+            cell.sd = sens.stats.sd;
+            cell.se = sens.stats.se;
+            cell.state = running[k] ? HeatmapCell::State::Running : HeatmapCell::State::Value;
+            cell.note = QStringLiteral("over %1 η").arg(sens.lrValues);
+            top = std::max(top, cell.value);
+        }
+        d.vmin = 0.0;
+        d.vmax = top > 0 ? top : 1.0;
+        return d;
+    }
     double lo = 1e300, hi = -1e300;
     const bool fraction = stat == HeatmapStat::LearnedFraction;
     for (size_t k = 0; k < d.cells.size(); ++k) {
@@ -270,8 +299,9 @@ QString HeatmapData::csv() const
             .arg(yAxis.empty() ? QStringLiteral("row") : QString::fromStdString(yAxis),
                  QString::fromStdString(xAxis),
                  stat == HeatmapStat::LearnedFraction ? QStringLiteral("p_learned")
-                 : stat == HeatmapStat::CriticalLr
-                     ? QStringLiteral("log10_critical_lr")
+                 : stat == HeatmapStat::CriticalLr    ? QStringLiteral("log10_critical_lr")
+                 : stat == HeatmapStat::LrSensitivity
+                     ? QStringLiteral("lr_sensitivity_median")
                      : QStringLiteral("test_loss_%1").arg(toString(stat)));
     static const char *states[] = {"empty",    "queued", "running", "value",
                                    "diverged", "failed", "stopped", "skipped"};

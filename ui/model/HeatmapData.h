@@ -18,8 +18,11 @@ namespace headlab::ui {
 // What a cell shows of its replicates (the runs that differ only in the axes not fixed: seeds):
 // the mean or median test loss, or the fraction that learned (by the session's rule); for a
 // boundary search, the cell's critical η* (log10 in `value`, its interval in low–high).
-enum class HeatmapStat { Mean, Median, LearnedFraction, CriticalLr };
-const char *toString(HeatmapStat stat); // "mean", "median", "p_learned", "critical_lr"
+// LrSensitivity: the cell's learning-rate sensitivity over its η values (the lr axis is pooled,
+// whatever it is fixed to), median over its replicates with their spread (core Replicates.h).
+enum class HeatmapStat { Mean, Median, LearnedFraction, CriticalLr, LrSensitivity };
+// "mean", "median", "p_learned", "critical_lr", "lr_sensitivity"
+const char *toString(HeatmapStat stat);
 HeatmapStat heatmapStatFromString(const std::string &text); // unknown: Mean
 
 struct HeatmapCell {
