@@ -39,7 +39,8 @@ safetensors::Tensor tensorOf(const std::string &name, const torch::Tensor &value
     const auto t = value.detach().to(torch::kCPU).contiguous();
     safetensors::Tensor out;
     out.name = name;
-    out.dtype = t.scalar_type() == torch::kInt64 ? safetensors::DType::I64 : safetensors::DType::F32;
+    out.dtype =
+        t.scalar_type() == torch::kInt64 ? safetensors::DType::I64 : safetensors::DType::F32;
     out.shape.assign(t.sizes().begin(), t.sizes().end());
     out.data.assign(static_cast<const char *>(t.data_ptr()), size_t(t.numel() * t.element_size()));
     return out;
