@@ -301,9 +301,34 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
         noteSetAside(spec, c);
         report.finished = report.finished && c.stopped();
     }
-    report.law = fitLaw(report.configurations, spec, lawX.empty() ? spec.lawX : lawX,
-                        lawX.empty() ? spec.lawAlso : lawAlso);
+    const std::string x = lawX.empty() ? spec.lawX : lawX;
+    const std::vector<std::string> &also = lawX.empty() ? spec.lawAlso : lawAlso;
+    report.law = fitLaw(report.configurations, spec, x, also);
+    std::map<std::map<std::string, std::string>, std::vector<ConfigurationSearch>> byGroup;
+    std::vector<std::map<std::string, std::string>> order;
+    for (const auto &c : report.configurations) {
+        const auto group = lawGroupOf(c.configuration, x, also);
+        if (!byGroup.count(group)) order.push_back(group);
+        byGroup[group].push_back(c);
+    }
+    if (order.size() > 1)
+        for (const auto &group : order)
+            report.groups.push_back({group, fitLaw(byGroup[group], spec, x, also)});
     return report;
+}
+
+std::map<std::string, std::string> lawGroupOf(const std::map<std::string, std::string> &labels,
+                                              const std::string &lawX,
+                                              const std::vector<std::string> &lawAlso)
+{
+    static const std::set<std::string> shape = {"d_model",       "heads",  "head_dim",
+                                                "head_schedule", "layers", "width_multiplier"};
+    std::map<std::string, std::string> group;
+    for (const auto &[axis, value] : labels)
+        if (!shape.count(axis) && axis != lawX &&
+            std::find(lawAlso.begin(), lawAlso.end(), axis) == lawAlso.end())
+            group[axis] = value;
+    return group;
 }
 
 int planSearchRound(Session &session)
@@ -530,6 +555,23 @@ std::string searchSummaryText(const SearchReport &report)
                                           : "1",
                       ref.chi2, ref.dof, std::isfinite(ref.p) ? number3(ref.p).c_str() : "-",
                       ref.inInterval ? "inside" : "outside");
+        out += line;
+    }
+    if (!report.groups.empty())
+        out += "law per group (configurations that differ in more than the model's shape):\n";
+    for (const auto &g : report.groups) {
+        std::string name;
+        for (const auto &[axis, value] : g.labels)
+            name += (name.empty() ? "" : " ") + axis + "=" + value;
+        if (!g.law.ok) {
+            out += "  " + name + ": " + g.law.note + "\n";
+            continue;
+        }
+        std::snprintf(line, sizeof line,
+                      "  %s: α = %.3f [%.3f, %.3f], C = %s, over %d configurations%s\n",
+                      name.c_str(), g.law.alpha, g.law.alphaLow, g.law.alphaHigh,
+                      number3(std::pow(10.0, g.law.log10C)).c_str(), g.law.configurations,
+                      g.law.provisional ? " (provisional)" : "");
         out += line;
     }
     return out;

@@ -86,15 +86,29 @@ struct LawFit {
     std::string note;                  // why there is no fit
 };
 
+// Configurations that differ in an axis other than the model's shape and the law's own axes (a
+// stabilizer, the QK rule, the logit scale, ...) fall into groups, each with its law.
+struct LawGroup {
+    std::map<std::string, std::string> labels; // the group's values of those axes
+    LawFit law;
+};
+
 struct SearchReport {
     std::string axis;
     bool logScale = true;
     std::vector<ConfigurationSearch> configurations;
     int rounds = 0; // planned so far
     int runs = 0, pending = 0;
-    bool finished = false; // every configuration has stopped
-    LawFit law;
+    bool finished = false;        // every configuration has stopped
+    LawFit law;                   // over every configuration
+    std::vector<LawGroup> groups; // per group, when there are two or more (else empty)
 };
+
+// The group a configuration belongs to: its labels but those of the shape axes (d_model, heads,
+// head_dim, head_schedule, layers, width_multiplier) and of the law's axes.
+std::map<std::string, std::string> lawGroupOf(const std::map<std::string, std::string> &labels,
+                                              const std::string &lawX,
+                                              const std::vector<std::string> &lawAlso);
 
 // The axis value in search units (log10 for a log-scaled search) and back.
 double toSearchUnits(const SearchSpec &spec, double value);

@@ -26,15 +26,21 @@ struct SimulatedTrainer {
     double log10C = -2.0, alpha = 0.5, slope = 6.0;
     double slowBelow = 0; // η below this never learns (too small a step for the steps given)
     uint64_t seed = 0;
-    double trueCrossing(double headDim) const { return log10C - alpha * std::log10(headDim); }
+    double alphaWithQkNorm = NAN; // given: runs with qk_norm on follow this exponent instead
+    double trueCrossing(double headDim, bool qkNorm = false) const
+    {
+        return log10C - (qkNorm && std::isfinite(alphaWithQkNorm) ? alphaWithQkNorm : alpha) *
+                            std::log10(headDim);
+    }
     bool learned(const RunConfig &config) const
     {
         if (config.lr < slowBelow) return false;
         const double headDim = double(config.model.headDimOfLayer(0));
+        const bool qkNorm = config.stabilizers.qkNorm != QkNorm::Off;
         const double p =
-            1 / (1 + std::exp(slope * (std::log10(config.lr) - trueCrossing(headDim))));
+            1 / (1 + std::exp(slope * (std::log10(config.lr) - trueCrossing(headDim, qkNorm))));
         // One draw per run, from the run's identity (configuration, η, replicate seed).
-        std::seed_seq seq{uint64_t(seed), uint64_t(config.model.heads.front()),
+        std::seed_seq seq{uint64_t(seed), uint64_t(config.model.heads.front()), uint64_t(qkNorm),
                           uint64_t(std::llround(std::log10(config.lr) * 1e9)), config.initSeed};
         std::mt19937_64 rng(seq);
         return std::uniform_real_distribution<double>(0, 1)(rng) < p;
@@ -92,6 +98,7 @@ private Q_SLOTS:
     void theIntervalsCoverTheTrueCrossing_data();
     void theIntervalsCoverTheTrueCrossing();
     void aSecondBoundaryAtSmallEtaIsLeftOut();
+    void eachStabilizerGetsItsOwnLaw();
     void aSearchKilledMidRoundResumesToTheSameResult();
     void theSessionFileRecordsTheRounds();
     void aTinyModelsCrossingAgreesWithADenseGrid();
@@ -171,6 +178,48 @@ void TestSearch::theIntervalsCoverTheTrueCrossing()
     QVERIFY2(coverage >= 0.9, qPrintable(QString::number(coverage)));
     QVERIFY(lawFits >= kSearches * 9 / 10);
     QVERIFY2(alphaCoverage >= 0.9, qPrintable(QString::number(alphaCoverage)));
+}
+
+// A search over m_H and a stabilizer (qk_norm off / gain): the configurations fall into two
+// groups, each with its own law. The simulated trainer's boundary has α 1 without qk_norm and 0
+// (flat) with it; each group's interval covers its own α, and the two are told apart.
+void TestSearch::eachStabilizerGetsItsOwnLaw()
+{
+    int covered = 0, apart = 0;
+    constexpr int kSearches = 10;
+    for (int s = 0; s < kSearches; ++s) {
+        SimulatedTrainer trainer;
+        trainer.slope = 30;
+        trainer.alpha = 1.0;
+        trainer.alphaWithQkNorm = 0.0;
+        trainer.seed = uint64_t(s);
+        Session session = searchSession();
+        AxisValue off, gain;
+        off.kind = gain.kind = AxisValue::Kind::Text;
+        off.text = "off";
+        gain.text = "gain";
+        session.axes.push_back({"qk_norm", {off, gain}});
+        runSearch(session, trainer);
+        const SearchReport report = searchReport(session);
+        QCOMPARE(report.groups.size(), size_t(2));
+        double alphas[2] = {NAN, NAN};
+        for (const auto &g : report.groups) {
+            QCOMPARE(g.labels.size(), size_t(1));
+            const bool normed = g.labels.at("qk_norm") == "gain";
+            QVERIFY(g.law.configurations >= 4); // m_H 96 without: η* 1e-4, at the range's edge
+            const double truth = normed ? 0.0 : 1.0;
+            covered += g.law.ok && g.law.alphaLow <= truth && truth <= g.law.alphaHigh;
+            alphas[normed] = g.law.alpha;
+        }
+        apart += alphas[0] - alphas[1] > 0.5;
+    }
+    QVERIFY2(covered >= 2 * kSearches * 8 / 10, qPrintable(QString::number(covered)));
+    QVERIFY2(apart >= kSearches * 9 / 10, qPrintable(QString::number(apart)));
+    // A search whose configurations differ only in the model's shape has no groups.
+    Session plain = searchSession();
+    SimulatedTrainer trainer;
+    runSearch(plain, trainer);
+    QVERIFY(searchReport(plain).groups.empty());
 }
 
 // Runs at η below 1e-3 never learn (a second boundary, at small η). Searched with `direction:

@@ -175,26 +175,59 @@ void BoundaryChartView::drawLaw()
     QStringList csv = {QStringLiteral("configuration,%1,eta_star,low,high,state,runs")
                            .arg(QString::fromStdString(law.x))};
     const double yMin = toSearchUnits(spec, spec.low), yMax = toSearchUnits(spec, spec.high);
+    // Groups (configurations that differ in a stabilizer, the QK rule, ...): each its own colour,
+    // points and fitted line, side by side in x so that their bars do not hide each other.
+    const bool grouped = !report.groups.empty();
+    std::vector<QScatterSeries *> groupPoints;
+    auto groupIndex = [&](const ConfigurationSearch &c) {
+        const auto key = lawGroupOf(c.configuration, law.x, law.also);
+        for (size_t g = 0; g < report.groups.size(); ++g)
+            if (report.groups[g].labels == key) return int(g);
+        return 0;
+    };
+    for (size_t g = 0; g < report.groups.size(); ++g) {
+        const LawFit &gl = report.groups[g].law;
+        auto *points = new QScatterSeries();
+        const QColor colour = m_theme.seriesColor(int(g));
+        points->setMarkerSize(9 * m_theme.fontScale);
+        points->setPen(QPen(colour, m_theme.line(1.5)));
+        points->setBrush(colour);
+        points->setName(labelsText(report.groups[g].labels) +
+                        (gl.ok ? tr(": α = %1 [%2, %3]")
+                                     .arg(gl.alpha, 0, 'f', 2)
+                                     .arg(gl.alphaLow, 0, 'f', 2)
+                                     .arg(gl.alphaHigh, 0, 'f', 2)
+                               : QString()));
+        groupPoints.push_back(points);
+    }
+    const double spreadX = grouped ? 0.035 : 0.0; // decades between neighbouring groups
     for (const auto &c : report.configurations) {
         if (!c.interval.ok || c.runs == 0) continue;
-        const double x = lawAxisValue(c.config, law.x);
-        if (!(x > 0)) continue;
+        const double x0 = lawAxisValue(c.config, law.x);
+        if (!(x0 > 0)) continue;
+        const int g = grouped ? groupIndex(c) : 0;
+        const double x =
+            x0 * std::pow(10.0, spreadX * (g - (double(report.groups.size()) - 1) / 2));
         xLo = std::min(xLo, x);
         xHi = std::max(xHi, x);
         const double estimate = std::pow(10.0, std::clamp(c.interval.estimate, yMin, yMax));
         const double lo = std::pow(10.0, std::clamp(c.interval.low, yMin, yMax));
         const double hi = std::pow(10.0, std::clamp(c.interval.high, yMin, yMax));
         const bool done = c.stopped() && !c.interval.lowOpen && !c.interval.highOpen;
-        (done ? closed : open)->append(x, estimate);
+        if (grouped)
+            groupPoints[size_t(g)]->append(x, estimate);
+        else
+            (done ? closed : open)->append(x, estimate);
         auto *bar = new QLineSeries();
-        bar->setPen(QPen(ink, m_theme.line(2), done ? Qt::SolidLine : Qt::DashLine));
+        bar->setPen(QPen(grouped ? m_theme.seriesColor(g) : ink, m_theme.line(2),
+                         done ? Qt::SolidLine : Qt::DashLine));
         bar->append(x, lo);
         bar->append(x, hi);
         attach(bar);
         m_chart->legend()->markers(bar).first()->setVisible(false);
         csv << QStringLiteral("%1,%2,%3,%4,%5,%6,%7")
                    .arg(csvText(labelsText(c.configuration)))
-                   .arg(x)
+                   .arg(x0)
                    .arg(QString::fromStdString(
                        yaml::formatNumber(std::pow(10.0, c.interval.estimate))))
                    .arg(c.interval.lowOpen ? QString()
@@ -211,7 +244,27 @@ void BoundaryChartView::drawLaw()
         xHi = 100;
     }
     const auto [x0, x1] = decades(xLo / 1.5, xHi * 1.5);
-    if (law.ok && law.also.empty()) {
+    for (size_t g = 0; g < report.groups.size(); ++g) { // each group's fitted line
+        const LawFit &gl = report.groups[g].law;
+        if (!gl.ok || !gl.also.empty()) continue;
+        auto *line = new QLineSeries();
+        for (int i = 0; i <= 40; ++i) {
+            const double lx = std::log10(x0) + (std::log10(x1) - std::log10(x0)) * i / 40;
+            line->append(std::pow(10.0, lx),
+                         std::pow(10.0, gl.centerY - gl.alpha * (lx - gl.centerX)));
+        }
+        line->setPen(QPen(m_theme.seriesColor(int(g)), m_theme.line(1.6)));
+        attach(line);
+        m_chart->legend()->markers(line).first()->setVisible(false);
+        csv << QStringLiteral("# %1: log10 eta* = %2 - %3 log10 %4; alpha 95%% [%5, %6]")
+                   .arg(csvText(labelsText(report.groups[g].labels)))
+                   .arg(gl.log10C)
+                   .arg(gl.alpha)
+                   .arg(QString::fromStdString(law.x))
+                   .arg(gl.alphaLow)
+                   .arg(gl.alphaHigh);
+    }
+    if (law.ok && law.also.empty() && !grouped) {
         // The fit and its band, and α = ½ through the same centre.
         auto *line = new QLineSeries(), *upper = new QLineSeries(), *lower = new QLineSeries();
         auto *half = new QLineSeries();
@@ -251,20 +304,32 @@ void BoundaryChartView::drawLaw()
                    .arg(law.chi2)
                    .arg(law.dof);
     }
-    attach(closed);
-    attach(open);
+    if (grouped) {
+        for (auto *points : groupPoints) attach(points);
+        delete closed;
+        delete open;
+    } else {
+        attach(closed);
+        attach(open);
+    }
     axisX->setRange(x0, x1);
     const auto [y0, y1] = decades(yLo, yHi);
     axisY->setRange(y0, y1);
     m_title =
-        law.ok ? tr("η* against %1: α = %2 [%3, %4] (95 %)%5, %6 runs")
-                     .arg(axisTitle(law.x))
-                     .arg(law.alpha, 0, 'f', 2)
-                     .arg(law.alphaLow, 0, 'f', 2)
-                     .arg(law.alphaHigh, 0, 'f', 2)
-                     .arg(law.provisional ? tr(" so far") : QString())
-                     .arg(report.runs)
-               : tr("η* against %1 — no law yet (%2 runs)").arg(axisTitle(law.x)).arg(report.runs);
+        grouped ? tr("η* against %1 for %2 groups, each with its fitted α (95 %)%3, %4 runs")
+                      .arg(axisTitle(law.x))
+                      .arg(report.groups.size())
+                      .arg(law.provisional ? tr(" so far") : QString())
+                      .arg(report.runs)
+        : law.ok
+            ? tr("η* against %1: α = %2 [%3, %4] (95 %)%5, %6 runs")
+                  .arg(axisTitle(law.x))
+                  .arg(law.alpha, 0, 'f', 2)
+                  .arg(law.alphaLow, 0, 'f', 2)
+                  .arg(law.alphaHigh, 0, 'f', 2)
+                  .arg(law.provisional ? tr(" so far") : QString())
+                  .arg(report.runs)
+            : tr("η* against %1 — no law yet (%2 runs)").arg(axisTitle(law.x)).arg(report.runs);
     m_chart->setTitle(m_title);
     m_csv = csv.join('\n') + '\n';
 }
