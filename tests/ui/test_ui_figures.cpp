@@ -186,14 +186,18 @@ private Q_SLOTS:
     void lrSensitivityAndTheLargestLogitAreShown()
     {
         Session s = uitest::tinySession();
+        AxisValue seed0, seed1;
+        seed0.kind = seed1.kind = AxisValue::Kind::Unsigned;
+        seed1.unsignedValue = 1;
         AxisValue off, gain;
         off.kind = gain.kind = AxisValue::Kind::Text;
         off.text = "off";
         gain.text = "gain";
         s.axes = {SweepAxis{"qk_norm", {off, gain}},
-                  SweepAxis{"lr", {uitest::num(1e-3), uitest::num(1e-2), uitest::num(1e-1)}}};
+                  SweepAxis{"lr", {uitest::num(1e-3), uitest::num(1e-2), uitest::num(1e-1)}},
+                  SweepAxis{"seed", {seed0, seed1}}};
         expandSweep(s);
-        QCOMPARE(s.runs.size(), size_t(6));
+        QCOMPARE(s.runs.size(), size_t(12));
         for (auto &run : s.runs) {
             const bool normed = run.config.stabilizers.qkNorm == QkNorm::Gain;
             const double lr = run.config.lr;
@@ -210,13 +214,14 @@ private Q_SLOTS:
         const FigureData d = learningRateFigure(s, false);
         QCOMPARE(int(d.series.size()), 2);
         for (const auto &series : d.series) {
-            QVERIFY2(series.name.contains(QStringLiteral("LR sensitivity")),
-                     qPrintable(series.name));
             const bool normed = series.name.contains(QStringLiteral("qk_norm=gain"));
-            // gain: every η as good as the best (0); off: (0 + 0.09 + 2.49) / 3 = 0.86
-            QVERIFY2(normed ? series.name.endsWith(QStringLiteral("LR sensitivity 0"))
-                            : series.name.endsWith(QStringLiteral("LR sensitivity 0.86")),
-                     qPrintable(series.name));
+            // In the legend, beside the name: gain: every η as good as the best (0); off:
+            // (0 + 0.09 + 2.49) / 3 = 0.86.
+            QVERIFY2(normed ? series.note == QStringLiteral(" · LR sensitivity 0 (0–0)")
+                            : series.note == QStringLiteral(" · LR sensitivity 0.86 (0.86–0.86)"),
+                     qPrintable(series.note));
+            QVERIFY(!series.name.contains(QStringLiteral("sensitivity"))); // a stable identity
+            QCOMPARE(series.dash, normed ? 0 : 1); // a line style per stabilizer (gain < off)
         }
         const HeatmapData h = HeatmapData::compute(s, "qk_norm", "", {{"lr", "0.001"}}, -1,
                                                    HeatmapStat::LrSensitivity);
@@ -224,7 +229,7 @@ private Q_SLOTS:
         QCOMPARE(int(h.cell(0, 0).state), int(HeatmapCell::State::Value));
         QVERIFY(h.cell(0, 0).value > 0.5);          // off: (0 + 0.09 + 2.49) / 3
         QCOMPARE(h.cell(0, 1).value, 0.0);          // gain: every η as good as the best
-        QCOMPARE(int(h.cell(0, 0).runs.size()), 3); // η pooled although lr was fixed
+        QCOMPARE(int(h.cell(0, 0).runs.size()), 6); // η pooled although lr was fixed
         QVERIFY(h.csv().contains(QStringLiteral("lr_sensitivity_median")));
         const FigureY largest = figureYFromName(QStringLiteral("logit_max_largest@end"));
         QVERIFY(largest.largest);

@@ -32,6 +32,9 @@ FigureChartView::FigureChartView(SessionModel *model, QWidget *parent)
     controlsLayout()->addWidget(m_fullRange);
     connect(m_fullRange, &QCheckBox::toggled, this, [this] { refresh(); });
     m_chart = new QChart();
+    // Legend entries drawn as their series are (a dashed line as a dashed line, a hollow marker
+    // hollow), so that a line style (a stabilizer in the loss-against-η figure) reads in the legend.
+    m_chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
     m_view = setChartCanvas(m_chart);
 
     m_threshold = new QLineSeries();
@@ -196,6 +199,11 @@ void FigureChartView::showData(FigureData data, double logBase)
         } else {
             line = it->second;
         }
+        line->setName(s.name + s.note); // the note (LR sensitivity) changes as runs finish
+        if (int(line->property("dash").toInt()) != s.dash) {
+            line->setProperty("dash", s.dash);
+            m_stylesDirty = true;
+        }
         line->replace(s.points);
         for (int i = 0; i < s.points.size(); ++i) {
             (s.learned[i] || !m_data.learnedMarkers ? learned : notLearned) << s.points[i];
@@ -280,8 +288,11 @@ void FigureChartView::showData(FigureData data, double logBase)
 
     if (m_stylesDirty) {
         int i = 0;
+        static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
+                                              Qt::DashDotLine};
         for (auto &[name, line] : m_lines) {
             QPen pen(m_theme.seriesColor(i++), m_theme.line(2.0));
+            pen.setStyle(dashes[std::clamp(line->property("dash").toInt(), 0, 3)]);
             line->setPen(pen);
         }
         m_threshold->setPen(QPen(m_theme.muted, m_theme.line(1.2), Qt::DashLine));

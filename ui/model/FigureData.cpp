@@ -6,6 +6,7 @@
 #include "ui/model/RunMetrics.h"
 
 #include "core/session/Replicates.h"
+#include "core/session/Search.h"
 
 #include <QStringList>
 
@@ -262,8 +263,30 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
                           .arg(high, 0, 'g', 2)
                     : QStringLiteral(" · LR sensitivity %1").arg(sens.stats.median, 0, 'g', 2);
         }
-    for (const auto &[name, points] : byConfig)
-        d.series.push_back(toSeries(name + sensitivityOf[name], points, d.yMax, point));
+    // A line style per group of the axes that are not the model's shape (a stabilizer, the QK
+    // rule, the logit scale), when there are several.
+    std::map<QString, std::map<std::string, std::string>> groupOf;
+    std::set<std::map<std::string, std::string>> groups;
+    for (const auto &run : session.runs) {
+        QStringList key;
+        const auto replicates = replicateAxes(session);
+        for (const auto &[axis, label] : run.labels)
+            if (axis != "lr" &&
+                std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
+                key << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
+        if (key.isEmpty()) continue;
+        auto group = lawGroupOf(run.labels, "lr", {});
+        for (const auto &axis : replicates) group.erase(axis); // seeds are not a style
+        groupOf[key.join(' ')] = group;
+        groups.insert(group);
+    }
+    for (const auto &[name, points] : byConfig) {
+        FigureSeries series = toSeries(name, points, d.yMax, point);
+        series.note = sensitivityOf[name];
+        if (groups.size() > 1 && groupOf.count(name))
+            series.dash = int(std::distance(groups.begin(), groups.find(groupOf[name]))) % 4;
+        d.series.push_back(series);
+    }
     // One η trained: the figure has no learning-rate axis to show; it says so, and which fits.
     std::set<double> rates;
     for (const auto &run : session.runs)

@@ -23,7 +23,12 @@
 namespace headlab::ui {
 
 struct FigureSeries {
-    QString name;
+    QString name; // its identity (one line per name, live)
+    // Appended to the name in the legend, changing as runs finish (the LR sensitivity).
+    QString note;
+    // The line's style: 0 solid, 1 dashed, 2 dotted, 3 dash-dot; the loss-against-η figure gives
+    // each stabilizer (or QK rule, logit scale) its own, the colours staying per configuration.
+    int dash = 0;
     QList<QPointF> points;   // sorted by x; y is the replicates' median
     QList<bool> learned;     // per point: most of its replicates learned (the session's rule)
     QList<double> divergedX; // x of points where every run diverged, drawn at the top
