@@ -243,6 +243,54 @@ private Q_SLOTS:
                  qPrintable(logits.yTitle));
     }
 
+    // Loss against η lists its lines in the sweep's order (heads 2 before 12, which text order
+    // reverses) and colours each by its place among all the session's configurations, so a
+    // line keeps its colour while the others' runs are still training; the legend follows.
+    void lossAgainstEtaKeepsTheSweepsOrderAndColours()
+    {
+        Session s = uitest::tinySession();
+        s.axes = {SweepAxis{"heads", {uitest::num(2), uitest::num(12)}},
+                  SweepAxis{"lr", {uitest::num(1e-3), uitest::num(1e-2)}}};
+        s.base.model.dModel = 24;
+        expandSweep(s);
+        QCOMPARE(s.runs.size(), size_t(4));
+        auto finish = [](SessionRun &run) {
+            run.result.status = RunStatus::Done;
+            run.result.test = {{0, 3.0}, {100, 1.0}};
+            run.result.metrics[metric::kFinalTestLoss] = 1.0;
+        };
+        for (auto &run : s.runs)
+            if (run.config.model.heads.front() == 12) finish(run);
+        FigureData live = learningRateFigure(s, false);
+        QCOMPARE(int(live.series.size()), 1);
+        QCOMPARE(live.series[0].name, QStringLiteral("heads=12"));
+        QCOMPARE(live.series[0].colour, 1); // its colour before heads=2 has a point
+        for (auto &run : s.runs) finish(run);
+        const FigureData all = learningRateFigure(s, false);
+        QCOMPARE(int(all.series.size()), 2);
+        QCOMPARE(all.series[0].name, QStringLiteral("heads=2"));
+        QCOMPARE(all.series[1].name, QStringLiteral("heads=12"));
+        QCOMPARE(all.series[0].colour, 0);
+        QCOMPARE(all.series[1].colour, 1);
+        // Drawn live, then complete: the legend lists heads=2 first.
+        struct DataView : FigureChartView {
+            using FigureChartView::FigureChartView;
+            QString figureId() const override { return QStringLiteral("test"); }
+            void refresh() override {}
+            void draw(const FigureData &data) { showData(data, 10); }
+        };
+        SessionModel model;
+        model.setSession(s);
+        DataView view(&model);
+        view.draw(live);
+        view.draw(all);
+        QStringList legend;
+        for (auto *marker : view.chart()->legend()->markers()) // in the legend's order
+            if (marker->series()->name().startsWith(QStringLiteral("heads=")))
+                legend << marker->series()->name().section(QStringLiteral(" ·"), 0, 0);
+        QCOMPARE(legend, (QStringList{QStringLiteral("heads=2"), QStringLiteral("heads=12")}));
+    }
+
     // A run on the ln 10 plateau ends just under ln 10 and passes the paper's literal rule; the
     // figures count it as learned only once it has left the plateau.
     void learnedMeansLeftThePlateau()

@@ -196,8 +196,14 @@ void FigureChartView::showData(FigureData data, double logBase)
             line->attachAxis(m_axisY);
             m_lines[s.name] = line;
             m_stylesDirty = true;
+            m_legendOrderDirty = true;
         } else {
             line = it->second;
+        }
+        const int colour = s.colour >= 0 ? s.colour : seriesIndex;
+        if (line->property("colour").toInt() != colour || !line->property("colour").isValid()) {
+            line->setProperty("colour", colour);
+            m_stylesDirty = true;
         }
         line->setName(s.name + s.note); // the note (LR sensitivity) changes as runs finish
         if (int(line->property("dash").toInt()) != s.dash) {
@@ -211,8 +217,8 @@ void FigureChartView::showData(FigureData data, double logBase)
                 for (double y : s.replicates[i]) dots << QPointF(s.points[i].x(), y);
                 whiskers.push_back({QPointF(s.points[i].x(), s.spread[i].first),
                                     QPointF(s.points[i].x(), s.spread[i].second)});
-                whiskerSeries.push_back(
-                    int(std::distance(m_lines.begin(), m_lines.find(s.name)))); // its line's colour
+                whiskerSeries.push_back(s.colour >= 0 ? s.colour
+                                                      : seriesIndex); // its line's colour
             }
             xMin = std::min(xMin, s.points[i].x());
             xMax = std::max(xMax, s.points[i].x());
@@ -222,6 +228,19 @@ void FigureChartView::showData(FigureData data, double logBase)
             xMin = std::min(xMin, x);
             xMax = std::max(xMax, x);
         }
+    }
+    if (m_legendOrderDirty) {
+        // The legend lists lines in the order they were added: put them back in the data's order
+        // (the sweep's), whatever order they appeared in while runs finished.
+        for (const auto &s : m_data.series) {
+            QLineSeries *line = m_lines.at(s.name);
+            m_chart->removeSeries(line);
+            m_chart->addSeries(line);
+            line->attachAxis(m_axisX);
+            line->attachAxis(m_axisY);
+        }
+        m_legendOrderDirty = false;
+        m_stylesDirty = true;
     }
     if (m_stylesDirty) {
         // New lines were added on top; markers go back above them.
@@ -287,11 +306,10 @@ void FigureChartView::showData(FigureData data, double logBase)
     setAxisRange(m_axisY, yBottom, yTop);
 
     if (m_stylesDirty) {
-        int i = 0;
         static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
                                               Qt::DashDotLine};
         for (auto &[name, line] : m_lines) {
-            QPen pen(m_theme.seriesColor(i++), m_theme.line(2.0));
+            QPen pen(m_theme.seriesColor(line->property("colour").toInt()), m_theme.line(2.0));
             pen.setStyle(dashes[std::clamp(line->property("dash").toInt(), 0, 3)]);
             line->setPen(pen);
         }

@@ -47,6 +47,7 @@ private:
     bool m_axisLogY = false;
     double m_axisBase = 0;
     std::map<QString, QLineSeries *> m_lines;
+    bool m_legendOrderDirty = false; // a line was added: the legend goes back to the data's order
     QScatterSeries *m_learned = nullptr, *m_notLearned = nullptr, *m_diverged = nullptr;
     // Replicates: each one a faint dot, and a whisker over their range at every point with more
     // than one (one two-point line each, pooled and reused frame to frame).

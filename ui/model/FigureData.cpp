@@ -280,8 +280,33 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         groupOf[key.join(' ')] = group;
         groups.insert(group);
     }
-    for (const auto &[name, points] : byConfig) {
+    // Lines in the sweep's order (heads 1, 2, 3, 6, 12; not as text), each coloured by its place
+    // among all the session's configurations, finished or not.
+    std::vector<QString> order;
+    for (const auto &run : session.runs) {
+        QStringList key;
+        const auto replicates = replicateAxes(session);
+        for (const auto &[axis, label] : run.labels)
+            if (axis != "lr" &&
+                std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
+                key << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
+        if (key.isEmpty())
+            key << QStringLiteral("d_model=%1 heads=%2")
+                       .arg(run.config.model.dModel)
+                       .arg(headsPerLayer(run.config));
+        if (std::find(order.begin(), order.end(), key.join(' ')) == order.end())
+            order.push_back(key.join(' '));
+    }
+    std::vector<std::pair<size_t, QString>> ranked;
+    for (const auto &[name, points] : byConfig)
+        ranked.push_back(
+            {size_t(std::distance(order.begin(), std::find(order.begin(), order.end(), name))),
+             name});
+    std::sort(ranked.begin(), ranked.end());
+    for (const auto &[rank, name] : ranked) {
+        const auto &points = byConfig.at(name);
         FigureSeries series = toSeries(name, points, d.yMax, point);
+        series.colour = int(rank);
         series.note = sensitivityOf[name];
         if (groups.size() > 1 && groupOf.count(name))
             series.dash = int(std::distance(groups.begin(), groups.find(groupOf[name]))) % 4;

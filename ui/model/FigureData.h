@@ -29,6 +29,9 @@ struct FigureSeries {
     // The line's style: 0 solid, 1 dashed, 2 dotted, 3 dash-dot; the loss-against-η figure gives
     // each stabilizer (or QK rule, logit scale) its own, the colours staying per configuration.
     int dash = 0;
+    // Its colour: its place among every configuration the session sweeps, in the sweep's order
+    // (stable while runs finish, the same in every mode); -1: its place among the series.
+    int colour = -1;
     QList<QPointF> points;   // sorted by x; y is the replicates' median
     QList<bool> learned;     // per point: most of its replicates learned (the session's rule)
     QList<double> divergedX; // x of points where every run diverged, drawn at the top
