@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <string_view>
 
 namespace headlab {
@@ -15,6 +17,14 @@ inline uint64_t fnv1a(std::string_view bytes, uint64_t hash = kFnv1aOffset)
 {
     for (unsigned char c : bytes) hash = (hash ^ c) * 1099511628211ull;
     return hash;
+}
+
+// A hash as HeadLab writes it everywhere (run file names, provenance, checkpoints): 16 hex digits.
+inline std::string hex16(uint64_t hash)
+{
+    char buffer[17];
+    std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash));
+    return buffer;
 }
 
 } // namespace headlab

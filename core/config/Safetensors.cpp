@@ -23,9 +23,15 @@ using json = nlohmann::json;
 
 constexpr uint64_t kMaxFileBytes = 64ull << 30; // a HeadLab model is megabytes; refuse nonsense
 
-SessionError bad(const std::string &path, const std::string &what)
+// The file a message names, and what kind of file it should be ("checkpoint").
+struct File {
+    const std::string &path;
+    const std::string &kind;
+};
+
+SessionError bad(const File &file, const std::string &what)
 {
-    return fileError(path, "is not a valid checkpoint: " + what);
+    return fileError(file.path, "is not a valid " + file.kind + ": " + what);
 }
 
 bool parseDType(const std::string &text, DType *out)
@@ -38,17 +44,17 @@ bool parseDType(const std::string &text, DType *out)
     return false;
 }
 
-uint64_t headerLength(const std::string &prefix, uint64_t fileBytes, const std::string &path)
+uint64_t headerLength(const std::string &prefix, uint64_t fileBytes, const File &file)
 {
     if (fileBytes < 8)
-        throw bad(path, "truncated: " + std::to_string(fileBytes) +
+        throw bad(file, "truncated: " + std::to_string(fileBytes) +
                             " bytes, shorter than the 8-byte header length");
     uint64_t n = 0;
     std::memcpy(&n, prefix.data(), 8);
     if (n > kMaxHeaderBytes)
-        throw bad(path, "its header claims " + std::to_string(n) + " bytes (more than 100 MB)");
+        throw bad(file, "its header claims " + std::to_string(n) + " bytes (more than 100 MB)");
     if (8 + n > fileBytes)
-        throw bad(path, "truncated: the header claims " + std::to_string(n) +
+        throw bad(file, "truncated: the header claims " + std::to_string(n) +
                             " bytes, the file has " + std::to_string(fileBytes - 8) +
                             " after the length");
     return n;
@@ -59,7 +65,7 @@ uint64_t headerLength(const std::string &prefix, uint64_t fileBytes, const std::
 // parsing nor an error message that quotes a part of it recurses without bound.
 constexpr int kMaxHeaderDepth = 8;
 
-void checkNesting(const std::string &text, const std::string &path)
+void checkNesting(const std::string &text, const File &file)
 {
     int depth = 0;
     bool inString = false, escaped = false;
@@ -76,7 +82,7 @@ void checkNesting(const std::string &text, const std::string &path)
             inString = true;
         } else if (c == '{' || c == '[') {
             if (++depth > kMaxHeaderDepth)
-                throw bad(path, "its header nests deeper than " + std::to_string(kMaxHeaderDepth) +
+                throw bad(file, "its header nests deeper than " + std::to_string(kMaxHeaderDepth) +
                                     " levels (at byte " + std::to_string(8 + i) + ")");
         } else if (c == '}' || c == ']') {
             --depth;
@@ -93,23 +99,23 @@ std::string brief(const json &value)
 }
 
 // Parses the JSON header; checks every entry and that the byte ranges tile the data exactly.
-Contents parseHeader(const std::string &headerText, uint64_t dataBytes, const std::string &path,
+Contents parseHeader(const std::string &headerText, uint64_t dataBytes, const File &file,
                      std::vector<std::pair<uint64_t, uint64_t>> *ranges)
 {
-    checkNesting(headerText, path);
+    checkNesting(headerText, file);
     json header;
     try {
         header = json::parse(headerText);
     } catch (const json::exception &e) { // parse errors, and numbers beyond range (1e999)
-        throw bad(path, std::string("its header is not JSON HeadLab can read (") + e.what() + ")");
+        throw bad(file, std::string("its header is not JSON HeadLab can read (") + e.what() + ")");
     }
-    if (!header.is_object()) throw bad(path, "its header is not a JSON object");
+    if (!header.is_object()) throw bad(file, "its header is not a JSON object");
     Contents out;
     for (const auto &[name, entry] : header.items()) {
         if (name == "__metadata__") {
-            if (!entry.is_object()) throw bad(path, "__metadata__ is not an object");
+            if (!entry.is_object()) throw bad(file, "__metadata__ is not an object");
             for (const auto &[k, v] : entry.items()) {
-                if (!v.is_string()) throw bad(path, "__metadata__." + k + " is not a string");
+                if (!v.is_string()) throw bad(file, "__metadata__." + k + " is not a string");
                 out.metadata[k] = v.get<std::string>();
             }
             continue;
@@ -118,34 +124,34 @@ Contents parseHeader(const std::string &headerText, uint64_t dataBytes, const st
             "tensor '" + (name.size() > 80 ? name.substr(0, 77) + "..." : name) + "'";
         if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
             !entry.contains("data_offsets"))
-            throw bad(path, where + " lacks dtype, shape or data_offsets");
+            throw bad(file, where + " lacks dtype, shape or data_offsets");
         Tensor t;
         t.name = name;
         if (!entry["dtype"].is_string() || !parseDType(entry["dtype"].get<std::string>(), &t.dtype))
-            throw bad(path, where + " has dtype " + brief(entry["dtype"]) +
+            throw bad(file, where + " has dtype " + brief(entry["dtype"]) +
                                 " (HeadLab writes F32, F64 and I64)");
         const auto &shape = entry["shape"];
-        if (!shape.is_array()) throw bad(path, where + ": shape is not a list");
+        if (!shape.is_array()) throw bad(file, where + ": shape is not a list");
         uint64_t numel = 1;
         for (const auto &d : shape) {
             if (!d.is_number_unsigned() || d.get<uint64_t>() > (1ull << 40))
-                throw bad(path, where + ": bad shape " + brief(shape));
+                throw bad(file, where + ": bad shape " + brief(shape));
             const uint64_t size = d.get<uint64_t>();
             if (size != 0 && numel > kMaxFileBytes / size)
-                throw bad(path, where + ": shape " + brief(shape) + " is too large");
+                throw bad(file, where + ": shape " + brief(shape) + " is too large");
             numel *= size;
             t.shape.push_back(static_cast<int64_t>(d.get<uint64_t>()));
         }
         const auto &offsets = entry["data_offsets"];
         if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
             !offsets[1].is_number_unsigned())
-            throw bad(path, where + ": data_offsets is not [begin, end]");
+            throw bad(file, where + ": data_offsets is not [begin, end]");
         const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
         if (end < begin || end - begin != numel * elementSize(t.dtype))
-            throw bad(path, where + ": data_offsets " + brief(offsets) + " do not hold " +
+            throw bad(file, where + ": data_offsets " + brief(offsets) + " do not hold " +
                                 std::to_string(numel) + " " + toString(t.dtype) + " values");
         if (end > dataBytes)
-            throw bad(path, "truncated: " + where + " ends at byte " + std::to_string(end) +
+            throw bad(file, "truncated: " + where + " ends at byte " + std::to_string(end) +
                                 " of the data, which has " + std::to_string(dataBytes));
         ranges->push_back({begin, end});
         out.tensors.push_back(std::move(t));
@@ -156,12 +162,12 @@ Contents parseHeader(const std::string &headerText, uint64_t dataBytes, const st
     uint64_t at = 0;
     for (const auto &[b, e] : sorted) {
         if (b != at)
-            throw bad(path, "the tensors' byte ranges leave a gap or overlap at byte " +
+            throw bad(file, "the tensors' byte ranges leave a gap or overlap at byte " +
                                 std::to_string(at));
         at = e;
     }
     if (at != dataBytes)
-        throw bad(path, std::to_string(dataBytes - at) +
+        throw bad(file, std::to_string(dataBytes - at) +
                             " bytes after the last tensor (a damaged or foreign file)");
     // In file order (the JSON object's keys come back sorted by name).
     std::vector<size_t> order(out.tensors.size());
@@ -179,13 +185,14 @@ Contents parseHeader(const std::string &headerText, uint64_t dataBytes, const st
     return inOrder;
 }
 
-uint64_t fileSize(const std::string &path)
+uint64_t fileSize(const File &file)
 {
+    const std::string &path = file.path;
     struct stat info {};
     if (::stat(path.c_str(), &info) != 0)
         throw fileError(path, std::string("cannot read: ") + std::strerror(errno));
     if (!S_ISREG(info.st_mode))
-        throw fileError(path, "is not a regular file; expected a checkpoint");
+        throw fileError(path, "is not a regular file; expected a " + file.kind);
     return static_cast<uint64_t>(info.st_size);
 }
 
@@ -252,36 +259,39 @@ std::string serialize(const Contents &contents)
     return out;
 }
 
-Contents parse(const std::string &bytes, const std::string &path)
+Contents parse(const std::string &bytes, const std::string &path, const std::string &kind)
 {
-    const uint64_t n = headerLength(bytes, bytes.size(), path);
+    const File file{path, kind};
+    const uint64_t n = headerLength(bytes, bytes.size(), file);
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
-    Contents out = parseHeader(bytes.substr(8, n), bytes.size() - 8 - n, path, &ranges);
+    Contents out = parseHeader(bytes.substr(8, n), bytes.size() - 8 - n, file, &ranges);
     for (size_t i = 0; i < out.tensors.size(); ++i)
         out.tensors[i].data =
             bytes.substr(8 + n + ranges[i].first, ranges[i].second - ranges[i].first);
     return out;
 }
 
-Contents readHeader(const std::string &path)
+Contents readHeader(const std::string &path, const std::string &kind)
 {
-    const uint64_t size = fileSize(path);
+    const File file{path, kind};
+    const uint64_t size = fileSize(file);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw fileError(path, std::string("cannot open: ") + std::strerror(errno));
     std::string prefix(std::min<uint64_t>(size, 8), '\0');
     in.read(prefix.data(), static_cast<std::streamsize>(prefix.size()));
-    const uint64_t n = headerLength(prefix, size, path);
+    const uint64_t n = headerLength(prefix, size, file);
     std::string header(n, '\0');
     in.read(header.data(), static_cast<std::streamsize>(n));
     if (static_cast<uint64_t>(in.gcount()) != n)
-        throw bad(path, "truncated while reading its header");
+        throw bad(file, "truncated while reading its header");
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
-    return parseHeader(header, size - 8 - n, path, &ranges);
+    return parseHeader(header, size - 8 - n, file, &ranges);
 }
 
-Contents read(const std::string &path)
+Contents read(const std::string &path, const std::string &kind)
 {
-    return parse(readFileLimited(path, kMaxFileBytes, "a checkpoint"), path);
+    const std::string what = "a " + kind;
+    return parse(readFileLimited(path, kMaxFileBytes, what.c_str()), path, kind);
 }
 
 void write(const std::string &path, const Contents &contents)

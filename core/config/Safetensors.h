@@ -37,12 +37,13 @@ struct Contents {
 constexpr uint64_t kMaxHeaderBytes = 100ull << 20;
 
 std::string serialize(const Contents &contents);
-// `path` names the file in messages only.
-Contents parse(const std::string &bytes, const std::string &path);
+// `path` names the file in messages only; `kind` is what it should be ("is not a valid KIND: ...").
+Contents parse(const std::string &bytes, const std::string &path,
+               const std::string &kind = "checkpoint");
 // Reads only the header (dtype, shape, metadata; Tensor::data left empty) and checks that the
 // file is as long as the header says: how a listing validates checkpoints without loading them.
-Contents readHeader(const std::string &path);
-Contents read(const std::string &path);
+Contents readHeader(const std::string &path, const std::string &kind = "checkpoint");
+Contents read(const std::string &path, const std::string &kind = "checkpoint");
 // Atomic (writeFileAtomic): a crash leaves the previous file or the new one, never half of one.
 void write(const std::string &path, const Contents &contents);
 

@@ -117,9 +117,7 @@ bool isHeadCurvesFileName(const std::string &name)
 
 std::string headCurvesFileName(const std::string &runStem, const std::string &bytes)
 {
-    char hash[17];
-    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a(bytes)));
-    return runStem + kHeadCurvesInfix + hash + kHeadCurvesSuffix;
+    return runStem + kHeadCurvesInfix + hex16(fnv1a(bytes)) + kHeadCurvesSuffix;
 }
 
 std::string headCurvesBytes(const RunResult &result)
@@ -174,16 +172,7 @@ std::string headCurvesBytes(const RunResult &result)
 
 std::map<std::string, Curve> readHeadCurves(const std::string &path, int64_t expectedCurves)
 {
-    safetensors::Contents contents;
-    try {
-        contents = safetensors::read(path);
-    } catch (const SessionError &e) {
-        std::string what = e.what();
-        const std::string checkpoint = "is not a valid checkpoint";
-        if (auto at = what.find(checkpoint); at != std::string::npos)
-            what.replace(at, checkpoint.size(), "is not a valid per-head curves file");
-        throw SessionError(path, 0, 0, "", what.substr(what.find(": ") + 2));
-    }
+    const safetensors::Contents contents = safetensors::read(path, "per-head curves file");
     auto bad = [&](const std::string &what) {
         return fileError(path, "is not a valid per-head curves file: " + what);
     };
@@ -258,10 +247,7 @@ std::string resultsDirFor(const std::string &sessionPath)
 
 std::string runFileName(const RunConfig &config)
 {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%016llx.yaml",
-                  static_cast<unsigned long long>(fnv1a(yaml::canonicalYaml(config))));
-    return buffer;
+    return hex16(fnv1a(yaml::canonicalYaml(config))) + ".yaml";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -29,9 +29,7 @@ inline uint64_t dataHash(const std::vector<safetensors::Tensor> &tensors)
 
 inline std::string hex(uint64_t v)
 {
-    char buffer[24];
-    std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(v));
-    return buffer;
+    return hex16(v);
 }
 
 inline SessionError bad(const std::string &path, const std::string &what)

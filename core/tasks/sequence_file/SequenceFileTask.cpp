@@ -1,5 +1,6 @@
 // SequenceFileTask.cpp — batches, objectives and per-group evaluation of the sequence-file task.
 #include "core/tasks/sequence_file/SequenceFileTask.h"
+#include "core/config/Hash.h"
 #include "core/tasks/TaskSpec.h"
 
 #include <cmath>
@@ -46,10 +47,7 @@ double SequenceFileTask::learnedThreshold() const
 
 std::map<std::string, std::string> SequenceFileTask::provenance() const
 {
-    char hash[32];
-    std::snprintf(hash, sizeof hash, "%016llx",
-                  static_cast<unsigned long long>(m_data->contentHash));
-    return {{"file", m_data->path + " (fnv1a64 " + hash + ", " +
+    return {{"file", m_data->path + " (fnv1a64 " + hex16(m_data->contentHash) + ", " +
                          std::to_string(m_data->examples()) + " examples)"}};
 }
 
