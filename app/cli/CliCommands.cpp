@@ -799,6 +799,20 @@ int statusCommand(const std::string &sessionPath)
     return kExitOk;
 }
 
+// A summary's table as CSV at `output` (none when empty); the exit status.
+int writeTable(const std::string &output, const std::string &csv, size_t rows)
+{
+    if (output.empty()) return kExitOk;
+    try {
+        writeFileAtomic(output, csv);
+    } catch (const SessionError &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitRunFailed;
+    }
+    std::printf("wrote %s (%zu rows)\n", output.c_str(), rows);
+    return kExitOk;
+}
+
 // A boundary search: each configuration's crossing with its interval, the run count and the law.
 int searchSummary(const Session &session, const std::string &lawX,
                   const std::vector<std::string> &lawAlso, const std::string &output)
@@ -819,16 +833,7 @@ int searchSummary(const Session &session, const std::string &lawX,
     const SearchReport report = searchReport(session, lawX, lawAlso);
     std::fputs(searchSummaryText(report).c_str(), stdout);
     std::printf("learned: %s\n", describe(session.learnedRule));
-    if (!output.empty()) {
-        try {
-            writeFileAtomic(output, searchSummaryCsv(report));
-        } catch (const SessionError &e) {
-            std::fprintf(stderr, "%s\n", e.what());
-            return kExitRunFailed;
-        }
-        std::printf("wrote %s (%zu rows)\n", output.c_str(), report.configurations.size());
-    }
-    return kExitOk;
+    return writeTable(output, searchSummaryCsv(report), report.configurations.size());
 }
 
 // Seeds as replicates: the table the figures draw, one row per configuration.
@@ -870,16 +875,7 @@ int lrSensitivitySummary(const Session &session, ReplicateStat stat, ReplicateSp
     std::printf("learning-rate sensitivity (Wortsman et al. 2023): per replicate, the mean over "
                 "its η of min(final loss, initial loss) − the best final loss; 0: every η as good "
                 "as the best. Read it beside the loss-against-η figure.\n");
-    if (!output.empty()) {
-        try {
-            writeFileAtomic(output, csv);
-        } catch (const SessionError &e) {
-            std::fprintf(stderr, "%s\n", e.what());
-            return kExitRunFailed;
-        }
-        std::printf("wrote %s (%zu rows)\n", output.c_str(), groups.size());
-    }
-    return kExitOk;
+    return writeTable(output, csv, groups.size());
 }
 
 int summaryCommand(const std::string &sessionPath, const std::vector<std::string> &by,
@@ -945,16 +941,7 @@ int summaryCommand(const std::string &sessionPath, const std::vector<std::string
         }()
             .c_str(),
         describe(session.learnedRule));
-    if (!output.empty()) {
-        try {
-            writeFileAtomic(output, csv);
-        } catch (const SessionError &e) {
-            std::fprintf(stderr, "%s\n", e.what());
-            return kExitRunFailed;
-        }
-        std::printf("wrote %s (%zu rows)\n", output.c_str(), groups.size());
-    }
-    return kExitOk;
+    return writeTable(output, csv, groups.size());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -55,6 +55,16 @@
 using namespace headlab;
 using namespace headlab::ui;
 
+namespace {
+// Draws the data it is given, as every figure of points does.
+struct DataView : FigureChartView {
+    using FigureChartView::FigureChartView;
+    QString figureId() const override { return QStringLiteral("test"); }
+    void refresh() override {}
+    void draw(const FigureData &data) { showData(data, 10); }
+};
+} // namespace
+
 class TestUiFigures : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -273,12 +283,6 @@ private Q_SLOTS:
         QCOMPARE(all.series[0].colour, 0);
         QCOMPARE(all.series[1].colour, 1);
         // Drawn live, then complete: the legend lists heads=2 first.
-        struct DataView : FigureChartView {
-            using FigureChartView::FigureChartView;
-            QString figureId() const override { return QStringLiteral("test"); }
-            void refresh() override {}
-            void draw(const FigureData &data) { showData(data, 10); }
-        };
         SessionModel model;
         model.setSession(s);
         DataView view(&model);
@@ -341,12 +345,6 @@ private Q_SLOTS:
             series.spread = {{1.0, 1.1}};
             many.series.push_back(series);
         }
-        struct DataView : FigureChartView { // draws given data, as every figure of points does
-            using FigureChartView::FigureChartView;
-            QString figureId() const override { return QStringLiteral("test"); }
-            void refresh() override {}
-            void draw(const FigureData &data) { showData(data, 10); }
-        };
         SessionModel model;
         model.setSession(s);
         DataView view(&model);

@@ -218,11 +218,10 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
                       : pointWords(point);
     d.xTitle = scaled ? scaledName : QStringLiteral("learning rate η");
     d.yTitle = QStringLiteral("final test loss (%1)").arg(lossUnit(session));
-    std::map<QString, std::map<double, Accumulator>> byConfig;
-    for (const auto &run : session.runs) {
-        if (!contributes(run.result)) continue;
+    // A configuration's name: its labels but η and the replicate axes ("d_model=48 heads=3").
+    const auto replicates = replicateAxes(session);
+    auto configName = [&](const SessionRun &run) {
         QStringList key;
-        const auto replicates = replicateAxes(session);
         for (const auto &[axis, label] : run.labels)
             if (axis != "lr" &&
                 std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
@@ -231,10 +230,15 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
             key << QStringLiteral("d_model=%1 heads=%2")
                        .arg(run.config.model.dModel)
                        .arg(headsPerLayer(run.config));
+        return key.join(' ');
+    };
+    std::map<QString, std::map<double, Accumulator>> byConfig;
+    for (const auto &run : session.runs) {
+        if (!contributes(run.result)) continue;
         double x = scaled ? run.config.lr * std::pow(double(headDimension(run.config)), exponent)
                           : run.config.lr;
         if (binned && x > 0) x = std::pow(10.0, std::round(std::log10(x) * 4) / 4);
-        addTo(byConfig[key.join(' ')][x], run.result, session, y);
+        addTo(byConfig[configName(run)][x], run.result, session, y);
     }
     // Beside the loss-against-η curves, each configuration's learning-rate sensitivity (Wortsman et
     // al.: never shown alone), in its legend entry.
@@ -243,19 +247,8 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         for (const auto &g : groupByConfigurationWithoutLr(session)) {
             const LrSensitivity sens = lrSensitivity(session, g.runs);
             if (!sens.stats.count || g.runs.empty()) continue;
-            const SessionRun &first = session.runs[size_t(g.runs.front())];
-            QStringList key; // as the series are named below
-            const auto replicates = replicateAxes(session);
-            for (const auto &[axis, label] : first.labels)
-                if (axis != "lr" &&
-                    std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
-                    key << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
-            if (key.isEmpty())
-                key << QStringLiteral("d_model=%1 heads=%2")
-                           .arg(first.config.model.dModel)
-                           .arg(headsPerLayer(first.config));
             const auto [low, high] = replicateBand(sens.stats);
-            sensitivityOf[key.join(' ')] =
+            sensitivityOf[configName(session.runs[size_t(g.runs.front())])] =
                 sens.stats.count > 1
                     ? QStringLiteral(" · LR sensitivity %1 (%2–%3)")
                           .arg(sens.stats.median, 0, 'g', 2)
@@ -264,38 +257,19 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
                     : QStringLiteral(" · LR sensitivity %1").arg(sens.stats.median, 0, 'g', 2);
         }
     // A line style per group of the axes that are not the model's shape (a stabilizer, the QK
-    // rule, the logit scale), when there are several.
+    // rule, the logit scale), when there are several; and the lines in the sweep's order (heads
+    // 1, 2, 3, 6, 12; not as text), each coloured by its place among all the session's
+    // configurations, finished or not.
     std::map<QString, std::map<std::string, std::string>> groupOf;
     std::set<std::map<std::string, std::string>> groups;
-    for (const auto &run : session.runs) {
-        QStringList key;
-        const auto replicates = replicateAxes(session);
-        for (const auto &[axis, label] : run.labels)
-            if (axis != "lr" &&
-                std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
-                key << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
-        if (key.isEmpty()) continue;
-        auto group = lawGroupOf(run.labels, "lr", {});
-        for (const auto &axis : replicates) group.erase(axis); // seeds are not a style
-        groupOf[key.join(' ')] = group;
-        groups.insert(group);
-    }
-    // Lines in the sweep's order (heads 1, 2, 3, 6, 12; not as text), each coloured by its place
-    // among all the session's configurations, finished or not.
     std::vector<QString> order;
     for (const auto &run : session.runs) {
-        QStringList key;
-        const auto replicates = replicateAxes(session);
-        for (const auto &[axis, label] : run.labels)
-            if (axis != "lr" &&
-                std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
-                key << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
-        if (key.isEmpty())
-            key << QStringLiteral("d_model=%1 heads=%2")
-                       .arg(run.config.model.dModel)
-                       .arg(headsPerLayer(run.config));
-        if (std::find(order.begin(), order.end(), key.join(' ')) == order.end())
-            order.push_back(key.join(' '));
+        const QString name = configName(run);
+        if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+        auto group = lawGroupOf(run.labels, "lr", {});
+        for (const auto &axis : replicates) group.erase(axis); // seeds are not a style
+        groupOf[name] = group;
+        groups.insert(group);
     }
     std::vector<std::pair<size_t, QString>> ranked;
     for (const auto &[name, points] : byConfig)
