@@ -173,12 +173,21 @@ inline Session headScheduleSession()
 // A finished boundary search along η over d_model 16 with 1, 2 and 4 heads (m_H 16, 8, 4), its
 // outcomes made up: a run learned when η < 0.01 · m_H^−½ (a sharp boundary, so α comes out ½).
 // Planned and "trained" round by round by the search itself (Search.h).
-inline Session searchSession()
+// grouped: a second axis, qk_norm off / gain, with a flat boundary (α 0) under gain: a search
+// whose configurations fall into two groups, each with its law.
+inline Session searchSession(bool grouped = false)
 {
     Session s;
     s.name = "ui-search";
     s.base = testing::tinyAdditionRun(16, {1, 1}, 40, 1e-3);
     s.axes = {SweepAxis{"heads", {num(1), num(2), num(4)}}};
+    if (grouped) {
+        AxisValue off, gain;
+        off.kind = gain.kind = AxisValue::Kind::Text;
+        off.text = "off";
+        gain.text = "gain";
+        s.axes.push_back(SweepAxis{"qk_norm", {off, gain}});
+    }
     SearchSpec spec;
     spec.low = 1e-4;
     spec.high = 1e-1;
@@ -188,7 +197,8 @@ inline Session searchSession()
         for (auto &run : s.runs) {
             if (isFinished(run.result.status)) continue;
             const double headDim = double(run.config.model.headDimOfLayer(0));
-            const bool learned = run.config.lr < 0.01 / std::sqrt(headDim);
+            const bool flat = run.config.stabilizers.qkNorm != QkNorm::Off;
+            const bool learned = run.config.lr < (flat ? 0.005 : 0.01 / std::sqrt(headDim));
             run.result.status = RunStatus::Done;
             run.result.metrics[metric::kLeftLn10Plateau] = learned ? 1.0 : 0.0;
             run.result.metrics[metric::kFinalTestLoss] = learned ? 0.05 : 2.3026;

@@ -52,6 +52,9 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include <map>
+#include <set>
+
 using namespace headlab;
 using namespace headlab::ui;
 
@@ -70,6 +73,45 @@ class TestUiFigures : public QObject {
 private Q_SLOTS:
     // A boundary search's figures: η* against m_H with the fitted law, P(learned) against η, the
     // critical-η* heatmap and the collapse against η·m_H^α: each one shows the search's numbers.
+    // A search over m_H and a stabilizer: each group its own law, colour and fitted line against
+    // m_H; against η, a group keeps its colour and its shapes differ by line style.
+    void aGroupedSearchDrawsEachGroupsLaw()
+    {
+        const Session s = uitest::searchSession(true);
+        const SearchReport report = searchReport(s);
+        QCOMPARE(report.groups.size(), size_t(2));
+        SessionModel model;
+        model.setSession(s);
+        std::unique_ptr<FigureView> view(FigureView::create("boundary", &model));
+        view->refresh();
+        QVERIFY2(view->title().contains(QStringLiteral("for 2 groups")), qPrintable(view->title()));
+        for (const auto &g : report.groups) {
+            const QString name =
+                QStringLiteral("# qk_norm %1:").arg(QString::fromStdString(g.labels.at("qk_norm")));
+            QVERIFY2(view->csv().contains(name), qPrintable(view->csv()));
+        }
+        auto *boundary = static_cast<BoundaryChartView *>(view.get());
+        boundary->setShowsLaw(false);
+        boundary->refresh();
+        std::map<QString, std::set<QString>> coloursOfGroup;
+        std::map<QString, std::set<int>> stylesOfGroup;
+        for (auto *series : boundary->chart()->series()) {
+            auto *line = qobject_cast<QLineSeries *>(series);
+            if (!line || !line->name().startsWith(QStringLiteral("n_H"))) continue;
+            const QString group = line->name().contains(QStringLiteral("qk_norm gain"))
+                                      ? QStringLiteral("gain")
+                                      : QStringLiteral("off");
+            coloursOfGroup[group].insert(line->pen().color().name());
+            stylesOfGroup[group].insert(int(line->pen().style()));
+        }
+        QCOMPARE(coloursOfGroup.size(), size_t(2));
+        for (const auto &[group, colours] : coloursOfGroup) {
+            QCOMPARE(colours.size(), size_t(1));              // one colour per group
+            QCOMPARE(stylesOfGroup[group].size(), size_t(3)); // one style per m_H
+        }
+        QVERIFY(*coloursOfGroup["gain"].begin() != *coloursOfGroup["off"].begin());
+    }
+
     void boundarySearchFiguresShowTheLaw()
     {
         const Session s = uitest::searchSession();

@@ -20,6 +20,7 @@
 #include <QValueAxis>
 
 #include <cmath>
+#include <map>
 
 namespace headlab::ui {
 
@@ -80,6 +81,7 @@ BoundaryChartView::BoundaryChartView(SessionModel *model, QWidget *parent)
         Q_EMIT viewStateChanged();
     });
     m_chart = new QChart();
+    m_chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries); // dashes show in the legend
     setChartCanvas(m_chart);
 }
 
@@ -362,15 +364,27 @@ void BoundaryChartView::drawCurves()
     QStringList csv = {
         QStringLiteral("configuration,%1,runs,learned").arg(QString::fromStdString(spec.axis))};
     const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
+    // With groups (a stabilizer, the QK rule), a group's colour is the one it has against m_H, and
+    // its configurations (the model's shapes) are told apart by the line's style.
+    static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
+                                          Qt::DashDotDotLine};
+    std::map<std::map<std::string, std::string>, int> placeInGroup;
     for (size_t i = 0; i < report.configurations.size(); ++i) {
         const ConfigurationSearch &c = report.configurations[i];
-        const QColor color = m_theme.seriesColor(int(i));
+        int colour = int(i), style = 0;
+        if (!report.groups.empty()) {
+            const auto key = lawGroupOf(c.configuration, report.law.x, report.law.also);
+            for (size_t g = 0; g < report.groups.size(); ++g)
+                if (report.groups[g].labels == key) colour = int(g);
+            style = placeInGroup[key]++ % int(std::size(styles));
+        }
+        const QColor color = m_theme.seriesColor(colour);
         auto *curve = new QLineSeries();
         curve->setName(labelsText(c.configuration) +
                        (c.interval.ok
                             ? tr(": η* %1").arg(number(std::pow(10.0, c.interval.estimate)))
                             : QString()));
-        curve->setPen(QPen(color, m_theme.line(2)));
+        curve->setPen(QPen(color, m_theme.line(2), styles[style]));
         if (c.fit.ok)
             for (int k = 0; k <= 80; ++k) {
                 const double x = xMin + (xMax - xMin) * k / 80;

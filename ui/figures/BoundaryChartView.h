@@ -28,6 +28,7 @@ public:
     void restoreViewState(const ViewState &state) override;
     bool showsLaw() const;
     void setShowsLaw(bool law);
+    QChart *chart() const { return m_chart; }
 
 private:
     void drawLaw();
