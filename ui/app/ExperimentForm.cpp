@@ -631,15 +631,21 @@ const SweepAxis *stabilizerAxis(const Session &s, const std::string &key)
     return nullptr;
 }
 
+// Each stabilizer's value as its row writes it ({qk_norm: off, softcap: 0, ...}).
+YAML::Node stabilizerTexts(const StabilizerConfig &stabilizers)
+{
+    YAML::Emitter out;
+    out << YAML::Flow << YAML::BeginMap;
+    writeFields(out, stabilizerFields(), stabilizers);
+    out << YAML::EndMap;
+    return YAML::Load(out.c_str());
+}
+
 } // namespace
 
 void ExperimentForm::loadStabilizers(const Session &session)
 {
-    YAML::Emitter out;
-    out << YAML::Flow << YAML::BeginMap;
-    writeFields(out, stabilizerFields(), session.base.stabilizers);
-    out << YAML::EndMap;
-    const YAML::Node node = YAML::Load(out.c_str());
+    const YAML::Node node = stabilizerTexts(session.base.stabilizers);
     for (auto &[key, edit] : m_stabilizerEdits) {
         QStringList values;
         if (const auto *axis = stabilizerAxis(session, key))
@@ -677,14 +683,8 @@ void ExperimentForm::buildStabilizers(Session &def, QStringList &errors) const
             field->apply(def.base, values.front().text);
             continue;
         }
-        if (values.empty()) { // an empty line: off
-            const StabilizerConfig defaults;
-            YAML::Emitter out;
-            out << YAML::Flow << YAML::BeginMap;
-            writeFields(out, stabilizerFields(), defaults);
-            out << YAML::EndMap;
-            field->apply(def.base, YAML::Load(out.c_str())[key].as<std::string>());
-        }
+        if (values.empty()) // an empty line: off
+            field->apply(def.base, stabilizerTexts(StabilizerConfig{})[key].as<std::string>());
         setAxis(def, name, values, had != nullptr && !values.empty());
     }
 }

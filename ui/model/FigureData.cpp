@@ -262,20 +262,17 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
     // configurations, finished or not.
     std::map<QString, std::map<std::string, std::string>> groupOf;
     std::set<std::map<std::string, std::string>> groups;
-    std::vector<QString> order;
+    std::map<QString, size_t> rankOf; // a configuration's place in the sweep's order
     for (const auto &run : session.runs) {
         const QString name = configName(run);
-        if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+        rankOf.emplace(name, rankOf.size());
         auto group = lawGroupOf(run.labels, "lr", {});
         for (const auto &axis : replicates) group.erase(axis); // seeds are not a style
         groupOf[name] = group;
         groups.insert(group);
     }
     std::vector<std::pair<size_t, QString>> ranked;
-    for (const auto &[name, points] : byConfig)
-        ranked.push_back(
-            {size_t(std::distance(order.begin(), std::find(order.begin(), order.end(), name))),
-             name});
+    for (const auto &[name, points] : byConfig) ranked.push_back({rankOf.at(name), name});
     std::sort(ranked.begin(), ranked.end());
     for (const auto &[rank, name] : ranked) {
         const auto &points = byConfig.at(name);
