@@ -110,7 +110,17 @@ ensure_venv() {
     if [[ "$found" != "${pins[*]}" ]]; then
         say "installing ${pins[*]} from PyPI into .venv (found: $found; torch with its CUDA" \
             "libraries is ~3 GB)"
-        "$VENV/bin/python" -m pip install "${pip_flags[@]}" "${pins[@]}"
+        # torch unpacks to ~5 GB beside a ~3 GB download; a full disk otherwise surfaces as
+        # pip's "[Errno 28]" halfway through, leaving a half-installed venv.
+        local free_kib need_kib=$((9 * 1024 * 1024))
+        free_kib="$(df -Pk "$ROOT" | awk 'NR == 2 { print $4 }')"
+        if [[ -n "$free_kib" && "$free_kib" -lt "$need_kib" ]]; then
+            die "installing torch needs about 9 GB free on $(df -P "$ROOT" | awk 'NR == 2 { print $6 }');" \
+                "$((free_kib / 1024)) MB are free. Free some space (old clones, ~/.cache/pip) and run" \
+                "this again."
+        fi
+        # --no-cache-dir: no second copy of the wheels in ~/.cache/pip.
+        "$VENV/bin/python" -m pip install --no-cache-dir "${pip_flags[@]}" "${pins[@]}"
     fi
     # HeadLab's own package: the venv imports python/headlab of this clone, as an editable
     # install would, through a .pth file (no build backend needed; `pip install ./python` is for
