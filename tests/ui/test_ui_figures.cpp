@@ -17,6 +17,7 @@
 #include "ui/figures/LossChartView.h"
 #include "ui/figures/SmallMultiplesView.h"
 #include "ui/model/AxisRange.h"
+#include "ui/model/ColourTable.h"
 #include "ui/model/CurveDecimator.h"
 #include "ui/model/FigureData.h"
 #include "ui/model/HeatmapData.h"
@@ -441,6 +442,7 @@ private Q_SLOTS:
     void exportWritesValidSvgAndPng();
     void exportAllWritesEveryFigure();
     void lossCurvesOfSeveralRunsHaveALegendInEveryMode();
+    void aValueHasTheSameColourInEveryFigure();
     void seriesColoursStayApartForColourBlindReaders();
     void smallMultiplesOfOneAxisAreOneRowOfPanels();
     void headlessExportAll();
@@ -1464,4 +1466,85 @@ void TestUiFigures::learnedAgreesOnTheSeedsGrid()
 }
 
 QTEST_MAIN(TestUiFigures)
+// One colour table per session: n_H = 2 had one colour in the loss curves and another in the
+// figures against m_H and η (their colours were places among the lines drawn so far, so a head
+// count still training shifted the rest). Here heads 1 has not finished: heads 2 keeps the
+// session's second colour in every figure; against η the widths of one head count are shades of
+// its colour, darker to lighter in the sweep's order.
+void TestUiFigures::aValueHasTheSameColourInEveryFigure()
+{
+    Session s = uitest::tinySession();
+    s.axes = {SweepAxis{"d_model", {uitest::num(24), uitest::num(48)}},
+              SweepAxis{"heads", {uitest::num(1), uitest::num(2), uitest::num(3)}},
+              SweepAxis{"lr", {uitest::num(1e-3), uitest::num(1e-2)}}};
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(12));
+    for (auto &run : s.runs) {
+        if (run.config.model.heads.front() == 1) continue; // still to train
+        run.result.status = RunStatus::Done;
+        run.result.test = {{0, 3.0}, {100, 1.0 + 0.1 * double(run.config.model.heads.front())}};
+        run.result.metrics[metric::kFinalTestLoss] = run.result.test.back().value;
+    }
+    const ColourTable table = colourTable(s);
+    QCOMPARE(QString::fromStdString(table.axis), QStringLiteral("heads"));
+    QCOMPARE(table.values, (QStringList{"1", "2", "3"}));
+    SessionModel model;
+    model.setSession(s);
+    const ChartTheme theme = ChartTheme::current();
+    const QColor two = theme.seriesColor(1), three = theme.seriesColor(2);
+    auto lineColours = [](QChart *chart) {
+        std::map<QString, QColor> out;
+        for (auto *series : chart->series())
+            if (auto *line = qobject_cast<QLineSeries *>(series); line && !line->name().isEmpty())
+                out[line->name()] = line->pen().color();
+        return out;
+    };
+    // Loss curves, coloured by the session's colour axis by default.
+    LossChartView loss(&model);
+    loss.resize(900, 500);
+    loss.setMedianView(false);
+    loss.refresh();
+    auto curves = lineColours(loss.chart());
+    QVERIFY(curves.count("heads = 2") && curves.count("heads = 3"));
+    QCOMPARE(curves["heads = 2"], two);
+    QCOMPARE(curves["heads = 3"], three);
+    // Against m_H: the line of n_H = 2 is the first drawn, and still the session's second colour.
+    std::unique_ptr<FigureView> scaling(FigureView::create("scaling", &model));
+    scaling->resize(900, 500);
+    scaling->refresh();
+    auto perHeads = lineColours(static_cast<FigureChartView *>(scaling.get())->chart());
+    QVERIFY(perHeads.count("n_H = 2") && perHeads.count("n_H = 3"));
+    QCOMPARE(perHeads["n_H = 2"], two);
+    QCOMPARE(perHeads["n_H = 3"], three);
+    // Against η: each configuration has its head count's colour; its widths are shades of it.
+    std::unique_ptr<FigureView> lr(FigureView::create("lr", &model));
+    lr->resize(900, 500);
+    lr->refresh();
+    std::map<QString, QColor> perConfig; // by name, without the legend's LR sensitivity note
+    for (const auto &[name, colour] :
+         lineColours(static_cast<FigureChartView *>(lr.get())->chart()))
+        perConfig[name.section(QStringLiteral(" · "), 0, 0)] = colour;
+    QVERIFY(perConfig.count("d_model=24 heads=2") && perConfig.count("d_model=48 heads=2"));
+    for (const auto &series : static_cast<FigureChartView *>(lr.get())->data().series) {
+        const int heads = series.name.contains("heads=1")   ? 1
+                          : series.name.contains("heads=2") ? 2
+                                                            : 3;
+        QCOMPARE(series.colour, heads - 1);
+        QCOMPARE(series.shades, 2);                                         // two widths of each
+        QCOMPARE(series.shade, series.name.contains("d_model=24") ? 0 : 1); // in the sweep's order
+    }
+    auto shadeOf = [](const QColor &shade, const QColor &colour) {
+        return std::abs(shade.hsvHue() - colour.hsvHue()) <= 8 && shade != colour;
+    };
+    QVERIFY(shadeOf(perConfig["d_model=24 heads=2"], two));
+    QVERIFY(shadeOf(perConfig["d_model=48 heads=2"], two));
+    QVERIFY(shadeOf(perConfig["d_model=24 heads=3"], three));
+    QVERIFY(perConfig["d_model=24 heads=2"] != perConfig["d_model=48 heads=2"]);
+    // Small multiples with panels by d_model and η colour by heads, with the same colours.
+    SmallMultiplesView grid(&model);
+    grid.restoreViewState({{"grid.rows", "d_model"}, {"grid.columns", "lr"}});
+    grid.refresh();
+    QCOMPARE(QString::fromStdString(grid.colourAxis()), QStringLiteral("heads"));
+}
+
 #include "test_ui_figures.moc"

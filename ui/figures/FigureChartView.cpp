@@ -87,6 +87,21 @@ void FigureChartView::applyTheme(const ChartTheme &theme)
     refresh();
 }
 
+QColor FigureChartView::lineColour(const QLineSeries *line) const
+{
+    const QColor colour = m_theme.seriesColor(line->property("colour").toInt());
+    const int shades = line->property("shades").toInt();
+    if (shades < 2) return colour;
+    // From 40 % towards the text colour to 40 % towards the background: every shade stays clear
+    // of the background and of the palette's other colours.
+    const double t = -0.4 + 0.8 * line->property("shade").toInt() / double(shades - 1);
+    const QColor towards = t < 0 ? m_theme.foreground : m_theme.background;
+    const double a = std::abs(t);
+    return QColor::fromRgbF(float(colour.redF() * (1 - a) + towards.redF() * a),
+                            float(colour.greenF() * (1 - a) + towards.greenF() * a),
+                            float(colour.blueF() * (1 - a) + towards.blueF() * a));
+}
+
 void FigureChartView::ensureAxes(bool logX, bool logY, double logBase)
 {
     if (m_axisX && m_axisLog == logX && m_axisLogY == logY && m_axisBase == logBase) return;
@@ -169,7 +184,7 @@ void FigureChartView::showData(FigureData data, double logBase)
     if (yTop <= 0) yTop = 1.0;
     QList<QPointF> learned, notLearned, diverged, dots;
     std::vector<std::pair<QPointF, QPointF>> whiskers;
-    std::vector<int> whiskerSeries; // which series each whisker belongs to (its colour)
+    std::vector<QLineSeries *> whiskerSeries; // which line each whisker belongs to (its colour)
     // Series that share x values are dodged apart a little on a log axis where their replicates
     // are drawn, so that the whiskers and dots of one x do not cover each other.
     bool anyReplicates = false;
@@ -206,8 +221,12 @@ void FigureChartView::showData(FigureData data, double logBase)
             m_stylesDirty = true;
         }
         line->setName(s.name + s.note); // the note (LR sensitivity) changes as runs finish
-        if (int(line->property("dash").toInt()) != s.dash) {
+        if (int(line->property("dash").toInt()) != s.dash ||
+            line->property("shade").toInt() != s.shade ||
+            line->property("shades").toInt() != s.shades) {
             line->setProperty("dash", s.dash);
+            line->setProperty("shade", s.shade);
+            line->setProperty("shades", s.shades);
             m_stylesDirty = true;
         }
         line->replace(s.points);
@@ -217,8 +236,7 @@ void FigureChartView::showData(FigureData data, double logBase)
                 for (double y : s.replicates[i]) dots << QPointF(s.points[i].x(), y);
                 whiskers.push_back({QPointF(s.points[i].x(), s.spread[i].first),
                                     QPointF(s.points[i].x(), s.spread[i].second)});
-                whiskerSeries.push_back(s.colour >= 0 ? s.colour
-                                                      : seriesIndex); // its line's colour
+                whiskerSeries.push_back(line); // its line's colour
             }
             xMin = std::min(xMin, s.points[i].x());
             xMax = std::max(xMax, s.points[i].x());
@@ -273,7 +291,7 @@ void FigureChartView::showData(FigureData data, double logBase)
         m_whiskers[k]->setVisible(k < whiskers.size());
         if (k >= whiskers.size()) continue;
         m_whiskers[k]->replace(QList<QPointF>{whiskers[k].first, whiskers[k].second});
-        QColor c = m_theme.seriesColor(whiskerSeries[k]); // the colour of its series' line
+        QColor c = lineColour(whiskerSeries[k]); // the colour of its series' line
         c.setAlphaF(0.75f);
         m_whiskers[k]->setPen(QPen(c, m_theme.line(1.6)));
     }
@@ -309,7 +327,7 @@ void FigureChartView::showData(FigureData data, double logBase)
         static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
                                               Qt::DashDotLine};
         for (auto &[name, line] : m_lines) {
-            QPen pen(m_theme.seriesColor(line->property("colour").toInt()), m_theme.line(2.0));
+            QPen pen(lineColour(line), m_theme.line(2.0));
             pen.setStyle(dashes[std::clamp(line->property("dash").toInt(), 0, 3)]);
             line->setPen(pen);
         }

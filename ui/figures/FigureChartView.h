@@ -40,6 +40,8 @@ protected:
 
 private:
     void ensureAxes(bool logX, bool logY, double logBase);
+    // A line's colour: its series' colour of the palette, in its shade.
+    QColor lineColour(const QLineSeries *line) const;
     QChartView *m_view;
     QChart *m_chart;
     QAbstractAxis *m_axisX = nullptr, *m_axisY = nullptr;

@@ -3,7 +3,7 @@
 #include "core/metrics/Metrics.h"
 
 #include "ui/model/AxisRange.h"
-
+#include "ui/model/ColourTable.h"
 #include "ui/model/CurveDecimator.h"
 #include "ui/model/HeatmapData.h"
 #include "ui/model/RunMetrics.h"
@@ -394,7 +394,6 @@ void LossChartView::refresh()
     m_groups = groupReplicates(session);
     const QStringList axes = sweptAxes(session);
     if (axes != m_colourAxes || m_pendingColourBy != QStringLiteral("\x01")) {
-        // Colour by the first axis that is not a replicate axis (heads, when swept) by default.
         const QSignalBlocker block(m_colourBy);
         const QString current = m_pendingColourBy != QStringLiteral("\x01") ? m_pendingColourBy
                                 : m_colourAxes.isEmpty()                    ? QStringLiteral("\x01")
@@ -404,17 +403,10 @@ void LossChartView::refresh()
         m_colourBy->clear();
         m_colourBy->addItem(tr("each run"), QString());
         for (const auto &a : axes) m_colourBy->addItem(a, a);
-        QString want = current;
-        if (want == QStringLiteral("\x01")) {
-            want.clear();
-            const auto replicates = replicateAxes(session);
-            for (const QString &a : QStringList{QStringLiteral("heads")} + axes)
-                if (axes.contains(a) && std::find(replicates.begin(), replicates.end(),
-                                                  a.toStdString()) == replicates.end()) {
-                    want = a;
-                    break;
-                }
-        }
+        // By default the session's colour axis (heads, when swept): its colours are every figure's.
+        const QString want = current == QStringLiteral("\x01")
+                                 ? QString::fromStdString(colourTable(session).axis)
+                                 : current;
         const int i = m_colourBy->findData(want);
         m_colourBy->setCurrentIndex(i >= 0 ? i : 0);
         m_stylesDirty = true;

@@ -4,7 +4,7 @@
 #include "core/session/Replicates.h"
 
 #include "ui/model/AxisRange.h"
-
+#include "ui/model/ColourTable.h"
 #include "ui/model/CurveDecimator.h"
 #include "ui/model/HeatmapData.h"
 #include "ui/model/RunMetrics.h"
@@ -98,8 +98,13 @@ std::string SmallMultiplesView::columnAxis() const
 
 std::string SmallMultiplesView::colourAxis() const
 {
-    // The first swept axis with several values that is neither rows nor columns (η, usually),
-    // else a replicate axis (the seeds: one colour per replicate).
+    // The session's colour axis (heads, when swept), so that a value has the colour it has in
+    // every figure, unless it lays out the panels; then the first swept axis with several values
+    // that is neither rows nor columns (η, usually), else a replicate axis (one colour per seed).
+    const ColourTable table = colourTable(m_model->session());
+    if (!table.axis.empty() && table.values.size() > 1 && table.axis != rowAxis() &&
+        table.axis != columnAxis())
+        return table.axis;
     const auto replicates = replicateAxes(m_model->session());
     auto isReplicate = [&](const std::string &name) {
         return std::find(replicates.begin(), replicates.end(), name) != replicates.end();

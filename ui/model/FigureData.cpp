@@ -3,6 +3,7 @@
 
 #include "core/metrics/Metrics.h"
 
+#include "ui/model/ColourTable.h"
 #include "ui/model/RunMetrics.h"
 
 #include "core/session/Replicates.h"
@@ -181,7 +182,8 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
     if (!lrLabel.isEmpty()) d.title += QStringLiteral(" (η = %1)").arg(displayLabel(lrLabel));
     d.xTitle = byHeadDim ? QStringLiteral("head dimension m_H") : QStringLiteral("d_model m");
     d.yTitle = QStringLiteral("final test loss (%1)").arg(lossUnit(session));
-    std::map<double, std::map<double, Accumulator>> byHeads; // n_H -> x -> values
+    std::map<double, std::map<double, Accumulator>> byHeads;  // n_H -> x -> values
+    std::map<double, std::vector<const SessionRun *>> runsOf; // n_H -> its runs, for the colour
     for (const auto &run : session.runs) {
         if (!contributes(run.result)) continue;
         if (!lrLabel.isEmpty()) {
@@ -192,9 +194,13 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
         const double x =
             byHeadDim ? double(headDimension(run.config)) : double(run.config.model.dModel);
         addTo(byHeads[nH][x], run.result, session, y);
+        runsOf[nH].push_back(&run);
     }
-    for (const auto &[nH, points] : byHeads)
+    const ColourTable colours = colourTable(session);
+    for (const auto &[nH, points] : byHeads) {
         d.series.push_back(toSeries(QStringLiteral("n_H = %1").arg(nH), points, d.yMax, point));
+        d.series.back().colour = colours.sharedIndex(runsOf[nH]);
+    }
     applyY(d, y);
     return d;
 }
@@ -233,7 +239,9 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         return key.join(' ');
     };
     std::map<QString, std::map<double, Accumulator>> byConfig;
+    std::map<QString, std::vector<const SessionRun *>> runsOf; // every run, finished or not
     for (const auto &run : session.runs) {
+        runsOf[configName(run)].push_back(&run);
         if (!contributes(run.result)) continue;
         double x = scaled ? run.config.lr * std::pow(double(headDimension(run.config)), exponent)
                           : run.config.lr;
@@ -271,13 +279,30 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         groupOf[name] = group;
         groups.insert(group);
     }
+    // The colour: the session's colour table's for the configuration's value of the colour axis
+    // (heads), its shade the configuration's place among those of that value (the widths); where
+    // the colour axis does not tell configurations apart (it is η), their place in the sweep.
+    const ColourTable colours = colourTable(session);
+    std::map<QString, std::pair<int, int>> colourOf; // configuration -> colour, shade
+    std::map<int, int> sharing;                      // colour -> configurations of it so far
+    bool byTable = true;
+    for (const auto &[name, rank] : rankOf)
+        byTable = byTable && colours.sharedIndex(runsOf[name]) >= 0;
+    std::vector<std::pair<size_t, QString>> ranks;
+    for (const auto &[name, rank] : rankOf) ranks.push_back({rank, name});
+    std::sort(ranks.begin(), ranks.end());
+    for (const auto &[rank, name] : ranks) {
+        const int colour = byTable ? colours.sharedIndex(runsOf[name]) : int(rank);
+        colourOf[name] = {colour, sharing[colour]++};
+    }
     std::vector<std::pair<size_t, QString>> ranked;
     for (const auto &[name, points] : byConfig) ranked.push_back({rankOf.at(name), name});
     std::sort(ranked.begin(), ranked.end());
     for (const auto &[rank, name] : ranked) {
         const auto &points = byConfig.at(name);
         FigureSeries series = toSeries(name, points, d.yMax, point);
-        series.colour = int(rank);
+        std::tie(series.colour, series.shade) = colourOf.at(name);
+        series.shades = sharing[series.colour];
         series.note = sensitivityOf[name];
         if (groups.size() > 1 && groupOf.count(name))
             series.dash = int(std::distance(groups.begin(), groups.find(groupOf[name]))) % 4;
@@ -390,9 +415,11 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
     d.learnedMarkers = false;
     d.xTitle = QStringLiteral("total heads (sum over layers)");
     ByScheme byScheme;
+    std::map<QString, std::vector<const SessionRun *>> runsOf; // scheme -> its runs
     int stopped = 0;
     for (const auto &run : session.runs) {
         const RunResult &r = run.result;
+        runsOf[schemeOf(run)].push_back(&run);
         if (!reached(r)) continue;
         Accumulator &a = byScheme[schemeOf(run)][double(run.config.model.totalHeads())];
         double y = kNaN;
@@ -427,10 +454,12 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
         d.yTitle = QStringLiteral("final test loss (%1)").arg(lossUnit(session));
         d.yFromZero = false;
     }
+    const ColourTable colours = colourTable(session);
     for (const auto &[scheme, points] : byScheme) {
         FigureSeries s =
             toSeries(scheme, points, d.yMax, {ReplicateStat::Mean, ReplicateSpread::MinMax});
         s.learned.fill(true); // no learned / not-learned verdict here: every point is drawn alike
+        s.colour = colours.sharedIndex(runsOf[scheme]);
         d.series.push_back(std::move(s));
     }
     return d;

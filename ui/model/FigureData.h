@@ -29,9 +29,14 @@ struct FigureSeries {
     // The line's style: 0 solid, 1 dashed, 2 dotted, 3 dash-dot; the loss-against-η figure gives
     // each stabilizer (or QK rule, logit scale) its own, the colours staying per configuration.
     int dash = 0;
-    // Its colour: its place among every configuration the session sweeps, in the sweep's order
-    // (stable while runs finish, the same in every mode); -1: its place among the series.
+    // Its colour: the session's colour table's (ColourTable.h) for the value of the colour axis
+    // its runs share, else its place among every configuration the session sweeps, in the
+    // sweep's order (stable while runs finish, the same in every mode); -1: its place among the
+    // series. Lines that share a colour (the widths of one head count) are told apart by
+    // `shade`, 0 … shades − 1, from a darker to a lighter shade of it in the sweep's order.
     int colour = -1;
+    int shade = 0;
+    int shades = 1;
     QList<QPointF> points;   // sorted by x; y is the replicates' median
     QList<bool> learned;     // per point: most of its replicates learned (the session's rule)
     QList<double> divergedX; // x of points where every run diverged, drawn at the top
