@@ -443,6 +443,7 @@ private Q_SLOTS:
     void exportAllWritesEveryFigure();
     void lossCurvesOfSeveralRunsHaveALegendInEveryMode();
     void aValueHasTheSameColourInEveryFigure();
+    void heatmapTextsFitTheirCells();
     void seriesColoursStayApartForColourBlindReaders();
     void smallMultiplesOfOneAxisAreOneRowOfPanels();
     void headlessExportAll();
@@ -1398,7 +1399,7 @@ void TestUiFigures::heatmapAggregatesReplicates()
     view.setAxes("heads", "");
     view.refresh();
     QCOMPARE(view.currentStat(), HeatmapStat::Median);
-    QVERIFY2(!view.title().contains("seed"), qPrintable(view.title()));
+    QVERIFY2(!view.title().contains("seed ="), qPrintable(view.title()));
     view.setStat(HeatmapStat::LearnedFraction);
     QVERIFY2(view.title().contains("learned"), qPrintable(view.title()));
     QVERIFY(view.csv().contains("p_learned"));
@@ -1545,6 +1546,53 @@ void TestUiFigures::aValueHasTheSameColourInEveryFigure()
     grid.restoreViewState({{"grid.rows", "d_model"}, {"grid.columns", "lr"}});
     grid.refresh();
     QCOMPARE(QString::fromStdString(grid.colourAxis()), QStringLiteral("heads"));
+}
+
+// Mean ± sd cells were cut off ("0.0002–0.042 …") at the size the heatmap has in a 1280×720
+// window. On the 75-run GPU grid (three seeds per cell), every title and cell text fits, in each
+// statistic and side by side; the shared seed count is said once, in the title. So do the small
+// multiples' panel titles.
+void TestUiFigures::heatmapTextsFitTheirCells()
+{
+    Session s = loadSession(std::string(HEADLAB_SOURCE_DIR) +
+                            "/docs/data/addition-fig2-grid-seeds-h100.yaml");
+    expandSweep(s);
+    SessionModel model;
+    model.setSession(s);
+    HeatmapView view(&model);
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.show();
+    view.setAxes("d_model", "heads");
+    for (const QSize size : {QSize(700, 360), QSize(1400, 800)})
+        for (const HeatmapStat stat :
+             {HeatmapStat::Median, HeatmapStat::Mean, HeatmapStat::LearnedFraction}) {
+            view.resize(size);
+            view.setStat(stat);
+            view.refresh();
+            view.grab(); // paints
+            QVERIFY2(view.elidedTexts() == 0,
+                     qPrintable(QStringLiteral("%1 texts cut off at %2×%3, stat %4")
+                                    .arg(view.elidedTexts())
+                                    .arg(size.width())
+                                    .arg(size.height())
+                                    .arg(int(stat))));
+        }
+    view.setStat(HeatmapStat::Median);
+    QVERIFY2(view.title().contains(QStringLiteral("range over 3 seeds")), qPrintable(view.title()));
+    view.setSideBySide("heads"); // five narrow panels
+    view.setAxes("d_model", "seed");
+    view.resize(1100, 400);
+    view.refresh();
+    view.grab();
+    QCOMPARE(view.elidedTexts(), 0);
+    // The small multiples' titles ("heads=12  d_model=192" was cut at both ends).
+    SmallMultiplesView grid(&model);
+    grid.setAttribute(Qt::WA_DontShowOnScreen);
+    grid.show();
+    grid.resize(700, 360);
+    grid.refresh();
+    grid.grab();
+    QCOMPARE(grid.elidedTexts(), 0);
 }
 
 #include "test_ui_figures.moc"

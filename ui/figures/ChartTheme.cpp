@@ -4,7 +4,9 @@
 #include <QAbstractAxis>
 #include <QApplication>
 #include <QChart>
+#include <QFontMetricsF>
 #include <QLegend>
+#include <QPainter>
 
 #include <algorithm>
 #include <array>
@@ -115,6 +117,28 @@ QColor viridis(double t)
     const double f = t - double(i);
     auto mix = [&](int c) { return stops[i][size_t(c)] * (1 - f) + stops[i + 1][size_t(c)] * f; };
     return QColor::fromRgbF(float(mix(0)), float(mix(1)), float(mix(2)));
+}
+
+bool drawFittedText(QPainter &p, const QRectF &box, const QString &text, QFont font,
+                    double smallest, Qt::Alignment align)
+{
+    for (;;) {
+        const QFontMetricsF fm(font);
+        p.setFont(font);
+        if (fm.horizontalAdvance(text) <= box.width()) {
+            p.drawText(box, int(align), text);
+            return false;
+        }
+        const QRectF wrapped = fm.boundingRect(box, int(align | Qt::TextWordWrap), text);
+        if (wrapped.width() <= box.width() + 0.5 && wrapped.height() <= box.height() + 0.5) {
+            p.drawText(box, int(align | Qt::TextWordWrap), text);
+            return false;
+        }
+        if (font.pointSizeF() - 0.5 < smallest) break;
+        font.setPointSizeF(font.pointSizeF() - 0.5);
+    }
+    p.drawText(box, int(align), QFontMetricsF(font).elidedText(text, Qt::ElideRight, box.width()));
+    return true;
 }
 
 } // namespace headlab::ui

@@ -8,6 +8,8 @@
 #include <QPalette>
 
 class QChart;
+class QPainter;
+class QRectF;
 class QAbstractAxis;
 
 namespace headlab::ui {
@@ -50,5 +52,11 @@ struct ChartTheme {
 
 // Viridis, t in [0, 1].
 QColor viridis(double t);
+
+// Draws `text` in `box`: whole on one line, else broken at its spaces onto the lines the box has
+// room for, else in smaller type down to `smallest` points; elided only when nothing fits, and
+// then it returns true (the figures count what they had to cut off).
+bool drawFittedText(QPainter &p, const QRectF &box, const QString &text, QFont font,
+                    double smallest, Qt::Alignment align);
 
 } // namespace headlab::ui

@@ -176,7 +176,30 @@ QString HeatmapView::title() const
             fixed << QString::fromStdString(axis) + " = " +
                          displayLabel(combo->currentData().toString());
     if (!fixed.isEmpty()) t += QStringLiteral(" at ") + fixed.join(", ");
+    // Every cell of the same number of replicates: said once here, not in every cell.
+    if (const int n = sharedReplicates(); n > 1)
+        t += m_data.stat == HeatmapStat::Median ? tr(", range over %1 seeds").arg(n)
+             : m_data.stat == HeatmapStat::Mean ? tr(", ± sd and se over %1 seeds").arg(n)
+                                                : QString();
     return t;
+}
+
+int HeatmapView::sharedReplicates() const
+{
+    if (m_data.stat != HeatmapStat::Median && m_data.stat != HeatmapStat::Mean) return 0;
+    int shared = 0;
+    auto visit = [&](const HeatmapData &data) {
+        for (int r = 0; r < data.rows(); ++r)
+            for (int c = 0; c < data.columns(); ++c) {
+                const auto &cell = data.cell(r, c);
+                if (cell.state != HeatmapCell::State::Value || cell.replicates < 1) continue;
+                if (shared == 0) shared = cell.replicates;
+                if (cell.replicates != shared) shared = -1;
+            }
+    };
+    if (m_panels.empty()) visit(m_data);
+    for (const auto &panel : m_panels) visit(panel);
+    return std::max(0, shared);
 }
 
 void HeatmapView::rebuildControls()
@@ -433,6 +456,7 @@ void HeatmapView::onCellClicked(int panel, int row, int column)
 
 void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
 {
+    m_elided = 0;
     p.fillRect(area, m_theme.background);
     if (m_panels.empty()) {
         paintPanel(p, area, m_data, title(), true);
@@ -451,8 +475,7 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
     p.fillRect(area, t.background);
     const auto l = layoutFor(area, data.rows(), data.columns(), t.fontScale);
     p.setPen(t.foreground);
-    p.setFont(t.font(11, true));
-    p.drawText(l.titleRect, Qt::AlignCenter, panelTitle);
+    m_elided += drawFittedText(p, l.titleRect, panelTitle, t.font(11, true), 7.0, Qt::AlignCenter);
 
     // A fraction learned is drawn with the scale reversed, so that learned looks the same as a
     // low loss does (dark), and not learned as the plateau (bright).
@@ -463,6 +486,7 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
         return viridis(fraction ? 1.0 - f : f);
     };
     QSet<int> selected(m_selected.begin(), m_selected.end());
+    const int sharedCount = sharedReplicates();
     const QFont valueFont = t.font(std::clamp(l.cellH / 4.2 / t.fontScale, 6.5, 12.0));
     const QFont smallFont = t.font(std::clamp(l.cellH / 5.5 / t.fontScale, 6.0, 9.0));
     for (int r = 0; r < data.rows(); ++r) {
@@ -492,14 +516,16 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
                               .arg(std::pow(10.0, cell.high), 0, 'g', 2)
                               .arg(cell.note);
                 // The median with its range; the mean with its standard deviation and standard error.
-                if (!fraction && !critical && cell.replicates > 1)
+                // Their count only where cells differ in it (else the title says it once).
+                if (!fraction && !critical && cell.replicates > 1) {
                     sub = data.stat == HeatmapStat::Mean
-                              ? QStringLiteral("± %1 sd, ± %2 se (n %3)")
+                              ? QStringLiteral("± %1 sd, ± %2 se")
                                     .arg(formatLoss(cell.sd), formatLoss(cell.se))
-                                    .arg(cell.replicates)
-                              : QStringLiteral("%1–%2 (n %3)")
-                                    .arg(formatLoss(cell.low), formatLoss(cell.high))
-                                    .arg(cell.replicates);
+                              : QStringLiteral("%1–%2").arg(formatLoss(cell.low),
+                                                            formatLoss(cell.high));
+                    if (sharedCount != cell.replicates)
+                        sub += QStringLiteral(" (n %1)").arg(cell.replicates);
+                }
                 if (cell.state == S::Running) {
                     if (!critical) sub = tr("training…");
                     p.setPen(QPen(textColour, 1.2, Qt::DashLine));
@@ -577,10 +603,8 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
                     top.setBottom(inner.center().y() + 4);
                     bottom.setTop(inner.center().y() + 4);
                     p.drawText(top, Qt::AlignHCenter | Qt::AlignBottom, text);
-                    p.setFont(smallFont);
-                    p.drawText(bottom.adjusted(2, 0, -2, 0), Qt::AlignHCenter | Qt::AlignTop,
-                               QFontMetrics(smallFont).elidedText(sub, Qt::ElideRight,
-                                                                  int(bottom.width() - 4)));
+                    m_elided += drawFittedText(p, bottom.adjusted(2, 0, -2, 0), sub, smallFont, 5.5,
+                                               Qt::AlignHCenter | Qt::AlignTop);
                 }
             }
         }

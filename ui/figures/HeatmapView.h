@@ -47,6 +47,9 @@ public:
     {
         return m_panels.empty() ? m_data : m_panels[size_t(panel)];
     }
+    // Texts (title, cells) the last paint had to elide because nothing else fitted: 0 at any
+    // screen of 1280×720 and up.
+    int elidedTexts() const { return m_elided; }
 
 private:
     friend class HeatmapCanvas;
@@ -55,6 +58,8 @@ private:
     void paintPanel(QPainter &p, const QRectF &area, const HeatmapData &data,
                     const QString &panelTitle, bool colourBar) const;
     QRectF panelArea(const QRectF &area, int panel) const;
+    // The replicates every cell with a value has (said once in the title), 0 when they differ.
+    int sharedReplicates() const;
     void onCellClicked(int panel, int row, int column);
 
     HeatmapCanvas *m_canvasWidget;
@@ -69,6 +74,7 @@ private:
     HeatmapData m_data;                // the (first) heatmap
     std::vector<HeatmapData> m_panels; // side by side: one per value of m_sideBySide's axis
     QStringList m_panelLabels;
+    mutable int m_elided = 0;
 };
 
 } // namespace headlab::ui

@@ -185,10 +185,7 @@ QList<int> SmallMultiplesView::runsAt(const QPointF &pos) const
         rowAxis().empty() ? QStringList{QString()} : axisValueLabels(s, rowAxis());
     const QStringList cols =
         columnAxis().empty() ? QStringList{QString()} : axisValueLabels(s, columnAxis());
-    const double fs = m_theme.fontScale;
-    const QRectF area(m_canvasWidget->rect());
-    const QRectF grid(area.left() + 30 * fs, area.top() + 56 * fs, area.width() - 38 * fs,
-                      area.height() - 56 * fs - 34 * fs);
+    const QRectF grid = legendFor(QRectF(m_canvasWidget->rect())).grid;
     const double pw = grid.width() / std::max<int>(1, int(cols.size())),
                  ph = grid.height() / std::max<int>(1, int(rows.size()));
     const int c = int((pos.x() - grid.left()) / pw), r = int((pos.y() - grid.top()) / ph);
@@ -204,6 +201,40 @@ QList<int> SmallMultiplesView::runsAt(const QPointF &pos) const
     return out;
 }
 
+SmallMultiplesView::Legend SmallMultiplesView::legendFor(const QRectF &area) const
+{
+    // On as many lines as the width needs (25 values of η ran past the right edge); the panels
+    // start below it.
+    const ChartTheme &t = m_theme;
+    const double fs = t.fontScale;
+    const QFontMetricsF fm(t.font(8.5));
+    const std::string colourBy = colourAxis();
+    const QStringList colourLabels =
+        colourBy.empty() ? QStringList() : axisValueLabels(m_model->session(), colourBy);
+    Legend legend;
+    const double left = area.left() + 30 * fs, right = area.right() - 8 * fs;
+    double lx = left, ly = area.top() + 32 * fs;
+    auto add = [&](const QColor &colour, double width, const QString &text,
+                   Qt::PenStyle style = Qt::SolidLine) {
+        const double w = fm.horizontalAdvance(text);
+        if (lx > left && lx + 22 * fs + w > right) { // the next line
+            lx = left;
+            ly += 17 * fs;
+        }
+        legend.items.push_back({QPointF(lx, ly), colour, width, style, text, w});
+        lx += 22 * fs + w + 14 * fs;
+    };
+    for (int k = 0; k < colourLabels.size(); ++k)
+        add(t.seriesColor(k), t.line(2.5),
+            QString::fromStdString(colourBy) + " " + displayLabel(colourLabels[k]));
+    add(t.muted, t.line(1.0), tr("train (thin, dotted)"), Qt::DotLine);
+    add(t.muted, t.line(2.2), tr("test (thick)"));
+    const double top = ly + 24 * fs;
+    legend.grid = QRectF(area.left() + 30 * fs, top, area.width() - 38 * fs,
+                         std::max(10.0, area.bottom() - top - 34 * fs));
+    return legend;
+}
+
 void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
 {
     const ChartTheme &t = m_theme;
@@ -211,9 +242,8 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
     const auto &s = m_model->session();
     p.fillRect(area, t.background);
     p.setPen(t.foreground);
-    p.setFont(t.font(11, true));
-    p.drawText(QRectF(area.left(), area.top() + 4, area.width(), 24 * fs), Qt::AlignCenter,
-               title());
+    m_elided = drawFittedText(p, QRectF(area.left(), area.top() + 4, area.width(), 24 * fs),
+                              title(), t.font(11, true), 7.0, Qt::AlignCenter);
 
     const QStringList rows =
         rowAxis().empty() ? QStringList{QString()} : axisValueLabels(s, rowAxis());
@@ -225,26 +255,16 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
 
     // Legend: colour per value of the colour axis, then line styles.
     p.setFont(t.font(8.5));
-    double lx = area.left() + 30 * fs;
-    const double ly = area.top() + 32 * fs;
-    auto legendItem = [&](const QColor &colour, double width, const QString &text,
-                          Qt::PenStyle style = Qt::SolidLine) {
-        p.setPen(QPen(colour, width, style));
+    const Legend legend = legendFor(area);
+    for (const auto &item : legend.items) {
+        const double lx = item.at.x(), ly = item.at.y();
+        p.setPen(QPen(item.colour, item.width, item.style));
         p.drawLine(QPointF(lx, ly + 8 * fs), QPointF(lx + 18 * fs, ly + 8 * fs));
         p.setPen(t.foreground);
-        const double w = QFontMetricsF(p.font()).horizontalAdvance(text);
-        p.drawText(QRectF(lx + 22 * fs, ly, w + 4, 16 * fs), Qt::AlignLeft | Qt::AlignVCenter,
-                   text);
-        lx += 22 * fs + w + 14 * fs;
-    };
-    for (int k = 0; k < colourLabels.size(); ++k)
-        legendItem(t.seriesColor(k), t.line(2.5),
-                   QString::fromStdString(colourBy) + " " + displayLabel(colourLabels[k]));
-    legendItem(t.muted, t.line(1.0), tr("train (thin, dotted)"), Qt::DotLine);
-    legendItem(t.muted, t.line(2.2), tr("test (thick)"));
-
-    const QRectF grid(area.left() + 30 * fs, area.top() + 56 * fs, area.width() - 38 * fs,
-                      area.height() - 56 * fs - 34 * fs);
+        p.drawText(QRectF(lx + 22 * fs, ly, item.textWidth + 4, 16 * fs),
+                   Qt::AlignLeft | Qt::AlignVCenter, item.text);
+    }
+    const QRectF grid = legend.grid;
     const double pw = grid.width() / std::max<int>(1, int(cols.size())),
                  ph = grid.height() / std::max<int>(1, int(rows.size()));
 
@@ -265,6 +285,21 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
     const bool logX = m_logX->isChecked();
     QSet<int> selected(m_selected.begin(), m_selected.end());
 
+    auto panelTitle = [&](int r, int c) {
+        QStringList head;
+        if (!rowAxis().empty())
+            head << QString::fromStdString(rowAxis()) + "=" + displayLabel(rows[r]);
+        if (!columnAxis().empty())
+            head << QString::fromStdString(columnAxis()) + "=" + displayLabel(cols[c]);
+        return head.join("  ");
+    };
+    // One size for every panel's title: the largest at which the longest fits its panel.
+    QFont titleFont = t.font(8);
+    for (int r = 0; r < rows.size(); ++r)
+        for (int c = 0; c < cols.size(); ++c)
+            while (titleFont.pointSizeF() > 6.0 &&
+                   QFontMetricsF(titleFont).horizontalAdvance(panelTitle(r, c)) > pw)
+                titleFont.setPointSizeF(titleFont.pointSizeF() - 0.5);
     for (int r = 0; r < rows.size(); ++r) {
         for (int c = 0; c < cols.size(); ++c) {
             const QRectF panel(grid.left() + c * pw, grid.top() + r * ph, pw, ph);
@@ -272,15 +307,9 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
             p.setPen(QPen(t.grid, 1));
             p.setBrush(t.plotBackground);
             p.drawRect(plot);
-            QStringList head;
-            if (!rowAxis().empty())
-                head << QString::fromStdString(rowAxis()) + "=" + displayLabel(rows[r]);
-            if (!columnAxis().empty())
-                head << QString::fromStdString(columnAxis()) + "=" + displayLabel(cols[c]);
             p.setPen(t.foreground);
-            p.setFont(t.font(8));
-            p.drawText(QRectF(panel.left(), panel.top(), panel.width(), 15 * fs), Qt::AlignCenter,
-                       head.join("  "));
+            m_elided += drawFittedText(p, QRectF(panel.left(), panel.top(), panel.width(), 15 * fs),
+                                       panelTitle(r, c), titleFont, 5.5, Qt::AlignCenter);
             auto toPoint = [&](double step, double v) {
                 const double fx =
                     logX ? std::log(std::max(step, 1.0)) / std::log(xMax) : step / xMax;

@@ -24,11 +24,27 @@ public:
     void refresh() override;
     void saveViewState(ViewState &state) const override;
     void restoreViewState(const ViewState &state) override;
-    // The axis whose values the colours stand for: the first swept axis with several values that
-    // is neither rows nor columns, else a replicate axis (one colour per seed).
+    // The axis whose values the colours stand for: the session's colour axis (ColourTable.h)
+    // unless it lays out the panels, else the first swept axis with several values that is
+    // neither rows nor columns, else a replicate axis (one colour per seed).
     std::string colourAxis() const;
+    // Texts (titles) the last paint had to cut off because nothing else fitted.
+    int elidedTexts() const { return m_elided; }
 
 private:
+    struct Legend {
+        struct Item {
+            QPointF at;
+            QColor colour;
+            double width;
+            Qt::PenStyle style;
+            QString text;
+            double textWidth;
+        };
+        std::vector<Item> items;
+        QRectF grid; // the panels' area, below the legend
+    };
+    Legend legendFor(const QRectF &area) const;
     friend class SmallMultiplesCanvas;
     void paintGrid(QPainter &p, const QRectF &area) const;
     QList<int> runsAt(const QPointF &pos) const;
@@ -40,6 +56,7 @@ private:
     QCheckBox *m_logX, *m_showTrain;
     QStringList m_axesShown;
     ViewState m_pending;
+    mutable int m_elided = 0;
 };
 
 } // namespace headlab::ui
