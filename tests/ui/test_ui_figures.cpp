@@ -43,6 +43,7 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QScatterSeries>
 #include <QSet>
 #include <QStatusBar>
@@ -796,6 +797,21 @@ void TestUiFigures::exportWritesValidSvgAndPng()
     QVERIFY2(text.contains(view->title().left(12).toHtmlEscaped()) ||
                  text.contains(view->title().left(12)),
              qPrintable(view->title()));
+    // In the SVG as large as in the PNG: its title (11 pt) is as many user units tall as the PNG
+    // draws it pixels (it was a quarter smaller: points taken at 72 dpi against the PNG's 96).
+    const QImage png(dir.filePath(figure + ".png"));
+    const double titlePixels = view->theme().font(11, true).pointSizeF() * png.logicalDpiY() / 72;
+    QStringList sizes;
+    bool titleSize = false;
+    static const QRegularExpression fontSize(QStringLiteral("font-size=\"([0-9.]+)\""));
+    for (auto m = fontSize.globalMatch(text); m.hasNext();) {
+        const QString size = m.next().captured(1);
+        titleSize = titleSize || std::abs(size.toDouble() - titlePixels) < 0.05;
+        if (!sizes.contains(size)) sizes << size;
+    }
+    QVERIFY2(titleSize, qPrintable(QStringLiteral("the PNG's title is %1 px; the SVG's sizes: %2")
+                                       .arg(titlePixels)
+                                       .arg(sizes.join(", "))));
 }
 
 void TestUiFigures::exportAllWritesEveryFigure()
