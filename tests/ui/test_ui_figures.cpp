@@ -445,6 +445,7 @@ private Q_SLOTS:
     void lossCurvesOfSeveralRunsHaveALegendInEveryMode();
     void aValueHasTheSameColourInEveryFigure();
     void heatmapTextsFitTheirCells();
+    void longLegendsAndTitlesFitAndEmptyFiguresSayWhy();
     void seriesColoursStayApartForColourBlindReaders();
     void smallMultiplesOfOneAxisAreOneRowOfPanels();
     void headlessExportAll();
@@ -800,7 +801,10 @@ void TestUiFigures::exportWritesValidSvgAndPng()
     // In the SVG as large as in the PNG: its title (11 pt) is as many user units tall as the PNG
     // draws it pixels (it was a quarter smaller: points taken at 72 dpi against the PNG's 96).
     const QImage png(dir.filePath(figure + ".png"));
-    const double titlePixels = view->theme().font(11, true).pointSizeF() * png.logicalDpiY() / 72;
+    const auto *chartView = dynamic_cast<FigureChartView *>(view.get());
+    const double titlePoints = chartView ? chartView->chart()->titleFont().pointSizeF() // fitted
+                                         : view->theme().font(11, true).pointSizeF();
+    const double titlePixels = titlePoints * png.logicalDpiY() / 72;
     QStringList sizes;
     bool titleSize = false;
     static const QRegularExpression fontSize(QStringLiteral("font-size=\"([0-9.]+)\""));
@@ -1609,6 +1613,56 @@ void TestUiFigures::heatmapTextsFitTheirCells()
     grid.refresh();
     grid.grab();
     QCOMPARE(grid.elidedTexts(), 0);
+}
+
+// Loss against η of the 75-run grid at the size it has in a 1280×720 window: its 25 legend
+// entries ran off the bottom and its title was cut ("— one learni..."). Now the legend is one
+// entry per head count and one per width (the lines' colours and shades), the title fits the
+// chart, and with room for them the lines' own entries come back. A per-head statistic that no
+// run logged gave an empty chart and no word: the figure says why.
+void TestUiFigures::longLegendsAndTitlesFitAndEmptyFiguresSayWhy()
+{
+    Session s = loadSession(std::string(HEADLAB_SOURCE_DIR) +
+                            "/docs/data/addition-fig2-grid-seeds-h100.yaml");
+    expandSweep(s);
+    SessionModel model;
+    model.setSession(s);
+    auto view = FigureExporter::offscreenCopy(&model, "lr", {}, {}, QSize(720, 360));
+    auto *chart = static_cast<FigureChartView *>(view.get())->chart();
+    auto legend = [&] {
+        QStringList names;
+        for (auto *m : chart->legend()->markers())
+            if (m->isVisible()) names << m->label();
+        return names;
+    };
+    QStringList shown = legend();
+    QVERIFY2(shown.contains("heads = 1") && shown.contains("heads = 12") &&
+                 shown.contains("d_model=24") && shown.contains("d_model=384"),
+             qPrintable(shown.join(" | ")));
+    QVERIFY2(shown.filter("d_model=24 heads").isEmpty(), qPrintable(shown.join(" | ")));
+    for (const QString &line : chart->title().split(QStringLiteral("<br>")))
+        QVERIFY2(QFontMetricsF(chart->titleFont()).horizontalAdvance(line) <= 720,
+                 qPrintable(chart->title()));
+    QCOMPARE(chart->title().replace(QStringLiteral("<br>"), QStringLiteral(" ")), view->title());
+    view->resize(1400, 1100); // room for 25 entries
+    QCoreApplication::sendPostedEvents();
+    shown = legend();
+    QVERIFY2(shown.contains("d_model=24 heads=1") && !shown.contains("heads = 1"),
+             qPrintable(shown.join(" | ")));
+
+    // A statistic the runs never logged (this grid predates per-head statistics).
+    const FigureData none = learningRateFigure(s, false, {}, {QStringLiteral("logit_rms"), true});
+    QVERIFY2(none.empty.contains(QStringLiteral("None of the 75 finished runs has")),
+             qPrintable(none.empty));
+    auto withStat = FigureExporter::offscreenCopy(&model, "lr", {{"lr.y", "logit_rms@100"}}, {},
+                                                  QSize(720, 360));
+    QVERIFY(!static_cast<FigureChartView *>(withStat.get())->data().empty.isEmpty());
+    for (auto *m : static_cast<FigureChartView *>(withStat.get())->chart()->legend()->markers())
+        QVERIFY2(!m->isVisible() || !m->label().startsWith("d_model="), qPrintable(m->label()));
+    // Nothing finished yet.
+    const FigureData early = scalingFigure(uitest::tinySession(), false, {});
+    QVERIFY2(early.empty.startsWith(QStringLiteral("Nothing to draw yet")),
+             qPrintable(early.empty));
 }
 
 #include "test_ui_figures.moc"

@@ -10,12 +10,15 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QGraphicsLayout>
+#include <QGraphicsTextItem>
 #include <QHBoxLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QTextDocument>
+#include <QTextOption>
 #include <QValueAxis>
 
 #include <cmath>
@@ -53,6 +56,18 @@ FigureChartView::FigureChartView(SessionModel *model, QWidget *parent)
           static_cast<QAbstractSeries *>(m_threshold), static_cast<QAbstractSeries *>(m_learned),
           static_cast<QAbstractSeries *>(m_notLearned), static_cast<QAbstractSeries *>(m_diverged)})
         m_chart->addSeries(s);
+    // Why the plot is empty, over its middle (part of the chart: exports carry it too).
+    m_empty = new QGraphicsTextItem(m_chart);
+    m_empty->setVisible(false);
+    connect(m_chart, &QChart::plotAreaChanged, this, [this] { placeEmptyText(); });
+}
+
+void FigureChartView::placeEmptyText()
+{
+    const QRectF plot = m_chart->plotArea();
+    m_empty->setTextWidth(std::max(120.0, std::min(plot.width() * 0.8, 560.0 * m_theme.fontScale)));
+    const QRectF box = m_empty->boundingRect();
+    m_empty->setPos(plot.center() - QPointF(box.width() / 2, box.height() / 2));
 }
 
 void FigureChartView::offerReplicatePoint()
@@ -87,9 +102,55 @@ void FigureChartView::applyTheme(const ChartTheme &theme)
     refresh();
 }
 
+void FigureChartView::showLegend()
+{
+    // The lines' own entries while they fit the figure's height, else the data's short legend
+    // (a colour per head count, a shade per width): 25 entries ran off the bottom at 1280×720.
+    const int entries = int(m_data.series.size()) + 5; // and the markers' entries
+    const double lineHeight = QFontMetricsF(m_chart->legend()->font()).height() * 1.45;
+    const bool useShort =
+        !m_data.shortLegend.empty() && entries * lineHeight > m_chart->size().height() - 60;
+    std::vector<LegendEntry> wanted = useShort ? m_data.shortLegend : std::vector<LegendEntry>{};
+    bool changed = wanted.size() != m_legendOnly.size();
+    for (size_t i = 0; !changed && i < wanted.size(); ++i)
+        changed = m_legendOnly[i]->name() != wanted[i].name ||
+                  m_legendOnly[i]->property("colour").toInt() != wanted[i].colour ||
+                  m_legendOnly[i]->property("shades").toInt() != wanted[i].shades;
+    if (changed) {
+        for (auto *line : m_legendOnly) {
+            m_chart->removeSeries(line);
+            delete line;
+        }
+        m_legendOnly.clear();
+        for (const auto &entry : wanted) { // empty lines: only their legend entries show
+            auto *line = new QLineSeries();
+            line->setName(entry.name);
+            line->setProperty("colour", entry.colour);
+            line->setProperty("shade", entry.shade);
+            line->setProperty("shades", entry.shades);
+            m_chart->addSeries(line);
+            line->attachAxis(m_axisX);
+            line->attachAxis(m_axisY);
+            m_legendOnly.push_back(line);
+        }
+    }
+    for (auto *line : m_legendOnly) line->setPen(QPen(lineColour(line), m_theme.line(2.5)));
+    for (const auto &[name, line] : m_lines) // a line without points has no entry either
+        for (auto *m : m_chart->legend()->markers(line))
+            m->setVisible(!useShort && line->count() > 0);
+}
+
+void FigureChartView::resizeEvent(QResizeEvent *event)
+{
+    FigureView::resizeEvent(event);
+    showLegend(); // the lines' own entries may fit now, or no longer
+    fitTitle();
+}
+
 QColor FigureChartView::lineColour(const QLineSeries *line) const
 {
-    const QColor colour = m_theme.seriesColor(line->property("colour").toInt());
+    const int index = line->property("colour").toInt();
+    const QColor colour = index >= 0 ? m_theme.seriesColor(index) : m_theme.muted;
     const int shades = line->property("shades").toInt();
     if (shades < 2) return colour;
     // From 40 % towards the text colour to 40 % towards the background: every shade stays clear
@@ -127,6 +188,14 @@ void FigureChartView::ensureAxes(bool logX, bool logY, double logBase)
 void FigureChartView::showData(FigureData data, double logBase)
 {
     m_data = std::move(data);
+    m_empty->setVisible(!m_data.empty.isEmpty());
+    if (!m_data.empty.isEmpty()) {
+        m_empty->setDefaultTextColor(m_theme.muted);
+        m_empty->setFont(m_theme.font(10));
+        m_empty->setPlainText(m_data.empty);
+        m_empty->document()->setDefaultTextOption(QTextOption(Qt::AlignHCenter));
+        placeEmptyText();
+    }
     ensureAxes(m_data.logX, m_data.logY, logBase);
     m_axisX->setTitleText(m_data.xTitle);
     m_axisY->setTitleText(m_data.yTitle);
@@ -350,6 +419,7 @@ void FigureChartView::showData(FigureData data, double logBase)
         m_theme.apply(m_chart);
         m_stylesDirty = false;
     }
+    showLegend();
     for (auto *m : m_chart->legend()->markers(m_threshold)) m->setVisible(plateau || reference);
     for (auto *m : m_chart->legend()->markers(m_replicateDots)) m->setVisible(!dots.isEmpty());
     for (auto *w : m_whiskers)
@@ -363,6 +433,36 @@ void FigureChartView::showData(FigureData data, double logBase)
                                             "them)",
                                             "", range.above)
                                              .arg(m_data.title));
+    fitTitle();
+}
+
+void FigureChartView::fitTitle()
+{
+    // Qt Charts cuts a title that is wider than the chart ("— one learni..."): smaller type, down
+    // to 7 pt, then two lines.
+    QFont font = m_theme.font(11, true);
+    const double room = m_chart->size().width() - 24;
+    const QString whole = m_chart->title().remove(QStringLiteral("<br>"));
+    // Two lines, broken at the space nearest the middle.
+    const int middle = int(whole.size() / 2);
+    int at = int(whole.lastIndexOf(' ', middle));
+    if (at < 0) at = int(whole.indexOf(' ', middle));
+    const QString first = at > 0 ? whole.left(at) : whole, second = at > 0 ? whole.mid(at + 1) : "";
+    QString title = whole;
+    for (;;) {
+        const QFontMetricsF fm(font);
+        if (fm.horizontalAdvance(whole) <= room) break; // one line
+        // Two lines once the type is two points smaller than a title's.
+        if (at > 0 && font.pointSizeF() <= m_theme.font(9, true).pointSizeF() &&
+            std::max(fm.horizontalAdvance(first), fm.horizontalAdvance(second)) <= room) {
+            title = first + QStringLiteral("<br>") + second;
+            break;
+        }
+        if (font.pointSizeF() <= 7.0) break;
+        font.setPointSizeF(font.pointSizeF() - 0.5);
+    }
+    if (title != m_chart->title()) m_chart->setTitle(title);
+    if (m_chart->titleFont() != font) m_chart->setTitleFont(font);
 }
 
 } // namespace headlab::ui

@@ -17,6 +17,7 @@ class QScatterSeries;
 class QAbstractAxis;
 class QCheckBox;
 class QComboBox;
+class QGraphicsTextItem;
 
 namespace headlab::ui {
 
@@ -31,6 +32,7 @@ public:
     QChart *chart() const { return m_chart; }
 
 protected:
+    void resizeEvent(QResizeEvent *event) override;
     // Subclasses compute the data and call this from refresh().
     void showData(FigureData data, double logBase);
     // Figures of replicates (loss against m, m_H, η) offer the point's statistic: median and
@@ -42,6 +44,9 @@ private:
     void ensureAxes(bool logX, bool logY, double logBase);
     // A line's colour: its series' colour of the palette, in its shade.
     QColor lineColour(const QLineSeries *line) const;
+    void placeEmptyText();
+    void showLegend();
+    void fitTitle();
     QChartView *m_view;
     QChart *m_chart;
     QAbstractAxis *m_axisX = nullptr, *m_axisY = nullptr;
@@ -56,6 +61,8 @@ private:
     QScatterSeries *m_replicateDots = nullptr;
     std::vector<QLineSeries *> m_whiskers;
     QLineSeries *m_threshold = nullptr;
+    QGraphicsTextItem *m_empty = nullptr;    // FigureData::empty, over the plot
+    std::vector<QLineSeries *> m_legendOnly; // the short legend's entries, when shown
     FigureData m_data;
     bool m_stylesDirty = true;
     QComboBox *m_point = nullptr; // the replicate statistic, where offered

@@ -152,6 +152,33 @@ QString yWords(const FigureY &y)
     return QStringLiteral("final test loss (nats)");
 }
 
+// Why a figure has nothing to draw, said over its empty plot: no run finished yet, or none has
+// the chosen per-head statistic.
+void explainEmpty(FigureData &d, const Session &session, const FigureY &y)
+{
+    for (const auto &s : d.series)
+        if (!s.points.isEmpty() || !s.divergedX.isEmpty()) return;
+    d.shortLegend.clear(); // no line to tell apart
+    int finished = 0;
+    for (const auto &run : session.runs) finished += contributes(run.result) ? 1 : 0;
+    if (finished == 0)
+        d.empty = QStringLiteral("Nothing to draw yet: a point appears as each run finishes "
+                                 "(0 of %1 finished).")
+                      .arg(session.runs.size());
+    else if (!y.stat.isEmpty())
+        d.empty = QStringLiteral("None of the %1 finished runs has the %2: runs trained before "
+                                 "HeadLab logged per-head statistics have none%3. Choose the "
+                                 "final test loss in the y menu, or train the runs again.")
+                      .arg(finished)
+                      .arg(yWords(y))
+                      .arg(y.early ? QStringLiteral(", and a value 100 steps into the last phase "
+                                                    "needs a last phase that long")
+                                   : QString());
+    else
+        d.empty = QStringLiteral("None of the %1 finished runs is at this figure's settings.")
+                      .arg(finished);
+}
+
 void applyY(FigureData &d, const FigureY &y)
 {
     if (y.stat.isEmpty()) return;
@@ -202,6 +229,7 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
         d.series.back().colour = colours.sharedIndex(runsOf[nH]);
     }
     applyY(d, y);
+    explainEmpty(d, session, y);
     return d;
 }
 
@@ -291,9 +319,32 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
     std::vector<std::pair<size_t, QString>> ranks;
     for (const auto &[name, rank] : rankOf) ranks.push_back({rank, name});
     std::sort(ranks.begin(), ranks.end());
+    // The shade: the place of the rest of its name (d_model=48) among the session's, so that a
+    // shade means one width whichever head counts it has.
+    std::vector<QString> shadeNames;
     for (const auto &[rank, name] : ranks) {
         const int colour = byTable ? colours.sharedIndex(runsOf[name]) : int(rank);
-        colourOf[name] = {colour, sharing[colour]++};
+        QStringList rest = name.split(' ');
+        rest.removeAll(QString::fromStdString(colours.axis) + "=" +
+                       axisLabel(*runsOf[name].front(), colours.axis));
+        const QString shadeName = rest.join(' ');
+        auto at = std::find(shadeNames.begin(), shadeNames.end(), shadeName);
+        if (at == shadeNames.end()) at = shadeNames.insert(shadeNames.end(), shadeName);
+        colourOf[name] = {colour, int(at - shadeNames.begin())};
+        ++sharing[colour];
+    }
+    int mostSharing = 1;
+    for (const auto &[colour, count] : sharing) mostSharing = std::max(mostSharing, count);
+    const bool shaded = byTable && mostSharing > 1;
+    const int shades = shaded ? int(shadeNames.size()) : 1;
+    if (shaded) {
+        for (int c = 0; c < colours.values.size(); ++c)
+            if (sharing.count(c))
+                d.shortLegend.push_back(
+                    {QString::fromStdString(colours.axis) + " = " + displayLabel(colours.values[c]),
+                     c, 0, 1});
+        for (int k = 0; k < shades; ++k)
+            d.shortLegend.push_back({shadeNames[size_t(k)], -1, k, shades});
     }
     std::vector<std::pair<size_t, QString>> ranked;
     for (const auto &[name, points] : byConfig) ranked.push_back({rankOf.at(name), name});
@@ -302,7 +353,8 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         const auto &points = byConfig.at(name);
         FigureSeries series = toSeries(name, points, d.yMax, point);
         std::tie(series.colour, series.shade) = colourOf.at(name);
-        series.shades = sharing[series.colour];
+        series.shades = shades;
+        if (!shaded) series.shade = 0;
         series.note = sensitivityOf[name];
         if (groups.size() > 1 && groupOf.count(name))
             series.dash = int(std::distance(groups.begin(), groups.find(groupOf[name]))) % 4;
@@ -317,6 +369,7 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
                                   "against m_H shows this sweep")
                        .arg(exactNumber(*rates.begin()));
     applyY(d, y);
+    explainEmpty(d, session, y);
     return d;
 }
 
@@ -393,6 +446,7 @@ FigureData rankFigure(const Session &session)
         }
         d.series.push_back(std::move(s));
     }
+    explainEmpty(d, session, {});
     return d;
 }
 
@@ -462,6 +516,7 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
         s.colour = colours.sharedIndex(runsOf[scheme]);
         d.series.push_back(std::move(s));
     }
+    explainEmpty(d, session, {});
     return d;
 }
 } // namespace

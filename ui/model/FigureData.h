@@ -47,6 +47,14 @@ struct FigureSeries {
     QList<std::pair<int, int>> learnedOf;
 };
 
+// An entry of a figure's short legend: a colour, or a shade (colour −1: of the text colour).
+struct LegendEntry {
+    QString name;
+    int colour = -1;
+    int shade = 0;
+    int shades = 1;
+};
+
 struct FigureData {
     QString title;
     QString xTitle;
@@ -64,6 +72,12 @@ struct FigureData {
     QString referenceName;
     // y is a loss (the task's plateau lines and loss range apply); false for a head statistic.
     bool lossAxis = true;
+    // Why there is nothing to draw, shown over the empty plot; "" when something is drawn.
+    QString empty;
+    // For many lines whose colours and shades stand for two axes (25 configurations against η:
+    // heads as colours, widths as shades), one entry per colour and one per shade: the legend the
+    // figure shows when the lines' own entries do not fit its height.
+    std::vector<LegendEntry> shortLegend;
     QString csv() const;
 };
 
