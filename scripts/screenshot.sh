@@ -10,6 +10,7 @@
 #                                            rank, heads, inside
 #   HEADLAB_SCREEN=1280x720                  the Xvfb screen (default 1600x1000)
 #   HEADLAB_PRESENTER=1                      in presenter mode (full screen, large type)
+#   HEADLAB_LESSON=1                         with the lesson strip (heads and η buttons)
 #   HEADLAB_APP=path/to/headlab              default build/app/gui/headlab
 set -euo pipefail
 
@@ -28,6 +29,7 @@ fi
 mkdir -p "$(dirname "$OUT")"
 args=(--preset "$PRESET" --start --figure "$FIGURE" --screenshot "$OUT" --screenshot-after "$AFTER")
 [[ "${HEADLAB_PRESENTER:-0}" == 1 ]] && args+=(--presenter)
+[[ "${HEADLAB_LESSON:-0}" == 1 ]] && args+=(--lesson)
 
 if command -v xvfb-run >/dev/null 2>&1; then
     echo "[screenshot] Xvfb $SCREEN: $PRESET, $AFTER s of training, figure $FIGURE -> $OUT"

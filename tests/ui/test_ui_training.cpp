@@ -5,6 +5,7 @@
 #include "UiTestSessions.h"
 
 #include "ui/app/ExperimentForm.h"
+#include "ui/app/LessonStrip.h"
 #include "ui/app/MainWindow.h"
 
 #include "core/session/Search.h"
@@ -24,12 +25,16 @@
 #include <filesystem>
 
 #include <QAction>
+#include <QChart>
 #include <QCheckBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTableView>
@@ -122,11 +127,72 @@ private Q_SLOTS:
     void secondWriterOfASessionIsRefused();
     void anUntitledSessionNeverReusesAnothersResults();
     void aBoundarySearchRunsRoundByRoundInTheApp();
+    void theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly();
 };
 
 // Start on a search session trains round 0, then plans and trains each next round by itself until
 // every configuration has stopped; the session file holds the rounds, and the Boundary figure the
 // crossing. The task: tests/search/fixtures' copy task.
+// The lesson strip: a teacher presses a learning rate mid-run. The running sweep stops, its runs
+// stay on the loss curves faintly, and the new η's runs start at once for the same head counts;
+// pressing a head count adds its runs.
+void TestUiTraining::theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly()
+{
+    QTemporaryDir dir;
+    Session s = uitest::tinySession(4000);
+    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}},
+              SweepAxis{"lr", {uitest::num(1e-3)}}};
+    expandSweep(s);
+    const QString path = saveTemp(dir, s, "lesson.yaml");
+    MainWindow window;
+    window.setInteractive(false);
+    window.show();
+    QVERIFY(window.openSession(path));
+    window.lessonAction()->trigger();
+    LessonStrip *strip = window.lessonStrip();
+    QVERIFY(strip->isVisibleTo(&window));
+    QCOMPARE(strip->heads(), (QList<int64_t>{1, 2}));
+    QCOMPARE(strip->learningRate(), 1e-3);
+    QTRY_VERIFY_WITH_TIMEOUT(window.startAction()->isEnabled(), 3000);
+    QVERIFY(window.startSweep());
+    QTRY_VERIFY_WITH_TIMEOUT(window.model()->run(0).result.stepsDone > 100, 60000);
+
+    strip->chooseLearningRate(2e-3);
+    auto lrOf = [&] {
+        for (const auto &axis : window.model()->session().axes)
+            if (axis.name == "lr") return axis.values.front().number;
+        return 0.0;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(lrOf() == 2e-3 && window.controller()->isRunning(), 30000);
+    QCOMPARE(window.model()->runCount(), 2);
+    for (int i = 0; i < 2; ++i) QCOMPARE(window.model()->run(i).config.lr, 2e-3);
+    auto *loss = qobject_cast<LossChartView *>(window.figure("loss"));
+    QVERIFY(loss);
+    QVERIFY(loss->ghostCount() >= 1); // the η = 1e-3 runs, faintly
+    loss->refresh();
+    int faint = 0;
+    bool named = false;
+    for (auto *series : loss->chart()->series())
+        if (auto *line = qobject_cast<QLineSeries *>(series);
+            line && line->pen().color().alphaF() < 0.5 && line->count() > 0) {
+            ++faint;
+            named = named || line->name() == QStringLiteral("earlier runs (faint)");
+        }
+    QCOMPARE(faint, loss->ghostCount());
+    QVERIFY(named); // one legend entry for them all
+
+    // A head count pressed: its runs join at the chosen η.
+    QTRY_VERIFY_WITH_TIMEOUT(window.model()->run(0).result.stepsDone > 50, 60000);
+    strip->toggleHeads(4);
+    QTRY_VERIFY_WITH_TIMEOUT(window.model()->runCount() == 3 && window.controller()->isRunning(),
+                             30000);
+    QCOMPARE(window.model()->run(2).config.model.heads.front(), int64_t(4));
+    QCOMPARE(window.model()->run(2).config.lr, 2e-3);
+    QSignalSpy finished(window.controller(), &TrainingController::sweepFinished);
+    window.stopSweep();
+    QVERIFY(finished.wait(30000));
+}
+
 void TestUiTraining::aBoundarySearchRunsRoundByRoundInTheApp()
 {
     QTemporaryDir dir;

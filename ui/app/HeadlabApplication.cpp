@@ -96,8 +96,12 @@ int runHeadlab(QApplication &app)
             "On exit, print how late a 5 ms timer fired on the GUI thread (event-loop latency)."));
     QCommandLineOption presenterOpt(QStringLiteral("presenter"),
                                     QStringLiteral("Start in presenter mode (F11 toggles it)."));
+    QCommandLineOption lessonOpt(
+        QStringLiteral("lesson"),
+        QStringLiteral("Show the lesson strip: large buttons for heads and "
+                       "η (Ctrl+L toggles it)."));
     parser.addOptions({sessionOpt, presetOpt, exportOpt, sizeOpt, startOpt, shotOpt, shotAfterOpt,
-                       figureOpt, darkOpt, presenterOpt, latencyOpt});
+                       figureOpt, darkOpt, presenterOpt, lessonOpt, latencyOpt});
     parser.addPositionalArgument(QStringLiteral("session"),
                                  QStringLiteral("A session file to open."),
                                  QStringLiteral("[S.yaml]"));
@@ -193,6 +197,7 @@ int runHeadlab(QApplication &app)
     if (parser.isSet(figureOpt)) window.showFigure(parser.value(figureOpt));
     window.show();
     if (parser.isSet(presenterOpt)) window.setPresenterMode(true);
+    if (parser.isSet(lessonOpt)) window.lessonAction()->setChecked(true);
     if (parser.isSet(startOpt))
         QTimer::singleShot(300, &window, [&window] { window.startSweep(); });
     if (parser.isSet(shotOpt)) {

@@ -5,12 +5,14 @@
 #include "core/session/Search.h"
 #include "core/session/SessionStore.h"
 #include "ui/app/ExperimentForm.h"
+#include "ui/app/LessonStrip.h"
 #include "ui/app/ProgressBarDelegate.h"
 #include "ui/app/SamplesView.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/FigureTable.h"
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/LossChartView.h"
+#include "ui/model/ColourTable.h"
 #include "ui/model/RunMetrics.h"
 #include "ui/model/RunTableModel.h"
 #include "ui/model/SessionModel.h"
@@ -36,6 +38,7 @@
 #include <QProgressBar>
 #include <QScreen>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
@@ -45,6 +48,7 @@
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 #include <cstdio>
 
@@ -118,6 +122,12 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_controller, &TrainingController::sweepFinished, this, [this] {
         m_model->settleAfterSweep();
         autosave();
+        if (m_lessonPending) { // stopped for the lesson strip's new choice: its runs now
+            m_lessonPending = false;
+            m_form->setRunning(false);
+            startLesson();
+            return;
+        }
         // A boundary search goes on with its next round, unless runs were stopped (then it waits,
         // as a sweep does, for Start).
         QString finished = tr("Sweep finished");
@@ -151,6 +161,13 @@ MainWindow::MainWindow(QWidget *parent)
             &SessionModel::setLiveAttention);
     connect(m_model, &SessionModel::dataChanged, this, &MainWindow::scheduleRedraw);
     connect(m_model, &SessionModel::runsReset, this, &MainWindow::updateFigureTabs);
+    // Another session (opened, a preset, the form): the strip offers its values. Deferred: a
+    // strip button's own click may have led here, and its button must outlive the click.
+    connect(m_model, &SessionModel::runsReset, this, [this] {
+        QTimer::singleShot(0, this, [this] {
+            if (m_lessonScroll->isVisible()) showLessonStrip();
+        });
+    });
     updateFigureTabs(); // the default session's task
     updateSamplesDock();
     connect(m_model, &SessionModel::modifiedChanged, this, &MainWindow::updateTitle);
@@ -390,6 +407,15 @@ void MainWindow::buildMenus()
 
     auto *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_presenterAction);
+    m_lessonAction = view->addAction(tr("&Lesson strip"));
+    m_lessonAction->setCheckable(true);
+    m_lessonAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    m_lessonAction->setToolTip(tr("Large buttons for heads and η above the figures: a choice "
+                                  "starts its runs at once, the old ones stay faintly"));
+    connect(m_lessonAction, &QAction::toggled, this, [this](bool on) {
+        if (on) showLessonStrip();
+        m_lessonScroll->setVisible(on);
+    });
     for (int i = 0; i < m_figures.size(); ++i) {
         auto *a = view->addAction(figureTabName(m_figures[i]->figureId()));
         a->setShortcut(QKeySequence(Qt::ALT | (Qt::Key_1 + i)));
@@ -452,7 +478,25 @@ void MainWindow::buildLayout()
         });
         connect(f, &FigureView::viewStateChanged, this, &MainWindow::saveView);
     }
-    setCentralWidget(m_tabs);
+    // The lesson strip above the figures (View ▸ Lesson strip): kept in presenter mode.
+    // It scrolls sideways where the window is narrower than its buttons: the window must not
+    // grow past the screen for it.
+    m_lessonStrip = new LessonStrip(this);
+    connect(m_lessonStrip, &LessonStrip::lessonChanged, this, &MainWindow::startLesson);
+    m_lessonScroll = new QScrollArea(this);
+    m_lessonScroll->setWidget(m_lessonStrip);
+    m_lessonScroll->setWidgetResizable(true);
+    m_lessonScroll->setFrameShape(QFrame::NoFrame);
+    m_lessonScroll->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_lessonScroll->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    m_lessonScroll->hide();
+    auto *central = new QWidget(this);
+    auto *centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    centralLayout->addWidget(m_lessonScroll);
+    centralLayout->addWidget(m_tabs, 1);
+    setCentralWidget(central);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         if (auto *f = currentFigure()) f->refresh();
         // A tab hidden because the new session's task has no such figure moves the current tab:
@@ -990,6 +1034,38 @@ bool MainWindow::startRuns(const std::vector<int> &runIndices)
     return true;
 }
 
+void MainWindow::showLessonStrip()
+{
+    m_lessonStrip->setSession(m_model->session());
+    // As tall as its buttons (which presenter mode enlarges), and a scroll bar where needed.
+    m_lessonScroll->setFixedHeight(m_lessonStrip->sizeHint().height() +
+                                   m_lessonScroll->horizontalScrollBar()->sizeHint().height());
+}
+
+void MainWindow::startLesson()
+{
+    // A running sweep stops first (its runs keep what they reached); the choice applies then.
+    if (m_controller->isRunning()) {
+        m_lessonPending = true;
+        m_controller->stop();
+        return;
+    }
+    // The runs shown now become the faint comparison, in their colours.
+    const Session &shown = m_model->session();
+    const ColourTable colours = colourTable(shown);
+    std::vector<LossChartView::Ghost> ghosts;
+    for (const auto &run : shown.runs)
+        if (!run.result.test.empty())
+            ghosts.push_back(
+                {runLabel(shown, run), run.result.test, std::max(0, colours.indexOf(run))});
+    Session lesson = m_lessonStrip->lesson(shown);
+    m_model->setSweep(lesson);
+    m_form->loadFrom(m_model->session());
+    if (auto *loss = qobject_cast<LossChartView *>(figure("loss"))) loss->setGhosts(ghosts);
+    updateTitle();
+    if (startSweep()) showFigure(QStringLiteral("loss"));
+}
+
 void MainWindow::pauseOrResume()
 {
     if (!m_controller->isRunning()) return;
@@ -1227,6 +1303,7 @@ void MainWindow::setPresenterMode(bool on)
         showNormal();
     }
     applyTheme();
+    if (m_lessonScroll->isVisible()) showLessonStrip(); // its buttons in the new type size
     QTimer::singleShot(0, this, [this] {
         setUpdatesEnabled(true);
         update();

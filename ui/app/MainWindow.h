@@ -16,6 +16,7 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QScrollArea;
 class QTabWidget;
 class QTableView;
 class QTimer;
@@ -24,6 +25,7 @@ class QSortFilterProxyModel;
 namespace headlab::ui {
 
 class ExperimentForm;
+class LessonStrip;
 class SamplesView;
 class RunTableModel;
 class SessionModel;
@@ -38,6 +40,8 @@ public:
     SessionModel *model() const { return m_model; }
     TrainingController *controller() const { return m_controller; }
     ExperimentForm *form() const { return m_form; }
+    LessonStrip *lessonStrip() const { return m_lessonStrip; }
+    QAction *lessonAction() const { return m_lessonAction; }
     QTableView *runTable() const { return m_table; }
     FigureView *figure(const QString &id) const;
     FigureView *currentFigure() const;
@@ -111,6 +115,9 @@ private:
     void exportCurrentFigure();
     void exportAllFigures();
     void rerunSelected(bool newSeed);
+    // The lesson strip's choice: stops what trains, keeps its curves faintly, sweeps the choice.
+    void startLesson();
+    void showLessonStrip(); // its buttons for the session shown, its height for them
     QString autosavePath() const;
     // An untitled session was replaced or the window closed without saving it: its autosave file
     // and results are removed (what a person kept was saved under a name of its own).
@@ -144,6 +151,10 @@ private:
     QAction *m_start, *m_pause, *m_stop, *m_runSelected, *m_stopSelected, *m_rerun, *m_rerunSeed;
     QAction *m_pauseSelected; // pause / resume the selected runs
     QAction *m_exportFigure, *m_exportAll, *m_exportSizeAction, *m_presenterAction;
+    QAction *m_lessonAction = nullptr;
+    LessonStrip *m_lessonStrip = nullptr;
+    QScrollArea *m_lessonScroll = nullptr;
+    bool m_lessonPending = false; // a choice waits for the stopped sweep to finish
     QActionGroup *m_themeGroup;
     bool m_interactive = true;
     bool m_presenter = false;

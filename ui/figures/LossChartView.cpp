@@ -234,6 +234,41 @@ int LossChartView::runsWithCurves() const
     return n;
 }
 
+void LossChartView::setGhosts(std::vector<Ghost> ghosts)
+{
+    for (auto *line : m_ghosts) {
+        m_chart->removeSeries(line);
+        delete line;
+    }
+    m_ghosts.clear();
+    for (const auto &ghost : ghosts) {
+        auto *line = new QLineSeries();
+        QList<QPointF> points;
+        for (const auto &p : ghost.test)
+            if (std::isfinite(p.value)) points << QPointF(double(p.step), p.value);
+        line->replace(points);
+        line->setProperty("colour", ghost.colour);
+        line->setProperty("label", ghost.label);
+        m_chart->addSeries(line);
+        attach(line);
+        m_ghosts.push_back(line);
+    }
+    styleGhosts();
+}
+
+void LossChartView::styleGhosts()
+{
+    // Faint and thin; one legend entry for them all.
+    for (size_t k = 0; k < m_ghosts.size(); ++k) {
+        QColor c = m_theme.seriesColor(m_ghosts[k]->property("colour").toInt());
+        c.setAlphaF(0.3f);
+        m_ghosts[k]->setPen(QPen(c, m_theme.line(1.8)));
+        m_ghosts[k]->setName(k == 0 ? tr("earlier runs (faint)") : QString());
+        for (auto *m : m_chart->legend()->markers(m_ghosts[k])) m->setVisible(k == 0);
+    }
+    if (!m_ghosts.empty()) m_chart->legend()->setVisible(true);
+}
+
 void LossChartView::attach(QAbstractSeries *series)
 {
     if (m_axisX) series->attachAxis(m_axisX);
@@ -688,6 +723,7 @@ void LossChartView::refresh()
     if (logY) std::tie(yLo, yHi) = decadeRange(yLo, yHi); // as the axis widened them
     updatePhaseMarks(median && !m_groups.empty() ? QList<int>{m_groups.front().runs.front()} : runs,
                      yLo, yHi);
+    styleGhosts();
     m_chart->setTitle(title());
     if (median)
         m_info->setText(

@@ -49,6 +49,15 @@ public:
     // Colour by this swept axis (its values in the legend); "" colours by run.
     void setColourBy(const QString &axis);
     QChart *chart() const { return m_chart; }
+    // Earlier runs drawn faintly behind the current ones, in their colours (the lesson strip's
+    // comparison: the runs a new choice replaced); empty clears them.
+    struct Ghost {
+        QString label;
+        Curve test;
+        int colour = 0;
+    };
+    void setGhosts(std::vector<Ghost> ghosts);
+    int ghostCount() const { return int(m_ghosts.size()); }
     // Runs drawn now: the selection, else every run with data.
     QList<int> displayedRuns() const;
 
@@ -64,6 +73,8 @@ private:
     void updatePlateaus(double xMin, double xMax);
     void updatePhaseMarks(const QList<int> &runs, double yMin, double yMax);
     void attach(QAbstractSeries *series);
+    void styleGhosts();
+    std::vector<QLineSeries *> m_ghosts;
 
     QChartView *m_view;
     QChart *m_chart;

@@ -1,0 +1,174 @@
+// LessonStrip.cpp — see LessonStrip.h.
+#include "ui/app/LessonStrip.h"
+
+#include "ui/model/RunMetrics.h"
+
+#include <QApplication>
+#include <QButtonGroup>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace headlab::ui {
+
+namespace {
+std::vector<double> axisNumbers(const Session &session, const std::string &name)
+{
+    std::vector<double> out;
+    for (const auto &axis : session.axes)
+        if (axis.name == name)
+            for (const auto &v : axis.values)
+                if (v.kind == AxisValue::Kind::Number) out.push_back(v.number);
+    return out;
+}
+
+void clearRow(QHBoxLayout *row, QButtonGroup *group)
+{
+    for (auto *b : group->buttons()) {
+        group->removeButton(b);
+        delete b;
+    }
+    while (row->count() > 1) delete row->takeAt(1); // the row's label stays
+}
+} // namespace
+
+LessonStrip::LessonStrip(QWidget *parent)
+    : QWidget(parent)
+{
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(8, 4, 8, 4);
+    m_headsRow = new QHBoxLayout;
+    m_lrRow = new QHBoxLayout;
+    m_headsRow->addWidget(new QLabel(tr("Heads"), this));
+    m_lrRow->addWidget(new QLabel(tr("Learning rate η"), this));
+    layout->addLayout(m_headsRow);
+    layout->addSpacing(24);
+    layout->addLayout(m_lrRow);
+    layout->addStretch(1);
+    m_headsGroup = new QButtonGroup(this);
+    m_headsGroup->setExclusive(false); // several head counts side by side
+    m_lrGroup = new QButtonGroup(this);
+    m_lrGroup->setExclusive(true); // one η at a time: the figure compares heads at it
+    connect(m_headsGroup, &QButtonGroup::buttonClicked, this, [this](QAbstractButton *b) {
+        if (heads().isEmpty()) b->setChecked(true); // at least one head count
+        Q_EMIT lessonChanged();
+    });
+    connect(m_lrGroup, &QButtonGroup::buttonClicked, this, [this] { Q_EMIT lessonChanged(); });
+    // A pressed value must read as pressed from the back of the room.
+    setStyleSheet(QStringLiteral("QPushButton { padding: 4px 10px; } QPushButton:checked { "
+                                 "background: palette(highlight); color: palette(highlighted-text); "
+                                 "border: 1px solid palette(highlight); border-radius: 3px; }"));
+    setToolTip(tr("Press a head count to add or remove it, or a learning rate: the new runs start "
+                  "at once, and the loss curves keep the previous ones faintly"));
+}
+
+QPushButton *LessonStrip::addButton(QHBoxLayout *row, const QString &text, QButtonGroup *group)
+{
+    auto *b = new QPushButton(text, this);
+    b->setCheckable(true);
+    QFont f = QApplication::font();
+    f.setPointSizeF(f.pointSizeF() * 1.3); // read from the back of a room, in presenter mode too
+    f.setBold(true);
+    b->setFont(f);
+    b->setMinimumWidth(b->fontMetrics().horizontalAdvance(text) + 28);
+    b->setMinimumHeight(b->fontMetrics().height() + 14);
+    group->addButton(b, int(group->buttons().size()));
+    row->addWidget(b);
+    return b;
+}
+
+void LessonStrip::setSession(const Session &session)
+{
+    clearRow(m_headsRow, m_headsGroup);
+    clearRow(m_lrRow, m_lrGroup);
+    // Type 1.3 times the application's, which presenter mode enlarges.
+    for (auto *row : {m_headsRow, m_lrRow})
+        if (auto *label = qobject_cast<QLabel *>(row->itemAt(0)->widget())) {
+            QFont f = QApplication::font();
+            f.setPointSizeF(f.pointSizeF() * 1.3);
+            f.setBold(true);
+            label->setFont(f);
+        }
+    const auto widths = axisNumbers(session, "d_model");
+    const int64_t width = widths.empty() ? session.base.model.dModel : int64_t(widths.front());
+    std::vector<double> sweptHeads = axisNumbers(session, "heads");
+    if (sweptHeads.empty()) sweptHeads = {double(session.base.model.heads.front())};
+    std::set<int64_t> headSet;
+    for (double h : sweptHeads) headSet.insert(int64_t(h));
+    for (int64_t h : {1, 2, 3, 4, 6, 8, 12, 16})
+        if (width % h == 0 && headSet.size() < 8) headSet.insert(h);
+    m_headValues.clear();
+    for (int64_t h : headSet)
+        if (width % h == 0) m_headValues << h;
+    std::vector<double> sweptLr = axisNumbers(session, "lr");
+    if (sweptLr.empty()) sweptLr = {session.base.lr};
+    std::set<double> lrSet(sweptLr.begin(), sweptLr.end());
+    for (double lr : {1e-3, 2e-3, 3e-3, 6e-3, 1e-2})
+        if (lrSet.size() < 6) lrSet.insert(lr);
+    m_lrValues = QList<double>(lrSet.begin(), lrSet.end());
+    for (int64_t h : m_headValues) {
+        auto *b = addButton(m_headsRow, QString::number(h), m_headsGroup);
+        b->setChecked(std::find(sweptHeads.begin(), sweptHeads.end(), double(h)) !=
+                      sweptHeads.end());
+    }
+    for (double lr : m_lrValues) {
+        auto *b = addButton(m_lrRow, displayLabel(exactNumber(lr)), m_lrGroup);
+        b->setChecked(lr == sweptLr.front());
+    }
+}
+
+QList<int64_t> LessonStrip::heads() const
+{
+    QList<int64_t> out;
+    for (int i = 0; i < m_headValues.size(); ++i)
+        if (m_headsGroup->button(i) && m_headsGroup->button(i)->isChecked()) out << m_headValues[i];
+    return out;
+}
+
+double LessonStrip::learningRate() const
+{
+    const int i = m_lrGroup->checkedId();
+    return i >= 0 && i < m_lrValues.size() ? m_lrValues[i] : NAN;
+}
+
+void LessonStrip::chooseLearningRate(double lr)
+{
+    for (int i = 0; i < m_lrValues.size(); ++i)
+        if (m_lrValues[i] == lr) m_lrGroup->button(i)->click();
+}
+
+void LessonStrip::toggleHeads(int64_t heads)
+{
+    for (int i = 0; i < m_headValues.size(); ++i)
+        if (m_headValues[i] == heads) m_headsGroup->button(i)->click();
+}
+
+Session LessonStrip::lesson(const Session &session) const
+{
+    Session out = session;
+    auto setAxis = [&](const std::string &name, const std::vector<double> &values) {
+        SweepAxis axis{name, {}};
+        for (double v : values) {
+            AxisValue a;
+            a.number = v;
+            axis.values.push_back(a);
+        }
+        for (auto &existing : out.axes)
+            if (existing.name == name) {
+                existing = axis;
+                return;
+            }
+        out.axes.push_back(axis);
+    };
+    std::vector<double> h;
+    for (int64_t v : heads()) h.push_back(double(v));
+    setAxis("heads", h);
+    if (std::isfinite(learningRate())) setAxis("lr", {learningRate()});
+    return out;
+}
+
+} // namespace headlab::ui
