@@ -59,9 +59,10 @@ LessonStrip::LessonStrip(QWidget *parent)
     });
     connect(m_lrGroup, &QButtonGroup::buttonClicked, this, [this] { Q_EMIT lessonChanged(); });
     // A pressed value must read as pressed from the back of the room.
-    setStyleSheet(QStringLiteral("QPushButton { padding: 4px 10px; } QPushButton:checked { "
-                                 "background: palette(highlight); color: palette(highlighted-text); "
-                                 "border: 1px solid palette(highlight); border-radius: 3px; }"));
+    setStyleSheet(
+        QStringLiteral("QPushButton { padding: 4px 10px; } QPushButton:checked { "
+                       "background: palette(highlight); color: palette(highlighted-text); "
+                       "border: 1px solid palette(highlight); border-radius: 3px; }"));
     setToolTip(tr("Press a head count to add or remove it, or a learning rate: the new runs start "
                   "at once, and the loss curves keep the previous ones faintly"));
 }
