@@ -12,7 +12,8 @@
 #   scripts/gpu-tests.sh [CTEST_REGEX]     default: the suites above (not the fuzzer, Slurm or the
 #                                          layering checks, which need no GPU)
 #
-# Exit status: ctest's (non-zero when a test fails), 1 when the build fails.
+# Exit status: ctest's (non-zero when a test fails), 1 when the build fails. The verdicts are
+# written to docs/data/gpu-tests/ (and $OUT; see the end).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,5 +40,30 @@ say "built in $((SECONDS - start)) s"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >&2 || true
 
 cd "$ROOT/build-core"
+# The verdicts go to a file of the repository, docs/data/gpu-tests/DATE-GPU-COMMIT.txt (with the
+# commit, the GPU, the driver and every suite's line), and under $OUT at the same path when the
+# device tool runs this, so that they come back to the workstation as written, not pasted.
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -c 'A-Za-z0-9\n' '-' || true)
+# The device's copy of the tree may have no .git: HEADLAB_COMMIT names the commit then.
+commit=${HEADLAB_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+verdicts="docs/data/gpu-tests/$(date -u +%F)-${gpu:-no-gpu}-$commit.txt"
+mkdir -p "$ROOT/docs/data/gpu-tests"
+{
+    echo "# scripts/gpu-tests.sh ${1:-(default suites)} at $commit, $(date -u '+%F %T') UTC"
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no GPU"
+    if [[ -n "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ]]; then
+        echo "(working tree differs from $commit)"
+    fi
+} > "$ROOT/$verdicts"
 # CTEST_ARGS: more ctest options (bench/gpu_tasks.sh passes -V to keep every case's verdict).
-ctest --output-on-failure ${CTEST_ARGS:-} -R "${1:-^($(IFS='|'; echo "${SUITES[*]}"))\$}" --timeout 900
+set +e
+ctest --output-on-failure ${CTEST_ARGS:-} -R "${1:-^($(IFS='|'; echo "${SUITES[*]}"))\$}" --timeout 900 \
+    2>&1 | tee -a "$ROOT/$verdicts"
+status=${PIPESTATUS[0]}
+set -e
+if [[ -n "${OUT:-}" ]]; then
+    mkdir -p "$OUT/$(dirname "$verdicts")"
+    cp "$ROOT/$verdicts" "$OUT/$verdicts"
+fi
+say "verdicts in $verdicts (exit $status)"
+exit "$status"

@@ -131,7 +131,8 @@ struct SweepRunner::Impl {
     std::deque<std::vector<SweepJob>> queue; // ensembles waiting for a device
     std::set<int> stoppedRuns;
     std::set<int> pausedRuns;
-    int attentionRun = -1; // setAttentionWanted, guarded by mutex
+    std::map<int, int64_t> pausedPolls; // run -> times its trainer found it paused
+    int attentionRun = -1;              // setAttentionWanted, guarded by mutex
     std::string attentionInput;
     SweepCallbacks callbacks;
     SweepOptions options;
@@ -208,7 +209,9 @@ struct SweepRunner::Impl {
         };
         control.memberPauseRequested = [&](size_t i) {
             std::lock_guard<std::mutex> lock(mutex);
-            return pausedRuns.count(jobs[i].runIndex) > 0;
+            const bool paused = pausedRuns.count(jobs[i].runIndex) > 0;
+            if (paused) ++pausedPolls[jobs[i].runIndex];
+            return paused;
         };
         control.onProgress = [&](size_t i, const RunProgress &p) {
             RunProgress q = p;
@@ -372,6 +375,13 @@ void SweepRunner::resumeRun(int runIndex)
 {
     std::lock_guard<std::mutex> lock(d->mutex);
     d->pausedRuns.erase(runIndex);
+}
+
+int64_t SweepRunner::pausedPolls(int runIndex) const
+{
+    std::lock_guard<std::mutex> lock(d->mutex);
+    const auto it = d->pausedPolls.find(runIndex);
+    return it == d->pausedPolls.end() ? 0 : it->second;
 }
 
 bool SweepRunner::isRunPaused(int runIndex) const

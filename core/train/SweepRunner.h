@@ -62,6 +62,9 @@ public:
     void pauseRun(int runIndex);
     void resumeRun(int runIndex);
     bool isRunPaused(int runIndex) const;
+    // How many times the trainer of `runIndex` polled it and found it paused (each poll is a
+    // point where a step would otherwise have run): tests count these instead of waiting.
+    int64_t pausedPolls(int runIndex) const;
     // Asks for run `runIndex`'s attention maps on `input` at each of its evaluations (delivered
     // through SweepCallbacks::onAttention); -1 asks for none. Costs one small forward pass per
     // evaluation of that run's ensemble.

@@ -524,9 +524,11 @@ private Q_SLOTS:
         QVERIFY(runner.isRunPaused(1));
         QTRY_VERIFY_WITH_TIMEOUT(status(1) == RunStatus::Paused && status(0) == RunStatus::Paused,
                                  20000);
-        const int64_t held = step(0);
-        QTest::qWait(300);
-        QCOMPARE(step(0), held); // the whole ensemble holds
+        // The whole ensemble holds: ten more polls of the paused run (each a point where a step
+        // would have run), and no step taken (a count of work, not a wait).
+        const int64_t held = step(0), polls = runner.pausedPolls(1);
+        QTRY_VERIFY_WITH_TIMEOUT(runner.pausedPolls(1) >= polls + 10, 20000);
+        QCOMPARE(step(0), held);
         runner.resumeRun(1);
         QTRY_VERIFY_WITH_TIMEOUT(step(0) > held, 20000);
         // Stopping the paused run of a paused ensemble lets the other go on.

@@ -577,8 +577,13 @@ void TestUiTraining::sweepFillsTableAndHeatmap()
     const auto &redraw = window.redrawStats();
     qInfo("frame-timer redraws of the loss chart: %d frames, mean %.2f ms, max %.2f ms",
           redraw.frames, redraw.frames ? redraw.totalMs / redraw.frames : 0.0, redraw.maxMs);
-    QVERIFY2(probe.maxMs() < 250, "the GUI thread was blocked during training");
+    // Counts of work, not wall-clock bounds (the latency itself is bench/ui_latency.sh's): the
+    // training thread's progress arrives in batches, and the GUI redraws at most once per batch.
     QVERIFY(progress.count() > 0);
+    QVERIFY2(redraw.frames <= progress.count(),
+             qPrintable(QStringLiteral("%1 redraws for %2 progress batches")
+                            .arg(redraw.frames)
+                            .arg(progress.count())));
 
     // The table: every run done, with a final loss.
     for (int row = 0; row < table->model()->rowCount(); ++row) {
