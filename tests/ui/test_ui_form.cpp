@@ -6,6 +6,7 @@
 #include "ui/app/ExperimentForm.h"
 #include "ui/model/RunMetrics.h"
 
+#include "core/session/Presets.h"
 #include "core/session/Search.h"
 #include "core/tasks/RunConfigFields.h"
 
@@ -19,7 +20,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <random>
+#include <set>
+
+#include <yaml-cpp/yaml.h>
 
 using namespace headlab;
 using namespace headlab::ui;
@@ -57,6 +63,7 @@ private Q_SLOTS:
     void exactNumberIsShortestAndExact();
     void theReportedValuesSurviveAnEdit();
     void randomSessionsSurviveTheForm();
+    void everyConfigFieldSurvivesTheForm();
     void anUnfocusedControlIgnoresTheWheel();
     void theFormEditsABoundarySearch();
     void theFormEditsStabilizers();
@@ -285,5 +292,161 @@ void TestUiForm::anUnfocusedControlIgnoresTheWheel()
 }
 
 QTEST_MAIN(TestUiForm)
+
+namespace {
+std::string dump(const YAML::Node &node)
+{
+    YAML::Emitter out;
+    out << YAML::Flow << node;
+    return out.c_str();
+}
+} // namespace
+
+// Every row of the config-field tables (experiment, model, stabilizers, phases), through the form:
+// random sessions whose every field takes its value from a random preset (each field on its own,
+// so values meet that no preset pairs), or from the values below where every preset has the same,
+// and whose floating-point values use every bit of a double; each valid one, opened in the form,
+// edited and saved, gives the same file but for the edit. A row that none of them varies fails
+// the test by name: a new field needs a second value here.
+void TestUiForm::everyConfigFieldSurvivesTheForm()
+{
+    std::vector<YAML::Node> experiments;
+    std::vector<Session> presets;
+    for (const auto &info : builtinPresets()) {
+        presets.push_back(loadPreset(info.name));
+        experiments.push_back(YAML::Load(sessionToYaml(presets.back()))["experiment"]);
+    }
+    // Values for fields every preset leaves alike (a flow-style YAML value each).
+    const std::map<std::string, std::vector<std::string>> more = {
+        {"model.layers", {"3"}},
+        {"model.head_dim", {"8", "16"}},
+        {"model.width_multiplier", {"2", "8"}},
+        {"qk_rule",
+         {"{enabled: true, reference_head_dim: 8}", "{enabled: true, reference_head_dim: 16}"}},
+        {"model.final_norm", {"false"}},
+        {"model.init", {"pytorch"}},
+        {"stabilizers.qk_norm", {"on", "gain"}},
+        {"stabilizers.softcap", {"7.3890560989306504"}},
+        {"stabilizers.z_loss", {"1.0000000000000001e-05"}},
+        {"stabilizers.sigma_reparam", {"qk", "all"}},
+        {"stabilizers.independent_weight_decay", {"0.00031622776601683794"}},
+        {"tf32", {"true"}},
+        {"device", {"cpu"}},
+        {"eval_batches", {"3"}},
+        {"seed", {"18446744073709551557"}},
+    };
+    std::mt19937_64 random(20261127);
+    auto pick = [&](size_t n) {
+        return size_t(std::uniform_int_distribution<size_t>(0, n - 1)(random));
+    };
+    // Per field, the distinct values that reached the form in valid sessions.
+    std::map<std::string, std::set<std::string>> seen;
+    int valid = 0;
+    for (int trial = 0; trial < 1000 && valid < 150; ++trial) {
+        const size_t base = pick(presets.size());
+        YAML::Node doc = YAML::Load(sessionToYaml(presets[base]));
+        YAML::Node experiment = doc["experiment"];
+        std::map<std::string, std::string> chosen;
+        auto choose = [&](YAML::Node map, const std::string &prefix, const std::string &key,
+                          const YAML::Node &from) {
+            const std::string path = prefix.empty() ? key : prefix + "." + key;
+            const auto extra = more.find(path);
+            if (extra != more.end() && pick(3) == 0) {
+                map[key] = YAML::Load(extra->second[pick(extra->second.size())]);
+            } else if (from && from[key]) {
+                map[key] = YAML::Clone(from[key]);
+            } else {
+                map.remove(key);
+            }
+            chosen[path] = map[key] ? dump(map[key]) : std::string("(default)");
+        };
+        auto keysOf = [&](const std::string &sub) {
+            std::set<std::string> keys;
+            for (const auto &e : experiments) {
+                const YAML::Node map = sub.empty() ? e : e[sub];
+                if (map && map.IsMap())
+                    for (const auto &kv : map) keys.insert(kv.first.as<std::string>());
+            }
+            for (const auto &[path, values] : more) {
+                const auto dot = path.find('.');
+                if (sub.empty() ? dot == std::string::npos : path.rfind(sub + ".", 0) == 0)
+                    keys.insert(sub.empty() ? path : path.substr(dot + 1));
+            }
+            return keys;
+        };
+        for (const std::string &key : keysOf("")) {
+            if (key == "model" || key == "stabilizers") continue;
+            choose(experiment, "", key, experiments[pick(experiments.size())]);
+        }
+        for (const std::string sub : {"model", "stabilizers"}) {
+            if (!experiment[sub]) experiment[sub] = YAML::Node(YAML::NodeType::Map);
+            YAML::Node map = experiment[sub];
+            for (const std::string &key : keysOf(sub))
+                choose(map, sub, key, experiments[pick(experiments.size())][sub]);
+        }
+        // Floating-point values with every bit of a double: within 1 % of the chosen one.
+        std::function<void(YAML::Node)> jitter = [&](YAML::Node node) {
+            if (node.IsMap() || node.IsSequence()) {
+                for (auto it = node.begin(); it != node.end(); ++it)
+                    jitter(node.IsMap() ? it->second : *it);
+                return;
+            }
+            if (!node.IsScalar() || pick(3) != 0) return;
+            const std::string text = node.Scalar();
+            char *end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (end == text.c_str() || *end || text.find_first_of(".eE") == std::string::npos)
+                return; // not a floating-point number (integers, words)
+            char out[40];
+            std::snprintf(out, sizeof out, "%.17g",
+                          v * (1 + std::uniform_real_distribution<double>(-0.01, 0.01)(random)));
+            node = std::string(out);
+        };
+        jitter(experiment);
+        Session s;
+        try {
+            s = sessionFromYaml(dump(doc), "trial " + std::to_string(trial));
+            expandSweep(s);
+        } catch (const std::exception &) {
+            continue; // fields that do not go together (a width the heads do not divide, ...)
+        }
+        if (s.runs.empty()) continue;
+        ++valid;
+        for (const auto &[path, value] : chosen) seen[path].insert(value);
+        for (const auto &phase : experiment["phases"])
+            for (const auto &kv : phase)
+                seen["phases." + kv.first.as<std::string>()].insert(dump(kv.second));
+        const std::string want = expected(s), got = throughTheForm(s);
+        if (got != want)
+            QFAIL(qPrintable(
+                QStringLiteral("trial %1 changed:\n--- saved ---\n%2\n--- original ---\n%3")
+                    .arg(trial)
+                    .arg(QString::fromStdString(got), QString::fromStdString(want))));
+    }
+    qInfo("%d valid sessions went through the form", valid);
+    QVERIFY2(valid >= 100, qPrintable(QStringLiteral("only %1 valid sessions").arg(valid)));
+    // Every row of every table took two values or more.
+    QStringList unvaried;
+    auto check = [&](const std::string &prefix, const std::vector<std::string> &keys) {
+        for (const auto &key : keys) {
+            const std::string path = prefix.empty() ? key : prefix + "." + key;
+            if (seen[path].size() < 2) unvaried << QString::fromStdString(path);
+        }
+    };
+    std::vector<std::string> runKeys, modelKeys, stabilizerKeys, phaseKeys;
+    for (const auto &row : runConfigFields()) // model and stabilizers: their own tables' rows
+        if (row.keys.front() != "model" && row.keys.front() != "stabilizers")
+            runKeys.push_back(row.keys.front());
+    for (const auto &row : modelFields()) modelKeys.push_back(row.keys.front());
+    for (const auto &row : stabilizerFields()) stabilizerKeys.push_back(row.keys.front());
+    for (const auto &row : phaseFields()) phaseKeys.push_back(row.keys.front());
+    check("", runKeys);
+    check("model", modelKeys);
+    check("stabilizers", stabilizerKeys);
+    check("phases", phaseKeys);
+    QVERIFY2(unvaried.isEmpty(),
+             qPrintable(QStringLiteral("fields that took one value only (add values above): ") +
+                        unvaried.join(", ")));
+}
 
 #include "test_ui_form.moc"
