@@ -1297,6 +1297,82 @@ void TestStorage::slurmNeverHandsUserTextToAShell()
         QCOMPARE(countFiles(results + "/runs"), 2);
     }
 
+    // A boundary search chains a second script, next.sbatch (merge, then submit the next round),
+    // submitted with --dependency: the same hostile names and option values, through it too.
+    QDir().mkpath(dir.filePath("chain/bin"));
+    writeFile(dir.filePath("chain/bin/sbatch"),
+              "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> "
+              "\"$(dirname \"$0\")/args\"\necho -- >> \"$(dirname \"$0\")/args\"\n"
+              "echo '77;cluster'\n");
+    QFile::setPermissions(dir.filePath("chain/bin/sbatch"),
+                          QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    QVERIFY(QFile::copy(QStringLiteral(HEADLAB_SOURCE_DIR "/tests/search/fixtures/copy.txt"),
+                        dir.filePath("chain/copy.txt")));
+    QFile fixture(QStringLiteral(HEADLAB_SOURCE_DIR "/tests/search/fixtures/copy-search.yaml"));
+    QVERIFY(fixture.open(QIODevice::ReadOnly));
+    const std::string search = fixture.readAll().toStdString();
+    QProcessEnvironment chainEnv = QProcessEnvironment::systemEnvironment();
+    chainEnv.insert("PATH", dir.filePath("chain/bin") + ":" + chainEnv.value("PATH"));
+    const QString chainPwned = dir.filePath("chain/PWNED");
+    for (const QString &name : {names[0], names[3]}) {
+        const QString session = dir.filePath("chain/" + name);
+        writeFile(session, search);
+        QFile::remove(dir.filePath("chain/bin/args"));
+        QProcess submit;
+        submit.setProcessEnvironment(chainEnv);
+        submit.setWorkingDirectory(dir.filePath("chain"));
+        submit.start(QStringLiteral(HEADLAB_CLI_PATH),
+                     {"slurm", session, "--array", "1", "--partition", partition, "--account",
+                      account, "--time", time});
+        QVERIFY(submit.waitForFinished(60000));
+        const QString out =
+            QString::fromUtf8(submit.readAllStandardOutput() + submit.readAllStandardError());
+        QVERIFY2(submit.exitCode() == 0 && out.contains("boundary search round 0"),
+                 qPrintable(name + ": " + out));
+        const QString slurmDir = session.left(session.size() - 5) + ".results/slurm";
+        const QString next = slurmDir + "/next.sbatch";
+        auto calls = [&] {
+            QFile args(dir.filePath("chain/bin/args"));
+            if (!args.open(QIODevice::ReadOnly)) return QStringList();
+            return QString::fromUtf8(args.readAll()).split("--\n", Qt::SkipEmptyParts);
+        };
+        QCOMPARE(calls().size(), 2); // the round's array, then the chained job: as given
+        QCOMPARE(calls()[1], "--parsable\n--dependency=afterany:77\n" + next + "\n");
+        QFile nextFile(next);
+        QVERIFY(nextFile.open(QIODevice::ReadOnly));
+        const QString script = QString::fromUtf8(nextFile.readAll());
+        QStringList options;
+        for (const QString &line : script.split('\n'))
+            if (line.startsWith("#SBATCH")) options += sbatchArguments(line);
+        for (const QString &expected : {"--partition=" + partition, "--account=" + account})
+            QVERIFY2(options.contains(expected),
+                     qPrintable(name + ": sbatch would not read " + expected + " from\n" + script));
+        // The array task trains the round; then bash runs next.sbatch: it merges and submits the
+        // next round (the stand-in sbatch is called twice more), running nothing of the name.
+        QProcess task;
+        QProcessEnvironment taskEnv = chainEnv;
+        taskEnv.insert("SLURM_ARRAY_TASK_ID", "0");
+        taskEnv.insert("SLURM_ARRAY_TASK_COUNT", "1");
+        taskEnv.insert("SLURM_ARRAY_TASK_MIN", "0");
+        task.setProcessEnvironment(taskEnv);
+        task.setWorkingDirectory(dir.filePath("chain"));
+        task.start("bash", {slurmDir + "/submit.sbatch"});
+        QVERIFY(task.waitForFinished(120000));
+        QVERIFY2(task.exitCode() == 0, qPrintable(name + ": " + task.readAllStandardError()));
+        QProcess chained;
+        chained.setProcessEnvironment(chainEnv);
+        chained.setWorkingDirectory(dir.filePath("chain"));
+        chained.start("bash", {next});
+        QVERIFY(chained.waitForFinished(120000));
+        const QString said =
+            QString::fromUtf8(chained.readAllStandardOutput() + chained.readAllStandardError());
+        QVERIFY2(chained.exitCode() == 0 && said.contains("boundary search round 1"),
+                 qPrintable(name + ": " + said));
+        QCOMPARE(calls().size(), 4);
+        QVERIFY2(!QFileInfo::exists(chainPwned) && !QFileInfo::exists(pwned),
+                 qPrintable(name + ": a script ran the name"));
+    }
+
     // A line break or NUL cannot be written safely into a script: refused, naming the option, and
     // nothing is written or submitted.
     const QString session = dir.filePath("plain.yaml");
