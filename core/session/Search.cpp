@@ -198,11 +198,13 @@ void setAsideTheOtherBoundary(const SearchSpec &spec, ConfigurationSearch &c)
         auto first = std::find_if(c.points.begin(), c.points.end(), learnedThere);
         if (first == c.points.end()) return;
         for (auto it = c.points.begin(); it != first; ++it) c.setAside += it->trials;
+        c.setAsidePoints.assign(c.points.begin(), first);
         kept.assign(first, c.points.end());
     } else {
         auto last = std::find_if(c.points.rbegin(), c.points.rend(), learnedThere);
         if (last == c.points.rend()) return;
         for (auto it = c.points.rbegin(); it != last; ++it) c.setAside += it->trials;
+        c.setAsidePoints.assign(last.base(), c.points.end());
         kept.assign(c.points.begin(), last.base());
     }
     c.verdicts -= c.setAside;

@@ -46,9 +46,10 @@ struct ConfigurationSearch {
     RunConfig config;                  // resolved, at its first run (the law's values come from it)
     std::vector<BinomialPoint> points; // by value, in search units; verdicts only
     int setAside = 0; // runs left out of the fit: beyond the boundary (SearchSpec::direction)
-    int runs = 0;     // its runs, with or without a result
-    int pending = 0;  // of those, still to train
-    int verdicts = 0; // with a learned / not learned verdict
+    std::vector<BinomialPoint> setAsidePoints; // those runs, by value (drawn, not fitted)
+    int runs = 0;                              // its runs, with or without a result
+    int pending = 0;                           // of those, still to train
+    int verdicts = 0;                          // with a learned / not learned verdict
     SearchState state = SearchState::Waiting;
     LogisticFit fit;           // in search units
     CrossingInterval interval; // in search units

@@ -444,6 +444,7 @@ private Q_SLOTS:
     void exportAllWritesEveryFigure();
     void lossCurvesOfSeveralRunsHaveALegendInEveryMode();
     void aValueHasTheSameColourInEveryFigure();
+    void runsLeftOutOfTheFitAreDrawn();
     void heatmapTextsFitTheirCells();
     void longLegendsAndTitlesFitAndEmptyFiguresSayWhy();
     void seriesColoursStayApartForColourBlindReaders();
@@ -1663,6 +1664,47 @@ void TestUiFigures::longLegendsAndTitlesFitAndEmptyFiguresSayWhy()
     const FigureData early = scalingFigure(uitest::tinySession(), false, {});
     QVERIFY2(early.empty.startsWith(QStringLiteral("Nothing to draw yet")),
              qPrintable(early.empty));
+}
+
+// With `direction: decreasing`, runs below the first η that learned belong to another boundary
+// (too small a step to learn in time) and leave the fit; the P(learned) figure drew nothing of
+// them. They are drawn hollow in the text colour with a legend entry, and its CSV marks them.
+void TestUiFigures::runsLeftOutOfTheFitAreDrawn()
+{
+    Session s = uitest::searchSession();
+    int slow = 0;
+    for (auto &run : s.runs)
+        if (run.config.lr < 3e-4) { // too small to learn in its steps: the lower boundary
+            run.result.metrics[metric::kLeftLn10Plateau] = 0.0;
+            run.result.metrics[metric::kFinalTestLoss] = 2.3026;
+            ++slow;
+        }
+    QVERIFY(slow > 0);
+    const SearchReport report = searchReport(s);
+    int leftOut = 0;
+    for (const auto &c : report.configurations) {
+        int points = 0;
+        for (const auto &p : c.setAsidePoints) points += p.trials;
+        QCOMPARE(points, c.setAside);
+        leftOut += c.setAside;
+    }
+    QCOMPARE(leftOut, slow);
+    SessionModel model;
+    model.setSession(s);
+    auto view = FigureExporter::offscreenCopy(&model, "boundary", {{"boundary.mode", "curves"}}, {},
+                                              QSize(900, 560));
+    auto *boundary = static_cast<BoundaryChartView *>(view.get());
+    QVERIFY(!boundary->showsLaw());
+    QScatterSeries *drawn = nullptr;
+    for (auto *series : boundary->chart()->series())
+        if (series->name().startsWith(QStringLiteral("left out of the fit")))
+            drawn = qobject_cast<QScatterSeries *>(series);
+    QVERIFY(drawn);
+    QCOMPARE(int(drawn->count()), slow);
+    for (const auto &p : drawn->points()) QVERIFY(p.x() < 3e-4 && p.y() < 0.5);
+    QVERIFY(boundary->chart()->legend()->markers(drawn).first()->isVisible());
+    QCOMPARE(int(view->csv().count(QStringLiteral(",0\n"))) > 0, true);
+    QVERIFY(view->csv().startsWith(QStringLiteral("configuration,lr,runs,learned,in_fit\n")));
 }
 
 #include "test_ui_figures.moc"

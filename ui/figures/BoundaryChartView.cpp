@@ -361,8 +361,17 @@ void BoundaryChartView::drawCurves()
         series->attachAxis(axisY);
         if (!inLegend) m_chart->legend()->markers(series).first()->setVisible(false);
     };
-    QStringList csv = {
-        QStringLiteral("configuration,%1,runs,learned").arg(QString::fromStdString(spec.axis))};
+    QStringList csv = {QStringLiteral("configuration,%1,runs,learned,in_fit")
+                           .arg(QString::fromStdString(spec.axis))};
+    // Runs a known direction leaves out of the fit (another boundary, docs/SEARCH.md): drawn hollow
+    // in the text colour, so that what the fit ignores is seen, not hidden.
+    auto *setAside = new QScatterSeries();
+    setAside->setName(spec.direction == SearchSpec::Direction::Decreasing
+                          ? tr("left out of the fit (below the first η that learned)")
+                          : tr("left out of the fit (above the last value that learned)"));
+    setAside->setMarkerSize(8 * m_theme.fontScale);
+    setAside->setBrush(Qt::NoBrush);
+    setAside->setPen(QPen(m_theme.muted, m_theme.line(1.4)));
     const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
     // With groups (a stabilizer, the QK rule), a group's colour is the one it has against m_H, and
     // its configurations (the model's shapes) are told apart by the line's style.
@@ -405,13 +414,24 @@ void BoundaryChartView::drawCurves()
                 const bool learned = t < p.successes;
                 dots->append(fromSearchUnits(spec, p.x), learned ? 1 - jitter : jitter);
             }
-            csv << QStringLiteral("%1,%2,%3,%4")
+            csv << QStringLiteral("%1,%2,%3,%4,1")
                        .arg(csvText(labelsText(c.configuration)))
                        .arg(QString::fromStdString(yaml::formatNumber(fromSearchUnits(spec, p.x))))
                        .arg(p.trials)
                        .arg(p.successes);
         }
         attach(dots, false);
+        for (const auto &p : c.setAsidePoints) {
+            for (int t = 0; t < p.trials; ++t) {
+                const double jitter = std::min(0.2, 0.012 * double(i) + 0.008 * t);
+                setAside->append(fromSearchUnits(spec, p.x), t < p.successes ? 1 - jitter : jitter);
+            }
+            csv << QStringLiteral("%1,%2,%3,%4,0")
+                       .arg(csvText(labelsText(c.configuration)))
+                       .arg(QString::fromStdString(yaml::formatNumber(fromSearchUnits(spec, p.x))))
+                       .arg(p.trials)
+                       .arg(p.successes);
+        }
         if (c.interval.ok) {
             auto *bar = new QLineSeries();
             bar->setPen(QPen(color, m_theme.line(3), c.stopped() ? Qt::SolidLine : Qt::DashLine));
@@ -424,6 +444,7 @@ void BoundaryChartView::drawCurves()
             attach(bar, false);
         }
     }
+    attach(setAside, setAside->count() > 0);
     const auto [x0, x1] = decades(spec.low, spec.high);
     axisX->setRange(x0, x1);
     m_title = tr("P(learned) against %1: %2 configurations, %3 runs, round %4")
