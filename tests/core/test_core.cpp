@@ -8,6 +8,7 @@
 #include "core/metrics/Metrics.h"
 #include "core/metrics/PlateauDetector.h"
 #include "core/model/Device.h"
+#include "core/session/Presets.h"
 #include "core/session/SessionStore.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/addition/AdditionData.h"
@@ -19,6 +20,11 @@
 #include <QtTest>
 
 #include <functional>
+#include <map>
+#include <regex>
+#include <set>
+
+#include <yaml-cpp/yaml.h>
 
 #include <cmath>
 #include <cstdio>
@@ -211,46 +217,207 @@ private Q_SLOTS:
     // The ensemble key is derived from the RunConfig field table (RunConfigFields.h): every field
     // not marked PerRun keeps runs apart, the per-run ones (η, seeds, the QK rule, what to sample)
     // do not. A field added to the table without a marking is Shared, so it splits ensembles.
+    // Derived from the tables: every scalar a config writes (task options of each task kind,
+    // model, stabilizers, each phase's optimizer and schedule, the run's own keys) is changed in
+    // turn and read back. The ensemble key must change for a Shared row's field and stay for a
+    // PerRun one's; a row with its own key function decides by it. A text value without an
+    // alternative below fails naming its path, so a new field cannot go unchecked.
+    void ensembleKeyFollowsEveryWrittenField()
+    {
+        const std::map<std::string, std::vector<std::string>> alternatives = {
+            {"activation", {"relu", "gelu"}},
+            {"norm", {"unit_scale", "layer_norm"}},
+            {"placement", {"post_norm", "pre_norm"}},
+            {"logit_scale", {"none", "inv_sqrt_head_dim"}},
+            {"init", {"pytorch", "uniform"}},
+            {"weight_decay", {"0.1", "0"}},
+            {"tokens", {"words", "characters"}},
+            {"text_path", {}}, // the text task's corpus file: the built-in one here
+            {"head_dim", {"8", "auto"}},
+            {"ffn_width", {"64", "auto"}},
+            {"objective", {"answer", "next_token", "regression"}},
+            {"optimizer.kind", {"adam", "adamw"}},
+            {"schedule.kind", {"constant", "warmup_cosine", "linear_decay"}},
+            {"lr", {"scanned", "1.0e-3", "2.5e-3"}},
+            {"task.kind", {}}, // another task is another config altogether
+            {"name", {"renamed"}},
+            {"device", {"cuda:1", "cpu"}},
+            {"qk_norm", {"on", "gain", "off"}},
+            {"sigma_reparam", {"qk", "all", "off"}},
+            {"path", {}}, // a file task's data: tested by the data hash, not here
+            {"sample_prompt", {"Once"}},
+            {"corpus", {"tinyshakespeare"}},
+        };
+        // The fields runs of one ensemble may differ in (each run has its own): every other
+        // field a config writes must split ensembles.
+        const std::set<std::string> perRunFields = {"lr",
+                                                    "seed",
+                                                    "qk_rule.enabled",
+                                                    "qk_rule.reference_head_dim",
+                                                    "task.sample_prompt",
+                                                    "task.sample_seed",
+                                                    "task.sample_temperature",
+                                                    "task.sample_count",
+                                                    "task.sample_length"};
+        // Fields that only change together (the nearest-neighbour task feeds its points as tokens).
+        const std::map<std::string, std::string> together = {{"task.point_dim", "model.d_model"},
+                                                             {"model.d_model", "task.point_dim"}};
+        RunConfig file =
+            loadSession(std::string(HEADLAB_SOURCE_DIR) + "/tests/search/fixtures/copy-search.yaml")
+                .base;
+        file.task.options["path"] =
+            std::string(HEADLAB_SOURCE_DIR) + "/tests/search/fixtures/copy.txt";
+        RunConfig stabilized = loadPreset("default").base; // stabilizers are written when set
+        stabilized.stabilizers.qkNorm = QkNorm::Gain;
+        stabilized.stabilizers.softcap = 10;
+        stabilized.stabilizers.zLoss = 1e-4;
+        stabilized.stabilizers.sigmaReparam = SigmaReparam::QueryKey;
+        stabilized.stabilizers.independentWeightDecay = 1e-4;
+        std::vector<RunConfig> bases = {loadPreset("default").base, loadPreset("nn-classroom").base,
+                                        loadPreset("head-progression-classroom").base, file,
+                                        stabilized};
+        QStringList wrong;
+        // Per field (phase indices dropped), whether some base changed it validly.
+        std::map<std::string, bool> changedSomewhere;
+        int checked = 0;
+        for (const RunConfig &base : bases) {
+            YAML::Node written = YAML::Load(yaml::canonicalYaml(base));
+            const std::string key = ensembleKey(base);
+            // Every scalar leaf, by path: "model.d_model", "phases[1].optimizer.beta1", ...
+            std::vector<std::pair<std::string, YAML::Node>> leaves;
+            std::function<void(YAML::Node, const std::string &)> walk =
+                [&](YAML::Node node, const std::string &path) {
+                    if (node.IsMap())
+                        for (auto kv : node)
+                            walk(kv.second, path.empty() ? kv.first.as<std::string>()
+                                                         : path + "." + kv.first.as<std::string>());
+                    else if (node.IsSequence())
+                        for (size_t i = 0; i < node.size(); ++i)
+                            walk(node[i], path + "[" + std::to_string(i) + "]");
+                    else if (node.IsScalar())
+                        leaves.push_back({path, node});
+                };
+            walk(written, "");
+            for (const auto &[path, leaf] : leaves) {
+                // Its alternatives: for text, the table above (by its last key, or two); numbers
+                // move; booleans flip.
+                const std::string text = leaf.Scalar();
+                const std::string last = path.substr(path.find_last_of('.') + 1);
+                std::string lastTwo = path;
+                if (const auto dot = path.rfind('.', path.rfind('.') - 1); dot != std::string::npos)
+                    lastTwo = path.substr(dot + 1);
+                std::vector<std::string> candidates;
+                char *end = nullptr;
+                const double number = std::strtod(text.c_str(), &end);
+                if (text == "true" || text == "false") {
+                    candidates = {text == "true" ? "false" : "true"};
+                } else if (alternatives.count(lastTwo)
+                               ? alternatives.at(lastTwo).empty()
+                               : alternatives.count(last) && alternatives.at(last).empty()) {
+                    continue; // left out on purpose (see the table)
+                } else if (alternatives.count(lastTwo)) {
+                    candidates = alternatives.at(lastTwo);
+                } else if (alternatives.count(last)) {
+                    candidates = alternatives.at(last);
+                } else if (end != text.c_str() && !*end) {
+                    const bool integer = text.find_first_of(".eE") == std::string::npos;
+                    candidates = integer
+                                     ? std::vector<std::string>{std::to_string(int64_t(number) * 2),
+                                                                std::to_string(int64_t(number) + 1)}
+                                     : std::vector<std::string>{yaml::formatNumber(number * 0.5),
+                                                                yaml::formatNumber(number + 0.25)};
+                } else {
+                    changedSomewhere.emplace(path + " = " + text + " (no alternative)", false);
+                    continue;
+                }
+                // The first alternative that reads back as a valid config and changes what is written.
+                bool tried = false;
+                for (const std::string &candidate : candidates) {
+                    if (candidate == text) continue;
+                    YAML::Node changed = YAML::Clone(written);
+                    YAML::Node at = changed;
+                    // Descend to the leaf's parent and set the leaf.
+                    std::string rest = path;
+                    std::vector<YAML::Node> chain{changed};
+                    while (true) {
+                        const auto dot = rest.find('.');
+                        std::string part = rest.substr(0, dot);
+                        int index = -1;
+                        if (const auto bracket = part.find('['); bracket != std::string::npos) {
+                            index = std::stoi(part.substr(bracket + 1));
+                            part = part.substr(0, bracket);
+                        }
+                        if (dot == std::string::npos) {
+                            if (index >= 0)
+                                chain.back()[part][index] = YAML::Load(candidate);
+                            else
+                                chain.back()[part] = YAML::Load(candidate);
+                            break;
+                        }
+                        YAML::Node next = chain.back()[part];
+                        if (index >= 0) next.reset(next[index]); // rebind, not assign
+                        chain.push_back(next);
+                        rest = rest.substr(dot + 1);
+                    }
+                    (void)at;
+                    if (const auto partner = together.find(path); partner != together.end()) {
+                        const std::string &other = partner->second;
+                        const auto dot = other.find('.');
+                        changed[other.substr(0, dot)][other.substr(dot + 1)] =
+                            YAML::Load(candidate);
+                    }
+                    RunConfig c;
+                    try {
+                        YAML::Emitter out;
+                        out << changed;
+                        c = yaml::readRunConfig(yaml::parseDocument(out.c_str(), path));
+                        if (!validate(c).empty()) continue;
+                    } catch (const std::exception &) {
+                        continue; // not valid with the rest: the next alternative
+                    }
+                    if (yaml::canonicalYaml(c) == yaml::canonicalYaml(base))
+                        continue; // no change after all
+                    tried = true;
+                    ++checked;
+                    const std::string top = path.substr(0, path.find_first_of(".["));
+                    const bool split = ensembleKey(c) != key;
+                    // Which fields may differ within an ensemble is this test's own knowledge,
+                    // not the table's marks: a field marked PerRun by mistake fails here.
+                    const std::string field =
+                        std::regex_replace(path, std::regex("\\[[0-9]+\\]"), "[]");
+                    bool expected = !perRunFields.count(field);
+                    if (field == "model.heads")
+                        expected = split; // ensembleKey's own rule; its cases are tested below
+                    if (split != expected)
+                        wrong << QString::fromStdString(
+                            path + ": " + text + " → " + candidate +
+                            (split ? " split the ensemble" : " kept the ensemble"));
+                    break;
+                }
+                const std::string field =
+                    std::regex_replace(path, std::regex("\\[[0-9]+\\]"), "[]");
+                changedSomewhere[field] = changedSomewhere[field] || tried;
+            }
+        }
+        QStringList missing;
+        for (const auto &[field, changed] : changedSomewhere)
+            if (!changed) missing << QString::fromStdString(field);
+        if (qEnvironmentVariableIsSet("HEADLAB_LIST_FIELDS"))
+            for (const auto &[field, changed] : changedSomewhere) qInfo("%s", field.c_str());
+        qInfo("%d written fields changed and checked, %zu distinct", checked,
+              changedSomewhere.size());
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("\n")));
+        QVERIFY2(
+            missing.isEmpty(),
+            qPrintable("fields no base could change (add an alternative): " + missing.join(", ")));
+    }
+
     void ensembleKeySplitsOnEverySharedField()
     {
         const RunConfig base = testing::tinyAdditionRun(8, {1}, 20, 1e-3);
         const std::string key = ensembleKey(base);
-        std::vector<std::pair<const char *, std::function<void(RunConfig &)>>> shared = {
-            {"task.train_pairs", [](RunConfig &c) { c.task.trainPairs += 1; }},
-            {"task.test_pair_base", [](RunConfig &c) { c.task.testPairBase += 1; }},
-            {"model.d_model", [](RunConfig &c) { c.model.dModel *= 2; }},
-            {"model.layers", [](RunConfig &c) { c.model.heads.push_back(1); }},
-            {"model.head_dim", [](RunConfig &c) { c.model.headDim = 4; }},
-            {"model.ffn_width", [](RunConfig &c) { c.model.ffnWidth = 7; }},
-            {"model.activation", [](RunConfig &c) { c.model.activation = Activation::Relu; }},
-            {"model.norm", [](RunConfig &c) { c.model.norm = NormKind::UnitScale; }},
-            {"model.placement", [](RunConfig &c) { c.model.placement = NormPlacement::PostNorm; }},
-            {"model.final_norm", [](RunConfig &c) { c.model.finalNorm = !c.model.finalNorm; }},
-            {"model.causal", [](RunConfig &c) { c.model.causal = !c.model.causal; }},
-            {"model.bias", [](RunConfig &c) { c.model.bias = !c.model.bias; }},
-            {"model.zero_init_outputs",
-             [](RunConfig &c) { c.model.zeroInitOutputs = !c.model.zeroInitOutputs; }},
-            {"model.logit_scale", [](RunConfig &c) { c.model.logitScale = LogitScale::None; }},
-            {"model.width_multiplier", [](RunConfig &c) { c.model.widthMultiplier = 2; }},
-            {"phases[0].name", [](RunConfig &c) { c.phases[0].name += "x"; }},
-            {"phases[0].steps", [](RunConfig &c) { c.phases[0].steps += 1; }},
-            {"phases[0].batch_size", [](RunConfig &c) { c.phases[0].batchSize += 1; }},
-            {"phases[0].lr", [](RunConfig &c) { c.phases[0].useScannedLr = false; }},
-            {"phases[0].optimizer.beta2", [](RunConfig &c) { c.phases[0].optimizer.beta2 = 0.98; }},
-            {"phases[0].schedule.kind",
-             [](RunConfig &c) { c.phases[0].schedule.kind = ScheduleKind::WarmupCosine; }},
-            {"eval_every", [](RunConfig &c) { c.evalEvery += 1; }},
-            {"log_every", [](RunConfig &c) { c.logEvery += 1; }},
-            {"eval_batches", [](RunConfig &c) { c.evalBatches += 1; }},
-            {"device", [](RunConfig &c) { c.device = "cuda:1"; }},
-            {"tf32", [](RunConfig &c) { c.tf32 = !c.tf32; }},
-            {"task.kind", [](RunConfig &c) { c.task.kind = "text"; }},
-        };
-        for (const auto &[name, change] : shared) {
-            RunConfig c = base;
-            change(c);
-            QVERIFY2(ensembleKey(c) != key, name);
-        }
+        // Every Shared field splits: ensembleKeyFollowsEveryWrittenField, from the tables. Here
+        // the per-run fields and ensembleKey's own rule for head counts.
         std::vector<std::pair<const char *, std::function<void(RunConfig &)>>> perRun = {
             {"lr", [](RunConfig &c) { c.lr = 0.5; }},
             {"seed",
