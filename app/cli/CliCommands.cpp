@@ -18,6 +18,7 @@
 #include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
+#include "core/tasks/TaskSpec.h"
 #include "core/train/Checkpoint.h"
 #include "core/train/SweepRunner.h"
 
@@ -59,6 +60,14 @@ Session loadSweepRuns(const std::string &path)
 }
 
 namespace {
+
+// "Inputs: addition: …; nearest_neighbour: …": each task's row says what its input is.
+std::string inspectInputsHelp()
+{
+    std::string out = "Inputs, by task:";
+    for (const TaskSpec *spec : taskTable()) out += "\n  " + spec->id + ": " + spec->inputHelp;
+    return out;
+}
 
 const char *kExitStatus =
     "Exit status: 0 success; 1 a run failed with an error or results could not be saved;\n"
@@ -1166,9 +1175,8 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
                     "a greedy pruning curve; writes attention.csv, head_stats.csv, ablation.csv "
                     "and pruning.csv (default\n"
                     "folder SESSION.results/inspect/HASH-step-N). --json prints everything as one "
-                    "JSON document.\n"
-                    "Inputs: addition \"123 + 456, digit 0\"; text a prompt; nearest neighbour a "
-                    "seed; a file task its tokens.");
+                    "JSON document.\n" +
+                    inspectInputsHelp());
     inspect->add_option("session", a.inspect.session, "The session file (SESSION.yaml)")
         ->required();
     inspect

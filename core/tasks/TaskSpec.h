@@ -53,8 +53,13 @@ inline int64_t evaluationChunk(int64_t sequences, int64_t sequenceLength, int64_
 }
 
 struct TaskSpec {
-    std::string id;                    // task.kind in YAML: "addition"
-    std::string title;                 // for people: "Three-digit addition (EXPERIMENTS.md §1)"
+    std::string id;    // task.kind in YAML: "addition"
+    std::string title; // for people: "Three-digit addition (EXPERIMENTS.md §1)"
+    // What an input to look inside the heads with is (the Inside-the-heads view's help, inspect's
+    // --input), and an example of one where it does not depend on the data (else "": the task
+    // instance's exampleProbeText() picks one from its data).
+    std::string inputHelp;
+    std::string exampleInput;
     std::vector<Objective> objectives; // the phase objectives it trains on
     FieldTable<TaskConfig> options;    // its keys under `task:` (besides kind)
     // Tokens in the vocabulary; 0 for continuous inputs and outputs.

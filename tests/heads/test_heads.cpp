@@ -1,7 +1,9 @@
 // test_heads.cpp — attention maps, head statistics, ablation and pruning, and headlab-cli inspect.
 #include "core/metrics/Metrics.h"
 #include "core/model/Transformer.h"
+#include "core/session/Presets.h"
 #include "core/tasks/Task.h"
+#include "core/tasks/TaskSpec.h"
 #include "core/train/Checkpoint.h"
 #include "core/train/HeadInspector.h"
 #include "core/train/Trainer.h"
@@ -85,6 +87,7 @@ struct TwoCopies {
 class TestHeads : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void everyTaskSaysWhatItsInputIs();
     void attentionRowsSumToOneAndTheMaskGivesExactZeros();
     void thePredictionIsTheModelsOwnAnswer();
     void everyAttentionPathGivesTheSameOutput();
@@ -513,6 +516,33 @@ void TestHeads::everyTaskShowsItsHeadsOnItsInput()
     }
     QCOMPARE(inspector.statistics().size(), size_t(4));
     QCOMPARE(inspector.ablate(AblationMode::Mean).size(), size_t(4));
+}
+
+// Each task's row says what an input to look inside the heads with is (the app's tooltip and
+// inspect's help read it), and gives an example where it does not depend on the data: the
+// task's own example, which it reads as an input. The app had a second copy of addition's.
+void TestHeads::everyTaskSaysWhatItsInputIs()
+{
+    int examples = 0;
+    for (const TaskSpec *spec : taskTable()) {
+        QVERIFY2(!spec->inputHelp.empty(), spec->id.c_str());
+        if (spec->exampleInput.empty()) continue;
+        Session session;
+        bool found = false;
+        for (const auto &info : builtinPresets()) {
+            session = loadPreset(info.name);
+            if ((found = session.base.task.kind == spec->id)) break;
+        }
+        QVERIFY2(found, qPrintable(QString::fromStdString("no preset of " + spec->id)));
+        RunConfig c = session.base;
+        c.device = "cpu";
+        const auto task = makeTask(c, {c.dataSeed}, torch::Device("cpu"));
+        QCOMPARE(task->exampleProbeText(), spec->exampleInput);
+        const ProbeInput input = task->probeInput(spec->exampleInput, 1);
+        QVERIFY2(!input.description.empty(), spec->id.c_str());
+        ++examples;
+    }
+    QVERIFY(examples >= 2); // addition and nearest neighbour
 }
 
 QTEST_GUILESS_MAIN(TestHeads)

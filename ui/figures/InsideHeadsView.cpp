@@ -2,6 +2,7 @@
 #include "ui/figures/InsideHeadsView.h"
 
 #include "ui/model/AxisRange.h"
+#include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
 
 #include "core/lab/SweepSession.h"
@@ -79,9 +80,7 @@ InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent)
     auto *row = controlsLayout();
     row->addWidget(new QLabel(tr("Input")));
     m_input = new QLineEdit;
-    m_input->setToolTip(
-        tr("Addition: \"123 + 456, digit 0\" (digit 0 is the ones). Text: a prompt. Nearest "
-           "neighbour: a seed for the point set. A file task: its tokens."));
+    // Its tooltip says what an input of the session's task is (refresh: from the task's row).
     m_input->setMinimumWidth(160);
     row->addWidget(m_input, 2);
     m_prediction = new QLabel;
@@ -215,13 +214,16 @@ void InsideHeadsView::reloadRun()
     const QSignalBlocker block(m_slider);
     m_slider->setRange(0, std::max(0, maximum));
     if (changed || m_followLive) m_slider->setValue(m_slider->maximum());
+    if (const TaskSpec *spec = sessionTask(m_model->session()))
+        m_input->setToolTip(tr("The input the maps are drawn for: %1")
+                                .arg(QString::fromStdString(spec->inputHelp)));
     if (m_input->text().isEmpty() && m_run >= 0) {
         // The task's example, from the spec when no checkpoint can be read yet.
         if (!m_checkpoints.empty()) {
             if (const auto *inspector = inspectorAt(int(m_checkpoints.size()) - 1))
                 m_input->setText(QString::fromStdString(inspector->exampleInput()));
-        } else if (m_model->run(m_run).config.task.kind == "addition") {
-            m_input->setText(QStringLiteral("123 + 456, digit 0"));
+        } else if (const TaskSpec *spec = findTaskSpec(m_model->run(m_run).config.task.kind)) {
+            m_input->setText(QString::fromStdString(spec->exampleInput)); // "" for data-bound
         }
     }
     m_model->setAttentionRequest(live ? m_run : -1, m_input->text());

@@ -29,6 +29,9 @@ const TaskSpec &additionTask()
     static const TaskSpec spec = {
         .id = "addition",
         .title = "Three-digit addition (EXPERIMENTS.md §1)",
+        .inputHelp = "an addition and the answer digit to look at, \"123 + 456, digit 0\" (digit 0 "
+                     "is the ones)",
+        .exampleInput = "123 + 456, digit 0",
         .objectives = {Objective::NextToken, Objective::Answer},
         .options =
             {

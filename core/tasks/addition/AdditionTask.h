@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/tasks/Task.h"
+#include "core/tasks/TaskSpec.h"
 
 namespace headlab {
 
@@ -15,7 +16,7 @@ public:
     TaskEvaluation evaluate(const Transformer &model) override;
     ProbeInput probeInput(const std::string &text, int64_t runs) const override;
     ProbeInput statsInput(int64_t runs) const override;
-    std::string exampleProbeText() const override { return "123 + 456, digit 0"; }
+    std::string exampleProbeText() const override { return taskSpec("addition").exampleInput; }
     double learnedThreshold() const override; // ln 10
 
 private:

@@ -29,6 +29,8 @@ const TaskSpec &nearestNeighbourTask()
     static const TaskSpec spec = {
         .id = "nearest_neighbour",
         .title = "Nearest-neighbour retrieval (EXPERIMENTS.md §2)",
+        .inputHelp = "a seed for the random point set, \"0\"",
+        .exampleInput = "0",
         .objectives = {Objective::Regression},
         .options =
             {

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "core/tasks/Task.h"
+#include "core/tasks/TaskSpec.h"
 
 #include <cstdint>
 #include <vector>
@@ -46,7 +47,10 @@ public:
     TaskEvaluation evaluate(const Transformer &model) override;
     ProbeInput probeInput(const std::string &text, int64_t runs) const override;
     ProbeInput statsInput(int64_t runs) const override;
-    std::string exampleProbeText() const override { return "0"; }
+    std::string exampleProbeText() const override
+    {
+        return taskSpec("nearest_neighbour").exampleInput;
+    }
 
     // The training points of every run at `step`: (R, B, N, d) on the device, unit norm.
     torch::Tensor trainingPoints(int64_t step, int64_t batchSize) const;

@@ -150,6 +150,7 @@ const TaskSpec &sequenceFileTask()
     static const TaskSpec spec = {
         .id = "sequence_file",
         .title = "Sequences from a file of examples",
+        .inputHelp = "a prompt of the file's tokens, as its examples write them",
         .objectives = {Objective::NextToken, Objective::Answer},
         .options =
             {

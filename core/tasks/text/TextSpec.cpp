@@ -31,6 +31,7 @@ const TaskSpec &textTask()
     static const TaskSpec spec = {
         .id = "text",
         .title = "Byte-level language modelling (EXPERIMENTS.md §3)",
+        .inputHelp = "a text prompt (bytes), e.g. \"Once upon a time\"",
         .objectives = {Objective::NextToken},
         .options =
             {
