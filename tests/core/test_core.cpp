@@ -1,8 +1,9 @@
 // test_core.cpp — the addition protocol, the model at step 0, golden losses, ensembles, sweeps.
 //
-// Golden values: regenerate with
-//   HEADLAB_PRINT_GOLDEN=1 build/tests/core/test_core goldenTrajectory
-// and paste the printed list below (only when a deliberate change alters the numerics).
+// Golden values come from an independent implementation: tests/python/golden_trajectory.py trains
+// the golden run in plain PyTorch from HeadLab's step-0 checkpoint and writes
+// golden_trajectory.inc (its header names the command; ctest's python_golden checks that the
+// checked-in file is still that script's output). HEADLAB_PRINT_GOLDEN=1 prints HeadLab's own.
 #include "core/config/RunConfig.h"
 #include "core/lab/SweepSession.h"
 #include "core/metrics/Metrics.h"
@@ -43,7 +44,7 @@ RunConfig tinyAddition(double lr, int64_t steps, uint64_t seed = 1)
     return c;
 }
 
-// Produced by the command in the header comment on the CI machine kind (Debian 12, x86-64, CPU).
+// Losses of the golden run as plain PyTorch trains it from HeadLab's step 0 (the header comment).
 const std::vector<double> kGolden20 = {
 #include "golden_trajectory.inc"
 };
@@ -152,7 +153,9 @@ private Q_SLOTS:
         }
         QCOMPARE(kGolden20.size(), size_t(20));
         for (size_t i = 0; i < kGolden20.size(); ++i) {
-            const double tol = 1e-4 * std::max(1.0, std::abs(kGolden20[i]));
+            // PyTorch's losses: HeadLab agrees to 2e-7 on the CI machine's kind (float32 summed in
+            // other orders); 1e-5 relative leaves room for other CPUs' vector paths.
+            const double tol = 1e-5 * std::max(1.0, std::abs(kGolden20[i]));
             if (std::abs(r.train[i].value - kGolden20[i]) > tol)
                 QFAIL(qPrintable(QStringLiteral("step %1: loss %2, golden %3")
                                      .arg(i + 1)

@@ -18,6 +18,9 @@ public:
     ProbeInput statsInput(int64_t runs) const override;
     std::string exampleProbeText() const override { return taskSpec("addition").exampleInput; }
     double learnedThreshold() const override; // ln 10
+    // The training set in its fixed order: batch t is rows (t·B + k) mod N, k < B. For the
+    // independent PyTorch golden (tests/python/golden_trajectory.py).
+    const torch::Tensor &trainingSet() const { return m_train; }
 
 private:
     torch::Tensor lossOfBatch(const Transformer &model, const PhaseConfig &phase,
