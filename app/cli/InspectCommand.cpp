@@ -255,16 +255,17 @@ int inspectCommand(const InspectArguments &a)
                                 static_cast<long long>(row[i].second), row[i].first);
                 std::printf("\n");
             }
-        std::printf("\n%-5s %-4s %10s %10s %9s %9s %9s %9s\n", "layer", "head", "logit_rms",
-                    "logit_max", "entropy", "|W_Q|", "|W_K|", "|dW_Q|");
+        // One column per row of the statistics table (core/metrics: headStatTable).
+        std::printf("\n%-5s %-4s", "layer", "head");
+        for (const auto &row : headStatTable()) std::printf(" %10s", row.column);
+        std::printf("\n");
         for (const auto &s : stats) {
-            auto v = [&](const char *k) {
-                return s.values.count(k) ? number(s.values.at(k)) : std::string("-");
-            };
-            std::printf("%-5lld %-4lld %10s %10s %9s %9s %9s %9s\n",
-                        static_cast<long long>(s.layer), static_cast<long long>(s.head),
-                        v("logit_rms").c_str(), v("logit_max").c_str(), v("entropy").c_str(),
-                        v("wq_norm").c_str(), v("wk_norm").c_str(), v("wq_grad").c_str());
+            std::printf("%-5lld %-4lld", static_cast<long long>(s.layer),
+                        static_cast<long long>(s.head));
+            for (const auto &row : headStatTable())
+                std::printf(" %10s",
+                            s.values.count(row.name) ? number(s.values.at(row.name)).c_str() : "-");
+            std::printf("\n");
         }
         std::printf("\nablation (%s): test loss with each head removed\n%-5s %-4s %10s %10s",
                     toString(mode), "layer", "head", "test_loss", "delta");

@@ -51,22 +51,32 @@ const MetricSpec *findMetric(const std::string &name)
 
 const std::vector<HeadStatSpec> &headStatTable()
 {
+    using S = HeadStatSource;
     static const std::vector<HeadStatSpec> table = {
         {"logit_rms", "attention logit RMS",
-         "RMS of the scaled logits q·k/√m_H over the evaluation batch, masked entries left out"},
-        {"logit_max", "attention logit max", "largest |q·k|/√m_H over the evaluation batch"},
+         "RMS of the scaled logits q·k/√m_H over the evaluation batch, masked entries left out",
+         S::Probe, "logit_rms", "logit_rms", true},
+        {"logit_max", "attention logit max", "largest |q·k|/√m_H over the evaluation batch",
+         S::Probe, "logit_max", "logit_max", true},
         {"entropy", "attention entropy",
-         "mean entropy of the head's attention rows (nats); ln T is uniform, 0 one key"},
-        {"wq_norm", "‖W_Q‖ of the head", "Frobenius norm of the head's columns of W_Q"},
-        {"wk_norm", "‖W_K‖ of the head", "Frobenius norm of the head's columns of W_K"},
-        {"wv_norm", "‖W_V‖ of the head", "Frobenius norm of the head's columns of W_V"},
-        {"wo_norm", "‖W_O‖ of the head", "Frobenius norm of the head's rows of W_O"},
+         "mean entropy of the head's attention rows (nats); ln T is uniform, 0 one key", S::Probe,
+         "entropy", "entropy", true},
+        {"wq_norm", "‖W_Q‖ of the head", "Frobenius norm of the head's columns of W_Q", S::Weight,
+         "wq", "|W_Q|", true},
+        {"wk_norm", "‖W_K‖ of the head", "Frobenius norm of the head's columns of W_K", S::Weight,
+         "wk", "|W_K|", false},
+        {"wv_norm", "‖W_V‖ of the head", "Frobenius norm of the head's columns of W_V", S::Weight,
+         "wv", "|W_V|", false},
+        {"wo_norm", "‖W_O‖ of the head", "Frobenius norm of the head's rows of W_O", S::Weight,
+         "wo", "|W_O|", false},
         {"wq_grad", "‖∇W_Q‖ of the head",
          "gradient norm of the head's columns of W_Q at the last training step before the "
-         "evaluation"},
+         "evaluation",
+         S::Gradient, "wq", "|dW_Q|", true},
         {"wk_grad", "‖∇W_K‖ of the head",
          "gradient norm of the head's columns of W_K at the last training step before the "
-         "evaluation"},
+         "evaluation",
+         S::Gradient, "wk", "|dW_K|", false},
     };
     return table;
 }

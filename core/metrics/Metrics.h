@@ -31,11 +31,23 @@ inline constexpr const char *kEpochMean = "epoch_mean";
 inline constexpr const char *kHeadPrefix = "head.";
 } // namespace metric
 
-// The per-head statistics, in the order they are logged.
+// The per-head statistics, in the order they are logged. A row says where its value comes from,
+// and the trainer, the inspector (core/train/HeadStats.h computes both), the CLI's table and the
+// figures' menus loop over the rows: a new statistic is a row here (and, for a new probe capture,
+// the capture in the model).
+enum class HeadStatSource {
+    Probe,    // the attention probe on the task's statistics batch: `of` names the capture
+    Weight,   // the Frobenius norm of the head's part of a weight: `of` is wq, wk, wv or wo
+    Gradient, // the same of its gradient at the last training step before the evaluation
+};
 struct HeadStatSpec {
     const char *name;  // the <stat> of a head curve: "logit_rms"
     const char *title; // "attention logit RMS"
     const char *meaning;
+    HeadStatSource source = HeadStatSource::Probe;
+    const char *of = ""; // logit_rms, logit_max, entropy (Probe); wq, wk, wv, wo (Weight, Gradient)
+    const char *column = ""; // its short header in a terminal table ("|W_Q|")
+    bool onFigures = false;  // offered on the y axis of the figures against m_H and η
 };
 const std::vector<HeadStatSpec> &headStatTable();
 // "head.1.3.logit_rms"

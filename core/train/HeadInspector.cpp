@@ -1,6 +1,8 @@
 // HeadInspector.cpp — attention maps, per-head statistics, ablation and pruning of a checkpoint.
 #include "core/train/HeadInspector.h"
 
+#include "core/train/HeadStats.h"
+
 #include "core/metrics/Metrics.h"
 #include "core/model/Device.h"
 #include "core/model/Transformer.h"
@@ -208,26 +210,28 @@ std::vector<HeadStat> HeadInspector::statistics() const
     probe.captureStats = true;
     const ProbeInput in = d->task->statsInput(1);
     if (in.input.defined()) d->model->forward(in.input, false, probe);
+    // Every row as the trainer computes it; a checkpoint keeps no gradients, so the Gradient rows
+    // are the values the run logged at this step (when it evaluated here).
+    const auto &rows = headStatTable();
     std::vector<HeadStat> out;
     for (size_t l = 0; l < d->model->layers(); ++l) {
-        const auto norms = d->model->headNorms(l, false);
+        const auto values =
+            headStatsOfLayer(*d->model, probe, l, {}).to(torch::kCPU, torch::kFloat64);
         for (int64_t h = 0; h < d->model->headsOf(l, 0); ++h) {
             HeadStat s;
             s.layer = static_cast<int64_t>(l);
             s.head = h;
-            if (in.input.defined()) {
-                s.values["logit_rms"] = probe.logitRms[l][0][h].item<double>();
-                s.values["logit_max"] = probe.logitMax[l][0][h].item<double>();
-                s.values["entropy"] = probe.entropy[l][0][h].item<double>();
-            }
-            for (const char *w : {"wq", "wk", "wv", "wo"})
-                s.values[std::string(w) + "_norm"] = norms.at(w)[0][h].item<double>();
-            for (const char *g :
-                 {"wq_grad", "wk_grad"}) { // logged by the run at this step, if it evaluated here
-                const auto it = d->checkpoint.partial.extra.find(headCurveName(s.layer, h, g));
-                if (it != d->checkpoint.partial.extra.end())
-                    for (const auto &p : it->second)
-                        if (p.step == step()) s.values[g] = p.value;
+            for (size_t k = 0; k < rows.size(); ++k) {
+                if (rows[k].source == HeadStatSource::Gradient) {
+                    const auto it =
+                        d->checkpoint.partial.extra.find(headCurveName(s.layer, h, rows[k].name));
+                    if (it != d->checkpoint.partial.extra.end())
+                        for (const auto &p : it->second)
+                            if (p.step == step()) s.values[rows[k].name] = p.value;
+                    continue;
+                }
+                const double v = values[0][h][int64_t(k)].item<double>();
+                if (std::isfinite(v)) s.values[rows[k].name] = v; // no statistics batch: absent
             }
             out.push_back(std::move(s));
         }

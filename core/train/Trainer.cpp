@@ -8,6 +8,7 @@
 #include "core/config/Switches.h"
 
 #include "core/train/Checkpoint.h"
+#include "core/train/HeadStats.h"
 
 #include "core/metrics/Metrics.h"
 
@@ -194,9 +195,12 @@ public:
         m_firstBadLoss = torch::zeros({R}, floatOpts);
         m_lossBound = divergenceBound(m_task->vocabSize());
         m_globalStep = torch::zeros({}, longOpts);
+        // The gradient norms the Gradient rows of headStatTable() name, per layer (R, heads).
         for (size_t l = 0; l < m_model->layers(); ++l) {
-            m_gradQ.push_back(torch::zeros({R, m_model->maxHeads(l)}, floatOpts));
-            m_gradK.push_back(torch::zeros({R, m_model->maxHeads(l)}, floatOpts));
+            m_grads.emplace_back();
+            for (const auto &row : headStatTable())
+                if (row.source == HeadStatSource::Gradient)
+                    m_grads.back()[row.of] = torch::zeros({R, m_model->maxHeads(l)}, floatOpts);
         }
         m_total = c0.totalSteps();
         m_start = Clock::now() - std::chrono::duration_cast<Clock::duration>(
@@ -316,10 +320,12 @@ private:
             if (m_headStats &&
                 (gradNormsEveryStep || (m_step + 1) % evalEvery == 0 || m_step + 1 == m_total)) {
                 torch::NoGradGuard noGrad;
-                for (size_t l = 0; l < m_gradQ.size(); ++l) {
-                    const auto norms = m_model->headNorms(l, true, /*queryKeyOnly=*/true);
-                    m_gradQ[l].copy_(norms.at("wq"));
-                    m_gradK[l].copy_(norms.at("wk"));
+                for (size_t l = 0; l < m_grads.size(); ++l) {
+                    bool queryKeyOnly = true;
+                    for (const auto &[of, kept] : m_grads[l])
+                        queryKeyOnly = queryKeyOnly && (of == "wq" || of == "wk");
+                    const auto norms = m_model->headNorms(l, true, queryKeyOnly);
+                    for (auto &[of, kept] : m_grads[l]) kept.copy_(norms.at(of));
                 }
             }
             adam.step(schedule.index_select(0, phaseStep.reshape({1})).reshape({}));
@@ -572,7 +578,7 @@ private:
         return m_lastEvalStep == step;
     }
 
-    // Per layer (R, heads, 9): the HeadStatSpec values of every head, on the device.
+    // Per layer (R, heads, S): every headStatTable() row's value of every head, on the device.
     std::vector<torch::Tensor> headStatistics()
     {
         if (!m_headStats) return {};
@@ -582,13 +588,9 @@ private:
         probe.captureStats = true;
         m_model->forward(in.input, false, probe);
         std::vector<torch::Tensor> out;
-        for (size_t l = 0; l < m_model->layers(); ++l) {
-            const auto n = m_model->headNorms(l, false);
-            out.push_back(
-                torch::stack({probe.logitRms[l], probe.logitMax[l], probe.entropy[l], n.at("wq"),
-                              n.at("wk"), n.at("wv"), n.at("wo"), m_gradQ[l], m_gradK[l]},
-                             2));
-        }
+        for (size_t l = 0; l < m_model->layers(); ++l)
+            out.push_back(headStatsOfLayer(
+                *m_model, probe, l, [&](const std::string &of) { return m_grads[l].at(of); }));
         return out;
     }
 
@@ -968,8 +970,8 @@ private:
     std::vector<LoadedCheckpoint> m_resume; // until the resumed phase has taken them
     double m_resumedWall = 0.0;
     int64_t m_lastEvalStep = -1;
-    std::vector<torch::Tensor> m_gradQ,
-        m_gradK; // per layer (R, heads): the last kept gradient norms
+    // Per layer, by weight (wq, wk): the last kept gradient norms (R, heads).
+    std::vector<std::map<std::string, torch::Tensor>> m_grads;
     const bool m_headStats = headStatsWanted();
     std::set<std::string> m_slimmed; // checkpoints slimCheckpoint has made weights-only
 

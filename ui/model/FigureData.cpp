@@ -82,14 +82,12 @@ FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &
 QList<std::pair<QString, FigureY>> figureYChoices()
 {
     QList<std::pair<QString, FigureY>> out = {{QStringLiteral("final test loss"), FigureY{}}};
-    for (const char *stat : {"logit_rms", "logit_max", "entropy", "wq_norm", "wq_grad"}) {
-        QString title = QString::fromLatin1(stat);
-        for (const auto &s : headStatTable())
-            if (title == QLatin1String(s.name)) title = QString::fromUtf8(s.title);
-        out.push_back({title + QStringLiteral(", 100 steps into the last phase"),
-                       FigureY{QString::fromLatin1(stat), true}});
+    for (const auto &row : headStatTable()) { // the rows offered on the figures
+        if (!row.onFigures) continue;
+        const QString title = QString::fromUtf8(row.title), stat = QString::fromLatin1(row.name);
         out.push_back(
-            {title + QStringLiteral(", at the end"), FigureY{QString::fromLatin1(stat), false}});
+            {title + QStringLiteral(", 100 steps into the last phase"), FigureY{stat, true}});
+        out.push_back({title + QStringLiteral(", at the end"), FigureY{stat, false}});
     }
     out.push_back({QStringLiteral("largest attention logit, 100 steps into the last phase"),
                    FigureY{QStringLiteral("logit_max"), true, true}});

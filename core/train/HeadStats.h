@@ -1,0 +1,21 @@
+// HeadStats.h — the per-head statistics of a layer, each computed as its row of headStatTable()
+// (core/metrics/Metrics.h) says: from the attention probe's captures, the weights or their
+// gradients. The trainer logs them at every evaluation; the inspector recomputes them at a
+// checkpoint. Internal to core/ (LibTorch).
+#pragma once
+
+#include "core/model/Transformer.h"
+
+#include <functional>
+#include <string>
+
+namespace headlab {
+
+// (R, heads, S): every row's value for every head of layer `layer`, S = headStatTable().size() in
+// the table's order. `probe` holds the captures of a forward pass with captureStats (empty: NaN
+// for those rows); `gradient(of)` gives a weight's (R, heads) gradient norms (an undefined
+// tensor: NaN).
+torch::Tensor headStatsOfLayer(const Transformer &model, const HeadProbe &probe, size_t layer,
+                               const std::function<torch::Tensor(const std::string &of)> &gradient);
+
+} // namespace headlab
