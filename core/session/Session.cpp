@@ -7,6 +7,7 @@
 #include "core/config/Yaml.h"
 #include "core/session/Search.h"
 #include "core/session/SessionStore.h"
+#include "core/session/SweepAxes.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
 
@@ -74,259 +75,22 @@ std::string AxisValue::label() const
     return {};
 }
 
-// ---------------------------------------------------------------------------------------------
-// Sweep axes
-
 namespace {
 
-const std::vector<std::string> kAxisNames = {
-    "d_model", "heads",  "head_schedule",    "head_dim", "lr",
-    "seed",    "layers", "width_multiplier", "qk_rule",  "logit_scale"};
-
-// The order in which axis values are applied to a config: the layer count before the head
-// counts that fill it, the schedule generator after d_model and layers that it depends on.
-const std::vector<std::string> kApplyOrder = {
-    "layers",        "d_model", "head_dim", "width_multiplier", "logit_scale", "qk_rule", "heads",
-    "head_schedule", "lr",      "seed"};
-
-AxisValue numberValue(double number)
+// Sweep axes are rows (SweepAxes.h): the one `key` names, or a located error at `field`.
+std::optional<SweepAxisRow> axisRow(const std::string &key, const YamlField &field)
 {
-    AxisValue value;
-    value.kind = AxisValue::Kind::Number;
-    value.number = number;
-    return value;
-}
-
-AxisValue textValue(std::string text)
-{
-    AxisValue value;
-    value.kind = AxisValue::Kind::Text;
-    value.text = std::move(text);
-    return value;
-}
-
-std::string lowerText(std::string text)
-{
-    for (auto &c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return text;
-}
-
-// A head_schedule value from its scheme and total fields.
-AxisValue scheduleValue(const YamlField &schemeField, const YamlField &totalField)
-{
-    HeadScheme scheme = HeadScheme::Constant;
-    if (!schemeField.present()) fail(schemeField, "missing: ascending, constant or descending");
-    if (!parseHeadScheme(readString(schemeField), &scheme))
-        fail(schemeField, "unknown scheme '" + readString(schemeField) +
-                              "' (expected ascending, constant or descending)");
-    if (!totalField.present())
-        fail(totalField, "missing: the total number of heads over all layers");
-    const double total = readNumber(totalField);
-    if (!(total >= 1) || std::isinf(total))
-        fail(totalField,
-             "the total number of heads must be at least 1, got " + formatNumber(total));
-    return textValue(headScheduleLabel(scheme, total));
-}
-
-// "ascending:180" or {scheme: ascending, total: 180}
-AxisValue readScheduleValue(const YamlField &field)
-{
-    if (isScalar(field)) {
-        const std::string text = field.node.Scalar();
-        const auto colon = text.find(':');
-        HeadScheme scheme = HeadScheme::Constant;
-        double total = 0;
-        if (colon == std::string::npos || !parseHeadScheme(text.substr(0, colon), &scheme) ||
-            !parseNumber(text.substr(colon + 1), &total) || !(total >= 1) || std::isinf(total))
-            fail(field,
-                 "expected {scheme: ascending|constant|descending, total: N} or 'scheme:N', got '" +
-                     text + "'");
-        return textValue(headScheduleLabel(scheme, total));
-    }
-    checkKeys(field, {"scheme", "total"});
-    return scheduleValue(child(field, "scheme"), child(field, "total"));
-}
-
-// One value of `axis`.
-AxisValue readAxisValue(const std::string &axis, const YamlField &field)
-{
-    if (axis == "heads") {
-        if (field.node.IsDefined() && field.node.IsSequence()) {
-            AxisValue value;
-            value.kind = AxisValue::Kind::IntList;
-            if (field.node.size() > static_cast<size_t>(RunLimits::kMaxLayers))
-                fail(field,
-                     beyondLimit(RunLimits::kMaxLayers, int64_t(field.node.size()), "layers"));
-            for (const auto &h : items(field))
-                value.ints.push_back(readIntInRange(h, 1, RunLimits::kMaxHeads));
-            if (value.ints.empty()) fail(field, "a per-layer head list needs at least one layer");
-            return value;
-        }
-        return numberValue(static_cast<double>(readIntInRange(field, 1, RunLimits::kMaxHeads)));
-    }
-    if (axis == "head_schedule") return readScheduleValue(field);
-    if (axis == "lr") return numberValue(readPositive(field));
-    if (axis == "d_model")
-        return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxDModel)));
-    if (axis == "layers")
-        return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxLayers)));
-    if (axis == "width_multiplier")
-        return numberValue(double(readIntInRange(field, 1, RunLimits::kMaxWidthMultiplier)));
-    if (axis == "head_dim") {
-        if (isScalar(field) && lowerText(field.node.Scalar()) == "auto") return numberValue(0);
-        return numberValue(double(readIntInRange(field, 0, RunLimits::kMaxDModel)));
-    }
-    if (axis == "seed") {
-        AxisValue value;
-        value.kind = AxisValue::Kind::Unsigned;
-        value.unsignedValue = readUnsigned(field);
-        return value;
-    }
-    if (axis == "qk_rule") return textValue(readBool(field) ? "on" : "off");
-    if (axis == "logit_scale") return textValue(toString(readLogitScale(field)));
-    if (const auto fieldAxis = findFieldAxis(axis)) return textValue(fieldAxis->read(field));
-    fail(field, "unknown axis '" + axis + "'");
-}
-
-std::vector<AxisValue> readAxisValues(const std::string &axis, const YamlField &field)
-{
-    std::vector<AxisValue> values;
-    if (!field.present()) fail(field, "an axis needs at least one value");
-    if (axis == "lr" && field.node.IsMap()) {
-        checkKeys(field, {"logspace"});
-        const YamlField logspace = child(field, "logspace");
-        checkKeys(logspace, {"from", "to", "count"});
-        const double from = readPositive(child(logspace, "from"));
-        const double to = readPositive(child(logspace, "to"));
-        const int64_t count =
-            readIntInRange(child(logspace, "count"), 1, RunLimits::kMaxAxisValues);
-        for (int64_t i = 0; i < count; ++i) {
-            double lr = from;
-            if (i == count - 1)
-                lr = to;
-            else if (i > 0)
-                lr = std::exp(std::log(from) + (std::log(to) - std::log(from)) *
-                                                   static_cast<double>(i) /
-                                                   static_cast<double>(count - 1));
-            values.push_back(numberValue(lr));
-        }
-        return values;
-    }
-    if (axis == "head_schedule" && field.node.IsMap() && child(field, "scheme").node.IsDefined() &&
-        (child(field, "scheme").node.IsSequence() || child(field, "total").node.IsSequence())) {
-        // The product form: {scheme: [ascending, constant], total: [45, 90, 180]}.
-        checkKeys(field, {"scheme", "total"});
-        auto listOf = [](const YamlField &f) {
-            return f.node.IsSequence() ? items(f) : std::vector<YamlField>{f};
-        };
-        for (const char *key : {"scheme", "total"}) // an empty list would make an axis of no values
-            if (const auto f = child(field, key); f.node.IsSequence() && f.node.size() == 0)
-                fail(f, "an axis needs at least one value");
-        for (const auto &scheme : listOf(child(field, "scheme")))
-            for (const auto &total : listOf(child(field, "total")))
-                values.push_back(scheduleValue(scheme, total));
-        return values;
-    }
-    if (field.node.IsSequence()) {
-        if (field.node.size() > static_cast<size_t>(RunLimits::kMaxAxisValues))
-            fail(field, beyondLimit(RunLimits::kMaxAxisValues, int64_t(field.node.size()),
-                                    "values on one axis"));
-        for (const auto &v : items(field)) values.push_back(readAxisValue(axis, v));
-        if (values.empty()) fail(field, "an axis needs at least one value");
-        return values;
-    }
-    values.push_back(readAxisValue(axis, field));
-    return values;
+    auto row = findSweepAxis(key);
+    if (!row) fail(field, "unknown axis '" + key + "'");
+    return row;
 }
 
 void writeAxisValue(YAML::Emitter &out, const std::string &axis, const AxisValue &value)
 {
-    switch (value.kind) {
-    case AxisValue::Kind::Number:
-        if (axis == "lr")
-            out << formatNumber(value.number);
-        else
-            out << static_cast<int64_t>(value.number);
-        return;
-    case AxisValue::Kind::Unsigned:
-        out << value.unsignedValue;
-        return;
-    case AxisValue::Kind::IntList:
-        out << YAML::Flow << YAML::BeginSeq;
-        for (auto h : value.ints) out << h;
-        out << YAML::EndSeq;
-        return;
-    case AxisValue::Kind::Text:
-        if (axis == "qk_rule") {
-            out << (value.text == "on");
-        } else if (findFieldAxis(axis)) {
-            out << value.text; // as its row writes it: gain, 30, true
-        } else if (axis == "head_schedule") {
-            const auto colon = value.text.find(':');
-            out << YAML::Flow << YAML::BeginMap << YAML::Key << "scheme" << YAML::Value
-                << value.text.substr(0, colon) << YAML::Key << "total" << YAML::Value
-                << value.text.substr(colon + 1) << YAML::EndMap;
-        } else {
-            writeText(out, value.text);
-        }
-        return;
-    }
-}
-
-// Applies one axis value to a config. Returns "" or why the combination cannot be built.
-std::string applyAxisValue(RunConfig &config, const std::string &axis, const AxisValue &value,
-                           const std::map<std::string, const AxisValue *> &all)
-{
-    ModelConfig &model = config.model;
-    // Integer axes are read within RunLimits; lr is a double of any size, so convert lazily.
-    auto integer = [&value] { return static_cast<int64_t>(value.number); };
-    if (axis == "layers") {
-        const bool constant = std::all_of(model.heads.begin(), model.heads.end(),
-                                          [&](int64_t h) { return h == model.heads.front(); });
-        if (!constant && !all.count("heads") && !all.count("head_schedule"))
-            return "layers: the base model has per-layer head counts; give experiment.model.heads "
-                   "as one number "
-                   "to sweep the layer count";
-        model.heads.assign(static_cast<size_t>(integer()),
-                           model.heads.empty() ? 1 : model.heads.front());
-    } else if (axis == "d_model") {
-        model.dModel = integer();
-    } else if (axis == "head_dim") {
-        model.headDim = integer();
-    } else if (axis == "width_multiplier") {
-        model.widthMultiplier = integer();
-    } else if (axis == "logit_scale") {
-        for (LogitScale s : {LogitScale::InvSqrtHeadDim, LogitScale::InvHeadDim, LogitScale::None})
-            if (value.text == toString(s)) model.logitScale = s;
-    } else if (axis == "qk_rule") {
-        config.qkRule.enabled = value.text == "on";
-    } else if (axis == "heads") {
-        if (value.kind == AxisValue::Kind::IntList) {
-            if (all.count("layers") && static_cast<int64_t>(all.at("layers")->number) !=
-                                           static_cast<int64_t>(value.ints.size()))
-                return "heads " + value.label() + " lists " + std::to_string(value.ints.size()) +
-                       " layers, but layers is " + all.at("layers")->label();
-            model.heads = value.ints;
-        } else {
-            model.heads.assign(model.heads.size(), integer());
-        }
-    } else if (axis == "head_schedule") {
-        const auto colon = value.text.find(':');
-        HeadScheme scheme = HeadScheme::Constant;
-        double total = 0;
-        parseHeadScheme(value.text.substr(0, colon), &scheme);
-        parseNumber(value.text.substr(colon + 1), &total);
-        model.heads = headSchedule(scheme, total, model.layers(), model.dModel);
-    } else if (axis == "lr") {
-        config.lr = value.number;
-    } else if (axis == "seed") {
-        config.initSeed = config.dataSeed = value.kind == AxisValue::Kind::Unsigned
-                                                ? value.unsignedValue
-                                                : static_cast<uint64_t>(value.number);
-    } else if (const auto fieldAxis = findFieldAxis(axis)) {
-        fieldAxis->apply(config, value.text);
-    }
-    return {};
+    if (const auto row = findSweepAxis(axis))
+        row->write(out, value);
+    else
+        writeText(out, value.label());
 }
 
 // Checks that are the session's own: every layer's head count must divide d_model unless the
@@ -448,13 +212,14 @@ void expandSweep(Session &session)
         RunConfig config = session.base;
         std::string reason;
         // The named axes in their order, then the field-table axes (stabilizers, model.KEY).
-        std::vector<std::string> order = kApplyOrder;
+        std::vector<std::string> order = namedAxisNames(); // the table's order
         for (const auto &[name, value] : assignment)
-            if (std::find(kApplyOrder.begin(), kApplyOrder.end(), name) == kApplyOrder.end())
-                order.push_back(name);
+            if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
         for (const auto &name : order) {
             if (!assignment.count(name)) continue;
-            reason = applyAxisValue(config, name, *assignment.at(name), assignment);
+            const auto axis = findSweepAxis(name);
+            if (!axis) continue; // read by findSweepAxis's rows only
+            reason = axis->apply(config, *assignment.at(name), assignment);
             if (!reason.empty()) break;
         }
         if (reason.empty()) reason = checkHeads(config);
@@ -486,7 +251,7 @@ void expandSweep(Session &session)
         const std::map<std::string, std::string> configuration = labelsOf(assignment);
         for (const auto &probe : search.probes) {
             if (probe.configuration != configuration) continue;
-            const AxisValue value = numberValue(probe.value);
+            const AxisValue value = numberAxisValue(probe.value);
             for (int j = 0; j < probe.replicates; ++j) {
                 AxisValue seed;
                 seed.kind = AxisValue::Kind::Unsigned;
@@ -563,7 +328,7 @@ RunStatus readStatus(const YamlField &field)
                              RunStatus::Stopped};
     std::vector<std::string> names;
     for (RunStatus s : all) {
-        if (lowerText(text) == lowerText(toString(s))) return s;
+        if (lower(text) == lower(toString(s))) return s;
         names.push_back(toString(s));
     }
     std::string message = "unknown status '" + text + "'";
@@ -655,7 +420,7 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
 // `map` uses (model.KEY).
 std::vector<std::string> axisNamesFor(const YamlField &map)
 {
-    std::vector<std::string> allowed = kAxisNames;
+    std::vector<std::string> allowed = namedAxisNames();
     for (const auto &name : fieldAxisNames()) allowed.push_back(name);
     if (map.node.IsMap())
         for (const auto &entry : map.node) {
@@ -672,7 +437,7 @@ void readSweep(const YamlField &field, Session &session)
     checkKeys(field, allowed);
     for (const auto &[key, value] : entries(field)) {
         if (key == "combinations") continue;
-        session.axes.push_back({key, readAxisValues(key, value)});
+        session.axes.push_back({key, readAxisValues(*axisRow(key, value), value)});
     }
     const bool hasHeads = std::any_of(session.axes.begin(), session.axes.end(),
                                       [](const SweepAxis &a) { return a.name == "heads"; });
@@ -685,7 +450,7 @@ void readSweep(const YamlField &field, Session &session)
                 if (std::any_of(session.axes.begin(), session.axes.end(),
                                 [&](const SweepAxis &a) { return a.name == name; }))
                     fail(value, "'" + key + "' is already a sweep axis; set it in one place only");
-                combination[key] = readAxisValue(key, value);
+                combination[key] = axisRow(key, value)->read(value);
             }
             if (combination.empty()) fail(c, "an empty combination");
             if (session.combinations.size() >= static_cast<size_t>(RunLimits::kMaxSweepRuns))
@@ -733,8 +498,9 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     if (auto f = child(root, "replicate_axes"); f.present() && !f.isNull()) {
         for (const auto &item : items(f)) {
             const std::string axis = readString(item);
-            if (std::find(kAxisNames.begin(), kAxisNames.end(), axis) == kAxisNames.end()) {
-                const std::string near = nearestKey(axis, kAxisNames);
+            if (const auto names = namedAxisNames();
+                std::find(names.begin(), names.end(), axis) == names.end()) {
+                const std::string near = nearestKey(axis, names);
                 fail(item, "'" + axis + "' is not a sweep axis" +
                                (near.empty() ? "" : "; did you mean '" + near + "'?"));
             }

@@ -9,6 +9,7 @@
 #include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
+#include "core/session/SweepAxes.h"
 #include "core/tasks/RunConfigFields.h"
 #include "tests/TinyRuns.h"
 
@@ -366,6 +367,7 @@ class TestSession : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void everyNamedAxisIsOneRow();
     void roundTripKeepsEveryFieldExactly();
     void roundTripThroughAFile();
     void numbersAreWrittenShortAndExact();
@@ -1429,6 +1431,57 @@ void TestSession::replicateStatisticsOfKnownValues()
     QCOMPARE(written.readAll().toStdString(), csv);
     QCOMPARE(runCli({"summary", path, "--by", "lr"}).exitCode, 2); // not an axis of this sweep
     QCOMPARE(runCli({"summary", path, "--stat", "mode"}).exitCode, 2);
+}
+
+// The named sweep axes are rows of one table (core/session/SweepAxes.h): each, swept over two
+// values, reads, expands into runs whose configs carry the values (its `resolved` text), writes
+// back the same session text, and has a title. A row without a sample below fails by name.
+void TestSession::everyNamedAxisIsOneRow()
+{
+    const std::map<std::string, std::pair<std::string, std::vector<std::string>>> samples = {
+        // axis: (its YAML list, each run's resolved text)
+        {"layers", {"[1, 3]", {"1", "3"}}},
+        {"d_model", {"[16, 32]", {"16", "32"}}},
+        {"head_dim", {"[4, 8]", {"4", "8"}}},
+        {"width_multiplier", {"[1, 2]", {"1", "2"}}},
+        {"logit_scale", {"[none, inv_head_dim]", {"none", "inv_head_dim"}}},
+        {"qk_rule", {"[false, true]", {"off", "on"}}},
+        {"heads", {"[1, [2, 4]]", {"1,1", "2,4"}}},
+        {"head_schedule", {"[{scheme: constant, total: 4}]", {""}}},
+        {"lr", {"[1.0e-3, 2.5e-3]", {"0.001", "0.0025"}}},
+        {"seed", {"[3, 18446744073709551615]", {"3", "18446744073709551615"}}},
+    };
+    QCOMPARE(namedAxes().size(), samples.size());
+    for (const auto &row : namedAxes()) {
+        QVERIFY2(samples.count(row.name), ("no sample for the axis " + row.name).c_str());
+        QVERIFY2(!row.title.empty() && row.read && row.write && row.apply && row.resolved,
+                 row.name.c_str());
+        const auto &[list, resolved] = samples.at(row.name);
+        const std::string text = "schema_version: 2\n"
+                                 "experiment:\n"
+                                 "  task: {kind: addition, train_pairs: 64, test_pairs: 8}\n"
+                                 "  model: {d_model: 16, heads: 1, layers: 2}\n"
+                                 "  phases: [{steps: 1}]\n"
+                                 "sweep:\n  " +
+                                 row.name + ": " + list + "\n";
+        Session s = sessionFromYaml(text, row.name + ".yaml");
+        expandSweep(s);
+        QVERIFY2(s.runs.size() == resolved.size(),
+                 qPrintable(QString::fromStdString(row.name + ": " + std::to_string(s.runs.size()) +
+                                                   " runs")));
+        for (size_t i = 0; i < resolved.size(); ++i)
+            if (!resolved[i].empty())
+                QCOMPARE(QString::fromStdString(row.resolved(s.runs[i].config)),
+                         QString::fromStdString(resolved[i]));
+        const std::string written = sessionToYaml(s);
+        Session again = sessionFromYaml(written, row.name + "-again.yaml");
+        QCOMPARE(QString::fromStdString(sessionToYaml(again)), QString::fromStdString(written));
+        QVERIFY(findSweepAxis(row.name).has_value());
+    }
+    // A field-table axis (a stabilizer) is a row too, from its field's reader.
+    const auto softcap = findSweepAxis("softcap");
+    QVERIFY(softcap && softcap->apply && softcap->read);
+    QVERIFY(!findSweepAxis("no_such_axis"));
 }
 
 QTEST_GUILESS_MAIN(TestSession)

@@ -4,6 +4,7 @@
 #include "core/config/Yaml.h"
 #include "core/session/CsvExport.h"
 #include "core/session/Search.h"
+#include "core/session/SweepAxes.h"
 #include "ui/model/SessionModel.h"
 
 #include <QAreaSeries>
@@ -37,13 +38,9 @@ QString labelsText(const std::map<std::string, std::string> &labels)
     return parts.isEmpty() ? QObject::tr("the experiment") : parts.join(QStringLiteral(", "));
 }
 
-QString axisTitle(const std::string &axis)
+QString axisTitle(const std::string &axis) // the axis's row (core/session/SweepAxes.h)
 {
-    if (axis == "head_dim") return QStringLiteral("head dimension m_H");
-    if (axis == "d_model") return QStringLiteral("width m");
-    if (axis == "heads") return QStringLiteral("heads n_H");
-    if (axis == "lr") return QStringLiteral("η");
-    return QString::fromStdString(axis);
+    return QString::fromStdString(sweepAxisTitle(axis));
 }
 
 QString number(double value)

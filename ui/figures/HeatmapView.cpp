@@ -2,6 +2,7 @@
 #include "ui/figures/HeatmapView.h"
 
 #include "core/session/Replicates.h"
+#include "core/session/SweepAxes.h"
 
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
@@ -624,12 +625,8 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
                    Qt::AlignRight | Qt::AlignVCenter, displayLabel(data.yLabels[r]));
     }
     p.setFont(t.font(10, true));
-    auto axisTitle = [](const std::string &axis) {
-        if (axis == "d_model") return QStringLiteral("d_model (m)");
-        if (axis == "heads") return QStringLiteral("heads (n_H)");
-        if (axis == "lr") return QStringLiteral("learning rate η");
-        if (axis == "head_dim") return QStringLiteral("head dim (rank)");
-        return QString::fromStdString(axis);
+    auto axisTitle = [](const std::string &axis) { // the axis's row (core/session/SweepAxes.h)
+        return QString::fromStdString(sweepAxisTitle(axis));
     };
     p.drawText(l.xTitle, Qt::AlignCenter, axisTitle(data.xAxis));
     if (!data.yAxis.empty()) {

@@ -1,6 +1,8 @@
 // RunTableModel.cpp — see RunTableModel.h.
 #include "ui/model/RunTableModel.h"
 
+#include "core/session/SweepAxes.h"
+
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
 
@@ -88,15 +90,9 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
     if (col < axisCount()) {
         const auto &name = m_axes[size_t(col)];
         QString label = axisLabel(run, name);
-        if (label.isEmpty()) {
-            // Not swept for this run: show the resolved value where we know it.
-            if (name == "d_model")
-                label = QString::number(run.config.model.dModel);
-            else if (name == "lr")
-                label = formatNumber(run.config.lr);
-            else if (name == "seed")
-                label = QString::number(run.config.initSeed);
-        }
+        if (label.isEmpty()) // not swept for this run: the resolved value its axis's row gives
+            if (const auto axis = findSweepAxis(name))
+                label = QString::fromStdString(axis->resolved(run.config));
         if (role == Qt::DisplayRole) return displayLabel(label);
         if (role == Qt::ToolTipRole) return label;
         if (role == SortRole) {

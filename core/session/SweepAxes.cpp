@@ -1,0 +1,348 @@
+// SweepAxes.cpp — see SweepAxes.h.
+#include "core/session/SweepAxes.h"
+
+#include "core/config/HeadSchedule.h"
+#include "core/tasks/RunConfigFields.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace headlab {
+
+using namespace headlab::yaml;
+
+namespace {
+
+AxisValue numberValue(double number)
+{
+    AxisValue value;
+    value.kind = AxisValue::Kind::Number;
+    value.number = number;
+    return value;
+}
+
+AxisValue textValue(std::string text)
+{
+    AxisValue value;
+    value.kind = AxisValue::Kind::Text;
+    value.text = std::move(text);
+    return value;
+}
+
+// A head_schedule value from its scheme and total fields.
+AxisValue scheduleValue(const YamlField &schemeField, const YamlField &totalField)
+{
+    HeadScheme scheme = HeadScheme::Constant;
+    if (!schemeField.present()) fail(schemeField, "missing: ascending, constant or descending");
+    if (!parseHeadScheme(readString(schemeField), &scheme))
+        fail(schemeField, "unknown scheme '" + readString(schemeField) +
+                              "' (expected ascending, constant or descending)");
+    if (!totalField.present())
+        fail(totalField, "missing: the total number of heads over all layers");
+    const double total = readNumber(totalField);
+    if (!(total >= 1) || std::isinf(total))
+        fail(totalField,
+             "the total number of heads must be at least 1, got " + formatNumber(total));
+    return textValue(headScheduleLabel(scheme, total));
+}
+
+// "ascending:180" or {scheme: ascending, total: 180}
+AxisValue readScheduleValue(const YamlField &field)
+{
+    if (isScalar(field)) {
+        const std::string text = field.node.Scalar();
+        const auto colon = text.find(':');
+        HeadScheme scheme = HeadScheme::Constant;
+        double total = 0;
+        if (colon == std::string::npos || !parseHeadScheme(text.substr(0, colon), &scheme) ||
+            !parseNumber(text.substr(colon + 1), &total) || !(total >= 1) || std::isinf(total))
+            fail(field,
+                 "expected {scheme: ascending|constant|descending, total: N} or 'scheme:N', got '" +
+                     text + "'");
+        return textValue(headScheduleLabel(scheme, total));
+    }
+    checkKeys(field, {"scheme", "total"});
+    return scheduleValue(child(field, "scheme"), child(field, "total"));
+}
+
+std::string joinedInts(const std::vector<int64_t> &values)
+{
+    std::string out;
+    for (int64_t v : values) out += (out.empty() ? "" : ",") + std::to_string(v);
+    return out;
+}
+
+AxisValue integerIn(const YamlField &field, int64_t low, int64_t high)
+{
+    return numberValue(static_cast<double>(readIntInRange(field, low, high)));
+}
+
+void writeInteger(YAML::Emitter &out, const AxisValue &value)
+{
+    out << static_cast<int64_t>(value.number);
+}
+
+int64_t integerOf(const AxisValue &value)
+{
+    return static_cast<int64_t>(value.number);
+}
+
+using All = std::map<std::string, const AxisValue *>;
+
+} // namespace
+
+const std::vector<SweepAxisRow> &namedAxes()
+{
+    static const std::vector<SweepAxisRow> table = {
+        {"layers", "layers",
+         [](const YamlField &f) { return integerIn(f, 1, RunLimits::kMaxLayers); }, {},
+         writeInteger,
+         [](RunConfig &config, const AxisValue &value, const All &all) -> std::string {
+             ModelConfig &model = config.model;
+             const bool constant =
+                 std::all_of(model.heads.begin(), model.heads.end(),
+                             [&](int64_t h) { return h == model.heads.front(); });
+             if (!constant && !all.count("heads") && !all.count("head_schedule"))
+                 return "layers: the base model has per-layer head counts; give "
+                        "experiment.model.heads as one number to sweep the layer count";
+             model.heads.assign(static_cast<size_t>(integerOf(value)),
+                                model.heads.empty() ? 1 : model.heads.front());
+             return {};
+         },
+         [](const RunConfig &c) { return std::to_string(c.model.layers()); }},
+        {"d_model", "d_model (m)",
+         [](const YamlField &f) { return integerIn(f, 1, RunLimits::kMaxDModel); }, {},
+         writeInteger,
+         [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
+             config.model.dModel = integerOf(value);
+             return {};
+         },
+         [](const RunConfig &c) { return std::to_string(c.model.dModel); }},
+        {"head_dim", "head dimension m_H",
+         [](const YamlField &f) {
+             if (isScalar(f) && lower(f.node.Scalar()) == "auto") return numberValue(0);
+             return integerIn(f, 0, RunLimits::kMaxDModel);
+         },
+         {}, writeInteger,
+         [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
+             config.model.headDim = integerOf(value);
+             return {};
+         },
+         [](const RunConfig &c) {
+             return std::to_string(c.model.headDimOfLayer(0));
+         }},
+        {"width_multiplier", "width multiplier w",
+         [](const YamlField &f) { return integerIn(f, 1, RunLimits::kMaxWidthMultiplier); }, {},
+         writeInteger,
+         [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
+             config.model.widthMultiplier = integerOf(value);
+             return {};
+         },
+         [](const RunConfig &c) { return std::to_string(c.model.widthMultiplier); }},
+        {"logit_scale", "logit scale",
+         [](const YamlField &f) { return textValue(toString(readLogitScale(f))); }, {},
+         [](YAML::Emitter &out, const AxisValue &value) { writeText(out, value.text); },
+         [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
+             for (LogitScale s :
+                  {LogitScale::InvSqrtHeadDim, LogitScale::InvHeadDim, LogitScale::None})
+                 if (value.text == toString(s)) config.model.logitScale = s;
+             return {};
+         },
+         [](const RunConfig &c) { return std::string(toString(c.model.logitScale)); }},
+        {"qk_rule", "QK rule",
+         [](const YamlField &f) { return textValue(readBool(f) ? "on" : "off"); }, {},
+         [](YAML::Emitter &out, const AxisValue &value) { out << (value.text == "on"); },
+         [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
+             config.qkRule.enabled = value.text == "on";
+             return {};
+         },
+         [](const RunConfig &c) { return std::string(c.qkRule.enabled ? "on" : "off"); }},
+        {"heads", "heads (n_H)",
+         [](const YamlField &field) {
+             if (field.node.IsDefined() && field.node.IsSequence()) {
+                 AxisValue value;
+                 value.kind = AxisValue::Kind::IntList;
+                 if (field.node.size() > static_cast<size_t>(RunLimits::kMaxLayers))
+                     fail(field, beyondLimit(RunLimits::kMaxLayers, int64_t(field.node.size()),
+                                             "layers"));
+                 for (const auto &h : items(field))
+                     value.ints.push_back(readIntInRange(h, 1, RunLimits::kMaxHeads));
+                 if (value.ints.empty())
+                     fail(field, "a per-layer head list needs at least one layer");
+                 return value;
+             }
+             return integerIn(field, 1, RunLimits::kMaxHeads);
+         },
+         {},
+         [](YAML::Emitter &out, const AxisValue &value) {
+             if (value.kind != AxisValue::Kind::IntList) return writeInteger(out, value);
+             out << YAML::Flow << YAML::BeginSeq;
+             for (auto h : value.ints) out << h;
+             out << YAML::EndSeq;
+         },
+         [](RunConfig &config, const AxisValue &value, const All &all) -> std::string {
+             ModelConfig &model = config.model;
+             if (value.kind == AxisValue::Kind::IntList) {
+                 if (all.count("layers") && static_cast<int64_t>(all.at("layers")->number) !=
+                                                static_cast<int64_t>(value.ints.size()))
+                     return "heads " + value.label() + " lists " +
+                            std::to_string(value.ints.size()) + " layers, but layers is " +
+                            all.at("layers")->label();
+                 model.heads = value.ints;
+             } else {
+                 model.heads.assign(model.heads.size(), integerOf(value));
+             }
+             return {};
+         },
+         [](const RunConfig &c) { return joinedInts(c.model.heads); }},
+        {"head_schedule", "head schedule", readScheduleValue,
+         [](const YamlField &field) -> std::optional<std::vector<AxisValue>> {
+             // The product form: {scheme: [ascending, constant], total: [45, 90, 180]}.
+             if (!field.node.IsMap() || !child(field, "scheme").node.IsDefined() ||
+                 !(child(field, "scheme").node.IsSequence() ||
+                   child(field, "total").node.IsSequence()))
+                 return std::nullopt;
+             checkKeys(field, {"scheme", "total"});
+             auto listOf = [](const YamlField &f) {
+                 return f.node.IsSequence() ? items(f) : std::vector<YamlField>{f};
+             };
+             for (const char *key : {"scheme", "total"}) // no values: an axis of no values
+                 if (const auto f = child(field, key); f.node.IsSequence() && f.node.size() == 0)
+                     fail(f, "an axis needs at least one value");
+             std::vector<AxisValue> values;
+             for (const auto &scheme : listOf(child(field, "scheme")))
+                 for (const auto &total : listOf(child(field, "total")))
+                     values.push_back(scheduleValue(scheme, total));
+             return values;
+         },
+         [](YAML::Emitter &out, const AxisValue &value) {
+             const auto colon = value.text.find(':');
+             out << YAML::Flow << YAML::BeginMap << YAML::Key << "scheme" << YAML::Value
+                 << value.text.substr(0, colon) << YAML::Key << "total" << YAML::Value
+                 << value.text.substr(colon + 1) << YAML::EndMap;
+         },
+         [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
+             const auto colon = value.text.find(':');
+             HeadScheme scheme = HeadScheme::Constant;
+             double total = 0;
+             parseHeadScheme(value.text.substr(0, colon), &scheme);
+             parseNumber(value.text.substr(colon + 1), &total);
+             config.model.heads =
+                 headSchedule(scheme, total, config.model.layers(), config.model.dModel);
+             return {};
+         },
+         [](const RunConfig &) { return std::string(); }},
+        {"lr", "learning rate η", [](const YamlField &f) { return numberValue(readPositive(f)); },
+         [](const YamlField &field) -> std::optional<std::vector<AxisValue>> {
+             if (!field.node.IsMap()) return std::nullopt;
+             checkKeys(field, {"logspace"});
+             const YamlField logspace = child(field, "logspace");
+             checkKeys(logspace, {"from", "to", "count"});
+             const double from = readPositive(child(logspace, "from"));
+             const double to = readPositive(child(logspace, "to"));
+             const int64_t count =
+                 readIntInRange(child(logspace, "count"), 1, RunLimits::kMaxAxisValues);
+             std::vector<AxisValue> values;
+             for (int64_t i = 0; i < count; ++i) {
+                 double lr = from;
+                 if (i == count - 1)
+                     lr = to;
+                 else if (i > 0)
+                     lr = std::exp(std::log(from) + (std::log(to) - std::log(from)) *
+                                                        static_cast<double>(i) /
+                                                        static_cast<double>(count - 1));
+                 values.push_back(numberValue(lr));
+             }
+             return values;
+         },
+         [](YAML::Emitter &out, const AxisValue &value) { out << formatNumber(value.number); },
+         [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
+             config.lr = value.number;
+             return {};
+         },
+         [](const RunConfig &c) { return formatNumber(c.lr); }},
+        {"seed", "seed",
+         [](const YamlField &f) {
+             AxisValue value;
+             value.kind = AxisValue::Kind::Unsigned;
+             value.unsignedValue = readUnsigned(f);
+             return value;
+         },
+         {},
+         [](YAML::Emitter &out, const AxisValue &value) {
+             if (value.kind == AxisValue::Kind::Unsigned)
+                 out << value.unsignedValue;
+             else
+                 writeInteger(out, value);
+         },
+         [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
+             config.initSeed = config.dataSeed = value.kind == AxisValue::Kind::Unsigned
+                                                     ? value.unsignedValue
+                                                     : static_cast<uint64_t>(value.number);
+             return {};
+         },
+         [](const RunConfig &c) { return std::to_string(c.initSeed); }},
+    };
+    return table;
+}
+
+std::vector<std::string> namedAxisNames()
+{
+    std::vector<std::string> names;
+    for (const auto &row : namedAxes()) names.push_back(row.name);
+    return names;
+}
+
+std::optional<SweepAxisRow> findSweepAxis(const std::string &name)
+{
+    for (const auto &row : namedAxes())
+        if (row.name == name) return row;
+    const auto field = findFieldAxis(name);
+    if (!field) return std::nullopt;
+    // A config-field row as an axis: its own reader, its canonical text written as it is.
+    SweepAxisRow row;
+    row.name = name;
+    row.title = name;
+    row.read = [read = field->read](const YamlField &f) { return textValue(read(f)); };
+    row.write = [](YAML::Emitter &out, const AxisValue &value) { out << value.text; };
+    row.apply = [apply = field->apply](RunConfig &config, const AxisValue &value,
+                                       const std::map<std::string, const AxisValue *> &) {
+        apply(config, value.text);
+        return std::string();
+    };
+    row.resolved = [](const RunConfig &) { return std::string(); };
+    return row;
+}
+
+std::vector<AxisValue> readAxisValues(const SweepAxisRow &axis, const YamlField &field)
+{
+    if (!field.present()) fail(field, "an axis needs at least one value");
+    if (axis.readForm)
+        if (auto values = axis.readForm(field)) return *values;
+    std::vector<AxisValue> values;
+    if (field.node.IsSequence()) {
+        if (field.node.size() > static_cast<size_t>(RunLimits::kMaxAxisValues))
+            fail(field, beyondLimit(RunLimits::kMaxAxisValues, int64_t(field.node.size()),
+                                    "values on one axis"));
+        for (const auto &v : items(field)) values.push_back(axis.read(v));
+        if (values.empty()) fail(field, "an axis needs at least one value");
+        return values;
+    }
+    values.push_back(axis.read(field));
+    return values;
+}
+
+AxisValue numberAxisValue(double number)
+{
+    return numberValue(number);
+}
+
+std::string sweepAxisTitle(const std::string &name)
+{
+    for (const auto &row : namedAxes())
+        if (row.name == name) return row.title;
+    return name;
+}
+
+} // namespace headlab

@@ -1,0 +1,54 @@
+// SweepAxes.h — the sweep's axes, one row each: how a value is read (with a located message),
+// written back, applied to a run's config, and titled on a figure. The named axes (d_model, heads,
+// head_schedule, head_dim, lr, seed, layers, width_multiplier, qk_rule, logit_scale) are rows of
+// namedAxes(), in the order their values are applied; every config-field row the field table
+// offers as an axis (the stabilizers, model.KEY; core/tasks/RunConfigFields.h) is a row too, made
+// from the field's own reader. Session.cpp's reading, writing and expansion loop over the rows.
+// Torch-free.
+#pragma once
+
+#include "core/config/Yaml.h"
+#include "core/session/Session.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+struct SweepAxisRow {
+    std::string name;
+    std::string title; // on figures and tables: "heads (n_H)"
+    // One value, from a YAML scalar (or, for heads, a per-layer list); located errors.
+    std::function<AxisValue(const yaml::YamlField &)> read;
+    // The whole axis given in a form of its own instead of a list (lr: {logspace: …}, head_schedule
+    // {scheme: [...], total: [...]}), or nullopt for the list (or one value).
+    std::function<std::optional<std::vector<AxisValue>>(const yaml::YamlField &)> readForm;
+    std::function<void(YAML::Emitter &, const AxisValue &)> write;
+    // Applies a value to a run's config; "" or why the combination cannot be built. `all` is the
+    // run's whole assignment (heads checks the layer count against it).
+    std::function<std::string(RunConfig &, const AxisValue &,
+                              const std::map<std::string, const AxisValue *> &all)>
+        apply;
+    // The run's value when the axis is not swept for it, for tables ("" where none is shown).
+    std::function<std::string(const RunConfig &)> resolved;
+};
+
+// The named axes, in the order their values are applied: the layer count before the head counts
+// that fill it, the head schedule after d_model and the layers it depends on.
+const std::vector<SweepAxisRow> &namedAxes();
+std::vector<std::string> namedAxisNames();
+// A named axis, or a field-table axis as a row (applied after the named ones); nullopt if neither.
+std::optional<SweepAxisRow> findSweepAxis(const std::string &name);
+// An axis's values from its YAML: a list, one value, or its own form.
+std::vector<AxisValue> readAxisValues(const SweepAxisRow &axis, const yaml::YamlField &field);
+// A number axis value (a search's probe of η, for one).
+AxisValue numberAxisValue(double number);
+// The title of an axis on a figure ("heads (n_H)"); the name for others.
+std::string sweepAxisTitle(const std::string &name);
+
+} // namespace headlab
