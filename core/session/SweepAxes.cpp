@@ -95,14 +95,15 @@ using All = std::map<std::string, const AxisValue *>;
 const std::vector<SweepAxisRow> &namedAxes()
 {
     static const std::vector<SweepAxisRow> table = {
-        {"layers", "layers",
-         [](const YamlField &f) { return integerIn(f, 1, RunLimits::kMaxLayers); }, {},
+        {"layers",
+         "layers",
+         [](const YamlField &f) { return integerIn(f, 1, RunLimits::kMaxLayers); },
+         {},
          writeInteger,
          [](RunConfig &config, const AxisValue &value, const All &all) -> std::string {
              ModelConfig &model = config.model;
-             const bool constant =
-                 std::all_of(model.heads.begin(), model.heads.end(),
-                             [&](int64_t h) { return h == model.heads.front(); });
+             const bool constant = std::all_of(model.heads.begin(), model.heads.end(),
+                                               [&](int64_t h) { return h == model.heads.front(); });
              if (!constant && !all.count("heads") && !all.count("head_schedule"))
                  return "layers: the base model has per-layer head counts; give "
                         "experiment.model.heads as one number to sweep the layer count";
@@ -111,37 +112,43 @@ const std::vector<SweepAxisRow> &namedAxes()
              return {};
          },
          [](const RunConfig &c) { return std::to_string(c.model.layers()); }},
-        {"d_model", "d_model (m)",
-         [](const YamlField &f) { return integerIn(f, 1, RunLimits::kMaxDModel); }, {},
+        {"d_model",
+         "d_model (m)",
+         [](const YamlField &f) { return integerIn(f, 1, RunLimits::kMaxDModel); },
+         {},
          writeInteger,
          [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
              config.model.dModel = integerOf(value);
              return {};
          },
          [](const RunConfig &c) { return std::to_string(c.model.dModel); }},
-        {"head_dim", "head dimension m_H",
+        {"head_dim",
+         "head dimension m_H",
          [](const YamlField &f) {
              if (isScalar(f) && lower(f.node.Scalar()) == "auto") return numberValue(0);
              return integerIn(f, 0, RunLimits::kMaxDModel);
          },
-         {}, writeInteger,
+         {},
+         writeInteger,
          [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
              config.model.headDim = integerOf(value);
              return {};
          },
-         [](const RunConfig &c) {
-             return std::to_string(c.model.headDimOfLayer(0));
-         }},
-        {"width_multiplier", "width multiplier w",
-         [](const YamlField &f) { return integerIn(f, 1, RunLimits::kMaxWidthMultiplier); }, {},
+         [](const RunConfig &c) { return std::to_string(c.model.headDimOfLayer(0)); }},
+        {"width_multiplier",
+         "width multiplier w",
+         [](const YamlField &f) { return integerIn(f, 1, RunLimits::kMaxWidthMultiplier); },
+         {},
          writeInteger,
          [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
              config.model.widthMultiplier = integerOf(value);
              return {};
          },
          [](const RunConfig &c) { return std::to_string(c.model.widthMultiplier); }},
-        {"logit_scale", "logit scale",
-         [](const YamlField &f) { return textValue(toString(readLogitScale(f))); }, {},
+        {"logit_scale",
+         "logit scale",
+         [](const YamlField &f) { return textValue(toString(readLogitScale(f))); },
+         {},
          [](YAML::Emitter &out, const AxisValue &value) { writeText(out, value.text); },
          [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
              for (LogitScale s :
@@ -150,22 +157,25 @@ const std::vector<SweepAxisRow> &namedAxes()
              return {};
          },
          [](const RunConfig &c) { return std::string(toString(c.model.logitScale)); }},
-        {"qk_rule", "QK rule",
-         [](const YamlField &f) { return textValue(readBool(f) ? "on" : "off"); }, {},
+        {"qk_rule",
+         "QK rule",
+         [](const YamlField &f) { return textValue(readBool(f) ? "on" : "off"); },
+         {},
          [](YAML::Emitter &out, const AxisValue &value) { out << (value.text == "on"); },
          [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
              config.qkRule.enabled = value.text == "on";
              return {};
          },
          [](const RunConfig &c) { return std::string(c.qkRule.enabled ? "on" : "off"); }},
-        {"heads", "heads (n_H)",
+        {"heads",
+         "heads (n_H)",
          [](const YamlField &field) {
              if (field.node.IsDefined() && field.node.IsSequence()) {
                  AxisValue value;
                  value.kind = AxisValue::Kind::IntList;
                  if (field.node.size() > static_cast<size_t>(RunLimits::kMaxLayers))
-                     fail(field, beyondLimit(RunLimits::kMaxLayers, int64_t(field.node.size()),
-                                             "layers"));
+                     fail(field,
+                          beyondLimit(RunLimits::kMaxLayers, int64_t(field.node.size()), "layers"));
                  for (const auto &h : items(field))
                      value.ints.push_back(readIntInRange(h, 1, RunLimits::kMaxHeads));
                  if (value.ints.empty())
@@ -262,7 +272,8 @@ const std::vector<SweepAxisRow> &namedAxes()
              return {};
          },
          [](const RunConfig &c) { return formatNumber(c.lr); }},
-        {"seed", "seed",
+        {"seed",
+         "seed",
          [](const YamlField &f) {
              AxisValue value;
              value.kind = AxisValue::Kind::Unsigned;
