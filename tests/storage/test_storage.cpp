@@ -1231,6 +1231,34 @@ QStringList sbatchArguments(const QString &line)
 // `headlab-cli slurm` with session names and option values that a shell would run: none of them
 // may run, submission goes through an argument vector, the script's lines read back (by bash and
 // by sbatch's rules) as the values given, and a line break in any value is refused by name.
+namespace {
+// The options sbatch reads from a script's #SBATCH lines (its text into *script).
+QStringList sbatchOptionsOf(const QString &path, QString *script)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    *script = QString::fromUtf8(file.readAll());
+    QStringList options;
+    for (const QString &line : script->split('\n'))
+        if (line.startsWith("#SBATCH")) options += sbatchArguments(line);
+    return options;
+}
+
+// Runs a written array script under bash as task 0 of 1; "" or what it said on failing.
+QString runArrayTask(QProcessEnvironment env, const QString &workDir, const QString &script)
+{
+    env.insert("SLURM_ARRAY_TASK_ID", "0");
+    env.insert("SLURM_ARRAY_TASK_COUNT", "1");
+    env.insert("SLURM_ARRAY_TASK_MIN", "0");
+    QProcess task;
+    task.setProcessEnvironment(env);
+    task.setWorkingDirectory(workDir);
+    task.start("bash", {script});
+    if (!task.waitForFinished(120000)) return QStringLiteral("the array task did not finish");
+    return task.exitCode() == 0 ? QString() : QString::fromUtf8(task.readAllStandardError());
+}
+} // namespace
+
 void TestStorage::slurmNeverHandsUserTextToAShell()
 {
     QTemporaryDir dir;
@@ -1270,12 +1298,8 @@ void TestStorage::slurmNeverHandsUserTextToAShell()
         args.close();
 
         // sbatch reads the options back as given.
-        QFile scriptFile(scriptPath);
-        QVERIFY(scriptFile.open(QIODevice::ReadOnly));
-        const QString script = QString::fromUtf8(scriptFile.readAll());
-        QStringList options;
-        for (const QString &line : script.split('\n'))
-            if (line.startsWith("#SBATCH")) options += sbatchArguments(line);
+        QString script;
+        const QStringList options = sbatchOptionsOf(scriptPath, &script);
         for (const QString &expected :
              {"--partition=" + partition, "--account=" + account, "--time=" + time,
               "--output=" + results + "/slurm/%A_%a.log"})
@@ -1283,16 +1307,8 @@ void TestStorage::slurmNeverHandsUserTextToAShell()
                      qPrintable(name + ": sbatch would not read " + expected + " from\n" + script));
 
         // bash runs the array task with the session's name as one argument, and nothing else.
-        QProcess task;
-        QProcessEnvironment taskEnv = env;
-        taskEnv.insert("SLURM_ARRAY_TASK_ID", "0");
-        taskEnv.insert("SLURM_ARRAY_TASK_COUNT", "1");
-        taskEnv.insert("SLURM_ARRAY_TASK_MIN", "0");
-        task.setProcessEnvironment(taskEnv);
-        task.setWorkingDirectory(dir.path());
-        task.start("bash", {scriptPath});
-        QVERIFY(task.waitForFinished(120000));
-        QVERIFY2(task.exitCode() == 0, qPrintable(name + ": " + task.readAllStandardError()));
+        const QString taskError = runArrayTask(env, dir.path(), scriptPath);
+        QVERIFY2(taskError.isEmpty(), qPrintable(name + ": " + taskError));
         QVERIFY2(!QFileInfo::exists(pwned), qPrintable(name + ": the script ran the name"));
         QCOMPARE(countFiles(results + "/runs"), 2);
     }
@@ -1338,27 +1354,16 @@ void TestStorage::slurmNeverHandsUserTextToAShell()
         };
         QCOMPARE(calls().size(), 2); // the round's array, then the chained job: as given
         QCOMPARE(calls()[1], "--parsable\n--dependency=afterany:77\n" + next + "\n");
-        QFile nextFile(next);
-        QVERIFY(nextFile.open(QIODevice::ReadOnly));
-        const QString script = QString::fromUtf8(nextFile.readAll());
-        QStringList options;
-        for (const QString &line : script.split('\n'))
-            if (line.startsWith("#SBATCH")) options += sbatchArguments(line);
+        QString script;
+        const QStringList options = sbatchOptionsOf(next, &script);
         for (const QString &expected : {"--partition=" + partition, "--account=" + account})
             QVERIFY2(options.contains(expected),
                      qPrintable(name + ": sbatch would not read " + expected + " from\n" + script));
         // The array task trains the round; then bash runs next.sbatch: it merges and submits the
         // next round (the stand-in sbatch is called twice more), running nothing of the name.
-        QProcess task;
-        QProcessEnvironment taskEnv = chainEnv;
-        taskEnv.insert("SLURM_ARRAY_TASK_ID", "0");
-        taskEnv.insert("SLURM_ARRAY_TASK_COUNT", "1");
-        taskEnv.insert("SLURM_ARRAY_TASK_MIN", "0");
-        task.setProcessEnvironment(taskEnv);
-        task.setWorkingDirectory(dir.filePath("chain"));
-        task.start("bash", {slurmDir + "/submit.sbatch"});
-        QVERIFY(task.waitForFinished(120000));
-        QVERIFY2(task.exitCode() == 0, qPrintable(name + ": " + task.readAllStandardError()));
+        const QString taskError =
+            runArrayTask(chainEnv, dir.filePath("chain"), slurmDir + "/submit.sbatch");
+        QVERIFY2(taskError.isEmpty(), qPrintable(name + ": " + taskError));
         QProcess chained;
         chained.setProcessEnvironment(chainEnv);
         chained.setWorkingDirectory(dir.filePath("chain"));

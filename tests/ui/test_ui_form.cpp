@@ -55,6 +55,16 @@ std::string expected(Session session)
     return sessionToYaml(session);
 }
 
+// "" when `session` survives the form but for the edit; else both texts, for the failure.
+QString changedByTheForm(const Session &session, int trial)
+{
+    const std::string want = expected(session), got = throughTheForm(session);
+    if (got == want) return {};
+    return QStringLiteral("trial %1 changed:\n--- saved ---\n%2\n--- original ---\n%3")
+        .arg(trial)
+        .arg(QString::fromStdString(got), QString::fromStdString(want));
+}
+
 } // namespace
 
 class TestUiForm : public QObject {
@@ -251,12 +261,8 @@ void TestUiForm::randomSessionsSurviveTheForm()
             s.base.stabilizers.independentWeightDecay = uniform(0, 0.999);
             s.base.stabilizers.qkNorm = QkNorm(integer(0, 2));
         }
-        const std::string want = expected(s), got = throughTheForm(s);
-        if (got != want)
-            QFAIL(qPrintable(
-                QStringLiteral("trial %1 changed:\n--- saved ---\n%2\n--- original ---\n%3")
-                    .arg(trial)
-                    .arg(QString::fromStdString(got), QString::fromStdString(want))));
+        if (const QString changed = changedByTheForm(s, trial); !changed.isEmpty())
+            QFAIL(qPrintable(changed));
     }
 }
 
@@ -416,12 +422,8 @@ void TestUiForm::everyConfigFieldSurvivesTheForm()
         for (const auto &phase : experiment["phases"])
             for (const auto &kv : phase)
                 seen["phases." + kv.first.as<std::string>()].insert(dump(kv.second));
-        const std::string want = expected(s), got = throughTheForm(s);
-        if (got != want)
-            QFAIL(qPrintable(
-                QStringLiteral("trial %1 changed:\n--- saved ---\n%2\n--- original ---\n%3")
-                    .arg(trial)
-                    .arg(QString::fromStdString(got), QString::fromStdString(want))));
+        if (const QString changed = changedByTheForm(s, trial); !changed.isEmpty())
+            QFAIL(qPrintable(changed));
     }
     qInfo("%d valid sessions went through the form", valid);
     QVERIFY2(valid >= 100, qPrintable(QStringLiteral("only %1 valid sessions").arg(valid)));
