@@ -90,6 +90,22 @@ int64_t integerOf(const AxisValue &value)
 
 using All = std::map<std::string, const AxisValue *>;
 
+// An axis that sets one integer of the model (1 … high).
+SweepAxisRow integerModelAxis(std::string name, std::string title, int64_t ModelConfig::*member,
+                              int64_t high)
+{
+    return {std::move(name),
+            std::move(title),
+            [high](const YamlField &f) { return integerIn(f, 1, high); },
+            {},
+            writeInteger,
+            [member](RunConfig &config, const AxisValue &value, const All &) -> std::string {
+                config.model.*member = integerOf(value);
+                return {};
+            },
+            [member](const RunConfig &c) { return std::to_string(c.model.*member); }};
+}
+
 } // namespace
 
 const std::vector<SweepAxisRow> &namedAxes()
@@ -112,16 +128,7 @@ const std::vector<SweepAxisRow> &namedAxes()
              return {};
          },
          [](const RunConfig &c) { return std::to_string(c.model.layers()); }},
-        {"d_model",
-         "d_model (m)",
-         [](const YamlField &f) { return integerIn(f, 1, RunLimits::kMaxDModel); },
-         {},
-         writeInteger,
-         [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
-             config.model.dModel = integerOf(value);
-             return {};
-         },
-         [](const RunConfig &c) { return std::to_string(c.model.dModel); }},
+        integerModelAxis("d_model", "d_model (m)", &ModelConfig::dModel, RunLimits::kMaxDModel),
         {"head_dim",
          "head dimension m_H",
          [](const YamlField &f) {
@@ -135,16 +142,8 @@ const std::vector<SweepAxisRow> &namedAxes()
              return {};
          },
          [](const RunConfig &c) { return std::to_string(c.model.headDimOfLayer(0)); }},
-        {"width_multiplier",
-         "width multiplier w",
-         [](const YamlField &f) { return integerIn(f, 1, RunLimits::kMaxWidthMultiplier); },
-         {},
-         writeInteger,
-         [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
-             config.model.widthMultiplier = integerOf(value);
-             return {};
-         },
-         [](const RunConfig &c) { return std::to_string(c.model.widthMultiplier); }},
+        integerModelAxis("width_multiplier", "width multiplier w", &ModelConfig::widthMultiplier,
+                         RunLimits::kMaxWidthMultiplier),
         {"logit_scale",
          "logit scale",
          [](const YamlField &f) { return textValue(toString(readLogitScale(f))); },
