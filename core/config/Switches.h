@@ -1,6 +1,7 @@
-// Switches.h — the HEADLAB_* environment switches of the training core, for bench/ and tests:
-// one table (a run's provenance records each one that is set, core/train/Trainer.cpp) and one
-// reader. Torch-free.
+// Switches.h — the HEADLAB_* environment switches of the training core, for bench/ and tests: one
+// table, read only through its rows (by id), so that a switch's name is written once. A run's
+// provenance records each one that is set (core/train/Trainer.cpp), and the tests that must not
+// run under an outside setting walk the table. Torch-free.
 #pragma once
 
 #include <cstdlib>
@@ -8,26 +9,58 @@
 
 namespace headlab {
 
+enum class Switch {
+    Attention,       // sdpa: scaled_dot_product_attention instead of explicit micro-heads
+    FusedAdam,       // 0: ATen's Adam passes
+    DirectGradients, // 0: autograd adds the linear layers' weight gradients
+    CudaGraphs,      // 0: every step launched eagerly
+    HeadStats,       // 0: no per-head statistics
+    FusedQkv,        // 0: Q, K, V as three products on the GPU; 1: one product on the CPU too
+    SplitK,          // 0: no row-split weight gradients on the GPU; 1: split on the CPU too
+    UnitNormEps,     // e: the unit-scale norm divides by max(||x||, e)
+};
+
 struct EnvSwitch {
+    Switch id;
     const char *name;
     const char *help;
 };
 
 inline constexpr EnvSwitch kEnvSwitches[] = {
-    {"HEADLAB_ATTENTION", "sdpa: scaled_dot_product_attention instead of explicit micro-heads"},
-    {"HEADLAB_FUSED_ADAM", "0: ATen's Adam passes instead of the fused CUDA kernel"},
-    {"HEADLAB_DIRECT_GRADIENTS", "0: autograd adds the linear layers' weight gradients"},
-    {"HEADLAB_CUDA_GRAPHS", "0: every step launched eagerly"},
-    {"HEADLAB_HEAD_STATS", "0: no per-head statistics at evaluations"},
-    {"HEADLAB_FUSED_QKV", "0: Q, K, V as three products on the GPU; 1: one product on the CPU too"},
-    {"HEADLAB_SPLIT_K", "0: no row-split weight gradients on the GPU; 1: split on the CPU too"},
-    {"HEADLAB_UNIT_NORM_EPS", "e: the unit-scale norm divides by max(||x||, e)"},
+    {Switch::Attention, "HEADLAB_ATTENTION",
+     "sdpa: scaled_dot_product_attention instead of explicit micro-heads"},
+    {Switch::FusedAdam, "HEADLAB_FUSED_ADAM",
+     "0: ATen's Adam passes instead of the fused CUDA kernel"},
+    {Switch::DirectGradients, "HEADLAB_DIRECT_GRADIENTS",
+     "0: autograd adds the linear layers' weight gradients"},
+    {Switch::CudaGraphs, "HEADLAB_CUDA_GRAPHS", "0: every step launched eagerly"},
+    {Switch::HeadStats, "HEADLAB_HEAD_STATS", "0: no per-head statistics at evaluations"},
+    {Switch::FusedQkv, "HEADLAB_FUSED_QKV",
+     "0: Q, K, V as three products on the GPU; 1: one product on the CPU too"},
+    {Switch::SplitK, "HEADLAB_SPLIT_K",
+     "0: no row-split weight gradients on the GPU; 1: split on the CPU too"},
+    {Switch::UnitNormEps, "HEADLAB_UNIT_NORM_EPS",
+     "e: the unit-scale norm divides by max(||x||, e)"},
 };
 
-// An on/off switch: "0" off, "1" on, otherwise (unset or another value) `fallback`.
-inline bool envSwitch(const char *name, bool fallback)
+// The row of a switch.
+inline constexpr const EnvSwitch &envSwitchRow(Switch id)
 {
-    const char *v = std::getenv(name);
+    for (const auto &row : kEnvSwitches)
+        if (row.id == id) return row;
+    return kEnvSwitches[0]; // unreachable: every id has a row (tests/core checks)
+}
+
+// A switch's text, or nullptr when it is not set.
+inline const char *switchText(Switch id)
+{
+    return std::getenv(envSwitchRow(id).name);
+}
+
+// An on/off switch: "0" off, "1" on, otherwise (unset or another value) `fallback`.
+inline bool switchOn(Switch id, bool fallback)
+{
+    const char *v = switchText(id);
     if (v && std::strcmp(v, "0") == 0) return false;
     if (v && std::strcmp(v, "1") == 0) return true;
     return fallback;

@@ -26,7 +26,7 @@ Adam::Adam(Transformer &model, const OptimizerConfig &config, double independent
     m_step = torch::zeros({}, flat.options().dtype(torch::kFloat64));
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
     // HEADLAB_FUSED_ADAM=0 keeps the ATen passes (for comparisons in bench/).
-    m_fused = flat.is_cuda() && envSwitch("HEADLAB_FUSED_ADAM", true);
+    m_fused = flat.is_cuda() && switchOn(Switch::FusedAdam, true);
 #endif
 }
 

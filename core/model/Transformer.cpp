@@ -65,7 +65,7 @@ void weightGradientInto(torch::Tensor &gw, const torch::Tensor &x, const torch::
     int64_t S = 1;
     // Read at each call (tests switch it between runs); "1" splits on the CPU too, whose golden
     // trajectories keep the plain product.
-    if (envSwitch("HEADLAB_SPLIT_K", x.is_cuda())) {
+    if (switchOn(Switch::SplitK, x.is_cuda())) {
         const int64_t tiles = R * ((in + 63) / 64) * ((out + 63) / 64); // 64×64 output tiles
         while (S < 32 && tiles * S < 512 && N % (2 * S) == 0 && N / (2 * S) >= 256) S *= 2;
     }
@@ -186,11 +186,11 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
     , m_stabilizers(stabilizers)
 {
     // HEADLAB_DIRECT_GRADIENTS=0 leaves the linear layers' gradients to autograd (for bench/).
-    m_directGradients = envSwitch("HEADLAB_DIRECT_GRADIENTS", true);
+    m_directGradients = switchOn(Switch::DirectGradients, true);
     // On the GPU the Q, K and V projections are one product (HEADLAB_FUSED_QKV=0: three). The CPU
     // keeps three, so its golden trajectories stay bit for bit.
-    m_fusedQkv = envSwitch("HEADLAB_FUSED_QKV", device.is_cuda());
-    if (const char *eps = std::getenv("HEADLAB_UNIT_NORM_EPS")) m_unitNormEps = std::atof(eps);
+    m_fusedQkv = switchOn(Switch::FusedQkv, device.is_cuda());
+    if (const char *eps = switchText(Switch::UnitNormEps)) m_unitNormEps = std::atof(eps);
     const int64_t m = config.dModel;
     const int64_t F = config.ffn();
     const int64_t normWidth = config.norm == NormKind::LayerNorm ? m : 1;
@@ -388,7 +388,7 @@ double Transformer::logitScale(int64_t hd) const
 void Transformer::buildMicroHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, int64_t inner)
 {
     // HEADLAB_ATTENTION=sdpa keeps scaled_dot_product_attention (for comparisons in bench/).
-    const char *env = std::getenv("HEADLAB_ATTENTION");
+    const char *env = switchText(Switch::Attention);
     if (env && std::string(env) == "sdpa") return;
     int64_t M = 1;
     for (auto h : headsOfRuns) M = std::lcm(M, h);

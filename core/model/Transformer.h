@@ -111,6 +111,8 @@ public:
     // gradients directly.
     std::string attentionPath() const;
     bool directGradients() const { return m_directGradients; }
+    // Q, K and V as one product (HEADLAB_FUSED_QKV; on the GPU by default).
+    bool fusedQkv() const { return m_fusedQkv; }
 
 private:
     // σReparam of one weight W (R, in, out): Ŵ = γ/σ(W)·W, σ(W) = uᵀWv from one power iteration

@@ -140,12 +140,12 @@ std::string deviceDescription(const torch::Device &device)
 // HEADLAB_HEAD_STATS=0 skips the per-head statistics (for bench/: what they cost).
 bool headStatsWanted()
 {
-    return envSwitch("HEADLAB_HEAD_STATS", true);
+    return switchOn(Switch::HeadStats, true);
 }
 
 bool cudaGraphsWanted()
 {
-    return envSwitch("HEADLAB_CUDA_GRAPHS", true);
+    return switchOn(Switch::CudaGraphs, true);
 }
 
 class Loop {
@@ -902,6 +902,9 @@ private:
         p["device"] = deviceDescription(device);
         p["attention"] = m_model ? m_model->attentionPath() : "";
         p["direct_gradients"] = m_model && m_model->directGradients() ? "on" : "off";
+        p["fused_qkv"] = m_model && m_model->fusedQkv() ? "on" : "off";
+        // Weight gradients summed over row slices where a product's rows allow (HEADLAB_SPLIT_K).
+        p["split_k"] = switchOn(Switch::SplitK, device.is_cuda()) ? "on" : "off";
         p["fused_adam"] = m_fusedAdam;
         p["cuda_graphs"] = m_graphsUsed ? "on" : "off";
         p["tf32"] = device.is_cuda() ? (m_configs.front().tf32 ? "on" : "off") : "n/a (cpu)";

@@ -5,6 +5,7 @@
 // golden_trajectory.inc (its header names the command; ctest's python_golden checks that the
 // checked-in file is still that script's output). HEADLAB_PRINT_GOLDEN=1 prints HeadLab's own.
 #include "core/config/RunConfig.h"
+#include "core/config/Switches.h"
 #include "core/lab/SweepSession.h"
 #include "core/metrics/Metrics.h"
 #include "core/metrics/PlateauDetector.h"
@@ -29,6 +30,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 
 using namespace headlab;
@@ -140,6 +142,28 @@ private Q_SLOTS:
         QCOMPARE(c.task.testPairs * 3, int64_t(576));
         QCOMPARE(c.model.headDimOfLayer(0), int64_t(32));
         QVERIFY(validate(c).empty());
+    }
+
+    // The HEADLAB_* switches are one table read through its rows (core/config/Switches.h): each
+    // id has exactly one row, and a run's provenance says which paths it took, fused Q/K/V and
+    // split-K included (off on the CPU unless switched on).
+    void everySwitchIsOneRowAndTheRunSaysItsPaths()
+    {
+        std::set<int> ids;
+        for (const auto &row : kEnvSwitches) {
+            QVERIFY2(ids.insert(int(row.id)).second, row.name);
+            QCOMPARE(&envSwitchRow(row.id), &row);
+            QVERIFY(std::strncmp(row.name, "HEADLAB_", 8) == 0 && std::strlen(row.help) > 0);
+        }
+        QCOMPARE(ids.size(), size_t(int(Switch::UnitNormEps) + 1));
+        const RunResult plain = trainRun(tinyAddition(3e-3, 4, 1));
+        QCOMPARE(plain.provenance.at("fused_qkv"), std::string("off"));
+        QCOMPARE(plain.provenance.at("split_k"), std::string("off"));
+        ::setenv(envSwitchRow(Switch::FusedQkv).name, "1", 1);
+        const RunResult fused = trainRun(tinyAddition(3e-3, 4, 1));
+        ::unsetenv(envSwitchRow(Switch::FusedQkv).name);
+        QCOMPARE(fused.provenance.at("fused_qkv"), std::string("on"));
+        QCOMPARE(fused.provenance.at("env.HEADLAB_FUSED_QKV"), std::string("1"));
     }
 
     void goldenTrajectory()

@@ -16,8 +16,10 @@
 //
 // Tolerances are on the logged training losses (every step), relative: |a − b| ≤ tol · max(1, |a|).
 #include "core/config/RunConfig.h"
+#include "core/config/Switches.h"
 #include "core/session/Presets.h"
 #include "core/session/Session.h"
+#include "core/tasks/TaskSpec.h"
 #include "core/tasks/addition/AdditionSpec.h"
 #include "core/train/SweepRunner.h"
 
@@ -56,7 +58,13 @@ RunConfig taskRun(const QString &row, double lr, uint64_t seed, const std::strin
         c.phases[0].schedule.stepEvery = 100;
         c.evalEvery = 100;
         c.lr = lr * 10;
-    } else {
+    } else if (task == "sequence_file") {
+        // The copy task of tests/search (one layer, d 16, answers of a file of examples).
+        c = loadSession(HEADLAB_SOURCE_DIR "/tests/search/fixtures/copy-search.yaml").base;
+        c.task.options["path"] = HEADLAB_SOURCE_DIR "/tests/search/fixtures/copy.txt";
+        c.phases[0].steps = 60;
+        c.evalEvery = 20;
+    } else if (task == "text") {
         c = loadPreset("head-progression-classroom").base; // d 64, 4 layers, context 32
         c.model.heads = {1, 2, 4, 8};
         c.task.corpusBytes = 200000;
@@ -64,6 +72,8 @@ RunConfig taskRun(const QString &row, double lr, uint64_t seed, const std::strin
         c.phases[0].batchSize = 16;
         c.evalEvery = 50;
         c.tf32 = false;
+    } else {
+        c.task.kind = task.toStdString(); // a task without a case here: its runs fail, named
     }
     c.lr = task == "nearest_neighbour" ? c.lr : lr;
     if (stabilized) {
@@ -132,9 +142,12 @@ private:
     static void tasks()
     {
         QTest::addColumn<QString>("task");
-        for (const char *t : {"addition", "nearest_neighbour", "text", "addition stabilized",
-                              "nearest_neighbour stabilized", "text stabilized"})
-            QTest::newRow(t) << QString(t);
+        // Every row of the task table, plain and with every stabilizer on.
+        for (const char *suffix : {"", " stabilized"})
+            for (const TaskSpec *spec : taskTable()) {
+                const QString row = QString::fromStdString(spec->id) + suffix;
+                QTest::newRow(qPrintable(row)) << row;
+            }
     }
 
 private Q_SLOTS:
@@ -142,10 +155,9 @@ private Q_SLOTS:
     {
         if (!torch::cuda::is_available())
             QSKIP("no CUDA device here: these cases run on the GPU machine (scripts/gpu-tests.sh)");
-        // Case by case, each path is switched by its HEADLAB_* variable; none may be set from outside.
-        for (const char *v : {"HEADLAB_CUDA_GRAPHS", "HEADLAB_FUSED_ADAM", "HEADLAB_ATTENTION",
-                              "HEADLAB_DIRECT_GRADIENTS"})
-            QVERIFY2(!std::getenv(v), v);
+        // Case by case, each path is switched by its HEADLAB_* variable; none may be set from
+        // outside (an outside HEADLAB_SPLIT_K=0 made the split-K case compare plain with plain).
+        for (const auto &s : kEnvSwitches) QVERIFY2(!std::getenv(s.name), s.name);
     }
 
     void ensembleEqualsAlone_data() { tasks(); }
@@ -223,6 +235,11 @@ private Q_SLOTS:
         const RunResult plain =
             trainedWith(c, {{"HEADLAB_FUSED_QKV", "0"}, {"HEADLAB_SPLIT_K", "0"}});
         QCOMPARE(provenance(plain, "env.HEADLAB_FUSED_QKV"), std::string("0"));
+        // Each side took its path: the fast one the fused product and the split.
+        QCOMPARE(provenance(fast, "fused_qkv"), std::string("on"));
+        QCOMPARE(provenance(fast, "split_k"), std::string("on"));
+        QCOMPARE(provenance(plain, "fused_qkv"), std::string("off"));
+        QCOMPARE(provenance(plain, "split_k"), std::string("off"));
         const double gap = relativeGap(fast, plain);
         QVERIFY2(gap <= 1e-4, qPrintable(describe("fused QKV + split-K vs plain", gap, fast)));
     }
