@@ -37,6 +37,9 @@ say "building ${SUITES[*]} and headlab-cli"
 start=$SECONDS
 bash "$ROOT/scripts/build-core.sh" headlab-cli "${SUITES[@]}" >&2
 say "built in $((SECONDS - start)) s"
+# HEADLAB_GPU_TESTS_BUILD_ONLY=1: the suites built (with the carried Qt), none run (bench/ scripts
+# that run single cases).
+[[ "${HEADLAB_GPU_TESTS_BUILD_ONLY:-0}" == 1 ]] && exit 0
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >&2 || true
 
 cd "$ROOT/build-core"
