@@ -54,7 +54,7 @@ fi
 # built without factories: HEADLAB_SPECS_ONLY, core/tasks/TaskSpec.h), so a new task is fuzzed too.
 TASK_SOURCES=()
 for f in core/tasks/*/*.cpp; do [[ "$f" == *Task.cpp ]] || TASK_SOURCES+=("$f"); done
-CORE_SOURCES=(core/config/*.cpp core/session/Session.cpp core/session/SessionStore.cpp core/session/Search.cpp
+CORE_SOURCES=(core/config/*.cpp core/session/Session.cpp core/session/SweepAxes.cpp core/session/SessionStore.cpp core/session/Search.cpp
               core/session/CsvExport.cpp
               core/metrics/LearnedRule.cpp core/metrics/Metrics.cpp core/metrics/Logistic.cpp core/tasks/TaskTable.cpp core/tasks/RunConfigFields.cpp
               "${TASK_SOURCES[@]}")
