@@ -1244,6 +1244,20 @@ QStringList sbatchOptionsOf(const QString &path, QString *script)
     return options;
 }
 
+// `headlab-cli slurm SESSION --array 1 OPTIONS` in `workDir`: its exit code and what it said.
+std::pair<int, QString> submitSlurm(const QProcessEnvironment &env, const QString &workDir,
+                                    const QString &session, const QStringList &options)
+{
+    QProcess submit;
+    submit.setProcessEnvironment(env);
+    submit.setWorkingDirectory(workDir);
+    submit.start(QStringLiteral(HEADLAB_CLI_PATH),
+                 QStringList{"slurm", session, "--array", "1"} + options);
+    if (!submit.waitForFinished(60000)) return {-1, QStringLiteral("slurm did not finish")};
+    return {submit.exitCode(),
+            QString::fromUtf8(submit.readAllStandardOutput() + submit.readAllStandardError())};
+}
+
 // Runs a written array script under bash as task 0 of 1; "" or what it said on failing.
 QString runArrayTask(QProcessEnvironment env, const QString &workDir, const QString &script)
 {
@@ -1272,22 +1286,15 @@ void TestStorage::slurmNeverHandsUserTextToAShell()
     const QString pwned = dir.filePath("PWNED");
     const QString partition = "p$(touch PWNED)", account = "a;touch PWNED; \"b\\\" 'c'",
                   time = "1:00 `touch PWNED`";
+    const QStringList hostileOptions = {"--partition", partition, "--account",
+                                        account,       "--time",  time};
     const QStringList names = {"$(touch PWNED).yaml", "`touch PWNED`.yaml", "x;touch PWNED;.yaml",
                                "it's a \"b\" c $HOME.yaml"};
     for (const QString &name : names) {
         const QString session = dir.filePath(name);
         writeFile(session, tinySession(4));
-        QProcess submit;
-        submit.setProcessEnvironment(env);
-        submit.setWorkingDirectory(dir.path());
-        submit.start(QStringLiteral(HEADLAB_CLI_PATH),
-                     {"slurm", session, "--array", "1", "--partition", partition, "--account",
-                      account, "--time", time});
-        QVERIFY(submit.waitForFinished(60000));
-        const QString out =
-            QString::fromUtf8(submit.readAllStandardOutput() + submit.readAllStandardError());
-        QVERIFY2(submit.exitCode() == 0 && out.contains("submitted job 77"),
-                 qPrintable(name + ": " + out));
+        const auto [code, out] = submitSlurm(env, dir.path(), session, hostileOptions);
+        QVERIFY2(code == 0 && out.contains("submitted job 77"), qPrintable(name + ": " + out));
         QVERIFY2(!QFileInfo::exists(pwned), qPrintable(name + ": submission ran the name"));
         const QString results = session.left(session.size() - 5) + ".results";
         const QString scriptPath = results + "/slurm/submit.sbatch";
@@ -1334,16 +1341,9 @@ void TestStorage::slurmNeverHandsUserTextToAShell()
         const QString session = dir.filePath("chain/" + name);
         writeFile(session, search);
         QFile::remove(dir.filePath("chain/bin/args"));
-        QProcess submit;
-        submit.setProcessEnvironment(chainEnv);
-        submit.setWorkingDirectory(dir.filePath("chain"));
-        submit.start(QStringLiteral(HEADLAB_CLI_PATH),
-                     {"slurm", session, "--array", "1", "--partition", partition, "--account",
-                      account, "--time", time});
-        QVERIFY(submit.waitForFinished(60000));
-        const QString out =
-            QString::fromUtf8(submit.readAllStandardOutput() + submit.readAllStandardError());
-        QVERIFY2(submit.exitCode() == 0 && out.contains("boundary search round 0"),
+        const auto [code, out] =
+            submitSlurm(chainEnv, dir.filePath("chain"), session, hostileOptions);
+        QVERIFY2(code == 0 && out.contains("boundary search round 0"),
                  qPrintable(name + ": " + out));
         const QString slurmDir = session.left(session.size() - 5) + ".results/slurm";
         const QString next = slurmDir + "/next.sbatch";
