@@ -306,8 +306,8 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         groups.insert(group);
     }
     // The colour: the session's colour table's for the configuration's value of the colour axis
-    // (heads), its shade the configuration's place among those of that value (the widths); where
-    // the colour axis does not tell configurations apart (it is η), their place in the sweep.
+    // (heads), its shade given by the rest of its name (the width, below); where the colour axis
+    // does not tell configurations apart (it is η), their place in the sweep.
     const ColourTable colours = colourTable(session);
     std::map<QString, std::pair<int, int>> colourOf; // configuration -> colour, shade
     std::map<int, int> sharing;                      // colour -> configurations of it so far
