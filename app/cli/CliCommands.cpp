@@ -98,6 +98,7 @@ struct RunArguments {
     std::string sessionPath, presetName, outputPath, device, shard;
     bool shardGiven = false; // --shard "" is a mistake, not the whole sweep
     int threads = 0, concurrent = 0, maxEnsemble = 0;
+    double progressEvery = 10.0; // seconds between plain progress lines (stderr not a terminal)
     bool overwrite = false;
 };
 
@@ -293,7 +294,8 @@ public:
         options.maxEnsemble = m_args.maxEnsemble;
 
         const auto started = std::chrono::steady_clock::now();
-        m_display = std::make_unique<ProgressDisplay>(stderr, totalSteps, m_pending);
+        m_display =
+            std::make_unique<ProgressDisplay>(stderr, totalSteps, m_pending, m_args.progressEvery);
         if (!m_runner.start(std::move(jobs), options, m_reports.callbacks())) {
             std::fprintf(stderr, "headlab-cli: the sweep runner did not start\n");
             return kExitRunFailed;
@@ -1029,6 +1031,10 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
            "Most runs trained together as one batched model (default: as many as half the GPU's "
            "free memory holds, at most 64; 8 on a CPU)")
         ->check(CLI::Range(1, 4096));
+    run->add_option("--progress-every", a.run.progressEvery,
+                    "Seconds between progress lines when stderr is not a terminal (logs, Slurm; "
+                    "default 10)")
+        ->check(CLI::Range(0.05, 86400.0));
     commands.push_back({run, [&a, shardOption] {
                             a.run.shardGiven = shardOption->count() > 0;
                             return runCommand(a.run);

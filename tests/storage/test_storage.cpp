@@ -14,6 +14,7 @@
 #include "../TinyRuns.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -87,16 +88,22 @@ std::string tinySession(int steps, const std::string &extraSweep = {})
 // Starts `headlab-cli run` and waits until it has begun training.
 bool startTraining(QProcess &process, const QStringList &args)
 {
-    process.start(QStringLiteral(HEADLAB_CLI_PATH), args);
+    // Started means steps taken, not a time passed: the run prints a progress line every 0.2 s,
+    // and a line with a step count above 0 says training is under way, however busy the machine.
+    process.start(QStringLiteral(HEADLAB_CLI_PATH),
+                  QStringList(args) << QStringLiteral("--progress-every") << QStringLiteral("0.2"));
     if (!process.waitForStarted()) return false;
+    static const QRegularExpression stepsTaken(
+        QStringLiteral("progress .* ([1-9]\\d*)/\\d+ steps"));
     QByteArray err;
-    for (int i = 0; i < 600 && !err.contains("to train"); ++i) {
+    QElapsedTimer waited;
+    waited.start();
+    while (waited.elapsed() < 300'000 && process.state() == QProcess::Running &&
+           !stepsTaken.match(QString::fromUtf8(err)).hasMatch()) {
         process.waitForReadyRead(100);
         err += process.readAllStandardError();
     }
-    QTest::qWait(
-        2000); // past the ensemble's set-up and its first logged steps, also on a busy machine
-    return err.contains("to train");
+    return err.contains("to train") && stepsTaken.match(QString::fromUtf8(err)).hasMatch();
 }
 
 // The files in `dir`, temporary ones included, but not the per-head curves files beside run
