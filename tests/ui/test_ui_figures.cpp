@@ -84,7 +84,7 @@ private Q_SLOTS:
         QCOMPARE(report.groups.size(), size_t(2));
         SessionModel model;
         model.setSession(s);
-        std::unique_ptr<FigureView> view(FigureView::create("boundary", &model));
+        std::unique_ptr<FigureView> view(createFigure("boundary", &model));
         view->refresh();
         QVERIFY2(view->title().contains(QStringLiteral("for 2 groups")), qPrintable(view->title()));
         for (const auto &g : report.groups) {
@@ -125,7 +125,7 @@ private Q_SLOTS:
         QVERIFY(figureApplies(*findFigure("boundary"), s));
         QVERIFY(!figureApplies(*findFigure("boundary"), uitest::syntheticSession()));
 
-        std::unique_ptr<FigureView> law(FigureView::create("boundary", &model));
+        std::unique_ptr<FigureView> law(createFigure("boundary", &model));
         law->refresh();
         // One row per configuration (the header, three, the fit), with its η* and interval.
         const QStringList rows = law->csv().trimmed().split('\n');
@@ -161,7 +161,7 @@ private Q_SLOTS:
             QCOMPARE(cell.value, report.configurations[size_t(c)].interval.estimate);
         }
 
-        std::unique_ptr<FigureView> collapse(FigureView::create("lr", &model));
+        std::unique_ptr<FigureView> collapse(createFigure("lr", &model));
         ViewState fitted{{"lr.x", "lr_mh_alpha"}};
         collapse->restoreViewState(fitted);
         QVERIFY2(collapse->title().contains("α fitted"), qPrintable(collapse->title()));
@@ -780,7 +780,7 @@ static void exportAndCheck(FigureView *view, const QTemporaryDir &dir, const QSt
 void TestUiFigures::exportWritesValidSvgAndPng_data()
 {
     QTest::addColumn<QString>("figure");
-    for (const auto &id : FigureView::figureIds()) QTest::newRow(qPrintable(id)) << id;
+    for (const auto &id : figureIds()) QTest::newRow(qPrintable(id)) << id;
 }
 
 void TestUiFigures::exportWritesValidSvgAndPng()
@@ -1015,7 +1015,7 @@ void TestUiFigures::viewStateTravelsWithTheSession()
     QVERIFY(reopened.openSession(path));
     QCOMPARE(reopened.currentFigure()->figureId(), QString("heatmap"));
     ViewState state;
-    for (const auto &id : FigureView::figureIds()) reopened.figure(id)->saveViewState(state);
+    for (const auto &id : figureIds()) reopened.figure(id)->saveViewState(state);
     QCOMPARE(QString::fromStdString(state["loss.log_x"]), QString("true"));
     QCOMPARE(QString::fromStdString(state["heatmap.x"]), QString("heads"));
     QCOMPARE(QString::fromStdString(state["heatmap.y"]), QString("d_model"));
@@ -1217,7 +1217,7 @@ void TestUiFigures::figureNamesComeFromTheTable()
             QVERIFY2(!names.contains(name), qPrintable(name)); // no name means two figures
             names.insert(name);
             QCOMPARE(resolveFigure(name, nullptr), spec.id);
-            std::unique_ptr<FigureView> view(FigureView::create(name, &model));
+            std::unique_ptr<FigureView> view(createFigure(name, &model));
             QVERIFY(view);
             QCOMPARE(view->figureId(), spec.id);
         }
@@ -1236,7 +1236,7 @@ void TestUiFigures::figureNamesComeFromTheTable()
     QString why;
     QVERIFY(resolveFigure("heatmpa", &why).isEmpty());
     QVERIFY2(why.contains("did you mean 'heatmap'") && why.contains("rank"), qPrintable(why));
-    QVERIFY(!FigureView::create("heatmpa", &model));
+    QVERIFY(!createFigure("heatmpa", &model));
 
     // The app refuses an unknown --figure, naming the nearest; its help lists every figure.
     QProcess app;
@@ -1342,7 +1342,7 @@ void TestUiFigures::heatmapAggregatesReplicates()
         SessionModel chartModel;
         chartModel.setSession(s);
         FigureChartView *chart =
-            static_cast<FigureChartView *>(FigureView::create("scaling", &chartModel));
+            static_cast<FigureChartView *>(createFigure("scaling", &chartModel));
         std::unique_ptr<FigureView> owner(chart);
         chart->resize(800, 500);
         chart->refresh();
@@ -1403,7 +1403,7 @@ void TestUiFigures::heatmapAggregatesReplicates()
     {
         SessionModel gridModel;
         gridModel.setSession(s);
-        std::unique_ptr<FigureView> grid(FigureView::create("grid", &gridModel));
+        std::unique_ptr<FigureView> grid(createFigure("grid", &gridModel));
         grid->resize(800, 500);
         grid->restoreViewState({{"grid.rows", "heads"}, {"grid.columns", ""}});
         grid->refresh();
@@ -1531,7 +1531,7 @@ void TestUiFigures::aValueHasTheSameColourInEveryFigure()
     QCOMPARE(curves["heads = 2"], two);
     QCOMPARE(curves["heads = 3"], three);
     // Against m_H: the line of n_H = 2 is the first drawn, and still the session's second colour.
-    std::unique_ptr<FigureView> scaling(FigureView::create("scaling", &model));
+    std::unique_ptr<FigureView> scaling(createFigure("scaling", &model));
     scaling->resize(900, 500);
     scaling->refresh();
     auto perHeads = lineColours(static_cast<FigureChartView *>(scaling.get())->chart());
@@ -1539,7 +1539,7 @@ void TestUiFigures::aValueHasTheSameColourInEveryFigure()
     QCOMPARE(perHeads["n_H = 2"], two);
     QCOMPARE(perHeads["n_H = 3"], three);
     // Against η: each configuration has its head count's colour; its widths are shades of it.
-    std::unique_ptr<FigureView> lr(FigureView::create("lr", &model));
+    std::unique_ptr<FigureView> lr(createFigure("lr", &model));
     lr->resize(900, 500);
     lr->refresh();
     std::map<QString, QColor> perConfig; // by name, without the legend's LR sensitivity note

@@ -6,6 +6,7 @@
 
 #include "ui/app/MainWindow.h"
 #include "ui/figures/ChartTheme.h"
+#include "ui/figures/FigureTable.h"
 #include "ui/figures/FigureView.h"
 
 #include <QCheckBox>
@@ -65,7 +66,7 @@ void TestUiScreen::theWindowFitsTheScreen()
                     qPrintable(
                         QStringLiteral("%1: a slider %2 px wide").arg(when).arg(slider->width())));
     };
-    for (const QString &id : FigureView::figureIds()) {
+    for (const QString &id : figureIds()) {
         window.showFigure(id);
         fits(QStringLiteral("showing %1").arg(id));
         sliderUsable(QStringLiteral("showing %1").arg(id));

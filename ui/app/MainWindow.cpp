@@ -463,8 +463,8 @@ void MainWindow::buildLayout()
 {
     m_tabs = new QTabWidget(this);
     m_tabs->setDocumentMode(true);
-    for (const auto &id : FigureView::figureIds()) {
-        FigureView *f = FigureView::create(id, m_model, m_tabs);
+    for (const auto &id : figureIds()) {
+        FigureView *f = createFigure(id, m_model, m_tabs);
         m_figures << f;
         m_tabs->addTab(f, figureTabName(id));
         connect(f, &FigureView::runsActivated, this, [this](const QList<int> &runs) {

@@ -1,6 +1,7 @@
 // FigureExporter.cpp — see FigureExporter.h.
 #include "ui/figures/FigureExporter.h"
 
+#include "ui/figures/FigureTable.h"
 #include "ui/model/SessionModel.h"
 
 #include <QApplication>
@@ -24,7 +25,7 @@ std::unique_ptr<FigureView>
 FigureExporter::offscreenCopy(SessionModel *model, const QString &figureId, const ViewState &state,
                               const QList<int> &selectedRuns, QSize size)
 {
-    std::unique_ptr<FigureView> figure(FigureView::create(figureId, model));
+    std::unique_ptr<FigureView> figure(createFigure(figureId, model));
     if (!figure) return nullptr;
     figure->setAttribute(Qt::WA_DontShowOnScreen);
     figure->setControlsVisible(false);

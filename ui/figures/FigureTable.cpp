@@ -174,4 +174,20 @@ bool figureApplies(const FigureSpec &spec, const Session &session)
            spec.tasks.contains(QString::fromStdString(session.base.task.kind));
 }
 
+QStringList figureIds()
+{
+    QStringList ids;
+    for (const auto &spec : figureTable()) ids << spec.id;
+    return ids;
+}
+
+FigureView *createFigure(const QString &id, SessionModel *model, QWidget *parent)
+{
+    const FigureSpec *spec = findFigure(id); // a row of the static table: it outlives the view
+    if (!spec) return nullptr;
+    FigureView *view = spec->make(model, parent);
+    view->setAppliesRule([spec](const Session &session) { return figureApplies(*spec, session); });
+    return view;
+}
+
 } // namespace headlab::ui

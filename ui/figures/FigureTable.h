@@ -53,5 +53,10 @@ QString resolveFigure(const QString &name, QString *error);
 bool figureApplies(const FigureSpec &spec, const Session &session);
 // "loss, heatmap, scaling, lr, grid, rank, heads"
 QString figureIdList();
+// Every figure the app has, by id, in tab order.
+QStringList figureIds();
+// The figure of an id or alias, knowing when it applies (FigureView::applies); nullptr for an
+// unknown name.
+FigureView *createFigure(const QString &id, SessionModel *model, QWidget *parent = nullptr);
 
 } // namespace headlab::ui

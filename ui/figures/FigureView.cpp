@@ -1,7 +1,6 @@
 // FigureView.cpp — see FigureView.h.
 #include "ui/figures/FigureView.h"
 
-#include "ui/figures/FigureTable.h"
 #include "ui/model/SessionModel.h"
 
 #include "ui/model/AxisRange.h"
@@ -147,23 +146,9 @@ void FigureView::setStateValue(ViewState &state, const std::string &key,
     state[figureId().toStdString() + "." + key] = value;
 }
 
-QStringList FigureView::figureIds()
-{
-    QStringList ids;
-    for (const auto &spec : figureTable()) ids << spec.id;
-    return ids;
-}
-
-FigureView *FigureView::create(const QString &id, SessionModel *model, QWidget *parent)
-{
-    const FigureSpec *spec = findFigure(id);
-    return spec ? spec->make(model, parent) : nullptr;
-}
-
 bool FigureView::applies() const
 {
-    const FigureSpec *spec = findFigure(figureId());
-    return !spec || figureApplies(*spec, m_model->session());
+    return !m_appliesRule || m_appliesRule(m_model->session());
 }
 
 } // namespace headlab::ui

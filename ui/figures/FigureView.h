@@ -6,11 +6,13 @@
 // numbers behind what is drawn.
 #pragma once
 
+#include "core/session/Session.h"
 #include "ui/figures/ChartTheme.h"
 
 #include <QList>
 #include <QWidget>
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -41,8 +43,12 @@ public:
     virtual void refresh() = 0;
     // Whether the figure means anything for the session (its row of the figure table: the rank
     // figure is the nearest-neighbour task's). The window hides the tab of one that does not;
-    // Export all skips it.
+    // Export all skips it. The table's createFigure gives each view its row's rule.
     bool applies() const;
+    void setAppliesRule(std::function<bool(const Session &)> rule)
+    {
+        m_appliesRule = std::move(rule);
+    }
     virtual void saveViewState(ViewState &state) const { Q_UNUSED(state); }
     virtual void restoreViewState(const ViewState &state) { Q_UNUSED(state); }
     virtual void applyTheme(const ChartTheme &theme);
@@ -52,11 +58,6 @@ public:
     void setSelectedRuns(const QList<int> &runs);
     const QList<int> &selectedRuns() const { return m_selected; }
     const ChartTheme &theme() const { return m_theme; }
-
-    // Every figure the app has, by id (FigureTable.h).
-    static QStringList figureIds();
-    // The figure of an id or alias; nullptr for an unknown name.
-    static FigureView *create(const QString &id, SessionModel *model, QWidget *parent = nullptr);
 
 Q_SIGNALS:
     void runsActivated(const QList<int> &runs); // a click on a cell or panel
@@ -91,6 +92,7 @@ private:
     QWidget *m_controls;
     QHBoxLayout *m_controlsLayout;
     QWidget *m_canvas = nullptr;
+    std::function<bool(const Session &)> m_appliesRule; // none: it applies to every session
 };
 
 } // namespace headlab::ui

@@ -5,6 +5,8 @@
 
 #include "core/session/Session.h"
 
+#include "ui/model/RunMetrics.h" // sweptAxes, axisValueLabels: the axes the heatmap chooses from
+
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -65,10 +67,5 @@ struct HeatmapData {
                                HeatmapStat stat = HeatmapStat::Mean);
     QString csv() const;
 };
-
-// Axis names a session sweeps, in order; "d_model" and "heads" first when present.
-QStringList sweptAxes(const Session &session);
-// The value labels of an axis, in the session's order.
-QStringList axisValueLabels(const Session &session, const std::string &axis);
 
 } // namespace headlab::ui

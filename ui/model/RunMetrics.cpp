@@ -2,12 +2,12 @@
 #include "ui/model/RunMetrics.h"
 
 #include "core/session/Replicates.h"
-#include "ui/model/HeatmapData.h"
 
 #include "core/metrics/Metrics.h"
 
 #include <QStringList>
 
+#include <algorithm>
 #include <charconv>
 
 namespace headlab::ui {
@@ -231,6 +231,56 @@ QColor shadedColour(QColor colour, int shade, bool dark, int percent)
 {
     if (shade <= 0) return colour;
     return dark ? colour.darker(100 + percent * shade) : colour.lighter(100 + percent * shade);
+}
+
+QStringList sweptAxes(const Session &session)
+{
+    QStringList out;
+    for (const auto &axis : session.axes) out << QString::fromStdString(axis.name);
+    // Axes set together in `sweep.combinations` (the paper's (n_H, m) pairs) are swept too.
+    for (const auto &combination : session.combinations)
+        for (const auto &[name, value] : combination)
+            if (!out.contains(QString::fromStdString(name))) out << QString::fromStdString(name);
+    auto prefer = [&](const QString &name, int at) {
+        const int i = int(out.indexOf(name));
+        if (i > at) out.move(i, at);
+    };
+    if (out.contains("d_model")) prefer("d_model", 0);
+    if (out.contains("heads")) prefer("heads", out.contains("d_model") ? 1 : 0);
+    return out;
+}
+
+QStringList axisValueLabels(const Session &session, const std::string &axis)
+{
+    QStringList out;
+    for (const auto &a : session.axes)
+        if (a.name == axis)
+            for (const auto &v : a.values) out << QString::fromStdString(v.label());
+    if (!out.isEmpty()) return out;
+    // An axis of `sweep.combinations`, or one only some runs carry (a rerun's seed): collect
+    // the labels seen, in numeric order when they are numbers.
+    auto add = [&](const std::string &label) {
+        const QString l = QString::fromStdString(label);
+        if (!out.contains(l)) out << l;
+    };
+    for (const auto &combination : session.combinations) {
+        auto it = combination.find(axis);
+        if (it != combination.end()) add(it->second.label());
+    }
+    for (const auto &run : session.runs) {
+        auto it = run.labels.find(axis);
+        if (it != run.labels.end()) add(it->second);
+    }
+    bool numeric = true;
+    for (const auto &l : out) {
+        bool ok = false;
+        l.toDouble(&ok);
+        numeric = numeric && ok;
+    }
+    if (numeric)
+        std::sort(out.begin(), out.end(),
+                  [](const QString &a, const QString &b) { return a.toDouble() < b.toDouble(); });
+    return out;
 }
 
 } // namespace headlab::ui

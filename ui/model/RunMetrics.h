@@ -7,6 +7,7 @@
 
 #include <QColor>
 #include <QString>
+#include <QStringList>
 
 #include <cmath>
 #include <limits>
@@ -63,5 +64,10 @@ QString exactNumber(double value);
 // An axis value label as people read it: numbers compact ("5.48e-5" for 5.4772255750516611e-05),
 // anything else unchanged. Matching always uses the stored label.
 QString displayLabel(const QString &label);
+
+// Axis names a session sweeps, in order; "d_model" and "heads" first when present.
+QStringList sweptAxes(const Session &session);
+// The value labels of an axis, in the session's order.
+QStringList axisValueLabels(const Session &session, const std::string &axis);
 
 } // namespace headlab::ui
