@@ -5,6 +5,7 @@
 #include "core/lab/SweepSession.h"
 #include "core/metrics/Metrics.h"
 #include "core/session/CsvExport.h"
+#include "core/session/Session.h"
 #include "core/train/Checkpoint.h"
 #include "core/train/HeadInspector.h"
 

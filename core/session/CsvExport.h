@@ -5,7 +5,7 @@
 // format (run, curve, step, value). Torch-free and Qt-free.
 #pragma once
 
-#include "core/session/Session.h"
+#include "core/session/SessionData.h"
 
 #include <string>
 

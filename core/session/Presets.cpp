@@ -1,5 +1,6 @@
 // Presets.cpp — lists and loads the presets embedded from resources/presets/.
 #include "core/session/Presets.h"
+#include "core/session/SessionYaml.h"
 
 #include "core/config/Yaml.h"
 #include "core/session/PresetData.h"

@@ -5,7 +5,7 @@
 // binary needs no resource path. Torch-free and Qt-free.
 #pragma once
 
-#include "core/session/Session.h"
+#include "core/session/SessionData.h"
 
 #include <string>
 #include <vector>

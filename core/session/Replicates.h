@@ -8,7 +8,7 @@
 // Torch-free.
 #pragma once
 
-#include "core/session/Session.h"
+#include "core/session/SessionData.h"
 
 #include <map>
 #include <optional>

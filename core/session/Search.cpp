@@ -3,6 +3,7 @@
 
 #include "core/config/Yaml.h"
 #include "core/session/CsvExport.h"
+#include "core/session/SweepExpansion.h"
 
 #include <algorithm>
 #include <cmath>

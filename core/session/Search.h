@@ -22,7 +22,7 @@
 #include "core/config/Yaml.h"
 #include "core/metrics/Logistic.h"
 #include "core/session/SearchSpec.h"
-#include "core/session/Session.h"
+#include "core/session/SessionData.h"
 
 #include <map>
 #include <string>

@@ -3,130 +3,15 @@
 // A session is what a user saves and reopens (YAML, see docs/SESSION_FORMAT.md). The sweep is a
 // base RunConfig plus named axes; their Cartesian product is the list of runs. Combinations that
 // cannot run (a head count that does not divide d_model, say) are listed as skipped, with why.
+//
+// This header gathers the session's components for the layers above core/session: the data
+// (SessionData.h), its expansion (SweepExpansion.h), its YAML (SessionYaml.h) and its storage
+// (SessionStore.h, which reads and writes the stored layout: loadSession). Files inside
+// core/session include the component they use, never this one, so that no two of them depend on
+// each other (tests/layering/include_cycles.py).
 #pragma once
 
-#include "core/config/RunConfig.h"
-#include "core/config/RunResult.h"
-#include "core/config/Yaml.h"
-#include "core/metrics/LearnedRule.h"
-#include "core/session/SearchSpec.h"
-
-#include <map>
-#include <optional>
-#include <stdexcept>
-#include <string>
-#include <vector>
-
-namespace headlab {
-
-// One value of a sweep axis: a number, an exact unsigned integer (a seed: all 64 bits, which a
-// double cannot hold), a list of integers (a per-layer head schedule) or text.
-struct AxisValue {
-    enum class Kind { Number, Unsigned, IntList, Text };
-    Kind kind = Kind::Number;
-    double number = 0.0;
-    uint64_t unsignedValue = 0; // Kind::Unsigned
-    std::vector<int64_t> ints;
-    std::string text;
-    std::string label() const; // "96", "[12,24,48,96]", "ascending"
-};
-
-struct SweepAxis {
-    std::string name; // d_model, heads, head_dim, lr, seed, layers, width_multiplier, qk_rule, ...
-    std::vector<AxisValue> values;
-};
-
-// Axis values that are set together, one map per combination. A sweep that is not a full
-// product (the paper's Figure 4 scans a list of (n_H, m) pairs) lists them under
-// `sweep.combinations`; the runs are then every combination × the product of the axes.
-using SweepCombination = std::map<std::string, AxisValue>;
-
-struct SessionRun {
-    std::map<std::string, std::string> labels; // axis name -> value label
-    RunConfig config;
-    RunResult result;
-    // The run file it was read from (S.results/runs/NAME.yaml), "" when it was not: where a
-    // message about it must point. Never written.
-    std::string storedFile;
-    // What could not be read of it while the rest could (its per-head curves' file missing or
-    // damaged): said where the session's unreadable run files are. Never written.
-    std::string loadProblem;
-};
-
-struct SkippedRun {
-    std::map<std::string, std::string> labels;
-    std::string reason;
-};
-
-struct Session {
-    // 2: results stored one file per run beside the session (SessionStore.h); 1 still loads.
-    static constexpr int kSchemaVersion = 2;
-    int schemaVersion = kSchemaVersion;
-    std::string name;
-    std::string description;
-    RunConfig base;
-    std::vector<SweepAxis> axes;
-    std::vector<SweepCombination> combinations; // empty: the product of the axes alone
-    // `search:` a boundary search (SearchSpec.h, Search.h): the axes above define the
-    // configurations, and the searched axis's values are the probes it has planned so far.
-    std::optional<SearchSpec> search;
-    std::vector<SessionRun> runs;
-    std::vector<SkippedRun> skipped;
-    std::map<std::string, std::string> view; // GUI view state: chart, heatmap_lr, log_x, ...
-    LearnedRule learnedRule = LearnedRule::LeftLn10Plateau; // `learned_rule:` (LearnedRule.h)
-    // `replicate_axes:` the axes whose runs are replicates of one configuration (Replicates.h);
-    // empty: seed, init_seed and data_seed.
-    std::vector<std::string> replicateAxes;
-    // `checkpoints:` when runs keep checkpoints, how many, and whether they resume from them.
-    CheckpointPolicy checkpoints;
-    // The folder of run files (relative to the session file) it was loaded with, "" when the
-    // session file held its results itself (schema 1, an export, a preset).
-    std::string resultsDir;
-    // The run files the session file's index lists, in its order (names inside resultsDir/runs/);
-    // loadSession reads them, then any other run file in the folder.
-    std::vector<std::string> indexedRunFiles;
-    // Run files of the results folder that could not be read (truncated, not YAML, a directory
-    // named x.yaml), one located message each: they block nothing else; commands and the app
-    // report them. Never written.
-    std::vector<std::string> unreadableRunFiles;
-};
-
-// A run has something worth storing: it started, or has curves or a status other than Queued.
-bool hasResult(const SessionRun &run);
-
-// Why a sweep cannot be expanded: its product has more than RunLimits::kMaxSweepRuns runs.
-// Returns "" when it is within the limit. Computed from the axis sizes without expanding.
-std::string checkSweepSize(const Session &session);
-
-// The configurations of the sweep, as the labels of their axes, in sweep order: for a search,
-// what each is searched for; otherwise one per run (skipped ones included).
-std::vector<std::map<std::string, std::string>> sweepConfigurations(const Session &session);
-
-// Rebuilds runs and skipped from base and axes (for a search: each configuration × its probes ×
-// their replicates, replicate j with seed = the experiment's seed + j). A run whose resolved config is unchanged keeps
-// its result, so editing one axis does not throw away finished work.
-void expandSweep(Session &session);
-
-// Parses YAML text. `file` is used in error messages only. Throws SessionError.
-Session sessionFromYaml(const std::string &yamlText, const std::string &file = "<session>");
-// Reads a session file and, when it names a results folder, every run file in it
-// (SessionStore.h). Throws SessionError, located in whichever file is at fault.
-Session loadSession(const std::string &path);
-// The whole session as one self-contained YAML document, results included (an export).
-std::string sessionToYaml(const Session &session);
-// Writes sessionToYaml to `path` atomically (writeFileAtomic): on any failure the previous file
-// is left untouched and SessionError is thrown. For a session that is being trained, write
-// through a SessionStore instead: it saves one file per finished run.
-void saveSessionAtomic(const Session &session, const std::string &path);
-
-// Whether a run learned, by the session's learned_rule, for a task whose row says what learning
-// means (TaskSpec::learnedMeaning); empty for a run without a verdict, and for every run of a task
-// without one (nearest neighbour and text: a loss of 0.741 against a baseline of 1.0 was called
-// "learned" by the ln 10 rule of another task). What runs.csv, the replicates and the app show.
-std::optional<bool> runLearned(const Session &session, const RunResult &result);
-
-// Indices of runs that still have to run (Queued, Running, Paused or Stopped, or failed only for a
-// checkpoint that did not load: failedOnACheckpoint).
-std::vector<int> pendingRuns(const Session &session);
-
-} // namespace headlab
+#include "core/session/SessionData.h"
+#include "core/session/SessionStore.h"
+#include "core/session/SessionYaml.h"
+#include "core/session/SweepExpansion.h"

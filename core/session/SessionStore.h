@@ -22,7 +22,9 @@
 #pragma once
 
 #include "core/config/Files.h"
-#include "core/session/Session.h"
+#include "core/session/RunFiles.h"
+#include "core/session/SessionData.h"
+#include "core/session/SessionYaml.h"
 
 #include <cstdint>
 #include <map>
@@ -32,52 +34,9 @@
 
 namespace headlab {
 
-// Limits on what a session may ask for (SessionError with the key when exceeded).
-struct SessionLimits {
-    static constexpr uint64_t kMaxFileBytes = 256ull << 20; // a session or run file
-    static constexpr int kMaxNesting = 64;                  // YAML nesting depth
-};
-
-// "S.results" beside "S.yaml" (the extension, if any, replaced).
-std::string resultsDirFor(const std::string &sessionPath);
-// The file name of a run's result inside S.results/runs/: 16 hex digits of the config's hash.
-std::string runFileName(const RunConfig &config);
-
-// Reads a session or run file (readFileLimited with kMaxFileBytes). writeFileAtomic and the other
-// file primitives are in core/config/Files.h.
-std::string readSessionText(const std::string &path);
-
-// One run's result file: the run record of the session format with its own schema_version,
-// self-contained (every curve in it): what a rescue file and the tests write.
-std::string runToYaml(const SessionRun &run);
-// Reads a run file; per-head curves it names (below) are read from beside `file`.
-SessionRun runFromYaml(const std::string &text, const std::string &file);
-
-// A run as the stored layout keeps it: the run file, and, when the run logged per-head statistics
-// (curves named head.L.H.STAT), those curves in a binary file beside it,
-// S.results/runs/NAME.heads-HASH.safetensors (safetensors: a JSON header and raw little-endian
-// numbers; HASH is the file's own FNV-1a, so a new version never overwrites the one a run file
-// names). Curves sharing their steps are one [curves, points] tensor; values are float32 where
-// every one of them is exactly a float32 (the trainer's statistics are), float64 otherwise: exact
-// either way. The run file names it: `head_curves: {file: NAME.heads-HASH.safetensors, curves: K}`.
-struct StoredRunFiles {
-    std::string yaml;
-    std::string headCurvesName; // "" when the run has no per-head curves
-    std::string headCurves;     // that file's bytes
-};
-StoredRunFiles storedRunFiles(const SessionRun &run);
-bool isHeadCurve(const std::string &curveName);
-bool isHeadCurvesFileName(const std::string &name);
-std::string headCurvesFileName(const std::string &runStem, const std::string &bytes);
-// The per-head curves of `result` as that file's bytes ("" when it has none).
-std::string headCurvesBytes(const RunResult &result);
-// Reads such a file; throws SessionError naming it when it is missing, damaged, or does not hold
-// `expectedCurves` curves.
-std::map<std::string, Curve> readHeadCurves(const std::string &path, int64_t expectedCurves);
-
-// The session file in the stored layout: everything but the results, plus the index of runs
-// pointing into `resultsDir` (relative to the session file).
-std::string sessionIndexToYaml(const Session &session, const std::string &resultsDirName);
+// Reads a session file and, when it names a results folder, every run file in it
+// (SessionStore.h). Throws SessionError, located in whichever file is at fault.
+Session loadSession(const std::string &path);
 
 // One of N parts of a sweep run by its own process (a Slurm array task): it writes only its runs'
 // files, under a lock of its own (S.results/lock.shard-I-of-N), never the session file, and leaves

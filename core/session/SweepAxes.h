@@ -8,7 +8,7 @@
 #pragma once
 
 #include "core/config/Yaml.h"
-#include "core/session/Session.h"
+#include "core/session/SessionData.h"
 
 #include <yaml-cpp/yaml.h>
 

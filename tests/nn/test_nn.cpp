@@ -8,6 +8,7 @@
 #include "core/metrics/EpochMetrics.h"
 #include "core/model/Transformer.h"
 #include "core/session/Presets.h"
+#include "core/session/Session.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
 #include "core/tasks/nearest_neighbour/NearestNeighbourTask.h"

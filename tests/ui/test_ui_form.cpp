@@ -8,6 +8,7 @@
 
 #include "core/session/Presets.h"
 #include "core/session/Search.h"
+#include "core/session/Session.h"
 #include "core/tasks/RunConfigFields.h"
 
 #include <QApplication>

@@ -2,6 +2,7 @@
 #include "ui/app/ExperimentForm.h"
 
 #include "core/session/Search.h"
+#include "core/session/Session.h"
 
 #include "ui/app/HeadScheduleEditor.h"
 #include "ui/model/RunMetrics.h"

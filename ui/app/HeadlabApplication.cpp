@@ -2,6 +2,7 @@
 #include "ui/app/HeadlabApplication.h"
 
 #include "core/session/Presets.h"
+#include "core/session/Session.h"
 #include "ui/app/MainWindow.h"
 #include "ui/app/StopSignalWatcher.h"
 #include "ui/figures/FigureExporter.h"

@@ -2,6 +2,7 @@
 #include "ui/model/SessionModel.h"
 
 #include "core/session/Search.h"
+#include "core/session/Session.h"
 #include "core/train/Checkpoint.h"
 
 #include <QFileInfo>

@@ -1,0 +1,41 @@
+// RunFiles.h — the files of the stored layout (SessionStore.h) below the YAML: where the results
+// folder and a run's file are, the size limits of what is read, and the per-head curves file
+// beside a run file. Torch-free and Qt-free.
+#pragma once
+
+#include "core/config/RunConfig.h"
+#include "core/config/RunResult.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace headlab {
+
+// Limits on what a session may ask for (SessionError with the key when exceeded).
+struct SessionLimits {
+    static constexpr uint64_t kMaxFileBytes = 256ull << 20; // a session or run file
+    static constexpr int kMaxNesting = 64;                  // YAML nesting depth
+};
+
+// "S.results" beside "S.yaml" (the extension, if any, replaced).
+std::string resultsDirFor(const std::string &sessionPath);
+// The file name of a run's result inside S.results/runs/: 16 hex digits of the config's hash.
+std::string runFileName(const RunConfig &config);
+
+// Reads a session or run file (readFileLimited with kMaxFileBytes). writeFileAtomic and the other
+// file primitives are in core/config/Files.h.
+std::string readSessionText(const std::string &path);
+
+// A run's per-head curves (named head.L.H.STAT) live in a binary file beside its run file,
+// S.results/runs/NAME.heads-HASH.safetensors (SessionYaml.h's storedRunFiles writes the pair).
+bool isHeadCurve(const std::string &curveName);
+bool isHeadCurvesFileName(const std::string &name);
+std::string headCurvesFileName(const std::string &runStem, const std::string &bytes);
+// The per-head curves of `result` as that file's bytes ("" when it has none).
+std::string headCurvesBytes(const RunResult &result);
+// Reads such a file; throws SessionError naming it when it is missing, damaged, or does not hold
+// `expectedCurves` curves.
+std::map<std::string, Curve> readHeadCurves(const std::string &path, int64_t expectedCurves);
+
+} // namespace headlab

@@ -1,0 +1,109 @@
+// SessionData.h — a HeadLab session as data: the experiment, its sweep, every run's results and
+// the view; what expands it (SweepExpansion.h), reads and writes it (SessionYaml.h) and stores it
+// (SessionStore.h) are their own components, gathered by Session.h.
+//
+// A session is what a user saves and reopens (YAML, see docs/SESSION_FORMAT.md). The sweep is a
+// base RunConfig plus named axes; their Cartesian product is the list of runs. Combinations that
+// cannot run (a head count that does not divide d_model, say) are listed as skipped, with why.
+#pragma once
+
+#include "core/config/RunConfig.h"
+#include "core/config/RunResult.h"
+#include "core/config/Yaml.h"
+#include "core/metrics/LearnedRule.h"
+#include "core/session/SearchSpec.h"
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace headlab {
+
+// One value of a sweep axis: a number, an exact unsigned integer (a seed: all 64 bits, which a
+// double cannot hold), a list of integers (a per-layer head schedule) or text.
+struct AxisValue {
+    enum class Kind { Number, Unsigned, IntList, Text };
+    Kind kind = Kind::Number;
+    double number = 0.0;
+    uint64_t unsignedValue = 0; // Kind::Unsigned
+    std::vector<int64_t> ints;
+    std::string text;
+    std::string label() const; // "96", "[12,24,48,96]", "ascending"
+};
+
+struct SweepAxis {
+    std::string name; // d_model, heads, head_dim, lr, seed, layers, width_multiplier, qk_rule, ...
+    std::vector<AxisValue> values;
+};
+
+// Axis values that are set together, one map per combination. A sweep that is not a full
+// product (the paper's Figure 4 scans a list of (n_H, m) pairs) lists them under
+// `sweep.combinations`; the runs are then every combination × the product of the axes.
+using SweepCombination = std::map<std::string, AxisValue>;
+
+struct SessionRun {
+    std::map<std::string, std::string> labels; // axis name -> value label
+    RunConfig config;
+    RunResult result;
+    // The run file it was read from (S.results/runs/NAME.yaml), "" when it was not: where a
+    // message about it must point. Never written.
+    std::string storedFile;
+    // What could not be read of it while the rest could (its per-head curves' file missing or
+    // damaged): said where the session's unreadable run files are. Never written.
+    std::string loadProblem;
+};
+
+struct SkippedRun {
+    std::map<std::string, std::string> labels;
+    std::string reason;
+};
+
+struct Session {
+    // 2: results stored one file per run beside the session (SessionStore.h); 1 still loads.
+    static constexpr int kSchemaVersion = 2;
+    int schemaVersion = kSchemaVersion;
+    std::string name;
+    std::string description;
+    RunConfig base;
+    std::vector<SweepAxis> axes;
+    std::vector<SweepCombination> combinations; // empty: the product of the axes alone
+    // `search:` a boundary search (SearchSpec.h, Search.h): the axes above define the
+    // configurations, and the searched axis's values are the probes it has planned so far.
+    std::optional<SearchSpec> search;
+    std::vector<SessionRun> runs;
+    std::vector<SkippedRun> skipped;
+    std::map<std::string, std::string> view; // GUI view state: chart, heatmap_lr, log_x, ...
+    LearnedRule learnedRule = LearnedRule::LeftLn10Plateau; // `learned_rule:` (LearnedRule.h)
+    // `replicate_axes:` the axes whose runs are replicates of one configuration (Replicates.h);
+    // empty: seed, init_seed and data_seed.
+    std::vector<std::string> replicateAxes;
+    // `checkpoints:` when runs keep checkpoints, how many, and whether they resume from them.
+    CheckpointPolicy checkpoints;
+    // The folder of run files (relative to the session file) it was loaded with, "" when the
+    // session file held its results itself (schema 1, an export, a preset).
+    std::string resultsDir;
+    // The run files the session file's index lists, in its order (names inside resultsDir/runs/);
+    // loadSession reads them, then any other run file in the folder.
+    std::vector<std::string> indexedRunFiles;
+    // Run files of the results folder that could not be read (truncated, not YAML, a directory
+    // named x.yaml), one located message each: they block nothing else; commands and the app
+    // report them. Never written.
+    std::vector<std::string> unreadableRunFiles;
+};
+
+// A run has something worth storing: it started, or has curves or a status other than Queued.
+bool hasResult(const SessionRun &run);
+
+// Whether a run learned, by the session's learned_rule, for a task whose row says what learning
+// means (TaskSpec::learnedMeaning); empty for a run without a verdict, and for every run of a task
+// without one (nearest neighbour and text: a loss of 0.741 against a baseline of 1.0 was called
+// "learned" by the ln 10 rule of another task). What runs.csv, the replicates and the app show.
+std::optional<bool> runLearned(const Session &session, const RunResult &result);
+
+// Indices of runs that still have to run (Queued, Running, Paused or Stopped, or failed only for a
+// checkpoint that did not load: failedOnACheckpoint).
+std::vector<int> pendingRuns(const Session &session);
+
+} // namespace headlab

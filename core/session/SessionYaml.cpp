@@ -1,0 +1,680 @@
+// SessionYaml.cpp — sessions and run records in YAML (docs/SESSION_FORMAT.md) and atomic saving.
+#include "core/session/SessionYaml.h"
+
+#include "core/metrics/Metrics.h"
+
+#include "core/config/Files.h"
+#include "core/config/HeadSchedule.h"
+#include "core/config/Yaml.h"
+#include "core/session/RunFiles.h"
+#include "core/session/Search.h"
+#include "core/session/SweepAxes.h"
+#include "core/session/SweepExpansion.h"
+#include "core/tasks/RunConfigFields.h"
+#include "core/tasks/TaskSpec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace headlab {
+
+using namespace headlab::yaml;
+
+namespace {
+
+// Sweep axes are rows (SweepAxes.h): the one `key` names, or a located error at `field`.
+std::optional<SweepAxisRow> axisRow(const std::string &key, const YamlField &field)
+{
+    auto row = findSweepAxis(key);
+    if (!row) fail(field, "unknown axis '" + key + "'");
+    return row;
+}
+
+void writeAxisValue(YAML::Emitter &out, const std::string &axis, const AxisValue &value)
+{
+    if (const auto row = findSweepAxis(axis))
+        row->write(out, value);
+    else
+        writeText(out, value.label());
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+namespace {
+
+std::map<std::string, std::string> readLabels(const YamlField &field)
+{
+    std::map<std::string, std::string> labels;
+    if (!field.present() || field.isNull()) return labels;
+    for (const auto &[key, value] : entries(field)) labels[key] = readString(value);
+    return labels;
+}
+
+Curve readCurve(const YamlField &field)
+{
+    if (const Curve *curve = preparsedCurve(field)) return *curve;
+    checkKeys(field, {"steps", "values"});
+    const YamlField steps = child(field, "steps");
+    const YamlField values = child(field, "values");
+    if (!steps.node.IsDefined() || !steps.node.IsSequence())
+        fail(steps, "expected a list of steps");
+    if (!values.node.IsDefined() || !values.node.IsSequence())
+        fail(values, "expected a list of values");
+    if (steps.node.size() != values.node.size())
+        fail(values, std::to_string(values.node.size()) + " values for " +
+                         std::to_string(steps.node.size()) + " steps");
+    Curve curve(steps.node.size());
+    for (size_t i = 0; i < curve.size(); ++i) {
+        const YAML::Node s = steps.node[i];
+        const YAML::Node v = values.node[i];
+        if (!s.IsScalar() || !parseInt(s.Scalar(), &curve[i].step)) readInt(item(steps, i));
+        if (!v.IsScalar() || !parseNumber(v.Scalar(), &curve[i].value)) readNumber(item(values, i));
+    }
+    return curve;
+}
+
+RunStatus readStatus(const YamlField &field)
+{
+    const std::string text = readString(field);
+    const RunStatus all[] = {RunStatus::Queued, RunStatus::Running,  RunStatus::Paused,
+                             RunStatus::Done,   RunStatus::Diverged, RunStatus::Failed,
+                             RunStatus::Stopped};
+    std::vector<std::string> names;
+    for (RunStatus s : all) {
+        if (lower(text) == lower(toString(s))) return s;
+        names.push_back(toString(s));
+    }
+    std::string message = "unknown status '" + text + "'";
+    const std::string suggestion = nearestKey(text, names);
+    if (!suggestion.empty()) message += "; did you mean '" + suggestion + "'?";
+    message += " (expected one of ";
+    for (size_t i = 0; i < names.size(); ++i) message += (i ? ", " : "") + names[i];
+    fail(field, message + ")");
+}
+
+// A run record; a run file's has schema_version too (`inRunFile`).
+SessionRun readRun(const YamlField &field, bool inRunFile = false)
+{
+    std::vector<std::string> keys = {"labels",           "config",       "status",     "steps_done",
+                                     "diverged_at_step", "wall_seconds", "device",     "message",
+                                     "phase_starts",     "metrics",      "curves",     "samples",
+                                     "provenance",       "checkpoints",  "head_curves"};
+    if (inRunFile) keys.push_back("schema_version");
+    checkKeys(field, keys);
+    SessionRun run;
+    run.labels = readLabels(child(field, "labels"));
+    const YamlField config = child(field, "config");
+    if (!config.present()) fail(config, "missing: the run's resolved configuration");
+    run.config = readRunConfig(config);
+    RunResult &result = run.result;
+    if (auto f = child(field, "status"); f.present()) result.status = readStatus(f);
+    if (auto f = child(field, "steps_done"); f.present()) result.stepsDone = readIntAtLeast(f, 0);
+    if (auto f = child(field, "diverged_at_step"); f.present())
+        result.divergedAtStep = readIntAtLeast(f, -1);
+    if (auto f = child(field, "wall_seconds"); f.present()) result.wallSeconds = readNumber(f);
+    if (auto f = child(field, "device"); f.present()) result.device = readString(f);
+    if (auto f = child(field, "message"); f.present()) result.message = readString(f);
+    if (auto f = child(field, "phase_starts"); f.present() && !f.isNull())
+        for (const auto &s : items(f)) result.phaseStarts.push_back(readIntAtLeast(s, 0));
+    if (auto f = child(field, "metrics"); f.present() && !f.isNull())
+        for (const auto &[key, value] : entries(f)) result.metrics[key] = readNumber(value);
+    if (auto f = child(field, "samples"); f.present() && !f.isNull())
+        for (const auto &sample : items(f)) result.samples.push_back(readString(sample));
+    if (auto f = child(field, "provenance"); f.present() && !f.isNull())
+        for (const auto &[key, value] : entries(f)) result.provenance[key] = readString(value);
+    if (auto f = child(field, "checkpoints"); f.present() && !f.isNull())
+        for (const auto &item : items(f)) {
+            checkKeys(item, {"step", "file", "reason", "keep"});
+            CheckpointRecord c;
+            c.step = readIntAtLeast(child(item, "step"), 0);
+            c.file = readString(child(item, "file"));
+            if (c.file.empty() || c.file.find('/') != std::string::npos || c.file[0] == '.')
+                fail(child(item, "file"), "'" + c.file +
+                                              "' is not a checkpoint file name (a name inside the "
+                                              "run's checkpoint folder)");
+            if (auto r = child(item, "reason"); r.present()) c.reason = readString(r);
+            if (auto k = child(item, "keep"); k.present()) c.keep = readBool(k);
+            result.checkpoints.push_back(c);
+        }
+    if (auto f = child(field, "curves"); f.present() && !f.isNull()) {
+        for (const auto &[key, value] : entries(f)) {
+            if (key == "train")
+                result.train = readCurve(value);
+            else if (key == "test")
+                result.test = readCurve(value);
+            else
+                result.extra[key] = readCurve(value);
+        }
+    }
+    // The per-head curves of a stored run live in a binary file beside it (SessionStore.h). A
+    // file that is missing or damaged costs those curves only: the run keeps its result.
+    if (auto f = child(field, "head_curves"); f.present() && !f.isNull()) {
+        checkKeys(f, {"file", "curves"});
+        const std::string name = readString(child(f, "file"));
+        if (!isHeadCurvesFileName(name))
+            fail(child(f, "file"), "'" + name +
+                                       "' is not a per-head curves file name (NAME.heads-HASH."
+                                       "safetensors beside the run file)");
+        const int64_t count = readIntAtLeast(child(f, "curves"), 0);
+        const std::string path = directoryOf(field.file) + "/" + name;
+        try {
+            for (auto &[key, curve] : readHeadCurves(path, count))
+                result.extra[key] = std::move(curve);
+        } catch (const SessionError &e) {
+            run.loadProblem =
+                std::string(e.what()) +
+                " (the run's per-head curves are left out; its other results are kept)";
+        }
+    }
+    return run;
+}
+
+// The axes a sweep may name: the named ones, the stabilizers, and any field-table axis that
+// `map` uses (model.KEY).
+std::vector<std::string> axisNamesFor(const YamlField &map)
+{
+    std::vector<std::string> allowed = namedAxisNames();
+    for (const auto &name : fieldAxisNames()) allowed.push_back(name);
+    if (map.node.IsMap())
+        for (const auto &entry : map.node) {
+            const std::string key = entry.first.as<std::string>("");
+            if (findFieldAxis(key)) allowed.push_back(key);
+        }
+    return allowed;
+}
+
+void readSweep(const YamlField &field, Session &session)
+{
+    std::vector<std::string> allowed = axisNamesFor(field);
+    allowed.push_back("combinations");
+    checkKeys(field, allowed);
+    for (const auto &[key, value] : entries(field)) {
+        if (key == "combinations") continue;
+        session.axes.push_back({key, readAxisValues(*axisRow(key, value), value)});
+    }
+    const bool hasHeads = std::any_of(session.axes.begin(), session.axes.end(),
+                                      [](const SweepAxis &a) { return a.name == "heads"; });
+    if (auto f = child(field, "combinations"); f.present()) {
+        for (const auto &c : items(f)) {
+            checkKeys(c, axisNamesFor(c));
+            SweepCombination combination;
+            for (const auto &[key, value] : entries(c)) {
+                const std::string &name = key; // clang 14 cannot capture a structured binding
+                if (std::any_of(session.axes.begin(), session.axes.end(),
+                                [&](const SweepAxis &a) { return a.name == name; }))
+                    fail(value, "'" + key + "' is already a sweep axis; set it in one place only");
+                combination[key] = axisRow(key, value)->read(value);
+            }
+            if (combination.empty()) fail(c, "an empty combination");
+            if (session.combinations.size() >= static_cast<size_t>(RunLimits::kMaxSweepRuns))
+                fail(f, "more than " + std::to_string(RunLimits::kMaxSweepRuns) +
+                            " combinations (a HeadLab limit)");
+            session.combinations.push_back(std::move(combination));
+        }
+    }
+    if (const std::string tooLarge = checkSweepSize(session); !tooLarge.empty())
+        fail(field, tooLarge);
+    for (const auto &axis : session.axes) {
+        if (axis.name == "head_schedule" && hasHeads)
+            fail(child(field, "head_schedule"),
+                 "cannot be swept together with heads: both set the head counts");
+    }
+}
+
+} // namespace
+
+Session sessionFromYaml(const std::string &yamlText, const std::string &file)
+{
+    const YamlField root = parseDocument(yamlText, file);
+    if (!root.node.IsDefined() || root.node.IsNull())
+        fail(root, "empty document; a session is a mapping with schema_version and experiment");
+    checkKeys(root, {"schema_version", "name", "description", "learned_rule", "replicate_axes",
+                     "checkpoints", "experiment", "sweep", "search", "results", "runs", "skipped",
+                     "view"});
+
+    Session session;
+    const YamlField version = child(root, "schema_version");
+    if (!version.present()) fail(version, "missing (this HeadLab writes 1)");
+    session.schemaVersion = static_cast<int>(readIntAtLeast(version, 1));
+    if (session.schemaVersion > Session::kSchemaVersion)
+        fail(version, "schema version " + std::to_string(session.schemaVersion) +
+                          " is newer than this HeadLab reads (" +
+                          std::to_string(Session::kSchemaVersion) + ")");
+    session.schemaVersion = Session::kSchemaVersion; // read as the current schema from here on
+    if (auto f = child(root, "name"); f.present()) session.name = readString(f);
+    if (auto f = child(root, "description"); f.present()) session.description = readString(f);
+    if (auto f = child(root, "learned_rule"); f.present()) {
+        const std::string text = readString(f);
+        if (!parseLearnedRule(text, &session.learnedRule))
+            fail(f, "unknown rule '" + text + "' (expected left_ln10_plateau or final_below_ln10)");
+    }
+    if (auto f = child(root, "replicate_axes"); f.present() && !f.isNull()) {
+        for (const auto &item : items(f)) {
+            const std::string axis = readString(item);
+            if (const auto names = namedAxisNames();
+                std::find(names.begin(), names.end(), axis) == names.end()) {
+                const std::string near = nearestKey(axis, names);
+                fail(item, "'" + axis + "' is not a sweep axis" +
+                               (near.empty() ? "" : "; did you mean '" + near + "'?"));
+            }
+            session.replicateAxes.push_back(axis);
+        }
+    }
+    if (auto f = child(root, "checkpoints"); f.present() && !f.isNull()) {
+        CheckpointPolicy &c = session.checkpoints;
+        if (f.node.IsScalar()) {
+            c.enabled = readBool(f); // `checkpoints: false`
+        } else {
+            checkKeys(f, {"every", "keep", "plateaus", "enabled", "resume_state", "budget_mb",
+                          "kept_weights"});
+            if (auto e = child(f, "every"); e.present())
+                c.every = readIntInRange(e, 0, int64_t(1) << 40);
+            if (auto k = child(f, "keep"); k.present())
+                c.keep = static_cast<int>(readIntInRange(k, 1, 1000));
+            if (auto pl = child(f, "plateaus"); pl.present()) c.plateaus = readBool(pl);
+            if (auto en = child(f, "enabled"); en.present()) c.enabled = readBool(en);
+            if (auto r = child(f, "resume_state"); r.present()) {
+                const std::string text = readString(r);
+                if (text != "newest" && text != "every")
+                    fail(r, "expected newest (only the newest checkpoint keeps what resuming "
+                            "needs; the default) or every, got '" +
+                                text + "'");
+                c.resumeStateNewestOnly = text == "newest";
+            }
+            if (auto b = child(f, "budget_mb"); b.present())
+                c.budgetMb = readNumberInRange(b, 0, true, 1e12, true);
+            if (auto w = child(f, "kept_weights"); w.present()) {
+                const std::string text = readString(w);
+                if (text != "float32" && text != "bfloat16")
+                    fail(w, "expected float32 (the default) or bfloat16, got '" + text + "'");
+                c.keptWeightsBf16 = text == "bfloat16";
+            }
+        }
+    }
+    const YamlField experiment = child(root, "experiment");
+    if (!experiment.present()) fail(experiment, "missing: the base run configuration");
+    session.base = readRunConfig(experiment);
+    if (auto f = child(root, "sweep"); f.present() && !f.isNull()) readSweep(f, session);
+    if (auto f = child(root, "search"); f.present() && !f.isNull()) {
+        session.search = readSearchSpec(f);
+        for (const auto &axis : session.axes) {
+            if (axis.name == session.search->axis)
+                fail(child(child(root, "sweep"), axis.name),
+                     "'" + axis.name +
+                         "' is the searched axis (search.axis): the search chooses its values; "
+                         "take it out of the sweep");
+            if (axis.name == "seed")
+                fail(child(child(root, "sweep"), axis.name),
+                     "a search gives its runs their seeds (search.replicates); take seed out of "
+                     "the sweep");
+        }
+        if (const std::string tooLarge = checkSweepSize(session); !tooLarge.empty())
+            fail(child(f, "probes"), tooLarge);
+        for (const auto &combination : session.combinations)
+            if (combination.count(session.search->axis) || combination.count("seed"))
+                fail(child(child(root, "sweep"), "combinations"),
+                     "a combination sets '" + session.search->axis +
+                         "' or seed, which the search chooses");
+    }
+    if (auto f = child(root, "results"); f.present()) {
+        session.resultsDir = readString(f);
+        if (session.resultsDir.empty() || session.resultsDir.front() == '/' ||
+            session.resultsDir.find("..") != std::string::npos)
+            fail(f, "expected the name of the results folder beside the session file, e.g. "
+                    "session.results");
+    }
+    if (auto f = child(root, "runs"); f.present() && !f.isNull()) {
+        for (const auto &r : items(f)) {
+            if (child(r, "file").present()) {
+                // An index entry of the stored layout: the result is in its own file.
+                checkKeys(r, {"file", "labels", "status", metric::kFinalTestLoss});
+                if (session.resultsDir.empty())
+                    fail(child(r, "file"), "a run stored in a file needs the session's "
+                                           "'results:' folder");
+                const std::string name = readString(child(r, "file"));
+                if (name.rfind("runs/", 0) != 0 || name.find('/', 5) != std::string::npos ||
+                    name.find("..") != std::string::npos)
+                    fail(child(r, "file"), "expected runs/NAME.yaml inside the results folder");
+                session.indexedRunFiles.push_back(name.substr(5));
+                continue;
+            }
+            session.runs.push_back(readRun(r));
+        }
+    }
+    if (auto f = child(root, "skipped"); f.present() && !f.isNull()) {
+        for (const auto &s : items(f)) {
+            checkKeys(s, {"labels", "reason"});
+            session.skipped.push_back(
+                {readLabels(child(s, "labels")), readString(child(s, "reason"))});
+        }
+    }
+    if (auto f = child(root, "view"); f.present() && !f.isNull())
+        for (const auto &[key, value] : entries(f)) session.view[key] = readString(value);
+    return session;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+namespace {
+
+void writeLabels(YAML::Emitter &out, const std::map<std::string, std::string> &labels)
+{
+    out << YAML::Flow << YAML::BeginMap;
+    for (const auto &[key, value] : labels) {
+        out << YAML::Key << key << YAML::Value;
+        writeText(out, value);
+    }
+    out << YAML::EndMap;
+}
+
+} // namespace
+
+namespace {
+
+// schema_version, name, description, experiment and sweep: the part a user edits.
+void writeDefinition(YAML::Emitter &out, const Session &session)
+{
+    out << YAML::Key << "schema_version" << YAML::Value << Session::kSchemaVersion;
+    out << YAML::Key << "name" << YAML::Value;
+    writeText(out, session.name);
+    out << YAML::Key << "description" << YAML::Value;
+    writeText(out, session.description);
+    out << YAML::Key << "learned_rule" << YAML::Value << toString(session.learnedRule);
+    if (!session.replicateAxes.empty()) {
+        out << YAML::Key << "replicate_axes" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (const auto &axis : session.replicateAxes) out << axis;
+        out << YAML::EndSeq;
+    }
+    if (!(session.checkpoints == CheckpointPolicy{})) {
+        const CheckpointPolicy &c = session.checkpoints;
+        out << YAML::Key << "checkpoints" << YAML::Value << YAML::Flow << YAML::BeginMap
+            << YAML::Key << "every" << YAML::Value << c.every << YAML::Key << "keep" << YAML::Value
+            << c.keep << YAML::Key << "plateaus" << YAML::Value << c.plateaus << YAML::Key
+            << "enabled" << YAML::Value << c.enabled;
+        if (!c.resumeStateNewestOnly) out << YAML::Key << "resume_state" << YAML::Value << "every";
+        if (c.budgetMb > 0)
+            out << YAML::Key << "budget_mb" << YAML::Value << formatNumber(c.budgetMb);
+        if (c.keptWeightsBf16) out << YAML::Key << "kept_weights" << YAML::Value << "bfloat16";
+        out << YAML::EndMap;
+    }
+    out << YAML::Key << "experiment" << YAML::Value;
+    writeRunConfig(out, session.base);
+
+    if (!session.axes.empty() || !session.combinations.empty()) {
+        out << YAML::Key << "sweep" << YAML::Value << YAML::BeginMap;
+        for (const auto &axis : session.axes) {
+            out << YAML::Key << axis.name << YAML::Value << YAML::Flow << YAML::BeginSeq;
+            for (const auto &value : axis.values) writeAxisValue(out, axis.name, value);
+            out << YAML::EndSeq;
+        }
+        if (!session.combinations.empty()) {
+            out << YAML::Key << "combinations" << YAML::Value << YAML::BeginSeq;
+            for (const auto &combination : session.combinations) {
+                out << YAML::Flow << YAML::BeginMap;
+                for (const auto &[name, value] : combination) {
+                    out << YAML::Key << name << YAML::Value;
+                    writeAxisValue(out, name, value);
+                }
+                out << YAML::EndMap;
+            }
+            out << YAML::EndSeq;
+        }
+        out << YAML::EndMap;
+    }
+    if (session.search) {
+        out << YAML::Key << "search" << YAML::Value;
+        writeSearchSpec(out, *session.search);
+    }
+}
+
+// Curves are most of a session's text, and yaml-cpp's emitter checks every scalar it writes
+// against its regular expressions: a 2,000-run session took 8 s to write. The emitter writes a
+// placeholder per curve instead, and the curve's one-line flow mapping (curveText, the form
+// parseDocument reads back without yaml-cpp) replaces it afterwards.
+class CurveSplicer {
+public:
+    void write(YAML::Emitter &out, const Curve &curve)
+    {
+        out << kToken + std::to_string(m_curves.size());
+        m_curves.push_back(&curve);
+    }
+    std::string splice(const std::string &text) const
+    {
+        if (m_curves.empty()) return text;
+        std::string result;
+        result.reserve(text.size() + m_curves.size() * 64);
+        size_t copied = 0;
+        for (size_t i = 0; i < m_curves.size(); ++i) {
+            const std::string token = kToken + std::to_string(i);
+            size_t at = text.find(token, copied);
+            // The next character must end the token: "...CURVE1" is not "...CURVE12".
+            while (at != std::string::npos && at + token.size() < text.size() &&
+                   std::isdigit(static_cast<unsigned char>(text[at + token.size()])))
+                at = text.find(token, at + 1);
+            if (at == std::string::npos) throw std::logic_error("curve placeholder not found");
+            result.append(text, copied, at - copied);
+            result += curveText(*m_curves[i]);
+            copied = at + token.size();
+        }
+        result.append(text, copied, std::string::npos);
+        return result;
+    }
+
+private:
+    // Plain text the emitter writes as it is; no label or message of a session holds it.
+    static inline const std::string kToken = "HEADLAB_CURVE_PLACEHOLDER_5f3a9c_";
+    std::vector<const Curve *> m_curves;
+};
+
+// The keys of one run record, inside a mapping the caller opened. With `headCurvesFile`, the
+// per-head curves are not written here but named: they are in that file (SessionStore.h).
+void writeRunRecord(YAML::Emitter &out, const SessionRun &run, CurveSplicer &curves,
+                    const std::string &headCurvesFile = {})
+{
+    const RunResult &r = run.result;
+    out << YAML::Key << "labels" << YAML::Value;
+    writeLabels(out, run.labels);
+    out << YAML::Key << "status" << YAML::Value << toString(r.status);
+    out << YAML::Key << "steps_done" << YAML::Value << r.stepsDone;
+    out << YAML::Key << "diverged_at_step" << YAML::Value << r.divergedAtStep;
+    out << YAML::Key << "wall_seconds" << YAML::Value << formatNumber(r.wallSeconds);
+    out << YAML::Key << "device" << YAML::Value;
+    writeText(out, r.device);
+    out << YAML::Key << "message" << YAML::Value;
+    writeText(out, r.message);
+    out << YAML::Key << "phase_starts" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (auto s : r.phaseStarts) out << s;
+    out << YAML::EndSeq;
+    out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
+    for (const auto &[key, value] : r.metrics)
+        out << YAML::Key << key << YAML::Value << formatNumber(value);
+    out << YAML::EndMap;
+    if (!r.samples.empty()) {
+        out << YAML::Key << "samples" << YAML::Value << YAML::BeginSeq;
+        for (const auto &sample : r.samples) writeText(out, sample);
+        out << YAML::EndSeq;
+    }
+    if (!r.provenance.empty()) {
+        out << YAML::Key << "provenance" << YAML::Value << YAML::BeginMap;
+        for (const auto &[key, value] : r.provenance) {
+            out << YAML::Key << key << YAML::Value;
+            writeText(out, value);
+        }
+        out << YAML::EndMap;
+    }
+    if (!r.checkpoints.empty()) {
+        out << YAML::Key << "checkpoints" << YAML::Value << YAML::BeginSeq;
+        for (const auto &c : r.checkpoints) {
+            out << YAML::Flow << YAML::BeginMap << YAML::Key << "step" << YAML::Value << c.step
+                << YAML::Key << "file" << YAML::Value << c.file << YAML::Key << "reason"
+                << YAML::Value << c.reason;
+            if (c.keep) out << YAML::Key << "keep" << YAML::Value << true;
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
+    }
+    if (!headCurvesFile.empty()) {
+        const auto count = std::count_if(r.extra.begin(), r.extra.end(),
+                                         [](const auto &e) { return isHeadCurve(e.first); });
+        out << YAML::Key << "head_curves" << YAML::Value << YAML::Flow << YAML::BeginMap
+            << YAML::Key << "file" << YAML::Value << headCurvesFile << YAML::Key << "curves"
+            << YAML::Value << count << YAML::EndMap;
+    }
+    out << YAML::Key << "curves" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "train" << YAML::Value;
+    curves.write(out, r.train);
+    out << YAML::Key << "test" << YAML::Value;
+    curves.write(out, r.test);
+    for (const auto &[key, curve] : r.extra) {
+        if (!headCurvesFile.empty() && isHeadCurve(key)) continue;
+        out << YAML::Key << key << YAML::Value;
+        curves.write(out, curve);
+    }
+    out << YAML::EndMap;
+    out << YAML::Key << "config" << YAML::Value;
+    writeRunConfig(out, run.config);
+}
+
+// skipped and view: the part after the runs.
+void writeSkippedAndView(YAML::Emitter &out, const Session &session)
+{
+    out << YAML::Key << "skipped" << YAML::Value << YAML::BeginSeq;
+    for (const auto &s : session.skipped) {
+        out << YAML::BeginMap;
+        out << YAML::Key << "labels" << YAML::Value;
+        writeLabels(out, s.labels);
+        out << YAML::Key << "reason" << YAML::Value;
+        writeText(out, s.reason);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+
+    out << YAML::Key << "view" << YAML::Value << YAML::BeginMap;
+    for (const auto &[key, value] : session.view) {
+        out << YAML::Key << key << YAML::Value;
+        writeText(out, value);
+    }
+    out << YAML::EndMap;
+}
+
+std::string finish(const YAML::Emitter &out, const CurveSplicer &curves = {})
+{
+    if (!out.good())
+        throw SessionError("<session>", 0, 0, "", "cannot write YAML: " + out.GetLastError());
+    return curves.splice(std::string(out.c_str()) + "\n");
+}
+
+} // namespace
+
+std::string sessionToYaml(const Session &session)
+{
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    writeDefinition(out, session);
+    out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
+    CurveSplicer curves;
+    for (const auto &run : session.runs) {
+        out << YAML::BeginMap;
+        writeRunRecord(out, run, curves);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    writeSkippedAndView(out, session);
+    out << YAML::EndMap;
+    return finish(out, curves);
+}
+
+std::string sessionIndexToYaml(const Session &session, const std::string &resultsDirName)
+{
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    writeDefinition(out, session);
+    out << YAML::Key << "results" << YAML::Value;
+    writeText(out, resultsDirName);
+    out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
+    for (const auto &run : session.runs) {
+        if (!hasResult(run)) continue;
+        out << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "file" << YAML::Value << "runs/" + runFileName(run.config);
+        out << YAML::Key << "status" << YAML::Value << toString(run.result.status);
+        out << YAML::Key << "labels" << YAML::Value;
+        writeLabels(out, run.labels);
+        if (auto it = run.result.metrics.find(metric::kFinalTestLoss);
+            it != run.result.metrics.end())
+            out << YAML::Key << metric::kFinalTestLoss << YAML::Value << formatNumber(it->second);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    writeSkippedAndView(out, session);
+    out << YAML::EndMap;
+    return finish(out);
+}
+
+std::string runToYaml(const SessionRun &run)
+{
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    out << YAML::Key << "schema_version" << YAML::Value << Session::kSchemaVersion;
+    CurveSplicer curves;
+    writeRunRecord(out, run, curves);
+    out << YAML::EndMap;
+    return finish(out, curves);
+}
+
+StoredRunFiles storedRunFiles(const SessionRun &run)
+{
+    StoredRunFiles files;
+    std::string stem = runFileName(run.config);
+    stem.resize(stem.size() - std::string(".yaml").size());
+    files.headCurves = headCurvesBytes(run.result);
+    if (!files.headCurves.empty())
+        files.headCurvesName = headCurvesFileName(stem, files.headCurves);
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    out << YAML::Key << "schema_version" << YAML::Value << Session::kSchemaVersion;
+    CurveSplicer curves;
+    writeRunRecord(out, run, curves, files.headCurvesName);
+    out << YAML::EndMap;
+    files.yaml = finish(out, curves);
+    return files;
+}
+
+SessionRun runFromYaml(const std::string &text, const std::string &file)
+{
+    const YamlField root = parseDocument(text, file);
+    if (!root.node.IsDefined() || root.node.IsNull()) fail(root, "empty run file");
+    requireMap(root);
+    const YamlField version = child(root, "schema_version");
+    if (!version.present()) fail(version, "missing (this HeadLab writes 2)");
+    if (readIntAtLeast(version, 2) > Session::kSchemaVersion)
+        fail(version, "schema version " + version.node.Scalar() +
+                          " is newer than this HeadLab reads (" +
+                          std::to_string(Session::kSchemaVersion) + ")");
+    return readRun(root, true);
+}
+
+void saveSessionAtomic(const Session &session, const std::string &path)
+{
+    writeFileAtomic(path, sessionToYaml(session));
+}
+
+} // namespace headlab

@@ -1,0 +1,44 @@
+// SessionYaml.h — a session and its run records in YAML (docs/SESSION_FORMAT.md): reading with
+// located errors, writing in canonical form, and the files of the stored layout as text.
+// Torch-free and Qt-free.
+#pragma once
+
+#include "core/session/SessionData.h"
+
+#include <string>
+
+namespace headlab {
+
+// Parses YAML text. `file` is used in error messages only. Throws SessionError.
+Session sessionFromYaml(const std::string &yamlText, const std::string &file = "<session>");
+// The whole session as one self-contained YAML document, results included (an export).
+std::string sessionToYaml(const Session &session);
+// Writes sessionToYaml to `path` atomically (writeFileAtomic): on any failure the previous file
+// is left untouched and SessionError is thrown. For a session that is being trained, write
+// through a SessionStore instead: it saves one file per finished run.
+void saveSessionAtomic(const Session &session, const std::string &path);
+// One run's result file: the run record of the session format with its own schema_version,
+// self-contained (every curve in it): what a rescue file and the tests write.
+std::string runToYaml(const SessionRun &run);
+// Reads a run file; per-head curves it names (below) are read from beside `file`.
+SessionRun runFromYaml(const std::string &text, const std::string &file);
+
+// A run as the stored layout keeps it: the run file, and, when the run logged per-head statistics
+// (curves named head.L.H.STAT), those curves in a binary file beside it,
+// S.results/runs/NAME.heads-HASH.safetensors (safetensors: a JSON header and raw little-endian
+// numbers; HASH is the file's own FNV-1a, so a new version never overwrites the one a run file
+// names). Curves sharing their steps are one [curves, points] tensor; values are float32 where
+// every one of them is exactly a float32 (the trainer's statistics are), float64 otherwise: exact
+// either way. The run file names it: `head_curves: {file: NAME.heads-HASH.safetensors, curves: K}`.
+struct StoredRunFiles {
+    std::string yaml;
+    std::string headCurvesName; // "" when the run has no per-head curves
+    std::string headCurves;     // that file's bytes
+};
+StoredRunFiles storedRunFiles(const SessionRun &run);
+
+// The session file in the stored layout: everything but the results, plus the index of runs
+// pointing into `resultsDir` (relative to the session file).
+std::string sessionIndexToYaml(const Session &session, const std::string &resultsDirName);
+
+} // namespace headlab
