@@ -1,0 +1,55 @@
+// Commands.h — the entry point of each headlab-cli command, one source file each, and what
+// they share; the command table (CliCommands.cpp) parses the arguments and calls them. A command
+// lets a SessionError (bad input, located) go: the table's one guarded runner prints it and exits 2.
+#pragma once
+
+#include "CliCommands.h"
+
+#include "core/session/Session.h"
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace headlab::cli {
+
+// "d_model=96 heads=3", "(base)" for no labels.
+std::string labelsText(const std::map<std::string, std::string> &labels);
+// Says which settings outside the config differ between the session's runs (RunResult::provenance).
+void printProvenanceSpread(const Session &session, std::FILE *stream);
+
+struct RunArguments {
+    std::string sessionPath, presetName, outputPath, device, shard;
+    bool shardGiven = false; // --shard "" is a mistake, not the whole sweep
+    int threads = 0, concurrent = 0, maxEnsemble = 0;
+    double progressEvery = 10.0; // seconds between plain progress lines (stderr not a terminal)
+    bool overwrite = false;
+};
+
+// validate: reads the session and says what it would train (ValidateCommand.cpp).
+int validateCommand(const std::string &path);
+// presets: the built-in sessions (PresetsCommand.cpp).
+int presetsCommand();
+// export-csv and export-yaml (ExportCommands.cpp).
+int exportCsvCommand(const std::string &sessionPath, const std::string &directory);
+int exportYamlCommand(const std::string &sessionPath, const std::string &output);
+// merge: folds the shards' run files into the session (MergeCommand.cpp).
+int mergeCommand(const std::string &sessionPath);
+// prune: frees finished runs' checkpoints (PruneCommand.cpp).
+int pruneCommand(const std::string &sessionPath, const std::vector<std::string> &keepList,
+                 bool dryRun);
+// keep: marks checkpoints that prune keeps (KeepCommand.cpp).
+int keepCommand(const std::string &sessionPath, const std::string &runText,
+                const std::vector<long long> &steps, bool off);
+// status: the progress of a sweep others write (StatusCommand.cpp).
+int statusCommand(const std::string &sessionPath);
+// summary: a row per configuration over its replicates (SummaryCommand.cpp).
+int summaryCommand(const std::string &sessionPath, const std::vector<std::string> &by,
+                   const std::string &statName, const std::string &spreadName,
+                   const std::string &output, const std::string &lawX,
+                   const std::vector<std::string> &lawAlso, bool sensitivity);
+// run: trains the pending runs, round after round for a search (RunCommand.cpp).
+int runCommand(RunArguments a);
+
+} // namespace headlab::cli

@@ -1,0 +1,163 @@
+// SummaryCommand.cpp — headlab-cli summary: one row per configuration over its replicates, a search's η* and law (the command table: CliCommands.cpp).
+#include "Commands.h"
+
+#include "core/config/Files.h"
+#include "core/session/CsvExport.h"
+#include "core/session/Replicates.h"
+#include "core/session/Search.h"
+#include "core/session/Session.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace headlab::cli {
+
+namespace {
+
+// A summary's table as CSV at `output` (none when empty); the exit status.
+int writeTable(const std::string &output, const std::string &csv, size_t rows)
+{
+    if (output.empty()) return kExitOk;
+    try {
+        writeFileAtomic(output, csv);
+    } catch (const SessionError &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return kExitRunFailed;
+    }
+    std::printf("wrote %s (%zu rows)\n", output.c_str(), rows);
+    return kExitOk;
+}
+
+// A boundary search: each configuration's crossing with its interval, the run count and the law.
+int searchSummary(const Session &session, const std::string &lawX,
+                  const std::vector<std::string> &lawAlso, const std::string &output)
+{
+    std::vector<std::string> asked = lawAlso;
+    if (!lawX.empty()) asked.push_back(lawX);
+    const auto &axes = lawAxes();
+    for (const auto &axis : asked) {
+        if (std::find(axes.begin(), axes.end(), axis) != axes.end()) continue;
+        std::string list;
+        for (const auto &a : axes) list += (list.empty() ? "" : ", ") + a;
+        std::fprintf(stderr,
+                     "headlab-cli summary: --law-x/--law-also: '%s' is not an axis a law can be "
+                     "fitted against (%s)\n",
+                     axis.c_str(), list.c_str());
+        return kExitBadInput;
+    }
+    const SearchReport report = searchReport(session, lawX, lawAlso);
+    std::fputs(searchSummaryText(report).c_str(), stdout);
+    std::printf("learned: %s\n", describe(session.learnedRule));
+    return writeTable(output, searchSummaryCsv(report), report.configurations.size());
+}
+
+// Seeds as replicates: the table the figures draw, one row per configuration.
+// `summary --lr-sensitivity`: per configuration (lr pooled), the learning-rate sensitivity over
+// its replicates, with the statistic and spread asked for.
+int lrSensitivitySummary(const Session &session, ReplicateStat stat, ReplicateSpread spread,
+                         const std::string &output)
+{
+    const auto groups = groupByConfigurationWithoutLr(session);
+    std::vector<std::string> header;
+    for (const auto &[axis, value] : groups.front().labels) header.push_back(axis);
+    std::string csv;
+    for (const auto &h : header) csv += csvField(h) + ",";
+    csv += "replicates,lr_values,lr_sensitivity,low,high,mean,sd,se,median,q1,q3,min,max\n";
+    for (const auto &h : header) std::printf("%-14s ", h.c_str());
+    std::printf("%4s %5s  %-11s %s\n", "n", "η's", toString(stat),
+                (std::string(toString(spread)) + " (spread)").c_str());
+    for (const auto &g : groups) {
+        const LrSensitivity sens = lrSensitivity(session, g.runs);
+        const SampleStats &st = sens.stats;
+        const auto [low, high] = spreadRange(st, spread);
+        for (const auto &h : header) {
+            std::printf("%-14s ", g.labels.at(h).c_str());
+            csv += csvField(g.labels.at(h)) + ",";
+        }
+        char value[32] = "-", range[64] = "-";
+        if (st.count) {
+            std::snprintf(value, sizeof value, "%.4g", statValue(st, stat));
+            std::snprintf(range, sizeof range, "[%.4g, %.4g]", low, high);
+        }
+        std::printf("%4d %5d  %-11s %s\n", st.count, sens.lrValues, value, range);
+        auto number = [&](double v) { return st.count ? yaml::formatNumber(v) : std::string(); };
+        csv += std::to_string(st.count) + "," + std::to_string(sens.lrValues) + "," +
+               number(statValue(st, stat)) + "," + number(low) + "," + number(high) + "," +
+               number(st.mean) + "," + number(st.sd) + "," + number(st.se) + "," +
+               number(st.median) + "," + number(st.q1) + "," + number(st.q3) + "," +
+               number(st.min) + "," + number(st.max) + "\n";
+    }
+    std::printf("learning-rate sensitivity (Wortsman et al. 2023): per replicate, the mean over "
+                "its η of min(final loss, initial loss) − the best final loss; 0: every η as good "
+                "as the best. Read it beside the loss-against-η figure.\n");
+    return writeTable(output, csv, groups.size());
+}
+
+} // namespace
+
+int summaryCommand(const std::string &sessionPath, const std::vector<std::string> &by,
+                   const std::string &statName, const std::string &spreadName,
+                   const std::string &output, const std::string &lawX,
+                   const std::vector<std::string> &lawAlso, bool sensitivity)
+{
+    ReplicateStat stat = ReplicateStat::Median;
+    ReplicateSpread spread = ReplicateSpread::Iqr;
+    if (!parseReplicateStat(statName, &stat) || !parseReplicateSpread(spreadName, &spread))
+        return kExitBadInput;
+    Session session;
+    session = loadSweepRuns(sessionPath);
+    expandSweep(session);
+    if (session.search) return searchSummary(session, lawX, lawAlso, output);
+    if (sensitivity) return lrSensitivitySummary(session, stat, spread, output);
+    std::vector<std::string> axes;
+    for (const auto &axis : session.axes) axes.push_back(axis.name);
+    for (const auto &axis : by) {
+        if (std::find(axes.begin(), axes.end(), axis) != axes.end()) continue;
+        std::string list;
+        for (const auto &a : axes) list += (list.empty() ? "" : ", ") + a;
+        std::fprintf(
+            stderr, "headlab-cli summary: --by: '%s' is not an axis of this sweep (its axes: %s)\n",
+            axis.c_str(), list.c_str());
+        return kExitBadInput;
+    }
+    const auto groups = groupReplicates(session, by);
+    const std::string csv = replicateSummaryCsv(session, groups, by, stat, spread);
+    // The table on stdout: the grouping labels, replicates, the statistic with its spread, P(learned).
+    std::vector<std::string> header;
+    for (const auto &[axis, value] :
+         groups.empty() ? std::map<std::string, std::string>{} : groups.front().labels)
+        header.push_back(axis);
+    for (const auto &h : header) std::printf("%-12s ", h.c_str());
+    std::printf("%4s  %-9s %-23s %s\n", "n", toString(stat),
+                (std::string(toString(spread)) + " (spread)").c_str(), "learned");
+    for (const auto &g : groups) {
+        for (const auto &h : header) std::printf("%-12s ", g.labels.at(h).c_str());
+        const SampleStats &st = g.finalLoss;
+        const auto [low, high] = spreadRange(st, spread);
+        char value[32] = "-", range[64] = "-", learned[32] = "-";
+        if (st.count) {
+            std::snprintf(value, sizeof value, "%.4g", statValue(st, stat));
+            std::snprintf(range, sizeof range, "[%.4g, %.4g]", low, high);
+        }
+        if (g.verdicts)
+            std::snprintf(learned, sizeof learned, "%d/%d%s", g.learned, g.verdicts,
+                          g.split() ? " split" : "");
+        std::printf("%4d  %-9s %-23s %s\n", st.count, value, range, learned);
+    }
+    std::printf(
+        "final test loss over the finished replicates (%s); learned: %s\n",
+        [&] {
+            std::string r;
+            for (const auto &a : replicateAxes(session)) r += (r.empty() ? "" : ", ") + a;
+            return r;
+        }()
+            .c_str(),
+        describe(session.learnedRule));
+    return writeTable(output, csv, groups.size());
+}
+
+} // namespace headlab::cli
