@@ -1,0 +1,472 @@
+// TrainingLoop.cpp — the phase loop: steps, schedules, reads of the losses, divergence, stop and pause, progress.
+//
+// R runs train as one batched model. Per-run losses stay on the device between log points; every
+// logEvery steps they are copied back, so the host synchronises once per log point, not per step.
+#include "core/train/TrainingLoop.h"
+
+namespace headlab::detail {
+
+// HEADLAB_HEAD_STATS=0 skips the per-head statistics (for bench/: what they cost).
+bool headStatsWanted()
+{
+    return switchOn(Switch::HeadStats, true);
+}
+
+bool cudaGraphsWanted()
+{
+    return switchOn(Switch::CudaGraphs, true);
+}
+
+std::vector<RunResult> TrainingLoop::run()
+{
+    const RunConfig &c0 = m_configs.front();
+    const std::string deviceName = resolveDevice(c0.device);
+    torch::Device device(deviceName);
+    for (auto &m : m_members) {
+        m.result.device = deviceName;
+        m.result.status = RunStatus::Running;
+    }
+    if (m_control.threads > 0) torch::set_num_threads(m_control.threads);
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+    // A stream of our own: CUDA graphs cannot be captured on the legacy default stream.
+    std::optional<c10::cuda::CUDAStreamGuard> streamGuard;
+    if (device.is_cuda()) streamGuard.emplace(c10::cuda::getStreamFromPool(false, device.index()));
+#endif
+    if (device.is_cuda()) {
+        at::globalContext().setAllowTF32CuBLAS(c0.tf32);
+        at::globalContext().setAllowTF32CuDNN(c0.tf32);
+    }
+    const int64_t R = static_cast<int64_t>(m_configs.size());
+    std::vector<uint64_t> dataSeeds;
+    for (const auto &c : m_configs) dataSeeds.push_back(c.dataSeed);
+    m_task = makeTask(c0, dataSeeds, device);
+    std::vector<std::vector<int64_t>> runHeads;
+    for (const auto &c : m_configs) runHeads.push_back(c.model.heads);
+    m_model = std::make_unique<Transformer>(c0.model, m_task->vocabSize(), m_task->maxPositions(),
+                                            R, device, runHeads, c0.stabilizers);
+    for (int64_t r = 0; r < R; ++r)
+        m_model->initializeRun(r, m_configs[static_cast<size_t>(r)].initSeed);
+    loadResumeCheckpoints();
+    const auto floatOpts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+    const auto longOpts = torch::TensorOptions().dtype(torch::kInt64).device(device);
+    m_alive = torch::ones({R}, floatOpts);
+    m_firstBad = torch::full({R}, -1, longOpts);
+    m_firstBadLoss = torch::zeros({R}, floatOpts);
+    m_lossBound = divergenceBound(m_task->vocabSize());
+    m_globalStep = torch::zeros({}, longOpts);
+    // The gradient norms the Gradient rows of headStatTable() name, per layer (R, heads).
+    for (size_t l = 0; l < m_model->layers(); ++l) {
+        m_grads.emplace_back();
+        for (const auto &row : headStatTable())
+            if (row.source == HeadStatSource::Gradient)
+                m_grads.back()[row.of] = torch::zeros({R, m_model->maxHeads(l)}, floatOpts);
+    }
+    m_total = c0.totalSteps();
+    m_start = Clock::now() - std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(m_resumedWall));
+    m_lastReport = Clock::now();
+
+    size_t firstPhase = 0;
+    if (m_resume.empty())
+        evaluate(); // step 0
+    else
+        firstPhase = applyResume();
+    for (size_t ph = firstPhase; ph < c0.phases.size() && anyAlive(); ++ph) runPhase(ph);
+    // The last evaluation, unless the last step had one (or a resumed run's checkpoint holds it).
+    if (anyAlive() && !evaluatedAt(m_step)) evaluate();
+    drainReads(nullptr);
+
+    const double wall = std::chrono::duration<double>(Clock::now() - m_start).count();
+    std::vector<RunResult> out;
+    for (size_t i = 0; i < m_members.size(); ++i) {
+        Member &m = m_members[i];
+        if (m.result.status == RunStatus::Running) m.result.status = RunStatus::Done;
+        m.result.wallSeconds = wall;
+        if (m.result.status == RunStatus::Done) {
+            checkpoint(i, "final");
+            slimOlderCheckpoints({i}); // a finished run resumes from nothing
+        }
+        if (m.result.status == RunStatus::Done) // after the clock: sampling is not training time
+            m.result.samples =
+                m_task->finalSamples(*m_model, static_cast<int64_t>(i), m_configs[i]);
+        if (!m_note.empty())
+            m.result.message = m.result.message.empty() ? m_note : m.result.message + "; " + m_note;
+        m.result.provenance = provenance(device);
+        finalizeMetrics(m.result);
+        report(i, true);
+        out.push_back(std::move(m.result));
+    }
+    return out;
+}
+
+bool TrainingLoop::anyAlive() const
+{
+    for (const auto &m : m_members)
+        if (m.alive) return true;
+    return false;
+}
+
+void TrainingLoop::updateLearningRates(Adam &adam, const PhaseConfig &phase)
+{
+    const auto &params = m_model->parameters();
+    std::vector<torch::Tensor> perParam;
+    perParam.reserve(params.size());
+    for (const auto &p : params) {
+        std::vector<double> lr;
+        for (size_t i = 0; i < m_configs.size(); ++i) {
+            const RunConfig &c = m_configs[i];
+            double v = m_members[i].alive ? (phase.useScannedLr ? c.lr : phase.lr) : 0.0;
+            if (p.isQueryKey) v *= qkLearningRateFactor(c, static_cast<size_t>(p.layer));
+            lr.push_back(v);
+        }
+        perParam.push_back(torch::tensor(lr, torch::kFloat64));
+    }
+    adam.setLearningRates(perParam);
+}
+
+void TrainingLoop::runPhase(size_t ph)
+{
+    const PhaseConfig &phase = m_configs.front().phases[ph];
+    const int64_t R = static_cast<int64_t>(m_configs.size());
+    // A resumed run enters its checkpoint's phase part way: no new phase start, its moments,
+    // its step count and its unfinished training-loss window come from the checkpoint.
+    const bool resumed =
+        !m_resume.empty() && static_cast<int64_t>(ph) == m_resume.front().position.phase;
+    if (!resumed)
+        for (auto &m : m_members) m.result.phaseStarts.push_back(m_step);
+    Adam adam(*m_model, phase.optimizer, m_configs.front().stabilizers.independentWeightDecay);
+    m_fusedAdam = adam.fused() ? "on (one CUDA kernel)" : "off (ATen passes)";
+    updateLearningRates(adam, phase);
+    const auto device = m_model->flatParameters().device();
+    int64_t t0 = 0;
+    torch::Tensor phaseStep =
+        torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device));
+    torch::Tensor trainSum =
+        torch::zeros({R}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+    int64_t inWindow = 0;
+    if (resumed) {
+        t0 = m_resume.front().position.phaseStep;
+        phaseStep.fill_(t0);
+        inWindow = m_resume.front().position.windowSteps;
+        for (size_t i = 0; i < m_resume.size(); ++i) {
+            restoreMoments(m_resume[i], adam, *m_model, static_cast<int64_t>(i));
+            trainSum[static_cast<int64_t>(i)].fill_(m_resume[i].position.windowSum);
+        }
+        m_resume.clear();
+    }
+    m_phase = {&adam, &phase, ph, &phaseStep, &trainSum, &inWindow};
+    // The schedule's multiplier at every step of the phase, on the device: a captured step
+    // looks its value up from the step tensor. (steps) float64, from scheduleMultiplier.
+    std::vector<double> multipliers(static_cast<size_t>(std::max<int64_t>(1, phase.steps)));
+    for (size_t k = 0; k < multipliers.size(); ++k)
+        multipliers[k] = scheduleMultiplier(phase.schedule, static_cast<int64_t>(k), phase.steps);
+    const auto schedule = torch::tensor(multipliers, torch::kFloat64).to(device);
+    const int64_t logEvery = m_configs.front().logEvery;
+    const int64_t evalEvery = m_configs.front().evalEvery;
+
+    // One training step, entirely on the device: no host value depends on it. The per-head
+    // gradient norms are kept from the step before each evaluation (from every step when the
+    // step is a CUDA graph, which cannot branch).
+    bool gradNormsEveryStep = false;
+    auto trainStep = [&] {
+        const auto loss = m_task->trainLoss(*m_model, phase, phaseStep); // (R)
+        torch::where(m_alive > 0, loss, torch::zeros_like(loss)).sum().backward();
+        if (m_headStats &&
+            (gradNormsEveryStep || (m_step + 1) % evalEvery == 0 || m_step + 1 == m_total)) {
+            torch::NoGradGuard noGrad;
+            for (size_t l = 0; l < m_grads.size(); ++l) {
+                bool queryKeyOnly = true;
+                for (const auto &[of, kept] : m_grads[l])
+                    queryKeyOnly = queryKeyOnly && (of == "wq" || of == "wk");
+                const auto norms = m_model->headNorms(l, true, queryKeyOnly);
+                for (auto &[of, kept] : m_grads[l]) kept.copy_(norms.at(of));
+            }
+        }
+        adam.step(schedule.index_select(0, phaseStep.reshape({1})).reshape({}));
+        adam.zeroGrad();
+        torch::NoGradGuard noGrad;
+        const auto l = loss.detach();
+        trainSum.add_(l);
+        m_globalStep.add_(1);
+        // Remember the first step whose loss was not finite or left the divergence bound.
+        const auto bad = l.isfinite().logical_not().logical_or(l > m_lossBound);
+        const auto first = bad.logical_and(m_firstBad < 0);
+        m_firstBadLoss.copy_(torch::where(first, l, m_firstBadLoss));
+        m_firstBad.copy_(torch::where(first, m_globalStep, m_firstBad));
+        phaseStep.add_(1);
+    };
+
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+    constexpr int64_t kEagerSteps = 3; // warm-up before capture: lazy cuBLAS state, allocator
+    std::unique_ptr<at::cuda::CUDAGraph> graph;
+    bool tryGraph = device.is_cuda() && cudaGraphsWanted();
+#endif
+    for (int64_t t = t0; t < phase.steps; ++t) {
+        waitWhilePaused();
+        if (pollStops() || m_stopsWhilePaused) updateLearningRates(adam, phase);
+        m_stopsWhilePaused = false;
+        if (!anyAlive()) break;
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+        if (tryGraph && t - t0 == kEagerSteps) {
+            tryGraph = false;
+            gradNormsEveryStep = true;
+            graph = capture(trainStep);
+            m_graphsUsed = m_graphsUsed || graph != nullptr;
+        }
+        if (graph)
+            graph->replay();
+        else
+            trainStep();
+#else
+        trainStep();
+#endif
+        ++inWindow;
+        ++m_step;
+        for (auto &m : m_members)
+            if (m.alive) m.result.stepsDone = m_step;
+        if (m_step % logEvery == 0 || t + 1 == phase.steps) {
+            drainReads(&adam, &phase);
+            PendingRead read;
+            read.step = m_step;
+            read.values = trainSum / static_cast<double>(inWindow);
+            read.firstBad = m_firstBad.clone();
+            read.firstBadLoss = m_firstBadLoss.clone();
+            for (const auto &m : m_members) read.alive.push_back(m.alive);
+            m_reads.push_back(std::move(read));
+            trainSum.zero_();
+            inWindow = 0;
+        }
+        if (m_step % evalEvery == 0) evaluate();
+        const auto &policy = m_control.checkpoints;
+        if (policy.enabled && policy.every > 0 && m_step % policy.every == 0 && m_step < m_total) {
+            std::vector<size_t> wrote;
+            for (size_t i = 0; i < m_members.size(); ++i)
+                if (m_members[i].alive || m_members[i].result.status == RunStatus::Diverged) {
+                    checkpoint(i, "periodic");
+                    wrote.push_back(i);
+                }
+            slimOlderCheckpoints(wrote);
+        }
+        maybeReport();
+    }
+    drainReads(&adam, &phase);
+    if (m_stopped.any) { // the whole ensemble was asked to stop: keep where each run got to
+        for (size_t i : m_stopped.members) checkpoint(i, "stop");
+        m_stopped = {};
+    }
+    m_phase = {};
+}
+
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+template <typename Step>
+std::unique_ptr<at::cuda::CUDAGraph> TrainingLoop::capture(Step &step)
+{
+    auto graph = std::make_unique<at::cuda::CUDAGraph>();
+    try {
+        c10::cuda::getCurrentCUDAStream().synchronize();
+        // Thread-local: another device's training thread may allocate or synchronise while this
+        // one captures; in the default global mode that would break either capture.
+        graph->capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+        step();
+        graph->capture_end();
+        return graph;
+    } catch (const std::exception &e) {
+        try {
+            graph->capture_end();
+        } catch (...) {}
+        (void)cudaGetLastError();
+        addNote(std::string("CUDA graph capture failed, trained eagerly: ") + e.what());
+        return nullptr;
+    }
+}
+#endif
+
+void TrainingLoop::drainReads(Adam *adam, const PhaseConfig *phase)
+{
+    bool frozeSome = false;
+    for (auto &read : m_reads) {
+        const auto values = read.values.to(torch::kCPU, torch::kFloat64);
+        const double *v = values.data_ptr<double>();
+        if (!read.isEval) {
+            const auto firstBad = read.firstBad.to(torch::kCPU);
+            const int64_t *bad = firstBad.data_ptr<int64_t>();
+            const auto firstBadLoss = read.firstBadLoss.to(torch::kCPU, torch::kFloat64);
+            const double *badLoss = firstBadLoss.data_ptr<double>();
+            for (size_t i = 0; i < m_members.size(); ++i) {
+                Member &m = m_members[i];
+                if (!read.alive[i]) continue;
+                if (m.result.status == RunStatus::Diverged) continue;
+                if (bad[i] < 0 && std::isfinite(v[i])) {
+                    m.result.train.push_back({read.step, v[i]});
+                } else if (m.alive || m.result.status == RunStatus::Running) {
+                    m.result.status = RunStatus::Diverged;
+                    m.result.divergedAtStep = bad[i] >= 0 ? bad[i] : read.step;
+                    m.result.stepsDone = m.result.divergedAtStep;
+                    m.result.message = divergenceMessage(bad[i] >= 0 ? badLoss[i] : v[i],
+                                                         m_lossBound, m.result.divergedAtStep);
+                    if (m.alive) {
+                        freeze(i, adam);
+                        frozeSome = true;
+                    }
+                }
+            }
+        } else {
+            std::map<std::string, torch::Tensor> extra;
+            for (const auto &[name, t] : read.extra)
+                extra[name] = t.to(torch::kCPU, torch::kFloat64);
+            std::vector<torch::Tensor> heads;
+            for (const auto &t : read.headStats)
+                heads.push_back(t.to(torch::kCPU, torch::kFloat64).contiguous());
+            const auto &stats = headStatTable();
+            for (size_t i = 0; i < m_members.size(); ++i) {
+                Member &m = m_members[i];
+                if (!read.alive[i] || m.result.status == RunStatus::Diverged) continue;
+                m.result.test.push_back({read.step, v[i]});
+                for (const auto &[name, t] : extra)
+                    m.result.extra[name].push_back(
+                        {read.step, t[static_cast<int64_t>(i)].item<double>()});
+                for (size_t l = 0; l < heads.size(); ++l) {
+                    const auto a = heads[l].accessor<double, 3>();
+                    for (int64_t h = 0; h < m_model->headsOf(l, static_cast<int64_t>(i)); ++h)
+                        for (size_t s = 0; s < stats.size(); ++s)
+                            m.result.extra[headCurveName(static_cast<int64_t>(l), h, stats[s].name)]
+                                .push_back(
+                                    {read.step,
+                                     a[static_cast<int64_t>(i)][h][static_cast<int64_t>(s)]});
+                }
+            }
+        }
+    }
+    m_reads.clear();
+    if (frozeSome && adam && phase) updateLearningRates(*adam, *phase);
+}
+
+void TrainingLoop::freeze(size_t i, Adam *adam)
+{
+    m_members[i].alive = false;
+    torch::NoGradGuard noGrad;
+    m_alive[static_cast<int64_t>(i)].fill_(0.0);
+    for (auto &p : m_model->parameters()) p.value[static_cast<int64_t>(i)].zero_();
+    if (adam) adam->resetRun(static_cast<int64_t>(i));
+}
+
+bool TrainingLoop::pollStops()
+{
+    const bool all = m_control.stop && m_control.stop->load();
+    bool any = false;
+    for (size_t i = 0; i < m_members.size(); ++i) {
+        Member &m = m_members[i];
+        if (!m.alive) continue;
+        if (all || (m_control.memberStopRequested && m_control.memberStopRequested(i))) {
+            if (all) {
+                m_stopped.any = true;
+                m_stopped.members.push_back(i);
+            } else {
+                checkpoint(i, "stop");
+            }
+            m.alive = false;
+            m.result.status = RunStatus::Stopped;
+            m.result.message = "stopped at step " + std::to_string(m_step);
+            torch::NoGradGuard noGrad;
+            m_alive[static_cast<int64_t>(i)].fill_(0.0);
+            any = true;
+        }
+    }
+    return any;
+}
+
+bool TrainingLoop::pauseWanted() const
+{
+    if (m_control.pause && m_control.pause->load()) return true;
+    if (!m_control.memberPauseRequested) return false;
+    for (size_t i = 0; i < m_members.size(); ++i)
+        if (m_members[i].alive && m_control.memberPauseRequested(i)) return true;
+    return false;
+}
+
+void TrainingLoop::waitWhilePaused()
+{
+    if (!pauseWanted()) return;
+    const auto pausedAt = Clock::now();
+    for (auto &m : m_members)
+        if (m.alive) m.result.status = RunStatus::Paused;
+    for (size_t i = 0; i < m_members.size(); ++i) report(i, true);
+    while (pauseWanted() && !(m_control.stop && m_control.stop->load())) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (pollStops()) m_stopsWhilePaused = true;
+    }
+    for (auto &m : m_members)
+        if (m.alive) m.result.status = RunStatus::Running;
+    m_start += Clock::now() - pausedAt; // paused time is not training time
+}
+
+void TrainingLoop::maybeReport()
+{
+    const auto now = Clock::now();
+    if (std::chrono::duration<double>(now - m_lastReport).count() < m_control.reportIntervalSeconds)
+        return;
+    m_lastReport = now;
+    for (size_t i = 0; i < m_members.size(); ++i) report(i, false);
+}
+
+void TrainingLoop::report(size_t i, bool force)
+{
+    if (!m_control.onProgress) return;
+    Member &m = m_members[i];
+    RunProgress p;
+    p.status = m.result.status;
+    p.step = m.result.stepsDone;
+    p.totalSteps = m_total;
+    const double seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
+    p.stepsPerSecond = seconds > 0 ? static_cast<double>(m_step) / seconds : 0.0;
+    p.etaSeconds =
+        p.stepsPerSecond > 0 ? static_cast<double>(m_total - m_step) / p.stepsPerSecond : 0.0;
+    p.newTrain.assign(m.result.train.begin() + static_cast<long>(m.reportedTrain),
+                      m.result.train.end());
+    p.newTest.assign(m.result.test.begin() + static_cast<long>(m.reportedTest),
+                     m.result.test.end());
+    m.reportedTrain = m.result.train.size();
+    m.reportedTest = m.result.test.size();
+    for (const auto &[name, curve] : m.result.extra) {
+        size_t &done = m.reportedExtra[name];
+        if (done < curve.size())
+            p.newExtra[name].assign(curve.begin() + static_cast<long>(done), curve.end());
+        done = curve.size();
+    }
+    if (force || !p.newTrain.empty() || !p.newTest.empty() || m.alive) m_control.onProgress(i, p);
+}
+
+} // namespace headlab::detail
+
+namespace headlab {
+
+std::vector<RunResult> trainMembers(const std::vector<RunConfig> &configs,
+                                    const TrainerControl &control)
+{
+    if (configs.empty()) return {};
+    const std::string key = ensembleKey(configs.front());
+    for (const auto &c : configs) {
+        if (ensembleKey(c) != key)
+            throw std::invalid_argument(
+                "trainMembers: runs with different shapes cannot share an ensemble");
+    }
+    auto failed = [&](const std::string &message) {
+        std::vector<RunResult> out(configs.size());
+        for (auto &r : out) {
+            r.status = RunStatus::Failed;
+            r.message = message;
+            r.device = resolveDevice(configs.front().device);
+        }
+        return out;
+    };
+    try {
+        return detail::TrainingLoop(configs, control).run();
+    } catch (const c10::Error &e) {
+        // LibTorch's what() carries a C++ backtrace; a run's message keeps what a user can act on.
+        return failed(e.what_without_backtrace());
+    } catch (const std::exception &e) {
+        return failed(e.what());
+    }
+}
+
+} // namespace headlab

@@ -1,0 +1,55 @@
+// TrainingProvenance.cpp — what a run records of how it was trained (device, paths taken, switches).
+#include "core/train/TrainingLoop.h"
+
+namespace headlab::detail {
+
+const char *const kStabilizersImplementation =
+    "1: qk_norm LayerNorm eps 1e-6 per head; softcap explicit softmax; sigma_reparam one "
+    "power-iteration step per training step (15 at init); z_loss mean log^2 Z over the loss "
+    "positions; independent_weight_decay before the update, runs with lr > 0";
+
+// "NVIDIA H100 80GB HBM3 (cuda:0)", or the CPU's model name.
+std::string deviceDescription(const torch::Device &device)
+{
+    if (device.is_cuda()) {
+#ifdef HEADLAB_HAVE_CUDA_GRAPHS
+        const auto *properties =
+            at::cuda::getDeviceProperties(device.index() < 0 ? 0 : device.index());
+        return std::string(properties->name) + " (" + device.str() + ")";
+#else
+        return device.str();
+#endif
+    }
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line);)
+        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
+            return "cpu: " + line.substr(line.find(':') + 2);
+    return "cpu";
+}
+
+std::map<std::string, std::string> TrainingLoop::provenance(const torch::Device &device) const
+{
+    std::map<std::string, std::string> p;
+    p["libtorch"] = TORCH_VERSION;
+    p["headlab"] = HEADLAB_VERSION;
+    p["device"] = deviceDescription(device);
+    p["attention"] = m_model ? m_model->attentionPath() : "";
+    p["direct_gradients"] = m_model && m_model->directGradients() ? "on" : "off";
+    p["fused_qkv"] = m_model && m_model->fusedQkv() ? "on" : "off";
+    // Weight gradients summed over row slices where a product's rows allow (HEADLAB_SPLIT_K).
+    p["split_k"] = switchOn(Switch::SplitK, device.is_cuda()) ? "on" : "off";
+    p["fused_adam"] = m_fusedAdam;
+    p["cuda_graphs"] = m_graphsUsed ? "on" : "off";
+    p["tf32"] = device.is_cuda() ? (m_configs.front().tf32 ? "on" : "off") : "n/a (cpu)";
+    p["threads"] = std::to_string(torch::get_num_threads());
+    // How the stabilizers (the config's `stabilizers:`) are computed: one text for every run,
+    // changed only when their implementation changes (docs/STABILIZERS.md).
+    p["stabilizers"] = kStabilizersImplementation;
+    if (m_task)
+        for (const auto &[key, value] : m_task->provenance()) p["task." + key] = value;
+    for (const auto &s : kEnvSwitches)
+        if (const char *v = std::getenv(s.name)) p[std::string("env.") + s.name] = v;
+    return p;
+}
+
+} // namespace headlab::detail
