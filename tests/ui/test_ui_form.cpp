@@ -189,6 +189,48 @@ void TestUiForm::theFormEditsABoundarySearch()
     form.searchBox()->setChecked(false);
     QVERIFY(form.buildDefinition(built, &errors));
     QVERIFY(!built.search.has_value());
+
+    // Along another axis (issue 27: any numeric axis): a search along d_model, loaded, survives
+    // the form exactly, and the form edits it: the d_model list is the search's, η's list is not.
+    Session alongWidth = uitest::tinySession();
+    std::erase_if(alongWidth.axes, [](const SweepAxis &a) { return a.name == "d_model"; });
+    SearchSpec widths;
+    widths.axis = "d_model";
+    widths.low = 12;
+    widths.high = 0.1 + 383.2; // every bit of a double survives
+    widths.direction = SearchSpec::Direction::Increasing;
+    alongWidth.search = widths;
+    planSearchRound(alongWidth);
+    QCOMPARE(throughTheForm(alongWidth), expected(alongWidth));
+    form.loadFrom(alongWidth);
+    QCOMPARE(form.searchAxisBox()->currentData().toString(), QStringLiteral("d_model"));
+    QVERIFY(!form.dModelsEdit()->isEnabled());
+    QVERIFY(form.learningRatesEdit()->isEnabled());
+    form.searchToEdit()->setText(QStringLiteral("192"));
+    QVERIFY2(form.buildDefinition(built, &errors), qPrintable(errors.join("; ")));
+    QCOMPARE(built.search->axis, std::string("d_model"));
+    QCOMPARE(built.search->high, 192.0);
+    QVERIFY(built.search->direction == SearchSpec::Direction::Increasing); // kept: same axis
+    for (const auto &axis : built.axes) QVERIFY(axis.name != "d_model" && axis.name != "seed");
+
+    // Switching a fresh search to the head count: that axis's range, its list taken over,
+    // the direction left to the data; a bad range is named by its key.
+    form.loadFrom(sweep);
+    form.searchBox()->setChecked(true);
+    form.searchAxisBox()->setCurrentIndex(form.searchAxisBox()->findData(QStringLiteral("heads")));
+    QCOMPARE(form.searchFromEdit()->text(), QStringLiteral("1"));
+    QVERIFY(!form.headsEdit()->isEnabled());
+    QVERIFY(form.learningRatesEdit()->isEnabled());
+    QVERIFY2(form.buildDefinition(built, &errors), qPrintable(errors.join("; ")));
+    QCOMPARE(built.search->axis, std::string("heads"));
+    QVERIFY(built.search->direction == SearchSpec::Direction::Auto);
+    form.searchFromEdit()->setText(QStringLiteral("40"));
+    errors.clear();
+    QVERIFY(!form.buildDefinition(built, &errors));
+    QVERIFY2(errors.join(" ").contains("search.range: from (40) must be below to (32)"),
+             qPrintable(errors.join("; ")));
+    form.searchBox()->setChecked(false);
+    QVERIFY(form.headsEdit()->isEnabled());
 }
 
 void TestUiForm::exactNumberIsShortestAndExact()

@@ -62,6 +62,18 @@ QLabel *errorLabel(QWidget *parent)
 
 // Editable lists show every number exactly (exactNumber): a field that rounded for display wrote
 // the rounded value back on the next save (0.000316227766 became 0.000316, 16384 became 16380).
+// The range a new search along `axis` starts with: the paper's η scan, widths and head counts up to
+// the grid's, a few layers.
+std::pair<double, double> defaultSearchRange(const std::string &axis)
+{
+    if (axis == "lr") return {3e-5, 3e-3};
+    if (axis == "d_model") return {16, 512};
+    if (axis == "heads") return {1, 32};
+    if (axis == "head_dim") return {1, 128};
+    if (axis == "layers") return {1, 12};
+    return {1, 16}; // width_multiplier
+}
+
 QString joinNumbers(const std::vector<double> &values)
 {
     QStringList parts;
@@ -417,18 +429,42 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     trainForm->addRow(tr("Seeds"), m_seeds);
     m_seedsError = errorLabel(this);
     trainForm->addRow(m_seedsError);
-    m_search = new QCheckBox(tr("Search for η* (boundary search)"), this);
+    m_search = new QCheckBox(tr("Boundary search: where P(learned) crosses ½"), this);
     m_search->setToolTip(
-        tr("Instead of a list of learning rates, find for each configuration the η where "
-           "P(learned) crosses ½, between from → to above, with a 95 % interval; rounds of runs "
-           "are placed where that crossing is still uncertain (docs/SEARCH.md)"));
+        tr("Instead of a list of values along one axis (η, or a width, a head count, ...), find "
+           "for each configuration of the other axes the value where P(learned) crosses ½, with a "
+           "95 % interval; rounds of runs are placed where that crossing is still uncertain "
+           "(docs/SEARCH.md)"));
     trainForm->addRow(QString(), m_search);
     m_searchRow = new QWidget(this);
-    auto *searchRow = new QHBoxLayout(m_searchRow);
-    searchRow->setContentsMargins(0, 0, 0, 0);
+    // Two lines, so that the dock stays narrow: what is searched, then how long.
+    auto *searchLines = new QVBoxLayout(m_searchRow);
+    searchLines->setContentsMargins(0, 0, 0, 0);
+    auto *searchAlong = new QHBoxLayout;
+    auto *searchRow = new QHBoxLayout;
+    searchLines->addLayout(searchAlong);
+    searchLines->addLayout(searchRow);
+    m_searchAxis = new QComboBox(this);
+    for (const auto &axis : searchableAxes())
+        m_searchAxis->addItem(axis == "lr" ? QStringLiteral("η (lr)")
+                                           : QString::fromStdString(axis),
+                              QString::fromStdString(axis));
+    m_searchAxis->setToolTip(tr("The axis searched along; the session's other axes are the "
+                                "configurations, each searched on its own"));
+    m_searchFrom = new QLineEdit(this);
+    m_searchTo = new QLineEdit(this);
+    for (auto *e : {m_searchFrom, m_searchTo}) {
+        e->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("0.0000316x")) + 12);
+        e->setToolTip(tr("The searched range (search.range), searched on a log scale"));
+    }
+    searchAlong->addWidget(new QLabel(tr("along"), this));
+    searchAlong->addWidget(m_searchAxis);
+    searchAlong->addWidget(m_searchFrom, 1);
+    searchAlong->addWidget(new QLabel(QStringLiteral("→"), this));
+    searchAlong->addWidget(m_searchTo, 1);
     m_searchReplicates = new QSpinBox(this);
     m_searchReplicates->setRange(1, 1000);
-    m_searchReplicates->setToolTip(tr("Runs per learning rate, with consecutive seeds"));
+    m_searchReplicates->setToolTip(tr("Runs per searched value, with consecutive seeds"));
     m_searchWidth = new QDoubleSpinBox(this);
     m_searchWidth->setDecimals(2);
     m_searchWidth->setRange(0.01, 5.0);
@@ -491,11 +527,21 @@ ExperimentForm::ExperimentForm(QWidget *parent)
         connect(s, &QSpinBox::valueChanged, this, changed);
     for (auto *s : {m_searchWidth, m_lrFrom, m_lrTo})
         connect(s, &QDoubleSpinBox::valueChanged, this, changed);
+    for (auto *e : {m_searchFrom, m_searchTo}) connect(e, &QLineEdit::textChanged, this, changed);
     connect(m_search, &QCheckBox::toggled, this, [this] {
-        const bool on = m_search->isChecked();
-        m_searchRow->setEnabled(on);
-        m_lrs->setEnabled(!on);
-        m_seeds->setEnabled(!on);
+        updateSearchControls();
+        edited();
+    });
+    // Another axis: its default range, or the loaded search's when it searched that axis.
+    connect(m_searchAxis, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_loading) return;
+        const std::string axis = m_searchAxis->currentData().toString().toStdString();
+        const auto [low, high] = m_loaded.search && m_loaded.search->axis == axis
+                                     ? std::pair(m_loaded.search->low, m_loaded.search->high)
+                                     : defaultSearchRange(axis);
+        m_searchFrom->setText(exactNumber(low));
+        m_searchTo->setText(exactNumber(high));
+        updateSearchControls();
         edited();
     });
     for (const auto &[key, edit] : m_stabilizerEdits)
@@ -788,20 +834,16 @@ void ExperimentForm::loadFrom(const Session &session)
     m_seeds->setText(seeds.join(QStringLiteral(", ")));
     {
         const SearchSpec spec = session.search.value_or(SearchSpec{});
-        const bool onLr = session.search && spec.axis == "lr";
         m_search->setChecked(session.search.has_value());
-        // A search along another axis is kept as loaded (the form edits searches along η).
-        m_search->setEnabled(!session.search || onLr);
-        m_searchRow->setEnabled(onLr);
-        m_lrs->setEnabled(!session.search);
-        m_seeds->setEnabled(!session.search);
+        m_searchAxis->setCurrentIndex(
+            std::max(0, m_searchAxis->findData(QString::fromStdString(spec.axis))));
+        const auto [low, high] =
+            session.search ? std::pair(spec.low, spec.high) : defaultSearchRange(spec.axis);
+        m_searchFrom->setText(exactNumber(low));
+        m_searchTo->setText(exactNumber(high));
         m_searchReplicates->setValue(spec.replicates);
         m_searchWidth->setValue(spec.intervalWidth);
         m_searchBudget->setValue(spec.budget);
-        if (onLr) {
-            m_lrFrom->setValue(spec.low);
-            m_lrTo->setValue(spec.high);
-        }
     }
     m_evalEvery->setValue(int(b.evalEvery));
     const int di = m_device->findText(QString::fromStdString(b.device));
@@ -836,9 +878,8 @@ void ExperimentForm::loadFrom(const Session &session)
     m_otherAxes->setText(note);
     m_otherAxes->setVisible(!note.isEmpty());
     // A field that combinations set cannot be edited here without contradicting them.
-    m_dModels->setEnabled(!comboKeys.count("d_model"));
-    m_heads->setEnabled(!comboKeys.count("heads"));
-    m_schedules->setEnabled(!comboKeys.count("heads"));
+    m_comboKeys = comboKeys;
+    updateSearchControls();
     if (comboKeys.count("d_model")) m_dModels->setToolTip(tr("Set by the session's combinations"));
     if (comboKeys.count("heads")) m_heads->setToolTip(tr("Set by the session's combinations"));
 
@@ -985,19 +1026,35 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
 
     if (!m_search->isChecked()) {
         def.search.reset();
-    } else if (!m_loaded.search || m_loaded.search->axis == "lr") {
+    } else {
         SearchSpec spec = m_loaded.search.value_or(SearchSpec{});
-        if (!m_loaded.search)
-            spec.direction = SearchSpec::Direction::Decreasing; // η: too large fails
-        spec.axis = "lr";
-        spec.low = m_lrFrom->value();
-        spec.high = m_lrTo->value();
+        const std::string axis = m_searchAxis->currentData().toString().toStdString();
+        // η: too large a step fails (decreasing); another axis: told by the data (auto), unless
+        // the loaded search along the same axis said otherwise.
+        if (!m_loaded.search || m_loaded.search->axis != axis)
+            spec.direction =
+                axis == "lr" ? SearchSpec::Direction::Decreasing : SearchSpec::Direction::Auto;
+        spec.axis = axis;
+        const auto from =
+            parseNumbers(m_searchFrom->text(), QStringLiteral("search.range[0]"), &errs, false);
+        const auto to =
+            parseNumbers(m_searchTo->text(), QStringLiteral("search.range[1]"), &errs, false);
+        if (from.size() == 1 && to.size() == 1) {
+            spec.low = from.front();
+            spec.high = to.front();
+            if (!(spec.low < spec.high))
+                errs << tr("search.range: from (%1) must be below to (%2)")
+                            .arg(exactNumber(spec.low), exactNumber(spec.high));
+            else if (spec.logScale && !(spec.low > 0))
+                errs << tr("search.range: %1 is searched on a log scale: from (%2) must be "
+                           "positive")
+                            .arg(QString::fromStdString(axis), exactNumber(spec.low));
+        } else if (from.size() > 1 || to.size() > 1) {
+            errs << tr("search.range: one number each side");
+        }
         spec.replicates = m_searchReplicates->value();
         spec.intervalWidth = m_searchWidth->value();
         spec.budget = m_searchBudget->value();
-        if (!(spec.low < spec.high))
-            errs
-                << tr("search.range: from (%1) must be below to (%2)").arg(spec.low).arg(spec.high);
         if (spec.budget < spec.initialPoints * spec.replicates)
             errs << tr("search.budget: %1 runs per configuration is fewer than round 0 (%2 points "
                        "× %3 replicates)")
@@ -1006,7 +1063,7 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
                         .arg(spec.replicates);
         def.search = spec;
     }
-    if (def.search) // the search chooses η and the seeds
+    if (def.search) // the search chooses its axis's values and the seeds
         std::erase_if(def.axes, [&](const SweepAxis &a) {
             return a.name == def.search->axis || a.name == "seed";
         });
@@ -1107,6 +1164,19 @@ FormCheck ExperimentForm::check()
         Q_EMIT startAllowedChanged(allowed, reason);
     }
     return c;
+}
+
+void ExperimentForm::updateSearchControls()
+{
+    const bool on = m_search->isChecked();
+    const std::string axis = m_searchAxis->currentData().toString().toStdString();
+    m_searchRow->setEnabled(on);
+    m_lrs->setEnabled(!(on && axis == "lr"));
+    m_seeds->setEnabled(!on);
+    // A field that combinations set cannot be edited here without contradicting them.
+    m_dModels->setEnabled(!m_comboKeys.count("d_model") && !(on && axis == "d_model"));
+    m_heads->setEnabled(!m_comboKeys.count("heads") && !(on && axis == "heads"));
+    m_schedules->setEnabled(!m_comboKeys.count("heads") && !(on && axis == "heads"));
 }
 
 void ExperimentForm::edited()

@@ -11,6 +11,9 @@
 
 #include <QWidget>
 
+#include <set>
+#include <string>
+
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -63,6 +66,9 @@ public:
     QLineEdit *headsEdit() const { return m_heads; }
     QLabel *validationLabel() const { return m_messages; }
     QCheckBox *searchBox() const { return m_search; }
+    QComboBox *searchAxisBox() const { return m_searchAxis; }
+    QLineEdit *searchFromEdit() const { return m_searchFrom; }
+    QLineEdit *searchToEdit() const { return m_searchTo; }
 
 Q_SIGNALS:
     // A user edit that parses; the main window applies it to the session (runs re-expanded).
@@ -71,6 +77,9 @@ Q_SIGNALS:
 
 private:
     void edited();
+    // Enables the fields a search takes over: its axis's list, η's list when it searches η, and
+    // the seeds (a search gives its runs their seeds).
+    void updateSearchControls();
     void addPhaseRow(const headlab::PhaseConfig &phase);
     void updateTaskOptions();
     void showFieldError(QLabel *label, const QStringList &errors, const QString &prefix);
@@ -120,6 +129,9 @@ private:
     // the learning rates and seeds, so their fields are off while it is on.
     QCheckBox *m_search;
     QWidget *m_searchRow;
+    QComboBox *m_searchAxis;              // lr, d_model, heads, ... (searchableAxes())
+    QLineEdit *m_searchFrom, *m_searchTo; // the searched range, exact numbers
+    std::set<std::string> m_comboKeys;    // axes the loaded session's combinations set
     QSpinBox *m_searchReplicates, *m_searchBudget;
     QDoubleSpinBox *m_searchWidth;
     QLabel *m_searchError;
