@@ -1,0 +1,383 @@
+// MainWindowDocument.cpp — the main window's the session document: new, open, presets, save, autosave, recent files, the view saved in the session, results other processes write, and what is discarded at close.
+#include "ui/app/MainWindow.h"
+
+#include "core/session/Presets.h"
+#include "core/session/Search.h"
+#include "core/session/SessionStore.h"
+#include "ui/app/ExperimentForm.h"
+#include "ui/app/LessonStrip.h"
+#include "ui/app/ProgressBarDelegate.h"
+#include "ui/app/SamplesView.h"
+#include "ui/figures/FigureExporter.h"
+#include "ui/figures/FigureTable.h"
+#include "ui/figures/HeatmapView.h"
+#include "ui/figures/LossChartView.h"
+#include "ui/model/ColourTable.h"
+#include "ui/model/RunMetrics.h"
+#include "ui/model/RunTableModel.h"
+#include "ui/model/SessionModel.h"
+#include "ui/model/TrainingController.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QStyleFactory>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include <cstdio>
+
+#include <cstring>
+#include <random>
+#include <unistd.h>
+
+namespace headlab::ui {
+
+namespace {
+constexpr int kMaxRecent = 8;
+} // namespace
+
+void MainWindow::newSession()
+{
+    Session s;
+    try {
+        s = loadPreset(kDefaultPreset);
+    } catch (const std::exception &) {
+        s.name = "untitled";
+    }
+    s.name = "untitled";
+    expandSweep(s);
+    m_model->setSession(std::move(s));
+    discardAutosave();
+    m_form->loadFrom(m_model->session());
+    restoreView();
+    updateTitle();
+    updateActions();
+    updateStatus();
+}
+
+bool MainWindow::openPreset(const QString &name)
+{
+    try {
+        Session s = loadPreset(name.toStdString());
+        expandSweep(s);
+        m_model->setSession(std::move(s));
+        discardAutosave();
+    } catch (const SessionError &e) {
+        showError(tr("Preset"), QString::fromUtf8(e.what()));
+        return false;
+    }
+    m_form->loadFrom(m_model->session());
+    m_form->setPendingRuns(runsToStart());
+    restoreView();
+    updateTitle();
+    updateActions();
+    updateStatus();
+    statusBar()->showMessage(
+        tr("Preset %1: %2").arg(name, QString::fromStdString(m_model->session().description)),
+        8000);
+    return true;
+}
+
+bool MainWindow::openSession(const QString &path)
+{
+    try {
+        m_model->load(path);
+    } catch (const std::exception &e) {
+        showError(tr("Open session"), QString::fromUtf8(e.what()));
+        return false;
+    }
+    discardAutosave();
+    m_form->loadFrom(m_model->session());
+    m_form->setPendingRuns(runsToStart());
+    restoreView();
+    if (const auto &unreadable = m_model->session().unreadableRunFiles; !unreadable.empty()) {
+        QStringList lines;
+        for (const auto &line : unreadable) lines << QString::fromStdString(line);
+        showError(tr("Open session"),
+                  tr("%n run file(s) could not be read; every other run is open:\n", "",
+                     int(lines.size())) +
+                      lines.join('\n'));
+    }
+    addRecentFile(path);
+    updateTitle();
+    updateActions();
+    updateStatus();
+    offerResume();
+    return true;
+}
+
+void MainWindow::offerResume()
+{
+    const auto pending = pendingRuns(m_model->session());
+    if (pending.empty()) return;
+    bool started = false;
+    for (const auto &run : m_model->session().runs)
+        started = started || isFinished(run.result.status) ||
+                  run.result.status == RunStatus::Stopped ||
+                  run.result.status == RunStatus::Running || !run.result.train.empty();
+    if (!started) return; // a fresh session: nothing to resume
+    if (!m_interactive) return;
+    const auto answer = QMessageBox::question(
+        this, tr("Resume sweep"),
+        tr("%n run(s) of this session did not finish. Resume them now?\nFinished runs are kept.",
+           "", int(pending.size())),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    if (answer == QMessageBox::Yes) startSweep();
+}
+
+bool MainWindow::saveSession()
+{
+    if (m_model->filePath().isEmpty()) {
+        if (!m_interactive) return false;
+        QString path = QFileDialog::getSaveFileName(
+            this, tr("Save session"), QString::fromStdString(m_model->session().name) + ".yaml",
+            tr("HeadLab sessions (*.yaml)"));
+        if (path.isEmpty()) return false;
+        if (QFileInfo(path).suffix().isEmpty()) path += ".yaml";
+        return saveSessionAs(path);
+    }
+    return saveSessionAs(m_model->filePath());
+}
+
+bool MainWindow::saveSessionAs(const QString &path)
+{
+    saveView();
+    try {
+        m_model->save(path);
+    } catch (const std::exception &e) {
+        showError(tr("Save session"), QString::fromUtf8(e.what()));
+        return false;
+    }
+    addRecentFile(path);
+    statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    updateTitle();
+    // Its results now live beside the file (checkpoints hard-linked); while a sweep still writes
+    // checkpoints into the autosave's folder, that folder stays.
+    if (!m_controller->isRunning()) discardAutosave();
+    return true;
+}
+
+QString MainWindow::autosavePath() const
+{
+    // One per untitled session: autosave/untitled-TIME(ms)-PID[-N].yaml, a name no other session or
+    // process has used, so that no session ever finds another's results or checkpoints.
+    if (m_autosavePath.isEmpty()) {
+        const QDir dir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+                       QStringLiteral("/autosave"));
+        QDir().mkpath(dir.path());
+        const QString stem =
+            QStringLiteral("untitled-%1-%2")
+                .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz")))
+                .arg(QCoreApplication::applicationPid());
+        QString name = stem + QStringLiteral(".yaml");
+        for (int n = 2; QFileInfo::exists(dir.filePath(name)) ||
+                        QFileInfo::exists(dir.filePath(name.chopped(5) + ".results"));
+             ++n)
+            name = QStringLiteral("%1-%2.yaml").arg(stem).arg(n);
+        m_autosavePath = dir.filePath(name);
+    }
+    return m_autosavePath;
+}
+
+void MainWindow::discardAutosave()
+{
+    if (m_autosavePath.isEmpty()) return;
+    const QString path = m_autosavePath;
+    m_autosavePath.clear();
+    if (m_model->storePath() == path) return; // still the shown session's store (not replaced)
+    QFile::remove(path);
+    QDir(QString::fromStdString(resultsDirFor(path.toStdString()))).removeRecursively();
+}
+
+void MainWindow::autosave()
+{
+    // After each finished run: a crash loses at most the runs in progress.
+    try {
+        if (!m_model->filePath().isEmpty()) {
+            saveView();
+            m_model->save();
+        } else {
+            m_model->saveCopy(autosavePath());
+        }
+    } catch (const std::exception &e) {
+        statusBar()->showMessage(tr("Autosave failed: %1").arg(QString::fromUtf8(e.what())), 10000);
+    }
+}
+
+void MainWindow::storeFinishedRun(int runIndex)
+{
+    // One file per finished run: a crash loses at most the runs in progress.
+    StoredResult stored;
+    try {
+        stored = m_model->storeRun(runIndex, autosavePath());
+    } catch (const std::exception &e) { // the store could not be opened (locked, unreadable)
+        stored.saved = false;
+        stored.error = e.what();
+    }
+    if (stored.saved) {
+        try {
+            if (const QString note = m_model->enforceCheckpointBudget(); !note.isEmpty())
+                statusBar()->showMessage(note, 10000);
+        } catch (const std::exception &e) {
+            statusBar()->showMessage(tr("Checkpoint budget: %1").arg(QString::fromUtf8(e.what())),
+                                     10000);
+        }
+        return;
+    }
+    // Training on would only make results with nowhere to go: stop, keep them in this window.
+    const bool wasRunning = m_controller->isRunning();
+    if (wasRunning) m_controller->stop();
+    const QString rescued = stored.rescuedTo.empty()
+                                ? QString()
+                                : tr("This run's result was written to %1. ")
+                                      .arg(QString::fromStdString(stored.rescuedTo));
+    const QString message =
+        tr("%1\n\n%2%3The results are kept in this window: free some space, or use File ▸ Save As "
+           "to save "
+           "them elsewhere.")
+            .arg(QString::fromStdString(stored.error),
+                 wasRunning ? tr("The sweep was stopped. ") : QString(), rescued);
+    statusBar()->showMessage(tr("Saving failed: the sweep was stopped"), 10000);
+    if (m_interactive)
+        QMetaObject::invokeMethod(
+            this, [this, message] { showError(tr("Results could not be saved"), message); },
+            Qt::QueuedConnection);
+    else
+        std::fprintf(stderr, "headlab: %s\n", qPrintable(message));
+}
+
+void MainWindow::watchDisk()
+{
+    if (m_controller->isRunning() || m_model->filePath().isEmpty()) {
+        m_watching.clear();
+        return;
+    }
+    const std::string path = m_model->filePath().toStdString();
+    QStringList writers;
+    for (const auto &shard : SessionStore::runningShards(path))
+        writers << QString::fromStdString(shard.substr(0, shard.find(':')));
+    const std::string holder = SessionStore::lockHolder(path);
+    if (!holder.empty() && holder.rfind("PID " + std::to_string(::getpid()) + " ", 0) != 0)
+        writers << tr("headlab-cli");
+    const int changed = m_model->refreshFromDisk();
+    const QString watching =
+        writers.isEmpty() ? QString()
+                          : tr("%1 running elsewhere").arg(writers.join(QStringLiteral(" · ")));
+    if (changed > 0) {
+        m_form->setPendingRuns(runsToStart());
+        if (m_watching.isEmpty() && !watching.isEmpty())
+            statusBar()->showMessage(
+                tr("Showing the results other processes write into %1").arg(m_model->filePath()),
+                6000);
+    }
+    if (changed > 0 || watching != m_watching) {
+        m_watching = watching;
+        updateStatus();
+    }
+}
+
+void MainWindow::addRecentFile(const QString &path)
+{
+    QSettings settings;
+    QStringList files = settings.value(QStringLiteral("recentFiles")).toStringList();
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    files.removeAll(abs);
+    files.prepend(abs);
+    while (files.size() > kMaxRecent) files.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    if (!m_recentMenu) return;
+    m_recentMenu->clear();
+    const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (const auto &f : files) {
+        auto *a = m_recentMenu->addAction(QFileInfo(f).fileName());
+        a->setToolTip(f);
+        connect(a, &QAction::triggered, this, [this, f] {
+            if (confirmDiscard()) openSession(f);
+        });
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+bool MainWindow::confirmDiscard()
+{
+    if (!m_model->isModified() || !m_interactive) return true;
+    const auto answer = QMessageBox::warning(
+        this, tr("Unsaved changes"), tr("The session has unsaved changes. Save them first?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) return false;
+    if (answer == QMessageBox::Save) return saveSession();
+    return true;
+}
+
+void MainWindow::saveView()
+{
+    if (m_restoring) return;
+    ViewState state;
+    for (auto *f : m_figures) f->saveViewState(state);
+    if (auto *f = currentFigure()) state["chart"] = f->figureId().toStdString();
+    for (const auto &[k, v] : state) m_model->setViewState(k, v);
+}
+
+void MainWindow::restoreView()
+{
+    if (m_learnedGroup)
+        for (auto *a : m_learnedGroup->actions())
+            a->setChecked(a->data().toInt() == int(m_model->session().learnedRule));
+    m_restoring = true;
+    const ViewState &view = m_model->session().view;
+    for (auto *f : m_figures) {
+        f->setSelectedRuns({});
+        f->restoreViewState(view);
+    }
+    auto it = view.find("chart");
+    QString chart = it == view.end() ? QStringLiteral("loss") : QString::fromStdString(it->second);
+    // An id or an alias of the figure table; an unknown name is said, with the nearest one, and
+    // the loss curves are shown instead.
+    QString why;
+    const QString id = resolveFigure(chart, &why);
+    if (id.isEmpty()) {
+        const QString where =
+            m_model->filePath().isEmpty() ? tr("the session") : m_model->filePath();
+        statusBar()->showMessage(tr("%1: view.chart: %2").arg(where, why), 15000);
+        chart = QStringLiteral("loss");
+    } else {
+        chart = id;
+    }
+    updateFigureTabs();
+    showFigure(chart);
+    m_restoring = false;
+    if (auto *f = currentFigure()) f->refresh();
+}
+
+} // namespace headlab::ui
