@@ -241,6 +241,39 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(6, 6, 6, 6);
 
+    outer->addWidget(buildTaskBox());
+    outer->addWidget(buildModelBox());
+    outer->addWidget(buildStabilizerBox());
+    outer->addWidget(buildTrainingBox());
+
+    // Axes the form does not edit (kept as they are), and sweep.combinations.
+    m_otherAxes = new QLabel(this);
+    m_otherAxes->setWordWrap(true);
+    m_otherAxes->setVisible(false);
+    outer->addWidget(m_otherAxes);
+
+    // Validation summary.
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    QFont bold = m_summary->font();
+    bold.setBold(true);
+    m_summary->setFont(bold);
+    outer->addWidget(m_summary);
+    m_messages = new QLabel(this);
+    m_messages->setWordWrap(true);
+    m_messages->setTextFormat(Qt::RichText);
+    m_messages->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    outer->addWidget(m_messages);
+    outer->addStretch(1);
+
+    connectEdits();
+
+    loadFrom(Session{});
+    guardWheel(this);
+}
+
+QGroupBox *ExperimentForm::buildTaskBox()
+{
     // Session and task.
     auto *taskBox = new QGroupBox(tr("Task"), this);
     auto *taskForm = new QFormLayout(taskBox);
@@ -307,8 +340,11 @@ ExperimentForm::ExperimentForm(QWidget *parent)
         m_taskOptions->addWidget(w);
     }
     taskForm->addRow(m_taskOptions);
-    outer->addWidget(taskBox);
+    return taskBox;
+}
 
+QGroupBox *ExperimentForm::buildModelBox()
+{
     // Model.
     auto *modelBox = new QGroupBox(tr("Model"), this);
     auto *modelForm = new QFormLayout(modelBox);
@@ -358,8 +394,11 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     qkRow->addWidget(m_qkRule);
     qkRow->addWidget(m_qkRef);
     modelForm->addRow(tr("QK rule"), qkRow);
-    outer->addWidget(modelBox);
+    return modelBox;
+}
 
+QGroupBox *ExperimentForm::buildStabilizerBox()
+{
     // Stabilizers: one line per row of their field table; a list compares values (an axis).
     auto *stabilizerBox = new QGroupBox(tr("Stabilizers"), this);
     stabilizerBox->setToolTip(tr("What moves the trainability boundary (docs/STABILIZERS.md). One "
@@ -374,8 +413,11 @@ ExperimentForm::ExperimentForm(QWidget *parent)
         stabilizerForm->addRow(QString::fromStdString(row.keys.front()), edit);
         m_stabilizerEdits.push_back({row.keys.front(), edit});
     }
-    outer->addWidget(stabilizerBox);
+    return stabilizerBox;
+}
 
+QGroupBox *ExperimentForm::buildTrainingBox()
+{
     // Training.
     auto *trainBox = new QGroupBox(tr("Training"), this);
     auto *trainLayout = new QVBoxLayout(trainBox);
@@ -398,11 +440,49 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     m_phasesError = errorLabel(this);
     trainLayout->addWidget(m_phasesError);
     auto *trainForm = new QFormLayout;
+    addLearningRateRows(trainForm);
+    m_seeds = new QLineEdit(this);
+    m_seeds->setToolTip(tr("Seeds for initialisation and data, e.g. 0, 1, 2"));
+    trainForm->addRow(tr("Seeds"), m_seeds);
+    m_seedsError = errorLabel(this);
+    trainForm->addRow(m_seedsError);
+    addSearchRows(trainForm);
+    m_evalEvery = new QSpinBox(this);
+    m_evalEvery->setRange(1, 1000000);
+    trainForm->addRow(tr("Evaluate every"), m_evalEvery);
+    m_device = new QComboBox(this);
+    m_device->addItem(QStringLiteral("auto"));
+    for (const auto &d : TrainingController::availableDevices()) m_device->addItem(d);
+    trainForm->addRow(tr("Device"), m_device);
+    m_threads = new QSpinBox(this);
+    m_threads->setRange(0, 256);
+    m_threads->setSpecialValueText(tr("default"));
+    trainForm->addRow(tr("CPU threads"), m_threads);
+    trainLayout->addLayout(trainForm);
+    // Its buttons.
+    connect(addPhase, &QPushButton::clicked, this, [this] {
+        PhaseConfig p;
+        p.name = "phase" + std::to_string(m_phases->rowCount() + 1);
+        addPhaseRow(p);
+        edited();
+    });
+    connect(removePhase, &QPushButton::clicked, this, [this] {
+        const int row =
+            m_phases->currentRow() >= 0 ? m_phases->currentRow() : m_phases->rowCount() - 1;
+        if (row >= 0) m_phases->removeRow(row);
+        edited();
+    });
+    return trainBox;
+}
+
+// The learning rates: a list, and a generator of log-spaced values.
+void ExperimentForm::addLearningRateRows(QFormLayout *form)
+{
     m_lrs = new QLineEdit(this);
     m_lrs->setToolTip(tr("Learning rates η to sweep, e.g. 1e-5, 1e-4, 1e-3"));
-    trainForm->addRow(tr("Learning rates η"), m_lrs);
+    form->addRow(tr("Learning rates η"), m_lrs);
     m_lrsError = errorLabel(this);
-    trainForm->addRow(m_lrsError);
+    form->addRow(m_lrsError);
     auto *genRow = new QHBoxLayout;
     m_lrFrom = new QDoubleSpinBox(this);
     m_lrTo = new QDoubleSpinBox(this);
@@ -423,19 +503,30 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     genRow->addWidget(m_lrTo);
     genRow->addWidget(m_lrCount);
     genRow->addWidget(gen);
-    trainForm->addRow(QString(), genRow);
-    m_seeds = new QLineEdit(this);
-    m_seeds->setToolTip(tr("Seeds for initialisation and data, e.g. 0, 1, 2"));
-    trainForm->addRow(tr("Seeds"), m_seeds);
-    m_seedsError = errorLabel(this);
-    trainForm->addRow(m_seedsError);
+    form->addRow(QString(), genRow);
+    connect(gen, &QPushButton::clicked, this, [this] {
+        const double a = m_lrFrom->value(), b = m_lrTo->value();
+        const int n = m_lrCount->value();
+        std::vector<double> values;
+        for (int i = 0; i < n; ++i) {
+            const double f = n == 1 ? 0.0 : double(i) / (n - 1);
+            const double v = std::exp(std::log(a) + f * (std::log(b) - std::log(a)));
+            values.push_back(std::stod(QString::number(v, 'g', 3).toStdString()));
+        }
+        m_lrs->setText(joinNumbers(values));
+    });
+}
+
+// The boundary search: on or off, along which axis and range, and when it stops.
+void ExperimentForm::addSearchRows(QFormLayout *form)
+{
     m_search = new QCheckBox(tr("Boundary search: where P(learned) crosses ½"), this);
     m_search->setToolTip(
         tr("Instead of a list of values along one axis (η, or a width, a head count, ...), find "
            "for each configuration of the other axes the value where P(learned) crosses ½, with a "
            "95 % interval; rounds of runs are placed where that crossing is still uncertain "
            "(docs/SEARCH.md)"));
-    trainForm->addRow(QString(), m_search);
+    form->addRow(QString(), m_search);
     m_searchRow = new QWidget(this);
     // Two lines, so that the dock stays narrow: what is searched, then how long.
     auto *searchLines = new QVBoxLayout(m_searchRow);
@@ -482,43 +573,13 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     searchRow->addWidget(new QLabel(tr("budget"), this));
     searchRow->addWidget(m_searchBudget);
     searchRow->addStretch(1);
-    trainForm->addRow(QString(), m_searchRow);
+    form->addRow(QString(), m_searchRow);
     m_searchError = errorLabel(this);
-    trainForm->addRow(m_searchError);
-    m_evalEvery = new QSpinBox(this);
-    m_evalEvery->setRange(1, 1000000);
-    trainForm->addRow(tr("Evaluate every"), m_evalEvery);
-    m_device = new QComboBox(this);
-    m_device->addItem(QStringLiteral("auto"));
-    for (const auto &d : TrainingController::availableDevices()) m_device->addItem(d);
-    trainForm->addRow(tr("Device"), m_device);
-    m_threads = new QSpinBox(this);
-    m_threads->setRange(0, 256);
-    m_threads->setSpecialValueText(tr("default"));
-    trainForm->addRow(tr("CPU threads"), m_threads);
-    trainLayout->addLayout(trainForm);
-    outer->addWidget(trainBox);
+    form->addRow(m_searchError);
+}
 
-    // Axes the form does not edit (kept as they are), and sweep.combinations.
-    m_otherAxes = new QLabel(this);
-    m_otherAxes->setWordWrap(true);
-    m_otherAxes->setVisible(false);
-    outer->addWidget(m_otherAxes);
-
-    // Validation summary.
-    m_summary = new QLabel(this);
-    m_summary->setWordWrap(true);
-    QFont bold = m_summary->font();
-    bold.setBold(true);
-    m_summary->setFont(bold);
-    outer->addWidget(m_summary);
-    m_messages = new QLabel(this);
-    m_messages->setWordWrap(true);
-    m_messages->setTextFormat(Qt::RichText);
-    m_messages->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    outer->addWidget(m_messages);
-    outer->addStretch(1);
-
+void ExperimentForm::connectEdits()
+{
     // Every edit: debounce, then check and apply.
     auto changed = [this] { edited(); };
     for (auto *e : {m_name, m_dModels, m_heads, m_lrs, m_seeds, m_textPath})
@@ -569,32 +630,6 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     for (auto *c : {m_logitScale, m_device})
         connect(c, &QComboBox::currentIndexChanged, this, changed);
     connect(m_phases, &QTableWidget::itemChanged, this, changed);
-    connect(addPhase, &QPushButton::clicked, this, [this] {
-        PhaseConfig p;
-        p.name = "phase" + std::to_string(m_phases->rowCount() + 1);
-        addPhaseRow(p);
-        edited();
-    });
-    connect(removePhase, &QPushButton::clicked, this, [this] {
-        const int row =
-            m_phases->currentRow() >= 0 ? m_phases->currentRow() : m_phases->rowCount() - 1;
-        if (row >= 0) m_phases->removeRow(row);
-        edited();
-    });
-    connect(gen, &QPushButton::clicked, this, [this] {
-        const double a = m_lrFrom->value(), b = m_lrTo->value();
-        const int n = m_lrCount->value();
-        std::vector<double> values;
-        for (int i = 0; i < n; ++i) {
-            const double f = n == 1 ? 0.0 : double(i) / (n - 1);
-            const double v = std::exp(std::log(a) + f * (std::log(b) - std::log(a)));
-            values.push_back(std::stod(QString::number(v, 'g', 3).toStdString()));
-        }
-        m_lrs->setText(joinNumbers(values));
-    });
-
-    loadFrom(Session{});
-    guardWheel(this);
 }
 
 std::string ExperimentForm::taskId() const

@@ -18,6 +18,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -77,6 +78,14 @@ Q_SIGNALS:
 
 private:
     void edited();
+    // The constructor's parts: each box of the form, then the connections of every edit.
+    QGroupBox *buildTaskBox();
+    QGroupBox *buildModelBox();
+    QGroupBox *buildStabilizerBox();
+    QGroupBox *buildTrainingBox(); // phases, learning rates, seeds, the boundary search, device
+    void addLearningRateRows(QFormLayout *form);
+    void addSearchRows(QFormLayout *form);
+    void connectEdits();
     // Enables the fields a search takes over: its axis's list, η's list when it searches η, and
     // the seeds (a search gives its runs their seeds).
     void updateSearchControls();
