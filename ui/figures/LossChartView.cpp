@@ -427,139 +427,21 @@ void LossChartView::refresh()
     const double smoothing = m_smoothing->value() / 100.0;
     const Session &session = m_model->session();
     m_groups = groupReplicates(session);
-    const QStringList axes = sweptAxes(session);
-    if (axes != m_colourAxes || m_pendingColourBy != QStringLiteral("\x01")) {
-        const QSignalBlocker block(m_colourBy);
-        const QString current = m_pendingColourBy != QStringLiteral("\x01") ? m_pendingColourBy
-                                : m_colourAxes.isEmpty()                    ? QStringLiteral("\x01")
-                                                         : m_colourBy->currentData().toString();
-        m_colourAxes = axes;
-        m_pendingColourBy = QStringLiteral("\x01");
-        m_colourBy->clear();
-        m_colourBy->addItem(tr("each run"), QString());
-        for (const auto &a : axes) m_colourBy->addItem(a, a);
-        // By default the session's colour axis (heads, when swept): its colours are every figure's.
-        const QString want = current == QStringLiteral("\x01")
-                                 ? QString::fromStdString(colourTable(session).axis)
-                                 : current;
-        const int i = m_colourBy->findData(want);
-        m_colourBy->setCurrentIndex(i >= 0 ? i : 0);
-        m_stylesDirty = true;
-    }
+    updateColourChoices(session);
     const bool median = medianMode();
     m_median->setVisible(std::any_of(m_groups.begin(), m_groups.end(),
                                      [](const ReplicateGroup &g) { return g.runs.size() > 1; }));
     const QList<int> runs = median ? QList<int>() : displayedRuns();
 
     // Which series are wanted this frame.
-    std::map<std::pair<int, int>, const Curve *> wanted;
-    std::map<std::pair<int, int>, Curve> smoothed;
-    double xMax = 1, yMax = 0, yMinPositive = 1e300;
-    std::vector<double> plotted; // every finite value, for a range that outliers cannot flatten
-    for (int i : runs) {
-        const auto &run = m_model->run(i);
-        const auto &r = run.result;
-        xMax = std::max<double>(xMax, double(run.config.totalSteps()));
-        auto want = [&](Kind kind, const Curve *curve) {
-            if (!curve || curve->empty()) return;
-            wanted[{i, int(kind)}] = curve;
-            for (const auto &p : *curve) {
-                if (!std::isfinite(p.value)) continue;
-                xMax = std::max<double>(xMax, double(p.step));
-                plotted.push_back(p.value);
-                if (p.value > 0) yMinPositive = std::min(yMinPositive, p.value);
-            }
-        };
-        if (digits) {
-            for (size_t g = 0; g < groupCurves.curves.size(); ++g) {
-                auto it = r.extra.find(groupCurves.curves[g]);
-                if (it != r.extra.end()) want(Kind(Group + int(g)), &it->second);
-            }
-        } else {
-            if (m_showTrain->isChecked()) {
-                want(TrainRaw, &r.train);
-                if (smoothing > 0 && !r.train.empty()) {
-                    auto &s = smoothed[{i, int(TrainSmooth)}] =
-                        CurveDecimator::smooth(r.train, smoothing);
-                    wanted[{i, int(TrainSmooth)}] = &s;
-                }
-            }
-            if (m_showTest->isChecked()) want(Test, &r.test);
-        }
-    }
-
-    // The median view: per configuration, the median test curve over its replicates and a band.
-    std::map<int, Curve> medians;
-    std::map<int, std::pair<QList<QPointF>, QList<QPointF>>> bands; // upper, lower
-    if (median) {
-        for (size_t g = 0; g < m_groups.size(); ++g) {
-            std::vector<const Curve *> curves;
-            for (int i : m_groups[g].runs) {
-                const auto &run = m_model->run(i);
-                xMax = std::max<double>(xMax, double(run.config.totalSteps()));
-                if (!run.result.test.empty()) curves.push_back(&run.result.test);
-            }
-            if (curves.empty()) continue;
-            for (const Curve *c : curves) // every replicate's value counts for the y range
-                for (const auto &p : *c)
-                    if (std::isfinite(p.value)) {
-                        plotted.push_back(p.value);
-                        if (p.value > 0) yMinPositive = std::min(yMinPositive, p.value);
-                    }
-            Curve &m = medians[int(g)];
-            auto &[upper, lower] = bands[int(g)];
-            for (const auto &[step, st] : curveStats(curves)) {
-                if (st.count == 0) continue;
-                m.push_back({step, st.median});
-                const auto [lo, hi] = replicateBand(st);
-                upper << QPointF(double(step), hi);
-                lower << QPointF(double(step), lo);
-                xMax = std::max<double>(xMax, double(step));
-            }
-            if (!m.empty()) wanted[{-1 - int(g), int(Median)}] = &m;
-        }
-    }
-    for (auto it = m_bands.begin(); it != m_bands.end();) { // bands no longer wanted
-        if (!bands.count(it->first)) {
-            m_chart->removeSeries(it->second);
-            delete it->second;
-            it = m_bands.erase(it);
-        } else {
-            ++it;
-        }
-    }
-    for (const auto &[g, band] : bands) {
-        auto it = m_bands.find(g);
-        if (it == m_bands.end()) {
-            auto *upper = new QLineSeries(), *lower = new QLineSeries();
-            auto *area = new QAreaSeries(upper, lower);
-            upper->setParent(area);
-            lower->setParent(area);
-            m_chart->addSeries(area);
-            attach(area);
-            it = m_bands.emplace(g, area).first;
-            m_stylesDirty = true;
-        }
-        QList<QPointF> upper = band.first, lower = band.second;
-        if (logX) { // a log axis cannot show step 0
-            while (!upper.isEmpty() && upper.front().x() <= 0) upper.removeFirst();
-            while (!lower.isEmpty() && lower.front().x() <= 0) lower.removeFirst();
-        }
-        it->second->upperSeries()->replace(upper);
-        it->second->lowerSeries()->replace(lower);
-    }
-
-    // Drop series no longer wanted.
-    for (auto it = m_series.begin(); it != m_series.end();) {
-        if (!wanted.count(it->first)) {
-            m_chart->removeSeries(it->second);
-            delete it->second;
-            it = m_series.erase(it);
-            m_stylesDirty = true;
-        } else {
-            ++it;
-        }
-    }
+    Frame f;
+    collectRunCurves(runs, digits, groupCurves, smoothing, f);
+    if (median) collectMedians(f);
+    updateBands(f, logX);
+    dropUnwanted(f);
+    double xMax = f.xMax, yMax = 0, yMinPositive = f.yMinPositive;
+    const std::vector<double> &plotted = f.plotted;
+    const auto &wanted = f.wanted;
 
     const double xMin = logX ? 1.0 : 0.0;
     CurveView view;
@@ -574,128 +456,7 @@ void LossChartView::refresh()
     for (const auto &[key, curve] : wanted)
         seriesFor(key.first, Kind(key.second))->replace(CurveDecimator::decimate(*curve, view));
 
-    if (m_stylesDirty) {
-        const bool single = runs.size() == 1;
-        const QStringList groupNames = groups().names;
-        int legendShown = 0;
-        // One pass over the legend: markers(series) scans every marker, once per series.
-        QHash<QAbstractSeries *, QList<QLegendMarker *>> markersOf;
-        for (auto *m : m_chart->legend()->markers()) markersOf[m->series()].append(m);
-        QSet<int> coloursNamed; // the colour-by values the legend already lists
-        for (const auto &[key, s] : m_series) {
-            const int run = key.first;
-            const Kind kind = Kind(key.second);
-            QString colourName;
-            if (run < 0) { // a configuration's median over its replicates
-                const auto &g = m_groups[size_t(-1 - run)];
-                const int ci = colourIndexOf(g.labels, &colourName);
-                QColor c = m_theme.seriesColor(ci >= 0 ? ci : -1 - run);
-                QPen pen(c, m_theme.line(2.2));
-                pen.setCapStyle(Qt::RoundCap);
-                s->setPen(pen);
-                QString name;
-                if (ci < 0) {
-                    QStringList parts;
-                    for (const auto &[axis, value] : g.labels)
-                        parts << QString::fromStdString(axis) + " = " +
-                                     displayLabel(QString::fromStdString(value));
-                    name = parts.join(QStringLiteral(", "));
-                } else if (!coloursNamed.contains(ci)) {
-                    coloursNamed.insert(ci);
-                    name = colourName;
-                }
-                s->setName(name);
-                if (auto band = m_bands.find(-1 - run); band != m_bands.end()) {
-                    QColor fill = c; // fainter the more bands overlap
-                    fill.setAlphaF(float(
-                        std::clamp(1.2 / double(std::max<size_t>(1, m_bands.size())), 0.05, 0.16)));
-                    band->second->setBrush(fill);
-                    band->second->setPen(Qt::NoPen);
-                    for (auto *m : markersOf.value(band->second)) m->setVisible(false);
-                }
-                const bool show = !name.isEmpty() && legendShown < kLegendMax;
-                if (show) ++legendShown;
-                for (auto *m : markersOf.value(s)) m->setVisible(show);
-                continue;
-            }
-            const int colourIndex = colourIndexOf(m_model->run(run).labels, &colourName);
-            QColor c = m_theme.seriesColor(colourIndex >= 0 ? colourIndex : run);
-            if (colourIndex >= 0) // the seeds of one colour as shades of it
-                c = shadedColour(c, replicateShade(m_model->session(), m_model->run(run)),
-                                 m_theme.dark, 25);
-            QPen pen(c);
-            pen.setCapStyle(Qt::RoundCap);
-            QString name;
-            QString label = runLabel(m_model->session(), m_model->run(run));
-            // The one series of a run that carries its name in the legend: its test curve (its
-            // first group's in the per-group view). The legend lists the colour axis's values once
-            // each; the slot was taken by the run's train curve, which shows no name, so with
-            // several runs the legend stayed empty.
-            const bool carriesName = kind == Test || kind == Group;
-            if (colourIndex >= 0 && !single && carriesName) {
-                label = coloursNamed.contains(colourIndex) ? QString() : colourName;
-                coloursNamed.insert(colourIndex);
-            }
-            switch (kind) {
-            case TrainRaw:
-                if (smoothing > 0) c.setAlphaF(0.28f);
-                pen.setColor(single && smoothing <= 0 ? c.darker(100) : c);
-                pen.setWidthF(m_theme.line(smoothing > 0 ? 1.0 : 1.4));
-                name = single ? tr("train") : QString();
-                break;
-            case TrainSmooth:
-                pen.setWidthF(m_theme.line(1.6));
-                name = single ? tr("train (smoothed)") : QString();
-                break;
-            case Test:
-                pen.setWidthF(m_theme.line(2.4));
-                if (single) pen.setColor(m_theme.seriesColor(run + 1));
-                name = single ? tr("test") : label;
-                break;
-            case Median:
-                break;
-            default: { // a group's test loss: a colour each for one run, a dash each for several
-                const int d = kind - Group;
-                static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
-                                                      Qt::DashDotLine, Qt::DashDotDotLine};
-                if (single)
-                    pen.setColor(m_theme.seriesColor(d));
-                else
-                    pen.setStyle(dashes[d % 5]);
-                pen.setWidthF(m_theme.line(2.0));
-                const QString groupName =
-                    d < groupNames.size() ? groupNames[d] : QString::number(d);
-                name = single ? groupName : (d == 0 ? label : QString());
-                break;
-            }
-            }
-            s->setPen(pen);
-            s->setName(name);
-            const auto markers = markersOf.value(s);
-            const bool show = !name.isEmpty() && legendShown < kLegendMax;
-            if (show) ++legendShown;
-            for (auto *m : markers) m->setVisible(show);
-        }
-        for (int k = 0; k < m_plateauLines.size(); ++k) {
-            QPen pen(m_theme.muted, m_theme.line(1.2), Qt::DashLine);
-            m_plateauLines[k]->setPen(pen);
-            m_plateauLabels[k]->setPen(Qt::NoPen);
-            m_plateauLabels[k]->setBrush(Qt::transparent);
-            // Legible over many curves: the foreground colour, bold, drawn after every curve.
-            m_plateauLabels[k]->setPointLabelsColor(m_theme.foreground);
-            QFont font = m_theme.font(9);
-            font.setBold(true);
-            m_plateauLabels[k]->setPointLabelsFont(font);
-            m_chart->removeSeries(m_plateauLabels[k]);
-            m_chart->addSeries(m_plateauLabels[k]);
-            attach(m_plateauLabels[k]);
-            for (auto *m : m_chart->legend()->markers(m_plateauLines[k])) m->setVisible(false);
-            for (auto *m : m_chart->legend()->markers(m_plateauLabels[k])) m->setVisible(false);
-        }
-        m_theme.apply(m_chart);
-        m_chart->legend()->setVisible(legendShown > 0);
-        m_stylesDirty = false;
-    }
+    if (m_stylesDirty) styleSeries(runs.size() == 1, smoothing);
     updatePlateaus(logX ? 1.0 : 0.0, xMax);
     for (auto *m : m_chart->legend()->markers()) {
         // New plateau series get markers after the style pass; keep them hidden.
@@ -725,10 +486,298 @@ void LossChartView::refresh()
                      yLo, yHi);
     styleGhosts();
     m_chart->setTitle(title());
+    updateInfo(median, runs, f.medians.size());
+}
+
+// The colour-by choices: "each run" and every swept axis; by default the session's colour axis.
+void LossChartView::updateColourChoices(const Session &session)
+{
+    const QStringList axes = sweptAxes(session);
+    if (axes != m_colourAxes || m_pendingColourBy != QStringLiteral("\x01")) {
+        const QSignalBlocker block(m_colourBy);
+        const QString current = m_pendingColourBy != QStringLiteral("\x01") ? m_pendingColourBy
+                                : m_colourAxes.isEmpty()                    ? QStringLiteral("\x01")
+                                                         : m_colourBy->currentData().toString();
+        m_colourAxes = axes;
+        m_pendingColourBy = QStringLiteral("\x01");
+        m_colourBy->clear();
+        m_colourBy->addItem(tr("each run"), QString());
+        for (const auto &a : axes) m_colourBy->addItem(a, a);
+        // By default the session's colour axis (heads, when swept): its colours are every figure's.
+        const QString want = current == QStringLiteral("\x01")
+                                 ? QString::fromStdString(colourTable(session).axis)
+                                 : current;
+        const int i = m_colourBy->findData(want);
+        m_colourBy->setCurrentIndex(i >= 0 ? i : 0);
+        m_stylesDirty = true;
+    }
+}
+
+// The curves of the runs drawn: train (raw and smoothed) and test, or each group's test loss.
+void LossChartView::collectRunCurves(const QList<int> &runs, bool digits, const Groups &groupCurves,
+                                     double smoothing, Frame &f)
+{
+    for (int i : runs) {
+        const auto &run = m_model->run(i);
+        const auto &r = run.result;
+        f.xMax = std::max<double>(f.xMax, double(run.config.totalSteps()));
+        auto want = [&](Kind kind, const Curve *curve) {
+            if (!curve || curve->empty()) return;
+            f.wanted[{i, int(kind)}] = curve;
+            for (const auto &p : *curve) {
+                if (!std::isfinite(p.value)) continue;
+                f.xMax = std::max<double>(f.xMax, double(p.step));
+                f.plotted.push_back(p.value);
+                if (p.value > 0) f.yMinPositive = std::min(f.yMinPositive, p.value);
+            }
+        };
+        if (digits) {
+            for (size_t g = 0; g < groupCurves.curves.size(); ++g) {
+                auto it = r.extra.find(groupCurves.curves[g]);
+                if (it != r.extra.end()) want(Kind(Group + int(g)), &it->second);
+            }
+        } else {
+            if (m_showTrain->isChecked()) {
+                want(TrainRaw, &r.train);
+                if (smoothing > 0 && !r.train.empty()) {
+                    auto &s = f.smoothed[{i, int(TrainSmooth)}] =
+                        CurveDecimator::smooth(r.train, smoothing);
+                    f.wanted[{i, int(TrainSmooth)}] = &s;
+                }
+            }
+            if (m_showTest->isChecked()) want(Test, &r.test);
+        }
+    }
+}
+
+// The median view: per configuration, the median test curve over its replicates and a band.
+void LossChartView::collectMedians(Frame &f)
+{
+    for (size_t g = 0; g < m_groups.size(); ++g) {
+        std::vector<const Curve *> curves;
+        for (int i : m_groups[g].runs) {
+            const auto &run = m_model->run(i);
+            f.xMax = std::max<double>(f.xMax, double(run.config.totalSteps()));
+            if (!run.result.test.empty()) curves.push_back(&run.result.test);
+        }
+        if (curves.empty()) continue;
+        for (const Curve *c : curves) // every replicate's value counts for the y range
+            for (const auto &p : *c)
+                if (std::isfinite(p.value)) {
+                    f.plotted.push_back(p.value);
+                    if (p.value > 0) f.yMinPositive = std::min(f.yMinPositive, p.value);
+                }
+        Curve &m = f.medians[int(g)];
+        auto &[upper, lower] = f.bands[int(g)];
+        for (const auto &[step, st] : curveStats(curves)) {
+            if (st.count == 0) continue;
+            m.push_back({step, st.median});
+            const auto [lo, hi] = replicateBand(st);
+            upper << QPointF(double(step), hi);
+            lower << QPointF(double(step), lo);
+            f.xMax = std::max<double>(f.xMax, double(step));
+        }
+        if (!m.empty()) f.wanted[{-1 - int(g), int(Median)}] = &m;
+    }
+}
+
+// The bands of the median view: made, refilled or removed as the configurations change.
+void LossChartView::updateBands(const Frame &f, bool logX)
+{
+    for (auto it = m_bands.begin(); it != m_bands.end();) { // f.bands no longer wanted
+        if (!f.bands.count(it->first)) {
+            m_chart->removeSeries(it->second);
+            delete it->second;
+            it = m_bands.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    for (const auto &[g, band] : f.bands) {
+        auto it = m_bands.find(g);
+        if (it == m_bands.end()) {
+            auto *upper = new QLineSeries(), *lower = new QLineSeries();
+            auto *area = new QAreaSeries(upper, lower);
+            upper->setParent(area);
+            lower->setParent(area);
+            m_chart->addSeries(area);
+            attach(area);
+            it = m_bands.emplace(g, area).first;
+            m_stylesDirty = true;
+        }
+        QList<QPointF> upper = band.first, lower = band.second;
+        if (logX) { // a log axis cannot show step 0
+            while (!upper.isEmpty() && upper.front().x() <= 0) upper.removeFirst();
+            while (!lower.isEmpty() && lower.front().x() <= 0) lower.removeFirst();
+        }
+        it->second->upperSeries()->replace(upper);
+        it->second->lowerSeries()->replace(lower);
+    }
+}
+
+// Drops the series no longer wanted.
+void LossChartView::dropUnwanted(const Frame &f)
+{
+    for (auto it = m_series.begin(); it != m_series.end();) {
+        if (!f.wanted.count(it->first)) {
+            m_chart->removeSeries(it->second);
+            delete it->second;
+            it = m_series.erase(it);
+            m_stylesDirty = true;
+        } else {
+            ++it;
+        }
+    }
+}
+
+// Pens, names and legend entries of every series, when what is drawn changed: a configuration's
+// median, a run's curves (its colour-by value's colour, its seeds as shades), the plateau lines.
+void LossChartView::styleSeries(bool single, double smoothing)
+{
+    const QStringList groupNames = groups().names;
+    int legendShown = 0;
+    // One pass over the legend: markers(series) scans every marker, once per series.
+    QHash<QAbstractSeries *, QList<QLegendMarker *>> markersOf;
+    for (auto *m : m_chart->legend()->markers()) markersOf[m->series()].append(m);
+    QSet<int> coloursNamed; // the colour-by values the legend already lists
+    for (const auto &[key, s] : m_series) {
+        const int run = key.first;
+        const Kind kind = Kind(key.second);
+        QString colourName;
+        if (run < 0) { // a configuration's median over its replicates
+            const auto &g = m_groups[size_t(-1 - run)];
+            const int ci = colourIndexOf(g.labels, &colourName);
+            QColor c = m_theme.seriesColor(ci >= 0 ? ci : -1 - run);
+            QPen pen(c, m_theme.line(2.2));
+            pen.setCapStyle(Qt::RoundCap);
+            s->setPen(pen);
+            QString name;
+            if (ci < 0) {
+                QStringList parts;
+                for (const auto &[axis, value] : g.labels)
+                    parts << QString::fromStdString(axis) + " = " +
+                                 displayLabel(QString::fromStdString(value));
+                name = parts.join(QStringLiteral(", "));
+            } else if (!coloursNamed.contains(ci)) {
+                coloursNamed.insert(ci);
+                name = colourName;
+            }
+            s->setName(name);
+            if (auto band = m_bands.find(-1 - run); band != m_bands.end()) {
+                QColor fill = c; // fainter the more bands overlap
+                fill.setAlphaF(float(
+                    std::clamp(1.2 / double(std::max<size_t>(1, m_bands.size())), 0.05, 0.16)));
+                band->second->setBrush(fill);
+                band->second->setPen(Qt::NoPen);
+                for (auto *m : markersOf.value(band->second)) m->setVisible(false);
+            }
+            const bool show = !name.isEmpty() && legendShown < kLegendMax;
+            if (show) ++legendShown;
+            for (auto *m : markersOf.value(s)) m->setVisible(show);
+            continue;
+        }
+        const int colourIndex = colourIndexOf(m_model->run(run).labels, &colourName);
+        QColor c = m_theme.seriesColor(colourIndex >= 0 ? colourIndex : run);
+        if (colourIndex >= 0) // the seeds of one colour as shades of it
+            c = shadedColour(c, replicateShade(m_model->session(), m_model->run(run)), m_theme.dark,
+                             25);
+        QPen pen(c);
+        pen.setCapStyle(Qt::RoundCap);
+        QString label = runLabel(m_model->session(), m_model->run(run));
+        // The one series of a run that carries its name in the legend: its test curve (its
+        // first group's in the per-group view). The legend lists the colour axis's values once
+        // each; the slot was taken by the run's train curve, which shows no name, so with
+        // several runs the legend stayed empty.
+        const bool carriesName = kind == Test || kind == Group;
+        if (colourIndex >= 0 && !single && carriesName) {
+            label = coloursNamed.contains(colourIndex) ? QString() : colourName;
+            coloursNamed.insert(colourIndex);
+        }
+        const QString name = runSeriesStyle(kind, single, smoothing, run, label, groupNames, pen);
+        s->setPen(pen);
+        s->setName(name);
+        const auto markers = markersOf.value(s);
+        const bool show = !name.isEmpty() && legendShown < kLegendMax;
+        if (show) ++legendShown;
+        for (auto *m : markers) m->setVisible(show);
+    }
+    stylePlateauLines();
+    m_theme.apply(m_chart);
+    m_chart->legend()->setVisible(legendShown > 0);
+    m_stylesDirty = false;
+}
+
+// A run's series: its pen (width and dash by kind, the colour it was given) and the legend name
+// it carries ("" for none).
+QString LossChartView::runSeriesStyle(Kind kind, bool single, double smoothing, int run,
+                                      const QString &label, const QStringList &groupNames,
+                                      QPen &pen) const
+{
+    QColor c = pen.color();
+    QString name;
+    switch (kind) {
+    case TrainRaw:
+        if (smoothing > 0) c.setAlphaF(0.28f);
+        pen.setColor(single && smoothing <= 0 ? c.darker(100) : c);
+        pen.setWidthF(m_theme.line(smoothing > 0 ? 1.0 : 1.4));
+        name = single ? tr("train") : QString();
+        break;
+    case TrainSmooth:
+        pen.setWidthF(m_theme.line(1.6));
+        name = single ? tr("train (smoothed)") : QString();
+        break;
+    case Test:
+        pen.setWidthF(m_theme.line(2.4));
+        if (single) pen.setColor(m_theme.seriesColor(run + 1));
+        name = single ? tr("test") : label;
+        break;
+    case Median:
+        break;
+    default: { // a group's test loss: a colour each for one run, a dash each for several
+        const int d = kind - Group;
+        static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
+                                              Qt::DashDotLine, Qt::DashDotDotLine};
+        if (single)
+            pen.setColor(m_theme.seriesColor(d));
+        else
+            pen.setStyle(dashes[d % 5]);
+        pen.setWidthF(m_theme.line(2.0));
+        const QString groupName = d < groupNames.size() ? groupNames[d] : QString::number(d);
+        name = single ? groupName : (d == 0 ? label : QString());
+        break;
+    }
+    }
+    return name;
+}
+
+// The plateau lines (dashed, muted) and their labels (bold, over every curve); not in the legend.
+void LossChartView::stylePlateauLines()
+{
+    for (int k = 0; k < m_plateauLines.size(); ++k) {
+        QPen pen(m_theme.muted, m_theme.line(1.2), Qt::DashLine);
+        m_plateauLines[k]->setPen(pen);
+        m_plateauLabels[k]->setPen(Qt::NoPen);
+        m_plateauLabels[k]->setBrush(Qt::transparent);
+        // Legible over many curves: the foreground colour, bold, drawn after every curve.
+        m_plateauLabels[k]->setPointLabelsColor(m_theme.foreground);
+        QFont font = m_theme.font(9);
+        font.setBold(true);
+        m_plateauLabels[k]->setPointLabelsFont(font);
+        m_chart->removeSeries(m_plateauLabels[k]);
+        m_chart->addSeries(m_plateauLabels[k]);
+        attach(m_plateauLabels[k]);
+        for (auto *m : m_chart->legend()->markers(m_plateauLines[k])) m->setVisible(false);
+        for (auto *m : m_chart->legend()->markers(m_plateauLabels[k])) m->setVisible(false);
+    }
+}
+
+// The line under the chart: what is drawn, and how much is not.
+void LossChartView::updateInfo(bool median, const QList<int> &runs, size_t configurations)
+{
     if (median)
         m_info->setText(
             tr("median and band over the seeds of %n configuration(s) — select rows to see runs",
-               "", int(medians.size())));
+               "", int(configurations)));
     else if (m_selected.isEmpty())
         m_info->setText(runs.isEmpty()
                             ? tr("no data yet")

@@ -85,6 +85,28 @@ private:
         QString word;
     };
     Groups groups() const;
+
+    // refresh()'s steps, and what they gather for one frame.
+    struct Frame {
+        std::map<std::pair<int, int>, const Curve *> wanted; // (run, kind) → its curve
+        std::map<std::pair<int, int>, Curve> smoothed;
+        std::map<int, Curve> medians;                                   // by configuration
+        std::map<int, std::pair<QList<QPointF>, QList<QPointF>>> bands; // upper, lower
+        double xMax = 1, yMinPositive = 1e300;
+        std::vector<double> plotted; // every finite value, for a range outliers cannot flatten
+    };
+    void updateColourChoices(const Session &session);
+    void collectRunCurves(const QList<int> &runs, bool digits, const Groups &groupCurves,
+                          double smoothing, Frame &f);
+    void collectMedians(Frame &f);
+    void updateBands(const Frame &f, bool logX);
+    void dropUnwanted(const Frame &f);
+    void styleSeries(bool single, double smoothing);
+    QString runSeriesStyle(Kind kind, bool single, double smoothing, int run, const QString &label,
+                           const QStringList &groupNames, QPen &pen) const;
+    void stylePlateauLines();
+    void updateInfo(bool median, const QList<int> &runs, size_t configurations);
+
     QCheckBox *m_logX, *m_logY, *m_digits, *m_showTrain, *m_showTest;
     QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted
     QCheckBox *m_median;    // median and band over replicates
