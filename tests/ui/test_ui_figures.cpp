@@ -337,6 +337,12 @@ private Q_SLOTS:
             if (marker->series()->name().startsWith(QStringLiteral("heads=")))
                 legend << marker->series()->name().section(QStringLiteral(" ·"), 0, 0);
         QCOMPARE(legend, (QStringList{QStringLiteral("heads=2"), QStringLiteral("heads=12")}));
+        // The markers' entries say what they mean under the session's rule.
+        QStringList entries;
+        for (auto *marker : view.chart()->legend()->markers()) entries << marker->label();
+        QVERIFY2(entries.contains(QStringLiteral("learned (left ln 10)")) &&
+                     entries.contains(QStringLiteral("not learned")),
+                 qPrintable(entries.join(" | ")));
     }
 
     // A run on the ln 10 plateau ends just under ln 10 and passes the paper's literal rule; the

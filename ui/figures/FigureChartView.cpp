@@ -199,8 +199,52 @@ void FigureChartView::showData(FigureData data, double logBase)
     ensureAxes(m_data.logX, m_data.logY, logBase);
     m_axisX->setTitleText(m_data.xTitle);
     m_axisY->setTitleText(m_data.yTitle);
+    dropLinesNoLongerShown();
+    const double initial =
+        m_data.lossAxis ? initialLossOf(m_model->session()) : 0.0; // ln 22 for addition
+    const bool reference =
+        plateausOf(m_model->session()).empty() && std::isfinite(m_data.referenceY);
+    const YRange y = yRange(initial, reference);
+    const Marks marks = updateLines(y.top);
+    restoreLegendOrder();
+    updateMarkers(marks);
+    const auto [xMin, xMax] = xRange(marks, logBase);
+    // The task's first plateau (ln 10 for addition), else the figure's reference line.
+    const auto plateaus =
+        m_data.lossAxis ? plateausOf(m_model->session()) : std::vector<PlateauLine>{};
+    const bool plateau = !plateaus.empty();
+    const double lineY = plateau ? plateaus.front().loss : m_data.referenceY;
+    m_threshold->setName(plateau
+                             ? tr("%1 plateau").arg(QString::fromStdString(plateaus.front().label))
+                             : m_data.referenceName);
+    if (plateau || reference) m_threshold->replace(QList<QPointF>{{xMin, lineY}, {xMax, lineY}});
+    m_threshold->setVisible(plateau || reference);
+    setAxisRange(m_axisX, xMin, xMax);
+    setAxisRange(m_axisY, y.bottom, y.top);
 
-    // Lines, one per series name; drop the ones that disappeared.
+    if (m_stylesDirty) styleLines();
+    showLegend();
+    for (auto *m : m_chart->legend()->markers(m_threshold)) m->setVisible(plateau || reference);
+    for (auto *m : m_chart->legend()->markers(m_replicateDots))
+        m->setVisible(!marks.dots.isEmpty());
+    for (auto *w : m_whiskers)
+        for (auto *m : m_chart->legend()->markers(w)) m->setVisible(false);
+    for (auto *series : {m_learned, m_notLearned})
+        for (auto *m : m_chart->legend()->markers(series)) m->setVisible(m_data.learnedMarkers);
+    if (!m_data.learnedMarkers) // the newer figures list "diverged" only when there is one
+        for (auto *m : m_chart->legend()->markers(m_diverged))
+            m->setVisible(!marks.diverged.isEmpty());
+    m_chart->setTitle(y.above == 0 ? m_data.title
+                                   : tr("%1 (%n point(s) above the range: Full y range shows "
+                                        "them)",
+                                        "", y.above)
+                                         .arg(m_data.title));
+    fitTitle();
+}
+
+// Drops the lines of series that disappeared.
+void FigureChartView::dropLinesNoLongerShown()
+{
     for (auto it = m_lines.begin(); it != m_lines.end();) {
         bool still = false;
         for (const auto &s : m_data.series) still = still || s.name == it->first;
@@ -213,11 +257,12 @@ void FigureChartView::showData(FigureData data, double logBase)
             ++it;
         }
     }
-    const double initial =
-        m_data.lossAxis ? initialLossOf(m_model->session()) : 0.0; // ln 22 for addition
-    double xMin = 1e300, xMax = -1e300;
-    const bool reference =
-        plateausOf(m_model->session()).empty() && std::isfinite(m_data.referenceY);
+}
+
+// The y axis's range: the data's, robust to outliers unless Full y range is on, down to 0 for
+// losses, at least the loss at initialisation, on a log axis from the smallest positive value.
+FigureChartView::YRange FigureChartView::yRange(double initial, bool reference)
+{
     std::vector<double> ys;
     for (const auto &s : m_data.series)
         for (const auto &p : s.points) ys.push_back(p.y());
@@ -225,17 +270,17 @@ void FigureChartView::showData(FigureData data, double logBase)
         robustTop(ys, initial > 0 ? initial : (reference ? 2 * m_data.referenceY : 0.0),
                   m_fullRange->isChecked());
     m_data.yMax = std::min(m_data.yMax, range.top > 0 ? range.top : m_data.yMax);
-    double yTop = std::max(m_data.yMax, initial) * 1.08;
-    double yBottom = 0.0;
+    YRange y;
+    y.top = std::max(m_data.yMax, initial) * 1.08;
     if (m_data.logY) {
         double yMin = reference ? m_data.referenceY : 1e300;
         for (const auto &s : m_data.series)
             for (const auto &p : s.points)
                 if (p.y() > 0) yMin = std::min(yMin, p.y());
         if (yMin > 1e299) yMin = 0.1;
-        yTop = std::max(m_data.yMax, reference ? m_data.referenceY : 0.0) * 1.6;
-        if (yTop <= 0) yTop = 10.0;
-        yBottom = yMin / 1.6;
+        y.top = std::max(m_data.yMax, reference ? m_data.referenceY : 0.0) * 1.6;
+        if (y.top <= 0) y.top = 10.0;
+        y.bottom = yMin / 1.6;
     } else if (!m_data.yFromZero) {
         double lo = 1e300, hi = -1e300;
         for (const auto &s : m_data.series)
@@ -246,14 +291,20 @@ void FigureChartView::showData(FigureData data, double logBase)
             }
         if (lo <= hi) {
             const double pad = std::max((hi - lo) * 0.15, std::abs(hi) * 0.01 + 1e-9);
-            yBottom = lo - pad;
-            yTop = hi + pad;
+            y.bottom = lo - pad;
+            y.top = hi + pad;
         }
     }
-    if (yTop <= 0) yTop = 1.0;
-    QList<QPointF> learned, notLearned, diverged, dots;
-    std::vector<std::pair<QPointF, QPointF>> whiskers;
-    std::vector<QLineSeries *> whiskerSeries; // which line each whisker belongs to (its colour)
+    if (y.top <= 0) y.top = 1.0;
+    y.above = range.above;
+    return y;
+}
+
+// One line per series (its colour, dash and shade as the data says), dodged apart on a log axis
+// where replicates are drawn; gathers the markers, whiskers and x range of every point.
+FigureChartView::Marks FigureChartView::updateLines(double top)
+{
+    Marks marks;
     // Series that share x values are dodged apart a little on a log axis where their replicates
     // are drawn, so that the whiskers and dots of one x do not cover each other.
     bool anyReplicates = false;
@@ -300,22 +351,30 @@ void FigureChartView::showData(FigureData data, double logBase)
         }
         line->replace(s.points);
         for (int i = 0; i < s.points.size(); ++i) {
-            (s.learned[i] || !m_data.learnedMarkers ? learned : notLearned) << s.points[i];
+            (s.learned[i] || !m_data.learnedMarkers ? marks.learned : marks.notLearned)
+                << s.points[i];
             if (i < s.replicates.size() && s.replicates[i].size() > 1) {
-                for (double y : s.replicates[i]) dots << QPointF(s.points[i].x(), y);
-                whiskers.push_back({QPointF(s.points[i].x(), s.spread[i].first),
-                                    QPointF(s.points[i].x(), s.spread[i].second)});
-                whiskerSeries.push_back(line); // its line's colour
+                for (double y : s.replicates[i]) marks.dots << QPointF(s.points[i].x(), y);
+                marks.whiskers.push_back({QPointF(s.points[i].x(), s.spread[i].first),
+                                          QPointF(s.points[i].x(), s.spread[i].second)});
+                marks.whiskerSeries.push_back(line); // its line's colour
             }
-            xMin = std::min(xMin, s.points[i].x());
-            xMax = std::max(xMax, s.points[i].x());
+            marks.xMin = std::min(marks.xMin, s.points[i].x());
+            marks.xMax = std::max(marks.xMax, s.points[i].x());
         }
         for (double x : s.divergedX) {
-            diverged << QPointF(x, m_data.logY ? yTop / 1.15 : yTop * 0.985);
-            xMin = std::min(xMin, x);
-            xMax = std::max(xMax, x);
+            marks.diverged << QPointF(x, m_data.logY ? top / 1.15 : top * 0.985);
+            marks.xMin = std::min(marks.xMin, x);
+            marks.xMax = std::max(marks.xMax, x);
         }
     }
+    return marks;
+}
+
+// The legend lists lines in the order they were added: put them back in the data's order (the
+// sweep's), whatever order they appeared in while runs finished; markers go back above new lines.
+void FigureChartView::restoreLegendOrder()
+{
     if (m_legendOrderDirty) {
         // The legend lists lines in the order they were added: put them back in the data's order
         // (the sweep's), whatever order they appeared in while runs finished.
@@ -340,14 +399,19 @@ void FigureChartView::showData(FigureData data, double logBase)
             s->attachAxis(m_axisY);
         }
     }
+}
+
+// The markers (learned, not learned, diverged), the replicates' dots and their whiskers.
+void FigureChartView::updateMarkers(const Marks &marks)
+{
     m_learned->setName(m_model->session().learnedRule == LearnedRule::LeftLn10Plateau
                            ? tr("learned (left ln 10)")
                            : tr("learned (final < ln 10)"));
-    m_learned->replace(learned);
-    m_notLearned->replace(notLearned);
-    m_diverged->replace(diverged);
-    m_replicateDots->replace(dots);
-    while (m_whiskers.size() < whiskers.size()) {
+    m_learned->replace(marks.learned);
+    m_notLearned->replace(marks.notLearned);
+    m_diverged->replace(marks.diverged);
+    m_replicateDots->replace(marks.dots);
+    while (m_whiskers.size() < marks.whiskers.size()) {
         auto *w = new QLineSeries();
         m_chart->addSeries(w);
         w->attachAxis(m_axisX);
@@ -357,83 +421,65 @@ void FigureChartView::showData(FigureData data, double logBase)
         m_whiskers.push_back(w);
     }
     for (size_t k = 0; k < m_whiskers.size(); ++k) {
-        m_whiskers[k]->setVisible(k < whiskers.size());
-        if (k >= whiskers.size()) continue;
-        m_whiskers[k]->replace(QList<QPointF>{whiskers[k].first, whiskers[k].second});
-        QColor c = lineColour(whiskerSeries[k]); // the colour of its series' line
+        m_whiskers[k]->setVisible(k < marks.whiskers.size());
+        if (k >= marks.whiskers.size()) continue;
+        m_whiskers[k]->replace(QList<QPointF>{marks.whiskers[k].first, marks.whiskers[k].second});
+        QColor c = lineColour(marks.whiskerSeries[k]); // the colour of its series' line
         c.setAlphaF(0.75f);
         m_whiskers[k]->setPen(QPen(c, m_theme.line(1.6)));
     }
-    if (xMin > xMax) {
-        xMin = m_data.logX ? 1 : 0;
-        xMax = m_data.logX ? 1000 : 1;
+}
+
+// The x axis's range around the points: whole decades on a log-10 axis, padded otherwise.
+std::pair<double, double> FigureChartView::xRange(const Marks &marks, double logBase) const
+{
+    std::pair<double, double> x{marks.xMin, marks.xMax};
+    if (x.first > x.second) {
+        x.first = m_data.logX ? 1 : 0;
+        x.second = m_data.logX ? 1000 : 1;
     }
     if (m_data.logX && logBase == 10) {
         // Whole decades, so that the ticks fall on them (setAxisRange does the same).
-        std::tie(xMin, xMax) = decadeRange(xMin, xMax);
+        std::tie(x.first, x.second) = decadeRange(x.first, x.second);
     } else if (m_data.logX) {
-        xMin /= 1.5;
-        xMax *= 1.5;
+        x.first /= 1.5;
+        x.second *= 1.5;
     } else {
-        const double pad = (xMax - xMin) * 0.05 + 1e-9;
-        xMin -= pad;
-        xMax += pad;
+        const double pad = (x.second - x.first) * 0.05 + 1e-9;
+        x.first -= pad;
+        x.second += pad;
     }
-    // The task's first plateau (ln 10 for addition), else the figure's reference line.
-    const auto plateaus =
-        m_data.lossAxis ? plateausOf(m_model->session()) : std::vector<PlateauLine>{};
-    const bool plateau = !plateaus.empty();
-    const double lineY = plateau ? plateaus.front().loss : m_data.referenceY;
-    m_threshold->setName(plateau
-                             ? tr("%1 plateau").arg(QString::fromStdString(plateaus.front().label))
-                             : m_data.referenceName);
-    if (plateau || reference) m_threshold->replace(QList<QPointF>{{xMin, lineY}, {xMax, lineY}});
-    m_threshold->setVisible(plateau || reference);
-    setAxisRange(m_axisX, xMin, xMax);
-    setAxisRange(m_axisY, yBottom, yTop);
+    return x;
+}
 
-    if (m_stylesDirty) {
-        static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
-                                              Qt::DashDotLine};
-        for (auto &[name, line] : m_lines) {
-            QPen pen(lineColour(line), m_theme.line(2.0));
-            pen.setStyle(dashes[std::clamp(line->property("dash").toInt(), 0, 3)]);
-            line->setPen(pen);
-        }
-        m_threshold->setPen(QPen(m_theme.muted, m_theme.line(1.2), Qt::DashLine));
-        m_learned->setColor(m_theme.foreground);
-        m_learned->setBorderColor(m_theme.foreground);
-        m_learned->setMarkerSize(9 * m_theme.lineScale);
-        m_notLearned->setBrush(Qt::transparent);
-        m_notLearned->setPen(QPen(m_theme.foreground, m_theme.line(1.5)));
-        m_notLearned->setMarkerSize(11 * m_theme.lineScale);
-        m_diverged->setColor(m_theme.diverged);
-        m_diverged->setBorderColor(m_theme.background);
-        m_diverged->setMarkerSize(11 * m_theme.lineScale);
-        QColor faint = m_theme.foreground;
-        faint.setAlphaF(0.28f);
-        m_replicateDots->setColor(faint);
-        m_replicateDots->setBorderColor(Qt::transparent);
-        m_replicateDots->setMarkerSize(5 * m_theme.lineScale);
-        for (auto *w : m_whiskers) w->setPen(QPen(m_theme.muted, m_theme.line(1.3)));
-        m_theme.apply(m_chart);
-        m_stylesDirty = false;
+// Pens and markers in the theme's colours, when lines were added or restyled.
+void FigureChartView::styleLines()
+{
+    static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
+                                          Qt::DashDotLine};
+    for (auto &[name, line] : m_lines) {
+        QPen pen(lineColour(line), m_theme.line(2.0));
+        pen.setStyle(dashes[std::clamp(line->property("dash").toInt(), 0, 3)]);
+        line->setPen(pen);
     }
-    showLegend();
-    for (auto *m : m_chart->legend()->markers(m_threshold)) m->setVisible(plateau || reference);
-    for (auto *m : m_chart->legend()->markers(m_replicateDots)) m->setVisible(!dots.isEmpty());
-    for (auto *w : m_whiskers)
-        for (auto *m : m_chart->legend()->markers(w)) m->setVisible(false);
-    for (auto *series : {m_learned, m_notLearned})
-        for (auto *m : m_chart->legend()->markers(series)) m->setVisible(m_data.learnedMarkers);
-    if (!m_data.learnedMarkers) // the newer figures list "diverged" only when there is one
-        for (auto *m : m_chart->legend()->markers(m_diverged)) m->setVisible(!diverged.isEmpty());
-    m_chart->setTitle(range.above == 0 ? m_data.title
-                                       : tr("%1 (%n point(s) above the range: Full y range shows "
-                                            "them)",
-                                            "", range.above)
-                                             .arg(m_data.title));
-    fitTitle();
+    m_threshold->setPen(QPen(m_theme.muted, m_theme.line(1.2), Qt::DashLine));
+    m_learned->setColor(m_theme.foreground);
+    m_learned->setBorderColor(m_theme.foreground);
+    m_learned->setMarkerSize(9 * m_theme.lineScale);
+    m_notLearned->setBrush(Qt::transparent);
+    m_notLearned->setPen(QPen(m_theme.foreground, m_theme.line(1.5)));
+    m_notLearned->setMarkerSize(11 * m_theme.lineScale);
+    m_diverged->setColor(m_theme.diverged);
+    m_diverged->setBorderColor(m_theme.background);
+    m_diverged->setMarkerSize(11 * m_theme.lineScale);
+    QColor faint = m_theme.foreground;
+    faint.setAlphaF(0.28f);
+    m_replicateDots->setColor(faint);
+    m_replicateDots->setBorderColor(Qt::transparent);
+    m_replicateDots->setMarkerSize(5 * m_theme.lineScale);
+    for (auto *w : m_whiskers) w->setPen(QPen(m_theme.muted, m_theme.line(1.3)));
+    m_theme.apply(m_chart);
+    m_stylesDirty = false;
 }
 
 void FigureChartView::fitTitle()

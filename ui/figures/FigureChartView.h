@@ -45,6 +45,24 @@ private:
     // A line's colour: its series' colour of the palette, in its shade.
     QColor lineColour(const QLineSeries *line) const;
     void placeEmptyText();
+    // showData's steps.
+    struct YRange {
+        double bottom = 0, top = 1;
+        int above = 0; // finite points above the range (Full y range shows them)
+    };
+    struct Marks {
+        QList<QPointF> learned, notLearned, diverged, dots;
+        std::vector<std::pair<QPointF, QPointF>> whiskers;
+        std::vector<QLineSeries *> whiskerSeries; // which line each whisker belongs to
+        double xMin = 1e300, xMax = -1e300;
+    };
+    void dropLinesNoLongerShown();
+    YRange yRange(double initial, bool reference);
+    Marks updateLines(double top);
+    void restoreLegendOrder();
+    void updateMarkers(const Marks &marks);
+    std::pair<double, double> xRange(const Marks &marks, double logBase) const;
+    void styleLines();
     void showLegend();
     void fitTitle();
     QChartView *m_view;

@@ -584,7 +584,7 @@ void LossChartView::collectMedians(Frame &f)
 // The bands of the median view: made, refilled or removed as the configurations change.
 void LossChartView::updateBands(const Frame &f, bool logX)
 {
-    for (auto it = m_bands.begin(); it != m_bands.end();) { // f.bands no longer wanted
+    for (auto it = m_bands.begin(); it != m_bands.end();) { // bands no longer wanted
         if (!f.bands.count(it->first)) {
             m_chart->removeSeries(it->second);
             delete it->second;
