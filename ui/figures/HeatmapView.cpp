@@ -414,6 +414,203 @@ HeatmapLayout layoutFor(const QRectF &area, int rows, int columns, double fontSc
         QRectF(l.grid.right() + 24 * fontScale, l.grid.top(), 16 * fontScale, l.grid.height());
     return l;
 }
+
+// A cell's fill (a colour, hatching or an outline by its state) and what it says: its value and,
+// below, its spread, a note or why it has none.
+struct CellText {
+    QString text, sub;
+    QColor colour;
+};
+CellText paintCell(QPainter &p, const QRectF &inner, const HeatmapCell &cell,
+                   const HeatmapData &data, const ChartTheme &t, int sharedCount)
+{
+    // A fraction learned is drawn with the scale reversed, so that learned looks the same as a
+    // low loss does (dark), and not learned as the plateau (bright).
+    const bool fraction = data.stat == HeatmapStat::LearnedFraction;
+    const bool critical = data.stat == HeatmapStat::CriticalLr;
+    auto colourOf = [&](double v) {
+        const double f = (v - data.vmin) / std::max(1e-12, data.vmax - data.vmin);
+        return viridis(fraction ? 1.0 - f : f);
+    };
+    CellText out;
+    QString &text = out.text, &sub = out.sub;
+    QColor &textColour = out.colour;
+    textColour = t.foreground;
+    using S = HeatmapCell::State;
+    switch (cell.state) {
+    case S::Value:
+    case S::Running: {
+        const QColor fill = colourOf(cell.value);
+        p.fillRect(inner, fill);
+        textColour = fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245);
+        // The fraction with its count (2/3), or the loss with its replicates' spread.
+        text = fraction   ? QStringLiteral("%1/%2").arg(cell.learned).arg(cell.verdicts)
+               : critical ? QStringLiteral("η* %1").arg(std::pow(10.0, cell.value), 0, 'g', 2)
+                          : formatLoss(cell.value);
+        if (critical)
+            sub = QStringLiteral("%1–%2, %3")
+                      .arg(std::pow(10.0, cell.low), 0, 'g', 2)
+                      .arg(std::pow(10.0, cell.high), 0, 'g', 2)
+                      .arg(cell.note);
+        // The median with its range; the mean with its standard deviation and standard error.
+        // Their count only where cells differ in it (else the title says it once).
+        if (!fraction && !critical && cell.replicates > 1) {
+            sub = data.stat == HeatmapStat::Mean
+                      ? QStringLiteral("± %1 sd, ± %2 se")
+                            .arg(formatLoss(cell.sd), formatLoss(cell.se))
+                      : QStringLiteral("%1–%2").arg(formatLoss(cell.low), formatLoss(cell.high));
+            if (sharedCount != cell.replicates)
+                sub += QStringLiteral(" (n %1)").arg(cell.replicates);
+        }
+        if (cell.state == S::Running) {
+            if (!critical) sub = HeatmapView::tr("training…");
+            p.setPen(QPen(textColour, 1.2, Qt::DashLine));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(inner.adjusted(2, 2, -2, -2));
+        } else if (!cell.note.isEmpty() && !critical) {
+            sub = cell.note;
+        }
+        if (cell.split() && !critical) { // replicates disagree: a corner mark, and said
+            const double k = std::min(inner.width(), inner.height()) * 0.28;
+            QPolygonF corner;
+            corner << inner.topRight() << inner.topRight() - QPointF(k, 0)
+                   << inner.topRight() + QPointF(0, k);
+            p.setPen(Qt::NoPen);
+            p.setBrush(t.dark ? QColor(255, 170, 60) : QColor(230, 110, 0));
+            p.drawPolygon(corner);
+            if (sub.isEmpty() || fraction) sub = HeatmapView::tr("split");
+        }
+        break;
+    }
+    case S::Diverged:
+        p.fillRect(inner, t.dark ? QColor(110, 20, 25) : QColor(200, 50, 45));
+        hatch(p, inner, t.dark ? QColor(255, 255, 255, 60) : QColor(255, 255, 255, 90), 7, true);
+        textColour = QColor(255, 240, 240);
+        text = HeatmapView::tr("diverged");
+        sub = cell.note;
+        break;
+    case S::Failed:
+        p.fillRect(inner, t.dark ? QColor(80, 40, 90) : QColor(170, 120, 190));
+        hatch(p, inner, QColor(255, 255, 255, 80), 8, true, true);
+        textColour = QColor(255, 255, 255);
+        text = HeatmapView::tr("failed");
+        break;
+    case S::Skipped:
+        hatch(p, inner, QColor(t.muted.red(), t.muted.green(), t.muted.blue(), 110), 7, false);
+        p.setPen(QPen(t.muted, 1, Qt::DashLine));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(inner);
+        text = HeatmapView::tr("skipped");
+        textColour = t.foreground;
+        break;
+    case S::Stopped:
+        p.setPen(QPen(t.muted, 1));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(inner);
+        text = HeatmapView::tr("stopped");
+        textColour = t.muted;
+        break;
+    case S::Queued:
+        p.setPen(QPen(t.grid.darker(t.dark ? 70 : 120), 1));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(inner);
+        text = QStringLiteral("·");
+        textColour = t.muted;
+        break;
+    case S::Empty:
+        break;
+    }
+    return out;
+}
+
+// The value labels along both axes, and the axes' titles (their rows in core/session/SweepAxes.h).
+void paintAxisLabels(QPainter &p, const HeatmapLayout &l, const HeatmapData &data,
+                     const ChartTheme &t)
+{
+    p.setPen(t.foreground);
+    p.setFont(t.font(9));
+    for (int c = 0; c < data.columns(); ++c)
+        p.drawText(
+            QRectF(l.grid.left() + c * l.cellW, l.grid.bottom() + 2, l.cellW, 20 * t.fontScale),
+            Qt::AlignCenter, displayLabel(data.xLabels[c]));
+    for (int r = 0; r < data.rows(); ++r) {
+        const int drawRow = data.rows() - 1 - r;
+        p.drawText(QRectF(l.yTitle.right(), l.grid.top() + drawRow * l.cellH,
+                          l.grid.left() - l.yTitle.right() - 6, l.cellH),
+                   Qt::AlignRight | Qt::AlignVCenter, displayLabel(data.yLabels[r]));
+    }
+    p.setFont(t.font(10, true));
+    auto axisTitle = [](const std::string &axis) { // the axis's row (core/session/SweepAxes.h)
+        return QString::fromStdString(sweepAxisTitle(axis));
+    };
+    p.drawText(l.xTitle, Qt::AlignCenter, axisTitle(data.xAxis));
+    if (!data.yAxis.empty()) {
+        p.save();
+        p.translate(l.yTitle.center());
+        p.rotate(-90);
+        p.drawText(QRectF(-l.yTitle.height() / 2, -l.yTitle.width() / 2, l.yTitle.height(),
+                          l.yTitle.width()),
+                   Qt::AlignCenter, axisTitle(data.yAxis));
+        p.restore();
+    }
+}
+
+// Colour bar with ticks, plateau marks for the addition task, and what its scale is.
+void paintColourBar(QPainter &p, const QRectF &bar, const HeatmapData &data, const ChartTheme &t,
+                    const Session &session)
+{
+    const bool fraction = data.stat == HeatmapStat::LearnedFraction;
+    const bool critical = data.stat == HeatmapStat::CriticalLr;
+    // Colour bar with ticks, plateau marks for the addition task, and a legend of special
+    // cells.
+    const int steps = 64;
+    for (int i = 0; i < steps; ++i) {
+        const double f0 = double(i) / steps;
+        QRectF seg(bar.left(), bar.bottom() - (f0 + 1.0 / steps) * bar.height(), bar.width(),
+                   bar.height() / steps + 0.6);
+        p.fillRect(seg, viridis(fraction ? 1.0 - (f0 + 0.5 / steps) : f0 + 0.5 / steps));
+    }
+    p.setPen(QPen(t.muted, 1));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(bar);
+    p.setFont(t.font(8));
+    auto yOf = [&](double v) {
+        return bar.bottom() -
+               (v - data.vmin) / std::max(1e-12, data.vmax - data.vmin) * bar.height();
+    };
+    QList<std::pair<double, QString>> ticks;
+    if (fraction) {
+        ticks << std::make_pair(0.0, QStringLiteral("0"))
+              << std::make_pair(0.5, QStringLiteral("0.5"))
+              << std::make_pair(1.0, QStringLiteral("1"));
+    } else if (critical) { // whole decades of η
+        for (double e = std::ceil(data.vmin - 1e-9); e <= data.vmax + 1e-9; e += 1)
+            ticks << std::make_pair(e, QString::number(std::pow(10.0, e), 'g', 1));
+    } else {
+        ticks << std::make_pair(data.vmin, formatLoss(data.vmin))
+              << std::make_pair(data.vmax, formatLoss(data.vmax));
+        for (const auto &line : plateausOf(session))
+            ticks << std::make_pair(line.loss, QString::fromStdString(line.label));
+    }
+    for (const auto &[v, label] : ticks) {
+        if (v < data.vmin || v > data.vmax) continue;
+        const double y = yOf(v);
+        p.setPen(QPen(t.foreground, 1));
+        p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
+        p.drawText(QRectF(bar.right() + 6, y - 8 * t.fontScale, 80 * t.fontScale, 16 * t.fontScale),
+                   Qt::AlignLeft | Qt::AlignVCenter, label);
+    }
+    p.save();
+    p.translate(bar.left() - 6 * t.fontScale, bar.center().y());
+    p.rotate(-90);
+    p.setFont(t.font(8.5));
+    p.drawText(QRectF(-bar.height() / 2, -8 * t.fontScale, bar.height(), 14 * t.fontScale),
+               Qt::AlignCenter,
+               fraction   ? HeatmapView::tr("fraction learned")
+               : critical ? HeatmapView::tr("critical η* (log scale)")
+                          : HeatmapView::tr("test loss (%1)").arg(lossUnit(session)));
+    p.restore();
+}
 } // namespace
 
 QRectF HeatmapView::panelArea(const QRectF &area, int panel) const
@@ -478,14 +675,6 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
     p.setPen(t.foreground);
     m_elided += drawFittedText(p, l.titleRect, panelTitle, t.font(11, true), 7.0, Qt::AlignCenter);
 
-    // A fraction learned is drawn with the scale reversed, so that learned looks the same as a
-    // low loss does (dark), and not learned as the plateau (bright).
-    const bool fraction = data.stat == HeatmapStat::LearnedFraction;
-    const bool critical = data.stat == HeatmapStat::CriticalLr;
-    auto colourOf = [&](double v) {
-        const double f = (v - data.vmin) / std::max(1e-12, data.vmax - data.vmin);
-        return viridis(fraction ? 1.0 - f : f);
-    };
     QSet<int> selected(m_selected.begin(), m_selected.end());
     const int sharedCount = sharedReplicates();
     const QFont valueFont = t.font(std::clamp(l.cellH / 4.2 / t.fontScale, 6.5, 12.0));
@@ -497,96 +686,7 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
             QRectF rc(l.grid.left() + c * l.cellW, l.grid.top() + drawRow * l.cellH, l.cellW,
                       l.cellH);
             QRectF inner = rc.adjusted(1.5, 1.5, -1.5, -1.5);
-            QString text, sub;
-            QColor textColour = t.foreground;
-            using S = HeatmapCell::State;
-            switch (cell.state) {
-            case S::Value:
-            case S::Running: {
-                const QColor fill = colourOf(cell.value);
-                p.fillRect(inner, fill);
-                textColour = fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245);
-                // The fraction with its count (2/3), or the loss with its replicates' spread.
-                text = fraction ? QStringLiteral("%1/%2").arg(cell.learned).arg(cell.verdicts)
-                       : critical
-                           ? QStringLiteral("η* %1").arg(std::pow(10.0, cell.value), 0, 'g', 2)
-                           : formatLoss(cell.value);
-                if (critical)
-                    sub = QStringLiteral("%1–%2, %3")
-                              .arg(std::pow(10.0, cell.low), 0, 'g', 2)
-                              .arg(std::pow(10.0, cell.high), 0, 'g', 2)
-                              .arg(cell.note);
-                // The median with its range; the mean with its standard deviation and standard error.
-                // Their count only where cells differ in it (else the title says it once).
-                if (!fraction && !critical && cell.replicates > 1) {
-                    sub = data.stat == HeatmapStat::Mean
-                              ? QStringLiteral("± %1 sd, ± %2 se")
-                                    .arg(formatLoss(cell.sd), formatLoss(cell.se))
-                              : QStringLiteral("%1–%2").arg(formatLoss(cell.low),
-                                                            formatLoss(cell.high));
-                    if (sharedCount != cell.replicates)
-                        sub += QStringLiteral(" (n %1)").arg(cell.replicates);
-                }
-                if (cell.state == S::Running) {
-                    if (!critical) sub = tr("training…");
-                    p.setPen(QPen(textColour, 1.2, Qt::DashLine));
-                    p.setBrush(Qt::NoBrush);
-                    p.drawRect(inner.adjusted(2, 2, -2, -2));
-                } else if (!cell.note.isEmpty() && !critical) {
-                    sub = cell.note;
-                }
-                if (cell.split() && !critical) { // replicates disagree: a corner mark, and said
-                    const double k = std::min(inner.width(), inner.height()) * 0.28;
-                    QPolygonF corner;
-                    corner << inner.topRight() << inner.topRight() - QPointF(k, 0)
-                           << inner.topRight() + QPointF(0, k);
-                    p.setPen(Qt::NoPen);
-                    p.setBrush(t.dark ? QColor(255, 170, 60) : QColor(230, 110, 0));
-                    p.drawPolygon(corner);
-                    if (sub.isEmpty() || fraction) sub = tr("split");
-                }
-                break;
-            }
-            case S::Diverged:
-                p.fillRect(inner, t.dark ? QColor(110, 20, 25) : QColor(200, 50, 45));
-                hatch(p, inner, t.dark ? QColor(255, 255, 255, 60) : QColor(255, 255, 255, 90), 7,
-                      true);
-                textColour = QColor(255, 240, 240);
-                text = tr("diverged");
-                sub = cell.note;
-                break;
-            case S::Failed:
-                p.fillRect(inner, t.dark ? QColor(80, 40, 90) : QColor(170, 120, 190));
-                hatch(p, inner, QColor(255, 255, 255, 80), 8, true, true);
-                textColour = QColor(255, 255, 255);
-                text = tr("failed");
-                break;
-            case S::Skipped:
-                hatch(p, inner, QColor(t.muted.red(), t.muted.green(), t.muted.blue(), 110), 7,
-                      false);
-                p.setPen(QPen(t.muted, 1, Qt::DashLine));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(inner);
-                text = tr("skipped");
-                textColour = t.foreground;
-                break;
-            case S::Stopped:
-                p.setPen(QPen(t.muted, 1));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(inner);
-                text = tr("stopped");
-                textColour = t.muted;
-                break;
-            case S::Queued:
-                p.setPen(QPen(t.grid.darker(t.dark ? 70 : 120), 1));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(inner);
-                text = QStringLiteral("·");
-                textColour = t.muted;
-                break;
-            case S::Empty:
-                break;
-            }
+            const auto [text, sub, textColour] = paintCell(p, inner, cell, data, t, sharedCount);
             bool isSelected = false;
             for (int i : cell.runs) isSelected = isSelected || selected.contains(i);
             if (isSelected) {
@@ -611,87 +711,8 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
         }
     }
 
-    // Axis labels and titles.
-    p.setPen(t.foreground);
-    p.setFont(t.font(9));
-    for (int c = 0; c < data.columns(); ++c)
-        p.drawText(
-            QRectF(l.grid.left() + c * l.cellW, l.grid.bottom() + 2, l.cellW, 20 * t.fontScale),
-            Qt::AlignCenter, displayLabel(data.xLabels[c]));
-    for (int r = 0; r < data.rows(); ++r) {
-        const int drawRow = data.rows() - 1 - r;
-        p.drawText(QRectF(l.yTitle.right(), l.grid.top() + drawRow * l.cellH,
-                          l.grid.left() - l.yTitle.right() - 6, l.cellH),
-                   Qt::AlignRight | Qt::AlignVCenter, displayLabel(data.yLabels[r]));
-    }
-    p.setFont(t.font(10, true));
-    auto axisTitle = [](const std::string &axis) { // the axis's row (core/session/SweepAxes.h)
-        return QString::fromStdString(sweepAxisTitle(axis));
-    };
-    p.drawText(l.xTitle, Qt::AlignCenter, axisTitle(data.xAxis));
-    if (!data.yAxis.empty()) {
-        p.save();
-        p.translate(l.yTitle.center());
-        p.rotate(-90);
-        p.drawText(QRectF(-l.yTitle.height() / 2, -l.yTitle.width() / 2, l.yTitle.height(),
-                          l.yTitle.width()),
-                   Qt::AlignCenter, axisTitle(data.yAxis));
-        p.restore();
-    }
-
-    if (colourBar) {
-        // Colour bar with ticks, plateau marks for the addition task, and a legend of special
-        // cells.
-        const QRectF bar = l.colourBar;
-        const int steps = 64;
-        for (int i = 0; i < steps; ++i) {
-            const double f0 = double(i) / steps;
-            QRectF seg(bar.left(), bar.bottom() - (f0 + 1.0 / steps) * bar.height(), bar.width(),
-                       bar.height() / steps + 0.6);
-            p.fillRect(seg, viridis(fraction ? 1.0 - (f0 + 0.5 / steps) : f0 + 0.5 / steps));
-        }
-        p.setPen(QPen(t.muted, 1));
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(bar);
-        p.setFont(t.font(8));
-        auto yOf = [&](double v) {
-            return bar.bottom() -
-                   (v - data.vmin) / std::max(1e-12, data.vmax - data.vmin) * bar.height();
-        };
-        QList<std::pair<double, QString>> ticks;
-        if (fraction) {
-            ticks << std::make_pair(0.0, QStringLiteral("0"))
-                  << std::make_pair(0.5, QStringLiteral("0.5"))
-                  << std::make_pair(1.0, QStringLiteral("1"));
-        } else if (critical) { // whole decades of η
-            for (double e = std::ceil(data.vmin - 1e-9); e <= data.vmax + 1e-9; e += 1)
-                ticks << std::make_pair(e, QString::number(std::pow(10.0, e), 'g', 1));
-        } else {
-            ticks << std::make_pair(data.vmin, formatLoss(data.vmin))
-                  << std::make_pair(data.vmax, formatLoss(data.vmax));
-            for (const auto &line : plateausOf(m_model->session()))
-                ticks << std::make_pair(line.loss, QString::fromStdString(line.label));
-        }
-        for (const auto &[v, label] : ticks) {
-            if (v < data.vmin || v > data.vmax) continue;
-            const double y = yOf(v);
-            p.setPen(QPen(t.foreground, 1));
-            p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
-            p.drawText(
-                QRectF(bar.right() + 6, y - 8 * t.fontScale, 80 * t.fontScale, 16 * t.fontScale),
-                Qt::AlignLeft | Qt::AlignVCenter, label);
-        }
-        p.save();
-        p.translate(bar.left() - 6 * t.fontScale, bar.center().y());
-        p.rotate(-90);
-        p.setFont(t.font(8.5));
-        p.drawText(QRectF(-bar.height() / 2, -8 * t.fontScale, bar.height(), 14 * t.fontScale),
-                   Qt::AlignCenter,
-                   fraction   ? tr("fraction learned")
-                   : critical ? tr("critical η* (log scale)")
-                              : tr("test loss (%1)").arg(lossUnit(m_model->session())));
-        p.restore();
-    }
+    paintAxisLabels(p, l, data, t);
+    if (colourBar) paintColourBar(p, l.colourBar, data, t, m_model->session());
     bool anyTraining = false;
     for (const auto &c : data.cells)
         anyTraining = anyTraining || c.state == HeatmapCell::State::Running;
