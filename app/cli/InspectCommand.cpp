@@ -34,6 +34,242 @@ void writeText(const std::string &path, const std::string &text)
     writeFileAtomic(path, text, false);
 }
 
+// One run inspected at one checkpoint: what every output is made of.
+struct Inspection {
+    std::string session, checkpoint, reason, out;
+    int row = 0;
+    int64_t step = 0, totalHeads = 0;
+    double testLoss = 0, loggedTestLoss = 0;
+    AttentionMaps maps;
+    AblationMode mode = AblationMode::Zero;
+    std::vector<HeadStat> stats;
+    std::vector<HeadAblation> ablation;
+    std::vector<PruningStep> pruning;
+    std::vector<std::string> extras; // the task's own metrics, as delta_NAME columns
+};
+
+// The checkpoint asked for (--step), or the newest that reads whole and is this run's (checksum,
+// config, ranges): a damaged or foreign one is named and passed over. nullptr, said, when none.
+const CheckpointInfo *chooseCheckpoint(const std::vector<CheckpointInfo> &found,
+                                       const SessionRun &run, long long wanted, int row,
+                                       const std::string &dir)
+{
+    const CheckpointInfo *chosen = nullptr;
+    if (wanted < 0) {
+        for (const auto &c : found) {
+            try {
+                loadCheckpoint(c.path, &run.config);
+                chosen = &c;
+                break;
+            } catch (const SessionError &e) {
+                std::fprintf(stderr, "%s; an earlier checkpoint is used\n", e.what());
+            }
+        }
+        if (!chosen) {
+            std::fprintf(stderr, "headlab-cli inspect: run %d has no readable checkpoint in %s\n",
+                         row, dir.c_str());
+            return nullptr;
+        }
+    } else {
+        std::string steps;
+        for (const auto &c : found) {
+            if (c.step == wanted) chosen = &c;
+            steps = std::to_string(c.step) + (steps.empty() ? "" : ", ") + steps;
+        }
+        if (!chosen) {
+            std::fprintf(
+                stderr,
+                "headlab-cli inspect: run %d has no checkpoint at step %lld; it has steps %s\n",
+                row, wanted, steps.c_str());
+            return nullptr;
+        }
+    }
+    return chosen;
+}
+
+// attention.csv, head_stats.csv, ablation.csv and pruning.csv in the inspection's folder.
+void writeInspectionCsv(const Inspection &x)
+{
+    std::filesystem::create_directories(x.out);
+    {
+        std::ostringstream csv;
+        csv << "layer,head,query,key,query_label,key_label,weight\n";
+        for (size_t l = 0; l < x.maps.weights.size(); ++l)
+            for (int64_t h = 0; h < x.maps.heads[l]; ++h)
+                for (int64_t q = 0; q < x.maps.queries; ++q)
+                    for (int64_t k = 0; k < x.maps.keys; ++k)
+                        csv << l << ',' << h << ',' << q << ',' << k << ','
+                            << csvField(x.maps.labels[size_t(q)]) << ','
+                            << csvField(x.maps.labels[size_t(k)]) << ','
+                            << number(x.maps.at(l, h, q, k)) << '\n';
+        writeText(x.out + "/attention.csv", csv.str());
+    }
+    std::vector<std::string> statNames;
+    for (const auto &s : headStatTable()) statNames.push_back(s.name);
+    {
+        std::ostringstream csv;
+        csv << "layer,head";
+        for (const auto &n : statNames) csv << ',' << n;
+        csv << '\n';
+        for (const auto &s : x.stats) {
+            csv << s.layer << ',' << s.head;
+            for (const auto &n : statNames)
+                csv << ',' << (s.values.count(n) ? number(s.values.at(n)) : "");
+            csv << '\n';
+        }
+        writeText(x.out + "/head_stats.csv", csv.str());
+    }
+    {
+        std::ostringstream csv;
+        csv << "layer,head,mode,test_loss,delta";
+        for (const auto &e : x.extras) csv << ",delta_" << e;
+        csv << '\n';
+        for (const auto &r : x.ablation) {
+            csv << r.layer << ',' << r.head << ',' << toString(x.mode) << ',' << number(r.testLoss)
+                << ',' << number(r.delta);
+            for (const auto &e : x.extras) csv << ',' << number(r.extraDelta.at(e));
+            csv << '\n';
+        }
+        writeText(x.out + "/ablation.csv", csv.str());
+    }
+    if (!x.pruning.empty()) {
+        std::ostringstream csv;
+        csv << "removed,fraction,test_loss,layer,head\n";
+        for (const auto &p : x.pruning)
+            csv << p.removed << ',' << number(p.fraction) << ',' << number(p.testLoss) << ','
+                << p.layer << ',' << p.head << '\n';
+        writeText(x.out + "/pruning.csv", csv.str());
+    }
+    fsyncDirectory(x.out);
+}
+
+// The whole inspection as one JSON document (--json).
+void printInspectionJson(const Inspection &x)
+{
+    json j;
+    j["session"] = x.session;
+    j["run"] = x.row;
+    j["checkpoint"] = x.checkpoint;
+    j["step"] = x.step;
+    j["logged_test_loss"] = x.loggedTestLoss;
+    j["test_loss"] = x.testLoss;
+    j["input"] = x.maps.description;
+    j["labels"] = x.maps.labels;
+    j["focus_row"] = x.maps.focusRow;
+    if (x.maps.probability >= 0) {
+        j["prediction"] = x.maps.prediction;
+        j["probability"] = x.maps.probability;
+    }
+    json layers = json::array();
+    for (size_t l = 0; l < x.maps.weights.size(); ++l) {
+        json heads = json::array();
+        for (int64_t h = 0; h < x.maps.heads[l]; ++h) {
+            json rows = json::array();
+            for (int64_t q = 0; q < x.maps.queries; ++q) {
+                json row = json::array();
+                for (int64_t k = 0; k < x.maps.keys; ++k) row.push_back(x.maps.at(l, h, q, k));
+                rows.push_back(row);
+            }
+            heads.push_back(rows);
+        }
+        layers.push_back(heads);
+    }
+    j["attention"] = layers; // [layer][head][query][key]
+    json st = json::array();
+    for (const auto &s : x.stats) {
+        json e = {{"layer", s.layer}, {"head", s.head}};
+        for (const auto &[k, v] : s.values) e[k] = v;
+        st.push_back(e);
+    }
+    j["head_stats"] = st;
+    json ab = json::array();
+    for (const auto &r : x.ablation) {
+        json e = {
+            {"layer", r.layer}, {"head", r.head}, {"test_loss", r.testLoss}, {"delta", r.delta}};
+        for (const auto &[k, v] : r.extraDelta) e["delta_" + k] = v;
+        ab.push_back(e);
+    }
+    j["ablation"] = {{"mode", toString(x.mode)}, {"heads", ab}};
+    json pr = json::array();
+    for (const auto &p : x.pruning)
+        pr.push_back({{"removed", p.removed},
+                      {"fraction", p.fraction},
+                      {"test_loss", p.testLoss},
+                      {"layer", p.layer},
+                      {"head", p.head}});
+    j["pruning"] = pr;
+    j["csv"] = x.out;
+    std::printf("%s\n", j.dump(1).c_str());
+}
+
+// The tables, for a terminal: the attention row, the statistics, ablation and pruning.
+void printInspection(const Inspection &x)
+{
+    std::printf("run %d at step %lld (%s), %s\n", x.row, static_cast<long long>(x.step),
+                x.reason.c_str(), x.checkpoint.c_str());
+    std::printf("test loss %s (logged %s)\n\n", number(x.testLoss).c_str(),
+                number(x.loggedTestLoss).c_str());
+    std::printf("attention on %s\n", x.maps.description.c_str());
+    if (x.maps.probability >= 0)
+        std::printf("the model predicts '%s' (probability %s)\n", x.maps.prediction.c_str(),
+                    number(x.maps.probability).c_str());
+    const int64_t shownRow = x.maps.focusRow >= 0 ? x.maps.focusRow : x.maps.queries - 1;
+    std::printf("row of position %lld (%s); the three keys it weighs most:\n",
+                static_cast<long long>(shownRow), x.maps.labels[size_t(shownRow)].c_str());
+    for (size_t l = 0; l < x.maps.weights.size(); ++l)
+        for (int64_t h = 0; h < x.maps.heads[l]; ++h) {
+            std::vector<std::pair<float, int64_t>> row;
+            for (int64_t k = 0; k < x.maps.keys; ++k)
+                row.push_back({x.maps.at(l, h, shownRow, k), k});
+            std::sort(row.rbegin(), row.rend());
+            std::printf("  layer %zu head %2lld:", l, static_cast<long long>(h));
+            for (size_t i = 0; i < std::min<size_t>(3, row.size()); ++i)
+                std::printf("  %s@%lld %.2f", x.maps.labels[size_t(row[i].second)].c_str(),
+                            static_cast<long long>(row[i].second), row[i].first);
+            std::printf("\n");
+        }
+    // One column per row of the statistics table (core/metrics: headStatTable).
+    std::printf("\n%-5s %-4s", "layer", "head");
+    for (const auto &row : headStatTable()) std::printf(" %10s", row.column);
+    std::printf("\n");
+    for (const auto &s : x.stats) {
+        std::printf("%-5lld %-4lld", static_cast<long long>(s.layer),
+                    static_cast<long long>(s.head));
+        for (const auto &row : headStatTable())
+            std::printf(" %10s",
+                        s.values.count(row.name) ? number(s.values.at(row.name)).c_str() : "-");
+        std::printf("\n");
+    }
+    std::printf("\nablation (%s): test loss with each head removed\n%-5s %-4s %10s %10s",
+                toString(x.mode), "layer", "head", "test_loss", "delta");
+    for (const auto &e : x.extras) std::printf(" %14s", ("d " + e).c_str());
+    std::printf("\n");
+    for (const auto &r : x.ablation) {
+        std::printf("%-5lld %-4lld %10s %+10.4f", static_cast<long long>(r.layer),
+                    static_cast<long long>(r.head), number(r.testLoss).c_str(), r.delta);
+        for (const auto &e : x.extras) std::printf(" %+14.4f", r.extraDelta.at(e));
+        std::printf("\n");
+    }
+    if (!x.pruning.empty()) {
+        int64_t cheap = 0;
+        for (const auto &p : x.pruning)
+            if (p.testLoss - x.pruning.front().testLoss < 0.05) cheap = p.removed;
+        std::printf("\npruning (greedy, least important first): %lld of %lld heads go for less "
+                    "than 0.05 nats\n",
+                    static_cast<long long>(cheap), static_cast<long long>(x.totalHeads));
+        for (const auto &p : x.pruning)
+            std::printf("  %3lld removed (%5.1f%%)  test loss %s%s\n",
+                        static_cast<long long>(p.removed), 100 * p.fraction,
+                        number(p.testLoss).c_str(),
+                        p.layer >= 0 ? ("  (layer " + std::to_string(p.layer) + " head " +
+                                        std::to_string(p.head) + ")")
+                                           .c_str()
+                                     : "");
+    }
+    std::printf("\nCSV: %s/{attention,head_stats,ablation%s}.csv\n", x.out.c_str(),
+                x.pruning.empty() ? "" : ",pruning");
+}
+
 } // namespace
 
 int inspectCommand(const InspectArguments &a)
@@ -61,39 +297,8 @@ int inspectCommand(const InspectArguments &a)
                          row, dir.c_str());
             return kExitBadInput;
         }
-        const CheckpointInfo *chosen = nullptr;
-        if (a.step < 0) {
-            // The newest that reads whole and is this run's (checksum, config, ranges); a damaged or
-            // foreign one is named and passed over.
-            for (const auto &c : found) {
-                try {
-                    loadCheckpoint(c.path, &run.config);
-                    chosen = &c;
-                    break;
-                } catch (const SessionError &e) {
-                    std::fprintf(stderr, "%s; an earlier checkpoint is used\n", e.what());
-                }
-            }
-            if (!chosen) {
-                std::fprintf(stderr,
-                             "headlab-cli inspect: run %d has no readable checkpoint in %s\n", row,
-                             dir.c_str());
-                return kExitBadInput;
-            }
-        } else {
-            std::string steps;
-            for (const auto &c : found) {
-                if (c.step == a.step) chosen = &c;
-                steps = std::to_string(c.step) + (steps.empty() ? "" : ", ") + steps;
-            }
-            if (!chosen) {
-                std::fprintf(
-                    stderr,
-                    "headlab-cli inspect: run %d has no checkpoint at step %lld; it has steps %s\n",
-                    row, a.step, steps.c_str());
-                return kExitBadInput;
-            }
-        }
+        const CheckpointInfo *chosen = chooseCheckpoint(found, run, a.step, row, dir);
+        if (!chosen) return kExitBadInput;
         const HeadInspector inspector(chosen->path, a.device, &run.config);
         const std::string input = a.input.empty() ? inspector.exampleInput() : a.input;
         AttentionMaps maps;
@@ -103,200 +308,36 @@ int inspectCommand(const InspectArguments &a)
             std::fprintf(stderr, "headlab-cli inspect: --input %s\n", e.what());
             return kExitBadInput;
         }
-        const AblationMode mode = a.ablation == "mean" ? AblationMode::Mean : AblationMode::Zero;
-        const auto stats = inspector.statistics();
-        const auto base = inspector.baseline();
-        const auto ablation = inspector.ablate(mode);
-        const auto pruning = a.prune ? inspector.prune(mode) : std::vector<PruningStep>{};
+        Inspection x;
+        x.session = a.session;
+        x.checkpoint = chosen->path;
+        x.reason = chosen->reason;
+        x.row = row;
+        x.step = inspector.step();
+        x.totalHeads = inspector.totalHeads();
+        x.loggedTestLoss = inspector.loggedTestLoss();
+        x.testLoss = inspector.baseline().at("test_loss");
+        x.maps = std::move(maps);
+        x.mode = a.ablation == "mean" ? AblationMode::Mean : AblationMode::Zero;
+        x.stats = inspector.statistics();
+        x.ablation = inspector.ablate(x.mode);
+        if (a.prune) x.pruning = inspector.prune(x.mode);
+        if (!x.ablation.empty())
+            for (const auto &[name, v] : x.ablation.front().extraDelta) x.extras.push_back(name);
 
         // CSV files.
-        std::string out = a.output;
-        if (out.empty()) {
+        x.out = a.output;
+        if (x.out.empty()) {
             std::string hash = runFileName(run.config);
             hash.resize(hash.size() - 5);
-            out = resultsDirFor(a.session) + "/inspect/" + hash + "-step-" +
-                  std::to_string(inspector.step());
+            x.out = resultsDirFor(a.session) + "/inspect/" + hash + "-step-" +
+                    std::to_string(inspector.step());
         }
-        std::filesystem::create_directories(out);
-        {
-            std::ostringstream csv;
-            csv << "layer,head,query,key,query_label,key_label,weight\n";
-            for (size_t l = 0; l < maps.weights.size(); ++l)
-                for (int64_t h = 0; h < maps.heads[l]; ++h)
-                    for (int64_t q = 0; q < maps.queries; ++q)
-                        for (int64_t k = 0; k < maps.keys; ++k)
-                            csv << l << ',' << h << ',' << q << ',' << k << ','
-                                << csvField(maps.labels[size_t(q)]) << ','
-                                << csvField(maps.labels[size_t(k)]) << ','
-                                << number(maps.at(l, h, q, k)) << '\n';
-            writeText(out + "/attention.csv", csv.str());
-        }
-        std::vector<std::string> statNames;
-        for (const auto &s : headStatTable()) statNames.push_back(s.name);
-        {
-            std::ostringstream csv;
-            csv << "layer,head";
-            for (const auto &n : statNames) csv << ',' << n;
-            csv << '\n';
-            for (const auto &s : stats) {
-                csv << s.layer << ',' << s.head;
-                for (const auto &n : statNames)
-                    csv << ',' << (s.values.count(n) ? number(s.values.at(n)) : "");
-                csv << '\n';
-            }
-            writeText(out + "/head_stats.csv", csv.str());
-        }
-        std::vector<std::string> extras;
-        if (!ablation.empty())
-            for (const auto &[name, v] : ablation.front().extraDelta) extras.push_back(name);
-        {
-            std::ostringstream csv;
-            csv << "layer,head,mode,test_loss,delta";
-            for (const auto &e : extras) csv << ",delta_" << e;
-            csv << '\n';
-            for (const auto &r : ablation) {
-                csv << r.layer << ',' << r.head << ',' << toString(mode) << ','
-                    << number(r.testLoss) << ',' << number(r.delta);
-                for (const auto &e : extras) csv << ',' << number(r.extraDelta.at(e));
-                csv << '\n';
-            }
-            writeText(out + "/ablation.csv", csv.str());
-        }
-        if (!pruning.empty()) {
-            std::ostringstream csv;
-            csv << "removed,fraction,test_loss,layer,head\n";
-            for (const auto &p : pruning)
-                csv << p.removed << ',' << number(p.fraction) << ',' << number(p.testLoss) << ','
-                    << p.layer << ',' << p.head << '\n';
-            writeText(out + "/pruning.csv", csv.str());
-        }
-        fsyncDirectory(out);
-
-        if (a.json) {
-            json j;
-            j["session"] = a.session;
-            j["run"] = row;
-            j["checkpoint"] = chosen->path;
-            j["step"] = inspector.step();
-            j["logged_test_loss"] = inspector.loggedTestLoss();
-            j["test_loss"] = base.at("test_loss");
-            j["input"] = maps.description;
-            j["labels"] = maps.labels;
-            j["focus_row"] = maps.focusRow;
-            if (maps.probability >= 0) {
-                j["prediction"] = maps.prediction;
-                j["probability"] = maps.probability;
-            }
-            json layers = json::array();
-            for (size_t l = 0; l < maps.weights.size(); ++l) {
-                json heads = json::array();
-                for (int64_t h = 0; h < maps.heads[l]; ++h) {
-                    json rows = json::array();
-                    for (int64_t q = 0; q < maps.queries; ++q) {
-                        json row = json::array();
-                        for (int64_t k = 0; k < maps.keys; ++k) row.push_back(maps.at(l, h, q, k));
-                        rows.push_back(row);
-                    }
-                    heads.push_back(rows);
-                }
-                layers.push_back(heads);
-            }
-            j["attention"] = layers; // [layer][head][query][key]
-            json st = json::array();
-            for (const auto &s : stats) {
-                json e = {{"layer", s.layer}, {"head", s.head}};
-                for (const auto &[k, v] : s.values) e[k] = v;
-                st.push_back(e);
-            }
-            j["head_stats"] = st;
-            json ab = json::array();
-            for (const auto &r : ablation) {
-                json e = {{"layer", r.layer},
-                          {"head", r.head},
-                          {"test_loss", r.testLoss},
-                          {"delta", r.delta}};
-                for (const auto &[k, v] : r.extraDelta) e["delta_" + k] = v;
-                ab.push_back(e);
-            }
-            j["ablation"] = {{"mode", toString(mode)}, {"heads", ab}};
-            json pr = json::array();
-            for (const auto &p : pruning)
-                pr.push_back({{"removed", p.removed},
-                              {"fraction", p.fraction},
-                              {"test_loss", p.testLoss},
-                              {"layer", p.layer},
-                              {"head", p.head}});
-            j["pruning"] = pr;
-            j["csv"] = out;
-            std::printf("%s\n", j.dump(1).c_str());
-            return kExitOk;
-        }
-
-        // The tables, for a terminal.
-        std::printf("run %d at step %lld (%s), %s\n", row, static_cast<long long>(inspector.step()),
-                    chosen->reason.c_str(), chosen->path.c_str());
-        std::printf("test loss %s (logged %s)\n\n", number(base.at("test_loss")).c_str(),
-                    number(inspector.loggedTestLoss()).c_str());
-        std::printf("attention on %s\n", maps.description.c_str());
-        if (maps.probability >= 0)
-            std::printf("the model predicts '%s' (probability %s)\n", maps.prediction.c_str(),
-                        number(maps.probability).c_str());
-        const int64_t shownRow = maps.focusRow >= 0 ? maps.focusRow : maps.queries - 1;
-        std::printf("row of position %lld (%s); the three keys it weighs most:\n",
-                    static_cast<long long>(shownRow), maps.labels[size_t(shownRow)].c_str());
-        for (size_t l = 0; l < maps.weights.size(); ++l)
-            for (int64_t h = 0; h < maps.heads[l]; ++h) {
-                std::vector<std::pair<float, int64_t>> row;
-                for (int64_t k = 0; k < maps.keys; ++k)
-                    row.push_back({maps.at(l, h, shownRow, k), k});
-                std::sort(row.rbegin(), row.rend());
-                std::printf("  layer %zu head %2lld:", l, static_cast<long long>(h));
-                for (size_t i = 0; i < std::min<size_t>(3, row.size()); ++i)
-                    std::printf("  %s@%lld %.2f", maps.labels[size_t(row[i].second)].c_str(),
-                                static_cast<long long>(row[i].second), row[i].first);
-                std::printf("\n");
-            }
-        // One column per row of the statistics table (core/metrics: headStatTable).
-        std::printf("\n%-5s %-4s", "layer", "head");
-        for (const auto &row : headStatTable()) std::printf(" %10s", row.column);
-        std::printf("\n");
-        for (const auto &s : stats) {
-            std::printf("%-5lld %-4lld", static_cast<long long>(s.layer),
-                        static_cast<long long>(s.head));
-            for (const auto &row : headStatTable())
-                std::printf(" %10s",
-                            s.values.count(row.name) ? number(s.values.at(row.name)).c_str() : "-");
-            std::printf("\n");
-        }
-        std::printf("\nablation (%s): test loss with each head removed\n%-5s %-4s %10s %10s",
-                    toString(mode), "layer", "head", "test_loss", "delta");
-        for (const auto &e : extras) std::printf(" %14s", ("d " + e).c_str());
-        std::printf("\n");
-        for (const auto &r : ablation) {
-            std::printf("%-5lld %-4lld %10s %+10.4f", static_cast<long long>(r.layer),
-                        static_cast<long long>(r.head), number(r.testLoss).c_str(), r.delta);
-            for (const auto &e : extras) std::printf(" %+14.4f", r.extraDelta.at(e));
-            std::printf("\n");
-        }
-        if (!pruning.empty()) {
-            int64_t cheap = 0;
-            for (const auto &p : pruning)
-                if (p.testLoss - pruning.front().testLoss < 0.05) cheap = p.removed;
-            std::printf("\npruning (greedy, least important first): %lld of %lld heads go for less "
-                        "than 0.05 nats\n",
-                        static_cast<long long>(cheap),
-                        static_cast<long long>(inspector.totalHeads()));
-            for (const auto &p : pruning)
-                std::printf("  %3lld removed (%5.1f%%)  test loss %s%s\n",
-                            static_cast<long long>(p.removed), 100 * p.fraction,
-                            number(p.testLoss).c_str(),
-                            p.layer >= 0 ? ("  (layer " + std::to_string(p.layer) + " head " +
-                                            std::to_string(p.head) + ")")
-                                               .c_str()
-                                         : "");
-        }
-        std::printf("\nCSV: %s/{attention,head_stats,ablation%s}.csv\n", out.c_str(),
-                    pruning.empty() ? "" : ",pruning");
+        writeInspectionCsv(x);
+        if (a.json)
+            printInspectionJson(x);
+        else
+            printInspection(x);
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());
         return kExitBadInput;
