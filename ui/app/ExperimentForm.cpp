@@ -820,6 +820,45 @@ void ExperimentForm::loadFrom(const Session &session)
     if (dModels.empty()) dModels.push_back(double(b.model.dModel));
     m_dModels->setText(joinNumbers(dModels));
 
+    loadHeads(session);
+
+    m_headDimRule->setCurrentIndex(b.model.headDim > 0 ? 1 : 0);
+    m_headDim->setEnabled(b.model.headDim > 0);
+    m_headDim->setValue(int(b.model.headDim > 0 ? b.model.headDim : 8));
+    m_logitScale->setCurrentIndex(int(b.model.logitScale));
+    m_qkRule->setChecked(b.qkRule.enabled);
+    m_qkRef->setValue(b.qkRule.referenceHeadDim);
+    loadStabilizers(session);
+
+    m_phases->setRowCount(0);
+    for (const auto &p : b.phases) addPhaseRow(p);
+
+    std::vector<double> lrs;
+    if (const auto *a = findAxis(session, "lr"))
+        for (const auto &v : a->values) lrs.push_back(v.number);
+    if (lrs.empty()) lrs.push_back(b.lr);
+    m_lrs->setText(joinNumbers(lrs));
+    QStringList seeds;
+    if (const auto *a = findAxis(session, "seed"))
+        for (const auto &v : a->values) seeds << QString::fromStdString(v.label());
+    if (seeds.empty()) seeds << QString::number(qulonglong(b.initSeed));
+    m_seeds->setText(seeds.join(QStringLiteral(", ")));
+    loadSearch(session);
+    m_evalEvery->setValue(int(b.evalEvery));
+    const int di = m_device->findText(QString::fromStdString(b.device));
+    m_device->setCurrentIndex(di >= 0 ? di : 0);
+    showAxesNotEdited(session);
+
+    m_pendingOverride = -1;
+    m_loading = false;
+    check();
+}
+
+// The head counts: a list of counts, or per-layer schedules (either from the heads axis, else
+// the experiment's own heads).
+void ExperimentForm::loadHeads(const Session &session)
+{
+    const RunConfig &b = session.base;
     std::vector<double> heads;
     std::vector<std::vector<int64_t>> schedules;
     if (const auto *a = findAxis(session, "heads")) {
@@ -845,45 +884,29 @@ void ExperimentForm::loadFrom(const Session &session)
     m_headsSame->setChecked(!scheduleMode);
     m_heads->setVisible(!scheduleMode);
     m_schedules->setVisible(scheduleMode);
+}
 
-    m_headDimRule->setCurrentIndex(b.model.headDim > 0 ? 1 : 0);
-    m_headDim->setEnabled(b.model.headDim > 0);
-    m_headDim->setValue(int(b.model.headDim > 0 ? b.model.headDim : 8));
-    m_logitScale->setCurrentIndex(int(b.model.logitScale));
-    m_qkRule->setChecked(b.qkRule.enabled);
-    m_qkRef->setValue(b.qkRule.referenceHeadDim);
-    loadStabilizers(session);
+// The boundary search's fields: its axis and range (a new search's default range), replicates,
+// interval and budget.
+void ExperimentForm::loadSearch(const Session &session)
+{
+    const SearchSpec spec = session.search.value_or(SearchSpec{});
+    m_search->setChecked(session.search.has_value());
+    m_searchAxis->setCurrentIndex(
+        std::max(0, m_searchAxis->findData(QString::fromStdString(spec.axis))));
+    const auto [low, high] =
+        session.search ? std::pair(spec.low, spec.high) : defaultSearchRange(spec.axis);
+    m_searchFrom->setText(exactNumber(low));
+    m_searchTo->setText(exactNumber(high));
+    m_searchReplicates->setValue(spec.replicates);
+    m_searchWidth->setValue(spec.intervalWidth);
+    m_searchBudget->setValue(spec.budget);
+}
 
-    m_phases->setRowCount(0);
-    for (const auto &p : b.phases) addPhaseRow(p);
-
-    std::vector<double> lrs;
-    if (const auto *a = findAxis(session, "lr"))
-        for (const auto &v : a->values) lrs.push_back(v.number);
-    if (lrs.empty()) lrs.push_back(b.lr);
-    m_lrs->setText(joinNumbers(lrs));
-    QStringList seeds;
-    if (const auto *a = findAxis(session, "seed"))
-        for (const auto &v : a->values) seeds << QString::fromStdString(v.label());
-    if (seeds.empty()) seeds << QString::number(qulonglong(b.initSeed));
-    m_seeds->setText(seeds.join(QStringLiteral(", ")));
-    {
-        const SearchSpec spec = session.search.value_or(SearchSpec{});
-        m_search->setChecked(session.search.has_value());
-        m_searchAxis->setCurrentIndex(
-            std::max(0, m_searchAxis->findData(QString::fromStdString(spec.axis))));
-        const auto [low, high] =
-            session.search ? std::pair(spec.low, spec.high) : defaultSearchRange(spec.axis);
-        m_searchFrom->setText(exactNumber(low));
-        m_searchTo->setText(exactNumber(high));
-        m_searchReplicates->setValue(spec.replicates);
-        m_searchWidth->setValue(spec.intervalWidth);
-        m_searchBudget->setValue(spec.budget);
-    }
-    m_evalEvery->setValue(int(b.evalEvery));
-    const int di = m_device->findText(QString::fromStdString(b.device));
-    m_device->setCurrentIndex(di >= 0 ? di : 0);
-    // What the form does not edit stays as loaded, and is shown so nothing is hidden.
+// What the form does not edit stays as loaded, and is shown so nothing is hidden: the other
+// axes and sweep.combinations; a field that combinations set cannot be edited here.
+void ExperimentForm::showAxesNotEdited(const Session &session)
+{
     QStringList other;
     for (const auto &axis : session.axes) {
         if (axis.name == "d_model" || axis.name == "heads" || axis.name == "lr" ||
@@ -912,15 +935,10 @@ void ExperimentForm::loadFrom(const Session &session)
                     .arg(combos.join(" "));
     m_otherAxes->setText(note);
     m_otherAxes->setVisible(!note.isEmpty());
-    // A field that combinations set cannot be edited here without contradicting them.
     m_comboKeys = comboKeys;
     updateSearchControls();
     if (comboKeys.count("d_model")) m_dModels->setToolTip(tr("Set by the session's combinations"));
     if (comboKeys.count("heads")) m_heads->setToolTip(tr("Set by the session's combinations"));
-
-    m_pendingOverride = -1;
-    m_loading = false;
-    check();
 }
 
 bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
@@ -954,6 +972,50 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
         b.model.dModel = int64_t(dModels.front());
     setAxis(def, "d_model", dValues, hadDModel);
 
+    buildHeads(def, layers, errs);
+
+    b.model.headDim = m_headDimRule->currentIndex() == 1 ? m_headDim->value() : 0;
+    b.model.logitScale = LogitScale(m_logitScale->currentIndex());
+    b.qkRule.enabled = m_qkRule->isChecked();
+    b.qkRule.referenceHeadDim = m_qkRef->value();
+    buildStabilizers(def, errs);
+
+    b.phases = buildPhases(errs);
+
+    const auto lrs = parseNumbers(m_lrs->text(), QStringLiteral("sweep.lr"), &errs, false);
+    std::vector<AxisValue> lrValues;
+    for (double v : lrs) {
+        if (v <= 0) errs << tr("sweep.lr: %1 must be positive").arg(v);
+        lrValues.push_back(number(v));
+    }
+    const bool hadLr = findAxis(m_loaded, "lr") != nullptr;
+    if (!lrs.empty() && !keepsAxis(lrValues.size(), hadLr)) b.lr = lrs.front();
+    setAxis(def, "lr", lrValues, hadLr);
+
+    const auto seeds = parseSeeds(m_seeds->text(), QStringLiteral("sweep.seed"), &errs);
+    std::vector<AxisValue> seedValues;
+    for (uint64_t v : seeds) {
+        AxisValue value;
+        value.kind = AxisValue::Kind::Unsigned;
+        value.unsignedValue = v;
+        seedValues.push_back(value);
+    }
+    const bool hadSeed = findAxis(m_loaded, "seed") != nullptr;
+    if (!seeds.empty() && !keepsAxis(seedValues.size(), hadSeed))
+        b.initSeed = b.dataSeed = seeds.front();
+    setAxis(def, "seed", seedValues, hadSeed);
+
+    buildSearch(def, errs);
+
+    b.evalEvery = m_evalEvery->value();
+    b.device = m_device->currentText().toStdString();
+    return int(errs.size()) == before;
+}
+
+// The head counts: one count per layer swept as a list, or per-layer schedules (an IntList axis).
+void ExperimentForm::buildHeads(Session &def, int layers, QStringList &errs) const
+{
+    RunConfig &b = def.base;
     std::vector<AxisValue> headValues;
     if (m_headsSame->isChecked()) {
         const auto heads =
@@ -986,14 +1048,11 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
     }
     const bool hadHeads = findAxis(m_loaded, "heads") != nullptr;
     setAxis(def, "heads", headValues, hadHeads || !m_headsSame->isChecked());
+}
 
-    b.model.headDim = m_headDimRule->currentIndex() == 1 ? m_headDim->value() : 0;
-    b.model.logitScale = LogitScale(m_logitScale->currentIndex());
-    b.qkRule.enabled = m_qkRule->isChecked();
-    b.qkRule.referenceHeadDim = m_qkRef->value();
-    buildStabilizers(def, errs);
-
-    // Phases, keeping the settings the table does not show (betas, eps, warm-up fraction).
+// The phases, keeping the settings the table does not show (betas, eps, warm-up fraction).
+std::vector<PhaseConfig> ExperimentForm::buildPhases(QStringList &errs) const
+{
     std::vector<PhaseConfig> phases;
     for (int row = 0; row < m_phases->rowCount(); ++row) {
         PhaseConfig p = row < int(m_loaded.base.phases.size()) ? m_loaded.base.phases[size_t(row)]
@@ -1034,31 +1093,13 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
         phases.push_back(p);
     }
     if (phases.empty()) errs << tr("phases: add at least one training phase");
-    b.phases = phases;
+    return phases;
+}
 
-    const auto lrs = parseNumbers(m_lrs->text(), QStringLiteral("sweep.lr"), &errs, false);
-    std::vector<AxisValue> lrValues;
-    for (double v : lrs) {
-        if (v <= 0) errs << tr("sweep.lr: %1 must be positive").arg(v);
-        lrValues.push_back(number(v));
-    }
-    const bool hadLr = findAxis(m_loaded, "lr") != nullptr;
-    if (!lrs.empty() && !keepsAxis(lrValues.size(), hadLr)) b.lr = lrs.front();
-    setAxis(def, "lr", lrValues, hadLr);
-
-    const auto seeds = parseSeeds(m_seeds->text(), QStringLiteral("sweep.seed"), &errs);
-    std::vector<AxisValue> seedValues;
-    for (uint64_t v : seeds) {
-        AxisValue value;
-        value.kind = AxisValue::Kind::Unsigned;
-        value.unsignedValue = v;
-        seedValues.push_back(value);
-    }
-    const bool hadSeed = findAxis(m_loaded, "seed") != nullptr;
-    if (!seeds.empty() && !keepsAxis(seedValues.size(), hadSeed))
-        b.initSeed = b.dataSeed = seeds.front();
-    setAxis(def, "seed", seedValues, hadSeed);
-
+// The boundary search: its axis, range, replicates, interval and budget; the axis it searches and
+// the seeds are then the search's, not the sweep's.
+void ExperimentForm::buildSearch(Session &def, QStringList &errs) const
+{
     if (!m_search->isChecked()) {
         def.search.reset();
     } else {
@@ -1102,10 +1143,6 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
         std::erase_if(def.axes, [&](const SweepAxis &a) {
             return a.name == def.search->axis || a.name == "seed";
         });
-
-    b.evalEvery = m_evalEvery->value();
-    b.device = m_device->currentText().toStdString();
-    return int(errs.size()) == before;
 }
 
 void ExperimentForm::showFieldError(QLabel *label, const QStringList &errors, const QString &prefix)

@@ -86,6 +86,14 @@ private:
     void addLearningRateRows(QFormLayout *form);
     void addSearchRows(QFormLayout *form);
     void connectEdits();
+    // loadFrom's parts.
+    void loadHeads(const headlab::Session &session);
+    void loadSearch(const headlab::Session &session);
+    void showAxesNotEdited(const headlab::Session &session);
+    // buildDefinition's parts.
+    void buildHeads(headlab::Session &def, int layers, QStringList &errs) const;
+    std::vector<headlab::PhaseConfig> buildPhases(QStringList &errs) const;
+    void buildSearch(headlab::Session &def, QStringList &errs) const;
     // Enables the fields a search takes over: its axis's list, η's list when it searches η, and
     // the seeds (a search gives its runs their seeds).
     void updateSearchControls();
