@@ -243,6 +243,29 @@ void BoundaryChartView::drawLaw()
         xHi = 100;
     }
     const auto [x0, x1] = decades(xLo / 1.5, xHi * 1.5);
+    drawGroupLines(report, x0, x1, attach, csv);
+    if (law.ok && law.also.empty() && !grouped) drawFit(law, x0, x1, attach, csv);
+    if (grouped) {
+        for (auto *points : groupPoints) attach(points);
+        delete closed;
+        delete open;
+    } else {
+        attach(closed);
+        attach(open);
+    }
+    axisX->setRange(x0, x1);
+    const auto [y0, y1] = decades(yLo, yHi);
+    axisY->setRange(y0, y1);
+    m_title = lawTitle(report);
+    m_chart->setTitle(m_title);
+    m_csv = csv.join('\n') + '\n';
+}
+
+// Each group's fitted line, with its fit in the CSV.
+void BoundaryChartView::drawGroupLines(const SearchReport &report, double x0, double x1,
+                                       const Attach &attach, QStringList &csv)
+{
+    const LawFit &law = report.law;
     for (size_t g = 0; g < report.groups.size(); ++g) { // each group's fitted line
         const LawFit &gl = report.groups[g].law;
         if (!gl.ok || !gl.also.empty()) continue;
@@ -263,74 +286,71 @@ void BoundaryChartView::drawLaw()
                    .arg(gl.alphaLow)
                    .arg(gl.alphaHigh);
     }
-    if (law.ok && law.also.empty() && !grouped) {
-        // The fit and its band, and α = ½ through the same centre.
-        auto *line = new QLineSeries(), *upper = new QLineSeries(), *lower = new QLineSeries();
-        auto *half = new QLineSeries();
-        for (int i = 0; i <= 40; ++i) {
-            const double lx = std::log10(x0) + (std::log10(x1) - std::log10(x0)) * i / 40;
-            const double ly = law.centerY - law.alpha * (lx - law.centerX);
-            const double band = law.bandHalfWidth(lx);
-            line->append(std::pow(10.0, lx), std::pow(10.0, ly));
-            upper->append(std::pow(10.0, lx), std::pow(10.0, ly + band));
-            lower->append(std::pow(10.0, lx), std::pow(10.0, ly - band));
-            half->append(std::pow(10.0, lx),
-                         std::pow(10.0, law.centerY - 0.5 * (lx - law.centerX)));
-        }
-        auto *area = new QAreaSeries(upper, lower);
-        QColor fill = ink;
-        fill.setAlphaF(0.18);
-        area->setBrush(fill);
-        area->setPen(Qt::NoPen);
-        area->setName(tr("95 % band"));
-        attach(area);
-        line->setName(tr("fit: α = %1 [%2, %3]")
-                          .arg(law.alpha, 0, 'f', 2)
-                          .arg(law.alphaLow, 0, 'f', 2)
-                          .arg(law.alphaHigh, 0, 'f', 2));
-        line->setPen(QPen(ink, m_theme.line(2)));
-        attach(line);
-        half->setName(tr("α = ½ (the paper)"));
-        half->setPen(QPen(m_theme.muted, m_theme.line(1.5), Qt::DashLine));
-        attach(half);
-        csv << QStringLiteral("# fit: log10 eta* = %1 - %2 log10 %3; alpha 95%% [%4, %5]; chi2 "
-                              "%6 on %7 dof")
-                   .arg(law.log10C)
-                   .arg(law.alpha)
-                   .arg(QString::fromStdString(law.x))
-                   .arg(law.alphaLow)
-                   .arg(law.alphaHigh)
-                   .arg(law.chi2)
-                   .arg(law.dof);
+}
+
+// The fit and its 95 % band, and α = ½ through the same centre (one law, no groups).
+void BoundaryChartView::drawFit(const LawFit &law, double x0, double x1, const Attach &attach,
+                                QStringList &csv)
+{
+    const QColor ink = m_theme.seriesColor(0);
+    // The fit and its band, and α = ½ through the same centre.
+    auto *line = new QLineSeries(), *upper = new QLineSeries(), *lower = new QLineSeries();
+    auto *half = new QLineSeries();
+    for (int i = 0; i <= 40; ++i) {
+        const double lx = std::log10(x0) + (std::log10(x1) - std::log10(x0)) * i / 40;
+        const double ly = law.centerY - law.alpha * (lx - law.centerX);
+        const double band = law.bandHalfWidth(lx);
+        line->append(std::pow(10.0, lx), std::pow(10.0, ly));
+        upper->append(std::pow(10.0, lx), std::pow(10.0, ly + band));
+        lower->append(std::pow(10.0, lx), std::pow(10.0, ly - band));
+        half->append(std::pow(10.0, lx), std::pow(10.0, law.centerY - 0.5 * (lx - law.centerX)));
     }
-    if (grouped) {
-        for (auto *points : groupPoints) attach(points);
-        delete closed;
-        delete open;
-    } else {
-        attach(closed);
-        attach(open);
-    }
-    axisX->setRange(x0, x1);
-    const auto [y0, y1] = decades(yLo, yHi);
-    axisY->setRange(y0, y1);
-    m_title =
-        grouped ? tr("η* against %1 for %2 groups, each with its fitted α (95 %)%3, %4 runs")
-                      .arg(axisTitle(law.x))
-                      .arg(report.groups.size())
-                      .arg(law.provisional ? tr(" so far") : QString())
-                      .arg(report.runs)
-        : law.ok
-            ? tr("η* against %1: α = %2 [%3, %4] (95 %)%5, %6 runs")
-                  .arg(axisTitle(law.x))
-                  .arg(law.alpha, 0, 'f', 2)
-                  .arg(law.alphaLow, 0, 'f', 2)
-                  .arg(law.alphaHigh, 0, 'f', 2)
-                  .arg(law.provisional ? tr(" so far") : QString())
-                  .arg(report.runs)
-            : tr("η* against %1 — no law yet (%2 runs)").arg(axisTitle(law.x)).arg(report.runs);
-    m_chart->setTitle(m_title);
-    m_csv = csv.join('\n') + '\n';
+    auto *area = new QAreaSeries(upper, lower);
+    QColor fill = ink;
+    fill.setAlphaF(0.18);
+    area->setBrush(fill);
+    area->setPen(Qt::NoPen);
+    area->setName(tr("95 % band"));
+    attach(area);
+    line->setName(tr("fit: α = %1 [%2, %3]")
+                      .arg(law.alpha, 0, 'f', 2)
+                      .arg(law.alphaLow, 0, 'f', 2)
+                      .arg(law.alphaHigh, 0, 'f', 2));
+    line->setPen(QPen(ink, m_theme.line(2)));
+    attach(line);
+    half->setName(tr("α = ½ (the paper)"));
+    half->setPen(QPen(m_theme.muted, m_theme.line(1.5), Qt::DashLine));
+    attach(half);
+    csv << QStringLiteral("# fit: log10 eta* = %1 - %2 log10 %3; alpha 95%% [%4, %5]; chi2 "
+                          "%6 on %7 dof")
+               .arg(law.log10C)
+               .arg(law.alpha)
+               .arg(QString::fromStdString(law.x))
+               .arg(law.alphaLow)
+               .arg(law.alphaHigh)
+               .arg(law.chi2)
+               .arg(law.dof);
+}
+
+// The figure's title: the fitted α with its interval, per group or for all, and the run count.
+QString BoundaryChartView::lawTitle(const SearchReport &report) const
+{
+    const LawFit &law = report.law;
+    const bool grouped = !report.groups.empty();
+    return grouped ? tr("η* against %1 for %2 groups, each with its fitted α (95 %)%3, %4 runs")
+                         .arg(axisTitle(law.x))
+                         .arg(report.groups.size())
+                         .arg(law.provisional ? tr(" so far") : QString())
+                         .arg(report.runs)
+           : law.ok
+               ? tr("η* against %1: α = %2 [%3, %4] (95 %)%5, %6 runs")
+                     .arg(axisTitle(law.x))
+                     .arg(law.alpha, 0, 'f', 2)
+                     .arg(law.alphaLow, 0, 'f', 2)
+                     .arg(law.alphaHigh, 0, 'f', 2)
+                     .arg(law.provisional ? tr(" so far") : QString())
+                     .arg(report.runs)
+               : tr("η* against %1 — no law yet (%2 runs)").arg(axisTitle(law.x)).arg(report.runs);
 }
 
 void BoundaryChartView::drawCurves()

@@ -8,8 +8,12 @@
 //    interval as a bar at ½.
 #pragma once
 
+#include "core/session/Search.h"
 #include "ui/figures/FigureView.h"
 
+#include <functional>
+
+class QAbstractSeries;
 class QChart;
 class QComboBox;
 
@@ -33,6 +37,12 @@ public:
 private:
     void drawLaw();
     void drawCurves();
+    // drawLaw's parts; Attach adds a series to the chart on its two axes.
+    using Attach = std::function<void(QAbstractSeries *)>;
+    void drawGroupLines(const SearchReport &report, double x0, double x1, const Attach &attach,
+                        QStringList &csv);
+    void drawFit(const LawFit &law, double x0, double x1, const Attach &attach, QStringList &csv);
+    QString lawTitle(const SearchReport &report) const;
     QChart *m_chart;
     QComboBox *m_mode;
     QString m_title, m_csv;
