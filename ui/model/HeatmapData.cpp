@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <tuple>
 
 namespace headlab::ui {
@@ -58,6 +59,132 @@ HeatmapStat heatmapStatFromString(const std::string &text)
     return HeatmapStat::Mean;
 }
 
+namespace {
+
+// What the runs of each cell came to, by the cell's index.
+struct CellTally {
+    explicit CellTally(size_t cells)
+        : values(cells)
+        , diverged(cells, 0)
+        , failed(cells, 0)
+        , running(cells, 0)
+        , stopped(cells, 0)
+    {}
+    std::vector<std::vector<double>> values; // final (or at-step) test losses
+    std::vector<int> diverged, failed, running, stopped;
+};
+using Locate = std::function<int(const std::map<std::string, std::string> &labels)>;
+
+// A boundary search: each configuration's η* in its cell (log10), on the searched range.
+void criticalLrCells(HeatmapData &d, const Session &session,
+                     const std::map<std::string, std::string> &fixed, const Locate &locate)
+{
+    for (auto &cell : d.cells)
+        if (cell.state != HeatmapCell::State::Skipped && !cell.runs.isEmpty())
+            cell.state = HeatmapCell::State::Queued;
+    if (!session.search) return;
+    const SearchReport report = searchReport(session);
+    for (const auto &c : report.configurations) {
+        if (!matches(c.configuration, fixed) || !c.interval.ok) continue;
+        const int at = locate(c.configuration);
+        if (at < 0) continue;
+        auto &cell = d.cells[size_t(at)];
+        const double lo = toSearchUnits(*session.search, session.search->low);
+        const double hi = toSearchUnits(*session.search, session.search->high);
+        cell.value = std::clamp(c.interval.estimate, lo, hi);
+        cell.low = std::clamp(c.interval.low, lo, hi);
+        cell.high = std::clamp(c.interval.high, lo, hi);
+        cell.replicates = c.verdicts;
+        cell.state = c.stopped() ? HeatmapCell::State::Value : HeatmapCell::State::Running;
+        cell.note = QString::fromLatin1(toString(c.state));
+    }
+    d.vmin = toSearchUnits(*session.search, session.search->low);
+    d.vmax = toSearchUnits(*session.search, session.search->high);
+    return;
+}
+
+// Each cell's learning-rate sensitivity over the η it pools.
+void lrSensitivityCells(HeatmapData &d, const Session &session, const CellTally &tally)
+{
+    double top = 0.0;
+    for (size_t k = 0; k < d.cells.size(); ++k) {
+        auto &cell = d.cells[k];
+        if (cell.state == HeatmapCell::State::Skipped || cell.runs.isEmpty()) continue;
+        const LrSensitivity sens =
+            lrSensitivity(session, std::vector<int>(cell.runs.begin(), cell.runs.end()));
+        cell.replicates = sens.stats.count;
+        if (sens.stats.count == 0) {
+            cell.state =
+                tally.running[k] ? HeatmapCell::State::Running : HeatmapCell::State::Queued;
+            continue;
+        }
+        cell.value = sens.stats.median;
+        std::tie(cell.low, cell.high) = replicateBand(sens.stats);
+        cell.sd = sens.stats.sd;
+        cell.se = sens.stats.se;
+        cell.state = tally.running[k] ? HeatmapCell::State::Running : HeatmapCell::State::Value;
+        cell.note = QStringLiteral("over %1 η").arg(sens.lrValues);
+        top = std::max(top, cell.value);
+    }
+    d.vmin = 0.0;
+    d.vmax = top > 0 ? top : 1.0;
+    return;
+}
+
+// The mean, median or fraction learned of each cell's replicates, and the colour scale.
+void statisticCells(HeatmapData &d, const Session &session, const CellTally &tally)
+{
+    double lo = 1e300, hi = -1e300;
+    const bool fraction = d.stat == HeatmapStat::LearnedFraction;
+    for (size_t k = 0; k < d.cells.size(); ++k) {
+        auto &cell = d.cells[k];
+        if (cell.state == HeatmapCell::State::Skipped) continue;
+        if (cell.runs.isEmpty()) continue;
+        const SampleStats sample = sampleStats(tally.values[k]);
+        const int counted = fraction ? cell.verdicts : sample.count;
+        cell.replicates = sample.count;
+        // The spread of the replicates: the inter-quartile range, or the whole range of fewer than 4.
+        std::tie(cell.low, cell.high) = replicateBand(sample);
+        cell.sd = sample.sd;
+        cell.se = sample.se;
+        if (tally.failed[k] && !fraction)
+            cell.state = HeatmapCell::State::Failed;
+        else if (counted == 0 && tally.diverged[k])
+            cell.state = HeatmapCell::State::Diverged;
+        else if (counted > 0) {
+            cell.value = fraction                        ? cell.learnedFraction()
+                         : d.stat == HeatmapStat::Median ? sample.median
+                                                         : sample.mean;
+            cell.state = tally.running[k] ? HeatmapCell::State::Running : HeatmapCell::State::Value;
+            lo = std::min(lo, cell.value);
+            hi = std::max(hi, cell.value);
+        } else if (tally.running[k])
+            cell.state = HeatmapCell::State::Running;
+        else if (tally.stopped[k])
+            cell.state = HeatmapCell::State::Stopped;
+        else
+            cell.state = HeatmapCell::State::Queued;
+        if (tally.diverged[k] && counted > 0)
+            cell.note = QStringLiteral("%1 of %2 runs diverged")
+                            .arg(tally.diverged[k])
+                            .arg(cell.runs.size());
+    }
+    if (fraction) { // a probability: its own scale
+        d.vmin = 0.0;
+        d.vmax = 1.0;
+        return;
+    }
+    // The colour scale starts at 0 and spans at least the task's loss at initialisation (ln 22 for
+    // addition).
+    d.vmin = 0.0;
+    d.vmax = hi > 0 ? hi : 1.0;
+    d.vmax = std::max(d.vmax, initialLossOf(session));
+    if (lo < 0) d.vmin = lo;
+    return;
+}
+
+} // namespace
+
 HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxis,
                                  const std::string &yAxis,
                                  const std::map<std::string, std::string> &fixedAxes, int64_t step,
@@ -93,9 +220,8 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
         return row * d.columns() + col;
     };
 
-    std::vector<std::vector<double>> values(d.cells.size());
-    std::vector<int> diverged(d.cells.size(), 0), failed(d.cells.size(), 0),
-        running(d.cells.size(), 0), stopped(d.cells.size(), 0);
+    CellTally tally(d.cells.size());
+    auto &[values, diverged, failed, running, stopped] = tally;
     for (int i = 0; i < int(session.runs.size()); ++i) {
         const auto &run = session.runs[size_t(i)];
         if (!matches(run.labels, fixed)) continue;
@@ -146,99 +272,14 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
         }
     }
     if (stat == HeatmapStat::CriticalLr) {
-        // A boundary search: each configuration's η* in its cell (log10), on the searched range.
-        for (auto &cell : d.cells)
-            if (cell.state != HeatmapCell::State::Skipped && !cell.runs.isEmpty())
-                cell.state = HeatmapCell::State::Queued;
-        if (!session.search) return d;
-        const SearchReport report = searchReport(session);
-        for (const auto &c : report.configurations) {
-            if (!matches(c.configuration, fixed) || !c.interval.ok) continue;
-            const int at = locate(c.configuration);
-            if (at < 0) continue;
-            auto &cell = d.cells[size_t(at)];
-            const double lo = toSearchUnits(*session.search, session.search->low);
-            const double hi = toSearchUnits(*session.search, session.search->high);
-            cell.value = std::clamp(c.interval.estimate, lo, hi);
-            cell.low = std::clamp(c.interval.low, lo, hi);
-            cell.high = std::clamp(c.interval.high, lo, hi);
-            cell.replicates = c.verdicts;
-            cell.state = c.stopped() ? HeatmapCell::State::Value : HeatmapCell::State::Running;
-            cell.note = QString::fromLatin1(toString(c.state));
-        }
-        d.vmin = toSearchUnits(*session.search, session.search->low);
-        d.vmax = toSearchUnits(*session.search, session.search->high);
+        criticalLrCells(d, session, fixed, locate);
         return d;
     }
     if (stat == HeatmapStat::LrSensitivity) {
-        double top = 0.0;
-        for (size_t k = 0; k < d.cells.size(); ++k) {
-            auto &cell = d.cells[k];
-            if (cell.state == HeatmapCell::State::Skipped || cell.runs.isEmpty()) continue;
-            const LrSensitivity sens =
-                lrSensitivity(session, std::vector<int>(cell.runs.begin(), cell.runs.end()));
-            cell.replicates = sens.stats.count;
-            if (sens.stats.count == 0) {
-                cell.state = running[k] ? HeatmapCell::State::Running : HeatmapCell::State::Queued;
-                continue;
-            }
-            cell.value = sens.stats.median;
-            std::tie(cell.low, cell.high) = replicateBand(sens.stats);
-            cell.sd = sens.stats.sd;
-            cell.se = sens.stats.se;
-            cell.state = running[k] ? HeatmapCell::State::Running : HeatmapCell::State::Value;
-            cell.note = QStringLiteral("over %1 η").arg(sens.lrValues);
-            top = std::max(top, cell.value);
-        }
-        d.vmin = 0.0;
-        d.vmax = top > 0 ? top : 1.0;
+        lrSensitivityCells(d, session, tally);
         return d;
     }
-    double lo = 1e300, hi = -1e300;
-    const bool fraction = stat == HeatmapStat::LearnedFraction;
-    for (size_t k = 0; k < d.cells.size(); ++k) {
-        auto &cell = d.cells[k];
-        if (cell.state == HeatmapCell::State::Skipped) continue;
-        if (cell.runs.isEmpty()) continue;
-        const SampleStats sample = sampleStats(values[k]);
-        const int counted = fraction ? cell.verdicts : sample.count;
-        cell.replicates = sample.count;
-        // The spread of the replicates: the inter-quartile range, or the whole range of fewer than 4.
-        std::tie(cell.low, cell.high) = replicateBand(sample);
-        cell.sd = sample.sd;
-        cell.se = sample.se;
-        if (failed[k] && !fraction)
-            cell.state = HeatmapCell::State::Failed;
-        else if (counted == 0 && diverged[k])
-            cell.state = HeatmapCell::State::Diverged;
-        else if (counted > 0) {
-            cell.value = fraction                      ? cell.learnedFraction()
-                         : stat == HeatmapStat::Median ? sample.median
-                                                       : sample.mean;
-            cell.state = running[k] ? HeatmapCell::State::Running : HeatmapCell::State::Value;
-            lo = std::min(lo, cell.value);
-            hi = std::max(hi, cell.value);
-        } else if (running[k])
-            cell.state = HeatmapCell::State::Running;
-        else if (stopped[k])
-            cell.state = HeatmapCell::State::Stopped;
-        else
-            cell.state = HeatmapCell::State::Queued;
-        if (diverged[k] && counted > 0)
-            cell.note =
-                QStringLiteral("%1 of %2 runs diverged").arg(diverged[k]).arg(cell.runs.size());
-    }
-    if (fraction) { // a probability: its own scale
-        d.vmin = 0.0;
-        d.vmax = 1.0;
-        return d;
-    }
-    // The colour scale starts at 0 and spans at least the task's loss at initialisation (ln 22 for
-    // addition).
-    d.vmin = 0.0;
-    d.vmax = hi > 0 ? hi : 1.0;
-    d.vmax = std::max(d.vmax, initialLossOf(session));
-    if (lo < 0) d.vmin = lo;
+    statisticCells(d, session, tally);
     return d;
 }
 
