@@ -305,6 +305,15 @@ void MainWindow::buildActions()
 
 void MainWindow::buildMenus()
 {
+    buildFileMenu();
+    buildPresetMenu();
+    buildRunMenu();
+    buildViewMenu();
+}
+
+// File: new, open, recent, save, export, prune, quit.
+void MainWindow::buildFileMenu()
+{
     auto *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_new);
     file->addAction(m_open);
@@ -382,7 +391,11 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(m_quit);
     rebuildRecentMenu();
+}
 
+// Presets: the built-in sessions.
+void MainWindow::buildPresetMenu()
+{
     m_presetMenu = menuBar()->addMenu(tr("&Presets"));
     for (const auto &preset : builtinPresets()) {
         auto *a = m_presetMenu->addAction(QString::fromStdString(preset.name));
@@ -394,7 +407,11 @@ void MainWindow::buildMenus()
         });
     }
     m_presetMenu->setToolTipsVisible(true);
+}
 
+// Run: start, pause, stop, and the selected runs.
+void MainWindow::buildRunMenu()
+{
     auto *run = menuBar()->addMenu(tr("&Run"));
     run->addAction(m_start);
     run->addAction(m_pause);
@@ -405,7 +422,11 @@ void MainWindow::buildMenus()
     run->addAction(m_pauseSelected);
     run->addAction(m_rerun);
     run->addAction(m_rerunSeed);
+}
 
+// View: figures, presenter mode, the lesson strip, what learned means, the theme.
+void MainWindow::buildViewMenu()
+{
     auto *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_presenterAction);
     m_lessonAction = view->addAction(tr("&Lesson strip"));

@@ -89,7 +89,11 @@ protected:
 
 private:
     void buildActions();
-    void buildMenus();
+    void buildMenus(); // the four below
+    void buildFileMenu();
+    void buildPresetMenu();
+    void buildRunMenu();
+    void buildViewMenu();
     void buildLayout();
     void scheduleRedraw();
     void redraw();

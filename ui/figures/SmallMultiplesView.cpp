@@ -249,10 +249,6 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
         rowAxis().empty() ? QStringList{QString()} : axisValueLabels(s, rowAxis());
     const QStringList cols =
         columnAxis().empty() ? QStringList{QString()} : axisValueLabels(s, columnAxis());
-    const std::string colourBy = colourAxis();
-    const QStringList colourLabels =
-        colourBy.empty() ? QStringList() : axisValueLabels(s, colourBy);
-
     // Legend: colour per value of the colour axis, then line styles.
     p.setFont(t.font(8.5));
     const Legend legend = legendFor(area);
@@ -269,20 +265,9 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
                  ph = grid.height() / std::max<int>(1, int(rows.size()));
 
     // Shared axes over all runs.
-    double xMax = 1;
-    for (const auto &run : s.runs) xMax = std::max<double>(xMax, double(run.config.totalSteps()));
-    const double initial = initialLossOf(s); // ln 22 for addition
-    const auto plateaus = plateausOf(s);
-    double yMax = initial * 1.05;
-    if (!(initial > 0)) {
-        // A blown-up run must not flatten every panel: a robust top (AxisRange.h).
-        std::vector<double> values;
-        for (const auto &run : s.runs)
-            for (const auto &pt : run.result.test) values.push_back(pt.value);
-        yMax = robustTop(values, 1.0).top * 1.05;
-        if (yMax <= 0) yMax = 1;
-    }
-    const bool logX = m_logX->isChecked();
+    const GridScale scale = gridScale();
+    const double xMax = scale.xMax, yMax = scale.yMax;
+    const bool logX = scale.logX;
     QSet<int> selected(m_selected.begin(), m_selected.end());
 
     auto panelTitle = [&](int r, int c) {
@@ -310,58 +295,9 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
             p.setPen(t.foreground);
             m_elided += drawFittedText(p, QRectF(panel.left(), panel.top(), panel.width(), 15 * fs),
                                        panelTitle(r, c), titleFont, 5.5, Qt::AlignCenter);
-            auto toPoint = [&](double step, double v) {
-                const double fx =
-                    logX ? std::log(std::max(step, 1.0)) / std::log(xMax) : step / xMax;
-                const double fy = std::clamp(v / yMax, 0.0, 1.02);
-                return QPointF(plot.left() + fx * plot.width(), plot.bottom() - fy * plot.height());
-            };
-            p.setPen(QPen(t.muted, 0.8, Qt::DashLine));
-            for (const auto &line : plateaus) {
-                const double y = toPoint(0, line.loss).y();
-                p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
-            }
-            p.save();
-            p.setClipRect(plot.adjusted(-1, -2, 1, 1));
-            bool panelSelected = false;
-            CurveView view;
-            view.logX = logX;
-            view.xMin = logX ? 1 : 0;
-            view.xMax = xMax;
-            view.buckets = std::max(20, int(plot.width()));
-            for (int i = 0; i < int(s.runs.size()); ++i) {
-                const auto &run = s.runs[size_t(i)];
-                if (!rowAxis().empty() && axisLabel(run, rowAxis()) != rows[r]) continue;
-                if (!columnAxis().empty() && axisLabel(run, columnAxis()) != cols[c]) continue;
-                panelSelected = panelSelected || selected.contains(i);
-                const int colourIndex =
-                    colourBy.empty() ? 0 : int(colourLabels.indexOf(axisLabel(run, colourBy)));
-                QColor colour = t.seriesColor(std::max(0, colourIndex));
-                // Replicates of one colour get shades of it, so each seed is its own line.
-                colour = shadedColour(colour, replicateShade(s, run, colourBy), t.dark, 30);
-                auto draw = [&](const Curve &curve, double width, int alpha, Qt::PenStyle style) {
-                    const auto pts = CurveDecimator::decimate(curve, view);
-                    if (pts.size() < 1) return;
-                    QPainterPath path(toPoint(pts[0].x(), pts[0].y()));
-                    for (int k = 1; k < pts.size(); ++k)
-                        path.lineTo(toPoint(pts[k].x(), pts[k].y()));
-                    QColor col = colour;
-                    col.setAlpha(alpha);
-                    p.setPen(QPen(col, width, style));
-                    p.setBrush(Qt::NoBrush);
-                    p.drawPath(path);
-                };
-                // Train thin and dotted, test thick and solid: told apart at a glance, also in print.
-                if (m_showTrain->isChecked()) draw(run.result.train, t.line(0.9), 150, Qt::DotLine);
-                draw(run.result.test, t.line(2.0), 255, Qt::SolidLine);
-                if (run.result.status == RunStatus::Diverged) {
-                    p.setPen(QPen(t.diverged, t.line(1.5)));
-                    p.setFont(t.font(7.5));
-                    p.drawText(plot.adjusted(2, 2, -2, -2), Qt::AlignRight | Qt::AlignTop,
-                               tr("diverged"));
-                }
-            }
-            p.restore();
+            const bool panelSelected =
+                paintPanelCurves(p, plot, rowAxis().empty() ? QString() : rows[r],
+                                 columnAxis().empty() ? QString() : cols[c], scale, selected);
             if (panelSelected) {
                 p.setPen(QPen(t.foreground, t.line(2.0)));
                 p.setBrush(Qt::NoBrush);
@@ -381,6 +317,93 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
     p.drawText(QRectF(-grid.height() / 2, -8 * fs, grid.height(), 16 * fs), Qt::AlignCenter,
                tr("loss, 0 … %1 nats").arg(yMax, 0, 'f', 2));
     p.restore();
+}
+
+// The axes every panel shares: steps up to the longest run's, losses up to the loss at
+// initialisation (or a robust top where the task has none).
+SmallMultiplesView::GridScale SmallMultiplesView::gridScale() const
+{
+    const auto &s = m_model->session();
+    GridScale scale;
+    for (const auto &run : s.runs)
+        scale.xMax = std::max<double>(scale.xMax, double(run.config.totalSteps()));
+    const double initial = initialLossOf(s); // ln 22 for addition
+    scale.yMax = initial * 1.05;
+    if (!(initial > 0)) {
+        // A blown-up run must not flatten every panel: a robust top (AxisRange.h).
+        std::vector<double> values;
+        for (const auto &run : s.runs)
+            for (const auto &pt : run.result.test) values.push_back(pt.value);
+        scale.yMax = robustTop(values, 1.0).top * 1.05;
+        if (scale.yMax <= 0) scale.yMax = 1;
+    }
+    scale.logX = m_logX->isChecked();
+    return scale;
+}
+
+// One panel's plateau lines and curves (train dotted, test solid, each run its colour-by value's
+// colour, seeds as shades of it), clipped to its plot; whether it holds a selected run.
+bool SmallMultiplesView::paintPanelCurves(QPainter &p, const QRectF &plot, const QString &rowLabel,
+                                          const QString &columnLabel, const GridScale &scale,
+                                          const QSet<int> &selected) const
+{
+    const ChartTheme &t = m_theme;
+    const auto &s = m_model->session();
+    const std::string colourBy = colourAxis();
+    const QStringList colourLabels =
+        colourBy.empty() ? QStringList() : axisValueLabels(s, colourBy);
+    const auto plateaus = plateausOf(s);
+    auto toPoint = [&](double step, double v) {
+        const double fx =
+            scale.logX ? std::log(std::max(step, 1.0)) / std::log(scale.xMax) : step / scale.xMax;
+        const double fy = std::clamp(v / scale.yMax, 0.0, 1.02);
+        return QPointF(plot.left() + fx * plot.width(), plot.bottom() - fy * plot.height());
+    };
+    p.setPen(QPen(t.muted, 0.8, Qt::DashLine));
+    for (const auto &line : plateaus) {
+        const double y = toPoint(0, line.loss).y();
+        p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+    }
+    p.save();
+    p.setClipRect(plot.adjusted(-1, -2, 1, 1));
+    bool panelSelected = false;
+    CurveView view;
+    view.logX = scale.logX;
+    view.xMin = scale.logX ? 1 : 0;
+    view.xMax = scale.xMax;
+    view.buckets = std::max(20, int(plot.width()));
+    for (int i = 0; i < int(s.runs.size()); ++i) {
+        const auto &run = s.runs[size_t(i)];
+        if (!rowAxis().empty() && axisLabel(run, rowAxis()) != rowLabel) continue;
+        if (!columnAxis().empty() && axisLabel(run, columnAxis()) != columnLabel) continue;
+        panelSelected = panelSelected || selected.contains(i);
+        const int colourIndex =
+            colourBy.empty() ? 0 : int(colourLabels.indexOf(axisLabel(run, colourBy)));
+        QColor colour = t.seriesColor(std::max(0, colourIndex));
+        // Replicates of one colour get shades of it, so each seed is its own line.
+        colour = shadedColour(colour, replicateShade(s, run, colourBy), t.dark, 30);
+        auto draw = [&](const Curve &curve, double width, int alpha, Qt::PenStyle style) {
+            const auto pts = CurveDecimator::decimate(curve, view);
+            if (pts.size() < 1) return;
+            QPainterPath path(toPoint(pts[0].x(), pts[0].y()));
+            for (int k = 1; k < pts.size(); ++k) path.lineTo(toPoint(pts[k].x(), pts[k].y()));
+            QColor col = colour;
+            col.setAlpha(alpha);
+            p.setPen(QPen(col, width, style));
+            p.setBrush(Qt::NoBrush);
+            p.drawPath(path);
+        };
+        // Train thin and dotted, test thick and solid: told apart at a glance, also in print.
+        if (m_showTrain->isChecked()) draw(run.result.train, t.line(0.9), 150, Qt::DotLine);
+        draw(run.result.test, t.line(2.0), 255, Qt::SolidLine);
+        if (run.result.status == RunStatus::Diverged) {
+            p.setPen(QPen(t.diverged, t.line(1.5)));
+            p.setFont(t.font(7.5));
+            p.drawText(plot.adjusted(2, 2, -2, -2), Qt::AlignRight | Qt::AlignTop, tr("diverged"));
+        }
+    }
+    p.restore();
+    return panelSelected;
 }
 
 QString SmallMultiplesView::csv() const

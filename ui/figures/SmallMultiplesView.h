@@ -47,6 +47,14 @@ private:
     Legend legendFor(const QRectF &area) const;
     friend class SmallMultiplesCanvas;
     void paintGrid(QPainter &p, const QRectF &area) const;
+    struct GridScale {
+        double xMax = 1, yMax = 1;
+        bool logX = false;
+    };
+    GridScale gridScale() const;
+    bool paintPanelCurves(QPainter &p, const QRectF &plot, const QString &rowLabel,
+                          const QString &columnLabel, const GridScale &scale,
+                          const QSet<int> &selected) const;
     QList<int> runsAt(const QPointF &pos) const;
     std::string rowAxis() const;
     std::string columnAxis() const;
