@@ -53,13 +53,19 @@ static QSize parseSize(const QString &text, QSize fallback)
     return fallback;
 }
 
-int runHeadlab(QApplication &app)
-{
-    QCoreApplication::setOrganizationName(QStringLiteral("HeadLab"));
-    QCoreApplication::setApplicationName(QStringLiteral("HeadLab"));
-    QCoreApplication::setApplicationVersion(QStringLiteral("0.1"));
-    registerMetatypes();
+namespace {
 
+// What the command line asks for.
+struct LaunchOptions {
+    QString session, preset, exportDir, figure, screenshot;
+    QSize size;
+    double screenshotAfter = 15;
+    bool start = false, dark = false, presenter = false, lesson = false, latency = false;
+};
+
+// The command line (QCommandLineParser: --help and --version come from these definitions).
+LaunchOptions parseLaunchOptions(QApplication &app)
+{
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("HeadLab: how attention heads, head dimension and learning rate decide "
@@ -108,76 +114,111 @@ int runHeadlab(QApplication &app)
                                  QStringLiteral("[S.yaml]"));
     parser.process(app);
 
-    QString sessionPath = parser.value(sessionOpt);
-    if (sessionPath.isEmpty() && !parser.positionalArguments().isEmpty())
-        sessionPath = parser.positionalArguments().first();
-    const QSize size = parseSize(parser.value(sizeOpt), QSize(1600, 1000));
-    if (parser.isSet(figureOpt)) {
+    LaunchOptions o;
+    o.session = parser.value(sessionOpt);
+    if (o.session.isEmpty() && !parser.positionalArguments().isEmpty())
+        o.session = parser.positionalArguments().first();
+    o.preset =
+        parser.isSet(presetOpt) ? parser.value(presetOpt) : QString::fromLatin1(kDefaultPreset);
+    o.exportDir = parser.value(exportOpt);
+    o.size = parseSize(parser.value(sizeOpt), QSize(1600, 1000));
+    o.figure = parser.value(figureOpt);
+    o.screenshot = parser.value(shotOpt);
+    o.screenshotAfter = parser.value(shotAfterOpt).toDouble();
+    o.start = parser.isSet(startOpt);
+    o.dark = parser.isSet(darkOpt);
+    o.presenter = parser.isSet(presenterOpt);
+    o.lesson = parser.isSet(lessonOpt);
+    o.latency = parser.isSet(latencyOpt);
+    return o;
+}
+
+// --export-all: every figure of the session (or preset) to a folder, without a window.
+int exportAllFigures(const LaunchOptions &o)
+{
+    SessionModel model;
+    try {
+        if (!o.session.isEmpty()) {
+            model.load(o.session);
+        } else {
+            Session s = loadPreset(o.preset.toStdString());
+            expandSweep(s);
+            model.setSession(std::move(s));
+        }
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "headlab: %s\n", e.what());
+        return 2;
+    }
+    QString error;
+    const QStringList files =
+        FigureExporter::exportAll(&model, o.exportDir, o.size, model.session().view, &error);
+    for (const auto &f : files) std::printf("%s\n", qPrintable(QDir::toNativeSeparators(f)));
+    if (!error.isEmpty()) {
+        std::fprintf(stderr, "headlab: %s\n", qPrintable(error));
+        return 1;
+    }
+    return 0;
+}
+
+// --latency: a 5 ms timer whose lateness is what a user feels as lag, reported at exit.
+class LatencyProbe {
+public:
+    void start(QApplication &app)
+    {
+        m_timer.setTimerType(Qt::PreciseTimer);
+        m_timer.setInterval(5);
+        m_clock.start();
+        QObject::connect(&m_timer, &QTimer::timeout, [this] {
+            const double now = double(m_clock.nsecsElapsed()) / 1e6;
+            if (m_last >= 0) m_lateness.push_back(now - m_last - 5.0);
+            m_last = now;
+        });
+        m_timer.start();
+        QObject::connect(&app, &QCoreApplication::aboutToQuit, [this] {
+            if (m_lateness.empty()) return;
+            std::sort(m_lateness.begin(), m_lateness.end());
+            auto at = [this](double q) {
+                return m_lateness[size_t(q * double(m_lateness.size() - 1))];
+            };
+            std::fprintf(stderr,
+                         "headlab: event-loop latency (5 ms timer): p50 %.2f ms, p99 %.2f ms, max "
+                         "%.2f ms, %zu samples\n",
+                         at(0.5), at(0.99), m_lateness.back(), m_lateness.size());
+        });
+    }
+
+private:
+    std::vector<double> m_lateness;
+    double m_last = -1; // ms, when the timer last fired
+    QElapsedTimer m_clock;
+    QTimer m_timer;
+};
+
+} // namespace
+
+int runHeadlab(QApplication &app)
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("HeadLab"));
+    QCoreApplication::setApplicationName(QStringLiteral("HeadLab"));
+    QCoreApplication::setApplicationVersion(QStringLiteral("0.1"));
+    registerMetatypes();
+    const LaunchOptions o = parseLaunchOptions(app);
+    if (!o.figure.isEmpty()) {
         QString why;
-        if (resolveFigure(parser.value(figureOpt), &why).isEmpty()) {
+        if (resolveFigure(o.figure, &why).isEmpty()) {
             std::fprintf(stderr, "headlab: --figure: %s\n", qPrintable(why));
             return 2;
         }
     }
-
-    if (parser.isSet(exportOpt)) {
-        SessionModel model;
-        try {
-            if (!sessionPath.isEmpty()) {
-                model.load(sessionPath);
-            } else {
-                Session s =
-                    loadPreset(parser.isSet(presetOpt) ? parser.value(presetOpt).toStdString()
-                                                       : kDefaultPreset);
-                expandSweep(s);
-                model.setSession(std::move(s));
-            }
-        } catch (const std::exception &e) {
-            std::fprintf(stderr, "headlab: %s\n", e.what());
-            return 2;
-        }
-        QString error;
-        const QStringList files = FigureExporter::exportAll(&model, parser.value(exportOpt), size,
-                                                            model.session().view, &error);
-        for (const auto &f : files) std::printf("%s\n", qPrintable(QDir::toNativeSeparators(f)));
-        if (!error.isEmpty()) {
-            std::fprintf(stderr, "headlab: %s\n", qPrintable(error));
-            return 1;
-        }
-        return 0;
-    }
-
-    // Event-loop latency probe: a 5 ms timer whose lateness is what a user feels as lag.
-    std::vector<double> lateness;
-    QElapsedTimer probeClock;
-    QTimer probe;
-    if (parser.isSet(latencyOpt)) {
-        probe.setTimerType(Qt::PreciseTimer);
-        probe.setInterval(5);
-        probeClock.start();
-        QObject::connect(&probe, &QTimer::timeout, [&] {
-            static double last = -1;
-            const double now = double(probeClock.nsecsElapsed()) / 1e6;
-            if (last >= 0) lateness.push_back(now - last - 5.0);
-            last = now;
-        });
-        probe.start();
-        QObject::connect(&app, &QCoreApplication::aboutToQuit, [&] {
-            if (lateness.empty()) return;
-            std::sort(lateness.begin(), lateness.end());
-            auto at = [&](double q) { return lateness[size_t(q * double(lateness.size() - 1))]; };
-            std::fprintf(stderr,
-                         "headlab: event-loop latency (5 ms timer): p50 %.2f ms, p99 %.2f ms, max "
-                         "%.2f ms, %zu samples\n",
-                         at(0.5), at(0.99), lateness.back(), lateness.size());
-        });
-    }
+    if (!o.exportDir.isEmpty()) return exportAllFigures(o);
+    LatencyProbe probe;
+    if (o.latency) probe.start(app);
 
     MainWindow window;
     StopSignalWatcher stopSignals;
     QObject::connect(&stopSignals, &StopSignalWatcher::received, &window,
                      &MainWindow::stopForSignal);
-    if (parser.isSet(darkOpt))
+    if (o.dark)
         QMetaObject::invokeMethod(
             &window,
             [&window] {
@@ -187,24 +228,22 @@ int runHeadlab(QApplication &app)
             },
             Qt::QueuedConnection);
     // A scripted run (screenshot) asks nothing: a question would block the timer's exit.
-    if (parser.isSet(shotOpt)) window.setInteractive(false);
+    if (!o.screenshot.isEmpty()) window.setInteractive(false);
     bool ok = true;
-    if (!sessionPath.isEmpty())
-        ok = window.openSession(sessionPath);
+    if (!o.session.isEmpty())
+        ok = window.openSession(o.session);
     else
-        ok = window.openPreset(parser.isSet(presetOpt) ? parser.value(presetOpt)
-                                                       : QString::fromLatin1(kDefaultPreset));
-    if (!ok && !sessionPath.isEmpty()) return 2;
-    if (parser.isSet(figureOpt)) window.showFigure(parser.value(figureOpt));
+        ok = window.openPreset(o.preset);
+    if (!ok && !o.session.isEmpty()) return 2;
+    if (!o.figure.isEmpty()) window.showFigure(o.figure);
     window.show();
-    if (parser.isSet(presenterOpt)) window.setPresenterMode(true);
-    if (parser.isSet(lessonOpt)) window.lessonAction()->setChecked(true);
-    if (parser.isSet(startOpt))
-        QTimer::singleShot(300, &window, [&window] { window.startSweep(); });
-    if (parser.isSet(shotOpt)) {
+    if (o.presenter) window.setPresenterMode(true);
+    if (o.lesson) window.lessonAction()->setChecked(true);
+    if (o.start) QTimer::singleShot(300, &window, [&window] { window.startSweep(); });
+    if (!o.screenshot.isEmpty()) {
         window.setInteractive(false);
-        const QString file = parser.value(shotOpt);
-        const int ms = int(parser.value(shotAfterOpt).toDouble() * 1000);
+        const QString file = o.screenshot;
+        const int ms = int(o.screenshotAfter * 1000);
         QTimer::singleShot(ms, &window, [&window, file] {
             if (auto *f = window.currentFigure()) f->refresh();
             QCoreApplication::processEvents();
