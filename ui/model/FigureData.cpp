@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -231,6 +232,92 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
     return d;
 }
 
+namespace {
+
+using ConfigName = std::function<QString(const SessionRun &)>;
+
+// Beside the loss-against-η curves, each configuration's learning-rate sensitivity (Wortsman et
+// al.: never shown alone), as a note for its legend entry.
+std::map<QString, QString> sensitivityNotes(const Session &session, const ConfigName &configName)
+{
+    std::map<QString, QString> sensitivityOf;
+    for (const auto &g : groupByConfigurationWithoutLr(session)) {
+        const LrSensitivity sens = lrSensitivity(session, g.runs);
+        if (!sens.stats.count || g.runs.empty()) continue;
+        const auto [low, high] = replicateBand(sens.stats);
+        sensitivityOf[configName(session.runs[size_t(g.runs.front())])] =
+            sens.stats.count > 1
+                ? QStringLiteral(" · LR sensitivity %1 (%2–%3)")
+                      .arg(sens.stats.median, 0, 'g', 2)
+                      .arg(low, 0, 'g', 2)
+                      .arg(high, 0, 'g', 2)
+                : QStringLiteral(" · LR sensitivity %1").arg(sens.stats.median, 0, 'g', 2);
+    }
+    return sensitivityOf;
+}
+
+// The colour: the session's colour table's for the configuration's value of the colour axis
+// (heads), its shade given by the rest of its name (the width); where the colour axis does not tell
+// configurations apart (it is η), their place in the sweep. With shades, the short legend lists
+// the colours and the shades.
+struct ConfigurationColours {
+    std::map<QString, std::pair<int, int>> colourOf; // configuration -> colour, shade
+    bool shaded = false;
+    int shades = 1;
+};
+ConfigurationColours
+configurationColours(const Session &session, const std::map<QString, size_t> &rankOf,
+                     const std::map<QString, std::vector<const SessionRun *>> &runsOf,
+                     std::vector<LegendEntry> &shortLegend)
+{
+    const ColourTable colours = colourTable(session);
+    ConfigurationColours out;
+    auto &colourOf = out.colourOf;
+    std::map<int, int> sharing; // colour -> configurations of it so far
+    // One pass in the sweep's order: each configuration's colour-table index, looked up once.
+    std::vector<std::pair<size_t, QString>> ranks;
+    for (const auto &[name, rank] : rankOf) ranks.push_back({rank, name});
+    std::sort(ranks.begin(), ranks.end());
+    std::map<QString, int> tableIndex;
+    bool byTable = true;
+    for (const auto &[rank, name] : ranks) {
+        tableIndex[name] = colours.sharedIndex(runsOf.at(name));
+        byTable = byTable && tableIndex[name] >= 0;
+    }
+    // The shade: the place of the rest of its name (d_model=48) among the session's, so that a
+    // shade means one width whichever head counts it has.
+    std::vector<QString> shadeNames;
+    for (const auto &[rank, name] : ranks) {
+        const int colour = byTable ? tableIndex[name] : int(rank);
+        QStringList rest = name.split(' ');
+        rest.removeAll(QString::fromStdString(colours.axis) + "=" +
+                       axisLabel(*runsOf.at(name).front(), colours.axis));
+        const QString shadeName = rest.join(' ');
+        auto at = std::find(shadeNames.begin(), shadeNames.end(), shadeName);
+        if (at == shadeNames.end()) at = shadeNames.insert(shadeNames.end(), shadeName);
+        colourOf[name] = {colour, int(at - shadeNames.begin())};
+        ++sharing[colour];
+    }
+    int mostSharing = 1;
+    for (const auto &[colour, count] : sharing) mostSharing = std::max(mostSharing, count);
+    out.shaded = byTable && mostSharing > 1;
+    out.shades = out.shaded ? int(shadeNames.size()) : 1;
+    const bool shaded = out.shaded;
+    const int shades = out.shades;
+    if (shaded) {
+        for (int c = 0; c < colours.values.size(); ++c)
+            if (sharing.count(c))
+                shortLegend.push_back(
+                    {QString::fromStdString(colours.axis) + " = " + displayLabel(colours.values[c]),
+                     c, 0, 1});
+        for (int k = 0; k < shades; ++k)
+            shortLegend.push_back({shadeNames[size_t(k)], -1, k, shades});
+    }
+    return out;
+}
+
+} // namespace
+
 FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point,
                               const FigureY &y, double exponent)
 {
@@ -252,7 +339,7 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
     d.yTitle = QStringLiteral("final test loss (%1)").arg(lossUnit(session));
     // A configuration's name: its labels but η and the replicate axes ("d_model=48 heads=3").
     const auto replicates = replicateAxes(session);
-    auto configName = [&](const SessionRun &run) {
+    const ConfigName configName = [&](const SessionRun &run) {
         QStringList key;
         for (const auto &[axis, label] : run.labels)
             if (axis != "lr" &&
@@ -274,22 +361,10 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         if (binned && x > 0) x = std::pow(10.0, std::round(std::log10(x) * 4) / 4);
         addTo(byConfig[configName(run)][x], run.result, session, y);
     }
-    // Beside the loss-against-η curves, each configuration's learning-rate sensitivity (Wortsman et
-    // al.: never shown alone), in its legend entry.
-    std::map<QString, QString> sensitivityOf;
-    if (!scaled && !binned && y.stat.isEmpty())
-        for (const auto &g : groupByConfigurationWithoutLr(session)) {
-            const LrSensitivity sens = lrSensitivity(session, g.runs);
-            if (!sens.stats.count || g.runs.empty()) continue;
-            const auto [low, high] = replicateBand(sens.stats);
-            sensitivityOf[configName(session.runs[size_t(g.runs.front())])] =
-                sens.stats.count > 1
-                    ? QStringLiteral(" · LR sensitivity %1 (%2–%3)")
-                          .arg(sens.stats.median, 0, 'g', 2)
-                          .arg(low, 0, 'g', 2)
-                          .arg(high, 0, 'g', 2)
-                    : QStringLiteral(" · LR sensitivity %1").arg(sens.stats.median, 0, 'g', 2);
-        }
+    // Beside the loss-against-η curves, each configuration's learning-rate sensitivity.
+    const std::map<QString, QString> sensitivityOf = !scaled && !binned && y.stat.isEmpty()
+                                                         ? sensitivityNotes(session, configName)
+                                                         : std::map<QString, QString>{};
     // A line style per group of the axes that are not the model's shape (a stabilizer, the QK
     // rule, the logit scale), when there are several; and the lines in the sweep's order (heads
     // 1, 2, 3, 6, 12; not as text), each coloured by its place among all the session's
@@ -305,45 +380,11 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         groupOf[name] = group;
         groups.insert(group);
     }
-    // The colour: the session's colour table's for the configuration's value of the colour axis
-    // (heads), its shade given by the rest of its name (the width, below); where the colour axis
-    // does not tell configurations apart (it is η), their place in the sweep.
-    const ColourTable colours = colourTable(session);
-    std::map<QString, std::pair<int, int>> colourOf; // configuration -> colour, shade
-    std::map<int, int> sharing;                      // colour -> configurations of it so far
-    bool byTable = true;
-    for (const auto &[name, rank] : rankOf)
-        byTable = byTable && colours.sharedIndex(runsOf[name]) >= 0;
-    std::vector<std::pair<size_t, QString>> ranks;
-    for (const auto &[name, rank] : rankOf) ranks.push_back({rank, name});
-    std::sort(ranks.begin(), ranks.end());
-    // The shade: the place of the rest of its name (d_model=48) among the session's, so that a
-    // shade means one width whichever head counts it has.
-    std::vector<QString> shadeNames;
-    for (const auto &[rank, name] : ranks) {
-        const int colour = byTable ? colours.sharedIndex(runsOf[name]) : int(rank);
-        QStringList rest = name.split(' ');
-        rest.removeAll(QString::fromStdString(colours.axis) + "=" +
-                       axisLabel(*runsOf[name].front(), colours.axis));
-        const QString shadeName = rest.join(' ');
-        auto at = std::find(shadeNames.begin(), shadeNames.end(), shadeName);
-        if (at == shadeNames.end()) at = shadeNames.insert(shadeNames.end(), shadeName);
-        colourOf[name] = {colour, int(at - shadeNames.begin())};
-        ++sharing[colour];
-    }
-    int mostSharing = 1;
-    for (const auto &[colour, count] : sharing) mostSharing = std::max(mostSharing, count);
-    const bool shaded = byTable && mostSharing > 1;
-    const int shades = shaded ? int(shadeNames.size()) : 1;
-    if (shaded) {
-        for (int c = 0; c < colours.values.size(); ++c)
-            if (sharing.count(c))
-                d.shortLegend.push_back(
-                    {QString::fromStdString(colours.axis) + " = " + displayLabel(colours.values[c]),
-                     c, 0, 1});
-        for (int k = 0; k < shades; ++k)
-            d.shortLegend.push_back({shadeNames[size_t(k)], -1, k, shades});
-    }
+    const ConfigurationColours colours =
+        configurationColours(session, rankOf, runsOf, d.shortLegend);
+    const auto &colourOf = colours.colourOf;
+    const bool shaded = colours.shaded;
+    const int shades = colours.shades;
     std::vector<std::pair<size_t, QString>> ranked;
     for (const auto &[name, points] : byConfig) ranked.push_back({rankOf.at(name), name});
     std::sort(ranked.begin(), ranked.end());
@@ -353,7 +394,8 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         std::tie(series.colour, series.shade) = colourOf.at(name);
         series.shades = shades;
         if (!shaded) series.shade = 0;
-        series.note = sensitivityOf[name];
+        if (const auto note = sensitivityOf.find(name); note != sensitivityOf.end())
+            series.note = note->second;
         if (groups.size() > 1 && groupOf.count(name))
             series.dash = int(std::distance(groups.begin(), groups.find(groupOf[name]))) % 4;
         d.series.push_back(series);
