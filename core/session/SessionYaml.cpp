@@ -45,9 +45,10 @@ std::optional<SweepAxisRow> axisRow(const std::string &key, const YamlField &fie
     return row;
 }
 
-void writeAxisValue(YAML::Emitter &out, const std::string &axis, const AxisValue &value)
+void writeAxisValue(YAML::Emitter &out, const std::optional<SweepAxisRow> &row,
+                    const AxisValue &value)
 {
-    if (const auto row = findSweepAxis(axis))
+    if (row)
         row->write(out, value);
     else
         writeText(out, value.label());
@@ -423,7 +424,8 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
         out << YAML::Key << "sweep" << YAML::Value << YAML::BeginMap;
         for (const auto &axis : session.axes) {
             out << YAML::Key << axis.name << YAML::Value << YAML::Flow << YAML::BeginSeq;
-            for (const auto &value : axis.values) writeAxisValue(out, axis.name, value);
+            const auto row = findSweepAxis(axis.name); // once per axis, not per value
+            for (const auto &value : axis.values) writeAxisValue(out, row, value);
             out << YAML::EndSeq;
         }
         if (!session.combinations.empty()) {
@@ -432,7 +434,7 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
                 out << YAML::Flow << YAML::BeginMap;
                 for (const auto &[name, value] : combination) {
                     out << YAML::Key << name << YAML::Value;
-                    writeAxisValue(out, name, value);
+                    writeAxisValue(out, findSweepAxis(name), value);
                 }
                 out << YAML::EndMap;
             }

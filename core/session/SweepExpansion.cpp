@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <set>
 
 namespace headlab {
@@ -129,18 +130,27 @@ void expandSweep(Session &session)
     std::vector<SessionRun> runs;
     std::vector<SkippedRun> skipped;
     std::map<std::string, size_t> seen; // canonical config -> index in runs
+    // Each axis's row, found once per expansion rather than once per run (a field-table row is
+    // built by findSweepAxis).
+    std::map<std::string, std::optional<SweepAxisRow>> rows;
+    auto rowOf = [&](const std::string &name) -> const std::optional<SweepAxisRow> & {
+        auto it = rows.find(name);
+        if (it == rows.end()) it = rows.emplace(name, findSweepAxis(name)).first;
+        return it->second;
+    };
+    const std::vector<std::string> namedOrder = namedAxisNames(); // the table's order
 
     auto addRun = [&](const std::map<std::string, const AxisValue *> &assignment) {
         const std::map<std::string, std::string> labels = labelsOf(assignment);
         RunConfig config = session.base;
         std::string reason;
         // The named axes in their order, then the field-table axes (stabilizers, model.KEY).
-        std::vector<std::string> order = namedAxisNames(); // the table's order
+        std::vector<std::string> order = namedOrder;
         for (const auto &[name, value] : assignment)
             if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
         for (const auto &name : order) {
             if (!assignment.count(name)) continue;
-            const auto axis = findSweepAxis(name);
+            const auto &axis = rowOf(name);
             if (!axis) continue; // read by findSweepAxis's rows only
             reason = axis->apply(config, *assignment.at(name), assignment);
             if (!reason.empty()) break;
