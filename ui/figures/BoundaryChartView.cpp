@@ -177,28 +177,13 @@ void BoundaryChartView::drawLaw()
     // Groups (configurations that differ in a stabilizer, the QK rule, ...): each its own colour,
     // points and fitted line, side by side in x so that their bars do not hide each other.
     const bool grouped = !report.groups.empty();
-    std::vector<QScatterSeries *> groupPoints;
+    const std::vector<QScatterSeries *> groupPoints = groupPointSeries(report);
     auto groupIndex = [&](const ConfigurationSearch &c) {
         const auto key = lawGroupOf(c.configuration, law.x, law.also);
         for (size_t g = 0; g < report.groups.size(); ++g)
             if (report.groups[g].labels == key) return int(g);
         return 0;
     };
-    for (size_t g = 0; g < report.groups.size(); ++g) {
-        const LawFit &gl = report.groups[g].law;
-        auto *points = new QScatterSeries();
-        const QColor colour = m_theme.seriesColor(int(g));
-        points->setMarkerSize(9 * m_theme.fontScale);
-        points->setPen(QPen(colour, m_theme.line(1.5)));
-        points->setBrush(colour);
-        points->setName(labelsText(report.groups[g].labels) +
-                        (gl.ok ? tr(": α = %1 [%2, %3]")
-                                     .arg(gl.alpha, 0, 'f', 2)
-                                     .arg(gl.alphaLow, 0, 'f', 2)
-                                     .arg(gl.alphaHigh, 0, 'f', 2)
-                               : QString()));
-        groupPoints.push_back(points);
-    }
     const double spreadX = grouped ? 0.035 : 0.0; // decades between neighbouring groups
     for (const auto &c : report.configurations) {
         if (!c.interval.ok || c.runs == 0) continue;
@@ -259,6 +244,28 @@ void BoundaryChartView::drawLaw()
     m_title = lawTitle(report);
     m_chart->setTitle(m_title);
     m_csv = csv.join('\n') + '\n';
+}
+
+// One series of points per group, in its colour, named with its fitted α.
+std::vector<QScatterSeries *> BoundaryChartView::groupPointSeries(const SearchReport &report) const
+{
+    std::vector<QScatterSeries *> groupPoints;
+    for (size_t g = 0; g < report.groups.size(); ++g) {
+        const LawFit &gl = report.groups[g].law;
+        auto *points = new QScatterSeries();
+        const QColor colour = m_theme.seriesColor(int(g));
+        points->setMarkerSize(9 * m_theme.fontScale);
+        points->setPen(QPen(colour, m_theme.line(1.5)));
+        points->setBrush(colour);
+        points->setName(labelsText(report.groups[g].labels) +
+                        (gl.ok ? tr(": α = %1 [%2, %3]")
+                                     .arg(gl.alpha, 0, 'f', 2)
+                                     .arg(gl.alphaLow, 0, 'f', 2)
+                                     .arg(gl.alphaHigh, 0, 'f', 2)
+                               : QString()));
+        groupPoints.push_back(points);
+    }
+    return groupPoints;
 }
 
 // Each group's fitted line, with its fit in the CSV.
@@ -423,32 +430,8 @@ void BoundaryChartView::drawCurves()
         fill.setAlphaF(0.6);
         dots->setBrush(fill);
         dots->setPen(QPen(color, 1));
-        for (const auto &p : c.points) {
-            for (int t = 0; t < p.trials; ++t) {
-                // Replicates spread a little inward from 0 and 1, by configuration and replicate,
-                // so that coinciding runs show and no dot leaves [0, 1].
-                const double jitter = std::min(0.2, 0.012 * double(i) + 0.008 * t);
-                const bool learned = t < p.successes;
-                dots->append(fromSearchUnits(spec, p.x), learned ? 1 - jitter : jitter);
-            }
-            csv << QStringLiteral("%1,%2,%3,%4,1")
-                       .arg(csvText(labelsText(c.configuration)))
-                       .arg(QString::fromStdString(yaml::formatNumber(fromSearchUnits(spec, p.x))))
-                       .arg(p.trials)
-                       .arg(p.successes);
-        }
+        addRunDots(c, i, dots, setAside, csv);
         attach(dots, false);
-        for (const auto &p : c.setAsidePoints) {
-            for (int t = 0; t < p.trials; ++t) {
-                const double jitter = std::min(0.2, 0.012 * double(i) + 0.008 * t);
-                setAside->append(fromSearchUnits(spec, p.x), t < p.successes ? 1 - jitter : jitter);
-            }
-            csv << QStringLiteral("%1,%2,%3,%4,0")
-                       .arg(csvText(labelsText(c.configuration)))
-                       .arg(QString::fromStdString(yaml::formatNumber(fromSearchUnits(spec, p.x))))
-                       .arg(p.trials)
-                       .arg(p.successes);
-        }
         if (c.interval.ok) {
             auto *bar = new QLineSeries();
             bar->setPen(QPen(color, m_theme.line(3), c.stopped() ? Qt::SolidLine : Qt::DashLine));
@@ -471,6 +454,31 @@ void BoundaryChartView::drawCurves()
                   .arg(std::max(0, report.rounds - 1));
     m_chart->setTitle(m_title);
     m_csv = csv.join('\n') + '\n';
+}
+
+// A configuration's runs as dots at 0 (not learned) and 1 (learned), those the fit leaves out in
+// `setAside`, each with its CSV row (in_fit 1 or 0). Replicates spread a little inward from 0 and
+// 1, by configuration and replicate, so that coinciding runs show and no dot leaves [0, 1].
+void BoundaryChartView::addRunDots(const ConfigurationSearch &c, size_t i, QScatterSeries *dots,
+                                   QScatterSeries *setAside, QStringList &csv) const
+{
+    const SearchSpec &spec = *m_model->session().search;
+    auto add = [&](const auto &points, QScatterSeries *series, int inFit) {
+        for (const auto &p : points) {
+            for (int t = 0; t < p.trials; ++t) {
+                const double jitter = std::min(0.2, 0.012 * double(i) + 0.008 * t);
+                series->append(fromSearchUnits(spec, p.x), t < p.successes ? 1 - jitter : jitter);
+            }
+            csv << QStringLiteral("%1,%2,%3,%4,%5")
+                       .arg(csvText(labelsText(c.configuration)))
+                       .arg(QString::fromStdString(yaml::formatNumber(fromSearchUnits(spec, p.x))))
+                       .arg(p.trials)
+                       .arg(p.successes)
+                       .arg(inFit);
+        }
+    };
+    add(c.points, dots, 1);
+    add(c.setAsidePoints, setAside, 0);
 }
 
 } // namespace headlab::ui

@@ -15,6 +15,7 @@
 
 class QAbstractSeries;
 class QChart;
+class QScatterSeries;
 class QComboBox;
 
 namespace headlab::ui {
@@ -43,6 +44,9 @@ private:
                         QStringList &csv);
     void drawFit(const LawFit &law, double x0, double x1, const Attach &attach, QStringList &csv);
     QString lawTitle(const SearchReport &report) const;
+    std::vector<QScatterSeries *> groupPointSeries(const SearchReport &report) const;
+    void addRunDots(const ConfigurationSearch &c, size_t i, QScatterSeries *dots,
+                    QScatterSeries *setAside, QStringList &csv) const;
     QChart *m_chart;
     QComboBox *m_mode;
     QString m_title, m_csv;
