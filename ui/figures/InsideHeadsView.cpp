@@ -52,6 +52,7 @@ private:
     InsideHeadsView *m_view;
     void paint(QPainter &p, const QRectF &area) const;
     void paintMaps(QPainter &p, const QRectF &area) const;
+    void paintFocusRows(QPainter &p, const QRectF &band, double rowHeight, double labelBand) const;
     void paintStatistics(QPainter &p, const QRectF &area) const;
     void paintImportance(QPainter &p, const QRectF &area) const;
     void paintPruning(QPainter &p, const QRectF &area) const;
@@ -645,10 +646,20 @@ void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
             }
         }
     if (!strip) return;
-    // The focus row of each layer: heads × keys, the weight written in each cell, tokens below.
+    // Right: the focus row of each layer (paintFocusRows).
     const double left =
         area.left() + queryBand + std::min(mapsWidth, double(columns) * (side + 8)) + 24;
     const QRectF band(left, area.top(), area.right() - left - 4, area.height());
+    paintFocusRows(p, band, rowHeight, labelBand);
+}
+
+// The focus row of each layer: heads × keys, the weight written in each cell, tokens below.
+void InsideHeadsCanvas::paintFocusRows(QPainter &p, const QRectF &band, double rowHeight,
+                                       double labelBand) const
+{
+    const auto &v = *m_view;
+    const AttentionMaps &m = *v.m_maps;
+    const size_t layers = m.weights.size();
     const double cw = band.width() / double(m.keys);
     const double tokenBand = 16 * v.m_theme.fontScale;
     for (size_t l = 0; l < layers; ++l) {
