@@ -5,12 +5,8 @@
 #include "core/session/Search.h"
 #include "core/session/Session.h"
 
-#include <algorithm>
 #include <cstdio>
-#include <map>
-#include <set>
 #include <string>
-#include <vector>
 
 namespace headlab::cli {
 

@@ -5,10 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
-#include <set>
-#include <string>
-#include <vector>
 
 namespace headlab::cli {
 

@@ -4,9 +4,7 @@
 #include "core/lab/SweepSession.h"
 #include "core/session/Session.h"
 
-#include <algorithm>
 #include <cstdio>
-#include <map>
 #include <set>
 #include <string>
 #include <vector>

@@ -6,7 +6,6 @@
 #include "core/session/Session.h"
 #include "core/train/Checkpoint.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
