@@ -148,7 +148,7 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
                     "run's own); ensembles spread over the list")
         ->check(kDeviceList);
     run->add_option("--threads", a.run.threads,
-                    "CPU threads for LibTorch (default: LibTorch's choice)")
+                    "CPU threads for LibTorch (default: one less than the cores, at most 8)")
         ->check(CLI::Range(1, 4096));
     run->add_option("--concurrent", a.run.concurrent,
                     "Ensembles trained at once on each GPU, each on its own stream (default 4)")

@@ -26,6 +26,12 @@
 
 namespace headlab {
 
+int defaultCpuThreads(unsigned cores)
+{
+    return static_cast<int>(
+        std::clamp(cores > 1 ? cores - 1 : 1u, 1u, unsigned(kMaxDefaultCpuThreads)));
+}
+
 namespace {
 
 std::string gibibytes(int64_t bytes)
@@ -179,12 +185,11 @@ struct SweepRunner::Impl {
         TrainerControl control;
         control.stop = &stopFlag;
         control.pause = &pauseFlag;
-        // On the CPU, leave a core to the GUI or the shell: LibTorch's default of one thread per
-        // core makes its spinning workers fight the GUI thread (and is slower on a busy machine).
-        const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-        control.threads = options.threads > 0
-                              ? options.threads
-                              : (device == "cpu" ? static_cast<int>(std::max(1u, cores - 1)) : 0);
+        // On the CPU, LibTorch's default of one thread per core makes its spinning workers fight
+        // the GUI thread, and is far too many for these models on a large machine.
+        control.threads = options.threads > 0 ? options.threads
+                          : device == "cpu" ? defaultCpuThreads(std::thread::hardware_concurrency())
+                                            : 0;
         control.reportIntervalSeconds = options.reportIntervalSeconds;
         control.checkpoints = options.checkpoints;
         for (const auto &j : jobs) {

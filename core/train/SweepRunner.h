@@ -16,10 +16,17 @@
 
 namespace headlab {
 
+// The CPU threads a run gets when none are asked for: one less than the cores (a core is left to
+// the GUI or the shell), at least 1 and at most kMaxDefaultCpuThreads (these models are small: on
+// a 64-core server one thread per core made CPU training ~50x slower than 8 threads).
+inline constexpr int kMaxDefaultCpuThreads = 8;
+int defaultCpuThreads(unsigned cores);
+
 struct SweepOptions {
     std::string device = "auto"; // overrides each run's device unless empty
-    int threads = 0;             // CPU intra-op threads, 0 leaves LibTorch's default
-    int maxEnsemble = 0;         // most runs trained together; 0 picks by device and memory
+    int threads =
+        0; // CPU intra-op threads; 0: one less than the cores, at most kMaxDefaultCpuThreads
+    int maxEnsemble = 0; // most runs trained together; 0 picks by device and memory
     // Ensembles trained at once on each GPU, each on its own thread and CUDA stream, so that small
     // ensembles that cannot fill the card alone share it. 0 picks: up to 4 on a GPU, 1 on the CPU.
     int concurrent = 0;

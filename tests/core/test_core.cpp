@@ -144,6 +144,19 @@ private Q_SLOTS:
         QVERIFY(validate(c).empty());
     }
 
+    // Without --threads a CPU run gets one thread less than the cores, at least 1 and at most 8:
+    // on a 64-core server one thread per core made these small models ~50x slower.
+    void cpuThreadsByDefaultLeaveACoreAndStaySmall()
+    {
+        QCOMPARE(defaultCpuThreads(0), 1); // hardware_concurrency() may not know
+        QCOMPARE(defaultCpuThreads(1), 1);
+        QCOMPARE(defaultCpuThreads(2), 1);
+        QCOMPARE(defaultCpuThreads(4), 3);
+        QCOMPARE(defaultCpuThreads(9), 8);
+        QCOMPARE(defaultCpuThreads(64), kMaxDefaultCpuThreads);
+        QCOMPARE(kMaxDefaultCpuThreads, 8);
+    }
+
     // The HEADLAB_* switches are one table read through its rows (core/config/Switches.h): each
     // id has exactly one row, and a run's provenance says which paths it took, fused Q/K/V and
     // split-K included (off on the CPU unless switched on).
