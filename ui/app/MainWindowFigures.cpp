@@ -1,60 +1,19 @@
-// MainWindowFigures.cpp — the main window's the figure tabs: which apply to the session, the frame timer's redraws, and export.
+// MainWindowFigures.cpp — the main window's figure tabs: which apply to the session, the frame
+// timer's redraws, and export.
 #include "ui/app/MainWindow.h"
 
-#include "core/session/Presets.h"
-#include "core/session/Search.h"
-#include "core/session/SessionStore.h"
-#include "ui/app/ExperimentForm.h"
-#include "ui/app/LessonStrip.h"
-#include "ui/app/ProgressBarDelegate.h"
 #include "ui/app/SamplesView.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/FigureTable.h"
-#include "ui/figures/HeatmapView.h"
-#include "ui/figures/LossChartView.h"
-#include "ui/model/ColourTable.h"
 #include "ui/model/RunMetrics.h"
-#include "ui/model/RunTableModel.h"
 #include "ui/model/SessionModel.h"
-#include "ui/model/TrainingController.h"
 
-#include <QAction>
-#include <QActionGroup>
 #include <QApplication>
-#include <QCloseEvent>
-#include <QDateTime>
-#include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QFileDialog>
-#include <QFileInfo>
-#include <QHeaderView>
-#include <QInputDialog>
-#include <QLabel>
-#include <QMenu>
-#include <QMenuBar>
-#include <QMessageBox>
-#include <QProgressBar>
-#include <QScreen>
-#include <QScrollArea>
-#include <QScrollBar>
-#include <QSettings>
-#include <QSortFilterProxyModel>
-#include <QStandardPaths>
 #include <QStatusBar>
-#include <QStyleFactory>
-#include <QTabWidget>
-#include <QTableView>
 #include <QTimer>
-#include <QToolBar>
-#include <QVBoxLayout>
-
-#include <cstdio>
-
-#include <cstring>
-#include <random>
-#include <unistd.h>
 
 namespace headlab::ui {
 
