@@ -250,6 +250,22 @@ Field<S> writtenUnlessDefault(Field<S> row, M S::*member, M fallback)
     return row;
 }
 
+// `row` with the runs.csv columns `csv` in place of those it would give.
+template <typename S>
+Field<S> withCsv(Field<S> row, std::vector<CsvColumn<S>> csv)
+{
+    row.csv = std::move(csv);
+    return row;
+}
+
+// `row`, set per run of an ensemble rather than shared by it (left out of the ensemble key).
+template <typename S>
+Field<S> perRun(Field<S> row)
+{
+    row.sharing = Sharing::PerRun;
+    return row;
+}
+
 } // namespace fields
 
 } // namespace headlab

@@ -160,6 +160,9 @@ struct RunConfig {
     int64_t evalEvery = 100; // steps between test evaluations
     int64_t logEvery = 10;   // steps averaged into one train-loss point
     int64_t evalBatches = 0; // 0: the whole test set
+    // A run ends, done, once its test loss has stayed below 5/6 of the task's learned level at
+    // every evaluation for this many steps; 0: every run trains all its steps.
+    int64_t stopAfterLearned = 0;
     uint64_t initSeed = 0;
     uint64_t dataSeed = 0;
     std::string device = "auto"; // auto, cpu, cuda, cuda:N

@@ -185,13 +185,14 @@ const FieldTable<QkRuleConfig> &qkRuleFields()
 {
     static const FieldTable<QkRuleConfig> table = [] {
         FieldTable<QkRuleConfig> t = {
-            fields::boolean("enabled", &QkRuleConfig::enabled,
-                            "η_QK = η · sqrt(reference_head_dim / m_H) for W_Q, W_K"),
+            fields::withCsv(
+                fields::boolean("enabled", &QkRuleConfig::enabled,
+                                "η_QK = η · sqrt(reference_head_dim / m_H) for W_Q, W_K"),
+                {{"qk_rule",
+                  [](const QkRuleConfig &q) { return std::string(q.enabled ? "on" : "off"); }}}),
             fields::number("reference_head_dim", &QkRuleConfig::referenceHeadDim, positive,
                            "the head dimension at which η_QK = η"),
         };
-        t[0].csv = {{"qk_rule",
-                     [](const QkRuleConfig &q) { return std::string(q.enabled ? "on" : "off"); }}};
         return t;
     }();
     return table;
@@ -415,8 +416,10 @@ const FieldTable<ModelConfig> &modelFields()
 {
     static const FieldTable<ModelConfig> table = [] {
         FieldTable<ModelConfig> t = {
-            fields::integer("d_model", &ModelConfig::dModel, 1, RunLimits::kMaxDModel,
-                            "width of the residual stream m"),
+            fields::withCsv(
+                fields::integer("d_model", &ModelConfig::dModel, 1, RunLimits::kMaxDModel,
+                                "width of the residual stream m"),
+                {{"d_model", [](const ModelConfig &m) { return std::to_string(m.dModel); }}}),
             headsRow(),
             autoInteger("head_dim", &ModelConfig::headDim, RunLimits::kMaxDModel,
                         "the rank m_H of each head, or auto for d_model / heads"),
@@ -444,7 +447,6 @@ const FieldTable<ModelConfig> &modelFields()
                                     "(nn.MultiheadAttention/nn.Linear defaults)"),
                 &ModelConfig::init, InitKind::Uniform),
         };
-        t[0].csv = {{"d_model", [](const ModelConfig &m) { return std::to_string(m.dModel); }}};
         return t;
     }();
     return table;
@@ -475,10 +477,12 @@ const FieldTable<RunConfig> &runConfigFields()
             taskRow(),
             fields::nested("model", &RunConfig::model, &modelFields(), false, "the transformer"),
             phasesRow(),
-            fields::number("lr", &RunConfig::lr, positive, "the scanned learning rate η",
-                           Sharing::PerRun),
-            fields::nested("qk_rule", &RunConfig::qkRule, &qkRuleFields(), true,
-                           "the QK learning-rate rule (§4)"),
+            fields::withCsv(fields::number("lr", &RunConfig::lr, positive,
+                                           "the scanned learning rate η", Sharing::PerRun),
+                            {{"lr", [](const RunConfig &c) { return yaml::formatNumber(c.lr); }}}),
+            // η_QK is set per run of an ensemble
+            fields::perRun(fields::nested("qk_rule", &RunConfig::qkRule, &qkRuleFields(), true,
+                                          "the QK learning-rate rule (§4)")),
             fields::writtenUnlessDefault(
                 fields::nested("stabilizers", &RunConfig::stabilizers, &stabilizerFields(), true,
                                "qk-layernorm, soft-capping, z-loss, σReparam, independent "
@@ -490,12 +494,16 @@ const FieldTable<RunConfig> &runConfigFields()
                             "steps averaged into one train point"),
             fields::integer("eval_batches", &RunConfig::evalBatches, 0, RunLimits::kMaxSteps,
                             "test batches per evaluation; 0 for the whole test set"),
+            fields::writtenUnlessDefault(
+                fields::integer(
+                    "stop_after_learned", &RunConfig::stopAfterLearned, 0, RunLimits::kMaxSteps,
+                    "end a run once its test loss has stayed below 5/6 of the task's "
+                    "learned level (5/6 ln 10 for addition) for this many steps; 0: off"),
+                &RunConfig::stopAfterLearned, int64_t{0}),
             seedRow(),
             deviceRow(),
             fields::boolean("tf32", &RunConfig::tf32, "TF32 matrix products on CUDA"),
         };
-        t[3].csv = {{"lr", [](const RunConfig &c) { return yaml::formatNumber(c.lr); }}};
-        t[4].sharing = Sharing::PerRun; // η_QK is set per run of an ensemble
         return t;
     }();
     return table;
@@ -607,6 +615,9 @@ std::string validate(const RunConfig &c)
     if (std::string problem = checkModelAndPhases(c); !problem.empty()) return problem;
     const TaskSpec *spec = findTaskSpec(c.task.kind);
     if (!spec) return "task.kind: unknown task '" + c.task.kind + "'";
+    if (c.stopAfterLearned > 0 && !spec->learnedMeaning)
+        return "stop_after_learned: the " + spec->id +
+               " task gives no learned verdict, so no run of it can stop on one (use 0)";
     for (size_t i = 0; i < c.phases.size(); ++i) {
         const Objective o = c.phases[i].objective;
         if (std::find(spec->objectives.begin(), spec->objectives.end(), o) ==

@@ -1,8 +1,6 @@
 // SweepRunner.cpp — the training threads: one or more per device, all draining one queue of ensembles.
 #include "core/train/SweepRunner.h"
 
-#include <unistd.h>
-
 #include "core/model/Device.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
@@ -14,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <deque>
 #include <limits>
 #include <map>
@@ -22,6 +21,8 @@
 #include <sstream>
 #include <thread>
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace headlab {
@@ -32,7 +33,31 @@ int defaultCpuThreads(unsigned cores)
         std::clamp(cores > 1 ? cores - 1 : 1u, 1u, unsigned(kMaxDefaultCpuThreads)));
 }
 
+CpuPlan cpuPlan(unsigned cores, size_t ensembles, int threadsAsked, int concurrentAsked)
+{
+    CpuPlan plan;
+    const size_t slots = std::clamp<size_t>(cores, 1, kMaxDefaultCpuThreads);
+    plan.workers = std::max<size_t>(
+        1, std::min(ensembles, concurrentAsked > 0 ? static_cast<size_t>(concurrentAsked) : slots));
+    const int budget = defaultCpuThreads(cores);
+    plan.threads =
+        threadsAsked > 0 ? threadsAsked : std::max(1, budget / static_cast<int>(plan.workers));
+    return plan;
+}
+
 namespace {
+
+// A CPU worker trains below the GUI's and the shell's priority: with every core busy, they stay
+// responsive. Linux keeps a nice value per thread.
+void lowerThisThreadsPriority()
+{
+#ifdef __linux__
+    const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+    errno = 0;
+    const int now = getpriority(PRIO_PROCESS, tid);
+    if (errno == 0) (void)setpriority(PRIO_PROCESS, tid, std::min(now + 5, 19));
+#endif
+}
 
 std::string gibibytes(int64_t bytes)
 {
@@ -142,6 +167,7 @@ struct SweepRunner::Impl {
     std::string attentionInput;
     SweepCallbacks callbacks;
     SweepOptions options;
+    int cpuThreads = 1; // intra-op threads of an ensemble trained on the CPU (cpuPlan)
 
     void join()
     {
@@ -152,6 +178,7 @@ struct SweepRunner::Impl {
 
     void work(const std::string &device)
     {
+        if (device == "cpu") lowerThisThreadsPriority();
         for (;;) {
             std::vector<SweepJob> ensemble;
             {
@@ -187,9 +214,7 @@ struct SweepRunner::Impl {
         control.pause = &pauseFlag;
         // On the CPU, LibTorch's default of one thread per core makes its spinning workers fight
         // the GUI thread, and is far too many for these models on a large machine.
-        control.threads = options.threads > 0 ? options.threads
-                          : device == "cpu" ? defaultCpuThreads(std::thread::hardware_concurrency())
-                                            : 0;
+        control.threads = device == "cpu" ? cpuThreads : options.threads;
         control.reportIntervalSeconds = options.reportIntervalSeconds;
         control.checkpoints = options.checkpoints;
         for (const auto &j : jobs) {
@@ -273,8 +298,7 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     const auto devices = devicesFor(options.device.empty() ? std::string("auto") : options.device);
     const bool cpuOnly = std::all_of(devices.begin(), devices.end(),
                                      [](const std::string &s) { return s == "cpu"; });
-    const size_t concurrent =
-        cpuOnly ? 1u : static_cast<size_t>(options.concurrent > 0 ? options.concurrent : 4);
+    const size_t concurrent = static_cast<size_t>(options.concurrent > 0 ? options.concurrent : 4);
     // Ensembles are sized to the memory of the smallest device: half its free memory, shared by
     // the ensembles that train on it at once.
     int64_t freeBytes = 0;
@@ -297,6 +321,10 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
         // four runs, one thread: 362 s together, about 242 s apart), while the GPU gains from it.
         if (cpuOnly)
             for (int64_t h : j.config.model.heads) key += " " + std::to_string(h);
+        // A run that may end early (stop_after_learned) trains alone on the CPU, where its
+        // ensemble would go on paying for it: ended, it frees its core for the next run.
+        if (cpuOnly && j.config.stopAfterLearned > 0)
+            key += "\nalone " + std::to_string(order.size());
         if (!groups.count(key)) order.push_back(key);
         groups[key].push_back(std::move(j));
     }
@@ -322,11 +350,16 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
         }
     }
     // Worker slots, spread over the devices first: [cuda:0, cuda:1, cuda:0, cuda:1, ...]. A "cpu"
-    // among GPUs keeps one slot: its ensembles use every core already.
+    // among GPUs keeps one slot: its ensembles use every core already. A CPU sweep follows cpuPlan.
+    const unsigned cores = std::thread::hardware_concurrency();
+    const CpuPlan plan = cpuPlan(cores, d->queue.size(), options.threads, options.concurrent);
+    d->cpuThreads =
+        cpuOnly ? plan.threads : (options.threads > 0 ? options.threads : defaultCpuThreads(cores));
     std::vector<std::string> slots;
-    for (size_t round = 0; round < concurrent; ++round)
+    const size_t rounds = cpuOnly ? plan.workers : concurrent;
+    for (size_t round = 0; round < rounds; ++round)
         for (const auto &dev : devices)
-            if (round == 0 || dev != "cpu") slots.push_back(dev);
+            if (round == 0 || dev != "cpu" || cpuOnly) slots.push_back(dev);
     if (slots.size() > 1) {
         // Longest first, so that the last ensemble to finish is a short one.
         std::vector<std::pair<double, std::vector<SweepJob>>> byCost;

@@ -22,13 +22,26 @@ namespace headlab {
 inline constexpr int kMaxDefaultCpuThreads = 8;
 int defaultCpuThreads(unsigned cores);
 
+// How a CPU sweep of `ensembles` ensembles uses `cores` cores: `workers` ensembles train side by
+// side, each with `threads` intra-op threads. One ensemble gets defaultCpuThreads; several train
+// one per core (at most kMaxDefaultCpuThreads at once), sharing that thread budget, because these
+// small models gain far more from training side by side than from intra-op threads. The workers
+// run at a lower scheduling priority, so the GUI and the shell stay responsive with every core
+// busy. `threadsAsked` and `concurrentAsked` (> 0) override either.
+struct CpuPlan {
+    size_t workers = 1;
+    int threads = 1;
+};
+CpuPlan cpuPlan(unsigned cores, size_t ensembles, int threadsAsked, int concurrentAsked);
+
 struct SweepOptions {
     std::string device = "auto"; // overrides each run's device unless empty
     int threads =
         0; // CPU intra-op threads; 0: one less than the cores, at most kMaxDefaultCpuThreads
     int maxEnsemble = 0; // most runs trained together; 0 picks by device and memory
     // Ensembles trained at once on each GPU, each on its own thread and CUDA stream, so that small
-    // ensembles that cannot fill the card alone share it. 0 picks: up to 4 on a GPU, 1 on the CPU.
+    // ensembles that cannot fill the card alone share it; on the CPU, side by side. 0 picks: up to
+    // 4 on a GPU, cpuPlan on the CPU.
     int concurrent = 0;
     double reportIntervalSeconds = 0.1;
     CheckpointPolicy checkpoints; // applies to jobs that name a checkpointDir

@@ -194,6 +194,10 @@ size_t TrainingLoop::applyResume()
             m.alive = false;
             m_alive[static_cast<int64_t>(i)].fill_(0.0);
             m_firstBad[static_cast<int64_t>(i)].fill_(m.result.divergedAtStep);
+        } else if (m.result.status == RunStatus::Done) { // ended by stop_after_learned
+            m.alive = false;
+            m.finishedEarly = true;
+            m_alive[static_cast<int64_t>(i)].fill_(0.0);
         } else {
             m.result.status = RunStatus::Running;
             m.result.message.clear();

@@ -81,8 +81,8 @@ std::vector<RunResult> TrainingLoop::run()
     for (size_t i = 0; i < m_members.size(); ++i) {
         Member &m = m_members[i];
         if (m.result.status == RunStatus::Running) m.result.status = RunStatus::Done;
-        m.result.wallSeconds = wall;
-        if (m.result.status == RunStatus::Done) {
+        if (!m.finishedEarly) m.result.wallSeconds = wall;
+        if (m.result.status == RunStatus::Done && !m.finishedEarly) {
             checkpoint(i, "final");
             slimOlderCheckpoints({i}); // a finished run resumes from nothing
         }
@@ -241,7 +241,10 @@ void TrainingLoop::runPhase(size_t ph)
         if (policy.enabled && policy.every > 0 && m_step % policy.every == 0 && m_step < m_total) {
             std::vector<size_t> wrote;
             for (size_t i = 0; i < m_members.size(); ++i)
-                if (m_members[i].alive || m_members[i].result.status == RunStatus::Diverged) {
+                // A run ended early keeps pace, so that every member has a checkpoint of one
+                // step to resume from.
+                if (m_members[i].alive || m_members[i].result.status == RunStatus::Diverged ||
+                    m_members[i].finishedEarly) {
                     checkpoint(i, "periodic");
                     wrote.push_back(i);
                 }
@@ -284,6 +287,7 @@ std::unique_ptr<at::cuda::CUDAGraph> TrainingLoop::capture(Step &step)
 void TrainingLoop::drainReads(Adam *adam, const PhaseConfig *phase)
 {
     bool frozeSome = false;
+    std::vector<size_t> learned; // members stop_after_learned ends
     for (auto &read : m_reads) {
         const auto values = read.values.to(torch::kCPU, torch::kFloat64);
         const double *v = values.data_ptr<double>();
@@ -334,10 +338,15 @@ void TrainingLoop::drainReads(Adam *adam, const PhaseConfig *phase)
                                     {read.step,
                                      a[static_cast<int64_t>(i)][h][static_cast<int64_t>(s)]});
                 }
+                if (m.alive && learnedLongEnough(i)) learned.push_back(i);
             }
         }
     }
     m_reads.clear();
+    for (size_t i : learned) { // after the reads: finishing writes a checkpoint, which drains them
+        finishLearned(i);
+        frozeSome = true;
+    }
     if (frozeSome && adam && phase) updateLearningRates(*adam, *phase);
 }
 
@@ -348,6 +357,38 @@ void TrainingLoop::freeze(size_t i, Adam *adam)
     m_alive[static_cast<int64_t>(i)].fill_(0.0);
     for (auto &p : m_model->parameters()) p.value[static_cast<int64_t>(i)].zero_();
     if (adam) adam->resetRun(static_cast<int64_t>(i));
+}
+
+bool TrainingLoop::learnedLongEnough(size_t i) const
+{
+    const int64_t after = m_configs[i].stopAfterLearned;
+    const double level = 5.0 / 6.0 * m_task->learnedThreshold();
+    const auto &test = m_members[i].result.test;
+    if (after <= 0 || level <= 0 || test.empty()) return false;
+    size_t first = test.size(); // the first point of the streak below the level that ends the curve
+    while (first > 0 && test[first - 1].value < level) --first;
+    return first < test.size() && test.back().step - test[first].step >= after;
+}
+
+void TrainingLoop::finishLearned(size_t i)
+{
+    Member &m = m_members[i];
+    m.alive = false;
+    m.finishedEarly = true;
+    m.result.status = RunStatus::Done;
+    std::ostringstream message;
+    message << "learned: ended at step " << m_step << ", its test loss having stayed below 5/6 of "
+            << "the learned level for " << m_configs[i].stopAfterLearned
+            << " steps (stop_after_learned)";
+    m.result.message = message.str();
+    {
+        torch::NoGradGuard noGrad;
+        m_alive[static_cast<int64_t>(i)].fill_(0.0);
+    }
+    m.result.wallSeconds = std::chrono::duration<double>(Clock::now() - m_start).count();
+    checkpoint(i, "final");
+    slimOlderCheckpoints({i}); // a finished run resumes from nothing
+    report(i, true);
 }
 
 bool TrainingLoop::pollStops()

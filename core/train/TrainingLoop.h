@@ -57,7 +57,8 @@ struct Member {
     bool alive = true;
     size_t reportedTrain = 0, reportedTest = 0;
     std::map<std::string, size_t> reportedExtra;
-    int plateauEvents = 0; // plateau entries and exits seen so far (plateau checkpoints)
+    int plateauEvents = 0;      // plateau entries and exits seen so far (plateau checkpoints)
+    bool finishedEarly = false; // ended by stop_after_learned: its final checkpoint is written
 };
 
 // A device value read back later, so the host never waits for the step it just queued.
@@ -109,6 +110,13 @@ private:
     void drainReads(Adam *adam, const PhaseConfig *phase = nullptr);
 
     void freeze(size_t i, Adam *adam);
+
+    // stop_after_learned: member i's test curve has stayed below the level (5/6 of the task's
+    // learned level) at every evaluation of the last stopAfterLearned steps. Decided from the
+    // curve alone, so a resumed run decides as it would have.
+    bool learnedLongEnough(size_t i) const;
+    // Ends member i, done: its final checkpoint now, its learning rate 0 from the next step.
+    void finishLearned(size_t i);
 
     // Returns true when a run stopped (its learning rate must drop to 0). A run stopped alone
     // writes its checkpoint now (its ensemble trains on); when the whole ensemble stops, each

@@ -157,6 +157,25 @@ private Q_SLOTS:
         QCOMPARE(kMaxDefaultCpuThreads, 8);
     }
 
+    // A CPU sweep of several ensembles trains them side by side, one per core, sharing the
+    // thread budget (the classroom preset's four runs on a 2-core laptop: two at a time).
+    void cpuSweepsTrainEnsemblesSideBySide()
+    {
+        auto plan = [](unsigned cores, size_t ensembles, int threads, int concurrent) {
+            const CpuPlan p = cpuPlan(cores, ensembles, threads, concurrent);
+            return std::make_pair(p.workers, p.threads);
+        };
+        using P = std::pair<size_t, int>;
+        QCOMPARE(plan(2, 4, 0, 0), P(2, 1)); // a laptop: both cores
+        QCOMPARE(plan(2, 1, 0, 0), P(1, 1)); // one ensemble: defaultCpuThreads, as before
+        QCOMPARE(plan(8, 1, 0, 0), P(1, 7));
+        QCOMPARE(plan(16, 2, 0, 0), P(2, 4)); // the budget of 8 shared
+        QCOMPARE(plan(64, 100, 0, 0), P(8, 1));
+        QCOMPARE(plan(8, 3, 2, 0), P(3, 2)); // --threads
+        QCOMPARE(plan(8, 5, 0, 1), P(1, 7)); // --concurrent 1: one at a time
+        QCOMPARE(plan(0, 3, 0, 0), P(1, 1)); // cores unknown
+    }
+
     // The HEADLAB_* switches are one table read through its rows (core/config/Switches.h): each
     // id has exactly one row, and a run's provenance says which paths it took, fused Q/K/V and
     // split-K included (off on the CPU unless switched on).
@@ -681,6 +700,7 @@ private Q_SLOTS:
         cb.onRunFinished = [&](int i, const RunResult &r) { finished[i] = r; };
         SweepOptions opt;
         opt.device = "cpu";
+        opt.concurrent = 1; // one at a time, so that the second waits in the queue
         opt.reportIntervalSeconds = 0.02;
         QVERIFY(runner.start(jobs, opt, cb));
         QTRY_VERIFY_WITH_TIMEOUT(progress.load() > 2, 20000);

@@ -450,6 +450,16 @@ void TestTasks::theClassroomPresetShowsThePapersEffect()
         run.config.device = "cpu";
         const RunResult r = trainMembers({run.config}, control).front();
         QCOMPARE(toString(r.status), "done");
+        // stop_after_learned: a run that left the plateau ends once it has stayed off it; the
+        // one that stays on it trains every step.
+        const bool stays = run.config.model.heads[0] == 1 && run.config.lr > 3e-3;
+        QVERIFY(run.config.stopAfterLearned > 0);
+        if (stays) {
+            QCOMPARE(r.stepsDone, run.config.totalSteps());
+        } else {
+            QVERIFY2(r.stepsDone < run.config.totalSteps(), r.message.c_str());
+            QVERIFY2(r.message.find("stop_after_learned") != std::string::npos, r.message.c_str());
+        }
         final[{run.config.model.heads[0], run.config.lr}] = r.test.back().value;
         qInfo("heads %lld at lr %g: final test loss %.4f",
               static_cast<long long>(run.config.model.heads[0]), run.config.lr,
