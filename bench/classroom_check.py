@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """classroom_check.py — the per-seed verdict of the classroom preset (issue 22, docs/FINDINGS.md).
 
-Reads runs.csv and curves.csv of bench/sessions/classroom-check.yaml (the preset on ten seeds)
+Reads runs.csv of the check session bench/classroom_check.sh makes (the preset on several seeds)
 and says, for each seed, whether the paper's message holds at the end of the preset's protocol:
   - at the small η, one head and several heads both left the ln 10 plateau (test loss below
     5/6 ln 10, HeadLab's default learned rule);
