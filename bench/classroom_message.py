@@ -124,7 +124,7 @@ def main():
     rows.sort(reverse=True)
     print(f"{' '.join(sys.argv[2:])}: warm-up {warmup}; message per seed under stop_after_learned")
     print("holds strict  m  1h nH  small    large    stop  N     seeds  wall med/max (s, 2 cores)  fails")
-    for r in rows[:25]:
+    for r in rows[:int(__import__("os").environ.get("TOP", "25"))]:
         (rate, srate, _, m, one, many, small, large, stop, length, n, med, worst, fails) = r
         print(f"{rate:5.2f} {srate:6.2f}  {m:<2} {one:<2} {many:<2} {small:<8.1e} {large:<8.1e} "
               f"{stop:<5} {length:<5} {n:<5} {med:5.0f} / {worst:<5.0f}        "
