@@ -117,6 +117,29 @@ std::vector<CsvColumn<T>> liftColumns(const FieldTable<S> &table,
 }
 
 // Row builders for the common shapes: a member read in a range and written as it is.
+// Reads `text`, one value as a person types it (a form's cell), into `s` through the row of
+// `table` whose key is `key`: a form checks a value exactly as a session file's reader does.
+// Returns "" when it was read, else the row's message ("must be at least 1, got 0").
+template <typename S>
+std::string readFieldText(const FieldTable<S> &table, const std::string &key,
+                          const std::string &text, S &s)
+{
+    for (const auto &row : table) {
+        if (row.keys.front() != key) continue;
+        try {
+            YAML::Node map(YAML::NodeType::Map);
+            map[key] = YAML::Load(text.empty() ? std::string("null") : text);
+            row.read(yaml::YamlField{"", "", map, YAML::Mark(), nullptr}, s);
+            return {};
+        } catch (const SessionError &e) {
+            return e.message();
+        } catch (const YAML::Exception &) {
+            return "'" + text + "' is not a value";
+        }
+    }
+    return "no field '" + key + "'";
+}
+
 namespace fields {
 
 template <typename S, typename M>

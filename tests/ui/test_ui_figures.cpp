@@ -49,6 +49,7 @@
 #include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QValueAxis>
 #include <QXmlStreamReader>
@@ -696,10 +697,18 @@ void TestUiFigures::badFormValueBlocksStart_data()
                                      << "sweep.lr[1]: 'abc' is not a number";
     QTest::newRow("negative lr") << "lr"
                                  << "-0.1"
-                                 << "sweep.lr: -0.1 must be positive";
+                                 << "sweep.lr: must be a finite number > 0, got -0.1";
     QTest::newRow("d_model not an integer") << "d_model"
                                             << "8.5"
                                             << "sweep.d_model[0]: 8.5 is not an integer";
+    // The phase table's cells are read by the phase rows of the config table: the session
+    // reader's messages, not the form's own.
+    QTest::newRow("phase steps negative") << "Steps"
+                                          << "-5"
+                                          << "phases[0].steps: must be at least 0, got -5";
+    QTest::newRow("phase batch zero") << "Batch"
+                                      << "0"
+                                      << "phases[0].batch_size: must be at least 1, got 0";
     QTest::newRow("no heads divide") << "heads"
                                      << "3"
                                      << "no combination can run";
@@ -718,10 +727,23 @@ void TestUiFigures::badFormValueBlocksStart()
     QVERIFY(window.form()->canStart());
     QVERIFY(window.startAction()->isEnabled());
 
-    QLineEdit *edit = field == "lr"        ? window.form()->learningRatesEdit()
+    // A phase-table column by its header, else a sweep line.
+    auto *phases = window.form()->findChild<QTableWidget *>();
+    int column = -1;
+    for (int c = 0; phases && c < phases->columnCount(); ++c)
+        if (phases->horizontalHeaderItem(c)->text() == field) column = c;
+    QLineEdit *edit = column >= 0          ? nullptr
+                      : field == "lr"      ? window.form()->learningRatesEdit()
                       : field == "d_model" ? window.form()->dModelsEdit()
                                            : window.form()->headsEdit();
-    edit->setText(value);
+    const QString before = edit ? edit->text() : phases->item(0, column)->text();
+    auto setValue = [&](const QString &text) {
+        if (edit)
+            edit->setText(text);
+        else
+            phases->item(0, column)->setText(text);
+    };
+    setValue(value);
     QTRY_VERIFY_WITH_TIMEOUT(!window.startAction()->isEnabled(), 3000);
     QVERIFY(!window.form()->canStart());
     QVERIFY2(window.form()->blockReason().contains(message),
@@ -731,7 +753,7 @@ void TestUiFigures::badFormValueBlocksStart()
     QVERIFY(!window.startSweep()); // the shortcut is refused too
 
     // Putting it right enables Start again.
-    edit->setText(field == "d_model" ? "8, 16" : field == "heads" ? "1, 2" : "1e-3");
+    setValue(edit ? (field == "d_model" ? "8, 16" : field == "heads" ? "1, 2" : "1e-3") : before);
     QTRY_VERIFY_WITH_TIMEOUT(window.startAction()->isEnabled(), 3000);
 }
 

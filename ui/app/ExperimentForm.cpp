@@ -985,7 +985,10 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
     const auto lrs = parseNumbers(m_lrs->text(), QStringLiteral("sweep.lr"), &errs, false);
     std::vector<AxisValue> lrValues;
     for (double v : lrs) {
-        if (v <= 0) errs << tr("sweep.lr: %1 must be positive").arg(v);
+        RunConfig scratch; // read by the lr row of the config table, as a session file's value
+        const std::string problem =
+            readFieldText(runConfigFields(), "lr", yaml::formatNumber(v), scratch);
+        if (!problem.empty()) errs << tr("sweep.lr: %1").arg(QString::fromStdString(problem));
         lrValues.push_back(number(v));
     }
     const bool hadLr = findAxis(m_loaded, "lr") != nullptr;
@@ -1066,28 +1069,22 @@ std::vector<PhaseConfig> ExperimentForm::buildPhases(QStringList &errs) const
         };
         p.name = text(PhaseName).toStdString();
         p.objective = Objective(combo(PhaseObjective));
-        bool ok = false;
-        p.steps = text(PhaseSteps).toLongLong(&ok);
-        if (!ok || p.steps < 1)
-            errs << tr("phases[%1].steps: '%2' must be a positive integer")
-                        .arg(row)
-                        .arg(text(PhaseSteps));
-        p.batchSize = text(PhaseBatch).toLongLong(&ok);
-        if (!ok || p.batchSize < 1)
-            errs << tr("phases[%1].batch_size: '%2' must be a positive integer")
-                        .arg(row)
-                        .arg(text(PhaseBatch));
-        const QString lr = text(PhaseLr);
-        if (lr.compare(tr("scanned"), Qt::CaseInsensitive) == 0 || lr.isEmpty()) {
-            p.useScannedLr = true;
-        } else {
-            p.useScannedLr = false;
-            p.lr = lr.toDouble(&ok);
-            if (!ok || p.lr <= 0)
-                errs << tr("phases[%1].lr: '%2' must be 'scanned' or a positive number")
+        // Each cell is read by its row of the phase table (phaseFields()), with the session
+        // reader's checks and messages.
+        auto readCell = [&](const char *key, const QString &cell) {
+            const std::string problem = readFieldText(phaseFields(), key, cell.toStdString(), p);
+            if (!problem.empty())
+                errs << tr("phases[%1].%2: %3")
                             .arg(row)
-                            .arg(lr);
-        }
+                            .arg(QLatin1String(key), QString::fromStdString(problem));
+        };
+        readCell("steps", text(PhaseSteps));
+        readCell("batch_size", text(PhaseBatch));
+        const QString lr = text(PhaseLr);
+        if (lr.compare(tr("scanned"), Qt::CaseInsensitive) == 0 || lr.isEmpty())
+            p.useScannedLr = true;
+        else
+            readCell("lr", lr);
         p.optimizer.kind = OptimizerKind(combo(PhaseOptimizer));
         p.schedule.kind = ScheduleKind(combo(PhaseSchedule));
         phases.push_back(p);
