@@ -1,8 +1,8 @@
 // CliCommands.cpp — headlab-cli: its command table (CLI11), and each command on top of the core.
 //
 // The arguments, the usage lines and every --help text come from the CLI11 definitions in
-// addCommands(); a command is one row there and one function in a file of its own (Commands.h). Sweeps run and store their
-// results the way the app does (core/lab/SweepSession.h).
+// addCommands(); a command is one row there and one function in a file of its own (Commands.h).
+// Sweeps run and store their results the way the app does (core/lab/SweepSession.h).
 #include "CliCommands.h"
 
 #include "Commands.h"

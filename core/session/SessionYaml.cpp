@@ -24,6 +24,8 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -422,10 +424,16 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
 
     if (!session.axes.empty() || !session.combinations.empty()) {
         out << YAML::Key << "sweep" << YAML::Value << YAML::BeginMap;
+        // Each axis's row is looked up once per write, not once per value.
+        std::map<std::string, std::optional<SweepAxisRow>> rows;
+        auto rowOf = [&rows](const std::string &name) -> const std::optional<SweepAxisRow> & {
+            auto it = rows.find(name);
+            if (it == rows.end()) it = rows.emplace(name, findSweepAxis(name)).first;
+            return it->second;
+        };
         for (const auto &axis : session.axes) {
             out << YAML::Key << axis.name << YAML::Value << YAML::Flow << YAML::BeginSeq;
-            const auto row = findSweepAxis(axis.name); // once per axis, not per value
-            for (const auto &value : axis.values) writeAxisValue(out, row, value);
+            for (const auto &value : axis.values) writeAxisValue(out, rowOf(axis.name), value);
             out << YAML::EndSeq;
         }
         if (!session.combinations.empty()) {
@@ -434,7 +442,7 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
                 out << YAML::Flow << YAML::BeginMap;
                 for (const auto &[name, value] : combination) {
                     out << YAML::Key << name << YAML::Value;
-                    writeAxisValue(out, findSweepAxis(name), value);
+                    writeAxisValue(out, rowOf(name), value);
                 }
                 out << YAML::EndMap;
             }

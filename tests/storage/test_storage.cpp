@@ -22,6 +22,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -96,14 +97,19 @@ bool startTraining(QProcess &process, const QStringList &args)
     static const QRegularExpression stepsTaken(
         QStringLiteral("progress .* ([1-9]\\d*)/\\d+ steps"));
     QByteArray err;
+    bool started = false;
     QElapsedTimer waited;
     waited.start();
-    while (waited.elapsed() < 300'000 && process.state() == QProcess::Running &&
-           !stepsTaken.match(QString::fromUtf8(err)).hasMatch()) {
+    // Each new piece of output is matched from the last complete line before it, not the whole
+    // buffer again.
+    qsizetype from = 0;
+    while (!started && waited.elapsed() < 300'000 && process.state() == QProcess::Running) {
         process.waitForReadyRead(100);
         err += process.readAllStandardError();
+        started = stepsTaken.match(QString::fromUtf8(err.mid(from))).hasMatch();
+        from = std::max<qsizetype>(from, err.lastIndexOf('\n') + 1);
     }
-    return err.contains("to train") && stepsTaken.match(QString::fromUtf8(err)).hasMatch();
+    return err.contains("to train") && started;
 }
 
 // The files in `dir`, temporary ones included, but not the per-head curves files beside run

@@ -120,39 +120,7 @@ MainWindow::MainWindow(QWidget *parent)
                 if (selectedRuns().contains(run)) m_samples->refresh();
                 storeFinishedRun(run);
             });
-    connect(m_controller, &TrainingController::sweepFinished, this, [this] {
-        m_model->settleAfterSweep();
-        autosave();
-        if (m_lessonPending) { // stopped for the lesson strip's new choice: its runs now
-            m_lessonPending = false;
-            m_form->setRunning(false);
-            startLesson();
-            return;
-        }
-        // A boundary search goes on with its next round, unless runs were stopped (then it waits,
-        // as a sweep does, for Start).
-        QString finished = tr("Sweep finished");
-        if (m_model->session().search) {
-            if (const int added = m_model->planSearchRound(); added > 0) {
-                autosave();
-                const SearchReport report = searchReport(m_model->session());
-                if (startRuns(pendingRuns(m_model->session()))) {
-                    statusBar()->showMessage(tr("Boundary search: round %1, %n run(s)", "", added)
-                                                 .arg(report.rounds - 1),
-                                             8000);
-                    return;
-                }
-            } else if (pendingRuns(m_model->session()).empty()) {
-                finished = tr("Boundary search finished: the Boundary tab has η* per "
-                              "configuration and the law");
-            }
-        }
-        m_form->setRunning(false);
-        m_form->setPendingRuns(runsToStart());
-        statusBar()->showMessage(finished, 10000);
-        updateActions();
-        updateStatus();
-    });
+    connect(m_controller, &TrainingController::sweepFinished, this, &MainWindow::onSweepFinished);
     connect(m_controller, &TrainingController::stateChanged, this, &MainWindow::updateActions);
     // The Heads view's live attention maps: what it wants goes to the training thread, what comes
     // back to the model.
@@ -539,6 +507,20 @@ void MainWindow::buildLayout()
     m_formDock->setWidget(scroll);
     addDockWidget(Qt::LeftDockWidgetArea, m_formDock);
 
+    buildRunDocks();
+
+    m_sweepProgress = new QProgressBar(this);
+    m_sweepProgress->setRange(0, 1000);
+    m_sweepProgress->setMaximumWidth(260);
+    m_sweepProgress->setTextVisible(true);
+    m_sweepLabel = new QLabel(this);
+    statusBar()->addPermanentWidget(m_sweepLabel);
+    statusBar()->addPermanentWidget(m_sweepProgress);
+}
+
+// The run table and, beside it, the samples the selected text runs write: the bottom docks.
+void MainWindow::buildRunDocks()
+{
     m_runModel = new RunTableModel(m_model, this);
     m_runProxy = new QSortFilterProxyModel(this);
     m_runProxy->setSourceModel(m_runModel);
@@ -581,14 +563,6 @@ void MainWindow::buildLayout()
     splitDockWidget(m_runsDock, m_samplesDock, Qt::Horizontal);
     connect(m_model, &SessionModel::runsReset, this, &MainWindow::updateSamplesDock);
     resizeDocks({m_runsDock}, {230}, Qt::Vertical);
-
-    m_sweepProgress = new QProgressBar(this);
-    m_sweepProgress->setRange(0, 1000);
-    m_sweepProgress->setMaximumWidth(260);
-    m_sweepProgress->setTextVisible(true);
-    m_sweepLabel = new QLabel(this);
-    statusBar()->addPermanentWidget(m_sweepLabel);
-    statusBar()->addPermanentWidget(m_sweepProgress);
 }
 
 void MainWindow::updateTitle()

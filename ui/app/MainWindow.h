@@ -95,6 +95,7 @@ private:
     void buildRunMenu();
     void buildViewMenu();
     void buildLayout();
+    void buildRunDocks();
     void scheduleRedraw();
     void redraw();
     // Shows the tabs of the figures that apply to the session's task, hides the others.
@@ -121,6 +122,7 @@ private:
     void rerunSelected(bool newSeed);
     // The lesson strip's choice: stops what trains, keeps its curves faintly, sweeps the choice.
     void startLesson();
+    void onSweepFinished();
     void showLessonStrip(); // its buttons for the session shown, its height for them
     QString autosavePath() const;
     // An untitled session was replaced or the window closed without saving it: its autosave file

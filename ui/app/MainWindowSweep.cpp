@@ -178,4 +178,41 @@ void MainWindow::rerunSelected(bool newSeed)
     startRuns(added);
 }
 
+// A sweep ended: settle the runs, then the lesson strip's next runs, a boundary search's next
+// round, or the end.
+void MainWindow::onSweepFinished()
+{
+    m_model->settleAfterSweep();
+    autosave();
+    if (m_lessonPending) { // stopped for the lesson strip's new choice: its runs now
+        m_lessonPending = false;
+        m_form->setRunning(false);
+        startLesson();
+        return;
+    }
+    // A boundary search goes on with its next round, unless runs were stopped (then it waits,
+    // as a sweep does, for Start).
+    QString finished = tr("Sweep finished");
+    if (m_model->session().search) {
+        if (const int added = m_model->planSearchRound(); added > 0) {
+            autosave();
+            const SearchReport report = searchReport(m_model->session());
+            if (startRuns(pendingRuns(m_model->session()))) {
+                statusBar()->showMessage(
+                    tr("Boundary search: round %1, %n run(s)", "", added).arg(report.rounds - 1),
+                    8000);
+                return;
+            }
+        } else if (pendingRuns(m_model->session()).empty()) {
+            finished = tr("Boundary search finished: the Boundary tab has η* per "
+                          "configuration and the law");
+        }
+    }
+    m_form->setRunning(false);
+    m_form->setPendingRuns(runsToStart());
+    statusBar()->showMessage(finished, 10000);
+    updateActions();
+    updateStatus();
+}
+
 } // namespace headlab::ui
