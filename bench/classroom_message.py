@@ -15,12 +15,14 @@ plan trains them (longest first, two at a time), from per-step costs measured on
 development machine (AMD EPYC, one thread, 2026-11-27: m 24, one head 7.3 ms an answer step at
 batch 256; twelve heads 2.5 times that). The estimate ranks choices; the preset's time is measured.
 
-    python3 bench/classroom_message.py WARMUP_STEPS DIR [DIR...]
+    python3 bench/classroom_message.py WARMUP_STEPS DIR [DIR...]     (runs.csv or runs.csv.gz)
+    TOP=N   print the N best choices (default 25)
 """
 import collections
 import csv
 import gzip
 import math
+import os
 import statistics
 import sys
 
@@ -41,7 +43,9 @@ def step_cost(heads, d_model, batch):
 def load(folders):
     runs = {}
     for folder in folders:
-        meta = {r["run"]: r for r in csv.DictReader(open(f"{folder}/runs.csv"))}
+        path = f"{folder}/runs.csv"
+        with (open(path) if os.path.exists(path) else gzip.open(path + ".gz", "rt")) as f:
+            meta = {r["run"]: r for r in csv.DictReader(f)}
         curves = collections.defaultdict(list)
         with gzip.open(f"{folder}/test.csv.gz", "rt") as f:
             for row in csv.DictReader(f):
@@ -124,7 +128,7 @@ def main():
     rows.sort(reverse=True)
     print(f"{' '.join(sys.argv[2:])}: warm-up {warmup}; message per seed under stop_after_learned")
     print("holds strict  m  1h nH  small    large    stop  N     seeds  wall med/max (s, 2 cores)  fails")
-    for r in rows[:int(__import__("os").environ.get("TOP", "25"))]:
+    for r in rows[:int(os.environ.get("TOP", "25"))]:
         (rate, srate, _, m, one, many, small, large, stop, length, n, med, worst, fails) = r
         print(f"{rate:5.2f} {srate:6.2f}  {m:<2} {one:<2} {many:<2} {small:<8.1e} {large:<8.1e} "
               f"{stop:<5} {length:<5} {n:<5} {med:5.0f} / {worst:<5.0f}        "
