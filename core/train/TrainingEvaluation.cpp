@@ -80,7 +80,10 @@ void TrainingLoop::finalizeMetrics(RunResult &r) const
         if (r.status == RunStatus::Done && taskSpec(m_configs.front().task).plateauMetrics)
             for (const auto &[k, v] : PlateauDetector().metrics(r.test)) r.metrics[k] = v;
     }
-    const double seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
+    // The run's own time: one that stop_after_learned ended stopped its clock then.
+    const double seconds = r.wallSeconds > 0
+                               ? r.wallSeconds
+                               : std::chrono::duration<double>(Clock::now() - m_start).count();
     if (seconds > 0 && r.stepsDone > 0)
         r.metrics[metric::kStepsPerSecond] = static_cast<double>(r.stepsDone) / seconds;
     const auto &curves = taskSpec(m_configs.front().task).extraCurves;

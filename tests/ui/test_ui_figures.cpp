@@ -450,6 +450,7 @@ private Q_SLOTS:
     void exportWritesValidSvgAndPng();
     void exportAllWritesEveryFigure();
     void lossCurvesOfSeveralRunsHaveALegendInEveryMode();
+    void lossCurvesTellTheSecondAxisByDashAndListValuesInOrder();
     void aValueHasTheSameColourInEveryFigure();
     void runsLeftOutOfTheFitAreDrawn();
     void heatmapTextsFitTheirCells();
@@ -924,6 +925,89 @@ void TestUiFigures::lossCurvesOfSeveralRunsHaveALegendInEveryMode()
         QVERIFY(loss.chart()->legend()->isVisible());
         QVERIFY2(visibleMarkers(loss).size() >= 2, qPrintable(visibleMarkers(loss).join(" | ")));
     }
+}
+
+// The classroom preset draws one head and twelve at two η: coloured by heads alone, the two η of
+// one head count could not be told apart (which line stays on ln 10?). The second swept axis is
+// drawn as dashes, listed in the legend; and the legend lists the colour axis by value even when
+// the larger value's runs had curves first (the median view listed heads = 12 before 1).
+void TestUiFigures::lossCurvesTellTheSecondAxisByDashAndListValuesInOrder()
+{
+    Session s = uitest::tinySession();
+    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}},
+              SweepAxis{"lr", {uitest::num(1e-3), uitest::num(3e-3)}}};
+    expandSweep(s);
+    QCOMPARE(int(s.runs.size()), 4);
+    auto curve = [](double to) {
+        Curve c;
+        for (int i = 0; i <= 4; ++i) c.push_back({int64_t(i * 10), 3.0 + (to - 3.0) * i / 4});
+        return c;
+    };
+    for (auto &run : s.runs) {
+        run.result.status = RunStatus::Done;
+        run.result.test = curve(run.config.lr > 2e-3 ? 2.3 : 0.5);
+        run.result.stepsDone = 40;
+    }
+    SessionModel model;
+    model.setSession(s);
+    LossChartView loss(&model);
+    loss.resize(900, 500);
+    loss.setAttribute(Qt::WA_DontShowOnScreen);
+    loss.show();
+    loss.setMedianView(false);
+    loss.refresh();
+    QCoreApplication::sendPostedEvents();
+    loss.refresh();
+    QStringList shown;
+    for (auto *m : loss.chart()->legend()->markers())
+        if (m->isVisible() && !m->label().isEmpty()) shown << m->label();
+    QVERIFY2(shown.contains("lr = 0.001") && shown.contains("lr = 0.003"),
+             qPrintable(shown.join(" | ")));
+    // Runs of one head count differ in dash by η; the dash of one η is the same in every colour.
+    std::map<std::pair<QRgb, Qt::PenStyle>, int> styles;
+    for (auto *series : loss.chart()->series())
+        if (auto *line = qobject_cast<QLineSeries *>(series);
+            line && line->count() > 0 && !line->name().contains("ln 10"))
+            ++styles[{line->pen().color().rgb(), line->pen().style()}];
+    std::set<Qt::PenStyle> dashes;
+    std::set<QRgb> colours;
+    for (const auto &[key, n] : styles) {
+        colours.insert(key.first);
+        dashes.insert(key.second);
+    }
+    QVERIFY2(dashes.size() >= 2, "the two η are drawn alike");
+    QVERIFY(styles.size() >= 4);
+
+    // Median view, the larger head count's runs first: the legend still lists heads by value.
+    Session seeds = uitest::tinySession();
+    seeds.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}},
+                  SweepAxis{"seed", {uitest::num(0), uitest::num(1)}}};
+    seeds.replicateAxes = {"seed"};
+    expandSweep(seeds);
+    SessionModel model2;
+    model2.setSession(seeds);
+    LossChartView median(&model2);
+    median.resize(900, 500);
+    median.setAttribute(Qt::WA_DontShowOnScreen);
+    median.show();
+    median.setMedianView(true);
+    for (const bool small : {false, true}) { // heads = 2 trains first, then heads = 1
+        for (int i = 0; i < int(seeds.runs.size()); ++i) {
+            if ((seeds.runs[size_t(i)].config.model.heads[0] == 1) != small) continue;
+            RunResult r;
+            r.status = RunStatus::Done;
+            r.test = curve(1.0);
+            r.stepsDone = 40;
+            model2.applyResult(i, r);
+        }
+        median.refresh();
+        QCoreApplication::sendPostedEvents();
+        median.refresh();
+    }
+    QStringList order;
+    for (auto *m : median.chart()->legend()->markers())
+        if (m->isVisible() && m->label().startsWith("heads")) order << m->label();
+    QCOMPARE(order, (QStringList{"heads = 1", "heads = 2"}));
 }
 
 // Under a deuteranopia simulation, 3 and 6 heads looked the same, and red meant both "3 heads"

@@ -29,11 +29,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 namespace headlab::ui {
 
 namespace {
+
+// A configuration's median series is keyed kMedianKey + its group, below every run's index and
+// in the groups' order, so that the chart, and with it the legend, lists them by value.
+constexpr int kMedianKey = std::numeric_limits<int>::min();
+
+// The dashes that tell lines of one colour apart (the dash axis's values, a run's digit groups).
+constexpr Qt::PenStyle kDashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
+                                    Qt::DashDotDotLine};
 constexpr int kLegendMax = 12;
 constexpr size_t kPointBudget = 200'000; // points drawn over all curves of one frame
 } // namespace
@@ -84,6 +93,7 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
     bar->addWidget(m_info);
 
     m_chart = new QChart();
+    m_chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries); // dashes show in the legend
     m_view = setChartCanvas(m_chart);
 
     auto changed = [this] {
@@ -577,7 +587,7 @@ void LossChartView::collectMedians(Frame &f)
             lower << QPointF(double(step), lo);
             f.xMax = std::max<double>(f.xMax, double(step));
         }
-        if (!m.empty()) f.wanted[{-1 - int(g), int(Median)}] = &m;
+        if (!m.empty()) f.wanted[{kMedianKey + int(g), int(Median)}] = &m;
     }
 }
 
@@ -635,21 +645,50 @@ void LossChartView::dropUnwanted(const Frame &f)
 void LossChartView::styleSeries(bool single, double smoothing)
 {
     const QStringList groupNames = groups().names;
+    // The legend lists series in the chart's order, which is the order they first had data: runs
+    // and configurations still training came later. Re-added in key order, the legend lists the
+    // colour axis's values by value.
+    QList<QAbstractSeries *> inChart = m_chart->series();
+    QList<QAbstractSeries *> ordered;
+    for (const auto &entry : m_series) ordered << entry.second;
+    QList<QAbstractSeries *> present;
+    for (auto *series : inChart)
+        if (ordered.contains(series)) present << series;
+    if (present != ordered)
+        for (auto *series : ordered) {
+            m_chart->removeSeries(series);
+            m_chart->addSeries(series);
+            attach(series);
+        }
     int legendShown = 0;
     // One pass over the legend: markers(series) scans every marker, once per series.
     QHash<QAbstractSeries *, QList<QLegendMarker *>> markersOf;
     for (auto *m : m_chart->legend()->markers()) markersOf[m->series()].append(m);
     QSet<int> coloursNamed; // the colour-by values the legend already lists
+    const std::string dash = dashAxis();
+    const QStringList dashValues =
+        dash.empty() ? QStringList() : axisValueLabels(m_model->session(), dash);
+    QSet<int> dashesUsed; // the dash axis's values drawn
+    auto dashIndexOf = [&](const std::map<std::string, std::string> &labels) {
+        const auto it = labels.find(dash);
+        return dash.empty() || it == labels.end()
+                   ? -1
+                   : int(dashValues.indexOf(QString::fromStdString(it->second)));
+    };
     for (const auto &[key, s] : m_series) {
         const int run = key.first;
         const Kind kind = Kind(key.second);
         QString colourName;
         if (run < 0) { // a configuration's median over its replicates
-            const auto &g = m_groups[size_t(-1 - run)];
+            const auto &g = m_groups[size_t(run - kMedianKey)];
             const int ci = colourIndexOf(g.labels, &colourName);
-            QColor c = m_theme.seriesColor(ci >= 0 ? ci : -1 - run);
+            QColor c = m_theme.seriesColor(ci >= 0 ? ci : run - kMedianKey);
             QPen pen(c, m_theme.line(2.2));
             pen.setCapStyle(Qt::RoundCap);
+            if (const int di = dashIndexOf(g.labels); di >= 0) {
+                pen.setStyle(kDashes[di % 5]);
+                dashesUsed.insert(di);
+            }
             s->setPen(pen);
             QString name;
             if (ci < 0) {
@@ -663,7 +702,7 @@ void LossChartView::styleSeries(bool single, double smoothing)
                 name = colourName;
             }
             s->setName(name);
-            if (auto band = m_bands.find(-1 - run); band != m_bands.end()) {
+            if (auto band = m_bands.find(run - kMedianKey); band != m_bands.end()) {
                 QColor fill = c; // fainter the more bands overlap
                 fill.setAlphaF(float(
                     std::clamp(1.2 / double(std::max<size_t>(1, m_bands.size())), 0.05, 0.16)));
@@ -694,6 +733,11 @@ void LossChartView::styleSeries(bool single, double smoothing)
             coloursNamed.insert(colourIndex);
         }
         const QString name = runSeriesStyle(kind, single, smoothing, run, label, groupNames, pen);
+        // The dash axis's value, except where dashes already tell a run's digit groups apart.
+        if (const int di = dashIndexOf(m_model->run(run).labels); di >= 0 && kind < Group) {
+            pen.setStyle(kDashes[di % 5]);
+            dashesUsed.insert(di);
+        }
         s->setPen(pen);
         s->setName(name);
         const auto markers = markersOf.value(s);
@@ -701,10 +745,51 @@ void LossChartView::styleSeries(bool single, double smoothing)
         if (show) ++legendShown;
         for (auto *m : markers) m->setVisible(show);
     }
+    updateDashKeys(dash, dashValues, dashesUsed, legendShown);
     stylePlateauLines();
     m_theme.apply(m_chart);
     m_chart->legend()->setVisible(legendShown > 0);
     m_stylesDirty = false;
+}
+
+std::string LossChartView::dashAxis() const
+{
+    const Session &session = m_model->session();
+    const std::string colour = m_colourBy->currentData().toString().toStdString();
+    const std::vector<std::string> replicates = replicateAxes(session);
+    for (const QString &name : sweptAxes(session)) {
+        const std::string axis = name.toStdString();
+        if (axis == colour ||
+            std::find(replicates.begin(), replicates.end(), axis) != replicates.end())
+            continue;
+        const auto n = axisValueLabels(session, axis).size();
+        if (n >= 2 && n <= 5) return axis;
+    }
+    return {};
+}
+
+// One legend entry per value of the dash axis: an empty series in the text colour with its dash.
+void LossChartView::updateDashKeys(const std::string &axis, const QStringList &values,
+                                   const QSet<int> &used, int &legendShown)
+{
+    for (auto *key : m_dashKeys) {
+        m_chart->removeSeries(key);
+        delete key;
+    }
+    m_dashKeys.clear();
+    if (axis.empty() || used.size() < 2) return; // one dash drawn tells nothing apart
+    for (int i = 0; i < values.size(); ++i) {
+        if (!used.contains(i)) continue;
+        auto *key = new QLineSeries();
+        key->setName(QString::fromStdString(axis) + " = " + displayLabel(values[i]));
+        // Thinner than the curves: a dash scales with the pen, and the legend's short segment
+        // must hold at least one gap of it, in presenter mode too.
+        key->setPen(QPen(m_theme.foreground, m_theme.line(0.8), kDashes[i % 5]));
+        m_chart->addSeries(key);
+        attach(key);
+        m_dashKeys << key;
+        ++legendShown;
+    }
 }
 
 // A run's series: its pen (width and dash by kind, the colour it was given) and the legend name
@@ -735,12 +820,10 @@ QString LossChartView::runSeriesStyle(Kind kind, bool single, double smoothing, 
         break;
     default: { // a group's test loss: a colour each for one run, a dash each for several
         const int d = kind - Group;
-        static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
-                                              Qt::DashDotLine, Qt::DashDotDotLine};
         if (single)
             pen.setColor(m_theme.seriesColor(d));
         else
-            pen.setStyle(dashes[d % 5]);
+            pen.setStyle(kDashes[d % 5]);
         pen.setWidthF(m_theme.line(2.0));
         const QString groupName = d < groupNames.size() ? groupNames[d] : QString::number(d);
         name = single ? groupName : (d == 0 ? label : QString());

@@ -10,6 +10,8 @@
 
 #include "core/session/Replicates.h"
 
+#include <QSet>
+
 #include <map>
 
 class QChart;
@@ -106,6 +108,12 @@ private:
                            const QStringList &groupNames, QPen &pen) const;
     void stylePlateauLines();
     void updateInfo(bool median, const QList<int> &runs, size_t configurations);
+    // The dash axis: the first swept axis besides the colour axis that is no replicate axis and
+    // has 2 to 5 values (η beside heads, in the classroom preset); "" for none. Each of its values
+    // is drawn with one dash, and the legend lists the dashes.
+    std::string dashAxis() const;
+    void updateDashKeys(const std::string &axis, const QStringList &values, const QSet<int> &used,
+                        int &legendShown);
 
     QCheckBox *m_logX, *m_logY, *m_digits, *m_showTrain, *m_showTest;
     QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted
@@ -130,6 +138,7 @@ private:
     QList<QScatterSeries *> m_plateauLabels;
     QList<QLineSeries *> m_phaseLines;     // vertical dashed line where each later phase begins
     QList<QScatterSeries *> m_phaseLabels; // and its name
+    QList<QLineSeries *> m_dashKeys;       // empty series that put the dash axis in the legend
     bool m_axesDirty = true;
     bool m_stylesDirty = true;
 };
