@@ -15,7 +15,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <atomic>
+#include <bit>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +53,10 @@ struct Field {
     // the path (SweepSession.h's anchorTaskPaths makes it absolute when a session is written to
     // another directory). Empty for other rows.
     std::function<void(S &, const std::function<std::string(const std::string &)> &map)> mapPath;
+    // Holds the row's value in `s`, in memory, to the range its reader holds a file's text to:
+    // "" when the reader would take it, else "key: message" (a nested row: "key.sub: message").
+    // Empty for rows whose every in-memory value is valid (booleans, enums, text, seeds).
+    std::function<std::string(const S &)> check;
 };
 
 template <typename S>
@@ -73,6 +80,37 @@ void readFields(const yaml::YamlField &map, const FieldTable<S> &table, S &s)
         for (const auto &key : row.keys) present = present || yaml::child(map, key).present();
         if (present) row.read(map, s);
     }
+}
+
+// The first row of `table` whose check refuses its value in `s` ("key: message"), or "".
+template <typename S>
+std::string checkFields(const FieldTable<S> &table, const S &s)
+{
+    for (const auto &row : table)
+        if (row.check)
+            if (std::string problem = row.check(s); !problem.empty()) return problem;
+    return {};
+}
+
+// A row's check made from its own reader: `text(s)`, the scalar the row writes, is read back
+// through `read` as the value of `key` (into a copy of `s`), so the range and its message are the
+// reader's. For rows whose one value is a scalar.
+template <typename S>
+std::function<std::string(const S &)>
+rereadCheck(std::string key, std::function<void(const yaml::YamlField &, S &)> read,
+            std::function<std::string(const S &)> text)
+{
+    return [key = std::move(key), read = std::move(read), text = std::move(text)](const S &s) {
+        YAML::Node map(YAML::NodeType::Map);
+        map[key] = YAML::Node(text(s));
+        S scratch = s;
+        try {
+            read(yaml::YamlField{"", "", map, YAML::Mark(), nullptr}, scratch);
+        } catch (const SessionError &e) {
+            return e.keyPath() + ": " + e.message();
+        }
+        return std::string();
+    };
 }
 
 template <typename S>
@@ -146,16 +184,24 @@ template <typename S, typename M>
 Field<S> integer(std::string key, M S::*member, int64_t minimum, int64_t maximum, std::string help,
                  Sharing sharing = Sharing::Shared)
 {
-    return {{key},
-            std::move(help),
-            sharing,
-            [key, member, minimum, maximum](const yaml::YamlField &map, S &s) {
-                s.*member =
-                    static_cast<M>(yaml::readIntInRange(yaml::child(map, key), minimum, maximum));
-            },
-            [key, member](YAML::Emitter &out, const S &s) {
-                out << YAML::Key << key << YAML::Value << s.*member;
-            }};
+    Field<S> row{{key},
+                 std::move(help),
+                 sharing,
+                 [key, member, minimum, maximum](const yaml::YamlField &map, S &s) {
+                     s.*member = static_cast<M>(
+                         yaml::readIntInRange(yaml::child(map, key), minimum, maximum));
+                 },
+                 [key, member](YAML::Emitter &out, const S &s) {
+                     out << YAML::Key << key << YAML::Value << s.*member;
+                 }};
+    auto reread = rereadCheck<S>(key, row.read, [member](const S &s) {
+        return std::to_string(static_cast<int64_t>(s.*member));
+    });
+    row.check = [member, minimum, maximum, reread](const S &s) {
+        const auto value = static_cast<int64_t>(s.*member);
+        return value >= minimum && value <= maximum ? std::string() : reread(s); // the usual case
+    };
+    return row;
 }
 
 template <typename S>
@@ -178,15 +224,32 @@ template <typename S>
 Field<S> number(std::string key, double S::*member, double (*check)(const yaml::YamlField &),
                 std::string help, Sharing sharing = Sharing::Shared)
 {
-    return {{key},
-            std::move(help),
-            sharing,
-            [key, member, check](const yaml::YamlField &map, S &s) {
-                s.*member = check(yaml::child(map, key));
-            },
-            [key, member](YAML::Emitter &out, const S &s) {
-                out << YAML::Key << key << YAML::Value << yaml::formatNumber(s.*member);
-            }};
+    Field<S> row{{key},
+                 std::move(help),
+                 sharing,
+                 [key, member, check](const yaml::YamlField &map, S &s) {
+                     s.*member = check(yaml::child(map, key));
+                 },
+                 [key, member](YAML::Emitter &out, const S &s) {
+                     out << YAML::Key << key << YAML::Value << yaml::formatNumber(s.*member);
+                 }};
+    // The reader on the number's own text; the last value it took is remembered (a sweep checks
+    // the same few values in every run), so the usual case costs one comparison.
+    auto lastTaken = std::make_shared<std::atomic<uint64_t>>(~uint64_t{0}); // a NaN never taken
+    row.check = [key, member, check, lastTaken](const S &s) -> std::string {
+        const double value = s.*member;
+        const uint64_t bits = std::bit_cast<uint64_t>(value);
+        if (bits == lastTaken->load(std::memory_order_relaxed)) return {};
+        try {
+            check(yaml::YamlField{"", key, YAML::Node(yaml::formatNumber(value)), YAML::Mark(),
+                                  nullptr});
+        } catch (const SessionError &e) {
+            return key + ": " + e.message();
+        }
+        lastTaken->store(bits, std::memory_order_relaxed);
+        return {};
+    };
+    return row;
 }
 
 template <typename S>
@@ -258,6 +321,10 @@ Field<S> nested(std::string key, N S::*member, const FieldTable<N> *table, bool 
                  }};
     row.csv = liftColumns<S, N>(*table, [member](const S &s) -> const N & { return s.*member; });
     row.key = [member, table](const S &s) { return "{" + ensembleKeyOf(*table, s.*member) + "}"; };
+    row.check = [key, member, table](const S &s) {
+        const std::string problem = checkFields(*table, s.*member);
+        return problem.empty() ? problem : key + "." + problem;
+    };
     return row;
 }
 

@@ -223,9 +223,10 @@ const char *toString(SigmaReparam);
 // "qk_norm gain, softcap 30": the stabilizers that are on, for provenance and titles; "none".
 std::string describe(const StabilizerConfig &);
 
-// The task-independent checks of one resolved run: "" when they pass, else why not, naming the
-// field ("model.heads[1]: 5 heads do not divide d_model 96"). validate() (core/tasks/TaskSpec.h)
-// adds the task's own.
-std::string checkModelAndPhases(const RunConfig &config);
+// The checks of one resolved run that involve more than one field: "" when they pass, else why
+// not, naming the field ("model.heads[1]: 5 heads do not divide d_model 96"). Each field's own
+// range is its row's (core/tasks/RunConfigFields.cpp): validate() (core/tasks/TaskSpec.h) reads
+// the config back through the rows, then adds these and the task's own checks.
+std::string checkCombinations(const RunConfig &config);
 
 } // namespace headlab

@@ -52,30 +52,38 @@ double unitInterval(const YamlField &f)
 Field<ModelConfig> autoInteger(std::string key, int64_t ModelConfig::*member, int64_t maximum,
                                std::string help)
 {
-    return {{key},
-            std::move(help),
-            Sharing::Shared,
-            [key, member, maximum](const YamlField &map, ModelConfig &m) {
-                const YamlField f = yaml::child(map, key);
-                int64_t value = 0;
-                if (yaml::isScalar(f) && yaml::lower(f.node.Scalar()) == "auto") {
-                    value = 0;
-                } else if (!yaml::isScalar(f) || !yaml::parseInt(f.node.Scalar(), &value)) {
-                    yaml::fail(f, "expected an integer or auto, got " + yaml::describeType(f.node));
-                } else if (value < 0) {
-                    yaml::fail(f, "must be at least 0 (or auto), got " + std::to_string(value));
-                } else if (value > maximum) {
-                    yaml::fail(f, beyondLimit(maximum, value));
-                }
-                m.*member = value;
-            },
-            [key, member](YAML::Emitter &out, const ModelConfig &m) {
-                out << YAML::Key << key << YAML::Value;
-                if (m.*member > 0)
-                    out << m.*member;
-                else
-                    out << "auto";
-            }};
+    Field<ModelConfig> row{
+        {key},
+        std::move(help),
+        Sharing::Shared,
+        [key, member, maximum](const YamlField &map, ModelConfig &m) {
+            const YamlField f = yaml::child(map, key);
+            int64_t value = 0;
+            if (yaml::isScalar(f) && yaml::lower(f.node.Scalar()) == "auto") {
+                value = 0;
+            } else if (!yaml::isScalar(f) || !yaml::parseInt(f.node.Scalar(), &value)) {
+                yaml::fail(f, "expected an integer or auto, got " + yaml::describeType(f.node));
+            } else if (value < 0) {
+                yaml::fail(f, "must be at least 0 (or auto), got " + std::to_string(value));
+            } else if (value > maximum) {
+                yaml::fail(f, beyondLimit(maximum, value));
+            }
+            m.*member = value;
+        },
+        [key, member](YAML::Emitter &out, const ModelConfig &m) {
+            out << YAML::Key << key << YAML::Value;
+            if (m.*member > 0)
+                out << m.*member;
+            else
+                out << "auto";
+        }};
+    auto reread = rereadCheck<ModelConfig>(key, row.read, [member](const ModelConfig &m) {
+        return m.*member == 0 ? std::string("auto") : std::to_string(m.*member);
+    });
+    row.check = [member, maximum, reread](const ModelConfig &m) {
+        return m.*member >= 0 && m.*member <= maximum ? std::string() : reread(m); // the usual case
+    };
+    return row;
 }
 
 std::string joined(const std::vector<int64_t> &values)
@@ -143,6 +151,24 @@ Field<ModelConfig> headsRow()
              return joined(dims);
          }},
         {"total_heads", [](const ModelConfig &m) { return std::to_string(m.totalHeads()); }}};
+    // The list form's reader holds each count and the layer count to their ranges.
+    row.check = [read = row.read](const ModelConfig &m) -> std::string {
+        if (!m.heads.empty() && m.heads.size() <= size_t(RunLimits::kMaxLayers) &&
+            std::all_of(m.heads.begin(), m.heads.end(),
+                        [](int64_t h) { return h >= 1 && h <= RunLimits::kMaxHeads; }))
+            return {}; // the usual case, without building the list
+        YAML::Node map(YAML::NodeType::Map);
+        YAML::Node list(YAML::NodeType::Sequence);
+        for (int64_t h : m.heads) list.push_back(h);
+        map["heads"] = list;
+        ModelConfig scratch = m;
+        try {
+            read(YamlField{"", "", map, YAML::Mark(), nullptr}, scratch);
+        } catch (const SessionError &e) {
+            return e.keyPath() + ": " + e.message();
+        }
+        return {};
+    };
     return row;
 }
 
@@ -287,34 +313,47 @@ Field<RunConfig> taskRow()
     row.key = [](const RunConfig &c) {
         return c.task.kind + "{" + ensembleKeyOf(taskSpec(c.task).options, c.task) + "}";
     };
+    row.check = [](const RunConfig &c) -> std::string {
+        const TaskSpec *spec = findTaskSpec(c.task.kind);
+        if (!spec) return "task.kind: unknown task '" + c.task.kind + "'";
+        const std::string problem = checkFields(spec->options, c.task);
+        return problem.empty() ? problem : "task." + problem;
+    };
     return row;
 }
 
 Field<PhaseConfig> phaseLrRow()
 {
-    return {{"lr"},
-            "the phase's learning rate, or 'scanned' for the run's η",
-            Sharing::Shared,
-            [](const YamlField &map, PhaseConfig &phase) {
-                const YamlField f = yaml::child(map, "lr");
-                if (yaml::isScalar(f) && yaml::lower(f.node.Scalar()) == "scanned") {
-                    phase.useScannedLr = true;
-                    return;
-                }
-                double value = 0;
-                if (!yaml::isScalar(f) || !yaml::parseNumber(f.node.Scalar(), &value))
-                    yaml::fail(f, "expected a learning rate or 'scanned', got " +
-                                      yaml::describeType(f.node));
-                phase.useScannedLr = false;
-                phase.lr = yaml::readPositive(f);
-            },
-            [](YAML::Emitter &out, const PhaseConfig &phase) {
-                out << YAML::Key << "lr" << YAML::Value;
-                if (phase.useScannedLr)
-                    out << "scanned";
-                else
-                    out << yaml::formatNumber(phase.lr);
-            }};
+    Field<PhaseConfig> row{{"lr"},
+                           "the phase's learning rate, or 'scanned' for the run's η",
+                           Sharing::Shared,
+                           [](const YamlField &map, PhaseConfig &phase) {
+                               const YamlField f = yaml::child(map, "lr");
+                               if (yaml::isScalar(f) && yaml::lower(f.node.Scalar()) == "scanned") {
+                                   phase.useScannedLr = true;
+                                   return;
+                               }
+                               double value = 0;
+                               if (!yaml::isScalar(f) ||
+                                   !yaml::parseNumber(f.node.Scalar(), &value))
+                                   yaml::fail(f, "expected a learning rate or 'scanned', got " +
+                                                     yaml::describeType(f.node));
+                               phase.useScannedLr = false;
+                               phase.lr = yaml::readPositive(f);
+                           },
+                           [](YAML::Emitter &out, const PhaseConfig &phase) {
+                               out << YAML::Key << "lr" << YAML::Value;
+                               if (phase.useScannedLr)
+                                   out << "scanned";
+                               else
+                                   out << yaml::formatNumber(phase.lr);
+                           }};
+    auto reread = rereadCheck<PhaseConfig>(
+        "lr", row.read, [](const PhaseConfig &phase) { return yaml::formatNumber(phase.lr); });
+    row.check = [reread](const PhaseConfig &phase) {
+        return phase.useScannedLr ? std::string() : reread(phase);
+    };
+    return row;
 }
 
 Field<RunConfig> phasesRow()
@@ -352,6 +391,16 @@ Field<RunConfig> phasesRow()
         for (const auto &phase : c.phases) key += "{" + ensembleKeyOf(phaseFields(), phase) + "}";
         return key;
     };
+    row.check = [](const RunConfig &c) -> std::string {
+        if (c.phases.empty()) return "phases: needs at least one phase";
+        if (c.phases.size() > static_cast<size_t>(RunLimits::kMaxPhases))
+            return "phases: " +
+                   beyondLimit(RunLimits::kMaxPhases, int64_t(c.phases.size()), "phases");
+        for (size_t i = 0; i < c.phases.size(); ++i)
+            if (std::string problem = checkFields(phaseFields(), c.phases[i]); !problem.empty())
+                return "phases[" + std::to_string(i) + "]." + problem;
+        return {};
+    };
     return row;
 }
 
@@ -384,25 +433,32 @@ Field<RunConfig> seedRow()
 
 Field<RunConfig> deviceRow()
 {
-    return {{"device"},
-            "auto, cpu, cuda or cuda:N",
-            Sharing::Shared,
-            [](const YamlField &map, RunConfig &c) {
-                const YamlField f = yaml::child(map, "device");
-                const std::string device = yaml::readString(f);
-                int64_t index = 0;
-                if (device == "auto" || device == "cpu" || device == "cuda" ||
-                    (device.rfind("cuda:", 0) == 0 && yaml::parseInt(device.substr(5), &index) &&
-                     index >= 0)) {
-                    c.device = device;
-                    return;
-                }
-                yaml::fail(f,
-                           "unknown device '" + device + "' (expected auto, cpu, cuda or cuda:N)");
-            },
-            [](YAML::Emitter &out, const RunConfig &c) {
-                out << YAML::Key << "device" << YAML::Value << c.device;
-            }};
+    Field<RunConfig> row{{"device"},
+                         "auto, cpu, cuda or cuda:N",
+                         Sharing::Shared,
+                         [](const YamlField &map, RunConfig &c) {
+                             const YamlField f = yaml::child(map, "device");
+                             const std::string device = yaml::readString(f);
+                             int64_t index = 0;
+                             if (device == "auto" || device == "cpu" || device == "cuda" ||
+                                 (device.rfind("cuda:", 0) == 0 &&
+                                  yaml::parseInt(device.substr(5), &index) && index >= 0)) {
+                                 c.device = device;
+                                 return;
+                             }
+                             yaml::fail(f, "unknown device '" + device +
+                                               "' (expected auto, cpu, cuda or cuda:N)");
+                         },
+                         [](YAML::Emitter &out, const RunConfig &c) {
+                             out << YAML::Key << "device" << YAML::Value << c.device;
+                         }};
+    auto reread =
+        rereadCheck<RunConfig>("device", row.read, [](const RunConfig &c) { return c.device; });
+    row.check = [reread](const RunConfig &c) {
+        return c.device == "auto" || c.device == "cpu" || c.device == "cuda" ? std::string()
+                                                                             : reread(c);
+    };
+    return row;
 }
 
 } // namespace
@@ -612,9 +668,10 @@ std::string ensembleKey(const RunConfig &c)
 
 std::string validate(const RunConfig &c)
 {
-    if (std::string problem = checkModelAndPhases(c); !problem.empty()) return problem;
-    const TaskSpec *spec = findTaskSpec(c.task.kind);
-    if (!spec) return "task.kind: unknown task '" + c.task.kind + "'";
+    // Each field's range is its row's, held in memory as the reader holds a file's text.
+    if (std::string problem = checkFields(runConfigFields(), c); !problem.empty()) return problem;
+    if (std::string problem = checkCombinations(c); !problem.empty()) return problem;
+    const TaskSpec *spec = &taskSpec(c.task.kind);
     if (c.stopAfterLearned > 0 && !spec->learnedMeaning)
         return "stop_after_learned: the " + spec->id +
                " task gives no learned verdict, so no run of it can stop on one (use 0)";

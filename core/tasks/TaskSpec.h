@@ -103,7 +103,8 @@ struct TaskSpec {
     // Runs record where their test loss entered and left the ln 10, ⅔ ln 10 and ⅓ ln 10 plateaus
     // and whether it left the ln 10 one (PlateauDetector; the addition task's staircase).
     bool plateauMetrics = false; // finished runs carry generated text (RunResult::samples)
-    // Task-specific checks of a run, "" when it can run: "model.d_model: ... must equal ...".
+    // Task-specific checks of a run that involve more than one option's own range (those are the
+    // option rows'), "" when it can run: "model.d_model: ... must equal ...".
     std::string (*check)(const RunConfig &) = nullptr;
     TaskFactory make = nullptr;
 };

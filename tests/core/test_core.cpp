@@ -22,6 +22,7 @@
 #include <QtTest>
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -798,6 +799,79 @@ private Q_SLOTS:
         QVERIFY(validate(c).empty());
         c.lr = -1;
         QVERIFY(QString::fromStdString(validate(c)).startsWith("lr:"));
+    }
+
+    // A value set in memory (the form, a sweep axis, code) is held to the range a session file's
+    // reader holds its text to, with the reader's own message: one list of ranges, the rows'.
+    // Each case sets a value both ways; validate() must say what reading the file says.
+    void validateHoldsMemoryToTheReadersRanges()
+    {
+        struct Case {
+            const char *what;
+            std::function<void(RunConfig &)> inMemory;
+            std::function<void(YAML::Node &)> inFile;
+        };
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const std::vector<Case> cases = {
+            {"d_model 0", [](RunConfig &c) { c.model.dModel = 0; },
+             [](YAML::Node &n) { n["model"]["d_model"] = 0; }},
+            {"d_model past the limit",
+             [](RunConfig &c) { c.model.dModel = RunLimits::kMaxDModel + 1; },
+             [](YAML::Node &n) { n["model"]["d_model"] = RunLimits::kMaxDModel + 1; }},
+            {"head_dim -3", [](RunConfig &c) { c.model.headDim = -3; },
+             [](YAML::Node &n) { n["model"]["head_dim"] = -3; }},
+            {"a layer of 0 heads",
+             [](RunConfig &c) {
+                 c.model.heads = {2, 0};
+             },
+             [](YAML::Node &n) {
+                 n["model"].remove("layers");
+                 n["model"]["heads"] = YAML::Load("[2, 0]");
+             }},
+            {"width_multiplier 0", [](RunConfig &c) { c.model.widthMultiplier = 0; },
+             [](YAML::Node &n) { n["model"]["width_multiplier"] = 0; }},
+            {"batch 0", [](RunConfig &c) { c.phases[0].batchSize = 0; },
+             [](YAML::Node &n) { n["phases"][0]["batch_size"] = 0; }},
+            {"a phase's own η -1",
+             [](RunConfig &c) {
+                 c.phases[0].useScannedLr = false;
+                 c.phases[0].lr = -1;
+             },
+             [](YAML::Node &n) { n["phases"][0]["lr"] = -1; }},
+            {"β1 1", [](RunConfig &c) { c.phases[0].optimizer.beta1 = 1; },
+             [](YAML::Node &n) { n["phases"][0]["optimizer"]["beta1"] = 1; }},
+            {"warm-up fraction 2", [](RunConfig &c) { c.phases[0].schedule.warmupFraction = 2; },
+             [](YAML::Node &n) { n["phases"][0]["schedule"]["warmup_fraction"] = 2; }},
+            {"no phases", [](RunConfig &c) { c.phases.clear(); },
+             [](YAML::Node &n) { n["phases"] = YAML::Load("[]"); }},
+            {"η NaN", [nan](RunConfig &c) { c.lr = nan; }, [](YAML::Node &n) { n["lr"] = ".nan"; }},
+            {"softcap -1", [](RunConfig &c) { c.stabilizers.softcap = -1; },
+             [](YAML::Node &n) { n["stabilizers"]["softcap"] = -1; }},
+            {"eval_every 0", [](RunConfig &c) { c.evalEvery = 0; },
+             [](YAML::Node &n) { n["eval_every"] = 0; }},
+            {"stop_after_learned -5", [](RunConfig &c) { c.stopAfterLearned = -5; },
+             [](YAML::Node &n) { n["stop_after_learned"] = -5; }},
+            {"train_pairs 0 (a task's option)", [](RunConfig &c) { c.task.trainPairs = 0; },
+             [](YAML::Node &n) { n["task"]["train_pairs"] = 0; }},
+            {"device gpu", [](RunConfig &c) { c.device = "gpu"; },
+             [](YAML::Node &n) { n["device"] = "gpu"; }},
+        };
+        const RunConfig good = tinyAddition(1e-3, 1);
+        QVERIFY(validate(good).empty());
+        for (const Case &k : cases) {
+            RunConfig c = good;
+            k.inMemory(c);
+            YAML::Node node = YAML::Load(yaml::canonicalYaml(good));
+            k.inFile(node);
+            std::string fromFile;
+            try {
+                yaml::readRunConfig(yaml::YamlField{"", "", node, YAML::Mark(), nullptr});
+            } catch (const SessionError &e) {
+                fromFile = e.keyPath() + ": " + e.message();
+            }
+            QVERIFY2(!fromFile.empty(), k.what);
+            QCOMPARE(QString::fromStdString(validate(c)), QString::fromStdString(fromFile));
+        }
     }
 
     void explicitHeadDimTrains()

@@ -702,6 +702,14 @@ void TestUiFigures::badFormValueBlocksStart_data()
     QTest::newRow("d_model not an integer") << "d_model"
                                             << "8.5"
                                             << "sweep.d_model[0]: 8.5 is not an integer";
+    // Widths and head counts are read by their sweep-axis rows: a session file's limits.
+    QTest::newRow("d_model past the limit")
+        << "d_model"
+        << "20000"
+        << "sweep.d_model: at most 16384 (a HeadLab limit), got 20000";
+    QTest::newRow("zero heads") << "heads"
+                                << "0"
+                                << "sweep.heads: must be at least 1, got 0";
     // The phase table's cells are read by the phase rows of the config table: the session
     // reader's messages, not the form's own.
     QTest::newRow("phase steps negative") << "Steps"

@@ -261,7 +261,8 @@ void TestUiForm::theReportedValuesSurviveAnEdit()
 }
 
 // A property test: random sessions whose numbers use every bit of a double (learning rates of
-// the axis and of fixed-rate phases), widths and head counts up to 65,536, any 64-bit seed, and
+// the axis and of fixed-rate phases), widths up to the HeadLab limit (16,384, which a session
+// file's reader and so the form hold them to), any 64-bit seed, and
 // random steps, batch sizes and evaluation intervals; each, opened in the form, edited and saved,
 // must give the same file but for the edit.
 void TestUiForm::randomSessionsSurviveTheForm()
@@ -277,7 +278,7 @@ void TestUiForm::randomSessionsSurviveTheForm()
         Session s = uitest::tinySession();
         std::vector<AxisValue> widths, heads, lrs, seeds;
         for (int64_t k = integer(1, 4); k > 0; --k)
-            widths.push_back(uitest::num(double(integer(1, 65536))));
+            widths.push_back(uitest::num(double(integer(1, RunLimits::kMaxDModel))));
         for (int64_t k = integer(1, 4); k > 0; --k)
             heads.push_back(uitest::num(double(integer(1, 64))));
         for (int64_t k = integer(1, 5); k > 0; --k)

@@ -3,6 +3,7 @@
 
 #include "core/session/Search.h"
 #include "core/session/Session.h"
+#include "core/session/SweepAxes.h"
 
 #include "ui/app/HeadScheduleEditor.h"
 #include "ui/model/RunMetrics.h"
@@ -138,6 +139,21 @@ std::vector<T> parseList(const QString &text, const QString &key, QStringList *e
     }
     if (parts.isEmpty()) *errors << QObject::tr("%1: give at least one value").arg(key);
     return out;
+}
+
+// What a session file's reader says of `value` as one value of the sweep axis `name` (its row
+// in SweepAxes.h): "" when it takes it, else its message ("must be at least 1, got 0").
+std::string axisValueProblem(const std::string &name, double value)
+{
+    const std::optional<SweepAxisRow> axis = findSweepAxis(name);
+    if (!axis) return "no sweep axis " + name;
+    try {
+        axis->read(yaml::YamlField{"", name, YAML::Node(yaml::formatNumber(value)), YAML::Mark(),
+                                   nullptr});
+    } catch (const SessionError &e) {
+        return e.message();
+    }
+    return {};
 }
 
 std::vector<double> parseNumbers(const QString &text, const QString &key, QStringList *errors,
@@ -964,7 +980,8 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
     const auto dModels =
         parseNumbers(m_dModels->text(), QStringLiteral("sweep.d_model"), &errs, true);
     for (double d : dModels)
-        if (d < 1) errs << tr("sweep.d_model: %1 must be at least 1").arg(d);
+        if (const std::string why = axisValueProblem("d_model", d); !why.empty())
+            errs << tr("sweep.d_model: %1").arg(QString::fromStdString(why));
     std::vector<AxisValue> dValues;
     for (double d : dModels) dValues.push_back(number(d));
     const bool hadDModel = findAxis(m_loaded, "d_model") != nullptr;
@@ -1024,7 +1041,8 @@ void ExperimentForm::buildHeads(Session &def, int layers, QStringList &errs) con
         const auto heads =
             parseNumbers(m_heads->text(), QStringLiteral("sweep.heads"), &errs, true);
         for (double h : heads) {
-            if (h < 1) errs << tr("sweep.heads: %1 must be at least 1").arg(h);
+            if (const std::string why = axisValueProblem("heads", h); !why.empty())
+                errs << tr("sweep.heads: %1").arg(QString::fromStdString(why));
             headValues.push_back(number(h));
         }
         const bool swept = keepsAxis(headValues.size(), findAxis(m_loaded, "heads") != nullptr);

@@ -13,17 +13,6 @@ namespace headlab {
 std::unique_ptr<Task> makeAdditionTask(const RunConfig &, const std::vector<uint64_t> &,
                                        const std::string &); // AdditionTask.cpp
 
-namespace {
-
-std::string checkAddition(const RunConfig &c)
-{
-    if (c.task.trainPairs <= 0) return "task.train_pairs: must be positive";
-    if (c.task.testPairs <= 0) return "task.test_pairs: must be positive";
-    return {};
-}
-
-} // namespace
-
 const TaskSpec &additionTask()
 {
     static const TaskSpec spec = {
@@ -72,7 +61,6 @@ const TaskSpec &additionTask()
             },
         .producesSamples = false,
         .plateauMetrics = true,
-        .check = checkAddition,
         .make = HEADLAB_TASK_FACTORY(makeAdditionTask),
     };
     return spec;

@@ -12,18 +12,6 @@ namespace headlab {
 std::unique_ptr<Task> makeTextTask(const RunConfig &, const std::vector<uint64_t> &,
                                    const std::string &); // TextTask.cpp
 
-namespace {
-
-std::string checkText(const RunConfig &c)
-{
-    if (c.task.contextLength < 2) return "task.context_length: must be at least 2";
-    if (!(c.task.validationFraction > 0 && c.task.validationFraction < 1))
-        return "task.validation_fraction: must be between 0 and 1";
-    return {};
-}
-
-} // namespace
-
 const TaskSpec &textTask()
 {
     // The sampling options say what to generate from each finished run's model: they may differ
@@ -70,7 +58,6 @@ const TaskSpec &textTask()
         .initialLoss = nullptr,
         .extraCurves = {},
         .producesSamples = true,
-        .check = checkText,
         .make = HEADLAB_TASK_FACTORY(makeTextTask),
     };
     return spec;
