@@ -18,6 +18,7 @@ enum class Switch {
     FusedQkv,        // 0: Q, K, V as three products on the GPU; 1: one product on the CPU too
     SplitK,          // 0: no row-split weight gradients on the GPU; 1: split on the CPU too
     UnitNormEps,     // e: the unit-scale norm divides by max(||x||, e)
+    FusedPoints,     // 0: the nearest-neighbour task's points by ATen's passes on the GPU
 };
 
 struct EnvSwitch {
@@ -41,6 +42,8 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
      "0: no row-split weight gradients on the GPU; 1: split on the CPU too"},
     {Switch::UnitNormEps, "HEADLAB_UNIT_NORM_EPS",
      "e: the unit-scale norm divides by max(||x||, e)"},
+    {Switch::FusedPoints, "HEADLAB_FUSED_POINTS",
+     "0: the nearest-neighbour task's training points by ATen's passes instead of one CUDA kernel"},
 };
 
 // The row of a switch.

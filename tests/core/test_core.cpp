@@ -188,7 +188,7 @@ private Q_SLOTS:
             QCOMPARE(&envSwitchRow(row.id), &row);
             QVERIFY(std::strncmp(row.name, "HEADLAB_", 8) == 0 && std::strlen(row.help) > 0);
         }
-        QCOMPARE(ids.size(), size_t(int(Switch::UnitNormEps) + 1));
+        QCOMPARE(ids.size(), size_t(int(Switch::FusedPoints) + 1)); // the last id
         const RunResult plain = trainRun(tinyAddition(3e-3, 4, 1));
         QCOMPARE(plain.provenance.at("fused_qkv"), std::string("off"));
         QCOMPARE(plain.provenance.at("split_k"), std::string("off"));

@@ -8,6 +8,7 @@
 //   fusedAdamEqualsAten      the fused Adam/AdamW kernel = ATen's foreach passes
 //   microHeadsEqualFused     explicit micro-head attention = scaled_dot_product_attention
 //   fusedQkvAndSplitKEqualPlain  Q/K/V as one product, weight gradients split over rows = plain
+//   fusedPointsEqualAten     the nearest-neighbour points from one CUDA kernel = ATen's passes
 //   sameSeedIsBitIdentical   a seed trained twice, and twice in one ensemble: Δ = 0 exactly
 //   cpuAndCudaAgree          the CPU and the GPU within the tolerance stated there
 //
@@ -21,6 +22,7 @@
 #include "core/session/Session.h"
 #include "core/tasks/TaskSpec.h"
 #include "core/tasks/addition/AdditionSpec.h"
+#include "core/tasks/nearest_neighbour/NearestNeighbourTask.h"
 #include "core/train/SweepRunner.h"
 
 #include <torch/cuda.h>
@@ -209,6 +211,46 @@ private Q_SLOTS:
         // One kernel against ATen's passes: the same formula, rounded in another order.
         const double gap = relativeGap(fused, aten);
         QVERIFY2(gap <= 1e-5, qPrintable(describe("fused Adam vs ATen", gap, fused)));
+    }
+
+    // The nearest-neighbour task's training points from one CUDA kernel (core/model/cuda/
+    // UnitPoints.cu) against ATen's passes over the same counters, on the GPU and on the CPU. The
+    // hash, the uniforms and Box–Muller are the same operations; the norm sums the coordinates in
+    // another order, so a coordinate (|x| ≤ 1) may differ in its last bits. A wrong bit of the hash
+    // or a wrong constant moves whole points (a gap of order 1). Then a run trained on each.
+    void fusedPointsEqualAten()
+    {
+        const auto keys = NearestNeighbourTask::seedKeys({0, 1, 7, 123456789}).to(torch::kCUDA);
+        const std::vector<int64_t> shape = {256, 16, 64};
+        for (int64_t step : {int64_t{0}, int64_t{1}, int64_t{99999}, int64_t{4294967301}}) {
+            const auto s = torch::full({}, step, keys.options());
+            bool fused = false, aten = true;
+            const auto a = NearestNeighbourTask::unitPoints(keys, s, shape, &fused);
+            ::setenv("HEADLAB_FUSED_POINTS", "0", 1);
+            const auto b = NearestNeighbourTask::unitPoints(keys, s, shape, &aten);
+            ::unsetenv("HEADLAB_FUSED_POINTS");
+            const auto c = NearestNeighbourTask::unitPoints(keys.cpu(), s.cpu(), shape);
+            QVERIFY2(fused, "the kernel was not taken");
+            QVERIFY(!aten);
+            QCOMPARE(a.sizes().vec(), b.sizes().vec());
+            const double gpu = (a - b).abs().max().item<double>();
+            const double cpu = (a.cpu() - c).abs().max().item<double>();
+            QVERIFY2(gpu <= 1e-6, qPrintable(QString("step %1: kernel vs ATen on the GPU, max "
+                                                     "|diff| %2")
+                                                 .arg(step)
+                                                 .arg(gpu)));
+            QVERIFY2(cpu <= 1e-6, qPrintable(QString("step %1: kernel vs ATen on the CPU, max "
+                                                     "|diff| %2")
+                                                 .arg(step)
+                                                 .arg(cpu)));
+        }
+        const RunConfig c = taskRun("nearest_neighbour", 1e-3, 4, "cuda");
+        const RunResult on = trainRun(c);
+        const RunResult off = trainedWith(c, {{"HEADLAB_FUSED_POINTS", "0"}});
+        QCOMPARE(provenance(on, "task.fused_points"), std::string("on"));
+        QCOMPARE(provenance(off, "task.fused_points"), std::string("off"));
+        const double gap = relativeGap(on, off);
+        QVERIFY2(gap <= 1e-5, qPrintable(describe("fused points vs ATen", gap, on)));
     }
 
     void microHeadsEqualFused_data() { tasks(); }

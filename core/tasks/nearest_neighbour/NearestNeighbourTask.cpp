@@ -2,6 +2,7 @@
 #include "core/tasks/nearest_neighbour/NearestNeighbourTask.h"
 
 #include "core/metrics/Metrics.h"
+#include "core/model/Kernels.h"
 
 #include <cmath>
 #include <limits>
@@ -43,13 +44,20 @@ torch::Tensor mix32(torch::Tensor x)
 
 torch::Tensor NearestNeighbourTask::unitPoints(const torch::Tensor &seedKeys,
                                                const torch::Tensor &step,
-                                               std::vector<int64_t> shape)
+                                               std::vector<int64_t> shape, bool *fused)
 {
     // seedKeys: (R, 3) int64 in [0, 2^32); step: 0-dim int64; shape: (B, N, d) per run.
     torch::NoGradGuard noGrad;
     const int64_t R = seedKeys.size(0);
     int64_t count = 1;
     for (auto n : shape) count *= n;
+    // On the GPU, one kernel does what follows (core/model/Kernels.h; tests/cuda compares them).
+    auto kernel = fusedUnitPoints(seedKeys, step, count / shape.back(), shape.back());
+    if (fused) *fused = kernel.has_value();
+    if (kernel) {
+        shape.insert(shape.begin(), R);
+        return kernel->view(shape);
+    }
     const auto s1 = seedKeys.select(1, 0).unsqueeze(1), s2 = seedKeys.select(1, 1).unsqueeze(1),
                s3 = seedKeys.select(1, 2).unsqueeze(1); // (R, 1) each
     // The (run, step) key pair, computed on the device from the step tensor.
@@ -113,8 +121,13 @@ NearestNeighbourTask::NearestNeighbourTask(const TaskConfig &config,
 torch::Tensor NearestNeighbourTask::trainingPoints(const torch::Tensor &step,
                                                    int64_t batchSize) const
 {
-    return unitPoints(m_seedKeys, step,
-                      {batchSize, m_config.numPoints, m_config.pointDim}); // (R, B, N, d)
+    return unitPoints(m_seedKeys, step, {batchSize, m_config.numPoints, m_config.pointDim},
+                      &m_fusedPoints); // (R, B, N, d)
+}
+
+std::map<std::string, std::string> NearestNeighbourTask::provenance() const
+{
+    return {{"fused_points", m_fusedPoints ? "on" : "off"}};
 }
 
 torch::Tensor NearestNeighbourTask::trainingPoints(int64_t step, int64_t batchSize) const

@@ -51,6 +51,8 @@ public:
     {
         return taskSpec("nearest_neighbour").exampleInput;
     }
+    // "fused_points": "on" once a training batch came from the CUDA kernel, else "off".
+    std::map<std::string, std::string> provenance() const override;
 
     // The training points of every run at `step`: (R, B, N, d) on the device, unit norm.
     torch::Tensor trainingPoints(int64_t step, int64_t batchSize) const;
@@ -60,9 +62,11 @@ public:
     // Per run, three 32-bit keys derived from its data seed (splitmix64): (R, 3) int64 on the CPU.
     static torch::Tensor seedKeys(const std::vector<uint64_t> &dataSeeds);
     // Points on the unit sphere from the counter-based generator: seedKeys (R, 3), step 0-dim
-    // int64 (same device) → (R, shape..., d); the last entry of shape is the dimension d.
+    // int64 (same device) → (R, shape..., d); the last entry of shape is the dimension d. On a GPU
+    // one CUDA kernel makes them (core/model/Kernels.h) unless HEADLAB_FUSED_POINTS=0; `fused`,
+    // when given, says whether it did.
     static torch::Tensor unitPoints(const torch::Tensor &seedKeys, const torch::Tensor &step,
-                                    std::vector<int64_t> shape);
+                                    std::vector<int64_t> shape, bool *fused = nullptr);
     // points (..., N, d) → (..., N, d): at i, the x_j (j ≠ i) with the smallest <x_i, x_j>.
     static torch::Tensor farthestPointTargets(const torch::Tensor &points);
     // prediction, target (R, B, N, d) → (R): mean over B and N of ||prediction − target||².
@@ -77,6 +81,7 @@ private:
     torch::Tensor m_seedKeys;    // (R, 3) int64 on the device
     torch::Tensor m_testPoints;  // (M, N, d)
     torch::Tensor m_testTargets; // (M, N, d)
+    mutable bool m_fusedPoints = false;
 };
 
 } // namespace headlab

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# broken_kernel_check.sh — shows that a CUDA kernel's equivalence test in tests/cuda fails when
+# the kernel is broken on purpose: applies a sed expression to the kernel's source, rebuilds
+# test_cuda in build-core/ (scripts/build-core.sh), runs the one test function, and puts the source
+# back (and rebuilds). Run after scripts/gpu-tests.sh on the GPU machine.
+#   bench/broken_kernel_check.sh FILE SED_EXPRESSION TEST_FUNCTION
+# Exit status 0 when the test failed as it must, 1 when it passed with the kernel broken.
+# Example: bench/broken_kernel_check.sh core/model/cuda/UnitPoints.cu 's/0x846ca68bU/0x846ca68aU/' fusedPointsEqualAten
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+file="$1" expression="$2" function="$3"
+say() { printf '[broken_kernel_check %s] %s\n' "$(date +%T)" "$*"; }
+cp "$ROOT/$file" "$ROOT/$file.orig"
+trap 'mv "$ROOT/$file.orig" "$ROOT/$file"' EXIT
+sed -i "$expression" "$ROOT/$file"
+if cmp -s "$ROOT/$file" "$ROOT/$file.orig"; then say "the expression changed nothing in $file"; exit 1; fi
+say "broken: $(diff "$ROOT/$file.orig" "$ROOT/$file" | grep '^>' | head -3)"
+# The Qt that scripts/gpu-tests.sh unpacked: build-core.sh keeps the test suites configured.
+export HEADLAB_QT_PREFIX="$ROOT/build-core/qt6/usr"
+bash "$ROOT/scripts/build-core.sh" test_cuda > /dev/null 2>&1 || { say "build failed"; exit 1; }
+export LD_LIBRARY_PATH="$ROOT/build-core/qt6/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+"$ROOT/build-core/tests/cuda/test_cuda" "$function" 2>&1 | grep -E "^(PASS|FAIL|   Loc|Totals)" | head -8
+status=${PIPESTATUS[0]}
+mv "$ROOT/$file.orig" "$ROOT/$file"; trap - EXIT
+bash "$ROOT/scripts/build-core.sh" test_cuda > /dev/null 2>&1
+if [[ $status -ne 0 ]]; then say "as it must: $function FAILED with the kernel broken"; exit 0; fi
+say "WRONG: $function passed with the kernel broken"; exit 1

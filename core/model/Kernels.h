@@ -1,0 +1,19 @@
+// Kernels.h — what other layers call of HeadLab's own CUDA kernels (core/model/cuda/). Each entry
+// returns nothing where the build has no kernels, the tensors are not on a GPU, the shape is out of
+// the kernel's range or its switch is off, and the caller keeps its ATen path (the reference the
+// kernel is tested against in tests/cuda).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <optional>
+
+namespace headlab {
+
+// NearestNeighbourTask::unitPoints in one kernel: seedKeys (R, 3) int64 and step (0-dim int64) on
+// one CUDA device; (R, points, dim) float32 points on the unit sphere. HEADLAB_FUSED_POINTS=0: off.
+std::optional<torch::Tensor> fusedUnitPoints(const torch::Tensor &seedKeys,
+                                             const torch::Tensor &step, int64_t points,
+                                             int64_t dim);
+
+} // namespace headlab
