@@ -4,10 +4,11 @@
 #            with the fused point kernel (core/model/cuda/UnitPoints.cu) and without
 #            (HEADLAB_FUSED_POINTS=0: ATen's passes, the path before it);
 #   peer:    bench/reference_nn.py, the reference Encoder's layers as a torch.func vmap ensemble
-#            of the same 8 runs under torch.compile (mode $COMPILE_MODES), FP32 as HeadLab.
-# at LAYERS (default 1,3), w 1. JSON lines in $OUT/nn_speed.jsonl (or ./bench-out/), then the
-# ratios (run-steps/s of HeadLab ÷ the peer's) on stdout. Environment: LAYERS, RUNS (8), STEPS
-# (300), COMPILE_MODES ("default"), SKIP_BUILD=1.
+#            of the same runs under torch.compile (each mode of COMPILE_MODES) and, with
+#            EAGER=1, eagerly; FP32 as HeadLab.
+# at LAYERS (default 1,3), w 1, RUNS runs (8). JSON lines in $OUT/nn_speed.jsonl (or
+# ./bench-out/), then the ratios (run-steps/s of HeadLab ÷ the peer's) on stdout. Environment:
+# LAYERS, RUNS, STEPS (300), COMPILE_MODES ("default"), EAGER (0), SKIP_BUILD=1.
 set -uo pipefail
 RESULTS_NAME=nn_speed.jsonl
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
@@ -15,6 +16,7 @@ LAYERS="${LAYERS:-1,3}"
 RUNS="${RUNS:-8}"
 STEPS="${STEPS:-300}"
 COMPILE_MODES="${COMPILE_MODES:-default}"
+EAGER="${EAGER:-0}"
 
 record_gpu
 [[ "${SKIP_BUILD:-0}" == 1 ]] || build_core
@@ -31,20 +33,27 @@ for layers in ${LAYERS//,/ }; do
             --layers "$layers" --w 1 --heads 1 --runs "$RUNS" --steps 200 |
             sed "s/^{/{\"compile_mode\": \"$mode\", /" | tee -a "$RESULTS"
     done
+    if [[ "$EAGER" == 1 ]]; then
+        log "peer: vmap ensemble of $RUNS, eager, $layers layers"
+        python3 "$ROOT/bench/reference_nn.py" speed --impl vmap --layers "$layers" --w 1 \
+            --heads 1 --runs "$RUNS" --steps 200 |
+            sed "s/^{/{\"compile_mode\": \"eager\", /" | tee -a "$RESULTS"
+    fi
 done
 python3 - "$RESULTS" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{") and "gpu" not in l]
-for layers in sorted({r["layers"] for r in rows}):
+for layers, runs in sorted({(r["layers"], r["runs"]) for r in rows}):
     hl = {r["fused_points"]: r["run_steps_per_s"] for r in rows
-          if r.get("impl") == "headlab-preset" and r["layers"] == layers}
-    for p in (r for r in rows if r.get("peer") == "nn" and r["layers"] == layers):
+          if r.get("impl") == "headlab-preset" and (r["layers"], r["runs"]) == (layers, runs)}
+    for p in (r for r in rows
+              if r.get("peer") == "nn" and (r["layers"], r["runs"]) == (layers, runs)):
         if "run_steps_per_s" not in p:
             print(f"{layers} layers: peer ({p.get('compile_mode')}) failed: {p.get('error')}")
             continue
         peer = p["run_steps_per_s"]
         print(f"{layers} layers, {p['runs']} runs: HeadLab {hl.get(1, float('nan')):.0f} run-steps/s "
-              f"(points kernel off: {hl.get(0, float('nan')):.0f}), vmap+compile {p['compile_mode']} "
+              f"(points kernel off: {hl.get(0, float('nan')):.0f}), vmap {p['compile_mode']} "
               f"{peer:.0f}: HeadLab / peer = {hl.get(1, float('nan')) / peer:.2f} "
               f"(off: {hl.get(0, float('nan')) / peer:.2f})")
 PY
