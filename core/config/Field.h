@@ -92,17 +92,17 @@ std::string checkFields(const FieldTable<S> &table, const S &s)
     return {};
 }
 
-// A row's check made from its own reader: `text(s)`, the scalar the row writes, is read back
-// through `read` as the value of `key` (into a copy of `s`), so the range and its message are the
-// reader's. For rows whose one value is a scalar.
+// A row's check made from its own reader: `value(s)`, the YAML the row writes (a scalar, or a
+// list for heads and phases), is read back through `read` as the value of `key` (into a copy of
+// `s`), so the range and its message are the reader's.
 template <typename S>
 std::function<std::string(const S &)>
 rereadCheck(std::string key, std::function<void(const yaml::YamlField &, S &)> read,
-            std::function<std::string(const S &)> text)
+            std::function<YAML::Node(const S &)> value)
 {
-    return [key = std::move(key), read = std::move(read), text = std::move(text)](const S &s) {
+    return [key = std::move(key), read = std::move(read), value = std::move(value)](const S &s) {
         YAML::Node map(YAML::NodeType::Map);
-        map[key] = YAML::Node(text(s));
+        map[key] = value(s);
         S scratch = s;
         try {
             read(yaml::YamlField{"", "", map, YAML::Mark(), nullptr}, scratch);
@@ -195,7 +195,7 @@ Field<S> integer(std::string key, M S::*member, int64_t minimum, int64_t maximum
                      out << YAML::Key << key << YAML::Value << s.*member;
                  }};
     auto reread = rereadCheck<S>(key, row.read, [member](const S &s) {
-        return std::to_string(static_cast<int64_t>(s.*member));
+        return YAML::Node(std::to_string(static_cast<int64_t>(s.*member)));
     });
     row.check = [member, minimum, maximum, reread](const S &s) {
         const auto value = static_cast<int64_t>(s.*member);

@@ -78,7 +78,7 @@ Field<ModelConfig> autoInteger(std::string key, int64_t ModelConfig::*member, in
                 out << "auto";
         }};
     auto reread = rereadCheck<ModelConfig>(key, row.read, [member](const ModelConfig &m) {
-        return m.*member == 0 ? std::string("auto") : std::to_string(m.*member);
+        return YAML::Node(m.*member == 0 ? std::string("auto") : std::to_string(m.*member));
     });
     row.check = [member, maximum, reread](const ModelConfig &m) {
         return m.*member >= 0 && m.*member <= maximum ? std::string() : reread(m); // the usual case
@@ -152,22 +152,17 @@ Field<ModelConfig> headsRow()
          }},
         {"total_heads", [](const ModelConfig &m) { return std::to_string(m.totalHeads()); }}};
     // The list form's reader holds each count and the layer count to their ranges.
-    row.check = [read = row.read](const ModelConfig &m) -> std::string {
-        if (!m.heads.empty() && m.heads.size() <= size_t(RunLimits::kMaxLayers) &&
-            std::all_of(m.heads.begin(), m.heads.end(),
-                        [](int64_t h) { return h >= 1 && h <= RunLimits::kMaxHeads; }))
-            return {}; // the usual case, without building the list
-        YAML::Node map(YAML::NodeType::Map);
+    auto reread = rereadCheck<ModelConfig>("heads", row.read, [](const ModelConfig &m) {
         YAML::Node list(YAML::NodeType::Sequence);
         for (int64_t h : m.heads) list.push_back(h);
-        map["heads"] = list;
-        ModelConfig scratch = m;
-        try {
-            read(YamlField{"", "", map, YAML::Mark(), nullptr}, scratch);
-        } catch (const SessionError &e) {
-            return e.keyPath() + ": " + e.message();
-        }
-        return {};
+        return list;
+    });
+    row.check = [reread](const ModelConfig &m) {
+        const bool usual = !m.heads.empty() && m.heads.size() <= size_t(RunLimits::kMaxLayers) &&
+                           std::all_of(m.heads.begin(), m.heads.end(), [](int64_t h) {
+                               return h >= 1 && h <= RunLimits::kMaxHeads;
+                           });
+        return usual ? std::string() : reread(m); // the usual case without building the list
     };
     return row;
 }
@@ -348,8 +343,9 @@ Field<PhaseConfig> phaseLrRow()
                                else
                                    out << yaml::formatNumber(phase.lr);
                            }};
-    auto reread = rereadCheck<PhaseConfig>(
-        "lr", row.read, [](const PhaseConfig &phase) { return yaml::formatNumber(phase.lr); });
+    auto reread = rereadCheck<PhaseConfig>("lr", row.read, [](const PhaseConfig &phase) {
+        return YAML::Node(yaml::formatNumber(phase.lr));
+    });
     row.check = [reread](const PhaseConfig &phase) {
         return phase.useScannedLr ? std::string() : reread(phase);
     };
@@ -391,11 +387,17 @@ Field<RunConfig> phasesRow()
         for (const auto &phase : c.phases) key += "{" + ensembleKeyOf(phaseFields(), phase) + "}";
         return key;
     };
-    row.check = [](const RunConfig &c) -> std::string {
-        if (c.phases.empty()) return "phases: needs at least one phase";
-        if (c.phases.size() > static_cast<size_t>(RunLimits::kMaxPhases))
-            return "phases: " +
-                   beyondLimit(RunLimits::kMaxPhases, int64_t(c.phases.size()), "phases");
+    // The phase count is held by the reader (a list of as many phases, empty: their own fields
+    // are each phase row's checks below).
+    auto reread = rereadCheck<RunConfig>("phases", row.read, [](const RunConfig &c) {
+        YAML::Node list(YAML::NodeType::Sequence);
+        for (size_t i = 0; i < c.phases.size(); ++i)
+            list.push_back(YAML::Node(YAML::NodeType::Map));
+        return list;
+    });
+    row.check = [reread](const RunConfig &c) -> std::string {
+        if (c.phases.empty() || c.phases.size() > static_cast<size_t>(RunLimits::kMaxPhases))
+            return reread(c);
         for (size_t i = 0; i < c.phases.size(); ++i)
             if (std::string problem = checkFields(phaseFields(), c.phases[i]); !problem.empty())
                 return "phases[" + std::to_string(i) + "]." + problem;
@@ -452,8 +454,8 @@ Field<RunConfig> deviceRow()
                          [](YAML::Emitter &out, const RunConfig &c) {
                              out << YAML::Key << "device" << YAML::Value << c.device;
                          }};
-    auto reread =
-        rereadCheck<RunConfig>("device", row.read, [](const RunConfig &c) { return c.device; });
+    auto reread = rereadCheck<RunConfig>("device", row.read,
+                                         [](const RunConfig &c) { return YAML::Node(c.device); });
     row.check = [reread](const RunConfig &c) {
         return c.device == "auto" || c.device == "cpu" || c.device == "cuda" ? std::string()
                                                                              : reread(c);

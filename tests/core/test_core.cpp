@@ -844,6 +844,13 @@ private Q_SLOTS:
              [](YAML::Node &n) { n["phases"][0]["schedule"]["warmup_fraction"] = 2; }},
             {"no phases", [](RunConfig &c) { c.phases.clear(); },
              [](YAML::Node &n) { n["phases"] = YAML::Load("[]"); }},
+            {"phases past the limit",
+             [](RunConfig &c) { c.phases.resize(RunLimits::kMaxPhases + 1, c.phases[0]); },
+             [](YAML::Node &n) {
+                 const YAML::Node first = YAML::Clone(n["phases"][0]);
+                 for (int64_t i = 1; i <= RunLimits::kMaxPhases; ++i)
+                     n["phases"].push_back(YAML::Clone(first));
+             }},
             {"η NaN", [nan](RunConfig &c) { c.lr = nan; }, [](YAML::Node &n) { n["lr"] = ".nan"; }},
             {"softcap -1", [](RunConfig &c) { c.stabilizers.softcap = -1; },
              [](YAML::Node &n) { n["stabilizers"]["softcap"] = -1; }},
