@@ -424,13 +424,7 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
 
     if (!session.axes.empty() || !session.combinations.empty()) {
         out << YAML::Key << "sweep" << YAML::Value << YAML::BeginMap;
-        // Each axis's row is looked up once per write, not once per value.
-        std::map<std::string, std::optional<SweepAxisRow>> rows;
-        auto rowOf = [&rows](const std::string &name) -> const std::optional<SweepAxisRow> & {
-            auto it = rows.find(name);
-            if (it == rows.end()) it = rows.emplace(name, findSweepAxis(name)).first;
-            return it->second;
-        };
+        SweepAxisLookup rowOf; // each axis's row found once per write, not once per value
         for (const auto &axis : session.axes) {
             out << YAML::Key << axis.name << YAML::Value << YAML::Flow << YAML::BeginSeq;
             for (const auto &value : axis.values) writeAxisValue(out, rowOf(axis.name), value);

@@ -325,6 +325,13 @@ std::optional<SweepAxisRow> findSweepAxis(const std::string &name)
     return row;
 }
 
+const std::optional<SweepAxisRow> &SweepAxisLookup::operator()(const std::string &name)
+{
+    auto it = m_rows.find(name);
+    if (it == m_rows.end()) it = m_rows.emplace(name, findSweepAxis(name)).first;
+    return it->second;
+}
+
 std::vector<AxisValue> readAxisValues(const SweepAxisRow &axis, const YamlField &field)
 {
     if (!field.present()) fail(field, "an axis needs at least one value");

@@ -44,6 +44,15 @@ const std::vector<SweepAxisRow> &namedAxes();
 std::vector<std::string> namedAxisNames();
 // A named axis, or a field-table axis as a row (applied after the named ones); nullopt if neither.
 std::optional<SweepAxisRow> findSweepAxis(const std::string &name);
+// findSweepAxis with each name looked up once (a field-table axis's row is built on each call),
+// for code that asks per value or per run.
+class SweepAxisLookup {
+public:
+    const std::optional<SweepAxisRow> &operator()(const std::string &name);
+
+private:
+    std::map<std::string, std::optional<SweepAxisRow>> m_rows;
+};
 // An axis's values from its YAML: a list, one value, or its own form.
 std::vector<AxisValue> readAxisValues(const SweepAxisRow &axis, const yaml::YamlField &field);
 // A number axis value (a search's probe of η, for one).

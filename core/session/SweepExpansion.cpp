@@ -130,14 +130,7 @@ void expandSweep(Session &session)
     std::vector<SessionRun> runs;
     std::vector<SkippedRun> skipped;
     std::map<std::string, size_t> seen; // canonical config -> index in runs
-    // Each axis's row, found once per expansion rather than once per run (a field-table row is
-    // built by findSweepAxis).
-    std::map<std::string, std::optional<SweepAxisRow>> rows;
-    auto rowOf = [&](const std::string &name) -> const std::optional<SweepAxisRow> & {
-        auto it = rows.find(name);
-        if (it == rows.end()) it = rows.emplace(name, findSweepAxis(name)).first;
-        return it->second;
-    };
+    SweepAxisLookup rowOf; // each axis's row found once per expansion, not once per run
     const std::vector<std::string> namedOrder = namedAxisNames(); // the table's order
 
     auto addRun = [&](const std::map<std::string, const AxisValue *> &assignment) {
