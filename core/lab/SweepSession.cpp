@@ -13,6 +13,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -86,6 +87,8 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
     if (!session.checkpoints.enabled || sessionPath.empty()) return notes;
     std::map<const SweepJob *, std::map<int64_t, std::string>>
         byStep; // a job's valid checkpoints by step
+    std::map<const SweepJob *, std::vector<std::string>>
+        ensembleOf; // the runs its newest resumable checkpoint trained with
     for (auto &job : jobs) {
         job.checkpointDir = checkpointDirFor(sessionPath, job.config);
         const RunResult *stored =
@@ -117,17 +120,47 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
                                                  std::to_string(found.front().step) + " instead"));
         auto &steps = byStep[&job]; // every unfinished job has an entry, empty without checkpoints
         for (const auto &info : found)
-            if (!info.weightsOnly) steps[info.step] = info.path; // slim ones cannot resume
+            if (!info.weightsOnly) {                                 // slim ones cannot resume
+                if (steps.empty()) ensembleOf[&job] = info.ensemble; // found is newest first
+                steps[info.step] = info.path;
+            }
     }
-    // Runs that train as one ensemble resume from one step: the newest at which every one of them
-    // has a checkpoint (a kill between the members' writes leaves some a step ahead), or, where
-    // there is none, all from step 0. Runs of different head counts compute other bits in an
-    // ensemble than alone, so splitting them by step would change their numbers.
+    // Runs that trained as one ensemble resume as one, from one step: the newest at which every one
+    // of them has a checkpoint (a kill between the members' writes leaves some a step ahead), or,
+    // where there is none, all from step 0. Runs of different head counts compute other bits in an
+    // ensemble than alone, so splitting them by step would change their numbers. Who trained with
+    // whom is what each run's newest checkpoint names: runs of one shape that trained in several
+    // ensembles (--max-ensemble, the card's memory, several devices) stop at different steps, and
+    // each ensemble resumes from its own. Runs whose checkpoints name no ensemble (none yet, or
+    // files written before it was recorded) are grouped by shape, as they were then.
+    std::map<std::string, SweepJob *> byName; // a run by its checkpoint folder's name
+    std::map<SweepJob *, SweepJob *> parent;  // union-find over the runs that trained together
+    for (auto &job : jobs)
+        if (byStep.count(&job)) {
+            byName[std::filesystem::path(job.checkpointDir).filename().string()] = &job;
+            parent[&job] = &job;
+        }
+    std::function<SweepJob *(SweepJob *)> root = [&](SweepJob *j) {
+        return parent[j] == j ? j : parent[j] = root(parent[j]);
+    };
+    std::map<std::string, SweepJob *> unnamed; // the first run of each shape that names none
+    for (auto &[job, p] : parent) {
+        (void)p;
+        if (ensembleOf[job].empty()) {
+            auto [it, first] = unnamed.emplace(ensembleKey(job->config), job);
+            if (!first) parent[root(job)] = root(it->second);
+        }
+        for (const auto &name : ensembleOf[job])
+            if (const auto it = byName.find(name); it != byName.end())
+                parent[root(job)] = root(it->second);
+    }
     std::map<std::string, std::vector<SweepJob *>> groups;
     for (auto &job : jobs)
-        if (byStep.count(&job)) groups[ensembleKey(job.config)].push_back(&job);
+        if (byStep.count(&job))
+            groups[ensembleKey(job.config) + "\nensemble: " +
+                   std::filesystem::path(root(&job)->checkpointDir).filename().string()]
+                .push_back(&job);
     for (auto &[key, members] : groups) {
-        (void)key;
         int64_t step = -1;
         for (bool verified = false; !verified;) {
             std::vector<std::map<int64_t, std::string>> lists;
@@ -161,6 +194,7 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
                                 ", the newest step every run of its ensemble has a checkpoint of");
             m->resumeFrom = byStep[m].at(step);
             m->resumeStep = step;
+            m->resumeEnsemble = key;
         }
     }
     return notes;

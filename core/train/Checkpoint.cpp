@@ -145,7 +145,8 @@ const safetensors::Tensor &tensorOf(const safetensors::Contents &c, const std::s
 void writeCheckpoint(const std::string &path, const Transformer &model, const Adam *adam,
                      int64_t run, const RunConfig &config, const RunResult &partial,
                      const TrainingPosition &position, const std::string &reason,
-                     const std::map<std::string, std::string> &taskData)
+                     const std::map<std::string, std::string> &taskData,
+                     const std::vector<std::string> &ensemble)
 {
     torch::NoGradGuard noGrad;
     safetensors::Contents c;
@@ -191,6 +192,11 @@ void writeCheckpoint(const std::string &path, const Transformer &model, const Ad
     m["config"] = yamlToJson(YAML::Load(yaml::canonicalYaml(config))).dump();
     m["model"] = modelJson(model, config).dump();
     if (!taskData.empty()) m["task_data"] = json(taskData).dump();
+    if (!ensemble.empty()) {
+        std::string names;
+        for (const auto &n : ensemble) names += (names.empty() ? "" : ",") + n;
+        m["ensemble"] = names;
+    }
     m["headlab"] = HEADLAB_VERSION;
     m["libtorch"] = TORCH_VERSION;
     m["data_fnv1a64"] = hex(dataHash(c.tensors));

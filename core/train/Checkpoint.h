@@ -42,7 +42,15 @@ struct CheckpointInfo {
     // Its weights alone, the optimizer state dropped by slimCheckpoint: for inspecting, never
     // for resuming.
     bool weightsOnly = false;
+    // The runs it trained with when it was written, itself included: their checkpoint folders'
+    // names (ensembleMembers; metadata `ensemble`, comma-separated). Empty in files written before
+    // it was recorded. Runs resume in the ensembles they stopped in.
+    std::vector<std::string> ensemble;
 };
+
+// The names of the checkpoint folders `dirs` of an ensemble's members, sorted (empty ones skipped):
+// what a checkpoint records as its ensemble.
+std::vector<std::string> ensembleMembers(const std::vector<std::string> &dirs);
 
 // Reads a checkpoint's header and checks its format, version and length; with `verifyData` also
 // the checksum of its tensors. Throws SessionError naming the file and what is wrong.
@@ -85,11 +93,13 @@ struct TrainingPosition {
 // Run `run` of `model` as checkpoint contents (see docs/CHECKPOINTS.md), written atomically to
 // `path`. `adam` may be null (no moments: such a checkpoint cannot resume training).
 // `taskData` names the data the run trained on (Task::provenance: a file task's content hash); a
-// checkpoint is refused for resuming when its task data differ from the run's now.
+// checkpoint is refused for resuming when its task data differ from the run's now. `ensemble`
+// (ensembleMembers) is recorded as metadata `ensemble`.
 void writeCheckpoint(const std::string &path, const Transformer &model, const Adam *adam,
                      int64_t run, const RunConfig &config, const RunResult &partial,
                      const TrainingPosition &position, const std::string &reason,
-                     const std::map<std::string, std::string> &taskData = {});
+                     const std::map<std::string, std::string> &taskData = {},
+                     const std::vector<std::string> &ensemble = {});
 
 // A checkpoint read back for resuming or inspecting: the run's result so far and where it was.
 struct LoadedCheckpoint {

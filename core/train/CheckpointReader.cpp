@@ -107,6 +107,14 @@ try {
     info.bytes = fs::file_size(path, error);
     if (const auto it = contents.metadata.find("kept"); it != contents.metadata.end())
         info.weightsOnly = it->second == "weights";
+    if (const auto it = contents.metadata.find("ensemble"); it != contents.metadata.end()) {
+        std::string name;
+        for (char ch : it->second + ",")
+            if (ch != ',')
+                name += ch;
+            else if (!name.empty())
+                info.ensemble.push_back(std::move(name)), name.clear();
+    }
     if (info.step < 0) throw bad(path, "its step " + std::to_string(info.step) + " is negative");
     return info;
 } catch (const SessionError &) {
@@ -198,6 +206,15 @@ std::vector<int64_t> stepsEveryMemberHas(const std::vector<std::map<int64_t, std
                         [&](const auto &m) { return m.count(it->first) > 0; }))
             steps.push_back(it->first);
     return steps;
+}
+
+std::vector<std::string> ensembleMembers(const std::vector<std::string> &dirs)
+{
+    std::vector<std::string> names;
+    for (const auto &d : dirs)
+        if (!d.empty()) names.push_back(fs::path(d).filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
 }
 
 uint64_t directoryBytes(const std::string &dir)

@@ -285,6 +285,23 @@ SweepRunner::~SweepRunner()
     d->join();
 }
 
+void spreadOverDevices(std::deque<std::vector<SweepJob>> &queue, size_t devices)
+{
+    while (queue.size() < devices) {
+        auto largest = queue.end();
+        for (auto it = queue.begin(); it != queue.end(); ++it)
+            if (it->front().resumeFrom.empty() && it->size() > 1 &&
+                (largest == queue.end() || it->size() > largest->size()))
+                largest = it;
+        if (largest == queue.end()) return;
+        const auto half = static_cast<long>(largest->size() / 2);
+        std::vector<SweepJob> second(std::make_move_iterator(largest->begin() + half),
+                                     std::make_move_iterator(largest->end()));
+        largest->resize(static_cast<size_t>(half));
+        queue.push_back(std::move(second));
+    }
+}
+
 bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepCallbacks callbacks)
 {
     if (isRunning()) return false;
@@ -309,13 +326,15 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     const size_t defaultMax = cpuOnly ? 8u : 64u;
 
     // Group runs with the same weight shapes, keeping the sweep's order within each group. Runs
-    // resumed from checkpoints train together only with runs resumed from the same step.
+    // resumed from checkpoints train together only with runs resumed from the same step of the
+    // same ensemble.
     std::vector<std::string> order;
     std::map<std::string, std::vector<SweepJob>> groups;
     for (auto &j : jobs) {
         if (!options.device.empty()) j.config.device = devices.front();
         std::string key = ensembleKey(j.config) +
-                          "\nresume: " + std::to_string(j.resumeFrom.empty() ? 0 : j.resumeStep);
+                          "\nresume: " + std::to_string(j.resumeFrom.empty() ? 0 : j.resumeStep) +
+                          (j.resumeFrom.empty() ? "" : " " + j.resumeEnsemble);
         // On the CPU, runs of different head counts train apart: measured, one ensemble of mixed
         // head counts is slower there than its runs one after another (the classroom preset's
         // four runs, one thread: 362 s together, about 242 s apart), while the GPU gains from it.
@@ -349,6 +368,7 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
             begin += size;
         }
     }
+    if (!cpuOnly) spreadOverDevices(d->queue, devices.size());
     // Worker slots, spread over the devices first: [cuda:0, cuda:1, cuda:0, cuda:1, ...]. A "cpu"
     // among GPUs keeps one slot: its ensembles use every core already. A CPU sweep follows cpuPlan.
     const unsigned cores = std::thread::hardware_concurrency();

@@ -10,6 +10,7 @@
 #include "core/config/RunResult.h"
 #include "core/train/HeadInspector.h"
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -59,10 +60,18 @@ struct SweepCallbacks {
 struct SweepJob {
     int runIndex = -1; // the caller's index, echoed back in callbacks
     RunConfig config;
-    std::string checkpointDir; // where the run keeps its checkpoints; "" for none
-    std::string resumeFrom;    // the checkpoint it goes on from; "" to start at step 0
-    int64_t resumeStep = 0;    // that checkpoint's step: runs resume together only from one step
+    std::string checkpointDir;  // where the run keeps its checkpoints; "" for none
+    std::string resumeFrom;     // the checkpoint it goes on from; "" to start at step 0
+    int64_t resumeStep = 0;     // that checkpoint's step: runs resume together only from one step
+    std::string resumeEnsemble; // names the ensemble it resumes in (attachCheckpoints): runs
+                                // resume in the ensembles they stopped in
 };
+
+// Several GPUs: at least one ensemble per device where there are runs enough. The largest ensemble
+// that starts at step 0 is split in two until there is (ten runs of one shape on four cards train
+// as 2 + 2 + 3 + 3, not all ten on one card while three wait). Resumed ensembles keep their runs:
+// they resume in the company they stopped in.
+void spreadOverDevices(std::deque<std::vector<SweepJob>> &queue, size_t devices);
 
 class SweepRunner {
 public:

@@ -57,7 +57,8 @@ void TrainingLoop::checkpoint(size_t i, const char *reason)
         partial.status = RunStatus::Running;
     try {
         writeCheckpoint(dir + "/" + file, *m_model, m_phase.adam, static_cast<int64_t>(i),
-                        m_configs[i], partial, pos, reason, m_task->provenance());
+                        m_configs[i], partial, pos, reason, m_task->provenance(),
+                        ensembleMembers(m_control.checkpointDirs));
     } catch (const std::exception &e) {
         const std::string note = std::string("checkpoint at step ") + std::to_string(m_step) +
                                  " not written: " + e.what();

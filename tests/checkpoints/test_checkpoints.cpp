@@ -182,6 +182,7 @@ private Q_SLOTS:
     void aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains_data();
     void aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains();
     void anEnsembleResumesFromTheNewestStepAllItsRunsHave();
+    void ensemblesOfOneShapeResumeEachFromItsOwnStep();
     void aRunThatFailedOnACheckpointTrainsAgain();
     void resumingPrunesEarlierCheckpointsAndSweepsLeftovers();
     void hostileCheckpointHeadersAreRefusedByName();
@@ -948,6 +949,9 @@ void TestCheckpoints::anEnsembleResumesFromTheNewestStepAllItsRunsHave()
           [&](size_t) { return ++polls > 140; });
     const auto whole = train({one, two}, {dirOf(tmp, "w1"), dirOf(tmp, "w2")}, {}, policy);
 
+    // Each names both runs as its ensemble.
+    QCOMPARE(inspectCheckpoint(fileAt(jobs[1].checkpointDir, 70)).ensemble,
+             ensembleMembers({jobs[0].checkpointDir, jobs[1].checkpointDir}));
     // The second run's step-70 checkpoint was never written (killed between the two writes).
     std::error_code error;
     QVERIFY(std::filesystem::remove(fileAt(jobs[1].checkpointDir, 70), error));
@@ -968,6 +972,55 @@ void TestCheckpoints::anEnsembleResumesFromTheNewestStepAllItsRunsHave()
     std::vector<SweepJob> fresh = {{0, one}, {1, two}};
     attachCheckpoints(fresh, session, sessionPath);
     QVERIFY(fresh[0].resumeFrom.empty() && fresh[1].resumeFrom.empty());
+}
+
+// Runs of one shape can train in several ensembles (--max-ensemble, the card's memory, several
+// devices), which stop at different steps. Each ensemble resumes from its own newest step: before
+// the checkpoints named their ensemble, such runs were grouped by shape, had no step in common
+// (older checkpoints keep their weights alone) and all started again at step 0.
+void TestCheckpoints::ensemblesOfOneShapeResumeEachFromItsOwnStep()
+{
+    QTemporaryDir tmp;
+    const std::string sessionPath = dirOf(tmp, "s.yaml");
+    RunConfig one = twoPhaseRun(5, 1e-3), two = twoPhaseRun(6, 1e-3);
+    one.model.heads = {1};
+    two.model.heads = {2};
+    QCOMPARE(ensembleKey(one), ensembleKey(two));
+    Session session;
+    session.base = one;
+    std::vector<SweepJob> jobs = {{0, one}, {1, two}};
+    QVERIFY(attachCheckpoints(jobs, session, sessionPath).empty());
+    CheckpointPolicy policy; // the default: older checkpoints keep their weights alone
+    policy.every = 20;
+    policy.keep = 3;
+    int polls = 0;
+    const auto stoppedOne = train({one}, {jobs[0].checkpointDir}, {}, policy, [&](size_t) {
+                                return ++polls > 70;
+                            }).front();
+    polls = 0;
+    const auto stoppedTwo = train({two}, {jobs[1].checkpointDir}, {}, policy, [&](size_t) {
+                                return ++polls > 50;
+                            }).front();
+    QCOMPARE(stoppedOne.stepsDone, int64_t(70));
+    QCOMPARE(stoppedTwo.stepsDone, int64_t(50));
+    const auto first = inspectCheckpoint(fileAt(jobs[0].checkpointDir, 70));
+    const auto second = inspectCheckpoint(fileAt(jobs[1].checkpointDir, 50));
+    QCOMPARE(first.ensemble, ensembleMembers({jobs[0].checkpointDir}));
+    QCOMPARE(second.ensemble, ensembleMembers({jobs[1].checkpointDir}));
+
+    std::vector<SweepJob> again = {{0, one}, {1, two}};
+    const auto notes = attachCheckpoints(again, session, sessionPath);
+    QVERIFY2(notes.empty(), notes.empty() ? "" : notes.front().c_str());
+    QCOMPARE(again[0].resumeStep, int64_t(70));
+    QCOMPARE(again[1].resumeStep, int64_t(50));
+    QVERIFY(again[0].resumeEnsemble != again[1].resumeEnsemble); // the scheduler keeps them apart
+    // Each resumed alone, as it trained, ends as it would have uninterrupted.
+    const auto wholeOne = train({one}, {dirOf(tmp, "w1")}, {}, policy).front();
+    const auto wholeTwo = train({two}, {dirOf(tmp, "w2")}, {}, policy).front();
+    compareResults(wholeOne,
+                   train({one}, {again[0].checkpointDir}, {again[0].resumeFrom}, policy).front());
+    compareResults(wholeTwo,
+                   train({two}, {again[1].checkpointDir}, {again[1].resumeFrom}, policy).front());
 }
 
 // The previous release marked a run (and its ensemble) failed for good when a checkpoint did not

@@ -21,6 +21,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -175,6 +177,43 @@ private Q_SLOTS:
         QCOMPARE(plan(8, 3, 2, 0), P(3, 2)); // --threads
         QCOMPARE(plan(8, 5, 0, 1), P(1, 7)); // --concurrent 1: one at a time
         QCOMPARE(plan(0, 3, 0, 0), P(1, 1)); // cores unknown
+    }
+
+    // On several GPUs each card gets an ensemble where there are runs enough: ten runs of one
+    // shape on four cards train as four ensembles, not one. Resumed ensembles keep their runs.
+    void everyGpuGetsAnEnsembleWhereThereAreRunsEnough()
+    {
+        auto sizes = [](std::vector<size_t> ensembles, size_t devices, bool resumed = false) {
+            std::deque<std::vector<SweepJob>> queue;
+            int id = 0;
+            for (size_t n : ensembles) {
+                std::vector<SweepJob> e(n);
+                for (auto &j : e) {
+                    j.runIndex = id++;
+                    if (resumed) j.resumeFrom = "step-000000100.safetensors";
+                }
+                queue.push_back(std::move(e));
+            }
+            spreadOverDevices(queue, devices);
+            std::vector<size_t> out;
+            std::set<int> seen;
+            size_t runs = 0;
+            for (const auto &e : queue) {
+                out.push_back(e.size());
+                runs += e.size();
+                for (const auto &j : e) seen.insert(j.runIndex);
+            }
+            std::sort(out.begin(), out.end());
+            if (seen.size() != size_t(id) || runs != size_t(id)) out.push_back(0); // lost, doubled
+            return out;
+        };
+        using V = std::vector<size_t>;
+        QCOMPARE(sizes({10}, 4), V({2, 2, 3, 3}));
+        QCOMPARE(sizes({10}, 1), V({10})); // one card: one ensemble, as before
+        QCOMPARE(sizes({7, 7}, 4), V({3, 3, 4, 4}));
+        QCOMPARE(sizes({5, 1, 1, 1, 1}, 4), V({1, 1, 1, 1, 5})); // enough already
+        QCOMPARE(sizes({2}, 4), V({1, 1}));                      // fewer runs than cards
+        QCOMPARE(sizes({10}, 4, true), V({10})); // resumed: in the company it stopped in
     }
 
     // The HEADLAB_* switches are one table read through its rows (core/config/Switches.h): each
