@@ -47,9 +47,15 @@ public:
     virtual TaskEvaluation evaluate(const Transformer &model) = 0;
     // The loss a run that has learned nothing would have; "learned" means below `learnedThreshold`.
     virtual double learnedThreshold() const { return 0.0; }
-    // What, besides the config, decides this task's numbers (a data file's hash, ...): added to
-    // every run's RunResult::provenance. Default: nothing.
+    // What, besides the config, decides this task's data (a data file's hash, ...): added to
+    // every run's RunResult::provenance, and recorded in its checkpoints, which do not resume a
+    // run whose data changed. Default: nothing.
     virtual std::map<std::string, std::string> provenance() const { return {}; }
+    // Which implementation computed the data (a CUDA kernel or ATen's passes, equal to rounding):
+    // added to the run's provenance too, but not the data, so never a reason to refuse a
+    // checkpoint. It may change as the run goes on (a kernel that fails falls back to ATen).
+    // Default: nothing.
+    virtual std::map<std::string, std::string> paths() const { return {}; }
     // The user's input to look at the heads on: addition "123 + 456" with a digit ("123+456 d1"),
     // text a prompt, nearest neighbour a seed, a file task its tokens. Throws std::invalid_argument
     // saying what is wrong with the text. Default: not supported.

@@ -45,8 +45,10 @@ std::map<std::string, std::string> TrainingLoop::provenance(const torch::Device 
     // How the stabilizers (the config's `stabilizers:`) are computed: one text for every run,
     // changed only when their implementation changes (docs/STABILIZERS.md).
     p["stabilizers"] = kStabilizersImplementation;
-    if (m_task)
+    if (m_task) {
         for (const auto &[key, value] : m_task->provenance()) p["task." + key] = value;
+        for (const auto &[key, value] : m_task->paths()) p["task." + key] = value;
+    }
     for (const auto &s : kEnvSwitches)
         if (const char *v = std::getenv(s.name)) p[std::string("env.") + s.name] = v;
     return p;

@@ -10,6 +10,8 @@
 //   fusedQkvAndSplitKEqualPlain  Q/K/V as one product, weight gradients split over rows = plain
 //   fusedPointsEqualAten     the nearest-neighbour points from one CUDA kernel = ATen's passes
 //   sameSeedIsBitIdentical   a seed trained twice, and twice in one ensemble: Δ = 0 exactly
+//   stoppedRunsResumeWhereTheyStopped  an ensemble stopped mid-run resumes from its stop
+//                            checkpoints (not from step 0) and ends as the uninterrupted one
 //   cpuAndCudaAgree          the CPU and the GPU within the tolerance stated there
 //
 // Each task is also run with every stabilizer on ("TASK stabilized": qk-layernorm with gains,
@@ -24,6 +26,7 @@
 #include "core/tasks/addition/AdditionSpec.h"
 #include "core/tasks/nearest_neighbour/NearestNeighbourTask.h"
 #include "core/train/SweepRunner.h"
+#include "core/train/Trainer.h"
 
 #include <torch/cuda.h>
 
@@ -300,6 +303,51 @@ private Q_SLOTS:
     }
 
     void cpuAndCudaAgree_data() { tasks(); }
+    // An ensemble stopped on the GPU halfway resumes from its stop checkpoints, and ends as the
+    // ensemble trained uninterrupted (CUDA graphs, fused Adam and every kernel as the task takes
+    // them). The nearest-neighbour task once recorded which path made its points (the CUDA kernel)
+    // as part of its data; at a resume, before its first batch, it said "off", so every
+    // checkpoint it had written on the GPU was refused and its runs trained again from step 0.
+    void stoppedRunsResumeWhereTheyStopped_data() { tasks(); }
+    void stoppedRunsResumeWhereTheyStopped()
+    {
+        QFETCH(QString, task);
+        const RunConfig a = taskRun(task, 1e-3, 8, "cuda"), b = taskRun(task, 1e-3, 9, "cuda");
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString();
+        auto control = [](std::vector<std::string> dirs, std::vector<std::string> resume,
+                          std::function<bool(size_t)> stop) {
+            TrainerControl c;
+            c.checkpoints.every = 20;
+            c.checkpoints.keep = 2;
+            c.checkpointDirs = std::move(dirs);
+            c.resumeFrom = std::move(resume);
+            c.memberStopRequested = std::move(stop);
+            return c;
+        };
+        const int64_t half = a.totalSteps() / 2;
+        int64_t polls = 0;
+        const auto stopped =
+            trainMembers({a, b}, control({dir + "/a", dir + "/b"}, {},
+                                         [&](size_t) { return ++polls > 2 * half; }));
+        QVERIFY2(stopped[0].status == RunStatus::Stopped, stopped[0].message.c_str());
+        QVERIFY(stopped[0].stepsDone > 0 && stopped[0].stepsDone < a.totalSteps());
+        const auto resumed =
+            trainMembers({a, b}, control({dir + "/a", dir + "/b"},
+                                         {dir + "/a/" + stopped[0].checkpoints.back().file,
+                                          dir + "/b/" + stopped[1].checkpoints.back().file},
+                                         {}));
+        const auto whole = trainMembers({a, b}, control({dir + "/wa", dir + "/wb"}, {}, {}));
+        for (size_t i = 0; i < 2; ++i) {
+            QVERIFY2(resumed[i].status == RunStatus::Done, resumed[i].message.c_str());
+            QVERIFY2(resumed[i].message.find("not a usable checkpoint") == std::string::npos &&
+                         resumed[i].message.find("from step 0") == std::string::npos,
+                     resumed[i].message.c_str());
+            const double gap = relativeGap(whole[i], resumed[i]);
+            QVERIFY2(gap == 0.0, qPrintable(describe("resumed vs uninterrupted", gap, whole[i])));
+        }
+    }
+
     void cpuAndCudaAgree()
     {
         // The same seeded run on the CPU and the GPU, FP32 (no TF32): float rounding differs

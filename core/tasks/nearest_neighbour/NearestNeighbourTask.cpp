@@ -125,7 +125,7 @@ torch::Tensor NearestNeighbourTask::trainingPoints(const torch::Tensor &step,
                       &m_fusedPoints); // (R, B, N, d)
 }
 
-std::map<std::string, std::string> NearestNeighbourTask::provenance() const
+std::map<std::string, std::string> NearestNeighbourTask::paths() const
 {
     return {{"fused_points", m_fusedPoints ? "on" : "off"}};
 }

@@ -52,7 +52,7 @@ public:
         return taskSpec("nearest_neighbour").exampleInput;
     }
     // "fused_points": "on" once a training batch came from the CUDA kernel, else "off".
-    std::map<std::string, std::string> provenance() const override;
+    std::map<std::string, std::string> paths() const override;
 
     // The training points of every run at `step`: (R, B, N, d) on the device, unit norm.
     torch::Tensor trainingPoints(int64_t step, int64_t batchSize) const;
