@@ -138,6 +138,9 @@ void TrainingLoop::loadResumeCheckpoints()
             for (size_t i = 0; i < from.size(); ++i) {
                 LoadedCheckpoint c = loadCheckpoint(byStep[i].at(step), &m_configs[i]);
                 const auto now = m_task->provenance();
+                // The release before Task::paths() recorded the nearest-neighbour task's
+                // fused_points as its data: a path, never a reason to refuse the file.
+                for (const auto &[key, value] : m_task->paths()) c.taskData.erase(key);
                 if (!c.taskData.empty() && c.taskData != now)
                     throw fileError(c.path, "is not a usable checkpoint: the run's data "
                                             "changed since it was written (" +

@@ -2,6 +2,7 @@
 // and damaged ones are named and skipped.
 #include "core/config/Safetensors.h"
 #include "core/lab/SweepSession.h"
+#include "core/session/Presets.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 #include "core/train/Checkpoint.h"
@@ -183,6 +184,7 @@ private Q_SLOTS:
     void aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains();
     void anEnsembleResumesFromTheNewestStepAllItsRunsHave();
     void ensemblesOfOneShapeResumeEachFromItsOwnStep();
+    void aCheckpointNamingTheKernelsPathResumes();
     void aRunThatFailedOnACheckpointTrainsAgain();
     void resumingPrunesEarlierCheckpointsAndSweepsLeftovers();
     void hostileCheckpointHeadersAreRefusedByName();
@@ -1021,6 +1023,38 @@ void TestCheckpoints::ensemblesOfOneShapeResumeEachFromItsOwnStep()
                    train({one}, {again[0].checkpointDir}, {again[0].resumeFrom}, policy).front());
     compareResults(wholeTwo,
                    train({two}, {again[1].checkpointDir}, {again[1].resumeFrom}, policy).front());
+}
+
+// The nearest-neighbour task's checkpoints written on the GPU before Task::paths() carry
+// task_data {"fused_points": "on"}: which kernel made the points, not what they are. Such a file
+// resumes (it was refused, and its run trained again from step 0), and the run ends as the
+// uninterrupted one.
+void TestCheckpoints::aCheckpointNamingTheKernelsPathResumes()
+{
+    QTemporaryDir tmp;
+    RunConfig c = loadPreset("nn-classroom").base;
+    c.model.heads = {2};
+    c.phases.resize(1);
+    c.phases[0].steps = 40;
+    c.phases[0].batchSize = 16;
+    c.evalEvery = 20;
+    c.logEvery = 5;
+    c.device = "cpu";
+    CheckpointPolicy policy;
+    policy.every = 10;
+    const std::string dir = dirOf(tmp, "run");
+    int polls = 0;
+    const auto stopped =
+        train({c}, {dir}, {}, policy, [&](size_t) { return ++polls > 25; }).front();
+    QCOMPARE(stopped.status, RunStatus::Stopped);
+    const std::string path = dir + "/" + stopped.checkpoints.back().file;
+    auto contents = safetensors::read(path);
+    contents.metadata["task_data"] = R"({"fused_points":"on"})"; // as the GPU path wrote it
+    safetensors::write(path, contents);
+    QCOMPARE(loadCheckpoint(path, &c).taskData.at("fused_points"), std::string("on"));
+    const auto resumed = train({c}, {dir}, {path}, policy).front();
+    QVERIFY2(resumed.message.find("not a usable") == std::string::npos, resumed.message.c_str());
+    compareResults(train({c}, {dirOf(tmp, "whole")}, {}, policy).front(), resumed);
 }
 
 // The previous release marked a run (and its ensemble) failed for good when a checkpoint did not
