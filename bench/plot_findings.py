@@ -81,6 +81,50 @@ def head_progression():
     save(fig, "head-progression")
 
 
+def nn_fig1_3layer_100k():
+    """Issue 24, item 5: Figure 1's 3-layer line at the paper's 100,000 steps, epoch-mean training
+    loss against step for rank 64 and rank 1 (w 1), median over seeds with the min-max band."""
+    with open(os.path.join(DATA, "issue24", "fig1-100k-epoch-means.csv")) as f:
+        table = list(csv.DictReader(f))
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    for heads, label, colour in (("1", "rank 64 (1 head of 64)", "tab:blue"),
+                                 ("64", "rank 1 (64 heads of 1)", "tab:red")):
+        columns = [k for k in table[0] if k.startswith(f"heads={heads} ")]
+        xs, med, lo, hi, counts, full_until = [], [], [], [], set(), 0
+        for row in table:
+            vals = sorted(float(row[k]) for k in columns if row[k])
+            if not vals:
+                continue
+            counts.add(len(vals))
+            if len(vals) == len(columns):
+                full_until = int(row["step"])
+            xs.append(int(row["step"]) / 1000)
+            n = len(vals)
+            med.append(vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2)
+            lo.append(vals[0])
+            hi.append(vals[-1])
+        seeds = f"{max(counts)} seeds"
+        if len(counts) > 1:  # some seeds stopped early (their device time ran out)
+            seeds += f" to step {full_until:,}, {min(counts)} after"
+        ax.fill_between(xs, lo, hi, color=colour, alpha=0.25, linewidth=0)
+        ax.plot(xs, med, color=colour, linewidth=1.6, label=f"{label}: median, min–max of {seeds}")
+    ax.axvline(5, color="grey", linestyle=":", linewidth=1)
+    ax.text(5.8, 2.2, "end of warm-up (5 %)", color="grey", fontsize=9)
+    ax.set_yscale("log")
+    ax.set_ylim(0.004, 3)
+    ax.set_yticks([0.01, 0.1, 1])
+    ax.set_yticklabels(["0.01", "0.1", "1"])
+    ax.set_xlim(0, 100)
+    ax.set_xticks(range(0, 101, 20))
+    ax.set_xlabel("step (thousands)")
+    ax.set_ylabel("training loss, mean over each 100-step epoch")
+    ax.set_title("Nearest neighbour, 3 layers, w 1, d 64, N 16: the paper's 100,000 steps (H100)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(loc="lower left", fontsize=9)
+    save(fig, "nn-fig1-3layer-100k")
+
+
 if __name__ == "__main__":
     nn_loss_vs_rank()
     head_progression()
+    nn_fig1_3layer_100k()
