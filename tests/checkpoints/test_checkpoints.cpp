@@ -47,6 +47,15 @@ RunConfig twoPhaseRun(uint64_t seed, double lr)
     return c;
 }
 
+// Two runs of one weight shape that can share an ensemble: 1 and 2 heads, seeds `a` and `b`.
+std::pair<RunConfig, RunConfig> oneShapeTwoHeadCounts(uint64_t a, uint64_t b)
+{
+    RunConfig one = twoPhaseRun(a, 1e-3), two = twoPhaseRun(b, 1e-3);
+    one.model.heads = {1};
+    two.model.heads = {2};
+    return {one, two};
+}
+
 struct Training {
     std::vector<RunResult> results;
 };
@@ -935,9 +944,7 @@ void TestCheckpoints::anEnsembleResumesFromTheNewestStepAllItsRunsHave()
 {
     QTemporaryDir tmp;
     const std::string sessionPath = dirOf(tmp, "s.yaml");
-    RunConfig one = twoPhaseRun(5, 1e-3), two = twoPhaseRun(5, 1e-3);
-    one.model.heads = {1};
-    two.model.heads = {2};
+    const auto [one, two] = oneShapeTwoHeadCounts(5, 5);
     QCOMPARE(ensembleKey(one), ensembleKey(two));
     Session session;
     session.base = one;
@@ -984,9 +991,7 @@ void TestCheckpoints::ensemblesOfOneShapeResumeEachFromItsOwnStep()
 {
     QTemporaryDir tmp;
     const std::string sessionPath = dirOf(tmp, "s.yaml");
-    RunConfig one = twoPhaseRun(5, 1e-3), two = twoPhaseRun(6, 1e-3);
-    one.model.heads = {1};
-    two.model.heads = {2};
+    const auto [one, two] = oneShapeTwoHeadCounts(5, 6);
     QCOMPARE(ensembleKey(one), ensembleKey(two));
     Session session;
     session.base = one;
