@@ -11,7 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
 SHAPES="${SHAPES:-24x1,24x12,48x2,96x3,192x6,384x1,384x12}"
 STEPS="${STEPS:-1000}"
 sections=("$@")
-[[ ${#sections[@]} -gt 0 ]] || sections=(build check floor single ensemble grid profile eager compile)
+[[ ${#sections[@]} -gt 0 ]] || sections=(build check floor single ensemble grid profile eager compile vmap)
 # Timings in one file are comparable only when they come from one run of this script on one card.
 want() { local s; for s in "${sections[@]}"; do [[ $s == "$1" ]] && return 0; done; return 1; }
 
@@ -68,5 +68,12 @@ fi
 if want compile; then
     log "reference: torch.compile(mode=reduce-overhead)"
     python3 "$ROOT/bench/reference_addition.py" --device cuda --shapes "$SHAPES" --steps "$STEPS" --warmup 30 --compile reduce-overhead 2>>"$OUTDIR/python.log" | tee -a "$RESULTS"
+fi
+if want vmap; then
+    for mode in default reduce-overhead; do
+        log "reference: a torch.func vmap ensemble of ${RUNS:-8} under torch.compile($mode)"
+        timeout 400 python3 "$ROOT/bench/reference_addition.py" --device cuda --shapes "$SHAPES" --steps "$STEPS" \
+            --warmup 30 --compile "$mode" --ensemble "${RUNS:-8}" 2>>"$OUTDIR/python.log" | tee -a "$RESULTS"
+    done
 fi
 log "done: $RESULTS"
