@@ -49,7 +49,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version -
 
 cd "$ROOT/build-core"
 # The verdicts go to a file of the repository, docs/data/gpu-tests/DATE-GPU-COMMIT.txt (with the
-# commit, the GPU, the driver and every suite's line), and under $OUT at the same path when the
+# commit, the GPU, the driver and every suite's line), and to $OUT's top level under the same name when the
 # device tool runs this, so that they come back to the workstation as written, not pasted.
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -c 'A-Za-z0-9\n' '-' || true)
 # The device's copy of the tree may have no .git: HEADLAB_COMMIT names the commit then.
@@ -69,9 +69,10 @@ ctest --output-on-failure ${CTEST_ARGS:-} -R "${1:-^($(IFS='|'; echo "${SUITES[*
     2>&1 | tee -a "$ROOT/$verdicts"
 status=${PIPESTATUS[0]}
 set -e
+# To $OUT's top level: the device tool brings back files at most two folders down, and
+# docs/data/gpu-tests/ is three.
 if [[ -n "${OUT:-}" ]]; then
-    mkdir -p "$OUT/$(dirname "$verdicts")"
-    cp "$ROOT/$verdicts" "$OUT/$verdicts"
+    cp "$ROOT/$verdicts" "$OUT/$(basename "$verdicts")"
 fi
 say "verdicts in $verdicts (exit $status)"
 exit "$status"
