@@ -109,8 +109,17 @@ def bench(m, heads, steps, warmup, device, compile_mode, data):
         return loss.detach()
 
     fn = torch.compile(step, mode=compile_mode) if compile_mode else step
+    return timed(fn, batches_of(data), steps, warmup, device)
+
+
+def batches_of(data):
     n = data.shape[0]
-    batches = [data[(k * 64) % n:(k * 64) % n + 64] for k in range(64)]
+    return [data[(k * 64) % n:(k * 64) % n + 64] for k in range(64)]
+
+
+def timed(fn, batches, steps, warmup, device):
+    """Steps/s of the step `fn` over `steps` batches after `warmup` (which compiles, under
+    torch.compile), and the warm-up's seconds."""
     t_compile = time.perf_counter()
     for k in range(warmup):
         fn(batches[k % len(batches)])
@@ -125,8 +134,7 @@ def bench(m, heads, steps, warmup, device, compile_mode, data):
         torch.cuda.synchronize()
     else:
         acc.item()
-    dt = time.perf_counter() - t0
-    return steps / dt, compile_s
+    return steps / (time.perf_counter() - t0), compile_s
 
 
 def ensemble_loss_fn(m, heads, runs, device):
@@ -163,8 +171,7 @@ def ensemble_loss_fn(m, heads, runs, device):
 
 def bench_ensemble(m, heads, runs, steps, warmup, device, compile_mode, data):
     losses, params, check = ensemble_loss_fn(m, heads, runs, device)
-    n = data.shape[0]
-    batches = [data[(k * 64) % n:(k * 64) % n + 64] for k in range(64)]
+    batches = batches_of(data)
     error = check(batches[0])
     if error > 1e-5:
         return None, None, error
@@ -178,21 +185,7 @@ def bench_ensemble(m, heads, runs, steps, warmup, device, compile_mode, data):
         return loss.detach()
 
     fn = torch.compile(step, mode=compile_mode) if compile_mode else step
-    t_compile = time.perf_counter()
-    for k in range(warmup):
-        fn(batches[k % len(batches)])
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    compile_s = time.perf_counter() - t_compile
-    t0 = time.perf_counter()
-    acc = torch.zeros((), device=device)
-    for k in range(steps):
-        acc += fn(batches[k % len(batches)])
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    else:
-        acc.item()
-    return steps / (time.perf_counter() - t0), compile_s, error
+    return (*timed(fn, batches, steps, warmup, device), error)
 
 
 def main():
