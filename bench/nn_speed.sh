@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # nn_speed.sh — issue 24's nearest-neighbour comparison, in one run on the GPU machine:
 #   HeadLab: headlab-bench preset nn-fig1-full (rank 64: one head of 64), 8 runs as one ensemble,
-#            with the fused point kernel (core/model/cuda/UnitPoints.cu) and without
-#            (HEADLAB_FUSED_POINTS=0: ATen's passes, the path before it);
+#            three ways: every kernel of its own on; the feed-forward block's bias and ReLU as
+#            ATen's passes instead of cuBLASLt's epilogues (HEADLAB_FUSED_FFN=0); and the points
+#            by ATen's passes too (HEADLAB_FUSED_POINTS=0: the path before issue 24);
 #   peer:    bench/reference_nn.py, the reference Encoder's layers as a torch.func vmap ensemble
 #            of the same runs under torch.compile (each mode of COMPILE_MODES) and, with
 #            EAGER=1, eagerly; FP32 as HeadLab.
-# at LAYERS (default 1,3), w 1, RUNS runs (8). JSON lines in $OUT/nn_speed.jsonl (or
+# at LAYERS (default 1,3), w W (1), RUNS runs (8). JSON lines in $OUT/nn_speed.jsonl (or
 # ./bench-out/), then the ratios (run-steps/s of HeadLab ÷ the peer's) on stdout. Environment:
-# LAYERS, RUNS, STEPS (300), COMPILE_MODES ("default"), EAGER (0), SKIP_BUILD=1.
+# LAYERS, W (1), RUNS, STEPS (300), COMPILE_MODES ("default"), EAGER (0), SKIP_BUILD=1.
 set -uo pipefail
 RESULTS_NAME=nn_speed.jsonl
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
@@ -21,21 +22,23 @@ EAGER="${EAGER:-0}"
 record_gpu
 [[ "${SKIP_BUILD:-0}" == 1 ]] || build_core
 for layers in ${LAYERS//,/ }; do
-    for fused in 1 0; do
-        log "HeadLab, $layers layers, fused points $fused"
-        HEADLAB_FUSED_POINTS=$fused "$BENCH" preset --preset nn-fig1-full --layers "$layers" --w 1 \
-            --heads 1 --runs "$RUNS" --steps "$STEPS" --device cuda:0 |
-            sed "s/^{/{\"fused_points\": $fused, /" | tee -a "$RESULTS"
+    for kernels in "1 1" "1 0" "0 0"; do # fused points, fused feed-forward
+        read -r points ffn <<< "$kernels"
+        log "HeadLab, $layers layers, fused points $points, fused feed-forward $ffn"
+        HEADLAB_FUSED_POINTS=$points HEADLAB_FUSED_FFN=$ffn "$BENCH" preset --preset nn-fig1-full \
+            --layers "$layers" --w "${W:-1}" --heads 1 --runs "$RUNS" --steps "$STEPS" \
+            --device cuda:0 |
+            sed "s/^{/{\"fused_points\": $points, \"fused_ffn\": $ffn, /" | tee -a "$RESULTS"
     done
     for mode in $COMPILE_MODES; do
         log "peer: vmap ensemble of $RUNS under torch.compile ($mode), $layers layers"
         python3 "$ROOT/bench/reference_nn.py" speed --impl vmap-compile --compile-mode "$mode" \
-            --layers "$layers" --w 1 --heads 1 --runs "$RUNS" --steps 200 |
+            --layers "$layers" --w "${W:-1}" --heads 1 --runs "$RUNS" --steps 200 |
             sed "s/^{/{\"compile_mode\": \"$mode\", /" | tee -a "$RESULTS"
     done
     if [[ "$EAGER" == 1 ]]; then
         log "peer: vmap ensemble of $RUNS, eager, $layers layers"
-        python3 "$ROOT/bench/reference_nn.py" speed --impl vmap --layers "$layers" --w 1 \
+        python3 "$ROOT/bench/reference_nn.py" speed --impl vmap --layers "$layers" --w "${W:-1}" \
             --heads 1 --runs "$RUNS" --steps 200 |
             sed "s/^{/{\"compile_mode\": \"eager\", /" | tee -a "$RESULTS"
     fi
@@ -43,17 +46,19 @@ done
 python3 - "$RESULTS" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{") and "gpu" not in l]
+nan = float("nan")
 for layers, runs in sorted({(r["layers"], r["runs"]) for r in rows}):
-    hl = {r["fused_points"]: r["run_steps_per_s"] for r in rows
+    hl = {(r["fused_points"], r.get("fused_ffn", 1)): r["run_steps_per_s"] for r in rows
           if r.get("impl") == "headlab-preset" and (r["layers"], r["runs"]) == (layers, runs)}
+    on, no_ffn, off = hl.get((1, 1), nan), hl.get((1, 0), nan), hl.get((0, 0), nan)
+    print(f"{layers} layers, {runs} runs: HeadLab {on:.0f} run-steps/s; feed-forward epilogues "
+          f"off {no_ffn:.0f} ({on / no_ffn:.2f}x); points kernel off too {off:.0f} ({on / off:.2f}x)")
     for p in (r for r in rows
               if r.get("peer") == "nn" and (r["layers"], r["runs"]) == (layers, runs)):
         if "run_steps_per_s" not in p:
-            print(f"{layers} layers: peer ({p.get('compile_mode')}) failed: {p.get('error')}")
+            print(f"  peer ({p.get('compile_mode')}) failed: {p.get('error')}")
             continue
         peer = p["run_steps_per_s"]
-        print(f"{layers} layers, {p['runs']} runs: HeadLab {hl.get(1, float('nan')):.0f} run-steps/s "
-              f"(points kernel off: {hl.get(0, float('nan')):.0f}), vmap {p['compile_mode']} "
-              f"{peer:.0f}: HeadLab / peer = {hl.get(1, float('nan')) / peer:.2f} "
-              f"(off: {hl.get(0, float('nan')) / peer:.2f})")
+        print(f"  vmap {p['compile_mode']} {peer:.0f}: HeadLab / peer = {on / peer:.2f} "
+              f"(epilogues off: {no_ffn / peer:.2f}; both kernels off: {off / peer:.2f})")
 PY

@@ -19,6 +19,7 @@ enum class Switch {
     SplitK,          // 0: no row-split weight gradients on the GPU; 1: split on the CPU too
     UnitNormEps,     // e: the unit-scale norm divides by max(||x||, e)
     FusedPoints,     // 0: the nearest-neighbour task's points by ATen's passes on the GPU
+    FusedFfn,        // 0: the ReLU feed-forward block's bias and ReLU as ATen's passes on the GPU
 };
 
 struct EnvSwitch {
@@ -44,6 +45,9 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
      "e: the unit-scale norm divides by max(||x||, e)"},
     {Switch::FusedPoints, "HEADLAB_FUSED_POINTS",
      "0: the nearest-neighbour task's training points by ATen's passes instead of one CUDA kernel"},
+    {Switch::FusedFfn, "HEADLAB_FUSED_FFN",
+     "0: the ReLU feed-forward block's bias, ReLU and their gradients as ATen's passes instead of "
+     "cuBLASLt's epilogues"},
 };
 
 // The row of a switch.

@@ -113,6 +113,9 @@ public:
     bool directGradients() const { return m_directGradients; }
     // Q, K and V as one product (HEADLAB_FUSED_QKV; on the GPU by default).
     bool fusedQkv() const { return m_fusedQkv; }
+    // Whether a training step took the ReLU feed-forward block through cuBLASLt's epilogues
+    // (HEADLAB_FUSED_FFN; on the GPU where cuBLASLt has the products).
+    bool fusedFfn() const { return m_ffnFused; }
 
 private:
     // σReparam of one weight W (R, in, out): Ŵ = γ/σ(W)·W, σ(W) = uᵀWv from one power iteration
@@ -212,8 +215,9 @@ private:
     int64_t m_runs = 1;
     torch::Device m_device;
     bool m_directGradients =
-        true;                 // linear layers write their weight gradients into the flat buffer
-    bool m_fusedQkv = false;  // Q, K, V as one product (the GPU's default)
+        true;                // linear layers write their weight gradients into the flat buffer
+    bool m_fusedQkv = false; // Q, K, V as one product (the GPU's default)
+    mutable bool m_ffnFused = false; // a training step took FeedForwardRelu
     double m_unitNormEps = 0; // HEADLAB_UNIT_NORM_EPS: unit-scale norm divides by max(||x||, eps)
     torch::Tensor m_embedding, m_positions, m_finalGain, m_finalShift, m_unembedding;
     std::vector<Layer> m_layers;

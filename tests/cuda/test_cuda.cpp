@@ -9,6 +9,8 @@
 //   microHeadsEqualFused     explicit micro-head attention = scaled_dot_product_attention
 //   fusedQkvAndSplitKEqualPlain  Q/K/V as one product, weight gradients split over rows = plain
 //   fusedPointsEqualAten     the nearest-neighbour points from one CUDA kernel = ATen's passes
+//   fusedFeedForwardEqualsAten  the ReLU feed-forward block in cuBLASLt's epilogues = ATen's
+//                            bias, ReLU and reductions: the products, every gradient, training
 //   sameSeedIsBitIdentical   a seed trained twice, and twice in one ensemble: Δ = 0 exactly
 //   stoppedRunsResumeWhereTheyStopped  an ensemble stopped mid-run resumes from its stop
 //                            checkpoints (not from step 0) and ends as the uninterrupted one
@@ -20,6 +22,8 @@
 // Tolerances are on the logged training losses (every step), relative: |a − b| ≤ tol · max(1, |a|).
 #include "core/config/RunConfig.h"
 #include "core/config/Switches.h"
+#include "core/model/Kernels.h"
+#include "core/model/Transformer.h"
 #include "core/session/Presets.h"
 #include "core/session/Session.h"
 #include "core/tasks/TaskSpec.h"
@@ -32,6 +36,7 @@
 
 #include <QtTest>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -254,6 +259,83 @@ private Q_SLOTS:
         QCOMPARE(provenance(off, "task.fused_points"), std::string("off"));
         const double gap = relativeGap(on, off);
         QVERIFY2(gap <= 1e-5, qPrintable(describe("fused points vs ATen", gap, on)));
+    }
+
+    // The ReLU feed-forward block with its bias and ReLU in the first product's cuBLASLt epilogue,
+    // and the ReLU's and b1's gradients in the epilogue of the product that makes dh (Kernels.h),
+    // against ATen's relu(baddbmm), threshold and sum. First the two products alone, at the
+    // nearest-neighbour model's shape and at shapes that are no multiple of the tiles (F not of
+    // 128, N odd); then every gradient of a whole nn-fig1 model; then a run trained on each path.
+    // A wrong mask bit or a wrong bias stride is off by the entries' own size (order 1).
+    void fusedFeedForwardEqualsAten()
+    {
+        at::globalContext().setAllowTF32CuBLAS(false);
+        const auto opts = torch::TensorOptions().device(torch::kCUDA).dtype(torch::kFloat32);
+        // (R, N, m, F)
+        for (const auto &[R, N, m, F] : std::vector<std::array<int64_t, 4>>{
+                 {8, 4096, 64, 2048}, {3, 101, 16, 64}, {2, 37, 24, 200}}) {
+            torch::manual_seed(R * 1000 + F);
+            const auto x = torch::randn({R, N, m}, opts), w1 = torch::randn({R, m, F}, opts) / 8;
+            const auto b1 = torch::randn({R, F}, opts), w2 = torch::randn({R, F, m}, opts) / 8;
+            const auto dy = torch::randn({R, N, m}, opts);
+            auto gb1 = torch::zeros({R, F}, opts), dh = torch::zeros({R, N, F}, opts);
+            const QString shape = QString("R %1, N %2, m %3, F %4").arg(R).arg(N).arg(m).arg(F);
+            QVERIFY2(fusedFeedForwardSupported(x, w1, b1, w2, gb1),
+                     qPrintable("cuBLASLt has no algorithm for " + shape));
+            const auto fused = fusedLinearRelu(x, w1, b1);
+            QVERIFY2(fused, qPrintable("the forward product failed at " + shape));
+            QVERIFY(fusedReluBackward(dy, w2, fused->mask, dh, gb1));
+            const auto h = torch::relu(torch::baddbmm(b1.unsqueeze(1), x, w1));
+            const auto dhRef = torch::bmm(dy, w2.transpose(1, 2)) * (h > 0);
+            const auto gbRef = dhRef.sum(1);
+            // FP32 products of other kernels: rounding of a few 1e-7 of the entries' scale; a
+            // sum over N rows carries it N times.
+            auto check = [&](const char *what, const torch::Tensor &a, const torch::Tensor &b,
+                             double scale) {
+                const double diff = (a - b).abs().max().item<double>();
+                QVERIFY2(diff <= 1e-5 * scale,
+                         qPrintable(QString("%1 at %2: max |diff| %3 (scale %4)")
+                                        .arg(what, shape)
+                                        .arg(diff)
+                                        .arg(scale)));
+            };
+            check("h", fused->h, h, h.abs().max().item<double>());
+            check("dh", dh, dhRef, dhRef.abs().max().item<double>());
+            check("b1's gradient", gb1, gbRef, dhRef.abs().sum(1).max().item<double>());
+        }
+
+        // Every parameter's gradient of the 1-layer nn-fig1 model (FFN 2048), 4 runs.
+        auto model = loadPreset("nn-fig1-full").base.model;
+        auto gradients = [&](bool fusedPath, bool &took) {
+            if (!fusedPath) ::setenv("HEADLAB_FUSED_FFN", "0", 1);
+            Transformer t(model, 0, 0, 4, torch::Device(torch::kCUDA));
+            for (int64_t r = 0; r < 4; ++r) t.initializeRun(r, 40 + static_cast<uint64_t>(r));
+            torch::manual_seed(3);
+            const auto points =
+                torch::randn({4, 32, 16, 64}, torch::TensorOptions().device(torch::kCUDA));
+            const auto target = torch::randn_like(points);
+            (t.forward(points) - target).pow(2).sum().backward();
+            ::unsetenv("HEADLAB_FUSED_FFN");
+            took = t.fusedFfn();
+            return t.flatGradients().clone();
+        };
+        bool tookFused = false, tookAten = true;
+        const auto gFused = gradients(true, tookFused), gAten = gradients(false, tookAten);
+        QVERIFY2(tookFused, "the fused block was not taken");
+        QVERIFY(!tookAten);
+        const double gradDiff = (gFused - gAten).abs().max().item<double>();
+        const double gradScale = gAten.abs().max().item<double>();
+        QVERIFY2(
+            gradDiff <= 1e-5 * gradScale,
+            qPrintable(QString("gradients: max |diff| %1 of %2").arg(gradDiff).arg(gradScale)));
+
+        const RunConfig c = taskRun("nearest_neighbour", 1e-3, 4, "cuda");
+        const RunResult on = trainRun(c);
+        const RunResult off = trainedWith(c, {{"HEADLAB_FUSED_FFN", "0"}});
+        QCOMPARE(provenance(on, "fused_ffn"), std::string("on"));
+        QCOMPARE(provenance(off, "fused_ffn"), std::string("off"));
+        const double gap = relativeGap(on, off);
+        QVERIFY2(gap <= 1e-4, qPrintable(describe("fused feed-forward vs ATen", gap, on)));
     }
 
     void microHeadsEqualFused_data() { tasks(); }
