@@ -8,7 +8,8 @@
 #include <memory>
 #include <mutex>
 #include <tuple>
-#include <type_traits>
+#include <algorithm>
+#include <vector>
 
 namespace headlab::cuda {
 
@@ -121,17 +122,20 @@ Key keyOf(const LtProduct &p)
             alignments};
 }
 
+// The algorithms cuBLASLt's heuristic proposes for one product (asked once per key), and the one
+// chosen among them by timing (chosen < 0: not yet timed).
 struct Choice {
-    bool found = false;
-    cublasLtMatmulAlgo_t algo{};
+    std::vector<cublasLtMatmulAlgo_t> algos;
+    int chosen = -1;
 };
 
-// The first algorithm cuBLASLt's heuristic gives for this product, asked once per key.
-const Choice &choiceFor(const LtProduct &p, cublasLtHandle_t handle, const Descriptors &desc)
+constexpr int kCandidates = 8;
+
+std::mutex cacheMutex;
+
+Choice &choiceFor(const LtProduct &p, cublasLtHandle_t handle, const Descriptors &desc)
 {
-    static std::mutex mutex;
     static std::map<Key, Choice> cache;
-    const std::lock_guard<std::mutex> lock(mutex);
     const Key key = keyOf(p);
     const auto found = cache.find(key);
     if (found != cache.end()) return found->second;
@@ -139,22 +143,62 @@ const Choice &choiceFor(const LtProduct &p, cublasLtHandle_t handle, const Descr
     cublasLtMatmulPreference_t preference = nullptr;
     if (desc.ok && cublasLtMatmulPreferenceCreate(&preference) == CUBLAS_STATUS_SUCCESS) {
         const uint64_t bytes = kLtWorkspaceBytes;
-        cublasLtMatmulHeuristicResult_t result{};
+        cublasLtMatmulHeuristicResult_t results[kCandidates] = {};
         int count = 0;
         if (cublasLtMatmulPreferenceSetAttribute(preference,
                                                  CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes,
                                                  sizeof(bytes)) == CUBLAS_STATUS_SUCCESS &&
             cublasLtMatmulAlgoGetHeuristic(handle, desc.op, desc.a, desc.b, desc.d, desc.d,
-                                           preference, 1, &result,
-                                           &count) == CUBLAS_STATUS_SUCCESS &&
-            count > 0 && result.state == CUBLAS_STATUS_SUCCESS &&
-            result.workspaceSize <= kLtWorkspaceBytes) {
-            choice.found = true;
-            choice.algo = result.algo;
-        }
+                                           preference, kCandidates, results, &count) ==
+                CUBLAS_STATUS_SUCCESS)
+            for (int i = 0; i < count; ++i)
+                if (results[i].state == CUBLAS_STATUS_SUCCESS &&
+                    results[i].workspaceSize <= kLtWorkspaceBytes)
+                    choice.algos.push_back(results[i].algo);
         cublasLtMatmulPreferenceDestroy(preference);
     }
-    return cache.emplace(key, choice).first->second;
+    return cache.emplace(key, std::move(choice)).first->second;
+}
+
+cublasStatus_t launch(const LtProduct &p, cublasLtHandle_t handle, const Descriptors &desc,
+                      const cublasLtMatmulAlgo_t &algo, cudaStream_t stream)
+{
+    const float alpha = 1.0f, beta = 0.0f;
+    return cublasLtMatmul(handle, desc.op, &alpha, p.a, desc.a, p.b, desc.b, &beta, p.d, desc.d,
+                          p.d, desc.d, &algo, p.workspace, p.workspaceBytes, stream);
+}
+
+// The fastest of the proposed algorithms on this product's own operands: each launched once to
+// warm up, then timed over five launches. Only outside a CUDA graph capture (it waits for the
+// stream); its launches write only the product's outputs, which the real launch then overwrites.
+int fastest(const LtProduct &p, cublasLtHandle_t handle, const Descriptors &desc,
+            const std::vector<cublasLtMatmulAlgo_t> &algos, cudaStream_t stream)
+{
+    if (algos.size() < 2) return 0;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) {
+        if (start) cudaEventDestroy(start);
+        return 0;
+    }
+    int best = 0;
+    float bestMs = 0;
+    for (size_t i = 0; i < algos.size(); ++i) {
+        if (launch(p, handle, desc, algos[i], stream) != CUBLAS_STATUS_SUCCESS) continue;
+        cudaEventRecord(start, stream);
+        bool ok = true;
+        for (int k = 0; k < 5 && ok; ++k)
+            ok = launch(p, handle, desc, algos[i], stream) == CUBLAS_STATUS_SUCCESS;
+        cudaEventRecord(stop, stream);
+        float ms = 0;
+        if (!ok || cudaEventSynchronize(stop) != cudaSuccess ||
+            cudaEventElapsedTime(&ms, start, stop) != cudaSuccess)
+            continue;
+        if (i == 0 || ms < bestMs) best = static_cast<int>(i), bestMs = ms;
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    (void)cudaGetLastError(); // a candidate that failed to launch leaves no error behind
+    return best;
 }
 
 bool valid(const LtProduct &p)
@@ -171,21 +215,29 @@ bool ltProductSupported(const LtProduct &p)
     const cublasLtHandle_t handle = handleFor(p.device);
     if (!handle) return false;
     const Descriptors desc(p);
-    return choiceFor(p, handle, desc).found;
+    const std::lock_guard<std::mutex> lock(cacheMutex);
+    return !choiceFor(p, handle, desc).algos.empty();
 }
 
 bool ltProduct(const LtProduct &p, void *stream)
 {
-    if (!valid(p)) return false;
+    if (!valid(p) || p.workspaceBytes < kLtWorkspaceBytes) return false;
     const cublasLtHandle_t handle = handleFor(p.device);
     if (!handle) return false;
+    const auto s = static_cast<cudaStream_t>(stream);
     const Descriptors desc(p);
-    const Choice &choice = choiceFor(p, handle, desc);
-    if (!choice.found || p.workspaceBytes < kLtWorkspaceBytes) return false;
-    const float alpha = 1.0f, beta = 0.0f;
-    return cublasLtMatmul(handle, desc.op, &alpha, p.a, desc.a, p.b, desc.b, &beta, p.d, desc.d,
-                          p.d, desc.d, &choice.algo, p.workspace, p.workspaceBytes,
-                          static_cast<cudaStream_t>(stream)) == CUBLAS_STATUS_SUCCESS;
+    cublasLtMatmulAlgo_t algo;
+    {
+        const std::lock_guard<std::mutex> lock(cacheMutex);
+        Choice &choice = choiceFor(p, handle, desc);
+        if (choice.algos.empty()) return false;
+        cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+        if (choice.chosen < 0 && cudaStreamIsCapturing(s, &capturing) == cudaSuccess &&
+            capturing == cudaStreamCaptureStatusNone)
+            choice.chosen = fastest(p, handle, desc, choice.algos, s);
+        algo = choice.algos[static_cast<size_t>(std::max(choice.chosen, 0))];
+    }
+    return launch(p, handle, desc, algo, s) == CUBLAS_STATUS_SUCCESS;
 }
 
 } // namespace headlab::cuda

@@ -49,9 +49,11 @@ constexpr size_t kLtWorkspaceBytes = size_t{8} << 20;
 // its pointers; the pointers are not read). Cached: one heuristic query per shape.
 bool ltProductSupported(const LtProduct &p);
 
-// Enqueues the product on `stream` (a cudaStream_t), capturable in a CUDA graph. The same shape
-// always runs the same algorithm (the first the heuristic gave), so results are repeatable.
-// Returns false, having enqueued nothing, where no algorithm fits or the handle cannot be made.
+// Enqueues the product on `stream` (a cudaStream_t), capturable in a CUDA graph. The first call of
+// a shape outside a capture times the heuristic's candidates (up to 8) on its operands and keeps
+// the fastest; from then on the shape always runs that algorithm, so results are repeatable within
+// a process. (Under a capture before any timing: the heuristic's first.) Returns false, having
+// enqueued nothing, where no algorithm fits or the handle cannot be made.
 bool ltProduct(const LtProduct &p, void *stream);
 
 } // namespace headlab::cuda
