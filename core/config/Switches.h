@@ -47,7 +47,7 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
      "0: the nearest-neighbour task's training points by ATen's passes instead of one CUDA kernel"},
     {Switch::FusedFfn, "HEADLAB_FUSED_FFN",
      "0: the ReLU feed-forward block's bias, ReLU and their gradients as ATen's passes instead of "
-     "cuBLASLt's epilogues"},
+     "one CUDA kernel each way"},
 };
 
 // The row of a switch.

@@ -16,27 +16,16 @@ std::optional<torch::Tensor> fusedUnitPoints(const torch::Tensor &seedKeys,
                                              const torch::Tensor &step, int64_t points,
                                              int64_t dim);
 
-// The feed-forward block relu(x·w1 + b1)·w2 + b2 with cuBLASLt's epilogues (cuda/LtEpilogue.h),
-// for x (R, N, m), w1 (R, m, F), b1 (R, F), w2 (R, F, m), FP32 contiguous on one CUDA device.
-// HEADLAB_FUSED_FFN=0: off.
-//
-// Whether both fused products have an algorithm for these shapes (and the bias gradient gb1's
-// alignment), and the switch is on: the caller then takes the fused path for the whole step.
-bool fusedFeedForwardSupported(const torch::Tensor &x, const torch::Tensor &w1,
-                               const torch::Tensor &b1, const torch::Tensor &w2,
-                               const torch::Tensor &gb1);
+// The ReLU feed-forward block's element-wise work on its hidden tensor (cuda/BiasRelu.h), each
+// in one kernel. HEADLAB_FUSED_FFN=0: off (fusedFeedForward says whether it is on for a device).
+bool fusedFeedForward(const torch::Device &device);
 
-// h = relu(x·w1 + b1) (R, N, F) in one product, and the ReLU's bit mask for the backward pass.
-struct ReluProduct {
-    torch::Tensor h, mask;
-};
-std::optional<ReluProduct> fusedLinearRelu(const torch::Tensor &x, const torch::Tensor &w1,
-                                           const torch::Tensor &b1);
+// h ← relu(h + b) in place, for h (R, N, F) and b (R, F), FP32 contiguous on one CUDA device.
+// false where it could not run (nothing changed).
+bool fusedBiasRelu(torch::Tensor &h, const torch::Tensor &b);
 
-// The backward pass through h's product and ReLU from dy (R, N, m): dh = (dy·w2ᵀ) ⊙ mask, written
-// into dh (R, N, F), and the bias gradient Σ over N of dh written into gb1 (R, F), in one product.
-// false where it could not run (nothing written).
-bool fusedReluBackward(const torch::Tensor &dy, const torch::Tensor &w2, const torch::Tensor &mask,
-                       torch::Tensor &dh, torch::Tensor &gb1);
+// dh ← dh ⊙ [h > 0] in place, and the bias gradient gb (R, F) ← Σ over the N rows of dh (written),
+// for dh and h (R, N, F). false where it could not run (nothing changed).
+bool fusedReluBackward(torch::Tensor &dh, const torch::Tensor &h, torch::Tensor &gb);
 
 } // namespace headlab

@@ -131,39 +131,38 @@ struct BatchedLinearMany : torch::autograd::Function<BatchedLinearMany> {
     }
 };
 
-// The ReLU feed-forward block relu(x·w1 + b1)·w2 + b2 on the GPU, with the first product's bias
-// and ReLU in cuBLASLt's epilogue and, backward, the ReLU's gradient and b1's gradient in the
-// epilogue of the product that makes dh (Kernels.h, fusedLinearRelu and fusedReluBackward).
-// Weight and bias gradients are written straight into the flat gradient buffer, as BatchedLinear
-// writes them. The caller has checked fusedFeedForwardSupported.
+// The ReLU feed-forward block relu(x·w1 + b1)·w2 + b2 on the GPU, with the bias and ReLU as one
+// kernel on the product x·w1 and, backward, the ReLU's gradient and b1's as one kernel on the
+// product that makes dh (Kernels.h: fusedBiasRelu, fusedReluBackward). Weight and bias gradients
+// are written straight into the flat gradient buffer, as BatchedLinear writes them.
 struct FeedForwardRelu : torch::autograd::Function<FeedForwardRelu> {
     static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
                                  const torch::Tensor &w1, const torch::Tensor &b1,
                                  const torch::Tensor &w2, const torch::Tensor &b2)
     {
-        auto fused = fusedLinearRelu(x, w1, b1);
-        TORCH_CHECK(fused, "the fused feed-forward product failed to launch");
-        ctx->save_for_backward({x, w1, fused->h, w2, fused->mask});
+        auto h = torch::bmm(x, w1);
+        if (!fusedBiasRelu(h, b1)) h = torch::relu(h + b1.unsqueeze(1));
+        ctx->save_for_backward({x, w1, h, w2});
         ctx->saved_data["gw1"] = w1.grad();
         ctx->saved_data["gb1"] = b1.grad();
         ctx->saved_data["gw2"] = w2.grad();
         ctx->saved_data["gb2"] = b2.grad();
-        return torch::baddbmm(b2.unsqueeze(1), fused->h, w2);
+        return torch::baddbmm(b2.unsqueeze(1), h, w2);
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
                                                    torch::autograd::variable_list grads)
     {
         const auto saved = ctx->get_saved_variables();
-        const auto &x = saved[0], &w1 = saved[1], &h = saved[2], &w2 = saved[3], &mask = saved[4];
+        const auto &x = saved[0], &w1 = saved[1], &h = saved[2], &w2 = saved[3];
         const auto dy = grads[0].contiguous(); // (R, N, m)
         auto gw1 = ctx->saved_data["gw1"].toTensor(), gb1 = ctx->saved_data["gb1"].toTensor();
         auto gw2 = ctx->saved_data["gw2"].toTensor(), gb2 = ctx->saved_data["gb2"].toTensor();
         weightGradientInto(gw2, h, dy);
         at::sum_out(gb2, dy, {1});
-        auto dh = torch::empty_like(h);
-        if (!fusedReluBackward(dy, w2, mask, dh, gb1)) { // not expected: ATen's passes, the same
-            dh = torch::bmm(dy, w2.transpose(1, 2)).mul_(h > 0);
+        auto dh = torch::bmm(dy, w2.transpose(1, 2));
+        if (!fusedReluBackward(dh, h, gb1)) {
+            dh = dh * (h > 0);
             at::sum_out(gb1, dh, {1});
         }
         weightGradientInto(gw1, x, dh);
@@ -877,17 +876,15 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
 
 torch::Tensor Transformer::mlp(const Layer &L, const torch::Tensor &x) const
 {
-    // On the GPU a ReLU block's bias, ReLU and their gradients ride in the products' epilogues.
+    // On the GPU a ReLU block's bias, ReLU and their gradients are one kernel each way.
     if (m_config.activation == Activation::Relu && L.b1.defined() && L.b2.defined() &&
         torch::GradMode::is_enabled() && m_directGradients && L.w1.is_leaf() && L.w2.is_leaf() &&
-        !L.w1Sigma.gamma.defined() && !L.w2Sigma.gamma.defined()) {
+        !L.w1Sigma.gamma.defined() && !L.w2Sigma.gamma.defined() && fusedFeedForward(m_device)) {
         const int64_t R = x.size(0), B = x.size(1), T = x.size(2);
-        const auto flat = x.reshape({R, B * T, x.size(3)}).contiguous();
-        if (fusedFeedForwardSupported(flat, L.w1, L.b1, L.w2, L.b1.grad())) {
-            m_ffnFused = true;
-            return FeedForwardRelu::apply(flat, L.w1, L.b1, L.w2, L.b2)
-                .view({R, B, T, L.w2.size(2)});
-        }
+        m_ffnFused = true;
+        return FeedForwardRelu::apply(x.reshape({R, B * T, x.size(3)}).contiguous(), L.w1, L.b1,
+                                      L.w2, L.b2)
+            .view({R, B, T, L.w2.size(2)});
     }
     auto h = linear(x, weight(L.w1, L.w1Sigma), L.b1);
     h = m_config.activation == Activation::Gelu ? torch::gelu(h) : torch::relu(h);

@@ -113,8 +113,8 @@ public:
     bool directGradients() const { return m_directGradients; }
     // Q, K and V as one product (HEADLAB_FUSED_QKV; on the GPU by default).
     bool fusedQkv() const { return m_fusedQkv; }
-    // Whether a training step took the ReLU feed-forward block through cuBLASLt's epilogues
-    // (HEADLAB_FUSED_FFN; on the GPU where cuBLASLt has the products).
+    // Whether a training step took the ReLU feed-forward block's fused kernels (HEADLAB_FUSED_FFN;
+    // on the GPU by default).
     bool fusedFfn() const { return m_ffnFused; }
 
 private:

@@ -36,7 +36,7 @@ std::map<std::string, std::string> TrainingLoop::provenance(const torch::Device 
     p["attention"] = m_model ? m_model->attentionPath() : "";
     p["direct_gradients"] = m_model && m_model->directGradients() ? "on" : "off";
     p["fused_qkv"] = m_model && m_model->fusedQkv() ? "on" : "off";
-    // The ReLU feed-forward block's bias, ReLU and gradients in cuBLASLt's epilogues.
+    // The ReLU feed-forward block's bias, ReLU and their gradients as one kernel each way.
     p["fused_ffn"] = m_model && m_model->fusedFfn() ? "on" : "off";
     // Weight gradients summed over row slices where a product's rows allow (HEADLAB_SPLIT_K).
     p["split_k"] = switchOn(Switch::SplitK, device.is_cuda()) ? "on" : "off";
