@@ -14,8 +14,9 @@
 
 namespace headlab::cuda {
 
-// Both kernels cut each run's rows into `slices` slices (rowSlices), a block per slice and 256
-// columns, so that a thread walks one column: no index arithmetic per element, the bias read once.
+// Both kernels cut each run's rows into `slices` slices (rowSlices), a block per slice and 512
+// columns (128 where a row is no multiple of 16 bytes), so that a thread walks 4 columns (or 1) down
+// its slice with 16-byte accesses: no index arithmetic per element, the bias read once.
 int64_t rowSlices(int64_t runs, int64_t rows, int64_t width);
 
 struct BiasReluArgs {
