@@ -265,8 +265,9 @@ private Q_SLOTS:
     // and b1's gradients as one kernel on the product that makes dh (Kernels.h), against ATen's
     // relu(baddbmm), the mask and the sum. First the kernels alone, at the nearest-neighbour
     // model's shape and at shapes that are no multiple of the kernels' blocks (F not of 512, N odd,
-    // fewer rows than slices, F odd: one column a thread); then every gradient of a whole nn-fig1 model; then a run trained on
-    // each path. A wrong bias index, mask or slice is off by the entries' own size (order 1).
+    // fewer rows than slices, F odd: one column a thread); then every gradient of a whole nn-fig1
+    // model; then a run trained on each path. A wrong bias index, mask or slice is off by the
+    // entries' own size (order 1).
     void fusedFeedForwardEqualsAten()
     {
         at::globalContext().setAllowTF32CuBLAS(false);
