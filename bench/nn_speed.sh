@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # nn_speed.sh — issue 24's nearest-neighbour comparison, in one run on the GPU machine:
 #   HeadLab: headlab-bench preset nn-fig1-full (rank 64: one head of 64), 8 runs as one ensemble,
-#            three ways: every kernel of its own on; the feed-forward block's bias and ReLU as
-#            ATen's passes instead of cuBLASLt's epilogues (HEADLAB_FUSED_FFN=0); and the points
-#            by ATen's passes too (HEADLAB_FUSED_POINTS=0: the path before issue 24);
+#            three ways: every kernel of its own on; the feed-forward block's and the unit-scale
+#            norm's kernels off (HEADLAB_FUSED_FFN=0 HEADLAB_FUSED_NORM=0: ATen's passes); and the
+#            points by ATen's passes too (HEADLAB_FUSED_POINTS=0: the path before issue 24);
 #   peer:    bench/reference_nn.py, the reference Encoder's layers as a torch.func vmap ensemble
 #            of the same runs under torch.compile (each mode of COMPILE_MODES) and, with
 #            EAGER=1, eagerly; FP32 as HeadLab.
@@ -22,10 +22,11 @@ EAGER="${EAGER:-0}"
 record_gpu
 [[ "${SKIP_BUILD:-0}" == 1 ]] || build_core
 for layers in ${LAYERS//,/ }; do
-    for kernels in "1 1" "1 0" "0 0"; do # fused points, fused feed-forward
+    for kernels in "1 1" "1 0" "0 0"; do # fused points, fused model (feed-forward and norm)
         read -r points ffn <<< "$kernels"
-        log "HeadLab, $layers layers, fused points $points, fused feed-forward $ffn"
-        HEADLAB_FUSED_POINTS=$points HEADLAB_FUSED_FFN=$ffn "$BENCH" preset --preset nn-fig1-full \
+        log "HeadLab, $layers layers, fused points $points, fused feed-forward and norm $ffn"
+        HEADLAB_FUSED_POINTS=$points HEADLAB_FUSED_FFN=$ffn HEADLAB_FUSED_NORM=$ffn \
+            "$BENCH" preset --preset nn-fig1-full \
             --layers "$layers" --w "${W:-1}" --heads 1 --runs "$RUNS" --steps "$STEPS" \
             --device cuda:0 |
             sed "s/^{/{\"fused_points\": $points, \"fused_ffn\": $ffn, /" | tee -a "$RESULTS"
@@ -51,8 +52,9 @@ for layers, runs in sorted({(r["layers"], r["runs"]) for r in rows}):
     hl = {(r["fused_points"], r.get("fused_ffn", 1)): r["run_steps_per_s"] for r in rows
           if r.get("impl") == "headlab-preset" and (r["layers"], r["runs"]) == (layers, runs)}
     on, no_ffn, off = hl.get((1, 1), nan), hl.get((1, 0), nan), hl.get((0, 0), nan)
-    print(f"{layers} layers, {runs} runs: HeadLab {on:.0f} run-steps/s; feed-forward epilogues "
-          f"off {no_ffn:.0f} ({on / no_ffn:.2f}x); points kernel off too {off:.0f} ({on / off:.2f}x)")
+    print(f"{layers} layers, {runs} runs: HeadLab {on:.0f} run-steps/s; feed-forward and norm "
+          f"kernels off {no_ffn:.0f} ({on / no_ffn:.2f}x); points kernel off too {off:.0f} "
+          f"({on / off:.2f}x)")
     for p in (r for r in rows
               if r.get("peer") == "nn" and (r["layers"], r["runs"]) == (layers, runs)):
         if "run_steps_per_s" not in p:
@@ -60,5 +62,5 @@ for layers, runs in sorted({(r["layers"], r["runs"]) for r in rows}):
             continue
         peer = p["run_steps_per_s"]
         print(f"  vmap {p['compile_mode']} {peer:.0f}: HeadLab / peer = {on / peer:.2f} "
-              f"(epilogues off: {no_ffn / peer:.2f}; both kernels off: {off / peer:.2f})")
+              f"(model kernels off: {no_ffn / peer:.2f}; all kernels off: {off / peer:.2f})")
 PY

@@ -20,6 +20,7 @@ enum class Switch {
     UnitNormEps,     // e: the unit-scale norm divides by max(||x||, e)
     FusedPoints,     // 0: the nearest-neighbour task's points by ATen's passes on the GPU
     FusedFfn,        // 0: the ReLU feed-forward block's bias and ReLU as ATen's passes on the GPU
+    FusedNorm,       // 0: the unit-scale norm's residual step as ATen's passes on the GPU
 };
 
 struct EnvSwitch {
@@ -48,6 +49,9 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
     {Switch::FusedFfn, "HEADLAB_FUSED_FFN",
      "0: the ReLU feed-forward block's bias, ReLU and their gradients as ATen's passes instead of "
      "one CUDA kernel each way"},
+    {Switch::FusedNorm, "HEADLAB_FUSED_NORM",
+     "0: the unit-scale norm's residual step (add, norm, scale) and its gradient as ATen's passes "
+     "instead of one CUDA kernel each way"},
 };
 
 // The row of a switch.

@@ -5,6 +5,7 @@
 
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
 #include "core/model/cuda/BiasRelu.h"
+#include "core/model/cuda/UnitNorm.h"
 #include "core/model/cuda/UnitPoints.h"
 
 #include <c10/cuda/CUDAGuard.h>
@@ -103,6 +104,74 @@ bool fusedReluBackward(torch::Tensor &dh, const torch::Tensor &h, torch::Tensor 
     (void)dh, (void)h, (void)gb;
     return false;
 #endif
+}
+
+bool fusedUnitNorm(const torch::Device &device)
+{
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    return device.is_cuda() && switchOn(Switch::FusedNorm, true);
+#else
+    (void)device;
+    return false;
+#endif
+}
+
+std::optional<UnitNormParts> fusedResidualUnitNorm(const torch::Tensor &a, const torch::Tensor &r,
+                                                   const torch::Tensor &gain, double eps)
+{
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    if (!float32OnOneGpu({&a, &r, &gain}) || a.sizes() != r.sizes() || a.dim() != 3 ||
+        gain.numel() != a.size(0))
+        return std::nullopt;
+    const c10::cuda::CUDAGuard guard(a.device());
+    const int64_t R = a.size(0), rows = a.size(1), d = a.size(2);
+    UnitNormParts out{torch::empty_like(a), torch::empty_like(a),
+                      torch::empty({R, rows}, a.options())};
+    cuda::UnitNormArgs args{a.data_ptr<float>(),
+                            r.data_ptr<float>(),
+                            gain.data_ptr<float>(),
+                            out.y.data_ptr<float>(),
+                            out.s.data_ptr<float>(),
+                            out.norm.data_ptr<float>(),
+                            R,
+                            rows,
+                            d,
+                            static_cast<float>(eps)};
+    if (cuda::unitNorm(args, c10::cuda::getCurrentCUDAStream(a.device().index()).stream()))
+        return out;
+#else
+    (void)a, (void)r, (void)gain, (void)eps;
+#endif
+    return std::nullopt;
+}
+
+std::optional<std::pair<torch::Tensor, torch::Tensor>>
+fusedResidualUnitNormBackward(const torch::Tensor &dy, const UnitNormParts &saved,
+                              const torch::Tensor &gain, double eps)
+{
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    if (!float32OnOneGpu({&dy, &saved.s, &saved.norm, &gain}) || dy.sizes() != saved.s.sizes())
+        return std::nullopt;
+    const c10::cuda::CUDAGuard guard(dy.device());
+    const int64_t R = dy.size(0), rows = dy.size(1), d = dy.size(2);
+    auto ds = torch::empty_like(dy);
+    auto rowDot = torch::empty({R, rows}, dy.options());
+    cuda::UnitNormBackwardArgs args{dy.data_ptr<float>(),
+                                    saved.s.data_ptr<float>(),
+                                    saved.norm.data_ptr<float>(),
+                                    gain.data_ptr<float>(),
+                                    ds.data_ptr<float>(),
+                                    rowDot.data_ptr<float>(),
+                                    R,
+                                    rows,
+                                    d,
+                                    static_cast<float>(eps)};
+    if (cuda::unitNormBackward(args, c10::cuda::getCurrentCUDAStream(dy.device().index()).stream()))
+        return std::make_pair(ds, rowDot);
+#else
+    (void)dy, (void)saved, (void)gain, (void)eps;
+#endif
+    return std::nullopt;
 }
 
 } // namespace headlab

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <optional>
+#include <utility>
 
 namespace headlab {
 
@@ -27,5 +28,22 @@ bool fusedBiasRelu(torch::Tensor &h, const torch::Tensor &b);
 // dh ← dh ⊙ [h > 0] in place, and the bias gradient gb (R, F) ← Σ over the N rows of dh (written),
 // for dh and h (R, N, F). false where it could not run (nothing changed).
 bool fusedReluBackward(torch::Tensor &dh, const torch::Tensor &h, torch::Tensor &gb);
+
+// The unit-scale norm's post-norm residual step (cuda/UnitNorm.h): y = g · (a + r) / ‖a + r‖ over
+// the last dimension, for a and r (R, rows, d) and g (R) (or (R, 1)), FP32 contiguous on one CUDA
+// device; eps > 0 floors the norm. s = a + r and the norms (R, rows) are kept for the backward
+// pass. HEADLAB_FUSED_NORM=0: off (fusedUnitNorm says whether it is on for a device).
+bool fusedUnitNorm(const torch::Device &device);
+struct UnitNormParts {
+    torch::Tensor y, s, norm;
+};
+std::optional<UnitNormParts> fusedResidualUnitNorm(const torch::Tensor &a, const torch::Tensor &r,
+                                                   const torch::Tensor &gain, double eps);
+
+// Its backward pass: the gradient of a (and of r), and each row's dy · s / n (R, rows), whose sum
+// per run is g's gradient.
+std::optional<std::pair<torch::Tensor, torch::Tensor>>
+fusedResidualUnitNormBackward(const torch::Tensor &dy, const UnitNormParts &saved,
+                              const torch::Tensor &gain, double eps);
 
 } // namespace headlab

@@ -172,6 +172,33 @@ struct FeedForwardRelu : torch::autograd::Function<FeedForwardRelu> {
     }
 };
 
+// The unit-scale norm's post-norm residual step y = g · (a + r) / ‖a + r‖ on the GPU, one kernel
+// each way (Kernels.h: fusedResidualUnitNorm); a and r (R, rows, d), g (R, 1).
+struct ResidualUnitNorm : torch::autograd::Function<ResidualUnitNorm> {
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &a,
+                                 const torch::Tensor &r, const torch::Tensor &gain, double eps)
+    {
+        auto parts = fusedResidualUnitNorm(a, r, gain, eps);
+        TORCH_CHECK(parts, "the fused unit-scale norm failed to launch");
+        ctx->save_for_backward({parts->s, parts->norm, gain});
+        ctx->saved_data["eps"] = eps;
+        return parts->y;
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const UnitNormParts parts{torch::Tensor(), saved[0], saved[1]};
+        const auto &gain = saved[2];
+        const auto back = fusedResidualUnitNormBackward(grads[0].contiguous(), parts, gain,
+                                                        ctx->saved_data["eps"].toDouble());
+        TORCH_CHECK(back, "the fused unit-scale norm's backward failed to launch");
+        const auto &[ds, rowDot] = *back;
+        return {ds, ds, rowDot.sum(1).view_as(gain), torch::Tensor()};
+    }
+};
+
 enum class Init { Zero, One, Normal, Uniform };
 
 struct InitSpec {
@@ -558,6 +585,21 @@ int64_t Transformer::parameterCount() const
     int64_t n = 0;
     for (const auto &p : m_params) n += p.value.numel() / m_runs;
     return n;
+}
+
+torch::Tensor Transformer::addNorm(const torch::Tensor &r, const torch::Tensor &a,
+                                   const torch::Tensor &gain, const torch::Tensor &shift) const
+{
+    // On the GPU the unit-scale norm of a residual sum is one kernel each way.
+    if (m_config.norm == NormKind::UnitScale && fusedUnitNorm(m_device) && r.sizes() == a.sizes()) {
+        const auto shape = a.sizes().vec();
+        const int64_t R = shape[0], d = shape.back();
+        m_normFused = true;
+        return ResidualUnitNorm::apply(a.reshape({R, -1, d}).contiguous(),
+                                       r.reshape({R, -1, d}).contiguous(), gain, m_unitNormEps)
+            .view(shape);
+    }
+    return norm(r + a, gain, shift);
 }
 
 torch::Tensor Transformer::norm(const torch::Tensor &x, const torch::Tensor &gain,
@@ -957,8 +999,8 @@ torch::Tensor Transformer::forwardImpl(const torch::Tensor &input, bool lastOnly
             x = residual(x) + a;
             x = x + mlp(L, norm(x, L.ln2Gain, L.ln2Shift));
         } else {
-            x = norm(residual(x) + attention(L, x, last, probe, l), L.ln1Gain, L.ln1Shift);
-            x = norm(x + mlp(L, x), L.ln2Gain, L.ln2Shift);
+            x = addNorm(residual(x), attention(L, x, last, probe, l), L.ln1Gain, L.ln1Shift);
+            x = addNorm(x, mlp(L, x), L.ln2Gain, L.ln2Shift);
         }
     }
     if (m_config.finalNorm) x = norm(x, m_finalGain, m_finalShift);

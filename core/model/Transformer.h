@@ -116,6 +116,8 @@ public:
     // Whether a training step took the ReLU feed-forward block's fused kernels (HEADLAB_FUSED_FFN;
     // on the GPU by default).
     bool fusedFfn() const { return m_ffnFused; }
+    // Whether a step took the unit-scale norm's residual step as one kernel (HEADLAB_FUSED_NORM).
+    bool fusedNorm() const { return m_normFused; }
 
 private:
     // σReparam of one weight W (R, in, out): Ŵ = γ/σ(W)·W, σ(W) = uᵀWv from one power iteration
@@ -154,6 +156,9 @@ private:
 
     torch::Tensor norm(const torch::Tensor &x, const torch::Tensor &gain,
                        const torch::Tensor &shift) const;
+    // norm(r + a): the post-norm residual step (one fused kernel for the unit-scale norm on the GPU).
+    torch::Tensor addNorm(const torch::Tensor &r, const torch::Tensor &a, const torch::Tensor &gain,
+                          const torch::Tensor &shift) const;
     torch::Tensor linear(const torch::Tensor &x, const torch::Tensor &w,
                          const torch::Tensor &b) const;
     // x·[w_1 w_2 w_3] (+ biases; undefined ones are left out, all or none): one product → (R, B, T, Σ out).
@@ -217,7 +222,8 @@ private:
     bool m_directGradients =
         true;                // linear layers write their weight gradients into the flat buffer
     bool m_fusedQkv = false; // Q, K, V as one product (the GPU's default)
-    mutable bool m_ffnFused = false; // a training step took FeedForwardRelu
+    mutable bool m_ffnFused = false;  // a training step took FeedForwardRelu
+    mutable bool m_normFused = false; // a step took ResidualUnitNorm
     double m_unitNormEps = 0; // HEADLAB_UNIT_NORM_EPS: unit-scale norm divides by max(||x||, eps)
     torch::Tensor m_embedding, m_positions, m_finalGain, m_finalShift, m_unembedding;
     std::vector<Layer> m_layers;

@@ -11,6 +11,8 @@
 //   fusedPointsEqualAten     the nearest-neighbour points from one CUDA kernel = ATen's passes
 //   fusedFeedForwardEqualsAten  the ReLU feed-forward block in cuBLASLt's epilogues = ATen's
 //                            bias, ReLU and reductions: the products, every gradient, training
+//   fusedUnitNormEqualsAten  the unit-scale norm's residual step in one kernel each way = ATen's
+//                            passes: values, gradients (with and without a floor), training
 //   sameSeedIsBitIdentical   a seed trained twice, and twice in one ensemble: Δ = 0 exactly
 //   stoppedRunsResumeWhereTheyStopped  an ensemble stopped mid-run resumes from its stop
 //                            checkpoints (not from step 0) and ends as the uninterrupted one
@@ -344,6 +346,75 @@ private Q_SLOTS:
         QCOMPARE(provenance(off, "fused_ffn"), std::string("off"));
         const double gap = relativeGap(on, off);
         QVERIFY2(gap <= 1e-4, qPrintable(describe("fused feed-forward vs ATen", gap, on)));
+    }
+
+    // The unit-scale norm's residual step y = g · (a + r) / ‖a + r‖ as one kernel each way
+    // (Kernels.h: fusedResidualUnitNorm) against ATen's passes and autograd through them: at the
+    // nearest-neighbour model's rows (d 64), at d that is no multiple of a warp, with the norm's
+    // floor (eps, HEADLAB_UNIT_NORM_EPS) under and over some rows' norms, and a zero row without a
+    // floor (NaN, as the paper's code). Then a run trained on each path.
+    void fusedUnitNormEqualsAten()
+    {
+        const auto opts = torch::TensorOptions().device(torch::kCUDA).dtype(torch::kFloat32);
+        struct Case {
+            int64_t R, rows, d;
+            double eps;
+        };
+        for (const Case c : {Case{8, 4096, 64, 0.0}, Case{3, 17, 16, 0.0}, Case{2, 5, 40, 0.0},
+                             Case{2, 64, 64, 1e-3}, Case{1, 9, 100, 0.5}}) {
+            torch::manual_seed(c.R * 100 + c.d);
+            auto a = torch::randn({c.R, c.rows, c.d}, opts),
+                 r = torch::randn({c.R, c.rows, c.d}, opts);
+            if (c.eps > 0) { // some rows far below the floor
+                a.narrow(1, 0, 2).mul_(1e-5);
+                r.narrow(1, 0, 2).mul_(1e-5);
+            }
+            const auto gain = (torch::rand({c.R, 1}, opts) + 0.5);
+            const auto dy = torch::randn({c.R, c.rows, c.d}, opts);
+            const QString shape =
+                QString("R %1, rows %2, d %3, eps %4").arg(c.R).arg(c.rows).arg(c.d).arg(c.eps);
+            const auto parts = fusedResidualUnitNorm(a, r, gain, c.eps);
+            QVERIFY2(parts, qPrintable("the forward kernel failed at " + shape));
+            const auto back = fusedResidualUnitNormBackward(dy, *parts, gain, c.eps);
+            QVERIFY2(back, qPrintable("the backward kernel failed at " + shape));
+            // ATen's path, as Transformer::norm computes it, and autograd through it.
+            const auto ar = a.clone().requires_grad_(true), rr = r.clone().requires_grad_(true);
+            const auto gr = gain.clone().requires_grad_(true);
+            const auto sum = rr + ar;
+            auto n = sum.norm(2, -1, true);
+            if (c.eps > 0) n = n.clamp_min(c.eps);
+            const auto y = gr.view({c.R, 1, 1}) * sum / n;
+            y.backward(dy);
+            auto check = [&](const char *what, const torch::Tensor &got, const torch::Tensor &want,
+                             double tolerance) {
+                const double diff = (got - want).abs().max().item<double>();
+                QVERIFY2(diff <= tolerance,
+                         qPrintable(QString("%1 at %2: max |diff| %3 (allowed %4)")
+                                        .arg(what, shape)
+                                        .arg(diff)
+                                        .arg(tolerance)));
+            };
+            check("y", parts->y, y.detach(), 1e-5 * y.abs().max().item<double>());
+            check("s", parts->s, sum.detach(), 0.0);
+            check("the gradient of a", back->first, ar.grad(),
+                  1e-5 * ar.grad().abs().max().item<double>());
+            check("the gradient of r", back->first, rr.grad(),
+                  1e-5 * rr.grad().abs().max().item<double>());
+            check("g's gradient", back->second.sum(1).view({c.R, 1}), gr.grad(),
+                  1e-5 * back->second.abs().sum(1).max().item<double>());
+        }
+        // A zero row without a floor: NaN, as ATen's 0 / 0 (the run is then diverged).
+        const auto zero = torch::zeros({1, 2, 8}, opts);
+        const auto nan = fusedResidualUnitNorm(zero, zero, torch::ones({1, 1}, opts), 0.0);
+        QVERIFY(nan && torch::isnan(nan->y).all().item<bool>());
+
+        const RunConfig c = taskRun("nearest_neighbour", 1e-3, 4, "cuda");
+        const RunResult on = trainRun(c);
+        const RunResult off = trainedWith(c, {{"HEADLAB_FUSED_NORM", "0"}});
+        QCOMPARE(provenance(on, "fused_norm"), std::string("on"));
+        QCOMPARE(provenance(off, "fused_norm"), std::string("off"));
+        const double gap = relativeGap(on, off);
+        QVERIFY2(gap <= 1e-4, qPrintable(describe("fused unit-scale norm vs ATen", gap, on)));
     }
 
     void microHeadsEqualFused_data() { tasks(); }
