@@ -10,7 +10,7 @@ CLI="$ROOT/build-core/app/cli/headlab-cli"
 log() { printf '[%s %s] %s\n' "$(basename "$0" .sh)" "$(date +%T)" "$*" >&2; }
 record_gpu() {
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader |
-        sed 's/^/{"gpu": "/; s/$/"}/' >> "$RESULTS"
+        sed "s/^/{\"gpu\": \"/; s/\$/\", \"date\": \"$(date -u +%F)\"}/" >> "$RESULTS"
 }
 # Builds headlab-cli and headlab-bench into build-core/ (scripts/build-core.sh); stops the script
 # with the end of the log if that fails.

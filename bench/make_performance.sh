@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# make_performance.sh — regenerates docs/PERFORMANCE.md with bench/report.py from the JSON lines it
+# cites (bench/results/ and docs/data/issue24/). Run from anywhere; needs a python 3 (the
+# project's .venv if there is one).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+PY=python3
+[[ -x .venv/bin/python ]] && PY=.venv/bin/python
+"$PY" bench/report.py --gpu bench/results/gpu-h200-2026-11-26b.jsonl \
+    --cpu bench/results/cpu-2core-2026-11-26c.jsonl \
+    --storage bench/results/storage-cpu-2core-2026-11-27.jsonl \
+    --checkpoints bench/results/checkpoint-disk-cpu-2core-2026-11-27.jsonl \
+    --notes bench/results/notes.md \
+    --nn docs/data/issue24/nn-speed-kernels-h200.jsonl --nn-date 2026-11-28 \
+    --nn-profile docs/data/issue24/kernels-profile-h200.jsonl > docs/PERFORMANCE.md
