@@ -145,6 +145,20 @@ QString describe(const char *what, double gap, const RunResult &a)
         .arg(QString::fromStdString(a.message));
 }
 
+// The nearest-neighbour test run trained with a kernel's switch unset and at "0": each side took
+// its path (provenance `key` "on" and "off"), and the curves agree within `tolerance`.
+void trainedOnAndOff(const char *switchName, const std::string &key, double tolerance,
+                     const char *what)
+{
+    const RunConfig c = taskRun("nearest_neighbour", 1e-3, 4, "cuda");
+    const RunResult on = trainRun(c);
+    const RunResult off = trainedWith(c, {{switchName, "0"}});
+    QCOMPARE(provenance(on, key), std::string("on"));
+    QCOMPARE(provenance(off, key), std::string("off"));
+    const double gap = relativeGap(on, off);
+    QVERIFY2(gap <= tolerance, qPrintable(describe(what, gap, on)));
+}
+
 } // namespace
 
 class TestCuda : public QObject {
@@ -254,13 +268,7 @@ private Q_SLOTS:
                                                  .arg(step)
                                                  .arg(cpu)));
         }
-        const RunConfig c = taskRun("nearest_neighbour", 1e-3, 4, "cuda");
-        const RunResult on = trainRun(c);
-        const RunResult off = trainedWith(c, {{"HEADLAB_FUSED_POINTS", "0"}});
-        QCOMPARE(provenance(on, "task.fused_points"), std::string("on"));
-        QCOMPARE(provenance(off, "task.fused_points"), std::string("off"));
-        const double gap = relativeGap(on, off);
-        QVERIFY2(gap <= 1e-5, qPrintable(describe("fused points vs ATen", gap, on)));
+        trainedOnAndOff("HEADLAB_FUSED_POINTS", "task.fused_points", 1e-5, "fused points vs ATen");
     }
 
     // The ReLU feed-forward block's bias and ReLU as one kernel on the product x·w1, and the ReLU's
@@ -339,13 +347,7 @@ private Q_SLOTS:
             gradDiff <= 1e-5 * gradScale,
             qPrintable(QString("gradients: max |diff| %1 of %2").arg(gradDiff).arg(gradScale)));
 
-        const RunConfig c = taskRun("nearest_neighbour", 1e-3, 4, "cuda");
-        const RunResult on = trainRun(c);
-        const RunResult off = trainedWith(c, {{"HEADLAB_FUSED_FFN", "0"}});
-        QCOMPARE(provenance(on, "fused_ffn"), std::string("on"));
-        QCOMPARE(provenance(off, "fused_ffn"), std::string("off"));
-        const double gap = relativeGap(on, off);
-        QVERIFY2(gap <= 1e-4, qPrintable(describe("fused feed-forward vs ATen", gap, on)));
+        trainedOnAndOff("HEADLAB_FUSED_FFN", "fused_ffn", 1e-4, "fused feed-forward vs ATen");
     }
 
     // The unit-scale norm's residual step y = g · (a + r) / ‖a + r‖ as one kernel each way
@@ -408,13 +410,7 @@ private Q_SLOTS:
         const auto nan = fusedResidualUnitNorm(zero, zero, torch::ones({1, 1}, opts), 0.0);
         QVERIFY(nan && torch::isnan(nan->y).all().item<bool>());
 
-        const RunConfig c = taskRun("nearest_neighbour", 1e-3, 4, "cuda");
-        const RunResult on = trainRun(c);
-        const RunResult off = trainedWith(c, {{"HEADLAB_FUSED_NORM", "0"}});
-        QCOMPARE(provenance(on, "fused_norm"), std::string("on"));
-        QCOMPARE(provenance(off, "fused_norm"), std::string("off"));
-        const double gap = relativeGap(on, off);
-        QVERIFY2(gap <= 1e-4, qPrintable(describe("fused unit-scale norm vs ATen", gap, on)));
+        trainedOnAndOff("HEADLAB_FUSED_NORM", "fused_norm", 1e-4, "fused unit-scale norm vs ATen");
     }
 
     void microHeadsEqualFused_data() { tasks(); }
