@@ -14,12 +14,39 @@
 
 namespace headlab {
 
+namespace {
+
+// Whether one of our kernels may run on `device`: the build has them, the device is a GPU and the
+// kernel's switch is not "0".
+bool kernelOn(const torch::Device &device, Switch which)
+{
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    return device.is_cuda() && switchOn(which, true);
+#else
+    (void)device, (void)which;
+    return false;
+#endif
+}
+
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+bool float32OnOneGpu(std::initializer_list<const torch::Tensor *> tensors)
+{
+    const auto device = (*tensors.begin())->device();
+    for (const auto *t : tensors)
+        if (!t->defined() || !t->is_cuda() || t->device() != device ||
+            t->scalar_type() != torch::kFloat32 || !t->is_contiguous())
+            return false;
+    return true;
+}
+#endif
+
+} // namespace
+
 std::optional<torch::Tensor> fusedUnitPoints(const torch::Tensor &seedKeys,
                                              const torch::Tensor &step, int64_t points, int64_t dim)
 {
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
-    if (!seedKeys.is_cuda() || !step.is_cuda() || !switchOn(Switch::FusedPoints, true))
-        return std::nullopt;
+    if (!kernelOn(seedKeys.device(), Switch::FusedPoints) || !step.is_cuda()) return std::nullopt;
     if (seedKeys.scalar_type() != torch::kInt64 || step.scalar_type() != torch::kInt64 ||
         seedKeys.dim() != 2 || seedKeys.size(1) != 3 || step.numel() != 1)
         return std::nullopt;
@@ -41,30 +68,9 @@ std::optional<torch::Tensor> fusedUnitPoints(const torch::Tensor &seedKeys,
     return std::nullopt;
 }
 
-#ifdef HEADLAB_HAVE_CUDA_KERNELS
-namespace {
-
-bool float32OnOneGpu(std::initializer_list<const torch::Tensor *> tensors)
-{
-    const auto device = (*tensors.begin())->device();
-    for (const auto *t : tensors)
-        if (!t->defined() || !t->is_cuda() || t->device() != device ||
-            t->scalar_type() != torch::kFloat32 || !t->is_contiguous())
-            return false;
-    return true;
-}
-
-} // namespace
-#endif
-
 bool fusedFeedForward(const torch::Device &device)
 {
-#ifdef HEADLAB_HAVE_CUDA_KERNELS
-    return device.is_cuda() && switchOn(Switch::FusedFfn, true);
-#else
-    (void)device;
-    return false;
-#endif
+    return kernelOn(device, Switch::FusedFfn);
 }
 
 bool fusedBiasRelu(torch::Tensor &h, const torch::Tensor &b)
@@ -108,12 +114,7 @@ bool fusedReluBackward(torch::Tensor &dh, const torch::Tensor &h, torch::Tensor 
 
 bool fusedUnitNorm(const torch::Device &device)
 {
-#ifdef HEADLAB_HAVE_CUDA_KERNELS
-    return device.is_cuda() && switchOn(Switch::FusedNorm, true);
-#else
-    (void)device;
-    return false;
-#endif
+    return kernelOn(device, Switch::FusedNorm);
 }
 
 std::optional<UnitNormParts> fusedResidualUnitNorm(const torch::Tensor &a, const torch::Tensor &r,
