@@ -8,12 +8,9 @@
 set -uo pipefail
 RESULTS_NAME=kernels-check.jsonl
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
-QT="$ROOT/build-core/qt6"
-if [[ ! -f "$QT/.unpacked" ]]; then
-    mkdir -p "$QT" && tar -C "$QT" -xJf "$ROOT/.deps/qt6-core-test.tar.xz" && touch "$QT/.unpacked"
-fi
-export HEADLAB_QT_PREFIX="$QT/usr" OMP_NUM_THREADS=8
-export LD_LIBRARY_PATH="$QT/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+source "$ROOT/scripts/carried-qt.sh"
+carried_qt || exit 1
+export OMP_NUM_THREADS=8
 record_gpu
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
     log build

@@ -17,20 +17,10 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-TARBALL="$ROOT/.deps/qt6-core-test.tar.xz"
-QT="$ROOT/build-core/qt6"
 say() { printf '[gpu-tests %s] %s\n' "$(date +%T)" "$*" >&2; }
 
-[[ -f "$TARBALL" ]] || { say "error: no $TARBALL (run scripts/stage-deps.sh on the workstation and carry .deps)"; exit 1; }
-if [[ ! -f "$QT/.unpacked" || "$TARBALL" -nt "$QT/.unpacked" ]]; then
-    rm -rf "$QT" && mkdir -p "$QT"
-    tar -C "$QT" -xJf "$TARBALL"
-    touch "$QT/.unpacked"
-fi
-export HEADLAB_QT_PREFIX="$QT/usr"
-# moc and the test programs load Qt Core and its ICU from there.
-export LD_LIBRARY_PATH="$QT/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-"$QT/usr/lib/qt6/libexec/moc" --version >&2 || { say "error: the carried moc does not run here"; exit 1; }
+source "$ROOT/scripts/carried-qt.sh"
+carried_qt || { say "error: the carried Qt is not usable"; exit 1; }
 
 # LibTorch's CPU paths (the CPU sides of tests/cuda, the CPU suites) use one thread per core by
 # default. On the GPU machine's 64 cores that made the small models of the tests ~50x slower than

@@ -31,8 +31,8 @@ bool fusedReluBackward(torch::Tensor &dh, const torch::Tensor &h, torch::Tensor 
 
 // The unit-scale norm's post-norm residual step (cuda/UnitNorm.h): y = g · (a + r) / ‖a + r‖ over
 // the last dimension, for a and r (R, rows, d) and g (R) (or (R, 1)), FP32 contiguous on one CUDA
-// device; eps > 0 floors the norm. s = a + r and the norms (R, rows) are kept for the backward
-// pass. HEADLAB_FUSED_NORM=0: off (fusedUnitNorm says whether it is on for a device).
+// device; eps > 0 floors the norm. s = a + r and the norms (R, rows; before the floor) are kept
+// for the backward pass. HEADLAB_FUSED_NORM=0: off (fusedUnitNorm says whether it is on for a device).
 bool fusedUnitNorm(const torch::Device &device);
 struct UnitNormParts {
     torch::Tensor y, s, norm;

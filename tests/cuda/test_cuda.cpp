@@ -119,6 +119,17 @@ double relativeGap(const RunResult &a, const RunResult &b)
     return worst;
 }
 
+// Fails the case, naming `what` and `where`, when max |got − want| is over `allowed`.
+void checkClose(const char *what, const QString &where, const torch::Tensor &got,
+                const torch::Tensor &want, double allowed)
+{
+    const double diff = (got - want).abs().max().item<double>();
+    QVERIFY2(diff <= allowed, qPrintable(QString("%1 at %2: max |diff| %3 (allowed %4)")
+                                             .arg(what, where)
+                                             .arg(diff)
+                                             .arg(allowed)));
+}
+
 // `config` trained alone with the HEADLAB_* switches `env` set for that run only (the other path).
 RunResult trainedWith(const RunConfig &config,
                       std::initializer_list<std::pair<const char *, const char *>> env)
@@ -301,17 +312,10 @@ private Q_SLOTS:
                      qPrintable("the backward kernel failed at " + shape));
             // The bias added after the product or inside it: rounding of a few 1e-7 of the
             // entries' scale; the bias gradient sums the rows in slices, then the slices.
-            auto check = [&](const char *what, const torch::Tensor &a, const torch::Tensor &b,
-                             double scale) {
-                const double diff = (a - b).abs().max().item<double>();
-                QVERIFY2(diff <= scale, qPrintable(QString("%1 at %2: max |diff| %3 (allowed %4)")
-                                                       .arg(what, shape)
-                                                       .arg(diff)
-                                                       .arg(scale)));
-            };
-            check("h", h, hRef, 1e-5 * hRef.abs().max().item<double>());
-            check("dh", dh, dhRef, 0.0); // the same entries kept or zeroed: exact
-            check("b1's gradient", gb1, gbRef, 1e-5 * dhRef.abs().sum(1).max().item<double>());
+            checkClose("h", shape, h, hRef, 1e-5 * hRef.abs().max().item<double>());
+            checkClose("dh", shape, dh, dhRef, 0.0); // the same entries kept or zeroed: exact
+            checkClose("b1's gradient", shape, gb1, gbRef,
+                       1e-5 * dhRef.abs().sum(1).max().item<double>());
         }
         // NaN stays NaN (torch.relu's), so a diverged run's loss is still not finite.
         auto t = torch::tensor({-1.0f, 0.0f, 2.0f, NAN}, opts).view({1, 1, 4});
@@ -387,23 +391,14 @@ private Q_SLOTS:
             if (c.eps > 0) n = n.clamp_min(c.eps);
             const auto y = gr.view({c.R, 1, 1}) * sum / n;
             y.backward(dy);
-            auto check = [&](const char *what, const torch::Tensor &got, const torch::Tensor &want,
-                             double tolerance) {
-                const double diff = (got - want).abs().max().item<double>();
-                QVERIFY2(diff <= tolerance,
-                         qPrintable(QString("%1 at %2: max |diff| %3 (allowed %4)")
-                                        .arg(what, shape)
-                                        .arg(diff)
-                                        .arg(tolerance)));
-            };
-            check("y", parts->y, y.detach(), 1e-5 * y.abs().max().item<double>());
-            check("s", parts->s, sum.detach(), 0.0);
-            check("the gradient of a", back->first, ar.grad(),
-                  1e-5 * ar.grad().abs().max().item<double>());
-            check("the gradient of r", back->first, rr.grad(),
-                  1e-5 * rr.grad().abs().max().item<double>());
-            check("g's gradient", back->second.sum(1).view({c.R, 1}), gr.grad(),
-                  1e-5 * back->second.abs().sum(1).max().item<double>());
+            checkClose("y", shape, parts->y, y.detach(), 1e-5 * y.abs().max().item<double>());
+            checkClose("s", shape, parts->s, sum.detach(), 0.0);
+            checkClose("the gradient of a", shape, back->first, ar.grad(),
+                       1e-5 * ar.grad().abs().max().item<double>());
+            checkClose("the gradient of r", shape, back->first, rr.grad(),
+                       1e-5 * rr.grad().abs().max().item<double>());
+            checkClose("g's gradient", shape, back->second.sum(1).view({c.R, 1}), gr.grad(),
+                       1e-5 * back->second.abs().sum(1).max().item<double>());
         }
         // A zero row without a floor: NaN, as ATen's 0 / 0 (the run is then diverged).
         const auto zero = torch::zeros({1, 2, 8}, opts);

@@ -32,7 +32,7 @@ __global__ void unitNormKernel(UnitNormArgs a)
     const float exact = sqrtf(warpSum(sumSq));
     const float n = a.eps > 0.0f ? fmaxf(exact, a.eps) : exact;
     const float g = a.gain[row / a.rows];
-    if (lane == 0) a.norm[row] = n;
+    if (lane == 0) a.norm[row] = exact; // the backward derives n and whether the floor applied
     __syncwarp();
     for (int64_t j = lane; j < a.d; j += 32) a.y[base + j] = (g * a.s[base + j]) / n;
 }
@@ -45,15 +45,12 @@ __global__ void unitNormBackwardKernel(UnitNormBackwardArgs a)
     const int lane = threadIdx.x % 32;
     if (row >= a.runs * a.rows) return;
     const int64_t base = row * a.d;
-    const float n = a.norm[row];
-    float dot = 0.0f, sumSq = 0.0f;
-    for (int64_t j = lane; j < a.d; j += 32) {
-        const float s = a.s[base + j];
-        dot += a.dy[base + j] * s;
-        sumSq += s * s;
-    }
+    const float exact = a.norm[row];
+    const bool floored = a.eps > 0.0f && exact < a.eps;
+    const float n = floored ? a.eps : exact;
+    float dot = 0.0f;
+    for (int64_t j = lane; j < a.d; j += 32) dot += a.dy[base + j] * a.s[base + j];
     dot = warpSum(dot) / n; // dy · u
-    const bool floored = a.eps > 0.0f && sqrtf(warpSum(sumSq)) < a.eps;
     const float g = a.gain[row / a.rows];
     if (lane == 0) a.rowDot[row] = dot;
     const float scale = g / n;

@@ -14,7 +14,7 @@ struct UnitNormArgs {
     const float *gain;  // (runs): each run's scale g
     float *y;           // (runs, rows, d): g · s / n
     float *s;           // (runs, rows, d): s = a + r, kept for the backward pass
-    float *norm;        // (runs, rows): n = ‖s‖, or max(‖s‖, eps) when eps > 0
+    float *norm;        // (runs, rows): ‖s‖ without the floor (the backward applies eps itself)
     int64_t runs, rows, d;
     float eps; // 0: no floor (a zero row gives NaN, as the paper's code)
 };
