@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # gpu_bench.sh — builds the core on the GPU machine and measures it against the paper's code, all
 # in one run on one card. Sections (default: all): build check floor single ensemble grid profile
-# eager compile.
+# eager compile vmap. vmap: HeadLab's ensembles of RUNS (8) runs at SHAPES, then the paper's model
+# as a torch.func vmap ensemble of RUNS under torch.compile, in each of VMAP_MODES ("default
+# reduce-overhead"), each shape compiled afresh.
 #   bench/gpu_bench.sh build check single      # just those
 # Results: one JSON object a line in $OUT/bench.jsonl (or ./bench-out/ without $OUT), plus logs.
 # Environment: SHAPES (single-run shapes, MxHEADS comma list), STEPS (timed steps a shape).
@@ -70,7 +72,9 @@ if want compile; then
     python3 "$ROOT/bench/reference_addition.py" --device cuda --shapes "$SHAPES" --steps "$STEPS" --warmup 30 --compile reduce-overhead 2>>"$OUTDIR/python.log" | tee -a "$RESULTS"
 fi
 if want vmap; then
-    for mode in default reduce-overhead; do
+    log "HeadLab: ensembles of ${RUNS:-8} runs of one shape, as the vmap peer trains them"
+    "$BENCH" ensemble --device cuda:0 --shapes "$SHAPES" --runs "${RUNS:-8}" --steps "$STEPS" | tee -a "$RESULTS"
+    for mode in ${VMAP_MODES:-default reduce-overhead}; do
         log "reference: a torch.func vmap ensemble of ${RUNS:-8} under torch.compile($mode)"
         timeout 400 python3 "$ROOT/bench/reference_addition.py" --device cuda --shapes "$SHAPES" --steps "$STEPS" \
             --warmup 30 --compile "$mode" --ensemble "${RUNS:-8}" 2>>"$OUTDIR/python.log" | tee -a "$RESULTS"

@@ -95,6 +95,18 @@ class Model(nn.Module):
         return self.unembed(self.ln(x))
 
 
+def compiled(step, compile_mode):
+    """`step` under torch.compile(mode=compile_mode) (eager when None), compiled afresh for this
+    shape: each shape starts from an empty Dynamo cache with static shapes, as in a process of its
+    own. Without the reset the next shape's `step` (the same code object) recompiles with symbolic
+    sizes, which the vmap ensemble cannot trace ("Cannot call numel() on tensor with symbolic
+    sizes", H200, torch 2.11, 2026-11-28)."""
+    if not compile_mode:
+        return step
+    torch._dynamo.reset()
+    return torch.compile(step, mode=compile_mode, dynamic=False)
+
+
 def bench(m, heads, steps, warmup, device, compile_mode, data):
     torch.manual_seed(0)
     model = Model(m, heads).to(device)
@@ -108,8 +120,7 @@ def bench(m, heads, steps, warmup, device, compile_mode, data):
         opt.step()
         return loss.detach()
 
-    fn = torch.compile(step, mode=compile_mode) if compile_mode else step
-    return timed(fn, batches_of(data), steps, warmup, device)
+    return timed(compiled(step, compile_mode), batches_of(data), steps, warmup, device)
 
 
 def batches_of(data):
@@ -184,8 +195,7 @@ def bench_ensemble(m, heads, runs, steps, warmup, device, compile_mode, data):
         opt.step()
         return loss.detach()
 
-    fn = torch.compile(step, mode=compile_mode) if compile_mode else step
-    return (*timed(fn, batches, steps, warmup, device), error)
+    return (*timed(compiled(step, compile_mode), batches, steps, warmup, device), error)
 
 
 def main():
