@@ -41,7 +41,8 @@ def main(path):
                 "device": run["device"], "wall_seconds": round(run["wall_seconds"], 1),
                 "provenance": {k: run["provenance"][k] for k in
                                ("device", "attention", "cuda_graphs", "fused_adam",
-                                "task.fused_points", "tf32", "libtorch")
+                                "task.fused_points", "fused_ffn", "fused_norm", "tf32",
+                                "libtorch")
                                if k in run["provenance"]},
                 "message": run["message"]}) + "\n")
             curves[f"heads={labels['heads']} seed={labels['seed']}"] = at

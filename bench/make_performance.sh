@@ -12,5 +12,9 @@ PY=python3
     --storage bench/results/storage-cpu-2core-2026-11-27.jsonl \
     --checkpoints bench/results/checkpoint-disk-cpu-2core-2026-11-27.jsonl \
     --notes bench/results/notes.md \
-    --nn docs/data/issue24/nn-speed-kernels-h200.jsonl --nn-date 2026-11-28 \
-    --nn-profile docs/data/issue24/kernels-profile-h200.jsonl > docs/PERFORMANCE.md
+    --nn docs/data/issue24/nn-speed-kernels-h200.jsonl --nn docs/data/issue24/nn-speed-5layers-w8-h200.jsonl \
+    --nn-date 2026-11-28 --nn-profile docs/data/issue24/kernels-profile-h200.jsonl \
+    --text docs/data/issue24/text-speed-h200.jsonl \
+    --text-profile docs/data/issue24/text-addition-profile-h200.jsonl \
+    --addition docs/data/issue24/addition-speed-h200.jsonl \
+    --addition-profile docs/data/issue24/text-addition-profile-h200.jsonl > docs/PERFORMANCE.md

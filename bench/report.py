@@ -239,52 +239,215 @@ def checkpoint_section(rows, out):
     out.append("")
 
 
-def nn_section(path, date, out, profile_path=""):
+def card_and_date(rows, date=""):
+    gpu = next((r["gpu"].split(",")[0] for r in rows if "gpu" in r), "unknown GPU")
+    return gpu, next((r["date"] for r in rows if "date" in r), date)
+
+
+def profile_table(out, prof, tags):
+    """GPU time per kernel class of each (label, row filter) in `tags` (headlab-bench's --profile)."""
+    out.append("| step | wall ms/step | GPU ms/step | kernels/step | matmul ms | element-wise ms | reduce ms | "
+               "layer norm ms | other ms (HeadLab's own kernels) |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
+    for label, match in tags:
+        total = next((r for r in prof if r.get("profile") == "total" and match(r)), None)
+        if not total:
+            continue
+        cls = {r["class"]: r["ms_per_step"] for r in prof if r.get("profile") == "class" and match(r)}
+        out.append(f"| {label} | {total['wall_ms_per_step']:.2f} | {total['gpu_ms_per_step']:.2f} | "
+                   f"{total['kernels_per_step']:.0f} | {cls.get('matmul', 0):.2f} | {cls.get('elementwise', 0):.2f} | "
+                   f"{cls.get('reduce', 0):.2f} | {cls.get('layer_norm', 0):.2f} | {cls.get('other', 0):.2f} |")
+    out.append("")
+
+
+def nn_rows(paths):
+    """(layers, w) -> {"on", "model_off", "off": HeadLab run-steps/s, "peers": [(name, run-steps/s)],
+    "tflops"} over bench/nn_speed.sh's files (each key from the one file that measured it)."""
+    table = {}
+    for path in paths:
+        rows = load(path)
+        for key in sorted({(r["layers"], r.get("w", 1)) for r in rows if "layers" in r}):
+            hl = {(r["fused_points"], r["fused_ffn"]): r for r in rows
+                  if r.get("impl") == "headlab-preset" and (r["layers"], r.get("w", 1)) == key}
+            peers = [(f"vmap + compile ({p.get('compile_mode', '?')})" if p["impl"] == "vmap-compile" else p["impl"],
+                      p.get("run_steps_per_s")) for p in rows
+                     if p.get("peer") == "nn" and (p["layers"], p.get("w", 1)) == key]
+            table[key] = {"on": hl.get((1, 1), {}).get("run_steps_per_s"),
+                          "model_off": hl.get((1, 0), {}).get("run_steps_per_s"),
+                          "off": hl.get((0, 0), {}).get("run_steps_per_s"),
+                          "tflops": hl.get((1, 1), {}).get("tflops"), "peers": peers, "file": path}
+    return table
+
+
+def nn_section(paths, date, out, profile_path=""):
     """Nearest neighbour against its strongest peer (bench/nn_speed.sh, issue 24)."""
-    rows = load(path)
-    gpu = next((r["gpu"] for r in rows if "gpu" in r), "unknown GPU")
-    date = next((r["date"] for r in rows if "date" in r), date)
+    gpu, date = card_and_date(load(paths[0]), date)
+    files = ", ".join(f"`{p}`" for p in paths)
     out.append("## Nearest neighbour against its strongest peer\n")
-    out.append(f"Measured by `bench/nn_speed.sh` in one run on one {gpu}, {date} (`{path}`). "
-               "nn-fig1-full's rank-64 line (one head of 64, d 64, N 16, FFN 2048, batch 256), 8 runs as one "
-               "ensemble, FP32 on both sides. Peer: the reference Encoder's layers as a `torch.func` vmap "
+    out.append(f"Measured by `bench/nn_speed.sh` on one {gpu}, {date}; each row's numbers come from one run of it "
+               f"({files}). nn-fig1-full's rank-64 line (one head of 64, d 64, N 16, FFN 2048, batch 256), 8 runs as "
+               "one ensemble, FP32 on both sides. Peer: the reference Encoder's layers as a `torch.func` vmap "
                "ensemble of the same 8 runs under `torch.compile` (`bench/reference_nn.py`). HeadLab three "
                "ways: every kernel of its own on; the feed-forward and unit-scale norm kernels off "
                "(`HEADLAB_FUSED_FFN=0 HEADLAB_FUSED_NORM=0`); and the points kernel off too (the path before "
                "issue 24). Run-steps/s = steps/s × runs.\n")
-    out.append("| layers | HeadLab | model kernels off | all kernels off | peer | run-steps/s | "
+    out.append("| layers | w | HeadLab | model kernels off | all kernels off | peer | run-steps/s | "
                "HeadLab ÷ peer | HeadLab TFLOP/s |")
-    out.append("|---|---|---|---|---|---|---|---|")
-    for layers in sorted({r["layers"] for r in rows if "layers" in r}):
-        hl = {(r["fused_points"], r["fused_ffn"]): r for r in rows
-              if r.get("impl") == "headlab-preset" and r["layers"] == layers}
-        on, model_off, off = (hl.get(k, {}).get("run_steps_per_s") for k in ((1, 1), (1, 0), (0, 0)))
-        for p in (r for r in rows if r.get("peer") == "nn" and r["layers"] == layers):
-            peer = p.get("run_steps_per_s")
-            name = f"vmap + compile ({p.get('compile_mode', '?')})" if p["impl"] == "vmap-compile" else p["impl"]
-            out.append(f"| {layers} | {fmt(on)} | {fmt(model_off)} | {fmt(off)} | {name} | {fmt(peer)} | "
-                       f"{fmt(on / peer if on and peer else None, 2)} | "
-                       f"{fmt(hl.get((1, 1), {}).get('tflops'), 1)} |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
+    for (layers, w), r in sorted(nn_rows(paths).items()):
+        for name, peer in r["peers"]:
+            on = r["on"]
+            out.append(f"| {layers} | {w} | {fmt(on)} | {fmt(r['model_off'])} | {fmt(r['off'])} | {name} | "
+                       f"{fmt(peer)} | {fmt(on / peer if on and peer else None, 2)} | {fmt(r['tflops'], 1)} |")
     out.append("")
     if profile_path:
         prof = load(profile_path)
         out.append(f"Where the 1-layer step's GPU time goes, by kernel class (Kineto, `bench/kernels_check.sh`, "
                    f"same card and day, `{profile_path}`), with every kernel on and with one off at a time:\n")
-        out.append("| kernels | wall ms/step | GPU ms/step | kernels/step | matmul ms | element-wise ms | reduce ms | "
-                   "other ms (HeadLab's own kernels) |")
-        out.append("|---|---|---|---|---|---|---|---|")
-        for norm, ffn in ((1, 1), (0, 1), (1, 0)):
-            total = next((r for r in prof if r.get("profile") == "total" and r.get("fused_norm") == norm
-                          and r.get("fused_ffn") == ffn), None)
-            if not total:
-                continue
-            cls = {r["class"]: r["ms_per_step"] for r in prof if r.get("profile") == "class"
-                   and r.get("fused_norm") == norm and r.get("fused_ffn") == ffn}
-            name = {(1, 1): "all on", (0, 1): "norm kernel off", (1, 0): "feed-forward kernels off"}[(norm, ffn)]
-            out.append(f"| {name} | {total['wall_ms_per_step']:.2f} | {total['gpu_ms_per_step']:.2f} | "
-                       f"{total['kernels_per_step']:.0f} | {cls.get('matmul', 0):.2f} | "
-                       f"{cls.get('elementwise', 0):.2f} | {cls.get('reduce', 0):.2f} | {cls.get('other', 0):.2f} |")
-        out.append("")
+        profile_table(out, prof, [
+            (name, lambda r, norm=norm, ffn=ffn: r.get("fused_norm") == norm and r.get("fused_ffn") == ffn)
+            for (norm, ffn), name in (((1, 1), "all on"), ((0, 1), "norm kernel off"),
+                                      ((1, 0), "feed-forward kernels off"))])
+
+
+def text_rows(rows):
+    """schedule -> {"headlab", "nanogpt-eager", "nanogpt-compile": steps/s} (bench/text_speed.sh)."""
+    table = {}
+    for r in rows:
+        if r.get("impl") == "headlab-preset":
+            table.setdefault(r["schedules"], {})["headlab"] = r["steps_per_s"]
+        elif r.get("impl", "").startswith("nanogpt") and "schedule" in r:
+            table.setdefault(r["schedule"], {})[r["impl"]] = r["steps_per_s"]
+    return table
+
+
+def text_section(path, profile_path, out):
+    """Text against nanoGPT's own model.py (bench/text_speed.sh, issue 24)."""
+    rows = load(path)
+    gpu, date = card_and_date(rows)
+    check = next((r for r in rows if r.get("peer") == "nanoGPT model.py"), None)
+    out.append("## Text against nanoGPT\n")
+    out.append(f"Measured by `bench/text_speed.sh` in one run on one {gpu}, {date} (`{path}`). The "
+               "head-progression preset's shape (d 256, 4 layers, context 128, batch 64, TF32 as the preset "
+               "has it), one run per head schedule, 300 timed steps. Peer: nanoGPT's own `model.py`, unchanged "
+               "(`bench/nanogpt_peer.py`: tied embeddings, fused AdamW, flash attention), eager and under "
+               "`torch.compile`.")
+    if check:
+        out.append(f"Before timing, the peer was given a HeadLab run's weights and computed its loss on the same bytes: "
+                   f"relative gap {check['relative_gap']:.1e} ({'passed' if check.get('ok') else 'FAILED'}).")
+    out.append("\n| schedule | HeadLab steps/s | nanoGPT eager | nanoGPT compiled | ÷ eager | ÷ compiled |")
+    out.append("|---|---|---|---|---|---|")
+    for schedule, r in text_rows(rows).items():
+        h, e, c = r.get("headlab"), r.get("nanogpt-eager"), r.get("nanogpt-compile")
+        out.append(f"| {schedule} | {fmt(h)} | {fmt(e)} | {fmt(c)} | {fmt(h / e if h and e else None, 2)} | "
+                   f"{fmt(h / c if h and c else None, 2)} |")
+    compile_s = [r["warmup_and_compile_s"] for r in rows if r.get("impl") == "nanogpt-compile" and "schedule" in r]
+    if compile_s:
+        out.append(f"\nnanoGPT's compile took {min(compile_s):.0f}–{max(compile_s):.0f} s a schedule; no floor was "
+                   "measured on this card.\n")
+    if profile_path:
+        out.append(f"HeadLab's step, heads 4, 4, 4, 4, by kernel class (Kineto, `headlab-bench preset --profile 1`, same "
+                   f"card and day, `{profile_path}`; the profiler slows the host, so its wall time is above the "
+                   "unprofiled rate's):\n")
+        prof = load(profile_path)
+        profile_table(out, prof, [("heads 4, 4, 4, 4", lambda r: r.get("preset") == "head-progression")])
+        total = next((r for r in prof if r.get("profile") == "total" and r.get("preset") == "head-progression"), None)
+        rate = text_rows(rows).get("4,4,4,4", {}).get("headlab")
+        if total and rate:
+            out.append(busy(total, rate))
+
+
+def busy(total, steps_per_s):
+    """How much of an unprofiled step (1 / steps_per_s) the profiled GPU time fills, in words."""
+    step_ms = 1e3 / steps_per_s
+    return (f"Unprofiled, that step takes {step_ms:.2f} ms (1 / {steps_per_s:,.0f} steps/s); its kernels take "
+            f"{total['gpu_ms_per_step']:.2f} ms of GPU time, so the card is busy "
+            f"{100 * min(1.0, total['gpu_ms_per_step'] / step_ms):.0f} % of the step.\n")
+
+
+def addition_rows(rows):
+    """(m, heads) -> {"single", "compile", "ensemble", "vmap": run-steps/s} (bench/gpu_bench.sh)."""
+    table = {}
+    for r in rows:
+        key = (r.get("m"), r.get("heads"))
+        impl = r.get("impl", "")
+        if impl == "headlab-single":
+            table.setdefault(key, {})["single"] = r["steps_per_s"]
+        elif impl == "torch.compile(reduce-overhead)":
+            table.setdefault(key, {})["compile"] = r["steps_per_s"]
+        elif impl == "headlab-ensemble" and not r.get("mix"):
+            table.setdefault(key, {})["ensemble"] = r["run_steps_per_s"]
+            table[key]["runs"] = r["runs"]
+        elif impl == "vmap torch.compile(reduce-overhead)":
+            table.setdefault(key, {})["vmap"] = r["run_steps_per_s"]
+    return table
+
+
+def addition_section(path, profile_path, out):
+    """Addition against the paper's model under torch.compile (bench/gpu_bench.sh, issue 24)."""
+    rows = load(path)
+    gpu, date = card_and_date(rows)
+    out.append("## Addition against the compiled paper model\n")
+    out.append(f"Measured by `bench/gpu_bench.sh build single compile`, then `vmap` at three shapes, in one device "
+               f"call on one {gpu}, {date} (`{path}`). FP32, answer-only phase, batch 64. Peers: the paper's model "
+               "under `torch.compile(mode=\"reduce-overhead\")`, one run; and 8 copies of it as one `torch.func` "
+               "vmap ensemble under the same mode, each copy's loss checked against the model alone first "
+               "(`bench/reference_addition.py`). HeadLab: one run, and 8 runs of one shape as one ensemble.\n")
+    out.append("| m × n_H | HeadLab, 1 run | compiled, 1 run | ÷ | HeadLab, ensemble of 8 (run-steps/s) | "
+               "compiled vmap of 8 | ÷ |")
+    out.append("|---|---|---|---|---|---|---|")
+    for (m, h), r in sorted(addition_rows(rows).items(), key=lambda kv: (kv[0][0] or 0, kv[0][1] or 0)):
+        if m is None:
+            continue
+        s, c, e, v = r.get("single"), r.get("compile"), r.get("ensemble"), r.get("vmap")
+        out.append(f"| {m} × {h} | {fmt(s)} | {fmt(c)} | {fmt(s / c if s and c else None, 2)} | {fmt(e)} | {fmt(v)} | "
+                   f"{fmt(e / v if e and v else None, 2)} |")
+    out.append("")
+    if profile_path:
+        out.append(f"HeadLab's single-run step by kernel class (Kineto, `headlab-bench profile`, same card and day, "
+                   f"`{profile_path}`):\n")
+        prof = load(profile_path)
+        shapes = ((24, 1), (384, 12))
+        profile_table(out, prof, [(f"{m} × {h}", lambda r, m=m, h=h: r.get("m") == m and r.get("heads") == h)
+                                  for m, h in shapes])
+        table = addition_rows(rows)
+        for m, h in shapes:
+            total = next((r for r in prof if r.get("profile") == "total" and r.get("m") == m
+                          and r.get("heads") == h), None)
+            rate = table.get((m, h), {}).get("single")
+            if total and rate:
+                out.append(f"{m} × {h}: " + busy(total, rate))
+
+
+def targets_section(nn_paths, text_path, addition_path, out):
+    """Issue 24's speed targets against the files above: each ratio from one run of one script."""
+    out.append("## Issue 24's targets\n")
+    out.append("Each ratio is from the sections above (one run on one card, the same precision on both sides).\n")
+    out.append("| target | measured | |")
+    out.append("|---|---|---|")
+    nn = nn_rows(nn_paths)
+    ratios = [(k, r["on"] / p) for k, r in sorted(nn.items()) for name, p in r["peers"]
+              if r["on"] and p and "reduce-overhead" in name]
+    if ratios:
+        cells = ", ".join(f"{x:.2f} ({layers} layer{'s' if layers > 1 else ''}, w {w})" for (layers, w), x in ratios)
+        out.append(f"| nearest neighbour ≥ 1.5× the compiled vmap ensemble | {cells} | "
+                   f"{'met' if min(x for _, x in ratios) >= 1.5 else 'not met'} |")
+    if text_path:
+        t = [(s, r["headlab"] / r["nanogpt-compile"]) for s, r in text_rows(load(text_path)).items()
+             if r.get("headlab") and r.get("nanogpt-compile")]
+        if t:
+            cells = ", ".join(f"{x:.2f} ({s})" for s, x in t)
+            out.append(f"| text ≥ 1.5× compiled nanoGPT, one run per schedule | {cells} | "
+                       f"{'met' if min(x for _, x in t) >= 1.5 else 'not met'} |")
+    if addition_path:
+        a = [(k, r["single"] / r["compile"]) for k, r in sorted(addition_rows(load(addition_path)).items(),
+                                                                key=lambda kv: (kv[0][0] or 0, kv[0][1] or 0))
+             if r.get("single") and r.get("compile")]
+        if a:
+            low = [f"{x:.2f} ({m} × {h})" for (m, h), x in a if x < 2]
+            out.append(f"| addition ≥ 2× torch.compile, one run, every shape | {min(x for _, x in a):.2f}–"
+                       f"{max(x for _, x in a):.2f} | {'met' if not low else 'not met at ' + ', '.join(low)} |")
+    out.append("")
 
 
 def main():
@@ -293,9 +456,13 @@ def main():
     ap.add_argument("--cpu", default="")
     ap.add_argument("--storage", default="", help="the JSON lines of bench/storage_bench.sh")
     ap.add_argument("--checkpoints", default="", help="the JSON lines of bench/checkpoint_disk.sh")
-    ap.add_argument("--nn", default="", help="the JSON lines of bench/nn_speed.sh")
+    ap.add_argument("--nn", action="append", default=[], help="the JSON lines of bench/nn_speed.sh")
     ap.add_argument("--nn-date", default="", help="its date, where its lines carry none")
     ap.add_argument("--nn-profile", default="", help="the JSON lines of bench/kernels_check.sh")
+    ap.add_argument("--text", default="", help="the JSON lines of bench/text_speed.sh")
+    ap.add_argument("--text-profile", default="", help="headlab-bench preset --profile 1's lines for text")
+    ap.add_argument("--addition", default="", help="the JSON lines of bench/gpu_bench.sh single compile vmap")
+    ap.add_argument("--addition-profile", default="", help="headlab-bench profile's lines for addition")
     ap.add_argument("--notes", action="append", default=[], help="markdown appended at the end")
     args = ap.parse_args()
     sources = ", ".join(f"`{p}`" for p in args.gpu + [p for p in (args.cpu, args.storage, args.checkpoints) if p])
@@ -316,6 +483,12 @@ def main():
         out.append(open(notes).read())
     if args.nn:
         nn_section(args.nn, args.nn_date, out, args.nn_profile)
+    if args.text:
+        text_section(args.text, args.text_profile, out)
+    if args.addition:
+        addition_section(args.addition, args.addition_profile, out)
+    if args.nn or args.text or args.addition:
+        targets_section(args.nn, args.text, args.addition, out)
     print("\n".join(out))
 
 
