@@ -11,6 +11,13 @@ PY=python3
     --cpu bench/results/cpu-2core-2026-11-26c.jsonl \
     --storage bench/results/storage-cpu-2core-2026-11-27.jsonl \
     --checkpoints bench/results/checkpoint-disk-cpu-2core-2026-11-27.jsonl \
+    --checkpoints bench/results/checkpoint-disk-250-h100-2026-11-27.jsonl \
+    --export bench/results/export-75-runs-cpu-2core-2026-11-26.jsonl \
+    --inside docs/data/heads/inside_cost_h100.jsonl \
+    --inside-card "one NVIDIA H100 80GB HBM3, 2026-11-26 (\`headlab-bench inside --device cuda --shapes 96x12,384x12 --runs 8 --steps 3000 --repeats 2\`)" \
+    --stabilizers docs/data/issue23/speed.csv \
+    --stabilizers-card "GPU 0 of one host of 4 × NVIDIA H100 80GB HBM3, 2026-11-27 (the other three GPUs ran a search at the same time)" \
+    --ablation bench/results/gpu-h200-ablation-2026-11-26.jsonl \
     --notes bench/results/notes.md \
     --nn docs/data/issue24/nn-speed-kernels-h200.jsonl --nn docs/data/issue24/nn-speed-5layers-w8-h200.jsonl \
     --nn-date 2026-11-28 --nn-profile docs/data/issue24/kernels-profile-h200.jsonl \

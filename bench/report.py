@@ -6,6 +6,7 @@
 Every ratio divides two numbers measured in the same file, i.e. in one run on one machine.
 """
 import argparse
+import csv
 import json
 import math
 
@@ -39,10 +40,11 @@ def fmt(x, digits=0):
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:,.{digits}f}"
 
 
-def gpu_section(rows, out):
+def gpu_section(path, out):
+    rows = load(path)
     gpu = next((r["gpu"] for r in rows if "gpu" in r), "unknown GPU")
     out.append(f"## GPU: {gpu}\n")
-    out.append("Measured by `bench/gpu_bench.sh` in one run on this card. Baselines: `bench/reference_addition.py`, the "
+    out.append(f"Measured by `bench/gpu_bench.sh` in one run on this card (`{path}`). Baselines: `bench/reference_addition.py`, the "
                "paper's model in eager PyTorch with batches already on the GPU, and the same step under "
                "`torch.compile(mode=\"reduce-overhead\")` (CUDA graphs). Steps: answer-only phase, batch 64.\n")
     single, nog = by(rows, "headlab-single"), by(rows, "headlab-single-no-graphs")
@@ -147,10 +149,11 @@ def gpu_section(rows, out):
     out.append("")
 
 
-def cpu_section(rows, out):
+def cpu_section(path, out):
+    rows = load(path)
     out.append("## CPU (2 cores, the CI machine kind)\n")
     info = next((r for r in rows if "cpu" in r), {})
-    out.append("Measured by `bench/cpu_bench.sh` in one run on " + info.get("cpu", "this CPU") +
+    out.append(f"Measured by `bench/cpu_bench.sh` (`{path}`) in one run on " + info.get("cpu", "this CPU") +
                f", {info.get('threads', '?')} thread(s) on each side; the reference is the same eager PyTorch script on the "
                "CPU. Answer-only phase, batch 64.\n")
     single, eager = by(rows, "headlab-single"), by(rows, "eager")
@@ -170,10 +173,11 @@ def cpu_section(rows, out):
                    f"{ref_rate:.1f} → **{sweep['run_steps_per_s'] / ref_rate:.2f}×**.\n")
 
 
-def storage_section(rows, out):
+def storage_section(path, out):
+    rows = load(path)
     info = next((r for r in rows if "cpu" in r), {})
     out.append("## Saving and loading (CPU, " + f"{info.get('cores', '?')} cores" + ")\n")
-    out.append("Measured by `bench/storage_bench.sh` in one run on " + info.get("cpu", "this CPU") +
+    out.append(f"Measured by `bench/storage_bench.sh` (`{path}`) in one run on " + info.get("cpu", "this CPU") +
                f" ({info.get('disk', '?')} disk). Each sweep is trained three times in the same run: without "
                "saving (the baseline), saving each finished run beside training as `headlab-cli` does, and "
                "saving inside the training thread (the worst case: every save stalls training).\n")
@@ -222,20 +226,139 @@ def storage_section(rows, out):
     out.append("")
 
 
-def checkpoint_section(rows, out):
-    rows = [r for r in rows if "checkpoints" in r]
+def checkpoint_section(paths, out):
+    """Checkpoint disk use of a sweep (bench/checkpoint_disk.sh), one table per file."""
+    if not paths:
+        return
+    out.append("## Checkpoints of a sweep\n")
+    out.append("Measured by `bench/checkpoint_disk.sh`: the configurations of the Figure 2 grid (m 24 … 384 × "
+               "n_H 1 … 12, the full protocol's model sizes; 300 steps, a checkpoint every 50, keep 3, plateau "
+               "ones too), with the optimizer state in every checkpoint (the previous release) and only in each "
+               "run's newest (this version's default), then `headlab-cli prune`.\n")
+    for path in paths:
+        rows = load(path)
+        sizes = [r for r in rows if "checkpoints" in r]
+        if not sizes:
+            continue
+        where = next((r for r in rows if "device" in r), None)
+        cpu = next((r for r in rows if "cpu" in r), {})
+        machine = (f"{where['device'].split(':')[0]}, {where['date']}, commit {where['commit']}, "
+                   f"`{where['command']}`" if where
+                   else f"{cpu.get('cpu', 'CPU')}, {cpu.get('cores', '?')} cores")
+        out.append(f"**{sizes[0]['runs']} runs** ({machine}; `{path}`):\n")
+        out.append("| checkpoints | files | GB | against every |")
+        out.append("|---|---|---|---|")
+        base = sizes[0]["bytes"]
+        for r in sizes:
+            out.append(f"| {r['checkpoints']} | {r['files']} | {r['bytes'] / 1e9:,.2f} | {r['bytes'] / base:.2f} |")
+        out.append("")
+
+
+STABILIZER_CHOICES = [  # the stabilizers bench's choices (docs/data/issue23/speed.csv), as columns
+    ("qk_rule=on", "QK rule"), ("qk_norm=gain", "qk-layernorm"), ("softcap=10", "soft-cap"),
+    ("z_loss=1.0e-04", "z-loss"), ("sigma_reparam=qk", "σReparam qk"),
+    ("model.zero_init_outputs=false sigma_reparam=all", "σReparam all"),
+    ("independent_weight_decay=1.0e-04", "independent decay")]
+
+
+def stabilizer_section(path, card, out):
+    """What each stabilizer costs (bench/gpu_stabilizers.sh's CSV, issue 23)."""
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    ratio = {}
+    for r in rows:
+        ratio.setdefault((int(r["heads"]), r["choice"]), []).append(float(r["ratio_to_none"]))
+    none = {}
+    for r in rows:
+        if r["choice"] == "qk_rule=off":
+            none.setdefault(int(r["heads"]), []).append(float(r["run_steps_per_second"]))
+    spread = max((max(v) - min(v)) / min(v) for v in ratio.values() if len(v) > 1) if ratio else 0
+    out.append("## What each stabilizer costs (GPU, issue 23)\n")
+    out.append(f"Measured by `bench/gpu_stabilizers.sh` on {card or 'one GPU'}: the addition model at m 96, 2 "
+               "layers, one ensemble of 8 seeds per choice, 200 warm-up + 2,000 answer steps, one after the other "
+               "in one process after a warm-up ensemble. Run-steps/s as a ratio to no stabilizer in the same "
+               f"process, the mean of the repeats, which agree within {100 * spread:.0f} % (`{path}`).\n")
+    out.append("| | " + " | ".join(name for _, name in STABILIZER_CHOICES) + " |")
+    out.append("|---|" + "---|" * len(STABILIZER_CHOICES))
+    for heads in sorted({h for h, _ in ratio}, reverse=True):
+        cells = [fmt(sum(v) / len(v), 2) if (v := ratio.get((heads, c))) else "—" for c, _ in STABILIZER_CHOICES]
+        out.append(f"| {heads} head{'s' if heads > 1 else ''} (m_H {96 // heads}) | " + " | ".join(cells) + " |")
+    out.append("\nNo stabilizer: " + " and ".join(f"{fmt(sum(v) / len(v))} run-steps/s ({h} head{'s' if h > 1 else ''})"
+                                                  for h, v in sorted(none.items(), reverse=True)) + ".\n")
+
+
+ABLATION_VARIANTS = [  # bench/gpu_ablation.sh's variants: what each switches off
+    ("all", "nothing (all on)"),
+    ("sdpa", "micro-head attention (`HEADLAB_ATTENTION=sdpa`: fused kernel per head-count group)"),
+    ("aten-adam", "fused Adam kernel (`HEADLAB_FUSED_ADAM=0`: ~10 ATen passes)"),
+    ("autograd-grads", "direct weight gradients (`HEADLAB_DIRECT_GRADIENTS=0`: autograd adds them)")]
+
+
+def ablation_section(path, out):
+    """What each optimisation is worth (bench/gpu_ablation.sh)."""
+    rows = load(path)
+    gpu, _ = card_and_date(rows)
+    out.append("## What each optimisation is worth\n")
+    out.append(f"`bench/gpu_ablation.sh` (one run on one {gpu}, `{path}`) switches each GPU change off in turn; "
+               "run-steps/s of the 50-run ensembles (mixed n_H) and steps/s of one run, with the change against "
+               "all on:\n")
+    cols = [(f"m {m} × 50", lambda r, m=m: r.get("impl") == "headlab-ensemble" and r.get("m") == m
+             and r.get("runs") == 50, "run_steps_per_s") for m in (24, 96, 384)]
+    cols.append(("one run 384 × 1", lambda r: r.get("impl") == "headlab-single" and r.get("m") == 384
+                 and r.get("heads") == 1, "steps_per_s"))
+    out.append("| switched off | " + " | ".join(c[0] for c in cols) + " |")
+    out.append("|---|" + "---|" * len(cols))
+    value = {(v, c[0]): next((r[c[2]] for r in rows if r.get("variant") == v and c[1](r)), None)
+             for v, _ in ABLATION_VARIANTS for c in cols}
+    for v, label in ABLATION_VARIANTS:
+        cells = []
+        for c in cols:
+            x, base = value[(v, c[0])], value[("all", c[0])]
+            change = f" ({100 * (x / base - 1):+.0f} %)" if x and base and v != "all" else ""
+            cells.append(fmt(x) + change)
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    out.append("")
+
+
+def export_section(path, out):
+    """Exporting every figure of a session (bench/export_bench.sh)."""
+    rows = [r for r in load(path) if r.get("bench") == "export-all"]
     if not rows:
         return
-    out.append("## Checkpoints of a sweep (CPU)\n")
-    out.append("Measured by `bench/checkpoint_disk.sh` in one run: the 25 runs of the Figure 2 grid "
-               "(m 24 … 384 × n_H 1 … 12, the full protocol's model sizes; 300 steps, a checkpoint every 50, "
-               "keep 3, plateau ones too), with the optimizer state in every checkpoint (the previous "
-               "release) and only in each run's newest (this version's default), then `headlab-cli prune`.\n")
-    out.append("| checkpoints | files | MB | against every |")
-    out.append("|---|---|---|---|")
-    base = rows[0]["bytes"]
+    base = next((r for r in rows if "baseline" in r["mode"]), rows[0])
+    out.append(f"## Figures of a 75-run session ({base['machine']})\n")
+    out.append(f"`bench/export_bench.sh` times `headlab --session docs/data/{base['session']} --export-all` (every "
+               "figure of the 75-run Figure 2 grid with three seeds, PNG + SVG + CSV at 1600×1000, median of five) "
+               "with the loss curves as medians and bands over seeds (the default) and, as the baseline measured "
+               f"in the same run, drawn one curve per run (`{path}`):\n")
+    out.append("| loss curves | seconds | ratio |")
+    out.append("|---|---|---|")
+    for r in sorted(rows, key=lambda r: r is not base):
+        out.append(f"| {r['mode']} | {r['seconds']:.2f} | {r['seconds'] / base['seconds']:.2f} |")
+    out.append("")
+
+
+def inside_section(path, card, out):
+    """What looking inside the heads costs (headlab-bench inside, issue 12)."""
+    rows = [r for r in load(path) if r.get("impl") == "headlab-inside"]
+    if not rows:
+        return
+    out.append("## Looking inside the heads: what it costs (issue 12)\n")
+    out.append("`headlab-bench inside` trains the same ensemble three ways in one run, interleaved and best of "
+               "each: without the per-head statistics (`HEADLAB_HEAD_STATS=0`), with them (the default: at each "
+               "evaluation a probe pass over 192 test samples for the logit scale and entropy, the weight norms, "
+               "and the W_Q/W_K gradient norms of the step before), and with them plus live attention maps of one "
+               "run at each evaluation (what the Inside the heads tab asks for). Answer phase, evaluation every "
+               f"100 steps (`{path}`).\n")
+    if card:
+        out.append(f"On {card}:\n")
+    out.append("| device | ensemble | plain steps/s | + statistics | + live maps |")
+    out.append("|---|---|---|---|---|")
     for r in rows:
-        out.append(f"| {r['checkpoints']} | {r['files']} | {r['bytes'] / 1e6:,.0f} | {r['bytes'] / base:.2f} |")
+        m, h = r["shape"].split("x")
+        out.append(f"| {r['device']} | {r['runs']} × m {m}, {h} heads | {r['steps_per_s_plain']:,.0f} | "
+                   f"{r['steps_per_s_head_stats']:,.0f} ({r['ratio_head_stats']:.3f}) | "
+                   f"{r['steps_per_s_head_stats_live_maps']:,.0f} ({r['ratio_live_maps']:.3f}) |")
     out.append("")
 
 
@@ -455,7 +578,14 @@ def main():
     ap.add_argument("--gpu", action="append", default=[])
     ap.add_argument("--cpu", default="")
     ap.add_argument("--storage", default="", help="the JSON lines of bench/storage_bench.sh")
-    ap.add_argument("--checkpoints", default="", help="the JSON lines of bench/checkpoint_disk.sh")
+    ap.add_argument("--checkpoints", action="append", default=[],
+                    help="the JSON lines of bench/checkpoint_disk.sh (one table each)")
+    ap.add_argument("--stabilizers", default="", help="the CSV of bench/gpu_stabilizers.sh")
+    ap.add_argument("--ablation", default="", help="the JSON lines of bench/gpu_ablation.sh")
+    ap.add_argument("--export", default="", help="the JSON lines of bench/export_bench.sh")
+    ap.add_argument("--inside", default="", help="the JSON lines of headlab-bench inside")
+    ap.add_argument("--inside-card", default="", help="the card and date of --inside (its lines carry none)")
+    ap.add_argument("--stabilizers-card", default="", help="the card and date of --stabilizers")
     ap.add_argument("--nn", action="append", default=[], help="the JSON lines of bench/nn_speed.sh")
     ap.add_argument("--nn-date", default="", help="its date, where its lines carry none")
     ap.add_argument("--nn-profile", default="", help="the JSON lines of bench/kernels_check.sh")
@@ -465,20 +595,26 @@ def main():
     ap.add_argument("--addition-profile", default="", help="headlab-bench profile's lines for addition")
     ap.add_argument("--notes", action="append", default=[], help="markdown appended at the end")
     args = ap.parse_args()
-    sources = ", ".join(f"`{p}`" for p in args.gpu + [p for p in (args.cpu, args.storage, args.checkpoints) if p])
-    out = ["# Performance", "", "Generated by `bench/report.py` (through `bench/make_performance.sh`) from the JSON lines that `bench/gpu_bench.sh`, "
-           f"`bench/cpu_bench.sh`, `bench/storage_bench.sh` and `bench/checkpoint_disk.sh` print ({sources}), and those of "
-           "the last section, named there. Between them stands `bench/results/notes.md`, written by hand around "
-           "the data files it names (to be generated like the rest: issue 24, item 6). "
-           "Ratios only compare numbers from the same run on the same machine.", ""]
+    out = ["# Performance", "", "Generated by `bench/report.py` (through `bench/make_performance.sh`) from the JSON lines "
+           "(and one CSV) of the bench runs that each section names. Ratios only compare numbers from the same "
+           "run on the same machine. One part is written by hand: `bench/results/notes.md`, the issue-4 targets "
+           "with their measured causes and the other analyses, which stands before the per-task sections and "
+           "names the data files it reads.", ""]
     for g in args.gpu:
-        gpu_section(load(g), out)
+        gpu_section(g, out)
     if args.cpu:
-        cpu_section(load(args.cpu), out)
+        cpu_section(args.cpu, out)
     if args.storage:
-        storage_section(load(args.storage), out)
-    if args.checkpoints:
-        checkpoint_section(load(args.checkpoints), out)
+        storage_section(args.storage, out)
+    checkpoint_section(args.checkpoints, out)
+    if args.export:
+        export_section(args.export, out)
+    if args.inside:
+        inside_section(args.inside, args.inside_card, out)
+    if args.stabilizers:
+        stabilizer_section(args.stabilizers, args.stabilizers_card, out)
+    if args.ablation:
+        ablation_section(args.ablation, out)
     for notes in args.notes:
         out.append(open(notes).read())
     if args.nn:
