@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# peers_all.sh — issue 24's comparison of every task against its strongest peer, HeadLab and each
+# peer timed in the same run on the GPU machine, then issue 24's targets table (bench/report.py
+# --targets-only). It runs the scripts of each task as parts:
+#   nn-1-3    bench/nn_speed.sh at 1 and 3 layers, w 1, 8 runs, compiled vmap (reduce-overhead)
+#   nn-5      the same at 5 layers
+#   nn-w8     the same at 1 layer, w 8
+#   text      bench/text_speed.sh: the loss check, then nanoGPT's model.py eager and compiled
+#             (carry .peers/nanoGPT/model.py, which scripts/fetch-peers.sh fetches)
+#   addition  bench/gpu_bench.sh single compile (every grid shape), then vmap at 24x1,96x3,384x12
+# Each part keeps its JSON lines in bench-out/peers/PART/; a part that finished is not run again, so
+# the whole spreads over several device calls on a warm machine (one call is at most 10 minutes;
+# the five parts take about 12 minutes and the build one more). BUDGET (seconds, default 540): no
+# part starts after it is spent. Each call copies the finished parts' lines (peers-PART.jsonl) and
+# the targets so far (peers-targets.md) to $OUT. Environment: PARTS (all five), BUDGET,
+# SKIP_BUILD=1, FRESH=1 (forget earlier parts).
+set -uo pipefail
+RESULTS_NAME=peers-calls.jsonl
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
+STATE="$ROOT/bench-out/peers"
+[[ "${FRESH:-0}" == 1 ]] && rm -rf "$STATE"
+mkdir -p "$STATE"
+BUDGET="${BUDGET:-540}"
+PARTS="${PARTS:-nn-1-3 nn-5 nn-w8 text addition}"
+start=$SECONDS
+[[ "${SKIP_BUILD:-0}" == 1 && -x "$BENCH" && -x "$CLI" ]] || build_core
+
+run_part() {
+    local part=$1 dir="$STATE/$1"
+    rm -rf "$dir" && mkdir -p "$dir"
+    case $part in
+    nn-1-3) OUT=$dir SKIP_BUILD=1 LAYERS=1,3 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
+    nn-5) OUT=$dir SKIP_BUILD=1 LAYERS=5 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
+    nn-w8) OUT=$dir SKIP_BUILD=1 LAYERS=1 W=8 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
+    text) OUT=$dir SKIP_BUILD=1 bash "$ROOT/bench/text_speed.sh" ;;
+    addition)
+        OUT=$dir bash "$ROOT/bench/gpu_bench.sh" single compile &&
+            OUT=$dir SHAPES=24x1,96x3,384x12 VMAP_MODES=reduce-overhead bash "$ROOT/bench/gpu_bench.sh" vmap
+        ;;
+    *) log "no part $part"; return 1 ;;
+    esac
+}
+
+for part in $PARTS; do
+    if [[ -f "$STATE/$part/.done" ]]; then
+        log "$part: done in an earlier call"
+        continue
+    fi
+    if ((SECONDS - start >= BUDGET)); then
+        log "$part: not started, the budget of $BUDGET s is spent (run again on this machine)"
+        continue
+    fi
+    log "$part"
+    t0=$SECONDS
+    if run_part "$part" > "$STATE/$part.log" 2>&1; then
+        touch "$STATE/$part/.done"
+        printf '{"part": "%s", "seconds": %d, "date": "%s"}\n' "$part" $((SECONDS - t0)) "$(date -u +%FT%TZ)" >> "$RESULTS"
+    else
+        log "$part failed:"
+        tail -20 "$STATE/$part.log" >&2
+    fi
+done
+
+args=()
+for part in nn-1-3 nn-5 nn-w8; do
+    [[ -f "$STATE/$part/.done" ]] && args+=(--nn "$STATE/$part/nn_speed.jsonl")
+done
+[[ -f "$STATE/text/.done" ]] && args+=(--text "$STATE/text/text_speed.jsonl")
+[[ -f "$STATE/addition/.done" ]] && args+=(--addition "$STATE/addition/bench.jsonl")
+for part in $PARTS; do
+    for f in "$STATE/$part"/{nn_speed,text_speed,bench}.jsonl; do
+        [[ -f $f && -f "$STATE/$part/.done" ]] && cp "$f" "$OUTDIR/peers-$part.jsonl"
+    done
+done
+if ((${#args[@]})); then
+    python3 "$ROOT/bench/report.py" --targets-only "${args[@]}" | tee "$OUTDIR/peers-targets.md"
+fi
