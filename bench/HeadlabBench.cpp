@@ -34,7 +34,8 @@
 //                          (what the tests once bounded by wall-clock time: 2 MB of the story
 //                          corpus, head_schedule of a prime width near 10^12, and the loader's
 //                          refusal of a 10^6-run sweep; best of K, in ms)
-// Every line of output is one JSON object.
+// Every line of output is one JSON object. single, ensemble and preset give steps_per_s as the
+// steps alone ("timing": "steady", see Rate) and steps_per_s_end_to_end as the whole run.
 #include "core/config/HeadSchedule.h"
 #include "core/config/RunConfig.h"
 #include "core/session/Presets.h"
@@ -108,6 +109,36 @@ double seconds(std::chrono::steady_clock::time_point t0)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// A training rate two ways. steady: the steps alone, as the peers' timers count them (they start
+// after their warm-up and compile): the wall time of a run of N steps less that of a run of
+// kShortSteps, which pays the same fixed costs (the model and the task's data made, the two
+// evaluations, the eager steps and the graph capture, a text run's final samples), over the N −
+// kShortSteps steps between. endToEnd: N over the whole run's wall time (the rate before
+// 2026-11-28, which counted those costs as training).
+constexpr int64_t kShortSteps = 10;
+struct Rate {
+    double steady = 0, endToEnd = 0;
+};
+
+// `train(n)` trains the runs for n steps (with the evaluations at the start and the end only) and
+// returns whatever the caller keeps; the last call is the timed long run.
+template <typename Train>
+Rate steadyRate(int64_t steps, Train &&train)
+{
+    train(kShortSteps); // warm caches, kernels and the graph capture path
+    auto t0 = std::chrono::steady_clock::now();
+    train(kShortSteps);
+    const double shortWall = seconds(t0);
+    t0 = std::chrono::steady_clock::now();
+    train(steps);
+    const double wall = seconds(t0);
+    Rate r;
+    r.endToEnd = steps / wall;
+    r.steady = steps > kShortSteps && wall > shortWall ? (steps - kShortSteps) / (wall - shortWall)
+                                                       : r.endToEnd;
+    return r;
+}
+
 void single(const Args &a)
 {
     const int64_t steps = std::stoll(a.get("steps", "300"));
@@ -118,13 +149,14 @@ void single(const Args &a)
         const int64_t m = std::stoll(mh[0]), h = std::stoll(mh[1]);
         TrainerControl control;
         control.threads = threads;
-        trainMembers({answerOnly(m, h, 1e-3, 10, device, 0)}, control); // warm caches and kernels
-        const auto t0 = std::chrono::steady_clock::now();
-        const auto r = trainMembers({answerOnly(m, h, 1e-3, steps, device, 0)}, control);
-        const double dt = seconds(t0);
+        std::vector<RunResult> r;
+        const Rate rate = steadyRate(steps, [&](int64_t n) {
+            r = trainMembers({answerOnly(m, h, 1e-3, n, device, 0)}, control);
+        });
         std::printf("{\"impl\": \"headlab-single\", \"device\": \"%s\", \"m\": %lld, \"heads\": "
-                    "%lld, \"steps_per_s\": %.2f, \"status\": \"%s\"}\n",
-                    r[0].device.c_str(), (long long)m, (long long)h, steps / dt,
+                    "%lld, \"steps_per_s\": %.2f, \"steps_per_s_end_to_end\": %.2f, \"timing\": "
+                    "\"steady\", \"status\": \"%s\"}\n",
+                    r[0].device.c_str(), (long long)m, (long long)h, rate.steady, rate.endToEnd,
                     toString(r[0].status));
         std::fflush(stdout);
     }
@@ -157,15 +189,15 @@ void ensemble(const Args &a)
         auto make = [&](int64_t n) { return ensembleConfigs(a, m, h, n); };
         TrainerControl control;
         control.threads = threads;
-        trainMembers(make(10), control);
-        const auto t0 = std::chrono::steady_clock::now();
-        const auto res = trainMembers(make(steps), control);
-        const double dt = seconds(t0);
+        std::vector<RunResult> res;
+        const Rate rate =
+            steadyRate(steps, [&](int64_t n) { res = trainMembers(make(n), control); });
         std::printf("{\"impl\": \"headlab-ensemble\", \"mix\": \"%s\", \"device\": \"%s\", \"m\": "
                     "%lld, \"heads\": %lld, \"runs\": %d, \"steps_per_s\": %.2f, "
-                    "\"run_steps_per_s\": %.2f, \"status\": \"%s\"}\n",
+                    "\"run_steps_per_s\": %.2f, \"steps_per_s_end_to_end\": %.2f, \"timing\": "
+                    "\"steady\", \"status\": \"%s\"}\n",
                     a.get("mix", "").c_str(), res[0].device.c_str(), (long long)m, (long long)h,
-                    runs, steps / dt, runs * steps / dt, toString(res[0].status));
+                    runs, rate.steady, runs * rate.steady, rate.endToEnd, toString(res[0].status));
         std::fflush(stdout);
     }
 }
@@ -512,41 +544,41 @@ void preset(const Args &a)
         configs.push_back(c);
     }
     // Runs that can share an ensemble train as one, as the scheduler groups them; groups one
-    // after another.
-    std::map<std::string, std::vector<RunConfig>> groups;
-    for (const auto &c : configs) groups[ensembleKey(c)].push_back(c);
+    // after another. train(n): every group for n steps, evaluated at the start and the end only.
     TrainerControl control;
-    for (const auto &[key, group] : groups) {
-        auto shortened = group;
-        for (auto &c : shortened)
-            c.phases[0].steps = 10, c.evalEvery = 11,
-            c.logEvery = std::min<int64_t>(c.logEvery, 10);
-        trainMembers(shortened, control); // warm caches, kernels and the graph capture path
-    }
-    const auto &c0 = configs.front();
-    std::string heads;
-    for (auto h : c0.model.heads) heads += (heads.empty() ? "" : " ") + std::to_string(h);
-    const std::string tag = "\"preset\": \"" + name +
-                            "\", \"layers\": " + std::to_string(c0.model.layers()) +
-                            ", \"w\": " + std::to_string(c0.model.widthMultiplier) +
-                            ", \"heads\": \"" + heads + "\", \"runs\": " + std::to_string(runs) +
-                            ", \"ensembles\": " + std::to_string(groups.size());
     std::vector<RunResult> results;
-    auto train = [&] {
+    auto train = [&](int64_t n) {
+        std::map<std::string, std::vector<RunConfig>> groups;
+        for (auto c : configs) {
+            c.phases[0].steps = n;
+            c.evalEvery = n + 1;
+            c.logEvery = std::min<int64_t>(c.logEvery, n);
+            groups[ensembleKey(c)].push_back(c);
+        }
         results.clear();
         for (const auto &[key, group] : groups) {
             const auto r = trainMembers(group, control);
             results.insert(results.end(), r.begin(), r.end());
         }
-        return std::string(toString(results[0].status));
+        return groups.size();
     };
-    double wall;
+    const auto &c0 = configs.front();
+    std::string heads;
+    for (auto h : c0.model.heads) heads += (heads.empty() ? "" : " ") + std::to_string(h);
+    const size_t ensembles = train(kShortSteps); // and warm caches, kernels and the capture path
+    const std::string tag =
+        "\"preset\": \"" + name + "\", \"layers\": " + std::to_string(c0.model.layers()) +
+        ", \"w\": " + std::to_string(c0.model.widthMultiplier) + ", \"heads\": \"" + heads +
+        "\", \"runs\": " + std::to_string(runs) + ", \"ensembles\": " + std::to_string(ensembles);
+    Rate rate;
     if (a.get("profile", "0") == "1") {
-        wall = profiled(tag, steps, a.get("trace", ""), train);
+        const double wall = profiled(tag, steps, a.get("trace", ""), [&] {
+            train(steps);
+            return std::string(toString(results[0].status));
+        });
+        rate.steady = rate.endToEnd = steps / wall; // under the profiler: the whole run
     } else {
-        const auto t0 = std::chrono::steady_clock::now();
-        train();
-        wall = seconds(t0);
+        rate = steadyRate(steps, train);
     }
     double flops = 0;
     std::set<std::string> schedules; // each run's heads per layer, "1,2,4,8", for the peers
@@ -560,11 +592,13 @@ void preset(const Args &a)
     for (const auto &one : schedules) scheduleList += (scheduleList.empty() ? "" : ";") + one;
     std::printf(
         "{\"impl\": \"headlab-preset\", %s, \"device\": \"%s\", \"tf32\": %s, \"steps\": %lld, "
-        "\"steps_per_s\": %.2f, \"run_steps_per_s\": %.2f, \"tflops\": %.3f, "
-        "\"gflop_per_run_step\": %.4f, "
+        "\"steps_per_s\": %.2f, \"run_steps_per_s\": %.2f, \"steps_per_s_end_to_end\": %.2f, "
+        "\"timing\": \"%s\", \"tflops\": %.3f, \"gflop_per_run_step\": %.4f, "
         "\"attention\": \"%s\", \"schedules\": \"%s\", \"status\": \"%s\"}\n",
         tag.c_str(), results[0].device.c_str(), c0.tf32 ? "true" : "false", (long long)steps,
-        steps / wall, runs * steps / wall, flops * steps / wall / 1e12, stepFlops(c0) / 1e9,
+        rate.steady, runs * rate.steady, rate.endToEnd,
+        a.get("profile", "0") == "1" ? "profiled" : "steady", flops * rate.steady / 1e12,
+        stepFlops(c0) / 1e9,
         results[0].provenance.count("attention") ? results[0].provenance.at("attention").c_str()
                                                  : "",
         scheduleList.c_str(), toString(results[0].status));

@@ -362,6 +362,18 @@ def inside_section(path, card, out):
     out.append("")
 
 
+def timing_note(rows):
+    """How HeadLab's rates in `rows` were timed, against the peers' timers (headlab-bench's Rate)."""
+    ours = [r for r in rows if str(r.get("impl", "")).startswith("headlab")]
+    if ours and all(r.get("timing") == "steady" for r in ours):
+        return ("HeadLab's rates count the steps alone, as the peers' timers do: the wall time of the timed run "
+                "less that of a 10-step run with the same fixed costs, over the steps between.")
+    return ("HeadLab's rates here are end to end: they include its set-up, the two evaluations, the graph "
+            "capture and, for text, each run's final 200-byte sample, which the peers' timers (started after "
+            "their warm-up and compile) leave out. The ratios are lower bounds for HeadLab; `headlab-bench` "
+            "times the steps alone since 2026-11-28.")
+
+
 def card_and_date(rows, date=""):
     gpu = next((r["gpu"].split(",")[0] for r in rows if "gpu" in r), "unknown GPU")
     return gpu, next((r["date"] for r in rows if "date" in r), date)
@@ -413,7 +425,8 @@ def nn_section(paths, date, out, profile_path=""):
                "ensemble of the same 8 runs under `torch.compile` (`bench/reference_nn.py`). HeadLab three "
                "ways: every kernel of its own on; the feed-forward and unit-scale norm kernels off "
                "(`HEADLAB_FUSED_FFN=0 HEADLAB_FUSED_NORM=0`); and the points kernel off too (the path before "
-               "issue 24). Run-steps/s = steps/s × runs.\n")
+               "issue 24). Run-steps/s = steps/s × runs. "
+               + timing_note([r for p in paths for r in load(p)]) + "\n")
     out.append("| layers | w | HeadLab | model kernels off | all kernels off | peer | run-steps/s | "
                "HeadLab ÷ peer | HeadLab TFLOP/s |")
     out.append("|---|---|---|---|---|---|---|---|---|")
@@ -454,7 +467,7 @@ def text_section(path, profile_path, out):
                "head-progression preset's shape (d 256, 4 layers, context 128, batch 64, TF32 as the preset "
                "has it), one run per head schedule, 300 timed steps. Peer: nanoGPT's own `model.py`, unchanged "
                "(`bench/nanogpt_peer.py`: tied embeddings, fused AdamW, flash attention), eager and under "
-               "`torch.compile`.")
+               "`torch.compile`. " + timing_note(rows))
     if check:
         out.append(f"Before timing, the peer was given a HeadLab run's weights and computed its loss on the same bytes: "
                    f"relative gap {check['relative_gap']:.1e} ({'passed' if check.get('ok') else 'FAILED'}).")
@@ -515,7 +528,8 @@ def addition_section(path, profile_path, out):
                f"call on one {gpu}, {date} (`{path}`). FP32, answer-only phase, batch 64. Peers: the paper's model "
                "under `torch.compile(mode=\"reduce-overhead\")`, one run; and 8 copies of it as one `torch.func` "
                "vmap ensemble under the same mode, each copy's loss checked against the model alone first "
-               "(`bench/reference_addition.py`). HeadLab: one run, and 8 runs of one shape as one ensemble.\n")
+               "(`bench/reference_addition.py`). HeadLab: one run, and 8 runs of one shape as one ensemble. "
+               + timing_note(rows) + "\n")
     out.append("| m × n_H | HeadLab, 1 run | compiled, 1 run | ÷ | HeadLab, ensemble of 8 (run-steps/s) | "
                "compiled vmap of 8 | ÷ |")
     out.append("|---|---|---|---|---|---|---|")
@@ -545,8 +559,9 @@ def addition_section(path, profile_path, out):
 def targets_section(nn_paths, text_path, addition_path, out):
     """Issue 24's speed targets against the files above: each ratio from one run of one script."""
     out.append("## Issue 24's targets\n")
+    rows = [r for p in nn_paths for r in load(p)] + load(text_path) + load(addition_path)
     out.append("Each ratio divides two numbers from one run of one script on one card, at the same precision on "
-               "both sides.\n")
+               "both sides. " + timing_note(rows) + "\n")
     out.append("| target | measured | |")
     out.append("|---|---|---|")
     nn = nn_rows(nn_paths)
