@@ -46,10 +46,13 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | 
 commit=${HEADLAB_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 verdicts="docs/data/gpu-tests/$(date -u +%F)-${gpu:-no-gpu}-$commit.txt"
 mkdir -p "$ROOT/docs/data/gpu-tests"
+# Whether the tree differs from the commit, asked before the verdicts file exists (it would count
+# as a change itself); the build directory and carried files are ignored by git.
+dirty=$(git -C "$ROOT" status --porcelain 2>/dev/null || true)
 {
     echo "# scripts/gpu-tests.sh ${1:-(default suites)} at $commit, $(date -u '+%F %T') UTC"
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no GPU"
-    if [[ -n "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ]]; then
+    if [[ -n "$dirty" ]]; then
         echo "(working tree differs from $commit)"
     fi
 } > "$ROOT/$verdicts"
