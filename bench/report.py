@@ -466,8 +466,8 @@ def text_section(path, profile_path, out):
     out.append(f"Measured by `bench/text_speed.sh` in one run on one {gpu}, {date} (`{path}`). The "
                "head-progression preset's shape (d 256, 4 layers, context 128, batch 64, TF32 as the preset "
                "has it), one run per head schedule, 300 timed steps. Peer: nanoGPT's own `model.py`, unchanged "
-               "(`bench/nanogpt_peer.py`: tied embeddings, fused AdamW, flash attention), eager and under "
-               "`torch.compile`. " + timing_note(rows))
+               "(`bench/nanogpt_peer.py`: tied embeddings, fused AdamW, `scaled_dot_product_attention`, "
+               "which has no flash kernel in FP32), eager and under `torch.compile`. " + timing_note(rows))
     if check:
         out.append(f"Before timing, the peer was given a HeadLab run's weights and computed its loss on the same bytes: "
                    f"relative gap {check['relative_gap']:.1e} ({'passed' if check.get('ok') else 'FAILED'}).")
