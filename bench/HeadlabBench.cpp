@@ -560,18 +560,20 @@ void preset(const Args &a)
             const auto r = trainMembers(group, control);
             results.insert(results.end(), r.begin(), r.end());
         }
-        return groups.size();
     };
     const auto &c0 = configs.front();
     std::string heads;
     for (auto h : c0.model.heads) heads += (heads.empty() ? "" : " ") + std::to_string(h);
-    const size_t ensembles = train(kShortSteps); // and warm caches, kernels and the capture path
+    std::set<std::string> keys;
+    for (const auto &c : configs) keys.insert(ensembleKey(c));
+    const size_t ensembles = keys.size();
     const std::string tag =
         "\"preset\": \"" + name + "\", \"layers\": " + std::to_string(c0.model.layers()) +
         ", \"w\": " + std::to_string(c0.model.widthMultiplier) + ", \"heads\": \"" + heads +
         "\", \"runs\": " + std::to_string(runs) + ", \"ensembles\": " + std::to_string(ensembles);
     Rate rate;
     if (a.get("profile", "0") == "1") {
+        train(kShortSteps); // warm caches, kernels and the graph capture path
         const double wall = profiled(tag, steps, a.get("trace", ""), [&] {
             train(steps);
             return std::string(toString(results[0].status));
