@@ -120,8 +120,8 @@ struct Rate {
     double steady = 0, endToEnd = 0;
 };
 
-// `train(n)` trains the runs for n steps (with the evaluations at the start and the end only) and
-// returns whatever the caller keeps; the last call is the timed long run.
+// `train(n)` trains the runs for n steps (with the evaluations at the start and the end only); the
+// caller keeps its results, and the last call is the timed long run.
 template <typename Train>
 Rate steadyRate(int64_t steps, Train &&train)
 {

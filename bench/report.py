@@ -265,11 +265,9 @@ def stabilizer_section(path, card, out):
     """What each stabilizer costs (bench/gpu_stabilizers.sh's CSV, issue 23)."""
     with open(path) as f:
         rows = list(csv.DictReader(f))
-    ratio = {}
+    ratio, none = {}, {}  # (heads, choice) -> the repeats' ratios; heads -> no stabilizer's rates
     for r in rows:
         ratio.setdefault((int(r["heads"]), r["choice"]), []).append(float(r["ratio_to_none"]))
-    none = {}
-    for r in rows:
         if r["choice"] == "qk_rule=off":
             none.setdefault(int(r["heads"]), []).append(float(r["run_steps_per_second"]))
     spread = max((max(v) - min(v)) / min(v) for v in ratio.values() if len(v) > 1) if ratio else 0
@@ -410,7 +408,7 @@ def nn_rows(paths):
             table[key] = {"on": hl.get((1, 1), {}).get("run_steps_per_s"),
                           "model_off": hl.get((1, 0), {}).get("run_steps_per_s"),
                           "off": hl.get((0, 0), {}).get("run_steps_per_s"),
-                          "tflops": hl.get((1, 1), {}).get("tflops"), "peers": peers, "file": path}
+                          "tflops": hl.get((1, 1), {}).get("tflops"), "peers": peers}
     return table
 
 
