@@ -21,6 +21,7 @@ enum class Switch {
     FusedPoints,     // 0: the nearest-neighbour task's points by ATen's passes on the GPU
     FusedFfn,        // 0: the ReLU feed-forward block's bias and ReLU as ATen's passes on the GPU
     FusedNorm,       // 0: the unit-scale norm's residual step as ATen's passes on the GPU
+    FusedLayerNorm,  // 0: the LayerNorm with each run's scale and shift as ATen's passes on the GPU
 };
 
 struct EnvSwitch {
@@ -52,6 +53,10 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
     {Switch::FusedNorm, "HEADLAB_FUSED_NORM",
      "0: the unit-scale norm's residual step (add, norm, scale) and its gradient as ATen's passes "
      "instead of one CUDA kernel each way"},
+    {Switch::FusedLayerNorm, "HEADLAB_FUSED_LAYER_NORM",
+     "0: the LayerNorm with each run's scale and shift (text, addition) and its gradients as "
+     "ATen's "
+     "passes instead of one CUDA kernel each way"},
 };
 
 // The row of a switch.

@@ -5,6 +5,7 @@
 
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
 #include "core/model/cuda/BiasRelu.h"
+#include "core/model/cuda/LayerNorm.h"
 #include "core/model/cuda/UnitNorm.h"
 #include "core/model/cuda/UnitPoints.h"
 
@@ -173,6 +174,86 @@ fusedResidualUnitNormBackward(const torch::Tensor &dy, const UnitNormParts &save
     (void)dy, (void)saved, (void)gain, (void)eps;
 #endif
     return std::nullopt;
+}
+
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+static_assert(kFusedLayerNormMaxWidth == cuda::kLayerNormMaxWidth);
+#endif
+
+bool fusedLayerNorm(const torch::Device &device)
+{
+    return kernelOn(device, Switch::FusedLayerNorm);
+}
+
+std::optional<LayerNormParts> fusedLayerNormForward(const torch::Tensor &x,
+                                                    const torch::Tensor &gain,
+                                                    const torch::Tensor &shift, double eps,
+                                                    double scale)
+{
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    if (!float32OnOneGpu({&x, &gain, &shift}) || x.dim() != 3 || x.size(1) == 0 ||
+        x.size(2) > kFusedLayerNormMaxWidth || gain.numel() != x.size(0) * x.size(2) ||
+        shift.numel() != gain.numel())
+        return std::nullopt;
+    const c10::cuda::CUDAGuard guard(x.device());
+    const int64_t R = x.size(0), rows = x.size(1), d = x.size(2);
+    LayerNormParts out{torch::empty_like(x), torch::empty({R, rows}, x.options()),
+                       torch::empty({R, rows}, x.options())};
+    cuda::LayerNormArgs args{x.data_ptr<float>(),
+                             gain.data_ptr<float>(),
+                             shift.data_ptr<float>(),
+                             out.y.data_ptr<float>(),
+                             out.mean.data_ptr<float>(),
+                             out.rstd.data_ptr<float>(),
+                             R,
+                             rows,
+                             d,
+                             static_cast<float>(eps),
+                             static_cast<float>(scale)};
+    if (cuda::layerNorm(args, c10::cuda::getCurrentCUDAStream(x.device().index()).stream()))
+        return out;
+#else
+    (void)x, (void)gain, (void)shift, (void)eps, (void)scale;
+#endif
+    return std::nullopt;
+}
+
+std::optional<LayerNormGradients> fusedLayerNormBackward(const torch::Tensor &dy,
+                                                         const torch::Tensor &x,
+                                                         const LayerNormParts &saved,
+                                                         const torch::Tensor &gain, double scale)
+{
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    if (!float32OnOneGpu({&dy, &x, &saved.mean, &saved.rstd, &gain}) || dy.sizes() != x.sizes() ||
+        x.dim() != 3 || x.size(1) == 0 || x.size(2) > kFusedLayerNormMaxWidth ||
+        gain.numel() != x.size(0) * x.size(2))
+        return std::nullopt;
+    const c10::cuda::CUDAGuard guard(dy.device());
+    const int64_t R = x.size(0), rows = x.size(1), d = x.size(2);
+    const int64_t slices = cuda::layerNormSlices(R, rows);
+    auto dx = torch::empty_like(x);
+    auto partial = torch::empty({R, slices, 2, d}, x.options());
+    cuda::LayerNormBackwardArgs args{dy.data_ptr<float>(),
+                                     x.data_ptr<float>(),
+                                     saved.mean.data_ptr<float>(),
+                                     saved.rstd.data_ptr<float>(),
+                                     gain.data_ptr<float>(),
+                                     dx.data_ptr<float>(),
+                                     partial.data_ptr<float>(),
+                                     R,
+                                     rows,
+                                     d,
+                                     slices,
+                                     static_cast<float>(scale)};
+    if (!cuda::layerNormBackward(args,
+                                 c10::cuda::getCurrentCUDAStream(dy.device().index()).stream()))
+        return std::nullopt;
+    const auto sums = partial.sum(1); // (R, 2, d), the slices in order
+    return LayerNormGradients{dx, sums.select(1, 0).view_as(gain), sums.select(1, 1).view_as(gain)};
+#else
+    (void)dy, (void)x, (void)saved, (void)gain, (void)scale;
+    return std::nullopt;
+#endif
 }
 
 } // namespace headlab

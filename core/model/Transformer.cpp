@@ -199,6 +199,32 @@ struct ResidualUnitNorm : torch::autograd::Function<ResidualUnitNorm> {
     }
 };
 
+// The LayerNorm with each run's scale and shift on the GPU, one kernel each way (Kernels.h:
+// fusedLayerNormForward); x (R, rows, d), g and b (R, d); y = b + (x − μ) · rstd · (c · g).
+struct AffineLayerNorm : torch::autograd::Function<AffineLayerNorm> {
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
+                                 const torch::Tensor &gain, const torch::Tensor &shift, double eps,
+                                 double scale)
+    {
+        auto parts = fusedLayerNormForward(x, gain, shift, eps, scale);
+        TORCH_CHECK(parts, "the fused layer norm failed to launch");
+        ctx->save_for_backward({x, parts->mean, parts->rstd, gain});
+        ctx->saved_data["scale"] = scale;
+        return parts->y;
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const LayerNormParts parts{torch::Tensor(), saved[1], saved[2]};
+        const auto back = fusedLayerNormBackward(grads[0].contiguous(), saved[0], parts, saved[3],
+                                                 ctx->saved_data["scale"].toDouble());
+        TORCH_CHECK(back, "the fused layer norm's backward failed to launch");
+        return {back->dx, back->gain, back->shift, torch::Tensor(), torch::Tensor()};
+    }
+};
+
 enum class Init { Zero, One, Normal, Uniform };
 
 struct InitSpec {
@@ -621,6 +647,16 @@ torch::Tensor Transformer::norm(const torch::Tensor &x, const torch::Tensor &gai
     // sqrt((n−1)/n) · layer_norm(x, eps = 1e-9 · (n−1)/n), exactly.
     const int64_t m = x.size(-1);
     const double n = static_cast<double>(m);
+    // On the GPU the whole of it (the norm, the scale and the shift) is one kernel each way.
+    if (headlab::fusedLayerNorm(m_device) && shift.defined() && m <= kFusedLayerNormMaxWidth &&
+        x.numel() > 0) {
+        m_layerNormFused = true;
+        const auto shape = x.sizes().vec();
+        return AffineLayerNorm::apply(x.reshape({R, -1, m}).contiguous(), gain.reshape({R, m}),
+                                      shift.reshape({R, m}), 1e-9 * (n - 1.0) / n,
+                                      std::sqrt((n - 1.0) / n))
+            .view(shape);
+    }
     const auto normalized = at::layer_norm(x, {m}, {}, {}, 1e-9 * (n - 1.0) / n);
     const auto scale = gain.view({R, 1, 1, m}) * std::sqrt((n - 1.0) / n);
     return torch::addcmul(shift.view({R, 1, 1, m}), normalized, scale);

@@ -118,6 +118,8 @@ public:
     bool fusedFfn() const { return m_ffnFused; }
     // Whether a step took the unit-scale norm's residual step as one kernel (HEADLAB_FUSED_NORM).
     bool fusedNorm() const { return m_normFused; }
+    // Whether a step took the LayerNorm kernels (AffineLayerNorm).
+    bool fusedLayerNorm() const { return m_layerNormFused; }
 
 private:
     // σReparam of one weight W (R, in, out): Ŵ = γ/σ(W)·W, σ(W) = uᵀWv from one power iteration
@@ -222,8 +224,9 @@ private:
     bool m_directGradients =
         true;                // linear layers write their weight gradients into the flat buffer
     bool m_fusedQkv = false; // Q, K, V as one product (the GPU's default)
-    mutable bool m_ffnFused = false;  // a training step took FeedForwardRelu
-    mutable bool m_normFused = false; // a step took ResidualUnitNorm
+    mutable bool m_ffnFused = false;       // a training step took FeedForwardRelu
+    mutable bool m_normFused = false;      // a step took ResidualUnitNorm
+    mutable bool m_layerNormFused = false; // a step took AffineLayerNorm
     double m_unitNormEps = 0; // HEADLAB_UNIT_NORM_EPS: unit-scale norm divides by max(||x||, eps)
     torch::Tensor m_embedding, m_positions, m_finalGain, m_finalShift, m_unembedding;
     std::vector<Layer> m_layers;

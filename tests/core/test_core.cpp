@@ -218,8 +218,8 @@ private Q_SLOTS:
 
     // The HEADLAB_* switches are one table read through its rows (core/config/Switches.h): each
     // id has exactly one row, and a run's provenance says which paths it took, fused Q/K/V and
-    // split-K included (off on the CPU unless switched on), and the fused feed-forward block and
-    // unit-scale norm (GPU only).
+    // split-K included (off on the CPU unless switched on), and the fused feed-forward block,
+    // unit-scale norm and layer norm (GPU only).
     void everySwitchIsOneRowAndTheRunSaysItsPaths()
     {
         std::set<int> ids;
@@ -228,13 +228,14 @@ private Q_SLOTS:
             QCOMPARE(&envSwitchRow(row.id), &row);
             QVERIFY(std::strncmp(row.name, "HEADLAB_", 8) == 0 && std::strlen(row.help) > 0);
         }
-        QCOMPARE(ids.size(), size_t(int(Switch::FusedNorm) + 1)); // the last id
+        QCOMPARE(ids.size(), size_t(int(Switch::FusedLayerNorm) + 1)); // the last id
         const RunResult plain = trainRun(tinyAddition(3e-3, 4, 1));
         QCOMPARE(plain.provenance.at("fused_qkv"), std::string("off"));
         QCOMPARE(plain.provenance.at("split_k"), std::string("off"));
         // The GPU's own kernels of the model are never taken on the CPU (its goldens stay).
         QCOMPARE(plain.provenance.at("fused_ffn"), std::string("off"));
         QCOMPARE(plain.provenance.at("fused_norm"), std::string("off"));
+        QCOMPARE(plain.provenance.at("fused_layer_norm"), std::string("off"));
         ::setenv(envSwitchRow(Switch::FusedQkv).name, "1", 1);
         const RunResult fused = trainRun(tinyAddition(3e-3, 4, 1));
         ::unsetenv(envSwitchRow(Switch::FusedQkv).name);

@@ -156,12 +156,12 @@ QString describe(const char *what, double gap, const RunResult &a)
         .arg(QString::fromStdString(a.message));
 }
 
-// The nearest-neighbour test run trained with a kernel's switch unset and at "0": each side took
+// A task's test run (nearest neighbour unless named) trained with a kernel's switch unset and at "0": each side took
 // its path (provenance `key` "on" and "off"), and the curves agree within `tolerance`.
 void trainedOnAndOff(const char *switchName, const std::string &key, double tolerance,
-                     const char *what)
+                     const char *what, const QString &task = "nearest_neighbour")
 {
-    const RunConfig c = taskRun("nearest_neighbour", 1e-3, 4, "cuda");
+    const RunConfig c = taskRun(task, 1e-3, 4, "cuda");
     const RunResult on = trainRun(c);
     const RunResult off = trainedWith(c, {{switchName, "0"}});
     QCOMPARE(provenance(on, key), std::string("on"));
@@ -406,6 +406,78 @@ private Q_SLOTS:
         QVERIFY(nan && torch::isnan(nan->y).all().item<bool>());
 
         trainedOnAndOff("HEADLAB_FUSED_NORM", "fused_norm", 1e-4, "fused unit-scale norm vs ATen");
+    }
+
+    // The LayerNorm with each run's scale and shift, y = b + (x − μ) / sqrt(unbiased var + 1e-9) ·
+    // g, as one kernel each way (Kernels.h: fusedLayerNormForward) against ATen's path in
+    // Transformer::norm (layer_norm, then addcmul) and autograd through it: at the text model's
+    // width (256), the addition model's (384 and 24), at widths that are no multiple of a warp (100,
+    // 1000, 2), with rows that leave some slices empty; then every gradient of a whole text model;
+    // then a text run and an addition run trained on each path.
+    void fusedLayerNormEqualsAten()
+    {
+        at::globalContext().setAllowTF32CuBLAS(false);
+        const auto opts = torch::TensorOptions().device(torch::kCUDA).dtype(torch::kFloat32);
+        // (R, rows, d)
+        for (const auto &[R, rows, d] : std::vector<std::array<int64_t, 3>>{{1, 8192, 256},
+                                                                            {8, 1216, 384},
+                                                                            {3, 37, 24},
+                                                                            {2, 5, 100},
+                                                                            {1, 3, 1000},
+                                                                            {2, 130, 2}}) {
+            torch::manual_seed(R * 1000 + d);
+            const auto x = torch::randn({R, rows, d}, opts) * 3 + 1;
+            const auto gain = torch::rand({R, d}, opts) + 0.5, shift = torch::randn({R, d}, opts);
+            const auto dy = torch::randn({R, rows, d}, opts);
+            const QString shape = QString("R %1, rows %2, d %3").arg(R).arg(rows).arg(d);
+            const double n = static_cast<double>(d), eps = 1e-9 * (n - 1.0) / n;
+            const double c = std::sqrt((n - 1.0) / n);
+            const auto parts = fusedLayerNormForward(x, gain, shift, eps, c);
+            QVERIFY2(parts, qPrintable("the forward kernel failed at " + shape));
+            const auto back = fusedLayerNormBackward(dy, x, *parts, gain, c);
+            QVERIFY2(back, qPrintable("the backward kernel failed at " + shape));
+            // ATen's path, as Transformer::norm computes it without the kernel.
+            const auto xr = x.clone().requires_grad_(true);
+            const auto gr = gain.clone().requires_grad_(true),
+                       br = shift.clone().requires_grad_(true);
+            const auto y = torch::addcmul(br.view({R, 1, d}), at::layer_norm(xr, {d}, {}, {}, eps),
+                                          gr.view({R, 1, d}) * c);
+            y.backward(dy);
+            checkClose("y", shape, parts->y, y.detach(), 1e-5 * y.abs().max().item<double>());
+            checkClose("x's gradient", shape, back->dx, xr.grad(),
+                       1e-5 * xr.grad().abs().max().item<double>());
+            checkClose("g's gradient", shape, back->gain, gr.grad(),
+                       1e-5 * (dy * parts->y).abs().sum(1).max().item<double>());
+            checkClose("b's gradient", shape, back->shift, br.grad(),
+                       1e-5 * dy.abs().sum(1).max().item<double>());
+        }
+
+        // Every parameter's gradient of a text model (d 64, heads 1, 2, 4, 8), 3 runs.
+        auto model = loadPreset("head-progression-classroom").base.model;
+        model.heads = {1, 2, 4, 8};
+        auto gradients = [&](bool fusedPath, bool &took) {
+            if (!fusedPath) ::setenv("HEADLAB_FUSED_LAYER_NORM", "0", 1);
+            Transformer t(model, 256, 32, 3, torch::Device(torch::kCUDA));
+            for (int64_t r = 0; r < 3; ++r) t.initializeRun(r, 60 + static_cast<uint64_t>(r));
+            torch::manual_seed(5);
+            const auto tokens =
+                torch::randint(0, 256, {3, 8, 32}, torch::TensorOptions().device(torch::kCUDA));
+            t.forward(tokens).logsumexp(-1).sum().backward();
+            ::unsetenv("HEADLAB_FUSED_LAYER_NORM");
+            took = t.fusedLayerNorm();
+            return t.flatGradients().clone();
+        };
+        bool tookFused = false, tookAten = true;
+        const auto gFused = gradients(true, tookFused), gAten = gradients(false, tookAten);
+        QVERIFY2(tookFused, "the fused layer norm was not taken");
+        QVERIFY(!tookAten);
+        checkClose("the text model's gradients", "d 64", gFused, gAten,
+                   1e-5 * gAten.abs().max().item<double>());
+
+        trainedOnAndOff("HEADLAB_FUSED_LAYER_NORM", "fused_layer_norm", 1e-4,
+                        "fused layer norm vs ATen, text", "text");
+        trainedOnAndOff("HEADLAB_FUSED_LAYER_NORM", "fused_layer_norm", 1e-4,
+                        "fused layer norm vs ATen, addition", "addition");
     }
 
     void microHeadsEqualFused_data() { tasks(); }
