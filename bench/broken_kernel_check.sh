@@ -11,7 +11,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 file="$1" expression="$2" function="$3"
 say() { printf '[broken_kernel_check %s] %s\n' "$(date +%T)" "$*"; }
 cp "$ROOT/$file" "$ROOT/$file.orig"
-trap 'mv "$ROOT/$file.orig" "$ROOT/$file"' EXIT
+trap 'mv "$ROOT/$file.orig" "$ROOT/$file" && touch "$ROOT/$file"' EXIT
 sed -i "$expression" "$ROOT/$file"
 if cmp -s "$ROOT/$file" "$ROOT/$file.orig"; then say "the expression changed nothing in $file"; exit 1; fi
 say "broken: $(diff "$ROOT/$file.orig" "$ROOT/$file" | grep '^>' | head -3)"
@@ -21,7 +21,8 @@ bash "$ROOT/scripts/build-core.sh" test_cuda > /dev/null 2>&1 || { say "build fa
 export LD_LIBRARY_PATH="$ROOT/build-core/qt6/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 "$ROOT/build-core/tests/cuda/test_cuda" "$function" 2>&1 | grep -E "^(PASS|FAIL|   Loc|Totals)" | head -8
 status=${PIPESTATUS[0]}
-mv "$ROOT/$file.orig" "$ROOT/$file"; trap - EXIT
+# touch: the restored copy is older than the broken build, and make would keep that build.
+mv "$ROOT/$file.orig" "$ROOT/$file" && touch "$ROOT/$file"; trap - EXIT
 bash "$ROOT/scripts/build-core.sh" test_cuda > /dev/null 2>&1
 if [[ $status -ne 0 ]]; then say "as it must: $function FAILED with the kernel broken"; exit 0; fi
 say "WRONG: $function passed with the kernel broken"; exit 1

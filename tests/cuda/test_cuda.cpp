@@ -461,7 +461,8 @@ private Q_SLOTS:
             for (int64_t r = 0; r < 3; ++r) t.initializeRun(r, 60 + static_cast<uint64_t>(r));
             torch::manual_seed(5);
             const auto tokens =
-                torch::randint(0, 256, {3, 8, 32}, torch::TensorOptions().device(torch::kCUDA));
+                torch::randint(0, 256, {3, 8, 32},
+                               torch::TensorOptions().device(torch::kCUDA).dtype(torch::kLong));
             t.forward(tokens).logsumexp(-1).sum().backward();
             ::unsetenv("HEADLAB_FUSED_LAYER_NORM");
             took = t.fusedLayerNorm();
