@@ -363,9 +363,14 @@ def inside_section(path, card, out):
 def timing_note(rows):
     """How HeadLab's rates in `rows` were timed, against the peers' timers (headlab-bench's Rate)."""
     ours = [r for r in rows if str(r.get("impl", "")).startswith("headlab")]
-    if ours and all(r.get("timing") == "steady" for r in ours):
-        return ("HeadLab's rates count the steps alone, as the peers' timers do: the wall time of the timed run "
-                "less that of a 10-step run with the same fixed costs, over the steps between.")
+    timings = {r.get("timing") for r in ours}
+    steady = ("HeadLab's rates count the steps alone, as the peers' timers do: the wall time of the timed run "
+              "less that of a 10-step run with the same fixed costs, over the steps between")
+    if ours and timings == {"steady-min3"}:
+        return steady + " (each wall time the least of three)."
+    if ours and timings <= {"steady", "steady-min3"}:
+        return (steady + ". Rows timed before 2026-11-28's least-of-three rule took one difference, which "
+                "the fixed costs' spread can push too high (by up to 1.8× on text).")
     return ("HeadLab's rates here are end to end: they include its set-up, the two evaluations, the graph "
             "capture and, for text, each run's final 200-byte sample, which the peers' timers (started after "
             "their warm-up and compile) leave out. The ratios are lower bounds for HeadLab; `headlab-bench` "
