@@ -128,24 +128,30 @@ def batches_of(data):
     return [data[(k * 64) % n:(k * 64) % n + 64] for k in range(64)]
 
 
+TIMINGS = 3  # timed passes; main sets it from --timings
+
+
 def timed(fn, batches, steps, warmup, device):
     """Steps/s of the step `fn` over `steps` batches after `warmup` (which compiles, under
-    torch.compile), and the warm-up's seconds."""
+    torch.compile), the fastest of TIMINGS passes, and the warm-up's seconds."""
     t_compile = time.perf_counter()
     for k in range(warmup):
         fn(batches[k % len(batches)])
     if device.type == "cuda":
         torch.cuda.synchronize()
     compile_s = time.perf_counter() - t_compile
-    t0 = time.perf_counter()
-    acc = torch.zeros((), device=device)
-    for k in range(steps):
-        acc += fn(batches[k % len(batches)])
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    else:
-        acc.item()
-    return steps / (time.perf_counter() - t0), compile_s
+    best = float("inf")
+    for _ in range(TIMINGS):  # the fastest of TIMINGS passes, as headlab-bench takes its least wall
+        t0 = time.perf_counter()
+        acc = torch.zeros((), device=device)
+        for k in range(steps):
+            acc += fn(batches[k % len(batches)])
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        else:
+            acc.item()
+        best = min(best, time.perf_counter() - t0)
+    return steps / best, compile_s
 
 
 def ensemble_loss_fn(m, heads, runs, device):
@@ -207,7 +213,10 @@ def main():
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--compile", default="", help="torch.compile mode, e.g. reduce-overhead")
     ap.add_argument("--ensemble", type=int, default=0, help="R runs as one torch.func vmap ensemble")
+    ap.add_argument("--timings", type=int, default=3, help="timed passes of --steps; the fastest counts")
     args = ap.parse_args()
+    global TIMINGS
+    TIMINGS = max(1, args.timings)
     if args.threads:
         torch.set_num_threads(args.threads)
     device = torch.device(args.device)

@@ -49,7 +49,7 @@ if [[ "${E2E:-0}" == 1 ]]; then
     "$CLI" run --preset head-progression -o "$OUTDIR/e2e/hp.yaml" --device cuda:0 > "$OUTDIR/e2e.log" 2>&1
     t1=$(date +%s.%N)
     awk -v a="$t0" -v b="$t1" 'BEGIN{printf "{\"impl\": \"headlab-cli\", \"e2e\": true, \"runs\": 18, \"seconds\": %.1f}\n", b-a}' | tee -a "$RESULTS"
-    python3 "$PEER" speed --schedules "$all" --repeats 2 --steps 4000 --warmup 0 --compile 1 --tf32 1 |
+    python3 "$PEER" speed --schedules "$all" --repeats 2 --steps 4000 --warmup 0 --timings 1 --compile 1 --tf32 1 |
         grep '"total": true' | sed 's/^{/{"e2e": true, /' | tee -a "$RESULTS"
 fi
 python3 - "$RESULTS" <<'PY'
