@@ -19,9 +19,10 @@ PY=python3
     --stabilizers-card "GPU 0 of one host of 4 × NVIDIA H100 80GB HBM3, 2026-11-27 (the other three GPUs ran a search at the same time)" \
     --ablation bench/results/gpu-h200-ablation-2026-11-26.jsonl \
     --notes bench/results/notes.md \
-    --nn docs/data/issue24/nn-speed-kernels-h200.jsonl --nn docs/data/issue24/nn-speed-5layers-w8-h200.jsonl \
+    --nn docs/data/issue24/nn-speed-steady-h200.jsonl \
     --nn-date 2026-11-28 --nn-profile docs/data/issue24/kernels-profile-h200.jsonl \
-    --text docs/data/issue24/text-speed-h200.jsonl \
-    --text-profile docs/data/issue24/text-addition-profile-h200.jsonl \
-    --addition docs/data/issue24/addition-speed-h200.jsonl \
-    --addition-profile docs/data/issue24/text-addition-profile-h200.jsonl > docs/PERFORMANCE.md
+    --text docs/data/issue24/text-speed-steady-h200.jsonl \
+    --text-profile docs/data/issue24/layernorm-check-h200.jsonl \
+    --addition docs/data/issue24/addition-speed-steady-h200.jsonl \
+    --addition-profile docs/data/issue24/addition-profile-layernorm-h200.jsonl \
+    --layernorm docs/data/issue24/layernorm-check-h200.jsonl > docs/PERFORMANCE.md

@@ -489,8 +489,10 @@ def text_section(path, profile_path, out):
                    f"card and day, `{profile_path}`; the profiler slows the host, so its wall time is above the "
                    "unprofiled rate's):\n")
         prof = load(profile_path)
-        profile_table(out, prof, [("heads 4, 4, 4, 4", lambda r: r.get("preset") == "head-progression")])
-        total = next((r for r in prof if r.get("profile") == "total" and r.get("preset") == "head-progression"), None)
+        on = lambda r: r.get("preset") == "head-progression" and r.get("fused_layer_norm", 1) == 1
+        off = lambda r: r.get("preset") == "head-progression" and r.get("fused_layer_norm", 1) == 0
+        profile_table(out, prof, [("heads 4, 4, 4, 4", on), ("the same, LayerNorm kernel off", off)])
+        total = next((r for r in prof if r.get("profile") == "total" and on(r)), None)
         rate = text_rows(rows).get("4,4,4,4", {}).get("headlab")
         if total and rate:
             out.append(busy(total, rate))
@@ -548,15 +550,43 @@ def addition_section(path, profile_path, out):
                    f"`{profile_path}`):\n")
         prof = load(profile_path)
         shapes = ((24, 1), (384, 12))
-        profile_table(out, prof, [(f"{m} × {h}", lambda r, m=m, h=h: r.get("m") == m and r.get("heads") == h)
-                                  for m, h in shapes])
+        profile_table(out, prof, [(f"{m} × {h}{'' if ln else ', LayerNorm kernel off'}",
+                                   lambda r, m=m, h=h, ln=ln: r.get("m") == m and r.get("heads") == h
+                                   and r.get("fused_layer_norm", 1) == ln)
+                                  for m, h in shapes for ln in (1, 0)])
         table = addition_rows(rows)
         for m, h in shapes:
             total = next((r for r in prof if r.get("profile") == "total" and r.get("m") == m
-                          and r.get("heads") == h), None)
+                          and r.get("heads") == h and r.get("fused_layer_norm", 1) == 1), None)
             rate = table.get((m, h), {}).get("single")
             if total and rate:
                 out.append(f"{m} × {h}: " + busy(total, rate))
+
+
+def layernorm_section(path, out):
+    """The LayerNorm kernel on and off in one call (bench/layernorm_check.sh, issue 24)."""
+    rows = [r for r in load(path) if "fused_layer_norm" in r and r.get("timing") != "profiled"
+            and r.get("profile") is None]
+    gpu, date = card_and_date(load(path))
+    out.append("## The LayerNorm kernel on and off\n")
+    out.append(f"Measured by `bench/layernorm_check.sh` in one call on one {gpu}, {date} (`{path}`): HeadLab "
+               "with its LayerNorm kernel (`core/model/cuda/LayerNorm.cu`) and without it "
+               "(`HEADLAB_FUSED_LAYER_NORM=0`, ATen's `layer_norm` and an `addcmul`). Text as the "
+               "head-progression preset has it (TF32, one run, 300 steps); addition one run in FP32, 1,000 steps. "
+               + timing_note(rows) + "\n")
+    out.append("| model | kernel on, steps/s | off | on ÷ off |")
+    out.append("|---|---|---|---|")
+    def rate(ln, match):
+        return next((r["steps_per_s"] for r in rows if r["fused_layer_norm"] == ln and match(r)), None)
+    cases = [(f"text, heads {s.replace(',', ', ')}", lambda r, s=s: r.get("schedules") == s)
+             for s in dict.fromkeys(r["schedules"] for r in rows if "schedules" in r)]
+    cases += [(f"addition, {m} × {h}", lambda r, m=m, h=h: r.get("impl") == "headlab-single" and r.get("m") == m
+               and r.get("heads") == h)
+              for m, h in dict.fromkeys((r["m"], r["heads"]) for r in rows if r.get("impl") == "headlab-single")]
+    for label, match in cases:
+        a, b = rate(1, match), rate(0, match)
+        out.append(f"| {label} | {fmt(a)} | {fmt(b)} | {fmt(a / b if a and b else None, 2)} |")
+    out.append("")
 
 
 def targets_section(nn_paths, text_path, addition_path, out):
@@ -612,6 +642,7 @@ def main():
     ap.add_argument("--text-profile", default="", help="headlab-bench preset --profile 1's lines for text")
     ap.add_argument("--addition", default="", help="the JSON lines of bench/gpu_bench.sh single compile vmap")
     ap.add_argument("--addition-profile", default="", help="headlab-bench profile's lines for addition")
+    ap.add_argument("--layernorm", default="", help="the JSON lines of bench/layernorm_check.sh")
     ap.add_argument("--targets-only", action="store_true",
                     help="print only issue 24's targets from --nn, --text and --addition (bench/peers_all.sh)")
     ap.add_argument("--notes", action="append", default=[], help="markdown appended at the end")
@@ -649,6 +680,8 @@ def main():
         text_section(args.text, args.text_profile, out)
     if args.addition:
         addition_section(args.addition, args.addition_profile, out)
+    if args.layernorm:
+        layernorm_section(args.layernorm, out)
     if args.nn or args.text or args.addition:
         targets_section(args.nn, args.text, args.addition, out)
     print("\n".join(out))

@@ -53,7 +53,9 @@ dirty=$(git -C "$ROOT" status --porcelain 2>/dev/null || true)
     echo "# scripts/gpu-tests.sh ${1:-(default suites)} at $commit, $(date -u '+%F %T') UTC"
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no GPU"
     if [[ -n "$dirty" ]]; then
-        echo "(working tree differs from $commit)"
+        echo "(working tree differs from $commit:"
+        printf '%s\n' "$dirty" | head -5 | sed 's/^/   /'
+        echo ")"
     fi
 } > "$ROOT/$verdicts"
 # CTEST_ARGS: more ctest options (bench/gpu_tasks.sh passes -V to keep every case's verdict).
