@@ -5,8 +5,12 @@
   compute_floor.py --task nn       nearest neighbour: a run-step at layers {1,3,5} × w {1,8,64}, and
                                    the nn-fig1-full sweep (63 runs × 100,000 steps)
   compute_floor.py --task text     the head-progression preset's run-step (d 256, 4 layers, T 128)
+  compute_floor.py --task addition-single
+                                   one answer-only addition run's step at each shape of the grid
+                                   (m × n_H: 24 × 1 … 384 × 12, batch 64), as bench/gpu_bench.sh
+                                   single times it
 
-For nn and text every matrix product of a training step (forward, and the two products of each in
+For nn, text and addition-single every matrix product of a training step (forward, and the two products of each in
 the backward pass) is listed with its shape, batched over an ensemble of --runs runs as HeadLab
 computes it, each distinct shape is timed on the card in FP32 and in TF32, and the floor of a step
 is the sum of FLOPs / measured rate over its products: the time the products alone would take.
@@ -47,14 +51,19 @@ def grid_flops():
     return total
 
 
+def sync(t):
+    if t.is_cuda:
+        torch.cuda.synchronize()
+
+
 def rate(a, b, reps=20):
     for _ in range(3):
         torch.matmul(a, b)
-    torch.cuda.synchronize()
+    sync(a)
     t0 = time.perf_counter()
     for _ in range(reps):
         torch.matmul(a, b)
-    torch.cuda.synchronize()
+    sync(a)
     dt = (time.perf_counter() - t0) / reps
     flops = 2 * a.shape[-2] * a.shape[-1] * b.shape[-1] * (a.shape[0] if a.dim() == 3 else 1)
     return flops / dt
@@ -79,6 +88,19 @@ def products_text(schedule=(4, 4, 4, 4), runs=2, batch=64, T=128, d=256, vocab=2
         out += [(runs, n, d, 3 * d, 1), (runs, n, d, d, 1), (runs, n, d, 4 * d, 1), (runs, n, 4 * d, d, 1),
                 (runs * batch * h, T, hd, T, 1), (runs * batch * h, T, T, hd, 1)]
     return out
+
+
+def products_addition(m, heads, runs=1, batch=64):
+    """The forward products of one answer-only step of the addition model (two layers, width m,
+    FFN 4m, T input positions): layer 1 everywhere; layer 2's keys and values everywhere, its query,
+    output, MLP and attention at the one answer position; the unembedding there. Their FLOPs are
+    fwd_flops_answer(m) a sample."""
+    n, hd = batch * T, m // heads
+    return [(runs, n, m, 3 * m, 1), (runs, n, m, m, 1), (runs, n, m, 4 * m, 1), (runs, n, 4 * m, m, 1),
+            (runs * batch * heads, T, hd, T, 1), (runs * batch * heads, T, T, hd, 1),
+            (runs, n, m, 2 * m, 1), (runs, batch, m, m, 1), (runs, batch, m, m, 1), (runs, batch, m, 4 * m, 1),
+            (runs, batch, 4 * m, m, 1), (runs * batch * heads, 1, hd, T, 1), (runs * batch * heads, 1, T, hd, 1),
+            (runs, batch, m, V, 1)]
 
 
 _rates = {}
@@ -140,20 +162,36 @@ def main_text(dev, name, runs, schedules):
                           "rate_tflops": round(total_flops / total_s / 1e12, 2)}), flush=True)
 
 
+def main_addition_single(dev, name, shapes):
+    for tf32 in (False, True):
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        for m, heads in shapes:
+            flops, secs = step_floor(products_addition(m, heads), dev)
+            print(json.dumps({"floor": "tf32" if tf32 else "fp32", "task": "addition", "gpu": name, "m": m,
+                              "heads": heads, "runs": 1, "gflop_per_run_step": round(flops / 1e9, 4),
+                              "floor_run_steps_per_s": round(1 / secs, 1),
+                              "rate_tflops": round(flops / secs / 1e12, 2)}), flush=True)
+
+
 def main():
     import argparse
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--task", default="addition", choices=["addition", "nn", "text"])
+    ap.add_argument("--task", default="addition", choices=["addition", "addition-single", "nn", "text"])
+    ap.add_argument("--shapes", default="24x1,24x12,48x2,96x3,192x6,384x1,384x12",
+                    help="addition-single: MxHEADS, ',' between")
     ap.add_argument("--runs", type=int, default=0, help="ensemble size (nn default 8, text 2: the preset's seeds)")
     ap.add_argument("--schedules", default="1,2,4,8;4,4,4,4;8,4,2,1", help="text: heads per layer, ';' between")
+    ap.add_argument("--device", default="cuda", help="cuda (the floor), or cpu to try the script")
     args = ap.parse_args()
-    dev = torch.device("cuda")
-    name = torch.cuda.get_device_name(dev)
+    dev = torch.device(args.device)
+    name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
     if args.task == "nn":
         return main_nn(dev, name, args.runs or 8)
     if args.task == "text":
         return main_text(dev, name, args.runs or 2,
                          [tuple(int(h) for h in s.split(",")) for s in args.schedules.split(";")])
+    if args.task == "addition-single":
+        return main_addition_single(dev, name, [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")])
     main_addition(dev, name)
 
 

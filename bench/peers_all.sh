@@ -8,12 +8,16 @@
 #   text      bench/text_speed.sh: the loss check, then nanoGPT's model.py eager and compiled
 #             (carry .peers/nanoGPT/model.py, which scripts/fetch-peers.sh fetches)
 #   addition  bench/gpu_bench.sh single compile (every grid shape), then vmap at 24x1,96x3,384x12
+#   floors    bench/compute_floor.py: the products-alone floor of each step above (nn, text one run,
+#             addition one run at each shape) and of the addition grid, FP32 and TF32
 # Each part keeps its JSON lines in bench-out/peers/PART/; a part that finished is not run again, so
-# the whole spreads over several device calls on a warm machine (one call is at most 10 minutes;
-# the five parts take about 12 minutes and the build one more). BUDGET (seconds, default 540): no
-# part starts after it is spent. Each call copies the finished parts' lines (peers-PART.jsonl) and
-# the targets so far (peers-targets.md) to $OUT. Environment: PARTS (all five), BUDGET,
-# SKIP_BUILD=1, FRESH=1 (forget earlier parts).
+# the whole spreads over several device calls on a warm machine (one call is at most 10 minutes).
+# On the H200 on 2026-11-28 the parts took 57–100 s each, addition 323 s on a fresh machine (its
+# compiles) and 149 s again, and the build 66 s; the least-of-three timing since then makes the
+# HeadLab side about twice as long. BUDGET (seconds after the build, default 540): no part starts
+# after it is spent. Each call copies the finished parts' lines (peers-PART.jsonl) and the targets
+# so far (peers-targets.md) to $OUT. Environment: PARTS (all six), BUDGET, SKIP_BUILD=1, FRESH=1
+# (forget earlier parts).
 set -uo pipefail
 RESULTS_NAME=peers-calls.jsonl
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
@@ -21,9 +25,9 @@ STATE="$ROOT/bench-out/peers"
 [[ "${FRESH:-0}" == 1 ]] && rm -rf "$STATE"
 mkdir -p "$STATE"
 BUDGET="${BUDGET:-540}"
-PARTS="${PARTS:-nn-1-3 nn-5 nn-w8 text addition}"
-start=$SECONDS
+PARTS="${PARTS:-nn-1-3 nn-5 nn-w8 text addition floors}"
 [[ "${SKIP_BUILD:-0}" == 1 && -x "$BENCH" && -x "$CLI" ]] || build_core
+start=$SECONDS
 
 run_part() {
     local part=$1 dir="$STATE/$1"
@@ -36,6 +40,12 @@ run_part() {
     addition)
         OUT=$dir bash "$ROOT/bench/gpu_bench.sh" single compile &&
             OUT=$dir SHAPES=24x1,96x3,384x12 VMAP_MODES=reduce-overhead bash "$ROOT/bench/gpu_bench.sh" vmap
+        ;;
+    floors)
+        { python3 "$ROOT/bench/compute_floor.py" --task nn &&
+            python3 "$ROOT/bench/compute_floor.py" --task text --runs 1 &&
+            python3 "$ROOT/bench/compute_floor.py" --task addition-single &&
+            python3 "$ROOT/bench/compute_floor.py"; } > "$dir/floors.jsonl"
         ;;
     *) log "no part $part"; return 1 ;;
     esac
@@ -67,8 +77,9 @@ for part in nn-1-3 nn-5 nn-w8; do
 done
 [[ -f "$STATE/text/.done" ]] && args+=(--text "$STATE/text/text_speed.jsonl")
 [[ -f "$STATE/addition/.done" ]] && args+=(--addition "$STATE/addition/bench.jsonl")
+[[ -f "$STATE/floors/.done" ]] && args+=(--floors "$STATE/floors/floors.jsonl")
 for part in $PARTS; do
-    for f in "$STATE/$part"/{nn_speed,text_speed,bench}.jsonl; do
+    for f in "$STATE/$part"/{nn_speed,text_speed,bench,floors}.jsonl; do
         [[ -f $f && -f "$STATE/$part/.done" ]] && cp "$f" "$OUTDIR/peers-$part.jsonl"
     done
 done

@@ -382,6 +382,22 @@ def card_and_date(rows, date=""):
     return gpu, next((r["date"] for r in rows if "date" in r), date)
 
 
+def floor_rate(floors, gpu, task, precision, **key):
+    """The products-alone floor's run-steps/s (bench/compute_floor.py) of one step on `gpu`, or None."""
+    return next((r["floor_run_steps_per_s"] for r in floors
+                 if r.get("task") == task and r.get("floor") == precision and "floor_run_steps_per_s" in r
+                 and str(r.get("gpu", "")).startswith(gpu) and all(r.get(k) == v for k, v in key.items())), None)
+
+
+def floor_note(floors, precision):
+    if not floors:
+        return ("The floor columns are empty: `bench/compute_floor.py` has not run on this card (`bench/peers_all.sh`'s "
+                "part `floors` runs it).")
+    return (f"Floor: the time the step's matrix products alone take in {precision} at the rates this card reaches on "
+            "their shapes (`bench/compute_floor.py`, each product timed alone, back to back): a step that did nothing "
+            "but its products would run at the floor's rate. \"of floor\" is HeadLab's rate over the floor's.")
+
+
 def profile_table(out, prof, tags):
     """GPU time per kernel class of each (label, row filter) in `tags` (headlab-bench's --profile)."""
     out.append("| step | wall ms/step | GPU ms/step | kernels/step | matmul ms | element-wise ms | reduce ms | "
@@ -417,7 +433,7 @@ def nn_rows(paths):
     return table
 
 
-def nn_section(paths, date, out, profile_path=""):
+def nn_section(paths, date, out, profile_path="", floors=()):
     """Nearest neighbour against its strongest peer (bench/nn_speed.sh, issue 24)."""
     gpu, date = card_and_date(load(paths[0]), date)
     files = ", ".join(f"`{p}`" for p in paths)
@@ -429,15 +445,17 @@ def nn_section(paths, date, out, profile_path=""):
                "ways: every kernel of its own on; the feed-forward and unit-scale norm kernels off "
                "(`HEADLAB_FUSED_FFN=0 HEADLAB_FUSED_NORM=0`); and the points kernel off too (the path before "
                "issue 24). Run-steps/s = steps/s × runs. "
-               + timing_note([r for p in paths for r in load(p)]) + "\n")
+               + timing_note([r for p in paths for r in load(p)]) + " " + floor_note(floors, "FP32") + "\n")
     out.append("| layers | w | HeadLab | model kernels off | all kernels off | peer | run-steps/s | "
-               "HeadLab ÷ peer | HeadLab TFLOP/s |")
-    out.append("|---|---|---|---|---|---|---|---|---|")
+               "HeadLab ÷ peer | HeadLab TFLOP/s | FP32 floor | of floor |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for (layers, w), r in sorted(nn_rows(paths).items()):
+        floor = floor_rate(floors, gpu, "nn", "fp32", layers=layers, w=w)
         for name, peer in r["peers"]:
             on = r["on"]
             out.append(f"| {layers} | {w} | {fmt(on)} | {fmt(r['model_off'])} | {fmt(r['off'])} | {name} | "
-                       f"{fmt(peer)} | {fmt(on / peer if on and peer else None, 2)} | {fmt(r['tflops'], 1)} |")
+                       f"{fmt(peer)} | {fmt(on / peer if on and peer else None, 2)} | {fmt(r['tflops'], 1)} | "
+                       f"{fmt(floor)} | {fmt(on / floor if on and floor else None, 2)} |")
     out.append("")
     if profile_path:
         prof = load(profile_path)
@@ -460,7 +478,7 @@ def text_rows(rows):
     return table
 
 
-def text_section(path, profile_path, out):
+def text_section(path, profile_path, out, floors=()):
     """Text against nanoGPT's own model.py (bench/text_speed.sh, issue 24)."""
     rows = load(path)
     gpu, date = card_and_date(rows)
@@ -474,12 +492,15 @@ def text_section(path, profile_path, out):
     if check:
         out.append(f"Before timing, the peer was given a HeadLab run's weights and computed its loss on the same bytes: "
                    f"relative gap {check['relative_gap']:.1e} ({'passed' if check.get('ok') else 'FAILED'}).")
-    out.append("\n| schedule | HeadLab steps/s | nanoGPT eager | nanoGPT compiled | ÷ eager | ÷ compiled |")
-    out.append("|---|---|---|---|---|---|")
+    out.append(floor_note(floors, "TF32"))
+    out.append("\n| schedule | HeadLab steps/s | nanoGPT eager | nanoGPT compiled | ÷ eager | ÷ compiled | TF32 floor | "
+               "of floor |")
+    out.append("|---|---|---|---|---|---|---|---|")
     for schedule, r in text_rows(rows).items():
         h, e, c = r.get("headlab"), r.get("nanogpt-eager"), r.get("nanogpt-compile")
+        floor = floor_rate(floors, gpu, "text", "tf32", heads=schedule, runs=1)
         out.append(f"| {schedule} | {fmt(h)} | {fmt(e)} | {fmt(c)} | {fmt(h / e if h and e else None, 2)} | "
-                   f"{fmt(h / c if h and c else None, 2)} |")
+                   f"{fmt(h / c if h and c else None, 2)} | {fmt(floor)} | {fmt(h / floor if h and floor else None, 2)} |")
     compile_s = [r["warmup_and_compile_s"] for r in rows if r.get("impl") == "nanogpt-compile" and "schedule" in r]
     if compile_s:
         out.append(f"\nnanoGPT's compile took {min(compile_s):.0f}–{max(compile_s):.0f} s a schedule; no floor was "
@@ -524,7 +545,7 @@ def addition_rows(rows):
     return table
 
 
-def addition_section(path, profile_path, out):
+def addition_section(path, profile_path, out, floors=()):
     """Addition against the paper's model under torch.compile (bench/gpu_bench.sh, issue 24)."""
     rows = load(path)
     gpu, date = card_and_date(rows)
@@ -534,15 +555,17 @@ def addition_section(path, profile_path, out):
                "under `torch.compile(mode=\"reduce-overhead\")`, one run; and 8 copies of it as one `torch.func` "
                "vmap ensemble under the same mode, each copy's loss checked against the model alone first "
                "(`bench/reference_addition.py`). HeadLab: one run, and 8 runs of one shape as one ensemble. "
-               + timing_note(rows) + "\n")
-    out.append("| m × n_H | HeadLab, 1 run | compiled, 1 run | ÷ | HeadLab, ensemble of 8 (run-steps/s) | "
-               "compiled vmap of 8 | ÷ |")
-    out.append("|---|---|---|---|---|---|---|")
+               + timing_note(rows) + " " + floor_note(floors, "FP32") + "\n")
+    out.append("| m × n_H | HeadLab, 1 run | compiled, 1 run | ÷ | FP32 floor, 1 run | of floor | "
+               "HeadLab, ensemble of 8 (run-steps/s) | compiled vmap of 8 | ÷ |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
     for (m, h), r in sorted(addition_rows(rows).items(), key=lambda kv: (kv[0][0] or 0, kv[0][1] or 0)):
         if m is None:
             continue
         s, c, e, v = r.get("single"), r.get("compile"), r.get("ensemble"), r.get("vmap")
-        out.append(f"| {m} × {h} | {fmt(s)} | {fmt(c)} | {fmt(s / c if s and c else None, 2)} | {fmt(e)} | {fmt(v)} | "
+        floor = floor_rate(floors, gpu, "addition", "fp32", m=m, heads=h, runs=1)
+        out.append(f"| {m} × {h} | {fmt(s)} | {fmt(c)} | {fmt(s / c if s and c else None, 2)} | {fmt(floor)} | "
+                   f"{fmt(s / floor if s and floor else None, 2)} | {fmt(e)} | {fmt(v)} | "
                    f"{fmt(e / v if e and v else None, 2)} |")
     out.append("")
     if profile_path:
@@ -643,10 +666,13 @@ def main():
     ap.add_argument("--addition", default="", help="the JSON lines of bench/gpu_bench.sh single compile vmap")
     ap.add_argument("--addition-profile", default="", help="headlab-bench profile's lines for addition")
     ap.add_argument("--layernorm", default="", help="the JSON lines of bench/layernorm_check.sh")
+    ap.add_argument("--floors", action="append", default=[],
+                    help="bench/compute_floor.py's lines (--task nn, text --runs 1, addition-single)")
     ap.add_argument("--targets-only", action="store_true",
                     help="print only issue 24's targets from --nn, --text and --addition (bench/peers_all.sh)")
     ap.add_argument("--notes", action="append", default=[], help="markdown appended at the end")
     args = ap.parse_args()
+    floors = [r for p in args.floors for r in load(p)]
     if args.targets_only:
         out = []
         targets_section(args.nn, args.text, args.addition, out)
@@ -675,11 +701,11 @@ def main():
     for notes in args.notes:
         out.append(open(notes).read())
     if args.nn:
-        nn_section(args.nn, args.nn_date, out, args.nn_profile)
+        nn_section(args.nn, args.nn_date, out, args.nn_profile, floors)
     if args.text:
-        text_section(args.text, args.text_profile, out)
+        text_section(args.text, args.text_profile, out, floors)
     if args.addition:
-        addition_section(args.addition, args.addition_profile, out)
+        addition_section(args.addition, args.addition_profile, out, floors)
     if args.layernorm:
         layernorm_section(args.layernorm, out)
     if args.nn or args.text or args.addition:
