@@ -582,6 +582,9 @@ void preset(const Args &a)
         "\", \"runs\": " + std::to_string(runs) + ", \"ensembles\": " + std::to_string(ensembles);
     Rate rate;
     if (a.get("profile", "0") == "1") {
+        // Without a text run's final sample (200 forward passes of one byte each), whose kernels the
+        // per-step counts would otherwise include (profiles before 2026-11-28's second session did).
+        for (auto &c : configs) c.task.sampleLength = 0;
         train(kShortSteps); // warm caches, kernels and the graph capture path
         const double wall = profiled(tag, steps, a.get("trace", ""), [&] {
             train(steps);
