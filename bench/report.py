@@ -522,9 +522,13 @@ def text_section(path, profile_path, out, floors=()):
 def busy(total, steps_per_s):
     """How much of an unprofiled step (1 / steps_per_s) the profiled GPU time fills, in words."""
     step_ms = 1e3 / steps_per_s
-    return (f"Unprofiled, that step takes {step_ms:.2f} ms (1 / {steps_per_s:,.0f} steps/s); its kernels take "
+    text = (f"Unprofiled, that step takes {step_ms:.2f} ms (1 / {steps_per_s:,.0f} steps/s); its kernels take "
             f"{total['gpu_ms_per_step']:.2f} ms of GPU time, so the card is busy "
-            f"{100 * min(1.0, total['gpu_ms_per_step'] / step_ms):.0f} % of the step.\n")
+            f"{100 * min(1.0, total['gpu_ms_per_step'] / step_ms):.0f} % of the step")
+    if total["gpu_ms_per_step"] > step_ms:
+        text += (" (the profiled GPU time is more than the step: the profiled run also counts work the timed steps "
+                 "leave out, which for text was the final 200-byte sample until `--profile 1` dropped it)")
+    return text + ".\n"
 
 
 def addition_rows(rows):
