@@ -5,6 +5,8 @@
 // warp order into its slice's partial.
 #include "core/model/cuda/LayerNorm.h"
 
+#include "core/model/cuda/WarpSum.cuh"
+
 #include <cuda_runtime.h>
 
 #include <type_traits>
@@ -14,12 +16,6 @@ namespace headlab::cuda {
 namespace {
 
 constexpr int kWarps = 8;
-
-__device__ __forceinline__ float warpSum(float v)
-{
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-    return v;
-}
 
 template <int K>
 __global__ void layerNormKernel(LayerNormArgs a)

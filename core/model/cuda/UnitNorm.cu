@@ -3,6 +3,8 @@
 // y = (g · s) / n (only the norm's sum is in another order: last-bit differences).
 #include "core/model/cuda/UnitNorm.h"
 
+#include "core/model/cuda/WarpSum.cuh"
+
 #include <cuda_runtime.h>
 
 namespace headlab::cuda {
@@ -10,12 +12,6 @@ namespace headlab::cuda {
 namespace {
 
 constexpr int kWarpsPerBlock = 8;
-
-__device__ __forceinline__ float warpSum(float v)
-{
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-    return v;
-}
 
 __global__ void unitNormKernel(UnitNormArgs a)
 {
