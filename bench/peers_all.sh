@@ -8,6 +8,8 @@
 #   text      bench/text_speed.sh: the loss check, then nanoGPT's model.py eager and compiled
 #             (carry .peers/nanoGPT/model.py, which scripts/fetch-peers.sh fetches)
 #   addition  bench/gpu_bench.sh single compile (every grid shape), then vmap at 24x1,96x3,384x12
+#   text-e2e  (not in the default PARTS) the text part with E2E=1: the 18-run preset end to end
+#             against compiled nanoGPT's same runs one after another (about 8 minutes alone)
 #   floors    bench/compute_floor.py: the products-alone floor of each step above (nn, text one run,
 #             addition one run at each shape) and of the addition grid, FP32 and TF32
 # Each part keeps its JSON lines in bench-out/peers/PART/; a part that finished is not run again, so
@@ -37,6 +39,7 @@ run_part() {
     nn-5) OUT=$dir SKIP_BUILD=1 LAYERS=5 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
     nn-w8) OUT=$dir SKIP_BUILD=1 LAYERS=1 W=8 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
     text) OUT=$dir SKIP_BUILD=1 bash "$ROOT/bench/text_speed.sh" ;;
+    text-e2e) OUT=$dir SKIP_BUILD=1 E2E=1 bash "$ROOT/bench/text_speed.sh" ;;
     addition)
         OUT=$dir bash "$ROOT/bench/gpu_bench.sh" single compile &&
             OUT=$dir SHAPES=24x1,96x3,384x12 VMAP_MODES=reduce-overhead bash "$ROOT/bench/gpu_bench.sh" vmap
@@ -75,7 +78,11 @@ args=()
 for part in nn-1-3 nn-5 nn-w8; do
     [[ -f "$STATE/$part/.done" ]] && args+=(--nn "$STATE/$part/nn_speed.jsonl")
 done
-[[ -f "$STATE/text/.done" ]] && args+=(--text "$STATE/text/text_speed.jsonl")
+if [[ -f "$STATE/text-e2e/.done" ]]; then
+    args+=(--text "$STATE/text-e2e/text_speed.jsonl")
+elif [[ -f "$STATE/text/.done" ]]; then
+    args+=(--text "$STATE/text/text_speed.jsonl")
+fi
 [[ -f "$STATE/addition/.done" ]] && args+=(--addition "$STATE/addition/bench.jsonl")
 [[ -f "$STATE/floors/.done" ]] && args+=(--floors "$STATE/floors/floors.jsonl")
 for part in $PARTS; do
