@@ -482,27 +482,6 @@ void profile(const Args &a)
     }
 }
 
-// Matmul FLOPs of one training step of one run (forward and backward, 3 × the forward's products):
-// Q/K/V and output projections, the attention products over the full T × T (causal masks still
-// compute them), the MLP, and for token tasks the embedding (a one-hot product on the GPU) and the
-// unembedding. The floor of a step is this over the card's measured rate (bench/compute_floor.py).
-double stepFlops(const RunConfig &c)
-{
-    const TaskSpec &spec = taskSpec(c.task);
-    const double T = static_cast<double>(spec.sequenceLength(c.task));
-    const double V = static_cast<double>(spec.vocabSize(c.task));
-    const double m = static_cast<double>(c.model.dModel), F = static_cast<double>(c.model.ffn());
-    const double B = static_cast<double>(c.phases.front().batchSize);
-    double perToken = 0;
-    for (size_t l = 0; l < c.model.heads.size(); ++l) {
-        const double inner = static_cast<double>(c.model.heads[l] * c.model.widthMultiplier *
-                                                 c.model.headDimOfLayer(l));
-        perToken += 2 * m * 3 * inner + 2 * inner * m + 2 * 2 * T * inner + 2 * 2 * m * F;
-    }
-    perToken += 2 * 2 * m * V;
-    return 3 * B * T * perToken;
-}
-
 // headlab-bench preset --preset NAME --steps N [--layers L] [--w W] [--heads H] [--schedules S]
 //                      [--runs R] [--device D] [--profile 1] [--trace F]
 // Trains runs of a preset's sweep as one ensemble, as headlab-cli would, for N steps (its first
@@ -597,7 +576,7 @@ void preset(const Args &a)
     double flops = 0;
     std::set<std::string> schedules; // each run's heads per layer, "1,2,4,8", for the peers
     for (const auto &c : configs) {
-        flops += stepFlops(c);
+        flops += estimateStepFlops(c);
         std::string one;
         for (auto h : c.model.heads) one += (one.empty() ? "" : ",") + std::to_string(h);
         schedules.insert(one);
@@ -612,7 +591,7 @@ void preset(const Args &a)
         tag.c_str(), results[0].device.c_str(), c0.tf32 ? "true" : "false", (long long)steps,
         rate.steady, runs * rate.steady, rate.endToEnd,
         a.get("profile", "0") == "1" ? "profiled" : "steady-min3", flops * rate.steady / 1e12,
-        stepFlops(c0) / 1e9,
+        estimateStepFlops(c0) / 1e9,
         results[0].provenance.count("attention") ? results[0].provenance.at("attention").c_str()
                                                  : "",
         scheduleList.c_str(), toString(results[0].status));

@@ -94,6 +94,36 @@ double ensembleCost(const std::vector<SweepJob> &ensemble)
     return cost;
 }
 
+double estimateStepFlops(const RunConfig &c)
+{
+    const TaskSpec &spec = taskSpec(c.task);
+    const double T = static_cast<double>(spec.sequenceLength(c.task));
+    const double V = static_cast<double>(spec.vocabSize(c.task));
+    const double m = static_cast<double>(c.model.dModel), F = static_cast<double>(c.model.ffn());
+    const double B = c.phases.empty() ? 0.0 : static_cast<double>(c.phases.front().batchSize);
+    double perToken = 0;
+    for (size_t l = 0; l < c.model.heads.size(); ++l) {
+        const double inner = static_cast<double>(c.model.heads[l] * c.model.widthMultiplier *
+                                                 c.model.headDimOfLayer(l));
+        perToken += 2 * m * 3 * inner + 2 * inner * m + 2 * 2 * T * inner + 2 * 2 * m * F;
+    }
+    perToken += 2 * 2 * m * V;
+    return 3 * B * T * perToken;
+}
+
+double ensembleFlops(const std::vector<SweepJob> &ensemble)
+{
+    double flops = 0;
+    for (const auto &j : ensemble) {
+        RunConfig c = j.config;
+        for (const auto &p : j.config.phases) {
+            c.phases = {p};
+            flops += estimateStepFlops(c) * static_cast<double>(p.steps);
+        }
+    }
+    return flops;
+}
+
 namespace {
 
 // int64 arithmetic that saturates instead of overflowing: a hostile config (d_model 16384, a
@@ -285,20 +315,79 @@ SweepRunner::~SweepRunner()
     d->join();
 }
 
-void spreadOverDevices(std::deque<std::vector<SweepJob>> &queue, size_t devices)
+namespace {
+
+// The most work one device gets when ensembles of these costs are dealt out costliest first, each
+// to the device with the least so far (as SweepRunner::start orders its queue).
+double makespan(std::vector<double> costs, size_t devices)
+{
+    std::sort(costs.begin(), costs.end(), std::greater<>());
+    std::vector<double> load(std::max<size_t>(1, devices), 0.0);
+    for (const double c : costs) *std::min_element(load.begin(), load.end()) += c;
+    return *std::max_element(load.begin(), load.end());
+}
+
+using EnsembleQueue = std::deque<std::vector<SweepJob>>;
+
+bool splittable(const std::vector<SweepJob> &e)
+{
+    return e.size() > 1 && e.front().resumeFrom.empty();
+}
+
+// The first half of the runs stay; the second half goes to the back of the queue as an ensemble.
+void halve(EnsembleQueue &queue, EnsembleQueue::iterator it)
+{
+    const auto half = static_cast<long>(it->size() / 2);
+    std::vector<SweepJob> second(std::make_move_iterator(it->begin() + half),
+                                 std::make_move_iterator(it->end()));
+    it->resize(static_cast<size_t>(half));
+    queue.push_back(std::move(second));
+}
+
+} // namespace
+
+void spreadOverDevices(EnsembleQueue &queue, size_t devices)
 {
     while (queue.size() < devices) {
         auto largest = queue.end();
         for (auto it = queue.begin(); it != queue.end(); ++it)
-            if (it->front().resumeFrom.empty() && it->size() > 1 &&
-                (largest == queue.end() || it->size() > largest->size()))
+            if (splittable(*it) && (largest == queue.end() || it->size() > largest->size()))
                 largest = it;
         if (largest == queue.end()) return;
-        const auto half = static_cast<long>(largest->size() / 2);
-        std::vector<SweepJob> second(std::make_move_iterator(largest->begin() + half),
-                                     std::make_move_iterator(largest->end()));
-        largest->resize(static_cast<size_t>(half));
-        queue.push_back(std::move(second));
+        halve(queue, largest);
+    }
+    if (devices < 2) return;
+    // Then by cost: while an ensemble costs more than a device's share of the whole, the costliest
+    // is halved, and the queue keeps the split that gave the least makespan (the addition grid's
+    // 384-wide ensemble is three quarters of its work: whole, it was the wall time on four cards).
+    auto costs = [](const EnsembleQueue &q) {
+        std::vector<double> out;
+        for (const auto &e : q) out.push_back(ensembleFlops(e));
+        return out;
+    };
+    std::vector<double> cost = costs(queue);
+    double total = 0;
+    for (const double c : cost) total += c;
+    const double share = total / static_cast<double>(devices);
+    EnsembleQueue trial = queue;
+    double best = makespan(cost, devices);
+    for (;;) {
+        auto costliest = trial.end();
+        double most = share;
+        for (auto it = trial.begin(); it != trial.end(); ++it) {
+            const double c = ensembleFlops(*it);
+            if (splittable(*it) && c > most) {
+                most = c;
+                costliest = it;
+            }
+        }
+        if (costliest == trial.end()) break;
+        halve(trial, costliest);
+        const double span = makespan(costs(trial), devices);
+        if (span < best * (1.0 - 1e-9)) {
+            best = span;
+            queue = trial;
+        }
     }
 }
 

@@ -69,8 +69,11 @@ struct SweepJob {
 
 // Several GPUs: at least one ensemble per device where there are runs enough. The largest ensemble
 // that starts at step 0 is split in two until there is (ten runs of one shape on four cards train
-// as 2 + 2 + 3 + 3, not all ten on one card while three wait). Resumed ensembles keep their runs:
-// they resume in the company they stopped in.
+// as 2 + 2 + 3 + 3, not all ten on one card while three wait). Then, while an ensemble costs more
+// (ensembleFlops) than the whole's share of one device, the costliest is split in two, and the
+// queue keeps the split whose most loaded device (costliest first, each to the least loaded) has
+// the least work: five 384-wide runs beside four narrow ensembles train as 2 + 2 + 1 on four cards.
+// Resumed ensembles keep their runs: they resume in the company they stopped in.
 void spreadOverDevices(std::deque<std::vector<SweepJob>> &queue, size_t devices);
 
 class SweepRunner {
@@ -113,6 +116,14 @@ int64_t estimateRunBytes(const RunConfig &config);
 // Work of an ensemble in arbitrary units (its runs' memory times the samples of their steps): the
 // scheduler starts the longest first, and shards balance on it.
 double ensembleCost(const std::vector<SweepJob> &ensemble);
+// Matrix-product FLOPs of one training step of one run, forward and backward (3 × the forward's
+// products): Q/K/V and output projections, the attention products over the full T × T (causal
+// masks still compute them), the MLP, and the embedding (a one-hot product on the GPU) and
+// unembedding. bench/compute_floor.py times the same products on a card.
+double estimateStepFlops(const RunConfig &config);
+// The products' FLOPs of an ensemble's whole training (each run's steps of every phase):
+// spreadOverDevices balances devices on it.
+double ensembleFlops(const std::vector<SweepJob> &ensemble);
 
 // Trains one run synchronously on the calling thread (tests, golden values).
 RunResult trainRun(const RunConfig &config,

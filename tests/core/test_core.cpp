@@ -190,6 +190,7 @@ private Q_SLOTS:
                 std::vector<SweepJob> e(n);
                 for (auto &j : e) {
                     j.runIndex = id++;
+                    j.config.phases = {PhaseConfig{}}; // the same work each
                     if (resumed) j.resumeFrom = "step-000000100.safetensors";
                 }
                 queue.push_back(std::move(e));
@@ -211,9 +212,58 @@ private Q_SLOTS:
         QCOMPARE(sizes({10}, 4), V({2, 2, 3, 3}));
         QCOMPARE(sizes({10}, 1), V({10})); // one card: one ensemble, as before
         QCOMPARE(sizes({7, 7}, 4), V({3, 3, 4, 4}));
-        QCOMPARE(sizes({5, 1, 1, 1, 1}, 4), V({1, 1, 1, 1, 5})); // enough already
+        // Enough ensembles, but the five-run one would be the wall time: halved until a split
+        // no longer lowers the most loaded card's work (2 + 3; 1 + 2 + 2 gains nothing more).
+        QCOMPARE(sizes({5, 1, 1, 1, 1}, 4), V({1, 1, 1, 1, 2, 3}));
+        QCOMPARE(sizes({5, 1, 1, 1, 1}, 1), V({1, 1, 1, 1, 5})); // one card: as they were
         QCOMPARE(sizes({2}, 4), V({1, 1}));                      // fewer runs than cards
         QCOMPARE(sizes({10}, 4, true), V({10})); // resumed: in the company it stopped in
+        QCOMPARE(sizes({5, 1, 1, 1, 1}, 4, true), V({1, 1, 1, 1, 5}));
+    }
+
+    // By cost: the addition grid's shape (five runs at each width 24 … 384) on four cards. The
+    // 384-wide ensemble is most of the work; it is split, and only it, and the most loaded card
+    // gets less work than the whole 384-wide ensemble.
+    void theCostliestEnsembleIsSplitAcrossGpus()
+    {
+        const std::vector<int64_t> widths = {24, 48, 96, 192, 384};
+        auto job = [](int id, int64_t m) {
+            SweepJob j;
+            j.runIndex = id;
+            j.config = testing::tinyAdditionRun(m, {1, 1}, 1000, 1e-3);
+            return j;
+        };
+        std::deque<std::vector<SweepJob>> queue;
+        int id = 0;
+        for (int64_t m : widths) {
+            std::vector<SweepJob> e;
+            for (int k = 0; k < 5; ++k) e.push_back(job(id++, m));
+            queue.push_back(std::move(e));
+        }
+        const double wide = ensembleFlops(queue.back());
+        double total = 0;
+        for (const auto &e : queue) total += ensembleFlops(e);
+        QVERIFY2(wide > total / 2, "the 384-wide ensemble is not most of the grid's work");
+        spreadOverDevices(queue, 4);
+        std::map<int64_t, std::vector<size_t>> pieces; // width -> its ensembles' sizes
+        std::set<int> seen;
+        double costliest = 0;
+        for (const auto &e : queue) {
+            const int64_t m = e.front().config.model.dModel;
+            for (const auto &j : e) {
+                QCOMPARE(j.config.model.dModel, m); // one shape an ensemble
+                QVERIFY(seen.insert(j.runIndex).second);
+            }
+            pieces[m].push_back(e.size());
+            costliest = std::max(costliest, ensembleFlops(e));
+        }
+        QCOMPARE(seen.size(), size_t(25));
+        for (int64_t m : {24, 48, 96, 192}) QCOMPARE(pieces[m], std::vector<size_t>({5}));
+        // 5 → 2 + 3 → 2 + 1 + 2: three quarters of the work, spread so that no card has more
+        // than 2 / 5 of it; halving a 2 gains nothing (five pieces of 1 / 5 on four cards).
+        std::sort(pieces[384].begin(), pieces[384].end());
+        QCOMPARE(pieces[384], std::vector<size_t>({1, 2, 2}));
+        QVERIFY(costliest < wide);
     }
 
     // The HEADLAB_* switches are one table read through its rows (core/config/Switches.h): each
