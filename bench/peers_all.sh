@@ -10,6 +10,9 @@
 #   addition  bench/gpu_bench.sh single compile (every grid shape), then vmap at 24x1,96x3,384x12
 #   text-e2e  (not in the default PARTS) the text part with E2E=1: the 18-run preset end to end
 #             against compiled nanoGPT's same runs one after another (about 8 minutes alone)
+#   nn-fig1   HeadLab alone at each (layers, w) of nn-fig1-full (rank 64, 8 runs), FP32 and TF32:
+#             with floors, the sweep's time against its FP32 and TF32 floors
+#   grid      bench/gpu_bench.sh floor grid: the addition grid through the scheduler against its floors
 #   floors    bench/compute_floor.py: the products-alone floor of each step above (nn, text one run,
 #             addition one run at each shape) and of the addition grid, FP32 and TF32
 # Each part keeps its JSON lines in bench-out/peers/PART/; a part that finished is not run again, so
@@ -17,8 +20,9 @@
 # On the H200 on 2026-11-28 the parts took 57–100 s each, addition 323 s on a fresh machine (its
 # compiles) and 149 s again, and the build 66 s; the least-of-three timing since then makes the
 # HeadLab side about twice as long. BUDGET (seconds after the build, default 540): no part starts
-# after it is spent. Each call copies the finished parts' lines (peers-PART.jsonl) and the targets
-# so far (peers-targets.md) to $OUT. Environment: PARTS (all six), BUDGET, SKIP_BUILD=1, FRESH=1
+# after it is spent. Each call puts the finished parts' lines in one archive (peers-parts.tar.gz:
+# the device tool brings back at most 8 files) and the targets so far (peers-targets.md) in $OUT.
+# Environment: PARTS (all eight), BUDGET, SKIP_BUILD=1, FRESH=1
 # (forget earlier parts).
 set -uo pipefail
 RESULTS_NAME=peers-calls.jsonl
@@ -27,7 +31,7 @@ STATE="$ROOT/bench-out/peers"
 [[ "${FRESH:-0}" == 1 ]] && rm -rf "$STATE"
 mkdir -p "$STATE"
 BUDGET="${BUDGET:-540}"
-PARTS="${PARTS:-nn-1-3 nn-5 nn-w8 text addition floors}"
+PARTS="${PARTS:-nn-1-3 nn-5 nn-w8 text addition floors nn-fig1 grid}"
 [[ "${SKIP_BUILD:-0}" == 1 && -x "$BENCH" && -x "$CLI" ]] || build_core
 start=$SECONDS
 
@@ -44,6 +48,17 @@ run_part() {
         OUT=$dir bash "$ROOT/bench/gpu_bench.sh" single compile &&
             OUT=$dir SHAPES=24x1,96x3,384x12 VMAP_MODES=reduce-overhead bash "$ROOT/bench/gpu_bench.sh" vmap
         ;;
+    nn-fig1)
+        for tf32 in 0 1; do
+            for layers in 1 3 5; do
+                for w in 1 8 64; do
+                    HEADLAB_BENCH_TF32=$tf32 "$BENCH" preset --preset nn-fig1-full --layers "$layers" \
+                        --w "$w" --heads 1 --runs 8 --steps 200 --device cuda:0 || return 1
+                done
+            done
+        done > "$dir/fig1.jsonl"
+        ;;
+    grid) OUT=$dir bash "$ROOT/bench/gpu_bench.sh" floor grid ;;
     floors)
         { python3 "$ROOT/bench/compute_floor.py" --task nn &&
             python3 "$ROOT/bench/compute_floor.py" --task text --runs 1 &&
@@ -85,11 +100,15 @@ elif [[ -f "$STATE/text/.done" ]]; then
 fi
 [[ -f "$STATE/addition/.done" ]] && args+=(--addition "$STATE/addition/bench.jsonl")
 [[ -f "$STATE/floors/.done" ]] && args+=(--floors "$STATE/floors/floors.jsonl")
+[[ -f "$STATE/nn-fig1/.done" ]] && args+=(--fig1 "$STATE/nn-fig1/fig1.jsonl")
+[[ -f "$STATE/grid/.done" ]] && args+=(--grid "$STATE/grid/bench.jsonl")
+parts=()
 for part in $PARTS; do
-    for f in "$STATE/$part"/{nn_speed,text_speed,bench,floors}.jsonl; do
-        [[ -f $f && -f "$STATE/$part/.done" ]] && cp "$f" "$OUTDIR/peers-$part.jsonl"
+    for f in "$STATE/$part"/{nn_speed,text_speed,bench,floors,fig1}.jsonl; do
+        [[ -f $f && -f "$STATE/$part/.done" ]] && parts+=("$part/$(basename "$f")")
     done
 done
+((${#parts[@]})) && tar -C "$STATE" -czf "$OUTDIR/peers-parts.tar.gz" "${parts[@]}"
 if ((${#args[@]})); then
     python3 "$ROOT/bench/report.py" --targets-only "${args[@]}" | tee "$OUTDIR/peers-targets.md"
 fi

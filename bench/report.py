@@ -363,6 +363,8 @@ def inside_section(path, card, out):
 def timing_note(rows):
     """How HeadLab's rates in `rows` were timed, against the peers' timers (headlab-bench's Rate)."""
     ours = [r for r in rows if str(r.get("impl", "")).startswith("headlab") and not r.get("e2e")]
+    if not ours:
+        return ""
     timings = {r.get("timing") for r in ours}
     steady = ("HeadLab's rates count the steps alone, as the peers' timers do: the wall time of the timed run "
               "less that of a 10-step run with the same fixed costs, over the steps between")
@@ -630,12 +632,46 @@ def layernorm_section(path, out):
     out.append("")
 
 
-def targets_section(nn_paths, text_path, addition_path, out):
+def sweep_targets(fig1_rows, grid_rows, floors):
+    """Issue 24's floor targets: nn-fig1-full (scaled from HeadLab's rate at each (layers, w), 7 ranks
+    of 100,000 steps each) and the addition grid (bench/gpu_bench.sh grid, 4 ensembles at once) against
+    their FP32 floors (within 1.5×) and, with TF32 on, their TF32 floors (within 3×)."""
+    rows = []
+    for precision, limit in (("fp32", 1.5), ("tf32", 3.0)):
+        tf32 = precision == "tf32"
+        label = f"within {limit:g}× of its {precision.upper()} floor" + (", TF32 on" if tf32 else "")
+        rates = {(r["layers"], r["w"]): r["run_steps_per_s"] for r in fig1_rows
+                 if r.get("impl") == "headlab-preset" and bool(r.get("tf32")) == tf32}
+        floor = next((r["floor_minutes"] for r in floors + grid_rows if r.get("task") == "nn"
+                      and r.get("sweep") == "nn-fig1-full" and r.get("floor") == precision), None)
+        if len(rates) == 9 and floor:
+            minutes = sum(7 * 100000 / rate for rate in rates.values()) / 60
+            x = minutes / floor
+            rows.append(f"| nn-fig1-full {label} | {minutes:,.0f} min (scaled from rank 64 at each layers × w) "
+                        f"against {floor:,.0f} min: {x:.2f}× | {'met' if x <= limit else 'not met'} |")
+        grid_floor = next((r["floor_minutes"] for r in grid_rows if r.get("floor") == precision
+                           and "grid_tflop" in r), None)
+        sweep = next((r for r in grid_rows if r.get("runs") == 250 and r.get("concurrent") == 4
+                      and r.get("impl") == ("headlab-sweep-tf32" if tf32 else "headlab-sweep")), None)
+        if grid_floor and sweep:
+            minutes = sweep["seconds"] * 30500 / sweep["steps"] / 60
+            x = minutes / grid_floor
+            rows.append(f"| addition grid {label} | {minutes:,.1f} min (a {sweep['steps']:,}-step slice, scaled) "
+                        f"against {grid_floor:,.1f} min: {x:.2f}× | {'met' if x <= limit else 'not met'} |")
+    return rows
+
+
+def targets_section(nn_paths, text_path, addition_path, out, fig1_rows=(), grid_rows=(), floors=()):
     """Issue 24's speed targets against the files above: each ratio from one run of one script."""
     out.append("## Issue 24's targets\n")
     rows = [r for p in nn_paths for r in load(p)] + load(text_path) + load(addition_path)
-    out.append("Each ratio divides two numbers from one run of one script on one card, at the same precision on "
-               "both sides. " + timing_note(rows) + "\n")
+    notes = ["Each ratio divides two numbers from one run of one script on one card, at the same precision on "
+             "both sides.", timing_note(rows)]
+    if fig1_rows or grid_rows:
+        notes.append("The floors' targets scale HeadLab's wall time (a grid slice through the scheduler, or each nn "
+                     "shape's steady rate) to the whole sweep and divide it by the sweep's products-alone floor "
+                     "(`bench/compute_floor.py`).")
+    out.append(" ".join(n for n in notes if n) + "\n")
     out.append("| target | measured | |")
     out.append("|---|---|---|")
     nn = nn_rows(nn_paths)
@@ -665,6 +701,7 @@ def targets_section(nn_paths, text_path, addition_path, out):
             low = [f"{x:.2f} ({m} × {h})" for (m, h), x in a if x < 2]
             out.append(f"| addition ≥ 2× torch.compile, one run, every shape | {min(x for _, x in a):.2f}–"
                        f"{max(x for _, x in a):.2f} | {'met' if not low else 'not met at ' + ', '.join(low)} |")
+    out.extend(sweep_targets(list(fig1_rows), list(grid_rows), list(floors)))
     out.append("")
 
 
@@ -689,6 +726,8 @@ def main():
     ap.add_argument("--addition", default="", help="the JSON lines of bench/gpu_bench.sh single compile vmap")
     ap.add_argument("--addition-profile", default="", help="headlab-bench profile's lines for addition")
     ap.add_argument("--layernorm", default="", help="the JSON lines of bench/layernorm_check.sh")
+    ap.add_argument("--fig1", default="", help="peers_all.sh part nn-fig1: headlab-bench preset nn-fig1-full lines")
+    ap.add_argument("--grid", default="", help="bench/gpu_bench.sh floor grid lines (issue 24's grid target)")
     ap.add_argument("--floors", action="append", default=[],
                     help="bench/compute_floor.py's lines (--task nn, text --runs 1, addition-single)")
     ap.add_argument("--targets-only", action="store_true",
@@ -698,7 +737,7 @@ def main():
     floors = [r for p in args.floors for r in load(p)]
     if args.targets_only:
         out = []
-        targets_section(args.nn, args.text, args.addition, out)
+        targets_section(args.nn, args.text, args.addition, out, load(args.fig1), load(args.grid), floors)
         print("\n".join(out))
         return
     out = ["# Performance", "", "Generated by `bench/report.py` (through `bench/make_performance.sh`) from the JSON lines "
@@ -731,8 +770,8 @@ def main():
         addition_section(args.addition, args.addition_profile, out, floors)
     if args.layernorm:
         layernorm_section(args.layernorm, out)
-    if args.nn or args.text or args.addition:
-        targets_section(args.nn, args.text, args.addition, out)
+    if args.nn or args.text or args.addition or args.fig1 or args.grid:
+        targets_section(args.nn, args.text, args.addition, out, load(args.fig1), load(args.grid), floors)
     print("\n".join(out))
 
 
