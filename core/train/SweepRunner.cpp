@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cerrno>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -318,7 +319,7 @@ SweepRunner::~SweepRunner()
 namespace {
 
 // The most work one device gets when ensembles of these costs are dealt out costliest first, each
-// to the device with the least so far (as SweepRunner::start orders its queue).
+// to the device with the least so far (SweepRunner::start, too, starts the longest first).
 double makespan(std::vector<double> costs, size_t devices)
 {
     std::sort(costs.begin(), costs.end(), std::greater<>());
