@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # make_performance.sh — regenerates docs/PERFORMANCE.md with bench/report.py from the JSON lines it
 # cites (bench/results/ and docs/data/issue24/). Run from anywhere; needs a python 3 (the
-# project's .venv if there is one).
+# project's .venv if there is one). --check (the ctest performance_doc): writes nothing, and fails
+# with the difference when docs/PERFORMANCE.md is not what report.py makes of those files.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PY=python3
 [[ -x .venv/bin/python ]] && PY=.venv/bin/python
+check=0 target=docs/PERFORMANCE.md
+if [[ "${1:-}" == --check ]]; then
+    check=1
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    target="$tmp/PERFORMANCE.md"
+fi
 "$PY" bench/report.py --gpu bench/results/gpu-h200-2026-11-26b.jsonl \
     --cpu bench/results/cpu-2core-2026-11-26c.jsonl \
     --storage bench/results/storage-cpu-2core-2026-11-27.jsonl \
@@ -25,4 +33,13 @@ PY=python3
     --text-profile docs/data/issue24/layernorm-check-h200.jsonl \
     --addition docs/data/issue24/addition-speed-steady-h200.jsonl \
     --addition-profile docs/data/issue24/addition-profile-layernorm-h200.jsonl \
-    --layernorm docs/data/issue24/layernorm-check-h200.jsonl > docs/PERFORMANCE.md
+    --layernorm docs/data/issue24/layernorm-check-h200.jsonl > "$target"
+if [[ "$check" == 1 ]]; then
+    if ! diff -u docs/PERFORMANCE.md "$target" > "$target.diff"; then
+        echo "docs/PERFORMANCE.md is not what bench/report.py makes of its data files (diff below);" \
+            "run bash bench/make_performance.sh and commit the result" >&2
+        head -40 "$target.diff" >&2
+        exit 1
+    fi
+    echo "docs/PERFORMANCE.md is what bench/report.py makes of its data files"
+fi
