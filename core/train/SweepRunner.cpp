@@ -95,13 +95,15 @@ double ensembleCost(const std::vector<SweepJob> &ensemble)
     return cost;
 }
 
-double estimateStepFlops(const RunConfig &c)
+namespace {
+
+// The products' FLOPs of one training step of one sample (estimateStepFlops over the batch size).
+double sampleStepFlops(const RunConfig &c)
 {
     const TaskSpec &spec = taskSpec(c.task);
     const double T = static_cast<double>(spec.sequenceLength(c.task));
     const double V = static_cast<double>(spec.vocabSize(c.task));
     const double m = static_cast<double>(c.model.dModel), F = static_cast<double>(c.model.ffn());
-    const double B = c.phases.empty() ? 0.0 : static_cast<double>(c.phases.front().batchSize);
     double perToken = 0;
     for (size_t l = 0; l < c.model.heads.size(); ++l) {
         const double inner = static_cast<double>(c.model.heads[l] * c.model.widthMultiplier *
@@ -109,18 +111,25 @@ double estimateStepFlops(const RunConfig &c)
         perToken += 2 * m * 3 * inner + 2 * inner * m + 2 * 2 * T * inner + 2 * 2 * m * F;
     }
     perToken += 2 * 2 * m * V;
-    return 3 * B * T * perToken;
+    return 3 * T * perToken;
+}
+
+} // namespace
+
+double estimateStepFlops(const RunConfig &c)
+{
+    return c.phases.empty() ? 0.0
+                            : sampleStepFlops(c) * static_cast<double>(c.phases.front().batchSize);
 }
 
 double ensembleFlops(const std::vector<SweepJob> &ensemble)
 {
     double flops = 0;
     for (const auto &j : ensemble) {
-        RunConfig c = j.config;
-        for (const auto &p : j.config.phases) {
-            c.phases = {p};
-            flops += estimateStepFlops(c) * static_cast<double>(p.steps);
-        }
+        double samples = 0;
+        for (const auto &p : j.config.phases)
+            samples += static_cast<double>(p.steps) * static_cast<double>(p.batchSize);
+        flops += sampleStepFlops(j.config) * samples;
     }
     return flops;
 }
@@ -366,25 +375,24 @@ void spreadOverDevices(EnsembleQueue &queue, size_t devices)
         for (const auto &e : q) out.push_back(ensembleFlops(e));
         return out;
     };
-    std::vector<double> cost = costs(queue);
+    std::vector<double> cost = costs(queue); // trial's, ensemble by ensemble
     double total = 0;
     for (const double c : cost) total += c;
     const double share = total / static_cast<double>(devices);
     EnsembleQueue trial = queue;
     double best = makespan(cost, devices);
     for (;;) {
-        auto costliest = trial.end();
+        size_t costliest = trial.size();
         double most = share;
-        for (auto it = trial.begin(); it != trial.end(); ++it) {
-            const double c = ensembleFlops(*it);
-            if (splittable(*it) && c > most) {
-                most = c;
-                costliest = it;
+        for (size_t i = 0; i < trial.size(); ++i)
+            if (splittable(trial[i]) && cost[i] > most) {
+                most = cost[i];
+                costliest = i;
             }
-        }
-        if (costliest == trial.end()) break;
-        halve(trial, costliest);
-        const double span = makespan(costs(trial), devices);
+        if (costliest == trial.size()) break;
+        halve(trial, trial.begin() + static_cast<long>(costliest));
+        cost = costs(trial);
+        const double span = makespan(cost, devices);
         if (span < best * (1.0 - 1e-9)) {
             best = span;
             queue = trial;
