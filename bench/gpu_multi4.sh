@@ -2,22 +2,27 @@
 # gpu_multi4.sh — issue 24, item 4: the speed-up of several GPUs over one, as a user trains: the
 # same `headlab-cli run` of a session on cuda:0 alone and then on every GPU (--device all), in one
 # call on one machine. Two sessions, both from the built-in presets with their step counts cut:
-#   addition-fig2-grid (25 runs, d_model 24..384 x heads 1..12) at STEPS_ADD (3000) steps;
-#   an nn-fig1-full slice: 1 layer, w 1 and 8, rank 64 .. 1 (14 runs) at STEPS_NN (2000) steps.
-# Each session is timed with the scheduler's defaults and with each --max-ensemble of MAX_ENSEMBLES
-# (default "2"). JSON lines in $OUT/multi4.jsonl: wall seconds, run-steps/s, and the speed-up of
-# all GPUs over one for the same options. Environment: STEPS_ADD, STEPS_NN, MAX_ENSEMBLES,
-# SKIP_BUILD=1.
+#   addition: addition-fig2-grid (25 runs, d_model 24..384 x heads 1..12) at STEPS_ADD steps;
+#   nn: an nn-fig1-full slice, 1 layer, w 1 and 8, rank 64 .. 1 (14 runs) at STEPS_NN steps.
+# On every GPU each session is timed with the ensembles placed on the cards before they start (the
+# default) and with HEADLAB_PLACEMENT=0 (whichever card's worker is free takes the next), and with
+# each --max-ensemble of MAX_ENSEMBLES (default none). While a run trains, nvidia-smi samples every
+# card's utilization twice a second: each JSON line has its mean per card and when each card was
+# last busy. JSON lines in $OUT/multi4.jsonl (wall seconds, and the speed-up of all GPUs over one
+# for the same options); the run logs, the samples and the sessions written in
+# $OUT/multi4-runs.tar.gz. Environment: SESSIONS ("addition nn"), STEPS_ADD (9000), STEPS_NN
+# (6000), MAX_ENSEMBLES, SKIP_BUILD=1.
 set -uo pipefail
 RESULTS_NAME=multi4.jsonl
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
-STEPS_ADD="${STEPS_ADD:-3000}"
-STEPS_NN="${STEPS_NN:-2000}"
-MAX_ENSEMBLES="${MAX_ENSEMBLES:-2}"
+STEPS_ADD="${STEPS_ADD:-9000}"
+STEPS_NN="${STEPS_NN:-6000}"
+MAX_ENSEMBLES="${MAX_ENSEMBLES:-}"
+SESSIONS="${SESSIONS:-addition nn}"
 record_gpu
-[[ "${SKIP_BUILD:-0}" == 1 ]] || build_core
+[[ "${SKIP_BUILD:-0}" == 1 && -x "$CLI" ]] || build_core
 GPUS=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
-WORK="$OUTDIR/multi4"
+WORK="$ROOT/bench-out/multi4"
 mkdir -p "$WORK"
 
 # The sessions: the presets with fewer steps (and the nn slice's sweep).
@@ -27,28 +32,48 @@ sed -e 's/steps: 100000/steps: '"$STEPS_NN"'/' -e 's/^name: .*/name: multi4-nn/'
     -e 's/^  layers: \[1, 3, 5\]/  layers: [1]/' -e 's/^  width_multiplier: \[1, 8, 64\]/  width_multiplier: [1, 8]/' \
     "$ROOT/resources/presets/nn-fig1-full.yaml" > "$WORK/nn.yaml"
 
-# time_run NAME DEVICE [OPTIONS...]: one headlab-cli run, its wall seconds as a JSON line.
+# time_run NAME DEVICE PLACEMENT [OPTIONS...]: one headlab-cli run (HEADLAB_PLACEMENT=PLACEMENT
+# unless it is "-"), its wall seconds and its cards' utilization as a JSON line.
 time_run() {
-    local name="$1" device="$2"; shift 2
-    local out="$WORK/$name-${device//[:,]/_}-$RANDOM.yaml"
-    local runs steps t0 t1
+    local name="$1" device="$2" placement="$3"; shift 3
+    local tag="$name-${device//[:,]/_}-p$placement-$RANDOM"
+    local out="$WORK/$tag.yaml"
+    local runs t0 t1 sampler
     runs=$("$CLI" validate "$WORK/$name.yaml" | sed -n 's/.*: \([0-9]*\) runs.*/\1/p')
+    nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 500 \
+        > "$WORK/$tag.util" 2>/dev/null &
+    sampler=$!
     t0=$(date +%s.%N)
-    "$CLI" run "$WORK/$name.yaml" -o "$out" --device "$device" "$@" --progress-every 60 \
-        > "$out.log" 2>&1
+    if [[ $placement == - ]]; then
+        "$CLI" run "$WORK/$name.yaml" -o "$out" --device "$device" "$@" --progress-every 60 \
+            > "$WORK/$tag.log" 2>&1
+    else
+        HEADLAB_PLACEMENT=$placement "$CLI" run "$WORK/$name.yaml" -o "$out" --device "$device" \
+            "$@" --progress-every 60 > "$WORK/$tag.log" 2>&1
+    fi
     local rc=$?
     t1=$(date +%s.%N)
-    local done_runs
-    done_runs=$(sed -n 's/.*: \([0-9]*\) done,.*/\1/p' "$out.log" | tail -1)
-    printf '{"impl": "headlab-cli", "session": "%s", "device": "%s", "options": "%s", "runs": %s, "done": %s, "rc": %d, "seconds": %.2f}\n' \
-        "$name" "$device" "$*" "$runs" "${done_runs:-0}" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" | tee -a "$RESULTS"
+    kill "$sampler" 2>/dev/null
+    wait "$sampler" 2>/dev/null
+    local done_runs util
+    done_runs=$(sed -n 's/.*: \([0-9]*\) done,.*/\1/p' "$WORK/$tag.log" | tail -1)
+    # Per card: the mean utilization (%) over the run, and the seconds into it when it was last
+    # above 0 (the sampler starts with the run).
+    util=$(awk -F', *' -v n="$GPUS" '{ k[$1]++; s[$1] += $2; if ($2 > 0) last[$1] = k[$1] }
+        END { printf "["; for (g = 0; g < n; g++) printf "%s{\"gpu\": %d, \"mean\": %.1f, \"last_busy_s\": %.1f}",
+              (g ? ", " : ""), g, k[g] ? s[g] / k[g] : 0, last[g] / 2; printf "]" }' "$WORK/$tag.util")
+    printf '{"impl": "headlab-cli", "session": "%s", "steps": %s, "device": "%s", "placement": "%s", "options": "%s", "runs": %s, "done": %s, "rc": %d, "seconds": %.2f, "tag": "%s", "utilization": %s}\n' \
+        "$name" "$([[ $name == nn ]] && echo "$STEPS_NN" || echo "$STEPS_ADD")" "$device" \
+        "$placement" "$*" "$runs" "${done_runs:-0}" "$rc" \
+        "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" "$tag" "$util" | tee -a "$RESULTS"
 }
 
-for name in addition nn; do
+for name in $SESSIONS; do
     for opts in "" $(for m in ${MAX_ENSEMBLES//,/ }; do echo "--max-ensemble=$m"; done); do
-        log "$name ${opts:-defaults}: cuda:0, then all $GPUS GPUs"
-        time_run "$name" cuda:0 $opts
-        time_run "$name" all $opts
+        log "$name ${opts:-defaults}: cuda:0, then all $GPUS GPUs placed, then from one queue"
+        time_run "$name" cuda:0 - $opts
+        time_run "$name" all - $opts
+        time_run "$name" all 0 $opts
     done
 done
 # The speed-ups, from the lines above.
@@ -59,9 +84,11 @@ for r in rows:
     if r["device"] != "all":
         continue
     one = [o for o in rows if o["session"] == r["session"] and o["options"] == r["options"]
-           and o["device"] == "cuda:0"]
+           and o["device"] == "cuda:0" and o.get("steps") == r.get("steps")]
     if one:
         print(json.dumps({"speedup": r["session"], "options": r["options"] or "defaults",
+                          "placement": "queue" if r.get("placement") == "0" else "placed",
                           "one_gpu_s": one[-1]["seconds"], "all_gpus_s": r["seconds"],
                           "ratio": round(one[-1]["seconds"] / r["seconds"], 2)}))
 PY
+tar -C "$WORK" -czf "$OUTDIR/multi4-runs.tar.gz" . 2>/dev/null

@@ -22,6 +22,7 @@ enum class Switch {
     FusedFfn,        // 0: the ReLU feed-forward block's bias and ReLU as ATen's passes on the GPU
     FusedNorm,       // 0: the unit-scale norm's residual step as ATen's passes on the GPU
     FusedLayerNorm,  // 0: the LayerNorm with each run's scale and shift as ATen's passes on the GPU
+    Placement,       // 0: on several GPUs, ensembles go to whichever device's worker is free first
 };
 
 struct EnvSwitch {
@@ -57,6 +58,9 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
      "0: the LayerNorm with each run's scale and shift (text, addition) and its gradients as "
      "ATen's "
      "passes instead of one CUDA kernel each way"},
+    {Switch::Placement, "HEADLAB_PLACEMENT",
+     "0: on several GPUs, each ensemble trains on whichever device's worker takes it first, "
+     "instead of the device it is placed on (least work first) before the sweep starts"},
 };
 
 // The row of a switch.

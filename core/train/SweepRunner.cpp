@@ -1,6 +1,7 @@
 // SweepRunner.cpp — the training threads: one or more per device, all draining one queue of ensembles.
 #include "core/train/SweepRunner.h"
 
+#include "core/config/Switches.h"
 #include "core/model/Device.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
@@ -18,6 +19,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -197,9 +199,17 @@ struct SweepRunner::Impl {
     std::atomic<bool> stopFlag{false};
     std::atomic<bool> pauseFlag{false};
     std::atomic<int> activeWorkers{0};
-    std::mutex mutex;                        // guards queue and stoppedRuns
-    std::mutex callbackMutex;                // serialises callbacks from several device threads
-    std::deque<std::vector<SweepJob>> queue; // ensembles waiting for a device
+    std::mutex mutex;         // guards queue and stoppedRuns
+    std::mutex callbackMutex; // serialises callbacks from several device threads
+    // An ensemble waiting for a device: the one placeOnDevices gave it (an index of `devices`),
+    // or -1 for whichever worker is free first.
+    struct Pending {
+        std::vector<SweepJob> jobs;
+        int device = -1;
+    };
+    std::deque<Pending> queue;        // guarded by mutex
+    std::vector<std::string> devices; // the sweep's devices; queue and workers index them
+    std::vector<int> running;         // ensembles training on each device, guarded by mutex
     std::set<int> stoppedRuns;
     std::set<int> pausedRuns;
     std::map<int, int64_t> pausedPolls; // run -> times its trainer found it paused
@@ -216,18 +226,33 @@ struct SweepRunner::Impl {
         workers.clear();
     }
 
-    void work(const std::string &device)
+    // A worker of devices[slot]: it takes the first ensemble placed on its device (or on none).
+    // When none is left, a worker whose device is idle takes the next ensemble placed elsewhere
+    // that has not started, and one whose device is busy ends: the device's own ensembles keep it
+    // busy, and the one that finishes last goes on with what is left.
+    void work(size_t slot)
     {
+        const std::string &device = devices[slot];
         if (device == "cpu") lowerThisThreadsPriority();
         for (;;) {
             std::vector<SweepJob> ensemble;
             {
                 std::lock_guard<std::mutex> lock(mutex);
                 if (queue.empty() || stopFlag) break;
-                ensemble = std::move(queue.front());
-                queue.pop_front();
+                auto it = std::find_if(queue.begin(), queue.end(), [&](const Pending &p) {
+                    return p.device < 0 || static_cast<size_t>(p.device) == slot;
+                });
+                if (it == queue.end()) {
+                    if (running[slot] > 0) break;
+                    it = queue.begin();
+                }
+                ensemble = std::move(it->jobs);
+                queue.erase(it);
+                ++running[slot];
             }
             trainEnsemble(ensemble, device);
+            std::lock_guard<std::mutex> lock(mutex);
+            --running[slot];
         }
         // Ensembles still queued when the sweep stops never started: they stay as they were
         // (queued, or stopped with their checkpoints) and need no result file, so that stopping a
@@ -325,15 +350,29 @@ SweepRunner::~SweepRunner()
     d->join();
 }
 
+std::vector<size_t> placeOnDevices(const std::vector<double> &costs, size_t devices)
+{
+    std::vector<size_t> order(costs.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return costs[a] > costs[b]; });
+    std::vector<double> load(std::max<size_t>(1, devices), 0.0);
+    std::vector<size_t> device(costs.size(), 0);
+    for (const size_t i : order) {
+        device[i] = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+        load[device[i]] += costs[i];
+    }
+    return device;
+}
+
 namespace {
 
-// The most work one device gets when ensembles of these costs are dealt out costliest first, each
-// to the device with the least so far (SweepRunner::start, too, starts the longest first).
-double makespan(std::vector<double> costs, size_t devices)
+// The most work one device gets when ensembles of these costs are placed by placeOnDevices.
+double makespan(const std::vector<double> &costs, size_t devices)
 {
-    std::sort(costs.begin(), costs.end(), std::greater<>());
+    const std::vector<size_t> device = placeOnDevices(costs, devices);
     std::vector<double> load(std::max<size_t>(1, devices), 0.0);
-    for (const double c : costs) *std::min_element(load.begin(), load.end()) += c;
+    for (size_t i = 0; i < costs.size(); ++i) load[device[i]] += costs[i];
     return *std::max_element(load.begin(), load.end());
 }
 
@@ -445,7 +484,7 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
         if (!groups.count(key)) order.push_back(key);
         groups[key].push_back(std::move(j));
     }
-    d->queue.clear();
+    EnsembleQueue queue;
     for (const auto &key : order) {
         auto &g = groups[key];
         size_t maxEnsemble =
@@ -460,37 +499,57 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
         const size_t parts = (g.size() + maxEnsemble - 1) / maxEnsemble;
         for (size_t k = 0, begin = 0; k < parts; ++k) {
             const size_t size = g.size() / parts + (k < g.size() % parts ? 1 : 0);
-            d->queue.emplace_back(
+            queue.emplace_back(
                 std::make_move_iterator(g.begin() + static_cast<long>(begin)),
                 std::make_move_iterator(g.begin() + static_cast<long>(begin + size)));
             begin += size;
         }
     }
-    if (!cpuOnly) spreadOverDevices(d->queue, devices.size());
+    if (!cpuOnly) spreadOverDevices(queue, devices.size());
     // Worker slots, spread over the devices first: [cuda:0, cuda:1, cuda:0, cuda:1, ...]. A "cpu"
     // among GPUs keeps one slot: its ensembles use every core already. A CPU sweep follows cpuPlan.
     const unsigned cores = std::thread::hardware_concurrency();
-    const CpuPlan plan = cpuPlan(cores, d->queue.size(), options.threads, options.concurrent);
+    const CpuPlan plan = cpuPlan(cores, queue.size(), options.threads, options.concurrent);
     d->cpuThreads =
         cpuOnly ? plan.threads : (options.threads > 0 ? options.threads : defaultCpuThreads(cores));
-    std::vector<std::string> slots;
+    std::vector<size_t> slots;
     const size_t rounds = cpuOnly ? plan.workers : concurrent;
     for (size_t round = 0; round < rounds; ++round)
-        for (const auto &dev : devices)
-            if (round == 0 || dev != "cpu" || cpuOnly) slots.push_back(dev);
+        for (size_t k = 0; k < devices.size(); ++k)
+            if (round == 0 || devices[k] != "cpu" || cpuOnly) slots.push_back(k);
     if (slots.size() > 1) {
         // Longest first, so that the last ensemble to finish is a short one.
         std::vector<std::pair<double, std::vector<SweepJob>>> byCost;
-        for (auto &e : d->queue) byCost.emplace_back(ensembleCost(e), std::move(e));
+        for (auto &e : queue) byCost.emplace_back(ensembleCost(e), std::move(e));
         std::stable_sort(byCost.begin(), byCost.end(),
                          [](const auto &a, const auto &b) { return a.first > b.first; });
-        d->queue.clear();
-        for (auto &[cost, e] : byCost) d->queue.push_back(std::move(e));
+        queue.clear();
+        for (auto &[cost, e] : byCost) queue.push_back(std::move(e));
     }
-    const size_t workers = std::max<size_t>(1, std::min(slots.size(), d->queue.size()));
+    // On several GPUs each ensemble is placed on a device before any starts (placeOnDevices on
+    // ensembleFlops). Drawn from one queue instead, every ensemble of a sweep that fits the slots
+    // started at once on the device of whichever worker took it: round the devices in cost order,
+    // so that the fifth costliest of four cards joined the costliest.
+    const bool gpusOnly = std::all_of(devices.begin(), devices.end(),
+                                      [](const std::string &s) { return s.rfind("cuda", 0) == 0; });
+    const bool place = devices.size() > 1 && gpusOnly && switchOn(Switch::Placement, true);
+    std::vector<size_t> placed;
+    if (place) {
+        std::vector<double> flops;
+        for (const auto &e : queue) flops.push_back(ensembleFlops(e));
+        placed = placeOnDevices(flops, devices.size());
+    }
+    d->devices = devices;
+    d->running.assign(devices.size(), 0);
+    d->queue.clear();
+    for (size_t i = 0; i < queue.size(); ++i)
+        d->queue.push_back({std::move(queue[i]), place ? static_cast<int>(placed[i]) : -1});
+    // Placed, each device's workers wait for their own ensembles, so every slot gets one.
+    const size_t workers =
+        std::max<size_t>(1, place ? slots.size() : std::min(slots.size(), d->queue.size()));
     d->activeWorkers = static_cast<int>(workers);
     for (size_t w = 0; w < workers; ++w)
-        d->workers.emplace_back([this, dev = slots[w]] { d->work(dev); });
+        d->workers.emplace_back([this, slot = slots[w]] { d->work(slot); });
     return true;
 }
 

@@ -75,6 +75,10 @@ struct SweepJob {
 // the least work: five 384-wide runs beside four narrow ensembles train as 2 + 2 + 1 on four cards.
 // Resumed ensembles keep their runs: they resume in the company they stopped in.
 void spreadOverDevices(std::deque<std::vector<SweepJob>> &queue, size_t devices);
+// Which of `devices` each ensemble of these costs trains on: costliest first, each to the device
+// with the least work so far. SweepRunner places a sweep's ensembles so on several GPUs (by
+// ensembleFlops) before any starts; spreadOverDevices judges its splits by the same placement.
+std::vector<size_t> placeOnDevices(const std::vector<double> &costs, size_t devices);
 
 class SweepRunner {
 public:

@@ -266,6 +266,31 @@ private Q_SLOTS:
         QVERIFY(costliest < wide);
     }
 
+    // On several GPUs the ensembles are placed before any starts, costliest first, each on the
+    // least loaded card. The grid split as above: the two 2-run pieces of width 384 each get a
+    // card of their own, the 1-run piece and the 192-wide ensemble the others, and the narrow
+    // ensembles join the least loaded. Taken from one queue by the workers in turn, the fifth
+    // costliest joined the costliest on the first card.
+    void ensemblesArePlacedLeastLoadedFirst()
+    {
+        // The grid's pieces in units of one 24-wide run's FLOPs (about m^2): 2 x 384, 2 x 384,
+        // 5 x 192, 1 x 384, 5 x 96, 5 x 48, 5 x 24.
+        const std::vector<double> costs = {512, 512, 320, 256, 80, 20, 5};
+        const std::vector<size_t> device = placeOnDevices(costs, 4);
+        QCOMPARE(device.size(), costs.size());
+        std::vector<double> load(4, 0.0);
+        for (size_t i = 0; i < costs.size(); ++i) load[device[i]] += costs[i];
+        QCOMPARE(*std::max_element(load.begin(), load.end()), 512.0);
+        std::set<size_t> firstFour(device.begin(), device.begin() + 4);
+        QCOMPARE(firstFour.size(), size_t(4)); // the four costliest on four cards
+        QCOMPARE(device[4], device[3]);        // 96 joins the 1-run 384 piece (256)
+        QCOMPARE(device[5], device[2]);        // 48 joins 192 (320 < 336)
+        QCOMPARE(device[6], device[3]);        // 24 joins 256 + 80 = 336 < 340
+        // One card takes everything; ties go to the first card.
+        QCOMPARE(placeOnDevices({3, 2, 1}, 1), std::vector<size_t>({0, 0, 0}));
+        QCOMPARE(placeOnDevices({1, 1}, 2), std::vector<size_t>({0, 1}));
+    }
+
     // The HEADLAB_* switches are one table read through its rows (core/config/Switches.h): each
     // id has exactly one row, and a run's provenance says which paths it took, fused Q/K/V and
     // split-K included (off on the CPU unless switched on), and the fused feed-forward block,
@@ -278,7 +303,7 @@ private Q_SLOTS:
             QCOMPARE(&envSwitchRow(row.id), &row);
             QVERIFY(std::strncmp(row.name, "HEADLAB_", 8) == 0 && std::strlen(row.help) > 0);
         }
-        QCOMPARE(ids.size(), size_t(int(Switch::FusedLayerNorm) + 1)); // the last id
+        QCOMPARE(ids.size(), size_t(int(Switch::Placement) + 1)); // the last id
         const RunResult plain = trainRun(tinyAddition(3e-3, 4, 1));
         QCOMPARE(plain.provenance.at("fused_qkv"), std::string("off"));
         QCOMPARE(plain.provenance.at("split_k"), std::string("off"));

@@ -41,6 +41,8 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -571,6 +573,43 @@ private Q_SLOTS:
             const double gap = relativeGap(whole[i], resumed[i]);
             QVERIFY2(gap == 0.0, qPrintable(describe("resumed vs uninterrupted", gap, whole[i])));
         }
+    }
+
+    // A sweep over every GPU (SweepOptions::device "all") places its ensembles on the cards
+    // before any starts (placeOnDevices): runs of two widths, one run an ensemble, land on every
+    // card, and each ends as it does trained alone on the first. Skips with fewer than two GPUs.
+    void sweepOverEveryGpuPlacesEachRunAndAgrees()
+    {
+        const int gpus = static_cast<int>(torch::cuda::device_count());
+        if (gpus < 2) QSKIP("one GPU here: this case needs two or more");
+        std::vector<SweepJob> jobs;
+        for (int i = 0; i < 2 * gpus; ++i) {
+            RunConfig c = taskRun("addition", 1e-3 * (1 + i % 3), uint64_t(30 + i), "cuda:0");
+            if (i % 2) c.model.dModel = 96; // a second shape, twice as wide
+            jobs.push_back({i, c});
+        }
+        std::map<int, RunResult> finished;
+        SweepCallbacks cb;
+        cb.onRunFinished = [&](int i, const RunResult &r) { finished[i] = r; };
+        SweepOptions opt;
+        opt.device = "all";
+        opt.maxEnsemble = 1;
+        SweepRunner runner;
+        QVERIFY(runner.start(jobs, opt, cb));
+        runner.wait();
+        QCOMPARE(finished.size(), jobs.size());
+        std::set<std::string> used;
+        for (const auto &j : jobs) {
+            const RunResult &r = finished.at(j.runIndex);
+            QVERIFY2(r.status == RunStatus::Done, r.message.c_str());
+            used.insert(r.device);
+            const RunResult alone = trainRun(j.config);
+            const double gap = relativeGap(alone, r);
+            QVERIFY2(gap <= 1e-5,
+                     qPrintable(describe("placed on a card vs alone on cuda:0", gap, alone) +
+                                " on " + QString::fromStdString(r.device)));
+        }
+        QCOMPARE(int(used.size()), gpus);
     }
 
     void cpuAndCudaAgree()
