@@ -10,8 +10,8 @@
 # card's utilization twice a second: each JSON line has its mean per card and when each card was
 # last busy. JSON lines in $OUT/multi4.jsonl (wall seconds, and the speed-up of all GPUs over one
 # for the same options); the run logs, the samples and the sessions written in
-# $OUT/multi4-runs.tar.gz. Environment: SESSIONS ("addition nn"), STEPS_ADD (9000), STEPS_NN
-# (6000), MAX_ENSEMBLES, SKIP_BUILD=1.
+# $OUT/multi4-runs.tar.gz. Environment: SESSIONS ("addition nn"), PLACEMENTS ("placed queue"),
+# STEPS_ADD (9000), STEPS_NN (6000), MAX_ENSEMBLES, SKIP_BUILD=1.
 set -uo pipefail
 RESULTS_NAME=multi4.jsonl
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
@@ -19,6 +19,7 @@ STEPS_ADD="${STEPS_ADD:-9000}"
 STEPS_NN="${STEPS_NN:-6000}"
 MAX_ENSEMBLES="${MAX_ENSEMBLES:-}"
 SESSIONS="${SESSIONS:-addition nn}"
+PLACEMENTS="${PLACEMENTS:-placed queue}"
 record_gpu
 [[ "${SKIP_BUILD:-0}" == 1 && -x "$CLI" ]] || build_core
 GPUS=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
@@ -72,8 +73,8 @@ for name in $SESSIONS; do
     for opts in "" $(for m in ${MAX_ENSEMBLES//,/ }; do echo "--max-ensemble=$m"; done); do
         log "$name ${opts:-defaults}: cuda:0, then all $GPUS GPUs placed, then from one queue"
         time_run "$name" cuda:0 - $opts
-        time_run "$name" all - $opts
-        time_run "$name" all 0 $opts
+        [[ " $PLACEMENTS " == *" placed "* ]] && time_run "$name" all - $opts
+        [[ " $PLACEMENTS " == *" queue "* ]] && time_run "$name" all 0 $opts
     done
 done
 # The speed-ups, from the lines above.
@@ -91,4 +92,4 @@ for r in rows:
                           "one_gpu_s": one[-1]["seconds"], "all_gpus_s": r["seconds"],
                           "ratio": round(one[-1]["seconds"] / r["seconds"], 2)}))
 PY
-tar -C "$WORK" -czf "$OUTDIR/multi4-runs.tar.gz" . 2>/dev/null
+(cd "$WORK" && tar -czf "$OUTDIR/multi4-runs.tar.gz" ./*.log ./*.util ./*.yaml) 2>/dev/null

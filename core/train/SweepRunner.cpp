@@ -124,16 +124,38 @@ double estimateStepFlops(const RunConfig &c)
                             : sampleStepFlops(c) * static_cast<double>(c.phases.front().batchSize);
 }
 
-double ensembleFlops(const std::vector<SweepJob> &ensemble)
+namespace {
+
+// The element-wise passes over one attention score (scores, softmax, probabilities and their
+// gradients) in FLOP-equivalents of one training step. Fitted on one H200 (2026-11-28,
+// bench/gpu_multi4.sh): the nn-fig1 slice's 1-layer runs at w 8, whose products are equal at every
+// head count, took 0.41 ms a run-step in products and 4.9e-4 ms per score element of a token, so
+// that four runs of 8..64 heads took 4.2 times as long as three of 1..4 heads; by products alone
+// they were estimated equal a run, and one card kept the four for 58 s while three others idled
+// after 13 s. The same two constants give the slice's 1-wide pieces within 12 %.
+constexpr double kScoreWork = 3000;
+
+// One run's work: its products' FLOPs and its attention scores' passes, over every phase's steps.
+double runWork(const RunConfig &c)
 {
-    double flops = 0;
-    for (const auto &j : ensemble) {
-        double samples = 0;
-        for (const auto &p : j.config.phases)
-            samples += static_cast<double>(p.steps) * static_cast<double>(p.batchSize);
-        flops += sampleStepFlops(j.config) * samples;
-    }
-    return flops;
+    const TaskSpec &spec = taskSpec(c.task);
+    const double T = static_cast<double>(spec.sequenceLength(c.task));
+    const double w = static_cast<double>(std::max<int64_t>(1, c.model.widthMultiplier));
+    const double perSample =
+        sampleStepFlops(c) + kScoreWork * T * T * w * static_cast<double>(c.model.totalHeads());
+    double samples = 0;
+    for (const auto &p : c.phases)
+        samples += static_cast<double>(p.steps) * static_cast<double>(p.batchSize);
+    return perSample * samples;
+}
+
+} // namespace
+
+double ensembleWork(const std::vector<SweepJob> &ensemble)
+{
+    double work = 0;
+    for (const auto &j : ensemble) work += runWork(j.config);
+    return work;
 }
 
 namespace {
@@ -383,14 +405,29 @@ bool splittable(const std::vector<SweepJob> &e)
     return e.size() > 1 && e.front().resumeFrom.empty();
 }
 
-// The first half of the runs stay; the second half goes to the back of the queue as an ensemble.
+// Splits an ensemble in two of about equal work (each run, costliest first, to the half with less
+// so far; each half keeps the sweep's order): the first stays, the second goes to the back of the
+// queue. The nn-fig1 slice's seven runs of 1..64 heads at w 8, halved in order, put 8..64 heads
+// in one half, four times the work of the other.
 void halve(EnsembleQueue &queue, EnsembleQueue::iterator it)
 {
-    const auto half = static_cast<long>(it->size() / 2);
-    std::vector<SweepJob> second(std::make_move_iterator(it->begin() + half),
-                                 std::make_move_iterator(it->end()));
-    it->resize(static_cast<size_t>(half));
-    queue.push_back(std::move(second));
+    std::vector<double> work;
+    for (const auto &j : *it) work.push_back(runWork(j.config));
+    std::vector<size_t> order(work.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return work[a] > work[b]; });
+    std::vector<bool> second(work.size(), false);
+    double sum[2] = {0, 0};
+    for (const size_t i : order) {
+        second[i] = sum[1] < sum[0];
+        sum[second[i] ? 1 : 0] += work[i];
+    }
+    std::vector<SweepJob> keep, rest;
+    for (size_t i = 0; i < it->size(); ++i)
+        (second[i] ? rest : keep).push_back(std::move((*it)[i]));
+    *it = std::move(keep);
+    queue.push_back(std::move(rest));
 }
 
 } // namespace
@@ -411,7 +448,7 @@ void spreadOverDevices(EnsembleQueue &queue, size_t devices)
     // 384-wide ensemble is three quarters of its work: whole, it was the wall time on four cards).
     auto costs = [](const EnsembleQueue &q) {
         std::vector<double> out;
-        for (const auto &e : q) out.push_back(ensembleFlops(e));
+        for (const auto &e : q) out.push_back(ensembleWork(e));
         return out;
     };
     std::vector<double> cost = costs(queue); // trial's, ensemble by ensemble
@@ -527,7 +564,7 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
         for (auto &[cost, e] : byCost) queue.push_back(std::move(e));
     }
     // On several GPUs each ensemble is placed on a device before any starts (placeOnDevices on
-    // ensembleFlops). Drawn from one queue instead, every ensemble of a sweep that fits the slots
+    // ensembleWork). Drawn from one queue instead, every ensemble of a sweep that fits the slots
     // started at once on the device of whichever worker took it: round the devices in cost order,
     // so that the fifth costliest of four cards joined the costliest.
     const bool gpusOnly = std::all_of(devices.begin(), devices.end(),
@@ -535,9 +572,9 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     const bool place = devices.size() > 1 && gpusOnly && switchOn(Switch::Placement, true);
     std::vector<size_t> placed;
     if (place) {
-        std::vector<double> flops;
-        for (const auto &e : queue) flops.push_back(ensembleFlops(e));
-        placed = placeOnDevices(flops, devices.size());
+        std::vector<double> work;
+        for (const auto &e : queue) work.push_back(ensembleWork(e));
+        placed = placeOnDevices(work, devices.size());
     }
     d->devices = devices;
     d->running.assign(devices.size(), 0);

@@ -69,15 +69,16 @@ struct SweepJob {
 
 // Several GPUs: at least one ensemble per device where there are runs enough. The largest ensemble
 // that starts at step 0 is split in two until there is (ten runs of one shape on four cards train
-// as 2 + 2 + 3 + 3, not all ten on one card while three wait). Then, while an ensemble costs more
-// (ensembleFlops) than the whole's share of one device, the costliest is split in two, and the
+// as 2 + 2 + 3 + 3, not all ten on one card while three wait). Then, while an ensemble's work
+// (ensembleWork) is more than the whole's share of one device, the costliest is split in two, and the
 // queue keeps the split whose most loaded device (costliest first, each to the least loaded) has
 // the least work: five 384-wide runs beside four narrow ensembles train as 2 + 2 + 1 on four cards.
-// Resumed ensembles keep their runs: they resume in the company they stopped in.
+// A split gives each half about equal work, not the first and second half of the runs. Resumed
+// ensembles keep their runs: they resume in the company they stopped in.
 void spreadOverDevices(std::deque<std::vector<SweepJob>> &queue, size_t devices);
 // Which of `devices` each ensemble of these costs trains on: costliest first, each to the device
 // with the least work so far. SweepRunner places a sweep's ensembles so on several GPUs (by
-// ensembleFlops) before any starts; spreadOverDevices judges its splits by the same placement.
+// ensembleWork) before any starts; spreadOverDevices judges its splits by the same placement.
 std::vector<size_t> placeOnDevices(const std::vector<double> &costs, size_t devices);
 
 class SweepRunner {
@@ -125,9 +126,11 @@ double ensembleCost(const std::vector<SweepJob> &ensemble);
 // masks still compute them), the MLP, and the embedding (a one-hot product on the GPU) and
 // unembedding. bench/compute_floor.py times the same products on a card.
 double estimateStepFlops(const RunConfig &config);
-// The products' FLOPs of an ensemble's whole training (each run's steps of every phase):
-// spreadOverDevices balances devices on it.
-double ensembleFlops(const std::vector<SweepJob> &ensemble);
+// An ensemble's whole training (each run's steps of every phase) in FLOP-equivalents: its products'
+// FLOPs (estimateStepFlops) and the element-wise passes over its attention scores, which grow with
+// the head count where the products do not (fitted on an H200: SweepRunner.cpp, kScoreWork).
+// spreadOverDevices and the placement on GPUs balance devices on it.
+double ensembleWork(const std::vector<SweepJob> &ensemble);
 
 // Trains one run synchronously on the calling thread (tests, golden values).
 RunResult trainRun(const RunConfig &config,

@@ -240,9 +240,9 @@ private Q_SLOTS:
             for (int k = 0; k < 5; ++k) e.push_back(job(id++, m));
             queue.push_back(std::move(e));
         }
-        const double wide = ensembleFlops(queue.back());
+        const double wide = ensembleWork(queue.back());
         double total = 0;
-        for (const auto &e : queue) total += ensembleFlops(e);
+        for (const auto &e : queue) total += ensembleWork(e);
         QVERIFY2(wide > total / 2, "the 384-wide ensemble is not most of the grid's work");
         spreadOverDevices(queue, 4);
         std::map<int64_t, std::vector<size_t>> pieces; // width -> its ensembles' sizes
@@ -255,7 +255,7 @@ private Q_SLOTS:
                 QVERIFY(seen.insert(j.runIndex).second);
             }
             pieces[m].push_back(e.size());
-            costliest = std::max(costliest, ensembleFlops(e));
+            costliest = std::max(costliest, ensembleWork(e));
         }
         QCOMPARE(seen.size(), size_t(25));
         for (int64_t m : {24, 48, 96, 192}) QCOMPARE(pieces[m], std::vector<size_t>({5}));
@@ -264,6 +264,58 @@ private Q_SLOTS:
         std::sort(pieces[384].begin(), pieces[384].end());
         QCOMPARE(pieces[384], std::vector<size_t>({1, 2, 2}));
         QVERIFY(costliest < wide);
+    }
+
+    // The nn-fig1 slice on four cards (bench/gpu_multi4.sh): 1..64 heads at w 1 and at w 8, one
+    // ensemble each. Their products are equal at every head count, but the passes over the
+    // attention scores grow with it, so a run of 64 heads is the costliest. Halved in the sweep's
+    // order, 8..64 heads at w 8 made one piece with four times the work of 1..4 heads, and one
+    // card trained it for 58 s while three idled after 13 s. Halved by work, the heaviest runs
+    // part and no card gets much more than its share.
+    void ensemblesAreHalvedByWork()
+    {
+        const RunConfig base = loadPreset("nn-fig1-full").base;
+        std::deque<std::vector<SweepJob>> queue;
+        int id = 0;
+        for (int64_t w : {1, 8}) {
+            std::vector<SweepJob> e;
+            for (int64_t h : {1, 2, 4, 8, 16, 32, 64}) {
+                SweepJob j;
+                j.runIndex = id++;
+                j.config = base;
+                j.config.model.heads = {h};
+                j.config.model.widthMultiplier = w;
+                e.push_back(j);
+            }
+            queue.push_back(std::move(e));
+        }
+        auto oneRun = [&](int64_t h) {
+            std::vector<SweepJob> e(1);
+            e[0].config = base;
+            e[0].config.model.heads = {h};
+            e[0].config.model.widthMultiplier = 8;
+            return ensembleWork(e);
+        };
+        QVERIFY(oneRun(64) > 4 * oneRun(1)); // the scores' passes, not the products, differ
+        double total = 0;
+        for (const auto &e : queue) total += ensembleWork(e);
+        spreadOverDevices(queue, 4);
+        std::vector<double> work;
+        for (const auto &e : queue) {
+            work.push_back(ensembleWork(e));
+            std::set<int64_t> heads;
+            for (const auto &j : e)
+                if (j.config.model.widthMultiplier == 8) heads.insert(j.config.model.heads[0]);
+            QVERIFY2(!(heads.count(64) && heads.count(32)),
+                     "64 and 32 heads at w 8 train together");
+        }
+        const std::vector<size_t> device = placeOnDevices(work, 4);
+        std::vector<double> load(4, 0.0);
+        for (size_t i = 0; i < work.size(); ++i) load[device[i]] += work[i];
+        const double most = *std::max_element(load.begin(), load.end());
+        // The run of 64 heads at w 8 alone is about 0.3 of the whole: no split does better.
+        QVERIFY2(most <= std::max(1.15 * total / 4, 1.01 * oneRun(64)),
+                 qPrintable(QString("most loaded card %1 of the whole").arg(most / total)));
     }
 
     // On several GPUs the ensembles are placed before any starts, costliest first, each on the
