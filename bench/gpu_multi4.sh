@@ -4,14 +4,16 @@
 # call on one machine. Two sessions, both from the built-in presets with their step counts cut:
 #   addition: addition-fig2-grid (25 runs, d_model 24..384 x heads 1..12) at STEPS_ADD steps;
 #   nn: an nn-fig1-full slice, 1 layer, w 1 and 8, rank 64 .. 1 (14 runs) at STEPS_NN steps.
-# On every GPU each session is timed with the ensembles placed on the cards before they start (the
-# default) and with HEADLAB_PLACEMENT=0 (whichever card's worker is free takes the next), and with
-# each --max-ensemble of MAX_ENSEMBLES (default none). While a run trains, nvidia-smi samples every
+# Each session is timed in each of VARIANTS, DEVICE|ENV (ENV "-" for none), by default
+# "cuda:0|- all|- all|HEADLAB_PLACEMENT=0": one card, every card with the ensembles placed on the
+# cards before they start, and every card drawing from one queue (whichever card's worker is free
+# takes the next); "cuda:0|HEADLAB_HEAD_GROUPS=0" times one card with mixed head counts in one
+# ensemble. Each is also timed with each --max-ensemble of MAX_ENSEMBLES (default none). While a run trains, nvidia-smi samples every
 # card's utilization twice a second: each JSON line has its mean per card and when each card was
 # last busy. JSON lines in $OUT/multi4.jsonl (wall seconds, and the speed-up of all GPUs over one
 # for the same options); the run logs, the samples and the sessions written in
-# $OUT/multi4-runs.tar.gz. Environment: SESSIONS ("addition nn"), PLACEMENTS ("placed queue"),
-# STEPS_ADD (9000), STEPS_NN (6000), MAX_ENSEMBLES, SKIP_BUILD=1.
+# $OUT/multi4-runs.tar.gz. Environment: SESSIONS ("addition nn"), VARIANTS, STEPS_ADD (9000),
+# STEPS_NN (6000), MAX_ENSEMBLES, SKIP_BUILD=1.
 set -uo pipefail
 RESULTS_NAME=multi4.jsonl
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
@@ -19,7 +21,7 @@ STEPS_ADD="${STEPS_ADD:-9000}"
 STEPS_NN="${STEPS_NN:-6000}"
 MAX_ENSEMBLES="${MAX_ENSEMBLES:-}"
 SESSIONS="${SESSIONS:-addition nn}"
-PLACEMENTS="${PLACEMENTS:-placed queue}"
+VARIANTS="${VARIANTS:-cuda:0|- all|- all|HEADLAB_PLACEMENT=0}"
 record_gpu
 [[ "${SKIP_BUILD:-0}" == 1 && -x "$CLI" ]] || build_core
 GPUS=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
@@ -33,11 +35,11 @@ sed -e 's/steps: 100000/steps: '"$STEPS_NN"'/' -e 's/^name: .*/name: multi4-nn/'
     -e 's/^  layers: \[1, 3, 5\]/  layers: [1]/' -e 's/^  width_multiplier: \[1, 8, 64\]/  width_multiplier: [1, 8]/' \
     "$ROOT/resources/presets/nn-fig1-full.yaml" > "$WORK/nn.yaml"
 
-# time_run NAME DEVICE PLACEMENT [OPTIONS...]: one headlab-cli run (HEADLAB_PLACEMENT=PLACEMENT
-# unless it is "-"), its wall seconds and its cards' utilization as a JSON line.
+# time_run NAME DEVICE ENV [OPTIONS...]: one headlab-cli run (with ENV, NAME=VALUE, unless it is
+# "-"), its wall seconds and its cards' utilization as a JSON line.
 time_run() {
-    local name="$1" device="$2" placement="$3"; shift 3
-    local tag="$name-${device//[:,]/_}-p$placement-$RANDOM"
+    local name="$1" device="$2" envset="$3"; shift 3
+    local tag="$name-${device//[:,]/_}-${envset//[^A-Za-z0-9]/_}-$RANDOM"
     local out="$WORK/$tag.yaml"
     local runs t0 t1 sampler
     runs=$("$CLI" validate "$WORK/$name.yaml" | sed -n 's/.*: \([0-9]*\) runs.*/\1/p')
@@ -45,13 +47,10 @@ time_run() {
         > "$WORK/$tag.util" 2>/dev/null &
     sampler=$!
     t0=$(date +%s.%N)
-    if [[ $placement == - ]]; then
-        "$CLI" run "$WORK/$name.yaml" -o "$out" --device "$device" "$@" --progress-every 60 \
-            > "$WORK/$tag.log" 2>&1
-    else
-        HEADLAB_PLACEMENT=$placement "$CLI" run "$WORK/$name.yaml" -o "$out" --device "$device" \
-            "$@" --progress-every 60 > "$WORK/$tag.log" 2>&1
-    fi
+    local envargs=()
+    [[ $envset == - ]] || envargs=("$envset")
+    env "${envargs[@]}" "$CLI" run "$WORK/$name.yaml" -o "$out" --device "$device" "$@" \
+        --progress-every 60 > "$WORK/$tag.log" 2>&1
     local rc=$?
     t1=$(date +%s.%N)
     kill "$sampler" 2>/dev/null
@@ -63,33 +62,34 @@ time_run() {
     util=$(awk -F', *' -v n="$GPUS" '{ k[$1]++; s[$1] += $2; if ($2 > 0) last[$1] = k[$1] }
         END { printf "["; for (g = 0; g < n; g++) printf "%s{\"gpu\": %d, \"mean\": %.1f, \"last_busy_s\": %.1f}",
               (g ? ", " : ""), g, k[g] ? s[g] / k[g] : 0, last[g] / 2; printf "]" }' "$WORK/$tag.util")
-    printf '{"impl": "headlab-cli", "session": "%s", "steps": %s, "device": "%s", "placement": "%s", "options": "%s", "runs": %s, "done": %s, "rc": %d, "seconds": %.2f, "tag": "%s", "utilization": %s}\n' \
+    printf '{"impl": "headlab-cli", "session": "%s", "steps": %s, "device": "%s", "env": "%s", "options": "%s", "runs": %s, "done": %s, "rc": %d, "seconds": %.2f, "tag": "%s", "utilization": %s}\n' \
         "$name" "$([[ $name == nn ]] && echo "$STEPS_NN" || echo "$STEPS_ADD")" "$device" \
-        "$placement" "$*" "$runs" "${done_runs:-0}" "$rc" \
+        "$envset" "$*" "$runs" "${done_runs:-0}" "$rc" \
         "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" "$tag" "$util" | tee -a "$RESULTS"
 }
 
 for name in $SESSIONS; do
     for opts in "" $(for m in ${MAX_ENSEMBLES//,/ }; do echo "--max-ensemble=$m"; done); do
-        log "$name ${opts:-defaults}: cuda:0, then all $GPUS GPUs placed, then from one queue"
-        time_run "$name" cuda:0 - $opts
-        [[ " $PLACEMENTS " == *" placed "* ]] && time_run "$name" all - $opts
-        [[ " $PLACEMENTS " == *" queue "* ]] && time_run "$name" all 0 $opts
+        for variant in $VARIANTS; do
+            log "$name ${opts:-defaults}: ${variant%%|*} (${variant#*|}), $GPUS GPUs here"
+            time_run "$name" "${variant%%|*}" "${variant#*|}" $opts
+        done
     done
 done
-# The speed-ups, from the lines above.
+# The speed-ups, from the lines above: every card, and each switch on one card, over one card.
 python3 - "$RESULTS" <<'PY' | tee -a "$RESULTS"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"impl"')]
 for r in rows:
-    if r["device"] != "all":
+    if r["device"] != "all" and r.get("env", "-") == "-":
         continue
     one = [o for o in rows if o["session"] == r["session"] and o["options"] == r["options"]
-           and o["device"] == "cuda:0" and o.get("steps") == r.get("steps")]
+           and o["device"] == "cuda:0" and o.get("env", "-") == "-"
+           and o.get("steps") == r.get("steps")]
     if one:
         print(json.dumps({"speedup": r["session"], "options": r["options"] or "defaults",
-                          "placement": "queue" if r.get("placement") == "0" else "placed",
-                          "one_gpu_s": one[-1]["seconds"], "all_gpus_s": r["seconds"],
+                          "device": r["device"], "env": r.get("env", "-"),
+                          "one_gpu_s": one[-1]["seconds"], "seconds": r["seconds"],
                           "ratio": round(one[-1]["seconds"] / r["seconds"], 2)}))
 PY
 (cd "$WORK" && tar -czf "$OUTDIR/multi4-runs.tar.gz" ./*.log ./*.util ./*.yaml) 2>/dev/null

@@ -23,6 +23,7 @@ enum class Switch {
     FusedNorm,       // 0: the unit-scale norm's residual step as ATen's passes on the GPU
     FusedLayerNorm,  // 0: the LayerNorm with each run's scale and shift as ATen's passes on the GPU
     Placement,       // 0: on several GPUs, ensembles go to whichever device's worker is free first
+    HeadGroups,      // 0: on the GPU, runs of one weight shape train together whatever their heads
 };
 
 struct EnvSwitch {
@@ -61,6 +62,9 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
     {Switch::Placement, "HEADLAB_PLACEMENT",
      "0: on several GPUs, each ensemble trains on whichever device's worker takes it first, "
      "instead of the device it is placed on (least work first) before the sweep starts"},
+    {Switch::HeadGroups, "HEADLAB_HEAD_GROUPS",
+     "0: on the GPU, runs of one weight shape train as one ensemble whatever their head counts, "
+     "instead of apart where the least common multiple of their heads costs a tenth of the work"},
 };
 
 // The row of a switch.

@@ -127,22 +127,46 @@ double estimateStepFlops(const RunConfig &c)
 namespace {
 
 // The element-wise passes over one attention score (scores, softmax, probabilities and their
-// gradients) in FLOP-equivalents of one training step. Fitted on one H200 (2026-11-28,
-// bench/gpu_multi4.sh): the nn-fig1 slice's 1-layer runs at w 8, whose products are equal at every
-// head count, took 0.41 ms a run-step in products and 4.9e-4 ms per score element of a token, so
-// that four runs of 8..64 heads took 4.2 times as long as three of 1..4 heads; by products alone
-// they were estimated equal a run, and one card kept the four for 58 s while three others idled
-// after 13 s. The same two constants give the slice's 1-wide pieces within 12 %.
-constexpr double kScoreWork = 3000;
+// gradients) in FLOP-equivalents of one training step, fitted on one H200 (2026-11-28,
+// bench/gpu_multi4.sh, docs/data/issue24/multi4-4xh200-*.jsonl) to the nn-fig1 slice's 1-layer
+// runs at w 8, 6,000 steps, each piece of them alone on a card. Their products are equal at every
+// head count; on the GPU every run of an ensemble computes the least common multiple M of the
+// ensemble's head counts as micro-heads (Transformer::buildMicroHeads). Each run took about
+// 2.65 s in products and 0.16 s per micro-head: one run of 64 heads 16 s, three of 1, 2 and 4 heads
+// (M 4) 13 s, four of 8..64 heads (M 64) 58 s, all seven (M 64) 98 s, each with about 3 s of
+// start-up; one outlier, three runs of 2, 8 and 16 heads (M 16), took 36 s where this predicts 19.
+constexpr double kScoreWork = 1200;
 
-// One run's work: its products' FLOPs and its attention scores' passes, over every phase's steps.
-double runWork(const RunConfig &c)
+// The attention heads each run of these computes per layer on the GPU: the least common multiple
+// of their head counts where it is at most 64 and divides the layer's width (micro-heads);
+// otherwise (0) each run its own heads.
+std::vector<int64_t> microHeads(const std::vector<SweepJob> &runs)
+{
+    if (runs.empty()) return {};
+    const ModelConfig &first = runs.front().config.model;
+    std::vector<int64_t> out(first.heads.size(), 1);
+    for (size_t l = 0; l < out.size(); ++l) {
+        for (const auto &j : runs)
+            if (l < j.config.model.heads.size())
+                out[l] = std::lcm(out[l], std::max<int64_t>(1, j.config.model.heads[l]));
+        const int64_t inner = first.heads[l] * first.widthMultiplier * first.headDimOfLayer(l);
+        if (out[l] > 64 || inner % out[l] != 0) out[l] = 0;
+    }
+    return out;
+}
+
+// One run's work: its products' FLOPs and its attention scores' passes (`heads` per layer, 0 for
+// its own), over every phase's steps.
+double runWork(const RunConfig &c, const std::vector<int64_t> &heads)
 {
     const TaskSpec &spec = taskSpec(c.task);
     const double T = static_cast<double>(spec.sequenceLength(c.task));
     const double w = static_cast<double>(std::max<int64_t>(1, c.model.widthMultiplier));
-    const double perSample =
-        sampleStepFlops(c) + kScoreWork * T * T * w * static_cast<double>(c.model.totalHeads());
+    double attended = 0;
+    for (size_t l = 0; l < c.model.heads.size(); ++l)
+        attended +=
+            static_cast<double>(l < heads.size() && heads[l] > 0 ? heads[l] : c.model.heads[l]);
+    const double perSample = sampleStepFlops(c) + kScoreWork * T * T * w * attended;
     double samples = 0;
     for (const auto &p : c.phases)
         samples += static_cast<double>(p.steps) * static_cast<double>(p.batchSize);
@@ -153,8 +177,9 @@ double runWork(const RunConfig &c)
 
 double ensembleWork(const std::vector<SweepJob> &ensemble)
 {
+    const std::vector<int64_t> heads = microHeads(ensemble);
     double work = 0;
-    for (const auto &j : ensemble) work += runWork(j.config);
+    for (const auto &j : ensemble) work += runWork(j.config, heads);
     return work;
 }
 
@@ -405,29 +430,49 @@ bool splittable(const std::vector<SweepJob> &e)
     return e.size() > 1 && e.front().resumeFrom.empty();
 }
 
-// Splits an ensemble in two of about equal work (each run, costliest first, to the half with less
-// so far; each half keeps the sweep's order): the first stays, the second goes to the back of the
-// queue. The nn-fig1 slice's seven runs of 1..64 heads at w 8, halved in order, put 8..64 heads
-// in one half, four times the work of the other.
+// An ensemble cut in two: its runs ordered by head count, cut where the costlier part's work is
+// least, or (leastTotal) where the two parts' work together is least; each part keeps the sweep's
+// order. Runs of few heads stay together: every run of an ensemble pays for the least common
+// multiple of its head counts (microHeads), so that halving the nn-fig1 slice's 1..64 heads at
+// w 8 so that 64 and 32 parted made both halves pay for 64.
+std::pair<std::vector<SweepJob>, std::vector<SweepJob>> cutByHeads(const std::vector<SweepJob> &e,
+                                                                   bool leastTotal)
+{
+    std::vector<size_t> order(e.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return e[a].config.model.heads < e[b].config.model.heads;
+    });
+    auto part = [&](size_t begin, size_t end) {
+        std::vector<size_t> idx(order.begin() + static_cast<long>(begin),
+                                order.begin() + static_cast<long>(end));
+        std::sort(idx.begin(), idx.end());
+        std::vector<SweepJob> out;
+        for (const size_t i : idx) out.push_back(e[i]);
+        return out;
+    };
+    const size_t n = order.size();
+    size_t cut = n / 2;
+    double best = std::numeric_limits<double>::infinity();
+    const auto off = [&](size_t c) { return c > n / 2 ? c - n / 2 : n / 2 - c; };
+    for (size_t k = 1; k < n; ++k) {
+        const double a = ensembleWork(part(0, k)), b = ensembleWork(part(k, n));
+        const double score = leastTotal ? a + b : std::max(a, b);
+        if (score < best * (1 - 1e-9) || (score <= best * (1 + 1e-9) && off(k) < off(cut))) {
+            best = std::min(best, score);
+            cut = k;
+        }
+    }
+    return {part(0, cut), part(cut, n)};
+}
+
+// Splits an ensemble in two of about equal work (cutByHeads): the first part stays; the second
+// goes to the back of the queue.
 void halve(EnsembleQueue &queue, EnsembleQueue::iterator it)
 {
-    std::vector<double> work;
-    for (const auto &j : *it) work.push_back(runWork(j.config));
-    std::vector<size_t> order(work.size());
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return work[a] > work[b]; });
-    std::vector<bool> second(work.size(), false);
-    double sum[2] = {0, 0};
-    for (const size_t i : order) {
-        second[i] = sum[1] < sum[0];
-        sum[second[i] ? 1 : 0] += work[i];
-    }
-    std::vector<SweepJob> keep, rest;
-    for (size_t i = 0; i < it->size(); ++i)
-        (second[i] ? rest : keep).push_back(std::move((*it)[i]));
-    *it = std::move(keep);
-    queue.push_back(std::move(rest));
+    auto [first, second] = cutByHeads(*it, false);
+    *it = std::move(first);
+    queue.push_back(std::move(second));
 }
 
 } // namespace
@@ -474,6 +519,25 @@ void spreadOverDevices(EnsembleQueue &queue, size_t devices)
             queue = trial;
         }
     }
+}
+
+void separateHeadCounts(std::deque<std::vector<SweepJob>> &queue)
+{
+    EnsembleQueue out;
+    while (!queue.empty()) {
+        std::vector<SweepJob> e = std::move(queue.front());
+        queue.pop_front();
+        if (splittable(e)) {
+            auto [first, second] = cutByHeads(e, true);
+            if (ensembleWork(first) + ensembleWork(second) <= 0.9 * ensembleWork(e)) {
+                queue.push_front(std::move(second));
+                queue.push_front(std::move(first));
+                continue;
+            }
+        }
+        out.push_back(std::move(e));
+    }
+    queue = std::move(out);
 }
 
 bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepCallbacks callbacks)
@@ -542,6 +606,9 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
             begin += size;
         }
     }
+    const bool gpusOnly = std::all_of(devices.begin(), devices.end(),
+                                      [](const std::string &s) { return s.rfind("cuda", 0) == 0; });
+    if (gpusOnly && switchOn(Switch::HeadGroups, true)) separateHeadCounts(queue);
     if (!cpuOnly) spreadOverDevices(queue, devices.size());
     // Worker slots, spread over the devices first: [cuda:0, cuda:1, cuda:0, cuda:1, ...]. A "cpu"
     // among GPUs keeps one slot: its ensembles use every core already. A CPU sweep follows cpuPlan.
@@ -567,8 +634,6 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     // ensembleWork). Drawn from one queue instead, every ensemble of a sweep that fits the slots
     // started at once on the device of whichever worker took it: round the devices in cost order,
     // so that the fifth costliest of four cards joined the costliest.
-    const bool gpusOnly = std::all_of(devices.begin(), devices.end(),
-                                      [](const std::string &s) { return s.rfind("cuda", 0) == 0; });
     const bool place = devices.size() > 1 && gpusOnly && switchOn(Switch::Placement, true);
     std::vector<size_t> placed;
     if (place) {

@@ -76,6 +76,11 @@ struct SweepJob {
 // A split gives each half about equal work, not the first and second half of the runs. Resumed
 // ensembles keep their runs: they resume in the company they stopped in.
 void spreadOverDevices(std::deque<std::vector<SweepJob>> &queue, size_t devices);
+// On the GPU every run of an ensemble computes the least common multiple of the ensemble's head
+// counts as micro-heads: seven runs of 1..64 heads each pay for 64. An ensemble is cut in two,
+// runs of fewer heads apart from runs of more, while that saves a tenth of its work
+// (ensembleWork), and each part again: runs of one head count stay together.
+void separateHeadCounts(std::deque<std::vector<SweepJob>> &queue);
 // Which of `devices` each ensemble of these costs trains on: costliest first, each to the device
 // with the least work so far. SweepRunner places a sweep's ensembles so on several GPUs (by
 // ensembleWork) before any starts; spreadOverDevices judges its splits by the same placement.
