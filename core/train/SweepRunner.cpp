@@ -488,9 +488,11 @@ void spreadOverDevices(EnsembleQueue &queue, size_t devices)
         halve(queue, largest);
     }
     if (devices < 2) return;
-    // Then by cost: while an ensemble costs more than a device's share of the whole, the costliest
-    // is halved, and the queue keeps the split that gave the least makespan (the addition grid's
-    // 384-wide ensemble is three quarters of its work: whole, it was the wall time on four cards).
+    // Then by cost: while an ensemble costs more than half a device's share of the whole, the
+    // costliest is halved, and the queue keeps the split that gave the least makespan (the addition
+    // grid's 384-wide ensemble is three quarters of its work: whole, it was the wall time on four
+    // cards; the nn-fig1 slice's runs of 1..16 heads at w 1 fill the cards beside 64 heads at w 8
+    // only once they are cut in two, although each part is less than a card's share).
     auto costs = [](const EnsembleQueue &q) {
         std::vector<double> out;
         for (const auto &e : q) out.push_back(ensembleWork(e));
@@ -504,7 +506,7 @@ void spreadOverDevices(EnsembleQueue &queue, size_t devices)
     double best = makespan(cost, devices);
     for (;;) {
         size_t costliest = trial.size();
-        double most = share;
+        double most = share / 2;
         for (size_t i = 0; i < trial.size(); ++i)
             if (splittable(trial[i]) && cost[i] > most) {
                 most = cost[i];
@@ -523,13 +525,16 @@ void spreadOverDevices(EnsembleQueue &queue, size_t devices)
 
 void separateHeadCounts(std::deque<std::vector<SweepJob>> &queue)
 {
+    double total = 0;
+    for (const auto &e : queue) total += ensembleWork(e);
     EnsembleQueue out;
     while (!queue.empty()) {
         std::vector<SweepJob> e = std::move(queue.front());
         queue.pop_front();
         if (splittable(e)) {
             auto [first, second] = cutByHeads(e, true);
-            if (ensembleWork(first) + ensembleWork(second) <= 0.9 * ensembleWork(e)) {
+            const double saved = ensembleWork(e) - ensembleWork(first) - ensembleWork(second);
+            if (saved >= 0.1 * ensembleWork(e) && saved >= 0.02 * total) {
                 queue.push_front(std::move(second));
                 queue.push_front(std::move(first));
                 continue;

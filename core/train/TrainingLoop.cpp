@@ -4,6 +4,8 @@
 // logEvery steps they are copied back, so the host synchronises once per log point, not per step.
 #include "core/train/TrainingLoop.h"
 
+#include <mutex>
+
 namespace headlab::detail {
 
 // HEADLAB_HEAD_STATS=0 skips the per-head statistics (for bench/: what they cost).
@@ -198,7 +200,7 @@ void TrainingLoop::runPhase(size_t ph)
 
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
     constexpr int64_t kEagerSteps = 3; // warm-up before capture: lazy cuBLAS state, allocator
-    std::unique_ptr<at::cuda::CUDAGraph> graph;
+    Graph graph;
     bool tryGraph = device.is_cuda() && cudaGraphsWanted();
 #endif
     for (int64_t t = t0; t < phase.steps; ++t) {
@@ -261,10 +263,33 @@ void TrainingLoop::runPhase(size_t ph)
 }
 
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
-template <typename Step>
-std::unique_ptr<at::cuda::CUDAGraph> TrainingLoop::capture(Step &step)
+namespace {
+
+// Held while a graph is captured and while one is destroyed. at::cuda::CUDAGraph registers itself
+// with the device's default CUDA generator when its capture begins and unregisters when it is
+// destroyed, in a set without a lock of its own. Four ensembles on one H200 once broke that set:
+// "The graph should be registered to the state" from ~CUDAGraph, and the process aborted
+// (2026-11-28, the addition grid at 2,000 steps). Recursive: a failed capture destroys its graph
+// while it holds the lock.
+std::recursive_mutex &graphMutex()
 {
-    auto graph = std::make_unique<at::cuda::CUDAGraph>();
+    static std::recursive_mutex mutex;
+    return mutex;
+}
+
+} // namespace
+
+void TrainingLoop::GraphRelease::operator()(at::cuda::CUDAGraph *graph) const
+{
+    std::lock_guard<std::recursive_mutex> lock(graphMutex());
+    delete graph;
+}
+
+template <typename Step>
+TrainingLoop::Graph TrainingLoop::capture(Step &step)
+{
+    std::lock_guard<std::recursive_mutex> lock(graphMutex());
+    Graph graph(new at::cuda::CUDAGraph());
     try {
         c10::cuda::getCurrentCUDAStream().synchronize();
         // Thread-local: another device's training thread may allocate or synchronise while this

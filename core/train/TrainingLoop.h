@@ -101,8 +101,15 @@ private:
     void runPhase(size_t ph);
 
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
+    // A CUDA graph that is destroyed under graphMutex() (TrainingLoop.cpp): capturing a graph and
+    // destroying one both change the device's default generator's set of graphs, which LibTorch
+    // does not guard, and several ensembles' threads capture and destroy graphs on one device.
+    struct GraphRelease {
+        void operator()(at::cuda::CUDAGraph *graph) const;
+    };
+    using Graph = std::unique_ptr<at::cuda::CUDAGraph, GraphRelease>;
     template <typename Step>
-    std::unique_ptr<at::cuda::CUDAGraph> capture(Step &step);
+    Graph capture(Step &step);
 #endif
 
     // Reads back every queued value (they were queued at least one window ago, so the device is

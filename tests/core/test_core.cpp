@@ -322,6 +322,20 @@ private Q_SLOTS:
         }
         QCOMPARE(seen.size(), size_t(19));
         QVERIFY(oneCountWhole);
+        // The addition grid's widths, 1..12 heads each: what cutting would save is too little to
+        // pay for more, smaller ensembles.
+        std::deque<std::vector<SweepJob>> grid;
+        for (int64_t m : {24, 48, 96, 192, 384}) {
+            std::vector<SweepJob> e;
+            for (int64_t h : {1, 2, 3, 6, 12}) {
+                SweepJob j;
+                j.config = additionPaperConfig(m, h, 1e-3);
+                e.push_back(j);
+            }
+            grid.push_back(e);
+        }
+        separateHeadCounts(grid);
+        QCOMPARE(grid.size(), size_t(5));
         // Each piece is a range of head counts of one width: no piece holds a head count
         // between two that another piece of its width holds.
         for (const auto &e : queue)
