@@ -33,7 +33,13 @@ fi
     --text-profile docs/data/issue24/layernorm-check-h200.jsonl \
     --addition docs/data/issue24/addition-speed-steady-h200.jsonl \
     --addition-profile docs/data/issue24/addition-profile-layernorm-h200.jsonl \
-    --layernorm docs/data/issue24/layernorm-check-h200.jsonl > "$target"
+    --layernorm docs/data/issue24/layernorm-check-h200.jsonl \
+    --floors docs/data/issue24/floors-h200.jsonl \
+    --grid docs/data/issue24/grid-floor-h200.jsonl \
+    --multi-gpu docs/data/issue24/multi4-4xh100.jsonl \
+    --multi-gpu docs/data/issue24/multi4-4xh200-8e86621.jsonl \
+    --multi-gpu docs/data/issue24/multi4-4xh200-18e114d.jsonl \
+    --multi-gpu docs/data/issue24/head-groups-h200-86606ec.jsonl > "$target"
 if [[ "$check" == 1 ]]; then
     if ! diff -u docs/PERFORMANCE.md "$target" > "$target.diff"; then
         echo "docs/PERFORMANCE.md is not what bench/report.py makes of its data files (diff below);" \

@@ -9,6 +9,7 @@ import argparse
 import csv
 import json
 import math
+import os
 
 WIDTHS = [24, 48, 96, 192, 384]
 T, V = 18, 22  # positions fed to the addition model, vocabulary (as bench/compute_floor.py)
@@ -632,6 +633,35 @@ def layernorm_section(path, out):
     out.append("")
 
 
+def multi_gpu_section(paths, out):
+    """Several GPUs against one (bench/gpu_multi4.sh, issue 24 item 4): each file is one machine's calls, the
+    commit in its name. One row per timed variant, its ratio to one card of the same file, session and steps."""
+    out.append("## Several GPUs against one\n")
+    out.append("Measured by `bench/gpu_multi4.sh`: the same `headlab-cli run` of a session on `cuda:0` alone and on "
+               "every card (`--device all`), in one call on one machine. `addition` is the addition-fig2-grid preset "
+               "(25 runs), `nn` the nn-fig1-full slice of 1 layer, w 1 and 8, rank 64 .. 1 (14 runs), both with "
+               "their steps cut. The busy column gives, per card, the seconds into the run when nvidia-smi last "
+               "saw it busy. Each file holds the runs of one commit (in its name).\n")
+    out.append("| machine, file | session | steps | cards | switch | seconds | one card ÷ this | each card last busy, s |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    for path in paths:
+        rows = [r for r in load(path) if r.get("impl") == "headlab-cli" and r.get("rc") == 0]
+        gpus = sum(1 for r in load(path) if "gpu" in r and "impl" not in r) or 1  # a card a line
+        gpu, date = card_and_date(load(path))
+        where = f"{gpu}{', ' + date if date else ''}, `{os.path.basename(path)}`"
+        for r in rows:
+            env = r.get("env", "HEADLAB_PLACEMENT=" + r["placement"] if r.get("placement", "-") != "-" else "-")
+            base = next((o["seconds"] for o in rows if o["session"] == r["session"] and o["device"] == "cuda:0"
+                         and o.get("env", o.get("placement", "-")) == "-" and o.get("steps") == r.get("steps")
+                         and o["options"] == r["options"]), None)
+            cards = "1" if r["device"] != "all" else str(sum(1 for u in r.get("utilization", [])) or gpus)
+            busy = ", ".join(f"{u['last_busy_s']:g}" for u in r.get("utilization", []) if u["mean"] > 0)
+            switch = " ".join(f"`{x}`" for x in (env if env != "-" else "", r["options"]) if x) or "—"
+            out.append(f"| {where} | {r['session']} | {fmt(r.get('steps'))} | {cards} | {switch} | "
+                       f"{fmt(r['seconds'], 1)} | {fmt(base / r['seconds'] if base else None, 2)} | {busy} |")
+    out.append("")
+
+
 def sweep_targets(fig1_rows, grid_rows, floors):
     """Issue 24's floor targets: nn-fig1-full (scaled from HeadLab's rate at each (layers, w), 7 ranks
     of 100,000 steps each) and the addition grid (bench/gpu_bench.sh grid, 4 ensembles at once) against
@@ -730,6 +760,7 @@ def main():
     ap.add_argument("--grid", default="", help="bench/gpu_bench.sh floor grid lines (issue 24's grid target)")
     ap.add_argument("--floors", action="append", default=[],
                     help="bench/compute_floor.py's lines (--task nn, text --runs 1, addition-single)")
+    ap.add_argument("--multi-gpu", action="append", default=[], help="the JSON lines of bench/gpu_multi4.sh")
     ap.add_argument("--targets-only", action="store_true",
                     help="print only issue 24's targets from --nn, --text and --addition (bench/peers_all.sh)")
     ap.add_argument("--notes", action="append", default=[], help="markdown appended at the end")
@@ -770,6 +801,8 @@ def main():
         addition_section(args.addition, args.addition_profile, out, floors)
     if args.layernorm:
         layernorm_section(args.layernorm, out)
+    if args.multi_gpu:
+        multi_gpu_section(args.multi_gpu, out)
     if args.nn or args.text or args.addition or args.fig1 or args.grid:
         targets_section(args.nn, args.text, args.addition, out, load(args.fig1), load(args.grid), floors)
     print("\n".join(out))
