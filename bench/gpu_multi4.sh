@@ -3,7 +3,8 @@
 # same `headlab-cli run` of a session on cuda:0 alone and then on every GPU (--device all), in one
 # call on one machine. Two sessions, both from the built-in presets with their step counts cut:
 #   addition: addition-fig2-grid (25 runs, d_model 24..384 x heads 1..12) at STEPS_ADD steps;
-#   nn: an nn-fig1-full slice, 1 layer, w 1 and 8, rank 64 .. 1 (14 runs) at STEPS_NN steps.
+#   nn: an nn-fig1-full slice, 1 layer, w 1 and 8, rank 64 .. 1 (14 runs) at STEPS_NN steps;
+#   nn5: the same with seeds 0..4 (70 runs), not in the default SESSIONS.
 # Each session is timed in each of VARIANTS, DEVICE|ENV (ENV "-" for none), by default
 # "cuda:0|- all|- all|HEADLAB_PLACEMENT=0": one card, every card with the ensembles placed on the
 # cards before they start, and every card drawing from one queue (whichever card's worker is free
@@ -34,6 +35,12 @@ sed -e 's/steps: 30000/steps: '"$STEPS_ADD"'/' -e 's/^name: .*/name: multi4-addi
 sed -e 's/steps: 100000/steps: '"$STEPS_NN"'/' -e 's/^name: .*/name: multi4-nn/' \
     -e 's/^  layers: \[1, 3, 5\]/  layers: [1]/' -e 's/^  width_multiplier: \[1, 8, 64\]/  width_multiplier: [1, 8]/' \
     "$ROOT/resources/presets/nn-fig1-full.yaml" > "$WORK/nn.yaml"
+# nn5: the same slice with the paper's five seeds a point (70 runs): no run is more than a few
+# hundredths of the work, so that whole runs can fill four cards (in the slice of one seed, the run
+# of 64 heads at w 8 is about a quarter of it).
+sed -e 's/^name: .*/name: multi4-nn5/' "$WORK/nn.yaml" > "$WORK/nn5.yaml"
+printf '  seed: [0, 1, 2, 3, 4]\n' > "$WORK/seeds.txt"
+sed -i "/^  width_multiplier: \[1, 8\]/r $WORK/seeds.txt" "$WORK/nn5.yaml"
 
 # time_run NAME DEVICE ENV [OPTIONS...]: one headlab-cli run (with ENV, NAME=VALUE, unless it is
 # "-"), its wall seconds and its cards' utilization as a JSON line.
@@ -63,7 +70,7 @@ time_run() {
         END { printf "["; for (g = 0; g < n; g++) printf "%s{\"gpu\": %d, \"mean\": %.1f, \"last_busy_s\": %.1f}",
               (g ? ", " : ""), g, k[g] ? s[g] / k[g] : 0, last[g] / 2; printf "]" }' "$WORK/$tag.util")
     printf '{"impl": "headlab-cli", "session": "%s", "steps": %s, "device": "%s", "env": "%s", "options": "%s", "runs": %s, "done": %s, "rc": %d, "seconds": %.2f, "tag": "%s", "utilization": %s}\n' \
-        "$name" "$([[ $name == nn ]] && echo "$STEPS_NN" || echo "$STEPS_ADD")" "$device" \
+        "$name" "$([[ $name == nn* ]] && echo "$STEPS_NN" || echo "$STEPS_ADD")" "$device" \
         "$envset" "$*" "$runs" "${done_runs:-0}" "$rc" \
         "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" "$tag" "$util" | tee -a "$RESULTS"
 }
