@@ -276,18 +276,12 @@ std::vector<SweepJob> shardJobs(const std::vector<SweepJob> &jobs, int shard, in
             begin += size;
         }
     }
-    std::vector<std::pair<double, size_t>> byCost;
-    for (size_t i = 0; i < pieces.size(); ++i) byCost.emplace_back(ensembleCost(pieces[i]), i);
-    std::stable_sort(byCost.begin(), byCost.end(),
-                     [](const auto &a, const auto &b) { return a.first > b.first; });
-    std::vector<double> load(shards, 0.0);
+    std::vector<double> work;
+    for (const auto &piece : pieces) work.push_back(ensembleWork(piece));
+    const std::vector<size_t> placed = placeOnDevices(work, shards);
     std::vector<SweepJob> mine;
-    for (const auto &[cost, piece] : byCost) {
-        const size_t least = size_t(std::min_element(load.begin(), load.end()) - load.begin());
-        load[least] += cost;
-        if (int(least) == shard)
-            mine.insert(mine.end(), pieces[piece].begin(), pieces[piece].end());
-    }
+    for (size_t i = 0; i < pieces.size(); ++i)
+        if (int(placed[i]) == shard) mine.insert(mine.end(), pieces[i].begin(), pieces[i].end());
     std::sort(mine.begin(), mine.end(),
               [](const SweepJob &a, const SweepJob &b) { return a.runIndex < b.runIndex; });
     return mine;

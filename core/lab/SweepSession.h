@@ -43,7 +43,8 @@ std::vector<std::string> copyCheckpoints(const Session &session, const std::stri
 // The jobs of shard `shard` (0-based) of `count`: the runs grouped into ensembles (runs that would
 // train as one batched model), a group larger than a shard's fair share (runs / count, rounded up)
 // cut into nearly equal pieces of at most that share, the pieces
-// dealt to the shards longest first, each to the shard with the least work so far. The same jobs give the same parts: the CLI deals
+// dealt to the shards longest first, each to the shard with the least work so far (ensembleWork,
+// placeOnDevices). The same jobs give the same parts: the CLI deals
 // every run of the sweep, then trains those of its part that have no result.
 std::vector<SweepJob> shardJobs(const std::vector<SweepJob> &jobs, int shard, int count);
 

@@ -84,19 +84,6 @@ std::string memoryProblem(const RunConfig &config, const std::string &device)
 
 } // namespace
 
-// Work of an ensemble in arbitrary units (its runs' memory times the samples of their steps), to
-// start the longest first.
-double ensembleCost(const std::vector<SweepJob> &ensemble)
-{
-    double cost = 0;
-    for (const auto &j : ensemble) {
-        int64_t steps = 0;
-        for (const auto &p : j.config.phases) steps += p.steps * p.batchSize;
-        cost += static_cast<double>(estimateRunBytes(j.config)) * static_cast<double>(steps);
-    }
-    return cost;
-}
-
 namespace {
 
 // The products' FLOPs of one training step of one sample (estimateStepFlops over the batch size).
@@ -629,7 +616,7 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     if (slots.size() > 1) {
         // Longest first, so that the last ensemble to finish is a short one.
         std::vector<std::pair<double, std::vector<SweepJob>>> byCost;
-        for (auto &e : queue) byCost.emplace_back(ensembleCost(e), std::move(e));
+        for (auto &e : queue) byCost.emplace_back(ensembleWork(e), std::move(e));
         std::stable_sort(byCost.begin(), byCost.end(),
                          [](const auto &a, const auto &b) { return a.first > b.first; });
         queue.clear();

@@ -125,9 +125,6 @@ private:
 // A rough upper bound of one run's device memory inside an ensemble: weights, gradients, both
 // Adam moments and the per-element learning rate, and the activations kept for backward.
 int64_t estimateRunBytes(const RunConfig &config);
-// Work of an ensemble in arbitrary units (its runs' memory times the samples of their steps): the
-// scheduler starts the longest first, and shards balance on it.
-double ensembleCost(const std::vector<SweepJob> &ensemble);
 // Matrix-product FLOPs of one training step of one run, forward and backward (3 × the forward's
 // products): Q/K/V and output projections, the attention products over the full T × T (causal
 // masks still compute them), the MLP, and the embedding (a one-hot product on the GPU) and
@@ -136,7 +133,8 @@ double estimateStepFlops(const RunConfig &config);
 // An ensemble's whole training (each run's steps of every phase) in FLOP-equivalents: its products'
 // FLOPs (estimateStepFlops) and the element-wise passes over its attention scores, which grow with
 // the head count where the products do not (fitted on an H200: SweepRunner.cpp, kScoreWork).
-// spreadOverDevices and the placement on GPUs balance devices on it.
+// The scheduler starts the longest first by it, spreadOverDevices and the placement on GPUs balance
+// devices on it, and Slurm shards balance on it (placeOnDevices).
 double ensembleWork(const std::vector<SweepJob> &ensemble);
 
 // Trains one run synchronously on the calling thread (tests, golden values).
