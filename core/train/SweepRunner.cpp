@@ -260,13 +260,13 @@ struct SweepRunner::Impl {
         workers.clear();
     }
 
-    // A worker of devices[slot]: it takes the first ensemble placed on its device (or on none).
+    // A worker of devices[index]: it takes the first ensemble placed on its device (or on none).
     // When none is left, a worker whose device is idle takes the next ensemble placed elsewhere
     // that has not started, and one whose device is busy ends: the device's own ensembles keep it
     // busy, and the one that finishes last goes on with what is left.
-    void work(size_t slot)
+    void work(size_t index)
     {
-        const std::string &device = devices[slot];
+        const std::string &device = devices[index];
         if (device == "cpu") lowerThisThreadsPriority();
         for (;;) {
             std::vector<SweepJob> ensemble;
@@ -274,19 +274,19 @@ struct SweepRunner::Impl {
                 std::lock_guard<std::mutex> lock(mutex);
                 if (queue.empty() || stopFlag) break;
                 auto it = std::find_if(queue.begin(), queue.end(), [&](const Pending &p) {
-                    return p.device < 0 || static_cast<size_t>(p.device) == slot;
+                    return p.device < 0 || static_cast<size_t>(p.device) == index;
                 });
                 if (it == queue.end()) {
-                    if (running[slot] > 0) break;
+                    if (running[index] > 0) break;
                     it = queue.begin();
                 }
                 ensemble = std::move(it->jobs);
                 queue.erase(it);
-                ++running[slot];
+                ++running[index];
             }
             trainEnsemble(ensemble, device);
             std::lock_guard<std::mutex> lock(mutex);
-            --running[slot];
+            --running[index];
         }
         // Ensembles still queued when the sweep stops never started: they stay as they were
         // (queued, or stopped with their checkpoints) and need no result file, so that stopping a
@@ -608,7 +608,7 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     const CpuPlan plan = cpuPlan(cores, queue.size(), options.threads, options.concurrent);
     d->cpuThreads =
         cpuOnly ? plan.threads : (options.threads > 0 ? options.threads : defaultCpuThreads(cores));
-    std::vector<size_t> slots;
+    std::vector<size_t> slots; // device indices
     const size_t rounds = cpuOnly ? plan.workers : concurrent;
     for (size_t round = 0; round < rounds; ++round)
         for (size_t k = 0; k < devices.size(); ++k)
@@ -643,7 +643,7 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
         std::max<size_t>(1, place ? slots.size() : std::min(slots.size(), d->queue.size()));
     d->activeWorkers = static_cast<int>(workers);
     for (size_t w = 0; w < workers; ++w)
-        d->workers.emplace_back([this, slot = slots[w]] { d->work(slot); });
+        d->workers.emplace_back([this, index = slots[w]] { d->work(index); });
     return true;
 }
 
