@@ -9,9 +9,9 @@
 # "cuda:0|- all|- all|HEADLAB_PLACEMENT=0": one card, every card with the ensembles placed on the
 # cards before they start, and every card drawing from one queue (whichever card's worker is free
 # takes the next); "cuda:0|HEADLAB_HEAD_GROUPS=0" times one card with mixed head counts in one
-# ensemble. Each is also timed with each --max-ensemble of MAX_ENSEMBLES (default none). While a run trains, nvidia-smi samples every
-# card's utilization twice a second: each JSON line has its mean per card and when each card was
-# last busy. JSON lines in $OUT/multi4.jsonl (wall seconds, and the speed-up of all GPUs over one
+# ensemble. Each is also timed with each --max-ensemble of MAX_ENSEMBLES (default none). While a
+# run trains, nvidia-smi samples every card's utilization twice a second: each JSON line has its
+# mean per card and when each card was last busy. JSON lines in $OUT/multi4.jsonl (wall seconds, and the speed-up of all GPUs over one
 # for the same options); the run logs, the samples and the sessions written in
 # $OUT/multi4-runs.tar.gz. Environment: SESSIONS ("addition nn"), VARIANTS, STEPS_ADD (9000),
 # STEPS_NN (6000), MAX_ENSEMBLES, SKIP_BUILD=1.

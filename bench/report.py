@@ -644,15 +644,20 @@ def multi_gpu_section(paths, out):
                "saw it busy. Each file holds the runs of one commit (in its name).\n")
     out.append("| machine, file | session | steps | cards | switch | seconds | one card ÷ this | each card last busy, s |")
     out.append("|---|---|---|---|---|---|---|---|")
+    def setting_of(r):  # the HEADLAB_* setting of a row, "-" for none (8e86621's lines name only the placement)
+        if "env" in r:
+            return r["env"]
+        return "-" if r.get("placement", "-") == "-" else "HEADLAB_PLACEMENT=" + r["placement"]
     for path in paths:
-        rows = [r for r in load(path) if r.get("impl") == "headlab-cli" and r.get("rc") == 0]
-        gpus = sum(1 for r in load(path) if "gpu" in r and "impl" not in r) or 1  # a card a line
-        gpu, date = card_and_date(load(path))
+        lines = load(path)
+        rows = [r for r in lines if r.get("impl") == "headlab-cli" and r.get("rc") == 0]
+        gpus = sum(1 for r in lines if "gpu" in r and "impl" not in r) or 1  # a card a line
+        gpu, date = card_and_date(lines)
         where = f"{gpu}{', ' + date if date else ''}, `{os.path.basename(path)}`"
         for r in rows:
-            env = r.get("env", "HEADLAB_PLACEMENT=" + r["placement"] if r.get("placement", "-") != "-" else "-")
+            env = setting_of(r)
             base = next((o["seconds"] for o in rows if o["session"] == r["session"] and o["device"] == "cuda:0"
-                         and o.get("env", o.get("placement", "-")) == "-" and o.get("steps") == r.get("steps")
+                         and setting_of(o) == "-" and o.get("steps") == r.get("steps")
                          and o["options"] == r["options"]), None)
             cards = "1" if r["device"] != "all" else str(sum(1 for u in r.get("utilization", [])) or gpus)
             busy = ", ".join(f"{u['last_busy_s']:g}" for u in r.get("utilization", []) if u["mean"] > 0)

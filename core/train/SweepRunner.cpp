@@ -613,6 +613,7 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     for (size_t round = 0; round < rounds; ++round)
         for (size_t k = 0; k < devices.size(); ++k)
             if (round == 0 || devices[k] != "cpu" || cpuOnly) slots.push_back(k);
+    std::vector<double> work; // ensembleWork of each ensemble of the queue, once it is ordered
     if (slots.size() > 1) {
         // Longest first, so that the last ensemble to finish is a short one.
         std::vector<std::pair<double, std::vector<SweepJob>>> byCost;
@@ -620,19 +621,19 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
         std::stable_sort(byCost.begin(), byCost.end(),
                          [](const auto &a, const auto &b) { return a.first > b.first; });
         queue.clear();
-        for (auto &[cost, e] : byCost) queue.push_back(std::move(e));
+        for (auto &[cost, e] : byCost) {
+            work.push_back(cost);
+            queue.push_back(std::move(e));
+        }
     }
     // On several GPUs each ensemble is placed on a device before any starts (placeOnDevices on
     // ensembleWork). Drawn from one queue instead, every ensemble of a sweep that fits the slots
     // started at once on the device of whichever worker took it: round the devices in cost order,
-    // so that the fifth costliest of four cards joined the costliest.
+    // so that the fifth costliest of four cards joined the costliest. (Several devices give
+    // several slots, so `work` is filled.)
     const bool place = devices.size() > 1 && gpusOnly && switchOn(Switch::Placement, true);
-    std::vector<size_t> placed;
-    if (place) {
-        std::vector<double> work;
-        for (const auto &e : queue) work.push_back(ensembleWork(e));
-        placed = placeOnDevices(work, devices.size());
-    }
+    const std::vector<size_t> placed =
+        place ? placeOnDevices(work, devices.size()) : std::vector<size_t>{};
     d->devices = devices;
     d->running.assign(devices.size(), 0);
     d->queue.clear();

@@ -70,11 +70,11 @@ struct SweepJob {
 // Several GPUs: at least one ensemble per device where there are runs enough. The largest ensemble
 // that starts at step 0 is split in two until there is (ten runs of one shape on four cards train
 // as 2 + 2 + 3 + 3, not all ten on one card while three wait). Then, while an ensemble's work
-// (ensembleWork) is more than the whole's share of one device, the costliest is split in two, and the
-// queue keeps the split whose most loaded device (costliest first, each to the least loaded) has
-// the least work: five 384-wide runs beside four narrow ensembles train as 2 + 2 + 1 on four cards.
-// A split gives each half about equal work, not the first and second half of the runs. Resumed
-// ensembles keep their runs: they resume in the company they stopped in.
+// (ensembleWork) is more than half the whole's share of one device, the costliest is split in two,
+// and the queue keeps the split whose most loaded device (placeOnDevices) has the least work: five
+// 384-wide runs beside four narrow ensembles train as 2 + 2 + 1 on four cards. A split orders the
+// runs by head count and cuts where the costlier part's work is least, not at the middle of the
+// sweep's order. Resumed ensembles keep their runs: they resume in the company they stopped in.
 void spreadOverDevices(std::deque<std::vector<SweepJob>> &queue, size_t devices);
 // On the GPU every run of an ensemble computes the least common multiple of the ensemble's head
 // counts as micro-heads: seven runs of 1..64 heads each pay for 64. An ensemble is cut in two,

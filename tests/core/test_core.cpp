@@ -373,11 +373,10 @@ private Q_SLOTS:
     void ensemblesAreSpreadByWork()
     {
         auto queue = nnSlice();
-        double total = 0;
         const double costliest = ensembleWork({queue.back().back()});
         separateHeadCounts(queue);
         spreadOverDevices(queue, 4);
-        for (const auto &e : queue) total += ensembleWork(e);
+        const double total = totalWork(queue);
         const double most = mostLoaded(queue, 4);
         QVERIFY2(most <= std::max(1.15 / 4, 1.01 * costliest / total),
                  qPrintable(QString("most loaded card %1 of the whole").arg(most)));
