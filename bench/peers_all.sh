@@ -15,7 +15,8 @@
 #   grid      bench/gpu_bench.sh floor grid: the addition grid through the scheduler against its floors
 #   floors    bench/compute_floor.py: the products-alone floor of each step above (nn, text one run,
 #             addition one run at each shape) and of the addition grid, FP32 and TF32
-# Each part keeps its JSON lines in bench-out/peers/PART/; a part that finished is not run again, so
+# Each part keeps its JSON lines in bench-out/peers/PART/; a part that finished is not run again (nor
+# a line of nn-fig1 that finished), so
 # the whole spreads over several device calls on a warm machine (one call is at most 10 minutes).
 # On the H200 on 2026-11-28 the parts took 57–100 s each, addition 323 s on a fresh machine (its
 # compiles) and 149 s again, and the build 66 s; the least-of-three timing since then makes the
@@ -49,14 +50,26 @@ run_part() {
             OUT=$dir SHAPES=24x1,96x3,384x12 VMAP_MODES=reduce-overhead bash "$ROOT/bench/gpu_bench.sh" vmap
         ;;
     nn-fig1)
+        # 18 lines, each kept as it ends (in $STATE/nn-fig1-lines, which a new call keeps): a call
+        # whose budget is spent stops between lines, and the next call on this machine goes on.
+        local lines="$STATE/nn-fig1-lines"
+        mkdir -p "$lines"
         for tf32 in 0 1; do
             for layers in 1 3 5; do
                 for w in 1 8 64; do
+                    local line="$lines/$tf32-$layers-$w.jsonl"
+                    [[ -s $line ]] && continue
+                    if ((SECONDS - start >= BUDGET)); then
+                        log "nn-fig1: budget spent before tf32 $tf32, $layers layers, w $w"
+                        return 1
+                    fi
                     HEADLAB_BENCH_TF32=$tf32 "$BENCH" preset --preset nn-fig1-full --layers "$layers" \
-                        --w "$w" --heads 1 --runs 8 --steps 200 --device cuda:0 || return 1
+                        --w "$w" --heads 1 --runs 8 --steps 200 --device cuda:0 > "$line.part" &&
+                        mv "$line.part" "$line" || return 1
                 done
             done
-        done > "$dir/fig1.jsonl"
+        done
+        cat "$lines"/{0,1}-{1,3,5}-{1,8,64}.jsonl > "$dir/fig1.jsonl"
         ;;
     grid) OUT=$dir bash "$ROOT/bench/gpu_bench.sh" floor grid ;;
     floors)
@@ -108,6 +121,7 @@ for part in $PARTS; do
         [[ -f $f && -f "$STATE/$part/.done" ]] && parts+=("$part/$(basename "$f")")
     done
 done
+[[ -d "$STATE/nn-fig1-lines" ]] && parts+=(nn-fig1-lines) # the lines of an unfinished nn-fig1 too
 ((${#parts[@]})) && tar -C "$STATE" -czf "$OUTDIR/peers-parts.tar.gz" "${parts[@]}"
 if ((${#args[@]})); then
     python3 "$ROOT/bench/report.py" --targets-only "${args[@]}" | tee "$OUTDIR/peers-targets.md"
