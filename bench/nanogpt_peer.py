@@ -9,6 +9,7 @@ scripts/fetch-peers.sh puts one in .peers/nanoGPT) as the peer of HeadLab's text
     python3 bench/nanogpt_peer.py speed --schedules "1,2,4,8;4,4,4,4" [--compile 1] [--steps N]
         Trains nanoGPT at HeadLab's head-progression shapes, one run per schedule, one after
         another (the way a user runs several nanoGPT runs), and prints steps/s per run and in all.
+        --resume FILE and --budget S spread the runs over several calls (exit status 3: runs left).
 
 nanoGPT has one head count for every layer; a schedule sets each block's `attn.n_head` after the
 model is built (model.py reads it at every forward), which changes no line of model.py. Its other
@@ -130,9 +131,30 @@ def speed(args):
     corpus = (torch.frombuffer(bytearray(open(args.corpus, "rb").read()), dtype=torch.uint8)
               if args.corpus else torch.randint(0, 256, (4_000_000,), generator=g, dtype=torch.uint8))
     corpus = corpus.to(device=device, dtype=torch.long)
+    # --resume FILE: the runs already in FILE (a line each, with its wall seconds from building the
+    # model to its last step) are not trained again; each run that ends is appended. So runs one
+    # after another can spread over several calls of a machine with a time limit (--budget).
+    done = {}
+    if args.resume and os.path.exists(args.resume):
+        for line in open(args.resume):
+            r = json.loads(line)
+            done[(r["schedule"], r["seed"])] = r
     total_steps, t_all = 0, time.perf_counter()
     for seed in range(args.repeats):
         for schedule in schedules:
+            if (",".join(map(str, schedule)), seed) in done:
+                continue
+            if args.budget and time.perf_counter() - t_all >= args.budget:
+                left = args.repeats * len(schedules) - len(done)
+                print(json.dumps({"impl": "nanogpt" + ("-compile" if args.compile else "-eager"),
+                                  "unfinished": True, "runs_left": left}), flush=True)
+                return 3
+            t_run = time.perf_counter()
+            if args.compile:
+                # Each run compiles afresh, as a run in its own process would. Without this, one
+                # process's ninth schedule passes dynamo's recompile limit (8: each head count is a
+                # new graph) and the runs after it train eagerly (seen 2026-11-28 on the H200).
+                torch._dynamo.reset()
             torch.manual_seed(seed)
             gpt = build(model, args.d, schedule, args.context, bias=False).to(device)
             opt = gpt.configure_optimizers(0.1, args.lr, (0.9, 0.95), "cuda" if "cuda" in device else "cpu")
@@ -171,17 +193,26 @@ def speed(args):
                     torch.cuda.synchronize()
                 dt = min(dt, time.perf_counter() - t0)
                 total_steps += args.steps
-            print(json.dumps({"impl": "nanogpt" + ("-compile" if args.compile else "-eager"),
-                              "schedule": ",".join(map(str, schedule)), "seed": seed,
-                              "d": args.d, "context": args.context, "batch": args.batch,
-                              "tf32": bool(args.tf32), "device": device,
-                              "steps": args.steps, "steps_per_s": args.steps / dt,
-                              "warmup_and_compile_s": round(warm, 2), "loss": loss.item()}),
-                  flush=True)
+            row = {"impl": "nanogpt" + ("-compile" if args.compile else "-eager"),
+                   "schedule": ",".join(map(str, schedule)), "seed": seed,
+                   "d": args.d, "context": args.context, "batch": args.batch,
+                   "tf32": bool(args.tf32), "device": device,
+                   "steps": args.steps, "steps_per_s": args.steps / dt,
+                   "warmup_and_compile_s": round(warm, 2), "loss": loss.item(),
+                   "run_seconds": round(time.perf_counter() - t_run, 3)}
+            print(json.dumps(row), flush=True)
+            done[(row["schedule"], seed)] = row
+            if args.resume:
+                with open(args.resume, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+    # The total: with --resume, the sum of every run's own wall seconds (the runs of earlier calls
+    # included); else this call's wall.
+    seconds = (sum(r["run_seconds"] for r in done.values()) if args.resume
+               else time.perf_counter() - t_all)
     print(json.dumps({"impl": "nanogpt" + ("-compile" if args.compile else "-eager"), "total": True,
                       "runs": args.repeats * len(schedules), "steps_per_run": args.steps,
-                      "seconds_with_compile": time.perf_counter() - t_all,
-                      "timed_steps": total_steps}))
+                      "seconds_with_compile": seconds,
+                      "timed_steps": args.steps * args.timings * len(done) if args.resume else total_steps}))
     return 0
 
 
@@ -206,6 +237,10 @@ def main():
     s.add_argument("--timings", type=int, default=3,
                    help="timed passes of --steps in each run; the fastest counts (1 for end-to-end runs)")
     s.add_argument("--compile", type=int, default=0)
+    s.add_argument("--resume", default="",
+                   help="JSON lines of finished runs: skipped, and each run that ends is appended")
+    s.add_argument("--budget", type=float, default=0,
+                   help="seconds: no run starts after them (exit status 3 when runs are left)")
     s.add_argument("--tf32", type=int, default=1)
     s.add_argument("--corpus", default="")
     s.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")

@@ -8,8 +8,9 @@
 #   text      bench/text_speed.sh: the loss check, then nanoGPT's model.py eager and compiled
 #             (carry .peers/nanoGPT/model.py, which scripts/fetch-peers.sh fetches)
 #   addition  bench/gpu_bench.sh single compile (every grid shape), then vmap at 24x1,96x3,384x12
-#   text-e2e  (not in the default PARTS) the text part with E2E=1: the 18-run preset end to end
-#             against compiled nanoGPT's same runs one after another (about 8 minutes alone)
+#   text-e2e  (not in the default PARTS) the text part with E2E=1 (after the text part, E2E=only):
+#             the 18-run preset end to end against compiled nanoGPT's same runs one after another
+#             (HeadLab 188 s, nanoGPT more than 275 s on the H200: it spreads over calls)
 #   nn-fig1   HeadLab alone at each (layers, w) of nn-fig1-full (rank 64, 8 runs), FP32 and TF32:
 #             with floors, the sweep's time against its FP32 and TF32 floors
 #   grid      bench/gpu_bench.sh floor grid: the addition grid through the scheduler against its floors
@@ -44,7 +45,14 @@ run_part() {
     nn-5) OUT=$dir SKIP_BUILD=1 LAYERS=5 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
     nn-w8) OUT=$dir SKIP_BUILD=1 LAYERS=1 W=8 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
     text) OUT=$dir SKIP_BUILD=1 bash "$ROOT/bench/text_speed.sh" ;;
-    text-e2e) OUT=$dir SKIP_BUILD=1 E2E=1 bash "$ROOT/bench/text_speed.sh" ;;
+    text-e2e)
+        # With the text part done, its lines and the end to end alone; the end to end's finished
+        # sides are kept in $STATE/text-e2e-state, so that it spreads over calls.
+        local mode=1
+        [[ -f "$STATE/text/.done" ]] && { cp "$STATE/text/text_speed.jsonl" "$dir/" && mode=only; }
+        OUT=$dir SKIP_BUILD=1 E2E=$mode E2E_STATE="$STATE/text-e2e-state" \
+            E2E_BUDGET=$((BUDGET - (SECONDS - start))) bash "$ROOT/bench/text_speed.sh"
+        ;;
     addition)
         OUT=$dir bash "$ROOT/bench/gpu_bench.sh" single compile &&
             OUT=$dir SHAPES=24x1,96x3,384x12 VMAP_MODES=reduce-overhead bash "$ROOT/bench/gpu_bench.sh" vmap
@@ -121,7 +129,8 @@ for part in $PARTS; do
         [[ -f $f && -f "$STATE/$part/.done" ]] && parts+=("$part/$(basename "$f")")
     done
 done
-[[ -d "$STATE/nn-fig1-lines" ]] && parts+=(nn-fig1-lines) # the lines of an unfinished nn-fig1 too
+# the lines of an unfinished nn-fig1 and text-e2e too
+for keep in nn-fig1-lines text-e2e-state; do [[ -d "$STATE/$keep" ]] && parts+=("$keep"); done
 ((${#parts[@]})) && tar -C "$STATE" -czf "$OUTDIR/peers-parts.tar.gz" "${parts[@]}"
 if ((${#args[@]})); then
     python3 "$ROOT/bench/report.py" --targets-only "${args[@]}" | tee "$OUTDIR/peers-targets.md"
