@@ -39,7 +39,9 @@ fi
     --multi-gpu docs/data/issue24/multi4-4xh100.jsonl \
     --multi-gpu docs/data/issue24/multi4-4xh200-8e86621.jsonl \
     --multi-gpu docs/data/issue24/multi4-4xh200-18e114d.jsonl \
-    --multi-gpu docs/data/issue24/head-groups-h200-86606ec.jsonl > "$target"
+    --multi-gpu docs/data/issue24/head-groups-h200-86606ec.jsonl \
+    --multi-gpu docs/data/issue24/multi4-4xh200-76463d8.jsonl \
+    --fig1 docs/data/issue24/fig1-h200-76463d8.jsonl > "$target"
 if [[ "$check" == 1 ]]; then
     if ! diff -u docs/PERFORMANCE.md "$target" > "$target.diff"; then
         echo "docs/PERFORMANCE.md is not what bench/report.py makes of its data files (diff below);" \
