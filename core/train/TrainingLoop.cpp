@@ -265,33 +265,41 @@ void TrainingLoop::runPhase(size_t ph)
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
 namespace {
 
-// Held while a graph is captured and while one is destroyed. at::cuda::CUDAGraph registers itself
-// with the device's default CUDA generator when its capture begins and unregisters when it is
-// destroyed, in a set without a lock of its own. Four ensembles on one H200 once broke that set:
-// "The graph should be registered to the state" from ~CUDAGraph, and the process aborted
-// (2026-11-28, the addition grid at 2,000 steps). Recursive: a failed capture destroys its graph
-// while it holds the lock.
-std::recursive_mutex &graphMutex()
+// One per device, held while a graph is captured on it and while one of its graphs is destroyed.
+// at::cuda::CUDAGraph registers itself with its device's default CUDA generator when its capture
+// begins and unregisters when it is destroyed, in a set without a lock of its own. Four ensembles
+// on one H200 once broke that set: "The graph should be registered to the state" from ~CUDAGraph,
+// and the process aborted (2026-11-28, the addition grid at 2,000 steps). Each device's generator
+// has its own set, so each device has its own lock. With one lock for every device, held while the
+// capturing stream drained, the 12 pieces of a 70-run nn sweep over four H200s began on the cards
+// 2, 6, 8 and 12 s into the sweep (2026-11-28, docs/data/issue24/multi4-4xh200-76463d8.jsonl, the
+// cards' utilization); that lock was the one thing their threads shared at the start. Recursive: a
+// failed capture destroys its graph while it holds the lock.
+std::recursive_mutex &graphMutex(c10::DeviceIndex device)
 {
-    static std::recursive_mutex mutex;
-    return mutex;
+    static std::vector<std::recursive_mutex> mutexes(
+        static_cast<size_t>(std::max<c10::DeviceIndex>(1, c10::cuda::device_count())));
+    return mutexes.at(static_cast<size_t>(device));
 }
 
 } // namespace
 
 void TrainingLoop::GraphRelease::operator()(at::cuda::CUDAGraph *graph) const
 {
-    std::lock_guard<std::recursive_mutex> lock(graphMutex());
+    std::lock_guard<std::recursive_mutex> lock(graphMutex(device));
     delete graph;
 }
 
 template <typename Step>
 TrainingLoop::Graph TrainingLoop::capture(Step &step)
 {
-    std::lock_guard<std::recursive_mutex> lock(graphMutex());
-    Graph graph(new at::cuda::CUDAGraph());
+    // The warm-up steps finish before the capture, outside the lock: a lock held while the device
+    // drains would keep the device's other ensembles waiting for this one's work.
+    c10::cuda::getCurrentCUDAStream().synchronize();
+    const c10::DeviceIndex device = c10::cuda::current_device();
+    std::lock_guard<std::recursive_mutex> lock(graphMutex(device));
+    Graph graph(new at::cuda::CUDAGraph(), GraphRelease{device});
     try {
-        c10::cuda::getCurrentCUDAStream().synchronize();
         // Thread-local: another device's training thread may allocate or synchronise while this
         // one captures; in the default global mode that would break either capture.
         graph->capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);

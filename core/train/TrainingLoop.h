@@ -101,10 +101,12 @@ private:
     void runPhase(size_t ph);
 
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
-    // A CUDA graph that is destroyed under graphMutex() (TrainingLoop.cpp): capturing a graph and
-    // destroying one both change the device's default generator's set of graphs, which LibTorch
-    // does not guard, and several ensembles' threads capture and destroy graphs on one device.
+    // A CUDA graph that is destroyed under its device's graphMutex (TrainingLoop.cpp): capturing a
+    // graph and destroying one both change the device's default generator's set of graphs, which
+    // LibTorch does not guard, and several ensembles' threads capture and destroy graphs on one
+    // device.
     struct GraphRelease {
+        c10::DeviceIndex device = 0; // where the graph was captured
         void operator()(at::cuda::CUDAGraph *graph) const;
     };
     using Graph = std::unique_ptr<at::cuda::CUDAGraph, GraphRelease>;
