@@ -5,6 +5,8 @@
 #   nn-1-3    bench/nn_speed.sh at 1 and 3 layers, w 1, 8 runs, compiled vmap (reduce-overhead)
 #   nn-5      the same at 5 layers
 #   nn-w8     the same at 1 layer, w 8
+#   nn-64     (not in the default PARTS) 1 layer, w 1, 64 runs as one ensemble: the peer compiled
+#             (default and reduce-overhead) and eager
 #   text      bench/text_speed.sh: the loss check, then nanoGPT's model.py eager and compiled
 #             (carry .peers/nanoGPT/model.py, which scripts/fetch-peers.sh fetches)
 #   addition  bench/gpu_bench.sh single compile (every grid shape), then vmap at 24x1,96x3,384x12
@@ -44,6 +46,8 @@ run_part() {
     nn-1-3) OUT=$dir SKIP_BUILD=1 LAYERS=1,3 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
     nn-5) OUT=$dir SKIP_BUILD=1 LAYERS=5 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
     nn-w8) OUT=$dir SKIP_BUILD=1 LAYERS=1 W=8 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
+    nn-64) OUT=$dir SKIP_BUILD=1 LAYERS=1 RUNS=64 COMPILE_MODES="default reduce-overhead" EAGER=1 \
+        bash "$ROOT/bench/nn_speed.sh" ;;
     text) OUT=$dir SKIP_BUILD=1 bash "$ROOT/bench/text_speed.sh" ;;
     text-e2e)
         # With the text part done, its lines and the end to end alone; the end to end's finished
@@ -111,7 +115,7 @@ for part in $PARTS; do
 done
 
 args=()
-for part in nn-1-3 nn-5 nn-w8; do
+for part in nn-1-3 nn-5 nn-w8 nn-64; do
     [[ -f "$STATE/$part/.done" ]] && args+=(--nn "$STATE/$part/nn_speed.jsonl")
 done
 if [[ -f "$STATE/text-e2e/.done" ]]; then

@@ -417,18 +417,24 @@ def profile_table(out, prof, tags):
     out.append("")
 
 
+def nn_key(r):
+    """A bench/nn_speed.sh row's shape: (layers, w, runs in the ensemble)."""
+    return r["layers"], r.get("w", 1), r.get("runs", 8)
+
+
 def nn_rows(paths):
-    """(layers, w) -> {"on", "model_off", "off": HeadLab run-steps/s, "peers": [(name, run-steps/s)],
-    "tflops"} over bench/nn_speed.sh's files (each key from the one file that measured it)."""
+    """(layers, w, runs) -> {"on", "model_off", "off": HeadLab run-steps/s, "peers": [(name,
+    run-steps/s)], "tflops"} over bench/nn_speed.sh's files (each key from the one file that
+    measured it)."""
     table = {}
     for path in paths:
         rows = load(path)
-        for key in sorted({(r["layers"], r.get("w", 1)) for r in rows if "layers" in r}):
+        for key in sorted({nn_key(r) for r in rows if "layers" in r}):
             hl = {(r["fused_points"], r["fused_ffn"]): r for r in rows
-                  if r.get("impl") == "headlab-preset" and (r["layers"], r.get("w", 1)) == key}
+                  if r.get("impl") == "headlab-preset" and nn_key(r) == key}
             peers = [(f"vmap + compile ({p.get('compile_mode', '?')})" if p["impl"] == "vmap-compile" else p["impl"],
                       p.get("run_steps_per_s")) for p in rows
-                     if p.get("peer") == "nn" and (p["layers"], p.get("w", 1)) == key]
+                     if p.get("peer") == "nn" and nn_key(p) == key]
             table[key] = {"on": hl.get((1, 1), {}).get("run_steps_per_s"),
                           "model_off": hl.get((1, 0), {}).get("run_steps_per_s"),
                           "off": hl.get((0, 0), {}).get("run_steps_per_s"),
@@ -442,21 +448,22 @@ def nn_section(paths, date, out, profile_path="", floors=()):
     files = ", ".join(f"`{p}`" for p in paths)
     out.append("## Nearest neighbour against its strongest peer\n")
     out.append(f"Measured by `bench/nn_speed.sh` on one {gpu}, {date}; each row's numbers come from one run of it "
-               f"({files}). nn-fig1-full's rank-64 line (one head of 64, d 64, N 16, FFN 2048, batch 256), 8 runs as "
-               "one ensemble, FP32 on both sides. Peer: the reference Encoder's layers as a `torch.func` vmap "
-               "ensemble of the same 8 runs under `torch.compile` (`bench/reference_nn.py`). HeadLab three "
+               f"({files}). nn-fig1-full's rank-64 line (one head of 64, d 64, N 16, FFN 2048, batch 256), the "
+               "runs of a row as one ensemble, FP32 on both sides. Peer: the reference Encoder's layers as a "
+               "`torch.func` vmap ensemble of the same runs under `torch.compile` (`bench/reference_nn.py`), or "
+               "eagerly where it says so. HeadLab three "
                "ways: every kernel of its own on; the feed-forward and unit-scale norm kernels off "
                "(`HEADLAB_FUSED_FFN=0 HEADLAB_FUSED_NORM=0`); and the points kernel off too (the path before "
                "issue 24). Run-steps/s = steps/s × runs. "
                + timing_note([r for p in paths for r in load(p)]) + " " + floor_note(floors, "FP32") + "\n")
-    out.append("| layers | w | HeadLab | model kernels off | all kernels off | peer | run-steps/s | "
+    out.append("| layers | w | runs | HeadLab | model kernels off | all kernels off | peer | run-steps/s | "
                "HeadLab ÷ peer | HeadLab TFLOP/s | FP32 floor | of floor |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
-    for (layers, w), r in sorted(nn_rows(paths).items()):
-        floor = floor_rate(floors, gpu, "nn", "fp32", layers=layers, w=w)
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for (layers, w, runs), r in sorted(nn_rows(paths).items()):
+        floor = floor_rate(floors, gpu, "nn", "fp32", layers=layers, w=w, runs=runs)
         for name, peer in r["peers"]:
             on = r["on"]
-            out.append(f"| {layers} | {w} | {fmt(on)} | {fmt(r['model_off'])} | {fmt(r['off'])} | {name} | "
+            out.append(f"| {layers} | {w} | {runs} | {fmt(on)} | {fmt(r['model_off'])} | {fmt(r['off'])} | {name} | "
                        f"{fmt(peer)} | {fmt(on / peer if on and peer else None, 2)} | {fmt(r['tflops'], 1)} | "
                        f"{fmt(floor)} | {fmt(on / floor if on and floor else None, 2)} |")
     out.append("")
@@ -713,7 +720,8 @@ def targets_section(nn_paths, text_path, addition_path, out, fig1_rows=(), grid_
     ratios = [(k, r["on"] / p) for k, r in sorted(nn.items()) for name, p in r["peers"]
               if r["on"] and p and "reduce-overhead" in name]
     if ratios:
-        cells = ", ".join(f"{x:.2f} ({layers} layer{'s' if layers > 1 else ''}, w {w})" for (layers, w), x in ratios)
+        cells = ", ".join(f"{x:.2f} ({layers} layer{'s' if layers > 1 else ''}, w {w}"
+                          f"{f', {runs} runs' if runs != 8 else ''})" for (layers, w, runs), x in ratios)
         out.append(f"| nearest neighbour ≥ 1.5× the compiled vmap ensemble | {cells} | "
                    f"{'met' if min(x for _, x in ratios) >= 1.5 else 'not met'} |")
     if text_path:
