@@ -11,7 +11,8 @@
 # takes the next); "cuda:0|HEADLAB_HEAD_GROUPS=0" times one card with mixed head counts in one
 # ensemble. Each is also timed with each --max-ensemble of MAX_ENSEMBLES (default none). While a
 # run trains, nvidia-smi samples every card's utilization twice a second: each JSON line has its
-# mean per card and when each card was last busy. JSON lines in $OUT/multi4.jsonl (wall seconds, and the speed-up of all GPUs over one
+# mean per card and when each card was first and last busy; each run's card and wall seconds go
+# into the archive (headlab-cli export-csv's runs.csv). JSON lines in $OUT/multi4.jsonl (wall seconds, and the speed-up of all GPUs over one
 # for the same options); the run logs, the samples and the sessions written in
 # $OUT/multi4-runs.tar.gz. Environment: SESSIONS ("addition nn"), VARIANTS, STEPS_ADD (9000),
 # STEPS_NN (6000), MAX_ENSEMBLES, SKIP_BUILD=1.
@@ -62,13 +63,18 @@ time_run() {
     t1=$(date +%s.%N)
     kill "$sampler" 2>/dev/null
     wait "$sampler" 2>/dev/null
+    # Each run's card and wall seconds (runs.csv) for the archive: which piece ran where, how long.
+    "$CLI" export-csv "$out" -o "$WORK/$tag.csv.d" > /dev/null 2>&1 &&
+        mv "$WORK/$tag.csv.d/runs.csv" "$WORK/$tag-runs.csv"
+    rm -rf "$WORK/$tag.csv.d"
     local done_runs util
     done_runs=$(sed -n 's/.*: \([0-9]*\) done,.*/\1/p' "$WORK/$tag.log" | tail -1)
-    # Per card: the mean utilization (%) over the run, and the seconds into it when it was last
-    # above 0 (the sampler starts with the run).
-    util=$(awk -F', *' -v n="$GPUS" '{ k[$1]++; s[$1] += $2; if ($2 > 0) last[$1] = k[$1] }
-        END { printf "["; for (g = 0; g < n; g++) printf "%s{\"gpu\": %d, \"mean\": %.1f, \"last_busy_s\": %.1f}",
-              (g ? ", " : ""), g, k[g] ? s[g] / k[g] : 0, last[g] / 2; printf "]" }' "$WORK/$tag.util")
+    # Per card: the mean utilization (%) over the run, and the seconds into it when it was first
+    # and last above 0 (the sampler starts with the run).
+    util=$(awk -F', *' -v n="$GPUS" '{ k[$1]++; s[$1] += $2
+            if ($2 > 0) { last[$1] = k[$1]; if (!($1 in first)) first[$1] = k[$1] } }
+        END { printf "["; for (g = 0; g < n; g++) printf "%s{\"gpu\": %d, \"mean\": %.1f, \"first_busy_s\": %.1f, \"last_busy_s\": %.1f}",
+              (g ? ", " : ""), g, k[g] ? s[g] / k[g] : 0, first[g] / 2, last[g] / 2; printf "]" }' "$WORK/$tag.util")
     printf '{"impl": "headlab-cli", "session": "%s", "steps": %s, "device": "%s", "env": "%s", "options": "%s", "runs": %s, "done": %s, "rc": %d, "seconds": %.2f, "tag": "%s", "utilization": %s}\n' \
         "$name" "$([[ $name == nn* ]] && echo "$STEPS_NN" || echo "$STEPS_ADD")" "$device" \
         "$envset" "$*" "$runs" "${done_runs:-0}" "$rc" \
@@ -99,4 +105,4 @@ for r in rows:
                           "one_gpu_s": one[-1]["seconds"], "seconds": r["seconds"],
                           "ratio": round(one[-1]["seconds"] / r["seconds"], 2)}))
 PY
-(cd "$WORK" && tar -czf "$OUTDIR/multi4-runs.tar.gz" ./*.log ./*.util ./*.yaml) 2>/dev/null
+(cd "$WORK" && tar -czf "$OUTDIR/multi4-runs.tar.gz" ./*.log ./*.util ./*.yaml ./*-runs.csv) 2>/dev/null

@@ -273,8 +273,9 @@ namespace {
 // has its own set, so each device has its own lock. With one lock for every device, held while the
 // capturing stream drained, the 12 pieces of a 70-run nn sweep over four H200s began on the cards
 // 2, 6, 8 and 12 s into the sweep (2026-11-28, docs/data/issue24/multi4-4xh200-76463d8.jsonl, the
-// cards' utilization); that lock was the one thing their threads shared at the start. Recursive: a
-// failed capture destroys its graph while it holds the lock.
+// cards' utilization). That lock is the one their threads held longest at the start; whether it
+// was the cause is to be measured. Recursive: a failed capture destroys its graph while it holds
+// the lock.
 std::recursive_mutex &graphMutex(c10::DeviceIndex device)
 {
     static std::vector<std::recursive_mutex> mutexes(
