@@ -17,12 +17,18 @@ Modes:
   train      the full protocol (lr warmed up from 0 over 5% of the epochs, cosine to 0, stepped
              once per 100-step epoch) for --steps steps, every seed of --seeds at once as one vmap
              ensemble; prints each seed's lowest epoch-mean loss, its epoch means every
-             --report epochs, and the final norm scales.
+             --report epochs, and the final norm scales. With --state FILE it stops at an epoch's end
+             on SIGTERM, after --budget seconds or --max-epochs epochs, saves what it needs to go on
+             in FILE and exits with status 3; run again with the same FILE, it goes on from there and
+             ends as if never stopped (the same parameters, AdamW state and data).
 """
 import argparse
 import copy
 import json
 import math
+import os
+import signal
+import sys
 import time
 
 import torch
@@ -183,6 +189,27 @@ def speed(args, device):
                 torch.cuda.empty_cache()
 
 
+class Stop:
+    """SIGTERM (the device call's limit, or a user) asks train() to stop at the end of the epoch."""
+
+    asked = False
+
+    @classmethod
+    def ask(cls, *_):
+        cls.asked = True
+
+
+def save_state(path, ens, opt, gen, epoch, best, trace, wall):
+    """Everything train() needs to go on after `epoch` epochs, written atomically (a temporary file,
+    then a rename): the stacked parameters, AdamW's state, the data generator, the best epoch means
+    and the trace so far."""
+    tmp = path + ".tmp"
+    torch.save({"epoch": epoch, "params": {k: v.detach().cpu() for k, v in ens.params.items()},
+                "opt": opt.state_dict(), "gen": gen.get_state(), "best": best, "trace": trace,
+                "wall_s": wall}, tmp)
+    os.replace(tmp, path)
+
+
 def train(args, device):
     layers, w = args.layers[0], args.w[0]
     seeds = args.seeds
@@ -195,8 +222,29 @@ def train(args, device):
     epochs = (args.steps + 99) // 100
     best = torch.full((len(seeds),), float("inf"))
     trace = []
+    first, wall_before = 0, 0.0
+    if args.state and os.path.exists(args.state):
+        # Resume: the same parameters, optimizer state and data stream as if never stopped.
+        saved = torch.load(args.state, map_location="cpu", weights_only=False)
+        with torch.no_grad():
+            for k, v in ens.params.items():
+                v.copy_(saved["params"][k].to(device))
+        opt.load_state_dict(saved["opt"])
+        gen.set_state(saved["gen"])
+        first, best, trace, wall_before = saved["epoch"], saved["best"], saved["trace"], saved["wall_s"]
+        print(json.dumps({"peer": "nn", "mode": "train-resume", "epoch": first, "of": epochs,
+                          "wall_s_before": round(wall_before, 1)}), flush=True)
+    signal.signal(signal.SIGTERM, Stop.ask)
     t0 = time.perf_counter()
-    for e in range(epochs):
+    for e in range(first, epochs):
+        if e > first and (Stop.asked or (args.budget and time.perf_counter() - t0 >= args.budget)
+                          or (args.max_epochs and e - first >= args.max_epochs)):
+            if args.state:
+                save_state(args.state, ens, opt, gen, e, best, trace, wall_before + time.perf_counter() - t0)
+            print(json.dumps({"peer": "nn", "mode": "train-stopped", "epoch": e, "of": epochs,
+                              "state": args.state or None,
+                              "wall_s": round(wall_before + time.perf_counter() - t0, 1)}), flush=True)
+            sys.exit(3)
         lr = args.lr * multiplier(e, epochs)
         for group in opt.param_groups:
             group["lr"] = lr
@@ -211,13 +259,16 @@ def train(args, device):
             # A line as it goes, so that a run cut short by a wall-clock cap still tells.
             print(json.dumps({"peer": "nn", "mode": "train-progress", "layers": layers, "w": w, "steps": args.steps,
                               "seeds": list(seeds), **trace[-1], "best_so_far": [round(v, 5) for v in best.tolist()],
-                              "wall_s": round(time.perf_counter() - t0, 1)}), flush=True)
+                              "wall_s": round(wall_before + time.perf_counter() - t0, 1)}), flush=True)
     scales = {k: [round(v, 4) for v in t.detach().flatten(1)[:, 0].tolist()]
               for k, t in ens.params.items() if k.endswith("scale")}
     print(json.dumps({"peer": "nn", "mode": "train", "impl": args.impl, "layers": layers, "w": w, "heads": args.heads,
                       "steps": args.steps, "seeds": list(seeds), "best_epoch_mean": [round(v, 5) for v in best.tolist()],
-                      "trace": trace, "final_norm_scales": scales, "wall_s": round(time.perf_counter() - t0, 1),
+                      "trace": trace, "final_norm_scales": scales,
+                      "wall_s": round(wall_before + time.perf_counter() - t0, 1), "resumed_at_epoch": first,
                       "device": str(device), "torch": torch.__version__}), flush=True)
+    if args.state:
+        save_state(args.state, ens, opt, gen, epochs, best, trace, wall_before + time.perf_counter() - t0)
 
 
 def main():
@@ -239,6 +290,10 @@ def main():
     ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--seeds", default="0", type=lambda s: [int(v) for v in s.split(",")])
     ap.add_argument("--report", type=int, default=20, help="train: epochs between epoch-mean reports")
+    ap.add_argument("--state", default="", help="train: a file to resume from and to save to when stopped")
+    ap.add_argument("--budget", type=float, default=0,
+                    help="train: seconds, after which it saves --state at the next epoch's end and exits 3")
+    ap.add_argument("--max-epochs", type=int, default=0, help="train: epochs this call at most (then as --budget)")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--tf32", action="store_true")
     args = ap.parse_args()
