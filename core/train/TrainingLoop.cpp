@@ -294,13 +294,14 @@ void TrainingLoop::GraphRelease::operator()(at::cuda::CUDAGraph *graph) const
 template <typename Step>
 TrainingLoop::Graph TrainingLoop::capture(Step &step)
 {
-    // The warm-up steps finish before the capture, outside the lock: a lock held while the device
-    // drains would keep the device's other ensembles waiting for this one's work.
-    c10::cuda::getCurrentCUDAStream().synchronize();
     const c10::DeviceIndex device = c10::cuda::current_device();
-    std::lock_guard<std::recursive_mutex> lock(graphMutex(device));
-    Graph graph(new at::cuda::CUDAGraph(), GraphRelease{device});
+    Graph graph(nullptr, GraphRelease{device});
     try {
+        // The warm-up steps finish before the lock is taken: a lock held while the stream drains
+        // would keep the device's other ensembles waiting for this one's work.
+        c10::cuda::getCurrentCUDAStream().synchronize();
+        std::lock_guard<std::recursive_mutex> lock(graphMutex(device));
+        graph.reset(new at::cuda::CUDAGraph());
         // Thread-local: another device's training thread may allocate or synchronise while this
         // one captures; in the default global mode that would break either capture.
         graph->capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
@@ -308,9 +309,13 @@ TrainingLoop::Graph TrainingLoop::capture(Step &step)
         graph->capture_end();
         return graph;
     } catch (const std::exception &e) {
-        try {
-            graph->capture_end();
-        } catch (...) {}
+        {
+            std::lock_guard<std::recursive_mutex> lock(graphMutex(device));
+            try {
+                if (graph) graph->capture_end();
+            } catch (...) {}
+            graph.reset();
+        }
         (void)cudaGetLastError();
         addNote(std::string("CUDA graph capture failed, trained eagerly: ") + e.what());
         return nullptr;
