@@ -12,9 +12,9 @@
 # ensemble. Each is also timed with each --max-ensemble of MAX_ENSEMBLES (default none). While a
 # run trains, nvidia-smi samples every card's utilization twice a second: each JSON line has its
 # mean per card and when each card was first and last busy; each run's card and wall seconds go
-# into the archive (headlab-cli export-csv's runs.csv). JSON lines in $OUT/multi4.jsonl (wall seconds, and the speed-up of all GPUs over one
-# for the same options); the run logs, the samples and the sessions written in
-# $OUT/multi4-runs.tar.gz. Environment: SESSIONS ("addition nn"), VARIANTS, STEPS_ADD (9000),
+# into the archive (headlab-cli export-csv's runs.csv). JSON lines in $OUT/multi4.jsonl (wall
+# seconds, and the speed-up of all GPUs over one for the same options); the run logs, the samples,
+# the sessions written and the runs.csv files in $OUT/multi4-runs.tar.gz. Environment: SESSIONS ("addition nn"), VARIANTS, STEPS_ADD (9000),
 # STEPS_NN (6000), MAX_ENSEMBLES, SKIP_BUILD=1.
 set -uo pipefail
 RESULTS_NAME=multi4.jsonl

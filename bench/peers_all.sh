@@ -19,8 +19,8 @@
 #   floors    bench/compute_floor.py: the products-alone floor of each step above (nn, text one run,
 #             addition one run at each shape) and of the addition grid, FP32 and TF32
 # Each part keeps its JSON lines in bench-out/peers/PART/; a part that finished is not run again (nor
-# a line of nn-fig1 that finished), so
-# the whole spreads over several device calls on a warm machine (one call is at most 10 minutes).
+# a line of nn-fig1, nor a side of text-e2e), so the whole spreads over several device calls on a
+# warm machine (one call is at most 10 minutes).
 # On the H200 on 2026-11-28 the parts took 57–100 s each, addition 323 s on a fresh machine (its
 # compiles) and 149 s again, and the build 66 s; the least-of-three timing since then makes the
 # HeadLab side about twice as long. BUDGET (seconds after the build, default 540): no part starts

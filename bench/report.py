@@ -422,6 +422,13 @@ def nn_key(r):
     return r["layers"], r.get("w", 1), r.get("runs", 8)
 
 
+def nn_peer_name(r):
+    """A reference_nn.py row's name in the tables: how its ensemble was run."""
+    if r["impl"] == "vmap-compile":
+        return f"vmap + compile ({r.get('compile_mode', '?')})"
+    return {"vmap": "vmap, eager"}.get(r["impl"], r["impl"])
+
+
 def nn_rows(paths):
     """(layers, w, runs) -> {"on", "model_off", "off": HeadLab run-steps/s, "peers": [(name,
     run-steps/s)], "tflops"} over bench/nn_speed.sh's files (each key from the one file that
@@ -432,8 +439,7 @@ def nn_rows(paths):
         for key in sorted({nn_key(r) for r in rows if "layers" in r}):
             hl = {(r["fused_points"], r["fused_ffn"]): r for r in rows
                   if r.get("impl") == "headlab-preset" and nn_key(r) == key}
-            peers = [(f"vmap + compile ({p.get('compile_mode', '?')})" if p["impl"] == "vmap-compile" else p["impl"],
-                      p.get("run_steps_per_s")) for p in rows
+            peers = [(nn_peer_name(p), p.get("run_steps_per_s")) for p in rows
                      if p.get("peer") == "nn" and nn_key(p) == key]
             table[key] = {"on": hl.get((1, 1), {}).get("run_steps_per_s"),
                           "model_off": hl.get((1, 0), {}).get("run_steps_per_s"),
