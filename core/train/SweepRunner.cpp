@@ -399,9 +399,6 @@ std::vector<size_t> placeOnDevices(const std::vector<double> &costs, size_t devi
     return device;
 }
 
-namespace {
-
-// The most work one device gets when ensembles of these costs are placed by placeOnDevices.
 double makespan(const std::vector<double> &costs, size_t devices)
 {
     const std::vector<size_t> device = placeOnDevices(costs, devices);
@@ -409,6 +406,8 @@ double makespan(const std::vector<double> &costs, size_t devices)
     for (size_t i = 0; i < costs.size(); ++i) load[device[i]] += costs[i];
     return *std::max_element(load.begin(), load.end());
 }
+
+namespace {
 
 using EnsembleQueue = std::deque<std::vector<SweepJob>>;
 
@@ -613,24 +612,23 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     for (size_t round = 0; round < rounds; ++round)
         for (size_t k = 0; k < devices.size(); ++k)
             if (round == 0 || devices[k] != "cpu" || cpuOnly) slots.push_back(k);
-    std::vector<double> work; // ensembleWork of each ensemble of the queue, once it is ordered
-    if (slots.size() > 1) {
-        // Longest first, so that the last ensemble to finish is a short one.
-        std::vector<std::pair<double, std::vector<SweepJob>>> byCost;
-        for (auto &e : queue) byCost.emplace_back(ensembleWork(e), std::move(e));
-        std::stable_sort(byCost.begin(), byCost.end(),
+    // Longest first where there are several slots, so that the last ensemble to finish is a short
+    // one; `work` is each ensemble's ensembleWork in the queue's order.
+    std::vector<std::pair<double, std::vector<SweepJob>>> byWork;
+    for (auto &e : queue) byWork.emplace_back(ensembleWork(e), std::move(e));
+    if (slots.size() > 1)
+        std::stable_sort(byWork.begin(), byWork.end(),
                          [](const auto &a, const auto &b) { return a.first > b.first; });
-        queue.clear();
-        for (auto &[cost, e] : byCost) {
-            work.push_back(cost);
-            queue.push_back(std::move(e));
-        }
+    queue.clear();
+    std::vector<double> work;
+    for (auto &[cost, e] : byWork) {
+        work.push_back(cost);
+        queue.push_back(std::move(e));
     }
     // On several GPUs each ensemble is placed on a device before any starts (placeOnDevices on
     // ensembleWork). Drawn from one queue instead, every ensemble of a sweep that fits the slots
     // started at once on the device of whichever worker took it: round the devices in cost order,
-    // so that the fifth costliest of four cards joined the costliest. (Several devices give
-    // several slots, so `work` is filled.)
+    // so that the fifth costliest of four cards joined the costliest.
     const bool place = devices.size() > 1 && gpusOnly && switchOn(Switch::Placement, true);
     const std::vector<size_t> placed =
         place ? placeOnDevices(work, devices.size()) : std::vector<size_t>{};

@@ -87,6 +87,8 @@ void separateHeadCounts(std::deque<std::vector<SweepJob>> &queue);
 // with the least work so far. SweepRunner places a sweep's ensembles so on several GPUs (by
 // ensembleWork) before any starts; spreadOverDevices judges its splits by the same placement.
 std::vector<size_t> placeOnDevices(const std::vector<double> &costs, size_t devices);
+// The most work one device gets when ensembles of these costs are placed by placeOnDevices.
+double makespan(const std::vector<double> &costs, size_t devices);
 
 class SweepRunner {
 public:

@@ -294,15 +294,8 @@ private Q_SLOTS:
     static double mostLoaded(const std::deque<std::vector<SweepJob>> &queue, size_t devices)
     {
         std::vector<double> work;
-        double total = 0;
-        for (const auto &e : queue) {
-            work.push_back(ensembleWork(e));
-            total += work.back();
-        }
-        const std::vector<size_t> device = placeOnDevices(work, devices);
-        std::vector<double> load(devices, 0.0);
-        for (size_t i = 0; i < work.size(); ++i) load[device[i]] += work[i];
-        return *std::max_element(load.begin(), load.end()) / total;
+        for (const auto &e : queue) work.push_back(ensembleWork(e));
+        return makespan(work, devices) / totalWork(queue);
     }
 
     static double totalWork(const std::deque<std::vector<SweepJob>> &queue)
