@@ -28,8 +28,9 @@ fi
     --ablation bench/results/gpu-h200-ablation-2026-11-26.jsonl \
     --notes bench/results/notes.md \
     --nn docs/data/issue24/nn-speed-steady-h200.jsonl \
+    --nn docs/data/issue24/nn-64-h200-603e103.jsonl \
     --nn-date 2026-11-28 --nn-profile docs/data/issue24/kernels-profile-h200.jsonl \
-    --text docs/data/issue24/text-speed-steady-h200.jsonl \
+    --text docs/data/issue24/text-speed-e2e-h200-603e103.jsonl \
     --text-profile docs/data/issue24/layernorm-check-h200.jsonl \
     --addition docs/data/issue24/addition-speed-steady-h200.jsonl \
     --addition-profile docs/data/issue24/addition-profile-layernorm-h200.jsonl \
@@ -41,6 +42,7 @@ fi
     --multi-gpu docs/data/issue24/multi4-4xh200-18e114d.jsonl \
     --multi-gpu docs/data/issue24/head-groups-h200-86606ec.jsonl \
     --multi-gpu docs/data/issue24/multi4-4xh200-76463d8.jsonl \
+    --multi-gpu docs/data/issue24/multi4-4xh200-603e103.jsonl \
     --fig1 docs/data/issue24/fig1-h200-76463d8.jsonl > "$target"
 if [[ "$check" == 1 ]]; then
     if ! diff -u docs/PERFORMANCE.md "$target" > "$target.diff"; then
