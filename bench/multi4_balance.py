@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """multi4_balance.py — issue 24, item 4: how well the scheduler's cost model balanced the cards of a
-nearest-neighbour `--device all` run of bench/gpu_multi4.sh.
+nearest-neighbour `--device all` run of bench/gpu_multi4.sh, and what each piece costs alone.
 
     python3 bench/multi4_balance.py RUNS_CSV
+    python3 bench/multi4_balance.py --bench MICRO_HEADS_JSONL
 
 RUNS_CSV is the run's `headlab-cli export-csv` runs.csv (docs/data/issue24/multi4-*-runs.csv). The
 runs of one ensemble share a device and a wall time, so each (device, wall_seconds) group is one
@@ -13,10 +14,16 @@ micro-head, where an ensemble's micro-heads are the least common multiple of its
 counts. Steps and batch are the same for every run and left out. Prints each card's pieces, its
 work in the model's units, the second its last piece ended (its runs' wall seconds; the run's
 start-up is not in them) and the seconds per unit: equal on every card when the model is right.
+
+--bench reads bench/micro_heads_cost.sh's `headlab-bench preset` lines instead (one ensemble alone
+on one card a line) and prints each ensemble's measured seconds per step against the model's work,
+both relative to the ensemble of 64 heads at w 1 (or the first line): the same ratio in both
+columns when the model prices that ensemble right.
 """
 import argparse
 import collections
 import csv
+import json
 import math
 
 T, M_MODEL, FFN, SCORE_WORK = 16, 64, 2048, 1200
@@ -35,10 +42,40 @@ def piece_work(w, heads):
     return sum(products(w) + SCORE_WORK * T * T * w * (micro or h) for h in heads)
 
 
+def bench_lines(path):
+    """Measured seconds per step and the model's work of each `headlab-bench preset` line."""
+    out = []
+    for line in open(path):
+        r = json.loads(line)
+        if r.get("impl") != "headlab-preset" or r.get("status") != "done":
+            continue
+        schedules = [int(s.split(",")[0]) for s in r["schedules"].split(";")]
+        heads = (schedules * r["runs"])[: r["runs"]] if len(schedules) > 1 else [schedules[0]] * r["runs"]
+        label = f"w {r['w']}, heads {'/'.join(map(str, sorted(set(heads))))} x {r['runs']}"
+        out.append((label, r["w"], heads, 1 / r["steps_per_s"], piece_work(r["w"], heads)))
+    return out
+
+
+def bench(path):
+    rows = bench_lines(path)
+    if not rows:
+        raise SystemExit(f"{path}: no finished headlab-preset lines")
+    base = next((row for row in rows if row[1] == 1 and row[2] == [64] * len(row[2])), rows[0])
+    print(f"ensemble | micro-heads | s per step, relative | model's work, relative | measured / model  (base: {base[0]})")
+    for label, w, heads, seconds, work in rows:
+        measured, model = seconds / base[3], work / base[4]
+        print(f"{label} | {math.lcm(*heads)} | {measured:.2f} | {model:.2f} | {measured / model:.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("runs_csv")
+    ap.add_argument("runs_csv", nargs="?")
+    ap.add_argument("--bench", help="bench/micro_heads_cost.sh's JSON lines")
     args = ap.parse_args()
+    if args.bench:
+        return bench(args.bench)
+    if not args.runs_csv:
+        ap.error("give RUNS_CSV or --bench FILE")
     pieces = collections.defaultdict(list)
     for r in csv.DictReader(open(args.runs_csv)):
         pieces[(r["device"], r["wall_seconds"])].append(

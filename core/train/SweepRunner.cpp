@@ -122,6 +122,9 @@ namespace {
 // 2.65 s in products and 0.16 s per micro-head: one run of 64 heads 16 s, three of 1, 2 and 4 heads
 // (M 4) 13 s, four of 8..64 heads (M 64) 58 s, all seven (M 64) 98 s, each with about 3 s of
 // start-up; one outlier, three runs of 2, 8 and 16 heads (M 16), took 36 s where this predicts 19.
+// The same kind of piece again on four cards (603e103): the card given ensembles of 8 and 16
+// micro-heads at w 8 took 1.6 times as long per unit of this work as the other three
+// (bench/multi4_balance.py). bench/micro_heads_cost.sh times each head count alone, for a refit.
 constexpr double kScoreWork = 1200;
 
 // The attention heads each run of these computes per layer on the GPU: the least common multiple
