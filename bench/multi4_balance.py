@@ -67,17 +67,14 @@ def bench(path):
         print(f"{label} | {math.lcm(*heads)} | {measured:.2f} | {model:.2f} | {measured / model:.2f}")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("runs_csv", nargs="?")
-    ap.add_argument("--bench", help="bench/micro_heads_cost.sh's JSON lines")
-    args = ap.parse_args()
-    if args.bench:
-        return bench(args.bench)
-    if not args.runs_csv:
-        ap.error("give RUNS_CSV or --bench FILE")
+def balance(path):
     pieces = collections.defaultdict(list)
-    for r in csv.DictReader(open(args.runs_csv)):
+    reader = csv.DictReader(open(path))
+    for r in reader:
+        if (r["task"], r["layers"], r["d_model"]) != ("nearest_neighbour", "1", "64"):
+            raise SystemExit(f"{path}:{reader.line_num}: run {r['run']} is {r['task']}, {r['layers']} layers, "
+                             f"d_model {r['d_model']}; the model here is for 1-layer nearest "
+                             "neighbour at d 64")
         pieces[(r["device"], r["wall_seconds"])].append(
             (int(r["label_width_multiplier"]), int(r["heads"])))
     cards = collections.defaultdict(list)
@@ -97,6 +94,19 @@ def main():
             desc.append(f"w{runs[0][0]}: {heads} (M {math.lcm(*counts)}, {wall:.0f} s)")
         share = work / total
         print(f"{device} | {'; '.join(desc)} | {share:.3f} | {end:.1f} | {end / share:.1f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("runs_csv", nargs="?")
+    ap.add_argument("--bench", help="bench/micro_heads_cost.sh's JSON lines")
+    args = ap.parse_args()
+    if args.bench:
+        bench(args.bench)
+    elif args.runs_csv:
+        balance(args.runs_csv)
+    else:
+        ap.error("give RUNS_CSV or --bench FILE")
 
 
 if __name__ == "__main__":
