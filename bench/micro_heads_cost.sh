@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # micro_heads_cost.sh — issue 24, item 4: what one nearest-neighbour ensemble costs alone on one
 # card at each head count, to price the scheduler's pieces (ensembleWork, kScoreWork in
-# core/train/SweepRunner.cpp). On four cards (603e103) the card with the pieces of 8 and 16 heads at
-# w 8 ran 1.6 times longer per unit of modelled work than the others (bench/multi4_balance.py).
-# For each w in WS (default "1 8") and each head count in HEADS ("1 2 4 8 16 32 64"): RUNS (5) runs
-# of nn-fig1-full's 1-layer line with that many heads as one ensemble, `headlab-bench preset`,
-# STEPS (300) timed steps on cuda:0; then one ensemble of one run per head count in MIXED
-# (";"-separated, default "2;8;16": the kScoreWork fit's outlier; "" for none) at w 8; then a Kineto profile (--profile 1) of
-# each head count in PROFILE ("8 16 64") at w 8. JSON lines in $OUT/micro_heads.jsonl, and at the
-# end bench/multi4_balance.py --bench's table: measured against modelled cost, per ensemble.
-# Environment: WS, HEADS, RUNS, STEPS, MIXED, PROFILE (each "" for none), DEVICE (cuda:0), SKIP_BUILD=1.
+# core/train/SweepRunner.cpp). On four cards (603e103) the card with the pieces of 8 and 16 heads
+# at w 8 ran 1.6 times longer per unit of modelled work than the others (bench/multi4_balance.py).
+#   1. For each w in WS (default "1 8") and each head count in HEADS ("1 2 4 8 16 32 64"): RUNS
+#      (5) runs of nn-fig1-full's 1-layer line with that many heads as one ensemble, timed by
+#      `headlab-bench preset` over STEPS (300) steps on DEVICE (cuda:0).
+#   2. One ensemble of one run per head count in MIXED (";"-separated, default "2;8;16": the
+#      kScoreWork fit's outlier) at w 8, timed the same way.
+#   3. A Kineto profile (--profile 1) of each head count in PROFILE ("8 16 64") at w 8.
+# JSON lines in $OUT/micro_heads.jsonl; at the end, bench/multi4_balance.py --bench's table of
+# measured against modelled cost per ensemble ($OUT/micro_heads_table.txt).
+# Environment: WS, HEADS, MIXED, PROFILE (each "" for none), RUNS, STEPS, DEVICE, SKIP_BUILD=1.
 set -uo pipefail
 RESULTS_NAME=micro_heads.jsonl
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
@@ -39,6 +41,4 @@ for heads in $PROFILE; do
     "$BENCH" preset --preset nn-fig1-full --layers 1 --w 8 --heads "$heads" --runs "$RUNS" \
         --steps 50 --device "$DEVICE" --profile 1 | tee -a "$RESULTS"
 done
-# The table: the timed lines only (a profile's lines have "profile" or "timing": "profiled").
-grep -v '"profile"\|"timing": "profiled"' "$RESULTS" > "$OUTDIR/micro_heads_timed.jsonl"
-python3 "$ROOT/bench/multi4_balance.py" --bench "$OUTDIR/micro_heads_timed.jsonl" | tee "$OUTDIR/micro_heads_table.txt"
+python3 "$ROOT/bench/multi4_balance.py" --bench "$RESULTS" | tee "$OUTDIR/micro_heads_table.txt"

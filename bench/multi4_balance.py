@@ -31,7 +31,8 @@ T, M_MODEL, FFN, SCORE_WORK = 16, 64, 2048, 1200
 
 def products(w):
     inner = 64 * w  # rank r heads of 64 / r dims: heads x head_dim = 64 at every rank
-    per_token = 2 * M_MODEL * 3 * inner + 2 * inner * M_MODEL + 2 * 2 * T * inner + 2 * 2 * M_MODEL * FFN
+    per_token = (2 * M_MODEL * 3 * inner + 2 * inner * M_MODEL + 2 * 2 * T * inner
+                 + 2 * 2 * M_MODEL * FFN)
     return 3 * T * per_token
 
 
@@ -47,10 +48,11 @@ def bench_lines(path):
     out = []
     for line in open(path):
         r = json.loads(line)
-        if r.get("impl") != "headlab-preset" or r.get("status") != "done":
+        if (r.get("impl") != "headlab-preset" or r.get("status") != "done"
+                or r.get("timing") == "profiled"):  # a profile's steps are slowed by it
             continue
         schedules = [int(s.split(",")[0]) for s in r["schedules"].split(";")]
-        heads = (schedules * r["runs"])[: r["runs"]] if len(schedules) > 1 else [schedules[0]] * r["runs"]
+        heads = (schedules * r["runs"])[: r["runs"]]  # one schedule: every run has it
         label = f"w {r['w']}, heads {'/'.join(map(str, sorted(set(heads))))} x {r['runs']}"
         out.append((label, r["w"], heads, 1 / r["steps_per_s"], piece_work(r["w"], heads)))
     return out
@@ -61,7 +63,8 @@ def bench(path):
     if not rows:
         raise SystemExit(f"{path}: no finished headlab-preset lines")
     base = next((row for row in rows if row[1] == 1 and row[2] == [64] * len(row[2])), rows[0])
-    print(f"ensemble | micro-heads | s per step, relative | model's work, relative | measured / model  (base: {base[0]})")
+    print(f"base: {base[0]}")
+    print("ensemble | micro-heads | s per step, relative | model's work, relative | measured / model")
     for label, w, heads, seconds, work in rows:
         measured, model = seconds / base[3], work / base[4]
         print(f"{label} | {math.lcm(*heads)} | {measured:.2f} | {model:.2f} | {measured / model:.2f}")
@@ -72,9 +75,9 @@ def balance(path):
     reader = csv.DictReader(open(path))
     for r in reader:
         if (r["task"], r["layers"], r["d_model"]) != ("nearest_neighbour", "1", "64"):
-            raise SystemExit(f"{path}:{reader.line_num}: run {r['run']} is {r['task']}, {r['layers']} layers, "
-                             f"d_model {r['d_model']}; the model here is for 1-layer nearest "
-                             "neighbour at d 64")
+            raise SystemExit(f"{path}:{reader.line_num}: run {r['run']} is {r['task']}, "
+                             f"{r['layers']} layers, d_model {r['d_model']}; the model here is for "
+                             "1-layer nearest neighbour at d 64")
         pieces[(r["device"], r["wall_seconds"])].append(
             (int(r["label_width_multiplier"]), int(r["heads"])))
     cards = collections.defaultdict(list)
