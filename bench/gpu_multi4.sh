@@ -14,8 +14,8 @@
 # mean per card and when each card was first and last busy; each run's card and wall seconds go
 # into the archive (headlab-cli export-csv's runs.csv). JSON lines in $OUT/multi4.jsonl (wall
 # seconds, and the speed-up of all GPUs over one for the same options); the run logs, the samples,
-# the sessions written and the runs.csv files in $OUT/multi4-runs.tar.gz. Environment: SESSIONS ("addition nn"), VARIANTS, STEPS_ADD (9000),
-# STEPS_NN (6000), MAX_ENSEMBLES, SKIP_BUILD=1.
+# the sessions written and the runs.csv files in $OUT/multi4-runs.tar.gz. Environment: SESSIONS
+# ("addition nn"), VARIANTS, STEPS_ADD (9000), STEPS_NN (6000), MAX_ENSEMBLES, SKIP_BUILD=1.
 set -uo pipefail
 RESULTS_NAME=multi4.jsonl
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"

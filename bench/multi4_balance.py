@@ -80,22 +80,21 @@ def balance(path):
                              "1-layer nearest neighbour at d 64")
         pieces[(r["device"], r["wall_seconds"])].append(
             (int(r["label_width_multiplier"]), int(r["heads"])))
-    cards = collections.defaultdict(list)
+    cards = collections.defaultdict(list)  # device -> [(wall seconds, w, heads of its runs, work)]
     for (device, wall), runs in pieces.items():
-        cards[device].append((float(wall), runs))
-    total = sum(piece_work(runs[0][0], [h for _, h in runs])
-                for parts in cards.values() for _, runs in parts)
+        w, heads = runs[0][0], [h for _, h in runs]
+        cards[device].append((float(wall), w, heads, piece_work(w, heads)))
+    total = sum(work for parts in cards.values() for *_, work in parts)
     print("device | pieces (w: heads x runs, micro-heads) | work, share | ends at s | s per share")
     for device in sorted(cards):
         parts = sorted(cards[device])
-        work = sum(piece_work(runs[0][0], [h for _, h in runs]) for _, runs in parts)
-        end = max(wall for wall, _ in parts)
         desc = []
-        for wall, runs in parts:
-            counts = collections.Counter(h for _, h in runs)
-            heads = ",".join(f"{h}x{n}" for h, n in sorted(counts.items()))
-            desc.append(f"w{runs[0][0]}: {heads} (M {math.lcm(*counts)}, {wall:.0f} s)")
-        share = work / total
+        for wall, w, heads, _ in parts:
+            counts = collections.Counter(heads)
+            runs = ",".join(f"{h}x{n}" for h, n in sorted(counts.items()))
+            desc.append(f"w{w}: {runs} (M {math.lcm(*counts)}, {wall:.0f} s)")
+        share = sum(work for *_, work in parts) / total
+        end = max(wall for wall, *_ in parts)
         print(f"{device} | {'; '.join(desc)} | {share:.3f} | {end:.1f} | {end / share:.1f}")
 
 

@@ -26,6 +26,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <regex>
 #include <set>
 
@@ -295,7 +296,7 @@ private Q_SLOTS:
     {
         std::vector<double> work;
         for (const auto &e : queue) work.push_back(ensembleWork(e));
-        return makespan(work, devices) / totalWork(queue);
+        return makespan(work, devices) / std::accumulate(work.begin(), work.end(), 0.0);
     }
 
     static double totalWork(const std::deque<std::vector<SweepJob>> &queue)
