@@ -1,6 +1,11 @@
-// RunConfig.cpp — enum names, the paper's addition protocol, and the checks a run must pass.
+// RunConfig.cpp — enum names, the paper's addition protocol, the checks a run must pass, and how
+// many micro-heads an ensemble's layer attends over (microHeadCount).
 #include "core/config/RunConfig.h"
 
+#include "core/config/Switches.h"
+
+#include <algorithm>
+#include <numeric>
 #include <sstream>
 
 namespace headlab {
@@ -131,6 +136,17 @@ std::string resolveTaskPath(const TaskConfig &task, const std::string &path)
         task.baseDirectory == ".")
         return path;
     return task.baseDirectory + "/" + path;
+}
+
+int64_t microHeadCount(const std::vector<int64_t> &headsOfRuns, int64_t inner)
+{
+    const char *env = switchText(Switch::Attention);
+    const std::string mode = env ? env : "";
+    if (mode == "sdpa" || headsOfRuns.empty()) return 0;
+    int64_t M = 1;
+    for (auto h : headsOfRuns) M = std::lcm(M, std::max<int64_t>(1, h));
+    if (inner % M != 0 || (M > kMaxMicroHeads && mode != "micro-heads")) return 0;
+    return M;
 }
 
 } // namespace headlab

@@ -209,6 +209,15 @@ std::string beyondLimit(int64_t maximum, int64_t got, const std::string &what = 
 // (Transformer.cpp); longer ones use the fused attention kernels, one call per head-count group.
 constexpr int64_t kExplicitAttentionMaxLength = 64;
 
+// The micro-heads every run of an ensemble computes in one layer on the GPU, for sequences up to
+// kExplicitAttentionMaxLength: the least common multiple M of the runs' heads (w·H each), where M
+// divides the layer's width `inner` and is at most kMaxMicroHeads; 0 where they attend head by
+// head through scaled_dot_product_attention instead. HEADLAB_ATTENTION=sdpa gives 0 always,
+// HEADLAB_ATTENTION=micro-heads lifts the bound (bench/micro_heads_cost.sh compares the paths).
+// The Transformer builds its layers by it and the scheduler prices ensembles by it (ensembleWork).
+constexpr int64_t kMaxMicroHeads = 64;
+int64_t microHeadCount(const std::vector<int64_t> &headsOfRuns, int64_t inner);
+
 // Names used in YAML, the CLI and the GUI for the enums above.
 const char *toString(Objective);
 const char *toString(OptimizerKind);

@@ -10,7 +10,7 @@
 namespace headlab {
 
 enum class Switch {
-    Attention,       // sdpa: scaled_dot_product_attention instead of explicit micro-heads
+    Attention,       // sdpa: no micro-heads; micro-heads: micro-heads beyond kMaxMicroHeads
     FusedAdam,       // 0: ATen's Adam passes
     DirectGradients, // 0: autograd adds the linear layers' weight gradients
     CudaGraphs,      // 0: every step launched eagerly
@@ -34,7 +34,8 @@ struct EnvSwitch {
 
 inline constexpr EnvSwitch kEnvSwitches[] = {
     {Switch::Attention, "HEADLAB_ATTENTION",
-     "sdpa: scaled_dot_product_attention instead of explicit micro-heads"},
+     "sdpa: scaled_dot_product_attention instead of explicit micro-heads; micro-heads: explicit "
+     "micro-heads at any count that divides the layer's width, not only up to 64"},
     {Switch::FusedAdam, "HEADLAB_FUSED_ADAM",
      "0: ATen's Adam passes instead of the fused CUDA kernel"},
     {Switch::DirectGradients, "HEADLAB_DIRECT_GRADIENTS",

@@ -482,12 +482,8 @@ double Transformer::logitScale(int64_t hd) const
 
 void Transformer::buildMicroHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, int64_t inner)
 {
-    // HEADLAB_ATTENTION=sdpa keeps scaled_dot_product_attention (for comparisons in bench/).
-    const char *env = switchText(Switch::Attention);
-    if (env && std::string(env) == "sdpa") return;
-    int64_t M = 1;
-    for (auto h : headsOfRuns) M = std::lcm(M, h);
-    if (M > 64 || inner % M != 0) return;
+    const int64_t M = microHeadCount(headsOfRuns, inner);
+    if (M == 0) return;
     const bool uniform =
         std::all_of(headsOfRuns.begin(), headsOfRuns.end(), [&](int64_t h) { return h == M; });
     if (uniform) {

@@ -150,7 +150,7 @@ private:
         // runs' head counts, each of width inner / M. A run's head of width inner / h is M / h
         // adjacent micro-heads whose scores add up, which `mix` (R, M, M) does along with the logit
         // scale, so runs with different head counts need no split into groups. 0 (the fused
-        // kernels) when M does not divide the features, or on the CPU when every run has M heads.
+        // kernels) where microHeadCount says so, or on the CPU when every run has M heads.
         int64_t microHeads = 0;
         torch::Tensor mix; // undefined when every run has M heads: then a scale does
         double microScale = 1.0;

@@ -113,50 +113,59 @@ double estimateStepFlops(const RunConfig &c)
 
 namespace {
 
-// The element-wise passes over one attention score (scores, softmax, probabilities and their
-// gradients) in FLOP-equivalents of one training step, fitted on one H200 (2026-11-28,
-// bench/gpu_multi4.sh, docs/data/issue24/multi4-4xh200-*.jsonl) to the nn-fig1 slice's 1-layer
-// runs at w 8, 6,000 steps, each piece of them alone on a card. Their products are equal at every
-// head count; on the GPU every run of an ensemble computes the least common multiple M of the
-// ensemble's head counts as micro-heads (Transformer::buildMicroHeads). Each run took about
-// 2.65 s in products and 0.16 s per micro-head: one run of 64 heads 16 s, three of 1, 2 and 4 heads
-// (M 4) 13 s, four of 8..64 heads (M 64) 58 s, all seven (M 64) 98 s, each with about 3 s of
-// start-up; one outlier, three runs of 2, 8 and 16 heads (M 16), took 36 s where this predicts 19.
-// The same kind of piece again on four cards (603e103): the card given ensembles of 8 and 16
-// micro-heads at w 8 took 1.6 times as long per unit of this work as the other three
-// (bench/multi4_balance.py). bench/micro_heads_cost.sh times each head count alone, for a refit.
-constexpr double kScoreWork = 1200;
+// The element-wise passes over one attention score of one head (scores, softmax, probabilities
+// and their gradients) in FLOP-equivalents of one training step, by the path the GPU takes
+// (microHeadCount). Fitted on one H200 (2026-11-28, bf7a894, bench/micro_heads_cost.sh,
+// docs/data/issue24/micro-heads-w8-h200-bf7a894.jsonl) to five runs of the nn-fig1 slice's 1-layer
+// model at w 8 (16 points, d 64, FFN 2048) alone on the card, against its products' 19 TFLOP/s:
+// - micro-heads: 0.53 ms a run-step in products, plus 3.5 µs per micro-head (w·H of 8 to 64):
+//   kScoreWork (about 1,000) per score and micro-head;
+// - scaled_dot_product_attention on short sequences, head width a multiple of 4 (PyTorch's
+//   memory-efficient kernel takes FP32 heads of such widths): 128 heads of 4 took 2.8 ms a
+//   run-step, 5.3 times the products: kFusedScoreWork (about 5,100) per score and head;
+// - the same for heads of width 1 and 2 (its explicit path) costs about what micro-heads do
+//   (256 heads of 2: 1.9 ms, 512 of 1: 2.3 ms): kScoreWork.
+// On four cards (603e103) this puts each card's end at 114–130 s per share of the work, where the
+// former single constant (1,200, and no sdpa path) gave 98–166 s (bench/multi4_balance.py). Long
+// sequences (text) always take the fused kernels; their scores are priced at kScoreWork, unfitted.
+constexpr double kScoreWork = 1000;
+constexpr double kFusedScoreWork = 5100;
 
-// The attention heads each run of these computes per layer on the GPU: the least common multiple
-// of their head counts where it is at most 64 and divides the layer's width (micro-heads);
-// otherwise (0) each run its own heads.
+// The micro-heads each run of these computes per layer on the GPU (microHeadCount over the runs'
+// w·H), 0 where each run attends head by head.
 std::vector<int64_t> microHeads(const std::vector<SweepJob> &runs)
 {
     if (runs.empty()) return {};
     const ModelConfig &first = runs.front().config.model;
-    std::vector<int64_t> out(first.heads.size(), 1);
+    const int64_t w = std::max<int64_t>(1, first.widthMultiplier);
+    std::vector<int64_t> out(first.heads.size(), 0);
     for (size_t l = 0; l < out.size(); ++l) {
+        std::vector<int64_t> heads;
         for (const auto &j : runs)
-            if (l < j.config.model.heads.size())
-                out[l] = std::lcm(out[l], std::max<int64_t>(1, j.config.model.heads[l]));
-        const int64_t inner = first.heads[l] * first.widthMultiplier * first.headDimOfLayer(l);
-        if (out[l] > 64 || inner % out[l] != 0) out[l] = 0;
+            if (l < j.config.model.heads.size()) heads.push_back(j.config.model.heads[l] * w);
+        const int64_t inner = first.heads[l] * w * first.headDimOfLayer(l);
+        out[l] = microHeadCount(heads, inner);
     }
     return out;
 }
 
-// One run's work: its products' FLOPs and its attention scores' passes (`heads` per layer, 0 for
-// its own), over every phase's steps.
+// One run's work: its products' FLOPs and its attention scores' passes (`heads` per layer: its
+// ensemble's micro-heads, 0 for its own heads), over every phase's steps.
 double runWork(const RunConfig &c, const std::vector<int64_t> &heads)
 {
     const TaskSpec &spec = taskSpec(c.task);
-    const double T = static_cast<double>(spec.sequenceLength(c.task));
-    const double w = static_cast<double>(std::max<int64_t>(1, c.model.widthMultiplier));
-    double attended = 0;
-    for (size_t l = 0; l < c.model.heads.size(); ++l)
-        attended +=
-            static_cast<double>(l < heads.size() && heads[l] > 0 ? heads[l] : c.model.heads[l]);
-    const double perSample = sampleStepFlops(c) + kScoreWork * T * T * w * attended;
+    const int64_t T = spec.sequenceLength(c.task);
+    const int64_t w = std::max<int64_t>(1, c.model.widthMultiplier);
+    double scores = 0; // per sample: attention scores times their price, over the layers
+    for (size_t l = 0; l < c.model.heads.size(); ++l) {
+        const bool micro = T <= kExplicitAttentionMaxLength && l < heads.size() && heads[l] > 0;
+        const int64_t own = c.model.heads[l] * w;
+        const bool memoryEfficient =
+            !micro && T <= kExplicitAttentionMaxLength && c.model.headDimOfLayer(l) % 4 == 0;
+        scores += static_cast<double>(micro ? heads[l] : own) *
+                  (memoryEfficient ? kFusedScoreWork : kScoreWork);
+    }
+    const double perSample = sampleStepFlops(c) + static_cast<double>(T * T) * scores;
     double samples = 0;
     for (const auto &p : c.phases)
         samples += static_cast<double>(p.steps) * static_cast<double>(p.batchSize);

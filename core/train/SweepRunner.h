@@ -77,7 +77,8 @@ struct SweepJob {
 // sweep's order. Resumed ensembles keep their runs: they resume in the company they stopped in.
 void spreadOverDevices(std::deque<std::vector<SweepJob>> &queue, size_t devices);
 // On the GPU every run of an ensemble computes the least common multiple of the ensemble's head
-// counts as micro-heads: seven runs of 1..64 heads each pay for 64. An ensemble is cut in two,
+// counts as micro-heads (up to 64 of them; beyond, each run its own heads through the slower
+// scaled_dot_product_attention: microHeadCount): seven runs of 1..64 heads each pay for 64. An ensemble is cut in two,
 // runs of fewer heads apart from runs of more, while that saves a tenth of its work (ensembleWork)
 // and a fiftieth of the whole queue's, and each part again: runs of one head count stay together.
 // Measured on an H200, the nn-fig1 slice (1..64 heads at w 1 and 8) trained 1.24 times as fast on
@@ -134,7 +135,8 @@ int64_t estimateRunBytes(const RunConfig &config);
 double estimateStepFlops(const RunConfig &config);
 // An ensemble's whole training (each run's steps of every phase) in FLOP-equivalents: its products'
 // FLOPs (estimateStepFlops) and the element-wise passes over its attention scores, which grow with
-// the head count where the products do not (fitted on an H200: SweepRunner.cpp, kScoreWork).
+// the head count where the products do not, at the price of the path the GPU takes for them
+// (microHeadCount; fitted on an H200: SweepRunner.cpp, kScoreWork and kFusedScoreWork).
 // The scheduler starts the longest first by it, spreadOverDevices and the placement on GPUs balance
 // devices on it, and Slurm shards balance on it (placeOnDevices).
 double ensembleWork(const std::vector<SweepJob> &ensemble);

@@ -306,10 +306,52 @@ private Q_SLOTS:
         return total;
     }
 
+    // The scheduler prices an ensemble by the attention path the GPU takes for it (microHeadCount),
+    // as measured on one H200 (docs/data/issue24/micro-heads-w8-h200-bf7a894.jsonl): five runs of
+    // the nn-fig1 slice at w 8 took 3.7 times as long a step with 16 heads (128 heads of width 4
+    // through scaled_dot_product_attention) as with 8 (64 micro-heads), and 0.84 times as long
+    // with 64 heads (512 of width 1) as with 16.
+    void theCostModelFollowsTheAttentionPath()
+    {
+        const RunConfig base = loadPreset("nn-fig1-full").base;
+        auto piece = [&](int64_t heads) {
+            std::vector<SweepJob> e(5);
+            for (int k = 0; k < 5; ++k) {
+                e[k].runIndex = k;
+                e[k].config = base;
+                e[k].config.model.heads = {heads};
+                e[k].config.model.widthMultiplier = 8;
+                e[k].config.initSeed = static_cast<uint64_t>(k);
+            }
+            return e;
+        };
+        QCOMPARE(microHeadCount({64, 64}, 512), int64_t(64));
+        QCOMPARE(microHeadCount({128}, 512), int64_t(0)); // beyond kMaxMicroHeads
+        QCOMPARE(microHeadCount({16, 64, 128}, 512), int64_t(0));
+        QCOMPARE(microHeadCount({3}, 64), int64_t(0)); // 3 does not divide 64
+        const double h8 = ensembleWork(piece(8)), h16 = ensembleWork(piece(16)),
+                     h64 = ensembleWork(piece(64));
+        QVERIFY2(h16 / h8 > 3.0 && h16 / h8 < 4.5, qPrintable(QString::number(h16 / h8)));
+        QVERIFY2(h64 / h16 > 0.7 && h64 / h16 < 1.0, qPrintable(QString::number(h64 / h16)));
+        // HEADLAB_ATTENTION moves the bound, and the price with it.
+        qputenv("HEADLAB_ATTENTION", "micro-heads");
+        const int64_t lifted = microHeadCount({128}, 512);
+        const double h16Micro = ensembleWork(piece(16));
+        qputenv("HEADLAB_ATTENTION", "sdpa");
+        const int64_t none = microHeadCount({64}, 512);
+        qunsetenv("HEADLAB_ATTENTION");
+        QCOMPARE(lifted, int64_t(128));
+        QCOMPARE(none, int64_t(0));
+        QVERIFY(h16Micro < 0.5 * h16);
+    }
+
     // On the GPU each run of an ensemble computes the least common multiple of its head counts
-    // as micro-heads: measured on an H200, four runs of 8..64 heads at w 8 took 58 s on a card,
-    // three of 1, 2 and 4 heads 13 s, and one of 64 heads alone 16 s. Mixed head counts are cut
-    // apart, fewer heads from more, while that saves a tenth of the work; one head count stays.
+    // as micro-heads, up to 64 of them (w·H); beyond, each run attends through the slower fused
+    // kernel. Measured on an H200, cutting the nn-fig1 slice's two ensembles (1..64 heads at w 1
+    // and at w 8) apart by head count trained it 1.24 times as fast (a fifth of the time saved):
+    // at w 8, 1..8 heads together take 64 micro-heads instead of the fused kernel. Mixed head
+    // counts are cut apart, fewer heads from more, while that saves a tenth of the work; one head
+    // count stays together.
     void mixedHeadCountsTrainApartOnTheGpu()
     {
         auto queue = nnSlice();
@@ -322,7 +364,7 @@ private Q_SLOTS:
         }
         queue.push_back(oneCount);
         separateHeadCounts(queue);
-        QVERIFY(totalWork(queue) - ensembleWork(oneCount) < 0.6 * before);
+        QVERIFY(totalWork(queue) - ensembleWork(oneCount) < 0.9 * before);
         std::set<int> seen;
         bool oneCountWhole = false;
         for (const auto &e : queue) {

@@ -496,6 +496,22 @@ private Q_SLOTS:
         QVERIFY2(gap <= 1e-4, qPrintable(describe("micro-heads vs sdpa", gap, micro)));
     }
 
+    // Beyond kMaxMicroHeads (w 8 × 16 heads: 128 micro-heads of width 1) a layer attends through
+    // scaled_dot_product_attention; HEADLAB_ATTENTION=micro-heads takes micro-heads there too
+    // (bench/micro_heads_cost.sh times both), and trains the same.
+    void microHeadsBeyondTheBoundEqualFused()
+    {
+        RunConfig c = taskRun("nearest_neighbour", 1e-3, 5, "cuda");
+        c.model.widthMultiplier = 8;
+        c.model.heads = {16, 16};
+        const RunResult sdpa = trainRun(c);
+        const RunResult micro = trainedWith(c, {{"HEADLAB_ATTENTION", "micro-heads"}});
+        QCOMPARE(provenance(sdpa, "attention"), std::string("sdpa"));
+        QCOMPARE(provenance(micro, "attention"), std::string("micro-heads"));
+        const double gap = relativeGap(micro, sdpa);
+        QVERIFY2(gap <= 1e-4, qPrintable(describe("micro-heads (128) vs sdpa", gap, micro)));
+    }
+
     void fusedQkvAndSplitKEqualPlain_data() { tasks(); }
     void fusedQkvAndSplitKEqualPlain()
     {
