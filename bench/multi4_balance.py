@@ -9,16 +9,21 @@ RUNS_CSV is the run's `headlab-cli export-csv` runs.csv (docs/data/issue24/multi
 runs of one ensemble share a device and a wall time, so each (device, wall_seconds) group is one
 piece. Each piece's work is ensembleWork's (core/train/SweepRunner.cpp) for the nearest-neighbour
 task, restated here for that task alone (d 64, N = T = 16 points, FFN 2048, no vocabulary): the
-products' FLOPs per sample, plus kScoreWork (1200) FLOP-equivalents per attention score per
-micro-head, where an ensemble's micro-heads are the least common multiple of its runs' head
-counts. Steps and batch are the same for every run and left out. Prints each card's pieces, its
-work in the model's units, the second its last piece ended (its runs' wall seconds; the run's
-start-up is not in them) and the seconds per unit: equal on every card when the model is right.
+products' FLOPs per sample, plus the attention scores' passes by the path the GPU takes
+(microHeadCount, core/model/Transformer.cpp): where the least common multiple M of the runs' w·H is
+at most 64, each run pays SCORE_WORK (1000) per score for each of M micro-heads; otherwise each run
+pays for its own w·H heads, FUSED_SCORE_WORK (5100) where their width is a multiple of 4 (PyTorch's
+memory-efficient kernel), SCORE_WORK where it is not. Steps and batch are the same for every run and
+left out. Prints each card's pieces, its work in the model's units, the second its last piece ended
+(its runs' wall seconds; the run's start-up is not in them) and the seconds per unit: equal on every
+card when the model is right. When kScoreWork, kFusedScoreWork, kMaxMicroHeads or the FLOP count
+change in the C++, they change here too.
 
 --bench reads bench/micro_heads_cost.sh's `headlab-bench preset` lines instead (one ensemble alone
 on one card a line) and prints each ensemble's measured seconds per step against the model's work,
 both relative to the ensemble of 64 heads at w 1 (or the first line): the same ratio in both
-columns when the model prices that ensemble right.
+columns when the model prices that ensemble right. The lines' "attention" (micro-heads or sdpa) is
+the path the run took; the table names the one the model assumed.
 """
 import argparse
 import collections
@@ -26,7 +31,7 @@ import csv
 import json
 import math
 
-T, M_MODEL, FFN, SCORE_WORK = 16, 64, 2048, 1200
+T, M_MODEL, FFN, SCORE_WORK, FUSED_SCORE_WORK, MAX_MICRO_HEADS = 16, 64, 2048, 1000, 5100, 64
 
 
 def products(w):
@@ -36,11 +41,22 @@ def products(w):
     return 3 * T * per_token
 
 
+def micro_heads(w, heads):
+    """microHeadCount: the ensemble's micro-heads per run, or 0 where each run attends head by head."""
+    micro = math.lcm(*(h * w for h in heads))
+    return 0 if micro > MAX_MICRO_HEADS or (64 * w) % micro else micro
+
+
 def piece_work(w, heads):
-    micro = math.lcm(*heads)
-    if micro > 64 or (64 * w) % micro:
-        micro = 0
-    return sum(products(w) + SCORE_WORK * T * T * w * (micro or h) for h in heads)
+    micro = micro_heads(w, heads)
+    work = 0
+    for h in heads:
+        if micro:
+            scores = SCORE_WORK * micro
+        else:  # scaled_dot_product_attention: its memory-efficient kernel where 4 divides the width
+            scores = (FUSED_SCORE_WORK if (64 // h) % 4 == 0 else SCORE_WORK) * h * w
+        work += products(w) + T * T * scores
+    return work
 
 
 def bench_lines(path):
@@ -53,7 +69,8 @@ def bench_lines(path):
             continue
         schedules = [int(s.split(",")[0]) for s in r["schedules"].split(";")]
         heads = (schedules * r["runs"])[: r["runs"]]  # one schedule: every run has it
-        label = f"w {r['w']}, heads {'/'.join(map(str, sorted(set(heads))))} x {r['runs']}"
+        label = (f"w {r['w']}, heads {'/'.join(map(str, sorted(set(heads))))} x {r['runs']}, "
+                 f"ran {r.get('attention', '?')}")
         out.append((label, r["w"], heads, 1 / r["steps_per_s"], piece_work(r["w"], heads)))
     return out
 
@@ -64,10 +81,12 @@ def bench(path):
         raise SystemExit(f"{path}: no finished headlab-preset lines")
     base = next((row for row in rows if row[1] == 1 and row[2] == [64] * len(row[2])), rows[0])
     print(f"base: {base[0]}")
-    print("ensemble | micro-heads | s per step, relative | model's work, relative | measured / model")
+    print("ensemble | path (model) | s per step, relative | model's work, relative | measured / model")
     for label, w, heads, seconds, work in rows:
         measured, model = seconds / base[3], work / base[4]
-        print(f"{label} | {math.lcm(*heads)} | {measured:.2f} | {model:.2f} | {measured / model:.2f}")
+        micro = micro_heads(w, heads)
+        path = f"micro-heads {micro}" if micro else "sdpa"
+        print(f"{label} | {path} | {measured:.2f} | {model:.2f} | {measured / model:.2f}")
 
 
 def balance(path):
@@ -85,14 +104,16 @@ def balance(path):
         w, heads = runs[0][0], [h for _, h in runs]
         cards[device].append((float(wall), w, heads, piece_work(w, heads)))
     total = sum(work for parts in cards.values() for *_, work in parts)
-    print("device | pieces (w: heads x runs, micro-heads) | work, share | ends at s | s per share")
+    print("device | pieces (w: heads x runs, path) | work, share | ends at s | s per share")
     for device in sorted(cards):
         parts = sorted(cards[device])
         desc = []
         for wall, w, heads, _ in parts:
             counts = collections.Counter(heads)
             runs = ",".join(f"{h}x{n}" for h, n in sorted(counts.items()))
-            desc.append(f"w{w}: {runs} (M {math.lcm(*counts)}, {wall:.0f} s)")
+            micro = micro_heads(w, list(counts))
+            path = f"M {micro}" if micro else "sdpa"
+            desc.append(f"w{w}: {runs} ({path}, {wall:.0f} s)")
         share = sum(work for *_, work in parts) / total
         end = max(wall for wall, *_ in parts)
         print(f"{device} | {'; '.join(desc)} | {share:.3f} | {end:.1f} | {end / share:.1f}")
