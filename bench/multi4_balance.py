@@ -10,11 +10,11 @@ runs of one ensemble share a device and a wall time, so each (device, wall_secon
 piece. Each piece's work is ensembleWork's (core/train/SweepRunner.cpp) for the nearest-neighbour
 task, restated here for that task alone (d 64, N = T = 16 points, FFN 2048, no vocabulary): the
 products' FLOPs per sample, plus the attention scores' passes by the path the GPU takes
-(microHeadCount, core/model/Transformer.cpp): where the least common multiple M of the runs' w·H is
-at most 64, each run pays SCORE_WORK (1000) per score for each of M micro-heads; otherwise each run
-pays for its own w·H heads, FUSED_SCORE_WORK (5100) where their width is a multiple of 4 (PyTorch's
-memory-efficient kernel), SCORE_WORK where it is not. Steps and batch are the same for every run and
-left out. Prints each card's pieces, its work in the model's units, the second its last piece ended
+(microHeadCount, core/config/RunConfig.cpp): where the least common multiple M of the runs' w·H
+is at most 64, each run pays SCORE_WORK (1000) per score for each of M micro-heads; otherwise
+each run pays for its own w·H heads, FUSED_SCORE_WORK (5100) where their width is a multiple of 4
+(PyTorch's memory-efficient kernel), SCORE_WORK where it is not. Steps and batch are the same for
+every run and left out. Prints each card's pieces, its work in the model's units, the second its last piece ended
 (its runs' wall seconds; the run's start-up is not in them) and the seconds per unit: equal on every
 card when the model is right. When kScoreWork, kFusedScoreWork, kMaxMicroHeads or the FLOP count
 change in the C++, they change here too.
@@ -42,7 +42,7 @@ def products(w):
 
 
 def micro_heads(w, heads):
-    """microHeadCount: the ensemble's micro-heads per run, or 0 where each run attends head by head."""
+    """microHeadCount: the ensemble's micro-heads per run, 0 where each run attends head by head."""
     micro = math.lcm(*(h * w for h in heads))
     return 0 if micro > MAX_MICRO_HEADS or (64 * w) % micro else micro
 
