@@ -5,6 +5,7 @@
     .venv/bin/python bench/plot_findings.py   # writes docs/figures/*.png and *.svg
 """
 import csv
+import json
 import math
 import os
 from collections import defaultdict
@@ -81,14 +82,39 @@ def head_progression():
     save(fig, "head-progression")
 
 
+def median(vals):
+    vals = sorted(vals)
+    n = len(vals)
+    return vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
+
+
+def reference_traces():
+    """The reference Encoder's run of the same line (bench/fig1_reference_long.sh): rank -> (steps
+    in thousands, median, min, max over its seeds), from its trace of every tenth epoch."""
+    out = {}
+    with open(os.path.join(DATA, "issue24", "fig1-reference-100k-h200.jsonl")) as f:
+        for line in f:
+            r = json.loads(line)
+            if r.get("mode") != "train":
+                continue
+            trace = r["trace"][1:]  # epoch 0 is the untrained model at lr 0
+            out[r["rank"]] = ([(t["epoch"] + 1) / 10 for t in trace],
+                              [median(t["epoch_mean"]) for t in trace],
+                              [min(t["epoch_mean"]) for t in trace],
+                              [max(t["epoch_mean"]) for t in trace])
+    return out
+
+
 def nn_fig1_3layer_100k():
     """Issue 24, item 5: Figure 1's 3-layer line at the paper's 100,000 steps, epoch-mean training
-    loss against step for rank 64 and rank 1 (w 1), median over seeds with the min-max band."""
+    loss against step for rank 64 and rank 1 (w 1), median over seeds with the min-max band, in
+    HeadLab and (dashed) in the paper's reference code."""
     with open(os.path.join(DATA, "issue24", "fig1-100k-epoch-means.csv")) as f:
         table = list(csv.DictReader(f))
+    reference = reference_traces()
     fig, ax = plt.subplots(figsize=(8, 4.8))
-    for heads, label, colour in (("1", "rank 64 (1 head of 64)", "tab:blue"),
-                                 ("64", "rank 1 (64 heads of 1)", "tab:red")):
+    for heads, rank, label, colour in (("1", 64, "rank 64 (1 head of 64)", "tab:blue"),
+                                       ("64", 1, "rank 1 (64 heads of 1)", "tab:red")):
         columns = [k for k in table[0] if k.startswith(f"heads={heads} ")]
         xs, med, lo, hi, counts, full_until = [], [], [], [], set(), 0
         for row in table:
@@ -99,15 +125,20 @@ def nn_fig1_3layer_100k():
             if len(vals) == len(columns):
                 full_until = int(row["step"])
             xs.append(int(row["step"]) / 1000)
-            n = len(vals)
-            med.append(vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2)
+            med.append(median(vals))
             lo.append(vals[0])
             hi.append(vals[-1])
         seeds = f"{max(counts)} seeds"
         if len(counts) > 1:  # some seeds stopped early (their device time ran out)
             seeds += f" to step {full_until:,}, {min(counts)} after"
         ax.fill_between(xs, lo, hi, color=colour, alpha=0.25, linewidth=0)
-        ax.plot(xs, med, color=colour, linewidth=1.6, label=f"{label}: median, min–max of {seeds}")
+        ax.plot(xs, med, color=colour, linewidth=1.6,
+                label=f"{label}, HeadLab: median, min–max of {seeds}")
+        if rank in reference:
+            rx, rmed, rlo, rhi = reference[rank]
+            ax.fill_between(rx, rlo, rhi, color=colour, alpha=0.12, linewidth=0)
+            ax.plot(rx, rmed, color="black" if rank == 64 else "dimgrey", linewidth=1.1,
+                    linestyle="--", label=f"{label}, reference code: the same, 5 seeds")
     ax.axvline(5, color="grey", linestyle=":", linewidth=1)
     ax.text(5.8, 2.2, "end of warm-up (5 %)", color="grey", fontsize=9)
     ax.set_yscale("log")
@@ -119,7 +150,8 @@ def nn_fig1_3layer_100k():
     ax.set_xlabel("step (thousands)")
     ax.set_ylabel("training loss, mean over each 100-step epoch")
     ax.set_title("Nearest neighbour, 3 layers, w 1, d 64, N 16: the paper's 100,000 steps\n"
-                 "(H100; rank 1's seeds 2–4 resumed at step 26,400 on an H200)", fontsize=11)
+                 "(HeadLab on H100s, rank 1's seeds 2–4 resumed at step 26,400 on an H200;\n"
+                 "the reference code on an H200, every tenth epoch)", fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(loc="lower left", fontsize=9)
     save(fig, "nn-fig1-3layer-100k")
