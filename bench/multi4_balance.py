@@ -11,27 +11,30 @@ piece. Each piece's work is ensembleWork's (core/train/SweepRunner.cpp) for the 
 task, restated here for that task alone (d 64, N = T = 16 points, FFN 2048, no vocabulary): the
 products' FLOPs per sample, plus the attention scores' passes by the path the GPU takes
 (microHeadCount, core/config/RunConfig.cpp): where the least common multiple M of the runs' w·H
-is at most 64, each run pays SCORE_WORK (1000) per score for each of M micro-heads; otherwise
+is at most 512 (128 where the runs have several head counts), each run pays SCORE_WORK (1000) per score for each of M micro-heads; otherwise
 each run pays for its own w·H heads, FUSED_SCORE_WORK (5100) where their width is a multiple of 4
 (PyTorch's memory-efficient kernel), SCORE_WORK where it is not. Steps and batch are the same for
 every run and left out. Prints each card's pieces, its work in the model's units, the second its last piece ended
 (its runs' wall seconds; the run's start-up is not in them) and the seconds per unit: equal on every
 card when the model is right. When kScoreWork, kFusedScoreWork, kMaxMicroHeads or the FLOP count
-change in the C++, they change here too.
+change in the C++, they change here too. ATTENTION (sdpa or micro-heads, as
+HEADLAB_ATTENTION) prices the path that switch takes.
 
 --bench reads bench/micro_heads_cost.sh's `headlab-bench preset` lines instead (one ensemble alone
 on one card a line) and prints each ensemble's measured seconds per step against the model's work,
 both relative to the ensemble of 64 heads at w 1 (or the first line): the same ratio in both
-columns when the model prices that ensemble right. The lines' "attention" (micro-heads or sdpa) is
-the path the run took; the table names the one the model assumed.
+columns when the model prices that ensemble right. Each line is priced by the path it took (its
+"attention": micro-heads or sdpa); the table also names the path the model picks by default.
 """
 import argparse
 import collections
 import csv
 import json
 import math
+import os
 
-T, M_MODEL, FFN, SCORE_WORK, FUSED_SCORE_WORK, MAX_MICRO_HEADS = 16, 64, 2048, 1000, 5100, 64
+T, M_MODEL, FFN, SCORE_WORK, FUSED_SCORE_WORK = 16, 64, 2048, 1000, 5100
+MAX_MICRO_HEADS, MAX_MIXED_MICRO_HEADS = 512, 128
 
 
 def products(w):
@@ -44,11 +47,21 @@ def products(w):
 def micro_heads(w, heads):
     """microHeadCount: the ensemble's micro-heads per run, 0 where each run attends head by head."""
     micro = math.lcm(*(h * w for h in heads))
-    return 0 if micro > MAX_MICRO_HEADS or (64 * w) % micro else micro
+    mode = os.environ.get("ATTENTION", "")
+    bound = MAX_MIXED_MICRO_HEADS if len(set(heads)) > 1 else MAX_MICRO_HEADS
+    if mode == "sdpa" or (64 * w) % micro or (micro > bound and mode != "micro-heads"):
+        return 0
+    return micro
 
 
-def piece_work(w, heads):
+def piece_work(w, heads, took=None):
+    """The model's work of one ensemble: by the path microHeadCount gives, or by `took`
+    ("micro-heads" or "sdpa", the path a measured line ran)."""
     micro = micro_heads(w, heads)
+    if took == "micro-heads":
+        micro = math.lcm(*(h * w for h in heads))
+    elif took == "sdpa":
+        micro = 0
     work = 0
     for h in heads:
         if micro:
@@ -71,7 +84,8 @@ def bench_lines(path):
         heads = (schedules * r["runs"])[: r["runs"]]  # one schedule: every run has it
         label = (f"w {r['w']}, heads {'/'.join(map(str, sorted(set(heads))))} x {r['runs']}, "
                  f"ran {r.get('attention', '?')}")
-        out.append((label, r["w"], heads, 1 / r["steps_per_s"], piece_work(r["w"], heads)))
+        out.append((label, r["w"], heads, 1 / r["steps_per_s"],
+                    piece_work(r["w"], heads, r.get("attention"))))
     return out
 
 
@@ -81,7 +95,7 @@ def bench(path):
         raise SystemExit(f"{path}: no finished headlab-preset lines")
     base = next((row for row in rows if row[1] == 1 and row[2] == [64] * len(row[2])), rows[0])
     print(f"base: {base[0]}")
-    print("ensemble | path (model) | s per step, relative | model's work, relative | measured / model")
+    print("ensemble | default path | s per step, relative | model's work, relative | measured / model")
     for label, w, heads, seconds, work in rows:
         measured, model = seconds / base[3], work / base[4]
         micro = micro_heads(w, heads)

@@ -138,14 +138,17 @@ std::string resolveTaskPath(const TaskConfig &task, const std::string &path)
     return task.baseDirectory + "/" + path;
 }
 
-int64_t microHeadCount(const std::vector<int64_t> &headsOfRuns, int64_t inner)
+int64_t microHeadCount(const std::vector<int64_t> &headsOfRuns, int64_t inner, bool gpu)
 {
     const char *env = switchText(Switch::Attention);
     const std::string mode = env ? env : "";
     if (mode == "sdpa" || headsOfRuns.empty()) return 0;
     int64_t M = 1;
     for (auto h : headsOfRuns) M = std::lcm(M, std::max<int64_t>(1, h));
-    if (inner % M != 0 || (M > kMaxMicroHeads && mode != "micro-heads")) return 0;
+    const bool mixed = std::any_of(headsOfRuns.begin(), headsOfRuns.end(),
+                                   [&](int64_t h) { return std::max<int64_t>(1, h) != M; });
+    const int64_t bound = !gpu ? kMaxCpuMicroHeads : mixed ? kMaxMixedMicroHeads : kMaxMicroHeads;
+    if (inner % M != 0 || (M > bound && mode != "micro-heads")) return 0;
     return M;
 }
 

@@ -482,7 +482,7 @@ double Transformer::logitScale(int64_t hd) const
 
 void Transformer::buildMicroHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, int64_t inner)
 {
-    const int64_t M = microHeadCount(headsOfRuns, inner);
+    const int64_t M = microHeadCount(headsOfRuns, inner, m_device.is_cuda());
     if (M == 0) return;
     const bool uniform =
         std::all_of(headsOfRuns.begin(), headsOfRuns.end(), [&](int64_t h) { return h == M; });

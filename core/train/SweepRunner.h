@@ -77,9 +77,9 @@ struct SweepJob {
 // sweep's order. Resumed ensembles keep their runs: they resume in the company they stopped in.
 void spreadOverDevices(std::deque<std::vector<SweepJob>> &queue, size_t devices);
 // On the GPU every run of an ensemble computes the least common multiple of the ensemble's head
-// counts as micro-heads (up to 64 of them; beyond, each run its own heads through the slower
-// scaled_dot_product_attention: microHeadCount): seven runs of 1..64 heads each pay for 64. An
-// ensemble is cut in two, runs of fewer heads apart from runs of more, while that saves a tenth of
+// counts as micro-heads (up to 512 of them, 128 for several head counts; beyond, each run its own
+// heads through the slower scaled_dot_product_attention: microHeadCount): seven runs of 1..64
+// heads each pay for 64. An ensemble is cut in two, runs of fewer heads apart from runs of more, while that saves a tenth of
 // its work (ensembleWork) and a fiftieth of the whole queue's, and each part again: runs of one
 // head count stay together. Measured on an H200, the nn-fig1 slice (1..64 heads at w 1 and 8)
 // trained 1.24 times as fast on one card; the addition grid (1..12 heads a width) saves too little

@@ -307,10 +307,11 @@ private Q_SLOTS:
     }
 
     // The scheduler prices an ensemble by the attention path the GPU takes for it (microHeadCount),
-    // as measured on one H200 (docs/data/issue24/micro-heads-w8-h200-bf7a894.jsonl): five runs of
-    // the nn-fig1 slice at w 8 took 3.7 times as long a step with 16 heads (128 heads of width 4
-    // through scaled_dot_product_attention) as with 8 (64 micro-heads), and 0.84 times as long
-    // with 64 heads (512 of width 1) as with 16.
+    // as measured on one H200 (docs/data/issue24/micro-heads-beyond-64-h200-28e42cf.jsonl): five
+    // runs of the nn-fig1 slice at w 8 took 1.36 times as long a step with 16 heads (128
+    // micro-heads) as with 8 (64), 1.97 times as long with 64 heads (512 micro-heads) as with 16,
+    // and 2.74 times as long with 16 heads through scaled_dot_product_attention (128 heads of
+    // width 4, HEADLAB_ATTENTION=sdpa) as through micro-heads.
     void theCostModelFollowsTheAttentionPath()
     {
         const RunConfig base = loadPreset("nn-fig1-full").base;
@@ -326,23 +327,30 @@ private Q_SLOTS:
             return e;
         };
         QCOMPARE(microHeadCount({64, 64}, 512), int64_t(64));
-        QCOMPARE(microHeadCount({128}, 512), int64_t(0)); // beyond kMaxMicroHeads
-        QCOMPARE(microHeadCount({16, 64, 128}, 512), int64_t(0));
+        QCOMPARE(microHeadCount({512}, 512), int64_t(512)); // one head count: up to kMaxMicroHeads
+        QCOMPARE(microHeadCount({1024}, 1024), int64_t(0));
+        QCOMPARE(microHeadCount({16, 64, 128}, 512), int64_t(128)); // several: kMaxMixedMicroHeads
+        QCOMPARE(microHeadCount({16, 256}, 512), int64_t(0));
+        QCOMPARE(microHeadCount({2, 8, 16}, 64), int64_t(16));
+        QCOMPARE(microHeadCount({16, 64, 128}, 512, false),
+                 int64_t(0)); // the CPU: kMaxCpuMicroHeads
+        QCOMPARE(microHeadCount({16, 64}, 512, false), int64_t(64));
         QCOMPARE(microHeadCount({3}, 64), int64_t(0)); // 3 does not divide 64
         const double h8 = ensembleWork(piece(8)), h16 = ensembleWork(piece(16)),
                      h64 = ensembleWork(piece(64));
-        QVERIFY2(h16 / h8 > 3.0 && h16 / h8 < 4.5, qPrintable(QString::number(h16 / h8)));
-        QVERIFY2(h64 / h16 > 0.7 && h64 / h16 < 1.0, qPrintable(QString::number(h64 / h16)));
+        QVERIFY2(h16 / h8 > 1.15 && h16 / h8 < 1.6, qPrintable(QString::number(h16 / h8)));
+        QVERIFY2(h64 / h16 > 1.6 && h64 / h16 < 2.6, qPrintable(QString::number(h64 / h16)));
         // HEADLAB_ATTENTION moves the bound, and the price with it.
         qputenv("HEADLAB_ATTENTION", "micro-heads");
-        const int64_t lifted = microHeadCount({128}, 512);
-        const double h16Micro = ensembleWork(piece(16));
+        const int64_t lifted = microHeadCount({1024}, 1024);
         qputenv("HEADLAB_ATTENTION", "sdpa");
         const int64_t none = microHeadCount({64}, 512);
+        const double h16Sdpa = ensembleWork(piece(16));
         qunsetenv("HEADLAB_ATTENTION");
-        QCOMPARE(lifted, int64_t(128));
+        QCOMPARE(lifted, int64_t(1024));
         QCOMPARE(none, int64_t(0));
-        QVERIFY(h16Micro < 0.5 * h16);
+        QVERIFY2(h16Sdpa / h16 > 2.3 && h16Sdpa / h16 < 3.4,
+                 qPrintable(QString::number(h16Sdpa / h16)));
     }
 
     // On the GPU each run of an ensemble computes the least common multiple of its head counts
@@ -405,7 +413,10 @@ private Q_SLOTS:
 
     // The same slice on four cards: cut by head count and placed, no card gets much more than
     // its share of the work, or than the costliest run alone (64 heads at w 8). With five seeds a
-    // point no run is so large, and the cards share the work within a few per cent.
+    // point no run is so large, and the cards share the work within a few per cent: 6.5 % over
+    // the share on the most loaded card since w 8's runs of 16 to 64 heads take micro-heads
+    // (nine pieces, the two largest 18 % of the work each; cutting to below a third of a share
+    // would give 16 pieces of 2 to 7 runs, and smaller ensembles fill a card less well).
     void ensemblesAreSpreadByWork()
     {
         auto queue = nnSlice();
@@ -421,7 +432,7 @@ private Q_SLOTS:
         spreadOverDevices(seeded, 4);
         const double seededMost = mostLoaded(seeded, 4);
         QVERIFY2(
-            seededMost <= 1.05 / 4,
+            seededMost <= 1.07 / 4,
             qPrintable(QString("five seeds: most loaded card %1 of the whole").arg(seededMost)));
     }
 
