@@ -2,7 +2,7 @@
 """multi4_balance.py — issue 24, item 4: how well the scheduler's cost model balanced the cards of a
 nearest-neighbour `--device all` run of bench/gpu_multi4.sh, and what each piece costs alone.
 
-    python3 bench/multi4_balance.py RUNS_CSV
+    python3 bench/multi4_balance.py [--bound 64] RUNS_CSV
     python3 bench/multi4_balance.py --bench MICRO_HEADS_JSONL
 
 RUNS_CSV is the run's `headlab-cli export-csv` runs.csv (docs/data/issue24/multi4-*-runs.csv). The
@@ -35,6 +35,7 @@ import os
 
 T, M_MODEL, FFN, SCORE_WORK, FUSED_SCORE_WORK = 16, 64, 2048, 1000, 5100
 MAX_MICRO_HEADS, MAX_MIXED_MICRO_HEADS = 512, 128
+BOUNDS = [MAX_MICRO_HEADS, MAX_MIXED_MICRO_HEADS]  # --bound: a run's commit's own (64 before 6ebf4fa)
 
 
 def products(w):
@@ -48,7 +49,7 @@ def micro_heads(w, heads):
     """microHeadCount: the ensemble's micro-heads per run, 0 where each run attends head by head."""
     micro = math.lcm(*(h * w for h in heads))
     mode = os.environ.get("ATTENTION", "")
-    bound = MAX_MIXED_MICRO_HEADS if len(set(heads)) > 1 else MAX_MICRO_HEADS
+    bound = BOUNDS[1] if len(set(heads)) > 1 else BOUNDS[0]
     if mode == "sdpa" or (64 * w) % micro or (micro > bound and mode != "micro-heads"):
         return 0
     return micro
@@ -137,7 +138,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs_csv", nargs="?")
     ap.add_argument("--bench", help="bench/micro_heads_cost.sh's JSON lines")
+    ap.add_argument("--bound", type=int, help="the micro-heads bound of the commit that ran "
+                    "RUNS_CSV, for one head count and several alike (64 before 6ebf4fa)")
     args = ap.parse_args()
+    if args.bound:
+        BOUNDS[:] = [args.bound, args.bound]
     if args.bench:
         bench(args.bench)
     elif args.runs_csv:

@@ -216,7 +216,7 @@ constexpr int64_t kExplicitAttentionMaxLength = 64;
 // HEADLAB_ATTENTION=micro-heads lifts the bound (bench/micro_heads_cost.sh compares the paths).
 // The Transformer builds its layers by it and the scheduler prices ensembles by it (ensembleWork).
 // The bounds, measured on one H200 (2026-11-29, 28e42cf, five runs of the nn-fig1 slice at w 8,
-// docs/data/issue24/micro-heads-beyond-64-h200-28e42cf.jsonl): micro-heads took 0.37, 0.92 and
+// docs/data/issue24/micro-heads-beyond-64-h200-28e42cf.jsonl): micro-heads took 0.36, 0.92 and
 // 0.87 times sdpa's step at M 128, 256 and 512 with one head count, and 0.61 at M 128 with runs
 // of 2, 8 and 16 heads (whose scores the (M, M) mix adds up per head). Mixed ensembles beyond 128
 // and the CPU (where a uniform ensemble never takes micro-heads) were not measured; they keep 64.

@@ -35,7 +35,8 @@ struct EnvSwitch {
 inline constexpr EnvSwitch kEnvSwitches[] = {
     {Switch::Attention, "HEADLAB_ATTENTION",
      "sdpa: scaled_dot_product_attention instead of explicit micro-heads; micro-heads: explicit "
-     "micro-heads at any count that divides the layer's width, not only up to 64"},
+     "micro-heads at any count that divides the layer's width, not only up to the bounds (on the "
+     "GPU 512 for one head count, 128 for several; 64 on the CPU)"},
     {Switch::FusedAdam, "HEADLAB_FUSED_ADAM",
      "0: ATen's Adam passes instead of the fused CUDA kernel"},
     {Switch::DirectGradients, "HEADLAB_DIRECT_GRADIENTS",

@@ -354,8 +354,8 @@ private Q_SLOTS:
     }
 
     // On the GPU each run of an ensemble computes the least common multiple of its head counts
-    // as micro-heads, up to 64 of them (w·H); beyond, each run attends through the slower fused
-    // kernel. Measured on an H200, cutting the nn-fig1 slice's two ensembles (1..64 heads at w 1
+    // as micro-heads, up to 128 of them (w·H) where they differ; beyond, each run attends through
+    // the slower fused kernel. Measured on an H200, cutting the nn-fig1 slice's two ensembles (1..64 heads at w 1
     // and at w 8) apart by head count trained it 1.24 times as fast (a fifth of the time saved):
     // at w 8, 1..8 heads together take 64 micro-heads instead of the fused kernel. Mixed head
     // counts are cut apart, fewer heads from more, while that saves a tenth of the work; one head
