@@ -13,7 +13,8 @@ products' FLOPs per sample, plus the attention scores' passes by the path the GP
 (microHeadCount, core/config/RunConfig.cpp): where the least common multiple M of the runs' w·H
 is at most 512 (128 where the runs have several head counts), each run pays SCORE_WORK (1000) per score for each of M micro-heads; otherwise
 each run pays for its own w·H heads, FUSED_SCORE_WORK (5100) where their width is a multiple of 4
-(PyTorch's memory-efficient kernel), SCORE_WORK where it is not. Steps and batch are the same for
+(PyTorch's memory-efficient kernel), SCORE_WORK where it is not. Runs of several head counts
+with micro-heads also pay for the mix, one (M, M) product each way: 4·M² FLOPs per score. Steps and batch are the same for
 every run and left out. Prints each card's pieces, its work in the model's units, the second its last piece ended
 (its runs' wall seconds; the run's start-up is not in them) and the seconds per unit: equal on every
 card when the model is right. When kScoreWork, kFusedScoreWork, kMaxMicroHeads or the FLOP count
@@ -70,6 +71,8 @@ def piece_work(w, heads, took=None):
         else:  # scaled_dot_product_attention: its memory-efficient kernel where 4 divides the width
             scores = (FUSED_SCORE_WORK if (64 // h) % 4 == 0 else SCORE_WORK) * h * w
         work += products(w) + T * T * scores
+        if micro and len(set(heads)) > 1:  # the mix: one (M, M) product each way
+            work += 2 * 2 * micro * micro * T * T
     return work
 
 

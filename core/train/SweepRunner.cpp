@@ -125,47 +125,65 @@ namespace {
 //   run-step, 5.3 times the products: kFusedScoreWork (about 5,100) per score and head;
 // - the same for heads of width 1 and 2 (its explicit path) costs about what micro-heads do
 //   (256 heads of 2: 1.9 ms, 512 of 1: 2.3 ms): kScoreWork.
-// On four cards (603e103) this puts each card's end at 114–130 s per share of the work, where the
-// former single constant (1,200, and no sdpa path) gave 98–166 s (bench/multi4_balance.py). Long
+// Micro-heads beyond 64 (2026-11-29, micro-heads-beyond-64-h200-28e42cf.jsonl) fit the same
+// price: 1.05, 1.23 and 0.88 of the measured step at M 128, 256 and 512.
+// On four cards (603e103) this, with the mix's products (runWork), puts each card's end at
+// 114–127 s per share of the work, where the former single constant (1,200, and no sdpa path)
+// gave 98–166 s (bench/multi4_balance.py --bound 64, the bound that run had). Long
 // sequences (text) always take the fused kernels; their scores are priced at kScoreWork, unfitted.
 constexpr double kScoreWork = 1000;
 constexpr double kFusedScoreWork = 5100;
 
-// The micro-heads each run of these computes per layer on the GPU (microHeadCount over the runs'
-// w·H), 0 where each run attends head by head.
-std::vector<int64_t> microHeads(const std::vector<SweepJob> &runs)
+// The micro-heads each run of these computes in one layer on the GPU (microHeadCount over the
+// runs' w·H; 0 where each run attends head by head), and whether the runs' head counts differ (then
+// the (M, M) mix adds each run's micro-heads up per head).
+struct MicroHeads {
+    int64_t count = 0;
+    bool mixed = false;
+};
+
+std::vector<MicroHeads> microHeads(const std::vector<SweepJob> &runs)
 {
     if (runs.empty()) return {};
     const ModelConfig &first = runs.front().config.model;
     const int64_t w = std::max<int64_t>(1, first.widthMultiplier);
-    std::vector<int64_t> out(first.heads.size(), 0);
+    std::vector<MicroHeads> out(first.heads.size());
     for (size_t l = 0; l < out.size(); ++l) {
         std::vector<int64_t> heads;
         for (const auto &j : runs)
             if (l < j.config.model.heads.size()) heads.push_back(j.config.model.heads[l] * w);
         const int64_t inner = first.heads[l] * w * first.headDimOfLayer(l);
-        out[l] = microHeadCount(heads, inner);
+        out[l].count = microHeadCount(heads, inner);
+        out[l].mixed =
+            std::any_of(heads.begin(), heads.end(), [&](int64_t h) { return h != heads.front(); });
     }
     return out;
 }
 
 // One run's work: its products' FLOPs and its attention scores' passes (`heads` per layer: its
-// ensemble's micro-heads, 0 for its own heads), over every phase's steps.
-double runWork(const RunConfig &c, const std::vector<int64_t> &heads)
+// ensemble's micro-heads, or none for its own heads), over every phase's steps. A mixed
+// ensemble's mix is one more product each way (forward, and the scores' gradient; the mix is
+// constant): 2 · 2 · M² FLOPs per query-key pair. With it the mixed ensemble of 2, 8 and 16 heads
+// at w 8 (M 128) is priced at 0.99 of its measured step (1.22 without;
+// docs/data/issue24/micro-heads-beyond-64-h200-28e42cf.jsonl).
+double runWork(const RunConfig &c, const std::vector<MicroHeads> &heads)
 {
     const TaskSpec &spec = taskSpec(c.task);
     const int64_t T = spec.sequenceLength(c.task);
     const int64_t w = std::max<int64_t>(1, c.model.widthMultiplier);
     double scores = 0; // per sample: attention scores times their price, over the layers
+    double mix = 0;    // per sample: the mix's FLOPs, over the layers
     for (size_t l = 0; l < c.model.heads.size(); ++l) {
-        const bool micro = T <= kExplicitAttentionMaxLength && l < heads.size() && heads[l] > 0;
+        const int64_t M = l < heads.size() ? heads[l].count : 0;
+        const bool micro = T <= kExplicitAttentionMaxLength && M > 0;
         const int64_t own = c.model.heads[l] * w;
         const bool memoryEfficient =
             !micro && T <= kExplicitAttentionMaxLength && c.model.headDimOfLayer(l) % 4 == 0;
-        scores += static_cast<double>(micro ? heads[l] : own) *
-                  (memoryEfficient ? kFusedScoreWork : kScoreWork);
+        scores +=
+            static_cast<double>(micro ? M : own) * (memoryEfficient ? kFusedScoreWork : kScoreWork);
+        if (micro && heads[l].mixed) mix += 4.0 * static_cast<double>(M) * static_cast<double>(M);
     }
-    const double perSample = sampleStepFlops(c) + static_cast<double>(T * T) * scores;
+    const double perSample = sampleStepFlops(c) + static_cast<double>(T * T) * (scores + mix);
     double samples = 0;
     for (const auto &p : c.phases)
         samples += static_cast<double>(p.steps) * static_cast<double>(p.batchSize);
@@ -176,7 +194,7 @@ double runWork(const RunConfig &c, const std::vector<int64_t> &heads)
 
 double ensembleWork(const std::vector<SweepJob> &ensemble)
 {
-    const std::vector<int64_t> heads = microHeads(ensemble);
+    const std::vector<MicroHeads> heads = microHeads(ensemble);
     double work = 0;
     for (const auto &j : ensemble) work += runWork(j.config, heads);
     return work;
@@ -407,6 +425,45 @@ std::vector<size_t> placeOnDevices(const std::vector<double> &costs, size_t devi
     for (const size_t i : order) {
         device[i] = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
         load[device[i]] += costs[i];
+    }
+    // Then an ensemble of the most loaded device moves to another, or trades places with a cheaper
+    // one there, while that lowers the larger of the two devices' loads. With few pieces of
+    // similar size the greedy pass can leave a card a tenth over its share (the nn slice with five
+    // seeds: 27.2 % of the work on one card of four, 25.8 % after this, 25.2 % at best). Each step lowers the sum
+    // of the loads' squares, so it ends; the bound on rounds is a guard. With many ensembles the
+    // greedy pass is already within the least of them of even, and this search (the square of
+    // their number a step) is left out.
+    if (costs.size() > 256) return device;
+    const double total = std::accumulate(load.begin(), load.end(), 0.0);
+    const double tiny = 1e-12 * total;
+    for (int round = 0; round < 10'000; ++round) {
+        const size_t top =
+            static_cast<size_t>(std::max_element(load.begin(), load.end()) - load.begin());
+        bool moved = false;
+        for (size_t i = 0; i < costs.size() && !moved; ++i) {
+            if (device[i] != top) continue;
+            for (size_t d = 0; d < load.size() && !moved; ++d) {
+                if (d == top) continue;
+                if (costs[i] > tiny && load[d] + costs[i] < load[top] - tiny) {
+                    device[i] = d;
+                    load[top] -= costs[i];
+                    load[d] += costs[i];
+                    moved = true;
+                    break;
+                }
+                for (size_t j = 0; j < costs.size(); ++j) {
+                    const double delta = costs[i] - costs[j];
+                    if (device[j] != d || delta <= tiny || load[d] + delta >= load[top] - tiny)
+                        continue;
+                    std::swap(device[i], device[j]);
+                    load[top] -= delta;
+                    load[d] += delta;
+                    moved = true;
+                    break;
+                }
+            }
+        }
+        if (!moved) break;
     }
     return device;
 }

@@ -86,7 +86,8 @@ void spreadOverDevices(std::deque<std::vector<SweepJob>> &queue, size_t devices)
 // and stays as it was.
 void separateHeadCounts(std::deque<std::vector<SweepJob>> &queue);
 // Which of `devices` each ensemble of these costs trains on: costliest first, each to the device
-// with the least work so far. SweepRunner places a sweep's ensembles so on several GPUs (by
+// with the least work so far; then ensembles of the most loaded device move or trade places while
+// that lowers its load. SweepRunner places a sweep's ensembles so on several GPUs (by
 // ensembleWork) before any starts; spreadOverDevices judges its splits by the same placement.
 std::vector<size_t> placeOnDevices(const std::vector<double> &costs, size_t devices);
 // The most work one device gets when ensembles of these costs are placed by placeOnDevices.

@@ -354,12 +354,13 @@ private Q_SLOTS:
     }
 
     // On the GPU each run of an ensemble computes the least common multiple of its head counts
-    // as micro-heads, up to 128 of them (w·H) where they differ; beyond, each run attends through
-    // the slower fused kernel. Measured on an H200, cutting the nn-fig1 slice's two ensembles (1..64 heads at w 1
-    // and at w 8) apart by head count trained it 1.24 times as fast (a fifth of the time saved):
-    // at w 8, 1..8 heads together take 64 micro-heads instead of the fused kernel. Mixed head
-    // counts are cut apart, fewer heads from more, while that saves a tenth of the work; one head
-    // count stays together.
+    // as micro-heads, up to 128 of them (w·H) where they differ, and pays for the mix that adds
+    // them up per head; beyond, each run attends through scaled_dot_product_attention. Measured on
+    // an H200 (86606ec, bound 64 then), cutting the nn-fig1 slice's two ensembles (1..64 heads at
+    // w 1 and at w 8) apart by head count trained it 1.24 times as fast. Mixed head counts are
+    // cut apart, fewer heads from more, while that saves a tenth of the work; one head count stays
+    // together. Under the model of 6ebf4fa and after, the w 1 ensemble is cut (1..16 from 32 and
+    // 64) and the w 8 one is not (the cut would save 9 % of it), 7 % of the slice in all.
     void mixedHeadCountsTrainApartOnTheGpu()
     {
         auto queue = nnSlice();
@@ -372,7 +373,7 @@ private Q_SLOTS:
         }
         queue.push_back(oneCount);
         separateHeadCounts(queue);
-        QVERIFY(totalWork(queue) - ensembleWork(oneCount) < 0.9 * before);
+        QVERIFY(totalWork(queue) - ensembleWork(oneCount) < 0.95 * before);
         std::set<int> seen;
         bool oneCountWhole = false;
         for (const auto &e : queue) {
@@ -413,10 +414,9 @@ private Q_SLOTS:
 
     // The same slice on four cards: cut by head count and placed, no card gets much more than
     // its share of the work, or than the costliest run alone (64 heads at w 8). With five seeds a
-    // point no run is so large, and the cards share the work within a few per cent: 6.5 % over
-    // the share on the most loaded card since w 8's runs of 16 to 64 heads take micro-heads
-    // (nine pieces, the two largest 18 % of the work each; cutting to below a third of a share
-    // would give 16 pieces of 2 to 7 runs, and smaller ensembles fill a card less well).
+    // point no run is so large, and the cards share the work within a few per cent: 3.4 % over
+    // the share on the most loaded card (eleven pieces of 5 to 13 % of the work; the best of all
+    // placements of these pieces is 0.7 % over, the greedy pass alone 8.9 %).
     void ensemblesAreSpreadByWork()
     {
         auto queue = nnSlice();
@@ -432,7 +432,7 @@ private Q_SLOTS:
         spreadOverDevices(seeded, 4);
         const double seededMost = mostLoaded(seeded, 4);
         QVERIFY2(
-            seededMost <= 1.07 / 4,
+            seededMost <= 1.05 / 4,
             qPrintable(QString("five seeds: most loaded card %1 of the whole").arg(seededMost)));
     }
 
