@@ -10,16 +10,17 @@ runs of one ensemble share a device and a wall time, so each (device, wall_secon
 piece. Each piece's work is ensembleWork's (core/train/SweepRunner.cpp) for the nearest-neighbour
 task, restated here for that task alone (d 64, N = T = 16 points, FFN 2048, no vocabulary): the
 products' FLOPs per sample, plus the attention scores' passes by the path the GPU takes
-(microHeadCount, core/config/RunConfig.cpp): where the least common multiple M of the runs' w·H
-is at most 512 (128 where the runs have several head counts), each run pays SCORE_WORK (1000) per score for each of M micro-heads; otherwise
-each run pays for its own w·H heads, FUSED_SCORE_WORK (5100) where their width is a multiple of 4
-(PyTorch's memory-efficient kernel), SCORE_WORK where it is not. Runs of several head counts
-with micro-heads also pay for the mix, one (M, M) product each way: 4·M² FLOPs per score. Steps and batch are the same for
-every run and left out. Prints each card's pieces, its work in the model's units, the second its last piece ended
-(its runs' wall seconds; the run's start-up is not in them) and the seconds per unit: equal on every
-card when the model is right. When kScoreWork, kFusedScoreWork, kMaxMicroHeads or the FLOP count
-change in the C++, they change here too. ATTENTION (sdpa or micro-heads, as
-HEADLAB_ATTENTION) prices the path that switch takes.
+(microHeadCount, core/config/RunConfig.cpp): where the least common multiple M of the runs' w·H is
+at most 512 (128 where the runs have several head counts), each run pays SCORE_WORK (1000) per
+score for each of M micro-heads; otherwise each run pays for its own w·H heads, FUSED_SCORE_WORK
+(5100) where their width is a multiple of 4 (PyTorch's memory-efficient kernel), SCORE_WORK where
+it is not. Runs of several head counts with micro-heads also pay for the mix, one (M, M) product
+each way: 4·M² FLOPs per score. Steps and batch are the same for every run and left out. Prints
+each card's pieces, its work in the model's units, the second its last piece ended (its runs' wall
+seconds; the run's start-up is not in them) and the seconds per unit: equal on every card when the
+model is right. When kScoreWork, kFusedScoreWork, the micro-heads bounds or the FLOP count change in the
+C++, they change here too. ATTENTION (sdpa or micro-heads, as HEADLAB_ATTENTION) prices the path
+that switch takes.
 
 --bench reads bench/micro_heads_cost.sh's `headlab-bench preset` lines instead (one ensemble alone
 on one card a line) and prints each ensemble's measured seconds per step against the model's work,

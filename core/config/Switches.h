@@ -10,8 +10,8 @@
 namespace headlab {
 
 enum class Switch {
-    Attention, // sdpa: no micro-heads; micro-heads: micro-heads beyond microHeadCount's bounds
-    FusedAdam, // 0: ATen's Adam passes
+    Attention,       // sdpa: no micro-heads; micro-heads: beyond microHeadCount's bounds
+    FusedAdam,       // 0: ATen's Adam passes
     DirectGradients, // 0: autograd adds the linear layers' weight gradients
     CudaGraphs,      // 0: every step launched eagerly
     HeadStats,       // 0: no per-head statistics

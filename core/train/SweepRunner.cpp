@@ -429,10 +429,10 @@ std::vector<size_t> placeOnDevices(const std::vector<double> &costs, size_t devi
     // Then an ensemble of the most loaded device moves to another, or trades places with a cheaper
     // one there, while that lowers the larger of the two devices' loads. With few pieces of
     // similar size the greedy pass can leave a card a tenth over its share (the nn slice with five
-    // seeds: 27.2 % of the work on one card of four, 25.8 % after this, 25.2 % at best). Each step lowers the sum
-    // of the loads' squares, so it ends; the bound on rounds is a guard. With many ensembles the
-    // greedy pass is already within the least of them of even, and this search (the square of
-    // their number a step) is left out.
+    // seeds: 27.2 % of the work on one card of four, 25.8 % after this, 25.2 % at best). Each step
+    // lowers the sum of the loads' squares, so it ends; the bound on rounds is a guard. With many
+    // ensembles the greedy pass is already within the least of them of even, and this search
+    // (the square of their number a step) is left out.
     if (costs.size() > 256) return device;
     const double total = std::accumulate(load.begin(), load.end(), 0.0);
     const double tiny = 1e-12 * total;

@@ -79,11 +79,11 @@ void spreadOverDevices(std::deque<std::vector<SweepJob>> &queue, size_t devices)
 // On the GPU every run of an ensemble computes the least common multiple of the ensemble's head
 // counts as micro-heads (up to 512 of them, 128 for several head counts; beyond, each run its own
 // heads through the slower scaled_dot_product_attention: microHeadCount): seven runs of 1..64
-// heads each pay for 64. An ensemble is cut in two, runs of fewer heads apart from runs of more, while that saves a tenth of
-// its work (ensembleWork) and a fiftieth of the whole queue's, and each part again: runs of one
-// head count stay together. Measured on an H200, the nn-fig1 slice (1..64 heads at w 1 and 8)
-// trained 1.24 times as fast on one card; the addition grid (1..12 heads a width) saves too little
-// and stays as it was.
+// heads each pay for 64. An ensemble is cut in two, runs of fewer heads apart from runs of more,
+// while that saves a tenth of its work (ensembleWork) and a fiftieth of the whole queue's, and
+// each part again: runs of one head count stay together. Measured on an H200, the nn-fig1 slice
+// (1..64 heads at w 1 and 8) trained 1.24 times as fast on one card; the addition grid (1..12
+// heads a width) saves too little and stays as it was.
 void separateHeadCounts(std::deque<std::vector<SweepJob>> &queue);
 // Which of `devices` each ensemble of these costs trains on: costliest first, each to the device
 // with the least work so far; then ensembles of the most loaded device move or trade places while
