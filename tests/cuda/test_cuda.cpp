@@ -173,6 +173,18 @@ void trainedOnAndOff(const char *switchName, const std::string &key, double tole
     QVERIFY2(gap <= tolerance, qPrintable(describe(what, gap, on)));
 }
 
+// `config` trained through micro-heads (the default path) and through scaled_dot_product_attention
+// (HEADLAB_ATTENTION=sdpa): each side took its path, and the curves agree within 1e-4.
+void trainedMicroAndSdpa(const RunConfig &config, const char *what)
+{
+    const RunResult micro = trainRun(config);
+    const RunResult sdpa = trainedWith(config, {{"HEADLAB_ATTENTION", "sdpa"}});
+    QCOMPARE(provenance(micro, "attention"), std::string("micro-heads"));
+    QCOMPARE(provenance(sdpa, "attention"), std::string("sdpa"));
+    const double gap = relativeGap(micro, sdpa);
+    QVERIFY2(gap <= 1e-4, qPrintable(describe(what, gap, micro)));
+}
+
 } // namespace
 
 class TestCuda : public QObject {
@@ -488,13 +500,7 @@ private Q_SLOTS:
     void microHeadsEqualFused()
     {
         QFETCH(QString, task);
-        const RunConfig c = taskRun(task, 1e-3, 5, "cuda");
-        const RunResult micro = trainRun(c);
-        const RunResult sdpa = trainedWith(c, {{"HEADLAB_ATTENTION", "sdpa"}});
-        QCOMPARE(provenance(micro, "attention"), std::string("micro-heads"));
-        QCOMPARE(provenance(sdpa, "attention"), std::string("sdpa"));
-        const double gap = relativeGap(micro, sdpa);
-        QVERIFY2(gap <= 1e-4, qPrintable(describe("micro-heads vs sdpa", gap, micro)));
+        trainedMicroAndSdpa(taskRun(task, 1e-3, 5, "cuda"), "micro-heads vs sdpa");
     }
 
     // Micro-heads beyond 64 (kMaxMicroHeads, kMaxMixedMicroHeads): the nn-fig1 slice's model at
@@ -544,12 +550,7 @@ private Q_SLOTS:
         RunConfig c = taskRun("nearest_neighbour", 1e-3, 5, "cuda");
         c.model.widthMultiplier = 8;
         c.model.heads = {16, 16};
-        const RunResult micro = trainRun(c);
-        const RunResult sdpa = trainedWith(c, {{"HEADLAB_ATTENTION", "sdpa"}});
-        QCOMPARE(provenance(micro, "attention"), std::string("micro-heads"));
-        QCOMPARE(provenance(sdpa, "attention"), std::string("sdpa"));
-        const double gap = relativeGap(micro, sdpa);
-        QVERIFY2(gap <= 1e-4, qPrintable(describe("micro-heads (128) vs sdpa", gap, micro)));
+        trainedMicroAndSdpa(c, "micro-heads (128) vs sdpa");
     }
 
     void fusedQkvAndSplitKEqualPlain_data() { tasks(); }
