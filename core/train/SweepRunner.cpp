@@ -171,14 +171,14 @@ double runWork(const RunConfig &c, const std::vector<MicroHeads> &heads)
     const TaskSpec &spec = taskSpec(c.task);
     const int64_t T = spec.sequenceLength(c.task);
     const int64_t w = std::max<int64_t>(1, c.model.widthMultiplier);
+    const bool shortSequences = T <= kExplicitAttentionMaxLength;
     double scores = 0; // per sample: attention scores times their price, over the layers
     double mix = 0;    // per sample: the mix's FLOPs, over the layers
     for (size_t l = 0; l < c.model.heads.size(); ++l) {
         const int64_t M = l < heads.size() ? heads[l].count : 0;
-        const bool micro = T <= kExplicitAttentionMaxLength && M > 0;
+        const bool micro = shortSequences && M > 0;
         const int64_t own = c.model.heads[l] * w;
-        const bool memoryEfficient =
-            !micro && T <= kExplicitAttentionMaxLength && c.model.headDimOfLayer(l) % 4 == 0;
+        const bool memoryEfficient = !micro && shortSequences && c.model.headDimOfLayer(l) % 4 == 0;
         scores +=
             static_cast<double>(micro ? M : own) * (memoryEfficient ? kFusedScoreWork : kScoreWork);
         if (micro && heads[l].mixed) mix += 4.0 * static_cast<double>(M) * static_cast<double>(M);
