@@ -22,6 +22,7 @@ enum class Switch {
     FusedFfn,        // 0: the ReLU feed-forward block's bias and ReLU as ATen's passes on the GPU
     FusedNorm,       // 0: the unit-scale norm's residual step as ATen's passes on the GPU
     FusedLayerNorm,  // 0: the LayerNorm with each run's scale and shift as ATen's passes on the GPU
+    FusedAttention,  // 0: attention over micro-heads as ATen's products and softmax on the GPU
     Placement,       // 0: on several GPUs, ensembles go to whichever device's worker is free first
     HeadGroups,      // 0: on the GPU, runs of one weight shape train together whatever their heads
 };
@@ -61,6 +62,9 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
      "0: the LayerNorm with each run's scale and shift (text, addition) and its gradients as "
      "ATen's "
      "passes instead of one CUDA kernel each way"},
+    {Switch::FusedAttention, "HEADLAB_FUSED_ATTENTION",
+     "0: attention over micro-heads for short sequences (nearest neighbour, addition) as ATen's "
+     "batched products, softmax and layout copies instead of one CUDA kernel each way"},
     {Switch::Placement, "HEADLAB_PLACEMENT",
      "0: on several GPUs, each ensemble trains on whichever device's worker takes it first, "
      "instead of the device it is placed on (least work first) before the sweep starts"},

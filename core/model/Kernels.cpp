@@ -6,6 +6,7 @@
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
 #include "core/model/cuda/BiasRelu.h"
 #include "core/model/cuda/LayerNorm.h"
+#include "core/model/cuda/MicroAttention.h"
 #include "core/model/cuda/UnitNorm.h"
 #include "core/model/cuda/UnitPoints.h"
 
@@ -253,6 +254,117 @@ std::optional<LayerNormGradients> fusedLayerNormBackward(const torch::Tensor &dy
 #else
     (void)dy, (void)x, (void)saved, (void)gain, (void)scale;
     return std::nullopt;
+#endif
+}
+
+bool fusedMicroAttention(const torch::Device &device)
+{
+    return kernelOn(device, Switch::FusedAttention);
+}
+
+bool fusedMicroAttentionFits(int64_t positions, int64_t microHeads, int64_t width)
+{
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    return positions >= 2 && positions <= 1024 && microHeads <= (int64_t{1} << 20) &&
+           width <= (int64_t{1} << 20) &&
+           cuda::microAttentionPerBlock(static_cast<int>(positions), static_cast<int>(microHeads),
+                                        static_cast<int>(width)) > 0;
+#else
+    (void)positions, (void)microHeads, (void)width;
+    return false;
+#endif
+}
+
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+namespace {
+
+// (R, B, T, C) FP32 on `device` whose rows (C contiguous floats each) lie evenly spaced: row
+// (r·B + b)·T + t at that times stride(2). Size-1 dimensions' strides do not matter.
+bool evenRows(const torch::Tensor &t, const torch::Tensor &like)
+{
+    if (!t.defined() || !t.is_cuda() || t.device() != like.device() ||
+        t.scalar_type() != torch::kFloat32 || t.dim() != 4 || t.sizes() != like.sizes())
+        return false;
+    const int64_t T = t.size(2), row = t.stride(2);
+    return t.stride(3) == 1 && row >= t.size(3) && (t.size(1) == 1 || t.stride(1) == T * row) &&
+           (t.size(0) == 1 || t.stride(0) == t.size(1) * T * row);
+}
+
+std::optional<cuda::MicroAttentionShape> shapeOf(const torch::Tensor &q, int64_t microHeads,
+                                                 double scale, bool causal)
+{
+    const int64_t T = q.size(2), inner = q.size(3);
+    if (microHeads < 1 || inner % microHeads != 0 ||
+        !fusedMicroAttentionFits(T, microHeads, inner / microHeads))
+        return std::nullopt;
+    cuda::MicroAttentionShape s;
+    s.groups = q.size(0) * q.size(1);
+    s.positions = static_cast<int>(T);
+    s.microHeads = static_cast<int>(microHeads);
+    s.width = static_cast<int>(inner / microHeads);
+    s.perBlock = cuda::microAttentionPerBlock(s.positions, s.microHeads, s.width);
+    s.scale = static_cast<float>(scale);
+    s.causal = causal;
+    return s;
+}
+
+} // namespace
+#endif
+
+std::optional<torch::Tensor> fusedMicroAttentionForward(const torch::Tensor &q,
+                                                        const torch::Tensor &k,
+                                                        const torch::Tensor &v, int64_t microHeads,
+                                                        double scale, bool causal)
+{
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    if (!q.defined() || !evenRows(q, q) || !evenRows(k, q) || !evenRows(v, q)) return std::nullopt;
+    const auto shape = shapeOf(q, microHeads, scale, causal);
+    if (!shape) return std::nullopt;
+    const c10::cuda::CUDAGuard guard(q.device());
+    auto o = torch::empty(q.sizes(), q.options());
+    cuda::MicroAttentionArgs args{
+        q.data_ptr<float>(), k.data_ptr<float>(), v.data_ptr<float>(), q.stride(2),
+        k.stride(2),         v.stride(2),         o.data_ptr<float>(), *shape};
+    if (cuda::microAttention(args, c10::cuda::getCurrentCUDAStream(q.device().index()).stream()))
+        return o;
+#else
+    (void)q, (void)k, (void)v, (void)microHeads, (void)scale, (void)causal;
+#endif
+    return std::nullopt;
+}
+
+bool fusedMicroAttentionBackward(const torch::Tensor &dout, const torch::Tensor &q,
+                                 const torch::Tensor &k, const torch::Tensor &v, int64_t microHeads,
+                                 double scale, bool causal, torch::Tensor &dq, torch::Tensor &dk,
+                                 torch::Tensor &dv)
+{
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    if (!q.defined() || !evenRows(q, q) || !evenRows(k, q) || !evenRows(v, q) || !evenRows(dq, q) ||
+        !evenRows(dk, q) || !evenRows(dv, q) || !evenRows(dout, q) || !dout.is_contiguous())
+        return false;
+    const auto shape = shapeOf(q, microHeads, scale, causal);
+    if (!shape) return false;
+    const c10::cuda::CUDAGuard guard(q.device());
+    cuda::MicroAttentionBackwardArgs args{q.data_ptr<float>(),
+                                          k.data_ptr<float>(),
+                                          v.data_ptr<float>(),
+                                          q.stride(2),
+                                          k.stride(2),
+                                          v.stride(2),
+                                          dout.data_ptr<float>(),
+                                          dq.data_ptr<float>(),
+                                          dk.data_ptr<float>(),
+                                          dv.data_ptr<float>(),
+                                          dq.stride(2),
+                                          dk.stride(2),
+                                          dv.stride(2),
+                                          *shape};
+    return cuda::microAttentionBackward(
+        args, c10::cuda::getCurrentCUDAStream(q.device().index()).stream());
+#else
+    (void)dout, (void)q, (void)k, (void)v, (void)microHeads, (void)scale, (void)causal, (void)dq,
+        (void)dk, (void)dv;
+    return false;
 #endif
 }
 

@@ -69,4 +69,24 @@ std::optional<LayerNormGradients> fusedLayerNormBackward(const torch::Tensor &dy
                                                          const LayerNormParts &saved,
                                                          const torch::Tensor &gain, double scale);
 
+// Attention over micro-heads for short sequences (cuda/MicroAttention.h): for each run, sample and
+// micro-head, o = softmax(scale · q kᵀ, the future masked where causal) v, one kernel each way.
+// q, k and v are (R, B, T, M·dm) FP32 on one CUDA device with contiguous rows evenly spaced (a
+// third of one Q/K/V product's output qualifies); o is contiguous. HEADLAB_FUSED_ATTENTION=0: off
+// (fusedMicroAttention says whether it is on for a device, fusedMicroAttentionFits whether a shape
+// fits a block: T = 64 mostly does not, and keeps ATen's path).
+bool fusedMicroAttention(const torch::Device &device);
+bool fusedMicroAttentionFits(int64_t positions, int64_t microHeads, int64_t width);
+std::optional<torch::Tensor> fusedMicroAttentionForward(const torch::Tensor &q,
+                                                        const torch::Tensor &k,
+                                                        const torch::Tensor &v, int64_t microHeads,
+                                                        double scale, bool causal);
+
+// Its backward pass from do (R, B, T, M·dm): writes every element of dq, dk and dv (shaped as q,
+// rows evenly spaced: they may be thirds of one tensor). false where it could not run.
+bool fusedMicroAttentionBackward(const torch::Tensor &dout, const torch::Tensor &q,
+                                 const torch::Tensor &k, const torch::Tensor &v, int64_t microHeads,
+                                 double scale, bool causal, torch::Tensor &dq, torch::Tensor &dk,
+                                 torch::Tensor &dv);
+
 } // namespace headlab

@@ -225,6 +225,75 @@ struct AffineLayerNorm : torch::autograd::Function<AffineLayerNorm> {
     }
 };
 
+// Attention over micro-heads for short sequences on the GPU, one kernel each way (Kernels.h:
+// fusedMicroAttentionForward), reading q, k and v where the projections put them: each (R, B, T,
+// M·dm), in the form taken by three products (or by a QK norm).
+struct MicroAttention : torch::autograd::Function<MicroAttention> {
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &q,
+                                 const torch::Tensor &k, const torch::Tensor &v, int64_t microHeads,
+                                 double scale, bool causal)
+    {
+        auto o = fusedMicroAttentionForward(q, k, v, microHeads, scale, causal);
+        TORCH_CHECK(o, "the micro-heads' attention kernel failed to launch");
+        ctx->save_for_backward({q, k, v});
+        ctx->saved_data["micro"] = microHeads;
+        ctx->saved_data["scale"] = scale;
+        ctx->saved_data["causal"] = causal;
+        return *o;
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const auto &q = saved[0], &k = saved[1], &v = saved[2];
+        auto dq = torch::empty(q.sizes(), q.options()), dk = torch::empty(q.sizes(), q.options()),
+             dv = torch::empty(q.sizes(), q.options());
+        TORCH_CHECK(fusedMicroAttentionBackward(grads[0].contiguous(), q, k, v,
+                                                ctx->saved_data["micro"].toInt(),
+                                                ctx->saved_data["scale"].toDouble(),
+                                                ctx->saved_data["causal"].toBool(), dq, dk, dv),
+                    "the micro-heads' attention backward kernel failed to launch");
+        return {dq, dk, dv, torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    }
+};
+
+// The same from the one Q/K/V product (R, B, T, 3·M·dm), whose gradient the kernel writes as one
+// tensor: autograd would otherwise build it from three thirds, each padded with zeros to the whole.
+struct PackedMicroAttention : torch::autograd::Function<PackedMicroAttention> {
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &qkv,
+                                 int64_t microHeads, double scale, bool causal)
+    {
+        const int64_t inner = qkv.size(3) / 3;
+        auto o =
+            fusedMicroAttentionForward(qkv.narrow(3, 0, inner), qkv.narrow(3, inner, inner),
+                                       qkv.narrow(3, 2 * inner, inner), microHeads, scale, causal);
+        TORCH_CHECK(o, "the micro-heads' attention kernel failed to launch");
+        ctx->save_for_backward({qkv});
+        ctx->saved_data["micro"] = microHeads;
+        ctx->saved_data["scale"] = scale;
+        ctx->saved_data["causal"] = causal;
+        return *o;
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto qkv = ctx->get_saved_variables()[0];
+        const int64_t inner = qkv.size(3) / 3;
+        auto dqkv = torch::empty(qkv.sizes(), qkv.options());
+        auto dq = dqkv.narrow(3, 0, inner), dk = dqkv.narrow(3, inner, inner),
+             dv = dqkv.narrow(3, 2 * inner, inner);
+        TORCH_CHECK(fusedMicroAttentionBackward(
+                        grads[0].contiguous(), qkv.narrow(3, 0, inner), qkv.narrow(3, inner, inner),
+                        qkv.narrow(3, 2 * inner, inner), ctx->saved_data["micro"].toInt(),
+                        ctx->saved_data["scale"].toDouble(), ctx->saved_data["causal"].toBool(), dq,
+                        dk, dv),
+                    "the micro-heads' attention backward kernel failed to launch");
+        return {dqkv, torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    }
+};
+
 enum class Init { Zero, One, Normal, Uniform };
 
 struct InitSpec {
@@ -722,11 +791,20 @@ torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k
 
 torch::Tensor Transformer::attendMicro(const Layer &L, const torch::Tensor &q,
                                        const torch::Tensor &k, const torch::Tensor &v,
-                                       bool lastOnly) const
+                                       bool lastOnly, const torch::Tensor &packed) const
 {
     // q: (R, B, Tq, inner), k and v: (R, B, T, inner) → (R, B, Tq, inner), over M micro-heads.
     const int64_t R = q.size(0), B = q.size(1), Tq = q.size(2), T = k.size(2), inner = q.size(3);
     const int64_t M = L.microHeads, dm = inner / M;
+    // On the GPU, where every run has the same heads (a scale, no mix) and no soft cap, one kernel
+    // each way reads q, k and v where the projections put them (MicroAttention).
+    if (!L.mix.defined() && m_stabilizers.softcap <= 0 && Tq == T &&
+        fusedMicroAttention(m_device) && fusedMicroAttentionFits(T, M, dm)) {
+        m_attentionFused = true;
+        const bool causal = m_config.causal && !lastOnly;
+        if (packed.defined()) return PackedMicroAttention::apply(packed, M, L.microScale, causal);
+        return MicroAttention::apply(q, k, v, M, L.microScale, causal);
+    }
     auto heads = [&](const torch::Tensor &t, int64_t len) { // → (R, B, M, len, dm)
         return t.view({R, B, len, M, dm}).transpose(2, 3);
     };
@@ -867,6 +945,7 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
     // x: (R, B, T, m). Heads: H' = w · H, each of width hd.
     const int64_t T = x.size(2);
     torch::Tensor q, k, v; // (R, B, Tq, inner), (R, B, T, inner), (R, B, T, inner)
+    torch::Tensor qkv;     // (R, B, T, 3·inner) where the three are one product
     // The fused product costs where the three are wide (measured on an H100 with split-K on: −3 % a
     // step at 512, −20 % at 4,096, nearest neighbour at w 8 and 64), so wider layers keep three.
     // Up to 256 it measured −2.5 % alone for nearest neighbour at 64 wide (within the spread), and
@@ -875,7 +954,7 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
     const auto wq = weight(L.wq, L.wqSigma), wk = weight(L.wk, L.wkSigma),
                wv = weight(L.wv, L.wvSigma);
     if (!lastOnly && m_fusedQkv && L.wq.size(2) <= kFusedQkvMaxWidth) {
-        const auto qkv = linearMany(x, {wq, wk, wv}, {L.bq, L.bk, L.bv});
+        qkv = linearMany(x, {wq, wk, wv}, {L.bq, L.bk, L.bv});
         const int64_t inner = L.wq.size(2);
         q = qkv.narrow(3, 0, inner);
         k = qkv.narrow(3, inner, inner);
@@ -888,6 +967,7 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
     if (m_stabilizers.qkNorm != QkNorm::Off) {
         q = headNorm(L, q, L.qGain);
         k = headNorm(L, k, L.kGain);
+        qkv = torch::Tensor(); // q and k are no longer its thirds
     }
     torch::Tensor o;
     if (probe) {
@@ -931,7 +1011,7 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
         // Explicit attention over micro-heads for short sequences (every addition and retrieval
         // task): a few batched products instead of the fused kernels, whose backward pass is slow
         // at these lengths, and one path for all head counts. Long contexts keep the fused kernels.
-        o = attendMicro(L, q, k, v, lastOnly);
+        o = attendMicro(L, q, k, v, lastOnly, qkv);
     } else {
         o = byHeadGroups(L, q, k, v,
                          [&](const torch::Tensor &qg, const torch::Tensor &kg,

@@ -120,6 +120,8 @@ public:
     bool fusedNorm() const { return m_normFused; }
     // Whether a step took the LayerNorm kernels (AffineLayerNorm).
     bool fusedLayerNorm() const { return m_layerNormFused; }
+    // Whether a step took the micro-heads' attention kernels (MicroAttention).
+    bool fusedAttention() const { return m_attentionFused; }
 
 private:
     // σReparam of one weight W (R, in, out): Ŵ = γ/σ(W)·W, σ(W) = uᵀWv from one power iteration
@@ -187,8 +189,10 @@ private:
                                const torch::Tensor &v, Attend &&attend) const;
     torch::Tensor attend(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v,
                          int64_t heads, int64_t headDim, bool lastOnly) const;
+    // packed: the one Q/K/V product q, k and v are thirds of, when they are (undefined if not).
     torch::Tensor attendMicro(const Layer &layer, const torch::Tensor &q, const torch::Tensor &k,
-                              const torch::Tensor &v, bool lastOnly) const;
+                              const torch::Tensor &v, bool lastOnly,
+                              const torch::Tensor &packed) const;
     double logitScale(int64_t headDim) const;
     // headsOfRuns: each run's heads (w·H) in the layer.
     void buildMicroHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, int64_t inner);
@@ -227,6 +231,7 @@ private:
     mutable bool m_ffnFused = false;       // a training step took FeedForwardRelu
     mutable bool m_normFused = false;      // a step took ResidualUnitNorm
     mutable bool m_layerNormFused = false; // a step took AffineLayerNorm
+    mutable bool m_attentionFused = false; // a step took MicroAttention
     double m_unitNormEps = 0; // HEADLAB_UNIT_NORM_EPS: unit-scale norm divides by max(||x||, eps)
     torch::Tensor m_embedding, m_positions, m_finalGain, m_finalShift, m_unembedding;
     std::vector<Layer> m_layers;

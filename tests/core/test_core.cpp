@@ -481,6 +481,7 @@ private Q_SLOTS:
         QCOMPARE(plain.provenance.at("fused_ffn"), std::string("off"));
         QCOMPARE(plain.provenance.at("fused_norm"), std::string("off"));
         QCOMPARE(plain.provenance.at("fused_layer_norm"), std::string("off"));
+        QCOMPARE(plain.provenance.at("fused_attention"), std::string("off"));
         ::setenv(envSwitchRow(Switch::FusedQkv).name, "1", 1);
         const RunResult fused = trainRun(tinyAddition(3e-3, 4, 1));
         ::unsetenv(envSwitchRow(Switch::FusedQkv).name);

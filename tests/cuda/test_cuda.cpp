@@ -496,6 +496,126 @@ private Q_SLOTS:
                         "fused layer norm vs ATen, addition", "addition");
     }
 
+    // Attention over micro-heads as one kernel each way (Kernels.h: fusedMicroAttentionForward)
+    // against ATen's path in Transformer::attendMicro (batched products over (R, B, M, T, dm)
+    // views, the scale, the causal mask, softmax) and autograd through it: at nn-fig1-full's w 64
+    // (64 micro-heads of 64), w 1 and w 8 at 16 and 64 heads, an addition-like causal shape and odd
+    // sizes, from three tensors and from thirds of one; then every gradient of whole models (nn at
+    // w 64, 8 and 1; text, causal); then runs of three tasks trained on each path.
+    void fusedMicroAttentionEqualsAten()
+    {
+        at::globalContext().setAllowTF32CuBLAS(false);
+        const auto opts = torch::TensorOptions().device(torch::kCUDA).dtype(torch::kFloat32);
+        struct Shape {
+            int64_t R, B, T, M, dm;
+            bool causal, packed;
+        };
+        for (const Shape &s :
+             {Shape{2, 8, 16, 64, 64, false, false}, Shape{3, 5, 16, 1, 64, false, true},
+              Shape{2, 4, 16, 128, 4, false, false}, Shape{2, 3, 16, 512, 1, false, true},
+              Shape{1, 6, 13, 12, 32, true, true}, Shape{2, 3, 33, 3, 5, true, false}}) {
+            const int64_t inner = s.M * s.dm;
+            const QString shape = QString("R %1, B %2, T %3, M %4, dm %5%6%7")
+                                      .arg(s.R)
+                                      .arg(s.B)
+                                      .arg(s.T)
+                                      .arg(s.M)
+                                      .arg(s.dm)
+                                      .arg(s.causal ? ", causal" : "")
+                                      .arg(s.packed ? ", packed" : "");
+            QVERIFY2(fusedMicroAttentionFits(s.T, s.M, s.dm), qPrintable(shape));
+            torch::manual_seed(s.T * 1000 + s.M);
+            const auto qkv = torch::randn({s.R, s.B, s.T, 3 * inner}, opts);
+            const auto third = [&](int64_t i) {
+                const auto t = qkv.narrow(3, i * inner, inner);
+                return s.packed ? t : t.contiguous();
+            };
+            const auto q = third(0), k = third(1), v = third(2);
+            const auto dout = torch::randn({s.R, s.B, s.T, inner}, opts);
+            const double scale = 0.7 / std::sqrt(static_cast<double>(s.dm));
+            const auto o = fusedMicroAttentionForward(q, k, v, s.M, scale, s.causal);
+            QVERIFY2(o, qPrintable("the forward kernel failed at " + shape));
+            auto grads =
+                torch::full({s.R, s.B, s.T, 3 * inner}, NAN, opts); // every element written
+            auto dq = grads.narrow(3, 0, inner), dk = grads.narrow(3, inner, inner),
+                 dv = grads.narrow(3, 2 * inner, inner);
+            QVERIFY2(fusedMicroAttentionBackward(dout, q, k, v, s.M, scale, s.causal, dq, dk, dv),
+                     qPrintable("the backward kernel failed at " + shape));
+            // ATen's path, as Transformer::attendMicro computes it without the kernel.
+            const auto qr = q.detach().clone().requires_grad_(true),
+                       kr = k.detach().clone().requires_grad_(true),
+                       vr = v.detach().clone().requires_grad_(true);
+            const auto heads = [&](const torch::Tensor &t) {
+                return t.view({s.R, s.B, s.T, s.M, s.dm}).transpose(2, 3);
+            };
+            auto scores = torch::matmul(heads(qr), heads(kr).transpose(-1, -2)) * scale;
+            if (s.causal)
+                scores =
+                    scores.masked_fill(torch::ones({s.T, s.T}, opts.dtype(torch::kBool)).triu(1),
+                                       -std::numeric_limits<float>::infinity());
+            const auto want = torch::matmul(torch::softmax(scores, -1), heads(vr))
+                                  .transpose(2, 3)
+                                  .reshape({s.R, s.B, s.T, inner});
+            want.backward(dout);
+            checkClose("o", shape, *o, want.detach(), 1e-5 * want.abs().max().item<double>());
+            checkClose("q's gradient", shape, dq, qr.grad(),
+                       1e-5 * qr.grad().abs().max().item<double>());
+            checkClose("k's gradient", shape, dk, kr.grad(),
+                       1e-5 * kr.grad().abs().max().item<double>());
+            checkClose("v's gradient", shape, dv, vr.grad(),
+                       1e-5 * vr.grad().abs().max().item<double>());
+        }
+
+        // Whole models: the outputs and every parameter's gradient with the kernel and without.
+        struct Model {
+            const char *name;
+            ModelConfig config;
+            int64_t vocab, positions;
+        };
+        auto nn = loadPreset("nn-fig1-full").base.model;
+        auto text = loadPreset("head-progression-classroom").base.model;
+        text.heads = {1, 2, 4, 8};
+        std::vector<Model> models;
+        for (const int64_t w : {64, 8, 1}) {
+            nn.widthMultiplier = w;
+            models.push_back({w == 64 ? "nn, w 64" : w == 8 ? "nn, w 8" : "nn, w 1", nn, 0, 0});
+        }
+        models.push_back({"text", text, 256, 32});
+        for (const Model &m : models) {
+            auto pass = [&](bool kernel, bool &took) {
+                if (!kernel) ::setenv("HEADLAB_FUSED_ATTENTION", "0", 1);
+                Transformer t(m.config, m.vocab, m.positions, 3, torch::Device(torch::kCUDA));
+                for (int64_t r = 0; r < 3; ++r) t.initializeRun(r, 60 + static_cast<uint64_t>(r));
+                torch::manual_seed(5);
+                torch::Tensor y;
+                if (m.vocab > 0) {
+                    y = t.forward(
+                        torch::randint(0, m.vocab, {3, 8, m.positions}, opts.dtype(torch::kLong)));
+                    y.logsumexp(-1).sum().backward();
+                } else {
+                    const auto points = torch::randn({3, 32, 16, 64}, opts);
+                    y = t.forward(points);
+                    (y - torch::randn_like(points)).pow(2).sum().backward();
+                }
+                ::unsetenv("HEADLAB_FUSED_ATTENTION");
+                took = t.fusedAttention();
+                return std::pair{y.detach().clone(), t.flatGradients().clone()};
+            };
+            bool tookKernel = false, tookAten = true;
+            const auto [yKernel, gKernel] = pass(true, tookKernel);
+            const auto [yAten, gAten] = pass(false, tookAten);
+            QVERIFY2(tookKernel, m.name);
+            QVERIFY2(!tookAten, m.name);
+            checkClose("outputs", m.name, yKernel, yAten, 1e-5 * yAten.abs().max().item<double>());
+            checkClose("gradients", m.name, gKernel, gAten,
+                       1e-5 * gAten.abs().max().item<double>());
+        }
+
+        for (const char *task : {"nearest_neighbour", "addition", "text"})
+            trainedOnAndOff("HEADLAB_FUSED_ATTENTION", "fused_attention", 1e-4,
+                            "micro-heads' attention kernel vs ATen", task);
+    }
+
     void microHeadsEqualFused_data() { tasks(); }
     void microHeadsEqualFused()
     {
