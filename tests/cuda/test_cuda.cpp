@@ -582,8 +582,15 @@ private Q_SLOTS:
         }
         models.push_back({"text", text, 256, 32});
         for (const Model &m : models) {
-            auto pass = [&](bool kernel, bool &took) {
-                if (!kernel) ::setenv("HEADLAB_FUSED_ATTENTION", "0", 1);
+            // One forward and backward pass with the HEADLAB_* switch `env` set ("" none): the
+            // outputs, each parameter's gradient by name, and whether the kernel was taken.
+            struct Pass {
+                torch::Tensor y;
+                std::vector<std::pair<std::string, torch::Tensor>> grads;
+                bool took = false;
+            };
+            auto pass = [&](const char *env, const char *value) {
+                if (*env) ::setenv(env, value, 1);
                 Transformer t(m.config, m.vocab, m.positions, 3, torch::Device(torch::kCUDA));
                 for (int64_t r = 0; r < 3; ++r) t.initializeRun(r, 60 + static_cast<uint64_t>(r));
                 torch::manual_seed(5);
@@ -597,18 +604,37 @@ private Q_SLOTS:
                     y = t.forward(points);
                     (y - torch::randn_like(points)).pow(2).sum().backward();
                 }
-                ::unsetenv("HEADLAB_FUSED_ATTENTION");
-                took = t.fusedAttention();
-                return std::pair{y.detach().clone(), t.flatGradients().clone()};
+                if (*env) ::unsetenv(env);
+                Pass out{y.detach().clone(), {}, t.fusedAttention()};
+                for (auto &p : t.parameters())
+                    out.grads.emplace_back(p.name, p.value.grad().clone());
+                return out;
             };
-            bool tookKernel = false, tookAten = true;
-            const auto [yKernel, gKernel] = pass(true, tookKernel);
-            const auto [yAten, gAten] = pass(false, tookAten);
-            QVERIFY2(tookKernel, m.name);
-            QVERIFY2(!tookAten, m.name);
-            checkClose("outputs", m.name, yKernel, yAten, 1e-5 * yAten.abs().max().item<double>());
-            checkClose("gradients", m.name, gKernel, gAten,
-                       1e-5 * gAten.abs().max().item<double>());
+            const Pass kernel = pass("", ""), aten = pass("HEADLAB_FUSED_ATTENTION", "0"),
+                       sdpa = pass("HEADLAB_ATTENTION", "sdpa");
+            QVERIFY2(kernel.took, m.name);
+            QVERIFY2(!aten.took && !sdpa.took, m.name);
+            checkClose("outputs", m.name, kernel.y, aten.y,
+                       1e-5 * aten.y.abs().max().item<double>());
+            // Each parameter's gradient within 1e-5 of the largest of all; where one is not, the
+            // message says which, and how far ATen's two paths (micro-heads, sdpa) are apart there.
+            double largest = 0;
+            for (const auto &[name, g] : aten.grads)
+                largest = std::max(largest, g.abs().max().item<double>());
+            for (size_t i = 0; i < aten.grads.size(); ++i) {
+                const auto &[name, g] = aten.grads[i];
+                const double diff = (kernel.grads[i].second - g).abs().max().item<double>();
+                const double paths = (sdpa.grads[i].second - g).abs().max().item<double>();
+                QVERIFY2(diff <= 1e-5 * largest,
+                         qPrintable(
+                             QString("%1, %2's gradient: kernel − ATen max |diff| %3 (allowed %4; "
+                                     "its largest entry %5; sdpa − ATen %6)")
+                                 .arg(m.name, QString::fromStdString(name))
+                                 .arg(diff)
+                                 .arg(1e-5 * largest)
+                                 .arg(g.abs().max().item<double>())
+                                 .arg(paths)));
+            }
         }
 
         for (const char *task : {"nearest_neighbour", "addition", "text"})
