@@ -45,19 +45,53 @@ __device__ __forceinline__ void loadTile(float *dst, const float *src, int64_t s
     }
 }
 
+// x (G × T × T) ← scale · a bᵀ for each of the block's micro-heads: x[g][i][j] = scale · Σ_e
+// a[i][g·dm + e] · b[j][g·dm + e], the future (j > i) −∞ where `mask`. Each thread takes a 2 × 4
+// tile: per e, six reads of shared memory for eight products (one read per product for a single
+// entry's two). A tile's rows and columns past T read row T − 1 and are not written.
+__device__ void products(float *x, const float *a, const float *b, const MicroAttentionShape &s,
+                         int pitch, float scale, bool mask)
+{
+    const int T = s.positions, dm = s.width;
+    const int rowTiles = (T + 1) / 2, columnTiles = (T + 3) / 4, tiles = rowTiles * columnTiles;
+    for (int idx = threadIdx.x; idx < s.perBlock * tiles; idx += blockDim.x) {
+        const int g = idx / tiles, rem = idx - g * tiles, ib = rem / columnTiles;
+        const int i0 = 2 * ib, j0 = 4 * (rem - ib * columnTiles);
+        const float *ar[2], *br[4];
+#pragma unroll
+        for (int u = 0; u < 2; ++u) ar[u] = a + min(i0 + u, T - 1) * pitch + g * dm;
+#pragma unroll
+        for (int v = 0; v < 4; ++v) br[v] = b + min(j0 + v, T - 1) * pitch + g * dm;
+        float acc[2][4] = {};
+        for (int e = 0; e < dm; ++e) {
+            float av[2], bv[4];
+#pragma unroll
+            for (int u = 0; u < 2; ++u) av[u] = ar[u][e];
+#pragma unroll
+            for (int v = 0; v < 4; ++v) bv[v] = br[v][e];
+#pragma unroll
+            for (int u = 0; u < 2; ++u)
+#pragma unroll
+                for (int v = 0; v < 4; ++v) acc[u][v] = fmaf(av[u], bv[v], acc[u][v]);
+        }
+#pragma unroll
+        for (int u = 0; u < 2; ++u)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) {
+                const int i = i0 + u, j = j0 + v;
+                if (i < T && j < T)
+                    x[(g * T + i) * T + j] = (mask && j > i) ? -INFINITY : acc[u][v] * scale;
+            }
+    }
+}
+
 // p (G × T × T) ← each of the block's micro-heads' softmax(scale · q kᵀ), the future masked where
 // causal. As ATen's softmax: exp(x − max) over its sum; a NaN score makes its row NaN.
 __device__ void probabilities(float *p, const float *sq, const float *sk,
                               const MicroAttentionShape &s, int pitch)
 {
-    const int T = s.positions, TT = T * T, dm = s.width;
-    for (int idx = threadIdx.x; idx < s.perBlock * TT; idx += blockDim.x) {
-        const int g = idx / TT, ij = idx - g * TT, i = ij / T, j = ij - i * T;
-        const float *a = sq + i * pitch + g * dm, *b = sk + j * pitch + g * dm;
-        float acc = 0.0f;
-        for (int e = 0; e < dm; ++e) acc = fmaf(a[e], b[e], acc);
-        p[idx] = (s.causal && j > i) ? -INFINITY : acc * s.scale;
-    }
+    const int T = s.positions;
+    products(p, sq, sk, s, pitch, s.scale, s.causal);
     __syncthreads();
     for (int row = threadIdx.x; row < s.perBlock * T; row += blockDim.x) {
         float *r = p + row * T;
@@ -79,7 +113,8 @@ __device__ void probabilities(float *p, const float *sq, const float *sk,
     __syncthreads();
 }
 
-// A block per (group, G consecutive micro-heads).
+// A block per (group, G consecutive micro-heads). The output's rows four at a time a thread, over
+// one column: per key, one read of v for four products.
 __global__ void __launch_bounds__(kThreads) forwardKernel(MicroAttentionArgs a)
 {
     extern __shared__ float smem[];
@@ -95,12 +130,21 @@ __global__ void __launch_bounds__(kThreads) forwardKernel(MicroAttentionArgs a)
     loadTile(sv, a.v, a.vStride, row0, col0, T, cols, pitch);
     __syncthreads();
     probabilities(p, sq, sk, s, pitch);
-    for (int idx = threadIdx.x; idx < T * cols; idx += blockDim.x) {
-        const int t = idx / cols, c = idx - t * cols, g = c / dm;
-        const float *pr = p + (g * T + t) * T;
-        float acc = 0.0f;
-        for (int j = 0; j < T; ++j) acc = fmaf(pr[j], sv[j * pitch + c], acc);
-        a.o[(row0 + t) * oStride + col0 + c] = acc;
+    const int quads = (T + 3) / 4;
+    for (int idx = threadIdx.x; idx < quads * cols; idx += blockDim.x) {
+        const int t0 = 4 * (idx / cols), c = idx % cols, g = c / dm;
+        const float *pr[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) pr[u] = p + (g * T + min(t0 + u, T - 1)) * T;
+        float acc[4] = {};
+        for (int j = 0; j < T; ++j) {
+            const float vj = sv[j * pitch + c];
+#pragma unroll
+            for (int u = 0; u < 4; ++u) acc[u] = fmaf(pr[u][j], vj, acc[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+            if (t0 + u < T) a.o[(row0 + t0 + u) * oStride + col0 + c] = acc[u];
     }
 }
 
@@ -123,13 +167,7 @@ __global__ void __launch_bounds__(kThreads) backwardKernel(MicroAttentionBackwar
     loadTile(sd, a.dout, oStride, row0, col0, T, cols, pitch);
     __syncthreads();
     probabilities(p, sq, sk, s, pitch);
-    for (int idx = threadIdx.x; idx < s.perBlock * TT; idx += blockDim.x) {
-        const int g = idx / TT, ij = idx - g * TT, i = ij / T, j = ij - i * T;
-        const float *x = sd + i * pitch + g * dm, *y = sv + j * pitch + g * dm;
-        float acc = 0.0f;
-        for (int e = 0; e < dm; ++e) acc = fmaf(x[e], y[e], acc);
-        ds[idx] = acc;
-    }
+    products(ds, sd, sv, s, pitch, 1.0f, false); // dP
     __syncthreads();
     for (int row = threadIdx.x; row < s.perBlock * T; row += blockDim.x) {
         const float *pr = p + row * T;
@@ -139,20 +177,37 @@ __global__ void __launch_bounds__(kThreads) backwardKernel(MicroAttentionBackwar
         for (int j = 0; j < T; ++j) dr[j] = pr[j] * (dr[j] - dot) * s.scale;
     }
     __syncthreads();
-    for (int idx = threadIdx.x; idx < T * cols; idx += blockDim.x) {
-        const int t = idx / cols, c = idx - t * cols, g = c / dm;
-        const float *dsRow = ds + (g * T + t) * T; // dS[t][·]
-        const float *dsCol = ds + g * TT + t;      // dS[·][t], T apart
-        const float *pCol = p + g * TT + t;        // P[·][t]
-        float gq = 0.0f, gk = 0.0f, gv = 0.0f;
-        for (int j = 0; j < T; ++j) {
-            gq = fmaf(dsRow[j], sk[j * pitch + c], gq);
-            gk = fmaf(dsCol[j * T], sq[j * pitch + c], gk);
-            gv = fmaf(pCol[j * T], sd[j * pitch + c], gv);
+    // Four rows t a thread, over one column: per j, three reads of q, k and do for twelve products.
+    const int quads = (T + 3) / 4;
+    for (int idx = threadIdx.x; idx < quads * cols; idx += blockDim.x) {
+        const int t0 = 4 * (idx / cols), c = idx % cols, g = c / dm;
+        const float *dsRow[4];
+        int tc[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            tc[u] = min(t0 + u, T - 1);
+            dsRow[u] = ds + (g * T + tc[u]) * T; // dS[t][·]
         }
-        a.dq[(row0 + t) * a.dqStride + col0 + c] = gq;
-        a.dk[(row0 + t) * a.dkStride + col0 + c] = gk;
-        a.dv[(row0 + t) * a.dvStride + col0 + c] = gv;
+        const float *dsHead = ds + g * TT, *pHead = p + g * TT;
+        float gq[4] = {}, gk[4] = {}, gv[4] = {};
+        for (int j = 0; j < T; ++j) {
+            const float kj = sk[j * pitch + c], qj = sq[j * pitch + c], dj = sd[j * pitch + c];
+            const float *dsj = dsHead + j * T, *pj = pHead + j * T; // dS[j][·], P[j][·]
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                gq[u] = fmaf(dsRow[u][j], kj, gq[u]);
+                gk[u] = fmaf(dsj[tc[u]], qj, gk[u]);
+                gv[u] = fmaf(pj[tc[u]], dj, gv[u]);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            if (t0 + u >= T) continue;
+            const int64_t r = row0 + t0 + u;
+            a.dq[r * a.dqStride + col0 + c] = gq[u];
+            a.dk[r * a.dkStride + col0 + c] = gk[u];
+            a.dv[r * a.dvStride + col0 + c] = gv[u];
+        }
     }
 }
 
