@@ -35,6 +35,7 @@ fi
     --addition docs/data/issue24/addition-speed-steady-h200.jsonl \
     --addition-profile docs/data/issue24/addition-profile-layernorm-h200.jsonl \
     --layernorm docs/data/issue24/layernorm-check-h200.jsonl \
+    --attention docs/data/issue24/attention-check-h200-59eef69.jsonl \
     --floors docs/data/issue24/floors-h200.jsonl \
     --grid docs/data/issue24/grid-floor-h200.jsonl \
     --multi-gpu docs/data/issue24/multi4-4xh100.jsonl \

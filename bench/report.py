@@ -646,6 +646,49 @@ def layernorm_section(path, out):
     out.append("")
 
 
+def attention_section(path, out):
+    """The micro-heads' attention kernel on and off in one call (bench/attention_check.sh, issue 24)."""
+    lines = load(path)
+    rows = [r for r in lines if "fused_attention" in r and r.get("timing") != "profiled"
+            and r.get("profile") is None]
+    gpu, date = card_and_date(lines)
+    out.append("## The micro-heads' attention kernel on and off\n")
+    out.append(f"Measured by `bench/attention_check.sh` in one call on one {gpu}, {date} (`{path}`): HeadLab "
+               "with its attention kernel for micro-heads on short sequences (`core/model/cuda/MicroAttention.cu`) "
+               "and without it (`HEADLAB_FUSED_ATTENTION=0`: ATen's batched products and softmax over "
+               "(R, B, M, T, dm) views, and the copies into and out of that layout). Nearest neighbour: "
+               "nn-fig1-full's 1-layer line, 8 runs, FP32, in run-steps/s; text as the head-progression preset has "
+               "it (TF32, one run); addition one run in FP32, 1,000 steps. " + timing_note(rows) + "\n")
+    out.append("| model | kernel on | off | on ÷ off |")
+    out.append("|---|---|---|---|")
+    def rate(on, match, key):
+        return next((r[key] for r in rows if r["fused_attention"] == on and match(r)), None)
+    cases = [(f"nearest neighbour, w {w}", lambda r, w=w: r.get("preset") == "nn-fig1-full" and r.get("w") == w,
+              "run_steps_per_s")
+             for w in dict.fromkeys(r["w"] for r in rows if r.get("preset") == "nn-fig1-full")]
+    cases += [(f"text, heads {s.replace(',', ', ')}", lambda r, s=s: r.get("schedules") == s
+               and r.get("preset") == "head-progression", "steps_per_s")
+              for s in dict.fromkeys(r["schedules"] for r in rows if r.get("preset") == "head-progression")]
+    cases += [(f"addition, {m} × {h}", lambda r, m=m, h=h: r.get("impl") == "headlab-single" and r.get("m") == m
+               and r.get("heads") == h, "steps_per_s")
+              for m, h in dict.fromkeys((r["m"], r["heads"]) for r in rows if r.get("impl") == "headlab-single")]
+    for label, match, key in cases:
+        a, b = rate(1, match, key), rate(0, match, key)
+        out.append(f"| {label} | {fmt(a)} | {fmt(b)} | {fmt(a / b if a and b else None, 2)} |")
+    out.append("")
+    classes = [r for r in lines if r.get("profile") == "class" and r.get("fused_attention") == 1]
+    total = next((r for r in lines if r.get("profile") == "total" and r.get("fused_attention") == 1), None)
+    if classes and total:
+        out.append(f"Nearest neighbour at w {total['w']}, {total['layers']} layer, {total['runs']} runs, with the "
+                   f"kernel, by kernel class (Kineto, same call): {total['gpu_ms_per_step']:.2f} ms of GPU time "
+                   f"a step, {total['kernels_per_step']:.0f} kernels.\n")
+        out.append("| class | ms a step | share |")
+        out.append("|---|---|---|")
+        for r in sorted(classes, key=lambda r: -r["ms_per_step"]):
+            out.append(f"| {r['class']} | {r['ms_per_step']:.2f} | {100 * r['share']:.0f} % |")
+        out.append("")
+
+
 def multi_gpu_section(paths, out):
     """Several GPUs against one (bench/gpu_multi4.sh, issue 24 item 4): each file is one machine's calls, the
     commit in its name. One row per timed variant, its ratio to one card of the same file, session and steps."""
@@ -775,6 +818,7 @@ def main():
     ap.add_argument("--addition", default="", help="the JSON lines of bench/gpu_bench.sh single compile vmap")
     ap.add_argument("--addition-profile", default="", help="headlab-bench profile's lines for addition")
     ap.add_argument("--layernorm", default="", help="the JSON lines of bench/layernorm_check.sh")
+    ap.add_argument("--attention", default="", help="the JSON lines of bench/attention_check.sh")
     ap.add_argument("--fig1", default="", help="peers_all.sh part nn-fig1: headlab-bench preset nn-fig1-full lines")
     ap.add_argument("--grid", default="", help="bench/gpu_bench.sh floor grid lines (issue 24's grid target)")
     ap.add_argument("--floors", action="append", default=[],
@@ -820,6 +864,8 @@ def main():
         addition_section(args.addition, args.addition_profile, out, floors)
     if args.layernorm:
         layernorm_section(args.layernorm, out)
+    if args.attention:
+        attention_section(args.attention, out)
     if args.multi_gpu:
         multi_gpu_section(args.multi_gpu, out)
     if args.nn or args.text or args.addition or args.fig1 or args.grid:
