@@ -10,16 +10,8 @@
 set -uo pipefail
 RESULTS_NAME=attention-check.jsonl
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
-source "$ROOT/scripts/carried-qt.sh"
-carried_qt || exit 1
-export OMP_NUM_THREADS=8
 STEPS="${STEPS:-200}"
-record_gpu
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-    log build
-    bash "$ROOT/scripts/build-core.sh" test_cuda headlab-bench > "$OUTDIR/build.log" 2>&1 ||
-        { tail -30 "$OUTDIR/build.log"; exit 1; }
-fi
+kernel_check_setup
 if [[ "${SKIP_TEST:-0}" != 1 ]]; then
     "$(find "$ROOT/build-core" -name test_cuda -type f | head -1)" fusedMicroAttentionEqualsAten 2>&1 |
         grep -v "^QDEBUG\|^QWARN" | tail -8

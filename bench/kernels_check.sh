@@ -8,15 +8,7 @@
 set -uo pipefail
 RESULTS_NAME=kernels-check.jsonl
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
-source "$ROOT/scripts/carried-qt.sh"
-carried_qt || exit 1
-export OMP_NUM_THREADS=8
-record_gpu
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-    log build
-    bash "$ROOT/scripts/build-core.sh" test_cuda headlab-bench > "$OUTDIR/build.log" 2>&1 ||
-        { tail -30 "$OUTDIR/build.log"; exit 1; }
-fi
+kernel_check_setup
 "$(find "$ROOT/build-core" -name test_cuda -type f | head -1)" fusedFeedForwardEqualsAten \
     fusedUnitNormEqualsAten fusedPointsEqualAten 2>&1 | grep -v "^QDEBUG\|^QWARN" | tail -12
 for kernels in "1 1" "0 1" "1 0"; do # fused norm, fused feed-forward

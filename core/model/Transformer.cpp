@@ -225,6 +225,41 @@ struct AffineLayerNorm : torch::autograd::Function<AffineLayerNorm> {
     }
 };
 
+// The micro-heads' attention kernels' settings, and both passes, for the two autograd functions
+// below: the forward keeps the settings in the autograd context, the backward reads them there.
+struct MicroAttentionSettings {
+    int64_t microHeads = 0;
+    double scale = 1.0;
+    bool causal = false;
+
+    torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &q,
+                          const torch::Tensor &k, const torch::Tensor &v) const
+    {
+        auto o = fusedMicroAttentionForward(q, k, v, microHeads, scale, causal);
+        TORCH_CHECK(o, "the micro-heads' attention kernel failed to launch");
+        ctx->saved_data["micro"] = microHeads;
+        ctx->saved_data["scale"] = scale;
+        ctx->saved_data["causal"] = causal;
+        return *o;
+    }
+
+    static MicroAttentionSettings of(torch::autograd::AutogradContext *ctx)
+    {
+        return {ctx->saved_data["micro"].toInt(), ctx->saved_data["scale"].toDouble(),
+                ctx->saved_data["causal"].toBool()};
+    }
+
+    // Writes dq, dk and dv (each shaped as q).
+    void backward(const torch::Tensor &dout, const torch::Tensor &q, const torch::Tensor &k,
+                  const torch::Tensor &v, torch::Tensor &dq, torch::Tensor &dk,
+                  torch::Tensor &dv) const
+    {
+        TORCH_CHECK(fusedMicroAttentionBackward(dout.contiguous(), q, k, v, microHeads, scale,
+                                                causal, dq, dk, dv),
+                    "the micro-heads' attention backward kernel failed to launch");
+    }
+};
+
 // Attention over micro-heads for short sequences on the GPU, one kernel each way (Kernels.h:
 // fusedMicroAttentionForward), reading q, k and v where the projections put them: each (R, B, T,
 // M·dm), in the form taken by three products (or by a QK norm).
@@ -233,13 +268,8 @@ struct MicroAttention : torch::autograd::Function<MicroAttention> {
                                  const torch::Tensor &k, const torch::Tensor &v, int64_t microHeads,
                                  double scale, bool causal)
     {
-        auto o = fusedMicroAttentionForward(q, k, v, microHeads, scale, causal);
-        TORCH_CHECK(o, "the micro-heads' attention kernel failed to launch");
         ctx->save_for_backward({q, k, v});
-        ctx->saved_data["micro"] = microHeads;
-        ctx->saved_data["scale"] = scale;
-        ctx->saved_data["causal"] = causal;
-        return *o;
+        return MicroAttentionSettings{microHeads, scale, causal}.forward(ctx, q, k, v);
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
@@ -249,11 +279,7 @@ struct MicroAttention : torch::autograd::Function<MicroAttention> {
         const auto &q = saved[0], &k = saved[1], &v = saved[2];
         auto dq = torch::empty(q.sizes(), q.options()), dk = torch::empty(q.sizes(), q.options()),
              dv = torch::empty(q.sizes(), q.options());
-        TORCH_CHECK(fusedMicroAttentionBackward(grads[0].contiguous(), q, k, v,
-                                                ctx->saved_data["micro"].toInt(),
-                                                ctx->saved_data["scale"].toDouble(),
-                                                ctx->saved_data["causal"].toBool(), dq, dk, dv),
-                    "the micro-heads' attention backward kernel failed to launch");
+        MicroAttentionSettings::of(ctx).backward(grads[0], q, k, v, dq, dk, dv);
         return {dq, dk, dv, torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
@@ -265,15 +291,10 @@ struct PackedMicroAttention : torch::autograd::Function<PackedMicroAttention> {
                                  int64_t microHeads, double scale, bool causal)
     {
         const int64_t inner = qkv.size(3) / 3;
-        auto o =
-            fusedMicroAttentionForward(qkv.narrow(3, 0, inner), qkv.narrow(3, inner, inner),
-                                       qkv.narrow(3, 2 * inner, inner), microHeads, scale, causal);
-        TORCH_CHECK(o, "the micro-heads' attention kernel failed to launch");
         ctx->save_for_backward({qkv});
-        ctx->saved_data["micro"] = microHeads;
-        ctx->saved_data["scale"] = scale;
-        ctx->saved_data["causal"] = causal;
-        return *o;
+        return MicroAttentionSettings{microHeads, scale, causal}.forward(
+            ctx, qkv.narrow(3, 0, inner), qkv.narrow(3, inner, inner),
+            qkv.narrow(3, 2 * inner, inner));
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
@@ -284,12 +305,9 @@ struct PackedMicroAttention : torch::autograd::Function<PackedMicroAttention> {
         auto dqkv = torch::empty(qkv.sizes(), qkv.options());
         auto dq = dqkv.narrow(3, 0, inner), dk = dqkv.narrow(3, inner, inner),
              dv = dqkv.narrow(3, 2 * inner, inner);
-        TORCH_CHECK(fusedMicroAttentionBackward(
-                        grads[0].contiguous(), qkv.narrow(3, 0, inner), qkv.narrow(3, inner, inner),
-                        qkv.narrow(3, 2 * inner, inner), ctx->saved_data["micro"].toInt(),
-                        ctx->saved_data["scale"].toDouble(), ctx->saved_data["causal"].toBool(), dq,
-                        dk, dv),
-                    "the micro-heads' attention backward kernel failed to launch");
+        MicroAttentionSettings::of(ctx).backward(grads[0], qkv.narrow(3, 0, inner),
+                                                 qkv.narrow(3, inner, inner),
+                                                 qkv.narrow(3, 2 * inner, inner), dq, dk, dv);
         return {dqkv, torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
