@@ -138,6 +138,13 @@ std::string resolveTaskPath(const TaskConfig &task, const std::string &path)
     return task.baseDirectory + "/" + path;
 }
 
+bool headCountsDiffer(const std::vector<int64_t> &headsOfRuns)
+{
+    return std::any_of(headsOfRuns.begin(), headsOfRuns.end(), [&](int64_t h) {
+        return std::max<int64_t>(1, h) != std::max<int64_t>(1, headsOfRuns.front());
+    });
+}
+
 int64_t microHeadCount(const std::vector<int64_t> &headsOfRuns, int64_t inner, bool gpu)
 {
     const char *env = switchText(Switch::Attention);
@@ -145,9 +152,9 @@ int64_t microHeadCount(const std::vector<int64_t> &headsOfRuns, int64_t inner, b
     if (mode == "sdpa" || headsOfRuns.empty()) return 0;
     int64_t M = 1;
     for (auto h : headsOfRuns) M = std::lcm(M, std::max<int64_t>(1, h));
-    const bool mixed = std::any_of(headsOfRuns.begin(), headsOfRuns.end(),
-                                   [&](int64_t h) { return std::max<int64_t>(1, h) != M; });
-    const int64_t bound = !gpu ? kMaxCpuMicroHeads : mixed ? kMaxMixedMicroHeads : kMaxMicroHeads;
+    const int64_t bound = !gpu                            ? kMaxCpuMicroHeads
+                          : headCountsDiffer(headsOfRuns) ? kMaxMixedMicroHeads
+                                                          : kMaxMicroHeads;
     if (inner % M != 0 || (M > bound && mode != "micro-heads")) return 0;
     return M;
 }

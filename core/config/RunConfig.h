@@ -224,6 +224,10 @@ constexpr int64_t kMaxMicroHeads = 512;      // on the GPU, every run with the s
 constexpr int64_t kMaxMixedMicroHeads = 128; // on the GPU, runs of several head counts
 constexpr int64_t kMaxCpuMicroHeads = 64;
 int64_t microHeadCount(const std::vector<int64_t> &headsOfRuns, int64_t inner, bool gpu = true);
+// Whether the runs' head counts in one layer (w·H each) differ: then the runs share M micro-heads
+// whose scores an (M, M) mix adds up per head (Transformer::buildMicroHeads; the scheduler prices
+// it), and microHeadCount bounds M by kMaxMixedMicroHeads.
+bool headCountsDiffer(const std::vector<int64_t> &headsOfRuns);
 
 // Names used in YAML, the CLI and the GUI for the enums above.
 const char *toString(Objective);

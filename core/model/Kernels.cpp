@@ -262,21 +262,19 @@ bool fusedMicroAttention(const torch::Device &device)
     return kernelOn(device, Switch::FusedAttention);
 }
 
-bool fusedMicroAttentionFits(int64_t positions, int64_t microHeads, int64_t width)
-{
-#ifdef HEADLAB_HAVE_CUDA_KERNELS
-    return positions >= 2 && positions <= 1024 && microHeads <= (int64_t{1} << 20) &&
-           width <= (int64_t{1} << 20) &&
-           cuda::microAttentionPerBlock(static_cast<int>(positions), static_cast<int>(microHeads),
-                                        static_cast<int>(width)) > 0;
-#else
-    (void)positions, (void)microHeads, (void)width;
-    return false;
-#endif
-}
-
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
 namespace {
+
+// The micro-heads a block of the kernels takes at this shape (cuda::microAttentionPerBlock), 0
+// where the shape does not fit one.
+int perBlock(int64_t positions, int64_t microHeads, int64_t width)
+{
+    if (positions < 2 || positions > 1024 || microHeads > (int64_t{1} << 20) ||
+        width > (int64_t{1} << 20))
+        return 0;
+    return cuda::microAttentionPerBlock(static_cast<int>(positions), static_cast<int>(microHeads),
+                                        static_cast<int>(width));
+}
 
 // (R, B, T, C) FP32 on `device` whose rows (C contiguous floats each) lie evenly spaced: row
 // (r·B + b)·T + t at that times stride(2). Size-1 dimensions' strides do not matter.
@@ -294,15 +292,14 @@ std::optional<cuda::MicroAttentionShape> shapeOf(const torch::Tensor &q, int64_t
                                                  double scale, bool causal)
 {
     const int64_t T = q.size(2), inner = q.size(3);
-    if (microHeads < 1 || inner % microHeads != 0 ||
-        !fusedMicroAttentionFits(T, microHeads, inner / microHeads))
-        return std::nullopt;
+    if (microHeads < 1 || inner % microHeads != 0) return std::nullopt;
     cuda::MicroAttentionShape s;
+    s.perBlock = perBlock(T, microHeads, inner / microHeads);
+    if (s.perBlock == 0) return std::nullopt;
     s.groups = q.size(0) * q.size(1);
     s.positions = static_cast<int>(T);
     s.microHeads = static_cast<int>(microHeads);
     s.width = static_cast<int>(inner / microHeads);
-    s.perBlock = cuda::microAttentionPerBlock(s.positions, s.microHeads, s.width);
     s.scale = static_cast<float>(scale);
     s.causal = causal;
     return s;
@@ -310,6 +307,16 @@ std::optional<cuda::MicroAttentionShape> shapeOf(const torch::Tensor &q, int64_t
 
 } // namespace
 #endif
+
+bool fusedMicroAttentionFits(int64_t positions, int64_t microHeads, int64_t width)
+{
+#ifdef HEADLAB_HAVE_CUDA_KERNELS
+    return perBlock(positions, microHeads, width) > 0;
+#else
+    (void)positions, (void)microHeads, (void)width;
+    return false;
+#endif
+}
 
 std::optional<torch::Tensor> fusedMicroAttentionForward(const torch::Tensor &q,
                                                         const torch::Tensor &k,

@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 namespace headlab {
 
@@ -225,6 +226,13 @@ struct AffineLayerNorm : torch::autograd::Function<AffineLayerNorm> {
     }
 };
 
+// q, k and v as views of the one Q/K/V product (R, B, T, 3·inner) that holds them side by side.
+std::tuple<torch::Tensor, torch::Tensor, torch::Tensor> thirds(const torch::Tensor &qkv)
+{
+    const int64_t inner = qkv.size(3) / 3;
+    return {qkv.narrow(3, 0, inner), qkv.narrow(3, inner, inner), qkv.narrow(3, 2 * inner, inner)};
+}
+
 // The micro-heads' attention kernels' settings, and both passes, for the two autograd functions
 // below: the forward keeps the settings in the autograd context, the backward reads them there.
 struct MicroAttentionSettings {
@@ -290,24 +298,19 @@ struct PackedMicroAttention : torch::autograd::Function<PackedMicroAttention> {
     static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &qkv,
                                  int64_t microHeads, double scale, bool causal)
     {
-        const int64_t inner = qkv.size(3) / 3;
         ctx->save_for_backward({qkv});
-        return MicroAttentionSettings{microHeads, scale, causal}.forward(
-            ctx, qkv.narrow(3, 0, inner), qkv.narrow(3, inner, inner),
-            qkv.narrow(3, 2 * inner, inner));
+        const auto [q, k, v] = thirds(qkv);
+        return MicroAttentionSettings{microHeads, scale, causal}.forward(ctx, q, k, v);
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
                                                    torch::autograd::variable_list grads)
     {
         const auto qkv = ctx->get_saved_variables()[0];
-        const int64_t inner = qkv.size(3) / 3;
+        const auto [q, k, v] = thirds(qkv);
         auto dqkv = torch::empty(qkv.sizes(), qkv.options());
-        auto dq = dqkv.narrow(3, 0, inner), dk = dqkv.narrow(3, inner, inner),
-             dv = dqkv.narrow(3, 2 * inner, inner);
-        MicroAttentionSettings::of(ctx).backward(grads[0], qkv.narrow(3, 0, inner),
-                                                 qkv.narrow(3, inner, inner),
-                                                 qkv.narrow(3, 2 * inner, inner), dq, dk, dv);
+        auto [dq, dk, dv] = thirds(dqkv);
+        MicroAttentionSettings::of(ctx).backward(grads[0], q, k, v, dq, dk, dv);
         return {dqkv, torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
@@ -571,9 +574,7 @@ void Transformer::buildMicroHeads(Layer &L, const std::vector<int64_t> &headsOfR
 {
     const int64_t M = microHeadCount(headsOfRuns, inner, m_device.is_cuda());
     if (M == 0) return;
-    const bool uniform =
-        std::all_of(headsOfRuns.begin(), headsOfRuns.end(), [&](int64_t h) { return h == M; });
-    if (uniform) {
+    if (!headCountsDiffer(headsOfRuns)) {
         // On the CPU the fused kernel is faster when every run has the same heads (3–13 % a step
         // at m 24–96, measured with headlab-bench single); the GPU's fused backward is the slow one.
         if (!m_device.is_cuda()) return;
@@ -973,10 +974,7 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
                wv = weight(L.wv, L.wvSigma);
     if (!lastOnly && m_fusedQkv && L.wq.size(2) <= kFusedQkvMaxWidth) {
         qkv = linearMany(x, {wq, wk, wv}, {L.bq, L.bk, L.bv});
-        const int64_t inner = L.wq.size(2);
-        q = qkv.narrow(3, 0, inner);
-        k = qkv.narrow(3, inner, inner);
-        v = qkv.narrow(3, 2 * inner, inner);
+        std::tie(q, k, v) = thirds(qkv);
     } else {
         q = linear(lastOnly ? x.slice(2, T - 1, T) : x, wq, L.bq);
         k = linear(x, wk, L.bk);

@@ -154,8 +154,7 @@ std::vector<MicroHeads> microHeads(const std::vector<SweepJob> &runs)
             if (l < j.config.model.heads.size()) heads.push_back(j.config.model.heads[l] * w);
         const int64_t inner = first.heads[l] * w * first.headDimOfLayer(l);
         out[l].count = microHeadCount(heads, inner);
-        out[l].mixed =
-            std::any_of(heads.begin(), heads.end(), [&](int64_t h) { return h != heads.front(); });
+        out[l].mixed = headCountsDiffer(heads);
     }
     return out;
 }
