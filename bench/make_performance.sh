@@ -27,16 +27,16 @@ fi
     --stabilizers-card "GPU 0 of one host of 4 × NVIDIA H100 80GB HBM3, 2026-11-27 (the other three GPUs ran a search at the same time)" \
     --ablation bench/results/gpu-h200-ablation-2026-11-26.jsonl \
     --notes bench/results/notes.md \
-    --nn docs/data/issue24/nn-speed-steady-h200.jsonl \
-    --nn docs/data/issue24/nn-64-h200-603e103.jsonl \
-    --nn-date 2026-11-28 --nn-profile docs/data/issue24/kernels-profile-h200.jsonl \
+    --nn docs/data/issue24/nn-speed-h200-572f4d0.jsonl \
+    --nn-date 2026-11-29 --nn-profile docs/data/issue24/kernels-profile-h200.jsonl \
+    --nn-step-profile docs/data/issue24/nn-w1-profile-h200-572f4d0.jsonl \
     --text docs/data/issue24/text-speed-e2e-h200-603e103.jsonl \
     --text-profile docs/data/issue24/layernorm-check-h200.jsonl \
     --addition docs/data/issue24/addition-speed-steady-h200.jsonl \
     --addition-profile docs/data/issue24/addition-profile-layernorm-h200.jsonl \
     --layernorm docs/data/issue24/layernorm-check-h200.jsonl \
-    --attention docs/data/issue24/attention-check-h200-59eef69.jsonl \
-    --floors docs/data/issue24/floors-h200.jsonl \
+    --attention docs/data/issue24/attention-check-h200-572f4d0.jsonl \
+    --floors docs/data/issue24/floors-h200-572f4d0.jsonl \
     --grid docs/data/issue24/grid-floor-h200.jsonl \
     --multi-gpu docs/data/issue24/multi4-4xh100.jsonl \
     --multi-gpu docs/data/issue24/multi4-4xh200-8e86621.jsonl \
@@ -44,7 +44,7 @@ fi
     --multi-gpu docs/data/issue24/head-groups-h200-86606ec.jsonl \
     --multi-gpu docs/data/issue24/multi4-4xh200-76463d8.jsonl \
     --multi-gpu docs/data/issue24/multi4-4xh200-603e103.jsonl \
-    --fig1 docs/data/issue24/fig1-h200-76463d8.jsonl > "$target"
+    --fig1 docs/data/issue24/fig1-h200-572f4d0.jsonl > "$target"
 if [[ "$check" == 1 ]]; then
     if ! diff -u docs/PERFORMANCE.md "$target" > "$target.diff"; then
         echo "docs/PERFORMANCE.md is not what bench/report.py makes of its data files (diff below);" \
