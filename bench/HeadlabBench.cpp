@@ -13,6 +13,8 @@
 //   headlab-bench preset   --preset NAME --steps N [--layers L] [--w W] [--heads H] [--runs R]
 //                          [--profile 1]   (runs of a preset's sweep as one ensemble: run-steps/s,
 //                          matmul TFLOP/s; with --profile, GPU time per kernel class)
+//   headlab-bench price    --preset NAME --ensembles "W:H,H;W:H" [--layers L] [--steps N]
+//                          (the scheduler's modelled work of each ensemble: ensembleWork)
 //   headlab-bench storage  --runs N --points P --out DIR   (writes a synthetic session of N finished
 //                          runs with P points per curve in the stored layout, DIR/stored.yaml +
 //                          DIR/stored.results/, and as one file, DIR/single.yaml; times both saves;
@@ -598,6 +600,64 @@ void preset(const Args &a)
     std::fflush(stdout);
 }
 
+// headlab-bench price --preset NAME --ensembles "W:H,H,...;W:H,..." [--layers L] [--steps N]
+// The scheduler's modelled work of each ensemble (ensembleWork, core/train/SweepRunner.cpp), for
+// bench/multi4_balance.py, which compares it with measured times: W is the ensemble's width
+// multiplier and each H one run's first-layer heads; each run is a copy of the preset's run with
+// those layers (default 1), w and heads, trained N steps (default 1,000) in one phase. One JSON line
+// per ensemble, in order, with the micro-heads its first layer takes on the GPU (microHeadCount:
+// 0 where each run attends head by head; HEADLAB_ATTENTION moves it as it moves training).
+void price(const Args &a)
+{
+    const std::string name = a.get("preset", "nn-fig1-full");
+    Session session = loadPreset(name);
+    expandSweep(session);
+    const int64_t layers = std::stoll(a.get("layers", "1"));
+    const int64_t steps = std::stoll(a.get("steps", "1000"));
+    auto fail = [&](const std::string &why) {
+        std::fprintf(stderr, "headlab-bench price: %s\n", why.c_str());
+        std::exit(2);
+    };
+    for (const auto &spec : split(a.get("ensembles", ""), ';')) {
+        const auto colon = spec.find(':');
+        if (colon == std::string::npos) fail("ensemble '" + spec + "' is not W:H,H,...");
+        const int64_t w = std::stoll(spec.substr(0, colon));
+        std::vector<SweepJob> jobs;
+        std::vector<int64_t> headsOfRuns; // w·H of each run, as microHeadCount takes them
+        std::string heads;
+        for (const auto &h : split(spec.substr(colon + 1))) {
+            const int64_t H = std::stoll(h);
+            const auto it =
+                std::find_if(session.runs.begin(), session.runs.end(), [&](const auto &run) {
+                    const ModelConfig &m = run.config.model;
+                    return m.layers() == layers && m.widthMultiplier == w && m.heads.front() == H;
+                });
+            if (it == session.runs.end())
+                fail("no run of " + name + " has " + std::to_string(layers) +
+                     (layers == 1 ? " layer, w " : " layers, w ") + std::to_string(w) + " and " +
+                     h + " heads");
+            SweepJob job;
+            job.runIndex = static_cast<int>(jobs.size());
+            job.config = it->config;
+            job.config.phases.resize(1);
+            job.config.phases[0].steps = steps;
+            jobs.push_back(std::move(job));
+            headsOfRuns.push_back(H * w);
+            heads += (heads.empty() ? "" : ",") + h;
+        }
+        if (jobs.empty()) fail("ensemble '" + spec + "' has no runs");
+        const ModelConfig &m = jobs.front().config.model;
+        const int64_t micro =
+            microHeadCount(headsOfRuns, m.heads.front() * w * m.headDimOfLayer(0));
+        std::printf("{\"price\": \"ensemble\", \"preset\": \"%s\", \"layers\": %lld, \"w\": %lld, "
+                    "\"heads\": \"%s\", \"runs\": %zu, \"steps\": %lld, \"micro_heads\": %lld, "
+                    "\"work\": %.9g}\n",
+                    name.c_str(), (long long)layers, (long long)w, heads.c_str(), jobs.size(),
+                    (long long)steps, (long long)micro, ensembleWork(jobs));
+    }
+    std::fflush(stdout);
+}
+
 // A session of `runs` finished runs (an lr × seed sweep of the addition grid's shape) whose
 // curves have `points` points each, like a 30,000-step run logged every 100 steps.
 void storage(const Args &a)
@@ -905,6 +965,8 @@ int main(int argc, char **argv)
         profile(a);
     else if (a.mode == "preset")
         preset(a);
+    else if (a.mode == "price")
+        price(a);
     else if (a.mode == "fused-adam")
         fusedAdam(a);
     else if (a.mode == "determinism")

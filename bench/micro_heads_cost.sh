@@ -58,4 +58,4 @@ for heads in $PROFILE; do
     "$BENCH" preset --preset nn-fig1-full --layers 1 --w 8 --heads "$heads" --runs "$RUNS" \
         --steps 50 --device "$DEVICE" --profile 1 | tee -a "$RESULTS"
 done
-python3 "$ROOT/bench/multi4_balance.py" --bench "$RESULTS" | tee "$OUTDIR/micro_heads_table.txt"
+HEADLAB_BENCH="$BENCH" python3 "$ROOT/bench/multi4_balance.py" --bench "$RESULTS" | tee "$OUTDIR/micro_heads_table.txt"

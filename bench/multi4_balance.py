@@ -7,20 +7,15 @@ nearest-neighbour `--device all` run of bench/gpu_multi4.sh, and what each piece
 
 RUNS_CSV is the run's `headlab-cli export-csv` runs.csv (docs/data/issue24/multi4-*-runs.csv). The
 runs of one ensemble share a device and a wall time, so each (device, wall_seconds) group is one
-piece. Each piece's work is ensembleWork's (core/train/SweepRunner.cpp) for the nearest-neighbour
-task, restated here for that task alone (d 64, N = T = 16 points, FFN 2048, no vocabulary): the
-products' FLOPs per sample, plus the attention scores' passes by the path the GPU takes
-(microHeadCount, core/config/RunConfig.cpp): where the least common multiple M of the runs' w·H is
-at most 512 (128 where the runs have several head counts), each run pays SCORE_WORK (1000) per
-score for each of M micro-heads; otherwise each run pays for its own w·H heads, FUSED_SCORE_WORK
-(5100) where their width is a multiple of 4 (PyTorch's memory-efficient kernel), SCORE_WORK where
-it is not. Runs of several head counts with micro-heads also pay for the mix, one (M, M) product
-each way: 4·M² FLOPs per score. Steps and batch are the same for every run and left out. Prints
+piece. Each piece's work is the scheduler's own (ensembleWork, core/train/SweepRunner.cpp), asked of
+`headlab-bench price` (HEADLAB_BENCH, else build-core/bench/headlab-bench or build/bench/headlab-bench):
+the model is stated once, in the C++, and this script prices with the build it finds (--bound gives
+it an earlier commit's micro-heads bound; for that commit's prices, point HEADLAB_BENCH at its
+build). Prints
 each card's pieces, its work in the model's units, the second its last piece ended (its runs' wall
 seconds; the run's start-up is not in them) and the seconds per unit: equal on every card when the
-model is right. When kScoreWork, kFusedScoreWork, the micro-heads bounds or the FLOP count change in the
-C++, they change here too. ATTENTION (sdpa or micro-heads, as HEADLAB_ATTENTION) prices the path
-that switch takes.
+model is right. ATTENTION (sdpa or micro-heads, as HEADLAB_ATTENTION) prices the path that switch
+takes.
 
 --bench reads bench/micro_heads_cost.sh's `headlab-bench preset` lines instead (one ensemble alone
 on one card a line) and prints each ensemble's measured seconds per step against the model's work,
@@ -32,53 +27,45 @@ import argparse
 import collections
 import csv
 import json
-import math
 import os
+import pathlib
+import subprocess
 
-T, M_MODEL, FFN, SCORE_WORK, FUSED_SCORE_WORK = 16, 64, 2048, 1000, 5100
-MAX_MICRO_HEADS, MAX_MIXED_MICRO_HEADS = 512, 128
-BOUNDS = [MAX_MICRO_HEADS, MAX_MIXED_MICRO_HEADS]  # --bound: a run's commit's own (64 before 6ebf4fa)
-
-
-def products(w):
-    inner = 64 * w  # rank r heads of 64 / r dims: heads x head_dim = 64 at every rank
-    per_token = (2 * M_MODEL * 3 * inner + 2 * inner * M_MODEL + 2 * 2 * T * inner
-                 + 2 * 2 * M_MODEL * FFN)
-    return 3 * T * per_token
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def micro_heads(w, heads):
-    """microHeadCount: the ensemble's micro-heads per run, 0 where each run attends head by head."""
-    micro = math.lcm(*(h * w for h in heads))
-    mode = os.environ.get("ATTENTION", "")
-    bound = BOUNDS[1] if len(set(heads)) > 1 else BOUNDS[0]
-    if mode == "sdpa" or (64 * w) % micro or (micro > bound and mode != "micro-heads"):
-        return 0
-    return micro
+def bench_binary():
+    """headlab-bench: $HEADLAB_BENCH, or the first build of it under the repository."""
+    if os.environ.get("HEADLAB_BENCH"):
+        return os.environ["HEADLAB_BENCH"]
+    for build in ("build-core", "build"):
+        path = ROOT / build / "bench" / "headlab-bench"
+        if path.is_file():
+            return str(path)
+    raise SystemExit("multi4_balance.py: no headlab-bench (build it, or set HEADLAB_BENCH)")
 
 
-def piece_work(w, heads, took=None):
-    """The model's work of one ensemble: by the path microHeadCount gives, or by `took`
-    ("micro-heads" or "sdpa", the path a measured line ran)."""
-    micro = micro_heads(w, heads)
-    if took == "micro-heads":
-        micro = math.lcm(*(h * w for h in heads))
-    elif took == "sdpa":
-        micro = 0
-    work = 0
-    for h in heads:
-        if micro:
-            scores = SCORE_WORK * micro
-        else:  # scaled_dot_product_attention: its memory-efficient kernel where 4 divides the width
-            scores = (FUSED_SCORE_WORK if (64 // h) % 4 == 0 else SCORE_WORK) * h * w
-        work += products(w) + T * T * scores
-        if micro and len(set(heads)) > 1:  # the mix: one (M, M) product each way
-            work += 2 * 2 * micro * micro * T * T
-    return work
+def price(ensembles, path=None):
+    """The scheduler's work and first-layer micro-heads of each (w, heads of its runs) ensemble
+    (`headlab-bench price`, 1-layer nearest neighbour), by the path `path` forces (HEADLAB_ATTENTION:
+    "micro-heads", "sdpa"), or by the default path (ATTENTION, as HEADLAB_ATTENTION, else none)."""
+    if not ensembles:
+        return []
+    env = dict(os.environ)
+    env.pop("HEADLAB_ATTENTION", None)
+    mode = path or os.environ.get("ATTENTION", "")
+    if mode:
+        env["HEADLAB_ATTENTION"] = mode
+    spec = ";".join(f"{w}:{','.join(map(str, heads))}" for w, heads in ensembles)
+    out = subprocess.run([bench_binary(), "price", "--preset", "nn-fig1-full", "--layers", "1",
+                          "--ensembles", spec], env=env, check=True, capture_output=True, text=True)
+    rows = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    return [(r["work"], r["micro_heads"]) for r in rows]
 
 
 def bench_lines(path):
-    """Measured seconds per step and the model's work of each `headlab-bench preset` line."""
+    """Measured seconds per step and the model's work of each `headlab-bench preset` line, priced by
+    the path the line took (its "attention"), with the micro-heads the default path would take."""
     out = []
     for line in open(path):
         r = json.loads(line)
@@ -89,8 +76,14 @@ def bench_lines(path):
         heads = (schedules * r["runs"])[: r["runs"]]  # one schedule: every run has it
         label = (f"w {r['w']}, heads {'/'.join(map(str, sorted(set(heads))))} x {r['runs']}, "
                  f"ran {r.get('attention', '?')}")
-        out.append((label, r["w"], heads, 1 / r["steps_per_s"],
-                    piece_work(r["w"], heads, r.get("attention"))))
+        out.append([label, r["w"], heads, 1 / r["steps_per_s"], r.get("attention")])
+    for took in {row[4] for row in out}:
+        rows = [row for row in out if row[4] == took]
+        forced = took if took in ("micro-heads", "sdpa") else None
+        for row, (work, _) in zip(rows, price([(row[1], row[2]) for row in rows], forced)):
+            row[4] = work
+    for row, (_, micro) in zip(out, price([(row[1], row[2]) for row in out])):
+        row.append(micro)
     return out
 
 
@@ -101,9 +94,8 @@ def bench(path):
     base = next((row for row in rows if row[1] == 1 and row[2] == [64] * len(row[2])), rows[0])
     print(f"base: {base[0]}")
     print("ensemble | default path | s per step, relative | model's work, relative | measured / model")
-    for label, w, heads, seconds, work in rows:
+    for label, w, heads, seconds, work, micro in rows:
         measured, model = seconds / base[3], work / base[4]
-        micro = micro_heads(w, heads)
         path = f"micro-heads {micro}" if micro else "sdpa"
         print(f"{label} | {path} | {measured:.2f} | {model:.2f} | {measured / model:.2f}")
 
@@ -118,22 +110,23 @@ def balance(path):
                              "1-layer nearest neighbour at d 64")
         pieces[(r["device"], r["wall_seconds"])].append(
             (int(r["label_width_multiplier"]), int(r["heads"])))
-    cards = collections.defaultdict(list)  # device -> [(wall seconds, w, heads of its runs, work)]
-    for (device, wall), runs in pieces.items():
-        w, heads = runs[0][0], [h for _, h in runs]
-        cards[device].append((float(wall), w, heads, piece_work(w, heads)))
-    total = sum(work for parts in cards.values() for *_, work in parts)
+    cards = collections.defaultdict(list)  # device -> [(wall seconds, w, heads, work, micro-heads)]
+    keys = list(pieces)
+    priced = price([(pieces[k][0][0], [h for _, h in pieces[k]]) for k in keys])
+    for (device, wall), (work, micro) in zip(keys, priced):
+        runs = pieces[(device, wall)]
+        cards[device].append((float(wall), runs[0][0], [h for _, h in runs], work, micro))
+    total = sum(work for parts in cards.values() for *_, work, _ in parts)
     print("device | pieces (w: heads x runs, path) | work, share | ends at s | s per share")
     for device in sorted(cards):
         parts = sorted(cards[device])
         desc = []
-        for wall, w, heads, _ in parts:
+        for wall, w, heads, _, micro in parts:
             counts = collections.Counter(heads)
             runs = ",".join(f"{h}x{n}" for h, n in sorted(counts.items()))
-            micro = micro_heads(w, list(counts))
             path = f"M {micro}" if micro else "sdpa"
             desc.append(f"w{w}: {runs} ({path}, {wall:.0f} s)")
-        share = sum(work for *_, work in parts) / total
+        share = sum(work for *_, work, _ in parts) / total
         end = max(wall for wall, *_ in parts)
         print(f"{device} | {'; '.join(desc)} | {share:.3f} | {end:.1f} | {end / share:.1f}")
 
@@ -143,10 +136,11 @@ def main():
     ap.add_argument("runs_csv", nargs="?")
     ap.add_argument("--bench", help="bench/micro_heads_cost.sh's JSON lines")
     ap.add_argument("--bound", type=int, help="the micro-heads bound of the commit that ran "
-                    "RUNS_CSV, for one head count and several alike (64 before 6ebf4fa)")
+                    "RUNS_CSV, for one head count and several alike (64 before 6ebf4fa): "
+                    "HEADLAB_MICRO_HEADS_BOUND for headlab-bench price")
     args = ap.parse_args()
     if args.bound:
-        BOUNDS[:] = [args.bound, args.bound]
+        os.environ["HEADLAB_MICRO_HEADS_BOUND"] = str(args.bound)
     if args.bench:
         bench(args.bench)
     elif args.runs_csv:

@@ -5,6 +5,7 @@
 #include "core/config/Switches.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <sstream>
 
@@ -152,9 +153,14 @@ int64_t microHeadCount(const std::vector<int64_t> &headsOfRuns, int64_t inner, b
     if (mode == "sdpa" || headsOfRuns.empty()) return 0;
     int64_t M = 1;
     for (auto h : headsOfRuns) M = std::lcm(M, std::max<int64_t>(1, h));
-    const int64_t bound = !gpu                            ? kMaxCpuMicroHeads
-                          : headCountsDiffer(headsOfRuns) ? kMaxMixedMicroHeads
-                                                          : kMaxMicroHeads;
+    int64_t bound = !gpu                            ? kMaxCpuMicroHeads
+                    : headCountsDiffer(headsOfRuns) ? kMaxMixedMicroHeads
+                                                    : kMaxMicroHeads;
+    if (const char *text = gpu ? switchText(Switch::MicroHeadsBound) : nullptr) {
+        char *end = nullptr;
+        const long long n = std::strtoll(text, &end, 10);
+        if (end != text && *end == '\0' && n > 0) bound = n;
+    }
     if (inner % M != 0 || (M > bound && mode != "micro-heads")) return 0;
     return M;
 }

@@ -213,7 +213,9 @@ constexpr int64_t kExplicitAttentionMaxLength = 64;
 // kExplicitAttentionMaxLength: the least common multiple M of the runs' heads (w·H each), where M
 // divides the layer's width `inner` and is at most the bound below; 0 where they attend head by
 // head through scaled_dot_product_attention instead. HEADLAB_ATTENTION=sdpa gives 0 always,
-// HEADLAB_ATTENTION=micro-heads lifts the bound (bench/micro_heads_cost.sh compares the paths).
+// HEADLAB_ATTENTION=micro-heads lifts the bound (bench/micro_heads_cost.sh compares the paths);
+// HEADLAB_MICRO_HEADS_BOUND=n sets both GPU bounds to n (an earlier commit's, to time or price its
+// runs again).
 // The Transformer builds its layers by it and the scheduler prices ensembles by it (ensembleWork).
 // The bounds, measured on one H200 (2026-11-29, 28e42cf, five runs of the nn-fig1 slice at w 8,
 // docs/data/issue24/micro-heads-beyond-64-h200-28e42cf.jsonl): micro-heads took 0.36, 0.92 and

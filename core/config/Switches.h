@@ -25,6 +25,7 @@ enum class Switch {
     FusedAttention,  // 0: attention over micro-heads as ATen's products and softmax on the GPU
     Placement,       // 0: on several GPUs, ensembles go to whichever device's worker is free first
     HeadGroups,      // 0: on the GPU, runs of one weight shape train together whatever their heads
+    MicroHeadsBound, // n: on the GPU, micro-heads up to n, for one head count and several alike
 };
 
 struct EnvSwitch {
@@ -71,6 +72,10 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
     {Switch::HeadGroups, "HEADLAB_HEAD_GROUPS",
      "0: on the GPU, runs of one weight shape train as one ensemble whatever their head counts, "
      "instead of apart where the least common multiple of their heads costs a tenth of the work"},
+    {Switch::MicroHeadsBound, "HEADLAB_MICRO_HEADS_BOUND",
+     "n: on the GPU, explicit micro-heads up to n for one head count and for several alike, "
+     "instead of 512 and 128 (the bound of 64 that commits before 6ebf4fa had, to time or price "
+     "their runs again: bench/multi4_balance.py --bound)"},
 };
 
 // The row of a switch.

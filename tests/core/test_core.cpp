@@ -349,6 +349,23 @@ private Q_SLOTS:
         qunsetenv("HEADLAB_ATTENTION");
         QCOMPARE(lifted, int64_t(1024));
         QCOMPARE(none, int64_t(0));
+        // HEADLAB_MICRO_HEADS_BOUND sets both GPU bounds (an earlier commit's 64), not the CPU's;
+        // a value that is not a positive integer leaves them.
+        qputenv("HEADLAB_MICRO_HEADS_BOUND", "64");
+        const int64_t uniform = microHeadCount({128}, 512), mixed = microHeadCount({16, 64}, 512);
+        const double h16Bound64 = ensembleWork(piece(16));
+        qputenv("HEADLAB_MICRO_HEADS_BOUND", "256");
+        const int64_t mixed256 = microHeadCount({16, 256}, 512),
+                      cpu = microHeadCount({128}, 512, false);
+        qputenv("HEADLAB_MICRO_HEADS_BOUND", "64x");
+        const int64_t malformed = microHeadCount({128}, 512);
+        qunsetenv("HEADLAB_MICRO_HEADS_BOUND");
+        QCOMPARE(uniform, int64_t(0));
+        QCOMPARE(mixed, int64_t(64));
+        QCOMPARE(mixed256, int64_t(256));
+        QCOMPARE(cpu, int64_t(0)); // the CPU keeps kMaxCpuMicroHeads
+        QCOMPARE(malformed, int64_t(128));
+        QCOMPARE(h16Bound64, h16Sdpa); // 128 micro-heads beyond 64: priced as sdpa's path
         QVERIFY2(h16Sdpa / h16 > 2.3 && h16Sdpa / h16 < 3.4,
                  qPrintable(QString::number(h16Sdpa / h16)));
     }
@@ -473,7 +490,7 @@ private Q_SLOTS:
             QCOMPARE(&envSwitchRow(row.id), &row);
             QVERIFY(std::strncmp(row.name, "HEADLAB_", 8) == 0 && std::strlen(row.help) > 0);
         }
-        QCOMPARE(ids.size(), size_t(int(Switch::HeadGroups) + 1)); // the last id
+        QCOMPARE(ids.size(), size_t(int(Switch::MicroHeadsBound) + 1)); // the last id
         const RunResult plain = trainRun(tinyAddition(3e-3, 4, 1));
         QCOMPARE(plain.provenance.at("fused_qkv"), std::string("off"));
         QCOMPARE(plain.provenance.at("split_k"), std::string("off"));
