@@ -5,6 +5,7 @@
 #   nn-1-3    bench/nn_speed.sh at 1 and 3 layers, w 1, 8 runs, compiled vmap (reduce-overhead)
 #   nn-5      the same at 5 layers
 #   nn-w8     the same at 1 layer, w 8
+#   nn-w8-35  the same at 3 and 5 layers, w 8 (issue 24's nn target names w 1 and 8 at each)
 #   nn-64     (not in the default PARTS) 1 layer, w 1, 64 runs as one ensemble: the peer compiled
 #             (default and reduce-overhead) and eager
 #   text      bench/text_speed.sh: the loss check, then nanoGPT's model.py eager and compiled
@@ -26,7 +27,7 @@
 # HeadLab side about twice as long. BUDGET (seconds after the build, default 540): no part starts
 # after it is spent. Each call puts the finished parts' lines in one archive (peers-parts.tar.gz:
 # the device tool brings back at most 8 files) and the targets so far (peers-targets.md) in $OUT.
-# Environment: PARTS (all eight), BUDGET, SKIP_BUILD=1, FRESH=1
+# Environment: PARTS (all nine), BUDGET, SKIP_BUILD=1, FRESH=1
 # (forget earlier parts).
 set -uo pipefail
 RESULTS_NAME=peers-calls.jsonl
@@ -35,7 +36,7 @@ STATE="$ROOT/bench-out/peers"
 [[ "${FRESH:-0}" == 1 ]] && rm -rf "$STATE"
 mkdir -p "$STATE"
 BUDGET="${BUDGET:-540}"
-PARTS="${PARTS:-nn-1-3 nn-5 nn-w8 text addition floors nn-fig1 grid}"
+PARTS="${PARTS:-nn-1-3 nn-5 nn-w8 nn-w8-35 text addition floors nn-fig1 grid}"
 [[ "${SKIP_BUILD:-0}" == 1 && -x "$BENCH" && -x "$CLI" ]] || build_core
 start=$SECONDS
 
@@ -46,6 +47,7 @@ run_part() {
     nn-1-3) OUT=$dir SKIP_BUILD=1 LAYERS=1,3 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
     nn-5) OUT=$dir SKIP_BUILD=1 LAYERS=5 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
     nn-w8) OUT=$dir SKIP_BUILD=1 LAYERS=1 W=8 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
+    nn-w8-35) OUT=$dir SKIP_BUILD=1 LAYERS=3,5 W=8 COMPILE_MODES=reduce-overhead bash "$ROOT/bench/nn_speed.sh" ;;
     nn-64) OUT=$dir SKIP_BUILD=1 LAYERS=1 RUNS=64 COMPILE_MODES="default reduce-overhead" EAGER=1 \
         bash "$ROOT/bench/nn_speed.sh" ;;
     text) OUT=$dir SKIP_BUILD=1 bash "$ROOT/bench/text_speed.sh" ;;
@@ -115,7 +117,7 @@ for part in $PARTS; do
 done
 
 args=()
-for part in nn-1-3 nn-5 nn-w8 nn-64; do
+for part in nn-1-3 nn-5 nn-w8 nn-w8-35 nn-64; do
     [[ -f "$STATE/$part/.done" ]] && args+=(--nn "$STATE/$part/nn_speed.jsonl")
 done
 if [[ -f "$STATE/text-e2e/.done" ]]; then
