@@ -10,13 +10,19 @@
 //   microHeadsBeyond64EqualFused  the same beyond 64 micro-heads: outputs, gradients, training
 //   fusedQkvAndSplitKEqualPlain  Q/K/V as one product, weight gradients split over rows = plain
 //   fusedPointsEqualAten     the nearest-neighbour points from one CUDA kernel = ATen's passes
-//   fusedFeedForwardEqualsAten  the ReLU feed-forward block in cuBLASLt's epilogues = ATen's
-//                            bias, ReLU and reductions: the products, every gradient, training
+//   fusedFeedForwardEqualsAten  the ReLU feed-forward block's bias + ReLU and their gradients as
+//                            one kernel each way = ATen's passes: values, every gradient, training
 //   fusedUnitNormEqualsAten  the unit-scale norm's residual step in one kernel each way = ATen's
 //                            passes: values, gradients (with and without a floor), training
+//   fusedLayerNormEqualsAten  the LayerNorm with each run's scale and shift in one kernel each
+//                            way = ATen's: values, every gradient of a text model, training
+//   fusedMicroAttentionEqualsAten  attention over micro-heads in one kernel each way = ATen's
+//                            batched products: values, each parameter's gradient, training
 //   sameSeedIsBitIdentical   a seed trained twice, and twice in one ensemble: Δ = 0 exactly
 //   stoppedRunsResumeWhereTheyStopped  an ensemble stopped mid-run resumes from its stop
 //                            checkpoints (not from step 0) and ends as the uninterrupted one
+//   sweepOverEveryGpuPlacesEachRunAndAgrees  a sweep over every GPU (--device all) places each
+//                            run and agrees with one GPU
 //   cpuAndCudaAgree          the CPU and the GPU within the tolerance stated there
 //
 // Each task is also run with every stabilizer on ("TASK stabilized": qk-layernorm with gains,
@@ -185,6 +191,53 @@ void trainedMicroAndSdpa(const RunConfig &config, const char *what)
     QVERIFY2(gap <= 1e-4, qPrintable(describe(what, gap, micro)));
 }
 
+// One forward and backward pass of a fresh Transformer on the GPU, for the cases that compare a
+// kernel's whole model with the path it replaces: `runs` runs initialized with seeds initSeed + r;
+// then, from torch's seed `dataSeed`, nearest-neighbour points (vocab 0: 32 samples of 16 points
+// in 64 dimensions, the loss their squared distance to random targets) or 8 samples of token
+// sequences (the loss the logits' logsumexp).
+struct PassSpec {
+    ModelConfig model;
+    int64_t vocab = 0, positions = 0, runs = 3;
+    uint64_t initSeed = 60, dataSeed = 5;
+    std::vector<std::vector<int64_t>> heads; // per run, per layer; {}: the model's
+};
+
+struct ModelPass {
+    torch::Tensor y;                                          // the outputs
+    torch::Tensor flat;                                       // every gradient, flat
+    std::vector<std::pair<std::string, torch::Tensor>> grads; // each parameter's, by name
+    bool fusedFfn = false, fusedLayerNorm = false, fusedAttention = false;
+    std::string attentionPath;
+};
+
+// The pass with the HEADLAB_* switch `env` set to `value` for it alone (nullptr: none).
+ModelPass modelPass(const PassSpec &s, const char *env = nullptr, const char *value = "0")
+{
+    if (env) ::setenv(env, value, 1);
+    const auto opts = torch::TensorOptions().device(torch::kCUDA);
+    Transformer t(s.model, s.vocab, s.positions, s.runs, torch::Device(torch::kCUDA), s.heads);
+    for (int64_t r = 0; r < s.runs; ++r) t.initializeRun(r, s.initSeed + static_cast<uint64_t>(r));
+    torch::manual_seed(s.dataSeed);
+    torch::Tensor y;
+    if (s.vocab > 0) {
+        y = t.forward(
+            torch::randint(0, s.vocab, {s.runs, 8, s.positions}, opts.dtype(torch::kLong)));
+        y.logsumexp(-1).sum().backward();
+    } else {
+        const auto points = torch::randn({s.runs, 32, 16, 64}, opts);
+        const auto target = torch::randn_like(points);
+        y = t.forward(points);
+        (y - target).pow(2).sum().backward();
+    }
+    if (env) ::unsetenv(env);
+    ModelPass out{y.detach().clone(), t.flatGradients().clone(), {},
+                  t.fusedFfn(),       t.fusedLayerNorm(),        t.fusedAttention(),
+                  t.attentionPath()};
+    for (auto &p : t.parameters()) out.grads.emplace_back(p.name, p.value.grad().clone());
+    return out;
+}
+
 } // namespace
 
 class TestCuda : public QObject {
@@ -342,29 +395,12 @@ private Q_SLOTS:
         QVERIFY(std::isnan(back[0][0][3].item<float>()));
 
         // Every parameter's gradient of the 1-layer nn-fig1 model (FFN 2048), 4 runs.
-        auto model = loadPreset("nn-fig1-full").base.model;
-        auto gradients = [&](bool fusedPath, bool &took) {
-            if (!fusedPath) ::setenv("HEADLAB_FUSED_FFN", "0", 1);
-            Transformer t(model, 0, 0, 4, torch::Device(torch::kCUDA));
-            for (int64_t r = 0; r < 4; ++r) t.initializeRun(r, 40 + static_cast<uint64_t>(r));
-            torch::manual_seed(3);
-            const auto points =
-                torch::randn({4, 32, 16, 64}, torch::TensorOptions().device(torch::kCUDA));
-            const auto target = torch::randn_like(points);
-            (t.forward(points) - target).pow(2).sum().backward();
-            ::unsetenv("HEADLAB_FUSED_FFN");
-            took = t.fusedFfn();
-            return t.flatGradients().clone();
-        };
-        bool tookFused = false, tookAten = true;
-        const auto gFused = gradients(true, tookFused), gAten = gradients(false, tookAten);
-        QVERIFY2(tookFused, "the fused block was not taken");
-        QVERIFY(!tookAten);
-        const double gradDiff = (gFused - gAten).abs().max().item<double>();
-        const double gradScale = gAten.abs().max().item<double>();
-        QVERIFY2(
-            gradDiff <= 1e-5 * gradScale,
-            qPrintable(QString("gradients: max |diff| %1 of %2").arg(gradDiff).arg(gradScale)));
+        const PassSpec spec{loadPreset("nn-fig1-full").base.model, 0, 0, 4, 40, 3, {}};
+        const ModelPass fused = modelPass(spec), aten = modelPass(spec, "HEADLAB_FUSED_FFN");
+        QVERIFY2(fused.fusedFfn, "the fused block was not taken");
+        QVERIFY(!aten.fusedFfn);
+        checkClose("the nn model's gradients", "FFN 2048", fused.flat, aten.flat,
+                   1e-5 * aten.flat.abs().max().item<double>());
 
         trainedOnAndOff("HEADLAB_FUSED_FFN", "fused_ffn", 1e-4, "fused feed-forward vs ATen");
     }
@@ -468,27 +504,13 @@ private Q_SLOTS:
         }
 
         // Every parameter's gradient of a text model (d 64, heads 1, 2, 4, 8), 3 runs.
-        auto model = loadPreset("head-progression-classroom").base.model;
-        model.heads = {1, 2, 4, 8};
-        auto gradients = [&](bool fusedPath, bool &took) {
-            if (!fusedPath) ::setenv("HEADLAB_FUSED_LAYER_NORM", "0", 1);
-            Transformer t(model, 256, 32, 3, torch::Device(torch::kCUDA));
-            for (int64_t r = 0; r < 3; ++r) t.initializeRun(r, 60 + static_cast<uint64_t>(r));
-            torch::manual_seed(5);
-            const auto tokens =
-                torch::randint(0, 256, {3, 8, 32},
-                               torch::TensorOptions().device(torch::kCUDA).dtype(torch::kLong));
-            t.forward(tokens).logsumexp(-1).sum().backward();
-            ::unsetenv("HEADLAB_FUSED_LAYER_NORM");
-            took = t.fusedLayerNorm();
-            return t.flatGradients().clone();
-        };
-        bool tookFused = false, tookAten = true;
-        const auto gFused = gradients(true, tookFused), gAten = gradients(false, tookAten);
-        QVERIFY2(tookFused, "the fused layer norm was not taken");
-        QVERIFY(!tookAten);
-        checkClose("the text model's gradients", "d 64", gFused, gAten,
-                   1e-5 * gAten.abs().max().item<double>());
+        PassSpec spec{loadPreset("head-progression-classroom").base.model, 256, 32, 3, 60, 5, {}};
+        spec.model.heads = {1, 2, 4, 8};
+        const ModelPass fused = modelPass(spec), aten = modelPass(spec, "HEADLAB_FUSED_LAYER_NORM");
+        QVERIFY2(fused.fusedLayerNorm, "the fused layer norm was not taken");
+        QVERIFY(!aten.fusedLayerNorm);
+        checkClose("the text model's gradients", "d 64", fused.flat, aten.flat,
+                   1e-5 * aten.flat.abs().max().item<double>());
 
         trainedOnAndOff("HEADLAB_FUSED_LAYER_NORM", "fused_layer_norm", 1e-4,
                         "fused layer norm vs ATen, text", "text");
@@ -570,8 +592,7 @@ private Q_SLOTS:
         // Whole models: the outputs and every parameter's gradient with the kernel and without.
         struct Model {
             const char *name;
-            ModelConfig config;
-            int64_t vocab, positions;
+            PassSpec spec;
         };
         // The nn models with GELU for ReLU: where a ReLU's input is within rounding of 0, two
         // correct paths may leave it on either side, and the first layer's gradient jumps there
@@ -584,42 +605,18 @@ private Q_SLOTS:
         std::vector<Model> models;
         for (const int64_t w : {64, 8, 1}) {
             nn.widthMultiplier = w;
-            models.push_back({w == 64 ? "nn, w 64" : w == 8 ? "nn, w 8" : "nn, w 1", nn, 0, 0});
+            models.push_back({w == 64  ? "nn, w 64"
+                              : w == 8 ? "nn, w 8"
+                                       : "nn, w 1",
+                              {nn, 0, 0, 3, 60, 5, {}}});
         }
-        models.push_back({"text", text, 256, 32});
+        models.push_back({"text", {text, 256, 32, 3, 60, 5, {}}});
         for (const Model &m : models) {
-            // One forward and backward pass with the HEADLAB_* switch `env` set ("" none): the
-            // outputs, each parameter's gradient by name, and whether the kernel was taken.
-            struct Pass {
-                torch::Tensor y;
-                std::vector<std::pair<std::string, torch::Tensor>> grads;
-                bool took = false;
-            };
-            auto pass = [&](const char *env, const char *value) {
-                if (*env) ::setenv(env, value, 1);
-                Transformer t(m.config, m.vocab, m.positions, 3, torch::Device(torch::kCUDA));
-                for (int64_t r = 0; r < 3; ++r) t.initializeRun(r, 60 + static_cast<uint64_t>(r));
-                torch::manual_seed(5);
-                torch::Tensor y;
-                if (m.vocab > 0) {
-                    y = t.forward(
-                        torch::randint(0, m.vocab, {3, 8, m.positions}, opts.dtype(torch::kLong)));
-                    y.logsumexp(-1).sum().backward();
-                } else {
-                    const auto points = torch::randn({3, 32, 16, 64}, opts);
-                    y = t.forward(points);
-                    (y - torch::randn_like(points)).pow(2).sum().backward();
-                }
-                if (*env) ::unsetenv(env);
-                Pass out{y.detach().clone(), {}, t.fusedAttention()};
-                for (auto &p : t.parameters())
-                    out.grads.emplace_back(p.name, p.value.grad().clone());
-                return out;
-            };
-            const Pass kernel = pass("", ""), aten = pass("HEADLAB_FUSED_ATTENTION", "0"),
-                       sdpa = pass("HEADLAB_ATTENTION", "sdpa");
-            QVERIFY2(kernel.took, m.name);
-            QVERIFY2(!aten.took && !sdpa.took, m.name);
+            const ModelPass kernel = modelPass(m.spec),
+                            aten = modelPass(m.spec, "HEADLAB_FUSED_ATTENTION"),
+                            sdpa = modelPass(m.spec, "HEADLAB_ATTENTION", "sdpa");
+            QVERIFY2(kernel.fusedAttention, m.name);
+            QVERIFY2(!aten.fusedAttention && !sdpa.fusedAttention, m.name);
             checkClose("outputs", m.name, kernel.y, aten.y,
                        1e-5 * aten.y.abs().max().item<double>());
             // Each parameter's gradient within 1e-5 of the largest of all; where one is not, the
@@ -664,7 +661,6 @@ private Q_SLOTS:
     void microHeadsBeyond64EqualFused()
     {
         at::globalContext().setAllowTF32CuBLAS(false);
-        const auto cuda = torch::TensorOptions().device(torch::kCUDA);
         auto model = loadPreset("nn-fig1-full").base.model;
         model.widthMultiplier = 8;
         struct Layout {
@@ -678,26 +674,15 @@ private Q_SLOTS:
             QCOMPARE(
                 microHeadCount({l.heads[0][0] * 8, l.heads[1][0] * 8, l.heads[2][0] * 8}, 8 * 64),
                 l.micro);
-            auto pass = [&](bool sdpa, std::string &path) {
-                if (sdpa) ::setenv("HEADLAB_ATTENTION", "sdpa", 1);
-                Transformer t(model, 0, 0, 3, torch::Device(torch::kCUDA), l.heads);
-                for (int64_t r = 0; r < 3; ++r) t.initializeRun(r, 60 + static_cast<uint64_t>(r));
-                torch::manual_seed(5);
-                const auto points = torch::randn({3, 32, 16, 64}, cuda);
-                const auto target = torch::randn_like(points);
-                const auto y = t.forward(points);
-                (y - target).pow(2).sum().backward();
-                ::unsetenv("HEADLAB_ATTENTION");
-                path = t.attentionPath();
-                return std::pair{y.detach().clone(), t.flatGradients().clone()};
-            };
-            std::string microPath, sdpaPath;
-            const auto [yMicro, gMicro] = pass(false, microPath);
-            const auto [ySdpa, gSdpa] = pass(true, sdpaPath);
-            QCOMPARE(microPath, std::string("micro-heads"));
-            QCOMPARE(sdpaPath, std::string("sdpa"));
-            checkClose("outputs", l.name, yMicro, ySdpa, 1e-5 * ySdpa.abs().max().item<double>());
-            checkClose("gradients", l.name, gMicro, gSdpa, 1e-5 * gSdpa.abs().max().item<double>());
+            const PassSpec spec{model, 0, 0, 3, 60, 5, l.heads};
+            const ModelPass micro = modelPass(spec),
+                            sdpa = modelPass(spec, "HEADLAB_ATTENTION", "sdpa");
+            QCOMPARE(micro.attentionPath, std::string("micro-heads"));
+            QCOMPARE(sdpa.attentionPath, std::string("sdpa"));
+            checkClose("outputs", l.name, micro.y, sdpa.y,
+                       1e-5 * sdpa.y.abs().max().item<double>());
+            checkClose("gradients", l.name, micro.flat, sdpa.flat,
+                       1e-5 * sdpa.flat.abs().max().item<double>());
         }
         RunConfig c = taskRun("nearest_neighbour", 1e-3, 5, "cuda");
         c.model.widthMultiplier = 8;
