@@ -532,7 +532,9 @@ void MainWindow::buildRunDocks()
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setAlternatingRowColors(true);
     m_table->verticalHeader()->setDefaultSectionSize(22);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    // Columns as wide as they need, the space beyond them left empty: a stretched last column put
+    // the final losses a screen's width from the runs they belong to.
+    m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
     m_table->addActions({m_runSelected, m_stopSelected, m_pauseSelected, m_rerun, m_rerunSeed});
     auto *delegate = new ProgressBarDelegate(m_table);
@@ -541,6 +543,9 @@ void MainWindow::buildRunDocks()
             m_table->setItemDelegateForColumn(c, nullptr);
         m_table->setItemDelegateForColumn(m_runModel->progressColumn(), delegate);
         m_table->setColumnWidth(m_runModel->progressColumn(), 150);
+        m_table->setColumnWidth(m_runModel->finalLossColumn(),
+                                m_table->fontMetrics().horizontalAdvance(tr("Final test loss")) +
+                                    40);
     };
     placeDelegate();
     connect(m_runModel, &QAbstractItemModel::modelReset, this, placeDelegate);

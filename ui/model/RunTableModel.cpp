@@ -13,10 +13,6 @@
 
 namespace headlab::ui {
 
-namespace {
-enum FixedColumn { Status, Progress, StepsPerSecond, Eta, FinalLoss, FixedCount };
-}
-
 RunTableModel::RunTableModel(SessionModel *session, QObject *parent)
     : QAbstractTableModel(parent)
     , m_session(session)

@@ -12,6 +12,8 @@ class RunTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Role { RunIndexRole = Qt::UserRole + 1, ProgressRole, SortRole };
+    // The columns after the swept axes', in order.
+    enum FixedColumn { Status, Progress, StepsPerSecond, Eta, FinalLoss, FixedCount };
     explicit RunTableModel(SessionModel *session, QObject *parent = nullptr);
 
     int rowCount(const QModelIndex &parent = {}) const override;
@@ -20,8 +22,9 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
 
-    int progressColumn() const { return axisCount() + 1; }
-    int statusColumn() const { return axisCount(); }
+    int progressColumn() const { return axisCount() + Progress; }
+    int statusColumn() const { return axisCount() + Status; }
+    int finalLossColumn() const { return axisCount() + FinalLoss; }
     void setDarkTheme(bool dark) { m_dark = dark; }
 
 private:
