@@ -76,15 +76,16 @@ def bench_lines(path):
         heads = (schedules * r["runs"])[: r["runs"]]  # one schedule: every run has it
         label = (f"w {r['w']}, heads {'/'.join(map(str, sorted(set(heads))))} x {r['runs']}, "
                  f"ran {r.get('attention', '?')}")
-        out.append([label, r["w"], heads, 1 / r["steps_per_s"], r.get("attention")])
-    for took in {row[4] for row in out}:
-        rows = [row for row in out if row[4] == took]
+        out.append((label, r["w"], heads, 1 / r["steps_per_s"], r.get("attention")))
+    work = {}  # line -> the model's work by the path it took
+    for took in {line[4] for line in out}:
+        lines = [i for i, line in enumerate(out) if line[4] == took]
         forced = took if took in ("micro-heads", "sdpa") else None
-        for row, (work, _) in zip(rows, price([(row[1], row[2]) for row in rows], forced)):
-            row[4] = work
-    for row, (_, micro) in zip(out, price([(row[1], row[2]) for row in out])):
-        row.append(micro)
-    return out
+        priced = price([(out[i][1], out[i][2]) for i in lines], forced)
+        work.update((i, cost) for i, (cost, _) in zip(lines, priced))
+    defaults = price([(line[1], line[2]) for line in out])
+    return [(label, w, heads, seconds, work[i], micro)
+            for i, ((label, w, heads, seconds, _), (_, micro)) in enumerate(zip(out, defaults))]
 
 
 def bench(path):

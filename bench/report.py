@@ -764,6 +764,17 @@ def sweep_targets(fig1_rows, grid_rows, floors):
     return rows
 
 
+def above_floor(factor, misses):
+    """For missed targets, each (label, the peer's rate, the products-alone floor's rate or None):
+    where `factor` × the peer is above the floor, the target asks for a step faster than its products
+    timed alone; say so, as a multiple of the floor ("" where none is)."""
+    above = [f"{factor * peer / floor:.2f}× ({label})" for label, peer, floor in misses
+             if floor and floor < factor * peer]
+    if not above:
+        return ""
+    return f"; {factor:g}× the peer would run at " + ", ".join(above) + " the FP32 products-alone floor"
+
+
 def targets_section(nn_paths, text_path, addition_path, out, fig1_rows=(), grid_rows=(), floors=()):
     """Issue 24's speed targets against the files above: each ratio from one run of one script."""
     out.append("## Issue 24's targets\n")
@@ -783,18 +794,11 @@ def targets_section(nn_paths, text_path, addition_path, out, fig1_rows=(), grid_
     if ratios:
         cells = ", ".join(f"{x:.2f} ({layers} layer{'s' if layers > 1 else ''}, w {w}"
                           f"{f', {runs} runs' if runs != 8 else ''})" for (layers, w, runs), x in ratios)
-        verdict = "met" if min(x for _, x in ratios) >= 1.5 else "not met"
-        # Where 1.5× the peer is above the step's products-alone floor, the target asks for a step
-        # faster than its products timed alone: say so, as a multiple of the floor.
         gpu = card_and_date([r for p in nn_paths for r in load(p)])[0]
-        above = []
-        for (layers, w, runs), x in ratios:
-            floor = floor_rate(list(floors), gpu, "nn", "fp32", layers=layers, w=w, runs=runs)
-            peer = nn[(layers, w, runs)]["on"] / x
-            if x < 1.5 and floor and floor < 1.5 * peer:
-                above.append(f"{1.5 * peer / floor:.2f}× (w {w}, {layers} layer{'s' if layers > 1 else ''})")
-        if above:
-            verdict += "; 1.5× the peer would run at " + ", ".join(above) + " the FP32 products-alone floor"
+        verdict = ("met" if min(x for _, x in ratios) >= 1.5 else "not met") + above_floor(1.5, [
+            (f"w {w}, {layers} layer{'s' if layers > 1 else ''}", nn[(layers, w, runs)]["on"] / x,
+             floor_rate(list(floors), gpu, "nn", "fp32", layers=layers, w=w, runs=runs))
+            for (layers, w, runs), x in ratios if x < 1.5])
         out.append(f"| nearest neighbour ≥ 1.5× the compiled vmap ensemble | {cells} | {verdict} |")
     if text_path:
         t = [(s, r["headlab"] / r["nanogpt-compile"]) for s, r in text_rows(load(text_path)).items()
@@ -809,22 +813,17 @@ def targets_section(nn_paths, text_path, addition_path, out, fig1_rows=(), grid_
             out.append(f"| text ≥ 1.5× compiled nanoGPT, the 18-run preset end to end | {x:.2f} | "
                        f"{'met' if x >= 1.5 else 'not met'} |")
     if addition_path:
-        a = [(k, r["single"] / r["compile"]) for k, r in sorted(addition_rows(load(addition_path)).items(),
+        rows_a = addition_rows(load(addition_path))
+        a = [(k, r["single"] / r["compile"]) for k, r in sorted(rows_a.items(),
                                                                 key=lambda kv: (kv[0][0] or 0, kv[0][1] or 0))
              if r.get("single") and r.get("compile")]
         if a:
             low = [f"{x:.2f} ({m} × {h})" for (m, h), x in a if x < 2]
-            verdict = "met" if not low else "not met at " + ", ".join(low)
-            rows_a = addition_rows(load(addition_path))
             gpu = card_and_date(load(addition_path))[0]
-            above = []
-            for (m, h), x in a:
-                floor = floor_rate(list(floors), gpu, "addition", "fp32", m=m, heads=h, runs=1)
-                peer = rows_a[(m, h)]["compile"]
-                if x < 2 and floor and floor < 2 * peer:
-                    above.append(f"{2 * peer / floor:.2f}× ({m} × {h})")
-            if above:
-                verdict += "; 2× the peer would run at " + ", ".join(above) + " the FP32 products-alone floor"
+            verdict = ("met" if not low else "not met at " + ", ".join(low)) + above_floor(2, [
+                (f"{m} × {h}", rows_a[(m, h)]["compile"],
+                 floor_rate(list(floors), gpu, "addition", "fp32", m=m, heads=h, runs=1))
+                for (m, h), x in a if x < 2])
             out.append(f"| addition ≥ 2× torch.compile, one run, every shape | {min(x for _, x in a):.2f}–"
                        f"{max(x for _, x in a):.2f} | {verdict} |")
     out.extend(sweep_targets(list(fig1_rows), list(grid_rows), list(floors)))

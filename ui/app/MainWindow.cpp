@@ -543,9 +543,9 @@ void MainWindow::buildRunDocks()
             m_table->setItemDelegateForColumn(c, nullptr);
         m_table->setItemDelegateForColumn(m_runModel->progressColumn(), delegate);
         m_table->setColumnWidth(m_runModel->progressColumn(), 150);
-        m_table->setColumnWidth(m_runModel->finalLossColumn(),
-                                m_table->fontMetrics().horizontalAdvance(tr("Final test loss")) +
-                                    40);
+        const int finalLoss = m_runModel->finalLossColumn();
+        const QString title = m_runModel->headerData(finalLoss, Qt::Horizontal).toString();
+        m_table->setColumnWidth(finalLoss, m_table->fontMetrics().horizontalAdvance(title) + 40);
     };
     placeDelegate();
     connect(m_runModel, &QAbstractItemModel::modelReset, this, placeDelegate);
