@@ -28,6 +28,7 @@ fi
     --ablation bench/results/gpu-h200-ablation-2026-11-26.jsonl \
     --notes bench/results/notes.md \
     --nn docs/data/issue24/nn-speed-h200-572f4d0.jsonl \
+    --nn docs/data/issue24/nn-speed-w8-35-h200-397aadb.jsonl \
     --nn-date 2026-11-29 --nn-profile docs/data/issue24/kernels-profile-h200.jsonl \
     --nn-step-profile docs/data/issue24/nn-w1-profile-h200-572f4d0.jsonl \
     --text docs/data/issue24/text-speed-e2e-h200-603e103.jsonl \
