@@ -174,6 +174,14 @@ struct RunConfig {
         for (const auto &p : phases) n += p.steps;
         return n;
     }
+    // The global step at which each phase begins (RunResult::phaseStarts once it has trained).
+    std::vector<int64_t> phaseStarts() const
+    {
+        std::vector<int64_t> starts;
+        int64_t n = 0;
+        for (const auto &p : phases) starts.push_back(n), n += p.steps;
+        return starts;
+    }
 };
 
 // Upper bounds on what one run may ask for. They are far above anything the papers run and far

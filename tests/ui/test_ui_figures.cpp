@@ -450,6 +450,7 @@ private Q_SLOTS:
     void exportWritesValidSvgAndPng();
     void exportAllWritesEveryFigure();
     void lossCurvesOfSeveralRunsHaveALegendInEveryMode();
+    void trainCurvesBreakWhereTheObjectiveChanges();
     void lossCurvesTellTheSecondAxisByDashAndListValuesInOrder();
     void aValueHasTheSameColourInEveryFigure();
     void runsLeftOutOfTheFitAreDrawn();
@@ -932,6 +933,74 @@ void TestUiFigures::lossCurvesOfSeveralRunsHaveALegendInEveryMode()
         loss.refresh();
         QVERIFY(loss.chart()->legend()->isVisible());
         QVERIFY2(visibleMarkers(loss).size() >= 2, qPrintable(visibleMarkers(loss).join(" | ")));
+    }
+}
+
+// The default addition session trains 200 steps of next-token language, then the answer alone:
+// drawn as one line, the train curve rose from about 1.1 to 2.3 at step 200 (a jump no step took,
+// read as a blow-up) and the smoothing blended the two objectives. Each phase is its own piece.
+void TestUiFigures::trainCurvesBreakWhereTheObjectiveChanges()
+{
+    Curve train;
+    for (int64_t step = 10; step <= 400; step += 10)
+        train.push_back({step, step <= 200 ? 1.0 : 2.3});
+    const auto pieces = CurveDecimator::phasePieces(train, {0, 200});
+    QCOMPARE(pieces.size(), size_t(2));
+    QCOMPARE(pieces[0].back().step, int64_t(200)); // the mean of steps 191..200: warm-up's
+    QCOMPARE(pieces[1].front().step, int64_t(210));
+    QCOMPARE(pieces[0].size() + pieces[1].size(), train.size());
+    QCOMPARE(CurveDecimator::phasePieces(train, {0}).size(), size_t(1));
+    QCOMPARE(CurveDecimator::phasePieces(train, {}).size(), size_t(1));
+    // A phase with no point (it started and the run stopped) leaves no empty piece.
+    QCOMPARE(CurveDecimator::phasePieces(train, {0, 200, 205}).size(), size_t(2));
+    QCOMPARE(CurveDecimator::phasePieces(train, {0, 400}).size(), size_t(1));
+
+    SessionModel model;
+    Session s = uitest::syntheticSession();
+    // Phases from the run's configuration: a run still training has no phaseStarts yet.
+    s.runs[0].result.train = train;
+    s.runs[0].result.phaseStarts.clear();
+    s.runs[0].config.phases.resize(2, s.runs[0].config.phases.front());
+    s.runs[0].config.phases[0].steps = 200;
+    s.runs[0].config.phases[1].steps = 200;
+    QCOMPARE(s.runs[0].config.phaseStarts(), (std::vector<int64_t>{0, 200}));
+    model.setSession(s);
+    LossChartView loss(&model);
+    loss.resize(900, 500);
+    loss.setAttribute(Qt::WA_DontShowOnScreen);
+    loss.show();
+    loss.setMedianView(false);
+    loss.setSelectedRuns({0});
+    for (const double smoothing : {0.0, 0.6}) {
+        loss.setSmoothing(smoothing);
+        loss.refresh();
+        QCoreApplication::sendPostedEvents();
+        loss.refresh();
+        int pieceCount = 0, named = 0;
+        for (auto *series : loss.chart()->series()) {
+            auto *line = qobject_cast<QLineSeries *>(series);
+            if (!line || line->count() == 0) continue;
+            double low = 1e9, high = -1e9, first = 1e9, last = -1e9;
+            for (const QPointF &p : line->points()) {
+                low = std::min(low, p.y()), high = std::max(high, p.y());
+                first = std::min(first, p.x()), last = std::max(last, p.x());
+            }
+            // The train pieces: only values 1.0 or only 2.3, never a line across step 200.
+            const bool warmUp = std::abs(high - 1.0) < 1e-9 && std::abs(low - 1.0) < 1e-9;
+            const bool answer = std::abs(high - 2.3) < 1e-9 && std::abs(low - 2.3) < 1e-9;
+            if (warmUp || answer) {
+                ++pieceCount;
+                QVERIFY2(warmUp ? last <= 200 : first > 200,
+                         qPrintable(QString("piece from %1 to %2").arg(first).arg(last)));
+                named += !line->name().isEmpty();
+            }
+            QVERIFY2(!(low < 1.5 && high > 2.0 && first < 200 && last > 200 &&
+                       line->name().startsWith("train")),
+                     "a train line still joins the two phases");
+        }
+        // Raw pieces, and with smoothing the smoothed pieces too; one legend name each kind.
+        QCOMPARE(pieceCount, smoothing > 0 ? 4 : 2);
+        QCOMPARE(named, smoothing > 0 ? 2 : 1);
     }
 }
 

@@ -321,9 +321,9 @@ LossChartView::Groups LossChartView::groups() const
     return g;
 }
 
-QLineSeries *LossChartView::seriesFor(int run, Kind kind)
+QLineSeries *LossChartView::seriesFor(int run, int kindKey)
 {
-    auto key = std::make_pair(run, int(kind));
+    auto key = std::make_pair(run, kindKey);
     auto it = m_series.find(key);
     if (it != m_series.end()) return it->second;
     auto *s = new QLineSeries();
@@ -381,13 +381,12 @@ void LossChartView::updatePhaseMarks(const QList<int> &runs, double yMin, double
     // curve changes objective there (e.g. language warm-up, then answer-only).
     QList<std::pair<double, QString>> marks;
     if (!runs.isEmpty()) {
-        const auto &phases = m_model->run(runs.first()).config.phases;
-        int64_t at = 0;
-        for (size_t k = 0; k < phases.size(); ++k) {
-            if (k > 0 && at > 0)
-                marks << std::make_pair(double(at), QString::fromStdString(phases[k].name));
-            at += phases[k].steps;
-        }
+        const RunConfig &config = m_model->run(runs.first()).config;
+        const std::vector<int64_t> starts = config.phaseStarts();
+        for (size_t k = 1; k < starts.size(); ++k)
+            if (starts[k] > 0)
+                marks << std::make_pair(double(starts[k]),
+                                        QString::fromStdString(config.phases[k].name));
     }
     while (m_phaseLines.size() < marks.size()) {
         auto *line = new QLineSeries();
@@ -464,7 +463,7 @@ void LossChartView::refresh()
     view.buckets = std::clamp(int(kPointBudget / 2 / std::max<size_t>(1, wanted.size())), 25,
                               std::max(100, int(m_chart->plotArea().width())));
     for (const auto &[key, curve] : wanted)
-        seriesFor(key.first, Kind(key.second))->replace(CurveDecimator::decimate(*curve, view));
+        seriesFor(key.first, key.second)->replace(CurveDecimator::decimate(*curve, view));
 
     if (m_stylesDirty) styleSeries(runs.size() == 1, smoothing);
     updatePlateaus(logX ? 1.0 : 0.0, xMax);
@@ -531,9 +530,9 @@ void LossChartView::collectRunCurves(const QList<int> &runs, bool digits, const 
         const auto &run = m_model->run(i);
         const auto &r = run.result;
         f.xMax = std::max<double>(f.xMax, double(run.config.totalSteps()));
-        auto want = [&](Kind kind, const Curve *curve) {
+        auto want = [&](Kind kind, const Curve *curve, int offset = 0) {
             if (!curve || curve->empty()) return;
-            f.wanted[{i, int(kind)}] = curve;
+            f.wanted[{i, int(kind) + offset}] = curve;
             for (const auto &p : *curve) {
                 if (!std::isfinite(p.value)) continue;
                 f.xMax = std::max<double>(f.xMax, double(p.step));
@@ -548,11 +547,23 @@ void LossChartView::collectRunCurves(const QList<int> &runs, bool digits, const 
             }
         } else {
             if (m_showTrain->isChecked()) {
-                want(TrainRaw, &r.train);
-                if (smoothing > 0 && !r.train.empty()) {
-                    auto &s = f.smoothed[{i, int(TrainSmooth)}] =
-                        CurveDecimator::smooth(r.train, smoothing);
-                    f.wanted[{i, int(TrainSmooth)}] = &s;
+                // One piece per phase, each smoothed on its own: a smoothing carried over a
+                // change of objective would blend the two losses.
+                const std::vector<Curve> pieces =
+                    CurveDecimator::phasePieces(r.train, run.config.phaseStarts());
+                for (size_t p = 0; p < pieces.size(); ++p) {
+                    const int offset = int(p) * kPhaseKey;
+                    if (pieces.size() == 1) {
+                        want(TrainRaw, &r.train);
+                    } else {
+                        auto &raw = f.derived[{i, TrainRaw + offset}] = pieces[p];
+                        want(TrainRaw, &raw, offset);
+                    }
+                    if (smoothing > 0 && !pieces[p].empty()) {
+                        auto &s = f.derived[{i, TrainSmooth + offset}] =
+                            CurveDecimator::smooth(pieces[p], smoothing);
+                        f.wanted[{i, TrainSmooth + offset}] = &s;
+                    }
                 }
             }
             if (m_showTest->isChecked()) want(Test, &r.test);
@@ -677,7 +688,8 @@ void LossChartView::styleSeries(bool single, double smoothing)
     };
     for (const auto &[key, s] : m_series) {
         const int run = key.first;
-        const Kind kind = Kind(key.second);
+        const Kind kind = Kind(key.second % kPhaseKey);
+        const bool laterPhase = key.second >= kPhaseKey; // its phase 0 carries the name
         QString colourName;
         if (run < 0) { // a configuration's median over its replicates
             const auto &g = m_groups[size_t(run - kMedianKey)];
@@ -732,7 +744,8 @@ void LossChartView::styleSeries(bool single, double smoothing)
             label = coloursNamed.contains(colourIndex) ? QString() : colourName;
             coloursNamed.insert(colourIndex);
         }
-        const QString name = runSeriesStyle(kind, single, smoothing, run, label, groupNames, pen);
+        QString name = runSeriesStyle(kind, single, smoothing, run, label, groupNames, pen);
+        if (laterPhase) name.clear();
         // The dash axis's value, except where dashes already tell a run's digit groups apart.
         if (const int di = dashIndexOf(m_model->run(run).labels); di >= 0 && kind < Group) {
             pen.setStyle(kDashes[di % 5]);

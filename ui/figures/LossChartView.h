@@ -65,12 +65,15 @@ public:
 
 private:
     // A series' kind; Group + g is the test loss of group g (TaskSpec::groupCurvePrefix). Median
-    // series are keyed by (−1 − configuration, Median).
-    enum Kind { TrainRaw, TrainSmooth, Test, Median, Group };
+    // series are keyed by (−1 − configuration, Median). A train curve is one series per phase:
+    // phase p > 0 of kind k is keyed k + p · kPhaseKey (the objective changes where a phase
+    // begins, and one line would join the two losses with a jump no step took).
+    enum Kind : int { TrainRaw, TrainSmooth, Test, Median, Group };
+    static constexpr int kPhaseKey = 1000;
     bool medianMode() const;
     // The colour of a run by the colour-by axis, and the legend name its first curve carries.
     int colourIndexOf(const std::map<std::string, std::string> &labels, QString *legendName) const;
-    QLineSeries *seriesFor(int run, Kind kind);
+    QLineSeries *seriesFor(int run, int key);
     void rebuildAxes();
     void updatePlateaus(double xMin, double xMax);
     void updatePhaseMarks(const QList<int> &runs, double yMin, double yMax);
@@ -91,8 +94,8 @@ private:
     // refresh()'s steps, and what they gather for one frame.
     struct Frame {
         std::map<std::pair<int, int>, const Curve *> wanted; // (run, kind) → its curve
-        std::map<std::pair<int, int>, Curve> smoothed;
-        std::map<int, Curve> medians;                                   // by configuration
+        std::map<std::pair<int, int>, Curve> derived;        // train curves cut at phases, smoothed
+        std::map<int, Curve> medians;                        // by configuration
         std::map<int, std::pair<QList<QPointF>, QList<QPointF>>> bands; // upper, lower
         double xMax = 1, yMinPositive = 1e300;
         std::vector<double> plotted; // every finite value, for a range outliers cannot flatten

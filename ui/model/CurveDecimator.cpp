@@ -81,4 +81,19 @@ Curve CurveDecimator::smooth(const Curve &curve, double weight)
     return out;
 }
 
+std::vector<Curve> CurveDecimator::phasePieces(const Curve &curve,
+                                               const std::vector<int64_t> &starts)
+{
+    std::vector<Curve> pieces(1);
+    size_t next = 1; // starts[0] is the first phase's own start
+    for (const auto &p : curve) {
+        while (next < starts.size() && p.step > starts[next]) {
+            ++next;
+            if (!pieces.back().empty()) pieces.emplace_back();
+        }
+        pieces.back().push_back(p);
+    }
+    return pieces;
+}
+
 } // namespace headlab::ui
