@@ -855,6 +855,13 @@ void TestUiFigures::exportWritesValidSvgAndPng()
     QVERIFY2(titleSize, qPrintable(QStringLiteral("the PNG's title is %1 px; the SVG's sizes: %2")
                                        .arg(titlePixels)
                                        .arg(sizes.join(", "))));
+    // The heatmap's colour bar ends in three figures: 0 and ln 22 as "3.09" (it read "0.0000"
+    // and "3.091", a loss's four decimals on a scale's ends).
+    if (figure == QLatin1String("heatmap")) {
+        QVERIFY2(!text.contains(QStringLiteral(">0.0000<")), "the colour bar ends at 0.0000");
+        QVERIFY2(text.contains(QStringLiteral(">3.09<")), "the colour bar's top is not 3.09");
+        QVERIFY(text.contains(QStringLiteral(">0<")));
+    }
 }
 
 void TestUiFigures::exportAllWritesEveryFigure()

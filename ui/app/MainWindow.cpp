@@ -752,6 +752,11 @@ void MainWindow::setPresenterMode(bool on)
         m_formDock->hide();
         m_runsDock->hide();
         for (auto *tb : findChildren<QToolBar *>()) tb->setIconSize(QSize(32, 32));
+        // The whole screen even where no window manager acts on the full-screen request (a
+        // kiosk session on a projector; Xvfb, where the screenshots are taken): the window
+        // stayed at its normal 1440 × 900 there.
+        m_geometryBeforePresenter = saveGeometry();
+        if (screen()) setGeometry(screen()->geometry());
         showFullScreen();
     } else {
         QApplication::setFont(m_normalFont);
@@ -760,6 +765,7 @@ void MainWindow::setPresenterMode(bool on)
         m_runsDock->show();
         for (auto *tb : findChildren<QToolBar *>()) tb->setIconSize(QSize(22, 22));
         showNormal();
+        restoreGeometry(m_geometryBeforePresenter);
     }
     applyTheme();
     if (m_lessonScroll->isVisible()) showLessonStrip(); // its buttons in the new type size

@@ -171,6 +171,7 @@ private:
     QFont m_normalFont;
     QSize m_exportSize{1600, 1000};
     QByteArray m_layoutBeforePresenter;
+    QByteArray m_geometryBeforePresenter; // the window's normal place and size
     RedrawStats m_redrawStats;
 };
 

@@ -587,10 +587,18 @@ void paintColourBar(QPainter &p, const QRectF &bar, const HeatmapData &data, con
         for (double e = std::ceil(data.vmin - 1e-9); e <= data.vmax + 1e-9; e += 1)
             ticks << std::make_pair(e, QString::number(std::pow(10.0, e), 'g', 1));
     } else {
-        ticks << std::make_pair(data.vmin, formatLoss(data.vmin))
-              << std::make_pair(data.vmax, formatLoss(data.vmax));
+        // The plateaus name the levels that matter; the scale's ends in three figures ("0",
+        // "3.09": the loss at initialisation, ln 22), each left out where a plateau's label
+        // would overlap it.
         for (const auto &line : plateausOf(session))
             ticks << std::make_pair(line.loss, QString::fromStdString(line.label));
+        const qsizetype plateaus = ticks.size();
+        for (const double end : {data.vmin, data.vmax}) {
+            bool clear = true;
+            for (qsizetype k = 0; k < plateaus; ++k)
+                clear = clear && std::abs(yOf(end) - yOf(ticks[k].first)) >= 14 * t.fontScale;
+            if (clear) ticks << std::make_pair(end, QString::number(end, 'g', 3));
+        }
     }
     for (const auto &[v, label] : ticks) {
         if (v < data.vmin || v > data.vmax) continue;
