@@ -335,9 +335,9 @@ private Q_SLOTS:
         view.draw(all);
         QStringList legend;
         for (auto *marker : view.chart()->legend()->markers()) // in the legend's order
-            if (marker->series()->name().startsWith(QStringLiteral("heads=")))
+            if (marker->series()->name().startsWith(QStringLiteral("heads")))
                 legend << marker->series()->name().section(QStringLiteral(" ·"), 0, 0);
-        QCOMPARE(legend, (QStringList{QStringLiteral("heads=2"), QStringLiteral("heads=12")}));
+        QCOMPARE(legend, (QStringList{QStringLiteral("heads = 2"), QStringLiteral("heads = 12")}));
         // The markers' entries say what they mean under the session's rule.
         QStringList entries;
         for (auto *marker : view.chart()->legend()->markers()) entries << marker->label();
@@ -1744,7 +1744,8 @@ void TestUiFigures::aValueHasTheSameColourInEveryFigure()
     for (const auto &[name, colour] :
          lineColours(static_cast<FigureChartView *>(lr.get())->chart()))
         perConfig[name.section(QStringLiteral(" · "), 0, 0)] = colour;
-    QVERIFY(perConfig.count("d_model=24 heads=2") && perConfig.count("d_model=48 heads=2"));
+    QVERIFY(perConfig.count("d_model = 24, heads = 2") &&
+            perConfig.count("d_model = 48, heads = 2"));
     for (const auto &series : static_cast<FigureChartView *>(lr.get())->data().series) {
         const int heads = series.name.contains("heads=1")   ? 1
                           : series.name.contains("heads=2") ? 2
@@ -1756,10 +1757,10 @@ void TestUiFigures::aValueHasTheSameColourInEveryFigure()
     auto shadeOf = [](const QColor &shade, const QColor &colour) {
         return std::abs(shade.hsvHue() - colour.hsvHue()) <= 8 && shade != colour;
     };
-    QVERIFY(shadeOf(perConfig["d_model=24 heads=2"], two));
-    QVERIFY(shadeOf(perConfig["d_model=48 heads=2"], two));
-    QVERIFY(shadeOf(perConfig["d_model=24 heads=3"], three));
-    QVERIFY(perConfig["d_model=24 heads=2"] != perConfig["d_model=48 heads=2"]);
+    QVERIFY(shadeOf(perConfig["d_model = 24, heads = 2"], two));
+    QVERIFY(shadeOf(perConfig["d_model = 48, heads = 2"], two));
+    QVERIFY(shadeOf(perConfig["d_model = 24, heads = 3"], three));
+    QVERIFY(perConfig["d_model = 24, heads = 2"] != perConfig["d_model = 48, heads = 2"]);
     // Small multiples with panels by d_model and η colour by heads, with the same colours.
     SmallMultiplesView grid(&model);
     grid.restoreViewState({{"grid.rows", "d_model"}, {"grid.columns", "lr"}});
@@ -1835,10 +1836,13 @@ void TestUiFigures::longLegendsAndTitlesFitAndEmptyFiguresSayWhy()
         return names;
     };
     QStringList shown = legend();
+    // Written as people read them: "d_model = 24" (the shades' entries read "d_model=24").
     QVERIFY2(shown.contains("heads = 1") && shown.contains("heads = 12") &&
-                 shown.contains("d_model=24") && shown.contains("d_model=384"),
+                 shown.contains("d_model = 24") && shown.contains("d_model = 384"),
              qPrintable(shown.join(" | ")));
-    QVERIFY2(shown.filter("d_model=24 heads").isEmpty(), qPrintable(shown.join(" | ")));
+    QVERIFY2(shown.filter("d_model = 24, heads").isEmpty(), qPrintable(shown.join(" | ")));
+    QVERIFY2(shown.filter("=2").isEmpty() && shown.filter("=3").isEmpty(),
+             qPrintable(shown.join(" | ")));
     for (const QString &line : chart->title().split(QStringLiteral("<br>")))
         QVERIFY2(QFontMetricsF(chart->titleFont()).horizontalAdvance(line) <= 720,
                  qPrintable(chart->title()));
@@ -1846,7 +1850,7 @@ void TestUiFigures::longLegendsAndTitlesFitAndEmptyFiguresSayWhy()
     view->resize(1400, 1100); // room for 25 entries
     QCoreApplication::sendPostedEvents();
     shown = legend();
-    QVERIFY2(shown.contains("d_model=24 heads=1") && !shown.contains("heads = 1"),
+    QVERIFY2(shown.contains("d_model = 24, heads = 1") && !shown.contains("heads = 1"),
              qPrintable(shown.join(" | ")));
 
     // A statistic the runs never logged (this grid predates per-head statistics).
@@ -1857,7 +1861,7 @@ void TestUiFigures::longLegendsAndTitlesFitAndEmptyFiguresSayWhy()
                                                   QSize(720, 360));
     QVERIFY(!static_cast<FigureChartView *>(withStat.get())->data().empty.isEmpty());
     for (auto *m : static_cast<FigureChartView *>(withStat.get())->chart()->legend()->markers())
-        QVERIFY2(!m->isVisible() || !m->label().startsWith("d_model="), qPrintable(m->label()));
+        QVERIFY2(!m->isVisible() || !m->label().startsWith("d_model"), qPrintable(m->label()));
     // Nothing finished yet.
     const FigureData early = scalingFigure(uitest::tinySession(), false, {});
     QVERIFY2(early.empty.startsWith(QStringLiteral("Nothing to draw yet")),

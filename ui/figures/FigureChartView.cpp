@@ -340,7 +340,8 @@ FigureChartView::Marks FigureChartView::updateLines(double top)
             line->setProperty("colour", colour);
             m_stylesDirty = true;
         }
-        line->setName(s.name + s.note); // the note (LR sensitivity) changes as runs finish
+        line->setName(displayKey(s.name) +
+                      s.note); // the note (LR sensitivity) changes as runs finish
         if (int(line->property("dash").toInt()) != s.dash ||
             line->property("shade").toInt() != s.shade ||
             line->property("shades").toInt() != s.shades) {

@@ -310,8 +310,9 @@ configurationColours(const Session &session, const std::map<QString, size_t> &ra
                 shortLegend.push_back(
                     {QString::fromStdString(colours.axis) + " = " + displayLabel(colours.values[c]),
                      c, 0, 1});
+        // Written as the colours' entries are ("d_model = 48", not the key's "d_model=48").
         for (int k = 0; k < shades; ++k)
-            shortLegend.push_back({shadeNames[size_t(k)], -1, k, shades});
+            shortLegend.push_back({displayKey(shadeNames[size_t(k)]), -1, k, shades});
     }
     return out;
 }

@@ -5,6 +5,7 @@
 
 #include "core/metrics/Metrics.h"
 
+#include <QRegularExpression>
 #include <QStringList>
 
 #include <algorithm>
@@ -170,6 +171,18 @@ QString displayLabel(const QString &label)
     const double v = label.toDouble(&ok);
     if (!ok || label.size() <= 6) return label;
     return formatNumber(std::stod(QString::number(v, 'g', 3).toStdString()));
+}
+
+QString displayKey(const QString &key)
+{
+    static const QRegularExpression pair(QStringLiteral("^([A-Za-z_][A-Za-z0-9_.]*)=(\\S+)$"));
+    QStringList parts;
+    for (const QString &word : key.split(' ', Qt::SkipEmptyParts)) {
+        const auto m = pair.match(word);
+        if (!m.hasMatch()) return key;
+        parts << m.captured(1) + QStringLiteral(" = ") + displayLabel(m.captured(2));
+    }
+    return parts.isEmpty() ? key : parts.join(QStringLiteral(", "));
 }
 
 QString exactNumber(double value)

@@ -64,6 +64,9 @@ QString exactNumber(double value);
 // An axis value label as people read it: numbers compact ("5.48e-5" for 5.4772255750516611e-05),
 // anything else unchanged. Matching always uses the stored label.
 QString displayLabel(const QString &label);
+// A configuration's key as a legend writes it: "d_model=48 heads=3" reads "d_model = 48, heads =
+// 3", each value through displayLabel. A name that is not all axis=value words is unchanged.
+QString displayKey(const QString &key);
 
 // Axis names a session sweeps, in order; "d_model" and "heads" first when present.
 QStringList sweptAxes(const Session &session);
