@@ -270,7 +270,7 @@ const std::vector<SweepAxisRow> &namedAxes()
              config.lr = value.number;
              return {};
          },
-         [](const RunConfig &c) { return formatNumber(c.lr); }},
+         [](const RunConfig &c) { return formatNumber(c.lr); }, "η"},
         {"seed",
          "seed",
          [](const YamlField &f) {
@@ -359,6 +359,13 @@ std::string sweepAxisTitle(const std::string &name)
 {
     for (const auto &row : namedAxes())
         if (row.name == name) return row.title;
+    return name;
+}
+
+std::string sweepAxisSymbol(const std::string &name)
+{
+    for (const auto &row : namedAxes())
+        if (row.name == name) return row.symbol.empty() ? name : row.symbol;
     return name;
 }
 

@@ -36,6 +36,8 @@ struct SweepAxisRow {
         apply;
     // The run's value when the axis is not swept for it, for tables ("" where none is shown).
     std::function<std::string(const RunConfig &)> resolved;
+    // What a legend writes before a value ("η = 0.001", as the papers write it); "": the name.
+    std::string symbol;
 };
 
 // The named axes, in the order their values are applied: the layer count before the head counts
@@ -59,5 +61,7 @@ std::vector<AxisValue> readAxisValues(const SweepAxisRow &axis, const yaml::Yaml
 AxisValue numberAxisValue(double number);
 // The title of an axis on a figure ("heads (n_H)"); the name for others.
 std::string sweepAxisTitle(const std::string &name);
+// What a legend writes before the axis's value ("η" for lr); the name where the row has none.
+std::string sweepAxisSymbol(const std::string &name);
 
 } // namespace headlab

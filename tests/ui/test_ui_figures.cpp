@@ -1048,7 +1048,8 @@ void TestUiFigures::lossCurvesTellTheSecondAxisByDashAndListValuesInOrder()
     QStringList shown;
     for (auto *m : loss.chart()->legend()->markers())
         if (m->isVisible() && !m->label().isEmpty()) shown << m->label();
-    QVERIFY2(shown.contains("lr = 0.001") && shown.contains("lr = 0.003"),
+    // η as the papers and the lesson strip write it, not the key "lr".
+    QVERIFY2(shown.contains("η = 0.001") && shown.contains("η = 0.003"),
              qPrintable(shown.join(" | ")));
     // Runs of one head count differ in dash by η; the dash of one η is the same in every colour.
     std::map<std::pair<QRgb, Qt::PenStyle>, int> styles;

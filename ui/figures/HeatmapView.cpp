@@ -174,8 +174,7 @@ QString HeatmapView::title() const
     for (const auto &[axis, combo] : m_fixedCombos)
         if (axis != x && axis != y && axis != side && !combo->currentData().toString().isEmpty() &&
             !(axis == "lr" && m_data.stat == HeatmapStat::LrSensitivity))
-            fixed << QString::fromStdString(axis) + " = " +
-                         displayLabel(combo->currentData().toString());
+            fixed << axisValueText(axis, combo->currentData().toString());
     if (!fixed.isEmpty()) t += QStringLiteral(" at ") + fixed.join(", ");
     // Every cell of the same number of replicates: said once here, not in every cell.
     if (const int n = sharedReplicates(); n > 1)
@@ -303,7 +302,7 @@ void HeatmapView::refresh()
             f[side] = label.toStdString();
             m_panels.push_back(HeatmapData::compute(m_model->session(), x, yAxis, f,
                                                     m_step->value(), currentStat()));
-            m_panelLabels << QString::fromStdString(side) + " = " + displayLabel(label);
+            m_panelLabels << axisValueText(side, label);
             vmin = std::min(vmin, m_panels.back().vmin);
             vmax = std::max(vmax, m_panels.back().vmax);
         }

@@ -143,7 +143,7 @@ int LossChartView::colourIndexOf(const std::map<std::string, std::string> &label
     const auto it = labels.find(axis);
     const QString value = it == labels.end() ? QString() : QString::fromStdString(it->second);
     const QStringList values = axisValueLabels(m_model->session(), axis);
-    if (legendName) *legendName = QString::fromStdString(axis) + " = " + displayLabel(value);
+    if (legendName) *legendName = axisValueText(axis, value);
     return std::max<int>(0, int(values.indexOf(value)));
 }
 
@@ -706,8 +706,7 @@ void LossChartView::styleSeries(bool single, double smoothing)
             if (ci < 0) {
                 QStringList parts;
                 for (const auto &[axis, value] : g.labels)
-                    parts << QString::fromStdString(axis) + " = " +
-                                 displayLabel(QString::fromStdString(value));
+                    parts << axisValueText(axis, QString::fromStdString(value));
                 name = parts.join(QStringLiteral(", "));
             } else if (!coloursNamed.contains(ci)) {
                 coloursNamed.insert(ci);
@@ -794,7 +793,7 @@ void LossChartView::updateDashKeys(const std::string &axis, const QStringList &v
     for (int i = 0; i < values.size(); ++i) {
         if (!used.contains(i)) continue;
         auto *key = new QLineSeries();
-        key->setName(QString::fromStdString(axis) + " = " + displayLabel(values[i]));
+        key->setName(axisValueText(axis, values[i]));
         // Thinner than the curves: a dash scales with the pen, and the legend's short segment
         // must hold at least one gap of it, in presenter mode too.
         key->setPen(QPen(m_theme.foreground, m_theme.line(0.8), kDashes[i % 5]));

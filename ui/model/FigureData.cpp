@@ -307,9 +307,7 @@ configurationColours(const Session &session, const std::map<QString, size_t> &ra
     if (shaded) {
         for (int c = 0; c < colours.values.size(); ++c)
             if (sharing.count(c))
-                shortLegend.push_back(
-                    {QString::fromStdString(colours.axis) + " = " + displayLabel(colours.values[c]),
-                     c, 0, 1});
+                shortLegend.push_back({axisValueText(colours.axis, colours.values[c]), c, 0, 1});
         // Written as the colours' entries are ("d_model = 48", not the key's "d_model=48").
         for (int k = 0; k < shades; ++k)
             shortLegend.push_back({displayKey(shadeNames[size_t(k)]), -1, k, shades});

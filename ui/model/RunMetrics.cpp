@@ -2,6 +2,7 @@
 #include "ui/model/RunMetrics.h"
 
 #include "core/session/Replicates.h"
+#include "core/session/SweepAxes.h"
 
 #include "core/metrics/Metrics.h"
 
@@ -180,9 +181,15 @@ QString displayKey(const QString &key)
     for (const QString &word : key.split(' ', Qt::SkipEmptyParts)) {
         const auto m = pair.match(word);
         if (!m.hasMatch()) return key;
-        parts << m.captured(1) + QStringLiteral(" = ") + displayLabel(m.captured(2));
+        parts << axisValueText(m.captured(1).toStdString(), m.captured(2));
     }
     return parts.isEmpty() ? key : parts.join(QStringLiteral(", "));
+}
+
+QString axisValueText(const std::string &axis, const QString &value)
+{
+    return QString::fromStdString(sweepAxisSymbol(axis)) + QStringLiteral(" = ") +
+           displayLabel(value);
 }
 
 QString exactNumber(double value)

@@ -67,6 +67,9 @@ QString displayLabel(const QString &label);
 // A configuration's key as a legend writes it: "d_model=48 heads=3" reads "d_model = 48, heads =
 // 3", each value through displayLabel. A name that is not all axis=value words is unchanged.
 QString displayKey(const QString &key);
+// An axis's value as a legend writes it: "heads = 3", "η = 0.001" (the axis row's symbol), the
+// value through displayLabel.
+QString axisValueText(const std::string &axis, const QString &value);
 
 // Axis names a session sweeps, in order; "d_model" and "heads" first when present.
 QStringList sweptAxes(const Session &session);
