@@ -340,8 +340,8 @@ FigureChartView::Marks FigureChartView::updateLines(double top)
             line->setProperty("colour", colour);
             m_stylesDirty = true;
         }
-        line->setName(displayKey(s.name) +
-                      s.note); // the note (LR sensitivity) changes as runs finish
+        // The note (LR sensitivity) changes as runs finish.
+        line->setName(displayKey(s.name) + s.note);
         if (int(line->property("dash").toInt()) != s.dash ||
             line->property("shade").toInt() != s.shade ||
             line->property("shades").toInt() != s.shades) {

@@ -548,20 +548,24 @@ void LossChartView::collectRunCurves(const QList<int> &runs, bool digits, const 
         } else {
             if (m_showTrain->isChecked()) {
                 // One piece per phase, each smoothed on its own: a smoothing carried over a
-                // change of objective would blend the two losses.
+                // change of objective would blend the two losses. A run of one phase (most) is
+                // drawn from its own curve, without a copy each frame.
+                const bool cut = run.config.phases.size() > 1;
                 const std::vector<Curve> pieces =
-                    CurveDecimator::phasePieces(r.train, run.config.phaseStarts());
-                for (size_t p = 0; p < pieces.size(); ++p) {
+                    cut ? CurveDecimator::phasePieces(r.train, run.config.phaseStarts())
+                        : std::vector<Curve>();
+                for (size_t p = 0; p < std::max<size_t>(1, pieces.size()); ++p) {
                     const int offset = int(p) * kPhaseKey;
-                    if (pieces.size() == 1) {
-                        want(TrainRaw, &r.train);
+                    const Curve *piece = &r.train;
+                    if (pieces.size() > 1) {
+                        piece = &(f.derived[{i, TrainRaw + offset}] = pieces[p]);
+                        want(TrainRaw, piece, offset);
                     } else {
-                        auto &raw = f.derived[{i, TrainRaw + offset}] = pieces[p];
-                        want(TrainRaw, &raw, offset);
+                        want(TrainRaw, piece);
                     }
-                    if (smoothing > 0 && !pieces[p].empty()) {
+                    if (smoothing > 0 && !piece->empty()) {
                         auto &s = f.derived[{i, TrainSmooth + offset}] =
-                            CurveDecimator::smooth(pieces[p], smoothing);
+                            CurveDecimator::smooth(*piece, smoothing);
                         f.wanted[{i, TrainSmooth + offset}] = &s;
                     }
                 }
