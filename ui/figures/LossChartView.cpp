@@ -31,6 +31,7 @@
 #include <cmath>
 #include <limits>
 #include <tuple>
+#include <utility>
 
 namespace headlab::ui {
 
@@ -551,14 +552,14 @@ void LossChartView::collectRunCurves(const QList<int> &runs, bool digits, const 
                 // change of objective would blend the two losses. A run of one phase (most) is
                 // drawn from its own curve, without a copy each frame.
                 const bool cut = run.config.phases.size() > 1;
-                const std::vector<Curve> pieces =
+                std::vector<Curve> pieces =
                     cut ? CurveDecimator::phasePieces(r.train, run.config.phaseStarts())
                         : std::vector<Curve>();
                 for (size_t p = 0; p < std::max<size_t>(1, pieces.size()); ++p) {
                     const int offset = int(p) * kPhaseKey;
                     const Curve *piece = &r.train;
                     if (pieces.size() > 1) {
-                        piece = &(f.derived[{i, TrainRaw + offset}] = pieces[p]);
+                        piece = &(f.derived[{i, TrainRaw + offset}] = std::move(pieces[p]));
                         want(TrainRaw, piece, offset);
                     } else {
                         want(TrainRaw, piece);
