@@ -48,6 +48,7 @@ int pruneCommand(const std::string &sessionPath, const std::vector<std::string> 
                 sessionPath.c_str(), dryRun ? "would remove" : "removed", p.removed, p.runs,
                 double(p.bytesFreed) / 1e6, p.kept, double(p.bytesKept) / 1e6,
                 kept.empty() ? "none" : kept.c_str());
+    for (const auto &line : p.leftAlone) std::fprintf(stderr, "%s\n", line.c_str());
     for (const auto &line : p.problems) std::fprintf(stderr, "%s\n", line.c_str());
     return p.problems.empty() ? kExitOk : kExitRunFailed;
 }

@@ -66,6 +66,58 @@ std::string checkpointDirFor(const std::string &sessionPath, const RunConfig &co
 
 namespace {
 
+// What is at `path` itself, a link not followed (lstat: the filesystem calls that libtorch also
+// exports are not all safe to call from here).
+enum class Entry { Missing, Regular, Directory, Link, Other };
+Entry entryAt(const std::string &path)
+{
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) != 0) return Entry::Missing;
+    if (S_ISLNK(info.st_mode)) return Entry::Link;
+    if (S_ISDIR(info.st_mode)) return Entry::Directory;
+    return S_ISREG(info.st_mode) ? Entry::Regular : Entry::Other;
+}
+
+std::string linkTarget(const std::string &path)
+{
+    char buffer[4096];
+    const ssize_t n = ::readlink(path.c_str(), buffer, sizeof buffer - 1);
+    return n > 0 ? std::string(buffer, size_t(n)) : std::string();
+}
+
+} // namespace
+
+std::string checkpointFolderProblem(const std::string &sessionPath, const std::string &dir)
+{
+    namespace fs = std::filesystem;
+    const fs::path results = resultsDirFor(sessionPath);
+    const fs::path relative = fs::path(dir).lexically_relative(results);
+    if (relative.empty() || *relative.begin() == "..")
+        return dir + ": is not inside the session's results folder " + results.string();
+    fs::path at = results;
+    for (const auto &part : relative) {
+        at /= part;
+        switch (entryAt(at.string())) {
+        case Entry::Missing:
+            return {}; // made below a real folder
+        case Entry::Directory:
+            continue;
+        case Entry::Link: {
+            const std::string target = linkTarget(at.string());
+            return at.string() + ": is a symbolic link" +
+                   (target.empty() ? std::string() : " to " + target) +
+                   ", not a folder HeadLab made; its checkpoints are not written, pruned or "
+                   "copied (remove the link, or put the folder it points to in its place)";
+        }
+        default:
+            return at.string() + ": is not a folder; its run's checkpoints cannot be kept there";
+        }
+    }
+    return {};
+}
+
+namespace {
+
 // The temporary files a killed writer left in a run's checkpoint folder (writeFileAtomic's). Only
 // the run's own writer calls this (one writer per run: SessionStore's locks).
 void sweepTemporaryFiles(const std::string &dir)
@@ -73,8 +125,12 @@ void sweepTemporaryFiles(const std::string &dir)
     std::error_code error;
     if (!std::filesystem::is_directory(dir, error)) return;
     std::vector<std::filesystem::path> doomed;
-    for (const auto &entry : std::filesystem::directory_iterator(dir, error))
-        if (isTemporaryName(entry.path().filename().string())) doomed.push_back(entry.path());
+    for (const auto &entry : std::filesystem::directory_iterator(dir, error)) {
+        const std::string name = entry.path().filename().string();
+        if (isTemporaryName(name) && isCheckpointFileName(name) &&
+            entryAt(entry.path().string()) == Entry::Regular)
+            doomed.push_back(entry.path());
+    }
     for (const auto &path : doomed) std::filesystem::remove(path, error);
 }
 
@@ -91,6 +147,13 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
         ensembleOf; // the runs its newest resumable checkpoint trained with
     for (auto &job : jobs) {
         job.checkpointDir = checkpointDirFor(sessionPath, job.config);
+        if (const std::string problem = checkpointFolderProblem(sessionPath, job.checkpointDir);
+            !problem.empty()) {
+            notes.push_back(problem + "; run " + std::to_string(job.runIndex) +
+                            " trains without checkpoints");
+            job.checkpointDir.clear();
+            continue;
+        }
         const RunResult *stored =
             job.runIndex >= 0 && static_cast<size_t>(job.runIndex) < session.runs.size()
                 ? &session.runs[static_cast<size_t>(job.runIndex)].result
@@ -210,8 +273,19 @@ std::vector<std::string> copyCheckpoints(const Session &session, const std::stri
                           to = checkpointDirFor(toSession, run.config);
         std::error_code error;
         if (from == to || !fs::is_directory(from, error) || fs::exists(to, error)) continue;
+        if (std::string problem = checkpointFolderProblem(fromSession, from); !problem.empty()) {
+            problems.push_back(std::move(problem));
+            continue;
+        }
+        if (std::string problem = checkpointFolderProblem(toSession, to); !problem.empty()) {
+            problems.push_back(std::move(problem));
+            continue;
+        }
         fs::create_directories(to, error);
         for (const auto &entry : fs::directory_iterator(from, error)) {
+            if (!isCheckpointFileName(entry.path().filename().string()) ||
+                entryAt(entry.path().string()) != Entry::Regular)
+                continue; // only what HeadLab wrote travels
             const fs::path target = fs::path(to) / entry.path().filename();
             std::error_code linkError;
             fs::create_hard_link(entry.path(), target, linkError);
@@ -352,7 +426,12 @@ PruneSummary pruneCheckpoints(Session &session, const std::string &sessionPath,
         if (!isFinished(run.result.status)) continue;
         const std::string dir = checkpointDirFor(sessionPath, run.config);
         std::error_code error;
-        if (!fs::is_directory(dir, error)) continue;
+        if (entryAt(dir) == Entry::Missing) continue;
+        if (const std::string problem = checkpointFolderProblem(sessionPath, dir);
+            !problem.empty()) {
+            summary.leftAlone.push_back(problem);
+            continue;
+        }
         std::set<std::string> kept;
         std::vector<CheckpointRecord> list;
         for (const auto &c : run.result.checkpoints)
@@ -362,25 +441,40 @@ PruneSummary pruneCheckpoints(Session &session, const std::string &sessionPath,
                 list.push_back(c);
             }
         bool any = false;
+        std::vector<fs::path> doomed;
         for (const auto &entry : fs::directory_iterator(dir, error)) {
-            if (!entry.is_regular_file(error)) continue;
-            any = true;
             const std::string name = entry.path().filename().string();
+            const Entry kind = entryAt(entry.path().string());
+            if (!isCheckpointFileName(name) || kind != Entry::Regular) {
+                summary.leftAlone.push_back(entry.path().string() + ": left alone (" +
+                                            (kind == Entry::Link        ? "a symbolic link"
+                                             : kind == Entry::Directory ? "a folder"
+                                             : !isCheckpointFileName(name)
+                                                 ? "not a file HeadLab names a checkpoint"
+                                                 : "not a regular file") +
+                                            ")");
+                continue;
+            }
+            any = true;
             const uint64_t bytes = entry.file_size(error);
             if (kept.count(name)) {
                 ++summary.kept;
                 summary.bytesKept += bytes;
                 continue;
             }
-            std::error_code removeError;
-            if (!dryRun) fs::remove(entry.path(), removeError);
-            if (removeError) {
-                summary.problems.push_back(entry.path().string() +
-                                           ": not removed: " + removeError.message());
-                continue;
-            }
+            doomed.push_back(entry.path());
             ++summary.removed;
             summary.bytesFreed += bytes;
+        }
+        for (const auto &path : doomed) {
+            std::error_code removeError;
+            if (!dryRun) fs::remove(path, removeError);
+            if (removeError) {
+                summary.problems.push_back(path.string() +
+                                           ": not removed: " + removeError.message());
+                --summary.removed;
+                summary.bytesFreed -= fs::file_size(path, error);
+            }
         }
         summary.runs += any;
         if (!dryRun) run.result.checkpoints = list;
@@ -460,6 +554,7 @@ BudgetOutcome enforceCheckpointBudget(Session &session, const std::string &sessi
         total.removed += p.removed;
         total.bytesFreed += p.bytesFreed;
         total.problems.insert(total.problems.end(), p.problems.begin(), p.problems.end());
+        if (total.leftAlone.empty()) total.leftAlone = p.leftAlone; // each stage finds the same
         kept = stage.second;
         if (double(directoryBytes(dir)) <= budget) break;
     }
@@ -482,6 +577,7 @@ BudgetOutcome enforceCheckpointBudget(Session &session, const std::string &sessi
         outcome.note += text;
     }
     for (const auto &problem : total.problems) outcome.note += "; " + problem;
+    for (const auto &line : total.leftAlone) outcome.note += "; " + line;
     return outcome;
 }
 

@@ -25,6 +25,12 @@ std::vector<SweepJob> pendingJobs(const Session &session);
 // (runFileName) without ".yaml".
 std::string checkpointDirFor(const std::string &sessionPath, const RunConfig &config);
 
+// "" when a run's checkpoint folder `dir` (made by checkpointDirFor; it need not exist yet) lies
+// inside the session's results folder with no symbolic link on the way from S.results/ to it;
+// else one sentence naming the link and where it points. Such a folder is neither written,
+// pruned nor copied: a session handed over as a tarball may carry a link to anywhere.
+std::string checkpointFolderProblem(const std::string &sessionPath, const std::string &dir);
+
 // Gives each job its checkpoint folder (when the session's policy keeps checkpoints) and, for a
 // run that has not finished, the newest usable checkpoint to resume from. A file that cannot be
 // used is skipped for the one before it; the returned lines say which and why, e.g.
@@ -69,15 +75,20 @@ std::vector<std::string> setAsideRunsOutsideTheSweep(Session &session,
 
 // Frees the disk that finished runs' checkpoints take: every checkpoint file of a done, diverged
 // or failed run whose reason is not in `keep` (final, periodic, stop, plateau_entry,
-// plateau_exit) and that the user has not marked (markCheckpoint) is removed, as are files its list does not name (an earlier try's, one set aside
-// as unusable), and its result's list follows. Unfinished runs are left alone: they resume from
-// theirs. With `dryRun`, only counts. The caller saves the session (SessionStore) afterwards.
+// plateau_exit) and that the user has not marked (markCheckpoint) is removed, as are checkpoint
+// files its list does not name (an earlier try's, one set aside as unusable, a killed write's
+// temporary file), and its result's list follows. Only files named as HeadLab names them
+// (isCheckpointFileName) are ever removed, only regular files, and only in a folder inside the
+// results folder (checkpointFolderProblem): a link, a foreign file or a folder reached through a
+// link is named in `leftAlone` and left. Unfinished runs are left alone: they resume from theirs.
+// With `dryRun`, only counts. The caller saves the session (SessionStore) afterwards.
 struct PruneSummary {
     int runs = 0; // finished runs that had checkpoints
     int removed = 0, kept = 0;
     int marked = 0; // of those kept, checkpoints the user marked (markCheckpoint)
     uint64_t bytesFreed = 0, bytesKept = 0;
-    std::vector<std::string> problems; // files that could not be removed, one sentence each
+    std::vector<std::string> problems;  // files that could not be removed, one sentence each
+    std::vector<std::string> leftAlone; // links, foreign files and linked folders, named and left
 };
 PruneSummary pruneCheckpoints(Session &session, const std::string &sessionPath,
                               const std::set<std::string> &keep, bool dryRun);

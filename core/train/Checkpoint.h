@@ -32,6 +32,12 @@ constexpr int kCheckpointVersion = 1;
 // "step-000001000.safetensors"
 std::string checkpointFileName(int64_t step);
 
+// Whether `name` is one HeadLab writes into a run's checkpoint folder: a checkpoint
+// ("step-NNNNNNNNN.safetensors"), one set aside as unusable (that name + ".unusable"), or the
+// temporary file of a write a kill interrupted (".step-NNNNNNNNN.safetensors.tmp-XXXXXX"). Prune
+// and the disk budget remove only such files: anything else in the folder is the user's.
+bool isCheckpointFileName(const std::string &name);
+
 // What a checkpoint says about itself, without its tensors.
 struct CheckpointInfo {
     std::string path;

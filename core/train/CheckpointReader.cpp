@@ -2,6 +2,7 @@
 // into the checkpoint fuzzer). The writer and the tensor copies are in Checkpoint.cpp.
 #include "core/train/CheckpointFormat.h"
 
+#include "core/config/Files.h"
 #include "core/config/Yaml.h"
 #include "core/tasks/RunConfigFields.h"
 
@@ -11,6 +12,9 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
+
+#include <sys/stat.h>
 
 namespace headlab {
 
@@ -91,6 +95,28 @@ std::string checkpointFileName(int64_t step)
     char buffer[48];
     std::snprintf(buffer, sizeof buffer, "step-%09lld.safetensors", static_cast<long long>(step));
     return buffer;
+}
+
+bool isCheckpointFileName(const std::string &name)
+{
+    auto isStepName = [](std::string_view n) { // step-NNNNNNNNN.safetensors, 9 or more digits
+        constexpr std::string_view prefix = "step-", suffix = ".safetensors";
+        if (n.size() < prefix.size() + 9 + suffix.size() || !n.starts_with(prefix) ||
+            !n.ends_with(suffix))
+            return false;
+        const std::string_view digits =
+            n.substr(prefix.size(), n.size() - prefix.size() - suffix.size());
+        return std::all_of(digits.begin(), digits.end(),
+                           [](char c) { return c >= '0' && c <= '9'; });
+    };
+    std::string_view n = name;
+    if (isStepName(n)) return true;
+    if (n.ends_with(".unusable")) return isStepName(n.substr(0, n.size() - 9));
+    if (isTemporaryName(name) && n.starts_with(".")) { // ".step-....safetensors.tmp-XXXXXX"
+        const size_t tmp = n.rfind(".tmp-");
+        return n.size() - tmp == 11 && isStepName(n.substr(1, tmp - 1));
+    }
+    return false;
 }
 
 CheckpointInfo inspectCheckpoint(const std::string &path, bool verifyData)
@@ -187,6 +213,15 @@ std::vector<CheckpointInfo> listCheckpoints(const std::string &dir,
     for (const auto &entry : entries) {
         const std::string name = entry.path().filename().string();
         if (name.rfind("step-", 0) != 0 || entry.path().extension() != ".safetensors") continue;
+        if (struct stat link{}; ::lstat(entry.path().c_str(), &link) == 0 &&
+                                S_ISLNK(link.st_mode)) { // never read through one
+            if (problems)
+                problems->push_back(
+                    entry.path().string() +
+                    ": is a symbolic link, not a checkpoint HeadLab wrote; left "
+                    "alone (remove it, or copy the file it points to in its place)");
+            continue;
+        }
         try {
             out.push_back(inspectCheckpoint(entry.path().string(), verifyData));
         } catch (const SessionError &e) {

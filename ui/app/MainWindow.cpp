@@ -346,12 +346,14 @@ void MainWindow::buildFileMenu()
                                          .arg(p.kept)
                                          .arg(double(p.bytesKept) / 1e6, 0, 'f', 1),
                                      8000);
-            if (!p.problems.empty())
+            // Files it could not remove, then the links and foreign files it left alone.
+            std::vector<std::string> lines = p.problems;
+            lines.insert(lines.end(), p.leftAlone.begin(), p.leftAlone.end());
+            if (!lines.empty())
                 showError(tr("Prune checkpoints"),
-                          QString::fromStdString(p.problems.front()) +
-                              (p.problems.size() > 1
-                                   ? tr(" (and %1 more)").arg(p.problems.size() - 1)
-                                   : QString()));
+                          QString::fromStdString(lines.front()) +
+                              (lines.size() > 1 ? tr(" (and %1 more)").arg(lines.size() - 1)
+                                                : QString()));
         } catch (const std::exception &e) {
             showError(tr("Prune checkpoints"), QString::fromUtf8(e.what()));
         }
@@ -457,7 +459,8 @@ void MainWindow::buildLayout()
         FigureView *f = createFigure(id, m_model, m_tabs);
         m_figures << f;
         m_tabs->addTab(f, figureTabName(id));
-        connect(f, &FigureView::runsActivated, this, [this](const QList<int> &runs) {
+        // `runs` by value: selecting them redraws the figure that sent them.
+        connect(f, &FigureView::runsActivated, this, [this](QList<int> runs) {
             selectRuns(runs);
             if (m_tabs->currentWidget() != figure("loss") && runs.size() <= 12 &&
                 sender() == figure("heatmap"))
@@ -526,6 +529,7 @@ void MainWindow::buildRunDocks()
     m_runProxy->setSourceModel(m_runModel);
     m_runProxy->setSortRole(RunTableModel::SortRole);
     m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("runTable"));
     m_table->setModel(m_runProxy);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(-1, Qt::AscendingOrder);
