@@ -3,6 +3,7 @@
 
 #include "core/session/CsvExport.h"
 #include "core/session/Session.h"
+#include "core/session/SessionStore.h"
 
 #include <cstdio>
 #include <string>
@@ -19,6 +20,17 @@ int exportCsvCommand(const std::string &sessionPath, const std::string &director
 
 int exportYamlCommand(const std::string &sessionPath, const std::string &output)
 {
+    // A session being trained is written by its trainer alone: an export over it would replace
+    // the index the trainer keeps (as merge and prune, which take its lock, refuse to).
+    std::string writers;
+    if (const std::string holder = SessionStore::lockHolder(output); !holder.empty())
+        writers += "\n  the whole sweep: " + holder;
+    for (const auto &line : SessionStore::runningShards(output)) writers += "\n  " + line;
+    if (!writers.empty())
+        throw SessionError(
+            output, 0, 0, "",
+            "is being trained now, so export-yaml will not write over it:" + writers +
+                "\nExport to another file (-o), or wait for it to finish.");
     const Session session = loadSweepRuns(sessionPath);
     saveSessionAtomic(session, output);
     std::printf("wrote %s (%zu runs)\n", output.c_str(), session.runs.size());

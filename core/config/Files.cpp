@@ -107,7 +107,14 @@ std::string readFileLimited(const std::string &path, uint64_t maxBytes, const ch
     return text;
 }
 
-void writeFileAtomic(const std::string &requestedPath, const std::string &text, bool syncDirectory)
+void writeFileAtomic(const std::string &path, const std::string &text, bool syncDirectory)
+{
+    writeFileAtomic(
+        path, [&](const TextSink &sink) { sink(text); }, syncDirectory);
+}
+
+void writeFileAtomic(const std::string &requestedPath,
+                     const std::function<void(const TextSink &)> &produce, bool syncDirectory)
 {
     // A link is written through: its target is replaced and the link stays.
     std::string path = requestedPath;
@@ -151,14 +158,23 @@ void writeFileAtomic(const std::string &requestedPath, const std::string &text, 
         mode &= ~mask;
     }
     if (::fchmod(fd, mode) != 0) throw abandon("setting permissions");
-    size_t written = 0;
-    while (written < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            throw abandon("writing " + tempPath);
+    const TextSink sink = [&](std::string_view text) {
+        size_t written = 0;
+        while (written < text.size()) {
+            const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                throw failure("writing " + tempPath, errno); // closed and removed below
+            }
+            written += static_cast<size_t>(n);
         }
-        written += static_cast<size_t>(n);
+    };
+    try {
+        produce(sink);
+    } catch (...) {
+        ::close(fd);
+        ::unlink(tempPath.c_str());
+        throw;
     }
     if (::fsync(fd) != 0) throw abandon("flushing " + tempPath);
     if (::close(fd) != 0) {

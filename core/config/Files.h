@@ -7,7 +7,9 @@
 #include "core/config/Yaml.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 namespace headlab {
 
@@ -34,5 +36,12 @@ std::string readFileLimited(const std::string &path, uint64_t maxBytes, const ch
 // `syncDirectory` false leaves the fsync of the directory (which makes the rename durable) to the
 // caller, who may write several files first and sync their directory once.
 void writeFileAtomic(const std::string &path, const std::string &text, bool syncDirectory = true);
+
+// The same for text too large to hold at once (a CSV export): `produce` hands the text to the
+// sink in pieces, each written at once. An exception from `produce` abandons the temporary file
+// and leaves the previous file as it was.
+using TextSink = std::function<void(std::string_view)>;
+void writeFileAtomic(const std::string &path, const std::function<void(const TextSink &)> &produce,
+                     bool syncDirectory = true);
 
 } // namespace headlab

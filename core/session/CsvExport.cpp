@@ -3,14 +3,15 @@
 
 #include "core/metrics/Metrics.h"
 
+#include "core/config/Files.h"
 #include "core/config/Yaml.h"
 #include "core/tasks/RunConfigFields.h"
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
+#include <sstream>
 
 namespace headlab {
 
@@ -27,14 +28,23 @@ std::string csvField(const std::string &text)
 
 namespace {
 
-void writeCurveRows(std::ofstream &out, size_t run, const std::string &name, const Curve &curve,
-                    size_t &points)
+void writeCurveRows(std::ostringstream &out, size_t run, const std::string &name,
+                    const Curve &curve, size_t &points)
 {
     for (const auto &point : curve) {
         out << run << ',' << csvField(name) << ',' << point.step << ','
             << yaml::formatNumber(point.value) << '\n';
         ++points;
     }
+}
+
+// Hands what `out` holds to `sink` once it passes a few MiB (and at the end, `force`), so that an
+// export of any size is written atomically without holding it whole.
+void drain(std::ostringstream &out, const TextSink &sink, bool force)
+{
+    if (!force && out.tellp() < std::streampos(4 << 20)) return;
+    sink(out.view());
+    out.str({});
 }
 
 } // namespace
@@ -60,11 +70,9 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
     // the trainer's metric of that name (the paper's rule) is final_test_loss < ln 10.
     metricNames.erase(metric::kLearned);
 
-    {
-        std::ofstream out(summary.runsPath, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw SessionError(summary.runsPath, 0, 0, "",
-                               std::string("cannot write: ") + std::strerror(errno));
+    // Each file atomically (a full disk or a kill leaves the previous export, never a cut one).
+    writeFileAtomic(summary.runsPath, [&](const TextSink &sink) {
+        std::ostringstream out;
         out << "run";
         for (const auto &name : labelNames) out << ',' << csvField("label_" + name);
         for (const auto &column : runCsvColumns()) out << ',' << csvField(column.name);
@@ -96,18 +104,13 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
                 out << ',' << csvField(it == r.provenance.end() ? "" : it->second);
             }
             out << ',' << csvField(r.message) << '\n';
+            drain(out, sink, false);
         }
-        out.flush();
-        if (!out)
-            throw SessionError(summary.runsPath, 0, 0, "",
-                               std::string("cannot write: ") + std::strerror(errno));
-    }
+        drain(out, sink, true);
+    });
 
-    {
-        std::ofstream out(summary.curvesPath, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw SessionError(summary.curvesPath, 0, 0, "",
-                               std::string("cannot write: ") + std::strerror(errno));
+    writeFileAtomic(summary.curvesPath, [&](const TextSink &sink) {
+        std::ostringstream out;
         out << "run,curve,step,value\n";
         for (size_t i = 0; i < session.runs.size(); ++i) {
             const RunResult &r = session.runs[i].result;
@@ -115,12 +118,10 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
             writeCurveRows(out, i, "test", r.test, summary.points);
             for (const auto &[name, curve] : r.extra)
                 writeCurveRows(out, i, name, curve, summary.points);
+            drain(out, sink, false);
         }
-        out.flush();
-        if (!out)
-            throw SessionError(summary.curvesPath, 0, 0, "",
-                               std::string("cannot write: ") + std::strerror(errno));
-    }
+        drain(out, sink, true);
+    });
     summary.runs = session.runs.size();
     return summary;
 }

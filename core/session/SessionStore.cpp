@@ -158,6 +158,9 @@ Session loadRuns(Session session, const std::string &path)
     std::map<std::string, size_t> byConfig; // canonical config -> index in session.runs
     for (size_t i = 0; i < session.runs.size(); ++i)
         byConfig.emplace(yaml::canonicalYaml(session.runs[i].config), i);
+    for (size_t i = 0; i < loaded.size(); ++i)
+        if (!loaded[i].run && !loaded[i].error && session.indexedFinishedRunFiles.count(names[i]))
+            session.missingRunFiles.insert(names[i]);
     for (auto &entry : loaded) {
         if (entry.error) { // named, and skipped: one broken file must not block every other run
             try {
@@ -191,8 +194,15 @@ namespace {
 // Who holds the lock file at `lockPath` ("PID ... on host since ..."), or "" if nobody.
 std::string holderOf(const std::string &lockPath)
 {
-    const int fd = ::open(lockPath.c_str(), O_RDONLY | O_CLOEXEC);
+    // Never blocks and never follows a link: a FIFO named like a lock would block open() and
+    // read() for ever, and a link may point anywhere. Neither is a lock HeadLab took.
+    const int fd = ::open(lockPath.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
     if (fd < 0) return {};
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        return {};
+    }
     std::string holder;
     if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
         char buffer[512];
@@ -225,10 +235,22 @@ SessionStore::SessionStore(std::string sessionPath, StoreShard shard, Role role)
                                                         std::to_string(m_shard.index + 1) + "-of-" +
                                                         std::to_string(m_shard.count)
                                                   : m_resultsDir + "/lock";
-    m_lockFd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    // O_NOFOLLOW and O_NONBLOCK: a link named like the lock (a session unpacked from a tarball)
+    // must not have its target truncated, and a FIFO must not block the open.
+    m_lockFd =
+        ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
     if (m_lockFd < 0)
         throw fileError(lockPath,
-                        std::string("cannot open the lock file: ") + std::strerror(errno));
+                        errno == ELOOP
+                            ? std::string("is a symbolic link, not HeadLab's lock file; "
+                                          "remove it and try again")
+                            : std::string("cannot open the lock file: ") + std::strerror(errno));
+    if (struct stat lockInfo{}; ::fstat(m_lockFd, &lockInfo) != 0 || !S_ISREG(lockInfo.st_mode)) {
+        ::close(m_lockFd);
+        m_lockFd = -1;
+        throw fileError(lockPath, "is not a regular file (a FIFO, device or folder), so it is not "
+                                  "HeadLab's lock file; remove it and try again");
+    }
     if (::flock(m_lockFd, LOCK_EX | LOCK_NB) != 0) {
         const int error = errno;
         ::close(m_lockFd);
@@ -262,6 +284,12 @@ SessionStore::SessionStore(std::string sessionPath, StoreShard shard, Role role)
     } else if (m_shard.active()) {
         if (const std::string holder = lockHolder(m_sessionPath); !holder.empty())
             others = "\n  the whole sweep: " + holder;
+        // Shards of another count deal the runs otherwise: both would train the same runs into
+        // the same checkpoint folders.
+        for (const auto &s : runningShardParts(m_sessionPath))
+            if (s.shard.count != m_shard.count)
+                others += "\n  shard " + std::to_string(s.shard.index + 1) + "/" +
+                          std::to_string(s.shard.count) + ": " + s.holder;
     } else {
         for (const auto &line : runningShards(m_sessionPath)) others += "\n  " + line;
     }
@@ -270,9 +298,14 @@ SessionStore::SessionStore(std::string sessionPath, StoreShard shard, Role role)
         m_lockFd = -1;
         throw fileError(
             m_sessionPath,
-            std::string(m_shard.active()
+            std::string(!m_shard.active() ? "shards of this session are running, so the whole "
+                                            "sweep may not"
+                        : others.find("the whole sweep") != std::string::npos
                             ? "a whole-sweep run is training this session, so no shard may"
-                            : "shards of this session are running, so the whole sweep may not") +
+                            : "shards of another count (another split of the runs) are training "
+                              "this session, so shard " +
+                                  std::to_string(m_shard.index + 1) + "/" +
+                                  std::to_string(m_shard.count) + " may not") +
                 " start:" + others +
                 "\nWait for it to finish (headlab-cli status) or stop it; after shards, "
                 "headlab-cli merge.");
@@ -428,6 +461,11 @@ void SessionStore::saveSession(const Session &session)
         throw fileError(
             m_sessionPath,
             "a shard writes only its runs' files; `headlab-cli merge` writes the session");
+    // An index whose finished runs' files are missing would be written without them: the only
+    // record of those results left (issue 49: a SIGTERM turned 75 finished runs into `runs: []`).
+    if (!session.missingRunFiles.empty())
+        throw fileError(m_sessionPath,
+                        "not saved: " + missingResultsMessage(session, m_sessionPath));
     SavingClock clock(&m_secondsSaving);
     for (const auto &run : session.runs)
         if (hasResult(run)) writeRun(run, /*compareWithDisk=*/true, /*syncDirectory=*/false);
