@@ -54,6 +54,21 @@ void printProvenanceSpread(const Session &session, std::FILE *stream)
 
 namespace {
 
+// A checkpoint's step on the command line: a whole number, 0 or more, said in words (CLI11's
+// NonNegativeNumber printed its range up to 1.8e308).
+CLI::Validator checkpointStep()
+{
+    return CLI::Validator(
+        [](std::string &text) -> std::string {
+            long long step = 0;
+            if (!CLI::detail::lexical_cast(text, step))
+                return "'" + text + "' is not a checkpoint's step (a whole number, 0 or more)";
+            if (step < 0) return "a checkpoint's step is 0 or more, got " + text;
+            return {};
+        },
+        "STEP");
+}
+
 // "Inputs: addition: …; nearest_neighbour: …": each task's row says what its input is.
 std::string inspectInputsHelp()
 {
@@ -186,6 +201,16 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
         "The presets are compiled into the binary. Run one with: headlab-cli run --preset NAME.");
     commands.push_back({presets, [] { return presetsCommand(); }});
 
+    CLI::App *schema = app.add_subcommand(
+        "schema", "Print the keys each record of a session or run file may hold, as JSON");
+    schema->footer("The same key tables the readers check (core/session/SessionYaml.h): the Python "
+                   "package ships\nthem as python/headlab/schema.json, and tests/python checks "
+                   "that the two agree.");
+    commands.push_back({schema, [] {
+                            std::fputs(sessionSchemaJson().c_str(), stdout);
+                            return kExitOk;
+                        }});
+
     CLI::App *csv = app.add_subcommand("export-csv", "Write runs.csv and curves.csv of a session");
     csv->footer(
         "DIR/runs.csv: one row per run (labels, key configuration, status, metrics); "
@@ -264,7 +289,7 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
     keep->add_option("--step", a.markSteps, "The checkpoints' steps (comma-separated)")
         ->required()
         ->delimiter(',')
-        ->check(CLI::NonNegativeNumber);
+        ->check(checkpointStep());
     keep->add_flag("--off", a.unmark, "Take the mark away instead");
     commands.push_back(
         {keep, [&a] { return keepCommand(a.session, a.markRun, a.markSteps, a.unmark); }});
@@ -322,7 +347,7 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
         ->add_option("--run", a.inspect.run, "The run: its row (0-based) or its result file's hash")
         ->required();
     inspect->add_option("--step", a.inspect.step, "A checkpoint's step (default: the newest)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(checkpointStep());
     inspect->add_option("--input", a.inspect.input,
                         "What to show the attention on (default: the task's example)");
     inspect

@@ -195,11 +195,14 @@ public:
                 ++resumed;
             }
         }
+        // What is planned: each file is checked again as its ensemble starts (a run may fall
+        // back to an older checkpoint or to step 0), and the summary says what was resumed.
         if (resumed > 0)
-            std::fprintf(
-                stderr, "resuming %lld run%s from checkpoints (%lld of their steps already done)\n",
-                static_cast<long long>(resumed), resumed == 1 ? "" : "s",
-                static_cast<long long>(resumedSteps));
+            std::fprintf(stderr,
+                         "found checkpoints to resume %lld run%s from (%lld of their steps); each "
+                         "is checked as its ensemble starts\n",
+                         static_cast<long long>(resumed), resumed == 1 ? "" : "s",
+                         static_cast<long long>(resumedSteps));
         m_pending = static_cast<int>(jobs.size());
         SweepOptions options;
         options.checkpoints = m_session.checkpoints;
@@ -251,7 +254,14 @@ private:
             finished.swap(m_reports.finished);
             sweepFinished = m_reports.sweepFinished;
         }
-        for (const auto &p : progress) m_display->update(p);
+        for (const auto &p : progress) {
+            // A run's first report says where it really went on from.
+            if (m_started.insert(p.runIndex).second && p.startedAt > 0) {
+                ++m_resumed;
+                m_resumedSteps += p.startedAt;
+            }
+            m_display->update(p);
+        }
         for (auto &f : finished) record(f.runIndex, std::move(f.result));
         if (!finished.empty()) m_store.syncRuns();
         return sweepFinished;
@@ -304,6 +314,12 @@ private:
 
     int summarise(double wall)
     {
+        if (m_resumed > 0)
+            std::fprintf(stderr,
+                         "resumed %lld run%s from checkpoints (%lld of their steps were "
+                         "already done)\n",
+                         static_cast<long long>(m_resumed), m_resumed == 1 ? "" : "s",
+                         static_cast<long long>(m_resumedSteps));
         bool indexSaved = m_unsaved.empty();
         if (indexSaved &&
             m_shard.active()) { // a shard writes only its runs; merge writes the session
@@ -354,6 +370,8 @@ private:
     Reports m_reports;
     std::unique_ptr<ProgressDisplay> m_display;
     int m_pending = 0, m_finished = 0, m_failed = 0;
+    std::set<int> m_started;                   // runs that have reported progress
+    int64_t m_resumed = 0, m_resumedSteps = 0; // of those, resumed from a checkpoint
     bool m_stopRequested = false;
     std::vector<std::string> m_unsaved; // where each result that missed its file went
 };
@@ -444,6 +462,11 @@ int runCommand(RunArguments a)
         // A search whose last round has finished (or that has none yet) plans its next round
         // before anything trains; a shard trains the round it finds (merge plans the next).
         if (session.search && !shard.active()) planSearchRound(session);
+        if (const std::string missing = missingResultsMessage(session, a.sessionPath);
+            !missing.empty()) { // before the store makes a new, empty results folder
+            std::fprintf(stderr, "%s\nheadlab-cli: nothing was trained\n", missing.c_str());
+            return kExitBadInput;
+        }
         store = std::make_unique<SessionStore>(a.outputPath, shard);
     } catch (const SessionError &e) {
         std::fprintf(stderr, "%s\n", e.what());

@@ -57,6 +57,16 @@ std::string sbatchQuoted(const std::string &text)
     return out + "\"";
 }
 
+// A path inside an sbatch filename pattern: Slurm reads "%x", "%j", ... in it as replacement
+// symbols, so each literal '%' is written "%%" (a folder "100%x" would otherwise become the job's
+// name in the log's path).
+std::string slurmFilenamePattern(const std::string &path)
+{
+    std::string out;
+    for (char c : path) out += c == '%' ? std::string("%%") : std::string(1, c);
+    return out;
+}
+
 // One array task per shard, each running `headlab-cli run S.yaml` (the shard from
 // SLURM_ARRAY_TASK_ID), a log per task in append mode (a requeued task adds to it), requeue
 // allowed, and SIGTERM sent to headlab-cli 120 s before the time limit or a preemption, so that it
@@ -84,7 +94,7 @@ std::string slurmScript(const std::string &sessionPath, const SlurmArguments &s,
                          "#SBATCH --job-name=headlab\n"
                          "#SBATCH --array=0-" +
                          std::to_string(s.array - 1) + "\n" +
-                         option("output", results + "/slurm/%A_%a.log") +
+                         option("output", slurmFilenamePattern(results) + "/slurm/%A_%a.log") +
                          "#SBATCH --open-mode=append\n"
                          "#SBATCH --requeue\n"
                          "#SBATCH --signal=B:TERM@120\n";
@@ -148,7 +158,7 @@ std::string searchChainScript(const std::string &sessionPath, const SlurmArgumen
                          "# merge its results (which plans the next round) and submit the next.\n"
                          "#SBATCH --job-name=headlab-next\n"
                          "#SBATCH --output=" +
-                         sbatchQuoted(results + "/slurm/next_%j.log") +
+                         sbatchQuoted(slurmFilenamePattern(results) + "/slurm/next_%j.log") +
                          "\n"
                          "#SBATCH --ntasks=1\n"
                          "#SBATCH --cpus-per-task=1\n";

@@ -43,5 +43,7 @@ ProcessOutput runProcess(const std::vector<std::string> &argv);
 std::string shellQuoted(const std::string &text);
 // Quoting for an #SBATCH line, as sbatch reads it: "text" with \ and " escaped by a backslash.
 std::string sbatchQuoted(const std::string &text);
+// A path for an sbatch filename pattern (--output): each literal '%' doubled.
+std::string slurmFilenamePattern(const std::string &path);
 
 } // namespace headlab::cli

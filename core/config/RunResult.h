@@ -90,6 +90,7 @@ struct RunProgress {
     RunStatus status = RunStatus::Running;
     int64_t step = 0;
     int64_t totalSteps = 0;
+    int64_t startedAt = 0; // the step it went on from: a resumed run's checkpoint's, else 0
     double stepsPerSecond = 0.0;
     double etaSeconds = 0.0;
     Curve newTrain;

@@ -290,8 +290,14 @@ Contents readHeader(const std::string &path, const std::string &kind)
 
 Contents read(const std::string &path, const std::string &kind)
 {
+    return read(path, kind, kMaxFileBytes);
+}
+
+Contents read(const std::string &path, const std::string &kind, uint64_t maxBytes)
+{
     const std::string what = "a " + kind;
-    return parse(readFileLimited(path, kMaxFileBytes, what.c_str()), path, kind);
+    return parse(readFileLimited(path, std::min(maxBytes, kMaxFileBytes), what.c_str()), path,
+                 kind);
 }
 
 void write(const std::string &path, const Contents &contents)

@@ -44,6 +44,9 @@ Contents parse(const std::string &bytes, const std::string &path,
 // file is as long as the header says: how a listing validates checkpoints without loading them.
 Contents readHeader(const std::string &path, const std::string &kind = "checkpoint");
 Contents read(const std::string &path, const std::string &kind = "checkpoint");
+// The same, refusing a file over `maxBytes` before reading any of it (a side file whose size its
+// record bounds: a sparse or hostile file must not be read into memory whole).
+Contents read(const std::string &path, const std::string &kind, uint64_t maxBytes);
 // Atomic (writeFileAtomic): a crash leaves the previous file or the new one, never half of one.
 void write(const std::string &path, const Contents &contents);
 

@@ -131,9 +131,17 @@ std::string headCurvesBytes(const RunResult &result)
     return safetensors::serialize(contents);
 }
 
+uint64_t headCurvesFileLimit(int64_t expectedCurves)
+{
+    return (64ull << 20) + uint64_t(std::clamp<int64_t>(expectedCurves, 0, 1 << 20)) * (1ull << 20);
+}
+
 std::map<std::string, Curve> readHeadCurves(const std::string &path, int64_t expectedCurves)
 {
-    const safetensors::Contents contents = safetensors::read(path, "per-head curves file");
+    // Its size is bounded by the curves its run file declares before a byte is read: a sparse or
+    // hostile file of gigabytes is refused, not read into memory.
+    const safetensors::Contents contents =
+        safetensors::read(path, "per-head curves file", headCurvesFileLimit(expectedCurves));
     auto bad = [&](const std::string &what) {
         return fileError(path, "is not a valid per-head curves file: " + what);
     };

@@ -37,5 +37,9 @@ std::string headCurvesBytes(const RunResult &result);
 // Reads such a file; throws SessionError naming it when it is missing, damaged, or does not hold
 // `expectedCurves` curves.
 std::map<std::string, Curve> readHeadCurves(const std::string &path, int64_t expectedCurves);
+// The largest per-head curves file readHeadCurves reads for a run file that declares
+// `expectedCurves` curves: 64 MiB and 1 MiB a curve (131,072 points of float64 each, more than
+// any run logs). The Python package applies the same bound.
+uint64_t headCurvesFileLimit(int64_t expectedCurves);
 
 } // namespace headlab

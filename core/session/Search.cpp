@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -699,6 +700,9 @@ SearchSpec readSearchSpec(const YamlField &field)
             for (const auto &a : items(also)) spec.lawAlso.push_back(readAxis(a));
     }
     if (auto f = child(field, "probes"); f.present() && !f.isNull()) {
+        // Runs each configuration's probes ask for: never more than the budget (a hand-edited or
+        // hostile list would otherwise train any number of runs).
+        std::map<std::map<std::string, std::string>, int64_t> runsOf;
         for (const auto &p : items(f)) {
             checkKeys(p, {"round", "at", "value", "first_replicate", "replicates"});
             SearchProbe probe;
@@ -713,6 +717,14 @@ SearchSpec readSearchSpec(const YamlField &field)
             if (auto r = child(p, "first_replicate"); r.present())
                 probe.firstReplicate = static_cast<int>(readIntInRange(r, 0, 1'000'000));
             probe.replicates = static_cast<int>(readIntInRange(child(p, "replicates"), 1, 1000));
+            if ((runsOf[probe.configuration] += probe.replicates) > spec.budget)
+                fail(child(p, "replicates"),
+                     "the probes of this configuration ask for " +
+                         std::to_string(runsOf[probe.configuration]) +
+                         " runs so far, more than the search's budget of " +
+                         std::to_string(spec.budget) +
+                         " runs per configuration (search.budget); raise the budget or remove "
+                         "probes");
             spec.probes.push_back(std::move(probe));
         }
     }

@@ -174,6 +174,7 @@ size_t TrainingLoop::applyResume()
 {
     const TrainingPosition pos = m_resume.front().position;
     m_step = pos.step;
+    m_startedAt = pos.step;
     m_globalStep.fill_(pos.step);
     for (size_t i = 0; i < m_resume.size(); ++i) {
         Member &m = m_members[i];

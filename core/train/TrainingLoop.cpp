@@ -497,6 +497,7 @@ void TrainingLoop::report(size_t i, bool force)
     p.status = m.result.status;
     p.step = m.result.stepsDone;
     p.totalSteps = m_total;
+    p.startedAt = m_startedAt;
     const double seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
     p.stepsPerSecond = seconds > 0 ? static_cast<double>(m_step) / seconds : 0.0;
     p.etaSeconds =

@@ -208,6 +208,7 @@ private:
     } m_stopped; // members stopped with the whole ensemble, checkpointed after the phase's last reads
     std::vector<LoadedCheckpoint> m_resume; // until the resumed phase has taken them
     double m_resumedWall = 0.0;
+    int64_t m_startedAt = 0; // the step training went on from (applyResume), reported with progress
     int64_t m_lastEvalStep = -1;
     // Per layer, by weight (wq, wk): the last kept gradient norms (R, heads).
     std::vector<std::map<std::string, torch::Tensor>> m_grads;

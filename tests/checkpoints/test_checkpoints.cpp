@@ -800,10 +800,17 @@ void TestCheckpoints::cliResumesAfterKillDashNine()
     QVERIFY(again.waitForFinished(180000));
     const QString err = QString::fromUtf8(again.readAllStandardError());
     QVERIFY2(again.exitCode() == 0, qPrintable(err));
-    QVERIFY2(err.contains(
-                 QStringLiteral("resuming 1 run from checkpoints (%1 of their steps already done)")
-                     .arg(at)),
-             qPrintable(err));
+    // What was found is said before it is checked, what was resumed after (issue 49: the count
+    // was printed before the checks and was wrong after a fallback).
+    QVERIFY2(
+        err.contains(
+            QStringLiteral("found checkpoints to resume 1 run from (%1 of their steps)").arg(at)),
+        qPrintable(err));
+    QVERIFY2(
+        err.contains(
+            QStringLiteral("resumed 1 run from checkpoints (%1 of their steps were already done)")
+                .arg(at)),
+        qPrintable(err));
     QProcess reference;
     reference.start(cliPath(), {"run", whole, "--threads", "1"});
     QVERIFY(reference.waitForFinished(180000));

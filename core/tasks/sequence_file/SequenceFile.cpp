@@ -4,6 +4,7 @@
 #include "core/config/Hash.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -147,8 +148,22 @@ void readText(const std::string_view text, const std::string &path,
     }
 }
 
+// An examples file is named for its format (.csv, .tsv or .txt): a session, which may come from
+// anyone, cannot make HeadLab read /etc/passwd or ~/.ssh/id_rsa as examples and quote its lines
+// in error messages.
+bool hasExamplesExtension(const std::string &path)
+{
+    std::string extension = std::filesystem::path(path).extension().string();
+    for (char &c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return extension == ".csv" || extension == ".tsv" || extension == ".txt";
+}
+
 std::shared_ptr<const Data> parse(const std::string &path, Tokens mode, double testFraction)
 {
+    if (!hasExamplesExtension(path))
+        fail(path, 0,
+             "is not named as an examples file: HeadLab reads examples from .csv, .tsv or .txt "
+             "files only (rename it, or copy its examples into such a file)");
     std::error_code error;
     const auto status = std::filesystem::status(path, error);
     if (error || !std::filesystem::exists(status))
