@@ -15,10 +15,19 @@ int validateCommand(const std::string &path)
     session = loadSessionReporting(path);
     expandSweep(session);
     const size_t pending = pendingRuns(session).size();
-    std::printf(
-        "%s: valid session '%s' (schema %d): %zu runs (%zu finished, %zu to run), %zu skipped\n",
-        path.c_str(), session.name.c_str(), session.schemaVersion, session.runs.size(),
-        session.runs.size() - pending, pending, session.skipped.size());
+    size_t missing = 0; // runs of the sweep whose finished result's file is gone
+    for (const auto &run : session.runs)
+        missing += !isFinished(run.result.status) &&
+                   session.missingRunFiles.count(runFileName(run.config)) > 0;
+    std::printf("%s: valid session '%s' (schema %d): %zu runs (%zu finished, %zu to run%s), %zu "
+                "skipped\n",
+                path.c_str(), session.name.c_str(), session.schemaVersion, session.runs.size(),
+                session.runs.size() - pending - missing, pending,
+                missing > 0 ? (", " + std::to_string(missing) + " finished but missing").c_str()
+                            : "",
+                session.skipped.size());
+    if (!session.missingRunFiles.empty())
+        std::fprintf(stderr, "%s\n", missingResultsMessage(session, path).c_str());
     if (session.search) {
         // What run would train next: the current round, or the next one it plans.
         Session next = session;

@@ -2,7 +2,9 @@
 // pending, whether a run learned.
 #include "core/session/SessionData.h"
 
+#include "core/config/Files.h"
 #include "core/metrics/Metrics.h"
+#include "core/session/RunFiles.h"
 #include "core/tasks/TaskSpec.h"
 
 #include <cmath>
@@ -64,10 +66,25 @@ std::vector<int> pendingRuns(const Session &session)
 {
     std::vector<int> pending;
     for (size_t i = 0; i < session.runs.size(); ++i)
-        if (!isFinished(session.runs[i].result.status) ||
-            failedOnACheckpoint(session.runs[i].result))
+        if ((!isFinished(session.runs[i].result.status) ||
+             failedOnACheckpoint(session.runs[i].result)) &&
+            (session.missingRunFiles.empty() ||
+             !session.missingRunFiles.count(runFileName(session.runs[i].config))))
             pending.push_back(static_cast<int>(i));
     return pending;
+}
+
+std::string missingResultsMessage(const Session &session, const std::string &sessionPath)
+{
+    if (session.missingRunFiles.empty()) return {};
+    const std::string runs = directoryOf(sessionPath) + "/" + session.resultsDir + "/runs/";
+    return sessionPath + ": its index lists " + std::to_string(session.missingRunFiles.size()) +
+           " finished run" + (session.missingRunFiles.size() == 1 ? "" : "s") +
+           " whose result file" + (session.missingRunFiles.size() == 1 ? " is" : "s are") +
+           " not in " + runs + " (e.g. " + *session.missingRunFiles.begin() +
+           "): the results folder was moved, deleted or not copied with the session file. They "
+           "are not trained again and the session file is not rewritten: put the folder back "
+           "beside it (or remove those runs from its `runs:` list to train them anew).";
 }
 
 bool hasResult(const SessionRun &run)

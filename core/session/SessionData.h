@@ -15,6 +15,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -91,7 +92,18 @@ struct Session {
     // named x.yaml), one located message each: they block nothing else; commands and the app
     // report them. Never written.
     std::vector<std::string> unreadableRunFiles;
+    // Run files the index lists as finished (done, diverged or failed) that loadSession did not
+    // find on disk (a results folder moved, deleted or left behind when the session file was
+    // copied): their names inside resultsDir/runs/. pendingRuns leaves those runs out, so nothing
+    // offers to train them again, and SessionStore refuses to write an index that would forget
+    // them. `indexedFinishedRunFiles` is what the index says is finished. Never written.
+    std::set<std::string> indexedFinishedRunFiles;
+    std::set<std::string> missingRunFiles;
 };
+
+// "S.yaml lists 75 finished runs whose files are not in S.results/runs/ (...)": what commands
+// and the app say of a session with missingRunFiles; "" when it has none.
+std::string missingResultsMessage(const Session &session, const std::string &sessionPath);
 
 // A run has something worth storing: it started, or has curves or a status other than Queued.
 bool hasResult(const SessionRun &run);
@@ -103,7 +115,8 @@ bool hasResult(const SessionRun &run);
 std::optional<bool> runLearned(const Session &session, const RunResult &result);
 
 // Indices of runs that still have to run (Queued, Running, Paused or Stopped, or failed only for a
-// checkpoint that did not load: failedOnACheckpoint).
+// checkpoint that did not load: failedOnACheckpoint), less those whose finished result the index
+// lists but whose file is missing (Session::missingRunFiles).
 std::vector<int> pendingRuns(const Session &session);
 
 } // namespace headlab

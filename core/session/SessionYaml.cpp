@@ -28,6 +28,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -59,6 +60,67 @@ void writeAxisValue(YAML::Emitter &out, const std::optional<SweepAxisRow> &row,
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
+// The keys of each record
+
+const std::vector<RecordKeys> &recordKeyTable()
+{
+    static const std::vector<RecordKeys> table = [] {
+        const std::vector<std::string> run = {
+            "labels",       "config",  "status",     "steps_done",   "diverged_at_step",
+            "wall_seconds", "device",  "message",    "phase_starts", "metrics",
+            "curves",       "samples", "provenance", "checkpoints",  "head_curves"};
+        std::vector<std::string> runFile = run;
+        runFile.push_back("schema_version");
+        return std::vector<RecordKeys>{
+            {"session",
+             {"schema_version", "name", "description", "learned_rule", "replicate_axes",
+              "checkpoints", "experiment", "sweep", "search", "results", "runs", "skipped",
+              "view"}},
+            {"run_record", run},
+            {"run_file", runFile},
+            {"index_entry", {"file", "labels", "status", metric::kFinalTestLoss}},
+            {"checkpoint_record", {"step", "file", "reason", "keep"}},
+            {"head_curves_record", {"file", "curves"}},
+            {"checkpoints_policy",
+             {"every", "keep", "plateaus", "enabled", "resume_state", "budget_mb", "kept_weights"}},
+            {"skipped_record", {"labels", "reason"}},
+            {"curve", {"steps", "values"}},
+        };
+    }();
+    return table;
+}
+
+const std::vector<std::string> &recordKeys(const std::string &name)
+{
+    for (const auto &row : recordKeyTable())
+        if (row.name == name) return row.keys;
+    throw std::logic_error("recordKeys: no row '" + name + "'");
+}
+
+std::string sessionSchemaJson()
+{
+    auto list = [](const std::vector<std::string> &keys) {
+        std::string out = "[";
+        for (size_t i = 0; i < keys.size(); ++i) out += (i ? ", \"" : "\"") + keys[i] + "\"";
+        return out + "]";
+    };
+    std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+    for (const auto &row : recordKeyTable()) rows.push_back({row.name, row.keys});
+    rows.push_back({"run_config", keysOf(runConfigFields())});
+    rows.push_back({"model", keysOf(modelFields())});
+    rows.push_back({"phase", keysOf(phaseFields())});
+    rows.push_back({"stabilizers", keysOf(stabilizerFields())});
+    std::vector<std::string> task = {"kind"};
+    for (const TaskSpec *spec : taskTable())
+        for (const auto &key : keysOf(spec->options))
+            if (std::find(task.begin(), task.end(), key) == task.end()) task.push_back(key);
+    rows.push_back({"task", task});
+    std::string out = "{\n  \"schema_version\": " + std::to_string(Session::kSchemaVersion);
+    for (const auto &[name, keys] : rows) out += ",\n  \"" + name + "\": " + list(keys);
+    return out + "\n}\n";
+}
+
+// ---------------------------------------------------------------------------------------------
 // Reading
 
 namespace {
@@ -74,7 +136,7 @@ std::map<std::string, std::string> readLabels(const YamlField &field)
 Curve readCurve(const YamlField &field)
 {
     if (const Curve *curve = preparsedCurve(field)) return *curve;
-    checkKeys(field, {"steps", "values"});
+    checkKeys(field, recordKeys("curve"));
     const YamlField steps = child(field, "steps");
     const YamlField values = child(field, "values");
     if (!steps.node.IsDefined() || !steps.node.IsSequence())
@@ -116,12 +178,7 @@ RunStatus readStatus(const YamlField &field)
 // A run record; a run file's has schema_version too (`inRunFile`).
 SessionRun readRun(const YamlField &field, bool inRunFile = false)
 {
-    std::vector<std::string> keys = {"labels",           "config",       "status",     "steps_done",
-                                     "diverged_at_step", "wall_seconds", "device",     "message",
-                                     "phase_starts",     "metrics",      "curves",     "samples",
-                                     "provenance",       "checkpoints",  "head_curves"};
-    if (inRunFile) keys.push_back("schema_version");
-    checkKeys(field, keys);
+    checkKeys(field, recordKeys(inRunFile ? "run_file" : "run_record"));
     SessionRun run;
     run.labels = readLabels(child(field, "labels"));
     const YamlField config = child(field, "config");
@@ -145,7 +202,7 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
         for (const auto &[key, value] : entries(f)) result.provenance[key] = readString(value);
     if (auto f = child(field, "checkpoints"); f.present() && !f.isNull())
         for (const auto &item : items(f)) {
-            checkKeys(item, {"step", "file", "reason", "keep"});
+            checkKeys(item, recordKeys("checkpoint_record"));
             CheckpointRecord c;
             c.step = readIntAtLeast(child(item, "step"), 0);
             c.file = readString(child(item, "file"));
@@ -170,7 +227,7 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
     // The per-head curves of a stored run live in a binary file beside it (SessionStore.h). A
     // file that is missing or damaged costs those curves only: the run keeps its result.
     if (auto f = child(field, "head_curves"); f.present() && !f.isNull()) {
-        checkKeys(f, {"file", "curves"});
+        checkKeys(f, recordKeys("head_curves_record"));
         const std::string name = readString(child(f, "file"));
         if (!isHeadCurvesFileName(name))
             fail(child(f, "file"), "'" + name +
@@ -249,9 +306,7 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     const YamlField root = parseDocument(yamlText, file);
     if (!root.node.IsDefined() || root.node.IsNull())
         fail(root, "empty document; a session is a mapping with schema_version and experiment");
-    checkKeys(root, {"schema_version", "name", "description", "learned_rule", "replicate_axes",
-                     "checkpoints", "experiment", "sweep", "search", "results", "runs", "skipped",
-                     "view"});
+    checkKeys(root, recordKeys("session"));
 
     Session session;
     const YamlField version = child(root, "schema_version");
@@ -286,8 +341,7 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
         if (f.node.IsScalar()) {
             c.enabled = readBool(f); // `checkpoints: false`
         } else {
-            checkKeys(f, {"every", "keep", "plateaus", "enabled", "resume_state", "budget_mb",
-                          "kept_weights"});
+            checkKeys(f, recordKeys("checkpoints_policy"));
             if (auto e = child(f, "every"); e.present())
                 c.every = readIntInRange(e, 0, int64_t(1) << 40);
             if (auto k = child(f, "keep"); k.present())
@@ -348,7 +402,7 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
         for (const auto &r : items(f)) {
             if (child(r, "file").present()) {
                 // An index entry of the stored layout: the result is in its own file.
-                checkKeys(r, {"file", "labels", "status", metric::kFinalTestLoss});
+                checkKeys(r, recordKeys("index_entry"));
                 if (session.resultsDir.empty())
                     fail(child(r, "file"), "a run stored in a file needs the session's "
                                            "'results:' folder");
@@ -357,6 +411,9 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
                     name.find("..") != std::string::npos)
                     fail(child(r, "file"), "expected runs/NAME.yaml inside the results folder");
                 session.indexedRunFiles.push_back(name.substr(5));
+                if (auto status = child(r, "status"); status.present() && !status.isNull())
+                    if (isFinished(readStatus(status)))
+                        session.indexedFinishedRunFiles.insert(name.substr(5));
                 continue;
             }
             session.runs.push_back(readRun(r));
@@ -364,7 +421,7 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     }
     if (auto f = child(root, "skipped"); f.present() && !f.isNull()) {
         for (const auto &s : items(f)) {
-            checkKeys(s, {"labels", "reason"});
+            checkKeys(s, recordKeys("skipped_record"));
             session.skipped.push_back(
                 {readLabels(child(s, "labels")), readString(child(s, "reason"))});
         }

@@ -6,6 +6,7 @@
 #include "core/session/SessionData.h"
 
 #include <string>
+#include <vector>
 
 namespace headlab {
 
@@ -36,6 +37,21 @@ struct StoredRunFiles {
     std::string headCurves;     // that file's bytes
 };
 StoredRunFiles storedRunFiles(const SessionRun &run);
+
+// The keys each mapping of a session or run file may hold, one row per kind of mapping: the
+// readers check against these rows, and `headlab-cli schema` writes them (with the run
+// configuration's field tables) for the Python package, which checks the same keys
+// (python/headlab/schema.json, compared with the CLI's output by tests/python).
+struct RecordKeys {
+    std::string name; // "session", "run_record", ...
+    std::vector<std::string> keys;
+};
+const std::vector<RecordKeys> &recordKeyTable();
+const std::vector<std::string> &recordKeys(const std::string &name); // throws on an unknown name
+
+// Every key table as one JSON document: the rows above, then run_config, model, phase,
+// stabilizers and task (kind and every task's options): what `headlab-cli schema` prints.
+std::string sessionSchemaJson();
 
 // The session file in the stored layout: everything but the results, plus the index of runs
 // pointing into `resultsDir` (relative to the session file).

@@ -110,7 +110,9 @@ private:
     void addRecentFile(const QString &path);
     void rebuildRecentMenu();
     void offerResume();
-    void autosave();
+    // Saves the session to its file, or an untitled one to its autosave copy; false (the reason in
+    // the status bar and m_lastSaveError) when it could not.
+    bool autosave();
     // Writes a finished run's file; if that fails, stops the sweep and says so.
     void storeFinishedRun(int runIndex);
     QList<int> selectedRuns() const;
@@ -129,6 +131,7 @@ private:
     // and results are removed (what a person kept was saved under a name of its own).
     void discardAutosave();
     mutable QString m_autosavePath; // autosavePath()'s choice for the untitled session shown now
+    QString m_lastSaveError;        // why the last autosave() failed
     QActionGroup *m_learnedGroup = nullptr; // View ▸ Learned means
     void updateSamplesDock();               // shown for text sessions only
     // Every 2 s while this app is not training: results and checkpoints other processes (shards,

@@ -88,6 +88,11 @@ bool MainWindow::openSession(const QString &path)
     m_form->loadFrom(m_model->session());
     m_form->setPendingRuns(runsToStart());
     restoreView();
+    if (const std::string missing = missingResultsMessage(m_model->session(), path.toStdString());
+        !missing.empty()) {
+        statusBar()->showMessage(tr("Results missing: finished runs are not trained again"), 0);
+        showError(tr("Open session"), QString::fromStdString(missing));
+    }
     if (const auto &unreadable = m_model->session().unreadableRunFiles; !unreadable.empty()) {
         QStringList lines;
         for (const auto &line : unreadable) lines << QString::fromStdString(line);
@@ -187,7 +192,7 @@ void MainWindow::discardAutosave()
     QDir(QString::fromStdString(resultsDirFor(path.toStdString()))).removeRecursively();
 }
 
-void MainWindow::autosave()
+bool MainWindow::autosave()
 {
     // After each finished run: a crash loses at most the runs in progress.
     try {
@@ -199,7 +204,10 @@ void MainWindow::autosave()
         }
     } catch (const std::exception &e) {
         statusBar()->showMessage(tr("Autosave failed: %1").arg(QString::fromUtf8(e.what())), 10000);
+        m_lastSaveError = QString::fromUtf8(e.what());
+        return false;
     }
+    return true;
 }
 
 void MainWindow::storeFinishedRun(int runIndex)

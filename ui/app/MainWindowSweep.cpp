@@ -28,19 +28,37 @@ void MainWindow::stopForSignal(int signal)
     // SIGTERM or SIGHUP (a logout, a closing terminal, a scheduler): stop, save, quit, no
     // questions.
     statusBar()->showMessage(tr("Signal %1: stopping and saving").arg(signal));
-    if (m_controller->isRunning()) {
+    const bool wasRunning = m_controller->isRunning();
+    if (wasRunning) {
         m_controller->stop();
         m_controller->waitForFinished();
         QCoreApplication::sendPostedEvents(m_controller); // the Stopped results, stored one by one
         m_model->settleAfterSweep();
     }
-    autosave();
-    std::fprintf(stderr, "headlab: %s: stopped and saved%s\n", strsignal(signal),
-                 m_model->filePath().isEmpty()
-                     ? qPrintable(QStringLiteral(" to ") + autosavePath())
-                     : qPrintable(QStringLiteral(" to ") + m_model->filePath()));
+    // Only a session that changed is written (issue 49: a SIGTERM rewrote an unedited file of the
+    // previous release as an index and a new results folder); autosave() itself never writes an
+    // index whose finished runs' files are missing (SessionStore::saveSession refuses).
+    const bool changed = m_model->isModified() || wasRunning;
+    if (changed && !autosave()) {
+        std::fprintf(stderr, "headlab: %s: stopped; NOT saved: %s\n", strsignal(signal),
+                     qPrintable(m_lastSaveError));
+    } else if (changed) {
+        std::fprintf(stderr, "headlab: %s: stopped and saved%s\n", strsignal(signal),
+                     m_model->filePath().isEmpty()
+                         ? qPrintable(QStringLiteral(" to ") + autosavePath())
+                         : qPrintable(QStringLiteral(" to ") + m_model->filePath()));
+    } else {
+        std::fprintf(
+            stderr, "headlab: %s: nothing had changed; %s left as it was\n", strsignal(signal),
+            m_model->filePath().isEmpty() ? "nothing saved" : qPrintable(m_model->filePath()));
+    }
     m_model->setModified(false);
+    // exit() ends the loops running now; the signal may come while a message box's loop runs
+    // before the application's own loop has started (a session opened from the command line that
+    // says its results are missing), so the exit is posted for that loop too.
     QCoreApplication::exit(128 + signal);
+    QMetaObject::invokeMethod(
+        qApp, [code = 128 + signal] { QCoreApplication::exit(code); }, Qt::QueuedConnection);
 }
 
 int MainWindow::runsToStart() const
