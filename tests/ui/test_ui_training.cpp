@@ -37,6 +37,7 @@
 #include <QLineSeries>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -124,6 +125,9 @@ private Q_SLOTS:
     void insideTheHeadsShowsLiveMapsAndScrubsCheckpoints();
     void appStopsAndSavesOnSigterm_data();
     void appStopsAndSavesOnSigterm();
+    void aSignalLeavesAnUneditedSessionAlone_data();
+    void aSignalLeavesAnUneditedSessionAlone();
+    void aHeatmapCellClickSelectsItsRunsOnAStoredSession();
     void secondWriterOfASessionIsRefused();
     void anUntitledSessionNeverReusesAnothersResults();
     void aBoundarySearchRunsRoundByRoundInTheApp();
@@ -276,6 +280,101 @@ void TestUiTraining::appStopsAndSavesOnSigterm()
         QVERIFY(run.result.status != RunStatus::Running);
     }
     QVERIFY(stopped > 0);
+}
+
+void TestUiTraining::aSignalLeavesAnUneditedSessionAlone_data()
+{
+    QTest::addColumn<bool>("resultsMissing");
+    QTest::newRow("a previous release's file") << false;
+    QTest::newRow("an index whose results folder is missing") << true;
+}
+
+void TestUiTraining::aSignalLeavesAnUneditedSessionAlone()
+{
+    // Issue 49: a logout's SIGTERM rewrote a self-contained file of the previous release as an
+    // index and a new results folder, and with its results folder missing emptied an index of 75
+    // finished runs. The real `headlab`, opened on the file and nothing edited: SIGTERM leaves the
+    // file byte for byte and makes no results folder. A missing results folder is said at once.
+    QFETCH(bool, resultsMissing);
+    QTemporaryDir dir;
+    QString path;
+    if (resultsMissing) {
+        path = saveTemp(dir, uitest::tinySession(5), "s.yaml");
+        QProcess cli;
+        cli.start(HEADLAB_CLI, {"run", path, "--threads", "1"});
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 0);
+        QVERIFY(QDir().rename(QString::fromStdString(resultsDirFor(path.toStdString())),
+                              dir.filePath("moved.results")));
+    } else {
+        path = dir.filePath("previous.yaml");
+        QVERIFY(QFile::copy(
+            QStringLiteral(HEADLAB_SOURCE_DIR "/tests/storage/fixtures/previous-release.yaml"),
+            path));
+    }
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray before = file.readAll();
+    file.close();
+    QProcess app;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    app.setProcessEnvironment(env);
+    app.start(HEADLAB_APP, {"--session", path});
+    QVERIFY(app.waitForStarted());
+    QTest::qWait(4000); // opened and shown
+    ::kill(pid_t(app.processId()), SIGTERM);
+    QVERIFY(app.waitForFinished(60000));
+    const QByteArray err = app.readAllStandardError();
+    QCOMPARE(app.exitCode(), 128 + SIGTERM);
+    QVERIFY2(err.contains("nothing had changed"), err.constData());
+    if (resultsMissing)
+        QVERIFY2(err.contains("4 finished runs whose result files are not in"), err.constData());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), before);
+    QVERIFY(!QFileInfo::exists(QString::fromStdString(resultsDirFor(path.toStdString()))));
+}
+
+void TestUiTraining::aHeatmapCellClickSelectsItsRunsOnAStoredSession()
+{
+    // Issue 50: the first click on a heatmap cell of a session in the stored layout crashed the
+    // window (the cell's run list was freed by the redraw its selection caused). Every cell of a
+    // CLI-trained session: the click selects exactly the cell's runs in the run table.
+    QTemporaryDir dir;
+    const QString path = saveTemp(dir, uitest::tinySession(5), "s.yaml");
+    QProcess cli;
+    cli.start(HEADLAB_CLI, {"run", path, "--threads", "1"});
+    QVERIFY(cli.waitForFinished(120000));
+    QCOMPARE(cli.exitCode(), 0);
+    MainWindow window;
+    window.setInteractive(false);
+    window.resize(1280, 720);
+    QVERIFY(window.openSession(path));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto *heatmap = window.findChild<HeatmapView *>();
+    auto *tabs = window.findChild<QTabWidget *>();
+    QVERIFY(heatmap && tabs);
+    tabs->setCurrentWidget(heatmap);
+    heatmap->refresh();
+    QTest::qWait(100);
+    auto *table = window.findChild<QTableView *>(QStringLiteral("runTable"));
+    QVERIFY(table);
+    int clicked = 0;
+    for (int row = 0; row < heatmap->panelData(0).rows(); ++row)
+        for (int column = 0; column < heatmap->panelData(0).columns(); ++column) {
+            const QList<int> runs = heatmap->panelData(0).cell(row, column).runs;
+            if (runs.isEmpty()) continue;
+            QSignalSpy activated(heatmap, &FigureView::runsActivated);
+            QTest::mouseClick(heatmap->canvas(), Qt::LeftButton, {},
+                              heatmap->cellRect(row, column).center());
+            QTest::qWait(20);
+            QCOMPARE(activated.count(), 1);
+            QCOMPARE(activated.first().first().value<QList<int>>(), runs);
+            QCOMPARE(int(table->selectionModel()->selectedRows().size()), int(runs.size()));
+            ++clicked;
+        }
+    QVERIFY(clicked >= 2);
 }
 
 void TestUiTraining::secondWriterOfASessionIsRefused()
