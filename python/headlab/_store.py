@@ -13,10 +13,14 @@ file never hides the others.
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import math
 import os
 import re
+import stat
 import warnings
+import zlib
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -24,9 +28,97 @@ import numpy as np
 import yaml
 
 try:  # libyaml's parser when the wheel carries it (it does on Linux): ~10x the pure-Python one
-    _Loader = yaml.CSafeLoader
+    _BaseLoader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
+    _BaseLoader = yaml.SafeLoader
+
+
+class _StructureError(Exception):
+    """A document headlab-cli refuses for its structure: (mark, message)."""
+
+
+class _Loader(_BaseLoader):
+    """PyYAML's safe loader held to headlab-cli's rules (core/config/Yaml.cpp, checkStructure):
+    a duplicate key is an error, nesting deeper than MAX_DEPTH is refused, and a document whose
+    aliases expand to more nodes than 4 × its length + 10,000 ("billion laughs") is refused before
+    anything is built from it."""
+
+    budget = 0
+
+    def get_single_data(self):
+        node = self.get_single_node()
+        if node is None:
+            return None
+        self._check(node)
+        return self.construct_document(node)
+
+    def _check(self, root):
+        budget = self.budget
+        sizes = {}  # id(node) -> nodes it expands to (aliases share nodes: counted at each use)
+        visiting = set()
+        stack = [(root, 0, False)]
+        while stack:
+            node, depth, done = stack.pop()
+            if done:
+                total = 1
+                if isinstance(node, yaml.SequenceNode):
+                    total += sum(sizes[id(v)] for v in node.value)
+                elif isinstance(node, yaml.MappingNode):
+                    total += sum(sizes[id(k)] + sizes[id(v)] for k, v in node.value)
+                sizes[id(node)] = total
+                if total > budget:
+                    raise _StructureError(node.start_mark,
+                                          "the document expands to more nodes than its text could hold "
+                                          "(YAML aliases used within aliases); write the values out, or "
+                                          "use fewer nested aliases")
+                continue
+            if id(node) in sizes:
+                continue
+            if id(node) in visiting:  # an alias inside its own anchor
+                raise _StructureError(node.start_mark, "a YAML alias refers to the node that holds it "
+                                      "(a recursive document); write the values out")
+            visiting.add(id(node))
+            if isinstance(node, yaml.ScalarNode):
+                sizes[id(node)] = 1
+                continue
+            if depth > MAX_DEPTH:
+                raise _StructureError(node.start_mark, f"the document nests more than {MAX_DEPTH} levels "
+                                      "deep; a HeadLab session needs far fewer")
+            stack.append((node, depth, True))
+            children = node.value if isinstance(node, yaml.SequenceNode) else \
+                [n for pair in node.value for n in pair]
+            if isinstance(node, yaml.MappingNode):
+                seen = {}
+                for k, _ in node.value:
+                    if isinstance(k, yaml.ScalarNode):
+                        if k.value in seen:
+                            raise _StructureError(k.start_mark, f"duplicate key '{k.value}' (first at line "
+                                                  f"{seen[k.value].line + 1}); each key may appear once")
+                        seen[k.value] = k.start_mark
+            for child in children:
+                if id(child) not in sizes:
+                    stack.append((child, depth + 1, False))
+
+
+def _load_yaml(text):
+    loader = _Loader(text)
+    loader.budget = 4 * len(text) + 10000
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+_SCHEMA = None
+
+
+def schema():
+    """The keys each record may hold, as headlab-cli's readers check them (`headlab-cli schema`)."""
+    global _SCHEMA
+    if _SCHEMA is None:
+        with open(os.path.join(os.path.dirname(__file__), "schema.json"), encoding="utf-8") as f:
+            _SCHEMA = json.load(f)
+    return _SCHEMA
 
 SCHEMA_VERSION = 2
 FINISHED = ("done", "diverged", "failed")
@@ -57,16 +149,65 @@ def _numbers(text, dtype):
     return np.array(text.split(","), dtype=dtype)
 
 
-def _read_text(path, what):
+# The limits headlab-cli reads with (core/session/RunFiles.h, core/config/Yaml.cpp).
+MAX_FILE_BYTES = 256 << 20  # a session or run file, and what a .gz export may expand to
+MAX_DEPTH = 64              # mappings and lists nested deeper than this are refused
+
+
+def read_regular_file(path, what, limit):
+    """The bytes of `path`, a regular file of at most `limit` bytes, as headlab-cli reads files
+    (readFileLimited): a FIFO never blocks, a device (/dev/zero) or folder is refused, and so is a
+    file whose declared size is over the limit, before any of it is read."""
     try:
-        if str(path).endswith(".gz"):  # an export kept compressed (docs/data/...)
-            with gzip.open(path, "rb") as f:
-                data = f.read()
-        else:
-            with open(path, "rb") as f:
-                data = f.read()
-    except (OSError, EOFError) as e:
-        raise HeadLabError(f"{path}: cannot read {what}: {getattr(e, 'strerror', None) or e}") from None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise HeadLabError(f"{path}: cannot open {what}: {e.strerror or e}") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise HeadLabError(f"{path}: is a directory, not {what}")
+        if not stat.S_ISREG(info.st_mode):
+            raise HeadLabError(f"{path}: is not a regular file (a device, FIFO or socket); expected {what}")
+        if info.st_size > limit:
+            raise HeadLabError(f"{path}: is {info.st_size >> 20} MiB; files over {limit >> 20} MiB are refused "
+                               "(a HeadLab limit)")
+        chunks, left = [], info.st_size
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 24))
+            if not chunk:
+                break  # shrank while reading
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError as e:
+        raise HeadLabError(f"{path}: cannot read {what}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+
+
+def _gunzip(path, data, limit):
+    """A .gz export's text, refused once it expands past `limit` (a gzip bomb is read no further)."""
+    out, size = [], 0
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
+            while True:
+                chunk = f.read(1 << 20)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > limit:
+                    raise HeadLabError(f"{path}: expands to more than {limit >> 20} MiB; files over "
+                                       f"{limit >> 20} MiB are refused (a HeadLab limit)")
+                out.append(chunk)
+    except (OSError, EOFError, zlib.error) as e:
+        raise HeadLabError(f"{path}: is not a readable gzip file: {e}") from None
+    return b"".join(out)
+
+
+def _read_text(path, what):
+    data = read_regular_file(path, what, MAX_FILE_BYTES)
+    if str(path).endswith(".gz"):  # an export kept compressed (docs/data/...)
+        data = _gunzip(path, data, MAX_FILE_BYTES)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -97,8 +238,8 @@ def _parse(path, text, curves=None):
             try:
                 steps = _numbers(m.group(3), np.int64)
                 values = _numbers(m.group(4), np.float64)
-            except ValueError:
-                continue  # left to the YAML parser, which says where
+            except (ValueError, OverflowError):
+                continue  # left to the YAML parser and the record's checks, which say where
             if len(steps) != len(values):
                 raise HeadLabError(
                     f"{path}:{i + 1}:{len(m.group(1)) + 1}: curves.{name}: {len(steps)} steps but {len(values)} values")
@@ -106,7 +247,12 @@ def _parse(path, text, curves=None):
             lines[i] = f"{m.group(1)}{m.group(2)}: null"
         text = "\n".join(lines)
     try:
-        return yaml.load(text, Loader=_Loader)
+        return _load_yaml(text)
+    except _StructureError as e:
+        mark, what = e.args
+        raise _located(path, mark, "", what) from None
+    except RecursionError:
+        raise HeadLabError(f"{path}: the document nests too deeply to read") from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         if mark is not None and mark.index >= len(text) and mark.line > 0 and not text.endswith("\n"):
@@ -118,19 +264,24 @@ def _parse(path, text, curves=None):
         raise HeadLabError(f"{path}: malformed YAML: {e}") from None
 
 
-def _mark_of(path, text, keys):
-    """The position of the node at `keys` (a path of mapping keys and list indices) in `text`."""
+def _mark_of(path, text, keys, of_key=False):
+    """The position of the node at `keys` (a path of mapping keys and list indices) in `text`;
+    with `of_key`, of the last key itself (where headlab-cli puts an unknown key's error)."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()  # the composed graph only: no alias is expanded
+        finally:
+            loader.dispose()
     except yaml.YAMLError:
         return None
     mark = node.start_mark if node is not None else None
-    for key in keys:
+    for i, key in enumerate(keys):
         if isinstance(node, yaml.MappingNode):
             found = None
             for k, v in node.value:
-                if k.value == key:
-                    found = v
+                if k.value == str(key):
+                    found = k if of_key and i == len(keys) - 1 else v
                     break
             if found is None:
                 return mark
@@ -188,13 +339,67 @@ def _expect(cond, path, text, keys, what):
         raise _located(path, _mark_of(path, text, keys), _key_text(keys), what)
 
 
+def _edit_distance(a, b):
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (ca != cb))
+    return row[len(b)]
+
+
+def _nearest_key(key, allowed):
+    """The allowed key nearest to `key`, as headlab-cli suggests it (yaml::nearestKey), or ""."""
+    best, distance = "", None
+    for candidate in allowed:
+        d = _edit_distance(key.lower(), candidate.lower())
+        if distance is None or d < distance:
+            best, distance = candidate, d
+    return best if distance is not None and distance <= max(2, len(key) // 3) else ""
+
+
+def check_keys(mapping, row, path, text, keys):
+    """Refuses a key of `mapping` that record kind `row` (schema.json) does not hold, with
+    headlab-cli's words: "unknown key 'lerned_rule'; did you mean 'learned_rule'?"."""
+    _expect(isinstance(mapping, dict), path, text, keys,
+            f"expected a mapping (key: value lines), got {_type_name(mapping)}")
+    allowed = schema()[row]
+    for key in mapping:
+        name = key if isinstance(key, str) else str(key)
+        if name in allowed:
+            continue
+        near = _nearest_key(name, allowed)
+        what = f"unknown key '{name}'" + (f"; did you mean '{near}'?" if near
+                                          else "; expected one of " + ", ".join(allowed))
+        raise _located(path, _mark_of(path, text, tuple(keys) + (name,), of_key=True),
+                       _key_text(tuple(keys) + (name,)), what)
+
+
+def _is_text(value):
+    """A scalar headlab-cli reads as text (readString): not a list or a mapping."""
+    return not isinstance(value, (list, dict))
+
+
 def _curve_from_yaml(path, text, keys, value):
     _expect(isinstance(value, dict) and "steps" in value and "values" in value, path, text, keys,
             "expected {steps: [...], values: [...]}")
-    steps = np.asarray(value["steps"], dtype=np.int64)
-    values = np.asarray([float(v) for v in value["values"]], dtype=np.float64)
-    _expect(len(steps) == len(values), path, text, keys, f"{len(steps)} steps but {len(values)} values")
-    return steps, values
+    check_keys(value, "curve", path, text, keys)
+    steps, values = value["steps"], value["values"]
+    _expect(isinstance(steps, list), path, text, keys + ("steps",), "expected a list of steps")
+    _expect(isinstance(values, list), path, text, keys + ("values",), "expected a list of values")
+    _expect(len(steps) == len(values), path, text, keys + ("values",),
+            f"{len(values)} values for {len(steps)} steps")
+    for i, step in enumerate(steps):
+        _expect(_is_int(step) and -(1 << 63) <= step < (1 << 63), path, text, keys + ("steps", i),
+                f"expected an integer, got {_type_name(step)}")
+    for i, v in enumerate(values):
+        _expect(_is_number(v) or (isinstance(v, str) and v.lower() in ("nan", "inf", "-inf")),
+                path, text, keys + ("values", i), f"expected a number, got {_type_name(v)}")
+    return np.asarray(steps, dtype=np.int64), np.asarray([float(v) for v in values], dtype=np.float64)
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _type_name(value):
@@ -217,10 +422,16 @@ def check_config(config, path, text, keys):
         _expect(value >= minimum, path, text, where(*at), f"must be at least {minimum}, got {value}")
 
     _expect(isinstance(config, dict), path, text, where(), "expected a mapping (a run configuration)")
+    check_keys(config, "run_config", path, text, where())
     task = config.get("task") or {}
     _expect(isinstance(task, dict), path, text, where("task"), "expected a mapping")
+    check_keys(task, "task", path, text, where("task"))
     model = config.get("model") or {}
     _expect(isinstance(model, dict), path, text, where("model"), "expected a mapping")
+    check_keys(model, "model", path, text, where("model"))
+    stabilizers = config.get("stabilizers")
+    if stabilizers is not None:
+        check_keys(stabilizers, "stabilizers", path, text, where("stabilizers"))
     if "d_model" in model:
         integer(model["d_model"], 1, "model", "d_model")
     if "layers" in model:
@@ -247,12 +458,22 @@ def check_config(config, path, text, keys):
     _expect("phases" in config, path, text, where("phases"), "missing: at least one phase")
     _expect(isinstance(config["phases"], list) and len(config["phases"]) > 0, path, text, where("phases"),
             "expected a list of at least one phase")
+    for i, phase in enumerate(config["phases"]):
+        check_keys(phase, "phase", path, text, where("phases", i))
+
+
+def _is_checkpoint_file_name(name):
+    """A name inside the run's checkpoint folder, as headlab-cli accepts it (no folder, no dot
+    first): `../x.safetensors` or `/etc/passwd` never leave the folder."""
+    return isinstance(name, str) and name != "" and "/" not in name and "\\" not in name \
+        and not name.startswith(".") and "\0" not in name
 
 
 def run_from_record(doc, path, text, lifted, base_keys=()):
     """A Run from one record (a mapping), located errors under `base_keys`."""
     k = tuple(base_keys)
     _expect(isinstance(doc, dict), path, text, k, "expected a mapping (a run record)")
+    check_keys(doc, "run_record" if k else "run_file", path, text, k)
     _expect("config" in doc and isinstance(doc["config"], dict), path, text, k + ("config",),
             "missing: the run's resolved configuration")
     check_config(doc["config"], path, text, k + ("config",))
@@ -261,12 +482,46 @@ def run_from_record(doc, path, text, lifted, base_keys=()):
             f"expected one of {', '.join(_STATUSES)}, got '{status}'")
     labels = doc.get("labels") or {}
     _expect(isinstance(labels, dict), path, text, k + ("labels",), "expected a mapping of axis to value")
+    for name, value in labels.items():
+        _expect(_is_text(value), path, text, k + ("labels", name), f"expected a value, got {_type_name(value)}")
+    for key in ("steps_done", "diverged_at_step"):
+        value = doc.get(key, 0)
+        _expect(_is_int(value) and (-1 if key == "diverged_at_step" else 0) <= value < (1 << 63),
+                path, text, k + (key,), f"expected an integer, got {_type_name(value)}")
+    for key in ("wall_seconds",):
+        _expect(_is_number(doc.get(key, 0.0)) or doc.get(key) is None, path, text, k + (key,),
+                f"expected a number, got {_type_name(doc.get(key))}")
+    for key in ("device", "message"):
+        _expect(_is_text(doc.get(key)), path, text, k + (key,), f"expected text, got {_type_name(doc.get(key))}")
+    phase_starts = doc.get("phase_starts") or []
+    _expect(isinstance(phase_starts, list) and all(_is_int(x) and 0 <= x < (1 << 63) for x in phase_starts),
+            path, text, k + ("phase_starts",), "expected a list of steps")
+    samples = doc.get("samples") or []
+    _expect(isinstance(samples, list) and all(_is_text(x) for x in samples), path, text, k + ("samples",),
+            "expected a list of texts")
+    provenance = doc.get("provenance") or {}
+    _expect(isinstance(provenance, dict) and all(_is_text(v) for v in provenance.values()), path, text,
+            k + ("provenance",), "expected a mapping of key to text")
+    checkpoints = doc.get("checkpoints") or []
+    _expect(isinstance(checkpoints, list), path, text, k + ("checkpoints",), "expected a list of checkpoints")
+    for i, c in enumerate(checkpoints):
+        at = k + ("checkpoints", i)
+        check_keys(c, "checkpoint_record", path, text, at)
+        _expect(_is_int(c.get("step")) and 0 <= c["step"] < (1 << 63), path, text, at + ("step",),
+                f"expected an integer, at least 0, got {_type_name(c.get('step'))}")
+        _expect(_is_checkpoint_file_name(c.get("file")), path, text, at + ("file",),
+                f"'{c.get('file')}' is not a checkpoint file name (a name inside the run's checkpoint folder)")
+        _expect(_is_text(c.get("reason")), path, text, at + ("reason",), "expected text")
+        _expect(isinstance(c.get("keep", False), bool), path, text, at + ("keep",), "expected true or false")
     curves = {}
     head_file = doc.get("head_curves")
     problem = ""
     if head_file is not None:
-        _expect(isinstance(head_file, dict) and isinstance(head_file.get("file"), str)
-                and _is_int(head_file.get("curves")), path, text, k + ("head_curves",),
+        _expect(isinstance(head_file, dict), path, text, k + ("head_curves",),
+                "expected {file: NAME.heads-HASH.safetensors, curves: COUNT}")
+        check_keys(head_file, "head_curves_record", path, text, k + ("head_curves",))
+        _expect(isinstance(head_file.get("file"), str) and _is_int(head_file.get("curves"))
+                and head_file["curves"] >= 0, path, text, k + ("head_curves",),
                 "expected {file: NAME.heads-HASH.safetensors, curves: COUNT}")
         name = head_file["file"]
         _expect(not name.startswith(".") and "/" not in name and ".heads-" in name
@@ -285,60 +540,78 @@ def run_from_record(doc, path, text, lifted, base_keys=()):
             curves[name] = (steps, values)
         else:
             curves[name] = _curve_from_yaml(path, text, k + ("curves", name), value)
-    metrics = {}
-    for name, value in (doc.get("metrics") or {}).items():
-        try:
-            metrics[str(name)] = float(value)
-        except (TypeError, ValueError):
-            raise _located(path, _mark_of(path, text, k + ("metrics", name)), _key_text(k + ("metrics", name)),
-                           f"expected a number, got '{value}'") from None
-    for key in ("steps_done", "diverged_at_step"):
-        _expect(isinstance(doc.get(key, 0), int), path, text, k + (key,), "expected an integer")
+    metrics = doc.get("metrics") or {}
+    _expect(isinstance(metrics, dict), path, text, k + ("metrics",), "expected a mapping of name to number")
+    for name, value in metrics.items():
+        _expect(_is_number(value) or (isinstance(value, str) and value.lower() in ("nan", "inf", "-inf")),
+                path, text, k + ("metrics", name), f"expected a number, got '{value}'")
     return Run(labels={str(a): str(v) for a, v in labels.items()},
                status=status.lower(),
                config=doc["config"],
                steps_done=int(doc.get("steps_done", 0)),
                diverged_at_step=int(doc.get("diverged_at_step", -1)),
-               wall_seconds=float(doc.get("wall_seconds", 0.0)),
+               wall_seconds=float(doc.get("wall_seconds", 0.0) or 0.0),
                device=str(doc.get("device", "") or ""),
                message=str(doc.get("message", "") or ""),
-               phase_starts=[int(s) for s in doc.get("phase_starts") or []],
-               metrics=metrics,
+               phase_starts=[int(x) for x in phase_starts],
+               metrics={str(a): float(v) for a, v in metrics.items()},
                curves=curves,
-               provenance={str(a): str(v) for a, v in (doc.get("provenance") or {}).items()},
-               checkpoints=list(doc.get("checkpoints") or []),
-               samples=[str(s) for s in doc.get("samples") or []],
+               provenance={str(a): str(v) for a, v in provenance.items()},
+               checkpoints=list(checkpoints),
+               samples=[str(x) for x in samples],
                load_problem=problem)
+
+
+def head_curves_file_limit(expected):
+    """The largest per-head curves file read for a run file that declares `expected` curves:
+    64 MiB and 1 MiB a curve, as headlab-cli (RunFiles.h, headCurvesFileLimit)."""
+    return (64 << 20) + min(max(int(expected), 0), 1 << 20) * (1 << 20)
 
 
 def read_head_curves(path, expected):
     """The per-head curves a stored run keeps beside its run file (docs/SESSION_FORMAT.md):
     name -> (steps, values), exact (float32 where HeadLab found every value exact in float32)."""
-    from safetensors import SafetensorError, safe_open
+    from safetensors import SafetensorError
+    from safetensors.numpy import load
 
     def bad(what):
         return HeadLabError(f"{path}: is not a valid per-head curves file: {what}")
 
+    data = read_regular_file(path, "a per-head curves file", head_curves_file_limit(expected))
     try:
-        with safe_open(path, framework="numpy") as f:
-            meta = f.metadata() or {}
-            if meta.get("format") != "headlab-head-curves":
-                raise bad(f"its format is '{meta.get('format')}'")
-            if meta.get("format_version") != "1":
-                raise bad(f"format version {meta.get('format_version')} is newer than this package reads")
-            curves = {}
-            for g in range(int(meta.get("groups", "0"))):
-                names = meta.get(f"names.{g}", "").split("\n")
-                steps = f.get_tensor(f"steps.{g}").astype(np.int64)
-                values = f.get_tensor(f"values.{g}").astype(np.float64)
-                if values.shape != (len(names), len(steps)):
-                    raise bad(f"group {g} has tensors of other shapes than {len(names)} curves of its steps")
-                for name, row in zip(names, values):
-                    curves[name] = (steps, row)
-    except FileNotFoundError:
-        raise HeadLabError(f"{path}: cannot read a per-head curves file: No such file or directory") from None
-    except (SafetensorError, OSError, ValueError, KeyError) as e:
-        raise bad(str(e)) from None
+        tensors = load(data)
+        header_length = int.from_bytes(data[:8], "little") if len(data) >= 8 else 0
+        meta = json.loads(data[8:8 + header_length]).get("__metadata__") or {}
+    except (SafetensorError, ValueError, TypeError, KeyError, OverflowError, MemoryError,
+            UnicodeDecodeError) as e:
+        raise bad(str(e) or type(e).__name__) from None
+    if not isinstance(meta, dict):
+        raise bad("its metadata is not a mapping")
+    if meta.get("format") != "headlab-head-curves":
+        raise bad(f"its format is '{meta.get('format')}'")
+    if meta.get("format_version") != "1":
+        raise bad(f"format version {meta.get('format_version')} is newer than this package reads")
+    groups = meta.get("groups", "")
+    if not (isinstance(groups, str) and groups.isdigit() and 0 < len(groups) <= 6):
+        raise bad("'groups' is not a count")
+    curves = {}
+    for g in range(int(groups)):
+        steps, values = tensors.get(f"steps.{g}"), tensors.get(f"values.{g}")
+        if steps is None or values is None:
+            raise bad(f"group {g} is incomplete")
+        names_text = meta.get(f"names.{g}")
+        if not isinstance(names_text, str):
+            raise bad(f"its metadata has no 'names.{g}'")
+        names = names_text.split("\n")
+        if steps.dtype != np.int64 or steps.ndim != 1 or values.ndim != 2 \
+                or values.dtype not in (np.float32, np.float64) \
+                or values.shape != (len(names), len(steps)):
+            raise bad(f"group {g} has tensors of other shapes than {len(names)} curves of its steps")
+        steps = steps.astype(np.int64)
+        for name, row in zip(names, values.astype(np.float64)):
+            if not name.startswith("head.") or name in curves:
+                raise bad(f"'{name}' is not a per-head curve name, or comes twice")
+            curves[name] = (steps, row)
     if len(curves) != expected:
         raise bad(f"it holds {len(curves)} curves, the run file says {expected}")
     return curves
@@ -348,7 +621,13 @@ def read_run_file(path):
     text = _read_text(path, "a run file")
     lifted = deque()
     doc = _parse(path, text, lifted)
-    run = run_from_record(doc, path, text, lifted)
+    try:
+        run = run_from_record(doc, path, text, lifted)
+    except HeadLabError:
+        raise
+    except (ValueError, TypeError, AttributeError, OverflowError, KeyError, IndexError,
+            RecursionError) as e:  # a value no check above foresaw: still this file's fault alone
+        raise HeadLabError(f"{path}: cannot be read as a run file: {type(e).__name__}: {e}") from None
     run.file = path
     return run
 
@@ -378,17 +657,29 @@ def read_session(path):
     lifted = deque()
     doc = _parse(path, text, None)
     _expect(isinstance(doc, dict), path, text, (), "expected a mapping (a HeadLab session)")
+    check_keys(doc, "session", path, text, ())
     version = doc.get("schema_version")
     _expect(version is not None, path, text, ("schema_version",), "missing: the session format's version")
-    _expect(isinstance(version, int), path, text, ("schema_version",), f"expected an integer, got '{version}'")
+    _expect(_is_int(version), path, text, ("schema_version",), f"expected an integer, got '{version}'")
     _expect(1 <= version <= SCHEMA_VERSION, path, text, ("schema_version",),
             f"schema version {version} is newer than this package reads ({SCHEMA_VERSION}); update headlab"
             if version > SCHEMA_VERSION else f"expected 1 or {SCHEMA_VERSION}")
     _expect("experiment" in doc, path, text, ("experiment",), "missing: the base run configuration")
     check_config(doc["experiment"], path, text, ("experiment",))
+    for key in ("name", "description", "learned_rule"):
+        _expect(_is_text(doc.get(key)), path, text, (key,), f"expected text, got {_type_name(doc.get(key))}")
+    policy = doc.get("checkpoints")
+    if isinstance(policy, dict):
+        check_keys(policy, "checkpoints_policy", path, text, ("checkpoints",))
+    for i, skipped in enumerate(doc.get("skipped") or []):
+        check_keys(skipped, "skipped_record", path, text, ("skipped", i))
 
     directory = os.path.dirname(os.path.abspath(path))
     results = doc.get("results")
+    if results is not None:
+        _expect(isinstance(results, str) and results != "" and not results.startswith("/")
+                and ".." not in results and "\0" not in results, path, text, ("results",),
+                "expected the name of the results folder beside the session file, e.g. session.results")
     if results:
         results_dir = os.path.join(directory, str(results))
     else:  # a session file that names no folder still has the files shards wrote beside it
@@ -408,10 +699,14 @@ def read_session(path):
     for i, entry in enumerate(entries):
         _expect(isinstance(entry, dict), path, text, ("runs", i), "expected a mapping")
         if "file" in entry:
-            name = str(entry["file"])
+            check_keys(entry, "index_entry", path, text, ("runs", i))
+            _expect(isinstance(entry["file"], str), path, text, ("runs", i, "file"),
+                    "expected runs/NAME.yaml inside the results folder")
+            name = entry["file"]
             _expect(results_dir != "", path, text, ("runs", i, "file"),
                     "a run stored in a file needs the session's `results:` folder")
-            _expect(name.startswith("runs/") and name.endswith(".yaml") and "/" not in name[5:],
+            _expect(name.startswith("runs/") and name.endswith(".yaml") and "/" not in name[5:]
+                    and ".." not in name and "\0" not in name,
                     path, text, ("runs", i, "file"), "expected runs/NAME.yaml inside the results folder")
             files.append(name[5:])
         else:

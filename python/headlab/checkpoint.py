@@ -21,8 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from safetensors import safe_open
-from safetensors.torch import load_file
 
 
 @dataclass
@@ -41,17 +39,65 @@ class Checkpoint:
         return float(hits[-1, 1]) if len(hits) else None
 
 
-def load(path):
+MAX_CHECKPOINT_BYTES = 64 << 30  # headlab-cli's limit (core/config/Safetensors.cpp)
+FORMAT_VERSION = 1
+
+
+FNV1A_OFFSET = 1469598103934665603  # core/config/Hash.h's kFnv1aOffset (HeadLab's own, kept as is:
+                                    # run files and checkpoints are named and checked with it)
+
+
+def fnv1a64(data, h=FNV1A_OFFSET):
+    """64-bit FNV-1a as HeadLab computes it (core/config/Hash.h): what a checkpoint's tensor data
+    is checked against."""
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def load(path, verify=True):
+    """A checkpoint read and checked as headlab-cli checks it (a regular file within the size
+    limit, a HeadLab checkpoint of a version this package reads, its tensor data matching its
+    checksum with `verify`); anything else raises HeadLabError naming the file and the fault."""
+    from ._store import HeadLabError, read_regular_file
+    from safetensors.torch import load as load_bytes
+
+    def bad(what):
+        return HeadLabError(f"{path}: is not a usable checkpoint: {what}")
+
+    data = read_regular_file(path, "a checkpoint", MAX_CHECKPOINT_BYTES)
+    try:
+        header_length = int.from_bytes(data[:8], "little")
+        if len(data) < 8 or header_length > len(data) - 8:
+            raise bad("truncated: its header is longer than the file")
+        metadata = json.loads(data[8:8 + header_length]).get("__metadata__") or {}
+        raw = load_bytes(data)
+    except HeadLabError:
+        raise
+    except Exception as e:  # safetensors' and json's errors: the file is not a valid one
+        raise bad(f"{type(e).__name__}: {e}") from None
+    if not isinstance(metadata, dict) or metadata.get("format") != "headlab-checkpoint":
+        raise bad("it is a safetensors file but not a HeadLab checkpoint (no format: headlab-checkpoint)")
+    version = metadata.get("format_version", "")
+    if not (isinstance(version, str) and version.isdigit()):
+        raise bad(f"metadata 'format_version' is '{version}', not an integer")
+    if int(version) > FORMAT_VERSION:
+        raise bad(f"format version {version} is newer than this package reads ({FORMAT_VERSION})")
+    if verify and metadata.get("data_fnv1a64") != f"{fnv1a64(memoryview(data)[8 + header_length:]):016x}":
+        raise bad("its tensor data does not match its checksum (the file is damaged)")
+    try:
+        config, model = json.loads(metadata["config"]), json.loads(metadata["model"])
+        step = int(metadata["step"])
+    except KeyError as e:
+        raise bad(f"its metadata has no {e}") from None
+    except (ValueError, TypeError) as e:
+        raise bad(f"its metadata is not what HeadLab writes: {e}") from None
+    if not isinstance(config, dict) or not isinstance(model, dict) or step < 0:
+        raise bad("its metadata 'config', 'model' or 'step' is not what HeadLab writes")
     # Weights-only checkpoints may keep their weights in bfloat16 (checkpoints: {kept_weights:
     # bfloat16}); widened to float32 here, as HeadLab widens them.
-    tensors = {k: v.float() if v.dtype in (torch.bfloat16, torch.float16) else v
-               for k, v in load_file(path).items()}
-    with safe_open(path, framework="pt") as f:
-        metadata = f.metadata()
-    if metadata.get("format") != "headlab-checkpoint":
-        raise ValueError(f"{path}: not a HeadLab checkpoint")
-    return Checkpoint(tensors, metadata, json.loads(metadata["config"]), json.loads(metadata["model"]),
-                      int(metadata["step"]))
+    tensors = {k: v.float() if v.dtype in (torch.bfloat16, torch.float16) else v for k, v in raw.items()}
+    return Checkpoint(tensors, metadata, config, model, step)
 
 
 def _norm(ckpt, x, prefix):

@@ -312,13 +312,18 @@ class Session:
         r = self._record(run)
         rows = []
         if r.file:
-            folder = os.path.join(os.path.dirname(os.path.dirname(r.file)), "checkpoints",
-                                  os.path.basename(r.file)[: -len(".yaml")])
+            results = os.path.dirname(os.path.dirname(r.file))
+            folder = os.path.join(results, "checkpoints", os.path.basename(r.file)[: -len(".yaml")])
+            # Inside the results folder, as headlab-cli keeps it: a checkpoint folder (or file)
+            # that is a link out of it is listed as not there (run files name files only, never
+            # paths: the reader refuses `../x` and `/etc/passwd`).
+            inside = os.path.realpath(results) + os.sep
             for c in r.checkpoints:
-                path = os.path.join(folder, str(c.get("file", "")))
-                rows.append({"step": int(c.get("step", 0)), "reason": str(c.get("reason", "")),
-                             "keep": bool(c.get("keep", False)),
-                             "path": path, "exists": os.path.exists(path)})
+                path = os.path.join(folder, c["file"])
+                exists = os.path.isfile(path) and os.path.realpath(path).startswith(inside) \
+                    and not os.path.islink(path) and not os.path.islink(folder)
+                rows.append({"step": int(c["step"]), "reason": str(c.get("reason") or ""),
+                             "keep": bool(c.get("keep", False)), "path": path, "exists": exists})
         return pd.DataFrame(rows, columns=["step", "reason", "keep", "path", "exists"])
 
     def model(self, run, step=None):
@@ -337,7 +342,12 @@ class Session:
                 raise FileNotFoundError(f"{self.path}: run {run} has no checkpoint at step {step} "
                                         f"(it has {', '.join(str(s) for s in sorted(table['step']))})")
             row = hits.iloc[0]
-        return checkpoint.Model(checkpoint.load(row["path"]))
+        ckpt = checkpoint.load(row["path"])
+        try:
+            return checkpoint.Model(ckpt)
+        except (KeyError, ValueError, TypeError, IndexError, RuntimeError) as e:
+            raise HeadLabError(f"{row['path']}: is not a usable checkpoint: its tensors do not make the "
+                               f"model its metadata describes ({type(e).__name__}: {e})") from None
 
 
 class Sessions:

@@ -1,0 +1,364 @@
+"""tests/python/test_hostile.py — issue 49: the Python package as strict and as safe as headlab-cli.
+
+Every fixture and every hostile case goes through both, and their verdicts must agree:
+- a session file the CLI refuses (`headlab-cli validate` exits 2), Python refuses with a
+  HeadLabError at the same FILE:LINE;
+- a run file or per-head curves file the CLI skips with a located message, Python skips with a
+  RunFileSkipped warning naming the same file, and every other run is read;
+- nothing hangs (a FIFO, /dev/zero), nothing is read past its bound (a sparse 1.5 GB side file, a
+  gzip bomb, a YAML alias bomb), and nothing outside the session's results folder is opened.
+
+Each reader runs in a child process with a time limit, which reports its peak memory. Run by ctest
+with HEADLAB_CLI and HEADLAB_SOURCE_DIR set (tests/python/CMakeLists.txt).
+"""
+import glob
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+import numpy as np
+import yaml
+
+SOURCE = os.environ.get("HEADLAB_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.environ.get("HEADLAB_CLI", os.path.join(SOURCE, "build", "app", "cli", "headlab-cli"))
+sys.path.insert(0, os.path.join(SOURCE, "python"))
+import headlab  # noqa: E402
+
+FIXTURES = [
+    "tests/session/fixtures/v2-addition.yaml",
+    "tests/session/fixtures/v2-nn.yaml",
+    "tests/session/fixtures/v2-text.yaml",
+    "tests/session/fixtures/v2-addition.export.yaml",
+    "tests/session/fixtures/v2-nn.export.yaml",
+    "tests/session/fixtures/v2-text.export.yaml",
+    "tests/storage/fixtures/previous-release.yaml",
+]
+
+TINY = textwrap.dedent("""\
+    schema_version: 2
+    name: hostile
+    checkpoints: {every: 10, keep: 3}
+    experiment:
+      task: {kind: addition, train_pairs: 64, test_pairs: 8}
+      model: {d_model: 12, layers: 1}
+      phases:
+        - {name: answer, objective: answer, steps: 30, batch_size: 4, lr: 0.001}
+      eval_every: 10
+      log_every: 5
+      device: cpu
+    sweep:
+      heads: [1, 2]
+      seed: [0, 1]
+    """)
+
+# The reader, in a child: its verdict, message, skipped files and peak memory, as JSON.
+CHILD = textwrap.dedent("""\
+    import json, resource, sys, warnings
+    sys.path.insert(0, sys.argv[1])
+    import headlab
+    out = {"verdict": "ok", "message": "", "skipped": []}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            s = headlab.open(sys.argv[2])
+            s.runs(); s.curves(); s.head_stats()
+            for run in range(len(s)):
+                s.checkpoints(run)
+        except headlab.HeadLabError as e:
+            out = {"verdict": "refused", "message": str(e), "skipped": []}
+        except Exception as e:
+            out = {"verdict": "crashed", "message": f"{type(e).__name__}: {e}", "skipped": []}
+    out["skipped"] = [str(w.message) for w in caught if issubclass(w.category, headlab.RunFileSkipped)]
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(out))
+    """)
+
+
+def cli(*args, timeout=120):
+    return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def cli_verdict(session):
+    """refused (with the first line's FILE:LINE), or ok with the files it skipped."""
+    p = cli("validate", session, timeout=60)
+    if p.returncode == 2:
+        return "refused", p.stderr.strip().splitlines()[0], []
+    assert p.returncode == 0, p.stderr
+    skipped = [line for line in p.stderr.splitlines()
+               if "(this run file is skipped)" in line or "per-head curves are left out" in line]
+    return "ok", "", skipped
+
+
+def py_verdict(session):
+    p = subprocess.run([sys.executable, "-c", CHILD, os.path.join(SOURCE, "python"), session],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def place(message):
+    """FILE:LINE of a located message (the column may differ between the two YAML parsers)."""
+    m = re.match(r"^(.*?\.ya?ml(?:\.gz)?):(\d+):", message)
+    return (m.group(1), m.group(2)) if m else (message.split(":")[0], "")
+
+
+def named_file(message):
+    return message.split(":")[0]
+
+
+class Hostile(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="headlab-hostile-")
+        cls.base = os.path.join(cls.tmp, "base", "s.yaml")
+        os.makedirs(os.path.dirname(cls.base))
+        with open(cls.base, "w") as f:
+            f.write(TINY)
+        p = cli("run", cls.base, "--threads", "1", timeout=600)
+        assert p.returncode == 0, p.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def copy(self, name):
+        folder = os.path.join(self.tmp, name)
+        os.makedirs(folder)
+        shutil.copy(self.base, os.path.join(folder, "s.yaml"))
+        shutil.copytree(self.base[:-5] + ".results", os.path.join(folder, "s.results"), symlinks=True)
+        return os.path.join(folder, "s.yaml")
+
+    def run_files(self, session):
+        return sorted(glob.glob(os.path.join(session[:-5] + ".results", "runs", "*[0-9a-f].yaml")))
+
+    def assert_same_verdict(self, session, expect):
+        verdict, first, skipped = cli_verdict(session)
+        mine = py_verdict(session)
+        self.assertEqual(verdict, expect, f"headlab-cli: {first}{skipped}")
+        self.assertEqual(mine["verdict"], expect, mine["message"])
+        if expect == "refused":
+            self.assertEqual(place(mine["message"]), place(first), f"\n  py:  {mine['message']}\n  cli: {first}")
+        else:
+            self.assertEqual(sorted(named_file(m) for m in mine["skipped"]),
+                             sorted(named_file(m) for m in skipped),
+                             f"\n  py:  {mine['skipped']}\n  cli: {skipped}")
+        return mine
+
+    # -- the fixtures: both read them whole ------------------------------------------------------
+
+    def test_every_fixture_reads_in_both(self):
+        for fixture in FIXTURES:
+            with self.subTest(fixture=fixture):
+                mine = self.assert_same_verdict(os.path.join(SOURCE, fixture), "ok")
+                self.assertEqual(mine["skipped"], [])
+
+    # -- session files: refused by both, at the same place -----------------------------------------
+
+    def session_case(self, name, edit):
+        path = self.copy(name)
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(edit(text))
+        return path
+
+    def test_session_files_both_refuse(self):
+        cases = {
+            "duplicate key": lambda t: t.replace("name: hostile\n", "name: hostile\nname: again\n"),
+            "typo'd key": lambda t: t.replace("learned_rule:", "lerned_rule:"),
+            "name as a list": lambda t: t.replace("name: hostile", "name: [a, b]"),
+            "schema_version true": lambda t: t.replace("schema_version: 2", "schema_version: true"),
+            "results /etc": lambda t: t.replace("results: s.results", "results: /etc"),
+            "results ../x": lambda t: t.replace("results: s.results", "results: ../x"),
+            "unknown model key": lambda t: t.replace("    d_model: 12", "    d_model: 12\n    d_modle: 3"),
+            "alias bomb": lambda t: t.replace("description:", "bomb: " + ALIAS_BOMB + "\ndescription:"),
+        }
+        for name, edit in cases.items():
+            with self.subTest(case=name):
+                path = self.session_case("session-" + name.replace(" ", "-").replace("'", ""), edit)
+                mine = self.assert_same_verdict(path, "refused")
+                self.assertLess(mine["peak_mb"], 1024)
+
+    def test_a_gzip_bomb_is_refused_before_it_expands(self):
+        path = os.path.join(self.tmp, "bomb.yaml.gz")
+        with gzip.open(path, "wb", compresslevel=9) as f:
+            f.write(b"schema_version: 2\ndescription: \"")
+            chunk = b"a" * (1 << 20)
+            for _ in range(300):
+                f.write(chunk)
+            f.write(b"\"\n")
+        self.assertLess(os.path.getsize(path), 1 << 20)
+        mine = py_verdict(path)
+        self.assertEqual(mine["verdict"], "refused")
+        self.assertIn("expands to more than 256 MiB", mine["message"])
+        self.assertLess(mine["peak_mb"], 1024)
+        self.assertNotEqual(cli("validate", path, timeout=60).returncode, 0)
+
+    # -- run files: skipped by both, the others read ---------------------------------------------
+
+    def run_file_case(self, name, edit):
+        session = self.copy(name)
+        victim = self.run_files(session)[0]
+        with open(victim) as f:
+            text = f.read()
+        with open(victim, "w") as f:
+            f.write(edit(text))
+        return session, victim
+
+    def test_malformed_run_files_are_skipped_by_both(self):
+        def doc_edit(change):
+            def edit(text):
+                doc = yaml.safe_load(text)
+                change(doc)
+                return yaml.safe_dump(doc, sort_keys=False)
+            return edit
+
+        def first_step(value):
+            return lambda t: re.sub(r"(test: \{steps: \[)\d+", lambda m: m.group(1) + value, t, count=1)
+
+        cases = {
+            "step as text": first_step("zero"),
+            "step 1e30": first_step("1e30"),
+            "step a big integer": first_step("99999999999999999999"),
+            "values nested": lambda t: re.sub(r"(test: \{steps: \[[^\]]*\], values: \[)", r"\1[1.0], ", t, count=1),
+            "2-D steps": lambda t: re.sub(r"(test: \{steps: \[)", r"\1[0, 1], ", t, count=1),
+            "metrics as a list": doc_edit(lambda d: d.__setitem__("metrics", [1, 2])),
+            "checkpoints as a mapping": doc_edit(lambda d: d.__setitem__("checkpoints", {"a": 1})),
+            "checkpoint out of the folder": doc_edit(
+                lambda d: d["checkpoints"][0].__setitem__("file", "../../../elsewhere/x.safetensors")),
+            "checkpoint /etc/passwd": doc_edit(lambda d: d["checkpoints"][0].__setitem__("file", "/etc/passwd")),
+            "duplicate key": lambda t: t.replace("status: done\n", "status: done\nstatus: failed\n"),
+            "unknown key": lambda t: t.replace("status: done\n", "status: done\nstauts: done\n"),
+            "alias bomb in config": lambda t: t.replace("config:\n", "bomb: " + ALIAS_BOMB + "\nconfig:\n", 1),
+        }
+        for name, edit in cases.items():
+            with self.subTest(case=name):
+                session, victim = self.run_file_case("run-" + name.replace(" ", "-").replace("/", ""), edit)
+                mine = self.assert_same_verdict(session, "ok")
+                self.assertEqual([named_file(m) for m in mine["skipped"]], [victim])
+                with self.assertWarns(headlab.RunFileSkipped):
+                    self.assertEqual(len(headlab.open(session)), 3)
+
+    def test_odd_files_never_block_or_flood(self):
+        session = self.copy("odd-files")
+        runs = os.path.dirname(self.run_files(session)[0])
+        os.mkfifo(os.path.join(runs, "ffff000000000000.yaml"))
+        os.symlink("/dev/zero", os.path.join(runs, "eeee000000000000.yaml"))
+        mine = self.assert_same_verdict(session, "ok")
+        self.assertEqual(len(mine["skipped"]), 2)
+        self.assertLess(mine["peak_mb"], 1024)
+
+    # -- per-head curves files: the run kept, its per-head curves left out ----------------------
+
+    def side_file_case(self, name, change):
+        session = self.copy(name)
+        side = sorted(glob.glob(os.path.join(session[:-5] + ".results", "runs", "*.heads-*.safetensors")))[0]
+        change(side)
+        return session, side
+
+    def test_bad_side_files_cost_only_their_curves(self):
+        def nan_steps(path):
+            from safetensors.numpy import load_file, save_file
+            from safetensors import safe_open
+            with safe_open(path, framework="numpy") as f:
+                meta = f.metadata()
+            tensors = load_file(path)
+            steps = tensors["steps.0"].astype(np.float64)
+            steps[0] = np.nan
+            tensors["steps.0"] = steps
+            os.remove(path)
+            save_file(tensors, path, metadata=meta)
+
+        def sparse(path):
+            os.truncate(path, 1536 << 20)  # 1.5 GB of holes: no disk blocks
+
+        def fifo(path):
+            os.remove(path)
+            os.mkfifo(path)
+
+        for name, change in {"NaN steps": nan_steps, "sparse 1.5 GB": sparse, "a FIFO": fifo}.items():
+            with self.subTest(case=name):
+                session, side = self.side_file_case("side-" + name.replace(" ", "-"), change)
+                mine = self.assert_same_verdict(session, "ok")
+                self.assertEqual([named_file(m) for m in mine["skipped"]], [side])
+                self.assertLess(mine["peak_mb"], 1024)
+
+    # -- checkpoints: a located HeadLabError, never another session's model -----------------------
+
+    def test_crafted_checkpoints_give_a_located_error(self):
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            self.skipTest("no torch in this environment")
+        session = self.copy("checkpoints")
+        s = headlab.open(session)
+        table = s.checkpoints(0)
+        self.assertTrue(table["exists"].all())
+        path = table["path"].iloc[-1]
+        with open(path, "rb") as f:
+            good = f.read()
+        self.assertIsNotNone(s.model(0))
+
+        def damaged(data):
+            data = bytearray(data)
+            data[-5] ^= 0xFF
+            return bytes(data)
+
+        header = int.from_bytes(good[:8], "little")
+        step_text = f'"step":"{int(table["step"].iloc[-1])}"'.encode()
+        self.assertIn(step_text, good)
+        meta_bad = good.replace(step_text, b'"step":"3x"' + b" " * (len(step_text) - 11), 1)
+        cases = {"truncated": good[: len(good) // 2], "damaged data": damaged(good),
+                 "not safetensors": b"\x00" * 64, "step not a number": meta_bad,
+                 "empty": b""}
+        for name, data in cases.items():
+            with self.subTest(case=name):
+                with open(path, "wb") as f:
+                    f.write(data)
+                with self.assertRaises(headlab.HeadLabError) as caught:
+                    headlab.open(session).model(0)
+                self.assertTrue(str(caught.exception).startswith(path), str(caught.exception))
+                step = str(int(table["step"].iloc[-1]))
+                self.assertNotEqual(cli("inspect", session, "--run", "0", "--step", step).returncode, 0)
+        with open(path, "wb") as f:
+            f.write(good)
+        self.assertGreater(header, 0)
+
+    def test_a_linked_checkpoint_folder_is_not_read(self):
+        session = self.copy("linked-checkpoints")
+        s = headlab.open(session)
+        folder = os.path.dirname(s.checkpoints(0)["path"].iloc[0])
+        elsewhere = os.path.join(self.tmp, "elsewhere-checkpoints")
+        shutil.move(folder, elsewhere)
+        os.symlink(elsewhere, folder)
+        table = headlab.open(session).checkpoints(0)
+        self.assertFalse(table["exists"].any())
+        with self.assertRaises(FileNotFoundError):
+            headlab.open(session).model(0)
+
+    # -- the schema the package checks keys against is the CLI's ----------------------------------
+
+    def test_the_package_schema_is_the_clis(self):
+        p = cli("schema")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(SOURCE, "python", "headlab", "schema.json")) as f:
+            self.assertEqual(json.load(f), json.loads(p.stdout),
+                             "python/headlab/schema.json differs from `headlab-cli schema`: "
+                             "regenerate it with build/app/cli/headlab-cli schema > python/headlab/schema.json")
+
+
+# Nine levels of aliases, each ten of the one before: 10^9 nodes from under a kilobyte.
+ALIAS_BOMB = ("{a: &a [x, x, x, x, x, x, x, x, x, x], "
+              + ", ".join(f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]"
+                          for i in range(8))
+              + "}")
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
