@@ -655,8 +655,10 @@ QPoint HeatmapView::cellAt(const QPoint &pos, int *panel) const
 
 void HeatmapView::onCellClicked(int panel, int row, int column)
 {
-    const auto &cell = panelData(panel).cell(row, column);
-    if (!cell.runs.isEmpty()) Q_EMIT runsActivated(cell.runs);
+    // A copy: whoever takes the signal may select the runs, which redraws this view and replaces
+    // the cell (issue 50: the window read the freed list and crashed on the first click).
+    const QList<int> runs = panelData(panel).cell(row, column).runs;
+    if (!runs.isEmpty()) Q_EMIT runsActivated(runs);
 }
 
 void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
