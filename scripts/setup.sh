@@ -26,6 +26,8 @@ SAFETENSORS_VERSION="0.8.0"
 PANDAS_VERSION="3.1.1"
 PYYAML_VERSION="6.0.4"
 MATPLOTLIB_VERSION="3.11.2"
+# atheris: libFuzzer for Python, which fuzzes the Python package's readers (scripts/fuzz-python.sh).
+ATHERIS_VERSION="3.0.0"
 JOBS="${HEADLAB_JOBS:-$(nproc)}"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 VENV="$ROOT/.venv"
@@ -101,7 +103,8 @@ ensure_venv() {
         python3 -m venv "$VENV"
     fi
     local pins=("torch==$TORCH_VERSION" "numpy==$NUMPY_VERSION" "safetensors==$SAFETENSORS_VERSION"
-                "pandas==$PANDAS_VERSION" "PyYAML==$PYYAML_VERSION" "matplotlib==$MATPLOTLIB_VERSION")
+                "pandas==$PANDAS_VERSION" "PyYAML==$PYYAML_VERSION" "matplotlib==$MATPLOTLIB_VERSION"
+                "atheris==$ATHERIS_VERSION")
     local names=("${pins[@]%%==*}")
     local found
     found="$(venv_versions "${names[@]}")"
