@@ -632,8 +632,18 @@ def read_run_file(path):
     return run
 
 
+def _text_keys(value):
+    """`value` with every mapping's keys as text, as headlab-cli reads keys (`5:` is the key "5")."""
+    if isinstance(value, dict):
+        return {str(k): _text_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_text_keys(v) for v in value]
+    return value
+
+
 def _canonical(config):
-    return json.dumps(config, sort_keys=True, default=str)
+    # Keys of mixed types (`5:` beside `lr:`) cannot be sorted as they are: compared as text.
+    return json.dumps(_text_keys(config), sort_keys=True, default=str)
 
 
 def _better(candidate, current):
