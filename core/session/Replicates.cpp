@@ -2,6 +2,7 @@
 #include "core/session/Replicates.h"
 
 #include "core/session/CsvExport.h"
+#include "core/session/SweepAxes.h"
 
 #include "core/config/Yaml.h"
 #include "core/metrics/LearnedRule.h"
@@ -126,21 +127,77 @@ std::vector<std::string> replicateAxes(const Session &session)
     return {"seed", "init_seed", "data_seed"};
 }
 
+std::vector<std::string> configurationAxes(const Session &session)
+{
+    std::vector<std::string> axes;
+    auto add = [&](const std::string &name) {
+        if (std::find(axes.begin(), axes.end(), name) == axes.end()) axes.push_back(name);
+    };
+    for (const auto &axis : session.axes) add(axis.name);
+    for (const auto &combination : session.combinations)
+        for (const auto &[name, value] : combination) add(name);
+    for (const auto &run : session.runs) // axes only some runs carry (a rerun's seed)
+        for (const auto &[name, value] : run.labels) add(name);
+    return axes;
+}
+
+namespace {
+
+void complete(std::map<std::string, std::string> &labels, const std::vector<std::string> &axes,
+              const RunConfig &config, SweepAxisLookup &rows)
+{
+    for (const auto &axis : axes) {
+        if (labels.count(axis)) continue;
+        const auto &row = rows(axis);
+        labels[axis] = row && row->resolved ? row->resolved(config) : std::string();
+    }
+}
+
+} // namespace
+
+std::vector<std::map<std::string, std::string>> configurationLabels(const Session &session)
+{
+    const std::vector<std::string> axes = configurationAxes(session);
+    SweepAxisLookup rows;
+    std::vector<std::map<std::string, std::string>> out;
+    out.reserve(session.runs.size());
+    for (const auto &run : session.runs) {
+        out.push_back(run.labels);
+        complete(out.back(), axes, run.config, rows);
+    }
+    return out;
+}
+
+std::map<std::string, std::string> configurationLabels(const Session &session,
+                                                       std::map<std::string, std::string> labels,
+                                                       const RunConfig &config)
+{
+    SweepAxisLookup rows;
+    complete(labels, configurationAxes(session), config, rows);
+    return labels;
+}
+
+bool matchesFixed(const std::map<std::string, std::string> &labels,
+                  const std::map<std::string, std::string> &fixed)
+{
+    for (const auto &[axis, value] : fixed) {
+        const auto it = labels.find(axis);
+        if (it == labels.end() || it->second != value) return false;
+    }
+    return true;
+}
+
 std::vector<ReplicateGroup> groupReplicates(const Session &session,
                                             const std::vector<std::string> &byAxes)
 {
     std::vector<std::string> by = byAxes;
     if (by.empty()) {
         const auto replicates = replicateAxes(session);
-        for (const auto &axis : session.axes)
-            if (std::find(replicates.begin(), replicates.end(), axis.name) == replicates.end())
-                by.push_back(axis.name);
-        for (const auto &run : session.runs) // axes only some runs carry (combinations)
-            for (const auto &[name, value] : run.labels)
-                if (std::find(by.begin(), by.end(), name) == by.end() &&
-                    std::find(replicates.begin(), replicates.end(), name) == replicates.end())
-                    by.push_back(name);
+        for (const auto &axis : configurationAxes(session))
+            if (std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
+                by.push_back(axis);
     }
+    const auto labelsOf = configurationLabels(session);
     std::vector<ReplicateGroup> groups;
     std::map<std::map<std::string, std::string>, size_t> index;
     std::vector<std::vector<double>> losses;
@@ -148,8 +205,8 @@ std::vector<ReplicateGroup> groupReplicates(const Session &session,
         const SessionRun &run = session.runs[i];
         std::map<std::string, std::string> key;
         for (const auto &axis : by) {
-            const auto it = run.labels.find(axis);
-            key[axis] = it == run.labels.end() ? "" : it->second;
+            const auto it = labelsOf[i].find(axis);
+            key[axis] = it == labelsOf[i].end() ? "" : it->second;
         }
         auto [it, added] = index.emplace(key, groups.size());
         if (added) {

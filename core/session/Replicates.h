@@ -46,6 +46,24 @@ std::pair<double, double> spreadRange(const SampleStats &s, ReplicateSpread spre
 // The session's replicate axes: `replicate_axes:` if given, else seed, init_seed and data_seed.
 std::vector<std::string> replicateAxes(const Session &session);
 
+// What tells the runs of a session apart, defined once for every figure, `summary`, the exports
+// and the Python package. The axes: every swept axis, every key of the sweep's `combinations:`,
+// and any other axis a run carries a label for (a rerun's seed), in the sweep's order. A run's
+// configuration labels: its value on each of them, its own label where it has one, else the value
+// its configuration has (the axis row's `resolved`: a `combinations:` entry that sets qk_norm
+// alone still has softcap 0 and sigma_reparam off). Two runs are replicates of one configuration
+// exactly when these agree on every axis but the replicate axes; a run matches "softcap = 10"
+// only when its value is 10.
+std::vector<std::string> configurationAxes(const Session &session);
+std::vector<std::map<std::string, std::string>> configurationLabels(const Session &session);
+// The same for one set of labels and the config they belong to (a search's configuration).
+std::map<std::string, std::string> configurationLabels(const Session &session,
+                                                       std::map<std::string, std::string> labels,
+                                                       const RunConfig &config);
+// Whether `labels` (configuration labels) hold every value of `fixed`.
+bool matchesFixed(const std::map<std::string, std::string> &labels,
+                  const std::map<std::string, std::string> &fixed);
+
 // One configuration: the labels of its non-replicate axes, its replicates, and their numbers.
 struct ReplicateGroup {
     std::map<std::string, std::string> labels; // the non-replicate axes (those grouped by)

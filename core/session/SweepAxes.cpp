@@ -321,7 +321,7 @@ std::optional<SweepAxisRow> findSweepAxis(const std::string &name)
         apply(config, value.text);
         return std::string();
     };
-    row.resolved = [](const RunConfig &) { return std::string(); };
+    row.resolved = field->text;
     return row;
 }
 

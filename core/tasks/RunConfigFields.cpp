@@ -611,6 +611,15 @@ FieldAxis fieldAxis(const FieldTable<S> &table, const std::string &key,
         out << YAML::EndMap;
         return YAML::Load(out.c_str())[key].Scalar();
     };
+    axis.text = [row, key, part](const RunConfig &config) {
+        RunConfig copy = config; // `part` hands out the table's struct of a config it may change
+        YAML::Emitter out;
+        out << YAML::Flow << YAML::BeginMap;
+        row->write(out, part(copy));
+        out << YAML::EndMap;
+        const YAML::Node written = YAML::Load(out.c_str())[key];
+        return written.IsScalar() ? written.Scalar() : std::string();
+    };
     axis.apply = [row, key, part](RunConfig &config, const std::string &text) {
         YAML::Node map(YAML::NodeType::Map);
         map[key] = YAML::Load(text);

@@ -31,6 +31,9 @@ struct FieldAxis {
     std::string key;
     std::function<std::string(const yaml::YamlField &value)> read; // → canonical text
     std::function<void(RunConfig &, const std::string &canonical)> apply;
+    // The config's value as the canonical text `read` gives (a run whose sweep entry does not set
+    // the axis still has a value on it: Replicates.h's configurationLabels).
+    std::function<std::string(const RunConfig &)> text;
 };
 std::optional<FieldAxis> findFieldAxis(const std::string &name);
 // The stabilizers' keys, the short axis names (for messages and the form).

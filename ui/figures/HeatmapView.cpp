@@ -243,6 +243,13 @@ void HeatmapView::rebuildControls()
 
     for (auto &[axis, combo] : m_fixedCombos) combo->parentWidget()->deleteLater();
     m_fixedCombos.clear();
+    // Defaults from one configuration that exists (the first run's), so that the fixed axes
+    // never name a combination the sweep has no run of (issue 50).
+    const Session &session = m_model->session();
+    const std::map<std::string, std::string> first =
+        session.runs.empty() ? std::map<std::string, std::string>()
+                             : configurationLabels(session, session.runs.front().labels,
+                                                   session.runs.front().config);
     for (const auto &a : axes) {
         auto *box = new QWidget(m_fixedBox);
         auto *l = new QHBoxLayout(box);
@@ -258,8 +265,12 @@ void HeatmapView::rebuildControls()
         // Replicate axes (seeds) are aggregated by default; the heatmap's η is the largest learning
         // rate, where heads matter most; other axes their first value.
         const std::string key = "fixed." + a.toStdString();
-        const QString fallback =
-            replicate ? QString() : labels.value(a == "lr" ? labels.size() - 1 : 0);
+        const auto existing = first.find(a.toStdString());
+        const QString fallback = replicate   ? QString()
+                                 : a == "lr" ? labels.value(labels.size() - 1)
+                                 : existing != first.end()
+                                     ? QString::fromStdString(existing->second)
+                                     : labels.value(0);
         const QString want = QString::fromStdString(stateValue(state, key, fallback.toStdString()));
         const int wi = combo->findData(want);
         combo->setCurrentIndex(wi >= 0 ? wi : 0);

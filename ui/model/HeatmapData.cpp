@@ -15,14 +15,13 @@
 
 namespace headlab::ui {
 
+// Which runs a cell holds is core's one definition (Replicates.h, configurationLabels): a run
+// matches a fixed axis only by its own value on it, never by lacking a label (issue 50: the
+// stabilizer heatmap pooled three different combinations as "seeds").
 static bool matches(const std::map<std::string, std::string> &labels,
                     const std::map<std::string, std::string> &fixed)
 {
-    for (const auto &[axis, value] : fixed) {
-        auto it = labels.find(axis);
-        if (it != labels.end() && it->second != value) return false;
-    }
-    return true;
+    return matchesFixed(labels, fixed);
 }
 
 int HeatmapData::filledCount() const
@@ -85,8 +84,9 @@ void criticalLrCells(HeatmapData &d, const Session &session,
     if (!session.search) return;
     const SearchReport report = searchReport(session);
     for (const auto &c : report.configurations) {
-        if (!matches(c.configuration, fixed) || !c.interval.ok) continue;
-        const int at = locate(c.configuration);
+        const auto labels = configurationLabels(session, c.configuration, c.config);
+        if (!matches(labels, fixed) || !c.interval.ok) continue;
+        const int at = locate(labels);
         if (at < 0) continue;
         auto &cell = d.cells[size_t(at)];
         const double lo = toSearchUnits(*session.search, session.search->low);
@@ -222,10 +222,11 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
 
     CellTally tally(d.cells.size());
     auto &[values, diverged, failed, running, stopped] = tally;
+    const auto labelsOf = configurationLabels(session);
     for (int i = 0; i < int(session.runs.size()); ++i) {
         const auto &run = session.runs[size_t(i)];
-        if (!matches(run.labels, fixed)) continue;
-        const int at = locate(run.labels);
+        if (!matches(labelsOf[size_t(i)], fixed)) continue;
+        const int at = locate(labelsOf[size_t(i)]);
         if (at < 0) continue;
         auto &cell = d.cells[size_t(at)];
         cell.runs << i;

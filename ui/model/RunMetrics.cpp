@@ -291,6 +291,14 @@ QStringList axisValueLabels(const Session &session, const std::string &axis)
         auto it = run.labels.find(axis);
         if (it != run.labels.end()) add(it->second);
     }
+    // A combination that does not set the axis: its runs have the value their config has
+    // (configurationLabels), which is one of the axis's values too.
+    if (std::any_of(session.combinations.begin(), session.combinations.end(),
+                    [&](const SweepCombination &c) { return !c.count(axis); }) &&
+        std::any_of(session.combinations.begin(), session.combinations.end(),
+                    [&](const SweepCombination &c) { return c.count(axis) > 0; }))
+        for (const auto &labels : configurationLabels(session))
+            if (auto it = labels.find(axis); it != labels.end()) add(it->second);
     bool numeric = true;
     for (const auto &l : out) {
         bool ok = false;
