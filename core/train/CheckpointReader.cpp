@@ -295,7 +295,10 @@ void checkPosition(const LoadedCheckpoint &c, const std::string &path)
         !(p.wallSeconds >= 0.0 && std::isfinite(p.wallSeconds)))
         refuse("its optimizer step count or wall time is out of range");
     const RunResult &r = c.partial;
-    if (r.status == RunStatus::Done && p.step != total)
+    // Done before the protocol's end only when stop_after_learned ended it (issue 50: every
+    // learned run of the classroom preset has such a final checkpoint, and Inside the heads
+    // refused to open it).
+    if (r.status == RunStatus::Done && p.step != total && config.stopAfterLearned <= 0)
         refuse("it calls the run done after " + std::to_string(p.step) + " steps");
     if (r.status == RunStatus::Failed)
         refuse("it records a failed run, which has nothing to resume");

@@ -156,7 +156,8 @@ InsideHeadsView::~InsideHeadsView()
 QString InsideHeadsView::title() const
 {
     if (m_run < 0) return tr("Inside the heads");
-    return tr("Inside the heads — run %1").arg(m_run);
+    // Counted as the run table counts its rows (from 1; issue 50: "run 3" was row 4).
+    return tr("Inside the heads — run %1").arg(m_run + 1);
 }
 
 QString InsideHeadsView::storePath() const
@@ -220,10 +221,13 @@ void InsideHeadsView::reloadRun()
                                 .arg(QString::fromStdString(spec->inputHelp)));
     if (m_input->text().isEmpty() && m_run >= 0) {
         // The task's example, from the spec when no checkpoint can be read yet.
-        if (!m_checkpoints.empty()) {
-            if (const auto *inspector = inspectorAt(int(m_checkpoints.size()) - 1))
-                m_input->setText(QString::fromStdString(inspector->exampleInput()));
+        const HeadInspector *inspector =
+            m_checkpoints.empty() ? nullptr : inspectorAt(int(m_checkpoints.size()) - 1);
+        if (inspector) {
+            m_input->setText(QString::fromStdString(inspector->exampleInput()));
         } else if (const TaskSpec *spec = findTaskSpec(m_model->run(m_run).config.task.kind)) {
+            // No checkpoint, or one that cannot be read (its message is shown): the example
+            // all the same, never an empty input.
             m_input->setText(QString::fromStdString(spec->exampleInput)); // "" for data-bound
         }
     }
