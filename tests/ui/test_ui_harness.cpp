@@ -1,0 +1,457 @@
+// test_ui_harness.cpp — a harness that plays the user over real sessions (issue 50).
+//
+// The app's other suites test the paths their authors wrote; users met crashes in the paths
+// nobody walked (a click on a heatmap cell of a stored session, the last checkpoint of an
+// early-stopped run, a signal on a file nobody edited). This suite opens a corpus of real
+// sessions, each made the way users make them (every preset trained small by headlab-cli, the
+// stored layout and its export, a previous release's file, a sharded session not yet merged, a
+// session with early-stopped, diverged and failed runs, a boundary search), and on each performs
+// every action of the table below, as a user would, in the real main window. After each session:
+// no crash, and the session file byte for byte as it was (the harness never saves).
+//
+// Two tables: kCorpus (a row per kind of session) and kActions (a row per thing a user does). A
+// new figure is walked by "every figure" and exported by "export" without a row; a new session
+// kind or action is one row. Assertions of every action: exactly the cell's or row's runs are
+// selected; a heatmap cell pools only replicates (the runs' configurations are equal but for their
+// seeds); Inside the heads opens every checkpoint a run wrote and starts from the task's example;
+// every figure exports as a non-empty PNG and SVG, and its CSV.
+#include "UiTestSessions.h"
+
+#include "core/lab/SweepSession.h"
+#include "core/session/Presets.h"
+#include "core/session/Replicates.h"
+#include "core/session/SessionStore.h"
+#include "ui/app/MainWindow.h"
+#include "ui/figures/FigureExporter.h"
+#include "ui/figures/FigureTable.h"
+#include "ui/figures/HeatmapView.h"
+#include "ui/figures/InsideHeadsView.h"
+#include "ui/model/SessionModel.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QItemSelectionModel>
+#include <QProcess>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <functional>
+
+using namespace headlab;
+using namespace headlab::ui;
+
+namespace {
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+int cli(const QStringList &args, QString *err = nullptr)
+{
+    QProcess p;
+    p.start(QStringLiteral(HEADLAB_CLI), args);
+    p.waitForFinished(600000);
+    if (err) *err = QString::fromUtf8(p.readAllStandardError());
+    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+}
+
+// A preset as a user would try it on a laptop: each phase cut to a few steps (a search to its
+// first round), its data small, on the CPU; its sweep's shape kept, the widths capped (d_model at
+// 96, the width multiplier at 2: the paper's w 64 is a GPU's work) so that the corpus trains in a
+// minute on 2 cores.
+void capAxis(std::vector<AxisValue> &values, double cap)
+{
+    if (values.empty()) return;
+    const AxisValue smallest =
+        *std::min_element(values.begin(), values.end(), [](const AxisValue &a, const AxisValue &b) {
+            return a.number < b.number;
+        });
+    std::erase_if(values, [cap](const AxisValue &v) { return v.number > cap; });
+    if (values.empty()) values.push_back(smallest); // one width all the same
+}
+
+Session smallPreset(const std::string &name)
+{
+    Session s = loadPreset(name);
+    const std::map<std::string, double> caps = {{"d_model", 96}, {"width_multiplier", 2}};
+    for (auto &axis : s.axes)
+        if (const auto it = caps.find(axis.name); it != caps.end())
+            capAxis(axis.values, it->second);
+    std::erase_if(s.combinations, [&](const SweepCombination &c) {
+        for (const auto &[axis, cap] : caps)
+            if (const auto it = c.find(axis); it != c.end() && it->second.number > cap) return true;
+        return false;
+    });
+    s.base.model.dModel = std::min<int64_t>(s.base.model.dModel, 96);
+    s.base.model.widthMultiplier = std::min<int64_t>(s.base.model.widthMultiplier, 2);
+    s.base.task.corpusBytes = std::min<int64_t>(s.base.task.corpusBytes, 200'000);
+    s.base.task.contextLength = std::min<int64_t>(s.base.task.contextLength, 32);
+    for (auto &phase : s.base.phases) {
+        phase.steps = std::min<int64_t>(phase.steps, 6);
+        phase.batchSize = std::min<int64_t>(phase.batchSize, 16);
+    }
+    s.base.evalEvery = 3;
+    s.base.logEvery = 3;
+    s.base.device = "cpu";
+    if (s.base.task.kind == "addition") {
+        s.base.task.trainPairs = std::min<int64_t>(s.base.task.trainPairs, 512);
+        s.base.task.testPairs = std::min<int64_t>(s.base.task.testPairs, 32);
+    }
+    if (s.search) s.search->budget = s.search->initialPoints * s.search->replicates;
+    if (s.checkpoints.enabled) s.checkpoints.every = 3;
+    return s;
+}
+
+// The corpus: a row per kind of session, each made under `dir` as users make them.
+struct CorpusRow {
+    QString name;
+    std::function<QString(const QString &dir)> make; // the session file; "" and QFAIL on failure
+};
+
+QString trained(const QString &dir, const QString &file, const Session &s,
+                const QStringList &extra = {})
+{
+    const QString path = dir + "/" + file;
+    saveSessionAtomic(s, path.toStdString());
+    QString err;
+    const int code = cli(QStringList{"run", path, "--threads", "2"} + extra, &err);
+    if (code != 0 && extra.isEmpty())
+        qWarning("headlab-cli run %s: %s", qPrintable(path), qPrintable(err));
+    return path;
+}
+
+std::vector<CorpusRow> corpus()
+{
+    std::vector<CorpusRow> rows;
+    for (const auto &preset : builtinPresets()) {
+        const std::string name = preset.name;
+        rows.push_back({QStringLiteral("preset %1").arg(QString::fromStdString(name)),
+                        [name](const QString &dir) {
+                            return trained(dir, QString::fromStdString(name) + ".yaml",
+                                           smallPreset(name));
+                        }});
+    }
+    rows.push_back(
+        {"stored fixture and its export", [](const QString &dir) {
+             for (const char *f : {"v2-addition.yaml", "v2-addition.export.yaml"})
+                 QFile::copy(QStringLiteral(HEADLAB_SOURCE_DIR "/tests/session/fixtures/") + f,
+                             dir + "/" + f);
+             QProcess cp;
+             cp.start("cp", {"-a",
+                             QStringLiteral(HEADLAB_SOURCE_DIR
+                                            "/tests/session/fixtures/v2-addition.results"),
+                             dir});
+             cp.waitForFinished();
+             return dir + "/v2-addition.yaml";
+         }});
+    rows.push_back({"the export of a stored session", [](const QString &dir) {
+                        QFile::copy(QStringLiteral(HEADLAB_SOURCE_DIR
+                                                   "/tests/session/fixtures/v2-nn.export.yaml"),
+                                    dir + "/v2-nn.export.yaml");
+                        return dir + "/v2-nn.export.yaml";
+                    }});
+    rows.push_back({"a previous release's file", [](const QString &dir) {
+                        QFile::copy(QStringLiteral(HEADLAB_SOURCE_DIR
+                                                   "/tests/storage/fixtures/previous-release.yaml"),
+                                    dir + "/previous.yaml");
+                        return dir + "/previous.yaml";
+                    }});
+    rows.push_back({"early-stopped, diverged and failed runs", [](const QString &dir) {
+                        Session s = uitest::tinySession(60);
+                        s.base.stopAfterLearned = 5;
+                        s.base.task.trainPairs = 64;
+                        s.checkpoints.enabled = true;
+                        s.checkpoints.every = 10;
+                        AxisValue big;
+                        big.number = 3.0; // diverges
+                        s.axes[2].values.push_back(big);
+                        s.runs.clear();
+                        expandSweep(s);
+                        return trained(dir, "stopped.yaml", s);
+                    }});
+    rows.push_back({"a sharded session not yet merged", [](const QString &dir) {
+                        Session s = uitest::tinySession(10);
+                        s.runs.clear();
+                        return trained(dir, "sharded.yaml", s, {"--shard", "1/2"});
+                    }});
+    rows.push_back({"a boundary search (made-up outcomes)", [](const QString &dir) {
+                        const QString path = dir + "/search.yaml";
+                        saveSessionAtomic(uitest::searchSession(true), path.toStdString());
+                        return path;
+                    }});
+    rows.push_back({"a per-layer head schedule (made-up)", [](const QString &dir) {
+                        const QString path = dir + "/schedules.yaml";
+                        saveSessionAtomic(uitest::headScheduleSession(), path.toStdString());
+                        return path;
+                    }});
+    return rows;
+}
+
+// What each action can see.
+struct Walk {
+    MainWindow *window = nullptr;
+    QString path, exportDir;
+    Session session; // as the window holds it, for the assertions' own reading of the runs
+};
+
+// Runs equal but for their replicate axes (the seeds): their configs' canonical text with the
+// seeds cleared. A heatmap cell pools exactly such runs (Replicates.h), whatever the labels say.
+// In a boundary search a configuration is measured at many η: its cell (η*) pools them, so the
+// searched η is cleared too.
+std::string withoutSeeds(RunConfig c, bool search)
+{
+    c.initSeed = 0;
+    c.dataSeed = 0;
+    if (search) c.lr = 0;
+    return yaml::canonicalYaml(c);
+}
+
+QList<int> selectedRows(QTableView *table)
+{
+    QList<int> rows;
+    auto *proxy = qobject_cast<QAbstractProxyModel *>(table->model());
+    for (const QModelIndex &index : table->selectionModel()->selectedRows())
+        rows << (proxy ? proxy->mapToSource(index).row() : index.row());
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+// Whether the window offers figure `id` for this session (its tab is shown).
+bool offered(MainWindow *window, const QString &id)
+{
+    auto *tabs = window->findChild<QTabWidget *>();
+    const int i = tabs ? tabs->indexOf(window->figure(id)) : -1;
+    return i >= 0 && tabs->isTabVisible(i);
+}
+
+void settle()
+{
+    QCoreApplication::processEvents();
+    QTest::qWait(50); // one frame of the figures' redraw timer
+}
+
+struct Action {
+    QString name;
+    std::function<void(Walk &)> act;
+};
+
+const std::vector<Action> &actions()
+{
+    static const std::vector<Action> table = {
+        {"every figure the window offers",
+         [](Walk &w) {
+             auto *tabs = w.window->findChild<QTabWidget *>();
+             QVERIFY(tabs);
+             int shown = 0;
+             for (int i = 0; i < tabs->count(); ++i) {
+                 if (!tabs->isTabVisible(i)) continue; // a figure this session has no data for
+                 tabs->setCurrentIndex(i);
+                 settle();
+                 auto *f = qobject_cast<FigureView *>(tabs->widget(i));
+                 QVERIFY(f && w.window->currentFigure() == f);
+                 QVERIFY2(!f->title().isEmpty(), qPrintable(tabs->tabText(i)));
+                 ++shown;
+             }
+             QVERIFY(shown >= 3);
+         }},
+        {"every heatmap cell, under every value of every fixed axis",
+         [](Walk &w) {
+             auto *heatmap = qobject_cast<HeatmapView *>(w.window->figure("heatmap"));
+             QVERIFY(heatmap);
+             if (!offered(w.window, "heatmap")) return;
+             w.window->showFigure("heatmap");
+             settle();
+             const bool seedsOnly = w.session.replicateAxes.empty();
+             const bool search = w.session.search.has_value() && w.session.search->axis == "lr";
+             // Every cell holds replicates of one configuration only: their configs equal but for
+             // their seeds, whatever the labels say; a click selects exactly its runs.
+             auto cells = [&](bool click) {
+                 for (int panel = 0; panel < heatmap->panelCount(); ++panel) {
+                     const HeatmapData data = heatmap->panelData(panel);
+                     for (int row = 0; row < data.rows(); ++row)
+                         for (int column = 0; column < data.columns(); ++column) {
+                             QList<int> runs = data.cell(row, column).runs;
+                             if (runs.isEmpty()) continue;
+                             std::sort(runs.begin(), runs.end());
+                             const std::string first =
+                                 withoutSeeds(w.session.runs[size_t(runs[0])].config, search);
+                             if (seedsOnly)
+                                 for (int i : runs)
+                                     QVERIFY2(withoutSeeds(w.session.runs[size_t(i)].config,
+                                                           search) == first,
+                                              qPrintable(
+                                                  QStringLiteral("%1: cell (%2, %3) pools runs %4 "
+                                                                 "and %5, which differ in more "
+                                                                 "than their seeds")
+                                                      .arg(heatmap->title())
+                                                      .arg(row)
+                                                      .arg(column)
+                                                      .arg(runs[0])
+                                                      .arg(i)));
+                             if (!click) continue;
+                             QTest::mouseClick(heatmap->canvas(), Qt::LeftButton, {},
+                                               heatmap->cellRect(row, column, panel).center());
+                             settle();
+                             QCOMPARE(selectedRows(w.window->runTable()), runs);
+                         }
+                 }
+             };
+             cells(true);
+             if (QTest::currentTestFailed()) return;
+             // The fixed axes' boxes end with "all (pooled)" or "all replicates"; every other
+             // value is a choice a user makes (issue 50: softcap = 10 pooled three combinations).
+             for (auto *box : heatmap->findChildren<QComboBox *>()) {
+                 const QString last = box->itemText(box->count() - 1);
+                 if (!last.startsWith(QStringLiteral("all "))) continue;
+                 const int was = box->currentIndex();
+                 for (int k = 0; k + 1 < box->count(); ++k) {
+                     box->setCurrentIndex(k);
+                     settle();
+                     cells(false);
+                     if (QTest::currentTestFailed()) return;
+                 }
+                 box->setCurrentIndex(was);
+                 settle();
+             }
+         }},
+        {"every run row",
+         [](Walk &w) {
+             QTableView *table = w.window->runTable();
+             for (int row = 0; row < table->model()->rowCount(); ++row) {
+                 table->selectRow(row);
+                 settle();
+                 QCOMPARE(int(selectedRows(table).size()), 1);
+             }
+             table->selectAll();
+             settle();
+             QCOMPARE(int(selectedRows(table).size()), table->model()->rowCount());
+             table->clearSelection();
+             settle();
+             QVERIFY(selectedRows(table).isEmpty());
+         }},
+        {"inside the heads, every checkpoint",
+         [](Walk &w) {
+             auto *inside = qobject_cast<InsideHeadsView *>(w.window->figure("inside"));
+             QVERIFY(inside);
+             if (!offered(w.window, "inside")) return;
+             w.window->showFigure("inside");
+             int opened = 0;
+             for (int run = 0; run < int(w.session.runs.size()) && opened < 4; ++run) {
+                 const RunResult &r = w.session.runs[size_t(run)].result;
+                 if (r.checkpoints.empty() || !isFinished(r.status)) continue;
+                 QTableView *table = w.window->runTable();
+                 auto *proxy = qobject_cast<QAbstractProxyModel *>(table->model());
+                 const QModelIndex source = proxy->sourceModel()->index(run, 0);
+                 table->selectRow(proxy->mapFromSource(source).row());
+                 settle();
+                 QCOMPARE(inside->shownRun(), run);
+                 QVERIFY2(inside->title().endsWith(QString::number(run + 1)),
+                          qPrintable(inside->title()));
+                 for (int k = 0; k < int(inside->checkpoints().size()); ++k) {
+                     inside->setPosition(k);
+                     settle();
+                     QVERIFY2(!inside->message().contains("not a usable checkpoint"),
+                              qPrintable(inside->message()));
+                 }
+                 ++opened;
+             }
+             w.window->runTable()->clearSelection();
+         }},
+        {"presenter mode and the lesson strip",
+         [](Walk &w) {
+             w.window->setPresenterMode(true);
+             settle();
+             w.window->lessonAction()->trigger();
+             settle();
+             w.window->lessonAction()->trigger();
+             w.window->setPresenterMode(false);
+             settle();
+             QVERIFY(!w.window->presenterMode());
+         }},
+        {"export every figure",
+         [](Walk &w) {
+             for (const QString &id : figureIds()) {
+                 FigureView *f = w.window->figure(id);
+                 const QString base = w.exportDir + "/" + id;
+                 QString error;
+                 QVERIFY2(FigureExporter::writePng(f, base + ".png", QSize(960, 600), &error),
+                          qPrintable(id + ": " + error));
+                 QVERIFY2(FigureExporter::writeSvg(f, base + ".svg", QSize(960, 600), &error),
+                          qPrintable(id + ": " + error));
+                 QVERIFY2(QFileInfo(base + ".png").size() > 0 &&
+                              QFileInfo(base + ".svg").size() > 0,
+                          qPrintable(id));
+             }
+         }},
+    };
+    return table;
+}
+
+} // namespace
+
+class TestUiHarness : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::map<QString, QString> m_sessions; // corpus row -> session file
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        int n = 0;
+        for (const auto &row : corpus()) {
+            const QString dir = m_dir.filePath(QString::number(n++));
+            QDir().mkpath(dir);
+            const QString path = row.make(dir);
+            QVERIFY2(QFileInfo::exists(path), qPrintable(row.name));
+            m_sessions[row.name] = path;
+        }
+    }
+
+    void walk_data()
+    {
+        QTest::addColumn<QString>("session");
+        for (const auto &row : corpus()) QTest::newRow(qPrintable(row.name)) << row.name;
+    }
+
+    void walk()
+    {
+        QFETCH(QString, session);
+        const QString path = m_sessions.at(session);
+        const QByteArray before = readAll(path);
+        QTemporaryDir exports;
+        {
+            MainWindow window;
+            window.setInteractive(false);
+            window.resize(1280, 720);
+            QVERIFY2(window.openSession(path), qPrintable(path));
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            Walk w{&window, path, exports.path(), window.model()->session()};
+            for (const auto &action : actions()) {
+                action.act(w);
+                if (QTest::currentTestFailed()) {
+                    qWarning("harness: %s: action '%s' failed", qPrintable(session),
+                             qPrintable(action.name));
+                    return;
+                }
+            }
+            window.close();
+            settle();
+        }
+        QVERIFY2(readAll(path) == before, "the session file changed though nobody saved it");
+    }
+};
+
+QTEST_MAIN(TestUiHarness)
+#include "test_ui_harness.moc"
