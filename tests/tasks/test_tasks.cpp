@@ -10,6 +10,8 @@
 #include "core/tasks/TaskSpec.h"
 #include "core/tasks/addition/AdditionInput.h"
 #include "core/tasks/sequence_file/SequenceFile.h"
+#include "core/train/Checkpoint.h"
+#include "core/train/HeadInspector.h"
 #include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
 
@@ -454,6 +456,11 @@ void TestTasks::theClassroomPresetShowsThePapersEffect()
         jobs.push_back({static_cast<int>(i), s.runs[i].config});
     }
     QVERIFY(small < large);
+    // Checkpoints as the app keeps them: the last one of a run stop_after_learned ended must open
+    // in Inside the heads (issue 50: "it calls the run done after 2400 steps" refused it).
+    QTemporaryDir checkpoints;
+    for (auto &job : jobs)
+        job.checkpointDir = checkpoints.filePath(QString::number(job.runIndex)).toStdString();
     SweepRunner runner;
     std::map<int, RunResult> results;
     std::mutex mutex;
@@ -465,6 +472,8 @@ void TestTasks::theClassroomPresetShowsThePapersEffect()
     SweepOptions options;
     options.device = "cpu";
     options.threads = 1; // the same numbers on any machine's core count
+    options.checkpoints.enabled = true;
+    options.checkpoints.every = 1000;
     QVERIFY(runner.start(jobs, options, callbacks));
     runner.wait();
     QCOMPARE(int(results.size()), 4);
@@ -481,6 +490,15 @@ void TestTasks::theClassroomPresetShowsThePapersEffect()
         } else {
             QVERIFY2(r.stepsDone < c.totalSteps(), r.message.c_str());
             QVERIFY2(r.message.find("stop_after_learned") != std::string::npos, r.message.c_str());
+            const auto kept = listCheckpoints(jobs[size_t(i)].checkpointDir);
+            QVERIFY(!kept.empty());
+            QCOMPARE(kept.front().step, r.stepsDone); // its final checkpoint, at its last step
+            try {
+                HeadInspector inspector(kept.front().path, "cpu", &c);
+                QVERIFY(!inspector.exampleInput().empty());
+            } catch (const std::exception &e) {
+                QFAIL(e.what());
+            }
         }
         final[{c.model.heads[0], c.lr}] = r.test.back().value;
         qInfo("heads %lld at lr %g: final test loss %.4f after %lld steps",
