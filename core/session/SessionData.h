@@ -92,9 +92,10 @@ struct Session {
     // named x.yaml), one located message each: they block nothing else; commands and the app
     // report them. Never written.
     std::vector<std::string> unreadableRunFiles;
-    // Run files the index lists as finished (done, diverged or failed) that loadSession did not
-    // find on disk (a results folder moved, deleted or left behind when the session file was
-    // copied): their names inside resultsDir/runs/. pendingRuns leaves those runs out, so nothing
+    // Run files the index lists as finished (done, diverged or failed) when loadSession found none
+    // of them on disk (a results folder moved, deleted or left behind when the session file was
+    // copied; one file gone among others is a run to train again): their names inside
+    // resultsDir/runs/. pendingRuns leaves those runs out, so nothing
     // offers to train them again, and SessionStore refuses to write an index that would forget
     // them. `indexedFinishedRunFiles` is what the index says is finished. Never written.
     std::set<std::string> indexedFinishedRunFiles;

@@ -158,9 +158,19 @@ Session loadRuns(Session session, const std::string &path)
     std::map<std::string, size_t> byConfig; // canonical config -> index in session.runs
     for (size_t i = 0; i < session.runs.size(); ++i)
         byConfig.emplace(yaml::canonicalYaml(session.runs[i].config), i);
+    // The index says runs finished and not one of their files is there: the results folder was
+    // moved, deleted or left behind. (One file gone while others are there is a run to train
+    // again, as a crash before it finished leaves it; the run files are the truth.)
+    std::set<std::string> gone;
+    bool anyThere = false;
     for (size_t i = 0; i < loaded.size(); ++i)
-        if (!loaded[i].run && !loaded[i].error && session.indexedFinishedRunFiles.count(names[i]))
-            session.missingRunFiles.insert(names[i]);
+        if (session.indexedFinishedRunFiles.count(names[i])) {
+            if (!loaded[i].run && !loaded[i].error)
+                gone.insert(names[i]);
+            else
+                anyThere = true;
+        }
+    if (!anyThere) session.missingRunFiles = std::move(gone);
     for (auto &entry : loaded) {
         if (entry.error) { // named, and skipped: one broken file must not block every other run
             try {

@@ -114,7 +114,7 @@ bool isCheckpointFileName(const std::string &name)
     if (n.ends_with(".unusable")) return isStepName(n.substr(0, n.size() - 9));
     if (isTemporaryName(name) && n.starts_with(".")) { // ".step-....safetensors.tmp-XXXXXX"
         const size_t tmp = n.rfind(".tmp-");
-        return n.size() - tmp == 11 && isStepName(n.substr(1, tmp - 1));
+        return n.size() - tmp > 5 && isStepName(n.substr(1, tmp - 1));
     }
     return false;
 }
