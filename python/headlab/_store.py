@@ -234,7 +234,10 @@ def _parse(path, text, curves=None):
                 continue
             name = m.group(2)
             if name.startswith('"'):
-                name = json.loads(name)
+                try:
+                    name = json.loads(name)
+                except ValueError:  # a YAML escape JSON has not (\x41, \e): the YAML parser's
+                    continue
             try:
                 steps = _numbers(m.group(3), np.int64)
                 values = _numbers(m.group(4), np.float64)
