@@ -29,17 +29,10 @@ import yaml
 SOURCE = os.environ.get("HEADLAB_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 CLI = os.environ.get("HEADLAB_CLI", os.path.join(SOURCE, "build", "app", "cli", "headlab-cli"))
 sys.path.insert(0, os.path.join(SOURCE, "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import headlab  # noqa: E402
+from test_package import FIXTURES  # noqa: E402  (the fixtures the package is checked on)
 
-FIXTURES = [
-    "tests/session/fixtures/v2-addition.yaml",
-    "tests/session/fixtures/v2-nn.yaml",
-    "tests/session/fixtures/v2-text.yaml",
-    "tests/session/fixtures/v2-addition.export.yaml",
-    "tests/session/fixtures/v2-nn.export.yaml",
-    "tests/session/fixtures/v2-text.export.yaml",
-    "tests/storage/fixtures/previous-release.yaml",
-]
 
 TINY = textwrap.dedent("""\
     schema_version: 2
