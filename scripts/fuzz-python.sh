@@ -26,7 +26,12 @@ if ! "$PYTHON" -c 'import atheris' 2>/dev/null; then
     echo "[fuzz-python] no atheris in .venv: run scripts/setup.sh" >&2
     exit 1
 fi
-args=(-artifact_prefix="$OUT/findings/" -max_len=65536 -timeout=20 -rss_limit_mb=3072)
+# A fixed seed (HEADLAB_FUZZ_SEED, default 1) and hash seed: a bounded run explores the same
+# sequence of inputs on every machine, a slower one a prefix of a faster one's, so what CI runs
+# has been run here first; a longer search takes another seed.
+export PYTHONHASHSEED=0
+args=(-artifact_prefix="$OUT/findings/" -max_len=65536 -timeout=20 -rss_limit_mb=3072
+      -seed="${HEADLAB_FUZZ_SEED:-1}")
 case "${1:-}" in
     --runs) args+=(-runs="${2:?--runs needs a number}") ;;
     --regressions) args+=(-runs=0) ;;
