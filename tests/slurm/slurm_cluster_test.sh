@@ -198,7 +198,7 @@ say "cancelled ${job}_${victim} mid-run: its 2 runs saved as stopped, with check
 "$CLI" status "$T/cancel/s.yaml" || true
 again="$(submit "$T/cancel/s.yaml")"
 wait_for_job "$again" 300
-grep -h "resuming" "$T/cancel/s.results/slurm/${again}_"*.log || die "no task of job $again resumed from checkpoints"
+grep -hE "resumed [0-9]+ runs? from checkpoints" "$T/cancel/s.results/slurm/${again}_"*.log || die "no task of job $again resumed from checkpoints"
 "$CLI" merge "$T/cancel/s.yaml" || die "merge failed"
 same_numbers "$T/cancel/s.yaml" "$T/cancel-local/s.yaml"
 say "PASS: ${job}_${victim} cancelled mid-run, job $again resumed it from checkpoints: identical to the local run"
