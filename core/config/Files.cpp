@@ -61,6 +61,15 @@ bool isTemporaryName(const std::string &name)
     return name.size() > 12 && name.front() == '.' && name.find(".tmp-") != std::string::npos;
 }
 
+PathKind pathKindAt(const std::string &path)
+{
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) != 0) return PathKind::Missing;
+    if (S_ISLNK(info.st_mode)) return PathKind::Link;
+    if (S_ISDIR(info.st_mode)) return PathKind::Directory;
+    return S_ISREG(info.st_mode) ? PathKind::Regular : PathKind::Other;
+}
+
 std::string readFileLimited(const std::string &path, uint64_t maxBytes, const char *what)
 {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.

@@ -20,6 +20,11 @@ SessionError fileError(const std::string &path, const std::string &message);
 void fsyncDirectory(const std::string &dir);
 // mkdir -p, with a message that names the directory that could not be made.
 void makeDirectories(const std::string &dir);
+// What is at `path` itself, a link not followed (lstat). The checks that must never act through a
+// link (prune, the checkpoint listing) ask this; some std::filesystem calls that would also tell
+// resolve into libtorch's own copies of them, which are not safe to call from here.
+enum class PathKind { Missing, Regular, Directory, Link, Other };
+PathKind pathKindAt(const std::string &path);
 // Temporary files are ".NAME.tmp-XXXXXX" beside NAME.
 std::string temporaryPattern(const std::string &target);
 bool isTemporaryName(const std::string &name);

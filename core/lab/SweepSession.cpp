@@ -66,18 +66,6 @@ std::string checkpointDirFor(const std::string &sessionPath, const RunConfig &co
 
 namespace {
 
-// What is at `path` itself, a link not followed (lstat: the filesystem calls that libtorch also
-// exports are not all safe to call from here).
-enum class Entry { Missing, Regular, Directory, Link, Other };
-Entry entryAt(const std::string &path)
-{
-    struct stat info {};
-    if (::lstat(path.c_str(), &info) != 0) return Entry::Missing;
-    if (S_ISLNK(info.st_mode)) return Entry::Link;
-    if (S_ISDIR(info.st_mode)) return Entry::Directory;
-    return S_ISREG(info.st_mode) ? Entry::Regular : Entry::Other;
-}
-
 std::string linkTarget(const std::string &path)
 {
     char buffer[4096];
@@ -97,12 +85,12 @@ std::string checkpointFolderProblem(const std::string &sessionPath, const std::s
     fs::path at = results;
     for (const auto &part : relative) {
         at /= part;
-        switch (entryAt(at.string())) {
-        case Entry::Missing:
+        switch (pathKindAt(at.string())) {
+        case PathKind::Missing:
             return {}; // made below a real folder
-        case Entry::Directory:
+        case PathKind::Directory:
             continue;
-        case Entry::Link: {
+        case PathKind::Link: {
             const std::string target = linkTarget(at.string());
             return at.string() + ": is a symbolic link" +
                    (target.empty() ? std::string() : " to " + target) +
@@ -128,7 +116,7 @@ void sweepTemporaryFiles(const std::string &dir)
     for (const auto &entry : std::filesystem::directory_iterator(dir, error)) {
         const std::string name = entry.path().filename().string();
         if (isTemporaryName(name) && isCheckpointFileName(name) &&
-            entryAt(entry.path().string()) == Entry::Regular)
+            pathKindAt(entry.path().string()) == PathKind::Regular)
             doomed.push_back(entry.path());
     }
     for (const auto &path : doomed) std::filesystem::remove(path, error);
@@ -284,7 +272,7 @@ std::vector<std::string> copyCheckpoints(const Session &session, const std::stri
         fs::create_directories(to, error);
         for (const auto &entry : fs::directory_iterator(from, error)) {
             if (!isCheckpointFileName(entry.path().filename().string()) ||
-                entryAt(entry.path().string()) != Entry::Regular)
+                pathKindAt(entry.path().string()) != PathKind::Regular)
                 continue; // only what HeadLab wrote travels
             const fs::path target = fs::path(to) / entry.path().filename();
             std::error_code linkError;
@@ -426,7 +414,7 @@ PruneSummary pruneCheckpoints(Session &session, const std::string &sessionPath,
         if (!isFinished(run.result.status)) continue;
         const std::string dir = checkpointDirFor(sessionPath, run.config);
         std::error_code error;
-        if (entryAt(dir) == Entry::Missing) continue;
+        if (pathKindAt(dir) == PathKind::Missing) continue;
         if (const std::string problem = checkpointFolderProblem(sessionPath, dir);
             !problem.empty()) {
             summary.leftAlone.push_back(problem);
@@ -441,14 +429,14 @@ PruneSummary pruneCheckpoints(Session &session, const std::string &sessionPath,
                 list.push_back(c);
             }
         bool any = false;
-        std::vector<fs::path> doomed;
+        std::vector<std::pair<fs::path, uint64_t>> doomed; // and their bytes
         for (const auto &entry : fs::directory_iterator(dir, error)) {
             const std::string name = entry.path().filename().string();
-            const Entry kind = entryAt(entry.path().string());
-            if (!isCheckpointFileName(name) || kind != Entry::Regular) {
+            const PathKind kind = pathKindAt(entry.path().string());
+            if (!isCheckpointFileName(name) || kind != PathKind::Regular) {
                 summary.leftAlone.push_back(entry.path().string() + ": left alone (" +
-                                            (kind == Entry::Link        ? "a symbolic link"
-                                             : kind == Entry::Directory ? "a folder"
+                                            (kind == PathKind::Link        ? "a symbolic link"
+                                             : kind == PathKind::Directory ? "a folder"
                                              : !isCheckpointFileName(name)
                                                  ? "not a file HeadLab names a checkpoint"
                                                  : "not a regular file") +
@@ -462,18 +450,18 @@ PruneSummary pruneCheckpoints(Session &session, const std::string &sessionPath,
                 summary.bytesKept += bytes;
                 continue;
             }
-            doomed.push_back(entry.path());
+            doomed.emplace_back(entry.path(), bytes);
             ++summary.removed;
             summary.bytesFreed += bytes;
         }
-        for (const auto &path : doomed) {
+        for (const auto &[path, bytes] : doomed) {
             std::error_code removeError;
             if (!dryRun) fs::remove(path, removeError);
             if (removeError) {
                 summary.problems.push_back(path.string() +
                                            ": not removed: " + removeError.message());
                 --summary.removed;
-                summary.bytesFreed -= fs::file_size(path, error);
+                summary.bytesFreed -= bytes;
             }
         }
         summary.runs += any;

@@ -168,12 +168,12 @@ std::vector<std::map<std::string, std::string>> configurationLabels(const Sessio
     return out;
 }
 
-std::map<std::string, std::string> configurationLabels(const Session &session,
+std::map<std::string, std::string> configurationLabels(const std::vector<std::string> &axes,
                                                        std::map<std::string, std::string> labels,
                                                        const RunConfig &config)
 {
     SweepAxisLookup rows;
-    complete(labels, configurationAxes(session), config, rows);
+    complete(labels, axes, config, rows);
     return labels;
 }
 

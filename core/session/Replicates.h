@@ -56,8 +56,9 @@ std::vector<std::string> replicateAxes(const Session &session);
 // only when its value is 10.
 std::vector<std::string> configurationAxes(const Session &session);
 std::vector<std::map<std::string, std::string>> configurationLabels(const Session &session);
-// The same for one set of labels and the config they belong to (a search's configuration).
-std::map<std::string, std::string> configurationLabels(const Session &session,
+// The same for one set of labels and the config they belong to (a search's configuration), on
+// `axes` (configurationAxes(session), taken once by a caller that completes several).
+std::map<std::string, std::string> configurationLabels(const std::vector<std::string> &axes,
                                                        std::map<std::string, std::string> labels,
                                                        const RunConfig &config);
 // Whether `labels` (configuration labels) hold every value of `fixed`.

@@ -201,6 +201,13 @@ Session loadRuns(Session session, const std::string &path)
 
 namespace {
 
+// "shard 2/3: PID ... on host since ...": how every message names a running shard.
+std::string shardLine(const SessionStore::RunningShard &s)
+{
+    return "shard " + std::to_string(s.shard.index + 1) + "/" + std::to_string(s.shard.count) +
+           ": " + s.holder;
+}
+
 // Who holds the lock file at `lockPath` ("PID ... on host since ..."), or "" if nobody.
 std::string holderOf(const std::string &lockPath)
 {
@@ -290,16 +297,17 @@ SessionStore::SessionStore(std::string sessionPath, StoreShard shard, Role role)
     // takes its own lock first and then looks at the other kind's, so of two that start together
     // at least one sees the other and steps back (both may; neither trains twice).
     std::string others;
+    bool wholeSweep = false; // a whole-sweep run holds the session (what a shard is told)
     if (role == Role::Merger) {
     } else if (m_shard.active()) {
-        if (const std::string holder = lockHolder(m_sessionPath); !holder.empty())
+        if (const std::string holder = lockHolder(m_sessionPath); !holder.empty()) {
             others = "\n  the whole sweep: " + holder;
+            wholeSweep = true;
+        }
         // Shards of another count deal the runs otherwise: both would train the same runs into
         // the same checkpoint folders.
         for (const auto &s : runningShardParts(m_sessionPath))
-            if (s.shard.count != m_shard.count)
-                others += "\n  shard " + std::to_string(s.shard.index + 1) + "/" +
-                          std::to_string(s.shard.count) + ": " + s.holder;
+            if (s.shard.count != m_shard.count) others += "\n  " + shardLine(s);
     } else {
         for (const auto &line : runningShards(m_sessionPath)) others += "\n  " + line;
     }
@@ -310,7 +318,7 @@ SessionStore::SessionStore(std::string sessionPath, StoreShard shard, Role role)
             m_sessionPath,
             std::string(!m_shard.active() ? "shards of this session are running, so the whole "
                                             "sweep may not"
-                        : others.find("the whole sweep") != std::string::npos
+                        : wholeSweep
                             ? "a whole-sweep run is training this session, so no shard may"
                             : "shards of another count (another split of the runs) are training "
                               "this session, so shard " +
@@ -386,9 +394,7 @@ SessionStore::runningShardParts(const std::string &sessionPath)
 std::vector<std::string> SessionStore::runningShards(const std::string &sessionPath)
 {
     std::vector<std::string> lines;
-    for (const auto &s : runningShardParts(sessionPath))
-        lines.push_back("shard " + std::to_string(s.shard.index + 1) + "/" +
-                        std::to_string(s.shard.count) + ": " + s.holder);
+    for (const auto &s : runningShardParts(sessionPath)) lines.push_back(shardLine(s));
     return lines;
 }
 

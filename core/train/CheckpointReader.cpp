@@ -14,8 +14,6 @@
 #include <filesystem>
 #include <string_view>
 
-#include <sys/stat.h>
-
 namespace headlab {
 
 namespace fs = std::filesystem;
@@ -213,8 +211,7 @@ std::vector<CheckpointInfo> listCheckpoints(const std::string &dir,
     for (const auto &entry : entries) {
         const std::string name = entry.path().filename().string();
         if (name.rfind("step-", 0) != 0 || entry.path().extension() != ".safetensors") continue;
-        if (struct stat link{}; ::lstat(entry.path().c_str(), &link) == 0 &&
-                                S_ISLNK(link.st_mode)) { // never read through one
+        if (pathKindAt(entry.path().string()) == PathKind::Link) { // never read through one
             if (problems)
                 problems->push_back(
                     entry.path().string() +

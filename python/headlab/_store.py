@@ -571,6 +571,22 @@ def head_curves_file_limit(expected):
     return (64 << 20) + min(max(int(expected), 0), 1 << 20) * (1 << 20)
 
 
+def safetensors_metadata(data):
+    """A safetensors file's metadata (a mapping; {} for none) and where its tensor data starts, from
+    its bytes; ValueError when its header does not fit in the file or is not a JSON object. The
+    per-head curves reader and headlab.checkpoint read headers with it; safetensors itself checks
+    the tensors."""
+    if len(data) < 8:
+        raise ValueError("truncated: shorter than a safetensors header")
+    header_length = int.from_bytes(data[:8], "little")
+    if header_length > len(data) - 8:
+        raise ValueError("truncated: its header is longer than the file")
+    header = json.loads(data[8:8 + header_length])
+    if not isinstance(header, dict):
+        raise ValueError("its header is not a JSON object")
+    return header.get("__metadata__") or {}, 8 + header_length
+
+
 def read_head_curves(path, expected):
     """The per-head curves a stored run keeps beside its run file (docs/SESSION_FORMAT.md):
     name -> (steps, values), exact (float32 where HeadLab found every value exact in float32)."""
@@ -583,8 +599,7 @@ def read_head_curves(path, expected):
     data = read_regular_file(path, "a per-head curves file", head_curves_file_limit(expected))
     try:
         tensors = load(data)
-        header_length = int.from_bytes(data[:8], "little") if len(data) >= 8 else 0
-        meta = json.loads(data[8:8 + header_length]).get("__metadata__") or {}
+        meta, _ = safetensors_metadata(data)
     except (SafetensorError, ValueError, TypeError, KeyError, OverflowError, MemoryError,
             UnicodeDecodeError) as e:
         raise bad(str(e) or type(e).__name__) from None

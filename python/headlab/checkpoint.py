@@ -59,7 +59,7 @@ def load(path, verify=True):
     """A checkpoint read and checked as headlab-cli checks it (a regular file within the size
     limit, a HeadLab checkpoint of a version this package reads, its tensor data matching its
     checksum with `verify`); anything else raises HeadLabError naming the file and the fault."""
-    from ._store import HeadLabError, read_regular_file
+    from ._store import HeadLabError, read_regular_file, safetensors_metadata
     from safetensors.torch import load as load_bytes
 
     def bad(what):
@@ -67,15 +67,10 @@ def load(path, verify=True):
 
     data = read_regular_file(path, "a checkpoint", MAX_CHECKPOINT_BYTES)
     try:
-        header_length = int.from_bytes(data[:8], "little")
-        if len(data) < 8 or header_length > len(data) - 8:
-            raise bad("truncated: its header is longer than the file")
-        metadata = json.loads(data[8:8 + header_length]).get("__metadata__") or {}
+        metadata, data_start = safetensors_metadata(data)
         raw = load_bytes(data)
-    except HeadLabError:
-        raise
     except Exception as e:  # safetensors' and json's errors: the file is not a valid one
-        raise bad(f"{type(e).__name__}: {e}") from None
+        raise bad(str(e) if type(e) is ValueError else f"{type(e).__name__}: {e}") from None
     if not isinstance(metadata, dict) or metadata.get("format") != "headlab-checkpoint":
         raise bad("it is a safetensors file but not a HeadLab checkpoint (no format: headlab-checkpoint)")
     version = metadata.get("format_version", "")
@@ -83,7 +78,7 @@ def load(path, verify=True):
         raise bad(f"metadata 'format_version' is '{version}', not an integer")
     if int(version) > FORMAT_VERSION:
         raise bad(f"format version {version} is newer than this package reads ({FORMAT_VERSION})")
-    if verify and metadata.get("data_fnv1a64") != f"{fnv1a64(memoryview(data)[8 + header_length:]):016x}":
+    if verify and metadata.get("data_fnv1a64") != f"{fnv1a64(memoryview(data)[data_start:]):016x}":
         raise bad("its tensor data does not match its checksum (the file is damaged)")
     try:
         config, model = json.loads(metadata["config"]), json.loads(metadata["model"])

@@ -247,9 +247,10 @@ void HeatmapView::rebuildControls()
     // never name a combination the sweep has no run of (issue 50).
     const Session &session = m_model->session();
     const std::map<std::string, std::string> first =
-        session.runs.empty() ? std::map<std::string, std::string>()
-                             : configurationLabels(session, session.runs.front().labels,
-                                                   session.runs.front().config);
+        session.runs.empty()
+            ? std::map<std::string, std::string>()
+            : configurationLabels(configurationAxes(session), session.runs.front().labels,
+                                  session.runs.front().config);
     for (const auto &a : axes) {
         auto *box = new QWidget(m_fixedBox);
         auto *l = new QHBoxLayout(box);

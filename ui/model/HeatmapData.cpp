@@ -15,15 +15,6 @@
 
 namespace headlab::ui {
 
-// Which runs a cell holds is core's one definition (Replicates.h, configurationLabels): a run
-// matches a fixed axis only by its own value on it, never by lacking a label (issue 50: the
-// stabilizer heatmap pooled three different combinations as "seeds").
-static bool matches(const std::map<std::string, std::string> &labels,
-                    const std::map<std::string, std::string> &fixed)
-{
-    return matchesFixed(labels, fixed);
-}
-
 int HeatmapData::filledCount() const
 {
     int n = 0;
@@ -83,9 +74,10 @@ void criticalLrCells(HeatmapData &d, const Session &session,
             cell.state = HeatmapCell::State::Queued;
     if (!session.search) return;
     const SearchReport report = searchReport(session);
+    const std::vector<std::string> axes = configurationAxes(session);
     for (const auto &c : report.configurations) {
-        const auto labels = configurationLabels(session, c.configuration, c.config);
-        if (!matches(labels, fixed) || !c.interval.ok) continue;
+        const auto labels = configurationLabels(axes, c.configuration, c.config);
+        if (!matchesFixed(labels, fixed) || !c.interval.ok) continue;
         const int at = locate(labels);
         if (at < 0) continue;
         auto &cell = d.cells[size_t(at)];
@@ -222,10 +214,13 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
 
     CellTally tally(d.cells.size());
     auto &[values, diverged, failed, running, stopped] = tally;
+    // Which runs a cell holds is core's one definition (Replicates.h, configurationLabels): a run
+    // matches a fixed axis only by its own value on it, never by lacking a label (issue 50: the
+    // stabilizer heatmap pooled three different combinations as "seeds").
     const auto labelsOf = configurationLabels(session);
     for (int i = 0; i < int(session.runs.size()); ++i) {
         const auto &run = session.runs[size_t(i)];
-        if (!matches(labelsOf[size_t(i)], fixed)) continue;
+        if (!matchesFixed(labelsOf[size_t(i)], fixed)) continue;
         const int at = locate(labelsOf[size_t(i)]);
         if (at < 0) continue;
         auto &cell = d.cells[size_t(at)];
@@ -263,7 +258,7 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
         if (std::isfinite(v)) values[size_t(at)].push_back(v);
     }
     for (const auto &skip : session.skipped) {
-        if (!matches(skip.labels, fixed)) continue;
+        if (!matchesFixed(skip.labels, fixed)) continue;
         const int at = locate(skip.labels);
         if (at < 0) continue;
         auto &cell = d.cells[size_t(at)];
