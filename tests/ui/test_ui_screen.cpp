@@ -1,18 +1,25 @@
 // test_ui_screen.cpp — the main window on a real X screen (run under Xvfb at 1280x720 and
 // 1920x1080 by ctest): it opens within the screen's available area, stays there whatever figure
 // is shown, and never grows by itself. It opened at 1753x900 on every screen, 1280x720 included,
-// and grew to 2,033 px wide, with chart edges and the status bar off-screen.
+// and grew to 2,033 px wide, with chart edges and the status bar off-screen. And Inside the heads
+// of a 16-head run at that screen, at the desk and in presenter mode: every head its own colour,
+// every head in the legend, no label over another (issue 50: the legend stopped at H10, the
+// maps' "L0 H1" labels ran into each other, and the Δ-loss matrix's numbers overlapped).
 #include "UiTestSessions.h"
 
+#include "core/session/SessionStore.h"
 #include "ui/app/MainWindow.h"
 #include "ui/figures/ChartTheme.h"
 #include "ui/figures/FigureTable.h"
 #include "ui/figures/FigureView.h"
+#include "ui/figures/InsideHeadsView.h"
+#include "ui/model/TrainingController.h"
 
 #include <QCheckBox>
 #include <QScreen>
 #include <QSlider>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace headlab;
@@ -22,6 +29,7 @@ class TestUiScreen : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void theWindowFitsTheScreen();
+    void insideTheHeadsTellsSixteenHeadsApart();
 };
 
 void TestUiScreen::theWindowFitsTheScreen()
@@ -105,6 +113,79 @@ void TestUiScreen::theWindowFitsTheScreen()
                             .arg(first.height())
                             .arg(window.width())
                             .arg(window.height())));
+}
+
+void TestUiScreen::insideTheHeadsTellsSixteenHeadsApart()
+{
+    if (QGuiApplication::platformName() == QLatin1String("offscreen"))
+        QSKIP("needs a real X screen (ctest runs this under Xvfb)");
+    // One run of 2 layers × 16 heads (m_H 2), a few steps with checkpoints, trained in the app.
+    QTemporaryDir dir;
+    Session s = uitest::tinySession(40);
+    s.base.model.dModel = 32;
+    s.base.model.heads = {16, 16};
+    s.axes = {SweepAxis{"lr", {uitest::num(1e-3)}}};
+    expandSweep(s);
+    s.checkpoints.every = 20;
+    const QString path = dir.filePath(QStringLiteral("heads16.yaml"));
+    saveSessionAtomic(s, path.toStdString());
+    MainWindow window;
+    window.setInteractive(false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openSession(path));
+    QVERIFY(window.startSweep());
+    auto *controller = window.findChild<TrainingController *>();
+    QVERIFY(QTest::qWaitFor([&] { return !controller->isRunning(); }, 120000));
+    window.showFigure(QStringLiteral("inside"));
+    auto *view = window.findChild<InsideHeadsView *>();
+    QVERIFY(view);
+    view->setSelectedRuns({0});
+    view->refresh();
+    QVERIFY2(!view->checkpoints().empty(), qPrintable(view->message()));
+    view->setPosition(int(view->checkpoints().size()) - 1);
+    QVERIFY2(view->maps(), qPrintable(view->message()));
+    view->runAblation();
+    view->waitForAblation();
+    QCOMPARE(int(view->ablation().size()), 32);
+    QCOMPARE(view->headCount(), 16);
+    for (int a = 0; a < 16; ++a)
+        for (int b = a + 1; b < 16; ++b)
+            QVERIFY2(view->headColor(a) != view->headColor(b),
+                     qPrintable(QStringLiteral("heads %1 and %2 share a colour").arg(a).arg(b)));
+    auto check = [&](const QString &when) {
+        QCoreApplication::processEvents();
+        view->refresh();
+        view->grab(); // paints its canvas at the size the screen gives it
+        QCOMPARE(view->legendHeads(), 16);
+        const auto &labels = view->drawnLabels();
+        QStringList heads;
+        for (const auto &l : labels)
+            if (l.text == QStringLiteral("H15")) heads << l.text;
+        QVERIFY2(heads.size() >= 3, qPrintable(when)); // the maps of both layers and the legend
+        for (size_t i = 0; i < labels.size(); ++i)
+            for (size_t j = i + 1; j < labels.size(); ++j) {
+                const QRectF overlap = labels[i].box.intersected(labels[j].box);
+                QVERIFY2(overlap.width() <= 0.5 || overlap.height() <= 0.5,
+                         qPrintable(QStringLiteral("%1 (view %2x%3): \"%4\" at %5,%6 %7x%8 "
+                                                   "overlaps \"%9\" at %10,%11")
+                                        .arg(when)
+                                        .arg(view->width())
+                                        .arg(view->height())
+                                        .arg(labels[i].text)
+                                        .arg(labels[i].box.x())
+                                        .arg(labels[i].box.y())
+                                        .arg(labels[i].box.width())
+                                        .arg(labels[i].box.height())
+                                        .arg(labels[j].text)
+                                        .arg(labels[j].box.x())
+                                        .arg(labels[j].box.y())));
+            }
+    };
+    check(QStringLiteral("at the desk"));
+    window.setPresenterMode(true);
+    check(QStringLiteral("in presenter mode"));
+    window.setPresenterMode(false);
 }
 
 QTEST_MAIN(TestUiScreen)

@@ -49,6 +49,17 @@ ChartTheme ChartTheme::fromPalette(const QPalette &palette, bool presenter)
     return t;
 }
 
+QColor ChartTheme::categoryColor(int i, int n) const
+{
+    if (n <= int(series.size())) return seriesColor(i);
+    i = ((i % n) + n) % n;
+    // Hues i/n from the palette's blue on; odd indices darker (lighter on a dark background), so
+    // two colours of one lightness are at least 2/n of the wheel apart.
+    const double hue = std::fmod(0.57 + double(i) / double(n), 1.0);
+    const double lightness = dark ? (i % 2 ? 0.74 : 0.58) : (i % 2 ? 0.30 : 0.50);
+    return QColor::fromHslF(float(hue), 0.80f, float(lightness));
+}
+
 ChartTheme ChartTheme::current()
 {
     return fromPalette(QApplication::palette(), g_presenter);

@@ -42,6 +42,10 @@ struct ChartTheme {
     {
         return series.at(((i % series.size()) + series.size()) % series.size());
     }
+    // Colour i of n categories that must all differ (the heads of a layer): the series palette
+    // while it has room for n, else n hues evenly spaced around the colour wheel, alternate ones
+    // darker, so that no two of the n are the same and neighbours differ in lightness too.
+    QColor categoryColor(int i, int n) const;
     QFont font(double pointSize, bool bold = false) const;
     double line(double width) const { return width * lineScale; }
 

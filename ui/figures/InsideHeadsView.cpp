@@ -57,6 +57,13 @@ private:
     void paintImportance(QPainter &p, const QRectF &area) const;
     void paintPruning(QPainter &p, const QRectF &area) const;
     void paintTitle(QPainter &p, const QRectF &area, const QString &text) const;
+    // Draws a label and notes the box it took (InsideHeadsView::drawnLabels).
+    void label(QPainter &p, const QRectF &box, int flags, const QString &text) const
+    {
+        QRectF drawn;
+        p.drawText(box, flags, text, &drawn);
+        m_view->m_drawnLabels.push_back({p.transform().mapRect(drawn), text});
+    }
     void paintAxes(QPainter &p, const QRectF &plot, double x0, double x1, double y0, double y1,
                    const QString &xLabel, const QString &yLabel) const;
     // The plot inside `area` that leaves room, measured in the theme's fonts, for the title
@@ -190,6 +197,13 @@ void InsideHeadsView::reloadRun()
     if (run < 0 && m_model->runCount() > 0) run = 0;
     const bool changed = run != m_run;
     m_run = run;
+    m_headCount = 1;
+    if (run >= 0) {
+        const auto &model = m_model->run(run).config.model;
+        for (auto h : model.heads)
+            m_headCount =
+                std::max(m_headCount, int(h * std::max<int64_t>(1, model.widthMultiplier)));
+    }
     m_checkpoints = checkpointsOf(run);
     if (changed) {
         m_ablation.clear();
@@ -560,6 +574,8 @@ void InsideHeadsCanvas::paint(QPainter &p, const QRectF &area) const
     QString heading = v.title();
     if (v.m_maps) heading += QStringLiteral(" · ") + QString::fromStdString(v.m_maps->description);
     p.drawText(area.adjusted(6, 2, -6, 0), Qt::AlignLeft | Qt::AlignTop, heading);
+    v.m_drawnLabels.clear();
+    v.m_legendHeads = 0;
     const QRectF body = area.adjusted(0, titleHeight + 4, 0, 0);
     const QRectF maps(body.left(), body.top(), body.width(), body.height() * 0.52);
     const QRectF lower(body.left(), maps.bottom() + 6, body.width(),
@@ -586,11 +602,15 @@ void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
     const size_t layers = m.weights.size();
     int64_t columns = 1;
     for (auto h : m.heads) columns = std::max(columns, h);
-    const double labelBand = 14 * v.m_theme.fontScale; // "L0 H1" above each map
+    const double labelBand = 14 * v.m_theme.fontScale; // "H1" above each map
     const double rowHeight = area.height() / double(layers);
+    // Each layer's name left of its row; the heads' names above their maps.
+    const QFont layerFont = v.m_theme.font(8, true);
+    const double layerBand =
+        QFontMetricsF(layerFont).horizontalAdvance(QStringLiteral("L%1").arg(layers - 1)) + 6;
     // Left: every head's full map; right: the focus row of every head with the tokens labelled.
     const bool strip = m.focusRow >= 0;
-    const double mapsWidth = strip ? area.width() * 0.5 : area.width();
+    const double mapsWidth = (strip ? area.width() * 0.5 : area.width()) - layerBand;
     // Token labels: the keys under each map (turned), the queries left of each layer's first
     // map, in a font that fits one map cell; left out where cells are under 5 px.
     const QFont tokenFont = v.m_theme.font(6);
@@ -606,14 +626,33 @@ void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
     if (tokens)
         side = std::max(8.0, std::min((mapsWidth - queryBand) / double(columns) - 8,
                                       rowHeight - labelBand - keyBand - 4));
-    for (size_t l = 0; l < layers; ++l)
+    // The heads' names in the largest type (8 points down to 5) in which the widest fits over
+    // its map; where even 5 points does not, every k-th head is named.
+    double headPoints = 8;
+    const QString widestHead = QStringLiteral("H%1").arg(columns - 1);
+    while (headPoints > 5 &&
+           QFontMetricsF(v.m_theme.font(headPoints, true)).horizontalAdvance(widestHead) > side + 6)
+        headPoints -= 0.5;
+    const QFont headFont = v.m_theme.font(headPoints, true);
+    const int64_t headEvery = std::max<int64_t>(
+        1, int64_t(std::ceil((QFontMetricsF(headFont).horizontalAdvance(widestHead) + 2) /
+                             (side + 8))));
+    const double left = area.left() + layerBand;
+    for (size_t l = 0; l < layers; ++l) {
+        p.setPen(v.m_theme.foreground);
+        p.setFont(layerFont);
+        label(p,
+              QRectF(area.left(), area.top() + double(l) * rowHeight + labelBand, layerBand, side),
+              Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("L%1").arg(l));
         for (int64_t h = 0; h < m.heads[l]; ++h) {
-            const QRectF cell(area.left() + queryBand + double(h) * (side + 8) + 4,
+            const QRectF cell(left + queryBand + double(h) * (side + 8) + 4,
                               area.top() + double(l) * rowHeight + labelBand, side, side);
-            p.setPen(v.headColor(h));
-            p.setFont(v.m_theme.font(8, true));
-            p.drawText(QRectF(cell.left(), cell.top() - labelBand, side + 8, labelBand),
-                       Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("L%1 H%2").arg(l).arg(h));
+            if (h % headEvery == 0) {
+                p.setPen(v.headColor(h));
+                p.setFont(headFont);
+                label(p, QRectF(cell.left(), cell.top() - labelBand, side + 6, labelBand),
+                      Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("H%1").arg(h));
+            }
             const double cw = side / double(m.keys), ch = side / double(m.queries);
             if (tokens) {
                 p.setPen(v.m_theme.foreground);
@@ -624,15 +663,18 @@ void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
                                     1,
                                 cell.bottom() + 2);
                     p.rotate(90);
-                    p.drawText(QPointF(0, 0), QString::fromStdString(m.labels[size_t(k)]));
+                    label(
+                        p, QRectF(0, -tokenMetrics.ascent(), tokenWidth + 1, tokenMetrics.height()),
+                        Qt::AlignLeft | Qt::AlignTop, QString::fromStdString(m.labels[size_t(k)]));
                     p.restore();
                 }
                 if (h == 0) // the query rows: the same tokens, at the rows' starts
                     for (int64_t q = 0; q < m.queries && q < int64_t(m.labels.size()); ++q)
-                        p.drawText(QRectF(cell.left() - queryBand - 2, cell.top() + double(q) * ch,
-                                          queryBand, ch),
-                                   Qt::AlignRight | Qt::AlignVCenter,
-                                   QString::fromStdString(m.labels[size_t(q)]));
+                        label(p,
+                              QRectF(cell.left() - queryBand - 2, cell.top() + double(q) * ch,
+                                     queryBand, ch),
+                              Qt::AlignRight | Qt::AlignVCenter,
+                              QString::fromStdString(m.labels[size_t(q)]));
             }
             p.setPen(Qt::NoPen);
             for (int64_t q = 0; q < m.queries; ++q)
@@ -649,11 +691,14 @@ void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
                 p.drawRect(QRectF(cell.left(), cell.top() + double(m.focusRow) * ch, side, ch));
             }
         }
+    }
     if (!strip) return;
-    // Right: the focus row of each layer (paintFocusRows).
-    const double left =
-        area.left() + queryBand + std::min(mapsWidth, double(columns) * (side + 8)) + 24;
-    const QRectF band(left, area.top(), area.right() - left - 4, area.height());
+    // Right: the focus row of each layer (paintFocusRows), its heads named left of it.
+    const double headNames =
+        QFontMetricsF(v.m_theme.font(7)).horizontalAdvance(QStringLiteral("H%1").arg(columns - 1));
+    const double bandLeft =
+        left + queryBand + std::min(mapsWidth, double(columns) * (side + 8)) + headNames + 12;
+    const QRectF band(bandLeft, area.top(), area.right() - bandLeft - 4, area.height());
     paintFocusRows(p, band, rowHeight, labelBand);
 }
 
@@ -672,13 +717,18 @@ void InsideHeadsCanvas::paintFocusRows(QPainter &p, const QRectF &band, double r
                                    (rowHeight - labelBand - tokenBand) / double(m.heads[l]));
         p.setPen(v.m_theme.foreground);
         p.setFont(v.m_theme.font(8, true));
-        p.drawText(QRectF(band.left(), top - labelBand, band.width(), labelBand),
-                   Qt::AlignLeft | Qt::AlignVCenter,
-                   tr("layer %1: the row of position %2 (%3)")
-                       .arg(l)
-                       .arg(m.focusRow)
-                       .arg(QString::fromStdString(m.labels[size_t(m.focusRow)])));
+        label(p, QRectF(band.left(), top - labelBand, band.width(), labelBand),
+              Qt::AlignLeft | Qt::AlignVCenter,
+              QFontMetricsF(p.font()).elidedText(
+                  tr("layer %1: the row of position %2 (%3)")
+                      .arg(l)
+                      .arg(m.focusRow)
+                      .arg(QString::fromStdString(m.labels[size_t(m.focusRow)])),
+                  Qt::ElideRight, band.width()));
         p.setFont(v.m_theme.font(std::clamp(std::min(cw * 0.32, ch * 0.45), 5.0, 8.0)));
+        const QFontMetricsF weights(p.font()); // a weight is written where it fits in its cell
+        const bool written = weights.height() <= ch - 0.5 &&
+                             weights.horizontalAdvance(QStringLiteral(".00")) <= cw - 2;
         for (int64_t h = 0; h < m.heads[l]; ++h)
             for (int64_t k = 0; k < m.keys; ++k) {
                 const double w = m.at(l, h, m.focusRow, k);
@@ -686,25 +736,37 @@ void InsideHeadsCanvas::paintFocusRows(QPainter &p, const QRectF &band, double r
                                   ch - 0.5);
                 const QColor fill = viridis(std::sqrt(std::clamp(w, 0.0, 1.0)));
                 p.fillRect(cell, fill);
-                if (cw >= 18 && ch >= 10 && w >= 0.05) {
+                if (written && w >= 0.05) {
                     p.setPen(fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245));
-                    p.drawText(cell, Qt::AlignCenter,
-                               w >= 0.995 ? QStringLiteral("1")
-                                          : QString::number(w, 'f', 2).mid(1)); // ".42"
+                    label(p, cell, Qt::AlignCenter,
+                          w >= 0.995 ? QStringLiteral("1")
+                                     : QString::number(w, 'f', 2).mid(1)); // ".42"
                 }
             }
+        // The tokens under their columns, each cut to its column (a long token such as "input"
+        // ends in "…" rather than running into its neighbours).
         p.setPen(v.m_theme.foreground);
         p.setFont(v.m_theme.font(std::clamp(cw * 0.45, 5.0, 8.0)));
+        const QFontMetricsF tokens(p.font());
         const double labelsTop = top + double(m.heads[l]) * ch + 1;
-        for (int64_t k = 0; k < m.keys && cw >= 6; ++k)
-            p.drawText(QRectF(band.left() + double(k) * cw, labelsTop, cw, tokenBand),
-                       Qt::AlignHCenter | Qt::AlignTop,
-                       QString::fromStdString(m.labels[size_t(k)]));
+        for (int64_t k = 0; k < m.keys && cw >= 6; ++k) {
+            const QString token = tokens.elidedText(QString::fromStdString(m.labels[size_t(k)]),
+                                                    Qt::ElideRight, cw - 1);
+            if (!token.isEmpty())
+                label(p, QRectF(band.left() + double(k) * cw, labelsTop, cw, tokenBand),
+                      Qt::AlignHCenter | Qt::AlignTop, token);
+        }
+        // The heads' names left of their rows; every k-th where the rows are lower than the type.
         p.setFont(v.m_theme.font(7));
-        for (int64_t h = 0; h < m.heads[l] && ch >= 8; ++h) {
+        const QFontMetricsF names(p.font());
+        const int64_t every = std::max<int64_t>(1, int64_t(std::ceil(names.height() / ch)));
+        for (int64_t h = 0; h < m.heads[l]; h += every) {
             p.setPen(v.headColor(h));
-            p.drawText(QRectF(band.left() - 24, top + double(h) * ch, 22, ch),
-                       Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("H%1").arg(h));
+            label(p,
+                  QRectF(band.left() - 4 - names.horizontalAdvance(QStringLiteral("H%1").arg(h)),
+                         top + (double(h) + 0.5) * ch - names.height() / 2,
+                         names.horizontalAdvance(QStringLiteral("H%1").arg(h)), names.height()),
+                  Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("H%1").arg(h));
         }
     }
 }
@@ -796,7 +858,73 @@ void InsideHeadsCanvas::paintStatistics(QPainter &p, const QRectF &area) const
                 y1 = std::max(y1, pt.value);
             }
     }
-    const QRectF plot = plotArea(area, 1);
+    // The legend, laid out first: a colour per head, a line style per layer, then the plateau
+    // marks, every entry shown. Above the plot while it takes at most two rows; else the heads
+    // stand in columns right of the plot and the rest above it.
+    int64_t maxHeads = 1, layers = 0;
+    for (const auto &l : lines) {
+        maxHeads = std::max(maxHeads, l.head + 1);
+        layers = std::max(layers, l.layer + 1);
+    }
+    struct Entry {
+        QPen pen;
+        QString text;
+        bool note = false; // text only, in the muted colour
+        QPointF at;        // its top left, once laid out
+        bool side = false; // in the columns right of the plot
+    };
+    std::vector<Entry> entries;
+    for (int64_t h = 0; h < maxHeads && !lines.empty(); ++h)
+        entries.push_back(
+            {QPen(v.headColor(h), v.m_theme.line(2.4)), QStringLiteral("H%1").arg(h)});
+    const size_t headEntries = entries.size();
+    for (int64_t layer = 0; layer < layers && layers > 1; ++layer)
+        entries.push_back(
+            {QPen(v.m_theme.foreground, v.m_theme.line(1.3), InsideHeadsView::layerStyle(layer)),
+             tr("layer %1").arg(layer)});
+    if (!lines.empty())
+        entries.push_back({QPen(), tr("grey: plateau entered (dashed), left (solid)"), true});
+    const QFont legendFont = v.m_theme.font(8);
+    const QFontMetricsF fm(legendFont);
+    const double swatch = 12 * v.m_theme.fontScale, rowHeight = fm.height() + 4;
+    auto entryWidth = [&](const Entry &e) {
+        return (e.note ? 0 : swatch + 3) + fm.horizontalAdvance(e.text) + 8;
+    };
+    const double legendLeft = area.left() + 4, legendRight = area.right() - 4;
+    // Flows entries [first, end) into rows above the plot: their rows' count; `at` holds the row
+    // in y until the plot's top is known.
+    auto flow = [&](size_t first) {
+        int rows = 1;
+        double x = 0;
+        for (size_t i = first; i < entries.size(); ++i) {
+            const double w = entryWidth(entries[i]);
+            if (x > 0 && legendLeft + x + w > legendRight) {
+                ++rows;
+                x = 0;
+            }
+            entries[i].at = QPointF(legendLeft + x, rows - 1);
+            x += w;
+        }
+        return rows;
+    };
+    int rows = flow(0);
+    QRectF plot = plotArea(area, rows);
+    if (rows > 2 && headEntries > 0) {
+        rows = flow(headEntries);
+        plot = plotArea(area, rows);
+        const int perColumn = std::max(1, int(plot.height() / rowHeight));
+        const double columnWidth =
+            swatch + 3 + fm.horizontalAdvance(QStringLiteral("H%1").arg(maxHeads - 1)) + 8;
+        const int columns = int((headEntries + size_t(perColumn) - 1) / size_t(perColumn));
+        plot.adjust(0, 0, -double(columns) * columnWidth - 6, 0);
+        for (size_t i = 0; i < headEntries; ++i) {
+            entries[i].at = QPointF(plot.right() + 10 + double(i / size_t(perColumn)) * columnWidth,
+                                    plot.top() + double(i % size_t(perColumn)) * rowHeight);
+            entries[i].side = true;
+        }
+    }
+    for (auto &e : entries) // the rows above the plot: each row's top
+        if (!e.side) e.at.setY(plot.top() - double(rows - int(e.at.y())) * rowHeight);
     if (lines.empty()) {
         p.setPen(v.m_theme.muted);
         p.drawText(plot, Qt::AlignCenter | Qt::TextWordWrap,
@@ -820,8 +948,6 @@ void InsideHeadsCanvas::paintStatistics(QPainter &p, const QRectF &area) const
                            QPointF(px(double(step)), plot.bottom()));
             }
         }
-    int64_t maxHeads = 1;
-    for (const auto &l : lines) maxHeads = std::max(maxHeads, l.head + 1);
     for (const auto &l : lines) {
         p.setPen(
             QPen(v.headColor(l.head), v.m_theme.line(1.3), InsideHeadsView::layerStyle(l.layer)));
@@ -835,32 +961,23 @@ void InsideHeadsCanvas::paintStatistics(QPainter &p, const QRectF &area) const
         p.drawLine(QPointF(px(double(v.m_maps->step)), plot.top()),
                    QPointF(px(double(v.m_maps->step)), plot.bottom()));
     }
-    // Legend, above the plot: a colour per head, a line style per layer, then the plateau marks.
-    p.setFont(v.m_theme.font(8));
-    const QFontMetricsF fm(p.font());
-    const double rowY = plot.top() - 4 - fm.descent();
-    double lx = plot.left();
-    int64_t layers = 0;
-    for (const auto &l : lines) layers = std::max(layers, l.layer + 1);
-    auto entry = [&](const QPen &pen, const QString &text) {
-        const double w = 16 + 4 + fm.horizontalAdvance(text) + 12;
-        if (lx + w > area.right() - 4) return; // what does not fit is left out, never overlapped
-        p.setPen(pen);
-        p.drawLine(QPointF(lx, rowY - fm.height() * 0.3),
-                   QPointF(lx + 16, rowY - fm.height() * 0.3));
-        p.setPen(v.m_theme.foreground);
-        p.drawText(QPointF(lx + 20, rowY), text);
-        lx += w;
-    };
-    for (int64_t h = 0; h < maxHeads; ++h)
-        entry(QPen(v.headColor(h), v.m_theme.line(2.4)), QStringLiteral("H%1").arg(h));
-    for (int64_t layer = 0; layer < layers && layers > 1; ++layer)
-        entry(QPen(v.m_theme.foreground, v.m_theme.line(1.3), InsideHeadsView::layerStyle(layer)),
-              tr("layer %1").arg(layer));
-    p.setPen(v.m_theme.muted);
-    if (lx + fm.horizontalAdvance(tr("grey: plateau entered (dashed), left (solid)")) <
-        area.right())
-        p.drawText(QPointF(lx, rowY), tr("grey: plateau entered (dashed), left (solid)"));
+    // The legend where it was laid out.
+    p.setFont(legendFont);
+    for (const Entry &e : entries) {
+        const double middle = e.at.y() + fm.height() / 2;
+        if (!e.note) {
+            p.setPen(e.pen);
+            p.drawLine(QPointF(e.at.x(), middle), QPointF(e.at.x() + swatch, middle));
+        }
+        p.setPen(e.note ? v.m_theme.muted : v.m_theme.foreground);
+        label(p,
+              QRectF(e.at.x() + (e.note ? 0 : swatch + 3), e.at.y(),
+                     fm.horizontalAdvance(e.text) + 1, fm.height()),
+              Qt::AlignLeft | Qt::AlignTop, e.text);
+    }
+    v.m_legendHeads = int(std::count_if(entries.begin(), entries.end(), [](const Entry &e) {
+        return !e.note && e.text.startsWith(QLatin1Char('H'));
+    }));
 }
 
 void InsideHeadsCanvas::paintImportance(QPainter &p, const QRectF &area) const
@@ -870,7 +987,11 @@ void InsideHeadsCanvas::paintImportance(QPainter &p, const QRectF &area) const
                v.m_ablationStep >= 0
                    ? tr("Δ test loss, head removed (step %1)").arg(v.m_ablationStep)
                    : tr("Head importance"));
-    const QRectF grid = area.adjusted(30, 24, -6, -24);
+    const auto &t = v.m_theme;
+    const QRectF grid =
+        area.adjusted(QFontMetricsF(t.font(8)).horizontalAdvance(QStringLiteral("L00")) + 8,
+                      QFontMetricsF(t.font(10, true)).height() + 6, -6,
+                      -(QFontMetricsF(t.font(8)).height() + QFontMetricsF(t.font(7)).height() + 6));
     if (v.m_ablation.empty()) {
         p.setPen(v.m_theme.muted);
         p.setFont(v.m_theme.font(9));
@@ -886,23 +1007,43 @@ void InsideHeadsCanvas::paintImportance(QPainter &p, const QRectF &area) const
         top = std::max(top, std::abs(a.delta));
     }
     const double cw = grid.width() / double(heads), ch = grid.height() / double(layers);
+    // Each cell's Δ written in it where it fits (down to 5 points); narrower cells keep their
+    // colour, whose scale the key below gives (0 … the largest Δ).
     p.setFont(v.m_theme.font(std::clamp(std::min(cw, ch) * 0.22, 5.0, 9.0)));
+    const QFontMetricsF values(p.font());
     for (const auto &a : v.m_ablation) {
         const QRectF cell(grid.left() + double(a.head) * cw, grid.top() + double(a.layer) * ch,
                           cw - 1, ch - 1);
         const QColor fill = viridis(std::clamp(a.delta / top, 0.0, 1.0));
         p.fillRect(cell, fill);
+        const QString text = QString::asprintf("%+.3f", a.delta);
+        if (values.horizontalAdvance(text) > cell.width() - 2 || values.height() > cell.height())
+            continue;
         p.setPen(fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(245, 245, 245));
-        p.drawText(cell, Qt::AlignCenter, QString::asprintf("%+.3f", a.delta));
+        label(p, cell, Qt::AlignCenter, text);
     }
     p.setPen(v.m_theme.foreground);
     p.setFont(v.m_theme.font(8));
+    const QFontMetricsF names(p.font());
     for (int64_t l = 0; l < layers; ++l)
-        p.drawText(QRectF(area.left(), grid.top() + double(l) * ch, 28, ch), Qt::AlignCenter,
-                   QStringLiteral("L%1").arg(l));
-    for (int64_t h = 0; h < heads; ++h)
-        p.drawText(QRectF(grid.left() + double(h) * cw, grid.bottom() + 2, cw, 14), Qt::AlignCenter,
-                   QStringLiteral("H%1").arg(h));
+        label(p,
+              QRectF(area.left(), grid.top() + double(l) * ch, grid.left() - area.left() - 2, ch),
+              Qt::AlignCenter, QStringLiteral("L%1").arg(l));
+    const int64_t every = std::max<int64_t>(
+        1, int64_t(std::ceil((names.horizontalAdvance(QStringLiteral("H%1").arg(heads - 1)) + 4) /
+                             cw)));
+    for (int64_t h = 0; h < heads; h += every)
+        label(p, QRectF(grid.left() + double(h) * cw, grid.bottom() + 2, cw, names.height()),
+              Qt::AlignCenter, QStringLiteral("H%1").arg(h));
+    p.setPen(v.m_theme.muted);
+    p.setFont(v.m_theme.font(7));
+    label(p,
+          QRectF(grid.left(), grid.bottom() + 2 + names.height(), grid.width(),
+                 area.bottom() - grid.bottom() - 2 - names.height()),
+          Qt::AlignLeft | Qt::AlignTop,
+          QFontMetricsF(p.font()).elidedText(
+              tr("colour: Δ from 0 (dark) to %1 (bright)").arg(QString::asprintf("%+.3f", top)),
+              Qt::ElideRight, grid.width()));
 }
 
 void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const

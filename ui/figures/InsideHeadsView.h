@@ -67,11 +67,22 @@ public:
     QString message() const { return m_message; }
     // The model's prediction for the input, beside it: "predicts 9 (p = 0.87) · answer 9".
     QString predictionText() const;
-    // One colour per head of a layer (the figures' colour-blind-safe palette by head index, so
-    // up to its size heads differ); layers differ in line style. The maps' labels, the
-    // statistics' lines and their legend use them.
-    QColor headColor(int64_t head) const { return m_theme.seriesColor(int(head)); }
+    // One colour per head of a layer, as many distinct colours as the run has heads in a layer
+    // (the figures' colour-blind-safe palette while it has room, ChartTheme::categoryColor
+    // beyond); layers differ in line style. The maps' labels, the statistics' lines and their
+    // legend use them.
+    QColor headColor(int64_t head) const { return m_theme.categoryColor(int(head), m_headCount); }
+    int headCount() const { return m_headCount; } // the most heads of one layer of the run shown
     static Qt::PenStyle layerStyle(int64_t layer);
+    // For the tests that nothing overlaps: the box of every label the last paint drew (the maps'
+    // head and layer names, tokens, the focus rows' weights, the legend, the Δ-loss matrix), in
+    // the painted widget's coordinates, and the heads the statistics' legend named.
+    struct DrawnLabel {
+        QRectF box;
+        QString text;
+    };
+    const std::vector<DrawnLabel> &drawnLabels() const { return m_drawnLabels; }
+    int legendHeads() const { return m_legendHeads; }
 
 private:
     friend class InsideHeadsCanvas;
@@ -92,6 +103,9 @@ private:
     QPushButton *m_ablate;
 
     int m_run = -1;
+    int m_headCount = 1;                           // of m_run: the most heads in one layer (w·H)
+    mutable std::vector<DrawnLabel> m_drawnLabels; // written by each paint
+    mutable int m_legendHeads = 0;
     std::vector<CheckpointInfo> m_checkpoints; // ascending steps
     size_t m_diskCounted = size_t(-1);         // checkpoints when the disk label was last computed
     std::string m_inspectorPath;
