@@ -351,6 +351,11 @@ void HeatmapView::restoreViewState(const ViewState &state)
     for (const auto &[k, v] : state)
         if (k.rfind(prefix, 0) == 0) m_pending[k] = v;
     if (m_pending.empty()) m_pending[prefix + "step"] = "-1";
+    // A boundary search along η opens on its critical η*: a median over the η a search chose is
+    // no statistic of anything (the stabilizer search's cells pooled 24 η as "n 24").
+    const Session &session = m_model->session();
+    if (!m_pending.count(prefix + "stat") && session.search && session.search->axis == "lr")
+        m_pending[prefix + "stat"] = toString(HeatmapStat::CriticalLr);
     m_axesShown.clear();
     refresh();
 }
