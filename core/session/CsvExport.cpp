@@ -5,6 +5,7 @@
 
 #include "core/config/Files.h"
 #include "core/config/Yaml.h"
+#include "core/session/Replicates.h"
 #include "core/tasks/RunConfigFields.h"
 
 #include <cerrno>
@@ -69,12 +70,15 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
     // "learned" is the session's rule (LearnedRule.h), the same verdict the app and the CLI give;
     // the trainer's metric of that name (the paper's rule) is final_test_loss < ln 10.
     metricNames.erase(metric::kLearned);
+    // Which runs are replicates of one configuration: the one definition (Replicates.h).
+    const std::vector<std::string> configurations = configurationKeys(session);
 
     // Each file atomically (a full disk or a kill leaves the previous export, never a cut one).
     writeFileAtomic(summary.runsPath, [&](const TextSink &sink) {
         std::ostringstream out;
         out << "run";
         for (const auto &name : labelNames) out << ',' << csvField("label_" + name);
+        out << ",configuration";
         for (const auto &column : runCsvColumns()) out << ',' << csvField(column.name);
         out << ",status,steps_done,diverged_at_step,wall_seconds,device,learned,learned_rule";
         for (const auto &name : metricNames) out << ',' << csvField(name);
@@ -89,6 +93,7 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
                 const auto it = run.labels.find(name);
                 out << ',' << csvField(it == run.labels.end() ? "" : it->second);
             }
+            out << ',' << csvField(configurations[i]);
             for (const auto &column : runCsvColumns()) out << ',' << csvField(column.value(c));
             out << ',' << toString(r.status) << ',' << r.stepsDone << ',' << r.divergedAtStep << ','
                 << yaml::formatNumber(r.wallSeconds) << ',' << csvField(r.device);

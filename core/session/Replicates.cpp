@@ -177,6 +177,25 @@ std::map<std::string, std::string> configurationLabels(const std::vector<std::st
     return labels;
 }
 
+std::vector<std::string> configurationKeys(const Session &session)
+{
+    const std::vector<std::string> axes = configurationAxes(session);
+    const std::vector<std::string> replicates = replicateAxes(session);
+    std::vector<std::string> keys;
+    keys.reserve(session.runs.size());
+    for (const auto &labels : configurationLabels(session)) {
+        std::string key;
+        for (const auto &axis : axes) {
+            if (std::find(replicates.begin(), replicates.end(), axis) != replicates.end()) continue;
+            const auto it = labels.find(axis);
+            if (it == labels.end()) continue;
+            key += (key.empty() ? "" : " ") + axis + "=" + it->second;
+        }
+        keys.push_back(std::move(key));
+    }
+    return keys;
+}
+
 bool matchesFixed(const std::map<std::string, std::string> &labels,
                   const std::map<std::string, std::string> &fixed)
 {

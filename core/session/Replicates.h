@@ -61,6 +61,11 @@ std::vector<std::map<std::string, std::string>> configurationLabels(const Sessio
 std::map<std::string, std::string> configurationLabels(const std::vector<std::string> &axes,
                                                        std::map<std::string, std::string> labels,
                                                        const RunConfig &config);
+// Each run's configuration as one text, "axis=value" over configurationAxes() but the replicate
+// axes, space-separated in the axes' order ("d_model=24 heads=12 softcap=0"): equal exactly for
+// replicates of one configuration. runs.csv's `configuration` column; the Python package's
+// `configuration` column is the same text (tests/python checks it against export-csv).
+std::vector<std::string> configurationKeys(const Session &session);
 // Whether `labels` (configuration labels) hold every value of `fixed`.
 bool matchesFixed(const std::map<std::string, std::string> &labels,
                   const std::map<std::string, std::string> &fixed);

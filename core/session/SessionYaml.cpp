@@ -117,7 +117,15 @@ std::string sessionSchemaJson()
     rows.push_back({"task", task});
     std::string out = "{\n  \"schema_version\": " + std::to_string(Session::kSchemaVersion);
     for (const auto &[name, keys] : rows) out += ",\n  \"" + name + "\": " + list(keys);
-    return out + "\n}\n";
+    // What a run that does not set a stabilizer has on it, as the canonical text its axis labels
+    // take (Replicates.h configurationLabels): the Python package's `configuration` column.
+    out += ",\n  \"axis_defaults\": {";
+    const RunConfig defaults;
+    const auto names = fieldAxisNames();
+    for (size_t i = 0; i < names.size(); ++i)
+        out += (i ? ", \"" : "\"") + names[i] + "\": \"" + findFieldAxis(names[i])->text(defaults) +
+               "\"";
+    return out + "}\n}\n";
 }
 
 // ---------------------------------------------------------------------------------------------

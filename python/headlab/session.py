@@ -3,6 +3,7 @@
     import headlab
     s = headlab.open("grid.yaml")
     runs = s.runs()            # one row per run: labels, configuration, status, verdict, metrics
+    runs.groupby("configuration")  # replicates of one configuration, as every figure groups them
     curves = s.curves()        # long: session, run, step, phase, metric, value
     heads = s.head_stats()     # long: session, run, step, phase, layer, head, statistic, value
 
@@ -19,7 +20,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from ._store import FINISHED, HeadLabError, read_session
+from ._store import FINISHED, HeadLabError, read_session, schema
 
 LN10 = math.log(10.0)
 
@@ -134,6 +135,46 @@ def _flatten(value, prefix, out):
 # ------------------------------------------------------------------------------------------------
 
 
+def scalar_text(value):
+    """A scalar as HeadLab writes it in YAML (core/config/Yaml.cpp formatNumber): the text a
+    configuration label takes."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ".nan"
+        if math.isinf(value):
+            return ".inf" if value > 0 else "-.inf"
+        text = repr(value)
+        if text.endswith(".0"):
+            text = text[:-2]
+        if "e" in text and "." not in text:
+            text = text.replace("e", ".0e")
+        return text
+    return "" if value is None else str(value)
+
+
+def _named_axis_text(axis, config):
+    """A run's value on a named sweep axis it carries no label for, as core/session/SweepAxes.cpp
+    resolves it; None for an axis that is not a named one."""
+    model = config.get("model") or {}
+    texts = {
+        "d_model": lambda: str(int(model.get("d_model", 96))),
+        "layers": lambda: str(len(_heads_per_layer(model))),
+        "head_dim": lambda: str(_head_dims(model)[0]),
+        "width_multiplier": lambda: str(int(model.get("width_multiplier", 1))),
+        "logit_scale": lambda: str(model.get("logit_scale", "inv_sqrt_head_dim")),
+        "qk_rule": lambda: "on" if (config.get("qk_rule") or {}).get("enabled", False) else "off",
+        "heads": lambda: ",".join(str(h) for h in _heads_per_layer(model)),  # as a label: 12,6
+        "head_schedule": lambda: "",
+        "lr": lambda: scalar_text(float(config.get("lr", 1e-3))),
+        "seed": lambda: str(_seeds(config)[0]),
+    }
+    return texts[axis]() if axis in texts else None
+
+
 class Session:
     """One session: its definition, its stored runs, and tables of them."""
 
@@ -152,6 +193,7 @@ class Session:
         self.sweep = doc.get("sweep") or {}
         self.search = doc.get("search")
         self.view = doc.get("view") or {}
+        self._doc = doc
         self.results_dir = self._stored.results_dir
         self.skipped_files = list(self._stored.skipped_files)
         self.task = str((self.experiment.get("task") or {}).get("kind", "addition"))
@@ -173,6 +215,60 @@ class Session:
         return axes
 
     @property
+    def replicate_axes(self):
+        """The axes whose values are replicates of one configuration: `replicate_axes:` if the
+        session names them, else the seeds."""
+        return [str(a) for a in (self._doc.get("replicate_axes") or ["seed", "init_seed", "data_seed"])]
+
+    def configuration_axes(self):
+        """What tells runs apart, as core/session/Replicates.h defines it: the swept axes, the keys
+        of the sweep's combinations, then any axis a run carries a label for."""
+        axes = []
+
+        def add(name):
+            if name not in axes:
+                axes.append(name)
+        for name in self.sweep:
+            if name != "combinations":
+                add(str(name))
+        for combination in self.sweep.get("combinations") or []:
+            for name in sorted(combination):
+                add(str(name))
+        for run in self._stored.runs:
+            for name in sorted(run.labels):
+                add(name)
+        return axes
+
+    def configurations(self):
+        """Each run's configuration as one text, "axis=value" over configuration_axes() but the
+        replicate axes ("d_model=24 heads=12 softcap=0"): equal exactly for replicates of one
+        configuration, and equal to runs.csv's `configuration` column. A run that does not set a
+        stabilizer has the value its configuration gives it (the default where none)."""
+        axes = [a for a in self.configuration_axes() if a not in self.replicate_axes]
+        defaults = schema().get("axis_defaults", {})
+        out = []
+        for run in self._stored.runs:
+            parts = []
+            for axis in axes:
+                if axis in run.labels:
+                    value = run.labels[axis]
+                elif _named_axis_text(axis, run.config) is not None:
+                    value = _named_axis_text(axis, run.config)
+                else:
+                    value = ""
+                    table, _, key = axis.rpartition(".")
+                    if table in ("", "stabilizers") and key in defaults:
+                        given = (run.config.get("stabilizers") or {}).get(key)
+                        if isinstance(given, bool):  # YAML 1.1 reads the text off/on as a bool
+                            given = "on" if given else "off"
+                        value = defaults[key] if given is None else scalar_text(given)
+                    elif table == "model":
+                        value = scalar_text((run.config.get("model") or {}).get(key))
+                parts.append(f"{axis}={value}")
+            out.append(" ".join(parts))
+        return out
+
+    @property
     def has_verdict(self):
         """Whether "learned" means something for this session's task."""
         return TASKS.get(self.task, {"verdict": True})["verdict"]
@@ -189,10 +285,12 @@ class Session:
         labels = sorted({k for r in records for k in r.labels})
         metrics = sorted({k for r in records for k in r.metrics} - {"learned"})
         provenance = sorted({k for r in records for k in r.provenance})
+        configurations = self.configurations()
         rows = []
         for i, r in enumerate(records):
             row = {"run": i}
             row.update({f"label_{k}": r.labels.get(k, "") for k in labels})
+            row["configuration"] = configurations[i]
             row.update(key_columns(r.config))
             verdict = learned(r, self.learned_rule) if self.has_verdict else None
             row.update(status=r.status, steps_done=r.steps_done, diverged_at_step=r.diverged_at_step,

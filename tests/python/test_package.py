@@ -10,6 +10,7 @@ Run by ctest (tests/python/CMakeLists.txt) as
     .venv/bin/python tests/python/test_package.py
 with HEADLAB_CLI (the headlab-cli binary) and HEADLAB_SOURCE_DIR in the environment.
 """
+import gzip
 import math
 import os
 import shutil
@@ -107,7 +108,7 @@ class PackageAgainstCli(unittest.TestCase):
                     self.assertEqual(got, expect, f"{session_path} run {i} learned")
                     continue
                 numeric = text != "" and column not in ("heads", "head_dim") and not column.startswith(
-                    ("label_", "provenance_")) and column not in ("task", "qk_rule", "status", "device",
+                    ("label_", "provenance_")) and column not in ("task", "qk_rule", "status", "device", "configuration",
                                                                   "learned_rule", "message")
                 if numeric:
                     self.assertTrue(same_number(text, mine), f"{session_path} run {i} {column}: {text} != {mine}")
@@ -151,6 +152,30 @@ class PackageAgainstCli(unittest.TestCase):
         path = os.path.join(self.tmp, name)
         cli("run", source, "-o", path, "--threads", "1")
         return path
+
+    def test_replicates_group_as_every_figure_groups_them(self):
+        """The `configuration` column is core's one definition (runs.csv's): a combination session
+        whose entries set different stabilizers, and the archived stabilizer search, group
+        into the same configurations in pandas as in the CLI; only seeds are pooled."""
+        text = TINY.replace("sweep:\n  heads: [1, 2, 3]\n  seed: [0, 1]\n",
+                            "sweep:\n  seed: [0, 1]\n  combinations:\n    - {heads: 1}\n"
+                            "    - {heads: 2, softcap: 10}\n    - {qk_norm: gain}\n")
+        self.assertNotEqual(text, TINY)
+        s = self.assertTablesEqual(self.train_tiny("combinations.yaml", text))
+        groups = s.runs().groupby("configuration")["run"].apply(list)
+        self.assertEqual(len(groups), 3, groups)
+        self.assertTrue(all(len(runs) == 2 for runs in groups), groups)
+        self.assertIn("heads=2 softcap=10 qk_norm=off", " | ".join(groups.index))
+        archived = os.path.join(SOURCE, "docs", "data", "issue23", "boundary.export.yaml.gz")
+        if not os.path.exists(archived):
+            self.skipTest("docs/data/issue23 is not in this checkout")
+        plain = os.path.join(self.tmp, "stabilizers.yaml")
+        with gzip.open(archived, "rb") as f, open(plain, "wb") as out:
+            shutil.copyfileobj(f, out)
+        mine = headlab.open(plain).runs()["configuration"].tolist()
+        cli_runs, _ = cli_tables(plain, self.tmp)
+        self.assertEqual(mine, cli_runs["configuration"].tolist())
+        self.assertTrue(any("softcap=10" in c and "qk_rule=off" in c for c in mine))
 
     def test_a_trained_session_with_head_statistics(self):
         path = self.train_tiny()

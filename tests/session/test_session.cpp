@@ -973,7 +973,7 @@ void TestSession::exportCsvWritesRunsAndCurves()
     const std::string curves = readFile(QString::fromStdString(summary.curvesPath));
     QCOMPARE(std::count(runs.begin(), runs.end(), '\n'), 4L);
     QCOMPARE(std::count(curves.begin(), curves.end(), '\n'), 12L);
-    QVERIFY(runs.rfind("run,label_d_model,label_heads,label_lr,task,", 0) == 0);
+    QVERIFY(runs.rfind("run,label_d_model,label_heads,label_lr,configuration,task,", 0) == 0);
     QVERIFY2(runs.find("\"[1,3]\"") != std::string::npos,
              runs.c_str()); // labels with commas are quoted
     QVERIFY(curves.find("0,train,3,0.3333333333333333\n") != std::string::npos);
