@@ -6,11 +6,16 @@
 #   2. the virtual environment .venv with the pinned PyPI torch wheel (it carries LibTorch),
 #      numpy, safetensors, pandas, PyYAML and matplotlib, and HeadLab's Python package (python/,
 #      editable), installed only when the pinned versions are not already there;
-#   3. CMake configure (only when build/ is new or its settings changed) and build, through ccache.
+#   3. a CUDA toolkit for the torch wheel's CMake config: the installed one, else its compiler
+#      from PyPI into .venv (no root; ensure_cuda_toolkit below);
+#   4. CMake configure (only when build/ is new or its settings changed) and build, through ccache.
+# Each phase that took time or disk prints both.
 #
 # Environment:
 #   HEADLAB_JOBS  parallel compile jobs (default: the number of CPU cores)
-#   CUDA_HOME     CUDA toolkit the torch wheel's CMake config needs (default: /usr/local/cuda)
+#   CUDA_HOME     CUDA toolkit the torch wheel's CMake config needs (default: /usr/local/cuda; when
+#                 it has no bin/nvcc, one is installed from PyPI into .venv)
+#   HEADLAB_SETUP_TARGETS  build only these targets (default: all)
 #   CCACHE_DIR    compiler cache, shared by every clone (default: ~/.cache/headlab-ccache)
 set -euo pipefail
 
@@ -71,19 +76,7 @@ install_missing_packages() {
         apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-# --- 2. CUDA toolkit (the PyPI torch wheel is a CUDA build; its CMake config runs nvcc) -----------
-check_cuda_toolkit() {
-    if [[ ! -x "$CUDA_HOME/bin/nvcc" ]]; then
-        die "no CUDA toolkit at $CUDA_HOME (expected $CUDA_HOME/bin/nvcc).
-        The PyPI torch wheel is a CUDA build, and its CMake config (which HeadLab links LibTorch
-        through) needs nvcc to configure, even on a machine without a GPU.
-        Install the CUDA toolkit there, or set CUDA_HOME to where it is."
-    fi
-    export CUDA_HOME
-    export PATH="$CUDA_HOME/bin:$PATH"
-}
-
-# --- 3. Virtual environment with torch ------------------------------------------------------------
+# --- 2. Virtual environment with torch, and the Python package ---------------------------------
 venv_versions() { # prints the installed versions of PACKAGES in the venv, "none" for a missing one
     "$VENV/bin/python" - "$@" <<'PY' 2>/dev/null || echo "none"
 import importlib.metadata as m, sys
@@ -136,6 +129,44 @@ ensure_venv() {
     fi
 }
 
+# --- 3. CUDA toolkit (the PyPI torch wheel is a CUDA build; its CMake config runs nvcc) -----------
+# An installed toolkit ($CUDA_HOME, default /usr/local/cuda) is used as it is. Without one (a
+# laptop, a machine without root), the toolkit's compiler parts come from PyPI: the wheels
+# nvidia-cuda-nvcc, nvidia-nvvm, nvidia-cuda-crt and nvidia-cuda-cccl of the CUDA version the
+# pinned torch wheel names (its cuda-toolkit requirement, ~265 MB unpacked), installed into .venv
+# beside the CUDA libraries the torch wheel already brought (nvidia/cu13/{include,lib}); that
+# folder is then the CUDA_HOME. Nothing outside the clone is written.
+ensure_cuda_toolkit() {
+    if [[ -x "$CUDA_HOME/bin/nvcc" ]]; then
+        export CUDA_HOME PATH="$CUDA_HOME/bin:$PATH"
+        return 0
+    fi
+    local site requirement version major
+    site="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+    requirement="$("$VENV/bin/python" -c 'import importlib.metadata as m
+print(next(r for r in m.requires("torch") if r.startswith("cuda-toolkit")))' 2>/dev/null || true)"
+    version="$(sed -n 's/.*==\([0-9][0-9.]*\).*/\1/p' <<<"$requirement")"
+    [[ -n "$version" ]] || die "no CUDA toolkit at $CUDA_HOME, and torch names no cuda-toolkit
+        version to take one from PyPI (a CPU torch?). Install the CUDA toolkit, or set CUDA_HOME."
+    major="${version%%.*}"
+    local home="$site/nvidia/cu$major"
+    if [[ ! -x "$home/bin/nvcc" ]]; then
+        say "no CUDA toolkit at $CUDA_HOME: installing its compiler (nvcc, nvvm, crt, cccl) for CUDA" \
+            "$version from PyPI into .venv (~265 MB)"
+        "$VENV/bin/python" -m pip install --no-cache-dir --no-input --progress-bar off \
+            "cuda-toolkit[nvcc,nvvm,crt,cccl]==$version"
+        [[ -x "$home/bin/nvcc" ]] || die "the CUDA $version wheels did not bring $home/bin/nvcc"
+    fi
+    # The unversioned names CMake's FindCUDAToolkit looks for (libcudart.so → libcudart.so.13).
+    local lib
+    for lib in "$home"/lib/lib*.so.[0-9]*; do
+        [[ -e "${lib%%.so.*}.so" ]] || ln -s "$(basename "$lib")" "${lib%%.so.*}.so"
+    done
+    CUDA_HOME="$home"
+    export CUDA_HOME PATH="$CUDA_HOME/bin:$PATH"
+    say "CUDA toolkit from PyPI: $CUDA_HOME"
+}
+
 # --- 4. Configure and build -----------------------------------------------------------------------
 configure_and_build() {
     export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/headlab-ccache}"
@@ -148,7 +179,8 @@ configure_and_build() {
     torch_prefix="$("$VENV/bin/python" -c 'import importlib.util as u, os
 print(os.path.join(u.find_spec("torch").submodule_search_locations[0], "share", "cmake"))')"
     local args=(-DCMAKE_PREFIX_PATH="$torch_prefix" -DCMAKE_BUILD_TYPE=Release
-                -DHEADLAB_BUILD_GUI=ON -DHEADLAB_BUILD_TESTS=ON)
+                -DHEADLAB_BUILD_GUI=ON -DHEADLAB_BUILD_TESTS=ON
+                -DCMAKE_CUDA_COMPILER="$CUDA_HOME/bin/nvcc" -DCUDAToolkit_ROOT="$CUDA_HOME")
     # Configure only when build/ is new or the arguments changed; otherwise `cmake --build`
     # re-runs CMake by itself whenever a CMakeLists.txt changed.
     local stamp="$BUILD/.headlab-configure-args"
@@ -159,11 +191,25 @@ print(os.path.join(u.find_spec("torch").submodule_search_locations[0], "share", 
         cmake -S "$ROOT" -B "$BUILD" "${generator[@]}" "${args[@]}"
         printf '%s' "${args[*]}" >"$stamp"
     fi
+    # HEADLAB_SETUP_TARGETS: only these targets (tests/setup builds just the CLI); default all.
+    local targets=()
+    [[ -n "${HEADLAB_SETUP_TARGETS:-}" ]] && targets=(--target ${HEADLAB_SETUP_TARGETS})
     say "building ($JOBS jobs, ccache in $CCACHE_DIR)"
-    cmake --build "$BUILD" --parallel "$JOBS"
+    cmake --build "$BUILD" --parallel "$JOBS" "${targets[@]}"
 }
 
-install_missing_packages
-check_cuda_toolkit
-ensure_venv
-configure_and_build
+# Each phase with its time and the disk it took (of the clone's file system).
+phase() {
+    local name="$1" start=$SECONDS before after
+    shift
+    before="$(df -Pk "$ROOT" | awk 'NR == 2 { print $3 }')"
+    "$@"
+    after="$(df -Pk "$ROOT" | awk 'NR == 2 { print $3 }')"
+    local took=$((SECONDS - start)) grew=$(( (after - before) / 1024 ))
+    if (( took > 0 || grew > 10 )); then say "$name: ${took} s, ${grew} MB"; fi
+}
+# The Python package first: a notebook user has it even where the C++ build cannot be made.
+phase "Debian packages" install_missing_packages
+phase "Python packages (.venv)" ensure_venv
+phase "CUDA toolkit" ensure_cuda_toolkit
+phase "configure and build" configure_and_build

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# hidden_toolkit_test.sh — issue 54: HeadLab built as on a teaching laptop with no CUDA toolkit.
+# In a private mount namespace (unshare -m) the machine's toolkit is hidden (/usr/local/cuda*,
+# /usr/local/nvvm and the nvcc wrappers of /usr/local/bin are covered by empty folders); a fresh
+# clone of this repository runs scripts/setup.sh, which must take the toolkit's compiler from PyPI
+# into .venv and build the CLI; the CLI then trains a tiny session. The clone's .venv starts as a
+# hard-linked copy of this checkout's (so the ~3 GB of wheels are not downloaded again).
+#
+#   tests/setup/hidden_toolkit_test.sh [SOURCE]     SOURCE: the repository to clone (default: this one)
+#
+# Exit 77 (ctest: skipped, with the reason on stdout) where a mount namespace cannot be made.
+set -euo pipefail
+SOURCE="$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)"
+say() { printf 'hidden-toolkit-test: %s\n' "$*"; }
+if [[ "${HEADLAB_IN_NAMESPACE:-}" != 1 ]]; then
+    if ! unshare -m true 2>/dev/null; then
+        say "SKIPPED: no private mount namespace here (unshare -m needs root or user namespaces)"
+        exit 77
+    fi
+    [[ -x "$SOURCE/.venv/bin/python" ]] || { say "SKIPPED: no .venv in $SOURCE (run scripts/setup.sh)"; exit 77; }
+    exec env HEADLAB_IN_NAMESPACE=1 unshare -m bash "$0" "$SOURCE"
+fi
+
+WORK="$(mktemp -d /tmp/headlab-no-toolkit.XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/empty" "$WORK/local-bin"
+mount --make-rprivate / 2>/dev/null || true
+for dir in /usr/local/cuda /usr/local/cuda-* /usr/local/nvvm; do
+    [[ -d "$dir" ]] && mount --bind "$WORK/empty" "$dir"
+done
+if [[ -d /usr/local/bin ]]; then
+    cp -a /usr/local/bin/. "$WORK/local-bin/"
+    rm -f "$WORK"/local-bin/{nvcc,nvlink,ptxas,fatbinary,cudafe++,bin2c,__nvcc_device_query}
+    mount --bind "$WORK/local-bin" /usr/local/bin
+fi
+if command -v nvcc >/dev/null 2>&1 || [[ -e /usr/local/cuda/bin/nvcc ]]; then
+    say "FAILED: the toolkit is still visible ($(command -v nvcc))"
+    exit 1
+fi
+say "toolkit hidden; cloning $SOURCE"
+git clone -q "$SOURCE" "$WORK/clone"
+cp -al "$SOURCE/.venv" "$WORK/clone/.venv"
+cd "$WORK/clone"
+start=$SECONDS
+HEADLAB_SETUP_TARGETS=headlab-cli CUDA_HOME=/usr/local/cuda bash scripts/setup.sh 2>&1 | tee "$WORK/setup.log" | grep '^\[setup\]'
+grep -q "CUDA toolkit from PyPI" "$WORK/setup.log" || { say "FAILED: setup did not take the toolkit from PyPI"; exit 1; }
+say "setup and the CLI's build took $((SECONDS - start)) s"
+cat > "$WORK/tiny.yaml" <<'YAML'
+schema_version: 2
+name: no-toolkit
+experiment:
+  task: {kind: addition, train_pairs: 64, test_pairs: 8}
+  model: {d_model: 12, layers: 2, heads: 2}
+  phases:
+    - {name: answer, objective: answer, steps: 20, batch_size: 4, lr: 0.001}
+  eval_every: 10
+  device: cpu
+YAML
+./build/app/cli/headlab-cli run "$WORK/tiny.yaml" -o "$WORK/tiny-out.yaml" --threads 1 > "$WORK/run.log" 2>&1 ||
+    { cat "$WORK/run.log"; say "FAILED: the CLI built without a toolkit did not train"; exit 1; }
+grep -q "1 done" "$WORK/run.log" || { cat "$WORK/run.log"; say "FAILED: no finished run"; exit 1; }
+say "PASS: built with the toolkit from PyPI, and trained"
