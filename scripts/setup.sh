@@ -125,7 +125,9 @@ ensure_venv() {
     site="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
     if [[ "$(cat "$site/headlab-source.pth" 2>/dev/null)" != "$ROOT/python" ]]; then
         say "pointing .venv at HeadLab's Python package ($ROOT/python)"
-        printf '%s\n' "$ROOT/python" >"$site/headlab-source.pth"
+        # A new file renamed over the old: a hard-linked copy of the venv keeps its own.
+        printf '%s\n' "$ROOT/python" >"$site/headlab-source.pth.new"
+        mv "$site/headlab-source.pth.new" "$site/headlab-source.pth"
     fi
 }
 

@@ -40,6 +40,8 @@ fi
 say "toolkit hidden; cloning $SOURCE"
 git clone -q "$SOURCE" "$WORK/clone"
 cp -al "$SOURCE/.venv" "$WORK/clone/.venv"
+# Its own pointer to the Python package (a hard link would be the source checkout's file).
+rm -f "$WORK"/clone/.venv/lib/python3*/site-packages/headlab-source.pth
 cd "$WORK/clone"
 start=$SECONDS
 HEADLAB_SETUP_TARGETS=headlab-cli CUDA_HOME=/usr/local/cuda bash scripts/setup.sh 2>&1 | tee "$WORK/setup.log" | grep '^\[setup\]'
