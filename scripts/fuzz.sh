@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fuzz.sh — builds a libFuzzer target with ASan and UBSan and runs it.
 #
-#   scripts/fuzz.sh [TARGET]                 run for HEADLAB_FUZZ_SECONDS seconds (default 60; 180 in CI)
+#   scripts/fuzz.sh [TARGET]                 run for HEADLAB_FUZZ_SECONDS seconds (default 60; 30 in CI,
+#                                            which replays every seed and regression input first)
 #   scripts/fuzz.sh [TARGET] --runs N        run N inputs instead (e.g. 1000000)
 #   scripts/fuzz.sh [TARGET] --regressions   only replay its seeds and regressions
 #
@@ -20,7 +21,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-SECONDS_TO_RUN="${HEADLAB_FUZZ_SECONDS:-$([[ -n "${CI:-}" ]] && echo 180 || echo 60)}"
+SECONDS_TO_RUN="${HEADLAB_FUZZ_SECONDS:-$([[ -n "${CI:-}" ]] && echo 30 || echo 60)}"
 TARGET=session
 case "${1:-}" in session|checkpoint|task_input) TARGET="$1"; shift ;; esac
 MODE=time RUNS=0
@@ -77,15 +78,37 @@ case "$TARGET" in
 esac
 
 # --- build (only when a source changed) --------------------------------------------------------
+# The core's files are compiled once, in parallel, into build-fuzz/objects/ and shared by the three
+# targets (same flags); a file is compiled again when it or any header of the core is newer than
+# its object. Only the target's own file is compiled with the link.
+FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -I "$ROOT" -DHEADLAB_SPECS_ONLY
+       -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+       -fsanitize-address-use-after-scope)
+OBJECTS_DIR="$ROOT/build-fuzz/objects"
+mkdir -p "$OBJECTS_DIR"
+newest_header="$(ls -t core/*/*.h core/*/*/*.h "$0" | head -n1)"
+objects=() stale=()
+for source in "${SOURCES[@]:1}"; do
+    object="$OBJECTS_DIR/${source//\//_}.o"
+    objects+=("$object")
+    if [[ ! -f "$object" || "$source" -nt "$object" || "$newest_header" -nt "$object" ]]; then
+        stale+=("$source")
+    fi
+done
+if (( ${#stale[@]} )); then
+    say "compiling ${#stale[@]} core files for the fuzzers (clang, ASan, UBSan, $(nproc) jobs)"
+    export CLANG OBJECTS_DIR
+    export FLAGS_TEXT="${FLAGS[*]}"
+    printf '%s\0' "${stale[@]}" | xargs -0 -P "$(nproc)" -I{} bash -c \
+        'f="{}"; o="$OBJECTS_DIR/${f//\//_}.o"; $CLANG $FLAGS_TEXT -c "$f" -o "$o.new" && mv "$o.new" "$o"'
+fi
 BINARY="$OUT/fuzz_$TARGET"
 mkdir -p "$OUT/corpus" "$OUT/findings"
-newest="$(ls -t "${SOURCES[@]}" core/*/*.h core/*/*/*.h "$0" | head -n1)"
+newest="$(ls -t "${SOURCES[0]}" "${objects[@]}" "$0" | head -n1)"
 if [[ ! -x "$BINARY" || "$newest" -nt "$BINARY" ]]; then
     say "building $BINARY (clang, libFuzzer, ASan, UBSan)"
-    "$CLANG" -std=c++20 -O1 -g -fno-omit-frame-pointer -I "$ROOT" -DHEADLAB_SPECS_ONLY \
-        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-        -fsanitize-address-use-after-scope \
-        "${SOURCES[@]}" -lyaml-cpp -o "$BINARY.new"
+    "$CLANG" "${FLAGS[@]}" -fsanitize=fuzzer "${SOURCES[0]}" "${objects[@]}" -lyaml-cpp \
+        -o "$BINARY.new"
     mv "$BINARY.new" "$BINARY"
 fi
 

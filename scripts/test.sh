@@ -9,7 +9,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export QT_QPA_PLATFORM=offscreen
 start=$SECONDS
 status=0
-ctest --test-dir "$ROOT/build" --output-on-failure --no-tests=error "$@" || status=$?
+# As many tests at once as there are cores (HEADLAB_TEST_JOBS to change it); the tests that must
+# run alone say so (RUN_SERIAL, RESOURCE_LOCK in their CMakeLists.txt).
+ctest --test-dir "$ROOT/build" --output-on-failure --no-tests=error \
+    -j "${HEADLAB_TEST_JOBS:-$(nproc)}" "$@" || status=$?
 # What the real-Slurm test did (it starts daemons and submits jobs; ctest shows only its verdict).
 grep -h "^slurm-test: \(PASS\|SKIPPED\|FAILED\)" "$ROOT/build/Testing/Temporary/LastTest.log" 2>/dev/null || true
 if [[ $status -eq 0 ]]; then
