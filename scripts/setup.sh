@@ -159,6 +159,8 @@ print(next(r for r in m.requires("torch") if r.startswith("cuda-toolkit")))' 2>/
             "cuda-toolkit[nvcc,nvvm,crt,cccl]==$version"
         [[ -x "$home/bin/nvcc" ]] || die "the CUDA $version wheels did not bring $home/bin/nvcc"
     fi
+    # nvcc links from lib64 (its nvcc.profile); the wheels have lib.
+    [[ -e "$home/lib64" ]] || ln -s lib "$home/lib64"
     # The unversioned names CMake's FindCUDAToolkit looks for (libcudart.so → libcudart.so.13).
     local lib
     for lib in "$home"/lib/lib*.so.[0-9]*; do

@@ -22,7 +22,7 @@ if [[ "${HEADLAB_IN_NAMESPACE:-}" != 1 ]]; then
 fi
 
 WORK="$(mktemp -d /tmp/headlab-no-toolkit.XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
+trap 'umount -R "$WORK/empty" 2>/dev/null; rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/empty" "$WORK/local-bin"
 mount --make-rprivate / 2>/dev/null || true
 for dir in /usr/local/cuda /usr/local/cuda-* /usr/local/nvvm; do
@@ -44,7 +44,13 @@ cp -al "$SOURCE/.venv" "$WORK/clone/.venv"
 rm -f "$WORK"/clone/.venv/lib/python3*/site-packages/headlab-source.pth
 cd "$WORK/clone"
 start=$SECONDS
-HEADLAB_SETUP_TARGETS=headlab-cli CUDA_HOME=/usr/local/cuda bash scripts/setup.sh 2>&1 | tee "$WORK/setup.log" | grep '^\[setup\]'
+if ! HEADLAB_SETUP_TARGETS=headlab-cli CUDA_HOME=/usr/local/cuda bash scripts/setup.sh \
+        > "$WORK/setup.log" 2>&1; then
+    tail -n 40 "$WORK/setup.log"
+    say "FAILED: setup without a toolkit"
+    exit 1
+fi
+grep '^\[setup\]' "$WORK/setup.log"
 grep -q "CUDA toolkit from PyPI" "$WORK/setup.log" || { say "FAILED: setup did not take the toolkit from PyPI"; exit 1; }
 say "setup and the CLI's build took $((SECONDS - start)) s"
 cat > "$WORK/tiny.yaml" <<'YAML'
