@@ -1227,6 +1227,8 @@ void TestSession::storedSessionsOfThisReleaseLoadUnchanged_data()
 // One deliberate change since: runs.csv's `learned` column is empty for the nearest-neighbour and
 // text tasks, which define no learned verdict (that release wrote addition's ln 10 verdict there;
 // the expected files were re-exported by `headlab-cli export-csv` and differ in that column only).
+// And runs.csv gained the `configuration` column (issue 50; re-exported the same way, every other
+// column unchanged).
 void TestSession::storedSessionsOfThisReleaseLoadUnchanged()
 {
     QFETCH(QString, name);
