@@ -152,6 +152,34 @@ private Q_SLOTS:
         ViewState state;
         boundary->saveViewState(state);
         QCOMPARE(state.at("boundary.mode"), std::string("curves"));
+        // The collapse (issue 52): every run's η times m_H^α, α = ½ or the law's; the rows keep
+        // the runs and their order, and each x is its η times its configuration's m_H^α.
+        const QStringList plain = boundary->csv().trimmed().split('\n');
+        for (const auto &[mode, alpha] :
+             {std::pair{QStringLiteral("collapse_half"), 0.5},
+              std::pair{QStringLiteral("collapse"), report.law.alpha}}) {
+            boundary->setMode(mode);
+            boundary->refresh();
+            QVERIFY2(boundary->title().contains(mode == "collapse" ? "α fitted" : "α = ½"),
+                     qPrintable(boundary->title()));
+            const QStringList rows = boundary->csv().trimmed().split('\n');
+            QCOMPARE(rows.size(), plain.size());
+            QVERIFY2(rows[0].startsWith("configuration,lr_times_head_dim_pow_"),
+                     qPrintable(rows[0]));
+            int r = 1;
+            for (const auto &c : report.configurations) {
+                const double factor = std::pow(lawAxisValue(c.config, report.law.x), alpha);
+                for (size_t k = 0; k < c.points.size(); ++k, ++r) {
+                    const double eta = plain[r].section(',', -4, -4).toDouble();
+                    const double x = rows[r].section(',', -4, -4).toDouble();
+                    QVERIFY2(std::abs(x / (eta * factor) - 1) < 1e-9, qPrintable(rows[r]));
+                }
+            }
+            ViewState saved;
+            boundary->saveViewState(saved);
+            QCOMPARE(saved.at("boundary.mode"), mode.toStdString());
+        }
+        boundary->setShowsLaw(false);
 
         const HeatmapData heat =
             HeatmapData::compute(s, "heads", "", {}, -1, HeatmapStat::CriticalLr);
@@ -181,14 +209,16 @@ private Q_SLOTS:
             }
         QVERIFY2(pooled > 0, "some bins pool several runs");
 
-        // Export all writes the search's four views beside the others, each with its numbers.
+        // Export all writes the search's six views beside the others, each with its numbers.
         QTemporaryDir dir;
         QString error;
         const QStringList files =
             FigureExporter::exportAll(&model, dir.path(), QSize(800, 500), {}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        for (const char *stem : {"search_eta_star_vs_mH", "search_p_learned_vs_eta",
-                                 "search_critical_lr_heatmap", "search_collapse_fitted_alpha"})
+        for (const char *stem :
+             {"search_eta_star_vs_mH", "search_p_learned_vs_eta", "search_critical_lr_heatmap",
+              "search_collapse_fitted_alpha", "search_p_learned_collapse_half",
+              "search_p_learned_collapse_fitted"})
             for (const char *suffix : {".png", ".svg", ".csv"})
                 QVERIFY2(files.contains(dir.filePath(QString(stem) + suffix)), stem);
     }
@@ -864,6 +894,27 @@ void TestUiFigures::exportWritesValidSvgAndPng()
     }
 }
 
+namespace {
+// The exports of FigureExporter::allFigures() a session gets, by the table's rules: the figure
+// applies to it and so does the row; Inside the heads only where a run logged head statistics.
+qsizetype exportsFor(const Session &session)
+{
+    qsizetype n = 0;
+    for (const auto &spec : FigureExporter::allFigures()) {
+        const FigureSpec *figure = findFigure(spec.figureId);
+        if (!figure || !figureApplies(*figure, session)) continue;
+        if (spec.appliesTo && !spec.appliesTo(session)) continue;
+        bool headStats = false;
+        for (const auto &run : session.runs)
+            for (const auto &[name, curve] : run.result.extra)
+                headStats = headStats || QString::fromStdString(name).startsWith("head.");
+        if (spec.figureId == QLatin1String("inside") && !headStats) continue;
+        ++n;
+    }
+    return n;
+}
+} // namespace
+
 void TestUiFigures::exportAllWritesEveryFigure()
 {
     SessionModel model;
@@ -873,11 +924,11 @@ void TestUiFigures::exportAllWritesEveryFigure()
     const QStringList files =
         FigureExporter::exportAll(&model, dir.path(), QSize(800, 500), {}, &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    // The addition session gets every figure but the nearest-neighbour and head-schedule ones,
-    // Inside the heads (its made-up runs logged no per-head statistics and none is training) and
-    // the four views of a boundary search (the Boundary figure's two, the critical-η heatmap and
-    // the collapse against the fitted α): 1 + 1 + 1 + 4 exports left out.
-    QCOMPARE(files.size(), (FigureExporter::allFigures().size() - 7) * 3);
+    // The addition session gets every export whose figure and row apply to it (the table's own
+    // rules: no nearest-neighbour or head-schedule figure, no boundary-search view), but Inside
+    // the heads (its made-up runs logged no per-head statistics and none is training).
+    QCOMPARE(files.size(), exportsFor(uitest::syntheticSession()) * 3);
+    QVERIFY(exportsFor(uitest::syntheticSession()) < FigureExporter::allFigures().size() - 6);
     for (const auto &f : files)
         QVERIFY2(QFileInfo(f).size() > 40, qPrintable(f)); // more than a CSV header
     // Addition's per-digit view is its own figure: its export holds each digit's test loss, and
@@ -1174,8 +1225,7 @@ void TestUiFigures::headlessExportAll()
     QVERIFY(app.waitForFinished(60000));
     QVERIFY2(app.exitCode() == 0, app.readAllStandardError().constData());
     const QStringList pngs = QDir(dir.filePath("out")).entryList({"*.png"});
-    QCOMPARE(pngs.size(),
-             FigureExporter::allFigures().size() - 7); // not rank, heads, inside, a search's 4
+    QCOMPARE(pngs.size(), exportsFor(uitest::syntheticSession()));
     QCOMPARE(QImage(dir.filePath("out/fig2_heatmap.png")).size(), QSize(640, 400));
     // The figures show this session, not the default one: the heatmap has the diverged cell.
     QFile csv(dir.filePath("out/fig2_heatmap.csv"));

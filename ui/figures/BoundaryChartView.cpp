@@ -69,6 +69,10 @@ BoundaryChartView::BoundaryChartView(SessionModel *model, QWidget *parent)
     m_mode = new QComboBox(this);
     m_mode->addItem(tr("η* against m_H (the law)"), "law");
     m_mode->addItem(tr("P(learned) against η"), "curves");
+    // Liu's claim is a collapse: the configurations' P(learned) curves fall on one curve against
+    // η·m_H^α. With the paper's α = ½, and with the α the law fitted (issue 52).
+    m_mode->addItem(tr("P(learned) against η·√m_H (the paper's collapse)"), "collapse_half");
+    m_mode->addItem(tr("P(learned) against η·m_H^α, fitted α (the collapse)"), "collapse");
     controlsLayout()->addWidget(m_mode);
     controlsLayout()->addWidget(
         new QLabel(tr("Bars: 95 % intervals; hollow: still searching."), this));
@@ -92,6 +96,17 @@ void BoundaryChartView::setShowsLaw(bool law)
     m_mode->setCurrentIndex(law ? 0 : 1);
 }
 
+void BoundaryChartView::setMode(const QString &mode)
+{
+    const int i = m_mode->findData(mode);
+    m_mode->setCurrentIndex(i >= 0 ? i : 0);
+}
+
+QString BoundaryChartView::mode() const
+{
+    return m_mode->currentData().toString();
+}
+
 void BoundaryChartView::applyTheme(const ChartTheme &theme)
 {
     FigureView::applyTheme(theme);
@@ -101,13 +116,13 @@ void BoundaryChartView::applyTheme(const ChartTheme &theme)
 
 void BoundaryChartView::saveViewState(ViewState &state) const
 {
-    setStateValue(state, "mode", showsLaw() ? "law" : "curves");
+    setStateValue(state, "mode", mode().toStdString());
 }
 
 void BoundaryChartView::restoreViewState(const ViewState &state)
 {
     const QSignalBlocker block(m_mode);
-    setShowsLaw(stateValue(state, "mode", "law") != "curves");
+    setMode(QString::fromStdString(stateValue(state, "mode", "law")));
     refresh();
 }
 
@@ -135,7 +150,7 @@ void BoundaryChartView::refresh()
     if (showsLaw())
         drawLaw();
     else
-        drawCurves();
+        drawCurves(mode());
     m_theme.apply(m_chart);
 }
 
@@ -360,11 +375,36 @@ QString BoundaryChartView::lawTitle(const SearchReport &report) const
                : tr("η* against %1 — no law yet (%2 runs)").arg(axisTitle(law.x)).arg(report.runs);
 }
 
-void BoundaryChartView::drawCurves()
+void BoundaryChartView::drawCurves(const QString &mode)
 {
     const Session &session = m_model->session();
     const SearchReport report = searchReport(session);
     const SearchSpec &spec = *session.search;
+    // The collapse: each configuration's values times m_H^α (and the law's further axes to their
+    // fitted exponents), α = ½ or the law's; plain P(learned) against the axis otherwise.
+    const LawFit &law = report.law;
+    const bool collapse = mode.startsWith(QLatin1String("collapse")) && spec.logScale;
+    const bool fitted = mode == QLatin1String("collapse") && law.ok;
+    const double alpha = fitted ? law.alpha : 0.5;
+    auto factor = [&](const ConfigurationSearch &c) {
+        if (!collapse) return 1.0;
+        double f = std::pow(lawAxisValue(c.config, law.x), alpha);
+        for (size_t k = 0; fitted && k < law.also.size() && k < law.beta.size(); ++k)
+            f *= std::pow(lawAxisValue(c.config, law.also[k]), law.beta[k]);
+        return f;
+    };
+    QString xTitle = axisTitle(spec.axis);
+    if (collapse) {
+        const QString m = axisTitle(law.x).section(' ', -1).remove('(').remove(')');
+        xTitle = fitted
+                     ? QStringLiteral("%1 · %2^%3")
+                           .arg(spec.axis == "lr" ? "η" : xTitle, m, QString::number(alpha, 'f', 2))
+                     : QStringLiteral("%1 · √%2").arg(spec.axis == "lr" ? "η" : xTitle, m);
+        for (size_t k = 0; fitted && k < law.also.size() && k < law.beta.size(); ++k)
+            xTitle += QStringLiteral(" · %1^%2")
+                          .arg(QString::fromStdString(law.also[k]))
+                          .arg(law.beta[k], 0, 'f', 2);
+    }
     auto *axisX = new QLogValueAxis();
     axisX->setBase(10);
     axisX->setLabelFormat("%g");
@@ -377,7 +417,7 @@ void BoundaryChartView::drawCurves()
     axisY->setLabelFormat("%.2f");
     m_chart->addAxis(axisX, Qt::AlignBottom);
     m_chart->addAxis(axisY, Qt::AlignLeft);
-    axisX->setTitleText(axisTitle(spec.axis));
+    axisX->setTitleText(xTitle);
     axisY->setTitleText(tr("P(learned)"));
     auto attach = [&](QAbstractSeries *series, bool inLegend) {
         m_chart->addSeries(series);
@@ -385,8 +425,12 @@ void BoundaryChartView::drawCurves()
         series->attachAxis(axisY);
         if (!inLegend) m_chart->legend()->markers(series).first()->setVisible(false);
     };
-    QStringList csv = {QStringLiteral("configuration,%1,runs,learned,in_fit")
-                           .arg(QString::fromStdString(spec.axis))};
+    QStringList csv = {
+        QStringLiteral("configuration,%1,runs,learned,in_fit")
+            .arg(collapse ? QStringLiteral("%1_times_%2_pow_%3")
+                                .arg(QString::fromStdString(spec.axis),
+                                     QString::fromStdString(law.x), QString::number(alpha, 'g', 4))
+                          : QString::fromStdString(spec.axis))};
     // Runs a known direction leaves out of the fit (another boundary, docs/SEARCH.md): drawn hollow
     // in the text colour, so that what the fit ignores is seen, not hidden.
     auto *setAside = new QScatterSeries();
@@ -397,6 +441,7 @@ void BoundaryChartView::drawCurves()
     setAside->setBrush(Qt::NoBrush);
     setAside->setPen(QPen(m_theme.muted, m_theme.line(1.4)));
     const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
+    double shownLow = HUGE_VAL, shownHigh = -HUGE_VAL; // the collapse's range, over what is drawn
     // With groups (a stabilizer, the QK rule), a group's colour is the one it has against m_H, and
     // its configurations (the model's shapes) are told apart by the line's style.
     static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
@@ -412,6 +457,7 @@ void BoundaryChartView::drawCurves()
             style = placeInGroup[key]++ % int(std::size(styles));
         }
         const QColor color = m_theme.seriesColor(colour);
+        const double f = factor(c);
         auto *curve = new QLineSeries();
         curve->setName(labelsText(c.configuration) +
                        (c.interval.ok
@@ -421,16 +467,18 @@ void BoundaryChartView::drawCurves()
         if (c.fit.ok)
             for (int k = 0; k <= 80; ++k) {
                 const double x = xMin + (xMax - xMin) * k / 80;
-                curve->append(fromSearchUnits(spec, x), c.fit.probability(x));
+                curve->append(fromSearchUnits(spec, x) * f, c.fit.probability(x));
             }
         attach(curve, true);
+        shownLow = std::min(shownLow, spec.low * f);
+        shownHigh = std::max(shownHigh, spec.high * f);
         auto *dots = new QScatterSeries();
         dots->setMarkerSize(7 * m_theme.fontScale);
         QColor fill = color;
         fill.setAlphaF(0.6);
         dots->setBrush(fill);
         dots->setPen(QPen(color, 1));
-        addRunDots(c, i, dots, setAside, csv);
+        addRunDots(c, i, f, dots, setAside, csv);
         attach(dots, false);
         if (c.interval.ok) {
             auto *bar = new QLineSeries();
@@ -439,19 +487,33 @@ void BoundaryChartView::drawCurves()
             // other.
             const double y =
                 spec.target + 0.025 * (int(i) - int(report.configurations.size() - 1) / 2.0);
-            bar->append(fromSearchUnits(spec, std::clamp(c.interval.low, xMin, xMax)), y);
-            bar->append(fromSearchUnits(spec, std::clamp(c.interval.high, xMin, xMax)), y);
+            bar->append(fromSearchUnits(spec, std::clamp(c.interval.low, xMin, xMax)) * f, y);
+            bar->append(fromSearchUnits(spec, std::clamp(c.interval.high, xMin, xMax)) * f, y);
             attach(bar, false);
         }
     }
     attach(setAside, setAside->count() > 0);
-    const auto [x0, x1] = decades(spec.low, spec.high);
+    const auto [x0, x1] = collapse && shownLow < shownHigh ? decades(shownLow, shownHigh)
+                                                           : decades(spec.low, spec.high);
     axisX->setRange(x0, x1);
-    m_title = tr("P(learned) against %1: %2 configurations, %3 runs, round %4")
-                  .arg(axisTitle(spec.axis))
-                  .arg(report.configurations.size())
-                  .arg(report.runs)
-                  .arg(std::max(0, report.rounds - 1));
+    m_title = collapse
+                  ? (fitted ? tr("P(learned) against %1 (α fitted by the law, [%2, %3]): "
+                                 "%4 configurations, %5 runs")
+                                  .arg(xTitle)
+                                  .arg(law.alphaLow, 0, 'f', 2)
+                                  .arg(law.alphaHigh, 0, 'f', 2)
+                            : tr("P(learned) against %1 (the paper's α = ½%2): "
+                                 "%3 configurations, %4 runs")
+                                  .arg(xTitle)
+                                  .arg(mode == QLatin1String("collapse") ? tr("; no law fitted yet")
+                                                                         : QString()))
+                        .arg(report.configurations.size())
+                        .arg(report.runs)
+                  : tr("P(learned) against %1: %2 configurations, %3 runs, round %4")
+                        .arg(axisTitle(spec.axis))
+                        .arg(report.configurations.size())
+                        .arg(report.runs)
+                        .arg(std::max(0, report.rounds - 1));
     m_chart->setTitle(m_title);
     m_csv = csv.join('\n') + '\n';
 }
@@ -459,19 +521,22 @@ void BoundaryChartView::drawCurves()
 // A configuration's runs as dots at 0 (not learned) and 1 (learned), those the fit leaves out in
 // `setAside`, each with its CSV row (in_fit 1 or 0). Replicates spread a little inward from 0 and
 // 1, by configuration and replicate, so that coinciding runs show and no dot leaves [0, 1].
-void BoundaryChartView::addRunDots(const ConfigurationSearch &c, size_t i, QScatterSeries *dots,
-                                   QScatterSeries *setAside, QStringList &csv) const
+void BoundaryChartView::addRunDots(const ConfigurationSearch &c, size_t i, double factor,
+                                   QScatterSeries *dots, QScatterSeries *setAside,
+                                   QStringList &csv) const
 {
     const SearchSpec &spec = *m_model->session().search;
     auto add = [&](const auto &points, QScatterSeries *series, int inFit) {
         for (const auto &p : points) {
             for (int t = 0; t < p.trials; ++t) {
                 const double jitter = std::min(0.2, 0.012 * double(i) + 0.008 * t);
-                series->append(fromSearchUnits(spec, p.x), t < p.successes ? 1 - jitter : jitter);
+                series->append(fromSearchUnits(spec, p.x) * factor,
+                               t < p.successes ? 1 - jitter : jitter);
             }
             csv << QStringLiteral("%1,%2,%3,%4,%5")
                        .arg(csvText(labelsText(c.configuration)))
-                       .arg(QString::fromStdString(yaml::formatNumber(fromSearchUnits(spec, p.x))))
+                       .arg(QString::fromStdString(
+                           yaml::formatNumber(fromSearchUnits(spec, p.x) * factor)))
                        .arg(p.trials)
                        .arg(p.successes)
                        .arg(inFit);

@@ -33,11 +33,15 @@ public:
     void restoreViewState(const ViewState &state) override;
     bool showsLaw() const;
     void setShowsLaw(bool law);
+    // "law", "curves", "collapse_half" (P(learned) against η·√m_H), "collapse" (η·m_H^α, the
+    // law's α and further exponents).
+    void setMode(const QString &mode);
+    QString mode() const;
     QChart *chart() const { return m_chart; }
 
 private:
     void drawLaw();
-    void drawCurves();
+    void drawCurves(const QString &mode);
     // drawLaw's parts; Attach adds a series to the chart on its two axes.
     using Attach = std::function<void(QAbstractSeries *)>;
     void drawGroupLines(const SearchReport &report, double x0, double x1, const Attach &attach,
@@ -45,7 +49,7 @@ private:
     void drawFit(const LawFit &law, double x0, double x1, const Attach &attach, QStringList &csv);
     QString lawTitle(const SearchReport &report) const;
     std::vector<QScatterSeries *> groupPointSeries(const SearchReport &report) const;
-    void addRunDots(const ConfigurationSearch &c, size_t i, QScatterSeries *dots,
+    void addRunDots(const ConfigurationSearch &c, size_t i, double factor, QScatterSeries *dots,
                     QScatterSeries *setAside, QStringList &csv) const;
     QChart *m_chart;
     QComboBox *m_mode;
