@@ -18,11 +18,15 @@ if [[ "${HEADLAB_IN_NAMESPACE:-}" != 1 ]]; then
         exit 77
     fi
     [[ -x "$SOURCE/.venv/bin/python" ]] || { say "SKIPPED: no .venv in $SOURCE (run scripts/setup.sh)"; exit 77; }
-    exec env HEADLAB_IN_NAMESPACE=1 unshare -m bash "$0" "$SOURCE"
+    # The work folder is removed out here, where the namespace's mounts no longer cover it.
+    WORK="$(mktemp -d /tmp/headlab-no-toolkit.XXXXXX)"
+    trap 'rm -rf "$WORK"' EXIT
+    status=0
+    env HEADLAB_IN_NAMESPACE=1 HEADLAB_WORK="$WORK" unshare -m bash "$0" "$SOURCE" || status=$?
+    exit $status
 fi
 
-WORK="$(mktemp -d /tmp/headlab-no-toolkit.XXXXXX)"
-trap 'umount -R "$WORK/empty" 2>/dev/null; rm -rf "$WORK"' EXIT
+WORK="$HEADLAB_WORK"
 mkdir -p "$WORK/empty" "$WORK/local-bin"
 mount --make-rprivate / 2>/dev/null || true
 for dir in /usr/local/cuda /usr/local/cuda-* /usr/local/nvvm; do
