@@ -4,7 +4,8 @@
 # /usr/local/nvvm and the nvcc wrappers of /usr/local/bin are covered by empty folders); a fresh
 # clone of this repository runs scripts/setup.sh, which must take the toolkit's compiler from PyPI
 # into .venv and build the CLI; the CLI then trains a tiny session. The clone's .venv starts as a
-# hard-linked copy of this checkout's (so the ~3 GB of wheels are not downloaded again).
+# hard-linked copy of this checkout's (so the ~3 GB of wheels are not downloaded again). Then the
+# clone is moved, and the CLI, whose RUNPATH names no absolute path of it, trains again.
 #
 #   tests/setup/hidden_toolkit_test.sh [SOURCE]     SOURCE: the repository to clone (default: this one)
 #
@@ -71,4 +72,15 @@ YAML
 ./build/app/cli/headlab-cli run "$WORK/tiny.yaml" -o "$WORK/tiny-out.yaml" --threads 1 > "$WORK/run.log" 2>&1 ||
     { cat "$WORK/run.log"; say "FAILED: the CLI built without a toolkit did not train"; exit 1; }
 grep -q "1 done" "$WORK/run.log" || { cat "$WORK/run.log"; say "FAILED: no finished run"; exit 1; }
-say "PASS: built with the toolkit from PyPI, and trained"
+# Relocatable: the binary names no absolute path of the clone, and runs after the clone moved.
+if readelf -d build/app/cli/headlab-cli | grep -i 'runpath\|rpath' | grep -q "$WORK/clone"; then
+    readelf -d build/app/cli/headlab-cli | grep -i 'runpath\|rpath'
+    say "FAILED: the CLI's RUNPATH names the clone's absolute path"
+    exit 1
+fi
+cd /
+mv "$WORK/clone" "$WORK/moved"
+"$WORK/moved/build/app/cli/headlab-cli" run "$WORK/tiny.yaml" -o "$WORK/tiny-moved.yaml" \
+    --threads 1 > "$WORK/run-moved.log" 2>&1 ||
+    { cat "$WORK/run-moved.log"; say "FAILED: the CLI did not run after its clone moved"; exit 1; }
+say "PASS: built with the toolkit from PyPI, trained, and trained again after the clone moved"

@@ -1,0 +1,50 @@
+# HeadlabRunpath.cmake — relocatable binaries (issue 54): every executable finds LibTorch and the
+# CUDA libraries of the torch wheel (nvidia/cuNN/lib beside it, libcudart.so.13 among them)
+# through a RUNPATH relative to itself ($ORIGIN/...), not through the absolute paths of this clone
+# or of /usr/local/cuda: a clone moved elsewhere, or run on a machine without a CUDA toolkit, still
+# starts. A torch outside the source tree (the GPU machine's system torch) is named by its
+# absolute path. Qt and yaml-cpp are the system's and need no entry.
+
+function(_headlab_executables dir out)
+    set(found)
+    get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+    foreach(target IN LISTS targets)
+        get_target_property(type ${target} TYPE)
+        if(type STREQUAL "EXECUTABLE")
+            list(APPEND found ${target})
+        endif()
+    endforeach()
+    get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+    foreach(subdir IN LISTS subdirs)
+        _headlab_executables("${subdir}" below)
+        list(APPEND found ${below})
+    endforeach()
+    set(${out} ${found} PARENT_SCOPE)
+endfunction()
+
+# Call once, after every target is defined.
+function(headlab_relocatable_runpaths)
+    get_filename_component(torch_lib "${TORCH_INSTALL_PREFIX}/lib" ABSOLUTE)
+    file(GLOB nvidia_libs LIST_DIRECTORIES true "${TORCH_INSTALL_PREFIX}/../nvidia/cu[0-9]*/lib")
+    set(libs "${torch_lib}")
+    foreach(lib IN LISTS nvidia_libs)
+        get_filename_component(lib "${lib}" ABSOLUTE)
+        list(APPEND libs "${lib}")
+    endforeach()
+    _headlab_executables("${PROJECT_SOURCE_DIR}" executables)
+    foreach(target IN LISTS executables)
+        get_target_property(dir ${target} BINARY_DIR)
+        set(runpath)
+        foreach(lib IN LISTS libs)
+            string(FIND "${lib}" "${PROJECT_SOURCE_DIR}/" inside)
+            if(inside EQUAL 0)
+                file(RELATIVE_PATH relative "${dir}" "${lib}")
+                list(APPEND runpath "$ORIGIN/${relative}")
+            else()
+                list(APPEND runpath "${lib}")
+            endif()
+        endforeach()
+        set_target_properties(${target} PROPERTIES BUILD_WITH_INSTALL_RPATH ON
+                                                   INSTALL_RPATH "${runpath}")
+    endforeach()
+endfunction()
