@@ -15,6 +15,15 @@ ctest --test-dir "$ROOT/build" --output-on-failure --no-tests=error \
     -j "${HEADLAB_TEST_JOBS:-$(nproc)}" "$@" || status=$?
 # What the real-Slurm test did (it starts daemons and submits jobs; ctest shows only its verdict).
 grep -h "^slurm-test: \(PASS\|SKIPPED\|FAILED\)" "$ROOT/build/Testing/Temporary/LastTest.log" 2>/dev/null || true
+# Every test or case that skipped, with its reason: a skip passes in ctest, and is listed here so
+# that it is never mistaken for a pass (QtTest's SKIP lines, unittest's skipped '…', the shell
+# tests' SKIPPED: lines; ctest's own list names the tests that exited with their skip code).
+skips="$(grep -hE "^SKIP   : | \.\.\. skipped '|SKIPPED: " \
+    "$ROOT/build/Testing/Temporary/LastTest.log" 2>/dev/null | sort -u || true)"
+if [[ -n "$skips" ]]; then
+    echo "[test] skipped, each with its reason:"
+    sed 's/^/[test]   /' <<<"$skips"
+fi
 if [[ $status -eq 0 ]]; then
     echo "[test] all tests passed ($((SECONDS - start)) s)"
 else
