@@ -36,6 +36,7 @@
 
 #include <QAction>
 #include <QChart>
+#include <QChartView>
 #include <QCheckBox>
 #include <QLabel>
 #include <QLegend>
@@ -52,6 +53,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QValueAxis>
+#include <QXYSeries>
 #include <QXmlStreamReader>
 #include <QtTest>
 
@@ -479,6 +481,7 @@ private Q_SLOTS:
     void exportWritesValidSvgAndPng_data();
     void exportWritesValidSvgAndPng();
     void exportAllWritesEveryFigure();
+    void chartFiguresSayWhatIsUnderTheCursor();
     void lossCurvesOfSeveralRunsHaveALegendInEveryMode();
     void trainCurvesBreakWhereTheObjectiveChanges();
     void lossCurvesTellTheSecondAxisByDashAndListValuesInOrder();
@@ -914,6 +917,46 @@ qsizetype exportsFor(const Session &session)
     return n;
 }
 } // namespace
+
+// Hovering a chart names the nearest drawn point, its series and both values in the axes' words
+// (issue 52: nothing was shown); nothing far from every point.
+void TestUiFigures::chartFiguresSayWhatIsUnderTheCursor()
+{
+    SessionModel model;
+    model.setSession(uitest::syntheticSession());
+    for (const char *id : {"loss", "scaling", "lr"}) {
+        std::unique_ptr<FigureView> figure(createFigure(id, &model));
+        figure->resize(1000, 700);
+        figure->show();
+        figure->refresh();
+        QCoreApplication::processEvents();
+        auto *view = figure->findChild<QChartView *>();
+        QVERIFY2(view, id);
+        int checked = 0, exact = 0;
+        for (QAbstractSeries *series : view->chart()->series()) {
+            auto *xy = qobject_cast<QXYSeries *>(series);
+            if (!xy || !xy->isVisible() || xy->count() == 0) continue;
+            const QPointF p = xy->at(xy->count() / 2);
+            if (!std::isfinite(p.x()) || !std::isfinite(p.y())) continue;
+            const QPoint pixel =
+                view->mapFromScene(view->chart()->mapToScene(view->chart()->mapToPosition(p, xy)));
+            const QString text = FigureView::valueAt(view, pixel);
+            QVERIFY2(
+                !text.isEmpty(),
+                qPrintable(QStringLiteral("%1: nothing under a point of %2").arg(id, xy->name())));
+            const QStringList lines = text.split('\n');
+            QVERIFY2(lines.size() >= 2 && lines[lines.size() - 2].contains(" = ") &&
+                         lines.last().contains(" = "),
+                     qPrintable(text));
+            // The values are the point's (another series' point may sit on the same pixel).
+            exact += lines.last().endsWith(QString::number(p.y(), 'g', 6));
+            ++checked;
+        }
+        QVERIFY2(checked > 0 && exact * 2 >= checked,
+                 qPrintable(QStringLiteral("%1: %2 of %3").arg(id).arg(exact).arg(checked)));
+        QCOMPARE(FigureView::valueAt(view, QPoint(1, 1)), QString()); // the window's corner
+    }
+}
 
 void TestUiFigures::exportAllWritesEveryFigure()
 {

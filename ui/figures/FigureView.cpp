@@ -11,11 +11,15 @@
 #include <QHBoxLayout>
 #include <QLegend>
 #include <QLogValueAxis>
+#include <QMouseEvent>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <QXYSeries>
 
+#include <cmath>
 #include <tuple>
 
 namespace headlab::ui {
@@ -68,12 +72,72 @@ void FigureView::setCanvas(QWidget *canvas)
     m_layout->addWidget(canvas, 1);
 }
 
+namespace {
+
+// A chart view that says what is under the cursor: the nearest drawn point within a few pixels,
+// with its series' name and both values in the axes' words (issue 52: hovering showed nothing).
+class ValueChartView : public QChartView {
+public:
+    ValueChartView(QChart *chart, QWidget *parent)
+        : QChartView(chart, parent)
+    {
+        setMouseTracking(true);
+    }
+
+protected:
+    void mouseMoveEvent(QMouseEvent *e) override
+    {
+        QChartView::mouseMoveEvent(e);
+        const QString text = FigureView::valueAt(this, e->position().toPoint());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), text, this);
+    }
+};
+
+QString axisWords(Qt::Orientation orientation, QAbstractSeries *series)
+{
+    for (QAbstractAxis *axis : series->attachedAxes())
+        if (axis->orientation() == orientation) return axis->titleText();
+    return orientation == Qt::Horizontal ? QStringLiteral("x") : QStringLiteral("y");
+}
+
+} // namespace
+
+QString FigureView::valueAt(QChartView *view, const QPoint &at, double radius)
+{
+    QChart *chart = view ? view->chart() : nullptr;
+    if (!chart) return {};
+    double best = radius * radius;
+    QString text;
+    for (QAbstractSeries *series : chart->series()) {
+        auto *xy = qobject_cast<QXYSeries *>(series);
+        if (!xy || !xy->isVisible()) continue;
+        for (const QPointF &p : xy->points()) {
+            if (!std::isfinite(p.x()) || !std::isfinite(p.y())) continue;
+            const QPointF pixel =
+                view->mapFromScene(chart->mapToScene(chart->mapToPosition(p, series)));
+            const double dx = pixel.x() - at.x(), dy = pixel.y() - at.y();
+            if (dx * dx + dy * dy >= best) continue;
+            best = dx * dx + dy * dy;
+            const QString name = series->name().isEmpty() ? QString() : series->name() + "\n";
+            text = QStringLiteral("%1%2 = %3\n%4 = %5")
+                       .arg(name, axisWords(Qt::Horizontal, series))
+                       .arg(p.x(), 0, 'g', 6)
+                       .arg(axisWords(Qt::Vertical, series))
+                       .arg(p.y(), 0, 'g', 6);
+        }
+    }
+    return text;
+}
+
 QChartView *FigureView::setChartCanvas(QChart *chart)
 {
     chart->legend()->setAlignment(Qt::AlignRight);
     chart->setMargins(QMargins(6, 6, 6, 6));
     chart->layout()->setContentsMargins(0, 0, 0, 0); // no frame of window colour around the chart
-    auto *view = new QChartView(chart, this);
+    auto *view = new ValueChartView(chart, this);
     view->setRenderHint(QPainter::Antialiasing);
     view->setMinimumSize(320, 220);
     setCanvas(view);

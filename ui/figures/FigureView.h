@@ -54,6 +54,10 @@ public:
     virtual void applyTheme(const ChartTheme &theme);
 
     QWidget *canvas() const { return m_canvas; }
+    // What a chart figure shows under `at` (the chart view's pixels): the nearest drawn point
+    // within `radius` pixels, as its series' name and its two values in the axes' titles ("" if
+    // none). Its tooltip while the mouse moves; tests call it directly.
+    static QString valueAt(QChartView *view, const QPoint &at, double radius = 8);
     void setControlsVisible(bool visible);
     void setSelectedRuns(const QList<int> &runs);
     const QList<int> &selectedRuns() const { return m_selected; }
