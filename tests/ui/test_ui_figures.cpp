@@ -43,6 +43,8 @@
 #include <QLegendMarker>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QMenu>
+#include <QMenuBar>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QScatterSeries>
@@ -482,6 +484,7 @@ private Q_SLOTS:
     void exportWritesValidSvgAndPng();
     void exportAllWritesEveryFigure();
     void chartFiguresSayWhatIsUnderTheCursor();
+    void theHelpMenuSaysWhatIsThere();
     void lossCurvesOfSeveralRunsHaveALegendInEveryMode();
     void trainCurvesBreakWhereTheObjectiveChanges();
     void lossCurvesTellTheSecondAxisByDashAndListValuesInOrder();
@@ -956,6 +959,47 @@ void TestUiFigures::chartFiguresSayWhatIsUnderTheCursor()
                  qPrintable(QStringLiteral("%1: %2 of %3").arg(id).arg(exact).arg(checked)));
         QCOMPARE(FigureView::valueAt(view, QPoint(1, 1)), QString()); // the window's corner
     }
+}
+
+// Help: every shortcut of every menu, every preset with its purpose, the tour (issue 52: they
+// were only in docs/TOUR.md).
+void TestUiFigures::theHelpMenuSaysWhatIsThere()
+{
+    MainWindow window;
+    window.setInteractive(false);
+    QMenu *help = nullptr;
+    for (QAction *a : window.menuBar()->actions())
+        if (a->menu() && QString(a->text()).remove('&') == QLatin1String("Help")) help = a->menu();
+    QVERIFY(help);
+    QStringList items;
+    for (QAction *a : help->actions())
+        if (!a->isSeparator()) items << QString(a->text()).remove('&');
+    QCOMPARE(items.size(), 4);
+    for (QAction *a : help->actions()) a->trigger(); // not interactive: no dialog, no crash
+    const QString shortcuts = window.shortcutsText();
+    int withShortcut = 0;
+    std::function<void(const QMenu *)> count = [&](const QMenu *menu) {
+        for (QAction *a : menu->actions()) {
+            if (a->menu())
+                count(a->menu());
+            else if (!a->shortcut().isEmpty()) {
+                ++withShortcut;
+                QVERIFY2(shortcuts.contains(a->shortcut().toString(QKeySequence::NativeText)),
+                         qPrintable(a->text()));
+            }
+        }
+    };
+    for (QAction *a : window.menuBar()->actions())
+        if (a->menu()) count(a->menu());
+    QCOMPARE(int(shortcuts.count('\n')), withShortcut + 2); // a row each, under the header
+    QVERIFY(shortcuts.contains("F11") && shortcuts.contains("Ctrl+L"));
+    const QString presets = window.presetsText();
+    for (const auto &preset : builtinPresets()) {
+        QVERIFY2(presets.contains(QString::fromStdString(preset.name)), preset.name.c_str());
+        QVERIFY2(presets.contains(QString::fromStdString(preset.description)), preset.name.c_str());
+    }
+    QVERIFY(presets.contains("more heads help at a large learning rate")); // classroom's comment
+    QVERIFY(MainWindow::tourText().size() > 1000);
 }
 
 void TestUiFigures::exportAllWritesEveryFigure()

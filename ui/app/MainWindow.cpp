@@ -25,6 +25,8 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDateTime>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -48,11 +50,13 @@
 #include <QStyleFactory>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
 #include <cstdio>
+#include <functional>
 
 #include <cstring>
 #include <random>
@@ -277,6 +281,89 @@ void MainWindow::buildMenus()
     buildPresetMenu();
     buildRunMenu();
     buildViewMenu();
+    buildHelpMenu();
+}
+
+// Help: the shortcuts, the presets and what each shows, the tour, about.
+void MainWindow::buildHelpMenu()
+{
+    auto *help = menuBar()->addMenu(tr("&Help"));
+    auto page = [this](const QString &title, const QString &markdown) {
+        if (!m_interactive) return;
+        auto *dialog = new QDialog(this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setWindowTitle(title);
+        auto *text = new QTextBrowser(dialog);
+        text->setMarkdown(markdown);
+        text->setOpenExternalLinks(true);
+        auto *layout = new QVBoxLayout(dialog);
+        layout->addWidget(text);
+        auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+        connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+        layout->addWidget(buttons);
+        dialog->resize(760, 560);
+        dialog->show();
+    };
+    auto *shortcuts = help->addAction(tr("&Keyboard shortcuts"));
+    shortcuts->setShortcut(QKeySequence::HelpContents);
+    connect(shortcuts, &QAction::triggered, this,
+            [this, page] { page(tr("Keyboard shortcuts"), shortcutsText()); });
+    connect(help->addAction(tr("&Presets and what each shows")), &QAction::triggered, this,
+            [this, page] { page(tr("Presets"), presetsText()); });
+    connect(help->addAction(tr("&Tour")), &QAction::triggered, this,
+            [page] { page(tr("Tour"), tourText()); });
+    help->addSeparator();
+    connect(help->addAction(tr("&About HeadLab")), &QAction::triggered, this, [this, page] {
+        page(tr("About HeadLab"),
+             tr("**HeadLab %1** — how attention heads, head dimension and learning rate decide "
+                "whether a transformer trains.\n\nLibTorch %2, Qt %3.")
+                 .arg(QStringLiteral(HEADLAB_VERSION), QStringLiteral(HEADLAB_TORCH_VERSION),
+                      QString::fromLatin1(qVersion())));
+    });
+}
+
+QString MainWindow::shortcutsText() const
+{
+    QString out = tr("| action | shortcut |\n| --- | --- |\n");
+    std::function<void(const QMenu *, const QString &)> walk = [&](const QMenu *menu,
+                                                                   const QString &path) {
+        for (QAction *a : menu->actions()) {
+            const QString name = path + QString(a->text()).remove('&');
+            if (a->menu()) {
+                walk(a->menu(), name + QStringLiteral(" ▸ "));
+                continue;
+            }
+            if (a->shortcut().isEmpty()) continue;
+            out += QStringLiteral("| %1 | %2 |\n")
+                       .arg(name, a->shortcut().toString(QKeySequence::NativeText));
+        }
+    };
+    for (QAction *a : menuBar()->actions())
+        if (a->menu()) walk(a->menu(), QString(a->text()).remove('&') + QStringLiteral(" ▸ "));
+    return out;
+}
+
+QString MainWindow::presetsText() const
+{
+    QString out;
+    for (const auto &preset : builtinPresets()) {
+        // The opening comment of the preset's file says what it shows and how it was chosen.
+        QStringList comment;
+        for (const QString &line : QString::fromStdString(preset.yaml).split('\n')) {
+            if (!line.startsWith('#')) break;
+            comment << line.mid(1).trimmed();
+        }
+        out += QStringLiteral("### %1\n\n**%2**\n\n%3\n\n")
+                   .arg(QString::fromStdString(preset.name),
+                        QString::fromStdString(preset.description), comment.join(' '));
+    }
+    return out;
+}
+
+QString MainWindow::tourText()
+{
+    QFile file(QStringLiteral(":/headlab/TOUR.md"));
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
 // File: new, open, recent, save, export, prune, quit.

@@ -42,6 +42,11 @@ public:
     ExperimentForm *form() const { return m_form; }
     LessonStrip *lessonStrip() const { return m_lessonStrip; }
     QAction *lessonAction() const { return m_lessonAction; }
+    // The Help menu's pages, as text (tests read them): every menu action that has a shortcut,
+    // with it; every preset with its purpose (its file's opening comment); the tour.
+    QString shortcutsText() const;
+    QString presetsText() const;
+    static QString tourText();
     QTableView *runTable() const { return m_table; }
     FigureView *figure(const QString &id) const;
     FigureView *currentFigure() const;
@@ -94,6 +99,7 @@ private:
     void buildPresetMenu();
     void buildRunMenu();
     void buildViewMenu();
+    void buildHelpMenu();
     void buildLayout();
     void buildRunDocks();
     void scheduleRedraw();
