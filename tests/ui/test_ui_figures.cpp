@@ -34,6 +34,7 @@
 #include <array>
 #include <cmath>
 
+#include <QAbstractProxyModel>
 #include <QAction>
 #include <QChart>
 #include <QChartView>
@@ -52,6 +53,7 @@
 #include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QValueAxis>
@@ -485,6 +487,7 @@ private Q_SLOTS:
     void exportAllWritesEveryFigure();
     void chartFiguresSayWhatIsUnderTheCursor();
     void theHelpMenuSaysWhatIsThere();
+    void theRunTableFilters();
     void lossCurvesOfSeveralRunsHaveALegendInEveryMode();
     void trainCurvesBreakWhereTheObjectiveChanges();
     void lossCurvesTellTheSecondAxisByDashAndListValuesInOrder();
@@ -1000,6 +1003,64 @@ void TestUiFigures::theHelpMenuSaysWhatIsThere()
     }
     QVERIFY(presets.contains("more heads help at a large learning rate")); // classroom's comment
     QVERIFY(MainWindow::tourText().size() > 1000);
+}
+
+// The filter above the run table (issue 52: runs could be selected only by clicking rows or
+// cells): axes, metrics, status and the verdict; a bad term says why and hides nothing; Ctrl+A
+// then selects what is shown, and the figures follow.
+void TestUiFigures::theRunTableFilters()
+{
+    MainWindow window;
+    window.setInteractive(false);
+    window.model()->setSession(uitest::syntheticSession());
+    const Session &s = window.model()->session();
+    QTableView *table = window.runTable();
+    const int all = int(s.runs.size());
+    QCOMPARE(table->model()->rowCount(), all);
+    auto shown = [&](const QString &filter) {
+        window.runFilter()->setText(filter);
+        QList<int> runs;
+        auto *proxy = qobject_cast<QAbstractProxyModel *>(table->model());
+        for (int row = 0; row < table->model()->rowCount(); ++row)
+            runs << proxy->mapToSource(table->model()->index(row, 0)).row();
+        std::sort(runs.begin(), runs.end());
+        return runs;
+    };
+    auto expected = [&](const std::function<bool(const SessionRun &)> &keep) {
+        QList<int> runs;
+        for (int i = 0; i < all; ++i)
+            if (keep(s.runs[size_t(i)])) runs << i;
+        return runs;
+    };
+    QCOMPARE(shown("status=done"),
+             expected([](const SessionRun &r) { return r.result.status == RunStatus::Done; }));
+    QCOMPARE(shown("status!=done").size(), all - shown("status=done").size());
+    QCOMPARE(shown("heads=2"),
+             expected([](const SessionRun &r) { return r.labels.at("heads") == "2"; }));
+    QCOMPARE(shown("heads=2 d_model=16"), expected([](const SessionRun &r) {
+                 return r.labels.at("heads") == "2" && r.labels.at("d_model") == "16";
+             }));
+    QCOMPARE(shown("heads>=2").size(), shown("heads=2").size() + shown("heads=3").size());
+    QCOMPARE(shown("final_test_loss<1"), expected([](const SessionRun &r) {
+                 const auto it = r.result.metrics.find("final_test_loss");
+                 return it != r.result.metrics.end() && it->second < 1;
+             }));
+    QCOMPARE(shown("learned"), expected([&](const SessionRun &r) {
+                 return runLearned(s, r.result).value_or(false);
+             }));
+    QVERIFY(window.runFilterStatus()->text().contains(QStringLiteral("of %1 runs shown").arg(all)));
+    // A term that is not one: all runs stay, and the status says which term and why.
+    QCOMPARE(shown("bogus=1").size(), all);
+    QVERIFY2(window.runFilterStatus()->text().contains("no axis or metric 'bogus'"),
+             qPrintable(window.runFilterStatus()->text()));
+    QCOMPARE(shown("heads<two").size(), all);
+    QVERIFY(window.runFilterStatus()->text().contains("compares numbers"));
+    // Select what is shown: the figures get exactly those runs.
+    const QList<int> two = shown("heads=2");
+    table->selectAll();
+    QCOMPARE(window.figure("loss")->selectedRuns(), two);
+    QCOMPARE(shown("").size(), all);
+    QVERIFY(window.runFilterStatus()->text().isEmpty());
 }
 
 void TestUiFigures::exportAllWritesEveryFigure()

@@ -4,6 +4,8 @@
 #include "ui/app/MainWindow.h"
 
 #include "core/session/Presets.h"
+#include "core/session/Replicates.h"
+#include "core/session/RunFilter.h"
 #include "core/session/Search.h"
 #include "core/session/SessionStore.h"
 #include "ui/app/ExperimentForm.h"
@@ -33,9 +35,11 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -608,11 +612,50 @@ void MainWindow::buildLayout()
     statusBar()->addPermanentWidget(m_sweepProgress);
 }
 
+namespace {
+
+// The run table's sorting and its filter (core/session/RunFilter.h): a row shows when its run
+// meets every term of the filter typed above the table.
+class RunFilterProxy : public QSortFilterProxyModel {
+public:
+    RunFilterProxy(SessionModel *model, QObject *parent)
+        : QSortFilterProxyModel(parent)
+        , m_model(model)
+    {}
+    // Sets the filter; "" when it parsed, else why not (then every run shows).
+    QString setFilterText(const QString &text)
+    {
+        const Session &session = m_model->session();
+        m_filter = RunFilter::parse(text.toStdString(), session);
+        m_labels = m_filter.empty() ? decltype(m_labels){} : configurationLabels(session);
+        invalidateFilter();
+        return QString::fromStdString(m_filter.error);
+    }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex &) const override
+    {
+        const Session &session = m_model->session();
+        if (m_filter.empty() || row < 0 || size_t(row) >= session.runs.size() ||
+            size_t(row) >= m_labels.size())
+            return true;
+        return m_filter.accepts(session, size_t(row), m_labels[size_t(row)]);
+    }
+
+private:
+    SessionModel *m_model;
+    RunFilter m_filter;
+    std::vector<std::map<std::string, std::string>> m_labels;
+};
+
+} // namespace
+
 // The run table and, beside it, the samples the selected text runs write: the bottom docks.
 void MainWindow::buildRunDocks()
 {
     m_runModel = new RunTableModel(m_model, this);
-    m_runProxy = new QSortFilterProxyModel(this);
+    auto *proxy = new RunFilterProxy(m_model, this);
+    m_runProxy = proxy;
     m_runProxy->setSourceModel(m_runModel);
     m_runProxy->setSortRole(RunTableModel::SortRole);
     m_table = new QTableView(this);
@@ -646,9 +689,43 @@ void MainWindow::buildRunDocks()
         m_samples->setRuns(runs);
         updateActions();
     });
+    // The filter above the table: which runs to show (RunFilter.h); Ctrl+A then selects them,
+    // and the figures follow the selection.
+    m_runFilter = new QLineEdit(this);
+    m_runFilter->setObjectName(QStringLiteral("runFilter"));
+    m_runFilter->setClearButtonEnabled(true);
+    m_runFilter->setPlaceholderText(
+        tr("Filter runs: heads=12 lr>=1e-3 status=done learned final_test_loss<1.5"));
+    m_runFilter->setToolTip(
+        tr("Terms separated by spaces, all of which a run must meet: AXIS=VALUE or AXIS!=VALUE "
+           "(any swept axis), KEY<X, <=, >, >= (a number: an axis or a metric such as "
+           "final_test_loss), status=done (queued, running, paused, diverged, failed, stopped), "
+           "learned or !learned."));
+    m_runFilterStatus = new QLabel(this);
+    auto applyFilter = [this, proxy] {
+        const QString error = proxy->setFilterText(m_runFilter->text());
+        const int shown = m_runProxy->rowCount(), all = m_runModel->rowCount();
+        m_runFilterStatus->setText(
+            !error.isEmpty()
+                ? QStringLiteral("<span style='color:#c0392b'>%1</span>").arg(error.toHtmlEscaped())
+            : m_runFilter->text().trimmed().isEmpty()
+                ? QString()
+                : tr("%1 of %2 runs shown").arg(shown).arg(all));
+    };
+    connect(m_runFilter, &QLineEdit::textChanged, this, applyFilter);
+    connect(m_model, &SessionModel::runsReset, this, applyFilter);
+    auto *runsPanel = new QWidget(this);
+    auto *runsLayout = new QVBoxLayout(runsPanel);
+    runsLayout->setContentsMargins(0, 0, 0, 0);
+    runsLayout->setSpacing(2);
+    auto *filterRow = new QHBoxLayout();
+    filterRow->addWidget(m_runFilter, 1);
+    filterRow->addWidget(m_runFilterStatus);
+    runsLayout->addLayout(filterRow);
+    runsLayout->addWidget(m_table, 1);
     m_runsDock = new QDockWidget(tr("Runs"), this);
     m_runsDock->setObjectName(QStringLiteral("runsDock"));
-    m_runsDock->setWidget(m_table);
+    m_runsDock->setWidget(runsPanel);
     addDockWidget(Qt::BottomDockWidgetArea, m_runsDock);
     // Text runs: what the selected runs' trained models write, beside the run table.
     m_samples = new SamplesView(m_model, this);

@@ -20,6 +20,7 @@ class QScrollArea;
 class QTabWidget;
 class QTableView;
 class QTimer;
+class QLineEdit;
 class QSortFilterProxyModel;
 
 namespace headlab::ui {
@@ -48,6 +49,10 @@ public:
     QString presetsText() const;
     static QString tourText();
     QTableView *runTable() const { return m_table; }
+    // The filter above the run table (core/session/RunFilter.h) and what it says: "12 of 75 runs
+    // shown", or why the text is not a filter.
+    QLineEdit *runFilter() const { return m_runFilter; }
+    QLabel *runFilterStatus() const { return m_runFilterStatus; }
     FigureView *figure(const QString &id) const;
     FigureView *currentFigure() const;
     QAction *startAction() const { return m_start; }
@@ -152,6 +157,8 @@ private:
     ExperimentForm *m_form;
     RunTableModel *m_runModel;
     QSortFilterProxyModel *m_runProxy;
+    QLineEdit *m_runFilter = nullptr;
+    QLabel *m_runFilterStatus = nullptr;
     QTableView *m_table;
     QTabWidget *m_tabs;
     QList<FigureView *> m_figures;

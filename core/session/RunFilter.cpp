@@ -1,0 +1,126 @@
+// RunFilter.cpp — see RunFilter.h.
+#include "core/session/RunFilter.h"
+
+#include "core/config/Yaml.h"
+#include "core/session/Replicates.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+namespace headlab {
+
+namespace {
+
+bool number(const std::string &text, double *out)
+{
+    return yaml::parseNumber(text, out);
+}
+
+bool compare(double a, const std::string &op, double b)
+{
+    return op == "<"    ? a < b
+           : op == "<=" ? a <= b
+           : op == ">"  ? a > b
+           : op == ">=" ? a >= b
+           : op == "="  ? a == b
+                        : a != b;
+}
+
+} // namespace
+
+RunFilter RunFilter::parse(const std::string &text, const Session &session)
+{
+    RunFilter filter;
+    std::set<std::string> keys;
+    for (const auto &axis : configurationAxes(session)) keys.insert(axis);
+    std::set<std::string> metrics;
+    for (const auto &run : session.runs)
+        for (const auto &[name, value] : run.result.metrics) metrics.insert(name);
+    std::istringstream words(text);
+    std::string word;
+    while (words >> word) {
+        if (word == "learned" || word == "!learned" || word == "not-learned") {
+            filter.terms.push_back({"learned", "", word == "learned" ? "1" : "0"});
+            continue;
+        }
+        const size_t at = word.find_first_of("=!<>");
+        if (at == 0 || at == std::string::npos) {
+            filter.error = "'" + word + "': expected KEY=VALUE, KEY<X, status=S or learned";
+            break;
+        }
+        Term term{word.substr(0, at), "", ""};
+        for (const char *op : {"!=", "<=", ">=", "=", "<", ">"})
+            if (word.compare(at, std::string(op).size(), op) == 0) {
+                term.op = op;
+                break;
+            }
+        term.value = word.substr(at + term.op.size());
+        if (term.op.empty() || term.value.empty()) {
+            filter.error = "'" + word + "': expected KEY=VALUE, KEY<X, status=S or learned";
+            break;
+        }
+        const bool ordered = term.op != "=" && term.op != "!=";
+        double x = 0;
+        if (ordered && !number(term.value, &x)) {
+            filter.error = "'" + word + "': " + term.op + " compares numbers, and '" + term.value +
+                           "' is not one";
+            break;
+        }
+        if (term.key == "status") {
+            RunStatus status;
+            if (!parseRunStatus(term.value, &status) || ordered) {
+                filter.error = "'" + word + "': status is one of queued, running, paused, done, " +
+                               "diverged, failed, stopped (= or !=)";
+                break;
+            }
+        } else if (!keys.count(term.key) && !metrics.count(term.key)) {
+            std::string known;
+            for (const auto &k : keys) known += k + ", ";
+            filter.error = "'" + word + "': no axis or metric '" + term.key + "' (axes: " + known +
+                           "status, learned, or a metric such as final_test_loss)";
+            break;
+        }
+        filter.terms.push_back(term);
+    }
+    if (!filter.error.empty()) filter.terms.clear();
+    return filter;
+}
+
+bool RunFilter::accepts(const Session &session, size_t index,
+                        const std::map<std::string, std::string> &labels) const
+{
+    const SessionRun &run = session.runs[index];
+    for (const Term &t : terms) {
+        if (t.key == "learned" && t.op.empty()) {
+            const auto verdict = runLearned(session, run.result);
+            if (!verdict || *verdict != (t.value == "1")) return false;
+            continue;
+        }
+        if (t.key == "status") {
+            if ((toString(run.result.status) == t.value) != (t.op == "=")) return false;
+            continue;
+        }
+        std::string text;
+        const auto label = labels.find(t.key);
+        const auto metric = run.result.metrics.find(t.key);
+        double a = 0, b = 0;
+        if (label != labels.end()) {
+            text = label->second;
+        } else if (metric != run.result.metrics.end()) {
+            text = yaml::formatNumber(metric->second);
+        } else {
+            return false; // no value on this key: left out
+        }
+        if (number(text, &a) && number(t.value, &b)) {
+            if (!compare(a, t.op, b)) return false;
+        } else if (t.op == "=" || t.op == "!=") {
+            if ((text == t.value) != (t.op == "=")) return false;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace headlab
