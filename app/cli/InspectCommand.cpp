@@ -2,9 +2,9 @@
 #include "InspectCommand.h"
 
 #include "CliCommands.h"
+#include "core/config/Files.h"
 #include "core/lab/SweepSession.h"
 #include "core/metrics/Metrics.h"
-#include "core/session/CsvExport.h"
 #include "core/session/Session.h"
 #include "core/train/Checkpoint.h"
 #include "core/train/HeadInspector.h"

@@ -2,7 +2,6 @@
 #include "Commands.h"
 
 #include "core/config/Files.h"
-#include "core/session/CsvExport.h"
 #include "core/session/Replicates.h"
 #include "core/session/Search.h"
 #include "core/session/Session.h"

@@ -199,4 +199,15 @@ void writeFileAtomic(const std::string &requestedPath,
     if (syncDirectory) fsyncDirectory(directoryOf(path)); // the rename itself durable
 }
 
+std::string csvField(const std::string &text)
+{
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) {
+        if (c == '"') quoted += '"';
+        quoted += c;
+    }
+    return quoted + "\"";
+}
+
 } // namespace headlab

@@ -49,4 +49,8 @@ using TextSink = std::function<void(std::string_view)>;
 void writeFileAtomic(const std::string &path, const std::function<void(const TextSink &)> &produce,
                      bool syncDirectory = true);
 
+// The field quoted for CSV when it holds a comma, quote or line break (runs.csv, the summary's
+// and the figures' CSV).
+std::string csvField(const std::string &text);
+
 } // namespace headlab

@@ -16,17 +16,6 @@
 
 namespace headlab {
 
-std::string csvField(const std::string &text)
-{
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (char c : text) {
-        if (c == '"') quoted += '"';
-        quoted += c;
-    }
-    return quoted + "\"";
-}
-
 namespace {
 
 void writeCurveRows(std::ostringstream &out, size_t run, const std::string &name,

@@ -22,7 +22,4 @@ struct CsvExportSummary {
 // naming the file that could not be written.
 CsvExportSummary exportSessionCsv(const Session &session, const std::string &directory);
 
-// The field quoted for CSV when it holds a comma, quote or line break.
-std::string csvField(const std::string &text);
-
 } // namespace headlab

@@ -1,7 +1,7 @@
 // Replicates.cpp — statistics over replicates (Replicates.h).
 #include "core/session/Replicates.h"
 
-#include "core/session/CsvExport.h"
+#include "core/config/Files.h"
 #include "core/session/SweepAxes.h"
 
 #include "core/config/Yaml.h"

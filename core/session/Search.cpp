@@ -1,8 +1,8 @@
 // Search.cpp — see Search.h; the design is argued in docs/SEARCH.md.
 #include "core/session/Search.h"
 
+#include "core/config/Files.h"
 #include "core/config/Yaml.h"
-#include "core/session/CsvExport.h"
 #include "core/session/SweepExpansion.h"
 
 #include <algorithm>

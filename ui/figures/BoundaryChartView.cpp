@@ -1,8 +1,8 @@
 // BoundaryChartView.cpp — see BoundaryChartView.h.
 #include "ui/figures/BoundaryChartView.h"
 
+#include "core/config/Files.h"
 #include "core/config/Yaml.h"
-#include "core/session/CsvExport.h"
 #include "core/session/Search.h"
 #include "core/session/SweepAxes.h"
 #include "ui/model/SessionModel.h"
