@@ -28,6 +28,7 @@
 #include "ui/figures/FigureTable.h"
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/InsideHeadsView.h"
+#include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
 
 #include <QAction>
@@ -37,6 +38,7 @@
 #include <QFileInfo>
 #include <QItemSelectionModel>
 #include <QProcess>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -303,6 +305,11 @@ const std::vector<Action> &actions()
                                                heatmap->cellRect(row, column, panel).center());
                              settle();
                              QCOMPARE(selectedRows(w.window->runTable()), runs);
+                             // The status bar says how many.
+                             const QString said = w.window->statusBar()->currentMessage();
+                             QVERIFY2(said.startsWith(
+                                          QStringLiteral("Selected %1 run").arg(runs.size())),
+                                      qPrintable(said));
                          }
                  }
              };
@@ -317,6 +324,17 @@ const std::vector<Action> &actions()
                  for (int k = 0; k + 1 < box->count(); ++k) {
                      box->setCurrentIndex(k);
                      settle();
+                     // The title names the axis held fixed and its value, as the figures write
+                     // it (its axis not being drawn: "η = 5e-5", "z_loss = 1e-4").
+                     const QString axis = box->objectName().section(':', 1);
+                     const QString value = box->currentData().toString();
+                     const bool overLr = axis == QLatin1String("lr") &&
+                                         heatmap->title().contains(QLatin1String("sensitivity"));
+                     if (box->parentWidget()->isVisibleTo(heatmap) && !value.isEmpty() && !overLr)
+                         QVERIFY2(
+                             heatmap->title().contains(axisValueText(axis.toStdString(), value)),
+                             qPrintable(QStringLiteral("%1 = %2 not in '%3'")
+                                            .arg(axis, value, heatmap->title())));
                      cells(false);
                      if (QTest::currentTestFailed()) return;
                  }

@@ -551,14 +551,15 @@ void MainWindow::buildLayout()
         m_figures << f;
         m_tabs->addTab(f, figureTabName(id));
         // `runs` by value: selecting them redraws the figure that sent them.
+        // The status bar says how many a click selected (issue 50), and where their curves are.
         connect(f, &FigureView::runsActivated, this, [this](QList<int> runs) {
             selectRuns(runs);
-            if (m_tabs->currentWidget() != figure("loss") && runs.size() <= 12 &&
-                sender() == figure("heatmap"))
-                statusBar()->showMessage(
-                    tr("Selected %n run(s); their curves are on the Loss curves tab", "",
-                       int(runs.size())),
-                    4000);
+            statusBar()->showMessage(
+                m_tabs->currentWidget() != figure("loss") && runs.size() <= 12
+                    ? tr("Selected %n run(s); their curves are on the Loss curves tab", "",
+                         int(runs.size()))
+                    : tr("Selected %n run(s)", "", int(runs.size())),
+                4000);
         });
         connect(f, &FigureView::viewStateChanged, this, &MainWindow::saveView);
     }

@@ -277,6 +277,7 @@ void HeatmapView::rebuildControls()
         combo->setCurrentIndex(wi >= 0 ? wi : 0);
         l->addWidget(combo);
         m_fixedLayout->addWidget(box);
+        combo->setObjectName(QStringLiteral("fixed:") + a); // the axis it holds fixed
         m_fixedCombos[a.toStdString()] = combo;
         connect(combo, &QComboBox::currentIndexChanged, this, [this] {
             refresh();
