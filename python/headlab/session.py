@@ -175,6 +175,24 @@ def _named_axis_text(axis, config):
     return texts[axis]() if axis in texts else None
 
 
+def _axis_text(axis, config, defaults):
+    """A run's value on an axis it carries no label for, as core/session/SweepAxes.cpp's
+    findSweepAxis resolves it: a named axis, else a stabilizer (`defaults`: the schema's
+    axis_defaults) or a `model.KEY` field, else ""."""
+    named = _named_axis_text(axis, config)
+    if named is not None:
+        return named
+    table, _, key = axis.rpartition(".")
+    if table in ("", "stabilizers") and key in defaults:
+        given = (config.get("stabilizers") or {}).get(key)
+        if isinstance(given, bool):  # YAML 1.1 reads the text off/on as a bool
+            given = "on" if given else "off"
+        return defaults[key] if given is None else scalar_text(given)
+    if table == "model":
+        return scalar_text((config.get("model") or {}).get(key))
+    return ""
+
+
 class Session:
     """One session: its definition, its stored runs, and tables of them."""
 
@@ -250,20 +268,7 @@ class Session:
         for run in self._stored.runs:
             parts = []
             for axis in axes:
-                if axis in run.labels:
-                    value = run.labels[axis]
-                elif _named_axis_text(axis, run.config) is not None:
-                    value = _named_axis_text(axis, run.config)
-                else:
-                    value = ""
-                    table, _, key = axis.rpartition(".")
-                    if table in ("", "stabilizers") and key in defaults:
-                        given = (run.config.get("stabilizers") or {}).get(key)
-                        if isinstance(given, bool):  # YAML 1.1 reads the text off/on as a bool
-                            given = "on" if given else "off"
-                        value = defaults[key] if given is None else scalar_text(given)
-                    elif table == "model":
-                        value = scalar_text((run.config.get("model") or {}).get(key))
+                value = run.labels[axis] if axis in run.labels else _axis_text(axis, run.config, defaults)
                 parts.append(f"{axis}={value}")
             out.append(" ".join(parts))
         return out
