@@ -98,9 +98,11 @@ done
 if (( ${#stale[@]} )); then
     say "compiling ${#stale[@]} core files for the fuzzers (clang, ASan, UBSan, $(nproc) jobs)"
     export CLANG OBJECTS_DIR
-    export FLAGS_TEXT="${FLAGS[*]}"
-    printf '%s\0' "${stale[@]}" | xargs -0 -P "$(nproc)" -I{} bash -c \
-        'f="{}"; o="$OBJECTS_DIR/${f//\//_}.o"; $CLANG $FLAGS_TEXT -c "$f" -o "$o.new" && mv "$o.new" "$o"'
+    # One compiler per file; the flags go as arguments, so a path with spaces stays one word:
+    # bash -c SCRIPT _ FLAGS... FILE.
+    printf '%s\0' "${stale[@]}" | xargs -0 -P "$(nproc)" -n 1 bash -c \
+        'f="${!#}"; o="$OBJECTS_DIR/${f//\//_}.o"
+         "$CLANG" "${@:1:$#-1}" -c "$f" -o "$o.new" && mv "$o.new" "$o"' _ "${FLAGS[@]}"
 fi
 BINARY="$OUT/fuzz_$TARGET"
 mkdir -p "$OUT/corpus" "$OUT/findings"
