@@ -4,6 +4,8 @@
 // new points to whoever listens (GUI, CLI); sessions store them in YAML.
 #pragma once
 
+#include "core/config/RunOrigin.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -73,6 +75,8 @@ struct RunResult {
     // environment variable set (Trainer.cpp fills it; keys in docs/SESSION_FORMAT.md).
     std::map<std::string, std::string> provenance;
     std::vector<CheckpointRecord> checkpoints; // oldest first
+    // When, where and by which command it trained (SweepRunner fills it; `origin:` in YAML).
+    RunOrigin origin;
 };
 
 // A run that an earlier release marked failed because a checkpoint it resumed from did not load

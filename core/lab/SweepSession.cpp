@@ -245,6 +245,9 @@ std::vector<std::string> attachCheckpoints(std::vector<SweepJob> &jobs, const Se
                                 ", the newest step every run of its ensemble has a checkpoint of");
             m->resumeFrom = byStep[m].at(step);
             m->resumeStep = step;
+            // A run that goes on keeps the time its training first began.
+            if (m->runIndex >= 0 && size_t(m->runIndex) < session.runs.size())
+                m->startedAt = session.runs[size_t(m->runIndex)].result.origin.startedAt;
             m->resumeEnsemble = key;
         }
     }

@@ -1,6 +1,8 @@
 // CsvExport.cpp — writes runs.csv and curves.csv for a session.
 #include "core/session/CsvExport.h"
 
+#include "core/session/RunFiles.h"
+
 #include "core/metrics/Metrics.h"
 
 #include "core/config/Files.h"
@@ -65,11 +67,13 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
     // Each file atomically (a full disk or a kill leaves the previous export, never a cut one).
     writeFileAtomic(summary.runsPath, [&](const TextSink &sink) {
         std::ostringstream out;
-        out << "run";
+        out << "run,run_id";
         for (const auto &name : labelNames) out << ',' << csvField("label_" + name);
         out << ",configuration";
         for (const auto &column : runCsvColumns()) out << ',' << csvField(column.name);
-        out << ",status,steps_done,diverged_at_step,wall_seconds,device,learned,learned_rule";
+        out << ",status,steps_done,diverged_at_step,wall_seconds,device";
+        for (const auto &row : kOriginFields) out << ',' << row.key;
+        out << ",learned,learned_rule";
         for (const auto &name : metricNames) out << ',' << csvField(name);
         for (const auto &name : provenanceNames) out << ',' << csvField("provenance_" + name);
         out << ",message\n";
@@ -77,7 +81,7 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
             const SessionRun &run = session.runs[i];
             const RunConfig &c = run.config;
             const RunResult &r = run.result;
-            out << i;
+            out << i << ',' << runId(c);
             for (const auto &name : labelNames) {
                 const auto it = run.labels.find(name);
                 out << ',' << csvField(it == run.labels.end() ? "" : it->second);
@@ -86,6 +90,7 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
             for (const auto &column : runCsvColumns()) out << ',' << csvField(column.value(c));
             out << ',' << toString(r.status) << ',' << r.stepsDone << ',' << r.divergedAtStep << ','
                 << yaml::formatNumber(r.wallSeconds) << ',' << csvField(r.device);
+            for (const auto &row : kOriginFields) out << ',' << csvField(r.origin.*row.member);
             const auto verdict = runLearned(session, r);
             out << ',' << (verdict ? (*verdict ? "1" : "0") : "") << ','
                 << toString(session.learnedRule);

@@ -214,9 +214,14 @@ std::string resultsDirFor(const std::string &sessionPath)
     return sessionPath.find('/') == std::string::npos ? name : dir + "/" + name;
 }
 
+std::string runId(const RunConfig &config)
+{
+    return hex16(fnv1a(yaml::canonicalYaml(config)));
+}
+
 std::string runFileName(const RunConfig &config)
 {
-    return hex16(fnv1a(yaml::canonicalYaml(config))) + ".yaml";
+    return runId(config) + ".yaml";
 }
 
 } // namespace headlab

@@ -20,7 +20,10 @@ struct SessionLimits {
 
 // "S.results" beside "S.yaml" (the extension, if any, replaced).
 std::string resultsDirFor(const std::string &sessionPath);
-// The file name of a run's result inside S.results/runs/: 16 hex digits of the config's hash.
+// A run's stable identity: 16 hex digits of its resolved config's hash. The same in every
+// session, across merges and shards (runs.csv's run_id, the Python package's).
+std::string runId(const RunConfig &config);
+// The file name of a run's result inside S.results/runs/: runId(config) + ".yaml".
 std::string runFileName(const RunConfig &config);
 
 // Reads a session or run file (readFileLimited with kMaxFileBytes). writeFileAtomic and the other

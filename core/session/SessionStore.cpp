@@ -54,13 +54,6 @@ std::string nowText()
     return buffer;
 }
 
-std::string hostName()
-{
-    char buffer[HOST_NAME_MAX + 1] = {};
-    if (::gethostname(buffer, sizeof buffer - 1) != 0) return "an unknown host";
-    return buffer;
-}
-
 // Which of two stored results of one configuration to keep: a finished one over one that is
 // not, else the one that got further.
 bool better(const RunResult &candidate, const RunResult &current)
@@ -286,8 +279,9 @@ SessionStore::SessionStore(std::string sessionPath, StoreShard shard, Role role)
         }
         throw fileError(lockPath, std::string("cannot lock: ") + std::strerror(error));
     }
-    const std::string owner =
-        "PID " + std::to_string(::getpid()) + " on " + hostName() + " since " + nowText() + "\n";
+    const std::string owner = "PID " + std::to_string(::getpid()) + " on " +
+                              (hostName().empty() ? std::string("an unknown host") : hostName()) +
+                              " since " + nowText() + "\n";
     if (::ftruncate(m_lockFd, 0) == 0) {
         ssize_t ignored = ::pwrite(m_lockFd, owner.data(), owner.size(), 0);
         (void)ignored;

@@ -68,7 +68,8 @@ const std::vector<RecordKeys> &recordKeyTable()
         const std::vector<std::string> run = {
             "labels",       "config",  "status",     "steps_done",   "diverged_at_step",
             "wall_seconds", "device",  "message",    "phase_starts", "metrics",
-            "curves",       "samples", "provenance", "checkpoints",  "head_curves"};
+            "curves",       "samples", "provenance", "checkpoints",  "head_curves",
+            "origin",       "run_id"};
         std::vector<std::string> runFile = run;
         runFile.push_back("schema_version");
         return std::vector<RecordKeys>{
@@ -81,6 +82,12 @@ const std::vector<RecordKeys> &recordKeyTable()
             {"index_entry", {"file", "labels", "status", metric::kFinalTestLoss}},
             {"checkpoint_record", {"step", "file", "reason", "keep"}},
             {"head_curves_record", {"file", "curves"}},
+            {"origin_record",
+             [] {
+                 std::vector<std::string> keys;
+                 for (const auto &row : kOriginFields) keys.push_back(row.key);
+                 return keys;
+             }()},
             {"checkpoints_policy",
              {"every", "keep", "plateaus", "enabled", "resume_state", "budget_mb", "kept_weights"}},
             {"skipped_record", {"labels", "reason"}},
@@ -208,6 +215,14 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
         for (const auto &sample : items(f)) result.samples.push_back(readString(sample));
     if (auto f = child(field, "provenance"); f.present() && !f.isNull())
         for (const auto &[key, value] : entries(f)) result.provenance[key] = readString(value);
+    if (auto f = child(field, "origin"); f.present() && !f.isNull()) {
+        checkKeys(f, recordKeys("origin_record"));
+        for (const auto &row : kOriginFields)
+            if (auto v = child(f, row.key); v.present() && !v.isNull())
+                result.origin.*row.member = readString(v);
+    }
+    // run_id (written in self-contained exports) is the config's hash, computed again where needed.
+    if (auto f = child(field, "run_id"); f.present() && !f.isNull()) (void)readString(f);
     if (auto f = child(field, "checkpoints"); f.present() && !f.isNull())
         for (const auto &item : items(f)) {
             checkKeys(item, recordKeys("checkpoint_record"));
@@ -557,9 +572,12 @@ private:
 // The keys of one run record, inside a mapping the caller opened. With `headCurvesFile`, the
 // per-head curves are not written here but named: they are in that file (SessionStore.h).
 void writeRunRecord(YAML::Emitter &out, const SessionRun &run, CurveSplicer &curves,
-                    const std::string &headCurvesFile = {})
+                    const std::string &headCurvesFile = {}, bool withRunId = false)
 {
     const RunResult &r = run.result;
+    // A run's stable identity: its file's name in the stored layout, written out where no file
+    // name carries it (a self-contained export).
+    if (withRunId) out << YAML::Key << "run_id" << YAML::Value << runId(run.config);
     out << YAML::Key << "labels" << YAML::Value;
     writeLabels(out, run.labels);
     out << YAML::Key << "status" << YAML::Value << toString(r.status);
@@ -586,6 +604,16 @@ void writeRunRecord(YAML::Emitter &out, const SessionRun &run, CurveSplicer &cur
         out << YAML::Key << "provenance" << YAML::Value << YAML::BeginMap;
         for (const auto &[key, value] : r.provenance) {
             out << YAML::Key << key << YAML::Value;
+            writeText(out, value);
+        }
+        out << YAML::EndMap;
+    }
+    if (!r.origin.empty()) {
+        out << YAML::Key << "origin" << YAML::Value << YAML::BeginMap;
+        for (const auto &row : kOriginFields) {
+            const std::string &value = r.origin.*row.member;
+            if (value.empty()) continue;
+            out << YAML::Key << row.key << YAML::Value;
             writeText(out, value);
         }
         out << YAML::EndMap;
@@ -663,7 +691,7 @@ std::string sessionToYaml(const Session &session)
     CurveSplicer curves;
     for (const auto &run : session.runs) {
         out << YAML::BeginMap;
-        writeRunRecord(out, run, curves);
+        writeRunRecord(out, run, curves, {}, /*withRunId=*/true);
         out << YAML::EndMap;
     }
     out << YAML::EndSeq;

@@ -377,6 +377,7 @@ struct SweepRunner::Impl {
             std::lock_guard<std::mutex> lock(callbackMutex);
             if (callbacks.onProgress) callbacks.onProgress(q);
         };
+        const RunOrigin origin = originNow();
         std::vector<RunResult> results;
         try {
             if (const std::string problem = memoryProblem(configs.front(), device);
@@ -396,6 +397,15 @@ struct SweepRunner::Impl {
                 r.status = RunStatus::Failed;
                 r.message = e.what();
             }
+        }
+        const std::string finishedAt = utcTimestamp();
+        for (size_t i = 0; i < jobs.size(); ++i) {
+            RunResult &r = results[i];
+            const std::string early = r.origin.finishedAt; // a run that ended before the others
+            r.origin = origin;
+            if (!jobs[i].resumeFrom.empty() && !jobs[i].startedAt.empty())
+                r.origin.startedAt = jobs[i].startedAt;
+            if (isFinished(r.status)) r.origin.finishedAt = early.empty() ? finishedAt : early;
         }
         std::lock_guard<std::mutex> lock(callbackMutex);
         for (size_t i = 0; i < jobs.size(); ++i)

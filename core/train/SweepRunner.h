@@ -65,6 +65,7 @@ struct SweepJob {
     int64_t resumeStep = 0;     // that checkpoint's step: runs resume together only from one step
     std::string resumeEnsemble; // names the ensemble it resumes in (attachCheckpoints): runs
                                 // resume in the ensembles they stopped in
+    std::string startedAt;      // a resumed run's first start (RunOrigin), kept in its new result
 };
 
 // Several GPUs: at least one ensemble per device where there are runs enough. The largest ensemble

@@ -347,6 +347,7 @@ void TrainingLoop::drainReads(Adam *adam, const PhaseConfig *phase)
                     m.result.stepsDone = m.result.divergedAtStep;
                     m.result.message = divergenceMessage(bad[i] >= 0 ? badLoss[i] : v[i],
                                                          m_lossBound, m.result.divergedAtStep);
+                    m.result.origin.finishedAt = utcTimestamp();
                     if (m.alive) {
                         freeze(i, adam);
                         frozeSome = true;
@@ -425,6 +426,7 @@ void TrainingLoop::finishLearned(size_t i)
         m_alive[static_cast<int64_t>(i)].fill_(0.0);
     }
     m.result.wallSeconds = std::chrono::duration<double>(Clock::now() - m_start).count();
+    m.result.origin.finishedAt = utcTimestamp(); // before its ensemble's end (SweepRunner)
     checkpoint(i, "final");
     slimOlderCheckpoints({i}); // a finished run resumes from nothing
     report(i, true);

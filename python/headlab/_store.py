@@ -16,6 +16,7 @@ import gzip
 import io
 import json
 import math
+import datetime
 import os
 import re
 import stat
@@ -320,6 +321,8 @@ class Run:
     samples: list = field(default_factory=list)
     file: str = ""  # the run file, "" for an inline record
     load_problem: str = ""  # what could not be read while the rest could (per-head curves)
+    run_id: str = ""  # 16 hex digits of the config's hash: the run file's name, or an export's run_id
+    origin: dict = field(default_factory=dict)  # started_at, finished_at, host, commit, command
 
     @property
     def finished(self):
@@ -505,6 +508,16 @@ def run_from_record(doc, path, text, lifted, base_keys=()):
     provenance = doc.get("provenance") or {}
     _expect(isinstance(provenance, dict) and all(_is_text(v) for v in provenance.values()), path, text,
             k + ("provenance",), "expected a mapping of key to text")
+    origin = doc.get("origin") or {}
+    _expect(isinstance(origin, dict), path, text, k + ("origin",),
+            "expected a mapping (started_at, finished_at, host, commit, command)")
+    check_keys(origin, "origin_record", path, text, k + ("origin",))
+    for name, value in origin.items():
+        _expect(_is_text(value), path, text, k + ("origin", name), f"expected text, got {_type_name(value)}")
+    run_id = doc.get("run_id") or ""
+    _expect(isinstance(run_id, str) and len(run_id) in (0, 16)
+            and all(ch in "0123456789abcdef" for ch in run_id), path, text, k + ("run_id",),
+            "expected 16 hex digits (the run's configuration hash)")
     checkpoints = doc.get("checkpoints") or []
     _expect(isinstance(checkpoints, list), path, text, k + ("checkpoints",), "expected a list of checkpoints")
     for i, c in enumerate(checkpoints):
@@ -562,7 +575,19 @@ def run_from_record(doc, path, text, lifted, base_keys=()):
                provenance={str(a): str(v) for a, v in provenance.items()},
                checkpoints=list(checkpoints),
                samples=[str(x) for x in samples],
-               load_problem=problem)
+               load_problem=problem,
+               run_id=run_id,
+               origin={str(a): _origin_text(v) for a, v in origin.items()})
+
+
+def _origin_text(value):
+    """An origin field as HeadLab writes it: PyYAML reads the times (2026-12-02T03:42:17Z) as
+    datetimes, given back here in that text."""
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return str(value)
 
 
 def head_curves_file_limit(expected):
@@ -647,6 +672,8 @@ def read_run_file(path):
             RecursionError) as e:  # a value no check above foresaw: still this file's fault alone
         raise HeadLabError(f"{path}: cannot be read as a run file: {type(e).__name__}: {e}") from None
     run.file = path
+    stem = os.path.basename(path)[: -len(".yaml")]
+    run.run_id = run.run_id or stem  # the file's name is the run's identity
     return run
 
 

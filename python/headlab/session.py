@@ -36,6 +36,10 @@ TASKS = {
 
 LEARNED_RULES = ("left_ln10_plateau", "final_below_ln10")
 
+# When, where and by what each run trained (core/config/RunOrigin.h, kOriginFields): runs.csv's
+# columns after `device`, in this order.
+ORIGIN_FIELDS = tuple(schema()["origin_record"])
+
 # The statistics a run logs per head at each evaluation (core/metrics/Metrics.cpp), as curves
 # named head.<layer>.<head>.<statistic>.
 HEAD_CURVE_PREFIX = "head."
@@ -193,6 +197,20 @@ def _axis_text(axis, config, defaults):
     return ""
 
 
+def _ordered(values):
+    """A label column as an ordered categorical: its values in numeric order where every one is a
+    number ("2" < "12"), else in text order; "" (no label) last."""
+    texts = [str(v) for v in values]
+    distinct = sorted(set(t for t in texts if t != ""))
+    try:
+        distinct.sort(key=float)
+    except ValueError:
+        pass
+    if "" in texts:
+        distinct.append("")
+    return pd.Categorical(texts, categories=distinct, ordered=True)
+
+
 class Session:
     """One session: its definition, its stored runs, and tables of them."""
 
@@ -293,14 +311,15 @@ class Session:
         configurations = self.configurations()
         rows = []
         for i, r in enumerate(records):
-            row = {"run": i}
+            row = {"run": i, "run_id": r.run_id}
             row.update({f"label_{k}": r.labels.get(k, "") for k in labels})
             row["configuration"] = configurations[i]
             row.update(key_columns(r.config))
             verdict = learned(r, self.learned_rule) if self.has_verdict else None
             row.update(status=r.status, steps_done=r.steps_done, diverged_at_step=r.diverged_at_step,
-                       wall_seconds=r.wall_seconds, device=r.device, learned=verdict,
-                       learned_rule=self.learned_rule)
+                       wall_seconds=r.wall_seconds, device=r.device)
+            row.update({k: r.origin.get(k, "") for k in ORIGIN_FIELDS})
+            row.update(learned=verdict, learned_rule=self.learned_rule)
             row.update({k: r.metrics.get(k, math.nan) for k in metrics})
             row.update({f"provenance_{k}": r.provenance.get(k, "") for k in provenance})
             row["message"] = r.message
@@ -312,9 +331,43 @@ class Session:
             row.update(config)
             rows.append(row)
         frame = pd.DataFrame(rows)
-        if frame.empty:
-            return pd.DataFrame(columns=["run", "task", "status", "learned", "session"])
+        if frame.empty:  # runs.csv's header all the same, then the package's own columns
+            frame = pd.DataFrame(columns=["run", "run_id", "configuration", *key_columns({}),
+                                          "status", "steps_done", "diverged_at_step", "wall_seconds",
+                                          "device", *ORIGIN_FIELDS, "learned", "learned_rule", "message",
+                                          "session", "uniform_heads", "uniform_head_dim", "file"])
+        return self._typed(frame)
+
+    def _typed(self, frame):
+        """The dtypes pandas users expect, the same under every supported pandas: times as UTC
+        datetimes, `heads` and `head_dim` as integers where every layer has the same (<NA>
+        otherwise; the per-layer text as runs.csv writes it is in heads_per_layer and
+        head_dim_per_layer), a plateau never entered or left as <NA> instead of runs.csv's -1,
+        every swept axis's label as an ordered categorical (numbers in numeric order)."""
         frame["learned"] = frame["learned"].astype("boolean")
+        for column in ("started_at", "finished_at"):
+            frame[column] = pd.to_datetime(frame[column].replace("", None), utc=True,
+                                           format="%Y-%m-%dT%H:%M:%SZ").astype("datetime64[ns, UTC]")
+        for column in ("heads", "head_dim"):
+            text = frame[column].astype(str)
+            at = frame.columns.get_loc(column)
+            frame.insert(at + 1, f"{column}_per_layer", text)
+            uniform = [int(t.split()[0]) if t and len(set(t.split())) == 1 else pd.NA for t in text]
+            frame[column] = pd.array(uniform, dtype="Int64")
+        for column in frame.columns:
+            if column.startswith("plateau_") and column.endswith(("_entered", "_left")):
+                frame[column] = frame[column].where(frame[column] >= 0)  # -1: never
+        for column in frame.columns:
+            if column.startswith("label_"):
+                frame[column] = _ordered(frame[column])
+        for column in ("run", "steps_done", "diverged_at_step"):
+            frame[column] = frame[column].astype("int64")
+        for column in frame.columns:  # text as pandas' "string" dtype, under pandas 1.5 as under 3
+            values = frame[column]
+            if values.dtype == object or pd.api.types.is_string_dtype(values.dtype) and \
+                    not isinstance(values.dtype, pd.CategoricalDtype):
+                if all(isinstance(v, str) for v in values):
+                    frame[column] = values.astype("string")
         return frame
 
     def _curve_arrays(self, heads):

@@ -14,6 +14,7 @@ import gzip
 import math
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -101,7 +102,19 @@ class PackageAgainstCli(unittest.TestCase):
         self.assertEqual(len(runs), len(cli_runs), session_path)
         for column in cli_runs.columns:
             self.assertIn(column, runs.columns, f"{session_path}: runs() lacks {column}")
-            for i, (text, mine) in enumerate(zip(cli_runs[column], runs[column])):
+            ours = runs[f"{column}_per_layer" if column in ("heads", "head_dim") else column]
+            for i, (text, mine) in enumerate(zip(cli_runs[column], ours)):
+                if column == "run_id" and mine == "" and not s.run_records()[i].file:
+                    continue  # an inline record of an earlier release: its config's hash unknown
+                if column in ("started_at", "finished_at"):
+                    if text == "":  # a run of an earlier release, or one not finished
+                        self.assertTrue(pd.isna(mine), f"{session_path} run {i} {column}: {mine}")
+                    else:
+                        self.assertEqual(pd.Timestamp(text), mine, f"{session_path} run {i} {column}")
+                    continue
+                if column.startswith("plateau_") and text == "-1":  # never: <NA> in pandas
+                    self.assertTrue(pd.isna(mine), f"{session_path} run {i} {column}: {mine}")
+                    continue
                 if column == "learned":
                     expect = {"1": True, "0": False, "": None}[text]
                     got = None if pd.isna(mine) else bool(mine)
@@ -109,7 +122,8 @@ class PackageAgainstCli(unittest.TestCase):
                     continue
                 numeric = text != "" and column not in ("heads", "head_dim") and not column.startswith(
                     ("label_", "provenance_")) and column not in ("task", "qk_rule", "status", "device", "configuration",
-                                                                  "learned_rule", "message")
+                                                                  "learned_rule", "message", "run_id",
+                                                                  "host", "commit", "command")
                 if numeric:
                     self.assertTrue(same_number(text, mine), f"{session_path} run {i} {column}: {text} != {mine}")
                 else:
@@ -182,10 +196,28 @@ class PackageAgainstCli(unittest.TestCase):
         s = self.assertTablesEqual(path)
         runs = s.runs()
         self.assertEqual(len(runs), 6)
-        self.assertEqual(sorted(runs["heads"].unique()), ["1 1", "2 2", "3 3"])  # as runs.csv
+        self.assertEqual(sorted(runs["heads_per_layer"].unique()), ["1 1", "2 2", "3 3"])  # as runs.csv
+        self.assertEqual(str(runs["heads"].dtype), "Int64")  # every layer the same: a number
+        self.assertEqual(sorted(runs["heads"].unique()), [1, 2, 3])
         self.assertEqual(list(runs["uniform_heads"]), [1, 1, 2, 2, 3, 3])
         self.assertEqual(list(runs["uniform_head_dim"]), [12, 12, 6, 6, 4, 4])
         self.assertEqual(set(runs["config.phases.1.objective"]), {"answer"})
+        # Identity and time: the run's hash (its file's name), when, where, by what, from which code.
+        self.assertEqual(list(runs["run_id"]),
+                         [os.path.basename(f)[: -len(".yaml")] for f in runs["file"]])
+        self.assertEqual(runs["run_id"].nunique(), 6)
+        self.assertEqual(str(runs["started_at"].dtype), "datetime64[ns, UTC]")
+        now = pd.Timestamp.now(tz="UTC")
+        for started, finished in zip(runs["started_at"], runs["finished_at"]):
+            self.assertLessEqual(started, finished)
+            self.assertLess(now - finished, pd.Timedelta(minutes=30))
+            self.assertGreaterEqual(now + pd.Timedelta(seconds=2), finished)
+        self.assertEqual(set(runs["host"]), {socket.gethostname()})
+        source = os.path.join(self.tmp, "in-tiny.yaml")
+        self.assertEqual(set(runs["command"]), {f"headlab-cli run {source} -o {path} --threads 1"})
+        head = subprocess.run(["git", "-C", SOURCE, "rev-parse", "HEAD"], capture_output=True, text=True)
+        if head.returncode == 0:  # a build from a git clone records its commit (+dirty with edits)
+            self.assertEqual({c.split("+")[0] for c in runs["commit"]}, {head.stdout.strip()})
         heads = s.head_stats()
         self.assertFalse(heads.empty, "a trained run logs per-head statistics")
         # Layer and head numbers agree with each run's shape: heads 0..n-1 in each of 2 layers.

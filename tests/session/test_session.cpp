@@ -6,9 +6,11 @@
 #include "core/session/CsvExport.h"
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
+#include "core/session/RunFiles.h"
 #include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
+#include "core/session/SessionYaml.h"
 #include "core/session/SweepAxes.h"
 #include "core/tasks/RunConfigFields.h"
 #include "tests/TinyRuns.h"
@@ -407,6 +409,7 @@ private Q_SLOTS:
     void presetRunFilesKeepTheirNames();
     void replicateStatisticsOfKnownValues();
     void lrSensitivityOfKnownValues();
+    void runIdentityAndTimeTravel();
 };
 
 void TestSession::roundTripKeepsEveryFieldExactly()
@@ -417,6 +420,57 @@ void TestSession::roundTripKeepsEveryFieldExactly()
     compareSessions(original, loaded);
     // Writing what was read gives the same text: nothing drifts on a second save.
     QCOMPARE(sessionToYaml(loaded), text);
+}
+
+// Issue 55: a run's origin (when, where, by what) is kept through its run file and an export, the
+// export names each run's run_id (its file's stem, the config's hash), runs.csv lists both, and a
+// misspelt origin key is refused where it is.
+void TestSession::runIdentityAndTimeTravel()
+{
+    Session s = fullSession();
+    QVERIFY(!s.runs.empty());
+    RunOrigin &o = s.runs[0].result.origin;
+    o.startedAt = "2026-12-02T03:42:17Z";
+    o.finishedAt = "2026-12-02T03:44:01Z";
+    o.host = "gpu-07";
+    o.commit = "e00d16f24d30f887defcf27529fe61590048f031+dirty";
+    o.command = "headlab-cli run 'my grid.yaml' -o out.yaml";
+    const std::string id = runId(s.runs[0].config);
+    QCOMPARE(runFileName(s.runs[0].config), id + ".yaml");
+    QCOMPARE(id.size(), size_t(16));
+    const std::string text = sessionToYaml(s);
+    QVERIFY2(text.find("run_id: " + id) != std::string::npos, text.c_str());
+    const Session loaded = sessionFromYaml(text, "origin.yaml");
+    QVERIFY(loaded.runs[0].result.origin == o);
+    QVERIFY(loaded.runs[1].result.origin.empty()); // nothing invented for a run without one
+    QCOMPARE(sessionToYaml(loaded), text);
+    const SessionRun run = runFromYaml(runToYaml(s.runs[0]), "r.yaml");
+    QVERIFY(run.result.origin == o);
+    QTemporaryDir dir;
+    const auto csv = exportSessionCsv(loaded, dir.filePath("csv").toStdString());
+    std::ifstream in(csv.runsPath);
+    std::string header, first;
+    std::getline(in, header);
+    std::getline(in, first);
+    QVERIFY2(header.rfind("run,run_id,", 0) == 0, header.c_str());
+    QVERIFY2(header.find(",device,started_at,finished_at,host,commit,command,") !=
+                 std::string::npos,
+             header.c_str());
+    QVERIFY2(first.rfind("0," + id + ",", 0) == 0, first.c_str());
+    QVERIFY2(first.find(",2026-12-02T03:42:17Z,2026-12-02T03:44:01Z,gpu-07,"
+                        "e00d16f24d30f887defcf27529fe61590048f031+dirty,"
+                        "headlab-cli run 'my grid.yaml' -o out.yaml,") != std::string::npos,
+             first.c_str());
+    std::string bad = text;
+    bad.replace(bad.find("host: gpu-07"), 12, "hots: gpu-07");
+    try {
+        sessionFromYaml(bad, "bad.yaml");
+        QFAIL("a misspelt origin key was accepted");
+    } catch (const SessionError &e) {
+        QVERIFY2(std::string(e.what()).find("hots") != std::string::npos &&
+                     std::string(e.what()).find("did you mean 'host'") != std::string::npos,
+                 e.what());
+    }
 }
 
 void TestSession::roundTripThroughAFile()
@@ -973,7 +1027,8 @@ void TestSession::exportCsvWritesRunsAndCurves()
     const std::string curves = readFile(QString::fromStdString(summary.curvesPath));
     QCOMPARE(std::count(runs.begin(), runs.end(), '\n'), 4L);
     QCOMPARE(std::count(curves.begin(), curves.end(), '\n'), 12L);
-    QVERIFY(runs.rfind("run,label_d_model,label_heads,label_lr,configuration,task,", 0) == 0);
+    QVERIFY(runs.rfind("run,run_id,label_d_model,label_heads,label_lr,configuration,task,", 0) ==
+            0);
     QVERIFY2(runs.find("\"[1,3]\"") != std::string::npos,
              runs.c_str()); // labels with commas are quoted
     QVERIFY(curves.find("0,train,3,0.3333333333333333\n") != std::string::npos);
@@ -1228,7 +1283,9 @@ void TestSession::storedSessionsOfThisReleaseLoadUnchanged_data()
 // text tasks, which define no learned verdict (that release wrote addition's ln 10 verdict there;
 // the expected files were re-exported by `headlab-cli export-csv` and differ in that column only).
 // And runs.csv gained the `configuration` column (issue 50; re-exported the same way, every other
-// column unchanged).
+// column unchanged). And issue 55's identity and time: the export writes each run's `run_id`, and
+// runs.csv gained run_id, started_at, finished_at, host, commit and command (empty for these runs
+// of an earlier release); both re-exported the same way, every other line and column unchanged.
 void TestSession::storedSessionsOfThisReleaseLoadUnchanged()
 {
     QFETCH(QString, name);
