@@ -33,6 +33,11 @@ PYYAML_VERSION="6.0.4"
 MATPLOTLIB_VERSION="3.11.2"
 # atheris: libFuzzer for Python, which fuzzes the Python package's readers (scripts/fuzz-python.sh).
 ATHERIS_VERSION="3.0.0"
+# The Python package's bridges (headlab.export, its extras; tests/python/test_bridges.py): TensorBoard
+# event files with the HParams view, MLflow runs (the skinny client: no server), Optuna studies.
+TENSORBOARD_VERSION="2.21.0"
+MLFLOW_SKINNY_VERSION="3.17.2"
+OPTUNA_VERSION="5.0.0"
 JOBS="${HEADLAB_JOBS:-$(nproc)}"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 VENV="$ROOT/.venv"
@@ -97,7 +102,8 @@ ensure_venv() {
     fi
     local pins=("torch==$TORCH_VERSION" "numpy==$NUMPY_VERSION" "safetensors==$SAFETENSORS_VERSION"
                 "pandas==$PANDAS_VERSION" "PyYAML==$PYYAML_VERSION" "matplotlib==$MATPLOTLIB_VERSION"
-                "atheris==$ATHERIS_VERSION")
+                "atheris==$ATHERIS_VERSION" "tensorboard==$TENSORBOARD_VERSION"
+                "mlflow-skinny==$MLFLOW_SKINNY_VERSION" "optuna==$OPTUNA_VERSION")
     local names=("${pins[@]%%==*}")
     local found
     found="$(venv_versions "${names[@]}")"

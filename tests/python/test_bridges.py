@@ -1,0 +1,167 @@
+"""tests/python/test_bridges.py — headlab.export: a session in TensorBoard, MLflow and Optuna.
+
+A tiny addition sweep (3 head counts × 2 seeds, seconds on one core) is trained with headlab-cli;
+each bridge's output is read back with the tool's own reader and checked against the session:
+every scalar of every curve (TensorBoard stores float32), the HParams table, MLflow's params,
+metric histories, tags and times, Optuna's trials. A second export adds nothing twice.
+
+Run by ctest (tests/python/CMakeLists.txt) as
+    .venv/bin/python tests/python/test_bridges.py
+with HEADLAB_CLI and HEADLAB_SOURCE_DIR in the environment. The bridges are pinned in
+scripts/setup.sh, so a missing one fails here rather than skipping.
+"""
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+import warnings
+
+import numpy as np
+import pandas as pd
+
+SOURCE = os.environ.get("HEADLAB_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.environ.get("HEADLAB_CLI", os.path.join(SOURCE, "build", "app", "cli", "headlab-cli"))
+sys.path.insert(0, os.path.join(SOURCE, "python"))
+import headlab  # noqa: E402
+import headlab.export  # noqa: E402
+
+SWEEP = textwrap.dedent("""\
+    schema_version: 2
+    name: bridges
+    checkpoints: {enabled: false}
+    experiment:
+      task: {kind: addition, train_pairs: 64, test_pairs: 8}
+      model: {d_model: 12, layers: 1}
+      phases:
+        - {name: answer, objective: answer, steps: 30, batch_size: 4, lr: 0.003}
+      eval_every: 10
+      log_every: 5
+      device: cpu
+    sweep:
+      heads: [1, 2, 3]
+      seed: [0, 1]
+    """)
+
+
+class Bridges(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="headlab-bridges-")
+        source = os.path.join(cls.tmp, "in.yaml")
+        with open(source, "w") as f:
+            f.write(SWEEP)
+        cls.path = os.path.join(cls.tmp, "bridges.yaml")
+        p = subprocess.run([CLI, "run", source, "-o", cls.path, "--threads", "1"], capture_output=True,
+                           text=True, timeout=600)
+        if p.returncode != 0:
+            raise AssertionError(f"headlab-cli run failed:\n{p.stdout}{p.stderr}")
+        cls.session = headlab.open(cls.path)
+        cls.runs = cls.session.runs()
+        assert len(cls.runs) == 6
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_tensorboard_scalars_and_hparams(self):
+        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+        logdir = os.path.join(self.tmp, "tb")
+        written = headlab.export.tensorboard(self.session, logdir)
+        self.assertEqual(written["runs"], 6)
+        records = self.session.run_records()
+        total = 0
+        for i, row in self.runs.iterrows():
+            folder = os.path.join(logdir, row["run_id"])
+            self.assertTrue(os.path.isdir(folder), folder)
+            events = EventAccumulator(folder, size_guidance={"scalars": 0})
+            events.Reload()
+            for name, (steps, values) in records[i].curves.items():
+                if name.startswith("head."):
+                    continue
+                tag = f"loss/{name}" if name in ("train", "test") else name
+                got = events.Scalars(tag)
+                np.testing.assert_array_equal([e.step for e in got], steps)
+                np.testing.assert_array_equal(np.float32([e.value for e in got]), np.float32(values))
+                total += len(got)
+            final = events.Scalars("final_test_loss")
+            self.assertEqual(np.float32(final[-1].value), np.float32(records[i].metrics["final_test_loss"]))
+            learned = events.Scalars("learned")[-1].value
+            self.assertEqual(bool(learned), bool(row["learned"]))
+            # The HParams view: this run's trial carries its axes.
+            self.assertIn("hparams", events.PluginTagToContent("hparams") and "hparams" or "")
+            content = events.PluginTagToContent("hparams")
+            self.assertIn("_hparams_/session_start_info", content)
+            text = content["_hparams_/session_start_info"]
+            self.assertIn(b"heads", text)
+            self.assertIn(row["run_id"].encode(), text)
+        self.assertEqual(written["scalars"], total + 12)  # + final_test_loss and learned per run
+        # The experiment's table: heads and seed as hyperparameters, the two metrics.
+        top = EventAccumulator(logdir)
+        top.Reload()
+        config = top.PluginTagToContent("hparams")["_hparams_/experiment"]
+        for name in (b"heads", b"seed", b"final_test_loss", b"learned"):
+            self.assertIn(name, config)
+        # Again: refused without overwrite (nothing written twice), replaced with it.
+        with self.assertRaises(FileExistsError):
+            headlab.export.tensorboard(self.session, logdir)
+        headlab.export.tensorboard(self.session, logdir, overwrite=True)
+        folder = os.path.join(logdir, self.runs["run_id"][0])
+        self.assertEqual(len([n for n in os.listdir(folder) if n.startswith("events.out")]), 1)
+
+    def test_mlflow_runs_params_histories_tags_and_times(self):
+        logging.getLogger("mlflow").setLevel(logging.ERROR)
+        logging.getLogger("alembic").setLevel(logging.ERROR)
+        from mlflow.tracking import MlflowClient
+        uri = "sqlite:///" + os.path.join(self.tmp, "mlflow.db")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = headlab.export.mlflow(self.session, uri)
+            self.assertEqual((result["logged"], result["skipped"]), (6, 0))
+            again = headlab.export.mlflow(self.session, uri)
+            self.assertEqual((again["logged"], again["skipped"]), (0, 6))
+            client = MlflowClient(tracking_uri=uri)
+            logged = client.search_runs([result["experiment_id"]], max_results=100)
+            self.assertEqual(len(logged), 6)
+            by_id = {r.data.tags["headlab.run_id"]: r for r in logged}
+            records = self.session.run_records()
+            for i, row in self.runs.iterrows():
+                r = by_id[row["run_id"]]
+                self.assertEqual(r.data.params["heads"], row["label_heads"])
+                self.assertEqual(r.data.params["seed"], row["label_seed"])
+                self.assertEqual(r.data.tags["headlab.configuration"], row["configuration"])
+                self.assertEqual(r.data.tags["headlab.commit"], row["commit"])
+                self.assertEqual(r.data.tags["headlab.host"], row["host"])
+                self.assertEqual(r.info.status, "FINISHED")
+                self.assertEqual(r.info.start_time, int(row["started_at"].timestamp() * 1000))
+                self.assertEqual(r.info.end_time, int(row["finished_at"].timestamp() * 1000))
+                history = client.get_metric_history(r.info.run_id, "test")
+                steps, values = records[i].curves["test"]
+                self.assertEqual([m.step for m in history], list(steps))
+                self.assertEqual([m.value for m in history], list(values))
+                self.assertEqual(r.data.metrics["final_test_loss"], records[i].metrics["final_test_loss"])
+
+    def test_optuna_trials(self):
+        import optuna
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        storage = "sqlite:///" + os.path.join(self.tmp, "optuna.db")
+        study = headlab.export.optuna_study(self.session, storage=storage)
+        frame = study.trials_dataframe()
+        self.assertEqual(len(frame), 6)
+        self.assertEqual(sorted(frame["user_attrs_run_id"]), sorted(self.runs["run_id"]))
+        merged = frame.merge(self.runs, left_on="user_attrs_run_id", right_on="run_id")
+        np.testing.assert_array_equal(merged["value"], merged["final_test_loss"])
+        self.assertEqual(list(merged["params_heads"]), [int(h) for h in merged["label_heads"]])
+        self.assertEqual(set(frame["state"]), {"COMPLETE"})
+        # Loaded again from its storage: nothing added twice.
+        study = headlab.export.optuna_study(self.session, storage=storage)
+        self.assertEqual(len(study.trials), 6)
+        best = self.runs.loc[self.runs["final_test_loss"].idxmin()]
+        self.assertEqual(study.best_trial.user_attrs["run_id"], best["run_id"])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
