@@ -697,6 +697,62 @@ def _better(candidate, current):
     return candidate.steps_done >= current.steps_done
 
 
+# A live file written on another host that was not rewritten for this long is a trainer that is
+# gone (core/lab/SweepSession.h, kLiveStaleSeconds).
+LIVE_STALE_SECONDS = 60
+
+
+def read_live_runs(results_dir):
+    """The runs in training now, as their trainers list them in RESULTS/live/HOST-PID.yaml
+    (core/session/SessionStore.h, writeLiveRuns): a list of Run (status running, steps_done the
+    step it is at, its newest checkpoint, its origin, run_id), and the warnings of files left out
+    (a trainer that is gone, a file that cannot be read), by headlab-cli's rule (addLiveRuns)."""
+    import socket
+    import time
+    runs, problems = [], []
+    folder = os.path.join(results_dir, "live") if results_dir else ""
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".yaml") and not n.startswith("."))
+    except OSError:
+        return runs, problems
+    here = socket.gethostname()
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            text = _read_text(path, "a live file")
+            doc = _parse(path, text, None)
+            check_keys(doc, "live_file", path, text, ())
+            host, pid = str(doc.get("host") or ""), doc.get("pid") or 0
+            updated = _origin_text(doc.get("updated_at") or "")
+            if host == here and _is_int(pid) and pid > 0:
+                try:
+                    os.kill(pid, 0)
+                    alive = True
+                except PermissionError:
+                    alive = True
+                except OSError:
+                    alive = False
+                why = "that process is gone"
+            else:
+                try:
+                    stamp = datetime.datetime.strptime(updated, "%Y-%m-%dT%H:%M:%SZ").replace(
+                        tzinfo=datetime.timezone.utc).timestamp()
+                except ValueError:
+                    stamp = 0.0
+                alive = time.time() - stamp <= LIVE_STALE_SECONDS
+                why = f"it has not said so for over {LIVE_STALE_SECONDS} s"
+            if not alive:
+                problems.append(f"the runs {doc.get('trainer')} listed as training at {updated} are left out: {why}")
+                continue
+            entries = doc.get("runs") or []
+            _expect(isinstance(entries, list), path, text, ("runs",), "expected a list of runs")
+            for i, entry in enumerate(entries):
+                runs.append(run_from_record(entry, path, text, deque(), ("runs", i)))
+        except HeadLabError as e:
+            problems.append(str(e))
+    return runs, problems
+
+
 @dataclass
 class StoredSession:
     path: str
@@ -710,7 +766,9 @@ def read_session(path):
     path = os.fspath(path)
     text = _read_text(path, "a session file")
     lifted = deque()
-    doc = _parse(path, text, None)
+    # Parsed once: an export's (or a schema 1 session's) one-line curves are lifted out as numbers
+    # on the way, an index has none to lift.
+    doc = _parse(path, text, lifted)
     _expect(isinstance(doc, dict), path, text, (), "expected a mapping (a HeadLab session)")
     check_keys(doc, "session", path, text, ())
     version = doc.get("schema_version")
@@ -723,6 +781,10 @@ def read_session(path):
     check_config(doc["experiment"], path, text, ("experiment",))
     for key in ("name", "description", "learned_rule"):
         _expect(_is_text(doc.get(key)), path, text, (key,), f"expected text, got {_type_name(doc.get(key))}")
+    for key, what in (("sweep", "a mapping of axis to values"), ("search", "a mapping (the boundary search)"),
+                      ("view", "a mapping of view settings")):
+        _expect(doc.get(key) is None or isinstance(doc.get(key), dict), path, text, (key,),
+                f"expected {what}, got {_type_name(doc.get(key))}")
     policy = doc.get("checkpoints")
     if isinstance(policy, dict):
         check_keys(policy, "checkpoints_policy", path, text, ("checkpoints",))
@@ -746,11 +808,6 @@ def read_session(path):
     entries = doc.get("runs") or []
     _expect(isinstance(entries, list), path, text, ("runs",), "expected a list of runs")
     inline, files = [], []
-    if any(isinstance(e, dict) and "config" in e for e in entries):
-        # An export or a schema 1 session: the records themselves. Parsed again with the curve
-        # lifter, since such files carry every curve.
-        doc = _parse(path, text, lifted)
-        entries = doc.get("runs") or []
     for i, entry in enumerate(entries):
         _expect(isinstance(entry, dict), path, text, ("runs", i), "expected a mapping")
         if "file" in entry:
