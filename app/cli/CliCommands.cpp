@@ -121,6 +121,7 @@ struct Arguments {
     std::vector<long long> markSteps; // keep: its checkpoints' steps
     bool unmark = false;              // keep --off
     bool lrSensitivity = false;       // summary --lr-sensitivity
+    bool running = false;             // export-csv --running
 };
 
 // Adds every command to `app`; the returned function runs the one that was parsed.
@@ -219,7 +220,10 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
         "See docs/SESSION_FORMAT.md.");
     csv->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
     csv->add_option("-o,--output", a.output, "The directory (DIR)")->required();
-    commands.push_back({csv, [&a] { return exportCsvCommand(a.session, a.output); }});
+    csv->add_flag("--running", a.running,
+                  "Add the runs in training now, as their trainers list them (status running, "
+                  "steps_done their step, their newest checkpoint)");
+    commands.push_back({csv, [&a] { return exportCsvCommand(a.session, a.output, a.running); }});
 
     CLI::App *merge = app.add_subcommand(
         "merge", "Fold the results of shards (run --shard) into the session file");

@@ -32,7 +32,7 @@ int validateCommand(const std::string &path);
 // presets: the built-in sessions (PresetsCommand.cpp).
 int presetsCommand();
 // export-csv and export-yaml (ExportCommands.cpp).
-int exportCsvCommand(const std::string &sessionPath, const std::string &directory);
+int exportCsvCommand(const std::string &sessionPath, const std::string &directory, bool running);
 int exportYamlCommand(const std::string &sessionPath, const std::string &output);
 // merge: folds the shards' run files into the session (MergeCommand.cpp).
 int mergeCommand(const std::string &sessionPath);

@@ -1,6 +1,7 @@
 // ExportCommands.cpp — headlab-cli export-csv and export-yaml: a session's results as CSV tables or one YAML file (the command table: CliCommands.cpp).
 #include "Commands.h"
 
+#include "core/lab/SweepSession.h"
 #include "core/session/CsvExport.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
@@ -10,10 +11,19 @@
 
 namespace headlab::cli {
 
-int exportCsvCommand(const std::string &sessionPath, const std::string &directory)
+int exportCsvCommand(const std::string &sessionPath, const std::string &directory, bool running)
 {
-    const CsvExportSummary summary = exportSessionCsv(loadSweepRuns(sessionPath), directory);
-    std::printf("wrote %s (%zu runs) and %s (%zu points)\n", summary.runsPath.c_str(), summary.runs,
+    Session session = loadSweepRuns(sessionPath);
+    int live = 0;
+    if (running) {
+        std::vector<std::string> notes;
+        live = addLiveRuns(session, sessionPath, &notes);
+        for (const auto &note : notes) std::fprintf(stderr, "%s\n", note.c_str());
+    }
+    const CsvExportSummary summary = exportSessionCsv(session, directory);
+    std::printf("wrote %s (%zu runs%s) and %s (%zu points)\n", summary.runsPath.c_str(),
+                summary.runs,
+                running ? (", " + std::to_string(live) + " of them in training now").c_str() : "",
                 summary.curvesPath.c_str(), summary.points);
     return kExitOk;
 }

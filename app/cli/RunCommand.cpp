@@ -261,10 +261,73 @@ private:
                 m_resumedSteps += p.startedAt;
             }
             m_display->update(p);
+            noteLive(p);
         }
-        for (auto &f : finished) record(f.runIndex, std::move(f.result));
+        for (auto &f : finished) {
+            m_live.erase(f.runIndex);
+            m_liveChanged = true;
+            record(f.runIndex, std::move(f.result));
+        }
         if (!finished.empty()) m_store.syncRuns();
+        publishLive(sweepFinished);
         return sweepFinished;
+    }
+
+    // A run in training as readers see it (SessionStore::writeLiveRuns): its step, its status,
+    // when it began (a resumed run: its first start, as its stored record says).
+    void noteLive(const RunProgress &p)
+    {
+        if (p.runIndex < 0 || size_t(p.runIndex) >= m_session.runs.size()) return;
+        auto [it, added] = m_live.try_emplace(p.runIndex);
+        LiveRun &live = it->second;
+        if (added) {
+            const RunOrigin &stored = m_session.runs[size_t(p.runIndex)].result.origin;
+            live.origin = originNow();
+            if (p.startedAt > 0 && !stored.startedAt.empty())
+                live.origin.startedAt = stored.startedAt;
+            m_liveChanged = true;
+        }
+        live.step = p.step;
+        live.status = p.status;
+    }
+
+    // The live file, rewritten every few seconds while runs train (at once when the set of runs
+    // changes), removed when none is left. A file that cannot be written costs readers the rows of
+    // runs in training, never training: it is said once.
+    void publishLive(bool sweepFinished)
+    {
+        const auto now = std::chrono::steady_clock::now();
+        if (!sweepFinished && !m_liveChanged && now - m_livePublished < std::chrono::seconds(5))
+            return;
+        std::vector<SessionRun> runs;
+        if (!sweepFinished)
+            for (const auto &[index, live] : m_live) {
+                SessionRun run = m_session.runs[size_t(index)];
+                run.result = RunResult{};
+                run.result.status = live.status;
+                run.result.stepsDone = live.step;
+                run.result.origin = live.origin;
+                if (m_session.checkpoints.enabled) {
+                    const auto found = listCheckpoints(
+                        checkpointDirFor(m_store.sessionPath(), run.config), nullptr, false);
+                    if (!found.empty())
+                        run.result.checkpoints.push_back(
+                            {found.front().step,
+                             std::filesystem::path(found.front().path).filename().string(),
+                             found.front().reason, false});
+                }
+                runs.push_back(std::move(run));
+            }
+        try {
+            m_store.writeLiveRuns(runs);
+        } catch (const SessionError &e) {
+            if (!m_liveWarned)
+                m_display->printLine(std::string(e.what()) +
+                                     " (the runs in training are not listed for readers)");
+            m_liveWarned = true;
+        }
+        m_liveChanged = false;
+        m_livePublished = now;
     }
 
     void record(int runIndex, RunResult result)
@@ -370,7 +433,15 @@ private:
     Reports m_reports;
     std::unique_ptr<ProgressDisplay> m_display;
     int m_pending = 0, m_finished = 0, m_failed = 0;
-    std::set<int> m_started;                   // runs that have reported progress
+    std::set<int> m_started; // runs that have reported progress
+    struct LiveRun {
+        int64_t step = 0;
+        RunStatus status = RunStatus::Running;
+        RunOrigin origin;
+    };
+    std::map<int, LiveRun> m_live; // runs in training now, by index
+    bool m_liveChanged = false, m_liveWarned = false;
+    std::chrono::steady_clock::time_point m_livePublished{};
     int64_t m_resumed = 0, m_resumedSteps = 0; // of those, resumed from a checkpoint
     bool m_stopRequested = false;
     std::vector<std::string> m_unsaved; // where each result that missed its file went

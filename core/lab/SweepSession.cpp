@@ -1,6 +1,8 @@
 // SweepSession.cpp — see SweepSession.h.
 #include "core/lab/SweepSession.h"
 #include "core/config/Files.h"
+#include "core/session/RunFiles.h"
+#include "core/session/SessionStore.h"
 
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
@@ -8,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -378,6 +381,54 @@ std::vector<RunActivity> activeRuns(const Session &session, const std::string &s
             add(job.runIndex, "shard " + std::to_string(running.shard.index + 1) + "/" +
                                   std::to_string(running.shard.count) + ": " + running.holder);
     return out;
+}
+
+namespace {
+// Seconds since the epoch of a UTC time as RunOrigin writes it; -1 if it is not one.
+int64_t utcSeconds(const std::string &text)
+{
+    std::tm t{};
+    const char *end = ::strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &t);
+    if (!end || *end != '\0') return -1;
+    return int64_t(::timegm(&t));
+}
+} // namespace
+
+int addLiveRuns(Session &session, const std::string &sessionPath, std::vector<std::string> *notes)
+{
+    std::map<std::string, size_t> byId;
+    for (size_t i = 0; i < session.runs.size(); ++i) byId[runId(session.runs[i].config)] = i;
+    const std::string here = hostName();
+    const int64_t now = int64_t(std::time(nullptr));
+    int added = 0;
+    for (const auto &live : SessionStore::readLiveRuns(sessionPath, notes)) {
+        const bool alive = live.host == here && live.pid > 0
+                               ? (::kill(pid_t(live.pid), 0) == 0 || errno == EPERM)
+                               : now - utcSeconds(live.updatedAt) <= kLiveStaleSeconds;
+        if (!alive) {
+            if (notes)
+                notes->push_back("the runs " + live.trainer + " listed as training at " +
+                                 live.updatedAt + " are left out: " +
+                                 (live.host == here
+                                      ? "that process is gone"
+                                      : "it has not said so for over " +
+                                            std::to_string(kLiveStaleSeconds) + " s"));
+            continue;
+        }
+        for (const auto &run : live.runs) {
+            const auto it = byId.find(runId(run.config));
+            if (it == byId.end()) {
+                byId[runId(run.config)] = session.runs.size();
+                session.runs.push_back(run);
+            } else if (!isFinished(session.runs[it->second].result.status)) {
+                session.runs[it->second].result = run.result;
+            } else {
+                continue; // it finished since the file was written
+            }
+            ++added;
+        }
+    }
+    return added;
 }
 
 std::vector<std::string> setAsideRunsOutsideTheSweep(Session &session,

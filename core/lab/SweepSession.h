@@ -66,6 +66,17 @@ struct RunActivity {
 };
 std::vector<RunActivity> activeRuns(const Session &session, const std::string &sessionPath);
 
+// Folds the runs that the live files of `sessionPath` list (SessionStore::writeLiveRuns: the runs
+// each trainer has in training now, their step, newest checkpoint and origin) into `session`: a
+// run stored unfinished, or not at all, takes its live record (status running); a finished one
+// keeps its result. A file whose trainer is gone is left out and named in `notes`: its PID is not
+// alive on this host, or, written on another host, it was not rewritten for kLiveStaleSeconds.
+// Returns how many runs it made rows in training. `export-csv --running`, and the Python
+// package's runs(running=True) by the same rule.
+inline constexpr int kLiveStaleSeconds = 60;
+int addLiveRuns(Session &session, const std::string &sessionPath,
+                std::vector<std::string> *notes = nullptr);
+
 // Takes out of `session.runs` every stored run whose config is not a run of the session's sweep
 // now (an earlier definition's, after the experiment was edited; another experiment's file dropped
 // into runs/), so that exports and merge carry exactly the session's runs. Their files stay where

@@ -343,8 +343,61 @@ SessionStore::SessionStore(std::string sessionPath, StoreShard shard, Role role)
     });
 }
 
+void SessionStore::writeLiveRuns(const std::vector<SessionRun> &runs)
+{
+    if (m_resultsDir.empty()) return;
+    if (runs.empty()) {
+        if (!m_livePath.empty()) ::unlink(m_livePath.c_str());
+        m_livePath.clear();
+        return;
+    }
+    const std::string dir = m_resultsDir + "/live";
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+        throw fileError(dir, std::string("cannot create: ") + std::strerror(errno));
+    LiveRuns live;
+    live.host = hostName();
+    live.pid = ::getpid();
+    live.trainer = "PID " + std::to_string(live.pid) + " on " +
+                   (live.host.empty() ? std::string("an unknown host") : live.host) +
+                   (m_shard.active() ? " (shard " + std::to_string(m_shard.index + 1) + "/" +
+                                           std::to_string(m_shard.count) + ")"
+                                     : std::string());
+    live.updatedAt = utcTimestamp();
+    live.runs = runs;
+    m_livePath = dir + "/" + (live.host.empty() ? std::string("host") : live.host) + "-" +
+                 std::to_string(live.pid) + ".yaml";
+    writeFileAtomic(m_livePath, liveRunsToYaml(live), /*syncDirectory=*/false);
+}
+
+std::vector<LiveRuns> SessionStore::readLiveRuns(const std::string &sessionPath,
+                                                 std::vector<std::string> *problems)
+{
+    std::vector<LiveRuns> out;
+    const std::string dir = resultsDirFor(sessionPath) + "/live";
+    DIR *d = ::opendir(dir.c_str());
+    if (!d) return out;
+    std::vector<std::string> names;
+    while (const dirent *e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        if (name.size() > 5 && name[0] != '.' && name.compare(name.size() - 5, 5, ".yaml") == 0)
+            names.push_back(name);
+    }
+    ::closedir(d);
+    std::sort(names.begin(), names.end());
+    for (const auto &name : names) {
+        const std::string path = dir + "/" + name;
+        try {
+            out.push_back(liveRunsFromYaml(readSessionText(path), path));
+        } catch (const SessionError &e) {
+            if (problems) problems->push_back(e.what());
+        }
+    }
+    return out;
+}
+
 SessionStore::~SessionStore()
 {
+    if (!m_livePath.empty()) ::unlink(m_livePath.c_str());
     if (m_lockFd >= 0) {
         if (::ftruncate(m_lockFd, 0) != 0) {
             // The lock is released by close() all the same; a stale text only shows in messages.

@@ -75,6 +75,13 @@ public:
     // Writes the session file (the index) and every run that has a result but no file yet, or
     // whose file is out of date. Throws SessionError on failure.
     void saveSession(const Session &session);
+    // The runs this process trains now (LiveRuns, SessionYaml.h), written atomically to
+    // S.results/live/HOST-PID.yaml for readers that cannot ask it; an empty list removes the file,
+    // as the destructor does. A kill -9 leaves it: readers judge it by its PID and updated_at.
+    void writeLiveRuns(const std::vector<SessionRun> &runs);
+    // Every live file of `sessionPath` that parses (one that does not is named in `problems`).
+    static std::vector<LiveRuns> readLiveRuns(const std::string &sessionPath,
+                                              std::vector<std::string> *problems = nullptr);
     // Seconds spent in saveRun and saveSession so far (what the bench reports).
     double secondsSaving() const { return m_secondsSaving; }
 
@@ -100,6 +107,7 @@ private:
     void writeRun(const SessionRun &run, bool compareWithDisk, bool syncDirectory);
     // Run files known to hold the result as it is now: file name -> a hash of their text.
     std::map<std::string, uint64_t> m_written;
+    std::string m_livePath; // this process's live file while it lists runs
 };
 
 } // namespace headlab

@@ -82,6 +82,7 @@ const std::vector<RecordKeys> &recordKeyTable()
             {"index_entry", {"file", "labels", "status", metric::kFinalTestLoss}},
             {"checkpoint_record", {"step", "file", "reason", "keep"}},
             {"head_curves_record", {"file", "curves"}},
+            {"live_file", {"schema_version", "trainer", "host", "pid", "updated_at", "runs"}},
             {"origin_record",
              [] {
                  std::vector<std::string> keys;
@@ -753,6 +754,48 @@ StoredRunFiles storedRunFiles(const SessionRun &run)
     out << YAML::EndMap;
     files.yaml = finish(out, curves);
     return files;
+}
+
+std::string liveRunsToYaml(const LiveRuns &live)
+{
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    out << YAML::Key << "schema_version" << YAML::Value << Session::kSchemaVersion;
+    out << YAML::Key << "trainer" << YAML::Value;
+    writeText(out, live.trainer);
+    out << YAML::Key << "host" << YAML::Value;
+    writeText(out, live.host);
+    out << YAML::Key << "pid" << YAML::Value << live.pid;
+    out << YAML::Key << "updated_at" << YAML::Value;
+    writeText(out, live.updatedAt);
+    out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
+    CurveSplicer curves;
+    for (const auto &run : live.runs) {
+        SessionRun bare = run; // the curves so far stay with the trainer
+        bare.result.train.clear();
+        bare.result.test.clear();
+        bare.result.extra.clear();
+        out << YAML::BeginMap;
+        writeRunRecord(out, bare, curves, {}, /*withRunId=*/true);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    out << YAML::EndMap;
+    return finish(out, curves);
+}
+
+LiveRuns liveRunsFromYaml(const std::string &text, const std::string &file)
+{
+    const YamlField root = parseDocument(text, file);
+    checkKeys(root, recordKeys("live_file"));
+    LiveRuns live;
+    if (auto f = child(root, "trainer"); f.present()) live.trainer = readString(f);
+    if (auto f = child(root, "host"); f.present()) live.host = readString(f);
+    if (auto f = child(root, "pid"); f.present()) live.pid = readIntAtLeast(f, 0);
+    if (auto f = child(root, "updated_at"); f.present()) live.updatedAt = readString(f);
+    if (auto f = child(root, "runs"); f.present() && !f.isNull())
+        for (const auto &item : items(f)) live.runs.push_back(readRun(item));
+    return live;
 }
 
 SessionRun runFromYaml(const std::string &text, const std::string &file)

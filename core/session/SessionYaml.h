@@ -38,6 +38,21 @@ struct StoredRunFiles {
 };
 StoredRunFiles storedRunFiles(const SessionRun &run);
 
+// The runs a process is training now, for readers that cannot ask it (the Python package,
+// `headlab-cli export-csv --running`): S.results/live/HOST-PID.yaml (SessionStore::writeLiveRuns).
+// Each entry is a run record with its run_id, status running (or paused), the step it is at as
+// steps_done, its newest checkpoint, and its origin; no curves (they are in the run file when it
+// finishes). `trainer` is "PID ... on HOST since ...", `updatedAt` when the file was written (UTC).
+struct LiveRuns {
+    std::string trainer;
+    std::string host;
+    int64_t pid = 0;
+    std::string updatedAt;
+    std::vector<SessionRun> runs;
+};
+std::string liveRunsToYaml(const LiveRuns &live);
+LiveRuns liveRunsFromYaml(const std::string &text, const std::string &file);
+
 // The keys each mapping of a session or run file may hold, one row per kind of mapping: the
 // readers check against these rows, and `headlab-cli schema` writes them (with the run
 // configuration's field tables) for the Python package, which checks the same keys

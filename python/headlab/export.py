@@ -34,7 +34,19 @@ def _axes(session):
     return axes, seeds
 
 
-def _axis_values(session, runs):
+def _prepared(session):
+    """What every bridge starts from: the Session, its runs(), each run's value on every swept
+    axis (replicate axes included) as text, and the configuration and replicate axes."""
+    s = _session(session)
+    axes, seeds = _axes(s)
+    return s, s.runs(), _axis_values(s), axes, seeds
+
+
+def _missing(bridge, extra, package, error):
+    return ImportError(f"headlab.export.{bridge} needs {package}: pip install \"headlab[{extra}]\" ({error})")
+
+
+def _axis_values(session):
     """Each run's value on every swept axis (replicate axes included), as text."""
     from .session import _axis_text
     from ._store import schema
@@ -81,12 +93,8 @@ def tensorboard(session, logdir, overwrite=False):
         from tensorboard.plugins.hparams import summary_v2 as hp
         from tensorboard.summary.writer.event_file_writer import EventFileWriter
     except ImportError as e:
-        raise ImportError("headlab.export.tensorboard needs TensorBoard: pip install \"headlab[tensorboard]\" "
-                          f"(or pip install tensorboard) ({e})") from None
-    s = _session(session)
-    runs = s.runs()
-    values = _axis_values(s, runs)
-    axes, seeds = _axes(s)
+        raise _missing("tensorboard", "tensorboard", "TensorBoard", e) from None
+    s, runs, values, axes, seeds = _prepared(session)
     os.makedirs(logdir, exist_ok=True)
 
     def clear(folder):
@@ -168,11 +176,8 @@ def mlflow(session, tracking_uri, experiment=None):
         from mlflow.entities import Metric, Param, RunStatus, RunTag
         from mlflow.tracking import MlflowClient
     except ImportError as e:
-        raise ImportError("headlab.export.mlflow needs MLflow: pip install \"headlab[mlflow]\" "
-                          f"(or pip install mlflow-skinny) ({e})") from None
-    s = _session(session)
-    runs = s.runs()
-    values = _axis_values(s, runs)
+        raise _missing("mlflow", "mlflow", "MLflow (mlflow-skinny)", e) from None
+    s, runs, values, _, _ = _prepared(session)
     client = MlflowClient(tracking_uri=tracking_uri)
     name = experiment or s.name
     found = client.get_experiment_by_name(name)
@@ -244,12 +249,8 @@ def optuna_study(session, study=None, storage=None, metric="final_test_loss"):
         from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
         from optuna.trial import TrialState, create_trial
     except ImportError as e:
-        raise ImportError("headlab.export.optuna_study needs Optuna: pip install \"headlab[optuna]\" "
-                          f"(or pip install optuna) ({e})") from None
-    s = _session(session)
-    runs = s.runs()
-    values = _axis_values(s, runs)
-    axes, seeds = _axes(s)
+        raise _missing("optuna_study", "optuna", "Optuna", e) from None
+    s, runs, values, axes, seeds = _prepared(session)
     distributions = {}
     for axis in axes:
         column = [v[axis] for v in values]

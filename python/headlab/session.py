@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 
 import numpy as np
 import pandas as pd
 
-from ._store import FINISHED, HeadLabError, read_session, schema
+from ._store import FINISHED, HeadLabError, RunFileSkipped, read_live_runs, read_session, schema
 
 LN10 = math.log(10.0)
 
@@ -256,9 +257,10 @@ class Session:
         session names them, else the seeds."""
         return [str(a) for a in (self._doc.get("replicate_axes") or ["seed", "init_seed", "data_seed"])]
 
-    def configuration_axes(self):
+    def configuration_axes(self, records=None):
         """What tells runs apart, as core/session/Replicates.h defines it: the swept axes, the keys
         of the sweep's combinations, then any axis a run carries a label for."""
+        records = self._stored.runs if records is None else records
         axes = []
 
         def add(name):
@@ -270,20 +272,21 @@ class Session:
         for combination in self.sweep.get("combinations") or []:
             for name in sorted(combination):
                 add(str(name))
-        for run in self._stored.runs:
+        for run in records:
             for name in sorted(run.labels):
                 add(name)
         return axes
 
-    def configurations(self):
+    def configurations(self, records=None):
         """Each run's configuration as one text, "axis=value" over configuration_axes() but the
         replicate axes ("d_model=24 heads=12 softcap=0"): equal exactly for replicates of one
         configuration, and equal to runs.csv's `configuration` column. A run that does not set a
         stabilizer has the value its configuration gives it (the default where none)."""
-        axes = [a for a in self.configuration_axes() if a not in self.replicate_axes]
+        records = self._stored.runs if records is None else records
+        axes = [a for a in self.configuration_axes(records) if a not in self.replicate_axes]
         defaults = schema().get("axis_defaults", {})
         out = []
-        for run in self._stored.runs:
+        for run in records:
             parts = []
             for axis in axes:
                 value = run.labels[axis] if axis in run.labels else _axis_text(axis, run.config, defaults)
@@ -302,13 +305,40 @@ class Session:
 
     # -- tables ----------------------------------------------------------------------------------
 
-    def runs(self):
-        """One row per stored run; the first columns are runs.csv's (see the module's doc)."""
-        records = self._stored.runs
+    def live_runs(self):
+        """The runs in training now, as their trainers list them (headlab._store.Run, status
+        running): what runs(running=True) adds. A trainer that is gone is left out with a
+        RunFileSkipped warning."""
+        live, problems = read_live_runs(self.results_dir)
+        for problem in problems:
+            warnings.warn(problem, RunFileSkipped, stacklevel=2)
+        return live
+
+    def _records(self, running):
+        records = list(self._stored.runs)
+        if not running:
+            return records
+        by_id = {r.run_id: i for i, r in enumerate(records) if r.run_id}
+        for run in self.live_runs():  # headlab-cli's addLiveRuns rule
+            at = by_id.get(run.run_id)
+            if at is None:
+                by_id[run.run_id] = len(records)
+                records.append(run)
+            elif not records[at].finished:
+                records[at] = run
+        return records
+
+    def runs(self, running=False):
+        """One row per stored run; the first columns are runs.csv's (see the module's doc).
+
+        running: also the runs in training now, as `headlab-cli export-csv --running` lists them:
+        status "running", steps_done the step each is at; and a column `newest_checkpoint`, the
+        step of each run's newest checkpoint (<NA> for none)."""
+        records = self._records(running)
         labels = sorted({k for r in records for k in r.labels})
         metrics = sorted({k for r in records for k in r.metrics} - {"learned"})
         provenance = sorted({k for r in records for k in r.provenance})
-        configurations = self.configurations()
+        configurations = self.configurations(records)
         rows = []
         for i, r in enumerate(records):
             row = {"run": i, "run_id": r.run_id}
@@ -326,6 +356,8 @@ class Session:
             row["session"] = self.name
             row.update(uniform_columns(r.config))
             row["file"] = r.file
+            if running:
+                row["newest_checkpoint"] = max((int(c["step"]) for c in r.checkpoints), default=pd.NA)
             config = {}
             _flatten(r.config, "config", config)
             row.update(config)
@@ -336,6 +368,10 @@ class Session:
                                           "status", "steps_done", "diverged_at_step", "wall_seconds",
                                           "device", *ORIGIN_FIELDS, "learned", "learned_rule", "message",
                                           "session", "uniform_heads", "uniform_head_dim", "file"])
+        if running:
+            if "newest_checkpoint" not in frame:
+                frame["newest_checkpoint"] = pd.Series(dtype="Int64")
+            frame["newest_checkpoint"] = frame["newest_checkpoint"].astype("Int64")
         return self._typed(frame)
 
     def _typed(self, frame):
@@ -534,8 +570,9 @@ class Sessions:
                 frame[c] = frame[c].astype(str).astype("category")
         return frame
 
-    def runs(self):
-        return self._concat("runs")
+    def runs(self, running=False):
+        """Every session's runs() (running: with the runs in training now), told apart by `session`."""
+        return self._concat("runs", running=running)
 
     def curves(self, include_head_stats=False):
         return self._concat("curves", include_head_stats=include_head_stats)

@@ -16,7 +16,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
 import unittest
 import warnings
 
@@ -26,25 +25,11 @@ import pandas as pd
 SOURCE = os.environ.get("HEADLAB_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 CLI = os.environ.get("HEADLAB_CLI", os.path.join(SOURCE, "build", "app", "cli", "headlab-cli"))
 sys.path.insert(0, os.path.join(SOURCE, "python"))
+sys.path.insert(0, os.path.dirname(__file__))
 import headlab  # noqa: E402
 import headlab.export  # noqa: E402
 
-SWEEP = textwrap.dedent("""\
-    schema_version: 2
-    name: bridges
-    checkpoints: {enabled: false}
-    experiment:
-      task: {kind: addition, train_pairs: 64, test_pairs: 8}
-      model: {d_model: 12, layers: 1}
-      phases:
-        - {name: answer, objective: answer, steps: 30, batch_size: 4, lr: 0.003}
-      eval_every: 10
-      log_every: 5
-      device: cpu
-    sweep:
-      heads: [1, 2, 3]
-      seed: [0, 1]
-    """)
+from test_package import TINY as SWEEP  # noqa: E402 — the package tests' tiny sweep: 3 head counts × 2 seeds
 
 
 class Bridges(unittest.TestCase):

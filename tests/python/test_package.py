@@ -13,6 +13,8 @@ with HEADLAB_CLI (the headlab-cli binary) and HEADLAB_SOURCE_DIR in the environm
 import gzip
 import math
 import os
+import re
+import signal
 import shutil
 import socket
 import subprocess
@@ -317,6 +319,76 @@ class PackageAgainstCli(unittest.TestCase):
             merged.runs().drop(columns=["run", "file"]).sort_values("heads", kind="stable").reset_index(drop=True),
             full.runs().drop(columns=["run", "file"]).sort_values("heads", kind="stable").reset_index(drop=True),
             check_like=True)
+
+    def test_runs_in_training_are_rows_as_their_trainer_lists_them(self):
+        """runs(running=True) and `export-csv --running` list the runs a trainer has in training
+        (frozen with SIGSTOP so that both read one state): status running, the step each is at,
+        its newest checkpoint, its start; a trainer that is gone is left out by both; a stopped
+        trainer leaves no live file."""
+        long = TINY.replace("steps: 20, batch_size: 4}", "steps: 200000, batch_size: 4}").replace(
+            "every: 10, keep: 3", "every: 200, keep: 2").replace("sweep:\n  heads: [1, 2, 3]\n  seed: [0, 1]\n",
+                                                               "sweep:\n  heads: [1, 2]\n")
+        source = os.path.join(self.tmp, "in-live.yaml")
+        with open(source, "w") as f:
+            f.write(long.replace("name: tiny", "name: live"))
+        path = os.path.join(self.tmp, "live.yaml")
+        trainer = subprocess.Popen([CLI, "run", source, "-o", path, "--threads", "1"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        live_dir = os.path.join(self.tmp, "live.results", "live")
+        try:
+            deadline = time.time() + 120
+            while time.time() < deadline:  # both runs listed, each with a checkpoint
+                files = os.listdir(live_dir) if os.path.isdir(live_dir) else []
+                if files:
+                    with open(os.path.join(live_dir, files[0])) as f:
+                        text = f.read()
+                    if text.count("run_id:") == 2 and text.count("step-") == 2:
+                        break
+                time.sleep(0.2)
+            else:
+                self.fail("no live file listed both runs with a checkpoint within 120 s")
+            os.kill(trainer.pid, signal.SIGSTOP)
+            s = headlab.open(path)
+            self.assertEqual(len(s.runs()), 0)  # nothing finished yet
+            mine = s.runs(running=True)
+            cli_runs, _ = cli_tables(path, self.tmp)  # without --running: no row either
+            self.assertEqual(len(cli_runs), 0)
+            out = os.path.join(self.tmp, "csv-running")
+            cli("export-csv", path, "-o", out, "--running")
+            theirs = pd.read_csv(os.path.join(out, "runs.csv"), dtype=str, keep_default_na=False)
+            self.assertEqual(len(mine), 2)
+            self.assertEqual(list(mine["status"]), ["running", "running"])
+            self.assertEqual(sorted(mine["run_id"]), sorted(theirs["run_id"]))
+            merged = mine.merge(theirs, on="run_id", suffixes=("", "_cli"))
+            for _, row in merged.iterrows():
+                self.assertEqual(row["status_cli"], "running")
+                self.assertEqual(int(row["steps_done_cli"]), row["steps_done"])
+                self.assertEqual(row["configuration_cli"], row["configuration"])
+                self.assertEqual(pd.Timestamp(row["started_at_cli"]), row["started_at"])
+                self.assertGreaterEqual(row["steps_done"], row["newest_checkpoint"])
+                self.assertGreaterEqual(row["newest_checkpoint"], 200)
+                self.assertTrue(pd.isna(row["finished_at"]))
+            self.assertEqual(sorted(mine["heads"]), [1, 2])
+            # A trainer that is gone: its file (the same, with a PID nobody has) is left out.
+            name = os.listdir(live_dir)[0]
+            with open(os.path.join(live_dir, name)) as f:
+                text = f.read()
+            dead = os.path.join(live_dir, "gone-1.yaml")
+            with open(dead, "w") as f:
+                f.write(re.sub(r"\npid: \d+\n", "\npid: 999999999\n", text))
+            os.kill(trainer.pid, signal.SIGCONT)
+            os.kill(trainer.pid, signal.SIGSTOP)
+            with self.assertWarnsRegex(headlab.RunFileSkipped, "that process is gone"):
+                again = s.runs(running=True)
+            self.assertEqual(len(again), 2)
+            os.remove(dead)
+        finally:
+            os.kill(trainer.pid, signal.SIGCONT)
+            trainer.send_signal(signal.SIGINT)  # stops and saves the runs in progress
+            trainer.wait(timeout=120)
+        self.assertFalse(os.listdir(live_dir), "the trainer left its live file behind")
+        stopped = headlab.open(path).runs(running=True)
+        self.assertEqual(list(stopped["status"]), ["stopped", "stopped"])
 
     def test_sessions_read_as_one(self):
         paths = [os.path.join(SOURCE, f) for f in FIXTURES[:3]]

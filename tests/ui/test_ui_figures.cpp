@@ -1841,15 +1841,21 @@ void TestUiFigures::learnedAgreesOnTheSeedsGrid()
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QStringList header = QString::fromUtf8(csv.readLine()).trimmed().split(',');
     const int learnedColumn = int(header.indexOf("learned"));
+    const int runIdColumn = int(header.indexOf("run_id"));
     SessionModel model;
     model.setSession(s);
     RunTableModel table(&model);
+    // The run table's Run ID column (shown on request) is runs.csv's run_id.
+    const int tableRunId = table.columnCount() - RunTableModel::FixedCount + RunTableModel::RunId;
+    QCOMPARE(table.headerData(tableRunId, Qt::Horizontal).toString(), QString("Run ID"));
+    QVERIFY(table.hiddenByDefault(tableRunId));
     int learnedRuns = 0;
     for (int i = 0; i < 75; ++i) {
         const bool verdict = *learned(s.runs[size_t(i)].result, s.learnedRule);
         learnedRuns += verdict;
-        QCOMPARE(QString::fromUtf8(csv.readLine()).trimmed().split(',').value(learnedColumn),
-                 QString(verdict ? "1" : "0"));
+        const QStringList row = QString::fromUtf8(csv.readLine()).trimmed().split(',');
+        QCOMPARE(row.value(learnedColumn), QString(verdict ? "1" : "0"));
+        QCOMPARE(table.data(table.index(i, tableRunId)).toString(), row.value(runIdColumn));
         bool shown = false; // the run table writes "learned" beside the final loss
         for (int c = 0; c < table.columnCount(); ++c)
             shown = shown || table.data(table.index(i, c)).toString().contains("learned");

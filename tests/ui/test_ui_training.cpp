@@ -360,6 +360,11 @@ void TestUiTraining::aHeatmapCellClickSelectsItsRunsOnAStoredSession()
     QTest::qWait(100);
     auto *table = window.findChild<QTableView *>(QStringLiteral("runTable"));
     QVERIFY(table);
+    // Run ID and start time are columns on request: hidden until the header's menu shows them.
+    const int columns = table->model()->columnCount();
+    QVERIFY(table->isColumnHidden(columns - RunTableModel::FixedCount + RunTableModel::RunId));
+    QVERIFY(table->isColumnHidden(columns - RunTableModel::FixedCount + RunTableModel::Started));
+    QVERIFY(!table->isColumnHidden(columns - RunTableModel::FixedCount + RunTableModel::Status));
     int clicked = 0;
     for (int row = 0; row < heatmap->panelData(0).rows(); ++row)
         for (int column = 0; column < heatmap->panelData(0).columns(); ++column) {

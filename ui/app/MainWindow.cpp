@@ -684,6 +684,38 @@ void MainWindow::buildRunDocks()
     };
     placeDelegate();
     connect(m_runModel, &QAbstractItemModel::modelReset, this, placeDelegate);
+    // Columns on request: the header's context menu shows or hides each (run ID and start time
+    // are hidden until asked for).
+    auto hideOnRequestColumns = [this] {
+        for (int c = 0; c < m_runModel->columnCount(); ++c)
+            m_table->setColumnHidden(
+                c,
+                m_runModel->hiddenByDefault(c) &&
+                    !m_shownColumns.contains(m_runModel->headerData(c, Qt::Horizontal).toString()));
+    };
+    hideOnRequestColumns();
+    connect(m_runModel, &QAbstractItemModel::modelReset, this, hideOnRequestColumns);
+    m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table->horizontalHeader(), &QWidget::customContextMenuRequested, this,
+            [this](const QPoint &at) {
+                QMenu menu(this);
+                for (int c = 0; c < m_runModel->columnCount(); ++c) {
+                    const QString title = m_runModel->headerData(c, Qt::Horizontal).toString();
+                    QAction *action = menu.addAction(title);
+                    action->setCheckable(true);
+                    action->setChecked(!m_table->isColumnHidden(c));
+                    connect(action, &QAction::toggled, this, [this, c, title](bool on) {
+                        m_table->setColumnHidden(c, !on);
+                        if (m_runModel->hiddenByDefault(c)) {
+                            if (on)
+                                m_shownColumns.insert(title);
+                            else
+                                m_shownColumns.remove(title);
+                        }
+                    });
+                }
+                menu.exec(m_table->horizontalHeader()->mapToGlobal(at));
+            });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         const QList<int> runs = selectedRuns();
         for (auto *f : m_figures) f->setSelectedRuns(runs);

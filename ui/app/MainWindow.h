@@ -9,6 +9,7 @@
 
 #include <QMainWindow>
 #include <QPalette>
+#include <QSet>
 
 class QAction;
 class QActionGroup;
@@ -160,6 +161,7 @@ private:
     QLineEdit *m_runFilter = nullptr;
     QLabel *m_runFilterStatus = nullptr;
     QTableView *m_table;
+    QSet<QString> m_shownColumns; // run-table columns hidden by default that the user showed
     QTabWidget *m_tabs;
     QList<FigureView *> m_figures;
     QDockWidget *m_formDock, *m_runsDock, *m_samplesDock;

@@ -1,6 +1,7 @@
 // RunTableModel.cpp — see RunTableModel.h.
 #include "ui/model/RunTableModel.h"
 
+#include "core/session/RunFiles.h"
 #include "core/session/SweepAxes.h"
 
 #include "ui/model/RunMetrics.h"
@@ -71,6 +72,10 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
         return tr("ETA");
     case FinalLoss:
         return tr("Final test loss");
+    case RunId:
+        return tr("Run ID");
+    case Started:
+        return tr("Started (UTC)");
     }
     return {};
 }
@@ -159,6 +164,23 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
             return tr("Test loss %1; learned means: %2 (the session's learned_rule)")
                 .arg(formatLoss(loss))
                 .arg(QString::fromLatin1(describe(m_session->session().learnedRule)));
+        return {};
+    }
+    case RunId:
+        if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole)
+            return QString::fromStdString(runId(run.config));
+        return {};
+    case Started: {
+        const RunOrigin &o = r.origin;
+        if (role == Qt::DisplayRole || role == SortRole) // "2026-12-02 03:42:17"
+            return QString::fromStdString(o.startedAt).replace('T', ' ').remove('Z');
+        if (role == Qt::ToolTipRole && !o.empty())
+            return tr("Started %1, finished %2\non %3, HeadLab %4\n%5")
+                .arg(QString::fromStdString(o.startedAt),
+                     o.finishedAt.empty() ? tr("(not yet)") : QString::fromStdString(o.finishedAt),
+                     QString::fromStdString(o.host),
+                     o.commit.empty() ? tr("(commit unknown)") : QString::fromStdString(o.commit),
+                     QString::fromStdString(o.command));
         return {};
     }
     }

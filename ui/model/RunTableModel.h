@@ -12,8 +12,18 @@ class RunTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Role { RunIndexRole = Qt::UserRole + 1, ProgressRole, SortRole };
-    // The columns after the swept axes', in order.
-    enum FixedColumn { Status, Progress, StepsPerSecond, Eta, FinalLoss, FixedCount };
+    // The columns after the swept axes', in order. RunId and Started (the run's identity and time,
+    // RunOrigin) are hidden until the user asks for them (the header's context menu).
+    enum FixedColumn {
+        Status,
+        Progress,
+        StepsPerSecond,
+        Eta,
+        FinalLoss,
+        RunId,
+        Started,
+        FixedCount
+    };
     explicit RunTableModel(SessionModel *session, QObject *parent = nullptr);
 
     int rowCount(const QModelIndex &parent = {}) const override;
@@ -25,6 +35,11 @@ public:
     int progressColumn() const { return axisCount() + Progress; }
     int statusColumn() const { return axisCount() + Status; }
     int finalLossColumn() const { return axisCount() + FinalLoss; }
+    // The columns shown only on request.
+    bool hiddenByDefault(int column) const
+    {
+        return column == axisCount() + RunId || column == axisCount() + Started;
+    }
     void setDarkTheme(bool dark) { m_dark = dark; }
 
 private:
