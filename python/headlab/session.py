@@ -406,13 +406,18 @@ class Session:
                     frame[column] = values.astype("string")
         return frame
 
-    def _curve_arrays(self, heads):
+    def _curve_arrays(self, heads, keep_name=None, keep_runs=None, keep_steps=None):
         """Every curve (per-head ones, or the others) as flat arrays: run, step, value, the curve's
         code in `names` and the phase's code in `phases`. One pass of numpy per curve, one frame
-        at the end: 250 runs of 216 per-head curves (16 million points) take seconds."""
+        at the end: 250 runs of 216 per-head curves (16 million points) take seconds. `keep_name`
+        (a predicate on curve names), `keep_runs` (run indices) and `keep_steps` (steps) leave
+        out what is not wanted before anything is built."""
         runs, steps, values, codes, phase_codes = [], [], [], [], []
         names, phases = {}, {}
+        wanted_steps = None if keep_steps is None else np.asarray(sorted(keep_steps), dtype=np.int64)
         for i, r in enumerate(self._stored.runs):
+            if keep_runs is not None and i not in keep_runs:
+                continue
             starts = np.asarray(r.phase_starts or [0], dtype=np.int64)
             run_phases = [str(p.get("name", j)) for j, p in enumerate(r.config.get("phases") or [])]
             lookup = np.array([phases.setdefault(run_phases[k] if k < len(run_phases) else str(k), len(phases))
@@ -420,6 +425,13 @@ class Session:
             for name, (curve_steps, curve_values) in r.curves.items():
                 if name.startswith(HEAD_CURVE_PREFIX) != heads or not len(curve_steps):
                     continue
+                if keep_name is not None and not keep_name(name):
+                    continue
+                if wanted_steps is not None:
+                    at = np.isin(curve_steps, wanted_steps)
+                    curve_steps, curve_values = curve_steps[at], curve_values[at]
+                    if not len(curve_steps):
+                        continue
                 n = len(curve_steps)
                 runs.append(np.full(n, i, dtype=np.int64))
                 steps.append(curve_steps)
@@ -459,11 +471,21 @@ class Session:
         frame.insert(0, "session", pd.Categorical([self.name] * len(frame)))
         return frame[columns]
 
-    def head_stats(self):
+    def head_stats(self, statistics=None, runs=None, steps=None):
         """The per-head statistics (logit_rms, logit_max, entropy, wq_norm, ...) as
-        (session, run, step, phase, layer, head, statistic, value)."""
+        (session, run, step, phase, layer, head, statistic, value); `value` is float32 where
+        HeadLab stored float32 (every trained run), float64 otherwise.
+
+        statistics: names to keep (["logit_rms", "entropy"]); runs: run indices (the `run`
+        column of runs()); steps: steps to keep. Each is applied before the table is built, so
+        one statistic of one run of a large session costs that alone."""
         columns = ["session", "run", "step", "phase", "layer", "head", "statistic", "value"]
-        part = self._curve_arrays(heads=True)
+        wanted = None if statistics is None else {statistics} if isinstance(statistics, str) else set(statistics)
+        part = self._curve_arrays(
+            heads=True,
+            keep_name=None if wanted is None else (lambda name: name.rsplit(".", 1)[-1] in wanted),
+            keep_runs=None if runs is None else {int(r) for r in ([runs] if np.isscalar(runs) else runs)},
+            keep_steps=None if steps is None else ([steps] if np.isscalar(steps) else steps))
         if part is None:
             return pd.DataFrame(columns=columns)
         run, step, value, code, phase, names, phases = part
@@ -577,5 +599,20 @@ class Sessions:
     def curves(self, include_head_stats=False):
         return self._concat("curves", include_head_stats=include_head_stats)
 
-    def head_stats(self):
-        return self._concat("head_stats")
+    def head_stats(self, statistics=None, runs=None, steps=None):
+        return self._concat("head_stats", statistics=statistics, runs=runs, steps=steps)
+
+    def _session_of(self, session):
+        for s in self.sessions:
+            if s.name == session:
+                return s
+        raise KeyError(f"no session {session!r} (these are {', '.join(s.name for s in self.sessions)})")
+
+    def checkpoints(self, session, run):
+        """Session `session`'s (a name from the `session` column) run `run`'s checkpoints."""
+        return self._session_of(session).checkpoints(run)
+
+    def model(self, session, run, step=None):
+        """Session `session`'s run `run` at checkpoint `step` (default: its newest), as
+        Session.model gives it."""
+        return self._session_of(session).model(run, step)

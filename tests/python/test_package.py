@@ -218,8 +218,11 @@ class PackageAgainstCli(unittest.TestCase):
         source = os.path.join(self.tmp, "in-tiny.yaml")
         self.assertEqual(set(runs["command"]), {f"headlab-cli run {source} -o {path} --threads 1"})
         head = subprocess.run(["git", "-C", SOURCE, "rev-parse", "HEAD"], capture_output=True, text=True)
-        if head.returncode == 0:  # a build from a git clone records its commit (+dirty with edits)
-            self.assertEqual({c.split("+")[0] for c in runs["commit"]}, {head.stdout.strip()})
+        if head.returncode == 0:  # a build from a git clone records its commit (+dirty with edits):
+            commits = {c.split("+")[0] for c in runs["commit"]}  # this clone's, at the build
+            self.assertEqual(len(commits), 1)
+            ancestor = subprocess.run(["git", "-C", SOURCE, "merge-base", "--is-ancestor", commits.pop(), "HEAD"])
+            self.assertEqual(ancestor.returncode, 0, f"the recorded commit {runs['commit'][0]} is not in HEAD's history")
         heads = s.head_stats()
         self.assertFalse(heads.empty, "a trained run logs per-head statistics")
         # Layer and head numbers agree with each run's shape: heads 0..n-1 in each of 2 layers.
@@ -228,6 +231,24 @@ class PackageAgainstCli(unittest.TestCase):
             self.assertEqual(sorted(group["layer"].unique()), [0, 1])
             self.assertEqual(sorted(group["head"].unique()), list(range(n)))
         self.assertTrue({"logit_rms", "entropy"} <= set(heads["statistic"].astype(str)))
+        self.assertEqual(str(heads["value"].dtype), "float32")  # as stored: exact, half the bytes
+        # Filters applied before the table is built give the rows the full table has.
+        for kwargs in ({"statistics": "logit_rms"}, {"statistics": ["entropy", "wq_norm"], "runs": [1, 4]},
+                       {"runs": 2, "steps": [10, 30]}):
+            picked = s.head_stats(**kwargs)
+            full = heads
+            if "statistics" in kwargs:
+                wanted = [kwargs["statistics"]] if isinstance(kwargs["statistics"], str) else kwargs["statistics"]
+                full = full[full["statistic"].astype(str).isin(wanted)]
+            if "runs" in kwargs:
+                full = full[full["run"].isin(np.atleast_1d(kwargs["runs"]))]
+            if "steps" in kwargs:
+                full = full[full["step"].isin(kwargs["steps"])]
+            self.assertGreater(len(picked), 0, kwargs)
+            key = ["run", "step", "layer", "head", "statistic"]
+            a = picked.astype({"statistic": str, "phase": str}).sort_values(key).reset_index(drop=True)
+            b = full.astype({"statistic": str, "phase": str}).sort_values(key).reset_index(drop=True)
+            pd.testing.assert_frame_equal(a, b, check_categorical=False, obj=str(kwargs))
         # Phases: the answer phase's evaluations are after step 10.
         curves = s.curves()
         test = curves[(curves["metric"] == "test") & (curves["run"] == 0)]
