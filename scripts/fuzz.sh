@@ -59,7 +59,10 @@ for f in core/tasks/*/*.cpp; do [[ "$f" == *Task.cpp ]] || TASK_SOURCES+=("$f");
 # file is fuzzed without being listed here.
 SESSION_SOURCES=()
 for f in core/session/*.cpp; do [[ "$f" == */Presets.cpp ]] || SESSION_SOURCES+=("$f"); done
-CORE_SOURCES=(core/config/*.cpp "${SESSION_SOURCES[@]}"
+# The build commit RunOrigin records, generated as the CMake build generates it (cmake/HeadlabCommit.cmake).
+mkdir -p "$ROOT/build-fuzz"
+cmake -DSOURCE="$ROOT" -DOUT="$ROOT/build-fuzz/BuildCommit.cpp" -P "$ROOT/cmake/HeadlabCommit.cmake"
+CORE_SOURCES=(core/config/*.cpp build-fuzz/BuildCommit.cpp "${SESSION_SOURCES[@]}"
               core/metrics/LearnedRule.cpp core/metrics/Metrics.cpp core/metrics/Logistic.cpp core/tasks/TaskTable.cpp core/tasks/RunConfigFields.cpp
               "${TASK_SOURCES[@]}")
 case "$TARGET" in

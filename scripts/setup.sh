@@ -48,7 +48,7 @@ BUILD="$ROOT/build"
 APT_PACKAGES=(
     g++ cmake ninja-build ccache pkg-config
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl1-mesa-dev
-    libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
+    libyaml-cpp-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
     xvfb xauth
     clang-format
 )

@@ -25,6 +25,9 @@
 #include <thread>
 
 #include <dirent.h>
+#ifdef HEADLAB_HAVE_ZLIB
+#include <zlib.h>
+#endif
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/file.h>
@@ -194,8 +197,65 @@ std::map<std::string, Curve> readHeadCurves(const std::string &path, int64_t exp
     return curves;
 }
 
+namespace {
+bool endsWith(const std::string &text, const char *suffix)
+{
+    const size_t n = std::strlen(suffix);
+    return text.size() >= n && text.compare(text.size() - n, n, suffix) == 0;
+}
+
+// The text of a gzip file (an export as NOTEBOOKS.md keeps them: S.export.yaml.gz), inflated to
+// at most kMaxFileBytes: a gzip bomb stops there with the file named.
+std::string gunzipped(const std::string &path, const std::string &compressed)
+{
+#ifdef HEADLAB_HAVE_ZLIB
+    z_stream z{};
+    if (inflateInit2(&z, 15 + 32) != Z_OK) // 15 + 32: a gzip or zlib header, found by itself
+        throw SessionError(path, 0, 0, "", "cannot start inflating it");
+    z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(compressed.data()));
+    z.avail_in = uInt(compressed.size());
+    std::string out;
+    char buffer[1 << 16];
+    int status = Z_OK;
+    while (status != Z_STREAM_END) {
+        z.next_out = reinterpret_cast<Bytef *>(buffer);
+        z.avail_out = sizeof buffer;
+        status = inflate(&z, Z_NO_FLUSH);
+        if (status != Z_OK && status != Z_STREAM_END) {
+            const std::string why = z.msg ? z.msg : "the data end too soon";
+            inflateEnd(&z);
+            throw SessionError(path, 0, 0, "", "is not a whole gzip file (" + why + ")");
+        }
+        out.append(buffer, sizeof buffer - z.avail_out);
+        if (out.size() > SessionLimits::kMaxFileBytes) {
+            inflateEnd(&z);
+            throw SessionError(path, 0, 0, "",
+                               "inflates to more than " +
+                                   std::to_string(SessionLimits::kMaxFileBytes >> 20) +
+                                   " MiB, more than a session file may hold");
+        }
+        if (status == Z_OK && z.avail_in == 0 && z.avail_out != 0) {
+            inflateEnd(&z);
+            throw SessionError(path, 0, 0, "", "is not a whole gzip file (it ends too soon)");
+        }
+    }
+    inflateEnd(&z);
+    return out;
+#else
+    (void)compressed;
+    throw SessionError(path, 0, 0, "",
+                       "is gzip-compressed, and this build of HeadLab was made without zlib: "
+                       "gunzip it first (gunzip -k " +
+                           path + ")");
+#endif
+}
+} // namespace
+
 std::string readSessionText(const std::string &path)
 {
+    if (endsWith(path, ".gz"))
+        return gunzipped(path,
+                         readFileLimited(path, SessionLimits::kMaxFileBytes, "a session file"));
     return readFileLimited(path, SessionLimits::kMaxFileBytes, "a session file");
 }
 

@@ -192,7 +192,9 @@ class Hostile(unittest.TestCase):
         self.assertEqual(mine["verdict"], "refused")
         self.assertIn("expands to more than 256 MiB", mine["message"])
         self.assertLess(mine["peak_mb"], 1024)
-        self.assertNotEqual(cli("validate", path, timeout=60).returncode, 0)
+        theirs = cli("validate", path, timeout=60)
+        self.assertNotEqual(theirs.returncode, 0)
+        self.assertIn("inflates to more than 256 MiB", theirs.stdout + theirs.stderr)
 
     # -- run files: skipped by both, the others read ---------------------------------------------
 

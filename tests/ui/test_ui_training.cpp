@@ -8,6 +8,7 @@
 #include "ui/app/LessonStrip.h"
 #include "ui/app/MainWindow.h"
 
+#include "core/session/RunFiles.h"
 #include "core/session/Search.h"
 #include "ui/app/SamplesView.h"
 #include "ui/figures/FigureExporter.h"
@@ -770,8 +771,22 @@ void TestUiTraining::stopLeavesConsistentSessionAndResumeRunsOnlyMissing()
     // Wait until the long run is training and at least one short run has finished.
     QTRY_VERIFY_WITH_TIMEOUT(window.model()->run(3).result.stepsDone > 200 && runDone.count() >= 1,
                              60000);
+    // Readers outside the app see the long run in training (S.results/live/, issue 55), with its
+    // start time; the table shows the same start.
+    const std::string longRun = runId(window.model()->run(3).config);
+    auto listedAsTraining = [&] {
+        for (const auto &live : SessionStore::readLiveRuns(path.toStdString()))
+            for (const auto &run : live.runs)
+                if (runId(run.config) == longRun && run.result.status == RunStatus::Running &&
+                    run.result.stepsDone > 0 && !run.result.origin.startedAt.empty())
+                    return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(listedAsTraining(), 15000);
+    QVERIFY(!window.model()->run(3).result.origin.startedAt.empty());
     window.stopSweep();
     QVERIFY(finished.wait(30000));
+    QVERIFY(SessionStore::readLiveRuns(path.toStdString()).empty()); // gone with the training
 
     // No run is left Running or Paused; the long one is Stopped.
     int done = 0;

@@ -1,10 +1,12 @@
 // SessionModel.cpp — see SessionModel.h.
 #include "ui/model/SessionModel.h"
 
+#include "core/lab/SweepSession.h"
 #include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "core/train/Checkpoint.h"
 
+#include <QDateTime>
 #include <QFileInfo>
 
 #include <algorithm>
@@ -333,6 +335,12 @@ void SessionModel::applyProgress(const headlab::RunProgress &p)
     if (p.runIndex < 0 || p.runIndex >= runCount()) return;
     auto &r = m_session.runs[size_t(p.runIndex)].result;
     if (headlab::isFinished(r.status)) return; // a late batch after the final result
+    if (r.status != headlab::RunStatus::Running && r.status != headlab::RunStatus::Paused) {
+        // Its training begins (or goes on: a resumed run keeps its first start).
+        const std::string first = r.origin.startedAt;
+        r.origin = headlab::originNow();
+        if (p.startedAt > 0 && !first.empty()) r.origin.startedAt = first;
+    }
     r.status = p.status;
     r.stepsDone = p.step;
     appendCurve(r.train, p.newTrain);
@@ -343,6 +351,40 @@ void SessionModel::applyProgress(const headlab::RunProgress &p)
     live.etaSeconds = p.etaSeconds;
     Q_EMIT runChanged(p.runIndex);
     touch();
+    publishLive(false);
+}
+
+void SessionModel::publishLive(bool force)
+{
+    if (!m_store) return;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (!force && now - m_livePublishedMs < 5000) return;
+    m_livePublishedMs = now;
+    std::vector<headlab::SessionRun> running;
+    for (const auto &run : m_session.runs)
+        if (run.result.status == headlab::RunStatus::Running ||
+            run.result.status == headlab::RunStatus::Paused) {
+            headlab::SessionRun listed = run;
+            listed.result.checkpoints.clear();
+            if (m_session.checkpoints.enabled) {
+                const auto found = headlab::listCheckpoints(
+                    headlab::checkpointDirFor(m_store->sessionPath(), run.config), nullptr, false);
+                if (!found.empty())
+                    listed.result.checkpoints.push_back(
+                        {found.front().step,
+                         std::filesystem::path(found.front().path).filename().string(),
+                         found.front().reason, false});
+            }
+            running.push_back(std::move(listed));
+        }
+    try {
+        m_store->writeLiveRuns(running);
+    } catch (const headlab::SessionError &e) {
+        // Readers outside the app lose the rows of runs in training; training goes on.
+        if (!m_liveWarned)
+            qWarning("%s (the runs in training are not listed for readers)", e.what());
+        m_liveWarned = true;
+    }
 }
 
 void SessionModel::applyResult(int runIndex, const headlab::RunResult &result)
@@ -368,6 +410,7 @@ void SessionModel::settleAfterSweep()
             Q_EMIT runChanged(i);
         }
     }
+    publishLive(true); // none left: the live file goes
     touch();
 }
 

@@ -142,6 +142,11 @@ private:
         double etaSeconds = -1;
     };
     std::vector<Live> m_live; // parallel to m_session.runs
+    // The runs in training, listed for readers outside the app (SessionStore::writeLiveRuns):
+    // rewritten at most every 5 s while they train, removed when the sweep settles.
+    void publishLive(bool force);
+    qint64 m_livePublishedMs = 0;
+    bool m_liveWarned = false;
     std::vector<int> m_activeRuns;
     std::string m_diskFingerprint; // of the results folder, at the last refreshFromDisk
     int m_attentionRun = -1;
