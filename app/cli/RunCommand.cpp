@@ -307,15 +307,8 @@ private:
                 run.result.status = live.status;
                 run.result.stepsDone = live.step;
                 run.result.origin = live.origin;
-                if (m_session.checkpoints.enabled) {
-                    const auto found = listCheckpoints(
-                        checkpointDirFor(m_store.sessionPath(), run.config), nullptr, false);
-                    if (!found.empty())
-                        run.result.checkpoints.push_back(
-                            {found.front().step,
-                             std::filesystem::path(found.front().path).filename().string(),
-                             found.front().reason, false});
-                }
+                run.result.checkpoints =
+                    newestCheckpoint(m_session, m_store.sessionPath(), run.config);
                 runs.push_back(std::move(run));
             }
         try {

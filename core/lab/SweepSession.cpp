@@ -394,6 +394,16 @@ int64_t utcSeconds(const std::string &text)
 }
 } // namespace
 
+std::vector<CheckpointRecord>
+newestCheckpoint(const Session &session, const std::string &sessionPath, const RunConfig &config)
+{
+    if (!session.checkpoints.enabled) return {};
+    const auto found = listCheckpoints(checkpointDirFor(sessionPath, config), nullptr, false);
+    if (found.empty()) return {};
+    return {{found.front().step, std::filesystem::path(found.front().path).filename().string(),
+             found.front().reason, false}};
+}
+
 int addLiveRuns(Session &session, const std::string &sessionPath, std::vector<std::string> *notes)
 {
     std::map<std::string, size_t> byId;

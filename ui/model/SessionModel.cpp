@@ -365,16 +365,8 @@ void SessionModel::publishLive(bool force)
         if (run.result.status == headlab::RunStatus::Running ||
             run.result.status == headlab::RunStatus::Paused) {
             headlab::SessionRun listed = run;
-            listed.result.checkpoints.clear();
-            if (m_session.checkpoints.enabled) {
-                const auto found = headlab::listCheckpoints(
-                    headlab::checkpointDirFor(m_store->sessionPath(), run.config), nullptr, false);
-                if (!found.empty())
-                    listed.result.checkpoints.push_back(
-                        {found.front().step,
-                         std::filesystem::path(found.front().path).filename().string(),
-                         found.front().reason, false});
-            }
+            listed.result.checkpoints =
+                headlab::newestCheckpoint(m_session, m_store->sessionPath(), run.config);
             running.push_back(std::move(listed));
         }
     try {
