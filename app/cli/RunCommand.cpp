@@ -274,21 +274,13 @@ private:
     }
 
     // A run in training as readers see it (SessionStore::writeLiveRuns): its step, its status,
-    // when it began (a resumed run: its first start, as its stored record says).
+    // its origin (as its progress gives it).
     void noteLive(const RunProgress &p)
     {
         if (p.runIndex < 0 || size_t(p.runIndex) >= m_session.runs.size()) return;
         auto [it, added] = m_live.try_emplace(p.runIndex);
-        LiveRun &live = it->second;
-        if (added) {
-            const RunOrigin &stored = m_session.runs[size_t(p.runIndex)].result.origin;
-            live.origin = originNow();
-            if (p.startedAt > 0 && !stored.startedAt.empty())
-                live.origin.startedAt = stored.startedAt;
-            m_liveChanged = true;
-        }
-        live.step = p.step;
-        live.status = p.status;
+        m_liveChanged = m_liveChanged || added;
+        it->second = {p.step, p.status, p.origin};
     }
 
     // The live file, rewritten every few seconds while runs train (at once when the set of runs
@@ -301,16 +293,10 @@ private:
             return;
         std::vector<SessionRun> runs;
         if (!sweepFinished)
-            for (const auto &[index, live] : m_live) {
-                SessionRun run = m_session.runs[size_t(index)];
-                run.result = RunResult{};
-                run.result.status = live.status;
-                run.result.stepsDone = live.step;
-                run.result.origin = live.origin;
-                run.result.checkpoints =
-                    newestCheckpoint(m_session, m_store.sessionPath(), run.config);
-                runs.push_back(std::move(run));
-            }
+            for (const auto &[index, live] : m_live)
+                runs.push_back(liveRecord(m_session, m_store.sessionPath(),
+                                          m_session.runs[size_t(index)], live.status, live.step,
+                                          live.origin));
         try {
             m_store.writeLiveRuns(runs);
         } catch (const SessionError &e) {

@@ -12,6 +12,8 @@ namespace headlab {
 extern const char *const kHeadlabBuildCommit;
 
 namespace {
+constexpr const char *kUtcFormat = "%Y-%m-%dT%H:%M:%SZ";
+
 std::mutex &invocationMutex()
 {
     static std::mutex m;
@@ -43,8 +45,16 @@ std::string utcTimestamp()
     std::tm utc{};
     gmtime_r(&now, &utc);
     char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    std::strftime(text, sizeof text, kUtcFormat, &utc);
     return text;
+}
+
+int64_t utcSeconds(const std::string &timestamp)
+{
+    std::tm t{};
+    const char *end = ::strptime(timestamp.c_str(), kUtcFormat, &t);
+    if (!end || *end != '\0') return -1;
+    return int64_t(::timegm(&t));
 }
 
 std::string hostName()

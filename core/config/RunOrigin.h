@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 
 namespace headlab {
@@ -37,8 +38,10 @@ inline constexpr std::array<OriginField, 5> kOriginFields = {{
     {"command", &RunOrigin::command},
 }};
 
-// Now, as RunOrigin writes times.
+// Now, as RunOrigin writes times ("2026-12-02T03:42:17Z").
 std::string utcTimestamp();
+// Seconds since the epoch of such a time; -1 for a text that is not one.
+int64_t utcSeconds(const std::string &timestamp);
 // This machine's host name ("" when it has none).
 std::string hostName();
 // The commit HeadLab was built from (the build's `git rev-parse HEAD`, "+dirty" appended when

@@ -95,6 +95,9 @@ struct RunProgress {
     int64_t step = 0;
     int64_t totalSteps = 0;
     int64_t startedAt = 0; // the step it went on from: a resumed run's checkpoint's, else 0
+    // When, where and by what it trains, as its result will record it (no end yet): a resumed
+    // run's first start (SweepRunner decides it once, for progress and result alike).
+    RunOrigin origin;
     double stepsPerSecond = 0.0;
     double etaSeconds = 0.0;
     Curve newTrain;

@@ -383,25 +383,24 @@ std::vector<RunActivity> activeRuns(const Session &session, const std::string &s
     return out;
 }
 
-namespace {
-// Seconds since the epoch of a UTC time as RunOrigin writes it; -1 if it is not one.
-int64_t utcSeconds(const std::string &text)
+SessionRun liveRecord(const Session &session, const std::string &sessionPath, const SessionRun &run,
+                      RunStatus status, int64_t step, const RunOrigin &origin)
 {
-    std::tm t{};
-    const char *end = ::strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &t);
-    if (!end || *end != '\0') return -1;
-    return int64_t(::timegm(&t));
-}
-} // namespace
-
-std::vector<CheckpointRecord>
-newestCheckpoint(const Session &session, const std::string &sessionPath, const RunConfig &config)
-{
-    if (!session.checkpoints.enabled) return {};
-    const auto found = listCheckpoints(checkpointDirFor(sessionPath, config), nullptr, false);
-    if (found.empty()) return {};
-    return {{found.front().step, std::filesystem::path(found.front().path).filename().string(),
-             found.front().reason, false}};
+    SessionRun listed;
+    listed.labels = run.labels;
+    listed.config = run.config;
+    listed.result.status = status;
+    listed.result.stepsDone = step;
+    listed.result.origin = origin;
+    if (session.checkpoints.enabled) {
+        const auto found =
+            listCheckpoints(checkpointDirFor(sessionPath, run.config), nullptr, false);
+        if (!found.empty())
+            listed.result.checkpoints.push_back(
+                {found.front().step, std::filesystem::path(found.front().path).filename().string(),
+                 found.front().reason, false});
+    }
+    return listed;
 }
 
 int addLiveRuns(Session &session, const std::string &sessionPath, std::vector<std::string> *notes)

@@ -74,11 +74,12 @@ std::vector<RunActivity> activeRuns(const Session &session, const std::string &s
 // Returns how many runs it made rows in training. `export-csv --running`, and the Python
 // package's runs(running=True) by the same rule.
 inline constexpr int kLiveStaleSeconds = 60;
-// The newest checkpoint of `run` as the live files list it (its file's name, step and reason,
-// read from the headers of its folder), or none: empty when the session keeps no checkpoints
-// or the run has written none yet.
-std::vector<CheckpointRecord>
-newestCheckpoint(const Session &session, const std::string &sessionPath, const RunConfig &config);
+// `run` as a live file lists it (SessionStore::writeLiveRuns): its labels and config, and a
+// result of its status, step and origin alone, with its newest checkpoint (read from the headers
+// of its folder; none when the session keeps no checkpoints or the run has written none yet).
+// No curves: they stay with the trainer. The one record the CLI's run loop and the app write.
+SessionRun liveRecord(const Session &session, const std::string &sessionPath, const SessionRun &run,
+                      RunStatus status, int64_t step, const RunOrigin &origin);
 int addLiveRuns(Session &session, const std::string &sessionPath,
                 std::vector<std::string> *notes = nullptr);
 

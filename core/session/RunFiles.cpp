@@ -198,12 +198,6 @@ std::map<std::string, Curve> readHeadCurves(const std::string &path, int64_t exp
 }
 
 namespace {
-bool endsWith(const std::string &text, const char *suffix)
-{
-    const size_t n = std::strlen(suffix);
-    return text.size() >= n && text.compare(text.size() - n, n, suffix) == 0;
-}
-
 // The text of a gzip file (an export as NOTEBOOKS.md keeps them: S.export.yaml.gz), inflated to
 // at most kMaxFileBytes: a gzip bomb stops there with the file named.
 std::string gunzipped(const std::string &path, const std::string &compressed)

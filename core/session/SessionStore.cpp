@@ -54,6 +54,13 @@ std::string nowText()
     return buffer;
 }
 
+// This host as lock and live files name their writer.
+std::string hostText()
+{
+    const std::string host = hostName();
+    return host.empty() ? "an unknown host" : host;
+}
+
 // Which of two stored results of one configuration to keep: a finished one over one that is
 // not, else the one that got further.
 bool better(const RunResult &candidate, const RunResult &current)
@@ -279,9 +286,8 @@ SessionStore::SessionStore(std::string sessionPath, StoreShard shard, Role role)
         }
         throw fileError(lockPath, std::string("cannot lock: ") + std::strerror(error));
     }
-    const std::string owner = "PID " + std::to_string(::getpid()) + " on " +
-                              (hostName().empty() ? std::string("an unknown host") : hostName()) +
-                              " since " + nowText() + "\n";
+    const std::string owner =
+        "PID " + std::to_string(::getpid()) + " on " + hostText() + " since " + nowText() + "\n";
     if (::ftruncate(m_lockFd, 0) == 0) {
         ssize_t ignored = ::pwrite(m_lockFd, owner.data(), owner.size(), 0);
         (void)ignored;
@@ -357,8 +363,7 @@ void SessionStore::writeLiveRuns(const std::vector<SessionRun> &runs)
     LiveRuns live;
     live.host = hostName();
     live.pid = ::getpid();
-    live.trainer = "PID " + std::to_string(live.pid) + " on " +
-                   (live.host.empty() ? std::string("an unknown host") : live.host) +
+    live.trainer = "PID " + std::to_string(live.pid) + " on " + hostText() +
                    (m_shard.active() ? " (shard " + std::to_string(m_shard.index + 1) + "/" +
                                            std::to_string(m_shard.count) + ")"
                                      : std::string());
@@ -379,8 +384,7 @@ std::vector<LiveRuns> SessionStore::readLiveRuns(const std::string &sessionPath,
     std::vector<std::string> names;
     while (const dirent *e = ::readdir(d)) {
         const std::string name = e->d_name;
-        if (name.size() > 5 && name[0] != '.' && name.compare(name.size() - 5, 5, ".yaml") == 0)
-            names.push_back(name);
+        if (name.size() > 5 && name[0] != '.' && name.ends_with(".yaml")) names.push_back(name);
     }
     ::closedir(d);
     std::sort(names.begin(), names.end());

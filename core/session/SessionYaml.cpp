@@ -770,13 +770,9 @@ std::string liveRunsToYaml(const LiveRuns &live)
     writeText(out, live.updatedAt);
     out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
     CurveSplicer curves;
-    for (const auto &run : live.runs) {
-        SessionRun bare = run; // the curves so far stay with the trainer
-        bare.result.train.clear();
-        bare.result.test.clear();
-        bare.result.extra.clear();
+    for (const auto &run : live.runs) { // as liveRecord builds them: no curves
         out << YAML::BeginMap;
-        writeRunRecord(out, bare, curves, {}, /*withRunId=*/true);
+        writeRunRecord(out, run, curves, {}, /*withRunId=*/true);
         out << YAML::EndMap;
     }
     out << YAML::EndSeq;

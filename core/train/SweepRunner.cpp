@@ -371,13 +371,18 @@ struct SweepRunner::Impl {
             if (paused) ++pausedPolls[jobs[i].runIndex];
             return paused;
         };
+        // Each run's origin: this process, now; a resumed run keeps its first start.
+        std::vector<RunOrigin> origins(jobs.size(), originNow());
+        for (size_t i = 0; i < jobs.size(); ++i)
+            if (!jobs[i].resumeFrom.empty() && !jobs[i].startedAt.empty())
+                origins[i].startedAt = jobs[i].startedAt;
         control.onProgress = [&](size_t i, const RunProgress &p) {
             RunProgress q = p;
             q.runIndex = jobs[i].runIndex;
+            q.origin = origins[i];
             std::lock_guard<std::mutex> lock(callbackMutex);
             if (callbacks.onProgress) callbacks.onProgress(q);
         };
-        const RunOrigin origin = originNow();
         std::vector<RunResult> results;
         try {
             if (const std::string problem = memoryProblem(configs.front(), device);
@@ -402,9 +407,7 @@ struct SweepRunner::Impl {
         for (size_t i = 0; i < jobs.size(); ++i) {
             RunResult &r = results[i];
             const std::string early = r.origin.finishedAt; // a run that ended before the others
-            r.origin = origin;
-            if (!jobs[i].resumeFrom.empty() && !jobs[i].startedAt.empty())
-                r.origin.startedAt = jobs[i].startedAt;
+            r.origin = origins[i];
             if (isFinished(r.status)) r.origin.finishedAt = early.empty() ? finishedAt : early;
         }
         std::lock_guard<std::mutex> lock(callbackMutex);

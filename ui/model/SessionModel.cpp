@@ -335,12 +335,7 @@ void SessionModel::applyProgress(const headlab::RunProgress &p)
     if (p.runIndex < 0 || p.runIndex >= runCount()) return;
     auto &r = m_session.runs[size_t(p.runIndex)].result;
     if (headlab::isFinished(r.status)) return; // a late batch after the final result
-    if (r.status != headlab::RunStatus::Running && r.status != headlab::RunStatus::Paused) {
-        // Its training begins (or goes on: a resumed run keeps its first start).
-        const std::string first = r.origin.startedAt;
-        r.origin = headlab::originNow();
-        if (p.startedAt > 0 && !first.empty()) r.origin.startedAt = first;
-    }
+    r.origin = p.origin; // as its result will record it (a resumed run: its first start)
     r.status = p.status;
     r.stepsDone = p.step;
     appendCurve(r.train, p.newTrain);
@@ -363,12 +358,10 @@ void SessionModel::publishLive(bool force)
     std::vector<headlab::SessionRun> running;
     for (const auto &run : m_session.runs)
         if (run.result.status == headlab::RunStatus::Running ||
-            run.result.status == headlab::RunStatus::Paused) {
-            headlab::SessionRun listed = run;
-            listed.result.checkpoints =
-                headlab::newestCheckpoint(m_session, m_store->sessionPath(), run.config);
-            running.push_back(std::move(listed));
-        }
+            run.result.status == headlab::RunStatus::Paused)
+            running.push_back(headlab::liveRecord(m_session, m_store->sessionPath(), run,
+                                                  run.result.status, run.result.stepsDone,
+                                                  run.result.origin));
     try {
         m_store->writeLiveRuns(running);
     } catch (const headlab::SessionError &e) {
