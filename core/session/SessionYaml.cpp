@@ -578,7 +578,9 @@ void writeRunRecord(YAML::Emitter &out, const SessionRun &run, CurveSplicer &cur
     const RunResult &r = run.result;
     // A run's stable identity: its file's name in the stored layout, written out where no file
     // name carries it (a self-contained export).
-    if (withRunId) out << YAML::Key << "run_id" << YAML::Value << runId(run.config);
+    // Quoted: 16 hex digits can read as a number ("3001346238331926", "12e4...") in plain YAML.
+    if (withRunId)
+        out << YAML::Key << "run_id" << YAML::Value << YAML::DoubleQuoted << runId(run.config);
     out << YAML::Key << "labels" << YAML::Value;
     writeLabels(out, run.labels);
     out << YAML::Key << "status" << YAML::Value << toString(r.status);

@@ -4,7 +4,7 @@
     s = headlab.open("grid.yaml")                 # or open(["a.yaml", "b.yaml"]): one table
     s.runs()          # one row per run: labels, configuration, status, learned, metrics, provenance
     s.curves()        # session, run, step, phase, metric, value
-    s.head_stats()    # session, run, step, phase, layer, head, statistic, value
+    s.head_stats()    # session, run, step, phase, layer, head_index, statistic, value
     s.checkpoints(3)  # step, reason, path of run 3's checkpoints
     s.model(3)        # run 3's newest checkpoint as a PyTorch module (needs torch, safetensors)
 

@@ -38,6 +38,9 @@ class _StructureError(Exception):
     """A document headlab-cli refuses for its structure: (mark, message)."""
 
 
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+
+
 class _Loader(_BaseLoader):
     """PyYAML's safe loader held to headlab-cli's rules (core/config/Yaml.cpp, checkStructure):
     a duplicate key is an error, nesting deeper than MAX_DEPTH is refused, and a document whose
@@ -90,12 +93,17 @@ class _Loader(_BaseLoader):
                 [n for pair in node.value for n in pair]
             if isinstance(node, yaml.MappingNode):
                 seen = {}
-                for k, _ in node.value:
+                for k, v in node.value:
                     if isinstance(k, yaml.ScalarNode):
                         if k.value in seen:
                             raise _StructureError(k.start_mark, f"duplicate key '{k.value}' (first at line "
                                                   f"{seen[k.value].line + 1}); each key may appear once")
                         seen[k.value] = k.start_mark
+                        if k.value == "run_id" and isinstance(v, yaml.ScalarNode) and v.tag in _NUMBER_TAGS:
+                            # 16 hex digits, whatever a plain scalar of them resolves to (all
+                            # digits read as an integer, "12e4..." as a float): exports before
+                            # the run_id was quoted wrote it plain.
+                            v.tag = "tag:yaml.org,2002:str"
             for child in children:
                 if id(child) not in sizes:
                     stack.append((child, depth + 1, False))

@@ -5,7 +5,7 @@
     runs = s.runs()            # one row per run: labels, configuration, status, verdict, metrics
     runs.groupby("configuration")  # replicates of one configuration, as every figure groups them
     curves = s.curves()        # long: session, run, step, phase, metric, value
-    heads = s.head_stats()     # long: session, run, step, phase, layer, head, statistic, value
+    heads = s.head_stats()     # long: session, run, step, phase, layer, head_index, statistic, value
 
 The columns of `runs()` start with those of `headlab-cli export-csv`'s runs.csv, in its order and
 with its values (tests/python checks every number against the CLI), then `session`, `uniform_heads` and
@@ -44,6 +44,53 @@ ORIGIN_FIELDS = tuple(schema()["origin_record"])
 # The statistics a run logs per head at each evaluation (core/metrics/Metrics.cpp), as curves
 # named head.<layer>.<head>.<statistic>.
 HEAD_CURVE_PREFIX = "head."
+
+
+def _renamed_head(key):
+    """`key` (a name or a list of names) with the per-head table's old column name "head" as
+    "head_index", with a FutureWarning that points at the user's line."""
+    if isinstance(key, str) and key == "head":
+        key = "head_index"
+    elif isinstance(key, list) and "head" in key:
+        key = ["head_index" if isinstance(k, str) and k == "head" else k for k in key]
+    else:
+        return key
+    warnings.warn('head_stats(): the column "head" is now "head_index" ("head" shadowed '
+                  "DataFrame.head); the old name goes in the next release", FutureWarning, stacklevel=3)
+    return key
+
+
+def _indexed(frame):
+    """runs() indexed by (session, run_id) (as set_index does: the two leave the columns, and
+    reset_index() puts them back)."""
+    return frame.set_index(["session", "run_id"])
+
+
+class HeadStats(pd.DataFrame):
+    """head_stats()'s table: a DataFrame whose `head_index` column may still be named "head" in
+    `frame["head"]`, `groupby`, `pivot_table` and `sort_values` for one release (with a
+    FutureWarning). Everything else is pandas' own."""
+
+    @property
+    def _constructor(self):
+        return HeadStats
+
+    def __getitem__(self, key):
+        if "head" not in self.columns:
+            key = _renamed_head(key)
+        return super().__getitem__(key)
+
+    def groupby(self, by=None, *args, **kwargs):
+        return super().groupby(_renamed_head(by), *args, **kwargs)
+
+    def pivot_table(self, *args, **kwargs):
+        for name in ("index", "columns", "values"):
+            if name in kwargs:
+                kwargs[name] = _renamed_head(kwargs[name])
+        return super().pivot_table(*args, **kwargs)
+
+    def sort_values(self, by, *args, **kwargs):
+        return super().sort_values(_renamed_head(by), *args, **kwargs)
 
 
 def learned(run, rule):
@@ -328,12 +375,14 @@ class Session:
                 records[at] = run
         return records
 
-    def runs(self, running=False):
+    def runs(self, running: bool = False, index: bool = False) -> pd.DataFrame:
         """One row per stored run; the first columns are runs.csv's (see the module's doc).
 
         running: also the runs in training now, as `headlab-cli export-csv --running` lists them:
         status "running", steps_done the step each is at; and a column `newest_checkpoint`, the
-        step of each run's newest checkpoint (<NA> for none)."""
+        step of each run's newest checkpoint (<NA> for none).
+        index: indexed by (session, run_id), the runs' identity across sessions, merges and
+        shards, instead of 0..n-1 (the two columns become the index, as set_index does)."""
         records = self._records(running)
         labels = sorted({k for r in records for k in r.labels})
         metrics = sorted({k for r in records for k in r.metrics} - {"learned"})
@@ -372,7 +421,8 @@ class Session:
             if "newest_checkpoint" not in frame:
                 frame["newest_checkpoint"] = pd.Series(dtype="Int64")
             frame["newest_checkpoint"] = frame["newest_checkpoint"].astype("Int64")
-        return self._typed(frame)
+        frame = self._typed(frame)
+        return _indexed(frame) if index else frame
 
     def _typed(self, frame):
         """The dtypes pandas users expect, the same under every supported pandas: times as UTC
@@ -408,13 +458,14 @@ class Session:
 
     def _curve_arrays(self, heads, keep_name=None, keep_runs=None, keep_steps=None):
         """Every curve (per-head ones, or the others) as flat arrays: run, step, value, the curve's
-        code in `names` and the phase's code in `phases`. One pass of numpy per curve, one frame
-        at the end: 250 runs of 216 per-head curves (16 million points) take seconds. `keep_name`
-        (a predicate on curve names), `keep_runs` (run indices) and `keep_steps` (steps) leave
-        out what is not wanted before anything is built."""
-        runs, steps, values, codes, phase_codes = [], [], [], [], []
+        code in `names` and the phase's code in `phases`. The curves wanted are listed first and
+        the arrays filled in place, so the peak is the table once: 250 runs of 216 per-head
+        curves (16 million points) take seconds. `keep_name` (a predicate on curve names),
+        `keep_runs` (run indices) and `keep_steps` (steps) leave out what is not wanted before
+        anything is built."""
         names, phases = {}, {}
         wanted_steps = None if keep_steps is None else np.asarray(sorted(keep_steps), dtype=np.int64)
+        pieces, total, value_type = [], 0, None  # (run, steps, values, name code, phase lookup, starts)
         for i, r in enumerate(self._stored.runs):
             if keep_runs is not None and i not in keep_runs:
                 continue
@@ -432,18 +483,30 @@ class Session:
                     curve_steps, curve_values = curve_steps[at], curve_values[at]
                     if not len(curve_steps):
                         continue
-                n = len(curve_steps)
-                runs.append(np.full(n, i, dtype=np.int64))
-                steps.append(curve_steps)
-                values.append(curve_values)
-                codes.append(np.full(n, names.setdefault(name, len(names)), dtype=np.int32))
-                index = np.clip(np.searchsorted(starts, curve_steps, side="left") - 1, 0, len(lookup) - 1)
-                phase_codes.append(lookup[index])
-        if not runs:
+                pieces.append((i, curve_steps, curve_values, names.setdefault(name, len(names)), lookup, starts))
+                total += len(curve_steps)
+                value_type = curve_values.dtype if value_type is None else np.result_type(value_type, curve_values.dtype)
+        if not pieces:
             return None
-        cat = np.concatenate
-        return (cat(runs), cat(steps), cat(values), cat(codes), cat(phase_codes),
-                list(names), list(phases))
+        runs = np.empty(total, dtype=np.int64)
+        steps = np.empty(total, dtype=np.int64)
+        values = np.empty(total, dtype=value_type)
+        codes = np.empty(total, dtype=np.int32)
+        phase_codes = np.empty(total, dtype=np.int32)
+        at = 0
+        for i, curve_steps, curve_values, code, lookup, starts in pieces:
+            end = at + len(curve_steps)
+            runs[at:end] = i
+            steps[at:end] = curve_steps
+            values[at:end] = curve_values
+            codes[at:end] = code
+            if len(lookup) == 1:
+                phase_codes[at:end] = lookup[0]
+            else:
+                index = np.clip(np.searchsorted(starts, curve_steps, side="left") - 1, 0, len(lookup) - 1)
+                phase_codes[at:end] = lookup[index]
+            at = end
+        return runs, steps, values, codes, phase_codes, list(names), list(phases)
 
     def curves(self, include_head_stats=False):
         """Every curve as (session, run, step, phase, metric, value): train, test, test_digit_I,
@@ -473,13 +536,15 @@ class Session:
 
     def head_stats(self, statistics=None, runs=None, steps=None):
         """The per-head statistics (logit_rms, logit_max, entropy, wq_norm, ...) as
-        (session, run, step, phase, layer, head, statistic, value); `value` is float32 where
-        HeadLab stored float32 (every trained run), float64 otherwise.
+        (session, run, step, phase, layer, head_index, statistic, value); `value` is float32 where
+        HeadLab stored float32 (every trained run), float64 otherwise. The column `head_index` was
+        named `head` before (it shadowed DataFrame.head); the old name still works in
+        frame["head"], groupby, pivot_table and sort_values for one release, with a FutureWarning.
 
         statistics: names to keep (["logit_rms", "entropy"]); runs: run indices (the `run`
         column of runs()); steps: steps to keep. Each is applied before the table is built, so
         one statistic of one run of a large session costs that alone."""
-        columns = ["session", "run", "step", "phase", "layer", "head", "statistic", "value"]
+        columns = ["session", "run", "step", "phase", "layer", "head_index", "statistic", "value"]
         wanted = None if statistics is None else {statistics} if isinstance(statistics, str) else set(statistics)
         part = self._curve_arrays(
             heads=True,
@@ -487,8 +552,9 @@ class Session:
             keep_runs=None if runs is None else {int(r) for r in ([runs] if np.isscalar(runs) else runs)},
             keep_steps=None if steps is None else ([steps] if np.isscalar(steps) else steps))
         if part is None:
-            return pd.DataFrame(columns=columns)
+            return HeadStats(columns=columns)
         run, step, value, code, phase, names, phases = part
+        del part
         layers, heads, stats, keep = [], [], [], []
         for name in names:  # head.<layer>.<head>.<statistic>
             pieces = name.split(".", 3)
@@ -497,18 +563,25 @@ class Session:
             layers.append(int(pieces[1]) if ok else -1)
             heads.append(int(pieces[2]) if ok else -1)
             stats.append(pieces[3] if ok else "")
-        rows = np.asarray(keep)[code]
+        if not all(keep):  # a curve named head.* that is not head.L.H.STAT: left out
+            rows = np.asarray(keep)[code]
+            run, step, value, code, phase = run[rows], step[rows], value[rows], code[rows], phase[rows]
         statistics = sorted(set(s for s, ok in zip(stats, keep) if ok))
         stat_code = np.array([statistics.index(s) if ok else -1 for s, ok in zip(stats, keep)], dtype=np.int32)
-        frame = pd.DataFrame({
-            "session": pd.Categorical.from_codes(np.zeros(int(rows.sum()), dtype=np.int8), categories=[self.name]),
-            "run": run[rows], "step": step[rows],
-            "phase": pd.Categorical.from_codes(phase[rows], categories=phases),
-            "layer": np.asarray(layers, dtype=np.int64)[code[rows]],
-            "head": np.asarray(heads, dtype=np.int64)[code[rows]],
-            "statistic": pd.Categorical.from_codes(stat_code[code[rows]], categories=statistics),
-            "value": value[rows]})
-        return frame[columns]
+        # Built column by column without a copy (a dict of arrays would be copied into blocks,
+        # tripling the peak of a 16-million-row table).
+        frame = pd.DataFrame({"session": pd.Categorical.from_codes(np.zeros(len(run), dtype=np.int8),
+                                                                   categories=[self.name])})
+        frame["run"] = run
+        frame["step"] = step
+        frame["phase"] = pd.Categorical.from_codes(phase, categories=phases)
+        del phase
+        frame["layer"] = np.asarray(layers, dtype=np.int64)[code]
+        frame["head_index"] = np.asarray(heads, dtype=np.int64)[code]
+        frame["statistic"] = pd.Categorical.from_codes(stat_code[code], categories=statistics)
+        del code
+        frame["value"] = value
+        return HeadStats(frame)
 
     # -- checkpoints -----------------------------------------------------------------------------
 
@@ -592,9 +665,11 @@ class Sessions:
                 frame[c] = frame[c].astype(str).astype("category")
         return frame
 
-    def runs(self, running=False):
-        """Every session's runs() (running: with the runs in training now), told apart by `session`."""
-        return self._concat("runs", running=running)
+    def runs(self, running: bool = False, index: bool = False) -> pd.DataFrame:
+        """Every session's runs() (running: with the runs in training now), told apart by
+        `session`; index: indexed by (session, run_id), as Session.runs."""
+        frame = self._concat("runs", running=running)
+        return _indexed(frame) if index else frame
 
     def curves(self, include_head_stats=False):
         return self._concat("curves", include_head_stats=include_head_stats)

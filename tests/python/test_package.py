@@ -210,6 +210,10 @@ class PackageAgainstCli(unittest.TestCase):
         self.assertEqual(list(runs["run_id"]),
                          [os.path.basename(f)[: -len(".yaml")] for f in runs["file"]])
         self.assertEqual(runs["run_id"].nunique(), 6)
+        indexed = s.runs(index=True)  # (session, run_id) as the index: the identity across merges
+        self.assertEqual(indexed.index.names, ["session", "run_id"])
+        self.assertTrue(indexed.index.is_unique)
+        self.assertEqual(indexed.loc[(s.name, runs["run_id"][4]), "run"], 4)
         self.assertEqual(str(runs["started_at"].dtype), "datetime64[ns, UTC]")
         now = pd.Timestamp.now(tz="UTC")
         for started, finished in zip(runs["started_at"], runs["finished_at"]):
@@ -231,7 +235,14 @@ class PackageAgainstCli(unittest.TestCase):
         for run, group in heads.groupby("run"):
             n = runs.loc[runs["run"] == run, "uniform_heads"].item()
             self.assertEqual(sorted(group["layer"].unique()), [0, 1])
-            self.assertEqual(sorted(group["head"].unique()), list(range(n)))
+            self.assertEqual(sorted(group["head_index"].unique()), list(range(n)))
+        # The old name, kept one release: the same column, with a FutureWarning.
+        self.assertFalse("head" in heads.columns, "no column shadows DataFrame.head")
+        self.assertTrue(callable(heads.head))
+        with self.assertWarns(FutureWarning):
+            pd.testing.assert_series_equal(heads["head"], heads["head_index"])
+        with self.assertWarns(FutureWarning):
+            self.assertEqual(len(heads.groupby(["layer", "head"])), len(heads.groupby(["layer", "head_index"])))
         self.assertTrue({"logit_rms", "entropy"} <= set(heads["statistic"].astype(str)))
         self.assertEqual(str(heads["value"].dtype), "float32")  # as stored: exact, half the bytes
         # Filters applied before the table is built give the rows the full table has.
@@ -247,7 +258,7 @@ class PackageAgainstCli(unittest.TestCase):
             if "steps" in kwargs:
                 full = full[full["step"].isin(kwargs["steps"])]
             self.assertGreater(len(picked), 0, kwargs)
-            key = ["run", "step", "layer", "head", "statistic"]
+            key = ["run", "step", "layer", "head_index", "statistic"]
             a = picked.astype({"statistic": str, "phase": str}).sort_values(key).reset_index(drop=True)
             b = full.astype({"statistic": str, "phase": str}).sort_values(key).reset_index(drop=True)
             pd.testing.assert_frame_equal(a, b, check_categorical=False, obj=str(kwargs))
@@ -425,6 +436,27 @@ class PackageAgainstCli(unittest.TestCase):
                          ["fixture addition", "fixture nearest neighbour", "fixture text"])
         curves = both.curves()
         self.assertEqual(set(curves["session"].astype(str)), set(runs["session"]))
+
+    def test_a_run_id_of_digits_stays_text(self):
+        """A hash of 16 hex digits may be all digits (one in ~1,800 runs: 3001346238331926) or
+        digits around one e (12e4...): plain YAML reads those as numbers. Exports quote it now;
+        an export written before, with the id plain, still reads as the text."""
+        path = self.train_tiny()
+        export = os.path.join(self.tmp, "export.yaml")
+        cli("export-yaml", path, "-o", export)
+        with open(export, encoding="utf-8") as f:
+            text = f.read()
+        ids = re.findall(r"^\s*-?\s*run_id: (.*)$", text, flags=re.M)
+        self.assertEqual(len(ids), 6)
+        self.assertTrue(all(i.startswith('"') and i.endswith('"') for i in ids), ids)
+        for plain in ("3001346238331926", "0123456789012345", "12e4567890123456"):
+            old = re.sub(r'run_id: "[0-9a-f]{16}"', f"run_id: {plain}", text, count=1)
+            old_path = os.path.join(self.tmp, f"old-{plain}.yaml")
+            with open(old_path, "w", encoding="utf-8") as f:
+                f.write(old)
+            runs = headlab.open(old_path).runs()
+            self.assertEqual(runs["run_id"][0], plain)
+            self.assertEqual(str(runs["run_id"].dtype), "string")
 
     # -- bad input: the CLI's place ----------------------------------------------------------------
 
