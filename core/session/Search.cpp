@@ -731,6 +731,134 @@ SearchSpec readSearchSpec(const YamlField &field)
     return spec;
 }
 
+namespace {
+
+void writeLaw(YAML::Emitter &out, const LawFit &law)
+{
+    out << YAML::BeginMap;
+    out << YAML::Key << "ok" << YAML::Value << law.ok;
+    if (!law.ok) {
+        out << YAML::Key << "note" << YAML::Value;
+        writeText(out, law.note);
+        out << YAML::EndMap;
+        return;
+    }
+    auto interval = [&](const char *key, double estimate, double low, double high) {
+        out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "estimate" << YAML::Value;
+        writeNumber(out, estimate);
+        out << YAML::Key << "low" << YAML::Value;
+        writeNumber(out, low);
+        out << YAML::Key << "high" << YAML::Value;
+        writeNumber(out, high);
+        out << YAML::EndMap;
+    };
+    out << YAML::Key << "x" << YAML::Value << law.x;
+    out << YAML::Key << "configurations" << YAML::Value << law.configurations;
+    out << YAML::Key << "provisional" << YAML::Value << law.provisional;
+    out << YAML::Key << "level" << YAML::Value;
+    writeNumber(out, law.level);
+    interval("alpha", law.alpha, law.alphaLow, law.alphaHigh);
+    interval("c", std::pow(10.0, law.log10C), std::pow(10.0, law.log10CLow),
+             std::pow(10.0, law.log10CHigh));
+    out << YAML::Key << "beta" << YAML::Value << YAML::BeginMap;
+    for (size_t k = 0; k < law.beta.size() && k < law.also.size(); ++k)
+        interval(law.also[k].c_str(), law.beta[k], law.betaLow[k], law.betaHigh[k]);
+    out << YAML::EndMap;
+    out << YAML::Key << "chi2" << YAML::Value;
+    writeNumber(out, law.chi2);
+    out << YAML::Key << "dof" << YAML::Value << law.dof;
+    out << YAML::Key << "scale" << YAML::Value;
+    writeNumber(out, law.scale);
+    out << YAML::Key << "references" << YAML::Value << YAML::BeginSeq;
+    for (const auto &ref : law.references) {
+        out << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "alpha" << YAML::Value;
+        writeNumber(out, ref.alpha);
+        out << YAML::Key << "c" << YAML::Value;
+        writeNumber(out, std::pow(10.0, ref.log10C));
+        out << YAML::Key << "chi2" << YAML::Value;
+        writeNumber(out, ref.chi2);
+        out << YAML::Key << "dof" << YAML::Value << ref.dof;
+        out << YAML::Key << "p" << YAML::Value;
+        writeNumber(out, ref.p);
+        out << YAML::Key << "in_interval" << YAML::Value << ref.inInterval;
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    out << YAML::EndMap;
+}
+
+void writeLabelMap(YAML::Emitter &out, const std::map<std::string, std::string> &labels)
+{
+    out << YAML::Flow << YAML::BeginMap;
+    for (const auto &[key, value] : labels) {
+        out << YAML::Key << key << YAML::Value;
+        writeText(out, value);
+    }
+    out << YAML::EndMap;
+}
+
+} // namespace
+
+void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t finishedRuns)
+{
+    auto value = [&](double x) { return report.logScale ? std::pow(10.0, x) : x; };
+    out << YAML::BeginMap;
+    out << YAML::Key << "axis" << YAML::Value << report.axis;
+    out << YAML::Key << "scale" << YAML::Value << (report.logScale ? "log" : "linear");
+    out << YAML::Key << "rounds" << YAML::Value << report.rounds;
+    out << YAML::Key << "runs" << YAML::Value << report.runs;
+    out << YAML::Key << "pending" << YAML::Value << report.pending;
+    out << YAML::Key << "finished" << YAML::Value << report.finished;
+    out << YAML::Key << "finished_runs" << YAML::Value << finishedRuns;
+    out << YAML::Key << "configurations" << YAML::Value << YAML::BeginSeq;
+    for (const auto &c : report.configurations) {
+        out << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "labels" << YAML::Value;
+        writeLabelMap(out, c.configuration);
+        out << YAML::Key << "runs" << YAML::Value << c.runs;
+        out << YAML::Key << "verdicts" << YAML::Value << c.verdicts;
+        out << YAML::Key << "pending" << YAML::Value << c.pending;
+        out << YAML::Key << "set_aside" << YAML::Value << c.setAside;
+        out << YAML::Key << "state" << YAML::Value << toString(c.state);
+        if (c.interval.ok) {
+            out << YAML::Key << "estimate" << YAML::Value;
+            writeNumber(out, value(c.interval.estimate));
+            out << YAML::Key << "low" << YAML::Value;
+            writeNumber(out, value(c.interval.low));
+            out << YAML::Key << "high" << YAML::Value;
+            writeNumber(out, value(c.interval.high));
+            out << YAML::Key << "low_open" << YAML::Value << c.interval.lowOpen;
+            out << YAML::Key << "high_open" << YAML::Value << c.interval.highOpen;
+            out << YAML::Key << "width" << YAML::Value;
+            writeNumber(out, c.interval.width());
+        }
+        if (c.fit.ok) {
+            out << YAML::Key << "slope" << YAML::Value;
+            writeNumber(out, c.fit.b);
+        }
+        out << YAML::Key << "note" << YAML::Value;
+        writeText(out, c.note);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    out << YAML::Key << "law" << YAML::Value;
+    writeLaw(out, report.law);
+    if (!report.groups.empty()) {
+        out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
+        for (const auto &g : report.groups) {
+            out << YAML::BeginMap << YAML::Key << "labels" << YAML::Value;
+            writeLabelMap(out, g.labels);
+            out << YAML::Key << "law" << YAML::Value;
+            writeLaw(out, g.law);
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
+    }
+    out << YAML::EndMap;
+}
+
 void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec)
 {
     out << YAML::BeginMap;

@@ -141,6 +141,11 @@ std::string searchSummaryCsv(const SearchReport &report);
 namespace yaml {
 SearchSpec readSearchSpec(const YamlField &field);
 void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec);
+// The report as a session's `search_report:` (docs/SESSION_FORMAT.md): what `summary` prints, in
+// the searched axis's units, for readers without the C++ (the Python package's Session.search).
+// `finishedRuns` is how many of the session's runs had finished when it was written, so that a
+// reader can tell a report older than the runs it has (shards write runs, not the index).
+void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t finishedRuns);
 } // namespace yaml
 
 } // namespace headlab

@@ -75,8 +75,8 @@ const std::vector<RecordKeys> &recordKeyTable()
         return std::vector<RecordKeys>{
             {"session",
              {"schema_version", "name", "description", "learned_rule", "replicate_axes",
-              "checkpoints", "experiment", "sweep", "search", "results", "runs", "skipped",
-              "view"}},
+              "checkpoints", "experiment", "sweep", "search", "results", "runs", "skipped", "view",
+              "search_report"}},
             {"run_record", run},
             {"run_file", runFile},
             {"index_entry", {"file", "labels", "status", metric::kFinalTestLoss}},
@@ -676,6 +676,28 @@ void writeSkippedAndView(YAML::Emitter &out, const Session &session)
     out << YAML::EndMap;
 }
 
+// A search's report (Search.h), derived from the runs each time the session is written, for readers
+// without the C++; never read back (the runs are the truth). A report that cannot be made (a
+// session in the middle of an edit) is left out rather than stopping the save.
+void writeSearchReportOf(YAML::Emitter &out, const Session &session)
+{
+    if (!session.search) return;
+    // As `summary` reports it: over the sweep expanded to every planned probe, those not yet
+    // started among them (a run the session has not listed yet is still to train).
+    SearchReport report;
+    try {
+        Session expanded = session;
+        expandSweep(expanded);
+        report = searchReport(expanded);
+    } catch (const std::exception &) {
+        return;
+    }
+    size_t finished = 0;
+    for (const auto &run : session.runs) finished += isFinished(run.result.status) ? 1 : 0;
+    out << YAML::Key << "search_report" << YAML::Value;
+    writeSearchReport(out, report, finished);
+}
+
 std::string finish(const YAML::Emitter &out, const CurveSplicer &curves = {})
 {
     if (!out.good())
@@ -699,6 +721,7 @@ std::string sessionToYaml(const Session &session)
     }
     out << YAML::EndSeq;
     writeSkippedAndView(out, session);
+    writeSearchReportOf(out, session);
     out << YAML::EndMap;
     return finish(out, curves);
 }
@@ -725,6 +748,7 @@ std::string sessionIndexToYaml(const Session &session, const std::string &result
     }
     out << YAML::EndSeq;
     writeSkippedAndView(out, session);
+    writeSearchReportOf(out, session);
     out << YAML::EndMap;
     return finish(out);
 }

@@ -7,18 +7,20 @@
     s.head_stats()    # session, run, step, phase, layer, head_index, statistic, value
     s.checkpoints(3)  # step, reason, path of run 3's checkpoints
     s.model(3)        # run 3's newest checkpoint as a PyTorch module (needs torch, safetensors)
+    s.search()        # a boundary search's crossings, intervals and law, as `headlab-cli summary`
 
 It reads the files HeadLab writes (docs/SESSION_FORMAT.md) directly, never through the C++
 binaries, and never takes a lock or writes: a session that shards are still training reads as far
 as it has got. docs/NOTEBOOKS.md has a short analysis.
 """
 from ._store import HeadLabError, RunFileSkipped
-from .session import LEARNED_RULES, TASKS, Session, Sessions, learned
+from .search import Law, SearchReport, SearchReportStale
+from .session import LEARNED_RULES, TASKS, HeadStats, Session, Sessions, learned
 
 __version__ = "0.1.0"
 
-__all__ = ["open", "Session", "Sessions", "HeadLabError", "RunFileSkipped", "TASKS", "LEARNED_RULES",
-           "learned", "__version__"]
+__all__ = ["open", "Session", "Sessions", "HeadStats", "SearchReport", "Law", "SearchReportStale",
+           "HeadLabError", "RunFileSkipped", "TASKS", "LEARNED_RULES", "learned", "__version__"]
 
 
 def open(path):  # noqa: A001 — the package's one entry point, as in pandas.read_*/h5py.File

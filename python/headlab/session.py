@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._store import FINISHED, HeadLabError, RunFileSkipped, read_live_runs, read_session, schema
+from .search import SearchReport, search_report
 
 LN10 = math.log(10.0)
 
@@ -275,7 +276,7 @@ class Session:
                                f"got '{self.learned_rule}'")
         self.experiment = doc["experiment"]
         self.sweep = doc.get("sweep") or {}
-        self.search = doc.get("search")
+        self.search_spec = doc.get("search")  # the search's definition (search() is its report)
         self.view = doc.get("view") or {}
         self._doc = doc
         self.results_dir = self._stored.results_dir
@@ -292,8 +293,8 @@ class Session:
     def axes(self):
         """The swept axes, in the session's order (a search's axis and seed included)."""
         axes = [a for a in self.sweep if a != "combinations"]
-        if self.search:
-            axes += [a for a in (str(self.search.get("axis", "lr")), "seed") if a not in axes]
+        if self.search_spec:
+            axes += [a for a in (str(self.search_spec.get("axis", "lr")), "seed") if a not in axes]
         for run in self._stored.runs:
             axes += [a for a in run.labels if a not in axes]
         return axes
@@ -349,6 +350,13 @@ class Session:
     def run_records(self):
         """The stored records themselves (headlab._store.Run), in the session's order."""
         return list(self._stored.runs)
+
+    def search(self) -> SearchReport | None:
+        """The boundary search's report, as `headlab-cli summary` prints it: each configuration's
+        crossing (η*), its interval, runs and state, and the law's coefficients with their
+        intervals (headlab.search.SearchReport); None for a session without a search. The
+        search's definition is `search_spec`."""
+        return search_report(self.path, self._doc, self._stored.runs)
 
     # -- tables ----------------------------------------------------------------------------------
 
@@ -676,6 +684,11 @@ class Sessions:
 
     def head_stats(self, statistics=None, runs=None, steps=None):
         return self._concat("head_stats", statistics=statistics, runs=runs, steps=steps)
+
+    def search(self) -> dict:
+        """Each session's search report (Session.search) by session name; None where a session has
+        no search."""
+        return {s.name: s.search() for s in self.sessions}
 
     def _session_of(self, session):
         for s in self.sessions:

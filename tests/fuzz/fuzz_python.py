@@ -62,11 +62,13 @@ def quietly(read, *args):
 
 
 def open_session(path):
-    """Everything a notebook does first: the session, its runs table, each run's checkpoints."""
+    """Everything a notebook does first: the session, its runs table, each run's checkpoints,
+    the search's report."""
     s = headlab.open(path)
     s.runs()
     for run in range(len(s)):
         s.checkpoints(run)
+    s.search()
     return s
 
 

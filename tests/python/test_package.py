@@ -437,6 +437,68 @@ class PackageAgainstCli(unittest.TestCase):
         curves = both.curves()
         self.assertEqual(set(curves["session"].astype(str)), set(runs["session"]))
 
+    def test_the_search_is_summarys(self):
+        """Session.search() of the Figure 2 campaign (issue 53's archive, 600+ real runs): every
+        configuration's runs, verdicts, state, crossing, interval and slope equal `summary -o`'s
+        CSV exactly, and the law's coefficients the numbers `summary` prints."""
+        export = os.path.join(self.tmp, "fig2.yaml")
+        cli("export-yaml", os.path.join(SOURCE, "docs", "data", "issue53", "fig2-boundary.export.yaml.gz"),
+            "-o", export)
+        table = os.path.join(self.tmp, "summary.csv")
+        text = cli("summary", export, "-o", table).stdout
+        s = headlab.open(export)
+        self.assertEqual(s.search_spec["axis"], "lr")
+        report = s.search()
+        self.assertFalse(report.stale)
+        cli_rows = pd.read_csv(table, dtype=str, keep_default_na=False)
+        mine = report.configurations
+        self.assertEqual(len(mine), len(cli_rows))
+        self.assertEqual(len(mine), 25)
+        for i, row in cli_rows.iterrows():
+            for axis in ("d_model", "heads"):
+                self.assertEqual(str(mine[axis][i]), row[axis])
+            for column in ("runs", "verdicts"):
+                self.assertEqual(int(mine[column][i]), int(row[column]), (i, column))
+            self.assertEqual(mine["state"][i], row["state"])
+            for column in ("estimate", "low", "high", "width", "slope"):
+                self.assertTrue(same_number(row[column], mine[column][i]), (i, column, row[column], mine[column][i]))
+            for column in ("low_open", "high_open"):
+                self.assertEqual(bool(mine[column][i]), row[column] == "1", (i, column))
+        self.assertEqual(str(mine["d_model"].dtype), "int64")
+        # The law: summary prints α and β to 3 decimals, C and p to 3 significant digits.
+        law = report.law
+        self.assertTrue(law.ok)
+        m = re.search(r"α = ([-0-9.]+) \[([-0-9.]+), ([-0-9.]+)\]", text)
+        for got, printed in zip(law.coefficients.loc["alpha"], m.groups()):
+            self.assertEqual(f"{got:.3f}", printed)
+        m = re.search(r"β1 \(heads\) = ([-0-9.]+) \[([-0-9.]+), ([-0-9.]+)\]", text)
+        for got, printed in zip(law.coefficients.loc["beta_heads"], m.groups()):
+            self.assertEqual(f"{got:.3f}", printed)
+        m = re.search(r"χ² = ([0-9.]+) on ([0-9]+) dof", text)
+        self.assertEqual((f"{law.chi2:.2f}", str(law.dof)), m.groups())
+        self.assertEqual(len(law.references), 3)
+        self.assertEqual(list(law.references["alpha"]), [0.5, 0.75, 1.0])
+        printed = re.findall(r"α = \S+\s*: χ² = [0-9.]+ on \d+ dof, p = ([-0-9.e+]+); (inside|outside)", text)
+        for (p, where), (_, ref) in zip(printed, law.references.iterrows()):
+            self.assertEqual(f"{ref['p']:.3g}", f"{float(p):.3g}")
+            self.assertEqual(bool(ref["in_interval"]), where == "inside")
+        # A report older than the runs (a shard finished one after it): given, marked and said.
+        with open(export, encoding="utf-8") as f:
+            old = f.read()
+        counted = re.search(r"finished_runs: (\d+)", old)
+        stale_path = os.path.join(self.tmp, "stale.yaml")
+        with open(stale_path, "w", encoding="utf-8") as f:
+            f.write(old.replace(counted.group(0), f"finished_runs: {int(counted.group(1)) - 1}"))
+        with self.assertWarnsRegex(headlab.SearchReportStale, "headlab-cli merge"):
+            self.assertTrue(headlab.open(stale_path).search().stale)
+        # A session of an earlier release, with a search but no report: the command that writes one.
+        with open(stale_path, "w", encoding="utf-8") as f:
+            f.write(old[: old.index("search_report:")])
+        with self.assertRaisesRegex(headlab.HeadLabError, "no search report.*export-yaml"):
+            headlab.open(stale_path).search()
+        # Without a search: None.
+        self.assertIsNone(headlab.open(os.path.join(SOURCE, FIXTURES[0])).search())
+
     def test_a_run_id_of_digits_stays_text(self):
         """A hash of 16 hex digits may be all digits (one in ~1,800 runs: 3001346238331926) or
         digits around one e (12e4...): plain YAML reads those as numbers. Exports quote it now;

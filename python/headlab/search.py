@@ -1,0 +1,176 @@
+"""search.py — a boundary search's report (docs/SEARCH.md) as pandas tables.
+
+    s = headlab.open("fig2-boundary.yaml")
+    report = s.search()
+    report.configurations      # one row per configuration: its axes, runs, state, η*, interval
+    report.law.coefficients    # alpha, C, beta per further axis: estimate, low, high
+    report.law.references      # α = 1/2, 3/4, 1 against the data: χ², dof, p, in the interval
+
+HeadLab writes the report into the session each time it saves it (`search_report:`, computed by
+core/session/Search.cpp, the code `headlab-cli summary` prints), so these are summary's numbers
+exactly; nothing is refitted here. A session whose runs were written after its report (shards
+write run files, not the session) gives the report it has, marked `stale`, with a warning that
+says how to bring it up to date.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ._store import FINISHED, HeadLabError
+
+CONFIGURATION_COLUMNS = ("runs", "verdicts", "pending", "set_aside", "state", "estimate", "low", "high",
+                         "low_open", "high_open", "width", "slope", "note")
+
+
+class SearchReportStale(UserWarning):
+    """The session's search report was written before some of the runs it holds finished."""
+
+
+@dataclass
+class Law:
+    """The law log10 x* = log10 C − α log10 x − Σ β_k log10 also_k through the configurations'
+    crossings (Search.h, LawFit). `coefficients` has the rows alpha, C and beta_AXIS with their
+    estimate and interval (at `level`), widened by sqrt(`scale`) for the law's misfit."""
+    ok: bool
+    note: str = ""
+    x: str = ""
+    configurations: int = 0
+    provisional: bool = False
+    level: float = 0.95
+    chi2: float = float("nan")
+    dof: int = 0
+    scale: float = 1.0
+    coefficients: pd.DataFrame = field(default_factory=pd.DataFrame)
+    references: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    @property
+    def alpha(self) -> float:
+        return float(self.coefficients.loc["alpha", "estimate"]) if self.ok else float("nan")
+
+
+@dataclass
+class SearchReport:
+    """Where a boundary search stands: `configurations` (one row per configuration, in summary's
+    order), `law` (over every configuration), `groups` (a law per group of configurations that
+    differ in more than the model's shape, as [(labels, Law)]), and the counts summary prints."""
+    axis: str
+    log_scale: bool
+    rounds: int
+    runs: int
+    pending: int
+    finished: bool
+    configurations: pd.DataFrame
+    law: Law
+    groups: list
+    stale: bool = False
+
+
+def _number(value, where):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise HeadLabError(f"{where}: expected a number, got {value!r}")
+    return float(value)
+
+
+def _law(doc, where):
+    if not isinstance(doc, dict):
+        raise HeadLabError(f"{where}: expected a mapping")
+    if not doc.get("ok"):
+        return Law(ok=False, note=str(doc.get("note") or ""))
+    rows = {}
+
+    def interval(name, value, at):
+        if not isinstance(value, dict):
+            raise HeadLabError(f"{at}: expected {{estimate, low, high}}")
+        rows[name] = {k: _number(value.get(k), f"{at}.{k}") for k in ("estimate", "low", "high")}
+
+    interval("alpha", doc.get("alpha"), f"{where}.alpha")
+    interval("C", doc.get("c"), f"{where}.c")
+    for axis, value in (doc.get("beta") or {}).items():
+        interval(f"beta_{axis}", value, f"{where}.beta.{axis}")
+    references = pd.DataFrame(
+        [{"alpha": _number(r.get("alpha"), f"{where}.references"), "C": _number(r.get("c"), f"{where}.references"),
+          "chi2": _number(r.get("chi2"), f"{where}.references"), "dof": int(r.get("dof", 0)),
+          "p": _number(r.get("p"), f"{where}.references"), "in_interval": bool(r.get("in_interval"))}
+         for r in doc.get("references") or []],
+        columns=["alpha", "C", "chi2", "dof", "p", "in_interval"])
+    return Law(ok=True, x=str(doc.get("x", "")), configurations=int(doc.get("configurations", 0)),
+               provisional=bool(doc.get("provisional")), level=_number(doc.get("level", 0.95), f"{where}.level"),
+               chi2=_number(doc.get("chi2"), f"{where}.chi2"), dof=int(doc.get("dof", 0)),
+               scale=_number(doc.get("scale", 1.0), f"{where}.scale"),
+               coefficients=pd.DataFrame.from_dict(rows, orient="index", columns=["estimate", "low", "high"]),
+               references=references)
+
+
+def _label_column(values):
+    """A configuration axis's labels: numbers when every one is a number (d_model 24, lr 1e-3)."""
+    numbers = pd.to_numeric(pd.Series(values, dtype="string"), errors="coerce")
+    if len(values) and not numbers.isna().any():
+        return numbers.astype("int64") if (numbers == numbers.round()).all() and all(
+            "." not in v and "e" not in v.lower() for v in values) else numbers.astype("float64")
+    return pd.Series(values, dtype="string")
+
+
+def search_report(path, doc, records):
+    """The report of the session `doc` (read from `path`), its runs `records`; None without a
+    search. Raises HeadLabError for a session with a search but no report (one written before
+    reports were), naming the command that writes one, and for a report that is not HeadLab's
+    form, naming the key."""
+    if not doc.get("search"):
+        return None
+    try:
+        return _report(path, doc, records)
+    except (TypeError, ValueError, AttributeError, KeyError) as e:
+        raise HeadLabError(f"{path}: search_report: not the form HeadLab writes ({e})") from None
+
+
+def _report(path, doc, records):
+    report = doc.get("search_report")
+    where = f"{path}: search_report"
+    if report is None:
+        raise HeadLabError(f"{path}: this session holds no search report (it was written by a HeadLab "
+                           "before reports were kept); `headlab-cli export-yaml` of it writes one, and "
+                           "`headlab-cli summary` prints it")
+    if not isinstance(report, dict) or not isinstance(report.get("configurations") or [], list):
+        raise HeadLabError(f"{where}: expected a mapping with a list of configurations")
+    entries = report.get("configurations") or []
+    axes = sorted({k for c in entries if isinstance(c, dict) for k in (c.get("labels") or {})})
+    rows = []
+    for i, c in enumerate(entries):
+        if not isinstance(c, dict) or not isinstance(c.get("labels") or {}, dict):
+            raise HeadLabError(f"{where}.configurations[{i}]: expected a mapping with labels")
+        labels = c.get("labels") or {}
+        row = {a: str(labels.get(a, "")) for a in axes}
+        for k in CONFIGURATION_COLUMNS:
+            row[k] = c.get(k)
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=[*axes, *CONFIGURATION_COLUMNS])
+    for a in axes:
+        frame[a] = _label_column(list(frame[a]))
+    for k in ("runs", "verdicts", "pending", "set_aside"):
+        frame[k] = frame[k].fillna(0).astype("int64")
+    for k in ("estimate", "low", "high", "width", "slope"):
+        frame[k] = pd.to_numeric(frame[k], errors="coerce").astype("float64")
+    for k in ("low_open", "high_open"):
+        frame[k] = frame[k].astype("boolean")
+    frame["state"] = frame["state"].astype("string")
+    frame["note"] = frame["note"].fillna("").astype("string")
+    groups = [({str(k): str(v) for k, v in (g.get("labels") or {}).items()},
+               _law(g.get("law"), f"{where}.groups[{i}].law"))
+              for i, g in enumerate(report.get("groups") or []) if isinstance(g, dict)]
+    finished_now = sum(1 for r in records if r.status in FINISHED)
+    counted = int(report.get("finished_runs", finished_now))
+    stale = finished_now != counted
+    if stale:
+        why = ("runs finished after it was written (shards write run files, not the session)"
+               if finished_now > counted else "run files it counted are gone or could not be read")
+        warnings.warn(f"{path}: its search report counts {counted} finished runs, the session holds "
+                      f"{finished_now}: {why}; `headlab-cli merge` or `headlab-cli export-yaml` writes "
+                      "it again over every run", SearchReportStale, stacklevel=4)
+    return SearchReport(axis=str(report.get("axis", "lr")), log_scale=report.get("scale", "log") == "log",
+                        rounds=int(report.get("rounds", 0)), runs=int(report.get("runs", 0)),
+                        pending=int(report.get("pending", 0)), finished=bool(report.get("finished")),
+                        configurations=frame, law=_law(report.get("law") or {"ok": False}, f"{where}.law"),
+                        groups=groups, stale=stale)
