@@ -337,6 +337,27 @@ def export_section(path, out):
     out.append("")
 
 
+def python_read_section(path, out):
+    """Reading a session in Python against the CLI's export-csv (bench/python_read.sh, issue 55)."""
+    rows = load(path)
+    head = next((r for r in rows if "machine" in r), {})
+    ratios = [r for r in rows if "ratio" in r]
+    if not ratios:
+        return
+    out.append(f"## Reading sessions in Python ({head.get('machine', '?')}, {head.get('date', '?')})\n")
+    out.append("`bench/python_read.sh` times the Python package reading what a notebook reads first (`runs()`, "
+               "`curves()`, and `head_stats()` where runs have per-head curves) against the baseline measured in "
+               "the same run on the same files, `headlab-cli export-csv` (runs.csv and every curve in curves.csv). "
+               f"Sessions of 300-point curves written by `headlab-bench storage`; target: 2× the CLI (`{path}`):\n")
+    out.append("| session | Python s | CLI s | time ratio | Python MB | CLI MB | memory ratio |")
+    out.append("|---|---|---|---|---|---|---|")
+    for r in ratios:
+        label = r["ratio"].split(", ", 1)[1]
+        out.append(f"| {label} | {r['python_s']:.1f} | {r['cli_s']:.1f} | {r['time']:.2f} | {r['python_mb']} | "
+                   f"{r['cli_mb']} | {r['memory']:.2f} |")
+    out.append("")
+
+
 def inside_section(path, card, out):
     """What looking inside the heads costs (headlab-bench inside, issue 12)."""
     rows = [r for r in load(path) if r.get("impl") == "headlab-inside"]
@@ -840,6 +861,7 @@ def main():
     ap.add_argument("--stabilizers", default="", help="the CSV of bench/gpu_stabilizers.sh")
     ap.add_argument("--ablation", default="", help="the JSON lines of bench/gpu_ablation.sh")
     ap.add_argument("--export", default="", help="the JSON lines of bench/export_bench.sh")
+    ap.add_argument("--python-read", default="", help="the JSON lines of bench/python_read.sh")
     ap.add_argument("--inside", default="", help="the JSON lines of headlab-bench inside")
     ap.add_argument("--inside-card", default="", help="the card and date of --inside (its lines carry none)")
     ap.add_argument("--stabilizers-card", default="", help="the card and date of --stabilizers")
@@ -882,6 +904,8 @@ def main():
     checkpoint_section(args.checkpoints, out)
     if args.export:
         export_section(args.export, out)
+    if args.python_read:
+        python_read_section(args.python_read, out)
     if args.inside:
         inside_section(args.inside, args.inside_card, out)
     if args.stabilizers:
