@@ -61,6 +61,11 @@ def _renamed_head(key):
     return key
 
 
+def _empty(dtypes):
+    """A table of no rows with these columns and dtypes (as a table with rows has them)."""
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
+
+
 def _indexed(frame):
     """runs() indexed by (session, run_id) (as set_index does: the two leave the columns, and
     reset_index() puts them back)."""
@@ -534,8 +539,9 @@ class Session:
                 "phase": pd.Categorical.from_codes(phase, categories=phases),
                 "metric": pd.Categorical.from_codes(code, categories=names),
                 "value": value}))
-        if not frames:
-            return pd.DataFrame(columns=columns)
+        if not frames:  # no curve: the same columns and dtypes, no rows
+            return _empty({"session": "category", "run": "int64", "step": "int64", "phase": "category",
+                           "metric": "category", "value": "float64"})
         frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
         for c in ("phase", "metric"):
             frame[c] = frame[c].astype(str).astype("category") if len(frames) > 1 else frame[c]
@@ -552,7 +558,6 @@ class Session:
         statistics: names to keep (["logit_rms", "entropy"]); runs: run indices (the `run`
         column of runs()); steps: steps to keep. Each is applied before the table is built, so
         one statistic of one run of a large session costs that alone."""
-        columns = ["session", "run", "step", "phase", "layer", "head_index", "statistic", "value"]
         wanted = None if statistics is None else {statistics} if isinstance(statistics, str) else set(statistics)
         part = self._curve_arrays(
             heads=True,
@@ -560,7 +565,9 @@ class Session:
             keep_runs=None if runs is None else {int(r) for r in ([runs] if np.isscalar(runs) else runs)},
             keep_steps=None if steps is None else ([steps] if np.isscalar(steps) else steps))
         if part is None:
-            return HeadStats(columns=columns)
+            return HeadStats(_empty({"session": "category", "run": "int64", "step": "int64", "phase": "category",
+                                     "layer": "int64", "head_index": "int64", "statistic": "category",
+                                     "value": "float32"}))
         run, step, value, code, phase, names, phases = part
         del part
         layers, heads, stats, keep = [], [], [], []

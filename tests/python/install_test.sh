@@ -39,3 +39,26 @@ try:
 except ImportError:
     pass
 PY
+
+# The same dtypes under every supported pandas: the oldest the package declares (pandas 1.5, with
+# the numpy of its time) against the project's (.venv, scripts/setup.sh's pins).
+if [[ -x "$ROOT/.venv/bin/python" ]]; then
+    python3 -m venv "$TMP/oldest"
+    if ! "$TMP/oldest/bin/python" -m pip install --no-input --progress-bar off "$TMP/src" "pandas==1.5.3" \
+            "numpy==1.26.4" >"$TMP/pip-oldest.log" 2>&1; then
+        if grep -qiE 'NewConnectionError|Temporary failure in name resolution|No matching distribution|Could not find a version|Network is unreachable' "$TMP/pip-oldest.log"; then
+            echo "SKIP: pandas 1.5.3 cannot be installed here (no package index reachable):"
+            grep -iE 'error|could not' "$TMP/pip-oldest.log" | head -3
+            exit 77
+        fi
+        cat "$TMP/pip-oldest.log"
+        exit 1
+    fi
+    "$TMP/oldest/bin/python" "$ROOT/tests/python/dtypes_dump.py" "$ROOT" > "$TMP/oldest.json"
+    PYTHONPATH="$ROOT/python" "$ROOT/.venv/bin/python" "$ROOT/tests/python/dtypes_dump.py" "$ROOT" > "$TMP/project.json"
+    if ! diff -u "$TMP/oldest.json" "$TMP/project.json"; then
+        echo "FAIL: the tables' dtypes differ between pandas $("$TMP/oldest/bin/python" -c 'import pandas; print(pandas.__version__)') and $("$ROOT/.venv/bin/python" -c 'import pandas; print(pandas.__version__)') (diff above)"
+        exit 1
+    fi
+    echo "the same dtypes under pandas $("$TMP/oldest/bin/python" -c 'import pandas; print(pandas.__version__)') and $("$ROOT/.venv/bin/python" -c 'import pandas; print(pandas.__version__)'): $(grep -c '": "' "$TMP/project.json") columns"
+fi
