@@ -13,6 +13,8 @@ It reads the files HeadLab writes (docs/SESSION_FORMAT.md) directly, never throu
 binaries, and never takes a lock or writes: a session that shards are still training reads as far
 as it has got. docs/NOTEBOOKS.md has a short analysis.
 """
+import os
+
 from ._store import HeadLabError, RunFileSkipped
 from .search import Law, SearchReport, SearchReportStale
 from .session import LEARNED_RULES, TASKS, HeadStats, Session, Sessions, learned
@@ -23,7 +25,7 @@ __all__ = ["open", "Session", "Sessions", "HeadStats", "SearchReport", "Law", "S
            "HeadLabError", "RunFileSkipped", "TASKS", "LEARNED_RULES", "learned", "__version__"]
 
 
-def open(path):  # noqa: A001 — the package's one entry point, as in pandas.read_*/h5py.File
+def open(path: "str | os.PathLike | list | tuple") -> "Session | Sessions":  # noqa: A001 — the one entry point
     """A session file (Session), or several read as one (Sessions) from a list of paths."""
     if isinstance(path, (list, tuple)):
         return Sessions(Session(p) for p in path)

@@ -14,9 +14,15 @@ ones and repeats none.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 import os
 
 import pandas as pd
+
+if TYPE_CHECKING:  # the annotations' names only: the bridges import their packages when called
+    import optuna
+
+    from .session import Session, Sessions
 
 # The curves a bridge carries: every curve but the per-head ones (those are head_stats()).
 _SCALAR_METRICS = ("final_test_loss", "final_train_loss", "best_epoch_mean")
@@ -82,7 +88,7 @@ def _curve_points(record):
 # TensorBoard
 
 
-def tensorboard(session, logdir, overwrite=False):
+def tensorboard(session: Session | Sessions, logdir: str | os.PathLike, overwrite: bool = False) -> dict:
     """Writes every run's curves as TensorBoard scalars, one folder per run (`logdir/RUN_ID`), and
     the HParams view's table: the swept axes as hyperparameters, final_test_loss and learned as
     its metrics. A folder that already holds events is refused unless `overwrite` (its event
@@ -165,7 +171,7 @@ def tensorboard(session, logdir, overwrite=False):
 # MLflow
 
 
-def mlflow(session, tracking_uri, experiment=None):
+def mlflow(session: Session | Sessions, tracking_uri: str, experiment: str | None = None) -> dict:
     """Logs every run to MLflow: params (the swept axes and the configuration's key columns),
     every curve as a metric history by step, the final metrics, tags (run_id, configuration,
     status, verdict, host, commit, command, the session) and the start and end times. The
@@ -236,7 +242,8 @@ def mlflow(session, tracking_uri, experiment=None):
 # Optuna
 
 
-def optuna_study(session, study=None, storage=None, metric="final_test_loss"):
+def optuna_study(session: Session | Sessions, study: str | None = None, storage: str | None = None,
+                 metric: str = "final_test_loss") -> optuna.study.Study:
     """An Optuna study (minimising `metric`) whose trials are the session's finished runs: params
     are the swept axes (integers and numbers as Optuna's int and float distributions, log-scaled
     where all are positive and span more than a decade; text as categories), the value is the run's `metric`, user attributes carry run_id,

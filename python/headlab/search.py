@@ -48,6 +48,7 @@ class Law:
 
     @property
     def alpha(self) -> float:
+        """α's estimate (NaN without a fit)."""
         return float(self.coefficients.loc["alpha", "estimate"]) if self.ok else float("nan")
 
 
@@ -113,7 +114,7 @@ def _label_column(values):
     return pd.Series(values, dtype="string")
 
 
-def search_report(path, doc, records):
+def search_report(path: str, doc: dict, records: list) -> SearchReport | None:
     """The report of the session `doc` (read from `path`), its runs `records`; None without a
     search. Raises HeadLabError for a session with a search but no report (one written before
     reports were), naming the command that writes one, and for a report that is not HeadLab's

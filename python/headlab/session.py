@@ -18,10 +18,12 @@ import math
 import os
 import warnings
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
-from ._store import FINISHED, HeadLabError, RunFileSkipped, read_live_runs, read_session, schema
+from ._store import FINISHED, HeadLabError, Run, RunFileSkipped, read_live_runs, read_session, schema
 from .search import SearchReport, search_report
 
 LN10 = math.log(10.0)
@@ -87,19 +89,22 @@ class HeadStats(pd.DataFrame):
         return super().__getitem__(key)
 
     def groupby(self, by=None, *args, **kwargs):
+        """DataFrame.groupby, with "head" read as "head_index" for one release."""
         return super().groupby(_renamed_head(by), *args, **kwargs)
 
     def pivot_table(self, *args, **kwargs):
+        """DataFrame.pivot_table, with "head" read as "head_index" for one release."""
         for name in ("index", "columns", "values"):
             if name in kwargs:
                 kwargs[name] = _renamed_head(kwargs[name])
         return super().pivot_table(*args, **kwargs)
 
     def sort_values(self, by, *args, **kwargs):
+        """DataFrame.sort_values, with "head" read as "head_index" for one release."""
         return super().sort_values(_renamed_head(by), *args, **kwargs)
 
 
-def learned(run, rule):
+def learned(run: Run, rule: str) -> bool | None:
     """The verdict of core/metrics/LearnedRule.cpp: True, False, or None (no verdict)."""
     if run.status not in FINISHED:
         return None
@@ -146,7 +151,7 @@ def _seeds(config):
     return int(init), int(data)
 
 
-def key_columns(config):
+def key_columns(config: dict) -> dict:
     """task, d_model, layers, heads, head_dim, total_heads, lr, qk_rule, init_seed, data_seed."""
     model = config.get("model") or {}
     heads = _heads_per_layer(model)
@@ -168,7 +173,7 @@ def key_columns(config):
     }
 
 
-def uniform_columns(config):
+def uniform_columns(config: dict) -> dict:
     """heads and head_dim as numbers where every layer has the same (NaN otherwise): the columns
     to plot against (m_H for the law η* ∝ m_H^-α)."""
     model = config.get("model") or {}
@@ -193,7 +198,7 @@ def _flatten(value, prefix, out):
 # ------------------------------------------------------------------------------------------------
 
 
-def scalar_text(value):
+def scalar_text(value) -> str:
     """A scalar as HeadLab writes it in YAML (core/config/Yaml.cpp formatNumber): the text a
     configuration label takes."""
     if isinstance(value, bool):
@@ -268,7 +273,10 @@ def _ordered(values):
 class Session:
     """One session: its definition, its stored runs, and tables of them."""
 
-    def __init__(self, path):
+    def __init__(self, path: str | os.PathLike):
+        """Reads the session file `path` (its run files too, and a .gz export as it is); a file
+        HeadLab would refuse raises HeadLabError naming the place (FILE:LINE:COL: KEY: what), and
+        a run file that cannot be read is left out with a RunFileSkipped warning."""
         self.path = os.fspath(path)
         self._stored = read_session(self.path)
         doc = self._stored.doc
@@ -295,7 +303,7 @@ class Session:
         return len(self._stored.runs)
 
     @property
-    def axes(self):
+    def axes(self) -> list:
         """The swept axes, in the session's order (a search's axis and seed included)."""
         axes = [a for a in self.sweep if a != "combinations"]
         if self.search_spec:
@@ -305,12 +313,12 @@ class Session:
         return axes
 
     @property
-    def replicate_axes(self):
+    def replicate_axes(self) -> list:
         """The axes whose values are replicates of one configuration: `replicate_axes:` if the
         session names them, else the seeds."""
         return [str(a) for a in (self._doc.get("replicate_axes") or ["seed", "init_seed", "data_seed"])]
 
-    def configuration_axes(self, records=None):
+    def configuration_axes(self, records: list | None = None) -> list:
         """What tells runs apart, as core/session/Replicates.h defines it: the swept axes, the keys
         of the sweep's combinations, then any axis a run carries a label for."""
         records = self._stored.runs if records is None else records
@@ -330,7 +338,7 @@ class Session:
                 add(name)
         return axes
 
-    def configurations(self, records=None):
+    def configurations(self, records: list | None = None) -> list:
         """Each run's configuration as one text, "axis=value" over configuration_axes() but the
         replicate axes ("d_model=24 heads=12 softcap=0"): equal exactly for replicates of one
         configuration, and equal to runs.csv's `configuration` column. A run that does not set a
@@ -348,11 +356,11 @@ class Session:
         return out
 
     @property
-    def has_verdict(self):
+    def has_verdict(self) -> bool:
         """Whether "learned" means something for this session's task."""
         return TASKS.get(self.task, {"verdict": True})["verdict"]
 
-    def run_records(self):
+    def run_records(self) -> list:
         """The stored records themselves (headlab._store.Run), in the session's order."""
         return list(self._stored.runs)
 
@@ -365,7 +373,7 @@ class Session:
 
     # -- tables ----------------------------------------------------------------------------------
 
-    def live_runs(self):
+    def live_runs(self) -> list:
         """The runs in training now, as their trainers list them (headlab._store.Run, status
         running): what runs(running=True) adds. A trainer that is gone is left out with a
         RunFileSkipped warning."""
@@ -521,7 +529,7 @@ class Session:
             at = end
         return runs, steps, values, codes, phase_codes, list(names), list(phases)
 
-    def curves(self, include_head_stats=False):
+    def curves(self, include_head_stats: bool = False) -> pd.DataFrame:
         """Every curve as (session, run, step, phase, metric, value): train, test, test_digit_I,
         test_group_G, ...; the per-head curves too with include_head_stats (as metric names
         head.L.H.STAT; head_stats() splits them)."""
@@ -548,7 +556,8 @@ class Session:
         frame.insert(0, "session", pd.Categorical([self.name] * len(frame)))
         return frame[columns]
 
-    def head_stats(self, statistics=None, runs=None, steps=None):
+    def head_stats(self, statistics: str | list | None = None, runs: int | list | None = None,
+                   steps: int | list | None = None) -> HeadStats:
         """The per-head statistics (logit_rms, logit_max, entropy, wq_norm, ...) as
         (session, run, step, phase, layer, head_index, statistic, value); `value` is float32 where
         HeadLab stored float32 (every trained run), float64 otherwise. The column `head_index` was
@@ -608,7 +617,7 @@ class Session:
         except (IndexError, ValueError, TypeError):
             raise IndexError(f"{self.path}: no run {run!r} (the session stores {len(self)} runs)") from None
 
-    def checkpoints(self, run):
+    def checkpoints(self, run: int) -> pd.DataFrame:
         """The checkpoints run `run` kept: step, reason, keep (the user's mark that pruning
         respects), path, exists (docs/CHECKPOINTS.md)."""
         r = self._record(run)
@@ -628,7 +637,7 @@ class Session:
                              "keep": bool(c.get("keep", False)), "path": path, "exists": exists})
         return pd.DataFrame(rows, columns=["step", "reason", "keep", "path", "exists"])
 
-    def model(self, run, step=None):
+    def model(self, run: int, step: int | None = None):
         """The run's model at checkpoint `step` (default: its newest) as a plain PyTorch module
         (headlab.checkpoint.Model; needs torch and safetensors)."""
         from . import checkpoint  # torch is imported only here
@@ -655,7 +664,8 @@ class Session:
 class Sessions:
     """Several sessions read as one: every table gains their rows, told apart by `session`."""
 
-    def __init__(self, sessions):
+    def __init__(self, sessions: Iterable[Session]):
+        """The sessions, in order; two of one name are told apart by their paths."""
         self.sessions = list(sessions)
         names = [s.name for s in self.sessions]
         for s in self.sessions:  # two sessions of one name are told apart by their paths
@@ -686,10 +696,13 @@ class Sessions:
         frame = self._concat("runs", running=running)
         return _indexed(frame) if index else frame
 
-    def curves(self, include_head_stats=False):
+    def curves(self, include_head_stats: bool = False) -> pd.DataFrame:
+        """Every session's curves (Session.curves), told apart by `session`."""
         return self._concat("curves", include_head_stats=include_head_stats)
 
-    def head_stats(self, statistics=None, runs=None, steps=None):
+    def head_stats(self, statistics: str | list | None = None, runs: int | list | None = None,
+                   steps: int | list | None = None) -> HeadStats:
+        """Every session's per-head statistics (Session.head_stats), told apart by `session`."""
         return self._concat("head_stats", statistics=statistics, runs=runs, steps=steps)
 
     def search(self) -> dict:
@@ -703,11 +716,11 @@ class Sessions:
                 return s
         raise KeyError(f"no session {session!r} (these are {', '.join(s.name for s in self.sessions)})")
 
-    def checkpoints(self, session, run):
+    def checkpoints(self, session: str, run: int) -> pd.DataFrame:
         """Session `session`'s (a name from the `session` column) run `run`'s checkpoints."""
         return self._session_of(session).checkpoints(run)
 
-    def model(self, session, run, step=None):
+    def model(self, session: str, run: int, step: int | None = None):
         """Session `session`'s run `run` at checkpoint `step` (default: its newest), as
         Session.model gives it."""
         return self._session_of(session).model(run, step)

@@ -360,7 +360,7 @@ class PackageAgainstCli(unittest.TestCase):
         its newest checkpoint, its start; a trainer that is gone is left out by both; a stopped
         trainer leaves no live file."""
         long = TINY.replace("steps: 20, batch_size: 4}", "steps: 200000, batch_size: 4}").replace(
-            "every: 10, keep: 3", "every: 200, keep: 2").replace("sweep:\n  heads: [1, 2, 3]\n  seed: [0, 1]\n",
+            "every: 10, keep: 3, plateaus: true", "every: 200, keep: 2, plateaus: false").replace("sweep:\n  heads: [1, 2, 3]\n  seed: [0, 1]\n",
                                                                "sweep:\n  heads: [1, 2]\n")
         source = os.path.join(self.tmp, "in-live.yaml")
         with open(source, "w") as f:
@@ -400,7 +400,8 @@ class PackageAgainstCli(unittest.TestCase):
                 self.assertEqual(row["configuration_cli"], row["configuration"])
                 self.assertEqual(pd.Timestamp(row["started_at_cli"]), row["started_at"])
                 # The newest checkpoint file, listed as the trainer wrote the live file (it may be
-                # a report ahead of the step the file gives).
+                # a report ahead of the step the file gives); every 200 steps (no plateau
+                # checkpoints here: one when a run leaves a plateau falls between).
                 self.assertGreaterEqual(row["newest_checkpoint"], 200)
                 self.assertEqual(row["newest_checkpoint"] % 200, 0)
                 self.assertGreater(row["steps_done"], 0)
