@@ -122,7 +122,20 @@ ensure_venv() {
                 "this again."
         fi
         # --no-cache-dir: no second copy of the wheels in ~/.cache/pip.
-        "$VENV/bin/python" -m pip install --no-cache-dir "${pip_flags[@]}" "${pins[@]}"
+        # torch first without its dependencies, then those it names but triton: triton (641 MB
+        # unpacked) is torch.compile's code generator for Python, which LibTorch C++ never loads;
+        # HEADLAB_WITH_TRITON=1 keeps it (bench/ peers that compile run on the GPU machine's own
+        # torch). pip evaluates each requirement's marker, so a torch extra is left out as usual.
+        "$VENV/bin/python" -m pip install --no-cache-dir "${pip_flags[@]}" --no-deps "torch==$TORCH_VERSION"
+        local torch_deps=()
+        mapfile -t torch_deps < <("$VENV/bin/python" -c 'import importlib.metadata as m, sys
+for r in m.requires("torch") or []:
+    if sys.argv[1] == "1" or not r.replace(" ", "").lower().startswith("triton"):
+        print(r)' "${HEADLAB_WITH_TRITON:-0}")
+        [[ "${HEADLAB_WITH_TRITON:-0}" == 1 ]] ||
+            say "torch's dependencies without triton (641 MB that LibTorch C++ never loads; pip will say" \
+                "torch requires it: expected. HEADLAB_WITH_TRITON=1 installs it)"
+        "$VENV/bin/python" -m pip install --no-cache-dir "${pip_flags[@]}" "${torch_deps[@]}" "${pins[@]}"
     fi
     # HeadLab's own package: the venv imports python/headlab of this clone, as an editable
     # install would, through a .pth file (no build backend needed; `pip install ./python` is for
