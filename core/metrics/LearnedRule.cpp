@@ -15,7 +15,7 @@ const char *toString(LearnedRule rule)
 
 bool parseLearnedRule(const std::string &text, LearnedRule *out)
 {
-    for (LearnedRule rule : {LearnedRule::LeftLn10Plateau, LearnedRule::FinalBelowLn10}) {
+    for (LearnedRule rule : kLearnedRules) {
         if (text == toString(rule)) {
             *out = rule;
             return true;

@@ -18,6 +18,8 @@
 namespace headlab {
 
 enum class LearnedRule { LeftLn10Plateau, FinalBelowLn10 };
+// Every rule, in the order documents list them (the schema's learned_rules, parsing).
+constexpr LearnedRule kLearnedRules[] = {LearnedRule::LeftLn10Plateau, LearnedRule::FinalBelowLn10};
 
 const char *toString(LearnedRule rule); // "left_ln10_plateau", "final_below_ln10"
 bool parseLearnedRule(const std::string &text, LearnedRule *out);

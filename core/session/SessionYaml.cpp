@@ -133,7 +133,25 @@ std::string sessionSchemaJson()
     for (size_t i = 0; i < names.size(); ++i)
         out += (i ? ", \"" : "\"") + names[i] + "\": \"" + findFieldAxis(names[i])->text(defaults) +
                "\"";
-    return out + "}\n}\n";
+    out += "}";
+    // Each task: whether a run of it gets a learned verdict (TaskSpec::learnedMeaning) and the unit
+    // of its losses; and the learned rules a session may name. The Python package reads these
+    // instead of keeping its own list.
+    out += ",\n  \"tasks\": {";
+    bool first = true;
+    for (const TaskSpec *spec : taskTable()) {
+        out += std::string(first ? "" : ", ") + "\"" + spec->id +
+               "\": {\"verdict\": " + (spec->learnedMeaning ? "true" : "false") +
+               ", \"loss_unit\": \"" + spec->lossUnit + "\"}";
+        first = false;
+    }
+    out += "},\n  \"learned_rules\": [";
+    first = true;
+    for (LearnedRule rule : kLearnedRules) {
+        out += std::string(first ? "\"" : ", \"") + toString(rule) + "\"";
+        first = false;
+    }
+    return out + "]\n}\n";
 }
 
 // ---------------------------------------------------------------------------------------------

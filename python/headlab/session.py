@@ -28,17 +28,13 @@ from .search import SearchReport, search_report
 
 LN10 = math.log(10.0)
 
-# The tasks HeadLab knows (core/tasks/TaskTable.cpp): whether "learned" has a meaning for the task
-# (TaskSpec::learnedMeaning) — nearest neighbour and text give no verdict, since no loss level
-# marks learning there.
-TASKS = {
-    "addition": {"verdict": True, "loss_unit": "nats"},
-    "sequence_file": {"verdict": True, "loss_unit": "nats"},
-    "nearest_neighbour": {"verdict": False, "loss_unit": "MSE × d"},
-    "text": {"verdict": False, "loss_unit": "nats"},
-}
+# The tasks HeadLab knows (core/tasks/TaskTable.cpp), as headlab-cli schema writes them: whether
+# "learned" has a meaning for the task (TaskSpec::learnedMeaning; nearest neighbour and text give
+# no verdict, since no loss level marks learning there) and the unit of its losses.
+TASKS = {name: dict(row) for name, row in schema()["tasks"].items()}
 
-LEARNED_RULES = ("left_ln10_plateau", "final_below_ln10")
+# The rules a session's learned_rule may name (core/metrics/LearnedRule.h).
+LEARNED_RULES = tuple(schema()["learned_rules"])
 
 # When, where and by what each run trained (core/config/RunOrigin.h, kOriginFields): runs.csv's
 # columns after `device`, in this order.

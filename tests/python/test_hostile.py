@@ -343,7 +343,7 @@ class Hostile(unittest.TestCase):
     def test_the_package_schema_is_the_clis(self):
         p = cli("schema")
         self.assertEqual(p.returncode, 0, p.stderr)
-        with open(os.path.join(SOURCE, "python", "headlab", "schema.json")) as f:
+        with open(os.path.join(SOURCE, "python", "headlab", "schema.json"), encoding="utf-8") as f:
             self.assertEqual(json.load(f), json.loads(p.stdout),
                              "python/headlab/schema.json differs from `headlab-cli schema`: "
                              "regenerate it with build/app/cli/headlab-cli schema > python/headlab/schema.json")
