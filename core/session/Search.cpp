@@ -789,17 +789,17 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
     out << YAML::EndMap;
 }
 
-void writeLabelMap(YAML::Emitter &out, const std::map<std::string, std::string> &labels)
+} // namespace
+
+void writeTextMap(YAML::Emitter &out, const std::map<std::string, std::string> &map)
 {
     out << YAML::Flow << YAML::BeginMap;
-    for (const auto &[key, value] : labels) {
+    for (const auto &[key, value] : map) {
         out << YAML::Key << key << YAML::Value;
         writeText(out, value);
     }
     out << YAML::EndMap;
 }
-
-} // namespace
 
 void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t finishedRuns)
 {
@@ -816,7 +816,7 @@ void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t fi
     for (const auto &c : report.configurations) {
         out << YAML::Flow << YAML::BeginMap;
         out << YAML::Key << "labels" << YAML::Value;
-        writeLabelMap(out, c.configuration);
+        writeTextMap(out, c.configuration);
         out << YAML::Key << "runs" << YAML::Value << c.runs;
         out << YAML::Key << "verdicts" << YAML::Value << c.verdicts;
         out << YAML::Key << "pending" << YAML::Value << c.pending;
@@ -849,7 +849,7 @@ void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t fi
         out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
         for (const auto &g : report.groups) {
             out << YAML::BeginMap << YAML::Key << "labels" << YAML::Value;
-            writeLabelMap(out, g.labels);
+            writeTextMap(out, g.labels);
             out << YAML::Key << "law" << YAML::Value;
             writeLaw(out, g.law);
             out << YAML::EndMap;

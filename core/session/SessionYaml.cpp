@@ -478,20 +478,6 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
 
 namespace {
 
-void writeLabels(YAML::Emitter &out, const std::map<std::string, std::string> &labels)
-{
-    out << YAML::Flow << YAML::BeginMap;
-    for (const auto &[key, value] : labels) {
-        out << YAML::Key << key << YAML::Value;
-        writeText(out, value);
-    }
-    out << YAML::EndMap;
-}
-
-} // namespace
-
-namespace {
-
 // schema_version, name, description, experiment and sweep: the part a user edits.
 void writeDefinition(YAML::Emitter &out, const Session &session)
 {
@@ -600,7 +586,7 @@ void writeRunRecord(YAML::Emitter &out, const SessionRun &run, CurveSplicer &cur
     if (withRunId)
         out << YAML::Key << "run_id" << YAML::Value << YAML::DoubleQuoted << runId(run.config);
     out << YAML::Key << "labels" << YAML::Value;
-    writeLabels(out, run.labels);
+    writeTextMap(out, run.labels);
     out << YAML::Key << "status" << YAML::Value << toString(r.status);
     out << YAML::Key << "steps_done" << YAML::Value << r.stepsDone;
     out << YAML::Key << "diverged_at_step" << YAML::Value << r.divergedAtStep;
@@ -679,7 +665,7 @@ void writeSkippedAndView(YAML::Emitter &out, const Session &session)
     for (const auto &s : session.skipped) {
         out << YAML::BeginMap;
         out << YAML::Key << "labels" << YAML::Value;
-        writeLabels(out, s.labels);
+        writeTextMap(out, s.labels);
         out << YAML::Key << "reason" << YAML::Value;
         writeText(out, s.reason);
         out << YAML::EndMap;
@@ -758,7 +744,7 @@ std::string sessionIndexToYaml(const Session &session, const std::string &result
         out << YAML::Key << "file" << YAML::Value << "runs/" + runFileName(run.config);
         out << YAML::Key << "status" << YAML::Value << toString(run.result.status);
         out << YAML::Key << "labels" << YAML::Value;
-        writeLabels(out, run.labels);
+        writeTextMap(out, run.labels);
         if (auto it = run.result.metrics.find(metric::kFinalTestLoss);
             it != run.result.metrics.end())
             out << YAML::Key << metric::kFinalTestLoss << YAML::Value << formatNumber(it->second);

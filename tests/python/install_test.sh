@@ -7,17 +7,24 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TMP="$(mktemp -d /tmp/headlab-pip-XXXXXX)"
 trap 'rm -rf "$TMP"' EXIT
-python3 -m venv "$TMP/venv"
-cp -r "$ROOT/python" "$TMP/src"
-if ! "$TMP/venv/bin/python" -m pip install --no-input --progress-bar off "$TMP/src" >"$TMP/pip.log" 2>&1; then
-    if grep -qiE 'NewConnectionError|Temporary failure in name resolution|No matching distribution|Could not find a version|Network is unreachable' "$TMP/pip.log"; then
-        echo "SKIP: no package index reachable for a fresh environment:"
-        grep -iE 'error|could not' "$TMP/pip.log" | head -3
-        exit 77
+# install VENV WHAT PACKAGES...: a fresh environment with these; skipped (77) where no package
+# index can be reached, saying what could not be installed; any other failure fails the test.
+install() {
+    local venv="$1" what="$2"
+    shift 2
+    python3 -m venv "$venv"
+    if ! "$venv/bin/python" -m pip install --no-input --progress-bar off "$@" >"$venv.log" 2>&1; then
+        if grep -qiE 'NewConnectionError|Temporary failure in name resolution|No matching distribution|Could not find a version|Network is unreachable' "$venv.log"; then
+            echo "SKIP: $what cannot be installed here (no package index reachable):"
+            grep -iE 'error|could not' "$venv.log" | head -3
+            exit 77
+        fi
+        cat "$venv.log"
+        exit 1
     fi
-    cat "$TMP/pip.log"
-    exit 1
-fi
+}
+cp -r "$ROOT/python" "$TMP/src"
+install "$TMP/venv" "the package" "$TMP/src"
 cd "$TMP" # not the source tree: the installed copy must be the one imported
 "$TMP/venv/bin/python" - "$ROOT" <<'PY'
 import os, sys
@@ -43,17 +50,7 @@ PY
 # The same dtypes under every supported pandas: the oldest the package declares (pandas 1.5, with
 # the numpy of its time) against the project's (.venv, scripts/setup.sh's pins).
 if [[ -x "$ROOT/.venv/bin/python" ]]; then
-    python3 -m venv "$TMP/oldest"
-    if ! "$TMP/oldest/bin/python" -m pip install --no-input --progress-bar off "$TMP/src" "pandas==1.5.3" \
-            "numpy==1.26.4" >"$TMP/pip-oldest.log" 2>&1; then
-        if grep -qiE 'NewConnectionError|Temporary failure in name resolution|No matching distribution|Could not find a version|Network is unreachable' "$TMP/pip-oldest.log"; then
-            echo "SKIP: pandas 1.5.3 cannot be installed here (no package index reachable):"
-            grep -iE 'error|could not' "$TMP/pip-oldest.log" | head -3
-            exit 77
-        fi
-        cat "$TMP/pip-oldest.log"
-        exit 1
-    fi
+    install "$TMP/oldest" "pandas 1.5.3" "$TMP/src" "pandas==1.5.3" "numpy==1.26.4"
     "$TMP/oldest/bin/python" "$ROOT/tests/python/dtypes_dump.py" "$ROOT" > "$TMP/oldest.json"
     PYTHONPATH="$ROOT/python" "$ROOT/.venv/bin/python" "$ROOT/tests/python/dtypes_dump.py" "$ROOT" > "$TMP/project.json"
     if ! diff -u "$TMP/oldest.json" "$TMP/project.json"; then
