@@ -135,7 +135,8 @@ for r in m.requires("torch") or []:
         [[ "${HEADLAB_WITH_TRITON:-0}" == 1 ]] ||
             say "torch's dependencies without triton (641 MB that LibTorch C++ never loads; pip will say" \
                 "torch requires it: expected. HEADLAB_WITH_TRITON=1 installs it)"
-        "$VENV/bin/python" -m pip install --no-cache-dir "${pip_flags[@]}" "${torch_deps[@]}" "${pins[@]}"
+        # The other pins without torch's: a torch named again would bring its every requirement.
+        "$VENV/bin/python" -m pip install --no-cache-dir "${pip_flags[@]}" "${torch_deps[@]}" "${pins[@]:1}"
     fi
     # HeadLab's own package: the venv imports python/headlab of this clone, as an editable
     # install would, through a .pth file (no build backend needed; `pip install ./python` is for
