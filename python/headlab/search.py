@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ._store import FINISHED, HeadLabError
+from ._store import FINISHED, HeadLabError, _is_number
 
 CONFIGURATION_COLUMNS = ("runs", "verdicts", "pending", "set_aside", "state", "estimate", "low", "high",
                          "low_open", "high_open", "width", "slope", "note")
@@ -70,7 +70,7 @@ class SearchReport:
 
 
 def _number(value, where):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not _is_number(value):
         raise HeadLabError(f"{where}: expected a number, got {value!r}")
     return float(value)
 
