@@ -9,10 +9,13 @@
 //   headlab-bench fused-adam --device D --steps N    (fused CUDA Adam/AdamW vs the ATen passes)
 //   headlab-bench determinism --device D --steps N   (same seed twice, and twice in one ensemble: Δ = 0)
 //   headlab-bench profile  --device D --shapes 384x3 --runs R [--mix 1,2,3,6,12] --steps N [--trace F]
-//                          (GPU time per kernel class and the top kernels, from the Kineto profiler)
+//                          [--products 1]
+//                          (GPU time per kernel class, the top kernels and the idle time between
+//                          kernels, from the Kineto profiler; with --products, each matrix product's
+//                          achieved rate against the card's peak: run it with HEADLAB_CUDA_GRAPHS=0)
 //   headlab-bench preset   --preset NAME --steps N [--layers L] [--w W] [--heads H] [--runs R]
-//                          [--profile 1]   (runs of a preset's sweep as one ensemble: run-steps/s,
-//                          matmul TFLOP/s; with --profile, GPU time per kernel class)
+//                          [--profile 1 [--products 1]]   (runs of a preset's sweep as one
+//                          ensemble: run-steps/s, matmul TFLOP/s; with --profile, as `profile`)
 //   headlab-bench price    --preset NAME --ensembles "W:H,H;W:H" [--layers L] [--steps N]
 //                          (the scheduler's modelled work of each ensemble: ensembleWork)
 //   headlab-bench storage  --runs N --points P --out DIR   (writes a synthetic session of N finished
@@ -403,14 +406,155 @@ std::string kernelClass(const std::string &n)
     return "other";
 }
 
+// The card's dense peak in TFLOP/s at a product's precision, from NVIDIA's data sheets (SXM parts),
+// to say how far a product is from the hardware rather than from cuBLAS. 0 where the card is not
+// listed (the products are still printed, without a share). The card's name comes from HEADLAB_CARD,
+// which the bench scripts set from nvidia-smi (the bench itself stays free of CUDA headers).
+double cardPeakTflops(bool tf32)
+{
+    const char *card = std::getenv("HEADLAB_CARD");
+    const std::string name = card ? card : "";
+    struct Card {
+        const char *name;
+        double fp32, tf32;
+    };
+    static const Card kCards[] = {
+        {"H200", 67.0, 494.7}, {"H100", 67.0, 494.7}, {"A100", 19.5, 156.0}};
+    for (const auto &card : kCards)
+        if (name.find(card.name) != std::string::npos) return tf32 ? card.tf32 : card.fp32;
+    return 0;
+}
+
+// What `profiled` prints besides the kernel classes: with `products`, each matrix product (an aten
+// op with FLOPs, its input shapes) with the GPU time of the kernels it launched and its achieved rate
+// against the card's peak; always, the time the GPU sat idle between kernels.
+struct ProfileOptions {
+    std::string trace;
+    bool products = false;
+    bool tf32 = false;
+};
+
+// Prints the GPU's busy time (the union of its kernels' intervals), the span from the first kernel's
+// start to the last one's end, and what lies between: the idle time between kernels, per step.
+void printGaps(const std::string &tag, int64_t steps,
+               std::vector<std::pair<uint64_t, uint64_t>> intervals)
+{
+    if (intervals.empty()) return;
+    std::sort(intervals.begin(), intervals.end());
+    uint64_t busy = 0, start = intervals[0].first, end = intervals[0].second;
+    const uint64_t first = start;
+    uint64_t last = end;
+    for (const auto &[s, e] : intervals) {
+        last = std::max(last, e);
+        if (s > end) {
+            busy += end - start;
+            start = s;
+            end = e;
+        } else {
+            end = std::max(end, e);
+        }
+    }
+    busy += end - start;
+    const double span = static_cast<double>(last - first);
+    std::printf(
+        "{\"profile\": \"gaps\", %s, \"span_ms_per_step\": %.4f, \"busy_ms_per_step\": %.4f, "
+        "\"idle_ms_per_step\": %.4f, \"idle_share\": %.3f}\n",
+        tag.c_str(), span / 1e6 / steps, busy / 1e6 / steps, (span - busy) / 1e6 / steps,
+        span > 0 ? (span - busy) / span : 0.0);
+}
+
+std::string shapesText(const c10::ArrayRef<std::vector<int64_t>> &shapes)
+{
+    std::string text;
+    for (const auto &shape : shapes) {
+        if (shape.empty()) continue;
+        std::string one;
+        for (auto d : shape) one += (one.empty() ? "" : "x") + std::to_string(d);
+        text += (text.empty() ? "" : " ") + one;
+    }
+    return text;
+}
+
+// Each product's GPU time: the kernels whose linked correlation id is the op's (as PyTorch's own
+// profiler tables attach kernels to ops). Needs the ops recorded, so CUDA graphs off
+// (HEADLAB_CUDA_GRAPHS=0): under a graph replay no op runs on the host.
+void printProducts(const std::string &tag, int64_t steps, double total_us, const ProfileOptions &o,
+                   const std::vector<torch::autograd::profiler::KinetoEvent> &events)
+{
+    struct Op {
+        std::string key;
+        double flops = 0;
+    };
+    std::map<uint64_t, Op> ops; // correlation id -> op
+    for (const auto &e : events)
+        if (e.deviceType() == c10::DeviceType::CPU && e.flops() > 0 && e.correlationId() > 0)
+            ops[e.correlationId()] = {e.name() + " " + shapesText(e.shapes()),
+                                      static_cast<double>(e.flops())};
+    struct Product {
+        double us = 0, flops = 0;
+        int64_t calls = 0;
+        std::set<uint64_t> seen;
+        std::map<std::string, double> kernels;
+    };
+    std::map<std::string, Product> products;
+    double attributed = 0;
+    for (const auto &e : events) {
+        if (e.deviceType() != c10::DeviceType::CUDA) continue;
+        const auto op = ops.find(e.linkedCorrelationId());
+        if (op == ops.end()) continue;
+        Product &p = products[op->second.key];
+        const double us = static_cast<double>(e.durationNs()) / 1e3;
+        p.us += us;
+        attributed += us;
+        p.kernels[e.name().substr(0, 80)] += us;
+        if (p.seen.insert(op->first).second) {
+            p.calls++;
+            p.flops += op->second.flops;
+        }
+    }
+    const double peak = cardPeakTflops(o.tf32);
+    std::vector<std::pair<std::string, Product>> top(products.begin(), products.end());
+    std::sort(top.begin(), top.end(),
+              [](const auto &x, const auto &y) { return x.second.us > y.second.us; });
+    double productUs = 0, productFlops = 0;
+    for (const auto &[key, p] : top) {
+        productUs += p.us;
+        productFlops += p.flops;
+    }
+    std::printf("{\"profile\": \"products\", %s, \"precision\": \"%s\", \"peak_tflops\": %.1f, "
+                "\"ms_per_step\": %.4f, \"share\": %.3f, \"tflops\": %.2f, \"peak_share\": %.3f, "
+                "\"ops\": %zu}\n",
+                tag.c_str(), o.tf32 ? "tf32" : "fp32", peak, productUs / 1e3 / steps,
+                attributed / std::max(total_us, 1e-9),
+                productFlops / std::max(productUs, 1e-9) / 1e6,
+                peak > 0 ? productFlops / std::max(productUs, 1e-9) / 1e6 / peak : 0.0, top.size());
+    for (size_t i = 0; i < top.size() && i < 30; ++i) {
+        const auto &[key, p] = top[i];
+        const double tflops = p.flops / std::max(p.us, 1e-9) / 1e6;
+        const auto kernel = std::max_element(p.kernels.begin(), p.kernels.end(),
+                                             [](auto &x, auto &y) { return x.second < y.second; });
+        std::string k = kernel->first;
+        for (auto &ch : k)
+            if (ch == '"' || ch == '\\') ch = '\'';
+        std::printf(
+            "{\"profile\": \"product\", %s, \"op\": \"%s\", \"calls_per_step\": %.1f, "
+            "\"gflop_per_call\": %.5f, \"us_per_call\": %.2f, \"ms_per_step\": %.4f, "
+            "\"share\": %.3f, \"tflops\": %.2f, \"peak_share\": %.3f, \"kernel\": \"%s\"}\n",
+            tag.c_str(), key.c_str(), double(p.calls) / steps, p.flops / p.calls / 1e9,
+            p.us / p.calls, p.us / 1e3 / steps, p.us / std::max(total_us, 1e-9), tflops,
+            peak > 0 ? tflops / peak : 0.0, k.c_str());
+    }
+}
+
 // Runs `train` (which trains `steps` steps) under the Kineto profiler and prints GPU time per kernel
-// class and the top kernels, each line tagged with `tag` (a JSON fragment: "\"m\": 384, ..."). Returns
-// the wall seconds of `train`.
+// class and the top kernels, each line tagged with `tag` (a JSON fragment: "\"m\": 384, ..."), the
+// idle time between kernels and, with o.products, each matrix product's rate. Returns the wall
+// seconds of `train`.
 template <typename Train>
-double profiled(const std::string &tag, int64_t steps, const std::string &trace, Train &&train)
+double profiled(const std::string &tag, int64_t steps, const ProfileOptions &o, Train &&train)
 {
     using namespace torch::profiler::impl;
-    const ProfilerConfig config(ProfilerState::KINETO, false, false, false, false, false);
+    const ProfilerConfig config(ProfilerState::KINETO, o.products, false, false, o.products, false);
     const std::set<ActivityType> activities{ActivityType::CPU, ActivityType::CUDA};
     torch::autograd::profiler::prepareProfiler(config, activities);
     torch::autograd::profiler::enableProfiler(config, activities);
@@ -418,12 +562,13 @@ double profiled(const std::string &tag, int64_t steps, const std::string &trace,
     const std::string status = train();
     const double wall = seconds(t0);
     auto result = torch::autograd::profiler::disableProfiler();
-    if (!trace.empty()) result->save(trace);
+    if (!o.trace.empty()) result->save(o.trace);
     struct Acc {
         double us = 0;
         int64_t count = 0;
     };
     std::map<std::string, Acc> byClass, byName;
+    std::vector<std::pair<uint64_t, uint64_t>> intervals;
     double total = 0;
     int64_t kernels = 0;
     for (const auto &e : result->events()) {
@@ -434,6 +579,7 @@ double profiled(const std::string &tag, int64_t steps, const std::string &trace,
         byClass[kernelClass(name)].count++;
         byName[name].us += us;
         byName[name].count++;
+        intervals.emplace_back(e.startNs(), e.endNs());
         total += us;
         ++kernels;
     }
@@ -443,6 +589,7 @@ double profiled(const std::string &tag, int64_t steps, const std::string &trace,
         "\"gpu_ms_per_step\": %.4f, \"kernels_per_step\": %.1f, \"status\": \"%s\"}\n",
         tag.c_str(), (long long)steps, graphs && std::string(graphs) == "0" ? "false" : "true",
         wall * 1e3 / steps, total / 1e3 / steps, double(kernels) / steps, status.c_str());
+    printGaps(tag, steps, std::move(intervals));
     for (const auto &[cls, acc] : byClass)
         std::printf("{\"profile\": \"class\", %s, \"class\": \"%s\", \"ms_per_step\": %.4f, "
                     "\"share\": %.3f, \"kernels_per_step\": %.1f}\n",
@@ -461,6 +608,7 @@ double profiled(const std::string &tag, int64_t steps, const std::string &trace,
                     top[i].second.us / 1e3 / steps, top[i].second.us / std::max(total, 1e-9),
                     double(top[i].second.count) / steps);
     }
+    if (o.products) printProducts(tag, steps, total, o, result->events());
     std::fflush(stdout);
     return wall;
 }
@@ -477,7 +625,9 @@ void profile(const Args &a)
         const std::string tag =
             "\"m\": " + std::to_string(m) + ", \"heads\": " + std::to_string(h) +
             ", \"runs\": " + a.get("runs", "8") + ", \"mix\": \"" + a.get("mix", "") + "\"";
-        profiled(tag, steps, trace.empty() ? trace : trace + "-" + shape + ".json", [&] {
+        const ProfileOptions o{trace.empty() ? trace : trace + "-" + shape + ".json",
+                               a.get("products", "0") == "1", ensembleConfigs(a, m, h, 1)[0].tf32};
+        profiled(tag, steps, o, [&] {
             return std::string(
                 toString(trainMembers(ensembleConfigs(a, m, h, steps), control)[0].status));
         });
@@ -567,7 +717,8 @@ void preset(const Args &a)
         // per-step counts would otherwise include (profiles before 2026-11-28's second session did).
         for (auto &c : configs) c.task.sampleLength = 0;
         train(kShortSteps); // warm caches, kernels and the graph capture path
-        const double wall = profiled(tag, steps, a.get("trace", ""), [&] {
+        const ProfileOptions o{a.get("trace", ""), a.get("products", "0") == "1", c0.tf32};
+        const double wall = profiled(tag, steps, o, [&] {
             train(steps);
             return std::string(toString(results[0].status));
         });

@@ -10,6 +10,9 @@ BENCH="$ROOT/build-core/bench/headlab-bench"
 CLI="$ROOT/build-core/app/cli/headlab-cli"
 log() { printf '[%s %s] %s\n' "$(basename "$0" .sh)" "$(date +%T)" "$*" >&2; }
 record_gpu() {
+    # The card's name for headlab-bench's peak rates (cardPeakTflops).
+    HEADLAB_CARD="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+    export HEADLAB_CARD
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader |
         sed "s/^/{\"gpu\": \"/; s/\$/\", \"date\": \"$(date -u +%F)\"}/" >> "$RESULTS"
 }

@@ -358,6 +358,61 @@ def python_read_section(path, out):
     out.append("")
 
 
+def products_section(path, out):
+    """Issue 56's profile (bench/gpu_products.sh): per shape, the step's GPU time, the idle time between
+    kernels with CUDA graphs on, and each matrix product's achieved rate against the card's peak."""
+    rows = load(path)
+    card = next((r for r in rows if "gpu" in r), {})
+
+    def shape(r):
+        if "preset" in r:
+            what = "nn" if r["preset"].startswith("nn") else "text"
+            return f"{what} {r['layers']} layers, w {r['w']}, {r['runs']} runs" if what == "nn" else \
+                f"text head-progression {r['heads']}, {r['runs']} run"
+        return f"addition {r['m']}×{r['heads']}, {r['runs']} run"
+
+    totals = [r for r in rows if r.get("profile") == "total"]
+    if not totals:
+        return
+    out.append(f"## Where a step's GPU time goes, product by product ({card.get('gpu', '?').split(',')[0]}, "
+               f"{card.get('date', '?')}; issue 56)\n")
+    out.append("`bench/gpu_products.sh` profiles each shape twice with Kineto. With CUDA graphs on, as HeadLab "
+               "trains: the GPU time a step, and the GPU's idle time between kernels (the span from the first "
+               "kernel's start to the last one's end, less the union of the kernels). With graphs off, so that "
+               "each product's op is recorded on the host: every matrix product's kernels, their achieved rate, "
+               "and that rate as a share of the card's dense peak at the product's precision (FP32 67, TF32 "
+               f"494.7 TFLOP/s, NVIDIA's H100/H200 SXM data sheets). Profiled steps carry profiler overhead (`{path}`).\n")
+    out.append("| shape | graphs | wall ms/step | GPU ms/step | kernels/step | idle between kernels | products: share of GPU time | products' TFLOP/s | share of peak |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
+    for t in totals:
+        key = shape(t)
+        # The lines after this total up to the next total belong to it.
+        i = rows.index(t)
+        nxt = next((j for j in range(i + 1, len(rows)) if rows[j].get("profile") == "total"), len(rows))
+        mine = rows[i + 1:nxt]
+        gaps = next((r for r in mine if r.get("profile") == "gaps"), None)
+        prod = next((r for r in mine if r.get("profile") == "products"), None)
+        idle = f"{gaps['idle_ms_per_step']:.3f} ms ({gaps['idle_share']:.0%})" if gaps else "–"
+        out.append(f"| {key} | {'on' if t['graphs'] else 'off'} | {t['wall_ms_per_step']:.3f} | "
+                   f"{t['gpu_ms_per_step']:.3f} | {t['kernels_per_step']:.0f} | {idle} | "
+                   + (f"{prod['share']:.0%} | {prod['tflops']:.1f} ({prod['precision'].upper()}) | "
+                      f"{prod['peak_share']:.1%} |" if prod else "– | – | – |"))
+    out.append("")
+    for t in totals:
+        i = rows.index(t)
+        nxt = next((j for j in range(i + 1, len(rows)) if rows[j].get("profile") == "total"), len(rows))
+        products = [r for r in rows[i + 1:nxt] if r.get("profile") == "product"]
+        if not products:
+            continue
+        out.append(f"{shape(t)}, graphs off: the products by GPU time (the first eight)\n")
+        out.append("| op and input shapes | calls/step | GFLOP/call | µs/call | share of GPU time | TFLOP/s | share of peak | main kernel |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        for r in products[:8]:
+            out.append(f"| `{r['op']}` | {r['calls_per_step']:.0f} | {r['gflop_per_call']:.4f} | {r['us_per_call']:.1f} | "
+                       f"{r['share']:.1%} | {r['tflops']:.2f} | {r['peak_share']:.1%} | `{r['kernel'][:48]}` |")
+        out.append("")
+
+
 def inside_section(path, card, out):
     """What looking inside the heads costs (headlab-bench inside, issue 12)."""
     rows = [r for r in load(path) if r.get("impl") == "headlab-inside"]
@@ -862,6 +917,8 @@ def main():
     ap.add_argument("--ablation", default="", help="the JSON lines of bench/gpu_ablation.sh")
     ap.add_argument("--export", default="", help="the JSON lines of bench/export_bench.sh")
     ap.add_argument("--python-read", default="", help="the JSON lines of bench/python_read.sh")
+    ap.add_argument("--products", default="", help="the JSON lines of bench/gpu_products.sh")
+    ap.add_argument("--products-only", action="store_true", help="print only the --products section")
     ap.add_argument("--inside", default="", help="the JSON lines of headlab-bench inside")
     ap.add_argument("--inside-card", default="", help="the card and date of --inside (its lines carry none)")
     ap.add_argument("--stabilizers-card", default="", help="the card and date of --stabilizers")
@@ -885,6 +942,11 @@ def main():
     ap.add_argument("--notes", action="append", default=[], help="markdown appended at the end")
     args = ap.parse_args()
     floors = [r for p in args.floors for r in load(p)]
+    if args.products_only:
+        out = []
+        products_section(args.products, out)
+        print("\n".join(out))
+        return
     if args.targets_only:
         out = []
         targets_section(args.nn, args.text, args.addition, out, load(args.fig1), load(args.grid), floors)
@@ -906,6 +968,8 @@ def main():
         export_section(args.export, out)
     if args.python_read:
         python_read_section(args.python_read, out)
+    if args.products:
+        products_section(args.products, out)
     if args.inside:
         inside_section(args.inside, args.inside_card, out)
     if args.stabilizers:
