@@ -22,6 +22,6 @@ function(headlab_add_layer target folder)
     # Tables are aggregates whose rows name only the members they set (Field.h, TaskSpec.h).
     target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
     if(ARG_TORCH)
-        target_link_libraries(${target} PRIVATE ${TORCH_LIBRARIES})
+        target_link_libraries(${target} PRIVATE headlab_torch)
     endif()
 endfunction()

@@ -1,9 +1,12 @@
 // Device.cpp — which devices the machine has, and what each one holds.
 #include "core/model/Device.h"
 
+#include <torch/torch.h>
+
+#ifdef HEADLAB_TORCH_CUDA
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
-#include <torch/torch.h>
+#endif
 
 #include <algorithm>
 #include <sstream>
@@ -49,7 +52,8 @@ std::vector<std::string> devicesFor(const std::string &spec)
 }
 
 // A CUDA device's free and total memory; the machine's memory for the CPU (all of it free: the
-// ensemble sizing keeps to half of it).
+// ensemble sizing keeps to half of it). Nothing for a CUDA device with a LibTorch without CUDA
+// (which has none to offer).
 DeviceMemory deviceMemory(const std::string &device)
 {
     if (device == "cpu") {
@@ -57,6 +61,7 @@ DeviceMemory deviceMemory(const std::string &device)
         const int64_t bytes = pages > 0 && size > 0 ? static_cast<int64_t>(pages) * size : 0;
         return {bytes, bytes};
     }
+#ifdef HEADLAB_TORCH_CUDA
     try {
         const torch::Device d(device);
         if (!d.is_cuda()) return {};
@@ -67,6 +72,9 @@ DeviceMemory deviceMemory(const std::string &device)
     } catch (const std::exception &) {
         return {};
     }
+#else
+    return {};
+#endif
 }
 
 std::string checkDeviceSpec(const std::string &spec)

@@ -7,8 +7,6 @@
 #include "core/tasks/TaskSpec.h"
 #include "core/train/Trainer.h"
 
-#include <c10/cuda/CUDAGuard.h>
-#include <cuda_runtime_api.h>
 #include <torch/torch.h>
 
 #include <algorithm>

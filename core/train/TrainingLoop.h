@@ -40,7 +40,9 @@
 #include <sstream>
 #include <thread>
 
-#if __has_include(<ATen/cuda/CUDAGraph.h>)
+// CUDA graphs where LibTorch has CUDA (HEADLAB_TORCH_CUDA, cmake/HeadlabTorch.cmake); a CPU
+// LibTorch's headers may still carry these files, but not the libraries behind them.
+#ifdef HEADLAB_TORCH_CUDA
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>
