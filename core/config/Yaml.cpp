@@ -694,6 +694,16 @@ void writeText(YAML::Emitter &out, const std::string &text)
         out << text;
 }
 
+void writeTextMap(YAML::Emitter &out, const std::map<std::string, std::string> &map)
+{
+    out << YAML::Flow << YAML::BeginMap;
+    for (const auto &[key, value] : map) {
+        out << YAML::Key << key << YAML::Value;
+        writeText(out, value);
+    }
+    out << YAML::EndMap;
+}
+
 void writeNumber(YAML::Emitter &out, double value)
 {
     out << formatNumber(value);

@@ -116,6 +116,9 @@ std::string formatNumber(double value);
 
 // Writing. writeText quotes text that a YAML reader would take for a number, bool or null.
 void writeText(YAML::Emitter &out, const std::string &text);
+// A map of text to text on one line, each value as writeText writes it ({d_model: "24", heads:
+// "12"}): run labels, a search's configuration.
+void writeTextMap(YAML::Emitter &out, const std::map<std::string, std::string> &map);
 void writeNumber(YAML::Emitter &out, double value);
 // A curve as the one line `{steps: [...], values: [...]}` that parseDocument reads without
 // yaml-cpp (PreparsedCurves): the writers put it into their YAML text as it is.

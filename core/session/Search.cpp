@@ -791,16 +791,6 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
 
 } // namespace
 
-void writeTextMap(YAML::Emitter &out, const std::map<std::string, std::string> &map)
-{
-    out << YAML::Flow << YAML::BeginMap;
-    for (const auto &[key, value] : map) {
-        out << YAML::Key << key << YAML::Value;
-        writeText(out, value);
-    }
-    out << YAML::EndMap;
-}
-
 void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t finishedRuns)
 {
     auto value = [&](double x) { return report.logScale ? std::pow(10.0, x) : x; };

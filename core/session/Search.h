@@ -146,8 +146,6 @@ void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec);
 // `finishedRuns` is how many of the session's runs had finished when it was written, so that a
 // reader can tell a report older than the runs it has (shards write runs, not the index).
 void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t finishedRuns);
-// A map of text to text on one line ({d_model: "24", heads: "12"}): run labels, a configuration.
-void writeTextMap(YAML::Emitter &out, const std::map<std::string, std::string> &map);
 } // namespace yaml
 
 } // namespace headlab

@@ -683,6 +683,40 @@ void writeSkippedAndView(YAML::Emitter &out, const Session &session)
 // A search's report (Search.h), derived from the runs each time the session is written, for readers
 // without the C++; never read back (the runs are the truth). A report that cannot be made (a
 // session in the middle of an edit) is left out rather than stopping the save.
+// What searchReport reads of a session and nothing more: every member but the runs, and each run
+// without its curves (but the test curve's last point, the verdict of a run saved before the
+// metrics existed), samples, per-head curves and checkpoints. Expanding the sweep over a full copy
+// took 0.5 s of a 7 s save of the 644-run campaign.
+Session searchInputOf(const Session &session)
+{
+    Session copy;
+    copy.schemaVersion = session.schemaVersion;
+    copy.name = session.name;
+    copy.description = session.description;
+    copy.base = session.base;
+    copy.axes = session.axes;
+    copy.combinations = session.combinations;
+    copy.search = session.search;
+    copy.skipped = session.skipped;
+    copy.learnedRule = session.learnedRule;
+    copy.replicateAxes = session.replicateAxes;
+    copy.checkpoints = session.checkpoints;
+    copy.resultsDir = session.resultsDir;
+    copy.missingRunFiles = session.missingRunFiles;
+    copy.runs.reserve(session.runs.size());
+    for (const auto &run : session.runs) {
+        SessionRun light;
+        light.labels = run.labels;
+        light.config = run.config;
+        light.result.status = run.result.status;
+        light.result.metrics = run.result.metrics;
+        light.result.message = run.result.message;
+        if (!run.result.test.empty()) light.result.test.push_back(run.result.test.back());
+        copy.runs.push_back(std::move(light));
+    }
+    return copy;
+}
+
 void writeSearchReportOf(YAML::Emitter &out, const Session &session)
 {
     if (!session.search) return;
@@ -690,7 +724,7 @@ void writeSearchReportOf(YAML::Emitter &out, const Session &session)
     // started among them (a run the session has not listed yet is still to train).
     SearchReport report;
     try {
-        Session expanded = session;
+        Session expanded = searchInputOf(session);
         expandSweep(expanded);
         report = searchReport(expanded);
     } catch (const std::exception &) {
