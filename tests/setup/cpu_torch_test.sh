@@ -49,17 +49,7 @@ if nm -D --undefined-only "$cli" | c++filt | grep -E 'c10::cuda|at::cuda|\bcuda[
 fi
 work="$(mktemp -d /tmp/headlab-cpu-torch.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
-cat > "$work/tiny.yaml" <<'YAML'
-schema_version: 2
-name: cpu-torch
-experiment:
-  task: {kind: addition, train_pairs: 64, test_pairs: 8}
-  model: {d_model: 12, layers: 2, heads: 2}
-  phases:
-    - {name: answer, objective: answer, steps: 20, batch_size: 4, lr: 0.001}
-  eval_every: 10
-  device: auto
-YAML
+cp "$SOURCE/tests/setup/tiny.yaml" "$work/tiny.yaml"
 "$cli" run "$work/tiny.yaml" -o "$work/out.yaml" --threads 1 > "$work/run.log" 2>&1 ||
     { cat "$work/run.log"; say "FAILED: the CPU-only CLI did not train"; exit 1; }
 grep -q "1 done" "$work/run.log" || { cat "$work/run.log"; say "FAILED: no finished run"; exit 1; }

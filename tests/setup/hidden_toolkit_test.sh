@@ -58,17 +58,7 @@ fi
 grep '^\[setup\]' "$WORK/setup.log"
 grep -q "CUDA toolkit from PyPI" "$WORK/setup.log" || { say "FAILED: setup did not take the toolkit from PyPI"; exit 1; }
 say "setup and the CLI's build took $((SECONDS - start)) s"
-cat > "$WORK/tiny.yaml" <<'YAML'
-schema_version: 2
-name: no-toolkit
-experiment:
-  task: {kind: addition, train_pairs: 64, test_pairs: 8}
-  model: {d_model: 12, layers: 2, heads: 2}
-  phases:
-    - {name: answer, objective: answer, steps: 20, batch_size: 4, lr: 0.001}
-  eval_every: 10
-  device: cpu
-YAML
+cp "$SOURCE/tests/setup/tiny.yaml" "$WORK/tiny.yaml"
 ./build/app/cli/headlab-cli run "$WORK/tiny.yaml" -o "$WORK/tiny-out.yaml" --threads 1 > "$WORK/run.log" 2>&1 ||
     { cat "$WORK/run.log"; say "FAILED: the CLI built without a toolkit did not train"; exit 1; }
 grep -q "1 done" "$WORK/run.log" || { cat "$WORK/run.log"; say "FAILED: no finished run"; exit 1; }
