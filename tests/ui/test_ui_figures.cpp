@@ -36,6 +36,7 @@
 
 #include <QAbstractProxyModel>
 #include <QAction>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
@@ -185,6 +186,50 @@ private Q_SLOTS:
             boundary->saveViewState(saved);
             QCOMPARE(saved.at("boundary.mode"), mode.toStdString());
         }
+        // The search's history (issue 52): every run once, in the round whose probe asked for it,
+        // one row per configuration; each round's legend entry counts its runs.
+        boundary->setMode(QStringLiteral("rounds"));
+        boundary->refresh();
+        QVERIFY2(boundary->title().contains(QStringLiteral("%1 rounds").arg(report.rounds)),
+                 qPrintable(boundary->title()));
+        const QStringList history = boundary->csv().trimmed().split('\n');
+        QCOMPARE(history[0], QStringLiteral("configuration,round,lr,seed,outcome"));
+        std::map<int, int> planned, drawn;
+        for (const auto &probe : s.search->probes) planned[probe.round] += probe.replicates;
+        int runs = 0;
+        for (const auto &[round, n] : planned) runs += n;
+        QCOMPARE(int(history.size()) - 1, runs);
+        QCOMPARE(runs, int(s.runs.size()));
+        for (int r = 1; r < history.size(); ++r) {
+            // "m 24, n_H 1",ROUND,η,SEED,OUTCOME: the round, η and seed are the probe's.
+            const QStringList f = history[r].split(',').mid(history[r].count(',') - 3);
+            const int round = f[0].toInt();
+            ++drawn[round];
+            const double eta = f[1].toDouble();
+            const int seed = f[2].toInt();
+            bool found = false;
+            for (const auto &probe : s.search->probes)
+                found = found ||
+                        (probe.round == round && std::abs(probe.value / eta - 1) < 1e-9 &&
+                         seed - int(s.base.initSeed) >= probe.firstReplicate &&
+                         seed - int(s.base.initSeed) < probe.firstReplicate + probe.replicates);
+            QVERIFY2(found, qPrintable(history[r]));
+            QVERIFY2(f[3] == "learned" || f[3] == "not_learned", qPrintable(history[r]));
+        }
+        QVERIFY(drawn == planned);
+        int legendRounds = 0;
+        for (auto *series : boundary->chart()->series())
+            if (series->name().startsWith(QStringLiteral("round "))) {
+                const int round = series->name().section(' ', 1, 1).toInt();
+                QVERIFY2(series->name().contains(QStringLiteral("(%1 runs").arg(planned[round])),
+                         qPrintable(series->name()));
+                ++legendRounds;
+            }
+        QCOMPARE(legendRounds, report.rounds);
+        auto *rowsAxis =
+            qobject_cast<QCategoryAxis *>(boundary->chart()->axes(Qt::Vertical).first());
+        QVERIFY(rowsAxis);
+        QCOMPARE(rowsAxis->count(), int(report.configurations.size()));
         boundary->setShowsLaw(false);
 
         const HeatmapData heat =
@@ -215,7 +260,7 @@ private Q_SLOTS:
             }
         QVERIFY2(pooled > 0, "some bins pool several runs");
 
-        // Export all writes the search's six views beside the others, each with its numbers.
+        // Export all writes the search's seven views beside the others, each with its numbers.
         QTemporaryDir dir;
         QString error;
         const QStringList files =
@@ -224,7 +269,7 @@ private Q_SLOTS:
         for (const char *stem :
              {"search_eta_star_vs_mH", "search_p_learned_vs_eta", "search_critical_lr_heatmap",
               "search_collapse_fitted_alpha", "search_p_learned_collapse_half",
-              "search_p_learned_collapse_fitted"})
+              "search_p_learned_collapse_fitted", "search_rounds"})
             for (const char *suffix : {".png", ".svg", ".csv"})
                 QVERIFY2(files.contains(dir.filePath(QString(stem) + suffix)), stem);
     }

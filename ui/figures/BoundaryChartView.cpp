@@ -8,9 +8,13 @@
 #include "ui/model/SessionModel.h"
 
 #include <QAreaSeries>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QFontInfo>
+#include <QFontMetricsF>
+#include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegend>
@@ -20,8 +24,10 @@
 #include <QScatterSeries>
 #include <QValueAxis>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace headlab::ui {
 
@@ -73,9 +79,10 @@ BoundaryChartView::BoundaryChartView(SessionModel *model, QWidget *parent)
     // η·m_H^α. With the paper's α = ½, and with the α the law fitted (issue 52).
     m_mode->addItem(tr("P(learned) against η·√m_H (the paper's collapse)"), "collapse_half");
     m_mode->addItem(tr("P(learned) against η·m_H^α, fitted α (the collapse)"), "collapse");
+    m_mode->addItem(tr("The search's rounds: each round's η, per configuration"), "rounds");
     controlsLayout()->addWidget(m_mode);
-    controlsLayout()->addWidget(
-        new QLabel(tr("Bars: 95 % intervals; hollow: still searching."), this));
+    m_hint = new QLabel(this);
+    controlsLayout()->addWidget(m_hint);
     controlsLayout()->addStretch(1);
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this] {
         refresh();
@@ -136,6 +143,8 @@ void BoundaryChartView::refresh()
     if (key == m_drawnKey) return;
     m_drawnKey = key;
     m_chart->removeAllSeries();
+    for (auto *item : m_rowLabels) delete item; // the rounds' row labels (drawRounds)
+    m_rowLabels.clear();
     for (auto *axis : m_chart->axes()) {
         m_chart->removeAxis(axis);
         delete axis;
@@ -147,11 +156,18 @@ void BoundaryChartView::refresh()
         m_chart->setTitle(m_title);
         return;
     }
+    const bool rounds = mode() == QLatin1String("rounds");
+    m_hint->setText(rounds ? tr("Filled: learned; hollow: did not; bar: the 95 % interval now.")
+                           : tr("Bars: 95 % intervals; hollow: still searching."));
     if (showsLaw())
         drawLaw();
+    else if (rounds)
+        drawRounds();
     else
         drawCurves(mode());
     m_theme.apply(m_chart);
+    if (rounds) // its row labels are drawn by drawRounds; the axis's only hold their place
+        for (auto *axis : m_chart->axes(Qt::Vertical)) axis->setLabelsColor(Qt::transparent);
 }
 
 void BoundaryChartView::drawLaw()
@@ -514,6 +530,222 @@ void BoundaryChartView::drawCurves(const QString &mode)
                         .arg(report.configurations.size())
                         .arg(report.runs)
                         .arg(std::max(0, report.rounds - 1));
+    m_chart->setTitle(m_title);
+    m_csv = csv.join('\n') + '\n';
+}
+
+// Which round chose each run of a search: the probe (SearchProbe) whose configuration, value and
+// replicates' seeds are the run's (SweepExpansion gives replicate j of a probe the seed
+// initSeed + first_replicate + j); -1 for a run no probe asks for.
+namespace {
+std::vector<int> roundOfRuns(const Session &session)
+{
+    const SearchSpec &spec = *session.search;
+    std::vector<int> rounds(session.runs.size(), -1);
+    for (size_t k = 0; k < session.runs.size(); ++k) {
+        const auto &labels = session.runs[k].labels;
+        const auto value = labels.find(spec.axis), seed = labels.find("seed");
+        double x = 0;
+        int64_t s = 0;
+        if (value == labels.end() || seed == labels.end() ||
+            !yaml::parseNumber(value->second, &x) || !yaml::parseInt(seed->second, &s))
+            continue;
+        for (const auto &probe : spec.probes) {
+            const int64_t replicate = s - int64_t(session.base.initSeed) - probe.firstReplicate;
+            if (replicate < 0 || replicate >= probe.replicates ||
+                std::abs(x - probe.value) > 1e-9 * std::abs(probe.value))
+                continue;
+            bool same = true;
+            for (const auto &[axis, label] : probe.configuration) {
+                const auto it = labels.find(axis);
+                same = same && it != labels.end() && it->second == label;
+            }
+            if (same) {
+                rounds[k] = probe.round;
+                break;
+            }
+        }
+    }
+    return rounds;
+}
+} // namespace
+
+void BoundaryChartView::drawRounds()
+{
+    const Session &session = m_model->session();
+    const SearchReport report = searchReport(session);
+    const SearchSpec &spec = *session.search;
+    const int rows = int(report.configurations.size());
+    const int rounds = std::max(1, report.rounds);
+    auto *axisX = new QLogValueAxis();
+    axisX->setBase(10);
+    axisX->setLabelFormat("%g");
+    axisX->setMinorTickCount(8);
+    const auto [x0, x1] = decades(spec.low, spec.high);
+    axisX->setRange(x0, x1);
+    axisX->setTitleText(axisTitle(spec.axis));
+    // One row per configuration, the first on top; its runs spread over the row by round.
+    auto *axisY = new QCategoryAxis();
+    axisY->setLabelsPosition(QCategoryAxis::AxisLabelsPositionCenter);
+    axisY->setStartValue(-0.5);
+    // Rows labelled by their values alone ("24 × 12"), the axes' names in the axis title, so that
+    // 25 rows keep their labels on a 720-line screen.
+    QStringList names;
+    if (rows > 0)
+        for (const auto &[key, value] : report.configurations[0].configuration)
+            names << (key == "d_model" ? QStringLiteral("m")
+                      : key == "heads" ? QStringLiteral("n_H")
+                                       : QString::fromStdString(key));
+    axisY->setTitleText(names.join(QStringLiteral(" × ")));
+    for (int i = 0; i < rows; ++i) {
+        QStringList values;
+        for (const auto &[key, value] : report.configurations[size_t(rows - 1 - i)].configuration)
+            values << QString::fromStdString(value);
+        axisY->append(values.join(QStringLiteral(" × ")), i + 0.5);
+    }
+    axisY->setRange(-0.5, rows - 0.5);
+    // Qt Charts gives a category label its row's height less 2 × its padding, and elides it to
+    // "..." below that: 25 rows on a 720-line screen lose every label. So the axis keeps its
+    // labels only to reserve their width (drawn transparent), and each row's label is drawn here,
+    // at its row's centre, in a size that fits the row (6 px at least; beyond that every k-th).
+    QStringList rowLabels;
+    for (int i = 0; i < rows; ++i) rowLabels << axisY->categoriesLabels().value(i);
+    for (auto *item : m_rowLabels) delete item;
+    m_rowLabels.clear();
+    for (const auto &text : rowLabels) {
+        auto *item = new QGraphicsSimpleTextItem(text, m_chart);
+        item->setZValue(10);
+        m_rowLabels.push_back(item);
+    }
+    auto placeRowLabels = [this, rows](const QRectF &area) {
+        if (rows <= 0 || int(m_rowLabels.size()) != rows) return;
+        QFont font = m_theme.font(8.5);
+        const double rowPx = area.height() / rows;
+        font.setPixelSize(std::max(6, std::min(QFontInfo(font).pixelSize(), int(0.85 * rowPx))));
+        const int every = std::max(1, int(std::ceil(QFontMetricsF(font).height() / rowPx)));
+        for (int i = 0; i < rows; ++i) {
+            auto *item = m_rowLabels[size_t(i)];
+            item->setFont(font);
+            item->setBrush(m_theme.foreground);
+            item->setVisible((rows - 1 - i) % every == 0);
+            const QRectF box = item->boundingRect();
+            const double y = area.bottom() - (i + 0.5) * area.height() / rows;
+            item->setPos(area.left() - box.width() - 6, y - box.height() / 2);
+        }
+    };
+    connect(m_chart, &QChart::plotAreaChanged, axisY, placeRowLabels);
+    placeRowLabels(m_chart->plotArea());
+    axisY->setGridLineVisible(false);
+    m_chart->addAxis(axisX, Qt::AlignBottom);
+    m_chart->addAxis(axisY, Qt::AlignLeft);
+    auto attach = [&](QAbstractSeries *series, bool inLegend) {
+        m_chart->addSeries(series);
+        series->attachAxis(axisX);
+        series->attachAxis(axisY);
+        if (!inLegend) m_chart->legend()->markers(series).first()->setVisible(false);
+    };
+    std::map<std::map<std::string, std::string>, int> rowOf;
+    for (int i = 0; i < rows; ++i)
+        rowOf[report.configurations[size_t(i)].configuration] = rows - 1 - i;
+    auto yOf = [&](int row, int round) {
+        return row + 0.32 - 0.64 * (rounds > 1 ? double(round) / (rounds - 1) : 0.5);
+    };
+    const double marker = 7 * m_theme.fontScale;
+    std::vector<QScatterSeries *> learned(static_cast<size_t>(rounds)),
+        stuck(static_cast<size_t>(rounds));
+    for (int r = 0; r < rounds; ++r) {
+        const QColor colour = viridis(rounds > 1 ? 0.9 * r / (rounds - 1) : 0.0);
+        learned[size_t(r)] = new QScatterSeries();
+        stuck[size_t(r)] = new QScatterSeries();
+        learned[size_t(r)]->setBrush(colour);
+        stuck[size_t(r)]->setBrush(Qt::NoBrush);
+        for (auto *s : {learned[size_t(r)], stuck[size_t(r)]}) {
+            s->setMarkerSize(marker);
+            s->setPen(QPen(colour, m_theme.line(1.5)));
+        }
+    }
+    auto *pending = new QScatterSeries();
+    pending->setName(tr("still to train"));
+    pending->setMarkerSize(marker * 0.7);
+    pending->setBrush(Qt::NoBrush);
+    pending->setPen(QPen(m_theme.muted, m_theme.line(1.2)));
+    QStringList csv = {QStringLiteral("configuration,round,%1,seed,outcome")
+                           .arg(QString::fromStdString(spec.axis))};
+    const std::vector<int> roundOf = roundOfRuns(session);
+    std::vector<int> runsOfRound(size_t(rounds), 0);
+    for (size_t k = 0; k < session.runs.size(); ++k) {
+        const SessionRun &run = session.runs[k];
+        const int round = roundOf[k];
+        std::map<std::string, std::string> configuration;
+        for (const auto &c : report.configurations)
+            if (std::all_of(c.configuration.begin(), c.configuration.end(), [&](const auto &kv) {
+                    const auto it = run.labels.find(kv.first);
+                    return it != run.labels.end() && it->second == kv.second;
+                })) {
+                configuration = c.configuration;
+                break;
+            }
+        const auto row = rowOf.find(configuration);
+        if (round < 0 || round >= rounds || row == rowOf.end()) continue;
+        ++runsOfRound[size_t(round)];
+        double x = 0;
+        yaml::parseNumber(run.labels.at(spec.axis), &x);
+        // 1 learned, 0 did not, -1 finished without a verdict, -2 still to train.
+        int verdict = -2;
+        if (isFinished(run.result.status)) {
+            const std::optional<bool> learnedOrNot = runLearned(session, run.result);
+            verdict = learnedOrNot ? int(*learnedOrNot) : -1;
+        }
+        QScatterSeries *series = verdict == -2  ? pending
+                                 : verdict == 1 ? learned[size_t(round)]
+                                                : stuck[size_t(round)];
+        series->append(x, yOf(row->second, round));
+        const char *outcome = verdict == -2   ? "to_train"
+                              : verdict == -1 ? "no_verdict"
+                              : verdict == 1  ? "learned"
+                                              : "not_learned";
+        csv << QStringLiteral("%1,%2,%3,%4,%5")
+                   .arg(csvText(labelsText(configuration)))
+                   .arg(round)
+                   .arg(QString::fromStdString(yaml::formatNumber(x)))
+                   .arg(QString::fromStdString(run.labels.at("seed")))
+                   .arg(QLatin1String(outcome));
+    }
+    for (int r = 0; r < rounds; ++r) {
+        // Where a round sits in its row, said at the first and the last.
+        const QString where = rounds < 2        ? QString()
+                              : r == 0          ? tr(", top of each row")
+                              : r == rounds - 1 ? tr(", foot of each row")
+                                                : QString();
+        learned[size_t(r)]->setName(
+            tr("round %1 (%2 runs%3)").arg(r).arg(runsOfRound[size_t(r)]).arg(where));
+        attach(learned[size_t(r)], true);
+        attach(stuck[size_t(r)], false);
+    }
+    // The interval each configuration's rounds have narrowed to, as a bar along the foot of its row.
+    bool first = true;
+    for (int i = 0; i < rows; ++i) {
+        const ConfigurationSearch &c = report.configurations[size_t(i)];
+        if (!c.interval.ok) continue;
+        const double lo = std::clamp(c.interval.low, toSearchUnits(spec, spec.low),
+                                     toSearchUnits(spec, spec.high)),
+                     hi = std::clamp(c.interval.high, toSearchUnits(spec, spec.low),
+                                     toSearchUnits(spec, spec.high));
+        auto *bar = new QLineSeries();
+        bar->setName(tr("95 % interval now (dashed: still searching)"));
+        bar->setPen(QPen(m_theme.foreground, m_theme.line(2.5),
+                         c.stopped() ? Qt::SolidLine : Qt::DashLine));
+        const double y = rowOf[c.configuration] - 0.42;
+        bar->append(fromSearchUnits(spec, lo), y);
+        bar->append(fromSearchUnits(spec, hi), y);
+        attach(bar, first);
+        first = false;
+    }
+    attach(pending, pending->count() > 0);
+    m_title = tr("The search's rounds: %1 runs, %2 rounds, %3 configurations")
+                  .arg(report.runs)
+                  .arg(report.rounds)
+                  .arg(rows);
     m_chart->setTitle(m_title);
     m_csv = csv.join('\n') + '\n';
 }

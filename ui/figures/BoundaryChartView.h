@@ -5,18 +5,25 @@
 //    the α = ½ line through the same centre for reference;
 //  - "curves": P(learned) against η, one colour per configuration: each run a dot at 0 or 1
 //    (spread a little so that replicates show), the fitted logistic curve, and the crossing's
-//    interval as a bar at ½.
+//    interval as a bar at ½;
+//  - "collapse_half", "collapse": the same against η·√m_H and η·m_H^α;
+//  - "rounds": the search's history, one row per configuration: every run at its η, coloured by
+//    the round that chose it (earliest on top of its row), filled where it learned, hollow where
+//    it did not, grey while it trains, and the interval the rounds have narrowed to beneath it.
 #pragma once
 
 #include "core/session/Search.h"
 #include "ui/figures/FigureView.h"
 
 #include <functional>
+#include <vector>
 
 class QAbstractSeries;
 class QChart;
 class QScatterSeries;
 class QComboBox;
+class QGraphicsSimpleTextItem;
+class QLabel;
 
 namespace headlab::ui {
 
@@ -34,7 +41,7 @@ public:
     bool showsLaw() const;
     void setShowsLaw(bool law);
     // "law", "curves", "collapse_half" (P(learned) against η·√m_H), "collapse" (η·m_H^α, the
-    // law's α and further exponents).
+    // law's α and further exponents), "rounds" (each round's η per configuration).
     void setMode(const QString &mode);
     QString mode() const;
     QChart *chart() const { return m_chart; }
@@ -42,6 +49,7 @@ public:
 private:
     void drawLaw();
     void drawCurves(const QString &mode);
+    void drawRounds();
     // drawLaw's parts; Attach adds a series to the chart on its two axes.
     using Attach = std::function<void(QAbstractSeries *)>;
     void drawGroupLines(const SearchReport &report, double x0, double x1, const Attach &attach,
@@ -53,6 +61,9 @@ private:
                     QScatterSeries *setAside, QStringList &csv) const;
     QChart *m_chart;
     QComboBox *m_mode;
+    QLabel *m_hint; // what the marks mean, for the mode shown
+    // The rounds' row labels, drawn over the chart (drawRounds says why); deleted at each redraw.
+    std::vector<QGraphicsSimpleTextItem *> m_rowLabels;
     QString m_title, m_csv;
     QString m_drawnKey; // what was drawn last (mode, theme and the finished runs): redraw on change
 };
