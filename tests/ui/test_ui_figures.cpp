@@ -427,6 +427,86 @@ private Q_SLOTS:
                  qPrintable(entries.join(" | ")));
     }
 
+    // A configuration has one colour in every figure of configurations (issue 52): Loss vs η and
+    // the Boundary tab's P(learned) and collapse views read ConfigurationColours. Up to the
+    // palette's size each configuration its own colour; beyond it (25 configurations) the heads'
+    // colour and a shade per width, named in the short legend.
+    void aConfigurationKeepsItsColourAcrossFigures()
+    {
+        QCOMPARE(int(ChartTheme::current().series.size()), kPaletteColours);
+        const Session s = uitest::searchSession();
+        const SearchReport report = searchReport(s);
+        const ConfigurationColours colours = configurationColours(s, "lr");
+        QCOMPARE(colours.shades, 1);
+        SessionModel model;
+        model.setSession(s);
+        std::unique_ptr<FigureView> view(createFigure("boundary", &model));
+        auto *boundary = static_cast<BoundaryChartView *>(view.get());
+        const ChartTheme theme = ChartTheme::current();
+        std::set<QString> distinct;
+        const FigureData eta = learningRateFigure(s, false);
+        for (const QString mode : {"curves", "collapse_half", "collapse"}) {
+            boundary->setMode(mode);
+            boundary->refresh();
+            for (const auto &c : report.configurations) {
+                const auto style = colours.styleOf(c.configuration);
+                QVERIFY(style.colour >= 0);
+                const QColor expected = theme.shadedSeriesColor(style.colour, 0, 1);
+                distinct.insert(expected.name());
+                bool drawn = false;
+                for (auto *series : boundary->chart()->series()) {
+                    auto *line = qobject_cast<QLineSeries *>(series);
+                    if (!line || !line->name().startsWith(QStringLiteral("n_H %1:").arg(
+                                     QString::fromStdString(c.configuration.at("heads")))))
+                        continue;
+                    QCOMPARE(line->pen().color().name(), expected.name());
+                    drawn = true;
+                }
+                QVERIFY2(drawn, qPrintable(mode));
+                // Loss vs η: the line of the same configuration, the same palette entry.
+                bool inEta = false;
+                for (const auto &series : eta.series)
+                    if (series.name == QStringLiteral("heads=") +
+                                           QString::fromStdString(c.configuration.at("heads"))) {
+                        QCOMPARE(series.colour, style.colour);
+                        QCOMPARE(series.shades, 1);
+                        inEta = true;
+                    }
+                QVERIFY(inEta);
+            }
+        }
+        QCOMPARE(distinct.size(), report.configurations.size());
+
+        // 25 configurations (m × n_H, as Figure 2): heads as colours, widths as shades.
+        Session grid = uitest::tinySession();
+        grid.axes = {SweepAxis{"d_model",
+                               {uitest::num(24), uitest::num(48), uitest::num(96), uitest::num(192),
+                                uitest::num(384)}},
+                     SweepAxis{"heads",
+                               {uitest::num(1), uitest::num(2), uitest::num(3), uitest::num(6),
+                                uitest::num(12)}},
+                     SweepAxis{"lr", {uitest::num(1e-3), uitest::num(1e-2)}}};
+        expandSweep(grid);
+        const ConfigurationColours many = configurationColours(grid, "lr");
+        QCOMPARE(int(many.of.size()), 25);
+        QCOMPARE(many.shades, 5);
+        QCOMPARE(many.table.axis, std::string("heads"));
+        std::set<std::pair<int, int>> pairs;
+        for (const auto &[key, style] : many.of) {
+            QCOMPARE(style.colour, many.table.indexOf(QString::fromStdString(key.at("heads"))));
+            pairs.insert({style.colour, style.shade});
+        }
+        QCOMPARE(pairs.size(), size_t(25)); // no two configurations alike
+        for (auto &run : grid.runs) {
+            run.result.status = RunStatus::Done;
+            run.result.test = {{0, 3.0}, {100, 1.0}};
+            run.result.metrics[metric::kFinalTestLoss] = 1.0;
+        }
+        const FigureData all = learningRateFigure(grid, false);
+        QCOMPARE(int(all.shortLegend.size()), 10); // five head counts, five widths
+        for (const auto &series : all.series) QCOMPARE(series.shades, 5);
+    }
+
     // A run on the ln 10 plateau ends just under ln 10 and passes the paper's literal rule; the
     // figures count it as learned only once it has left the plateau.
     void learnedMeansLeftThePlateau()
@@ -1939,16 +2019,17 @@ QTEST_MAIN(TestUiFigures)
 // One colour table per session: n_H = 2 had one colour in the loss curves and another in the
 // figures against m_H and η (their colours were places among the lines drawn so far, so a head
 // count still training shifted the rest). Here heads 1 has not finished: heads 2 keeps the
-// session's second colour in every figure; against η the widths of one head count are shades of
-// its colour, darker to lighter in the sweep's order.
+// session's second colour in every figure; against η, with more configurations (9) than the
+// palette has colours (aConfigurationKeepsItsColourAcrossFigures has fewer), the widths of one head
+// count are shades of its colour, darker to lighter in the sweep's order.
 void TestUiFigures::aValueHasTheSameColourInEveryFigure()
 {
     Session s = uitest::tinySession();
-    s.axes = {SweepAxis{"d_model", {uitest::num(24), uitest::num(48)}},
+    s.axes = {SweepAxis{"d_model", {uitest::num(24), uitest::num(48), uitest::num(96)}},
               SweepAxis{"heads", {uitest::num(1), uitest::num(2), uitest::num(3)}},
               SweepAxis{"lr", {uitest::num(1e-3), uitest::num(1e-2)}}};
     expandSweep(s);
-    QCOMPARE(s.runs.size(), size_t(12));
+    QCOMPARE(s.runs.size(), size_t(18));
     for (auto &run : s.runs) {
         if (run.config.model.heads.front() == 1) continue; // still to train
         run.result.status = RunStatus::Done;
@@ -2001,16 +2082,19 @@ void TestUiFigures::aValueHasTheSameColourInEveryFigure()
                           : series.name.contains("heads=2") ? 2
                                                             : 3;
         QCOMPARE(series.colour, heads - 1);
-        QCOMPARE(series.shades, 2);                                         // two widths of each
-        QCOMPARE(series.shade, series.name.contains("d_model=24") ? 0 : 1); // in the sweep's order
+        QCOMPARE(series.shades, 3); // three widths of each
+        QCOMPARE(series.shade, series.name.contains("d_model=24")   ? 0
+                               : series.name.contains("d_model=48") ? 1
+                                                                    : 2); // in the sweep's order
     }
-    auto shadeOf = [](const QColor &shade, const QColor &colour) {
-        return std::abs(shade.hsvHue() - colour.hsvHue()) <= 8 && shade != colour;
+    auto shadeOf = [](const QColor &shade, const QColor &colour) { // the middle one is it
+        return std::abs(shade.hsvHue() - colour.hsvHue()) <= 8;
     };
     QVERIFY(shadeOf(perConfig["d_model = 24, heads = 2"], two));
     QVERIFY(shadeOf(perConfig["d_model = 48, heads = 2"], two));
     QVERIFY(shadeOf(perConfig["d_model = 24, heads = 3"], three));
     QVERIFY(perConfig["d_model = 24, heads = 2"] != perConfig["d_model = 48, heads = 2"]);
+    QVERIFY(perConfig["d_model = 24, heads = 2"] != two); // the widths' ends are shades of it
     // Small multiples with panels by d_model and η colour by heads, with the same colours.
     SmallMultiplesView grid(&model);
     grid.restoreViewState({{"grid.rows", "d_model"}, {"grid.columns", "lr"}});

@@ -5,6 +5,7 @@
 #include "core/config/Yaml.h"
 #include "core/session/Search.h"
 #include "core/session/SweepAxes.h"
+#include "ui/model/ColourTable.h"
 #include "ui/model/SessionModel.h"
 
 #include <QAreaSeries>
@@ -462,17 +463,26 @@ void BoundaryChartView::drawCurves(const QString &mode)
     // its configurations (the model's shapes) are told apart by the line's style.
     static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
                                           Qt::DashDotDotLine};
+    // Without groups, a configuration has the colour it has in every figure of configurations
+    // (ColourTable.h: Loss vs η too).
+    const ConfigurationColours colourOf = configurationColours(session, spec.axis);
     std::map<std::map<std::string, std::string>, int> placeInGroup;
     for (size_t i = 0; i < report.configurations.size(); ++i) {
         const ConfigurationSearch &c = report.configurations[i];
-        int colour = int(i), style = 0;
+        int style = 0;
+        QColor color;
         if (!report.groups.empty()) {
+            int colour = int(i);
             const auto key = lawGroupOf(c.configuration, report.law.x, report.law.also);
             for (size_t g = 0; g < report.groups.size(); ++g)
                 if (report.groups[g].labels == key) colour = int(g);
             style = placeInGroup[key]++ % int(std::size(styles));
+            color = m_theme.seriesColor(colour);
+        } else {
+            const auto s = colourOf.styleOf(c.configuration);
+            color = m_theme.shadedSeriesColor(s.colour >= 0 ? s.colour : int(i), s.shade,
+                                              colourOf.shades);
         }
-        const QColor color = m_theme.seriesColor(colour);
         const double f = factor(c);
         auto *curve = new QLineSeries();
         curve->setName(labelsText(c.configuration) +

@@ -60,6 +60,18 @@ QColor ChartTheme::categoryColor(int i, int n) const
     return QColor::fromHslF(float(hue), 0.80f, float(lightness));
 }
 
+QColor ChartTheme::shadedSeriesColor(int colour, int shade, int shades) const
+{
+    const QColor base = colour >= 0 ? seriesColor(colour) : muted;
+    if (shades < 2) return base;
+    const double t = -0.4 + 0.8 * shade / double(shades - 1);
+    const QColor towards = t < 0 ? foreground : background;
+    const double a = std::abs(t);
+    return QColor::fromRgbF(float(base.redF() * (1 - a) + towards.redF() * a),
+                            float(base.greenF() * (1 - a) + towards.greenF() * a),
+                            float(base.blueF() * (1 - a) + towards.blueF() * a));
+}
+
 ChartTheme ChartTheme::current()
 {
     return fromPalette(QApplication::palette(), g_presenter);

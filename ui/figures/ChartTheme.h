@@ -46,6 +46,10 @@ struct ChartTheme {
     // while it has room for n, else n hues evenly spaced around the colour wheel, alternate ones
     // darker, so that no two of the n are the same and neighbours differ in lightness too.
     QColor categoryColor(int i, int n) const;
+    // Palette colour `colour` (the text's muted colour for −1) in shade `shade` of `shades`: from
+    // 40 % towards the text colour to 40 % towards the background, so that every shade stays clear
+    // of the background and of the palette's other colours (ConfigurationColours' shades).
+    QColor shadedSeriesColor(int colour, int shade, int shades) const;
     QFont font(double pointSize, bool bold = false) const;
     double line(double width) const { return width * lineScale; }
 

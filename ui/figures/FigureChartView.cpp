@@ -149,18 +149,9 @@ void FigureChartView::resizeEvent(QResizeEvent *event)
 
 QColor FigureChartView::lineColour(const QLineSeries *line) const
 {
-    const int index = line->property("colour").toInt();
-    const QColor colour = index >= 0 ? m_theme.seriesColor(index) : m_theme.muted;
-    const int shades = line->property("shades").toInt();
-    if (shades < 2) return colour;
-    // From 40 % towards the text colour to 40 % towards the background: every shade stays clear
-    // of the background and of the palette's other colours.
-    const double t = -0.4 + 0.8 * line->property("shade").toInt() / double(shades - 1);
-    const QColor towards = t < 0 ? m_theme.foreground : m_theme.background;
-    const double a = std::abs(t);
-    return QColor::fromRgbF(float(colour.redF() * (1 - a) + towards.redF() * a),
-                            float(colour.greenF() * (1 - a) + towards.greenF() * a),
-                            float(colour.blueF() * (1 - a) + towards.blueF() * a));
+    return m_theme.shadedSeriesColor(line->property("colour").toInt(),
+                                     line->property("shade").toInt(),
+                                     line->property("shades").toInt());
 }
 
 void FigureChartView::ensureAxes(bool logX, bool logY, double logBase)

@@ -48,4 +48,65 @@ ColourTable colourTable(const Session &session)
     return table;
 }
 
+ConfigurationKey configurationOf(const Session &session, const SessionRun &run,
+                                 const std::string &plotted)
+{
+    const auto replicates = replicateAxes(session);
+    ConfigurationKey key;
+    for (const auto &[axis, label] : run.labels)
+        if (axis != plotted &&
+            std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
+            key[axis] = label;
+    return key;
+}
+
+ConfigurationColours::Style ConfigurationColours::styleOf(const ConfigurationKey &key) const
+{
+    const auto it = of.find(key);
+    return it == of.end() ? Style{} : it->second;
+}
+
+ConfigurationColours configurationColours(const Session &session, const std::string &plotted)
+{
+    ConfigurationColours out;
+    std::vector<ConfigurationKey> order; // the sweep's order
+    for (const auto &run : session.runs) {
+        ConfigurationKey key = configurationOf(session, run, plotted);
+        if (!out.of.count(key)) {
+            out.of[key] = {};
+            order.push_back(std::move(key));
+        }
+    }
+    for (size_t i = 0; i < order.size(); ++i) out.of[order[i]] = {int(i), 0};
+    if (int(order.size()) <= kPaletteColours) return out;
+    // Too many for a colour each: the colour axis's colour, and a shade for the rest.
+    const ColourTable table = colourTable(session);
+    std::map<int, int> sharing; // colour -> configurations of it
+    std::map<ConfigurationKey, ConfigurationColours::Style> styled;
+    std::vector<ConfigurationKey> shadeKeys;
+    for (const auto &key : order) {
+        const auto value = key.find(table.axis);
+        const int colour =
+            value == key.end() ? -1 : table.indexOf(QString::fromStdString(value->second));
+        if (colour < 0) return out; // the colour axis does not name every configuration
+        ConfigurationKey rest = key;
+        rest.erase(table.axis);
+        auto at = std::find(shadeKeys.begin(), shadeKeys.end(), rest);
+        if (at == shadeKeys.end()) at = shadeKeys.insert(shadeKeys.end(), rest);
+        styled[key] = {colour, int(at - shadeKeys.begin())};
+        ++sharing[colour];
+    }
+    int mostSharing = 1;
+    for (const auto &[colour, count] : sharing) mostSharing = std::max(mostSharing, count);
+    out.of = std::move(styled);
+    out.table = table;
+    if (mostSharing > 1) {
+        out.shades = int(shadeKeys.size());
+        out.shadeKeys = std::move(shadeKeys);
+    } else {
+        for (auto &[key, style] : out.of) style.shade = 0;
+    }
+    return out;
+}
+
 } // namespace headlab::ui

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,35 @@ struct ColourTable {
 // The session's colour axis: `heads` when the session sweeps it, else the first swept axis (in
 // sweptAxes' order) that is not a replicate axis, preferring one with several values.
 ColourTable colourTable(const Session &session);
+
+// The colours of the figures' series palette (ChartTheme::series: Okabe and Ito's, without its
+// black; tests/ui checks the two agree): up to this many configurations each get one of their own.
+inline constexpr int kPaletteColours = 7;
+
+// A configuration: a run's labels but the axis a figure plots against (`plotted`, "lr") and the
+// replicate axes (seeds): {d_model: "48", heads: "3"}.
+using ConfigurationKey = std::map<std::string, std::string>;
+ConfigurationKey configurationOf(const Session &session, const SessionRun &run,
+                                 const std::string &plotted);
+
+// One colour per configuration, the same in every figure that draws configurations (Loss vs η and
+// the Boundary tab's P(learned) and collapse views; issue 52): the session's configurations in the
+// sweep's order, finished or not, so that a colour does not move while runs train.
+//  - Up to kPaletteColours configurations: each its own palette colour, in the sweep's order.
+//  - More (the 25 of Figure 2): the colour axis's colour (ColourTable: heads) and a shade per value
+//    of the rest of the configuration (the width), which the figures' short legends name; where
+//    the colour axis does not tell configurations apart, their place in the sweep.
+struct ConfigurationColours {
+    struct Style {
+        int colour = -1; // a palette index; -1 for a configuration the session lacks
+        int shade = 0;   // 0 … shades − 1, darker to lighter
+    };
+    std::map<ConfigurationKey, Style> of;
+    int shades = 1;                          // > 1: colours name the colour axis, shades the rest
+    ColourTable table;                       // the colour axis, when shades > 1
+    std::vector<ConfigurationKey> shadeKeys; // the rest of a configuration, one per shade
+    Style styleOf(const ConfigurationKey &key) const;
+};
+ConfigurationColours configurationColours(const Session &session, const std::string &plotted);
 
 } // namespace headlab::ui

@@ -256,65 +256,6 @@ std::map<QString, QString> sensitivityNotes(const Session &session, const Config
     return sensitivityOf;
 }
 
-// The colour: the session's colour table's for the configuration's value of the colour axis
-// (heads), its shade given by the rest of its name (the width); where the colour axis does not tell
-// configurations apart (it is η), their place in the sweep. With shades, the short legend lists
-// the colours and the shades.
-struct ConfigurationColours {
-    std::map<QString, std::pair<int, int>> colourOf; // configuration -> colour, shade
-    bool shaded = false;
-    int shades = 1;
-};
-ConfigurationColours
-configurationColours(const Session &session, const std::map<QString, size_t> &rankOf,
-                     const std::map<QString, std::vector<const SessionRun *>> &runsOf,
-                     std::vector<LegendEntry> &shortLegend)
-{
-    const ColourTable colours = colourTable(session);
-    ConfigurationColours out;
-    auto &colourOf = out.colourOf;
-    std::map<int, int> sharing; // colour -> configurations of it so far
-    // One pass in the sweep's order: each configuration's colour-table index, looked up once.
-    std::vector<std::pair<size_t, QString>> ranks;
-    for (const auto &[name, rank] : rankOf) ranks.push_back({rank, name});
-    std::sort(ranks.begin(), ranks.end());
-    std::map<QString, int> tableIndex;
-    bool byTable = true;
-    for (const auto &[rank, name] : ranks) {
-        tableIndex[name] = colours.sharedIndex(runsOf.at(name));
-        byTable = byTable && tableIndex[name] >= 0;
-    }
-    // The shade: the place of the rest of its name (d_model=48) among the session's, so that a
-    // shade means one width whichever head counts it has.
-    std::vector<QString> shadeNames;
-    for (const auto &[rank, name] : ranks) {
-        const int colour = byTable ? tableIndex[name] : int(rank);
-        QStringList rest = name.split(' ');
-        rest.removeAll(QString::fromStdString(colours.axis) + "=" +
-                       axisLabel(*runsOf.at(name).front(), colours.axis));
-        const QString shadeName = rest.join(' ');
-        auto at = std::find(shadeNames.begin(), shadeNames.end(), shadeName);
-        if (at == shadeNames.end()) at = shadeNames.insert(shadeNames.end(), shadeName);
-        colourOf[name] = {colour, int(at - shadeNames.begin())};
-        ++sharing[colour];
-    }
-    int mostSharing = 1;
-    for (const auto &[colour, count] : sharing) mostSharing = std::max(mostSharing, count);
-    out.shaded = byTable && mostSharing > 1;
-    out.shades = out.shaded ? int(shadeNames.size()) : 1;
-    const bool shaded = out.shaded;
-    const int shades = out.shades;
-    if (shaded) {
-        for (int c = 0; c < colours.values.size(); ++c)
-            if (sharing.count(c))
-                shortLegend.push_back({axisValueText(colours.axis, colours.values[c]), c, 0, 1});
-        // Written as the colours' entries are ("d_model = 48", not the key's "d_model=48").
-        for (int k = 0; k < shades; ++k)
-            shortLegend.push_back({displayKey(shadeNames[size_t(k)]), -1, k, shades});
-    }
-    return out;
-}
-
 } // namespace
 
 FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point,
@@ -379,20 +320,35 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         groupOf[name] = group;
         groups.insert(group);
     }
-    const ConfigurationColours colours =
-        configurationColours(session, rankOf, runsOf, d.shortLegend);
-    const auto &colourOf = colours.colourOf;
-    const bool shaded = colours.shaded;
-    const int shades = colours.shades;
+    // Each configuration's colour and shade, as every figure of configurations has them
+    // (ColourTable.h); with shades, the short legend lists the colours and the shades.
+    const ConfigurationColours colours = configurationColours(session, "lr");
+    if (colours.shades > 1) {
+        std::set<int> used;
+        for (const auto &[key, style] : colours.of) used.insert(style.colour);
+        for (int c = 0; c < colours.table.values.size(); ++c)
+            if (used.count(c))
+                d.shortLegend.push_back(
+                    {axisValueText(colours.table.axis, colours.table.values[c]), c, 0, 1});
+        // Written as the colours' entries are ("d_model = 48", not the key's "d_model=48").
+        for (int k = 0; k < colours.shades; ++k) {
+            QStringList rest;
+            for (const auto &[axis, label] : colours.shadeKeys[size_t(k)])
+                rest << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
+            d.shortLegend.push_back({displayKey(rest.join(' ')), -1, k, colours.shades});
+        }
+    }
     std::vector<std::pair<size_t, QString>> ranked;
     for (const auto &[name, points] : byConfig) ranked.push_back({rankOf.at(name), name});
     std::sort(ranked.begin(), ranked.end());
     for (const auto &[rank, name] : ranked) {
         const auto &points = byConfig.at(name);
         FigureSeries series = toSeries(name, points, d.yMax, point);
-        std::tie(series.colour, series.shade) = colourOf.at(name);
-        series.shades = shades;
-        if (!shaded) series.shade = 0;
+        const auto style =
+            colours.styleOf(configurationOf(session, *runsOf.at(name).front(), "lr"));
+        series.colour = style.colour;
+        series.shade = style.shade;
+        series.shades = colours.shades;
         if (const auto note = sensitivityOf.find(name); note != sensitivityOf.end())
             series.note = note->second;
         if (groups.size() > 1 && groupOf.count(name))
