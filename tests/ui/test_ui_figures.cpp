@@ -476,6 +476,32 @@ private Q_SLOTS:
             }
         }
         QCOMPARE(distinct.size(), report.configurations.size());
+        // Against η, a learned point's marker is filled in its line's colour (they were all in
+        // the text colour), so that the point names its configuration as the legend does.
+        std::unique_ptr<FigureView> lr(createFigure("lr", &model));
+        lr->resize(900, 500);
+        lr->refresh();
+        QChart *chart = static_cast<FigureChartView *>(lr.get())->chart();
+        QScatterSeries *learned = nullptr;
+        for (auto *series : chart->series())
+            if (series->name().startsWith(QStringLiteral("learned")))
+                learned = qobject_cast<QScatterSeries *>(series);
+        QVERIFY(learned && learned->count() > 0);
+        for (int i = 0; i < learned->count(); ++i) {
+            const QPointF p = learned->at(i);
+            QColor lineColour;
+            for (auto *series : chart->series())
+                if (auto *line = qobject_cast<QLineSeries *>(series);
+                    line && !qobject_cast<QScatterSeries *>(series) &&
+                    line->name().contains(QStringLiteral("heads")) && line->points().contains(p))
+                    lineColour = line->pen().color();
+            QVERIFY(lineColour.isValid());
+            QCOMPARE(learned->pointConfiguration(i)
+                         .value(QXYSeries::PointConfiguration::Color)
+                         .value<QColor>()
+                         .name(),
+                     lineColour.name());
+        }
 
         // 25 configurations (m × n_H, as Figure 2): heads as colours, widths as shades.
         Session grid = uitest::tinySession();

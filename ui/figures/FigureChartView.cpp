@@ -343,8 +343,9 @@ FigureChartView::Marks FigureChartView::updateLines(double top)
         }
         line->replace(s.points);
         for (int i = 0; i < s.points.size(); ++i) {
-            (s.learned[i] || !m_data.learnedMarkers ? marks.learned : marks.notLearned)
-                << s.points[i];
+            const bool learned = s.learned[i] || !m_data.learnedMarkers;
+            (learned ? marks.learned : marks.notLearned) << s.points[i];
+            if (learned) marks.learnedSeries.push_back(line);
             if (i < s.replicates.size() && s.replicates[i].size() > 1) {
                 for (double y : s.replicates[i]) marks.dots << QPointF(s.points[i].x(), y);
                 marks.whiskers.push_back({QPointF(s.points[i].x(), s.spread[i].first),
@@ -400,6 +401,12 @@ void FigureChartView::updateMarkers(const Marks &marks)
                            ? tr("learned (left ln 10)")
                            : tr("learned (final < ln 10)"));
     m_learned->replace(marks.learned);
+    // Each filled marker in its line's colour, so that a point names its configuration as the
+    // legend does (they were all in the text colour: 25 black dots on the Figure 2 grid).
+    m_learned->clearPointsConfiguration();
+    for (size_t i = 0; i < marks.learnedSeries.size(); ++i)
+        m_learned->setPointConfiguration(int(i), QXYSeries::PointConfiguration::Color,
+                                         lineColour(marks.learnedSeries[i]));
     m_notLearned->replace(marks.notLearned);
     m_diverged->replace(marks.diverged);
     m_replicateDots->replace(marks.dots);

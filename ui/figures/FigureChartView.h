@@ -54,6 +54,7 @@ private:
         QList<QPointF> learned, notLearned, diverged, dots;
         std::vector<std::pair<QPointF, QPointF>> whiskers;
         std::vector<QLineSeries *> whiskerSeries; // which line each whisker belongs to
+        std::vector<QLineSeries *> learnedSeries; // which line each learned marker belongs to
         double xMin = 1e300, xMax = -1e300;
     };
     void dropLinesNoLongerShown();
