@@ -387,6 +387,14 @@ void devices(const Args &a)
     }
 }
 
+// A kernel's name as a JSON string's text: its quotes and backslashes (C++ templates) as '.
+std::string jsonSafe(std::string name)
+{
+    for (auto &ch : name)
+        if (ch == '"' || ch == '\\') ch = '\'';
+    return name;
+}
+
 // Kernel classes by name, coarse enough to say where a step's GPU time goes.
 std::string kernelClass(const std::string &n)
 {
@@ -533,9 +541,7 @@ void printProducts(const std::string &tag, int64_t steps, double total_us, const
         const double tflops = p.flops / std::max(p.us, 1e-9) / 1e6;
         const auto kernel = std::max_element(p.kernels.begin(), p.kernels.end(),
                                              [](auto &x, auto &y) { return x.second < y.second; });
-        std::string k = kernel->first;
-        for (auto &ch : k)
-            if (ch == '"' || ch == '\\') ch = '\'';
+        const std::string k = jsonSafe(kernel->first);
         std::printf(
             "{\"profile\": \"product\", %s, \"op\": \"%s\", \"calls_per_step\": %.1f, "
             "\"gflop_per_call\": %.5f, \"us_per_call\": %.2f, \"ms_per_step\": %.4f, "
@@ -599,9 +605,7 @@ double profiled(const std::string &tag, int64_t steps, const ProfileOptions &o, 
     std::sort(top.begin(), top.end(),
               [](const auto &x, const auto &y) { return x.second.us > y.second.us; });
     for (size_t i = 0; i < top.size() && i < 25; ++i) {
-        std::string n = top[i].first.substr(0, 120);
-        for (auto &ch : n)
-            if (ch == '"' || ch == '\\') ch = '\'';
+        const std::string n = jsonSafe(top[i].first.substr(0, 120));
         std::printf("{\"profile\": \"kernel\", %s, \"name\": \"%s\", \"class\": \"%s\", "
                     "\"ms_per_step\": %.4f, \"share\": %.3f, \"per_step\": %.1f}\n",
                     tag.c_str(), n.c_str(), kernelClass(top[i].first).c_str(),

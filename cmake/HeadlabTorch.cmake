@@ -8,8 +8,9 @@
 #
 # HEADLAB_TORCH_CPU_ONLY=ON builds as against a CPU LibTorch even when this one has CUDA: no CUDA
 # header on any include path, no CUDA library linked (torch_cpu and c10 only), HeadLab's own CUDA
-# kernels off. scripts/cpu-torch-check.sh builds that way in a build tree of its own and runs the
-# CLI: the check that a CPU LibTorch builds, on a machine that can only download the CUDA wheel.
+# kernels off. tests/setup/cpu_torch_test.sh (ctest cpu_torch_build) builds that way in a build tree
+# of its own and runs the CLI: the check that a CPU LibTorch builds, on a machine that can only
+# download the CUDA wheel.
 option(HEADLAB_TORCH_CPU_ONLY "Build as against a CPU-only LibTorch: no CUDA header or library" OFF)
 add_library(headlab_torch INTERFACE)
 if(TARGET torch_cuda AND NOT HEADLAB_TORCH_CPU_ONLY)

@@ -680,9 +680,6 @@ void writeSkippedAndView(YAML::Emitter &out, const Session &session)
     out << YAML::EndMap;
 }
 
-// A search's report (Search.h), derived from the runs each time the session is written, for readers
-// without the C++; never read back (the runs are the truth). A report that cannot be made (a
-// session in the middle of an edit) is left out rather than stopping the save.
 // What searchReport reads of a session and nothing more: every member but the runs, and each run
 // without its curves (but the test curve's last point, the verdict of a run saved before the
 // metrics existed), samples, per-head curves and checkpoints. Expanding the sweep over a full copy
@@ -717,6 +714,9 @@ Session searchInputOf(const Session &session)
     return copy;
 }
 
+// A search's report (Search.h), derived from the runs each time the session is written, for readers
+// without the C++; never read back (the runs are the truth). A report that cannot be made (a
+// session in the middle of an edit) is left out rather than stopping the save.
 void writeSearchReportOf(YAML::Emitter &out, const Session &session)
 {
     if (!session.search) return;

@@ -544,10 +544,10 @@ void BoundaryChartView::drawCurves(const QString &mode)
     m_csv = csv.join('\n') + '\n';
 }
 
+namespace {
 // Which round chose each run of a search: the probe (SearchProbe) whose configuration, value and
 // replicates' seeds are the run's (SweepExpansion gives replicate j of a probe the seed
 // initSeed + first_replicate + j); -1 for a run no probe asks for.
-namespace {
 std::vector<int> roundOfRuns(const Session &session)
 {
     const SearchSpec &spec = *session.search;
@@ -560,17 +560,12 @@ std::vector<int> roundOfRuns(const Session &session)
         if (value == labels.end() || seed == labels.end() ||
             !yaml::parseNumber(value->second, &x) || !yaml::parseInt(seed->second, &s))
             continue;
+        const ConfigurationKey configuration = configurationOf(session, session.runs[k], spec.axis);
         for (const auto &probe : spec.probes) {
             const int64_t replicate = s - int64_t(session.base.initSeed) - probe.firstReplicate;
-            if (replicate < 0 || replicate >= probe.replicates ||
-                std::abs(x - probe.value) > 1e-9 * std::abs(probe.value))
-                continue;
-            bool same = true;
-            for (const auto &[axis, label] : probe.configuration) {
-                const auto it = labels.find(axis);
-                same = same && it != labels.end() && it->second == label;
-            }
-            if (same) {
+            if (replicate >= 0 && replicate < probe.replicates &&
+                std::abs(x - probe.value) <= 1e-9 * std::abs(probe.value) &&
+                probe.configuration == configuration) {
                 rounds[k] = probe.round;
                 break;
             }
@@ -618,11 +613,8 @@ void BoundaryChartView::drawRounds()
     // "..." below that: 25 rows on a 720-line screen lose every label. So the axis keeps its
     // labels only to reserve their width (drawn transparent), and each row's label is drawn here,
     // at its row's centre, in a size that fits the row (6 px at least; beyond that every k-th).
-    QStringList rowLabels;
-    for (int i = 0; i < rows; ++i) rowLabels << axisY->categoriesLabels().value(i);
-    for (auto *item : m_rowLabels) delete item;
-    m_rowLabels.clear();
-    for (const auto &text : rowLabels) {
+    // refresh deleted the previous drawing's labels.
+    for (const auto &text : axisY->categoriesLabels()) {
         auto *item = new QGraphicsSimpleTextItem(text, m_chart);
         item->setZValue(10);
         m_rowLabels.push_back(item);
@@ -654,7 +646,7 @@ void BoundaryChartView::drawRounds()
         series->attachAxis(axisY);
         if (!inLegend) m_chart->legend()->markers(series).first()->setVisible(false);
     };
-    std::map<std::map<std::string, std::string>, int> rowOf;
+    std::map<ConfigurationKey, int> rowOf;
     for (int i = 0; i < rows; ++i)
         rowOf[report.configurations[size_t(i)].configuration] = rows - 1 - i;
     auto yOf = [&](int row, int round) {
@@ -686,15 +678,7 @@ void BoundaryChartView::drawRounds()
     for (size_t k = 0; k < session.runs.size(); ++k) {
         const SessionRun &run = session.runs[k];
         const int round = roundOf[k];
-        std::map<std::string, std::string> configuration;
-        for (const auto &c : report.configurations)
-            if (std::all_of(c.configuration.begin(), c.configuration.end(), [&](const auto &kv) {
-                    const auto it = run.labels.find(kv.first);
-                    return it != run.labels.end() && it->second == kv.second;
-                })) {
-                configuration = c.configuration;
-                break;
-            }
+        const ConfigurationKey configuration = configurationOf(session, run, spec.axis);
         const auto row = rowOf.find(configuration);
         if (round < 0 || round >= rounds || row == rowOf.end()) continue;
         ++runsOfRound[size_t(round)];

@@ -72,12 +72,9 @@ ConfigurationColours configurationColours(const Session &session, const std::str
     std::vector<ConfigurationKey> order; // the sweep's order
     for (const auto &run : session.runs) {
         ConfigurationKey key = configurationOf(session, run, plotted);
-        if (!out.of.count(key)) {
-            out.of[key] = {};
+        if (out.of.emplace(key, ConfigurationColours::Style{int(order.size()), 0}).second)
             order.push_back(std::move(key));
-        }
     }
-    for (size_t i = 0; i < order.size(); ++i) out.of[order[i]] = {int(i), 0};
     if (int(order.size()) <= kPaletteColours) return out;
     // Too many for a colour each: the colour axis's colour, and a shade for the rest.
     const ColourTable table = colourTable(session);

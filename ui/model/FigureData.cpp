@@ -281,10 +281,8 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
     const auto replicates = replicateAxes(session);
     const ConfigName configName = [&](const SessionRun &run) {
         QStringList key;
-        for (const auto &[axis, label] : run.labels)
-            if (axis != "lr" &&
-                std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
-                key << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
+        for (const auto &[axis, label] : configurationOf(session, run, "lr"))
+            key << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
         if (key.isEmpty())
             key << QStringLiteral("d_model=%1 heads=%2")
                        .arg(run.config.model.dModel)
