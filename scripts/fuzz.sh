@@ -63,7 +63,7 @@ for f in core/session/*.cpp; do [[ "$f" == */Presets.cpp ]] || SESSION_SOURCES+=
 mkdir -p "$ROOT/build-fuzz"
 cmake -DSOURCE="$ROOT" -DOUT="$ROOT/build-fuzz/BuildCommit.cpp" -P "$ROOT/cmake/HeadlabCommit.cmake"
 CORE_SOURCES=(core/config/*.cpp build-fuzz/BuildCommit.cpp "${SESSION_SOURCES[@]}"
-              core/metrics/LearnedRule.cpp core/metrics/Metrics.cpp core/metrics/Logistic.cpp core/tasks/TaskTable.cpp core/tasks/RunConfigFields.cpp
+              core/metrics/*.cpp core/tasks/TaskTable.cpp core/tasks/RunConfigFields.cpp
               "${TASK_SOURCES[@]}")
 case "$TARGET" in
     session)

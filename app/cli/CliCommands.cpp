@@ -113,8 +113,7 @@ struct Arguments {
     std::string session, output;
     std::vector<std::string> by;
     std::string stat = "median", spread = "iqr";
-    std::string lawX;
-    std::vector<std::string> lawAlso;
+    SearchSummaryOptions search; // summary of a search
     std::vector<std::string> keep = {"final", "plateau"};
     bool dryRun = false;
     std::string markRun;              // keep: the run
@@ -318,20 +317,30 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
     summary->add_option("--spread", a.spread, "iqr (default), sd, se or minmax")
         ->check(CLI::IsMember({"iqr", "sd", "se", "minmax"}));
     summary->add_option("-o,--output", a.output, "Also write the table as CSV (FILE.csv)");
-    summary->add_option("--law-x", a.lawX,
+    summary->add_option("--law-x", a.search.lawX,
                         "A search: fit the law against this axis instead of the session's "
                         "(head_dim, d_model, heads, total_heads, layers, width_multiplier)");
     summary
-        ->add_option("--law-also", a.lawAlso,
+        ->add_option("--law-also", a.search.lawAlso,
                      "A search: further axes of the law, each with its own exponent "
                      "(comma-separated)")
         ->delimiter(',');
+    summary
+        ->add_option("--model", a.search.model,
+                     "A search: read it with this model instead of the session's: separate (a "
+                     "logistic per configuration) or joint (one model with the law inside it)")
+        ->check(CLI::IsMember({"separate", "joint"}));
+    summary
+        ->add_option("--until-round", a.search.untilRound,
+                     "A search: as it stood after this round (its later rounds' runs left out): "
+                     "replays what it knew then")
+        ->check(CLI::Range(0, 1'000'000));
     summary->add_flag("--lr-sensitivity", a.lrSensitivity,
                       "Per configuration (lr pooled): the learning-rate sensitivity over its "
                       "replicates (docs/STABILIZERS.md)");
     commands.push_back({summary, [&a] {
                             return summaryCommand(a.session, a.by, a.stat, a.spread, a.output,
-                                                  a.lawX, a.lawAlso, a.lrSensitivity);
+                                                  a.search, a.lrSensitivity);
                         }});
 
     CLI::App *inspect = app.add_subcommand(

@@ -45,10 +45,17 @@ int keepCommand(const std::string &sessionPath, const std::string &runText,
 // status: the progress of a sweep others write (StatusCommand.cpp).
 int statusCommand(const std::string &sessionPath);
 // summary: a row per configuration over its replicates (SummaryCommand.cpp).
+// How `summary` reads a search: the law's axes (empty: the session's), the model (empty: the
+// session's; separate or joint) and the round it stops at (−1: every round), for a replay.
+struct SearchSummaryOptions {
+    std::string lawX;
+    std::vector<std::string> lawAlso;
+    std::string model;
+    int untilRound = -1;
+};
 int summaryCommand(const std::string &sessionPath, const std::vector<std::string> &by,
                    const std::string &statName, const std::string &spreadName,
-                   const std::string &output, const std::string &lawX,
-                   const std::vector<std::string> &lawAlso, bool sensitivity);
+                   const std::string &output, const SearchSummaryOptions &search, bool sensitivity);
 // run: trains the pending runs, round after round for a search (RunCommand.cpp).
 int runCommand(RunArguments a);
 

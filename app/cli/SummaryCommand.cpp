@@ -31,9 +31,19 @@ int writeTable(const std::string &output, const std::string &csv, size_t rows)
 }
 
 // A boundary search: each configuration's crossing with its interval, the run count and the law.
-int searchSummary(const Session &session, const std::string &lawX,
-                  const std::vector<std::string> &lawAlso, const std::string &output)
+int searchSummary(Session session, const SearchSummaryOptions &options, const std::string &output)
 {
+    const std::string &lawX = options.lawX;
+    const std::vector<std::string> &lawAlso = options.lawAlso;
+    if (!options.model.empty())
+        session.search->model =
+            options.model == "joint" ? SearchSpec::Model::Joint : SearchSpec::Model::Separate;
+    if (session.search->model == SearchSpec::Model::Joint && !session.search->logScale) {
+        std::fprintf(stderr, "headlab-cli summary: --model joint: the joint model needs a "
+                             "log-scaled search (search.scale: log)\n");
+        return kExitBadInput;
+    }
+    if (options.untilRound >= 0) session = searchUntilRound(session, options.untilRound);
     std::vector<std::string> asked = lawAlso;
     if (!lawX.empty()) asked.push_back(lawX);
     const auto &axes = lawAxes();
@@ -99,8 +109,7 @@ int lrSensitivitySummary(const Session &session, ReplicateStat stat, ReplicateSp
 
 int summaryCommand(const std::string &sessionPath, const std::vector<std::string> &by,
                    const std::string &statName, const std::string &spreadName,
-                   const std::string &output, const std::string &lawX,
-                   const std::vector<std::string> &lawAlso, bool sensitivity)
+                   const std::string &output, const SearchSummaryOptions &search, bool sensitivity)
 {
     ReplicateStat stat = ReplicateStat::Median;
     ReplicateSpread spread = ReplicateSpread::Iqr;
@@ -109,7 +118,15 @@ int summaryCommand(const std::string &sessionPath, const std::vector<std::string
     Session session;
     session = loadSweepRuns(sessionPath);
     expandSweep(session);
-    if (session.search) return searchSummary(session, lawX, lawAlso, output);
+    if (session.search) return searchSummary(std::move(session), search, output);
+    if (search.untilRound >= 0 || !search.model.empty() || !search.lawX.empty() ||
+        !search.lawAlso.empty()) {
+        std::fprintf(stderr,
+                     "headlab-cli summary: %s has no search: --model, --until-round, --law-x and "
+                     "--law-also read a boundary search\n",
+                     sessionPath.c_str());
+        return kExitBadInput;
+    }
     if (sensitivity) return lrSensitivitySummary(session, stat, spread, output);
     std::vector<std::string> axes;
     for (const auto &axis : session.axes) axes.push_back(axis.name);

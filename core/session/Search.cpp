@@ -110,6 +110,8 @@ std::map<std::string, std::string> configurationOf(const SessionRun &run, const 
     return labels;
 }
 
+void stateFromInterval(const SearchSpec &spec, ConfigurationSearch &c);
+
 // Decides a configuration's state from its runs (points, counts) and the spec.
 void assess(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes)
 {
@@ -153,6 +155,14 @@ void assess(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes)
         c.note = "the fitted curve is flat: P(learned) does not change along the range";
         return;
     }
+    stateFromInterval(spec, c);
+}
+
+// The state of a configuration with a fitted interval and every run finished: out of range,
+// converged, budget spent or still searching.
+void stateFromInterval(const SearchSpec &spec, ConfigurationSearch &c)
+{
+    const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
     const double estimate = c.interval.estimate;
     if (estimate < xMin || estimate > xMax) {
         c.state = SearchState::OutOfRange;
@@ -248,10 +258,130 @@ std::vector<double> initialPoints(const SearchSpec &spec)
     return values;
 }
 
+// The joint model over some of a report's configurations: those with both outcomes among their
+// verdicts and finite law axes (`members`, indices into the report), the fit, and its law.
+struct JointOutcome {
+    std::vector<size_t> members;
+    JointFit fit;
+    LawFit law;
+};
+
+CrossingInterval jointInterval(const JointFit &fit, size_t j)
+{
+    CrossingInterval interval;
+    if (!fit.ok) return interval;
+    interval.ok = true;
+    interval.estimate = fit.crossing[j];
+    interval.low = fit.low[j];
+    interval.high = fit.high[j];
+    interval.lowOpen = fit.lowOpen[j];
+    interval.highOpen = fit.highOpen[j];
+    return interval;
+}
+
+// The joint fit's law in LawFit's terms: α = −c1, β_k = −c_{k+1}, log10 C = c0; the band's centre
+// where the intercept's error is independent of α's; α = ½, ¾, 1 by likelihood-ratio tests.
+LawFit lawOfJoint(const JointFit &fit, const SearchSpec &spec, const std::string &lawX,
+                  const std::vector<std::string> &lawAlso, int configurations)
+{
+    LawFit law;
+    law.model = "joint";
+    law.x = lawX;
+    law.also = lawAlso;
+    law.level = spec.level;
+    law.configurations = configurations;
+    if (!fit.ok) {
+        law.note = "joint model: " + fit.note;
+        return law;
+    }
+    if (fit.coef.size() < 2) {
+        law.note = "joint model: no law axis (law.x)";
+        return law;
+    }
+    law.ok = true;
+    law.tau = fit.tau;
+    law.log10C = fit.coef[0];
+    law.log10CLow = fit.coefLow[0];
+    law.log10CHigh = fit.coefHigh[0];
+    law.alpha = -fit.coef[1];
+    law.alphaLow = -fit.coefHigh[1];
+    law.alphaHigh = -fit.coefLow[1];
+    for (size_t k = 2; k < fit.coef.size(); ++k) {
+        law.beta.push_back(-fit.coef[k]);
+        law.betaLow.push_back(-fit.coefHigh[k]);
+        law.betaHigh.push_back(-fit.coefLow[k]);
+    }
+    // Wald: the coefficients besides the intercept against 0 (one law axis: (c1/se)²).
+    const double var1 = fit.coefCovariance[1][1];
+    law.alphaSe = std::sqrt(var1);
+    law.dof = int(fit.coef.size()) - 1;
+    law.chi2 = law.dof == 1 ? fit.coef[1] * fit.coef[1] / var1 : NAN;
+    if (lawAlso.empty() && var1 > 0) {
+        const double cov01 = fit.coefCovariance[0][1];
+        law.centerX = -cov01 / var1;
+        law.centerY = fit.coef[0] + fit.coef[1] * law.centerX;
+        law.centerSe = std::sqrt(std::max(fit.coefCovariance[0][0] - cov01 * cov01 / var1, 0.0));
+    }
+    const double references[] = {0.5, 0.75, 1.0};
+    for (size_t r = 0; r < 3 && r < fit.referenceDeviance.size() && var1 > 0; ++r) {
+        const double alpha = references[r];
+        LawFit::Reference ref;
+        ref.alpha = alpha;
+        // The intercept given c1 = −α, from the coefficients' joint normal approximation.
+        ref.log10C = fit.coef[0] + fit.coefCovariance[0][1] / var1 * (-alpha - fit.coef[1]);
+        // The likelihood ratio of the fit with α fixed there: the profile the interval is drawn
+        // from, so that "inside" and p agree.
+        ref.chi2 = std::max(fit.referenceDeviance[r], 0.0);
+        ref.dof = 1;
+        ref.p = chiSquareSurvival(ref.chi2, 1);
+        ref.inInterval = law.alphaLow <= alpha && alpha <= law.alphaHigh;
+        law.references.push_back(ref);
+    }
+    return law;
+}
+
+JointOutcome fitJoint(const SearchSpec &spec, const SearchReport &report,
+                      const std::vector<size_t> &candidates, const std::string &lawX,
+                      const std::vector<std::string> &lawAlso)
+{
+    JointOutcome outcome;
+    if (!spec.logScale) {
+        outcome.law.model = "joint";
+        outcome.law.note = "the joint model needs a log-scaled search";
+        return outcome;
+    }
+    std::vector<JointConfiguration> data;
+    for (size_t i : candidates) {
+        const ConfigurationSearch &c = report.configurations[i];
+        int successes = 0, trials = 0;
+        for (const auto &p : c.points) {
+            successes += p.successes;
+            trials += p.trials;
+        }
+        if (successes == 0 || successes == trials) continue;
+        JointConfiguration j;
+        j.points = c.points;
+        if (!lawX.empty()) {
+            j.predictors.push_back(std::log10(lawAxisValue(c.config, lawX)));
+            for (const auto &axis : lawAlso)
+                j.predictors.push_back(std::log10(lawAxisValue(c.config, axis)));
+        }
+        if (std::any_of(j.predictors.begin(), j.predictors.end(),
+                        [](double v) { return !std::isfinite(v); }))
+            continue;
+        outcome.members.push_back(i);
+        data.push_back(std::move(j));
+    }
+    outcome.fit = fitJointLaw(data, spec.target, spec.level, {-0.5, -0.75, -1.0});
+    outcome.law = lawOfJoint(outcome.fit, spec, lawX, lawAlso, int(data.size()));
+    if (!outcome.fit.ok) outcome.members.clear();
+    return outcome;
+}
+
 } // namespace
 
 SearchReport searchReport(const Session &session, const std::string &lawX,
-                          const std::vector<std::string> &lawAlso)
+                          const std::vector<std::string> &lawAlso, bool check)
 {
     if (!session.search) throw std::logic_error("searchReport: the session has no search");
     const SearchSpec &spec = *session.search;
@@ -307,18 +437,86 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
     }
     const std::string x = lawX.empty() ? spec.lawX : lawX;
     const std::vector<std::string> &also = lawX.empty() ? spec.lawAlso : lawAlso;
+    // The separate model's law, over every configuration and per group.
     report.law = fitLaw(report.configurations, spec, x, also);
-    std::map<std::map<std::string, std::string>, std::vector<ConfigurationSearch>> byGroup;
+    std::map<std::map<std::string, std::string>, std::vector<size_t>> byGroup;
     std::vector<std::map<std::string, std::string>> order;
-    for (const auto &c : report.configurations) {
-        const auto group = lawGroupOf(c.configuration, x, also);
+    for (size_t i = 0; i < report.configurations.size(); ++i) {
+        const auto group = lawGroupOf(report.configurations[i].configuration, x, also);
         if (!byGroup.count(group)) order.push_back(group);
-        byGroup[group].push_back(c);
+        byGroup[group].push_back(i);
     }
+    auto separateOf = [&](const std::vector<size_t> &members) {
+        std::vector<ConfigurationSearch> group;
+        for (size_t i : members) group.push_back(report.configurations[i]);
+        return fitLaw(group, spec, x, also);
+    };
     if (order.size() > 1)
         for (const auto &group : order)
-            report.groups.push_back({group, fitLaw(byGroup[group], spec, x, also)});
+            report.groups.push_back({group, separateOf(byGroup[group])});
+
+    // The joint model: over every configuration for the report's law, and per group for the
+    // configurations' crossings (one group: the same fit).
+    const bool joint = spec.model == SearchSpec::Model::Joint;
+    report.model = joint ? "joint" : "separate";
+    if (!joint && !check) return report;
+    std::vector<size_t> all(report.configurations.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    const JointOutcome overall = fitJoint(spec, report, all, x, also);
+    std::vector<JointOutcome> perGroup;
+    if (order.size() > 1)
+        for (const auto &group : order)
+            perGroup.push_back(fitJoint(spec, report, byGroup[group], x, also));
+    for (size_t g = 0; g < std::max<size_t>(1, perGroup.size()); ++g) {
+        const JointOutcome &outcome = perGroup.empty() ? overall : perGroup[g];
+        for (size_t j = 0; j < outcome.members.size(); ++j) {
+            ConfigurationSearch &c = report.configurations[outcome.members[j]];
+            const CrossingInterval interval = jointInterval(outcome.fit, j);
+            if (!joint) {
+                c.alternative = interval;
+                continue;
+            }
+            c.alternative = c.interval;
+            c.interval = interval;
+            c.fit = outcome.fit.curve(j);
+            if (c.state != SearchState::Waiting) {
+                stateFromInterval(spec, c);
+                c.note += " (joint model)";
+                noteSetAside(spec, c);
+            }
+        }
+    }
+    if (joint) {
+        report.alternative = std::move(report.law);
+        report.law = overall.law;
+        for (size_t g = 0; g < report.groups.size(); ++g) report.groups[g].law = perGroup[g].law;
+        // Provisional: some configuration of the fit is still searching (states changed above).
+        auto provisional = [&](const JointOutcome &o) {
+            return std::any_of(o.members.begin(), o.members.end(),
+                               [&](size_t i) { return !report.configurations[i].stopped(); });
+        };
+        report.law.provisional = report.law.ok && provisional(overall);
+        for (size_t g = 0; g < report.groups.size(); ++g)
+            report.groups[g].law.provisional = report.groups[g].law.ok && provisional(perGroup[g]);
+        report.finished = std::all_of(report.configurations.begin(), report.configurations.end(),
+                                      [](const auto &c) { return c.stopped(); }) &&
+                          !report.configurations.empty();
+    } else {
+        report.alternative = overall.law;
+    }
     return report;
+}
+
+Session searchUntilRound(const Session &session, int round)
+{
+    if (!session.search) throw std::logic_error("searchUntilRound: the session has no search");
+    Session earlier = session;
+    auto &probes = earlier.search->probes;
+    probes.erase(std::remove_if(probes.begin(), probes.end(),
+                                [&](const SearchProbe &p) { return p.round > round; }),
+                 probes.end());
+    expandSweep(earlier);
+    return earlier;
 }
 
 std::map<std::string, std::string> lawGroupOf(const std::map<std::string, std::string> &labels,
@@ -338,7 +536,7 @@ std::map<std::string, std::string> lawGroupOf(const std::map<std::string, std::s
 int planSearchRound(Session &session)
 {
     if (!session.search) throw std::logic_error("planSearchRound: the session has no search");
-    const SearchReport report = searchReport(session);
+    const SearchReport report = searchReport(session, "", {}, false);
     if (report.pending > 0) return 0;
     SearchSpec &spec = *session.search;
     const int round = report.rounds;
@@ -547,18 +745,39 @@ std::string searchSummaryText(const SearchReport &report)
                       law.also[k].c_str(), law.beta[k], law.betaLow[k], law.betaHigh[k]);
         out += line;
     }
-    std::snprintf(line, sizeof line, "  χ² = %.2f on %d dof%s\n", law.chi2, law.dof,
-                  law.scale > 1 ? " (the intervals are widened by sqrt(χ²/dof) for the misfit)"
-                                : "");
+    if (law.model == "joint") {
+        std::snprintf(line, sizeof line,
+                      "  joint model: one slope shared by every configuration, the law inside the "
+                      "likelihood; scatter about the law τ = %.3f %s\n",
+                      law.tau, log ? "decades" : "units");
+    } else {
+        std::snprintf(line, sizeof line, "  χ² = %.2f on %d dof%s\n", law.chi2, law.dof,
+                      law.scale > 1 ? " (the intervals are widened by sqrt(χ²/dof) for the misfit)"
+                                    : "");
+    }
     out += line;
     for (const auto &ref : law.references) {
         std::snprintf(line, sizeof line,
-                      "  α = %-4s: χ² = %.2f on %d dof, p = %s; %s the interval\n",
+                      law.model == "joint"
+                          ? "  α = %-4s: likelihood ratio χ² = %.2f on %d dof, p = %s; "
+                            "%s the interval\n"
+                          : "  α = %-4s: χ² = %.2f on %d dof, p = %s; %s the "
+                            "interval\n",
                       ref.alpha == 0.5    ? "1/2"
                       : ref.alpha == 0.75 ? "3/4"
                                           : "1",
                       ref.chi2, ref.dof, std::isfinite(ref.p) ? number3(ref.p).c_str() : "-",
                       ref.inInterval ? "inside" : "outside");
+        out += line;
+    }
+    if (const LawFit &other = report.alternative; other.ok) {
+        std::snprintf(line, sizeof line,
+                      "check, the %s model: α = %.3f [%.3f, %.3f], C = %s, over %d "
+                      "configurations%s\n",
+                      other.model == "joint" ? "joint" : "separate", other.alpha, other.alphaLow,
+                      other.alphaHigh, number3(std::pow(10.0, other.log10C)).c_str(),
+                      other.configurations,
+                      other.model == "joint" ? (", τ = " + number3(other.tau)).c_str() : "");
         out += line;
     }
     if (!report.groups.empty())
@@ -622,7 +841,7 @@ SearchSpec readSearchSpec(const YamlField &field)
 {
     checkKeys(field,
               {"axis", "range", "scale", "target", "direction", "replicates", "initial_points",
-               "points_per_round", "level", "interval_width", "budget", "law", "probes"});
+               "points_per_round", "level", "interval_width", "budget", "model", "law", "probes"});
     SearchSpec spec;
     if (auto f = child(field, "axis"); f.present()) {
         spec.axis = readString(f);
@@ -683,6 +902,19 @@ SearchSpec readSearchSpec(const YamlField &field)
              "the budget of " + std::to_string(spec.budget) +
                  " runs per configuration is smaller than round 0 (initial_points × replicates = " +
                  std::to_string(spec.initialPoints * spec.replicates) + ")");
+    if (auto f = child(field, "model"); f.present()) {
+        const std::string model = readString(f);
+        if (model == "separate")
+            spec.model = SearchSpec::Model::Separate;
+        else if (model == "joint")
+            spec.model = SearchSpec::Model::Joint;
+        else
+            fail(f, "expected separate (a logistic per configuration) or joint (one model of "
+                    "every configuration with the law inside it), got '" +
+                        model + "'");
+        if (spec.model == SearchSpec::Model::Joint && !spec.logScale)
+            fail(f, "the joint model needs a log-scaled search (scale: log)");
+    }
     if (auto f = child(field, "law"); f.present() && !f.isNull()) {
         checkKeys(f, {"x", "also"});
         auto readAxis = [](const YamlField &a) {
@@ -753,6 +985,7 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
         writeNumber(out, high);
         out << YAML::EndMap;
     };
+    out << YAML::Key << "model" << YAML::Value << law.model;
     out << YAML::Key << "x" << YAML::Value << law.x;
     out << YAML::Key << "configurations" << YAML::Value << law.configurations;
     out << YAML::Key << "provisional" << YAML::Value << law.provisional;
@@ -770,6 +1003,10 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
     out << YAML::Key << "dof" << YAML::Value << law.dof;
     out << YAML::Key << "scale" << YAML::Value;
     writeNumber(out, law.scale);
+    if (std::isfinite(law.tau)) {
+        out << YAML::Key << "tau" << YAML::Value;
+        writeNumber(out, law.tau);
+    }
     out << YAML::Key << "references" << YAML::Value << YAML::BeginSeq;
     for (const auto &ref : law.references) {
         out << YAML::Flow << YAML::BeginMap;
@@ -828,13 +1065,26 @@ void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t fi
             out << YAML::Key << "slope" << YAML::Value;
             writeNumber(out, c.fit.b);
         }
+        if (c.alternative.ok) {
+            out << YAML::Key << "alternative" << YAML::Value << YAML::Flow << YAML::BeginMap;
+            out << YAML::Key << "estimate" << YAML::Value;
+            writeNumber(out, value(c.alternative.estimate));
+            out << YAML::Key << "low" << YAML::Value;
+            writeNumber(out, value(c.alternative.low));
+            out << YAML::Key << "high" << YAML::Value;
+            writeNumber(out, value(c.alternative.high));
+            out << YAML::EndMap;
+        }
         out << YAML::Key << "note" << YAML::Value;
         writeText(out, c.note);
         out << YAML::EndMap;
     }
     out << YAML::EndSeq;
+    out << YAML::Key << "model" << YAML::Value << report.model;
     out << YAML::Key << "law" << YAML::Value;
     writeLaw(out, report.law);
+    out << YAML::Key << "alternative_law" << YAML::Value;
+    writeLaw(out, report.alternative);
     if (!report.groups.empty()) {
         out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
         for (const auto &g : report.groups) {
@@ -872,6 +1122,8 @@ void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec)
     out << YAML::Key << "interval_width" << YAML::Value;
     writeNumber(out, spec.intervalWidth);
     out << YAML::Key << "budget" << YAML::Value << spec.budget;
+    if (spec.model == SearchSpec::Model::Joint)
+        out << YAML::Key << "model" << YAML::Value << "joint";
     out << YAML::Key << "law" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "x"
         << YAML::Value << spec.lawX << YAML::Key << "also" << YAML::Value << YAML::BeginSeq;
     for (const auto &a : spec.lawAlso) out << a;

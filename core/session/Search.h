@@ -16,14 +16,21 @@
 // A round is planned only when every run of the one before has finished, for all configurations at
 // once, so that a round's runs train together as ensembles and a Slurm array can hold a round.
 // Planning depends on the session and its results only: the same results give the same rounds.
+//
+// With `model: joint` the crossings, intervals and states above come from one model of every
+// configuration of a law group (JointLaw.h: a shared slope, the law inside the likelihood and each
+// configuration's scatter about it), which lets a configuration stop with fewer runs than its own
+// logistic needs; the per-configuration fits stay in the report as a check (`alternative`).
 // Torch-free.
 #pragma once
 
 #include "core/config/Yaml.h"
+#include "core/metrics/JointLaw.h"
 #include "core/metrics/Logistic.h"
 #include "core/session/SearchSpec.h"
 #include "core/session/SessionData.h"
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -51,17 +58,21 @@ struct ConfigurationSearch {
     int pending = 0;                           // of those, still to train
     int verdicts = 0;                          // with a learned / not learned verdict
     SearchState state = SearchState::Waiting;
-    LogisticFit fit;           // in search units
-    CrossingInterval interval; // in search units
-    std::string note;          // one sentence: why it stopped, or what is missing
+    LogisticFit fit;           // in search units, of the model in use
+    CrossingInterval interval; // in search units, of the model in use
+    // The other model's interval, as a check: the per-configuration logistic's when the joint model
+    // is in use, and the joint model's otherwise (not ok where it has no fit).
+    CrossingInterval alternative;
+    std::string note; // one sentence: why it stopped, or what is missing
     bool stopped() const;
 };
 
 // The law fitted across the configurations whose interval is closed.
 struct LawFit {
     bool ok = false;
-    std::string x;                 // the axis of the exponent (head_dim: m_H)
-    std::vector<std::string> also; // further axes, each with its own exponent
+    std::string model = "separate"; // "separate": through the crossings; "joint": JointLaw.h
+    std::string x;                  // the axis of the exponent (head_dim: m_H)
+    std::vector<std::string> also;  // further axes, each with its own exponent
     int configurations = 0;
     bool provisional = false; // some of them are still searching
     double level = 0.95;
@@ -72,6 +83,10 @@ struct LawFit {
     double chi2 = 0;
     int dof = 0;
     double scale = 1; // the errors were multiplied by sqrt(scale) for the law's misfit
+    // The joint model's scatter of the configurations' log10 crossings about the law (decades),
+    // which it estimates instead of scaling; NaN for the separate model. Its χ² and dof are the
+    // Wald test of the law's coefficients being 0 (dof = their number).
+    double tau = NAN;
     // For a band around the line (a law of one axis): the weighted centre of the points, where the
     // line's error is smallest and independent of α's, and those two errors.
     double centerX = 0, centerY = 0, centerSe = 0, alphaSe = 0;
@@ -100,9 +115,11 @@ struct SearchReport {
     std::vector<ConfigurationSearch> configurations;
     int rounds = 0; // planned so far
     int runs = 0, pending = 0;
-    bool finished = false;        // every configuration has stopped
-    LawFit law;                   // over every configuration
-    std::vector<LawGroup> groups; // per group, when there are two or more (else empty)
+    bool finished = false;          // every configuration has stopped
+    std::string model = "separate"; // the spec's model
+    LawFit law;                     // over every configuration, by the model in use
+    LawFit alternative;             // the same by the other model, as a check
+    std::vector<LawGroup> groups;   // per group, when there are two or more (else empty)
 };
 
 // The group a configuration belongs to: its labels but those of the shape axes (d_model, heads,
@@ -121,14 +138,19 @@ double lawAxisValue(const RunConfig &config, const std::string &axis);
 
 // Where the search stands: each configuration's state, crossing and interval, and the law (over
 // `lawX` and `lawAlso` when given, else the spec's).
+// `check`: also fit the model not in use, for the report's `alternative` (planning does not).
 SearchReport searchReport(const Session &session, const std::string &lawX = "",
-                          const std::vector<std::string> &lawAlso = {});
+                          const std::vector<std::string> &lawAlso = {}, bool check = true);
 
 // Plans the next round (round 0 when there is none yet): appends its probes to session.search,
 // expands the sweep to their runs (results kept) and returns how many runs they add; 0, with
 // the session untouched, when runs are still to train or the search is over. Throws
 // std::logic_error for a session without a search.
 int planSearchRound(Session &session);
+
+// The session as its search stood after round `round`: the later rounds' probes and their runs
+// removed (results kept). For replaying a search: what it knew then.
+Session searchUntilRound(const Session &session, int round);
 
 // The law through the crossings of `configurations` against log10 lawX (and each lawAlso).
 LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,

@@ -42,6 +42,11 @@ struct SearchSpec {
     double level = 0.95;        // of the crossing's interval
     double intervalWidth = 0.2; // stop when the interval is this narrow (decades on a log scale)
     int budget = 40;            // most runs of one configuration
+    // What decides each configuration's crossing, interval and state, and the law: Separate, one
+    // logistic per configuration and the law through their crossings afterwards; Joint, one model
+    // for every configuration of a law group at once (core/metrics/JointLaw.h). The other is
+    // fitted too, as a check.
+    enum class Model { Separate, Joint } model = Model::Separate;
     // The law fitted across configurations: log10 crossing against log10 of `lawX` (and of each
     // `lawAlso`), values read from each configuration's resolved run config.
     std::string lawX = "head_dim";

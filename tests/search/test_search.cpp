@@ -1,6 +1,7 @@
 // test_search.cpp — the boundary search as a user relies on it: its 95 % intervals cover the true
 // crossing and its law the true exponent when the trainer is a known logistic, a killed search
 // resumes to the same result, and a tiny CPU model's crossing agrees with a dense grid.
+#include "core/metrics/JointLaw.h"
 #include "core/metrics/Logistic.h"
 #include "core/metrics/Metrics.h"
 #include "core/session/Search.h"
@@ -27,10 +28,21 @@ struct SimulatedTrainer {
     double slowBelow = 0; // η below this never learns (too small a step for the steps given)
     uint64_t seed = 0;
     double alphaWithQkNorm = NAN; // given: runs with qk_norm on follow this exponent instead
+    // Each configuration's crossing off the law by its own amount, drawn once per configuration
+    // (per head dimension) from N(0, scatter²) decades: the law's misfit real boundaries show.
+    double scatter = 0;
+    double offset(double headDim) const
+    {
+        if (scatter == 0) return 0;
+        std::seed_seq seq{uint64_t(seed), uint64_t(0x5ca7), uint64_t(std::llround(headDim))};
+        std::mt19937_64 rng(seq);
+        return std::normal_distribution<double>(0, scatter)(rng);
+    }
     double trueCrossing(double headDim, bool qkNorm = false) const
     {
-        return log10C - (qkNorm && std::isfinite(alphaWithQkNorm) ? alphaWithQkNorm : alpha) *
-                            std::log10(headDim);
+        return log10C + offset(headDim) -
+               (qkNorm && std::isfinite(alphaWithQkNorm) ? alphaWithQkNorm : alpha) *
+                   std::log10(headDim);
     }
     bool learned(const RunConfig &config) const
     {
@@ -97,6 +109,9 @@ private Q_SLOTS:
     void theFitFindsAKnownCurve();
     void theIntervalsCoverTheTrueCrossing_data();
     void theIntervalsCoverTheTrueCrossing();
+    void theJointModelCoversTheTruthWithFewerRuns_data();
+    void theJointModelCoversTheTruthWithFewerRuns();
+    void theJointModelAgreesWithAnIndependentFit();
     void aSecondBoundaryAtSmallEtaIsLeftOut();
     void eachStabilizerGetsItsOwnLaw();
     void aSearchKilledMidRoundResumesToTheSameResult();
@@ -178,6 +193,176 @@ void TestSearch::theIntervalsCoverTheTrueCrossing()
     QVERIFY2(coverage >= 0.9, qPrintable(QString::number(coverage)));
     QVERIFY(lawFits >= kSearches * 9 / 10);
     QVERIFY2(alphaCoverage >= 0.9, qPrintable(QString::number(alphaCoverage)));
+}
+
+void TestSearch::theJointModelCoversTheTruthWithFewerRuns_data()
+{
+    QTest::addColumn<double>("slope");
+    QTest::addColumn<double>("scatter");
+    QTest::newRow("a gradual boundary on the law") << 6.0 << 0.0;
+    QTest::newRow("a sharp boundary on the law") << 30.0 << 0.0;
+    QTest::newRow("a gradual boundary, crossings 0.1 decades off the law") << 6.0 << 0.1;
+}
+
+// `model: joint` over the same seeded searches as the separate model: its 95 % intervals of each
+// configuration's η* and of α hold the truth at least 90 % of the time, with the scatter about
+// the law estimated (τ) where the crossings leave it; on the law it needs fewer runs than the
+// separate model.
+void TestSearch::theJointModelCoversTheTruthWithFewerRuns()
+{
+    QFETCH(double, slope);
+    QFETCH(double, scatter);
+    constexpr int kSearches = 60;
+    int intervals = 0, covered = 0, lawFits = 0, alphaCovered = 0;
+    int jointRuns = 0, separateRuns = 0;
+    double widthSum = 0, tauSum = 0;
+    for (int s = 0; s < kSearches; ++s) {
+        SimulatedTrainer trainer;
+        trainer.slope = slope;
+        trainer.scatter = scatter;
+        trainer.seed = uint64_t(1000 + s);
+        Session separate = searchSession();
+        runSearch(separate, trainer);
+        separateRuns += searchReport(separate).runs;
+        Session session = searchSession();
+        session.search->model = SearchSpec::Model::Joint;
+        runSearch(session, trainer);
+        const SearchReport report = searchReport(session);
+        QVERIFY(report.finished);
+        QCOMPARE(report.model, std::string("joint"));
+        jointRuns += report.runs;
+        for (const auto &c : report.configurations) {
+            if (c.state != SearchState::Converged && c.state != SearchState::BudgetSpent) continue;
+            ++intervals;
+            widthSum += c.interval.width();
+            const double truth = trainer.trueCrossing(lawAxisValue(c.config, "head_dim"));
+            covered += c.interval.low <= truth && truth <= c.interval.high;
+        }
+        if (report.law.ok) {
+            QCOMPARE(report.law.model, std::string("joint"));
+            QVERIFY(report.alternative.model == "separate");
+            ++lawFits;
+            tauSum += report.law.tau;
+            alphaCovered +=
+                report.law.alphaLow <= trainer.alpha && trainer.alpha <= report.law.alphaHigh;
+        }
+    }
+    const double coverage = double(covered) / intervals;
+    const double alphaCoverage = double(alphaCovered) / lawFits;
+    qInfo("%d searches: η* coverage %.3f of %d (mean width %.3f decades), α coverage %.3f of %d "
+          "fits, mean τ %.3f; %.1f runs per configuration, against %.1f with the separate model",
+          kSearches, coverage, intervals, widthSum / intervals, alphaCoverage, lawFits,
+          tauSum / lawFits, double(jointRuns) / (kSearches * 5),
+          double(separateRuns) / (kSearches * 5));
+    QVERIFY(intervals >= kSearches * 5 * 9 / 10);
+    QVERIFY2(coverage >= 0.9, qPrintable(QString::number(coverage)));
+    QVERIFY(lawFits >= kSearches * 9 / 10);
+    QVERIFY2(alphaCoverage >= 0.9, qPrintable(QString::number(alphaCoverage)));
+    if (scatter == 0) QVERIFY2(jointRuns < separateRuns, qPrintable(QString::number(jointRuns)));
+}
+
+// The joint fit against an independent one: the same objective (the penalised likelihood plus
+// Firth's ½ log det I, at the fit's σ_u) written here again, its determinant by elimination, and
+// maximised by gradient ascent on central differences with backtracking. The two agree on α and
+// on every crossing to 1e-3.
+void TestSearch::theJointModelAgreesWithAnIndependentFit()
+{
+    // Five configurations, log10 m_H 0 … 2, crossings on α = 0.8 with offsets, 8 points each.
+    std::vector<JointConfiguration> data;
+    std::mt19937_64 rng(7);
+    const double offsets[] = {0.05, -0.08, 0.02, 0.1, -0.06};
+    for (int c = 0; c < 5; ++c) {
+        JointConfiguration j;
+        const double z = 0.5 * c;
+        j.predictors = {z};
+        const double crossing = -2 - 0.8 * z + offsets[c];
+        for (int i = 0; i < 8; ++i) {
+            BinomialPoint p;
+            p.x = crossing - 0.7 + 0.2 * i;
+            p.trials = 3;
+            std::binomial_distribution<int> draw(3, 1 / (1 + std::exp(8 * (p.x - crossing))));
+            p.successes = draw(rng);
+            j.points.push_back(p);
+        }
+        data.push_back(j);
+    }
+    const JointFit fit = fitJointLaw(data, 0.5, 0.95);
+    QVERIFY2(fit.ok, fit.note.c_str());
+    QVERIFY(fit.slope < 0);
+    QVERIFY(fit.tauUsed >= fit.tau);
+    const double sigmaU = fit.tauUsed * std::fabs(fit.slope);
+    // Parameters a0, b, s, u_1 … u_5.
+    auto objective = [&](const std::vector<double> &q) {
+        double ll = -q[2] * q[2] / (2 * 50.0 * 50.0);
+        double info[8][8] = {};
+        for (int c = 0; c < 5; ++c) {
+            ll -= q[3 + c] * q[3 + c] / (2 * sigmaU * sigmaU);
+            info[3 + c][3 + c] += 1 / (sigmaU * sigmaU);
+            for (const auto &pt : data[c].points) {
+                const double x[8] = {1, data[c].predictors[0], pt.x, 0, 0, 0, 0, 0};
+                double row[8];
+                std::copy(x, x + 8, row);
+                row[3 + c] = 1;
+                double eta = 0;
+                for (int i = 0; i < 8; ++i) eta += q[i] * row[i];
+                ll += pt.successes * eta - pt.trials * std::log1p(std::exp(eta));
+                const double pr = 1 / (1 + std::exp(-eta)), w = pt.trials * pr * (1 - pr);
+                for (int i = 0; i < 8; ++i)
+                    for (int k = 0; k < 8; ++k) info[i][k] += w * row[i] * row[k];
+            }
+        }
+        info[2][2] += 1 / (50.0 * 50.0);
+        double logDet = 0; // Gaussian elimination with partial pivoting
+        for (int col = 0; col < 8; ++col) {
+            int pivot = col;
+            for (int r = col + 1; r < 8; ++r)
+                if (std::fabs(info[r][col]) > std::fabs(info[pivot][col])) pivot = r;
+            std::swap(info[col], info[pivot]);
+            logDet += std::log(std::fabs(info[col][col]));
+            for (int r = col + 1; r < 8; ++r) {
+                const double f = info[r][col] / info[col][col];
+                for (int k = col; k < 8; ++k) info[r][k] -= f * info[col][k];
+            }
+        }
+        return ll + 0.5 * logDet;
+    };
+    std::vector<double> q(8, 0.0);
+    q[2] = -1;
+    double value = objective(q), t = 1e-3;
+    for (int it = 0; it < 200000; ++it) {
+        std::vector<double> g(8);
+        double norm = 0;
+        for (int i = 0; i < 8; ++i) {
+            std::vector<double> up = q, down = q;
+            up[i] += 1e-6;
+            down[i] -= 1e-6;
+            g[i] = (objective(up) - objective(down)) / 2e-6;
+            norm += g[i] * g[i];
+        }
+        if (norm < 1e-10) break;
+        for (t *= 2;; t /= 2) {
+            std::vector<double> next = q;
+            for (int i = 0; i < 8; ++i) next[i] += t * g[i];
+            const double v = objective(next);
+            if (v > value || t < 1e-16) {
+                q = next;
+                value = std::max(v, value);
+                break;
+            }
+        }
+    }
+    const double s = q[2];
+    // The law's slope c1 = −b/s (α = −c1).
+    QVERIFY2(std::fabs(-q[1] / s - fit.coef[1]) < 1e-3,
+             qPrintable(QString("c1 %1 vs %2").arg(-q[1] / s).arg(fit.coef[1])));
+    for (int c = 0; c < 5; ++c) {
+        const double crossing = -(q[0] + q[1] * data[c].predictors[0] + q[3 + c]) / s;
+        QVERIFY2(
+            std::fabs(crossing - fit.crossing[c]) < 1e-3,
+            qPrintable(
+                QString("configuration %1: %2 vs %3").arg(c).arg(crossing).arg(fit.crossing[c])));
+    }
+    QVERIFY2(std::fabs(-fit.coef[1] - 0.8) < 0.3, qPrintable(QString::number(-fit.coef[1])));
 }
 
 // A search over m_H and a stabilizer (qk_norm off / gain): the configurations fall into two
@@ -300,6 +485,16 @@ void TestSearch::theSessionFileRecordsTheRounds()
     const Session back = sessionFromYaml(sessionToYaml(session), "s.yaml");
     QVERIFY(back.search.has_value());
     QVERIFY(*back.search == *session.search);
+    session.search->model = SearchSpec::Model::Joint; // model: joint survives the file
+    QVERIFY(sessionFromYaml(sessionToYaml(session), "s.yaml").search->model ==
+            SearchSpec::Model::Joint);
+    // A replay: after round 1 the session holds rounds 0 and 1 only, their runs with results.
+    const Session early = searchUntilRound(session, 1);
+    QVERIFY(!early.search->probes.empty());
+    for (const auto &probe : early.search->probes) QVERIFY(probe.round <= 1);
+    QVERIFY(early.runs.size() < session.runs.size());
+    for (const auto &run : early.runs) QVERIFY(isFinished(run.result.status));
+    QCOMPARE(searchReport(early).rounds, 2);
 
     const std::string base =
         "schema_version: 2\nexperiment: {model: {d_model: 16}, phases: [{name: a, objective: "
@@ -314,6 +509,8 @@ void TestSearch::theSessionFileRecordsTheRounds()
         {"search: {range: [1.0e-4, 0.1], law: {x: dropout}}", "search.law.x"},
         {"sweep: {lr: [0.1]}\nsearch: {range: [1.0e-4, 0.1]}", "sweep.lr"},
         {"sweep: {seed: [1]}\nsearch: {range: [1.0e-4, 0.1]}", "sweep.seed"},
+        {"search: {range: [1.0e-4, 0.1], model: shared}", "search.model"},
+        {"search: {range: [1, 8], scale: linear, model: joint}", "needs a log-scaled search"},
     };
     for (const auto &[yaml, where] : bad) {
         try {
