@@ -23,6 +23,8 @@ from ._store import FINISHED, HeadLabError, _is_number
 
 CONFIGURATION_COLUMNS = ("runs", "verdicts", "pending", "set_aside", "state", "estimate", "low", "high",
                          "low_open", "high_open", "width", "slope", "note")
+# The other model's interval per configuration (Search.h, `alternative`), as a check.
+ALTERNATIVE_COLUMNS = ("alternative_estimate", "alternative_low", "alternative_high")
 
 
 class SearchReportStale(UserWarning):
@@ -33,7 +35,9 @@ class SearchReportStale(UserWarning):
 class Law:
     """The law log10 x* = log10 C − α log10 x − Σ β_k log10 also_k through the configurations'
     crossings (Search.h, LawFit). `coefficients` has the rows alpha, C and beta_AXIS with their
-    estimate and interval (at `level`), widened by sqrt(`scale`) for the law's misfit."""
+    estimate and interval (at `level`). `model` is "separate" (fitted through the crossings, the
+    intervals widened by sqrt(`scale`) for the law's misfit) or "joint" (JointLaw.h: the law inside
+    one model of every configuration, `tau` the configurations' scatter about it in decades)."""
     ok: bool
     note: str = ""
     x: str = ""
@@ -43,6 +47,8 @@ class Law:
     chi2: float = float("nan")
     dof: int = 0
     scale: float = 1.0
+    model: str = "separate"
+    tau: float = float("nan")
     coefficients: pd.DataFrame = field(default_factory=pd.DataFrame)
     references: pd.DataFrame = field(default_factory=pd.DataFrame)
 
@@ -67,6 +73,8 @@ class SearchReport:
     law: Law
     groups: list
     stale: bool = False
+    model: str = "separate"
+    alternative_law: Law = field(default_factory=lambda: Law(ok=False))
 
 
 def _number(value, where):
@@ -97,7 +105,9 @@ def _law(doc, where):
           "p": _number(r.get("p"), f"{where}.references"), "in_interval": bool(r.get("in_interval"))}
          for r in doc.get("references") or []],
         columns=["alpha", "C", "chi2", "dof", "p", "in_interval"])
-    return Law(ok=True, x=str(doc.get("x", "")), configurations=int(doc.get("configurations", 0)),
+    return Law(ok=True, model=str(doc.get("model", "separate")),
+               tau=_number(doc.get("tau", float("nan")), f"{where}.tau"),
+               x=str(doc.get("x", "")), configurations=int(doc.get("configurations", 0)),
                provisional=bool(doc.get("provisional")), level=_number(doc.get("level", 0.95), f"{where}.level"),
                chi2=_number(doc.get("chi2"), f"{where}.chi2"), dof=int(doc.get("dof", 0)),
                scale=_number(doc.get("scale", 1.0), f"{where}.scale"),
@@ -146,13 +156,16 @@ def _report(path, doc, records):
         row = {a: str(labels.get(a, "")) for a in axes}
         for k in CONFIGURATION_COLUMNS:
             row[k] = c.get(k)
+        alternative = c.get("alternative") if isinstance(c.get("alternative"), dict) else {}
+        for k in ("estimate", "low", "high"):
+            row[f"alternative_{k}"] = alternative.get(k)
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=[*axes, *CONFIGURATION_COLUMNS])
+    frame = pd.DataFrame(rows, columns=[*axes, *CONFIGURATION_COLUMNS, *ALTERNATIVE_COLUMNS])
     for a in axes:
         frame[a] = _label_column(list(frame[a]))
     for k in ("runs", "verdicts", "pending", "set_aside"):
         frame[k] = frame[k].fillna(0).astype("int64")
-    for k in ("estimate", "low", "high", "width", "slope"):
+    for k in ("estimate", "low", "high", "width", "slope", *ALTERNATIVE_COLUMNS):
         frame[k] = pd.to_numeric(frame[k], errors="coerce").astype("float64")
     for k in ("low_open", "high_open"):
         frame[k] = frame[k].astype("boolean")
@@ -174,4 +187,6 @@ def _report(path, doc, records):
                         rounds=int(report.get("rounds", 0)), runs=int(report.get("runs", 0)),
                         pending=int(report.get("pending", 0)), finished=bool(report.get("finished")),
                         configurations=frame, law=_law(report.get("law") or {"ok": False}, f"{where}.law"),
-                        groups=groups, stale=stale)
+                        groups=groups, stale=stale, model=str(report.get("model", "separate")),
+                        alternative_law=_law(report.get("alternative_law") or {"ok": False},
+                                             f"{where}.alternative_law"))

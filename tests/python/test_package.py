@@ -483,9 +483,39 @@ class PackageAgainstCli(unittest.TestCase):
         for (p, where), (_, ref) in zip(printed, law.references.iterrows()):
             self.assertEqual(f"{ref['p']:.3g}", f"{float(p):.3g}")
             self.assertEqual(bool(ref["in_interval"]), where == "inside")
-        # A report older than the runs (a shard finished one after it): given, marked and said.
+        # The joint model (issue 53), fitted as a check beside the separate one: the numbers the
+        # check line prints, each configuration's interval by it, and a session that asks for it
+        # (`model: joint`) reads as `summary` prints it.
+        alternative = report.alternative_law
+        self.assertEqual((report.model, law.model, alternative.model), ("separate", "separate", "joint"))
+        m = re.search(r"check, the joint model: α = ([-0-9.]+) \[([-0-9.]+), ([-0-9.]+)\].*τ = ([0-9.e-]+)", text)
+        for got, printed in zip(alternative.coefficients.loc["alpha"], m.groups()[:3]):
+            self.assertEqual(f"{got:.3f}", printed)
+        self.assertEqual(f"{alternative.tau:.3g}", m.group(4))
+        self.assertEqual(int(mine["alternative_estimate"].notna().sum()), 25)
         with open(export, encoding="utf-8") as f:
             old = f.read()
+        asked = os.path.join(self.tmp, "joint-asked.yaml")
+        with open(asked, "w", encoding="utf-8") as f:
+            f.write(old.replace("  budget: 30\n", "  budget: 30\n  model: joint\n", 1))
+        joint_export = os.path.join(self.tmp, "joint.yaml")
+        cli("export-yaml", asked, "-o", joint_export)
+        joint_table = os.path.join(self.tmp, "joint.csv")
+        joint_text = cli("summary", joint_export, "-o", joint_table).stdout
+        joint = headlab.open(joint_export).search()
+        self.assertEqual((joint.model, joint.law.model, joint.alternative_law.model),
+                         ("joint", "joint", "separate"))
+        cli_rows = pd.read_csv(joint_table, dtype=str, keep_default_na=False)
+        for i, row in cli_rows.iterrows():
+            self.assertEqual(joint.configurations["state"][i], row["state"])
+            for column in ("estimate", "low", "high"):
+                self.assertTrue(same_number(row[column], joint.configurations[column][i]), (i, column))
+            # The separate model's interval rides along as the check.
+            self.assertTrue(same_number(mine["low"][i], joint.configurations["alternative_low"][i]))
+        m = re.search(r"α = ([-0-9.]+) \[([-0-9.]+), ([-0-9.]+)\]", joint_text)
+        for got, printed in zip(joint.law.coefficients.loc["alpha"], m.groups()):
+            self.assertEqual(f"{got:.3f}", printed)
+        # A report older than the runs (a shard finished one after it): given, marked and said.
         counted = re.search(r"finished_runs: (\d+)", old)
         stale_path = os.path.join(self.tmp, "stale.yaml")
         with open(stale_path, "w", encoding="utf-8") as f:

@@ -186,6 +186,16 @@ void TestUiForm::theFormEditsABoundarySearch()
     const FormCheck check = form.check();
     QVERIFY2(check.errors.isEmpty(), qPrintable(check.errors.join("; ")));
     QCOMPARE(check.runs, 4 * SearchSpec{}.initialPoints); // four runnable (d_model, heads)
+    // The joint model (issue 53): chosen in the form, kept by the definition; a joint search
+    // survives the form exactly.
+    QCOMPARE(form.searchModelBox()->currentData().toString(), QStringLiteral("separate"));
+    form.searchModelBox()->setCurrentIndex(
+        form.searchModelBox()->findData(QStringLiteral("joint")));
+    QVERIFY(form.buildDefinition(built, &errors));
+    QVERIFY(built.search->model == SearchSpec::Model::Joint);
+    Session joint = search;
+    joint.search->model = SearchSpec::Model::Joint;
+    QCOMPARE(throughTheForm(joint), expected(joint));
     form.searchBox()->setChecked(false);
     QVERIFY(form.buildDefinition(built, &errors));
     QVERIFY(!built.search.has_value());

@@ -588,6 +588,16 @@ void ExperimentForm::addSearchRows(QFormLayout *form)
     searchRow->addWidget(m_searchWidth);
     searchRow->addWidget(new QLabel(tr("budget"), this));
     searchRow->addWidget(m_searchBudget);
+    m_searchModel = new QComboBox(this);
+    m_searchModel->addItem(tr("a curve per configuration"), QStringLiteral("separate"));
+    m_searchModel->addItem(tr("one model, law inside"), QStringLiteral("joint"));
+    m_searchModel->setToolTip(
+        tr("How η* is fitted: a logistic curve per configuration and the law through their "
+           "crossings, or one model of every configuration with a shared slope and the law "
+           "inside it, which stops configurations sooner where they follow the law "
+           "(docs/SEARCH.md). The other is fitted too, as a check."));
+    searchRow->addWidget(new QLabel(tr("model"), this));
+    searchRow->addWidget(m_searchModel);
     searchRow->addStretch(1);
     form->addRow(QString(), m_searchRow);
     m_searchError = errorLabel(this);
@@ -605,6 +615,7 @@ void ExperimentForm::connectEdits()
     for (auto *s : {m_searchWidth, m_lrFrom, m_lrTo})
         connect(s, &QDoubleSpinBox::valueChanged, this, changed);
     for (auto *e : {m_searchFrom, m_searchTo}) connect(e, &QLineEdit::textChanged, this, changed);
+    connect(m_searchModel, &QComboBox::currentIndexChanged, this, changed);
     connect(m_search, &QCheckBox::toggled, this, [this] {
         updateSearchControls();
         edited();
@@ -917,6 +928,7 @@ void ExperimentForm::loadSearch(const Session &session)
     m_searchReplicates->setValue(spec.replicates);
     m_searchWidth->setValue(spec.intervalWidth);
     m_searchBudget->setValue(spec.budget);
+    m_searchModel->setCurrentIndex(spec.model == SearchSpec::Model::Joint ? 1 : 0);
 }
 
 // What the form does not edit stays as loaded, and is shown so nothing is hidden: the other
@@ -1146,6 +1158,13 @@ void ExperimentForm::buildSearch(Session &def, QStringList &errs) const
         spec.replicates = m_searchReplicates->value();
         spec.intervalWidth = m_searchWidth->value();
         spec.budget = m_searchBudget->value();
+        spec.model = m_searchModel->currentData().toString() == QLatin1String("joint")
+                         ? SearchSpec::Model::Joint
+                         : SearchSpec::Model::Separate;
+        if (spec.model == SearchSpec::Model::Joint && !spec.logScale)
+            errs << tr("search.model: the joint model needs a log-scaled search; %1 is searched "
+                       "on a linear scale")
+                        .arg(QString::fromStdString(axis));
         if (spec.budget < spec.initialPoints * spec.replicates)
             errs << tr("search.budget: %1 runs per configuration is fewer than round 0 (%2 points "
                        "× %3 replicates)")

@@ -70,6 +70,7 @@ public:
     QComboBox *searchAxisBox() const { return m_searchAxis; }
     QLineEdit *searchFromEdit() const { return m_searchFrom; }
     QLineEdit *searchToEdit() const { return m_searchTo; }
+    QComboBox *searchModelBox() const { return m_searchModel; }
 
 Q_SIGNALS:
     // A user edit that parses; the main window applies it to the session (runs re-expanded).
@@ -151,6 +152,7 @@ private:
     std::set<std::string> m_comboKeys;    // axes the loaded session's combinations set
     QSpinBox *m_searchReplicates, *m_searchBudget;
     QDoubleSpinBox *m_searchWidth;
+    QComboBox *m_searchModel; // separate or joint (SearchSpec::Model)
     QLabel *m_searchError;
     QSpinBox *m_evalEvery;
     QComboBox *m_device;

@@ -360,15 +360,17 @@ void BoundaryChartView::drawFit(const LawFit &law, double x0, double x1, const A
     half->setName(tr("α = ½ (the paper)"));
     half->setPen(QPen(m_theme.muted, m_theme.line(1.5), Qt::DashLine));
     attach(half);
-    csv << QStringLiteral("# fit: log10 eta* = %1 - %2 log10 %3; alpha 95%% [%4, %5]; chi2 "
-                          "%6 on %7 dof")
+    const QString misfit =
+        law.model == "joint"
+            ? QStringLiteral("joint model, scatter about the law tau %1 decades").arg(law.tau)
+            : QStringLiteral("chi2 %1 on %2 dof").arg(law.chi2).arg(law.dof);
+    csv << QStringLiteral("# fit: log10 eta* = %1 - %2 log10 %3; alpha 95%% [%4, %5]; %6")
                .arg(law.log10C)
                .arg(law.alpha)
                .arg(QString::fromStdString(law.x))
                .arg(law.alphaLow)
                .arg(law.alphaHigh)
-               .arg(law.chi2)
-               .arg(law.dof);
+               .arg(misfit);
 }
 
 // The figure's title: the fitted α with its interval, per group or for all, and the run count.
@@ -387,7 +389,10 @@ QString BoundaryChartView::lawTitle(const SearchReport &report) const
                      .arg(law.alpha, 0, 'f', 2)
                      .arg(law.alphaLow, 0, 'f', 2)
                      .arg(law.alphaHigh, 0, 'f', 2)
-                     .arg(law.provisional ? tr(" so far") : QString())
+                     .arg((law.provisional ? tr(" so far") : QString()) +
+                          (law.model == "joint"
+                               ? tr(", joint model (τ %1 decades)").arg(law.tau, 0, 'f', 2)
+                               : QString()))
                      .arg(report.runs)
                : tr("η* against %1 — no law yet (%2 runs)").arg(axisTitle(law.x)).arg(report.runs);
 }
