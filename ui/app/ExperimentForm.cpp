@@ -544,13 +544,15 @@ void ExperimentForm::addSearchRows(QFormLayout *form)
            "(docs/SEARCH.md)"));
     form->addRow(QString(), m_search);
     m_searchRow = new QWidget(this);
-    // Two lines, so that the dock stays narrow: what is searched, then how long.
+    // Three lines, so that the dock stays narrow: what is searched, how long, and the model.
     auto *searchLines = new QVBoxLayout(m_searchRow);
     searchLines->setContentsMargins(0, 0, 0, 0);
     auto *searchAlong = new QHBoxLayout;
     auto *searchRow = new QHBoxLayout;
+    auto *searchModelRow = new QHBoxLayout;
     searchLines->addLayout(searchAlong);
     searchLines->addLayout(searchRow);
+    searchLines->addLayout(searchModelRow);
     m_searchAxis = new QComboBox(this);
     for (const auto &axis : searchableAxes())
         m_searchAxis->addItem(axis == "lr" ? QStringLiteral("η (lr)")
@@ -596,9 +598,10 @@ void ExperimentForm::addSearchRows(QFormLayout *form)
            "crossings, or one model of every configuration with a shared slope and the law "
            "inside it, which stops configurations sooner where they follow the law "
            "(docs/SEARCH.md). The other is fitted too, as a check."));
-    searchRow->addWidget(new QLabel(tr("model"), this));
-    searchRow->addWidget(m_searchModel);
     searchRow->addStretch(1);
+    searchModelRow->addWidget(new QLabel(tr("fitted as"), this));
+    searchModelRow->addWidget(m_searchModel);
+    searchModelRow->addStretch(1);
     form->addRow(QString(), m_searchRow);
     m_searchError = errorLabel(this);
     form->addRow(m_searchError);

@@ -390,9 +390,8 @@ QString BoundaryChartView::lawTitle(const SearchReport &report) const
                      .arg(law.alphaLow, 0, 'f', 2)
                      .arg(law.alphaHigh, 0, 'f', 2)
                      .arg((law.provisional ? tr(" so far") : QString()) +
-                          (law.model == "joint"
-                               ? tr(", joint model (τ %1 decades)").arg(law.tau, 0, 'f', 2)
-                               : QString()))
+                          (law.model == "joint" ? tr(", joint model, τ %1").arg(law.tau, 0, 'f', 2)
+                                                : QString()))
                      .arg(report.runs)
                : tr("η* against %1 — no law yet (%2 runs)").arg(axisTitle(law.x)).arg(report.runs);
 }
