@@ -8,6 +8,7 @@
 #include "ui/app/LessonStrip.h"
 #include "ui/app/MainWindow.h"
 
+#include "core/metrics/Metrics.h"
 #include "core/session/RunFiles.h"
 #include "core/session/Search.h"
 #include "ui/app/SamplesView.h"
@@ -133,6 +134,7 @@ private Q_SLOTS:
     void anUntitledSessionNeverReusesAnothersResults();
     void aBoundarySearchRunsRoundByRoundInTheApp();
     void theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly();
+    void theRunTableReadsAsOneTable();
 };
 
 // Start on a search session trains round 0, then plans and trains each next round by itself until
@@ -141,6 +143,41 @@ private Q_SLOTS:
 // The lesson strip: a teacher presses a learning rate mid-run. The running sweep stops, its runs
 // stay on the loss curves faintly, and the new η's runs start at once for the same head counts;
 // pressing a head count adds its runs.
+// Issue 52, item 4: the run table writes every η in one style ("3e-5" beside "1.69e-4", not
+// "3e-05"), says a run that stopped early did so, and gives a finished run its own steps/s.
+void TestUiTraining::theRunTableReadsAsOneTable()
+{
+    Session s = uitest::tinySession(100);
+    s.axes.back() = SweepAxis{"lr", {uitest::num(3e-5), uitest::num(0.000169)}};
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(8));        // heads 3 divides neither width
+    s.runs[0].result.status = RunStatus::Done; // all its steps, timed by its run file
+    s.runs[0].result.stepsDone = int64_t(s.runs[0].config.totalSteps());
+    s.runs[0].result.metrics[metric::kStepsPerSecond] = 412.4;
+    s.runs[1].result.status = RunStatus::Done; // stopped early by stop_after_learned
+    s.runs[1].result.stepsDone = 30;
+    s.runs[1].result.wallSeconds = 2.0;
+    SessionModel model;
+    model.setSession(s);
+    RunTableModel table(&model);
+    const int lrColumn = 2; // d_model, heads, lr
+    QCOMPARE(table.headerData(lrColumn, Qt::Horizontal).toString(), QStringLiteral("lr"));
+    QStringList shown;
+    for (int i = 0; i < table.rowCount(); ++i)
+        shown << table.data(table.index(i, lrColumn)).toString();
+    QVERIFY2(shown.contains("3e-5") && shown.contains("1.69e-4"), qPrintable(shown.join(" ")));
+    for (const QString &text : shown) QVERIFY2(!text.contains("e-0"), qPrintable(text));
+    const int progress = table.progressColumn();
+    const int speed =
+        table.columnCount() - RunTableModel::FixedCount + RunTableModel::StepsPerSecond;
+    QCOMPARE(table.data(table.index(0, progress)).toString(), QStringLiteral("100 / 100"));
+    QCOMPARE(table.data(table.index(1, progress)).toString(),
+             QStringLiteral("30 of 100, stopped early"));
+    QCOMPARE(table.data(table.index(0, speed)).toString(), QStringLiteral("412"));
+    QCOMPARE(table.data(table.index(1, speed)).toString(), QStringLiteral("15"));
+    QCOMPARE(table.data(table.index(2, speed)).toString(), QString()); // queued: nothing yet
+}
+
 void TestUiTraining::theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly()
 {
     QTemporaryDir dir;

@@ -170,7 +170,10 @@ QString displayLabel(const QString &label)
 {
     bool ok = false;
     const double v = label.toDouble(&ok);
-    if (!ok || label.size() <= 6) return label;
+    // Short plain numbers as written ("384", "0.03"); long ones and every exponent form in one
+    // style ("3e-05" and "0.000169" read "3e-5" and "1.69e-4" side by side).
+    const bool exponent = label.contains(QLatin1Char('e')) || label.contains(QLatin1Char('E'));
+    if (!ok || (label.size() <= 6 && !exponent)) return label;
     return formatNumber(std::stod(QString::number(v, 'g', 3).toStdString()));
 }
 

@@ -1,6 +1,7 @@
 // RunTableModel.cpp — see RunTableModel.h.
 #include "ui/model/RunTableModel.h"
 
+#include "core/metrics/Metrics.h"
 #include "core/session/RunFiles.h"
 #include "core/session/SweepAxes.h"
 
@@ -126,11 +127,24 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
                 ? 1.0
                 : (total > 0 ? std::clamp(double(r.stepsDone) / total, 0.0, 1.0) : 0.0);
         if (role == ProgressRole || role == SortRole) return fraction;
-        if (role == Qt::DisplayRole) return QStringLiteral("%1 / %2").arg(r.stepsDone).arg(total);
+        if (role == Qt::DisplayRole)
+            return r.status == RunStatus::Done && r.stepsDone < total
+                       ? tr("%1 of %2, stopped early").arg(r.stepsDone).arg(total)
+                       : QStringLiteral("%1 / %2").arg(r.stepsDone).arg(total);
+        if (role == Qt::ToolTipRole && r.status == RunStatus::Done && r.stepsDone < total)
+            return tr("Done before its last step: a stopping rule (stop_after_learned) ended it "
+                      "once its outcome was decided");
         return {};
     }
     case StepsPerSecond: {
-        const double sps = m_session->stepsPerSecond(row);
+        // Live while it trains; a finished run's own average (its steps over its wall time).
+        double sps = m_session->stepsPerSecond(row);
+        if (!(sps > 0) && isFinished(r.status)) {
+            const auto it = r.metrics.find(metric::kStepsPerSecond);
+            sps = it != r.metrics.end() && std::isfinite(it->second) ? it->second
+                  : r.wallSeconds > 0 ? double(r.stepsDone) / r.wallSeconds
+                                      : 0.0;
+        }
         if (role == SortRole) return sps;
         if (role == Qt::DisplayRole)
             return sps > 0 ? QString::number(sps, 'f', sps < 10 ? 1 : 0) : QString();
