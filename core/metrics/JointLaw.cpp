@@ -142,16 +142,21 @@ struct Problem {
         information(theta, sigmaU, h);
         Matrix l;
         if (!cholesky(h, l)) return false;
+        // I⁻¹ once; a point's leverage then reads only the entries of its row's few columns.
+        Matrix inverse(size());
+        std::vector<double> unit(size(), 0.0);
+        for (size_t i = 0; i < size(); ++i) {
+            unit[i] = 1;
+            inverse[i] = choleskySolve(l, unit);
+            unit[i] = 0;
+        }
         g.assign(size(), 0.0);
-        std::vector<double> x(size());
         forEachPoint([&](const BinomialPoint &p, const auto &row) {
             const double prob = 1 / (1 + std::exp(-linear(theta, row)));
             const double w = p.trials * prob * (1 - prob);
-            std::fill(x.begin(), x.end(), 0.0);
-            for (auto [i, xi] : row) x[i] = xi;
-            const std::vector<double> solved = choleskySolve(l, x);
             double leverage = 0;
-            for (auto [i, xi] : row) leverage += xi * solved[i];
+            for (auto [i, xi] : row)
+                for (auto [j, xj] : row) leverage += xi * inverse[i][j] * xj;
             leverage *= w;
             const double r = p.successes - p.trials * prob + leverage * (0.5 - prob);
             for (auto [i, xi] : row) g[i] += r * xi;
@@ -162,65 +167,40 @@ struct Problem {
         return true;
     }
 
-    // Newton's method from theta; false when the Hessian is singular (a law not identified).
-    bool maximise(std::vector<double> &theta, double sigmaU, int *iterations) const
+    // Newton's method from theta: the maximum of the objective, or with `w` its maximum on the
+    // hyperplane wᵀθ = r (theta moved onto it first; the constraint's multiplier in closed form,
+    // H⁻¹ by Cholesky, every step inside the plane). −∞ when the information matrix is singular
+    // (a law not identified).
+    double ascend(std::vector<double> &theta, double sigmaU, const std::vector<double> *w = nullptr,
+                  double r = 0, int *iterations = nullptr) const
     {
-        std::vector<double> g;
-        Matrix h, l;
-        double value = objective(theta, sigmaU);
-        for (int it = 0; it < 50; ++it) {
-            if (!derivatives(theta, sigmaU, g, h) || !cholesky(h, l)) return false;
-            const std::vector<double> step = choleskySolve(l, g);
-            double decrement = 0;
-            for (size_t i = 0; i < g.size(); ++i) decrement += g[i] * step[i];
-            ++*iterations;
-            if (decrement < 1e-10) return true;
-            double t = 1;
-            for (int half = 0; half < 40; ++half, t /= 2) {
-                std::vector<double> next = theta;
-                for (size_t i = 0; i < next.size(); ++i) next[i] += t * step[i];
-                const double v = objective(next, sigmaU);
-                if (v >= value - 1e-12) {
-                    theta = std::move(next);
-                    value = v;
-                    break;
-                }
+        if (w) {
+            double ww = 0, residual = r;
+            for (size_t i = 0; i < w->size(); ++i) {
+                ww += (*w)[i] * (*w)[i];
+                residual -= (*w)[i] * theta[i];
             }
+            for (size_t i = 0; i < w->size(); ++i) theta[i] += (*w)[i] * residual / ww;
         }
-        return true;
-    }
-
-    // The maximum of the objective on the hyperplane wᵀθ = r, from theta (moved onto it first):
-    // Newton's method with the constraint's multiplier in closed form (H⁻¹ by Cholesky), every step
-    // inside the plane. −∞ when the Hessian is singular.
-    double maximiseOn(std::vector<double> &theta, double sigmaU, const std::vector<double> &w,
-                      double r) const
-    {
-        double ww = 0, residual = r;
-        for (size_t i = 0; i < w.size(); ++i) {
-            ww += w[i] * w[i];
-            residual -= w[i] * theta[i];
-        }
-        for (size_t i = 0; i < w.size(); ++i) theta[i] += w[i] * residual / ww;
         std::vector<double> g;
         Matrix h, l;
         double value = objective(theta, sigmaU);
         for (int it = 0; it < 50; ++it) {
             if (!derivatives(theta, sigmaU, g, h) || !cholesky(h, l))
                 return -std::numeric_limits<double>::infinity();
-            const std::vector<double> hg = choleskySolve(l, g), hw = choleskySolve(l, w);
-            double wHg = 0, wHw = 0;
-            for (size_t i = 0; i < w.size(); ++i) {
-                wHg += w[i] * hg[i];
-                wHw += w[i] * hw[i];
+            if (iterations) ++*iterations;
+            std::vector<double> step = choleskySolve(l, g);
+            if (w) {
+                const std::vector<double> hw = choleskySolve(l, *w);
+                double wHg = 0, wHw = 0;
+                for (size_t i = 0; i < w->size(); ++i) {
+                    wHg += (*w)[i] * step[i];
+                    wHw += (*w)[i] * hw[i];
+                }
+                for (size_t i = 0; i < step.size(); ++i) step[i] -= wHg / wHw * hw[i];
             }
-            const double lambda = -wHg / wHw;
-            std::vector<double> step(w.size());
             double decrement = 0;
-            for (size_t i = 0; i < w.size(); ++i) {
-                step[i] = hg[i] + lambda * hw[i];
-                decrement += g[i] * step[i];
-            }
+            for (size_t i = 0; i < g.size(); ++i) decrement += g[i] * step[i];
             if (decrement < 1e-10) break;
             double t = 1;
             for (int half = 0; half < 40; ++half, t /= 2) {
@@ -274,7 +254,7 @@ ProfileEdges profileInterval(const Problem &problem, const std::vector<double> &
 {
     auto deviance = [&](double v, std::vector<double> &start) {
         const auto [w, r] = constraint(v);
-        return 2 * (bestValue - problem.maximiseOn(start, sigmaU, w, r));
+        return 2 * (bestValue - problem.ascend(start, sigmaU, &w, r));
     };
     auto edge = [&](double direction, double bound, bool *open) {
         std::vector<double> start = best;
@@ -351,7 +331,7 @@ JointFit fitJointLaw(const std::vector<JointConfiguration> &configurations, doub
     std::vector<double> theta(problem.size(), 0.0);
     // Choose σ_u: the restricted likelihood over log σ_u, on a grid and then by golden section.
     auto evaluate = [&](double logSigma, std::vector<double> &start) {
-        if (!problem.maximise(start, std::exp(logSigma), &fit.iterations))
+        if (!std::isfinite(problem.ascend(start, std::exp(logSigma), nullptr, 0, &fit.iterations)))
             return -std::numeric_limits<double>::infinity();
         return problem.restricted(start, std::exp(logSigma));
     };
@@ -504,7 +484,7 @@ JointFit fitJointLaw(const std::vector<JointConfiguration> &configurations, doub
         std::vector<double> w(problem.size(), 0.0), start = theta;
         w[1] = 1;
         w[problem.slope()] = v;
-        fit.referenceDeviance.push_back(2 * (fitted - problem.maximiseOn(start, sigmaU, w, 0.0)));
+        fit.referenceDeviance.push_back(2 * (fitted - problem.ascend(start, sigmaU, &w, 0.0)));
     }
     // Each configuration's crossing θ_c = (L − o_c)/s.
     for (size_t c = 0; c < nc; ++c) {

@@ -90,6 +90,20 @@ Session searchSession()
     return session;
 }
 
+// Over a finished search's stopped configurations: how many intervals, how many hold the true
+// crossing, and their summed width.
+void countCoverage(const SearchReport &report, const SimulatedTrainer &trainer, int *intervals,
+                   int *covered, double *widthSum)
+{
+    for (const auto &c : report.configurations) {
+        if (c.state != SearchState::Converged && c.state != SearchState::BudgetSpent) continue;
+        ++*intervals;
+        *widthSum += c.interval.width();
+        const double truth = trainer.trueCrossing(lawAxisValue(c.config, "head_dim"));
+        *covered += c.interval.low <= truth && truth <= c.interval.high;
+    }
+}
+
 // Runs the whole search against `trainer`; returns the rounds it took.
 int runSearch(Session &session, const SimulatedTrainer &trainer)
 {
@@ -170,13 +184,7 @@ void TestSearch::theIntervalsCoverTheTrueCrossing()
         const SearchReport report = searchReport(session);
         QVERIFY(report.finished);
         runs += report.runs;
-        for (const auto &c : report.configurations) {
-            if (c.state != SearchState::Converged && c.state != SearchState::BudgetSpent) continue;
-            ++intervals;
-            widthSum += c.interval.width();
-            const double truth = trainer.trueCrossing(lawAxisValue(c.config, "head_dim"));
-            covered += c.interval.low <= truth && truth <= c.interval.high;
-        }
+        countCoverage(report, trainer, &intervals, &covered, &widthSum);
         if (report.law.ok) {
             ++lawFits;
             alphaCovered +=
@@ -223,7 +231,7 @@ void TestSearch::theJointModelCoversTheTruthWithFewerRuns()
         trainer.seed = uint64_t(1000 + s);
         Session separate = searchSession();
         runSearch(separate, trainer);
-        separateRuns += searchReport(separate).runs;
+        separateRuns += searchReport(separate, "", {}, false).runs;
         Session session = searchSession();
         session.search->model = SearchSpec::Model::Joint;
         runSearch(session, trainer);
@@ -231,13 +239,7 @@ void TestSearch::theJointModelCoversTheTruthWithFewerRuns()
         QVERIFY(report.finished);
         QCOMPARE(report.model, std::string("joint"));
         jointRuns += report.runs;
-        for (const auto &c : report.configurations) {
-            if (c.state != SearchState::Converged && c.state != SearchState::BudgetSpent) continue;
-            ++intervals;
-            widthSum += c.interval.width();
-            const double truth = trainer.trueCrossing(lawAxisValue(c.config, "head_dim"));
-            covered += c.interval.low <= truth && truth <= c.interval.high;
-        }
+        countCoverage(report, trainer, &intervals, &covered, &widthSum);
         if (report.law.ok) {
             QCOMPARE(report.law.model, std::string("joint"));
             QVERIFY(report.alternative.model == "separate");
