@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-tests.sh — builds and runs HeadLab's test suites on the GPU machine (Ubuntu 24.04, CUDA 13,
-# PyTorch 2.11 in the system python, no Qt, nothing to download): the core, session, storage,
+# PyTorch 2.11 in the system python, no Qt, nothing to download): the core, session, search, storage,
 # checkpoint, heads, task, nearest-neighbour and text suites, and tests/cuda, whose cases compare
 # every CUDA path with the path it replaces (they skip where there is no GPU, as on CI).
 #
@@ -27,7 +27,7 @@ carried_qt || { say "error: the carried Qt is not usable"; exit 1; }
 # 8 threads (2026-11-27, 4 x H100 host: cpuAndCudaAgree of stabilized text passed QtTest's 300 s
 # limit; with 8 threads both file and text cases took 5.7 s), so the CPU gets 8 unless told.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-8}"
-SUITES=(test_core test_session test_storage test_checkpoints test_heads test_tasks test_nn test_text test_cuda)
+SUITES=(test_core test_session test_search test_storage test_checkpoints test_heads test_tasks test_nn test_text test_cuda)
 say "building ${SUITES[*]} and headlab-cli"
 start=$SECONDS
 bash "$ROOT/scripts/build-core.sh" headlab-cli "${SUITES[@]}" >&2
