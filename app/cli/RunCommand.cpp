@@ -449,7 +449,7 @@ int runSearch(Session &session, SessionStore &store, const RunArguments &a, Stor
                      added);
         pending = pendingRuns(session).size();
     }
-    std::fputs(searchSummaryText(searchReport(session)).c_str(), stdout);
+    std::fputs(searchSummaryText(searchReport(session, "", {}, true)).c_str(), stdout);
     return kExitOk;
 }
 

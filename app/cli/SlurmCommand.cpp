@@ -234,7 +234,8 @@ int slurmCommand(const std::string &sessionPath, const SlurmArguments &s)
         if (pending == 0) {
             if (session.search)
                 std::printf("%s: the boundary search is finished; nothing to submit\n%s",
-                            sessionPath.c_str(), searchSummaryText(searchReport(session)).c_str());
+                            sessionPath.c_str(),
+                            searchSummaryText(searchReport(session, "", {}, true)).c_str());
             else
                 std::printf("%s: every run has a result; nothing to submit\n", sessionPath.c_str());
             return kExitOk;

@@ -57,7 +57,7 @@ int searchSummary(Session session, const SearchSummaryOptions &options, const st
                      axis.c_str(), list.c_str());
         return kExitBadInput;
     }
-    const SearchReport report = searchReport(session, lawX, lawAlso);
+    const SearchReport report = searchReport(session, lawX, lawAlso, true);
     std::fputs(searchSummaryText(report).c_str(), stdout);
     std::printf("learned: %s\n", describe(session.learnedRule));
     return writeTable(output, searchSummaryCsv(report), report.configurations.size());

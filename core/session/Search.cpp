@@ -536,7 +536,7 @@ std::map<std::string, std::string> lawGroupOf(const std::map<std::string, std::s
 int planSearchRound(Session &session)
 {
     if (!session.search) throw std::logic_error("planSearchRound: the session has no search");
-    const SearchReport report = searchReport(session, "", {}, false);
+    const SearchReport report = searchReport(session);
     if (report.pending > 0) return 0;
     SearchSpec &spec = *session.search;
     const int round = report.rounds;

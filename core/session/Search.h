@@ -84,8 +84,8 @@ struct LawFit {
     int dof = 0;
     double scale = 1; // the errors were multiplied by sqrt(scale) for the law's misfit
     // The joint model's scatter of the configurations' log10 crossings about the law (decades),
-    // which it estimates instead of scaling; NaN for the separate model. Its χ² and dof are the
-    // Wald test of the law's coefficients being 0 (dof = their number).
+    // which it estimates instead of scaling; NaN for the separate model. Its dof is the number of
+    // the law's slopes, and its χ² the Wald test of the one slope being 0 (NaN with more than one).
     double tau = NAN;
     // For a band around the line (a law of one axis): the weighted centre of the points, where the
     // line's error is smallest and independent of α's, and those two errors.
@@ -138,9 +138,11 @@ double lawAxisValue(const RunConfig &config, const std::string &axis);
 
 // Where the search stands: each configuration's state, crossing and interval, and the law (over
 // `lawX` and `lawAlso` when given, else the spec's).
-// `check`: also fit the model not in use, for the report's `alternative` (planning does not).
+// `check`: also fit the model not in use, for the report's `alternative` (what `summary` prints and
+// the session's stored report keep; planning and the figures do without it: for the separate
+// model it costs a joint fit with every configuration's profile).
 SearchReport searchReport(const Session &session, const std::string &lawX = "",
-                          const std::vector<std::string> &lawAlso = {}, bool check = true);
+                          const std::vector<std::string> &lawAlso = {}, bool check = false);
 
 // Plans the next round (round 0 when there is none yet): appends its probes to session.search,
 // expands the sweep to their runs (results kept) and returns how many runs they add; 0, with

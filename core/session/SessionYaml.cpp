@@ -726,7 +726,7 @@ void writeSearchReportOf(YAML::Emitter &out, const Session &session)
     try {
         Session expanded = searchInputOf(session);
         expandSweep(expanded);
-        report = searchReport(expanded);
+        report = searchReport(expanded, "", {}, true);
     } catch (const std::exception &) {
         return;
     }

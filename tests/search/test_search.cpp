@@ -231,7 +231,7 @@ void TestSearch::theJointModelCoversTheTruthWithFewerRuns()
         trainer.seed = uint64_t(1000 + s);
         Session separate = searchSession();
         runSearch(separate, trainer);
-        separateRuns += searchReport(separate, "", {}, false).runs;
+        separateRuns += searchReport(separate).runs;
         Session session = searchSession();
         session.search->model = SearchSpec::Model::Joint;
         runSearch(session, trainer);
