@@ -37,6 +37,10 @@ struct AxisValue {
 struct SweepAxis {
     std::string name; // d_model, heads, head_dim, lr, seed, layers, width_multiplier, qk_rule, ...
     std::vector<AxisValue> values;
+    // The axis as its row's own form when it was given as one ("{logspace: {from: 3e-05, to:
+    // 0.003, count: 10}}", a head_schedule's {scheme, total}), as flow YAML; "" for a list. A save
+    // writes the form back while it still expands to `values` (axisFormHolds), else the list.
+    std::string form;
 };
 
 // Axis values that are set together, one map per combination. A sweep that is not a full

@@ -310,7 +310,11 @@ void readSweep(const YamlField &field, Session &session)
     checkKeys(field, allowed);
     for (const auto &[key, value] : entries(field)) {
         if (key == "combinations") continue;
-        session.axes.push_back({key, readAxisValues(*axisRow(key, value), value)});
+        const std::optional<SweepAxisRow> row = axisRow(key, value);
+        SweepAxis axis{key, readAxisValues(*row, value), {}};
+        // Given in the row's own form: kept, so that a save writes the generator, not its list.
+        if (row->readForm && value.node.IsMap()) axis.form = flowYaml(value.node);
+        session.axes.push_back(std::move(axis));
     }
     const bool hasHeads = std::any_of(session.axes.begin(), session.axes.end(),
                                       [](const SweepAxis &a) { return a.name == "heads"; });
@@ -511,8 +515,14 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
         out << YAML::Key << "sweep" << YAML::Value << YAML::BeginMap;
         SweepAxisLookup rowOf; // each axis's row found once per write, not once per value
         for (const auto &axis : session.axes) {
-            out << YAML::Key << axis.name << YAML::Value << YAML::Flow << YAML::BeginSeq;
-            for (const auto &value : axis.values) writeAxisValue(out, rowOf(axis.name), value);
+            out << YAML::Key << axis.name << YAML::Value;
+            const auto &row = rowOf(axis.name);
+            if (auto form = row ? axisFormHolds(*row, axis) : std::nullopt) {
+                out << YAML::Flow << *form;
+                continue;
+            }
+            out << YAML::Flow << YAML::BeginSeq;
+            for (const auto &value : axis.values) writeAxisValue(out, row, value);
             out << YAML::EndSeq;
         }
         if (!session.combinations.empty()) {

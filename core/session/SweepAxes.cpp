@@ -350,6 +350,41 @@ std::vector<AxisValue> readAxisValues(const SweepAxisRow &axis, const YamlField 
     return values;
 }
 
+std::optional<YAML::Node> axisFormHolds(const SweepAxisRow &row, const SweepAxis &axis)
+{
+    if (axis.form.empty() || !row.readForm) return std::nullopt;
+    try {
+        YamlField field;
+        field.file = "<session>";
+        field.path = "sweep." + axis.name;
+        field.node = YAML::Load(axis.form);
+        const auto values = row.readForm(field);
+        if (!values || values->size() != axis.values.size()) return std::nullopt;
+        for (size_t i = 0; i < values->size(); ++i) {
+            const AxisValue &a = (*values)[i], &b = axis.values[i];
+            if (a.kind != b.kind || a.number != b.number || a.ints != b.ints || a.text != b.text ||
+                a.unsignedValue != b.unsignedValue)
+                return std::nullopt;
+        }
+        return field.node;
+    } catch (const std::exception &) { // a form that no longer reads: the list is written
+        return std::nullopt;
+    }
+}
+
+std::string flowYaml(const YAML::Node &node)
+{
+    YAML::Emitter out;
+    out << YAML::Flow << node;
+    return out.c_str();
+}
+
+std::string logspaceForm(double from, double to, int64_t count)
+{
+    return "{logspace: {from: " + formatNumber(from) + ", to: " + formatNumber(to) +
+           ", count: " + std::to_string(count) + "}}";
+}
+
 AxisValue numberAxisValue(double number)
 {
     return numberValue(number);

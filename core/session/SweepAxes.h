@@ -57,6 +57,13 @@ private:
 };
 // An axis's values from its YAML: a list, one value, or its own form.
 std::vector<AxisValue> readAxisValues(const SweepAxisRow &axis, const yaml::YamlField &field);
+// The axis's own form as it is written back: its YAML when `axis.form` still expands to exactly
+// `axis.values` (a form the user did not edit since), else nullopt (write the list).
+std::optional<YAML::Node> axisFormHolds(const SweepAxisRow &row, const SweepAxis &axis);
+// `field`'s node as one line of flow YAML, for SweepAxis::form.
+std::string flowYaml(const YAML::Node &node);
+// A log-spaced η form, as the form's generator row writes it.
+std::string logspaceForm(double from, double to, int64_t count);
 // A number axis value (a search's probe of η, for one).
 AxisValue numberAxisValue(double number);
 // The title of an axis on a figure ("heads (n_H)"); the name for others.

@@ -888,6 +888,17 @@ void TestSession::expandSweepCombinationsAndLogspace()
     QCOMPARE(s.skipped[5].reason, std::string("the same configuration as run 5"));
     // The combinations survive a save.
     compareSessions(s, sessionFromYaml(sessionToYaml(s), "again.yaml"));
+    // The generator survives a save as the generator, as it was written (issue 52 item 7); a list
+    // edited since is saved as the list.
+    const std::string saved = sessionToYaml(s);
+    QVERIFY2(saved.find("lr: {logspace: {from: 3.0e-5, to: 3.0e-3, count: 5}}") !=
+                 std::string::npos,
+             saved.c_str());
+    QCOMPARE(sessionFromYaml(saved, "again.yaml").axes[0].form, s.axes[0].form);
+    s.axes[0].values[1].number = 1e-4;
+    const std::string edited = sessionToYaml(s);
+    QVERIFY2(edited.find("logspace") == std::string::npos, edited.c_str());
+    QVERIFY2(edited.find("lr: [3.0e-05, 1.0e-04, ") != std::string::npos, edited.c_str());
 }
 
 void TestSession::headScheduleGenerators()
@@ -915,6 +926,11 @@ void TestSession::headScheduleGenerators()
     QCOMPARE(s.runs[1].config.model.heads, (std::vector<int64_t>{12, 24, 48, 96}));
     QCOMPARE(s.runs[5].config.model.heads, (std::vector<int64_t>{96, 48, 24, 12}));
     compareSessions(s, sessionFromYaml(sessionToYaml(s), "again.yaml"));
+    // Saved as the generator it was given as, not as its six schedules.
+    QVERIFY2(sessionToYaml(s).find(
+                 "head_schedule: {scheme: [ascending, constant, descending], total: [45, 180]}") !=
+                 std::string::npos,
+             sessionToYaml(s).c_str());
 }
 
 void TestSession::pendingRunsSkipsFinishedRuns()

@@ -14,7 +14,9 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QWheelEvent>
 #include <QtTest>
@@ -78,6 +80,8 @@ private Q_SLOTS:
     void anUnfocusedControlIgnoresTheWheel();
     void theFormEditsABoundarySearch();
     void theFormEditsStabilizers();
+    void theFormKeepsAGeneratorAsAGenerator();
+    void aHeadCountThatDividesNoWidthIsSaidAtTheHeadsField();
 };
 
 namespace {
@@ -503,6 +507,94 @@ void TestUiForm::everyConfigFieldSurvivesTheForm()
     QVERIFY2(unvaried.isEmpty(),
              qPrintable(QStringLiteral("fields that took one value only (add values above): ") +
                         unvaried.join(", ")));
+}
+
+// Issue 52 item 7: a session whose η axis is a generator (lr: {logspace: …}) shows that generator
+// in the form's generator row and is saved as the generator after an unrelated edit; a list typed
+// over it is saved as the list; the row's button writes the generator the session reader expands.
+void TestUiForm::theFormKeepsAGeneratorAsAGenerator()
+{
+    Session session = uitest::tinySession();
+    std::string text = sessionToYaml(session);
+    const std::string list = "lr: [0.001]";
+    QVERIFY(text.find(list) != std::string::npos);
+    text.replace(text.find(list), list.size(),
+                 "lr: {logspace: {from: 2.5e-4, to: 4.0e-3, count: 5}}");
+    session = sessionFromYaml(text, "generator.yaml");
+    QCOMPARE(throughTheForm(session), expected(session)); // the generator, exactly as written
+
+    ExperimentForm form;
+    form.loadFrom(session);
+    QCOMPARE(form.generatorFromEdit()->text(), QStringLiteral("0.00025"));
+    QCOMPARE(form.generatorToEdit()->text(), QStringLiteral("0.004"));
+    QCOMPARE(form.generatorCountBox()->value(), 5);
+    QCOMPARE(form.learningRatesEdit()->text().split(',').size(), 5);
+
+    // A list typed over the generator is saved as that list.
+    form.learningRatesEdit()->setText(QStringLiteral("1e-4, 1e-3"));
+    Session built;
+    QStringList errors;
+    QVERIFY2(form.buildDefinition(built, &errors), qPrintable(errors.join("; ")));
+    std::string saved = sessionToYaml(built);
+    QVERIFY2(saved.find("logspace") == std::string::npos, saved.c_str());
+    QVERIFY2(saved.find("lr: [1.0e-04, 0.001]") != std::string::npos, saved.c_str());
+
+    // The button: the list is the session reader's expansion of the generator, which is saved.
+    form.generatorFromEdit()->setText(QStringLiteral("1e-5"));
+    form.generatorToEdit()->setText(QStringLiteral("1e-2"));
+    form.generatorCountBox()->setValue(4);
+    form.findChild<QPushButton *>(QStringLiteral("logspaceButton"))->click();
+    QVERIFY2(form.buildDefinition(built, &errors), qPrintable(errors.join("; ")));
+    saved = sessionToYaml(built);
+    QVERIFY2(saved.find("lr: {logspace: {from: 1.0e-05, to: 0.01, count: 4}}") != std::string::npos,
+             saved.c_str());
+    const Session reread = sessionFromYaml(saved, "saved.yaml");
+    const SweepAxis *lr = nullptr;
+    for (const auto &axis : reread.axes)
+        if (axis.name == "lr") lr = &axis;
+    QVERIFY(lr);
+    QCOMPARE(lr->values.size(), size_t(4));
+    QCOMPARE(lr->values[1].number, built.axes.back().values[1].number);
+    QCOMPARE(form.learningRatesEdit()->text(),
+             QStringLiteral("1e-05, %1, %2, 0.01")
+                 .arg(exactNumber(lr->values[1].number), exactNumber(lr->values[2].number)));
+
+    // A range that is not a number: said at the η field, and the list is left as it was.
+    const QString before = form.learningRatesEdit()->text();
+    form.generatorToEdit()->setText(QStringLiteral("ten"));
+    form.findChild<QPushButton *>(QStringLiteral("logspaceButton"))->click();
+    QCOMPARE(form.learningRatesEdit()->text(), before);
+}
+
+// Issue 52 item 7: head counts that divide no width are one line at the Heads field with how many
+// runs they skip, not one line per run at the bottom of the panel.
+void TestUiForm::aHeadCountThatDividesNoWidthIsSaidAtTheHeadsField()
+{
+    Session session = uitest::tinySession(); // d_model {8, 16} × heads {1, 2, 3}
+    session.axes.push_back(SweepAxis{"seed", {}});
+    for (uint64_t seed = 1; seed <= 7; ++seed) {
+        AxisValue v;
+        v.kind = AxisValue::Kind::Unsigned;
+        v.unsignedValue = seed;
+        session.axes.back().values.push_back(v);
+    }
+    expandSweep(session);
+    QCOMPARE(session.skipped.size(), size_t(14)); // 3 heads × 2 widths × 7 seeds
+    ExperimentForm form;
+    form.show();
+    form.loadFrom(session);
+    const FormCheck check = form.check();
+    QVERIFY2(check.errors.isEmpty(), qPrintable(check.errors.join("; ")));
+    QCOMPARE(check.skipped.size(), 14);
+    const QString heads = form.headsMessage()->text();
+    QVERIFY(form.headsMessage()->isVisible());
+    QVERIFY2(heads.contains(QStringLiteral("3 heads do not divide d_model 8: 7 runs skipped")),
+             qPrintable(heads));
+    QVERIFY2(heads.contains(QStringLiteral("3 heads do not divide d_model 16: 7 runs skipped")),
+             qPrintable(heads));
+    QCOMPARE(heads.count(QStringLiteral("⤼")), 2); // one line per reason, not per run or layer
+    QVERIFY2(!form.messagesLabel()->text().contains(QStringLiteral("do not divide")),
+             qPrintable(form.messagesLabel()->text()));
 }
 
 #include "test_ui_form.moc"

@@ -499,38 +499,65 @@ void ExperimentForm::addLearningRateRows(QFormLayout *form)
     form->addRow(tr("Learning rates η"), m_lrs);
     m_lrsError = errorLabel(this);
     form->addRow(m_lrsError);
+    // The generator: its values replace the list, and the session keeps it as a generator
+    // (`lr: {logspace: …}`) until the list is edited by hand.
     auto *genRow = new QHBoxLayout;
-    m_lrFrom = new QDoubleSpinBox(this);
-    m_lrTo = new QDoubleSpinBox(this);
-    for (auto *s : {m_lrFrom, m_lrTo}) {
-        s->setDecimals(7);
-        s->setRange(1e-7, 10);
-        s->setSingleStep(1e-4);
+    m_lrFrom = new QLineEdit(this);
+    m_lrTo = new QLineEdit(this);
+    for (auto *e : {m_lrFrom, m_lrTo}) {
+        e->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("0.0000316x")) + 12);
+        e->setToolTip(tr("The generator's range, log-spaced from → to (exact numbers)"));
     }
-    m_lrFrom->setValue(3e-5);
-    m_lrTo->setValue(3e-3);
+    m_lrFrom->setText(QStringLiteral("3e-5"));
+    m_lrTo->setText(QStringLiteral("3e-3"));
     m_lrCount = new QSpinBox(this);
-    m_lrCount->setRange(1, 100);
+    m_lrCount->setRange(1, int(RunLimits::kMaxAxisValues));
     m_lrCount->setValue(10);
     auto *gen = new QPushButton(tr("Log-spaced"), this);
-    gen->setToolTip(tr("Replace the list with this many values log-spaced from → to"));
-    genRow->addWidget(m_lrFrom);
+    gen->setObjectName(QStringLiteral("logspaceButton"));
+    gen->setToolTip(tr("Replace the list with this many values log-spaced from → to; the session "
+                       "keeps them as a generator until the list is edited"));
+    genRow->addWidget(m_lrFrom, 1);
     genRow->addWidget(new QLabel(QStringLiteral("→"), this));
-    genRow->addWidget(m_lrTo);
+    genRow->addWidget(m_lrTo, 1);
     genRow->addWidget(m_lrCount);
     genRow->addWidget(gen);
     form->addRow(QString(), genRow);
-    connect(gen, &QPushButton::clicked, this, [this] {
-        const double a = m_lrFrom->value(), b = m_lrTo->value();
-        const int n = m_lrCount->value();
-        std::vector<double> values;
-        for (int i = 0; i < n; ++i) {
-            const double f = n == 1 ? 0.0 : double(i) / (n - 1);
-            const double v = std::exp(std::log(a) + f * (std::log(b) - std::log(a)));
-            values.push_back(std::stod(QString::number(v, 'g', 3).toStdString()));
+    connect(gen, &QPushButton::clicked, this, [this] { generateLearningRates(); });
+}
+
+// The generator row's values through the lr axis's own form (the session reader's expansion, so
+// that the list shown is exactly what the session file's generator gives); a message at the field
+// when from or to is not a positive number.
+void ExperimentForm::generateLearningRates()
+{
+    QStringList errs;
+    const auto from =
+        parseNumbers(m_lrFrom->text(), QStringLiteral("sweep.lr (from)"), &errs, false);
+    const auto to = parseNumbers(m_lrTo->text(), QStringLiteral("sweep.lr (to)"), &errs, false);
+    if (errs.isEmpty() && (from.size() != 1 || to.size() != 1))
+        errs << tr("sweep.lr: the generator takes one number for from and one for to");
+    std::vector<AxisValue> values;
+    if (errs.isEmpty()) {
+        const std::string form = logspaceForm(from.front(), to.front(), m_lrCount->value());
+        try {
+            yaml::YamlField field;
+            field.file = "<form>";
+            field.path = "sweep.lr";
+            field.node = YAML::Load(form);
+            values = *findSweepAxis("lr")->readForm(field);
+            m_lrForm = form;
+        } catch (const SessionError &e) {
+            errs << tr("sweep.lr: %1").arg(QString::fromStdString(e.message()));
         }
-        m_lrs->setText(joinNumbers(values));
-    });
+    }
+    if (!errs.isEmpty()) {
+        showFieldError(m_lrsError, errs, QStringLiteral("sweep.lr"));
+        return;
+    }
+    std::vector<double> numbers;
+    for (const auto &v : values) numbers.push_back(v.number);
+    m_lrs->setText(joinNumbers(numbers)); // edited() follows, and the form's check
 }
 
 // The boundary search: on or off, along which axis and range, and when it stops.
@@ -615,8 +642,7 @@ void ExperimentForm::connectEdits()
         connect(e, &QLineEdit::textChanged, this, changed);
     for (auto *s : {m_searchReplicates, m_searchBudget})
         connect(s, &QSpinBox::valueChanged, this, changed);
-    for (auto *s : {m_searchWidth, m_lrFrom, m_lrTo})
-        connect(s, &QDoubleSpinBox::valueChanged, this, changed);
+    connect(m_searchWidth, &QDoubleSpinBox::valueChanged, this, changed);
     for (auto *e : {m_searchFrom, m_searchTo}) connect(e, &QLineEdit::textChanged, this, changed);
     connect(m_searchModel, &QComboBox::currentIndexChanged, this, changed);
     connect(m_search, &QCheckBox::toggled, this, [this] {
@@ -868,6 +894,7 @@ void ExperimentForm::loadFrom(const Session &session)
         for (const auto &v : a->values) lrs.push_back(v.number);
     if (lrs.empty()) lrs.push_back(b.lr);
     m_lrs->setText(joinNumbers(lrs));
+    loadLearningRateGenerator(session);
     QStringList seeds;
     if (const auto *a = findAxis(session, "seed"))
         for (const auto &v : a->values) seeds << QString::fromStdString(v.label());
@@ -882,6 +909,22 @@ void ExperimentForm::loadFrom(const Session &session)
     m_pendingOverride = -1;
     m_loading = false;
     check();
+}
+
+// The generator row shows the session's own generator (lr: {logspace: …}) when it has one that
+// still gives its list; else it keeps what it showed.
+void ExperimentForm::loadLearningRateGenerator(const Session &session)
+{
+    m_lrForm.clear();
+    const SweepAxis *axis = findAxis(session, "lr");
+    const auto row = findSweepAxis("lr");
+    const auto form = axis && row ? axisFormHolds(*row, *axis) : std::nullopt;
+    if (!form || !(*form)["logspace"]) return;
+    const YAML::Node logspace = (*form)["logspace"];
+    m_lrFrom->setText(exactNumber(logspace["from"].as<double>()));
+    m_lrTo->setText(exactNumber(logspace["to"].as<double>()));
+    m_lrCount->setValue(logspace["count"].as<int>());
+    m_lrForm = axis->form;
 }
 
 // The head counts: a list of counts, or per-layer schedules (either from the heads axis, else
@@ -1025,7 +1068,10 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
     }
     const bool hadLr = findAxis(m_loaded, "lr") != nullptr;
     if (!lrs.empty() && !keepsAxis(lrValues.size(), hadLr)) b.lr = lrs.front();
-    setAxis(def, "lr", lrValues, hadLr);
+    setAxis(def, "lr", lrValues, hadLr || !m_lrForm.empty());
+    // The generator, kept while the list is still its expansion (a save writes it then).
+    for (auto &axis : def.axes)
+        if (axis.name == "lr" && !m_lrForm.empty()) axis.form = m_lrForm;
 
     const auto seeds = parseSeeds(m_seeds->text(), QStringLiteral("sweep.seed"), &errs);
     std::vector<AxisValue> seedValues;
@@ -1182,14 +1228,64 @@ void ExperimentForm::buildSearch(Session &def, QStringList &errs) const
         });
 }
 
-void ExperimentForm::showFieldError(QLabel *label, const QStringList &errors, const QString &prefix)
+void ExperimentForm::showFieldError(QLabel *label, const QStringList &errors, const QString &prefix,
+                                    const QStringList &notices)
 {
     QStringList mine;
     for (const auto &e : errors)
         if (e.startsWith(prefix)) mine << e;
-    label->setText(mine.join('\n'));
-    label->setVisible(!mine.isEmpty());
+    if (notices.isEmpty()) {
+        label->setTextFormat(Qt::PlainText);
+        label->setText(mine.join('\n'));
+    } else { // errors in the label's red, then the notices in amber
+        QString html;
+        for (const auto &e : mine) html += QStringLiteral("<div>%1</div>").arg(e.toHtmlEscaped());
+        for (const auto &n : notices)
+            html += QStringLiteral("<div style='color:#a07000'>⤼ %1</div>").arg(n.toHtmlEscaped());
+        label->setTextFormat(Qt::RichText);
+        label->setText(html);
+    }
+    label->setVisible(!mine.isEmpty() || !notices.isEmpty());
 }
+
+namespace {
+
+// Skipped combinations grouped by why, with how many runs each reason skips: a head count that
+// does not divide a width is one line ("5 heads do not divide d_model 24: 6 runs skipped") at the
+// field it concerns, not one line per run (and per layer) at the bottom of the panel.
+struct SkipGroup {
+    QString field; // the reason's key path's head ("model.heads"); "" when it names none
+    QString reason;
+    int runs = 0;
+};
+
+std::vector<SkipGroup> groupSkipped(const std::vector<SkippedRun> &skipped)
+{
+    static const QRegularExpression keyPath(QStringLiteral("^(model\\.heads)\\[\\d+\\]: "));
+    static const QRegularExpression layer(QStringLiteral(" \\(layer \\d+\\)$"));
+    std::vector<SkipGroup> groups;
+    for (const auto &skip : skipped) {
+        QString field;
+        QStringList parts;
+        for (QString part : QString::fromStdString(skip.reason).split(QStringLiteral("; "))) {
+            if (const auto m = keyPath.match(part); m.hasMatch()) {
+                field = m.captured(1);
+                part = part.mid(m.capturedLength());
+                part.remove(layer); // the same count fails on every layer that has it
+            }
+            if (!parts.contains(part)) parts << part;
+        }
+        const QString reason = parts.join(QStringLiteral("; "));
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const SkipGroup &g) {
+            return g.field == field && g.reason == reason;
+        });
+        if (it == groups.end()) it = groups.insert(groups.end(), SkipGroup{field, reason, 0});
+        ++it->runs;
+    }
+    return groups;
+}
+
+} // namespace
 
 FormCheck ExperimentForm::check()
 {
@@ -1233,7 +1329,13 @@ FormCheck ExperimentForm::check()
     m_check = c;
 
     showFieldError(m_dModelsError, fieldErrors, QStringLiteral("sweep.d_model"));
-    showFieldError(m_headsError, c.errors, QStringLiteral("sweep.heads"));
+    QStringList headNotices, otherSkips;
+    for (const auto &g : groupSkipped(def.skipped)) {
+        const QString line = g.runs == 1 ? tr("%1: 1 run skipped").arg(g.reason)
+                                         : tr("%1: %2 runs skipped").arg(g.reason).arg(g.runs);
+        (g.field == QLatin1String("model.heads") ? headNotices : otherSkips) << line;
+    }
+    showFieldError(m_headsError, c.errors, QStringLiteral("sweep.heads"), headNotices);
     showFieldError(m_lrsError, fieldErrors, QStringLiteral("sweep.lr"));
     showFieldError(m_seedsError, fieldErrors, QStringLiteral("sweep.seed"));
     showFieldError(m_searchError, c.errors, QStringLiteral("search"));
@@ -1242,13 +1344,13 @@ FormCheck ExperimentForm::check()
     QString html;
     for (const auto &e : c.errors)
         html += QStringLiteral("<div style='color:#d03030'>✖ %1</div>").arg(e.toHtmlEscaped());
-    const int maxSkipped = 8;
-    for (int i = 0; i < c.skipped.size() && i < maxSkipped; ++i)
-        html += QStringLiteral("<div style='color:#a07000'>⤼ skipped %1</div>")
-                    .arg(c.skipped[i].toHtmlEscaped());
-    if (c.skipped.size() > maxSkipped)
-        html += tr("<div style='color:#a07000'>… and %1 more skipped</div>")
-                    .arg(c.skipped.size() - maxSkipped);
+    const int maxSkipped = 8; // the reasons the fields do not show, one line per reason
+    for (int i = 0; i < otherSkips.size() && i < maxSkipped; ++i)
+        html += QStringLiteral("<div style='color:#a07000'>⤼ %1</div>")
+                    .arg(otherSkips[i].toHtmlEscaped());
+    if (otherSkips.size() > maxSkipped)
+        html += tr("<div style='color:#a07000'>… and %n more reason(s)</div>", "",
+                   int(otherSkips.size() - maxSkipped));
     m_messages->setText(html);
 
     bool allowed = c.errors.isEmpty() && c.runs > 0 && c.pending > 0 && !m_running;

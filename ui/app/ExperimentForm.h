@@ -65,6 +65,11 @@ public:
     QLineEdit *learningRatesEdit() const { return m_lrs; }
     QLineEdit *dModelsEdit() const { return m_dModels; }
     QLineEdit *headsEdit() const { return m_heads; }
+    QLabel *headsMessage() const { return m_headsError; } // errors and skips the heads caused
+    QLabel *messagesLabel() const { return m_messages; }  // the rest, at the panel's bottom
+    QLineEdit *generatorFromEdit() const { return m_lrFrom; }
+    QLineEdit *generatorToEdit() const { return m_lrTo; }
+    QSpinBox *generatorCountBox() const { return m_lrCount; }
     QLabel *validationLabel() const { return m_messages; }
     QCheckBox *searchBox() const { return m_search; }
     QComboBox *searchAxisBox() const { return m_searchAxis; }
@@ -100,7 +105,10 @@ private:
     void updateSearchControls();
     void addPhaseRow(const headlab::PhaseConfig &phase);
     void updateTaskOptions();
-    void showFieldError(QLabel *label, const QStringList &errors, const QString &prefix);
+    // The errors whose key path starts with `prefix`, then `notices` (skipped combinations the
+    // field caused, in amber), at the field's label.
+    void showFieldError(QLabel *label, const QStringList &errors, const QString &prefix,
+                        const QStringList &notices = {});
 
     headlab::Session m_loaded; // base, axes, name as last loaded or applied
     bool m_loading = false;
@@ -140,8 +148,13 @@ private:
     QDoubleSpinBox *m_qkRef;
     QTableWidget *m_phases;
     QLineEdit *m_lrs;
-    QDoubleSpinBox *m_lrFrom, *m_lrTo;
+    QLineEdit *m_lrFrom, *m_lrTo; // the log-spaced generator's range, exact numbers
     QSpinBox *m_lrCount;
+    // The generator that gave the list (lr: {logspace: …}), as flow YAML; "" when the list was
+    // typed. Kept on the lr axis, it is what a save writes while the list is still its expansion.
+    std::string m_lrForm;
+    void generateLearningRates();
+    void loadLearningRateGenerator(const headlab::Session &session);
     QLineEdit *m_seeds;
     // A boundary search along η (SearchSpec.h): the range is from → to above; the search picks
     // the learning rates and seeds, so their fields are off while it is on.
