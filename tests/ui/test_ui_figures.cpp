@@ -14,6 +14,7 @@
 #include "ui/figures/FigureTable.h"
 #include "ui/figures/HeadScheduleChartView.h"
 #include "ui/figures/HeatmapView.h"
+#include "ui/figures/LearningRateChartView.h"
 #include "ui/figures/LossChartView.h"
 #include "ui/figures/SmallMultiplesView.h"
 #include "ui/model/AxisRange.h"
@@ -40,6 +41,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
@@ -660,6 +662,8 @@ private Q_SLOTS:
     void figureNamesComeFromTheTable();
     void heatmapAggregatesReplicates();
     void learnedAgreesOnTheSeedsGrid();
+    void keysAndTicksSayWhatIsDrawn();
+    void aGridDrawsTheCollapseOfPLearned();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -1286,6 +1290,9 @@ void TestUiFigures::lossCurvesOfSeveralRunsHaveALegendInEveryMode()
                      names.join(",").contains("heads = 2"),
                  qPrintable(names.join(" | ")));
         QVERIFY(testColours(loss) >= 2);
+        // Thick test and thin train curves of several runs: the weights have their key.
+        QVERIFY2(names.contains("test (thick)") && names.contains("train (thin)"),
+                 qPrintable(names.join(" | ")));
         loss.setSelectedRuns({0, 1});
         loss.refresh();
         QVERIFY(loss.chart()->legend()->isVisible());
@@ -2267,6 +2274,127 @@ void TestUiFigures::runsLeftOutOfTheFitAreDrawn()
     QVERIFY(boundary->chart()->legend()->markers(drawn).first()->isVisible());
     QCOMPARE(int(view->csv().count(QStringLiteral(",0\n"))) > 0, true);
     QVERIFY(view->csv().startsWith(QStringLiteral("configuration,lr,runs,learned,in_fit\n")));
+}
+
+// Issue 52 item 4: what a figure draws has its key or its ticks. A log axis of at most two
+// decades is labelled at 2 and 5 × 10^k too (η·√m_H spans 2e-3 … 2e-2); a heatmap with split
+// cells keys their corner mark; small multiples label their shared y ticks, the plateaus by name.
+void TestUiFigures::keysAndTicksSayWhatIsDrawn()
+{
+    QCOMPARE(roundLogTicks(0.001, 0.1), (std::vector<double>{0.002, 0.005, 0.02, 0.05}));
+    QCOMPARE(roundLogTicks(0.01, 0.1), (std::vector<double>{0.02, 0.05}));
+    QVERIFY(roundLogTicks(1e-5, 1e-2).empty()); // three decades: the decades suffice
+    QVERIFY(roundLogTicks(0, 1).empty());
+
+    // Split cells: heads 2's three seeds disagree on learned.
+    Session s = uitest::tinySession();
+    AxisValue seed;
+    seed.kind = AxisValue::Kind::Unsigned;
+    SweepAxis seeds{"seed", {}};
+    for (uint64_t v : {0, 1, 2}) {
+        seed.unsignedValue = v;
+        seeds.values.push_back(seed);
+    }
+    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}}, seeds};
+    s.runs.clear();
+    expandSweep(s);
+    const double losses[6] = {0.96, 0.003, 0.92, 2.29, 0.17, 1.71};
+    for (size_t i = 0; i < 6; ++i) {
+        auto &r = s.runs[i].result;
+        r.status = RunStatus::Done;
+        r.test = {{0, 3.0}, {40, losses[i]}};
+        r.metrics["final_test_loss"] = losses[i];
+        r.metrics["left_ln10_plateau"] = losses[i] < 5.0 / 6.0 * std::log(10.0) ? 1 : 0;
+    }
+    SessionModel model;
+    model.setSession(s);
+    HeatmapView heatmap(&model);
+    heatmap.resize(900, 520);
+    heatmap.setAttribute(Qt::WA_DontShowOnScreen);
+    heatmap.show();
+    heatmap.setStat(HeatmapStat::LearnedFraction);
+    heatmap.refresh();
+    (void)heatmap.grab(); // paints
+    QVERIFY(heatmap.splitKeyDrawn());
+    for (auto &run : s.runs) // every seed learned: no split cell, no key
+        run.result.metrics["left_ln10_plateau"] = 1;
+    model.setSession(s);
+    heatmap.refresh();
+    (void)heatmap.grab();
+    QVERIFY(!heatmap.splitKeyDrawn());
+
+    // Small multiples of an addition session: 0 and the three plateaus, by name.
+    SessionModel grid;
+    grid.setSession(uitest::syntheticSession());
+    SmallMultiplesView multiples(&grid);
+    QStringList labels;
+    for (const auto &tick : multiples.yTicks()) labels << tick.second;
+    QCOMPARE(labels.first(), QStringLiteral("0"));
+    QVERIFY2(labels.contains(QStringLiteral("ln 10")) && labels.size() == 4,
+             qPrintable(labels.join(" | ")));
+}
+
+// Issue 52 item 1 from a grid: P(learned) per configuration against η·√m_H, the fraction of its
+// seeds that learned with the 95 % Wilson interval as its whisker; offered on Loss vs η's y menu.
+// The interval's ends were computed independently, by inverting the score test by bisection
+// (|p̂ − p| = z·√(p(1 − p)/n), z = 1.959963984540054): 2 of 3 → [0.2076596008, 0.9385080553],
+// 3 of 3 → [0.4385029682, 1].
+void TestUiFigures::aGridDrawsTheCollapseOfPLearned()
+{
+    Session s = uitest::tinySession();
+    AxisValue seed;
+    seed.kind = AxisValue::Kind::Unsigned;
+    SweepAxis seeds{"seed", {}};
+    for (uint64_t v : {0, 1, 2}) {
+        seed.unsignedValue = v;
+        seeds.values.push_back(seed);
+    }
+    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}}, seeds};
+    s.runs.clear();
+    expandSweep(s);
+    const double losses[6] = {0.96, 0.003, 0.92, 2.29, 0.17, 1.71}; // heads 2, seed 0: stuck
+    for (size_t i = 0; i < 6; ++i) {
+        auto &r = s.runs[i].result;
+        r.status = RunStatus::Done;
+        r.test = {{0, 3.0}, {40, losses[i]}};
+        r.metrics["final_test_loss"] = losses[i];
+        r.metrics["left_ln10_plateau"] = losses[i] < 5.0 / 6.0 * std::log(10.0) ? 1 : 0;
+    }
+    FigureY learned = figureYFromName(QStringLiteral("p_learned"));
+    QVERIFY(learned.learnedFraction);
+    const FigureData d = learningRateFigure(s, true, {}, learned);
+    QVERIFY2(d.title.startsWith(QStringLiteral("P(learned) against η·√m_H")), qPrintable(d.title));
+    QVERIFY2(d.title.contains(QStringLiteral("95 % interval")), qPrintable(d.title));
+    QCOMPARE(d.yColumn, QStringLiteral("p_learned"));
+    QCOMPARE(d.series.size(), qsizetype(2));
+    const double lr = s.runs[0].config.lr;
+    for (const auto &series : d.series) {
+        QCOMPARE(series.points.size(), qsizetype(1));
+        const bool one = series.name.contains(QStringLiteral("heads=1"));
+        const double mH = one ? 8 : 4; // d_model 8
+        QVERIFY(std::abs(series.points[0].x() - lr * std::sqrt(mH)) < 1e-15);
+        QCOMPARE(series.points[0].y(), one ? 1.0 : 2.0 / 3.0);
+        QCOMPARE(series.learnedOf[0], std::make_pair(one ? 3 : 2, 3));
+        const auto [low, high] = series.spread[0];
+        QVERIFY2(std::abs(low - (one ? 0.4385029682 : 0.2076596008)) < 1e-9,
+                 qPrintable(QString::number(low, 'g', 12)));
+        QVERIFY2(std::abs(high - (one ? 1.0 : 0.9385080553)) < 1e-9,
+                 qPrintable(QString::number(high, 'g', 12)));
+    }
+    // A diverged seed did not learn: heads 1 becomes 2 of 3.
+    s.runs[1].result.status = RunStatus::Diverged;
+    const FigureData after = learningRateFigure(s, true, {}, learned);
+    for (const auto &series : after.series)
+        if (series.name.contains(QStringLiteral("heads=1")))
+            QCOMPARE(series.learnedOf[0], std::make_pair(2, 3));
+    // On the figure's y menu, and drawn.
+    SessionModel model;
+    model.setSession(s);
+    LearningRateChartView view(&model);
+    bool offered = false;
+    for (auto *combo : view.findChildren<QComboBox *>())
+        offered = offered || combo->findData(QStringLiteral("p_learned")) >= 0;
+    QVERIFY(offered);
 }
 
 #include "test_ui_figures.moc"

@@ -12,6 +12,7 @@
 #include <QLegend>
 #include <QLogValueAxis>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QToolTip>
@@ -85,6 +86,66 @@ public:
     }
 
 protected:
+    // A log axis of at most two decades gets its round values between the decades labelled too
+    // (2 and 5 × 10^k, roundLogTicks), in the axis's own font and colour, where they fit beside
+    // the decade labels Qt Charts draws. Drawn over the scene, so exports (QWidget::render) have
+    // them.
+    void drawForeground(QPainter *painter, const QRectF &rect) override
+    {
+        QChartView::drawForeground(painter, rect);
+        QChart *c = chart();
+        if (!c) return;
+        const QRectF plot = c->plotArea();
+        for (QAbstractAxis *axis : c->axes()) {
+            auto *log = qobject_cast<QLogValueAxis *>(axis);
+            if (!log || log->base() != 10 || !log->isVisible() || !log->labelsVisible() ||
+                !(log->alignment() & (Qt::AlignLeft | Qt::AlignBottom)))
+                continue;
+            const std::vector<double> ticks = roundLogTicks(log->min(), log->max());
+            if (ticks.empty()) continue;
+            QAbstractSeries *series = nullptr;
+            for (QAbstractSeries *s : c->series())
+                if (s->attachedAxes().contains(axis)) series = s;
+            if (!series) continue;
+            painter->save();
+            painter->setFont(log->labelsFont());
+            painter->setPen(log->labelsBrush().color());
+            const QFontMetricsF fm(log->labelsFont());
+            const bool horizontal = log->orientation() == Qt::Horizontal;
+            for (const double v : ticks) {
+                const QString text = QString::asprintf("%g", v);
+                const QPointF at =
+                    c->mapToPosition(horizontal ? QPointF(v, 1) : QPointF(1, v), series);
+                QRectF box;
+                if (horizontal) {
+                    const double w = fm.horizontalAdvance(text);
+                    // Beside a decade's label: the decade's position in pixels must be farther
+                    // than both half widths.
+                    const double decade = std::pow(10.0, std::round(std::log10(v)));
+                    const double dx =
+                        std::abs(c->mapToPosition(QPointF(decade, 1), series).x() - at.x());
+                    if (dx < w + 6) continue;
+                    box = QRectF(at.x() - w / 2, plot.bottom() + 6, w, fm.height());
+                } else {
+                    const double decade = std::pow(10.0, std::round(std::log10(v)));
+                    const double dy =
+                        std::abs(c->mapToPosition(QPointF(1, decade), series).y() - at.y());
+                    if (dy < fm.height() + 2) continue;
+                    box = QRectF(plot.left() - 6 - fm.horizontalAdvance(text),
+                                 at.y() - fm.height() / 2, fm.horizontalAdvance(text), fm.height());
+                }
+                if (horizontal ? (at.x() < plot.left() - 1 || at.x() > plot.right() + 1)
+                               : (at.y() < plot.top() - 1 || at.y() > plot.bottom() + 1))
+                    continue;
+                painter->drawText(box, Qt::AlignCenter, text);
+                painter->drawLine(horizontal
+                                      ? QLineF(at.x(), plot.bottom(), at.x(), plot.bottom() + 4)
+                                      : QLineF(plot.left() - 4, at.y(), plot.left(), at.y()));
+            }
+            painter->restore();
+        }
+    }
+
     void mouseMoveEvent(QMouseEvent *e) override
     {
         QChartView::mouseMoveEvent(e);

@@ -572,6 +572,31 @@ void paintAxisLabels(QPainter &p, const HeatmapLayout &l, const HeatmapData &dat
     }
 }
 
+// The split cell's key, under the colour bar: a cell with the corner mark, "split", and what it
+// means (issue 52 item 4).
+void paintSplitKey(QPainter &p, const QRectF &area, const ChartTheme &t)
+{
+    const double side = 14 * t.fontScale;
+    const QRectF swatch(area.left(), area.top(), side, side);
+    p.setPen(QPen(t.muted, 1));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(swatch);
+    const double k = side * 0.5;
+    QPolygonF corner;
+    corner << swatch.topRight() << swatch.topRight() - QPointF(k, 0)
+           << swatch.topRight() + QPointF(0, k);
+    p.setPen(Qt::NoPen);
+    p.setBrush(t.dark ? QColor(255, 170, 60) : QColor(230, 110, 0));
+    p.drawPolygon(corner);
+    p.setPen(t.foreground);
+    drawFittedText(
+        p, QRectF(swatch.right() + 4, area.top() - 2, area.right() - swatch.right() - 4, side + 4),
+        HeatmapView::tr("split"), t.font(8, true), 6.0, Qt::AlignLeft | Qt::AlignVCenter);
+    drawFittedText(
+        p, QRectF(area.left(), swatch.bottom() + 2, area.width(), area.bottom() - swatch.bottom()),
+        HeatmapView::tr("seeds disagree"), t.font(8), 5.5, Qt::AlignLeft | Qt::AlignTop);
+}
+
 // Colour bar with ticks, plateau marks for the addition task, and what its scale is.
 void paintColourBar(QPainter &p, const QRectF &bar, const HeatmapData &data, const ChartTheme &t,
                     const Session &session)
@@ -682,6 +707,7 @@ void HeatmapView::onCellClicked(int panel, int row, int column)
 void HeatmapView::paintHeatmap(QPainter &p, const QRectF &area) const
 {
     m_elided = 0;
+    m_splitKeyDrawn = false;
     p.fillRect(area, m_theme.background);
     if (m_panels.empty()) {
         paintPanel(p, area, m_data, title(), true);
@@ -739,7 +765,21 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
     }
 
     paintAxisLabels(p, l, data, t);
-    if (colourBar) paintColourBar(p, l.colourBar, data, t, m_model->session());
+    bool anySplit = false;
+    for (const auto &c : data.cells) anySplit = anySplit || c.split();
+    anySplit = anySplit && data.stat != HeatmapStat::CriticalLr;
+    if (colourBar) {
+        QRectF bar = l.colourBar;
+        const double keyH = 34 * t.fontScale;
+        if (anySplit && bar.height() > 3 * keyH) bar.setBottom(bar.bottom() - keyH - 6);
+        paintColourBar(p, bar, data, t, m_model->session());
+        m_splitKeyDrawn = m_splitKeyDrawn || anySplit;
+        if (anySplit)
+            paintSplitKey(p,
+                          QRectF(bar.left(), bar.bottom() + 8 * t.fontScale,
+                                 area.right() - bar.left() - 2, keyH),
+                          t);
+    }
     bool anyTraining = false;
     for (const auto &c : data.cells)
         anyTraining = anyTraining || c.state == HeatmapCell::State::Running;

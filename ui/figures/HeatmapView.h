@@ -50,6 +50,8 @@ public:
     // Texts (title, cells) the last paint had to elide because nothing else fitted: 0 at any
     // screen of 1280×720 and up.
     int elidedTexts() const { return m_elided; }
+    // Whether the last drawing keyed the split cells' corner mark (it has split cells).
+    bool splitKeyDrawn() const { return m_splitKeyDrawn; }
 
 private:
     friend class HeatmapCanvas;
@@ -75,6 +77,7 @@ private:
     std::vector<HeatmapData> m_panels; // side by side: one per value of m_sideBySide's axis
     QStringList m_panelLabels;
     mutable int m_elided = 0;
+    mutable bool m_splitKeyDrawn = false;
 };
 
 } // namespace headlab::ui

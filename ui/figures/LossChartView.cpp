@@ -260,6 +260,7 @@ void LossChartView::setGhosts(std::vector<Ghost> ghosts)
         line->replace(points);
         line->setProperty("colour", ghost.colour);
         line->setProperty("label", ghost.label);
+        line->setProperty("group", ghost.group);
         m_chart->addSeries(line);
         attach(line);
         m_ghosts.push_back(line);
@@ -269,13 +270,24 @@ void LossChartView::setGhosts(std::vector<Ghost> ghosts)
 
 void LossChartView::styleGhosts()
 {
-    // Faint and thin; one legend entry for them all.
-    for (size_t k = 0; k < m_ghosts.size(); ++k) {
-        QColor c = m_theme.seriesColor(m_ghosts[k]->property("colour").toInt());
+    // Faint and thin; one legend entry per group (their η), a dash each where there are several.
+    QStringList groups;
+    for (auto *ghost : m_ghosts)
+        if (const QString g = ghost->property("group").toString(); !groups.contains(g)) groups << g;
+    QSet<QString> named;
+    for (auto *ghost : m_ghosts) {
+        const QString group = ghost->property("group").toString();
+        QColor c = m_theme.seriesColor(ghost->property("colour").toInt());
         c.setAlphaF(0.3f);
-        m_ghosts[k]->setPen(QPen(c, m_theme.line(1.8)));
-        m_ghosts[k]->setName(k == 0 ? tr("earlier runs (faint)") : QString());
-        for (auto *m : m_chart->legend()->markers(m_ghosts[k])) m->setVisible(k == 0);
+        QPen pen(c, m_theme.line(1.8));
+        if (groups.size() > 1) pen.setStyle(kDashes[groups.indexOf(group) % 5]);
+        ghost->setPen(pen);
+        const bool first = !named.contains(group);
+        named.insert(group);
+        ghost->setName(!first            ? QString()
+                       : group.isEmpty() ? tr("earlier runs (faint)")
+                                         : tr("earlier, %1 (faint)").arg(group));
+        for (auto *m : m_chart->legend()->markers(ghost)) m->setVisible(first);
     }
     if (!m_ghosts.empty()) m_chart->legend()->setVisible(true);
 }
@@ -691,6 +703,7 @@ void LossChartView::styleSeries(bool single, double smoothing)
                    ? -1
                    : int(dashValues.indexOf(QString::fromStdString(it->second)));
     };
+    bool drewTrain = false, drewTest = false; // of several runs: their line weights need a key
     for (const auto &[key, s] : m_series) {
         const int run = key.first;
         const Kind kind = Kind(key.second % kPhaseKey);
@@ -750,6 +763,10 @@ void LossChartView::styleSeries(bool single, double smoothing)
         }
         QString name = runSeriesStyle(kind, single, smoothing, run, label, groupNames, pen);
         if (laterPhase) name.clear();
+        if (!single && s->isVisible() && s->count() > 0) {
+            drewTrain |= kind == TrainRaw || kind == TrainSmooth;
+            drewTest |= kind == Test;
+        }
         // The dash axis's value, except where dashes already tell a run's digit groups apart.
         if (const int di = dashIndexOf(m_model->run(run).labels); di >= 0 && kind < Group) {
             pen.setStyle(kDashes[di % 5]);
@@ -762,7 +779,7 @@ void LossChartView::styleSeries(bool single, double smoothing)
         if (show) ++legendShown;
         for (auto *m : markers) m->setVisible(show);
     }
-    updateDashKeys(dash, dashValues, dashesUsed, legendShown);
+    updateKeys(dash, dashValues, dashesUsed, drewTrain && drewTest, legendShown);
     stylePlateauLines();
     m_theme.apply(m_chart);
     m_chart->legend()->setVisible(legendShown > 0);
@@ -785,27 +802,36 @@ std::string LossChartView::dashAxis() const
     return {};
 }
 
-// One legend entry per value of the dash axis: an empty series in the text colour with its dash.
-void LossChartView::updateDashKeys(const std::string &axis, const QStringList &values,
-                                   const QSet<int> &used, int &legendShown)
+// The legend's keys, empty series in the text colour: one per value of the dash axis (with its
+// dash), and, where several runs draw both, "test" thick and "train" thin in the curves' weights.
+void LossChartView::updateKeys(const std::string &axis, const QStringList &values,
+                               const QSet<int> &used, bool weights, int &legendShown)
 {
-    for (auto *key : m_dashKeys) {
+    for (auto *key : m_keys) {
         m_chart->removeSeries(key);
         delete key;
     }
-    m_dashKeys.clear();
+    m_keys.clear();
+    auto addKey = [&](const QString &name, const QPen &pen) {
+        auto *key = new QLineSeries();
+        key->setName(name);
+        key->setPen(pen);
+        m_chart->addSeries(key);
+        attach(key);
+        m_keys << key;
+        ++legendShown;
+    };
+    if (weights) {
+        addKey(tr("test (thick)"), QPen(m_theme.foreground, m_theme.line(2.4)));
+        addKey(tr("train (thin)"), QPen(m_theme.foreground, m_theme.line(1.0)));
+    }
     if (axis.empty() || used.size() < 2) return; // one dash drawn tells nothing apart
     for (int i = 0; i < values.size(); ++i) {
         if (!used.contains(i)) continue;
-        auto *key = new QLineSeries();
-        key->setName(axisValueText(axis, values[i]));
         // Thinner than the curves: a dash scales with the pen, and the legend's short segment
         // must hold at least one gap of it, in presenter mode too.
-        key->setPen(QPen(m_theme.foreground, m_theme.line(0.8), kDashes[i % 5]));
-        m_chart->addSeries(key);
-        attach(key);
-        m_dashKeys << key;
-        ++legendShown;
+        addKey(axisValueText(axis, values[i]),
+               QPen(m_theme.foreground, m_theme.line(0.8), kDashes[i % 5]));
     }
 }
 

@@ -57,6 +57,9 @@ public:
         QString label;
         Curve test;
         int colour = 0;
+        // What the earlier runs had that the new ones do not ("η = 0.007"): the legend names
+        // each group, and several groups are told apart by dash.
+        QString group;
     };
     void setGhosts(std::vector<Ghost> ghosts);
     int ghostCount() const { return int(m_ghosts.size()); }
@@ -115,8 +118,8 @@ private:
     // has 2 to 5 values (η beside heads, in the classroom preset); "" for none. Each of its values
     // is drawn with one dash, and the legend lists the dashes.
     std::string dashAxis() const;
-    void updateDashKeys(const std::string &axis, const QStringList &values, const QSet<int> &used,
-                        int &legendShown);
+    void updateKeys(const std::string &axis, const QStringList &values, const QSet<int> &used,
+                    bool weights, int &legendShown);
 
     QCheckBox *m_logX, *m_logY, *m_digits, *m_showTrain, *m_showTest;
     QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted
@@ -141,7 +144,7 @@ private:
     QList<QScatterSeries *> m_plateauLabels;
     QList<QLineSeries *> m_phaseLines;     // vertical dashed line where each later phase begins
     QList<QScatterSeries *> m_phaseLabels; // and its name
-    QList<QLineSeries *> m_dashKeys;       // empty series that put the dash axis in the legend
+    QList<QLineSeries *> m_keys; // empty series: the dash axis's values, test/train line weights
     bool m_axesDirty = true;
     bool m_stylesDirty = true;
 };

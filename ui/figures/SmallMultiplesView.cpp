@@ -18,6 +18,7 @@
 #include <QPainter>
 #include <QPainterPath>
 
+#include <algorithm>
 #include <cmath>
 
 namespace headlab::ui {
@@ -230,9 +231,35 @@ SmallMultiplesView::Legend SmallMultiplesView::legendFor(const QRectF &area) con
     add(t.muted, t.line(1.0), tr("train (thin, dotted)"), Qt::DotLine);
     add(t.muted, t.line(2.2), tr("test (thick)"));
     const double top = ly + 24 * fs;
-    legend.grid = QRectF(area.left() + 30 * fs, top, area.width() - 38 * fs,
+    // Room for the y tick labels beside the first column.
+    double tickW = 0;
+    const QFontMetricsF tickMetrics(t.font(7.5));
+    for (const auto &tick : yTicks())
+        tickW = std::max(tickW, tickMetrics.horizontalAdvance(tick.second));
+    const double gridLeft = area.left() + 22 * fs + tickW;
+    legend.grid = QRectF(gridLeft, top, area.right() - 8 * fs - gridLeft,
                          std::max(10.0, area.bottom() - top - 34 * fs));
     return legend;
+}
+
+QList<std::pair<double, QString>> SmallMultiplesView::yTicks() const
+{
+    const GridScale scale = gridScale();
+    QList<std::pair<double, QString>> ticks;
+    const auto plateaus = plateausOf(m_model->session());
+    if (!plateaus.empty()) {
+        ticks << std::make_pair(0.0, QStringLiteral("0"));
+        for (const auto &line : plateaus)
+            if (line.loss <= scale.yMax)
+                ticks << std::make_pair(line.loss, QString::fromStdString(line.label));
+        return ticks; // in the task's order: ln 10 is labelled first where not all fit
+    }
+    const LinearTicks nice = niceTicks(0.0, scale.yMax, 4);
+    for (int k = 0; k < nice.count; ++k) {
+        const double v = nice.first + k * nice.step;
+        ticks << std::make_pair(v, QString::number(v, 'f', nice.decimals));
+    }
+    return ticks;
 }
 
 void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
@@ -295,6 +322,23 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
             p.setPen(t.foreground);
             m_elided += drawFittedText(p, QRectF(panel.left(), panel.top(), panel.width(), 15 * fs),
                                        panelTitle(r, c), titleFont, 5.5, Qt::AlignCenter);
+            if (c == 0) { // the shared y ticks, labelled beside the first column only
+                p.setFont(t.font(7.5));
+                const double lineH = QFontMetricsF(p.font()).height();
+                QList<double> labelled; // the labels' heights: a later one must not overlap
+                for (const auto &[v, label] : yTicks()) {
+                    const double y = plot.bottom() - std::clamp(v / yMax, 0.0, 1.0) * plot.height();
+                    p.setPen(QPen(t.foreground, 1));
+                    p.drawLine(QPointF(plot.left() - 3 * fs, y), QPointF(plot.left(), y));
+                    if (std::any_of(labelled.begin(), labelled.end(),
+                                    [&](double at) { return std::abs(at - y) < 0.9 * lineH; }))
+                        continue;
+                    p.drawText(QRectF(area.left() + 20 * fs, y - lineH / 2,
+                                      plot.left() - 4 * fs - area.left() - 20 * fs, lineH),
+                               Qt::AlignRight | Qt::AlignVCenter, label);
+                    labelled << y;
+                }
+            }
             const bool panelSelected =
                 paintPanelCurves(p, plot, rowAxis().empty() ? QString() : rows[r],
                                  columnAxis().empty() ? QString() : cols[c], scale, selected);

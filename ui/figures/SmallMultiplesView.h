@@ -30,6 +30,10 @@ public:
     std::string colourAxis() const;
     // Texts (titles) the last paint had to cut off because nothing else fitted.
     int elidedTexts() const { return m_elided; }
+    // The y ticks every panel shares, labelled beside the first column: 0 and the task's plateaus
+    // by name (ln 10, ⅔ ln 10, ...) in the task's order, which is the order they are labelled in
+    // where not all fit; or round values where the task has none.
+    QList<std::pair<double, QString>> yTicks() const;
 
 private:
     struct Legend {

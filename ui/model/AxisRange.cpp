@@ -64,4 +64,17 @@ std::pair<double, double> decadeRange(double lo, double hi)
     return {low, high};
 }
 
+std::vector<double> roundLogTicks(double lo, double hi)
+{
+    std::vector<double> ticks;
+    if (!(lo > 0) || !(hi > lo) || hi / lo > 100.0 * (1 + 1e-9)) return ticks;
+    const double first = std::pow(10.0, std::floor(std::log10(lo) + 1e-12));
+    for (double decade = first; decade < hi * (1 + 1e-9); decade *= 10)
+        for (const double m : {2.0, 5.0}) {
+            const double v = m * decade;
+            if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) ticks.push_back(v);
+        }
+    return ticks;
+}
+
 } // namespace headlab::ui

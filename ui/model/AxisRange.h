@@ -36,4 +36,9 @@ LinearTicks niceTicks(double lo, double hi, int maxTicks = 7);
 // [lo, hi] widened to whole decades for a log axis: [0.0003, 2.3] -> [0.0001, 10].
 std::pair<double, double> decadeRange(double lo, double hi);
 
+// The round values between the decades of a log axis that spans at most two decades (2 and 5 ×
+// 10^k): such an axis labelled at its decades alone shows two or three numbers (0.001, 0.01 on
+// η·√m_H's 2e-3 … 2e-2). Empty for a wider axis, whose decades suffice.
+std::vector<double> roundLogTicks(double lo, double hi);
+
 } // namespace headlab::ui

@@ -9,6 +9,7 @@
 #include "core/session/Replicates.h"
 #include "core/session/Search.h"
 
+#include <QRegularExpression>
 #include <QStringList>
 
 #include <algorithm>
@@ -38,6 +39,12 @@ void addTo(Accumulator &a, const RunResult &r, const Session &session, const Fig
         ++a.diverged;
         return;
     }
+    if (y.learnedFraction) { // an outcome: learned or not (a loss that is not finite did not)
+        const bool learned = std::isfinite(finalTestLoss(r)) && isLearned(session, r);
+        a.values.push_back(learned ? 1.0 : 0.0);
+        a.learned += learned ? 1 : 0;
+        return;
+    }
     if (!y.stat.isEmpty()) { // a head statistic: runs without it are left out, not counted diverged
         const double v = figureYOf(r, y);
         if (!std::isfinite(v)) return;
@@ -54,14 +61,39 @@ void addTo(Accumulator &a, const RunResult &r, const Session &session, const Fig
     a.learned += isLearned(session, r) ? 1 : 0;
 }
 
+// The 95 % Wilson score interval of `learned` successes in `n` (Wilson 1927): inside [0, 1], and
+// not of width 0 at 0 or n, unlike the normal approximation.
+std::pair<double, double> wilsonInterval(int learned, int n)
+{
+    if (n <= 0) return {0.0, 1.0};
+    const double z = 1.959963984540054, p = double(learned) / n, z2n = z * z / n;
+    const double centre = (p + z2n / 2) / (1 + z2n);
+    const double half = z * std::sqrt(p * (1 - p) / n + z2n / (4.0 * n)) / (1 + z2n);
+    return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
+
 // One point per x at the replicates' statistic (median, or mean), with their range.
 FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &points,
-                      double &yMax, ReplicatePoint point = {})
+                      double &yMax, ReplicatePoint point = {}, bool learnedFraction = false)
 {
     const ReplicateStat stat = point.stat;
     FigureSeries s;
     s.name = name;
     for (const auto &[x, a] : points) {
+        if (learnedFraction) { // the fraction learned, its Wilson interval the whisker
+            const int n = int(a.values.size()) + a.diverged;
+            if (n == 0) continue;
+            const double y = double(a.learned) / n;
+            s.points << QPointF(x, y);
+            s.learned << (a.learned * 2 > n);
+            QList<double> outcomes(a.values.begin(), a.values.end());
+            for (int k = 0; k < a.diverged; ++k) outcomes << 0.0;
+            s.replicates << outcomes;
+            s.spread << wilsonInterval(a.learned, n);
+            s.learnedOf << std::make_pair(a.learned, n);
+            yMax = std::max(yMax, 1.0);
+            continue;
+        }
         const SampleStats st = sampleStats(a.values);
         if (st.count > 0) {
             const int n = st.count + a.diverged;
@@ -82,7 +114,9 @@ FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &
 
 QList<std::pair<QString, FigureY>> figureYChoices()
 {
-    QList<std::pair<QString, FigureY>> out = {{QStringLiteral("final test loss"), FigureY{}}};
+    QList<std::pair<QString, FigureY>> out = {
+        {QStringLiteral("final test loss"), FigureY{}},
+        {QStringLiteral("P(learned), with its 95 % interval"), FigureY{{}, false, false, true}}};
     for (const auto &row : headStatTable()) { // the rows offered on the figures
         if (!row.onFigures) continue;
         const QString title = QString::fromUtf8(row.title), stat = QString::fromLatin1(row.name);
@@ -99,6 +133,7 @@ QList<std::pair<QString, FigureY>> figureYChoices()
 
 QString figureYName(const FigureY &y)
 {
+    if (y.learnedFraction) return QStringLiteral("p_learned");
     if (y.stat.isEmpty()) return QString::fromLatin1(metric::kFinalTestLoss);
     return y.stat + (y.largest ? QStringLiteral("_largest") : QString()) +
            (y.early ? QStringLiteral("@100") : QStringLiteral("@end"));
@@ -113,6 +148,7 @@ FigureY figureYFromName(const QString &name)
 
 double figureYOf(const RunResult &result, const FigureY &y)
 {
+    if (y.learnedFraction) return NAN; // an outcome of the session's rule, not of one result
     if (y.stat.isEmpty()) return finalTestLoss(result);
     const int64_t target = (result.phaseStarts.empty() ? 0 : result.phaseStarts.back()) + 100;
     double sum = 0;
@@ -145,6 +181,7 @@ namespace {
 // The y title and the title's start for a figure's y.
 QString yWords(const FigureY &y)
 {
+    if (y.learnedFraction) return QStringLiteral("P(learned)");
     for (const auto &[title, choice] : figureYChoices())
         if (choice == y && !y.stat.isEmpty())
             return y.largest ? title : title + QStringLiteral(" (mean over heads)");
@@ -180,6 +217,19 @@ void explainEmpty(FigureData &d, const Session &session, const FigureY &y)
 
 void applyY(FigureData &d, const FigureY &y)
 {
+    if (y.learnedFraction) { // the fraction of seeds, with its Wilson interval, on 0 … 1
+        d.yTitle = QStringLiteral("P(learned), fraction of seeds");
+        d.title.replace(QStringLiteral("Final test loss"), QStringLiteral("P(learned)"));
+        static const QRegularExpression point(
+            QStringLiteral(", (median and range|mean ± standard (error|deviation)) (over seeds|"
+                           "in bins of ¼ decade)"));
+        d.title.replace(point, QStringLiteral(", fraction learned \\3 with its 95 % interval"));
+        d.yColumn = figureYName(y);
+        d.lossAxis = false;
+        d.yFromZero = true;
+        d.yMax = 1.0;
+        return;
+    }
     if (y.stat.isEmpty()) return;
     d.yTitle = yWords(y);
     d.title.replace(QStringLiteral("Final test loss"),
@@ -224,7 +274,8 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
     }
     const ColourTable colours = colourTable(session);
     for (const auto &[nH, points] : byHeads) {
-        d.series.push_back(toSeries(QStringLiteral("n_H = %1").arg(nH), points, d.yMax, point));
+        d.series.push_back(
+            toSeries(QStringLiteral("n_H = %1").arg(nH), points, d.yMax, point, y.learnedFraction));
         d.series.back().colour = colours.sharedIndex(runsOf[nH]);
     }
     applyY(d, y);
@@ -341,7 +392,7 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
     std::sort(ranked.begin(), ranked.end());
     for (const auto &[rank, name] : ranked) {
         const auto &points = byConfig.at(name);
-        FigureSeries series = toSeries(name, points, d.yMax, point);
+        FigureSeries series = toSeries(name, points, d.yMax, point, y.learnedFraction);
         const auto style =
             colours.styleOf(configurationOf(session, *runsOf.at(name).front(), "lr"));
         series.colour = style.colour;

@@ -91,6 +91,10 @@ struct FigureY {
     // The largest over the run's heads instead of their mean (the largest attention logit, whose
     // growth Wortsman et al. tie to divergence).
     bool largest = false;
+    // The fraction of a point's runs that learned (by the session's rule; a diverged run did not),
+    // with its 95 % Wilson interval as the whisker: against η·√m_H, the paper's collapse from a
+    // grid as from a search (issue 52 item 1).
+    bool learnedFraction = false;
     bool operator==(const FigureY &) const = default;
 };
 // The choices, for a figure's y menu, with their view-state names ("final_test_loss",
