@@ -424,6 +424,16 @@ SweepRunner::~SweepRunner()
     d->join();
 }
 
+std::vector<size_t> startOrder(const std::vector<double> &work, bool mayEndEarly, size_t slots)
+{
+    std::vector<size_t> order(work.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    if (slots > 1 && !mayEndEarly)
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t a, size_t b) { return work[a] > work[b]; });
+    return order;
+}
+
 std::vector<size_t> placeOnDevices(const std::vector<double> &costs, size_t devices)
 {
     std::vector<size_t> order(costs.size());
@@ -691,13 +701,15 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     for (size_t round = 0; round < rounds; ++round)
         for (size_t k = 0; k < devices.size(); ++k)
             if (round == 0 || devices[k] != "cpu" || cpuOnly) slots.push_back(k);
-    // Longest first where there are several slots, so that the last ensemble to finish is a short
-    // one; `work` is each ensemble's ensembleWork in the queue's order.
+    std::vector<double> costs;
+    bool mayEndEarly = false;
+    for (const auto &e : queue) {
+        costs.push_back(ensembleWork(e));
+        for (const auto &job : e) mayEndEarly = mayEndEarly || job.config.stopAfterLearned > 0;
+    }
     std::vector<std::pair<double, std::vector<SweepJob>>> byWork;
-    for (auto &e : queue) byWork.emplace_back(ensembleWork(e), std::move(e));
-    if (slots.size() > 1)
-        std::stable_sort(byWork.begin(), byWork.end(),
-                         [](const auto &a, const auto &b) { return a.first > b.first; });
+    for (const size_t i : startOrder(costs, mayEndEarly, slots.size()))
+        byWork.emplace_back(costs[i], std::move(queue[i]));
     queue.clear();
     std::vector<double> work;
     for (auto &[cost, e] : byWork) {

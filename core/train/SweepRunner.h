@@ -68,6 +68,13 @@ struct SweepJob {
     std::string startedAt;      // a resumed run's first start (RunOrigin), kept in its new result
 };
 
+// The order a sweep's ensembles start in, given each one's work (ensembleWork): longest first
+// where several slots train at once, so that the last to finish is a short one; the queue's order
+// (the sweep's) where one slot trains, or where a run may end early (stop_after_learned), whose
+// work is not known beforehand: a lesson then trains the runs it lists first first (the classroom
+// preset's contrast at the large η, side by side on two cores).
+std::vector<size_t> startOrder(const std::vector<double> &work, bool mayEndEarly, size_t slots);
+
 // Several GPUs: at least one ensemble per device where there are runs enough. The largest ensemble
 // that starts at step 0 is split in two until there is (ten runs of one shape on four cards train
 // as 2 + 2 + 3 + 3, not all ten on one card while three wait). Then, while an ensemble's work

@@ -180,6 +180,26 @@ private Q_SLOTS:
         QCOMPARE(plan(0, 3, 0, 0), P(1, 1)); // cores unknown
     }
 
+    // Longest first where several slots train at once; the sweep's order where runs may end early
+    // (stop_after_learned: their work is not known), so that the classroom preset's contrast at
+    // the large η trains first, its two runs side by side (issue 52 item 6).
+    void runsThatMayEndEarlyStartInTheSweepsOrder()
+    {
+        using V = std::vector<size_t>;
+        QCOMPARE(startOrder({1, 3, 2}, false, 2), (V{1, 2, 0}));
+        QCOMPARE(startOrder({1, 3, 2}, true, 2), (V{0, 1, 2}));
+        QCOMPARE(startOrder({1, 3, 2}, false, 1), (V{0, 1, 2}));
+        Session classroom = loadPreset("classroom");
+        expandSweep(classroom);
+        QVERIFY(classroom.base.stopAfterLearned > 0);
+        QCOMPARE(classroom.runs.size(), size_t(4));
+        const double large = classroom.runs[0].config.lr;
+        for (const auto &run : classroom.runs) QVERIFY(run.config.lr <= large);
+        QCOMPARE(classroom.runs[1].config.lr, large); // the contrast: 1 and 12 heads at the large η
+        QCOMPARE(classroom.runs[0].config.model.heads.front(), int64_t(1));
+        QCOMPARE(classroom.runs[1].config.model.heads.front(), int64_t(12));
+    }
+
     // On several GPUs each card gets an ensemble where there are runs enough: ten runs of one
     // shape on four cards train as four ensembles, not one. Resumed ensembles keep their runs.
     void everyGpuGetsAnEnsembleWhereThereAreRunsEnough()

@@ -180,6 +180,26 @@ void TestUiTraining::theRunTableReadsAsOneTable()
 
 void TestUiTraining::theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly()
 {
+    // A session of two η (the classroom preset's) lights both; a press lights the one pressed
+    // and the lesson sweeps it alone; the buttons stay where they were.
+    {
+        LessonStrip alone;
+        Session two = uitest::tinySession();
+        two.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}},
+                    SweepAxis{"lr", {uitest::num(1.5e-3), uitest::num(7e-3)}}};
+        alone.setSession(two);
+        QCOMPARE(alone.learningRates(), (QList<double>{1.5e-3, 7e-3}));
+        QVERIFY(std::isnan(alone.learningRate()));
+        const QList<double> buttons = alone.learningRateButtons();
+        alone.chooseLearningRate(7e-3);
+        QCOMPARE(alone.learningRates(), QList<double>{7e-3});
+        const Session lesson = alone.lesson(two);
+        alone.setSession(lesson);
+        QCOMPARE(alone.learningRateButtons(), buttons);
+        QCOMPARE(alone.learningRates(), QList<double>{7e-3});
+        QCOMPARE(alone.heads(), (QList<int64_t>{1, 2}));
+    }
+
     QTemporaryDir dir;
     Session s = uitest::tinySession(4000);
     s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}},
@@ -199,6 +219,7 @@ void TestUiTraining::theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly()
     QVERIFY(window.startSweep());
     QTRY_VERIFY_WITH_TIMEOUT(window.model()->run(0).result.stepsDone > 100, 60000);
 
+    const QList<double> buttons = strip->learningRateButtons();
     strip->chooseLearningRate(2e-3);
     auto lrOf = [&] {
         for (const auto &axis : window.model()->session().axes)
@@ -208,6 +229,9 @@ void TestUiTraining::theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly()
     QTRY_VERIFY_WITH_TIMEOUT(lrOf() == 2e-3 && window.controller()->isRunning(), 30000);
     QCOMPARE(window.model()->runCount(), 2);
     for (int i = 0; i < 2; ++i) QCOMPARE(window.model()->run(i).config.lr, 2e-3);
+    // The strip shows the new state with the same buttons: the pressed η alone is lit.
+    QTRY_COMPARE(strip->learningRates(), QList<double>{2e-3});
+    QCOMPARE(strip->learningRateButtons(), buttons);
     auto *loss = qobject_cast<LossChartView *>(window.figure("loss"));
     QVERIFY(loss);
     QVERIFY(loss->ghostCount() >= 1); // the η = 1e-3 runs, faintly
@@ -218,10 +242,10 @@ void TestUiTraining::theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly()
         if (auto *line = qobject_cast<QLineSeries *>(series);
             line && line->pen().color().alphaF() < 0.5 && line->count() > 0) {
             ++faint;
-            named = named || line->name() == QStringLiteral("earlier runs (faint)");
+            named = named || line->name() == QStringLiteral("earlier, η = 0.001 (faint)");
         }
     QCOMPARE(faint, loss->ghostCount());
-    QVERIFY(named); // one legend entry for them all
+    QVERIFY(named); // one legend entry for them all, with the η they had
 
     // A head count pressed: its runs join at the chosen η.
     QTRY_VERIFY_WITH_TIMEOUT(window.model()->run(0).result.stepsDone > 50, 60000);

@@ -48,16 +48,26 @@ LessonStrip::LessonStrip(QWidget *parent)
     layout->addLayout(m_headsRow);
     layout->addSpacing(24);
     layout->addLayout(m_lrRow);
-    layout->addStretch(1);
+    layout->addSpacing(24);
+    // What to look for: the session's description (a preset's says what the lesson shows).
+    m_lookFor = new QLabel(this);
+    m_lookFor->setWordWrap(true);
+    m_lookFor->setObjectName(QStringLiteral("lookFor"));
+    layout->addWidget(m_lookFor, 1);
     m_headsGroup = new QButtonGroup(this);
     m_headsGroup->setExclusive(false); // several head counts side by side
     m_lrGroup = new QButtonGroup(this);
-    m_lrGroup->setExclusive(true); // one η at a time: the figure compares heads at it
+    // A press chooses one η, at which the figure compares heads; a session that sweeps several
+    // lights each of them, so that the strip shows what is on screen.
+    m_lrGroup->setExclusive(false);
     connect(m_headsGroup, &QButtonGroup::buttonClicked, this, [this](QAbstractButton *b) {
         if (heads().isEmpty()) b->setChecked(true); // at least one head count
         Q_EMIT lessonChanged();
     });
-    connect(m_lrGroup, &QButtonGroup::buttonClicked, this, [this] { Q_EMIT lessonChanged(); });
+    connect(m_lrGroup, &QButtonGroup::buttonClicked, this, [this](QAbstractButton *pressed) {
+        for (auto *b : m_lrGroup->buttons()) b->setChecked(b == pressed);
+        Q_EMIT lessonChanged();
+    });
     // A pressed value must read as pressed from the back of the room.
     setStyleSheet(
         QStringLiteral("QPushButton { padding: 4px 10px; } QPushButton:checked { "
@@ -71,33 +81,64 @@ QPushButton *LessonStrip::addButton(QHBoxLayout *row, const QString &text, QButt
 {
     auto *b = new QPushButton(text, this);
     b->setCheckable(true);
-    QFont f = QApplication::font();
-    f.setPointSizeF(f.pointSizeF() * 1.3); // read from the back of a room, in presenter mode too
-    f.setBold(true);
-    b->setFont(f);
-    b->setMinimumWidth(b->fontMetrics().horizontalAdvance(text) + 28);
-    b->setMinimumHeight(b->fontMetrics().height() + 14);
     group->addButton(b, int(group->buttons().size()));
     row->addWidget(b);
     return b;
 }
 
+// Type 1.3 times the application's (read from the back of a room), which presenter mode
+// enlarges: the rows' labels and every button.
+void LessonStrip::applyType()
+{
+    QFont f = QApplication::font();
+    f.setPointSizeF(f.pointSizeF() * 1.3);
+    f.setBold(true);
+    for (auto *row : {m_headsRow, m_lrRow})
+        if (auto *label = qobject_cast<QLabel *>(row->itemAt(0)->widget())) label->setFont(f);
+    QFont look = QApplication::font();
+    look.setPointSizeF(look.pointSizeF() * 1.15);
+    m_lookFor->setFont(look);
+    for (auto *group : {m_headsGroup, m_lrGroup})
+        for (auto *b : group->buttons()) {
+            b->setFont(f);
+            b->setMinimumWidth(b->fontMetrics().horizontalAdvance(b->text()) + 28);
+            b->setMinimumHeight(b->fontMetrics().height() + 14);
+        }
+}
+
 void LessonStrip::setSession(const Session &session)
 {
-    clearRow(m_headsRow, m_headsGroup);
-    clearRow(m_lrRow, m_lrGroup);
-    // Type 1.3 times the application's, which presenter mode enlarges.
-    for (auto *row : {m_headsRow, m_lrRow})
-        if (auto *label = qobject_cast<QLabel *>(row->itemAt(0)->widget())) {
-            QFont f = QApplication::font();
-            f.setPointSizeF(f.pointSizeF() * 1.3);
-            f.setBold(true);
-            label->setFont(f);
-        }
     const auto widths = axisNumbers(session, "d_model");
     const int64_t width = widths.empty() ? session.base.model.dModel : int64_t(widths.front());
     std::vector<double> sweptHeads = axisNumbers(session, "heads");
     if (sweptHeads.empty()) sweptHeads = {double(session.base.model.heads.front())};
+    std::vector<double> sweptLr = axisNumbers(session, "lr");
+    if (sweptLr.empty()) sweptLr = {session.base.lr};
+    // The buttons stay where they are while the session's values are among them (a press
+    // replaced the runs): only a session with other values, or another width, lays them out anew.
+    bool same = width == m_width && !m_headValues.isEmpty();
+    for (double h : sweptHeads) same = same && m_headValues.contains(int64_t(h));
+    for (double lr : sweptLr) same = same && m_lrValues.contains(lr);
+    if (!same) layOut(width, sweptHeads, sweptLr);
+    m_lookFor->setText(QString::fromStdString(session.description));
+    m_lookFor->setVisible(!session.description.empty());
+    applyType();
+    for (int i = 0; i < m_headValues.size(); ++i)
+        m_headsGroup->button(i)->setChecked(std::find(sweptHeads.begin(), sweptHeads.end(),
+                                                      double(m_headValues[i])) != sweptHeads.end());
+    for (int i = 0; i < m_lrValues.size(); ++i)
+        m_lrGroup->button(i)->setChecked(std::find(sweptLr.begin(), sweptLr.end(), m_lrValues[i]) !=
+                                         sweptLr.end());
+}
+
+// The buttons: head counts that divide the width (the session's and the usual ones, at most
+// eight), learning rates around the session's (at most six).
+void LessonStrip::layOut(int64_t width, const std::vector<double> &sweptHeads,
+                         const std::vector<double> &sweptLr)
+{
+    clearRow(m_headsRow, m_headsGroup);
+    clearRow(m_lrRow, m_lrGroup);
+    m_width = width;
     std::set<int64_t> headSet;
     for (double h : sweptHeads) headSet.insert(int64_t(h));
     for (int64_t h : {1, 2, 3, 4, 6, 8, 12, 16})
@@ -105,21 +146,17 @@ void LessonStrip::setSession(const Session &session)
     m_headValues.clear();
     for (int64_t h : headSet)
         if (width % h == 0) m_headValues << h;
-    std::vector<double> sweptLr = axisNumbers(session, "lr");
-    if (sweptLr.empty()) sweptLr = {session.base.lr};
     std::set<double> lrSet(sweptLr.begin(), sweptLr.end());
     for (double lr : {1e-3, 2e-3, 3e-3, 6e-3, 1e-2})
         if (lrSet.size() < 6) lrSet.insert(lr);
     m_lrValues = QList<double>(lrSet.begin(), lrSet.end());
-    for (int64_t h : m_headValues) {
-        auto *b = addButton(m_headsRow, QString::number(h), m_headsGroup);
-        b->setChecked(std::find(sweptHeads.begin(), sweptHeads.end(), double(h)) !=
-                      sweptHeads.end());
-    }
-    for (double lr : m_lrValues) {
-        auto *b = addButton(m_lrRow, displayLabel(exactNumber(lr)), m_lrGroup);
-        b->setChecked(lr == sweptLr.front());
-    }
+    for (int64_t h : m_headValues) addButton(m_headsRow, QString::number(h), m_headsGroup);
+    for (double lr : m_lrValues) addButton(m_lrRow, displayLabel(exactNumber(lr)), m_lrGroup);
+}
+
+QString LessonStrip::lookFor() const
+{
+    return m_lookFor->isVisibleTo(this) ? m_lookFor->text() : QString();
 }
 
 QList<int64_t> LessonStrip::heads() const
@@ -132,8 +169,16 @@ QList<int64_t> LessonStrip::heads() const
 
 double LessonStrip::learningRate() const
 {
-    const int i = m_lrGroup->checkedId();
-    return i >= 0 && i < m_lrValues.size() ? m_lrValues[i] : NAN;
+    const QList<double> lrs = learningRates();
+    return lrs.size() == 1 ? lrs.front() : NAN;
+}
+
+QList<double> LessonStrip::learningRates() const
+{
+    QList<double> out;
+    for (int i = 0; i < m_lrValues.size(); ++i)
+        if (m_lrGroup->button(i) && m_lrGroup->button(i)->isChecked()) out << m_lrValues[i];
+    return out;
 }
 
 void LessonStrip::chooseLearningRate(double lr)
@@ -168,7 +213,9 @@ Session LessonStrip::lesson(const Session &session) const
     std::vector<double> h;
     for (int64_t v : heads()) h.push_back(double(v));
     setAxis("heads", h);
-    if (std::isfinite(learningRate())) setAxis("lr", {learningRate()});
+    std::vector<double> lrs;
+    for (double v : learningRates()) lrs.push_back(v);
+    if (!lrs.empty()) setAxis("lr", lrs);
     return out;
 }
 

@@ -23,16 +23,22 @@ public:
 
     // The buttons for `session`: head counts that divide its width (its own and the usual 1, 2,
     // 3, 4, 6, 8, 12, 16; at most eight), learning rates around its own (at most six), pressed
-    // where the session sweeps them.
+    // where the session sweeps them (every η it sweeps: the strip shows what is on screen). The
+    // buttons stay in place while the session's values are among them.
     void setSession(const Session &session);
     QList<int64_t> heads() const;
+    // The η pressed: one after a press; each η of a session that sweeps several (then
+    // learningRate() is NaN).
     double learningRate() const;
+    QList<double> learningRates() const;
+    QList<double> learningRateButtons() const { return m_lrValues; } // the buttons' values
+    QString lookFor() const;                                         // the text beside them
     // As a click on the button of that value does (tests, presets).
     void chooseLearningRate(double lr);
     void toggleHeads(int64_t heads);
 
-    // The lesson's sweep: `session` with heads over the pressed head counts and η the chosen one
-    // (every other axis kept).
+    // The lesson's sweep: `session` with heads over the pressed head counts and η over the
+    // pressed ones (every other axis kept).
     Session lesson(const Session &session) const;
 
 Q_SIGNALS:
@@ -41,10 +47,15 @@ Q_SIGNALS:
 
 private:
     QPushButton *addButton(QHBoxLayout *row, const QString &text, QButtonGroup *group);
+    void applyType();
+    void layOut(int64_t width, const std::vector<double> &sweptHeads,
+                const std::vector<double> &sweptLr);
     QHBoxLayout *m_headsRow, *m_lrRow;
     QButtonGroup *m_headsGroup, *m_lrGroup;
     QList<int64_t> m_headValues;
     QList<double> m_lrValues;
+    int64_t m_width = 0; // the width the head buttons divide
+    QLabel *m_lookFor;   // what to look for: the session's description
 };
 
 } // namespace headlab::ui

@@ -326,6 +326,9 @@ void MainWindow::saveView()
     ViewState state;
     for (auto *f : m_figures) f->saveViewState(state);
     if (auto *f = currentFigure()) state["chart"] = f->figureId().toStdString();
+    // The lesson strip: said where it is on, or where the session said it was.
+    if (m_lessonAction->isChecked() || m_model->session().view.count("lesson"))
+        state["lesson"] = m_lessonAction->isChecked() ? "true" : "false";
     for (const auto &[k, v] : state) m_model->setViewState(k, v);
 }
 
@@ -356,6 +359,9 @@ void MainWindow::restoreView()
     }
     updateFigureTabs();
     showFigure(chart);
+    // A lesson (the classroom presets) opens with its strip: the buttons and what to look for.
+    if (const auto lesson = view.find("lesson"); lesson != view.end())
+        m_lessonAction->setChecked(lesson->second == "true");
     m_restoring = false;
     if (auto *f = currentFigure()) f->refresh();
 }

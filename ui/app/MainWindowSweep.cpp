@@ -143,7 +143,8 @@ void MainWindow::startLesson()
     for (const auto &run : shown.runs)
         if (!run.result.test.empty())
             ghosts.push_back(
-                {runLabel(shown, run), run.result.test, std::max(0, colours.indexOf(run))});
+                {runLabel(shown, run), run.result.test, std::max(0, colours.indexOf(run)),
+                 QStringLiteral("η = %1").arg(displayLabel(exactNumber(run.config.lr)))});
     Session lesson = m_lessonStrip->lesson(shown);
     m_model->setSweep(lesson);
     m_form->loadFrom(m_model->session());
