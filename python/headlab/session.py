@@ -327,8 +327,9 @@ class Session:
             if name != "combinations":
                 add(str(name))
         for combination in self.sweep.get("combinations") or []:
-            for name in sorted(combination):
-                add(str(name))
+            # Keys as text: a key YAML reads as a number (`1: …`) sorts with the others.
+            for name in sorted(str(n) for n in combination) if isinstance(combination, dict) else []:
+                add(name)
         for run in records:
             for name in sorted(run.labels):
                 add(name)
