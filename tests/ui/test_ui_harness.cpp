@@ -28,6 +28,7 @@
 #include "ui/figures/FigureTable.h"
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/InsideHeadsView.h"
+#include "ui/figures/ParallelCoordinatesView.h"
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
 
@@ -374,6 +375,35 @@ const std::vector<Action> &actions()
                      }
              }
              QCOMPARE(fromCsv, fromFigure);
+         }},
+        {"parallel coordinates: a click on a line of each run",
+         [](Walk &w) {
+             auto *coords = qobject_cast<ParallelCoordinatesView *>(w.window->figure("coords"));
+             QVERIFY(coords);
+             if (!offered(w.window, "coords")) return;
+             w.window->showFigure("coords");
+             settle();
+             // Each line's last segment, where no other line passes nearer: the hover names its
+             // run and a click selects exactly it (at most 24 a session, the walk stays short).
+             int clicked = 0;
+             for (const auto &[run, points] : coords->drawnLines()) {
+                 if (clicked >= 24) break;
+                 const QPoint at = ((points[points.size() - 2] + points.back()) / 2).toPoint();
+                 if (coords->runAt(at) != run) continue; // another line passes nearer
+                 QVERIFY2(coords->hoverText(at).startsWith(QStringLiteral("run %1:").arg(run + 1)),
+                          qPrintable(coords->hoverText(at)));
+                 QTest::mouseClick(coords->canvas(), Qt::LeftButton, {}, at);
+                 settle();
+                 QCOMPARE(selectedRows(w.window->runTable()), QList<int>{run});
+                 ++clicked;
+             }
+             const bool finished =
+                 std::any_of(w.session.runs.begin(), w.session.runs.end(), [](const SessionRun &r) {
+                     return r.result.status == RunStatus::Done;
+                 });
+             QVERIFY2(!finished || clicked > 0, "no line of a finished run could be clicked");
+             w.window->runTable()->clearSelection();
+             settle();
          }},
         {"every run row",
          [](Walk &w) {

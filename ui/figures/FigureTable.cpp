@@ -7,6 +7,7 @@
 #include "ui/figures/InsideHeadsView.h"
 #include "ui/figures/LearningRateChartView.h"
 #include "ui/figures/LossChartView.h"
+#include "ui/figures/ParallelCoordinatesView.h"
 #include "ui/figures/RankChartView.h"
 #include "ui/figures/ScalingChartView.h"
 #include "ui/figures/SmallMultiplesView.h"
@@ -111,6 +112,13 @@ const QList<FigureSpec> &figureTable()
          {},
          nullptr,
          make<SmallMultiplesView>},
+        {"coords",
+         {"parallel", "parallel_coordinates"},
+         QT_TRANSLATE_NOOP("Figure", "Parallel coordinates"),
+         {{"all_runs_parallel_coordinates", "coords", {}}},
+         {},
+         nullptr,
+         make<ParallelCoordinatesView>},
         {"rank",
          {"loss_vs_rank"},
          QT_TRANSLATE_NOOP("Figure", "Loss vs rank"),

@@ -17,6 +17,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -31,6 +32,7 @@ public:
     {
         setMinimumSize(320, 240);
         setAttribute(Qt::WA_OpaquePaintEvent);
+        setMouseTracking(true);
     }
 
 protected:
@@ -39,6 +41,14 @@ protected:
         QPainter p(this);
         p.setRenderHint(QPainter::Antialiasing);
         m_view->paintGrid(p, QRectF(rect()));
+    }
+    void mouseMoveEvent(QMouseEvent *e) override
+    {
+        const QString text = m_view->hoverText(e->position());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), text, this);
     }
     void mousePressEvent(QMouseEvent *e) override
     {
@@ -200,6 +210,57 @@ QList<int> SmallMultiplesView::runsAt(const QPointF &pos) const
         out << i;
     }
     return out;
+}
+
+QString SmallMultiplesView::hoverText(const QPointF &pos) const
+{
+    const auto &s = m_model->session();
+    const QStringList rows =
+        rowAxis().empty() ? QStringList{QString()} : axisValueLabels(s, rowAxis());
+    const QStringList cols =
+        columnAxis().empty() ? QStringList{QString()} : axisValueLabels(s, columnAxis());
+    const QRectF grid = legendFor(QRectF(m_canvasWidget->rect())).grid;
+    const double fs = m_theme.fontScale;
+    const double pw = grid.width() / std::max<int>(1, int(cols.size())),
+                 ph = grid.height() / std::max<int>(1, int(rows.size()));
+    const int c = int((pos.x() - grid.left()) / pw), r = int((pos.y() - grid.top()) / ph);
+    if (pos.x() < grid.left() || pos.y() < grid.top() || c >= cols.size() || r >= rows.size())
+        return {};
+    // The panel's plot, as paintGrid draws it, and its scale.
+    const QRectF panel(grid.left() + c * pw, grid.top() + r * ph, pw, ph);
+    const QRectF plot = panel.adjusted(4 * fs, 16 * fs, -4 * fs, -4 * fs);
+    const GridScale scale = gridScale();
+    auto toPoint = [&](double step, double v) {
+        const double fx =
+            scale.logX ? std::log(std::max(step, 1.0)) / std::log(scale.xMax) : step / scale.xMax;
+        const double fy = std::clamp(v / scale.yMax, 0.0, 1.02);
+        return QPointF(plot.left() + fx * plot.width(), plot.bottom() - fy * plot.height());
+    };
+    // The nearest drawn point of a run of this panel, within 8 pixels.
+    double best = 8;
+    QString text;
+    for (int i = 0; i < int(s.runs.size()); ++i) {
+        const auto &run = s.runs[size_t(i)];
+        if (!rowAxis().empty() && axisLabel(run, rowAxis()) != rows[r]) continue;
+        if (!columnAxis().empty() && axisLabel(run, columnAxis()) != cols[c]) continue;
+        for (const bool test : {true, false}) {
+            if (!test && !m_showTrain->isChecked()) continue;
+            for (const auto &pt : test ? run.result.test : run.result.train) {
+                if (!std::isfinite(pt.value)) continue;
+                const QPointF at = toPoint(double(pt.step), pt.value);
+                const double d = std::hypot(at.x() - pos.x(), at.y() - pos.y());
+                if (d >= best) continue;
+                best = d;
+                text = tr("run %1: %2\n%3 loss %4 at step %5")
+                           .arg(i + 1)
+                           .arg(runLabel(s, run))
+                           .arg(test ? tr("test") : tr("train"))
+                           .arg(formatNumber(pt.value))
+                           .arg(pt.step);
+            }
+        }
+    }
+    return text;
 }
 
 SmallMultiplesView::Legend SmallMultiplesView::legendFor(const QRectF &area) const

@@ -34,6 +34,10 @@ public:
     // by name (ln 10, ⅔ ln 10, ...) in the task's order, which is the order they are labelled in
     // where not all fit; or round values where the task has none.
     QList<std::pair<double, QString>> yTicks() const;
+    // What is under `pos` (canvas pixels): the nearest point of a curve of that panel within 8
+    // pixels, as its run, the curve (test or train), its loss and its step; "" for none. The
+    // canvas's tooltip while the mouse moves.
+    QString hoverText(const QPointF &pos) const;
 
 private:
     struct Legend {

@@ -1,0 +1,486 @@
+// ParallelCoordinatesView.cpp — see ParallelCoordinatesView.h.
+#include "ui/figures/ParallelCoordinatesView.h"
+
+#include "core/metrics/LearnedRule.h"
+#include "core/session/Replicates.h"
+#include "core/session/SweepAxes.h"
+
+#include "ui/model/AxisRange.h"
+#include "ui/model/RunMetrics.h"
+#include "ui/model/SessionModel.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+namespace headlab::ui {
+
+namespace {
+const QString kOutcome = QStringLiteral("final_test_loss");
+
+// The distance from `p` to the segment a–b.
+double segmentDistance(const QPointF &p, const QPointF &a, const QPointF &b)
+{
+    const QPointF ab = b - a;
+    const double length2 = QPointF::dotProduct(ab, ab);
+    const double t =
+        length2 > 0 ? std::clamp(QPointF::dotProduct(p - a, ab) / length2, 0.0, 1.0) : 0.0;
+    const QPointF q = a + t * ab;
+    return std::hypot(p.x() - q.x(), p.y() - q.y());
+}
+} // namespace
+
+class ParallelCoordinatesCanvas : public QWidget {
+public:
+    explicit ParallelCoordinatesCanvas(ParallelCoordinatesView *view)
+        : QWidget(view)
+        , m_view(view)
+    {
+        setMinimumSize(320, 240);
+        setAttribute(Qt::WA_OpaquePaintEvent);
+        setMouseTracking(true);
+    }
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter p(this);
+        p.setRenderHint(QPainter::Antialiasing);
+        m_view->paint(p, QRectF(rect()));
+    }
+    void mouseMoveEvent(QMouseEvent *e) override
+    {
+        const QString text = m_view->hoverText(e->position());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), text, this);
+    }
+    void mousePressEvent(QMouseEvent *e) override
+    {
+        const QList<int> runs = m_view->runsAtClick(e->position());
+        if (!runs.isEmpty()) Q_EMIT m_view->runsActivated(runs);
+    }
+
+private:
+    ParallelCoordinatesView *m_view;
+};
+
+ParallelCoordinatesView::ParallelCoordinatesView(SessionModel *model, QWidget *parent)
+    : FigureView(model, parent)
+{
+    controlsLayout()->addWidget(
+        new QLabel(tr("One line per finished run, across its axes to its final test loss. Hover "
+                      "a line for its run; click it, or a value on an axis, to select runs."),
+                   this));
+    controlsLayout()->addStretch(1);
+    m_canvasWidget = new ParallelCoordinatesCanvas(this);
+    setCanvas(m_canvasWidget);
+}
+
+QString ParallelCoordinatesView::title() const
+{
+    return tr("Every finished run across its axes to its final test loss, coloured by verdict");
+}
+
+QStringList ParallelCoordinatesView::axes() const
+{
+    QStringList out;
+    for (const auto &axis : configurationAxes(m_model->session()))
+        out << QString::fromStdString(axis);
+    int at = 0;
+    for (const QString &first : {QStringLiteral("d_model"), QStringLiteral("heads")})
+        if (const int i = int(out.indexOf(first)); i >= 0) out.move(i, at++);
+    out << kOutcome;
+    return out;
+}
+
+double ParallelCoordinatesView::Scale::position(const QString &label) const
+{
+    if (continuous) {
+        const double v = label.toDouble();
+        const double f = log ? (std::log(v) - std::log(lo)) / (std::log(hi) - std::log(lo))
+                             : (v - lo) / (hi - lo);
+        return std::isfinite(f) ? std::clamp(f, 0.0, 1.0) : 0.5;
+    }
+    const int at = int(labels.indexOf(label));
+    // A value the axis lacks (a run of an older sweep) in the middle.
+    return labels.size() <= 1 || at < 0 ? 0.5 : double(at) / double(labels.size() - 1);
+}
+
+QList<std::pair<double, QString>> ParallelCoordinatesView::Scale::ticks() const
+{
+    QList<std::pair<double, QString>> out;
+    if (!continuous) {
+        for (const QString &label : labels) out << std::make_pair(position(label), label);
+        return out;
+    }
+    auto add = [&](double v) {
+        const QString text = QString::number(v, 'g', 6);
+        out << std::make_pair(position(text), text);
+    };
+    if (log) {
+        for (double e = std::ceil(std::log10(lo) - 1e-9); e <= std::log10(hi) + 1e-9; e += 1)
+            add(std::pow(10.0, e));
+        if (hi / lo <= 100) // two decades or less: 2 and 5 × 10^k too (AxisRange.h)
+            for (const double v : roundLogTicks(lo, hi)) add(v);
+    } else {
+        const LinearTicks nice = niceTicks(lo, hi, 6);
+        for (int k = 0; k < nice.count; ++k) add(nice.first + k * nice.step);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<ParallelCoordinatesView::Scale> ParallelCoordinatesView::scales() const
+{
+    const Session &s = m_model->session();
+    std::vector<Scale> out;
+    QStringList names = axes();
+    names.removeLast(); // the outcome
+    for (const QString &axis : names) {
+        Scale scale;
+        scale.labels = axisValueLabels(s, axis.toStdString());
+        bool numeric = scale.labels.size() > 8;
+        double lo = HUGE_VAL, hi = -HUGE_VAL;
+        for (const QString &label : scale.labels) {
+            bool ok = false;
+            const double v = label.toDouble(&ok);
+            numeric = numeric && ok && std::isfinite(v);
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+        if (numeric && hi > lo) {
+            scale.continuous = true;
+            scale.log = lo > 0 && hi / lo >= 20;
+            scale.lo = lo;
+            scale.hi = hi;
+        }
+        out.push_back(std::move(scale));
+    }
+    return out;
+}
+
+// The outcome axis's top: the loss at initialisation (ln 22 for addition) with a margin, or a
+// top a blown-up run cannot flatten the axis with (AxisRange.h) where the task has none.
+double ParallelCoordinatesView::lossTop() const
+{
+    const Session &s = m_model->session();
+    const double initial = initialLossOf(s);
+    if (initial > 0) return initial * 1.05;
+    std::vector<double> values;
+    for (const auto &run : s.runs) values.push_back(finalTestLoss(run.result));
+    const double top = robustTop(values, 1.0).top * 1.05;
+    return top > 0 ? top : 1.0;
+}
+
+ParallelCoordinatesView::Layout ParallelCoordinatesView::layoutFor(const QRectF &area) const
+{
+    const double fs = m_theme.fontScale;
+    Layout l;
+    const QStringList names = axes();
+    // Room for the title, the legend and the axes' names above; the last axis's tick labels on
+    // the right.
+    const double top = area.top() + 70 * fs, bottom = area.bottom() - 16 * fs;
+    const double left = area.left() + 24 * fs, right = area.right() - 70 * fs;
+    l.plot = QRectF(left, top, std::max(10.0, right - left), std::max(10.0, bottom - top));
+    const int n = int(names.size());
+    for (int i = 0; i < n; ++i)
+        l.xs.push_back(n == 1 ? l.plot.center().x() : l.plot.left() + l.plot.width() * i / (n - 1));
+    return l;
+}
+
+std::vector<ParallelCoordinatesView::Line>
+ParallelCoordinatesView::lines(const Layout &layout) const
+{
+    const Session &s = m_model->session();
+    QStringList names = axes();
+    names.removeLast(); // the outcome
+    const std::vector<Scale> axisScales = scales();
+    const auto labels = configurationLabels(s); // each run's value on every axis
+    const double top = lossTop();
+    std::vector<Line> out;
+    for (int i = 0; i < int(s.runs.size()); ++i) {
+        const SessionRun &run = s.runs[size_t(i)];
+        const RunStatus status = run.result.status;
+        if (status != RunStatus::Done && status != RunStatus::Diverged &&
+            status != RunStatus::Stopped)
+            continue;
+        Line line;
+        line.run = i;
+        for (int k = 0; k < int(names.size()); ++k) {
+            const auto value = labels[size_t(i)].find(names[k].toStdString());
+            const double f =
+                value == labels[size_t(i)].end()
+                    ? 0.5
+                    : axisScales[size_t(k)].position(QString::fromStdString(value->second));
+            line.points.emplace_back(layout.xs[size_t(k)],
+                                     layout.plot.bottom() - f * layout.plot.height());
+        }
+        const double loss = finalTestLoss(run.result);
+        const bool diverged = status == RunStatus::Diverged || !std::isfinite(loss);
+        const double f = diverged ? 1.0 : std::clamp(loss / top, 0.0, 1.0);
+        line.points.emplace_back(layout.xs.back(), layout.plot.bottom() - f * layout.plot.height());
+        if (diverged) {
+            line.verdict = Line::Verdict::Diverged;
+        } else {
+            const auto verdict = learned(run.result, s.learnedRule);
+            line.verdict = !verdict   ? Line::Verdict::Unknown
+                           : *verdict ? Line::Verdict::Learned
+                                      : Line::Verdict::NotLearned;
+        }
+        out.push_back(std::move(line));
+    }
+    return out;
+}
+
+std::vector<std::pair<int, std::vector<QPointF>>> ParallelCoordinatesView::drawnLines() const
+{
+    std::vector<std::pair<int, std::vector<QPointF>>> out;
+    for (auto &line : lines(layoutFor(QRectF(m_canvasWidget->rect()))))
+        out.emplace_back(line.run, std::move(line.points));
+    return out;
+}
+
+int ParallelCoordinatesView::runAt(const QPointF &at, double radius) const
+{
+    int best = -1;
+    double bestDistance = radius;
+    for (const auto &line : lines(layoutFor(QRectF(m_canvasWidget->rect()))))
+        for (size_t k = 1; k < line.points.size(); ++k) {
+            const double d = segmentDistance(at, line.points[k - 1], line.points[k]);
+            if (d <= bestDistance) {
+                bestDistance = d;
+                best = line.run;
+            }
+        }
+    return best;
+}
+
+QString ParallelCoordinatesView::hoverText(const QPointF &at) const
+{
+    const int run = runAt(at);
+    if (run < 0) return {};
+    const Session &s = m_model->session();
+    const SessionRun &r = s.runs[size_t(run)];
+    const double loss = finalTestLoss(r.result);
+    const auto verdict = learned(r.result, s.learnedRule);
+    return tr("run %1: %2\nfinal test loss %3%4")
+        .arg(run + 1)
+        .arg(runLabel(s, r))
+        .arg(std::isfinite(loss) ? formatNumber(loss) : statusText(r.result.status))
+        .arg(!verdict   ? QString()
+             : *verdict ? tr(", learned")
+                        : tr(", not learned"));
+}
+
+QList<int> ParallelCoordinatesView::runsAtClick(const QPointF &at) const
+{
+    // A value's label, right of its axis (its text, as drawn): every run of that value. Before
+    // the lines, which pass under the labels.
+    const Layout l = layoutFor(QRectF(m_canvasWidget->rect()));
+    QStringList names = axes();
+    names.removeLast();
+    const std::vector<Scale> axisScales = scales();
+    const Session &s = m_model->session();
+    const QFontMetricsF fm(m_theme.font(7.5));
+    for (int k = 0; k < int(names.size()); ++k) {
+        const Scale &scale = axisScales[size_t(k)];
+        if (scale.continuous) continue; // its ticks are round numbers, not values
+        for (const QString &label : scale.labels) {
+            const double y = l.plot.bottom() - scale.position(label) * l.plot.height();
+            const QRectF box(l.xs[size_t(k)] + 5, y - fm.height() / 2,
+                             fm.horizontalAdvance(displayLabel(label)) + 2, fm.height());
+            if (!box.contains(at)) continue;
+            QList<int> runs;
+            const auto labels = configurationLabels(s);
+            for (int i = 0; i < int(s.runs.size()); ++i)
+                if (const auto it = labels[size_t(i)].find(names[k].toStdString());
+                    it != labels[size_t(i)].end() && QString::fromStdString(it->second) == label)
+                    runs << i;
+            return runs;
+        }
+    }
+    if (const int run = runAt(at); run >= 0) return {run};
+    return {};
+}
+
+void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
+{
+    const ChartTheme &t = m_theme;
+    const double fs = t.fontScale;
+    const Session &s = m_model->session();
+    p.fillRect(area, t.background);
+    p.setPen(t.foreground);
+    drawFittedText(p, QRectF(area.left(), area.top() + 4, area.width(), 24 * fs), title(),
+                   t.font(11, true), 7.0, Qt::AlignCenter);
+    const Layout l = layoutFor(area);
+    const std::vector<Line> drawn = lines(l);
+    // Colours by verdict: learned and not learned as the first two series colours, diverged in
+    // the theme's own colour, runs without a verdict (tasks that give none) muted.
+    auto colourOf = [&](Line::Verdict v) {
+        switch (v) {
+        case Line::Verdict::Learned:
+            return t.seriesColor(0);
+        case Line::Verdict::NotLearned:
+            return t.seriesColor(1);
+        case Line::Verdict::Diverged:
+            return t.diverged;
+        case Line::Verdict::Unknown:
+            break;
+        }
+        return t.muted;
+    };
+    // The legend: the verdicts drawn, and how many runs each.
+    {
+        int counts[4] = {0, 0, 0, 0};
+        for (const auto &line : drawn) ++counts[int(line.verdict)];
+        const char *names[4] = {QT_TR_NOOP("learned"), QT_TR_NOOP("not learned"),
+                                QT_TR_NOOP("no verdict"), QT_TR_NOOP("diverged")};
+        p.setFont(t.font(8.5));
+        const QFontMetricsF fm(p.font());
+        double x = area.left() + 24 * fs;
+        const double y = area.top() + 32 * fs;
+        for (int v = 0; v < 4; ++v) {
+            if (counts[v] == 0) continue;
+            const QString text = tr("%1 (%2)").arg(tr(names[v])).arg(counts[v]);
+            p.setPen(QPen(colourOf(Line::Verdict(v)), t.line(2.5)));
+            p.drawLine(QPointF(x, y + 8 * fs), QPointF(x + 18 * fs, y + 8 * fs));
+            p.setPen(t.foreground);
+            p.drawText(QRectF(x + 22 * fs, y, fm.horizontalAdvance(text) + 4, 16 * fs),
+                       Qt::AlignLeft | Qt::AlignVCenter, text);
+            x += 22 * fs + fm.horizontalAdvance(text) + 16 * fs;
+        }
+        if (drawn.empty()) {
+            p.setPen(t.muted);
+            p.drawText(QRectF(x, y, area.right() - x, 16 * fs), Qt::AlignLeft | Qt::AlignVCenter,
+                       tr("Lines appear as runs finish (0 of %1 finished).").arg(s.runs.size()));
+        }
+    }
+    // The lines: faint when there are many, selected ones on top and thick.
+    const double alpha =
+        std::clamp(6.0 / std::sqrt(double(std::max<size_t>(1, drawn.size()))), 0.18, 0.9);
+    const QSet<int> selected(m_selected.begin(), m_selected.end());
+    for (const bool selectedPass : {false, true})
+        for (const auto &line : drawn) {
+            if (selected.contains(line.run) != selectedPass) continue;
+            QPainterPath path(line.points.front());
+            for (size_t k = 1; k < line.points.size(); ++k) path.lineTo(line.points[k]);
+            QColor c = colourOf(line.verdict);
+            c.setAlphaF(selectedPass ? 1.0f : float(alpha));
+            p.setPen(QPen(c, t.line(selectedPass ? 2.8 : 1.3)));
+            p.setBrush(Qt::NoBrush);
+            p.drawPath(path);
+        }
+    // The axes: a line each, its name above, its values beside it.
+    const QStringList names = axes();
+    const std::vector<Scale> axisScales = scales();
+    for (int k = 0; k < int(names.size()); ++k) {
+        const double x = l.xs[size_t(k)];
+        p.setPen(QPen(t.foreground, 1.2));
+        p.drawLine(QPointF(x, l.plot.top()), QPointF(x, l.plot.bottom()));
+        const bool outcome = names[k] == kOutcome;
+        const QString name = outcome
+                                 ? tr("final test loss (%1)").arg(lossUnit(s))
+                                 : QString::fromStdString(sweepAxisTitle(names[k].toStdString()));
+        const double slot = l.xs.size() > 1 ? l.plot.width() / double(l.xs.size() - 1) : 200 * fs;
+        // Centred over its axis, moved inside the figure at its edges.
+        QRectF nameBox(x - slot / 2, l.plot.top() - 22 * fs, slot, 16 * fs);
+        if (nameBox.left() < area.left()) nameBox.moveLeft(area.left() + 2);
+        if (nameBox.right() > area.right()) nameBox.moveRight(area.right() - 2);
+        p.setPen(t.foreground);
+        drawFittedText(p, nameBox, name, t.font(9, true), 6.0,
+                       nameBox.center().x() < x - 1   ? Qt::AlignRight | Qt::AlignVCenter
+                       : nameBox.center().x() > x + 1 ? Qt::AlignLeft | Qt::AlignVCenter
+                                                      : Qt::AlignCenter);
+        p.setFont(t.font(7.5));
+        const QFontMetricsF fm(p.font());
+        if (outcome) { // round ticks, and the task's plateaus by name
+            const double top = lossTop();
+            const LinearTicks ticks = niceTicks(0.0, top, 6);
+            auto yOf = [&](double v) { return l.plot.bottom() - v / top * l.plot.height(); };
+            for (int i = 0; i < ticks.count; ++i) {
+                const double v = ticks.first + i * ticks.step, y = yOf(v);
+                p.setPen(QPen(t.foreground, 1));
+                p.drawLine(QPointF(x - 3, y), QPointF(x + 3, y));
+                p.drawText(QRectF(x + 5, y - 8 * fs, 60 * fs, 16 * fs),
+                           Qt::AlignLeft | Qt::AlignVCenter,
+                           QString::number(v, 'f', ticks.decimals));
+            }
+            for (const auto &plateau : plateausOf(s)) {
+                const double y = yOf(plateau.loss);
+                p.setPen(QPen(t.foreground, 1, Qt::DashLine));
+                p.drawLine(QPointF(x - 12 * fs, y), QPointF(x, y));
+                const QString text = QString::fromStdString(plateau.label);
+                const double w = fm.horizontalAdvance(text) + 2;
+                const QRectF box(x - 14 * fs - w, y - fm.height() / 2, w, fm.height());
+                QColor halo = t.background;
+                halo.setAlphaF(0.75f);
+                p.fillRect(box, halo);
+                p.drawText(box, Qt::AlignRight | Qt::AlignVCenter, text);
+            }
+            continue;
+        }
+        const auto ticks = axisScales[size_t(k)].ticks();
+        // Every value where they fit; else every n-th (the first and the last always).
+        const double spacing =
+            ticks.size() > 1 ? l.plot.height() / double(ticks.size() - 1) : l.plot.height();
+        const int every = std::max(1, int(std::ceil(fm.height() / std::max(1.0, spacing))));
+        for (int v = 0; v < int(ticks.size()); ++v) {
+            const double y = l.plot.bottom() - ticks[v].first * l.plot.height();
+            p.setPen(QPen(t.foreground, 1));
+            p.drawLine(QPointF(x - 3, y), QPointF(x + 3, y));
+            if (v % every != 0 && v != int(ticks.size()) - 1) continue;
+            // A halo of the background behind the label, over the lines.
+            const QString text = displayLabel(ticks[v].second);
+            const QRectF box(x + 5, y - fm.height() / 2, fm.horizontalAdvance(text) + 2,
+                             fm.height());
+            QColor halo = t.background;
+            halo.setAlphaF(0.75f);
+            p.fillRect(box, halo);
+            p.setPen(t.foreground);
+            p.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, text);
+        }
+    }
+}
+
+QString ParallelCoordinatesView::csv() const
+{
+    const Session &s = m_model->session();
+    QStringList names = axes();
+    names.removeLast();
+    const auto labels = configurationLabels(s);
+    QString out = QStringLiteral("run,%1,final_test_loss,status,learned\n").arg(names.join(','));
+    for (int i = 0; i < int(s.runs.size()); ++i) {
+        const SessionRun &run = s.runs[size_t(i)];
+        const RunStatus status = run.result.status;
+        if (status != RunStatus::Done && status != RunStatus::Diverged &&
+            status != RunStatus::Stopped)
+            continue;
+        QStringList row = {QString::number(i)};
+        for (const QString &axis : names) {
+            const auto it = labels[size_t(i)].find(axis.toStdString());
+            row << (it == labels[size_t(i)].end() ? QString() : QString::fromStdString(it->second));
+        }
+        const double loss = finalTestLoss(run.result);
+        row << (std::isfinite(loss) ? QString::number(loss, 'g', 10) : QString());
+        row << statusText(status);
+        const auto verdict = learned(run.result, s.learnedRule);
+        row << (!verdict ? QString() : *verdict ? QStringLiteral("1") : QStringLiteral("0"));
+        out += row.join(',') + '\n';
+    }
+    return out;
+}
+
+void ParallelCoordinatesView::refresh()
+{
+    m_canvasWidget->update();
+}
+
+} // namespace headlab::ui
