@@ -16,6 +16,7 @@
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/LearningRateChartView.h"
 #include "ui/figures/LossChartView.h"
+#include "ui/figures/ParallelCoordinatesView.h"
 #include "ui/figures/SmallMultiplesView.h"
 #include "ui/model/AxisRange.h"
 #include "ui/model/ColourTable.h"
@@ -664,6 +665,7 @@ private Q_SLOTS:
     void learnedAgreesOnTheSeedsGrid();
     void keysAndTicksSayWhatIsDrawn();
     void aGridDrawsTheCollapseOfPLearned();
+    void parallelCoordinatesDrawEveryRunAcrossItsAxes();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -1474,6 +1476,12 @@ void TestUiFigures::seriesColoursStayApartForColourBlindReaders()
                                      encoded(0.280085 * r + 0.672501 * g + 0.047413 * b),
                                      encoded(-0.011820 * r + 0.042940 * g + 0.968881 * b)};
     };
+    auto protanope = [&](const QColor &c) { // Machado et al. 2009, severity 1
+        const double r = linear(c.red()), g = linear(c.green()), b = linear(c.blue());
+        return std::array<double, 3>{encoded(0.152286 * r + 1.052583 * g - 0.204868 * b),
+                                     encoded(0.114503 * r + 0.786281 * g + 0.099216 * b),
+                                     encoded(-0.003882 * r - 0.048116 * g + 1.051998 * b)};
+    };
     for (const bool dark : {false, true}) {
         QPalette palette;
         palette.setColor(QPalette::Window, dark ? QColor(30, 30, 30) : QColor(240, 240, 240));
@@ -1481,15 +1489,18 @@ void TestUiFigures::seriesColoursStayApartForColourBlindReaders()
         palette.setColor(QPalette::Text, dark ? Qt::white : Qt::black);
         const ChartTheme theme = ChartTheme::fromPalette(palette, false);
         QCOMPARE(theme.dark, dark);
-        QVERIFY(theme.series.size() >= 7);
+        QCOMPARE(int(theme.series.size()), kPaletteColours); // 12 configurations, 12 colours
         QVERIFY(!theme.series.contains(theme.diverged));
         for (int i = 0; i < theme.series.size(); ++i)
             for (int j = i + 1; j < theme.series.size(); ++j) {
                 const auto a = deuteranope(theme.series[i]), b = deuteranope(theme.series[j]);
-                const double distance = std::hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+                const auto pa = protanope(theme.series[i]), pb = protanope(theme.series[j]);
+                const double distance =
+                    std::min(std::hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]),
+                             std::hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]));
                 QVERIFY2(distance > 35,
-                         qPrintable(QStringLiteral(
-                                        "colours %1 and %2 (%3, %4) are %5 apart for a deuteranope")
+                         qPrintable(QStringLiteral("colours %1 and %2 (%3, %4) are %5 apart for a "
+                                                   "deuteranope or a protanope")
                                         .arg(i)
                                         .arg(j)
                                         .arg(theme.series[i].name(), theme.series[j].name())
@@ -2052,17 +2063,32 @@ QTEST_MAIN(TestUiFigures)
 // One colour table per session: n_H = 2 had one colour in the loss curves and another in the
 // figures against m_H and η (their colours were places among the lines drawn so far, so a head
 // count still training shifted the rest). Here heads 1 has not finished: heads 2 keeps the
-// session's second colour in every figure; against η, with more configurations (9) than the
-// palette has colours (aConfigurationKeepsItsColourAcrossFigures has fewer), the widths of one head
-// count are shades of its colour, darker to lighter in the sweep's order.
+// session's second colour in every figure; against η, with more configurations (16) than the
+// palette has colours (12; aConfigurationKeepsItsColourAcrossFigures has fewer), the widths of one
+// head count are shades of its colour, darker to lighter in the sweep's order. With 9 (up to 12),
+// each configuration has a palette colour of its own.
 void TestUiFigures::aValueHasTheSameColourInEveryFigure()
 {
+    {
+        Session nine = uitest::tinySession();
+        nine.axes = {SweepAxis{"d_model", {uitest::num(24), uitest::num(48), uitest::num(96)}},
+                     SweepAxis{"heads", {uitest::num(1), uitest::num(2), uitest::num(3)}},
+                     SweepAxis{"lr", {uitest::num(1e-3), uitest::num(1e-2)}}};
+        expandSweep(nine);
+        const ConfigurationColours colours = configurationColours(nine, "lr");
+        QCOMPARE(colours.shades, 1);
+        std::set<int> distinct;
+        for (const auto &[key, style] : colours.of) distinct.insert(style.colour);
+        QCOMPARE(distinct.size(), size_t(9));
+        QCOMPARE(*distinct.rbegin(), 8);
+    }
     Session s = uitest::tinySession();
-    s.axes = {SweepAxis{"d_model", {uitest::num(24), uitest::num(48), uitest::num(96)}},
-              SweepAxis{"heads", {uitest::num(1), uitest::num(2), uitest::num(3)}},
-              SweepAxis{"lr", {uitest::num(1e-3), uitest::num(1e-2)}}};
+    s.axes = {
+        SweepAxis{"d_model", {uitest::num(24), uitest::num(48), uitest::num(96), uitest::num(192)}},
+        SweepAxis{"heads", {uitest::num(1), uitest::num(2), uitest::num(3), uitest::num(4)}},
+        SweepAxis{"lr", {uitest::num(1e-3), uitest::num(1e-2)}}};
     expandSweep(s);
-    QCOMPARE(s.runs.size(), size_t(18));
+    QCOMPARE(s.runs.size(), size_t(32));
     for (auto &run : s.runs) {
         if (run.config.model.heads.front() == 1) continue; // still to train
         run.result.status = RunStatus::Done;
@@ -2071,7 +2097,7 @@ void TestUiFigures::aValueHasTheSameColourInEveryFigure()
     }
     const ColourTable table = colourTable(s);
     QCOMPARE(QString::fromStdString(table.axis), QStringLiteral("heads"));
-    QCOMPARE(table.values, (QStringList{"1", "2", "3"}));
+    QCOMPARE(table.values, (QStringList{"1", "2", "3", "4"}));
     SessionModel model;
     model.setSession(s);
     const ChartTheme theme = ChartTheme::current();
@@ -2113,12 +2139,14 @@ void TestUiFigures::aValueHasTheSameColourInEveryFigure()
     for (const auto &series : static_cast<FigureChartView *>(lr.get())->data().series) {
         const int heads = series.name.contains("heads=1")   ? 1
                           : series.name.contains("heads=2") ? 2
-                                                            : 3;
+                          : series.name.contains("heads=3") ? 3
+                                                            : 4;
         QCOMPARE(series.colour, heads - 1);
-        QCOMPARE(series.shades, 3); // three widths of each
+        QCOMPARE(series.shades, 4); // four widths of each
         QCOMPARE(series.shade, series.name.contains("d_model=24")   ? 0
                                : series.name.contains("d_model=48") ? 1
-                                                                    : 2); // in the sweep's order
+                               : series.name.contains("d_model=96") ? 2
+                                                                    : 3); // in the sweep's order
     }
     auto shadeOf = [](const QColor &shade, const QColor &colour) { // the middle one is it
         return std::abs(shade.hsvHue() - colour.hsvHue()) <= 8;
@@ -2332,6 +2360,25 @@ void TestUiFigures::keysAndTicksSayWhatIsDrawn()
     QCOMPARE(labels.first(), QStringLiteral("0"));
     QVERIFY2(labels.contains(QStringLiteral("ln 10")) && labels.size() == 4,
              qPrintable(labels.join(" | ")));
+    // Hovering a curve names its run, the curve, its loss and its step (issue 52 item 2).
+    multiples.resize(900, 600);
+    multiples.setAttribute(Qt::WA_DontShowOnScreen);
+    multiples.show();
+    QCoreApplication::processEvents();
+    QStringList said;
+    for (int x = 0; x < multiples.canvas()->width(); x += 3)
+        for (int y = 0; y < multiples.canvas()->height(); y += 3)
+            if (const QString text = multiples.hoverText(QPointF(x, y)); !text.isEmpty())
+                said << text;
+    QVERIFY(!said.isEmpty());
+    QVERIFY2(std::any_of(said.begin(), said.end(),
+                         [](const QString &t) {
+                             return t.startsWith(QStringLiteral("run 1: ")) &&
+                                    t.contains(QStringLiteral("test loss")) &&
+                                    t.contains(QStringLiteral("at step"));
+                         }),
+             qPrintable(said.mid(0, 5).join(" | ")));
+    QVERIFY(multiples.hoverText(QPointF(1, 1)).isEmpty()); // the title's corner: nothing
 }
 
 // Issue 52 item 1 from a grid: P(learned) per configuration against η·√m_H, the fraction of its
@@ -2395,6 +2442,69 @@ void TestUiFigures::aGridDrawsTheCollapseOfPLearned()
     for (auto *combo : view.findChildren<QComboBox *>())
         offered = offered || combo->findData(QStringLiteral("p_learned")) >= 0;
     QVERIFY(offered);
+}
+
+// Issue 52 item 2: parallel coordinates, every finished run one line across its configuration
+// axes to its final test loss; hovering a line names its run, clicking a value selects its runs.
+void TestUiFigures::parallelCoordinatesDrawEveryRunAcrossItsAxes()
+{
+    QCOMPARE(findFigure(QStringLiteral("parallel"))->id, QStringLiteral("coords"));
+    Session s = uitest::tinySession();
+    AxisValue seed;
+    seed.kind = AxisValue::Kind::Unsigned;
+    SweepAxis seeds{"seed", {}};
+    for (uint64_t v : {0, 1, 2}) {
+        seed.unsignedValue = v;
+        seeds.values.push_back(seed);
+    }
+    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}}, seeds};
+    s.runs.clear();
+    expandSweep(s);
+    const double losses[6] = {0.96, 0.003, 0.92, 2.29, 0.17, 1.71};
+    for (size_t i = 0; i < 6; ++i) {
+        auto &r = s.runs[i].result;
+        r.status = RunStatus::Done;
+        r.test = {{0, 3.0}, {40, losses[i]}};
+        r.metrics["final_test_loss"] = losses[i];
+        r.metrics["left_ln10_plateau"] = losses[i] < 5.0 / 6.0 * std::log(10.0) ? 1 : 0;
+        r.metrics["learned"] = r.metrics["left_ln10_plateau"];
+    }
+    s.runs[5].result = RunResult{}; // still queued: no line
+    SessionModel model;
+    model.setSession(s);
+    ParallelCoordinatesView view(&model);
+    view.resize(900, 520);
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.show();
+    QCoreApplication::processEvents();
+    QCOMPARE(view.axes(), (QStringList{"heads", "seed", "final_test_loss"}));
+    const auto lines = view.drawnLines();
+    QCOMPARE(lines.size(), size_t(5));
+    for (const auto &[run, points] : lines) QCOMPARE(points.size(), size_t(3));
+    // Heads 1 at the bottom of its axis, heads 2 at the top; seeds 0, 1, 2 upwards.
+    QVERIFY(lines[0].second[0].y() > lines[3].second[0].y());
+    QCOMPARE(lines[0].second[0].y(), lines[2].second[0].y());
+    QVERIFY(lines[0].second[1].y() > lines[1].second[1].y());
+    // The higher the loss, the higher its point on the outcome axis.
+    QVERIFY(lines[3].second[2].y() < lines[0].second[2].y()); // 2.29 above 0.96
+    QVERIFY(lines[0].second[2].y() < lines[1].second[2].y()); // 0.96 above 0.003
+    // Hover on run 3's last segment (2.29, alone near the top): its run, loss and verdict.
+    const QPointF middle = (lines[3].second[1] + lines[3].second[2]) / 2;
+    QCOMPARE(view.runAt(middle), 3);
+    const QString hover = view.hoverText(middle);
+    QVERIFY2(hover.contains(QStringLiteral("run 4")) && hover.contains(QStringLiteral("heads")) &&
+                 hover.contains(QStringLiteral("not learned")),
+             qPrintable(hover));
+    QCOMPARE(view.runsAtClick(middle), QList<int>{3});
+    // A click on heads 2's label selects every run of heads 2 (the queued one too).
+    const QPointF label = lines[3].second[0] + QPointF(8, 0);
+    QCOMPARE(view.runsAtClick(label), (QList<int>{3, 4, 5}));
+    // Its numbers: one row per line.
+    const QStringList csv = view.csv().trimmed().split('\n');
+    QCOMPARE(csv.front(), QStringLiteral("run,heads,seed,final_test_loss,status,learned"));
+    QCOMPARE(csv.size(), 6);
+    QVERIFY2(csv[4].startsWith(QStringLiteral("3,2,0,2.29,")) && csv[4].endsWith(",0"),
+             qPrintable(csv[4]));
 }
 
 #include "test_ui_figures.moc"
