@@ -33,14 +33,22 @@ ChartTheme ChartTheme::fromPalette(const QPalette &palette, bool presenter)
     // Okabe and Ito's colour-blind-safe palette (2008), without its black: under a simulation of
     // deuteranopia (Machado et al. 2009) every pair stays apart (tests/ui checks it); tab10's
     // "3 heads" and "6 heads" did not. On a dark background its blue is lightened and taken last.
+    // Then five more, so that up to 12 configurations each have a colour of their own (issue 52):
+    // chosen from Tol's, Krzywinski's and Okabe and Ito's palettes by the smallest distance of any
+    // pair under simulated deuteranopia and protanopia (and 0.8 of it in normal vision), with the
+    // first seven fixed. On white none of the five brings any pair closer than the first seven's
+    // closest (51.5 under either simulation); on the dark background the closest pair under
+    // deuteranopia goes from 51.5 to 47.7 (bench/palette_search.py, docs/data/issue52/palette.txt).
     if (t.dark) {
         t.series = {QColor(86, 180, 233),  QColor(230, 159, 0),  QColor(0, 158, 115),
                     QColor(204, 121, 167), QColor(240, 228, 66), QColor(213, 94, 0),
-                    QColor(120, 140, 255)};
+                    QColor(120, 140, 255), QColor(0, 252, 207),  QColor(25, 101, 176),
+                    QColor(144, 201, 135), QColor(140, 86, 75),  QColor(187, 187, 187)};
     } else {
         t.series = {QColor(0, 114, 178),   QColor(230, 159, 0),  QColor(0, 158, 115),
                     QColor(204, 121, 167), QColor(86, 180, 233), QColor(213, 94, 0),
-                    QColor(240, 228, 66)};
+                    QColor(240, 228, 66),  QColor(66, 21, 10),   QColor(51, 34, 136),
+                    QColor(136, 34, 85),   QColor(132, 0, 205),  QColor(144, 201, 135)};
     }
     // Diverged runs are marked in the text colour: no colour of the table, which names values.
     t.diverged = t.foreground;

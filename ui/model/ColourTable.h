@@ -32,9 +32,10 @@ struct ColourTable {
 // sweptAxes' order) that is not a replicate axis, preferring one with several values.
 ColourTable colourTable(const Session &session);
 
-// The colours of the figures' series palette (ChartTheme::series: Okabe and Ito's, without its
-// black; tests/ui checks the two agree): up to this many configurations each get one of their own.
-inline constexpr int kPaletteColours = 7;
+// The colours of the figures' series palette (ChartTheme::series: Okabe and Ito's without its
+// black, and five more kept apart for colour-blind readers; tests/ui checks the two agree): up to
+// this many configurations each get one of their own.
+inline constexpr int kPaletteColours = 12;
 
 // A configuration: a run's labels but the axis a figure plots against (`plotted`, "lr") and the
 // replicate axes (seeds): {d_model: "48", heads: "3"}.
