@@ -12,6 +12,7 @@
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/FigurePanel.h"
 #include "ui/figures/FigureTable.h"
+#include "ui/figures/GroupPanelsView.h"
 #include "ui/figures/HeadScheduleChartView.h"
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/LearningRateChartView.h"
@@ -666,6 +667,7 @@ private Q_SLOTS:
     void keysAndTicksSayWhatIsDrawn();
     void aGridDrawsTheCollapseOfPLearned();
     void parallelCoordinatesDrawEveryRunAcrossItsAxes();
+    void eachDigitHasItsPanel();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -2505,6 +2507,73 @@ void TestUiFigures::parallelCoordinatesDrawEveryRunAcrossItsAxes()
     QCOMPARE(csv.size(), 6);
     QVERIFY2(csv[4].startsWith(QStringLiteral("3,2,0,2.29,")) && csv[4].endsWith(",0"),
              qPrintable(csv[4]));
+}
+
+// Issue 52 item 4: per digit as one panel per digit, one line per configuration at its seeds'
+// median (the 75-run grid drew 225 curves in one chart); every run where asked.
+void TestUiFigures::eachDigitHasItsPanel()
+{
+    Session s = uitest::tinySession();
+    AxisValue seed;
+    seed.kind = AxisValue::Kind::Unsigned;
+    SweepAxis seeds{"seed", {}};
+    for (uint64_t v : {0, 1, 2}) {
+        seed.unsignedValue = v;
+        seeds.values.push_back(seed);
+    }
+    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}}, seeds};
+    s.runs.clear();
+    expandSweep(s);
+    // Digit d of run i ends at (i + 1) / 10 + d: heads 1's seeds 0.1, 0.2, 0.3 (median 0.2).
+    for (size_t i = 0; i < s.runs.size(); ++i) {
+        auto &r = s.runs[i].result;
+        r.status = RunStatus::Done;
+        r.test = {{0, 3.0}, {40, 1.0}};
+        for (int d = 0; d < 3; ++d)
+            r.extra["test_digit_" + std::to_string(d)] = {{0, 2.3}, {40, (i + 1) / 10.0 + d}};
+    }
+    SessionModel model;
+    model.setSession(s);
+    std::unique_ptr<FigureView> view(createFigure("digits", &model));
+    QVERIFY(view && view->applies());
+    auto *panels = static_cast<GroupPanelsView *>(view.get());
+    QCOMPARE(panels->groupNames().size(), qsizetype(3));
+    auto lines = panels->lines();
+    QCOMPARE(lines.size(), size_t(6)); // 2 configurations × 3 digits
+    for (const auto &line : lines) {
+        QCOMPARE(line.replicates, 3);
+        QCOMPARE(line.points.size(), size_t(2));
+        const bool one = line.name.contains(QStringLiteral("heads = 1"));
+        QVERIFY2(std::abs(line.points.back().second - ((one ? 0.2 : 0.5) + line.group)) < 1e-12,
+                 qPrintable(line.name));
+        QCOMPARE(line.runs, one ? (QList<int>{0, 1, 2}) : (QList<int>{3, 4, 5}));
+    }
+    QVERIFY(lines[0].colour != lines[1].colour); // one colour per configuration
+    panels->setMedian(false);
+    QCOMPARE(panels->lines().size(), size_t(18)); // every run's three digits
+    panels->setMedian(true);
+    // Hover names the configuration, the digit, the loss and the step.
+    panels->resize(900, 560);
+    panels->setAttribute(Qt::WA_DontShowOnScreen);
+    panels->show();
+    QCoreApplication::processEvents();
+    QStringList said;
+    for (int x = 0; x < panels->canvas()->width(); x += 3)
+        for (int y = 0; y < panels->canvas()->height(); y += 3)
+            if (const QString t = panels->hoverText(QPointF(x, y)); !t.isEmpty()) said << t;
+    QVERIFY(std::any_of(said.begin(), said.end(), [](const QString &t) {
+        return t.contains(QStringLiteral("heads = 2")) &&
+               t.contains(QStringLiteral("at step 40")) &&
+               t.contains(QStringLiteral("median of 3 seeds"));
+    }));
+    QVERIFY(panels->csv().startsWith(QStringLiteral("line,group,runs,replicates,step,loss")));
+    // A task without groups (nearest neighbour) does not offer it.
+    Session nn = s;
+    nn.base.task.kind = "nearest_neighbour";
+    SessionModel nnModel;
+    nnModel.setSession(nn);
+    std::unique_ptr<FigureView> none(createFigure("groups", &nnModel));
+    QVERIFY(!none->applies());
 }
 
 #include "test_ui_figures.moc"

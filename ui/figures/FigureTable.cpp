@@ -2,6 +2,7 @@
 #include "ui/figures/FigureTable.h"
 
 #include "ui/figures/BoundaryChartView.h"
+#include "ui/figures/GroupPanelsView.h"
 #include "ui/figures/HeadScheduleChartView.h"
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/InsideHeadsView.h"
@@ -14,6 +15,7 @@
 
 #include "core/config/Yaml.h"
 #include "core/session/Session.h"
+#include "core/tasks/TaskSpec.h"
 
 namespace headlab::ui {
 
@@ -45,6 +47,13 @@ bool sweepsHeadSchedules(const Session &session)
     for (const auto &run : session.runs)
         if (run.labels.count("head_schedule")) return true;
     return false;
+}
+
+// Tasks whose test loss is logged per group (addition's answer digits).
+bool hasGroups(const Session &session)
+{
+    const TaskSpec *spec = findTaskSpec(session.base.task.kind);
+    return spec && !spec->groupCurvePrefix.empty() && spec->groups;
 }
 
 bool isBoundarySearch(const Session &session)
@@ -119,6 +128,13 @@ const QList<FigureSpec> &figureTable()
          {},
          nullptr,
          make<ParallelCoordinatesView>},
+        {"groups",
+         {"digits", "per_digit", "per_group"},
+         QT_TRANSLATE_NOOP("Figure", "Per digit / group"),
+         {{"fig1_loss_per_digit_panels", "groups", {}}},
+         {},
+         hasGroups,
+         make<GroupPanelsView>},
         {"rank",
          {"loss_vs_rank"},
          QT_TRANSLATE_NOOP("Figure", "Loss vs rank"),
