@@ -1039,8 +1039,10 @@ void TestUiFigures::exportWritesValidSvgAndPng()
     // draws it pixels (it was a quarter smaller: points taken at 72 dpi against the PNG's 96).
     const QImage png(dir.filePath(figure + ".png"));
     const auto *chartView = dynamic_cast<FigureChartView *>(view.get());
+    const auto *boundaryView = dynamic_cast<BoundaryChartView *>(view.get());
     const double titlePoints = chartView ? chartView->chart()->titleFont().pointSizeF() // fitted
-                                         : view->theme().font(11, true).pointSizeF();
+                               : boundaryView ? boundaryView->chart()->titleFont().pointSizeF()
+                                              : view->theme().font(11, true).pointSizeF();
     const double titlePixels = titlePoints * png.logicalDpiY() / 72;
     QStringList sizes;
     bool titleSize = false;

@@ -155,6 +155,7 @@ void BoundaryChartView::refresh()
         m_title = tr("Not a boundary search (a session with a search: block, docs/SEARCH.md)");
         m_csv.clear();
         m_chart->setTitle(m_title);
+        fitChartTitle(m_chart, m_theme);
         return;
     }
     const bool rounds = mode() == QLatin1String("rounds");
@@ -275,6 +276,7 @@ void BoundaryChartView::drawLaw()
     axisY->setRange(y0, y1);
     m_title = lawTitle(report);
     m_chart->setTitle(m_title);
+    fitChartTitle(m_chart, m_theme);
     m_csv = csv.join('\n') + '\n';
 }
 
@@ -545,6 +547,7 @@ void BoundaryChartView::drawCurves(const QString &mode)
                         .arg(report.runs)
                         .arg(std::max(0, report.rounds - 1));
     m_chart->setTitle(m_title);
+    fitChartTitle(m_chart, m_theme);
     m_csv = csv.join('\n') + '\n';
 }
 
@@ -578,6 +581,12 @@ std::vector<int> roundOfRuns(const Session &session)
     return rounds;
 }
 } // namespace
+
+void BoundaryChartView::resizeEvent(QResizeEvent *event)
+{
+    FigureView::resizeEvent(event);
+    fitChartTitle(m_chart, m_theme);
+}
 
 void BoundaryChartView::drawRounds()
 {
@@ -745,6 +754,7 @@ void BoundaryChartView::drawRounds()
                   .arg(report.rounds)
                   .arg(rows);
     m_chart->setTitle(m_title);
+    fitChartTitle(m_chart, m_theme);
     m_csv = csv.join('\n') + '\n';
 }
 

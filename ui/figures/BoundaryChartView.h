@@ -38,6 +38,7 @@ public:
     void applyTheme(const ChartTheme &theme) override;
     void saveViewState(ViewState &state) const override;
     void restoreViewState(const ViewState &state) override;
+
     bool showsLaw() const;
     void setShowsLaw(bool law);
     // "law", "curves", "collapse_half" (P(learned) against η·√m_H), "collapse" (η·m_H^α, the
@@ -45,6 +46,9 @@ public:
     void setMode(const QString &mode);
     QString mode() const;
     QChart *chart() const { return m_chart; }
+
+protected:
+    void resizeEvent(QResizeEvent *event) override; // the title refitted to the new width
 
 private:
     void drawLaw();

@@ -483,31 +483,7 @@ void FigureChartView::styleLines()
 
 void FigureChartView::fitTitle()
 {
-    // Qt Charts cuts a title that is wider than the chart ("— one learni..."): smaller type, down
-    // to 7 pt, then two lines.
-    QFont font = m_theme.font(11, true);
-    const double room = m_chart->size().width() - 24;
-    const QString whole = m_chart->title().remove(QStringLiteral("<br>"));
-    // Two lines, broken at the space nearest the middle.
-    const int middle = int(whole.size() / 2);
-    int at = int(whole.lastIndexOf(' ', middle));
-    if (at < 0) at = int(whole.indexOf(' ', middle));
-    const QString first = at > 0 ? whole.left(at) : whole, second = at > 0 ? whole.mid(at + 1) : "";
-    QString title = whole;
-    for (;;) {
-        const QFontMetricsF fm(font);
-        if (fm.horizontalAdvance(whole) <= room) break; // one line
-        // Two lines once the type is two points smaller than a title's.
-        if (at > 0 && font.pointSizeF() <= m_theme.font(9, true).pointSizeF() &&
-            std::max(fm.horizontalAdvance(first), fm.horizontalAdvance(second)) <= room) {
-            title = first + QStringLiteral("<br>") + second;
-            break;
-        }
-        if (font.pointSizeF() <= 7.0) break;
-        font.setPointSizeF(font.pointSizeF() - 0.5);
-    }
-    if (title != m_chart->title()) m_chart->setTitle(title);
-    if (m_chart->titleFont() != font) m_chart->setTitleFont(font);
+    fitChartTitle(m_chart, m_theme);
 }
 
 } // namespace headlab::ui

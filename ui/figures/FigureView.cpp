@@ -20,6 +20,7 @@
 #include <QValueAxis>
 #include <QXYSeries>
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
@@ -238,6 +239,33 @@ void FigureView::setAxisRange(QAbstractAxis *axis, double lo, double hi)
         linear->setTickType(QValueAxis::TicksDynamic);
     if (linear->labelFormat() != format) linear->setLabelFormat(format);
     linear->setRange(lo, hi);
+}
+
+void FigureView::fitChartTitle(QChart *chart, const ChartTheme &theme)
+{
+    QFont font = theme.font(11, true);
+    const double room = chart->size().width() - 24;
+    const QString whole = chart->title().remove(QStringLiteral("<br>"));
+    // Two lines, broken at the space nearest the middle.
+    const int middle = int(whole.size() / 2);
+    int at = int(whole.lastIndexOf(' ', middle));
+    if (at < 0) at = int(whole.indexOf(' ', middle));
+    const QString first = at > 0 ? whole.left(at) : whole, second = at > 0 ? whole.mid(at + 1) : "";
+    QString title = whole;
+    for (;;) {
+        const QFontMetricsF fm(font);
+        if (fm.horizontalAdvance(whole) <= room) break; // one line
+        // Two lines once the type is two points smaller than a title's.
+        if (at > 0 && font.pointSizeF() <= theme.font(9, true).pointSizeF() &&
+            std::max(fm.horizontalAdvance(first), fm.horizontalAdvance(second)) <= room) {
+            title = first + QStringLiteral("<br>") + second;
+            break;
+        }
+        if (font.pointSizeF() <= 7.0) break;
+        font.setPointSizeF(font.pointSizeF() - 0.5);
+    }
+    if (title != chart->title()) chart->setTitle(title);
+    if (chart->titleFont() != font) chart->setTitleFont(font);
 }
 
 void FigureView::setControlsVisible(bool visible)
