@@ -1216,12 +1216,16 @@ void TestUiFigures::theRunTableFilters()
              qPrintable(window.runFilterStatus()->text()));
     QCOMPARE(shown("heads<two").size(), all);
     QVERIFY(window.runFilterStatus()->text().contains("compares numbers"));
-    // Select what is shown: the figures get exactly those runs.
+    // What a filter shows is selected: every figure gets exactly those runs (issue 52 item 2).
     const QList<int> two = shown("heads=2");
-    table->selectAll();
+    QCOMPARE(window.figure("loss")->selectedRuns(), two);
+    QCOMPARE(window.figure("coords")->selectedRuns(), two);
+    QCOMPARE(window.figure("heatmap")->selectedRuns(), two);
+    shown("heads<two"); // not a filter: the selection stays
     QCOMPARE(window.figure("loss")->selectedRuns(), two);
     QCOMPARE(shown("").size(), all);
     QVERIFY(window.runFilterStatus()->text().isEmpty());
+    QVERIFY(window.figure("loss")->selectedRuns().isEmpty()); // cleared with the filter
 }
 
 void TestUiFigures::exportAllWritesEveryFigure()

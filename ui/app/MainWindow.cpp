@@ -722,8 +722,8 @@ void MainWindow::buildRunDocks()
         m_samples->setRuns(runs);
         updateActions();
     });
-    // The filter above the table: which runs to show (RunFilter.h); Ctrl+A then selects them,
-    // and the figures follow the selection.
+    // The filter above the table: which runs to show (RunFilter.h); they are selected, and the
+    // figures follow the selection.
     m_runFilter = new QLineEdit(this);
     m_runFilter->setObjectName(QStringLiteral("runFilter"));
     m_runFilter->setClearButtonEnabled(true);
@@ -737,6 +737,7 @@ void MainWindow::buildRunDocks()
     m_runFilterStatus = new QLabel(this);
     auto applyFilter = [this, proxy] {
         const QString error = proxy->setFilterText(m_runFilter->text());
+        m_runFilterError = error;
         const int shown = m_runProxy->rowCount(), all = m_runModel->rowCount();
         m_runFilterStatus->setText(
             !error.isEmpty()
@@ -747,6 +748,15 @@ void MainWindow::buildRunDocks()
     };
     connect(m_runFilter, &QLineEdit::textChanged, this, applyFilter);
     connect(m_model, &SessionModel::runsReset, this, applyFilter);
+    // Typed, a filter selects the runs it shows, so that every figure follows it (the loss curves
+    // draw them alone, the heatmap and the other figures mark them); cleared, it clears the
+    // selection. A filter that does not parse leaves the selection as it was.
+    connect(m_runFilter, &QLineEdit::textChanged, this, [this](const QString &text) {
+        if (text.trimmed().isEmpty())
+            m_table->clearSelection();
+        else if (m_runFilterError.isEmpty())
+            m_table->selectAll();
+    });
     auto *runsPanel = new QWidget(this);
     auto *runsLayout = new QVBoxLayout(runsPanel);
     runsLayout->setContentsMargins(0, 0, 0, 0);
