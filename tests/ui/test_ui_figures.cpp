@@ -2450,6 +2450,22 @@ void TestUiFigures::aGridDrawsTheCollapseOfPLearned()
     for (auto *combo : view.findChildren<QComboBox *>())
         offered = offered || combo->findData(QStringLiteral("p_learned")) >= 0;
     QVERIFY(offered);
+    // Against η·m_H^α with α chosen (a grid has no fitted law): the view's α, saved with it; a
+    // value that is not a number keeps ½.
+    view.restoreViewState({{"lr.x", "lr_mh_alpha"}, {"lr.y", "p_learned"}, {"lr.alpha", "0.75"}});
+    QVERIFY2(view.data().title.contains(QStringLiteral("α chosen")), qPrintable(view.data().title));
+    for (const auto &series : view.data().series) {
+        const double mH = series.name.contains(QStringLiteral("heads=1")) ? 8 : 4;
+        QVERIFY(std::abs(series.points[0].x() - lr * std::pow(mH, 0.75)) < 1e-15);
+    }
+    ViewState saved;
+    view.saveViewState(saved);
+    QCOMPARE(saved["lr.alpha"], std::string("0.75"));
+    view.restoreViewState({{"lr.x", "lr_mh_alpha"}, {"lr.alpha", "three quarters"}});
+    for (const auto &series : view.data().series) {
+        const double mH = series.name.contains(QStringLiteral("heads=1")) ? 8 : 4;
+        QVERIFY(std::abs(series.points[0].x() - lr * std::sqrt(mH)) < 1e-15);
+    }
 }
 
 // Issue 52 item 2: parallel coordinates, every finished run one line across its configuration
