@@ -8,6 +8,7 @@
 #include "UiTestSessions.h"
 
 #include "core/session/SessionStore.h"
+#include "ui/app/LessonStrip.h"
 #include "ui/app/MainWindow.h"
 #include "ui/figures/ChartTheme.h"
 #include "ui/figures/FigureTable.h"
@@ -16,7 +17,10 @@
 #include "ui/model/TrainingController.h"
 
 #include <QCheckBox>
+#include <QLabel>
+#include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSlider>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -30,6 +34,7 @@ class TestUiScreen : public QObject {
 private Q_SLOTS:
     void theWindowFitsTheScreen();
     void insideTheHeadsTellsSixteenHeadsApart();
+    void theClassroomPresetOpensWithItsStripOnScreen();
 };
 
 void TestUiScreen::theWindowFitsTheScreen()
@@ -113,6 +118,64 @@ void TestUiScreen::theWindowFitsTheScreen()
                             .arg(first.height())
                             .arg(window.width())
                             .arg(window.height())));
+}
+
+// The classroom preset opens with the lesson strip (issue 52 item 6): opened before the window
+// showed, the strip once fitted its text to a 100-pixel default width, took eight lines, and the
+// window grew 90 px past a 720-line screen with the buttons out of sight. Now the window fits,
+// the buttons are in the strip's view, and the text is on screen, wrapped to the window.
+void TestUiScreen::theClassroomPresetOpensWithItsStripOnScreen()
+{
+    if (QGuiApplication::platformName() == QLatin1String("offscreen"))
+        QSKIP("needs a real X screen (ctest runs this under Xvfb)");
+    MainWindow window;
+    window.setInteractive(false);
+    QVERIFY(window.openPreset(QStringLiteral("classroom")));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const QRect available = window.screen()->availableGeometry();
+    auto check = [&](const QString &when) {
+        QCoreApplication::processEvents();
+        QTest::qWait(50);
+        QVERIFY2(window.height() <= available.height() && window.width() <= available.width(),
+                 qPrintable(QStringLiteral("%1: the window is %2x%3 on a screen of %4x%5")
+                                .arg(when)
+                                .arg(window.width())
+                                .arg(window.height())
+                                .arg(available.width())
+                                .arg(available.height())));
+        LessonStrip *strip = window.lessonStrip();
+        QVERIFY2(strip->isVisibleTo(&window), qPrintable(when));
+        auto *area = qobject_cast<QScrollArea *>(strip->parentWidget()->parentWidget());
+        QVERIFY(area);
+        const QRect view = area->viewport()->rect();
+        for (auto *button : strip->findChildren<QPushButton *>()) {
+            const QRect at(button->mapTo(area->viewport(), QPoint(0, 0)), button->size());
+            QVERIFY2(at.top() >= view.top() && at.bottom() <= view.bottom(),
+                     qPrintable(QStringLiteral("%1: button %2 at rows %3-%4 of a %5-row strip")
+                                    .arg(when, button->text())
+                                    .arg(at.top())
+                                    .arg(at.bottom())
+                                    .arg(view.height())));
+        }
+        auto *text = strip->findChild<QLabel *>(QStringLiteral("lookFor"));
+        QVERIFY(text && text->isVisibleTo(&window) && text->text().startsWith("Look at"));
+        const QRect textAt(text->mapTo(area->viewport(), QPoint(0, 0)), text->size());
+        QVERIFY2(view.contains(textAt),
+                 qPrintable(QStringLiteral("%1: its text at %2,%3 %4x%5 outside the %6x%7 view")
+                                .arg(when)
+                                .arg(textAt.x())
+                                .arg(textAt.y())
+                                .arg(textAt.width())
+                                .arg(textAt.height())
+                                .arg(view.width())
+                                .arg(view.height())));
+    };
+    check(QStringLiteral("opened"));
+    window.setPresenterMode(true);
+    check(QStringLiteral("in presenter mode"));
+    window.setPresenterMode(false);
+    check(QStringLiteral("after presenter mode"));
 }
 
 void TestUiScreen::insideTheHeadsTellsSixteenHeadsApart()

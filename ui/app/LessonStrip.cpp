@@ -8,6 +8,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QResizeEvent>
+#include <QScrollBar>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -39,21 +42,25 @@ void clearRow(QHBoxLayout *row, QButtonGroup *group)
 LessonStrip::LessonStrip(QWidget *parent)
     : QWidget(parent)
 {
-    auto *layout = new QHBoxLayout(this);
-    layout->setContentsMargins(8, 4, 8, 4);
+    // The buttons on one line; below them, what to look for: the session's description (a
+    // preset's says what the lesson shows), wrapped to the strip's width.
+    auto *column = new QVBoxLayout(this);
+    column->setContentsMargins(8, 4, 8, 4);
+    column->setSpacing(2);
+    auto *layout = new QHBoxLayout;
     m_headsRow = new QHBoxLayout;
     m_lrRow = new QHBoxLayout;
     m_headsRow->addWidget(new QLabel(tr("Heads"), this));
-    m_lrRow->addWidget(new QLabel(tr("Learning rate η"), this));
+    m_lrRow->addWidget(new QLabel(QStringLiteral("η"), this));
     layout->addLayout(m_headsRow);
     layout->addSpacing(24);
     layout->addLayout(m_lrRow);
-    layout->addSpacing(24);
-    // What to look for: the session's description (a preset's says what the lesson shows).
+    layout->addStretch(1);
+    column->addLayout(layout);
     m_lookFor = new QLabel(this);
     m_lookFor->setWordWrap(true);
     m_lookFor->setObjectName(QStringLiteral("lookFor"));
-    layout->addWidget(m_lookFor, 1);
+    column->addWidget(m_lookFor);
     m_headsGroup = new QButtonGroup(this);
     m_headsGroup->setExclusive(false); // several head counts side by side
     m_lrGroup = new QButtonGroup(this);
@@ -70,7 +77,7 @@ LessonStrip::LessonStrip(QWidget *parent)
     });
     // A pressed value must read as pressed from the back of the room.
     setStyleSheet(
-        QStringLiteral("QPushButton { padding: 4px 10px; } QPushButton:checked { "
+        QStringLiteral("QPushButton { padding: 4px 8px; } QPushButton:checked { "
                        "background: palette(highlight); color: palette(highlighted-text); "
                        "border: 1px solid palette(highlight); border-radius: 3px; }"));
     setToolTip(tr("Press a head count to add or remove it, or a learning rate: the new runs start "
@@ -101,7 +108,7 @@ void LessonStrip::applyType()
     for (auto *group : {m_headsGroup, m_lrGroup})
         for (auto *b : group->buttons()) {
             b->setFont(f);
-            b->setMinimumWidth(b->fontMetrics().horizontalAdvance(b->text()) + 28);
+            b->setMinimumWidth(b->fontMetrics().horizontalAdvance(b->text()) + 20);
             b->setMinimumHeight(b->fontMetrics().height() + 14);
         }
 }
@@ -141,14 +148,15 @@ void LessonStrip::layOut(int64_t width, const std::vector<double> &sweptHeads,
     m_width = width;
     std::set<int64_t> headSet;
     for (double h : sweptHeads) headSet.insert(int64_t(h));
+    // Few enough to fit a 1280-pixel screen beside the form, with the text below them.
     for (int64_t h : {1, 2, 3, 4, 6, 8, 12, 16})
-        if (width % h == 0 && headSet.size() < 8) headSet.insert(h);
+        if (width % h == 0 && headSet.size() < 6) headSet.insert(h);
     m_headValues.clear();
     for (int64_t h : headSet)
         if (width % h == 0) m_headValues << h;
     std::set<double> lrSet(sweptLr.begin(), sweptLr.end());
-    for (double lr : {1e-3, 2e-3, 3e-3, 6e-3, 1e-2})
-        if (lrSet.size() < 6) lrSet.insert(lr);
+    for (double lr : {1e-3, 3e-3, 1e-2, 2e-3, 6e-3})
+        if (lrSet.size() < 4) lrSet.insert(lr);
     m_lrValues = QList<double>(lrSet.begin(), lrSet.end());
     for (int64_t h : m_headValues) addButton(m_headsRow, QString::number(h), m_headsGroup);
     for (double lr : m_lrValues) addButton(m_lrRow, displayLabel(exactNumber(lr)), m_lrGroup);
@@ -157,6 +165,11 @@ void LessonStrip::layOut(int64_t width, const std::vector<double> &sweptHeads,
 QString LessonStrip::lookFor() const
 {
     return m_lookFor->isVisibleTo(this) ? m_lookFor->text() : QString();
+}
+
+void LessonStrip::setTextWidth(int width)
+{
+    m_lookFor->setMaximumWidth(std::max(120, width));
 }
 
 QList<int64_t> LessonStrip::heads() const
@@ -217,6 +230,42 @@ Session LessonStrip::lesson(const Session &session) const
     for (double v : learningRates()) lrs.push_back(v);
     if (!lrs.empty()) setAxis("lr", lrs);
     return out;
+}
+
+LessonStripArea::LessonStripArea(LessonStrip *strip, QWidget *parent)
+    : QScrollArea(parent)
+{
+    setWidget(strip);
+    setWidgetResizable(true);
+    setFrameShape(QFrame::NoFrame);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+}
+
+void LessonStripArea::fit()
+{
+    QWidget *strip = widget();
+    if (!strip) return;
+    // Not laid out yet (a session opened before the window shows), the viewport's width is a
+    // default of a hundred pixels: the text fitted to it took eight lines, and the window grew to
+    // hold them and stayed taller than the screen. Until then the text is measured on one line;
+    // the area is refitted when it gets its width (resizeEvent).
+    const int visible = isVisible() ? viewport()->width() : QWIDGETSIZE_MAX / 2;
+    if (auto *lesson = qobject_cast<LessonStrip *>(strip)) lesson->setTextWidth(visible - 16);
+    // The strip is as wide as the area, or its buttons' width where that is more (then it
+    // scrolls sideways); its height is what its wrapped text needs at that width.
+    if (strip->layout()) strip->layout()->invalidate(); // new type (presenter mode) resizes it
+    const int width = std::max(std::min(visible, 4096), strip->minimumSizeHint().width());
+    const int height =
+        strip->hasHeightForWidth() ? strip->heightForWidth(width) : strip->sizeHint().height();
+    const bool scrolls = isVisible() && strip->minimumSizeHint().width() > viewport()->width();
+    setFixedHeight(height + (scrolls ? horizontalScrollBar()->sizeHint().height() : 0));
+}
+
+void LessonStripArea::resizeEvent(QResizeEvent *event)
+{
+    QScrollArea::resizeEvent(event);
+    if (event->size().width() != event->oldSize().width()) fit();
 }
 
 } // namespace headlab::ui

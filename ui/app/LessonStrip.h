@@ -7,6 +7,7 @@
 #include "core/session/Session.h"
 
 #include <QList>
+#include <QScrollArea>
 #include <QWidget>
 
 class QButtonGroup;
@@ -22,7 +23,7 @@ public:
     explicit LessonStrip(QWidget *parent = nullptr);
 
     // The buttons for `session`: head counts that divide its width (its own and the usual 1, 2,
-    // 3, 4, 6, 8, 12, 16; at most eight), learning rates around its own (at most six), pressed
+    // 3, 4, 6, 8, 12, 16; at most six), learning rates around its own (at most four), pressed
     // where the session sweeps them (every η it sweeps: the strip shows what is on screen). The
     // buttons stay in place while the session's values are among them.
     void setSession(const Session &session);
@@ -32,7 +33,9 @@ public:
     double learningRate() const;
     QList<double> learningRates() const;
     QList<double> learningRateButtons() const { return m_lrValues; } // the buttons' values
-    QString lookFor() const;                                         // the text beside them
+    QString lookFor() const;                                         // what to look for, below them
+    // The width its text wraps at: the visible width, where the buttons scroll sideways.
+    void setTextWidth(int width);
     // As a click on the button of that value does (tests, presets).
     void chooseLearningRate(double lr);
     void toggleHeads(int64_t heads);
@@ -56,6 +59,19 @@ private:
     QList<double> m_lrValues;
     int64_t m_width = 0; // the width the head buttons divide
     QLabel *m_lookFor;   // what to look for: the session's description
+};
+
+// The strip's place above the figures: as tall as its buttons and its wrapped text need at its
+// width (refitted when the width changes, and by fit() when the strip changed), scrolling
+// sideways where the buttons are wider than the window.
+class LessonStripArea : public QScrollArea {
+    Q_OBJECT
+public:
+    LessonStripArea(LessonStrip *strip, QWidget *parent = nullptr);
+    void fit();
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
 };
 
 } // namespace headlab::ui

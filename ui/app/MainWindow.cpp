@@ -568,12 +568,7 @@ void MainWindow::buildLayout()
     // grow past the screen for it.
     m_lessonStrip = new LessonStrip(this);
     connect(m_lessonStrip, &LessonStrip::lessonChanged, this, &MainWindow::startLesson);
-    m_lessonScroll = new QScrollArea(this);
-    m_lessonScroll->setWidget(m_lessonStrip);
-    m_lessonScroll->setWidgetResizable(true);
-    m_lessonScroll->setFrameShape(QFrame::NoFrame);
-    m_lessonScroll->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_lessonScroll->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    m_lessonScroll = new LessonStripArea(m_lessonStrip, this);
     m_lessonScroll->hide();
     auto *central = new QWidget(this);
     auto *centralLayout = new QVBoxLayout(central);

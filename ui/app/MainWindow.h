@@ -28,6 +28,7 @@ namespace headlab::ui {
 
 class ExperimentForm;
 class LessonStrip;
+class LessonStripArea;
 class SamplesView;
 class RunTableModel;
 class SessionModel;
@@ -178,7 +179,7 @@ private:
     QAction *m_exportFigure, *m_exportAll, *m_exportSizeAction, *m_presenterAction;
     QAction *m_lessonAction = nullptr;
     LessonStrip *m_lessonStrip = nullptr;
-    QScrollArea *m_lessonScroll = nullptr;
+    LessonStripArea *m_lessonScroll = nullptr;
     bool m_lessonPending = false; // a choice waits for the stopped sweep to finish
     QActionGroup *m_themeGroup;
     bool m_interactive = true;

@@ -16,6 +16,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QStatusBar>
+#include <QTimer>
 
 #include <cstdio>
 
@@ -123,9 +124,11 @@ bool MainWindow::startRuns(const std::vector<int> &runIndices)
 void MainWindow::showLessonStrip()
 {
     m_lessonStrip->setSession(m_model->session());
-    // As tall as its buttons (which presenter mode enlarges), and a scroll bar where needed.
-    m_lessonScroll->setFixedHeight(m_lessonStrip->sizeHint().height() +
-                                   m_lessonScroll->horizontalScrollBar()->sizeHint().height());
+    // As tall as its buttons (which presenter mode enlarges) and its text need, and a scroll bar
+    // where needed.
+    m_lessonScroll->fit();
+    // Again once the new type and the window's new size are laid out (presenter mode).
+    QTimer::singleShot(0, m_lessonScroll, [area = m_lessonScroll] { area->fit(); });
 }
 
 void MainWindow::startLesson()

@@ -24,7 +24,10 @@ void ProgressBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &o
     bar.minimum = 0;
     bar.maximum = 1000;
     bar.progress = int(v.toDouble() * 1000);
-    bar.text = index.data(Qt::DisplayRole).toString();
+    // One line, elided to the bar: "1300 of 4500, stopped early" wrapped onto two lines in a
+    // 140-pixel column and was cut at the top and the bottom (the tooltip has the whole text).
+    bar.text = option.fontMetrics.elidedText(index.data(Qt::DisplayRole).toString(), Qt::ElideRight,
+                                             bar.rect.width() - 6);
     bar.textVisible = true;
     bar.textAlignment = Qt::AlignCenter;
     bar.state = option.state | QStyle::State_Horizontal;
