@@ -29,6 +29,7 @@
 #include <QAction>
 #include <QChart>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -526,6 +527,20 @@ void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()
     auto *view = window.findChild<InsideHeadsView *>();
     QVERIFY(view);
     SessionModel *model = window.findChild<SessionModel *>();
+    view->setSelectedRuns({1});
+    QCOMPARE(view->shownRun(), 1);
+    // Its own run box (presenter mode hides the run table): it lists every run, shows the run
+    // shown, and a choice selects that run in the window, as the table does.
+    QCOMPARE(view->runPicker()->count(), model->runCount());
+    QCOMPARE(view->runPicker()->currentIndex(), 1);
+    window.setPresenterMode(true);
+    QVERIFY(!view->runPicker()->isHidden()); // presenter mode keeps the figure's controls
+    view->runPicker()->setCurrentIndex(2);
+    Q_EMIT view->runPicker()->activated(2);
+    QCoreApplication::processEvents();
+    QCOMPARE(view->shownRun(), 2);
+    QCOMPARE(view->selectedRuns(), QList<int>{2});
+    window.setPresenterMode(false);
     view->setSelectedRuns({1});
     QCOMPARE(view->shownRun(), 1);
     QVERIFY(window.startSweep());

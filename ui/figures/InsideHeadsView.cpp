@@ -86,6 +86,17 @@ InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent)
     : FigureView(model, parent)
 {
     auto *row = controlsLayout();
+    // Which run: the run table's selection sets it, and so does this box, which presenter mode
+    // keeps while it hides the run table (issue 52 item 6).
+    row->addWidget(new QLabel(tr("Run")));
+    m_runPicker = new QComboBox;
+    m_runPicker->setObjectName(QStringLiteral("insideRun"));
+    m_runPicker->setMinimumWidth(140);
+    m_runPicker->setToolTip(tr("The run whose heads are shown (as selecting it in the run table)"));
+    row->addWidget(m_runPicker, 1);
+    connect(m_runPicker, &QComboBox::activated, this, [this](int index) {
+        if (index >= 0 && index < m_model->runCount()) Q_EMIT runsActivated({index});
+    });
     row->addWidget(new QLabel(tr("Input")));
     m_input = new QLineEdit;
     // Its tooltip says what an input of the session's task is (refresh: from the task's row).
@@ -197,6 +208,25 @@ void InsideHeadsView::reloadRun()
     if (run < 0 && m_model->runCount() > 0) run = 0;
     const bool changed = run != m_run;
     m_run = run;
+    // The picker lists every run ("3: d_model=24 heads=12 seed=1"), the shown one current.
+    {
+        const QSignalBlocker block(m_runPicker);
+        // Rebuilt when the runs change (another session, a new sweep), not on every frame.
+        const int n = m_model->runCount();
+        const QString key =
+            QStringLiteral("%1|%2|%3")
+                .arg(QString::fromStdString(m_model->session().name))
+                .arg(n)
+                .arg(n > 0 ? runLabel(m_model->session(), m_model->run(n - 1)) : QString());
+        if (key != m_pickerKey) {
+            m_pickerKey = key;
+            m_runPicker->clear();
+            for (int i = 0; i < m_model->runCount(); ++i)
+                m_runPicker->addItem(QStringLiteral("%1: %2").arg(i + 1).arg(
+                    runLabel(m_model->session(), m_model->run(i))));
+        }
+        m_runPicker->setCurrentIndex(run);
+    }
     m_headCount = 1;
     if (run >= 0) {
         const auto &model = m_model->run(run).config.model;

@@ -44,6 +44,7 @@ public:
 
     // For tests and scripts: the run shown, the checkpoints it offers, the slider's position.
     int shownRun() const { return m_run; }
+    QComboBox *runPicker() const { return m_runPicker; }
     const std::vector<CheckpointInfo> &checkpoints() const { return m_checkpoints; }
     void setInput(const QString &input);
     // index into checkpoints() (ascending steps); checkpoints().size() is "live".
@@ -100,6 +101,8 @@ private:
     QCheckBox *m_keep;   // the shown checkpoint is marked: pruning keeps it
     QLabel *m_diskLabel; // the run's checkpoints on disk, and the session's
     QComboBox *m_stat, *m_mode;
+    QComboBox *m_runPicker; // the run shown; its choice selects the run, as the table does
+    QString m_pickerKey;    // the runs it lists (session, count, last run's label)
     QPushButton *m_ablate;
 
     int m_run = -1;
