@@ -668,6 +668,7 @@ private Q_SLOTS:
     void aGridDrawsTheCollapseOfPLearned();
     void parallelCoordinatesDrawEveryRunAcrossItsAxes();
     void eachDigitHasItsPanel();
+    void aScanOfEtaOverHeadDimsOpensOnTheCollapse();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -2596,6 +2597,35 @@ void TestUiFigures::eachDigitHasItsPanel()
     nnModel.setSession(nn);
     std::unique_ptr<FigureView> none(createFigure("groups", &nnModel));
     QVERIFY(!none->applies());
+}
+
+// Issue 52 item 1: a session that names no figure and scans η over several head dimensions
+// opens on the paper's collapse, P(learned) against η·√m_H; one that names its figure keeps it.
+void TestUiFigures::aScanOfEtaOverHeadDimsOpensOnTheCollapse()
+{
+    QTemporaryDir dir;
+    Session s = uitest::tinySession();
+    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}},
+              SweepAxis{"lr", {uitest::num(1e-3), uitest::num(1e-2)}}};
+    s.runs.clear();
+    expandSweep(s);
+    s.view.clear();
+    const QString path = dir.filePath(QStringLiteral("scan.yaml"));
+    saveSessionAtomic(s, path.toStdString());
+    MainWindow window;
+    window.setInteractive(false);
+    QVERIFY(window.openSession(path));
+    QVERIFY(window.currentFigure());
+    QCOMPARE(window.currentFigure()->figureId(), QStringLiteral("lr"));
+    auto *lr = static_cast<FigureChartView *>(window.currentFigure());
+    QVERIFY2(lr->data().title.startsWith(QStringLiteral("P(learned) against η·√m_H")),
+             qPrintable(lr->data().title));
+    // A session that names its figure opens on it.
+    s.view["chart"] = "heatmap";
+    const QString named = dir.filePath(QStringLiteral("named.yaml"));
+    saveSessionAtomic(s, named.toStdString());
+    QVERIFY(window.openSession(named));
+    QCOMPARE(window.currentFigure()->figureId(), QStringLiteral("heatmap"));
 }
 
 #include "test_ui_figures.moc"

@@ -7,6 +7,7 @@
 #include "core/session/SessionStore.h"
 #include "ui/app/ExperimentForm.h"
 #include "ui/figures/FigureTable.h"
+#include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
 #include "ui/model/TrainingController.h"
 
@@ -25,6 +26,7 @@
 #include <QStatusBar>
 
 #include <cstdio>
+#include <set>
 
 #include <unistd.h>
 
@@ -345,6 +347,26 @@ void MainWindow::restoreView()
     }
     auto it = view.find("chart");
     QString chart = it == view.end() ? QStringLiteral("loss") : QString::fromStdString(it->second);
+    // A session that names no figure and scans η over several head dimensions opens on the
+    // paper's collapse (issue 52 item 1): P(learned) against η·√m_H, from its grid, or the
+    // Boundary tab's collapse for a search along η.
+    if (it == view.end()) {
+        const Session &session = m_model->session();
+        std::set<double> rates;
+        std::set<int64_t> headDims;
+        for (const auto &run : session.runs) {
+            rates.insert(run.config.lr);
+            headDims.insert(headDimension(run.config));
+        }
+        if (headDims.size() > 1 && session.search && session.search->axis == "lr") {
+            chart = QStringLiteral("boundary");
+            if (auto *f = figure(chart)) f->restoreViewState({{"boundary.mode", "collapse_half"}});
+        } else if (headDims.size() > 1 && rates.size() > 1) {
+            chart = QStringLiteral("lr");
+            if (auto *f = figure(chart))
+                f->restoreViewState({{"lr.x", "lr_sqrt_mh"}, {"lr.y", "p_learned"}});
+        }
+    }
     // An id or an alias of the figure table; an unknown name is said, with the nearest one, and
     // the loss curves are shown instead.
     QString why;
