@@ -33,6 +33,33 @@ inline Session tinySession(int64_t steps = 40)
     return s;
 }
 
+// heads {1, 2} × seeds {0, 1, 2} at d_model 8, every run done with a final test loss of 0.96,
+// 0.003, 0.92 (heads 1) and 2.29, 0.17, 1.71 (heads 2): heads 2's first seed stays on the plateau
+// (a split configuration), the rest learned by the default rule (5/6 ln 10).
+inline Session seedsSession()
+{
+    Session s = tinySession();
+    AxisValue seed;
+    seed.kind = AxisValue::Kind::Unsigned;
+    SweepAxis seeds{"seed", {}};
+    for (uint64_t v : {0, 1, 2}) {
+        seed.unsignedValue = v;
+        seeds.values.push_back(seed);
+    }
+    s.axes = {SweepAxis{"heads", {num(1), num(2)}}, seeds};
+    s.runs.clear();
+    expandSweep(s);
+    const double losses[6] = {0.96, 0.003, 0.92, 2.29, 0.17, 1.71};
+    for (size_t i = 0; i < s.runs.size() && i < 6; ++i) {
+        auto &r = s.runs[i].result;
+        r.status = RunStatus::Done;
+        r.test = {{0, 3.0}, {40, losses[i]}};
+        r.metrics["final_test_loss"] = losses[i];
+        r.metrics["left_ln10_plateau"] = losses[i] < 5.0 / 6.0 * std::log(10.0) ? 1 : 0;
+    }
+    return s;
+}
+
 // The same session with made-up results, for figure tests that need no training: run 0 done and
 // learned, run 1 diverged, run 2 failed, run 3 still queued.
 inline Session syntheticSession()

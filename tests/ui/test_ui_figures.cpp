@@ -2324,25 +2324,7 @@ void TestUiFigures::keysAndTicksSayWhatIsDrawn()
     QVERIFY(roundLogTicks(0, 1).empty());
 
     // Split cells: heads 2's three seeds disagree on learned.
-    Session s = uitest::tinySession();
-    AxisValue seed;
-    seed.kind = AxisValue::Kind::Unsigned;
-    SweepAxis seeds{"seed", {}};
-    for (uint64_t v : {0, 1, 2}) {
-        seed.unsignedValue = v;
-        seeds.values.push_back(seed);
-    }
-    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}}, seeds};
-    s.runs.clear();
-    expandSweep(s);
-    const double losses[6] = {0.96, 0.003, 0.92, 2.29, 0.17, 1.71};
-    for (size_t i = 0; i < 6; ++i) {
-        auto &r = s.runs[i].result;
-        r.status = RunStatus::Done;
-        r.test = {{0, 3.0}, {40, losses[i]}};
-        r.metrics["final_test_loss"] = losses[i];
-        r.metrics["left_ln10_plateau"] = losses[i] < 5.0 / 6.0 * std::log(10.0) ? 1 : 0;
-    }
+    Session s = uitest::seedsSession();
     SessionModel model;
     model.setSession(s);
     HeatmapView heatmap(&model);
@@ -2397,17 +2379,7 @@ void TestUiFigures::keysAndTicksSayWhatIsDrawn()
 // 3 of 3 → [0.4385029682, 1].
 void TestUiFigures::aGridDrawsTheCollapseOfPLearned()
 {
-    Session s = uitest::tinySession();
-    AxisValue seed;
-    seed.kind = AxisValue::Kind::Unsigned;
-    SweepAxis seeds{"seed", {}};
-    for (uint64_t v : {0, 1, 2}) {
-        seed.unsignedValue = v;
-        seeds.values.push_back(seed);
-    }
-    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}}, seeds};
-    s.runs.clear();
-    expandSweep(s);
+    Session s = uitest::seedsSession();
     const double losses[6] = {0.96, 0.003, 0.92, 2.29, 0.17, 1.71}; // heads 2, seed 0: stuck
     for (size_t i = 0; i < 6; ++i) {
         auto &r = s.runs[i].result;
@@ -2474,27 +2446,8 @@ void TestUiFigures::aGridDrawsTheCollapseOfPLearned()
 void TestUiFigures::parallelCoordinatesDrawEveryRunAcrossItsAxes()
 {
     QCOMPARE(findFigure(QStringLiteral("parallel"))->id, QStringLiteral("coords"));
-    Session s = uitest::tinySession();
-    AxisValue seed;
-    seed.kind = AxisValue::Kind::Unsigned;
-    SweepAxis seeds{"seed", {}};
-    for (uint64_t v : {0, 1, 2}) {
-        seed.unsignedValue = v;
-        seeds.values.push_back(seed);
-    }
-    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}}, seeds};
-    s.runs.clear();
-    expandSweep(s);
-    const double losses[6] = {0.96, 0.003, 0.92, 2.29, 0.17, 1.71};
-    for (size_t i = 0; i < 6; ++i) {
-        auto &r = s.runs[i].result;
-        r.status = RunStatus::Done;
-        r.test = {{0, 3.0}, {40, losses[i]}};
-        r.metrics["final_test_loss"] = losses[i];
-        r.metrics["left_ln10_plateau"] = losses[i] < 5.0 / 6.0 * std::log(10.0) ? 1 : 0;
-        r.metrics["learned"] = r.metrics["left_ln10_plateau"];
-    }
-    s.runs[5].result = RunResult{}; // still queued: no line
+    Session s = uitest::seedsSession(); // losses 0.96 … 1.71, heads 2's first seed stuck
+    s.runs[5].result = RunResult{};     // still queued: no line
     SessionModel model;
     model.setSession(s);
     ParallelCoordinatesView view(&model);
@@ -2536,17 +2489,7 @@ void TestUiFigures::parallelCoordinatesDrawEveryRunAcrossItsAxes()
 // median (the 75-run grid drew 225 curves in one chart); every run where asked.
 void TestUiFigures::eachDigitHasItsPanel()
 {
-    Session s = uitest::tinySession();
-    AxisValue seed;
-    seed.kind = AxisValue::Kind::Unsigned;
-    SweepAxis seeds{"seed", {}};
-    for (uint64_t v : {0, 1, 2}) {
-        seed.unsignedValue = v;
-        seeds.values.push_back(seed);
-    }
-    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}}, seeds};
-    s.runs.clear();
-    expandSweep(s);
+    Session s = uitest::seedsSession();
     // Digit d of run i ends at (i + 1) / 10 + d: heads 1's seeds 0.1, 0.2, 0.3 (median 0.2).
     for (size_t i = 0; i < s.runs.size(); ++i) {
         auto &r = s.runs[i].result;

@@ -304,4 +304,36 @@ bool FigureView::applies() const
     return !m_appliesRule || m_appliesRule(m_model->session());
 }
 
+PaintedCanvas::PaintedCanvas(FigureView *view, Hooks hooks)
+    : QWidget(view)
+    , m_view(view)
+    , m_hooks(std::move(hooks))
+{
+    setMinimumSize(320, 240);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMouseTracking(true);
+}
+
+void PaintedCanvas::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    m_hooks.paint(p, QRectF(rect()));
+}
+
+void PaintedCanvas::mouseMoveEvent(QMouseEvent *event)
+{
+    const QString text = m_hooks.hover ? m_hooks.hover(event->position()) : QString();
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+void PaintedCanvas::mousePressEvent(QMouseEvent *event)
+{
+    const QList<int> runs = m_hooks.click ? m_hooks.click(event->position()) : QList<int>{};
+    if (!runs.isEmpty()) Q_EMIT m_view->runsActivated(runs);
+}
+
 } // namespace headlab::ui

@@ -23,6 +23,7 @@ class QAbstractAxis;
 class QChart;
 class QChartView;
 
+class QPainter;
 class QScrollArea;
 
 namespace headlab::ui {
@@ -101,6 +102,29 @@ private:
     QHBoxLayout *m_controlsLayout;
     QWidget *m_canvas = nullptr;
     std::function<bool(const Session &)> m_appliesRule; // none: it applies to every session
+};
+
+// A figure's canvas drawn with QPainter (the screen, PNG and SVG are one drawing, through `paint`):
+// while the mouse moves its tooltip says what `hover` finds under it, and a click selects the runs
+// `click` names (FigureView::runsActivated). The small multiples, the parallel coordinates and
+// the per-digit panels are each one.
+class PaintedCanvas : public QWidget {
+public:
+    struct Hooks {
+        std::function<void(QPainter &, const QRectF &)> paint;
+        std::function<QString(const QPointF &)> hover;    // "" for nothing
+        std::function<QList<int>(const QPointF &)> click; // empty for nothing
+    };
+    PaintedCanvas(FigureView *view, Hooks hooks);
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+
+private:
+    FigureView *m_view;
+    Hooks m_hooks;
 };
 
 } // namespace headlab::ui

@@ -12,52 +12,14 @@
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
-#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
 #include <set>
 
 namespace headlab::ui {
-
-class GroupPanelsCanvas : public QWidget {
-public:
-    explicit GroupPanelsCanvas(GroupPanelsView *view)
-        : QWidget(view)
-        , m_view(view)
-    {
-        setMinimumSize(320, 240);
-        setAttribute(Qt::WA_OpaquePaintEvent);
-        setMouseTracking(true);
-    }
-
-protected:
-    void paintEvent(QPaintEvent *) override
-    {
-        QPainter p(this);
-        p.setRenderHint(QPainter::Antialiasing);
-        m_view->paint(p, QRectF(rect()));
-    }
-    void mouseMoveEvent(QMouseEvent *e) override
-    {
-        const QString text = m_view->hoverText(e->position());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(e->globalPosition().toPoint(), text, this);
-    }
-    void mousePressEvent(QMouseEvent *e) override
-    {
-        const QList<int> runs = m_view->runsAt(e->position());
-        if (!runs.isEmpty()) Q_EMIT m_view->runsActivated(runs);
-    }
-
-private:
-    GroupPanelsView *m_view;
-};
 
 namespace {
 
@@ -101,7 +63,10 @@ GroupPanelsView::GroupPanelsView(SessionModel *model, QWidget *parent)
     controlsLayout()->addWidget(m_median);
     controlsLayout()->addWidget(m_logX);
     controlsLayout()->addStretch(1);
-    m_canvasWidget = new GroupPanelsCanvas(this);
+    m_canvasWidget =
+        new PaintedCanvas(this, {[this](QPainter &p, const QRectF &area) { paint(p, area); },
+                                 [this](const QPointF &at) { return hoverText(at); },
+                                 [this](const QPointF &at) { return runsAt(at); }});
     setCanvas(m_canvasWidget);
     auto changed = [this] {
         refresh();

@@ -23,8 +23,6 @@ class QPainter;
 
 namespace headlab::ui {
 
-class GroupPanelsCanvas;
-
 class GroupPanelsView : public FigureView {
     Q_OBJECT
 public:
@@ -56,7 +54,6 @@ public:
     QList<int> runsAt(const QPointF &at) const;
 
 private:
-    friend class GroupPanelsCanvas;
     struct Layout {
         std::vector<QRectF> panels; // each group's plot
         double yMax = 1, xMax = 1;
@@ -68,7 +65,7 @@ private:
     std::pair<int, int> nearest(const QPointF &at, double radius) const;
     void paint(QPainter &p, const QRectF &area) const;
 
-    GroupPanelsCanvas *m_canvasWidget;
+    PaintedCanvas *m_canvasWidget;
     QCheckBox *m_median, *m_logX;
 };
 

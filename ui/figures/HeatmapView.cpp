@@ -432,6 +432,17 @@ HeatmapLayout layoutFor(const QRectF &area, int rows, int columns, double fontSc
     return l;
 }
 
+// A split cell's mark: an orange triangle of side k in the top right corner of `r` (the cells and
+// their key draw the same one).
+void paintSplitCorner(QPainter &p, const QRectF &r, double k, const ChartTheme &t)
+{
+    QPolygonF corner;
+    corner << r.topRight() << r.topRight() - QPointF(k, 0) << r.topRight() + QPointF(0, k);
+    p.setPen(Qt::NoPen);
+    p.setBrush(t.dark ? QColor(255, 170, 60) : QColor(230, 110, 0));
+    p.drawPolygon(corner);
+}
+
 // A cell's fill (a colour, hatching or an outline by its state) and what it says: its value and,
 // below, its spread, a note or why it has none.
 struct CellText {
@@ -488,13 +499,7 @@ CellText paintCell(QPainter &p, const QRectF &inner, const HeatmapCell &cell,
             sub = cell.note;
         }
         if (cell.split() && !critical) { // replicates disagree: a corner mark, and said
-            const double k = std::min(inner.width(), inner.height()) * 0.28;
-            QPolygonF corner;
-            corner << inner.topRight() << inner.topRight() - QPointF(k, 0)
-                   << inner.topRight() + QPointF(0, k);
-            p.setPen(Qt::NoPen);
-            p.setBrush(t.dark ? QColor(255, 170, 60) : QColor(230, 110, 0));
-            p.drawPolygon(corner);
+            paintSplitCorner(p, inner, std::min(inner.width(), inner.height()) * 0.28, t);
             if (sub.isEmpty() || fraction) sub = HeatmapView::tr("split");
         }
         break;
@@ -581,13 +586,7 @@ void paintSplitKey(QPainter &p, const QRectF &area, const ChartTheme &t)
     p.setPen(QPen(t.muted, 1));
     p.setBrush(Qt::NoBrush);
     p.drawRect(swatch);
-    const double k = side * 0.5;
-    QPolygonF corner;
-    corner << swatch.topRight() << swatch.topRight() - QPointF(k, 0)
-           << swatch.topRight() + QPointF(0, k);
-    p.setPen(Qt::NoPen);
-    p.setBrush(t.dark ? QColor(255, 170, 60) : QColor(230, 110, 0));
-    p.drawPolygon(corner);
+    paintSplitCorner(p, swatch, side * 0.5, t);
     p.setPen(t.foreground);
     drawFittedText(
         p, QRectF(swatch.right() + 4, area.top() - 2, area.right() - swatch.right() - 4, side + 4),

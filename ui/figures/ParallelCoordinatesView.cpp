@@ -11,10 +11,8 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
-#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +21,13 @@ namespace headlab::ui {
 
 namespace {
 const QString kOutcome = QStringLiteral("final_test_loss");
+
+// A run with an outcome to draw: finished, diverged, or stopped with the loss it reached.
+bool hasOutcome(RunStatus status)
+{
+    return status == RunStatus::Done || status == RunStatus::Diverged ||
+           status == RunStatus::Stopped;
+}
 
 // The distance from `p` to the segment a–b.
 double segmentDistance(const QPointF &p, const QPointF &a, const QPointF &b)
@@ -36,42 +41,6 @@ double segmentDistance(const QPointF &p, const QPointF &a, const QPointF &b)
 }
 } // namespace
 
-class ParallelCoordinatesCanvas : public QWidget {
-public:
-    explicit ParallelCoordinatesCanvas(ParallelCoordinatesView *view)
-        : QWidget(view)
-        , m_view(view)
-    {
-        setMinimumSize(320, 240);
-        setAttribute(Qt::WA_OpaquePaintEvent);
-        setMouseTracking(true);
-    }
-
-protected:
-    void paintEvent(QPaintEvent *) override
-    {
-        QPainter p(this);
-        p.setRenderHint(QPainter::Antialiasing);
-        m_view->paint(p, QRectF(rect()));
-    }
-    void mouseMoveEvent(QMouseEvent *e) override
-    {
-        const QString text = m_view->hoverText(e->position());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(e->globalPosition().toPoint(), text, this);
-    }
-    void mousePressEvent(QMouseEvent *e) override
-    {
-        const QList<int> runs = m_view->runsAtClick(e->position());
-        if (!runs.isEmpty()) Q_EMIT m_view->runsActivated(runs);
-    }
-
-private:
-    ParallelCoordinatesView *m_view;
-};
-
 ParallelCoordinatesView::ParallelCoordinatesView(SessionModel *model, QWidget *parent)
     : FigureView(model, parent)
 {
@@ -80,7 +49,10 @@ ParallelCoordinatesView::ParallelCoordinatesView(SessionModel *model, QWidget *p
                       "a line for its run; click it, or a value on an axis, to select runs."),
                    this));
     controlsLayout()->addStretch(1);
-    m_canvasWidget = new ParallelCoordinatesCanvas(this);
+    m_canvasWidget =
+        new PaintedCanvas(this, {[this](QPainter &p, const QRectF &area) { paint(p, area); },
+                                 [this](const QPointF &at) { return hoverText(at); },
+                                 [this](const QPointF &at) { return runsAtClick(at); }});
     setCanvas(m_canvasWidget);
 }
 
@@ -209,9 +181,7 @@ ParallelCoordinatesView::lines(const Layout &layout) const
     for (int i = 0; i < int(s.runs.size()); ++i) {
         const SessionRun &run = s.runs[size_t(i)];
         const RunStatus status = run.result.status;
-        if (status != RunStatus::Done && status != RunStatus::Diverged &&
-            status != RunStatus::Stopped)
-            continue;
+        if (!hasOutcome(status)) continue;
         Line line;
         line.run = i;
         for (int k = 0; k < int(names.size()); ++k) {
@@ -460,9 +430,7 @@ QString ParallelCoordinatesView::csv() const
     for (int i = 0; i < int(s.runs.size()); ++i) {
         const SessionRun &run = s.runs[size_t(i)];
         const RunStatus status = run.result.status;
-        if (status != RunStatus::Done && status != RunStatus::Diverged &&
-            status != RunStatus::Stopped)
-            continue;
+        if (!hasOutcome(status)) continue;
         QStringList row = {QString::number(i)};
         for (const QString &axis : names) {
             const auto it = labels[size_t(i)].find(axis.toStdString());

@@ -21,8 +21,6 @@ class QPainter;
 
 namespace headlab::ui {
 
-class ParallelCoordinatesCanvas;
-
 class ParallelCoordinatesView : public FigureView {
     Q_OBJECT
 public:
@@ -46,7 +44,6 @@ public:
     std::vector<std::pair<int, std::vector<QPointF>>> drawnLines() const;
 
 private:
-    friend class ParallelCoordinatesCanvas;
     struct Layout {
         QRectF plot;            // between the first and the last axis, tick to tick
         std::vector<double> xs; // each axis's x
@@ -72,7 +69,7 @@ private:
     double lossTop() const;
     void paint(QPainter &p, const QRectF &area) const;
 
-    ParallelCoordinatesCanvas *m_canvasWidget;
+    PaintedCanvas *m_canvasWidget;
 };
 
 } // namespace headlab::ui

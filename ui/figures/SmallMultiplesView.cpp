@@ -14,51 +14,13 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
-#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
 
 namespace headlab::ui {
-
-class SmallMultiplesCanvas : public QWidget {
-public:
-    explicit SmallMultiplesCanvas(SmallMultiplesView *view)
-        : QWidget(view)
-        , m_view(view)
-    {
-        setMinimumSize(320, 240);
-        setAttribute(Qt::WA_OpaquePaintEvent);
-        setMouseTracking(true);
-    }
-
-protected:
-    void paintEvent(QPaintEvent *) override
-    {
-        QPainter p(this);
-        p.setRenderHint(QPainter::Antialiasing);
-        m_view->paintGrid(p, QRectF(rect()));
-    }
-    void mouseMoveEvent(QMouseEvent *e) override
-    {
-        const QString text = m_view->hoverText(e->position());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(e->globalPosition().toPoint(), text, this);
-    }
-    void mousePressEvent(QMouseEvent *e) override
-    {
-        const QList<int> runs = m_view->runsAt(e->position());
-        if (!runs.isEmpty()) Q_EMIT m_view->runsActivated(runs);
-    }
-
-private:
-    SmallMultiplesView *m_view;
-};
 
 SmallMultiplesView::SmallMultiplesView(SessionModel *model, QWidget *parent)
     : FigureView(model, parent)
@@ -75,7 +37,10 @@ SmallMultiplesView::SmallMultiplesView(SessionModel *model, QWidget *parent)
     controlsLayout()->addWidget(m_logX);
     controlsLayout()->addWidget(m_showTrain);
     controlsLayout()->addStretch(1);
-    m_canvasWidget = new SmallMultiplesCanvas(this);
+    m_canvasWidget =
+        new PaintedCanvas(this, {[this](QPainter &p, const QRectF &area) { paintGrid(p, area); },
+                                 [this](const QPointF &at) { return hoverText(at); },
+                                 [this](const QPointF &at) { return runsAt(at); }});
     setCanvas(m_canvasWidget);
     auto changed = [this] {
         refresh();

@@ -12,8 +12,6 @@ class QComboBox;
 
 namespace headlab::ui {
 
-class SmallMultiplesCanvas;
-
 class SmallMultiplesView : public FigureView {
     Q_OBJECT
 public:
@@ -53,7 +51,6 @@ private:
         QRectF grid; // the panels' area, below the legend
     };
     Legend legendFor(const QRectF &area) const;
-    friend class SmallMultiplesCanvas;
     void paintGrid(QPainter &p, const QRectF &area) const;
     struct GridScale {
         double xMax = 1, yMax = 1;
@@ -67,7 +64,7 @@ private:
     std::string rowAxis() const;
     std::string columnAxis() const;
 
-    SmallMultiplesCanvas *m_canvasWidget;
+    PaintedCanvas *m_canvasWidget;
     QComboBox *m_rows, *m_columns;
     QCheckBox *m_logX, *m_showTrain;
     QStringList m_axesShown;
