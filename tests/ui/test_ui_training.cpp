@@ -569,6 +569,20 @@ void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()
     view->setInput(QStringLiteral("1 + 2, digit 1"));
     QVERIFY(QString::fromStdString(view->maps()->description)
                 .startsWith(QStringLiteral("001 + 002, digit 1")));
+    // Hovering a map names the run, the step, the layer and head, query and key, and the weight
+    // (issue 52 item 2).
+    view->canvas()->resize(1000, 700);
+    (void)view->canvas()->grab(); // paints: the maps' boxes
+    QStringList said;
+    for (int x = 0; x < 1000; x += 7)
+        for (int y = 0; y < 700; y += 7)
+            if (const QString t = view->hoverText(QPointF(x, y)); !t.isEmpty()) said << t;
+    QVERIFY(!said.isEmpty());
+    QVERIFY2(said.front().startsWith(QStringLiteral("run 2, step 300: layer ")) &&
+                 said.front().contains(QStringLiteral("→ key")) &&
+                 said.front().contains(QStringLiteral("weight")),
+             qPrintable(said.front()));
+    QVERIFY(view->hoverText(QPointF(2, 2)).isEmpty()); // the title: no map
     view->setInput(QStringLiteral("not a sum"));
     QVERIFY(!view->maps());
     QVERIFY(view->message().contains(QStringLiteral("expected two numbers")));

@@ -18,11 +18,13 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPointer>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -36,9 +38,18 @@ public:
         , m_view(view)
     {
         setMinimumSize(480, 360);
+        setMouseTracking(true);
     }
 
 protected:
+    void mouseMoveEvent(QMouseEvent *e) override
+    {
+        const QString text = m_view->hoverText(e->position());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), text, this);
+    }
     void paintEvent(QPaintEvent *) override
     {
         QPainter p(this);
@@ -605,6 +616,7 @@ void InsideHeadsCanvas::paint(QPainter &p, const QRectF &area) const
     if (v.m_maps) heading += QStringLiteral(" · ") + QString::fromStdString(v.m_maps->description);
     p.drawText(area.adjusted(6, 2, -6, 0), Qt::AlignLeft | Qt::AlignTop, heading);
     v.m_drawnLabels.clear();
+    v.m_drawnMaps.clear();
     v.m_legendHeads = 0;
     const QRectF body = area.adjusted(0, titleHeight + 4, 0, 0);
     const QRectF maps(body.left(), body.top(), body.width(), body.height() * 0.52);
@@ -684,6 +696,7 @@ void InsideHeadsCanvas::paintMaps(QPainter &p, const QRectF &area) const
                       Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("H%1").arg(h));
             }
             const double cw = side / double(m.keys), ch = side / double(m.queries);
+            v.m_drawnMaps.push_back({cell, l, h});
             if (tokens) {
                 p.setPen(v.m_theme.foreground);
                 p.setFont(tokenFont);
@@ -1106,6 +1119,36 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
     p.drawPolyline(poly);
     p.setBrush(v.m_theme.seriesColor(0));
     for (const auto &pt : poly) p.drawEllipse(pt, 2.5, 2.5);
+}
+
+QString InsideHeadsView::hoverText(const QPointF &at) const
+{
+    if (!m_maps) return {};
+    const AttentionMaps &m = *m_maps;
+    for (const auto &map : m_drawnMaps) {
+        if (!map.box.contains(at)) continue;
+        const auto k = std::clamp<int64_t>(
+            int64_t((at.x() - map.box.left()) / map.box.width() * double(m.keys)), 0, m.keys - 1);
+        const auto q = std::clamp<int64_t>(
+            int64_t((at.y() - map.box.top()) / map.box.height() * double(m.queries)), 0,
+            m.queries - 1);
+        auto token = [&](int64_t i) {
+            return i < int64_t(m.labels.size())
+                       ? QStringLiteral(" (%1)").arg(QString::fromStdString(m.labels[size_t(i)]))
+                       : QString();
+        };
+        return tr("run %1, step %2: layer %3, head %4\nquery %5%6 → key %7%8: weight %9")
+            .arg(m_run + 1)
+            .arg(m.step)
+            .arg(map.layer)
+            .arg(map.head)
+            .arg(q)
+            .arg(token(q))
+            .arg(k)
+            .arg(token(k))
+            .arg(m.at(map.layer, map.head, q, k), 0, 'f', 3);
+    }
+    return {};
 }
 
 } // namespace headlab::ui

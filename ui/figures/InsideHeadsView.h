@@ -84,6 +84,10 @@ public:
     };
     const std::vector<DrawnLabel> &drawnLabels() const { return m_drawnLabels; }
     int legendHeads() const { return m_legendHeads; }
+    // What is under `at` (canvas pixels) on an attention map: the run, the step, the layer and
+    // head, the query and key positions with their tokens, and the weight; "" off the maps. The
+    // canvas's tooltip while the mouse moves.
+    QString hoverText(const QPointF &at) const;
 
 private:
     friend class InsideHeadsCanvas;
@@ -108,6 +112,12 @@ private:
     int m_run = -1;
     int m_headCount = 1;                           // of m_run: the most heads in one layer (w·H)
     mutable std::vector<DrawnLabel> m_drawnLabels; // written by each paint
+    struct DrawnMap {
+        QRectF box;
+        size_t layer;
+        int64_t head;
+    };
+    mutable std::vector<DrawnMap> m_drawnMaps; // each attention map's box, written by each paint
     mutable int m_legendHeads = 0;
     std::vector<CheckpointInfo> m_checkpoints; // ascending steps
     size_t m_diskCounted = size_t(-1);         // checkpoints when the disk label was last computed
