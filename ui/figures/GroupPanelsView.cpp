@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 namespace headlab::ui {
@@ -42,13 +43,6 @@ TaskGroups taskGroups(const Session &session)
     }
     g.word = QString::fromStdString(spec->groupWord);
     return g;
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 } // namespace
@@ -144,26 +138,27 @@ std::vector<GroupPanelsView::Line> GroupPanelsView::lines() const
                 }
                 continue;
             }
-            // The median at each step over the seeds that logged it.
-            std::map<int64_t, std::vector<double>> atStep;
+            // The median at each step over the seeds that logged it (curveStats, as the loss
+            // curves' median view takes it).
+            std::vector<const Curve *> curves;
             Line line = base;
             line.name = nameOf(key);
-            for (int run : runsOf[key]) {
-                const Curve *c = curveOf(run);
-                if (!c) continue;
-                line.runs << run;
-                for (const auto &pt : *c)
-                    if (std::isfinite(pt.value)) atStep[pt.step].push_back(pt.value);
-            }
+            for (int run : runsOf[key])
+                if (const Curve *c = curveOf(run)) {
+                    line.runs << run;
+                    curves.push_back(c);
+                }
             if (line.runs.isEmpty()) continue;
             line.replicates = int(line.runs.size());
-            for (auto &[step, values] : atStep) line.points.emplace_back(step, median(values));
+            for (const auto &[step, st] : curveStats(curves))
+                if (st.count > 0) line.points.emplace_back(step, st.median);
             out.push_back(std::move(line));
         }
     return out;
 }
 
-GroupPanelsView::Layout GroupPanelsView::layoutFor(const QRectF &area) const
+GroupPanelsView::Layout GroupPanelsView::layoutFor(const QRectF &area,
+                                                   const std::vector<Line> &drawn) const
 {
     const double fs = m_theme.fontScale;
     Layout l;
@@ -171,7 +166,6 @@ GroupPanelsView::Layout GroupPanelsView::layoutFor(const QRectF &area) const
     const int columns = std::min(groups, 3);
     const int rows = (groups + columns - 1) / columns;
     // The legend's height: its entries on as many lines as the width needs.
-    const std::vector<Line> drawn = lines();
     std::set<int> colours;
     for (const auto &line : drawn) colours.insert(line.colour);
     const int entries = int(colours.size()) + (drawn.empty() ? 0 : drawn.front().shades);
@@ -208,11 +202,11 @@ QPointF GroupPanelsView::toPixel(const Layout &l, int group, int64_t step, doubl
     return {plot.left() + fx * plot.width(), plot.bottom() - fy * plot.height()};
 }
 
-std::pair<int, int> GroupPanelsView::nearest(const QPointF &at, double radius) const
+std::optional<GroupPanelsView::Hit> GroupPanelsView::hit(const QPointF &at, double radius) const
 {
-    const Layout l = layoutFor(QRectF(m_canvasWidget->rect()));
-    const std::vector<Line> drawn = lines();
-    std::pair<int, int> best{-1, -1};
+    std::vector<Line> drawn = lines();
+    const Layout l = layoutFor(QRectF(m_canvasWidget->rect()), drawn);
+    int best = -1, bestPoint = -1;
     double bestDistance = radius;
     for (int i = 0; i < int(drawn.size()); ++i) {
         const Line &line = drawn[size_t(i)];
@@ -225,23 +219,23 @@ std::pair<int, int> GroupPanelsView::nearest(const QPointF &at, double radius) c
             const double d = std::hypot(p.x() - at.x(), p.y() - at.y());
             if (d <= bestDistance) {
                 bestDistance = d;
-                best = {i, k};
+                best = i;
+                bestPoint = k;
             }
         }
     }
-    return best;
+    if (best < 0) return std::nullopt;
+    return Hit{std::move(drawn[size_t(best)]), bestPoint};
 }
 
 QString GroupPanelsView::hoverText(const QPointF &at) const
 {
-    const auto [i, k] = nearest(at, 8);
-    if (i < 0) return {};
-    const std::vector<Line> drawn = lines();
-    const Line &line = drawn[size_t(i)];
-    const QStringList names = groupNames();
-    const auto &[step, loss] = line.points[size_t(k)];
+    const auto found = hit(at, 8);
+    if (!found) return {};
+    const Line &line = found->line;
+    const auto &[step, loss] = line.points[size_t(found->point)];
     return tr("%1\n%2: test loss %3 at step %4%5")
-        .arg(line.name, names.value(line.group))
+        .arg(line.name, groupNames().value(line.group))
         .arg(formatNumber(loss))
         .arg(step)
         .arg(line.replicates > 1 ? tr(" (median of %1 seeds)").arg(line.replicates) : QString());
@@ -249,9 +243,8 @@ QString GroupPanelsView::hoverText(const QPointF &at) const
 
 QList<int> GroupPanelsView::runsAt(const QPointF &at) const
 {
-    const auto [i, k] = nearest(at, 8);
-    if (i < 0) return {};
-    return lines()[size_t(i)].runs;
+    const auto found = hit(at, 8);
+    return found ? found->line.runs : QList<int>{};
 }
 
 void GroupPanelsView::paint(QPainter &p, const QRectF &area) const
@@ -263,8 +256,8 @@ void GroupPanelsView::paint(QPainter &p, const QRectF &area) const
     p.setPen(t.foreground);
     drawFittedText(p, QRectF(area.left(), area.top() + 4, area.width(), 24 * fs), title(),
                    t.font(11, true), 7.0, Qt::AlignCenter);
-    const Layout l = layoutFor(area);
     const std::vector<Line> drawn = lines();
+    const Layout l = layoutFor(area, drawn);
     const QStringList names = groupNames();
     if (drawn.empty()) {
         p.setPen(t.muted);

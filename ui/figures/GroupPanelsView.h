@@ -16,6 +16,7 @@
 #include <QRectF>
 
 #include <map>
+#include <optional>
 #include <vector>
 
 class QCheckBox;
@@ -59,10 +60,14 @@ private:
         double yMax = 1, xMax = 1;
         QRectF legend;
     };
-    Layout layoutFor(const QRectF &area) const;
+    Layout layoutFor(const QRectF &area, const std::vector<Line> &drawn) const;
     QPointF toPixel(const Layout &l, int group, int64_t step, double loss) const;
-    // The nearest drawn point within `radius`: the line's index and the point's.
-    std::pair<int, int> nearest(const QPointF &at, double radius) const;
+    // The nearest drawn point within `radius`: its line and the point's index.
+    struct Hit {
+        Line line;
+        int point = 0;
+    };
+    std::optional<Hit> hit(const QPointF &at, double radius) const;
     void paint(QPainter &p, const QRectF &area) const;
 
     PaintedCanvas *m_canvasWidget;
