@@ -22,13 +22,6 @@ namespace headlab::ui {
 namespace {
 const QString kOutcome = QStringLiteral("final_test_loss");
 
-// A run with an outcome to draw: finished, diverged, or stopped with the loss it reached.
-bool hasOutcome(RunStatus status)
-{
-    return status == RunStatus::Done || status == RunStatus::Diverged ||
-           status == RunStatus::Stopped;
-}
-
 // The distance from `p` to the segment a–b.
 double segmentDistance(const QPointF &p, const QPointF &a, const QPointF &b)
 {
@@ -181,7 +174,7 @@ ParallelCoordinatesView::lines(const Layout &layout) const
     for (int i = 0; i < int(s.runs.size()); ++i) {
         const SessionRun &run = s.runs[size_t(i)];
         const RunStatus status = run.result.status;
-        if (!hasOutcome(status)) continue;
+        if (!reachedAnOutcome(status)) continue;
         Line line;
         line.run = i;
         for (int k = 0; k < int(names.size()); ++k) {
@@ -430,7 +423,7 @@ QString ParallelCoordinatesView::csv() const
     for (int i = 0; i < int(s.runs.size()); ++i) {
         const SessionRun &run = s.runs[size_t(i)];
         const RunStatus status = run.result.status;
-        if (!hasOutcome(status)) continue;
+        if (!reachedAnOutcome(status)) continue;
         QStringList row = {QString::number(i)};
         for (const QString &axis : names) {
             const auto it = labels[size_t(i)].find(axis.toStdString());

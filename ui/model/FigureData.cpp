@@ -418,13 +418,6 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
 }
 
 namespace {
-// Runs whose loss the rank and total-heads figures show: finished, or stopped by the user or a
-// time limit (with the loss they reached). Diverged runs are drawn along the top.
-bool reached(const RunResult &r)
-{
-    return r.status == RunStatus::Done || r.status == RunStatus::Diverged ||
-           r.status == RunStatus::Stopped;
-}
 
 QString schemeOf(const SessionRun &run)
 {
@@ -459,7 +452,7 @@ FigureData rankFigure(const Session &session)
     int stopped = 0;
     for (const auto &run : session.runs) {
         const RunResult &r = run.result;
-        if (!reached(r)) continue;
+        if (!reachedAnOutcome(r.status)) continue;
         auto &best = lines[{run.config.model.layers(), run.config.model.widthMultiplier}]
                           [double(headDimension(run.config))];
         double loss = kNaN;
@@ -518,7 +511,7 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
     for (const auto &run : session.runs) {
         const RunResult &r = run.result;
         runsOf[schemeOf(run)].push_back(&run);
-        if (!reached(r)) continue;
+        if (!reachedAnOutcome(r.status)) continue;
         Accumulator &a = byScheme[schemeOf(run)][double(run.config.model.totalHeads())];
         double y = kNaN;
         if (speed) {

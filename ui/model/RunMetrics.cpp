@@ -51,6 +51,12 @@ double testLossAtStep(const RunResult &result, int64_t step)
     return valueAtStep(result.test, step);
 }
 
+bool reachedAnOutcome(RunStatus status)
+{
+    return status == RunStatus::Done || status == RunStatus::Diverged ||
+           status == RunStatus::Stopped;
+}
+
 bool isLearned(const Session &session, const RunResult &result)
 {
     return runLearned(session, result).value_or(false);

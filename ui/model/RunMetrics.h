@@ -25,6 +25,10 @@ double finalTestLoss(const RunResult &result);
 double finalTrainLoss(const RunResult &result);
 // Test loss at `step` (< 0: final). Diverged runs give NaN.
 double testLossAtStep(const RunResult &result, int64_t step);
+// Runs whose final loss the figures that do not wait for every run show (Loss vs rank, total
+// heads, the parallel coordinates): finished, diverged (drawn along the top), or stopped by the
+// user or a time limit with the loss it reached.
+bool reachedAnOutcome(RunStatus status);
 // Learned by the session's rule: core's one definition (core/metrics/LearnedRule.h); no verdict is false.
 // runLearned without a verdict counted as not learned (the figures' counts).
 bool isLearned(const Session &session, const RunResult &result);
