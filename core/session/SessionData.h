@@ -32,6 +32,7 @@ struct AxisValue {
     std::vector<int64_t> ints;
     std::string text;
     std::string label() const; // "96", "[12,24,48,96]", "ascending"
+    bool operator==(const AxisValue &) const = default;
 };
 
 struct SweepAxis {

@@ -350,23 +350,24 @@ std::vector<AxisValue> readAxisValues(const SweepAxisRow &axis, const YamlField 
     return values;
 }
 
+std::optional<std::vector<AxisValue>>
+expandAxisForm(const SweepAxisRow &row, const std::string &name, const YAML::Node &form)
+{
+    if (!row.readForm) return std::nullopt;
+    YamlField field;
+    field.file = "<session>";
+    field.path = "sweep." + name;
+    field.node = form;
+    return row.readForm(field);
+}
+
 std::optional<YAML::Node> axisFormHolds(const SweepAxisRow &row, const SweepAxis &axis)
 {
-    if (axis.form.empty() || !row.readForm) return std::nullopt;
+    if (axis.form.empty()) return std::nullopt;
     try {
-        YamlField field;
-        field.file = "<session>";
-        field.path = "sweep." + axis.name;
-        field.node = YAML::Load(axis.form);
-        const auto values = row.readForm(field);
-        if (!values || values->size() != axis.values.size()) return std::nullopt;
-        for (size_t i = 0; i < values->size(); ++i) {
-            const AxisValue &a = (*values)[i], &b = axis.values[i];
-            if (a.kind != b.kind || a.number != b.number || a.ints != b.ints || a.text != b.text ||
-                a.unsignedValue != b.unsignedValue)
-                return std::nullopt;
-        }
-        return field.node;
+        const YAML::Node node = YAML::Load(axis.form);
+        if (expandAxisForm(row, axis.name, node) != axis.values) return std::nullopt;
+        return node;
     } catch (const std::exception &) { // a form that no longer reads: the list is written
         return std::nullopt;
     }

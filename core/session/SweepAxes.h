@@ -57,6 +57,11 @@ private:
 };
 // An axis's values from its YAML: a list, one value, or its own form.
 std::vector<AxisValue> readAxisValues(const SweepAxisRow &axis, const yaml::YamlField &field);
+// The values of an axis's own form (`form`: YAML::Load of its text, e.g. logspaceForm's), read by
+// the row's own reader: a SessionError located at sweep.NAME when a value is out of range;
+// nullopt when the row has no form or the node is not one (a list).
+std::optional<std::vector<AxisValue>>
+expandAxisForm(const SweepAxisRow &row, const std::string &name, const YAML::Node &form);
 // The axis's own form as it is written back: its YAML when `axis.form` still expands to exactly
 // `axis.values` (a form the user did not edit since), else nullopt (write the list).
 std::optional<YAML::Node> axisFormHolds(const SweepAxisRow &row, const SweepAxis &axis);

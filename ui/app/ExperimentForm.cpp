@@ -541,11 +541,7 @@ void ExperimentForm::generateLearningRates()
     if (errs.isEmpty()) {
         const std::string form = logspaceForm(from.front(), to.front(), m_lrCount->value());
         try {
-            yaml::YamlField field;
-            field.file = "<form>";
-            field.path = "sweep.lr";
-            field.node = YAML::Load(form);
-            values = *findSweepAxis("lr")->readForm(field);
+            values = *expandAxisForm(*findSweepAxis("lr"), "lr", YAML::Load(form));
             m_lrForm = form;
         } catch (const SessionError &e) {
             errs << tr("sweep.lr: %1").arg(QString::fromStdString(e.message()));
