@@ -707,15 +707,14 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
         costs.push_back(ensembleWork(e));
         for (const auto &job : e) mayEndEarly = mayEndEarly || job.config.stopAfterLearned > 0;
     }
-    std::vector<std::pair<double, std::vector<SweepJob>>> byWork;
-    for (const size_t i : startOrder(costs, mayEndEarly, slots.size()))
-        byWork.emplace_back(costs[i], std::move(queue[i]));
-    queue.clear();
+    // The queue in its starting order; `work` is each ensemble's ensembleWork in that order.
+    EnsembleQueue ordered;
     std::vector<double> work;
-    for (auto &[cost, e] : byWork) {
-        work.push_back(cost);
-        queue.push_back(std::move(e));
+    for (const size_t i : startOrder(costs, mayEndEarly, slots.size())) {
+        work.push_back(costs[i]);
+        ordered.push_back(std::move(queue[i]));
     }
+    queue = std::move(ordered);
     // On several GPUs each ensemble is placed on a device before any starts (placeOnDevices on
     // ensembleWork). Drawn from one queue instead, every ensemble of a sweep that fits the slots
     // started at once on the device of whichever worker took it: round the devices in cost order,
