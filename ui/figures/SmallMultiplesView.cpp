@@ -154,30 +154,34 @@ void SmallMultiplesView::restoreViewState(const ViewState &state)
     refresh();
 }
 
-QList<int> SmallMultiplesView::runsAt(const QPointF &pos) const
+QPointF SmallMultiplesView::GridScale::toPixel(const QRectF &plot, double step, double loss) const
+{
+    const double fx = logX ? std::log(std::max(step, 1.0)) / std::log(xMax) : step / xMax;
+    const double fy = std::clamp(loss / yMax, 0.0, 1.02);
+    return {plot.left() + fx * plot.width(), plot.bottom() - fy * plot.height()};
+}
+
+QRectF SmallMultiplesView::plotOf(const QRectF &panel) const
+{
+    const double fs = m_theme.fontScale;
+    return panel.adjusted(4 * fs, 16 * fs, -4 * fs, -4 * fs);
+}
+
+QList<int> SmallMultiplesView::runsOfPanel(const QString &rowLabel,
+                                           const QString &columnLabel) const
 {
     const auto &s = m_model->session();
-    const QStringList rows =
-        rowAxis().empty() ? QStringList{QString()} : axisValueLabels(s, rowAxis());
-    const QStringList cols =
-        columnAxis().empty() ? QStringList{QString()} : axisValueLabels(s, columnAxis());
-    const QRectF grid = legendFor(QRectF(m_canvasWidget->rect())).grid;
-    const double pw = grid.width() / std::max<int>(1, int(cols.size())),
-                 ph = grid.height() / std::max<int>(1, int(rows.size()));
-    const int c = int((pos.x() - grid.left()) / pw), r = int((pos.y() - grid.top()) / ph);
-    if (pos.x() < grid.left() || pos.y() < grid.top() || c >= cols.size() || r >= rows.size())
-        return {};
     QList<int> out;
     for (int i = 0; i < int(s.runs.size()); ++i) {
         const auto &run = s.runs[size_t(i)];
-        if (!rowAxis().empty() && axisLabel(run, rowAxis()) != rows[r]) continue;
-        if (!columnAxis().empty() && axisLabel(run, columnAxis()) != cols[c]) continue;
+        if (!rowAxis().empty() && axisLabel(run, rowAxis()) != rowLabel) continue;
+        if (!columnAxis().empty() && axisLabel(run, columnAxis()) != columnLabel) continue;
         out << i;
     }
     return out;
 }
 
-QString SmallMultiplesView::hoverText(const QPointF &pos) const
+std::optional<SmallMultiplesView::PanelAt> SmallMultiplesView::panelAt(const QPointF &pos) const
 {
     const auto &s = m_model->session();
     const QStringList rows =
@@ -185,34 +189,37 @@ QString SmallMultiplesView::hoverText(const QPointF &pos) const
     const QStringList cols =
         columnAxis().empty() ? QStringList{QString()} : axisValueLabels(s, columnAxis());
     const QRectF grid = legendFor(QRectF(m_canvasWidget->rect())).grid;
-    const double fs = m_theme.fontScale;
     const double pw = grid.width() / std::max<int>(1, int(cols.size())),
                  ph = grid.height() / std::max<int>(1, int(rows.size()));
     const int c = int((pos.x() - grid.left()) / pw), r = int((pos.y() - grid.top()) / ph);
     if (pos.x() < grid.left() || pos.y() < grid.top() || c >= cols.size() || r >= rows.size())
-        return {};
-    // The panel's plot, as paintGrid draws it, and its scale.
-    const QRectF panel(grid.left() + c * pw, grid.top() + r * ph, pw, ph);
-    const QRectF plot = panel.adjusted(4 * fs, 16 * fs, -4 * fs, -4 * fs);
+        return std::nullopt;
+    return PanelAt{rows[r], cols[c],
+                   plotOf(QRectF(grid.left() + c * pw, grid.top() + r * ph, pw, ph))};
+}
+
+QList<int> SmallMultiplesView::runsAt(const QPointF &pos) const
+{
+    const auto panel = panelAt(pos);
+    return panel ? runsOfPanel(panel->rowLabel, panel->columnLabel) : QList<int>{};
+}
+
+QString SmallMultiplesView::hoverText(const QPointF &pos) const
+{
+    const auto panel = panelAt(pos);
+    if (!panel) return {};
+    const auto &s = m_model->session();
     const GridScale scale = gridScale();
-    auto toPoint = [&](double step, double v) {
-        const double fx =
-            scale.logX ? std::log(std::max(step, 1.0)) / std::log(scale.xMax) : step / scale.xMax;
-        const double fy = std::clamp(v / scale.yMax, 0.0, 1.02);
-        return QPointF(plot.left() + fx * plot.width(), plot.bottom() - fy * plot.height());
-    };
     // The nearest drawn point of a run of this panel, within 8 pixels.
     double best = 8;
     QString text;
-    for (int i = 0; i < int(s.runs.size()); ++i) {
+    for (const int i : runsOfPanel(panel->rowLabel, panel->columnLabel)) {
         const auto &run = s.runs[size_t(i)];
-        if (!rowAxis().empty() && axisLabel(run, rowAxis()) != rows[r]) continue;
-        if (!columnAxis().empty() && axisLabel(run, columnAxis()) != cols[c]) continue;
         for (const bool test : {true, false}) {
             if (!test && !m_showTrain->isChecked()) continue;
             for (const auto &pt : test ? run.result.test : run.result.train) {
                 if (!std::isfinite(pt.value)) continue;
-                const QPointF at = toPoint(double(pt.step), pt.value);
+                const QPointF at = scale.toPixel(panel->plot, double(pt.step), pt.value);
                 const double d = std::hypot(at.x() - pos.x(), at.y() - pos.y());
                 if (d >= best) continue;
                 best = d;
@@ -341,7 +348,7 @@ void SmallMultiplesView::paintGrid(QPainter &p, const QRectF &area) const
     for (int r = 0; r < rows.size(); ++r) {
         for (int c = 0; c < cols.size(); ++c) {
             const QRectF panel(grid.left() + c * pw, grid.top() + r * ph, pw, ph);
-            const QRectF plot = panel.adjusted(4 * fs, 16 * fs, -4 * fs, -4 * fs);
+            const QRectF plot = plotOf(panel);
             p.setPen(QPen(t.grid, 1));
             p.setBrush(t.plotBackground);
             p.drawRect(plot);
@@ -423,12 +430,7 @@ bool SmallMultiplesView::paintPanelCurves(QPainter &p, const QRectF &plot, const
     const QStringList colourLabels =
         colourBy.empty() ? QStringList() : axisValueLabels(s, colourBy);
     const auto plateaus = plateausOf(s);
-    auto toPoint = [&](double step, double v) {
-        const double fx =
-            scale.logX ? std::log(std::max(step, 1.0)) / std::log(scale.xMax) : step / scale.xMax;
-        const double fy = std::clamp(v / scale.yMax, 0.0, 1.02);
-        return QPointF(plot.left() + fx * plot.width(), plot.bottom() - fy * plot.height());
-    };
+    auto toPoint = [&](double step, double v) { return scale.toPixel(plot, step, v); };
     p.setPen(QPen(t.muted, 0.8, Qt::DashLine));
     for (const auto &line : plateaus) {
         const double y = toPoint(0, line.loss).y();
@@ -442,10 +444,8 @@ bool SmallMultiplesView::paintPanelCurves(QPainter &p, const QRectF &plot, const
     view.xMin = scale.logX ? 1 : 0;
     view.xMax = scale.xMax;
     view.buckets = std::max(20, int(plot.width()));
-    for (int i = 0; i < int(s.runs.size()); ++i) {
+    for (const int i : runsOfPanel(rowLabel, columnLabel)) {
         const auto &run = s.runs[size_t(i)];
-        if (!rowAxis().empty() && axisLabel(run, rowAxis()) != rowLabel) continue;
-        if (!columnAxis().empty() && axisLabel(run, columnAxis()) != columnLabel) continue;
         panelSelected = panelSelected || selected.contains(i);
         const int colourIndex =
             colourBy.empty() ? 0 : int(colourLabels.indexOf(axisLabel(run, colourBy)));

@@ -7,6 +7,8 @@
 
 #include "core/session/Session.h"
 
+#include <optional>
+
 class QCheckBox;
 class QComboBox;
 
@@ -55,7 +57,19 @@ private:
     struct GridScale {
         double xMax = 1, yMax = 1;
         bool logX = false;
+        // A curve's point (step, loss) in a panel's plot, as every panel draws it.
+        QPointF toPixel(const QRectF &plot, double step, double loss) const;
     };
+    // A panel's plot inside its cell of the grid (below its title).
+    QRectF plotOf(const QRectF &panel) const;
+    // The runs of the panel of these row and column labels ("" where the axis is none).
+    QList<int> runsOfPanel(const QString &rowLabel, const QString &columnLabel) const;
+    // The panel under `pos` (canvas pixels): its labels and its plot; nullopt off the panels.
+    struct PanelAt {
+        QString rowLabel, columnLabel;
+        QRectF plot;
+    };
+    std::optional<PanelAt> panelAt(const QPointF &pos) const;
     GridScale gridScale() const;
     bool paintPanelCurves(QPainter &p, const QRectF &plot, const QString &rowLabel,
                           const QString &columnLabel, const GridScale &scale,
