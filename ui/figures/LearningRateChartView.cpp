@@ -80,15 +80,13 @@ void LearningRateChartView::refresh()
     const bool fitted = mode == "lr_mh_alpha" && std::isfinite(alpha);
     const bool chosen = mode == "lr_mh_alpha" && !fitted;
     m_alpha->setVisible(chosen);
-    FigureData data = learningRateFigure(session, mode != "lr", replicatePoint(),
-                                         figureYFromName(m_y->currentData().toString()),
-                                         fitted   ? alpha
-                                         : chosen ? m_alpha->value()
-                                                  : 0.5);
-    if (chosen && m_alpha->value() != 0.5)
-        data.title.replace(QStringLiteral(" (α fitted by the search)"),
-                           QStringLiteral(" (α chosen)"));
-    showData(std::move(data), 10.0);
+    showData(learningRateFigure(session, mode != "lr", replicatePoint(),
+                                figureYFromName(m_y->currentData().toString()),
+                                fitted   ? alpha
+                                : chosen ? m_alpha->value()
+                                         : 0.5,
+                                !chosen),
+             10.0);
 }
 
 void LearningRateChartView::saveViewState(ViewState &state) const

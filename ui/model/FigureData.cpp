@@ -310,7 +310,7 @@ std::map<QString, QString> sensitivityNotes(const Session &session, const Config
 } // namespace
 
 FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point,
-                              const FigureY &y, double exponent)
+                              const FigureY &y, double exponent, bool exponentFitted)
 {
     FigureData d;
     const QString scaledName = exponent == 0.5
@@ -318,7 +318,9 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
                                    : QStringLiteral("η·m_H^%1").arg(exponent, 0, 'f', 2);
     d.title = scaled ? QStringLiteral("Final test loss against ") + scaledName
                      : QStringLiteral("Final test loss against learning rate η");
-    if (scaled && exponent != 0.5) d.title += QStringLiteral(" (α fitted by the search)");
+    if (scaled && exponent != 0.5)
+        d.title += exponentFitted ? QStringLiteral(" (α fitted by the search)")
+                                  : QStringLiteral(" (α chosen)");
     // A boundary search places one run at each of many η: points of one run each, joined in η
     // order, zig-zag between neighbouring outcomes. Its runs are pooled in bins of a quarter
     // decade of x instead, each bin a point with its spread.

@@ -116,9 +116,11 @@ struct ReplicatePoint {
 FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &lrLabel,
                          ReplicatePoint point = {}, const FigureY &y = {});
 // Figure 4. scaled: x is η·m_H^exponent instead of η (η·√m_H by default; a boundary search's
-// fitted α redraws the collapse with the measured exponent).
+// fitted α redraws the collapse with the measured exponent, or a grid's with a chosen one:
+// `exponentFitted` false, as the title then says).
 FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoint point = {},
-                              const FigureY &y = {}, double exponent = 0.5);
+                              const FigureY &y = {}, double exponent = 0.5,
+                              bool exponentFitted = true);
 
 // Nearest-neighbour (EXPERIMENTS.md §2): best_epoch_mean (final_test_loss where absent), best over
 // seeds and any other swept axis, against rank m_H on log-log axes; one line per (layers, w), and
