@@ -625,8 +625,10 @@ public:
         m_filter = RunFilter::parse(text.toStdString(), session);
         m_labels = m_filter.empty() ? decltype(m_labels){} : configurationLabels(session);
         invalidateFilter();
-        return QString::fromStdString(m_filter.error);
+        return filterError();
     }
+    // Why the text is not a filter; "" when it is (then every run is shown).
+    QString filterError() const { return QString::fromStdString(m_filter.error); }
 
 protected:
     bool filterAcceptsRow(int row, const QModelIndex &) const override
@@ -732,7 +734,6 @@ void MainWindow::buildRunDocks()
     m_runFilterStatus = new QLabel(this);
     auto applyFilter = [this, proxy] {
         const QString error = proxy->setFilterText(m_runFilter->text());
-        m_runFilterError = error;
         const int shown = m_runProxy->rowCount(), all = m_runModel->rowCount();
         m_runFilterStatus->setText(
             !error.isEmpty()
@@ -746,10 +747,10 @@ void MainWindow::buildRunDocks()
     // Typed, a filter selects the runs it shows, so that every figure follows it (the loss curves
     // draw them alone, the heatmap and the other figures mark them); cleared, it clears the
     // selection. A filter that does not parse leaves the selection as it was.
-    connect(m_runFilter, &QLineEdit::textChanged, this, [this](const QString &text) {
+    connect(m_runFilter, &QLineEdit::textChanged, this, [this, proxy](const QString &text) {
         if (text.trimmed().isEmpty())
             m_table->clearSelection();
-        else if (m_runFilterError.isEmpty())
+        else if (proxy->filterError().isEmpty())
             m_table->selectAll();
     });
     auto *runsPanel = new QWidget(this);

@@ -161,7 +161,6 @@ private:
     QSortFilterProxyModel *m_runProxy;
     QLineEdit *m_runFilter = nullptr;
     QLabel *m_runFilterStatus = nullptr;
-    QString m_runFilterError; // why the filter's text is not a filter; "" when it is
     QTableView *m_table;
     QSet<QString> m_shownColumns; // run-table columns hidden by default that the user showed
     QTabWidget *m_tabs;
