@@ -162,12 +162,11 @@ ParallelCoordinatesView::Layout ParallelCoordinatesView::layoutFor(const QRectF 
 }
 
 std::vector<ParallelCoordinatesView::Line>
-ParallelCoordinatesView::lines(const Layout &layout) const
+ParallelCoordinatesView::lines(const Layout &layout, const std::vector<Scale> &axisScales) const
 {
     const Session &s = m_model->session();
     QStringList names = axes();
-    names.removeLast(); // the outcome
-    const std::vector<Scale> axisScales = scales();
+    names.removeLast();                         // the outcome
     const auto labels = configurationLabels(s); // each run's value on every axis
     const double top = lossTop();
     std::vector<Line> out;
@@ -206,7 +205,7 @@ ParallelCoordinatesView::lines(const Layout &layout) const
 std::vector<std::pair<int, std::vector<QPointF>>> ParallelCoordinatesView::drawnLines() const
 {
     std::vector<std::pair<int, std::vector<QPointF>>> out;
-    for (auto &line : lines(layoutFor(QRectF(m_canvasWidget->rect()))))
+    for (auto &line : lines(layoutFor(QRectF(m_canvasWidget->rect())), scales()))
         out.emplace_back(line.run, std::move(line.points));
     return out;
 }
@@ -215,7 +214,7 @@ int ParallelCoordinatesView::runAt(const QPointF &at, double radius) const
 {
     int best = -1;
     double bestDistance = radius;
-    for (const auto &line : lines(layoutFor(QRectF(m_canvasWidget->rect()))))
+    for (const auto &line : lines(layoutFor(QRectF(m_canvasWidget->rect())), scales()))
         for (size_t k = 1; k < line.points.size(); ++k) {
             const double d = segmentDistance(at, line.points[k - 1], line.points[k]);
             if (d <= bestDistance) {
@@ -284,7 +283,8 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
     drawFittedText(p, QRectF(area.left(), area.top() + 4, area.width(), 24 * fs), title(),
                    t.font(11, true), 7.0, Qt::AlignCenter);
     const Layout l = layoutFor(area);
-    const std::vector<Line> drawn = lines(l);
+    const std::vector<Scale> axisScales = scales();
+    const std::vector<Line> drawn = lines(l, axisScales);
     // Colours by verdict: learned and not learned as the first two series colours, diverged in
     // the theme's own colour, runs without a verdict (tasks that give none) muted.
     auto colourOf = [&](Line::Verdict v) {
@@ -343,7 +343,6 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
         }
     // The axes: a line each, its name above, its values beside it.
     const QStringList names = axes();
-    const std::vector<Scale> axisScales = scales();
     for (int k = 0; k < int(names.size()); ++k) {
         const double x = l.xs[size_t(k)];
         p.setPen(QPen(t.foreground, 1.2));

@@ -65,7 +65,7 @@ private:
     };
     std::vector<Scale> scales() const;
     Layout layoutFor(const QRectF &area) const;
-    std::vector<Line> lines(const Layout &layout) const;
+    std::vector<Line> lines(const Layout &layout, const std::vector<Scale> &axisScales) const;
     double lossTop() const;
     void paint(QPainter &p, const QRectF &area) const;
 
