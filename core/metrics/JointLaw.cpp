@@ -478,6 +478,8 @@ JointFit fitJointLaw(const std::vector<JointConfiguration> &configurations, doub
                             });
         fit.coefLow.push_back(edges.low);
         fit.coefHigh.push_back(edges.high);
+        fit.coefLowOpen.push_back(edges.lowOpen);
+        fit.coefHighOpen.push_back(edges.highOpen);
     }
     for (double v : slopeReferences) {
         if (k == 0) break;

@@ -49,6 +49,7 @@ struct JointFit {
     double tau = 0;     // the configurations' scatter about the law, in units of x (its estimate)
     double tauUsed = 0; // the scatter the fit and its intervals are computed at (≥ tau)
     std::vector<double> coef, coefSe, coefLow, coefHigh; // c0, c1, ...: the law
+    std::vector<bool> coefLowOpen, coefHighOpen;         // a side the profile does not close
     std::vector<double> crossing, crossingSe, low, high; // θ_c and its interval, per configuration
     std::vector<bool> lowOpen,
         highOpen;               // a side the profile does not close within the points' span

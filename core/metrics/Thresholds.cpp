@@ -1,0 +1,226 @@
+// Thresholds.cpp — see Thresholds.h.
+#include "core/metrics/Thresholds.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace headlab {
+
+namespace {
+
+// log [Φ(b) − Φ(a)], a < b, ±infinity allowed, from the tail where it is accurate.
+double logProbBetween(double a, double b)
+{
+    constexpr double kRootHalf = 0.70710678118654752440;
+    double p;
+    if (a > 0) // both in the upper tail: Q(a) − Q(b)
+        p = 0.5 * std::erfc(a * kRootHalf) - (std::isinf(b) ? 0.0 : 0.5 * std::erfc(b * kRootHalf));
+    else
+        p = (std::isinf(b) ? 1.0 : 0.5 * std::erfc(-b * kRootHalf)) -
+            (std::isinf(a) ? 0.0 : 0.5 * std::erfc(-a * kRootHalf));
+    return std::log(std::max(p, 1e-300));
+}
+
+double logLikelihood(const std::vector<SeedBracket> &brackets, double mu, double sigma)
+{
+    double sum = 0;
+    for (const auto &s : brackets)
+        sum += logProbBetween((s.low - mu) / sigma, (s.high - mu) / sigma);
+    return sum;
+}
+
+// The maximum of f over [low, high] by golden-section search (f unimodal there).
+template <typename F>
+double goldenMaximum(F f, double low, double high, int iterations = 60)
+{
+    constexpr double kGolden = 0.61803398874989485;
+    double a = low, b = high;
+    double c = b - kGolden * (b - a), d = a + kGolden * (b - a);
+    double fc = f(c), fd = f(d);
+    for (int i = 0; i < iterations && b - a > 1e-9 * (1 + std::fabs(a)); ++i) {
+        if (fc >= fd) {
+            b = d;
+            d = c;
+            fd = fc;
+            c = b - kGolden * (b - a);
+            fc = f(c);
+        } else {
+            a = c;
+            c = d;
+            fc = fd;
+            d = a + kGolden * (b - a);
+            fd = f(d);
+        }
+    }
+    return fc >= fd ? c : d;
+}
+
+struct Profile {
+    double logLik, sigma;
+};
+
+// max over σ of log L(μ, σ), σ in [sigmaMin, sigmaMax] (in log σ).
+Profile profileAt(const std::vector<SeedBracket> &brackets, double mu, double sigmaMin,
+                  double sigmaMax)
+{
+    auto f = [&](double logSigma) { return logLikelihood(brackets, mu, std::exp(logSigma)); };
+    const double best = goldenMaximum(f, std::log(sigmaMin), std::log(sigmaMax), 50);
+    return {f(best), std::exp(best)};
+}
+
+// Student's t density with ν degrees of freedom.
+double studentTDensity(double t, double dof)
+{
+    const double logNorm = std::lgamma((dof + 1) / 2) - std::lgamma(dof / 2) -
+                           0.5 * std::log(dof * 3.14159265358979323846);
+    return std::exp(logNorm - (dof + 1) / 2 * std::log1p(t * t / dof));
+}
+
+// P(0 ≤ T ≤ t) by Simpson's rule (t ≥ 0).
+double studentTHalfMass(double t, double dof)
+{
+    constexpr int kIntervals = 2000; // even
+    const double h = t / kIntervals;
+    double sum = studentTDensity(0, dof) + studentTDensity(t, dof);
+    for (int i = 1; i < kIntervals; ++i) sum += (i % 2 ? 4 : 2) * studentTDensity(i * h, dof);
+    return sum * h / 3;
+}
+
+} // namespace
+
+SeedBracket seedBracket(std::vector<SeedVerdict> verdicts, bool learnedBelow)
+{
+    SeedBracket bracket;
+    bracket.runs = int(verdicts.size());
+    if (verdicts.empty()) return bracket;
+    // Distinct values, each with its count of verdicts on the "threshold above" side (learned for
+    // learnedBelow) and on the other.
+    std::map<double, std::pair<int, int>> byValue; // x → (below-side verdicts, above-side)
+    for (const auto &v : verdicts) {
+        const bool belowSide = v.learned == learnedBelow;
+        auto &counts = byValue[v.x];
+        (belowSide ? counts.first : counts.second) += 1;
+    }
+    std::vector<double> xs;
+    std::vector<std::pair<int, int>> counts;
+    for (const auto &[x, c] : byValue) {
+        xs.push_back(x);
+        counts.push_back(c);
+    }
+    const size_t n = xs.size();
+    // Cut k: the threshold between xs[k − 1] and xs[k]; points before it should be on the
+    // below side. Wrong verdicts = above-side verdicts before the cut + below-side ones after it.
+    std::vector<int> wrong(n + 1, 0);
+    int belowAfter = 0;
+    for (const auto &c : counts) belowAfter += c.first;
+    int aboveBefore = 0;
+    for (size_t k = 0; k <= n; ++k) {
+        wrong[k] = aboveBefore + belowAfter;
+        if (k < n) {
+            aboveBefore += counts[k].second;
+            belowAfter -= counts[k].first;
+        }
+    }
+    const int fewest = *std::min_element(wrong.begin(), wrong.end());
+    std::vector<size_t> best;
+    for (size_t k = 0; k <= n; ++k)
+        if (wrong[k] == fewest) best.push_back(k);
+    const size_t k = best[(best.size() - 1) / 2];
+    bracket.wrong = fewest;
+    bracket.low = k > 0 ? xs[k - 1] : -INFINITY;
+    bracket.high = k < n ? xs[k] : INFINITY;
+    return bracket;
+}
+
+double ThresholdFit::probability(double x, bool learnedBelow) const
+{
+    const double z = (x - mu) / sigma;
+    return 0.5 * std::erfc((learnedBelow ? z : -z) * 0.70710678118654752440);
+}
+
+LogisticFit ThresholdFit::asLogistic(bool learnedBelow) const
+{
+    LogisticFit fit;
+    fit.ok = ok && sigma > 0;
+    if (!fit.ok) return fit;
+    fit.b = (learnedBelow ? -1.702 : 1.702) / sigma;
+    fit.a = -fit.b * mu;
+    fit.penalizedLogLik = logLik;
+    return fit;
+}
+
+double studentTQuantile(double p, double dof)
+{
+    if (!(p > 0 && p < 1) || !(dof > 0)) return NAN;
+    const double half = std::fabs(p - 0.5);
+    double low = 0, high = 1;
+    while (studentTHalfMass(high, dof) < half && high < 1e8) high *= 2;
+    for (int i = 0; i < 100 && high - low > 1e-10 * high; ++i) {
+        const double mid = (low + high) / 2;
+        (studentTHalfMass(mid, dof) < half ? low : high) = mid;
+    }
+    const double t = (low + high) / 2;
+    return p < 0.5 ? -t : t;
+}
+
+ThresholdFit fitThresholds(const std::vector<SeedBracket> &brackets, double level, double xMin,
+                           double xMax)
+{
+    ThresholdFit fit;
+    std::vector<SeedBracket> used;
+    for (const auto &b : brackets)
+        if (std::isfinite(b.low) || std::isfinite(b.high)) used.push_back(b);
+    fit.seeds = int(used.size());
+    if (used.empty()) return fit;
+    const double span = std::max(xMax - xMin, 1e-9);
+    const double muLow = xMin - span, muHigh = xMax + span;
+    const double sigmaMin = span / 1000, sigmaMax = 10 * span;
+    auto profile = [&](double mu) { return profileAt(used, mu, sigmaMin, sigmaMax).logLik; };
+    // The profile is unimodal in μ for a fixed σ (a normal's interval probabilities are log-concave
+    // in location); a coarse scan guards the golden search against a flat start.
+    constexpr int kScan = 40;
+    int bestIndex = 0;
+    double bestValue = -INFINITY;
+    for (int i = 0; i <= kScan; ++i) {
+        const double value = profile(muLow + (muHigh - muLow) * i / kScan);
+        if (value > bestValue) {
+            bestValue = value;
+            bestIndex = i;
+        }
+    }
+    const double step = (muHigh - muLow) / kScan;
+    const double mu = goldenMaximum(profile, std::max(muLow, muLow + step * (bestIndex - 1)),
+                                    std::min(muHigh, muLow + step * (bestIndex + 1)));
+    const Profile best = profileAt(used, mu, sigmaMin, sigmaMax);
+    fit.ok = true;
+    fit.mu = mu;
+    fit.sigma = best.sigma;
+    fit.logLik = best.logLik;
+    fit.interval.ok = true;
+    fit.interval.estimate = mu;
+    // The cut-off: K log(1 + t²/(K − 1)), the profile deviance at which exact normal thresholds
+    // give Student's t interval of their mean. One seed has no interval.
+    const int k = fit.seeds;
+    const double cutoff =
+        k >= 2 ? k * std::log1p(std::pow(studentTQuantile((1 + level) / 2, k - 1), 2) / (k - 1))
+               : INFINITY;
+    auto deviance = [&](double m) { return 2 * (best.logLik - profile(m)); };
+    auto edge = [&](double limit, bool *open) {
+        if (!(deviance(limit) > cutoff)) {
+            *open = true;
+            return limit;
+        }
+        double inside = mu, outside = limit;
+        for (int i = 0; i < 50 && std::fabs(outside - inside) > 1e-6 * span; ++i) {
+            const double mid = (inside + outside) / 2;
+            (deviance(mid) > cutoff ? outside : inside) = mid;
+        }
+        return (inside + outside) / 2;
+    };
+    fit.interval.low = edge(muLow, &fit.interval.lowOpen);
+    fit.interval.high = edge(muHigh, &fit.interval.highOpen);
+    return fit;
+}
+
+} // namespace headlab
