@@ -50,6 +50,13 @@ const char *toString(SearchState state)
     return "";
 }
 
+int ConfigurationSearch::monotoneSeeds() const
+{
+    return int(std::count_if(seeds.begin(), seeds.end(), [](const SeedSearch &s) {
+        return !s.verdicts.empty() && s.bracket.monotone();
+    }));
+}
+
 bool ConfigurationSearch::stopped() const
 {
     return state != SearchState::Searching && state != SearchState::Waiting;
@@ -239,6 +246,182 @@ std::vector<double> nextPoints(const SearchSpec &spec, const ConfigurationSearch
     return values;
 }
 
+// Paired seeds: whether a seed learns below its threshold (η), from the direction or, when it
+// is not given, from the slope of the logistic over every run.
+bool learnsBelow(const SearchSpec &spec, const ConfigurationSearch &c)
+{
+    if (spec.direction != SearchSpec::Direction::Auto)
+        return spec.direction == SearchSpec::Direction::Decreasing;
+    const LogisticFit pooled = fitLogistic(c.points);
+    return !(pooled.ok && pooled.b > 0);
+}
+
+// Paired seeds: each seed's verdicts inside the fit (the points the configuration set aside as
+// another boundary left out), its bracket, and the fit of the thresholds over seeds.
+void bracketTheSeeds(const SearchSpec &spec, ConfigurationSearch &c)
+{
+    const bool below = learnsBelow(spec, c);
+    double lowest = -INFINITY, highest = INFINITY; // the kept points' span
+    if (!c.setAsidePoints.empty()) {
+        if (spec.direction == SearchSpec::Direction::Decreasing)
+            lowest = c.setAsidePoints.back().x;
+        else
+            highest = c.setAsidePoints.front().x;
+    }
+    for (auto &seed : c.seeds) {
+        std::vector<SeedVerdict> kept;
+        for (const auto &v : seed.verdicts)
+            if (v.x > lowest && v.x < highest) kept.push_back(v);
+        seed.verdicts = std::move(kept);
+        seed.bracket = seedBracket(seed.verdicts, below);
+    }
+    std::vector<SeedBracket> brackets;
+    for (const auto &seed : c.seeds)
+        if (!seed.verdicts.empty()) brackets.push_back(seed.bracket);
+    c.thresholds = fitThresholds(brackets, spec.level, toSearchUnits(spec, spec.low),
+                                 toSearchUnits(spec, spec.high));
+}
+
+std::string seedsNote(const SearchSpec &spec, const ConfigurationSearch &c)
+{
+    int withVerdicts = 0;
+    for (const auto &seed : c.seeds) withVerdicts += !seed.verdicts.empty();
+    std::string note = std::to_string(c.monotoneSeeds()) + " of " + std::to_string(withVerdicts) +
+                       " seeds monotone";
+    if (std::isfinite(c.seedScatter)) {
+        char tau[64];
+        std::snprintf(tau, sizeof tau, "%.2g (interval at %.2g)", c.seedScatter, c.seedScatterUsed);
+        note += std::string(", seeds scatter τ ") + tau + (spec.logScale ? " decades" : "");
+    }
+    return note;
+}
+
+// Paired seeds: the configuration's crossing from a logistic with one slope and each seed's own
+// offset, u_seed ~ N(0, σ²) (JointLaw.h, the seeds as its groups and no law): the median seed's
+// crossing, with an interval that holds the seeds' scatter. The logistic over every run, which
+// takes the runs as independent, is the check (`alternative`). docs/SEARCH.md ("Seeds") says
+// why: on the GPU, 8 paired seeds' runs read as independent put η* outside the intervals of
+// dense scans with other seeds.
+void assessPaired(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes)
+{
+    assess(spec, c, hasProbes);
+    if (!hasProbes) return;
+    bracketTheSeeds(spec, c);
+    c.alternative = c.interval;
+    std::vector<JointConfiguration> seeds;
+    for (const auto &seed : c.seeds) {
+        std::map<double, BinomialPoint> byX;
+        for (const auto &v : seed.verdicts) {
+            BinomialPoint &p = byX[v.x];
+            p.x = v.x;
+            ++p.trials;
+            p.successes += v.learned ? 1 : 0;
+        }
+        if (byX.empty()) continue;
+        seeds.push_back({});
+        for (const auto &[x, p] : byX) seeds.back().points.push_back(p);
+    }
+    const bool fitted = c.state == SearchState::Waiting || c.state == SearchState::Searching ||
+                        c.state == SearchState::Converged || c.state == SearchState::BudgetSpent;
+    if (fitted && seeds.size() >= 2) {
+        const JointFit model = fitJointLaw(seeds, spec.target, spec.level);
+        if (model.ok) {
+            c.interval.ok = true;
+            c.interval.estimate = model.coef[0];
+            c.interval.low = model.coefLow[0];
+            c.interval.high = model.coefHigh[0];
+            c.interval.lowOpen = model.coefLowOpen[0];
+            c.interval.highOpen = model.coefHighOpen[0];
+            const double logitTarget = std::log(spec.target / (1 - spec.target));
+            c.fit = {true, logitTarget - model.slope * model.coef[0], model.slope, 0};
+            c.seedScatter = model.tau;
+            c.seedScatterUsed = model.tauUsed;
+            if (c.state != SearchState::Waiting) {
+                stateFromInterval(spec, c);
+                noteSetAside(spec, c);
+            }
+        }
+    }
+    if (c.runs > 0) c.note += "; " + seedsNote(spec, c);
+}
+
+// Paired seeds: the next round's runs, as (value, seed). Each seed not yet pinned (its bracket
+// wider than half the interval width) gets one run: the middle of its bracket, or, while one
+// side is open, a step beyond its last value that doubles with each run on the same side. A new
+// seed gets two runs, at the ends of the configuration's interval. Once every seed is pinned,
+// `points_per_round` new seeds join. Never more runs than the budget leaves.
+std::vector<std::pair<double, int>> nextPairedRuns(const SearchSpec &spec,
+                                                   const ConfigurationSearch &c)
+{
+    const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
+    const double span = xMax - xMin;
+    const double pinned = spec.intervalWidth / 2;
+    const double step0 =
+        std::max(pinned, std::min(span / 4, c.thresholds.ok ? 2 * c.thresholds.sigma : span / 4));
+    const double start =
+        std::clamp(c.interval.ok ? c.interval.estimate : (xMin + xMax) / 2, xMin, xMax);
+    auto snapped = [&](double x) { return snapValue(spec, fromSearchUnits(spec, x)); };
+    auto probedAlready = [&](const SeedSearch &seed, double value) {
+        return std::any_of(seed.probed.begin(), seed.probed.end(), [&](double x) {
+            return snapValue(spec, fromSearchUnits(spec, x)) == value;
+        });
+    };
+    // The seed's next value, NaN when it is pinned (or can go no further).
+    auto nextOf = [&](const SeedSearch &seed) -> double {
+        const SeedBracket &b = seed.bracket;
+        double x;
+        if (seed.verdicts.empty()) {
+            x = start; // its runs were all set aside (the other boundary): try again inside
+        } else if (b.closed()) {
+            if (b.high - b.low <= pinned) return NAN;
+            x = (b.low + b.high) / 2;
+        } else {
+            // Open on one side: every kept verdict lies on the other. Step out, doubling.
+            const int n = int(seed.verdicts.size());
+            const double step = step0 * std::pow(2.0, std::min(n - 1, 20));
+            x = std::isfinite(b.low) ? std::min(xMax, b.low + step) : std::max(xMin, b.high - step);
+        }
+        double value = snapped(x);
+        if (probedAlready(seed, value)) {
+            // Snapped onto a value it has: the range's end on an open side, else pinned.
+            if (b.closed() || seed.verdicts.empty()) return NAN;
+            value = std::isfinite(b.low) ? spec.high : spec.low;
+            if (probedAlready(seed, value)) return NAN;
+        }
+        return value;
+    };
+    // A new seed starts with a run at each end of the configuration's interval (or one step
+    // either side of the estimate while there is none): where it should learn and where it
+    // should not, so that a seed that does the opposite shows it is not monotone.
+    double lowEnd = start - step0, highEnd = start + step0;
+    if (c.interval.ok && !c.interval.lowOpen && !c.interval.highOpen &&
+        c.interval.width() >= 2 * pinned) {
+        lowEnd = c.interval.low;
+        highEnd = c.interval.high;
+    }
+    const double firstRuns[2] = {snapped(std::clamp(lowEnd, xMin, xMax)),
+                                 snapped(std::clamp(highEnd, xMin, xMax))};
+    std::vector<std::pair<double, int>> runs;
+    auto begin = [&](int seed) {
+        runs.push_back({firstRuns[0], seed});
+        if (firstRuns[1] != firstRuns[0]) runs.push_back({firstRuns[1], seed});
+    };
+    int next = 0;
+    for (const auto &seed : c.seeds) {
+        next = std::max(next, seed.seed + 1);
+        if (seed.probed.empty()) continue;
+        if (const double value = nextOf(seed); !std::isnan(value))
+            runs.push_back({value, seed.seed});
+    }
+    // Seeds not begun yet, up to `seeds`, start now; once every seed is pinned, more join.
+    for (; next < spec.seeds; ++next) begin(next);
+    if (runs.empty())
+        for (int i = 0; i < spec.pointsPerRound; ++i) begin(next + i);
+    const int affordable = std::max(0, spec.budget - c.runs);
+    if (int(runs.size()) > affordable) runs.resize(size_t(affordable));
+    return runs;
+}
+
 std::vector<double> initialPoints(const SearchSpec &spec)
 {
     const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
@@ -409,6 +592,20 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
         }
         ++c.runs;
         ++report.runs;
+        const double value = searchedValue(run.config, spec.axis);
+        SeedSearch *seed = nullptr;
+        if (spec.paired()) {
+            const int index = int(run.config.initSeed - session.base.initSeed);
+            auto at = std::find_if(c.seeds.begin(), c.seeds.end(),
+                                   [&](const SeedSearch &s) { return s.seed == index; });
+            if (at == c.seeds.end()) {
+                c.seeds.push_back({});
+                c.seeds.back().seed = index;
+                at = c.seeds.end() - 1;
+            }
+            seed = &*at;
+            seed->probed.push_back(toSearchUnits(spec, value));
+        }
         const bool pending = !isFinished(run.result.status) || failedOnACheckpoint(run.result);
         if (pending) {
             ++c.pending;
@@ -418,7 +615,7 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
         const std::optional<bool> verdict = runLearned(session, run.result);
         if (!verdict) continue;
         ++c.verdicts;
-        const double value = searchedValue(run.config, spec.axis);
+        if (seed) seed->verdicts.push_back({toSearchUnits(spec, value), *verdict});
         BinomialPoint &p = byValue[it->second][value];
         p.x = toSearchUnits(spec, value);
         ++p.trials;
@@ -431,7 +628,13 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
         ConfigurationSearch &c = report.configurations[i];
         for (const auto &[value, point] : byValue[i]) c.points.push_back(point);
         setAsideTheOtherBoundary(spec, c);
-        assess(spec, c, probed.count(c.configuration) > 0);
+        if (spec.paired()) {
+            std::sort(c.seeds.begin(), c.seeds.end(),
+                      [](const SeedSearch &a, const SeedSearch &b) { return a.seed < b.seed; });
+            assessPaired(spec, c, probed.count(c.configuration) > 0);
+        } else {
+            assess(spec, c, probed.count(c.configuration) > 0);
+        }
         noteSetAside(spec, c);
         report.finished = report.finished && c.stopped();
     }
@@ -459,7 +662,11 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
     // configurations' crossings (one group: the same fit).
     const bool joint = spec.model == SearchSpec::Model::Joint;
     report.model = joint ? "joint" : "separate";
-    if (!joint && !check) return report;
+    report.seeds = spec.paired()                                  ? "paired"
+                   : spec.seedPlan == SearchSpec::SeedPlan::Fresh ? "fresh"
+                                                                  : "replicates";
+    // Paired seeds keep the logistic over every run as their check, per configuration.
+    if (!joint && (!check || spec.paired())) return report;
     std::vector<size_t> all(report.configurations.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     const JointOutcome overall = fitJoint(spec, report, all, x, also);
@@ -546,14 +753,29 @@ int planSearchRound(Session &session)
         const bool started =
             std::any_of(spec.probes.begin(), spec.probes.end(),
                         [&](const auto &p) { return p.configuration == c.configuration; });
+        if (spec.paired() && started) {
+            for (const auto &[value, seed] : nextPairedRuns(spec, c)) {
+                SearchProbe probe;
+                probe.round = round;
+                probe.configuration = c.configuration;
+                probe.value = value;
+                probe.firstReplicate = seed;
+                probe.replicates = 1;
+                spec.probes.push_back(probe);
+                ++added;
+            }
+            continue;
+        }
         for (double value : started ? nextPoints(spec, c) : initialPoints(spec)) {
             SearchProbe probe;
             probe.round = round;
             probe.configuration = c.configuration;
             probe.value = value;
             probe.replicates = spec.replicates;
+            // Fresh seeds: past every seed the configuration has; else past those at this value.
+            const bool fresh = spec.seedPlan == SearchSpec::SeedPlan::Fresh;
             for (const auto &p : spec.probes)
-                if (p.configuration == c.configuration && p.value == value)
+                if (p.configuration == c.configuration && (fresh || p.value == value))
                     probe.firstReplicate =
                         std::max(probe.firstReplicate, p.firstReplicate + p.replicates);
             spec.probes.push_back(probe);
@@ -721,6 +943,37 @@ std::string searchSummaryText(const SearchReport &report)
                       estimate.c_str(), interval.c_str(), span.c_str(), c.note.c_str());
         out += line;
     }
+    if (report.seeds == "paired") {
+        // Seeds with few runs are monotone almost by construction (a bisection stays inside its
+        // bracket), so those with five or more are counted apart.
+        int seeds = 0, monotone = 0, covered = 0, checked = 0, tested = 0, testedMonotone = 0;
+        for (const auto &c : report.configurations) {
+            for (const auto &seed : c.seeds) {
+                seeds += !seed.verdicts.empty();
+                if (seed.verdicts.size() >= 5) {
+                    ++tested;
+                    testedMonotone += seed.bracket.monotone();
+                }
+            }
+            monotone += c.monotoneSeeds();
+            if (c.interval.ok && c.alternative.ok && c.stopped()) {
+                ++checked;
+                covered += c.interval.low <= c.alternative.estimate &&
+                           c.alternative.estimate <= c.interval.high;
+            }
+        }
+        std::snprintf(line, sizeof line,
+                      "paired seeds: %d of %d seeds monotone along %s (a seed that learned on both "
+                      "sides of a value where it failed is not); %s and its interval from one "
+                      "slope with each seed's own offset; the logistic over every run, as a check, "
+                      "puts %s inside that interval for %d of %d stopped configurations\n",
+                      monotone, seeds, report.axis.c_str(), star.c_str(), star.c_str(), covered,
+                      checked);
+        out += line;
+        std::snprintf(line, sizeof line, "  of the %d seeds with 5 or more runs, %d are monotone\n",
+                      tested, testedMonotone);
+        out += line;
+    }
     const LawFit &law = report.law;
     if (!law.ok) {
         out += "law: " + law.note + "\n";
@@ -809,6 +1062,10 @@ std::string searchSummaryCsv(const SearchReport &report)
     for (const char *column : {"runs", "verdicts", "state", "estimate", "low", "high", "low_open",
                                "high_open", "width", "slope"})
         header.push_back(column);
+    const bool paired = report.seeds == "paired";
+    if (paired)
+        for (const char *column : {"seeds", "monotone_seeds", "seed_scatter"})
+            header.push_back(column);
     std::string out = csvLine(header);
     for (const auto &c : report.configurations) {
         std::vector<std::string> row;
@@ -830,6 +1087,11 @@ std::string searchSummaryCsv(const SearchReport &report)
         row.push_back(ok ? (c.interval.highOpen ? "1" : "0") : "");
         row.push_back(ok ? formatNumber(c.interval.width()) : "");
         row.push_back(c.fit.ok ? formatNumber(c.fit.b) : "");
+        if (paired) {
+            row.push_back(std::to_string(c.seeds.size()));
+            row.push_back(std::to_string(c.monotoneSeeds()));
+            row.push_back(std::isfinite(c.seedScatter) ? formatNumber(c.seedScatter) : "");
+        }
         out += csvLine(row);
     }
     return out;
@@ -839,9 +1101,9 @@ namespace yaml {
 
 SearchSpec readSearchSpec(const YamlField &field)
 {
-    checkKeys(field,
-              {"axis", "range", "scale", "target", "direction", "replicates", "initial_points",
-               "points_per_round", "level", "interval_width", "budget", "model", "law", "probes"});
+    checkKeys(field, {"axis", "range", "scale", "target", "direction", "replicates", "seeds",
+                      "initial_points", "points_per_round", "level", "interval_width", "budget",
+                      "model", "law", "probes"});
     SearchSpec spec;
     if (auto f = child(field, "axis"); f.present()) {
         spec.axis = readString(f);
@@ -886,8 +1148,27 @@ SearchSpec readSearchSpec(const YamlField &field)
                     "increasing, got '" +
                         direction + "'");
     }
-    if (auto f = child(field, "replicates"); f.present())
-        spec.replicates = static_cast<int>(readIntInRange(f, 1, 1000));
+    if (auto f = child(field, "replicates"); f.present()) {
+        const std::string text = isScalar(f) ? lower(readString(f)) : "";
+        if (text == "paired")
+            spec.seedPlan = SearchSpec::SeedPlan::Paired;
+        else if (text == "fresh")
+            spec.seedPlan = SearchSpec::SeedPlan::Fresh;
+        else if (int64_t n = 0; isScalar(f) && !parseInt(text, &n))
+            fail(f, "expected a number of runs per point (the same seeds at every point), fresh "
+                    "(one run a point, every run its own seed) or paired (each seed searched on "
+                    "its own), got '" +
+                        readString(f) + "'");
+        else {
+            spec.seedPlan = SearchSpec::SeedPlan::Replicates;
+            spec.replicates = static_cast<int>(readIntInRange(f, 1, 1000));
+        }
+    }
+    if (auto f = child(field, "seeds"); f.present()) {
+        if (!spec.paired())
+            fail(f, "seeds: is the number of paired seeds; it goes with replicates: paired");
+        spec.seeds = static_cast<int>(readIntInRange(f, 2, 1000));
+    }
     if (auto f = child(field, "initial_points"); f.present())
         spec.initialPoints = static_cast<int>(readIntInRange(f, 2, 1000));
     if (auto f = child(field, "points_per_round"); f.present())
@@ -914,6 +1195,10 @@ SearchSpec readSearchSpec(const YamlField &field)
                         model + "'");
         if (spec.model == SearchSpec::Model::Joint && !spec.logScale)
             fail(f, "the joint model needs a log-scaled search (scale: log)");
+        if (spec.model == SearchSpec::Model::Joint && spec.paired())
+            fail(f, "paired seeds (replicates: paired) are fitted per configuration, with "
+                    "their thresholds as the check; the joint model takes replicates: N or "
+                    "fresh");
     }
     if (auto f = child(field, "law"); f.present() && !f.isNull()) {
         checkKeys(f, {"x", "also"});
@@ -949,6 +1234,9 @@ SearchSpec readSearchSpec(const YamlField &field)
             if (auto r = child(p, "first_replicate"); r.present())
                 probe.firstReplicate = static_cast<int>(readIntInRange(r, 0, 1'000'000));
             probe.replicates = static_cast<int>(readIntInRange(child(p, "replicates"), 1, 1000));
+            if (spec.paired() && probe.replicates != 1)
+                fail(child(p, "replicates"),
+                     "a paired search's probe is one run of one seed (replicates: 1)");
             if ((runsOf[probe.configuration] += probe.replicates) > spec.budget)
                 fail(child(p, "replicates"),
                      "the probes of this configuration ask for " +
@@ -1075,12 +1363,38 @@ void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t fi
             writeNumber(out, value(c.alternative.high));
             out << YAML::EndMap;
         }
+        if (!c.seeds.empty()) {
+            out << YAML::Key << "monotone_seeds" << YAML::Value << c.monotoneSeeds();
+            if (std::isfinite(c.seedScatter)) {
+                out << YAML::Key << "seed_scatter" << YAML::Value;
+                writeNumber(out, c.seedScatter);
+            }
+            out << YAML::Key << "seeds" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+            for (const auto &seed : c.seeds) {
+                out << YAML::Flow << YAML::BeginMap;
+                out << YAML::Key << "seed" << YAML::Value << seed.seed;
+                out << YAML::Key << "runs" << YAML::Value << int(seed.verdicts.size());
+                auto end = [&](const char *key, double x) {
+                    out << YAML::Key << key << YAML::Value;
+                    if (std::isfinite(x))
+                        writeNumber(out, value(x));
+                    else
+                        out << YAML::Null;
+                };
+                end("low", seed.bracket.low);
+                end("high", seed.bracket.high);
+                out << YAML::Key << "wrong" << YAML::Value << seed.bracket.wrong;
+                out << YAML::EndMap;
+            }
+            out << YAML::EndSeq;
+        }
         out << YAML::Key << "note" << YAML::Value;
         writeText(out, c.note);
         out << YAML::EndMap;
     }
     out << YAML::EndSeq;
     out << YAML::Key << "model" << YAML::Value << report.model;
+    out << YAML::Key << "seeds" << YAML::Value << report.seeds;
     out << YAML::Key << "law" << YAML::Value;
     writeLaw(out, report.law);
     out << YAML::Key << "alternative_law" << YAML::Value;
@@ -1114,7 +1428,14 @@ void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec)
         << (spec.direction == SearchSpec::Direction::Decreasing   ? "decreasing"
             : spec.direction == SearchSpec::Direction::Increasing ? "increasing"
                                                                   : "auto");
-    out << YAML::Key << "replicates" << YAML::Value << spec.replicates;
+    if (spec.paired()) {
+        out << YAML::Key << "replicates" << YAML::Value << "paired";
+        out << YAML::Key << "seeds" << YAML::Value << spec.seeds;
+    } else if (spec.seedPlan == SearchSpec::SeedPlan::Fresh) {
+        out << YAML::Key << "replicates" << YAML::Value << "fresh";
+    } else {
+        out << YAML::Key << "replicates" << YAML::Value << spec.replicates;
+    }
     out << YAML::Key << "initial_points" << YAML::Value << spec.initialPoints;
     out << YAML::Key << "points_per_round" << YAML::Value << spec.pointsPerRound;
     out << YAML::Key << "level" << YAML::Value;

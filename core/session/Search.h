@@ -21,12 +21,20 @@
 // configuration of a law group (JointLaw.h: a shared slope, the law inside the likelihood and each
 // configuration's scatter about it), which lets a configuration stop with fewer runs than its own
 // logistic needs; the per-configuration fits stay in the report as a check (`alternative`).
+//
+// With paired seeds (`replicates: paired`) each seed of a configuration bisects its own bracket,
+// one run a round, and the crossing and its interval are those of a logistic with a shared slope
+// and each seed's own offset (JointLaw.h with the seeds as its groups): the median seed's
+// crossing, its interval widened by the seeds' scatter where they differ. The logistic over
+// every run is the check (`alternative`); each seed's bracket says whether it is monotone
+// (Thresholds.h).
 // Torch-free.
 #pragma once
 
 #include "core/config/Yaml.h"
 #include "core/metrics/JointLaw.h"
 #include "core/metrics/Logistic.h"
+#include "core/metrics/Thresholds.h"
 #include "core/session/SearchSpec.h"
 #include "core/session/SessionData.h"
 
@@ -36,6 +44,14 @@
 #include <vector>
 
 namespace headlab {
+
+// One seed of a paired search: its verdicts and where they put its threshold.
+struct SeedSearch {
+    int seed = 0;                      // replicate index: the run's seed is the session's seed + it
+    std::vector<SeedVerdict> verdicts; // in the fit (the other boundary's runs left out)
+    SeedBracket bracket;
+    std::vector<double> probed; // every value it has a run at, search units, set-aside ones too
+};
 
 // The state of one configuration's search.
 enum class SearchState {
@@ -64,6 +80,14 @@ struct ConfigurationSearch {
     // is in use, and the joint model's otherwise (not ok where it has no fit).
     CrossingInterval alternative;
     std::string note; // one sentence: why it stopped, or what is missing
+    // Paired seeds only: each seed by replicate index, and the fit of their thresholds.
+    std::vector<SeedSearch> seeds;
+    ThresholdFit thresholds;
+    // The seeds' scatter about the median seed's crossing (search units: decades on a log axis),
+    // estimated by the seed model and the value its interval was computed at (JointLaw.h's τ and
+    // τ used); NaN where it was not fitted.
+    double seedScatter = NAN, seedScatterUsed = NAN;
+    int monotoneSeeds() const;
     bool stopped() const;
 };
 
@@ -115,11 +139,12 @@ struct SearchReport {
     std::vector<ConfigurationSearch> configurations;
     int rounds = 0; // planned so far
     int runs = 0, pending = 0;
-    bool finished = false;          // every configuration has stopped
-    std::string model = "separate"; // the spec's model
-    LawFit law;                     // over every configuration, by the model in use
-    LawFit alternative;             // the same by the other model, as a check
-    std::vector<LawGroup> groups;   // per group, when there are two or more (else empty)
+    bool finished = false;            // every configuration has stopped
+    std::string model = "separate";   // the spec's model
+    std::string seeds = "replicates"; // the spec's seed plan: replicates, fresh or paired
+    LawFit law;                       // over every configuration, by the model in use
+    LawFit alternative;               // the same by the other model, as a check
+    std::vector<LawGroup> groups;     // per group, when there are two or more (else empty)
 };
 
 // The group a configuration belongs to: its labels but those of the shape axes (d_model, heads,

@@ -36,7 +36,21 @@ struct SearchSpec {
     // fails). Then points on the far side of the first value that learned belong to another
     // boundary (η too small to learn in the steps given) and are left out of the fit.
     enum class Direction { Auto, Decreasing, Increasing } direction = Direction::Auto;
-    int replicates = 1;         // runs per point, with consecutive seeds
+    int replicates = 1; // runs per point, with consecutive seeds (SeedPlan::Replicates)
+    // Which seeds a configuration's runs get (`replicates:` N, fresh or paired):
+    //  - Fresh (the default): one run a point, each run of a configuration its own seed, so that
+    //    outcomes are independent whether or not seeds differ;
+    //  - Replicates: each point N runs, seeds + 0 … N − 1, the same at every point (with N = 1,
+    //    every run of a configuration has the first seed: its crossing is that seed's, which is
+    //    the population's only where seeds do not differ; docs/SEARCH.md measures it);
+    //  - Paired: each seed of a configuration is searched on its own, one run a round at the
+    //    middle of its own bracket, so that the same seeds meet every part of the range and each
+    //    says whether its outcome is monotone (core/metrics/Thresholds.h). Round 0 is the initial
+    //    points with the first seed; `seeds` seeds start in round 1, each with a run at either
+    //    end of the interval, and `points_per_round` more join once every seed is pinned.
+    enum class SeedPlan { Fresh, Replicates, Paired } seedPlan = SeedPlan::Fresh;
+    int seeds = 8; // paired seeds to start with
+    bool paired() const { return seedPlan == SeedPlan::Paired; }
     int initialPoints = 5;      // round 0: evenly spaced over the range, ends included
     int pointsPerRound = 3;     // each later round, inside the current interval
     double level = 0.95;        // of the crossing's interval

@@ -23,8 +23,14 @@ from ._store import FINISHED, HeadLabError, _is_number
 
 CONFIGURATION_COLUMNS = ("runs", "verdicts", "pending", "set_aside", "state", "estimate", "low", "high",
                          "low_open", "high_open", "width", "slope", "note")
-# The other model's interval per configuration (Search.h, `alternative`), as a check.
+# The other model's interval per configuration (Search.h, `alternative`), as a check: with paired
+# seeds, the seeds' thresholds'.
 ALTERNATIVE_COLUMNS = ("alternative_estimate", "alternative_low", "alternative_high")
+# Paired seeds (`replicates: paired`) per configuration: seeds monotone along the axis, and τ,
+# the seeds' scatter about the median seed's crossing (decades on a log scale); NaN otherwise.
+PAIRED_COLUMNS = ("monotone_seeds", "seed_scatter")
+# One row per seed of a paired search: where its verdicts put its threshold (NaN: open there).
+SEED_COLUMNS = ("seed", "runs", "low", "high", "wrong", "monotone")
 
 
 class SearchReportStale(UserWarning):
@@ -75,6 +81,10 @@ class SearchReport:
     stale: bool = False
     model: str = "separate"
     alternative_law: Law = field(default_factory=lambda: Law(ok=False))
+    # Which seeds the runs got (search.replicates): "replicates", "fresh" or "paired"; for paired
+    # seeds, `seeds` has a row per configuration and seed (its axes, then SEED_COLUMNS).
+    seed_plan: str = "replicates"
+    seeds: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(SEED_COLUMNS)))
 
 
 def _number(value, where):
@@ -148,7 +158,7 @@ def _report(path, doc, records):
         raise HeadLabError(f"{where}: expected a mapping with a list of configurations")
     entries = report.get("configurations") or []
     axes = sorted({k for c in entries if isinstance(c, dict) for k in (c.get("labels") or {})})
-    rows = []
+    rows, seed_rows = [], []
     for i, c in enumerate(entries):
         if not isinstance(c, dict) or not isinstance(c.get("labels") or {}, dict):
             raise HeadLabError(f"{where}.configurations[{i}]: expected a mapping with labels")
@@ -159,14 +169,32 @@ def _report(path, doc, records):
         alternative = c.get("alternative") if isinstance(c.get("alternative"), dict) else {}
         for k in ("estimate", "low", "high"):
             row[f"alternative_{k}"] = alternative.get(k)
+        for k in PAIRED_COLUMNS:
+            row[k] = c.get(k)
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=[*axes, *CONFIGURATION_COLUMNS, *ALTERNATIVE_COLUMNS])
+        for j, seed in enumerate(c.get("seeds") or []):
+            if not isinstance(seed, dict):
+                raise HeadLabError(f"{where}.configurations[{i}].seeds[{j}]: expected a mapping")
+            seed_rows.append({**{a: str(labels.get(a, "")) for a in axes},
+                              "seed": seed.get("seed"), "runs": seed.get("runs"), "low": seed.get("low"),
+                              "high": seed.get("high"), "wrong": seed.get("wrong"),
+                              "monotone": seed.get("wrong") == 0})
+    frame = pd.DataFrame(rows, columns=[*axes, *CONFIGURATION_COLUMNS, *ALTERNATIVE_COLUMNS,
+                                        *PAIRED_COLUMNS])
     for a in axes:
         frame[a] = _label_column(list(frame[a]))
     for k in ("runs", "verdicts", "pending", "set_aside"):
         frame[k] = frame[k].fillna(0).astype("int64")
-    for k in ("estimate", "low", "high", "width", "slope", *ALTERNATIVE_COLUMNS):
+    for k in ("estimate", "low", "high", "width", "slope", *ALTERNATIVE_COLUMNS, *PAIRED_COLUMNS):
         frame[k] = pd.to_numeric(frame[k], errors="coerce").astype("float64")
+    seeds = pd.DataFrame(seed_rows, columns=[*axes, *SEED_COLUMNS])
+    for a in axes:
+        seeds[a] = _label_column(list(seeds[a]))
+    for k in ("seed", "runs", "wrong"):
+        seeds[k] = pd.to_numeric(seeds[k], errors="coerce").fillna(0).astype("int64")
+    for k in ("low", "high"):
+        seeds[k] = pd.to_numeric(seeds[k], errors="coerce").astype("float64")
+    seeds["monotone"] = seeds["monotone"].astype("bool")
     for k in ("low_open", "high_open"):
         frame[k] = frame[k].astype("boolean")
     frame["state"] = frame["state"].astype("string")
@@ -189,4 +217,5 @@ def _report(path, doc, records):
                         configurations=frame, law=_law(report.get("law") or {"ok": False}, f"{where}.law"),
                         groups=groups, stale=stale, model=str(report.get("model", "separate")),
                         alternative_law=_law(report.get("alternative_law") or {"ok": False},
-                                             f"{where}.alternative_law"))
+                                             f"{where}.alternative_law"),
+                        seed_plan=str(report.get("seeds", "replicates")), seeds=seeds)

@@ -515,6 +515,36 @@ class PackageAgainstCli(unittest.TestCase):
         m = re.search(r"α = ([-0-9.]+) \[([-0-9.]+), ([-0-9.]+)\]", joint_text)
         for got, printed in zip(joint.law.coefficients.loc["alpha"], m.groups()):
             self.assertEqual(f"{got:.3f}", printed)
+        # Paired seeds (issue 53): the same runs read as a paired search (most are the first
+        # seed's, at ~20 η per configuration) give each configuration's monotone seeds, the
+        # thresholds' spread and each seed's bracket as `summary -o` writes them.
+        paired_asked = os.path.join(self.tmp, "paired-asked.yaml")
+        with open(paired_asked, "w", encoding="utf-8") as f:
+            f.write(old.replace("  replicates: 1\n", "  replicates: paired\n  seeds: 3\n", 1))
+        paired_export = os.path.join(self.tmp, "paired.yaml")
+        cli("export-yaml", paired_asked, "-o", paired_export)
+        paired_table = os.path.join(self.tmp, "paired.csv")
+        paired_text = cli("summary", paired_export, "-o", paired_table).stdout
+        paired = headlab.open(paired_export).search()
+        self.assertEqual((paired.seed_plan, paired.model), ("paired", "separate"))
+        self.assertEqual(report.seed_plan, "replicates")
+        self.assertTrue(report.seeds.empty)
+        cli_rows = pd.read_csv(paired_table, dtype=str, keep_default_na=False)
+        mine = paired.configurations
+        for i, row in cli_rows.iterrows():
+            self.assertEqual(int(mine["monotone_seeds"][i]), int(row["monotone_seeds"]), i)
+            self.assertTrue(same_number(row["seed_scatter"], mine["seed_scatter"][i]), i)
+            of_it = paired.seeds[(paired.seeds["d_model"] == mine["d_model"][i]) &
+                                 (paired.seeds["heads"] == mine["heads"][i])]
+            self.assertEqual(len(of_it), int(row["seeds"]), i)
+            self.assertEqual(int(of_it["monotone"].sum()), int(row["monotone_seeds"]), i)
+            # The crossing is the seed model's; the check, the logistic over every run, is the
+            # unpaired reading's crossing.
+            self.assertTrue(same_number(row["estimate"], mine["estimate"][i]), i)
+            self.assertEqual(mine["alternative_estimate"][i], report.configurations["estimate"][i])
+        m = re.search(r"paired seeds: (\d+) of (\d+) seeds monotone", paired_text)
+        self.assertEqual(int(m.group(1)), int(paired.seeds["monotone"].sum()))
+        self.assertEqual(int(m.group(2)), len(paired.seeds))
         # A report older than the runs (a shard finished one after it): given, marked and said.
         counted = re.search(r"finished_runs: (\d+)", old)
         stale_path = os.path.join(self.tmp, "stale.yaml")

@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <random>
+#include <set>
 
 using namespace headlab;
 
@@ -31,6 +32,18 @@ struct SimulatedTrainer {
     // Each configuration's crossing off the law by its own amount, drawn once per configuration
     // (per head dimension) from N(0, scatter²) decades: the law's misfit real boundaries show.
     double scatter = 0;
+    // Each seed (initialisation and data order) its own crossing, off the configuration's by
+    // N(0, seedSpread²) decades: seeds that are not exchangeable. With a steep `slope` a seed's
+    // outcome is then nearly monotone in η, a threshold of its own.
+    double seedSpread = 0;
+    double seedOffset(double headDim, uint64_t runSeed) const
+    {
+        if (seedSpread == 0) return 0;
+        std::seed_seq seq{uint64_t(seed), uint64_t(0x5eed), uint64_t(std::llround(headDim)),
+                          runSeed};
+        std::mt19937_64 rng(seq);
+        return std::normal_distribution<double>(0, seedSpread)(rng);
+    }
     double offset(double headDim) const
     {
         if (scatter == 0) return 0;
@@ -49,8 +62,9 @@ struct SimulatedTrainer {
         if (config.lr < slowBelow) return false;
         const double headDim = double(config.model.headDimOfLayer(0));
         const bool qkNorm = config.stabilizers.qkNorm != QkNorm::Off;
-        const double p =
-            1 / (1 + std::exp(slope * (std::log10(config.lr) - trueCrossing(headDim, qkNorm))));
+        const double crossing =
+            trueCrossing(headDim, qkNorm) + seedOffset(headDim, config.initSeed);
+        const double p = 1 / (1 + std::exp(slope * (std::log10(config.lr) - crossing)));
         // One draw per run, from the run's identity (configuration, η, replicate seed).
         std::seed_seq seq{uint64_t(seed), uint64_t(config.model.heads.front()), uint64_t(qkNorm),
                           uint64_t(std::llround(std::log10(config.lr) * 1e9)), config.initSeed};
@@ -86,6 +100,8 @@ Session searchSession()
     SearchSpec spec;
     spec.low = 1e-4;
     spec.high = 1e-1;
+    // The first seed at every η: the design docs/SEARCH.md's tables measured (replicates: 1).
+    spec.seedPlan = SearchSpec::SeedPlan::Replicates;
     session.search = spec;
     return session;
 }
@@ -126,6 +142,10 @@ private Q_SLOTS:
     void theJointModelCoversTheTruthWithFewerRuns_data();
     void theJointModelCoversTheTruthWithFewerRuns();
     void theJointModelAgreesWithAnIndependentFit();
+    void aSeedsThresholdIsBracketed();
+    void theThresholdsFitIsStudentsTForExactThresholds();
+    void pairedSeedsCoverThePopulationsCrossing_data();
+    void pairedSeedsCoverThePopulationsCrossing();
     void aSecondBoundaryAtSmallEtaIsLeftOut();
     void eachStabilizerGetsItsOwnLaw();
     void aSearchKilledMidRoundResumesToTheSameResult();
@@ -367,6 +387,185 @@ void TestSearch::theJointModelAgreesWithAnIndependentFit()
     QVERIFY2(std::fabs(-fit.coef[1] - 0.8) < 0.3, qPrintable(QString::number(-fit.coef[1])));
 }
 
+// A seed's runs bracket its own threshold: the cut that gets the fewest verdicts wrong (the
+// lower middle one among ties), open on a side no run closes; a seed that learned beyond a value
+// where it failed is not monotone. The verdicts are the dense scan's (FINDINGS, issue 53).
+void TestSearch::aSeedsThresholdIsBracketed()
+{
+    // η rising, learned below the threshold: 1 1 0 0, in any order.
+    SeedBracket b = seedBracket({{-2, false}, {-3, true}, {-1, false}, {-2.5, true}}, true);
+    QCOMPARE(b.low, -2.5);
+    QCOMPARE(b.high, -2.0);
+    QVERIFY(b.monotone() && b.closed());
+    QCOMPARE(b.runs, 4);
+    // Every run learned: open above, at the highest value.
+    b = seedBracket({{-3, true}, {-2, true}}, true);
+    QCOMPARE(b.low, -2.0);
+    QVERIFY(std::isinf(b.high) && b.monotone() && !b.closed());
+    // m 24, 12 heads, seed 1002: 1 0 1 0 0. Cuts after the first or the third value get one verdict
+    // wrong each; the lower is taken.
+    const std::vector<double> x = {-2.30, -2.15, -2.00, -1.85, -1.70};
+    b = seedBracket({{x[0], true}, {x[1], false}, {x[2], true}, {x[3], false}, {x[4], false}},
+                    true);
+    QCOMPARE(b.wrong, 1);
+    QVERIFY(!b.monotone());
+    QCOMPARE(b.low, x[0]);
+    QCOMPARE(b.high, x[1]);
+    // Seed 1003: 0 1 0 1 0, two wrong at best.
+    b = seedBracket({{x[0], false}, {x[1], true}, {x[2], false}, {x[3], true}, {x[4], false}},
+                    true);
+    QCOMPARE(b.wrong, 2);
+    // Learned above the threshold (an increasing boundary): 0 0 1.
+    b = seedBracket({{1, false}, {2, false}, {3, true}}, false);
+    QCOMPARE(b.low, 2.0);
+    QCOMPARE(b.high, 3.0);
+    QVERIFY(b.monotone());
+}
+
+// Thresholds known exactly (brackets 1e-6 wide) give Student's t interval of their mean, and σ
+// their standard deviation with divisor n; the t quantiles are the tables'.
+void TestSearch::theThresholdsFitIsStudentsTForExactThresholds()
+{
+    QVERIFY(std::fabs(studentTQuantile(0.975, 1) - 12.7062) < 1e-3);
+    QVERIFY(std::fabs(studentTQuantile(0.975, 3) - 3.18245) < 1e-4);
+    QVERIFY(std::fabs(studentTQuantile(0.975, 7) - 2.36462) < 1e-4);
+    QVERIFY(std::fabs(studentTQuantile(0.025, 30) + 2.04227) < 1e-4);
+    const std::vector<double> t = {-2.1, -2.3, -1.9, -2.5, -2.0, -2.2};
+    std::vector<SeedBracket> brackets;
+    double mean = 0;
+    for (double v : t) {
+        SeedBracket b;
+        b.low = v - 5e-7;
+        b.high = v + 5e-7;
+        brackets.push_back(b);
+        mean += v / t.size();
+    }
+    double ss = 0;
+    for (double v : t) ss += (v - mean) * (v - mean);
+    const double sd = std::sqrt(ss / (t.size() - 1));
+    const double half = 2.570582 * sd / std::sqrt(double(t.size())); // t(0.975, 5)
+    const ThresholdFit fit = fitThresholds(brackets, 0.95, -4, -1);
+    QVERIFY(fit.ok && fit.interval.ok);
+    QCOMPARE(fit.seeds, 6);
+    QVERIFY2(std::fabs(fit.mu - mean) < 1e-4, qPrintable(QString::number(fit.mu)));
+    QVERIFY(std::fabs(fit.sigma - std::sqrt(ss / t.size())) < 1e-3);
+    QVERIFY2(std::fabs(fit.interval.low - (mean - half)) < 1e-3,
+             qPrintable(QString::number(fit.interval.low)));
+    QVERIFY(std::fabs(fit.interval.high - (mean + half)) < 1e-3);
+    QVERIFY(!fit.interval.lowOpen && !fit.interval.highOpen);
+    // A seed open on one side still counts: it pulls the estimate its way.
+    brackets.push_back({-1.5, INFINITY});
+    QVERIFY(fitThresholds(brackets, 0.95, -4, -1).mu > fit.mu);
+}
+
+void TestSearch::pairedSeedsCoverThePopulationsCrossing_data()
+{
+    QTest::addColumn<double>("slope");
+    QTest::addColumn<double>("seedSpread");
+    QTest::addColumn<double>("monotoneAtLeast");
+    QTest::addColumn<bool>("seedsMatter");
+    QTest::newRow("seeds with thresholds of their own, 0.15 decades apart")
+        << 40.0 << 0.15 << 0.85 << true;
+    QTest::newRow("seeds that do not matter, a gradual boundary (as the dense scans found)")
+        << 6.0 << 0.0 << 0.0 << false;
+}
+
+// Seeds that differ: the crossing a user wants is the population's (P(learned) over seeds = ½).
+// With `replicates: paired` (each seed bisects its own bracket) and with `replicates: fresh`
+// (every run its own seed) the 95 % intervals hold it at least 90 % of the time, whether seeds
+// carry thresholds of their own or not, and α's interval holds the truth; seeds that carry
+// thresholds are reported monotone. The first seed at every η (replicates: 1) finds that seed's
+// crossing: where seeds matter its intervals miss the population's most of the time.
+void TestSearch::pairedSeedsCoverThePopulationsCrossing()
+{
+    QFETCH(double, slope);
+    QFETCH(double, seedSpread);
+    QFETCH(double, monotoneAtLeast);
+    QFETCH(bool, seedsMatter);
+    constexpr int kSearches = 60;
+    int intervals = 0, covered = 0, lawFits = 0, alphaCovered = 0, runs = 0;
+    int seeds = 0, monotone = 0, separateIntervals = 0, separateCovered = 0, separateRuns = 0;
+    double widthSum = 0, separateWidth = 0;
+    int pooledIntervals = 0, pooledCovered = 0;
+    double pooledWidth = 0;
+    int freshIntervals = 0, freshCovered = 0, freshRuns = 0, freshAlpha = 0;
+    double freshWidth = 0;
+    for (int s = 0; s < kSearches; ++s) {
+        SimulatedTrainer trainer;
+        trainer.slope = slope;
+        trainer.seedSpread = seedSpread;
+        trainer.seed = uint64_t(2000 + s);
+        Session session = searchSession();
+        session.search->seedPlan = SearchSpec::SeedPlan::Paired;
+        runSearch(session, trainer);
+        const SearchReport report = searchReport(session);
+        QVERIFY(report.finished);
+        QCOMPARE(report.seeds, std::string("paired"));
+        runs += report.runs;
+        countCoverage(report, trainer, &intervals, &covered, &widthSum);
+        for (const auto &c : report.configurations) {
+            for (const auto &seed : c.seeds) seeds += !seed.verdicts.empty();
+            monotone += c.monotoneSeeds();
+            if (c.alternative.ok && c.stopped()) {
+                const double truth = trainer.trueCrossing(lawAxisValue(c.config, "head_dim"));
+                ++pooledIntervals;
+                pooledCovered += c.alternative.low <= truth && truth <= c.alternative.high;
+                pooledWidth += c.alternative.width();
+            }
+        }
+        if (report.law.ok) {
+            ++lawFits;
+            alphaCovered +=
+                report.law.alphaLow <= trainer.alpha && trainer.alpha <= report.law.alphaHigh;
+        }
+        // The same trainer searched with the first seed at every η (replicates: 1) and with a
+        // fresh seed for every run.
+        Session firstSeed = searchSession();
+        runSearch(firstSeed, trainer);
+        const SearchReport other = searchReport(firstSeed);
+        separateRuns += other.runs;
+        countCoverage(other, trainer, &separateIntervals, &separateCovered, &separateWidth);
+        Session fresh = searchSession();
+        fresh.search->seedPlan = SearchSpec::SeedPlan::Fresh;
+        runSearch(fresh, trainer);
+        const SearchReport freshReport = searchReport(fresh);
+        QCOMPARE(freshReport.seeds, std::string("fresh"));
+        freshRuns += freshReport.runs;
+        countCoverage(freshReport, trainer, &freshIntervals, &freshCovered, &freshWidth);
+        if (freshReport.law.ok)
+            freshAlpha += freshReport.law.alphaLow <= trainer.alpha &&
+                          trainer.alpha <= freshReport.law.alphaHigh;
+    }
+    const double coverage = double(covered) / intervals;
+    const double alphaCoverage = double(alphaCovered) / lawFits;
+    const double monotoneShare = double(monotone) / seeds;
+    qInfo("%d paired searches: η* coverage %.3f of %d (mean width %.3f decades), α coverage %.3f "
+          "of %d fits, %.1f runs and %.1f seeds per configuration, %.3f of seeds monotone; "
+          "unpaired: coverage %.3f of %d (mean width %.3f), %.1f runs per configuration",
+          kSearches, coverage, intervals, widthSum / intervals, alphaCoverage, lawFits,
+          double(runs) / (kSearches * 5), double(seeds) / (kSearches * 5), monotoneShare,
+          double(separateCovered) / separateIntervals, separateIntervals,
+          separateWidth / separateIntervals, double(separateRuns) / (kSearches * 5));
+    qInfo("the logistic over every run (the check): coverage %.3f of %d, mean width %.3f; fresh "
+          "seeds: "
+          "coverage %.3f of %d (mean width %.3f), α %d of %d, %.1f runs per configuration",
+          double(pooledCovered) / pooledIntervals, pooledIntervals, pooledWidth / pooledIntervals,
+          double(freshCovered) / freshIntervals, freshIntervals, freshWidth / freshIntervals,
+          freshAlpha, kSearches, double(freshRuns) / (kSearches * 5));
+    QVERIFY(intervals >= kSearches * 5 * 9 / 10);
+    QVERIFY2(coverage >= 0.9, qPrintable(QString::number(coverage)));
+    QVERIFY(lawFits >= kSearches * 9 / 10);
+    QVERIFY2(alphaCoverage >= 0.9, qPrintable(QString::number(alphaCoverage)));
+    QVERIFY2(monotoneShare >= monotoneAtLeast, qPrintable(QString::number(monotoneShare)));
+    const double freshCoverage = double(freshCovered) / freshIntervals;
+    QVERIFY(freshIntervals >= kSearches * 5 * 9 / 10);
+    QVERIFY2(freshCoverage >= 0.9, qPrintable(QString::number(freshCoverage)));
+    QVERIFY2(freshAlpha >= kSearches * 9 / 10, qPrintable(QString::number(freshAlpha)));
+    const double firstSeedCoverage = double(separateCovered) / separateIntervals;
+    if (seedsMatter)
+        QVERIFY2(firstSeedCoverage < 0.8, qPrintable(QString::number(firstSeedCoverage)));
+}
+
 // A search over m_H and a stabilizer (qk_norm off / gain): the configurations fall into two
 // groups, each with its own law. The simulated trainer's boundary has α 1 without qk_norm and 0
 // (flat) with it; each group's interval covers its own α, and the two are told apart.
@@ -487,6 +686,31 @@ void TestSearch::theSessionFileRecordsTheRounds()
     const Session back = sessionFromYaml(sessionToYaml(session), "s.yaml");
     QVERIFY(back.search.has_value());
     QVERIFY(*back.search == *session.search);
+    // Seed plans survive the file: paired seeds with their count and probes, and fresh seeds,
+    // the default of a search that names none.
+    Session paired = searchSession();
+    paired.search->seedPlan = SearchSpec::SeedPlan::Paired;
+    paired.search->seeds = 5;
+    runSearch(paired, trainer);
+    QVERIFY(sessionFromYaml(sessionToYaml(paired), "p.yaml").search == paired.search);
+    QVERIFY(sessionToYaml(paired).find("replicates: paired") != std::string::npos);
+    const SearchReport pairedReport = searchReport(paired);
+    QVERIFY(std::any_of(pairedReport.configurations.begin(), pairedReport.configurations.end(),
+                        [](const ConfigurationSearch &c) { return c.seeds.size() >= 5; }));
+    QVERIFY(searchSummaryText(pairedReport).find("paired seeds:") != std::string::npos);
+    QVERIFY(searchSummaryCsv(pairedReport).find("monotone_seeds") != std::string::npos);
+    Session fresh = searchSession();
+    fresh.search->seedPlan = SearchSpec::SeedPlan::Fresh;
+    runSearch(fresh, trainer);
+    QVERIFY(sessionFromYaml(sessionToYaml(fresh), "f.yaml").search == fresh.search);
+    std::set<uint64_t> seedsOfOne;
+    int runsOfOne = 0;
+    for (const auto &run : fresh.runs)
+        if (run.labels.at("heads") == "1") {
+            seedsOfOne.insert(run.config.initSeed);
+            ++runsOfOne;
+        }
+    QCOMPARE(int(seedsOfOne.size()), runsOfOne);      // every run its own seed
     session.search->model = SearchSpec::Model::Joint; // model: joint survives the file
     QVERIFY(sessionFromYaml(sessionToYaml(session), "s.yaml").search->model ==
             SearchSpec::Model::Joint);
@@ -513,6 +737,13 @@ void TestSearch::theSessionFileRecordsTheRounds()
         {"sweep: {seed: [1]}\nsearch: {range: [1.0e-4, 0.1]}", "sweep.seed"},
         {"search: {range: [1.0e-4, 0.1], model: shared}", "search.model"},
         {"search: {range: [1, 8], scale: linear, model: joint}", "needs a log-scaled search"},
+        {"search: {range: [1.0e-4, 0.1], replicates: twice}", "search.replicates"},
+        {"search: {range: [1.0e-4, 0.1], seeds: 4}", "search.seeds"},
+        {"search: {range: [1.0e-4, 0.1], replicates: paired, seeds: 1}", "search.seeds"},
+        {"search: {range: [1.0e-4, 0.1], replicates: paired, model: joint}", "search.model"},
+        {"search: {range: [1.0e-4, 0.1], replicates: paired, probes: [{round: 0, value: 0.01, "
+         "replicates: 2}]}",
+         "search.probes[0].replicates"},
     };
     for (const auto &[yaml, where] : bad) {
         try {

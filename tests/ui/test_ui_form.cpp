@@ -200,6 +200,31 @@ void TestUiForm::theFormEditsABoundarySearch()
     Session joint = search;
     joint.search->model = SearchSpec::Model::Joint;
     QCOMPARE(throughTheForm(joint), expected(joint));
+    // Seeds (issue 53): a fresh seed every run by default; paired seeds take the count as their
+    // number of seeds and refuse the joint model with the key; each plan survives the form.
+    QCOMPARE(form.searchSeedsBox()->currentData().toString(), QStringLiteral("fresh"));
+    QVERIFY(!form.searchReplicatesBox()->isEnabled());
+    form.searchSeedsBox()->setCurrentIndex(
+        form.searchSeedsBox()->findData(QStringLiteral("paired")));
+    QVERIFY(form.searchReplicatesBox()->isEnabled());
+    QCOMPARE(form.searchReplicatesBox()->value(), 8);
+    QVERIFY(!form.buildDefinition(built, &errors));
+    QVERIFY2(errors.join(" ").contains("search.model: paired seeds"),
+             qPrintable(errors.join("; ")));
+    form.searchModelBox()->setCurrentIndex(
+        form.searchModelBox()->findData(QStringLiteral("separate")));
+    form.searchReplicatesBox()->setValue(5);
+    errors.clear();
+    QVERIFY2(form.buildDefinition(built, &errors), qPrintable(errors.join("; ")));
+    QVERIFY(built.search->paired());
+    QCOMPARE(built.search->seeds, 5);
+    QCOMPARE(built.search->replicates, 1);
+    for (const auto plan : {SearchSpec::SeedPlan::Paired, SearchSpec::SeedPlan::Replicates}) {
+        Session seeded = search;
+        seeded.search->seedPlan = plan;
+        seeded.search->seeds = 6;
+        QCOMPARE(throughTheForm(seeded), expected(seeded));
+    }
     form.searchBox()->setChecked(false);
     QVERIFY(form.buildDefinition(built, &errors));
     QVERIFY(!built.search.has_value());

@@ -596,7 +596,8 @@ void ExperimentForm::addSearchRows(QFormLayout *form)
     searchAlong->addWidget(m_searchTo, 1);
     m_searchReplicates = new QSpinBox(this);
     m_searchReplicates->setRange(1, 1000);
-    m_searchReplicates->setToolTip(tr("Runs per searched value, with consecutive seeds"));
+    m_searchReplicates->setToolTip(tr("Runs per searched value, with the same seeds at every "
+                                      "value; for paired seeds, how many seeds start"));
     m_searchWidth = new QDoubleSpinBox(this);
     m_searchWidth->setDecimals(2);
     m_searchWidth->setRange(0.01, 5.0);
@@ -607,7 +608,8 @@ void ExperimentForm::addSearchRows(QFormLayout *form)
     m_searchBudget = new QSpinBox(this);
     m_searchBudget->setRange(1, 100000);
     m_searchBudget->setToolTip(tr("Most runs of one configuration"));
-    searchRow->addWidget(new QLabel(tr("replicates"), this));
+    m_searchCountLabel = new QLabel(tr("replicates"), this);
+    searchRow->addWidget(m_searchCountLabel);
     searchRow->addWidget(m_searchReplicates);
     searchRow->addWidget(new QLabel(tr("interval"), this));
     searchRow->addWidget(m_searchWidth);
@@ -621,7 +623,18 @@ void ExperimentForm::addSearchRows(QFormLayout *form)
            "crossings, or one model of every configuration with a shared slope and the law "
            "inside it, which stops configurations sooner where they follow the law "
            "(docs/SEARCH.md). The other is fitted too, as a check."));
+    m_searchSeeds = new QComboBox(this);
+    m_searchSeeds->addItem(tr("a fresh one every run"), QStringLiteral("fresh"));
+    m_searchSeeds->addItem(tr("the same at every value"), QStringLiteral("replicates"));
+    m_searchSeeds->addItem(tr("paired, each searched on its own"), QStringLiteral("paired"));
+    m_searchSeeds->setToolTip(
+        tr("Which seeds the runs get. A fresh seed every run keeps outcomes independent whether or "
+           "not seeds differ. The same seeds at every value (replicates) make a configuration's "
+           "crossing those seeds' crossing. Paired seeds bisect each seed's own threshold and "
+           "report whether each seed is monotone along the axis (docs/SEARCH.md)."));
     searchRow->addStretch(1);
+    searchModelRow->addWidget(new QLabel(tr("seeds"), this));
+    searchModelRow->addWidget(m_searchSeeds);
     searchModelRow->addWidget(new QLabel(tr("fitted as"), this));
     searchModelRow->addWidget(m_searchModel);
     searchModelRow->addStretch(1);
@@ -641,6 +654,15 @@ void ExperimentForm::connectEdits()
     connect(m_searchWidth, &QDoubleSpinBox::valueChanged, this, changed);
     for (auto *e : {m_searchFrom, m_searchTo}) connect(e, &QLineEdit::textChanged, this, changed);
     connect(m_searchModel, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_searchSeeds, &QComboBox::currentIndexChanged, this, [this] {
+        // The count means seeds for paired seeds (8 to start with), runs per value otherwise.
+        const bool paired = m_searchSeeds->currentData().toString() == QLatin1String("paired");
+        const SearchSpec loaded = m_loaded.search.value_or(SearchSpec{});
+        m_searchReplicates->setMinimum(paired ? 2 : 1);
+        m_searchReplicates->setValue(paired ? loaded.seeds : loaded.replicates);
+        updateSearchControls();
+        edited();
+    });
     connect(m_search, &QCheckBox::toggled, this, [this] {
         updateSearchControls();
         edited();
@@ -967,7 +989,12 @@ void ExperimentForm::loadSearch(const Session &session)
         session.search ? std::pair(spec.low, spec.high) : defaultSearchRange(spec.axis);
     m_searchFrom->setText(exactNumber(low));
     m_searchTo->setText(exactNumber(high));
-    m_searchReplicates->setValue(spec.replicates);
+    const QString plan = spec.paired() ? QStringLiteral("paired")
+                         : spec.seedPlan == SearchSpec::SeedPlan::Replicates
+                             ? QStringLiteral("replicates")
+                             : QStringLiteral("fresh");
+    m_searchSeeds->setCurrentIndex(std::max(0, m_searchSeeds->findData(plan)));
+    m_searchReplicates->setValue(spec.paired() ? spec.seeds : spec.replicates);
     m_searchWidth->setValue(spec.intervalWidth);
     m_searchBudget->setValue(spec.budget);
     m_searchModel->setCurrentIndex(spec.model == SearchSpec::Model::Joint ? 1 : 0);
@@ -1200,7 +1227,17 @@ void ExperimentForm::buildSearch(Session &def, QStringList &errs) const
         } else if (from.size() > 1 || to.size() > 1) {
             errs << tr("search.range: one number each side");
         }
-        spec.replicates = m_searchReplicates->value();
+        const QString plan = m_searchSeeds->currentData().toString();
+        spec.seedPlan = plan == QLatin1String("paired")       ? SearchSpec::SeedPlan::Paired
+                        : plan == QLatin1String("replicates") ? SearchSpec::SeedPlan::Replicates
+                                                              : SearchSpec::SeedPlan::Fresh;
+        spec.replicates =
+            spec.seedPlan == SearchSpec::SeedPlan::Replicates ? m_searchReplicates->value() : 1;
+        if (spec.paired()) {
+            spec.seeds = m_searchReplicates->value();
+            if (spec.seeds < 2)
+                errs << tr("search.seeds: paired seeds need 2 or more, got %1").arg(spec.seeds);
+        }
         spec.intervalWidth = m_searchWidth->value();
         spec.budget = m_searchBudget->value();
         spec.model = m_searchModel->currentData().toString() == QLatin1String("joint")
@@ -1210,6 +1247,10 @@ void ExperimentForm::buildSearch(Session &def, QStringList &errs) const
             errs << tr("search.model: the joint model needs a log-scaled search; %1 is searched "
                        "on a linear scale")
                         .arg(QString::fromStdString(axis));
+        if (spec.model == SearchSpec::Model::Joint && spec.paired())
+            errs << tr("search.model: paired seeds are fitted per configuration (their "
+                       "thresholds are the check); choose a curve per configuration, or fresh "
+                       "seeds for the joint model");
         if (spec.budget < spec.initialPoints * spec.replicates)
             errs << tr("search.budget: %1 runs per configuration is fewer than round 0 (%2 points "
                        "× %3 replicates)")
@@ -1378,6 +1419,9 @@ void ExperimentForm::updateSearchControls()
     const bool on = m_search->isChecked();
     const std::string axis = m_searchAxis->currentData().toString().toStdString();
     m_searchRow->setEnabled(on);
+    const QString plan = m_searchSeeds->currentData().toString();
+    m_searchReplicates->setEnabled(plan != QLatin1String("fresh"));
+    m_searchCountLabel->setText(plan == QLatin1String("paired") ? tr("seeds") : tr("replicates"));
     m_lrs->setEnabled(!(on && axis == "lr"));
     m_seeds->setEnabled(!on);
     // A field that combinations set cannot be edited here without contradicting them.

@@ -76,6 +76,8 @@ public:
     QLineEdit *searchFromEdit() const { return m_searchFrom; }
     QLineEdit *searchToEdit() const { return m_searchTo; }
     QComboBox *searchModelBox() const { return m_searchModel; }
+    QComboBox *searchSeedsBox() const { return m_searchSeeds; }
+    QSpinBox *searchReplicatesBox() const { return m_searchReplicates; }
 
 Q_SIGNALS:
     // A user edit that parses; the main window applies it to the session (runs re-expanded).
@@ -165,7 +167,9 @@ private:
     std::set<std::string> m_comboKeys;    // axes the loaded session's combinations set
     QSpinBox *m_searchReplicates, *m_searchBudget;
     QDoubleSpinBox *m_searchWidth;
-    QComboBox *m_searchModel; // separate or joint (SearchSpec::Model)
+    QComboBox *m_searchModel;   // separate or joint (SearchSpec::Model)
+    QComboBox *m_searchSeeds;   // fresh, replicates or paired (SearchSpec::SeedPlan)
+    QLabel *m_searchCountLabel; // "replicates", or "seeds" for paired seeds
     QLabel *m_searchError;
     QSpinBox *m_evalEvery;
     QComboBox *m_device;
