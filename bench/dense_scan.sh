@@ -12,8 +12,12 @@
 # Trains in build-core/issue53 (kept on a warm machine); writes to $OUT one NAME.tar.gz per session
 # (the session file, its results folder, its run log, `status` and `summary` as text and CSV; the
 # device tool brings back at most 8 files) and the card's line. Unpack into docs/data/issue53/.
+#
+# PATTERN=paired bench/dense_scan.sh trains bench/sessions/paired-*.yaml instead (issue 53, item
+# 4: a search with paired seeds), the same way: any session whose file name starts with PATTERN.
 set -euo pipefail
-RESULTS_NAME=dense-scan.jsonl
+PATTERN="${PATTERN:-dense-scan}"
+RESULTS_NAME="$PATTERN.jsonl"
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
 DEST="$ROOT/build-core/issue53"
 mkdir -p "$DEST"
@@ -22,7 +26,7 @@ build_core
 # What is left of a 10-minute device call after the build, less a minute to save and pack.
 TRAIN_SECONDS="${TRAIN_SECONDS:-$((530 - SECONDS))}"
 pids=()
-for session in "$ROOT"/bench/sessions/dense-scan-*.yaml; do
+for session in "$ROOT"/bench/sessions/"$PATTERN"-*.yaml; do
     name="$(basename "$session" .yaml)"
     if [[ -f "$DEST/$name.yaml" ]]; then # this machine's earlier call
         :
@@ -41,7 +45,7 @@ done
 status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
 log "training ended (last status $status)"
-for session in "$DEST"/dense-scan-*.yaml; do
+for session in "$DEST"/"$PATTERN"-*.yaml; do
     name="$(basename "$session" .yaml)"
     "$CLI" status "$session" > "$DEST/$name.status.txt" 2>&1 || true
     # Finished runs need no checkpoint to be resumed; unfinished runs keep theirs (prune leaves
@@ -49,7 +53,7 @@ for session in "$DEST"/dense-scan-*.yaml; do
     "$CLI" prune "$session" --keep none >> "$DEST/$name.status.txt" 2>&1 || true
     "$CLI" summary "$session" -o "$DEST/$name.summary.csv" > "$DEST/$name.summary.txt" 2>&1 || true
 done
-for session in "$DEST"/dense-scan-*.yaml; do
+for session in "$DEST"/"$PATTERN"-*.yaml; do
     name="$(basename "$session" .yaml)"
     tar czf "$OUTDIR/$name.tar.gz" -C "$DEST" "$name.yaml" "$name.results" "$name.run.log" \
         "$name.status.txt" "$name.summary.txt" "$name.summary.csv"
