@@ -230,11 +230,11 @@ void setAsideTheOtherBoundary(const SearchSpec &spec, ConfigurationSearch &c)
     c.points = std::move(kept);
 }
 
-std::vector<double> nextPoints(const SearchSpec &spec, const ConfigurationSearch &c, int points)
+std::vector<double> nextPoints(const SearchSpec &spec, const ConfigurationSearch &c)
 {
     const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
     const int affordable = (spec.budget - c.runs) / spec.replicates;
-    const int k = std::min(points, affordable);
+    const int k = std::min(spec.pointsPerRound, affordable);
     const double low = std::clamp(c.interval.low, xMin, xMax);
     const double high = std::clamp(c.interval.high, xMin, xMax);
     std::vector<double> values;
@@ -561,143 +561,6 @@ JointOutcome fitJoint(const SearchSpec &spec, const SearchReport &report,
     return outcome;
 }
 
-// The sum of the variances of the law's slopes (α, β, ...) for rows x_c with variances v_c + τ²
-// (weighted least squares); infinity where they do not determine the law.
-double slopesVariance(const std::vector<std::vector<double>> &rows,
-                      const std::vector<double> &variances, double tau2)
-{
-    const size_t p = rows.front().size();
-    std::vector<std::vector<double>> m(p, std::vector<double>(2 * p, 0.0));
-    for (size_t c = 0; c < rows.size(); ++c)
-        for (size_t i = 0; i < p; ++i)
-            for (size_t j = 0; j < p; ++j)
-                m[i][j] += rows[c][i] * rows[c][j] / (variances[c] + tau2);
-    for (size_t i = 0; i < p; ++i) m[i][p + i] = 1;
-    for (size_t col = 0; col < p; ++col) { // Gauss–Jordan with partial pivoting
-        size_t pivot = col;
-        for (size_t r = col + 1; r < p; ++r)
-            if (std::fabs(m[r][col]) > std::fabs(m[pivot][col])) pivot = r;
-        if (std::fabs(m[pivot][col]) < 1e-12) return INFINITY;
-        std::swap(m[col], m[pivot]);
-        const double d = m[col][col];
-        for (auto &v : m[col]) v /= d;
-        for (size_t r = 0; r < p; ++r)
-            if (r != col) {
-                const double f = m[r][col];
-                for (size_t k = 0; k < 2 * p; ++k) m[r][k] -= f * m[col][k];
-            }
-    }
-    double sum = 0;
-    for (size_t i = 1; i < p; ++i) sum += m[i][p + i];
-    return sum;
-}
-
-// placement: law. For the configurations of one joint fit: while the law is not settled (α's
-// interval wider than law_width, and a round of runs would still shrink the variance of its
-// slopes by 2 % or more), every configuration with an interval and budget left searches on, those
-// whose own interval is already narrow enough too, and the round's runs go one at a time where
-// they shrink that variance most, at least one to each configuration still short of its own
-// width. Once the law is settled, configurations stop by their own intervals as usual.
-void placeForTheLaw(const SearchSpec &spec, SearchReport &report, const JointOutcome &outcome,
-                    const std::string &lawX, const std::vector<std::string> &lawAlso)
-{
-    if (!outcome.fit.ok || outcome.members.empty()) return;
-    const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
-    const double z = normalQuantile((1 + spec.level) / 2);
-    std::vector<std::vector<double>> rows;
-    std::vector<double> variances;
-    std::vector<size_t> configurationOf; // rows → the report's configurations
-    std::vector<size_t> candidates;      // rows that may get runs
-    std::vector<int> affordable, least;  // per candidate: runs left, runs it must get
-    for (size_t i : outcome.members) {
-        const ConfigurationSearch &c = report.configurations[i];
-        if (!c.interval.ok) continue;
-        std::vector<double> row = {1.0, std::log10(lawAxisValue(c.config, lawX))};
-        for (const auto &axis : lawAlso) row.push_back(std::log10(lawAxisValue(c.config, axis)));
-        const bool open = c.interval.lowOpen || c.interval.highOpen;
-        const double sd = open ? xMax - xMin : c.interval.width() / 2 / z;
-        rows.push_back(std::move(row));
-        variances.push_back(sd * sd);
-        configurationOf.push_back(i);
-        const int left = std::max(0, spec.budget - c.runs);
-        if ((c.state == SearchState::Searching || c.state == SearchState::Converged) && left > 0) {
-            candidates.push_back(rows.size() - 1);
-            affordable.push_back(left);
-            least.push_back(c.state == SearchState::Searching ? 1 : 0);
-        }
-    }
-    if (candidates.empty() || rows.size() < rows.front().size() + 1) return;
-    const double tau2 = outcome.fit.tau * outcome.fit.tau;
-    const double perRun =
-        outcome.fit.slope * outcome.fit.slope * spec.target * (1 - spec.target) / 2;
-    const double before = slopesVariance(rows, variances, tau2);
-    const LawFit &law = report.law;
-    if (spec.lawWidth > 0 && law.ok && law.alphaHigh - law.alphaLow <= spec.lawWidth) {
-        for (size_t r : candidates) {
-            ConfigurationSearch &c = report.configurations[configurationOf[r]];
-            if (c.state == SearchState::Converged)
-                c.note += "; the law's α interval is narrower than " + formatNumber(spec.lawWidth);
-        }
-        return;
-    }
-    // The round's runs, one at a time, to where a run shrinks the slopes' variance most (first
-    // one to each configuration short of its own width).
-    int searching = 0;
-    for (int l : least) searching += l;
-    const int total = spec.pointsPerRound * std::max(searching, 2);
-    std::vector<int> runs = least;
-    std::vector<double> after = variances;
-    int given = 0;
-    for (size_t k = 0; k < candidates.size(); ++k) {
-        runs[k] = std::min(runs[k], affordable[k]);
-        for (int n = 0; n < runs[k]; ++n)
-            after[candidates[k]] = 1 / (1 / after[candidates[k]] + perRun);
-        given += runs[k];
-    }
-    for (; given < total; ++given) {
-        double best = INFINITY;
-        size_t chosen = candidates.size();
-        for (size_t k = 0; k < candidates.size(); ++k) {
-            if (runs[k] >= affordable[k]) continue;
-            std::vector<double> trial = after;
-            trial[candidates[k]] = 1 / (1 / after[candidates[k]] + perRun);
-            const double v = slopesVariance(rows, trial, tau2);
-            if (v < best) {
-                best = v;
-                chosen = k;
-            }
-        }
-        if (chosen == candidates.size()) break;
-        ++runs[chosen];
-        after[candidates[chosen]] = 1 / (1 / after[candidates[chosen]] + perRun);
-    }
-    const double shrink =
-        std::isfinite(before) ? 1 - slopesVariance(rows, after, tau2) / before : 1.0;
-    if (shrink < 0.02) {
-        // Settled: the scatter about the law bounds its slopes, not the runs.
-        char tau[32];
-        std::snprintf(tau, sizeof tau, "%.2g", outcome.fit.tau);
-        for (size_t r : candidates) {
-            ConfigurationSearch &c = report.configurations[configurationOf[r]];
-            if (c.state == SearchState::Converged)
-                c.note +=
-                    std::string("; more runs would hardly narrow the law (scatter τ ") + tau + ")";
-        }
-        return;
-    }
-    for (size_t k = 0; k < candidates.size(); ++k) {
-        ConfigurationSearch &c = report.configurations[configurationOf[candidates[k]]];
-        c.lawRuns = runs[k];
-        if (c.state == SearchState::Converged) {
-            if (runs[k] == 0) continue; // nothing more for it: it stays converged
-            c.state = SearchState::Searching;
-            c.note += "; searches on for the law";
-        } else if (runs[k] == 0) {
-            c.note += "; waits a round: runs narrow the law more elsewhere";
-        }
-    }
-}
-
 } // namespace
 
 SearchReport searchReport(const Session &session, const std::string &lawX,
@@ -834,20 +697,6 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
         report.alternative = std::move(report.law);
         report.law = overall.law;
         for (size_t g = 0; g < report.groups.size(); ++g) report.groups[g].law = perGroup[g].law;
-        if (spec.placement == SearchSpec::Placement::Law && report.pending == 0) {
-            if (perGroup.empty()) {
-                placeForTheLaw(spec, report, overall, x, also);
-            } else {
-                // Each group's law decides its own configurations' runs.
-                for (size_t g = 0; g < perGroup.size(); ++g) {
-                    SearchReport one = report;
-                    one.law = perGroup[g].law;
-                    placeForTheLaw(spec, one, perGroup[g], x, also);
-                    for (size_t i : perGroup[g].members)
-                        report.configurations[i] = one.configurations[i];
-                }
-            }
-        }
         // Provisional: some configuration of the fit is still searching (states changed above).
         auto provisional = [&](const JointOutcome &o) {
             return std::any_of(o.members.begin(), o.members.end(),
@@ -917,9 +766,7 @@ int planSearchRound(Session &session)
             }
             continue;
         }
-        const int points = c.lawRuns >= 0 ? c.lawRuns : spec.pointsPerRound;
-        if (started && points == 0) continue; // the law's placement gives it none this round
-        for (double value : started ? nextPoints(spec, c, points) : initialPoints(spec)) {
+        for (double value : started ? nextPoints(spec, c) : initialPoints(spec)) {
             SearchProbe probe;
             probe.round = round;
             probe.configuration = c.configuration;
@@ -1256,7 +1103,7 @@ SearchSpec readSearchSpec(const YamlField &field)
 {
     checkKeys(field, {"axis", "range", "scale", "target", "direction", "replicates", "seeds",
                       "initial_points", "points_per_round", "level", "interval_width", "budget",
-                      "model", "placement", "law_width", "law", "probes"});
+                      "model", "law", "probes"});
     SearchSpec spec;
     if (auto f = child(field, "axis"); f.present()) {
         spec.axis = readString(f);
@@ -1352,24 +1199,6 @@ SearchSpec readSearchSpec(const YamlField &field)
             fail(f, "paired seeds (replicates: paired) are fitted per configuration, with "
                     "their thresholds as the check; the joint model takes replicates: N or "
                     "fresh");
-    }
-    if (auto f = child(field, "placement"); f.present()) {
-        const std::string placement = readString(f);
-        if (placement == "configuration")
-            spec.placement = SearchSpec::Placement::Configuration;
-        else if (placement == "law")
-            spec.placement = SearchSpec::Placement::Law;
-        else
-            fail(f, "expected configuration (points_per_round to every configuration still "
-                    "searching) or law (each run where it narrows the law most), got '" +
-                        placement + "'");
-        if (spec.placement == SearchSpec::Placement::Law && spec.model != SearchSpec::Model::Joint)
-            fail(f, "placement: law needs the joint model (model: joint), whose law it narrows");
-    }
-    if (auto f = child(field, "law_width"); f.present()) {
-        spec.lawWidth = readPositive(f);
-        if (spec.placement != SearchSpec::Placement::Law)
-            fail(f, "law_width stops a search with placement: law");
     }
     if (auto f = child(field, "law"); f.present() && !f.isNull()) {
         checkKeys(f, {"x", "also"});
@@ -1616,13 +1445,6 @@ void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec)
     out << YAML::Key << "budget" << YAML::Value << spec.budget;
     if (spec.model == SearchSpec::Model::Joint)
         out << YAML::Key << "model" << YAML::Value << "joint";
-    if (spec.placement == SearchSpec::Placement::Law) {
-        out << YAML::Key << "placement" << YAML::Value << "law";
-        if (spec.lawWidth > 0) {
-            out << YAML::Key << "law_width" << YAML::Value;
-            writeNumber(out, spec.lawWidth);
-        }
-    }
     out << YAML::Key << "law" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "x"
         << YAML::Value << spec.lawX << YAML::Key << "also" << YAML::Value << YAML::BeginSeq;
     for (const auto &a : spec.lawAlso) out << a;

@@ -13,15 +13,6 @@
 //  - otherwise the next round puts `points_per_round` points evenly inside the interval (at its
 //    1/(k+1) … k/(k+1) fractions), snapped to three significant digits: a k+1-section of the
 //    bracket while it is wide, points near the crossing where the slope is known.
-// With `placement: law` (joint model) the law decides too: while α's interval is wider than
-// `law_width` and a round of runs would still shrink the variance of the law's slopes by 2 % or
-// more, every configuration with budget left searches on (those already narrower than
-// `interval_width` too), and the round's runs go one at a time to where a run shrinks that
-// variance most, at least one to each configuration short of its own width. The variance is the
-// inverse of Σ_c x_c x_cᵀ / (v_c + τ²) (x_c the law's row of configuration c, v_c its crossing's
-// variance from its interval, τ the scatter about the law), and a run near a crossing adds
-// s²·t(1 − t)/2 to 1/v_c (s the shared slope, t the target). So the runs go to the configurations
-// at the ends of the law's axes, and the middle ones stop at their own, looser, width.
 // A round is planned only when every run of the one before has finished, for all configurations at
 // once, so that a round's runs train together as ensembles and a Slurm array can hold a round.
 // Planning depends on the session and its results only: the same results give the same rounds.
@@ -97,9 +88,6 @@ struct ConfigurationSearch {
     // τ used); NaN where it was not fitted.
     double seedScatter = NAN, seedScatterUsed = NAN;
     int monotoneSeeds() const;
-    // placement: law: the runs the law's placement gives it next round (0: it waits a round);
-    // -1 where the placement is per configuration.
-    int lawRuns = -1;
     bool stopped() const;
 };
 

@@ -61,14 +61,6 @@ struct SearchSpec {
     // for every configuration of a law group at once (core/metrics/JointLaw.h). The other is
     // fitted too, as a check.
     enum class Model { Separate, Joint } model = Model::Separate;
-    // Where each round's runs go (`placement:`): Configuration, `points_per_round` to every
-    // configuration still searching; Law (joint model only), the same number of runs in all,
-    // given one at a time to the configuration where a run shrinks the variance of the law's
-    // exponents most (Search.h). With Law the search also stops when the exponent's interval is
-    // narrower than `lawWidth` (> 0), or when a whole round would shrink that variance by less
-    // than 2 %: the configurations' scatter about the law then bounds it, not their runs.
-    enum class Placement { Configuration, Law } placement = Placement::Configuration;
-    double lawWidth = 0; // of α's interval, at `level`; 0: no such stop
     // The law fitted across configurations: log10 crossing against log10 of `lawX` (and of each
     // `lawAlso`), values read from each configuration's resolved run config.
     std::string lawX = "head_dim";

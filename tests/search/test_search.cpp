@@ -142,8 +142,6 @@ private Q_SLOTS:
     void theJointModelCoversTheTruthWithFewerRuns_data();
     void theJointModelCoversTheTruthWithFewerRuns();
     void theJointModelAgreesWithAnIndependentFit();
-    void placementForTheLawSpendsRunsWhereTheLawGains_data();
-    void placementForTheLawSpendsRunsWhereTheLawGains();
     void aSeedsThresholdIsBracketed();
     void theThresholdsFitIsStudentsTForExactThresholds();
     void pairedSeedsCoverThePopulationsCrossing_data();
@@ -387,78 +385,6 @@ void TestSearch::theJointModelAgreesWithAnIndependentFit()
                 QString("configuration %1: %2 vs %3").arg(c).arg(crossing).arg(fit.crossing[c])));
     }
     QVERIFY2(std::fabs(-fit.coef[1] - 0.8) < 0.3, qPrintable(QString::number(-fit.coef[1])));
-}
-
-void TestSearch::placementForTheLawSpendsRunsWhereTheLawGains_data()
-{
-    QTest::addColumn<double>("slope");
-    QTest::addColumn<double>("scatter");
-    QTest::addColumn<double>("lawWidth");
-    QTest::newRow("a gradual boundary on the law") << 6.0 << 0.0 << 0.5;
-    QTest::newRow("a gradual boundary, crossings 0.1 decades off the law") << 6.0 << 0.1 << 0.9;
-}
-
-// `placement: law` over the same seeded joint searches as `placement: configuration`: α's 95 %
-// interval holds the truth at least 90 % of the time with fewer runs; where the crossings scatter
-// about the law the search settles (the scatter bounds α) instead of spending its budget.
-void TestSearch::placementForTheLawSpendsRunsWhereTheLawGains()
-{
-    QFETCH(double, slope);
-    QFETCH(double, scatter);
-    QFETCH(double, lawWidth);
-    constexpr int kSearches = 40;
-    int lawFits = 0, alphaCovered = 0, lawRuns = 0, configurationRuns = 0, looseRuns = 0;
-    double looseWidth = 0;
-    int intervals = 0, covered = 0;
-    double alphaWidth = 0, configurationWidth = 0, widthSum = 0;
-    for (int s = 0; s < kSearches; ++s) {
-        SimulatedTrainer trainer;
-        trainer.slope = slope;
-        trainer.scatter = scatter;
-        trainer.seed = uint64_t(3000 + s);
-        Session perConfiguration = searchSession();
-        perConfiguration.search->model = SearchSpec::Model::Joint;
-        runSearch(perConfiguration, trainer);
-        const SearchReport before = searchReport(perConfiguration);
-        configurationRuns += before.runs;
-        if (before.law.ok) configurationWidth += before.law.alphaHigh - before.law.alphaLow;
-        Session loose = searchSession(); // per configuration at the law search's own width
-        loose.search->model = SearchSpec::Model::Joint;
-        loose.search->intervalWidth = 0.4;
-        runSearch(loose, trainer);
-        const SearchReport looseReport = searchReport(loose);
-        looseRuns += looseReport.runs;
-        if (looseReport.law.ok) looseWidth += looseReport.law.alphaHigh - looseReport.law.alphaLow;
-        Session session = searchSession();
-        session.search->model = SearchSpec::Model::Joint;
-        session.search->placement = SearchSpec::Placement::Law;
-        session.search->intervalWidth = 0.4;
-        session.search->lawWidth = lawWidth;
-        runSearch(session, trainer);
-        const SearchReport report = searchReport(session);
-        QVERIFY(report.finished);
-        lawRuns += report.runs;
-        countCoverage(report, trainer, &intervals, &covered, &widthSum);
-        if (report.law.ok) {
-            ++lawFits;
-            alphaWidth += report.law.alphaHigh - report.law.alphaLow;
-            alphaCovered +=
-                report.law.alphaLow <= trainer.alpha && trainer.alpha <= report.law.alphaHigh;
-        }
-    }
-    const double alphaCoverage = double(alphaCovered) / lawFits;
-    qInfo("%d joint searches placed for the law (η* to 0.4 decades, α to %.2f): α coverage %.3f "
-          "of %d fits, mean α width %.3f; per configuration (η* to 0.2): α width %.3f; %.1f runs "
-          "per configuration against %.1f; η* coverage %.3f of %d (mean width %.3f)",
-          kSearches, lawWidth, alphaCoverage, lawFits, alphaWidth / lawFits,
-          configurationWidth / kSearches, double(lawRuns) / (kSearches * 5),
-          double(configurationRuns) / (kSearches * 5), double(covered) / intervals, intervals,
-          widthSum / intervals);
-    qInfo("per configuration at 0.4 decades: α width %.3f, %.1f runs per configuration",
-          looseWidth / kSearches, double(looseRuns) / (kSearches * 5));
-    QVERIFY(lawFits >= kSearches * 9 / 10);
-    QVERIFY2(alphaCoverage >= 0.9, qPrintable(QString::number(alphaCoverage)));
-    QVERIFY2(lawRuns < configurationRuns, qPrintable(QString::number(lawRuns)));
 }
 
 // A seed's runs bracket its own threshold: the cut that gets the fewest verdicts wrong (the
