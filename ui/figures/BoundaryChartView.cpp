@@ -393,7 +393,8 @@ QString BoundaryChartView::lawTitle(const SearchReport &report) const
                      .arg(law.alphaHigh, 0, 'f', 2)
                      .arg((law.provisional ? tr(" so far") : QString()) +
                           (law.model == "joint" ? tr(", joint model, τ %1").arg(law.tau, 0, 'f', 2)
-                                                : QString()))
+                                                : QString()) +
+                          (report.seeds == "paired" ? tr(", paired seeds") : QString()))
                      .arg(report.runs)
                : tr("η* against %1 — no law yet (%2 runs)").arg(axisTitle(law.x)).arg(report.runs);
 }
