@@ -18,10 +18,11 @@ The dense scans of bench/dense_scan.sh trained the same 8 seeds (init and data o
   σ_v, with the likelihood-ratio test of σ_v = 0 (half χ²₁ at the boundary) and σ_v in decades of
   η (σ_v / |b|): the seeds' spread of their own crossings.
 
-Then the paired search of bench/sessions/paired-m24-m96-h12.yaml (8 other seeds, 2000-2007, on
-the GPU) against the dense scans at the same two configurations: whether one logistic curve
-describes both sets of seeds (likelihood ratio, runs taken as independent), and the random
-intercept per seed fitted over both.
+Then three sets of 8 seeds at each of the two configurations: the dense scans (1000-1007), the
+paired search of bench/sessions/paired-m24-m96-h12.yaml (2000-2007) and the dense scans of
+bench/sessions/dense3000-*.yaml (3000-3007, at the first scans' η): whether one logistic curve
+describes every set (likelihood ratio, runs taken as independent), the two dense scans alone,
+and the random intercept per seed fitted over all of them.
 
 Plain numpy. Seeded, so the output is the same at every run.
 """
@@ -139,7 +140,9 @@ def random_intercept(seeds):
 def main(folder):
     rng = np.random.default_rng(53)
     print("Paired seeds on the dense scans (issue 53): the same seeds at every η.\n")
-    for path in sorted(glob.glob(os.path.join(folder, "dense-scan-*.runs.csv"))):
+    paths = glob.glob(os.path.join(folder, "dense-scan-m*-h12.runs.csv")) + \
+        glob.glob(os.path.join(folder, "dense3000-m*-h12.runs.csv"))
+    for path in sorted(paths):
         rows, etas, seeds, table = read(path)
         if (table < 0).any():
             print(f"{os.path.basename(path)}: some seed lacks a verdict at some η; skipped")
@@ -185,29 +188,52 @@ def crossing(seeds):
     return -a / b
 
 
+def chi2_survival_even(x, dof):
+    """P(χ² ≥ x) for an even number of degrees of freedom."""
+    term, total = 1.0, 1.0
+    for k in range(1, dof // 2):
+        term *= (x / 2) / k
+        total += term
+    return math.exp(-x / 2) * total
+
+
 def paired_against_dense(folder):
     paired = os.path.join(folder, "paired-m24-m96-h12.runs.csv")
     if not os.path.exists(paired):
         return
-    print("The paired search on the GPU (seeds 2000-2007) against the dense scans (seeds 1000-1007),")
-    print("each configuration's runs of both pooled:\n")
-    for d_model, dense_name in ((24, "dense-scan-m24-h12.runs.csv"), (96, "dense-scan-m96-h12.runs.csv")):
-        dense = runs_by_seed(os.path.join(folder, dense_name), d_model)
-        mine = runs_by_seed(paired, d_model)
-        both = dense + mine
-        # One logistic for both sets against one each (runs independent): likelihood ratio χ²₂.
-        ll_both, _, _ = best_ab(both, 0.0, (0.0, -5.0))
-        ll_dense, _, _ = best_ab(dense, 0.0, (0.0, -5.0))
-        ll_mine, _, _ = best_ab(mine, 0.0, (0.0, -5.0))
-        lr_sets = max(0.0, 2 * (ll_dense + ll_mine - ll_both))
-        p_sets = math.exp(-lr_sets / 2)  # χ²₂ survival
-        print(f"  n_H 12, m {d_model}: {sum(len(x) for x, _ in dense)} dense-scan runs, "
-              f"{sum(len(x) for x, _ in mine)} paired runs; crossing (runs independent): "
-              f"dense {10 ** crossing(dense):.3g}, paired {10 ** crossing(mine):.3g}, both {10 ** crossing(both):.3g}")
-        print(f"    one curve for both sets: likelihood ratio {lr_sets:.2f} on 2 dof, p = {p_sets:.3f}")
+    print("Three sets of 8 seeds at each configuration: the dense scan (seeds 1000-1007), the paired")
+    print("search on the GPU (2000-2007; other η, placed by the search) and a second dense scan at the")
+    print("first one's η (3000-3007). Per set, the logistic over its runs (runs independent):\n")
+    for d_model in (24, 96):
+        sets = [("1000-1007 (dense scan)", runs_by_seed(os.path.join(folder, f"dense-scan-m{d_model}-h12.runs.csv"), d_model)),
+                ("2000-2007 (paired search)", runs_by_seed(paired, d_model))]
+        third = os.path.join(folder, f"dense3000-m{d_model}-h12.runs.csv")
+        if os.path.exists(third):
+            sets.append(("3000-3007 (dense scan)", runs_by_seed(third, d_model)))
+        print(f"  n_H 12, m {d_model}:")
+        separate = 0.0
+        for name, seeds in sets:
+            ll, a, b = best_ab(seeds, 0.0, (0.0, -5.0))
+            separate += ll
+            print(f"    seeds {name}: {sum(len(x) for x, _ in seeds)} runs, η* {10 ** (-a / b):.3g}, "
+                  f"slope {b:.1f} per decade")
+        both = [seed for _, seeds in sets for seed in seeds]
+        ll_all, _, _ = best_ab(both, 0.0, (0.0, -5.0))
+        lr_sets = max(0.0, 2 * (separate - ll_all))
+        dof = 2 * (len(sets) - 1)
+        print(f"    one curve for all {len(sets)} sets: likelihood ratio {lr_sets:.2f} on {dof} dof, "
+              f"p = {chi2_survival_even(lr_sets, dof):.3f} (near-separated sets make it anti-conservative)")
+        if len(sets) == 3:
+            dense = sets[0][1] + sets[2][1]
+            ll_d, _, _ = best_ab(dense, 0.0, (0.0, -5.0))
+            ll_1, _, _ = best_ab(sets[0][1], 0.0, (0.0, -5.0))
+            ll_3, _, _ = best_ab(sets[2][1], 0.0, (0.0, -5.0))
+            lr_d = max(0.0, 2 * (ll_1 + ll_3 - ll_d))
+            print(f"    the two dense scans alone (the same η): likelihood ratio {lr_d:.2f} on 2 dof, "
+                  f"p = {chi2_survival_even(lr_d, 2):.3f}")
         best, null, lr, p, low, high = random_intercept(both)
         ll, sigma, a, b = best
-        print(f"    a random intercept per seed over both: σ_v/|b| = {sigma / abs(b):.3f} decades "
+        print(f"    a random intercept per seed over all: σ_v/|b| = {sigma / abs(b):.3f} decades "
               f"[{low / abs(b):.3f}, {high / abs(b):.3f}]; σ_v = 0: likelihood ratio {lr:.2f}, p = {p:.3f}\n")
 
 
