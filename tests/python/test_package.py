@@ -438,6 +438,19 @@ class PackageAgainstCli(unittest.TestCase):
         curves = both.curves()
         self.assertEqual(set(curves["session"].astype(str)), set(runs["session"]))
 
+    def reread(self, text, replace, name):
+        """The session text with one replacement (a search that asks for something else),
+        exported: `summary`'s text, its `-o` table, and the package's report of it."""
+        asked = os.path.join(self.tmp, f"{name}-asked.yaml")
+        with open(asked, "w", encoding="utf-8") as f:
+            f.write(text.replace(*replace, 1))
+        export = os.path.join(self.tmp, f"{name}.yaml")
+        cli("export-yaml", asked, "-o", export)
+        table = os.path.join(self.tmp, f"{name}.csv")
+        printed = cli("summary", export, "-o", table).stdout
+        return (printed, pd.read_csv(table, dtype=str, keep_default_na=False),
+                headlab.open(export).search())
+
     def test_the_search_is_summarys(self):
         """Session.search() of the Figure 2 campaign (issue 53's archive, 600+ real runs): every
         configuration's runs, verdicts, state, crossing, interval and slope equal `summary -o`'s
@@ -495,17 +508,10 @@ class PackageAgainstCli(unittest.TestCase):
         self.assertEqual(int(mine["alternative_estimate"].notna().sum()), 25)
         with open(export, encoding="utf-8") as f:
             old = f.read()
-        asked = os.path.join(self.tmp, "joint-asked.yaml")
-        with open(asked, "w", encoding="utf-8") as f:
-            f.write(old.replace("  budget: 30\n", "  budget: 30\n  model: joint\n", 1))
-        joint_export = os.path.join(self.tmp, "joint.yaml")
-        cli("export-yaml", asked, "-o", joint_export)
-        joint_table = os.path.join(self.tmp, "joint.csv")
-        joint_text = cli("summary", joint_export, "-o", joint_table).stdout
-        joint = headlab.open(joint_export).search()
+        joint_text, cli_rows, joint = self.reread(old, ("  budget: 30\n", "  budget: 30\n  model: joint\n"),
+                                                  "joint")
         self.assertEqual((joint.model, joint.law.model, joint.alternative_law.model),
                          ("joint", "joint", "separate"))
-        cli_rows = pd.read_csv(joint_table, dtype=str, keep_default_na=False)
         for i, row in cli_rows.iterrows():
             self.assertEqual(joint.configurations["state"][i], row["state"])
             for column in ("estimate", "low", "high"):
@@ -518,18 +524,11 @@ class PackageAgainstCli(unittest.TestCase):
         # Paired seeds (issue 53): the same runs read as a paired search (most are the first
         # seed's, at ~20 η per configuration) give each configuration's monotone seeds, the
         # thresholds' spread and each seed's bracket as `summary -o` writes them.
-        paired_asked = os.path.join(self.tmp, "paired-asked.yaml")
-        with open(paired_asked, "w", encoding="utf-8") as f:
-            f.write(old.replace("  replicates: 1\n", "  replicates: paired\n  seeds: 3\n", 1))
-        paired_export = os.path.join(self.tmp, "paired.yaml")
-        cli("export-yaml", paired_asked, "-o", paired_export)
-        paired_table = os.path.join(self.tmp, "paired.csv")
-        paired_text = cli("summary", paired_export, "-o", paired_table).stdout
-        paired = headlab.open(paired_export).search()
+        paired_text, cli_rows, paired = self.reread(
+            old, ("  replicates: 1\n", "  replicates: paired\n  seeds: 3\n"), "paired")
         self.assertEqual((paired.seed_plan, paired.model), ("paired", "separate"))
         self.assertEqual(report.seed_plan, "replicates")
         self.assertTrue(report.seeds.empty)
-        cli_rows = pd.read_csv(paired_table, dtype=str, keep_default_na=False)
         mine = paired.configurations
         for i, row in cli_rows.iterrows():
             self.assertEqual(int(mine["monotone_seeds"][i]), int(row["monotone_seeds"]), i)

@@ -196,9 +196,7 @@ void TestSearch::theIntervalsCoverTheTrueCrossing()
     int intervals = 0, covered = 0, lawFits = 0, alphaCovered = 0, runs = 0, rounds = 0;
     double widthSum = 0;
     for (int s = 0; s < kSearches; ++s) {
-        SimulatedTrainer trainer;
-        trainer.slope = slope;
-        trainer.seed = uint64_t(s);
+        const SimulatedTrainer trainer{.slope = slope, .seed = uint64_t(s)};
         Session session = searchSession();
         rounds += runSearch(session, trainer);
         const SearchReport report = searchReport(session);
@@ -245,10 +243,8 @@ void TestSearch::theJointModelCoversTheTruthWithFewerRuns()
     int jointRuns = 0, separateRuns = 0;
     double widthSum = 0, tauSum = 0;
     for (int s = 0; s < kSearches; ++s) {
-        SimulatedTrainer trainer;
-        trainer.slope = slope;
-        trainer.scatter = scatter;
-        trainer.seed = uint64_t(1000 + s);
+        const SimulatedTrainer trainer{
+            .slope = slope, .seed = uint64_t(1000 + s), .scatter = scatter};
         Session separate = searchSession();
         runSearch(separate, trainer);
         separateRuns += searchReport(separate).runs;
@@ -491,10 +487,8 @@ void TestSearch::pairedSeedsCoverThePopulationsCrossing()
     int freshIntervals = 0, freshCovered = 0, freshRuns = 0, freshAlpha = 0;
     double freshWidth = 0;
     for (int s = 0; s < kSearches; ++s) {
-        SimulatedTrainer trainer;
-        trainer.slope = slope;
-        trainer.seedSpread = seedSpread;
-        trainer.seed = uint64_t(2000 + s);
+        const SimulatedTrainer trainer{
+            .slope = slope, .seed = uint64_t(2000 + s), .seedSpread = seedSpread};
         Session session = searchSession();
         session.search->seedPlan = SearchSpec::SeedPlan::Paired;
         runSearch(session, trainer);

@@ -232,6 +232,17 @@ QComboBox *enumCombo(const QStringList &items, int current)
     c->setCurrentIndex(current);
     return c;
 }
+
+// A choice of a spec's named values: each item's text and the name it stands for.
+QComboBox *namedChoice(QWidget *parent,
+                       std::initializer_list<std::pair<QString, QString>> textAndName,
+                       const QString &toolTip)
+{
+    auto *c = new QComboBox(parent);
+    for (const auto &[text, name] : textAndName) c->addItem(text, name);
+    c->setToolTip(toolTip);
+    return c;
+}
 } // namespace
 
 ExperimentForm::ExperimentForm(QWidget *parent)
@@ -615,19 +626,19 @@ void ExperimentForm::addSearchRows(QFormLayout *form)
     searchRow->addWidget(m_searchWidth);
     searchRow->addWidget(new QLabel(tr("budget"), this));
     searchRow->addWidget(m_searchBudget);
-    m_searchModel = new QComboBox(this);
-    m_searchModel->addItem(tr("a curve per configuration"), QStringLiteral("separate"));
-    m_searchModel->addItem(tr("one model, law inside"), QStringLiteral("joint"));
-    m_searchModel->setToolTip(
+    m_searchModel = namedChoice(
+        this,
+        {{tr("a curve per configuration"), QStringLiteral("separate")},
+         {tr("one model, law inside"), QStringLiteral("joint")}},
         tr("How η* is fitted: a logistic curve per configuration and the law through their "
            "crossings, or one model of every configuration with a shared slope and the law "
            "inside it, which stops configurations sooner where they follow the law "
            "(docs/SEARCH.md). The other is fitted too, as a check."));
-    m_searchSeeds = new QComboBox(this);
-    m_searchSeeds->addItem(tr("a fresh one every run"), QStringLiteral("fresh"));
-    m_searchSeeds->addItem(tr("the same at every value"), QStringLiteral("replicates"));
-    m_searchSeeds->addItem(tr("paired, each searched on its own"), QStringLiteral("paired"));
-    m_searchSeeds->setToolTip(
+    m_searchSeeds = namedChoice(
+        this,
+        {{tr("a fresh one every run"), QStringLiteral("fresh")},
+         {tr("the same at every value"), QStringLiteral("replicates")},
+         {tr("paired, each searched on its own"), QStringLiteral("paired")}},
         tr("Which seeds the runs get. A fresh seed every run keeps outcomes independent whether or "
            "not seeds differ. The same seeds at every value (replicates) make a configuration's "
            "crossing those seeds' crossing. Paired seeds bisect each seed's own threshold and "
