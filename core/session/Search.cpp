@@ -299,9 +299,9 @@ std::string seedsNote(const SearchSpec &spec, const ConfigurationSearch &c)
 // Paired seeds: the configuration's crossing from a logistic with one slope and each seed's own
 // offset, u_seed ~ N(0, σ²) (JointLaw.h, the seeds as its groups and no law): the median seed's
 // crossing, with an interval that holds the seeds' scatter. The logistic over every run, which
-// takes the runs as independent, is the check (`alternative`). docs/SEARCH.md ("Seeds") says
-// why: on the GPU, 8 paired seeds' runs read as independent put η* outside the intervals of
-// dense scans with other seeds.
+// takes a seed's runs as independent (where seeds differ they are not), is the check
+// (`alternative`). On the simulated trainer both hold the truth; the seed model's interval is
+// the wider, conservative one (docs/SEARCH.md, "Seeds").
 void assessPaired(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes)
 {
     assess(spec, c, hasProbes);
