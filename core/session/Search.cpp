@@ -336,10 +336,8 @@ void assessPaired(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes
             c.fit = {true, logitTarget - model.slope * model.coef[0], model.slope, 0};
             c.seedScatter = model.tau;
             c.seedScatterUsed = model.tauUsed;
-            if (c.state != SearchState::Waiting) {
-                stateFromInterval(spec, c);
-                noteSetAside(spec, c);
-            }
+            // The set-aside runs are noted by the caller, after this.
+            if (c.state != SearchState::Waiting) stateFromInterval(spec, c);
         }
     }
     if (c.runs > 0) c.note += "; " + seedsNote(spec, c);

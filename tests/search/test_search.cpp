@@ -634,6 +634,22 @@ void TestSearch::aSecondBoundaryAtSmallEtaIsLeftOut()
     QVERIFY(setAside > 0);
     QVERIFY(coveredWith >= total * 9 / 10);
     QVERIFY(coveredWithout < coveredWith);
+    // Paired seeds say so once per configuration too (their seed model refits the state).
+    const SimulatedTrainer slow{.log10C = -1.0, .slope = 30, .slowBelow = 1e-3};
+    Session paired = searchSession();
+    paired.search->direction = SearchSpec::Direction::Decreasing;
+    paired.search->seedPlan = SearchSpec::SeedPlan::Paired;
+    runSearch(paired, slow);
+    int noted = 0;
+    for (const auto &c : searchReport(paired).configurations) {
+        if (c.setAside == 0) continue;
+        ++noted;
+        const std::string said = "the first that learned left out";
+        const size_t first = c.note.find(said);
+        QVERIFY2(first != std::string::npos && c.note.find(said, first + 1) == std::string::npos,
+                 c.note.c_str());
+    }
+    QVERIFY(noted > 0);
 }
 
 // A search whose process died in the middle of a round (some of the round's results stored, the
