@@ -69,21 +69,19 @@ Profile profileAt(const std::vector<SeedBracket> &brackets, double mu, double si
     return {f(best), std::exp(best)};
 }
 
-// Student's t density with ν degrees of freedom.
-double studentTDensity(double t, double dof)
+// P(0 ≤ T ≤ t) for Student's t with ν degrees of freedom, by Simpson's rule on its density
+// (t ≥ 0).
+double studentTHalfMass(double t, double dof)
 {
     const double logNorm = std::lgamma((dof + 1) / 2) - std::lgamma(dof / 2) -
                            0.5 * std::log(dof * 3.14159265358979323846);
-    return std::exp(logNorm - (dof + 1) / 2 * std::log1p(t * t / dof));
-}
-
-// P(0 ≤ T ≤ t) by Simpson's rule (t ≥ 0).
-double studentTHalfMass(double t, double dof)
-{
+    auto density = [&](double x) {
+        return std::exp(logNorm - (dof + 1) / 2 * std::log1p(x * x / dof));
+    };
     constexpr int kIntervals = 2000; // even
     const double h = t / kIntervals;
-    double sum = studentTDensity(0, dof) + studentTDensity(t, dof);
-    for (int i = 1; i < kIntervals; ++i) sum += (i % 2 ? 4 : 2) * studentTDensity(i * h, dof);
+    double sum = density(0) + density(t);
+    for (int i = 1; i < kIntervals; ++i) sum += (i % 2 ? 4 : 2) * density(i * h);
     return sum * h / 3;
 }
 
@@ -131,23 +129,6 @@ SeedBracket seedBracket(std::vector<SeedVerdict> verdicts, bool learnedBelow)
     bracket.low = k > 0 ? xs[k - 1] : -INFINITY;
     bracket.high = k < n ? xs[k] : INFINITY;
     return bracket;
-}
-
-double ThresholdFit::probability(double x, bool learnedBelow) const
-{
-    const double z = (x - mu) / sigma;
-    return 0.5 * std::erfc((learnedBelow ? z : -z) * 0.70710678118654752440);
-}
-
-LogisticFit ThresholdFit::asLogistic(bool learnedBelow) const
-{
-    LogisticFit fit;
-    fit.ok = ok && sigma > 0;
-    if (!fit.ok) return fit;
-    fit.b = (learnedBelow ? -1.702 : 1.702) / sigma;
-    fit.a = -fit.b * mu;
-    fit.penalizedLogLik = logLik;
-    return fit;
 }
 
 double studentTQuantile(double p, double dof)

@@ -53,10 +53,6 @@ struct ThresholdFit {
     int seeds = 0;
     double logLik = 0;
     CrossingInterval interval; // μ's, at the level asked for
-    // P(learned) at x: Φ((μ − x)/σ) when seeds learn below their thresholds, else Φ((x − μ)/σ).
-    double probability(double x, bool learnedBelow) const;
-    // The logistic curve closest to that normal CDF (slope ±1.702/σ, crossing ½ at μ), for figures.
-    LogisticFit asLogistic(bool learnedBelow) const;
 };
 
 // The fit over the brackets. μ is looked for within [xMin − span, xMax + span], span = xMax −

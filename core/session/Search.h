@@ -80,7 +80,8 @@ struct ConfigurationSearch {
     // is in use, and the joint model's otherwise (not ok where it has no fit).
     CrossingInterval alternative;
     std::string note; // one sentence: why it stopped, or what is missing
-    // Paired seeds only: each seed by replicate index, and the fit of their thresholds.
+    // Paired seeds only: each seed by replicate index, and the fit of their thresholds (its σ
+    // sets the first step of a seed whose bracket is open on one side).
     std::vector<SeedSearch> seeds;
     ThresholdFit thresholds;
     // The seeds' scatter about the median seed's crossing (search units: decades on a log axis),
