@@ -1,6 +1,8 @@
 // Logistic.cpp — see Logistic.h.
 #include "core/metrics/Logistic.h"
 
+#include "core/metrics/Maximise.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -167,38 +169,9 @@ double profileAt(const std::vector<BinomialPoint> &points, double logitTarget, d
         const double b = sign * std::exp(logSlope);
         return penalizedLogLikelihood(points, logitTarget - b * c, b);
     };
-    constexpr double lo = -9.0, hi = 12.0; // |b| from 1e-4 to 1.6e5 per unit of x
-    constexpr int grid = 42;
-    int best = 0;
-    double bestValue = -std::numeric_limits<double>::infinity();
-    for (int i = 0; i <= grid; ++i) {
-        const double v = value(lo + (hi - lo) * i / grid);
-        if (v > bestValue) {
-            bestValue = v;
-            best = i;
-        }
-    }
-    const double step = (hi - lo) / grid;
-    double left = lo + step * std::max(0, best - 1), right = lo + step * std::min(grid, best + 1);
-    const double g = (std::sqrt(5.0) - 1) / 2;
-    double m1 = right - g * (right - left), m2 = left + g * (right - left);
-    double v1 = value(m1), v2 = value(m2);
-    for (int i = 0; i < 30; ++i) { // the bracket shrinks to 0.5 · 0.618^30 ≈ 3e-7 in log |b|
-        if (v1 < v2) {
-            left = m1;
-            m1 = m2;
-            v1 = v2;
-            m2 = left + g * (right - left);
-            v2 = value(m2);
-        } else {
-            right = m2;
-            m2 = m1;
-            v2 = v1;
-            m1 = right - g * (right - left);
-            v1 = value(m1);
-        }
-    }
-    return std::max({bestValue, v1, v2});
+    // |b| from 1e-4 to 1.6e5 per unit of x; the golden section shrinks its bracket to
+    // 0.5 · 0.618^30 ≈ 3e-7 in log |b|.
+    return maximiseOnGrid(value, -9.0, 12.0, 42, 30).value;
 }
 
 } // namespace

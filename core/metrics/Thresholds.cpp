@@ -1,6 +1,8 @@
 // Thresholds.cpp — see Thresholds.h.
 #include "core/metrics/Thresholds.h"
 
+#include "core/metrics/Maximise.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -30,32 +32,6 @@ double logLikelihood(const std::vector<SeedBracket> &brackets, double mu, double
     return sum;
 }
 
-// The maximum of f over [low, high] by golden-section search (f unimodal there).
-template <typename F>
-double goldenMaximum(F f, double low, double high, int iterations = 60)
-{
-    constexpr double kGolden = 0.61803398874989485;
-    double a = low, b = high;
-    double c = b - kGolden * (b - a), d = a + kGolden * (b - a);
-    double fc = f(c), fd = f(d);
-    for (int i = 0; i < iterations && b - a > 1e-9 * (1 + std::fabs(a)); ++i) {
-        if (fc >= fd) {
-            b = d;
-            d = c;
-            fd = fc;
-            c = b - kGolden * (b - a);
-            fc = f(c);
-        } else {
-            a = c;
-            c = d;
-            fc = fd;
-            d = a + kGolden * (b - a);
-            fd = f(d);
-        }
-    }
-    return fc >= fd ? c : d;
-}
-
 struct Profile {
     double logLik, sigma;
 };
@@ -65,8 +41,9 @@ Profile profileAt(const std::vector<SeedBracket> &brackets, double mu, double si
                   double sigmaMax)
 {
     auto f = [&](double logSigma) { return logLikelihood(brackets, mu, std::exp(logSigma)); };
-    const double best = goldenMaximum(f, std::log(sigmaMin), std::log(sigmaMax), 50);
-    return {f(best), std::exp(best)};
+    // No grid: the whole range is the bracket, shrunk to 10^-9 of itself.
+    const Maximum best = maximiseOnGrid(f, std::log(sigmaMin), std::log(sigmaMax), 1, 45);
+    return {best.value, std::exp(best.x)};
 }
 
 // P(0 ≤ T ≤ t) for Student's t with ν degrees of freedom, by Simpson's rule on its density
@@ -159,20 +136,9 @@ ThresholdFit fitThresholds(const std::vector<SeedBracket> &brackets, double leve
     const double sigmaMin = span / 1000, sigmaMax = 10 * span;
     auto profile = [&](double mu) { return profileAt(used, mu, sigmaMin, sigmaMax).logLik; };
     // The profile is unimodal in μ for a fixed σ (a normal's interval probabilities are log-concave
-    // in location); a coarse scan guards the golden search against a flat start.
-    constexpr int kScan = 40;
-    int bestIndex = 0;
-    double bestValue = -INFINITY;
-    for (int i = 0; i <= kScan; ++i) {
-        const double value = profile(muLow + (muHigh - muLow) * i / kScan);
-        if (value > bestValue) {
-            bestValue = value;
-            bestIndex = i;
-        }
-    }
-    const double step = (muHigh - muLow) / kScan;
-    const double mu = goldenMaximum(profile, std::max(muLow, muLow + step * (bestIndex - 1)),
-                                    std::min(muHigh, muLow + step * (bestIndex + 1)));
+    // in location); a coarse scan guards the golden search against a flat start, which then
+    // shrinks its bracket to ~10^-9 decades.
+    const double mu = maximiseOnGrid(profile, muLow, muHigh, 40, 40).x;
     const Profile best = profileAt(used, mu, sigmaMin, sigmaMax);
     fit.ok = true;
     fit.mu = mu;
