@@ -31,6 +31,29 @@ const std::vector<std::string> &lawAxes()
     return axes;
 }
 
+namespace {
+// The seed plans and their names: one row each.
+constexpr std::pair<SearchSpec::SeedPlan, const char *> kSeedPlans[] = {
+    {SearchSpec::SeedPlan::Fresh, "fresh"},
+    {SearchSpec::SeedPlan::Replicates, "replicates"},
+    {SearchSpec::SeedPlan::Paired, "paired"},
+};
+} // namespace
+
+const char *seedPlanName(SearchSpec::SeedPlan plan)
+{
+    for (const auto &[p, name] : kSeedPlans)
+        if (p == plan) return name;
+    return "";
+}
+
+std::optional<SearchSpec::SeedPlan> seedPlanNamed(const std::string &name)
+{
+    for (const auto &[plan, n] : kSeedPlans)
+        if (name == n) return plan;
+    return std::nullopt;
+}
+
 const char *toString(SearchState state)
 {
     switch (state) {
@@ -660,9 +683,7 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
     // configurations' crossings (one group: the same fit).
     const bool joint = spec.model == SearchSpec::Model::Joint;
     report.model = joint ? "joint" : "separate";
-    report.seeds = spec.paired()                                  ? "paired"
-                   : spec.seedPlan == SearchSpec::SeedPlan::Fresh ? "fresh"
-                                                                  : "replicates";
+    report.seeds = seedPlanName(spec.seedPlan);
     // Paired seeds keep the logistic over every run as their check, per configuration.
     if (!joint && (!check || spec.paired())) return report;
     std::vector<size_t> all(report.configurations.size());
@@ -1147,11 +1168,11 @@ SearchSpec readSearchSpec(const YamlField &field)
                         direction + "'");
     }
     if (auto f = child(field, "replicates"); f.present()) {
+        // A plan by name, but Replicates, which is written as its number of runs per point.
         const std::string text = isScalar(f) ? lower(readString(f)) : "";
-        if (text == "paired")
-            spec.seedPlan = SearchSpec::SeedPlan::Paired;
-        else if (text == "fresh")
-            spec.seedPlan = SearchSpec::SeedPlan::Fresh;
+        const auto named = seedPlanNamed(text);
+        if (named && *named != SearchSpec::SeedPlan::Replicates)
+            spec.seedPlan = *named;
         else if (int64_t n = 0; isScalar(f) && !parseInt(text, &n))
             fail(f, "expected a number of runs per point (the same seeds at every point), fresh "
                     "(one run a point, every run its own seed) or paired (each seed searched on "
@@ -1194,9 +1215,9 @@ SearchSpec readSearchSpec(const YamlField &field)
         if (spec.model == SearchSpec::Model::Joint && !spec.logScale)
             fail(f, "the joint model needs a log-scaled search (scale: log)");
         if (spec.model == SearchSpec::Model::Joint && spec.paired())
-            fail(f, "paired seeds (replicates: paired) are fitted per configuration, with "
-                    "their thresholds as the check; the joint model takes replicates: N or "
-                    "fresh");
+            fail(f, "paired seeds (replicates: paired) have their own model, one slope with "
+                    "each seed's offset, per configuration; the joint model takes replicates: N "
+                    "or fresh");
     }
     if (auto f = child(field, "law"); f.present() && !f.isNull()) {
         checkKeys(f, {"x", "also"});
@@ -1426,14 +1447,11 @@ void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec)
         << (spec.direction == SearchSpec::Direction::Decreasing   ? "decreasing"
             : spec.direction == SearchSpec::Direction::Increasing ? "increasing"
                                                                   : "auto");
-    if (spec.paired()) {
-        out << YAML::Key << "replicates" << YAML::Value << "paired";
-        out << YAML::Key << "seeds" << YAML::Value << spec.seeds;
-    } else if (spec.seedPlan == SearchSpec::SeedPlan::Fresh) {
-        out << YAML::Key << "replicates" << YAML::Value << "fresh";
-    } else {
+    if (spec.seedPlan == SearchSpec::SeedPlan::Replicates)
         out << YAML::Key << "replicates" << YAML::Value << spec.replicates;
-    }
+    else
+        out << YAML::Key << "replicates" << YAML::Value << seedPlanName(spec.seedPlan);
+    if (spec.paired()) out << YAML::Key << "seeds" << YAML::Value << spec.seeds;
     out << YAML::Key << "initial_points" << YAML::Value << spec.initialPoints;
     out << YAML::Key << "points_per_round" << YAML::Value << spec.pointsPerRound;
     out << YAML::Key << "level" << YAML::Value;

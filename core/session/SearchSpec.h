@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,12 @@ struct SearchSpec {
     std::vector<SearchProbe> probes; // the rounds so far, written by HeadLab
     bool operator==(const SearchSpec &) const = default;
 };
+
+// A seed plan's name, as the report, `summary` and the form say it: fresh, replicates, paired; and
+// the plan a name stands for (none for another name). The session file writes Replicates as its
+// number of runs per point (`replicates: 3`), the others by name.
+const char *seedPlanName(SearchSpec::SeedPlan plan);
+std::optional<SearchSpec::SeedPlan> seedPlanNamed(const std::string &name);
 
 // The axes a search can run along, and the ones its law can be fitted against.
 const std::vector<std::string> &

@@ -636,9 +636,9 @@ void ExperimentForm::addSearchRows(QFormLayout *form)
            "(docs/SEARCH.md). The other is fitted too, as a check."));
     m_searchSeeds = namedChoice(
         this,
-        {{tr("a fresh one every run"), QStringLiteral("fresh")},
-         {tr("the same at every value"), QStringLiteral("replicates")},
-         {tr("paired, each searched on its own"), QStringLiteral("paired")}},
+        {{tr("a fresh one every run"), seedPlanName(SearchSpec::SeedPlan::Fresh)},
+         {tr("the same at every value"), seedPlanName(SearchSpec::SeedPlan::Replicates)},
+         {tr("paired, each searched on its own"), seedPlanName(SearchSpec::SeedPlan::Paired)}},
         tr("Which seeds the runs get. A fresh seed every run keeps outcomes independent whether or "
            "not seeds differ. The same seeds at every value (replicates) make a configuration's "
            "crossing those seeds' crossing. Paired seeds bisect each seed's own threshold and "
@@ -667,7 +667,7 @@ void ExperimentForm::connectEdits()
     connect(m_searchModel, &QComboBox::currentIndexChanged, this, changed);
     connect(m_searchSeeds, &QComboBox::currentIndexChanged, this, [this] {
         // The count means seeds for paired seeds (8 to start with), runs per value otherwise.
-        const bool paired = m_searchSeeds->currentData().toString() == QLatin1String("paired");
+        const bool paired = searchSeedPlan() == SearchSpec::SeedPlan::Paired;
         const SearchSpec loaded = m_loaded.search.value_or(SearchSpec{});
         m_searchReplicates->setMinimum(paired ? 2 : 1);
         m_searchReplicates->setValue(paired ? loaded.seeds : loaded.replicates);
@@ -1000,11 +1000,8 @@ void ExperimentForm::loadSearch(const Session &session)
         session.search ? std::pair(spec.low, spec.high) : defaultSearchRange(spec.axis);
     m_searchFrom->setText(exactNumber(low));
     m_searchTo->setText(exactNumber(high));
-    const QString plan = spec.paired() ? QStringLiteral("paired")
-                         : spec.seedPlan == SearchSpec::SeedPlan::Replicates
-                             ? QStringLiteral("replicates")
-                             : QStringLiteral("fresh");
-    m_searchSeeds->setCurrentIndex(std::max(0, m_searchSeeds->findData(plan)));
+    m_searchSeeds->setCurrentIndex(
+        std::max(0, m_searchSeeds->findData(QString::fromLatin1(seedPlanName(spec.seedPlan)))));
     m_searchReplicates->setValue(spec.paired() ? spec.seeds : spec.replicates);
     m_searchWidth->setValue(spec.intervalWidth);
     m_searchBudget->setValue(spec.budget);
@@ -1238,10 +1235,7 @@ void ExperimentForm::buildSearch(Session &def, QStringList &errs) const
         } else if (from.size() > 1 || to.size() > 1) {
             errs << tr("search.range: one number each side");
         }
-        const QString plan = m_searchSeeds->currentData().toString();
-        spec.seedPlan = plan == QLatin1String("paired")       ? SearchSpec::SeedPlan::Paired
-                        : plan == QLatin1String("replicates") ? SearchSpec::SeedPlan::Replicates
-                                                              : SearchSpec::SeedPlan::Fresh;
+        spec.seedPlan = searchSeedPlan();
         spec.replicates =
             spec.seedPlan == SearchSpec::SeedPlan::Replicates ? m_searchReplicates->value() : 1;
         if (spec.paired()) {
@@ -1259,9 +1253,9 @@ void ExperimentForm::buildSearch(Session &def, QStringList &errs) const
                        "on a linear scale")
                         .arg(QString::fromStdString(axis));
         if (spec.model == SearchSpec::Model::Joint && spec.paired())
-            errs << tr("search.model: paired seeds are fitted per configuration (their "
-                       "thresholds are the check); choose a curve per configuration, or fresh "
-                       "seeds for the joint model");
+            errs << tr("search.model: paired seeds have their own model (one slope with each "
+                       "seed's offset, per configuration); choose a curve per configuration, or "
+                       "fresh seeds for the joint model");
         if (spec.budget < spec.initialPoints * spec.replicates)
             errs << tr("search.budget: %1 runs per configuration is fewer than round 0 (%2 points "
                        "× %3 replicates)")
@@ -1425,14 +1419,21 @@ FormCheck ExperimentForm::check()
     return c;
 }
 
+SearchSpec::SeedPlan ExperimentForm::searchSeedPlan() const
+{
+    return seedPlanNamed(m_searchSeeds->currentData().toString().toStdString())
+        .value_or(SearchSpec::SeedPlan::Fresh);
+}
+
 void ExperimentForm::updateSearchControls()
 {
     const bool on = m_search->isChecked();
     const std::string axis = m_searchAxis->currentData().toString().toStdString();
     m_searchRow->setEnabled(on);
-    const QString plan = m_searchSeeds->currentData().toString();
-    m_searchReplicates->setEnabled(plan != QLatin1String("fresh"));
-    m_searchCountLabel->setText(plan == QLatin1String("paired") ? tr("seeds") : tr("replicates"));
+    const SearchSpec::SeedPlan plan = searchSeedPlan();
+    m_searchReplicates->setEnabled(plan != SearchSpec::SeedPlan::Fresh);
+    m_searchCountLabel->setText(plan == SearchSpec::SeedPlan::Paired ? tr("seeds")
+                                                                     : tr("replicates"));
     m_lrs->setEnabled(!(on && axis == "lr"));
     m_seeds->setEnabled(!on);
     // A field that combinations set cannot be edited here without contradicting them.

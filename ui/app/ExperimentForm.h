@@ -104,6 +104,7 @@ private:
     void buildSearch(headlab::Session &def, QStringList &errs) const;
     // Enables the fields a search takes over: its axis's list, η's list when it searches η, and
     // the seeds (a search gives its runs their seeds).
+    SearchSpec::SeedPlan searchSeedPlan() const; // the seeds box's plan
     void updateSearchControls();
     void addPhaseRow(const headlab::PhaseConfig &phase);
     void updateTaskOptions();
