@@ -24,7 +24,7 @@ from ._store import FINISHED, HeadLabError, _is_number
 CONFIGURATION_COLUMNS = ("runs", "verdicts", "pending", "set_aside", "state", "estimate", "low", "high",
                          "low_open", "high_open", "width", "slope", "note")
 # The other model's interval per configuration (Search.h, `alternative`), as a check: with paired
-# seeds, the seeds' thresholds'.
+# seeds, the logistic over every run's.
 ALTERNATIVE_COLUMNS = ("alternative_estimate", "alternative_low", "alternative_high")
 # Paired seeds (`replicates: paired`) per configuration: seeds monotone along the axis, and τ,
 # the seeds' scatter about the median seed's crossing (decades on a log scale); NaN otherwise.
@@ -163,7 +163,8 @@ def _report(path, doc, records):
         if not isinstance(c, dict) or not isinstance(c.get("labels") or {}, dict):
             raise HeadLabError(f"{where}.configurations[{i}]: expected a mapping with labels")
         labels = c.get("labels") or {}
-        row = {a: str(labels.get(a, "")) for a in axes}
+        named = {a: str(labels.get(a, "")) for a in axes}
+        row = dict(named)
         for k in CONFIGURATION_COLUMNS:
             row[k] = c.get(k)
         alternative = c.get("alternative") if isinstance(c.get("alternative"), dict) else {}
@@ -175,7 +176,7 @@ def _report(path, doc, records):
         for j, seed in enumerate(c.get("seeds") or []):
             if not isinstance(seed, dict):
                 raise HeadLabError(f"{where}.configurations[{i}].seeds[{j}]: expected a mapping")
-            seed_rows.append({**{a: str(labels.get(a, "")) for a in axes},
+            seed_rows.append({**named,
                               "seed": seed.get("seed"), "runs": seed.get("runs"), "low": seed.get("low"),
                               "high": seed.get("high"), "wrong": seed.get("wrong"),
                               "monotone": seed.get("wrong") == 0})
