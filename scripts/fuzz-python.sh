@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz-python.sh — the Python package's readers under atheris (tests/fuzz/fuzz_python.py).
 #
-#   scripts/fuzz-python.sh TARGET                 run for HEADLAB_FUZZ_SECONDS seconds (default 60; 20 in CI)
+#   scripts/fuzz-python.sh TARGET                 run for HEADLAB_FUZZ_SECONDS seconds (default 60; 10 in CI)
 #   scripts/fuzz-python.sh TARGET --runs N        run N inputs instead (e.g. 200000)
 #   scripts/fuzz-python.sh TARGET --regressions   only replay its seeds and regressions
 #
@@ -16,7 +16,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 TARGET="${1:?usage: scripts/fuzz-python.sh session|run_file|head_curves|checkpoint [--runs N | --regressions]}"
 shift
-SECONDS_TO_RUN="${HEADLAB_FUZZ_SECONDS:-$([[ -n "${CI:-}" ]] && echo 20 || echo 60)}"
+SECONDS_TO_RUN="${HEADLAB_FUZZ_SECONDS:-$([[ -n "${CI:-}" ]] && echo 10 || echo 60)}"
 OUT="$ROOT/build-fuzz/python-$TARGET"
 SEEDS="$ROOT/tests/fuzz/corpus-python/$TARGET"
 REGRESSIONS="$ROOT/tests/fuzz/regressions-python/$TARGET"

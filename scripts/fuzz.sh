@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # fuzz.sh — builds a libFuzzer target with ASan and UBSan and runs it.
 #
-#   scripts/fuzz.sh [TARGET]                 run for HEADLAB_FUZZ_SECONDS seconds (default 60; 30 in CI,
+#   scripts/fuzz.sh [TARGET]                 run for HEADLAB_FUZZ_SECONDS seconds (default 60; 15 in CI,
 #                                            which replays every seed and regression input first)
 #   scripts/fuzz.sh [TARGET] --runs N        run N inputs instead (e.g. 1000000)
 #   scripts/fuzz.sh [TARGET] --regressions   only replay its seeds and regressions
+#   scripts/fuzz.sh [TARGET] --build         only build it (the build's `fuzzers` target does, for
+#                                            all three, before ctest runs them: scripts/test.sh)
 #
 # TARGET (default session), one row each in the table below:
 #   session     the session loader: each input is parsed as a session and as a run file, expanded,
@@ -21,15 +23,16 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-SECONDS_TO_RUN="${HEADLAB_FUZZ_SECONDS:-$([[ -n "${CI:-}" ]] && echo 30 || echo 60)}"
+SECONDS_TO_RUN="${HEADLAB_FUZZ_SECONDS:-$([[ -n "${CI:-}" ]] && echo 15 || echo 60)}"
 TARGET=session
 case "${1:-}" in session|checkpoint|task_input) TARGET="$1"; shift ;; esac
 MODE=time RUNS=0
 case "${1:-}" in
     --runs) MODE=runs; RUNS="${2:?--runs needs a number}" ;;
     --regressions) MODE=regressions ;;
+    --build) MODE=build ;;
     "") ;;
-    *) echo "usage: scripts/fuzz.sh [session|checkpoint|task_input] [--runs N | --regressions]" >&2; exit 2 ;;
+    *) echo "usage: scripts/fuzz.sh [session|checkpoint|task_input] [--runs N | --regressions | --build]" >&2; exit 2 ;;
 esac
 OUT="$ROOT/build-fuzz/$TARGET"
 
@@ -83,10 +86,19 @@ esac
 # --- build (only when a source changed) --------------------------------------------------------
 # The core's files are compiled once, in parallel, into build-fuzz/objects/ and shared by the three
 # targets (same flags); a file is compiled again when it or any header of the core is newer than
-# its object. Only the target's own file is compiled with the link.
+# its object. Only the target's own file is compiled with the link. Through ccache when it is
+# there, as the main build is (setup.sh): a fresh clone elsewhere hits the objects an earlier one
+# compiled (paths relative to the clone in the hash and in the debug information).
 FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -I "$ROOT" -DHEADLAB_SPECS_ONLY
        -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-       -fsanitize-address-use-after-scope)
+       -fsanitize-address-use-after-scope "-fdebug-prefix-map=$ROOT=.")
+if command -v ccache >/dev/null 2>&1; then
+    export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/headlab-ccache}" CCACHE_BASEDIR="$ROOT" \
+        CCACHE_NOHASHDIR=1
+    COMPILE=(ccache "$CLANG")
+else
+    COMPILE=("$CLANG")
+fi
 OBJECTS_DIR="$ROOT/build-fuzz/objects"
 mkdir -p "$OBJECTS_DIR"
 newest_header="$(ls -t core/*/*.h core/*/*/*.h "$0" | head -n1)"
@@ -100,12 +112,12 @@ for source in "${SOURCES[@]:1}"; do
 done
 if (( ${#stale[@]} )); then
     say "compiling ${#stale[@]} core files for the fuzzers (clang, ASan, UBSan, $(nproc) jobs)"
-    export CLANG OBJECTS_DIR
-    # One compiler per file; the flags go as arguments, so a path with spaces stays one word:
-    # bash -c SCRIPT _ FLAGS... FILE.
+    export OBJECTS_DIR
+    # One compiler per file; the compiler and flags go as arguments, so a path with spaces stays
+    # one word: bash -c SCRIPT _ COMPILER... FLAGS... FILE.
     printf '%s\0' "${stale[@]}" | xargs -0 -P "$(nproc)" -n 1 bash -c \
         'f="${!#}"; o="$OBJECTS_DIR/${f//\//_}.o"
-         "$CLANG" "${@:1:$#-1}" -c "$f" -o "$o.new" && mv "$o.new" "$o"' _ "${FLAGS[@]}"
+         "${@:1:$#-1}" -c "$f" -o "$o.new" && mv "$o.new" "$o"' _ "${COMPILE[@]}" "${FLAGS[@]}"
 fi
 BINARY="$OUT/fuzz_$TARGET"
 mkdir -p "$OUT/corpus" "$OUT/findings"
@@ -116,6 +128,7 @@ if [[ ! -x "$BINARY" || "$newest" -nt "$BINARY" ]]; then
         -o "$BINARY.new"
     mv "$BINARY.new" "$BINARY"
 fi
+[[ "$MODE" == build ]] && exit 0
 
 # --- regressions: every input that ever found something, and the seeds --------------------------
 regressions=()
