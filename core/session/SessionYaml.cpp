@@ -118,6 +118,9 @@ std::string sessionSchemaJson()
     rows.push_back({"model", keysOf(modelFields())});
     rows.push_back({"phase", keysOf(phaseFields())});
     rows.push_back({"stabilizers", keysOf(stabilizerFields())});
+    rows.push_back({"optimizer", keysOf(optimizerFields())});
+    rows.push_back({"schedule", keysOf(scheduleFields())});
+    rows.push_back({"qk_rule", keysOf(qkRuleFields())});
     std::vector<std::string> task = {"kind"};
     for (const TaskSpec *spec : taskTable())
         for (const auto &key : keysOf(spec->options))

@@ -167,6 +167,8 @@ Field<ModelConfig> headsRow()
     return row;
 }
 
+} // namespace
+
 const FieldTable<OptimizerConfig> &optimizerFields()
 {
     static const FieldTable<OptimizerConfig> table = {
@@ -218,6 +220,8 @@ const FieldTable<QkRuleConfig> &qkRuleFields()
     }();
     return table;
 }
+
+namespace {
 
 double nonNegative(const YamlField &f) // a stabilizer's strength: 0 turns it off
 {

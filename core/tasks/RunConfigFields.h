@@ -22,6 +22,9 @@ const FieldTable<RunConfig> &runConfigFields();
 const FieldTable<ModelConfig> &modelFields();
 const FieldTable<PhaseConfig> &phaseFields();
 const FieldTable<StabilizerConfig> &stabilizerFields();
+const FieldTable<OptimizerConfig> &optimizerFields(); // a phase's `optimizer`
+const FieldTable<ScheduleConfig> &scheduleFields();   // a phase's `schedule`
+const FieldTable<QkRuleConfig> &qkRuleFields();       // `qk_rule`
 
 // A sweep axis over one row of the field table: a stabilizer by its key (`qk_norm`, or
 // `stabilizers.qk_norm`), or a one-key model row as `model.KEY` (`model.bias`, `model.norm`).

@@ -474,6 +474,11 @@ def check_config(config, path, text, keys):
             "expected a list of at least one phase")
     for i, phase in enumerate(config["phases"]):
         check_keys(phase, "phase", path, text, where("phases", i))
+        for part in ("optimizer", "schedule"):
+            if phase.get(part) is not None:
+                check_keys(phase[part], part, path, text, where("phases", i, part))
+    if config.get("qk_rule") is not None:
+        check_keys(config["qk_rule"], "qk_rule", path, text, where("qk_rule"))
 
 
 def _is_checkpoint_file_name(name):
@@ -793,6 +798,13 @@ def read_session(path):
                       ("view", "a mapping of view settings")):
         _expect(doc.get(key) is None or isinstance(doc.get(key), dict), path, text, (key,),
                 f"expected {what}, got {_type_name(doc.get(key))}")
+    combinations = (doc.get("sweep") or {}).get("combinations")
+    if combinations is not None:
+        _expect(isinstance(combinations, list), path, text, ("sweep", "combinations"),
+                f"expected a list, got {_type_name(combinations)}")
+        for i, combination in enumerate(combinations):
+            _expect(isinstance(combination, dict), path, text, ("sweep", "combinations", i),
+                    f"expected a mapping (key: value lines), got {_type_name(combination)}")
     policy = doc.get("checkpoints")
     if isinstance(policy, dict):
         check_keys(policy, "checkpoints_policy", path, text, ("checkpoints",))

@@ -172,6 +172,13 @@ class Hostile(unittest.TestCase):
             "results ../x": lambda t: t.replace("results: s.results", "results: ../x"),
             "unknown model key": lambda t: t.replace("    d_model: 12", "    d_model: 12\n    d_modle: 3"),
             "alias bomb": lambda t: t.replace("description:", "bomb: " + ALIAS_BOMB + "\ndescription:"),
+            # Found by fuzz_python_session: the package read them as lists and crashed.
+            "combinations a number": lambda t: t.replace("  seed: [0, 1]\n", "  seed: [0, 1]\n  combinations: 5\n"),
+            "a combination a number": lambda t: t.replace("  seed: [0, 1]\n",
+                                                          "  seed: [0, 1]\n  combinations: [5]\n"),
+            "unknown optimizer key": lambda t: t.replace("optimizer: {kind: adam", "optimizer: {beta4: 0.9, kind: adam"),
+            "unknown schedule key": lambda t: t.replace("schedule: {kind: constant", "schedule: {kinds: 1, kind: constant"),
+            "unknown qk_rule key": lambda t: t.replace("qk_rule: {enabled:", "qk_rule: {enable: true, enabled:"),
         }
         for name, edit in cases.items():
             with self.subTest(case=name):
