@@ -38,6 +38,7 @@ struct OptimizerConfig {
     double beta2 = 0.999;
     double eps = 1e-8;
     double weightDecay = 0.0;
+    bool operator==(const OptimizerConfig &) const = default;
 };
 
 struct ScheduleConfig {
@@ -48,6 +49,7 @@ struct ScheduleConfig {
     // per epoch does: the schedule is evaluated at epoch step / stepEvery of ceil(steps / stepEvery),
     // so with warm-up the first epoch trains at lr 0. 1: every step.
     int64_t stepEvery = 1;
+    bool operator==(const ScheduleConfig &) const = default;
 };
 
 struct PhaseConfig {
@@ -60,6 +62,7 @@ struct PhaseConfig {
     double lr = 1e-3; // used when useScannedLr is false
     OptimizerConfig optimizer;
     ScheduleConfig schedule;
+    bool operator==(const PhaseConfig &) const = default;
 };
 
 struct ModelConfig {
@@ -79,6 +82,7 @@ struct ModelConfig {
     LogitScale logitScale = LogitScale::InvSqrtHeadDim;
     int64_t widthMultiplier = 1; // w parallel attention modules per layer, outputs averaged
     InitKind init = InitKind::Uniform;
+    bool operator==(const ModelConfig &) const = default;
 
     int64_t layers() const { return static_cast<int64_t>(heads.size()); }
     int64_t headDimOfLayer(size_t layer) const
@@ -122,6 +126,7 @@ struct TaskConfig {
     // the config was read from (empty: the working directory). Not saved, not part of the config's
     // identity: a session folder can move.
     std::string baseDirectory;
+    bool operator==(const TaskConfig &) const = default;
 };
 
 // `path` as the task should open it: unchanged when absolute or when the task has no base
@@ -132,6 +137,7 @@ std::string resolveTaskPath(const TaskConfig &task, const std::string &path);
 struct QkRuleConfig {
     bool enabled = false;
     double referenceHeadDim = 8.0;
+    bool operator==(const QkRuleConfig &) const = default;
 };
 
 // Attention stabilizers from practice (docs/STABILIZERS.md), each off by default: left at their
@@ -167,6 +173,9 @@ struct RunConfig {
     uint64_t dataSeed = 0;
     std::string device = "auto"; // auto, cpu, cuda, cuda:N
     bool tf32 = false;           // TF32 matmuls on CUDA
+    // Every member, baseDirectory among them: stricter than the run's identity (its canonical
+    // YAML, which leaves out what is not saved), never looser. NaN is unequal to itself.
+    bool operator==(const RunConfig &) const = default;
 
     int64_t totalSteps() const
     {

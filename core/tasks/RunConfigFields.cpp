@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <sstream>
+#include <unordered_map>
+#include <utility>
 
 namespace headlab {
 
@@ -729,12 +732,84 @@ void writeRunConfig(YAML::Emitter &out, const RunConfig &config)
     out << YAML::EndMap;
 }
 
-std::string canonicalYaml(const RunConfig &config)
+namespace {
+
+// Bucket for a config: the fields sweeps vary (a sweep over any other field shares buckets, which
+// the comparison of whole configs then tells apart).
+size_t sweptFieldsHash(const RunConfig &c)
+{
+    size_t h = 0xcbf29ce484222325ull;
+    auto mix = [&h](size_t v) { h = (h ^ v) * 0x100000001b3ull; };
+    const std::hash<double> real;
+    const std::hash<int64_t> integer;
+    mix(std::hash<std::string>()(c.task.kind));
+    mix(real(c.lr));
+    mix(integer(int64_t(c.initSeed)));
+    mix(integer(int64_t(c.dataSeed)));
+    mix(integer(c.model.dModel));
+    for (int64_t heads : c.model.heads) mix(integer(heads));
+    mix(integer(c.model.headDim));
+    mix(integer(c.model.widthMultiplier));
+    mix(integer(c.model.ffnWidth));
+    mix(integer(int64_t(c.model.activation) | int64_t(c.model.norm) << 4 |
+                int64_t(c.model.placement) << 8 | int64_t(c.model.logitScale) << 12 |
+                int64_t(c.model.init) << 16 | int64_t(c.model.finalNorm) << 20 |
+                int64_t(c.model.causal) << 21 | int64_t(c.model.bias) << 22 |
+                int64_t(c.model.zeroInitOutputs) << 23));
+    for (const auto &phase : c.phases) {
+        mix(integer(phase.steps));
+        mix(integer(phase.batchSize));
+        mix(real(phase.useScannedLr ? -1.0 : phase.lr));
+    }
+    mix(integer(int64_t(c.stabilizers.qkNorm) | int64_t(c.stabilizers.sigmaReparam) << 4 |
+                int64_t(c.qkRule.enabled) << 8));
+    mix(real(c.stabilizers.softcap));
+    mix(real(c.stabilizers.zLoss));
+    mix(real(c.stabilizers.independentWeightDecay));
+    mix(real(c.qkRule.referenceHeadDim));
+    return h;
+}
+
+std::string emitCanonical(const RunConfig &config)
 {
     YAML::Emitter out;
     out << YAML::Flow;
     writeRunConfig(out, config);
     return out.c_str();
+}
+
+} // namespace
+
+std::string canonicalYaml(const RunConfig &config)
+{
+    // Emitting costs tens of µs a config (yaml-cpp checks every key against the plain-scalar
+    // grammar, character by character), and a session's runs are matched by it at every
+    // expansion, each round of a search among them: it was 60 % of a simulated search's time.
+    // Each thread keeps the canonical text of the configs it emitted last, found by a hash of
+    // the swept fields and confirmed by comparing whole configs (RunConfig::operator==, stricter
+    // than the identity), in two generations of at most kGeneration configs each.
+    constexpr size_t kGeneration = 4096;
+    using Generation = std::unordered_multimap<size_t, std::pair<RunConfig, std::string>>;
+    thread_local Generation recent, older;
+    const size_t key = sweptFieldsHash(config);
+    auto find = [&](Generation &generation) -> const std::string * {
+        const auto [first, last] = generation.equal_range(key);
+        for (auto it = first; it != last; ++it)
+            if (it->second.first == config) return &it->second.second;
+        return nullptr;
+    };
+    if (const std::string *text = find(recent)) return *text;
+    std::string text;
+    if (const std::string *kept = find(older))
+        text = *kept;
+    else
+        text = emitCanonical(config);
+    if (recent.size() >= kGeneration) {
+        older = std::move(recent);
+        recent = Generation();
+    }
+    recent.emplace(key, std::make_pair(config, text));
+    return text;
 }
 
 } // namespace yaml
