@@ -29,6 +29,7 @@
 #include <numeric>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include <yaml-cpp/yaml.h>
 
@@ -178,6 +179,55 @@ private Q_SLOTS:
         QCOMPARE(plan(8, 3, 2, 0), P(3, 2)); // --threads
         QCOMPARE(plan(8, 5, 0, 1), P(1, 7)); // --concurrent 1: one at a time
         QCOMPARE(plan(0, 3, 0, 0), P(1, 1)); // cores unknown
+    }
+
+    // A run's identity text is kept per thread for configs seen before: configs that differ
+    // only where the cache does not hash (the data's size, an optimizer's β₂, evaluation's
+    // spacing) still get their own text, and each text reads back to its own config, however
+    // often and in whatever order they are asked for.
+    void theCanonicalTextIsEachConfigsOwnWhenKept()
+    {
+        RunConfig base = testing::tinyAdditionRun(12, {1}, 10, 1e-3);
+        std::vector<RunConfig> configs = {base};
+        configs.push_back(base), configs.back().task.trainPairs += 1;
+        configs.push_back(base), configs.back().phases[0].optimizer.beta2 = 0.95;
+        configs.push_back(base), configs.back().evalEvery += 1;
+        configs.push_back(base), configs.back().task.baseDirectory = "/elsewhere"; // not saved
+        for (int pass = 0; pass < 3; ++pass)
+            for (size_t i = 0; i < configs.size(); ++i) {
+                const size_t k = pass == 1 ? configs.size() - 1 - i : i;
+                const std::string text = yaml::canonicalYaml(configs[k]);
+                RunConfig back = yaml::readRunConfig(yaml::parseDocument(text, "canonical"));
+                back.task.baseDirectory = configs[k].task.baseDirectory;
+                QVERIFY2(back == configs[k], text.c_str());
+                for (size_t j = 0; j < k; ++j)
+                    if (!(j == 0 && k == configs.size() - 1)) // the last is the first, moved
+                        QVERIFY(yaml::canonicalYaml(configs[j]) != text);
+            }
+        // The base directory is not part of the identity.
+        QCOMPARE(yaml::canonicalYaml(configs.back()), yaml::canonicalYaml(base));
+    }
+
+    // The cores a CPU sweep plans with follow OMP_NUM_THREADS when it is a number (a batch job's
+    // or ctest's bound), else the CPUs the process may run on (taskset, a cpuset).
+    void theCoresFollowOmpNumThreadsThenTheAffinity()
+    {
+        const QByteArray saved = qgetenv("OMP_NUM_THREADS");
+        const bool had = qEnvironmentVariableIsSet("OMP_NUM_THREADS");
+        qunsetenv("OMP_NUM_THREADS");
+        const unsigned mask = usableCores();
+        QVERIFY(mask >= 1);
+        QVERIFY(mask <= std::max(1u, std::thread::hardware_concurrency()));
+        qputenv("OMP_NUM_THREADS", "3");
+        QCOMPARE(usableCores(), 3u);
+        for (const char *ignored : {"", "0", "-2", "four"}) {
+            qputenv("OMP_NUM_THREADS", ignored);
+            QCOMPARE(usableCores(), mask);
+        }
+        if (had)
+            qputenv("OMP_NUM_THREADS", saved);
+        else
+            qunsetenv("OMP_NUM_THREADS");
     }
 
     // Longest first where several slots train at once; the sweep's order where runs may end early
