@@ -5,8 +5,15 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/scripts/setup.sh"
+# The fuzz targets, as the build makes them (quick when nothing changed): the fuzz tests only
+# replay and fuzz.
+cmake --build "$ROOT/build" --target fuzzers
 
 export QT_QPA_PLATFORM=offscreen
+# One CPU thread per test process (HeadLab's CPU sweeps plan with OMP_NUM_THREADS: SweepRunner.h),
+# as many processes as cores: two tests that each trained on every core of a 2-core machine, with
+# LibTorch's threads spinning while they wait, took 2-4 times as long side by side as alone.
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 start=$SECONDS
 status=0
 # As many tests at once as there are cores (HEADLAB_TEST_JOBS to change it); the tests that must

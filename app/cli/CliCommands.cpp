@@ -163,10 +163,12 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
                     "run's own); ensembles spread over the list")
         ->check(kDeviceList);
     run->add_option("--threads", a.run.threads,
-                    "CPU threads for LibTorch (default: one less than the cores, at most 8)")
+                    "CPU threads for LibTorch (default: one less than the cores, at most 8; the "
+                    "cores are OMP_NUM_THREADS when it is set)")
         ->check(CLI::Range(1, 4096));
     run->add_option("--concurrent", a.run.concurrent,
-                    "Ensembles trained at once on each GPU, each on its own stream (default 4)")
+                    "Ensembles trained at once on each GPU, each on its own stream (default 4); on "
+                    "the CPU, side by side (default: one per core, at most 8)")
         ->check(CLI::Range(1, 4096));
     CLI::Option *shardOption =
         run->add_option("--shard", a.run.shard,

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <limits>
@@ -22,6 +23,7 @@
 #include <sstream>
 #include <thread>
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -32,6 +34,21 @@ int defaultCpuThreads(unsigned cores)
 {
     return static_cast<int>(
         std::clamp(cores > 1 ? cores - 1 : 1u, 1u, unsigned(kMaxDefaultCpuThreads)));
+}
+
+unsigned usableCores()
+{
+    if (const char *omp = std::getenv("OMP_NUM_THREADS")) {
+        char *end = nullptr;
+        const long n = std::strtol(omp, &end, 10);
+        if (end != omp && *end == '\0' && n > 0) return unsigned(std::min(n, 4096L));
+    }
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return unsigned(CPU_COUNT(&set));
+#endif
+    return std::max(1u, std::thread::hardware_concurrency());
 }
 
 CpuPlan cpuPlan(unsigned cores, size_t ensembles, int threadsAsked, int concurrentAsked)
@@ -692,7 +709,7 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     if (!cpuOnly) spreadOverDevices(queue, devices.size());
     // Worker slots, spread over the devices first: [cuda:0, cuda:1, cuda:0, cuda:1, ...]. A "cpu"
     // among GPUs keeps one slot: its ensembles use every core already. A CPU sweep follows cpuPlan.
-    const unsigned cores = std::thread::hardware_concurrency();
+    const unsigned cores = usableCores();
     const CpuPlan plan = cpuPlan(cores, queue.size(), options.threads, options.concurrent);
     d->cpuThreads =
         cpuOnly ? plan.threads : (options.threads > 0 ? options.threads : defaultCpuThreads(cores));

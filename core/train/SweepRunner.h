@@ -23,6 +23,12 @@ namespace headlab {
 inline constexpr int kMaxDefaultCpuThreads = 8;
 int defaultCpuThreads(unsigned cores);
 
+// The cores a CPU sweep plans with: OMP_NUM_THREADS when it is set to a number (the variable users
+// and batch systems set to bound a program's CPU threads; scripts/test.sh sets it to 1 for ctest's
+// parallel tests), else the CPUs this process may run on (its affinity: taskset, a cgroup's
+// cpuset), else what the machine reports.
+unsigned usableCores();
+
 // How a CPU sweep of `ensembles` ensembles uses `cores` cores: `workers` ensembles train side by
 // side, each with `threads` intra-op threads. One ensemble gets defaultCpuThreads; several train
 // one per core (at most kMaxDefaultCpuThreads at once), sharing that thread budget, because these

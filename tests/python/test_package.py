@@ -366,7 +366,8 @@ class PackageAgainstCli(unittest.TestCase):
         with open(source, "w") as f:
             f.write(long.replace("name: tiny", "name: live"))
         path = os.path.join(self.tmp, "live.yaml")
-        trainer = subprocess.Popen([CLI, "run", source, "-o", path, "--threads", "1"],
+        # Both runs in training at once, however many cores the machine has (ctest: 1).
+        trainer = subprocess.Popen([CLI, "run", source, "-o", path, "--threads", "1", "--concurrent", "2"],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         live_dir = os.path.join(self.tmp, "live.results", "live")
         try:

@@ -796,7 +796,7 @@ void TestSearch::aTinyModelsCrossingAgreesWithADenseGrid()
     QTemporaryDir dir;
     copyFixture(dir);
     int status = -1;
-    const QByteArray out = runCli({"run", dir.filePath("search.yaml"), "--threads", "2"}, &status);
+    const QByteArray out = runCli({"run", dir.filePath("search.yaml")}, &status);
     QVERIFY2(status == 0, out.constData());
     QVERIFY2(out.contains("converged"), out.constData());
     Session search = loadSession(dir.filePath("search.yaml").toStdString());
@@ -825,8 +825,7 @@ void TestSearch::aTinyModelsCrossingAgreesWithADenseGrid()
     grid.resultsDir.clear();
     grid.indexedRunFiles.clear();
     saveSessionAtomic(grid, dir.filePath("grid.yaml").toStdString());
-    const QByteArray gridOut =
-        runCli({"run", dir.filePath("grid.yaml"), "--threads", "2"}, &status);
+    const QByteArray gridOut = runCli({"run", dir.filePath("grid.yaml")}, &status);
     QVERIFY2(status == 0, gridOut.constData());
     Session dense = loadSession(dir.filePath("grid.yaml").toStdString());
     expandSweep(dense);
