@@ -218,7 +218,8 @@ void MainWindow::onSweepFinished()
     if (m_model->session().search) {
         if (const int added = m_model->planSearchRound(); added > 0) {
             autosave();
-            const SearchReport report = searchReport(m_model->session());
+            const auto held = m_model->searchReport(); // the model's, computed once per change
+            const SearchReport &report = *held;
             if (startRuns(pendingRuns(m_model->session()))) {
                 statusBar()->showMessage(
                     tr("Boundary search: round %1, %n run(s)", "", added).arg(report.rounds - 1),

@@ -174,7 +174,8 @@ void BoundaryChartView::refresh()
 
 void BoundaryChartView::drawLaw()
 {
-    const SearchReport report = searchReport(m_model->session());
+    const auto held = m_model->searchReport(); // the model's, computed once per change
+    const SearchReport &report = *held;
     const LawFit &law = report.law;
     const SearchSpec &spec = *m_model->session().search;
     auto *axisX = new QLogValueAxis(), *axisY = new QLogValueAxis();
@@ -402,7 +403,8 @@ QString BoundaryChartView::lawTitle(const SearchReport &report) const
 void BoundaryChartView::drawCurves(const QString &mode)
 {
     const Session &session = m_model->session();
-    const SearchReport report = searchReport(session);
+    const auto held = m_model->searchReport(); // the model's, computed once per change
+    const SearchReport &report = *held;
     const SearchSpec &spec = *session.search;
     // The collapse: each configuration's values times m_H^α (and the law's further axes to their
     // fitted exponents), α = ½ or the law's; plain P(learned) against the axis otherwise.
@@ -592,7 +594,8 @@ void BoundaryChartView::resizeEvent(QResizeEvent *event)
 void BoundaryChartView::drawRounds()
 {
     const Session &session = m_model->session();
-    const SearchReport report = searchReport(session);
+    const auto held = m_model->searchReport(); // the model's, computed once per change
+    const SearchReport &report = *held;
     const SearchSpec &spec = *session.search;
     const int rows = int(report.configurations.size());
     const int rounds = std::max(1, report.rounds);

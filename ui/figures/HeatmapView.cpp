@@ -306,6 +306,7 @@ void HeatmapView::refresh()
         if (!v.isEmpty()) fixed[axis] = v.toStdString();
     }
     const std::string yAxis = y == x ? std::string() : y;
+    const auto report = m_model->searchReport(); // once for every panel
     m_panels.clear();
     m_panelLabels.clear();
     if (!side.empty() && side != x && side != yAxis) {
@@ -314,7 +315,7 @@ void HeatmapView::refresh()
             auto f = fixed;
             f[side] = label.toStdString();
             m_panels.push_back(HeatmapData::compute(m_model->session(), x, yAxis, f,
-                                                    m_step->value(), currentStat()));
+                                                    m_step->value(), currentStat(), report.get()));
             m_panelLabels << axisValueText(side, label);
             vmin = std::min(vmin, m_panels.back().vmin);
             vmax = std::max(vmax, m_panels.back().vmax);
@@ -325,7 +326,7 @@ void HeatmapView::refresh()
         }
     }
     m_data = m_panels.empty() ? HeatmapData::compute(m_model->session(), x, yAxis, fixed,
-                                                     m_step->value(), currentStat())
+                                                     m_step->value(), currentStat(), report.get())
                               : m_panels.front();
     m_canvasWidget->update();
 }

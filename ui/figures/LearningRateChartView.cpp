@@ -73,7 +73,7 @@ void LearningRateChartView::refresh()
     const Session &session = m_model->session();
     double alpha = NAN;
     if (session.search) {
-        const LawFit law = searchReport(session).law;
+        const LawFit law = m_model->searchReport()->law;
         if (law.ok && law.x == "head_dim" && law.also.empty()) alpha = law.alpha;
     }
     const QString mode = m_xMode->currentData().toString();

@@ -67,13 +67,16 @@ using Locate = std::function<int(const std::map<std::string, std::string> &label
 
 // A boundary search: each configuration's η* in its cell (log10), on the searched range.
 void criticalLrCells(HeatmapData &d, const Session &session,
-                     const std::map<std::string, std::string> &fixed, const Locate &locate)
+                     const std::map<std::string, std::string> &fixed, const Locate &locate,
+                     const SearchReport *given)
 {
     for (auto &cell : d.cells)
         if (cell.state != HeatmapCell::State::Skipped && !cell.runs.isEmpty())
             cell.state = HeatmapCell::State::Queued;
     if (!session.search) return;
-    const SearchReport report = searchReport(session);
+    SearchReport computed;
+    if (!given) computed = searchReport(session);
+    const SearchReport &report = given ? *given : computed;
     const std::vector<std::string> axes = configurationAxes(session);
     for (const auto &c : report.configurations) {
         const auto labels = configurationLabels(axes, c.configuration, c.config);
@@ -180,7 +183,7 @@ void statisticCells(HeatmapData &d, const Session &session, const CellTally &tal
 HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxis,
                                  const std::string &yAxis,
                                  const std::map<std::string, std::string> &fixedAxes, int64_t step,
-                                 HeatmapStat stat)
+                                 HeatmapStat stat, const SearchReport *report)
 {
     // Sensitivity is over η: the lr axis is pooled whatever value it is fixed to.
     std::map<std::string, std::string> fixed = fixedAxes;
@@ -268,7 +271,7 @@ HeatmapData HeatmapData::compute(const Session &session, const std::string &xAxi
         }
     }
     if (stat == HeatmapStat::CriticalLr) {
-        criticalLrCells(d, session, fixed, locate);
+        criticalLrCells(d, session, fixed, locate, report);
         return d;
     }
     if (stat == HeatmapStat::LrSensitivity) {

@@ -3,6 +3,7 @@
 // so tests and CSV export use exactly what is painted.
 #pragma once
 
+#include "core/session/Search.h"
 #include "core/session/Session.h"
 
 #include "ui/model/RunMetrics.h" // sweptAxes, axisValueLabels: the axes the heatmap chooses from
@@ -60,11 +61,14 @@ struct HeatmapData {
     int filledCount() const; // cells with a value, diverged or failed
 
     // `fixed` maps each other axis to the label its value must have; an axis absent from it
-    // is aggregated over with `stat` (seeds, typically: its runs are replicates).
+    // is aggregated over with `stat` (seeds, typically: its runs are replicates). CriticalLr
+    // reads the search's `report` when given (SessionModel::searchReport, computed once per
+    // change), else computes it.
     static HeatmapData compute(const Session &session, const std::string &xAxis,
                                const std::string &yAxis,
                                const std::map<std::string, std::string> &fixed, int64_t step,
-                               HeatmapStat stat = HeatmapStat::Mean);
+                               HeatmapStat stat = HeatmapStat::Mean,
+                               const SearchReport *report = nullptr);
     QString csv() const;
 };
 

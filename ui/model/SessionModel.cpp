@@ -26,6 +26,16 @@ void SessionModel::touch()
     Q_EMIT dataChanged();
 }
 
+std::shared_ptr<const headlab::SearchReport> SessionModel::searchReport() const
+{
+    if (!m_session.search) return nullptr;
+    if (!m_report || m_reportRevision != m_revision) {
+        m_report = std::make_shared<const headlab::SearchReport>(headlab::searchReport(m_session));
+        m_reportRevision = m_revision;
+    }
+    return m_report;
+}
+
 headlab::SessionStore &SessionModel::storeFor(const QString &path)
 {
     const std::string target = path.toStdString();

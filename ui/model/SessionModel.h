@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/lab/SweepSession.h"
+#include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 #include "core/train/HeadInspector.h"
@@ -115,6 +116,11 @@ public:
 
     // Increases whenever any data a figure draws changes.
     quint64 revision() const { return m_revision; }
+    // The boundary search's report (headlab::searchReport) of the session as it is now, computed
+    // once per revision and shared by every figure and panel that draws it: it fits each
+    // configuration's curve and the law (a second for a search of a few hundred runs), which a
+    // change of selection or of a figure's options must not repeat. nullptr without a search.
+    std::shared_ptr<const headlab::SearchReport> searchReport() const;
 
 Q_SIGNALS:
     void runsReset();              // the run list changed shape (new session, sweep edited)
@@ -137,6 +143,8 @@ private:
     QString m_filePath;
     bool m_modified = false;
     quint64 m_revision = 0;
+    mutable std::shared_ptr<const headlab::SearchReport> m_report; // of m_reportRevision
+    mutable quint64 m_reportRevision = 0;
     struct Live {
         double stepsPerSecond = 0;
         double etaSeconds = -1;
