@@ -12,6 +12,7 @@
 
 #include "core/session/Session.h"
 
+#include <QImage>
 #include <QPointF>
 #include <QRectF>
 
@@ -70,6 +71,9 @@ private:
     void paint(QPainter &p, const QRectF &area) const;
 
     PaintedCanvas *m_canvasWidget;
+    // On screen, every run's faint line as drawn last, and what it was drawn from (paint).
+    mutable QImage m_faintLines;
+    mutable size_t m_faintKey = 0;
 };
 
 } // namespace headlab::ui
