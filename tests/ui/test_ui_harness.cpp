@@ -129,7 +129,7 @@ QString trained(const QString &dir, const QString &file, const Session &s,
     const QString path = dir + "/" + file;
     saveSessionAtomic(s, path.toStdString());
     QString err;
-    const int code = cli(QStringList{"run", path, "--threads", "2"} + extra, &err);
+    const int code = cli(QStringList{"run", path} + extra, &err);
     if (code != 0 && extra.isEmpty())
         qWarning("headlab-cli run %s: %s", qPrintable(path), qPrintable(err));
     return path;
@@ -245,6 +245,14 @@ void settle()
     QTest::qWait(50); // one frame of the figures' redraw timer
 }
 
+// What a click or a selection does happens at once (the figures follow the selection without the
+// redraw timer): its events delivered, its paints done, without settle's frame of waiting, which
+// over every cell and row of the corpus was a minute a walk.
+void deliver()
+{
+    QCoreApplication::processEvents();
+}
+
 struct Action {
     QString name;
     std::function<void(Walk &)> act;
@@ -311,7 +319,7 @@ const std::vector<Action> &actions()
                              if (!click) continue;
                              QTest::mouseClick(heatmap->canvas(), Qt::LeftButton, {},
                                                heatmap->cellRect(row, column, panel).center());
-                             settle();
+                             deliver();
                              QCOMPARE(selectedRows(w.window->runTable()), runs);
                              // The status bar says how many.
                              const QString said = w.window->statusBar()->currentMessage();
@@ -401,7 +409,7 @@ const std::vector<Action> &actions()
                  QVERIFY2(coords->hoverText(at).startsWith(QStringLiteral("run %1:").arg(run + 1)),
                           qPrintable(coords->hoverText(at)));
                  QTest::mouseClick(coords->canvas(), Qt::LeftButton, {}, at);
-                 settle();
+                 deliver();
                  QCOMPARE(selectedRows(w.window->runTable()), QList<int>{run});
                  ++clicked;
              }
@@ -418,7 +426,7 @@ const std::vector<Action> &actions()
              QTableView *table = w.window->runTable();
              for (int row = 0; row < table->model()->rowCount(); ++row) {
                  table->selectRow(row);
-                 settle();
+                 deliver();
                  QCOMPARE(int(selectedRows(table).size()), 1);
              }
              table->selectAll();
