@@ -100,6 +100,7 @@ else
     COMPILE=("$CLANG")
 fi
 OBJECTS_DIR="$ROOT/build-fuzz/objects"
+CORES="$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" # ctest's tests get OMP_NUM_THREADS=1
 mkdir -p "$OBJECTS_DIR"
 newest_header="$(ls -t core/*/*.h core/*/*/*.h "$0" | head -n1)"
 objects=() stale=()
@@ -111,11 +112,11 @@ for source in "${SOURCES[@]:1}"; do
     fi
 done
 if (( ${#stale[@]} )); then
-    say "compiling ${#stale[@]} core files for the fuzzers (clang, ASan, UBSan, $(nproc) jobs)"
+    say "compiling ${#stale[@]} core files for the fuzzers (clang, ASan, UBSan, $CORES jobs)"
     export OBJECTS_DIR
     # One compiler per file; the compiler and flags go as arguments, so a path with spaces stays
     # one word: bash -c SCRIPT _ COMPILER... FLAGS... FILE.
-    printf '%s\0' "${stale[@]}" | xargs -0 -P "$(nproc)" -n 1 bash -c \
+    printf '%s\0' "${stale[@]}" | xargs -0 -P "$CORES" -n 1 bash -c \
         'f="${!#}"; o="$OBJECTS_DIR/${f//\//_}.o"
          "${@:1:$#-1}" -c "$f" -o "$o.new" && mv "$o.new" "$o"' _ "${COMPILE[@]}" "${FLAGS[@]}"
 fi

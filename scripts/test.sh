@@ -10,6 +10,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cmake --build "$ROOT/build" --target fuzzers
 
 export QT_QPA_PLATFORM=offscreen
+# The cores, counted before OMP_NUM_THREADS is set below (nproc counts it).
+JOBS="${HEADLAB_TEST_JOBS:-$(nproc)}"
 # One CPU thread per test process (HeadLab's CPU sweeps plan with OMP_NUM_THREADS: SweepRunner.h),
 # as many processes as cores: two tests that each trained on every core of a 2-core machine, with
 # LibTorch's threads spinning while they wait, took 2-4 times as long side by side as alone.
@@ -19,7 +21,7 @@ status=0
 # As many tests at once as there are cores (HEADLAB_TEST_JOBS to change it); the tests that must
 # run alone say so (RUN_SERIAL, RESOURCE_LOCK in their CMakeLists.txt).
 ctest --test-dir "$ROOT/build" --output-on-failure --no-tests=error \
-    -j "${HEADLAB_TEST_JOBS:-$(nproc)}" "$@" || status=$?
+    -j "$JOBS" "$@" || status=$?
 # What the real-Slurm test did (it starts daemons and submits jobs; ctest shows only its verdict).
 grep -h "^slurm-test: \(PASS\|SKIPPED\|FAILED\)" "$ROOT/build/Testing/Temporary/LastTest.log" 2>/dev/null || true
 # Every test or case that skipped, with its reason: a skip passes in ctest, and is listed here so

@@ -72,7 +72,7 @@ say "munged running (PID $(cat "$T/munge/munged.pid"))"
 
 # --- Slurm: one node, one partition with the machine's CPUs ------------------------------------------
 NODE="$(hostname -s)"
-CPUS="$(nproc)"
+CPUS="$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" # the machine's, not one test's share
 mkdir -p "$T/state" "$T/spool"
 cat >"$T/slurm.conf" <<CONF
 ClusterName=headlab-test
