@@ -6,8 +6,10 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/scripts/setup.sh"
 # The fuzz targets, as the build makes them (quick when nothing changed): the fuzz tests only
-# replay and fuzz.
-cmake --build "$ROOT/build" --target fuzzers
+# replay and fuzz. Where they cannot be built (no clang and no root to install it), every other
+# test still runs, and the fuzz tests fail saying why.
+cmake --build "$ROOT/build" --target fuzzers ||
+    echo "[test] the fuzz targets did not build (above); the fuzz tests will fail, the others run" >&2
 
 export QT_QPA_PLATFORM=offscreen
 # The cores, counted before OMP_NUM_THREADS is set below (nproc counts it).
