@@ -306,7 +306,10 @@ void HeatmapView::refresh()
         if (!v.isEmpty()) fixed[axis] = v.toStdString();
     }
     const std::string yAxis = y == x ? std::string() : y;
-    const auto report = m_model->searchReport(); // once for every panel
+    // η* per cell comes from the search's report, fetched once for every panel; the other
+    // statistics do not need it (a search training refits it at every change of its runs).
+    const HeatmapStat stat = currentStat();
+    const auto report = stat == HeatmapStat::CriticalLr ? m_model->searchReport() : nullptr;
     m_panels.clear();
     m_panelLabels.clear();
     if (!side.empty() && side != x && side != yAxis) {
@@ -315,7 +318,7 @@ void HeatmapView::refresh()
             auto f = fixed;
             f[side] = label.toStdString();
             m_panels.push_back(HeatmapData::compute(m_model->session(), x, yAxis, f,
-                                                    m_step->value(), currentStat(), report.get()));
+                                                    m_step->value(), stat, report.get()));
             m_panelLabels << axisValueText(side, label);
             vmin = std::min(vmin, m_panels.back().vmin);
             vmax = std::max(vmax, m_panels.back().vmax);
@@ -326,7 +329,7 @@ void HeatmapView::refresh()
         }
     }
     m_data = m_panels.empty() ? HeatmapData::compute(m_model->session(), x, yAxis, fixed,
-                                                     m_step->value(), currentStat(), report.get())
+                                                     m_step->value(), stat, report.get())
                               : m_panels.front();
     m_canvasWidget->update();
 }

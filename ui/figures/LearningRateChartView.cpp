@@ -71,12 +71,13 @@ void LearningRateChartView::setScaled(bool on)
 void LearningRateChartView::refresh()
 {
     const Session &session = m_model->session();
+    const QString mode = m_xMode->currentData().toString();
+    // The search's α, for the η·m_H^α axis only (the report refits as a search's runs change).
     double alpha = NAN;
-    if (session.search) {
+    if (session.search && mode == "lr_mh_alpha") {
         const LawFit law = m_model->searchReport()->law;
         if (law.ok && law.x == "head_dim" && law.also.empty()) alpha = law.alpha;
     }
-    const QString mode = m_xMode->currentData().toString();
     const bool fitted = mode == "lr_mh_alpha" && std::isfinite(alpha);
     const bool chosen = mode == "lr_mh_alpha" && !fitted;
     m_alpha->setVisible(chosen);
