@@ -2,6 +2,8 @@
 // solved by Newton's method, its random-effect width by the restricted Laplace likelihood.
 #include "core/metrics/JointLaw.h"
 
+#include "core/metrics/Edge.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -34,7 +36,8 @@ bool cholesky(const Matrix &a, Matrix &l)
     return true;
 }
 
-std::vector<double> choleskySolve(const Matrix &l, std::vector<double> b)
+// A⁻¹ b in place, from A's Cholesky factor.
+void choleskySolveInPlace(const Matrix &l, std::vector<double> &b)
 {
     const size_t n = l.size();
     for (size_t i = 0; i < n; ++i) {
@@ -45,6 +48,11 @@ std::vector<double> choleskySolve(const Matrix &l, std::vector<double> b)
         for (size_t k = i + 1; k < n; ++k) b[i] -= l[k][i] * b[k];
         b[i] /= l[i][i];
     }
+}
+
+std::vector<double> choleskySolve(const Matrix &l, std::vector<double> b)
+{
+    choleskySolveInPlace(l, b);
     return b;
 }
 
@@ -125,30 +133,44 @@ struct Problem {
 
     // What the fit maximises: the penalised log-likelihood plus Firth's ½ log det I (Firth 1993),
     // which keeps the shared slope finite and the crossings' profiles honest when every
-    // configuration's outcomes are separated, as the separate model's fit does.
+    // configuration's outcomes are separated, as the separate model's fit does. One pass over the
+    // points, one exponential and one logarithm each: with e = exp(−|η|), log(1 + e^η) is
+    // max(η, 0) + log1p(e) and π(1 − π) is e / (1 + e)².
     double objective(const std::vector<double> &theta, double sigmaU) const
     {
-        Matrix h, l;
-        information(theta, sigmaU, h);
+        const size_t n = size();
+        Matrix h(n, std::vector<double>(n, 0.0)), l;
+        double ll = 0;
+        forEachPoint([&](const BinomialPoint &p, const auto &row) {
+            const double eta = linear(theta, row);
+            const double e = std::exp(-std::fabs(eta));
+            ll += p.successes * eta - p.trials * (std::max(eta, 0.0) + std::log1p(e));
+            const double w = p.trials * e / ((1 + e) * (1 + e));
+            for (auto [i, xi] : row)
+                for (auto [j, xj] : row) h[i][j] += w * xi * xj;
+        });
+        h[slope()][slope()] += 1 / (kSlopePriorSd * kSlopePriorSd);
+        double penalty = theta[slope()] * theta[slope()] / (2 * kSlopePriorSd * kSlopePriorSd);
+        for (size_t c = 0; c < configurations.size(); ++c) {
+            h[u(c)][u(c)] += 1 / (sigmaU * sigmaU);
+            penalty += theta[u(c)] * theta[u(c)] / (2 * sigmaU * sigmaU);
+        }
         if (!cholesky(h, l)) return -std::numeric_limits<double>::infinity();
-        return penalisedLikelihood(theta, sigmaU) + 0.5 * logDet(l);
+        return ll - penalty + 0.5 * logDet(l);
     }
 
     // The objective's gradient (the score with Firth's leverage term, Σ (y − nπ + h (½ − π)) x, h
-    // the point's leverage n π(1−π) xᵀ I⁻¹ x) and the information matrix I.
+    // the point's leverage n π(1−π) xᵀ I⁻¹ x), the information matrix I and its Cholesky factor l.
     bool derivatives(const std::vector<double> &theta, double sigmaU, std::vector<double> &g,
-                     Matrix &h) const
+                     Matrix &h, Matrix &l) const
     {
         information(theta, sigmaU, h);
-        Matrix l;
         if (!cholesky(h, l)) return false;
         // I⁻¹ once; a point's leverage then reads only the entries of its row's few columns.
-        Matrix inverse(size());
-        std::vector<double> unit(size(), 0.0);
+        Matrix inverse(size(), std::vector<double>(size(), 0.0));
         for (size_t i = 0; i < size(); ++i) {
-            unit[i] = 1;
-            inverse[i] = choleskySolve(l, unit);
-            unit[i] = 0;
+            inverse[i][i] = 1;
+            choleskySolveInPlace(l, inverse[i]);
         }
         g.assign(size(), 0.0);
         forEachPoint([&](const BinomialPoint &p, const auto &row) {
@@ -186,7 +208,7 @@ struct Problem {
         Matrix h, l;
         double value = objective(theta, sigmaU);
         for (int it = 0; it < 50; ++it) {
-            if (!derivatives(theta, sigmaU, g, h) || !cholesky(h, l))
+            if (!derivatives(theta, sigmaU, g, h, l))
                 return -std::numeric_limits<double>::infinity();
             if (iterations) ++*iterations;
             std::vector<double> step = choleskySolve(l, g);
@@ -241,7 +263,7 @@ struct Problem {
 // The profile interval of a quantity q(θ) defined by a linear constraint wᵀθ = r that depends
 // on the value v asked for (constraint(v) gives w, r): the v whose profile deviance from the best
 // fit is below `limit`, looked for within [low, high]. Walks out from the estimate in steps that
-// grow from `step`, then bisects the last one; a side not closed by the bound is open.
+// grow from `step`, then finds the edge within the last one (Edge.h); a side not closed by the bound is open.
 struct ProfileEdges {
     double low = 0, high = 0;
     bool lowOpen = false, highOpen = false;
@@ -252,36 +274,36 @@ ProfileEdges profileInterval(const Problem &problem, const std::vector<double> &
                              double bestValue, double estimate, double step, double low,
                              double high, double limit, Constraint constraint)
 {
-    auto deviance = [&](double v, std::vector<double> &start) {
+    // √deviance − √limit: positive outside the interval, near linear in v at its edges.
+    const double rootLimit = std::sqrt(limit);
+    auto excess = [&](double v, std::vector<double> &start) {
         const auto [w, r] = constraint(v);
-        return 2 * (bestValue - problem.ascend(start, sigmaU, &w, r));
+        const double deviance = 2 * (bestValue - problem.ascend(start, sigmaU, &w, r));
+        return std::sqrt(std::max(0.0, deviance)) - rootLimit;
     };
     auto edge = [&](double direction, double bound, bool *open) {
-        std::vector<double> start = best;
-        double inside = std::clamp(estimate, low, high);
+        std::vector<double> start = best; // the fit at the last value found inside
+        double inside = std::clamp(estimate, low, high), fInside = -rootLimit;
         double d = std::clamp(step, 1e-3 * (high - low), 0.1 * (high - low));
         for (;;) {
             const double next = std::clamp(inside + direction * d, low, high);
             std::vector<double> trial = start;
-            if (deviance(next, trial) > limit) {
-                double in = inside, out = next;
-                for (int b = 0; b < 14; ++b) {
-                    const double mid = (in + out) / 2;
+            const double f = excess(next, trial);
+            if (f > 0) {
+                auto warm = [&](double v) {
                     std::vector<double> probe = start;
-                    if (deviance(mid, probe) > limit) {
-                        out = mid;
-                    } else {
-                        in = mid;
-                        start = std::move(probe);
-                    }
-                }
-                return (in + out) / 2;
+                    const double fv = excess(v, probe);
+                    if (!(fv > 0)) start = std::move(probe);
+                    return fv;
+                };
+                return edgeBetween(warm, inside, fInside, next, f, 1e-6 * (high - low));
             }
             if (next == bound) {
                 *open = true;
                 return bound;
             }
             inside = next;
+            fInside = f;
             start = std::move(trial);
             d *= 1.5;
         }

@@ -1,6 +1,7 @@
 // Logistic.cpp — see Logistic.h.
 #include "core/metrics/Logistic.h"
 
+#include "core/metrics/Edge.h"
 #include "core/metrics/Maximise.h"
 
 #include <algorithm>
@@ -14,11 +15,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// log σ(t) and log(1 − σ(t)) without overflow.
-double logSigmoid(double t)
-{
-    return t >= 0 ? -std::log1p(std::exp(-t)) : t - std::log1p(std::exp(t));
-}
 double sigmoid(double t)
 {
     return t >= 0 ? 1 / (1 + std::exp(-t)) : std::exp(t) / (1 + std::exp(t));
@@ -98,12 +94,21 @@ double LogisticFit::crossing(double target) const
 
 double penalizedLogLikelihood(const std::vector<BinomialPoint> &points, double a, double b)
 {
+    // One exponential and one logarithm a point: with e = exp(−|t|), log σ(±t) is −log1p(e) on
+    // the side of t's sign and −|t| − log1p(e) on the other, and σ(t)(1 − σ(t)) = e / (1 + e)².
     double ll = 0;
+    Information info;
     for (const auto &p : points) {
         const double t = a + b * p.x;
-        ll += p.successes * logSigmoid(t) + (p.trials - p.successes) * logSigmoid(-t);
+        const double e = std::exp(-std::fabs(t)), l = std::log1p(e);
+        const double failures = p.trials - p.successes;
+        ll -= t >= 0 ? p.successes * l + failures * (t + l) : p.successes * (l - t) + failures * l;
+        const double w = p.trials * e / ((1 + e) * (1 + e));
+        info.i00 += w;
+        info.i01 += w * p.x;
+        info.i11 += w * p.x * p.x;
     }
-    const double det = information(points, a, b).det();
+    const double det = info.det();
     if (!(det > 0)) return -std::numeric_limits<double>::infinity();
     return ll + 0.5 * std::log(det);
 }
@@ -194,32 +199,30 @@ CrossingInterval crossingInterval(const std::vector<BinomialPoint> &points, cons
     const double searchLow = xMin - span, searchHigh = xMax + span;
     const double best =
         std::max(fit.penalizedLogLik, profileAt(points, logitTarget, estimate, sign));
-    const double limit = chiSquareQuantile(level, 1.0);
-    auto outside = [&](double c) {
-        return 2 * (best - profileAt(points, logitTarget, c, sign)) > limit;
+    const double limit = chiSquareQuantile(level, 1.0), rootLimit = std::sqrt(limit);
+    // √deviance − √limit: positive outside the interval, and near linear in c at its edges.
+    auto excess = [&](double c) {
+        return std::sqrt(std::max(0.0, 2 * (best - profileAt(points, logitTarget, c, sign)))) -
+               rootLimit;
     };
 
     interval.ok = true;
     interval.estimate = estimate;
-    // Walk out from the estimate in steps of span / 40, then bisect the last step to span · 1e-6.
+    // Walk out from the estimate in steps of span / 40, then find the edge within the last step
+    // to span · 1e-6.
     auto edge = [&](double direction, double bound, bool *open) {
         const double step = span / 40;
-        double inside = std::clamp(estimate, searchLow, searchHigh);
+        double inside = std::clamp(estimate, searchLow, searchHigh), fInside = -rootLimit;
         for (;;) {
             const double next = inside + direction * step;
             if ((direction > 0 && next > bound) || (direction < 0 && next < bound)) {
                 *open = true;
                 return bound;
             }
-            if (outside(next)) {
-                double in = inside, out = next;
-                for (int i = 0; i < 15; ++i) {
-                    const double mid = (in + out) / 2;
-                    (outside(mid) ? out : in) = mid;
-                }
-                return (in + out) / 2;
-            }
+            const double f = excess(next);
+            if (f > 0) return edgeBetween(excess, inside, fInside, next, f, span * 1e-6);
             inside = next;
+            fInside = f;
         }
     };
     interval.low = edge(-1, searchLow, &interval.lowOpen);
@@ -234,13 +237,18 @@ double chiSquareSurvival(double x, double dof)
 
 double chiSquareQuantile(double p, double dof)
 {
+    // 200 bisections of the incomplete gamma function; every interval asks for the same level.
+    thread_local double lastP = NAN, lastDof = NAN, lastValue = NAN;
+    if (p == lastP && dof == lastDof) return lastValue;
     double low = 0, high = 1;
     while (1 - chiSquareSurvival(high, dof) < p) high *= 2;
     for (int i = 0; i < 200; ++i) {
         const double mid = (low + high) / 2;
         (1 - chiSquareSurvival(mid, dof) < p ? low : high) = mid;
     }
-    return (low + high) / 2;
+    lastP = p;
+    lastDof = dof;
+    return lastValue = (low + high) / 2;
 }
 
 double normalQuantile(double p)

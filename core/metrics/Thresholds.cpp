@@ -1,6 +1,7 @@
 // Thresholds.cpp — see Thresholds.h.
 #include "core/metrics/Thresholds.h"
 
+#include "core/metrics/Edge.h"
 #include "core/metrics/Maximise.h"
 
 #include <algorithm>
@@ -111,6 +112,10 @@ SeedBracket seedBracket(std::vector<SeedVerdict> verdicts, bool learnedBelow)
 double studentTQuantile(double p, double dof)
 {
     if (!(p > 0 && p < 1) || !(dof > 0)) return NAN;
+    // Tens of bisections of a 2,000-interval Simpson sum; a search asks again for each seed count.
+    thread_local std::map<std::pair<double, double>, double> known;
+    if (const auto it = known.find({p, dof}); it != known.end()) return it->second;
+    if (known.size() > 256) known.clear();
     const double half = std::fabs(p - 0.5);
     double low = 0, high = 1;
     while (studentTHalfMass(high, dof) < half && high < 1e8) high *= 2;
@@ -119,7 +124,7 @@ double studentTQuantile(double p, double dof)
         (studentTHalfMass(mid, dof) < half ? low : high) = mid;
     }
     const double t = (low + high) / 2;
-    return p < 0.5 ? -t : t;
+    return known[{p, dof}] = p < 0.5 ? -t : t;
 }
 
 ThresholdFit fitThresholds(const std::vector<SeedBracket> &brackets, double level, double xMin,
@@ -152,18 +157,18 @@ ThresholdFit fitThresholds(const std::vector<SeedBracket> &brackets, double leve
     const double cutoff =
         k >= 2 ? k * std::log1p(std::pow(studentTQuantile((1 + level) / 2, k - 1), 2) / (k - 1))
                : INFINITY;
-    auto deviance = [&](double m) { return 2 * (best.logLik - profile(m)); };
+    // √deviance − √cut-off: positive outside the interval, near linear in μ at its edges.
+    const double rootCutoff = std::sqrt(cutoff);
+    auto excess = [&](double m) {
+        return std::sqrt(std::max(0.0, 2 * (best.logLik - profile(m)))) - rootCutoff;
+    };
     auto edge = [&](double limit, bool *open) {
-        if (!(deviance(limit) > cutoff)) {
+        const double atLimit = excess(limit);
+        if (!(atLimit > 0)) {
             *open = true;
             return limit;
         }
-        double inside = mu, outside = limit;
-        for (int i = 0; i < 50 && std::fabs(outside - inside) > 1e-6 * span; ++i) {
-            const double mid = (inside + outside) / 2;
-            (deviance(mid) > cutoff ? outside : inside) = mid;
-        }
-        return (inside + outside) / 2;
+        return edgeBetween(excess, mu, -rootCutoff, limit, atLimit, 1e-6 * span);
     };
     fit.interval.low = edge(muLow, &fit.interval.lowOpen);
     fit.interval.high = edge(muHigh, &fit.interval.highOpen);

@@ -1,6 +1,7 @@
 // test_search.cpp — the boundary search as a user relies on it: its 95 % intervals cover the true
 // crossing and its law the true exponent when the trainer is a known logistic, a killed search
 // resumes to the same result, and a tiny CPU model's crossing agrees with a dense grid.
+#include "core/metrics/Edge.h"
 #include "core/metrics/JointLaw.h"
 #include "core/metrics/Logistic.h"
 #include "core/metrics/Metrics.h"
@@ -136,6 +137,7 @@ int runSearch(Session &session, const SimulatedTrainer &trainer)
 class TestSearch : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void anIntervalsEdgeTakesAFewFits();
     void theFitFindsAKnownCurve();
     void theIntervalsCoverTheTrueCrossing_data();
     void theIntervalsCoverTheTrueCrossing();
@@ -156,6 +158,35 @@ private Q_SLOTS:
 
 // Many replicates at many points: the fit recovers the curve, and the crossing's interval is
 // narrow and holds the truth.
+// Each evaluation of an interval's edge is a fit of its own: the secant finds the edge of a
+// profile's √deviance − √limit to the tolerance in a handful of them, where bisection of the same
+// bracket takes 15; a failed fit (infinite) still counts as outside; and an edge already known to
+// the tolerance costs nothing.
+void TestSearch::anIntervalsEdgeTakesAFewFits()
+{
+    int calls = 0;
+    // A profile deviance 3.84 at x = 0.7, steeper than a parabola outside.
+    auto excess = [&](double x) {
+        ++calls;
+        return std::sqrt(3.84 * std::pow(x / 0.7, 2) * (1 + 0.3 * (x - 0.7))) - std::sqrt(3.84);
+    };
+    double edge = edgeBetween(excess, 0.5, excess(0.5), 0.9, excess(0.9), 1e-6);
+    QVERIFY2(std::fabs(edge - 0.7) < 1e-6, qPrintable(QString::number(edge, 'g', 12)));
+    QVERIFY2(calls - 2 <= 8, qPrintable(QString::number(calls)));
+    // From the other side (an interval's low edge): inside above, outside below.
+    calls = 0;
+    auto mirrored = [&](double x) { return excess(-x); };
+    edge = edgeBetween(mirrored, -0.5, mirrored(-0.5), -0.9, mirrored(-0.9), 1e-6);
+    QVERIFY2(std::fabs(edge + 0.7) < 1e-6, qPrintable(QString::number(edge, 'g', 12)));
+    // A fit that fails beyond 0.8 reads as outside at infinity.
+    auto failing = [&](double x) { return x > 0.8 ? INFINITY : excess(x); };
+    edge = edgeBetween(failing, 0.5, failing(0.5), 1.0, failing(1.0), 1e-6);
+    QVERIFY2(std::fabs(edge - 0.7) < 1e-6, qPrintable(QString::number(edge, 'g', 12)));
+    calls = 0;
+    QCOMPARE(edgeBetween(excess, 0.7, -1e-9, 0.7 + 1e-7, 1e-9, 1e-6), 0.7 + 5e-8);
+    QCOMPARE(calls, 0);
+}
+
 void TestSearch::theFitFindsAKnownCurve()
 {
     std::mt19937_64 rng(1);
