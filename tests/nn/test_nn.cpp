@@ -171,6 +171,30 @@ private Q_SLOTS:
         for (int64_t r = 0; r < 3; ++r) QVERIFY(std::abs(eval.loss[r].item<double>() - 1.0) < 1e-5);
     }
 
+    // eval_batches: the held-out set's first batches of 256 point sets, the same ones whatever
+    // the count (Inside the heads' statistics read the first 256); 4 batches are all 1024.
+    void evalBatchesScoreTheFirstBatches()
+    {
+        Transformer model(nnModel(16, {2}), 0, 0, 2, torch::Device("cpu"));
+        for (int64_t r = 0; r < 2; ++r) model.initializeRun(r, static_cast<uint64_t>(r + 3));
+        torch::NoGradGuard noGrad;
+        auto evaluate = [&](int64_t batches) {
+            NearestNeighbourTask task(nnTask(16, 8), {0, 1}, torch::Device("cpu"), batches);
+            return task.evaluate(model).loss;
+        };
+        const auto all = evaluate(0), one = evaluate(1), four = evaluate(4), many = evaluate(99);
+        QVERIFY(torch::equal(all, four) && torch::equal(all, many));
+        NearestNeighbourTask task(nnTask(16, 8), {0, 1}, torch::Device("cpu"));
+        const auto first = task.statsInput(2).input; // (2, 256, N, d)
+        const auto byHand = NearestNeighbourTask::squaredDistanceLoss(
+            model.forward(first), NearestNeighbourTask::farthestPointTargets(first));
+        QVERIFY2(
+            torch::allclose(one, byHand, 1e-5, 1e-6),
+            qPrintable(
+                QString("%1 against %2").arg(one[0].item<double>()).arg(byHand[0].item<double>())));
+        QVERIFY(!torch::allclose(one, all, 1e-4, 1e-5)); // the other 768 sets count
+    }
+
     void dataIsSeededPerRun()
     {
         const torch::Device cpu("cpu");

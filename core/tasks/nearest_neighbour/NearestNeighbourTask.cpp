@@ -96,12 +96,13 @@ std::unique_ptr<Task> makeNearestNeighbourTask(const RunConfig &config,
                                                const std::vector<uint64_t> &dataSeeds,
                                                const std::string &device)
 {
-    return std::make_unique<NearestNeighbourTask>(config.task, dataSeeds, torch::Device(device));
+    return std::make_unique<NearestNeighbourTask>(config.task, dataSeeds, torch::Device(device),
+                                                  config.evalBatches);
 }
 
 NearestNeighbourTask::NearestNeighbourTask(const TaskConfig &config,
                                            std::vector<uint64_t> dataSeeds,
-                                           const torch::Device &device)
+                                           const torch::Device &device, int64_t evalBatches)
     : m_config(config)
     , m_device(device)
 {
@@ -114,7 +115,9 @@ NearestNeighbourTask::NearestNeighbourTask(const TaskConfig &config,
     // The held-out set: drawn once on the CPU, so it is bit-identical on every device.
     const auto test = unitPoints(seedKeys({kTestSeed}), torch::zeros({}, torch::kInt64),
                                  {kTestSamples, config.numPoints, config.pointDim});
-    m_testPoints = test[0].to(device);
+    const int64_t samples =
+        evalBatches > 0 ? std::min(kTestSamples, evalBatches * kEvalChunk) : kTestSamples;
+    m_testPoints = test[0].narrow(0, 0, samples).to(device);
     m_testTargets = farthestPointTargets(m_testPoints);
 }
 

@@ -15,7 +15,8 @@
 // log/cos. Torch's generators give neither of the last two: their streams differ by device, and a
 // per-run reseed each step is a host call that a captured graph would not replay.
 //
-// Evaluation: one fixed held-out set of kTestSamples samples, drawn once on the CPU from
+// Evaluation: one fixed held-out set of kTestSamples samples (eval_batches: its first batches),
+// drawn once on the CPU from
 // kTestSeed (independent of the runs' data seeds, so every run and device is scored on the same
 // points), copied to the device. Internal to core/: includes LibTorch.
 #pragma once
@@ -34,9 +35,10 @@ public:
     static constexpr uint64_t kTestSeed = 0x4e4e2d7465737431ULL; // "NN-test1"
     static constexpr int64_t kEvalChunk = 256;                   // test samples per forward pass
 
-    // dataSeeds: one per run of the ensemble, in run order.
+    // dataSeeds: one per run of the ensemble, in run order. evalBatches > 0: the held-out set's
+    // first evalBatches · kEvalChunk samples only (RunConfig::evalBatches; 0: all of them).
     NearestNeighbourTask(const TaskConfig &config, std::vector<uint64_t> dataSeeds,
-                         const torch::Device &device);
+                         const torch::Device &device, int64_t evalBatches = 0);
 
     int64_t vocabSize() const override { return 0; }    // points in, points out
     int64_t maxPositions() const override { return 0; } // permutation-equivariant: no positions
