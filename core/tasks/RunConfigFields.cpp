@@ -558,7 +558,10 @@ const FieldTable<RunConfig> &runConfigFields()
             fields::integer("log_every", &RunConfig::logEvery, 1, RunLimits::kMaxSteps,
                             "steps averaged into one train point"),
             fields::integer("eval_batches", &RunConfig::evalBatches, 0, RunLimits::kMaxSteps,
-                            "test batches per evaluation; 0 for the whole test set"),
+                            "test batches per evaluation (text: 64 windows each; nearest "
+                            "neighbour: 256 point sets each); 0 for the whole test set. The "
+                            "addition and file tasks always evaluate their whole test set (its "
+                            "size: test_pairs, test_fraction)"),
             fields::writtenUnlessDefault(
                 fields::integer(
                     "stop_after_learned", &RunConfig::stopAfterLearned, 0, RunLimits::kMaxSteps,
@@ -620,12 +623,33 @@ FieldAxis fieldAxis(const FieldTable<S> &table, const std::string &key,
     };
     axis.text = [row, key, part](const RunConfig &config) {
         RunConfig copy = config; // `part` hands out the table's struct of a config it may change
+        const S &value = part(copy);
+        // The text is remembered per thread for the last values asked: every run's labels are
+        // asked for at every selection (Replicates.h configurationLabels), and writing the row
+        // and reading it back with yaml-cpp was most of a click's time in a 150-run session.
+        struct Known {
+            std::string key;
+            S value;
+            std::string text;
+        };
+        constexpr size_t kKept = 32;
+        thread_local std::vector<Known> known;
+        thread_local size_t oldest = 0;
+        for (const Known &k : known)
+            if (k.key == key && k.value == value) return k.text;
         YAML::Emitter out;
         out << YAML::Flow << YAML::BeginMap;
-        row->write(out, part(copy));
+        row->write(out, value);
         out << YAML::EndMap;
         const YAML::Node written = YAML::Load(out.c_str())[key];
-        return written.IsScalar() ? written.Scalar() : std::string();
+        Known made{key, value, written.IsScalar() ? written.Scalar() : std::string()};
+        if (known.size() < kKept) {
+            known.push_back(made);
+        } else {
+            known[oldest] = made;
+            oldest = (oldest + 1) % kKept;
+        }
+        return made.text;
     };
     axis.apply = [row, key, part](RunConfig &config, const std::string &text) {
         YAML::Node map(YAML::NodeType::Map);
