@@ -53,6 +53,7 @@ static void renderCanvas(FigureView *figure, QPainter &painter, QSize size)
 
 bool FigureExporter::writePng(FigureView *figure, const QString &path, QSize size, QString *error)
 {
+    figure->ensureCurrent(); // a hidden tab's figure follows the selection when it is drawn
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
     image.fill(figure->theme().background);
     {
@@ -69,6 +70,7 @@ bool FigureExporter::writePng(FigureView *figure, const QString &path, QSize siz
 
 bool FigureExporter::writeSvg(FigureView *figure, const QString &path, QSize size, QString *error)
 {
+    figure->ensureCurrent();
     QSvgGenerator svg;
     svg.setFileName(path);
     svg.setSize(size);
@@ -101,6 +103,7 @@ bool FigureExporter::writeCsv(FigureView *figure, const QString &path, QString *
         if (error) *error = QObject::tr("Could not write %1: %2").arg(path, file.errorString());
         return false;
     }
+    figure->ensureCurrent();
     file.write(figure->csv().toUtf8());
     if (!file.commit()) {
         if (error) *error = QObject::tr("Could not write %1: %2").arg(path, file.errorString());

@@ -283,7 +283,25 @@ void FigureView::setSelectedRuns(const QList<int> &runs)
 {
     if (runs == m_selected) return;
     m_selected = runs;
+    if (window()->isVisible() && !isVisible() && !followsSelectionWhileHidden()) {
+        m_selectionStale = true;
+        return;
+    }
+    m_selectionStale = false;
     selectionChanged();
+}
+
+void FigureView::ensureCurrent()
+{
+    if (!m_selectionStale) return;
+    m_selectionStale = false;
+    selectionChanged();
+}
+
+void FigureView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    ensureCurrent();
 }
 
 std::string FigureView::stateValue(const ViewState &state, const std::string &key,

@@ -60,8 +60,13 @@ public:
     // none). Its tooltip while the mouse moves; tests call it directly.
     static QString valueAt(QChartView *view, const QPoint &at, double radius = 8);
     void setControlsVisible(bool visible);
+    // The runs the table selects. A figure on a tab the user is not looking at (its window shown,
+    // it not) follows at its next showing or export (ensureCurrent): every figure redrawing at
+    // every click was most of a click's time in a session of 150 runs. One never shown (a test's,
+    // an export's copy) follows at once, as does one that must (followsSelectionWhileHidden).
     void setSelectedRuns(const QList<int> &runs);
     const QList<int> &selectedRuns() const { return m_selected; }
+    void ensureCurrent();
     const ChartTheme &theme() const { return m_theme; }
 
 Q_SIGNALS:
@@ -86,6 +91,10 @@ protected:
     static void fitChartTitle(QChart *chart, const ChartTheme &theme);
     QHBoxLayout *controlsLayout() const { return m_controlsLayout; }
     virtual void selectionChanged() { refresh(); }
+    // Whether the figure follows the selection while its tab is hidden: Inside the heads asks the
+    // trainer for the selected run's live maps, which must be on their way before it is shown.
+    virtual bool followsSelectionWhileHidden() const { return false; }
+    void showEvent(QShowEvent *event) override;
     // Reads "<figureId>.<key>" from a view state.
     std::string stateValue(const ViewState &state, const std::string &key,
                            const std::string &fallback = {}) const;
@@ -102,6 +111,7 @@ private:
     QHBoxLayout *m_controlsLayout;
     QWidget *m_canvas = nullptr;
     std::function<bool(const Session &)> m_appliesRule; // none: it applies to every session
+    bool m_selectionStale = false; // the selection changed while the figure was hidden
 };
 
 // A figure's canvas drawn with QPainter (the screen, PNG and SVG are one drawing, through `paint`):

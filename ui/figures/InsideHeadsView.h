@@ -92,6 +92,7 @@ public:
 private:
     friend class InsideHeadsCanvas;
     void selectionChanged() override;
+    bool followsSelectionWhileHidden() const override { return true; } // the live maps' request
     void reloadRun();
     void updateMaps();
     const HeadInspector *inspectorAt(int index);
