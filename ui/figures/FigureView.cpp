@@ -283,8 +283,9 @@ void FigureView::setSelectedRuns(const QList<int> &runs)
 {
     if (runs == m_selected) return;
     m_selected = runs;
-    if (window()->isVisible() && !isVisible() && !followsSelectionWhileHidden()) {
+    if (window()->isVisible() && !isVisible()) {
         m_selectionStale = true;
+        selectionChangedWhileHidden();
         return;
     }
     m_selectionStale = false;

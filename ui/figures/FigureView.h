@@ -63,7 +63,7 @@ public:
     // The runs the table selects. A figure on a tab the user is not looking at (its window shown,
     // it not) follows at its next showing or export (ensureCurrent): every figure redrawing at
     // every click was most of a click's time in a session of 150 runs. One never shown (a test's,
-    // an export's copy) follows at once, as does one that must (followsSelectionWhileHidden).
+    // an export's copy) follows at once.
     void setSelectedRuns(const QList<int> &runs);
     const QList<int> &selectedRuns() const { return m_selected; }
     void ensureCurrent();
@@ -91,9 +91,9 @@ protected:
     static void fitChartTitle(QChart *chart, const ChartTheme &theme);
     QHBoxLayout *controlsLayout() const { return m_controlsLayout; }
     virtual void selectionChanged() { refresh(); }
-    // Whether the figure follows the selection while its tab is hidden: Inside the heads asks the
-    // trainer for the selected run's live maps, which must be on their way before it is shown.
-    virtual bool followsSelectionWhileHidden() const { return false; }
+    // What must follow the selection at once while the figure is hidden (the rest waits for its
+    // showing): Inside the heads' request for the selected run's live maps.
+    virtual void selectionChangedWhileHidden() {}
     void showEvent(QShowEvent *event) override;
     // Reads "<figureId>.<key>" from a view state.
     std::string stateValue(const ViewState &state, const std::string &key,

@@ -92,7 +92,7 @@ public:
 private:
     friend class InsideHeadsCanvas;
     void selectionChanged() override;
-    bool followsSelectionWhileHidden() const override { return true; } // the live maps' request
+    void selectionChangedWhileHidden() override;
     void reloadRun();
     void updateMaps();
     const HeadInspector *inspectorAt(int index);
@@ -111,7 +111,8 @@ private:
     QPushButton *m_ablate;
 
     int m_run = -1;
-    int m_headCount = 1;                           // of m_run: the most heads in one layer (w·H)
+    bool m_runChangedWhileHidden = false; // m_run moved without a reload: the next one resets
+    int m_headCount = 1;                  // of m_run: the most heads in one layer (w·H)
     mutable std::vector<DrawnLabel> m_drawnLabels; // written by each paint
     struct DrawnMap {
         QRectF box;
