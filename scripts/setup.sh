@@ -38,6 +38,10 @@ ATHERIS_VERSION="3.0.0"
 TENSORBOARD_VERSION="2.21.0"
 MLFLOW_SKINNY_VERSION="3.17.2"
 OPTUNA_VERSION="5.0.0"
+# uv installs the wheels into .venv: from its cache (~/.cache/uv) it hard-links a wheel's files
+# instead of unpacking them again, so a second clone's .venv takes seconds instead of a minute of
+# unpacking torch, at no second copy on disk. pip as before where uv cannot be had.
+UV_VERSION="0.13.9"
 JOBS="${HEADLAB_JOBS:-$(nproc)}"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 VENV="$ROOT/.venv"
@@ -94,6 +98,32 @@ print(" ".join(name + "==" + version(name) for name in sys.argv[1:]))
 PY
 }
 
+# pip_install ARGS...: the packages into .venv, by uv when it is there (ensure_uv), else by pip.
+# uv is told what pip's settings say (an index, local wheels, the certificates) unless set for it.
+pip_install() {
+    if [[ -x "$VENV/bin/uv" ]]; then
+        local settings=() pair
+        for pair in SSL_CERT_FILE:PIP_CERT UV_INDEX_URL:PIP_INDEX_URL \
+            UV_EXTRA_INDEX_URL:PIP_EXTRA_INDEX_URL UV_FIND_LINKS:PIP_FIND_LINKS; do
+            local mine="${pair%%:*}" pips="${pair##*:}"
+            [[ -z "${!mine:-}" && -n "${!pips:-}" ]] && settings+=("$mine=${!pips}")
+        done
+        if env "${settings[@]}" "$VENV/bin/uv" pip install --quiet --python "$VENV/bin/python" "$@"; then
+            return 0
+        fi
+        say "uv could not install $*; trying pip"
+    fi
+    local flags=(--no-input --no-cache-dir) # no second copy of the wheels in ~/.cache/pip
+    [[ -t 1 ]] || flags+=(--progress-bar off)
+    "$VENV/bin/python" -m pip install "${flags[@]}" "$@"
+}
+
+ensure_uv() {
+    [[ "$("$VENV/bin/uv" --version 2>/dev/null)" == "uv $UV_VERSION"* ]] && return 0
+    "$VENV/bin/python" -m pip install --no-input --quiet --disable-pip-version-check \
+        "uv==$UV_VERSION" >/dev/null 2>&1 || say "uv $UV_VERSION could not be installed: pip installs"
+}
+
 ensure_venv() {
     if [[ ! -x "$VENV/bin/python" ]] || ! "$VENV/bin/python" -c '' >/dev/null 2>&1; then
         say "creating the virtual environment $VENV"
@@ -107,9 +137,8 @@ ensure_venv() {
     local names=("${pins[@]%%==*}")
     local found
     found="$(venv_versions "${names[@]}")"
-    local pip_flags=(--no-input)
-    [[ -t 1 ]] || pip_flags+=(--progress-bar off)
     if [[ "$found" != "${pins[*]}" ]]; then
+        ensure_uv
         say "installing ${pins[*]} from PyPI into .venv (found: $found; torch with its CUDA" \
             "libraries is ~3 GB)"
         # torch unpacks to ~5 GB beside a ~3 GB download; a full disk otherwise surfaces as
@@ -121,22 +150,21 @@ ensure_venv() {
                 "$((free_kib / 1024)) MB are free. Free some space (old clones, ~/.cache/pip) and run" \
                 "this again."
         fi
-        # --no-cache-dir: no second copy of the wheels in ~/.cache/pip.
         # torch first without its dependencies, then those it names but triton: triton (641 MB
         # unpacked) is torch.compile's code generator for Python, which LibTorch C++ never loads;
         # HEADLAB_WITH_TRITON=1 keeps it (bench/ peers that compile run on the GPU machine's own
         # torch). pip evaluates each requirement's marker, so a torch extra is left out as usual.
-        "$VENV/bin/python" -m pip install --no-cache-dir "${pip_flags[@]}" --no-deps "torch==$TORCH_VERSION"
+        pip_install --no-deps "torch==$TORCH_VERSION"
         local torch_deps=()
         mapfile -t torch_deps < <("$VENV/bin/python" -c 'import importlib.metadata as m, sys
 for r in m.requires("torch") or []:
     if sys.argv[1] == "1" or not r.replace(" ", "").lower().startswith("triton"):
         print(r)' "${HEADLAB_WITH_TRITON:-0}")
         [[ "${HEADLAB_WITH_TRITON:-0}" == 1 ]] ||
-            say "torch's dependencies without triton (641 MB that LibTorch C++ never loads; pip will say" \
-                "torch requires it: expected. HEADLAB_WITH_TRITON=1 installs it)"
+            say "torch's dependencies without triton (641 MB that LibTorch C++ never loads; the installer" \
+                "may say torch requires it: expected. HEADLAB_WITH_TRITON=1 installs it)"
         # The other pins without torch's: a torch named again would bring its every requirement.
-        "$VENV/bin/python" -m pip install --no-cache-dir "${pip_flags[@]}" "${torch_deps[@]}" "${pins[@]:1}"
+        pip_install "${torch_deps[@]}" "${pins[@]:1}"
     fi
     # HeadLab's own package: the venv imports python/headlab of this clone, as an editable
     # install would, through a .pth file (no build backend needed; `pip install ./python` is for
@@ -175,8 +203,8 @@ print(next(r for r in m.requires("torch") if r.startswith("cuda-toolkit")))' 2>/
     if [[ ! -x "$home/bin/nvcc" ]]; then
         say "no CUDA toolkit at $CUDA_HOME: installing its compiler (nvcc, nvvm, crt, cccl) for CUDA" \
             "$version from PyPI into .venv (~265 MB)"
-        "$VENV/bin/python" -m pip install --no-cache-dir --no-input --progress-bar off \
-            "cuda-toolkit[nvcc,nvvm,crt,cccl]==$version"
+        ensure_uv
+        pip_install "cuda-toolkit[nvcc,nvvm,crt,cccl]==$version"
         [[ -x "$home/bin/nvcc" ]] || die "the CUDA $version wheels did not bring $home/bin/nvcc"
     fi
     # nvcc links from lib64 (its nvcc.profile); the wheels have lib.
