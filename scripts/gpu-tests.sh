@@ -48,7 +48,16 @@ verdicts="docs/data/gpu-tests/$(date -u +%F)-${gpu:-no-gpu}-$commit.txt"
 mkdir -p "$ROOT/docs/data/gpu-tests"
 # Whether the tree differs from the commit, asked before the verdicts file exists (it would count
 # as a change itself); the build directory and carried files are ignored by git.
-dirty=$(git -C "$ROOT" status --porcelain 2>/dev/null || true)
+# Only against the commit named: a device's copy can hold a .git left from an older tree, whose
+# HEAD is not HEADLAB_COMMIT (2026-12-03: "differs" from bf2a50e listed files that did not).
+head=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || true)
+if [[ -n "$head" && "$head" == "$commit"* ]]; then
+    dirty=$(git -C "$ROOT" status --porcelain 2>/dev/null || true)
+elif [[ -n "$head" ]]; then
+    dirty="?? not known: this copy's git HEAD is $head, not $commit"
+else
+    dirty=""
+fi
 {
     echo "# scripts/gpu-tests.sh ${1:-(default suites)} at $commit, $(date -u '+%F %T') UTC"
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no GPU"
