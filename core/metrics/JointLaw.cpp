@@ -63,11 +63,6 @@ double logDet(const Matrix &l)
     return sum;
 }
 
-double log1pExp(double v)
-{
-    return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
-}
-
 // The problem's layout: parameters a0, b_1 … b_K, s, u_1 … u_C.
 struct Problem {
     const std::vector<JointConfiguration> &configurations;
@@ -102,61 +97,56 @@ struct Problem {
         return v;
     }
 
-    // The information matrix at theta: Σ n π(1−π) x xᵀ over the points, plus the priors' curvature.
-    void information(const std::vector<double> &theta, double sigmaU, Matrix &h) const
+    // One pass over the points, one exponential each: the log-likelihood minus the priors'
+    // penalties, without Firth's term (returned when `likelihood`, else 0), and the information
+    // matrix Σ n π(1−π) x xᵀ plus the priors' curvature (into *h when given). With e = exp(−|η|),
+    // log(1 + e^η) is max(η, 0) + log1p(e) and π(1 − π) is e / (1 + e)².
+    double pass(const std::vector<double> &theta, double sigmaU, bool likelihood, Matrix *h) const
     {
         const size_t n = size();
-        h.assign(n, std::vector<double>(n, 0.0));
-        forEachPoint([&](const BinomialPoint &p, const auto &row) {
-            const double prob = 1 / (1 + std::exp(-linear(theta, row)));
-            const double w = p.trials * prob * (1 - prob);
-            for (auto [i, xi] : row)
-                for (auto [j, xj] : row) h[i][j] += w * xi * xj;
-        });
-        h[slope()][slope()] += 1 / (kSlopePriorSd * kSlopePriorSd);
-        for (size_t c = 0; c < configurations.size(); ++c) h[u(c)][u(c)] += 1 / (sigmaU * sigmaU);
-    }
-
-    // The log-likelihood minus the priors' penalties, without Firth's term.
-    double penalisedLikelihood(const std::vector<double> &theta, double sigmaU) const
-    {
+        if (h) h->assign(n, std::vector<double>(n, 0.0));
         double ll = 0;
         forEachPoint([&](const BinomialPoint &p, const auto &row) {
             const double eta = linear(theta, row);
-            ll += p.successes * eta - p.trials * log1pExp(eta);
+            const double e = std::exp(-std::fabs(eta));
+            if (likelihood)
+                ll += p.successes * eta - p.trials * (std::max(eta, 0.0) + std::log1p(e));
+            if (!h) return;
+            const double w = p.trials * e / ((1 + e) * (1 + e));
+            for (auto [i, xi] : row)
+                for (auto [j, xj] : row) (*h)[i][j] += w * xi * xj;
         });
+        if (h) {
+            (*h)[slope()][slope()] += 1 / (kSlopePriorSd * kSlopePriorSd);
+            for (size_t c = 0; c < configurations.size(); ++c)
+                (*h)[u(c)][u(c)] += 1 / (sigmaU * sigmaU);
+        }
+        if (!likelihood) return 0;
         double penalty = theta[slope()] * theta[slope()] / (2 * kSlopePriorSd * kSlopePriorSd);
         for (size_t c = 0; c < configurations.size(); ++c)
             penalty += theta[u(c)] * theta[u(c)] / (2 * sigmaU * sigmaU);
         return ll - penalty;
     }
 
+    void information(const std::vector<double> &theta, double sigmaU, Matrix &h) const
+    {
+        pass(theta, sigmaU, false, &h);
+    }
+
+    double penalisedLikelihood(const std::vector<double> &theta, double sigmaU) const
+    {
+        return pass(theta, sigmaU, true, nullptr);
+    }
+
     // What the fit maximises: the penalised log-likelihood plus Firth's ½ log det I (Firth 1993),
     // which keeps the shared slope finite and the crossings' profiles honest when every
-    // configuration's outcomes are separated, as the separate model's fit does. One pass over the
-    // points, one exponential and one logarithm each: with e = exp(−|η|), log(1 + e^η) is
-    // max(η, 0) + log1p(e) and π(1 − π) is e / (1 + e)².
+    // configuration's outcomes are separated, as the separate model's fit does.
     double objective(const std::vector<double> &theta, double sigmaU) const
     {
-        const size_t n = size();
-        Matrix h(n, std::vector<double>(n, 0.0)), l;
-        double ll = 0;
-        forEachPoint([&](const BinomialPoint &p, const auto &row) {
-            const double eta = linear(theta, row);
-            const double e = std::exp(-std::fabs(eta));
-            ll += p.successes * eta - p.trials * (std::max(eta, 0.0) + std::log1p(e));
-            const double w = p.trials * e / ((1 + e) * (1 + e));
-            for (auto [i, xi] : row)
-                for (auto [j, xj] : row) h[i][j] += w * xi * xj;
-        });
-        h[slope()][slope()] += 1 / (kSlopePriorSd * kSlopePriorSd);
-        double penalty = theta[slope()] * theta[slope()] / (2 * kSlopePriorSd * kSlopePriorSd);
-        for (size_t c = 0; c < configurations.size(); ++c) {
-            h[u(c)][u(c)] += 1 / (sigmaU * sigmaU);
-            penalty += theta[u(c)] * theta[u(c)] / (2 * sigmaU * sigmaU);
-        }
+        Matrix h, l;
+        const double ll = pass(theta, sigmaU, true, &h);
         if (!cholesky(h, l)) return -std::numeric_limits<double>::infinity();
-        return ll - penalty + 0.5 * logDet(l);
+        return ll + 0.5 * logDet(l);
     }
 
     // The objective's gradient (the score with Firth's leverage term, Σ (y − nπ + h (½ − π)) x, h

@@ -26,12 +26,22 @@ struct Information {
     double det() const { return i00 * i11 - i01 * i01; }
 };
 
-Information information(const std::vector<BinomialPoint> &points, double a, double b)
+// The information at (a, b), and with `ll` the log-likelihood, in one pass: one exponential (and
+// with `ll` one logarithm) a point. With e = exp(−|t|), log σ(±t) is −log1p(e) on the side of t's
+// sign and −|t| − log1p(e) on the other, and σ(t)(1 − σ(t)) = e / (1 + e)².
+Information information(const std::vector<BinomialPoint> &points, double a, double b,
+                        double *ll = nullptr)
 {
     Information info;
     for (const auto &p : points) {
-        const double q = sigmoid(a + b * p.x);
-        const double w = p.trials * q * (1 - q);
+        const double t = a + b * p.x;
+        const double e = std::exp(-std::fabs(t));
+        if (ll) {
+            const double l = std::log1p(e), failures = p.trials - p.successes;
+            *ll -= t >= 0 ? p.successes * l + failures * (t + l)
+                          : p.successes * (l - t) + failures * l;
+        }
+        const double w = p.trials * e / ((1 + e) * (1 + e));
         info.i00 += w;
         info.i01 += w * p.x;
         info.i11 += w * p.x * p.x;
@@ -94,21 +104,8 @@ double LogisticFit::crossing(double target) const
 
 double penalizedLogLikelihood(const std::vector<BinomialPoint> &points, double a, double b)
 {
-    // One exponential and one logarithm a point: with e = exp(−|t|), log σ(±t) is −log1p(e) on
-    // the side of t's sign and −|t| − log1p(e) on the other, and σ(t)(1 − σ(t)) = e / (1 + e)².
     double ll = 0;
-    Information info;
-    for (const auto &p : points) {
-        const double t = a + b * p.x;
-        const double e = std::exp(-std::fabs(t)), l = std::log1p(e);
-        const double failures = p.trials - p.successes;
-        ll -= t >= 0 ? p.successes * l + failures * (t + l) : p.successes * (l - t) + failures * l;
-        const double w = p.trials * e / ((1 + e) * (1 + e));
-        info.i00 += w;
-        info.i01 += w * p.x;
-        info.i11 += w * p.x * p.x;
-    }
-    const double det = info.det();
+    const double det = information(points, a, b, &ll).det();
     if (!(det > 0)) return -std::numeric_limits<double>::infinity();
     return ll + 0.5 * std::log(det);
 }
