@@ -16,9 +16,8 @@
 // per-run reseed each step is a host call that a captured graph would not replay.
 //
 // Evaluation: one fixed held-out set of kTestSamples samples (eval_batches: its first batches),
-// drawn once on the CPU from
-// kTestSeed (independent of the runs' data seeds, so every run and device is scored on the same
-// points), copied to the device. Internal to core/: includes LibTorch.
+// drawn once on the CPU from kTestSeed (independent of the runs' data seeds, so every run and
+// device is scored on the same points), copied to the device. Internal to core/: includes LibTorch.
 #pragma once
 
 #include "core/tasks/Task.h"
