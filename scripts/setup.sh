@@ -151,13 +151,13 @@ ensure_venv() {
         free_kib="$(df -Pk "$ROOT" | awk 'NR == 2 { print $4 }')"
         if [[ -n "$free_kib" && "$free_kib" -lt "$need_kib" ]]; then
             die "installing torch needs about 9 GB free on $(df -P "$ROOT" | awk 'NR == 2 { print $6 }');" \
-                "$((free_kib / 1024)) MB are free. Free some space (old clones, ~/.cache/pip) and run" \
+                "$((free_kib / 1024)) MB are free. Free some space (old clones, ~/.cache/pip, ~/.cache/uv) and run" \
                 "this again."
         fi
         # torch first without its dependencies, then those it names but triton: triton (641 MB
         # unpacked) is torch.compile's code generator for Python, which LibTorch C++ never loads;
         # HEADLAB_WITH_TRITON=1 keeps it (bench/ peers that compile run on the GPU machine's own
-        # torch). pip evaluates each requirement's marker, so a torch extra is left out as usual.
+        # torch). The installer evaluates each requirement's marker, so a torch extra is left out as usual.
         pip_install --no-deps "torch==$TORCH_VERSION"
         local torch_deps=()
         mapfile -t torch_deps < <("$VENV/bin/python" -c 'import importlib.metadata as m, sys
