@@ -433,8 +433,9 @@ const std::vector<Action> &actions()
                  QCOMPARE(int(selectedRows(table).size()), 1);
              }
              // A figure on a hidden tab follows the selection once it is shown (it skips the
-             // redraws while hidden: FigureView::ensureCurrent): Inside the heads, shown from
-             // another tab after a click on the last row, shows that row's run.
+             // redraws while hidden: FigureView::ensureCurrent; Inside the heads reads the run's
+             // checkpoint only then): Inside the heads, shown from another tab after a click on
+             // the last row, shows that row's run.
              auto *inside = qobject_cast<InsideHeadsView *>(w.window->figure("inside"));
              const int rows = table->model()->rowCount();
              if (inside && offered(w.window, "inside") && rows > 1) {
