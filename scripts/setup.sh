@@ -38,6 +38,10 @@ ATHERIS_VERSION="3.0.0"
 TENSORBOARD_VERSION="2.21.0"
 MLFLOW_SKINNY_VERSION="3.17.2"
 OPTUNA_VERSION="5.0.0"
+# CUTLASS's C++ headers (the nvidia-cutlass wheel carries them; 27 MB, no binaries) for the one
+# kernel built on them, the feed-forward block's product with its bias and ReLU in the epilogue
+# (core/model/cuda/BiasReluProduct.cu), compiled only where nvcc is (cmake/HeadlabCutlass.cmake).
+CUTLASS_VERSION="4.2.0.0"
 # uv installs the wheels into .venv: from its cache (~/.cache/uv) it hard-links a wheel's files
 # instead of unpacking them again, so a second clone's .venv takes seconds instead of a minute of
 # unpacking torch, at no second copy on disk. pip as before where uv cannot be had.
@@ -137,7 +141,8 @@ ensure_venv() {
     local pins=("torch==$TORCH_VERSION" "numpy==$NUMPY_VERSION" "safetensors==$SAFETENSORS_VERSION"
                 "pandas==$PANDAS_VERSION" "PyYAML==$PYYAML_VERSION" "matplotlib==$MATPLOTLIB_VERSION"
                 "atheris==$ATHERIS_VERSION" "tensorboard==$TENSORBOARD_VERSION"
-                "mlflow-skinny==$MLFLOW_SKINNY_VERSION" "optuna==$OPTUNA_VERSION")
+                "mlflow-skinny==$MLFLOW_SKINNY_VERSION" "optuna==$OPTUNA_VERSION"
+                "nvidia-cutlass==$CUTLASS_VERSION")
     local names=("${pins[@]%%==*}")
     local found
     found="$(venv_versions "${names[@]}")"

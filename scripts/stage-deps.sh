@@ -16,6 +16,20 @@ rm -rf "$ROOT/.deps/nlohmann/include/nlohmann"
 cp -r /usr/include/nlohmann "$ROOT/.deps/nlohmann/include/nlohmann"
 echo "[stage-deps] nlohmann/json headers in $ROOT/.deps/nlohmann/include"
 
+# CUTLASS's headers as the pinned wheel itself (scripts/setup.sh's CUTLASS_VERSION, 6 MB), which
+# cmake/HeadlabCutlass.cmake unpacks into the build tree: from the clone's .venv's installer cache
+# or PyPI.
+cutlass_version="$(sed -n 's/^CUTLASS_VERSION="\(.*\)"$/\1/p' "$ROOT/scripts/setup.sh")"
+cutlass_wheel="$ROOT/.deps/nvidia_cutlass-$cutlass_version-py3-none-any.whl"
+if [[ ! -f "$cutlass_wheel" ]]; then
+    rm -f "$ROOT"/.deps/nvidia_cutlass-*.whl
+    python="$ROOT/.venv/bin/python"
+    [[ -x "$python" ]] || python=python3
+    "$python" -m pip download --quiet --no-deps --dest "$ROOT/.deps" "nvidia-cutlass==$cutlass_version" ||
+        { echo "[stage-deps] error: could not download nvidia-cutlass==$cutlass_version" >&2; exit 1; }
+fi
+echo "[stage-deps] CUTLASS $cutlass_version headers (its wheel) in $cutlass_wheel"
+
 # Qt 6 Core and Test, for the test suites on the GPU machine (no Qt there, nothing to download):
 # Debian 12's libraries, headers, CMake files and moc, with the libraries Qt Core needs that
 # Ubuntu 24.04 lacks or has at other versions (ICU 72, double-conversion, libb2, PCRE2-16, GLib),

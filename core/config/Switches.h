@@ -20,6 +20,7 @@ enum class Switch {
     UnitNormEps,     // e: the unit-scale norm divides by max(||x||, e)
     FusedPoints,     // 0: the nearest-neighbour task's points by ATen's passes on the GPU
     FusedFfn,        // 0: the ReLU feed-forward block's bias and ReLU as ATen's passes on the GPU
+    FfnProduct,      // 0: the block's first product by cuBLAS, its bias and ReLU in a pass after it
     FusedNorm,       // 0: the unit-scale norm's residual step as ATen's passes on the GPU
     FusedLayerNorm,  // 0: the LayerNorm with each run's scale and shift as ATen's passes on the GPU
     FusedAttention,  // 0: attention over micro-heads as ATen's products and softmax on the GPU
@@ -56,6 +57,10 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
     {Switch::FusedFfn, "HEADLAB_FUSED_FFN",
      "0: the ReLU feed-forward block's bias, ReLU and their gradients as ATen's passes instead of "
      "one CUDA kernel each way"},
+    {Switch::FfnProduct, "HEADLAB_FFN_PRODUCT",
+     "0: the ReLU feed-forward block's first product by cuBLAS with its bias and ReLU in a kernel "
+     "after it, instead of one CUTLASS product with them in its epilogue (where the input is at "
+     "most 64 wide and the hidden layer at least 1,024)"},
     {Switch::FusedNorm, "HEADLAB_FUSED_NORM",
      "0: the unit-scale norm's residual step (add, norm, scale) and its gradient as ATen's passes "
      "instead of one CUDA kernel each way"},

@@ -5,6 +5,9 @@
 
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
 #include "core/model/cuda/BiasRelu.h"
+#ifdef HEADLAB_HAVE_CUTLASS
+#include "core/model/cuda/BiasReluProduct.h"
+#endif
 #include "core/model/cuda/LayerNorm.h"
 #include "core/model/cuda/MicroAttention.h"
 #include "core/model/cuda/UnitNorm.h"
@@ -90,6 +93,46 @@ bool fusedBiasRelu(torch::Tensor &h, const torch::Tensor &b)
     (void)h, (void)b;
     return false;
 #endif
+}
+
+bool fusedFfnProductFits(const torch::Tensor &x, const torch::Tensor &w1, const torch::Tensor &b1)
+{
+#if defined(HEADLAB_HAVE_CUDA_KERNELS) && defined(HEADLAB_HAVE_CUTLASS)
+    // Measured faster only with a narrow input and a wide hidden layer (BiasReluProduct.h); with
+    // TF32 on, cuBLAS's tensor-core product is faster than any FP32 one.
+    constexpr int64_t kMaxInner = 64, kMinWidth = 1024;
+    return kernelOn(x.device(), Switch::FusedFfn) && switchOn(Switch::FfnProduct, true) &&
+           float32OnOneGpu({&x, &w1, &b1}) && !at::globalContext().allowTF32CuBLAS() &&
+           x.dim() == 3 && w1.dim() == 3 && b1.dim() == 2 && w1.size(0) == x.size(0) &&
+           w1.size(1) == x.size(2) && b1.size(0) == x.size(0) && b1.size(1) == w1.size(2) &&
+           x.size(2) <= kMaxInner && w1.size(2) >= kMinWidth;
+#else
+    (void)x, (void)w1, (void)b1;
+    return false;
+#endif
+}
+
+std::optional<torch::Tensor> fusedBiasReluProduct(const torch::Tensor &x, const torch::Tensor &w1,
+                                                  const torch::Tensor &b1)
+{
+#if defined(HEADLAB_HAVE_CUDA_KERNELS) && defined(HEADLAB_HAVE_CUTLASS)
+    if (!fusedFfnProductFits(x, w1, b1)) return std::nullopt;
+    const c10::cuda::CUDAGuard guard(x.device());
+    auto h = torch::empty({x.size(0), x.size(1), w1.size(2)}, x.options());
+    const cuda::BiasReluProductArgs a{x.data_ptr<float>(),
+                                      w1.data_ptr<float>(),
+                                      b1.data_ptr<float>(),
+                                      h.data_ptr<float>(),
+                                      x.size(0),
+                                      x.size(1),
+                                      x.size(2),
+                                      w1.size(2)};
+    if (cuda::biasReluProduct(a, c10::cuda::getCurrentCUDAStream(x.device().index()).stream()))
+        return h;
+#else
+    (void)x, (void)w1, (void)b1;
+#endif
+    return std::nullopt;
 }
 
 bool fusedReluBackward(torch::Tensor &dh, const torch::Tensor &h, torch::Tensor &gb)

@@ -25,6 +25,15 @@ bool fusedFeedForward(const torch::Device &device);
 // false where it could not run (nothing changed).
 bool fusedBiasRelu(torch::Tensor &h, const torch::Tensor &b);
 
+// h = relu(x·w1 + b1) as one CUTLASS product with the bias and ReLU in its epilogue
+// (cuda/BiasReluProduct.h), for x (R, N, m), w1 (R, m, F), b1 (R, F): fusedFfnProductFits says
+// whether it takes these tensors (the build has CUTLASS, FP32 contiguous on one CUDA device, TF32
+// off, m ≤ 64 and F ≥ 1,024, where it was measured faster; HEADLAB_FFN_PRODUCT=0: never), and
+// fusedBiasReluProduct returns h, or nothing where the launch failed.
+bool fusedFfnProductFits(const torch::Tensor &x, const torch::Tensor &w1, const torch::Tensor &b1);
+std::optional<torch::Tensor> fusedBiasReluProduct(const torch::Tensor &x, const torch::Tensor &w1,
+                                                  const torch::Tensor &b1);
+
 // dh ← dh ⊙ [h > 0] in place, and the bias gradient gb (R, F) ← Σ over the N rows of dh (written),
 // for dh and h (R, N, F). false where it could not run (nothing changed).
 bool fusedReluBackward(torch::Tensor &dh, const torch::Tensor &h, torch::Tensor &gb);

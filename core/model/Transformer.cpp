@@ -133,16 +133,24 @@ struct BatchedLinearMany : torch::autograd::Function<BatchedLinearMany> {
 };
 
 // The ReLU feed-forward block relu(x·w1 + b1)·w2 + b2 on the GPU, with the bias and ReLU as one
-// kernel on the product x·w1 and, backward, the ReLU's gradient and b1's as one kernel on the
-// product that makes dh (Kernels.h: fusedBiasRelu, fusedReluBackward). Weight and bias gradients
-// are written straight into the flat gradient buffer, as BatchedLinear writes them.
+// kernel on the product x·w1 (or, where `product`, inside that product: fusedBiasReluProduct)
+// and, backward, the ReLU's gradient and b1's as one kernel on the product that makes dh
+// (Kernels.h: fusedBiasRelu, fusedReluBackward). Weight and bias gradients are written straight
+// into the flat gradient buffer, as BatchedLinear writes them.
 struct FeedForwardRelu : torch::autograd::Function<FeedForwardRelu> {
     static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
                                  const torch::Tensor &w1, const torch::Tensor &b1,
-                                 const torch::Tensor &w2, const torch::Tensor &b2)
+                                 const torch::Tensor &w2, const torch::Tensor &b2, bool product)
     {
-        auto h = torch::bmm(x, w1);
-        if (!fusedBiasRelu(h, b1)) h = torch::relu(h + b1.unsqueeze(1));
+        torch::Tensor h;
+        if (product) {
+            auto fused = fusedBiasReluProduct(x, w1, b1);
+            TORCH_CHECK(fused, "the feed-forward block's CUTLASS product failed to launch");
+            h = *fused;
+        } else {
+            h = torch::bmm(x, w1);
+            if (!fusedBiasRelu(h, b1)) h = torch::relu(h + b1.unsqueeze(1));
+        }
         ctx->save_for_backward({x, w1, h, w2});
         ctx->saved_data["gw1"] = w1.grad();
         ctx->saved_data["gb1"] = b1.grad();
@@ -169,7 +177,12 @@ struct FeedForwardRelu : torch::autograd::Function<FeedForwardRelu> {
         weightGradientInto(gw1, x, dh);
         torch::Tensor dx;
         if (ctx->needs_input_grad(0)) dx = torch::bmm(dh, w1.transpose(1, 2));
-        return {dx, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+        return {dx,
+                torch::Tensor(),
+                torch::Tensor(),
+                torch::Tensor(),
+                torch::Tensor(),
+                torch::Tensor()};
     }
 };
 
@@ -1051,9 +1064,11 @@ torch::Tensor Transformer::mlp(const Layer &L, const torch::Tensor &x) const
         torch::GradMode::is_enabled() && m_directGradients && L.w1.is_leaf() && L.w2.is_leaf() &&
         !L.w1Sigma.gamma.defined() && !L.w2Sigma.gamma.defined() && fusedFeedForward(m_device)) {
         const int64_t R = x.size(0), B = x.size(1), T = x.size(2);
+        const auto rows = x.reshape({R, B * T, x.size(3)}).contiguous();
+        const bool product = fusedFfnProductFits(rows, L.w1, L.b1);
         m_ffnFused = true;
-        return FeedForwardRelu::apply(x.reshape({R, B * T, x.size(3)}).contiguous(), L.w1, L.b1,
-                                      L.w2, L.b2)
+        m_ffnProduct = m_ffnProduct || product;
+        return FeedForwardRelu::apply(rows, L.w1, L.b1, L.w2, L.b2, product)
             .view({R, B, T, L.w2.size(2)});
     }
     auto h = linear(x, weight(L.w1, L.w1Sigma), L.b1);

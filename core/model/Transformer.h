@@ -116,6 +116,9 @@ public:
     // Whether a training step took the ReLU feed-forward block's fused kernels (HEADLAB_FUSED_FFN;
     // on the GPU by default).
     bool fusedFfn() const { return m_ffnFused; }
+    // Whether a step took its first product with the bias and ReLU inside (fusedBiasReluProduct;
+    // HEADLAB_FFN_PRODUCT).
+    bool fusedFfnProduct() const { return m_ffnProduct; }
     // Whether a step took the unit-scale norm's residual step as one kernel (HEADLAB_FUSED_NORM).
     bool fusedNorm() const { return m_normFused; }
     // Whether a step took the LayerNorm kernels (AffineLayerNorm).
@@ -229,6 +232,7 @@ private:
         true;                // linear layers write their weight gradients into the flat buffer
     bool m_fusedQkv = false; // Q, K, V as one product (the GPU's default)
     mutable bool m_ffnFused = false;       // a training step took FeedForwardRelu
+    mutable bool m_ffnProduct = false;     // ... with its first product from CUTLASS
     mutable bool m_normFused = false;      // a step took ResidualUnitNorm
     mutable bool m_layerNormFused = false; // a step took AffineLayerNorm
     mutable bool m_attentionFused = false; // a step took MicroAttention

@@ -38,6 +38,8 @@ std::map<std::string, std::string> TrainingLoop::provenance(const torch::Device 
     p["fused_qkv"] = m_model && m_model->fusedQkv() ? "on" : "off";
     // The ReLU feed-forward block's bias, ReLU and their gradients as one kernel each way.
     p["fused_ffn"] = m_model && m_model->fusedFfn() ? "on" : "off";
+    // ... and its first product with the bias and ReLU in a CUTLASS epilogue.
+    p["ffn_product"] = m_model && m_model->fusedFfnProduct() ? "on" : "off";
     // The unit-scale norm's residual step (add, norm, scale) as one kernel each way.
     p["fused_norm"] = m_model && m_model->fusedNorm() ? "on" : "off";
     // The LayerNorm with each run's scale and shift as one kernel each way.

@@ -209,6 +209,7 @@ struct ModelPass {
     std::vector<std::pair<std::string, torch::Tensor>> grads; // each parameter's, by name
     bool fusedFfn = false, fusedLayerNorm = false, fusedAttention = false;
     std::string attentionPath;
+    bool fusedFfnProduct = false;
 };
 
 // The pass with the HEADLAB_* switch `env` set to `value` for it alone (nullptr: none).
@@ -233,7 +234,7 @@ ModelPass modelPass(const PassSpec &s, const char *env = nullptr, const char *va
     if (env) ::unsetenv(env);
     ModelPass out{y.detach().clone(), t.flatGradients().clone(), {},
                   t.fusedFfn(),       t.fusedLayerNorm(),        t.fusedAttention(),
-                  t.attentionPath()};
+                  t.attentionPath(),  t.fusedFfnProduct()};
     for (auto &p : t.parameters()) out.grads.emplace_back(p.name, p.value.grad().clone());
     return out;
 }
@@ -403,6 +404,87 @@ private Q_SLOTS:
                    1e-5 * aten.flat.abs().max().item<double>());
 
         trainedOnAndOff("HEADLAB_FUSED_FFN", "fused_ffn", 1e-4, "fused feed-forward vs ATen");
+    }
+
+    // The feed-forward block's first product with its bias and ReLU in a CUTLASS epilogue
+    // (Kernels.h: fusedBiasReluProduct, issue 56) against cuBLAS's product with them after it.
+    // First the kernel alone: at nearest neighbour's shape, at rows, widths and inner sizes that
+    // are no multiple of its tile (256 × 128 × 8), NaN kept; then where it is taken and where not;
+    // then every gradient of a whole nn-fig1 model, and an nn-fig1 run trained on each path. A
+    // wrong bias index, tile edge or ReLU is off by the entries' own size (order 1). Skips where
+    // the build has no CUTLASS (no nvidia-cutlass headers).
+    void ffnProductEqualsCublas()
+    {
+        at::globalContext().setAllowTF32CuBLAS(false);
+        const auto opts = torch::TensorOptions().device(torch::kCUDA).dtype(torch::kFloat32);
+        {
+            const auto x = torch::zeros({1, 256, 64}, opts), w1 = torch::zeros({1, 64, 1024}, opts);
+            if (!fusedFfnProductFits(x, w1, torch::zeros({1, 1024}, opts)))
+                QSKIP("this build has no CUTLASS product (cmake/HeadlabCutlass.cmake found no "
+                      "headers)");
+        }
+        // (R, N, m, F)
+        for (const auto &[R, N, m, F] : std::vector<std::array<int64_t, 4>>{
+                 {8, 4096, 64, 2048}, {3, 101, 16, 1024}, {2, 37, 64, 1031}, {1, 5, 7, 1100}}) {
+            torch::manual_seed(R * 1000 + F);
+            const auto x = torch::randn({R, N, m}, opts), w1 = torch::randn({R, m, F}, opts) / 8;
+            const auto b1 = torch::randn({R, F}, opts);
+            const QString shape = QString("R %1, N %2, m %3, F %4").arg(R).arg(N).arg(m).arg(F);
+            const auto h = fusedBiasReluProduct(x, w1, b1);
+            QVERIFY2(h, qPrintable("the product failed at " + shape));
+            const auto hRef = torch::relu(torch::baddbmm(b1.unsqueeze(1), x, w1));
+            // The same products summed in another order: a few 1e-7 of the entries' scale.
+            checkClose("h", shape, *h, hRef, 1e-5 * hRef.abs().max().item<double>());
+        }
+        // NaN in x stays NaN in its row (torch.relu keeps it), so a diverged run still diverges.
+        {
+            auto x = torch::randn({1, 300, 64}, opts);
+            x[0][7][3] = NAN;
+            const auto h = fusedBiasReluProduct(x, torch::randn({1, 64, 1024}, opts),
+                                                torch::zeros({1, 1024}, opts));
+            QVERIFY(h);
+            QVERIFY(torch::isnan((*h)[0][7]).all().item<bool>());
+            QVERIFY(!torch::isnan((*h)[0][8]).any().item<bool>());
+        }
+        // Taken only where it was measured faster, in FP32, and with its switch on.
+        const auto x = torch::randn({2, 64, 64}, opts), w1 = torch::randn({2, 64, 1024}, opts);
+        const auto b1 = torch::randn({2, 1024}, opts);
+        QVERIFY(fusedFfnProductFits(x, w1, b1));
+        QVERIFY(!fusedFfnProductFits(torch::randn({2, 64, 65}, opts),
+                                     torch::randn({2, 65, 1024}, opts), b1));
+        QVERIFY(!fusedFfnProductFits(x, torch::randn({2, 64, 512}, opts),
+                                     torch::randn({2, 512}, opts)));
+        QVERIFY(!fusedFfnProductFits(x.to(torch::kDouble), w1.to(torch::kDouble),
+                                     b1.to(torch::kDouble)));
+        at::globalContext().setAllowTF32CuBLAS(true);
+        QVERIFY(!fusedFfnProductFits(x, w1, b1));
+        at::globalContext().setAllowTF32CuBLAS(false);
+        ::setenv("HEADLAB_FFN_PRODUCT", "0", 1);
+        QVERIFY(!fusedFfnProductFits(x, w1, b1));
+        ::unsetenv("HEADLAB_FFN_PRODUCT");
+
+        // Every parameter's gradient of the 1-layer nn-fig1 model (d 64, FFN 2048), 4 runs.
+        const PassSpec spec{loadPreset("nn-fig1-full").base.model, 0, 0, 4, 40, 3, {}};
+        const ModelPass product = modelPass(spec), cublas = modelPass(spec, "HEADLAB_FFN_PRODUCT");
+        QVERIFY2(product.fusedFfnProduct, "the CUTLASS product was not taken");
+        QVERIFY(!cublas.fusedFfnProduct && cublas.fusedFfn);
+        checkClose("the nn model's outputs", "FFN 2048", product.y, cublas.y,
+                   1e-5 * cublas.y.abs().max().item<double>());
+        checkClose("the nn model's gradients", "FFN 2048", product.flat, cublas.flat,
+                   1e-5 * cublas.flat.abs().max().item<double>());
+
+        // An nn-fig1 run (200 steps, 4,096 rows a step) trained on each path.
+        RunConfig c = loadPreset("nn-fig1-full").base;
+        c.phases[0].steps = 200;
+        c.evalEvery = 100;
+        c.logEvery = 1;
+        c.device = "cuda";
+        const RunResult on = trainRun(c);
+        const RunResult off = trainedWith(c, {{"HEADLAB_FFN_PRODUCT", "0"}});
+        QCOMPARE(provenance(on, "ffn_product"), std::string("on"));
+        QCOMPARE(provenance(off, "ffn_product"), std::string("off"));
+        const double gap = relativeGap(on, off);
+        QVERIFY2(gap <= 1e-4, qPrintable(describe("CUTLASS product vs cuBLAS", gap, on)));
     }
 
     // The unit-scale norm's residual step y = g · (a + r) / ‖a + r‖ as one kernel each way
