@@ -11,7 +11,8 @@
 #            EAGER=1, eagerly; FP32 as HeadLab.
 # at LAYERS (default 1,3), w W (1), RUNS runs (8). JSON lines in $OUT/nn_speed.jsonl (or
 # ./bench-out/), then the ratios (run-steps/s of HeadLab ÷ the peer's) on stdout. Environment:
-# LAYERS, W (1), RUNS, STEPS (300), COMPILE_MODES ("default"), EAGER (0), SKIP_BUILD=1.
+# LAYERS, W (1), RUNS, STEPS (300), COMPILE_MODES ("default"), EAGER (0), SKIP_BUILD=1, KERNELS
+# (the HeadLab ways as "points ffn product" triples, comma-separated; default all four).
 set -uo pipefail
 RESULTS_NAME=nn_speed.jsonl
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_common.sh"
@@ -25,7 +26,8 @@ record_gpu
 [[ "${SKIP_BUILD:-0}" == 1 ]] || build_core
 for layers in ${LAYERS//,/ }; do
     # fused points, fused model (feed-forward and norm), the feed-forward's CUTLASS product
-    for kernels in "1 1 1" "1 1 0" "1 0 0" "0 0 0"; do
+    IFS=, read -r -a ways <<< "${KERNELS:-1 1 1,1 1 0,1 0 0,0 0 0}"
+    for kernels in "${ways[@]}"; do
         read -r points ffn product <<< "$kernels"
         log "HeadLab, $layers layers, fused points $points, fused feed-forward and norm $ffn, CUTLASS product $product"
         HEADLAB_FUSED_POINTS=$points HEADLAB_FUSED_FFN=$ffn HEADLAB_FUSED_NORM=$ffn HEADLAB_FFN_PRODUCT=$product \
