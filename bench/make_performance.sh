@@ -23,6 +23,8 @@ fi
     --export bench/results/export-75-runs-cpu-2core-2026-11-26.jsonl \
     --python-read bench/results/python-read-cpu-2core-2026-12-02.jsonl \
     --products bench/results/gpu-h200-products-2026-12-02.jsonl \
+    --cutlass docs/data/issue56/cutlass-products-h200-2026-12-03.jsonl \
+    --cutlass-speed docs/data/issue56/nn-speed-h200-e71c55d.jsonl \
     --inside docs/data/heads/inside_cost_h100.jsonl \
     --inside-card "one NVIDIA H100 80GB HBM3, 2026-11-26 (\`headlab-bench inside --device cuda --shapes 96x12,384x12 --runs 8 --steps 3000 --repeats 2\`)" \
     --stabilizers docs/data/issue23/speed.csv \

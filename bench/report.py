@@ -413,6 +413,75 @@ def products_section(path, out):
         out.append("")
 
 
+def cutlass_section(path, speed_path, out):
+    """Issue 56's lever test (bench/cutlass_products.sh): nearest neighbour's feed-forward products
+    timed four ways, each with its error against FP64; the block's element-wise work in CUTLASS
+    epilogues; and the training step with the CUTLASS product on and off against the peer
+    (bench/nn_speed.sh KERNELS="1 1 1,1 1 0", `speed_path`)."""
+    rows = load(path)
+    card = next((r for r in rows if "gpu" in r), {})
+    gpu = card.get("gpu", "?").split(",")[0]
+    products = [r for r in rows if "variant" in r and "product" in r]
+    focus = [r for r in rows if "focus" in r]
+    if not products:
+        return
+    out.append(f"## The feed-forward block's products through CUTLASS ({gpu}, {card.get('date', '?')}; issue 56)\n")
+    out.append("`bench/cutlass_products.sh` times nearest neighbour's six feed-forward products (d 64, FFN 2,048, "
+               "4,096 rows a run) each alone, back to back (CUDA events, the least of five repeats of 50 calls): "
+               "cuBLAS in FP32 (what ATen's bmm calls) with a separate bias (+ ReLU) pass where the product has "
+               "one; CUTLASS's FP32 SIMT kernel (tile 128×128×8) with the bias (+ ReLU) in its epilogue; "
+               "CUTLASS's 3xTF32 tensor-core kernel (each FP32 operand split into a TF32 big and small part, "
+               "three TF32 products summed; Sm80 mma.sync, which Hopper runs); and cuBLAS in TF32. Error: the "
+               "largest |x − x₆₄| / Σ|a·b| over 2,048 sampled outputs against the same products in FP64. "
+               f"TFLOP/s against the card's FP32 peak, 67 (`{path}`).\n")
+    for runs in sorted({r["runs"] for r in products}):
+        out.append(f"{runs} runs:\n")
+        out.append("| product (per run M×N×K) | cuBLAS FP32 µs | CUTLASS SIMT µs | CUTLASS 3xTF32 µs | cuBLAS TF32 µs | best FP32-accurate ÷ cuBLAS | FP32 TFLOP/s (cuBLAS) | error FP32 / 3xTF32 / TF32 |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        names = []
+        for r in products:
+            if r["runs"] == runs and r["product"] not in names:
+                names.append(r["product"])
+        for name in names:
+            v = {r["variant"]: r for r in products if r["runs"] == runs and r["product"] == name}
+            c, si, x3, tf = (v.get(k, {}) for k in ("cublas", "simt", "3xtf32", "tf32"))
+            best = min(x.get("us", float("inf")) for x in (c, si, x3) if x.get("ok"))
+            out.append(f"| `{name}` ({c['m']}×{c['n']}×{c['k']}) | {c['us']:.1f} | {si['us']:.1f} | {x3['us']:.1f} | "
+                       f"{tf['us']:.1f} | {c['us'] / best:.2f} | {c['tflops']:.1f} ({c['tflops'] / 67:.0%}) | "
+                       f"{c['max_rel_error']:.1e} / {x3['max_rel_error']:.1e} / {tf['max_rel_error']:.1e} |")
+        out.append("")
+    if focus:
+        out.append("The block's two products around its ReLU as HeadLab ran them (cuBLAS, then its own bias-ReLU "
+                   "and ReLU-backward kernels, `core/model/cuda/BiasRelu.cu`) against CUTLASS SIMT epilogues that "
+                   "do that work, at several tiles (the backward's b1 gradient then by cuBLAS's gemv). Difference: "
+                   "the largest |fused − HeadLab's| over every entry.\n")
+        out.append("| work | runs | variant | µs | ÷ HeadLab's | max difference |")
+        out.append("|---|---|---|---|---|---|")
+        for r in focus:
+            base = next(b for b in focus if b["focus"] == r["focus"] and b["runs"] == r["runs"]
+                        and b["variant"].startswith("cublas"))
+            out.append(f"| `{r['focus']}` | {r['runs']} | {r['variant']} | {r['us']:.1f} | "
+                       f"{base['us'] / r['us']:.2f} | {r['max_abs_diff']:.3g} |")
+        out.append("")
+    if speed_path:
+        speed = load(speed_path)
+        scard = next((r for r in speed if "gpu" in r), {})
+        out.append(f"The step with the CUTLASS product (`HEADLAB_FFN_PRODUCT`) on and off, against the compiled vmap "
+                   f"ensemble (reduce-overhead), in one run of `bench/nn_speed.sh` on one "
+                   f"{scard.get('gpu', '?').split(',')[0]}, {scard.get('date', '?')} (`{speed_path}`); nn-fig1-full's "
+                   "rank-64 line, 8 runs as one ensemble, FP32 on both sides, run-steps/s:\n")
+        out.append("| layers | HeadLab | CUTLASS product off | on ÷ off | peer | HeadLab ÷ peer | off ÷ peer | HeadLab TFLOP/s |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        for layers in sorted({r["layers"] for r in speed if "layers" in r}):
+            hl = {r.get("ffn_product"): r for r in speed
+                  if r.get("impl") == "headlab-preset" and r["layers"] == layers}
+            peer = next((r for r in speed if r.get("peer") == "nn" and r["layers"] == layers), {})
+            on, off, p = hl[1]["run_steps_per_s"], hl[0]["run_steps_per_s"], peer.get("run_steps_per_s", float("nan"))
+            out.append(f"| {layers} | {on:,.0f} | {off:,.0f} | {on / off:.3f} | {p:,.0f} | {on / p:.2f} | {off / p:.2f} | "
+                       f"{hl[1]['tflops']:.1f} |")
+        out.append("")
+
+
 def inside_section(path, card, out):
     """What looking inside the heads costs (headlab-bench inside, issue 12)."""
     rows = [r for r in load(path) if r.get("impl") == "headlab-inside"]
@@ -919,6 +988,9 @@ def main():
     ap.add_argument("--python-read", default="", help="the JSON lines of bench/python_read.sh")
     ap.add_argument("--products", default="", help="the JSON lines of bench/gpu_products.sh")
     ap.add_argument("--products-only", action="store_true", help="print only the --products section")
+    ap.add_argument("--cutlass", default="", help="the JSON lines of bench/cutlass_products.sh")
+    ap.add_argument("--cutlass-speed", default="",
+                    help="bench/nn_speed.sh's lines with the CUTLASS product on and off (KERNELS=\"1 1 1,1 1 0\")")
     ap.add_argument("--inside", default="", help="the JSON lines of headlab-bench inside")
     ap.add_argument("--inside-card", default="", help="the card and date of --inside (its lines carry none)")
     ap.add_argument("--stabilizers-card", default="", help="the card and date of --stabilizers")
@@ -970,6 +1042,8 @@ def main():
         python_read_section(args.python_read, out)
     if args.products:
         products_section(args.products, out)
+    if args.cutlass:
+        cutlass_section(args.cutlass, args.cutlass_speed, out)
     if args.inside:
         inside_section(args.inside, args.inside_card, out)
     if args.stabilizers:
