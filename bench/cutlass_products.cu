@@ -463,27 +463,13 @@ int main(int argc, char **argv)
                     worst = std::max(worst, std::fabs(hd[at] - href[s]) / hscale[s]);
                 }
             }
-            float best = 1e30f;
-            if (ok) {
-                cudaEvent_t t0, t1;
-                cudaEventCreate(&t0);
-                cudaEventCreate(&t1);
-                for (int rep = 0; rep < 6; ++rep) {
-                    cudaEventRecord(t0, stream);
-                    for (int i = 0; i < 50; ++i) v.call();
-                    cudaEventRecord(t1, stream);
-                    CHECK_CUDA(cudaEventSynchronize(t1));
-                    float ms;
-                    cudaEventElapsedTime(&ms, t0, t1);
-                    if (rep > 0) best = std::min(best, ms / 50);
-                }
-            }
+            const float us = ok ? timeIt(stream, v.call) : -1.0f;
             std::printf(
                 "{\"device\": \"%s\", \"product\": \"%s\", \"runs\": %d, \"m\": %d, \"n\": %d, "
                 "\"k\": %d, \"variant\": \"%s\", \"ok\": %s, \"us\": %.2f, "
                 "\"tflops\": %.2f, \"max_rel_error\": %.3g}\n",
-                prop.name, p.name, runs, p.m, p.n, p.k, v.name, ok ? "true" : "false",
-                ok ? best * 1e3 : -1.0, ok ? flop / (best * 1e-3) / 1e12 : 0.0, worst);
+                prop.name, p.name, runs, p.m, p.n, p.k, v.name, ok ? "true" : "false", us,
+                ok ? flop / (us * 1e-6) / 1e12 : 0.0, worst);
             std::fflush(stdout);
         }
         cudaFree(a);
