@@ -217,6 +217,33 @@ void stateFromInterval(const SearchSpec &spec, ConfigurationSearch &c)
                     : "interval still open on one side";
 }
 
+// law_width: while the law's α interval is wider than asked (or not yet fitted), the
+// configurations of its fit that converged by their own interval search on, each until its budget
+// is spent; once it is narrow enough they stop as usual, and their note says so.
+void searchOnForTheLaw(const SearchSpec &spec, SearchReport &report,
+                       const std::vector<size_t> &members, const LawFit &law)
+{
+    const bool settled = law.ok && law.alphaHigh - law.alphaLow <= spec.lawWidth;
+    const std::string width =
+        law.ok ? "the law's α interval (" + formatNumber(law.alphaHigh - law.alphaLow) + ")"
+               : "the law (not fitted yet)";
+    for (size_t i : members) {
+        ConfigurationSearch &c = report.configurations[i];
+        if (c.state != SearchState::Converged) continue;
+        if (settled) {
+            c.note += "; " + width + " is narrower than law_width " + formatNumber(spec.lawWidth);
+        } else if (c.runs + spec.replicates > spec.budget) {
+            c.state = SearchState::BudgetSpent;
+            c.note += "; the budget is spent with " + width + " still wider than law_width " +
+                      formatNumber(spec.lawWidth);
+        } else {
+            c.state = SearchState::Searching;
+            c.note += "; searches on: " + width + " is wider than law_width " +
+                      formatNumber(spec.lawWidth);
+        }
+    }
+}
+
 // Appends to the note how many runs the fit left out, and why.
 void noteSetAside(const SearchSpec &spec, ConfigurationSearch &c)
 {
@@ -716,6 +743,13 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
         report.alternative = std::move(report.law);
         report.law = overall.law;
         for (size_t g = 0; g < report.groups.size(); ++g) report.groups[g].law = perGroup[g].law;
+        if (spec.lawWidth > 0) {
+            if (perGroup.empty())
+                searchOnForTheLaw(spec, report, overall.members, overall.law);
+            else // each group's law decides for its own configurations
+                for (size_t g = 0; g < perGroup.size(); ++g)
+                    searchOnForTheLaw(spec, report, perGroup[g].members, perGroup[g].law);
+        }
         // Provisional: some configuration of the fit is still searching (states changed above).
         auto provisional = [&](const JointOutcome &o) {
             return std::any_of(o.members.begin(), o.members.end(),
@@ -1122,7 +1156,7 @@ SearchSpec readSearchSpec(const YamlField &field)
 {
     checkKeys(field, {"axis", "range", "scale", "target", "direction", "replicates", "seeds",
                       "initial_points", "points_per_round", "level", "interval_width", "budget",
-                      "model", "law", "probes"});
+                      "model", "law_width", "law", "probes"});
     SearchSpec spec;
     if (auto f = child(field, "axis"); f.present()) {
         spec.axis = readString(f);
@@ -1218,6 +1252,12 @@ SearchSpec readSearchSpec(const YamlField &field)
             fail(f, "paired seeds (replicates: paired) have their own model, one slope with "
                     "each seed's offset, per configuration; the joint model takes replicates: N "
                     "or fresh");
+    }
+    if (auto f = child(field, "law_width"); f.present()) {
+        spec.lawWidth = readPositive(f);
+        if (spec.model != SearchSpec::Model::Joint)
+            fail(f, "law_width (search on until the law's α interval is this narrow) needs the "
+                    "joint model, whose law is fitted with the runs: add model: joint");
     }
     if (auto f = child(field, "law"); f.present() && !f.isNull()) {
         checkKeys(f, {"x", "also"});
@@ -1461,6 +1501,10 @@ void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec)
     out << YAML::Key << "budget" << YAML::Value << spec.budget;
     if (spec.model == SearchSpec::Model::Joint)
         out << YAML::Key << "model" << YAML::Value << "joint";
+    if (spec.lawWidth > 0) {
+        out << YAML::Key << "law_width" << YAML::Value;
+        writeNumber(out, spec.lawWidth);
+    }
     out << YAML::Key << "law" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "x"
         << YAML::Value << spec.lawX << YAML::Key << "also" << YAML::Value << YAML::BeginSeq;
     for (const auto &a : spec.lawAlso) out << a;

@@ -62,6 +62,12 @@ struct SearchSpec {
     // for every configuration of a law group at once (core/metrics/JointLaw.h). The other is
     // fitted too, as a check.
     enum class Model { Separate, Joint } model = Model::Separate;
+    // The joint model only: while the law's α interval is wider than this, a configuration whose
+    // own interval is narrow enough searches on (rounds go on at every configuration with budget
+    // left), so that the search stops when the law is as precise as asked (0: off; the width of
+    // α's 95 % interval, in α's own units). docs/SEARCH.md says why the rounds stay at every
+    // configuration rather than at the ends of the law's axis.
+    double lawWidth = 0;
     // The law fitted across configurations: log10 crossing against log10 of `lawX` (and of each
     // `lawAlso`), values read from each configuration's resolved run config.
     std::string lawX = "head_dim";

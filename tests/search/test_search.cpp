@@ -144,6 +144,7 @@ private Q_SLOTS:
     void theJointModelCoversTheTruthWithFewerRuns_data();
     void theJointModelCoversTheTruthWithFewerRuns();
     void theJointModelAgreesWithAnIndependentFit();
+    void lawWidthSearchesOnUntilTheLawIsPrecise();
     void aSeedsThresholdIsBracketed();
     void theThresholdsFitIsStudentsTForExactThresholds();
     void pairedSeedsCoverThePopulationsCrossing_data();
@@ -308,6 +309,65 @@ void TestSearch::theJointModelCoversTheTruthWithFewerRuns()
     QVERIFY(lawFits >= kSearches * 9 / 10);
     QVERIFY2(alphaCoverage >= 0.9, qPrintable(QString::number(alphaCoverage)));
     if (scatter == 0) QVERIFY2(jointRuns < separateRuns, qPrintable(QString::number(jointRuns)));
+}
+
+// law_width (joint model): configurations whose own interval is narrow enough search on while
+// the law's α interval is wider than asked. On the simulated trainer (gradual boundary, s = 6, on
+// the law; the five m_H of m = 96; interval_width 0.4, budget 40), against the same searches
+// without it: every search ends with α's interval narrower than law_width or with no
+// configuration stopped by its own interval (each spent its budget or is out of range); the
+// searches spend more runs, and α's mean width is narrower. HEADLAB_LAW_SEARCHES, HEADLAB_LAW_WIDTH and
+// HEADLAB_INTERVAL_WIDTH change the number of searches (12), law_width (0.6) and interval_width
+// (0.4): docs/SEARCH.md's table ran 40 searches at several widths.
+void TestSearch::lawWidthSearchesOnUntilTheLawIsPrecise()
+{
+    auto setting = [](const char *name, double fallback) {
+        const char *text = std::getenv(name);
+        return text ? std::atof(text) : fallback;
+    };
+    const int searches = std::max(1, int(setting("HEADLAB_LAW_SEARCHES", 12)));
+    const double kLawWidth = setting("HEADLAB_LAW_WIDTH", 0.6);
+    const double kIntervalWidth = setting("HEADLAB_INTERVAL_WIDTH", 0.4);
+    int plainRuns = 0, lawRuns = 0, settled = 0;
+    double plainWidth = 0, lawWidth = 0;
+    for (int s = 0; s < searches; ++s) {
+        const SimulatedTrainer trainer{.slope = 6.0, .seed = uint64_t(3000 + s)};
+        auto search = [&](double width) {
+            Session session = searchSession();
+            session.search->model = SearchSpec::Model::Joint;
+            session.search->intervalWidth = kIntervalWidth;
+            session.search->lawWidth = width;
+            runSearch(session, trainer);
+            return searchReport(session);
+        };
+        const SearchReport plain = search(0), law = search(kLawWidth);
+        QVERIFY(plain.finished && law.finished);
+        QVERIFY(plain.law.ok && law.law.ok);
+        const double width = law.law.alphaHigh - law.law.alphaLow;
+        if (width <= kLawWidth) {
+            ++settled;
+        } else {
+            for (const auto &c : law.configurations) {
+                QVERIFY2(c.state != SearchState::Converged, c.note.c_str());
+                if (c.state == SearchState::BudgetSpent)
+                    QVERIFY2(c.note.find("law_width") != std::string::npos ||
+                                 c.note.find("budget") != std::string::npos,
+                             c.note.c_str());
+            }
+        }
+        plainRuns += plain.runs;
+        lawRuns += law.runs;
+        plainWidth += plain.law.alphaHigh - plain.law.alphaLow;
+        lawWidth += width;
+    }
+    qInfo("%d searches, interval_width %.2f: alone %.1f runs per configuration, α %.3f wide; with "
+          "law_width %.2f %.1f runs, α %.3f wide, %d of %d within law_width",
+          searches, kIntervalWidth, double(plainRuns) / (searches * 5), plainWidth / searches,
+          kLawWidth, double(lawRuns) / (searches * 5), lawWidth / searches, settled, searches);
+    // More runs in one configuration move the joint fit, which can stop another sooner: a single
+    // search may spend fewer runs, the searches together do not.
+    QVERIFY2(lawRuns > plainRuns, qPrintable(QString("%1 <= %2").arg(lawRuns).arg(plainRuns)));
+    QVERIFY2(lawWidth < plainWidth, qPrintable(QString::number(lawWidth / searches)));
 }
 
 // The joint fit against an independent one: the same objective (the penalised likelihood plus
@@ -753,8 +813,9 @@ void TestSearch::theSessionFileRecordsTheRounds()
         }
     QCOMPARE(int(seedsOfOne.size()), runsOfOne);      // every run its own seed
     session.search->model = SearchSpec::Model::Joint; // model: joint survives the file
-    QVERIFY(sessionFromYaml(sessionToYaml(session), "s.yaml").search->model ==
-            SearchSpec::Model::Joint);
+    session.search->lawWidth = 0.45;                  // and law_width with it
+    QVERIFY(sessionFromYaml(sessionToYaml(session), "s.yaml").search == session.search);
+    session.search->lawWidth = 0;
     // A replay: after round 1 the session holds rounds 0 and 1 only, their runs with results.
     const Session early = searchUntilRound(session, 1);
     QVERIFY(!early.search->probes.empty());
@@ -782,6 +843,8 @@ void TestSearch::theSessionFileRecordsTheRounds()
         {"search: {range: [1.0e-4, 0.1], seeds: 4}", "search.seeds"},
         {"search: {range: [1.0e-4, 0.1], replicates: paired, seeds: 1}", "search.seeds"},
         {"search: {range: [1.0e-4, 0.1], replicates: paired, model: joint}", "search.model"},
+        {"search: {range: [1.0e-4, 0.1], law_width: 0.5}", "search.law_width"},
+        {"search: {range: [1.0e-4, 0.1], model: joint, law_width: 0}", "search.law_width"},
         {"search: {range: [1.0e-4, 0.1], replicates: paired, probes: [{round: 0, value: 0.01, "
          "replicates: 2}]}",
          "search.probes[0].replicates"},

@@ -200,6 +200,25 @@ void TestUiForm::theFormEditsABoundarySearch()
     Session joint = search;
     joint.search->model = SearchSpec::Model::Joint;
     QCOMPARE(throughTheForm(joint), expected(joint));
+    // law_width (issue 53): the joint model's, offered with it only; kept through the form.
+    QVERIFY(form.searchLawWidthBox()->isEnabled());
+    QCOMPARE(form.searchLawWidthBox()->value(), 0.0);
+    QCOMPARE(form.searchLawWidthBox()->text(), QStringLiteral("off"));
+    form.searchLawWidthBox()->setValue(0.6);
+    QVERIFY(form.buildDefinition(built, &errors));
+    QCOMPARE(built.search->lawWidth, 0.6);
+    form.searchModelBox()->setCurrentIndex(
+        form.searchModelBox()->findData(QStringLiteral("separate")));
+    QVERIFY(!form.searchLawWidthBox()->isEnabled());
+    QVERIFY(form.buildDefinition(built, &errors));
+    QCOMPARE(built.search->lawWidth, 0.0); // a separate search has no law_width
+    form.searchModelBox()->setCurrentIndex(
+        form.searchModelBox()->findData(QStringLiteral("joint")));
+    QCOMPARE(form.searchLawWidthBox()->value(), 0.6); // kept in the box
+    form.searchLawWidthBox()->setValue(0.0);
+    Session precise = joint;
+    precise.search->lawWidth = 0.45;
+    QCOMPARE(throughTheForm(precise), expected(precise));
     // Seeds (issue 53): a fresh seed every run by default; paired seeds take the count as their
     // number of seeds and refuse the joint model with the key; each plan survives the form.
     QCOMPARE(form.searchSeedsBox()->currentData().toString(), QStringLiteral("fresh"));

@@ -646,8 +646,20 @@ void ExperimentForm::addSearchRows(QFormLayout *form)
     searchRow->addStretch(1);
     searchModelRow->addWidget(new QLabel(tr("seeds"), this));
     searchModelRow->addWidget(m_searchSeeds);
+    m_searchLawWidth = new QDoubleSpinBox(this);
+    m_searchLawWidth->setDecimals(2);
+    m_searchLawWidth->setRange(0.0, 5.0);
+    m_searchLawWidth->setSingleStep(0.05);
+    m_searchLawWidth->setSpecialValueText(tr("off"));
+    m_searchLawWidth->setToolTip(
+        tr("One model only (search.law_width): configurations search on, within their budget, "
+           "until the law's α interval is this narrow; off: each stops at its own interval. With "
+           "five configurations the scatter about the law keeps α's interval above about 0.27 "
+           "(docs/SEARCH.md)."));
     searchModelRow->addWidget(new QLabel(tr("fitted as"), this));
     searchModelRow->addWidget(m_searchModel);
+    searchModelRow->addWidget(new QLabel(tr("law α to"), this));
+    searchModelRow->addWidget(m_searchLawWidth);
     searchModelRow->addStretch(1);
     form->addRow(QString(), m_searchRow);
     m_searchError = errorLabel(this);
@@ -665,6 +677,14 @@ void ExperimentForm::connectEdits()
     connect(m_searchWidth, &QDoubleSpinBox::valueChanged, this, changed);
     for (auto *e : {m_searchFrom, m_searchTo}) connect(e, &QLineEdit::textChanged, this, changed);
     connect(m_searchModel, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_searchLawWidth, &QDoubleSpinBox::valueChanged, this, changed);
+    // The law's width is the joint model's: offered only with it.
+    auto lawWidthFollowsModel = [this] {
+        m_searchLawWidth->setEnabled(m_searchModel->currentData().toString() ==
+                                     QLatin1String("joint"));
+    };
+    connect(m_searchModel, &QComboBox::currentIndexChanged, this, lawWidthFollowsModel);
+    lawWidthFollowsModel();
     connect(m_searchSeeds, &QComboBox::currentIndexChanged, this, [this] {
         // The count means seeds for paired seeds (8 to start with), runs per value otherwise.
         const bool paired = searchSeedPlan() == SearchSpec::SeedPlan::Paired;
@@ -1006,6 +1026,7 @@ void ExperimentForm::loadSearch(const Session &session)
     m_searchWidth->setValue(spec.intervalWidth);
     m_searchBudget->setValue(spec.budget);
     m_searchModel->setCurrentIndex(spec.model == SearchSpec::Model::Joint ? 1 : 0);
+    m_searchLawWidth->setValue(spec.lawWidth);
 }
 
 // What the form does not edit stays as loaded, and is shown so nothing is hidden: the other
@@ -1248,6 +1269,8 @@ void ExperimentForm::buildSearch(Session &def, QStringList &errs) const
         spec.model = m_searchModel->currentData().toString() == QLatin1String("joint")
                          ? SearchSpec::Model::Joint
                          : SearchSpec::Model::Separate;
+        // Kept in the box, applied with the joint model only (the box is disabled otherwise).
+        spec.lawWidth = spec.model == SearchSpec::Model::Joint ? m_searchLawWidth->value() : 0.0;
         if (spec.model == SearchSpec::Model::Joint && !spec.logScale)
             errs << tr("search.model: the joint model needs a log-scaled search; %1 is searched "
                        "on a linear scale")

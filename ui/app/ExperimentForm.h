@@ -76,6 +76,7 @@ public:
     QLineEdit *searchFromEdit() const { return m_searchFrom; }
     QLineEdit *searchToEdit() const { return m_searchTo; }
     QComboBox *searchModelBox() const { return m_searchModel; }
+    QDoubleSpinBox *searchLawWidthBox() const { return m_searchLawWidth; }
     QComboBox *searchSeedsBox() const { return m_searchSeeds; }
     QSpinBox *searchReplicatesBox() const { return m_searchReplicates; }
 
@@ -168,9 +169,10 @@ private:
     std::set<std::string> m_comboKeys;    // axes the loaded session's combinations set
     QSpinBox *m_searchReplicates, *m_searchBudget;
     QDoubleSpinBox *m_searchWidth;
-    QComboBox *m_searchModel;   // separate or joint (SearchSpec::Model)
-    QComboBox *m_searchSeeds;   // fresh, replicates or paired (SearchSpec::SeedPlan)
-    QLabel *m_searchCountLabel; // "replicates", or "seeds" for paired seeds
+    QComboBox *m_searchModel;         // separate or joint (SearchSpec::Model)
+    QDoubleSpinBox *m_searchLawWidth; // search.law_width, joint model only; 0: off
+    QComboBox *m_searchSeeds;         // fresh, replicates or paired (SearchSpec::SeedPlan)
+    QLabel *m_searchCountLabel;       // "replicates", or "seeds" for paired seeds
     QLabel *m_searchError;
     QSpinBox *m_evalEvery;
     QComboBox *m_device;
