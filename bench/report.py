@@ -583,8 +583,11 @@ def nn_rows(paths):
     for path in paths:
         rows = load(path)
         for key in sorted({nn_key(r) for r in rows if "layers" in r}):
+            # Each way's row; from nn_speed.sh since issue 56, "on" is the row with the CUTLASS
+            # product (ffn_product 1), its row with the product off being the cutlass section's.
             hl = {(r["fused_points"], r["fused_ffn"]): r for r in rows
-                  if r.get("impl") == "headlab-preset" and nn_key(r) == key}
+                  if r.get("impl") == "headlab-preset" and nn_key(r) == key
+                  and not (r["fused_ffn"] == 1 and r.get("ffn_product", 1) == 0)}
             peers = [(nn_peer_name(p), p.get("run_steps_per_s")) for p in rows
                      if p.get("peer") == "nn" and nn_key(p) == key]
             table[key] = {"on": hl.get((1, 1), {}).get("run_steps_per_s"),
