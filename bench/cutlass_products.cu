@@ -12,7 +12,9 @@
 // Writes one JSON line per (product, variant) to stdout.
 //
 // Build (the GPU machine; CUTLASS's headers from its PyPI wheel, bench/cutlass_products.sh):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I$CUTLASS/include bench/cutlass_products.cu -lcublas
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I. -I$CUTLASS/include bench/cutlass_products.cu \
+//        core/model/cuda/BiasRelu.cu -lcublas
+// `focus` as the first argument: only the block's products around its ReLU, fused (focus()).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
