@@ -217,29 +217,29 @@ void stateFromInterval(const SearchSpec &spec, ConfigurationSearch &c)
                     : "interval still open on one side";
 }
 
-// law_width: while the law's α interval is wider than asked (or not yet fitted), the
-// configurations of its fit that converged by their own interval search on, each until its budget
-// is spent; once it is narrow enough they stop as usual, and their note says so.
+// law_width: while the law's α interval is wider than asked, the configurations of its fit that
+// converged by their own interval search on, each until its budget is spent; once it is narrow
+// enough they stop as usual, and their note says so. Where the law cannot be fitted at all (one
+// value of its axis, a failed fit), more runs would not give it: they stop by their own width.
 void searchOnForTheLaw(const SearchSpec &spec, SearchReport &report,
                        const std::vector<size_t> &members, const LawFit &law)
 {
-    const bool settled = law.ok && law.alphaHigh - law.alphaLow <= spec.lawWidth;
+    const std::string asked = "law_width " + formatNumber(spec.lawWidth);
     const std::string width =
-        law.ok ? "the law's α interval (" + formatNumber(law.alphaHigh - law.alphaLow) + ")"
-               : "the law (not fitted yet)";
+        "the law's α interval (" + formatNumber(law.alphaHigh - law.alphaLow) + ")";
     for (size_t i : members) {
         ConfigurationSearch &c = report.configurations[i];
         if (c.state != SearchState::Converged) continue;
-        if (settled) {
-            c.note += "; " + width + " is narrower than law_width " + formatNumber(spec.lawWidth);
+        if (!law.ok) {
+            c.note += "; " + asked + " not applied: no law (" + law.note + ")";
+        } else if (law.alphaHigh - law.alphaLow <= spec.lawWidth) {
+            c.note += "; " + width + " is narrower than " + asked;
         } else if (c.runs + spec.replicates > spec.budget) {
             c.state = SearchState::BudgetSpent;
-            c.note += "; the budget is spent with " + width + " still wider than law_width " +
-                      formatNumber(spec.lawWidth);
+            c.note += "; the budget is spent with " + width + " still wider than " + asked;
         } else {
             c.state = SearchState::Searching;
-            c.note += "; searches on: " + width + " is wider than law_width " +
-                      formatNumber(spec.lawWidth);
+            c.note += "; searches on: " + width + " is wider than " + asked;
         }
     }
 }

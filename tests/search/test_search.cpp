@@ -364,6 +364,22 @@ void TestSearch::lawWidthSearchesOnUntilTheLawIsPrecise()
           "law_width %.2f %.1f runs, α %.3f wide, %d of %d within law_width",
           searches, kIntervalWidth, double(plainRuns) / (searches * 5), plainWidth / searches,
           kLawWidth, double(lawRuns) / (searches * 5), lawWidth / searches, settled, searches);
+    // A law that cannot be fitted (every configuration has d_model 96) is not searched for: the
+    // search spends what it spends without law_width.
+    const SimulatedTrainer trainer{.slope = 6.0, .seed = 3000};
+    auto alongWidth = [&](double width) {
+        Session session = searchSession();
+        session.search->model = SearchSpec::Model::Joint;
+        session.search->intervalWidth = 0.4;
+        session.search->lawX = "d_model";
+        session.search->lawWidth = width;
+        runSearch(session, trainer);
+        return searchReport(session);
+    };
+    const SearchReport noLaw = alongWidth(0.6);
+    QVERIFY(noLaw.finished);
+    QVERIFY(!noLaw.law.ok);
+    QCOMPARE(noLaw.runs, alongWidth(0).runs);
     // More runs in one configuration move the joint fit, which can stop another sooner: a single
     // search may spend fewer runs, the searches together do not.
     QVERIFY2(lawRuns > plainRuns, qPrintable(QString("%1 <= %2").arg(lawRuns).arg(plainRuns)));
