@@ -316,7 +316,8 @@ void TestSearch::theJointModelCoversTheTruthWithFewerRuns()
 // the law; the five m_H of m = 96; interval_width 0.4, budget 40), against the same searches
 // without it: every search ends with α's interval narrower than law_width or with no
 // configuration stopped by its own interval (each spent its budget or is out of range); the
-// searches spend more runs, and α's mean width is narrower. HEADLAB_LAW_SEARCHES, HEADLAB_LAW_WIDTH and
+// searches spend more runs, and α's mean width is narrower. A law that cannot be fitted changes
+// nothing. HEADLAB_LAW_SEARCHES, HEADLAB_LAW_WIDTH and
 // HEADLAB_INTERVAL_WIDTH change the number of searches (12), law_width (0.6) and interval_width
 // (0.4): docs/SEARCH.md's table ran 40 searches at several widths.
 void TestSearch::lawWidthSearchesOnUntilTheLawIsPrecise()
