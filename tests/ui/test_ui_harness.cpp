@@ -197,6 +197,15 @@ std::vector<CorpusRow> corpus()
                         saveSessionAtomic(uitest::searchSession(true), path.toStdString());
                         return path;
                     }});
+    rows.push_back(
+        {"a joint-model search with law_width (made-up outcomes)", [](const QString &dir) {
+             const QString path = dir + "/search-law.yaml";
+             Session s = uitest::searchSession(true);
+             s.search->model = SearchSpec::Model::Joint;
+             s.search->lawWidth = 0.6;
+             saveSessionAtomic(s, path.toStdString());
+             return path;
+         }});
     rows.push_back({"a per-layer head schedule (made-up)", [](const QString &dir) {
                         const QString path = dir + "/schedules.yaml";
                         saveSessionAtomic(uitest::headScheduleSession(), path.toStdString());
