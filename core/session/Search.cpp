@@ -225,8 +225,9 @@ void searchOnForTheLaw(const SearchSpec &spec, SearchReport &report,
                        const std::vector<size_t> &members, const LawFit &law)
 {
     const std::string asked = "law_width " + formatNumber(spec.lawWidth);
-    const std::string width =
-        "the law's α interval (" + formatNumber(law.alphaHigh - law.alphaLow) + ")";
+    char alphaWidth[32]; // two decimals: a width to read, not a value to copy into a file
+    std::snprintf(alphaWidth, sizeof alphaWidth, "%.2f", law.alphaHigh - law.alphaLow);
+    const std::string width = std::string("the law's α interval (") + alphaWidth + " wide)";
     for (size_t i : members) {
         ConfigurationSearch &c = report.configurations[i];
         if (c.state != SearchState::Converged) continue;
