@@ -438,11 +438,7 @@ def cutlass_section(path, speed_path, out):
         out.append(f"{runs} runs:\n")
         out.append("| product (per run M×N×K) | cuBLAS FP32 µs | CUTLASS SIMT µs | CUTLASS 3xTF32 µs | cuBLAS TF32 µs | best FP32-accurate ÷ cuBLAS | FP32 TFLOP/s (cuBLAS) | error FP32 / 3xTF32 / TF32 |")
         out.append("|---|---|---|---|---|---|---|---|")
-        names = []
-        for r in products:
-            if r["runs"] == runs and r["product"] not in names:
-                names.append(r["product"])
-        for name in names:
+        for name in dict.fromkeys(r["product"] for r in products if r["runs"] == runs):
             v = {r["variant"]: r for r in products if r["runs"] == runs and r["product"] == name}
             c, si, x3, tf = (v.get(k, {}) for k in ("cublas", "simt", "3xtf32", "tf32"))
             best = min(x.get("us", float("inf")) for x in (c, si, x3) if x.get("ok"))

@@ -188,6 +188,12 @@ void assess(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes)
     stateFromInterval(spec, c);
 }
 
+// Whether another point's runs would take the configuration past its budget.
+bool budgetSpent(const SearchSpec &spec, const ConfigurationSearch &c)
+{
+    return c.runs + spec.replicates > spec.budget;
+}
+
 // The state of a configuration with a fitted interval and every run finished: out of range,
 // converged, budget spent or still searching.
 void stateFromInterval(const SearchSpec &spec, ConfigurationSearch &c)
@@ -207,7 +213,7 @@ void stateFromInterval(const SearchSpec &spec, ConfigurationSearch &c)
         c.note = "interval narrower than " + formatNumber(spec.intervalWidth);
         return;
     }
-    if (c.runs + spec.replicates > spec.budget) {
+    if (budgetSpent(spec, c)) {
         c.state = SearchState::BudgetSpent;
         c.note = "the budget of " + std::to_string(spec.budget) + " runs is spent";
         return;
@@ -235,7 +241,7 @@ void searchOnForTheLaw(const SearchSpec &spec, SearchReport &report,
             c.note += "; " + asked + " not applied: no law (" + law.note + ")";
         } else if (law.alphaHigh - law.alphaLow <= spec.lawWidth) {
             c.note += "; " + width + " is narrower than " + asked;
-        } else if (c.runs + spec.replicates > spec.budget) {
+        } else if (budgetSpent(spec, c)) {
             c.state = SearchState::BudgetSpent;
             c.note += "; the budget is spent with " + width + " still wider than " + asked;
         } else {
