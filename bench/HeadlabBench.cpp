@@ -18,6 +18,10 @@
 //                          ensemble: run-steps/s, matmul TFLOP/s; with --profile, as `profile`)
 //   headlab-bench price    --preset NAME --ensembles "W:H,H;W:H" [--layers L] [--steps N]
 //                          (the scheduler's modelled work of each ensemble: ensembleWork)
+//   headlab-bench plan     (--session S.yaml | --preset NAME) --devices N [--max-ensemble K]
+//                          [--measure 1 --device D --steps S]   (the scheduler's plan on N GPUs,
+//                          each card's modelled load; with --measure, each ensemble timed alone on
+//                          one card D and each card's measured load beside the model's)
 //   headlab-bench storage  --runs N --points P --out DIR   (writes a synthetic session of N finished
 //                          runs with P points per curve in the stored layout, DIR/stored.yaml +
 //                          DIR/stored.results/, and as one file, DIR/single.yaml; times both saves;
@@ -43,9 +47,12 @@
 // steps alone ("timing": "steady-min3", see Rate) and steps_per_s_end_to_end as the whole run.
 #include "core/config/HeadSchedule.h"
 #include "core/config/RunConfig.h"
+#include "core/lab/SweepSession.h"
+#include "core/model/Device.h"
 #include "core/session/Presets.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
+#include "core/session/SweepExpansion.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/TaskSpec.h"
 #include "core/tasks/addition/AdditionSpec.h"
@@ -813,6 +820,113 @@ void price(const Args &a)
     std::fflush(stdout);
 }
 
+// headlab-bench plan (--session S.yaml | --preset NAME) --devices N [--max-ensemble K]
+//                    [--measure 1 --device D --steps S]
+// The plan SweepRunner follows for the session's pending runs on N GPUs (planSweep: the ensembles,
+// their splits and their cards), priced by the scheduler's cost model (ensembleWork), without N
+// GPUs: issue 57's one-card check of the four-card placement. With --measure 1 each planned
+// ensemble is also trained alone on D (one card) for S steps of its longest phase (steady rate,
+// as `preset`), and its whole training timed from that rate; each card's load is then the model's
+// share and the measured one, side by side. JSON lines: one per ensemble, one per card, a summary
+// (the speed-up over one card that the plan's busiest card allows, by the model and measured).
+void plan(const Args &a)
+{
+    Session session = a.opts.count("session") ? loadSession(a.get("session", ""))
+                                              : loadPreset(a.get("preset", ""));
+    if (session.runs.empty()) expandSweep(session);
+    const size_t n = std::stoul(a.get("devices", "4"));
+    std::vector<std::string> cards;
+    for (size_t k = 0; k < n; ++k) cards.push_back("cuda:" + std::to_string(k));
+    SweepOptions options;
+    options.maxEnsemble = std::stoi(a.get("max-ensemble", "0"));
+    const bool measure = a.get("measure", "0") == "1";
+    const std::string device = a.get("device", "cuda:0");
+    const int64_t freeBytes = measure ? deviceMemory(device).freeBytes : 0;
+    std::vector<SweepJob> jobs = pendingJobs(session);
+    if (jobs.empty()) {
+        std::fprintf(stderr, "headlab-bench plan: no pending runs in the session\n");
+        std::exit(2);
+    }
+    const SweepPlan p = planSweep(std::move(jobs), options, cards, freeBytes);
+    const int64_t steps = std::stoll(a.get("steps", "300"));
+    double totalWork = 0;
+    for (double w : p.work) totalWork += w;
+    std::vector<double> measured(p.ensembles.size(), 0.0);
+    for (size_t e = 0; e < p.ensembles.size(); ++e) {
+        const auto &ensemble = p.ensembles[e];
+        const RunConfig &c0 = ensemble.front().config;
+        std::string heads;
+        for (const auto &job : ensemble)
+            heads += (heads.empty() ? "" : ",") + std::to_string(job.config.model.heads.front());
+        int64_t total = 0;
+        for (const auto &job : ensemble) total = std::max(total, job.config.totalSteps());
+        double perStep = 0;
+        if (measure) {
+            // The longest phase, cut to n steps, evaluated at the start and the end only.
+            auto cut = [&](int64_t n) {
+                std::vector<RunConfig> configs;
+                for (const auto &job : ensemble) {
+                    RunConfig c = job.config;
+                    const auto longest =
+                        std::max_element(c.phases.begin(), c.phases.end(),
+                                         [](const PhaseConfig &x, const PhaseConfig &y) {
+                                             return x.steps < y.steps;
+                                         });
+                    c.phases = {*longest};
+                    c.phases[0].steps = n;
+                    c.evalEvery = n + 1;
+                    c.evalBatches = 1;
+                    c.logEvery = std::min<int64_t>(c.logEvery, n);
+                    c.stopAfterLearned = 0;
+                    c.device = device;
+                    configs.push_back(c);
+                }
+                return configs;
+            };
+            TrainerControl control;
+            const Rate rate = steadyRate(steps, [&](int64_t k) { trainMembers(cut(k), control); });
+            perStep = 1.0 / rate.steady;
+            measured[e] = perStep * static_cast<double>(total);
+        }
+        std::printf("{\"plan\": \"ensemble\", \"index\": %zu, \"card\": %d, \"task\": \"%s\", "
+                    "\"d_model\": %lld, \"layers\": %lld, \"w\": %lld, \"runs\": %zu, \"heads\": "
+                    "\"%s\", \"steps\": %lld, \"work\": %.6g, \"work_share\": %.4f, "
+                    "\"measured_s_per_step\": %.6g, \"measured_s\": %.3f}\n",
+                    e, p.device[e], c0.task.kind.c_str(), (long long)c0.model.dModel,
+                    (long long)c0.model.layers(), (long long)c0.model.widthMultiplier,
+                    ensemble.size(), heads.c_str(), (long long)total, p.work[e],
+                    p.work[e] / totalWork, perStep, measured[e]);
+        std::fflush(stdout);
+    }
+    double totalMeasured = 0;
+    for (double s : measured) totalMeasured += s;
+    double maxWork = 0, maxMeasured = 0;
+    for (size_t k = 0; k < n; ++k) {
+        double work = 0, secs = 0;
+        int count = 0;
+        for (size_t e = 0; e < p.ensembles.size(); ++e)
+            if (p.device[e] == static_cast<int>(k) || (!p.placed && k == 0)) {
+                work += p.work[e];
+                secs += measured[e];
+                ++count;
+            }
+        maxWork = std::max(maxWork, work);
+        maxMeasured = std::max(maxMeasured, secs);
+        std::printf("{\"plan\": \"card\", \"card\": %zu, \"ensembles\": %d, \"work_share\": %.4f, "
+                    "\"measured_s\": %.3f, \"measured_share\": %.4f}\n",
+                    k, count, work / totalWork, secs,
+                    totalMeasured > 0 ? secs / totalMeasured : 0.0);
+    }
+    std::printf("{\"plan\": \"summary\", \"session\": \"%s\", \"cards\": %zu, \"placed\": %s, "
+                "\"ensembles\": %zu, \"runs\": %zu, \"speedup_by_model\": %.3f, "
+                "\"speedup_measured\": %.3f, \"measured_one_card_s\": %.3f, \"device\": \"%s\"}\n",
+                session.name.c_str(), n, p.placed ? "true" : "false", p.ensembles.size(),
+                session.runs.size(), totalWork / maxWork,
+                maxMeasured > 0 ? totalMeasured / maxMeasured : 0.0, totalMeasured,
+                measure ? device.c_str() : "");
+    std::fflush(stdout);
+}
+
 // A session of `runs` finished runs (an lr × seed sweep of the addition grid's shape) whose
 // curves have `points` points each, like a 30,000-step run logged every 100 steps.
 void storage(const Args &a)
@@ -1122,6 +1236,8 @@ int main(int argc, char **argv)
         preset(a);
     else if (a.mode == "price")
         price(a);
+    else if (a.mode == "plan")
+        plan(a);
     else if (a.mode == "fused-adam")
         fusedAdam(a);
     else if (a.mode == "determinism")

@@ -31,17 +31,7 @@ WORK="$ROOT/bench-out/multi4"
 mkdir -p "$WORK"
 
 # The sessions: the presets with fewer steps (and the nn slice's sweep).
-sed -e 's/steps: 30000/steps: '"$STEPS_ADD"'/' -e 's/^name: .*/name: multi4-addition/' \
-    "$ROOT/resources/presets/addition-fig2-grid.yaml" > "$WORK/addition.yaml"
-sed -e 's/steps: 100000/steps: '"$STEPS_NN"'/' -e 's/^name: .*/name: multi4-nn/' \
-    -e 's/^  layers: \[1, 3, 5\]/  layers: [1]/' -e 's/^  width_multiplier: \[1, 8, 64\]/  width_multiplier: [1, 8]/' \
-    "$ROOT/resources/presets/nn-fig1-full.yaml" > "$WORK/nn.yaml"
-# nn5: the same slice with the paper's five seeds a point (70 runs): no run is more than a few
-# hundredths of the work, so that whole runs can fill four cards (in the slice of one seed, the run
-# of 64 heads at w 8 is about a quarter of it).
-sed -e 's/^name: .*/name: multi4-nn5/' "$WORK/nn.yaml" > "$WORK/nn5.yaml"
-printf '  seed: [0, 1, 2, 3, 4]\n' > "$WORK/seeds.txt"
-sed -i "/^  width_multiplier: \[1, 8\]/r $WORK/seeds.txt" "$WORK/nn5.yaml"
+STEPS_ADD="$STEPS_ADD" STEPS_NN="$STEPS_NN" bash "$ROOT/bench/multi4_sessions.sh" "$WORK"
 
 # time_run NAME DEVICE ENV [OPTIONS...]: one headlab-cli run (with ENV, NAME=VALUE, unless it is
 # "-"), its wall seconds and its cards' utilization as a JSON line.

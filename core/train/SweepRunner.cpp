@@ -637,27 +637,14 @@ void separateHeadCounts(std::deque<std::vector<SweepJob>> &queue)
     queue = std::move(out);
 }
 
-bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepCallbacks callbacks)
+SweepPlan planSweep(std::vector<SweepJob> jobs, const SweepOptions &options,
+                    const std::vector<std::string> &devices, int64_t freeBytes)
 {
-    if (isRunning()) return false;
-    d->join();
-    d->stopFlag = false;
-    d->pauseFlag = false;
-    d->stoppedRuns.clear();
-    d->pausedRuns.clear();
-    d->callbacks = std::move(callbacks);
-    d->options = options;
-    const auto devices = devicesFor(options.device.empty() ? std::string("auto") : options.device);
+    SweepPlan plan;
+    plan.devices = devices;
     const bool cpuOnly = std::all_of(devices.begin(), devices.end(),
                                      [](const std::string &s) { return s == "cpu"; });
     const size_t concurrent = static_cast<size_t>(options.concurrent > 0 ? options.concurrent : 4);
-    // Ensembles are sized to the memory of the smallest device: half its free memory, shared by
-    // the ensembles that train on it at once.
-    int64_t freeBytes = 0;
-    for (const auto &dev : devices) {
-        const int64_t f = deviceMemory(dev).freeBytes;
-        if (f > 0) freeBytes = freeBytes > 0 ? std::min(freeBytes, f) : f;
-    }
     const size_t defaultMax = cpuOnly ? 8u : 64u;
 
     // Group runs with the same weight shapes, keeping the sweep's order within each group. Runs
@@ -710,14 +697,13 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
     // Worker slots, spread over the devices first: [cuda:0, cuda:1, cuda:0, cuda:1, ...]. A "cpu"
     // among GPUs keeps one slot: its ensembles use every core already. A CPU sweep follows cpuPlan.
     const unsigned cores = usableCores();
-    const CpuPlan plan = cpuPlan(cores, queue.size(), options.threads, options.concurrent);
-    d->cpuThreads =
-        cpuOnly ? plan.threads : (options.threads > 0 ? options.threads : defaultCpuThreads(cores));
-    std::vector<size_t> slots; // device indices
-    const size_t rounds = cpuOnly ? plan.workers : concurrent;
+    const CpuPlan cpu = cpuPlan(cores, queue.size(), options.threads, options.concurrent);
+    plan.cpuThreads =
+        cpuOnly ? cpu.threads : (options.threads > 0 ? options.threads : defaultCpuThreads(cores));
+    const size_t rounds = cpuOnly ? cpu.workers : concurrent;
     for (size_t round = 0; round < rounds; ++round)
         for (size_t k = 0; k < devices.size(); ++k)
-            if (round == 0 || devices[k] != "cpu" || cpuOnly) slots.push_back(k);
+            if (round == 0 || devices[k] != "cpu" || cpuOnly) plan.slots.push_back(k);
     std::vector<double> costs;
     bool mayEndEarly = false;
     for (const auto &e : queue) {
@@ -725,31 +711,55 @@ bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepC
         for (const auto &job : e) mayEndEarly = mayEndEarly || job.config.stopAfterLearned > 0;
     }
     // The queue in its starting order; `work` is each ensemble's ensembleWork in that order.
-    EnsembleQueue ordered;
-    std::vector<double> work;
-    for (const size_t i : startOrder(costs, mayEndEarly, slots.size())) {
-        work.push_back(costs[i]);
-        ordered.push_back(std::move(queue[i]));
+    for (const size_t i : startOrder(costs, mayEndEarly, plan.slots.size())) {
+        plan.work.push_back(costs[i]);
+        plan.ensembles.push_back(std::move(queue[i]));
     }
-    queue = std::move(ordered);
     // On several GPUs each ensemble is placed on a device before any starts (placeOnDevices on
     // ensembleWork). Drawn from one queue instead, every ensemble of a sweep that fits the slots
     // started at once on the device of whichever worker took it: round the devices in cost order,
     // so that the fifth costliest of four cards joined the costliest.
-    const bool place = devices.size() > 1 && gpusOnly && switchOn(Switch::Placement, true);
-    const std::vector<size_t> placed =
-        place ? placeOnDevices(work, devices.size()) : std::vector<size_t>{};
+    plan.placed = devices.size() > 1 && gpusOnly && switchOn(Switch::Placement, true);
+    if (plan.placed) {
+        for (const size_t k : placeOnDevices(plan.work, devices.size()))
+            plan.device.push_back(static_cast<int>(k));
+    } else {
+        plan.device.assign(plan.ensembles.size(), -1);
+    }
+    return plan;
+}
+
+bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepCallbacks callbacks)
+{
+    if (isRunning()) return false;
+    d->join();
+    d->stopFlag = false;
+    d->pauseFlag = false;
+    d->stoppedRuns.clear();
+    d->pausedRuns.clear();
+    d->callbacks = std::move(callbacks);
+    d->options = options;
+    const auto devices = devicesFor(options.device.empty() ? std::string("auto") : options.device);
+    // Ensembles are sized to the memory of the smallest device: half its free memory, shared by
+    // the ensembles that train on it at once.
+    int64_t freeBytes = 0;
+    for (const auto &dev : devices) {
+        const int64_t f = deviceMemory(dev).freeBytes;
+        if (f > 0) freeBytes = freeBytes > 0 ? std::min(freeBytes, f) : f;
+    }
+    SweepPlan plan = planSweep(std::move(jobs), options, devices, freeBytes);
+    d->cpuThreads = plan.cpuThreads;
     d->devices = devices;
     d->running.assign(devices.size(), 0);
     d->queue.clear();
-    for (size_t i = 0; i < queue.size(); ++i)
-        d->queue.push_back({std::move(queue[i]), place ? static_cast<int>(placed[i]) : -1});
+    for (size_t i = 0; i < plan.ensembles.size(); ++i)
+        d->queue.push_back({std::move(plan.ensembles[i]), plan.device[i]});
     // Placed, each device's workers wait for their own ensembles, so every slot gets one.
-    const size_t workers =
-        std::max<size_t>(1, place ? slots.size() : std::min(slots.size(), d->queue.size()));
+    const size_t workers = std::max<size_t>(
+        1, plan.placed ? plan.slots.size() : std::min(plan.slots.size(), d->queue.size()));
     d->activeWorkers = static_cast<int>(workers);
     for (size_t w = 0; w < workers; ++w)
-        d->workers.emplace_back([this, index = slots[w]] { d->work(index); });
+        d->workers.emplace_back([this, index = plan.slots[w]] { d->work(index); });
     return true;
 }
 

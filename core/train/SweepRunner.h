@@ -107,6 +107,25 @@ std::vector<size_t> placeOnDevices(const std::vector<double> &costs, size_t devi
 // The most work one device gets when ensembles of these costs are placed by placeOnDevices.
 double makespan(const std::vector<double> &costs, size_t devices);
 
+// How SweepRunner::start trains a sweep: its ensembles in their starting order, each one's work
+// (ensembleWork) and device (an index of `devices`, placed by placeOnDevices where several GPUs are
+// and placement is on; -1 where whichever worker is free takes it), the worker slots (device
+// indices) and an ensemble's CPU threads.
+struct SweepPlan {
+    std::vector<std::string> devices;
+    std::vector<std::vector<SweepJob>> ensembles;
+    std::vector<double> work;
+    std::vector<int> device;
+    bool placed = false;
+    std::vector<size_t> slots;
+    int cpuThreads = 1;
+};
+// The plan SweepRunner::start follows for `jobs` on `devices` (devicesFor's names), ensembles sized
+// to `freeBytes` of the smallest device's free memory (0: unknown, the default cap). headlab-bench
+// plan prices a 4-GPU plan and times its ensembles on one card.
+SweepPlan planSweep(std::vector<SweepJob> jobs, const SweepOptions &options,
+                    const std::vector<std::string> &devices, int64_t freeBytes);
+
 class SweepRunner {
 public:
     SweepRunner();

@@ -12,6 +12,7 @@
 #include "core/model/Device.h"
 #include "core/session/Presets.h"
 #include "core/session/SessionStore.h"
+#include "core/session/SweepExpansion.h"
 #include "core/tasks/RunConfigFields.h"
 #include "core/tasks/addition/AdditionData.h"
 #include "core/tasks/addition/AdditionSpec.h"
@@ -546,6 +547,54 @@ private Q_SLOTS:
         // One card takes everything; ties go to the first card.
         QCOMPARE(placeOnDevices({3, 2, 1}, 1), std::vector<size_t>({0, 0, 0}));
         QCOMPARE(placeOnDevices({1, 1}, 2), std::vector<size_t>({0, 1}));
+    }
+
+    // The plan SweepRunner::start follows, asked for without the cards (headlab-bench plan, issue
+    // 57): the addition grid on four GPUs covers every run once, each ensemble on one of the four
+    // cards, placed by the same rule placeOnDevices applies to the plan's own work; the five
+    // 384-wide runs train one an ensemble, so no card can carry less than two of them, and the
+    // busiest card holds exactly two. On one CPU nothing is placed, and runs of different heads
+    // train apart.
+    void aSweepsPlanIsWhatTheRunnerFollows()
+    {
+        Session session = loadPreset("addition-fig2-grid");
+        expandSweep(session);
+        const std::vector<SweepJob> jobs = pendingJobs(session);
+        QCOMPARE(jobs.size(), size_t(25));
+        const std::vector<std::string> cards = {"cuda:0", "cuda:1", "cuda:2", "cuda:3"};
+        const SweepPlan plan = planSweep(jobs, SweepOptions{}, cards, 0);
+        QVERIFY(plan.placed);
+        QCOMPARE(plan.ensembles.size(), plan.work.size());
+        QCOMPARE(plan.device.size(), plan.ensembles.size());
+        std::multiset<int> runs;
+        std::vector<double> load(4, 0.0);
+        for (size_t e = 0; e < plan.ensembles.size(); ++e) {
+            QVERIFY(plan.device[e] >= 0 && plan.device[e] < 4);
+            QCOMPARE(plan.work[e], ensembleWork(plan.ensembles[e]));
+            load[size_t(plan.device[e])] += plan.work[e];
+            for (const auto &job : plan.ensembles[e]) runs.insert(job.runIndex);
+            if (e > 0) QVERIFY(plan.work[e] <= plan.work[e - 1]); // costliest first
+        }
+        QCOMPARE(runs.size(), size_t(25));
+        QCOMPARE(std::set<int>(runs.begin(), runs.end()).size(), size_t(25));
+        const auto placed = placeOnDevices(plan.work, 4);
+        for (size_t e = 0; e < placed.size(); ++e) QCOMPARE(size_t(plan.device[e]), placed[e]);
+        double wide = 0;
+        for (size_t e = 0; e < plan.ensembles.size(); ++e)
+            if (plan.ensembles[e].front().config.model.dModel == 384) {
+                QCOMPARE(plan.ensembles[e].size(), size_t(1));
+                wide = std::max(wide, plan.work[e]);
+            }
+        const double busiest = *std::max_element(load.begin(), load.end());
+        QVERIFY(busiest >= 2 * wide * 0.98 && busiest <= 2 * wide * 1.02);
+        QCOMPARE(plan.slots.size(), size_t(16)); // four workers a card
+
+        const SweepPlan cpu = planSweep(jobs, SweepOptions{}, {"cpu"}, 0);
+        QVERIFY(!cpu.placed);
+        QCOMPARE(std::count(cpu.device.begin(), cpu.device.end(), -1), long(cpu.device.size()));
+        for (const auto &e : cpu.ensembles)
+            for (const auto &job : e)
+                QCOMPARE(job.config.model.heads, e.front().config.model.heads);
     }
 
     // The HEADLAB_* switches are one table read through its rows (core/config/Switches.h): each
