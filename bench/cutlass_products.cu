@@ -15,6 +15,7 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I. -I$CUTLASS/include bench/cutlass_products.cu \
 //        core/model/cuda/BiasRelu.cu -lcublas
 // `focus` as the first argument: only the block's products around its ReLU, fused (focus()).
+// `addition`: addition 384×12's products (one run) at CUTLASS SIMT's tiles and K splits (addition()).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -366,11 +367,139 @@ void focus(int runs, int rows, cublasHandle_t handle, cudaStream_t stream, const
     for (float *p : {x, w, b, h, h2, dh, dh2, db, db2, ones, partial}) cudaFree(p);
 }
 
+// An FP32 SIMT product at one tile, in CUTLASS 2's universal GEMM: batched over `batch` (the
+// weight gradients' row slices), or one product split `splits` ways along K (serial split-K: each
+// slice's partial sums added in turn into D, CUTLASS's semaphore in `workspace`).
+template <typename LayoutA, typename LayoutB, typename Tb, typename Warp, int Stages>
+struct SimtTile {
+    using Gemm = cutlass::gemm::device::GemmUniversal<
+        float, LayoutA, float, LayoutB, float, Row, float, Simt, cutlass::arch::Sm80, Tb, Warp,
+        Shape<1, 1, 1>, cutlass::epilogue::thread::LinearCombination<float, 1, float, float>,
+        cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<>, Stages, 1, 1, Fma>;
+    static bool run(const Product &p, int batch, int splits, const float *a, const float *b,
+                    float *d, void *workspace, size_t workspaceBytes, cudaStream_t stream)
+    {
+        const bool batched = batch > 1;
+        typename Gemm::Arguments args(batched ? cutlass::gemm::GemmUniversalMode::kBatched
+                                              : cutlass::gemm::GemmUniversalMode::kGemm,
+                                      {p.m, p.n, p.k}, batched ? batch : splits, {1.0f, 0.0f}, a, b,
+                                      d, d, int64_t(p.m) * p.k, int64_t(p.k) * p.n,
+                                      int64_t(p.m) * p.n, int64_t(p.m) * p.n,
+                                      typename LayoutA::Stride(p.aRow ? p.k : p.m),
+                                      typename LayoutB::Stride(p.bRow ? p.n : p.k),
+                                      typename Row::Stride(p.n), typename Row::Stride(p.n));
+        Gemm gemm;
+        if (gemm.can_implement(args) != cutlass::Status::kSuccess) return false;
+        if (Gemm::get_workspace_size(args) > workspaceBytes) return false;
+        if (gemm.initialize(args, workspace, stream) != cutlass::Status::kSuccess) return false;
+        return gemm.run(stream) == cutlass::Status::kSuccess;
+    }
+};
+
+// Addition 384×12's products, one run (1,152 rows: 64 sequences of 18 tokens; d 384, FFN 1,536),
+// as bench/gpu_products.sh's profile lists them: cuBLAS FP32 (what HeadLab takes) against CUTLASS
+// FP32 SIMT at the tiles CUTLASS's own generator lists for SM80 SIMT SGEMM, each split 1–4 ways
+// along K where the product is one matrix. Each variant's output is compared with cuBLAS's (max
+// |difference| over max |cuBLAS|), so a tile that computes something else shows.
+template <typename LA, typename LB>
+void additionSweep(const Product &p, int batch, int calls, cublasHandle_t handle,
+                   cudaStream_t stream, const char *card)
+{
+    const int64_t na = int64_t(batch) * p.m * p.k, nb = int64_t(batch) * p.k * p.n,
+                  nd = int64_t(batch) * p.m * p.n;
+    std::mt19937 rng(384);
+    std::normal_distribution<float> normal(0.f, 1.f);
+    std::vector<float> ha(na), hb(nb);
+    for (auto &x : ha) x = normal(rng);
+    for (auto &x : hb) x = normal(rng) / std::sqrt(float(p.k));
+    float *a, *b, *ref, *out;
+    void *workspace;
+    const size_t workspaceBytes = size_t(1) << 22;
+    CHECK_CUDA(cudaMalloc(&a, na * 4));
+    CHECK_CUDA(cudaMalloc(&b, nb * 4));
+    CHECK_CUDA(cudaMalloc(&ref, nd * 4));
+    CHECK_CUDA(cudaMalloc(&out, nd * 4));
+    CHECK_CUDA(cudaMalloc(&workspace, workspaceBytes));
+    CHECK_CUDA(cudaMemcpy(a, ha.data(), na * 4, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(b, hb.data(), nb * 4, cudaMemcpyHostToDevice));
+    cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH);
+    const double flop = 2.0 * batch * p.m * p.n * p.k;
+    std::vector<float> hr(nd), ho(nd);
+    auto line = [&](const char *variant, int splits, float us) {
+        double diff = -1, mag = 0;
+        if (us > 0) {
+            CHECK_CUDA(cudaMemcpy(ho.data(), out, nd * 4, cudaMemcpyDeviceToHost));
+            diff = 0;
+            for (int64_t i = 0; i < nd; ++i) {
+                diff = std::max(diff, double(std::fabs(ho[i] - hr[i])));
+                mag = std::max(mag, double(std::fabs(hr[i])));
+            }
+            diff /= mag;
+        }
+        std::printf("{\"device\": \"%s\", \"addition\": \"%s\", \"batch\": %d, \"m\": %d, "
+                    "\"n\": %d, \"k\": %d, \"a\": \"%s\", \"b\": \"%s\", \"calls_per_step\": %d, "
+                    "\"variant\": \"%s\", \"splits\": %d, \"us\": %.2f, \"tflops\": %.2f, "
+                    "\"max_rel_diff\": %.3g}\n",
+                    card, p.name, batch, p.m, p.n, p.k, p.aRow ? "row" : "col",
+                    p.bRow ? "row" : "col", calls, variant, splits, us,
+                    us > 0 ? flop / (us * 1e-6) / 1e12 : 0.0, diff);
+        std::fflush(stdout);
+    };
+    const float cublasUs =
+        timeIt(stream, [&] { return runCublas(handle, p, batch, a, b, nullptr, ref, stream); });
+    CHECK_CUDA(cudaMemcpy(hr.data(), ref, nd * 4, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(out, ref, nd * 4, cudaMemcpyDeviceToDevice));
+    line("cublas", 1, cublasUs);
+    auto tile = [&](auto tag, const char *name) {
+        using G = decltype(tag);
+        for (int splits = 1; splits <= (batch > 1 ? 1 : 4); ++splits) {
+            CHECK_CUDA(cudaMemsetAsync(out, 0, nd * 4, stream));
+            const float us = timeIt(stream, [&] {
+                return G::run(p, batch, splits, a, b, out, workspace, workspaceBytes, stream);
+            });
+            line(name, splits, us);
+        }
+    };
+    tile(SimtTile<LA, LB, Shape<128, 128, 8>, Shape<32, 64, 8>, 4>{}, "simt 128x128 w32x64 s4");
+    tile(SimtTile<LA, LB, Shape<128, 64, 8>, Shape<64, 32, 8>, 5>{}, "simt 128x64 w64x32 s5");
+    tile(SimtTile<LA, LB, Shape<64, 128, 8>, Shape<32, 64, 8>, 5>{}, "simt 64x128 w32x64 s5");
+    tile(SimtTile<LA, LB, Shape<64, 64, 8>, Shape<32, 64, 8>, 5>{}, "simt 64x64 w32x64 s5");
+    tile(SimtTile<LA, LB, Shape<128, 32, 8>, Shape<64, 32, 8>, 5>{}, "simt 128x32 w64x32 s5");
+    tile(SimtTile<LA, LB, Shape<32, 128, 8>, Shape<32, 64, 8>, 5>{}, "simt 32x128 w32x64 s5");
+    for (void *q : {(void *)a, (void *)b, (void *)ref, (void *)out, workspace}) cudaFree(q);
+}
+
+void addition(cublasHandle_t handle, cudaStream_t stream, const char *card)
+{
+    const int rows = 1152, d = 384, f = 1536, slice = 288;
+    // The forward products are x·w (w stored in × out, both row-major), the input gradients
+    // dy·wᵀ (w read column-major), the weight gradients xᵀ·dy over 4 slices of 288 rows.
+    additionSweep<Row, Row>({"proj x.w", rows, d, d, true, true, false, false}, 1, 6, handle,
+                            stream, card);
+    additionSweep<Row, Col>({"proj dx = dy.w^T", rows, d, d, true, false, false, false}, 1, 6,
+                            handle, stream, card);
+    additionSweep<Col, Row>({"proj dw = x^T.dy", d, d, slice, false, true, false, false}, 4, 6,
+                            handle, stream, card);
+    additionSweep<Row, Row>({"ffn1 x.w1", rows, f, d, true, true, false, false}, 1, 1, handle,
+                            stream, card);
+    additionSweep<Row, Col>({"ffn dh = dy.w2^T", rows, f, d, true, false, false, false}, 1, 1,
+                            handle, stream, card);
+    additionSweep<Row, Row>({"ffn2 h.w2", rows, d, f, true, true, false, false}, 1, 1, handle,
+                            stream, card);
+    additionSweep<Row, Col>({"ffn dx = dh.w1^T", rows, d, f, true, false, false, false}, 1, 1,
+                            handle, stream, card);
+    additionSweep<Col, Row>({"ffn dw1 = x^T.dh", d, f, slice, false, true, false, false}, 4, 1,
+                            handle, stream, card);
+    additionSweep<Col, Row>({"ffn dw2 = h^T.dy", f, d, slice, false, true, false, false}, 4, 1,
+                            handle, stream, card);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-    const bool focusOnly = argc > 1 && std::string(argv[1]) == "focus";
+    const std::string mode = argc > 1 ? argv[1] : "";
+    const bool focusOnly = mode == "focus";
     const int runs = argc > 1 + focusOnly ? std::atoi(argv[1 + focusOnly]) : 8;
     const int rows = argc > 2 + focusOnly ? std::atoi(argv[2 + focusOnly]) : 4096;
     const int d = 64, f = 2048;
@@ -390,6 +519,11 @@ int main(int argc, char **argv)
     cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
 
+    if (mode == "addition") {
+        addition(handle, stream, prop.name);
+        cublasDestroy(handle);
+        return 0;
+    }
     if (focusOnly) {
         focus(runs, rows, handle, stream, prop.name);
         cublasDestroy(handle);

@@ -23,8 +23,11 @@ fi
     --export bench/results/export-75-runs-cpu-2core-2026-11-26.jsonl \
     --python-read bench/results/python-read-cpu-2core-2026-12-02.jsonl \
     --products bench/results/gpu-h200-products-2026-12-02.jsonl \
+    --products bench/results/gpu-h200-products-2026-12-03.jsonl \
     --cutlass docs/data/issue56/cutlass-products-h200-2026-12-03.jsonl \
     --cutlass-speed docs/data/issue56/nn-speed-h200-e71c55d.jsonl \
+    --cutlass-speed docs/data/issue56/nn-speed-w8-h200-1a25731.jsonl \
+    --cutlass-addition docs/data/issue56/cutlass-addition-h200-2026-12-03.jsonl \
     --inside docs/data/heads/inside_cost_h100.jsonl \
     --inside-card "one NVIDIA H100 80GB HBM3, 2026-11-26 (\`headlab-bench inside --device cuda --shapes 96x12,384x12 --runs 8 --steps 3000 --repeats 2\`)" \
     --stabilizers docs/data/issue23/speed.csv \
@@ -49,6 +52,7 @@ fi
     --multi-gpu docs/data/issue24/head-groups-h200-86606ec.jsonl \
     --multi-gpu docs/data/issue24/multi4-4xh200-76463d8.jsonl \
     --multi-gpu docs/data/issue24/multi4-4xh200-603e103.jsonl \
+    --plan docs/data/issue57/plan-h200-1a25731.jsonl \
     --fig1 docs/data/issue24/fig1-h200-572f4d0.jsonl > "$target"
 if [[ "$check" == 1 ]]; then
     if ! diff -u docs/PERFORMANCE.md "$target" > "$target.diff"; then

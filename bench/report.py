@@ -358,11 +358,14 @@ def python_read_section(path, out):
     out.append("")
 
 
-def products_section(path, out):
-    """Issue 56's profile (bench/gpu_products.sh): per shape, the step's GPU time, the idle time between
-    kernels with CUDA graphs on, and each matrix product's achieved rate against the card's peak."""
-    rows = load(path)
-    card = next((r for r in rows if "gpu" in r), {})
+def products_section(paths, out):
+    """Issue 56's profile (bench/gpu_products.sh), one file per profiling (before and after a change,
+    oldest first): per shape, the step's GPU time, the idle time between kernels with CUDA graphs on,
+    and each matrix product's achieved rate against the card's peak (the latest file's)."""
+    files = [(path, load(path)) for path in paths]
+    files = [(path, rows) for path, rows in files if any(r.get("profile") == "total" for r in rows)]
+    if not files:
+        return
 
     def shape(r):
         if "preset" in r:
@@ -371,40 +374,52 @@ def products_section(path, out):
                 f"text head-progression {r['heads']}, {r['runs']} run"
         return f"addition {r['m']}×{r['heads']}, {r['runs']} run"
 
-    totals = [r for r in rows if r.get("profile") == "total"]
-    if not totals:
-        return
-    out.append(f"## Where a step's GPU time goes, product by product ({card.get('gpu', '?').split(',')[0]}, "
-               f"{card.get('date', '?')}; issue 56)\n")
+    def card(rows):
+        return next((r for r in rows if "gpu" in r), {})
+
+    def blocks(rows):
+        """Each total with the lines after it, up to the next total (they belong to it)."""
+        starts = [i for i, r in enumerate(rows) if r.get("profile") == "total"]
+        return [(rows[i], rows[i + 1:j]) for i, j in zip(starts, starts[1:] + [len(rows)])]
+
+    latest_path, latest = files[-1]
+    gpu = card(latest).get("gpu", "?").split(",")[0]
+    dates = ", ".join(card(rows).get("date", "?") for _, rows in files)
+    out.append(f"## Where a step's GPU time goes, product by product ({gpu}, {dates}; issue 56)\n")
     out.append("`bench/gpu_products.sh` profiles each shape twice with Kineto. With CUDA graphs on, as HeadLab "
                "trains: the GPU time a step, and the GPU's idle time between kernels (the span from the first "
                "kernel's start to the last one's end, less the union of the kernels). With graphs off, so that "
                "each product's op is recorded on the host: every matrix product's kernels, their achieved rate, "
                "and that rate as a share of the card's dense peak at the product's precision (FP32 67, TF32 "
-               f"494.7 TFLOP/s, NVIDIA's H100/H200 SXM data sheets). Profiled steps carry profiler overhead (`{path}`).\n")
-    out.append("| shape | graphs | wall ms/step | GPU ms/step | kernels/step | idle between kernels | products: share of GPU time | products' TFLOP/s | share of peak |")
-    out.append("|---|---|---|---|---|---|---|---|---|")
-    for t in totals:
-        key = shape(t)
-        # The lines after this total up to the next total belong to it.
-        i = rows.index(t)
-        nxt = next((j for j in range(i + 1, len(rows)) if rows[j].get("profile") == "total"), len(rows))
-        mine = rows[i + 1:nxt]
-        gaps = next((r for r in mine if r.get("profile") == "gaps"), None)
-        prod = next((r for r in mine if r.get("profile") == "products"), None)
-        idle = f"{gaps['idle_ms_per_step']:.3f} ms ({gaps['idle_share']:.0%})" if gaps else "–"
-        out.append(f"| {key} | {'on' if t['graphs'] else 'off'} | {t['wall_ms_per_step']:.3f} | "
-                   f"{t['gpu_ms_per_step']:.3f} | {t['kernels_per_step']:.0f} | {idle} | "
-                   + (f"{prod['share']:.0%} | {prod['tflops']:.1f} ({prod['precision'].upper()}) | "
-                      f"{prod['peak_share']:.1%} |" if prod else "– | – | – |"))
+               "494.7 TFLOP/s, NVIDIA's H100/H200 SXM data sheets). Profiled steps carry profiler overhead ("
+               + ", ".join(f"`{path}`" for path, _ in files) + ").\n")
+    if len(files) > 1:
+        out.append("Each profiling's date is in the first column: 2026-12-02 is before the feed-forward block's "
+                   "first product moved to CUTLASS (the section after this one), 2026-12-03 after. That CUTLASS "
+                   "product is HeadLab's own kernel, not an ATen op, so it counts in the GPU time but not in the "
+                   "products' share, rate and table: nearest neighbour's products share fell with it, not "
+                   "because the products got slower.\n")
+    out.append("| profiled | shape | graphs | wall ms/step | GPU ms/step | kernels/step | idle between kernels | products: share of GPU time | products' TFLOP/s | share of peak |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|")
+    for graphs in (True, False):
+        for path, rows in files:
+            for t, mine in blocks(rows):
+                if bool(t["graphs"]) != graphs:
+                    continue
+                gaps = next((r for r in mine if r.get("profile") == "gaps"), None)
+                prod = next((r for r in mine if r.get("profile") == "products"), None)
+                idle = f"{gaps['idle_ms_per_step']:.3f} ms ({gaps['idle_share']:.0%})" if gaps else "–"
+                out.append(f"| {card(rows).get('date', '?')} | {shape(t)} | {'on' if t['graphs'] else 'off'} | "
+                           f"{t['wall_ms_per_step']:.3f} | {t['gpu_ms_per_step']:.3f} | {t['kernels_per_step']:.0f} | "
+                           f"{idle} | "
+                           + (f"{prod['share']:.0%} | {prod['tflops']:.1f} ({prod['precision'].upper()}) | "
+                              f"{prod['peak_share']:.1%} |" if prod else "– | – | – |"))
     out.append("")
-    for t in totals:
-        i = rows.index(t)
-        nxt = next((j for j in range(i + 1, len(rows)) if rows[j].get("profile") == "total"), len(rows))
-        products = [r for r in rows[i + 1:nxt] if r.get("profile") == "product"]
+    for t, mine in blocks(latest):
+        products = [r for r in mine if r.get("profile") == "product"]
         if not products:
             continue
-        out.append(f"{shape(t)}, graphs off: the products by GPU time (the first eight)\n")
+        out.append(f"{shape(t)}, graphs off, {card(latest).get('date', '?')}: the products by GPU time (the first eight)\n")
         out.append("| op and input shapes | calls/step | GFLOP/call | µs/call | share of GPU time | TFLOP/s | share of peak | main kernel |")
         out.append("|---|---|---|---|---|---|---|---|")
         for r in products[:8]:
@@ -413,11 +428,47 @@ def products_section(path, out):
         out.append("")
 
 
-def cutlass_section(path, speed_path, out):
+def cutlass_addition(path, out):
+    """Issue 56's addition lever (bench/cutlass_products.sh MODE=addition): addition 384×12's products,
+    one run, cuBLAS FP32 against CUTLASS FP32 SIMT at each of its generator's tiles and K splits."""
+    rows = load(path)
+    card = next((r for r in rows if "gpu" in r), {})
+    lines = [r for r in rows if "addition" in r]
+    if not lines:
+        return
+    out.append(f"Addition 384×12, one run ({card.get('gpu', '?').split(',')[0]}, {card.get('date', '?')}; "
+               "`MODE=addition bash bench/cutlass_products.sh`): its products (1,152 rows, d 384, FFN 1,536; "
+               "the weight gradients over four slices of 288 rows, as HeadLab sums them) in cuBLAS FP32 against "
+               "CUTLASS FP32 SIMT at every tile its generator lists for SM80 SIMT SGEMM (128×128, 128×64, "
+               "64×128, 64×64, 128×32, 32×128), each one-matrix product also split 2–4 ways along K (serial "
+               "split-K). Every CUTLASS output agrees with cuBLAS's to FP32 rounding. Calls a step are the "
+               f"profile's (`{path}`):\n")
+    out.append("| product (M×N×K, slices) | calls/step | cuBLAS µs | cuBLAS TFLOP/s | best CUTLASS | its µs | cuBLAS ÷ best CUTLASS |")
+    out.append("|---|---|---|---|---|---|---|")
+    total_cublas = total_best = 0.0
+    for name in dict.fromkeys(r["addition"] for r in lines):
+        mine = [r for r in lines if r["addition"] == name]
+        c = next(r for r in mine if r["variant"] == "cublas")
+        tiles = [r for r in mine if r["variant"] != "cublas" and r["us"] > 0]
+        b = min(tiles, key=lambda r: r["us"])
+        split = f", K split {b['splits']}" if b["splits"] > 1 else ""
+        slices = f", {c['batch']} slices" if c["batch"] > 1 else ""
+        out.append(f"| `{name}` ({c['m']}×{c['n']}×{c['k']}{slices}) | {c['calls_per_step']} | {c['us']:.1f} | "
+                   f"{c['tflops']:.1f} ({c['tflops'] / 67:.0%}) | {b['variant'].split(' w')[0]}{split} | "
+                   f"{b['us']:.1f} | {c['us'] / b['us']:.2f} |")
+        total_cublas += c["us"] * c["calls_per_step"]
+        total_best += min(c["us"], b["us"]) * c["calls_per_step"]
+    out.append("")
+    out.append(f"Summed over a step's calls, these products take {total_cublas:.0f} µs in cuBLAS; taking the faster "
+               f"of cuBLAS and CUTLASS at each would give {total_best:.0f} µs. No CUTLASS FP32 tile or split beats "
+               "cuBLAS at any of addition's shapes.\n")
+
+
+def cutlass_section(path, speed_paths, out, addition_path=""):
     """Issue 56's lever test (bench/cutlass_products.sh): nearest neighbour's feed-forward products
     timed four ways, each with its error against FP64; the block's element-wise work in CUTLASS
     epilogues; and the training step with the CUTLASS product on and off against the peer
-    (bench/nn_speed.sh KERNELS="1 1 1,1 1 0", `speed_path`)."""
+    (bench/nn_speed.sh KERNELS="1 1 1,1 1 0", each of `speed_paths`)."""
     rows = load(path)
     card = next((r for r in rows if "gpu" in r), {})
     gpu = card.get("gpu", "?").split(",")[0]
@@ -459,23 +510,80 @@ def cutlass_section(path, speed_path, out):
             out.append(f"| `{r['focus']}` | {r['runs']} | {r['variant']} | {r['us']:.1f} | "
                        f"{base['us'] / r['us']:.2f} | {r['max_abs_diff']:.3g} |")
         out.append("")
-    if speed_path:
-        speed = load(speed_path)
-        scard = next((r for r in speed if "gpu" in r), {})
-        out.append(f"The step with the CUTLASS product (`HEADLAB_FFN_PRODUCT`) on and off, against the compiled vmap "
-                   f"ensemble (reduce-overhead), in one run of `bench/nn_speed.sh` on one "
-                   f"{scard.get('gpu', '?').split(',')[0]}, {scard.get('date', '?')} (`{speed_path}`); nn-fig1-full's "
+    if speed_paths:
+        out.append("The step with the CUTLASS product (`HEADLAB_FFN_PRODUCT`) on and off, against the compiled vmap "
+                   "ensemble (reduce-overhead), each file one run of `bench/nn_speed.sh` on one card; nn-fig1-full's "
                    "rank-64 line, 8 runs as one ensemble, FP32 on both sides, run-steps/s:\n")
-        out.append("| layers | HeadLab | CUTLASS product off | on ÷ off | peer | HeadLab ÷ peer | off ÷ peer | HeadLab TFLOP/s |")
-        out.append("|---|---|---|---|---|---|---|---|")
-        for layers in sorted({r["layers"] for r in speed if "layers" in r}):
-            hl = {r.get("ffn_product"): r for r in speed
-                  if r.get("impl") == "headlab-preset" and r["layers"] == layers}
-            peer = next((r for r in speed if r.get("peer") == "nn" and r["layers"] == layers), {})
-            on, off, p = hl[1]["run_steps_per_s"], hl[0]["run_steps_per_s"], peer.get("run_steps_per_s", float("nan"))
-            out.append(f"| {layers} | {on:,.0f} | {off:,.0f} | {on / off:.3f} | {p:,.0f} | {on / p:.2f} | {off / p:.2f} | "
-                       f"{hl[1]['tflops']:.1f} |")
+        out.append("| card, date (file) | w | layers | HeadLab | CUTLASS product off | on ÷ off | peer | HeadLab ÷ peer | off ÷ peer | HeadLab TFLOP/s |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|")
+        for speed_path in speed_paths:
+            speed = load(speed_path)
+            scard = next((r for r in speed if "gpu" in r), {})
+            where = f"{scard.get('gpu', '?').split(',')[0]}, {scard.get('date', '?')} (`{speed_path.split('/')[-1]}`)"
+            for w, layers in sorted({(r.get("w", 1), r["layers"]) for r in speed if "layers" in r}):
+                hl = {r.get("ffn_product"): r for r in speed
+                      if r.get("impl") == "headlab-preset" and r["layers"] == layers and r.get("w", 1) == w}
+                peer = next((r for r in speed if r.get("peer") == "nn" and r["layers"] == layers
+                             and r.get("w", 1) == w), {})
+                on, off = hl[1]["run_steps_per_s"], hl[0]["run_steps_per_s"]
+                p = peer.get("run_steps_per_s", float("nan"))
+                out.append(f"| {where} | {w} | {layers} | {on:,.0f} | {off:,.0f} | {on / off:.3f} | {p:,.0f} | "
+                           f"{on / p:.2f} | {off / p:.2f} | {hl[1]['tflops']:.1f} |")
         out.append("")
+    if addition_path:
+        cutlass_addition(addition_path, out)
+
+
+def plan_section(path, out):
+    """Issue 57, item 1 (bench/plan_check.sh): the scheduler's four-card plan priced by its cost model
+    and each ensemble timed alone on one card; each card's load both ways."""
+    rows = load(path)
+    card = next((r for r in rows if "gpu" in r), {})
+    summaries = [r for r in rows if r.get("plan") == "summary"]
+    if not summaries:
+        return
+    out.append(f"## Four cards planned, timed on one ({card.get('gpu', '?').split(',')[0]}, "
+               f"{card.get('date', '?')}; issue 57)\n")
+    out.append("`bench/plan_check.sh` asks the scheduler for its plan on four cards (`headlab-bench plan`: the "
+               "ensembles, their splits and their cards, as `headlab-cli run --device all` would place them) "
+               "and trains each planned ensemble alone on one card, for 200 steps of its longest phase (steady "
+               "rate); its whole training is timed from that rate. A card's load is the sum over its ensembles, "
+               "by the cost model (ensembleWork) and measured; the speed-up a plan allows is the whole over its "
+               "busiest card. One card trains up to four ensembles at once, which this sum of times alone leaves "
+               f"out (`{path}`).\n")
+    out.append("| workload | runs | ensembles | card | ensembles on it | load by the model | load measured | measured ÷ model |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    start = 0
+    for s in summaries:
+        end = rows.index(s)
+        cards = [r for r in rows[start:end] if r.get("plan") == "card"]
+        for c in cards:
+            ratio = c["measured_share"] / c["work_share"] if c["work_share"] else float("nan")
+            out.append(f"| {s['session']} | {s['runs']} | {s['ensembles']} | {c['card']} | {c['ensembles']} | "
+                       f"{c['work_share']:.1%} | {c['measured_share']:.1%} | {ratio:.2f} |")
+        start = end + 1
+    out.append("")
+    out.append("| workload | speed-up the plan allows, by the model | measured | one card's time alone, summed |")
+    out.append("|---|---|---|---|")
+    for s in summaries:
+        out.append(f"| {s['session']} | {s['speedup_by_model']:.2f} | {s['speedup_measured']:.2f} | "
+                   f"{s['measured_one_card_s']:.0f} s |")
+    out.append("")
+    start = 0
+    for s in summaries:
+        end = rows.index(s)
+        ensembles = [r for r in rows[start:end] if r.get("plan") == "ensemble"]
+        total_work = sum(e["work"] for e in ensembles)
+        total_s = sum(e["measured_s"] for e in ensembles) or float("nan")
+        out.append(f"{s['session']}: each planned ensemble\n")
+        out.append("| card | task, d_model, w | runs (heads) | steps | share by the model | measured share | ms/step alone |")
+        out.append("|---|---|---|---|---|---|---|")
+        for e in sorted(ensembles, key=lambda e: (e["card"], -e["work"])):
+            out.append(f"| {e['card']} | {e['task']}, {e['d_model']}, w {e['w']} | {e['runs']} ({e['heads']}) | "
+                       f"{e['steps']:,} | {e['work'] / total_work:.1%} | {e['measured_s'] / total_s:.1%} | "
+                       f"{e['measured_s_per_step'] * 1e3:.2f} |")
+        out.append("")
+        start = end + 1
 
 
 def inside_section(path, card, out):
@@ -985,10 +1093,15 @@ def main():
     ap.add_argument("--ablation", default="", help="the JSON lines of bench/gpu_ablation.sh")
     ap.add_argument("--export", default="", help="the JSON lines of bench/export_bench.sh")
     ap.add_argument("--python-read", default="", help="the JSON lines of bench/python_read.sh")
-    ap.add_argument("--products", default="", help="the JSON lines of bench/gpu_products.sh")
+    ap.add_argument("--products", action="append", default=[],
+                    help="the JSON lines of bench/gpu_products.sh (repeat: oldest first)")
     ap.add_argument("--products-only", action="store_true", help="print only the --products section")
+    ap.add_argument("--plan", default="", help="the JSON lines of bench/plan_check.sh (issue 57)")
+    ap.add_argument("--plan-only", action="store_true", help="print only the --plan section")
     ap.add_argument("--cutlass", default="", help="the JSON lines of bench/cutlass_products.sh")
-    ap.add_argument("--cutlass-speed", default="",
+    ap.add_argument("--cutlass-addition", default="",
+                    help="the JSON lines of bench/cutlass_products.sh MODE=addition")
+    ap.add_argument("--cutlass-speed", action="append", default=[],
                     help="bench/nn_speed.sh's lines with the CUTLASS product on and off (KERNELS=\"1 1 1,1 1 0\")")
     ap.add_argument("--inside", default="", help="the JSON lines of headlab-bench inside")
     ap.add_argument("--inside-card", default="", help="the card and date of --inside (its lines carry none)")
@@ -1018,6 +1131,11 @@ def main():
         products_section(args.products, out)
         print("\n".join(out))
         return
+    if args.plan_only:
+        out = []
+        plan_section(args.plan, out)
+        print("\n".join(out))
+        return
     if args.targets_only:
         out = []
         targets_section(args.nn, args.text, args.addition, out, load(args.fig1), load(args.grid), floors)
@@ -1042,7 +1160,7 @@ def main():
     if args.products:
         products_section(args.products, out)
     if args.cutlass:
-        cutlass_section(args.cutlass, args.cutlass_speed, out)
+        cutlass_section(args.cutlass, args.cutlass_speed, out, args.cutlass_addition)
     if args.inside:
         inside_section(args.inside, args.inside_card, out)
     if args.stabilizers:
@@ -1063,6 +1181,8 @@ def main():
         attention_section(args.attention, out)
     if args.multi_gpu:
         multi_gpu_section(args.multi_gpu, out)
+    if args.plan:
+        plan_section(args.plan, out)
     if args.nn or args.text or args.addition or args.fig1 or args.grid:
         targets_section(args.nn, args.text, args.addition, out, load(args.fig1), load(args.grid), floors)
     print("\n".join(out))
