@@ -19,7 +19,7 @@
 //   headlab-bench price    --preset NAME --ensembles "W:H,H;W:H" [--layers L] [--steps N]
 //                          (the scheduler's modelled work of each ensemble: ensembleWork)
 //   headlab-bench plan     (--session S.yaml | --preset NAME) --devices N [--max-ensemble K]
-//                          [--measure 1 --device D --steps S]   (the scheduler's plan on N GPUs,
+//                          [--measure 1 --device D --steps S] [--simulate 1]   (the scheduler's plan on N GPUs,
 //                          each card's modelled load; with --measure, each ensemble timed alone on
 //                          one card D and each card's measured load beside the model's)
 //   headlab-bench storage  --runs N --points P --out DIR   (writes a synthetic session of N finished
@@ -75,6 +75,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace headlab;
@@ -820,8 +821,37 @@ void price(const Args &a)
     std::fflush(stdout);
 }
 
+// Trains `ensembles` whole on `device` as one card of a sweep does (SweepRunner's workers): `slots`
+// workers, each taking the next ensemble in order until none is left. Returns the wall seconds.
+double simulateCard(const std::vector<std::vector<SweepJob>> &ensembles, size_t slots,
+                    const std::string &device)
+{
+    std::mutex mutex;
+    size_t next = 0;
+    auto worker = [&] {
+        for (;;) {
+            std::vector<RunConfig> configs;
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                if (next == ensembles.size()) return;
+                for (const auto &job : ensembles[next++]) {
+                    configs.push_back(job.config);
+                    configs.back().device = device;
+                }
+            }
+            trainMembers(configs, TrainerControl{});
+        }
+    };
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> workers;
+    for (size_t w = 0; w < std::max<size_t>(1, std::min(slots, ensembles.size())); ++w)
+        workers.emplace_back(worker);
+    for (auto &t : workers) t.join();
+    return seconds(t0);
+}
+
 // headlab-bench plan (--session S.yaml | --preset NAME) --devices N [--max-ensemble K]
-//                    [--measure 1 --device D --steps S]
+//                    [--measure 1 --device D --steps S] [--simulate 1]
 // The plan SweepRunner follows for the session's pending runs on N GPUs (planSweep: the ensembles,
 // their splits and their cards), priced by the scheduler's cost model (ensembleWork), without N
 // GPUs: issue 57's one-card check of the four-card placement. With --measure 1 each planned
@@ -829,6 +859,10 @@ void price(const Args &a)
 // as `preset`), and its whole training timed from that rate; each card's load is then the model's
 // share and the measured one, side by side. JSON lines: one per ensemble, one per card, a summary
 // (the speed-up over one card that the plan's busiest card allows, by the model and measured).
+// With --simulate 1, each card's share of the plan is also trained on D as that card would train
+// it (its ensembles whole, in the plan's order, by as many workers at once as a card has slots),
+// one card after another, and so is the plan for one card: the speed-up the four cards would give
+// if each trained its part as fast as D does, with one card's concurrency in both.
 void plan(const Args &a)
 {
     Session session = a.opts.count("session") ? loadSession(a.get("session", ""))
@@ -840,14 +874,15 @@ void plan(const Args &a)
     SweepOptions options;
     options.maxEnsemble = std::stoi(a.get("max-ensemble", "0"));
     const bool measure = a.get("measure", "0") == "1";
+    const bool simulate = a.get("simulate", "0") == "1";
     const std::string device = a.get("device", "cuda:0");
-    const int64_t freeBytes = measure ? deviceMemory(device).freeBytes : 0;
+    const int64_t freeBytes = measure || simulate ? deviceMemory(device).freeBytes : 0;
     std::vector<SweepJob> jobs = pendingJobs(session);
     if (jobs.empty()) {
         std::fprintf(stderr, "headlab-bench plan: no pending runs in the session\n");
         std::exit(2);
     }
-    const SweepPlan p = planSweep(std::move(jobs), options, cards, freeBytes);
+    const SweepPlan p = planSweep(jobs, options, cards, freeBytes);
     const int64_t steps = std::stoll(a.get("steps", "300"));
     double totalWork = 0;
     for (double w : p.work) totalWork += w;
@@ -917,13 +952,41 @@ void plan(const Args &a)
                     k, count, work / totalWork, secs,
                     totalMeasured > 0 ? secs / totalMeasured : 0.0);
     }
-    std::printf("{\"plan\": \"summary\", \"session\": \"%s\", \"cards\": %zu, \"placed\": %s, "
-                "\"ensembles\": %zu, \"runs\": %zu, \"speedup_by_model\": %.3f, "
-                "\"speedup_measured\": %.3f, \"measured_one_card_s\": %.3f, \"device\": \"%s\"}\n",
-                session.name.c_str(), n, p.placed ? "true" : "false", p.ensembles.size(),
-                session.runs.size(), totalWork / maxWork,
-                maxMeasured > 0 ? totalMeasured / maxMeasured : 0.0, totalMeasured,
-                measure ? device.c_str() : "");
+    double simulatedOne = 0, simulatedMost = 0;
+    if (simulate) {
+        const SweepPlan one = planSweep(jobs, options, {device}, freeBytes);
+        auto all = [&](const SweepPlan &q, int card) {
+            std::vector<std::vector<SweepJob>> mine;
+            for (size_t e = 0; e < q.ensembles.size(); ++e)
+                if (card < 0 || q.device[e] == card) mine.push_back(q.ensembles[e]);
+            return mine;
+        };
+        const size_t slots = p.slots.size() / std::max<size_t>(1, n);
+        simulatedOne = simulateCard(all(one, -1), slots, device);
+        std::printf("{\"plan\": \"simulated\", \"card\": \"all on one\", \"ensembles\": %zu, "
+                    "\"seconds\": %.3f}\n",
+                    one.ensembles.size(), simulatedOne);
+        std::fflush(stdout);
+        for (size_t k = 0; k < n; ++k) {
+            const auto mine = all(p, static_cast<int>(k));
+            const double secs = simulateCard(mine, slots, device);
+            simulatedMost = std::max(simulatedMost, secs);
+            std::printf("{\"plan\": \"simulated\", \"card\": \"%zu\", \"ensembles\": %zu, "
+                        "\"seconds\": %.3f}\n",
+                        k, mine.size(), secs);
+            std::fflush(stdout);
+        }
+    }
+    std::printf(
+        "{\"plan\": \"summary\", \"session\": \"%s\", \"cards\": %zu, \"placed\": %s, "
+        "\"ensembles\": %zu, \"runs\": %zu, \"speedup_by_model\": %.3f, "
+        "\"speedup_measured\": %.3f, \"measured_one_card_s\": %.3f, "
+        "\"speedup_simulated\": %.3f, \"simulated_one_card_s\": %.3f, \"device\": \"%s\"}\n",
+        session.name.c_str(), n, p.placed ? "true" : "false", p.ensembles.size(),
+        session.runs.size(), totalWork / maxWork,
+        maxMeasured > 0 ? totalMeasured / maxMeasured : 0.0, totalMeasured,
+        simulatedMost > 0 ? simulatedOne / simulatedMost : 0.0, simulatedOne,
+        measure || simulatedOne > 0 ? device.c_str() : "");
     std::fflush(stdout);
 }
 

@@ -563,12 +563,28 @@ def plan_section(path, out):
                        f"{c['work_share']:.1%} | {c['measured_share']:.1%} | {ratio:.2f} |")
         start = end + 1
     out.append("")
-    out.append("| workload | speed-up the plan allows, by the model | measured | one card's time alone, summed |")
-    out.append("|---|---|---|---|")
+    simulated = any(r.get("speedup_simulated") for r in summaries)
+    out.append("| workload | speed-up the plan allows, by the model | measured | one card's time alone, summed |"
+               + (" each card's part trained as that card would: seconds (one card, then cards 0–3) | speed-up |"
+                  if simulated else ""))
+    out.append("|---|---|---|---|" + ("---|---|" if simulated else ""))
+    start = 0
     for s in summaries:
-        out.append(f"| {s['session']} | {s['speedup_by_model']:.2f} | {s['speedup_measured']:.2f} | "
-                   f"{s['measured_one_card_s']:.0f} s |")
+        end = rows.index(s)
+        sims = [r for r in rows[start:end] if r.get("plan") == "simulated"]
+        line = (f"| {s['session']} | {s['speedup_by_model']:.2f} | {s['speedup_measured']:.2f} | "
+                f"{s['measured_one_card_s']:.0f} s |")
+        if simulated:
+            line += (" " + ", ".join(f"{r['seconds']:.1f}" for r in sims) + f" | {s['speedup_simulated']:.2f} |"
+                     if sims else " – | – |")
+        out.append(line)
+        start = end + 1
     out.append("")
+    if simulated:
+        out.append("The simulated column trains each card's part of the plan on the one card, whole (every step, "
+                   "evaluation and phase), by four workers at once as a card's slots do, one card after another; "
+                   "then the one-card plan the same way. Its speed-up is the one-card time over the slowest card's: "
+                   "what four cards give if each trains its part as fast as this card trains it alone.\n")
     start = 0
     for s in summaries:
         end = rows.index(s)
