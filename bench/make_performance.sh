@@ -52,7 +52,7 @@ fi
     --multi-gpu docs/data/issue24/head-groups-h200-86606ec.jsonl \
     --multi-gpu docs/data/issue24/multi4-4xh200-76463d8.jsonl \
     --multi-gpu docs/data/issue24/multi4-4xh200-603e103.jsonl \
-    --plan docs/data/issue57/plan-h200-1a25731.jsonl \
+    --plan docs/data/issue57/plan-simulated-h200-d4bfe26.jsonl \
     --fig1 docs/data/issue24/fig1-h200-572f4d0.jsonl > "$target"
 if [[ "$check" == 1 ]]; then
     if ! diff -u docs/PERFORMANCE.md "$target" > "$target.diff"; then
