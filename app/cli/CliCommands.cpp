@@ -121,6 +121,7 @@ struct Arguments {
     bool unmark = false;              // keep --off
     bool lrSensitivity = false;       // summary --lr-sensitivity
     bool running = false;             // export-csv --running
+    int planGpus = 0;                 // validate --plan
 };
 
 // Adds every command to `app`; the returned function runs the one that was parsed.
@@ -194,9 +195,16 @@ std::function<int()> addCommands(CLI::App &app, Arguments &a)
         app.add_subcommand("validate", "Read a session and expand its sweep without training");
     validate->footer(
         "Prints a summary (runs, skipped combinations and why) and exits 0, or prints\n"
-        "file:line:col: key.path: message and exits 2.");
+        "file:line:col: key.path: message and exits 2. With --plan N, also the plan that\n"
+        "run --device all follows on N GPUs: the ensembles the pending runs train in, each\n"
+        "one's GPU, and each GPU's share of the work by the scheduler's cost model.");
     validate->add_option("session", a.session, "The session file (SESSION.yaml)")->required();
-    commands.push_back({validate, [&a] { return validateCommand(a.session); }});
+    validate
+        ->add_option("--plan", a.planGpus,
+                     "Also print how run --device all would group and place the pending runs on "
+                     "this many GPUs (no GPU needed)")
+        ->check(CLI::Range(1, 64));
+    commands.push_back({validate, [&a] { return validateCommand(a.session, a.planGpus); }});
 
     CLI::App *presets = app.add_subcommand("presets", "List the built-in presets");
     presets->footer(

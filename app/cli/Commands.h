@@ -27,8 +27,9 @@ struct RunArguments {
     bool overwrite = false;
 };
 
-// validate: reads the session and says what it would train (ValidateCommand.cpp).
-int validateCommand(const std::string &path);
+// validate: reads the session and says what it would train (ValidateCommand.cpp); with
+// planGpus > 0, also how `run --device all` on that many GPUs would group and place it.
+int validateCommand(const std::string &path, int planGpus = 0);
 // presets: the built-in sessions (PresetsCommand.cpp).
 int presetsCommand();
 // export-csv and export-yaml (ExportCommands.cpp).

@@ -1,15 +1,89 @@
 // ValidateCommand.cpp — headlab-cli validate: whether a session reads and what it would train (the command table: CliCommands.cpp).
 #include "Commands.h"
 
+#include "core/lab/SweepSession.h"
 #include "core/session/Search.h"
 #include "core/session/Session.h"
+#include "core/train/SweepRunner.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace headlab::cli {
 
-int validateCommand(const std::string &path)
+namespace {
+
+// The distinct head counts of an ensemble's runs, "1, 2, 3" (a run's layers: "1/2/4/8").
+std::string headsText(const std::vector<SweepJob> &ensemble)
+{
+    std::set<std::vector<int64_t>> seen;
+    std::string out;
+    for (const auto &job : ensemble) {
+        const auto &heads = job.config.model.heads;
+        if (!seen.insert(heads).second) continue;
+        // One number where every layer has as many heads; else each layer's, "1/2/4/8".
+        std::string one;
+        if (std::all_of(heads.begin(), heads.end(), [&](int64_t h) { return h == heads.front(); }))
+            one = std::to_string(heads.front());
+        else
+            for (int64_t h : heads) one += (one.empty() ? "" : "/") + std::to_string(h);
+        out += (out.empty() ? "" : ", ") + one;
+    }
+    return out;
+}
+
+// How SweepRunner would train the pending runs on `gpus` GPUs (planSweep): each GPU's ensembles
+// and its share of the work by the cost model (ensembleWork), and the speed-up over one GPU that
+// the busiest GPU allows by that model. Ensembles are planned at the default size cap: a GPU's
+// free memory can cut them smaller when the run starts.
+void printPlan(const Session &session, int gpus)
+{
+    const std::vector<SweepJob> jobs = pendingJobs(session);
+    if (jobs.empty()) {
+        std::printf("  plan on %d GPU%s: nothing to train\n", gpus, gpus == 1 ? "" : "s");
+        return;
+    }
+    std::vector<std::string> cards;
+    for (int k = 0; k < gpus; ++k) cards.push_back("cuda:" + std::to_string(k));
+    const SweepPlan plan = planSweep(jobs, SweepOptions{}, cards, 0);
+    double total = 0;
+    for (double w : plan.work) total += w;
+    std::vector<double> load(static_cast<size_t>(gpus), 0.0);
+    for (size_t e = 0; e < plan.ensembles.size(); ++e)
+        load[static_cast<size_t>(std::max(0, plan.device[e]))] += plan.work[e];
+    const double busiest = *std::max_element(load.begin(), load.end());
+    if (gpus == 1)
+        std::printf("  plan on 1 GPU: %zu runs in %zu ensembles\n", jobs.size(),
+                    plan.ensembles.size());
+    else
+        std::printf("  plan on %d GPUs: %zu runs in %zu ensembles; by the cost model, the busiest "
+                    "GPU has %.1f %% of the work (%.2fx one GPU at most)\n",
+                    gpus, jobs.size(), plan.ensembles.size(), 100.0 * busiest / total,
+                    total / busiest);
+    for (int k = 0; k < gpus; ++k) {
+        std::printf("    cuda:%d, %.1f %%:", k, 100.0 * load[static_cast<size_t>(k)] / total);
+        bool first = true;
+        for (size_t e = 0; e < plan.ensembles.size(); ++e) {
+            if (std::max(0, plan.device[e]) != k) continue;
+            const auto &ensemble = plan.ensembles[e];
+            const ModelConfig &m = ensemble.front().config.model;
+            std::printf("%s %zu run%s of d_model %lld%s, heads %s (%.1f %%)", first ? "" : ";",
+                        ensemble.size(), ensemble.size() == 1 ? "" : "s", (long long)m.dModel,
+                        m.widthMultiplier > 1 ? (" w " + std::to_string(m.widthMultiplier)).c_str()
+                                              : "",
+                        headsText(ensemble).c_str(), 100.0 * plan.work[e] / total);
+            first = false;
+        }
+        std::printf("%s\n", first ? " nothing" : "");
+    }
+}
+
+} // namespace
+
+int validateCommand(const std::string &path, int planGpus)
 {
     Session session;
     session = loadSessionReporting(path);
@@ -45,6 +119,7 @@ int validateCommand(const std::string &path)
     for (const auto &s : session.skipped)
         std::printf("  skipped %s: %s\n", labelsText(s.labels).c_str(), s.reason.c_str());
     printProvenanceSpread(session, stdout);
+    if (planGpus > 0) printPlan(session, planGpus);
     if (session.runs.empty() && !session.skipped.empty()) {
         std::fprintf(
             stderr,

@@ -1083,6 +1083,22 @@ void TestSession::cliValidateExitCodes()
     QVERIFY2(result.out.contains("1 runs") && result.out.contains("1 skipped") &&
                  result.out.contains("5 heads do not divide d_model 24"),
              qPrintable(result.out));
+
+    // --plan N: how run --device all would train the grid on four GPUs, without them. The five
+    // 384-wide runs train one an ensemble, so one GPU gets two of them: 28 % of the work.
+    const QString grid = dir.filePath("grid.yaml");
+    for (const auto &preset : builtinPresets())
+        if (preset.name == "addition-fig2-grid") writeFile(grid, preset.yaml);
+    result = runCli({"validate", grid, "--plan", "4"});
+    QCOMPARE(result.exitCode, 0);
+    QVERIFY2(result.out.contains("plan on 4 GPUs: 25 runs in 10 ensembles") &&
+                 result.out.contains("the busiest GPU has 28.0 % of the work (3.57x one GPU") &&
+                 result.out.contains("cuda:3, 28.0 %: 1 run of d_model 384, heads 2 (14.0 %); "
+                                     "1 run of d_model 384, heads 1 (14.0 %)"),
+             qPrintable(result.out));
+    result = runCli({"validate", grid, "--plan", "0"});
+    QCOMPARE(result.exitCode, 2);
+    QVERIFY2(result.err.contains("--plan"), qPrintable(result.err));
 }
 
 void TestSession::cliPresetsAndHelp()
