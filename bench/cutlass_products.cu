@@ -473,25 +473,31 @@ void addition(cublasHandle_t handle, cudaStream_t stream, const char *card)
 {
     const int rows = 1152, d = 384, f = 1536, slice = 288;
     // The forward products are x·w (w stored in × out, both row-major), the input gradients
-    // dy·wᵀ (w read column-major), the weight gradients xᵀ·dy over 4 slices of 288 rows.
-    additionSweep<Row, Row>({"proj x.w", rows, d, d, true, true, false, false}, 1, 6, handle,
-                            stream, card);
-    additionSweep<Row, Col>({"proj dx = dy.w^T", rows, d, d, true, false, false, false}, 1, 6,
-                            handle, stream, card);
-    additionSweep<Col, Row>({"proj dw = x^T.dy", d, d, slice, false, true, false, false}, 4, 6,
-                            handle, stream, card);
-    additionSweep<Row, Row>({"ffn1 x.w1", rows, f, d, true, true, false, false}, 1, 1, handle,
-                            stream, card);
-    additionSweep<Row, Col>({"ffn dh = dy.w2^T", rows, f, d, true, false, false, false}, 1, 1,
-                            handle, stream, card);
-    additionSweep<Row, Row>({"ffn2 h.w2", rows, d, f, true, true, false, false}, 1, 1, handle,
-                            stream, card);
-    additionSweep<Row, Col>({"ffn dx = dh.w1^T", rows, d, f, true, false, false, false}, 1, 1,
-                            handle, stream, card);
-    additionSweep<Col, Row>({"ffn dw1 = x^T.dh", d, f, slice, false, true, false, false}, 4, 1,
-                            handle, stream, card);
-    additionSweep<Col, Row>({"ffn dw2 = h^T.dy", f, d, slice, false, true, false, false}, 4, 1,
-                            handle, stream, card);
+    // dy·wᵀ (w read column-major), the weight gradients xᵀ·dy over 4 slices of 288 rows; a step's
+    // calls of each, as the profile counts them.
+    struct AdditionProduct {
+        Product p;
+        int batch, calls;
+    };
+    const AdditionProduct products[] = {
+        {{"proj x.w", rows, d, d, true, true, false, false}, 1, 6},
+        {{"proj dx = dy.w^T", rows, d, d, true, false, false, false}, 1, 6},
+        {{"proj dw = x^T.dy", d, d, slice, false, true, false, false}, 4, 6},
+        {{"ffn1 x.w1", rows, f, d, true, true, false, false}, 1, 1},
+        {{"ffn dh = dy.w2^T", rows, f, d, true, false, false, false}, 1, 1},
+        {{"ffn2 h.w2", rows, d, f, true, true, false, false}, 1, 1},
+        {{"ffn dx = dh.w1^T", rows, d, f, true, false, false, false}, 1, 1},
+        {{"ffn dw1 = x^T.dh", d, f, slice, false, true, false, false}, 4, 1},
+        {{"ffn dw2 = h^T.dy", f, d, slice, false, true, false, false}, 4, 1},
+    };
+    for (const auto &[p, batch, calls] : products) {
+        if (p.aRow && p.bRow)
+            additionSweep<Row, Row>(p, batch, calls, handle, stream, card);
+        else if (p.aRow)
+            additionSweep<Row, Col>(p, batch, calls, handle, stream, card);
+        else
+            additionSweep<Col, Row>(p, batch, calls, handle, stream, card);
+    }
 }
 
 } // namespace
