@@ -938,37 +938,35 @@ void plan(const Args &a)
     double maxWork = 0, maxMeasured = 0;
     for (size_t k = 0; k < n; ++k) {
         double work = 0, secs = 0;
-        int count = 0;
-        for (size_t e = 0; e < p.ensembles.size(); ++e)
-            if (p.device[e] == static_cast<int>(k) || (!p.placed && k == 0)) {
-                work += p.work[e];
-                secs += measured[e];
-                ++count;
-            }
+        const std::vector<size_t> mine = p.onDevice(k);
+        for (const size_t e : mine) {
+            work += p.work[e];
+            secs += measured[e];
+        }
         maxWork = std::max(maxWork, work);
         maxMeasured = std::max(maxMeasured, secs);
-        std::printf("{\"plan\": \"card\", \"card\": %zu, \"ensembles\": %d, \"work_share\": %.4f, "
+        std::printf("{\"plan\": \"card\", \"card\": %zu, \"ensembles\": %zu, \"work_share\": %.4f, "
                     "\"measured_s\": %.3f, \"measured_share\": %.4f}\n",
-                    k, count, work / totalWork, secs,
+                    k, mine.size(), work / totalWork, secs,
                     totalMeasured > 0 ? secs / totalMeasured : 0.0);
     }
     double simulatedOne = 0, simulatedMost = 0;
     if (simulate) {
         const SweepPlan one = planSweep(jobs, options, {device}, freeBytes);
-        auto all = [&](const SweepPlan &q, int card) {
+        // The ensembles a card of plan q trains, in the plan's order.
+        auto all = [](const SweepPlan &q, size_t card) {
             std::vector<std::vector<SweepJob>> mine;
-            for (size_t e = 0; e < q.ensembles.size(); ++e)
-                if (card < 0 || q.device[e] == card) mine.push_back(q.ensembles[e]);
+            for (const size_t e : q.onDevice(card)) mine.push_back(q.ensembles[e]);
             return mine;
         };
         const size_t slots = p.slots.size() / std::max<size_t>(1, n);
-        simulatedOne = simulateCard(all(one, -1), slots, device);
+        simulatedOne = simulateCard(all(one, 0), slots, device);
         std::printf("{\"plan\": \"simulated\", \"card\": \"all on one\", \"ensembles\": %zu, "
                     "\"seconds\": %.3f}\n",
                     one.ensembles.size(), simulatedOne);
         std::fflush(stdout);
         for (size_t k = 0; k < n; ++k) {
-            const auto mine = all(p, static_cast<int>(k));
+            const auto mine = all(p, k);
             const double secs = simulateCard(mine, slots, device);
             simulatedMost = std::max(simulatedMost, secs);
             std::printf("{\"plan\": \"simulated\", \"card\": \"%zu\", \"ensembles\": %zu, "
@@ -986,7 +984,7 @@ void plan(const Args &a)
         session.runs.size(), totalWork / maxWork,
         maxMeasured > 0 ? totalMeasured / maxMeasured : 0.0, totalMeasured,
         simulatedMost > 0 ? simulatedOne / simulatedMost : 0.0, simulatedOne,
-        measure || simulatedOne > 0 ? device.c_str() : "");
+        measure || simulate ? device.c_str() : "");
     std::fflush(stdout);
 }
 

@@ -52,8 +52,8 @@ void printPlan(const Session &session, int gpus)
     double total = 0;
     for (double w : plan.work) total += w;
     std::vector<double> load(static_cast<size_t>(gpus), 0.0);
-    for (size_t e = 0; e < plan.ensembles.size(); ++e)
-        load[static_cast<size_t>(std::max(0, plan.device[e]))] += plan.work[e];
+    for (size_t k = 0; k < load.size(); ++k)
+        for (const size_t e : plan.onDevice(k)) load[k] += plan.work[e];
     const double busiest = *std::max_element(load.begin(), load.end());
     if (gpus == 1)
         std::printf("  plan on 1 GPU: %zu runs in %zu ensembles\n", jobs.size(),
@@ -66,8 +66,7 @@ void printPlan(const Session &session, int gpus)
     for (int k = 0; k < gpus; ++k) {
         std::printf("    cuda:%d, %.1f %%:", k, 100.0 * load[static_cast<size_t>(k)] / total);
         bool first = true;
-        for (size_t e = 0; e < plan.ensembles.size(); ++e) {
-            if (std::max(0, plan.device[e]) != k) continue;
+        for (const size_t e : plan.onDevice(static_cast<size_t>(k))) {
             const auto &ensemble = plan.ensembles[e];
             const ModelConfig &m = ensemble.front().config.model;
             std::printf("%s %zu run%s of d_model %lld%s, heads %s (%.1f %%)", first ? "" : ";",

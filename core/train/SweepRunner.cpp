@@ -641,7 +641,6 @@ SweepPlan planSweep(std::vector<SweepJob> jobs, const SweepOptions &options,
                     const std::vector<std::string> &devices, int64_t freeBytes)
 {
     SweepPlan plan;
-    plan.devices = devices;
     const bool cpuOnly = std::all_of(devices.begin(), devices.end(),
                                      [](const std::string &s) { return s == "cpu"; });
     const size_t concurrent = static_cast<size_t>(options.concurrent > 0 ? options.concurrent : 4);
@@ -727,6 +726,14 @@ SweepPlan planSweep(std::vector<SweepJob> jobs, const SweepOptions &options,
         plan.device.assign(plan.ensembles.size(), -1);
     }
     return plan;
+}
+
+std::vector<size_t> SweepPlan::onDevice(size_t k) const
+{
+    std::vector<size_t> out;
+    for (size_t e = 0; e < ensembles.size(); ++e)
+        if (device[e] == static_cast<int>(k) || (device[e] < 0 && k == 0)) out.push_back(e);
+    return out;
 }
 
 bool SweepRunner::start(std::vector<SweepJob> jobs, SweepOptions options, SweepCallbacks callbacks)

@@ -112,13 +112,15 @@ double makespan(const std::vector<double> &costs, size_t devices);
 // and placement is on; -1 where whichever worker is free takes it), the worker slots (device
 // indices) and an ensemble's CPU threads.
 struct SweepPlan {
-    std::vector<std::string> devices;
     std::vector<std::vector<SweepJob>> ensembles;
     std::vector<double> work;
     std::vector<int> device;
     bool placed = false;
     std::vector<size_t> slots;
     int cpuThreads = 1;
+    // The indices of the ensembles that device k trains: those placed on it, and every unplaced
+    // one on device 0 (one device, or several drawing from one queue: what a card would carry).
+    std::vector<size_t> onDevice(size_t k) const;
 };
 // The plan SweepRunner::start follows for `jobs` on `devices` (devicesFor's names), ensembles sized
 // to `freeBytes` of the smallest device's free memory (0: unknown, the default cap). headlab-bench
