@@ -539,8 +539,13 @@ def plan_section(path, out):
     and each ensemble timed alone on one card; each card's load both ways."""
     rows = load(path)
     card = next((r for r in rows if "gpu" in r), {})
-    summaries = [r for r in rows if r.get("plan") == "summary"]
-    if not summaries:
+    # Each workload: its summary line and the lines before it, back to the previous summary.
+    workloads, start = [], 0
+    for i, r in enumerate(rows):
+        if r.get("plan") == "summary":
+            workloads.append((r, rows[start:i]))
+            start = i + 1
+    if not workloads:
         return
     out.append(f"## Four cards planned, timed on one ({card.get('gpu', '?').split(',')[0]}, "
                f"{card.get('date', '?')}; issue 57)\n")
@@ -553,42 +558,34 @@ def plan_section(path, out):
                f"out (`{path}`).\n")
     out.append("| workload | runs | ensembles | card | ensembles on it | load by the model | load measured | measured ÷ model |")
     out.append("|---|---|---|---|---|---|---|---|")
-    start = 0
-    for s in summaries:
-        end = rows.index(s)
-        cards = [r for r in rows[start:end] if r.get("plan") == "card"]
+    for s, lines in workloads:
+        cards = [r for r in lines if r.get("plan") == "card"]
         for c in cards:
             ratio = c["measured_share"] / c["work_share"] if c["work_share"] else float("nan")
             out.append(f"| {s['session']} | {s['runs']} | {s['ensembles']} | {c['card']} | {c['ensembles']} | "
                        f"{c['work_share']:.1%} | {c['measured_share']:.1%} | {ratio:.2f} |")
-        start = end + 1
     out.append("")
-    simulated = any(r.get("speedup_simulated") for r in summaries)
+    simulated = any(s.get("speedup_simulated") for s, _ in workloads)
     out.append("| workload | speed-up the plan allows, by the model | measured | one card's time alone, summed |"
                + (" each card's part trained as that card would: seconds (one card, then cards 0–3) | speed-up |"
                   if simulated else ""))
     out.append("|---|---|---|---|" + ("---|---|" if simulated else ""))
-    start = 0
-    for s in summaries:
-        end = rows.index(s)
-        sims = [r for r in rows[start:end] if r.get("plan") == "simulated"]
+    for s, lines in workloads:
+        sims = [r for r in lines if r.get("plan") == "simulated"]
         line = (f"| {s['session']} | {s['speedup_by_model']:.2f} | {s['speedup_measured']:.2f} | "
                 f"{s['measured_one_card_s']:.0f} s |")
         if simulated:
             line += (" " + ", ".join(f"{r['seconds']:.1f}" for r in sims) + f" | {s['speedup_simulated']:.2f} |"
                      if sims else " – | – |")
         out.append(line)
-        start = end + 1
     out.append("")
     if simulated:
         out.append("The simulated column trains each card's part of the plan on the one card, whole (every step, "
                    "evaluation and phase), by four workers at once as a card's slots do, one card after another; "
                    "then the one-card plan the same way. Its speed-up is the one-card time over the slowest card's: "
                    "what four cards give if each trains its part as fast as this card trains it alone.\n")
-    start = 0
-    for s in summaries:
-        end = rows.index(s)
-        ensembles = [r for r in rows[start:end] if r.get("plan") == "ensemble"]
+    for s, lines in workloads:
+        ensembles = [r for r in lines if r.get("plan") == "ensemble"]
         total_work = sum(e["work"] for e in ensembles)
         total_s = sum(e["measured_s"] for e in ensembles) or float("nan")
         out.append(f"{s['session']}: each planned ensemble\n")
@@ -599,7 +596,6 @@ def plan_section(path, out):
                        f"{e['steps']:,} | {e['work'] / total_work:.1%} | {e['measured_s'] / total_s:.1%} | "
                        f"{e['measured_s_per_step'] * 1e3:.2f} |")
         out.append("")
-        start = end + 1
 
 
 def inside_section(path, card, out):
