@@ -374,17 +374,14 @@ def products_section(paths, out):
                 f"text head-progression {r['heads']}, {r['runs']} run"
         return f"addition {r['m']}×{r['heads']}, {r['runs']} run"
 
-    def card(rows):
-        return next((r for r in rows if "gpu" in r), {})
-
     def blocks(rows):
         """Each total with the lines after it, up to the next total (they belong to it)."""
         starts = [i for i, r in enumerate(rows) if r.get("profile") == "total"]
         return [(rows[i], rows[i + 1:j]) for i, j in zip(starts, starts[1:] + [len(rows)])]
 
     latest_path, latest = files[-1]
-    gpu = card(latest).get("gpu", "?").split(",")[0]
-    dates = ", ".join(card(rows).get("date", "?") for _, rows in files)
+    gpu = card_and_date(latest)[0]
+    dates = ", ".join(card_and_date(rows)[1] for _, rows in files)
     out.append(f"## Where a step's GPU time goes, product by product ({gpu}, {dates}; issue 56)\n")
     out.append("`bench/gpu_products.sh` profiles each shape twice with Kineto. With CUDA graphs on, as HeadLab "
                "trains: the GPU time a step, and the GPU's idle time between kernels (the span from the first "
@@ -409,7 +406,7 @@ def products_section(paths, out):
                 gaps = next((r for r in mine if r.get("profile") == "gaps"), None)
                 prod = next((r for r in mine if r.get("profile") == "products"), None)
                 idle = f"{gaps['idle_ms_per_step']:.3f} ms ({gaps['idle_share']:.0%})" if gaps else "–"
-                out.append(f"| {card(rows).get('date', '?')} | {shape(t)} | {'on' if t['graphs'] else 'off'} | "
+                out.append(f"| {card_and_date(rows)[1]} | {shape(t)} | {'on' if t['graphs'] else 'off'} | "
                            f"{t['wall_ms_per_step']:.3f} | {t['gpu_ms_per_step']:.3f} | {t['kernels_per_step']:.0f} | "
                            f"{idle} | "
                            + (f"{prod['share']:.0%} | {prod['tflops']:.1f} ({prod['precision'].upper()}) | "
@@ -419,7 +416,7 @@ def products_section(paths, out):
         products = [r for r in mine if r.get("profile") == "product"]
         if not products:
             continue
-        out.append(f"{shape(t)}, graphs off, {card(latest).get('date', '?')}: the products by GPU time (the first eight)\n")
+        out.append(f"{shape(t)}, graphs off, {card_and_date(latest)[1]}: the products by GPU time (the first eight)\n")
         out.append("| op and input shapes | calls/step | GFLOP/call | µs/call | share of GPU time | TFLOP/s | share of peak | main kernel |")
         out.append("|---|---|---|---|---|---|---|---|")
         for r in products[:8]:
@@ -432,11 +429,11 @@ def cutlass_addition(path, out):
     """Issue 56's addition lever (bench/cutlass_products.sh MODE=addition): addition 384×12's products,
     one run, cuBLAS FP32 against CUTLASS FP32 SIMT at each of its generator's tiles and K splits."""
     rows = load(path)
-    card = next((r for r in rows if "gpu" in r), {})
+    gpu, date = card_and_date(rows)
     lines = [r for r in rows if "addition" in r]
     if not lines:
         return
-    out.append(f"Addition 384×12, one run ({card.get('gpu', '?').split(',')[0]}, {card.get('date', '?')}; "
+    out.append(f"Addition 384×12, one run ({gpu}, {date}; "
                "`MODE=addition bash bench/cutlass_products.sh`): its products (1,152 rows, d 384, FFN 1,536; "
                "the weight gradients over four slices of 288 rows, as HeadLab sums them) in cuBLAS FP32 against "
                "CUTLASS FP32 SIMT at every tile its generator lists for SM80 SIMT SGEMM (128×128, 128×64, "
@@ -470,13 +467,12 @@ def cutlass_section(path, speed_paths, out, addition_path=""):
     epilogues; and the training step with the CUTLASS product on and off against the peer
     (bench/nn_speed.sh KERNELS="1 1 1,1 1 0", each of `speed_paths`)."""
     rows = load(path)
-    card = next((r for r in rows if "gpu" in r), {})
-    gpu = card.get("gpu", "?").split(",")[0]
+    gpu, date = card_and_date(rows)
     products = [r for r in rows if "variant" in r and "product" in r]
     focus = [r for r in rows if "focus" in r]
     if not products:
         return
-    out.append(f"## The feed-forward block's products through CUTLASS ({gpu}, {card.get('date', '?')}; issue 56)\n")
+    out.append(f"## The feed-forward block's products through CUTLASS ({gpu}, {date}; issue 56)\n")
     out.append("`bench/cutlass_products.sh` times nearest neighbour's six feed-forward products (d 64, FFN 2,048, "
                "4,096 rows a run) each alone, back to back (CUDA events, the least of five repeats of 50 calls): "
                "cuBLAS in FP32 (what ATen's bmm calls) with a separate bias (+ ReLU) pass where the product has "
@@ -518,8 +514,7 @@ def cutlass_section(path, speed_paths, out, addition_path=""):
         out.append("|---|---|---|---|---|---|---|---|---|---|")
         for speed_path in speed_paths:
             speed = load(speed_path)
-            scard = next((r for r in speed if "gpu" in r), {})
-            where = f"{scard.get('gpu', '?').split(',')[0]}, {scard.get('date', '?')} (`{speed_path.split('/')[-1]}`)"
+            where = ", ".join(card_and_date(speed)) + f" (`{speed_path.split('/')[-1]}`)"
             for w, layers in sorted({(r.get("w", 1), r["layers"]) for r in speed if "layers" in r}):
                 hl = {r.get("ffn_product"): r for r in speed
                       if r.get("impl") == "headlab-preset" and r["layers"] == layers and r.get("w", 1) == w}
@@ -538,7 +533,7 @@ def plan_section(path, out):
     """Issue 57, item 1 (bench/plan_check.sh): the scheduler's four-card plan priced by its cost model
     and each ensemble timed alone on one card; each card's load both ways."""
     rows = load(path)
-    card = next((r for r in rows if "gpu" in r), {})
+    gpu, date = card_and_date(rows)
     # Each workload: its summary line and the lines before it, back to the previous summary.
     workloads, start = [], 0
     for i, r in enumerate(rows):
@@ -547,8 +542,7 @@ def plan_section(path, out):
             start = i + 1
     if not workloads:
         return
-    out.append(f"## Four cards planned, timed on one ({card.get('gpu', '?').split(',')[0]}, "
-               f"{card.get('date', '?')}; issue 57)\n")
+    out.append(f"## Four cards planned, timed on one ({gpu}, {date}; issue 57)\n")
     out.append("`bench/plan_check.sh` asks the scheduler for its plan on four cards (`headlab-bench plan`: the "
                "ensembles, their splits and their cards, as `headlab-cli run --device all` would place them) "
                "and trains each planned ensemble alone on one card, for 200 steps of its longest phase (steady "
