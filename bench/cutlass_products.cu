@@ -197,7 +197,10 @@ bool runCublas(cublasHandle_t h, const Product &p, int runs, const float *a, con
 }
 
 // An FP32 SIMT product with any epilogue, its source C given with its own row stride and batch
-// stride (0 and the bias: the bias under every row; n and m·n: a full tensor such as h).
+// stride (0 and the bias: the bias under every row; n and m·n: a full tensor such as h), scaled by
+// beta. Batched over `runs` where there are several; one product (runs 1) may be split `splits`
+// ways along K (serial split-K: each slice's partial sums added in turn into D, CUTLASS's
+// semaphore in `workspace`).
 template <typename LayoutA, typename LayoutB, typename Epilogue, typename Tb, typename Warp,
           int Stages>
 struct SimtFused {
@@ -206,17 +209,22 @@ struct SimtFused {
         Shape<1, 1, 1>, Epilogue, cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<>,
         Stages, 1, 1, Fma>;
     static bool run(const Product &p, int runs, const float *a, const float *b, const float *c,
-                    int64_t ldc, int64_t batchC, float *d, cudaStream_t stream)
+                    int64_t ldc, int64_t batchC, float *d, cudaStream_t stream, float beta = 1.0f,
+                    int splits = 1, void *workspace = nullptr, size_t workspaceBytes = 0)
     {
-        typename Gemm::Arguments args(cutlass::gemm::GemmUniversalMode::kBatched, {p.m, p.n, p.k},
-                                      runs, {1.0f, 1.0f}, a, b, c, d, int64_t(p.m) * p.k,
-                                      int64_t(p.k) * p.n, batchC, int64_t(p.m) * p.n,
+        const bool batched = runs > 1;
+        typename Gemm::Arguments args(batched ? cutlass::gemm::GemmUniversalMode::kBatched
+                                              : cutlass::gemm::GemmUniversalMode::kGemm,
+                                      {p.m, p.n, p.k}, batched ? runs : splits, {1.0f, beta}, a, b,
+                                      c, d, int64_t(p.m) * p.k, int64_t(p.k) * p.n, batchC,
+                                      int64_t(p.m) * p.n,
                                       typename LayoutA::Stride(p.aRow ? p.k : p.m),
                                       typename LayoutB::Stride(p.bRow ? p.n : p.k),
                                       typename Row::Stride(ldc), typename Row::Stride(p.n));
         Gemm gemm;
         if (gemm.can_implement(args) != cutlass::Status::kSuccess) return false;
-        if (gemm.initialize(args, nullptr, stream) != cutlass::Status::kSuccess) return false;
+        if (Gemm::get_workspace_size(args) > workspaceBytes) return false;
+        if (gemm.initialize(args, workspace, stream) != cutlass::Status::kSuccess) return false;
         return gemm.run(stream) == cutlass::Status::kSuccess;
     }
 };
@@ -367,34 +375,11 @@ void focus(int runs, int rows, cublasHandle_t handle, cudaStream_t stream, const
     for (float *p : {x, w, b, h, h2, dh, dh2, db, db2, ones, partial}) cudaFree(p);
 }
 
-// An FP32 SIMT product at one tile, in CUTLASS 2's universal GEMM: batched over `batch` (the
-// weight gradients' row slices), or one product split `splits` ways along K (serial split-K: each
-// slice's partial sums added in turn into D, CUTLASS's semaphore in `workspace`).
+// A plain FP32 SIMT product at one tile (no epilogue work, beta 0), for addition's sweep.
 template <typename LayoutA, typename LayoutB, typename Tb, typename Warp, int Stages>
-struct SimtTile {
-    using Gemm = cutlass::gemm::device::GemmUniversal<
-        float, LayoutA, float, LayoutB, float, Row, float, Simt, cutlass::arch::Sm80, Tb, Warp,
-        Shape<1, 1, 1>, cutlass::epilogue::thread::LinearCombination<float, 1, float, float>,
-        cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<>, Stages, 1, 1, Fma>;
-    static bool run(const Product &p, int batch, int splits, const float *a, const float *b,
-                    float *d, void *workspace, size_t workspaceBytes, cudaStream_t stream)
-    {
-        const bool batched = batch > 1;
-        typename Gemm::Arguments args(batched ? cutlass::gemm::GemmUniversalMode::kBatched
-                                              : cutlass::gemm::GemmUniversalMode::kGemm,
-                                      {p.m, p.n, p.k}, batched ? batch : splits, {1.0f, 0.0f}, a, b,
-                                      d, d, int64_t(p.m) * p.k, int64_t(p.k) * p.n,
-                                      int64_t(p.m) * p.n, int64_t(p.m) * p.n,
-                                      typename LayoutA::Stride(p.aRow ? p.k : p.m),
-                                      typename LayoutB::Stride(p.bRow ? p.n : p.k),
-                                      typename Row::Stride(p.n), typename Row::Stride(p.n));
-        Gemm gemm;
-        if (gemm.can_implement(args) != cutlass::Status::kSuccess) return false;
-        if (Gemm::get_workspace_size(args) > workspaceBytes) return false;
-        if (gemm.initialize(args, workspace, stream) != cutlass::Status::kSuccess) return false;
-        return gemm.run(stream) == cutlass::Status::kSuccess;
-    }
-};
+using SimtTile = SimtFused<LayoutA, LayoutB,
+                           cutlass::epilogue::thread::LinearCombination<float, 1, float, float>, Tb,
+                           Warp, Stages>;
 
 // Addition 384×12's products, one run (1,152 rows: 64 sequences of 18 tokens; d 384, FFN 1,536),
 // as bench/gpu_products.sh's profile lists them: cuBLAS FP32 (what HeadLab takes) against CUTLASS
@@ -455,7 +440,8 @@ void additionSweep(const Product &p, int batch, int calls, cublasHandle_t handle
         for (int splits = 1; splits <= (batch > 1 ? 1 : 4); ++splits) {
             CHECK_CUDA(cudaMemsetAsync(out, 0, nd * 4, stream));
             const float us = timeIt(stream, [&] {
-                return G::run(p, batch, splits, a, b, out, workspace, workspaceBytes, stream);
+                return G::run(p, batch, a, b, out, p.n, int64_t(p.m) * p.n, out, stream, 0.0f,
+                              splits, workspace, workspaceBytes);
             });
             line(name, splits, us);
         }
