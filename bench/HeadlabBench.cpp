@@ -646,6 +646,16 @@ void profile(const Args &a)
     }
 }
 
+// A run's one phase cut to n steps, evaluated at the start and the end only, on one batch: the
+// two evaluations stay out of a step rate (preset, plan).
+void cutToSteps(RunConfig &c, int64_t n)
+{
+    c.phases[0].steps = n;
+    c.evalEvery = n + 1;
+    c.evalBatches = 1;
+    c.logEvery = std::min<int64_t>(c.logEvery, n);
+}
+
 // headlab-bench preset --preset NAME --steps N [--layers L] [--w W] [--heads H] [--schedules S]
 //                      [--runs R] [--device D] [--profile 1] [--trace F]
 // Trains runs of a preset's sweep as one ensemble, as headlab-cli would, for N steps (its first
@@ -686,10 +696,7 @@ void preset(const Args &a)
     for (size_t r = 0; r < runs; ++r) {
         RunConfig c = picked[r % picked.size()];
         c.phases.resize(1);
-        c.phases[0].steps = steps;
-        c.evalEvery = steps + 1;
-        c.evalBatches = 1; // the two evaluations (start, end) stay out of the step rate
-        c.logEvery = std::min<int64_t>(c.logEvery, steps);
+        cutToSteps(c, steps);
         c.device = a.get("device", "cuda:0");
         if (r >= picked.size()) c.initSeed = c.dataSeed = 1000 + r;
         if (tf32) c.tf32 = std::string(tf32) == "1";
@@ -702,9 +709,7 @@ void preset(const Args &a)
     auto train = [&](int64_t n) {
         std::map<std::string, std::vector<RunConfig>> groups;
         for (auto c : configs) {
-            c.phases[0].steps = n;
-            c.evalEvery = n + 1;
-            c.logEvery = std::min<int64_t>(c.logEvery, n);
+            cutToSteps(c, n);
             groups[ensembleKey(c)].push_back(c);
         }
         results.clear();
@@ -908,10 +913,7 @@ void plan(const Args &a)
                                              return x.steps < y.steps;
                                          });
                     c.phases = {*longest};
-                    c.phases[0].steps = n;
-                    c.evalEvery = n + 1;
-                    c.evalBatches = 1;
-                    c.logEvery = std::min<int64_t>(c.logEvery, n);
+                    cutToSteps(c, n);
                     c.stopAfterLearned = 0;
                     c.device = device;
                     configs.push_back(c);
