@@ -2,6 +2,9 @@
 #
 # headlab_add_layer(TARGET FOLDER SOURCES ... [DEPENDS layer ...] [TORCH] [QT])
 #
+# TORCH links LibTorch privately, QT marks a ui/ layer; each then compiles from its precompiled
+# header (cmake/HeadlabPch.cmake).
+#
 # A folder such as core/tasks becomes the target headlab_tasks. Its sources include headers by
 # their path from the repository root ("core/config/RunConfig.h"), but the repository root is not
 # on any layer's include path: each layer gets a directory of its own in the build tree holding a
@@ -9,7 +12,7 @@
 # include directories. An include that runs up the stack, e.g. core/config including
 # core/train/Trainer.h, names a file the compiler cannot find, and the build fails there.
 function(headlab_add_layer target folder)
-    cmake_parse_arguments(ARG "TORCH" "" "SOURCES;DEPENDS" ${ARGN})
+    cmake_parse_arguments(ARG "TORCH;QT" "" "SOURCES;DEPENDS" ${ARGN})
     set(stage "${CMAKE_BINARY_DIR}/layers/${target}")
     get_filename_component(parent "${stage}/${folder}" DIRECTORY)
     file(MAKE_DIRECTORY "${parent}")
@@ -23,5 +26,12 @@ function(headlab_add_layer target folder)
     target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
     if(ARG_TORCH)
         target_link_libraries(${target} PRIVATE headlab_torch)
+        headlab_use_pch(${target} torch)
+    endif()
+    if(ARG_QT)
+        headlab_use_pch(${target} qt)
+    else()
+        # No Q_OBJECT outside ui/: moc's empty file would still load the precompiled header.
+        set_target_properties(${target} PROPERTIES AUTOMOC OFF AUTOUIC OFF AUTORCC OFF)
     endif()
 endfunction()

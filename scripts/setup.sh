@@ -8,14 +8,19 @@
 #      editable), installed only when the pinned versions are not already there;
 #   3. a CUDA toolkit for the torch wheel's CMake config: the installed one, else its compiler
 #      from PyPI into .venv (no root; ensure_cuda_toolkit below);
-#   4. CMake configure (only when build/ is new or its settings changed) and build, through ccache.
+#   4. CMake configure (only when build/ is new or its settings changed) and build, through ccache:
+#      the app and the CLI (what scripts/run.sh starts) unless told otherwise; scripts/test.sh
+#      asks for everything (the tests, the bench).
 # Each phase that took time or disk prints both.
 #
 # Environment:
 #   HEADLAB_JOBS  parallel compile jobs (default: the number of CPU cores)
 #   CUDA_HOME     CUDA toolkit the torch wheel's CMake config needs (default: /usr/local/cuda; when
 #                 it has no bin/nvcc, one is installed from PyPI into .venv)
-#   HEADLAB_SETUP_TARGETS  build only these targets (default: all)
+#   HEADLAB_SETUP_TARGETS  build only these targets (default: headlab headlab-cli, the app and the
+#                 CLI; "all" builds every target, as scripts/test.sh does)
+#   HEADLAB_SETUP_TIMES    append each phase's seconds to this file, one "phase seconds" a line
+#                 (bench/cold_start.sh reads it)
 #   CCACHE_DIR    compiler cache, shared by every clone (default: ~/.cache/headlab-ccache)
 set -euo pipefail
 
@@ -232,6 +237,10 @@ print(next(r for r in m.requires("torch") if r.startswith("cuda-toolkit")))' 2>/
 configure_and_build() {
     export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/headlab-ccache}"
     export CCACHE_BASEDIR="$ROOT" # relative paths in the hash: fresh clones elsewhere hit too
+    # The files compiled from a precompiled header (cmake/HeadlabPch.cmake) are cached only when
+    # ccache ignores the header's time stamps and the time macros it defines; the header itself
+    # is hashed by its content.
+    export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
     mkdir -p "$CCACHE_DIR"
 
     # torch.utils.cmake_prefix_path is <torch package>/share/cmake; found here without importing
@@ -252,9 +261,10 @@ print(os.path.join(u.find_spec("torch").submodule_search_locations[0], "share", 
         cmake -S "$ROOT" -B "$BUILD" "${generator[@]}" "${args[@]}"
         printf '%s' "${args[*]}" >"$stamp"
     fi
-    # HEADLAB_SETUP_TARGETS: only these targets (tests/setup builds just the CLI); default all.
-    local targets=()
-    [[ -n "${HEADLAB_SETUP_TARGETS:-}" ]] && targets=(--target ${HEADLAB_SETUP_TARGETS})
+    # HEADLAB_SETUP_TARGETS: only these targets; by default the app and the CLI, which is all
+    # that scripts/run.sh starts (the tests and the bench are two fifths of the compile time).
+    local targets=(--target ${HEADLAB_SETUP_TARGETS:-headlab headlab-cli})
+    [[ "${HEADLAB_SETUP_TARGETS:-}" == all ]] && targets=()
     say "building ($JOBS jobs, ccache in $CCACHE_DIR)"
     cmake --build "$BUILD" --parallel "$JOBS" "${targets[@]}"
 }
@@ -268,6 +278,7 @@ phase() {
     after="$(df -Pk "$ROOT" | awk 'NR == 2 { print $3 }')"
     local took=$((SECONDS - start)) grew=$(( (after - before) / 1024 ))
     if (( took > 0 || grew > 10 )); then say "$name: ${took} s, ${grew} MB"; fi
+    [[ -z "${HEADLAB_SETUP_TIMES:-}" ]] || printf '%s\t%s\t%s\n' "$name" "$took" "$grew" >>"$HEADLAB_SETUP_TIMES"
 }
 # The Python package first: a notebook user has it even where the C++ build cannot be made.
 phase "Debian packages" install_missing_packages

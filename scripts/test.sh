@@ -4,7 +4,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$ROOT/scripts/setup.sh"
+# Every target: the app and the CLI (scripts/run.sh builds only those), the tests and the bench.
+HEADLAB_SETUP_TARGETS=all "$ROOT/scripts/setup.sh"
 # The fuzz targets, as the build makes them (quick when nothing changed): the fuzz tests only
 # replay and fuzz. Where they cannot be built (no clang and no root to install it), every other
 # test still runs, and the fuzz tests fail saying why.
