@@ -55,4 +55,15 @@ cp "$SOURCE/tests/setup/tiny.yaml" "$work/tiny.yaml"
 grep -q "1 done" "$work/run.log" || { cat "$work/run.log"; say "FAILED: no finished run"; exit 1; }
 grep -qx "device: cpu" "$work"/out.results/runs/*.yaml ||
     { say "FAILED: 'auto' did not resolve to the CPU (the run file's device)"; exit 1; }
+# What it loads at run time (issue 73, item 4): libtorch_cpu itself names the CUDA runtime and
+# CUPTI, so those two of the CUDA wheels' libraries stay; nothing else of them (cuBLAS, cuDNN,
+# NCCL, ...: 2.6 GB of the 2.7) may be loaded. docs/INSTALL.md says what follows for a CPU-only machine.
+loaded="$(ldd "$cli" | awk '/=> \// { print $1 }' | grep -Ei 'cu|nv' | grep -v -E '^libc\.|^libgcc' | sort | tr '\n' ' ')"
+say "CUDA libraries the CPU-only CLI loads: ${loaded:-none}"
+for lib in $loaded; do
+    case "$lib" in
+    libcudart.so.*|libcupti.so.*) ;;
+    *) say "FAILED: the CPU-only CLI loads $lib, beyond the CUDA runtime and CUPTI that libtorch_cpu names"; exit 1 ;;
+    esac
+done
 say "PASS: core/ and the CLI build against LibTorch without CUDA, need no CUDA library, and train on the CPU"
