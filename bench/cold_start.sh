@@ -11,7 +11,10 @@
 # 3. `scripts/test.sh` in the same clone (HEADLAB_COLD_TESTS=0 leaves it out): the rest of the
 #    build and every test;
 # 4. a change to one file of core/ (a comment appended to core/session/RunFilter.cpp, and one to
-#    core/model/Transformer.cpp, which includes LibTorch), rebuilt as the first command rebuilds it.
+#    core/model/Transformer.cpp, which includes LibTorch), rebuilt as the first command rebuilds it;
+# 5. the baseline, in the same run: the same targets configured and built again in a second build
+#    folder of the clone with the precompiled headers off (-DHEADLAB_PCH=OFF), as every file was
+#    compiled before them (HEADLAB_COLD_BASELINE=0 leaves it out).
 #
 # The compiler cache is off (CCACHE_DISABLE=1) and build/ is new. Python's wheels come from a fresh
 # uv cache (a new user downloads them) unless HEADLAB_COLD_WHEELS=0, which keeps ~/.cache/uv (the
@@ -82,6 +85,17 @@ for file in core/session/RunFilter.cpp core/model/Transformer.cpp; do
     git -C "$CLONE" checkout --quiet -- "$file"
     HEADLAB_SETUP_TIMES=/dev/null bash "$CLONE/scripts/setup.sh" >>"$WORK/rebuild.log" 2>&1
 done
+
+# The baseline: the first command's targets without precompiled headers, in the same clone.
+if [[ "${HEADLAB_COLD_BASELINE:-1}" == 1 ]]; then
+    args="$(cat "$CLONE/build/.headlab-configure-args")"
+    t=$(now)
+    # shellcheck disable=SC2086 # the arguments setup.sh configured with, one word each
+    (cd "$CLONE" && cmake -S . -B build-nopch -G Ninja $args -DHEADLAB_PCH=OFF >"$WORK/baseline.log" 2>&1 &&
+        cmake --build build-nopch --parallel "$CORES" --target headlab headlab-cli >>"$WORK/baseline.log" 2>&1)
+    record "baseline: configure and build without precompiled headers" "$(since "$t")"
+    rm -rf "$CLONE/build-nopch"
+fi
 
 # Nothing changed: the first command again, to the point where it starts the app.
 t=$(now)

@@ -15,7 +15,8 @@ if [[ "${1:-}" == --check ]]; then
     trap 'rm -rf "$tmp"' EXIT
     target="$tmp/PERFORMANCE.md"
 fi
-"$PY" bench/report.py --gpu bench/results/gpu-h200-2026-11-26b.jsonl \
+"$PY" bench/report.py --cold-start bench/results/cold-start-cpu-2core-2026-12-03.jsonl \
+    --gpu bench/results/gpu-h200-2026-11-26b.jsonl \
     --cpu bench/results/cpu-2core-2026-11-26c.jsonl \
     --storage bench/results/storage-cpu-2core-2026-11-27.jsonl \
     --checkpoints bench/results/checkpoint-disk-cpu-2core-2026-11-27.jsonl \

@@ -337,6 +337,33 @@ def export_section(path, out):
     out.append("")
 
 
+def cold_start_section(path, out):
+    """What a new user waits for: a fresh clone without compiler cache (bench/cold_start.sh, issue 73)."""
+    rows = load(path)
+    if not rows:
+        return
+    head = rows[0]
+    out.append(f"## Time to the first window ({head['cores']} cores, {head['machine']}, {head['date']})\n")
+    out.append("`bench/cold_start.sh` clones the checkout afresh and runs the README's two commands as a new user "
+               f"meets them: the compiler cache off (`CCACHE_DISABLE=1`), a new `build/`, the wheels from a "
+               f"{head['wheels']}, the Debian packages already installed. The first command is timed to the "
+               "first frame of the app's window under Xvfb; then one file of `core/` is changed and rebuilt as "
+               "the first command rebuilds it; then the second command builds the rest and runs every test "
+               f"(`{path}`):\n")
+    out.append("| phase | seconds |")
+    out.append("|---|---|")
+    for r in rows:
+        seconds = r["seconds"]
+        text = "—" if seconds is None else f"{seconds:,.1f}" if seconds < 100 else f"{seconds:,.0f}"
+        out.append(f"| {r['phase']} | {text} |")
+    out.append("")
+    build = next((r["seconds"] for r in rows if r["phase"] == "first command: configure and build"), None)
+    base = next((r["seconds"] for r in rows if r["phase"].startswith("baseline:")), None)
+    if build and base:
+        out.append(f"The first command's configure and build took {build / base:.2f} of the baseline's time, the same "
+                   "targets in the same clone with the precompiled headers off.\n")
+
+
 def python_read_section(path, out):
     """Reading a session in Python against the CLI's export-csv (bench/python_read.sh, issue 55)."""
     rows = load(path)
@@ -1099,6 +1126,7 @@ def main():
     ap.add_argument("--ablation", default="", help="the JSON lines of bench/gpu_ablation.sh")
     ap.add_argument("--export", default="", help="the JSON lines of bench/export_bench.sh")
     ap.add_argument("--python-read", default="", help="the JSON lines of bench/python_read.sh")
+    ap.add_argument("--cold-start", default="", help="the JSON lines of bench/cold_start.sh")
     ap.add_argument("--products", action="append", default=[],
                     help="the JSON lines of bench/gpu_products.sh (repeat: oldest first)")
     ap.add_argument("--products-only", action="store_true", help="print only the --products section")
@@ -1152,6 +1180,8 @@ def main():
            "run on the same machine. One part is written by hand: `bench/results/notes.md`, notes on the tables, "
            "which stands before the per-task sections. Earlier issues' targets and the analyses of their gaps "
            "are in `docs/PERFORMANCE-HISTORY.md`.", ""]
+    if args.cold_start:
+        cold_start_section(args.cold_start, out)
     for g in args.gpu:
         gpu_section(g, out)
     if args.cpu:
