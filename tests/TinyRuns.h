@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/config/RunConfig.h"
-#include "core/tasks/RunConfigFields.h"
+#include "core/schema/RunConfigFields.h"
 
 namespace headlab::testing {
 

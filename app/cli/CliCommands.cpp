@@ -10,8 +10,8 @@
 #include "SlurmCommand.h"
 
 #include "core/lab/SweepSession.h"
+#include "core/schema/TaskSpec.h"
 #include "core/session/Session.h"
-#include "core/tasks/TaskSpec.h"
 
 #include <CLI/CLI.hpp>
 

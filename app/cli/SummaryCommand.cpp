@@ -46,11 +46,10 @@ int searchSummary(Session session, const SearchSummaryOptions &options, const st
     if (options.untilRound >= 0) session = searchUntilRound(session, options.untilRound);
     std::vector<std::string> asked = lawAlso;
     if (!lawX.empty()) asked.push_back(lawX);
-    const auto &axes = lawAxes();
+    const auto &axes = lawDimensions();
     for (const auto &axis : asked) {
         if (std::find(axes.begin(), axes.end(), axis) != axes.end()) continue;
-        std::string list;
-        for (const auto &a : axes) list += (list.empty() ? "" : ", ") + a;
+        const std::string list = joinedNames(axes, "and");
         std::fprintf(stderr,
                      "headlab-cli summary: --law-x/--law-also: '%s' is not an axis a law can be "
                      "fitted against (%s)\n",

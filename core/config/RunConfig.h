@@ -99,7 +99,7 @@ struct ModelConfig {
 };
 
 struct TaskConfig {
-    // The task: a row of the task table (core/tasks/TaskTable.cpp), e.g. "addition".
+    // The task: a row of the task table (core/schema/TaskList.h), e.g. "addition".
     std::string kind = "addition";
     // Addition (EXPERIMENTS.md §1).
     int64_t trainPairs = 64000; // 3 samples a pair: 192,000 training samples
@@ -264,7 +264,7 @@ std::string describe(const StabilizerConfig &);
 
 // The checks of one resolved run that involve more than one field: "" when they pass, else why
 // not, naming the field ("model.heads[1]: 5 heads do not divide d_model 96"). Each field's own
-// range is its row's (core/tasks/RunConfigFields.cpp): validate() (core/tasks/TaskSpec.h) reads
+// range is its row's (core/schema/RunConfigFields.cpp): validate() (core/schema/TaskSpec.h) reads
 // the config back through the rows, then adds these and the task's own checks.
 std::string checkCombinations(const RunConfig &config);
 

@@ -4,8 +4,8 @@
 #include "core/session/RunFiles.h"
 #include "core/session/SessionStore.h"
 
-#include "core/tasks/RunConfigFields.h"
-#include "core/tasks/TaskSpec.h"
+#include "core/schema/RunConfigFields.h"
+#include "core/schema/TaskSpec.h"
 #include "core/train/Checkpoint.h"
 
 #include <algorithm>

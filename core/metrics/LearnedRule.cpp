@@ -8,16 +8,27 @@
 
 namespace headlab {
 
+namespace {
+
+const LearnedRuleRow &rowOf(LearnedRule rule)
+{
+    for (const auto &row : kLearnedRuleRows)
+        if (row.rule == rule) return row;
+    return kLearnedRuleRows[0];
+}
+
+} // namespace
+
 const char *toString(LearnedRule rule)
 {
-    return rule == LearnedRule::LeftLn10Plateau ? "left_ln10_plateau" : "final_below_ln10";
+    return rowOf(rule).name;
 }
 
 bool parseLearnedRule(const std::string &text, LearnedRule *out)
 {
-    for (LearnedRule rule : kLearnedRules) {
-        if (text == toString(rule)) {
-            *out = rule;
+    for (const auto &row : kLearnedRuleRows) {
+        if (text == row.name) {
+            *out = row.rule;
             return true;
         }
     }
@@ -26,21 +37,18 @@ bool parseLearnedRule(const std::string &text, LearnedRule *out)
 
 const char *describe(LearnedRule rule)
 {
-    return rule == LearnedRule::LeftLn10Plateau
-               ? "left the ln 10 plateau (test loss below 5/6 ln 10)"
-               : "final test loss below ln 10 (the paper's rule)";
+    return rowOf(rule).description;
 }
 
 std::optional<bool> learned(const RunResult &result, LearnedRule rule)
 {
     if (!isFinished(result.status)) return std::nullopt;
-    const auto paper =
-        result.metrics.find(metric::kLearned); // final test loss < ln 10, set by the trainer
-    if (rule == LearnedRule::LeftLn10Plateau) {
-        if (auto left = result.metrics.find(metric::kLeftLn10Plateau); left != result.metrics.end())
-            return left->second > 0.5 && result.status == RunStatus::Done;
-    }
-    if (paper != result.metrics.end()) return paper->second > 0.5;
+    if (const char *metric = rowOf(rule).metric)
+        if (auto it = result.metrics.find(metric); it != result.metrics.end())
+            return it->second > 0.5 && result.status == RunStatus::Done;
+    // The paper's rule: the trainer's verdict (final test loss < ln 10) where it is there.
+    if (auto paper = result.metrics.find(metric::kLearned); paper != result.metrics.end())
+        return paper->second > 0.5;
     // A session saved before either metric: the paper's rule from the final test loss.
     double loss = std::numeric_limits<double>::quiet_NaN();
     if (auto it = result.metrics.find(metric::kFinalTestLoss); it != result.metrics.end())

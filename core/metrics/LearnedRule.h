@@ -11,15 +11,36 @@
 #pragma once
 
 #include "core/config/RunResult.h"
+#include "core/metrics/Metrics.h"
 
+#include <iterator>
 #include <optional>
 #include <string>
 
 namespace headlab {
 
 enum class LearnedRule { LeftLn10Plateau, FinalBelowLn10 };
-// Every rule, in the order documents list them (the schema's learned_rules, parsing).
-constexpr LearnedRule kLearnedRules[] = {LearnedRule::LeftLn10Plateau, LearnedRule::FinalBelowLn10};
+
+// A rule's row: its name in a session, one line for a person, and the metric it reads (a finished
+// run learned when it is done and that metric is above ½), or nullptr for the paper's rule. A run
+// without the rule's metric (a session saved before it) is judged by the paper's rule: the
+// trainer's `learned` metric (final test loss < ln 10) where it is there, else that loss, for a
+// run that is done. `headlab-cli schema` writes the rows, and the Python package judges by them.
+struct LearnedRuleRow {
+    LearnedRule rule;
+    const char *name;
+    const char *description;
+    const char *metric;
+};
+// Every rule, in the order documents list them.
+constexpr LearnedRuleRow kLearnedRuleRows[] = {
+    {LearnedRule::LeftLn10Plateau, "left_ln10_plateau",
+     "left the ln 10 plateau (test loss below 5/6 ln 10)", metric::kLeftLn10Plateau},
+    {LearnedRule::FinalBelowLn10, "final_below_ln10",
+     "final test loss below ln 10 (the paper's rule)", nullptr},
+};
+constexpr LearnedRule kLearnedRules[] = {kLearnedRuleRows[0].rule, kLearnedRuleRows[1].rule};
+static_assert(std::size(kLearnedRules) == std::size(kLearnedRuleRows));
 
 const char *toString(LearnedRule rule); // "left_ln10_plateau", "final_below_ln10"
 bool parseLearnedRule(const std::string &text, LearnedRule *out);

@@ -7,8 +7,8 @@
 
 #include "core/config/Files.h"
 #include "core/config/Yaml.h"
+#include "core/schema/RunConfigFields.h"
 #include "core/session/Replicates.h"
-#include "core/tasks/RunConfigFields.h"
 
 #include <cerrno>
 #include <cstring>

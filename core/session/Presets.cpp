@@ -3,8 +3,8 @@
 #include "core/session/SessionYaml.h"
 
 #include "core/config/Yaml.h"
+#include "core/schema/RunConfigFields.h"
 #include "core/session/PresetData.h"
-#include "core/tasks/RunConfigFields.h"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 #include "core/session/Replicates.h"
 
 #include "core/config/Files.h"
-#include "core/session/SweepAxes.h"
+#include "core/schema/Dimensions.h"
 
 #include "core/config/Yaml.h"
 #include "core/metrics/LearnedRule.h"
@@ -144,7 +144,7 @@ std::vector<std::string> configurationAxes(const Session &session)
 namespace {
 
 void complete(std::map<std::string, std::string> &labels, const std::vector<std::string> &axes,
-              const RunConfig &config, SweepAxisLookup &rows)
+              const RunConfig &config, DimensionLookup &rows)
 {
     for (const auto &axis : axes) {
         if (labels.count(axis)) continue;
@@ -158,7 +158,7 @@ void complete(std::map<std::string, std::string> &labels, const std::vector<std:
 std::vector<std::map<std::string, std::string>> configurationLabels(const Session &session)
 {
     const std::vector<std::string> axes = configurationAxes(session);
-    SweepAxisLookup rows;
+    DimensionLookup rows;
     std::vector<std::map<std::string, std::string>> out;
     out.reserve(session.runs.size());
     for (const auto &run : session.runs) {
@@ -172,7 +172,7 @@ std::map<std::string, std::string> configurationLabels(const std::vector<std::st
                                                        std::map<std::string, std::string> labels,
                                                        const RunConfig &config)
 {
-    SweepAxisLookup rows;
+    DimensionLookup rows;
     complete(labels, axes, config, rows);
     return labels;
 }

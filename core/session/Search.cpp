@@ -3,6 +3,7 @@
 
 #include "core/config/Files.h"
 #include "core/config/Yaml.h"
+#include "core/schema/Dimensions.h"
 #include "core/session/SweepExpansion.h"
 
 #include <algorithm>
@@ -16,20 +17,6 @@
 namespace headlab {
 
 using namespace headlab::yaml;
-
-const std::vector<std::string> &searchableAxes()
-{
-    static const std::vector<std::string> axes = {"lr",       "d_model", "heads",
-                                                  "head_dim", "layers",  "width_multiplier"};
-    return axes;
-}
-
-const std::vector<std::string> &lawAxes()
-{
-    static const std::vector<std::string> axes = {
-        "head_dim", "d_model", "heads", "total_heads", "layers", "width_multiplier", "lr"};
-    return axes;
-}
 
 namespace {
 // The seed plans and their names: one row each.
@@ -95,38 +82,20 @@ double fromSearchUnits(const SearchSpec &spec, double x)
     return spec.logScale ? std::pow(10.0, x) : x;
 }
 
-double lawAxisValue(const RunConfig &config, const std::string &axis)
-{
-    const ModelConfig &m = config.model;
-    if (axis == "head_dim") return m.heads.empty() ? NAN : double(m.headDimOfLayer(0));
-    if (axis == "d_model") return double(m.dModel);
-    if (axis == "heads") return m.heads.empty() ? NAN : double(m.heads.front());
-    if (axis == "total_heads") return double(m.totalHeads());
-    if (axis == "layers") return double(m.layers());
-    if (axis == "width_multiplier") return double(m.widthMultiplier);
-    if (axis == "lr") return config.lr;
-    return NAN;
-}
-
 namespace {
 
-bool isIntegerAxis(const std::string &axis)
-{
-    return axis != "lr";
-}
-
-// The searched axis's value of a resolved run.
+// The searched axis's value of a resolved run: its dimension's number (a run searched along
+// head_dim has it set, so the layers' head dimension is the one searched).
 double searchedValue(const RunConfig &config, const std::string &axis)
 {
-    if (axis == "head_dim") return double(config.model.headDim);
-    return lawAxisValue(config, axis);
+    return dimensionNumber(config, axis);
 }
 
 // A value as the search writes it: three significant digits (integers for an integer axis), so
 // that labels and file names stay readable and a point read back is the point planned.
 double snapValue(const SearchSpec &spec, double value)
 {
-    if (isIntegerAxis(spec.axis)) return std::max(1.0, std::round(value));
+    if (isIntegerDimension(spec.axis)) return std::max(1.0, std::round(value));
     char text[32];
     std::snprintf(text, sizeof text, "%.3g", value);
     return std::strtod(text, nullptr);
@@ -600,9 +569,9 @@ JointOutcome fitJoint(const SearchSpec &spec, const SearchReport &report,
         JointConfiguration j;
         j.points = c.points;
         if (!lawX.empty()) {
-            j.predictors.push_back(std::log10(lawAxisValue(c.config, lawX)));
+            j.predictors.push_back(std::log10(dimensionNumber(c.config, lawX)));
             for (const auto &axis : lawAlso)
-                j.predictors.push_back(std::log10(lawAxisValue(c.config, axis)));
+                j.predictors.push_back(std::log10(dimensionNumber(c.config, axis)));
         }
         if (std::any_of(j.predictors.begin(), j.predictors.end(),
                         [](double v) { return !std::isfinite(v); }))
@@ -790,11 +759,9 @@ std::map<std::string, std::string> lawGroupOf(const std::map<std::string, std::s
                                               const std::string &lawX,
                                               const std::vector<std::string> &lawAlso)
 {
-    static const std::set<std::string> shape = {"d_model",       "heads",  "head_dim",
-                                                "head_schedule", "layers", "width_multiplier"};
     std::map<std::string, std::string> group;
     for (const auto &[axis, value] : labels)
-        if (!shape.count(axis) && axis != lawX &&
+        if (!isShapeDimension(axis) && axis != lawX &&
             std::find(lawAlso.begin(), lawAlso.end(), axis) == lawAlso.end())
             group[axis] = value;
     return group;
@@ -874,8 +841,8 @@ LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const Sear
         if (!std::isfinite(low) || !std::isfinite(high) || !(high > low)) continue;
         std::vector<double> row;
         for (const auto &axis : std::vector<std::string>{lawX})
-            row.push_back(axis.empty() ? NAN : std::log10(lawAxisValue(c.config, axis)));
-        for (const auto &axis : lawAlso) row.push_back(std::log10(lawAxisValue(c.config, axis)));
+            row.push_back(axis.empty() ? NAN : std::log10(dimensionNumber(c.config, axis)));
+        for (const auto &axis : lawAlso) row.push_back(std::log10(dimensionNumber(c.config, axis)));
         if (std::any_of(row.begin(), row.end(), [](double v) { return !std::isfinite(v); }))
             continue;
         xs.insert(row.front());
@@ -1167,13 +1134,12 @@ SearchSpec readSearchSpec(const YamlField &field)
     SearchSpec spec;
     if (auto f = child(field, "axis"); f.present()) {
         spec.axis = readString(f);
-        const auto &axes = searchableAxes();
+        const auto &axes = searchableDimensions();
         if (std::find(axes.begin(), axes.end(), spec.axis) == axes.end()) {
             const std::string near = nearestKey(spec.axis, axes);
             fail(f, "'" + spec.axis + "' cannot be searched" +
                         (near.empty() ? "" : "; did you mean '" + near + "'?") +
-                        " (a search runs along lr, d_model, heads, head_dim, layers or "
-                        "width_multiplier)");
+                        " (a search runs along " + joinedNames(axes) + ")");
         }
     }
     if (auto f = child(field, "scale"); f.present()) {
@@ -1191,7 +1157,7 @@ SearchSpec readSearchSpec(const YamlField &field)
     if (!std::isfinite(spec.low) || !std::isfinite(spec.high) || !(spec.low < spec.high))
         fail(range, "expected low < high, both finite");
     if (spec.logScale && !(spec.low > 0)) fail(ends[0], "a log-scaled range must start above 0");
-    if (isIntegerAxis(spec.axis) && spec.low < 1)
+    if (isIntegerDimension(spec.axis) && spec.low < 1)
         fail(ends[0], "an integer axis starts at 1 or more");
     if (auto f = child(field, "target"); f.present())
         spec.target = readNumberInRange(f, 0, false, 1, false);
@@ -1270,7 +1236,7 @@ SearchSpec readSearchSpec(const YamlField &field)
         checkKeys(f, {"x", "also"});
         auto readAxis = [](const YamlField &a) {
             const std::string name = readString(a);
-            const auto &axes = lawAxes();
+            const auto &axes = lawDimensions();
             if (std::find(axes.begin(), axes.end(), name) == axes.end()) {
                 const std::string near = nearestKey(name, axes);
                 fail(a, "'" + name + "' is not an axis a law can be fitted against" +

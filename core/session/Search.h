@@ -35,6 +35,7 @@
 #include "core/metrics/JointLaw.h"
 #include "core/metrics/Logistic.h"
 #include "core/metrics/Thresholds.h"
+#include "core/schema/Dimensions.h"
 #include "core/session/SearchSpec.h"
 #include "core/session/SessionData.h"
 
@@ -157,10 +158,6 @@ std::map<std::string, std::string> lawGroupOf(const std::map<std::string, std::s
 // The axis value in search units (log10 for a log-scaled search) and back.
 double toSearchUnits(const SearchSpec &spec, double value);
 double fromSearchUnits(const SearchSpec &spec, double x);
-
-// A resolved config's value of a law axis (head_dim: the first layer's m_H; total_heads: every
-// layer's heads), NaN for an unknown axis.
-double lawAxisValue(const RunConfig &config, const std::string &axis);
 
 // Where the search stands: each configuration's state, crossing and interval, and the law (over
 // `lawX` and `lawAlso` when given, else the spec's).

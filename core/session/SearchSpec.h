@@ -82,9 +82,4 @@ struct SearchSpec {
 const char *seedPlanName(SearchSpec::SeedPlan plan);
 std::optional<SearchSpec::SeedPlan> seedPlanNamed(const std::string &name);
 
-// The axes a search can run along, and the ones its law can be fitted against.
-const std::vector<std::string> &
-searchableAxes();                          // lr d_model heads head_dim layers width_multiplier
-const std::vector<std::string> &lawAxes(); // the above and total_heads
-
 } // namespace headlab

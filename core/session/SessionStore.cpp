@@ -5,7 +5,7 @@
 #include "core/config/Hash.h"
 #include "core/config/Safetensors.h"
 #include "core/config/Yaml.h"
-#include "core/tasks/RunConfigFields.h"
+#include "core/schema/RunConfigFields.h"
 
 #include <algorithm>
 #include <atomic>

@@ -6,13 +6,14 @@
 #include "core/config/Files.h"
 #include "core/config/HeadSchedule.h"
 #include "core/config/Yaml.h"
+#include "core/schema/Dimensions.h"
+#include "core/schema/RunConfigFields.h"
+#include "core/schema/TaskSpec.h"
 #include "core/session/RunFiles.h"
 #include "core/session/Search.h"
-#include "core/session/SweepAxes.h"
 #include "core/session/SweepExpansion.h"
-#include "core/tasks/RunConfigFields.h"
-#include "core/tasks/TaskSpec.h"
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -40,16 +41,15 @@ using namespace headlab::yaml;
 
 namespace {
 
-// Sweep axes are rows (SweepAxes.h): the one `key` names, or a located error at `field`.
-std::optional<SweepAxisRow> axisRow(const std::string &key, const YamlField &field)
+// Sweep axes are rows (Dimensions.h): the one `key` names, or a located error at `field`.
+std::optional<Dimension> axisRow(const std::string &key, const YamlField &field)
 {
-    auto row = findSweepAxis(key);
+    auto row = findDimension(key);
     if (!row) fail(field, "unknown axis '" + key + "'");
     return row;
 }
 
-void writeAxisValue(YAML::Emitter &out, const std::optional<SweepAxisRow> &row,
-                    const AxisValue &value)
+void writeAxisValue(YAML::Emitter &out, const std::optional<Dimension> &row, const AxisValue &value)
 {
     if (row)
         row->write(out, value);
@@ -105,56 +105,124 @@ const std::vector<std::string> &recordKeys(const std::string &name)
     throw std::logic_error("recordKeys: no row '" + name + "'");
 }
 
+namespace {
+
+// A YAML node HeadLab wrote as JSON: plain scalars typed as a YAML reader types them (null, true
+// and false, integers, numbers), quoted ones as text.
+nlohmann::ordered_json jsonOf(const YAML::Node &node)
+{
+    if (node.IsMap()) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::object();
+        for (const auto &item : node) out[item.first.Scalar()] = jsonOf(item.second);
+        return out;
+    }
+    if (node.IsSequence()) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::array();
+        for (const auto &item : node) out.push_back(jsonOf(item));
+        return out;
+    }
+    if (node.IsNull()) return nullptr;
+    const std::string &text = node.Scalar();
+    if (node.Tag() == "!") return text; // quoted: text, whatever it looks like
+    if (text == "true" || text == "false") return text == "true";
+    int64_t integer = 0;
+    if (auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), integer);
+        ec == std::errc() && end == text.data() + text.size())
+        return integer;
+    double number = 0;
+    if (yaml::parseNumber(text, &number) && std::isfinite(number)) return number;
+    return text;
+}
+
+const char *roleName(DimensionRole role)
+{
+    switch (role) {
+    case DimensionRole::Shape:
+        return "shape";
+    case DimensionRole::Training:
+        return "training";
+    case DimensionRole::Seed:
+        return "seed";
+    case DimensionRole::Choice:
+        return "choice";
+    }
+    return "";
+}
+
+} // namespace
+
 std::string sessionSchemaJson()
 {
-    auto list = [](const std::vector<std::string> &keys) {
-        std::string out = "[";
-        for (size_t i = 0; i < keys.size(); ++i) out += (i ? ", \"" : "\"") + keys[i] + "\"";
-        return out + "]";
-    };
-    std::vector<std::pair<std::string, std::vector<std::string>>> rows;
-    for (const auto &row : recordKeyTable()) rows.push_back({row.name, row.keys});
-    rows.push_back({"run_config", keysOf(runConfigFields())});
-    rows.push_back({"model", keysOf(modelFields())});
-    rows.push_back({"phase", keysOf(phaseFields())});
-    rows.push_back({"stabilizers", keysOf(stabilizerFields())});
-    rows.push_back({"optimizer", keysOf(optimizerFields())});
-    rows.push_back({"schedule", keysOf(scheduleFields())});
-    rows.push_back({"qk_rule", keysOf(qkRuleFields())});
+    using Json = nlohmann::ordered_json;
+    Json schema = Json::object();
+    schema["schema_version"] = Session::kSchemaVersion;
+    for (const auto &row : recordKeyTable()) schema[row.name] = row.keys;
+    schema["run_config"] = keysOf(runConfigFields());
+    schema["model"] = keysOf(modelFields());
+    schema["phase"] = keysOf(phaseFields());
+    schema["stabilizers"] = keysOf(stabilizerFields());
+    schema["optimizer"] = keysOf(optimizerFields());
+    schema["schedule"] = keysOf(scheduleFields());
+    schema["qk_rule"] = keysOf(qkRuleFields());
     std::vector<std::string> task = {"kind"};
     for (const TaskSpec *spec : taskTable())
         for (const auto &key : keysOf(spec->options))
             if (std::find(task.begin(), task.end(), key) == task.end()) task.push_back(key);
-    rows.push_back({"task", task});
-    std::string out = "{\n  \"schema_version\": " + std::to_string(Session::kSchemaVersion);
-    for (const auto &[name, keys] : rows) out += ",\n  \"" + name + "\": " + list(keys);
+    schema["task"] = task;
     // What a run that does not set a stabilizer has on it, as the canonical text its axis labels
     // take (Replicates.h configurationLabels): the Python package's `configuration` column.
-    out += ",\n  \"axis_defaults\": {";
     const RunConfig defaults;
-    const auto names = fieldAxisNames();
-    for (size_t i = 0; i < names.size(); ++i)
-        out += (i ? ", \"" : "\"") + names[i] + "\": \"" + findFieldAxis(names[i])->text(defaults) +
-               "\"";
-    out += "}";
+    Json axisDefaults = Json::object();
+    for (const auto &name : fieldAxisNames())
+        axisDefaults[name] = findFieldAxis(name)->text(defaults);
+    schema["axis_defaults"] = axisDefaults;
     // Each task: whether a run of it gets a learned verdict (TaskSpec::learnedMeaning) and the unit
     // of its losses; and the learned rules a session may name. The Python package reads these
     // instead of keeping its own list.
-    out += ",\n  \"tasks\": {";
+    Json tasks = Json::object();
+    for (const TaskSpec *spec : taskTable())
+        tasks[spec->id] = {{"verdict", spec->learnedMeaning != nullptr},
+                           {"loss_unit", spec->lossUnit}};
+    schema["tasks"] = tasks;
+    Json rules = Json::array();
+    for (const auto &row : kLearnedRuleRows) rules.push_back(row.name);
+    schema["learned_rules"] = rules;
+    // How each rule judges a run (LearnedRule.h): the metric it reads, or null for the paper's
+    // rule, and the paper's rule itself: the trainer's verdict, else the final test loss.
+    Json judged = Json::object();
+    for (const auto &row : kLearnedRuleRows)
+        judged[row.name] = {{"metric", row.metric ? Json(row.metric) : Json(nullptr)},
+                            {"description", row.description}};
+    schema["learned_rule_rows"] = judged;
+    schema["paper_rule"] = {{"metric", metric::kLearned},
+                            {"final_metric", metric::kFinalTestLoss},
+                            {"below", std::log(10.0)}};
+    // A run's configuration where the file says nothing, written by the field table's own
+    // writers: what every reader takes for a key a run's config leaves out.
+    schema["defaults"] = jsonOf(YAML::Load(yaml::canonicalYaml(defaults)));
+    // The dimension table (Dimensions.h): what each dimension is to the search, the law and the
+    // tables, and its value of the default configuration.
+    Json dimensionsJson = Json::object();
+    for (const Dimension &row : dimensions()) {
+        Json d = {
+            {"title", row.title},   {"symbol", row.symbol},       {"role", roleName(row.use.role)},
+            {"swept", row.swept()}, {"integer", row.use.integer}, {"law", row.use.law}};
+        d["search"] = row.use.search ? Json::array({row.use.search->low, row.use.search->high})
+                                     : Json(nullptr);
+        d["headline"] = row.use.headline;
+        d["default"] = row.resolved(defaults);
+        dimensionsJson[row.name] = d;
+    }
+    schema["dimensions"] = dimensionsJson;
+    // One key a line, as the file has always been laid out.
+    std::string out = "{";
     bool first = true;
-    for (const TaskSpec *spec : taskTable()) {
-        out += std::string(first ? "" : ", ") + "\"" + spec->id +
-               "\": {\"verdict\": " + (spec->learnedMeaning ? "true" : "false") +
-               ", \"loss_unit\": \"" + spec->lossUnit + "\"}";
+    for (const auto &[key, value] : schema.items()) {
+        out += std::string(first ? "\n  " : ",\n  ") + Json(key).dump() + ": " +
+               value.dump(-1, ' ', false, Json::error_handler_t::strict);
         first = false;
     }
-    out += "},\n  \"learned_rules\": [";
-    first = true;
-    for (LearnedRule rule : kLearnedRules) {
-        out += std::string(first ? "\"" : ", \"") + toString(rule) + "\"";
-        first = false;
-    }
-    return out + "]\n}\n";
+    return out + "\n}\n";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -296,12 +364,12 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
 // `map` uses (model.KEY).
 std::vector<std::string> axisNamesFor(const YamlField &map)
 {
-    std::vector<std::string> allowed = namedAxisNames();
+    std::vector<std::string> allowed = sweptDimensionNames();
     for (const auto &name : fieldAxisNames()) allowed.push_back(name);
     if (map.node.IsMap())
         for (const auto &entry : map.node) {
             const std::string key = entry.first.as<std::string>("");
-            if (findFieldAxis(key)) allowed.push_back(key);
+            if (findDimension(key)) allowed.push_back(key);
         }
     return allowed;
 }
@@ -313,7 +381,7 @@ void readSweep(const YamlField &field, Session &session)
     checkKeys(field, allowed);
     for (const auto &[key, value] : entries(field)) {
         if (key == "combinations") continue;
-        const std::optional<SweepAxisRow> row = axisRow(key, value);
+        const std::optional<Dimension> row = axisRow(key, value);
         SweepAxis axis{key, readAxisValues(*row, value), {}};
         // Given in the row's own form: kept, so that a save writes the generator, not its list.
         if (row->readForm && value.node.IsMap()) axis.form = flowYaml(value.node);
@@ -376,7 +444,7 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     if (auto f = child(root, "replicate_axes"); f.present() && !f.isNull()) {
         for (const auto &item : items(f)) {
             const std::string axis = readString(item);
-            if (const auto names = namedAxisNames();
+            if (const auto names = sweptDimensionNames();
                 std::find(names.begin(), names.end(), axis) == names.end()) {
                 const std::string near = nearestKey(axis, names);
                 fail(item, "'" + axis + "' is not a sweep axis" +
@@ -516,7 +584,7 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
 
     if (!session.axes.empty() || !session.combinations.empty()) {
         out << YAML::Key << "sweep" << YAML::Value << YAML::BeginMap;
-        SweepAxisLookup rowOf; // each axis's row found once per write, not once per value
+        DimensionLookup rowOf; // each axis's row found once per write, not once per value
         for (const auto &axis : session.axes) {
             out << YAML::Key << axis.name << YAML::Value;
             const auto &row = rowOf(axis.name);

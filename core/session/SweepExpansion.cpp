@@ -2,9 +2,9 @@
 #include "core/session/SweepExpansion.h"
 
 #include "core/config/HeadSchedule.h"
-#include "core/session/SweepAxes.h"
-#include "core/tasks/RunConfigFields.h"
-#include "core/tasks/TaskSpec.h"
+#include "core/schema/Dimensions.h"
+#include "core/schema/RunConfigFields.h"
+#include "core/schema/TaskSpec.h"
 
 #include <algorithm>
 #include <functional>
@@ -130,8 +130,8 @@ void expandSweep(Session &session)
     std::vector<SessionRun> runs;
     std::vector<SkippedRun> skipped;
     std::map<std::string, size_t> seen; // canonical config -> index in runs
-    SweepAxisLookup rowOf; // each axis's row found once per expansion, not once per run
-    const std::vector<std::string> namedOrder = namedAxisNames(); // the table's order
+    DimensionLookup rowOf; // each axis's row found once per expansion, not once per run
+    const std::vector<std::string> namedOrder = sweptDimensionNames(); // the table's order
 
     auto addRun = [&](const std::map<std::string, const AxisValue *> &assignment) {
         const std::map<std::string, std::string> labels = labelsOf(assignment);
@@ -144,7 +144,7 @@ void expandSweep(Session &session)
         for (const auto &name : order) {
             if (!assignment.count(name)) continue;
             const auto &axis = rowOf(name);
-            if (!axis) continue; // read by findSweepAxis's rows only
+            if (!axis) continue; // read by findDimension's rows only
             reason = axis->apply(config, *assignment.at(name), assignment);
             if (!reason.empty()) break;
         }

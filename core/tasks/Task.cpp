@@ -1,21 +1,7 @@
-// Task.cpp — builds the task a run asks for, through its row of the task table.
+// Task.cpp — the losses every task shares (makeTask is in TaskFactories.cpp).
 #include "core/tasks/Task.h"
 
-#include "core/tasks/TaskSpec.h"
-
-#include <stdexcept>
-
 namespace headlab {
-
-std::unique_ptr<Task> makeTask(const RunConfig &config, const std::vector<uint64_t> &dataSeeds,
-                               const torch::Device &device)
-{
-    const TaskSpec &spec = taskSpec(config.task);
-    if (!spec.make)
-        throw std::invalid_argument("task.kind: the " + spec.id +
-                                    " task cannot train in this build");
-    return spec.make(config, dataSeeds, device.str());
-}
 
 torch::Tensor crossEntropyPerRun(const torch::Tensor &logits, const torch::Tensor &targets)
 {

@@ -77,7 +77,8 @@ public:
     }
 };
 
-// dataSeeds: one per run of the ensemble.
+// The task `config` asks for, built on `device` through its line of TaskList.h
+// (TaskFactories.cpp). dataSeeds: one per run of the ensemble.
 std::unique_ptr<Task> makeTask(const RunConfig &config, const std::vector<uint64_t> &dataSeeds,
                                const torch::Device &device);
 

@@ -7,7 +7,7 @@
 #include "core/config/Safetensors.h"
 #include "core/model/Adam.h"
 #include "core/model/Transformer.h"
-#include "core/tasks/RunConfigFields.h"
+#include "core/schema/RunConfigFields.h"
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>

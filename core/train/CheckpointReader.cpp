@@ -4,7 +4,7 @@
 
 #include "core/config/Files.h"
 #include "core/config/Yaml.h"
-#include "core/tasks/RunConfigFields.h"
+#include "core/schema/RunConfigFields.h"
 
 #include <nlohmann/json.hpp>
 

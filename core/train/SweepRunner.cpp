@@ -3,8 +3,8 @@
 
 #include "core/config/Switches.h"
 #include "core/model/Device.h"
-#include "core/tasks/RunConfigFields.h"
-#include "core/tasks/TaskSpec.h"
+#include "core/schema/RunConfigFields.h"
+#include "core/schema/TaskSpec.h"
 #include "core/train/Trainer.h"
 
 #include <torch/torch.h>

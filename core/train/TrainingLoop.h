@@ -22,9 +22,9 @@
 #include "core/model/Adam.h"
 #include "core/model/Device.h"
 #include "core/model/Transformer.h"
-#include "core/tasks/RunConfigFields.h"
+#include "core/schema/RunConfigFields.h"
+#include "core/schema/TaskSpec.h"
 #include "core/tasks/Task.h"
-#include "core/tasks/TaskSpec.h"
 
 #include <torch/torch.h>
 

@@ -425,7 +425,7 @@ def _is_int(value):
 
 
 def check_config(config, path, text, keys):
-    """The fields this package reads from a run configuration, checked as core/tasks/RunConfigFields
+    """The fields this package reads from a run configuration, checked as core/schema/RunConfigFields
     checks them (the same words), so that a bad value is named where it is rather than failing
     later in a table."""
     def where(*more):
@@ -450,15 +450,15 @@ def check_config(config, path, text, keys):
         integer(model["d_model"], 1, "model", "d_model")
     if "layers" in model:
         integer(model["layers"], 1, "model", "layers")
-    heads = model.get("heads", 1)
+    heads = model.get("heads")
     if isinstance(heads, list):
         _expect(len(heads) > 0, path, text, where("model", "heads"), "expected at least one layer")
         for i, h in enumerate(heads):
             integer(h, 1, "model", "heads", i)
-    else:
+    elif "heads" in model:
         integer(heads, 1, "model", "heads")
-    head_dim = model.get("head_dim", "auto")
-    if head_dim != "auto":
+    head_dim = model.get("head_dim")
+    if "head_dim" in model and head_dim != "auto":
         integer(head_dim, 0, "model", "head_dim")
     if "lr" in config:
         lr = config["lr"]

@@ -28,7 +28,7 @@ from .search import SearchReport, search_report
 
 LN10 = math.log(10.0)
 
-# The tasks HeadLab knows (core/tasks/TaskTable.cpp), as headlab-cli schema writes them: whether
+# The tasks HeadLab knows (core/schema/TaskList.h), as headlab-cli schema writes them: whether
 # "learned" has a meaning for the task (TaskSpec::learnedMeaning; nearest neighbour and text give
 # no verdict, since no loss level marks learning there) and the unit of its losses.
 TASKS = {name: dict(row) for name, row in schema()["tasks"].items()}
@@ -101,37 +101,54 @@ class HeadStats(pd.DataFrame):
 
 
 def learned(run: Run, rule: str) -> bool | None:
-    """The verdict of core/metrics/LearnedRule.cpp: True, False, or None (no verdict)."""
+    """The verdict of core/metrics/LearnedRule.cpp, by the rule's row in the schema
+    (`learned_rule_rows`, `paper_rule`): True, False, or None (no verdict)."""
     if run.status not in FINISHED:
         return None
     m = run.metrics
-    if rule == "left_ln10_plateau" and "left_ln10_plateau" in m:
-        return m["left_ln10_plateau"] > 0.5 and run.status == "done"
-    if "learned" in m:
-        return m["learned"] > 0.5
-    loss = m.get("final_test_loss")
+    metric = schema()["learned_rule_rows"].get(rule, {}).get("metric")
+    if metric is not None and metric in m:
+        return m[metric] > 0.5 and run.status == "done"
+    paper = schema()["paper_rule"]
+    if paper["metric"] in m:
+        return m[paper["metric"]] > 0.5
+    loss = m.get(paper["final_metric"])
     if loss is None:
         test = run.curves.get("test")
         loss = float(test[1][-1]) if test is not None and len(test[1]) else math.nan
     if not math.isfinite(loss):
         return None
-    return run.status == "done" and loss < LN10
+    return run.status == "done" and loss < paper["below"]
 
 
 # ------------------------------------------------------------------------------------------------
-# The configuration's key columns (core/tasks/RunConfigFields.cpp, runCsvColumns)
+# The configuration's key columns (core/schema/RunConfigFields.cpp, runCsvColumns). What a config
+# leaves out is the schema's `defaults`, written by the field table's own writers
+# (`headlab-cli schema`): this package types no default of its own.
+
+
+def _default(*path):
+    """The value a run's config has at `path` ("model", "d_model") where it says nothing."""
+    value = schema()["defaults"]
+    for key in path:
+        value = value[key]
+    return value
+
+
+def _model_default(key):
+    return _default("model", key)
 
 
 def _heads_per_layer(model):
-    heads = model.get("heads", 1)
+    heads = model.get("heads", _model_default("heads"))
     if isinstance(heads, list):
         return [int(h) for h in heads]
-    return [int(heads)] * int(model.get("layers", 2))
+    return [int(heads)] * int(model.get("layers", _model_default("layers")))
 
 
 def _head_dims(model):
-    d_model = int(model.get("d_model", 96))
-    head_dim = model.get("head_dim", "auto")
+    d_model = int(model.get("d_model", _model_default("d_model")))
+    head_dim = model.get("head_dim", _model_default("head_dim"))
     explicit = 0 if head_dim in (None, "auto") else int(head_dim)
     return [explicit if explicit > 0 else (d_model // h if h > 0 else 0) for h in _heads_per_layer(model)]
 
@@ -142,8 +159,9 @@ def _joined(values):
 
 def _seeds(config):
     seed = config.get("seed")
-    init = config.get("init_seed", seed if seed is not None else 0)
-    data = config.get("data_seed", seed if seed is not None else 0)
+    seed = _default("seed") if seed is None else seed
+    init = config.get("init_seed", seed)
+    data = config.get("data_seed", seed)
     return int(init), int(data)
 
 
@@ -155,15 +173,15 @@ def key_columns(config: dict) -> dict:
     init_seed, data_seed = _seeds(config)
     qk = config.get("qk_rule") or {}
     return {
-        "task": str((config.get("task") or {}).get("kind", "addition")),
-        "d_model": int(model.get("d_model", 96)),
+        "task": str((config.get("task") or {}).get("kind", _default("task", "kind"))),
+        "d_model": int(model.get("d_model", _model_default("d_model"))),
         "layers": len(heads),
         # As runs.csv writes them: per layer, space-separated (a number for one layer).
         "heads": heads[0] if len(heads) == 1 else _joined(heads),
         "head_dim": dims[0] if len(dims) == 1 else _joined(dims),
         "total_heads": sum(heads),
-        "lr": float(config.get("lr", 1e-3)),
-        "qk_rule": "on" if qk.get("enabled", False) else "off",
+        "lr": float(config.get("lr", _default("lr"))),
+        "qk_rule": "on" if qk.get("enabled", _default("qk_rule", "enabled")) else "off",
         "init_seed": init_seed,
         "data_seed": data_seed,
     }
@@ -215,28 +233,44 @@ def scalar_text(value) -> str:
     return "" if value is None else str(value)
 
 
+# How a run's config gives each named dimension's text (core/schema/Dimensions.cpp, `resolved`):
+# a dimension that is one key of the config is read there, with the schema's default; the composite
+# ones (the layer count and per-layer heads, the head dimension, the schedule, the seed) are
+# computed as the C++ rows compute them.
+_COMPOSITE_DIMENSIONS = {
+    "layers": lambda config, model: str(len(_heads_per_layer(model))),
+    "head_dim": lambda config, model: str(_head_dims(model)[0]),
+    "heads": lambda config, model: ",".join(str(h) for h in _heads_per_layer(model)),  # 12,6
+    "total_heads": lambda config, model: str(sum(_heads_per_layer(model))),
+    "head_schedule": lambda config, model: "",
+    "qk_rule": lambda config, model: (
+        "on" if (config.get("qk_rule") or {}).get("enabled", _default("qk_rule", "enabled"))
+        else "off"),
+    "seed": lambda config, model: str(_seeds(config)[0]),
+}
+
+
 def _named_axis_text(axis, config):
-    """A run's value on a named sweep axis it carries no label for, as core/session/SweepAxes.cpp
-    resolves it; None for an axis that is not a named one."""
+    """A run's value on a named dimension it carries no label for, as core/schema/Dimensions.cpp
+    resolves it; None for a name the schema's dimension table does not hold."""
+    if axis not in schema()["dimensions"]:
+        return None
     model = config.get("model") or {}
-    texts = {
-        "d_model": lambda: str(int(model.get("d_model", 96))),
-        "layers": lambda: str(len(_heads_per_layer(model))),
-        "head_dim": lambda: str(_head_dims(model)[0]),
-        "width_multiplier": lambda: str(int(model.get("width_multiplier", 1))),
-        "logit_scale": lambda: str(model.get("logit_scale", "inv_sqrt_head_dim")),
-        "qk_rule": lambda: "on" if (config.get("qk_rule") or {}).get("enabled", False) else "off",
-        "heads": lambda: ",".join(str(h) for h in _heads_per_layer(model)),  # as a label: 12,6
-        "head_schedule": lambda: "",
-        "lr": lambda: scalar_text(float(config.get("lr", 1e-3))),
-        "seed": lambda: str(_seeds(config)[0]),
-    }
-    return texts[axis]() if axis in texts else None
+    if axis in _COMPOSITE_DIMENSIONS:
+        return _COMPOSITE_DIMENSIONS[axis](config, model)
+    if axis in schema()["defaults"]:  # a key of the config itself (lr)
+        default, value = _default(axis), config.get(axis)
+    else:  # a key of its model (d_model, width_multiplier, logit_scale)
+        default, value = _model_default(axis), model.get(axis)
+    value = default if value is None else value
+    if schema()["dimensions"][axis]["integer"]:
+        return str(int(value))
+    return scalar_text(float(value) if isinstance(default, float) else value)
 
 
 def _axis_text(axis, config, defaults):
-    """A run's value on an axis it carries no label for, as core/session/SweepAxes.cpp's
-    findSweepAxis resolves it: a named axis, else a stabilizer (`defaults`: the schema's
+    """A run's value on an axis it carries no label for, as core/schema/Dimensions.cpp's
+    findDimension resolves it: a named axis, else a stabilizer (`defaults`: the schema's
     axis_defaults) or a `model.KEY` field, else ""."""
     named = _named_axis_text(axis, config)
     if named is not None:
@@ -290,7 +324,7 @@ class Session:
         self._doc = doc
         self.results_dir = self._stored.results_dir
         self.skipped_files = list(self._stored.skipped_files)
-        self.task = str((self.experiment.get("task") or {}).get("kind", "addition"))
+        self.task = str((self.experiment.get("task") or {}).get("kind", _default("task", "kind")))
 
     def __repr__(self):
         return f"<headlab.Session {self.name!r}: {len(self._stored.runs)} runs stored, {self.path}>"

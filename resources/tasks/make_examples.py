@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make_examples.py — writes the example files of the sequence-file task (core/tasks/sequence_file).
+"""make_examples.py — writes the example files of the sequence-file task (core/schema/sequence_file).
 
     python3 resources/tasks/make_examples.py     # from the repository root; rewrites both files
 

@@ -6,8 +6,8 @@
 // operands of 0..999 and a digit of 0..2, or be refused; a prompt's tokens must join back to its
 // text's non-space characters; an examples file must load or be refused with a located FileError.
 // Built and run by scripts/fuzz.sh; regressions live in tests/fuzz/regressions-task-input/.
-#include "core/tasks/addition/AdditionInput.h"
-#include "core/tasks/sequence_file/SequenceFile.h"
+#include "core/schema/addition/AdditionInput.h"
+#include "core/schema/sequence_file/SequenceFile.h"
 
 #include <cstdint>
 #include <cstdio>

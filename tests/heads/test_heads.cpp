@@ -1,9 +1,9 @@
 // test_heads.cpp — attention maps, head statistics, ablation and pruning, and headlab-cli inspect.
 #include "core/metrics/Metrics.h"
 #include "core/model/Transformer.h"
+#include "core/schema/TaskSpec.h"
 #include "core/session/Presets.h"
 #include "core/tasks/Task.h"
-#include "core/tasks/TaskSpec.h"
 #include "core/train/Checkpoint.h"
 #include "core/train/HeadInspector.h"
 #include "core/train/Trainer.h"

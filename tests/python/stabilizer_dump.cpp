@@ -20,8 +20,8 @@
 #include "core/lab/SweepSession.h"
 #include "core/model/Adam.h"
 #include "core/model/Transformer.h"
+#include "core/schema/RunConfigFields.h"
 #include "core/session/Session.h"
-#include "core/tasks/RunConfigFields.h"
 #include "core/tasks/Task.h"
 #include "core/train/Checkpoint.h"
 

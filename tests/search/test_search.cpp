@@ -116,7 +116,7 @@ void countCoverage(const SearchReport &report, const SimulatedTrainer &trainer, 
         if (c.state != SearchState::Converged && c.state != SearchState::BudgetSpent) continue;
         ++*intervals;
         *widthSum += c.interval.width();
-        const double truth = trainer.trueCrossing(lawAxisValue(c.config, "head_dim"));
+        const double truth = trainer.trueCrossing(dimensionNumber(c.config, "head_dim"));
         *covered += c.interval.low <= truth && truth <= c.interval.high;
     }
 }
@@ -609,7 +609,7 @@ void TestSearch::pairedSeedsCoverThePopulationsCrossing()
             for (const auto &seed : c.seeds) seeds += !seed.verdicts.empty();
             monotone += c.monotoneSeeds();
             if (c.alternative.ok && c.stopped()) {
-                const double truth = trainer.trueCrossing(lawAxisValue(c.config, "head_dim"));
+                const double truth = trainer.trueCrossing(dimensionNumber(c.config, "head_dim"));
                 ++pooledIntervals;
                 pooledCovered += c.alternative.low <= truth && truth <= c.alternative.high;
                 pooledWidth += c.alternative.width();
@@ -727,7 +727,7 @@ void TestSearch::aSecondBoundaryAtSmallEtaIsLeftOut()
             if (decreasing) session.search->direction = SearchSpec::Direction::Decreasing;
             runSearch(session, trainer);
             for (const auto &c : searchReport(session).configurations) {
-                const double truth = trainer.trueCrossing(lawAxisValue(c.config, "head_dim"));
+                const double truth = trainer.trueCrossing(dimensionNumber(c.config, "head_dim"));
                 const bool covered =
                     c.interval.ok && c.interval.low <= truth && truth <= c.interval.high;
                 (decreasing ? coveredWith : coveredWithout) += covered;

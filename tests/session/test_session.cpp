@@ -3,6 +3,8 @@
 // what cannot run and keep finished results, the embedded presets, and headlab-cli's exit codes.
 #include "core/config/HeadSchedule.h"
 #include "core/metrics/Metrics.h"
+#include "core/schema/Dimensions.h"
+#include "core/schema/RunConfigFields.h"
 #include "core/session/CsvExport.h"
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
@@ -11,8 +13,6 @@
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 #include "core/session/SessionYaml.h"
-#include "core/session/SweepAxes.h"
-#include "core/tasks/RunConfigFields.h"
 #include "tests/TinyRuns.h"
 
 #include <QFile>
@@ -1526,7 +1526,7 @@ void TestSession::replicateStatisticsOfKnownValues()
     QCOMPARE(runCli({"summary", path, "--stat", "mode"}).exitCode, 2);
 }
 
-// The named sweep axes are rows of one table (core/session/SweepAxes.h): each, swept over two
+// The named sweep axes are rows of one table (core/schema/Dimensions.h): each, swept over two
 // values, reads, expands into runs whose configs carry the values (its `resolved` text), writes
 // back the same session text, and has a title. A row without a sample below fails by name.
 void TestSession::everyNamedAxisIsOneRow()
@@ -1544,8 +1544,19 @@ void TestSession::everyNamedAxisIsOneRow()
         {"lr", {"[1.0e-3, 2.5e-3]", {"0.001", "0.0025"}}},
         {"seed", {"[3, 18446744073709551615]", {"3", "18446744073709551615"}}},
     };
-    QCOMPARE(namedAxes().size(), samples.size());
-    for (const auto &row : namedAxes()) {
+    const auto swept = sweptDimensionNames();
+    QCOMPARE(swept.size(), samples.size());
+    for (const auto &row : dimensions()) {
+        if (!row.swept()) {
+            // A derived dimension (total_heads): never a sweep key, but read off every run, as a
+            // number for the law and as text for tables.
+            QVERIFY2(row.use.number && row.resolved, row.name.c_str());
+            QVERIFY(!findDimension(row.name));
+            RunConfig config;
+            config.model.heads = {3, 5};
+            if (row.name == "total_heads") QCOMPARE(dimensionNumber(config, row.name), 8.0);
+            continue;
+        }
         QVERIFY2(samples.count(row.name), ("no sample for the axis " + row.name).c_str());
         QVERIFY2(!row.title.empty() && row.read && row.write && row.apply && row.resolved,
                  row.name.c_str());
@@ -1569,12 +1580,12 @@ void TestSession::everyNamedAxisIsOneRow()
         const std::string written = sessionToYaml(s);
         Session again = sessionFromYaml(written, row.name + "-again.yaml");
         QCOMPARE(QString::fromStdString(sessionToYaml(again)), QString::fromStdString(written));
-        QVERIFY(findSweepAxis(row.name).has_value());
+        QVERIFY(findDimension(row.name).has_value());
     }
     // A field-table axis (a stabilizer) is a row too, from its field's reader.
-    const auto softcap = findSweepAxis("softcap");
+    const auto softcap = findDimension("softcap");
     QVERIFY(softcap && softcap->apply && softcap->read);
-    QVERIFY(!findSweepAxis("no_such_axis"));
+    QVERIFY(!findDimension("no_such_axis"));
 }
 
 QTEST_GUILESS_MAIN(TestSession)

@@ -4,10 +4,10 @@
 // was found in the previous release (docs/STORAGE.md lists them) and fails on it.
 #include "core/config/HeadSchedule.h"
 #include "core/lab/SweepSession.h"
+#include "core/schema/RunConfigFields.h"
+#include "core/schema/TaskSpec.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
-#include "core/tasks/RunConfigFields.h"
-#include "core/tasks/TaskSpec.h"
 #include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
 

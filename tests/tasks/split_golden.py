@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """split_golden.py — an independent implementation (std::mt19937_64 and the Fisher–Yates shuffle of
-core/tasks/sequence_file/SequenceFile.cpp, written from their definitions) that produced the golden
+core/schema/sequence_file/SequenceFile.cpp, written from their definitions) that produced the golden
 test split of tests/tasks/test_tasks.cpp splitIsFixedAndDisjoint:  python3 tests/tasks/split_golden.py
 """
 M=0xFFFFFFFFFFFFFFFF

@@ -2,14 +2,14 @@
 // (options, plateau lines, paths), training (it learns; an ensemble equals its runs alone) and the
 // CLI on the shipped example files.
 #include "core/lab/SweepSession.h"
+#include "core/schema/RunConfigFields.h"
+#include "core/schema/TaskSpec.h"
+#include "core/schema/addition/AdditionInput.h"
+#include "core/schema/sequence_file/SequenceFile.h"
 #include "core/session/CsvExport.h"
 #include "core/session/Presets.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
-#include "core/tasks/RunConfigFields.h"
-#include "core/tasks/TaskSpec.h"
-#include "core/tasks/addition/AdditionInput.h"
-#include "core/tasks/sequence_file/SequenceFile.h"
 #include "core/train/Checkpoint.h"
 #include "core/train/HeadInspector.h"
 #include "core/train/SweepRunner.h"

@@ -179,7 +179,7 @@ private Q_SLOTS:
                      qPrintable(rows[0]));
             int r = 1;
             for (const auto &c : report.configurations) {
-                const double factor = std::pow(lawAxisValue(c.config, report.law.x), alpha);
+                const double factor = std::pow(dimensionNumber(c.config, report.law.x), alpha);
                 for (size_t k = 0; k < c.points.size(); ++k, ++r) {
                     const double eta = plain[r].section(',', -4, -4).toDouble();
                     const double x = rows[r].section(',', -4, -4).toDouble();

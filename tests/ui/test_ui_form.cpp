@@ -6,10 +6,10 @@
 #include "ui/app/ExperimentForm.h"
 #include "ui/model/RunMetrics.h"
 
+#include "core/schema/RunConfigFields.h"
 #include "core/session/Presets.h"
 #include "core/session/Search.h"
 #include "core/session/Session.h"
-#include "core/tasks/RunConfigFields.h"
 
 #include <QApplication>
 #include <QCheckBox>

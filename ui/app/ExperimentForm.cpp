@@ -1,16 +1,16 @@
 // ExperimentForm.cpp — see ExperimentForm.h.
 #include "ui/app/ExperimentForm.h"
 
+#include "core/schema/Dimensions.h"
 #include "core/session/Search.h"
 #include "core/session/Session.h"
-#include "core/session/SweepAxes.h"
 
 #include "ui/app/HeadScheduleEditor.h"
 #include "ui/model/RunMetrics.h"
 #include "ui/model/TrainingController.h"
 
-#include "core/tasks/RunConfigFields.h"
-#include "core/tasks/TaskSpec.h"
+#include "core/schema/RunConfigFields.h"
+#include "core/schema/TaskSpec.h"
 
 #include <QAbstractSpinBox>
 #include <QCheckBox>
@@ -63,16 +63,11 @@ QLabel *errorLabel(QWidget *parent)
 
 // Editable lists show every number exactly (exactNumber): a field that rounded for display wrote
 // the rounded value back on the next save (0.000316227766 became 0.000316, 16384 became 16380).
-// The range a new search along `axis` starts with: the paper's η scan, widths and head counts up to
-// the grid's, a few layers.
-std::pair<double, double> defaultSearchRange(const std::string &axis)
+// The range a new search along `axis` starts with: its dimension's (Dimensions.h).
+std::pair<double, double> searchRangeOf(const std::string &axis)
 {
-    if (axis == "lr") return {3e-5, 3e-3};
-    if (axis == "d_model") return {16, 512};
-    if (axis == "heads") return {1, 32};
-    if (axis == "head_dim") return {1, 128};
-    if (axis == "layers") return {1, 12};
-    return {1, 16}; // width_multiplier
+    const SearchRange range = defaultSearchRange(axis).value_or(SearchRange{1, 16});
+    return {range.low, range.high};
 }
 
 QString joinNumbers(const std::vector<double> &values)
@@ -142,10 +137,10 @@ std::vector<T> parseList(const QString &text, const QString &key, QStringList *e
 }
 
 // What a session file's reader says of `value` as one value of the sweep axis `name` (its row
-// in SweepAxes.h): "" when it takes it, else its message ("must be at least 1, got 0").
+// in Dimensions.h): "" when it takes it, else its message ("must be at least 1, got 0").
 std::string axisValueProblem(const std::string &name, double value)
 {
-    const std::optional<SweepAxisRow> axis = findSweepAxis(name);
+    const std::optional<Dimension> axis = findDimension(name);
     if (!axis) return "no sweep axis " + name;
     try {
         axis->read(yaml::YamlField{"", name, YAML::Node(yaml::formatNumber(value)), YAML::Mark(),
@@ -325,6 +320,7 @@ QGroupBox *ExperimentForm::buildTaskBox()
         f->addRow(tr("Train pairs"), m_trainPairs);
         f->addRow(tr("Test pairs"), m_testPairs);
         m_taskOptions->addWidget(w);
+        m_taskPages["addition"] = w;
     }
     {
         auto *w = new QWidget;
@@ -337,6 +333,7 @@ QGroupBox *ExperimentForm::buildTaskBox()
         f->addRow(tr("Point dim d"), m_pointDim);
         f->addRow(tr("Points N"), m_numPoints);
         m_taskOptions->addWidget(w);
+        m_taskPages["nearest_neighbour"] = w;
     }
     {
         auto *w = new QWidget;
@@ -359,12 +356,13 @@ QGroupBox *ExperimentForm::buildTaskBox()
         f->addRow(tr("Text file"), row);
         f->addRow(tr("Context length"), m_context);
         m_taskOptions->addWidget(w);
+        m_taskPages["text"] = w;
     }
     {
-        auto *w = new QWidget;
-        m_genericOptions = new QFormLayout(w);
+        m_genericPage = new QWidget;
+        m_genericOptions = new QFormLayout(m_genericPage);
         m_genericOptions->setContentsMargins(0, 0, 0, 0);
-        m_taskOptions->addWidget(w);
+        m_taskOptions->addWidget(m_genericPage);
     }
     taskForm->addRow(m_taskOptions);
     return taskBox;
@@ -552,7 +550,7 @@ void ExperimentForm::generateLearningRates()
     if (errs.isEmpty()) {
         const std::string form = logspaceForm(from.front(), to.front(), m_lrCount->value());
         try {
-            values = *expandAxisForm(*findSweepAxis("lr"), "lr", YAML::Load(form));
+            values = *expandAxisForm(*findDimension("lr"), "lr", YAML::Load(form));
             m_lrForm = form;
         } catch (const SessionError &e) {
             errs << tr("sweep.lr: %1").arg(QString::fromStdString(e.message()));
@@ -588,10 +586,12 @@ void ExperimentForm::addSearchRows(QFormLayout *form)
     searchLines->addLayout(searchRow);
     searchLines->addLayout(searchModelRow);
     m_searchAxis = new QComboBox(this);
-    for (const auto &axis : searchableAxes())
-        m_searchAxis->addItem(axis == "lr" ? QStringLiteral("η (lr)")
-                                           : QString::fromStdString(axis),
-                              QString::fromStdString(axis));
+    for (const auto &axis : searchableDimensions()) {
+        const std::string symbol = dimensionSymbol(axis); // "η (lr)"; the name where it has none
+        m_searchAxis->addItem(
+            QString::fromStdString(symbol == axis ? axis : symbol + " (" + axis + ")"),
+            QString::fromStdString(axis));
+    }
     m_searchAxis->setToolTip(tr("The axis searched along; the session's other axes are the "
                                 "configurations, each searched on its own"));
     m_searchFrom = new QLineEdit(this);
@@ -704,7 +704,7 @@ void ExperimentForm::connectEdits()
         const std::string axis = m_searchAxis->currentData().toString().toStdString();
         const auto [low, high] = m_loaded.search && m_loaded.search->axis == axis
                                      ? std::pair(m_loaded.search->low, m_loaded.search->high)
-                                     : defaultSearchRange(axis);
+                                     : searchRangeOf(axis);
         m_searchFrom->setText(exactNumber(low));
         m_searchTo->setText(exactNumber(high));
         updateSearchControls();
@@ -744,14 +744,12 @@ std::string ExperimentForm::taskId() const
 
 void ExperimentForm::updateTaskOptions()
 {
-    static const std::vector<std::string> ownPages = {"addition", "nearest_neighbour", "text"};
     const std::string id = taskId();
-    const auto own = std::find(ownPages.begin(), ownPages.end(), id);
-    if (own != ownPages.end()) {
-        m_taskOptions->setCurrentIndex(int(own - ownPages.begin()));
+    if (const auto own = m_taskPages.find(id); own != m_taskPages.end()) {
+        m_taskOptions->setCurrentWidget(own->second);
         return;
     }
-    m_taskOptions->setCurrentIndex(int(ownPages.size()));
+    m_taskOptions->setCurrentWidget(m_genericPage);
     if (m_genericTask == id) return;
     // One line edit per option row, holding its YAML value; the row reads it back (build).
     m_genericTask = id;
@@ -966,7 +964,7 @@ void ExperimentForm::loadLearningRateGenerator(const Session &session)
 {
     m_lrForm.clear();
     const SweepAxis *axis = findAxis(session, "lr");
-    const auto row = findSweepAxis("lr");
+    const auto row = findDimension("lr");
     const auto form = axis && row ? axisFormHolds(*row, *axis) : std::nullopt;
     if (!form || !(*form)["logspace"]) return;
     const YAML::Node logspace = (*form)["logspace"];
@@ -1017,7 +1015,7 @@ void ExperimentForm::loadSearch(const Session &session)
     m_searchAxis->setCurrentIndex(
         std::max(0, m_searchAxis->findData(QString::fromStdString(spec.axis))));
     const auto [low, high] =
-        session.search ? std::pair(spec.low, spec.high) : defaultSearchRange(spec.axis);
+        session.search ? std::pair(spec.low, spec.high) : searchRangeOf(spec.axis);
     m_searchFrom->setText(exactNumber(low));
     m_searchTo->setText(exactNumber(high));
     m_searchSeeds->setCurrentIndex(

@@ -11,6 +11,7 @@
 
 #include <QWidget>
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -126,6 +127,10 @@ private:
     QLineEdit *m_name;
     QComboBox *m_task;
     QStackedWidget *m_taskOptions;
+    // A task's own page of options, registered by its id where it is built; every other task
+    // gets the generic page of its option rows (TaskSpec::options).
+    std::map<std::string, QWidget *> m_taskPages;
+    QWidget *m_genericPage = nullptr;
     // The page of a task without one of its own: a line edit per option row (TaskSpec::options).
     QFormLayout *m_genericOptions = nullptr;
     std::string m_genericTask;
@@ -164,7 +169,7 @@ private:
     // the learning rates and seeds, so their fields are off while it is on.
     QCheckBox *m_search;
     QWidget *m_searchRow;
-    QComboBox *m_searchAxis;              // lr, d_model, heads, ... (searchableAxes())
+    QComboBox *m_searchAxis;              // lr, d_model, heads, ... (searchableDimensions())
     QLineEdit *m_searchFrom, *m_searchTo; // the searched range, exact numbers
     std::set<std::string> m_comboKeys;    // axes the loaded session's combinations set
     QSpinBox *m_searchReplicates, *m_searchBudget;

@@ -3,8 +3,8 @@
 
 #include "core/config/Files.h"
 #include "core/config/Yaml.h"
+#include "core/schema/Dimensions.h"
 #include "core/session/Search.h"
-#include "core/session/SweepAxes.h"
 #include "ui/model/ColourTable.h"
 #include "ui/model/SessionModel.h"
 
@@ -45,9 +45,9 @@ QString labelsText(const std::map<std::string, std::string> &labels)
     return parts.isEmpty() ? QObject::tr("the experiment") : parts.join(QStringLiteral(", "));
 }
 
-QString axisTitle(const std::string &axis) // the axis's row (core/session/SweepAxes.h)
+QString axisTitle(const std::string &axis) // the axis's row (core/schema/Dimensions.h)
 {
-    return QString::fromStdString(sweepAxisTitle(axis));
+    return QString::fromStdString(dimensionTitle(axis));
 }
 
 QString number(double value)
@@ -221,7 +221,7 @@ void BoundaryChartView::drawLaw()
     const double spreadX = grouped ? 0.035 : 0.0; // decades between neighbouring groups
     for (const auto &c : report.configurations) {
         if (!c.interval.ok || c.runs == 0) continue;
-        const double x0 = lawAxisValue(c.config, law.x);
+        const double x0 = dimensionNumber(c.config, law.x);
         if (!(x0 > 0)) continue;
         const int g = grouped ? groupIndex(c) : 0;
         const double x =
@@ -414,9 +414,9 @@ void BoundaryChartView::drawCurves(const QString &mode)
     const double alpha = fitted ? law.alpha : 0.5;
     auto factor = [&](const ConfigurationSearch &c) {
         if (!collapse) return 1.0;
-        double f = std::pow(lawAxisValue(c.config, law.x), alpha);
+        double f = std::pow(dimensionNumber(c.config, law.x), alpha);
         for (size_t k = 0; fitted && k < law.also.size() && k < law.beta.size(); ++k)
-            f *= std::pow(lawAxisValue(c.config, law.also[k]), law.beta[k]);
+            f *= std::pow(dimensionNumber(c.config, law.also[k]), law.beta[k]);
         return f;
     };
     QString xTitle = axisTitle(spec.axis);

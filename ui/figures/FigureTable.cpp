@@ -14,8 +14,8 @@
 #include "ui/figures/SmallMultiplesView.h"
 
 #include "core/config/Yaml.h"
+#include "core/schema/TaskSpec.h"
 #include "core/session/Session.h"
-#include "core/tasks/TaskSpec.h"
 
 namespace headlab::ui {
 

@@ -1,8 +1,8 @@
 // GroupPanelsView.cpp — see GroupPanelsView.h.
 #include "ui/figures/GroupPanelsView.h"
 
+#include "core/schema/TaskSpec.h"
 #include "core/session/Replicates.h"
-#include "core/tasks/TaskSpec.h"
 
 #include "ui/model/AxisRange.h"
 #include "ui/model/ColourTable.h"

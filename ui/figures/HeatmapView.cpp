@@ -1,8 +1,8 @@
 // HeatmapView.cpp — see HeatmapView.h.
 #include "ui/figures/HeatmapView.h"
 
+#include "core/schema/Dimensions.h"
 #include "core/session/Replicates.h"
-#include "core/session/SweepAxes.h"
 
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
@@ -549,7 +549,7 @@ CellText paintCell(QPainter &p, const QRectF &inner, const HeatmapCell &cell,
     return out;
 }
 
-// The value labels along both axes, and the axes' titles (their rows in core/session/SweepAxes.h).
+// The value labels along both axes, and the axes' titles (their rows in core/schema/Dimensions.h).
 void paintAxisLabels(QPainter &p, const HeatmapLayout &l, const HeatmapData &data,
                      const ChartTheme &t)
 {
@@ -566,8 +566,8 @@ void paintAxisLabels(QPainter &p, const HeatmapLayout &l, const HeatmapData &dat
                    Qt::AlignRight | Qt::AlignVCenter, displayLabel(data.yLabels[r]));
     }
     p.setFont(t.font(10, true));
-    auto axisTitle = [](const std::string &axis) { // the axis's row (core/session/SweepAxes.h)
-        return QString::fromStdString(sweepAxisTitle(axis));
+    auto axisTitle = [](const std::string &axis) { // the axis's row (core/schema/Dimensions.h)
+        return QString::fromStdString(dimensionTitle(axis));
     };
     p.drawText(l.xTitle, Qt::AlignCenter, axisTitle(data.xAxis));
     if (!data.yAxis.empty()) {

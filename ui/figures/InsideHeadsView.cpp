@@ -8,8 +8,8 @@
 #include "core/lab/SweepSession.h"
 #include "core/metrics/Metrics.h"
 #include "core/metrics/PlateauDetector.h"
+#include "core/schema/TaskSpec.h"
 #include "core/session/SessionStore.h"
-#include "core/tasks/TaskSpec.h"
 
 #include <QApplication>
 #include <QCheckBox>

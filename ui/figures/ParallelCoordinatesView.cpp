@@ -2,8 +2,8 @@
 #include "ui/figures/ParallelCoordinatesView.h"
 
 #include "core/metrics/LearnedRule.h"
+#include "core/schema/Dimensions.h"
 #include "core/session/Replicates.h"
-#include "core/session/SweepAxes.h"
 
 #include "ui/model/AxisRange.h"
 #include "ui/model/RunMetrics.h"
@@ -376,7 +376,7 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
         const bool outcome = names[k] == kOutcome;
         const QString name = outcome
                                  ? tr("final test loss (%1)").arg(lossUnit(s))
-                                 : QString::fromStdString(sweepAxisTitle(names[k].toStdString()));
+                                 : QString::fromStdString(dimensionTitle(names[k].toStdString()));
         const double slot = l.xs.size() > 1 ? l.plot.width() / double(l.xs.size() - 1) : 200 * fs;
         // Centred over its axis, moved inside the figure at its edges.
         QRectF nameBox(x - slot / 2, l.plot.top() - 22 * fs, slot, 16 * fs);

@@ -1,8 +1,8 @@
 // RunMetrics.cpp — see RunMetrics.h.
 #include "ui/model/RunMetrics.h"
 
+#include "core/schema/Dimensions.h"
 #include "core/session/Replicates.h"
-#include "core/session/SweepAxes.h"
 
 #include "core/metrics/Metrics.h"
 
@@ -197,7 +197,7 @@ QString displayKey(const QString &key)
 
 QString axisValueText(const std::string &axis, const QString &value)
 {
-    return QString::fromStdString(sweepAxisSymbol(axis)) + QStringLiteral(" = ") +
+    return QString::fromStdString(dimensionSymbol(axis)) + QStringLiteral(" = ") +
            displayLabel(value);
 }
 

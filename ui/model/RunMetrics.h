@@ -2,8 +2,8 @@
 // learned or not, and how numbers and durations are written for people.
 #pragma once
 
+#include "core/schema/TaskSpec.h"
 #include "core/session/Session.h"
-#include "core/tasks/TaskSpec.h"
 
 #include <QColor>
 #include <QString>

@@ -2,8 +2,8 @@
 #include "ui/model/RunTableModel.h"
 
 #include "core/metrics/Metrics.h"
+#include "core/schema/Dimensions.h"
 #include "core/session/RunFiles.h"
-#include "core/session/SweepAxes.h"
 
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
@@ -39,7 +39,7 @@ void RunTableModel::rebuild()
         for (const auto &[name, value] : run.labels)
             if (std::find(m_axes.begin(), m_axes.end(), name) == m_axes.end())
                 m_axes.push_back(name);
-    if (m_axes.empty()) m_axes = {"d_model", "heads", "lr"};
+    if (m_axes.empty()) m_axes = headlineDimensions(); // d_model, heads, lr (Dimensions.h)
 }
 
 int RunTableModel::axisCount() const
@@ -93,7 +93,7 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
         const auto &name = m_axes[size_t(col)];
         QString label = axisLabel(run, name);
         if (label.isEmpty()) // not swept for this run: the resolved value its axis's row gives
-            if (const auto axis = findSweepAxis(name))
+            if (const auto axis = findDimension(name))
                 label = QString::fromStdString(axis->resolved(run.config));
         if (role == Qt::DisplayRole) return displayLabel(label);
         if (role == Qt::ToolTipRole) return label;

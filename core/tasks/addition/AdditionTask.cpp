@@ -1,11 +1,11 @@
 // AdditionTask.cpp — batches, objectives and per-digit evaluation of the addition task.
 #include "core/tasks/addition/AdditionTask.h"
-#include "core/tasks/addition/AdditionInput.h"
+#include "core/schema/addition/AdditionInput.h"
 
 #include "core/metrics/Metrics.h"
-#include "core/tasks/TaskSpec.h"
+#include "core/schema/TaskSpec.h"
 
-#include "core/tasks/addition/AdditionData.h"
+#include "core/schema/addition/AdditionData.h"
 
 #include <cmath>
 #include <mutex>

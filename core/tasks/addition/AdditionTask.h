@@ -1,8 +1,8 @@
 // AdditionTask.h — the three-digit addition task (EXPERIMENTS.md §1) on the training device.
 #pragma once
 
+#include "core/schema/TaskSpec.h"
 #include "core/tasks/Task.h"
-#include "core/tasks/TaskSpec.h"
 
 namespace headlab {
 

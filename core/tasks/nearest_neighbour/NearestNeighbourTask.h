@@ -20,8 +20,8 @@
 // device is scored on the same points), copied to the device. Internal to core/: includes LibTorch.
 #pragma once
 
+#include "core/schema/TaskSpec.h"
 #include "core/tasks/Task.h"
-#include "core/tasks/TaskSpec.h"
 
 #include <cstdint>
 #include <vector>

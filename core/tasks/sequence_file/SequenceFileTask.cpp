@@ -1,7 +1,7 @@
 // SequenceFileTask.cpp — batches, objectives and per-group evaluation of the sequence-file task.
 #include "core/tasks/sequence_file/SequenceFileTask.h"
 #include "core/config/Hash.h"
-#include "core/tasks/TaskSpec.h"
+#include "core/schema/TaskSpec.h"
 
 #include <cmath>
 #include <cstdio>

@@ -3,8 +3,8 @@
 // warm-up phase), and the test loss per group. LibTorch.
 #pragma once
 
+#include "core/schema/sequence_file/SequenceFile.h"
 #include "core/tasks/Task.h"
-#include "core/tasks/sequence_file/SequenceFile.h"
 
 #include <memory>
 

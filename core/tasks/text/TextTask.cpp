@@ -1,7 +1,7 @@
 // TextTask.cpp — batches, next-byte loss and validation of the text task; seeded sampling.
 #include "core/tasks/text/TextTask.h"
 
-#include "core/tasks/text/TextCorpus.h"
+#include "core/schema/text/TextCorpus.h"
 
 #include "core/config/Hash.h"
 

@@ -1,5 +1,5 @@
 // AdditionInput.cpp — the addition task's input syntax, scanned by hand.
-#include "core/tasks/addition/AdditionInput.h"
+#include "core/schema/addition/AdditionInput.h"
 
 #include <cctype>
 

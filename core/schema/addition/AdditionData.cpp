@@ -1,5 +1,5 @@
 // AdditionData.cpp — vocabulary, operand generator and tokenizer of the addition task.
-#include "core/tasks/addition/AdditionData.h"
+#include "core/schema/addition/AdditionData.h"
 
 #include <random>
 

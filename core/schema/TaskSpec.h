@@ -1,13 +1,13 @@
 // TaskSpec.h — a task's row in the task table: everything HeadLab knows about a task kind.
 //
 // The YAML reader takes a task's keys from its row, validate() its checks, the scheduler its
-// vocabulary and sequence length, the figures its plateau lines and loss scale, the trainer its
-// factory. Each task lives in its own folder under core/tasks/ with one spec; TaskTable.cpp
-// lists them. Adding a task is a folder and one line there.
+// vocabulary and sequence length, the figures its plateau lines and loss scale. Each task's spec
+// lives in its own folder under core/schema/, and its LibTorch code (the factory the trainer
+// calls, core/tasks/TaskFactories.cpp) in the folder of the same name under core/tasks/; one line
+// of TaskList.h names both.
 //
-// Torch-free: the factory is only declared here (Task is incomplete), so the session reader, the
-// app and the fuzzer read specs without LibTorch. A torch-free build (HEADLAB_SPECS_ONLY, the
-// fuzzer's) compiles the rows with no factory.
+// Torch-free, as all of core/schema: the session reader, the app and the fuzzer read specs
+// without LibTorch.
 #pragma once
 
 #include "core/config/Field.h"
@@ -22,23 +22,11 @@
 
 namespace headlab {
 
-class Task;
-
 // A horizontal line on loss figures: a plateau a run can sit on ("ln 10" at 2.3026).
 struct PlateauLine {
     double loss = 0.0;
     std::string label;
 };
-
-// Builds the task on `device` ("cpu", "cuda:0") for an ensemble whose runs have `dataSeeds`.
-using TaskFactory = std::unique_ptr<Task> (*)(const RunConfig &config,
-                                              const std::vector<uint64_t> &dataSeeds,
-                                              const std::string &device);
-#ifdef HEADLAB_SPECS_ONLY
-#define HEADLAB_TASK_FACTORY(function) nullptr
-#else
-#define HEADLAB_TASK_FACTORY(function) &function
-#endif
 
 // Sequences per evaluation pass for a task that evaluates a fixed test set: all of them while
 // one pass stays within about 256 MiB of activations and logits (every preset and default test
@@ -106,7 +94,6 @@ struct TaskSpec {
     // Task-specific checks of a run that involve more than one option's own range (those are the
     // option rows'), "" when it can run: "model.d_model: ... must equal ...".
     std::string (*check)(const RunConfig &) = nullptr;
-    TaskFactory make = nullptr;
 };
 
 // The task table, in the order forms list them.

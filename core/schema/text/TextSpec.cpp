@@ -1,16 +1,13 @@
 // TextSpec.cpp — the text task's row in the task table (EXPERIMENTS.md §3): byte-level language
 // modelling. Torch-free.
-#include "core/tasks/TaskSpec.h"
+#include "core/schema/TaskSpec.h"
 
-#include "core/tasks/text/TextCorpus.h"
+#include "core/schema/text/TextCorpus.h"
 
 #include <cmath>
 #include <limits>
 
 namespace headlab {
-
-std::unique_ptr<Task> makeTextTask(const RunConfig &, const std::vector<uint64_t> &,
-                                   const std::string &); // TextTask.cpp
 
 const TaskSpec &textTask()
 {
@@ -58,7 +55,6 @@ const TaskSpec &textTask()
         .initialLoss = nullptr,
         .extraCurves = {},
         .producesSamples = true,
-        .make = HEADLAB_TASK_FACTORY(makeTextTask),
     };
     return spec;
 }

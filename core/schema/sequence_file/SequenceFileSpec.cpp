@@ -7,15 +7,12 @@
 //   tokens         characters (default) or words: how prompts are split
 //   test_fraction  the share of examples held out for the test loss (default 0.2)
 //   plateau_lines  draw the lines k/G · ln K, K distinct answers, G groups (default false)
-#include "core/tasks/TaskSpec.h"
-#include "core/tasks/sequence_file/SequenceFile.h"
+#include "core/schema/TaskSpec.h"
+#include "core/schema/sequence_file/SequenceFile.h"
 
 #include <cmath>
 
 namespace headlab {
-
-std::unique_ptr<Task> makeSequenceFileTask(const RunConfig &, const std::vector<uint64_t> &,
-                                           const std::string &); // SequenceFileTask.cpp
 
 namespace {
 
@@ -219,7 +216,6 @@ const TaskSpec &sequenceFileTask()
             },
         .producesSamples = false,
         .check = checkSequenceFile,
-        .make = HEADLAB_TASK_FACTORY(makeSequenceFileTask),
     };
     return spec;
 }

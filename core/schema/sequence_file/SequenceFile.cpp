@@ -1,5 +1,5 @@
 // SequenceFile.cpp — reads a file of examples into token sequences (SequenceFile.h).
-#include "core/tasks/sequence_file/SequenceFile.h"
+#include "core/schema/sequence_file/SequenceFile.h"
 
 #include "core/config/Hash.h"
 

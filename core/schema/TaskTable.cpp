@@ -1,25 +1,21 @@
-// TaskTable.cpp — the task table: every task HeadLab can train, one line each. A task's spec is
-// defined in its own folder (core/tasks/<task>/<Task>Spec.cpp). Torch-free.
-#include "core/tasks/TaskSpec.h"
+// TaskTable.cpp — the task table: every task HeadLab can train, in the order of TaskList.h. A
+// task's spec is defined in its own folder (core/schema/<task>/<Task>Spec.cpp). Torch-free.
+#include "core/schema/TaskSpec.h"
+
+#include "core/schema/TaskList.h"
 
 #include <stdexcept>
 
-// One line per task: the function that returns its spec (defined in the task's folder). Every
-// line ends in a backslash, the last included, so that adding a task adds one line.
-#define HEADLAB_TASK_TABLE(row)                                                                    \
-    row(additionTask) row(nearestNeighbourTask) row(textTask)                                      \
-        row(sequenceFileTask) /* end of the task table */
-
 namespace headlab {
 
-#define HEADLAB_DECLARE_TASK(spec) const TaskSpec &spec();
-HEADLAB_TASK_TABLE(HEADLAB_DECLARE_TASK)
+#define HEADLAB_DECLARE_TASK(spec, factory) const TaskSpec &spec();
+HEADLAB_TASK_LIST(HEADLAB_DECLARE_TASK)
 #undef HEADLAB_DECLARE_TASK
 
 const std::vector<const TaskSpec *> &taskTable()
 {
-#define HEADLAB_TASK_ROW(spec) &spec(),
-    static const std::vector<const TaskSpec *> table = {HEADLAB_TASK_TABLE(HEADLAB_TASK_ROW)};
+#define HEADLAB_TASK_ROW(spec, factory) &spec(),
+    static const std::vector<const TaskSpec *> table = {HEADLAB_TASK_LIST(HEADLAB_TASK_ROW)};
 #undef HEADLAB_TASK_ROW
     return table;
 }

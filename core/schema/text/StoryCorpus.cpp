@@ -3,7 +3,7 @@
 // A story is an opening that introduces the hero, three to six middle sentences drawn from a few
 // dozen templates, an ending and "The end.". Every story has its own generator, seeded from the
 // corpus seed and the story's index, so story i is the same in a corpus of any size.
-#include "core/tasks/text/StoryCorpus.h"
+#include "core/schema/text/StoryCorpus.h"
 
 #include <array>
 #include <string_view>

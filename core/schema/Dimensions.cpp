@@ -1,12 +1,13 @@
-// SweepAxes.cpp — see SweepAxes.h.
-#include "core/session/SweepAxes.h"
+// Dimensions.cpp — see Dimensions.h.
+#include "core/schema/Dimensions.h"
 
 #include "core/config/HeadSchedule.h"
-#include "core/tasks/RunConfigFields.h"
+#include "core/schema/RunConfigFields.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <stdexcept>
 
 namespace headlab {
 
@@ -90,9 +91,10 @@ int64_t integerOf(const AxisValue &value)
 
 using All = std::map<std::string, const AxisValue *>;
 
-// An axis that sets one integer of the model (1 … high).
-SweepAxisRow integerModelAxis(std::string name, std::string title, int64_t ModelConfig::*member,
-                              int64_t high)
+} // namespace
+
+Dimension integerModelDimension(std::string name, std::string title, int64_t ModelConfig::*member,
+                                int64_t high, SearchRange search, bool headline)
 {
     return {std::move(name),
             std::move(title),
@@ -103,14 +105,21 @@ SweepAxisRow integerModelAxis(std::string name, std::string title, int64_t Model
                 config.model.*member = integerOf(value);
                 return {};
             },
-            [member](const RunConfig &c) { return std::to_string(c.model.*member); }};
+            [member](const RunConfig &c) { return std::to_string(c.model.*member); },
+            "",
+            {.role = DimensionRole::Shape,
+             .number = [member](const RunConfig &c) { return double(c.model.*member); },
+             .integer = true,
+             .search = search,
+             .law = true,
+             .headline = headline}};
 }
 
-} // namespace
+namespace {
 
-const std::vector<SweepAxisRow> &namedAxes()
+std::vector<Dimension> &dimensionTable()
 {
-    static const std::vector<SweepAxisRow> table = {
+    static std::vector<Dimension> table = {
         {"layers",
          "layers",
          [](const YamlField &f) { return integerIn(f, 1, RunLimits::kMaxLayers); },
@@ -127,8 +136,15 @@ const std::vector<SweepAxisRow> &namedAxes()
                                 model.heads.empty() ? 1 : model.heads.front());
              return {};
          },
-         [](const RunConfig &c) { return std::to_string(c.model.layers()); }},
-        integerModelAxis("d_model", "d_model (m)", &ModelConfig::dModel, RunLimits::kMaxDModel),
+         [](const RunConfig &c) { return std::to_string(c.model.layers()); },
+         "",
+         {.role = DimensionRole::Shape,
+          .number = [](const RunConfig &c) { return double(c.model.layers()); },
+          .integer = true,
+          .search = SearchRange{1, 12},
+          .law = true}},
+        integerModelDimension("d_model", "d_model (m)", &ModelConfig::dModel, RunLimits::kMaxDModel,
+                              SearchRange{16, 512}, true),
         {"head_dim",
          "head dimension m_H",
          [](const YamlField &f) {
@@ -141,9 +157,19 @@ const std::vector<SweepAxisRow> &namedAxes()
              config.model.headDim = integerOf(value);
              return {};
          },
-         [](const RunConfig &c) { return std::to_string(c.model.headDimOfLayer(0)); }},
-        integerModelAxis("width_multiplier", "width multiplier w", &ModelConfig::widthMultiplier,
-                         RunLimits::kMaxWidthMultiplier),
+         [](const RunConfig &c) { return std::to_string(c.model.headDimOfLayer(0)); },
+         "",
+         {.role = DimensionRole::Shape,
+          .number =
+              [](const RunConfig &c) {
+                  return c.model.heads.empty() ? NAN : double(c.model.headDimOfLayer(0));
+              },
+          .integer = true,
+          .search = SearchRange{1, 128},
+          .law = true}},
+        integerModelDimension("width_multiplier", "width multiplier w",
+                              &ModelConfig::widthMultiplier, RunLimits::kMaxWidthMultiplier,
+                              SearchRange{1, 16}),
         {"logit_scale",
          "logit scale",
          [](const YamlField &f) { return textValue(toString(readLogitScale(f))); },
@@ -204,8 +230,20 @@ const std::vector<SweepAxisRow> &namedAxes()
              }
              return {};
          },
-         [](const RunConfig &c) { return joinedInts(c.model.heads); }},
-        {"head_schedule", "head schedule", readScheduleValue,
+         [](const RunConfig &c) { return joinedInts(c.model.heads); },
+         "",
+         {.role = DimensionRole::Shape,
+          .number =
+              [](const RunConfig &c) {
+                  return c.model.heads.empty() ? NAN : double(c.model.heads.front());
+              },
+          .integer = true,
+          .search = SearchRange{1, 32},
+          .law = true,
+          .headline = true}},
+        {"head_schedule",
+         "head schedule",
+         readScheduleValue,
          [](const YamlField &field) -> std::optional<std::vector<AxisValue>> {
              // The product form: {scheme: [ascending, constant], total: [45, 90, 180]}.
              if (!field.node.IsMap() || !child(field, "scheme").node.IsDefined() ||
@@ -241,8 +279,12 @@ const std::vector<SweepAxisRow> &namedAxes()
                  headSchedule(scheme, total, config.model.layers(), config.model.dModel);
              return {};
          },
-         [](const RunConfig &) { return std::string(); }},
-        {"lr", "learning rate η", [](const YamlField &f) { return numberValue(readPositive(f)); },
+         [](const RunConfig &) { return std::string(); },
+         "",
+         {.role = DimensionRole::Shape}},
+        {"lr",
+         "learning rate η",
+         [](const YamlField &f) { return numberValue(readPositive(f)); },
          [](const YamlField &field) -> std::optional<std::vector<AxisValue>> {
              if (!field.node.IsMap()) return std::nullopt;
              checkKeys(field, {"logspace"});
@@ -270,7 +312,13 @@ const std::vector<SweepAxisRow> &namedAxes()
              config.lr = value.number;
              return {};
          },
-         [](const RunConfig &c) { return formatNumber(c.lr); }, "η"},
+         [](const RunConfig &c) { return formatNumber(c.lr); },
+         "η",
+         {.role = DimensionRole::Training,
+          .number = [](const RunConfig &c) { return c.lr; },
+          .search = SearchRange{3e-5, 3e-3},
+          .law = true,
+          .headline = true}},
         {"seed",
          "seed",
          [](const YamlField &f) {
@@ -292,26 +340,136 @@ const std::vector<SweepAxisRow> &namedAxes()
                                                      : static_cast<uint64_t>(value.number);
              return {};
          },
-         [](const RunConfig &c) { return std::to_string(c.initSeed); }},
+         [](const RunConfig &c) { return std::to_string(c.initSeed); },
+         "",
+         {.role = DimensionRole::Seed}},
+        // Derived, never swept: the heads of every layer together, a law's other shape axis.
+        {"total_heads",
+         "total heads",
+         {},
+         {},
+         {},
+         {},
+         [](const RunConfig &c) { return std::to_string(c.model.totalHeads()); },
+         "",
+         {.role = DimensionRole::Shape,
+          .number = [](const RunConfig &c) { return double(c.model.totalHeads()); },
+          .integer = true,
+          .law = true}},
     };
     return table;
 }
 
-std::vector<std::string> namedAxisNames()
+} // namespace
+
+const std::vector<Dimension> &dimensions()
+{
+    return dimensionTable();
+}
+
+std::vector<std::string> sweptDimensionNames()
 {
     std::vector<std::string> names;
-    for (const auto &row : namedAxes()) names.push_back(row.name);
+    for (const auto &row : dimensions())
+        if (row.swept()) names.push_back(row.name);
     return names;
 }
 
-std::optional<SweepAxisRow> findSweepAxis(const std::string &name)
+namespace {
+
+const Dimension *namedDimension(const std::string &name)
 {
-    for (const auto &row : namedAxes())
-        if (row.name == name) return row;
+    for (const auto &row : dimensions())
+        if (row.name == name) return &row;
+    return nullptr;
+}
+
+} // namespace
+
+ScopedDimension::ScopedDimension(Dimension row)
+    : m_name(row.name)
+{
+    if (namedDimension(m_name))
+        throw std::logic_error("ScopedDimension: a dimension '" + m_name + "' exists already");
+    dimensionTable().push_back(std::move(row));
+}
+
+ScopedDimension::~ScopedDimension()
+{
+    auto &table = dimensionTable();
+    table.erase(std::remove_if(table.begin(), table.end(),
+                               [&](const Dimension &row) { return row.name == m_name; }),
+                table.end());
+}
+
+std::vector<std::string> searchableDimensions()
+{
+    std::vector<std::string> training, shape;
+    for (const auto &row : dimensions())
+        if (row.use.search)
+            (row.use.role == DimensionRole::Training ? training : shape).push_back(row.name);
+    training.insert(training.end(), shape.begin(), shape.end());
+    return training;
+}
+
+std::vector<std::string> lawDimensions()
+{
+    std::vector<std::string> out;
+    for (const auto &row : dimensions())
+        if (row.use.law) out.push_back(row.name);
+    return out;
+}
+
+double dimensionNumber(const RunConfig &config, const std::string &name)
+{
+    const Dimension *row = namedDimension(name);
+    return row && row->use.number ? row->use.number(config) : NAN;
+}
+
+bool isIntegerDimension(const std::string &name)
+{
+    const Dimension *row = namedDimension(name);
+    return row && row->use.integer;
+}
+
+std::vector<std::string> headlineDimensions()
+{
+    std::vector<std::string> out;
+    for (const auto &row : dimensions())
+        if (row.use.headline) out.push_back(row.name);
+    return out;
+}
+
+bool isShapeDimension(const std::string &name)
+{
+    const Dimension *row = namedDimension(name);
+    return row && row->use.role == DimensionRole::Shape;
+}
+
+std::optional<SearchRange> defaultSearchRange(const std::string &name)
+{
+    const Dimension *row = namedDimension(name);
+    return row ? row->use.search : std::nullopt;
+}
+
+std::string joinedNames(const std::vector<std::string> &names, const std::string &last)
+{
+    std::string out;
+    for (size_t i = 0; i < names.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == names.size() ? " " + last + " " : ", ") + names[i];
+    return out;
+}
+
+std::optional<Dimension> findDimension(const std::string &name)
+{
+    for (const auto &row : dimensions())
+        if (row.name == name && row.swept()) return row;
+    // model.KEY where KEY is a named dimension (model.d_model): swept by the dimension's name only.
+    if (name.rfind("model.", 0) == 0 && namedDimension(name.substr(6))) return std::nullopt;
     const auto field = findFieldAxis(name);
     if (!field) return std::nullopt;
     // A config-field row as an axis: its own reader, its canonical text written as it is.
-    SweepAxisRow row;
+    Dimension row;
     row.name = name;
     row.title = name;
     row.read = [read = field->read](const YamlField &f) { return textValue(read(f)); };
@@ -325,14 +483,14 @@ std::optional<SweepAxisRow> findSweepAxis(const std::string &name)
     return row;
 }
 
-const std::optional<SweepAxisRow> &SweepAxisLookup::operator()(const std::string &name)
+const std::optional<Dimension> &DimensionLookup::operator()(const std::string &name)
 {
     auto it = m_rows.find(name);
-    if (it == m_rows.end()) it = m_rows.emplace(name, findSweepAxis(name)).first;
+    if (it == m_rows.end()) it = m_rows.emplace(name, findDimension(name)).first;
     return it->second;
 }
 
-std::vector<AxisValue> readAxisValues(const SweepAxisRow &axis, const YamlField &field)
+std::vector<AxisValue> readAxisValues(const Dimension &axis, const YamlField &field)
 {
     if (!field.present()) fail(field, "an axis needs at least one value");
     if (axis.readForm)
@@ -350,8 +508,8 @@ std::vector<AxisValue> readAxisValues(const SweepAxisRow &axis, const YamlField 
     return values;
 }
 
-std::optional<std::vector<AxisValue>>
-expandAxisForm(const SweepAxisRow &row, const std::string &name, const YAML::Node &form)
+std::optional<std::vector<AxisValue>> expandAxisForm(const Dimension &row, const std::string &name,
+                                                     const YAML::Node &form)
 {
     if (!row.readForm) return std::nullopt;
     YamlField field;
@@ -361,7 +519,7 @@ expandAxisForm(const SweepAxisRow &row, const std::string &name, const YAML::Nod
     return row.readForm(field);
 }
 
-std::optional<YAML::Node> axisFormHolds(const SweepAxisRow &row, const SweepAxis &axis)
+std::optional<YAML::Node> axisFormHolds(const Dimension &row, const SweepAxis &axis)
 {
     if (axis.form.empty()) return std::nullopt;
     try {
@@ -391,16 +549,16 @@ AxisValue numberAxisValue(double number)
     return numberValue(number);
 }
 
-std::string sweepAxisTitle(const std::string &name)
+std::string dimensionTitle(const std::string &name)
 {
-    for (const auto &row : namedAxes())
+    for (const auto &row : dimensions())
         if (row.name == name) return row.title;
     return name;
 }
 
-std::string sweepAxisSymbol(const std::string &name)
+std::string dimensionSymbol(const std::string &name)
 {
-    for (const auto &row : namedAxes())
+    for (const auto &row : dimensions())
         if (row.name == name) return row.symbol.empty() ? name : row.symbol;
     return name;
 }

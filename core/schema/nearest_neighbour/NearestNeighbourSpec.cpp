@@ -1,13 +1,10 @@
 // NearestNeighbourSpec.cpp — the nearest-neighbour task's row in the task table (EXPERIMENTS.md
 // §2). Torch-free.
-#include "core/tasks/TaskSpec.h"
+#include "core/schema/TaskSpec.h"
 
 #include "core/metrics/Metrics.h"
 
 namespace headlab {
-
-std::unique_ptr<Task> makeNearestNeighbourTask(const RunConfig &, const std::vector<uint64_t> &,
-                                               const std::string &); // NearestNeighbourTask.cpp
 
 namespace {
 
@@ -47,7 +44,6 @@ const TaskSpec &nearestNeighbourTask()
         .extraCurves = {metric::kTestAccuracy, metric::kEpochMean},
         .producesSamples = false,
         .check = checkNearestNeighbour,
-        .make = HEADLAB_TASK_FACTORY(makeNearestNeighbourTask),
     };
     return spec;
 }

@@ -1,7 +1,7 @@
 // TextCorpus.cpp — byte tokens, UTF-8 checks, the train/validation split and corpus loading.
-#include "core/tasks/text/TextCorpus.h"
+#include "core/schema/text/TextCorpus.h"
 
-#include "core/tasks/text/StoryCorpus.h"
+#include "core/schema/text/StoryCorpus.h"
 
 #include <algorithm>
 #include <cerrno>

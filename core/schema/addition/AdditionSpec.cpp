@@ -1,17 +1,13 @@
 // AdditionSpec.cpp — the addition task's row in the task table (EXPERIMENTS.md §1). Torch-free.
-#include "core/tasks/addition/AdditionSpec.h"
+#include "core/schema/addition/AdditionSpec.h"
 
 #include "core/metrics/Metrics.h"
-
-#include "core/tasks/TaskSpec.h"
-#include "core/tasks/addition/AdditionData.h"
+#include "core/schema/TaskSpec.h"
+#include "core/schema/addition/AdditionData.h"
 
 #include <cmath>
 
 namespace headlab {
-
-std::unique_ptr<Task> makeAdditionTask(const RunConfig &, const std::vector<uint64_t> &,
-                                       const std::string &); // AdditionTask.cpp
 
 const TaskSpec &additionTask()
 {
@@ -61,7 +57,6 @@ const TaskSpec &additionTask()
             },
         .producesSamples = false,
         .plateauMetrics = true,
-        .make = HEADLAB_TASK_FACTORY(makeAdditionTask),
     };
     return spec;
 }

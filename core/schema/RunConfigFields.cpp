@@ -1,7 +1,7 @@
 // RunConfigFields.cpp — the rows of RunConfig and the walkers that read, write, key and export it.
-#include "core/tasks/RunConfigFields.h"
+#include "core/schema/RunConfigFields.h"
 
-#include "core/tasks/TaskSpec.h"
+#include "core/schema/TaskSpec.h"
 
 #include <algorithm>
 #include <cmath>
@@ -675,12 +675,9 @@ std::optional<FieldAxis> findFieldAxis(const std::string &name)
         return fieldAxis<StabilizerConfig>(
             stabilizerFields(), key,
             [](RunConfig &c) -> StabilizerConfig & { return c.stabilizers; });
-    // model.KEY for the model's one-key rows; those with axes of their own (d_model, head_dim,
-    // width_multiplier, logit_scale) are swept by those names.
-    static const std::vector<std::string> named = {"d_model", "head_dim", "width_multiplier",
-                                                   "logit_scale"};
-    if (table == "model" && has(modelFields()) &&
-        std::find(named.begin(), named.end(), key) == named.end())
+    // model.KEY for the model's one-key rows (those with a dimension of their own, d_model say,
+    // are swept by that name only: Dimensions.h's findDimension refuses model.d_model).
+    if (table == "model" && has(modelFields()))
         return fieldAxis<ModelConfig>(modelFields(), key,
                                       [](RunConfig &c) -> ModelConfig & { return c.model; });
     return std::nullopt;
