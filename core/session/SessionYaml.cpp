@@ -369,7 +369,9 @@ std::vector<std::string> axisNamesFor(const YamlField &map)
     if (map.node.IsMap())
         for (const auto &entry : map.node) {
             const std::string key = entry.first.as<std::string>("");
-            if (findDimension(key)) allowed.push_back(key);
+            if (std::find(allowed.begin(), allowed.end(), key) == allowed.end() &&
+                findDimension(key))
+                allowed.push_back(key); // a field-table axis (model.bias)
         }
     return allowed;
 }
