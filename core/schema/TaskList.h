@@ -5,8 +5,9 @@
 // and its two folders. Every line ends in a backslash, the last included.
 #pragma once
 
+// clang-format off: one task a line
 #define HEADLAB_TASK_LIST(row)                                                                     \
-    row(additionTask, makeAdditionTask)                                                            \
-    row(nearestNeighbourTask, makeNearestNeighbourTask)                                            \
-    row(textTask, makeTextTask)                                                                    \
-    row(sequenceFileTask, makeSequenceFileTask) /* end of the task list */
+    row(additionTask, makeAdditionTask) row(nearestNeighbourTask, makeNearestNeighbourTask)        \
+        row(textTask, makeTextTask)                                                                \
+            row(sequenceFileTask, makeSequenceFileTask) /* end of the task list */
+// clang-format on

@@ -64,9 +64,8 @@ void TestRecipes::recipe_dimension()
 {
     QVERIFY(!findDimension("ffn_width")); // not a named dimension before the recipe
     // The recipe: one row.
-    const ScopedDimension row(integerModelDimension("ffn_width", "feed-forward width",
-                                                    &ModelConfig::ffnWidth, 1 << 16,
-                                                    SearchRange{64, 1024}));
+    const ScopedDimension row(integerModelDimension(
+        "ffn_width", "feed-forward width", &ModelConfig::ffnWidth, 1 << 16, SearchRange{64, 1024}));
 
     // Read, expanded, written back.
     QVERIFY(contains(sweptDimensionNames(), "ffn_width"));
