@@ -2,12 +2,14 @@
 // in core/schema/<task>/, torch-free) and the factory that builds it for training (defined in
 // core/tasks/<task>/, LibTorch). The task table (TaskTable.cpp) and the factories
 // (core/tasks/TaskFactories.cpp) both expand this one list, so adding a task adds one line here
-// and its two folders. Every line ends in a backslash, the last included.
+// and its two folders. Every line ends in a backslash, the last included; clang-format leaves the
+// list as it is, one task a line.
 #pragma once
 
-// clang-format off: one task a line
+// clang-format off
 #define HEADLAB_TASK_LIST(row)                                                                     \
-    row(additionTask, makeAdditionTask) row(nearestNeighbourTask, makeNearestNeighbourTask)        \
-        row(textTask, makeTextTask)                                                                \
-            row(sequenceFileTask, makeSequenceFileTask) /* end of the task list */
+    row(additionTask, makeAdditionTask)                                                            \
+    row(nearestNeighbourTask, makeNearestNeighbourTask)                                            \
+    row(textTask, makeTextTask)                                                                    \
+    row(sequenceFileTask, makeSequenceFileTask) /* end of the task list */
 // clang-format on
