@@ -134,18 +134,18 @@ nlohmann::ordered_json jsonOf(const YAML::Node &node)
     return text;
 }
 
+// The roles as the schema names them.
+constexpr std::pair<DimensionRole, const char *> kRoleNames[] = {
+    {DimensionRole::Shape, "shape"},
+    {DimensionRole::Training, "training"},
+    {DimensionRole::Seed, "seed"},
+    {DimensionRole::Choice, "choice"},
+};
+
 const char *roleName(DimensionRole role)
 {
-    switch (role) {
-    case DimensionRole::Shape:
-        return "shape";
-    case DimensionRole::Training:
-        return "training";
-    case DimensionRole::Seed:
-        return "seed";
-    case DimensionRole::Choice:
-        return "choice";
-    }
+    for (const auto &[r, name] : kRoleNames)
+        if (r == role) return name;
     return "";
 }
 

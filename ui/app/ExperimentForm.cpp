@@ -377,6 +377,7 @@ QGroupBox *ExperimentForm::buildModelBox()
     m_layers->setRange(1, 64);
     modelForm->addRow(tr("Layers"), m_layers);
     m_dModels = new QLineEdit(this);
+    m_axisEditors["d_model"] = m_dModels;
     m_dModels->setToolTip(tr("Embedding widths m to sweep, e.g. 24, 48, 96, 192, 384"));
     m_dModelsError = errorLabel(this);
     modelForm->addRow(tr("d_model (m)"), m_dModels);
@@ -389,6 +390,7 @@ QGroupBox *ExperimentForm::buildModelBox()
     headsModes->addWidget(m_headsSchedule);
     modelForm->addRow(tr("Heads"), headsModes);
     m_heads = new QLineEdit(this);
+    m_axisEditors["heads"] = m_heads;
     m_heads->setToolTip(
         tr("Head counts n_H to sweep, e.g. 1, 2, 3, 6, 12. Each must divide d_model."));
     modelForm->addRow(QString(), m_heads);
@@ -467,6 +469,7 @@ QGroupBox *ExperimentForm::buildTrainingBox()
     auto *trainForm = new QFormLayout;
     addLearningRateRows(trainForm);
     m_seeds = new QLineEdit(this);
+    m_axisEditors["seed"] = m_seeds;
     m_seeds->setToolTip(tr("Seeds for initialisation and data, e.g. 0, 1, 2"));
     trainForm->addRow(tr("Seeds"), m_seeds);
     m_seedsError = errorLabel(this);
@@ -504,6 +507,7 @@ QGroupBox *ExperimentForm::buildTrainingBox()
 void ExperimentForm::addLearningRateRows(QFormLayout *form)
 {
     m_lrs = new QLineEdit(this);
+    m_axisEditors["lr"] = m_lrs;
     m_lrs->setToolTip(tr("Learning rates η to sweep, e.g. 1e-5, 1e-4, 1e-3"));
     form->addRow(tr("Learning rates η"), m_lrs);
     m_lrsError = errorLabel(this);
@@ -1033,9 +1037,7 @@ void ExperimentForm::showAxesNotEdited(const Session &session)
 {
     QStringList other;
     for (const auto &axis : session.axes) {
-        if (axis.name == "d_model" || axis.name == "heads" || axis.name == "lr" ||
-            axis.name == "seed")
-            continue;
+        if (m_axisEditors.count(axis.name)) continue; // edited in a widget of its own
         QStringList values;
         for (const auto &v : axis.values) values << displayLabel(QString::fromStdString(v.label()));
         other << tr("%1 ∈ {%2}").arg(QString::fromStdString(axis.name), values.join(", "));

@@ -130,6 +130,9 @@ private:
     // A task's own page of options, registered by its id where it is built; every other task
     // gets the generic page of its option rows (TaskSpec::options).
     std::map<std::string, QWidget *> m_taskPages;
+    // The sweep axes the form edits in a widget of its own, registered by name where each is
+    // built; the session's other axes are shown as loaded (showAxesNotEdited).
+    std::map<std::string, QWidget *> m_axisEditors;
     QWidget *m_genericPage = nullptr;
     // The page of a task without one of its own: a line edit per option row (TaskSpec::options).
     QFormLayout *m_genericOptions = nullptr;
