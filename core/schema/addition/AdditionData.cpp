@@ -34,11 +34,8 @@ std::pair<int64_t, int64_t> operandsOfPair(uint64_t pair)
     return {a, b};
 }
 
-Sample sampleTokens(int64_t sampleIndex, int64_t pairBase)
+Sample sampleOf(int64_t a, int64_t b, int64_t i)
 {
-    const int64_t pair = sampleIndex / kDigitsAsked + pairBase;
-    const int64_t i = sampleIndex % kDigitsAsked;
-    const auto [a, b] = operandsOfPair(static_cast<uint64_t>(pair));
     const int64_t c = (a + b) / (i == 0 ? 1 : i == 1 ? 10 : 100) % 10;
     auto digit = [](int64_t d) { return Digit0 + d; };
     return Sample{Input,
@@ -60,6 +57,13 @@ Sample sampleTokens(int64_t sampleIndex, int64_t pairBase)
                   Output,
                   Colon,
                   digit(c)};
+}
+
+Sample sampleTokens(int64_t sampleIndex, int64_t pairBase)
+{
+    const int64_t pair = sampleIndex / kDigitsAsked + pairBase;
+    const auto [a, b] = operandsOfPair(static_cast<uint64_t>(pair));
+    return sampleOf(a, b, sampleIndex % kDigitsAsked);
 }
 
 std::vector<int64_t> buildSamples(int64_t count, int64_t pairBase)

@@ -44,8 +44,11 @@ std::pair<int64_t, int64_t> operandsOfPair(uint64_t pair);
 
 using Sample = std::array<int64_t, kSampleLength>;
 
-// Sample s of a set whose first pair is pairBase: pair s / 3 + pairBase, digit i = s % 3.
+// The sample asking digit i (0 = ones) of a + b:
 // `Input : A = a2 a1 a0 + b2 b1 b0 , A i = ? Output : c`.
+Sample sampleOf(int64_t a, int64_t b, int64_t i);
+
+// Sample s of a set whose first pair is pairBase: pair s / 3 + pairBase, digit i = s % 3.
 Sample sampleTokens(int64_t sampleIndex, int64_t pairBase);
 
 // Samples [0, count) of the set at pairBase, row-major (count × 19).

@@ -133,27 +133,7 @@ ProbeInput AdditionTask::probeInput(const std::string &text, int64_t) const
                                     "': expected two numbers of at most three digits and a digit "
                                     "0-2, e.g. \"123 + 456, digit 0\"");
     }
-    const int64_t c = (a + b) / (i == 0 ? 1 : i == 1 ? 10 : 100) % 10;
-    auto digit = [](int64_t d) { return Digit0 + d; };
-    const Sample t{Input,
-                   Colon,
-                   A,
-                   Equals,
-                   digit(a / 100),
-                   digit(a / 10 % 10),
-                   digit(a % 10),
-                   Plus,
-                   digit(b / 100),
-                   digit(b / 10 % 10),
-                   digit(b % 10),
-                   Comma,
-                   A,
-                   digit(i),
-                   Equals,
-                   Question,
-                   Output,
-                   Colon,
-                   digit(c)};
+    const Sample t = sampleOf(a, b, i);
     const auto tokens =
         torch::tensor(std::vector<int64_t>(t.begin(), t.begin() + kAnswerPosition), torch::kInt64);
     ProbeInput out;
@@ -164,7 +144,7 @@ ProbeInput AdditionTask::probeInput(const std::string &text, int64_t) const
     char description[96];
     std::snprintf(description, sizeof description, "%03lld + %03lld, digit %lld: answer %lld",
                   static_cast<long long>(a), static_cast<long long>(b), static_cast<long long>(i),
-                  static_cast<long long>(c));
+                  static_cast<long long>(t[kAnswerPosition] - Digit0));
     out.description = description;
     return out;
 }
