@@ -462,8 +462,8 @@ std::string joinedNames(const std::vector<std::string> &names, const std::string
 
 std::optional<Dimension> findDimension(const std::string &name)
 {
-    for (const auto &row : dimensions())
-        if (row.name == name && row.swept()) return row;
+    if (const Dimension *row = namedDimension(name)) // a derived one is not swept: none
+        return row->swept() ? std::optional<Dimension>(*row) : std::nullopt;
     // model.KEY where KEY is a named dimension (model.d_model): swept by the dimension's name only.
     if (name.rfind("model.", 0) == 0 && namedDimension(name.substr(6))) return std::nullopt;
     const auto field = findFieldAxis(name);
@@ -551,16 +551,14 @@ AxisValue numberAxisValue(double number)
 
 std::string dimensionTitle(const std::string &name)
 {
-    for (const auto &row : dimensions())
-        if (row.name == name) return row.title;
-    return name;
+    const Dimension *row = namedDimension(name);
+    return row ? row->title : name;
 }
 
 std::string dimensionSymbol(const std::string &name)
 {
-    for (const auto &row : dimensions())
-        if (row.name == name) return row.symbol.empty() ? name : row.symbol;
-    return name;
+    const Dimension *row = namedDimension(name);
+    return row && !row->symbol.empty() ? row->symbol : name;
 }
 
 } // namespace headlab

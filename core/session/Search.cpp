@@ -84,13 +84,6 @@ double fromSearchUnits(const SearchSpec &spec, double x)
 
 namespace {
 
-// The searched axis's value of a resolved run: its dimension's number (a run searched along
-// head_dim has it set, so the layers' head dimension is the one searched).
-double searchedValue(const RunConfig &config, const std::string &axis)
-{
-    return dimensionNumber(config, axis);
-}
-
 // A value as the search writes it: three significant digits (integers for an integer axis), so
 // that labels and file names stay readable and a point read back is the point planned.
 double snapValue(const SearchSpec &spec, double value)
@@ -616,7 +609,8 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
         }
         ++c.runs;
         ++report.runs;
-        const double value = searchedValue(run.config, spec.axis);
+        // A run searched along head_dim has it set: the layers' head dimension is the one searched.
+        const double value = dimensionNumber(run.config, spec.axis);
         SeedSearch *seed = nullptr;
         if (spec.paired()) {
             const int index = int(run.config.initSeed - session.base.initSeed);
