@@ -13,7 +13,6 @@
 #include "core/config/RunResult.h"
 #include "core/metrics/Metrics.h"
 
-#include <iterator>
 #include <optional>
 #include <string>
 
@@ -39,8 +38,6 @@ constexpr LearnedRuleRow kLearnedRuleRows[] = {
     {LearnedRule::FinalBelowLn10, "final_below_ln10",
      "final test loss below ln 10 (the paper's rule)", nullptr},
 };
-constexpr LearnedRule kLearnedRules[] = {kLearnedRuleRows[0].rule, kLearnedRuleRows[1].rule};
-static_assert(std::size(kLearnedRules) == std::size(kLearnedRuleRows));
 
 const char *toString(LearnedRule rule); // "left_ln10_plateau", "final_below_ln10"
 bool parseLearnedRule(const std::string &text, LearnedRule *out);

@@ -511,8 +511,9 @@ void MainWindow::buildViewMenu()
     view->addAction(m_runsDock->toggleViewAction());
     auto *learnedMenu = view->addMenu(tr("Learned means"));
     m_learnedGroup = new QActionGroup(this);
-    for (LearnedRule rule : {LearnedRule::LeftLn10Plateau, LearnedRule::FinalBelowLn10}) {
-        auto *a = learnedMenu->addAction(QString::fromLatin1(describe(rule)));
+    for (const auto &row : kLearnedRuleRows) { // every rule, as LearnedRule.h lists them
+        const LearnedRule rule = row.rule;
+        auto *a = learnedMenu->addAction(QString::fromUtf8(row.description));
         a->setCheckable(true);
         a->setData(int(rule));
         m_learnedGroup->addAction(a);
