@@ -1,6 +1,10 @@
 # HeadlabLayer.cmake — one static library per source folder, each seeing only the folders below it.
 #
-# headlab_add_layer(TARGET FOLDER SOURCES ... [DEPENDS layer ...] [TORCH] [QT])
+# headlab_add_layer(TARGET FOLDER [SOURCES generated ...] [DEPENDS layer ...] [TORCH] [QT])
+#
+# The layer compiles every .cpp under FOLDER, subfolders included (a task's folder, a figure's
+# file): the build finds them, so adding a file is not also an edit of a list here. SOURCES names
+# only what is generated into the build tree (the embedded presets, the build's commit).
 #
 # TORCH links LibTorch privately, QT marks a ui/ layer; each then compiles from its precompiled
 # header (cmake/HeadlabPch.cmake).
@@ -19,7 +23,8 @@ function(headlab_add_layer target folder)
     if(NOT IS_SYMLINK "${stage}/${folder}")
         file(CREATE_LINK "${PROJECT_SOURCE_DIR}/${folder}" "${stage}/${folder}" SYMBOLIC)
     endif()
-    add_library(${target} STATIC ${ARG_SOURCES})
+    file(GLOB_RECURSE sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/${folder}/*.cpp")
+    add_library(${target} STATIC ${sources} ${ARG_SOURCES})
     target_include_directories(${target} PUBLIC "${stage}")
     target_link_libraries(${target} PUBLIC ${ARG_DEPENDS})
     # Tables are aggregates whose rows name only the members they set (Field.h, TaskSpec.h).
