@@ -91,28 +91,67 @@ int64_t integerOf(const AxisValue &value)
 
 using All = std::map<std::string, const AxisValue *>;
 
+// lr: {logspace: {from, to, count}}, count values evenly spaced in log η, both ends included.
+std::optional<std::vector<AxisValue>> readLogspace(const YamlField &field)
+{
+    if (!field.node.IsMap()) return std::nullopt;
+    checkKeys(field, {"logspace"});
+    const YamlField logspace = child(field, "logspace");
+    checkKeys(logspace, {"from", "to", "count"});
+    const double from = readPositive(child(logspace, "from"));
+    const double to = readPositive(child(logspace, "to"));
+    const int64_t count = readIntInRange(child(logspace, "count"), 1, RunLimits::kMaxAxisValues);
+    std::vector<AxisValue> values;
+    for (int64_t i = 0; i < count; ++i) {
+        double lr = from;
+        if (i == count - 1)
+            lr = to;
+        else if (i > 0)
+            lr =
+                std::exp(std::log(from) + (std::log(to) - std::log(from)) * static_cast<double>(i) /
+                                              static_cast<double>(count - 1));
+        values.push_back(numberValue(lr));
+    }
+    return values;
+}
+
 } // namespace
 
-Dimension integerModelDimension(std::string name, std::string title, int64_t ModelConfig::*member,
-                                int64_t high, SearchRange search, bool headline)
+Dimension fieldDimension(std::string name, const std::string &field, std::string title,
+                         DimensionUse use, std::string symbol)
 {
-    return {std::move(name),
-            std::move(title),
-            [high](const YamlField &f) { return integerIn(f, 1, high); },
-            {},
-            writeInteger,
-            [member](RunConfig &config, const AxisValue &value, const All &) -> std::string {
-                config.model.*member = integerOf(value);
-                return {};
-            },
-            [member](const RunConfig &c) { return std::to_string(c.model.*member); },
-            "",
-            {.role = DimensionRole::Shape,
-             .number = [member](const RunConfig &c) { return double(c.model.*member); },
-             .integer = true,
-             .search = search,
-             .law = true,
-             .headline = headline}};
+    const std::optional<FieldAxis> row = findConfigField(field);
+    if (!row) throw std::logic_error("fieldDimension: the field table has no row '" + field + "'");
+    // The row's canonical text as a value: a number where it is one.
+    auto valueOf = [](const std::string &text) {
+        double number = 0;
+        return parseNumber(text, &number) ? numberValue(number) : textValue(text);
+    };
+    Dimension d;
+    d.name = std::move(name);
+    d.title = std::move(title);
+    d.symbol = std::move(symbol);
+    d.read = [read = row->read, valueOf](const YamlField &f) { return valueOf(read(f)); };
+    d.write = [](YAML::Emitter &out, const AxisValue &value) {
+        if (value.kind == AxisValue::Kind::Text)
+            writeText(out, value.text);
+        else
+            out << formatNumber(value.number);
+    };
+    d.apply = [apply = row->apply](RunConfig &config, const AxisValue &value, const All &) {
+        apply(config,
+              value.kind == AxisValue::Kind::Text ? value.text : formatNumber(value.number));
+        return std::string();
+    };
+    d.resolved = row->text;
+    d.field = field;
+    if (!use.number)
+        use.number = [text = row->text](const RunConfig &config) {
+            double number = NAN;
+            return parseNumber(text(config), &number) ? number : NAN;
+        };
+    d.use = std::move(use);
+    return d;
 }
 
 namespace {
@@ -143,8 +182,12 @@ std::vector<Dimension> &dimensionTable()
           .integer = true,
           .search = SearchRange{1, 12},
           .law = true}},
-        integerModelDimension("d_model", "d_model (m)", &ModelConfig::dModel, RunLimits::kMaxDModel,
-                              SearchRange{16, 512}, true),
+        fieldDimension("d_model", "model.d_model", "d_model (m)",
+                       {.role = DimensionRole::Shape,
+                        .integer = true,
+                        .search = SearchRange{16, 512},
+                        .law = true,
+                        .headline = true}),
         {"head_dim",
          "head dimension m_H",
          [](const YamlField &f) {
@@ -167,21 +210,12 @@ std::vector<Dimension> &dimensionTable()
           .integer = true,
           .search = SearchRange{1, 128},
           .law = true}},
-        integerModelDimension("width_multiplier", "width multiplier w",
-                              &ModelConfig::widthMultiplier, RunLimits::kMaxWidthMultiplier,
-                              SearchRange{1, 16}),
-        {"logit_scale",
-         "logit scale",
-         [](const YamlField &f) { return textValue(toString(readLogitScale(f))); },
-         {},
-         [](YAML::Emitter &out, const AxisValue &value) { writeText(out, value.text); },
-         [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
-             for (LogitScale s :
-                  {LogitScale::InvSqrtHeadDim, LogitScale::InvHeadDim, LogitScale::None})
-                 if (value.text == toString(s)) config.model.logitScale = s;
-             return {};
-         },
-         [](const RunConfig &c) { return std::string(toString(c.model.logitScale)); }},
+        fieldDimension("width_multiplier", "model.width_multiplier", "width multiplier w",
+                       {.role = DimensionRole::Shape,
+                        .integer = true,
+                        .search = SearchRange{1, 16},
+                        .law = true}),
+        fieldDimension("logit_scale", "model.logit_scale", "logit scale"),
         {"qk_rule",
          "QK rule",
          [](const YamlField &f) { return textValue(readBool(f) ? "on" : "off"); },
@@ -198,13 +232,7 @@ std::vector<Dimension> &dimensionTable()
              if (field.node.IsDefined() && field.node.IsSequence()) {
                  AxisValue value;
                  value.kind = AxisValue::Kind::IntList;
-                 if (field.node.size() > static_cast<size_t>(RunLimits::kMaxLayers))
-                     fail(field,
-                          beyondLimit(RunLimits::kMaxLayers, int64_t(field.node.size()), "layers"));
-                 for (const auto &h : items(field))
-                     value.ints.push_back(readIntInRange(h, 1, RunLimits::kMaxHeads));
-                 if (value.ints.empty())
-                     fail(field, "a per-layer head list needs at least one layer");
+                 value.ints = readHeadList(field);
                  return value;
              }
              return integerIn(field, 1, RunLimits::kMaxHeads);
@@ -282,43 +310,17 @@ std::vector<Dimension> &dimensionTable()
          [](const RunConfig &) { return std::string(); },
          "",
          {.role = DimensionRole::Shape}},
-        {"lr",
-         "learning rate η",
-         [](const YamlField &f) { return numberValue(readPositive(f)); },
-         [](const YamlField &field) -> std::optional<std::vector<AxisValue>> {
-             if (!field.node.IsMap()) return std::nullopt;
-             checkKeys(field, {"logspace"});
-             const YamlField logspace = child(field, "logspace");
-             checkKeys(logspace, {"from", "to", "count"});
-             const double from = readPositive(child(logspace, "from"));
-             const double to = readPositive(child(logspace, "to"));
-             const int64_t count =
-                 readIntInRange(child(logspace, "count"), 1, RunLimits::kMaxAxisValues);
-             std::vector<AxisValue> values;
-             for (int64_t i = 0; i < count; ++i) {
-                 double lr = from;
-                 if (i == count - 1)
-                     lr = to;
-                 else if (i > 0)
-                     lr = std::exp(std::log(from) + (std::log(to) - std::log(from)) *
-                                                        static_cast<double>(i) /
-                                                        static_cast<double>(count - 1));
-                 values.push_back(numberValue(lr));
-             }
-             return values;
-         },
-         [](YAML::Emitter &out, const AxisValue &value) { out << formatNumber(value.number); },
-         [](RunConfig &config, const AxisValue &value, const All &) -> std::string {
-             config.lr = value.number;
-             return {};
-         },
-         [](const RunConfig &c) { return formatNumber(c.lr); },
-         "η",
-         {.role = DimensionRole::Training,
-          .number = [](const RunConfig &c) { return c.lr; },
-          .search = SearchRange{3e-5, 3e-3},
-          .law = true,
-          .headline = true}},
+        [] {
+            Dimension lr = fieldDimension("lr", "lr", "learning rate η",
+                                          {.role = DimensionRole::Training,
+                                           .number = [](const RunConfig &c) { return c.lr; },
+                                           .search = SearchRange{3e-5, 3e-3},
+                                           .law = true,
+                                           .headline = true},
+                                          "η");
+            lr.readForm = readLogspace;
+            return lr;
+        }(),
         {"seed",
          "seed",
          [](const YamlField &f) {

@@ -67,6 +67,9 @@ struct Dimension {
     // What a legend writes before a value ("η = 0.001", as the papers write it); "": the name.
     std::string symbol;
     DimensionUse use;
+    // The field-table row it is, by its path in a config ("model.d_model"; fieldDimension), or ""
+    // for a composite dimension with code of its own (layers, heads, head_schedule, seed, ...).
+    std::string field;
     // A derived dimension (total_heads) has no reader: it is never swept, only read off a run.
     bool swept() const { return bool(read); }
 };
@@ -76,11 +79,14 @@ struct Dimension {
 // ones last.
 const std::vector<Dimension> &dimensions();
 
-// A dimension of the model's shape that is one integer member of ModelConfig (1 … high): read and
-// written as that integer, a whole-numbered search along it starting over `search`, a law fitted
-// against it (d_model and width_multiplier are such rows). Adding one is one line of the table.
-Dimension integerModelDimension(std::string name, std::string title, int64_t ModelConfig::*member,
-                                int64_t high, SearchRange search, bool headline = false);
+// A dimension that is one row of the field table (core/schema/RunConfigFields.h) plus columns:
+// `field` is the row's path in a config ("lr", "model.d_model"), and the row reads, checks, applies
+// and writes the values and gives a run's value; `title`, `symbol` and `use` are the columns the
+// row does not have. A value the row writes as a number is kept as one (labels, plots, the
+// search); `use.number`, when not given, is that number of the run's value. d_model, the width
+// multiplier, η and the logit scale are such rows; adding one is one line of the table.
+Dimension fieldDimension(std::string name, const std::string &field, std::string title,
+                         DimensionUse use = {}, std::string symbol = {});
 
 // A row added to the table for as long as this object lives, after the named ones: every reader
 // of the table sees it (the recipe tests add a dummy dimension this way). Not for use while

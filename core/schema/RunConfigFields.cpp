@@ -107,13 +107,7 @@ Field<ModelConfig> headsRow()
             const YamlField heads = yaml::child(map, "heads");
             const YamlField layers = yaml::child(map, "layers");
             if (heads.present() && heads.node.IsSequence()) {
-                model.heads.clear();
-                if (heads.node.size() > static_cast<size_t>(RunLimits::kMaxLayers))
-                    yaml::fail(heads, beyondLimit(RunLimits::kMaxLayers, int64_t(heads.node.size()),
-                                                  "layers"));
-                for (const auto &h : yaml::items(heads))
-                    model.heads.push_back(yaml::readIntInRange(h, 1, RunLimits::kMaxHeads));
-                if (model.heads.empty()) yaml::fail(heads, "needs at least one layer's head count");
+                model.heads = yaml::readHeadList(heads);
                 if (layers.present()) {
                     const int64_t n = yaml::readIntInRange(layers, 1, RunLimits::kMaxLayers);
                     if (n != model.layers())
@@ -683,6 +677,26 @@ std::optional<FieldAxis> findFieldAxis(const std::string &name)
     return std::nullopt;
 }
 
+std::optional<FieldAxis> findConfigField(const std::string &path)
+{
+    const auto dot = path.find('.');
+    const std::string table = dot == std::string::npos ? "" : path.substr(0, dot);
+    const std::string key = dot == std::string::npos ? path : path.substr(dot + 1);
+    auto has = [&key](const auto &rows) {
+        for (const auto &r : rows)
+            if (r.keys.size() == 1 && r.keys.front() == key) return true;
+        return false;
+    };
+    if (table.empty() && has(runConfigFields()))
+        return fieldAxis<RunConfig>(runConfigFields(), key,
+                                    [](RunConfig &c) -> RunConfig & { return c; });
+    if (table == "qk_rule" && has(qkRuleFields()))
+        return fieldAxis<QkRuleConfig>(qkRuleFields(), key,
+                                       [](RunConfig &c) -> QkRuleConfig & { return c.qkRule; });
+    if (table == "model" || table == "stabilizers") return findFieldAxis(path);
+    return std::nullopt;
+}
+
 std::vector<std::string> fieldAxisNames()
 {
     std::vector<std::string> names;
@@ -725,6 +739,16 @@ std::string validate(const RunConfig &c)
 }
 
 namespace yaml {
+
+std::vector<int64_t> readHeadList(const YamlField &heads)
+{
+    if (heads.node.size() > static_cast<size_t>(RunLimits::kMaxLayers))
+        fail(heads, beyondLimit(RunLimits::kMaxLayers, int64_t(heads.node.size()), "layers"));
+    std::vector<int64_t> counts;
+    for (const auto &h : items(heads)) counts.push_back(readIntInRange(h, 1, RunLimits::kMaxHeads));
+    if (counts.empty()) fail(heads, "needs at least one layer's head count");
+    return counts;
+}
 
 LogitScale readLogitScale(const YamlField &field)
 {

@@ -39,6 +39,10 @@ struct FieldAxis {
     std::function<std::string(const RunConfig &)> text;
 };
 std::optional<FieldAxis> findFieldAxis(const std::string &name);
+// One one-key row of the field table by its path in a config: "lr", "model.d_model",
+// "qk_rule.enabled", "stabilizers.qk_norm"; nullopt for none. What a dimension that is a field row
+// is built from (Dimensions.h, fieldDimension).
+std::optional<FieldAxis> findConfigField(const std::string &path);
 // The stabilizers' keys, the short axis names (for messages and the form).
 std::vector<std::string> fieldAxisNames();
 
@@ -56,6 +60,11 @@ std::string ensembleKey(const RunConfig &config);
 std::string validate(const RunConfig &config);
 
 namespace yaml {
+
+// A per-layer head list, `heads: [4, 2, 1]`: one count in 1 … kMaxHeads per layer, at least one
+// layer and at most kMaxLayers. The config's `model.heads` and the `heads` dimension of a sweep
+// both read it here.
+std::vector<int64_t> readHeadList(const YamlField &heads);
 
 // An attention-logit scale by name (inv_sqrt_head_dim, inv_head_dim, none).
 LogitScale readLogitScale(const YamlField &field);

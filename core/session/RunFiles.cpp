@@ -5,6 +5,7 @@
 #include "core/config/Hash.h"
 #include "core/config/Safetensors.h"
 #include "core/config/Yaml.h"
+#include "core/metrics/Metrics.h"
 #include "core/schema/RunConfigFields.h"
 
 #include <algorithm>
@@ -70,7 +71,7 @@ T readLittleEndian(const std::string &bytes, size_t index)
 
 bool isHeadCurve(const std::string &curveName)
 {
-    return curveName.rfind("head.", 0) == 0;
+    return curveName.rfind(metric::kHeadPrefix, 0) == 0;
 }
 
 bool isHeadCurvesFileName(const std::string &name)

@@ -211,6 +211,7 @@ std::string sessionSchemaJson()
                                      : Json(nullptr);
         d["headline"] = row.use.headline;
         d["default"] = row.resolved(defaults);
+        d["field"] = row.field.empty() ? Json(nullptr) : Json(row.field);
         dimensionsJson[row.name] = d;
     }
     schema["dimensions"] = dimensionsJson;

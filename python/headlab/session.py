@@ -234,9 +234,10 @@ def scalar_text(value) -> str:
 
 
 # How a run's config gives each named dimension's text (core/schema/Dimensions.cpp, `resolved`):
-# a dimension that is one key of the config is read there, with the schema's default; the composite
-# ones (the layer count and per-layer heads, the head dimension, the schedule, the seed) are
-# computed as the C++ rows compute them.
+# a dimension that is one row of the field table (its `field` in the schema) is read there, with
+# the schema's default, so a new such row needs nothing here; the composite ones (the layer count
+# and per-layer heads, the head dimension, the schedule, QK rule, the seed) are computed as their
+# C++ rows compute them.
 _COMPOSITE_DIMENSIONS = {
     "layers": lambda config, model: str(len(_heads_per_layer(model))),
     "head_dim": lambda config, model: str(_head_dims(model)[0]),
@@ -255,15 +256,21 @@ def _named_axis_text(axis, config):
     resolves it; None for a name the schema's dimension table does not hold."""
     if axis not in schema()["dimensions"]:
         return None
-    model = config.get("model") or {}
-    if axis in _COMPOSITE_DIMENSIONS:
-        return _COMPOSITE_DIMENSIONS[axis](config, model)
-    if axis in schema()["defaults"]:  # a key of the config itself (lr)
-        default, value = _default(axis), config.get(axis)
-    else:  # a key of its model (d_model, width_multiplier, logit_scale)
-        default, value = _model_default(axis), model.get(axis)
+    row = schema()["dimensions"][axis]
+    if not row.get("field"):  # a composite dimension: computed as its C++ row computes it
+        composite = _COMPOSITE_DIMENSIONS.get(axis)
+        return composite(config, config.get("model") or {}) if composite else ""
+    # One row of the field table ("lr", "model.d_model"): its value where the config gives it,
+    # else the schema's default, as the row writes it.
+    path = row["field"].split(".")
+    value = config
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    default = _default(*path)
     value = default if value is None else value
-    if schema()["dimensions"][axis]["integer"]:
+    if isinstance(value, str):  # "auto", a logit scale's name
+        return value
+    if row["integer"]:
         return str(int(value))
     return scalar_text(float(value) if isinstance(default, float) else value)
 

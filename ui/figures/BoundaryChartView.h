@@ -31,7 +31,6 @@ class BoundaryChartView : public FigureView {
     Q_OBJECT
 public:
     explicit BoundaryChartView(SessionModel *model, QWidget *parent = nullptr);
-    QString figureId() const override { return QStringLiteral("boundary"); }
     QString title() const override { return m_title; }
     QString csv() const override { return m_csv; }
     void refresh() override;

@@ -11,7 +11,6 @@ class FigurePanel : public FigureChartView {
     Q_OBJECT
 public:
     FigurePanel(SessionModel *model, double logBase, QWidget *parent = nullptr);
-    QString figureId() const override { return QStringLiteral("panel"); }
     void refresh() override;          // redraws the data last given (after a theme change, say)
     void showFigure(FigureData data); // one replace() per series
 

@@ -13,19 +13,18 @@
 #include "ui/figures/ScalingChartView.h"
 #include "ui/figures/SmallMultiplesView.h"
 
+#include "ui/model/SessionModel.h"
+
 #include "core/config/Yaml.h"
 #include "core/schema/TaskSpec.h"
+#include "core/session/RunFiles.h"
 #include "core/session/Session.h"
+
+#include <stdexcept>
 
 namespace headlab::ui {
 
 namespace {
-
-template <typename View>
-FigureView *make(SessionModel *model, QWidget *parent)
-{
-    return new View(model, parent);
-}
 
 // Inside the heads: runs that logged per-head statistics, or are training (their live maps).
 bool looksInsideHeads(const Session &session)
@@ -34,14 +33,13 @@ bool looksInsideHeads(const Session &session)
         if (run.result.status == RunStatus::Running || run.result.status == RunStatus::Paused)
             return true;
         for (const auto &[name, curve] : run.result.extra)
-            if (name.rfind("head.", 0) == 0) return true;
+            if (isHeadCurve(name)) return true;
     }
     return false;
 }
 
 bool sweepsHeadSchedules(const Session &session)
 {
-    if (session.base.task.kind == "text") return true;
     for (const auto &axis : session.axes)
         if (axis.name == "head_schedule") return true;
     for (const auto &run : session.runs)
@@ -61,11 +59,9 @@ bool isBoundarySearch(const Session &session)
     return session.search.has_value();
 }
 
-} // namespace
-
-const QList<FigureSpec> &figureTable()
+QList<FigureSpec> &rows()
 {
-    static const QList<FigureSpec> table = {
+    static QList<FigureSpec> table = {
         {"loss",
          {"curves", "loss_curves"},
          QT_TRANSLATE_NOOP("Figure", "Loss curves"),
@@ -73,7 +69,7 @@ const QList<FigureSpec> &figureTable()
           {"fig1_loss_per_digit", "loss", {{"loss.digits", "true"}}}},
          {},
          nullptr,
-         make<LossChartView>},
+         figureFactory<LossChartView>()},
         {"heatmap",
          {"trainability", "final_loss_heatmap"},
          QT_TRANSLATE_NOOP("Figure", "Heatmap"),
@@ -85,7 +81,7 @@ const QList<FigureSpec> &figureTable()
            isBoundarySearch}},
          {},
          nullptr,
-         make<HeatmapView>},
+         figureFactory<HeatmapView>()},
         {"scaling",
          {"loss_vs_m", "loss_vs_mh", "final_loss_vs_m"},
          QT_TRANSLATE_NOOP("Figure", "Loss vs m, m_H"),
@@ -93,7 +89,7 @@ const QList<FigureSpec> &figureTable()
           {"fig3_loss_vs_mH", "scaling", {{"scaling.x", "m_H"}}}},
          {},
          nullptr,
-         make<ScalingChartView>},
+         figureFactory<ScalingChartView>()},
         {"lr",
          {"loss_vs_lr", "final_loss_vs_lr", "collapse"},
          QT_TRANSLATE_NOOP("Figure", "Loss vs η"),
@@ -102,7 +98,7 @@ const QList<FigureSpec> &figureTable()
           {"search_collapse_fitted_alpha", "lr", {{"lr.x", "lr_mh_alpha"}}, isBoundarySearch}},
          {},
          nullptr,
-         make<LearningRateChartView>},
+         figureFactory<LearningRateChartView>()},
         {"boundary",
          {"search", "critical_lr", "eta_star"},
          QT_TRANSLATE_NOOP("Figure", "Boundary"),
@@ -113,51 +109,72 @@ const QList<FigureSpec> &figureTable()
           {"search_rounds", "boundary", {{"boundary.mode", "rounds"}}}},
          {},
          isBoundarySearch,
-         make<BoundaryChartView>},
+         figureFactory<BoundaryChartView>()},
         {"grid",
          {"all_runs", "small_multiples"},
          QT_TRANSLATE_NOOP("Figure", "All runs"),
          {{"fig5_small_multiples", "grid", {}}},
          {},
          nullptr,
-         make<SmallMultiplesView>},
+         figureFactory<SmallMultiplesView>()},
         {"coords",
          {"parallel", "parallel_coordinates"},
          QT_TRANSLATE_NOOP("Figure", "Parallel coordinates"),
          {{"all_runs_parallel_coordinates", "coords", {}}},
          {},
          nullptr,
-         make<ParallelCoordinatesView>},
+         figureFactory<ParallelCoordinatesView>()},
         {"groups",
          {"digits", "per_digit", "per_group"},
          QT_TRANSLATE_NOOP("Figure", "Per digit / group"),
          {{"fig1_loss_per_digit_panels", "groups", {}}},
          {},
          hasGroups,
-         make<GroupPanelsView>},
+         figureFactory<GroupPanelsView>()},
         {"rank",
          {"loss_vs_rank"},
          QT_TRANSLATE_NOOP("Figure", "Loss vs rank"),
          {{"nn_loss_vs_rank", "rank", {}}},
          {"nearest_neighbour"},
          nullptr,
-         make<RankChartView>},
+         figureFactory<RankChartView>()},
         {"heads",
          {"head_progression", "total_heads", "loss_vs_total_heads"},
          QT_TRANSLATE_NOOP("Figure", "Loss vs total heads"),
          {{"heads_loss_and_speed_vs_total_heads", "heads", {}}},
-         {},
+         {"text"},
          sweepsHeadSchedules,
-         make<HeadScheduleChartView>},
+         figureFactory<HeadScheduleChartView>()},
         {"inside",
          {"attention", "heads_inside", "head_stats", "ablation"},
          QT_TRANSLATE_NOOP("Figure", "Inside the heads"),
          {{"heads_inside", "inside", {}}},
          {},
          looksInsideHeads,
-         make<InsideHeadsView>},
+         figureFactory<InsideHeadsView>()},
     };
     return table;
+}
+
+} // namespace
+
+const QList<FigureSpec> &figureTable()
+{
+    return rows();
+}
+
+ScopedFigure::ScopedFigure(FigureSpec row)
+    : m_id(row.id)
+{
+    if (findFigure(m_id))
+        throw std::logic_error("ScopedFigure: a figure '" + m_id.toStdString() +
+                               "' exists already");
+    rows().append(std::move(row));
+}
+
+ScopedFigure::~ScopedFigure()
+{
+    rows().removeIf([this](const FigureSpec &row) { return row.id == m_id; });
 }
 
 const FigureSpec *findFigure(const QString &name)
@@ -194,11 +211,18 @@ QString resolveFigure(const QString &name, QString *error)
     return {};
 }
 
+const FigureSpec *figureOf(const FigureView &view)
+{
+    for (const auto &spec : figureTable())
+        if (*spec.view.type == typeid(view)) return &spec;
+    return nullptr;
+}
+
 bool figureApplies(const FigureSpec &spec, const Session &session)
 {
-    if (spec.appliesTo) return spec.appliesTo(session);
-    return spec.tasks.isEmpty() ||
-           spec.tasks.contains(QString::fromStdString(session.base.task.kind));
+    if (spec.tasks.isEmpty() && !spec.appliesTo) return true;
+    return spec.tasks.contains(QString::fromStdString(session.base.task.kind)) ||
+           (spec.appliesTo && spec.appliesTo(session));
 }
 
 QStringList figureIds()
@@ -208,13 +232,23 @@ QStringList figureIds()
     return ids;
 }
 
+// A view's id and rule are its row's (FigureView.h), defined here where the table is.
+QString FigureView::figureId() const
+{
+    const FigureSpec *row = figureOf(*this);
+    return row ? row->id : QString();
+}
+
+bool FigureView::applies() const
+{
+    const FigureSpec *row = figureOf(*this);
+    return !row || figureApplies(*row, m_model->session());
+}
+
 FigureView *createFigure(const QString &id, SessionModel *model, QWidget *parent)
 {
-    const FigureSpec *spec = findFigure(id); // a row of the static table: it outlives the view
-    if (!spec) return nullptr;
-    FigureView *view = spec->make(model, parent);
-    view->setAppliesRule([spec](const Session &session) { return figureApplies(*spec, session); });
-    return view;
+    const FigureSpec *spec = findFigure(id);
+    return spec ? spec->view.make(model, parent) : nullptr;
 }
 
 } // namespace headlab::ui

@@ -13,6 +13,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <typeinfo>
+
 namespace headlab {
 struct Session;
 }
@@ -30,22 +32,55 @@ struct FigureExport {
     bool (*appliesTo)(const Session &session) = nullptr;
 };
 
+// How a row makes its view, and the view's class: a view finds its row, and so its id, by its
+// class (FigureView::figureId), so no view names its id a second time.
+struct FigureFactory {
+    FigureView *(*make)(SessionModel *model, QWidget *parent) = nullptr;
+    const std::type_info *type = nullptr;
+};
+
+template <typename View>
+FigureFactory figureFactory()
+{
+    return {[](SessionModel *model, QWidget *parent) -> FigureView * {
+                return new View(model, parent);
+            },
+            &typeid(View)};
+}
+
 struct FigureSpec {
     QString id;                  // "heatmap"
     QStringList aliases;         // other names accepted for it: "final_loss_vs_lr", ...
     const char *tab = "";        // the tab's title (translated where shown)
     QList<FigureExport> exports; // what Export all writes for it
-    QStringList tasks;           // the task kinds it applies to; empty: every task
-    // Whether it applies to a session beyond its tasks (the head-schedule figure: a text session,
-    // or any session sweeping head schedules); null: by `tasks` alone.
+    // When it applies: to a session of one of `tasks`, or one `appliesTo` accepts (the
+    // head-schedule figure: a text session, or any session sweeping head schedules); with neither,
+    // to every session.
+    QStringList tasks;
     bool (*appliesTo)(const Session &session) = nullptr;
-    FigureView *(*make)(SessionModel *model, QWidget *parent) = nullptr;
+    FigureFactory view;
 };
 
 // Every figure, in tab order.
 const QList<FigureSpec> &figureTable();
+// A row added to the table, after the others, for as long as this object lives: the window's
+// tabs, --figure, Export all and view state see it (the recipe tests add a dummy figure this way).
+// Make it before the windows that should show it.
+class ScopedFigure {
+public:
+    explicit ScopedFigure(FigureSpec row);
+    ~ScopedFigure();
+    ScopedFigure(const ScopedFigure &) = delete;
+    ScopedFigure &operator=(const ScopedFigure &) = delete;
+
+private:
+    QString m_id;
+};
+
 // The row whose id or alias is `name`, or nullptr.
 const FigureSpec *findFigure(const QString &name);
+// The row that makes views of `view`'s class, or nullptr (a panel inside a figure).
+const FigureSpec *figureOf(const FigureView &view);
 // The id for `name` (an id or an alias). An unknown name sets `error` to a sentence naming the
 // nearest figure and listing all ids, and returns an empty string.
 QString resolveFigure(const QString &name, QString *error);
@@ -55,8 +90,7 @@ bool figureApplies(const FigureSpec &spec, const Session &session);
 QString figureIdList();
 // Every figure the app has, by id, in tab order.
 QStringList figureIds();
-// The figure of an id or alias, knowing when it applies (FigureView::applies); nullptr for an
-// unknown name.
+// The figure of an id or alias; nullptr for an unknown name.
 FigureView *createFigure(const QString &id, SessionModel *model, QWidget *parent = nullptr);
 
 } // namespace headlab::ui

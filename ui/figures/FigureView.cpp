@@ -318,11 +318,6 @@ void FigureView::setStateValue(ViewState &state, const std::string &key,
     state[figureId().toStdString() + "." + key] = value;
 }
 
-bool FigureView::applies() const
-{
-    return !m_appliesRule || m_appliesRule(m_model->session());
-}
-
 PaintedCanvas::PaintedCanvas(FigureView *view, Hooks hooks)
     : QWidget(view)
     , m_view(view)

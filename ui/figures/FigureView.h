@@ -37,19 +37,16 @@ public:
     explicit FigureView(SessionModel *model, QWidget *parent = nullptr);
 
     // Its id in the figure table (FigureTable.h): "loss", "heatmap", ...; a stable name used in
-    // view state and exports.
-    virtual QString figureId() const = 0;
+    // view state and exports. The row that makes views of its class gives it; "" for a view with
+    // no row (a panel inside a figure).
+    QString figureId() const;
     virtual QString title() const = 0;
     virtual QString csv() const = 0;
     virtual void refresh() = 0;
     // Whether the figure means anything for the session (its row of the figure table: the rank
     // figure is the nearest-neighbour task's). The window hides the tab of one that does not;
-    // Export all skips it. The table's createFigure gives each view its row's rule.
+    // Export all skips it.
     bool applies() const;
-    void setAppliesRule(std::function<bool(const Session &)> rule)
-    {
-        m_appliesRule = std::move(rule);
-    }
     virtual void saveViewState(ViewState &state) const { Q_UNUSED(state); }
     virtual void restoreViewState(const ViewState &state) { Q_UNUSED(state); }
     virtual void applyTheme(const ChartTheme &theme);
@@ -110,7 +107,6 @@ private:
     QWidget *m_controls;
     QHBoxLayout *m_controlsLayout;
     QWidget *m_canvas = nullptr;
-    std::function<bool(const Session &)> m_appliesRule; // none: it applies to every session
     bool m_selectionStale = false; // the selection changed while the figure was hidden
 };
 

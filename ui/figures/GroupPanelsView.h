@@ -28,7 +28,6 @@ class GroupPanelsView : public FigureView {
     Q_OBJECT
 public:
     explicit GroupPanelsView(SessionModel *model, QWidget *parent = nullptr);
-    QString figureId() const override { return QStringLiteral("groups"); }
     QString title() const override;
     QString csv() const override;
     void refresh() override;

@@ -15,7 +15,6 @@ class HeadScheduleChartView : public FigureView {
     Q_OBJECT
 public:
     explicit HeadScheduleChartView(SessionModel *model, QWidget *parent = nullptr);
-    QString figureId() const override { return QStringLiteral("heads"); }
     QString title() const override;
     QString csv() const override; // both panels, one block each
     void refresh() override;

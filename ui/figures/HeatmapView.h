@@ -23,7 +23,6 @@ class HeatmapView : public FigureView {
 public:
     explicit HeatmapView(SessionModel *model, QWidget *parent = nullptr);
 
-    QString figureId() const override { return QStringLiteral("heatmap"); }
     QString title() const override;
     QString csv() const override;
     void refresh() override;

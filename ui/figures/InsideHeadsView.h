@@ -35,7 +35,6 @@ class InsideHeadsView : public FigureView {
 public:
     explicit InsideHeadsView(SessionModel *model, QWidget *parent = nullptr);
     ~InsideHeadsView() override;
-    QString figureId() const override { return QStringLiteral("inside"); }
     QString title() const override;
     QString csv() const override;
     void refresh() override;

@@ -13,7 +13,6 @@ class LearningRateChartView : public FigureChartView {
     Q_OBJECT
 public:
     explicit LearningRateChartView(SessionModel *model, QWidget *parent = nullptr);
-    QString figureId() const override { return QStringLiteral("lr"); }
     void refresh() override;
     void saveViewState(ViewState &state) const override;
     void restoreViewState(const ViewState &state) override;

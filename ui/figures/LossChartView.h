@@ -33,7 +33,6 @@ class LossChartView : public FigureView {
 public:
     explicit LossChartView(SessionModel *model, QWidget *parent = nullptr);
 
-    QString figureId() const override { return QStringLiteral("loss"); }
     QString title() const override;
     QString csv() const override;
     void refresh() override;

@@ -26,7 +26,6 @@ class ParallelCoordinatesView : public FigureView {
     Q_OBJECT
 public:
     explicit ParallelCoordinatesView(SessionModel *model, QWidget *parent = nullptr);
-    QString figureId() const override { return QStringLiteral("coords"); }
     QString title() const override;
     QString csv() const override;
     void refresh() override;

@@ -11,7 +11,6 @@ class RankChartView : public FigureChartView {
     Q_OBJECT
 public:
     explicit RankChartView(SessionModel *model, QWidget *parent = nullptr);
-    QString figureId() const override { return QStringLiteral("rank"); }
     void refresh() override;
 };
 

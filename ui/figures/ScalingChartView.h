@@ -12,7 +12,6 @@ class ScalingChartView : public FigureChartView {
     Q_OBJECT
 public:
     explicit ScalingChartView(SessionModel *model, QWidget *parent = nullptr);
-    QString figureId() const override { return QStringLiteral("scaling"); }
     void refresh() override;
     void saveViewState(ViewState &state) const override;
     void restoreViewState(const ViewState &state) override;

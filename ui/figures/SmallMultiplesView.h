@@ -18,7 +18,6 @@ class SmallMultiplesView : public FigureView {
     Q_OBJECT
 public:
     explicit SmallMultiplesView(SessionModel *model, QWidget *parent = nullptr);
-    QString figureId() const override { return QStringLiteral("grid"); }
     QString title() const override;
     QString csv() const override;
     void refresh() override;
