@@ -1,6 +1,9 @@
 // Metrics.cpp — the rows of the metric registry.
 #include "core/metrics/Metrics.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace headlab {
 
 const std::vector<MetricSpec> &metricTable()
@@ -49,10 +52,12 @@ const MetricSpec *findMetric(const std::string &name)
     return nullptr;
 }
 
-const std::vector<HeadStatSpec> &headStatTable()
+namespace {
+
+std::vector<HeadStatSpec> &headStatRows()
 {
     using S = HeadStatSource;
-    static const std::vector<HeadStatSpec> table = {
+    static std::vector<HeadStatSpec> table = {
         {"logit_rms", "attention logit RMS",
          "RMS of the scaled logits q·k/√m_H over the evaluation batch, masked entries left out",
          S::Probe, "logit_rms", "logit_rms", true},
@@ -79,6 +84,30 @@ const std::vector<HeadStatSpec> &headStatTable()
          S::Gradient, "wk", "|dW_K|", false},
     };
     return table;
+}
+
+} // namespace
+
+const std::vector<HeadStatSpec> &headStatTable()
+{
+    return headStatRows();
+}
+
+ScopedHeadStat::ScopedHeadStat(HeadStatSpec row)
+    : m_name(row.name)
+{
+    for (const auto &r : headStatRows())
+        if (m_name == r.name)
+            throw std::logic_error("ScopedHeadStat: a statistic '" + m_name + "' exists already");
+    headStatRows().push_back(row);
+}
+
+ScopedHeadStat::~ScopedHeadStat()
+{
+    auto &rows = headStatRows();
+    rows.erase(std::remove_if(rows.begin(), rows.end(),
+                              [&](const HeadStatSpec &row) { return m_name == row.name; }),
+               rows.end());
 }
 
 std::string headCurveName(int64_t layer, int64_t head, const std::string &stat)

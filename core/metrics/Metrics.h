@@ -50,6 +50,19 @@ struct HeadStatSpec {
     bool onFigures = false;  // offered on the y axis of the figures against m_H and η
 };
 const std::vector<HeadStatSpec> &headStatTable();
+// A row added after the others for as long as this object lives: the trainer, the inspector, the
+// figures' menus and `headlab-cli inspect` see it (the recipe tests add a dummy statistic this
+// way). Not for use while another thread reads the table.
+class ScopedHeadStat {
+public:
+    explicit ScopedHeadStat(HeadStatSpec row);
+    ~ScopedHeadStat();
+    ScopedHeadStat(const ScopedHeadStat &) = delete;
+    ScopedHeadStat &operator=(const ScopedHeadStat &) = delete;
+
+private:
+    std::string m_name;
+};
 // "head.1.3.logit_rms"
 std::string headCurveName(int64_t layer, int64_t head, const std::string &stat);
 // Splits a head curve's name; false for any other name.

@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 
@@ -232,10 +233,10 @@ double unitIntervalOpen(const YamlField &f)
     return yaml::readNumberInRange(f, 0, true, 1, false);
 }
 
-const FieldTable<StabilizerConfig> &stabilizerTable()
+FieldTable<StabilizerConfig> &stabilizerTable()
 {
     // The block is written only when a stabilizer is on (RunConfig's row), and then whole.
-    static const FieldTable<StabilizerConfig> table = {
+    static FieldTable<StabilizerConfig> table = {
         fields::enumeration("qk_norm", &StabilizerConfig::qkNorm, kQkNorms,
                             "LayerNorm of each head's queries and keys: off, on, or gain (with a "
                             "learned gain per head and dimension)"),
@@ -469,6 +470,23 @@ Field<RunConfig> deviceRow()
 const FieldTable<StabilizerConfig> &stabilizerFields()
 {
     return stabilizerTable();
+}
+
+ScopedStabilizer::ScopedStabilizer(Field<StabilizerConfig> row)
+    : m_key(row.keys.front())
+{
+    for (const auto &r : stabilizerTable())
+        if (r.keys.front() == m_key)
+            throw std::logic_error("ScopedStabilizer: a stabilizer '" + m_key + "' exists already");
+    stabilizerTable().push_back(std::move(row));
+}
+
+ScopedStabilizer::~ScopedStabilizer()
+{
+    auto &table = stabilizerTable();
+    table.erase(std::remove_if(table.begin(), table.end(),
+                               [&](const auto &row) { return row.keys.front() == m_key; }),
+                table.end());
 }
 
 const FieldTable<ModelConfig> &modelFields()

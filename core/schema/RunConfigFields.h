@@ -26,6 +26,20 @@ const FieldTable<OptimizerConfig> &optimizerFields(); // a phase's `optimizer`
 const FieldTable<ScheduleConfig> &scheduleFields();   // a phase's `schedule`
 const FieldTable<QkRuleConfig> &qkRuleFields();       // `qk_rule`
 
+// A stabilizer row added after the others for as long as this object lives: the YAML reader and
+// writer, sweeps, the form's stabilizer box, `headlab-cli schema` and so Python see it (the recipe
+// tests add a dummy stabilizer this way). Not for use while another thread reads the table.
+class ScopedStabilizer {
+public:
+    explicit ScopedStabilizer(Field<StabilizerConfig> row);
+    ~ScopedStabilizer();
+    ScopedStabilizer(const ScopedStabilizer &) = delete;
+    ScopedStabilizer &operator=(const ScopedStabilizer &) = delete;
+
+private:
+    std::string m_key;
+};
+
 // A sweep axis over one row of the field table: a stabilizer by its key (`qk_norm`, or
 // `stabilizers.qk_norm`), or a one-key model row as `model.KEY` (`model.bias`, `model.norm`).
 // Values are read by the row (its checks, its messages at the value's place) and kept as the

@@ -98,6 +98,20 @@ struct TaskSpec {
 
 // The task table, in the order forms list them.
 const std::vector<const TaskSpec *> &taskTable();
+// A row added after the others for as long as this object lives; `spec` must outlive it. The
+// session reader and writer, validate(), the form, `headlab-cli schema` and so Python see it.
+// Training it also needs its factory: core/tasks/Task.h's ScopedTask registers both (the recipe
+// tests add a dummy task this way). Not for use while another thread reads the table.
+class ScopedTaskSpec {
+public:
+    explicit ScopedTaskSpec(const TaskSpec &spec);
+    ~ScopedTaskSpec();
+    ScopedTaskSpec(const ScopedTaskSpec &) = delete;
+    ScopedTaskSpec &operator=(const ScopedTaskSpec &) = delete;
+
+private:
+    const TaskSpec *m_spec;
+};
 // The row of `id`, or nullptr.
 const TaskSpec *findTaskSpec(const std::string &id);
 // The row of `id`; an unknown id throws std::invalid_argument naming the nearest and all ids.

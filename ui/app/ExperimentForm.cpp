@@ -443,6 +443,20 @@ QGroupBox *ExperimentForm::buildStabilizerBox()
     return stabilizerBox;
 }
 
+QLineEdit *ExperimentForm::taskOptionEdit(const std::string &key) const
+{
+    for (const auto &[name, edit] : m_optionEdits)
+        if (name == key) return edit;
+    return nullptr;
+}
+
+QLineEdit *ExperimentForm::stabilizerEdit(const std::string &key) const
+{
+    for (const auto &[name, edit] : m_stabilizerEdits)
+        if (name == key) return edit;
+    return nullptr;
+}
+
 QGroupBox *ExperimentForm::buildTrainingBox()
 {
     // Training.

@@ -74,6 +74,12 @@ public:
     QLabel *validationLabel() const { return m_messages; }
     QCheckBox *searchBox() const { return m_search; }
     QComboBox *searchAxisBox() const { return m_searchAxis; }
+    QComboBox *taskKindBox() const { return m_task; }
+    // The line of a task option on the page of a task with no page of its own (its option rows
+    // as YAML values), or nullptr.
+    QLineEdit *taskOptionEdit(const std::string &key) const;
+    // The stabilizer box's line for a row of stabilizerFields(), or nullptr.
+    QLineEdit *stabilizerEdit(const std::string &key) const;
     QLineEdit *searchFromEdit() const { return m_searchFrom; }
     QLineEdit *searchToEdit() const { return m_searchTo; }
     QComboBox *searchModelBox() const { return m_searchModel; }
