@@ -3,6 +3,7 @@
 #include "Commands.h"
 
 #include "ProgressDisplay.h"
+#include "SearchSummary.h"
 #include "core/lab/SweepSession.h"
 #include "core/metrics/Metrics.h"
 #include "core/model/Device.h"
@@ -10,9 +11,10 @@
 #include "core/session/CsvExport.h"
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
-#include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
+#include "core/session/search/SearchPlanner.h"
+#include "core/session/search/SearchReport.h"
 #include "core/train/Checkpoint.h"
 #include "core/train/SweepRunner.h"
 #include <algorithm>

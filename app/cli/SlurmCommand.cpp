@@ -3,11 +3,13 @@
 
 #include "CliCommands.h"
 
+#include "SearchSummary.h"
 #include "core/config/Files.h"
 #include "core/lab/SweepSession.h"
-#include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
+#include "core/session/search/SearchPlanner.h"
+#include "core/session/search/SearchReport.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,10 +1,12 @@
 // SummaryCommand.cpp — headlab-cli summary: one row per configuration over its replicates, a search's η* and law (the command table: CliCommands.cpp).
 #include "Commands.h"
 
+#include "SearchSummary.h"
 #include "core/config/Files.h"
 #include "core/session/Replicates.h"
-#include "core/session/Search.h"
 #include "core/session/Session.h"
+#include "core/session/search/SearchPlanner.h"
+#include "core/session/search/SearchReport.h"
 
 #include <algorithm>
 #include <cstdio>

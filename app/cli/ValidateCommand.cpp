@@ -2,8 +2,9 @@
 #include "Commands.h"
 
 #include "core/lab/SweepSession.h"
-#include "core/session/Search.h"
 #include "core/session/Session.h"
+#include "core/session/search/SearchPlanner.h"
+#include "core/session/search/SearchReport.h"
 #include "core/train/SweepRunner.h"
 
 #include <algorithm>

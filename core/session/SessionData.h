@@ -12,7 +12,7 @@
 #include "core/config/Yaml.h"
 #include "core/metrics/LearnedRule.h"
 #include "core/schema/AxisValue.h"
-#include "core/session/SearchSpec.h"
+#include "core/session/search/SearchSpec.h"
 
 #include <map>
 #include <optional>
@@ -54,7 +54,7 @@ struct Session {
     RunConfig base;
     std::vector<SweepAxis> axes;
     std::vector<SweepCombination> combinations; // empty: the product of the axes alone
-    // `search:` a boundary search (SearchSpec.h, Search.h): the axes above define the
+    // `search:` a boundary search (search/SearchSpec.h, search/SearchReport.h): the axes above define the
     // configurations, and the searched axis's values are the probes it has planned so far.
     std::optional<SearchSpec> search;
     std::vector<SessionRun> runs;

@@ -10,8 +10,8 @@
 #include "core/schema/RunConfigFields.h"
 #include "core/schema/TaskSpec.h"
 #include "core/session/RunFiles.h"
-#include "core/session/Search.h"
 #include "core/session/SweepExpansion.h"
+#include "core/session/search/SearchReport.h"
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -798,7 +798,7 @@ Session searchInputOf(const Session &session)
     return copy;
 }
 
-// A search's report (Search.h), derived from the runs each time the session is written, for readers
+// A search's report (search/SearchReport.h), derived from the runs each time the session is written, for readers
 // without the C++; never read back (the runs are the truth). A report that cannot be made (a
 // session in the middle of an edit) is left out rather than stopping the save.
 void writeSearchReportOf(YAML::Emitter &out, const Session &session)

@@ -7,7 +7,7 @@
     report.law.references      # α = 1/2, 3/4, 1 against the data: χ², dof, p, in the interval
 
 HeadLab writes the report into the session each time it saves it (`search_report:`, computed by
-core/session/Search.cpp, the code `headlab-cli summary` prints), so these are summary's numbers
+core/session/search/SearchReport.cpp, the report `headlab-cli summary` prints), so these are summary's numbers
 exactly; nothing is refitted here. A session whose runs were written after its report (shards
 write run files, not the session) gives the report it has, marked `stale`, with a warning that
 says how to bring it up to date.
@@ -23,7 +23,7 @@ from ._store import FINISHED, HeadLabError, _is_number
 
 CONFIGURATION_COLUMNS = ("runs", "verdicts", "pending", "set_aside", "state", "estimate", "low", "high",
                          "low_open", "high_open", "width", "slope", "note")
-# The other model's interval per configuration (Search.h, `alternative`), as a check: with paired
+# The other model's interval per configuration (SearchReport.h, `alternative`), as a check: with paired
 # seeds, the logistic over every run's.
 ALTERNATIVE_COLUMNS = ("alternative_estimate", "alternative_low", "alternative_high")
 # Paired seeds (`replicates: paired`) per configuration: seeds monotone along the axis, and τ,
@@ -40,7 +40,7 @@ class SearchReportStale(UserWarning):
 @dataclass
 class Law:
     """The law log10 x* = log10 C − α log10 x − Σ β_k log10 also_k through the configurations'
-    crossings (Search.h, LawFit). `coefficients` has the rows alpha, C and beta_AXIS with their
+    crossings (SearchReport.h, LawFit). `coefficients` has the rows alpha, C and beta_AXIS with their
     estimate and interval (at `level`). `model` is "separate" (fitted through the crossings, the
     intervals widened by sqrt(`scale`) for the law's misfit) or "joint" (JointLaw.h: the law inside
     one model of every configuration, `tau` the configurations' scatter about it in decades)."""

@@ -13,9 +13,10 @@
 #include "core/schema/Dimensions.h"
 #include "core/schema/RunConfigFields.h"
 #include "core/schema/TaskSpec.h"
-#include "core/session/Search.h"
 #include "core/session/SessionYaml.h"
 #include "core/session/SweepExpansion.h"
+#include "core/session/search/SearchPlanner.h"
+#include "core/session/search/SearchReport.h"
 #include "core/tasks/Task.h"
 #include "core/train/Trainer.h"
 

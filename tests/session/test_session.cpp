@@ -9,10 +9,11 @@
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
 #include "core/session/RunFiles.h"
-#include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 #include "core/session/SessionYaml.h"
+#include "core/session/search/SearchPlanner.h"
+#include "core/session/search/SearchReport.h"
 #include "tests/TinyRuns.h"
 
 #include <QFile>

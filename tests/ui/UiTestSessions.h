@@ -4,8 +4,9 @@
 #pragma once
 
 #include "core/metrics/Metrics.h"
-#include "core/session/Search.h"
 #include "core/session/Session.h"
+#include "core/session/search/SearchPlanner.h"
+#include "core/session/search/SearchReport.h"
 #include "tests/TinyRuns.h"
 
 #include <cmath>
@@ -199,7 +200,7 @@ inline Session headScheduleSession()
 
 // A finished boundary search along η over d_model 16 with 1, 2 and 4 heads (m_H 16, 8, 4), its
 // outcomes made up: a run learned when η < 0.01 · m_H^−½ (a sharp boundary, so α comes out ½).
-// Planned and "trained" round by round by the search itself (Search.h).
+// Planned and "trained" round by round by the search itself (search/SearchPlanner.h).
 // grouped: a second axis, qk_norm off / gain, with a flat boundary (α 0) under gain: a search
 // whose configurations fall into two groups, each with its law.
 inline Session searchSession(bool grouped = false)

@@ -32,8 +32,8 @@
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
 #include "core/session/RunFiles.h"
-#include "core/session/Search.h"
 #include "core/session/SessionStore.h"
+#include "core/session/search/SearchReport.h"
 
 #include <array>
 #include <cmath>

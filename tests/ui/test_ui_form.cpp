@@ -8,8 +8,9 @@
 
 #include "core/schema/RunConfigFields.h"
 #include "core/session/Presets.h"
-#include "core/session/Search.h"
 #include "core/session/Session.h"
+#include "core/session/search/SearchPlanner.h"
+#include "core/session/search/SearchReport.h"
 
 #include <QApplication>
 #include <QCheckBox>

@@ -8,9 +8,10 @@
 #include "ui/app/LessonStrip.h"
 #include "ui/app/MainWindow.h"
 
+#include "app/cli/SearchSummary.h"
 #include "core/metrics/Metrics.h"
 #include "core/session/RunFiles.h"
-#include "core/session/Search.h"
+#include "core/session/search/SearchReport.h"
 #include "ui/app/SamplesView.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/HeatmapView.h"

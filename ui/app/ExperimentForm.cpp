@@ -2,8 +2,9 @@
 #include "ui/app/ExperimentForm.h"
 
 #include "core/schema/Dimensions.h"
-#include "core/session/Search.h"
 #include "core/session/Session.h"
+#include "core/session/search/SearchPlanner.h"
+#include "core/session/search/SearchReport.h"
 
 #include "ui/app/HeadScheduleEditor.h"
 #include "ui/model/RunMetrics.h"

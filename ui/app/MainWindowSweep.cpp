@@ -2,7 +2,8 @@
 // pause, stop, rerun, the lesson strip's choices, and stop signals.
 #include "ui/app/MainWindow.h"
 
-#include "core/session/Search.h"
+#include "core/session/search/SearchPlanner.h"
+#include "core/session/search/SearchReport.h"
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/LessonStrip.h"
 #include "ui/figures/LossChartView.h"

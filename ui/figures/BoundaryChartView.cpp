@@ -4,7 +4,7 @@
 #include "core/config/Files.h"
 #include "core/config/Yaml.h"
 #include "core/schema/Dimensions.h"
-#include "core/session/Search.h"
+#include "core/session/search/SearchReport.h"
 #include "ui/model/ColourTable.h"
 #include "ui/model/SessionModel.h"
 

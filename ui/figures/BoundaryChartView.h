@@ -12,7 +12,7 @@
 //    it did not, grey while it trains, and the interval the rounds have narrowed to beneath it.
 #pragma once
 
-#include "core/session/Search.h"
+#include "core/session/search/SearchReport.h"
 #include "ui/figures/FigureView.h"
 
 #include <functional>

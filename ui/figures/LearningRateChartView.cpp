@@ -2,7 +2,7 @@
 #include "ui/figures/LearningRateChartView.h"
 
 #include "core/config/Yaml.h"
-#include "core/session/Search.h"
+#include "core/session/search/SearchReport.h"
 #include "ui/model/SessionModel.h"
 
 #include <QComboBox>

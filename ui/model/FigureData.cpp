@@ -7,7 +7,7 @@
 #include "ui/model/RunMetrics.h"
 
 #include "core/session/Replicates.h"
-#include "core/session/Search.h"
+#include "core/session/search/SearchReport.h"
 
 #include <QRegularExpression>
 #include <QStringList>

@@ -1,7 +1,7 @@
 // HeatmapData.cpp — see HeatmapData.h.
 #include "ui/model/HeatmapData.h"
 
-#include "core/session/Search.h"
+#include "core/session/search/SearchReport.h"
 
 #include "core/metrics/LearnedRule.h"
 #include "core/session/Replicates.h"

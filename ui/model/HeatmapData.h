@@ -3,8 +3,8 @@
 // so tests and CSV export use exactly what is painted.
 #pragma once
 
-#include "core/session/Search.h"
 #include "core/session/Session.h"
+#include "core/session/search/SearchReport.h"
 
 #include "ui/model/RunMetrics.h" // sweptAxes, axisValueLabels: the axes the heatmap chooses from
 

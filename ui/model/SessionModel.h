@@ -6,9 +6,10 @@
 #pragma once
 
 #include "core/lab/SweepSession.h"
-#include "core/session/Search.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
+#include "core/session/search/SearchPlanner.h"
+#include "core/session/search/SearchReport.h"
 #include "core/train/HeadInspector.h"
 
 #include <QObject>
@@ -74,7 +75,7 @@ public:
     // The sweep definition changed (the form): rebuilds runs with expandSweep, which keeps the
     // results of runs whose configuration did not change.
     void setSweep(const headlab::Session &definition);
-    // A boundary search (Search.h): plans its next round once every run of the last one has a
+    // A boundary search (search/SearchPlanner.h): plans its next round once every run of the last one has a
     // result (round 0 first), re-expands the runs and returns how many it added; 0 otherwise.
     int planSearchRound();
     // View state (figure shown, heatmap axes, log scales) travels with the next save; it does

@@ -1,4 +1,4 @@
-// SearchSpec.h — a boundary search: the session's `search:` block.
+// SearchSpec.h — a boundary search: the session's `search:` block, read and written.
 //
 // A search is a kind of sweep whose values of one axis are not listed but chosen, round by round,
 // where they tell the most about where P(learned) crosses a target (½): the trainability
@@ -8,6 +8,8 @@
 // sharded round is planned once, from the merged results. The algorithm is in Search.h; the
 // format in docs/SESSION_FORMAT.md. Torch-free.
 #pragma once
+
+#include "core/config/Yaml.h"
 
 #include <cstdint>
 #include <map>
@@ -81,5 +83,19 @@ struct SearchSpec {
 // number of runs per point (`replicates: 3`), the others by name.
 const char *seedPlanName(SearchSpec::SeedPlan plan);
 std::optional<SearchSpec::SeedPlan> seedPlanNamed(const std::string &name);
+
+// The axis value in search units (log10 for a log-scaled search) and back.
+double toSearchUnits(const SearchSpec &spec, double value);
+double fromSearchUnits(const SearchSpec &spec, double x);
+
+// A value as the search writes it: three significant digits (whole numbers, from 1, for an
+// integer dimension), so that labels and file names stay readable and a point read back is the
+// point planned.
+double snapSearchValue(const SearchSpec &spec, double value);
+
+namespace yaml {
+SearchSpec readSearchSpec(const YamlField &field);
+void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec);
+} // namespace yaml
 
 } // namespace headlab

@@ -1,42 +1,11 @@
-// Search.h — a boundary search (SearchSpec.h) round by round: where each configuration's
-// P(learned) crosses the target, with its interval, the next round's points, and the law fitted
-// through the crossings (log10 η* = log10 C − α log10 m_H).
-//
-// The design, and why, is in docs/SEARCH.md. In short, for each configuration:
-//  - round 0 trains `initial_points` values evenly spaced over the range (in log10 for a log
-//    axis), ends included, each `replicates` times;
-//  - after every round a logistic curve of P(learned) against the searched value is fitted by
-//    Firth's penalised likelihood and the crossing's profile interval computed (Logistic.h);
-//  - the configuration stops when that interval is narrower than `interval_width`, when its runs
-//    reach `budget`, or when the crossing lies outside the range (every run at a probed end of the
-//    range sits on the side of the target the other end does not reach);
-//  - otherwise the next round puts `points_per_round` points evenly inside the interval (at its
-//    1/(k+1) … k/(k+1) fractions), snapped to three significant digits: a k+1-section of the
-//    bracket while it is wide, points near the crossing where the slope is known.
-// A round is planned only when every run of the one before has finished, for all configurations at
-// once, so that a round's runs train together as ensembles and a Slurm array can hold a round.
-// Planning depends on the session and its results only: the same results give the same rounds.
-//
-// With `model: joint` the crossings, intervals and states above come from one model of every
-// configuration of a law group (JointLaw.h: a shared slope, the law inside the likelihood and each
-// configuration's scatter about it), which lets a configuration stop with fewer runs than its own
-// logistic needs; the per-configuration fits stay in the report as a check (`alternative`).
-//
-// With paired seeds (`replicates: paired`) each seed of a configuration bisects its own bracket,
-// one run a round, and the crossing and its interval are those of a logistic with a shared slope
-// and each seed's own offset (JointLaw.h with the seeds as its groups): the median seed's
-// crossing, its interval widened by the seeds' scatter where they differ. The logistic over
-// every run is the check (`alternative`); each seed's bracket says whether it is monotone
-// (Thresholds.h).
-// Torch-free.
+// SearchResults.h — what a boundary search knows of each configuration (its points, state,
+// crossing and interval, its seeds) and the law through the crossings: the report's types, which
+// SearchReport.h assembles and ConfigurationState.h fills one configuration at a time. Torch-free.
 #pragma once
 
-#include "core/config/Yaml.h"
 #include "core/metrics/JointLaw.h"
 #include "core/metrics/Logistic.h"
 #include "core/metrics/Thresholds.h"
-#include "core/schema/Dimensions.h"
-#include "core/session/SearchSpec.h"
 #include "core/session/SessionData.h"
 
 #include <cmath>
@@ -148,51 +117,5 @@ struct SearchReport {
     LawFit alternative;               // the same by the other model, as a check
     std::vector<LawGroup> groups;     // per group, when there are two or more (else empty)
 };
-
-// The group a configuration belongs to: its labels but those of the shape axes (d_model, heads,
-// head_dim, head_schedule, layers, width_multiplier) and of the law's axes.
-std::map<std::string, std::string> lawGroupOf(const std::map<std::string, std::string> &labels,
-                                              const std::string &lawX,
-                                              const std::vector<std::string> &lawAlso);
-
-// The axis value in search units (log10 for a log-scaled search) and back.
-double toSearchUnits(const SearchSpec &spec, double value);
-double fromSearchUnits(const SearchSpec &spec, double x);
-
-// Where the search stands: each configuration's state, crossing and interval, and the law (over
-// `lawX` and `lawAlso` when given, else the spec's).
-// `check`: also fit the model not in use, for the report's `alternative` (what `summary` prints and
-// the session's stored report keep; planning and the figures do without it: for the separate
-// model it costs a joint fit with every configuration's profile).
-SearchReport searchReport(const Session &session, const std::string &lawX = "",
-                          const std::vector<std::string> &lawAlso = {}, bool check = false);
-
-// Plans the next round (round 0 when there is none yet): appends its probes to session.search,
-// expands the sweep to their runs (results kept) and returns how many runs they add; 0, with
-// the session untouched, when runs are still to train or the search is over. Throws
-// std::logic_error for a session without a search.
-int planSearchRound(Session &session);
-
-// The session as its search stood after round `round`: the later rounds' probes and their runs
-// removed (results kept). For replaying a search: what it knew then.
-Session searchUntilRound(const Session &session, int round);
-
-// The law through the crossings of `configurations` against log10 lawX (and each lawAlso).
-LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
-              const std::string &lawX, const std::vector<std::string> &lawAlso);
-
-// The report as text for a person (headlab-cli summary), and as CSV (one row per configuration).
-std::string searchSummaryText(const SearchReport &report);
-std::string searchSummaryCsv(const SearchReport &report);
-
-namespace yaml {
-SearchSpec readSearchSpec(const YamlField &field);
-void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec);
-// The report as a session's `search_report:` (docs/SESSION_FORMAT.md): what `summary` prints, in
-// the searched axis's units, for readers without the C++ (the Python package's Session.search).
-// `finishedRuns` is how many of the session's runs had finished when it was written, so that a
-// reader can tell a report older than the runs it has (shards write runs, not the index).
-void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t finishedRuns);
-} // namespace yaml
 
 } // namespace headlab

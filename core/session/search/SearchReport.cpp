@@ -1,0 +1,580 @@
+// SearchReport.cpp — see SearchReport.h; the design is argued in docs/SEARCH.md.
+#include "core/session/search/SearchReport.h"
+
+#include "core/config/Files.h"
+#include "core/session/SweepExpansion.h"
+#include "core/session/search/ConfigurationState.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace headlab {
+
+using namespace headlab::yaml;
+using namespace headlab::search;
+
+namespace {
+
+std::map<std::string, std::string> configurationOf(const SessionRun &run, const SearchSpec &spec)
+{
+    std::map<std::string, std::string> labels = run.labels;
+    labels.erase(spec.axis);
+    labels.erase("seed");
+    return labels;
+}
+
+// The joint model over some of a report's configurations: those with both outcomes among their
+// verdicts and finite law axes (`members`, indices into the report), the fit, and its law.
+struct JointOutcome {
+    std::vector<size_t> members;
+    JointFit fit;
+    LawFit law;
+};
+
+CrossingInterval jointInterval(const JointFit &fit, size_t j)
+{
+    CrossingInterval interval;
+    if (!fit.ok) return interval;
+    interval.ok = true;
+    interval.estimate = fit.crossing[j];
+    interval.low = fit.low[j];
+    interval.high = fit.high[j];
+    interval.lowOpen = fit.lowOpen[j];
+    interval.highOpen = fit.highOpen[j];
+    return interval;
+}
+
+// The joint fit's law in LawFit's terms: α = −c1, β_k = −c_{k+1}, log10 C = c0; the band's centre
+// where the intercept's error is independent of α's; α = ½, ¾, 1 by likelihood-ratio tests.
+LawFit lawOfJoint(const JointFit &fit, const SearchSpec &spec, const std::string &lawX,
+                  const std::vector<std::string> &lawAlso, int configurations)
+{
+    LawFit law;
+    law.model = "joint";
+    law.x = lawX;
+    law.also = lawAlso;
+    law.level = spec.level;
+    law.configurations = configurations;
+    if (!fit.ok) {
+        law.note = "joint model: " + fit.note;
+        return law;
+    }
+    if (fit.coef.size() < 2) {
+        law.note = "joint model: no law axis (law.x)";
+        return law;
+    }
+    law.ok = true;
+    law.tau = fit.tau;
+    law.log10C = fit.coef[0];
+    law.log10CLow = fit.coefLow[0];
+    law.log10CHigh = fit.coefHigh[0];
+    law.alpha = -fit.coef[1];
+    law.alphaLow = -fit.coefHigh[1];
+    law.alphaHigh = -fit.coefLow[1];
+    for (size_t k = 2; k < fit.coef.size(); ++k) {
+        law.beta.push_back(-fit.coef[k]);
+        law.betaLow.push_back(-fit.coefHigh[k]);
+        law.betaHigh.push_back(-fit.coefLow[k]);
+    }
+    // Wald: the coefficients besides the intercept against 0 (one law axis: (c1/se)²).
+    const double var1 = fit.coefCovariance[1][1];
+    law.alphaSe = std::sqrt(var1);
+    law.dof = int(fit.coef.size()) - 1;
+    law.chi2 = law.dof == 1 ? fit.coef[1] * fit.coef[1] / var1 : NAN;
+    if (lawAlso.empty() && var1 > 0) {
+        const double cov01 = fit.coefCovariance[0][1];
+        law.centerX = -cov01 / var1;
+        law.centerY = fit.coef[0] + fit.coef[1] * law.centerX;
+        law.centerSe = std::sqrt(std::max(fit.coefCovariance[0][0] - cov01 * cov01 / var1, 0.0));
+    }
+    const double references[] = {0.5, 0.75, 1.0};
+    for (size_t r = 0; r < 3 && r < fit.referenceDeviance.size() && var1 > 0; ++r) {
+        const double alpha = references[r];
+        LawFit::Reference ref;
+        ref.alpha = alpha;
+        // The intercept given c1 = −α, from the coefficients' joint normal approximation.
+        ref.log10C = fit.coef[0] + fit.coefCovariance[0][1] / var1 * (-alpha - fit.coef[1]);
+        // The likelihood ratio of the fit with α fixed there: the profile the interval is drawn
+        // from, so that "inside" and p agree.
+        ref.chi2 = std::max(fit.referenceDeviance[r], 0.0);
+        ref.dof = 1;
+        ref.p = chiSquareSurvival(ref.chi2, 1);
+        ref.inInterval = law.alphaLow <= alpha && alpha <= law.alphaHigh;
+        law.references.push_back(ref);
+    }
+    return law;
+}
+
+JointOutcome fitJoint(const SearchSpec &spec, const SearchReport &report,
+                      const std::vector<size_t> &candidates, const std::string &lawX,
+                      const std::vector<std::string> &lawAlso)
+{
+    JointOutcome outcome;
+    if (!spec.logScale) {
+        outcome.law.model = "joint";
+        outcome.law.note = "the joint model needs a log-scaled search";
+        return outcome;
+    }
+    std::vector<JointConfiguration> data;
+    for (size_t i : candidates) {
+        const ConfigurationSearch &c = report.configurations[i];
+        int successes = 0, trials = 0;
+        for (const auto &p : c.points) {
+            successes += p.successes;
+            trials += p.trials;
+        }
+        if (successes == 0 || successes == trials) continue;
+        JointConfiguration j;
+        j.points = c.points;
+        if (!lawX.empty()) {
+            j.predictors.push_back(std::log10(dimensionNumber(c.config, lawX)));
+            for (const auto &axis : lawAlso)
+                j.predictors.push_back(std::log10(dimensionNumber(c.config, axis)));
+        }
+        if (std::any_of(j.predictors.begin(), j.predictors.end(),
+                        [](double v) { return !std::isfinite(v); }))
+            continue;
+        outcome.members.push_back(i);
+        data.push_back(std::move(j));
+    }
+    outcome.fit = fitJointLaw(data, spec.target, spec.level, {-0.5, -0.75, -1.0});
+    outcome.law = lawOfJoint(outcome.fit, spec, lawX, lawAlso, int(data.size()));
+    if (!outcome.fit.ok) outcome.members.clear();
+    return outcome;
+}
+
+} // namespace
+
+SearchReport searchReport(const Session &session, const std::string &lawX,
+                          const std::vector<std::string> &lawAlso, bool check)
+{
+    if (!session.search) throw std::logic_error("searchReport: the session has no search");
+    const SearchSpec &spec = *session.search;
+    SearchReport report;
+    report.axis = spec.axis;
+    report.logScale = spec.logScale;
+    for (const auto &probe : spec.probes) report.rounds = std::max(report.rounds, probe.round + 1);
+
+    std::map<std::map<std::string, std::string>, size_t> index;
+    for (auto &labels : sweepConfigurations(session)) {
+        index.emplace(labels, report.configurations.size());
+        ConfigurationSearch c;
+        c.configuration = labels;
+        report.configurations.push_back(std::move(c));
+    }
+    std::vector<std::map<double, BinomialPoint>> byValue(report.configurations.size());
+    std::vector<bool> haveConfig(report.configurations.size(), false);
+    for (const auto &run : session.runs) {
+        auto it = index.find(configurationOf(run, spec));
+        if (it == index.end()) continue;
+        ConfigurationSearch &c = report.configurations[it->second];
+        if (!haveConfig[it->second]) {
+            c.config = run.config;
+            haveConfig[it->second] = true;
+        }
+        ++c.runs;
+        ++report.runs;
+        // A run searched along head_dim has it set: the layers' head dimension is the one searched.
+        const double value = dimensionNumber(run.config, spec.axis);
+        SeedSearch *seed = nullptr;
+        if (spec.paired()) {
+            const int index = int(run.config.initSeed - session.base.initSeed);
+            auto at = std::find_if(c.seeds.begin(), c.seeds.end(),
+                                   [&](const SeedSearch &s) { return s.seed == index; });
+            if (at == c.seeds.end()) {
+                c.seeds.push_back({});
+                c.seeds.back().seed = index;
+                at = c.seeds.end() - 1;
+            }
+            seed = &*at;
+            seed->probed.push_back(toSearchUnits(spec, value));
+        }
+        const bool pending = !isFinished(run.result.status) || failedOnACheckpoint(run.result);
+        if (pending) {
+            ++c.pending;
+            ++report.pending;
+            continue;
+        }
+        const std::optional<bool> verdict = runLearned(session, run.result);
+        if (!verdict) continue;
+        ++c.verdicts;
+        if (seed) seed->verdicts.push_back({toSearchUnits(spec, value), *verdict});
+        BinomialPoint &p = byValue[it->second][value];
+        p.x = toSearchUnits(spec, value);
+        ++p.trials;
+        p.successes += *verdict ? 1 : 0;
+    }
+    std::set<std::map<std::string, std::string>> probed;
+    for (const auto &probe : spec.probes) probed.insert(probe.configuration);
+    report.finished = !report.configurations.empty();
+    for (size_t i = 0; i < report.configurations.size(); ++i) {
+        ConfigurationSearch &c = report.configurations[i];
+        for (const auto &[value, point] : byValue[i]) c.points.push_back(point);
+        setAsideTheOtherBoundary(spec, c);
+        if (spec.paired()) {
+            std::sort(c.seeds.begin(), c.seeds.end(),
+                      [](const SeedSearch &a, const SeedSearch &b) { return a.seed < b.seed; });
+            assessPaired(spec, c, probed.count(c.configuration) > 0);
+        } else {
+            assess(spec, c, probed.count(c.configuration) > 0);
+        }
+        noteSetAside(spec, c);
+        report.finished = report.finished && c.stopped();
+    }
+    const std::string x = lawX.empty() ? spec.lawX : lawX;
+    const std::vector<std::string> &also = lawX.empty() ? spec.lawAlso : lawAlso;
+    // The separate model's law, over every configuration and per group.
+    report.law = fitLaw(report.configurations, spec, x, also);
+    std::map<std::map<std::string, std::string>, std::vector<size_t>> byGroup;
+    std::vector<std::map<std::string, std::string>> order;
+    for (size_t i = 0; i < report.configurations.size(); ++i) {
+        const auto group = lawGroupOf(report.configurations[i].configuration, x, also);
+        if (!byGroup.count(group)) order.push_back(group);
+        byGroup[group].push_back(i);
+    }
+    auto separateOf = [&](const std::vector<size_t> &members) {
+        std::vector<ConfigurationSearch> group;
+        for (size_t i : members) group.push_back(report.configurations[i]);
+        return fitLaw(group, spec, x, also);
+    };
+    if (order.size() > 1)
+        for (const auto &group : order)
+            report.groups.push_back({group, separateOf(byGroup[group])});
+
+    // The joint model: over every configuration for the report's law, and per group for the
+    // configurations' crossings (one group: the same fit).
+    const bool joint = spec.model == SearchSpec::Model::Joint;
+    report.model = joint ? "joint" : "separate";
+    report.seeds = seedPlanName(spec.seedPlan);
+    // Paired seeds keep the logistic over every run as their check, per configuration.
+    if (!joint && (!check || spec.paired())) return report;
+    std::vector<size_t> all(report.configurations.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    const JointOutcome overall = fitJoint(spec, report, all, x, also);
+    std::vector<JointOutcome> perGroup;
+    if (order.size() > 1)
+        for (const auto &group : order)
+            perGroup.push_back(fitJoint(spec, report, byGroup[group], x, also));
+    for (size_t g = 0; g < std::max<size_t>(1, perGroup.size()); ++g) {
+        const JointOutcome &outcome = perGroup.empty() ? overall : perGroup[g];
+        for (size_t j = 0; j < outcome.members.size(); ++j) {
+            ConfigurationSearch &c = report.configurations[outcome.members[j]];
+            const CrossingInterval interval = jointInterval(outcome.fit, j);
+            if (!joint) {
+                c.alternative = interval;
+                continue;
+            }
+            c.alternative = c.interval;
+            c.interval = interval;
+            c.fit = outcome.fit.curve(j);
+            if (c.state != SearchState::Waiting) {
+                stateFromInterval(spec, c);
+                c.note += " (joint model)";
+                noteSetAside(spec, c);
+            }
+        }
+    }
+    if (joint) {
+        report.alternative = std::move(report.law);
+        report.law = overall.law;
+        for (size_t g = 0; g < report.groups.size(); ++g) report.groups[g].law = perGroup[g].law;
+        if (spec.lawWidth > 0) {
+            if (perGroup.empty())
+                searchOnForTheLaw(spec, report, overall.members, overall.law);
+            else // each group's law decides for its own configurations
+                for (size_t g = 0; g < perGroup.size(); ++g)
+                    searchOnForTheLaw(spec, report, perGroup[g].members, perGroup[g].law);
+        }
+        // Provisional: some configuration of the fit is still searching (states changed above).
+        auto provisional = [&](const JointOutcome &o) {
+            return std::any_of(o.members.begin(), o.members.end(),
+                               [&](size_t i) { return !report.configurations[i].stopped(); });
+        };
+        report.law.provisional = report.law.ok && provisional(overall);
+        for (size_t g = 0; g < report.groups.size(); ++g)
+            report.groups[g].law.provisional = report.groups[g].law.ok && provisional(perGroup[g]);
+        report.finished = std::all_of(report.configurations.begin(), report.configurations.end(),
+                                      [](const auto &c) { return c.stopped(); }) &&
+                          !report.configurations.empty();
+    } else {
+        report.alternative = overall.law;
+    }
+    return report;
+}
+
+std::map<std::string, std::string> lawGroupOf(const std::map<std::string, std::string> &labels,
+                                              const std::string &lawX,
+                                              const std::vector<std::string> &lawAlso)
+{
+    std::map<std::string, std::string> group;
+    for (const auto &[axis, value] : labels)
+        if (!isShapeDimension(axis) && axis != lawX &&
+            std::find(lawAlso.begin(), lawAlso.end(), axis) == lawAlso.end())
+            group[axis] = value;
+    return group;
+}
+
+LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
+              const std::string &lawX, const std::vector<std::string> &lawAlso)
+{
+    LawFit law;
+    law.x = lawX;
+    law.also = lawAlso;
+    law.level = spec.level;
+    const double z = normalQuantile(0.5 + spec.level / 2);
+    std::vector<std::vector<double>> predictors;
+    std::vector<double> y, sigma;
+    std::set<double> xs;
+    for (const auto &c : configurations) {
+        // Every closed interval: a configuration still searching makes the law provisional.
+        if (!c.interval.ok || c.interval.lowOpen || c.interval.highOpen) continue;
+        if (c.state == SearchState::OutOfRange || c.state == SearchState::NoCrossing) continue;
+        auto log10Of = [&](double x) { return spec.logScale ? x : std::log10(x); };
+        const double low = log10Of(c.interval.low), high = log10Of(c.interval.high);
+        const double estimate = log10Of(c.interval.estimate);
+        if (!std::isfinite(low) || !std::isfinite(high) || !(high > low)) continue;
+        std::vector<double> row;
+        for (const auto &axis : std::vector<std::string>{lawX})
+            row.push_back(axis.empty() ? NAN : std::log10(dimensionNumber(c.config, axis)));
+        for (const auto &axis : lawAlso) row.push_back(std::log10(dimensionNumber(c.config, axis)));
+        if (std::any_of(row.begin(), row.end(), [](double v) { return !std::isfinite(v); }))
+            continue;
+        xs.insert(row.front());
+        law.provisional = law.provisional || !c.stopped();
+        predictors.push_back(row);
+        y.push_back(estimate);
+        sigma.push_back((high - low) / (2 * z));
+    }
+    law.configurations = static_cast<int>(y.size());
+    if (xs.size() < 2) {
+        law.note = std::to_string(y.size()) + " configurations with a closed interval, " +
+                   std::to_string(xs.size()) + " distinct values of " + lawX +
+                   ": a law needs at least two";
+        return law;
+    }
+    const LinearFit fit = fitLinear(predictors, y, sigma);
+    if (!fit.ok) {
+        law.note = "the law cannot be fitted: its axes are not independent over these "
+                   "configurations";
+        return law;
+    }
+    law.ok = true;
+    law.log10C = fit.coef[0];
+    law.log10CLow = fit.coef[0] - z * fit.se[0];
+    law.log10CHigh = fit.coef[0] + z * fit.se[0];
+    law.alpha = -fit.coef[1];
+    law.alphaLow = law.alpha - z * fit.se[1];
+    law.alphaHigh = law.alpha + z * fit.se[1];
+    for (size_t k = 2; k < fit.coef.size(); ++k) {
+        law.beta.push_back(-fit.coef[k]);
+        law.betaLow.push_back(-fit.coef[k] - z * fit.se[k]);
+        law.betaHigh.push_back(-fit.coef[k] + z * fit.se[k]);
+    }
+    law.chi2 = fit.chi2;
+    law.dof = fit.dof;
+    law.scale = fit.scale;
+    if (lawAlso.empty()) {
+        double w = 0, wx = 0, wy = 0;
+        for (size_t i = 0; i < y.size(); ++i) {
+            const double wi = 1 / (sigma[i] * sigma[i]);
+            w += wi;
+            wx += wi * predictors[i][0];
+            wy += wi * y[i];
+        }
+        law.centerX = wx / w;
+        law.centerY = fit.coef[0] + fit.coef[1] * law.centerX;
+        law.centerSe = std::sqrt(fit.scale / w);
+        law.alphaSe = fit.se[1];
+    }
+    for (double alpha : {0.5, 0.75, 1.0}) {
+        LawFit::Reference ref;
+        ref.alpha = alpha;
+        std::vector<std::vector<double>> rest;
+        std::vector<double> shifted;
+        for (size_t i = 0; i < y.size(); ++i) {
+            shifted.push_back(y[i] + alpha * predictors[i][0]);
+            rest.emplace_back(predictors[i].begin() + 1, predictors[i].end());
+        }
+        const LinearFit refit = fitLinear(rest, shifted, sigma);
+        if (!refit.ok) continue;
+        ref.log10C = refit.coef[0];
+        ref.chi2 = refit.chi2;
+        ref.dof = refit.dof;
+        ref.p = refit.dof > 0 ? chiSquareSurvival(refit.chi2, refit.dof) : NAN;
+        ref.inInterval = law.alphaLow <= alpha && alpha <= law.alphaHigh;
+        law.references.push_back(ref);
+    }
+    return law;
+}
+
+namespace yaml {
+
+namespace {
+
+void writeLaw(YAML::Emitter &out, const LawFit &law)
+{
+    out << YAML::BeginMap;
+    out << YAML::Key << "ok" << YAML::Value << law.ok;
+    if (!law.ok) {
+        out << YAML::Key << "note" << YAML::Value;
+        writeText(out, law.note);
+        out << YAML::EndMap;
+        return;
+    }
+    auto interval = [&](const char *key, double estimate, double low, double high) {
+        out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "estimate" << YAML::Value;
+        writeNumber(out, estimate);
+        out << YAML::Key << "low" << YAML::Value;
+        writeNumber(out, low);
+        out << YAML::Key << "high" << YAML::Value;
+        writeNumber(out, high);
+        out << YAML::EndMap;
+    };
+    out << YAML::Key << "model" << YAML::Value << law.model;
+    out << YAML::Key << "x" << YAML::Value << law.x;
+    out << YAML::Key << "configurations" << YAML::Value << law.configurations;
+    out << YAML::Key << "provisional" << YAML::Value << law.provisional;
+    out << YAML::Key << "level" << YAML::Value;
+    writeNumber(out, law.level);
+    interval("alpha", law.alpha, law.alphaLow, law.alphaHigh);
+    interval("c", std::pow(10.0, law.log10C), std::pow(10.0, law.log10CLow),
+             std::pow(10.0, law.log10CHigh));
+    out << YAML::Key << "beta" << YAML::Value << YAML::BeginMap;
+    for (size_t k = 0; k < law.beta.size() && k < law.also.size(); ++k)
+        interval(law.also[k].c_str(), law.beta[k], law.betaLow[k], law.betaHigh[k]);
+    out << YAML::EndMap;
+    out << YAML::Key << "chi2" << YAML::Value;
+    writeNumber(out, law.chi2);
+    out << YAML::Key << "dof" << YAML::Value << law.dof;
+    out << YAML::Key << "scale" << YAML::Value;
+    writeNumber(out, law.scale);
+    if (std::isfinite(law.tau)) {
+        out << YAML::Key << "tau" << YAML::Value;
+        writeNumber(out, law.tau);
+    }
+    out << YAML::Key << "references" << YAML::Value << YAML::BeginSeq;
+    for (const auto &ref : law.references) {
+        out << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "alpha" << YAML::Value;
+        writeNumber(out, ref.alpha);
+        out << YAML::Key << "c" << YAML::Value;
+        writeNumber(out, std::pow(10.0, ref.log10C));
+        out << YAML::Key << "chi2" << YAML::Value;
+        writeNumber(out, ref.chi2);
+        out << YAML::Key << "dof" << YAML::Value << ref.dof;
+        out << YAML::Key << "p" << YAML::Value;
+        writeNumber(out, ref.p);
+        out << YAML::Key << "in_interval" << YAML::Value << ref.inInterval;
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    out << YAML::EndMap;
+}
+
+} // namespace
+
+void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t finishedRuns)
+{
+    auto value = [&](double x) { return report.logScale ? std::pow(10.0, x) : x; };
+    out << YAML::BeginMap;
+    out << YAML::Key << "axis" << YAML::Value << report.axis;
+    out << YAML::Key << "scale" << YAML::Value << (report.logScale ? "log" : "linear");
+    out << YAML::Key << "rounds" << YAML::Value << report.rounds;
+    out << YAML::Key << "runs" << YAML::Value << report.runs;
+    out << YAML::Key << "pending" << YAML::Value << report.pending;
+    out << YAML::Key << "finished" << YAML::Value << report.finished;
+    out << YAML::Key << "finished_runs" << YAML::Value << finishedRuns;
+    out << YAML::Key << "configurations" << YAML::Value << YAML::BeginSeq;
+    for (const auto &c : report.configurations) {
+        out << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "labels" << YAML::Value;
+        writeTextMap(out, c.configuration);
+        out << YAML::Key << "runs" << YAML::Value << c.runs;
+        out << YAML::Key << "verdicts" << YAML::Value << c.verdicts;
+        out << YAML::Key << "pending" << YAML::Value << c.pending;
+        out << YAML::Key << "set_aside" << YAML::Value << c.setAside;
+        out << YAML::Key << "state" << YAML::Value << toString(c.state);
+        if (c.interval.ok) {
+            out << YAML::Key << "estimate" << YAML::Value;
+            writeNumber(out, value(c.interval.estimate));
+            out << YAML::Key << "low" << YAML::Value;
+            writeNumber(out, value(c.interval.low));
+            out << YAML::Key << "high" << YAML::Value;
+            writeNumber(out, value(c.interval.high));
+            out << YAML::Key << "low_open" << YAML::Value << c.interval.lowOpen;
+            out << YAML::Key << "high_open" << YAML::Value << c.interval.highOpen;
+            out << YAML::Key << "width" << YAML::Value;
+            writeNumber(out, c.interval.width());
+        }
+        if (c.fit.ok) {
+            out << YAML::Key << "slope" << YAML::Value;
+            writeNumber(out, c.fit.b);
+        }
+        if (c.alternative.ok) {
+            out << YAML::Key << "alternative" << YAML::Value << YAML::Flow << YAML::BeginMap;
+            out << YAML::Key << "estimate" << YAML::Value;
+            writeNumber(out, value(c.alternative.estimate));
+            out << YAML::Key << "low" << YAML::Value;
+            writeNumber(out, value(c.alternative.low));
+            out << YAML::Key << "high" << YAML::Value;
+            writeNumber(out, value(c.alternative.high));
+            out << YAML::EndMap;
+        }
+        if (!c.seeds.empty()) {
+            out << YAML::Key << "monotone_seeds" << YAML::Value << c.monotoneSeeds();
+            if (std::isfinite(c.seedScatter)) {
+                out << YAML::Key << "seed_scatter" << YAML::Value;
+                writeNumber(out, c.seedScatter);
+            }
+            out << YAML::Key << "seeds" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+            for (const auto &seed : c.seeds) {
+                out << YAML::Flow << YAML::BeginMap;
+                out << YAML::Key << "seed" << YAML::Value << seed.seed;
+                out << YAML::Key << "runs" << YAML::Value << int(seed.verdicts.size());
+                auto end = [&](const char *key, double x) {
+                    out << YAML::Key << key << YAML::Value;
+                    if (std::isfinite(x))
+                        writeNumber(out, value(x));
+                    else
+                        out << YAML::Null;
+                };
+                end("low", seed.bracket.low);
+                end("high", seed.bracket.high);
+                out << YAML::Key << "wrong" << YAML::Value << seed.bracket.wrong;
+                out << YAML::EndMap;
+            }
+            out << YAML::EndSeq;
+        }
+        out << YAML::Key << "note" << YAML::Value;
+        writeText(out, c.note);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    out << YAML::Key << "model" << YAML::Value << report.model;
+    out << YAML::Key << "seeds" << YAML::Value << report.seeds;
+    out << YAML::Key << "law" << YAML::Value;
+    writeLaw(out, report.law);
+    out << YAML::Key << "alternative_law" << YAML::Value;
+    writeLaw(out, report.alternative);
+    if (!report.groups.empty()) {
+        out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
+        for (const auto &g : report.groups) {
+            out << YAML::BeginMap << YAML::Key << "labels" << YAML::Value;
+            writeTextMap(out, g.labels);
+            out << YAML::Key << "law" << YAML::Value;
+            writeLaw(out, g.law);
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
+    }
+    out << YAML::EndMap;
+}
+
+} // namespace yaml
+
+} // namespace headlab
