@@ -1,6 +1,8 @@
 // Commands.h — the entry point of each headlab-cli command, one source file each, and what
-// they share; the command table (CliCommands.cpp) parses the arguments and calls them. A command
-// lets a SessionError (bad input, located) go: the table's one guarded runner prints it and exits 2.
+// they share. Each command file defines its subcommand (options, help, footer) and registers it
+// with one CommandRegistration; the command table (CliCommands.cpp) adds every registered command
+// to the app, parses the arguments and runs the one asked for. A command lets a SessionError (bad
+// input, located) go: the table's one guarded runner prints it and exits 2.
 #pragma once
 
 #include "CliCommands.h"
@@ -8,11 +10,31 @@
 #include "core/session/Session.h"
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace headlab::cli {
+
+// A command as its file defines it: the subcommand it added to the app, and what runs it once
+// the arguments are parsed (its options are bound to state the function owns).
+struct CommandAction {
+    CLI::App *command = nullptr;
+    std::function<int()> run;
+};
+using CommandDefinition = CommandAction (*)(CLI::App &app);
+// One per command, at namespace scope in its file: `rank` orders the commands in --help (run
+// first).
+struct CommandRegistration {
+    CommandRegistration(int rank, CommandDefinition define);
+};
+// Every registered command, in rank order.
+std::vector<CommandDefinition> registeredCommands();
 
 // "d_model=96 heads=3", "(base)" for no labels.
 std::string labelsText(const std::map<std::string, std::string> &labels);

@@ -2,13 +2,20 @@
 #include "InspectCommand.h"
 
 #include "CliCommands.h"
+#include "CliOptions.h"
+#include "Commands.h"
+
 #include "core/config/Files.h"
 #include "core/lab/SweepSession.h"
 #include "core/metrics/Metrics.h"
+#include "core/schema/TaskSpec.h"
 #include "core/session/Session.h"
 #include "core/train/Checkpoint.h"
 #include "core/train/HeadInspector.h"
 
+#include <CLI/CLI.hpp>
+
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -347,5 +354,54 @@ int inspectCommand(const InspectArguments &a)
     }
     return kExitOk;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The command: its options and help (CLI11), registered with the command table.
+
+namespace {
+
+// "Inputs: addition: …; nearest_neighbour: …": each task's row says what its input is.
+std::string inspectInputsHelp()
+{
+    std::string out = "Inputs, by task:";
+    for (const TaskSpec *spec : taskTable()) out += "\n  " + spec->id + ": " + spec->inputHelp;
+    return out;
+}
+
+CommandAction defineInspect(CLI::App &app)
+{
+    auto a = std::make_shared<InspectArguments>();
+    CLI::App *inspect = app.add_subcommand(
+        "inspect", "Inside the heads of a run at a checkpoint: attention, statistics, ablation");
+    inspect->footer("Prints each head's attention row at the input's answer (or last) position, "
+                    "the per-head statistics\n"
+                    "(logit RMS and max, entropy, weight and gradient norms), the test loss with "
+                    "each head removed, and\n"
+                    "a greedy pruning curve; writes attention.csv, head_stats.csv, ablation.csv "
+                    "and pruning.csv (default\n"
+                    "folder SESSION.results/inspect/HASH-step-N). --json prints everything as one "
+                    "JSON document.\n" +
+                    inspectInputsHelp());
+    inspect->add_option("session", a->session, "The session file (SESSION.yaml)")->required();
+    inspect->add_option("--run", a->run, "The run: its row (0-based) or its result file's hash")
+        ->required();
+    inspect->add_option("--step", a->step, "A checkpoint's step (default: the newest)")
+        ->check(checkpointStepValidator());
+    inspect->add_option("--input", a->input,
+                        "What to show the attention on (default: the task's example)");
+    inspect
+        ->add_option("--ablation", a->ablation,
+                     "zero (default) or mean: what a removed head outputs")
+        ->check(CLI::IsMember({"zero", "mean"}));
+    inspect->add_flag("!--no-prune", a->prune, "Skip the greedy pruning curve");
+    inspect->add_flag("--json", a->json, "Print JSON instead of tables");
+    inspect->add_option("-o,--output", a->output, "Folder for the CSV files");
+    inspect->add_option("--device", a->device, "cpu (default), cuda, auto");
+    return {inspect, [a] { return inspectCommand(*a); }};
+}
+
+const CommandRegistration kInspectCommand(120, defineInspect);
+
+} // namespace
 
 } // namespace headlab::cli

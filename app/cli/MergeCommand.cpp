@@ -1,4 +1,5 @@
 // MergeCommand.cpp — headlab-cli merge: fold the shards' run files into the session, and plan a search's next round (the command table: CliCommands.cpp).
+#include "CliOptions.h"
 #include "Commands.h"
 
 #include "core/lab/SweepSession.h"
@@ -6,7 +7,10 @@
 #include "core/session/search/SearchPlanner.h"
 #include "core/session/search/SearchReport.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
+#include <memory>
 #include <string>
 
 namespace headlab::cli {
@@ -40,5 +44,29 @@ int mergeCommand(const std::string &sessionPath)
         std::printf("  still running: %s\n", line.c_str());
     return kExitOk;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The command: its options and help (CLI11), registered with the command table.
+
+namespace {
+
+CommandAction defineMerge(CLI::App &app)
+{
+    struct Arguments {
+        std::string session;
+    };
+    auto a = std::make_shared<Arguments>();
+    CLI::App *merge = app.add_subcommand(
+        "merge", "Fold the results of shards (run --shard) into the session file");
+    merge->footer("Atomic and idempotent; while shards still run it takes what has finished. "
+                  "Refuses run files whose\n"
+                  "config is not a run of the session's sweep, naming each.");
+    merge->add_option("session", a->session, "The session file (SESSION.yaml)")->required();
+    return {merge, [a] { return mergeCommand(a->session); }};
+}
+
+const CommandRegistration kMergeCommand(60, defineMerge);
+
+} // namespace
 
 } // namespace headlab::cli

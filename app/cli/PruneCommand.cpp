@@ -1,10 +1,14 @@
 // PruneCommand.cpp — headlab-cli prune: free finished runs' checkpoints (the command table: CliCommands.cpp).
+#include "CliOptions.h"
 #include "Commands.h"
 
 #include "core/lab/SweepSession.h"
 #include "core/session/Session.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -52,5 +56,40 @@ int pruneCommand(const std::string &sessionPath, const std::vector<std::string> 
     for (const auto &line : p.problems) std::fprintf(stderr, "%s\n", line.c_str());
     return p.problems.empty() ? kExitOk : kExitRunFailed;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The command: its options and help (CLI11), registered with the command table.
+
+namespace {
+
+CommandAction definePrune(CLI::App &app)
+{
+    struct Arguments {
+        std::string session;
+        std::vector<std::string> keep = {"final", "plateau"};
+        bool dryRun = false;
+    };
+    auto a = std::make_shared<Arguments>();
+    CLI::App *prune = app.add_subcommand(
+        "prune", "Remove finished runs' checkpoints, keeping the final and plateau ones");
+    prune->footer("Checkpoints of done, diverged and failed runs whose reason is not kept are "
+                  "removed, with files\n"
+                  "their run no longer lists; unfinished runs keep theirs (they resume from "
+                  "them). Takes the\n"
+                  "session's lock: refused while the session trains. `status` shows the disk "
+                  "used.");
+    prune->add_option("session", a->session, "The session file (SESSION.yaml)")->required();
+    prune
+        ->add_option("--keep", a->keep,
+                     "Reasons kept: final, plateau (entry and exit), periodic, stop, or none "
+                     "(default: final plateau)")
+        ->delimiter(',');
+    prune->add_flag("--dry-run", a->dryRun, "Count what would be removed; remove nothing");
+    return {prune, [a] { return pruneCommand(a->session, a->keep, a->dryRun); }};
+}
+
+const CommandRegistration kPruneCommand(90, definePrune);
+
+} // namespace
 
 } // namespace headlab::cli

@@ -1,5 +1,6 @@
 // RunCommand.cpp — headlab-cli run: trains a session's pending runs (or a boundary search's rounds)
 // with progress on stderr, saves each run as it ends, and stops cleanly on a signal.
+#include "CliOptions.h"
 #include "Commands.h"
 
 #include "ProgressDisplay.h"
@@ -17,6 +18,7 @@
 #include "core/session/search/SearchReport.h"
 #include "core/train/Checkpoint.h"
 #include "core/train/SweepRunner.h"
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -550,5 +552,80 @@ int runCommand(RunArguments a)
     }
     return runSearch(session, *store, a, shard, pending);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The command: its options and help (CLI11), registered with the command table.
+
+namespace {
+
+CommandAction defineRun(CLI::App &app)
+{
+    auto a = std::make_shared<RunArguments>();
+    CLI::App *run = app.add_subcommand(
+        "run", "Train a session's runs that have no result yet, saving each as it ends");
+    run->footer(
+        "Expands the session's sweep, lists the skipped combinations with why, and trains every "
+        "run\n"
+        "that has no result yet (queued, running, paused or stopped), so running a session again\n"
+        "resumes it. Progress and ETA go to stderr. The session is saved to OUT.yaml if given, "
+        "else\n"
+        "over SESSION.yaml (for --preset: NAME.yaml in the current directory); each finished run "
+        "is\n"
+        "written at once to its own file in OUT.results/runs/. One process writes a session at a\n"
+        "time: a second is refused with the first one's PID and host. If a result cannot be saved\n"
+        "(a full disk), the sweep stops and says where the result went instead. Ctrl-C, SIGTERM "
+        "and\n"
+        "SIGHUP stop the runs in progress, save them as stopped, and exit 128+N. Exits 1 if a run "
+        "of\n"
+        "this invocation failed with an error or a result could not be saved; a diverged run is a\n"
+        "result.");
+    run->add_option("session", a->sessionPath, "The session file (SESSION.yaml)");
+    run->add_option("--preset", a->presetName,
+                    "Start from a built-in preset (see: headlab-cli presets)")
+        ->excludes(run->get_option("session"));
+    run->add_option(
+        "-o,--output", a->outputPath,
+        "Where to save the session with its results. If it already holds results of the same "
+        "experiment, they are resumed; of another, the command refuses unless --overwrite");
+    run->add_flag("--overwrite", a->overwrite,
+                  "Replace the output; its old results are moved to OUT.results.replaced-TIME/, "
+                  "never deleted");
+    run->add_option("--device", a->device,
+                    "auto, cpu, cuda, cuda:N, a list (cuda:0,cuda:1) or all GPUs, for every run "
+                    "(default: each "
+                    "run's own); ensembles spread over the list")
+        ->check(deviceListValidator());
+    run->add_option("--threads", a->threads,
+                    "CPU threads for LibTorch (default: one less than the cores, at most 8; the "
+                    "cores are OMP_NUM_THREADS when it is set)")
+        ->check(CLI::Range(1, 4096));
+    run->add_option("--concurrent", a->concurrent,
+                    "Ensembles trained at once on each GPU, each on its own stream (default 4); on "
+                    "the CPU, side by side (default: one per core, at most 8)")
+        ->check(CLI::Range(1, 4096));
+    CLI::Option *shardOption =
+        run->add_option("--shard", a->shard,
+                        "Run only part I of N of the pending runs (whole ensembles, balanced by "
+                        "cost), writing only their "
+                        "files; inside a Slurm array task SLURM_ARRAY_TASK_ID/COUNT give it. Then: "
+                        "headlab-cli merge");
+    run->add_option(
+           "--max-ensemble", a->maxEnsemble,
+           "Most runs trained together as one batched model (default: as many as half the GPU's "
+           "free memory holds, at most 64; 8 on a CPU)")
+        ->check(CLI::Range(1, 4096));
+    run->add_option("--progress-every", a->progressEvery,
+                    "Seconds between progress lines when stderr is not a terminal (logs, Slurm; "
+                    "default 10)")
+        ->check(CLI::Range(0.05, 86400.0));
+    return {run, [a, shardOption] {
+                a->shardGiven = shardOption->count() > 0;
+                return runCommand(*a);
+            }};
+}
+
+const CommandRegistration kRunCommand(10, defineRun);
+
+} // namespace
 
 } // namespace headlab::cli

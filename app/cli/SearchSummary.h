@@ -11,5 +11,4 @@ namespace headlab {
 std::string searchSummaryText(const SearchReport &report);
 std::string searchSummaryCsv(const SearchReport &report);
 
-
 } // namespace headlab

@@ -2,6 +2,8 @@
 #include "SlurmCommand.h"
 
 #include "CliCommands.h"
+#include "CliOptions.h"
+#include "Commands.h"
 
 #include "SearchSummary.h"
 #include "core/config/Files.h"
@@ -11,10 +13,13 @@
 #include "core/session/search/SearchPlanner.h"
 #include "core/session/search/SearchReport.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 
 #include <fcntl.h>
@@ -313,5 +318,49 @@ int slurmCommand(const std::string &sessionPath, const SlurmArguments &s)
     }
     return kExitOk;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The command: its options and help (CLI11), registered with the command table.
+
+namespace {
+
+CommandAction defineSlurm(CLI::App &app)
+{
+    struct Arguments {
+        std::string session;
+        SlurmArguments slurm;
+    };
+    auto a = std::make_shared<Arguments>();
+    CLI::App *slurm =
+        app.add_subcommand("slurm", "Submit the sweep to Slurm as a job array, one shard per task");
+    slurm->footer("Writes SESSION.results/slurm/submit.sbatch (a log per task in append mode, "
+                  "requeue allowed,\n"
+                  "SIGTERM 120 s before the end so runs in progress are saved) and submits it with "
+                  "sbatch. Submitting\n"
+                  "again after a failure trains only the runs without a result. Then: headlab-cli "
+                  "status / merge.");
+    slurm->add_option("session", a->session, "The session file (SESSION.yaml)")->required();
+    slurm->add_option("--array", a->slurm.array, "Array tasks (shards)")
+        ->required()
+        ->check(CLI::Range(1, 100000));
+    slurm->add_option("--partition", a->slurm.partition, "Slurm partition");
+    slurm->add_option("--gpus-per-task", a->slurm.gpusPerTask, "GPUs per task")
+        ->check(CLI::Range(0, 64));
+    slurm
+        ->add_option("--cpus-per-task", a->slurm.cpusPerTask,
+                     "CPUs per task (also LibTorch's threads)")
+        ->check(CLI::Range(0, 4096));
+    slurm->add_option("--time", a->slurm.time,
+                      "Time limit per task, as Slurm writes it (e.g. 2:00:00)");
+    slurm->add_option("--account", a->slurm.account, "Slurm account");
+    slurm->add_option("--device", a->slurm.device, "Passed to each task's run (e.g. cuda)")
+        ->check(deviceListValidator());
+    slurm->add_flag("--dry-run", a->slurm.dryRun, "Print the script; submit nothing");
+    return {slurm, [a] { return slurmCommand(a->session, a->slurm); }};
+}
+
+const CommandRegistration kSlurmCommand(70, defineSlurm);
+
+} // namespace
 
 } // namespace headlab::cli

@@ -1,4 +1,5 @@
 // StatusCommand.cpp — headlab-cli status: the progress of a sweep that other processes write, and its disk (the command table: CliCommands.cpp).
+#include "CliOptions.h"
 #include "Commands.h"
 
 #include "core/config/Files.h"
@@ -6,8 +7,11 @@
 #include "core/session/Session.h"
 #include "core/train/Checkpoint.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -66,5 +70,26 @@ int statusCommand(const std::string &sessionPath)
     }
     return kExitOk;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The command: its options and help (CLI11), registered with the command table.
+
+namespace {
+
+CommandAction defineStatus(CLI::App &app)
+{
+    struct Arguments {
+        std::string session;
+    };
+    auto a = std::make_shared<Arguments>();
+    CLI::App *status =
+        app.add_subcommand("status", "Progress of a sweep run by other processes or machines");
+    status->add_option("session", a->session, "The session file (SESSION.yaml)")->required();
+    return {status, [a] { return statusCommand(a->session); }};
+}
+
+const CommandRegistration kStatusCommand(80, defineStatus);
+
+} // namespace
 
 } // namespace headlab::cli

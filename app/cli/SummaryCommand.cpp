@@ -1,4 +1,5 @@
 // SummaryCommand.cpp — headlab-cli summary: one row per configuration over its replicates, a search's η* and law (the command table: CliCommands.cpp).
+#include "CliOptions.h"
 #include "Commands.h"
 
 #include "SearchSummary.h"
@@ -8,9 +9,12 @@
 #include "core/session/search/SearchPlanner.h"
 #include "core/session/search/SearchReport.h"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -175,5 +179,71 @@ int summaryCommand(const std::string &sessionPath, const std::vector<std::string
         describe(session.learnedRule));
     return writeTable(output, csv, groups.size());
 }
+
+// ---------------------------------------------------------------------------------------------
+// The command: its options and help (CLI11), registered with the command table.
+
+namespace {
+
+CommandAction defineSummary(CLI::App &app)
+{
+    struct Arguments {
+        std::string session, output;
+        std::vector<std::string> by;
+        std::string stat = "median", spread = "iqr";
+        SearchSummaryOptions search;
+        bool lrSensitivity = false;
+    };
+    auto a = std::make_shared<Arguments>();
+    CLI::App *summary = app.add_subcommand(
+        "summary", "Statistics over replicates (seeds): the table the figures draw");
+    summary->footer("One row per configuration (the swept axes other than the replicate axes: "
+                    "seed, or the session's\n"
+                    "replicate_axes), over its replicates: how many finished, the final test "
+                    "loss's statistic and\n"
+                    "spread, and how many learned by the session's rule (split: the replicates "
+                    "disagree). -o writes\n"
+                    "the same table as CSV with every statistic (mean, sd, se, median, q1, q3, "
+                    "min, max, p_learned).");
+    summary->add_option("session", a->session, "The session file (SESSION.yaml)")->required();
+    summary
+        ->add_option("--by", a->by,
+                     "Group by these axes only (comma-separated); the rest are pooled")
+        ->delimiter(',');
+    summary->add_option("--stat", a->stat, "median (default) or mean")
+        ->check(CLI::IsMember({"median", "mean"}));
+    summary->add_option("--spread", a->spread, "iqr (default), sd, se or minmax")
+        ->check(CLI::IsMember({"iqr", "sd", "se", "minmax"}));
+    summary->add_option("-o,--output", a->output, "Also write the table as CSV (FILE.csv)");
+    summary->add_option("--law-x", a->search.lawX,
+                        "A search: fit the law against this axis instead of the session's "
+                        "(head_dim, d_model, heads, total_heads, layers, width_multiplier)");
+    summary
+        ->add_option("--law-also", a->search.lawAlso,
+                     "A search: further axes of the law, each with its own exponent "
+                     "(comma-separated)")
+        ->delimiter(',');
+    summary
+        ->add_option("--model", a->search.model,
+                     "A search: read it with this model instead of the session's: separate (a "
+                     "logistic per configuration) or joint (one model with the law inside it)")
+        ->check(CLI::IsMember({"separate", "joint"}));
+    summary
+        ->add_option("--until-round", a->search.untilRound,
+                     "A search: as it stood after this round (its later rounds' runs left out): "
+                     "replays what it knew then")
+        ->check(CLI::Range(0, 1'000'000));
+    summary->add_flag("--lr-sensitivity", a->lrSensitivity,
+                      "Per configuration (lr pooled): the learning-rate sensitivity over its "
+                      "replicates (docs/STABILIZERS.md)");
+    return {summary, [a] {
+                return summaryCommand(a->session, a->by, a->stat, a->spread, a->output, a->search,
+                                      a->lrSensitivity);
+            }};
+}
+
+const CommandRegistration kSummaryCommand(110, defineSummary);
+
+} // namespace
 
 } // namespace headlab::cli

@@ -1,4 +1,5 @@
 // ValidateCommand.cpp — headlab-cli validate: whether a session reads and what it would train (the command table: CliCommands.cpp).
+#include "CliOptions.h"
 #include "Commands.h"
 
 #include "core/lab/SweepSession.h"
@@ -7,8 +8,11 @@
 #include "core/session/search/SearchReport.h"
 #include "core/train/SweepRunner.h"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -129,5 +133,37 @@ int validateCommand(const std::string &path, int planGpus)
     }
     return kExitOk;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The command: its options and help (CLI11), registered with the command table.
+
+namespace {
+
+CommandAction defineValidate(CLI::App &app)
+{
+    struct Arguments {
+        std::string session;
+        int planGpus = 0;
+    };
+    auto a = std::make_shared<Arguments>();
+    CLI::App *validate =
+        app.add_subcommand("validate", "Read a session and expand its sweep without training");
+    validate->footer(
+        "Prints a summary (runs, skipped combinations and why) and exits 0, or prints\n"
+        "file:line:col: key.path: message and exits 2. With --plan N, also the plan that\n"
+        "run --device all follows on N GPUs: the ensembles the pending runs train in, each\n"
+        "one's GPU, and each GPU's share of the work by the scheduler's cost model.");
+    validate->add_option("session", a->session, "The session file (SESSION.yaml)")->required();
+    validate
+        ->add_option("--plan", a->planGpus,
+                     "Also print how run --device all would group and place the pending runs on "
+                     "this many GPUs (no GPU needed)")
+        ->check(CLI::Range(1, 64));
+    return {validate, [a] { return validateCommand(a->session, a->planGpus); }};
+}
+
+const CommandRegistration kValidateCommand(20, defineValidate);
+
+} // namespace
 
 } // namespace headlab::cli
