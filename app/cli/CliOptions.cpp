@@ -26,23 +26,23 @@ CLI::Validator checkpointStepValidator()
 CLI::Validator deviceListValidator()
 {
     return CLI::Validator(
-    [](std::string &value) -> std::string {
-        if (value == "all") return {};
-        size_t start = 0;
-        for (;;) {
-            const size_t comma = value.find(',', start);
-            const std::string one = value.substr(start, comma - start);
-            const bool known = one == "auto" || one == "cpu" || one == "cuda" ||
-                               (one.rfind("cuda:", 0) == 0 && one.size() > 5 &&
-                                one.find_first_not_of("0123456789", 5) == std::string::npos);
-            if (!known)
-                return "unknown device '" + one +
-                       "' (expected auto, cpu, cuda, cuda:N, a comma list of them, or all)";
-            if (comma == std::string::npos) return {};
-            start = comma + 1;
-        }
-    },
-    "DEVICE");
+        [](std::string &value) -> std::string {
+            if (value == "all") return {};
+            size_t start = 0;
+            for (;;) {
+                const size_t comma = value.find(',', start);
+                const std::string one = value.substr(start, comma - start);
+                const bool known = one == "auto" || one == "cpu" || one == "cuda" ||
+                                   (one.rfind("cuda:", 0) == 0 && one.size() > 5 &&
+                                    one.find_first_not_of("0123456789", 5) == std::string::npos);
+                if (!known)
+                    return "unknown device '" + one +
+                           "' (expected auto, cpu, cuda, cuda:N, a comma list of them, or all)";
+                if (comma == std::string::npos) return {};
+                start = comma + 1;
+            }
+        },
+        "DEVICE");
 }
 
 } // namespace headlab::cli

@@ -24,9 +24,9 @@ CommandAction defineSchema(CLI::App &app)
                    "package ships\nthem as python/headlab/schema.json, and tests/python checks "
                    "that the two agree.");
     return {schema, [] {
-                            std::fputs(sessionSchemaJson().c_str(), stdout);
-                            return kExitOk;
-                        }};
+                std::fputs(sessionSchemaJson().c_str(), stdout);
+                return kExitOk;
+            }};
 }
 
 const CommandRegistration kSchemaCommand(40, defineSchema);

@@ -22,6 +22,8 @@
 
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/MainWindow.h"
+#include "ui/app/form/StabilizerBox.h"
+#include "ui/app/form/TaskBox.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/FigureTable.h"
 #include "ui/figures/FigureView.h"
@@ -328,7 +330,7 @@ void TestRecipes::recipe_stabilizer()
 
     // The form has its line, and reads the axis into it.
     ExperimentForm form;
-    QLineEdit *edit = form.stabilizerEdit("cap");
+    QLineEdit *edit = form.stabilizerBox()->edit("cap");
     QVERIFY(edit);
     form.loadFrom(session);
     QCOMPARE(edit->text(), QStringLiteral("10, 20"));
@@ -431,9 +433,9 @@ void TestRecipes::recipe_task()
 
     // The form lists it and gives it a page of its options.
     ExperimentForm form;
-    QVERIFY(form.taskKindBox()->findData(QStringLiteral("addition_again")) >= 0);
+    QVERIFY(form.taskBox()->kindBox()->findData(QStringLiteral("addition_again")) >= 0);
     form.loadFrom(session);
-    QLineEdit *pairs = form.taskOptionEdit("train_pairs");
+    QLineEdit *pairs = form.taskBox()->optionEdit("train_pairs");
     QVERIFY(pairs);
     QCOMPARE(pairs->text(), QStringLiteral("64"));
     Session built = session;

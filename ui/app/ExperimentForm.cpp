@@ -7,6 +7,9 @@
 #include "core/session/search/SearchReport.h"
 
 #include "ui/app/HeadScheduleEditor.h"
+#include "ui/app/form/FormParts.h"
+#include "ui/app/form/StabilizerBox.h"
+#include "ui/app/form/TaskBox.h"
 #include "ui/model/RunMetrics.h"
 #include "ui/model/TrainingController.h"
 
@@ -40,6 +43,10 @@
 #include <set>
 
 namespace headlab::ui {
+
+using form::findAxis;
+using form::keepsAxis;
+using form::setAxis;
 
 namespace {
 enum PhaseColumn {
@@ -183,36 +190,6 @@ std::vector<uint64_t> parseSeeds(const QString &text, const QString &key, QStrin
         });
 }
 
-const SweepAxis *findAxis(const Session &s, const std::string &name)
-{
-    for (const auto &a : s.axes)
-        if (a.name == name) return &a;
-    return nullptr;
-}
-
-// Whether setAxis keeps an axis for these values: more than one, or the session swept it before.
-// While it does, the base's value of that field is not touched: every run takes the axis' value,
-// and rewriting the base from the first value changed a saved session for no reason.
-bool keepsAxis(size_t values, bool hadAxis)
-{
-    return values > 1 || hadAxis;
-}
-
-// Sets an axis' values, or, when there is one value and the session never swept it, the base.
-void setAxis(Session &s, const std::string &name, std::vector<AxisValue> values, bool hadAxis)
-{
-    auto it = std::find_if(s.axes.begin(), s.axes.end(),
-                           [&](const SweepAxis &a) { return a.name == name; });
-    if (values.size() <= 1 && !hadAxis) {
-        if (it != s.axes.end()) s.axes.erase(it);
-        return;
-    }
-    if (it != s.axes.end())
-        it->values = std::move(values);
-    else
-        s.axes.push_back(SweepAxis{name, std::move(values)});
-}
-
 AxisValue number(double v)
 {
     AxisValue a;
@@ -264,10 +241,14 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(6, 6, 6, 6);
 
-    outer->addWidget(buildTaskBox());
+    m_taskBox = new TaskBox(this);
+    outer->addWidget(m_taskBox);
     outer->addWidget(buildModelBox());
-    outer->addWidget(buildStabilizerBox());
+    m_stabilizerBox = new StabilizerBox(this);
+    outer->addWidget(m_stabilizerBox);
     outer->addWidget(buildTrainingBox());
+    for (FormBox *box : std::initializer_list<FormBox *>{m_taskBox, m_stabilizerBox})
+        connect(box, &FormBox::edited, this, [this] { edited(); });
 
     // Axes the form does not edit (kept as they are), and sweep.combinations.
     m_otherAxes = new QLabel(this);
@@ -293,80 +274,6 @@ ExperimentForm::ExperimentForm(QWidget *parent)
 
     loadFrom(Session{});
     guardWheel(this);
-}
-
-QGroupBox *ExperimentForm::buildTaskBox()
-{
-    // Session and task.
-    auto *taskBox = new QGroupBox(tr("Task"), this);
-    auto *taskForm = new QFormLayout(taskBox);
-    m_name = new QLineEdit(this);
-    taskForm->addRow(tr("Name"), m_name);
-    // Every task of the task table; addition, nearest neighbour and text have pages of their own,
-    // any other task a page of its option rows (TaskSpec::options) as YAML values.
-    m_task = new QComboBox(this);
-    for (const TaskSpec *spec : taskTable())
-        m_task->addItem(QString::fromStdString(spec->title), QString::fromStdString(spec->id));
-    taskForm->addRow(tr("Task"), m_task);
-    m_taskOptions = new QStackedWidget(this);
-    {
-        auto *w = new QWidget;
-        auto *f = new QFormLayout(w);
-        f->setContentsMargins(0, 0, 0, 0);
-        m_trainPairs = new QSpinBox;
-        m_trainPairs->setRange(1, 10000000);
-        m_trainPairs->setToolTip(tr("Operand pairs in the training set; 3 samples per pair"));
-        m_testPairs = new QSpinBox;
-        m_testPairs->setRange(1, 1000000);
-        f->addRow(tr("Train pairs"), m_trainPairs);
-        f->addRow(tr("Test pairs"), m_testPairs);
-        m_taskOptions->addWidget(w);
-        m_taskPages["addition"] = w;
-    }
-    {
-        auto *w = new QWidget;
-        auto *f = new QFormLayout(w);
-        f->setContentsMargins(0, 0, 0, 0);
-        m_pointDim = new QSpinBox;
-        m_pointDim->setRange(1, 100000);
-        m_numPoints = new QSpinBox;
-        m_numPoints->setRange(2, 100000);
-        f->addRow(tr("Point dim d"), m_pointDim);
-        f->addRow(tr("Points N"), m_numPoints);
-        m_taskOptions->addWidget(w);
-        m_taskPages["nearest_neighbour"] = w;
-    }
-    {
-        auto *w = new QWidget;
-        auto *f = new QFormLayout(w);
-        f->setContentsMargins(0, 0, 0, 0);
-        auto *row = new QHBoxLayout;
-        m_textPath = new QLineEdit;
-        m_textPath->setPlaceholderText(tr("built-in children's stories"));
-        auto *browse = new QPushButton(tr("…"));
-        browse->setMaximumWidth(30);
-        row->addWidget(m_textPath);
-        row->addWidget(browse);
-        connect(browse, &QPushButton::clicked, this, [this] {
-            const QString f = QFileDialog::getOpenFileName(this, tr("Text corpus"), QString(),
-                                                           tr("Text (*.txt);;All files (*)"));
-            if (!f.isEmpty()) m_textPath->setText(f);
-        });
-        m_context = new QSpinBox;
-        m_context->setRange(2, 100000);
-        f->addRow(tr("Text file"), row);
-        f->addRow(tr("Context length"), m_context);
-        m_taskOptions->addWidget(w);
-        m_taskPages["text"] = w;
-    }
-    {
-        m_genericPage = new QWidget;
-        m_genericOptions = new QFormLayout(m_genericPage);
-        m_genericOptions->setContentsMargins(0, 0, 0, 0);
-        m_taskOptions->addWidget(m_genericPage);
-    }
-    taskForm->addRow(m_taskOptions);
-    return taskBox;
 }
 
 QGroupBox *ExperimentForm::buildModelBox()
@@ -423,39 +330,6 @@ QGroupBox *ExperimentForm::buildModelBox()
     qkRow->addWidget(m_qkRef);
     modelForm->addRow(tr("QK rule"), qkRow);
     return modelBox;
-}
-
-QGroupBox *ExperimentForm::buildStabilizerBox()
-{
-    // Stabilizers: one line per row of their field table; a list compares values (an axis).
-    auto *stabilizerBox = new QGroupBox(tr("Stabilizers"), this);
-    stabilizerBox->setToolTip(tr("What moves the trainability boundary (docs/STABILIZERS.md). One "
-                                 "value sets it; several, separated by commas, compare them as a "
-                                 "sweep axis (e.g. qk_norm: off, gain)."));
-    auto *stabilizerForm = new QFormLayout(stabilizerBox);
-    for (const auto &row : stabilizerFields()) {
-        auto *edit = new QLineEdit(this);
-        edit->setPlaceholderText(QString::fromStdString(row.help));
-        edit->setToolTip(QString::fromStdString(row.help) +
-                         tr(". Several values separated by commas are compared."));
-        stabilizerForm->addRow(QString::fromStdString(row.keys.front()), edit);
-        m_stabilizerEdits.push_back({row.keys.front(), edit});
-    }
-    return stabilizerBox;
-}
-
-QLineEdit *ExperimentForm::taskOptionEdit(const std::string &key) const
-{
-    for (const auto &[name, edit] : m_optionEdits)
-        if (name == key) return edit;
-    return nullptr;
-}
-
-QLineEdit *ExperimentForm::stabilizerEdit(const std::string &key) const
-{
-    for (const auto &[name, edit] : m_stabilizerEdits)
-        if (name == key) return edit;
-    return nullptr;
 }
 
 QGroupBox *ExperimentForm::buildTrainingBox()
@@ -689,7 +563,7 @@ void ExperimentForm::connectEdits()
 {
     // Every edit: debounce, then check and apply.
     auto changed = [this] { edited(); };
-    for (auto *e : {m_name, m_dModels, m_heads, m_lrs, m_seeds, m_textPath})
+    for (auto *e : {m_dModels, m_heads, m_lrs, m_seeds})
         connect(e, &QLineEdit::textChanged, this, changed);
     for (auto *s : {m_searchReplicates, m_searchBudget})
         connect(s, &QSpinBox::valueChanged, this, changed);
@@ -729,10 +603,7 @@ void ExperimentForm::connectEdits()
         updateSearchControls();
         edited();
     });
-    for (const auto &[key, edit] : m_stabilizerEdits)
-        connect(edit, &QLineEdit::textChanged, this, changed);
-    for (auto *s : {m_trainPairs, m_testPairs, m_pointDim, m_numPoints, m_context, m_headDim,
-                    m_evalEvery, m_threads})
+    for (auto *s : {m_headDim, m_evalEvery, m_threads})
         connect(s, &QSpinBox::valueChanged, this, changed);
     connect(m_layers, &QSpinBox::valueChanged, this, changed);
     connect(m_qkRef, &QDoubleSpinBox::valueChanged, this, changed);
@@ -743,10 +614,6 @@ void ExperimentForm::connectEdits()
         edited();
     });
     connect(m_schedules, &HeadScheduleEditor::edited, this, changed);
-    connect(m_task, &QComboBox::currentIndexChanged, this, [this] {
-        updateTaskOptions();
-        edited();
-    });
     connect(m_headDimRule, &QComboBox::currentIndexChanged, this, [this] {
         m_headDim->setEnabled(m_headDimRule->currentIndex() == 1);
         edited();
@@ -754,143 +621,6 @@ void ExperimentForm::connectEdits()
     for (auto *c : {m_logitScale, m_device})
         connect(c, &QComboBox::currentIndexChanged, this, changed);
     connect(m_phases, &QTableWidget::itemChanged, this, changed);
-}
-
-std::string ExperimentForm::taskId() const
-{
-    return m_task->currentData().toString().toStdString();
-}
-
-void ExperimentForm::updateTaskOptions()
-{
-    const std::string id = taskId();
-    if (const auto own = m_taskPages.find(id); own != m_taskPages.end()) {
-        m_taskOptions->setCurrentWidget(own->second);
-        return;
-    }
-    m_taskOptions->setCurrentWidget(m_genericPage);
-    if (m_genericTask == id) return;
-    // One line edit per option row, holding its YAML value; the row reads it back (build).
-    m_genericTask = id;
-    while (m_genericOptions->rowCount() > 0) m_genericOptions->removeRow(0);
-    m_optionEdits.clear();
-    const TaskSpec *spec = findTaskSpec(id);
-    if (!spec) return;
-    for (const auto &row : spec->options) {
-        auto *edit = new QLineEdit;
-        edit->setToolTip(QString::fromStdString(row.help));
-        edit->setPlaceholderText(QString::fromStdString(row.help));
-        connect(edit, &QLineEdit::textChanged, this, [this] { edited(); });
-        m_genericOptions->addRow(QString::fromStdString(row.keys.front()), edit);
-        m_optionEdits.push_back({row.keys.front(), edit});
-    }
-}
-
-void ExperimentForm::loadGenericOptions(const TaskConfig &task)
-{
-    const TaskSpec *spec = findTaskSpec(task.kind);
-    if (!spec) return;
-    for (const auto &row : spec->options) {
-        YAML::Emitter out;
-        out << YAML::Flow << YAML::BeginMap;
-        row.write(out, task);
-        out << YAML::EndMap;
-        const YAML::Node node = YAML::Load(out.c_str());
-        for (auto &[key, edit] : m_optionEdits) {
-            if (key != row.keys.front() || !node[key]) continue;
-            const QSignalBlocker block(edit);
-            edit->setText(QString::fromStdString(node[key].as<std::string>()));
-        }
-    }
-}
-
-void ExperimentForm::buildGenericOptions(TaskConfig &task, QStringList &errors) const
-{
-    const TaskSpec *spec = findTaskSpec(task.kind);
-    if (!spec) return;
-    std::string text;
-    for (const auto &[key, edit] : m_optionEdits) {
-        const std::string value = edit->text().trimmed().toStdString();
-        if (!value.empty()) text += key + ": " + value + "\n";
-    }
-    try {
-        const yaml::YamlField map = yaml::parseDocument(text.empty() ? "{}" : text, "task");
-        readFields(map, spec->options, task);
-    } catch (const std::exception &e) {
-        const auto *error = dynamic_cast<const SessionError *>(&e);
-        errors << (error ? QStringLiteral("task.%1: %2")
-                               .arg(QString::fromStdString(error->keyPath()),
-                                    QString::fromStdString(error->message()))
-                         : QString::fromStdString(e.what()));
-    }
-}
-
-namespace {
-
-// The sweep axis that sets stabilizer `key`, under either of its names.
-const SweepAxis *stabilizerAxis(const Session &s, const std::string &key)
-{
-    for (const auto &a : s.axes)
-        if (a.name == key || a.name == "stabilizers." + key) return &a;
-    return nullptr;
-}
-
-// Each stabilizer's value as its row writes it ({qk_norm: off, softcap: 0, ...}).
-YAML::Node stabilizerTexts(const StabilizerConfig &stabilizers)
-{
-    YAML::Emitter out;
-    out << YAML::Flow << YAML::BeginMap;
-    writeFields(out, stabilizerFields(), stabilizers);
-    out << YAML::EndMap;
-    return YAML::Load(out.c_str());
-}
-
-} // namespace
-
-void ExperimentForm::loadStabilizers(const Session &session)
-{
-    const YAML::Node node = stabilizerTexts(session.base.stabilizers);
-    for (auto &[key, edit] : m_stabilizerEdits) {
-        QStringList values;
-        if (const auto *axis = stabilizerAxis(session, key))
-            for (const auto &v : axis->values) values << QString::fromStdString(v.label());
-        else
-            values << QString::fromStdString(node[key].as<std::string>());
-        const QSignalBlocker block(edit);
-        edit->setText(values.join(QStringLiteral(", ")));
-    }
-}
-
-void ExperimentForm::buildStabilizers(Session &def, QStringList &errors) const
-{
-    for (const auto &[key, edit] : m_stabilizerEdits) {
-        const auto field = findFieldAxis(key);
-        std::vector<AxisValue> values;
-        for (const auto &item : edit->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-            const std::string text = item.trimmed().toStdString();
-            try {
-                YAML::Node node = YAML::Load(text);
-                AxisValue v;
-                v.kind = AxisValue::Kind::Text;
-                v.text = field->read(yaml::YamlField{"form", "stabilizers." + key, node, {}, {}});
-                values.push_back(v);
-            } catch (const std::exception &e) {
-                const auto *error = dynamic_cast<const SessionError *>(&e);
-                errors << QStringLiteral("stabilizers.%1: %2")
-                              .arg(QString::fromStdString(key),
-                                   QString::fromStdString(error ? error->message() : e.what()));
-            }
-        }
-        const SweepAxis *had = stabilizerAxis(m_loaded, key);
-        const std::string name = had ? had->name : key;
-        if (values.size() == 1 && !had) {
-            field->apply(def.base, values.front().text);
-            continue;
-        }
-        if (values.empty()) // an empty line: off
-            field->apply(def.base, stabilizerTexts(StabilizerConfig{})[key].as<std::string>());
-        setAxis(def, name, values, had != nullptr && !values.empty());
-    }
 }
 
 void ExperimentForm::addPhaseRow(const PhaseConfig &phase)
@@ -924,16 +654,7 @@ void ExperimentForm::loadFrom(const Session &session)
     m_loaded.runs.clear();
     m_loaded.skipped.clear();
     const RunConfig &b = session.base;
-    m_name->setText(QString::fromStdString(session.name));
-    m_task->setCurrentIndex(std::max(0, m_task->findData(QString::fromStdString(b.task.kind))));
-    updateTaskOptions();
-    loadGenericOptions(b.task);
-    m_trainPairs->setValue(int(b.task.trainPairs));
-    m_testPairs->setValue(int(b.task.testPairs));
-    m_pointDim->setValue(int(b.task.pointDim));
-    m_numPoints->setValue(int(b.task.numPoints));
-    m_textPath->setText(QString::fromStdString(b.task.textPath));
-    m_context->setValue(int(b.task.contextLength));
+    m_taskBox->load(session);
     m_layers->setValue(int(std::max<int64_t>(1, b.model.layers())));
 
     std::vector<double> dModels;
@@ -950,7 +671,7 @@ void ExperimentForm::loadFrom(const Session &session)
     m_logitScale->setCurrentIndex(int(b.model.logitScale));
     m_qkRule->setChecked(b.qkRule.enabled);
     m_qkRef->setValue(b.qkRule.referenceHeadDim);
-    loadStabilizers(session);
+    m_stabilizerBox->load(session);
 
     m_phases->setRowCount(0);
     for (const auto &p : b.phases) addPhaseRow(p);
@@ -1090,16 +811,8 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
     def = m_loaded;
     def.runs.clear();
     def.skipped.clear();
-    def.name = m_name->text().trimmed().toStdString();
     RunConfig &b = def.base;
-    b.task.kind = taskId();
-    buildGenericOptions(b.task, errs);
-    b.task.trainPairs = m_trainPairs->value();
-    b.task.testPairs = m_testPairs->value();
-    b.task.pointDim = m_pointDim->value();
-    b.task.numPoints = m_numPoints->value();
-    b.task.textPath = m_textPath->text().trimmed().toStdString();
-    b.task.contextLength = m_context->value();
+    m_taskBox->build(def, m_loaded, errs);
     const int layers = m_layers->value();
 
     const auto dModels =
@@ -1120,7 +833,7 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
     b.model.logitScale = LogitScale(m_logitScale->currentIndex());
     b.qkRule.enabled = m_qkRule->isChecked();
     b.qkRule.referenceHeadDim = m_qkRef->value();
-    buildStabilizers(def, errs);
+    m_stabilizerBox->build(def, m_loaded, errs);
 
     b.phases = buildPhases(errs);
 

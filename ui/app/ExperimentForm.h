@@ -34,6 +34,8 @@ class QTimer;
 namespace headlab::ui {
 
 class HeadScheduleEditor;
+class StabilizerBox;
+class TaskBox;
 
 struct FormCheck {
     QStringList errors;  // blocking: field errors and core validation messages
@@ -74,12 +76,8 @@ public:
     QLabel *validationLabel() const { return m_messages; }
     QCheckBox *searchBox() const { return m_search; }
     QComboBox *searchAxisBox() const { return m_searchAxis; }
-    QComboBox *taskKindBox() const { return m_task; }
-    // The line of a task option on the page of a task with no page of its own (its option rows
-    // as YAML values), or nullptr.
-    QLineEdit *taskOptionEdit(const std::string &key) const;
-    // The stabilizer box's line for a row of stabilizerFields(), or nullptr.
-    QLineEdit *stabilizerEdit(const std::string &key) const;
+    TaskBox *taskBox() const { return m_taskBox; }
+    StabilizerBox *stabilizerBox() const { return m_stabilizerBox; }
     QLineEdit *searchFromEdit() const { return m_searchFrom; }
     QLineEdit *searchToEdit() const { return m_searchTo; }
     QComboBox *searchModelBox() const { return m_searchModel; }
@@ -95,9 +93,7 @@ Q_SIGNALS:
 private:
     void edited();
     // The constructor's parts: each box of the form, then the connections of every edit.
-    QGroupBox *buildTaskBox();
     QGroupBox *buildModelBox();
-    QGroupBox *buildStabilizerBox();
     QGroupBox *buildTrainingBox(); // phases, learning rates, seeds, the boundary search, device
     void addLearningRateRows(QFormLayout *form);
     void addSearchRows(QFormLayout *form);
@@ -115,7 +111,6 @@ private:
     SearchSpec::SeedPlan searchSeedPlan() const; // the seeds box's plan
     void updateSearchControls();
     void addPhaseRow(const headlab::PhaseConfig &phase);
-    void updateTaskOptions();
     // The errors whose key path starts with `prefix`, then `notices` (skipped combinations the
     // field caused, in amber), at the field's label.
     void showFieldError(QLabel *label, const QStringList &errors, const QString &prefix,
@@ -130,30 +125,11 @@ private:
     int m_pendingOverride = -1;
     QTimer *m_debounce;
 
-    QLineEdit *m_name;
-    QComboBox *m_task;
-    QStackedWidget *m_taskOptions;
-    // A task's own page of options, registered by its id where it is built; every other task
-    // gets the generic page of its option rows (TaskSpec::options).
-    std::map<std::string, QWidget *> m_taskPages;
+    TaskBox *m_taskBox;             // name, task and its options
+    StabilizerBox *m_stabilizerBox; // a line per stabilizer row
     // The sweep axes the form edits in a widget of its own, registered by name where each is
     // built; the session's other axes are shown as loaded (showAxesNotEdited).
     std::map<std::string, QWidget *> m_axisEditors;
-    QWidget *m_genericPage = nullptr;
-    // The page of a task without one of its own: a line edit per option row (TaskSpec::options).
-    QFormLayout *m_genericOptions = nullptr;
-    std::string m_genericTask;
-    std::vector<std::pair<std::string, QLineEdit *>> m_optionEdits;
-    // A line edit per stabilizer row (stabilizerFields()): one value sets it, several separated
-    // by commas sweep it (an axis named by its key).
-    std::vector<std::pair<std::string, QLineEdit *>> m_stabilizerEdits;
-    void loadStabilizers(const headlab::Session &session);
-    void buildStabilizers(headlab::Session &def, QStringList &errors) const;
-    std::string taskId() const;
-    void loadGenericOptions(const headlab::TaskConfig &task);
-    void buildGenericOptions(headlab::TaskConfig &task, QStringList &errors) const;
-    QSpinBox *m_trainPairs, *m_testPairs, *m_pointDim, *m_numPoints, *m_context;
-    QLineEdit *m_textPath;
     QSpinBox *m_layers;
     QLineEdit *m_dModels;
     QRadioButton *m_headsSame, *m_headsSchedule;
