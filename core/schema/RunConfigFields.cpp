@@ -671,6 +671,15 @@ FieldAxis fieldAxis(const FieldTable<S> &table, const std::string &key,
     return axis;
 }
 
+// Whether `rows` hold a row of the one key `key`.
+template <typename Rows>
+bool hasOneKeyRow(const Rows &rows, const std::string &key)
+{
+    for (const auto &r : rows)
+        if (r.keys.size() == 1 && r.keys.front() == key) return true;
+    return false;
+}
+
 } // namespace
 
 std::optional<FieldAxis> findFieldAxis(const std::string &name)
@@ -678,11 +687,7 @@ std::optional<FieldAxis> findFieldAxis(const std::string &name)
     const auto dot = name.find('.');
     const std::string table = dot == std::string::npos ? "stabilizers" : name.substr(0, dot);
     const std::string key = dot == std::string::npos ? name : name.substr(dot + 1);
-    auto has = [&key](const auto &rows) {
-        for (const auto &r : rows)
-            if (r.keys.size() == 1 && r.keys.front() == key) return true;
-        return false;
-    };
+    auto has = [&key](const auto &rows) { return hasOneKeyRow(rows, key); };
     if (table == "stabilizers" && has(stabilizerFields()))
         return fieldAxis<StabilizerConfig>(
             stabilizerFields(), key,
@@ -700,11 +705,7 @@ std::optional<FieldAxis> findConfigField(const std::string &path)
     const auto dot = path.find('.');
     const std::string table = dot == std::string::npos ? "" : path.substr(0, dot);
     const std::string key = dot == std::string::npos ? path : path.substr(dot + 1);
-    auto has = [&key](const auto &rows) {
-        for (const auto &r : rows)
-            if (r.keys.size() == 1 && r.keys.front() == key) return true;
-        return false;
-    };
+    auto has = [&key](const auto &rows) { return hasOneKeyRow(rows, key); };
     if (table.empty() && has(runConfigFields()))
         return fieldAxis<RunConfig>(runConfigFields(), key,
                                     [](RunConfig &c) -> RunConfig & { return c; });

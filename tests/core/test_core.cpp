@@ -19,6 +19,7 @@
 #include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
 #include "tests/TinyRuns.h"
+#include "tests/cuda/RunComparison.h"
 
 #include <QtTest>
 
@@ -1066,6 +1067,35 @@ private Q_SLOTS:
         QCOMPARE(name(finished[2].status), name(RunStatus::Done));
         QCOMPARE(finished[0].stepsDone, int64_t(30));
         for (const auto &p : finished[0].train) QVERIFY(std::isfinite(p.value));
+    }
+
+    // The GPU tests' comparison of two runs (tests/cuda/RunComparison.h) cannot pass by accident:
+    // two runs that diverge alike, the same seed at a step size that overflows, have equal
+    // curves (NaN where the other has NaN) and must still fail it, as must a run that stopped or
+    // a value that is infinite in one run only. Two equal runs that finished pass at 0.
+    void runComparisonsFailOnDivergedRuns()
+    {
+        using testing::relativeGap;
+        const RunResult a = trainMembers({tinyAddition(1e-3, 10, 1)}, {}).front();
+        const RunResult b = trainMembers({tinyAddition(1e-3, 10, 1)}, {}).front();
+        QCOMPARE(name(a.status), name(RunStatus::Done));
+        QCOMPARE(relativeGap(a, b), 0.0);
+        QVERIFY(testing::whyNotComparable(a, b).empty());
+        const RunResult x = trainMembers({tinyAddition(1e38, 10, 2)}, {}).front();
+        const RunResult y = trainMembers({tinyAddition(1e38, 10, 2)}, {}).front();
+        QCOMPARE(name(x.status), name(RunStatus::Diverged));
+        QCOMPARE(name(y.status), name(RunStatus::Diverged));
+        QCOMPARE(relativeGap(x, y), double(INFINITY));
+        QVERIFY(!testing::whyNotComparable(x, y).empty());
+        RunResult stopped = b;
+        stopped.status = RunStatus::Stopped;
+        QCOMPARE(relativeGap(a, stopped), double(INFINITY));
+        RunResult nan = b, inf = b;
+        nan.train.back().value = NAN;
+        inf.test.back().value = INFINITY;
+        QCOMPARE(relativeGap(a, nan), double(INFINITY));
+        QCOMPARE(relativeGap(nan, nan), double(INFINITY)); // NaN is not equal to NaN
+        QCOMPARE(relativeGap(a, inf), double(INFINITY));
     }
 
     void sweepSplitIntoSmallEnsemblesMatchesRunsAlone()

@@ -41,6 +41,8 @@
 #include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
 
+#include "tests/cuda/RunComparison.h"
+
 #include <torch/cuda.h>
 
 #include <QtTest>
@@ -54,6 +56,7 @@
 #include <utility>
 
 using namespace headlab;
+using headlab::testing::relativeGap;
 
 namespace {
 
@@ -106,26 +109,6 @@ RunConfig taskRun(const QString &row, double lr, uint64_t seed, const std::strin
     c.device = device;
     c.initSeed = c.dataSeed = seed;
     return c;
-}
-
-// The largest |a − b| / max(1, |a|) over the two runs' training and test curves (∞ when their
-// lengths differ or a value is not finite in one only).
-double relativeGap(const RunResult &a, const RunResult &b)
-{
-    double worst =
-        a.train.size() == b.train.size() && a.test.size() == b.test.size() ? 0.0 : INFINITY;
-    auto fold = [&](const Curve &x, const Curve &y) {
-        for (size_t k = 0; k < x.size() && k < y.size(); ++k) {
-            const double u = x[k].value, v = y[k].value;
-            if (std::isnan(u) != std::isnan(v))
-                worst = INFINITY;
-            else if (!std::isnan(u))
-                worst = std::max(worst, std::abs(u - v) / std::max(1.0, std::abs(u)));
-        }
-    };
-    fold(a.train, b.train);
-    fold(a.test, b.test);
-    return worst;
 }
 
 // Fails the case, naming `what` and `where`, when max |got − want| is over `allowed`.

@@ -8,6 +8,7 @@
 
 #include "ui/app/HeadScheduleEditor.h"
 #include "ui/app/form/FormParts.h"
+#include "ui/app/form/SearchBox.h"
 #include "ui/app/form/StabilizerBox.h"
 #include "ui/app/form/TaskBox.h"
 #include "ui/model/RunMetrics.h"
@@ -44,8 +45,12 @@
 
 namespace headlab::ui {
 
+using form::errorLabel;
 using form::findAxis;
 using form::keepsAxis;
+using form::namedChoice;
+using form::parseNumbers;
+using form::parseSeeds;
 using form::setAxis;
 
 namespace {
@@ -60,24 +65,8 @@ enum PhaseColumn {
     PhaseColumns
 };
 
-QLabel *errorLabel(QWidget *parent)
-{
-    auto *l = new QLabel(parent);
-    l->setWordWrap(true);
-    l->setStyleSheet(QStringLiteral("color: #d03030;"));
-    l->setVisible(false);
-    return l;
-}
-
 // Editable lists show every number exactly (exactNumber): a field that rounded for display wrote
 // the rounded value back on the next save (0.000316227766 became 0.000316, 16384 became 16380).
-// The range a new search along `axis` starts with: its dimension's (Dimensions.h).
-std::pair<double, double> searchRangeOf(const std::string &axis)
-{
-    const SearchRange range = defaultSearchRange(axis).value_or(SearchRange{1, 16});
-    return {range.low, range.high};
-}
-
 QString joinNumbers(const std::vector<double> &values)
 {
     QStringList parts;
@@ -124,26 +113,6 @@ void guardWheel(QWidget *root)
     }
 }
 
-// The items of a list typed into a field ("1e-3, 3e-4 1e-2"), each read by `read` (false: the
-// item is bad, `why` says how); errors name the key and the bad item.
-template <typename T, typename Read>
-std::vector<T> parseList(const QString &text, const QString &key, QStringList *errors, Read read)
-{
-    std::vector<T> out;
-    const auto parts =
-        text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
-    for (int i = 0; i < parts.size(); ++i) {
-        T value{};
-        QString why;
-        if (read(parts[i], &value, &why))
-            out.push_back(value);
-        else
-            *errors << QObject::tr("%1[%2]: %3").arg(key).arg(i).arg(why);
-    }
-    if (parts.isEmpty()) *errors << QObject::tr("%1: give at least one value").arg(key);
-    return out;
-}
-
 // What a session file's reader says of `value` as one value of the sweep axis `name` (its row
 // in Dimensions.h): "" when it takes it, else its message ("must be at least 1, got 0").
 std::string axisValueProblem(const std::string &name, double value)
@@ -157,37 +126,6 @@ std::string axisValueProblem(const std::string &name, double value)
         return e.message();
     }
     return {};
-}
-
-std::vector<double> parseNumbers(const QString &text, const QString &key, QStringList *errors,
-                                 bool integers)
-{
-    return parseList<double>(text, key, errors,
-                             [integers](const QString &item, double *v, QString *why) {
-                                 bool ok = false;
-                                 *v = item.toDouble(&ok);
-                                 if (!ok || !std::isfinite(*v)) {
-                                     *why = QObject::tr("'%1' is not a number").arg(item);
-                                     return false;
-                                 }
-                                 if (integers && *v != std::floor(*v)) {
-                                     *why = QObject::tr("%1 is not an integer").arg(item);
-                                     return false;
-                                 }
-                                 return true;
-                             });
-}
-
-// Seeds are exact over all 64 bits (a double is not): "0, 1, 18446744073709551615".
-std::vector<uint64_t> parseSeeds(const QString &text, const QString &key, QStringList *errors)
-{
-    return parseList<uint64_t>(
-        text, key, errors, [](const QString &item, uint64_t *v, QString *why) {
-            bool ok = false;
-            *v = item.toULongLong(&ok);
-            if (!ok) *why = QObject::tr("'%1' is not a whole number from 0 to 2^64 - 1").arg(item);
-            return ok;
-        });
 }
 
 AxisValue number(double v)
@@ -206,16 +144,6 @@ QComboBox *enumCombo(const QStringList &items, int current)
     return c;
 }
 
-// A choice of a spec's named values: each item's text and the name it stands for.
-QComboBox *namedChoice(QWidget *parent,
-                       std::initializer_list<std::pair<QString, QString>> textAndName,
-                       const QString &toolTip)
-{
-    auto *c = new QComboBox(parent);
-    for (const auto &[text, name] : textAndName) c->addItem(text, name);
-    c->setToolTip(toolTip);
-    return c;
-}
 } // namespace
 
 ExperimentForm::ExperimentForm(QWidget *parent)
@@ -247,8 +175,11 @@ ExperimentForm::ExperimentForm(QWidget *parent)
     m_stabilizerBox = new StabilizerBox(this);
     outer->addWidget(m_stabilizerBox);
     outer->addWidget(buildTrainingBox());
-    for (FormBox *box : std::initializer_list<FormBox *>{m_taskBox, m_stabilizerBox})
+    m_searchBox = new SearchBox(this);
+    outer->addWidget(m_searchBox);
+    for (FormBox *box : std::initializer_list<FormBox *>{m_taskBox, m_stabilizerBox, m_searchBox})
         connect(box, &FormBox::edited, this, [this] { edited(); });
+    connect(m_searchBox, &SearchBox::searchChanged, this, &ExperimentForm::updateAxisEditors);
 
     // Axes the form does not edit (kept as they are), and sweep.combinations.
     m_otherAxes = new QLabel(this);
@@ -363,7 +294,6 @@ QGroupBox *ExperimentForm::buildTrainingBox()
     trainForm->addRow(tr("Seeds"), m_seeds);
     m_seedsError = errorLabel(this);
     trainForm->addRow(m_seedsError);
-    addSearchRows(trainForm);
     m_evalEvery = new QSpinBox(this);
     m_evalEvery->setRange(1, 1000000);
     trainForm->addRow(tr("Evaluate every"), m_evalEvery);
@@ -458,151 +388,12 @@ void ExperimentForm::generateLearningRates()
     m_lrs->setText(joinNumbers(numbers)); // edited() follows, and the form's check
 }
 
-// The boundary search: on or off, along which axis and range, and when it stops.
-void ExperimentForm::addSearchRows(QFormLayout *form)
-{
-    m_search = new QCheckBox(tr("Boundary search: where P(learned) crosses ½"), this);
-    m_search->setToolTip(
-        tr("Instead of a list of values along one axis (η, or a width, a head count, ...), find "
-           "for each configuration of the other axes the value where P(learned) crosses ½, with a "
-           "95 % interval; rounds of runs are placed where that crossing is still uncertain "
-           "(docs/SEARCH.md)"));
-    form->addRow(QString(), m_search);
-    m_searchRow = new QWidget(this);
-    // Three lines, so that the dock stays narrow: what is searched, how long, and the model.
-    auto *searchLines = new QVBoxLayout(m_searchRow);
-    searchLines->setContentsMargins(0, 0, 0, 0);
-    auto *searchAlong = new QHBoxLayout;
-    auto *searchRow = new QHBoxLayout;
-    auto *searchModelRow = new QHBoxLayout;
-    searchLines->addLayout(searchAlong);
-    searchLines->addLayout(searchRow);
-    searchLines->addLayout(searchModelRow);
-    m_searchAxis = new QComboBox(this);
-    for (const auto &axis : searchableDimensions()) {
-        const std::string symbol = dimensionSymbol(axis); // "η (lr)"; the name where it has none
-        m_searchAxis->addItem(
-            QString::fromStdString(symbol == axis ? axis : symbol + " (" + axis + ")"),
-            QString::fromStdString(axis));
-    }
-    m_searchAxis->setToolTip(tr("The axis searched along; the session's other axes are the "
-                                "configurations, each searched on its own"));
-    m_searchFrom = new QLineEdit(this);
-    m_searchTo = new QLineEdit(this);
-    for (auto *e : {m_searchFrom, m_searchTo}) {
-        e->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("0.0000316x")) + 12);
-        e->setToolTip(tr("The searched range (search.range), searched on a log scale"));
-    }
-    searchAlong->addWidget(new QLabel(tr("along"), this));
-    searchAlong->addWidget(m_searchAxis);
-    searchAlong->addWidget(m_searchFrom, 1);
-    searchAlong->addWidget(new QLabel(QStringLiteral("→"), this));
-    searchAlong->addWidget(m_searchTo, 1);
-    m_searchReplicates = new QSpinBox(this);
-    m_searchReplicates->setRange(1, 1000);
-    m_searchReplicates->setToolTip(tr("Runs per searched value, with the same seeds at every "
-                                      "value; for paired seeds, how many seeds start"));
-    m_searchWidth = new QDoubleSpinBox(this);
-    m_searchWidth->setDecimals(2);
-    m_searchWidth->setRange(0.01, 5.0);
-    m_searchWidth->setSingleStep(0.05);
-    m_searchWidth->setSuffix(tr(" decades"));
-    m_searchWidth->setToolTip(tr("Stop when η*'s 95 % interval is narrower than this (0.2: a "
-                                 "factor of 1.58)"));
-    m_searchBudget = new QSpinBox(this);
-    m_searchBudget->setRange(1, 100000);
-    m_searchBudget->setToolTip(tr("Most runs of one configuration"));
-    m_searchCountLabel = new QLabel(tr("replicates"), this);
-    searchRow->addWidget(m_searchCountLabel);
-    searchRow->addWidget(m_searchReplicates);
-    searchRow->addWidget(new QLabel(tr("interval"), this));
-    searchRow->addWidget(m_searchWidth);
-    searchRow->addWidget(new QLabel(tr("budget"), this));
-    searchRow->addWidget(m_searchBudget);
-    m_searchModel = namedChoice(
-        this,
-        {{tr("a curve per configuration"), QStringLiteral("separate")},
-         {tr("one model, law inside"), QStringLiteral("joint")}},
-        tr("How η* is fitted: a logistic curve per configuration and the law through their "
-           "crossings, or one model of every configuration with a shared slope and the law "
-           "inside it, which stops configurations sooner where they follow the law "
-           "(docs/SEARCH.md). The other is fitted too, as a check."));
-    m_searchSeeds = namedChoice(
-        this,
-        {{tr("a fresh one every run"), seedPlanName(SearchSpec::SeedPlan::Fresh)},
-         {tr("the same at every value"), seedPlanName(SearchSpec::SeedPlan::Replicates)},
-         {tr("paired, each searched on its own"), seedPlanName(SearchSpec::SeedPlan::Paired)}},
-        tr("Which seeds the runs get. A fresh seed every run keeps outcomes independent whether or "
-           "not seeds differ. The same seeds at every value (replicates) make a configuration's "
-           "crossing those seeds' crossing. Paired seeds bisect each seed's own threshold and "
-           "report whether each seed is monotone along the axis (docs/SEARCH.md)."));
-    searchRow->addStretch(1);
-    searchModelRow->addWidget(new QLabel(tr("seeds"), this));
-    searchModelRow->addWidget(m_searchSeeds);
-    m_searchLawWidth = new QDoubleSpinBox(this);
-    m_searchLawWidth->setDecimals(2);
-    m_searchLawWidth->setRange(0.0, 5.0);
-    m_searchLawWidth->setSingleStep(0.05);
-    m_searchLawWidth->setSpecialValueText(tr("off"));
-    m_searchLawWidth->setToolTip(
-        tr("One model only (search.law_width): configurations search on, within their budget, "
-           "until the law's α interval is this narrow; off: each stops at its own interval. With "
-           "five configurations the scatter about the law keeps α's interval above about 0.27 "
-           "(docs/SEARCH.md)."));
-    searchModelRow->addWidget(new QLabel(tr("fitted as"), this));
-    searchModelRow->addWidget(m_searchModel);
-    searchModelRow->addWidget(new QLabel(tr("law α to"), this));
-    searchModelRow->addWidget(m_searchLawWidth);
-    searchModelRow->addStretch(1);
-    form->addRow(QString(), m_searchRow);
-    m_searchError = errorLabel(this);
-    form->addRow(m_searchError);
-}
-
 void ExperimentForm::connectEdits()
 {
     // Every edit: debounce, then check and apply.
     auto changed = [this] { edited(); };
     for (auto *e : {m_dModels, m_heads, m_lrs, m_seeds})
         connect(e, &QLineEdit::textChanged, this, changed);
-    for (auto *s : {m_searchReplicates, m_searchBudget})
-        connect(s, &QSpinBox::valueChanged, this, changed);
-    connect(m_searchWidth, &QDoubleSpinBox::valueChanged, this, changed);
-    for (auto *e : {m_searchFrom, m_searchTo}) connect(e, &QLineEdit::textChanged, this, changed);
-    connect(m_searchModel, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_searchLawWidth, &QDoubleSpinBox::valueChanged, this, changed);
-    // The law's width is the joint model's: offered only with it.
-    auto lawWidthFollowsModel = [this] {
-        m_searchLawWidth->setEnabled(m_searchModel->currentData().toString() ==
-                                     QLatin1String("joint"));
-    };
-    connect(m_searchModel, &QComboBox::currentIndexChanged, this, lawWidthFollowsModel);
-    lawWidthFollowsModel();
-    connect(m_searchSeeds, &QComboBox::currentIndexChanged, this, [this] {
-        // The count means seeds for paired seeds (8 to start with), runs per value otherwise.
-        const bool paired = searchSeedPlan() == SearchSpec::SeedPlan::Paired;
-        const SearchSpec loaded = m_loaded.search.value_or(SearchSpec{});
-        m_searchReplicates->setMinimum(paired ? 2 : 1);
-        m_searchReplicates->setValue(paired ? loaded.seeds : loaded.replicates);
-        updateSearchControls();
-        edited();
-    });
-    connect(m_search, &QCheckBox::toggled, this, [this] {
-        updateSearchControls();
-        edited();
-    });
-    // Another axis: its default range, or the loaded search's when it searched that axis.
-    connect(m_searchAxis, &QComboBox::currentIndexChanged, this, [this] {
-        if (m_loading) return;
-        const std::string axis = m_searchAxis->currentData().toString().toStdString();
-        const auto [low, high] = m_loaded.search && m_loaded.search->axis == axis
-                                     ? std::pair(m_loaded.search->low, m_loaded.search->high)
-                                     : searchRangeOf(axis);
-        m_searchFrom->setText(exactNumber(low));
-        m_searchTo->setText(exactNumber(high));
-        updateSearchControls();
-        edited();
-    });
     for (auto *s : {m_headDim, m_evalEvery, m_threads})
         connect(s, &QSpinBox::valueChanged, this, changed);
     connect(m_layers, &QSpinBox::valueChanged, this, changed);
@@ -687,7 +478,7 @@ void ExperimentForm::loadFrom(const Session &session)
         for (const auto &v : a->values) seeds << QString::fromStdString(v.label());
     if (seeds.empty()) seeds << QString::number(qulonglong(b.initSeed));
     m_seeds->setText(seeds.join(QStringLiteral(", ")));
-    loadSearch(session);
+    m_searchBox->load(session);
     m_evalEvery->setValue(int(b.evalEvery));
     const int di = m_device->findText(QString::fromStdString(b.device));
     m_device->setCurrentIndex(di >= 0 ? di : 0);
@@ -748,25 +539,6 @@ void ExperimentForm::loadHeads(const Session &session)
 
 // The boundary search's fields: its axis and range (a new search's default range), replicates,
 // interval and budget.
-void ExperimentForm::loadSearch(const Session &session)
-{
-    const SearchSpec spec = session.search.value_or(SearchSpec{});
-    m_search->setChecked(session.search.has_value());
-    m_searchAxis->setCurrentIndex(
-        std::max(0, m_searchAxis->findData(QString::fromStdString(spec.axis))));
-    const auto [low, high] =
-        session.search ? std::pair(spec.low, spec.high) : searchRangeOf(spec.axis);
-    m_searchFrom->setText(exactNumber(low));
-    m_searchTo->setText(exactNumber(high));
-    m_searchSeeds->setCurrentIndex(
-        std::max(0, m_searchSeeds->findData(QString::fromLatin1(seedPlanName(spec.seedPlan)))));
-    m_searchReplicates->setValue(spec.paired() ? spec.seeds : spec.replicates);
-    m_searchWidth->setValue(spec.intervalWidth);
-    m_searchBudget->setValue(spec.budget);
-    m_searchModel->setCurrentIndex(spec.model == SearchSpec::Model::Joint ? 1 : 0);
-    m_searchLawWidth->setValue(spec.lawWidth);
-}
-
 // What the form does not edit stays as loaded, and is shown so nothing is hidden: the other
 // axes and sweep.combinations; a field that combinations set cannot be edited here.
 void ExperimentForm::showAxesNotEdited(const Session &session)
@@ -798,7 +570,7 @@ void ExperimentForm::showAxesNotEdited(const Session &session)
     m_otherAxes->setText(note);
     m_otherAxes->setVisible(!note.isEmpty());
     m_comboKeys = comboKeys;
-    updateSearchControls();
+    updateAxisEditors();
     if (comboKeys.count("d_model")) m_dModels->setToolTip(tr("Set by the session's combinations"));
     if (comboKeys.count("heads")) m_heads->setToolTip(tr("Set by the session's combinations"));
 }
@@ -866,7 +638,7 @@ bool ExperimentForm::buildDefinition(Session &def, QStringList *errors) const
         b.initSeed = b.dataSeed = seeds.front();
     setAxis(def, "seed", seedValues, hadSeed);
 
-    buildSearch(def, errs);
+    m_searchBox->build(def, m_loaded, errs);
 
     b.evalEvery = m_evalEvery->value();
     b.device = m_device->currentText().toStdString();
@@ -954,73 +726,6 @@ std::vector<PhaseConfig> ExperimentForm::buildPhases(QStringList &errs) const
 
 // The boundary search: its axis, range, replicates, interval and budget; the axis it searches and
 // the seeds are then the search's, not the sweep's.
-void ExperimentForm::buildSearch(Session &def, QStringList &errs) const
-{
-    if (!m_search->isChecked()) {
-        def.search.reset();
-    } else {
-        SearchSpec spec = m_loaded.search.value_or(SearchSpec{});
-        const std::string axis = m_searchAxis->currentData().toString().toStdString();
-        // η: too large a step fails (decreasing); another axis: told by the data (auto), unless
-        // the loaded search along the same axis said otherwise.
-        if (!m_loaded.search || m_loaded.search->axis != axis)
-            spec.direction =
-                axis == "lr" ? SearchSpec::Direction::Decreasing : SearchSpec::Direction::Auto;
-        spec.axis = axis;
-        const auto from =
-            parseNumbers(m_searchFrom->text(), QStringLiteral("search.range[0]"), &errs, false);
-        const auto to =
-            parseNumbers(m_searchTo->text(), QStringLiteral("search.range[1]"), &errs, false);
-        if (from.size() == 1 && to.size() == 1) {
-            spec.low = from.front();
-            spec.high = to.front();
-            if (!(spec.low < spec.high))
-                errs << tr("search.range: from (%1) must be below to (%2)")
-                            .arg(exactNumber(spec.low), exactNumber(spec.high));
-            else if (spec.logScale && !(spec.low > 0))
-                errs << tr("search.range: %1 is searched on a log scale: from (%2) must be "
-                           "positive")
-                            .arg(QString::fromStdString(axis), exactNumber(spec.low));
-        } else if (from.size() > 1 || to.size() > 1) {
-            errs << tr("search.range: one number each side");
-        }
-        spec.seedPlan = searchSeedPlan();
-        spec.replicates =
-            spec.seedPlan == SearchSpec::SeedPlan::Replicates ? m_searchReplicates->value() : 1;
-        if (spec.paired()) {
-            spec.seeds = m_searchReplicates->value();
-            if (spec.seeds < 2)
-                errs << tr("search.seeds: paired seeds need 2 or more, got %1").arg(spec.seeds);
-        }
-        spec.intervalWidth = m_searchWidth->value();
-        spec.budget = m_searchBudget->value();
-        spec.model = m_searchModel->currentData().toString() == QLatin1String("joint")
-                         ? SearchSpec::Model::Joint
-                         : SearchSpec::Model::Separate;
-        // Kept in the box, applied with the joint model only (the box is disabled otherwise).
-        spec.lawWidth = spec.model == SearchSpec::Model::Joint ? m_searchLawWidth->value() : 0.0;
-        if (spec.model == SearchSpec::Model::Joint && !spec.logScale)
-            errs << tr("search.model: the joint model needs a log-scaled search; %1 is searched "
-                       "on a linear scale")
-                        .arg(QString::fromStdString(axis));
-        if (spec.model == SearchSpec::Model::Joint && spec.paired())
-            errs << tr("search.model: paired seeds have their own model (one slope with each "
-                       "seed's offset, per configuration); choose a curve per configuration, or "
-                       "fresh seeds for the joint model");
-        if (spec.budget < spec.initialPoints * spec.replicates)
-            errs << tr("search.budget: %1 runs per configuration is fewer than round 0 (%2 points "
-                       "× %3 replicates)")
-                        .arg(spec.budget)
-                        .arg(spec.initialPoints)
-                        .arg(spec.replicates);
-        def.search = spec;
-    }
-    if (def.search) // the search chooses its axis's values and the seeds
-        std::erase_if(def.axes, [&](const SweepAxis &a) {
-            return a.name == def.search->axis || a.name == "seed";
-        });
-}
-
 void ExperimentForm::showFieldError(QLabel *label, const QStringList &errors, const QString &prefix,
                                     const QStringList &notices)
 {
@@ -1131,7 +836,7 @@ FormCheck ExperimentForm::check()
     showFieldError(m_headsError, c.errors, QStringLiteral("sweep.heads"), headNotices);
     showFieldError(m_lrsError, fieldErrors, QStringLiteral("sweep.lr"));
     showFieldError(m_seedsError, fieldErrors, QStringLiteral("sweep.seed"));
-    showFieldError(m_searchError, c.errors, QStringLiteral("search"));
+    showFieldError(m_searchBox->errorLine(), c.errors, QStringLiteral("search"));
     showFieldError(m_phasesError, fieldErrors, QStringLiteral("phases"));
 
     QString html;
@@ -1170,21 +875,10 @@ FormCheck ExperimentForm::check()
     return c;
 }
 
-SearchSpec::SeedPlan ExperimentForm::searchSeedPlan() const
+void ExperimentForm::updateAxisEditors()
 {
-    return seedPlanNamed(m_searchSeeds->currentData().toString().toStdString())
-        .value_or(SearchSpec::SeedPlan::Fresh);
-}
-
-void ExperimentForm::updateSearchControls()
-{
-    const bool on = m_search->isChecked();
-    const std::string axis = m_searchAxis->currentData().toString().toStdString();
-    m_searchRow->setEnabled(on);
-    const SearchSpec::SeedPlan plan = searchSeedPlan();
-    m_searchReplicates->setEnabled(plan != SearchSpec::SeedPlan::Fresh);
-    m_searchCountLabel->setText(plan == SearchSpec::SeedPlan::Paired ? tr("seeds")
-                                                                     : tr("replicates"));
+    const bool on = m_searchBox->searching();
+    const std::string axis = m_searchBox->axis();
     m_lrs->setEnabled(!(on && axis == "lr"));
     m_seeds->setEnabled(!on);
     // A field that combinations set cannot be edited here without contradicting them.
@@ -1219,6 +913,39 @@ SweepOptions ExperimentForm::sweepOptions() const
     o.device = m_device->currentText().toStdString();
     o.threads = m_threads->value();
     return o;
+}
+
+QCheckBox *ExperimentForm::searchBox() const
+{
+    return m_searchBox->onBox();
+}
+QComboBox *ExperimentForm::searchAxisBox() const
+{
+    return m_searchBox->axisBox();
+}
+QLineEdit *ExperimentForm::searchFromEdit() const
+{
+    return m_searchBox->fromEdit();
+}
+QLineEdit *ExperimentForm::searchToEdit() const
+{
+    return m_searchBox->toEdit();
+}
+QComboBox *ExperimentForm::searchModelBox() const
+{
+    return m_searchBox->modelBox();
+}
+QDoubleSpinBox *ExperimentForm::searchLawWidthBox() const
+{
+    return m_searchBox->lawWidthBox();
+}
+QComboBox *ExperimentForm::searchSeedsBox() const
+{
+    return m_searchBox->seedsBox();
+}
+QSpinBox *ExperimentForm::searchReplicatesBox() const
+{
+    return m_searchBox->replicatesBox();
 }
 
 } // namespace headlab::ui

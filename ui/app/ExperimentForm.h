@@ -34,6 +34,7 @@ class QTimer;
 namespace headlab::ui {
 
 class HeadScheduleEditor;
+class SearchBox;
 class StabilizerBox;
 class TaskBox;
 
@@ -74,16 +75,17 @@ public:
     QLineEdit *generatorToEdit() const { return m_lrTo; }
     QSpinBox *generatorCountBox() const { return m_lrCount; }
     QLabel *validationLabel() const { return m_messages; }
-    QCheckBox *searchBox() const { return m_search; }
-    QComboBox *searchAxisBox() const { return m_searchAxis; }
     TaskBox *taskBox() const { return m_taskBox; }
     StabilizerBox *stabilizerBox() const { return m_stabilizerBox; }
-    QLineEdit *searchFromEdit() const { return m_searchFrom; }
-    QLineEdit *searchToEdit() const { return m_searchTo; }
-    QComboBox *searchModelBox() const { return m_searchModel; }
-    QDoubleSpinBox *searchLawWidthBox() const { return m_searchLawWidth; }
-    QComboBox *searchSeedsBox() const { return m_searchSeeds; }
-    QSpinBox *searchReplicatesBox() const { return m_searchReplicates; }
+    // The boundary-search box's widgets (SearchBox.h).
+    QCheckBox *searchBox() const;
+    QComboBox *searchAxisBox() const;
+    QLineEdit *searchFromEdit() const;
+    QLineEdit *searchToEdit() const;
+    QComboBox *searchModelBox() const;
+    QDoubleSpinBox *searchLawWidthBox() const;
+    QComboBox *searchSeedsBox() const;
+    QSpinBox *searchReplicatesBox() const;
 
 Q_SIGNALS:
     // A user edit that parses; the main window applies it to the session (runs re-expanded).
@@ -96,20 +98,16 @@ private:
     QGroupBox *buildModelBox();
     QGroupBox *buildTrainingBox(); // phases, learning rates, seeds, the boundary search, device
     void addLearningRateRows(QFormLayout *form);
-    void addSearchRows(QFormLayout *form);
     void connectEdits();
     // loadFrom's parts.
     void loadHeads(const headlab::Session &session);
-    void loadSearch(const headlab::Session &session);
     void showAxesNotEdited(const headlab::Session &session);
     // buildDefinition's parts.
     void buildHeads(headlab::Session &def, int layers, QStringList &errs) const;
     std::vector<headlab::PhaseConfig> buildPhases(QStringList &errs) const;
-    void buildSearch(headlab::Session &def, QStringList &errs) const;
     // Enables the fields a search takes over: its axis's list, η's list when it searches η, and
-    // the seeds (a search gives its runs their seeds).
-    SearchSpec::SeedPlan searchSeedPlan() const; // the seeds box's plan
-    void updateSearchControls();
+    // the seeds (a search gives its runs their seeds); and those sweep.combinations set.
+    void updateAxisEditors();
     void addPhaseRow(const headlab::PhaseConfig &phase);
     // The errors whose key path starts with `prefix`, then `notices` (skipped combinations the
     // field caused, in amber), at the field's label.
@@ -127,6 +125,7 @@ private:
 
     TaskBox *m_taskBox;             // name, task and its options
     StabilizerBox *m_stabilizerBox; // a line per stabilizer row
+    SearchBox *m_searchBox;         // the boundary search
     // The sweep axes the form edits in a widget of its own, registered by name where each is
     // built; the session's other axes are shown as loaded (showAxesNotEdited).
     std::map<std::string, QWidget *> m_axisEditors;
@@ -150,20 +149,7 @@ private:
     void generateLearningRates();
     void loadLearningRateGenerator(const headlab::Session &session);
     QLineEdit *m_seeds;
-    // A boundary search along η (SearchSpec.h): the range is from → to above; the search picks
-    // the learning rates and seeds, so their fields are off while it is on.
-    QCheckBox *m_search;
-    QWidget *m_searchRow;
-    QComboBox *m_searchAxis;              // lr, d_model, heads, ... (searchableDimensions())
-    QLineEdit *m_searchFrom, *m_searchTo; // the searched range, exact numbers
-    std::set<std::string> m_comboKeys;    // axes the loaded session's combinations set
-    QSpinBox *m_searchReplicates, *m_searchBudget;
-    QDoubleSpinBox *m_searchWidth;
-    QComboBox *m_searchModel;         // separate or joint (SearchSpec::Model)
-    QDoubleSpinBox *m_searchLawWidth; // search.law_width, joint model only; 0: off
-    QComboBox *m_searchSeeds;         // fresh, replicates or paired (SearchSpec::SeedPlan)
-    QLabel *m_searchCountLabel;       // "replicates", or "seeds" for paired seeds
-    QLabel *m_searchError;
+    std::set<std::string> m_comboKeys; // axes the loaded session's combinations set
     QSpinBox *m_evalEvery;
     QComboBox *m_device;
     QSpinBox *m_threads;

@@ -1,7 +1,12 @@
 // FormParts.cpp — see FormParts.h.
 #include "ui/app/form/FormParts.h"
 
+#include <QComboBox>
+#include <QLabel>
+#include <QRegularExpression>
+
 #include <algorithm>
+#include <cmath>
 
 namespace headlab::ui::form {
 
@@ -29,6 +34,79 @@ void setAxis(Session &s, const std::string &name, std::vector<AxisValue> values,
         it->values = std::move(values);
     else
         s.axes.push_back(SweepAxis{name, std::move(values)});
+}
+
+namespace {
+
+// The items of a list typed into a field ("1e-3, 3e-4 1e-2"), each read by `read` (false: the
+// item is bad, `why` says how); errors name the key and the bad item.
+template <typename T, typename Read>
+std::vector<T> parseList(const QString &text, const QString &key, QStringList *errors, Read read)
+{
+    std::vector<T> out;
+    const auto parts =
+        text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
+    for (int i = 0; i < parts.size(); ++i) {
+        T value{};
+        QString why;
+        if (read(parts[i], &value, &why))
+            out.push_back(value);
+        else
+            *errors << QObject::tr("%1[%2]: %3").arg(key).arg(i).arg(why);
+    }
+    if (parts.isEmpty()) *errors << QObject::tr("%1: give at least one value").arg(key);
+    return out;
+}
+
+} // namespace
+
+QLabel *errorLabel(QWidget *parent)
+{
+    auto *l = new QLabel(parent);
+    l->setWordWrap(true);
+    l->setStyleSheet(QStringLiteral("color: #d03030;"));
+    l->setVisible(false);
+    return l;
+}
+
+QComboBox *namedChoice(QWidget *parent,
+                       std::initializer_list<std::pair<QString, QString>> textAndName,
+                       const QString &toolTip)
+{
+    auto *c = new QComboBox(parent);
+    for (const auto &[text, name] : textAndName) c->addItem(text, name);
+    c->setToolTip(toolTip);
+    return c;
+}
+
+std::vector<double> parseNumbers(const QString &text, const QString &key, QStringList *errors,
+                                 bool integers)
+{
+    return parseList<double>(text, key, errors,
+                             [integers](const QString &item, double *v, QString *why) {
+                                 bool ok = false;
+                                 *v = item.toDouble(&ok);
+                                 if (!ok || !std::isfinite(*v)) {
+                                     *why = QObject::tr("'%1' is not a number").arg(item);
+                                     return false;
+                                 }
+                                 if (integers && *v != std::floor(*v)) {
+                                     *why = QObject::tr("%1 is not an integer").arg(item);
+                                     return false;
+                                 }
+                                 return true;
+                             });
+}
+
+std::vector<uint64_t> parseSeeds(const QString &text, const QString &key, QStringList *errors)
+{
+    return parseList<uint64_t>(
+        text, key, errors, [](const QString &item, uint64_t *v, QString *why) {
+            bool ok = false;
+            *v = item.toULongLong(&ok);
+            if (!ok) *why = QObject::tr("'%1' is not a whole number from 0 to 2^64 - 1").arg(item);
+            return ok;
+        });
 }
 
 } // namespace headlab::ui::form

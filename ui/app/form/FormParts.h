@@ -1,11 +1,23 @@
 // FormParts.h — what the boxes of the experiment form share: how a field's values become a sweep
-// axis of the definition, or the base's value where the loaded session never swept it.
+// axis of the definition, or the base's value where the loaded session never swept it; how a
+// typed list is read, with messages naming the key and the item; the red label under a field;
+// a choice of a spec's named values.
 #pragma once
 
 #include "core/session/Session.h"
 
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
+
+class QComboBox;
+class QLabel;
+class QWidget;
 
 namespace headlab::ui::form {
 
@@ -16,5 +28,19 @@ const SweepAxis *findAxis(const Session &s, const std::string &name);
 bool keepsAxis(size_t values, bool hadAxis);
 // Sets an axis' values, or, when there is one value and the session never swept it, the base.
 void setAxis(Session &s, const std::string &name, std::vector<AxisValue> values, bool hadAxis);
+
+// A field's error line: red, wrapped, hidden until it has something to say.
+QLabel *errorLabel(QWidget *parent);
+// A choice of a spec's named values: each item's text and the name it stands for.
+QComboBox *namedChoice(QWidget *parent,
+                       std::initializer_list<std::pair<QString, QString>> textAndName,
+                       const QString &toolTip);
+// The numbers of a list typed into a field ("1e-3, 3e-4 1e-2"); each bad item adds
+// "KEY[i]: why" to `errors` (an empty list: "KEY: give at least one value"). `integers`: whole
+// numbers only.
+std::vector<double> parseNumbers(const QString &text, const QString &key, QStringList *errors,
+                                 bool integers);
+// Seeds are exact over all 64 bits (a double is not): "0, 1, 18446744073709551615".
+std::vector<uint64_t> parseSeeds(const QString &text, const QString &key, QStringList *errors);
 
 } // namespace headlab::ui::form

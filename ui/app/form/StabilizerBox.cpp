@@ -40,8 +40,8 @@ StabilizerBox::StabilizerBox(QWidget *parent)
 {
     // Stabilizers: one line per row of their field table; a list compares values (an axis).
     setToolTip(tr("What moves the trainability boundary (docs/STABILIZERS.md). One "
-                                 "value sets it; several, separated by commas, compare them as a "
-                                 "sweep axis (e.g. qk_norm: off, gain)."));
+                  "value sets it; several, separated by commas, compare them as a "
+                  "sweep axis (e.g. qk_norm: off, gain)."));
     auto *stabilizerForm = new QFormLayout(this);
     for (const auto &row : stabilizerFields()) {
         auto *edit = new QLineEdit(this);
