@@ -1,5 +1,8 @@
 // ExperimentForm.h — the experiment form: task, model, head schedules, head-dimension rule,
-// training phases, learning rates, seeds, steps, batch size and device.
+// stabilizers, training phases, learning rates, seeds, the boundary search, steps and device.
+// The task, stabilizer and search boxes are widgets of their own (ui/app/form/), each loading a
+// session and building its part of the definition; the model and training boxes are still built
+// here.
 //
 // Every edit is checked at once with core's own rules — expandSweep, validate() and a round trip
 // through the YAML loader — so the form shows exactly the messages the loader would give, lists
