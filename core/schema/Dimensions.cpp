@@ -118,7 +118,7 @@ std::optional<std::vector<AxisValue>> readLogspace(const YamlField &field)
 } // namespace
 
 Dimension fieldDimension(std::string name, const std::string &field, std::string title,
-                         DimensionUse use, std::string symbol)
+                         DimensionUse use, std::string symbol, std::string letter)
 {
     const std::optional<FieldAxis> row = findConfigField(field);
     if (!row) throw std::logic_error("fieldDimension: the field table has no row '" + field + "'");
@@ -131,6 +131,7 @@ Dimension fieldDimension(std::string name, const std::string &field, std::string
     d.name = std::move(name);
     d.title = std::move(title);
     d.symbol = std::move(symbol);
+    d.letter = std::move(letter);
     d.read = [read = row->read, valueOf](const YamlField &f) { return valueOf(read(f)); };
     d.write = [](YAML::Emitter &out, const AxisValue &value) {
         if (value.kind == AxisValue::Kind::Text)
@@ -187,7 +188,8 @@ std::vector<Dimension> &dimensionTable()
                         .integer = true,
                         .search = SearchRange{16, 512},
                         .law = true,
-                        .headline = true}),
+                        .headline = true},
+                       "", "m"),
         {"head_dim",
          "head dimension m_H",
          [](const YamlField &f) {
@@ -209,7 +211,9 @@ std::vector<Dimension> &dimensionTable()
               },
           .integer = true,
           .search = SearchRange{1, 128},
-          .law = true}},
+          .law = true},
+         "",
+         "m_H"},
         fieldDimension("width_multiplier", "model.width_multiplier", "width multiplier w",
                        {.role = DimensionRole::Shape,
                         .integer = true,
@@ -268,7 +272,9 @@ std::vector<Dimension> &dimensionTable()
           .integer = true,
           .search = SearchRange{1, 32},
           .law = true,
-          .headline = true}},
+          .headline = true},
+         "",
+         "n_H"},
         {"head_schedule",
          "head schedule",
          readScheduleValue,
@@ -561,6 +567,12 @@ std::string dimensionSymbol(const std::string &name)
 {
     const Dimension *row = namedDimension(name);
     return row && !row->symbol.empty() ? row->symbol : name;
+}
+
+std::string dimensionLetter(const std::string &name)
+{
+    const Dimension *row = namedDimension(name);
+    return row && !row->letter.empty() ? row->letter : name;
 }
 
 } // namespace headlab

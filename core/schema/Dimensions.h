@@ -70,6 +70,8 @@ struct Dimension {
     // The field-table row it is, by its path in a config ("model.d_model"; fieldDimension), or ""
     // for a composite dimension with code of its own (layers, heads, head_schedule, seed, ...).
     std::string field;
+    // The paper's letter for it, where a compact label writes one ("m", "n_H", "m_H"); "": the name.
+    std::string letter;
     // A derived dimension (total_heads) has no reader: it is never swept, only read off a run.
     bool swept() const { return bool(read); }
 };
@@ -86,7 +88,7 @@ const std::vector<Dimension> &dimensions();
 // search); `use.number`, when not given, is that number of the run's value. d_model, the width
 // multiplier, η and the logit scale are such rows; adding one is one line of the table.
 Dimension fieldDimension(std::string name, const std::string &field, std::string title,
-                         DimensionUse use = {}, std::string symbol = {});
+                         DimensionUse use = {}, std::string symbol = {}, std::string letter = {});
 
 // A row added to the table for as long as this object lives, after the named ones: every reader
 // of the table sees it (the recipe tests add a dummy dimension this way). Not for use while
@@ -148,5 +150,7 @@ AxisValue numberAxisValue(double number);
 std::string dimensionTitle(const std::string &name);
 // What a legend writes before the axis's value ("η" for lr); the name where the row has none.
 std::string dimensionSymbol(const std::string &name);
+// The paper's letter for it in a compact label ("m" for d_model, "n_H" for heads); else the name.
+std::string dimensionLetter(const std::string &name);
 
 } // namespace headlab

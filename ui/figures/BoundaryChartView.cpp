@@ -38,10 +38,8 @@ QString labelsText(const std::map<std::string, std::string> &labels)
 {
     QStringList parts;
     for (const auto &[key, value] : labels)
-        parts << QString::fromStdString(key == "d_model" ? "m"
-                                        : key == "heads" ? "n_H"
-                                                         : key) +
-                     QStringLiteral(" ") + QString::fromStdString(value);
+        parts << QString::fromStdString(dimensionLetter(key)) + QStringLiteral(" ") +
+                     QString::fromStdString(value);
     return parts.isEmpty() ? QObject::tr("the experiment") : parts.join(QStringLiteral(", "));
 }
 
@@ -615,9 +613,7 @@ void BoundaryChartView::drawRounds()
     QStringList names;
     if (rows > 0)
         for (const auto &[key, value] : report.configurations[0].configuration)
-            names << (key == "d_model" ? QStringLiteral("m")
-                      : key == "heads" ? QStringLiteral("n_H")
-                                       : QString::fromStdString(key));
+            names << QString::fromStdString(dimensionLetter(key));
     axisY->setTitleText(names.join(QStringLiteral(" × ")));
     for (int i = 0; i < rows; ++i) {
         QStringList values;

@@ -274,8 +274,11 @@ QStringList sweptAxes(const Session &session)
         const int i = int(out.indexOf(name));
         if (i > at) out.move(i, at);
     };
-    if (out.contains("d_model")) prefer("d_model", 0);
-    if (out.contains("heads")) prefer("heads", out.contains("d_model") ? 1 : 0);
+    // The headline shapes first (d_model, then heads: the dimension table's order).
+    int first = 0;
+    for (const auto &name : headlineDimensions())
+        if (isShapeDimension(name) && out.contains(QString::fromStdString(name)))
+            prefer(QString::fromStdString(name), first++);
     return out;
 }
 

@@ -34,7 +34,6 @@ std::pair<double, double> searchRangeOf(const std::string &axis)
     return {range.low, range.high};
 }
 
-
 } // namespace
 
 SearchBox::SearchBox(QWidget *parent)
@@ -61,12 +60,11 @@ SearchBox::SearchBox(QWidget *parent)
     m_axis = new QComboBox(this);
     for (const auto &axis : searchableDimensions()) {
         const std::string symbol = dimensionSymbol(axis); // "η (lr)"; the name where it has none
-        m_axis->addItem(
-            QString::fromStdString(symbol == axis ? axis : symbol + " (" + axis + ")"),
-            QString::fromStdString(axis));
+        m_axis->addItem(QString::fromStdString(symbol == axis ? axis : symbol + " (" + axis + ")"),
+                        QString::fromStdString(axis));
     }
     m_axis->setToolTip(tr("The axis searched along; the session's other axes are the "
-                                "configurations, each searched on its own"));
+                          "configurations, each searched on its own"));
     m_from = new QLineEdit(this);
     m_to = new QLineEdit(this);
     for (auto *e : {m_from, m_to}) {
@@ -81,14 +79,14 @@ SearchBox::SearchBox(QWidget *parent)
     m_replicates = new QSpinBox(this);
     m_replicates->setRange(1, 1000);
     m_replicates->setToolTip(tr("Runs per searched value, with the same seeds at every "
-                                      "value; for paired seeds, how many seeds start"));
+                                "value; for paired seeds, how many seeds start"));
     m_width = new QDoubleSpinBox(this);
     m_width->setDecimals(2);
     m_width->setRange(0.01, 5.0);
     m_width->setSingleStep(0.05);
     m_width->setSuffix(tr(" decades"));
     m_width->setToolTip(tr("Stop when η*'s 95 % interval is narrower than this (0.2: a "
-                                 "factor of 1.58)"));
+                           "factor of 1.58)"));
     m_budget = new QSpinBox(this);
     m_budget->setRange(1, 100000);
     m_budget->setToolTip(tr("Most runs of one configuration"));
@@ -145,8 +143,7 @@ SearchBox::SearchBox(QWidget *parent)
     connect(m_lawWidth, &QDoubleSpinBox::valueChanged, this, &SearchBox::edited);
     // The law's width is the joint model's: offered only with it.
     auto lawWidthFollowsModel = [this] {
-        m_lawWidth->setEnabled(m_model->currentData().toString() ==
-                                     QLatin1String("joint"));
+        m_lawWidth->setEnabled(m_model->currentData().toString() == QLatin1String("joint"));
     };
     connect(m_model, &QComboBox::currentIndexChanged, this, lawWidthFollowsModel);
     lawWidthFollowsModel();
@@ -187,8 +184,7 @@ void SearchBox::load(const Session &session)
     m_loaded = session.search;
     const SearchSpec spec = session.search.value_or(SearchSpec{});
     m_on->setChecked(session.search.has_value());
-    m_axis->setCurrentIndex(
-        std::max(0, m_axis->findData(QString::fromStdString(spec.axis))));
+    m_axis->setCurrentIndex(std::max(0, m_axis->findData(QString::fromStdString(spec.axis))));
     const auto [low, high] =
         session.search ? std::pair(spec.low, spec.high) : searchRangeOf(spec.axis);
     m_from->setText(exactNumber(low));
@@ -219,8 +215,7 @@ void SearchBox::build(Session &def, const Session &loaded, QStringList &errs) co
         spec.axis = axis;
         const auto from =
             parseNumbers(m_from->text(), QStringLiteral("search.range[0]"), &errs, false);
-        const auto to =
-            parseNumbers(m_to->text(), QStringLiteral("search.range[1]"), &errs, false);
+        const auto to = parseNumbers(m_to->text(), QStringLiteral("search.range[1]"), &errs, false);
         if (from.size() == 1 && to.size() == 1) {
             spec.low = from.front();
             spec.high = to.front();
@@ -271,13 +266,11 @@ void SearchBox::build(Session &def, const Session &loaded, QStringList &errs) co
         });
 }
 
-
 SearchSpec::SeedPlan SearchBox::seedPlan() const
 {
     return seedPlanNamed(m_seeds->currentData().toString().toStdString())
         .value_or(SearchSpec::SeedPlan::Fresh);
 }
-
 
 void SearchBox::updateControls()
 {
