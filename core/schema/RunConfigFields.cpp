@@ -682,37 +682,35 @@ bool hasOneKeyRow(const Rows &rows, const std::string &key)
 
 } // namespace
 
-std::optional<FieldAxis> findFieldAxis(const std::string &name)
-{
-    const auto dot = name.find('.');
-    const std::string table = dot == std::string::npos ? "stabilizers" : name.substr(0, dot);
-    const std::string key = dot == std::string::npos ? name : name.substr(dot + 1);
-    auto has = [&key](const auto &rows) { return hasOneKeyRow(rows, key); };
-    if (table == "stabilizers" && has(stabilizerFields()))
-        return fieldAxis<StabilizerConfig>(
-            stabilizerFields(), key,
-            [](RunConfig &c) -> StabilizerConfig & { return c.stabilizers; });
-    // model.KEY for the model's one-key rows (those with a dimension of their own, d_model say,
-    // are swept by that name only: Dimensions.h's findDimension refuses model.d_model).
-    if (table == "model" && has(modelFields()))
-        return fieldAxis<ModelConfig>(modelFields(), key,
-                                      [](RunConfig &c) -> ModelConfig & { return c.model; });
-    return std::nullopt;
-}
-
 std::optional<FieldAxis> findConfigField(const std::string &path)
 {
     const auto dot = path.find('.');
     const std::string table = dot == std::string::npos ? "" : path.substr(0, dot);
     const std::string key = dot == std::string::npos ? path : path.substr(dot + 1);
-    auto has = [&key](const auto &rows) { return hasOneKeyRow(rows, key); };
-    if (table.empty() && has(runConfigFields()))
+    if (table.empty() && hasOneKeyRow(runConfigFields(), key))
         return fieldAxis<RunConfig>(runConfigFields(), key,
                                     [](RunConfig &c) -> RunConfig & { return c; });
-    if (table == "qk_rule" && has(qkRuleFields()))
+    if (table == "qk_rule" && hasOneKeyRow(qkRuleFields(), key))
         return fieldAxis<QkRuleConfig>(qkRuleFields(), key,
                                        [](RunConfig &c) -> QkRuleConfig & { return c.qkRule; });
-    if (table == "model" || table == "stabilizers") return findFieldAxis(path);
+    if (table == "stabilizers" && hasOneKeyRow(stabilizerFields(), key))
+        return fieldAxis<StabilizerConfig>(
+            stabilizerFields(), key,
+            [](RunConfig &c) -> StabilizerConfig & { return c.stabilizers; });
+    if (table == "model" && hasOneKeyRow(modelFields(), key))
+        return fieldAxis<ModelConfig>(modelFields(), key,
+                                      [](RunConfig &c) -> ModelConfig & { return c.model; });
+    return std::nullopt;
+}
+
+std::optional<FieldAxis> findFieldAxis(const std::string &name)
+{
+    // A sweep names a stabilizer by its key alone, and a model row as model.KEY (those with a
+    // dimension of their own, d_model say, are swept by that name only: Dimensions.h's
+    // findDimension refuses model.d_model); no other table's rows are axes of their own.
+    if (name.find('.') == std::string::npos) return findConfigField("stabilizers." + name);
+    if (name.rfind("stabilizers.", 0) == 0 || name.rfind("model.", 0) == 0)
+        return findConfigField(name);
     return std::nullopt;
 }
 
