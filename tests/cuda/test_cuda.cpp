@@ -138,11 +138,13 @@ std::string provenance(const RunResult &r, const std::string &key)
     return it == r.provenance.end() ? std::string("(none)") : it->second;
 }
 
-QString describe(const char *what, double gap, const RunResult &a)
+QString describe(const char *what, double gap, const RunResult &a, const RunResult &b)
 {
-    return QString("%1: relative gap %2 (final train loss %3, status %4, %5)")
+    const std::string why = testing::whyNotComparable(a, b); // an infinite gap says why
+    return QString("%1: relative gap %2%3 (final train loss %4, status %5, %6)")
         .arg(what)
         .arg(gap, 0, 'g', 3)
+        .arg(why.empty() ? QString() : QString::fromStdString(": " + why))
         .arg(a.train.empty() ? NAN : a.train.back().value, 0, 'g', 8)
         .arg(toString(a.status))
         .arg(QString::fromStdString(a.message));
@@ -159,7 +161,7 @@ void trainedOnAndOff(const char *switchName, const std::string &key, double tole
     QCOMPARE(provenance(on, key), std::string("on"));
     QCOMPARE(provenance(off, key), std::string("off"));
     const double gap = relativeGap(on, off);
-    QVERIFY2(gap <= tolerance, qPrintable(describe(what, gap, on)));
+    QVERIFY2(gap <= tolerance, qPrintable(describe(what, gap, on, off)));
 }
 
 // `config` trained through micro-heads (the default path) and through scaled_dot_product_attention
@@ -171,7 +173,7 @@ void trainedMicroAndSdpa(const RunConfig &config, const char *what)
     QCOMPARE(provenance(micro, "attention"), std::string("micro-heads"));
     QCOMPARE(provenance(sdpa, "attention"), std::string("sdpa"));
     const double gap = relativeGap(micro, sdpa);
-    QVERIFY2(gap <= 1e-4, qPrintable(describe(what, gap, micro)));
+    QVERIFY2(gap <= 1e-4, qPrintable(describe(what, gap, micro, sdpa)));
 }
 
 // One forward and backward pass of a fresh Transformer on the GPU, for the cases that compare a
@@ -266,7 +268,8 @@ private Q_SLOTS:
             const auto alone = trainRun(configs[r]);
             QCOMPARE(toString(alone.status), "done");
             const double gap = relativeGap(alone, together[r]);
-            QVERIFY2(gap <= tolerance, qPrintable(describe("ensemble vs alone", gap, alone)));
+            QVERIFY2(gap <= tolerance,
+                     qPrintable(describe("ensemble vs alone", gap, alone, together[r])));
         }
     }
 
@@ -281,7 +284,7 @@ private Q_SLOTS:
         QCOMPARE(provenance(eager, "cuda_graphs"), std::string("off"));
         // The graph replays the kernels the eager step launches, with the same inputs: the same bits.
         const double gap = relativeGap(graphs, eager);
-        QVERIFY2(gap == 0, qPrintable(describe("graphs vs eager", gap, graphs)));
+        QVERIFY2(gap == 0, qPrintable(describe("graphs vs eager", gap, graphs, eager)));
     }
 
     void fusedAdamEqualsAten_data() { tasks(); }
@@ -297,7 +300,7 @@ private Q_SLOTS:
                  provenance(aten, "fused_adam").c_str());
         // One kernel against ATen's passes: the same formula, rounded in another order.
         const double gap = relativeGap(fused, aten);
-        QVERIFY2(gap <= 1e-5, qPrintable(describe("fused Adam vs ATen", gap, fused)));
+        QVERIFY2(gap <= 1e-5, qPrintable(describe("fused Adam vs ATen", gap, fused, aten)));
     }
 
     // The nearest-neighbour task's training points from one CUDA kernel (core/model/cuda/
@@ -467,7 +470,7 @@ private Q_SLOTS:
         QCOMPARE(provenance(on, "ffn_product"), std::string("on"));
         QCOMPARE(provenance(off, "ffn_product"), std::string("off"));
         const double gap = relativeGap(on, off);
-        QVERIFY2(gap <= 1e-4, qPrintable(describe("CUTLASS product vs cuBLAS", gap, on)));
+        QVERIFY2(gap <= 1e-4, qPrintable(describe("CUTLASS product vs cuBLAS", gap, on, off)));
     }
 
     // The unit-scale norm's residual step y = g · (a + r) / ‖a + r‖ as one kernel each way
@@ -772,7 +775,8 @@ private Q_SLOTS:
         QCOMPARE(provenance(plain, "fused_qkv"), std::string("off"));
         QCOMPARE(provenance(plain, "split_k"), std::string("off"));
         const double gap = relativeGap(fast, plain);
-        QVERIFY2(gap <= 1e-4, qPrintable(describe("fused QKV + split-K vs plain", gap, fast)));
+        QVERIFY2(gap <= 1e-4,
+                 qPrintable(describe("fused QKV + split-K vs plain", gap, fast, plain)));
     }
 
     void sameSeedIsBitIdentical_data() { tasks(); }
@@ -830,7 +834,8 @@ private Q_SLOTS:
                          resumed[i].message.find("from step 0") == std::string::npos,
                      resumed[i].message.c_str());
             const double gap = relativeGap(whole[i], resumed[i]);
-            QVERIFY2(gap == 0.0, qPrintable(describe("resumed vs uninterrupted", gap, whole[i])));
+            QVERIFY2(gap == 0.0,
+                     qPrintable(describe("resumed vs uninterrupted", gap, whole[i], resumed[i])));
         }
     }
 
@@ -865,7 +870,7 @@ private Q_SLOTS:
             const RunResult alone = trainRun(j.config);
             const double gap = relativeGap(alone, r);
             QVERIFY2(gap <= 1e-5,
-                     qPrintable(describe("placed on a card vs alone on cuda:0", gap, alone) +
+                     qPrintable(describe("placed on a card vs alone on cuda:0", gap, alone, r) +
                                 " on " + QString::fromStdString(r.device)));
         }
         QCOMPARE(int(used.size()), gpus);
@@ -881,7 +886,7 @@ private Q_SLOTS:
         const RunResult gpu = trainRun(taskRun(task, 1e-3, 8, "cuda"));
         QCOMPARE(toString(gpu.status), "done");
         const double gap = relativeGap(cpu, gpu);
-        QVERIFY2(gap <= 1e-3, qPrintable(describe("cpu vs cuda", gap, gpu)));
+        QVERIFY2(gap <= 1e-3, qPrintable(describe("cpu vs cuda", gap, gpu, cpu)));
         QVERIFY2(gap > 0, "cpu and cuda gave the same bits: is the GPU run really on the GPU?");
     }
 };
