@@ -57,6 +57,12 @@ struct Field {
     // "" when the reader would take it, else "key: message" (a nested row: "key.sub: message").
     // Empty for rows whose every in-memory value is valid (booleans, enums, text, seeds).
     std::function<std::string(const S &)> check;
+    // The values it takes where they are few, as a file spells them (an enumeration's names,
+    // true and false): what the form offers to complete. Empty for other rows.
+    std::vector<std::string> choices;
+    // Writes the row where `write` leaves its default out of a file (writtenUnlessDefault): what
+    // the row's value reads as, for an axis and the form. Empty: `write` always writes it.
+    std::function<void(YAML::Emitter &out, const S &s)> writeAlways;
 };
 
 template <typename S>
@@ -256,15 +262,17 @@ template <typename S>
 Field<S> boolean(std::string key, bool S::*member, std::string help,
                  Sharing sharing = Sharing::Shared)
 {
-    return {{key},
-            std::move(help),
-            sharing,
-            [key, member](const yaml::YamlField &map, S &s) {
-                s.*member = yaml::readBool(yaml::child(map, key));
-            },
-            [key, member](YAML::Emitter &out, const S &s) {
-                out << YAML::Key << key << YAML::Value << s.*member;
-            }};
+    Field<S> row{{key},
+                 std::move(help),
+                 sharing,
+                 [key, member](const yaml::YamlField &map, S &s) {
+                     s.*member = yaml::readBool(yaml::child(map, key));
+                 },
+                 [key, member](YAML::Emitter &out, const S &s) {
+                     out << YAML::Key << key << YAML::Value << s.*member;
+                 }};
+    row.choices = {"true", "false"};
+    return row;
 }
 
 template <typename S>
@@ -288,15 +296,17 @@ Field<S> enumeration(std::string key, E S::*member, std::initializer_list<yaml::
                      std::string help, Sharing sharing = Sharing::Shared)
 {
     std::vector<yaml::EnumName<E>> list(names);
-    return {{key},
-            std::move(help),
-            sharing,
-            [key, member, list](const yaml::YamlField &map, S &s) {
-                s.*member = yaml::readEnumOf<E>(yaml::child(map, key), list);
-            },
-            [key, member](YAML::Emitter &out, const S &s) {
-                out << YAML::Key << key << YAML::Value << toString(s.*member);
-            }};
+    Field<S> row{{key},
+                 std::move(help),
+                 sharing,
+                 [key, member, list](const yaml::YamlField &map, S &s) {
+                     s.*member = yaml::readEnumOf<E>(yaml::child(map, key), list);
+                 },
+                 [key, member](YAML::Emitter &out, const S &s) {
+                     out << YAML::Key << key << YAML::Value << toString(s.*member);
+                 }};
+    for (const auto &n : list) row.choices.push_back(n.name);
+    return row;
 }
 
 // A nested mapping with its own table, written in flow style when `flow`.
@@ -334,6 +344,7 @@ Field<S> nested(std::string key, N S::*member, const FieldTable<N> *table, bool 
 template <typename S, typename M>
 Field<S> writtenUnlessDefault(Field<S> row, M S::*member, M fallback)
 {
+    row.writeAlways = row.write;
     row.write = [write = row.write, member, fallback](YAML::Emitter &out, const S &s) {
         if (!(s.*member == fallback)) write(out, s);
     };

@@ -468,6 +468,13 @@ std::string joinedNames(const std::vector<std::string> &names, const std::string
     return out;
 }
 
+std::string modelAxisName(const std::string &key)
+{
+    for (const auto &row : dimensions())
+        if (row.swept() && (row.field == "model." + key || row.name == key)) return row.name;
+    return "model." + key;
+}
+
 std::optional<Dimension> findDimension(const std::string &name)
 {
     if (const Dimension *row = namedDimension(name)) // a derived one is not swept: none

@@ -118,6 +118,9 @@ std::vector<std::string> headlineDimensions();
 std::optional<SearchRange> defaultSearchRange(const std::string &name);
 // "a, b or c": names listed for a message.
 std::string joinedNames(const std::vector<std::string> &names, const std::string &last = "or");
+// The sweep axis that sets the model row `key` of the field table: the name of its dimension
+// where one is that row (d_model, head_dim, logit_scale), else model.KEY (model.ffn_width).
+std::string modelAxisName(const std::string &key);
 // A named dimension that is swept, or a field-table axis as a row (applied after the named ones);
 // nullopt if neither (a derived dimension such as total_heads is not swept: nullopt too).
 std::optional<Dimension> findDimension(const std::string &name);

@@ -629,7 +629,7 @@ FieldAxis fieldAxis(const FieldTable<S> &table, const std::string &key,
         }
         YAML::Emitter out;
         out << YAML::Flow << YAML::BeginMap;
-        row->write(out, scratch);
+        (row->writeAlways ? row->writeAlways : row->write)(out, scratch);
         out << YAML::EndMap;
         return YAML::Load(out.c_str())[key].Scalar();
     };
@@ -651,7 +651,7 @@ FieldAxis fieldAxis(const FieldTable<S> &table, const std::string &key,
             if (k.key == key && k.value == value) return k.text;
         YAML::Emitter out;
         out << YAML::Flow << YAML::BeginMap;
-        row->write(out, value);
+        (row->writeAlways ? row->writeAlways : row->write)(out, value);
         out << YAML::EndMap;
         const YAML::Node written = YAML::Load(out.c_str())[key];
         Known made{key, value, written.IsScalar() ? written.Scalar() : std::string()};

@@ -22,6 +22,7 @@
 
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/MainWindow.h"
+#include "ui/app/form/ModelBox.h"
 #include "ui/app/form/StabilizerBox.h"
 #include "ui/app/form/TaskBox.h"
 #include "ui/figures/FigureExporter.h"
@@ -192,11 +193,22 @@ void TestRecipes::recipe_dimension()
     const std::string schema = sessionSchemaJson();
     QVERIFY(schema.find("\"ffn_width\":{\"title\":\"feed-forward width\"") != std::string::npos);
 
-    // The form's search box offers it, with its range.
+    // The form's model box has its line, titled by the row, holding the axis's values; a value
+    // typed there sweeps it. The search box offers it, with its range.
     ExperimentForm form;
     const int item = form.searchAxisBox()->findData(QStringLiteral("ffn_width"));
     QVERIFY(item >= 0);
     form.loadFrom(sweep);
+    QLineEdit *line = form.modelBox()->edit("ffn_width");
+    QVERIFY(line);
+    QCOMPARE(line->text(), QStringLiteral("32, 96"));
+    line->setText(QStringLiteral("32, 64, 96"));
+    Session edited;
+    QStringList errors;
+    QVERIFY2(form.buildDefinition(edited, &errors), qPrintable(errors.join("; ")));
+    expandSweep(edited);
+    QCOMPARE(edited.runs.size(), size_t(3));
+    QCOMPARE(edited.runs[1].config.model.ffnWidth, int64_t(64));
     form.searchBox()->setChecked(true);
     form.searchAxisBox()->setCurrentIndex(item);
     QCOMPARE(form.searchFromEdit()->text(), QStringLiteral("64"));

@@ -901,7 +901,7 @@ void TestUiFigures::badFormValueBlocksStart_data()
                                  << "sweep.lr: must be a finite number > 0, got -0.1";
     QTest::newRow("d_model not an integer") << "d_model"
                                             << "8.5"
-                                            << "sweep.d_model[0]: 8.5 is not an integer";
+                                            << "sweep.d_model: expected an integer, got 8.5";
     // Widths and head counts are read by their sweep-axis rows: a session file's limits.
     QTest::newRow("d_model past the limit")
         << "d_model"

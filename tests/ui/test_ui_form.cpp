@@ -4,6 +4,8 @@
 #include "UiTestSessions.h"
 
 #include "ui/app/ExperimentForm.h"
+#include "ui/app/HeadScheduleEditor.h"
+#include "ui/app/form/ModelBox.h"
 #include "ui/model/RunMetrics.h"
 
 #include "core/schema/RunConfigFields.h"
@@ -81,6 +83,7 @@ private Q_SLOTS:
     void anUnfocusedControlIgnoresTheWheel();
     void theFormEditsABoundarySearch();
     void theFormEditsStabilizers();
+    void theModelBoxHasALinePerModelRow();
     void theFormKeepsAGeneratorAsAGenerator();
     void aHeadCountThatDividesNoWidthIsSaidAtTheHeadsField();
 };
@@ -155,6 +158,72 @@ void TestUiForm::theFormEditsStabilizers()
     QVERIFY2(form.buildDefinition(built, &errors), qPrintable(errors.join("; ")));
     QCOMPARE(built.base.stabilizers.softcap, 0.0);
     QCOMPARE(built.base.stabilizers.independentWeightDecay, 0.0);
+}
+
+// The model box is generated from the model rows of the field table: every one-key row has a line
+// (the heads row has its own editor), found by its key, titled by its dimension where it is one.
+// One value sets the field; several sweep it along the row's axis (its dimension's name, else
+// model.KEY); a bad value is named by that axis with the session reader's message; a session that
+// sweeps a model row survives the form; the schedule generator makes schedules of the form's layer
+// count that divide the widths typed.
+void TestUiForm::theModelBoxHasALinePerModelRow()
+{
+    ExperimentForm form;
+    form.loadFrom(uitest::tinySession());
+    ModelBox *box = form.modelBox();
+    int lines = 0;
+    for (const auto &row : modelFields()) {
+        if (row.keys.size() != 1) continue;
+        QLineEdit *line = box->edit(row.keys.front());
+        QVERIFY2(line, row.keys.front().c_str());
+        ++lines;
+    }
+    QVERIFY(lines >= 10);
+    QCOMPARE(box->edit("d_model"), form.dModelsEdit());
+    QCOMPARE(box->edit("ffn_width")->text(), QStringLiteral("auto"));
+    QCOMPARE(box->edit("init")->text(), QStringLiteral("uniform")); // a default files leave out
+
+    box->edit("activation")->setText(QStringLiteral("gelu, relu"));
+    box->edit("ffn_width")->setText(QStringLiteral("64"));
+    Session built;
+    QStringList errors;
+    QVERIFY2(form.buildDefinition(built, &errors), qPrintable(errors.join("; ")));
+    QCOMPARE(built.base.model.ffnWidth, int64_t(64));
+    const SweepAxis *activation = nullptr;
+    for (const auto &a : built.axes)
+        if (a.name == "model.activation") activation = &a;
+    QVERIFY(activation);
+    QCOMPARE(int(activation->values.size()), 2);
+    expandSweep(built);
+    QCOMPARE(int(built.runs.size()), int(2 * uitest::tinySession().runs.size()));
+    QCOMPARE(built.runs.back().config.model.activation, Activation::Relu);
+    QCOMPARE(throughTheForm(built), expected(built));
+
+    box->edit("activation")->setText(QStringLiteral("gelu, swish"));
+    box->edit("d_model")->setText(QStringLiteral("8.5"));
+    errors.clear();
+    QVERIFY(!form.buildDefinition(built, &errors));
+    const QString said = errors.join(QStringLiteral("; "));
+    QVERIFY2(said.contains(QStringLiteral("sweep.model.activation[1]: ")) &&
+                 said.contains(QStringLiteral("swish")),
+             qPrintable(said));
+    QVERIFY2(said.contains(QStringLiteral("sweep.d_model: expected an integer, got 8.5")),
+             qPrintable(said));
+
+    // The per-layer schedules' generator follows the layer count and the widths typed.
+    box->edit("d_model")->setText(QStringLiteral("48"));
+    auto *layers = box->findChild<QSpinBox *>(QString(), Qt::FindDirectChildrenOnly);
+    QVERIFY(layers);
+    layers->setValue(3);
+    auto *editor = box->findChild<HeadScheduleEditor *>();
+    QVERIFY(editor);
+    editor->setSchedules({});
+    for (auto *button : editor->findChildren<QPushButton *>())
+        if (button->text() == QStringLiteral("Add")) button->click();
+    const auto schedules = editor->schedules();
+    QCOMPARE(int(schedules.size()), 1);
+    QCOMPARE(int(schedules.front().size()), 3);
+    for (int64_t h : schedules.front()) QVERIFY2(48 % h == 0, qPrintable(QString::number(h)));
 }
 
 // A search session survives the form exactly (its rounds included); its settings are edited in

@@ -1,8 +1,8 @@
 // ExperimentForm.h — the experiment form: task, model, head schedules, head-dimension rule,
 // stabilizers, training phases, learning rates, seeds, the boundary search, steps and device.
-// The task, stabilizer and search boxes are widgets of their own (ui/app/form/), each loading a
-// session and building its part of the definition; the model and training boxes are still built
-// here.
+// Each box is a widget of its own (ui/app/form/: task, model, stabilizers, training, search), loading
+// a session and building its part of the definition; the form holds them in order, checks the
+// definition they build together and shows the messages at the fields they concern.
 //
 // Every edit is checked at once with core's own rules — expandSweep, validate() and a round trip
 // through the YAML loader — so the form shows exactly the messages the loader would give, lists
@@ -14,32 +14,26 @@
 
 #include <QWidget>
 
-#include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
-class QFormLayout;
-class QGroupBox;
 class QLabel;
 class QLineEdit;
-class QPlainTextEdit;
-class QRadioButton;
 class QSpinBox;
-class QStackedWidget;
-class QFormLayout;
-class QLineEdit;
-class QTableWidget;
 class QTimer;
 
 namespace headlab::ui {
 
-class HeadScheduleEditor;
+class FormBox;
+class ModelBox;
 class SearchBox;
 class StabilizerBox;
 class TaskBox;
+class TrainingBox;
 
 struct FormCheck {
     QStringList errors;  // blocking: field errors and core validation messages
@@ -69,17 +63,19 @@ public:
     void setPendingRuns(int pending);
 
     // For tests and the main window.
-    QLineEdit *learningRatesEdit() const { return m_lrs; }
-    QLineEdit *dModelsEdit() const { return m_dModels; }
-    QLineEdit *headsEdit() const { return m_heads; }
-    QLabel *headsMessage() const { return m_headsError; } // errors and skips the heads caused
-    QLabel *messagesLabel() const { return m_messages; }  // the rest, at the panel's bottom
-    QLineEdit *generatorFromEdit() const { return m_lrFrom; }
-    QLineEdit *generatorToEdit() const { return m_lrTo; }
-    QSpinBox *generatorCountBox() const { return m_lrCount; }
+    QLineEdit *learningRatesEdit() const;
+    QLineEdit *dModelsEdit() const;
+    QLineEdit *headsEdit() const;
+    QLabel *headsMessage() const;                        // errors and skips the heads caused
+    QLabel *messagesLabel() const { return m_messages; } // the rest, at the panel's bottom
+    QLineEdit *generatorFromEdit() const;
+    QLineEdit *generatorToEdit() const;
+    QSpinBox *generatorCountBox() const;
     QLabel *validationLabel() const { return m_messages; }
     TaskBox *taskBox() const { return m_taskBox; }
+    ModelBox *modelBox() const { return m_modelBox; }
     StabilizerBox *stabilizerBox() const { return m_stabilizerBox; }
+    TrainingBox *trainingBox() const { return m_trainingBox; }
     // The boundary-search box's widgets (SearchBox.h).
     QCheckBox *searchBox() const;
     QComboBox *searchAxisBox() const;
@@ -97,25 +93,11 @@ Q_SIGNALS:
 
 private:
     void edited();
-    // The constructor's parts: each box of the form, then the connections of every edit.
-    QGroupBox *buildModelBox();
-    QGroupBox *buildTrainingBox(); // phases, learning rates, seeds, the boundary search, device
-    void addLearningRateRows(QFormLayout *form);
-    void connectEdits();
-    // loadFrom's parts.
-    void loadHeads(const headlab::Session &session);
     void showAxesNotEdited(const headlab::Session &session);
-    // buildDefinition's parts.
-    void buildHeads(headlab::Session &def, int layers, QStringList &errs) const;
-    std::vector<headlab::PhaseConfig> buildPhases(QStringList &errs) const;
-    // Enables the fields a search takes over: its axis's list, η's list when it searches η, and
-    // the seeds (a search gives its runs their seeds); and those sweep.combinations set.
+    // Disables the fields a search takes over (its axis's, and the seeds: a search gives its runs
+    // their seeds) and those sweep.combinations set.
     void updateAxisEditors();
-    void addPhaseRow(const headlab::PhaseConfig &phase);
-    // The errors whose key path starts with `prefix`, then `notices` (skipped combinations the
-    // field caused, in amber), at the field's label.
-    void showFieldError(QLabel *label, const QStringList &errors, const QString &prefix,
-                        const QStringList &notices = {});
+    bool editsAxis(const std::string &name) const;
 
     headlab::Session m_loaded; // base, axes, name as last loaded or applied
     bool m_loading = false;
@@ -126,37 +108,13 @@ private:
     int m_pendingOverride = -1;
     QTimer *m_debounce;
 
-    TaskBox *m_taskBox;             // name, task and its options
-    StabilizerBox *m_stabilizerBox; // a line per stabilizer row
-    SearchBox *m_searchBox;         // the boundary search
-    // The sweep axes the form edits in a widget of its own, registered by name where each is
-    // built; the session's other axes are shown as loaded (showAxesNotEdited).
-    std::map<std::string, QWidget *> m_axisEditors;
-    QSpinBox *m_layers;
-    QLineEdit *m_dModels;
-    QRadioButton *m_headsSame, *m_headsSchedule;
-    QLineEdit *m_heads;
-    HeadScheduleEditor *m_schedules;
-    QComboBox *m_headDimRule;
-    QSpinBox *m_headDim;
-    QComboBox *m_logitScale;
-    QCheckBox *m_qkRule;
-    QDoubleSpinBox *m_qkRef;
-    QTableWidget *m_phases;
-    QLineEdit *m_lrs;
-    QLineEdit *m_lrFrom, *m_lrTo; // the log-spaced generator's range, exact numbers
-    QSpinBox *m_lrCount;
-    // The generator that gave the list (lr: {logspace: …}), as flow YAML; "" when the list was
-    // typed. Kept on the lr axis, it is what a save writes while the list is still its expansion.
-    std::string m_lrForm;
-    void generateLearningRates();
-    void loadLearningRateGenerator(const headlab::Session &session);
-    QLineEdit *m_seeds;
+    TaskBox *m_taskBox;                // name, task and its options
+    ModelBox *m_modelBox;              // a line per model row, the heads, the QK rule
+    StabilizerBox *m_stabilizerBox;    // a line per stabilizer row
+    TrainingBox *m_trainingBox;        // phases, η, seeds, evaluation, device
+    SearchBox *m_searchBox;            // the boundary search
+    std::vector<FormBox *> m_boxes;    // the five, in the form's order
     std::set<std::string> m_comboKeys; // axes the loaded session's combinations set
-    QSpinBox *m_evalEvery;
-    QComboBox *m_device;
-    QSpinBox *m_threads;
-    QLabel *m_dModelsError, *m_headsError, *m_lrsError, *m_seedsError, *m_phasesError;
     QLabel *m_otherAxes;
     QLabel *m_summary;
     QLabel *m_messages;

@@ -1,7 +1,12 @@
 // FormParts.cpp — see FormParts.h.
 #include "ui/app/form/FormParts.h"
 
+#include "ui/model/RunMetrics.h"
+
+#include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QCoreApplication>
+#include <QEvent>
 #include <QLabel>
 #include <QRegularExpression>
 
@@ -9,6 +14,61 @@
 #include <cmath>
 
 namespace headlab::ui::form {
+
+namespace {
+
+// Sends a wheel over an unfocused control on to its parent (guardWheel).
+class UnfocusedWheelGuard : public QObject {
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        auto *widget = qobject_cast<QWidget *>(watched);
+        if (event->type() != QEvent::Wheel || !widget || widget->hasFocus()) return false;
+        if (QWidget *parent = widget->parentWidget()) QCoreApplication::sendEvent(parent, event);
+        return true;
+    }
+};
+
+} // namespace
+
+QString joinNumbers(const std::vector<double> &values)
+{
+    QStringList parts;
+    for (double v : values) parts << exactNumber(v);
+    return parts.join(", ");
+}
+
+void guardWheel(QWidget *root)
+{
+    // Found by name: the guard has no meta-object of its own, so findChild<UnfocusedWheelGuard *>
+    // would return any QObject child.
+    QObject *guard =
+        root->findChild<QObject *>(QStringLiteral("headlabWheelGuard"), Qt::FindDirectChildrenOnly);
+    if (!guard) {
+        guard = new UnfocusedWheelGuard(root);
+        guard->setObjectName(QStringLiteral("headlabWheelGuard"));
+    }
+    QList<QWidget *> controls;
+    for (QWidget *w : root->findChildren<QAbstractSpinBox *>()) controls << w;
+    for (QWidget *w : root->findChildren<QComboBox *>()) controls << w;
+    for (QWidget *w : controls) {
+        if (w->property("headlabWheelGuard").toBool()) continue;
+        w->setProperty("headlabWheelGuard", true);
+        w->setFocusPolicy(Qt::StrongFocus);
+        w->installEventFilter(guard);
+    }
+}
+
+QComboBox *enumCombo(const QStringList &items, int current)
+{
+    auto *c = new QComboBox();
+    c->addItems(items);
+    c->setCurrentIndex(current);
+    return c;
+}
 
 const SweepAxis *findAxis(const Session &s, const std::string &name)
 {
@@ -67,6 +127,28 @@ QLabel *errorLabel(QWidget *parent)
     l->setStyleSheet(QStringLiteral("color: #d03030;"));
     l->setVisible(false);
     return l;
+}
+
+void showFieldError(QLabel *label, const QStringList &errors, const QString &prefix,
+                    const QStringList &notices)
+{
+    QStringList mine;
+    for (const auto &e : errors)
+        if (e.startsWith(prefix) &&
+            (e.size() == prefix.size() || QStringLiteral(":[. ").contains(e[prefix.size()])))
+            mine << e;
+    if (notices.isEmpty()) {
+        label->setTextFormat(Qt::PlainText);
+        label->setText(mine.join('\n'));
+    } else { // errors in the label's red, then the notices in amber
+        QString html;
+        for (const auto &e : mine) html += QStringLiteral("<div>%1</div>").arg(e.toHtmlEscaped());
+        for (const auto &n : notices)
+            html += QStringLiteral("<div style='color:#a07000'>⤼ %1</div>").arg(n.toHtmlEscaped());
+        label->setTextFormat(Qt::RichText);
+        label->setText(html);
+    }
+    label->setVisible(!mine.isEmpty() || !notices.isEmpty());
 }
 
 QComboBox *namedChoice(QWidget *parent,

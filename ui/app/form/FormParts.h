@@ -31,6 +31,20 @@ void setAxis(Session &s, const std::string &name, std::vector<AxisValue> values,
 
 // A field's error line: red, wrapped, hidden until it has something to say.
 QLabel *errorLabel(QWidget *parent);
+// Shows at a field's error line the errors whose key path is `prefix` or under it ("sweep.lr",
+// "sweep.lr[2]", "sweep.lr (from)", "phases[0].steps" under "phases"), then `notices` (skipped combinations the field
+// caused) in amber; hides the line when there is neither.
+void showFieldError(QLabel *label, const QStringList &errors, const QString &prefix,
+                    const QStringList &notices = {});
+// Editable lists show every number exactly (exactNumber): a field that rounded for display wrote
+// the rounded value back on the next save (0.000316227766 became 0.000316, 16384 became 16380).
+QString joinNumbers(const std::vector<double> &values);
+// Spin boxes and combo boxes under `root` take the mouse wheel only when they have the keyboard
+// focus (again after rows are added): a wheel turned to scroll the form passed over a choice and
+// changed it with no sign. Unfocused, the wheel goes on to the scroll area around the form.
+void guardWheel(QWidget *root);
+// A combo box of `items`, showing item `current`.
+QComboBox *enumCombo(const QStringList &items, int current);
 // A choice of a spec's named values: each item's text and the name it stands for.
 QComboBox *namedChoice(QWidget *parent,
                        std::initializer_list<std::pair<QString, QString>> textAndName,

@@ -100,6 +100,12 @@ void StabilizerBox::build(Session &def, const Session &loaded, QStringList &erro
     }
 }
 
+bool StabilizerBox::editsAxis(const std::string &name) const
+{
+    const std::string key = name.rfind("stabilizers.", 0) == 0 ? name.substr(12) : name;
+    return edit(key) != nullptr;
+}
+
 QLineEdit *StabilizerBox::edit(const std::string &key) const
 {
     for (const auto &[name, line] : m_edits)

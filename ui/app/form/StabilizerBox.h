@@ -21,6 +21,8 @@ public:
     void build(Session &definition, const Session &loaded, QStringList &errors) const override;
     // The line of a row of stabilizerFields(), or nullptr.
     QLineEdit *edit(const std::string &key) const;
+    // Whether a line edits the sweep axis `name` (a stabilizer's key, or stabilizers.KEY).
+    bool editsAxis(const std::string &name) const;
 
 private:
     std::vector<std::pair<std::string, QLineEdit *>> m_edits; // in the table's order
