@@ -177,23 +177,21 @@ std::string sessionSchemaJson()
         axisDefaults[name] = findFieldAxis(name)->text(defaults);
     schema["axis_defaults"] = axisDefaults;
     // Each task: whether a run of it gets a learned verdict (TaskSpec::learnedMeaning) and the unit
-    // of its losses; and the learned rules a session may name. The Python package reads these
-    // instead of keeping its own list.
+    // of its losses. The Python package reads these instead of keeping its own list.
     Json tasks = Json::object();
     for (const TaskSpec *spec : taskTable())
         tasks[spec->id] = {{"verdict", spec->learnedMeaning != nullptr},
                            {"loss_unit", spec->lossUnit}};
     schema["tasks"] = tasks;
+    // The learned rules a session may name, in the table's order (the first is the default), and
+    // how each judges a run (LearnedRule.h): the metric it reads, or null for the paper's rule,
+    // and the paper's rule itself: the trainer's verdict, else the final test loss.
     Json rules = Json::array();
-    for (const auto &row : kLearnedRuleRows) rules.push_back(row.name);
-    schema["learned_rules"] = rules;
-    // How each rule judges a run (LearnedRule.h): the metric it reads, or null for the paper's
-    // rule, and the paper's rule itself: the trainer's verdict, else the final test loss.
-    Json judged = Json::object();
     for (const auto &row : kLearnedRuleRows)
-        judged[row.name] = {{"metric", row.metric ? Json(row.metric) : Json(nullptr)},
-                            {"description", row.description}};
-    schema["learned_rule_rows"] = judged;
+        rules.push_back({{"name", row.name},
+                         {"metric", row.metric ? Json(row.metric) : Json(nullptr)},
+                         {"description", row.description}});
+    schema["learned_rules"] = rules;
     schema["paper_rule"] = {{"metric", metric::kLearned},
                             {"final_metric", metric::kFinalTestLoss},
                             {"below", std::log(10.0)}};

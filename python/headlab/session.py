@@ -34,7 +34,7 @@ LN10 = math.log(10.0)
 TASKS = {name: dict(row) for name, row in schema()["tasks"].items()}
 
 # The rules a session's learned_rule may name (core/metrics/LearnedRule.h).
-LEARNED_RULES = tuple(schema()["learned_rules"])
+LEARNED_RULES = tuple(row["name"] for row in schema()["learned_rules"])
 
 # When, where and by what each run trained (core/config/RunOrigin.h, kOriginFields): runs.csv's
 # columns after `device`, in this order.
@@ -102,11 +102,11 @@ class HeadStats(pd.DataFrame):
 
 def learned(run: Run, rule: str) -> bool | None:
     """The verdict of core/metrics/LearnedRule.cpp, by the rule's row in the schema
-    (`learned_rule_rows`, `paper_rule`): True, False, or None (no verdict)."""
+    (`learned_rules`, `paper_rule`): True, False, or None (no verdict)."""
     if run.status not in FINISHED:
         return None
     m = run.metrics
-    metric = schema()["learned_rule_rows"].get(rule, {}).get("metric")
+    metric = next((row["metric"] for row in schema()["learned_rules"] if row["name"] == rule), None)
     if metric is not None and metric in m:
         return m[metric] > 0.5 and run.status == "done"
     paper = schema()["paper_rule"]
