@@ -12,6 +12,7 @@
 #include "ui/app/LessonStrip.h"
 #include "ui/app/ProgressBarDelegate.h"
 #include "ui/app/SamplesView.h"
+#include "ui/app/window/RunsPanel.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/FigureTable.h"
 #include "ui/figures/HeatmapView.h"
@@ -69,7 +70,6 @@
 namespace headlab::ui {
 
 namespace {
-constexpr int kFrameMs = 40; // redraws are coalesced to at most one per 40 ms
 
 QPalette darkPalette()
 {
@@ -93,11 +93,6 @@ QPalette darkPalette()
     return p;
 }
 
-QString figureTabName(const QString &id)
-{
-    const FigureSpec *spec = findFigure(id);
-    return spec ? QCoreApplication::translate("Figure", spec->tab) : id;
-}
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent)
@@ -107,10 +102,6 @@ MainWindow::MainWindow(QWidget *parent)
     m_normalFont = QApplication::font();
     m_model = new SessionModel(this);
     m_controller = new TrainingController(this);
-    m_frameTimer = new QTimer(this);
-    m_frameTimer->setSingleShot(true);
-    m_frameTimer->setInterval(kFrameMs);
-    connect(m_frameTimer, &QTimer::timeout, this, &MainWindow::redraw);
     m_watchTimer = new QTimer(this);
     m_watchTimer->setInterval(2000);
     connect(m_watchTimer, &QTimer::timeout, this, &MainWindow::watchDisk);
@@ -136,8 +127,6 @@ MainWindow::MainWindow(QWidget *parent)
             &TrainingController::setAttentionWanted);
     connect(m_controller, &TrainingController::attentionMaps, m_model,
             &SessionModel::setLiveAttention);
-    connect(m_model, &SessionModel::dataChanged, this, &MainWindow::scheduleRedraw);
-    connect(m_model, &SessionModel::runsReset, this, &MainWindow::updateFigureTabs);
     // Another session (opened, a preset, the form): the strip offers its values. Deferred: a
     // strip button's own click may have led here, and its button must outlive the click.
     connect(m_model, &SessionModel::runsReset, this, [this] {
@@ -145,7 +134,7 @@ MainWindow::MainWindow(QWidget *parent)
             if (m_lessonScroll->isVisible()) showLessonStrip();
         });
     });
-    updateFigureTabs(); // the default session's task
+    m_figureTabs->updateTabs(); // the default session's task
     updateSamplesDock();
     connect(m_model, &SessionModel::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_model, &SessionModel::filePathChanged, this, &MainWindow::updateTitle);
@@ -259,18 +248,20 @@ void MainWindow::buildActions()
     });
     connect(m_rerun, &QAction::triggered, this, [this] { rerunSelected(false); });
     connect(m_rerunSeed, &QAction::triggered, this, [this] { rerunSelected(true); });
-    connect(m_exportFigure, &QAction::triggered, this, &MainWindow::exportCurrentFigure);
-    connect(m_exportAll, &QAction::triggered, this, &MainWindow::exportAllFigures);
+    // The figure panel is built after the actions.
+    connect(m_exportFigure, &QAction::triggered, this,
+            [this] { m_figureTabs->exportCurrentFigure(); });
+    connect(m_exportAll, &QAction::triggered, this, [this] { m_figureTabs->exportAllFigures(); });
     connect(m_exportSizeAction, &QAction::triggered, this, [this] {
         bool ok = false;
         const QString text = QInputDialog::getText(
             this, tr("Export size"), tr("Width × height in pixels:"), QLineEdit::Normal,
-            QStringLiteral("%1x%2").arg(m_exportSize.width()).arg(m_exportSize.height()), &ok);
+            QStringLiteral("%1x%2").arg(exportSize().width()).arg(exportSize().height()), &ok);
         if (!ok) return;
         const auto parts =
             text.split(QRegularExpression(QStringLiteral("[x×, ]+")), Qt::SkipEmptyParts);
         if (parts.size() == 2 && parts[0].toInt() >= 100 && parts[1].toInt() >= 100)
-            m_exportSize = QSize(parts[0].toInt(), parts[1].toInt());
+            m_figureTabs->setExportSize(QSize(parts[0].toInt(), parts[1].toInt()));
         else
             showError(
                 tr("Export size"),
@@ -382,14 +373,7 @@ void MainWindow::buildFileMenu()
     file->addSeparator();
     file->addAction(m_exportFigure);
     auto *csv = file->addAction(tr("Export figure data as CSV…"));
-    connect(csv, &QAction::triggered, this, [this] {
-        FigureView *f = currentFigure();
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export CSV"), f->figureId() + ".csv", tr("CSV (*.csv)"));
-        QString error;
-        if (!path.isEmpty() && !FigureExporter::writeCsv(f, path, &error))
-            showError(tr("Export"), error);
-    });
+    connect(csv, &QAction::triggered, m_figureTabs, &FigureTabs::exportCurrentFigureCsv);
     file->addAction(m_exportAll);
     file->addAction(m_exportSizeAction);
     // The session with every result inline, one self-contained YAML file (headlab-cli export-yaml).
@@ -499,12 +483,10 @@ void MainWindow::buildViewMenu()
         if (on) showLessonStrip();
         m_lessonScroll->setVisible(on);
     });
-    for (int i = 0; i < m_figures.size(); ++i) {
-        auto *a = view->addAction(figureTabName(m_figures[i]->figureId()));
+    for (int i = 0; i < m_figureTabs->figures().size(); ++i) {
+        auto *a = view->addAction(m_figureTabs->tabs()->tabText(i));
         a->setShortcut(QKeySequence(Qt::ALT | (Qt::Key_1 + i)));
-        connect(a, &QAction::triggered, this, [this, i] {
-            if (m_tabs->isTabVisible(i)) m_tabs->setCurrentIndex(i); // hidden: not this task's
-        });
+        connect(a, &QAction::triggered, this, [this, i] { m_figureTabs->showTab(i); });
     }
     view->addSeparator();
     view->addAction(m_formDock->toggleViewAction());
@@ -545,25 +527,22 @@ void MainWindow::buildViewMenu()
 
 void MainWindow::buildLayout()
 {
-    m_tabs = new QTabWidget(this);
-    m_tabs->setDocumentMode(true);
-    for (const auto &id : figureIds()) {
-        FigureView *f = createFigure(id, m_model, m_tabs);
-        m_figures << f;
-        m_tabs->addTab(f, figureTabName(id));
-        // `runs` by value: selecting them redraws the figure that sent them.
-        // The status bar says how many a click selected (issue 50), and where their curves are.
-        connect(f, &FigureView::runsActivated, this, [this](QList<int> runs) {
-            selectRuns(runs);
-            statusBar()->showMessage(
-                m_tabs->currentWidget() != figure("loss") && runs.size() <= 12
-                    ? tr("Selected %n run(s); their curves are on the Loss curves tab", "",
-                         int(runs.size()))
-                    : tr("Selected %n run(s)", "", int(runs.size())),
-                4000);
-        });
-        connect(f, &FigureView::viewStateChanged, this, &MainWindow::saveView);
-    }
+    m_figureTabs = new FigureTabs(m_model, this);
+    // The status bar says how many a click selected (issue 50), and where their curves are.
+    connect(m_figureTabs, &FigureTabs::runsActivated, this, [this](QList<int> runs) {
+        selectRuns(runs);
+        statusBar()->showMessage(
+            currentFigure() != figure("loss") && runs.size() <= 12
+                ? tr("Selected %n run(s); their curves are on the Loss curves tab", "",
+                     int(runs.size()))
+                : tr("Selected %n run(s)", "", int(runs.size())),
+            4000);
+    });
+    connect(m_figureTabs, &FigureTabs::viewStateChanged, this, &MainWindow::saveView);
+    connect(m_figureTabs, &FigureTabs::redrawn, this, &MainWindow::updateStatus);
+    connect(m_figureTabs, &FigureTabs::message, this,
+            [this](const QString &text, int ms) { statusBar()->showMessage(text, ms); });
+    connect(m_figureTabs, &FigureTabs::failed, this, &MainWindow::showError);
     // The lesson strip above the figures (View ▸ Lesson strip): kept in presenter mode.
     // It scrolls sideways where the window is narrower than its buttons: the window must not
     // grow past the screen for it.
@@ -576,14 +555,8 @@ void MainWindow::buildLayout()
     centralLayout->setContentsMargins(0, 0, 0, 0);
     centralLayout->setSpacing(0);
     centralLayout->addWidget(m_lessonScroll);
-    centralLayout->addWidget(m_tabs, 1);
+    centralLayout->addWidget(m_figureTabs, 1);
     setCentralWidget(central);
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
-        if (auto *f = currentFigure()) f->refresh();
-        // A tab hidden because the new session's task has no such figure moves the current tab:
-        // that is not the user's choice, and must not overwrite the session's saved figure.
-        if (!m_updatingTabs) saveView();
-    });
 
     m_form = new ExperimentForm(this);
     auto *scroll = new QScrollArea(this);
@@ -609,163 +582,19 @@ void MainWindow::buildLayout()
     statusBar()->addPermanentWidget(m_sweepProgress);
 }
 
-namespace {
-
-// The run table's sorting and its filter (core/session/RunFilter.h): a row shows when its run
-// meets every term of the filter typed above the table.
-class RunFilterProxy : public QSortFilterProxyModel {
-public:
-    RunFilterProxy(SessionModel *model, QObject *parent)
-        : QSortFilterProxyModel(parent)
-        , m_model(model)
-    {}
-    // Sets the filter; "" when it parsed, else why not (then every run shows).
-    QString setFilterText(const QString &text)
-    {
-        const Session &session = m_model->session();
-        m_filter = RunFilter::parse(text.toStdString(), session);
-        m_labels = m_filter.empty() ? decltype(m_labels){} : configurationLabels(session);
-        invalidateFilter();
-        return filterError();
-    }
-    // Why the text is not a filter; "" when it is (then every run is shown).
-    QString filterError() const { return QString::fromStdString(m_filter.error); }
-
-protected:
-    bool filterAcceptsRow(int row, const QModelIndex &) const override
-    {
-        const Session &session = m_model->session();
-        if (m_filter.empty() || row < 0 || size_t(row) >= session.runs.size() ||
-            size_t(row) >= m_labels.size())
-            return true;
-        return m_filter.accepts(session, size_t(row), m_labels[size_t(row)]);
-    }
-
-private:
-    SessionModel *m_model;
-    RunFilter m_filter;
-    std::vector<std::map<std::string, std::string>> m_labels;
-};
-
-} // namespace
-
 // The run table and, beside it, the samples the selected text runs write: the bottom docks.
 void MainWindow::buildRunDocks()
 {
-    m_runModel = new RunTableModel(m_model, this);
-    auto *proxy = new RunFilterProxy(m_model, this);
-    m_runProxy = proxy;
-    m_runProxy->setSourceModel(m_runModel);
-    m_runProxy->setSortRole(RunTableModel::SortRole);
-    m_table = new QTableView(this);
-    m_table->setObjectName(QStringLiteral("runTable"));
-    m_table->setModel(m_runProxy);
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(-1, Qt::AscendingOrder);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setAlternatingRowColors(true);
-    m_table->verticalHeader()->setDefaultSectionSize(22);
-    // Columns as wide as they need, the space beyond them left empty: a stretched last column put
-    // the final losses a screen's width from the runs they belong to.
-    m_table->horizontalHeader()->setStretchLastSection(false);
-    m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
-    m_table->addActions({m_runSelected, m_stopSelected, m_pauseSelected, m_rerun, m_rerunSeed});
-    auto *delegate = new ProgressBarDelegate(m_table);
-    auto placeDelegate = [this, delegate] {
-        for (int c = 0; c < m_runModel->columnCount(); ++c)
-            m_table->setItemDelegateForColumn(c, nullptr);
-        m_table->setItemDelegateForColumn(m_runModel->progressColumn(), delegate);
-        m_table->setColumnWidth(m_runModel->progressColumn(), 150);
-        const int finalLoss = m_runModel->finalLossColumn();
-        const QString title = m_runModel->headerData(finalLoss, Qt::Horizontal).toString();
-        m_table->setColumnWidth(finalLoss, m_table->fontMetrics().horizontalAdvance(title) + 40);
-    };
-    placeDelegate();
-    connect(m_runModel, &QAbstractItemModel::modelReset, this, placeDelegate);
-    // Columns on request: the header's context menu shows or hides each (run ID and start time
-    // are hidden until asked for).
-    auto hideOnRequestColumns = [this] {
-        for (int c = 0; c < m_runModel->columnCount(); ++c)
-            m_table->setColumnHidden(
-                c,
-                m_runModel->hiddenByDefault(c) &&
-                    !m_shownColumns.contains(m_runModel->headerData(c, Qt::Horizontal).toString()));
-    };
-    hideOnRequestColumns();
-    connect(m_runModel, &QAbstractItemModel::modelReset, this, hideOnRequestColumns);
-    m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(m_table->horizontalHeader(), &QWidget::customContextMenuRequested, this,
-            [this](const QPoint &at) {
-                QMenu menu(this);
-                for (int c = 0; c < m_runModel->columnCount(); ++c) {
-                    const QString title = m_runModel->headerData(c, Qt::Horizontal).toString();
-                    QAction *action = menu.addAction(title);
-                    action->setCheckable(true);
-                    action->setChecked(!m_table->isColumnHidden(c));
-                    connect(action, &QAction::toggled, this, [this, c, title](bool on) {
-                        m_table->setColumnHidden(c, !on);
-                        if (m_runModel->hiddenByDefault(c)) {
-                            if (on)
-                                m_shownColumns.insert(title);
-                            else
-                                m_shownColumns.remove(title);
-                        }
-                    });
-                }
-                menu.exec(m_table->horizontalHeader()->mapToGlobal(at));
-            });
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
-        const QList<int> runs = selectedRuns();
-        for (auto *f : m_figures) f->setSelectedRuns(runs);
+    m_runs = new RunsPanel(
+        m_model, {m_runSelected, m_stopSelected, m_pauseSelected, m_rerun, m_rerunSeed}, this);
+    connect(m_runs, &RunsPanel::selectionChanged, this, [this](const QList<int> &runs) {
+        m_figureTabs->setSelectedRuns(runs);
         m_samples->setRuns(runs);
         updateActions();
     });
-    // The filter above the table: which runs to show (RunFilter.h); they are selected, and the
-    // figures follow the selection.
-    m_runFilter = new QLineEdit(this);
-    m_runFilter->setObjectName(QStringLiteral("runFilter"));
-    m_runFilter->setClearButtonEnabled(true);
-    m_runFilter->setPlaceholderText(
-        tr("Filter runs: heads=12 lr>=1e-3 status=done learned final_test_loss<1.5"));
-    m_runFilter->setToolTip(
-        tr("Terms separated by spaces, all of which a run must meet: AXIS=VALUE or AXIS!=VALUE "
-           "(any swept axis), KEY<X, <=, >, >= (a number: an axis or a metric such as "
-           "final_test_loss), status=done (queued, running, paused, diverged, failed, stopped), "
-           "learned or !learned."));
-    m_runFilterStatus = new QLabel(this);
-    auto applyFilter = [this, proxy] {
-        const QString error = proxy->setFilterText(m_runFilter->text());
-        const int shown = m_runProxy->rowCount(), all = m_runModel->rowCount();
-        m_runFilterStatus->setText(
-            !error.isEmpty()
-                ? QStringLiteral("<span style='color:#c0392b'>%1</span>").arg(error.toHtmlEscaped())
-            : m_runFilter->text().trimmed().isEmpty()
-                ? QString()
-                : tr("%1 of %2 runs shown").arg(shown).arg(all));
-    };
-    connect(m_runFilter, &QLineEdit::textChanged, this, applyFilter);
-    connect(m_model, &SessionModel::runsReset, this, applyFilter);
-    // Typed, a filter selects the runs it shows, so that every figure follows it (the loss curves
-    // draw them alone, the heatmap and the other figures mark them); cleared, it clears the
-    // selection. A filter that does not parse leaves the selection as it was.
-    connect(m_runFilter, &QLineEdit::textChanged, this, [this, proxy](const QString &text) {
-        if (text.trimmed().isEmpty())
-            m_table->clearSelection();
-        else if (proxy->filterError().isEmpty())
-            m_table->selectAll();
-    });
-    auto *runsPanel = new QWidget(this);
-    auto *runsLayout = new QVBoxLayout(runsPanel);
-    runsLayout->setContentsMargins(0, 0, 0, 0);
-    runsLayout->setSpacing(2);
-    auto *filterRow = new QHBoxLayout();
-    filterRow->addWidget(m_runFilter, 1);
-    filterRow->addWidget(m_runFilterStatus);
-    runsLayout->addLayout(filterRow);
-    runsLayout->addWidget(m_table, 1);
     m_runsDock = new QDockWidget(tr("Runs"), this);
     m_runsDock->setObjectName(QStringLiteral("runsDock"));
-    m_runsDock->setWidget(runsPanel);
+    m_runsDock->setWidget(m_runs);
     addDockWidget(Qt::BottomDockWidgetArea, m_runsDock);
     // Text runs: what the selected runs' trained models write, beside the run table.
     m_samples = new SamplesView(m_model, this);
@@ -776,6 +605,19 @@ void MainWindow::buildRunDocks()
     splitDockWidget(m_runsDock, m_samplesDock, Qt::Horizontal);
     connect(m_model, &SessionModel::runsReset, this, &MainWindow::updateSamplesDock);
     resizeDocks({m_runsDock}, {230}, Qt::Vertical);
+}
+
+void MainWindow::updateSamplesDock()
+{
+    // The samples dock belongs to tasks that generate text; shown when one is opened, hidden for
+    // the others.
+    const TaskSpec *spec = sessionTask(m_model->session());
+    const bool text = spec && spec->producesSamples;
+    if (text != m_samplesTask) {
+        m_samplesTask = text;
+        m_samplesDock->setVisible(text);
+    }
+    m_samples->refresh();
 }
 
 void MainWindow::updateTitle()
@@ -855,28 +697,27 @@ void MainWindow::updateStatus()
         m_sweepLabel->setText(QString());
 }
 
+QTableView *MainWindow::runTable() const
+{
+    return m_runs->table();
+}
+QLineEdit *MainWindow::runFilter() const
+{
+    return m_runs->filter();
+}
+QLabel *MainWindow::runFilterStatus() const
+{
+    return m_runs->filterStatus();
+}
+
 QList<int> MainWindow::selectedRuns() const
 {
-    QList<int> runs;
-    for (const auto &index : m_table->selectionModel()->selectedRows())
-        runs << m_runProxy->mapToSource(index).row();
-    std::sort(runs.begin(), runs.end());
-    return runs;
+    return m_runs->selectedRuns();
 }
 
 void MainWindow::selectRuns(const QList<int> &runs)
 {
-    QItemSelection selection;
-    for (int i : runs) {
-        const QModelIndex left = m_runProxy->mapFromSource(m_runModel->index(i, 0));
-        const QModelIndex right =
-            m_runProxy->mapFromSource(m_runModel->index(i, m_runModel->columnCount() - 1));
-        selection.select(left, right);
-    }
-    m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect |
-                                                     QItemSelectionModel::Rows);
-    if (!runs.isEmpty())
-        m_table->scrollTo(m_runProxy->mapFromSource(m_runModel->index(runs.first(), 0)));
+    m_runs->selectRuns(runs);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)
@@ -920,8 +761,8 @@ void MainWindow::changeEvent(QEvent *event)
 void MainWindow::applyTheme()
 {
     const ChartTheme theme = ChartTheme::current();
-    m_runModel->setDarkTheme(theme.dark);
-    for (auto *f : m_figures) f->applyTheme(theme);
+    m_runs->setDarkTheme(theme.dark);
+    m_figureTabs->applyTheme(theme);
 }
 
 void MainWindow::setThemeMode(int mode)

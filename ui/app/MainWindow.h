@@ -5,7 +5,7 @@
 // SessionModel on one ~40 ms single-shot frame timer, however fast progress arrives.
 #pragma once
 
-#include "ui/figures/FigureView.h"
+#include "ui/app/window/FigureTabs.h"
 
 #include <QMainWindow>
 #include <QPalette>
@@ -30,7 +30,7 @@ class ExperimentForm;
 class LessonStrip;
 class LessonStripArea;
 class SamplesView;
-class RunTableModel;
+class RunsPanel;
 class SessionModel;
 class TrainingController;
 
@@ -50,13 +50,14 @@ public:
     QString shortcutsText() const;
     QString presetsText() const;
     static QString tourText();
-    QTableView *runTable() const { return m_table; }
+    QTableView *runTable() const;
     // The filter above the run table (core/session/RunFilter.h) and what it says: "12 of 75 runs
     // shown", or why the text is not a filter.
-    QLineEdit *runFilter() const { return m_runFilter; }
-    QLabel *runFilterStatus() const { return m_runFilterStatus; }
-    FigureView *figure(const QString &id) const;
-    FigureView *currentFigure() const;
+    QLineEdit *runFilter() const;
+    QLabel *runFilterStatus() const;
+    FigureTabs *figureTabs() const { return m_figureTabs; }
+    FigureView *figure(const QString &id) const { return m_figureTabs->figure(id); }
+    FigureView *currentFigure() const { return m_figureTabs->currentFigure(); }
     QAction *startAction() const { return m_start; }
     SamplesView *samplesView() const { return m_samples; }
     QDockWidget *samplesDock() const { return m_samplesDock; }
@@ -82,18 +83,14 @@ public:
     void stopSweep();
     // SIGTERM/SIGHUP: stop the sweep, save, and leave the event loop with 128 + signal.
     void stopForSignal(int signal);
-    void showFigure(const QString &id);
+    void showFigure(const QString &id) { m_figureTabs->showFigure(id); }
     void setPresenterMode(bool on);
     bool presenterMode() const { return m_presenter; }
-    QSize exportSize() const { return m_exportSize; }
+    QSize exportSize() const { return m_figureTabs->exportSize(); }
 
     // What the frame timer's redraws cost the GUI thread (tests report it).
-    struct RedrawStats {
-        int frames = 0;
-        double totalMs = 0;
-        double maxMs = 0;
-    };
-    const RedrawStats &redrawStats() const { return m_redrawStats; }
+    using RedrawStats = FigureTabs::RedrawStats;
+    const RedrawStats &redrawStats() const { return m_figureTabs->redrawStats(); }
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -109,10 +106,6 @@ private:
     void buildHelpMenu();
     void buildLayout();
     void buildRunDocks();
-    void scheduleRedraw();
-    void redraw();
-    // Shows the tabs of the figures that apply to the session's task, hides the others.
-    void updateFigureTabs();
     void updateTitle();
     void updateActions();
     void updateStatus();
@@ -132,8 +125,6 @@ private:
     void selectRuns(const QList<int> &runs);
     bool confirmDiscard();
     void showError(const QString &title, const QString &text);
-    void exportCurrentFigure();
-    void exportAllFigures();
     void rerunSelected(bool newSeed);
     // The lesson strip's choice: stops what trains, keeps its curves faintly, sweeps the choice.
     void startLesson();
@@ -151,23 +142,15 @@ private:
     // headlab-cli) write into the session's folder are shown as they appear (SessionModel::refreshFromDisk).
     void watchDisk();
     QTimer *m_watchTimer = nullptr;
-    QString m_wantedFigure; // asked for (--figure, a session's view) before it applied
-    QString m_watching;     // "shard 1/3 · shard 3/3 running elsewhere", or "" when nobody writes
+    QString m_watching; // "shard 1/3 · shard 3/3 running elsewhere", or "" when nobody writes
 
     SessionModel *m_model;
     TrainingController *m_controller;
     ExperimentForm *m_form;
-    RunTableModel *m_runModel;
-    QSortFilterProxyModel *m_runProxy;
-    QLineEdit *m_runFilter = nullptr;
-    QLabel *m_runFilterStatus = nullptr;
-    QTableView *m_table;
-    QSet<QString> m_shownColumns; // run-table columns hidden by default that the user showed
-    QTabWidget *m_tabs;
-    QList<FigureView *> m_figures;
+    RunsPanel *m_runs;        // the run table and its filter
+    FigureTabs *m_figureTabs; // the figure tabs, their redraws and export
     QDockWidget *m_formDock, *m_runsDock, *m_samplesDock;
     SamplesView *m_samples;
-    QTimer *m_frameTimer;
     QProgressBar *m_sweepProgress;
     QLabel *m_sweepLabel;
     QMenu *m_recentMenu = nullptr;
@@ -184,14 +167,11 @@ private:
     bool m_interactive = true;
     bool m_presenter = false;
     bool m_restoring = false;
-    bool m_updatingTabs = false; // tabs shown or hidden for the session's task, not by the user
-    bool m_samplesTask = true;   // the samples dock's visibility follows the task when it changes
+    bool m_samplesTask = true; // the samples dock's visibility follows the task when it changes
     QPalette m_systemPalette;
     QFont m_normalFont;
-    QSize m_exportSize{1600, 1000};
     QByteArray m_layoutBeforePresenter;
     QByteArray m_geometryBeforePresenter; // the window's normal place and size
-    RedrawStats m_redrawStats;
 };
 
 } // namespace headlab::ui

@@ -326,8 +326,7 @@ void MainWindow::saveView()
 {
     if (m_restoring) return;
     ViewState state;
-    for (auto *f : m_figures) f->saveViewState(state);
-    if (auto *f = currentFigure()) state["chart"] = f->figureId().toStdString();
+    m_figureTabs->saveViewState(state);
     // The lesson strip: said where it is on, or where the session said it was.
     if (m_lessonAction->isChecked() || m_model->session().view.count("lesson"))
         state["lesson"] = m_lessonAction->isChecked() ? "true" : "false";
@@ -340,48 +339,15 @@ void MainWindow::restoreView()
         for (auto *a : m_learnedGroup->actions())
             a->setChecked(a->data().toInt() == int(m_model->session().learnedRule));
     m_restoring = true;
-    const ViewState &view = m_model->session().view;
-    for (auto *f : m_figures) {
-        f->setSelectedRuns({});
-        f->restoreViewState(view);
-    }
-    auto it = view.find("chart");
-    QString chart = it == view.end() ? QStringLiteral("loss") : QString::fromStdString(it->second);
-    // A session that names no figure and scans η over several head dimensions opens on the
-    // paper's collapse (issue 52 item 1): P(learned) against η·√m_H, from its grid, or the
-    // Boundary tab's collapse for a search along η.
-    if (it == view.end()) {
-        const Session &session = m_model->session();
-        std::set<double> rates;
-        std::set<int64_t> headDims;
-        for (const auto &run : session.runs) {
-            rates.insert(run.config.lr);
-            headDims.insert(headDimension(run.config));
-        }
-        if (headDims.size() > 1 && session.search && session.search->axis == "lr") {
-            chart = QStringLiteral("boundary");
-            if (auto *f = figure(chart)) f->restoreViewState({{"boundary.mode", "collapse_half"}});
-        } else if (headDims.size() > 1 && rates.size() > 1) {
-            chart = QStringLiteral("lr");
-            if (auto *f = figure(chart))
-                f->restoreViewState({{"lr.x", "lr_sqrt_mh"}, {"lr.y", "p_learned"}});
-        }
-    }
-    // An id or an alias of the figure table; an unknown name is said, with the nearest one, and
-    // the loss curves are shown instead.
-    QString why;
-    const QString id = resolveFigure(chart, &why);
-    if (id.isEmpty()) {
+    QString problem;
+    m_figureTabs->restoreViewState(m_model->session(), &problem);
+    if (!problem.isEmpty()) {
         const QString where =
             m_model->filePath().isEmpty() ? tr("the session") : m_model->filePath();
-        statusBar()->showMessage(tr("%1: view.chart: %2").arg(where, why), 15000);
-        chart = QStringLiteral("loss");
-    } else {
-        chart = id;
+        statusBar()->showMessage(tr("%1: %2").arg(where, problem), 15000);
     }
-    updateFigureTabs();
-    showFigure(chart);
     // A lesson (the classroom presets) opens with its strip: the buttons and what to look for.
+    const ViewState &view = m_model->session().view;
     if (const auto lesson = view.find("lesson"); lesson != view.end())
         m_lessonAction->setChecked(lesson->second == "true");
     m_restoring = false;
