@@ -773,8 +773,9 @@ void preset(const Args &a)
 // bench/multi4_balance.py, which compares it with measured times: W is the ensemble's width
 // multiplier and each H one run's first-layer heads; each run is a copy of the preset's run with
 // those layers (default 1), w and heads, trained N steps (default 1,000) in one phase. One JSON line
-// per ensemble, in order, with the micro-heads its first layer takes on the GPU (microHeadCount:
-// 0 where each run attends head by head; HEADLAB_ATTENTION moves it as it moves training).
+// per ensemble, in order, with the micro-heads its first layer takes on the GPU (the attention plan
+// it is priced by, pricedAttentionPlan: 0 where each run attends head by head; HEADLAB_ATTENTION
+// moves it as it moves training).
 void price(const Args &a)
 {
     const std::string name = a.get("preset", "nn-fig1-full");
@@ -791,7 +792,6 @@ void price(const Args &a)
         if (colon == std::string::npos) fail("ensemble '" + spec + "' is not W:H,H,...");
         const int64_t w = std::stoll(spec.substr(0, colon));
         std::vector<SweepJob> jobs;
-        std::vector<int64_t> headsOfRuns; // w·H of each run, as microHeadCount takes them
         std::string heads;
         for (const auto &h : split(spec.substr(colon + 1))) {
             const int64_t H = std::stoll(h);
@@ -810,13 +810,10 @@ void price(const Args &a)
             job.config.phases.resize(1);
             job.config.phases[0].steps = steps;
             jobs.push_back(std::move(job));
-            headsOfRuns.push_back(H * w);
             heads += (heads.empty() ? "" : ",") + h;
         }
         if (jobs.empty()) fail("ensemble '" + spec + "' has no runs");
-        const ModelConfig &m = jobs.front().config.model;
-        const int64_t micro =
-            microHeadCount(headsOfRuns, m.heads.front() * w * m.headDimOfLayer(0));
+        const int64_t micro = pricedAttentionPlan(jobs).layers.front().microHeads;
         std::printf("{\"price\": \"ensemble\", \"preset\": \"%s\", \"layers\": %lld, \"w\": %lld, "
                     "\"heads\": \"%s\", \"runs\": %zu, \"steps\": %lld, \"micro_heads\": %lld, "
                     "\"work\": %.9g}\n",

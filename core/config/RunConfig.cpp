@@ -1,5 +1,4 @@
-// RunConfig.cpp — enum names, the paper's addition protocol, the checks a run must pass, and how
-// many micro-heads an ensemble's layer attends over (microHeadCount).
+// RunConfig.cpp — enum names, the paper's addition protocol and the checks a run must pass.
 #include "core/config/RunConfig.h"
 
 #include "core/config/Switches.h"
@@ -137,32 +136,6 @@ std::string resolveTaskPath(const TaskConfig &task, const std::string &path)
         task.baseDirectory == ".")
         return path;
     return task.baseDirectory + "/" + path;
-}
-
-bool headCountsDiffer(const std::vector<int64_t> &headsOfRuns)
-{
-    return std::any_of(headsOfRuns.begin(), headsOfRuns.end(), [&](int64_t h) {
-        return std::max<int64_t>(1, h) != std::max<int64_t>(1, headsOfRuns.front());
-    });
-}
-
-int64_t microHeadCount(const std::vector<int64_t> &headsOfRuns, int64_t inner, bool gpu)
-{
-    const char *env = switchText(Switch::Attention);
-    const std::string mode = env ? env : "";
-    if (mode == "sdpa" || headsOfRuns.empty()) return 0;
-    int64_t M = 1;
-    for (auto h : headsOfRuns) M = std::lcm(M, std::max<int64_t>(1, h));
-    int64_t bound = !gpu                            ? kMaxCpuMicroHeads
-                    : headCountsDiffer(headsOfRuns) ? kMaxMixedMicroHeads
-                                                    : kMaxMicroHeads;
-    if (const char *text = gpu ? switchText(Switch::MicroHeadsBound) : nullptr) {
-        char *end = nullptr;
-        const long long n = std::strtoll(text, &end, 10);
-        if (end != text && *end == '\0' && n > 0) bound = n;
-    }
-    if (inner % M != 0 || (M > bound && mode != "micro-heads")) return 0;
-    return M;
 }
 
 } // namespace headlab

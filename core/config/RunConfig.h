@@ -222,32 +222,6 @@ struct RunLimits {
 // `what` ("layers", "heads", "") follows the number.
 std::string beyondLimit(int64_t maximum, int64_t got, const std::string &what = {});
 
-// Sequences up to this length attend explicitly over micro-heads, one path for every head count
-// (Transformer.cpp); longer ones use the fused attention kernels, one call per head-count group.
-constexpr int64_t kExplicitAttentionMaxLength = 64;
-
-// The micro-heads every run of an ensemble computes in one layer, for sequences up to
-// kExplicitAttentionMaxLength: the least common multiple M of the runs' heads (w·H each), where M
-// divides the layer's width `inner` and is at most the bound below; 0 where they attend head by
-// head through scaled_dot_product_attention instead. HEADLAB_ATTENTION=sdpa gives 0 always,
-// HEADLAB_ATTENTION=micro-heads lifts the bound (bench/micro_heads_cost.sh compares the paths);
-// HEADLAB_MICRO_HEADS_BOUND=n sets both GPU bounds to n (an earlier commit's, to time or price its
-// runs again).
-// The Transformer builds its layers by it and the scheduler prices ensembles by it (ensembleWork).
-// The bounds, measured on one H200 (2026-11-29, 28e42cf, five runs of the nn-fig1 slice at w 8,
-// docs/data/issue24/micro-heads-beyond-64-h200-28e42cf.jsonl): micro-heads took 0.36, 0.92 and
-// 0.87 times sdpa's step at M 128, 256 and 512 with one head count, and 0.61 at M 128 with runs
-// of 2, 8 and 16 heads (whose scores the (M, M) mix adds up per head). Mixed ensembles beyond 128
-// and the CPU (where a uniform ensemble never takes micro-heads) were not measured; they keep 64.
-constexpr int64_t kMaxMicroHeads = 512;      // on the GPU, every run with the same heads
-constexpr int64_t kMaxMixedMicroHeads = 128; // on the GPU, runs of several head counts
-constexpr int64_t kMaxCpuMicroHeads = 64;
-int64_t microHeadCount(const std::vector<int64_t> &headsOfRuns, int64_t inner, bool gpu = true);
-// Whether the runs' head counts in one layer (w·H each) differ: then the runs share M micro-heads
-// whose scores an (M, M) mix adds up per head (Transformer::buildMicroHeads; the scheduler prices
-// it), and microHeadCount bounds M by kMaxMixedMicroHeads.
-bool headCountsDiffer(const std::vector<int64_t> &headsOfRuns);
-
 // Names used in YAML, the CLI and the GUI for the enums above.
 const char *toString(Objective);
 const char *toString(OptimizerKind);

@@ -361,6 +361,11 @@ bool fusedMicroAttentionFits(int64_t positions, int64_t microHeads, int64_t widt
 #endif
 }
 
+AttentionDevice attentionDevice(const torch::Device &device)
+{
+    return {device.is_cuda(), fusedMicroAttention(device), &fusedMicroAttentionFits};
+}
+
 std::optional<torch::Tensor> fusedMicroAttentionForward(const torch::Tensor &q,
                                                         const torch::Tensor &k,
                                                         const torch::Tensor &v, int64_t microHeads,

@@ -4,6 +4,8 @@
 // kernel is tested against in tests/cuda).
 #pragma once
 
+#include "core/attention/AttentionPlan.h"
+
 #include <torch/torch.h>
 
 #include <optional>
@@ -86,6 +88,9 @@ std::optional<LayerNormGradients> fusedLayerNormBackward(const torch::Tensor &dy
 // fits a block: T = 64 mostly does not, and keeps ATen's path).
 bool fusedMicroAttention(const torch::Device &device);
 bool fusedMicroAttentionFits(int64_t positions, int64_t microHeads, int64_t width);
+// The device as the attention plan sees it (core/attention/AttentionPlan.h): a GPU or not, and the
+// micro-heads kernel there (on, and which shapes fit it).
+AttentionDevice attentionDevice(const torch::Device &device);
 std::optional<torch::Tensor> fusedMicroAttentionForward(const torch::Tensor &q,
                                                         const torch::Tensor &k,
                                                         const torch::Tensor &v, int64_t microHeads,

@@ -4,6 +4,8 @@
 #include "core/config/Switches.h"
 #include "core/model/Kernels.h"
 
+#include <cstdio>
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <algorithm>
@@ -375,7 +377,7 @@ void Transformer::allocate()
 Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t maxPositions,
                          int64_t runs, const torch::Device &device,
                          const std::vector<std::vector<int64_t>> &runHeads,
-                         const StabilizerConfig &stabilizers)
+                         const StabilizerConfig &stabilizers, const AttentionPlan *plan)
     : m_config(config)
     , m_vocab(vocabSize)
     , m_maxPositions(maxPositions)
@@ -399,6 +401,11 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
     if (m_vocab > 0) add(&m_embedding, "embedding", {m_vocab, m});
     if (m_maxPositions > 0) add(&m_positions, "positions", {m_maxPositions, m});
     m_layers.resize(config.heads.size());
+    m_attention = plan ? *plan
+                       : planAttention(config, runHeads, m_maxPositions, attentionDevice(device),
+                                       stabilizers.softcap > 0);
+    TORCH_CHECK(m_attention.layers.size() == config.heads.size(), "the attention plan has ",
+                m_attention.layers.size(), " layers, the model ", config.heads.size());
     for (size_t l = 0; l < config.heads.size(); ++l) {
         Layer &L = m_layers[l];
         const std::string p = "layers." + std::to_string(l) + ".";
@@ -413,7 +420,7 @@ Transformer::Transformer(const ModelConfig &config, int64_t vocabSize, int64_t m
                 headsOfRuns[r] = runHeads[r].at(l) * config.widthMultiplier;
             groupRunsByHeads(L, headsOfRuns, l, inner);
         }
-        buildMicroHeads(L, headsOfRuns, inner);
+        buildMicroHeads(L, m_attention.layers[l], headsOfRuns, inner);
         L.headsOfRuns = headsOfRuns;
         add(&L.ln1Gain, p + "norm1.gain", {normWidth}, false, li);
         if (config.norm == NormKind::LayerNorm) add(&L.ln1Shift, p + "norm1.shift", {m}, false, li);
@@ -583,14 +590,14 @@ double Transformer::logitScale(int64_t hd) const
     return 1.0;
 }
 
-void Transformer::buildMicroHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, int64_t inner)
+void Transformer::buildMicroHeads(Layer &L, const LayerAttention &plan,
+                                  const std::vector<int64_t> &headsOfRuns, int64_t inner)
 {
-    const int64_t M = microHeadCount(headsOfRuns, inner, m_device.is_cuda());
-    if (M == 0) return;
-    if (!headCountsDiffer(headsOfRuns)) {
-        // On the CPU the fused kernel is faster when every run has the same heads (3–13 % a step
-        // at m 24–96, measured with headlab-bench single); the GPU's fused backward is the slow one.
-        if (!m_device.is_cuda()) return;
+    if (plan.path != AttentionPath::MicroHeads) return;
+    const int64_t M = plan.microHeads;
+    TORCH_CHECK(M > 0 && inner % M == 0, "the attention plan's ", M,
+                " micro-heads do not divide the layer's width ", inner);
+    if (!plan.mixed) {
         L.microHeads = M;
         L.microScale = logitScale(inner / M);
         return;
@@ -690,19 +697,6 @@ void Transformer::initializeRun(int64_t run, uint64_t seed)
     }
 }
 
-std::string Transformer::attentionPath() const
-{
-    std::string path;
-    bool same = true;
-    for (size_t l = 0; l < m_layers.size(); ++l) {
-        const std::string one = m_layers[l].microHeads > 0 ? "micro-heads" : "sdpa";
-        same = same && (l == 0 || (m_layers[l].microHeads > 0) == (m_layers[0].microHeads > 0));
-        path += (l ? ", " : "") + one;
-    }
-    if (same && !m_layers.empty()) return m_layers[0].microHeads > 0 ? "micro-heads" : "sdpa";
-    return path;
-}
-
 int64_t Transformer::parameterCount() const
 {
     int64_t n = 0;
@@ -796,8 +790,8 @@ torch::Tensor Transformer::linearMany(const torch::Tensor &x, const std::vector<
 }
 
 torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k,
-                                  const torch::Tensor &v, int64_t H, int64_t hd,
-                                  bool lastOnly) const
+                                  const torch::Tensor &v, int64_t H, int64_t hd, bool lastOnly,
+                                  bool explicitSoftmax) const
 {
     // q: (R, B, Tq, H·hd), k and v: (R, B, T, H·hd) → (R, B, Tq, H·hd)
     const int64_t R = q.size(0), B = q.size(1), Tq = q.size(2), T = k.size(2);
@@ -807,7 +801,7 @@ torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k
     // With lastOnly the single query sits at the last position and may see every key: no mask.
     const bool causal = m_config.causal && !lastOnly;
     torch::Tensor o;
-    if (m_stabilizers.softcap > 0) { // the fused kernels cannot cap the scores: explicit softmax
+    if (explicitSoftmax) { // the fused kernels cannot cap the scores
         auto s =
             capped(torch::matmul(split(q, Tq), split(k, T).transpose(-1, -2)) * logitScale(hd));
         if (causal)
@@ -821,21 +815,32 @@ torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k
     return o.transpose(1, 2).reshape({R, B, Tq, H * hd}); // (R·B, H, Tq, hd) → (R, B, Tq, H·hd)
 }
 
-torch::Tensor Transformer::attendMicro(const Layer &L, const torch::Tensor &q,
+torch::Tensor Transformer::attendMicro(const Layer &L, size_t index, const torch::Tensor &q,
                                        const torch::Tensor &k, const torch::Tensor &v,
                                        bool lastOnly, const torch::Tensor &packed) const
 {
     // q: (R, B, Tq, inner), k and v: (R, B, T, inner) → (R, B, Tq, inner), over M micro-heads.
     const int64_t R = q.size(0), B = q.size(1), Tq = q.size(2), T = k.size(2), inner = q.size(3);
     const int64_t M = L.microHeads, dm = inner / M;
-    // On the GPU, where every run has the same heads (a scale, no mix) and no soft cap, one kernel
-    // each way reads q, k and v where the projections put them (MicroAttention).
-    if (!L.mix.defined() && m_stabilizers.softcap <= 0 && Tq == T &&
-        fusedMicroAttention(m_device) && fusedMicroAttentionFits(T, M, dm)) {
-        m_attentionFused = true;
+    // Where the plan takes the kernel (every run with the same heads, no soft cap, the kernel on
+    // and fitting), a full pass is one kernel each way that reads q, k and v where the projections
+    // put them (MicroAttention); a last-position pass (evaluation) takes the products below. A
+    // layout the kernel refuses falls back to them too, and the plan records it.
+    LayerAttention &plan = m_attention.layers[index];
+    if (plan.kernel && plan.fellBack.empty() && Tq == T) {
         const bool causal = m_config.causal && !lastOnly;
-        if (packed.defined()) return PackedMicroAttention::apply(packed, M, L.microScale, causal);
-        return MicroAttention::apply(q, k, v, M, L.microScale, causal);
+        try {
+            auto o = packed.defined() ? PackedMicroAttention::apply(packed, M, L.microScale, causal)
+                                      : MicroAttention::apply(q, k, v, M, L.microScale, causal);
+            m_attentionFused = true;
+            return o;
+        } catch (const c10::Error &e) {
+            plan.fellBack = e.msg();
+            std::fprintf(stderr,
+                         "headlab: layer %zu: the micro-heads kernel refused (%s); the "
+                         "explicit products take it\n",
+                         index, plan.fellBack.c_str());
+        }
     }
     auto heads = [&](const torch::Tensor &t, int64_t len) { // → (R, B, M, len, dm)
         return t.view({R, B, len, M, dm}).transpose(2, 3);
@@ -1036,16 +1041,17 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
             gather(&ProbeParts::entropy, probe->entropy);
         }
         if (probe->captureMeanOutputs) gather(&ProbeParts::mean, probe->meanOutputs);
-    } else if (L.microHeads > 0 && T <= kExplicitAttentionMaxLength) {
-        // Explicit attention over micro-heads for short sequences (every addition and retrieval
-        // task): a few batched products instead of the fused kernels, whose backward pass is slow
-        // at these lengths, and one path for all head counts. Long contexts keep the fused kernels.
-        o = attendMicro(L, q, k, v, lastOnly, qkv);
+    } else if (m_attention.layers[index].path == AttentionPath::MicroHeads) {
+        // Over micro-heads (the plan's choice for short sequences: every addition and retrieval
+        // task): a few batched products, or the kernel, and one path for all head counts.
+        o = attendMicro(L, index, q, k, v, lastOnly, qkv);
     } else {
+        const bool explicitSoftmax = m_attention.layers[index].path == AttentionPath::Explicit;
         o = byHeadGroups(L, q, k, v,
                          [&](const torch::Tensor &qg, const torch::Tensor &kg,
-                             const torch::Tensor &vg, int64_t h, int64_t d,
-                             const torch::Tensor &) { return attend(qg, kg, vg, h, d, lastOnly); });
+                             const torch::Tensor &vg, int64_t h, int64_t d, const torch::Tensor &) {
+                             return attend(qg, kg, vg, h, d, lastOnly, explicitSoftmax);
+                         });
     }
     const auto wo = weight(L.wo, L.woSigma);
     if (m_config.widthMultiplier == 1) return linear(o, wo, L.bo); // the heads' projections, summed

@@ -8,6 +8,7 @@
 // Internal to core/: includes LibTorch.
 #pragma once
 
+#include "core/attention/AttentionPlan.h"
 #include "core/config/RunConfig.h"
 
 #include <torch/torch.h>
@@ -60,9 +61,11 @@ public:
     // dimension then follows as dModel / heads, so every weight keeps its shape); empty: config.heads.
     // stabilizers: qk-layernorm, soft-capping and σReparam change the forward pass; z-loss is the
     // tasks' (trainingCrossEntropy) and independent weight decay the optimizer's.
+    // plan: each layer's attention path (core/attention/AttentionPlan.h), planned by the caller
+    // for the task's sequence length; null: planned here for maxPositions (0: a short sequence).
     Transformer(const ModelConfig &config, int64_t vocabSize, int64_t maxPositions, int64_t runs,
                 const torch::Device &device, const std::vector<std::vector<int64_t>> &runHeads = {},
-                const StabilizerConfig &stabilizers = {});
+                const StabilizerConfig &stabilizers = {}, const AttentionPlan *plan = nullptr);
 
     // Initialises run r's slice from its own CPU generator seeded with `seed`, in a fixed order, so a
     // run starts from the same weights whether it trains alone or in an ensemble, on any device.
@@ -106,10 +109,11 @@ public:
     int64_t runs() const { return m_runs; }
     int64_t vocabSize() const { return m_vocab; }
     int64_t parameterCount() const; // per run
-    // For provenance: how attention is computed ("micro-heads" explicit softmax, "sdpa" fused
-    // kernels, or per layer "micro-heads, sdpa"), and whether linear layers write their weight
-    // gradients directly.
-    std::string attentionPath() const;
+    // For provenance: each layer's attention path as it ran (AttentionPlan::describe: the plan,
+    // and a layer whose kernel refused a layout and fell back), and whether linear layers write
+    // their weight gradients directly.
+    std::string attentionPath() const { return m_attention.describe(); }
+    const AttentionPlan &attentionPlan() const { return m_attention; }
     bool directGradients() const { return m_directGradients; }
     // Q, K and V as one product (HEADLAB_FUSED_QKV; on the GPU by default).
     bool fusedQkv() const { return m_fusedQkv; }
@@ -151,11 +155,10 @@ private:
         };
         std::vector<Group> groups;  // empty when every run has the same heads
         torch::Tensor inverseOrder; // (R): position of run r in the concatenated groups
-        // Short sequences attend explicitly over "micro-heads": the least common multiple M of the
+        // Where the plan says micro-heads (AttentionPlan.h): the least common multiple M of the
         // runs' head counts, each of width inner / M. A run's head of width inner / h is M / h
         // adjacent micro-heads whose scores add up, which `mix` (R, M, M) does along with the logit
-        // scale, so runs with different head counts need no split into groups. 0 (the fused
-        // kernels) where microHeadCount says so, or on the CPU when every run has M heads.
+        // scale, so runs with different head counts need no split into groups. 0 otherwise.
         int64_t microHeads = 0;
         torch::Tensor mix; // undefined when every run has M heads: then a scale does
         double microScale = 1.0;
@@ -190,15 +193,18 @@ private:
     template <typename Attend>
     torch::Tensor byHeadGroups(const Layer &layer, const torch::Tensor &q, const torch::Tensor &k,
                                const torch::Tensor &v, Attend &&attend) const;
+    // Head by head: ATen's scaled_dot_product_attention, or (explicitSoftmax, the plan's Explicit
+    // path) the softmax computed here, where a soft cap acts on the scores.
     torch::Tensor attend(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v,
-                         int64_t heads, int64_t headDim, bool lastOnly) const;
+                         int64_t heads, int64_t headDim, bool lastOnly, bool explicitSoftmax) const;
     // packed: the one Q/K/V product q, k and v are thirds of, when they are (undefined if not).
-    torch::Tensor attendMicro(const Layer &layer, const torch::Tensor &q, const torch::Tensor &k,
-                              const torch::Tensor &v, bool lastOnly,
+    torch::Tensor attendMicro(const Layer &layer, size_t index, const torch::Tensor &q,
+                              const torch::Tensor &k, const torch::Tensor &v, bool lastOnly,
                               const torch::Tensor &packed) const;
     double logitScale(int64_t headDim) const;
-    // headsOfRuns: each run's heads (w·H) in the layer.
-    void buildMicroHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, int64_t inner);
+    // The layer's micro-heads where its plan takes them: M, and the mix or the scale.
+    void buildMicroHeads(Layer &L, const LayerAttention &plan,
+                         const std::vector<int64_t> &headsOfRuns, int64_t inner);
     void groupRunsByHeads(Layer &L, const std::vector<int64_t> &headsOfRuns, size_t layer,
                           int64_t inner);
     torch::Tensor mlp(const Layer &layer, const torch::Tensor &x) const;
@@ -236,6 +242,8 @@ private:
     mutable bool m_normFused = false;      // a step took ResidualUnitNorm
     mutable bool m_layerNormFused = false; // a step took AffineLayerNorm
     mutable bool m_attentionFused = false; // a step took MicroAttention
+    // Each layer's attention path; a layer whose kernel refused a layout records it (fellBack).
+    mutable AttentionPlan m_attention;
     double m_unitNormEps = 0; // HEADLAB_UNIT_NORM_EPS: unit-scale norm divides by max(||x||, eps)
     torch::Tensor m_embedding, m_positions, m_finalGain, m_finalShift, m_unembedding;
     std::vector<Layer> m_layers;

@@ -1,6 +1,8 @@
 // RunConfigFields.cpp — the rows of RunConfig and the walkers that read, write, key and export it.
 #include "core/schema/RunConfigFields.h"
 
+#include "core/attention/AttentionPlan.h"
+
 #include "core/schema/TaskSpec.h"
 
 #include <algorithm>
@@ -724,15 +726,13 @@ std::vector<std::string> fieldAxisNames()
 std::string ensembleKey(const RunConfig &c)
 {
     std::string key = ensembleKeyOf(runConfigFields(), c);
-    // With a derived head dimension, runs that differ only in head count share every weight shape.
-    // They train together where attention takes one path for all head counts (short sequences);
-    // on long ones each head-count group would need its own attention calls, which measured slower
-    // than separate ensembles side by side (bench/gpu_text.sh).
+    // Runs that differ only in head count train together where the attention plan gives every
+    // head count one path (core/attention/AttentionPlan.h).
     const ModelConfig &m = c.model;
-    if (m.headDim > 0 || sequenceLength(c.task) > kExplicitAttentionMaxLength)
-        key += "heads " + joined(m.heads);
-    else
+    if (headCountsShareAnEnsemble(m, sequenceLength(c.task)))
         key += std::to_string(m.heads.size()) + " layers";
+    else
+        key += "heads " + joined(m.heads);
     return key;
 }
 

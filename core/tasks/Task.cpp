@@ -1,6 +1,8 @@
 // Task.cpp — the losses every task shares (makeTask is in TaskFactories.cpp).
 #include "core/tasks/Task.h"
 
+#include "core/model/Kernels.h"
+
 namespace headlab {
 
 torch::Tensor crossEntropyPerRun(const torch::Tensor &logits, const torch::Tensor &targets)
@@ -22,6 +24,16 @@ torch::Tensor trainingCrossEntropy(const Transformer &model, const torch::Tensor
     if (!(z > 0)) return loss;
     const int64_t R = logits.size(0);
     return loss + z * torch::logsumexp(logits, -1).pow(2).view({R, -1}).mean(1);
+}
+
+AttentionPlan attentionPlanOf(const std::vector<RunConfig> &runs, const torch::Device &device)
+{
+    if (runs.empty()) return {};
+    const RunConfig &first = runs.front();
+    std::vector<std::vector<int64_t>> runHeads;
+    for (const auto &c : runs) runHeads.push_back(c.model.heads);
+    return planAttention(first.model, runHeads, sequenceLength(first.task), attentionDevice(device),
+                         first.stabilizers.softcap > 0);
 }
 
 } // namespace headlab

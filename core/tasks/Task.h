@@ -4,6 +4,7 @@
 // (R) tensors of per-run losses. Internal to core/: includes LibTorch.
 #pragma once
 
+#include "core/attention/AttentionPlan.h"
 #include "core/config/RunConfig.h"
 #include "core/model/Transformer.h"
 #include "core/schema/TaskSpec.h"
@@ -82,6 +83,11 @@ public:
 // (TaskFactories.cpp). dataSeeds: one per run of the ensemble.
 std::unique_ptr<Task> makeTask(const RunConfig &config, const std::vector<uint64_t> &dataSeeds,
                                const torch::Device &device);
+
+// The attention plan of an ensemble's model (core/attention/AttentionPlan.h): its runs' heads,
+// the task's sequence length, the device and its kernels, the soft cap. What the trainer and the
+// head inspector build their models with.
+AttentionPlan attentionPlanOf(const std::vector<RunConfig> &runs, const torch::Device &device);
 
 // Builds a task on `device` ("cpu", "cuda:0") for an ensemble whose runs have `dataSeeds`.
 using TaskFactory = std::unique_ptr<Task> (*)(const RunConfig &config,

@@ -77,9 +77,11 @@ struct HeadInspector::Impl {
 
     std::unique_ptr<Transformer> replicas(int64_t runs) const
     {
+        const AttentionPlan plan =
+            attentionPlanOf(std::vector<RunConfig>(size_t(runs), checkpoint.config), device);
         auto m = std::make_unique<Transformer>(
             checkpoint.config.model, task->vocabSize(), task->maxPositions(), runs, device,
-            std::vector<std::vector<int64_t>>{}, checkpoint.config.stabilizers);
+            std::vector<std::vector<int64_t>>{}, checkpoint.config.stabilizers, &plan);
         for (int64_t r = 0; r < runs; ++r) restoreWeights(checkpoint, *m, r);
         return m;
     }
@@ -160,9 +162,10 @@ HeadInspector::HeadInspector(const std::string &checkpointPath, const std::strin
     d->device = torch::Device(resolveDevice(device));
     const RunConfig &c = d->checkpoint.config;
     d->task = makeTask(c, {c.dataSeed}, d->device);
+    const AttentionPlan plan = attentionPlanOf({c}, d->device);
     d->model = std::make_unique<Transformer>(c.model, d->task->vocabSize(), d->task->maxPositions(),
                                              1, d->device, std::vector<std::vector<int64_t>>{},
-                                             c.stabilizers);
+                                             c.stabilizers, &plan);
     restoreWeights(d->checkpoint, *d->model, 0);
 }
 

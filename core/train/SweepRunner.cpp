@@ -1,6 +1,8 @@
 // SweepRunner.cpp — the training threads: one or more per device, all draining one queue of ensembles.
 #include "core/train/SweepRunner.h"
 
+#include "core/attention/AttentionPlan.h"
+
 #include "core/config/Switches.h"
 #include "core/model/Device.h"
 #include "core/schema/RunConfigFields.h"
@@ -126,78 +128,34 @@ double estimateStepFlops(const RunConfig &c)
                             : sampleStepFlops(c) * static_cast<double>(c.phases.front().batchSize);
 }
 
-namespace {
-
-// The element-wise passes over one attention score of one head (scores, softmax, probabilities
-// and their gradients) in FLOP-equivalents of one training step, by the path the GPU takes
-// (microHeadCount). Fitted on one H200 (2026-11-28, bf7a894, bench/micro_heads_cost.sh,
-// docs/data/issue24/micro-heads-w8-h200-bf7a894.jsonl) to five runs of the nn-fig1 slice's 1-layer
-// model at w 8 (16 points, d 64, FFN 2048) alone on the card, against its products' 19 TFLOP/s:
-// - micro-heads: 0.53 ms a run-step in products, plus 3.5 µs per micro-head (w·H of 8 to 64):
-//   kScoreWork (about 1,000) per score and micro-head;
-// - scaled_dot_product_attention on short sequences, head width a multiple of 4 (PyTorch's
-//   memory-efficient kernel takes FP32 heads of such widths): 128 heads of 4 took 2.8 ms a
-//   run-step, 5.3 times the products: kFusedScoreWork (about 5,100) per score and head;
-// - the same for heads of width 1 and 2 (its explicit path) costs about what micro-heads do
-//   (256 heads of 2: 1.9 ms, 512 of 1: 2.3 ms): kScoreWork.
-// Micro-heads beyond 64 (2026-11-29, micro-heads-beyond-64-h200-28e42cf.jsonl) fit the same
-// price: 1.05, 1.23 and 0.88 of the measured step at M 128, 256 and 512.
-// On four cards (603e103) this, with the mix's products (runWork), puts each card's end at
-// 114–127 s per share of the work, where the former single constant (1,200, and no sdpa path)
-// gave 98–166 s (bench/multi4_balance.py --bound 64, the bound that run had). Long
-// sequences (text) always take the fused kernels; their scores are priced at kScoreWork, unfitted.
-constexpr double kScoreWork = 1000;
-constexpr double kFusedScoreWork = 5100;
-
-// The micro-heads each run of these computes in one layer on the GPU (microHeadCount over the
-// runs' w·H; 0 where each run attends head by head), and whether the runs' head counts differ (then
-// the (M, M) mix adds each run's micro-heads up per head).
-struct MicroHeads {
-    int64_t count = 0;
-    bool mixed = false;
-};
-
-std::vector<MicroHeads> microHeads(const std::vector<SweepJob> &runs)
+// The price follows the plan on the GPU. On four cards (603e103) it, with the mix's products, put
+// each card's end at 114–127 s per share of the work, where the former single constant (1,200, and
+// no sdpa path) gave 98–166 s (bench/multi4_balance.py --bound 64, the bound that run had).
+AttentionPlan pricedAttentionPlan(const std::vector<SweepJob> &runs)
 {
     if (runs.empty()) return {};
-    const ModelConfig &first = runs.front().config.model;
-    const int64_t w = std::max<int64_t>(1, first.widthMultiplier);
-    std::vector<MicroHeads> out(first.heads.size());
-    for (size_t l = 0; l < out.size(); ++l) {
-        std::vector<int64_t> heads;
-        for (const auto &j : runs)
-            if (l < j.config.model.heads.size()) heads.push_back(j.config.model.heads[l] * w);
-        const int64_t inner = first.heads[l] * w * first.headDimOfLayer(l);
-        out[l].count = microHeadCount(heads, inner);
-        out[l].mixed = headCountsDiffer(heads);
-    }
-    return out;
+    const RunConfig &first = runs.front().config;
+    std::vector<std::vector<int64_t>> runHeads;
+    for (const auto &j : runs) runHeads.push_back(j.config.model.heads);
+    return planAttention(first.model, runHeads, taskSpec(first.task).sequenceLength(first.task),
+                         AttentionDevice{true, false, {}}, first.stabilizers.softcap > 0);
 }
 
-// One run's work: its products' FLOPs and its attention scores' passes (`heads` per layer: its
-// ensemble's micro-heads, or none for its own heads), over every phase's steps. A mixed
-// ensemble's mix is one more product each way (forward, and the scores' gradient; the mix is
-// constant): 2 · 2 · M² FLOPs per query-key pair. With it the mixed ensemble of 2, 8 and 16 heads
-// at w 8 (M 128) is priced at 0.99 of its measured step (1.22 without;
+namespace {
+
+// One run's work: its products' FLOPs and its attention scores' passes by its ensemble's plan,
+// over every phase's steps. With the mix, the mixed ensemble of 2, 8 and 16 heads at w 8 (M 128)
+// is priced at 0.99 of its measured step (1.22 without;
 // docs/data/issue24/micro-heads-beyond-64-h200-28e42cf.jsonl).
-double runWork(const RunConfig &c, const std::vector<MicroHeads> &heads)
+double runWork(const RunConfig &c, const AttentionPlan &plan)
 {
     const TaskSpec &spec = taskSpec(c.task);
     const int64_t T = spec.sequenceLength(c.task);
     const int64_t w = std::max<int64_t>(1, c.model.widthMultiplier);
-    const bool shortSequences = T <= kExplicitAttentionMaxLength;
-    double scores = 0; // per sample: attention scores times their price, over the layers
-    double mix = 0;    // per sample: the mix's FLOPs, over the layers
-    for (size_t l = 0; l < c.model.heads.size(); ++l) {
-        const int64_t M = l < heads.size() ? heads[l].count : 0;
-        const bool micro = shortSequences && M > 0;
-        const int64_t own = c.model.heads[l] * w;
-        const bool memoryEfficient = !micro && shortSequences && c.model.headDimOfLayer(l) % 4 == 0;
-        scores +=
-            static_cast<double>(micro ? M : own) * (memoryEfficient ? kFusedScoreWork : kScoreWork);
-        if (micro && heads[l].mixed) mix += 4.0 * static_cast<double>(M) * static_cast<double>(M);
-    }
-    const double perSample = sampleStepFlops(c) + static_cast<double>(T * T) * (scores + mix);
+    double scores = 0; // per sample and query-key pair, over the layers
+    for (size_t l = 0; l < c.model.heads.size() && l < plan.layers.size(); ++l)
+        scores += attentionScoreWork(plan.layers[l], c.model.heads[l] * w);
+    const double perSample = sampleStepFlops(c) + static_cast<double>(T * T) * scores;
     double samples = 0;
     for (const auto &p : c.phases)
         samples += static_cast<double>(p.steps) * static_cast<double>(p.batchSize);
@@ -208,9 +166,9 @@ double runWork(const RunConfig &c, const std::vector<MicroHeads> &heads)
 
 double ensembleWork(const std::vector<SweepJob> &ensemble)
 {
-    const std::vector<MicroHeads> heads = microHeads(ensemble);
+    const AttentionPlan plan = pricedAttentionPlan(ensemble);
     double work = 0;
-    for (const auto &j : ensemble) work += runWork(j.config, heads);
+    for (const auto &j : ensemble) work += runWork(j.config, plan);
     return work;
 }
 

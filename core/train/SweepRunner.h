@@ -6,6 +6,7 @@
 // are atomic flags polled at every step. The destructor stops and joins.
 #pragma once
 
+#include "core/attention/AttentionPlan.h"
 #include "core/config/RunConfig.h"
 #include "core/config/RunResult.h"
 #include "core/train/HeadInspector.h"
@@ -92,7 +93,8 @@ std::vector<size_t> startOrder(const std::vector<double> &work, bool mayEndEarly
 void spreadOverDevices(std::deque<std::vector<SweepJob>> &queue, size_t devices);
 // On the GPU every run of an ensemble computes the least common multiple of the ensemble's head
 // counts as micro-heads (up to 512 of them, 128 for several head counts; beyond, each run its own
-// heads through the slower scaled_dot_product_attention: microHeadCount): seven runs of 1..64
+// heads through the slower scaled_dot_product_attention: the attention plan, AttentionPlan.h):
+// seven runs of 1..64
 // heads each pay for 64. An ensemble is cut in two, runs of fewer heads apart from runs of more,
 // while that saves a tenth of its work (ensembleWork) and a fiftieth of the whole queue's, and
 // each part again: runs of one head count stay together. Measured on an H200, the nn-fig1 slice
@@ -172,11 +174,14 @@ int64_t estimateRunBytes(const RunConfig &config);
 double estimateStepFlops(const RunConfig &config);
 // An ensemble's whole training (each run's steps of every phase) in FLOP-equivalents: its products'
 // FLOPs (estimateStepFlops) and the element-wise passes over its attention scores, which grow with
-// the head count where the products do not, at the price of the path the GPU takes for them
-// (microHeadCount; fitted on an H200: SweepRunner.cpp, kScoreWork and kFusedScoreWork).
+// the head count where the products do not, at the price of the path the ensemble's attention plan
+// takes on the GPU (core/attention/AttentionPlan.h, attentionScoreWork; fitted on an H200).
 // The scheduler starts the longest first by it, spreadOverDevices and the placement on GPUs balance
 // devices on it, and Slurm shards balance on it (placeOnDevices).
 double ensembleWork(const std::vector<SweepJob> &ensemble);
+// The attention plan ensembleWork prices an ensemble by: each layer's path for these runs on the
+// GPU (core/attention/AttentionPlan.h).
+AttentionPlan pricedAttentionPlan(const std::vector<SweepJob> &ensemble);
 
 // Trains one run synchronously on the calling thread (tests, golden values).
 RunResult trainRun(const RunConfig &config,

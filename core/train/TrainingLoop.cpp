@@ -44,8 +44,9 @@ std::vector<RunResult> TrainingLoop::run()
     m_task = makeTask(c0, dataSeeds, device);
     std::vector<std::vector<int64_t>> runHeads;
     for (const auto &c : m_configs) runHeads.push_back(c.model.heads);
+    const AttentionPlan plan = attentionPlanOf(m_configs, device);
     m_model = std::make_unique<Transformer>(c0.model, m_task->vocabSize(), m_task->maxPositions(),
-                                            R, device, runHeads, c0.stabilizers);
+                                            R, device, runHeads, c0.stabilizers, &plan);
     for (int64_t r = 0; r < R; ++r)
         m_model->initializeRun(r, m_configs[static_cast<size_t>(r)].initSeed);
     loadResumeCheckpoints();

@@ -4,6 +4,7 @@
 // the golden run in plain PyTorch from HeadLab's step-0 checkpoint and writes
 // golden_trajectory.inc (its header names the command; ctest's python_golden checks that the
 // checked-in file is still that script's output). HEADLAB_PRINT_GOLDEN=1 prints HeadLab's own.
+#include "core/attention/AttentionPlan.h"
 #include "core/config/RunConfig.h"
 #include "core/config/Switches.h"
 #include "core/lab/SweepSession.h"
@@ -11,6 +12,7 @@
 #include "core/metrics/PlateauDetector.h"
 #include "core/model/Device.h"
 #include "core/schema/RunConfigFields.h"
+#include "core/schema/TaskSpec.h"
 #include "core/schema/addition/AdditionData.h"
 #include "core/schema/addition/AdditionSpec.h"
 #include "core/session/Presets.h"
@@ -376,6 +378,95 @@ private Q_SLOTS:
         double total = 0;
         for (const auto &e : queue) total += ensembleWork(e);
         return total;
+    }
+
+    // Each layer's attention path is decided once, by core/attention (AttentionPlan.h), and the
+    // ensemble key, the scheduler's price, the model and provenance read that plan: a text run at
+    // context 128 attends through sdpa on the GPU as on the CPU (its provenance says sdpa where it
+    // said micro-heads while its forward pass took sdpa), short sequences take micro-heads on the
+    // GPU, one head count takes sdpa on the CPU, a soft cap makes a head-by-head layer explicit,
+    // and runs differing in heads share an ensemble only where the plan gives them one path.
+    void attentionIsPlannedOnce()
+    {
+        const AttentionDevice gpu{true, true, [](int64_t, int64_t, int64_t) { return true; }};
+        const AttentionDevice cpu;
+        RunConfig text;
+        text.task.kind = "text";
+        text.task.contextLength = 128;
+        text.task.corpusBytes = 20'000;
+        text.model.dModel = 32;
+        text.model.heads = {2, 2};
+        text.phases = {PhaseConfig{}};
+        text.phases[0].objective = Objective::NextToken;
+        text.phases[0].steps = 3;
+        text.phases[0].batchSize = 2;
+        text.evalEvery = 3;
+        text.device = "cpu";
+        QCOMPARE(sequenceLength(text.task), int64_t(128));
+        const AttentionPlan textOnGpu = planAttention(text.model, {{2, 2}}, 128, gpu, false);
+        for (const auto &layer : textOnGpu.layers) {
+            QVERIFY(layer.path == AttentionPath::Sdpa && layer.microHeads == 0 && !layer.kernel);
+            QVERIFY2(layer.why.find("128 > 64") != std::string::npos, layer.why.c_str());
+        }
+        QCOMPARE(textOnGpu.describe(), std::string("sdpa"));
+        const RunResult trained = trainRun(text);
+        QCOMPARE(trained.provenance.at("attention"), std::string("sdpa"));
+        QCOMPARE(trained.provenance.at("fused_attention"), std::string("off"));
+        // Short sequences: micro-heads on the GPU (the kernel where it fits and heads agree), sdpa
+        // on the CPU for one head count, micro-heads there for several.
+        ModelConfig m;
+        m.dModel = 64;
+        m.heads = {4};
+        const AttentionPlan uniformGpu = planAttention(m, {{4}, {4}}, 19, gpu, false);
+        QVERIFY(uniformGpu.layers[0].path == AttentionPath::MicroHeads);
+        QCOMPARE(uniformGpu.layers[0].microHeads, int64_t(4));
+        QVERIFY(uniformGpu.layers[0].kernel && uniformGpu.anyKernel());
+        QVERIFY(planAttention(m, {{4}, {4}}, 19, cpu, false).layers[0].path == AttentionPath::Sdpa);
+        const AttentionPlan mixedCpu = planAttention(m, {{2}, {8}}, 19, cpu, false);
+        QVERIFY(mixedCpu.layers[0].path == AttentionPath::MicroHeads && mixedCpu.layers[0].mixed);
+        QCOMPARE(mixedCpu.layers[0].microHeads, int64_t(8));
+        QVERIFY(!mixedCpu.layers[0].kernel); // mixed heads take the mix's products
+        // A soft cap: micro-heads keep their explicit products (no kernel); a head-by-head layer
+        // becomes the explicit softmax, priced as such.
+        QVERIFY(!planAttention(m, {{4}}, 19, gpu, true).layers[0].kernel);
+        m.dModel = 48; // runs of 5 and 4 heads: 20 micro-heads do not divide 48, head by head
+        const AttentionPlan capped = planAttention(m, {{5}, {4}}, 19, gpu, true);
+        QVERIFY(capped.layers[0].path == AttentionPath::Explicit);
+        QCOMPARE(capped.describe(), std::string("explicit"));
+        QVERIFY2(capped.layers[0].why.find("do not divide") != std::string::npos,
+                 capped.layers[0].why.c_str());
+        // The ensemble key: runs that differ only in heads share one where the plan gives every
+        // head count one path (short sequences, a derived head width), never for text at 128.
+        RunConfig a = testing::tinyAdditionRun(16, {2}, 5, 1e-3), b = a;
+        b.model.heads = {4};
+        QCOMPARE(ensembleKey(a), ensembleKey(b));
+        QVERIFY(headCountsShareAnEnsemble(a.model, sequenceLength(a.task)));
+        a.model.headDim = 8;
+        b.model.headDim = 8;
+        QVERIFY(ensembleKey(a) != ensembleKey(b));
+        RunConfig text4 = text;
+        text4.model.heads = {4, 4};
+        QVERIFY(ensembleKey(text) != ensembleKey(text4));
+        QVERIFY(!headCountsShareAnEnsemble(text.model, 128));
+        // The scheduler prices by the same plan: the price moves exactly where the plan does.
+        std::vector<SweepJob> ensemble(2);
+        ensemble[0].config = testing::tinyAdditionRun(64, {4}, 5, 1e-3);
+        ensemble[1].config = ensemble[0].config;
+        const AttentionPlan priced = pricedAttentionPlan(ensemble);
+        QVERIFY(priced.layers[0].path == AttentionPath::MicroHeads);
+        qputenv("HEADLAB_ATTENTION", "sdpa");
+        const AttentionPlan pricedSdpa = pricedAttentionPlan(ensemble);
+        const double workSdpa = ensembleWork(ensemble);
+        qunsetenv("HEADLAB_ATTENTION");
+        QVERIFY(pricedSdpa.layers[0].path == AttentionPath::Sdpa);
+        const double T = double(sequenceLength(ensemble[0].config.task));
+        const double samples = 5.0 * 16.0;
+        const double expected = 2 * samples *
+                                (estimateStepFlops(ensemble[0].config) / 16.0 +
+                                 T * T * attentionScoreWork(pricedSdpa.layers[0], 4));
+        QVERIFY2(std::abs(workSdpa / expected - 1) < 1e-9,
+                 qPrintable(QString::number(workSdpa / expected)));
+        QVERIFY(std::abs(ensembleWork(ensemble) - workSdpa) > 1e-6 * workSdpa);
     }
 
     // The scheduler prices an ensemble by the attention path the GPU takes for it (microHeadCount),

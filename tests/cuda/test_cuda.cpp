@@ -713,6 +713,24 @@ private Q_SLOTS:
                             "micro-heads' attention kernel vs ATen", task);
     }
 
+    // The attention plan (core/attention/AttentionPlan.h) for a text run at context 128: every
+    // layer attends through sdpa on the GPU, and provenance says so. Before the plan the model
+    // built micro-heads for it and recorded "micro-heads" while its forward pass took sdpa.
+    void textAtContext128AttendsThroughSdpa()
+    {
+        RunConfig c = taskRun("text", 1e-3, 5, "cuda");
+        c.task.contextLength = 128;
+        c.phases[0].steps = 20;
+        c.evalEvery = 20;
+        const RunResult r = trainRun(c);
+        QVERIFY2(r.status == RunStatus::Done, r.message.c_str());
+        QCOMPARE(provenance(r, "attention"), std::string("sdpa"));
+        QCOMPARE(provenance(r, "fused_attention"), std::string("off"));
+        // At its own context of 32 the same run takes micro-heads, the kernel among them.
+        const RunResult short32 = trainRun(taskRun("text", 1e-3, 5, "cuda"));
+        QCOMPARE(provenance(short32, "attention"), std::string("micro-heads"));
+    }
+
     void microHeadsEqualFused_data() { tasks(); }
     void microHeadsEqualFused()
     {

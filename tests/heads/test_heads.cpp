@@ -92,6 +92,7 @@ private Q_SLOTS:
     void attentionRowsSumToOneAndTheMaskGivesExactZeros();
     void thePredictionIsTheModelsOwnAnswer();
     void everyAttentionPathGivesTheSameOutput();
+    void aKernelThatRefusesFallsBackAndSaysSo();
     void aHeadWithAZeroOutputProjectionCostsNothing();
     void everyHeadRemovedIsTheModelWithoutAttention();
     void importanceInAnEnsembleEqualsTheRunAlone();
@@ -200,6 +201,53 @@ void TestHeads::everyAttentionPathGivesTheSameOutput()
     QCOMPARE(probe.weights[0].size(2), int64_t(2));
     QVERIFY(torch::isnan(probe.weights[0][0][0][1]).all().item<bool>());
     QVERIFY(!torch::isnan(probe.weights[0][1][0][1]).any().item<bool>());
+}
+
+// The attention plan (core/attention/AttentionPlan.h) may take the micro-heads kernel for a layer;
+// where a launch refuses the layout (here: the CPU, which the kernel never takes, as a plan for a
+// GPU would meet a layout it cannot read), the layer falls back to the explicit products with the
+// same output, training goes on, and provenance names the fallback. Before the plan, the refusal
+// ended training ("the micro-heads' attention kernel failed to launch").
+void TestHeads::aKernelThatRefusesFallsBackAndSaysSo()
+{
+    torch::manual_seed(0);
+    ModelConfig m;
+    m.dModel = 8;
+    m.heads = {2};
+    m.zeroInitOutputs = false;
+    const std::vector<std::vector<int64_t>> runHeads = {{2}, {2}};
+    const AttentionDevice gpu{true, true, [](int64_t, int64_t, int64_t) { return true; }};
+    AttentionPlan kernel = planAttention(m, runHeads, 18, gpu, false);
+    QCOMPARE(kernel.layers.size(), size_t(1));
+    QVERIFY(kernel.layers[0].path == AttentionPath::MicroHeads && kernel.layers[0].kernel);
+    AttentionPlan products = kernel;
+    products.layers[0].kernel = false;
+    auto build = [&](const AttentionPlan &plan) {
+        auto model = std::make_unique<Transformer>(m, 22, 19, 2, torch::Device("cpu"), runHeads,
+                                                   StabilizerConfig{}, &plan);
+        model->initializeRun(0, 3);
+        model->initializeRun(1, 4);
+        return model;
+    };
+    const auto refused = build(kernel), explicitProducts = build(products);
+    QCOMPARE(QString::fromStdString(explicitProducts->attentionPath()),
+             QStringLiteral("micro-heads"));
+    const auto tokens = torch::randint(0, 22, {5, 18}, torch::kInt64);
+    torch::Tensor a;
+    try {
+        a = refused->forward(tokens);
+    } catch (const std::exception &e) {
+        QFAIL(qPrintable(QStringLiteral("the refusal was not caught: ") + e.what()));
+    }
+    const auto b = explicitProducts->forward(tokens);
+    QVERIFY2(maxAbsDiff(a, b) == 0, qPrintable(QString::number(maxAbsDiff(a, b))));
+    const QString path = QString::fromStdString(refused->attentionPath());
+    QVERIFY2(path.startsWith(QStringLiteral("micro-heads (kernel refused: ")), qPrintable(path));
+    QVERIFY(!refused->fusedAttention());
+    // The gradients flow through the fallback as through the products.
+    refused->forward(tokens).sum().backward();
+    explicitProducts->forward(tokens).sum().backward();
+    QVERIFY(torch::equal(refused->flatGradients(), explicitProducts->flatGradients()));
 }
 
 void TestHeads::aHeadWithAZeroOutputProjectionCostsNothing()

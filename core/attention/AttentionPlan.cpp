@@ -1,0 +1,188 @@
+// AttentionPlan.cpp — see AttentionPlan.h.
+#include "core/attention/AttentionPlan.h"
+
+#include "core/config/Switches.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+
+namespace headlab {
+
+namespace {
+
+std::string attentionSwitch()
+{
+    const char *env = switchText(Switch::Attention);
+    return env ? env : "";
+}
+
+// The bound on M for these runs on this device (HEADLAB_MICRO_HEADS_BOUND on the GPU).
+int64_t microHeadBound(const std::vector<int64_t> &headsOfRuns, bool gpu)
+{
+    int64_t bound = !gpu                            ? kMaxCpuMicroHeads
+                    : headCountsDiffer(headsOfRuns) ? kMaxMixedMicroHeads
+                                                    : kMaxMicroHeads;
+    if (const char *text = gpu ? switchText(Switch::MicroHeadsBound) : nullptr) {
+        char *end = nullptr;
+        const long long n = std::strtoll(text, &end, 10);
+        if (end != text && *end == '\0' && n > 0) bound = n;
+    }
+    return bound;
+}
+
+int64_t leastCommonMultiple(const std::vector<int64_t> &headsOfRuns)
+{
+    int64_t M = 1;
+    for (auto h : headsOfRuns) M = std::lcm(M, std::max<int64_t>(1, h));
+    return M;
+}
+
+// The element-wise passes over one attention score of one head (scores, softmax, probabilities
+// and their gradients) in FLOP-equivalents of one training step, by the path the layer takes.
+// Fitted on one H200 (2026-11-28, bf7a894, bench/micro_heads_cost.sh,
+// docs/data/issue24/micro-heads-w8-h200-bf7a894.jsonl) to five runs of the nn-fig1 slice's 1-layer
+// model at w 8 (16 points, d 64, FFN 2048) alone on the card, against its products' 19 TFLOP/s:
+// - micro-heads: 0.53 ms a run-step in products, plus 3.5 µs per micro-head (w·H of 8 to 64):
+//   kScoreWork (about 1,000) per score and micro-head;
+// - scaled_dot_product_attention on short sequences, head width a multiple of 4 (PyTorch's
+//   memory-efficient kernel takes FP32 heads of such widths): 128 heads of 4 took 2.8 ms a
+//   run-step, 5.3 times the products: kFusedScoreWork (about 5,100) per score and head;
+// - the same for heads of width 1 and 2 (its explicit path) costs about what micro-heads do
+//   (256 heads of 2: 1.9 ms, 512 of 1: 2.3 ms): kScoreWork.
+// Micro-heads beyond 64 (2026-11-29, micro-heads-beyond-64-h200-28e42cf.jsonl) fit the same
+// price: 1.05, 1.23 and 0.88 of the measured step at M 128, 256 and 512. Long sequences (text)
+// always take the fused kernels; their scores are priced at kScoreWork, unfitted; so is the
+// explicit softmax of a soft cap.
+constexpr double kScoreWork = 1000;
+constexpr double kFusedScoreWork = 5100;
+
+} // namespace
+
+bool headCountsDiffer(const std::vector<int64_t> &headsOfRuns)
+{
+    return std::any_of(headsOfRuns.begin(), headsOfRuns.end(), [&](int64_t h) {
+        return std::max<int64_t>(1, h) != std::max<int64_t>(1, headsOfRuns.front());
+    });
+}
+
+int64_t microHeadCount(const std::vector<int64_t> &headsOfRuns, int64_t inner, bool gpu)
+{
+    const std::string mode = attentionSwitch();
+    if (mode == "sdpa" || headsOfRuns.empty()) return 0;
+    const int64_t M = leastCommonMultiple(headsOfRuns);
+    if (inner % M != 0 || (M > microHeadBound(headsOfRuns, gpu) && mode != "micro-heads")) return 0;
+    return M;
+}
+
+const char *toString(AttentionPath path)
+{
+    switch (path) {
+    case AttentionPath::MicroHeads:
+        return "micro-heads";
+    case AttentionPath::Sdpa:
+        return "sdpa";
+    case AttentionPath::Explicit:
+        break;
+    }
+    return "explicit";
+}
+
+LayerAttention planLayer(const std::vector<int64_t> &headsOfRuns, int64_t inner, int64_t headDim,
+                         int64_t sequenceLength, const AttentionDevice &device, bool softcap)
+{
+    LayerAttention layer;
+    layer.mixed = headCountsDiffer(headsOfRuns);
+    const bool shortSequence = sequenceLength <= kExplicitAttentionMaxLength;
+    // Head by head: sdpa, or the explicit softmax a soft cap needs.
+    auto headByHead = [&](std::string why) {
+        layer.path = softcap ? AttentionPath::Explicit : AttentionPath::Sdpa;
+        layer.microHeads = 0;
+        layer.memoryEfficient = !softcap && shortSequence && headDim % 4 == 0;
+        layer.why = softcap ? why + "; a soft cap: an explicit softmax" : std::move(why);
+        return layer;
+    };
+    if (!shortSequence)
+        return headByHead("sequence of " + std::to_string(sequenceLength) + " > " +
+                          std::to_string(kExplicitAttentionMaxLength) + " positions");
+    const std::string mode = attentionSwitch();
+    if (mode == "sdpa") return headByHead("HEADLAB_ATTENTION=sdpa");
+    const int64_t M = microHeadCount(headsOfRuns, inner, device.gpu);
+    if (M == 0) {
+        const int64_t lcm = leastCommonMultiple(headsOfRuns);
+        if (inner % lcm != 0)
+            return headByHead(std::to_string(lcm) + " micro-heads do not divide the width " +
+                              std::to_string(inner));
+        return headByHead(std::to_string(lcm) + " micro-heads beyond the bound " +
+                          std::to_string(microHeadBound(headsOfRuns, device.gpu)));
+    }
+    if (!layer.mixed && !device.gpu) // measured: 3–13 % a step faster at m 24–96 (headlab-bench)
+        return headByHead("one head count on the CPU, where sdpa is faster");
+    layer.path = AttentionPath::MicroHeads;
+    layer.microHeads = M;
+    const int64_t width = inner / M;
+    layer.kernel =
+        device.gpu && device.kernel && !layer.mixed && !softcap &&
+        (sequenceLength <= 0 || (device.kernelFits && device.kernelFits(sequenceLength, M, width)));
+    layer.why = std::to_string(M) + " micro-heads" + (layer.mixed ? ", mixed head counts" : "") +
+                (layer.kernel ? ", the kernel" : "");
+    return layer;
+}
+
+AttentionPlan planAttention(const ModelConfig &model,
+                            const std::vector<std::vector<int64_t>> &runHeads,
+                            int64_t sequenceLength, const AttentionDevice &device, bool softcap)
+{
+    AttentionPlan plan;
+    const int64_t w = std::max<int64_t>(1, model.widthMultiplier);
+    for (size_t l = 0; l < model.heads.size(); ++l) {
+        const int64_t heads = model.heads[l] * w, headDim = model.headDimOfLayer(l);
+        std::vector<int64_t> headsOfRuns;
+        for (const auto &run : runHeads)
+            headsOfRuns.push_back((l < run.size() ? run[l] : model.heads[l]) * w);
+        if (headsOfRuns.empty()) headsOfRuns.push_back(heads);
+        plan.layers.push_back(
+            planLayer(headsOfRuns, heads * headDim, headDim, sequenceLength, device, softcap));
+    }
+    return plan;
+}
+
+std::string AttentionPlan::describe() const
+{
+    auto one = [](const LayerAttention &l) {
+        std::string text = toString(l.path);
+        if (!l.fellBack.empty()) text += " (kernel refused: " + l.fellBack + ")";
+        return text;
+    };
+    std::string all;
+    bool same = true;
+    for (size_t l = 0; l < layers.size(); ++l) {
+        same = same && one(layers[l]) == one(layers.front());
+        all += (l ? ", " : "") + one(layers[l]);
+    }
+    return same && !layers.empty() ? one(layers.front()) : all;
+}
+
+bool AttentionPlan::anyKernel() const
+{
+    return std::any_of(layers.begin(), layers.end(),
+                       [](const LayerAttention &l) { return l.kernel; });
+}
+
+bool headCountsShareAnEnsemble(const ModelConfig &model, int64_t sequenceLength)
+{
+    return model.headDim == 0 && sequenceLength <= kExplicitAttentionMaxLength;
+}
+
+double attentionScoreWork(const LayerAttention &layer, int64_t ownHeads)
+{
+    if (layer.path != AttentionPath::MicroHeads)
+        return static_cast<double>(ownHeads) *
+               (layer.memoryEfficient ? kFusedScoreWork : kScoreWork);
+    const double M = static_cast<double>(layer.microHeads);
+    // A mixed ensemble's mix is one more product each way (forward, and the scores' gradient; the
+    // mix is constant): 2 · 2 · M² FLOPs per query-key pair.
+    return M * kScoreWork + (layer.mixed ? 4.0 * M * M : 0.0);
+}
+
+} // namespace headlab
