@@ -13,6 +13,8 @@
 #include "ui/app/ProgressBarDelegate.h"
 #include "ui/app/SamplesView.h"
 #include "ui/app/window/RunsPanel.h"
+#include "ui/app/window/SessionFiles.h"
+#include "ui/app/window/SweepControl.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/FigureTable.h"
 #include "ui/figures/HeatmapView.h"
@@ -102,14 +104,40 @@ MainWindow::MainWindow(QWidget *parent)
     m_normalFont = QApplication::font();
     m_model = new SessionModel(this);
     m_controller = new TrainingController(this);
+    m_files = new SessionFiles(m_model, m_controller, this);
     m_watchTimer = new QTimer(this);
     m_watchTimer->setInterval(2000);
-    connect(m_watchTimer, &QTimer::timeout, this, &MainWindow::watchDisk);
+    connect(m_watchTimer, &QTimer::timeout, m_files, &SessionFiles::watchDisk);
     m_watchTimer->start();
 
     buildActions();
     buildLayout();
+    m_sweep = new SweepControl(m_model, m_controller, m_form, m_files, this);
     buildMenus();
+
+    // The session's files: the view is written into the session before each save; what other
+    // processes wrote, and a run that could not be written, are said.
+    connect(m_files, &SessionFiles::aboutToSave, this, &MainWindow::saveView);
+    connect(m_files, &SessionFiles::recentFilesChanged, this, &MainWindow::rebuildRecentMenu);
+    connect(m_files, &SessionFiles::resultsArrived, this,
+            [this] { m_form->setPendingRuns(runsToStart()); });
+    connect(m_files, &SessionFiles::watchingChanged, this, &MainWindow::updateStatus);
+    connect(m_files, &SessionFiles::storeFailed, this, [this](const QString &why) {
+        if (m_interactive)
+            QMetaObject::invokeMethod(
+                this, [this, why] { showError(tr("Results could not be saved"), why); },
+                Qt::QueuedConnection);
+        else
+            std::fprintf(stderr, "headlab: %s\n", qPrintable(why));
+    });
+    connect(m_sweep, &SweepControl::stateChanged, this, [this] {
+        updateActions();
+        updateStatus();
+    });
+    auto say = [this](const QString &text, int ms) { statusBar()->showMessage(text, ms); };
+    connect(m_files, &SessionFiles::message, this, say);
+    connect(m_sweep, &SweepControl::message, this, say);
+    connect(m_sweep, &SweepControl::failed, this, &MainWindow::showError);
 
     // Training → model (queued, GUI thread) → coalesced redraw.
     connect(m_controller, &TrainingController::progress, m_model, &SessionModel::applyProgress);
@@ -117,9 +145,8 @@ MainWindow::MainWindow(QWidget *parent)
             [this](int run, const RunResult &r) {
                 m_model->applyResult(run, r);
                 if (selectedRuns().contains(run)) m_samples->refresh();
-                storeFinishedRun(run);
+                m_files->storeFinishedRun(run);
             });
-    connect(m_controller, &TrainingController::sweepFinished, this, &MainWindow::onSweepFinished);
     connect(m_controller, &TrainingController::stateChanged, this, &MainWindow::updateActions);
     // The Heads view's live attention maps: what it wants goes to the training thread, what comes
     // back to the model.
@@ -675,11 +702,11 @@ void MainWindow::updateStatus()
                          : std::min(run.result.stepsDone, run.config.totalSteps());
         }
         total = m_model->runCount();
-        if (!m_watching
+        if (!m_files->watching()
                  .isEmpty()) { // a sweep trained elsewhere: its steps so far, from run files and checkpoints
             m_sweepProgress->setValue(allSteps ? int(steps * 1000 / allSteps) : 0);
             m_sweepProgress->setFormat(tr("%1 / %2 runs · %p%").arg(done).arg(total));
-            m_sweepLabel->setText(m_watching);
+            m_sweepLabel->setText(m_files->watching());
             return;
         }
         m_sweepProgress->setValue(total ? done * 1000 / total : 0);
@@ -745,7 +772,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
     }
     if (m_model->filePath().isEmpty()) { // an untitled session left unsaved: its autosave goes too
         m_model->setSession(Session{});
-        discardAutosave();
+        m_files->discardAutosave();
     }
     event->accept();
 }
@@ -829,6 +856,35 @@ void MainWindow::showError(const QString &title, const QString &text)
     if (m_interactive) QMessageBox::warning(this, title, text);
     statusBar()->showMessage(text, 10000);
     qWarning("%s: %s", qPrintable(title), qPrintable(text));
+}
+
+QString MainWindow::untitledAutosavePath() const
+{
+    return m_files->untitledAutosavePath();
+}
+bool MainWindow::startSweep()
+{
+    return m_sweep->startSweep();
+}
+int MainWindow::runsToStart() const
+{
+    return m_sweep->runsToStart();
+}
+bool MainWindow::startRuns(const std::vector<int> &runIndices)
+{
+    return m_sweep->startRuns(runIndices);
+}
+void MainWindow::pauseOrResume()
+{
+    m_sweep->pauseOrResume();
+}
+void MainWindow::stopSweep()
+{
+    m_sweep->stop();
+}
+void MainWindow::stopForSignal(int signal)
+{
+    m_sweep->stopForSignal(signal);
 }
 
 } // namespace headlab::ui

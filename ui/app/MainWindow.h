@@ -30,6 +30,8 @@ class ExperimentForm;
 class LessonStrip;
 class LessonStripArea;
 class SamplesView;
+class SessionFiles;
+class SweepControl;
 class RunsPanel;
 class SessionModel;
 class TrainingController;
@@ -71,10 +73,11 @@ public:
     // Where an untitled session's results go while it has no file: its own file, chosen when it
     // first needs one and never shared with another untitled session (a class's session found
     // the last class's checkpoints and resumed from them). Empty until then.
-    QString untitledAutosavePath() const { return m_autosavePath; }
+    QString untitledAutosavePath() const;
     bool saveSession();
     bool saveSessionAs(const QString &path);
 
+    // What trains: SweepControl.h.
     bool startSweep(); // every pending run (a boundary search: its next round first)
     // Runs Start would train: the pending ones, or a boundary search's next round.
     int runsToStart() const;
@@ -83,6 +86,8 @@ public:
     void stopSweep();
     // SIGTERM/SIGHUP: stop the sweep, save, and leave the event loop with 128 + signal.
     void stopForSignal(int signal);
+    SweepControl *sweepControl() const { return m_sweep; }
+    SessionFiles *sessionFiles() const { return m_files; }
     void showFigure(const QString &id) { m_figureTabs->showFigure(id); }
     void setPresenterMode(bool on);
     bool presenterMode() const { return m_presenter; }
@@ -113,14 +118,8 @@ private:
     void setThemeMode(int mode); // 0 system, 1 light, 2 dark
     void restoreView();
     void saveView();
-    void addRecentFile(const QString &path);
     void rebuildRecentMenu();
     void offerResume();
-    // Saves the session to its file, or an untitled one to its autosave copy; false (the reason in
-    // the status bar and m_lastSaveError) when it could not.
-    bool autosave();
-    // Writes a finished run's file; if that fails, stops the sweep and says so.
-    void storeFinishedRun(int runIndex);
     QList<int> selectedRuns() const;
     void selectRuns(const QList<int> &runs);
     bool confirmDiscard();
@@ -128,24 +127,15 @@ private:
     void rerunSelected(bool newSeed);
     // The lesson strip's choice: stops what trains, keeps its curves faintly, sweeps the choice.
     void startLesson();
-    void onSweepFinished();
     void showLessonStrip(); // its buttons for the session shown, its height for them
-    QString autosavePath() const;
-    // An untitled session was replaced or the window closed without saving it: its autosave file
-    // and results are removed (what a person kept was saved under a name of its own).
-    void discardAutosave();
-    mutable QString m_autosavePath; // autosavePath()'s choice for the untitled session shown now
-    QString m_lastSaveError;        // why the last autosave() failed
     QActionGroup *m_learnedGroup = nullptr; // View ▸ Learned means
     void updateSamplesDock();               // shown for text sessions only
-    // Every 2 s while this app is not training: results and checkpoints other processes (shards,
-    // headlab-cli) write into the session's folder are shown as they appear (SessionModel::refreshFromDisk).
-    void watchDisk();
-    QTimer *m_watchTimer = nullptr;
-    QString m_watching; // "shard 1/3 · shard 3/3 running elsewhere", or "" when nobody writes
+    QTimer *m_watchTimer = nullptr;         // every 2 s: SessionFiles::watchDisk
 
     SessionModel *m_model;
     TrainingController *m_controller;
+    SessionFiles *m_files; // the session's file, autosave, finished runs, other writers
+    SweepControl *m_sweep; // start, stop, rerun, a search's rounds
     ExperimentForm *m_form;
     RunsPanel *m_runs;        // the run table and its filter
     FigureTabs *m_figureTabs; // the figure tabs, their redraws and export
@@ -162,7 +152,6 @@ private:
     QAction *m_lessonAction = nullptr;
     LessonStrip *m_lessonStrip = nullptr;
     LessonStripArea *m_lessonScroll = nullptr;
-    bool m_lessonPending = false; // a choice waits for the stopped sweep to finish
     QActionGroup *m_themeGroup;
     bool m_interactive = true;
     bool m_presenter = false;

@@ -6,6 +6,7 @@
 #include "core/session/Presets.h"
 #include "core/session/SessionStore.h"
 #include "ui/app/ExperimentForm.h"
+#include "ui/app/window/SessionFiles.h"
 #include "ui/figures/FigureTable.h"
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
@@ -32,10 +33,6 @@
 
 namespace headlab::ui {
 
-namespace {
-constexpr int kMaxRecent = 8;
-} // namespace
-
 void MainWindow::newSession()
 {
     Session s;
@@ -47,7 +44,7 @@ void MainWindow::newSession()
     s.name = "untitled";
     expandSweep(s);
     m_model->setSession(std::move(s));
-    discardAutosave();
+    m_files->discardAutosave();
     m_form->loadFrom(m_model->session());
     restoreView();
     updateTitle();
@@ -61,7 +58,7 @@ bool MainWindow::openPreset(const QString &name)
         Session s = loadPreset(name.toStdString());
         expandSweep(s);
         m_model->setSession(std::move(s));
-        discardAutosave();
+        m_files->discardAutosave();
     } catch (const SessionError &e) {
         showError(tr("Preset"), QString::fromUtf8(e.what()));
         return false;
@@ -86,7 +83,7 @@ bool MainWindow::openSession(const QString &path)
         showError(tr("Open session"), QString::fromUtf8(e.what()));
         return false;
     }
-    discardAutosave();
+    m_files->discardAutosave();
     m_form->loadFrom(m_model->session());
     m_form->setPendingRuns(runsToStart());
     restoreView();
@@ -103,7 +100,7 @@ bool MainWindow::openSession(const QString &path)
                      int(lines.size())) +
                       lines.join('\n'));
     }
-    addRecentFile(path);
+    m_files->addRecentFile(path);
     updateTitle();
     updateActions();
     updateStatus();
@@ -153,154 +150,20 @@ bool MainWindow::saveSessionAs(const QString &path)
         showError(tr("Save session"), QString::fromUtf8(e.what()));
         return false;
     }
-    addRecentFile(path);
+    m_files->addRecentFile(path);
     statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
     updateTitle();
     // Its results now live beside the file (checkpoints hard-linked); while a sweep still writes
     // checkpoints into the autosave's folder, that folder stays.
-    if (!m_controller->isRunning()) discardAutosave();
+    if (!m_controller->isRunning()) m_files->discardAutosave();
     return true;
-}
-
-QString MainWindow::autosavePath() const
-{
-    // One per untitled session: autosave/untitled-TIME(ms)-PID[-N].yaml, a name no other session or
-    // process has used, so that no session ever finds another's results or checkpoints.
-    if (m_autosavePath.isEmpty()) {
-        const QDir dir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
-                       QStringLiteral("/autosave"));
-        QDir().mkpath(dir.path());
-        const QString stem =
-            QStringLiteral("untitled-%1-%2")
-                .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz")))
-                .arg(QCoreApplication::applicationPid());
-        QString name = stem + QStringLiteral(".yaml");
-        for (int n = 2; QFileInfo::exists(dir.filePath(name)) ||
-                        QFileInfo::exists(dir.filePath(name.chopped(5) + ".results"));
-             ++n)
-            name = QStringLiteral("%1-%2.yaml").arg(stem).arg(n);
-        m_autosavePath = dir.filePath(name);
-    }
-    return m_autosavePath;
-}
-
-void MainWindow::discardAutosave()
-{
-    if (m_autosavePath.isEmpty()) return;
-    const QString path = m_autosavePath;
-    m_autosavePath.clear();
-    if (m_model->storePath() == path) return; // still the shown session's store (not replaced)
-    QFile::remove(path);
-    QDir(QString::fromStdString(resultsDirFor(path.toStdString()))).removeRecursively();
-}
-
-bool MainWindow::autosave()
-{
-    // After each finished run: a crash loses at most the runs in progress.
-    try {
-        if (!m_model->filePath().isEmpty()) {
-            saveView();
-            m_model->save();
-        } else {
-            m_model->saveCopy(autosavePath());
-        }
-    } catch (const std::exception &e) {
-        statusBar()->showMessage(tr("Autosave failed: %1").arg(QString::fromUtf8(e.what())), 10000);
-        m_lastSaveError = QString::fromUtf8(e.what());
-        return false;
-    }
-    return true;
-}
-
-void MainWindow::storeFinishedRun(int runIndex)
-{
-    // One file per finished run: a crash loses at most the runs in progress.
-    StoredResult stored;
-    try {
-        stored = m_model->storeRun(runIndex, autosavePath());
-    } catch (const std::exception &e) { // the store could not be opened (locked, unreadable)
-        stored.saved = false;
-        stored.error = e.what();
-    }
-    if (stored.saved) {
-        try {
-            if (const QString note = m_model->enforceCheckpointBudget(); !note.isEmpty())
-                statusBar()->showMessage(note, 10000);
-        } catch (const std::exception &e) {
-            statusBar()->showMessage(tr("Checkpoint budget: %1").arg(QString::fromUtf8(e.what())),
-                                     10000);
-        }
-        return;
-    }
-    // Training on would only make results with nowhere to go: stop, keep them in this window.
-    const bool wasRunning = m_controller->isRunning();
-    if (wasRunning) m_controller->stop();
-    const QString rescued = stored.rescuedTo.empty()
-                                ? QString()
-                                : tr("This run's result was written to %1. ")
-                                      .arg(QString::fromStdString(stored.rescuedTo));
-    const QString message =
-        tr("%1\n\n%2%3The results are kept in this window: free some space, or use File ▸ Save As "
-           "to save "
-           "them elsewhere.")
-            .arg(QString::fromStdString(stored.error),
-                 wasRunning ? tr("The sweep was stopped. ") : QString(), rescued);
-    statusBar()->showMessage(tr("Saving failed: the sweep was stopped"), 10000);
-    if (m_interactive)
-        QMetaObject::invokeMethod(
-            this, [this, message] { showError(tr("Results could not be saved"), message); },
-            Qt::QueuedConnection);
-    else
-        std::fprintf(stderr, "headlab: %s\n", qPrintable(message));
-}
-
-void MainWindow::watchDisk()
-{
-    if (m_controller->isRunning() || m_model->filePath().isEmpty()) {
-        m_watching.clear();
-        return;
-    }
-    const std::string path = m_model->filePath().toStdString();
-    QStringList writers;
-    for (const auto &shard : SessionStore::runningShards(path))
-        writers << QString::fromStdString(shard.substr(0, shard.find(':')));
-    const std::string holder = SessionStore::lockHolder(path);
-    if (!holder.empty() && holder.rfind("PID " + std::to_string(::getpid()) + " ", 0) != 0)
-        writers << tr("headlab-cli");
-    const int changed = m_model->refreshFromDisk();
-    const QString watching =
-        writers.isEmpty() ? QString()
-                          : tr("%1 running elsewhere").arg(writers.join(QStringLiteral(" · ")));
-    if (changed > 0) {
-        m_form->setPendingRuns(runsToStart());
-        if (m_watching.isEmpty() && !watching.isEmpty())
-            statusBar()->showMessage(
-                tr("Showing the results other processes write into %1").arg(m_model->filePath()),
-                6000);
-    }
-    if (changed > 0 || watching != m_watching) {
-        m_watching = watching;
-        updateStatus();
-    }
-}
-
-void MainWindow::addRecentFile(const QString &path)
-{
-    QSettings settings;
-    QStringList files = settings.value(QStringLiteral("recentFiles")).toStringList();
-    const QString abs = QFileInfo(path).absoluteFilePath();
-    files.removeAll(abs);
-    files.prepend(abs);
-    while (files.size() > kMaxRecent) files.removeLast();
-    settings.setValue(QStringLiteral("recentFiles"), files);
-    rebuildRecentMenu();
 }
 
 void MainWindow::rebuildRecentMenu()
 {
     if (!m_recentMenu) return;
     m_recentMenu->clear();
-    const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    const QStringList files = SessionFiles::recentFiles();
     for (const auto &f : files) {
         auto *a = m_recentMenu->addAction(QFileInfo(f).fileName());
         a->setToolTip(f);

@@ -1,0 +1,163 @@
+// SessionFiles.cpp — see SessionFiles.h.
+#include "ui/app/window/SessionFiles.h"
+
+#include "core/session/SessionStore.h"
+#include "ui/model/SessionModel.h"
+#include "ui/model/TrainingController.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSettings>
+#include <QStandardPaths>
+
+#include <unistd.h>
+
+namespace headlab::ui {
+
+namespace {
+constexpr int kMaxRecent = 8;
+} // namespace
+
+SessionFiles::SessionFiles(SessionModel *model, TrainingController *controller, QObject *parent)
+    : QObject(parent)
+    , m_model(model)
+    , m_controller(controller)
+{}
+
+QString SessionFiles::autosavePath() const
+{
+    // One per untitled session: autosave/untitled-TIME(ms)-PID[-N].yaml, a name no other session or
+    // process has used, so that no session ever finds another's results or checkpoints.
+    if (m_autosavePath.isEmpty()) {
+        const QDir dir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+                       QStringLiteral("/autosave"));
+        QDir().mkpath(dir.path());
+        const QString stem =
+            QStringLiteral("untitled-%1-%2")
+                .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz")))
+                .arg(QCoreApplication::applicationPid());
+        QString name = stem + QStringLiteral(".yaml");
+        for (int n = 2; QFileInfo::exists(dir.filePath(name)) ||
+                        QFileInfo::exists(dir.filePath(name.chopped(5) + ".results"));
+             ++n)
+            name = QStringLiteral("%1-%2.yaml").arg(stem).arg(n);
+        m_autosavePath = dir.filePath(name);
+    }
+    return m_autosavePath;
+}
+
+void SessionFiles::discardAutosave()
+{
+    if (m_autosavePath.isEmpty()) return;
+    const QString path = m_autosavePath;
+    m_autosavePath.clear();
+    if (m_model->storePath() == path) return; // still the shown session's store (not replaced)
+    QFile::remove(path);
+    QDir(QString::fromStdString(resultsDirFor(path.toStdString()))).removeRecursively();
+}
+
+bool SessionFiles::autosave()
+{
+    // After each finished run: a crash loses at most the runs in progress.
+    try {
+        if (!m_model->filePath().isEmpty()) {
+            Q_EMIT aboutToSave();
+            m_model->save();
+        } else {
+            m_model->saveCopy(autosavePath());
+        }
+    } catch (const std::exception &e) {
+        Q_EMIT message(tr("Autosave failed: %1").arg(QString::fromUtf8(e.what())), 10000);
+        m_lastSaveError = QString::fromUtf8(e.what());
+        return false;
+    }
+    return true;
+}
+
+void SessionFiles::storeFinishedRun(int runIndex)
+{
+    // One file per finished run: a crash loses at most the runs in progress.
+    StoredResult stored;
+    try {
+        stored = m_model->storeRun(runIndex, autosavePath());
+    } catch (const std::exception &e) { // the store could not be opened (locked, unreadable)
+        stored.saved = false;
+        stored.error = e.what();
+    }
+    if (stored.saved) {
+        try {
+            if (const QString note = m_model->enforceCheckpointBudget(); !note.isEmpty())
+                Q_EMIT message(note, 10000);
+        } catch (const std::exception &e) {
+            Q_EMIT message(tr("Checkpoint budget: %1").arg(QString::fromUtf8(e.what())), 10000);
+        }
+        return;
+    }
+    // Training on would only make results with nowhere to go: stop, keep them in this window.
+    const bool wasRunning = m_controller->isRunning();
+    if (wasRunning) m_controller->stop();
+    const QString rescued = stored.rescuedTo.empty()
+                                ? QString()
+                                : tr("This run's result was written to %1. ")
+                                      .arg(QString::fromStdString(stored.rescuedTo));
+    const QString why =
+        tr("%1\n\n%2%3The results are kept in this window: free some space, or use File ▸ Save As "
+           "to save "
+           "them elsewhere.")
+            .arg(QString::fromStdString(stored.error),
+                 wasRunning ? tr("The sweep was stopped. ") : QString(), rescued);
+    Q_EMIT message(tr("Saving failed: the sweep was stopped"), 10000);
+    Q_EMIT storeFailed(why);
+}
+
+void SessionFiles::watchDisk()
+{
+    if (m_controller->isRunning() || m_model->filePath().isEmpty()) {
+        m_watching.clear();
+        return;
+    }
+    const std::string path = m_model->filePath().toStdString();
+    QStringList writers;
+    for (const auto &shard : SessionStore::runningShards(path))
+        writers << QString::fromStdString(shard.substr(0, shard.find(':')));
+    const std::string holder = SessionStore::lockHolder(path);
+    if (!holder.empty() && holder.rfind("PID " + std::to_string(::getpid()) + " ", 0) != 0)
+        writers << tr("headlab-cli");
+    const int changed = m_model->refreshFromDisk();
+    const QString watching =
+        writers.isEmpty() ? QString()
+                          : tr("%1 running elsewhere").arg(writers.join(QStringLiteral(" · ")));
+    if (changed > 0) {
+        Q_EMIT resultsArrived();
+        if (m_watching.isEmpty() && !watching.isEmpty())
+            Q_EMIT message(
+                tr("Showing the results other processes write into %1").arg(m_model->filePath()),
+                6000);
+    }
+    if (changed > 0 || watching != m_watching) {
+        m_watching = watching;
+        Q_EMIT watchingChanged();
+    }
+}
+
+void SessionFiles::addRecentFile(const QString &path)
+{
+    QSettings settings;
+    QStringList files = settings.value(QStringLiteral("recentFiles")).toStringList();
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    files.removeAll(abs);
+    files.prepend(abs);
+    while (files.size() > kMaxRecent) files.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), files);
+    Q_EMIT recentFilesChanged();
+}
+
+QStringList SessionFiles::recentFiles()
+{
+    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+} // namespace headlab::ui
