@@ -12,8 +12,18 @@
 #   scripts/gpu-tests.sh [CTEST_REGEX]     default: the suites above (not the fuzzer, Slurm or the
 #                                          layering checks, which need no GPU)
 #
-# Exit status: ctest's (non-zero when a test fails), 1 when the build fails. The verdicts are
-# written to docs/data/gpu-tests/ (and $OUT; see the end).
+# The tree: the device's copy has no git metadata of its own commit, so the workstation writes
+# .gpu-tree (scripts/gpu-tree.py write: refused unless the working tree is HEAD's) and the call
+# carries it; here every file is checked against it before anything is built, and a tree that
+# differs is refused (exit 2) with the files that differ. The verdict is then named after that
+# commit, and its header says the tree was verified. A git checkout that is clean is its own proof.
+#
+# compute-sanitizer: HEADLAB_SANITIZE=1 (the default where compute-sanitizer is found) runs
+# tests/cuda's kernel cases (KERNEL_CASES below) under memcheck and racecheck after the suites; each
+# tool's verdict is a section of the same file, and a report of an error fails the call.
+#
+# Exit status: ctest's (non-zero when a test fails), 1 when the build fails, 2 when the tree is
+# not a commit's. The verdicts are written to docs/data/gpu-tests/ (and $OUT; see the end).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,7 +37,25 @@ carried_qt || { say "error: the carried Qt is not usable"; exit 1; }
 # 8 threads (2026-11-27, 4 x H100 host: cpuAndCudaAgree of stabilized text passed QtTest's 300 s
 # limit; with 8 threads both file and text cases took 5.7 s), so the CPU gets 8 unless told.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-8}"
-SUITES=(test_core test_session test_search test_storage test_checkpoints test_heads test_tasks test_nn test_text test_cuda)
+# The tree first: nothing is built or run on a tree that is not the commit's.
+head=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || true)
+if tree=$(python3 "$ROOT/scripts/gpu-tree.py" verify "$ROOT"); then
+    commit=$tree
+    provenance="tree verified: every file is $commit's (scripts/gpu-tree.py)"
+elif [[ -n "$head" && -z "$(git -C "$ROOT" status --porcelain 2>/dev/null)" && ! -e "$ROOT/.gpu-tree" ]]; then
+    commit=$head
+    provenance="a clean git checkout of $commit"
+else
+    say "refused: the tree is not one commit's"
+    printf '%s\n' "$tree" >&2
+    exit 2
+fi
+if [[ -n "${HEADLAB_COMMIT:-}" && "$HEADLAB_COMMIT" != "$commit"* && "$commit" != "$HEADLAB_COMMIT"* ]]; then
+    say "refused: HEADLAB_COMMIT is $HEADLAB_COMMIT, but the tree is $commit's"
+    exit 2
+fi
+say "$provenance"
+SUITES=(test_core test_session test_search test_storage test_checkpoints test_heads test_tasks test_nn test_text test_golden test_cuda)
 say "building ${SUITES[*]} and headlab-cli"
 start=$SECONDS
 bash "$ROOT/scripts/build-core.sh" headlab-cli "${SUITES[@]}" >&2
@@ -42,30 +70,12 @@ cd "$ROOT/build-core"
 # commit, the GPU, the driver and every suite's line), and to $OUT's top level under the same name when the
 # device tool runs this, so that they come back to the workstation as written, not pasted.
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -c 'A-Za-z0-9\n' '-' || true)
-# The device's copy of the tree may have no .git: HEADLAB_COMMIT names the commit then.
-commit=${HEADLAB_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)}
-verdicts="docs/data/gpu-tests/$(date -u +%F)-${gpu:-no-gpu}-$commit.txt"
+verdicts="docs/data/gpu-tests/$(date -u +%F)-${gpu:-no-gpu}-$commit${HEADLAB_VERDICT_SUFFIX:+-$HEADLAB_VERDICT_SUFFIX}.txt"
 mkdir -p "$ROOT/docs/data/gpu-tests"
-# Whether the tree differs from the commit, asked before the verdicts file exists (it would count
-# as a change itself); the build directory and carried files are ignored by git.
-# Only against the commit named: a device's copy can hold a .git left from an older tree, whose
-# HEAD is not HEADLAB_COMMIT (2026-12-03: "differs" from bf2a50e listed files that did not).
-head=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || true)
-if [[ -n "$head" && "$head" == "$commit"* ]]; then
-    dirty=$(git -C "$ROOT" status --porcelain 2>/dev/null || true)
-elif [[ -n "$head" ]]; then
-    dirty="?? not known: this copy's git HEAD is $head, not $commit"
-else
-    dirty=""
-fi
 {
     echo "# scripts/gpu-tests.sh ${1:-(default suites)} at $commit, $(date -u '+%F %T') UTC"
+    echo "# $provenance"
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no GPU"
-    if [[ -n "$dirty" ]]; then
-        echo "(working tree differs from $commit:"
-        printf '%s\n' "$dirty" | head -5 | sed 's/^/   /'
-        echo ")"
-    fi
 } > "$ROOT/$verdicts"
 # CTEST_ARGS: more ctest options (bench/gpu_tasks.sh passes -V to keep every case's verdict).
 set +e
@@ -73,6 +83,31 @@ ctest --output-on-failure ${CTEST_ARGS:-} -R "${1:-^($(IFS='|'; echo "${SUITES[*
     2>&1 | tee -a "$ROOT/$verdicts"
 status=${PIPESTATUS[0]}
 set -e
+# compute-sanitizer over the kernels' cases of tests/cuda: memcheck (out-of-bounds and misaligned
+# accesses, leaks of device memory) and racecheck (shared-memory hazards). Each case runs alone
+# under each tool; a tool that reports an error fails the call.
+# (HEADLAB_SANITIZING shortens their training runs to a few steps.)
+KERNEL_CASES=(fusedMicroAttentionEqualsAten fusedFeedForwardEqualsAten ffnProductEqualsCublas
+              fusedUnitNormEqualsAten fusedLayerNormEqualsAten fusedAdamEqualsAten:addition)
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1 || true)
+if [[ "${HEADLAB_SANITIZE:-1}" == 1 && -n "$sanitizer" && -z "${1:-}" ]]; then
+    for tool in memcheck racecheck; do
+        for case in "${KERNEL_CASES[@]}"; do
+            echo "## compute-sanitizer --tool $tool: test_cuda $case" >> "$ROOT/$verdicts"
+            set +e
+            HEADLAB_SANITIZING=1 "$sanitizer" --tool "$tool" --error-exitcode 97 \
+                ${SANITIZER_ARGS:-} "$ROOT/build-core/tests/cuda/test_cuda" "$case" \
+                2>&1 | grep -E "^(PASS|FAIL|Totals|=========)|ERROR SUMMARY|Hazard|Invalid" \
+                | tail -40 >> "$ROOT/$verdicts"
+            one=${PIPESTATUS[0]}
+            set -e
+            echo "## exit $one" >> "$ROOT/$verdicts"
+            if [[ $one -ne 0 ]]; then status=$one; fi
+        done
+    done
+elif [[ -z "$sanitizer" ]]; then
+    echo "## compute-sanitizer: not found on this machine" >> "$ROOT/$verdicts"
+fi
 # To $OUT's top level: the device tool brings back files at most two folders down, and
 # docs/data/gpu-tests/ is three.
 if [[ -n "${OUT:-}" ]]; then

@@ -108,6 +108,12 @@ RunConfig taskRun(const QString &row, double lr, uint64_t seed, const std::strin
     c.logEvery = 1;
     c.device = device;
     c.initSeed = c.dataSeed = seed;
+    // Under compute-sanitizer (scripts/gpu-tests.sh) every launch is checked and slow: a few
+    // steps of each phase still take every kernel both ways.
+    if (qgetenv("HEADLAB_SANITIZING") == "1") {
+        for (auto &phase : c.phases) phase.steps = std::min<int64_t>(phase.steps, 6);
+        c.evalEvery = 3;
+    }
     return c;
 }
 
