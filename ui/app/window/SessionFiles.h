@@ -43,9 +43,9 @@ public:
     void addRecentFile(const QString &path);
 
 Q_SIGNALS:
-    void aboutToSave();        // the window writes its view into the session
+    void aboutToSave(); // the window writes its view into the session
     void recentFilesChanged();
-    void resultsArrived();     // another process's results were read in
+    void resultsArrived(); // another process's results were read in
     void watchingChanged();
     void message(const QString &text, int milliseconds);
     // A finished run could not be written; `text` says why and what became of it.

@@ -23,8 +23,7 @@ SweepControl::SweepControl(SessionModel *model, TrainingController *controller,
     , m_form(form)
     , m_files(files)
 {
-    connect(m_controller, &TrainingController::sweepFinished, this,
-            &SweepControl::onSweepFinished);
+    connect(m_controller, &TrainingController::sweepFinished, this, &SweepControl::onSweepFinished);
 }
 
 void SweepControl::stopForSignal(int signal)
@@ -96,7 +95,8 @@ bool SweepControl::startRuns(const std::vector<int> &runIndices)
     }
     if (jobs.empty()) return false;
     try {
-        m_model->openStore(m_files->autosavePath()); // refused here if another HeadLab writes the file
+        m_model->openStore(
+            m_files->autosavePath()); // refused here if another HeadLab writes the file
     } catch (const std::exception &e) {
         Q_EMIT failed(tr("Start"), QString::fromUtf8(e.what()));
         return false;
