@@ -18,9 +18,9 @@
 # differs is refused (exit 2) with the files that differ. The verdict is then named after that
 # commit, and its header says the tree was verified. A git checkout that is clean is its own proof.
 #
-# compute-sanitizer: HEADLAB_SANITIZE=1 (the default where compute-sanitizer is found) runs
-# tests/cuda's kernel cases (KERNEL_CASES below) under memcheck and racecheck after the suites; each
-# tool's verdict is a section of the same file, and a report of an error fails the call.
+# compute-sanitizer: where it is found and test_cuda is among the suites, tests/cuda's kernel cases
+# (KERNEL_CASES below) run under memcheck and racecheck after the suites (HEADLAB_SANITIZE=0: not);
+# each case and tool is a section of the same verdict file, and a reported error fails the call.
 #
 # Exit status: ctest's (non-zero when a test fails), 1 when the build fails, 2 when the tree is
 # not a commit's. The verdicts are written to docs/data/gpu-tests/ (and $OUT; see the end).
@@ -56,6 +56,9 @@ if [[ -n "${HEADLAB_COMMIT:-}" && "$HEADLAB_COMMIT" != "$commit"* && "$commit" !
 fi
 say "$provenance"
 SUITES=(test_core test_session test_search test_storage test_checkpoints test_heads test_tasks test_nn test_text test_golden test_cuda)
+# HEADLAB_SUITES="test_cuda test_golden": build and run these only (a call of its own for the
+# sanitizer, which a device call's time limit would not fit beside every suite).
+if [[ -n "${HEADLAB_SUITES:-}" ]]; then read -r -a SUITES <<< "$HEADLAB_SUITES"; fi
 say "building ${SUITES[*]} and headlab-cli"
 start=$SECONDS
 bash "$ROOT/scripts/build-core.sh" headlab-cli "${SUITES[@]}" >&2
@@ -90,7 +93,7 @@ set -e
 KERNEL_CASES=(fusedMicroAttentionEqualsAten fusedFeedForwardEqualsAten ffnProductEqualsCublas
               fusedUnitNormEqualsAten fusedLayerNormEqualsAten fusedAdamEqualsAten:addition)
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1 || true)
-if [[ "${HEADLAB_SANITIZE:-1}" == 1 && -n "$sanitizer" && -z "${1:-}" ]]; then
+if [[ "${HEADLAB_SANITIZE:-1}" == 1 && -n "$sanitizer" && " ${SUITES[*]} " == *" test_cuda "* ]]; then
     for tool in memcheck racecheck; do
         for case in "${KERNEL_CASES[@]}"; do
             echo "## compute-sanitizer --tool $tool: test_cuda $case" >> "$ROOT/$verdicts"
@@ -105,7 +108,7 @@ if [[ "${HEADLAB_SANITIZE:-1}" == 1 && -n "$sanitizer" && -z "${1:-}" ]]; then
             if [[ $one -ne 0 ]]; then status=$one; fi
         done
     done
-elif [[ -z "$sanitizer" ]]; then
+elif [[ "${HEADLAB_SANITIZE:-1}" == 1 && -z "$sanitizer" ]]; then
     echo "## compute-sanitizer: not found on this machine" >> "$ROOT/$verdicts"
 fi
 # To $OUT's top level: the device tool brings back files at most two folders down, and

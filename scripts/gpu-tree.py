@@ -6,7 +6,8 @@
                                       writes .gpu-tree, HEAD's hash and each tracked file's SHA-256.
                                       Carry it with the call (the device tool's carry: .gpu-tree).
   scripts/gpu-tree.py verify [ROOT]   on the device: every file .gpu-tree lists has its hash, and
-                                      no other file is there but those .gitignore leaves out;
+                                      no other file is there but those .gitignore leaves out (and
+                                      verdicts gpu-tests.sh wrote in docs/data/gpu-tests/);
                                       prints the commit (exit 0), or each difference (exit 1).
 
 The device's copy of the tree has no git metadata of its own commit, so git cannot say whether it
@@ -107,7 +108,10 @@ def verify(root):
         dirs[:] = [d for d in dirs if not ignored(os.path.join(rel_folder, d), True, patterns)]
         for name in files:
             rel = os.path.join(rel_folder, name)
-            if rel not in listed and not ignored(rel, False, patterns):
+            # A verdict an earlier call of gpu-tests.sh wrote on this device copy is not a change
+            # to what is tested.
+            verdict = rel.startswith("docs/data/gpu-tests/") and rel.endswith(".txt")
+            if rel not in listed and not verdict and not ignored(rel, False, patterns):
                 differences.append(f"not in {commit[:7]}: {rel}")
     if differences:
         print(f"the tree differs from {commit[:7]} in {len(differences)} files:")
