@@ -97,6 +97,9 @@ set -e
 MEMCHECK_CASES=(fusedMicroAttentionEqualsAten fusedLayerNormEqualsAten fusedUnitNormEqualsAten
                 fusedFeedForwardEqualsAten fusedAdamEqualsAten:addition)
 RACECHECK_CASES=(fusedMicroAttentionEqualsAten fusedLayerNormEqualsAten fusedUnitNormEqualsAten)
+# HEADLAB_MEMCHECK_CASES, HEADLAB_RACECHECK_CASES: other cases (space-separated), for a short call.
+if [[ -n "${HEADLAB_MEMCHECK_CASES:-}" ]]; then read -r -a MEMCHECK_CASES <<< "$HEADLAB_MEMCHECK_CASES"; fi
+if [[ -n "${HEADLAB_RACECHECK_CASES:-}" ]]; then read -r -a RACECHECK_CASES <<< "$HEADLAB_RACECHECK_CASES"; fi
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1 || true)
 if [[ "${HEADLAB_SANITIZE:-1}" == 1 && -n "$sanitizer" && " ${SUITES[*]} " == *" test_cuda "* ]]; then
     for tool in memcheck racecheck; do

@@ -49,4 +49,35 @@ std::string AxisValue::label() const
     return {};
 }
 
+AxisValue AxisValue::ofNumber(double number)
+{
+    AxisValue v;
+    v.number = number;
+    return v;
+}
+
+AxisValue AxisValue::ofUnsigned(uint64_t value)
+{
+    AxisValue v;
+    v.kind = Kind::Unsigned;
+    v.unsignedValue = value;
+    return v;
+}
+
+AxisValue AxisValue::ofInts(std::vector<int64_t> ints)
+{
+    AxisValue v;
+    v.kind = Kind::IntList;
+    v.ints = std::move(ints);
+    return v;
+}
+
+AxisValue AxisValue::ofText(std::string text)
+{
+    AxisValue v;
+    v.kind = Kind::Text;
+    v.text = std::move(text);
+    return v;
+}
+
 } // namespace headlab

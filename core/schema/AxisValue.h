@@ -20,6 +20,10 @@ struct AxisValue {
     std::string text;
     std::string label() const; // "96", "[12,24,48,96]", "ascending"
     bool operator==(const AxisValue &) const = default;
+    static AxisValue ofNumber(double number);
+    static AxisValue ofUnsigned(uint64_t value);
+    static AxisValue ofInts(std::vector<int64_t> ints);
+    static AxisValue ofText(std::string text);
 };
 
 struct SweepAxis {

@@ -17,18 +17,12 @@ namespace {
 
 AxisValue numberValue(double number)
 {
-    AxisValue value;
-    value.kind = AxisValue::Kind::Number;
-    value.number = number;
-    return value;
+    return AxisValue::ofNumber(number);
 }
 
 AxisValue textValue(std::string text)
 {
-    AxisValue value;
-    value.kind = AxisValue::Kind::Text;
-    value.text = std::move(text);
-    return value;
+    return AxisValue::ofText(std::move(text));
 }
 
 // A head_schedule value from its scheme and total fields.

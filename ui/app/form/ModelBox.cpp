@@ -32,14 +32,6 @@ using form::setAxis;
 
 namespace {
 
-AxisValue number(double v)
-{
-    AxisValue a;
-    a.kind = AxisValue::Kind::Number;
-    a.number = v;
-    return a;
-}
-
 // What a session file's reader says of `value` as one value of the sweep axis `name`: "" when it
 // takes it, else its message ("must be at least 1, got 0").
 std::string axisValueProblem(const std::string &name, double value)
@@ -286,7 +278,7 @@ void ModelBox::buildHeads(Session &def, const Session &loaded, QStringList &errs
         for (double h : heads) {
             if (const std::string why = axisValueProblem("heads", h); !why.empty())
                 errs << tr("sweep.heads: %1").arg(QString::fromStdString(why));
-            headValues.push_back(number(h));
+            headValues.push_back(AxisValue::ofNumber(h));
         }
         const bool swept = keepsAxis(headValues.size(), findAxis(loaded, "heads") != nullptr);
         if (!heads.empty() && !(swept && b.model.heads.size() == size_t(layers)))
@@ -302,10 +294,7 @@ void ModelBox::buildHeads(Session &def, const Session &loaded, QStringList &errs
                             .arg(i)
                             .arg(schedules[i].size())
                             .arg(layers);
-            AxisValue v;
-            v.kind = AxisValue::Kind::IntList;
-            v.ints = schedules[i];
-            headValues.push_back(v);
+            headValues.push_back(AxisValue::ofInts(schedules[i]));
         }
         if (!schedules.empty() && b.model.heads.size() != size_t(layers))
             b.model.heads = schedules.front();

@@ -46,14 +46,6 @@ enum PhaseColumn {
     PhaseColumns
 };
 
-AxisValue number(double v)
-{
-    AxisValue a;
-    a.kind = AxisValue::Kind::Number;
-    a.number = v;
-    return a;
-}
-
 } // namespace
 
 TrainingBox::TrainingBox(QWidget *parent)
@@ -264,7 +256,7 @@ void TrainingBox::build(Session &def, const Session &loaded, QStringList &errs) 
         const std::string problem =
             readFieldText(runConfigFields(), "lr", yaml::formatNumber(v), scratch);
         if (!problem.empty()) errs << tr("sweep.lr: %1").arg(QString::fromStdString(problem));
-        lrValues.push_back(number(v));
+        lrValues.push_back(AxisValue::ofNumber(v));
     }
     const bool hadLr = findAxis(loaded, "lr") != nullptr;
     if (!lrs.empty() && !keepsAxis(lrValues.size(), hadLr)) b.lr = lrs.front();
@@ -275,12 +267,7 @@ void TrainingBox::build(Session &def, const Session &loaded, QStringList &errs) 
 
     const auto seeds = parseSeeds(m_seeds->text(), QStringLiteral("sweep.seed"), &errs);
     std::vector<AxisValue> seedValues;
-    for (uint64_t v : seeds) {
-        AxisValue value;
-        value.kind = AxisValue::Kind::Unsigned;
-        value.unsignedValue = v;
-        seedValues.push_back(value);
-    }
+    for (uint64_t v : seeds) seedValues.push_back(AxisValue::ofUnsigned(v));
     const bool hadSeed = findAxis(loaded, "seed") != nullptr;
     if (!seeds.empty() && !keepsAxis(seedValues.size(), hadSeed))
         b.initSeed = b.dataSeed = seeds.front();
