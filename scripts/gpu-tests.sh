@@ -91,7 +91,7 @@ set -e
 # compute-sanitizer over the kernels' cases of tests/cuda: memcheck (out-of-bounds and misaligned
 # accesses, leaks of device memory) on every kernel case, racecheck (shared-memory hazards) on
 # those whose kernels share memory. Each case runs alone under each tool, checking HeadLab's own
-# kernels only (--kernel-name: their names end in Kernel; LibTorch's thousands of kernels would
+# kernels only (--kernel-name kns=Kernel: their names end in Kernel; LibTorch's thousands of kernels would
 # take the call's time); a tool that reports an error fails the call. HEADLAB_SANITIZING shortens
 # the cases' training runs to a few steps. The verdict is copied to $OUT after each case.
 MEMCHECK_CASES=(fusedMicroAttentionEqualsAten fusedLayerNormEqualsAten fusedUnitNormEqualsAten
@@ -105,15 +105,18 @@ if [[ "${HEADLAB_SANITIZE:-1}" == 1 && -n "$sanitizer" && " ${SUITES[*]} " == *"
     for tool in memcheck racecheck; do
         if [[ $tool == memcheck ]]; then cases=("${MEMCHECK_CASES[@]}"); else cases=("${RACECHECK_CASES[@]}"); fi
         for case in "${cases[@]}"; do
-            echo "## compute-sanitizer --tool $tool --kernel-name regex:Kernel: test_cuda $case" >> "$ROOT/$verdicts"
+            echo "## compute-sanitizer --tool $tool --kernel-name kns=Kernel: test_cuda $case" >> "$ROOT/$verdicts"
             say "compute-sanitizer $tool: $case"
             set +e
             HEADLAB_SANITIZING=1 CUDA_MODULE_LOADING=LAZY timeout "${SANITIZER_TIMEOUT:-150}" \
-                "$sanitizer" --tool "$tool" --error-exitcode 97 --kernel-name regex:Kernel \
+                "$sanitizer" --tool "$tool" --error-exitcode 97 --kernel-name kns=Kernel \
                 ${SANITIZER_ARGS:-} "$ROOT/build-core/tests/cuda/test_cuda" "$case" \
-                2>&1 | grep -E "^(PASS|FAIL|Totals|=========)|ERROR SUMMARY|Hazard|Invalid" \
-                | tail -40 >> "$ROOT/$verdicts"
-            one=${PIPESTATUS[0]}
+                > "$ROOT/build-core/sanitizer.log" 2>&1
+            one=$?
+            # The cases' verdicts and the tool's summary; the last lines too where it failed.
+            grep -E "^(PASS|FAIL|Totals|=========)|ERROR SUMMARY|Hazard|Invalid" \
+                "$ROOT/build-core/sanitizer.log" | tail -40 >> "$ROOT/$verdicts"
+            if [[ $one -ne 0 ]]; then tail -8 "$ROOT/build-core/sanitizer.log" >> "$ROOT/$verdicts"; fi
             set -e
             echo "## exit $one$([[ $one == 124 ]] && echo ' (stopped at the time limit)')" >> "$ROOT/$verdicts"
             if [[ $one -ne 0 ]]; then status=$one; fi
