@@ -184,6 +184,8 @@ std::vector<Dimension> &dimensionTable()
                         .law = true,
                         .headline = true},
                        "", "m"),
+        // Code of its own: a run's value is the derived width d_model / heads where the field says
+        // auto, not the field's text.
         {"head_dim",
          "head dimension m_H",
          [](const YamlField &f) {
@@ -214,6 +216,8 @@ std::vector<Dimension> &dimensionTable()
                         .search = SearchRange{1, 16},
                         .law = true}),
         fieldDimension("logit_scale", "model.logit_scale", "logit scale"),
+        // Code of its own, not the field row: its labels are on/off where the row writes
+        // true/false, and stored runs' labels and run-file names use on/off.
         {"qk_rule",
          "QK rule",
          [](const YamlField &f) { return textValue(readBool(f) ? "on" : "off"); },
