@@ -598,7 +598,6 @@ void Transformer::buildMicroHeads(Layer &L, const LayerAttention &plan,
     TORCH_CHECK(M > 0 && inner % M == 0, "the attention plan's ", M,
                 " micro-heads do not divide the layer's width ", inner);
     if (!plan.mixed) {
-        L.microHeads = M;
         L.microScale = logitScale(inner / M);
         return;
     }
@@ -612,7 +611,6 @@ void Transformer::buildMicroHeads(Layer &L, const LayerAttention &plan,
             for (int64_t j = 0; j < M; ++j)
                 if (i / span == j / span) acc[r][i][j] = scale;
     }
-    L.microHeads = M;
     L.mix = mix.to(m_device);
 }
 
@@ -821,12 +819,12 @@ torch::Tensor Transformer::attendMicro(const Layer &L, size_t index, const torch
 {
     // q: (R, B, Tq, inner), k and v: (R, B, T, inner) → (R, B, Tq, inner), over M micro-heads.
     const int64_t R = q.size(0), B = q.size(1), Tq = q.size(2), T = k.size(2), inner = q.size(3);
-    const int64_t M = L.microHeads, dm = inner / M;
+    LayerAttention &plan = m_attention.layers[index];
+    const int64_t M = plan.microHeads, dm = inner / M;
     // Where the plan takes the kernel (every run with the same heads, no soft cap, the kernel on
     // and fitting), a full pass is one kernel each way that reads q, k and v where the projections
     // put them (MicroAttention); a last-position pass (evaluation) takes the products below. A
     // layout the kernel refuses falls back to them too, and the plan records it.
-    LayerAttention &plan = m_attention.layers[index];
     if (plan.kernel && plan.fellBack.empty() && Tq == T) {
         const bool causal = m_config.causal && !lastOnly;
         try {

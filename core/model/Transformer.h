@@ -155,11 +155,10 @@ private:
         };
         std::vector<Group> groups;  // empty when every run has the same heads
         torch::Tensor inverseOrder; // (R): position of run r in the concatenated groups
-        // Where the plan says micro-heads (AttentionPlan.h): the least common multiple M of the
-        // runs' head counts, each of width inner / M. A run's head of width inner / h is M / h
+        // Where the plan says micro-heads (AttentionPlan.h, its M): the least common multiple M of
+        // the runs' head counts, each of width inner / M. A run's head of width inner / h is M / h
         // adjacent micro-heads whose scores add up, which `mix` (R, M, M) does along with the logit
-        // scale, so runs with different head counts need no split into groups. 0 otherwise.
-        int64_t microHeads = 0;
+        // scale, so runs with different head counts need no split into groups.
         torch::Tensor mix; // undefined when every run has M heads: then a scale does
         double microScale = 1.0;
     };
