@@ -1,8 +1,6 @@
 // RunConfigFields.cpp — the rows of RunConfig and the walkers that read, write, key and export it.
 #include "core/schema/RunConfigFields.h"
 
-#include "core/attention/AttentionPlan.h"
-
 #include "core/schema/TaskSpec.h"
 
 #include <algorithm>
@@ -734,6 +732,14 @@ std::string ensembleKey(const RunConfig &c)
     else
         key += "heads " + joined(m.heads);
     return key;
+}
+
+AttentionPlan runsAttentionPlan(const RunConfig &run,
+                                const std::vector<std::vector<int64_t>> &runHeads,
+                                const AttentionDevice &device)
+{
+    return planAttention(run.model, runHeads, sequenceLength(run.task), device,
+                         run.stabilizers.softcap > 0);
 }
 
 std::string validate(const RunConfig &c)

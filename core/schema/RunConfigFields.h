@@ -6,6 +6,7 @@
 // the task kind it names from the task table. Torch-free.
 #pragma once
 
+#include "core/attention/AttentionPlan.h"
 #include "core/config/Field.h"
 #include "core/config/RunConfig.h"
 #include "core/config/Yaml.h"
@@ -67,6 +68,13 @@ const std::vector<CsvColumn<RunConfig>> &runCsvColumns();
 // ensemble: every Shared row of the table, plus the head counts where they change the attention
 // calls. A row not marked PerRun is in the key (Field.h: the key fails safe).
 std::string ensembleKey(const RunConfig &config);
+
+// The attention plan (core/attention/AttentionPlan.h) of an ensemble of runs like `run` (its
+// model, its task's sequence length, its soft cap) whose heads per layer are `runHeads`, on
+// `device`: what the trainer builds its model with and the scheduler prices.
+AttentionPlan runsAttentionPlan(const RunConfig &run,
+                                const std::vector<std::vector<int64_t>> &runHeads,
+                                const AttentionDevice &device);
 
 // Checks one resolved run: the task-independent checks, the phases' objectives against the task,
 // and the task's own. Returns "" when it can run, else why not, naming the field

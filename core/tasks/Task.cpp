@@ -2,6 +2,7 @@
 #include "core/tasks/Task.h"
 
 #include "core/model/Kernels.h"
+#include "core/schema/RunConfigFields.h"
 
 namespace headlab {
 
@@ -29,11 +30,9 @@ torch::Tensor trainingCrossEntropy(const Transformer &model, const torch::Tensor
 AttentionPlan attentionPlanOf(const std::vector<RunConfig> &runs, const torch::Device &device)
 {
     if (runs.empty()) return {};
-    const RunConfig &first = runs.front();
     std::vector<std::vector<int64_t>> runHeads;
     for (const auto &c : runs) runHeads.push_back(c.model.heads);
-    return planAttention(first.model, runHeads, sequenceLength(first.task), attentionDevice(device),
-                         first.stabilizers.softcap > 0);
+    return runsAttentionPlan(runs.front(), runHeads, attentionDevice(device));
 }
 
 } // namespace headlab

@@ -134,11 +134,9 @@ double estimateStepFlops(const RunConfig &c)
 AttentionPlan pricedAttentionPlan(const std::vector<SweepJob> &runs)
 {
     if (runs.empty()) return {};
-    const RunConfig &first = runs.front().config;
     std::vector<std::vector<int64_t>> runHeads;
     for (const auto &j : runs) runHeads.push_back(j.config.model.heads);
-    return planAttention(first.model, runHeads, taskSpec(first.task).sequenceLength(first.task),
-                         AttentionDevice{true, false, {}}, first.stabilizers.softcap > 0);
+    return runsAttentionPlan(runs.front().config, runHeads, AttentionDevice{true, false, {}});
 }
 
 namespace {
