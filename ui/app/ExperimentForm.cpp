@@ -1,7 +1,7 @@
 // ExperimentForm.cpp — see ExperimentForm.h.
 #include "ui/app/ExperimentForm.h"
 
-#include "core/schema/Dimensions.h"
+#include "core/schema/RunConfigFields.h"
 #include "core/session/Session.h"
 #include "core/session/search/SearchPlanner.h"
 #include "core/session/search/SearchReport.h"
@@ -13,35 +13,14 @@
 #include "ui/app/form/TaskBox.h"
 #include "ui/app/form/TrainingBox.h"
 #include "ui/model/RunMetrics.h"
-#include "ui/model/TrainingController.h"
 
-#include "core/schema/RunConfigFields.h"
-#include "core/schema/TaskSpec.h"
-
-#include <QAbstractSpinBox>
-#include <QCheckBox>
-#include <QComboBox>
-#include <QCoreApplication>
-#include <QDoubleSpinBox>
-#include <QEvent>
-#include <QFileDialog>
-#include <QFormLayout>
 #include <QGroupBox>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
-#include <QPushButton>
-#include <QRadioButton>
 #include <QRegularExpression>
-#include <QSpinBox>
-#include <QStackedWidget>
-#include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <cmath>
 #include <set>
 
 namespace headlab::ui {
