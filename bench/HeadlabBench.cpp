@@ -17,7 +17,9 @@
 //                          [--profile 1 [--products 1]]   (runs of a preset's sweep as one
 //                          ensemble: run-steps/s, matmul TFLOP/s; with --profile, as `profile`)
 //   headlab-bench price    --preset NAME --ensembles "W:H,H;W:H" [--layers L] [--steps N]
-//                          (the scheduler's modelled work of each ensemble: ensembleWork)
+//                          [--measure 1 --device D --measure-steps S]
+//                          (the scheduler's modelled work of each ensemble: ensembleWork; with
+//                          --measure, each ensemble also timed alone on D: seconds per step)
 //   headlab-bench plan     (--session S.yaml | --preset NAME) --devices N [--max-ensemble K]
 //                          [--measure 1 --device D --steps S] [--simulate 1]   (the scheduler's plan on N GPUs,
 //                          each card's modelled load; with --measure, each ensemble timed alone on
@@ -768,6 +770,29 @@ void preset(const Args &a)
     std::fflush(stdout);
 }
 
+// One ensemble trained alone on `device`: the seconds a step of its longest phase takes, cut to
+// `steps` steps and evaluated at the start and the end only (steady rate, as `preset`).
+double measureStep(const std::vector<SweepJob> &ensemble, const std::string &device, int64_t steps)
+{
+    auto cut = [&](int64_t n) {
+        std::vector<RunConfig> configs;
+        for (const auto &job : ensemble) {
+            RunConfig c = job.config;
+            const auto longest = std::max_element(
+                c.phases.begin(), c.phases.end(),
+                [](const PhaseConfig &x, const PhaseConfig &y) { return x.steps < y.steps; });
+            c.phases = {*longest};
+            cutToSteps(c, n);
+            c.stopAfterLearned = 0;
+            c.device = device;
+            configs.push_back(c);
+        }
+        return configs;
+    };
+    TrainerControl control;
+    return 1.0 / steadyRate(steps, [&](int64_t k) { trainMembers(cut(k), control); }).steady;
+}
+
 // headlab-bench price --preset NAME --ensembles "W:H,H,...;W:H,..." [--layers L] [--steps N]
 // The scheduler's modelled work of each ensemble (ensembleWork, core/train/SweepRunner.cpp), for
 // bench/multi4_balance.py, which compares it with measured times: W is the ensemble's width
@@ -783,6 +808,9 @@ void price(const Args &a)
     expandSweep(session);
     const int64_t layers = std::stoll(a.get("layers", "1"));
     const int64_t steps = std::stoll(a.get("steps", "1000"));
+    const bool measure = a.get("measure", "0") == "1";
+    const std::string device = a.get("device", "cuda:0");
+    const int64_t measureSteps = std::stoll(a.get("measure-steps", "200"));
     auto fail = [&](const std::string &why) {
         std::fprintf(stderr, "headlab-bench price: %s\n", why.c_str());
         std::exit(2);
@@ -813,12 +841,15 @@ void price(const Args &a)
             heads += (heads.empty() ? "" : ",") + h;
         }
         if (jobs.empty()) fail("ensemble '" + spec + "' has no runs");
-        const int64_t micro = pricedAttentionPlan(jobs).layers.front().microHeads;
+        const LayerAttention first = pricedAttentionPlan(jobs).layers.front();
+        const double measured = measure ? measureStep(jobs, device, measureSteps) : 0.0;
         std::printf("{\"price\": \"ensemble\", \"preset\": \"%s\", \"layers\": %lld, \"w\": %lld, "
                     "\"heads\": \"%s\", \"runs\": %zu, \"steps\": %lld, \"micro_heads\": %lld, "
-                    "\"work\": %.9g}\n",
+                    "\"path\": \"%s\", \"work\": %.9g, \"measured_s_per_step\": %.6g}\n",
                     name.c_str(), (long long)layers, (long long)w, heads.c_str(), jobs.size(),
-                    (long long)steps, (long long)micro, ensembleWork(jobs));
+                    (long long)steps, (long long)first.microHeads,
+                    toString(first.path), ensembleWork(jobs), measured);
+        std::fflush(stdout);
     }
     std::fflush(stdout);
 }
@@ -899,27 +930,7 @@ void plan(const Args &a)
         for (const auto &job : ensemble) total = std::max(total, job.config.totalSteps());
         double perStep = 0;
         if (measure) {
-            // The longest phase, cut to n steps, evaluated at the start and the end only.
-            auto cut = [&](int64_t n) {
-                std::vector<RunConfig> configs;
-                for (const auto &job : ensemble) {
-                    RunConfig c = job.config;
-                    const auto longest =
-                        std::max_element(c.phases.begin(), c.phases.end(),
-                                         [](const PhaseConfig &x, const PhaseConfig &y) {
-                                             return x.steps < y.steps;
-                                         });
-                    c.phases = {*longest};
-                    cutToSteps(c, n);
-                    c.stopAfterLearned = 0;
-                    c.device = device;
-                    configs.push_back(c);
-                }
-                return configs;
-            };
-            TrainerControl control;
-            const Rate rate = steadyRate(steps, [&](int64_t k) { trainMembers(cut(k), control); });
-            perStep = 1.0 / rate.steady;
+            perStep = measureStep(ensemble, device, steps);
             measured[e] = perStep * static_cast<double>(total);
         }
         std::printf("{\"plan\": \"ensemble\", \"index\": %zu, \"card\": %d, \"task\": \"%s\", "
