@@ -847,8 +847,8 @@ void price(const Args &a)
                     "\"heads\": \"%s\", \"runs\": %zu, \"steps\": %lld, \"micro_heads\": %lld, "
                     "\"path\": \"%s\", \"work\": %.9g, \"measured_s_per_step\": %.6g}\n",
                     name.c_str(), (long long)layers, (long long)w, heads.c_str(), jobs.size(),
-                    (long long)steps, (long long)first.microHeads,
-                    toString(first.path), ensembleWork(jobs), measured);
+                    (long long)steps, (long long)first.microHeads, toString(first.path),
+                    ensembleWork(jobs), measured);
         std::fflush(stdout);
     }
     std::fflush(stdout);
