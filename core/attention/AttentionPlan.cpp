@@ -38,24 +38,29 @@ int64_t leastCommonMultiple(const std::vector<int64_t> &headsOfRuns)
     return M;
 }
 
-// The element-wise passes over one attention score of one head (scores, softmax, probabilities
-// and their gradients) in FLOP-equivalents of one training step, by the path the layer takes.
-// Fitted on one H200 (2026-11-28, bf7a894, bench/micro_heads_cost.sh,
-// docs/data/issue24/micro-heads-w8-h200-bf7a894.jsonl) to five runs of the nn-fig1 slice's 1-layer
-// model at w 8 (16 points, d 64, FFN 2048) alone on the card, against its products' 19 TFLOP/s:
-// - micro-heads: 0.53 ms a run-step in products, plus 3.5 µs per micro-head (w·H of 8 to 64):
-//   kScoreWork (about 1,000) per score and micro-head;
-// - scaled_dot_product_attention on short sequences, head width a multiple of 4 (PyTorch's
-//   memory-efficient kernel takes FP32 heads of such widths): 128 heads of 4 took 2.8 ms a
-//   run-step, 5.3 times the products: kFusedScoreWork (about 5,100) per score and head;
-// - the same for heads of width 1 and 2 (its explicit path) costs about what micro-heads do
-//   (256 heads of 2: 1.9 ms, 512 of 1: 2.3 ms): kScoreWork.
-// Micro-heads beyond 64 (2026-11-29, micro-heads-beyond-64-h200-28e42cf.jsonl) fit the same
-// price: 1.05, 1.23 and 0.88 of the measured step at M 128, 256 and 512. Long sequences (text)
-// always take the fused kernels; their scores are priced at kScoreWork, unfitted; so is the
-// explicit softmax of a soft cap.
+// The element-wise passes over one attention score (scores, softmax, probabilities and their
+// gradients) in FLOP-equivalents of one training step, by the path the layer takes. Fitted on one
+// H200 (2026-12-04, bench/price_fit.sh then bench/price_fit.py; data and fit in
+// docs/data/issue72/: price-h200-390f083.jsonl, plan-h200-390f083.jsonl,
+// price-fit-h200-390f083.json) with the per-step floor (core/train/SweepRunner.cpp), to 42
+// ensembles timed alone: nn-fig1-full's 1-layer slice at w 8 through micro-heads, through sdpa
+// forced, and with mixed head counts through sdpa (each head count its own call); and issue 57's
+// two four-card plans (addition at d 24 to 384; nn at w 1 and 8). Against the products:
+// - kMicroScoreWork (1,120) per score and micro-head;
+// - sdpa on a short sequence pays kSdpaRunWork (543,000) per score and run whatever its heads
+//   (the head-major copies of q, k, v and the output, each way), plus per head kNarrowSdpaScoreWork
+//   (300) at head widths that are not a multiple of 4 (sdpa's own explicit path), or
+//   kFusedScoreWork (700) at those that are (its memory-efficient kernel). Before the refit, sdpa's
+//   narrow heads were priced as micro-heads and the run's share not at all: three runs of 32, 64
+//   and 64 heads at w 8 were priced at 0.76 of their measured step (relative to the slice), now
+//   0.97.
+// Long sequences (text) take sdpa's fused kernels; their scores are priced at kScoreWork,
+// unfitted; so is the explicit softmax of a soft cap.
 constexpr double kScoreWork = 1000;
-constexpr double kFusedScoreWork = 5100;
+constexpr double kMicroScoreWork = 1120;
+constexpr double kNarrowSdpaScoreWork = 300;
+constexpr double kFusedScoreWork = 700;
+constexpr double kSdpaRunWork = 5.43e5;
 
 } // namespace
 
@@ -98,6 +103,7 @@ LayerAttention planLayer(const std::vector<int64_t> &headsOfRuns, int64_t inner,
     auto headByHead = [&](std::string why) {
         layer.path = softcap ? AttentionPath::Explicit : AttentionPath::Sdpa;
         layer.microHeads = 0;
+        layer.longSequence = !shortSequence;
         layer.memoryEfficient = !softcap && shortSequence && headDim % 4 == 0;
         layer.why = softcap ? why + "; a soft cap: an explicit softmax" : std::move(why);
         return layer;
@@ -174,15 +180,55 @@ bool headCountsShareAnEnsemble(const ModelConfig &model, int64_t sequenceLength)
     return model.headDim == 0 && sequenceLength <= kExplicitAttentionMaxLength;
 }
 
-double attentionScoreWork(const LayerAttention &layer, int64_t ownHeads)
+ScoreCounts &ScoreCounts::operator+=(const ScoreCounts &o)
 {
-    if (layer.path != AttentionPath::MicroHeads)
-        return static_cast<double>(ownHeads) *
-               (layer.memoryEfficient ? kFusedScoreWork : kScoreWork);
-    const double M = static_cast<double>(layer.microHeads);
-    // A mixed ensemble's mix is one more product each way (forward, and the scores' gradient; the
-    // mix is constant): 2 · 2 · M² FLOPs per query-key pair.
-    return M * kScoreWork + (layer.mixed ? 4.0 * M * M : 0.0);
+    microHeads += o.microHeads;
+    mix += o.mix;
+    sdpaNarrow += o.sdpaNarrow;
+    sdpaFused += o.sdpaFused;
+    sdpaLong += o.sdpaLong;
+    sdpaRuns += o.sdpaRuns;
+    explicitSoftmax += o.explicitSoftmax;
+    return *this;
+}
+
+ScoreCounts ScoreCounts::operator*(double k) const
+{
+    return {microHeads * k, mix * k,      sdpaNarrow * k,     sdpaFused * k,
+            sdpaLong * k,   sdpaRuns * k, explicitSoftmax * k};
+}
+
+ScoreCounts attentionScoreCounts(const LayerAttention &layer, int64_t ownHeads)
+{
+    ScoreCounts counts;
+    const double heads = static_cast<double>(ownHeads);
+    switch (layer.path) {
+    case AttentionPath::MicroHeads: {
+        const double M = static_cast<double>(layer.microHeads);
+        counts.microHeads = M;
+        // A mixed ensemble's mix is one more product each way (forward, and the scores' gradient;
+        // the mix is constant): 2 · 2 · M² FLOPs per query-key pair.
+        counts.mix = layer.mixed ? 4.0 * M * M : 0.0;
+        break;
+    }
+    case AttentionPath::Sdpa:
+        (layer.longSequence      ? counts.sdpaLong
+         : layer.memoryEfficient ? counts.sdpaFused
+                                 : counts.sdpaNarrow) = heads;
+        counts.sdpaRuns = layer.longSequence ? 0.0 : 1.0;
+        break;
+    case AttentionPath::Explicit:
+        counts.explicitSoftmax = heads;
+        break;
+    }
+    return counts;
+}
+
+double attentionScoreWork(const ScoreCounts &c)
+{
+    return c.microHeads * kMicroScoreWork + c.mix + c.sdpaNarrow * kNarrowSdpaScoreWork +
+           c.sdpaFused * kFusedScoreWork + c.sdpaRuns * kSdpaRunWork +
+           (c.sdpaLong + c.explicitSoftmax) * kScoreWork;
 }
 
 } // namespace headlab

@@ -71,9 +71,10 @@ struct LayerAttention {
     // heads, no soft cap, the kernel on and fitting); else the explicit products.
     bool kernel = false;
     // sdpa at a short sequence with a head width that is a multiple of 4: ATen's memory-efficient
-    // kernel, whose backward the scheduler prices higher (attentionScoreWork).
+    // kernel, whose backward the scheduler prices higher (attentionScoreCounts).
     bool memoryEfficient = false;
-    std::string why; // why this path, in a few words ("sequence of 128 > 64 positions")
+    bool longSequence = false; // past kExplicitAttentionMaxLength: sdpa's fused kernels, any width
+    std::string why;           // why this path, in a few words ("sequence of 128 > 64 positions")
     // Set by the model where the kernel refused a layout at a call and the explicit products ran
     // instead (the plan said kernel): what it said.
     std::string fellBack;
@@ -103,10 +104,26 @@ AttentionPlan planAttention(const ModelConfig &model,
 // attention calls, which measured slower than separate ensembles side by side (bench/gpu_text.sh).
 bool headCountsShareAnEnsemble(const ModelConfig &model, int64_t sequenceLength);
 
-// The scheduler's price of a layer's attention scores for one run, in FLOP-equivalents of one
-// training step per query-key pair: `ownHeads` (w·H of the run) scores at sdpa's price, or the
-// layer's M micro-heads at theirs, plus the mix's products where the runs' heads differ.
-// Fitted on one H200 (SweepRunner.cpp says how).
-double attentionScoreWork(const LayerAttention &layer, int64_t ownHeads);
+// What one run's attention scores cost in a layer, per query-key pair of one training step, counted
+// by what prices them: the scheduler weighs each count by a constant fitted on the GPU
+// (attentionScoreWork), and headlab-bench prints the counts so that bench/price_fit.py can refit
+// the constants from measured steps.
+struct ScoreCounts {
+    double microHeads = 0; // the layer's M micro-heads' score passes
+    double mix = 0;        // the mix's products where the runs' heads differ: 4·M² FLOPs
+    double sdpaNarrow = 0; // heads through sdpa on a short sequence at a width not a multiple of 4
+    double sdpaFused = 0;  // heads through sdpa's memory-efficient kernel on a short sequence
+    double sdpaLong = 0;   // heads through sdpa on a long sequence (its fused kernels)
+    // Runs through sdpa on a short sequence: what each pays whatever its heads (its q, k, v and
+    // output moved to and from the head-major layout, and their gradients).
+    double sdpaRuns = 0;
+    double explicitSoftmax = 0; // heads through the explicit softmax a soft cap needs
+    ScoreCounts &operator+=(const ScoreCounts &o);
+    ScoreCounts operator*(double k) const;
+};
+// `ownHeads`: w·H of the run.
+ScoreCounts attentionScoreCounts(const LayerAttention &layer, int64_t ownHeads);
+// The counts in FLOP-equivalents of the products (SweepRunner.h, estimateStepFlops).
+double attentionScoreWork(const ScoreCounts &counts);
 
 } // namespace headlab

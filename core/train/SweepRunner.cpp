@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <deque>
 #include <functional>
@@ -141,32 +142,61 @@ AttentionPlan pricedAttentionPlan(const std::vector<SweepJob> &runs)
 
 namespace {
 
-// One run's work: its products' FLOPs and its attention scores' passes by its ensemble's plan,
-// over every phase's steps. With the mix, the mixed ensemble of 2, 8 and 16 heads at w 8 (M 128)
-// is priced at 0.99 of its measured step (1.22 without;
-// docs/data/issue24/micro-heads-beyond-64-h200-28e42cf.jsonl).
-double runWork(const RunConfig &c, const AttentionPlan &plan)
+// The price of one step of an ensemble whose products and scores come to `work` FLOP-equivalents:
+// a smooth maximum of the work and the per-step floor, what a step costs whatever its FLOPs (some
+// 200 kernels launched from the host, which overlap the card's work). Fitted on one H200
+// (2026-12-04, bench/price_fit.sh and bench/price_fit.py, docs/data/issue72/price-fit-h200-390f083.json)
+// to 42 ensembles timed alone, with the score constants (core/attention/AttentionPlan.cpp): the
+// floor is 0.99 ms at the fit's 23.8 TFLOP-equivalents/s, and each ensemble's price is within 10 %
+// (root mean square of the logarithm) of its measured step, where the price before the floor and
+// the refit was within 27 %: it priced five runs of addition at width 24 at 13 % of one run at 384,
+// which measured 74 %.
+constexpr double kStepFloorWork = 2.36e10;
+constexpr double kFloorSharpness = 3.36;
+
+double stepPrice(double work)
 {
-    const TaskSpec &spec = taskSpec(c.task);
-    const int64_t T = spec.sequenceLength(c.task);
-    const int64_t w = std::max<int64_t>(1, c.model.widthMultiplier);
-    double scores = 0; // per sample and query-key pair, over the layers
-    for (size_t l = 0; l < c.model.heads.size() && l < plan.layers.size(); ++l)
-        scores += attentionScoreWork(plan.layers[l], c.model.heads[l] * w);
-    const double perSample = sampleStepFlops(c) + static_cast<double>(T * T) * scores;
-    double samples = 0;
-    for (const auto &p : c.phases)
-        samples += static_cast<double>(p.steps) * static_cast<double>(p.batchSize);
-    return perSample * samples;
+    return std::pow(std::pow(kStepFloorWork, kFloorSharpness) + std::pow(work, kFloorSharpness),
+                    1.0 / kFloorSharpness);
 }
 
 } // namespace
 
+EnsembleStep ensembleStep(const std::vector<SweepJob> &ensemble, const AttentionPlan &plan,
+                          size_t phase)
+{
+    EnsembleStep step;
+    for (const auto &j : ensemble) {
+        const RunConfig &c = j.config;
+        if (phase >= c.phases.size()) continue;
+        const double batch = static_cast<double>(c.phases[phase].batchSize);
+        const double T = static_cast<double>(taskSpec(c.task).sequenceLength(c.task));
+        const int64_t w = std::max<int64_t>(1, c.model.widthMultiplier);
+        ScoreCounts scores;
+        for (size_t l = 0; l < c.model.heads.size() && l < plan.layers.size(); ++l)
+            scores += attentionScoreCounts(plan.layers[l], c.model.heads[l] * w);
+        step.products += sampleStepFlops(c) * batch;
+        step.scores += scores * (T * T * batch);
+    }
+    step.work = step.products + attentionScoreWork(step.scores);
+    step.price = stepPrice(step.work);
+    return step;
+}
+
 double ensembleWork(const std::vector<SweepJob> &ensemble)
 {
+    if (ensemble.empty()) return 0;
     const AttentionPlan plan = pricedAttentionPlan(ensemble);
+    // The runs of an ensemble step together, phase by phase (their phases are part of its key).
+    size_t phases = 0;
+    for (const auto &j : ensemble) phases = std::max(phases, j.config.phases.size());
     double work = 0;
-    for (const auto &j : ensemble) work += runWork(j.config, plan);
+    for (size_t p = 0; p < phases; ++p) {
+        int64_t steps = 0;
+        for (const auto &j : ensemble)
+            if (p < j.config.phases.size()) steps = std::max(steps, j.config.phases[p].steps);
+        work += static_cast<double>(steps) * ensembleStep(ensemble, plan, p).price;
+    }
     return work;
 }
 

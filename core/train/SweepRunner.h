@@ -179,6 +179,18 @@ double estimateStepFlops(const RunConfig &config);
 // The scheduler starts the longest first by it, spreadOverDevices and the placement on GPUs balance
 // devices on it, and Slurm shards balance on it (placeOnDevices).
 double ensembleWork(const std::vector<SweepJob> &ensemble);
+// One step of an ensemble in phase `phase` as ensembleWork prices it: its runs' products
+// (estimateStepFlops) and their attention scores counted by path (core/attention/AttentionPlan.h),
+// the batch included; work, the two in FLOP-equivalents; price, work or the per-step floor a step
+// costs whatever its FLOPs (its kernels' launches), whichever is larger, smoothly.
+struct EnsembleStep {
+    double products = 0;
+    ScoreCounts scores;
+    double work = 0;
+    double price = 0;
+};
+EnsembleStep ensembleStep(const std::vector<SweepJob> &ensemble, const AttentionPlan &plan,
+                          size_t phase);
 // The attention plan ensembleWork prices an ensemble by: each layer's path for these runs on the
 // GPU (core/attention/AttentionPlan.h).
 AttentionPlan pricedAttentionPlan(const std::vector<SweepJob> &ensemble);
