@@ -770,6 +770,29 @@ void preset(const Args &a)
     std::fflush(stdout);
 }
 
+// The scheduler's price of one step of the ensemble's longest phase, by its parts
+// (ensembleStep): JSON fields for bench/price_fit.py, which refits the price's constants.
+std::string stepFields(const std::vector<SweepJob> &ensemble)
+{
+    const auto &phases = ensemble.front().config.phases;
+    const size_t longest =
+        static_cast<size_t>(std::max_element(phases.begin(), phases.end(),
+                                             [](const PhaseConfig &x, const PhaseConfig &y) {
+                                                 return x.steps < y.steps;
+                                             }) -
+                            phases.begin());
+    const EnsembleStep s = ensembleStep(ensemble, pricedAttentionPlan(ensemble), longest);
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  "\"step\": {\"products\": %.6g, \"micro_heads\": %.6g, \"mix\": %.6g, "
+                  "\"sdpa_narrow\": %.6g, \"sdpa_fused\": %.6g, \"sdpa_long\": %.6g, "
+                  "\"sdpa_runs\": %.6g, \"explicit\": %.6g, \"work\": %.6g, \"price\": %.6g}",
+                  s.products, s.scores.microHeads, s.scores.mix, s.scores.sdpaNarrow,
+                  s.scores.sdpaFused, s.scores.sdpaLong, s.scores.sdpaRuns,
+                  s.scores.explicitSoftmax, s.work, s.price);
+    return text;
+}
+
 // One ensemble trained alone on `device`: the seconds a step of its longest phase takes, cut to
 // `steps` steps and evaluated at the start and the end only (steady rate, as `preset`).
 double measureStep(const std::vector<SweepJob> &ensemble, const std::string &device, int64_t steps)
@@ -793,21 +816,26 @@ double measureStep(const std::vector<SweepJob> &ensemble, const std::string &dev
     return 1.0 / steadyRate(steps, [&](int64_t k) { trainMembers(cut(k), control); }).steady;
 }
 
-// headlab-bench price --preset NAME --ensembles "W:H,H,...;W:H,..." [--layers L] [--steps N]
+// headlab-bench price (--preset NAME | --session S.yaml) --ensembles "W:H,H,...;W:H,..."
+//                     [--layers L] [--d-model M] [--steps N] [--measure 1 --device D --measure-steps S]
 // The scheduler's modelled work of each ensemble (ensembleWork, core/train/SweepRunner.cpp), for
-// bench/multi4_balance.py, which compares it with measured times: W is the ensemble's width
-// multiplier and each H one run's first-layer heads; each run is a copy of the preset's run with
-// those layers (default 1), w and heads, trained N steps (default 1,000) in one phase. One JSON line
+// bench/multi4_balance.py and bench/price_fit.py, which compare it with measured times: W is the
+// ensemble's width multiplier and each H one run's first-layer heads; each run is a copy of the
+// preset's (or session's) run with those layers (default 1), w, heads (and d_model, where given),
+// trained N steps (default 1,000) of its longest phase alone. With --measure each ensemble is also
+// timed alone on D (measureStep). One JSON line
 // per ensemble, in order, with the micro-heads its first layer takes on the GPU (the attention plan
 // it is priced by, pricedAttentionPlan: 0 where each run attends head by head; HEADLAB_ATTENTION
 // moves it as it moves training).
 void price(const Args &a)
 {
-    const std::string name = a.get("preset", "nn-fig1-full");
-    Session session = loadPreset(name);
-    expandSweep(session);
+    const std::string name =
+        a.opts.count("session") ? a.get("session", "") : a.get("preset", "nn-fig1-full");
+    Session session = a.opts.count("session") ? loadSession(name) : loadPreset(name);
+    if (session.runs.empty()) expandSweep(session);
     const int64_t layers = std::stoll(a.get("layers", "1"));
     const int64_t steps = std::stoll(a.get("steps", "1000"));
+    const int64_t dModel = std::stoll(a.get("d-model", "0"));
     const bool measure = a.get("measure", "0") == "1";
     const std::string device = a.get("device", "cuda:0");
     const int64_t measureSteps = std::stoll(a.get("measure-steps", "200"));
@@ -826,7 +854,8 @@ void price(const Args &a)
             const auto it =
                 std::find_if(session.runs.begin(), session.runs.end(), [&](const auto &run) {
                     const ModelConfig &m = run.config.model;
-                    return m.layers() == layers && m.widthMultiplier == w && m.heads.front() == H;
+                    return m.layers() == layers && m.widthMultiplier == w && m.heads.front() == H &&
+                           (dModel == 0 || m.dModel == dModel);
                 });
             if (it == session.runs.end())
                 fail("no run of " + name + " has " + std::to_string(layers) +
@@ -835,7 +864,11 @@ void price(const Args &a)
             SweepJob job;
             job.runIndex = static_cast<int>(jobs.size());
             job.config = it->config;
-            job.config.phases.resize(1);
+            // The longest phase alone, as measureStep times it.
+            const auto &phases = job.config.phases;
+            job.config.phases = {*std::max_element(
+                phases.begin(), phases.end(),
+                [](const PhaseConfig &x, const PhaseConfig &y) { return x.steps < y.steps; })};
             job.config.phases[0].steps = steps;
             jobs.push_back(std::move(job));
             heads += (heads.empty() ? "" : ",") + h;
@@ -845,10 +878,10 @@ void price(const Args &a)
         const double measured = measure ? measureStep(jobs, device, measureSteps) : 0.0;
         std::printf("{\"price\": \"ensemble\", \"preset\": \"%s\", \"layers\": %lld, \"w\": %lld, "
                     "\"heads\": \"%s\", \"runs\": %zu, \"steps\": %lld, \"micro_heads\": %lld, "
-                    "\"path\": \"%s\", \"work\": %.9g, \"measured_s_per_step\": %.6g}\n",
+                    "\"path\": \"%s\", \"work\": %.9g, \"measured_s_per_step\": %.6g, %s}\n",
                     name.c_str(), (long long)layers, (long long)w, heads.c_str(), jobs.size(),
                     (long long)steps, (long long)first.microHeads, toString(first.path),
-                    ensembleWork(jobs), measured);
+                    ensembleWork(jobs), measured, stepFields(jobs).c_str());
         std::fflush(stdout);
     }
     std::fflush(stdout);
@@ -936,11 +969,11 @@ void plan(const Args &a)
         std::printf("{\"plan\": \"ensemble\", \"index\": %zu, \"card\": %d, \"task\": \"%s\", "
                     "\"d_model\": %lld, \"layers\": %lld, \"w\": %lld, \"runs\": %zu, \"heads\": "
                     "\"%s\", \"steps\": %lld, \"work\": %.6g, \"work_share\": %.4f, "
-                    "\"measured_s_per_step\": %.6g, \"measured_s\": %.3f}\n",
+                    "\"measured_s_per_step\": %.6g, \"measured_s\": %.3f, %s}\n",
                     e, p.device[e], c0.task.kind.c_str(), (long long)c0.model.dModel,
                     (long long)c0.model.layers(), (long long)c0.model.widthMultiplier,
                     ensemble.size(), heads.c_str(), (long long)total, p.work[e],
-                    p.work[e] / totalWork, perStep, measured[e]);
+                    p.work[e] / totalWork, perStep, measured[e], stepFields(ensemble).c_str());
         std::fflush(stdout);
     }
     double totalMeasured = 0;
