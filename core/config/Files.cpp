@@ -2,8 +2,10 @@
 #include "core/config/Files.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -199,10 +201,28 @@ void writeFileAtomic(const std::string &requestedPath,
     if (syncDirectory) fsyncDirectory(directoryOf(path)); // the rename itself durable
 }
 
+namespace {
+
+// Whether a spreadsheet would read the field as a formula (or a DDE command): its first character
+// starts one, and the whole field is not a number.
+bool startsAFormula(const std::string &text)
+{
+    if (text.empty() || std::string_view("=+-@\t\r").find(text.front()) == std::string_view::npos)
+        return false;
+    if (text.front() == '=' || text.front() == '@' || text.front() == '\t' || text.front() == '\r')
+        return true;
+    char *end = nullptr;
+    std::strtod(text.c_str(), &end);
+    return end != text.c_str() + text.size();
+}
+
+} // namespace
+
 std::string csvField(const std::string &text)
 {
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string quoted = "\"";
+    const bool formula = startsAFormula(text);
+    if (!formula && text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string quoted = formula ? "\"'" : "\"";
     for (char c : text) {
         if (c == '"') quoted += '"';
         quoted += c;

@@ -49,8 +49,12 @@ using TextSink = std::function<void(std::string_view)>;
 void writeFileAtomic(const std::string &path, const std::function<void(const TextSink &)> &produce,
                      bool syncDirectory = true);
 
-// The field quoted for CSV when it holds a comma, quote or line break (runs.csv, the summary's
-// and the figures' CSV).
+// A text field as every CSV HeadLab writes it (runs.csv, curves.csv, the summaries', the search's
+// and the figures' CSV). Never a formula: a field a spreadsheet would evaluate, one that starts with
+// =, +, -, @, a tab or a carriage return and is not a number ("-0.5", "-inf" are), gets a leading
+// apostrophe, as OWASP's advice on CSV injection has it; the apostrophe shows in the cell, and
+// the text after it is the stored text. Then quoted (RFC 4180) where it holds a comma, a quote, a
+// line break or that apostrophe.
 std::string csvField(const std::string &text);
 
 } // namespace headlab

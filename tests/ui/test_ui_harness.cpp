@@ -388,9 +388,19 @@ const std::vector<Action> &actions()
              QStringList fromCsv, fromFigure;
              const QStringList lines = heatmap->csv().split('\n', Qt::SkipEmptyParts);
              for (int i = 1; i < lines.size(); ++i) {
-                 // ...,split,runs,"note": the runs are the field before the quoted note.
-                 const QString head = lines[i].left(lines[i].lastIndexOf(QStringLiteral(",\"")));
-                 fromCsv << head.section(',', -1);
+                 // ...,split,runs,note: the runs are the field before the note (RFC 4180 fields:
+                 // a quoted one may hold commas and doubled quotes).
+                 QStringList fields = {QString()};
+                 bool quoted = false;
+                 for (const QChar c : lines[i]) {
+                     if (c == '"')
+                         quoted = !quoted;
+                     else if (c == ',' && !quoted)
+                         fields << QString();
+                     else
+                         fields.last() += c;
+                 }
+                 fromCsv << fields.value(fields.size() - 2);
              }
              for (int panel = 0; panel < heatmap->panelCount(); ++panel) {
                  const HeatmapData data = heatmap->panelData(panel);

@@ -1,5 +1,6 @@
 // BoundaryChartView.cpp — see BoundaryChartView.h.
 #include "ui/figures/BoundaryChartView.h"
+#include "ui/model/CsvCell.h"
 
 #include "core/config/Files.h"
 #include "core/config/Yaml.h"
@@ -51,12 +52,6 @@ QString axisTitle(const std::string &axis) // the axis's row (core/schema/Dimens
 QString number(double value)
 {
     return QString::number(value, 'g', 3);
-}
-
-// A CSV field, quoted as every HeadLab CSV quotes it (core's csvField).
-QString csvText(const QString &text)
-{
-    return QString::fromStdString(csvField(text.toStdString()));
 }
 
 // Round log-axis limits: whole decades around [lo, hi].
@@ -242,7 +237,7 @@ void BoundaryChartView::drawLaw()
         attach(bar);
         m_chart->legend()->markers(bar).first()->setVisible(false);
         csv << QStringLiteral("%1,%2,%3,%4,%5,%6,%7")
-                   .arg(csvText(labelsText(c.configuration)))
+                   .arg(csvCell(labelsText(c.configuration)))
                    .arg(x0)
                    .arg(QString::fromStdString(
                        yaml::formatNumber(std::pow(10.0, c.interval.estimate))))
@@ -319,7 +314,7 @@ void BoundaryChartView::drawGroupLines(const SearchReport &report, double x0, do
         attach(line);
         m_chart->legend()->markers(line).first()->setVisible(false);
         csv << QStringLiteral("# %1: log10 eta* = %2 - %3 log10 %4; alpha 95%% [%5, %6]")
-                   .arg(csvText(labelsText(report.groups[g].labels)))
+                   .arg(csvCell(labelsText(report.groups[g].labels)))
                    .arg(gl.log10C)
                    .arg(gl.alpha)
                    .arg(QString::fromStdString(law.x))
@@ -712,7 +707,7 @@ void BoundaryChartView::drawRounds()
                               : verdict == 1  ? "learned"
                                               : "not_learned";
         csv << QStringLiteral("%1,%2,%3,%4,%5")
-                   .arg(csvText(labelsText(configuration)))
+                   .arg(csvCell(labelsText(configuration)))
                    .arg(round)
                    .arg(QString::fromStdString(yaml::formatNumber(x)))
                    .arg(QString::fromStdString(run.labels.at("seed")))
@@ -774,7 +769,7 @@ void BoundaryChartView::addRunDots(const ConfigurationSearch &c, size_t i, doubl
                                t < p.successes ? 1 - jitter : jitter);
             }
             csv << QStringLiteral("%1,%2,%3,%4,%5")
-                       .arg(csvText(labelsText(c.configuration)))
+                       .arg(csvCell(labelsText(c.configuration)))
                        .arg(QString::fromStdString(
                            yaml::formatNumber(fromSearchUnits(spec, p.x) * factor)))
                        .arg(p.trials)

@@ -1,5 +1,6 @@
 // GroupPanelsView.cpp — see GroupPanelsView.h.
 #include "ui/figures/GroupPanelsView.h"
+#include "ui/model/CsvCell.h"
 
 #include "core/schema/TaskSpec.h"
 #include "core/session/Replicates.h"
@@ -401,8 +402,8 @@ QString GroupPanelsView::csv() const
         QStringList runs;
         for (int r : line.runs) runs << QString::number(r);
         for (const auto &[step, loss] : line.points)
-            out += QStringLiteral("\"%1\",\"%2\",%3,%4,%5,%6\n")
-                       .arg(line.name, names.value(line.group), runs.join(' '))
+            out += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
+                       .arg(csvCell(line.name), csvCell(names.value(line.group)), runs.join(' '))
                        .arg(line.replicates)
                        .arg(step)
                        .arg(loss, 0, 'g', 10);

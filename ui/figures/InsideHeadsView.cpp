@@ -1,5 +1,6 @@
 // InsideHeadsView.cpp — attention maps, head statistics, importance and pruning of one run.
 #include "ui/figures/InsideHeadsView.h"
+#include "ui/model/CsvCell.h"
 
 #include "ui/model/AxisRange.h"
 #include "ui/model/RunMetrics.h"
@@ -593,7 +594,7 @@ QString InsideHeadsView::csv() const
                 continue;
             for (const auto &p : curve)
                 out += QStringLiteral("%1,%2,%3,%4,,%5\n")
-                           .arg(stat)
+                           .arg(csvCell(stat))
                            .arg(layer)
                            .arg(head)
                            .arg(p.step)

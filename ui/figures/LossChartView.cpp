@@ -1,6 +1,7 @@
 // LossChartView.cpp — see LossChartView.h.
 #include "ui/figures/LossChartView.h"
 #include "core/metrics/Metrics.h"
+#include "ui/model/CsvCell.h"
 
 #include "ui/model/AxisRange.h"
 #include "ui/model/ColourTable.h"
@@ -939,8 +940,8 @@ QString LossChartView::csv() const
                 for (const auto &[curve, v] :
                      {std::make_pair("test_median", st.median), std::make_pair("band_low", lo),
                       std::make_pair("band_high", hi)})
-                    out += QStringLiteral("\"%1\",%2,%3,%4,%5\n")
-                               .arg(parts.join(' '), QString::fromLatin1(curve))
+                    out += QStringLiteral("%1,%2,%3,%4,%5\n")
+                               .arg(csvCell(parts.join(' ')), QString::fromLatin1(curve))
                                .arg(step)
                                .arg(v, 0, 'g', 10)
                                .arg(st.count);
@@ -953,13 +954,12 @@ QString LossChartView::csv() const
     const bool digits = m_digits->isChecked() && !groupCurves.curves.empty();
     for (int i : displayedRuns()) {
         const auto &run = m_model->run(i);
-        QString label = runLabel(m_model->session(), run);
-        label.replace('"', "'");
+        const QString label = csvCell(runLabel(m_model->session(), run));
         auto write = [&](const QString &name, const Curve &curve) {
             for (const auto &p : curve)
-                out += QStringLiteral("%1,\"%2\",%3,%4,%5\n")
+                out += QStringLiteral("%1,%2,%3,%4,%5\n")
                            .arg(i)
-                           .arg(label, name)
+                           .arg(label, csvCell(name))
                            .arg(p.step)
                            .arg(p.value, 0, 'g', 10);
         };

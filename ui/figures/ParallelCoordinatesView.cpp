@@ -1,5 +1,6 @@
 // ParallelCoordinatesView.cpp — see ParallelCoordinatesView.h.
 #include "ui/figures/ParallelCoordinatesView.h"
+#include "ui/model/CsvCell.h"
 
 #include "core/metrics/LearnedRule.h"
 #include "core/schema/Dimensions.h"
@@ -444,7 +445,9 @@ QString ParallelCoordinatesView::csv() const
     QStringList names = axes();
     names.removeLast();
     const auto labels = configurationLabels(s);
-    QString out = QStringLiteral("run,%1,final_test_loss,status,learned\n").arg(names.join(','));
+    QStringList header;
+    for (const QString &name : names) header << csvCell(name);
+    QString out = QStringLiteral("run,%1,final_test_loss,status,learned\n").arg(header.join(','));
     for (int i = 0; i < int(s.runs.size()); ++i) {
         const SessionRun &run = s.runs[size_t(i)];
         const RunStatus status = run.result.status;
@@ -452,7 +455,7 @@ QString ParallelCoordinatesView::csv() const
         QStringList row = {QString::number(i)};
         for (const QString &axis : names) {
             const auto it = labels[size_t(i)].find(axis.toStdString());
-            row << (it == labels[size_t(i)].end() ? QString() : QString::fromStdString(it->second));
+            row << (it == labels[size_t(i)].end() ? QString() : csvCell(it->second));
         }
         const double loss = finalTestLoss(run.result);
         row << (std::isfinite(loss) ? QString::number(loss, 'g', 10) : QString());

@@ -1,5 +1,6 @@
 // SmallMultiplesView.cpp — see SmallMultiplesView.h.
 #include "ui/figures/SmallMultiplesView.h"
+#include "ui/model/CsvCell.h"
 
 #include "core/session/Replicates.h"
 
@@ -479,7 +480,7 @@ bool SmallMultiplesView::paintPanelCurves(QPainter &p, const QRectF &plot, const
 QString SmallMultiplesView::csv() const
 {
     QString out = QStringLiteral("run,%1,%2,curve,step,value\n")
-                      .arg(QString::fromStdString(rowAxis()), QString::fromStdString(columnAxis()));
+                      .arg(csvCell(rowAxis()), csvCell(columnAxis()));
     const auto &s = m_model->session();
     for (int i = 0; i < int(s.runs.size()); ++i) {
         const auto &run = s.runs[size_t(i)];
@@ -490,7 +491,7 @@ QString SmallMultiplesView::csv() const
             for (const auto &pt : curve)
                 out += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
                            .arg(i)
-                           .arg(rl, cl, QString::fromLatin1(name))
+                           .arg(csvCell(rl), csvCell(cl), QString::fromLatin1(name))
                            .arg(pt.step)
                            .arg(pt.value, 0, 'g', 10);
         }

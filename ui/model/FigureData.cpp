@@ -1,5 +1,6 @@
 // FigureData.cpp — see FigureData.h.
 #include "ui/model/FigureData.h"
+#include "ui/model/CsvCell.h"
 
 #include "core/metrics/Metrics.h"
 
@@ -576,12 +577,11 @@ QString FigureData::csv() const
     // y is the replicates' statistic; their count, the whisker's ends and how many learned follow.
     QString out =
         QStringLiteral("series,x,%1%2,replicates,whisker_low,whisker_high,learned_count,verdicts\n")
-            .arg(yColumn, learnedMarkers ? ",learned" : "");
+            .arg(csvCell(yColumn), learnedMarkers ? ",learned" : "");
     for (const auto &s : series) {
-        QString name = s.name;
-        name.replace('"', '\'');
+        const QString name = csvCell(s.name);
         for (int i = 0; i < s.points.size(); ++i) {
-            out += QStringLiteral("\"%1\",%2,%3")
+            out += QStringLiteral("%1,%2,%3")
                        .arg(name)
                        .arg(s.points[i].x(), 0, 'g', 10)
                        .arg(s.points[i].y(), 0, 'g', 10);
@@ -597,7 +597,7 @@ QString FigureData::csv() const
                 out += QStringLiteral(",,,,,\n");
         }
         for (double x : s.divergedX)
-            out += QStringLiteral("\"%1\",%2,diverged%3,,,,,\n")
+            out += QStringLiteral("%1,%2,diverged%3,,,,,\n")
                        .arg(name)
                        .arg(x, 0, 'g', 10)
                        .arg(learnedMarkers ? ",0" : "");

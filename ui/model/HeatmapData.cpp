@@ -1,5 +1,6 @@
 // HeatmapData.cpp — see HeatmapData.h.
 #include "ui/model/HeatmapData.h"
+#include "ui/model/CsvCell.h"
 
 #include "core/session/search/SearchReport.h"
 
@@ -286,8 +287,7 @@ QString HeatmapData::csv() const
 {
     QString out =
         QStringLiteral("%1,%2,state,%3,replicates,low,high,learned,verdicts,split,runs,note\n")
-            .arg(yAxis.empty() ? QStringLiteral("row") : QString::fromStdString(yAxis),
-                 QString::fromStdString(xAxis),
+            .arg(yAxis.empty() ? QStringLiteral("row") : csvCell(yAxis), csvCell(xAxis),
                  stat == HeatmapStat::LearnedFraction ? QStringLiteral("p_learned")
                  : stat == HeatmapStat::CriticalLr    ? QStringLiteral("log10_critical_lr")
                  : stat == HeatmapStat::LrSensitivity
@@ -300,20 +300,19 @@ QString HeatmapData::csv() const
             const auto &cell = this->cell(r, c);
             QStringList runIds;
             for (int i : cell.runs) runIds << QString::number(i);
-            QString note = cell.note;
-            note.replace('"', '\'');
             const bool hasValue = cell.state == HeatmapCell::State::Value ||
                                   cell.state == HeatmapCell::State::Running;
             out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,")
-                       .arg(yLabels[r], xLabels[c], QString::fromLatin1(states[int(cell.state)]),
+                       .arg(csvCell(yLabels[r]), csvCell(xLabels[c]),
+                            QString::fromLatin1(states[int(cell.state)]),
                             hasValue ? QString::number(cell.value, 'g', 10) : QString())
                        .arg(cell.replicates)
                        .arg(cell.replicates ? QString::number(cell.low, 'g', 10) : QString(),
                             cell.replicates ? QString::number(cell.high, 'g', 10) : QString())
                        .arg(cell.learned)
                        .arg(cell.verdicts);
-            out += QStringLiteral("%1,%2,\"%3\"\n")
-                       .arg(cell.split() ? "1" : "0", runIds.join(' '), note);
+            out += QStringLiteral("%1,%2,%3\n")
+                       .arg(cell.split() ? "1" : "0", runIds.join(' '), csvCell(cell.note));
         }
     }
     return out;
