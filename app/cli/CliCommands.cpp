@@ -85,6 +85,49 @@ std::vector<CommandDefinition> registeredCommands()
     return out;
 }
 
+namespace {
+
+// Every integer option reads its value in decimal, as users type numbers: leading zeros allowed
+// (the digits of step-000000020.safetensors), no octal, hex or binary, which CLI11 would read
+// ("010" as 8, "0x10" as 16), and a value beyond 64 bits refused with its range in words rather
+// than clamped. Applied once to every option whose type is an integer, after the commands have
+// added theirs, before any check of its own (a range) runs.
+void readIntegersAsDecimal(CLI::App &app)
+{
+    for (CLI::App *sub : app.get_subcommands({})) readIntegersAsDecimal(*sub);
+    for (CLI::Option *option : app.get_options()) {
+        const std::string type = option->get_type_name();
+        const bool isUnsigned = type.rfind("UINT", 0) == 0;
+        if (!isUnsigned && type.rfind("INT", 0) != 0) continue;
+        option->transform(CLI::Validator(
+            [isUnsigned](std::string &text) -> std::string {
+                size_t i = 0;
+                const bool negative = !text.empty() && text[0] == '-';
+                if (!text.empty() && (text[0] == '-' || text[0] == '+')) ++i;
+                if (i == text.size() ||
+                    text.find_first_not_of("0123456789", i) != std::string::npos)
+                    return "expected a whole number in decimal digits, got '" + text + "'";
+                std::string digits = text.substr(i);
+                digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));
+                if (negative && isUnsigned && digits != "0")
+                    return "expected 0 or more, got " + text;
+                // The largest a 64-bit option holds; narrower ones check their own range.
+                const std::string most =
+                    isUnsigned ? "18446744073709551615"
+                               : (negative ? "9223372036854775808" : "9223372036854775807");
+                if (digits.size() > most.size() || (digits.size() == most.size() && digits > most))
+                    return text + " is out of range: " +
+                           (isUnsigned ? "at most 18446744073709551615"
+                                       : "from -9223372036854775808 to 9223372036854775807");
+                text = (negative ? "-" : "") + digits;
+                return {};
+            },
+            "", "DECIMAL"));
+    }
+}
+
+} // namespace
+
 int runCli(int argc, char **argv)
 {
     CLI::App app("headlab-cli: run and inspect HeadLab sessions without a display.", "headlab-cli");
@@ -93,6 +136,7 @@ int runCli(int argc, char **argv)
     app.get_formatter()->column_width(30);
     std::vector<CommandAction> commands;
     for (CommandDefinition define : registeredCommands()) commands.push_back(define(app));
+    readIntegersAsDecimal(app);
     auto command = [&commands] {
         for (const auto &[subcommand, run] : commands)
             if (subcommand->parsed()) return run();

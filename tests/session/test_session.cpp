@@ -401,6 +401,7 @@ private Q_SLOTS:
 
     void exportCsvWritesRunsAndCurves();
     void exportedCellsAreNeverFormulas();
+    void integerOptionsReadDecimal();
     void learnedHasOneDefinition();
     void cliValidateExitCodes();
     void cliPresetsAndHelp();
@@ -1105,6 +1106,38 @@ void TestSession::exportedCellsAreNeverFormulas()
     QVERIFY2(runs.find("\"'@evil\"") != std::string::npos, runs.c_str());
     QVERIFY2(runs.find("\"'=2\"") != std::string::npos, runs.c_str());
     QVERIFY2(curves.find("\"'=metric\"") != std::string::npos, curves.c_str());
+}
+
+// Integer options read decimal, as users type them (issue 74): CLI11 alone read "010" as 8 and
+// "0x10" as 16, so `keep --step 000000020` (a checkpoint file's digits) marked step 16 and `prune`
+// then deleted step 20; a value beyond 64 bits was clamped.
+void TestSession::integerOptionsReadDecimal()
+{
+    QTemporaryDir dir;
+    const QString session = dir.filePath("s.yaml");
+    for (const auto &preset : builtinPresets())
+        if (preset.name == "quick-demo") writeFile(session, preset.yaml);
+    CliResult result = runCli({"validate", session, "--plan", "010"});
+    QCOMPARE(result.exitCode, 0);
+    QVERIFY2(result.out.contains("plan on 10 GPUs"), qPrintable(result.out));
+    result = runCli({"validate", session, "--plan", "0004"});
+    QVERIFY2(result.out.contains("plan on 4 GPUs"), qPrintable(result.out));
+    for (const char *typed : {"0x10", "0b11", "3abc", "1e3", ""}) {
+        result = runCli({"validate", session, "--plan", typed});
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.err.contains(QString("--plan: expected a whole number in decimal digits, "
+                                             "got '%1'")
+                                         .arg(typed)),
+                 qPrintable(result.err));
+    }
+    result = runCli({"keep", session, "--run", "0", "--step", "000000020,99999999999999999999"});
+    QCOMPARE(result.exitCode, 2);
+    QVERIFY2(result.err.contains("--step: 99999999999999999999 is out of range: from "
+                                 "-9223372036854775808 to 9223372036854775807"),
+             qPrintable(result.err));
+    result = runCli({"validate", session, "--plan", "65"});
+    QCOMPARE(result.exitCode, 2);
+    QVERIFY2(result.err.contains("65") && result.err.contains("1 to 64"), qPrintable(result.err));
 }
 
 void TestSession::cliValidateExitCodes()
