@@ -109,6 +109,29 @@ class _Loader(_BaseLoader):
                     stack.append((child, depth + 1, False))
 
 
+# Scalars resolve as headlab-cli reads them (yaml-cpp): an integer is decimal digits, leading
+# zeros allowed ("010" is 10, where YAML 1.1 reads octal 8); "0x10", "0o17", "0b11", "1_000" and
+# "1:30" are text, which a key that wants an integer refuses at its place, as the CLI does; and a
+# date is text, as HeadLab writes it (an impossible one, 2026-26-03T14:43:01Z, is text too,
+# where PyYAML's timestamps raised ValueError out of open()).
+_INT_TAG = "tag:yaml.org,2002:int"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_INT_TAG, _TIMESTAMP_TAG)]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver(_INT_TAG, re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
+
+
+def _construct_decimal(loader, node):
+    text = loader.construct_scalar(node)
+    if not re.fullmatch(r"[-+]?[0-9]+", text):  # an explicit !!int tag on another form
+        raise _StructureError(node.start_mark, f"expected an integer in decimal digits, got '{text}'")
+    return int(text, 10)
+
+
+_Loader.add_constructor(_INT_TAG, _construct_decimal)
+
+
 def _load_yaml(text):
     loader = _Loader(text)
     loader.budget = 4 * len(text) + 10000

@@ -581,6 +581,26 @@ class PackageAgainstCli(unittest.TestCase):
             self.assertEqual(runs["run_id"][0], plain)
             self.assertEqual(str(runs["run_id"].dtype), "string")
 
+    def test_numbers_and_dates_read_as_the_cli_reads_them(self):
+        """YAML 1.1 (PyYAML's default) reads 010 as octal 8, and a date as a datetime, raising
+        ValueError on an impossible one; headlab-cli reads 010 as 10 and dates as text (issue 74)."""
+        with open(os.path.join(SOURCE, "resources", "presets", "quick-demo.yaml"), encoding="utf-8") as f:
+            preset = f.read()
+        path = os.path.join(self.tmp, "octal.yaml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(re.sub(r"^  seed: .*$", "  seed: 010", preset, flags=re.M))
+        self.assertEqual(headlab.open(path).experiment["seed"], 10)
+        export = os.path.join(self.tmp, "octal-export.yaml")
+        cli("export-yaml", path, "-o", export)
+        with open(export, encoding="utf-8") as f:
+            self.assertRegex(f.read(), r"(?m)^  seed: 10$")
+        dated = os.path.join(self.tmp, "dated.yaml")
+        with open(dated, "w", encoding="utf-8") as f:
+            f.write(re.sub(r"^name: .*$", "name: 2026-26-03T14:43:01Z", preset, flags=re.M))
+        session = headlab.open(dated)
+        self.assertEqual(session.name, "2026-26-03T14:43:01Z")
+        self.assertIn("'2026-26-03T14:43:01Z'", cli("validate", dated).stdout)
+
     # -- bad input: the CLI's place ----------------------------------------------------------------
 
     def cli_message(self, path):
@@ -601,6 +621,10 @@ class PackageAgainstCli(unittest.TestCase):
             write("bad-lr.yaml", "schema_version: 2\nexperiment:\n  lr: -1\n  phases: [{steps: 1}]\n"),
             write("bad-yaml.yaml", "schema_version: 2\nexperiment: [\n"),
             write("bad-version.yaml", "schema_version: 9\nexperiment:\n  phases: [{steps: 1}]\n"),
+            write("bad-hex.yaml", "schema_version: 2\nexperiment:\n  model: {d_model: 0x30}\n"
+                                  "  phases: [{steps: 1}]\n"),
+            write("bad-binary.yaml", "schema_version: 2\nexperiment:\n  seed: 0b11\n"
+                                     "  phases: [{steps: 1}]\n"),
         ]
         for path in cases:
             with self.subTest(path=os.path.basename(path)):
