@@ -14,8 +14,11 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <functional>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -167,8 +170,19 @@ int runCli(int argc, char **argv)
     }
     // Nothing ends the process with an uncaught exception: the limits keep sessions from asking
     // for absurd memory, and whatever still escapes gets a message and exit 1.
+    // What a command printed must have reached its stream: `schema > /dev/full` is a failure, not
+    // an empty file and exit 0.
+    auto written = [](int status) {
+        std::cout.flush();
+        if (std::fflush(stdout) == 0 && !std::ferror(stdout) && !std::cout.fail()) return status;
+        std::fprintf(stderr,
+                     "headlab-cli: could not write the output (%s); nothing printed is "
+                     "complete\n",
+                     std::strerror(errno ? errno : EIO));
+        return status == 0 ? kExitRunFailed : status;
+    };
     try {
-        return command();
+        return written(command());
     } catch (const SessionError &e) { // bad input, located by whoever read it: exit 2
         std::fprintf(stderr, "%s\n", e.what());
         return kExitBadInput;

@@ -402,6 +402,7 @@ private Q_SLOTS:
     void exportCsvWritesRunsAndCurves();
     void exportedCellsAreNeverFormulas();
     void integerOptionsReadDecimal();
+    void aFullStreamIsAFailure();
     void learnedHasOneDefinition();
     void cliValidateExitCodes();
     void cliPresetsAndHelp();
@@ -1138,6 +1139,28 @@ void TestSession::integerOptionsReadDecimal()
     result = runCli({"validate", session, "--plan", "65"});
     QCOMPARE(result.exitCode, 2);
     QVERIFY2(result.err.contains("65") && result.err.contains("1 to 64"), qPrintable(result.err));
+}
+
+// A command whose output cannot be written fails (issue 74): `schema > /dev/full` exited 0 with
+// an empty file, as did summary and validate.
+void TestSession::aFullStreamIsAFailure()
+{
+    if (!QFileInfo::exists("/dev/full")) QSKIP("no /dev/full on this system");
+    QTemporaryDir dir;
+    const QString session = dir.filePath("s.yaml");
+    for (const auto &preset : builtinPresets())
+        if (preset.name == "quick-demo") writeFile(session, preset.yaml);
+    for (const QStringList &args : {QStringList{"schema"}, QStringList{"validate", session},
+                                    QStringList{"summary", session}, QStringList{"presets"}}) {
+        QProcess process;
+        process.setStandardOutputFile("/dev/full");
+        process.start(QStringLiteral(HEADLAB_CLI_PATH), args);
+        QVERIFY(process.waitForFinished(60000));
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QVERIFY2(process.exitCode() != 0, qPrintable(args.join(' ')));
+        QVERIFY2(err.contains("could not write the output (No space left on device)"),
+                 qPrintable(args.join(' ') + ": " + err));
+    }
 }
 
 void TestSession::cliValidateExitCodes()
