@@ -29,6 +29,20 @@ bool compare(double a, const std::string &op, double b)
 
 } // namespace
 
+namespace {
+
+// A typed term in a message, quoted; a long one shortened to its ends and its length, so that no
+// message grows with what was typed (a 40,000-character word once widened the window to 32,767 px).
+std::string quoted(const std::string &text)
+{
+    constexpr size_t kMost = 40, kEnd = 16;
+    if (text.size() <= kMost) return "'" + text + "'";
+    return "'" + text.substr(0, kEnd) + "\u2026" + text.substr(text.size() - kEnd) + "' (" +
+           std::to_string(text.size()) + " characters)";
+}
+
+} // namespace
+
 RunFilter RunFilter::parse(const std::string &text, const Session &session)
 {
     RunFilter filter;
@@ -46,7 +60,7 @@ RunFilter RunFilter::parse(const std::string &text, const Session &session)
         }
         const size_t at = word.find_first_of("=!<>");
         if (at == 0 || at == std::string::npos) {
-            filter.error = "'" + word + "': expected KEY=VALUE, KEY<X, status=S or learned";
+            filter.error = quoted(word) + ": expected KEY=VALUE, KEY<X, status=S or learned";
             break;
         }
         Term term{word.substr(0, at), "", ""};
@@ -57,27 +71,28 @@ RunFilter RunFilter::parse(const std::string &text, const Session &session)
             }
         term.value = word.substr(at + term.op.size());
         if (term.op.empty() || term.value.empty()) {
-            filter.error = "'" + word + "': expected KEY=VALUE, KEY<X, status=S or learned";
+            filter.error = quoted(word) + ": expected KEY=VALUE, KEY<X, status=S or learned";
             break;
         }
         const bool ordered = term.op != "=" && term.op != "!=";
         double x = 0;
         if (ordered && !number(term.value, &x)) {
-            filter.error = "'" + word + "': " + term.op + " compares numbers, and '" + term.value +
-                           "' is not one";
+            filter.error = quoted(word) + ": " + term.op + " compares numbers, and " +
+                           quoted(term.value) + " is not one";
             break;
         }
         if (term.key == "status") {
             RunStatus status;
             if (!parseRunStatus(term.value, &status) || ordered) {
-                filter.error = "'" + word + "': status is one of queued, running, paused, done, " +
+                filter.error = quoted(word) + ": status is one of queued, running, paused, done, " +
                                "diverged, failed, stopped (= or !=)";
                 break;
             }
         } else if (!keys.count(term.key) && !metrics.count(term.key)) {
             std::string known;
             for (const auto &k : keys) known += k + ", ";
-            filter.error = "'" + word + "': no axis or metric '" + term.key + "' (axes: " + known +
+            filter.error = quoted(word) + ": no axis or metric " + quoted(term.key) +
+                           " (axes: " + known +
                            "status, learned, or a metric such as final_test_loss)";
             break;
         }

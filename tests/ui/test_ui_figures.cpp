@@ -1218,6 +1218,20 @@ void TestUiFigures::theRunTableFilters()
              qPrintable(window.runFilterStatus()->text()));
     QCOMPARE(shown("heads<two").size(), all);
     QVERIFY(window.runFilterStatus()->text().contains("compares numbers"));
+    // A long mistyped word (issue 74): the window does not widen, the message shortens the word
+    // to its ends and its length, and the status is text, not markup.
+    window.resize(1280, 720);
+    const int before = window.minimumSizeHint().width();
+    shown(QString(40000, QChar('x')));
+    QVERIFY2(window.minimumSizeHint().width() <= before,
+             qPrintable(QString("%1 -> %2").arg(before).arg(window.minimumSizeHint().width())));
+    QVERIFY2(window.runFilterStatus()->minimumSizeHint().width() < 640,
+             qPrintable(QString::number(window.runFilterStatus()->minimumSizeHint().width())));
+    QVERIFY2(window.runFilterStatus()->text().size() < 200 &&
+                 window.runFilterStatus()->text().contains(QStringLiteral("characters)")),
+             qPrintable(window.runFilterStatus()->text()));
+    shown(QStringLiteral("<b>bold</b>=1"));
+    QCOMPARE(window.runFilterStatus()->textFormat(), Qt::PlainText);
     // What a filter shows is selected: every figure gets exactly those runs (issue 52 item 2).
     const QList<int> two = shown("heads=2");
     QCOMPARE(window.figure("loss")->selectedRuns(), two);

@@ -8,11 +8,11 @@
 #include "ui/model/SessionModel.h"
 
 #include <QAction>
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QPalette>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -141,16 +141,27 @@ RunsPanel::RunsPanel(SessionModel *model, const QList<QAction *> &actions, QWidg
            "(any swept axis), KEY<X, <=, >, >= (a number: an axis or a metric such as "
            "final_test_loss), status=done (queued, running, paused, diverged, failed, stopped), "
            "learned or !learned."));
+    // The status never widens the window, whatever was typed (a 40,000-character word once made
+    // it 32,767 px wide): plain text on a row of its own, wrapped to the panel's width (its width
+    // is the panel's, not its text's), and the filter's messages shorten long terms
+    // (core/session/RunFilter.cpp).
     m_runFilterStatus = new QLabel(this);
+    m_runFilterStatus->setObjectName(QStringLiteral("runFilterStatus"));
+    m_runFilterStatus->setTextFormat(Qt::PlainText);
+    m_runFilterStatus->setWordWrap(true);
+    m_runFilterStatus->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto applyFilter = [this, proxy] {
         const QString error = proxy->setFilterText(m_runFilter->text());
         const int shown = m_runProxy->rowCount(), all = m_runModel->rowCount();
-        m_runFilterStatus->setText(
-            !error.isEmpty()
-                ? QStringLiteral("<span style='color:#c0392b'>%1</span>").arg(error.toHtmlEscaped())
-            : m_runFilter->text().trimmed().isEmpty()
-                ? QString()
-                : tr("%1 of %2 runs shown").arg(shown).arg(all));
+        const QString text = !error.isEmpty() ? error
+                             : m_runFilter->text().trimmed().isEmpty()
+                                 ? QString()
+                                 : tr("%1 of %2 runs shown").arg(shown).arg(all);
+        QPalette palette = this->palette();
+        if (!error.isEmpty()) palette.setColor(QPalette::WindowText, QColor(0xc0, 0x39, 0x2b));
+        m_runFilterStatus->setPalette(palette);
+        m_runFilterStatus->setText(text);
+        m_runFilterStatus->setVisible(!text.isEmpty());
     };
     connect(m_runFilter, &QLineEdit::textChanged, this, applyFilter);
     connect(m_model, &SessionModel::runsReset, this, applyFilter);
@@ -166,10 +177,8 @@ RunsPanel::RunsPanel(SessionModel *model, const QList<QAction *> &actions, QWidg
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
-    auto *filterRow = new QHBoxLayout();
-    filterRow->addWidget(m_runFilter, 1);
-    filterRow->addWidget(m_runFilterStatus);
-    layout->addLayout(filterRow);
+    layout->addWidget(m_runFilter);
+    layout->addWidget(m_runFilterStatus);
     layout->addWidget(m_table, 1);
 }
 
