@@ -5,6 +5,7 @@
 #include "core/session/Replicates.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -17,7 +18,22 @@ bool number(const std::string &text, double *out)
     return yaml::parseNumber(text, out);
 }
 
-bool compare(double a, const std::string &op, double b)
+// A whole number as typed or stored (decimal digits, a sign), exactly: seeds are 64-bit, beyond
+// what a double tells apart (18446744073709551610 and …614 are one double).
+bool integer(const std::string &text, __int128 *out)
+{
+    size_t i = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+    if (i == text.size() || text.size() - i > 30 ||
+        text.find_first_not_of("0123456789", i) != std::string::npos)
+        return false;
+    __int128 value = 0;
+    for (size_t k = i; k < text.size(); ++k) value = value * 10 + (text[k] - '0');
+    *out = text[0] == '-' ? -value : value;
+    return true;
+}
+
+template <typename T>
+bool compareAs(T a, const std::string &op, T b)
 {
     return op == "<"    ? a < b
            : op == "<=" ? a <= b
@@ -25,6 +41,18 @@ bool compare(double a, const std::string &op, double b)
            : op == ">=" ? a >= b
            : op == "="  ? a == b
                         : a != b;
+}
+
+// Two values of one key: as integers where both are, else as numbers where both are, else (= and
+// != alone) as text. nullopt: not comparable by `op`.
+std::optional<bool> compareValues(const std::string &a, const std::string &op, const std::string &b)
+{
+    __int128 i = 0, j = 0;
+    if (integer(a, &i) && integer(b, &j)) return compareAs(i, op, j);
+    double x = 0, y = 0;
+    if (number(a, &x) && number(b, &y)) return compareAs(x, op, y);
+    if (op == "=" || op == "!=") return (a == b) == (op == "=");
+    return std::nullopt;
 }
 
 } // namespace
@@ -64,12 +92,13 @@ RunFilter RunFilter::parse(const std::string &text, const Session &session)
             break;
         }
         Term term{word.substr(0, at), "", ""};
-        for (const char *op : {"!=", "<=", ">=", "=", "<", ">"})
+        for (const char *op : {"==", "!=", "<=", ">=", "=", "<", ">"})
             if (word.compare(at, std::string(op).size(), op) == 0) {
                 term.op = op;
                 break;
             }
         term.value = word.substr(at + term.op.size());
+        if (term.op == "==") term.op = "="; // as Python and pandas write it
         if (term.op.empty() || term.value.empty()) {
             filter.error = quoted(word) + ": expected KEY=VALUE, KEY<X, status=S or learned";
             break;
@@ -99,6 +128,34 @@ RunFilter RunFilter::parse(const std::string &text, const Session &session)
         filter.terms.push_back(term);
     }
     if (!filter.error.empty()) filter.terms.clear();
+    // A term that asks for a value no run of the session has: the filter stands (the run may
+    // come), and the note says so with the values there are.
+    if (filter.error.empty()) {
+        const auto labels = configurationLabels(session);
+        for (const Term &t : filter.terms) {
+            if (t.op != "=" || !keys.count(t.key)) continue;
+            std::set<std::string> values;
+            bool any = false;
+            for (const auto &runLabels : labels) {
+                const auto it = runLabels.find(t.key);
+                if (it == runLabels.end()) continue;
+                values.insert(it->second);
+                any = any || compareValues(it->second, "=", t.value).value_or(false);
+            }
+            if (any) continue;
+            std::string list;
+            for (const auto &v : values) {
+                if (list.size() > 60) {
+                    list += ", …";
+                    break;
+                }
+                list += (list.empty() ? "" : ", ") + v;
+            }
+            filter.note = "no run has " + t.key + " = " + quoted(t.value) +
+                          (list.empty() ? "" : " (its values: " + list + ")");
+            break;
+        }
+    }
     return filter;
 }
 
@@ -119,7 +176,6 @@ bool RunFilter::accepts(const Session &session, size_t index,
         std::string text;
         const auto label = labels.find(t.key);
         const auto metric = run.result.metrics.find(t.key);
-        double a = 0, b = 0;
         if (label != labels.end()) {
             text = label->second;
         } else if (metric != run.result.metrics.end()) {
@@ -127,13 +183,7 @@ bool RunFilter::accepts(const Session &session, size_t index,
         } else {
             return false; // no value on this key: left out
         }
-        if (number(text, &a) && number(t.value, &b)) {
-            if (!compare(a, t.op, b)) return false;
-        } else if (t.op == "=" || t.op == "!=") {
-            if ((text == t.value) != (t.op == "=")) return false;
-        } else {
-            return false;
-        }
+        if (!compareValues(text, t.op, t.value).value_or(false)) return false;
     }
     return true;
 }

@@ -2,7 +2,9 @@
 //
 // A filter is terms separated by spaces, all of which a run must meet:
 //   AXIS=VALUE, AXIS!=VALUE    a configuration axis (Replicates.h: its labels, a run's unset axes
-//                              resolved), compared as text ("heads=12", "qk_norm=gain")
+//                              resolved): whole numbers compared exactly as integers (64-bit
+//                              seeds), other numbers as numbers (lr=0.001 is lr=1e-3), the rest
+//                              as text ("qk_norm=gain"); == is =
 //   KEY<X, <=, >, >=           a numeric axis or a metric of the run (final_test_loss<1.5,
 //                              plateau_3_left>10000); runs without the value are left out
 //   status=S, status!=S        queued, running, paused, done, diverged, failed, stopped
@@ -26,6 +28,9 @@ struct RunFilter {
     };
     std::vector<Term> terms;
     std::string error; // why the text is not a filter ("" when it is); then it accepts every run
+    // A filter that stands but asks for a value no run has ("no run has heads = '7' (its values:
+    // 1, 2, 3)"); "" otherwise.
+    std::string note;
 
     // Parses `text` against the session's keys: its configuration axes, status, learned and its
     // runs' metrics. An unknown key or a malformed term sets `error`, naming the term.

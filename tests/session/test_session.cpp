@@ -10,6 +10,7 @@
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
 #include "core/session/RunFiles.h"
+#include "core/session/RunFilter.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 #include "core/session/SessionYaml.h"
@@ -403,6 +404,7 @@ private Q_SLOTS:
     void exportedCellsAreNeverFormulas();
     void integerOptionsReadDecimal();
     void aFullStreamIsAFailure();
+    void theRunFilterIsExact();
     void learnedHasOneDefinition();
     void cliValidateExitCodes();
     void cliPresetsAndHelp();
@@ -1161,6 +1163,42 @@ void TestSession::aFullStreamIsAFailure()
         QVERIFY2(err.contains("could not write the output (No space left on device)"),
                  qPrintable(args.join(' ') + ": " + err));
     }
+}
+
+// The run filter is exact (issue 74): whole numbers compare as integers (five 64-bit seeds that
+// are one double all matched seed=18446744073709551610, and seed!=… matched none), == is =, a
+// number matches its other spellings, and a value no run has is said, not shown as 0 runs.
+void TestSession::theRunFilterIsExact()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("seeds.yaml");
+    writeFile(path, std::string(kValidHead) +
+                        "  lr: 1.0e-3\n"
+                        "sweep:\n  heads: [1, 3]\n  seed: [18446744073709551610, "
+                        "18446744073709551611, 18446744073709551612, 18446744073709551613, "
+                        "18446744073709551614]\n");
+    Session s = loadSession(path.toStdString());
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(10));
+    const auto labels = configurationLabels(s);
+    auto shown = [&](const std::string &text) {
+        const RunFilter f = RunFilter::parse(text, s);
+        if (!f.error.empty()) return -1;
+        int n = 0;
+        for (size_t i = 0; i < s.runs.size(); ++i) n += f.accepts(s, i, labels[i]) ? 1 : 0;
+        return n;
+    };
+    QCOMPARE(shown("seed=18446744073709551610"), 2);
+    QCOMPARE(shown("seed!=18446744073709551610"), 8);
+    QCOMPARE(shown("seed>18446744073709551612"), 4);
+    QCOMPARE(shown("heads==1"), 5);
+    QCOMPARE(shown("heads=01"), 5);
+    QCOMPARE(shown("heads=1.0"), 5);
+    const RunFilter none = RunFilter::parse("heads=7", s);
+    QVERIFY(none.error.empty());
+    QCOMPARE(QString::fromStdString(none.note),
+             QString("no run has heads = '7' (its values: 1, 3)"));
+    QVERIFY(RunFilter::parse("heads=3", s).note.empty());
 }
 
 void TestSession::cliValidateExitCodes()

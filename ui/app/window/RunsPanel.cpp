@@ -42,6 +42,8 @@ public:
     }
     // Why the text is not a filter; "" when it is (then every run is shown).
     QString filterError() const { return QString::fromStdString(m_filter.error); }
+    // What the filter asks that no run has ("" when nothing): RunFilter::note.
+    QString filterNote() const { return QString::fromStdString(m_filter.note); }
 
 protected:
     bool filterAcceptsRow(int row, const QModelIndex &) const override
@@ -153,10 +155,13 @@ RunsPanel::RunsPanel(SessionModel *model, const QList<QAction *> &actions, QWidg
     auto applyFilter = [this, proxy] {
         const QString error = proxy->setFilterText(m_runFilter->text());
         const int shown = m_runProxy->rowCount(), all = m_runModel->rowCount();
-        const QString text = !error.isEmpty() ? error
-                             : m_runFilter->text().trimmed().isEmpty()
-                                 ? QString()
-                                 : tr("%1 of %2 runs shown").arg(shown).arg(all);
+        const QString text =
+            !error.isEmpty() ? error
+            : m_runFilter->text().trimmed().isEmpty()
+                ? QString()
+                : tr("%1 of %2 runs shown").arg(shown).arg(all) +
+                      (proxy->filterNote().isEmpty() ? QString()
+                                                     : QStringLiteral("; ") + proxy->filterNote());
         QPalette palette = this->palette();
         if (!error.isEmpty()) palette.setColor(QPalette::WindowText, QColor(0xc0, 0x39, 0x2b));
         m_runFilterStatus->setPalette(palette);
