@@ -254,8 +254,22 @@ std::string readSessionText(const std::string &path)
     return readFileLimited(path, SessionLimits::kMaxFileBytes, "a session file");
 }
 
-std::string resultsDirFor(const std::string &sessionPath)
+std::string sessionFileOf(const std::string &path)
 {
+    namespace fs = std::filesystem;
+    fs::path p = path;
+    std::error_code error;
+    for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, error)); ++hops) {
+        const fs::path target = fs::read_symlink(p, error);
+        if (error) break;
+        p = target.is_absolute() ? target : p.parent_path() / target;
+    }
+    return p.string();
+}
+
+std::string resultsDirFor(const std::string &givenPath)
+{
+    const std::string sessionPath = sessionFileOf(givenPath);
     std::string base = baseName(sessionPath);
     for (const char *extension : {".yaml", ".yml"}) {
         const size_t n = std::strlen(extension);

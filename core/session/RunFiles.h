@@ -18,7 +18,14 @@ struct SessionLimits {
     static constexpr int kMaxNesting = 64;                  // YAML nesting depth
 };
 
-// "S.results" beside "S.yaml" (the extension, if any, replaced).
+// The session file a path names: a symbolic link to a session is that session, followed to the
+// file it ends at (up to 40 links), so that every writer and every "is it being trained" check
+// of one session meets at one results folder and one lock, whatever link or name was given.
+// Folders on the way need no resolving: a link or bind mount there reaches the same folder, and
+// the lock is taken on the file itself (flock), one inode whatever path reaches it.
+std::string sessionFileOf(const std::string &path);
+// "S.results" beside "S.yaml" (the extension, if any, replaced), of the session file the path
+// names (sessionFileOf).
 std::string resultsDirFor(const std::string &sessionPath);
 // A run's stable identity: 16 hex digits of its resolved config's hash. The same in every
 // session, across merges and shards (runs.csv's run_id, the Python package's).

@@ -110,7 +110,8 @@ Session loadRuns(Session session, const std::string &path)
             return session;
         resultsDir = baseName(resultsDirFor(path));
     }
-    const std::string runsDir = directoryOf(path) + "/" + resultsDir + "/runs";
+    // The results folder sits beside the session file, the file a link names included.
+    const std::string runsDir = directoryOf(sessionFileOf(path)) + "/" + resultsDir + "/runs";
     // The index's order first, then files written after the index was saved, by name.
     std::vector<std::string> names = session.indexedRunFiles;
     std::set<std::string> listed(names.begin(), names.end());
@@ -238,7 +239,7 @@ std::string holderOf(const std::string &lockPath)
 // The writer
 
 SessionStore::SessionStore(std::string sessionPath, StoreShard shard, Role role)
-    : m_sessionPath(std::move(sessionPath))
+    : m_sessionPath(sessionFileOf(sessionPath)) // a link's writes reach its session, not replace it
     , m_resultsDir(resultsDirFor(m_sessionPath))
     , m_shard(shard)
 {

@@ -387,6 +387,43 @@ private Q_SLOTS:
         }
         QCOMPARE(readFile(session), index);
     }
+
+    // A link to a session is that session (issue 74): its lock and results folder are the
+    // target's, so `export-yaml s.yaml -o alias.yaml` and `run s.yaml -o alias.yaml` are refused
+    // while s.yaml is being written, as they are through its own name, and a writer through the
+    // link writes the target, leaving the link a link.
+    void aLinkToASessionSharesItsLock()
+    {
+        const std::string dir = m_dir.filePath("linked").toStdString();
+        fs::create_directories(dir);
+        const std::string session = dir + "/s.yaml", alias = dir + "/alias.yaml";
+        writeFile(session, tinySession());
+        fs::create_symlink("s.yaml", alias);
+        QCOMPARE(sessionFileOf(alias), session);
+        QCOMPARE(resultsDirFor(alias), resultsDirFor(session));
+        {
+            SessionStore writer(session);
+            try {
+                SessionStore second(alias);
+                QFAIL("a second writer came in through a link");
+            } catch (const SessionError &e) {
+                QVERIFY2(QString::fromUtf8(e.what()).contains("is being written by another"),
+                         e.what());
+            }
+            const QString s = QString::fromStdString(session), a = QString::fromStdString(alias);
+            for (const QStringList &args : {QStringList{"export-yaml", s, "-o", a},
+                                            QStringList{"run", s, "-o", a, "--threads", "1"}}) {
+                const CliResult r = cli(args);
+                QVERIFY2(r.exitCode == 2, qPrintable(args.join(' ') + ": " + r.err));
+                QVERIFY2(r.err.contains("being"), qPrintable(r.err));
+            }
+            QVERIFY(fs::is_symlink(alias));
+            QVERIFY(!fs::exists(dir + "/alias.results"));
+        }
+        SessionStore throughTheLink(alias);
+        QCOMPARE(QString::fromStdString(throughTheLink.sessionPath()),
+                 QString::fromStdString(session));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHostile)
