@@ -34,18 +34,9 @@ import tempfile
 import numpy as np
 from scipy.optimize import least_squares
 
+from multi4_balance import bench_binary  # the headlab-bench this script prices with
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-
-
-def bench_binary():
-    if os.environ.get("HEADLAB_BENCH"):
-        return os.environ["HEADLAB_BENCH"]
-    for build in ("build-core", "build"):
-        path = ROOT / build / "bench" / "headlab-bench"
-        if path.is_file():
-            return str(path)
-    raise SystemExit("price_fit.py: no headlab-bench (build it, or set HEADLAB_BENCH)")
-
 
 def priced(source, layers, w, heads, steps, d_model=0, forced=None):
     """The build's `headlab-bench price` line of one ensemble (source: a preset's name or a
