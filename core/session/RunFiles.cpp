@@ -246,12 +246,11 @@ std::string gunzipped(const std::string &path, const std::string &compressed)
 }
 } // namespace
 
-std::string readSessionText(const std::string &path)
+std::string readSessionText(const std::string &path, const char *what)
 {
     if (endsWith(path, ".gz"))
-        return gunzipped(path,
-                         readFileLimited(path, SessionLimits::kMaxFileBytes, "a session file"));
-    return readFileLimited(path, SessionLimits::kMaxFileBytes, "a session file");
+        return gunzipped(path, readFileLimited(path, SessionLimits::kMaxFileBytes, what));
+    return readFileLimited(path, SessionLimits::kMaxFileBytes, what);
 }
 
 std::string sessionFileOf(const std::string &path)

@@ -35,7 +35,8 @@ std::string runFileName(const RunConfig &config);
 
 // Reads a session or run file (readFileLimited with kMaxFileBytes). writeFileAtomic and the other
 // file primitives are in core/config/Files.h.
-std::string readSessionText(const std::string &path);
+// `what` names the file in a refusal ("is not a regular file …; expected a run file").
+std::string readSessionText(const std::string &path, const char *what = "a session file");
 
 // A run's per-head curves (named head.L.H.STAT) live in a binary file beside its run file,
 // S.results/runs/NAME.heads-HASH.safetensors (SessionYaml.h's storedRunFiles writes the pair).

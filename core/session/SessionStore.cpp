@@ -142,7 +142,7 @@ Session loadRuns(Session session, const std::string &path)
             struct stat info {};
             if (::stat(file.c_str(), &info) != 0) continue;
             try {
-                loaded[i].run = runFromYaml(readSessionText(file), file);
+                loaded[i].run = runFromYaml(readSessionText(file, "a run file"), file);
                 loaded[i].run->storedFile = file;
             } catch (...) {
                 loaded[i].error = std::current_exception();
@@ -392,7 +392,7 @@ std::vector<LiveRuns> SessionStore::readLiveRuns(const std::string &sessionPath,
     for (const auto &name : names) {
         const std::string path = dir + "/" + name;
         try {
-            out.push_back(liveRunsFromYaml(readSessionText(path), path));
+            out.push_back(liveRunsFromYaml(readSessionText(path, "a trainer's live file"), path));
         } catch (const SessionError &e) {
             if (problems) problems->push_back(e.what());
         }
@@ -484,7 +484,7 @@ void SessionStore::writeRun(const SessionRun &run, bool compareWithDisk, bool sy
     std::string previous;
     try {
         struct stat info {};
-        if (::stat(file.c_str(), &info) == 0) previous = readSessionText(file);
+        if (::stat(file.c_str(), &info) == 0) previous = readSessionText(file, "a run file");
     } catch (const SessionError &) {}
     if (compareWithDisk && previous == text) {
         m_written[name] = fingerprint;

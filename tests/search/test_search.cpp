@@ -859,6 +859,9 @@ void TestSearch::theSessionFileRecordsTheRounds()
         {"search: {range: [1.0e-4, 0.1], model: shared}", "search.model"},
         {"search: {range: [1, 8], scale: linear, model: joint}", "needs a log-scaled search"},
         {"search: {range: [1.0e-4, 0.1], replicates: twice}", "search.replicates"},
+        // Names are written as the schema lists them, as model: JOINT is refused (issue 74).
+        {"search: {range: [1.0e-4, 0.1], replicates: FRESH}", "search.replicates"},
+        {"search: {range: [1.0e-4, 0.1], model: JOINT}", "search.model"},
         {"search: {range: [1.0e-4, 0.1], seeds: 4}", "search.seeds"},
         {"search: {range: [1.0e-4, 0.1], replicates: paired, seeds: 1}", "search.seeds"},
         {"search: {range: [1.0e-4, 0.1], replicates: paired, model: joint}", "search.model"},

@@ -424,6 +424,23 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(throughTheLink.sessionPath()),
                  QString::fromStdString(session));
     }
+
+    // A FIFO among the run files is named as what it stands in for (issue 74: the message said
+    // "expected a session file"), and does not block the load.
+    void aFifoAmongTheRunFilesIsNamedAsOne()
+    {
+        const std::string dir = m_dir.filePath("fifo").toStdString();
+        fs::create_directories(dir);
+        fs::copy(fs::path(m_trained).parent_path(), dir, fs::copy_options::recursive);
+        const std::string session = dir + "/s.yaml", fifo = dir + "/s.results/runs/zz.yaml";
+        QCOMPARE(::mkfifo(fifo.c_str(), 0644), 0);
+        const Session loaded = loadSession(session);
+        std::string said;
+        for (const auto &problem : loaded.unreadableRunFiles) said += problem + "\n";
+        QVERIFY2(said.find("zz.yaml: is not a regular file (a device, FIFO or socket); expected a "
+                           "run file") != std::string::npos,
+                 said.c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHostile)

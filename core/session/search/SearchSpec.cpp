@@ -105,8 +105,9 @@ SearchSpec readSearchSpec(const YamlField &field)
                         direction + "'");
     }
     if (auto f = child(field, "replicates"); f.present()) {
-        // A plan by name, but Replicates, which is written as its number of runs per point.
-        const std::string text = isScalar(f) ? lower(readString(f)) : "";
+        // A plan by name, but Replicates, which is written as its number of runs per point. Names
+        // as written, as every other name of a session (model: JOINT is refused too).
+        const std::string text = isScalar(f) ? readString(f) : "";
         const auto named = seedPlanNamed(text);
         if (named && *named != SearchSpec::SeedPlan::Replicates)
             spec.seedPlan = *named;
