@@ -59,13 +59,13 @@ def load(path, verify=True):
     """A checkpoint read and checked as headlab-cli checks it (a regular file within the size
     limit, a HeadLab checkpoint of a version this package reads, its tensor data matching its
     checksum with `verify`); anything else raises HeadLabError naming the file and the fault."""
-    from ._store import HeadLabError, read_regular_file, safetensors_metadata
+    from ._store import HeadLabError, read_safetensors_file, safetensors_metadata
     from safetensors.torch import load as load_bytes
 
     def bad(what):
         return HeadLabError(f"{path}: is not a usable checkpoint: {what}")
 
-    data = read_regular_file(path, "a checkpoint", MAX_CHECKPOINT_BYTES)
+    data = read_safetensors_file(path, "a checkpoint", MAX_CHECKPOINT_BYTES)
     try:
         metadata, data_start = safetensors_metadata(data)
         raw = load_bytes(data)
