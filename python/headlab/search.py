@@ -93,6 +93,18 @@ def _number(value, where):
     return float(value)
 
 
+def _count(value, where, default=0, most=2 ** 63 - 1):
+    """A count of the search report (dof, configurations, rounds, runs, pending, finished_runs, a
+    configuration's runs and verdicts, a seed's runs and wrong verdicts; a seed up to 2^64 - 1): a
+    whole number from 0 to `most`, as headlab-cli writes it. Anything else (.inf, 1e30, -3, a
+    20-digit number) is HeadLab's error, where int() raised OverflowError or took it."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+        raise HeadLabError(f"{where}: expected a whole number from 0 to {most}, got {value!r}")
+    return value
+
+
 def _law(doc, where):
     if not isinstance(doc, dict):
         raise HeadLabError(f"{where}: expected a mapping")
@@ -111,15 +123,15 @@ def _law(doc, where):
         interval(f"beta_{axis}", value, f"{where}.beta.{axis}")
     references = pd.DataFrame(
         [{"alpha": _number(r.get("alpha"), f"{where}.references"), "C": _number(r.get("c"), f"{where}.references"),
-          "chi2": _number(r.get("chi2"), f"{where}.references"), "dof": int(r.get("dof", 0)),
+          "chi2": _number(r.get("chi2"), f"{where}.references"), "dof": _count(r.get("dof"), f"{where}.references.dof"),
           "p": _number(r.get("p"), f"{where}.references"), "in_interval": bool(r.get("in_interval"))}
          for r in doc.get("references") or []],
         columns=["alpha", "C", "chi2", "dof", "p", "in_interval"])
     return Law(ok=True, model=str(doc.get("model", "separate")),
                tau=_number(doc.get("tau", float("nan")), f"{where}.tau"),
-               x=str(doc.get("x", "")), configurations=int(doc.get("configurations", 0)),
+               x=str(doc.get("x", "")), configurations=_count(doc.get("configurations"), f"{where}.configurations"),
                provisional=bool(doc.get("provisional")), level=_number(doc.get("level", 0.95), f"{where}.level"),
-               chi2=_number(doc.get("chi2"), f"{where}.chi2"), dof=int(doc.get("dof", 0)),
+               chi2=_number(doc.get("chi2"), f"{where}.chi2"), dof=_count(doc.get("dof"), f"{where}.dof"),
                scale=_number(doc.get("scale", 1.0), f"{where}.scale"),
                coefficients=pd.DataFrame.from_dict(rows, orient="index", columns=["estimate", "low", "high"]),
                references=references)
@@ -167,6 +179,8 @@ def _report(path, doc, records):
         row = dict(named)
         for k in CONFIGURATION_COLUMNS:
             row[k] = c.get(k)
+        for k in ("runs", "verdicts", "pending", "set_aside"):
+            row[k] = _count(c.get(k), f"{where}.configurations[{i}].{k}")
         alternative = c.get("alternative") if isinstance(c.get("alternative"), dict) else {}
         for k in ("estimate", "low", "high"):
             row[f"alternative_{k}"] = alternative.get(k)
@@ -176,23 +190,26 @@ def _report(path, doc, records):
         for j, seed in enumerate(c.get("seeds") or []):
             if not isinstance(seed, dict):
                 raise HeadLabError(f"{where}.configurations[{i}].seeds[{j}]: expected a mapping")
+            at = f"{where}.configurations[{i}].seeds[{j}]"
             seed_rows.append({**named,
-                              "seed": seed.get("seed"), "runs": seed.get("runs"), "low": seed.get("low"),
-                              "high": seed.get("high"), "wrong": seed.get("wrong"),
+                              "seed": _count(seed.get("seed"), f"{at}.seed", most=2 ** 64 - 1),
+                              "runs": _count(seed.get("runs"), f"{at}.runs"), "low": seed.get("low"),
+                              "high": seed.get("high"), "wrong": _count(seed.get("wrong"), f"{at}.wrong"),
                               "monotone": seed.get("wrong") == 0})
     frame = pd.DataFrame(rows, columns=[*axes, *CONFIGURATION_COLUMNS, *ALTERNATIVE_COLUMNS,
                                         *PAIRED_COLUMNS])
     for a in axes:
         frame[a] = _label_column(list(frame[a]))
     for k in ("runs", "verdicts", "pending", "set_aside"):
-        frame[k] = frame[k].fillna(0).astype("int64")
+        frame[k] = frame[k].astype("int64")
     for k in ("estimate", "low", "high", "width", "slope", *ALTERNATIVE_COLUMNS, *PAIRED_COLUMNS):
         frame[k] = pd.to_numeric(frame[k], errors="coerce").astype("float64")
     seeds = pd.DataFrame(seed_rows, columns=[*axes, *SEED_COLUMNS])
     for a in axes:
         seeds[a] = _label_column(list(seeds[a]))
-    for k in ("seed", "runs", "wrong"):
-        seeds[k] = pd.to_numeric(seeds[k], errors="coerce").fillna(0).astype("int64")
+    seeds["seed"] = seeds["seed"].astype("uint64")  # 64-bit seeds, all of them
+    for k in ("runs", "wrong"):
+        seeds[k] = seeds[k].astype("int64")
     for k in ("low", "high"):
         seeds[k] = pd.to_numeric(seeds[k], errors="coerce").astype("float64")
     seeds["monotone"] = seeds["monotone"].astype("bool")
@@ -204,7 +221,7 @@ def _report(path, doc, records):
                _law(g.get("law"), f"{where}.groups[{i}].law"))
               for i, g in enumerate(report.get("groups") or []) if isinstance(g, dict)]
     finished_now = sum(1 for r in records if r.status in FINISHED)
-    counted = int(report.get("finished_runs", finished_now))
+    counted = _count(report.get("finished_runs"), f"{where}.finished_runs", finished_now)
     stale = finished_now != counted
     if stale:
         why = ("runs finished after it was written (shards write run files, not the session)"
@@ -213,8 +230,10 @@ def _report(path, doc, records):
                       f"{finished_now}: {why}; `headlab-cli merge` or `headlab-cli export-yaml` writes "
                       "it again over every run", SearchReportStale, stacklevel=4)
     return SearchReport(axis=str(report.get("axis", "lr")), log_scale=report.get("scale", "log") == "log",
-                        rounds=int(report.get("rounds", 0)), runs=int(report.get("runs", 0)),
-                        pending=int(report.get("pending", 0)), finished=bool(report.get("finished")),
+                        rounds=_count(report.get("rounds"), f"{where}.rounds"),
+                        runs=_count(report.get("runs"), f"{where}.runs"),
+                        pending=_count(report.get("pending"), f"{where}.pending"),
+                        finished=bool(report.get("finished")),
                         configurations=frame, law=_law(report.get("law") or {"ok": False}, f"{where}.law"),
                         groups=groups, stale=stale, model=str(report.get("model", "separate")),
                         alternative_law=_law(report.get("alternative_law") or {"ok": False},

@@ -15,6 +15,7 @@ import glob
 import gzip
 import json
 import os
+import warnings
 import re
 import shutil
 import subprocess
@@ -355,6 +356,37 @@ class Hostile(unittest.TestCase):
         self.assertTrue(said.startswith(path), said)
         self.assertIn("its header declares", said)
         self.assertIsNotNone(headlab.open(session).model(0))  # the real file still reads
+
+    def test_a_crafted_search_report_is_a_located_error(self):
+        """Counts in search_report: that are infinite, fractional, negative or beyond 64 bits raised
+        OverflowError or ValueError out of Session.search() (six places), or were taken; each is now
+        HeadLab's error naming the key (issue 74)."""
+        source = os.path.join(SOURCE, "tests", "fuzz", "corpus-python", "session", "search-with-report.yaml")
+        with open(source, encoding="utf-8") as f:
+            text = f.read()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", headlab.SearchReportStale)  # the runs are not in the corpus file
+            self.assertIsNotNone(headlab.open(source).search())
+            cases = {
+                "rounds: .inf": ("  rounds: 18\n", "  rounds: .inf\n", "search_report.rounds"),
+                "runs: 1e30": ("  runs: 178\n", "  runs: 1.0e+30\n", "search_report.runs"),
+                "pending: -3": ("  pending: 0\n", "  pending: -3\n", "search_report.pending"),
+                "finished_runs: 20 digits": ("  finished_runs: 178\n",
+                                             "  finished_runs: 99999999999999999999\n",
+                                             "search_report.finished_runs"),
+                "dof: .inf": ("    dof: 3\n", "    dof: .inf\n", "search_report.law.dof"),
+                "a configuration's runs: 2^64": ("runs: 29, verdicts: 29", "runs: 18446744073709551616, verdicts: 29",
+                                                 "search_report.configurations[0].runs"),
+            }
+            for name, (old, new, key) in cases.items():
+                with self.subTest(case=name):
+                    self.assertIn(old, text)
+                    path = os.path.join(self.tmp, "crafted-report.yaml")
+                    with open(path, "w", encoding="utf-8") as f:
+                        f.write(text.replace(old, new, 1))
+                    with self.assertRaises(headlab.HeadLabError) as caught:
+                        headlab.open(path).search()
+                    self.assertIn(key, str(caught.exception))
 
     def test_a_linked_checkpoint_folder_is_not_read(self):
         session = self.copy("linked-checkpoints")
