@@ -2,6 +2,7 @@
 #include "core/metrics/Metrics.h"
 
 #include <algorithm>
+#include <charconv>
 #include <stdexcept>
 
 namespace headlab {
@@ -123,12 +124,15 @@ bool parseHeadCurve(const std::string &name, int64_t *layer, int64_t *head, std:
     const size_t a = name.find('.', prefix.size()),
                  b = a == std::string::npos ? a : name.find('.', a + 1);
     if (b == std::string::npos) return false;
-    try {
-        *layer = std::stoll(name.substr(prefix.size(), a - prefix.size()));
-        *head = std::stoll(name.substr(a + 1, b - a - 1));
-    } catch (...) {
-        return false;
-    }
+    // Each index whole ASCII digits that fit in 64 bits ("1x", "+1", " 1" and 20 digits are not
+    // one), as the Python package reads them (session.py, head_stats).
+    auto index = [&](size_t from, size_t to, int64_t *out) {
+        const char *first = name.data() + from, *last = name.data() + to;
+        if (first == last || *first < '0' || *first > '9') return false;
+        const auto [end, error] = std::from_chars(first, last, *out);
+        return error == std::errc() && end == last;
+    };
+    if (!index(prefix.size(), a, layer) || !index(a + 1, b, head)) return false;
     *stat = name.substr(b + 1);
     return true;
 }

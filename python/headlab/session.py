@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import warnings
 
 from collections.abc import Iterable
@@ -43,6 +44,20 @@ ORIGIN_FIELDS = tuple(schema()["origin_record"])
 # The statistics a run logs per head at each evaluation (core/metrics/Metrics.cpp), as curves
 # named head.<layer>.<head>.<statistic>.
 HEAD_CURVE_PREFIX = "head."
+_INDEX = re.compile(r"[0-9]+")
+
+
+def parse_head_curve(name: str):
+    """(layer, head, statistic) of a per-head curve's name, head.<layer>.<head>.<statistic>, or None
+    for any other name: each index whole ASCII digits within 64 bits, as headlab-cli reads them
+    (core/metrics/Metrics.cpp, parseHeadCurve); "head.99999999999999999999999.0.x" raised
+    OverflowError out of head_stats()."""
+    pieces = name.split(".", 3)
+    if len(pieces) != 4 or pieces[0] + "." != HEAD_CURVE_PREFIX:
+        return None
+    if not all(_INDEX.fullmatch(p) and int(p) < 2 ** 63 for p in pieces[1:3]):
+        return None
+    return int(pieces[1]), int(pieces[2]), pieces[3]
 
 
 def _renamed_head(key):
@@ -619,12 +634,12 @@ class Session:
         del part
         layers, heads, stats, keep = [], [], [], []
         for name in names:  # head.<layer>.<head>.<statistic>
-            pieces = name.split(".", 3)
-            ok = len(pieces) == 4 and pieces[1].isdigit() and pieces[2].isdigit()
-            keep.append(ok)
-            layers.append(int(pieces[1]) if ok else -1)
-            heads.append(int(pieces[2]) if ok else -1)
-            stats.append(pieces[3] if ok else "")
+            parsed = parse_head_curve(name)
+            keep.append(parsed is not None)
+            layer, head, stat = parsed or (-1, -1, "")
+            layers.append(layer)
+            heads.append(head)
+            stats.append(stat)
         if not all(keep):  # a curve named head.* that is not head.L.H.STAT: left out
             rows = np.asarray(keep)[code]
             run, step, value, code, phase = run[rows], step[rows], value[rows], code[rows], phase[rows]

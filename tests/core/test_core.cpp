@@ -800,6 +800,24 @@ private Q_SLOTS:
     // id has exactly one row, and a run's provenance says which paths it took, fused Q/K/V and
     // split-K included (off on the CPU unless switched on), and the fused feed-forward block,
     // unit-scale norm and layer norm (GPU only).
+    // A per-head curve's name names its layer and head in whole ASCII digits within 64 bits, in
+    // the CLI as in the Python package (tests/python/test_hostile.py reads the same names):
+    // "1x" was layer 1 (std::stoll stops at the x) and 23 digits overflowed Python's reader.
+    void headCurveNamesAreReadExactly()
+    {
+        int64_t layer = -1, head = -1;
+        std::string stat;
+        QVERIFY(parseHeadCurve("head.1.12.logit_rms", &layer, &head, &stat));
+        QCOMPARE(layer, int64_t(1));
+        QCOMPARE(head, int64_t(12));
+        QCOMPARE(stat, std::string("logit_rms"));
+        QVERIFY(parseHeadCurve("head.9223372036854775807.0.x", &layer, &head, &stat));
+        for (const char *name :
+             {"head.99999999999999999999999.0.x", "head.1x.2.y", "head.+1.2.y", "head. 1.2.y",
+              "head.-1.2.y", "head..2.y", "head.1.2", "head.9223372036854775808.0.x"})
+            QVERIFY2(!parseHeadCurve(name, &layer, &head, &stat), name);
+    }
+
     void everySwitchIsOneRowAndTheRunSaysItsPaths()
     {
         std::set<int> ids;

@@ -388,6 +388,18 @@ class Hostile(unittest.TestCase):
                         headlab.open(path).search()
                     self.assertIn(key, str(caught.exception))
 
+    def test_head_curve_names_are_read_as_the_cli_reads_them(self):
+        """The names of tests/core/test_core.cpp's headCurveNamesAreReadExactly, read alike: a
+        23-digit layer raised OverflowError out of head_stats() (issue 74)."""
+        from headlab.session import parse_head_curve
+        self.assertEqual(parse_head_curve("head.1.12.logit_rms"), (1, 12, "logit_rms"))
+        self.assertEqual(parse_head_curve("head.9223372036854775807.0.x"), (2 ** 63 - 1, 0, "x"))
+        for name in ("head.99999999999999999999999.0.x", "head.1x.2.y", "head.+1.2.y", "head. 1.2.y",
+                     "head.-1.2.y", "head..2.y", "head.1.2", "head.9223372036854775808.0.x",
+                     "head.\u00b2.0.x"):
+            with self.subTest(name=name):
+                self.assertIsNone(parse_head_curve(name))
+
     def test_a_linked_checkpoint_folder_is_not_read(self):
         session = self.copy("linked-checkpoints")
         s = headlab.open(session)
