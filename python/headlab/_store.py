@@ -191,43 +191,35 @@ def read_safetensors_file(path, what, limit):
     the tensors it declares must end exactly where the file does before any of them is read, so a
     sparse or padded file (8 GB on the size, 240 KB on disk, a small header) is refused at once
     instead of read whole. HeadLabError names the file and the fault."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as e:
-        raise HeadLabError(f"{path}: cannot open {what}: {e.strerror or e}") from None
-    try:
-        info = os.fstat(fd)
-        size = info.st_size
-        if stat.S_ISREG(info.st_mode) and 8 <= size <= limit:
-            length = int.from_bytes(os.pread(fd, 8, 0), "little")
-            if length > min(size - 8, 100 << 20):
-                raise HeadLabError(f"{path}: is not usable as {what}: its header declares {length} "
-                                   f"bytes, more than the file holds ({size})")
-            try:
-                header = json.loads(os.pread(fd, length, 8))
-                ends = [entry["data_offsets"][1] for key, entry in header.items()
-                        if key != "__metadata__"]
-                if not all(isinstance(e, int) and not isinstance(e, bool) and e >= 0 for e in ends):
-                    raise ValueError("an offset is not a count of bytes")
-            except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as e:
-                raise HeadLabError(f"{path}: is not usable as {what}: its header is not a "
-                                   f"safetensors header ({e})") from None
-            declared = max(ends, default=0)
-            if 8 + length + declared != size:
-                raise HeadLabError(f"{path}: is not usable as {what}: its header declares "
-                                   f"{declared} bytes of tensors, the file holds "
-                                   f"{size - 8 - length}")
-    except OSError as e:
-        raise HeadLabError(f"{path}: cannot read {what}: {e.strerror or e}") from None
-    finally:
-        os.close(fd)
-    return read_regular_file(path, what, limit)
+
+    def header_fits(fd, size):
+        if size < 8:
+            return  # safetensors refuses it, with its own words
+        length = int.from_bytes(os.pread(fd, 8, 0), "little")
+        if length > min(size - 8, 100 << 20):
+            raise HeadLabError(f"{path}: is not usable as {what}: its header declares {length} "
+                               f"bytes, more than the file holds ({size})")
+        try:
+            header = json.loads(os.pread(fd, length, 8))
+            ends = [entry["data_offsets"][1] for key, entry in header.items() if key != "__metadata__"]
+            if not all(isinstance(e, int) and not isinstance(e, bool) and e >= 0 for e in ends):
+                raise ValueError("an offset is not a count of bytes")
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as e:
+            raise HeadLabError(f"{path}: is not usable as {what}: its header is not a "
+                               f"safetensors header ({e})") from None
+        declared = max(ends, default=0)
+        if 8 + length + declared != size:
+            raise HeadLabError(f"{path}: is not usable as {what}: its header declares "
+                               f"{declared} bytes of tensors, the file holds {size - 8 - length}")
+
+    return read_regular_file(path, what, limit, before_reading=header_fits)
 
 
-def read_regular_file(path, what, limit):
+def read_regular_file(path, what, limit, before_reading=None):
     """The bytes of `path`, a regular file of at most `limit` bytes, as headlab-cli reads files
     (readFileLimited): a FIFO never blocks, a device (/dev/zero) or folder is refused, and so is a
-    file whose declared size is over the limit, before any of it is read."""
+    file whose declared size is over the limit, before any of it is read. `before_reading(fd,
+    size)`, where given, may refuse the file (HeadLabError) from what it reads there first."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
@@ -241,6 +233,8 @@ def read_regular_file(path, what, limit):
         if info.st_size > limit:
             raise HeadLabError(f"{path}: is {info.st_size >> 20} MiB; files over {limit >> 20} MiB are refused "
                                "(a HeadLab limit)")
+        if before_reading is not None:
+            before_reading(fd, info.st_size)
         chunks, left = [], info.st_size
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 24))
