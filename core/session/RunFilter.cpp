@@ -55,10 +55,6 @@ std::optional<bool> compareValues(const std::string &a, const std::string &op, c
     return std::nullopt;
 }
 
-} // namespace
-
-namespace {
-
 // A typed term in a message, quoted; a long one shortened to its ends and its length, so that no
 // message grows with what was typed (a 40,000-character word once widened the window to 32,767 px).
 std::string quoted(const std::string &text)
@@ -128,15 +124,15 @@ RunFilter RunFilter::parse(const std::string &text, const Session &session)
         filter.terms.push_back(term);
     }
     if (!filter.error.empty()) filter.terms.clear();
+    if (!filter.terms.empty()) filter.labels = configurationLabels(session);
     // A term that asks for a value no run of the session has: the filter stands (the run may
     // come), and the note says so with the values there are.
-    if (filter.error.empty()) {
-        const auto labels = configurationLabels(session);
+    if (!filter.terms.empty()) {
         for (const Term &t : filter.terms) {
             if (t.op != "=" || !keys.count(t.key)) continue;
             std::set<std::string> values;
             bool any = false;
-            for (const auto &runLabels : labels) {
+            for (const auto &runLabels : filter.labels) {
                 const auto it = runLabels.find(t.key);
                 if (it == runLabels.end()) continue;
                 values.insert(it->second);

@@ -31,13 +31,16 @@ struct RunFilter {
     // A filter that stands but asks for a value no run has ("no run has heads = '7' (its values:
     // 1, 2, 3)"); "" otherwise.
     std::string note;
+    // Every run's configuration labels (configurationLabels(session)), taken once by parse where
+    // the filter has terms, for the note and for accepts; empty otherwise.
+    std::vector<std::map<std::string, std::string>> labels;
 
     // Parses `text` against the session's keys: its configuration axes, status, learned and its
     // runs' metrics. An unknown key or a malformed term sets `error`, naming the term.
     static RunFilter parse(const std::string &text, const Session &session);
     bool empty() const { return terms.empty(); }
     // Whether run `index` meets every term; `labels` are its configuration labels
-    // (configurationLabels(session)[index]).
+    // (configurationLabels(session)[index], as the filter's own `labels` hold them).
     bool accepts(const Session &session, size_t index,
                  const std::map<std::string, std::string> &labels) const;
 };

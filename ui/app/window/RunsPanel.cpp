@@ -1,7 +1,6 @@
 // RunsPanel.cpp — see RunsPanel.h.
 #include "ui/app/window/RunsPanel.h"
 
-#include "core/session/Replicates.h"
 #include "core/session/RunFilter.h"
 #include "ui/app/ProgressBarDelegate.h"
 #include "ui/model/RunTableModel.h"
@@ -36,7 +35,6 @@ public:
     {
         const Session &session = m_model->session();
         m_filter = RunFilter::parse(text.toStdString(), session);
-        m_labels = m_filter.empty() ? decltype(m_labels){} : configurationLabels(session);
         invalidateFilter();
         return filterError();
     }
@@ -50,15 +48,14 @@ protected:
     {
         const Session &session = m_model->session();
         if (m_filter.empty() || row < 0 || size_t(row) >= session.runs.size() ||
-            size_t(row) >= m_labels.size())
+            size_t(row) >= m_filter.labels.size())
             return true;
-        return m_filter.accepts(session, size_t(row), m_labels[size_t(row)]);
+        return m_filter.accepts(session, size_t(row), m_filter.labels[size_t(row)]);
     }
 
 private:
     SessionModel *m_model;
     RunFilter m_filter;
-    std::vector<std::map<std::string, std::string>> m_labels;
 };
 
 } // namespace
