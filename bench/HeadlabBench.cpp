@@ -770,18 +770,21 @@ void preset(const Args &a)
     std::fflush(stdout);
 }
 
+// The index of a run's longest phase: the one `price`, `plan --measure` and price_fit.py time.
+size_t longestPhase(const RunConfig &c)
+{
+    const auto longest = std::max_element(
+        c.phases.begin(), c.phases.end(),
+        [](const PhaseConfig &x, const PhaseConfig &y) { return x.steps < y.steps; });
+    return static_cast<size_t>(longest - c.phases.begin());
+}
+
 // The scheduler's price of one step of the ensemble's longest phase, by its parts
 // (ensembleStep): JSON fields for bench/price_fit.py, which refits the price's constants.
 std::string stepFields(const std::vector<SweepJob> &ensemble)
 {
-    const auto &phases = ensemble.front().config.phases;
-    const size_t longest =
-        static_cast<size_t>(std::max_element(phases.begin(), phases.end(),
-                                             [](const PhaseConfig &x, const PhaseConfig &y) {
-                                                 return x.steps < y.steps;
-                                             }) -
-                            phases.begin());
-    const EnsembleStep s = ensembleStep(ensemble, pricedAttentionPlan(ensemble), longest);
+    const EnsembleStep s = ensembleStep(ensemble, pricedAttentionPlan(ensemble),
+                                        longestPhase(ensemble.front().config));
     char text[512];
     std::snprintf(text, sizeof text,
                   "\"step\": {\"products\": %.6g, \"micro_heads\": %.6g, \"mix\": %.6g, "
@@ -801,10 +804,7 @@ double measureStep(const std::vector<SweepJob> &ensemble, const std::string &dev
         std::vector<RunConfig> configs;
         for (const auto &job : ensemble) {
             RunConfig c = job.config;
-            const auto longest = std::max_element(
-                c.phases.begin(), c.phases.end(),
-                [](const PhaseConfig &x, const PhaseConfig &y) { return x.steps < y.steps; });
-            c.phases = {*longest};
+            c.phases = {c.phases.at(longestPhase(c))};
             cutToSteps(c, n);
             c.stopAfterLearned = 0;
             c.device = device;
@@ -865,10 +865,7 @@ void price(const Args &a)
             job.runIndex = static_cast<int>(jobs.size());
             job.config = it->config;
             // The longest phase alone, as measureStep times it.
-            const auto &phases = job.config.phases;
-            job.config.phases = {*std::max_element(
-                phases.begin(), phases.end(),
-                [](const PhaseConfig &x, const PhaseConfig &y) { return x.steps < y.steps; })};
+            job.config.phases = {job.config.phases.at(longestPhase(job.config))};
             job.config.phases[0].steps = steps;
             jobs.push_back(std::move(job));
             heads += (heads.empty() ? "" : ",") + h;
