@@ -207,10 +207,9 @@ namespace {
 // starts one, and the whole field is not a number.
 bool startsAFormula(const std::string &text)
 {
-    if (text.empty() || std::string_view("=+-@\t\r").find(text.front()) == std::string_view::npos)
-        return false;
-    if (text.front() == '=' || text.front() == '@' || text.front() == '\t' || text.front() == '\r')
-        return true;
+    if (text.empty()) return false;
+    if (std::string_view("=@\t\r").find(text.front()) != std::string_view::npos) return true;
+    if (text.front() != '+' && text.front() != '-') return false;
     char *end = nullptr;
     std::strtod(text.c_str(), &end);
     return end != text.c_str() + text.size();
