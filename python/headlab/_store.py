@@ -119,12 +119,13 @@ _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _Loader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag not in (_INT_TAG, _TIMESTAMP_TAG)]
     for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()}
-_Loader.add_implicit_resolver(_INT_TAG, re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
+_DECIMAL = re.compile(r"^[-+]?[0-9]+\Z")
+_Loader.add_implicit_resolver(_INT_TAG, _DECIMAL, list("-+0123456789"))
 
 
 def _construct_decimal(loader, node):
     text = loader.construct_scalar(node)
-    if not re.fullmatch(r"[-+]?[0-9]+", text):  # an explicit !!int tag on another form
+    if not _DECIMAL.match(text):  # an explicit !!int tag on another form
         raise _StructureError(node.start_mark, f"expected an integer in decimal digits, got '{text}'")
     return int(text, 10)
 
