@@ -52,7 +52,7 @@ int64_t leastCommonMultiple(const std::vector<int64_t> &headsOfRuns)
 //   (300) at head widths that are not a multiple of 4 (sdpa's own explicit path), or
 //   kFusedScoreWork (700) at those that are (its memory-efficient kernel). Before the refit, sdpa's
 //   narrow heads were priced as micro-heads and the run's share not at all: three runs of 32, 64
-//   and 64 heads at w 8 were priced at 0.76 of their measured step (relative to the slice), now
+//   and 64 heads at w 8 were priced at 0.87 of their measured step (relative to the slice), now
 //   0.97.
 // Long sequences (text) take sdpa's fused kernels; their scores are priced at kScoreWork,
 // unfitted; so is the explicit softmax of a soft cap.

@@ -149,7 +149,7 @@ namespace {
 // to 42 ensembles timed alone, with the score constants (core/attention/AttentionPlan.cpp): the
 // floor is 0.99 ms at the fit's 23.8 TFLOP-equivalents/s, and each ensemble's price is within 10 %
 // (root mean square of the logarithm) of its measured step, where the price before the floor and
-// the refit was within 27 %: it priced five runs of addition at width 24 at 13 % of one run at 384,
+// the refit was within 46 %: it priced five runs of addition at width 24 at 13 % of one run at 384,
 // which measured 74 %.
 constexpr double kStepFloorWork = 2.36e10;
 constexpr double kFloorSharpness = 3.36;
