@@ -98,8 +98,9 @@ set -e
 # kernels only (--kernel-name kns=headlab: they live in namespace headlab::cuda; LibTorch's thousands
 # of kernels would take the call's time, and "Kernel", the filter until 2026-12-04, also took in
 # PyTorch's memory-efficient attention, PyTorchMemEffAttention::AttentionKernel, whose racecheck
-# hazards then filled the verdict and ran the cases past their time); a tool that reports an error fails the call. HEADLAB_SANITIZING shortens
-# the cases' training runs to a few steps. The verdict is copied to $OUT after each case.
+# hazards then filled the verdict and ran the cases past their time); a tool that reports an
+# error fails the call. HEADLAB_SANITIZING shortens the cases' training runs to a few steps and
+# their kernels' shapes to few rows. The verdict is copied to $OUT after each case.
 MEMCHECK_CASES=(fusedMicroAttentionEqualsAten fusedLayerNormEqualsAten fusedUnitNormEqualsAten
                 fusedFeedForwardEqualsAten fusedAdamEqualsAten:addition)
 RACECHECK_CASES=(fusedMicroAttentionEqualsAten fusedLayerNormEqualsAten fusedUnitNormEqualsAten)
