@@ -100,7 +100,11 @@ set -e
 # PyTorch's memory-efficient attention, PyTorchMemEffAttention::AttentionKernel, whose racecheck
 # hazards then filled the verdict and ran the cases past their time); a tool that reports an
 # error fails the call. HEADLAB_SANITIZING shortens the cases' training runs to a few steps and
-# their kernels' shapes to few rows. The verdict is copied to $OUT after each case.
+# their kernels' shapes to few rows. PyTorch's caching allocator is off under the sanitizer
+# (PYTORCH_NO_CUDA_MEMORY_CACHING=1): with it, tensors are slices of 2 MB segments, and a kernel
+# that writes past its tensor lands in the segment, where memcheck sees nothing. Without it each
+# tensor is an allocation of its own, and bench/sanitizer_control.sh shows memcheck then catching
+# a store one group past the output. The verdict is copied to $OUT after each case.
 MEMCHECK_CASES=(fusedMicroAttentionEqualsAten fusedLayerNormEqualsAten fusedUnitNormEqualsAten
                 fusedFeedForwardEqualsAten fusedAdamEqualsAten:addition)
 RACECHECK_CASES=(fusedMicroAttentionEqualsAten fusedLayerNormEqualsAten fusedUnitNormEqualsAten)
@@ -115,7 +119,7 @@ if [[ "${HEADLAB_SANITIZE:-1}" == 1 && -n "$sanitizer" && " ${SUITES[*]} " == *"
             echo "## compute-sanitizer --tool $tool --kernel-name kns=headlab: test_cuda $case" >> "$ROOT/$verdicts"
             say "compute-sanitizer $tool: $case"
             set +e
-            HEADLAB_SANITIZING=1 CUDA_MODULE_LOADING=LAZY timeout "${SANITIZER_TIMEOUT:-150}" \
+            HEADLAB_SANITIZING=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDA_MODULE_LOADING=LAZY timeout "${SANITIZER_TIMEOUT:-150}" \
                 "$sanitizer" --tool "$tool" --error-exitcode 97 --kernel-name kns=headlab \
                 ${SANITIZER_ARGS:-} "$ROOT/build-core/tests/cuda/test_cuda" "$case" \
                 > "$ROOT/build-core/sanitizer.log" 2>&1
