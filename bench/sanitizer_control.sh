@@ -16,7 +16,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 [[ -n "$sanitizer" ]] || { echo "compute-sanitizer: not found"; exit 1; }
 kernel=core/model/cuda/MicroAttention.cu
-export HEADLAB_SANITIZING=1 CUDA_MODULE_LOADING=LAZY HEADLAB_BROKEN_EXPECT=97
+export HEADLAB_SANITIZING=1 HEADLAB_CUDA_GRAPHS=0 CUDA_MODULE_LOADING=LAZY HEADLAB_BROKEN_EXPECT=97
 under() { echo "timeout ${SANITIZER_TIMEOUT:-150} $sanitizer --tool $1 --error-exitcode 97 --kernel-name kns=headlab"; }
 status=0
 # The barrier after the forward kernel's loadTiles<3> (the first __syncthreads of forwardKernel).

@@ -104,7 +104,10 @@ set -e
 # (PYTORCH_NO_CUDA_MEMORY_CACHING=1): with it, tensors are slices of 2 MB segments, and a kernel
 # that writes past its tensor lands in the segment, where memcheck sees nothing. Without it each
 # tensor is an allocation of its own, and bench/sanitizer_control.sh shows memcheck then catching
-# a store one group past the output. The verdict is copied to $OUT after each case.
+# a store one group past the output. Steps are launched eagerly (HEADLAB_CUDA_GRAPHS=0): without
+# the caching allocator a captured step would call cudaMalloc, which invalidates the capture
+# (memcheck reported each such capture as API errors, 3f3bd7a); the kernels and their arguments
+# are those a graph replays. The verdict is copied to $OUT after each case.
 MEMCHECK_CASES=(fusedMicroAttentionEqualsAten fusedLayerNormEqualsAten fusedUnitNormEqualsAten
                 fusedFeedForwardEqualsAten fusedAdamEqualsAten:addition)
 RACECHECK_CASES=(fusedMicroAttentionEqualsAten fusedLayerNormEqualsAten fusedUnitNormEqualsAten)
@@ -119,7 +122,8 @@ if [[ "${HEADLAB_SANITIZE:-1}" == 1 && -n "$sanitizer" && " ${SUITES[*]} " == *"
             echo "## compute-sanitizer --tool $tool --kernel-name kns=headlab: test_cuda $case" >> "$ROOT/$verdicts"
             say "compute-sanitizer $tool: $case"
             set +e
-            HEADLAB_SANITIZING=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDA_MODULE_LOADING=LAZY timeout "${SANITIZER_TIMEOUT:-150}" \
+            HEADLAB_SANITIZING=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1 HEADLAB_CUDA_GRAPHS=0 \
+                CUDA_MODULE_LOADING=LAZY timeout "${SANITIZER_TIMEOUT:-150}" \
                 "$sanitizer" --tool "$tool" --error-exitcode 97 --kernel-name kns=headlab \
                 ${SANITIZER_ARGS:-} "$ROOT/build-core/tests/cuda/test_cuda" "$case" \
                 > "$ROOT/build-core/sanitizer.log" 2>&1
