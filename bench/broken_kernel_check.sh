@@ -18,10 +18,15 @@ trap 'mv "$ROOT/$file.orig" "$ROOT/$file" && touch "$ROOT/$file"' EXIT
 sed -i "$expression" "$ROOT/$file"
 if cmp -s "$ROOT/$file" "$ROOT/$file.orig"; then say "the expression changed nothing in $file"; exit 1; fi
 say "broken: $(diff "$ROOT/$file.orig" "$ROOT/$file" | grep '^>' | head -3)"
-# The Qt that scripts/gpu-tests.sh unpacked: build-core.sh keeps the test suites configured.
-export HEADLAB_QT_PREFIX="$ROOT/build-core/qt6/usr"
-bash "$ROOT/scripts/build-core.sh" test_cuda > /dev/null 2>&1 || { say "build failed"; exit 1; }
-export LD_LIBRARY_PATH="$ROOT/build-core/qt6/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The Qt that scripts/gpu-tests.sh unpacked (HEADLAB_QT_PREFIX, and LD_LIBRARY_PATH, which moc
+# needs while building): build-core.sh keeps the test suites configured.
+source "$ROOT/scripts/carried-qt.sh"
+carried_qt || { say "the carried Qt is not usable"; exit 1; }
+build() {
+    bash "$ROOT/scripts/build-core.sh" test_cuda > "$ROOT/build-core/broken-build.log" 2>&1 ||
+        { say "build failed:"; tail -15 "$ROOT/build-core/broken-build.log"; return 1; }
+}
+build || exit 1
 # shellcheck disable=SC2086 # the wrapper is a command and its words
 ${HEADLAB_BROKEN_UNDER:-} "$ROOT/build-core/tests/cuda/test_cuda" "$function" > "$ROOT/build-core/broken.log" 2>&1
 status=$?
@@ -29,7 +34,7 @@ grep -E "^(PASS|FAIL|   Loc|Totals)|ERROR SUMMARY|RACECHECK SUMMARY|Invalid __gl
     "$ROOT/build-core/broken.log" | head -12
 # touch: the restored copy is older than the broken build, and make would keep that build.
 mv "$ROOT/$file.orig" "$ROOT/$file" && touch "$ROOT/$file"; trap - EXIT
-bash "$ROOT/scripts/build-core.sh" test_cuda > /dev/null 2>&1
+build || exit 1
 if [[ -n "${HEADLAB_BROKEN_EXPECT:-}" ]]; then
     if [[ $status -eq $HEADLAB_BROKEN_EXPECT ]]; then say "as it must: caught under ${HEADLAB_BROKEN_UNDER%% *} (exit $status)"; exit 0; fi
     say "NOT CAUGHT under ${HEADLAB_BROKEN_UNDER%% *}: exit $status, not $HEADLAB_BROKEN_EXPECT"; exit 1
