@@ -272,8 +272,8 @@ private Q_SLOTS:
         // PyTorch's caching allocator a capture would call cudaMalloc), whose cases switch no graph.
         const bool sanitizing = qgetenv("HEADLAB_SANITIZING") == "1";
         for (const auto &s : kEnvSwitches)
-            QVERIFY2(!std::getenv(s.name) || (sanitizing && s.id == Switch::CudaGraphs &&
-                                              qgetenv(s.name) == "0"),
+            QVERIFY2(!std::getenv(s.name) ||
+                         (sanitizing && s.id == Switch::CudaGraphs && qgetenv(s.name) == "0"),
                      s.name);
     }
 
