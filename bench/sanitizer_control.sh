@@ -7,8 +7,9 @@
 #              memory and reading them removed;
 #   memcheck:  its output stored one group of rows further on, so that the last group's rows are
 #              written past the output tensor; with PyTorch's caching allocator off, as gpu-tests.sh
-#              runs it, and (for the record, not a failure) on, where the store lands inside the
-#              allocator's segment.
+#              runs it, and (for the record, not a failure) on, where a store can land inside
+#              the allocator's segment unseen (this one, a whole group of rows past, was caught
+#              either way at b6ec3fa).
 # Run after scripts/gpu-tests.sh on the GPU machine (its build-core/ and carried Qt). Each line of the
 # output says caught or not; the exit status is non-zero when a check the verdict relies on missed.
 set -uo pipefail

@@ -101,10 +101,12 @@ set -e
 # hazards then filled the verdict and ran the cases past their time); a tool that reports an
 # error fails the call. HEADLAB_SANITIZING shortens the cases' training runs to a few steps and
 # their kernels' shapes to few rows. PyTorch's caching allocator is off under the sanitizer
-# (PYTORCH_NO_CUDA_MEMORY_CACHING=1): with it, tensors are slices of 2 MB segments, and a kernel
-# that writes past its tensor lands in the segment, where memcheck sees nothing. Without it each
-# tensor is an allocation of its own, and bench/sanitizer_control.sh shows memcheck then catching
-# a store one group past the output. Steps are launched eagerly (HEADLAB_CUDA_GRAPHS=0): without
+# (PYTORCH_NO_CUDA_MEMORY_CACHING=1), as PyTorch advises for compute-sanitizer: with it, tensors
+# are slices of larger segments, and a store just past a tensor can land inside its segment,
+# where memcheck sees no error; without it each tensor is an allocation of its own.
+# bench/sanitizer_control.sh shows memcheck catching a kernel broken to store one group of rows
+# past its output (at b6ec3fa, with the allocator on as well: that store went past the segment,
+# so it does not show the difference). Steps are launched eagerly (HEADLAB_CUDA_GRAPHS=0): without
 # the caching allocator a captured step would call cudaMalloc, which invalidates the capture
 # (memcheck reported each such capture as API errors, 3f3bd7a); the kernels and their arguments
 # are those a graph replays. The verdict is copied to $OUT after each case.
