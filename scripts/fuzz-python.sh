@@ -5,7 +5,8 @@
 #   scripts/fuzz-python.sh TARGET --runs N        run N inputs instead (e.g. 200000)
 #   scripts/fuzz-python.sh TARGET --regressions   only replay its seeds and regressions
 #
-# TARGET: session, run_file, head_curves or checkpoint (fuzz_python.py says what each reads).
+# TARGET: a folder of tests/fuzz/corpus-python (session, run_file, head_curves, search_report,
+# checkpoint, checkpoint_unverified; fuzz_python.py says what each reads).
 # Seeds: tests/fuzz/corpus-python/TARGET; regressions (inputs that once found a defect, kept so
 # that every run replays them): tests/fuzz/regressions-python/TARGET. What the fuzzer learns goes
 # to build-fuzz/python-TARGET/corpus (not committed); a finding is saved there as crash-* and
@@ -14,7 +15,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-TARGET="${1:?usage: scripts/fuzz-python.sh session|run_file|head_curves|checkpoint [--runs N | --regressions]}"
+TARGET="${1:?usage: scripts/fuzz-python.sh TARGET (a folder of tests/fuzz/corpus-python) [--runs N | --regressions]}"
 shift
 SECONDS_TO_RUN="${HEADLAB_FUZZ_SECONDS:-$([[ -n "${CI:-}" ]] && echo 10 || echo 60)}"
 OUT="$ROOT/build-fuzz/python-$TARGET"

@@ -7,12 +7,17 @@ TARGET is one of:
     run_file     the bytes as the one run file of a stored session (skipped or read; when read,
                  the tables too)
     head_curves  the bytes as a per-head curves file (safetensors) a run file names
+    search_report the bytes as the search_report block of a search session (each line indented
+                 under the key): Session.search(), its tables and laws
     checkpoint   the bytes as a checkpoint (headlab.checkpoint.load), when torch is installed
+    checkpoint_unverified  the same without the checksum (load(verify=False)), so that the
+                 mutated tensor data reaches the reader past the check that refuses it first
 
 A finding is any exception other than HeadLabError out of a reader, or a RunFileSkipped missing
 for a file that was not read. Each reader runs on files in a private temporary folder, as it does
 on a user's. scripts/fuzz.sh runs each target briefly in CI over tests/fuzz/corpus-python/TARGET
-and the regression inputs in tests/fuzz/regressions-python/TARGET; a longer run is one command:
+and the regression inputs in tests/fuzz/regressions-python/TARGET (the targets are the folders of
+tests/fuzz/corpus-python, each a function of TARGETS below); a longer run is one command:
     .venv/bin/python tests/fuzz/fuzz_python.py session -runs=200000 tests/fuzz/corpus-python/session
 """
 import os
@@ -49,6 +54,23 @@ experiment:
 results: s.results
 runs:
   - {file: runs/0000000000000001.yaml, labels: {}, status: done}
+"""
+
+# A search session without runs, for the search-report target: the report's block follows it.
+SEARCH = b"""schema_version: 2
+name: fuzz-search
+experiment:
+  task: {kind: addition, train_pairs: 64, test_pairs: 8}
+  model: {d_model: 8, layers: 1}
+  phases: [{name: answer, objective: answer, steps: 5, batch_size: 4}]
+sweep:
+  heads: [1, 2]
+search:
+  axis: lr
+  range: [3.0e-05, 0.03]
+  budget: 9
+runs: []
+search_report:
 """
 
 
@@ -97,26 +119,36 @@ def fuzz_head_curves(data):
     quietly(_store.read_head_curves, os.path.join(RESULTS, "0000000000000001.heads-00.safetensors"), 2)
 
 
-def fuzz_checkpoint(data):
+def fuzz_search_report(data):
+    write(os.path.join(FOLDER, "search.yaml"), SEARCH + b"  " + data.replace(b"\n", b"\n  "))
+    quietly(lambda path: headlab.open(path).search(), os.path.join(FOLDER, "search.yaml"))
+
+
+def fuzz_checkpoint(data, verify=True):
     from headlab import checkpoint
     path = os.path.join(FOLDER, "step-000000010.safetensors")
     write(path, data)
     try:
-        checkpoint.Model(checkpoint.load(path))
+        checkpoint.Model(checkpoint.load(path, verify=verify))
     except headlab.HeadLabError:
         pass
     except (KeyError, ValueError, TypeError, IndexError, RuntimeError):
         pass  # Model() of a file that loads but does not make a model: Session.model says so
 
 
+def fuzz_checkpoint_unverified(data):
+    fuzz_checkpoint(data, verify=False)
+
+
 TARGETS = {"session": fuzz_session, "run_file": fuzz_run_file, "head_curves": fuzz_head_curves,
-           "checkpoint": fuzz_checkpoint}
+           "search_report": fuzz_search_report, "checkpoint": fuzz_checkpoint,
+           "checkpoint_unverified": fuzz_checkpoint_unverified}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in TARGETS:
         sys.exit(f"usage: {sys.argv[0]} {{{','.join(TARGETS)}}} [libFuzzer options] [CORPUS ...]")
     target = TARGETS[sys.argv[1]]
-    if sys.argv[1] == "checkpoint":
+    if sys.argv[1].startswith("checkpoint"):
         import torch  # noqa: F401  (imported first, so not instrumented: ~50 s, and not ours)
         with atheris.instrument_imports():
             from headlab import checkpoint  # noqa: F401
