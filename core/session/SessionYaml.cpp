@@ -25,6 +25,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -508,6 +509,21 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
                 fail(child(child(root, "sweep"), "combinations"),
                      "a combination sets '" + session.search->axis +
                          "' or seed, which the search chooses");
+        // A search's runs take the seeds experiment.seed + 0, 1, …: a configuration's runs at
+        // most its budget of them, and the stored probes' own. Past 2^64 − 1 they would wrap to
+        // 0, 1, … (seeds another search of the same session may have used): refused here.
+        const SearchSpec &search = *session.search;
+        uint64_t lastIndex = static_cast<uint64_t>(search.budget - 1);
+        for (const auto &probe : search.probes)
+            lastIndex = std::max(lastIndex,
+                                 static_cast<uint64_t>(probe.firstReplicate + probe.replicates - 1));
+        if (session.base.initSeed > std::numeric_limits<uint64_t>::max() - lastIndex)
+            fail(child(experiment, "seed"),
+                 "this search gives its runs the seeds " + std::to_string(session.base.initSeed) +
+                     " + 0 … " + std::to_string(lastIndex) +
+                     ", past 18446744073709551615 (2^64 - 1), where they would wrap to 0; "
+                     "use a seed at most " +
+                     std::to_string(std::numeric_limits<uint64_t>::max() - lastIndex));
     }
     if (auto f = child(root, "results"); f.present()) {
         session.resultsDir = readString(f);

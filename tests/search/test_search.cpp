@@ -879,6 +879,24 @@ void TestSearch::theSessionFileRecordsTheRounds()
             QVERIFY2(std::string(e.what()).find(where) != std::string::npos, e.what());
         }
     }
+    // A search's seeds never wrap past 2^64 - 1 (issue 74: seed 18446744073709551610 with 10
+    // replicates trained seeds 0 … 3): the last seed a configuration may take, experiment.seed +
+    // budget - 1, is 2^64 - 1 at most; one more is refused at experiment.seed.
+    auto withSeed = [&](const std::string &seed) {
+        return "schema_version: 2\nexperiment: {seed: " + seed +
+               ", model: {d_model: 16}, phases: [{name: a, objective: answer, steps: 1, "
+               "batch_size: 1}]}\nsearch: {range: [1.0e-4, 0.1], budget: 40}\n";
+    };
+    QCOMPARE(sessionFromYaml(withSeed("18446744073709551576"), "ok.yaml").base.initSeed,
+             uint64_t{18446744073709551576u}); // + 39 = 2^64 - 1
+    try {
+        sessionFromYaml(withSeed("18446744073709551577"), "wraps.yaml");
+        QFAIL("a search whose seeds pass 2^64 - 1 was accepted");
+    } catch (const SessionError &e) {
+        const std::string what = e.what();
+        QVERIFY2(what.find("experiment.seed") != std::string::npos, e.what());
+        QVERIFY2(what.find("at most 18446744073709551576") != std::string::npos, e.what());
+    }
 }
 
 namespace {
