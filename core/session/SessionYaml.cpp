@@ -515,8 +515,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
         const SearchSpec &search = *session.search;
         uint64_t lastIndex = static_cast<uint64_t>(search.budget - 1);
         for (const auto &probe : search.probes)
-            lastIndex = std::max(lastIndex,
-                                 static_cast<uint64_t>(probe.firstReplicate + probe.replicates - 1));
+            lastIndex = std::max(
+                lastIndex, static_cast<uint64_t>(probe.firstReplicate + probe.replicates - 1));
         if (session.base.initSeed > std::numeric_limits<uint64_t>::max() - lastIndex)
             fail(child(experiment, "seed"),
                  "this search gives its runs the seeds " + std::to_string(session.base.initSeed) +
