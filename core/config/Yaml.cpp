@@ -4,6 +4,8 @@
 #include "core/config/RunConfig.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <cctype>
@@ -298,6 +300,106 @@ std::string preparseCurves(const std::string &text, PreparsedCurves *curves)
     return out;
 }
 
+// Counts a document's nodes (scalars, nulls, aliases, lists, mappings) and their nesting from
+// yaml-cpp's parser events, before any node is built, and throws a located SessionError at the
+// first past `maxNodes` or `maxDepth`. A built node costs ~180 bytes (yaml-cpp 0.7: 25 M zeros,
+// a 50 MB text, took 4.4 GB), so the cap bounds the memory of YAML::Load, not only the text.
+class NodeCounter : public YAML::EventHandler {
+public:
+    NodeCounter(const YamlField &root, size_t maxNodes, int maxDepth)
+        : m_root(root)
+        , m_maxNodes(maxNodes)
+        , m_maxDepth(maxDepth)
+    {}
+    void OnDocumentStart(const YAML::Mark &) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark &mark, YAML::anchor_t) override { node(mark); }
+    void OnAlias(const YAML::Mark &mark, YAML::anchor_t) override { node(mark); }
+    void OnScalar(const YAML::Mark &mark, const std::string &, YAML::anchor_t,
+                  const std::string &) override
+    {
+        node(mark);
+    }
+    void OnSequenceStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override
+    {
+        open(mark);
+    }
+    void OnSequenceEnd() override { --m_depth; }
+    void OnMapStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override
+    {
+        open(mark);
+    }
+    void OnMapEnd() override { --m_depth; }
+
+private:
+    void node(const YAML::Mark &mark)
+    {
+        if (++m_nodes > m_maxNodes)
+            failAt(m_root, mark, "",
+                   "the document holds more than " + std::to_string(m_maxNodes) +
+                       " YAML values (a HeadLab limit: one per 4 bytes of its text, 100000 in "
+                       "any file), more than HeadLab writes; it would take memory far beyond "
+                       "its size to read");
+    }
+    void open(const YAML::Mark &mark)
+    {
+        node(mark);
+        if (++m_depth > m_maxDepth)
+            failAt(m_root, mark, "",
+                   "the document nests more than " + std::to_string(m_maxDepth) +
+                       " levels deep; a HeadLab session needs far fewer");
+    }
+    const YamlField &m_root;
+    size_t m_maxNodes, m_nodes = 0;
+    int m_maxDepth, m_depth = 0;
+};
+
+// `text` with each top-level block named in `unread` (its key at column 0, to the next line that
+// starts another top-level key) emptied: its key kept with no value, its other lines blank, so
+// that every later line keeps its number. HeadLab writes these blocks and never reads them
+// (a session's search_report:), so they are not built at all.
+std::string withoutUnreadBlocks(const std::string &text, const std::vector<std::string> &unread)
+{
+    if (unread.empty()) return text;
+    // A document written as one flow mapping ({...}) has no blocks: read whole.
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '#')
+            i = std::min(text.find('\n', i), text.size());
+        else if (text[i] == '{' || text[i] == '[')
+            return text;
+        else if (!std::isspace(static_cast<unsigned char>(text[i])))
+            break;
+    }
+    std::string out;
+    out.reserve(text.size());
+    bool inBlock = false;
+    for (size_t start = 0; start < text.size();) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string_view line(text.data() + start, end - start);
+        const bool topLevelKey =
+            !line.empty() && (std::isalpha(static_cast<unsigned char>(line[0])) || line[0] == '_' ||
+                              line[0] == '"' || line[0] == '\'');
+        if (topLevelKey) {
+            inBlock = false;
+            for (const auto &key : unread)
+                if (line.size() > key.size() && line.compare(0, key.size(), key) == 0 &&
+                    line[key.size()] == ':') {
+                    inBlock = true;
+                    out.append(key).append(":");
+                }
+            if (!inBlock) out.append(line);
+        } else if (!inBlock || line.empty() || line[0] == '#') {
+            out.append(line); // a comment or blank line at column 0 does not end a block
+        }
+        if (end < text.size()) out.push_back('\n');
+        start = end + 1;
+    }
+    return out;
+}
+
 } // namespace
 
 const Curve *preparsedCurve(const YamlField &field)
@@ -307,9 +409,13 @@ const Curve *preparsedCurve(const YamlField &field)
     return it == field.curves->end() ? nullptr : &it->second;
 }
 
-YamlField parseDocument(const std::string &original, const std::string &file)
+YamlField parseDocument(const std::string &original, const std::string &file,
+                        const std::vector<std::string> &unread)
 {
     constexpr int kMaxDepth = 64;
+    // HeadLab's own files hold one value per 8.7 bytes of text or more (a run file's curves are
+    // read from the text, not as values): a quarter of that is refused.
+    constexpr size_t kBytesPerNode = 4, kMaxNodesBase = 100000;
     YamlField root;
     root.file = file;
     size_t offset = 0;
@@ -326,12 +432,17 @@ YamlField parseDocument(const std::string &original, const std::string &file)
                                      "iconv -f latin1 -t utf-8");
     }
     auto curves = std::make_shared<PreparsedCurves>();
-    const std::string text = preparseCurves(original, curves.get());
+    const std::string text = preparseCurves(withoutUnreadBlocks(original, unread), curves.get());
     if (!curves->empty()) root.curves = std::move(curves);
     if (const int second = secondDocumentLine(text); second > 0)
         throw SessionError(file, second, 1, "",
                            "a second YAML document ('---'); a session file holds exactly one");
     try {
+        // Counted first: nothing is built for a document past the limits.
+        std::istringstream stream(text);
+        YAML::Parser parser(stream);
+        NodeCounter counter(root, kMaxNodesBase + text.size() / kBytesPerNode, kMaxDepth);
+        parser.HandleNextDocument(counter);
         root.node = YAML::Load(text);
     } catch (const YAML::DeepRecursion &e) {
         failAt(root, e.mark, "",

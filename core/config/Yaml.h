@@ -71,8 +71,12 @@ struct YamlField {
 // The curve whose one-line mapping starts on `field`'s line, read by parseDocument, if any.
 const Curve *preparsedCurve(const YamlField &field);
 
-// The document root of `text`; a malformed document throws a located SessionError.
-YamlField parseDocument(const std::string &text, const std::string &file);
+// The document root of `text`; a malformed document throws a located SessionError, as does one
+// of more values than its size could hold from HeadLab (one per 4 bytes, 100,000 in any file)
+// or nested more than 64 levels, counted before any node is built. The top-level blocks named
+// in `unread` (written by HeadLab, never read) are left out unbuilt.
+YamlField parseDocument(const std::string &text, const std::string &file,
+                        const std::vector<std::string> &unread = {});
 
 std::string joinPath(const std::string &parent, const std::string &key);
 // "'text'", "a list", "a mapping", "nothing": what a node is, for "expected ..., got ..." messages.

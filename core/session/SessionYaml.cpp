@@ -422,7 +422,8 @@ void readSweep(const YamlField &field, Session &session)
 
 Session sessionFromYaml(const std::string &yamlText, const std::string &file)
 {
-    const YamlField root = parseDocument(yamlText, file);
+    // search_report: HeadLab computes the report from the runs each time, and never reads it.
+    const YamlField root = parseDocument(yamlText, file, {"search_report"});
     if (!root.node.IsDefined() || root.node.IsNull())
         fail(root, "empty document; a session is a mapping with schema_version and experiment");
     checkKeys(root, recordKeys("session"));

@@ -140,6 +140,7 @@ private Q_SLOTS:
     // Defects 2, 3, 4, 10, 11: what the loader refuses, where, and how fast.
     void loaderRefusesWithALocatedMessage_data();
     void loaderRefusesWithALocatedMessage();
+    void valuesAreCountedBeforeTheyAreBuilt();
     void loaderRefusesFilesThatAreNotSessions();
     void headScheduleOfAHugeWidthIsSearchedToItsSquareRoot();
     // Defect 12: finite blow-ups.
@@ -278,6 +279,46 @@ void TestStorage::loaderRefusesWithALocatedMessage()
         QCOMPARE(e.line(), line);
         if (column > 0) QCOMPARE(e.column(), column);
     }
+}
+
+// A session's memory is bounded by its size (issue 74: 25 M zeros under search_report: made a
+// 50 MB session that took validate to 4.4 GB): values are counted from the parser's events
+// before a node is built, one per 4 bytes of text at most, and the search_report: block, which
+// HeadLab writes and never reads, is not built at all.
+void TestStorage::valuesAreCountedBeforeTheyAreBuilt()
+{
+    const std::string head = "schema_version: 2\nexperiment:\n  phases: [{steps: 1}]\n";
+    std::string zeros = "[";
+    for (int i = 0; i < 300000; ++i) zeros += "0,";
+    zeros += "0]";
+    // 300,001 values in 600 KB: more than 100,000 + one per 4 bytes.
+    try {
+        sessionFromYaml(head + "sweep:\n  seed: " + zeros + "\n", "dense.yaml");
+        QFAIL("300,001 values in 600 KB were read");
+    } catch (const SessionError &e) {
+        QVERIFY2(std::string(e.what()).find("more than 250") != std::string::npos, e.what());
+        QCOMPARE(e.line(), 5);
+    }
+    // The same zeros as a search report: never read, so never counted or refused; and the lines
+    // after the block keep their numbers.
+    const std::string search =
+        "sweep:\n  heads: [1, 2]\nsearch: {range: [1.0e-4, 0.1]}\nsearch_report:\n"
+        "  configurations: " +
+        zeros + "\n  law:\n    ok: false\n\n# a comment at column 0\n  more: 1\n";
+    const Session s = sessionFromYaml(head + search + "name: reported\n", "report.yaml");
+    QCOMPARE(s.name, std::string("reported"));
+    try {
+        sessionFromYaml(head + search + "nmae: typo\n", "report.yaml");
+        QFAIL("a misspelt key after the report was accepted");
+    } catch (const SessionError &e) {
+        QCOMPARE(e.line(), 14);
+    }
+    // A session written as one flow mapping is read whole, its report with it.
+    QCOMPARE(sessionFromYaml("{schema_version: 2, experiment: {phases: [{steps: 1}]},\n"
+                             "search_report: {runs: 3}, name: flow}\n",
+                             "flow.yaml")
+                 .name,
+             std::string("flow"));
 }
 
 void TestStorage::loaderRefusesFilesThatAreNotSessions()
