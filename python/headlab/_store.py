@@ -133,13 +133,75 @@ def _construct_decimal(loader, node):
 _Loader.add_constructor(_INT_TAG, _construct_decimal)
 
 
+# As headlab-cli (core/config/Yaml.cpp, parseDocument): a document holds at most one YAML value
+# per BYTES_PER_VALUE bytes of its text and VALUES_BASE in any file, counted before a node is
+# built. HeadLab's files hold one per 8.7 bytes or more; a built node costs PyYAML ~170 bytes, so
+# the cap keeps reading within ~50x the text (25 M zeros, 50 MB, took open() to 4.2 GB).
+BYTES_PER_VALUE, VALUES_BASE = 4, 100000
+_VALUE_EVENTS = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent, yaml.AliasEvent)
+
+
+def _count_values(text):
+    """Raises _StructureError at the first value past the cap; the parser's events are counted
+    one at a time, nothing built. A text with fewer separators than the cap is under it without
+    counting (each value but the first follows one of : ? , - [ { in its text, at most twice)."""
+    cap = VALUES_BASE + len(text) // BYTES_PER_VALUE
+    if 2 * sum(text.count(c) for c in ":?,-[{") + 2 <= cap:
+        return
+    cap = VALUES_BASE + len(text.encode("utf-8")) // BYTES_PER_VALUE  # bytes, as headlab-cli
+    parser = _BaseLoader(text)
+    try:
+        values = 0
+        while not parser.check_event(yaml.StreamEndEvent):
+            event = parser.get_event()
+            if isinstance(event, _VALUE_EVENTS):
+                values += 1
+                if values > cap:
+                    raise _StructureError(event.start_mark, f"the document holds more than {cap} YAML values "
+                                          f"(a HeadLab limit: one per {BYTES_PER_VALUE} bytes of its text, "
+                                          f"{VALUES_BASE} in any file), more than HeadLab writes; it would take "
+                                          "memory far beyond its size to read")
+    finally:
+        parser.dispose()
+
+
 def _load_yaml(text):
+    _count_values(text)
     loader = _Loader(text)
     loader.budget = 4 * len(text) + 10000
     try:
         return loader.get_single_data()
     finally:
         loader.dispose()
+
+
+# Top-level blocks HeadLab writes and never reads back while opening a session: left out of the
+# parse (kept as text, read when asked for: Session.search()), as headlab-cli leaves them out.
+UNREAD_BLOCKS = ("search_report",)
+_TOP_LEVEL_KEY = re.compile(r"^[A-Za-z_\"']")
+
+
+def without_unread_blocks(text, keys=UNREAD_BLOCKS):
+    """(`text` with each top-level block of `keys` emptied, its key kept with no value and its other
+    lines blank, so that every line keeps its number; {key: the block's text, preceded by blank
+    lines to its place}). A document written as one flow mapping is returned whole."""
+    head = re.match(r"(?:\s|#[^\n]*)*", text).end()
+    if head < len(text) and text[head] in "{[" or not any(k + ":" in text for k in keys):
+        return text, {}
+    lines = text.split("\n")
+    blocks, inside = {}, None
+    for i, line in enumerate(lines):
+        if _TOP_LEVEL_KEY.match(line):
+            inside = next((k for k in keys if line.startswith(k + ":")), None)
+            if inside is not None:
+                blocks[inside] = [i, [line]]
+                lines[i] = inside + ":"
+        elif inside is not None and line and not line.startswith("#"):
+            blocks[inside][1].append(line)
+            lines[i] = ""
+        elif inside is not None:
+            blocks[inside][1].append(line)
+    return "\n".join(lines), {k: "\n" * first + "\n".join(block) for k, (first, block) in blocks.items()}
 
 
 _SCHEMA = None
@@ -829,11 +891,19 @@ class StoredSession:
     runs: list  # Run, in the session's order
     results_dir: str  # "" when the session keeps no run files
     skipped_files: list  # the warnings of run files left out
+    unread: dict = field(default_factory=dict)  # UNREAD_BLOCKS' text, by key (unparsed)
+
+    def block(self, key):
+        """The top-level block `key` of UNREAD_BLOCKS, parsed now (None when the file has none)."""
+        if key not in self.unread:
+            return self.doc.get(key)
+        doc = _parse(self.path, self.unread[key])
+        return doc.get(key) if isinstance(doc, dict) else None
 
 
 def read_session(path):
     path = os.fspath(path)
-    text = _read_text(path, "a session file")
+    text, unread = without_unread_blocks(_read_text(path, "a session file"))
     lifted = deque()
     # Parsed once: an export's (or a schema 1 session's) one-line curves are lifted out as numbers
     # on the way, an index has none to lift.
@@ -934,5 +1004,5 @@ def read_session(path):
         else:
             by_config[key] = len(runs)
             runs.append(run)
-    return StoredSession(path, doc, runs, results_dir, skipped)
+    return StoredSession(path, doc, runs, results_dir, skipped, unread)
 

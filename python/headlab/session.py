@@ -422,7 +422,9 @@ class Session:
         crossing (η*), its interval, runs and state, and the law's coefficients with their
         intervals (headlab.search.SearchReport); None for a session without a search. The
         search's definition is `search_spec`."""
-        return search_report(self.path, self._doc, self._stored.runs)
+        # The report's block is read now, not when the session was opened (_store.UNREAD_BLOCKS).
+        doc = {**self._doc, "search_report": self._stored.block("search_report")}
+        return search_report(self.path, doc, self._stored.runs)
 
     # -- tables ----------------------------------------------------------------------------------
 

@@ -173,6 +173,9 @@ class Hostile(unittest.TestCase):
             "results ../x": lambda t: t.replace("results: s.results", "results: ../x"),
             "unknown model key": lambda t: t.replace("    d_model: 12", "    d_model: 12\n    d_modle: 3"),
             "alias bomb": lambda t: t.replace("description:", "bomb: " + ALIAS_BOMB + "\ndescription:"),
+            # More values than one per 4 bytes: counted from the parser's events, none built (issue 74).
+            "300,001 values in 600 KB": lambda t: t.replace("description:", "bomb: [" + "0," * 300000
+                                                            + "0]\ndescription:"),
             # Found by fuzz_python_session: the package read them as lists and crashed.
             "combinations a number": lambda t: t.replace("  seed: [0, 1]\n", "  seed: [0, 1]\n  combinations: 5\n"),
             "a combination a number": lambda t: t.replace("  seed: [0, 1]\n",
@@ -387,6 +390,35 @@ class Hostile(unittest.TestCase):
                     with self.assertRaises(headlab.HeadLabError) as caught:
                         headlab.open(path).search()
                     self.assertIn(key, str(caught.exception))
+
+    def test_a_search_report_is_not_built_when_a_session_opens(self):
+        """25 M zeros under search_report: (a block HeadLab writes and never reads) took validate to
+        4.4 GB and headlab.open() to 4.2 GB (issue 74). Both now open the session without building
+        the block; Session.search() reads it when asked, under the same count of values."""
+        source = os.path.join(SOURCE, "tests", "fuzz", "corpus-python", "session", "search-with-report.yaml")
+        with open(source, encoding="utf-8") as f:
+            text = f.read()
+        head, report = text.split("search_report:\n")
+        head = head.replace("name: addition-fig4-boundary\n", "")  # named after the report
+        path = os.path.join(self.tmp, "zeros-report.yaml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(head + "search_report:\n  configurations: [" + "0," * 2000000 + "0]\n"
+                    "  law: {ok: false}\n# a comment\nname: after-the-report\n")
+        verdict, first, _ = cli_verdict(path)
+        self.assertEqual(verdict, "ok", first)
+        mine = py_verdict(path)
+        self.assertEqual(mine["verdict"], "ok", mine["message"])
+        self.assertLess(mine["peak_mb"], 400)
+        session = headlab.open(path)
+        self.assertEqual(session.name, "after-the-report")  # the lines after the block are read
+        with self.assertRaises(headlab.HeadLabError) as caught:
+            session.search()
+        self.assertIn("YAML values (a HeadLab limit", str(caught.exception))
+        self.assertTrue(str(caught.exception).startswith(f"{path}:{head.count(chr(10)) + 2}:"), caught.exception)
+        # The report as HeadLab wrote it is read on demand, as before.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", headlab.SearchReportStale)
+            self.assertEqual(headlab.open(source).search().rounds, 18)
 
     def test_head_curve_names_are_read_as_the_cli_reads_them(self):
         """The names of tests/core/test_core.cpp's headCurveNamesAreReadExactly, read alike: a
