@@ -571,6 +571,8 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
 
 namespace {
 
+void writeSweep(YAML::Emitter &out, const Session &session);
+
 // schema_version, name, description, experiment and sweep: the part a user edits.
 void writeDefinition(YAML::Emitter &out, const Session &session)
 {
@@ -601,37 +603,45 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
     writeRunConfig(out, session.base);
 
     if (!session.axes.empty() || !session.combinations.empty()) {
-        out << YAML::Key << "sweep" << YAML::Value << YAML::BeginMap;
-        DimensionLookup rowOf; // each axis's row found once per write, not once per value
-        for (const auto &axis : session.axes) {
-            out << YAML::Key << axis.name << YAML::Value;
-            const auto &row = rowOf(axis.name);
-            if (auto form = row ? axisFormHolds(*row, axis) : std::nullopt) {
-                out << YAML::Flow << *form;
-                continue;
-            }
-            out << YAML::Flow << YAML::BeginSeq;
-            for (const auto &value : axis.values) writeAxisValue(out, row, value);
-            out << YAML::EndSeq;
-        }
-        if (!session.combinations.empty()) {
-            out << YAML::Key << "combinations" << YAML::Value << YAML::BeginSeq;
-            for (const auto &combination : session.combinations) {
-                out << YAML::Flow << YAML::BeginMap;
-                for (const auto &[name, value] : combination) {
-                    out << YAML::Key << name << YAML::Value;
-                    writeAxisValue(out, rowOf(name), value);
-                }
-                out << YAML::EndMap;
-            }
-            out << YAML::EndSeq;
-        }
-        out << YAML::EndMap;
+        out << YAML::Key << "sweep" << YAML::Value;
+        writeSweep(out, session);
     }
     if (session.search) {
         out << YAML::Key << "search" << YAML::Value;
         writeSearchSpec(out, *session.search);
     }
+}
+
+// The session's sweep: its axes, then its combinations (as the session and a search report's
+// definition write it).
+void writeSweep(YAML::Emitter &out, const Session &session)
+{
+    out << YAML::BeginMap;
+    DimensionLookup rowOf; // each axis's row found once per write, not once per value
+    for (const auto &axis : session.axes) {
+        out << YAML::Key << axis.name << YAML::Value;
+        const auto &row = rowOf(axis.name);
+        if (auto form = row ? axisFormHolds(*row, axis) : std::nullopt) {
+            out << YAML::Flow << *form;
+            continue;
+        }
+        out << YAML::Flow << YAML::BeginSeq;
+        for (const auto &value : axis.values) writeAxisValue(out, row, value);
+        out << YAML::EndSeq;
+    }
+    if (!session.combinations.empty()) {
+        out << YAML::Key << "combinations" << YAML::Value << YAML::BeginSeq;
+        for (const auto &combination : session.combinations) {
+            out << YAML::Flow << YAML::BeginMap;
+            for (const auto &[name, value] : combination) {
+                out << YAML::Key << name << YAML::Value;
+                writeAxisValue(out, rowOf(name), value);
+            }
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
+    }
+    out << YAML::EndMap;
 }
 
 // Curves are most of a session's text, and yaml-cpp's emitter checks every scalar it writes
@@ -832,7 +842,18 @@ void writeSearchReportOf(YAML::Emitter &out, const Session &session)
     size_t finished = 0;
     for (const auto &run : session.runs) finished += isFinished(run.result.status) ? 1 : 0;
     out << YAML::Key << "search_report" << YAML::Value;
-    writeSearchReport(out, report, finished);
+    // The definition the report was made under, written as the session writes it (its search
+    // without the probes, which each round adds to): the learned rule, the search, the sweep.
+    writeSearchReport(out, report, finished, [&](YAML::Emitter &definition) {
+        SearchSpec search = *session.search;
+        search.probes.clear();
+        definition << YAML::BeginMap << YAML::Key << "learned_rule" << YAML::Value
+                   << toString(session.learnedRule) << YAML::Key << "search" << YAML::Value;
+        writeSearchSpec(definition, search);
+        definition << YAML::Key << "sweep" << YAML::Value;
+        writeSweep(definition, session);
+        definition << YAML::EndMap;
+    });
 }
 
 std::string finish(const YAML::Emitter &out, const CurveSplicer &curves = {})

@@ -159,6 +159,39 @@ def search_report(path: str, doc: dict, records: list) -> SearchReport | None:
         raise HeadLabError(f"{path}: search_report: not the form HeadLab writes ({e})") from None
 
 
+def _definition_changes(doc, definition, where):
+    """What of the search's definition (its learned rule, search without the probes each round
+    adds, sweep) differs from the one the report records it was made under (`definition:`, as
+    headlab-cli writes the session's own blocks); [] for the same one, and for a report written
+    before reports recorded it (then only the finished runs' count can tell it stale)."""
+    if definition is None:
+        return []
+    if not isinstance(definition, dict):
+        raise HeadLabError(f"{where}.definition: expected a mapping (learned_rule, search, sweep)")
+    search = doc.get("search") if isinstance(doc.get("search"), dict) else {}
+    now = {"learned_rule": doc.get("learned_rule") or "left_ln10_plateau",
+           "search": {k: v for k, v in search.items() if k != "probes"},
+           "sweep": doc.get("sweep") or {}}
+    changes = []
+    for block, current in now.items():
+        then = definition.get(block) if block != "sweep" else definition.get(block) or {}
+        if then == current:
+            continue
+        if isinstance(then, dict) and isinstance(current, dict):
+            keys = sorted({*then, *current}, key=str)
+            changes.append(f"{block}: " + ", ".join(f"{k} was {_shown(then.get(k))}, is {_shown(current.get(k))}"
+                                                     for k in keys if then.get(k) != current.get(k)))
+        else:
+            changes.append(f"{block} was {_shown(then)}, is {_shown(current)}")
+    return changes
+
+
+def _shown(value):
+    """A definition's value in a message: none is "not set (its default)", a long one shortened."""
+    text = "not set (its default)" if value is None else str(value)
+    return text if len(text) <= 60 else text[:40] + " … " + text[-12:]
+
+
 def _report(path, doc, records):
     report = doc.get("search_report")
     where = f"{path}: search_report"
@@ -222,8 +255,13 @@ def _report(path, doc, records):
               for i, g in enumerate(report.get("groups") or []) if isinstance(g, dict)]
     finished_now = sum(1 for r in records if r.status in FINISHED)
     counted = _count(report.get("finished_runs"), f"{where}.finished_runs", finished_now)
-    stale = finished_now != counted
-    if stale:
+    changed = _definition_changes(doc, report.get("definition"), where)
+    stale = finished_now != counted or bool(changed)
+    if changed:
+        warnings.warn(f"{path}: its search report was made under another definition of the search "
+                      f"({'; '.join(changed)}); `headlab-cli export-yaml` writes it again under this one",
+                      SearchReportStale, stacklevel=4)
+    elif stale:
         why = ("runs finished after it was written (shards write run files, not the session)"
                if finished_now > counted else "run files it counted are gone or could not be read")
         warnings.warn(f"{path}: its search report counts {counted} finished runs, the session holds "

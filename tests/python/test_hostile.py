@@ -422,6 +422,48 @@ class Hostile(unittest.TestCase):
             warnings.simplefilter("ignore", headlab.SearchReportStale)
             self.assertEqual(headlab.open(source).search().rounds, 18)
 
+    def test_a_search_report_is_stale_when_the_definition_changes(self):
+        """A stored report was returned as current after the search's definition changed (model joint
+        -> separate, law_width dropped, another learned rule): staleness was the finished-run count
+        alone (issue 74). headlab-cli now records the definition the report was made under, and the
+        package compares it with the session's."""
+        source = os.path.join(SOURCE, "tests", "fuzz", "corpus-python", "session", "search.yaml")
+        with open(source, encoding="utf-8") as f:
+            text = f.read().replace("  budget: 9\n", "  budget: 9\n  model: joint\n  law_width: 0.5\n")
+        defined = os.path.join(self.tmp, "defined.yaml")
+        with open(defined, "w", encoding="utf-8") as f:
+            f.write(text)
+        written = os.path.join(self.tmp, "defined-written.yaml")
+        p = cli("export-yaml", defined, "-o", written)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(written, encoding="utf-8") as f:
+            text = f.read()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", headlab.SearchReportStale)  # the same definition: current
+            self.assertFalse(headlab.open(written).search().stale)
+        cases = {
+            "model joint -> separate": (("  model: joint\n", ""), ("  law_width: 0.5\n", "")),
+            "law_width dropped": (("  law_width: 0.5\n", ""),),
+            "another learned rule": (("learned_rule: left_ln10_plateau\nexperiment",
+                                      "learned_rule: final_below_ln10\nexperiment"),),
+            "another sweep": (("sweep:\n  heads: [1, 2]", "sweep:\n  heads: [1, 2, 4]"),),
+        }
+        for name, edits in cases.items():
+            with self.subTest(case=name):
+                edited = text
+                for old, new in edits:
+                    self.assertIn(old, edited)
+                    edited = edited.replace(old, new, 1)
+                path = os.path.join(self.tmp, "redefined.yaml")
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(edited)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    self.assertTrue(headlab.open(path).search().stale)
+                said = [str(w.message) for w in caught if issubclass(w.category, headlab.SearchReportStale)]
+                self.assertEqual(len(said), 1, said)
+                self.assertIn("made under another definition", said[0])
+
     def test_head_curve_names_are_read_as_the_cli_reads_them(self):
         """The names of tests/core/test_core.cpp's headCurveNamesAreReadExactly, read alike: a
         23-digit layer raised OverflowError out of head_stats() (issue 74)."""

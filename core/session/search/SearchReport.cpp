@@ -478,7 +478,8 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
 
 } // namespace
 
-void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t finishedRuns)
+void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t finishedRuns,
+                       const std::function<void(YAML::Emitter &)> &definition)
 {
     auto value = [&](double x) { return report.logScale ? std::pow(10.0, x) : x; };
     out << YAML::BeginMap;
@@ -571,6 +572,10 @@ void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t fi
             out << YAML::EndMap;
         }
         out << YAML::EndSeq;
+    }
+    if (definition) {
+        out << YAML::Key << "definition" << YAML::Value;
+        definition(out);
     }
     out << YAML::EndMap;
 }

@@ -43,6 +43,7 @@
 #include "core/session/search/SearchSpec.h"
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -72,7 +73,11 @@ namespace yaml {
 // the searched axis's units, for readers without the C++ (the Python package's Session.search).
 // `finishedRuns` is how many of the session's runs had finished when it was written, so that a
 // reader can tell a report older than the runs it has (shards write runs, not the index).
-void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t finishedRuns);
+// `definition`, when given, writes the report's last key: the search's definition it was made
+// under (SessionYaml.cpp: `definition:`), so that a reader can tell a report the session's
+// definition has since changed under.
+void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t finishedRuns,
+                       const std::function<void(YAML::Emitter &)> &definition = {});
 } // namespace yaml
 
 } // namespace headlab
