@@ -67,6 +67,7 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include <limits>
 #include <map>
 #include <set>
 
@@ -668,6 +669,7 @@ private Q_SLOTS:
     void keysAndTicksSayWhatIsDrawn();
     void aGridDrawsTheCollapseOfPLearned();
     void parallelCoordinatesDrawEveryRunAcrossItsAxes();
+    void extremeValuesAreMarkedNotHidden();
     void eachDigitHasItsPanel();
     void aScanOfEtaOverHeadDimsOpensOnTheCollapse();
 };
@@ -2525,6 +2527,59 @@ void TestUiFigures::parallelCoordinatesDrawEveryRunAcrossItsAxes()
     QCOMPARE(csv.size(), 6);
     QVERIFY2(csv[4].startsWith(QStringLiteral("3,2,0,2.29,")) && csv[4].endsWith(",0"),
              qPrintable(csv[4]));
+}
+
+// Issue 74 item 7: figures of extreme values. A tick of 1e80 is labelled "1.0e+80" (the collapse
+// figure's y axis printed an 80-digit number across a third of its width); in parallel
+// coordinates a finished run with a non-finite loss is its own category (it was "diverged"), and
+// a loss outside the axis (a crafted -1e308, drawn as a perfect loss) is marked and counted.
+void TestUiFigures::extremeValuesAreMarkedNotHidden()
+{
+    const LinearTicks huge = niceTicks(0.0, 1e80);
+    QVERIFY(huge.scientific);
+    QCOMPARE(tickFormat(huge), std::string("%.1e"));
+    QCOMPARE(tickLabel(huge, 1e80), std::string("1.0e+80"));
+    QCOMPARE(tickLabel(niceTicks(0.0, 2.5), 1.5), std::string("1.5")); // ordinary ranges as before
+    QCOMPARE(tickLabel(niceTicks(0.0, 3e-4), 1e-4), std::string("1.0e-04"));
+    struct Axes : FigureView { // the figures' own axis helpers (protected)
+        using FigureView::makeValueAxis;
+        using FigureView::setAxisRange;
+    };
+    auto *axis = qobject_cast<QValueAxis *>(Axes::makeValueAxis(false, 10, ""));
+    Axes::setAxisRange(axis, 0.0, 1e80); // as the collapse figure sets its y axis
+    QCOMPARE(axis->labelFormat(), QStringLiteral("%.1e"));
+    delete axis;
+
+    Session s = uitest::seedsSession();
+    for (const double loss : {std::numeric_limits<double>::quiet_NaN(), -1e308}) {
+        RunResult &r = s.runs[std::isnan(loss) ? 0 : 1].result;
+        r.status = RunStatus::Done;
+        r.test = {{0, 3.0}, {40, loss}};
+        r.metrics[metric::kFinalTestLoss] = loss; // as a run file holds it
+    }
+    SessionModel model;
+    model.setSession(s);
+    ParallelCoordinatesView view(&model);
+    view.resize(900, 520);
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.show();
+    QCoreApplication::processEvents();
+    const QStringList legend = view.legend();
+    QVERIFY2(legend.contains(QStringLiteral("non-finite loss (1)")),
+             qPrintable(legend.join(" | ")));
+    QVERIFY2(!legend.join(" ").contains(QStringLiteral("diverged")),
+             qPrintable(legend.join(" | ")));
+    QVERIFY2(legend.last().startsWith(QStringLiteral("1 outside the loss axis")),
+             qPrintable(legend.join(" | ")));
+    // Drawn at the axis's ends: the non-finite one at the top, -1e308 at the bottom (marked).
+    const auto lines = view.drawnLines();
+    double top = 1e9, bottom = -1e9;
+    for (const auto &[run, points] : lines) {
+        top = std::min(top, points.back().y());
+        bottom = std::max(bottom, points.back().y());
+    }
+    QCOMPARE(lines[0].second.back().y(), top);
+    QCOMPARE(lines[1].second.back().y(), bottom);
 }
 
 // Issue 52 item 4: per digit as one panel per digit, one line per configuration at its seeds'

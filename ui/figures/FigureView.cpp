@@ -232,7 +232,7 @@ void FigureView::setAxisRange(QAbstractAxis *axis, double lo, double hi)
     const LinearTicks ticks = niceTicks(lo, hi);
     // Interval and anchor before the tick type, and the range last: dynamic ticks laid out with
     // the default interval of 0 (or a stale one on a new range) cost Qt Charts half a second.
-    const QString format = QStringLiteral("%.%1f").arg(ticks.decimals);
+    const QString format = QString::fromStdString(tickFormat(ticks));
     if (linear->tickInterval() != ticks.step) linear->setTickInterval(ticks.step);
     if (linear->tickAnchor() != ticks.first) linear->setTickAnchor(ticks.first);
     if (linear->tickType() != QValueAxis::TicksDynamic)

@@ -336,7 +336,7 @@ void GroupPanelsView::paint(QPainter &p, const QRectF &area) const
             if (firstOfRow)
                 p.drawText(QRectF(plot.left() - 44 * fs, y - fm.height() / 2, 40 * fs, fm.height()),
                            Qt::AlignRight | Qt::AlignVCenter,
-                           QString::number(v, 'f', yTicks.decimals));
+                           QString::fromStdString(tickLabel(yTicks, v)));
         }
         if (!m_logX->isChecked()) {
             const LinearTicks xTicks = niceTicks(0.0, l.xMax, 4);
@@ -345,7 +345,7 @@ void GroupPanelsView::paint(QPainter &p, const QRectF &area) const
                 const double x = plot.left() + v / l.xMax * plot.width();
                 p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 3 * fs));
                 // Inside the panel's width, so that neighbouring panels' ends do not run together.
-                const QString text = QString::number(v, 'f', xTicks.decimals);
+                const QString text = QString::fromStdString(tickLabel(xTicks, v));
                 const double w = fm.horizontalAdvance(text) + 2;
                 QRectF box(x - w / 2, plot.bottom() + 3 * fs, w, fm.height());
                 if (box.right() > plot.right()) box.moveRight(plot.right());

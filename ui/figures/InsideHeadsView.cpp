@@ -859,7 +859,7 @@ void InsideHeadsCanvas::paintAxes(QPainter &p, const QRectF &plot, double x0, do
         const double px = plot.left() + (x - x0) / (x1 - x0) * plot.width();
         p.setPen(QPen(t.grid, 1));
         p.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()));
-        const QString text = QString::number(x, 'f', xt.decimals);
+        const QString text = QString::fromStdString(tickLabel(xt, x));
         const double w = small.horizontalAdvance(text);
         if (px - w / 2 < previousRight + 4) continue; // a number that would touch the last
         previousRight = px + w / 2;
@@ -874,7 +874,7 @@ void InsideHeadsCanvas::paintAxes(QPainter &p, const QRectF &plot, double x0, do
         p.setPen(QPen(t.grid, 1));
         p.drawLine(QPointF(plot.left(), py), QPointF(plot.right(), py));
         p.setPen(t.foreground);
-        const QString text = QString::number(y, 'f', yt.decimals);
+        const QString text = QString::fromStdString(tickLabel(yt, y));
         widest = std::max(widest, small.horizontalAdvance(text));
         p.drawText(QRectF(plot.left() - 4 - small.horizontalAdvance(text), py - small.height() / 2,
                           small.horizontalAdvance(text), small.height()),

@@ -186,12 +186,18 @@ ParallelCoordinatesView::lines(const Layout &layout, const std::vector<Scale> &a
             line.points.emplace_back(layout.xs[size_t(k)],
                                      layout.plot.bottom() - f * layout.plot.height());
         }
+        // A diverged run and a finished one without a finite loss at the top, each its own
+        // category; a loss outside the axis (a crafted -1e308, a blow-up past the top) at the
+        // axis's end, marked, never passed off as a loss of 0 or of the top.
         const double loss = finalTestLoss(run.result);
-        const bool diverged = status == RunStatus::Diverged || !std::isfinite(loss);
-        const double f = diverged ? 1.0 : std::clamp(loss / top, 0.0, 1.0);
+        const bool diverged = status == RunStatus::Diverged, finite = std::isfinite(loss);
+        const double f = diverged || !finite ? 1.0 : std::clamp(loss / top, 0.0, 1.0);
         line.points.emplace_back(layout.xs.back(), layout.plot.bottom() - f * layout.plot.height());
+        if (!diverged && finite) line.clipped = loss > top ? 1 : loss < 0 ? -1 : 0;
         if (diverged) {
             line.verdict = Line::Verdict::Diverged;
+        } else if (!finite) {
+            line.verdict = Line::Verdict::NonFinite;
         } else {
             const auto verdict = learned(run.result, s.learnedRule);
             line.verdict = !verdict   ? Line::Verdict::Unknown
@@ -200,6 +206,37 @@ ParallelCoordinatesView::lines(const Layout &layout, const std::vector<Scale> &a
         }
         out.push_back(std::move(line));
     }
+    return out;
+}
+
+std::vector<std::pair<std::optional<ParallelCoordinatesView::Line::Verdict>, QString>>
+ParallelCoordinatesView::legendOf(const std::vector<Line> &drawn)
+{
+    constexpr int kVerdicts = 5;
+    int counts[kVerdicts] = {}, clipped = 0;
+    for (const auto &line : drawn) {
+        ++counts[int(line.verdict)];
+        clipped += line.clipped != 0 ? 1 : 0;
+    }
+    const char *names[kVerdicts] = {QT_TR_NOOP("learned"), QT_TR_NOOP("not learned"),
+                                    QT_TR_NOOP("no verdict"), QT_TR_NOOP("diverged"),
+                                    QT_TR_NOOP("non-finite loss")};
+    std::vector<std::pair<std::optional<Line::Verdict>, QString>> out;
+    for (int v = 0; v < kVerdicts; ++v)
+        if (counts[v] > 0)
+            out.emplace_back(Line::Verdict(v), tr("%1 (%2)").arg(tr(names[v])).arg(counts[v]));
+    // The marker drawn at the outcome axis's ends (drawLine).
+    if (clipped > 0)
+        out.emplace_back(std::nullopt,
+                         tr("%n outside the loss axis (at its end, \u25B2/\u25BC)", "", clipped));
+    return out;
+}
+
+QStringList ParallelCoordinatesView::legend() const
+{
+    QStringList out;
+    for (const auto &entry : legendOf(lines(layoutFor(QRectF(m_canvasWidget->rect())), scales())))
+        out << entry.second;
     return out;
 }
 
@@ -295,31 +332,30 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
         case Line::Verdict::NotLearned:
             return t.seriesColor(1);
         case Line::Verdict::Diverged:
+        case Line::Verdict::NonFinite: // dashed (drawLine)
             return t.diverged;
         case Line::Verdict::Unknown:
             break;
         }
         return t.muted;
     };
-    // The legend: the verdicts drawn, and how many runs each.
+    // The legend: the verdicts drawn, and how many runs each; then the lines outside the axis.
     {
-        int counts[4] = {0, 0, 0, 0};
-        for (const auto &line : drawn) ++counts[int(line.verdict)];
-        const char *names[4] = {QT_TR_NOOP("learned"), QT_TR_NOOP("not learned"),
-                                QT_TR_NOOP("no verdict"), QT_TR_NOOP("diverged")};
         p.setFont(t.font(8.5));
         const QFontMetricsF fm(p.font());
         double x = area.left() + 24 * fs;
         const double y = area.top() + 32 * fs;
-        for (int v = 0; v < 4; ++v) {
-            if (counts[v] == 0) continue;
-            const QString text = tr("%1 (%2)").arg(tr(names[v])).arg(counts[v]);
-            p.setPen(QPen(colourOf(Line::Verdict(v)), t.line(2.5)));
-            p.drawLine(QPointF(x, y + 8 * fs), QPointF(x + 18 * fs, y + 8 * fs));
+        for (const auto &[verdict, text] : legendOf(drawn)) {
+            if (verdict) {
+                p.setPen(QPen(colourOf(*verdict), t.line(2.5),
+                              *verdict == Line::Verdict::NonFinite ? Qt::DashLine : Qt::SolidLine));
+                p.drawLine(QPointF(x, y + 8 * fs), QPointF(x + 18 * fs, y + 8 * fs));
+                x += 22 * fs;
+            }
             p.setPen(t.foreground);
-            p.drawText(QRectF(x + 22 * fs, y, fm.horizontalAdvance(text) + 4, 16 * fs),
+            p.drawText(QRectF(x, y, fm.horizontalAdvance(text) + 4, 16 * fs),
                        Qt::AlignLeft | Qt::AlignVCenter, text);
-            x += 22 * fs + fm.horizontalAdvance(text) + 16 * fs;
+            x += fm.horizontalAdvance(text) + 16 * fs;
         }
         if (drawn.empty()) {
             p.setPen(t.muted);
@@ -336,9 +372,20 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
         for (size_t k = 1; k < line.points.size(); ++k) path.lineTo(line.points[k]);
         QColor c = colourOf(line.verdict);
         c.setAlphaF(isSelected ? 1.0f : float(alpha));
-        painter.setPen(QPen(c, t.line(isSelected ? 2.8 : 1.3)));
+        painter.setPen(
+            QPen(c, t.line(isSelected ? 2.8 : 1.3),
+                 line.verdict == Line::Verdict::NonFinite ? Qt::DashLine : Qt::SolidLine));
         painter.setBrush(Qt::NoBrush);
         painter.drawPath(path);
+        if (line.clipped != 0) { // a triangle at the axis's end, pointing where the loss lies
+            const QPointF at = line.points.back();
+            const double r = 4.5 * fs, d = line.clipped > 0 ? -1.0 : 1.0;
+            c.setAlphaF(1.0f);
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(c);
+            painter.drawPolygon(
+                QPolygonF({at + QPointF(0, d * 2 * r), at + QPointF(-r, 0), at + QPointF(r, 0)}));
+        }
     };
     // On screen the faint lines come from an image kept while they stay the same, so that a
     // click on a run redraws only the selected lines: stroking a few hundred antialiased lines
@@ -400,7 +447,7 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
                 p.drawLine(QPointF(x - 3, y), QPointF(x + 3, y));
                 p.drawText(QRectF(x + 5, y - 8 * fs, 60 * fs, 16 * fs),
                            Qt::AlignLeft | Qt::AlignVCenter,
-                           QString::number(v, 'f', ticks.decimals));
+                           QString::fromStdString(tickLabel(ticks, v)));
             }
             for (const auto &plateau : plateausOf(s)) {
                 const double y = yOf(plateau.loss);

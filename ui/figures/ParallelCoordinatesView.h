@@ -16,6 +16,7 @@
 #include <QPointF>
 #include <QRectF>
 
+#include <optional>
 #include <vector>
 
 class QPainter;
@@ -42,6 +43,9 @@ public:
     QList<int> runsAtClick(const QPointF &at) const;
     // Each drawn run's points, canvas pixels, one per axis (tests).
     std::vector<std::pair<int, std::vector<QPointF>>> drawnLines() const;
+    // The legend's entries as drawn: each verdict with its runs ("learned (3)", "non-finite loss
+    // (1)"), then how many lines end outside the loss axis.
+    QStringList legend() const;
 
 private:
     struct Layout {
@@ -51,7 +55,10 @@ private:
     struct Line {
         int run = -1;
         std::vector<QPointF> points;
-        enum class Verdict { Learned, NotLearned, Unknown, Diverged } verdict = Verdict::Unknown;
+        // NonFinite: finished (not diverged) with a final loss that is not a number.
+        enum class Verdict { Learned, NotLearned, Unknown, Diverged, NonFinite };
+        Verdict verdict = Verdict::Unknown;
+        int clipped = 0; // its loss is above (+1) or below (-1) the outcome axis, drawn at its end
     };
     // One configuration axis's scale: its values evenly spaced in the sweep's order, or, for a
     // numeric axis of many values (a search's η), by value (on a log scale where they span more
@@ -66,6 +73,10 @@ private:
     std::vector<Scale> scales() const;
     Layout layoutFor(const QRectF &area) const;
     std::vector<Line> lines(const Layout &layout, const std::vector<Scale> &axisScales) const;
+    // The legend of `drawn`: each verdict drawn (its line's style) with its count, then the lines
+    // outside the axis (no verdict: text alone).
+    static std::vector<std::pair<std::optional<Line::Verdict>, QString>>
+    legendOf(const std::vector<Line> &drawn);
     double lossTop() const;
     void paint(QPainter &p, const QRectF &area) const;
 

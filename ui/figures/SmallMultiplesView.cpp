@@ -291,7 +291,7 @@ QList<std::pair<double, QString>> SmallMultiplesView::yTicks() const
     const LinearTicks nice = niceTicks(0.0, scale.yMax, 4);
     for (int k = 0; k < nice.count; ++k) {
         const double v = nice.first + k * nice.step;
-        ticks << std::make_pair(v, QString::number(v, 'f', nice.decimals));
+        ticks << std::make_pair(v, QString::fromStdString(tickLabel(nice, v)));
     }
     return ticks;
 }

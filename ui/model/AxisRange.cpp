@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace headlab::ui {
 
@@ -51,8 +52,29 @@ LinearTicks niceTicks(double lo, double hi, int maxTicks)
     ticks.first = std::ceil(lo / step - 1e-9) * step;
     ticks.count = static_cast<int>(std::floor(hi / step + 1e-9) - std::ceil(lo / step - 1e-9)) + 1;
     ticks.decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
+    const double largest = std::max(std::abs(lo), std::abs(hi));
+    if (largest >= 1e6 || step < 1e-4) {
+        // The mantissa's digits that tell the ticks apart: those of the step below the
+        // largest value's leading digit.
+        ticks.scientific = true;
+        ticks.decimals = std::clamp(static_cast<int>(std::floor(std::log10(largest) + 1e-9) -
+                                                     std::floor(std::log10(step) + 1e-9)),
+                                    0, 15);
+    }
     if (ticks.first == 0.0) ticks.first = 0.0; // no "-0"
     return ticks;
+}
+
+std::string tickFormat(const LinearTicks &ticks)
+{
+    return "%." + std::to_string(ticks.decimals) + (ticks.scientific ? "e" : "f");
+}
+
+std::string tickLabel(const LinearTicks &ticks, double value)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, tickFormat(ticks).c_str(), value);
+    return text;
 }
 
 std::pair<double, double> decadeRange(double lo, double hi)

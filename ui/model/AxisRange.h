@@ -7,6 +7,7 @@
 // whole decades on log axes, as a reader of a paper's figure expects. Qt-free.
 #pragma once
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,14 +25,22 @@ RobustRange robustTop(const std::vector<double> &values, double floor, bool full
 
 // Ticks at first, first + step, ... up to `hi`, on a linear axis over [lo, hi]: step is 1, 2 or
 // 5 × 10^k, the smallest giving at most `maxTicks` ticks; first is the first multiple of step at
-// or above lo. `decimals` is how many digits after the point label every tick exactly.
+// or above lo. `decimals` is how many digits after the point label every tick exactly; where
+// the ticks reach 10^6 or their step is below 10^-4 they are labelled in scientific notation
+// (`scientific`, with `decimals` digits of the mantissa): 1e80 is "1.0e+80", not 81 digits
+// across the figure.
 struct LinearTicks {
     double first = 0.0;
     double step = 1.0;
     int count = 0;
     int decimals = 0;
+    bool scientific = false;
 };
 LinearTicks niceTicks(double lo, double hi, int maxTicks = 7);
+// The printf format of the ticks' labels ("%.2f", "%.1e"), as Qt Charts' labelFormat takes it.
+std::string tickFormat(const LinearTicks &ticks);
+// One tick's label in that format.
+std::string tickLabel(const LinearTicks &ticks, double value);
 
 // [lo, hi] widened to whole decades for a log axis: [0.0003, 2.3] -> [0.0001, 10].
 std::pair<double, double> decadeRange(double lo, double hi);
