@@ -6,6 +6,7 @@
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/HeadScheduleEditor.h"
 #include "ui/app/MainWindow.h"
+#include "ui/app/window/ElidedLabel.h"
 #include "ui/figures/BoundaryChartView.h"
 #include "ui/figures/ChartTheme.h"
 #include "ui/figures/FigureChartView.h"
@@ -1232,6 +1233,18 @@ void TestUiFigures::theRunTableFilters()
     QVERIFY2(window.runFilterStatus()->text().size() < 200 &&
                  window.runFilterStatus()->text().contains(QStringLiteral("characters)")),
              qPrintable(window.runFilterStatus()->text()));
+    // The status bar's label (what trains elsewhere: a shard per host) elides a long text,
+    // whole in its tooltip, and the window keeps its width (issue 74 item 8).
+    auto *status = window.statusBar()->findChild<ElidedLabel *>();
+    QVERIFY(status);
+    QStringList hosts;
+    for (int i = 0; i < 500; ++i) hosts << QStringLiteral("gpu-node-%1").arg(i);
+    status->setText(hosts.join(QStringLiteral(" · ")) + QStringLiteral(" running elsewhere"));
+    QVERIFY2(window.minimumSizeHint().width() <= before,
+             qPrintable(QString("%1 -> %2").arg(before).arg(window.minimumSizeHint().width())));
+    QVERIFY(status->sizeHint().width() < 800);
+    QVERIFY(status->toolTip().contains(QStringLiteral("gpu-node-499")));
+    status->setText(QString());
     shown(QStringLiteral("<b>bold</b>=1"));
     QCOMPARE(window.runFilterStatus()->textFormat(), Qt::PlainText);
     // What a filter shows is selected: every figure gets exactly those runs (issue 52 item 2).

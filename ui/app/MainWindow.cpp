@@ -12,6 +12,7 @@
 #include "ui/app/LessonStrip.h"
 #include "ui/app/ProgressBarDelegate.h"
 #include "ui/app/SamplesView.h"
+#include "ui/app/window/ElidedLabel.h"
 #include "ui/app/window/RunsPanel.h"
 #include "ui/app/window/SessionFiles.h"
 #include "ui/app/window/SweepControl.h"
@@ -604,7 +605,7 @@ void MainWindow::buildLayout()
     m_sweepProgress->setRange(0, 1000);
     m_sweepProgress->setMaximumWidth(260);
     m_sweepProgress->setTextVisible(true);
-    m_sweepLabel = new QLabel(this);
+    m_sweepLabel = new ElidedLabel(this); // "host-a, host-b, … running elsewhere": elided
     statusBar()->addPermanentWidget(m_sweepLabel);
     statusBar()->addPermanentWidget(m_sweepProgress);
 }

@@ -26,6 +26,7 @@ class QSortFilterProxyModel;
 
 namespace headlab::ui {
 
+class ElidedLabel;
 class ExperimentForm;
 class LessonStrip;
 class LessonStripArea;
@@ -142,7 +143,8 @@ private:
     QDockWidget *m_formDock, *m_runsDock, *m_samplesDock;
     SamplesView *m_samples;
     QProgressBar *m_sweepProgress;
-    QLabel *m_sweepLabel;
+    ElidedLabel
+        *m_sweepLabel; // what trains elsewhere, or the ETA: elided, never widening the window
     QMenu *m_recentMenu = nullptr;
     QMenu *m_presetMenu = nullptr;
     QAction *m_new, *m_open, *m_save, *m_saveAs, *m_quit;

@@ -1,0 +1,28 @@
+// ElidedLabel.h — a one-line label that never widens its window: it asks for little room, draws
+// its text elided to the room it gets ("…" in the middle) and shows the whole text as its
+// tooltip. For text the window does not choose: what runs elsewhere (a shard per host), paths.
+#pragma once
+
+#include <QLabel>
+
+namespace headlab::ui {
+
+class ElidedLabel : public QLabel {
+    Q_OBJECT
+public:
+    using QLabel::QLabel;
+
+    // At most `chars` average characters wide when there is room; 4 when there is not.
+    void setPreferredChars(int chars) { m_chars = chars; }
+    void setText(const QString &text); // the tooltip too, when the text does not fit
+    QSize minimumSizeHint() const override;
+    QSize sizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    int m_chars = 60;
+};
+
+} // namespace headlab::ui
