@@ -51,6 +51,7 @@
 #include <QLegendMarker>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
 #include <QProcess>
@@ -671,6 +672,7 @@ private Q_SLOTS:
     void aGridDrawsTheCollapseOfPLearned();
     void parallelCoordinatesDrawEveryRunAcrossItsAxes();
     void extremeValuesAreMarkedNotHidden();
+    void statusBarLabelsNeverWidenTheWindow();
     void eachDigitHasItsPanel();
     void aScanOfEtaOverHeadDimsOpensOnTheCollapse();
 };
@@ -1233,19 +1235,9 @@ void TestUiFigures::theRunTableFilters()
     QVERIFY2(window.runFilterStatus()->text().size() < 200 &&
                  window.runFilterStatus()->text().contains(QStringLiteral("characters)")),
              qPrintable(window.runFilterStatus()->text()));
-    // The status bar's label (what trains elsewhere: a shard per host) elides a long text,
-    // whole in its tooltip, and the window keeps its width (issue 74 item 8).
-    auto *status = window.statusBar()->findChild<ElidedLabel *>();
-    QVERIFY(status);
-    QStringList hosts;
-    for (int i = 0; i < 500; ++i) hosts << QStringLiteral("gpu-node-%1").arg(i);
-    status->setText(hosts.join(QStringLiteral(" · ")) + QStringLiteral(" running elsewhere"));
-    QCoreApplication::processEvents(); // the status bar's layout takes the label's new size
-    QVERIFY2(window.minimumSizeHint().width() <= before,
-             qPrintable(QString("%1 -> %2").arg(before).arg(window.minimumSizeHint().width())));
-    QVERIFY(status->sizeHint().width() < 800);
-    QVERIFY(status->toolTip().contains(QStringLiteral("gpu-node-499")));
-    status->setText(QString());
+    // The status bar's label (what trains elsewhere: a shard per host) is an ElidedLabel
+    // (issue 74 item 8): statusBarLabelsNeverWidenTheWindow.
+    QVERIFY(window.statusBar()->findChild<ElidedLabel *>());
     shown(QStringLiteral("<b>bold</b>=1"));
     QCOMPARE(window.runFilterStatus()->textFormat(), Qt::PlainText);
     // What a filter shows is selected: every figure gets exactly those runs (issue 52 item 2).
@@ -2541,6 +2533,32 @@ void TestUiFigures::parallelCoordinatesDrawEveryRunAcrossItsAxes()
     QCOMPARE(csv.size(), 6);
     QVERIFY2(csv[4].startsWith(QStringLiteral("3,2,0,2.29,")) && csv[4].endsWith(",0"),
              qPrintable(csv[4]));
+}
+
+// Issue 74 item 8: a long text in the status bar (500 hosts running shards) keeps the window's
+// width (Qt's status bar cut such a text at its right edge; a plain QLabel there does not widen
+// it either) and is elided in the middle, whole in its tooltip.
+void TestUiFigures::statusBarLabelsNeverWidenTheWindow()
+{
+    QStringList hosts;
+    for (int i = 0; i < 500; ++i) hosts << QStringLiteral("gpu-node-%1").arg(i);
+    const QString text = hosts.join(QStringLiteral(" · ")) + QStringLiteral(" running elsewhere");
+    QMainWindow window;
+    window.setCentralWidget(new QWidget);
+    auto *label = new ElidedLabel;
+    window.statusBar()->addPermanentWidget(label);
+    window.resize(800, 400);
+    window.setAttribute(Qt::WA_DontShowOnScreen);
+    window.show();
+    QCoreApplication::processEvents();
+    label->setText(text);
+    QCoreApplication::processEvents();
+    QVERIFY2(window.minimumSizeHint().width() < 800 && window.width() == 800,
+             qPrintable(QString::number(window.minimumSizeHint().width())));
+    QVERIFY(label->sizeHint().width() < 800);
+    QCOMPARE(label->toolTip(), text);
+    label->setText(QStringLiteral("ETA 3 min"));
+    QVERIFY(label->toolTip().isEmpty()); // a text that fits has no tooltip
 }
 
 // Issue 74 item 7: figures of extreme values. A tick of 1e80 is labelled "1.0e+80" (the collapse
