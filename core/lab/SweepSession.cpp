@@ -20,6 +20,8 @@
 #include <map>
 #include <set>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,6 +37,40 @@ std::string moveAside(const std::string &path, std::error_code &error)
     std::filesystem::rename(path, aside, error);
     return aside;
 }
+
+// The lock of a results folder (SessionStore's `lock`, a flock) held for as long as this lives;
+// throws a SessionError naming `session` when another process holds it or trains a shard of it.
+class LockWhileMoving {
+public:
+    LockWhileMoving(const std::string &results, const std::string &session)
+    {
+        auto refuse = [&](const std::string &who) {
+            throw SessionError(
+                session, 0, 0, "",
+                "is being trained by another HeadLab (" + who +
+                    "); --overwrite does not move its results aside while it "
+                    "trains: wait for it to finish or stop it, or choose another -o");
+        };
+        if (const auto shards = SessionStore::runningShards(session); !shards.empty())
+            refuse(shards.front());
+        m_fd = ::open((results + "/lock").c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (m_fd >= 0 && ::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+            ::close(m_fd);
+            m_fd = -1;
+            const std::string holder = SessionStore::lockHolder(session);
+            refuse(holder.empty() ? "a process that has not yet said who it is" : holder);
+        }
+    }
+    ~LockWhileMoving()
+    {
+        if (m_fd >= 0) ::close(m_fd);
+    }
+    LockWhileMoving(const LockWhileMoving &) = delete;
+    LockWhileMoving &operator=(const LockWhileMoving &) = delete;
+
+private:
+    int m_fd = -1;
+};
 
 // Exists, following links: a link to a file not written yet does not.
 bool fileExists(const std::string &path)
@@ -706,6 +742,10 @@ OutputPlan planOutput(Session &session, const std::string &output, bool overwrit
     plan.kind = OutputPlan::Kind::Replace;
     const std::string results = resultsDirFor(output);
     if (plan.results > 0 || fileExists(results)) {
+        // Never behind another writer's back (issue 74): its lock is held here while the folder
+        // moves, so a writer that holds it (the app, a `run`, through a link too) keeps its
+        // folder, and one that starts meanwhile waits for the move; a running shard likewise.
+        const LockWhileMoving lock(results, output);
         std::error_code error;
         const std::string aside = moveAside(results, error);
         if (error && error != std::errc::no_such_file_or_directory)

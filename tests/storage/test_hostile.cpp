@@ -419,6 +419,21 @@ private Q_SLOTS:
             }
             QVERIFY(fs::is_symlink(alias));
             QVERIFY(!fs::exists(dir + "/alias.results"));
+            // --overwrite moved the trained session's results folder aside behind its writer's
+            // back; now it is refused, through the link as through the name, and nothing moves.
+            const std::string other = dir + "/other.yaml";
+            writeFile(other, tinySession());
+            const QString o = QString::fromStdString(other);
+            for (const QString &target : {s, a}) {
+                const CliResult r = cli({"run", o, "-o", target, "--overwrite", "--threads", "1"});
+                QVERIFY2(r.exitCode == 2, qPrintable(target + ": " + r.err));
+                QVERIFY2(r.err.contains("does not move its results aside while it trains"),
+                         qPrintable(r.err));
+            }
+            QVERIFY(fs::exists(resultsDirFor(session) + "/lock"));
+            for (const auto &entry : fs::directory_iterator(dir))
+                QVERIFY2(entry.path().filename().string().find(".replaced-") == std::string::npos,
+                         entry.path().c_str());
         }
         SessionStore throughTheLink(alias);
         QCOMPARE(QString::fromStdString(throughTheLink.sessionPath()),
