@@ -5,6 +5,7 @@
 
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/HeadScheduleEditor.h"
+#include "ui/app/form/FormParts.h"
 #include "ui/app/form/ModelBox.h"
 #include "ui/model/RunMetrics.h"
 
@@ -77,6 +78,7 @@ class TestUiForm : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void exactNumberIsShortestAndExact();
+    void integersReadAsTheCliReadsThem();
     void theReportedValuesSurviveAnEdit();
     void randomSessionsSurviveTheForm();
     void everyConfigFieldSurvivesTheForm();
@@ -467,6 +469,33 @@ void TestUiForm::anUnfocusedControlIgnoresTheWheel()
         ++tried;
     }
     QVERIFY2(tried >= 4, "the form shows spin boxes and combo boxes");
+}
+
+// Issue 74 item 3: numbers as users type them, in the app's fields as in headlab-cli and Python:
+// decimal digits with leading zeros allowed ("010" is 10, never octal 8), no hex or binary (each
+// refused at its item), and seeds exact to 2^64 - 1 and no further.
+void TestUiForm::integersReadAsTheCliReadsThem()
+{
+    QStringList errors;
+    QCOMPARE(form::parseNumbers("010, 000000020", "heads", &errors, true),
+             (std::vector<double>{10, 20}));
+    QVERIFY(errors.isEmpty());
+    QCOMPARE(form::parseSeeds("010, 18446744073709551615", "seed", &errors),
+             (std::vector<uint64_t>{10, 18446744073709551615u}));
+    QVERIFY(errors.isEmpty());
+    for (const QString &typed :
+         {QStringLiteral("0x10"), QStringLiteral("0b11"), QStringLiteral("18446744073709551616")}) {
+        errors.clear();
+        form::parseSeeds(typed, "seed", &errors);
+        QVERIFY2(errors.size() == 1 && errors.front().startsWith(QStringLiteral("seed")) &&
+                     errors.front().contains(typed),
+                 qPrintable(typed + ": " + errors.join(" | ")));
+        errors.clear();
+        form::parseNumbers(typed == QStringLiteral("18446744073709551616") ? "1.5" : typed, "heads",
+                           &errors, true);
+        QVERIFY2(errors.size() == 1 && errors.front().startsWith(QStringLiteral("heads")),
+                 qPrintable(typed + ": " + errors.join(" | ")));
+    }
 }
 
 QTEST_MAIN(TestUiForm)
