@@ -218,6 +218,17 @@ def schema():
 SCHEMA_VERSION = 2
 FINISHED = ("done", "diverged", "failed")
 
+FNV1A_OFFSET = 1469598103934665603  # core/config/Hash.h's kFnv1aOffset (HeadLab's own, kept as is:
+                                    # run files and checkpoints are named and checked with it)
+
+
+def fnv1a64(data, h=FNV1A_OFFSET):
+    """64-bit FNV-1a as HeadLab computes it (core/config/Hash.h): what a checkpoint's tensor data
+    is checked against, and a search report's finished runs."""
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
 
 class HeadLabError(ValueError):
     """A session or run file that cannot be read; the message starts with FILE:LINE:COL."""

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ._store import FNV1A_OFFSET, fnv1a64  # noqa: F401  (checked data; kept importable here)
+
 
 @dataclass
 class Checkpoint:
@@ -43,16 +45,6 @@ MAX_CHECKPOINT_BYTES = 64 << 30  # headlab-cli's limit (core/config/Safetensors.
 FORMAT_VERSION = 1
 
 
-FNV1A_OFFSET = 1469598103934665603  # core/config/Hash.h's kFnv1aOffset (HeadLab's own, kept as is:
-                                    # run files and checkpoints are named and checked with it)
-
-
-def fnv1a64(data, h=FNV1A_OFFSET):
-    """64-bit FNV-1a as HeadLab computes it (core/config/Hash.h): what a checkpoint's tensor data
-    is checked against."""
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return h
 
 
 def load(path, verify=True):

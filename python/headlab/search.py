@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ._store import FINISHED, HeadLabError, _is_number
+from ._store import fnv1a64, FINISHED, HeadLabError, _is_number
 
 CONFIGURATION_COLUMNS = ("runs", "verdicts", "pending", "set_aside", "state", "estimate", "low", "high",
                          "low_open", "high_open", "width", "slope", "note")
@@ -159,6 +159,25 @@ def search_report(path: str, doc: dict, records: list) -> SearchReport | None:
         raise HeadLabError(f"{path}: search_report: not the form HeadLab writes ({e})") from None
 
 
+def finished_runs_digest(run_ids):
+    """The digest headlab-cli writes as a report's finished_runs_digest: FNV-1a over the finished
+    runs' ids (16 hex digits each), sorted, one per line."""
+    return f"{fnv1a64(chr(10).join(sorted(run_ids)).encode()):016x}"
+
+
+def _other_finished_runs(digest, records, where):
+    """Whether the session's finished runs are not those the report was made from; False where
+    the report predates the digest or a finished run has no id (a schema 1 session's)."""
+    if digest is None:
+        return False
+    if not isinstance(digest, str):
+        raise HeadLabError(f"{where}.finished_runs_digest: expected 16 hex digits")
+    ids = [r.run_id for r in records if r.status in FINISHED]
+    if any(len(i) != 16 for i in ids):
+        return False
+    return finished_runs_digest(ids) != digest
+
+
 def _definition_changes(doc, definition, where):
     """What of the search's definition (its learned rule, search without the probes each round
     adds, sweep) differs from the one the report records it was made under (`definition:`, as
@@ -256,11 +275,17 @@ def _report(path, doc, records):
     finished_now = sum(1 for r in records if r.status in FINISHED)
     counted = _count(report.get("finished_runs"), f"{where}.finished_runs", finished_now)
     changed = _definition_changes(doc, report.get("definition"), where)
-    stale = finished_now != counted or bool(changed)
+    other_runs = _other_finished_runs(report.get("finished_runs_digest"), records, where)
+    stale = finished_now != counted or bool(changed) or other_runs
     if changed:
         warnings.warn(f"{path}: its search report was made under another definition of the search "
                       f"({'; '.join(changed)}); `headlab-cli export-yaml` writes it again under this one",
                       SearchReportStale, stacklevel=4)
+    elif other_runs and finished_now == counted:
+        warnings.warn(f"{path}: its search report was made from other finished runs than the session "
+                      f"holds (as many, {counted}, but not the same: its finished_runs_digest differs); "
+                      "`headlab-cli export-yaml` writes it again over these runs", SearchReportStale,
+                      stacklevel=4)
     elif stale:
         why = ("runs finished after it was written (shards write run files, not the session)"
                if finished_now > counted else "run files it counted are gone or could not be read")

@@ -463,6 +463,30 @@ class Hostile(unittest.TestCase):
                 said = [str(w.message) for w in caught if issubclass(w.category, headlab.SearchReportStale)]
                 self.assertEqual(len(said), 1, said)
                 self.assertIn("made under another definition", said[0])
+        # The runs as well as their count: trained, the index and its export are current (the
+        # CLI's digest of the finished runs and the package's agree); the export with one run's
+        # id changed holds as many finished runs, but not the same ones.
+        trained = os.path.join(self.tmp, "trained-search.yaml")
+        shutil.copy(source, trained)
+        p = cli("run", trained, "--threads", "1", timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        exported = os.path.join(self.tmp, "trained-search-export.yaml")
+        self.assertEqual(cli("export-yaml", trained, "-o", exported).returncode, 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", headlab.SearchReportStale)
+            for path in (trained, exported):
+                self.assertFalse(headlab.open(path).search().stale, path)
+        with open(exported, encoding="utf-8") as f:
+            text = f.read()
+        first = re.search(r'run_id: "([0-9a-f]{16})"', text)
+        self.assertIsNotNone(first)
+        with open(exported, "w", encoding="utf-8") as f:
+            f.write(text.replace(first.group(1), "0123456789abcdef", 1))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.assertTrue(headlab.open(exported).search().stale)
+        said = [str(w.message) for w in caught if issubclass(w.category, headlab.SearchReportStale)]
+        self.assertTrue(said and "other finished runs" in said[0], said)
 
     def test_head_curve_names_are_read_as_the_cli_reads_them(self):
         """The names of tests/core/test_core.cpp's headCurveNamesAreReadExactly, read alike: a

@@ -479,7 +479,7 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
 } // namespace
 
 void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t finishedRuns,
-                       const std::function<void(YAML::Emitter &)> &definition)
+                       const std::function<void(YAML::Emitter &)> &provenance)
 {
     auto value = [&](double x) { return report.logScale ? std::pow(10.0, x) : x; };
     out << YAML::BeginMap;
@@ -573,10 +573,7 @@ void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t fi
         }
         out << YAML::EndSeq;
     }
-    if (definition) {
-        out << YAML::Key << "definition" << YAML::Value;
-        definition(out);
-    }
+    if (provenance) provenance(out);
     out << YAML::EndMap;
 }
 

@@ -73,11 +73,11 @@ namespace yaml {
 // the searched axis's units, for readers without the C++ (the Python package's Session.search).
 // `finishedRuns` is how many of the session's runs had finished when it was written, so that a
 // reader can tell a report older than the runs it has (shards write runs, not the index).
-// `definition`, when given, writes the report's last key: the search's definition it was made
-// under (SessionYaml.cpp: `definition:`), so that a reader can tell a report the session's
-// definition has since changed under.
+// `provenance`, when given, writes the report's last keys: which finished runs it was made from
+// and the search's definition it was made under (SessionYaml.cpp: `finished_runs_digest:`,
+// `definition:`), so that a reader can tell a report the session has since changed under.
 void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t finishedRuns,
-                       const std::function<void(YAML::Emitter &)> &definition = {});
+                       const std::function<void(YAML::Emitter &)> &provenance = {});
 } // namespace yaml
 
 } // namespace headlab
