@@ -302,8 +302,9 @@ std::string preparseCurves(const std::string &text, PreparsedCurves *curves)
 
 // Counts a document's nodes (scalars, nulls, aliases, lists, mappings) and their nesting from
 // yaml-cpp's parser events, before any node is built, and throws a located SessionError at the
-// first past `maxNodes` or `maxDepth`. A built node costs ~180 bytes (yaml-cpp 0.7: 25 M zeros,
-// a 50 MB text, took 4.4 GB), so the cap bounds the memory of YAML::Load, not only the text.
+// first past `maxNodes` or `maxDepth`. A built node costs yaml-cpp ~460 bytes (0.7: 2 M values in
+// 8 MB took validate 0.92 GB past its start), so the cap bounds the memory of YAML::Load to
+// ~80 times the text, not only the text.
 class NodeCounter : public YAML::EventHandler {
 public:
     NodeCounter(const YamlField &root, size_t maxNodes, int maxDepth)
@@ -339,7 +340,7 @@ private:
         if (++m_nodes > m_maxNodes)
             failAt(m_root, mark, "",
                    "the document holds more than " + std::to_string(m_maxNodes) +
-                       " YAML values (a HeadLab limit: one per 4 bytes of its text, 100000 in "
+                       " YAML values (a HeadLab limit: one per 6 bytes of its text, 100000 in "
                        "any file), more than HeadLab writes; it would take memory far beyond "
                        "its size to read");
     }
@@ -414,8 +415,9 @@ YamlField parseDocument(const std::string &original, const std::string &file,
 {
     constexpr int kMaxDepth = 64;
     // HeadLab's own files hold one value per 8.7 bytes of text or more (a run file's curves are
-    // read from the text, not as values): a quarter of that is refused.
-    constexpr size_t kBytesPerNode = 4, kMaxNodesBase = 100000;
+    // read from the text, not as values); a list of combinations, one per 5.4, passes up to 200,000
+    // combinations, twice the runs a sweep may have. Denser than one per 6 is refused.
+    constexpr size_t kBytesPerNode = 6, kMaxNodesBase = 100000;
     YamlField root;
     root.file = file;
     size_t offset = 0;

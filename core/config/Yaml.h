@@ -72,7 +72,7 @@ struct YamlField {
 const Curve *preparsedCurve(const YamlField &field);
 
 // The document root of `text`; a malformed document throws a located SessionError, as does one
-// of more values than its size could hold from HeadLab (one per 4 bytes, 100,000 in any file)
+// of more values than its size could hold from HeadLab (one per 6 bytes, 100,000 in any file)
 // or nested more than 64 levels, counted before any node is built. The top-level blocks named
 // in `unread` (written by HeadLab, never read) are left out unbuilt.
 YamlField parseDocument(const std::string &text, const std::string &file,

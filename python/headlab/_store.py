@@ -135,9 +135,10 @@ _Loader.add_constructor(_INT_TAG, _construct_decimal)
 
 # As headlab-cli (core/config/Yaml.cpp, parseDocument): a document holds at most one YAML value
 # per BYTES_PER_VALUE bytes of its text and VALUES_BASE in any file, counted before a node is
-# built. HeadLab's files hold one per 8.7 bytes or more; a built node costs PyYAML ~170 bytes, so
-# the cap keeps reading within ~50x the text (25 M zeros, 50 MB, took open() to 4.2 GB).
-BYTES_PER_VALUE, VALUES_BASE = 4, 100000
+# built. HeadLab's files hold one per 8.7 bytes or more; a built value costs PyYAML ~520 bytes
+# (2 M values in 8 MB took open() 1.04 GB), so the cap keeps reading within ~90x the text (25 M
+# zeros, 50 MB, took open() to 4.2 GB).
+BYTES_PER_VALUE, VALUES_BASE = 6, 100000
 _VALUE_EVENTS = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent, yaml.AliasEvent)
 
 

@@ -283,7 +283,7 @@ void TestStorage::loaderRefusesWithALocatedMessage()
 
 // A session's memory is bounded by its size (issue 74: 25 M zeros under search_report: made a
 // 50 MB session that took validate to 4.4 GB): values are counted from the parser's events
-// before a node is built, one per 4 bytes of text at most, and the search_report: block, which
+// before a node is built, one per 6 bytes of text at most, and the search_report: block, which
 // HeadLab writes and never reads, is not built at all.
 void TestStorage::valuesAreCountedBeforeTheyAreBuilt()
 {
@@ -291,12 +291,13 @@ void TestStorage::valuesAreCountedBeforeTheyAreBuilt()
     std::string zeros = "[";
     for (int i = 0; i < 300000; ++i) zeros += "0,";
     zeros += "0]";
-    // 300,001 values in 600 KB: more than 100,000 + one per 4 bytes.
+    // 300,001 values in 600 KB: more than 100,000 + one per 6 bytes.
     try {
         sessionFromYaml(head + "sweep:\n  seed: " + zeros + "\n", "dense.yaml");
         QFAIL("300,001 values in 600 KB were read");
     } catch (const SessionError &e) {
-        QVERIFY2(std::string(e.what()).find("more than 250") != std::string::npos, e.what());
+        QVERIFY2(std::string(e.what()).find("more than 200012 YAML values") != std::string::npos,
+                 e.what());
         QCOMPARE(e.line(), 5);
     }
     // The same zeros as a search report: never read, so never counted or refused; and the lines
