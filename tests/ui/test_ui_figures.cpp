@@ -77,6 +77,15 @@ using namespace headlab;
 using namespace headlab::ui;
 
 namespace {
+
+// `view` at `size`, shown off screen and laid out: what a test reads of it is what is drawn.
+void showOffscreen(QWidget &view, QSize size)
+{
+    view.resize(size);
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.show();
+    QCoreApplication::processEvents();
+}
 // Draws the data it is given, as every figure of points does.
 struct DataView : FigureChartView {
     using FigureChartView::FigureChartView;
@@ -2501,10 +2510,7 @@ void TestUiFigures::parallelCoordinatesDrawEveryRunAcrossItsAxes()
     SessionModel model;
     model.setSession(s);
     ParallelCoordinatesView view(&model);
-    view.resize(900, 520);
-    view.setAttribute(Qt::WA_DontShowOnScreen);
-    view.show();
-    QCoreApplication::processEvents();
+    showOffscreen(view, {900, 520});
     QCOMPARE(view.axes(), (QStringList{"heads", "seed", "final_test_loss"}));
     const auto lines = view.drawnLines();
     QCOMPARE(lines.size(), size_t(5));
@@ -2592,10 +2598,7 @@ void TestUiFigures::extremeValuesAreMarkedNotHidden()
     SessionModel model;
     model.setSession(s);
     ParallelCoordinatesView view(&model);
-    view.resize(900, 520);
-    view.setAttribute(Qt::WA_DontShowOnScreen);
-    view.show();
-    QCoreApplication::processEvents();
+    showOffscreen(view, {900, 520});
     const QStringList legend = view.legend();
     QVERIFY2(legend.contains(QStringLiteral("non-finite loss (1)")),
              qPrintable(legend.join(" | ")));
