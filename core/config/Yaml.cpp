@@ -380,9 +380,11 @@ std::string withoutUnreadBlocks(const std::string &text, const std::vector<std::
         size_t end = text.find('\n', start);
         if (end == std::string::npos) end = text.size();
         const std::string_view line(text.data() + start, end - start);
+        // A document marker (---, ...) ends a block too, so that a second document stays one.
         const bool topLevelKey =
             !line.empty() && (std::isalpha(static_cast<unsigned char>(line[0])) || line[0] == '_' ||
-                              line[0] == '"' || line[0] == '\'');
+                              line[0] == '"' || line[0] == '\'' || line.rfind("---", 0) == 0 ||
+                              line.rfind("...", 0) == 0);
         if (topLevelKey) {
             inBlock = false;
             for (const auto &key : unread)

@@ -179,7 +179,7 @@ def _load_yaml(text):
 # Top-level blocks HeadLab writes and never reads back while opening a session: left out of the
 # parse (kept as text, read when asked for: Session.search()), as headlab-cli leaves them out.
 UNREAD_BLOCKS = ("search_report",)
-_TOP_LEVEL_KEY = re.compile(r"^[A-Za-z_\"']")
+_TOP_LEVEL_KEY = re.compile(r"^([A-Za-z_\"']|---|\.\.\.)")  # a document marker ends a block too
 
 
 def without_unread_blocks(text, keys=UNREAD_BLOCKS):

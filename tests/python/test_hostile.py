@@ -421,6 +421,13 @@ class Hostile(unittest.TestCase):
             session.search()
         self.assertIn("YAML values (a HeadLab limit", str(caught.exception))
         self.assertTrue(str(caught.exception).startswith(f"{path}:{head.count(chr(10)) + 2}:"), caught.exception)
+        # A second document after the report is still one, refused by both.
+        second = os.path.join(self.tmp, "second-document.yaml")
+        with open(second, "w", encoding="utf-8") as f:
+            f.write(text + "---\nname: second\n")
+        self.assertEqual(cli_verdict(second)[0], "refused")
+        with self.assertRaises(headlab.HeadLabError):
+            headlab.open(second)
         # The report as HeadLab wrote it is read on demand, as before.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", headlab.SearchReportStale)

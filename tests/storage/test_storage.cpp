@@ -314,6 +314,14 @@ void TestStorage::valuesAreCountedBeforeTheyAreBuilt()
     } catch (const SessionError &e) {
         QCOMPARE(e.line(), 14);
     }
+    // A second document after the report is still one (its marker ends the block).
+    try {
+        sessionFromYaml(head + search + "---\nname: second\n", "two.yaml");
+        QFAIL("a second document after the report was read as part of the first");
+    } catch (const SessionError &e) {
+        QVERIFY2(std::string(e.what()).find("a second YAML document") != std::string::npos,
+                 e.what());
+    }
     // A session written as one flow mapping is read whole, its report with it.
     QCOMPARE(sessionFromYaml("{schema_version: 2, experiment: {phases: [{steps: 1}]},\n"
                              "search_report: {runs: 3}, name: flow}\n",
