@@ -424,7 +424,7 @@ class Hostile(unittest.TestCase):
         # A second document after the report is still one, refused by both.
         second = os.path.join(self.tmp, "second-document.yaml")
         with open(second, "w", encoding="utf-8") as f:
-            f.write(text + "---\nname: second\n")
+            f.write(text + "---\nview: {}\n")
         self.assertEqual(cli_verdict(second)[0], "refused")
         with self.assertRaises(headlab.HeadLabError):
             headlab.open(second)
