@@ -840,20 +840,18 @@ void writeSearchReportOf(YAML::Emitter &out, const Session &session)
     } catch (const std::exception &) {
         return;
     }
-    size_t finished = 0;
-    for (const auto &run : session.runs) finished += isFinished(run.result.status) ? 1 : 0;
-    out << YAML::Key << "search_report" << YAML::Value;
-    // Which finished runs it was made from (FNV-1a of their ids, sorted, one a line: a reader
-    // that holds as many but others knows it is stale), and the definition it was made under,
-    // written as the session writes it (its search without the probes, which each round adds
-    // to): the learned rule, the search, the sweep.
+    // Which finished runs it was made from (how many, and FNV-1a of their ids, sorted, one a
+    // line: a reader that holds as many but others knows it is stale), and the definition it was
+    // made under, written as the session writes it (its search without the probes, which each
+    // round adds to): the learned rule, the search, the sweep.
     std::vector<std::string> ids;
     for (const auto &run : session.runs)
         if (isFinished(run.result.status)) ids.push_back(runId(run.config));
     std::sort(ids.begin(), ids.end());
     std::string joined;
     for (const auto &id : ids) joined += (joined.empty() ? "" : "\n") + id;
-    writeSearchReport(out, report, finished, [&](YAML::Emitter &definition) {
+    out << YAML::Key << "search_report" << YAML::Value;
+    writeSearchReport(out, report, ids.size(), [&](YAML::Emitter &definition) {
         definition << YAML::Key << "finished_runs_digest" << YAML::Value << YAML::DoubleQuoted
                    << hex16(fnv1a(joined)) << YAML::Key << "definition" << YAML::Value;
         SearchSpec search = *session.search;

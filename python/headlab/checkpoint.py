@@ -45,8 +45,6 @@ MAX_CHECKPOINT_BYTES = 64 << 30  # headlab-cli's limit (core/config/Safetensors.
 FORMAT_VERSION = 1
 
 
-
-
 def load(path, verify=True):
     """A checkpoint read and checked as headlab-cli checks it (a regular file within the size
     limit, a HeadLab checkpoint of a version this package reads, its tensor data matching its

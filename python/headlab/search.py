@@ -165,14 +165,14 @@ def finished_runs_digest(run_ids):
     return f"{fnv1a64(chr(10).join(sorted(run_ids)).encode()):016x}"
 
 
-def _other_finished_runs(digest, records, where):
-    """Whether the session's finished runs are not those the report was made from; False where
+def _other_finished_runs(digest, finished, where):
+    """Whether the session's `finished` runs are not those the report was made from; False where
     the report predates the digest or a finished run has no id (a schema 1 session's)."""
     if digest is None:
         return False
     if not isinstance(digest, str):
         raise HeadLabError(f"{where}.finished_runs_digest: expected 16 hex digits")
-    ids = [r.run_id for r in records if r.status in FINISHED]
+    ids = [r.run_id for r in finished]
     if any(len(i) != 16 for i in ids):
         return False
     return finished_runs_digest(ids) != digest
@@ -272,10 +272,11 @@ def _report(path, doc, records):
     groups = [({str(k): str(v) for k, v in (g.get("labels") or {}).items()},
                _law(g.get("law"), f"{where}.groups[{i}].law"))
               for i, g in enumerate(report.get("groups") or []) if isinstance(g, dict)]
-    finished_now = sum(1 for r in records if r.status in FINISHED)
+    finished = [r for r in records if r.status in FINISHED]
+    finished_now = len(finished)
     counted = _count(report.get("finished_runs"), f"{where}.finished_runs", finished_now)
     changed = _definition_changes(doc, report.get("definition"), where)
-    other_runs = _other_finished_runs(report.get("finished_runs_digest"), records, where)
+    other_runs = _other_finished_runs(report.get("finished_runs_digest"), finished, where)
     stale = finished_now != counted or bool(changed) or other_runs
     if changed:
         warnings.warn(f"{path}: its search report was made under another definition of the search "

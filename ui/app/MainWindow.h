@@ -143,8 +143,8 @@ private:
     QDockWidget *m_formDock, *m_runsDock, *m_samplesDock;
     SamplesView *m_samples;
     QProgressBar *m_sweepProgress;
-    ElidedLabel
-        *m_sweepLabel; // what trains elsewhere, or the ETA: elided, never widening the window
+    // What trains elsewhere, or the ETA: elided, never widening the window.
+    ElidedLabel *m_sweepLabel;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_presetMenu = nullptr;
     QAction *m_new, *m_open, *m_save, *m_saveAs, *m_quit;

@@ -332,12 +332,15 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
         case Line::Verdict::NotLearned:
             return t.seriesColor(1);
         case Line::Verdict::Diverged:
-        case Line::Verdict::NonFinite: // dashed (drawLine)
+        case Line::Verdict::NonFinite: // dashed (styleOf)
             return t.diverged;
         case Line::Verdict::Unknown:
             break;
         }
         return t.muted;
+    };
+    auto styleOf = [](Line::Verdict v) {
+        return v == Line::Verdict::NonFinite ? Qt::DashLine : Qt::SolidLine;
     };
     // The legend: the verdicts drawn, and how many runs each; then the lines outside the axis.
     {
@@ -347,8 +350,7 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
         const double y = area.top() + 32 * fs;
         for (const auto &[verdict, text] : legendOf(drawn)) {
             if (verdict) {
-                p.setPen(QPen(colourOf(*verdict), t.line(2.5),
-                              *verdict == Line::Verdict::NonFinite ? Qt::DashLine : Qt::SolidLine));
+                p.setPen(QPen(colourOf(*verdict), t.line(2.5), styleOf(*verdict)));
                 p.drawLine(QPointF(x, y + 8 * fs), QPointF(x + 18 * fs, y + 8 * fs));
                 x += 22 * fs;
             }
@@ -372,9 +374,7 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
         for (size_t k = 1; k < line.points.size(); ++k) path.lineTo(line.points[k]);
         QColor c = colourOf(line.verdict);
         c.setAlphaF(isSelected ? 1.0f : float(alpha));
-        painter.setPen(
-            QPen(c, t.line(isSelected ? 2.8 : 1.3),
-                 line.verdict == Line::Verdict::NonFinite ? Qt::DashLine : Qt::SolidLine));
+        painter.setPen(QPen(c, t.line(isSelected ? 2.8 : 1.3), styleOf(line.verdict)));
         painter.setBrush(Qt::NoBrush);
         painter.drawPath(path);
         if (line.clipped != 0) { // a triangle at the axis's end, pointing where the loss lies

@@ -11,9 +11,8 @@ namespace headlab::ui {
 void ElidedLabel::setText(const QString &text)
 {
     QLabel::setText(text);
-    setToolTip(text.size() > m_chars || fontMetrics().horizontalAdvance(text) > width()
-                   ? text
-                   : QString());
+    setToolTip(text.size() > kChars || fontMetrics().horizontalAdvance(text) > width() ? text
+                                                                                       : QString());
     updateGeometry();
 }
 
@@ -25,7 +24,7 @@ QSize ElidedLabel::minimumSizeHint() const
 QSize ElidedLabel::sizeHint() const
 {
     const QSize whole = QLabel::sizeHint();
-    return {std::min(whole.width(), fontMetrics().averageCharWidth() * m_chars), whole.height()};
+    return {std::min(whole.width(), fontMetrics().averageCharWidth() * kChars), whole.height()};
 }
 
 void ElidedLabel::paintEvent(QPaintEvent *)

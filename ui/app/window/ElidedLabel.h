@@ -12,8 +12,6 @@ class ElidedLabel : public QLabel {
 public:
     using QLabel::QLabel;
 
-    // At most `chars` average characters wide when there is room; 4 when there is not.
-    void setPreferredChars(int chars) { m_chars = chars; }
     void setText(const QString &text); // the tooltip too, when the text does not fit
     QSize minimumSizeHint() const override;
     QSize sizeHint() const override;
@@ -22,7 +20,8 @@ protected:
     void paintEvent(QPaintEvent *event) override;
 
 private:
-    int m_chars = 60;
+    // At most this many average characters wide when there is room; 4 when there is not.
+    static constexpr int kChars = 60;
 };
 
 } // namespace headlab::ui
