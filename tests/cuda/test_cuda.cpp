@@ -610,8 +610,11 @@ private Q_SLOTS:
         checkClose("the text model's gradients", "d 64", fused.flat, aten.flat,
                    1e-5 * aten.flat.abs().max().item<double>());
 
-        trainedOnAndOff("HEADLAB_FUSED_LAYER_NORM", "fused_layer_norm", 1e-4,
-                        "fused layer norm vs ATen, text", "text");
+        // Under compute-sanitizer the text model's pass above stands for its training: racecheck
+        // over the text run and the addition run passed 110 s (2026-12-04 verdict at b6ec3fa).
+        if (qgetenv("HEADLAB_SANITIZING") != "1")
+            trainedOnAndOff("HEADLAB_FUSED_LAYER_NORM", "fused_layer_norm", 1e-4,
+                            "fused layer norm vs ATen, text", "text");
         trainedOnAndOff("HEADLAB_FUSED_LAYER_NORM", "fused_layer_norm", 1e-4,
                         "fused layer norm vs ATen, addition", "addition");
     }
