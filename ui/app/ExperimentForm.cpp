@@ -3,6 +3,7 @@
 
 #include "core/schema/RunConfigFields.h"
 #include "core/session/Session.h"
+#include "core/session/SweepCheck.h"
 #include "core/session/search/SearchPlanner.h"
 #include "core/session/search/SearchReport.h"
 
@@ -194,36 +195,19 @@ FormCheck ExperimentForm::check()
     buildDefinition(def, &c.errors);
     const QStringList fieldErrors = c.errors;
     if (c.errors.isEmpty()) {
-        try {
-            // A search's runs are those of its next round (round 0 before it starts); planning
-            // expands them, else the sweep is expanded here.
-            if (!def.search || planSearchRound(def) == 0) expandSweep(def);
-            std::set<std::string> seen;
-            for (const auto &run : def.runs) {
-                const std::string why = validate(run.config);
-                if (!why.empty() && seen.insert(why).second)
-                    c.errors << runLabel(def, run) + QStringLiteral(": ") +
-                                    QString::fromStdString(why);
-            }
-            for (const auto &skip : def.skipped) {
-                QStringList labels;
-                for (const auto &[k, v] : skip.labels)
-                    labels << QString::fromStdString(k + "=" + v);
-                c.skipped << labels.join(' ') + QStringLiteral(": ") +
-                                 QString::fromStdString(skip.reason);
-            }
-            c.runs = int(def.runs.size());
-            c.pending = int(pendingRuns(def).size());
-            // The YAML loader's own checks (ranges, names): the same messages a file would get.
-            sessionFromYaml(sessionToYaml(def), "<form>");
-        } catch (const SessionError &e) {
-            c.errors << (e.keyPath().empty()
-                             ? QString()
-                             : QString::fromStdString(e.keyPath()) + QStringLiteral(": ")) +
-                            QString::fromStdString(e.message());
-        } catch (const std::exception &e) {
-            c.errors << QString::fromUtf8(e.what());
+        const SweepCheck checked = checkSweep(def, [](const Session &s, const SessionRun &run) {
+            return runLabel(s, run).toStdString();
+        });
+        for (const auto &e : checked.errors) c.errors << QString::fromStdString(e);
+        for (const auto &skip : checked.skipped) {
+            QStringList labels;
+            for (const auto &[k, v] : skip.labels) labels << QString::fromStdString(k + "=" + v);
+            c.skipped << labels.join(' ') + QStringLiteral(": ") +
+                             QString::fromStdString(skip.reason);
         }
+        def.skipped = checked.skipped; // grouped below, by field
+        c.runs = checked.runs;
+        c.pending = checked.pending;
     }
     if (m_pendingOverride >= 0) c.pending = std::min(c.pending, m_pendingOverride);
     m_check = c;
