@@ -10,6 +10,7 @@
 
 #include "app/cli/SearchSummary.h"
 #include "core/metrics/Metrics.h"
+#include "core/schema/RunConfigFields.h"
 #include "core/session/RunFiles.h"
 #include "core/session/search/SearchReport.h"
 #include "ui/app/SamplesView.h"
@@ -17,6 +18,8 @@
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/InsideHeadsView.h"
 #include "ui/figures/LossChartView.h"
+#include "ui/model/ColourTable.h"
+#include "ui/model/RunMetrics.h"
 #include "ui/model/RunTableModel.h"
 #include "ui/model/SessionModel.h"
 #include "ui/model/TrainingController.h"
@@ -40,6 +43,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QProcess>
+#include <QPushButton>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
@@ -136,6 +140,8 @@ private Q_SLOTS:
     void anUntitledSessionNeverReusesAnothersResults();
     void aBoundarySearchRunsRoundByRoundInTheApp();
     void theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly();
+    void theLessonStripKeepsWhatIsDoneThroughAnyPresses();
+    void aLessonPressThatCannotStartIsUndoneOnScreen();
     void theRunTableReadsAsOneTable();
 };
 
@@ -1033,3 +1039,174 @@ void TestUiTraining::anUntitledSessionNeverReusesAnothersResults()
 
 QTEST_MAIN(TestUiTraining)
 #include "test_ui_training.moc"
+
+// Issue 75, items 2 and 10: a teacher presses the strip's buttons in any order, mid-run and
+// between runs, and now and then clears the faint curves. After every press: a finished run is
+// never trained again (its result is the one it finished with); the runs that stay keep their
+// order (the contrast a preset puts first stays first); a head count keeps its colour for the
+// whole lesson; every earlier run not in the sweep now is one faint curve until cleared.
+void TestUiTraining::theLessonStripKeepsWhatIsDoneThroughAnyPresses()
+{
+    QTemporaryDir dir;
+    Session s = uitest::tinySession(60);
+    s.base.model.dModel = 12; // heads 1, 2, 3, 4, 6, 12 all divide it
+    s.axes = {SweepAxis{"lr", {uitest::num(7e-3), uitest::num(1.5e-3)}},
+              SweepAxis{"heads", {uitest::num(12), uitest::num(1)}}};
+    expandSweep(s);
+    const QString path = saveTemp(dir, s, "presses.yaml");
+    MainWindow window;
+    window.setInteractive(false);
+    window.show();
+    QVERIFY(window.openSession(path));
+    window.lessonAction()->trigger();
+    LessonStrip *strip = window.lessonStrip();
+    auto *loss = qobject_cast<LossChartView *>(window.figure("loss"));
+    QVERIFY(loss);
+    QTRY_VERIFY_WITH_TIMEOUT(window.startAction()->isEnabled(), 3000);
+    QVERIFY(window.startSweep());
+
+    const QList<int64_t> headButtons = [&] {
+        QList<int64_t> out;
+        for (const QString &v : strip->headColours().split(',')) out << v.toLongLong();
+        return out;
+    }();
+    QVERIFY2(headButtons.size() >= 4, qPrintable(strip->headColours()));
+    const QList<double> lrButtons = strip->learningRateButtons();
+    auto keyOf = [](const SessionRun &run) { return yaml::canonicalYaml(run.config); };
+    auto axisSet = [&](const char *name) {
+        std::set<double> out;
+        for (const auto &axis : window.model()->session().axes)
+            if (axis.name == name)
+                for (const auto &v : axis.values) out.insert(v.number);
+        return out;
+    };
+    std::map<std::string, std::pair<int64_t, size_t>> finished; // key → steps, test points
+    std::set<std::string> earlier;   // runs shown since the last clear, with a test curve
+    std::set<std::string> everShown; // every run shown since the last clear
+    for (const auto &run : window.model()->session().runs) everShown.insert(keyOf(run));
+    std::mt19937 rng(75);
+    int presses = 0, mid = 0;
+    for (int action = 0; action < 40; ++action) {
+        QTest::qWait(rng() % 4 == 0 ? 0 : int(rng() % 250));
+        const Session before = window.model()->session();
+        std::vector<std::string> order;
+        for (const auto &run : before.runs) {
+            order.push_back(keyOf(run));
+            if (!run.result.test.empty()) earlier.insert(keyOf(run));
+            if (isFinished(run.result.status))
+                finished.emplace(keyOf(run),
+                                 std::pair{run.result.stepsDone, run.result.test.size()});
+        }
+        mid += window.controller()->isRunning();
+        const unsigned what = rng() % 10;
+        if (what == 0) {
+            strip->findChild<QPushButton *>("clearEarlier")->click();
+            QCOMPARE(loss->ghostCount(), 0);
+            earlier.clear();
+            everShown.clear();
+            for (const auto &run : before.runs) everShown.insert(keyOf(run));
+            continue;
+        }
+        if (what < 6) {
+            strip->toggleHeads(headButtons[int(rng() % headButtons.size())]);
+        } else if (what == 6) { // two presses at once: the second waits with the first
+            strip->toggleHeads(headButtons[int(rng() % headButtons.size())]);
+            // (the first applies at once where nothing trained: its runs were shown)
+            for (const auto &run : window.model()->session().runs) everShown.insert(keyOf(run));
+            strip->toggleHeads(headButtons[int(rng() % headButtons.size())]);
+        } else
+            strip->chooseLearningRate(lrButtons[int(rng() % lrButtons.size())]);
+        ++presses;
+        std::set<double> heads, lrs;
+        for (int64_t h : strip->heads()) heads.insert(double(h));
+        for (double lr : strip->learningRates()) lrs.insert(lr);
+        auto said = [&] {
+            QStringList out;
+            for (const char *name : {"heads", "lr"}) {
+                QStringList values;
+                for (double v : axisSet(name)) values << QString::number(v);
+                out << QString("%1 {%2}").arg(name, values.join(','));
+            }
+            QStringList pressed;
+            for (double v : heads) pressed << QString::number(v);
+            for (double v : lrs) pressed << QString::number(v);
+            return out.join("; ") + " pressed " + pressed.join(',') + " running " +
+                   QString::number(window.controller()->isRunning()) + " refusal " +
+                   strip->refusal();
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(axisSet("heads") == heads && axisSet("lr") == lrs,
+                                  qPrintable(said()), 30000);
+        const Session &now = window.model()->session();
+        QVERIFY(strip->refusal().isEmpty());
+        // What finished stays finished, with the result it finished with.
+        std::set<std::string> current;
+        std::vector<std::string> stayed;
+        for (const auto &run : now.runs) {
+            const std::string key = keyOf(run);
+            current.insert(key);
+            if (std::find(order.begin(), order.end(), key) != order.end()) stayed.push_back(key);
+            if (const auto f = finished.find(key); f != finished.end()) {
+                QVERIFY2(isFinished(run.result.status),
+                         qPrintable(runLabel(now, run) +
+                                    " trained again: " + toString(run.result.status)));
+                QCOMPARE(run.result.stepsDone, f->second.first);
+                QCOMPARE(run.result.test.size(), f->second.second);
+            }
+        }
+        // The runs that stayed keep their order.
+        std::vector<std::string> wasOrder;
+        for (const auto &key : order)
+            if (current.count(key)) wasOrder.push_back(key);
+        QVERIFY2(stayed == wasOrder, "the runs that stayed changed places");
+        // One colour per head count for the whole lesson: its button's place.
+        const ColourTable colours = colourTable(now);
+        for (const auto &run : now.runs)
+            QCOMPARE(colours.indexOf(run),
+                     int(headButtons.indexOf(run.config.model.heads.front())));
+        // The earlier runs not in the sweep now: one faint curve each (a run may have drawn its
+        // first points while the press stopped the sweep, so those seen before are the least).
+        const std::set<std::string> ghosts = loss->ghostKeys();
+        QCOMPARE(loss->ghostCount(), int(ghosts.size()));
+        for (const auto &key : earlier)
+            QVERIFY2(current.count(key) || ghosts.count(key), "an earlier run lost its curve");
+        for (const auto &key : ghosts) {
+            QVERIFY2(!current.count(key), "a run drawn faintly beside itself");
+            QVERIFY2(everShown.count(key), "a faint curve of a run never shown since the clear");
+        }
+        everShown.insert(current.begin(), current.end());
+    }
+    QVERIFY2(presses >= 30 && mid >= 3,
+             qPrintable(QString("%1 presses, %2 mid-run").arg(presses).arg(mid)));
+    QSignalSpy stopped(window.controller(), &TrainingController::sweepFinished);
+    if (window.controller()->isRunning()) {
+        window.stopSweep();
+        QVERIFY(stopped.wait(30000));
+    }
+}
+
+// Issue 75, item 10: on the head-progression classroom preset (head schedules swept) a head
+// button cannot make the session unstartable: the press is undone, the strip says why on screen,
+// and the session still starts.
+void TestUiTraining::aLessonPressThatCannotStartIsUndoneOnScreen()
+{
+    MainWindow window;
+    window.setInteractive(false);
+    window.show();
+    QVERIFY(window.openPreset("head-progression-classroom"));
+    window.lessonAction()->trigger();
+    LessonStrip *strip = window.lessonStrip();
+    QTRY_VERIFY_WITH_TIMEOUT(window.startAction()->isEnabled(), 3000);
+    const std::string before = sessionToYaml(window.model()->session());
+    const QList<int64_t> heads = strip->heads();
+    int64_t other = 0;
+    for (const QString &v : strip->headColours().split(','))
+        if (!heads.contains(v.toLongLong())) other = v.toLongLong();
+    QVERIFY(other > 0);
+    strip->toggleHeads(other);
+    QVERIFY2(strip->refusal().startsWith("That choice was undone: "), qPrintable(strip->refusal()));
+    QVERIFY(strip->findChild<QLabel *>("refusal")->isVisibleTo(&window));
+    QCOMPARE(strip->heads(), heads);
+    QCOMPARE(sessionToYaml(window.model()->session()), before);
+    QTRY_VERIFY_WITH_TIMEOUT(window.startAction()->isEnabled(), 3000);
+    QVERIFY(!window.controller()->isRunning());
+}

@@ -56,7 +56,21 @@ LessonStrip::LessonStrip(QWidget *parent)
     layout->addSpacing(24);
     layout->addLayout(m_lrRow);
     layout->addStretch(1);
+    // The faint earlier curves stay through the lesson's presses until the teacher clears them.
+    m_clear = new QPushButton(tr("Clear faint curves"), this);
+    m_clear->setObjectName(QStringLiteral("clearEarlier"));
+    m_clear->setToolTip(tr("Remove the earlier runs' faint curves from the loss figure"));
+    connect(m_clear, &QPushButton::clicked, this, &LessonStrip::clearEarlier);
+    layout->addWidget(m_clear);
     column->addLayout(layout);
+    // Why the last press was refused, where the class can read it (a press that would leave the
+    // session unable to start is undone).
+    m_refusal = new QLabel(this);
+    m_refusal->setWordWrap(true);
+    m_refusal->setObjectName(QStringLiteral("refusal"));
+    m_refusal->setStyleSheet(QStringLiteral("color: #c03020; font-weight: bold;"));
+    m_refusal->hide();
+    column->addWidget(m_refusal);
     m_lookFor = new QLabel(this);
     m_lookFor->setWordWrap(true);
     m_lookFor->setObjectName(QStringLiteral("lookFor"));
@@ -105,6 +119,8 @@ void LessonStrip::applyType()
     QFont look = QApplication::font();
     look.setPointSizeF(look.pointSizeF() * 1.15);
     m_lookFor->setFont(look);
+    m_refusal->setFont(look);
+    m_clear->setFont(look);
     for (auto *group : {m_headsGroup, m_lrGroup})
         for (auto *b : group->buttons()) {
             b->setFont(f);
@@ -209,13 +225,20 @@ void LessonStrip::toggleHeads(int64_t heads)
 Session LessonStrip::lesson(const Session &session) const
 {
     Session out = session;
-    auto setAxis = [&](const std::string &name, const std::vector<double> &values) {
+    // An axis' values still pressed keep their place (the sweep's order is the order runs train
+    // in, and the contrast a preset puts first stays first); values pressed now follow them.
+    auto setAxis = [&](const std::string &name, const std::vector<double> &pressed) {
+        const std::vector<double> had = axisNumbers(session, name);
         SweepAxis axis{name, {}};
-        for (double v : values) {
+        auto add = [&](double v) {
             AxisValue a;
             a.number = v;
             axis.values.push_back(a);
-        }
+        };
+        for (double v : had)
+            if (std::find(pressed.begin(), pressed.end(), v) != pressed.end()) add(v);
+        for (double v : pressed)
+            if (std::find(had.begin(), had.end(), v) == had.end()) add(v);
         for (auto &existing : out.axes)
             if (existing.name == name) {
                 existing = axis;
@@ -229,7 +252,28 @@ Session LessonStrip::lesson(const Session &session) const
     std::vector<double> lrs;
     for (double v : learningRates()) lrs.push_back(v);
     if (!lrs.empty()) setAxis("lr", lrs);
+    // One colour per head count for the whole lesson: its place among the buttons, which stay
+    // while the lesson goes on (ColourTable reads the key).
+    out.view[std::string(kLessonColoursKey)] = headColours().toStdString();
     return out;
+}
+
+QString LessonStrip::headColours() const
+{
+    QStringList values;
+    for (int64_t v : m_headValues) values << QString::number(v);
+    return values.join(QLatin1Char(','));
+}
+
+void LessonStrip::showRefusal(const QString &why)
+{
+    m_refusal->setText(why);
+    m_refusal->setVisible(!why.isEmpty());
+}
+
+QString LessonStrip::refusal() const
+{
+    return m_refusal->isVisibleTo(this) ? m_refusal->text() : QString();
 }
 
 LessonStripArea::LessonStripArea(LessonStrip *strip, QWidget *parent)

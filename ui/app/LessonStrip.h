@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/session/Session.h"
+#include "ui/model/ColourTable.h"
 
 #include <QList>
 #include <QScrollArea>
@@ -41,12 +42,20 @@ public:
     void toggleHeads(int64_t heads);
 
     // The lesson's sweep: `session` with heads over the pressed head counts and η over the
-    // pressed ones (every other axis kept).
+    // pressed ones (every other axis kept; values still pressed keep their place, new ones
+    // follow), and the view's kLessonColoursKey naming the head counts' colours.
     Session lesson(const Session &session) const;
+    // The head buttons' values, "1,2,3,4,6,12": their palette order for the lesson.
+    QString headColours() const;
+    // Why the last press was undone, shown under the buttons ("" hides it).
+    void showRefusal(const QString &why);
+    QString refusal() const;
 
 Q_SIGNALS:
     // A value was pressed: the lesson's runs should start, in place of the ones shown.
     void lessonChanged();
+    // "Clear faint curves": the earlier runs' curves should go.
+    void clearEarlier();
 
 private:
     QPushButton *addButton(QHBoxLayout *row, const QString &text, QButtonGroup *group);
@@ -59,6 +68,8 @@ private:
     QList<double> m_lrValues;
     int64_t m_width = 0; // the width the head buttons divide
     QLabel *m_lookFor;   // what to look for: the session's description
+    QLabel *m_refusal;   // why the last press was undone
+    QPushButton *m_clear;
 };
 
 // The strip's place above the figures: as tall as its buttons and its wrapped text need at its

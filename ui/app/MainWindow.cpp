@@ -158,8 +158,9 @@ MainWindow::MainWindow(QWidget *parent)
     // Another session (opened, a preset, the form): the strip offers its values. Deferred: a
     // strip button's own click may have led here, and its button must outlive the click.
     connect(m_model, &SessionModel::runsReset, this, [this] {
+        // Not while a press waits for the sweep to stop: the buttons hold that press.
         QTimer::singleShot(0, this, [this] {
-            if (m_lessonScroll->isVisible()) showLessonStrip();
+            if (m_lessonScroll->isVisible() && !m_lessonPressPending) showLessonStrip();
         });
     });
     m_figureTabs->updateTabs(); // the default session's task
@@ -576,6 +577,7 @@ void MainWindow::buildLayout()
     // grow past the screen for it.
     m_lessonStrip = new LessonStrip(this);
     connect(m_lessonStrip, &LessonStrip::lessonChanged, this, &MainWindow::startLesson);
+    connect(m_lessonStrip, &LessonStrip::clearEarlier, this, &MainWindow::clearLessonGhosts);
     m_lessonScroll = new LessonStripArea(m_lessonStrip, this);
     m_lessonScroll->hide();
     auto *central = new QWidget(this);

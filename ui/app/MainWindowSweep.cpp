@@ -2,6 +2,8 @@
 // old ones stay faintly) and the rerun of the selected runs; what trains is SweepControl's.
 #include "ui/app/MainWindow.h"
 
+#include "core/schema/RunConfigFields.h"
+#include "core/session/SweepCheck.h"
 #include "core/session/search/SearchPlanner.h"
 #include "core/session/search/SearchReport.h"
 #include "ui/app/ExperimentForm.h"
@@ -29,6 +31,8 @@ namespace headlab::ui {
 void MainWindow::showLessonStrip()
 {
     m_lessonStrip->setSession(m_model->session());
+    // From here on a head count keeps its colour through the lesson's presses.
+    m_model->setViewState(kLessonColoursKey, m_lessonStrip->headColours().toStdString());
     // As tall as its buttons (which presenter mode enlarges) and its text need, and a scroll bar
     // where needed.
     m_lessonScroll->fit();
@@ -38,26 +42,62 @@ void MainWindow::showLessonStrip()
 
 void MainWindow::startLesson()
 {
-    // A running sweep stops first (its runs keep what they reached); the choice applies then.
-    if (m_controller->isRunning()) {
-        m_sweep->stopThen([this] { startLesson(); });
+    const Session &shown = m_model->session();
+    Session lesson = m_lessonStrip->lesson(shown);
+    // A press that would leave the session unable to start is undone, and says why on screen
+    // (a head count beside a swept head schedule, one that divides no width, ...); what trains
+    // goes on.
+    if (const SweepCheck check = checkSweep(lesson); !check.startable()) {
+        m_lessonStrip->setSession(shown);
+        const QString why =
+            tr("That choice was undone: %1").arg(QString::fromStdString(check.refusal()));
+        m_lessonStrip->showRefusal(why);
+        statusBar()->showMessage(why, 10000);
+        m_lessonScroll->fit();
         return;
     }
-    // The runs shown now become the faint comparison, in their colours.
-    const Session &shown = m_model->session();
-    const ColourTable colours = colourTable(shown);
+    m_lessonStrip->showRefusal({});
+    // A running sweep stops first (its runs keep what they reached); the choice applies then,
+    // as the strip's buttons are then (presses meanwhile included).
+    if (m_controller->isRunning()) {
+        m_lessonPressPending = true;
+        m_sweep->stopThen([this] {
+            m_lessonPressPending = false;
+            startLesson();
+        });
+        return;
+    }
+    // The runs the choice leaves out become faint curves, in their colours, beside those of the
+    // earlier presses; a configuration pressed again is a run again, not a ghost.
+    m_model->setViewState(kLessonColoursKey, lesson.view.at(kLessonColoursKey));
+    const ColourTable colours = colourTable(m_model->session());
+    std::set<std::string> kept;
+    {
+        Session expanded = lesson;
+        expandSweep(expanded);
+        for (const auto &run : expanded.runs) kept.insert(yaml::canonicalYaml(run.config));
+    }
     std::vector<LossChartView::Ghost> ghosts;
-    for (const auto &run : shown.runs)
-        if (!run.result.test.empty())
+    for (const auto &run : shown.runs) {
+        std::string key = yaml::canonicalYaml(run.config);
+        if (!run.result.test.empty() && !kept.count(key))
             ghosts.push_back(
                 {runLabel(shown, run), run.result.test, std::max(0, colours.indexOf(run)),
-                 QStringLiteral("η = %1").arg(displayLabel(exactNumber(run.config.lr)))});
-    Session lesson = m_lessonStrip->lesson(shown);
+                 QStringLiteral("η = %1").arg(displayLabel(exactNumber(run.config.lr))),
+                 std::move(key)});
+    }
     m_model->setSweep(lesson);
     m_form->loadFrom(m_model->session());
-    if (auto *loss = qobject_cast<LossChartView *>(figure("loss"))) loss->setGhosts(ghosts);
+    if (auto *loss = qobject_cast<LossChartView *>(figure("loss")))
+        loss->addGhosts(std::move(ghosts), kept);
+    m_lessonScroll->fit();
     updateTitle();
     if (startSweep()) showFigure(QStringLiteral("loss"));
+}
+
+void MainWindow::clearLessonGhosts()
+{
+    if (auto *loss = qobject_cast<LossChartView *>(figure("loss"))) loss->setGhosts({});
 }
 
 void MainWindow::rerunSelected(bool newSeed)

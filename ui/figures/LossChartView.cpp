@@ -246,14 +246,35 @@ int LossChartView::runsWithCurves() const
     return n;
 }
 
+void LossChartView::addGhosts(std::vector<Ghost> more, const std::set<std::string> &current)
+{
+    std::set<std::string> replaced = current;
+    for (const auto &g : more) replaced.insert(g.key);
+    std::vector<Ghost> kept;
+    for (auto &g : m_ghostData)
+        if (g.key.empty() || !replaced.count(g.key)) kept.push_back(std::move(g));
+    for (auto &g : more) kept.push_back(std::move(g));
+    setGhosts(std::move(kept));
+}
+
+std::set<std::string> LossChartView::ghostKeys() const
+{
+    std::set<std::string> out;
+    for (const auto &g : m_ghostData) out.insert(g.key);
+    return out;
+}
+
 void LossChartView::setGhosts(std::vector<Ghost> ghosts)
 {
+    // Detached now, deleted once control is back in the event loop: nothing that draws or
+    // dispatches this frame holds a deleted series.
     for (auto *line : m_ghosts) {
         m_chart->removeSeries(line);
-        delete line;
+        line->deleteLater();
     }
     m_ghosts.clear();
-    for (const auto &ghost : ghosts) {
+    m_ghostData = std::move(ghosts);
+    for (const auto &ghost : m_ghostData) {
         auto *line = new QLineSeries();
         QList<QPointF> points;
         for (const auto &p : ghost.test)

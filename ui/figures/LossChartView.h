@@ -13,6 +13,8 @@
 #include <QSet>
 
 #include <map>
+#include <set>
+#include <string>
 
 class QChart;
 class QChartView;
@@ -59,9 +61,14 @@ public:
         // What the earlier runs had that the new ones do not ("η = 0.007"): the legend names
         // each group, and several groups are told apart by dash.
         QString group;
+        std::string key; // the run's configuration (canonical YAML): one ghost per configuration
     };
     void setGhosts(std::vector<Ghost> ghosts);
+    // The lesson's faint curves kept through its presses: `more` joins those drawn (replacing a
+    // ghost of the same key), and a ghost whose configuration is a run again (`current`) goes.
+    void addGhosts(std::vector<Ghost> more, const std::set<std::string> &current);
     int ghostCount() const { return int(m_ghosts.size()); }
+    std::set<std::string> ghostKeys() const;
     // Runs drawn now: the selection, else every run with data.
     QList<int> displayedRuns() const;
 
@@ -82,6 +89,7 @@ private:
     void attach(QAbstractSeries *series);
     void styleGhosts();
     std::vector<QLineSeries *> m_ghosts;
+    std::vector<Ghost> m_ghostData; // what m_ghosts draw
 
     QChartView *m_view;
     QChart *m_chart;

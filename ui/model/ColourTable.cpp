@@ -39,12 +39,22 @@ ColourTable colourTable(const Session &session)
         return std::find(replicates.begin(), replicates.end(), a.toStdString()) != replicates.end();
     };
     ColourTable table;
+    // A lesson colours by head count even while one is pressed: its colours stay the same.
+    const auto fixed = session.view.find(kLessonColoursKey);
+    if (fixed != session.view.end() && axes.contains(QStringLiteral("heads"))) table.axis = "heads";
     for (bool several : {true, false})
         for (const QString &a : QStringList{QStringLiteral("heads")} + axes)
             if (table.axis.empty() && axes.contains(a) && !isReplicate(a) &&
                 (!several || axisValueLabels(session, a.toStdString()).size() > 1))
                 table.axis = a.toStdString();
-    if (!table.axis.empty()) table.values = axisValueLabels(session, table.axis);
+    if (table.axis.empty()) return table;
+    table.values = axisValueLabels(session, table.axis);
+    if (table.axis == "heads" && fixed != session.view.end()) {
+        QStringList ordered = QString::fromStdString(fixed->second).split(QLatin1Char(','));
+        for (const QString &v : table.values)
+            if (!ordered.contains(v)) ordered << v;
+        table.values = ordered;
+    }
     return table;
 }
 

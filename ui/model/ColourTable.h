@@ -28,8 +28,15 @@ struct ColourTable {
     int sharedIndex(const std::vector<const SessionRun *> &runs) const;
 };
 
+// The view key that fixes the heads axis's palette order ("1,2,3,4,6,12"): the lesson strip
+// writes its head buttons there, so that a head count keeps its colour while presses add and
+// remove others.
+inline constexpr const char *kLessonColoursKey = "lesson_colours";
+
 // The session's colour axis: `heads` when the session sweeps it, else the first swept axis (in
-// sweptAxes' order) that is not a replicate axis, preferring one with several values.
+// sweptAxes' order) that is not a replicate axis, preferring one with several values. Its values
+// are in the sweep's order. Where the view has kLessonColoursKey the axis is heads, even with one
+// value, in that key's order (the sweep's values it lacks after them).
 ColourTable colourTable(const Session &session);
 
 // The colours of the figures' series palette (ChartTheme::series: Okabe and Ito's without its

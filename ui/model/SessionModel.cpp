@@ -2,6 +2,7 @@
 #include "ui/model/SessionModel.h"
 
 #include "core/lab/SweepSession.h"
+#include "core/schema/RunConfigFields.h"
 #include "core/session/Session.h"
 #include "core/session/search/SearchPlanner.h"
 #include "core/session/search/SearchReport.h"
@@ -51,6 +52,7 @@ void SessionModel::setSession(headlab::Session session, const QString &path)
 {
     if (path != m_filePath || path.isEmpty()) m_store.reset();
     m_session = std::move(session);
+    m_setAside.clear();
     m_live.assign(m_session.runs.size(), Live{});
     m_liveAttention.clear();
     m_activeRuns.clear();
@@ -259,7 +261,18 @@ void SessionModel::setSweep(const headlab::Session &definition)
     if (m_session.search) probes = m_session.search->probes;
     m_session.search = definition.search;
     if (m_session.search) m_session.search->probes = probes;
-    reexpand();
+    // What trained is kept aside: a run the new sweep leaves out keeps its result for when it
+    // comes back (its run file and checkpoints stay in the results folder meanwhile).
+    for (const auto &run : m_session.runs)
+        if (headlab::isFinished(run.result.status) || run.result.stepsDone > 0)
+            m_setAside[headlab::yaml::canonicalYaml(run.config)] = run.result;
+    headlab::expandSweep(m_session);
+    for (auto &run : m_session.runs)
+        if (!headlab::isFinished(run.result.status) && run.result.stepsDone == 0)
+            if (const auto kept = m_setAside.find(headlab::yaml::canonicalYaml(run.config));
+                kept != m_setAside.end())
+                run.result = kept->second;
+    runsRebuilt();
 }
 
 void SessionModel::reexpand()

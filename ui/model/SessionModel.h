@@ -15,6 +15,7 @@
 #include <QObject>
 #include <QString>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -74,6 +75,7 @@ public:
 
     // The sweep definition changed (the form): rebuilds runs with expandSweep, which keeps the
     // results of runs whose configuration did not change.
+    // Runs it leaves out keep their results aside, for when they come back.
     void setSweep(const headlab::Session &definition);
     // A boundary search (search/SearchPlanner.h): plans its next round once every run of the last one has a
     // result (round 0 first), re-expands the runs and returns how many it added; 0 otherwise.
@@ -151,6 +153,10 @@ private:
         double etaSeconds = -1;
     };
     std::vector<Live> m_live; // parallel to m_session.runs
+    // Results of runs a new sweep left out (setSweep), by configuration (canonical YAML): a run
+    // that comes back (the lesson strip's head count pressed again) gets its result back instead
+    // of training again. Cleared with the session.
+    std::map<std::string, headlab::RunResult> m_setAside;
     // The runs in training, listed for readers outside the app (SessionStore::writeLiveRuns):
     // rewritten at most every 5 s while they train, removed when the sweep settles.
     void publishLive(bool force);
