@@ -142,6 +142,7 @@ private Q_SLOTS:
     void theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly();
     void theLessonStripKeepsWhatIsDoneThroughAnyPresses();
     void aLessonPressThatCannotStartIsUndoneOnScreen();
+    void presenterModeHidesPanelsWithNothingToShow();
     void theRunTableReadsAsOneTable();
 };
 
@@ -1209,4 +1210,24 @@ void TestUiTraining::aLessonPressThatCannotStartIsUndoneOnScreen()
     QCOMPARE(sessionToYaml(window.model()->session()), before);
     QTRY_VERIFY_WITH_TIMEOUT(window.startAction()->isEnabled(), 3000);
     QVERIFY(!window.controller()->isRunning());
+}
+
+// Issue 75, item 5: presenter mode gives the projector to the figure. On the head-progression
+// classroom preset the Samples panel had nothing to show ("Select runs…") and took a third of
+// the screen; it steps aside with the form and the run table, and comes back at the desk.
+void TestUiTraining::presenterModeHidesPanelsWithNothingToShow()
+{
+    MainWindow window;
+    window.setInteractive(false);
+    window.show();
+    QVERIFY(window.openPreset("head-progression-classroom"));
+    auto *samples = window.findChild<QDockWidget *>("samplesDock");
+    QVERIFY(samples);
+    QTRY_VERIFY(samples->isVisible());
+    window.setPresenterMode(true);
+    QVERIFY(!samples->isVisible());
+    for (auto *dock : window.findChildren<QDockWidget *>())
+        QVERIFY2(!dock->isVisible(), qPrintable(dock->objectName()));
+    window.setPresenterMode(false);
+    QVERIFY(samples->isVisible());
 }

@@ -825,11 +825,16 @@ void MainWindow::setPresenterMode(bool on)
         m_layoutBeforePresenter = saveState();
         // The figure's own controls stay (a teacher changes the view in front of the class); the
         // form and the run table make room for the figure.
+        // Every control at the figures' scale: twice the desk size at 1080 lines.
         QFont big = m_normalFont;
-        big.setPointSizeF(m_normalFont.pointSizeF() * std::max(1.0, 0.75 * scale));
+        big.setPointSizeF(m_normalFont.pointSizeF() * scale);
         QApplication::setFont(big);
         m_formDock->hide();
         m_runsDock->hide();
+        // A panel with nothing to show gives its room to the figure: the samples dock before a
+        // text run has samples (it says "Select runs…", and the run table is hidden).
+        m_samplesShownBeforePresenter = m_samplesDock->isVisible();
+        if (!m_samples->hasSamples()) m_samplesDock->hide();
         for (auto *tb : findChildren<QToolBar *>()) tb->setIconSize(QSize(32, 32));
         // The whole screen even where no window manager acts on the full-screen request (a
         // kiosk session on a projector; Xvfb, where the screenshots are taken): the window
@@ -842,13 +847,17 @@ void MainWindow::setPresenterMode(bool on)
         restoreState(m_layoutBeforePresenter);
         m_formDock->show();
         m_runsDock->show();
+        m_samplesDock->setVisible(m_samplesShownBeforePresenter);
         for (auto *tb : findChildren<QToolBar *>()) tb->setIconSize(QSize(22, 22));
         showNormal();
         restoreGeometry(m_geometryBeforePresenter);
     }
     applyTheme();
     if (m_lessonScroll->isVisible()) showLessonStrip(); // its buttons in the new type size
-    QTimer::singleShot(0, this, [this] {
+    QTimer::singleShot(0, this, [this, on] {
+        // Back at the desk, once the desk type has reached every widget: the layouts had grown
+        // the window to what the presenter type needed (5 to 33 px taller than the screen).
+        if (!on) restoreGeometry(m_geometryBeforePresenter);
         setUpdatesEnabled(true);
         update();
     });

@@ -57,8 +57,14 @@ QString SamplesView::text() const
     return m_header->text() + QLatin1Char('\n') + m_text->toPlainText();
 }
 
+bool SamplesView::hasSamples() const
+{
+    return m_hasSamples;
+}
+
 void SamplesView::refresh()
 {
+    m_hasSamples = false;
     const Session &session = m_model->session();
     const TaskSpec *spec = sessionTask(session);
     if (!spec || !spec->producesSamples) {
@@ -97,6 +103,7 @@ void SamplesView::refresh()
                        ? tr("  (no samples stored)\n")
                        : tr("  (samples are drawn when the run finishes)\n");
         }
+        m_hasSamples = m_hasSamples || !r.samples.empty();
         for (size_t k = 0; k < r.samples.size(); ++k)
             out += tr("  sample %1 (seed %2):\n").arg(k + 1).arg(task.sampleSeed + k) +
                    QString::fromStdString(r.samples[k]) + QLatin1Char('\n');

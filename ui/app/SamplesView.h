@@ -19,13 +19,15 @@ public:
     explicit SamplesView(SessionModel *model, QWidget *parent = nullptr);
     void setRuns(const QList<int> &runs);
     void refresh();
-    QString text() const; // what the panel shows (tests)
+    QString text() const;    // what the panel shows (tests)
+    bool hasSamples() const; // text some run's model wrote, not a hint
 
 private:
     SessionModel *m_model;
     QList<int> m_runs;
     QLabel *m_header;
     QPlainTextEdit *m_text;
+    bool m_hasSamples = false;
 };
 
 } // namespace headlab::ui
