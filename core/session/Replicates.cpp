@@ -51,9 +51,18 @@ SampleStats sampleStats(std::vector<double> values)
     return s;
 }
 
+namespace {
+constexpr int kQuartilesFrom = 4; // replicates from which the band is the quartiles
+}
+
 std::pair<double, double> replicateBand(const SampleStats &s)
 {
-    return s.count >= 4 ? std::make_pair(s.q1, s.q3) : std::make_pair(s.min, s.max);
+    return s.count >= kQuartilesFrom ? std::make_pair(s.q1, s.q3) : std::make_pair(s.min, s.max);
+}
+
+const char *replicateBandName(int count)
+{
+    return count >= kQuartilesFrom ? "interquartile range" : "range";
 }
 
 std::vector<std::pair<int64_t, SampleStats>> curveStats(const std::vector<const Curve *> &curves)

@@ -29,6 +29,9 @@ SampleStats sampleStats(std::vector<double> values);
 // The band figures draw around a configuration's median: the inter-quartile range, or the whole
 // range of fewer than 4 values (whose quartiles say little).
 std::pair<double, double> replicateBand(const SampleStats &s);
+// What replicateBand is for `count` replicates, as a figure names it: "interquartile range" from 4
+// on, "range" below.
+const char *replicateBandName(int count);
 // The statistics of several curves' values at each step any of them has, by step.
 std::vector<std::pair<int64_t, SampleStats>> curveStats(const std::vector<const Curve *> &curves);
 

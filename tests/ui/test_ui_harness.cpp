@@ -29,6 +29,7 @@
 #include "ui/figures/FigureTable.h"
 #include "ui/figures/HeatmapView.h"
 #include "ui/figures/InsideHeadsView.h"
+#include "ui/figures/LossChartView.h"
 #include "ui/figures/ParallelCoordinatesView.h"
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
@@ -50,6 +51,7 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <set>
 
 using namespace headlab;
 using namespace headlab::ui;
@@ -243,6 +245,64 @@ std::string withoutSeeds(RunConfig c, bool search)
     return yaml::canonicalYaml(c);
 }
 
+// Issue 75, item 3: every group a figure draws (a point, a line, a band, a cell) pools only runs
+// equal but for the replicate axes and the axes the figure says it pools, which its title names.
+// Where it pools only seeds, their configs must be equal with the seeds cleared (whatever the
+// labels say); otherwise their labels on every other axis.
+void checkPooling(const Walk &w, FigureView *figure, const QString &what)
+{
+    const FigureView::Pooling pooling = figure->pooling();
+    const auto replicates = replicateAxes(w.session);
+    std::set<std::string> free(replicates.begin(), replicates.end());
+    for (const QString &axis : pooling.pooledAxes) {
+        free.insert(axis.toStdString());
+        const bool searched = w.session.search && w.session.search->axis == axis.toStdString();
+        QVERIFY2(searched || figure->title().contains(axis) ||
+                     figure->title().contains(
+                         axisValueText(axis.toStdString(), QString()).section(' ', 0, 0)),
+                 qPrintable(QStringLiteral("%1 pools %2 without saying so: '%3'")
+                                .arg(what, axis, figure->title())));
+    }
+    const bool seedsOnly = pooling.pooledAxes.isEmpty() && w.session.replicateAxes.empty();
+    const bool search = w.session.search.has_value() && w.session.search->axis == "lr";
+    // Each run's value on every axis, its configuration's where it has no label of its own (a
+    // combination that sets qk_norm alone still has softcap 0): core/session/Replicates.h.
+    const auto resolved = configurationLabels(w.session);
+    auto valueOf = [&](int run, const std::string &axis) {
+        const auto &labels = resolved[size_t(run)];
+        const auto it = labels.find(axis);
+        return it == labels.end() ? std::string() : it->second;
+    };
+    for (const QList<int> &group : pooling.groups) {
+        if (group.size() < 2) continue;
+        const SessionRun &first = w.session.runs[size_t(group.front())];
+        for (int i : group) {
+            const SessionRun &run = w.session.runs[size_t(i)];
+            auto differ = [&](const QString &how) {
+                return qPrintable(QStringLiteral("%1: '%2' pools runs %3 and %4, which differ %5")
+                                      .arg(what, figure->title())
+                                      .arg(group.front())
+                                      .arg(i)
+                                      .arg(how));
+            };
+            if (seedsOnly)
+                QVERIFY2(withoutSeeds(run.config, search) == withoutSeeds(first.config, search),
+                         differ(QStringLiteral("in more than their seeds")));
+            std::set<std::string> axes;
+            for (const auto &[axis, label] : resolved[size_t(i)]) axes.insert(axis);
+            for (const auto &[axis, label] : resolved[size_t(group.front())]) axes.insert(axis);
+            for (const auto &axis : axes) {
+                if (free.count(axis) || (search && axis == "lr")) continue;
+                const std::string a = valueOf(group.front(), axis), b = valueOf(i, axis);
+                QVERIFY2(a == b,
+                         differ(QStringLiteral("in %1 (%2, %3)")
+                                    .arg(QString::fromStdString(axis), QString::fromStdString(a),
+                                         QString::fromStdString(b))));
+            }
+        }
+    }
+}
+
 QList<int> selectedRows(QTableView *table)
 {
     QList<int> rows;
@@ -374,12 +434,42 @@ const std::vector<Action> &actions()
                              qPrintable(QStringLiteral("%1 = %2 not in '%3'")
                                             .arg(axis, value, heatmap->title())));
                      cells(false);
+                     checkPooling(w, heatmap, QStringLiteral("heatmap"));
+                     if (QTest::currentTestFailed()) return;
+                 }
+                 // Pooled: the title says so, and the cells pool only that axis and replicates.
+                 if (box->parentWidget()->isVisibleTo(heatmap)) {
+                     box->setCurrentIndex(box->count() - 1);
+                     settle();
+                     checkPooling(w, heatmap,
+                                  QStringLiteral("heatmap, %1 pooled").arg(box->objectName()));
                      if (QTest::currentTestFailed()) return;
                  }
                  box->setCurrentIndex(was);
                  settle();
              }
          }},
+        {"every figure's groups are configurations",
+         [](Walk &w) {
+             for (const QString &id : figureIds()) {
+                 if (!offered(w.window, id)) continue;
+                 w.window->showFigure(id);
+                 settle();
+                 FigureView *figure = w.window->figure(id);
+                 checkPooling(w, figure, id);
+                 if (QTest::currentTestFailed()) return;
+                 // The loss curves pool in their median view.
+                 if (auto *loss = qobject_cast<LossChartView *>(figure)) {
+                     loss->setMedianView(true);
+                     settle();
+                     checkPooling(w, figure, id + QStringLiteral(" (median view)"));
+                     loss->setMedianView(false);
+                     settle();
+                     if (QTest::currentTestFailed()) return;
+                 }
+             }
+         },
+         false},
         {"every figure's CSV, and the heatmap's groups in it",
          [](Walk &w) {
              // Every figure a session offers draws its numbers as CSV too; the heatmap's CSV
@@ -617,8 +707,12 @@ private Q_SLOTS:
             QVERIFY(QTest::qWaitForWindowExposed(&window));
             Walk w{&window, path, exports.path(), window.model()->session()};
             const bool onScreen = QGuiApplication::platformName() != QLatin1String("offscreen");
+            // HEADLAB_HARNESS_ACTIONS: walk only the actions whose name contains it (a developer
+            // working on one; ctest walks them all).
+            const QString only = QString::fromLocal8Bit(qgetenv("HEADLAB_HARNESS_ACTIONS"));
             for (const auto &action : actions()) {
                 if (onScreen && !action.dependsOnScreen) continue; // walked offscreen already
+                if (!only.isEmpty() && !action.name.contains(only)) continue;
                 QElapsedTimer took;
                 took.start();
                 action.act(w);

@@ -781,4 +781,27 @@ void BoundaryChartView::addRunDots(const ConfigurationSearch &c, size_t i, doubl
     add(c.setAsidePoints, setAside, 0);
 }
 
+FigureView::Pooling BoundaryChartView::pooling() const
+{
+    Pooling out;
+    const Session &session = m_model->session();
+    if (!session.search) return out;
+    const auto held = m_model->searchReport();
+    for (const auto &c : held->configurations) {
+        QList<int> runs;
+        for (int i = 0; i < int(session.runs.size()); ++i) {
+            bool matches = true;
+            for (const auto &[axis, label] : c.configuration) {
+                const auto it = session.runs[size_t(i)].labels.find(axis);
+                matches =
+                    matches && it != session.runs[size_t(i)].labels.end() && it->second == label;
+            }
+            if (matches) runs << i;
+        }
+        if (!runs.isEmpty()) out.groups.push_back(runs);
+    }
+    out.pooledAxes << QString::fromStdString(session.search->axis);
+    return out;
+}
+
 } // namespace headlab::ui

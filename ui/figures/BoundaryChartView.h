@@ -37,6 +37,8 @@ public:
     void applyTheme(const ChartTheme &theme) override;
     void saveViewState(ViewState &state) const override;
     void restoreViewState(const ViewState &state) override;
+    // Each configuration's runs (its crossing, its fitted curve), pooled over the searched axis.
+    Pooling pooling() const override;
 
     bool showsLaw() const;
     void setShowsLaw(bool law);

@@ -486,4 +486,14 @@ void FigureChartView::fitTitle()
     fitChartTitle(m_chart, m_theme);
 }
 
+FigureView::Pooling FigureChartView::pooling() const
+{
+    Pooling out;
+    for (const auto &series : m_data.series) {
+        for (const auto &runs : series.runs) out.groups.push_back(runs);
+        for (const auto &runs : series.divergedRuns) out.groups.push_back(runs);
+    }
+    return out;
+}
+
 } // namespace headlab::ui

@@ -28,6 +28,7 @@ public:
     QString title() const override { return m_data.title; }
     QString csv() const override { return m_data.csv(); }
     void applyTheme(const ChartTheme &theme) override;
+    Pooling pooling() const override; // the series' points' runs
     const FigureData &data() const { return m_data; }
     QChart *chart() const { return m_chart; }
 

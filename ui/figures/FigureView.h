@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 class QHBoxLayout;
 class QVBoxLayout;
@@ -50,6 +51,16 @@ public:
     virtual void saveViewState(ViewState &state) const { Q_UNUSED(state); }
     virtual void restoreViewState(const ViewState &state) { Q_UNUSED(state); }
     virtual void applyTheme(const ChartTheme &theme);
+    // What the figure pools, as drawn now: the runs each point, line, band or cell stands for
+    // where it stands for several (the seeds of one configuration), and the axes it says in its
+    // title that it pools over (whose values may then differ within a group). tests/ui's harness
+    // checks every figure of every corpus session with it. A figure that draws each run alone
+    // returns none.
+    struct Pooling {
+        std::vector<QList<int>> groups;
+        QStringList pooledAxes;
+    };
+    virtual Pooling pooling() const { return {}; }
 
     QWidget *canvas() const { return m_canvas; }
     // What a chart figure shows under `at` (the chart view's pixels): the nearest drawn point

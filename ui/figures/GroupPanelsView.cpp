@@ -430,4 +430,11 @@ void GroupPanelsView::restoreViewState(const ViewState &state)
     refresh();
 }
 
+FigureView::Pooling GroupPanelsView::pooling() const
+{
+    Pooling out;
+    for (const auto &line : lines()) out.groups.push_back(line.runs);
+    return out;
+}
+
 } // namespace headlab::ui

@@ -33,6 +33,7 @@ public:
     void refresh() override;
     void saveViewState(ViewState &state) const override;
     void restoreViewState(const ViewState &state) override;
+    Pooling pooling() const override; // each line's runs
 
     // One drawn line: a configuration's median over its seeds (or one run), in one group.
     struct Line {

@@ -176,10 +176,19 @@ QString HeatmapView::title() const
             !(axis == "lr" && m_data.stat == HeatmapStat::LrSensitivity))
             fixed << axisValueText(axis, combo->currentData().toString());
     if (!fixed.isEmpty()) t += QStringLiteral(" at ") + fixed.join(", ");
-    // Every cell of the same number of replicates: said once here, not in every cell.
+    // An axis set to "all (pooled)" is named: its values are replicates of the cells then.
+    const QStringList pooled = pooling().pooledAxes;
+    if (!pooled.isEmpty()) t += tr(", pooled over %1").arg(pooled.join(", "));
+    // Every cell of the same number of replicates: said once here, not in every cell, with the
+    // spread its whiskers are (the interquartile range from 4 on).
+    const QString what = pooled.isEmpty() ? tr("seeds") : tr("runs");
     if (const int n = sharedReplicates(); n > 1)
-        t += m_data.stat == HeatmapStat::Median ? tr(", range over %1 seeds").arg(n)
-             : m_data.stat == HeatmapStat::Mean ? tr(", ± sd and se over %1 seeds").arg(n)
+        t += m_data.stat == HeatmapStat::Median
+                 ? tr(", %1 over %2 %3")
+                       .arg(QString::fromLatin1(replicateBandName(n)))
+                       .arg(n)
+                       .arg(what)
+             : m_data.stat == HeatmapStat::Mean ? tr(", ± sd and se over %1 %2").arg(n).arg(what)
                                                 : QString();
     return t;
 }
@@ -793,6 +802,28 @@ void HeatmapView::paintPanel(QPainter &p, const QRectF &area, const HeatmapData 
                           14 * t.fontScale),
                    Qt::AlignCenter, tr("Cells fill in as runs finish."));
     }
+}
+
+FigureView::Pooling HeatmapView::pooling() const
+{
+    Pooling out;
+    for (int panel = 0; panel < panelCount(); ++panel) {
+        const HeatmapData &data = panelData(panel);
+        for (int row = 0; row < data.rows(); ++row)
+            for (int column = 0; column < data.columns(); ++column)
+                if (!data.cell(row, column).runs.isEmpty())
+                    out.groups.push_back(data.cell(row, column).runs);
+    }
+    // The fixed axes drawn neither as x, y nor side by side, set to "all (pooled)".
+    const auto replicates = replicateAxes(m_model->session());
+    const std::string x = m_data.xAxis, y = m_data.yAxis;
+    const std::string side =
+        m_panels.empty() ? std::string() : m_sideBySide->currentData().toString().toStdString();
+    for (const auto &[axis, combo] : m_fixedCombos)
+        if (axis != x && axis != y && axis != side && combo->currentData().toString().isEmpty() &&
+            std::find(replicates.begin(), replicates.end(), axis) == replicates.end())
+            out.pooledAxes << QString::fromStdString(axis);
+    return out;
 }
 
 } // namespace headlab::ui

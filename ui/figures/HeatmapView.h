@@ -28,6 +28,8 @@ public:
     void refresh() override;
     void saveViewState(ViewState &state) const override;
     void restoreViewState(const ViewState &state) override;
+    // Each cell's runs, and the fixed axes set to "all (pooled)".
+    Pooling pooling() const override;
 
     const HeatmapData &data() const { return m_data; }
     void setAxes(const QString &x, const QString &y);

@@ -997,4 +997,12 @@ QString LossChartView::csv() const
     return out;
 }
 
+FigureView::Pooling LossChartView::pooling() const
+{
+    Pooling out;
+    if (!medianMode()) return out;
+    for (const auto &g : m_groups) out.groups.emplace_back(g.runs.begin(), g.runs.end());
+    return out;
+}
+
 } // namespace headlab::ui

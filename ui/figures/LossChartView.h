@@ -40,6 +40,7 @@ public:
     void refresh() override;
     void saveViewState(ViewState &state) const override;
     void restoreViewState(const ViewState &state) override;
+    Pooling pooling() const override; // in the median view, each configuration's runs
     void applyTheme(const ChartTheme &theme) override;
 
     void setLogX(bool on);

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace headlab::ui {
 
@@ -92,6 +93,66 @@ std::string SmallMultiplesView::colourAxis() const
                 isReplicate(axis.name) == replicate)
                 return axis.name;
     return {};
+}
+
+namespace {
+// The line keys of a small-multiples grid: the rest of each run's configuration.
+ConfigurationRest lineKeys(const Session &session, const std::string &rows,
+                           const std::string &columns)
+{
+    std::set<std::string> drawn;
+    for (const auto &axis : {rows, columns})
+        if (!axis.empty()) drawn.insert(axis);
+    return ConfigurationRest(session, drawn);
+}
+} // namespace
+
+SmallMultiplesView::LineStyle SmallMultiplesView::lineStyle(const SessionRun &run) const
+{
+    const Session &s = m_model->session();
+    const ConfigurationRest keys = lineKeys(s, rowAxis(), columnAxis());
+    const QStringList values = keys.values();
+    if (values.size() <= kPaletteColours) {
+        // No rest at all (every line a replicate): a colour per value of the colour axis.
+        if (values.size() == 1) {
+            const std::string colourBy = colourAxis();
+            const int c = colourBy.empty()
+                              ? 0
+                              : int(axisValueLabels(s, colourBy).indexOf(axisLabel(run, colourBy)));
+            return {std::max(0, c), replicateShade(s, run, colourBy)};
+        }
+        return {int(values.indexOf(keys(run))), replicateShade(s, run)};
+    }
+    const std::string colourBy = colourAxis();
+    std::set<std::string> drawn = {colourBy};
+    for (const auto &axis : {rowAxis(), columnAxis()})
+        if (!axis.empty()) drawn.insert(axis);
+    const ConfigurationRest rest(s, drawn);
+    const int c = int(axisValueLabels(s, colourBy).indexOf(axisLabel(run, colourBy)));
+    return {std::max(0, c), int(rest.values().indexOf(rest(run)))};
+}
+
+SmallMultiplesView::LineLegend SmallMultiplesView::lineLegend() const
+{
+    const Session &s = m_model->session();
+    const ConfigurationRest keys = lineKeys(s, rowAxis(), columnAxis());
+    const QStringList values = keys.values();
+    const std::string colourBy = colourAxis();
+    LineLegend out;
+    if (values.size() == 1 || values.size() > kPaletteColours) {
+        for (const QString &label : colourBy.empty() ? QStringList() : axisValueLabels(s, colourBy))
+            out.colours << QString::fromStdString(colourBy) + " " + displayLabel(label);
+        if (values.size() > kPaletteColours) {
+            std::set<std::string> drawn = {colourBy};
+            for (const auto &axis : {rowAxis(), columnAxis()})
+                if (!axis.empty()) drawn.insert(axis);
+            for (const QString &v : ConfigurationRest(s, drawn).values())
+                out.shades << displayKey(v);
+        }
+        return out;
+    }
+    for (const QString &v : values) out.colours << displayKey(v);
+    return out;
 }
 
 void SmallMultiplesView::refresh()
@@ -243,9 +304,7 @@ SmallMultiplesView::Legend SmallMultiplesView::legendFor(const QRectF &area) con
     const ChartTheme &t = m_theme;
     const double fs = t.fontScale;
     const QFontMetricsF fm(t.font(8.5));
-    const std::string colourBy = colourAxis();
-    const QStringList colourLabels =
-        colourBy.empty() ? QStringList() : axisValueLabels(m_model->session(), colourBy);
+    const LineLegend lines = lineLegend();
     Legend legend;
     const double left = area.left() + 30 * fs, right = area.right() - 8 * fs;
     double lx = left, ly = area.top() + 32 * fs;
@@ -259,9 +318,10 @@ SmallMultiplesView::Legend SmallMultiplesView::legendFor(const QRectF &area) con
         legend.items.push_back({QPointF(lx, ly), colour, width, style, text, w});
         lx += 22 * fs + w + 14 * fs;
     };
-    for (int k = 0; k < colourLabels.size(); ++k)
-        add(t.seriesColor(k), t.line(2.5),
-            QString::fromStdString(colourBy) + " " + displayLabel(colourLabels[k]));
+    for (int k = 0; k < lines.colours.size(); ++k)
+        add(t.seriesColor(k), t.line(2.5), lines.colours[k]);
+    for (int k = 0; k < lines.shades.size(); ++k)
+        add(shadedColour(t.muted, k, t.dark, 30), t.line(2.5), lines.shades[k]);
     add(t.muted, t.line(1.0), tr("train (thin, dotted)"), Qt::DotLine);
     add(t.muted, t.line(2.2), tr("test (thick)"));
     const double top = ly + 24 * fs;
@@ -427,9 +487,6 @@ bool SmallMultiplesView::paintPanelCurves(QPainter &p, const QRectF &plot, const
 {
     const ChartTheme &t = m_theme;
     const auto &s = m_model->session();
-    const std::string colourBy = colourAxis();
-    const QStringList colourLabels =
-        colourBy.empty() ? QStringList() : axisValueLabels(s, colourBy);
     const auto plateaus = plateausOf(s);
     auto toPoint = [&](double step, double v) { return scale.toPixel(plot, step, v); };
     p.setPen(QPen(t.muted, 0.8, Qt::DashLine));
@@ -448,11 +505,9 @@ bool SmallMultiplesView::paintPanelCurves(QPainter &p, const QRectF &plot, const
     for (const int i : runsOfPanel(rowLabel, columnLabel)) {
         const auto &run = s.runs[size_t(i)];
         panelSelected = panelSelected || selected.contains(i);
-        const int colourIndex =
-            colourBy.empty() ? 0 : int(colourLabels.indexOf(axisLabel(run, colourBy)));
-        QColor colour = t.seriesColor(std::max(0, colourIndex));
-        // Replicates of one colour get shades of it, so each seed is its own line.
-        colour = shadedColour(colour, replicateShade(s, run, colourBy), t.dark, 30);
+        // Each line key its colour; replicates of one get shades of it, each seed its own line.
+        const LineStyle style = lineStyle(run);
+        const QColor colour = shadedColour(t.seriesColor(style.colour), style.shade, t.dark, 30);
         auto draw = [&](const Curve &curve, double width, int alpha, Qt::PenStyle style) {
             const auto pts = CurveDecimator::decimate(curve, view);
             if (pts.size() < 1) return;
@@ -496,6 +551,25 @@ QString SmallMultiplesView::csv() const
                            .arg(pt.value, 0, 'g', 10);
         }
     }
+    return out;
+}
+
+FigureView::Pooling SmallMultiplesView::pooling() const
+{
+    const auto &s = m_model->session();
+    // Drawn alike: one panel, one colour, and past the palette one shade (seeds share it then).
+    const bool shaded = !lineLegend().shades.isEmpty();
+    std::map<std::tuple<QString, QString, int, int>, QList<int>> alike;
+    for (int i = 0; i < int(s.runs.size()); ++i) {
+        const auto &run = s.runs[size_t(i)];
+        const LineStyle style = lineStyle(run);
+        alike[{rowAxis().empty() ? QString() : axisLabel(run, rowAxis()),
+               columnAxis().empty() ? QString() : axisLabel(run, columnAxis()), style.colour,
+               shaded ? style.shade : 0}]
+            << i;
+    }
+    Pooling out;
+    for (auto &[key, runs] : alike) out.groups.push_back(std::move(runs));
     return out;
 }
 

@@ -23,10 +23,25 @@ public:
     void refresh() override;
     void saveViewState(ViewState &state) const override;
     void restoreViewState(const ViewState &state) override;
+    // A panel's runs of one colour: drawn alike but for the replicates' shades.
+    Pooling pooling() const override;
     // The axis whose values the colours stand for: the session's colour axis (ColourTable.h)
     // unless it lays out the panels, else the first swept axis with several values that is
     // neither rows nor columns, else a replicate axis (one colour per seed).
     std::string colourAxis() const;
+    // How a run's curves are drawn: one colour per line key (the rest of its configuration: every
+    // axis but the panels' and the replicates'), a shade of it per replicate; past the palette's
+    // colours, the colour axis's colour and a shade per value of the rest (then seeds share it).
+    struct LineStyle {
+        int colour = 0, shade = 0;
+    };
+    LineStyle lineStyle(const SessionRun &run) const;
+    // The legend's entries: each colour's (and, past the palette, each shade's) text.
+    struct LineLegend {
+        QStringList colours;
+        QStringList shades; // empty unless shaded
+    };
+    LineLegend lineLegend() const;
     // Texts (titles) the last paint had to cut off because nothing else fitted.
     int elidedTexts() const { return m_elided; }
     // The y ticks every panel shares, labelled beside the first column: 0 and the task's plateaus

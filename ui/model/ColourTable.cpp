@@ -70,6 +70,33 @@ ConfigurationKey configurationOf(const Session &session, const SessionRun &run,
     return key;
 }
 
+ConfigurationRest::ConfigurationRest(const Session &session, std::set<std::string> drawn)
+    : m_drawn(std::move(drawn))
+    , m_axes(configurationAxes(session))
+{
+    for (const auto &axis : replicateAxes(session)) m_drawn.insert(axis);
+    // Values as configurationLabels resolves them: a combination's row that sets qk_norm alone
+    // still has softcap 0. An axis with one value tells no runs apart.
+    std::map<std::string, std::set<std::string>> values;
+    for (const auto &run : session.runs)
+        for (const auto &[axis, label] : configurationLabels(m_axes, run.labels, run.config))
+            values[axis].insert(label);
+    for (const auto &[axis, labels] : values)
+        if (labels.size() < 2) m_drawn.insert(axis);
+    for (const auto &run : session.runs)
+        if (const QString v = (*this)(run); !m_values.contains(v)) m_values << v;
+}
+
+QString ConfigurationRest::operator()(const SessionRun &run) const
+{
+    QStringList parts;
+    const auto labels = configurationLabels(m_axes, run.labels, run.config);
+    for (const auto &axis : m_axes) // in the axes' order
+        if (const auto it = labels.find(axis); !m_drawn.count(axis) && it != labels.end())
+            parts << QString::fromStdString(axis) + "=" + QString::fromStdString(it->second);
+    return parts.join(' ');
+}
+
 ConfigurationColours::Style ConfigurationColours::styleOf(const ConfigurationKey &key) const
 {
     const auto it = of.find(key);

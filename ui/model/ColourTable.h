@@ -11,6 +11,7 @@
 #include <QStringList>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,25 @@ inline constexpr int kPaletteColours = 12;
 using ConfigurationKey = std::map<std::string, std::string>;
 ConfigurationKey configurationOf(const Session &session, const SessionRun &run,
                                  const std::string &plotted);
+
+// The rest of a run's configuration: its labels but the axes a figure draws (`drawn`: its x, its
+// lines, its panels) and the replicate axes, as "softcap=10 z_loss=1e-4" ("" where none is left).
+// Values are the configuration labels (core/session/Replicates.h: a combination's row that sets
+// qk_norm alone still has softcap 0); only axes whose values differ count. A figure's line, point or
+// drawing style is one value of it, so that it pools replicates of one configuration only (issue
+// 75: loss against m pooled five stabilizer groups as seeds).
+class ConfigurationRest {
+public:
+    ConfigurationRest(const Session &session, std::set<std::string> drawn);
+    QString operator()(const SessionRun &run) const;
+    // The values over the session's runs, in the sweep's order.
+    QStringList values() const { return m_values; }
+
+private:
+    std::set<std::string> m_drawn;
+    std::vector<std::string> m_axes; // configurationAxes(session)
+    QStringList m_values;
+};
 
 // One colour per configuration, the same in every figure that draws configurations (Loss vs η and
 // the Boundary tab's P(learned) and collapse views; issue 52): the session's configurations in the

@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace headlab::ui {
 
@@ -26,7 +27,19 @@ struct Accumulator {
     std::vector<double> values; // finite final test losses of the replicates
     int diverged = 0;
     int learned = 0;
+    QList<int> runs; // the runs counted (their indices in the session)
 };
+
+int indexOf(const Session &session, const SessionRun &run)
+{
+    return int(&run - session.runs.data());
+}
+
+// A line's legend name: its own, then the rest of its configuration.
+QString withRest(const QString &name, const QString &rest)
+{
+    return rest.isEmpty() ? name : name + QStringLiteral(", ") + displayKey(rest);
+}
 
 // Finished runs only: Done contributes its loss, Diverged counts as not learned.
 bool contributes(const RunResult &r)
@@ -34,16 +47,19 @@ bool contributes(const RunResult &r)
     return r.status == RunStatus::Done || r.status == RunStatus::Diverged;
 }
 
-void addTo(Accumulator &a, const RunResult &r, const Session &session, const FigureY &y = {})
+void addTo(Accumulator &a, const SessionRun &run, const Session &session, const FigureY &y = {})
 {
+    const RunResult &r = run.result;
     if (r.status == RunStatus::Diverged) {
         ++a.diverged;
+        a.runs << indexOf(session, run);
         return;
     }
     if (y.learnedFraction) { // an outcome: learned or not (a loss that is not finite did not)
         const bool learned = std::isfinite(finalTestLoss(r)) && isLearned(session, r);
         a.values.push_back(learned ? 1.0 : 0.0);
         a.learned += learned ? 1 : 0;
+        a.runs << indexOf(session, run);
         return;
     }
     if (!y.stat.isEmpty()) { // a head statistic: runs without it are left out, not counted diverged
@@ -51,9 +67,11 @@ void addTo(Accumulator &a, const RunResult &r, const Session &session, const Fig
         if (!std::isfinite(v)) return;
         a.values.push_back(v);
         a.learned += isLearned(session, r) ? 1 : 0;
+        a.runs << indexOf(session, run);
         return;
     }
     const double v = finalTestLoss(r);
+    a.runs << indexOf(session, run);
     if (!std::isfinite(v)) {
         ++a.diverged;
         return;
@@ -86,6 +104,7 @@ FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &
             if (n == 0) continue;
             const double y = double(a.learned) / n;
             s.points << QPointF(x, y);
+            s.runs << a.runs;
             s.learned << (a.learned * 2 > n);
             QList<double> outcomes(a.values.begin(), a.values.end());
             for (int k = 0; k < a.diverged; ++k) outcomes << 0.0;
@@ -100,6 +119,7 @@ FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &
             const int n = st.count + a.diverged;
             const double y = statValue(st, stat);
             s.points << QPointF(x, y);
+            s.runs << a.runs;
             s.learned << (a.learned * 2 > n);
             s.replicates << QList<double>(a.values.begin(), a.values.end());
             s.spread << spreadRange(st, point.spread);
@@ -107,6 +127,7 @@ FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &
             yMax = std::max(yMax, y);
         } else if (a.diverged > 0) {
             s.divergedX << x;
+            s.divergedRuns << a.runs;
         }
     }
     return s;
@@ -259,8 +280,15 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
     if (!lrLabel.isEmpty()) d.title += QStringLiteral(" (η = %1)").arg(displayLabel(lrLabel));
     d.xTitle = byHeadDim ? QStringLiteral("head dimension m_H") : QStringLiteral("d_model m");
     d.yTitle = QStringLiteral("final test loss (%1)").arg(lossUnit(session));
-    std::map<double, std::map<double, Accumulator>> byHeads;  // n_H -> x -> values
-    std::map<double, std::vector<const SessionRun *>> runsOf; // n_H -> its runs, for the colour
+    // One line per n_H and rest of the configuration (a stabilizer, η where several are kept):
+    // a point pools the seeds of one configuration.
+    using LineKey = std::pair<double, QString>;                // n_H, the rest
+    std::map<LineKey, std::map<double, Accumulator>> byLine;   // line -> x -> values
+    std::map<LineKey, std::vector<const SessionRun *>> runsOf; // its runs, for the colour
+    std::vector<QString> rests;                                // in the sweep's order
+    std::set<std::string> drawn = {"d_model", "heads"};
+    if (!lrLabel.isEmpty()) drawn.insert("lr"); // one η kept, named in the title
+    const ConfigurationRest restOf(session, drawn);
     for (const auto &run : session.runs) {
         if (!contributes(run.result)) continue;
         if (!lrLabel.isEmpty()) {
@@ -270,14 +298,23 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
         const double nH = headsPerLayer(run.config);
         const double x =
             byHeadDim ? double(headDimension(run.config)) : double(run.config.model.dModel);
-        addTo(byHeads[nH][x], run.result, session, y);
-        runsOf[nH].push_back(&run);
+        const QString rest = restOf(run);
+        if (std::find(rests.begin(), rests.end(), rest) == rests.end()) rests.push_back(rest);
+        addTo(byLine[{nH, rest}][x], run, session, y);
+        runsOf[{nH, rest}].push_back(&run);
     }
     const ColourTable colours = colourTable(session);
-    for (const auto &[nH, points] : byHeads) {
-        d.series.push_back(
-            toSeries(QStringLiteral("n_H = %1").arg(nH), points, d.yMax, point, y.learnedFraction));
-        d.series.back().colour = colours.sharedIndex(runsOf[nH]);
+    for (const auto &[line, points] : byLine) {
+        const auto &[nH, rest] = line;
+        d.series.push_back(toSeries(withRest(QStringLiteral("n_H = %1").arg(nH), rest), points,
+                                    d.yMax, point, y.learnedFraction));
+        d.series.back().colour = colours.sharedIndex(runsOf[line]);
+        // The rests of one n_H share its colour, a shade each.
+        if (rests.size() > 1) {
+            d.series.back().shade =
+                int(std::find(rests.begin(), rests.end(), rest) - rests.begin());
+            d.series.back().shades = int(rests.size());
+        }
     }
     applyY(d, y);
     explainEmpty(d, session, y);
@@ -351,7 +388,7 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
         double x = scaled ? run.config.lr * std::pow(double(headDimension(run.config)), exponent)
                           : run.config.lr;
         if (binned && x > 0) x = std::pow(10.0, std::round(std::log10(x) * 4) / 4);
-        addTo(byConfig[configName(run)][x], run.result, session, y);
+        addTo(byConfig[configName(run)][x], run, session, y);
     }
     // Beside the loss-against-η curves, each configuration's learning-rate sensitivity.
     const std::map<QString, QString> sensitivityOf = !scaled && !binned && y.stat.isEmpty()
@@ -449,15 +486,19 @@ FigureData rankFigure(const Session &session)
     struct Best {
         double loss = kNaN;
         int diverged = 0;
+        QList<int> runs; // the seeds it is the best of
     };
-    // (layers, w) -> rank -> best over seeds
-    std::map<std::pair<int64_t, int64_t>, std::map<double, Best>> lines;
+    // (layers, w, the rest of the configuration) -> rank -> best over seeds
+    using LineKey = std::tuple<int64_t, int64_t, QString>;
+    std::map<LineKey, std::map<double, Best>> lines;
+    const ConfigurationRest restOf(session, {"heads", "head_dim", "layers", "width_multiplier"});
     int stopped = 0;
     for (const auto &run : session.runs) {
         const RunResult &r = run.result;
         if (!reachedAnOutcome(r.status)) continue;
-        auto &best = lines[{run.config.model.layers(), run.config.model.widthMultiplier}]
-                          [double(headDimension(run.config))];
+        auto &best = lines[{run.config.model.layers(), run.config.model.widthMultiplier,
+                            restOf(run)}][double(headDimension(run.config))];
+        best.runs << indexOf(session, run);
         double loss = kNaN;
         if (r.status != RunStatus::Diverged) {
             auto it = r.metrics.find(metric::kBestEpochMean);
@@ -474,14 +515,18 @@ FigureData rankFigure(const Session &session)
     d.title = QStringLiteral("Loss against rank, best over seeds") + stoppedNote(stopped);
     for (const auto &[key, points] : lines) {
         FigureSeries s;
-        s.name = QStringLiteral("L = %1, w = %2").arg(key.first).arg(key.second);
+        s.name =
+            withRest(QStringLiteral("L = %1, w = %2").arg(std::get<0>(key)).arg(std::get<1>(key)),
+                     std::get<2>(key));
         for (const auto &[x, b] : points) {
             if (std::isfinite(b.loss)) {
                 s.points << QPointF(x, b.loss);
+                s.runs << b.runs;
                 s.learned << (b.loss < d.referenceY); // beats predicting 0
                 d.yMax = std::max(d.yMax, b.loss);
             } else if (b.diverged > 0) {
                 s.divergedX << x;
+                s.divergedRuns << b.runs;
             }
         }
         d.series.push_back(std::move(s));
@@ -509,13 +554,16 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
     d.learnedMarkers = false;
     d.xTitle = QStringLiteral("total heads (sum over layers)");
     ByScheme byScheme;
-    std::map<QString, std::vector<const SessionRun *>> runsOf; // scheme -> its runs
+    std::map<QString, std::vector<const SessionRun *>> runsOf; // line -> its runs
+    // A line per scheme and rest of the configuration: a point pools seeds only.
+    const ConfigurationRest restOf(session, {"head_schedule", "heads"});
+    auto lineOf = [&](const SessionRun &run) { return withRest(schemeOf(run), restOf(run)); };
     int stopped = 0;
     for (const auto &run : session.runs) {
         const RunResult &r = run.result;
-        runsOf[schemeOf(run)].push_back(&run);
+        runsOf[lineOf(run)].push_back(&run);
         if (!reachedAnOutcome(r.status)) continue;
-        Accumulator &a = byScheme[schemeOf(run)][double(run.config.model.totalHeads())];
+        Accumulator &a = byScheme[lineOf(run)][double(run.config.model.totalHeads())];
         double y = kNaN;
         if (speed) {
             auto it = r.metrics.find(metric::kStepsPerSecond);
@@ -529,11 +577,13 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
             if (!std::isfinite(y)) {
                 if (r.status == RunStatus::Stopped) continue; // stopped before any loss
                 ++a.diverged;
+                a.runs << indexOf(session, run);
                 continue;
             }
         }
         stopped += r.status == RunStatus::Stopped ? 1 : 0;
         a.values.push_back(y);
+        a.runs << indexOf(session, run);
     }
     if (speed) {
         const bool shared = sharesEnsembleClock(session);

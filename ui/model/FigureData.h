@@ -45,6 +45,10 @@ struct FigureSeries {
     QList<QList<double>> replicates;
     QList<std::pair<double, double>> spread;
     QList<std::pair<int, int>> learnedOf;
+    // Per point, and per diverged point, the runs it stands for (indices in the session): a
+    // point pools only runs of one configuration (tests/ui's harness checks it on every figure).
+    QList<QList<int>> runs;
+    QList<QList<int>> divergedRuns;
 };
 
 // An entry of a figure's short legend: a colour, or a shade (colour −1: of the text colour).
