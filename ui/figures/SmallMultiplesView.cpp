@@ -146,12 +146,12 @@ SmallMultiplesView::LineLegend SmallMultiplesView::lineLegend() const
             std::set<std::string> drawn = {colourBy};
             for (const auto &axis : {rowAxis(), columnAxis()})
                 if (!axis.empty()) drawn.insert(axis);
-            for (const QString &v : ConfigurationRest(s, drawn).values())
-                out.shades << displayKey(v);
+            const ConfigurationRest rest(s, drawn);
+            for (const QString &v : rest.values()) out.shades << rest.legendName(v);
         }
         return out;
     }
-    for (const QString &v : values) out.colours << displayKey(v);
+    for (const QString &v : values) out.colours << keys.legendName(v);
     return out;
 }
 

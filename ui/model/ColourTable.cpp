@@ -3,6 +3,7 @@
 
 #include "core/session/Replicates.h"
 #include "ui/model/HeatmapData.h"
+#include "ui/model/RunMetrics.h"
 
 #include <algorithm>
 
@@ -77,14 +78,36 @@ ConfigurationRest::ConfigurationRest(const Session &session, std::set<std::strin
     for (const auto &axis : replicateAxes(session)) m_drawn.insert(axis);
     // Values as configurationLabels resolves them: a combination's row that sets qk_norm alone
     // still has softcap 0. An axis with one value tells no runs apart.
-    std::map<std::string, std::set<std::string>> values;
+    std::map<std::string, std::map<std::string, int>> counts;
     for (const auto &run : session.runs)
         for (const auto &[axis, label] : configurationLabels(m_axes, run.labels, run.config))
-            values[axis].insert(label);
-    for (const auto &[axis, labels] : values)
+            ++counts[axis][label];
+    for (const auto &[axis, labels] : counts) {
         if (labels.size() < 2) m_drawn.insert(axis);
+        int most = 0;
+        for (const auto &[label, n] : labels)
+            if (n > most) {
+                most = n;
+                m_usual[axis] = label;
+            }
+    }
     for (const auto &run : session.runs)
         if (const QString v = (*this)(run); !m_values.contains(v)) m_values << v;
+}
+
+QString ConfigurationRest::legendName(const QString &value) const
+{
+    if (value.isEmpty()) return value;
+    QStringList differs;
+    const QStringList parts = value.split(QLatin1Char(' '));
+    for (const QString &part : parts) {
+        const std::string axis = part.section(QLatin1Char('='), 0, 0).toStdString();
+        const auto usual = m_usual.find(axis);
+        if (usual == m_usual.end() ||
+            part.section(QLatin1Char('='), 1).toStdString() != usual->second)
+            differs << part;
+    }
+    return displayKey((differs.isEmpty() ? QStringList{parts.front()} : differs).join(' '));
 }
 
 QString ConfigurationRest::operator()(const SessionRun &run) const

@@ -63,8 +63,13 @@ public:
     QString operator()(const SessionRun &run) const;
     // The values over the session's runs, in the sweep's order.
     QStringList values() const { return m_values; }
+    // A value as a legend names it: the axes where it differs from the value most runs have
+    // ("qk_norm = gain" for the stabilizer grid's row that sets qk_norm alone), or its first axis
+    // where it differs in none ("qk_rule = off").
+    QString legendName(const QString &value) const;
 
 private:
+    std::map<std::string, std::string> m_usual; // each axis's most common value
     std::set<std::string> m_drawn;
     std::vector<std::string> m_axes; // configurationAxes(session)
     QStringList m_values;

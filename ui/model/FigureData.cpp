@@ -35,10 +35,10 @@ int indexOf(const Session &session, const SessionRun &run)
     return int(&run - session.runs.data());
 }
 
-// A line's legend name: its own, then the rest of its configuration.
-QString withRest(const QString &name, const QString &rest)
+// A line's legend name: its own, then the rest of its configuration where it differs.
+QString withRest(const QString &name, const QString &rest, const ConfigurationRest &rests)
 {
-    return rest.isEmpty() ? name : name + QStringLiteral(", ") + displayKey(rest);
+    return rest.isEmpty() ? name : name + QStringLiteral(", ") + rests.legendName(rest);
 }
 
 // Finished runs only: Done contributes its loss, Diverged counts as not learned.
@@ -306,8 +306,8 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
     const ColourTable colours = colourTable(session);
     for (const auto &[line, points] : byLine) {
         const auto &[nH, rest] = line;
-        d.series.push_back(toSeries(withRest(QStringLiteral("n_H = %1").arg(nH), rest), points,
-                                    d.yMax, point, y.learnedFraction));
+        d.series.push_back(toSeries(withRest(QStringLiteral("n_H = %1").arg(nH), rest, restOf),
+                                    points, d.yMax, point, y.learnedFraction));
         d.series.back().colour = colours.sharedIndex(runsOf[line]);
         // The rests of one n_H share its colour, a shade each.
         if (rests.size() > 1) {
@@ -517,7 +517,7 @@ FigureData rankFigure(const Session &session)
         FigureSeries s;
         s.name =
             withRest(QStringLiteral("L = %1, w = %2").arg(std::get<0>(key)).arg(std::get<1>(key)),
-                     std::get<2>(key));
+                     std::get<2>(key), restOf);
         for (const auto &[x, b] : points) {
             if (std::isfinite(b.loss)) {
                 s.points << QPointF(x, b.loss);
@@ -557,7 +557,9 @@ FigureData totalHeadsFigure(const Session &session, bool speed)
     std::map<QString, std::vector<const SessionRun *>> runsOf; // line -> its runs
     // A line per scheme and rest of the configuration: a point pools seeds only.
     const ConfigurationRest restOf(session, {"head_schedule", "heads"});
-    auto lineOf = [&](const SessionRun &run) { return withRest(schemeOf(run), restOf(run)); };
+    auto lineOf = [&](const SessionRun &run) {
+        return withRest(schemeOf(run), restOf(run), restOf);
+    };
     int stopped = 0;
     for (const auto &run : session.runs) {
         const RunResult &r = run.result;
