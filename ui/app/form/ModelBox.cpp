@@ -16,6 +16,7 @@
 #include <QRadioButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QVBoxLayout>
 
 #include <yaml-cpp/yaml.h>
 
@@ -112,7 +113,7 @@ void ModelBox::addHeadsRows(QFormLayout *form)
     m_headsSame = new QRadioButton(tr("Same count in every layer"), this);
     m_headsSchedule = new QRadioButton(tr("Per-layer schedules"), this);
     m_headsSame->setChecked(true);
-    auto *modes = new QHBoxLayout;
+    auto *modes = new QVBoxLayout; // one above the other: side by side they widened the dock
     modes->addWidget(m_headsSame);
     modes->addWidget(m_headsSchedule);
     form->addRow(tr("Heads"), modes);

@@ -48,15 +48,11 @@ SearchBox::SearchBox(QWidget *parent)
            "(docs/SEARCH.md)"));
     form->addRow(m_on);
     m_rows = new QWidget(this);
-    // Three lines, so that the dock stays narrow: what is searched, how long, and the model.
-    auto *searchLines = new QVBoxLayout(m_rows);
+    // One setting a line, label beside it, so that the dock stays narrow (three lines of several
+    // settings each made the form 650 px wide, past a 1280-pixel screen's dock).
+    auto *searchLines = new QFormLayout(m_rows);
     searchLines->setContentsMargins(0, 0, 0, 0);
     auto *searchAlong = new QHBoxLayout;
-    auto *searchRow = new QHBoxLayout;
-    auto *searchModelRow = new QHBoxLayout;
-    searchLines->addLayout(searchAlong);
-    searchLines->addLayout(searchRow);
-    searchLines->addLayout(searchModelRow);
     m_axis = new QComboBox(this);
     for (const auto &axis : searchableDimensions()) {
         const std::string symbol = dimensionSymbol(axis); // "η (lr)"; the name where it has none
@@ -71,7 +67,6 @@ SearchBox::SearchBox(QWidget *parent)
         e->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("0.0000316x")) + 12);
         e->setToolTip(tr("The searched range (search.range), searched on a log scale"));
     }
-    searchAlong->addWidget(new QLabel(tr("along"), this));
     searchAlong->addWidget(m_axis);
     searchAlong->addWidget(m_from, 1);
     searchAlong->addWidget(new QLabel(QStringLiteral("→"), this));
@@ -91,12 +86,6 @@ SearchBox::SearchBox(QWidget *parent)
     m_budget->setRange(1, 100000);
     m_budget->setToolTip(tr("Most runs of one configuration"));
     m_countLabel = new QLabel(tr("replicates"), this);
-    searchRow->addWidget(m_countLabel);
-    searchRow->addWidget(m_replicates);
-    searchRow->addWidget(new QLabel(tr("interval"), this));
-    searchRow->addWidget(m_width);
-    searchRow->addWidget(new QLabel(tr("budget"), this));
-    searchRow->addWidget(m_budget);
     m_model = namedChoice(
         this,
         {{tr("a curve per configuration"), QStringLiteral("separate")},
@@ -114,9 +103,6 @@ SearchBox::SearchBox(QWidget *parent)
            "not seeds differ. The same seeds at every value (replicates) make a configuration's "
            "crossing those seeds' crossing. Paired seeds bisect each seed's own threshold and "
            "report whether each seed is monotone along the axis (docs/SEARCH.md)."));
-    searchRow->addStretch(1);
-    searchModelRow->addWidget(new QLabel(tr("seeds"), this));
-    searchModelRow->addWidget(m_seeds);
     m_lawWidth = new QDoubleSpinBox(this);
     m_lawWidth->setDecimals(2);
     m_lawWidth->setRange(0.0, 5.0);
@@ -127,11 +113,13 @@ SearchBox::SearchBox(QWidget *parent)
            "until the law's α interval is this narrow; off: each stops at its own interval. With "
            "five configurations the scatter about the law keeps α's interval above about 0.27 "
            "(docs/SEARCH.md)."));
-    searchModelRow->addWidget(new QLabel(tr("fitted as"), this));
-    searchModelRow->addWidget(m_model);
-    searchModelRow->addWidget(new QLabel(tr("law α to"), this));
-    searchModelRow->addWidget(m_lawWidth);
-    searchModelRow->addStretch(1);
+    searchLines->addRow(tr("along"), searchAlong);
+    searchLines->addRow(m_countLabel, m_replicates);
+    searchLines->addRow(tr("interval"), m_width);
+    searchLines->addRow(tr("budget"), m_budget);
+    searchLines->addRow(tr("seeds"), m_seeds);
+    searchLines->addRow(tr("fitted as"), m_model);
+    searchLines->addRow(tr("law α to"), m_lawWidth);
     form->addRow(m_rows);
     m_error = errorLabel(this);
     form->addRow(m_error);

@@ -146,7 +146,7 @@ void TrainingBox::addLearningRateRows(QFormLayout *form)
     genRow->addWidget(m_lrTo, 1);
     genRow->addWidget(m_lrCount);
     genRow->addWidget(gen);
-    form->addRow(QString(), genRow);
+    form->addRow(genRow); // the whole row: beside the labels' column it widened the dock
     connect(gen, &QPushButton::clicked, this, [this] { generateLearningRates(); });
 }
 
