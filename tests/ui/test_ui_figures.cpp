@@ -673,6 +673,7 @@ private Q_SLOTS:
     void taskFiguresExportAndRender_data();
     void taskFiguresExportAndRender();
     void exportAllWritesOnlyTheTasksFigures();
+    void exportAllWritesTheCollapseOfASearch();
     void windowShowsOnlyTheTasksTabs();
     void figureNamesComeFromTheTable();
     void heatmapAggregatesReplicates();
@@ -1806,12 +1807,48 @@ void TestUiFigures::exportAllWritesOnlyTheTasksFigures()
                 QFile::exists(dir.filePath(QString("heads_loss_and_speed_vs_total_heads") + ext)),
                 c.heads);
         }
+        // The collapse of P(learned) against η·√m_H (issue 75 item 6), for a task that gives
+        // verdicts (addition, not nearest neighbour or text); against η·m_H^α only where α is
+        // known (no search here, no α chosen).
+        const bool verdicts = c.session.base.task.kind == "addition";
+        for (const char *ext : {".png", ".svg", ".csv"}) {
+            QCOMPARE(QFile::exists(dir.filePath(QString("fig4_p_learned_vs_lr_sqrt_mH") + ext)),
+                     verdicts);
+            QVERIFY(!QFile::exists(dir.filePath(QString("fig4_p_learned_vs_lr_mh_alpha") + ext)));
+        }
+        if (verdicts) {
+            QFile csv(dir.filePath("fig4_p_learned_vs_lr_sqrt_mH.csv"));
+            QVERIFY(csv.open(QIODevice::ReadOnly));
+            const QByteArray text = csv.readAll();
+            QVERIFY2(text.startsWith("series,x,p_learned,"), text.left(200).constData());
+            QVERIFY2(text.count('\n') >= 2, text.constData());
+        }
         if (c.rank) {
             QFile csv(dir.filePath("nn_loss_vs_rank.csv"));
             QVERIFY(csv.open(QIODevice::ReadOnly));
             QCOMPARE(csv.readAll().count('\n'),
                      1 + 13); // header + 4 + 3 + 3 + 3 (line, rank) points
         }
+    }
+}
+
+// Issue 75 item 6: a boundary search's Export all writes the collapse of P(learned) against
+// η·√m_H and against η·m_H^α with its fitted α, beside the search's own views.
+void TestUiFigures::exportAllWritesTheCollapseOfASearch()
+{
+    SessionModel model;
+    model.setSession(uitest::searchSession(true));
+    QTemporaryDir dir;
+    QString error;
+    FigureExporter::exportAll(&model, dir.path(), QSize(800, 500), {}, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    for (const char *stem : {"fig4_p_learned_vs_lr_sqrt_mH", "fig4_p_learned_vs_lr_mh_alpha"}) {
+        QFile csv(dir.filePath(QString(stem) + ".csv"));
+        QVERIFY2(csv.open(QIODevice::ReadOnly), stem);
+        const QByteArray text = csv.readAll();
+        QVERIFY2(text.startsWith("series,x,p_learned,") && text.count('\n') >= 2,
+                 text.left(300).constData());
+        QVERIFY(QFileInfo(dir.filePath(QString(stem) + ".svg")).size() > 1000);
     }
 }
 

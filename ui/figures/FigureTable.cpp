@@ -19,6 +19,7 @@
 #include "core/schema/TaskSpec.h"
 #include "core/session/RunFiles.h"
 #include "core/session/Session.h"
+#include "ui/model/RunMetrics.h"
 
 #include <stdexcept>
 
@@ -59,6 +60,17 @@ bool isBoundarySearch(const Session &session)
     return session.search.has_value();
 }
 
+bool givesVerdictsOn(const Session &session)
+{
+    return givesVerdicts(session);
+}
+
+// α known: a boundary search fits it; a grid has one where the figure was given one (lr.alpha).
+bool hasAlpha(const Session &session)
+{
+    return givesVerdicts(session) && (isBoundarySearch(session) || session.view.count("lr.alpha"));
+}
+
 QList<FigureSpec> &rows()
 {
     static QList<FigureSpec> table = {
@@ -95,7 +107,18 @@ QList<FigureSpec> &rows()
          QT_TRANSLATE_NOOP("Figure", "Loss vs η"),
          {{"fig4_loss_vs_lr", "lr", {{"lr.x", "lr"}}},
           {"fig4_loss_vs_lr_sqrt_mH", "lr", {{"lr.x", "lr_sqrt_mh"}}},
-          {"search_collapse_fitted_alpha", "lr", {{"lr.x", "lr_mh_alpha"}}, isBoundarySearch}},
+          {"search_collapse_fitted_alpha", "lr", {{"lr.x", "lr_mh_alpha"}}, isBoundarySearch},
+          // The paper's collapse: P(learned) against η·√m_H, and against η·m_H^α where α is
+          // known (a search's fitted one, or one chosen in the figure), for grids and searches
+          // of a task that gives verdicts.
+          {"fig4_p_learned_vs_lr_sqrt_mH",
+           "lr",
+           {{"lr.x", "lr_sqrt_mh"}, {"lr.y", "p_learned"}},
+           givesVerdictsOn},
+          {"fig4_p_learned_vs_lr_mh_alpha",
+           "lr",
+           {{"lr.x", "lr_mh_alpha"}, {"lr.y", "p_learned"}},
+           hasAlpha}},
          {},
          nullptr,
          figureFactory<LearningRateChartView>()},

@@ -214,6 +214,14 @@ QString yWords(const FigureY &y)
 // the chosen per-head statistic.
 void explainEmpty(FigureData &d, const Session &session, const FigureY &y)
 {
+    if (y.learnedFraction && !givesVerdicts(session)) { // every run would count as not learned
+        d.series.clear();
+        d.shortLegend.clear();
+        d.empty = QStringLiteral("This task gives no learned verdict (no loss level marks a "
+                                 "learned run): P(learned) has nothing to count. Choose the final "
+                                 "test loss in the y menu.");
+        return;
+    }
     for (const auto &s : d.series)
         if (!s.points.isEmpty() || !s.divergedX.isEmpty()) return;
     d.shortLegend.clear(); // no line to tell apart
@@ -279,6 +287,7 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
     d.title += pointWords(point);
     if (!lrLabel.isEmpty()) d.title += QStringLiteral(" (η = %1)").arg(displayLabel(lrLabel));
     d.xTitle = byHeadDim ? QStringLiteral("head dimension m_H") : QStringLiteral("d_model m");
+    d.learnedMarkers = givesVerdicts(session); // no hollow "not learned" for text or retrieval
     d.yTitle = QStringLiteral("final test loss (%1)").arg(lossUnit(session));
     // One line per n_H and rest of the configuration (a stabilizer, η where several are kept):
     // a point pools the seeds of one configuration.
@@ -367,6 +376,7 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
                                                   QStringLiteral("in bins of ¼ decade"))
                       : pointWords(point);
     d.xTitle = scaled ? scaledName : QStringLiteral("learning rate η");
+    d.learnedMarkers = givesVerdicts(session);
     d.yTitle = QStringLiteral("final test loss (%1)").arg(lossUnit(session));
     // A configuration's name: its labels but η and the replicate axes ("d_model=48 heads=3").
     const auto replicates = replicateAxes(session);

@@ -62,6 +62,12 @@ bool isLearned(const Session &session, const RunResult &result)
     return runLearned(session, result).value_or(false);
 }
 
+bool givesVerdicts(const Session &session)
+{
+    const TaskSpec *spec = sessionTask(session);
+    return !spec || spec->learnedMeaning != nullptr;
+}
+
 QString lossUnit(const Session &session)
 {
     const TaskSpec *spec = sessionTask(session);

@@ -32,6 +32,9 @@ bool reachedAnOutcome(RunStatus status);
 // Learned by the session's rule: core's one definition (core/metrics/LearnedRule.h); no verdict is false.
 // runLearned without a verdict counted as not learned (the figures' counts).
 bool isLearned(const Session &session, const RunResult &result);
+// Whether the session's task gives runs a learned verdict (TaskSpec::learnedMeaning): figures of
+// a task without one (language modelling, nearest neighbour) call no run learned or not.
+bool givesVerdicts(const Session &session);
 // The unit of the session's task's losses, for axis titles ("nats", "MSE × d").
 QString lossUnit(const Session &session);
 // The session's task (its row of the task table), and the loss at initialisation its loss axes
