@@ -674,6 +674,7 @@ private Q_SLOTS:
     void taskFiguresExportAndRender();
     void exportAllWritesOnlyTheTasksFigures();
     void exportAllWritesTheCollapseOfASearch();
+    void figuresOfATaskWithoutVerdictsCallNoRunLearned();
     void windowShowsOnlyTheTasksTabs();
     void figureNamesComeFromTheTable();
     void heatmapAggregatesReplicates();
@@ -1850,6 +1851,22 @@ void TestUiFigures::exportAllWritesTheCollapseOfASearch()
                  text.left(300).constData());
         QVERIFY(QFileInfo(dir.filePath(QString(stem) + ".svg")).size() > 1000);
     }
+}
+
+// Issue 75 item 9: nearest-neighbour and text runs were drawn "not learned" (hollow markers)
+// though those tasks give no verdict; P(learned) counted every run of them as a failure.
+void TestUiFigures::figuresOfATaskWithoutVerdictsCallNoRunLearned()
+{
+    const Session nn = uitest::nearestNeighbourSession();
+    for (const FigureData &d : {scalingFigure(nn, false, {}), learningRateFigure(nn, false)})
+        QVERIFY2(!d.learnedMarkers, qPrintable(d.title));
+    FigureY p;
+    p.learnedFraction = true;
+    const FigureData collapse = learningRateFigure(nn, true, {}, p);
+    QVERIFY(collapse.series.empty());
+    QVERIFY2(collapse.empty.contains("no learned verdict"), qPrintable(collapse.empty));
+    // Addition gives verdicts: its markers say learned or not.
+    QVERIFY(scalingFigure(uitest::seedsSession(), false, {}).learnedMarkers);
 }
 
 void TestUiFigures::windowShowsOnlyTheTasksTabs()
