@@ -7,6 +7,7 @@
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/LessonStrip.h"
 #include "ui/app/MainWindow.h"
+#include "ui/app/window/SessionFiles.h"
 
 #include "app/cli/SearchSummary.h"
 #include "core/metrics/Metrics.h"
@@ -44,6 +45,7 @@
 #include <QLineSeries>
 #include <QProcess>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
@@ -143,6 +145,7 @@ private Q_SLOTS:
     void theLessonStripKeepsWhatIsDoneThroughAnyPresses();
     void aLessonPressThatCannotStartIsUndoneOnScreen();
     void presenterModeHidesPanelsWithNothingToShow();
+    void aCrashedSessionIsOfferedAtTheNextStart();
     void theRunTableReadsAsOneTable();
 };
 
@@ -1230,4 +1233,80 @@ void TestUiTraining::presenterModeHidesPanelsWithNothingToShow()
         QVERIFY2(!dock->isVisible(), qPrintable(dock->objectName()));
     window.setPresenterMode(false);
     QVERIFY(samples->isVisible());
+}
+
+// Issue 75, item 11: after a crash the restarted app said nothing of the crashed session, its
+// autosave stayed on disk and Open recent was empty. The real `headlab` training a session is
+// killed (SIGKILL: no handler runs, as in a crash); the next start, in its data folder, finds the
+// session, puts it in Open recent and reopens it with the runs that finished.
+void TestUiTraining::aCrashedSessionIsOfferedAtTheNextStart()
+{
+    QTemporaryDir home, dir;
+    const QByteArray oldData = qgetenv("XDG_DATA_HOME");
+    const QString oldOrg = QCoreApplication::organizationName(),
+                  oldApp = QCoreApplication::applicationName();
+    const bool testMode = QStandardPaths::isTestModeEnabled(); // another case may have set it
+    QStandardPaths::setTestModeEnabled(false);                 // the data folder the app uses
+    qputenv("XDG_DATA_HOME", home.filePath("data").toUtf8());
+    QCoreApplication::setOrganizationName(QStringLiteral("HeadLab")); // as the app names itself
+    QCoreApplication::setApplicationName(QStringLiteral("HeadLab"));
+    auto restore = qScopeGuard([&] {
+        qputenv("XDG_DATA_HOME", oldData);
+        QCoreApplication::setOrganizationName(oldOrg);
+        QCoreApplication::setApplicationName(oldApp);
+        QStandardPaths::setTestModeEnabled(testMode);
+    });
+    QVERIFY(SessionFiles::crashedSessions().isEmpty());
+
+    Session s = uitest::tinySession(20);
+    s.axes.back() = SweepAxis{"lr", {uitest::num(1e-3)}};
+    s.axes.push_back(SweepAxis{"seed", {}});
+    for (uint64_t seed : {0, 1}) {
+        AxisValue v;
+        v.kind = AxisValue::Kind::Unsigned;
+        v.unsignedValue = seed;
+        s.axes.back().values.push_back(v);
+    }
+    s.runs.clear();
+    expandSweep(s);
+    const QString path = saveTemp(dir, s, "crashed.yaml");
+    int finished = 0; // runs stored as done when the app is killed
+    {
+        QProcess app;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        env.insert("XDG_DATA_HOME", home.filePath("data"));
+        env.insert("XDG_CONFIG_HOME", home.filePath("config"));
+        app.setProcessEnvironment(env);
+        app.start(HEADLAB_APP, {"--session", path, "--start"});
+        QVERIFY(app.waitForStarted());
+        // Some runs finished and stored; then the crash.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                try {
+                    const Session now = loadSession(path.toStdString());
+                    finished = 0;
+                    for (const auto &run : now.runs)
+                        finished += run.result.status == RunStatus::Done;
+                    return finished >= 2;
+                } catch (const std::exception &) {
+                    return false;
+                }
+            }(),
+            120000);
+        ::kill(pid_t(app.processId()), SIGKILL);
+        QVERIFY(app.waitForFinished(30000));
+    }
+    QCOMPARE(SessionFiles::crashedSessions(), QStringList{QFileInfo(path).absoluteFilePath()});
+    MainWindow window;
+    window.setInteractive(false);
+    QCOMPARE(window.offerRecovery(), QFileInfo(path).absoluteFilePath());
+    QCOMPARE(window.model()->filePath(), QFileInfo(path).absoluteFilePath());
+    QVERIFY(SessionFiles::recentFiles().contains(QFileInfo(path).absoluteFilePath()));
+    int done = 0;
+    for (int i = 0; i < window.model()->runCount(); ++i)
+        done += window.model()->run(i).result.status == RunStatus::Done;
+    QVERIFY2(done >= finished, qPrintable(QString("%1 of %2").arg(done).arg(finished)));
+    // Offered once: recovered, it is no longer a crashed session.
+    QVERIFY(SessionFiles::crashedSessions().isEmpty());
 }

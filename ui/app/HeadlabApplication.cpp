@@ -234,6 +234,9 @@ int runHeadlab(QApplication &app)
         ok = window.openSession(o.session);
     else
         ok = window.openPreset(o.preset);
+    // A session a crashed HeadLab showed is offered once the window is up (not to a script).
+    if (o.screenshot.isEmpty())
+        QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
     if (!ok && !o.session.isEmpty()) return 2;
     if (!o.figure.isEmpty()) window.showFigure(o.figure);
     window.show();

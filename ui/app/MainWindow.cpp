@@ -167,6 +167,7 @@ MainWindow::MainWindow(QWidget *parent)
     updateSamplesDock();
     connect(m_model, &SessionModel::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_model, &SessionModel::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_model, &SessionModel::filePathChanged, m_files, &SessionFiles::markShown);
 
     // Form → session: the sweep is re-expanded; finished runs whose configuration did not change
     // keep their results.

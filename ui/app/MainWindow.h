@@ -77,6 +77,11 @@ public:
     QString untitledAutosavePath() const;
     bool saveSession();
     bool saveSessionAs(const QString &path);
+    // After a crash: the sessions a HeadLab that is gone had shown (SessionFiles::crashedSessions)
+    // go into Open recent, and the newest is offered: reopened on Yes (and by default without a
+    // person), its untitled autosave removed on Discard, offered again next start on Later.
+    // Returns the session reopened, or "".
+    QString offerRecovery();
 
     // What trains: SweepControl.h.
     bool startSweep(); // every pending run (a boundary search: its next round first)

@@ -22,6 +22,7 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -157,6 +158,39 @@ bool MainWindow::saveSessionAs(const QString &path)
     // checkpoints into the autosave's folder, that folder stays.
     if (!m_controller->isRunning()) m_files->discardAutosave();
     return true;
+}
+
+QString MainWindow::offerRecovery()
+{
+    const QStringList crashed = SessionFiles::crashedSessions();
+    if (crashed.isEmpty()) return {};
+    for (auto it = crashed.rbegin(); it != crashed.rend(); ++it) m_files->addRecentFile(*it);
+    const QString path = crashed.front();
+    const QString when =
+        QFileInfo(path).lastModified().toString(QStringLiteral("yyyy-MM-dd HH:mm"));
+    QMessageBox::StandardButton answer = QMessageBox::Yes;
+    if (m_interactive) {
+        QMessageBox box(QMessageBox::Warning, tr("Recover a session"),
+                        tr("HeadLab did not close properly last time. Reopen the session it "
+                           "showed, as saved at %1?\n\n%2\n\nFinished runs are all there; "
+                           "runs that were training resume from their last checkpoint.")
+                            .arg(when, path),
+                        QMessageBox::Yes | QMessageBox::Discard | QMessageBox::Cancel, this);
+        box.button(QMessageBox::Yes)->setText(tr("Reopen"));
+        box.button(QMessageBox::Cancel)->setText(tr("Later"));
+        answer = QMessageBox::StandardButton(box.exec());
+    }
+    if (answer == QMessageBox::Cancel) return {};
+    if (answer == QMessageBox::Discard) {
+        SessionFiles::forgetCrashed(path, true);
+        statusBar()->showMessage(tr("Discarded the session of the last run: %1").arg(path), 8000);
+        return {};
+    }
+    if (!openSession(path)) return {};
+    SessionFiles::forgetCrashed(path, false);
+    statusBar()->showMessage(
+        tr("Recovered %1 (HeadLab did not close properly last time)").arg(path), 10000);
+    return path;
 }
 
 void MainWindow::rebuildRecentMenu()

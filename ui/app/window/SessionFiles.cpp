@@ -13,12 +13,40 @@
 #include <QSettings>
 #include <QStandardPaths>
 
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <vector>
+
 #include <unistd.h>
 
 namespace headlab::ui {
 
 namespace {
 constexpr int kMaxRecent = 8;
+
+QString markerDir()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+           QStringLiteral("/open");
+}
+
+QString markerPath(qint64 pid)
+{
+    return markerDir() + QStringLiteral("/%1").arg(pid);
+}
+
+bool processAlive(qint64 pid)
+{
+    return pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno == EPERM);
+}
+
+bool isUntitledAutosave(const QString &path)
+{
+    const QString autosaveDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+                                QStringLiteral("/autosave");
+    return QFileInfo(path).absolutePath() == QFileInfo(autosaveDir).absoluteFilePath();
+}
 } // namespace
 
 SessionFiles::SessionFiles(SessionModel *model, TrainingController *controller, QObject *parent)
@@ -57,6 +85,72 @@ void SessionFiles::discardAutosave()
     if (m_model->storePath() == path) return; // still the shown session's store (not replaced)
     QFile::remove(path);
     QDir(QString::fromStdString(resultsDirFor(path.toStdString()))).removeRecursively();
+    markShown();
+}
+
+SessionFiles::~SessionFiles()
+{
+    if (!m_keepMark) QFile::remove(markerPath(QCoreApplication::applicationPid()));
+}
+
+void SessionFiles::markShown()
+{
+    const QString path = !m_model->filePath().isEmpty()      ? m_model->filePath()
+                         : QFileInfo::exists(m_autosavePath) ? m_autosavePath
+                                                             : QString();
+    const QString marker = markerPath(QCoreApplication::applicationPid());
+    if (path.isEmpty()) {
+        QFile::remove(marker);
+        return;
+    }
+    QDir().mkpath(markerDir());
+    QFile file(marker);
+    if (file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        file.write(QFileInfo(path).absoluteFilePath().toUtf8());
+}
+
+QStringList SessionFiles::crashedSessions()
+{
+    std::vector<std::pair<QDateTime, QString>> found;
+    const QDir dir(markerDir());
+    for (const QFileInfo &marker : dir.entryInfoList(QDir::Files)) {
+        bool ok = false;
+        const qint64 pid = marker.fileName().toLongLong(&ok);
+        if (!ok || processAlive(pid)) continue;
+        QFile file(marker.filePath());
+        if (!file.open(QIODevice::ReadOnly)) continue;
+        const QString path = QString::fromUtf8(file.readAll()).trimmed();
+        if (!QFileInfo::exists(path)) {
+            QFile::remove(marker.filePath()); // nothing left to offer
+            continue;
+        }
+        found.emplace_back(QFileInfo(path).lastModified(), path);
+    }
+    std::sort(found.begin(), found.end(), [](const auto &a, const auto &b) { return a > b; });
+    QStringList out;
+    for (const auto &[when, path] : found)
+        if (!out.contains(path)) out << path;
+    return out;
+}
+
+void SessionFiles::forgetCrashed(const QString &path, bool discard)
+{
+    const QDir dir(markerDir());
+    for (const QFileInfo &marker : dir.entryInfoList(QDir::Files)) {
+        bool ok = false;
+        const qint64 pid = marker.fileName().toLongLong(&ok);
+        if (!ok || processAlive(pid)) continue;
+        QFile file(marker.filePath());
+        if (file.open(QIODevice::ReadOnly) &&
+            QString::fromUtf8(file.readAll()).trimmed() == QFileInfo(path).absoluteFilePath()) {
+            file.close();
+            QFile::remove(marker.filePath());
+        }
+    }
+    if (discard && isUntitledAutosave(path)) {
+        QFile::remove(path);
+        QDir(QString::fromStdString(resultsDirFor(path.toStdString()))).removeRecursively();
+    }
 }
 
 bool SessionFiles::autosave()
@@ -74,6 +168,7 @@ bool SessionFiles::autosave()
         m_lastSaveError = QString::fromUtf8(e.what());
         return false;
     }
+    markShown(); // what a crash now would leave to recover
     return true;
 }
 
@@ -152,6 +247,8 @@ void SessionFiles::addRecentFile(const QString &path)
     files.prepend(abs);
     while (files.size() > kMaxRecent) files.removeLast();
     settings.setValue(QStringLiteral("recentFiles"), files);
+    settings
+        .sync(); // on disk now: a crash later must not lose it (Open recent was empty after one)
     Q_EMIT recentFilesChanged();
 }
 

@@ -42,6 +42,19 @@ public:
     static QStringList recentFiles();
     void addRecentFile(const QString &path);
 
+    // Recovery after a crash. While a session is shown whose work is on disk (its file, or an
+    // untitled session's autosave once written), a marker names it: open/PID under the
+    // application's data folder. A clean exit removes it; a crash, SIGKILL or a stop signal (which
+    // saves first) leaves it, and the next start finds the sessions of processes that are gone.
+    void markShown();
+    void keepMarkOnExit() { m_keepMark = true; } // a stop signal: saved, offered at next start
+    ~SessionFiles() override;
+    // The sessions a HeadLab that is gone had shown, newest first (those whose file is still there).
+    static QStringList crashedSessions();
+    // Done with a crashed session's marker: reopened, or discarded (`discard`: an untitled autosave
+    // and its results are removed too; a named session's file never is).
+    static void forgetCrashed(const QString &path, bool discard);
+
 Q_SIGNALS:
     void aboutToSave(); // the window writes its view into the session
     void recentFilesChanged();
@@ -57,6 +70,7 @@ private:
     mutable QString m_autosavePath; // autosavePath()'s choice for the untitled session shown now
     QString m_lastSaveError;        // why the last autosave() failed
     QString m_watching;
+    bool m_keepMark = false;
 };
 
 } // namespace headlab::ui

@@ -56,6 +56,7 @@ void SweepControl::stopForSignal(int signal)
             m_model->filePath().isEmpty() ? "nothing saved" : qPrintable(m_model->filePath()));
     }
     m_model->setModified(false);
+    m_files->keepMarkOnExit(); // the next start offers what was saved here
     // exit() ends the loops running now; the signal may come while a message box's loop runs
     // before the application's own loop has started (a session opened from the command line that
     // says its results are missing), so the exit is posted for that loop too.
