@@ -1,5 +1,6 @@
 // BoundaryChartView.cpp — see BoundaryChartView.h.
 #include "ui/figures/BoundaryChartView.h"
+#include "ui/figures/ChartLifetime.h"
 #include "ui/model/CsvCell.h"
 
 #include "core/config/Files.h"
@@ -136,13 +137,10 @@ void BoundaryChartView::refresh()
     for (const auto &run : session.runs) key += QChar(isFinished(run.result.status) ? 'f' : '.');
     if (key == m_drawnKey) return;
     m_drawnKey = key;
-    m_chart->removeAllSeries();
+    retireAllSeries(m_chart);
     for (auto *item : m_rowLabels) delete item; // the rounds' row labels (drawRounds)
     m_rowLabels.clear();
-    for (auto *axis : m_chart->axes()) {
-        m_chart->removeAxis(axis);
-        delete axis;
-    }
+    retireAllAxes(m_chart);
     m_theme.apply(m_chart);
     if (!session.search) {
         m_title = tr("Not a boundary search (a session with a search: block, docs/SEARCH.md)");

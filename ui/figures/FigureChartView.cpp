@@ -1,6 +1,8 @@
 // FigureChartView.cpp — see FigureChartView.h.
 #include "ui/figures/FigureChartView.h"
 
+#include "ui/figures/ChartLifetime.h"
+
 #include "ui/model/AxisRange.h"
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
@@ -118,8 +120,7 @@ void FigureChartView::showLegend()
                   m_legendOnly[i]->property("shades").toInt() != wanted[i].shades;
     if (changed) {
         for (auto *line : m_legendOnly) {
-            m_chart->removeSeries(line);
-            delete line;
+            retireSeries(m_chart, line);
         }
         m_legendOnly.clear();
         for (const auto &entry : wanted) { // empty lines: only their legend entries show
@@ -157,10 +158,7 @@ QColor FigureChartView::lineColour(const QLineSeries *line) const
 void FigureChartView::ensureAxes(bool logX, bool logY, double logBase)
 {
     if (m_axisX && m_axisLog == logX && m_axisLogY == logY && m_axisBase == logBase) return;
-    for (auto *axis : m_chart->axes()) {
-        m_chart->removeAxis(axis);
-        delete axis;
-    }
+    retireAllAxes(m_chart);
     m_axisX = makeValueAxis(logX, logBase, "");
     m_axisY = makeValueAxis(logY, 10, "%.2f");
     m_chart->addAxis(m_axisX, Qt::AlignBottom);
@@ -240,8 +238,7 @@ void FigureChartView::dropLinesNoLongerShown()
         bool still = false;
         for (const auto &s : m_data.series) still = still || s.name == it->first;
         if (!still) {
-            m_chart->removeSeries(it->second);
-            delete it->second;
+            retireSeries(m_chart, it->second);
             it = m_lines.erase(it);
             m_stylesDirty = true;
         } else {
@@ -462,23 +459,31 @@ void FigureChartView::styleLines()
         line->setPen(pen);
     }
     m_threshold->setPen(QPen(m_theme.muted, m_theme.line(1.2), Qt::DashLine));
-    m_learned->setColor(m_theme.foreground);
-    m_learned->setBorderColor(m_theme.foreground);
-    m_learned->setMarkerSize(9 * m_theme.lineScale);
-    m_notLearned->setBrush(Qt::transparent);
-    m_notLearned->setPen(QPen(m_theme.foreground, m_theme.line(1.5)));
-    m_notLearned->setMarkerSize(11 * m_theme.lineScale);
-    m_diverged->setColor(m_theme.diverged);
-    m_diverged->setBorderColor(m_theme.background);
-    m_diverged->setMarkerSize(11 * m_theme.lineScale);
+    // A marker series is styled only while it has points: restyling one that was just emptied
+    // makes Qt Charts (6.4) read its point −1 (XYChart::offGridStatusVector, the SIGSEGV of issue
+    // 75 after F11 mid-run, reproduced by tests/ui/test_ui_stress). An empty one keeps the style
+    // for later: the styles stay dirty until every marker series has had its turn.
+    bool waiting = false;
+    auto markers = [&](QScatterSeries *series, const QPen &pen, const QBrush &brush, double size) {
+        if (series->count() == 0) {
+            waiting = true;
+            return;
+        }
+        series->setPen(pen);
+        series->setBrush(brush);
+        series->setMarkerSize(size);
+    };
+    const double ls = m_theme.lineScale;
+    markers(m_learned, QPen(m_theme.foreground), QBrush(m_theme.foreground), 9 * ls);
+    markers(m_notLearned, QPen(m_theme.foreground, m_theme.line(1.5)), QBrush(Qt::transparent),
+            11 * ls);
+    markers(m_diverged, QPen(m_theme.background), QBrush(m_theme.diverged), 11 * ls);
     QColor faint = m_theme.foreground;
     faint.setAlphaF(0.28f);
-    m_replicateDots->setColor(faint);
-    m_replicateDots->setBorderColor(Qt::transparent);
-    m_replicateDots->setMarkerSize(5 * m_theme.lineScale);
+    markers(m_replicateDots, QPen(Qt::transparent), QBrush(faint), 5 * ls);
     for (auto *w : m_whiskers) w->setPen(QPen(m_theme.muted, m_theme.line(1.3)));
     m_theme.apply(m_chart);
-    m_stylesDirty = false;
+    m_stylesDirty = waiting;
 }
 
 void FigureChartView::fitTitle()

@@ -1,6 +1,8 @@
 // LossChartView.cpp — see LossChartView.h.
 #include "ui/figures/LossChartView.h"
+
 #include "core/metrics/Metrics.h"
+#include "ui/figures/ChartLifetime.h"
 #include "ui/model/CsvCell.h"
 
 #include "ui/model/AxisRange.h"
@@ -269,8 +271,7 @@ void LossChartView::setGhosts(std::vector<Ghost> ghosts)
     // Detached now, deleted once control is back in the event loop: nothing that draws or
     // dispatches this frame holds a deleted series.
     for (auto *line : m_ghosts) {
-        m_chart->removeSeries(line);
-        line->deleteLater();
+        retireSeries(m_chart, line);
     }
     m_ghosts.clear();
     m_ghostData = std::move(ghosts);
@@ -322,10 +323,7 @@ void LossChartView::attach(QAbstractSeries *series)
 
 void LossChartView::rebuildAxes()
 {
-    for (auto *axis : m_chart->axes()) {
-        m_chart->removeAxis(axis);
-        delete axis;
-    }
+    retireAllAxes(m_chart);
     m_axisX = makeValueAxis(m_logX->isChecked(), 10, "%.0f");
     m_axisY = makeValueAxis(m_logY->isChecked(), 10, "%.2f");
     m_axisX->setTitleText(tr("step"));
@@ -646,8 +644,7 @@ void LossChartView::updateBands(const Frame &f, bool logX)
 {
     for (auto it = m_bands.begin(); it != m_bands.end();) { // bands no longer wanted
         if (!f.bands.count(it->first)) {
-            m_chart->removeSeries(it->second);
-            delete it->second;
+            retireSeries(m_chart, it->second);
             it = m_bands.erase(it);
         } else {
             ++it;
@@ -680,8 +677,7 @@ void LossChartView::dropUnwanted(const Frame &f)
 {
     for (auto it = m_series.begin(); it != m_series.end();) {
         if (!f.wanted.count(it->first)) {
-            m_chart->removeSeries(it->second);
-            delete it->second;
+            retireSeries(m_chart, it->second);
             it = m_series.erase(it);
             m_stylesDirty = true;
         } else {
@@ -830,8 +826,7 @@ void LossChartView::updateKeys(const std::string &axis, const QStringList &value
                                const QSet<int> &used, bool weights, int &legendShown)
 {
     for (auto *key : m_keys) {
-        m_chart->removeSeries(key);
-        delete key;
+        retireSeries(m_chart, key);
     }
     m_keys.clear();
     auto addKey = [&](const QString &name, const QPen &pen) {
