@@ -99,7 +99,12 @@ struct RunProgress {
     // run's first start (SweepRunner decides it once, for progress and result alike).
     RunOrigin origin;
     double stepsPerSecond = 0.0;
-    double etaSeconds = 0.0;
+    double etaSeconds = 0.0; // to expectedEnd at the run's speed
+    // The step it is expected to end at: its last, or where stop_after_learned ends it once its
+    // test loss has gone below the learned level (if it stays there). mayEndEarly: it may still
+    // end before expectedEnd (stop_after_learned is on and it has not gone below the level yet).
+    int64_t expectedEnd = 0;
+    bool mayEndEarly = false;
     Curve newTrain;
     Curve newTest;
     std::map<std::string, Curve> newExtra;

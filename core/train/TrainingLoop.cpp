@@ -400,15 +400,21 @@ void TrainingLoop::freeze(size_t i, Adam *adam)
     if (adam) adam->resetRun(static_cast<int64_t>(i));
 }
 
-bool TrainingLoop::learnedLongEnough(size_t i) const
+int64_t TrainingLoop::learnedEnd(size_t i) const
 {
     const int64_t after = m_configs[i].stopAfterLearned;
     const double level = 5.0 / 6.0 * m_task->learnedThreshold();
     const auto &test = m_members[i].result.test;
-    if (after <= 0 || level <= 0 || test.empty()) return false;
+    if (after <= 0 || level <= 0 || test.empty()) return -1;
     size_t first = test.size(); // the first point of the streak below the level that ends the curve
     while (first > 0 && test[first - 1].value < level) --first;
-    return first < test.size() && test.back().step - test[first].step >= after;
+    return first < test.size() ? test[first].step + after : -1;
+}
+
+bool TrainingLoop::learnedLongEnough(size_t i) const
+{
+    const int64_t end = learnedEnd(i);
+    return end >= 0 && m_members[i].result.test.back().step >= end;
 }
 
 void TrainingLoop::finishLearned(size_t i)
@@ -503,8 +509,15 @@ void TrainingLoop::report(size_t i, bool force)
     p.startedAt = m_startedAt;
     const double seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
     p.stepsPerSecond = seconds > 0 ? static_cast<double>(m_step) / seconds : 0.0;
+    // Where it ends: its last step, or sooner where stop_after_learned will end it (the ETA of a
+    // run that left the plateau counts that end, not the protocol's).
+    const int64_t learned = learnedEnd(i);
+    p.expectedEnd = learned >= 0 ? std::min(m_total, learned) : m_total;
+    p.mayEndEarly = m_configs[i].stopAfterLearned > 0 && learned < 0;
     p.etaSeconds =
-        p.stepsPerSecond > 0 ? static_cast<double>(m_total - m_step) / p.stepsPerSecond : 0.0;
+        p.stepsPerSecond > 0
+            ? static_cast<double>(std::max<int64_t>(0, p.expectedEnd - m_step)) / p.stepsPerSecond
+            : 0.0;
     p.newTrain.assign(m.result.train.begin() + static_cast<long>(m.reportedTrain),
                       m.result.train.end());
     p.newTest.assign(m.result.test.begin() + static_cast<long>(m.reportedTest),

@@ -126,6 +126,10 @@ private:
     // learned level) at every evaluation of the last stopAfterLearned steps. Decided from the
     // curve alone, so a resumed run decides as it would have.
     bool learnedLongEnough(size_t i) const;
+    // The step at which stop_after_learned ends member i if its test loss stays below the
+    // learned level, counted from where it went below it (its streak); -1 while it is not below
+    // it or the run does not stop early.
+    int64_t learnedEnd(size_t i) const;
     // Ends member i, done: its final checkpoint now, its learning rate 0 from the next step.
     void finishLearned(size_t i);
 

@@ -469,6 +469,13 @@ void TestTasks::theClassroomPresetShowsThePapersEffect()
         std::lock_guard<std::mutex> lock(mutex);
         results[i] = r;
     };
+    // Its progress: where each report said the run would end (issue 75: the ETA sat near 5
+    // minutes while runs ended early).
+    std::map<int, std::vector<std::pair<int64_t, int64_t>>> ends; // run -> (step, expected end)
+    callbacks.onProgress = [&](const RunProgress &p) {
+        std::lock_guard<std::mutex> lock(mutex);
+        ends[p.runIndex].emplace_back(p.step, p.expectedEnd);
+    };
     SweepOptions options;
     options.device = "cpu";
     options.threads = 1; // the same numbers on any machine's core count
@@ -487,8 +494,14 @@ void TestTasks::theClassroomPresetShowsThePapersEffect()
         const bool stays = c.model.heads[0] == 1 && c.lr == large;
         if (stays) {
             QCOMPARE(r.stepsDone, c.totalSteps());
+            for (const auto &[step, end] : ends[i]) QCOMPARE(end, c.totalSteps());
         } else {
             QVERIFY2(r.stepsDone < c.totalSteps(), r.message.c_str());
+            // Its progress knew where it would end before it got there: the ETA counted it.
+            int knew = 0;
+            for (const auto &[step, end] : ends[i])
+                knew += step < r.stepsDone && end == r.stepsDone;
+            QVERIFY2(knew > 0, r.message.c_str());
             QVERIFY2(r.message.find("stop_after_learned") != std::string::npos, r.message.c_str());
             const auto kept = listCheckpoints(jobs[size_t(i)].checkpointDir);
             QVERIFY(!kept.empty());

@@ -146,6 +146,7 @@ private Q_SLOTS:
     void aLessonPressThatCannotStartIsUndoneOnScreen();
     void presenterModeHidesPanelsWithNothingToShow();
     void aCrashedSessionIsOfferedAtTheNextStart();
+    void theEtaCountsRunsEndingEarly();
     void theRunTableReadsAsOneTable();
 };
 
@@ -1309,4 +1310,37 @@ void TestUiTraining::aCrashedSessionIsOfferedAtTheNextStart()
     QVERIFY2(done >= finished, qPrintable(QString("%1 of %2").arg(done).arg(finished)));
     // Offered once: recovered, it is no longer a crashed session.
     QVERIFY(SessionFiles::crashedSessions().isEmpty());
+}
+
+// Issue 75, item 10: the sweep's ETA sat near 5 minutes while the classroom's runs ended early. A
+// run whose test loss went below the learned level counts to where stop_after_learned ends it,
+// and while a run may still end early the ETA says it is an upper bound.
+void TestUiTraining::theEtaCountsRunsEndingEarly()
+{
+    Session s = uitest::tinySession(1000);
+    s.base.stopAfterLearned = 100;
+    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}}};
+    s.runs.clear();
+    expandSweep(s);
+    SessionModel model;
+    model.setSession(s);
+    model.markStarting({0, 1});
+    auto progress = [&](int run, int64_t step, int64_t end, bool mayEndEarly) {
+        RunProgress p;
+        p.runIndex = run;
+        p.step = step;
+        p.totalSteps = 1000;
+        p.stepsPerSecond = 100;
+        p.expectedEnd = end;
+        p.mayEndEarly = mayEndEarly;
+        model.applyProgress(p);
+    };
+    progress(0, 200, 1000, true); // not below the level yet
+    progress(1, 200, 1000, true);
+    QCOMPARE(model.sweepEtaSeconds(), (800.0 + 800.0) / 200.0);
+    QVERIFY(model.sweepEtaIsAtMost());
+    progress(0, 300, 350, false);  // went below at 250: ends at 350
+    progress(1, 300, 1000, false); // ... or not (a run without the setting would say so)
+    QCOMPARE(model.sweepEtaSeconds(), (50.0 + 700.0) / 200.0);
+    QVERIFY(!model.sweepEtaIsAtMost());
 }

@@ -720,10 +720,12 @@ void MainWindow::updateStatus()
     }
     m_sweepProgress->setValue(int(m_model->sweepFraction() * 1000));
     m_sweepProgress->setFormat(tr("%1 / %2 runs · %p%").arg(done).arg(total));
+    // "ETA ≤": a run may still end early (stop_after_learned), so the sweep may end sooner.
     if (running)
         m_sweepLabel->setText(m_controller->isPaused()
                                   ? tr("Paused")
-                                  : tr("ETA %1").arg(formatDuration(m_model->sweepEtaSeconds())));
+                                  : (m_model->sweepEtaIsAtMost() ? tr("ETA ≤ %1") : tr("ETA %1"))
+                                        .arg(formatDuration(m_model->sweepEtaSeconds())));
     else
         m_sweepLabel->setText(QString());
 }

@@ -368,6 +368,8 @@ void SessionModel::applyProgress(const headlab::RunProgress &p)
     auto &live = m_live[size_t(p.runIndex)];
     live.stepsPerSecond = p.stepsPerSecond;
     live.etaSeconds = p.etaSeconds;
+    live.expectedEnd = p.expectedEnd;
+    live.mayEndEarly = p.mayEndEarly;
     Q_EMIT runChanged(p.runIndex);
     touch();
     publishLive(false);
@@ -469,12 +471,29 @@ double SessionModel::sweepEtaSeconds() const
         if (headlab::isFinished(run.result.status) ||
             run.result.status == headlab::RunStatus::Stopped)
             continue;
-        remaining += double(run.config.totalSteps() - run.result.stepsDone);
+        // A run that went below the learned level ends where stop_after_learned ends it.
+        const int64_t end = m_live[size_t(i)].expectedEnd > 0 ? m_live[size_t(i)].expectedEnd
+                                                              : run.config.totalSteps();
+        remaining += double(std::max<int64_t>(0, end - run.result.stepsDone));
         if (run.result.status == headlab::RunStatus::Running)
             rate += m_live[size_t(i)].stepsPerSecond;
     }
     if (remaining <= 0) return 0;
     return rate > 0 ? remaining / rate : -1;
+}
+
+bool SessionModel::sweepEtaIsAtMost() const
+{
+    for (int i : m_activeRuns) {
+        if (i < 0 || i >= runCount()) continue;
+        const auto &run = m_session.runs[size_t(i)];
+        if (headlab::isFinished(run.result.status) ||
+            run.result.status == headlab::RunStatus::Stopped || run.config.stopAfterLearned <= 0)
+            continue;
+        // Queued (no report yet), or training and not yet below the level.
+        if (m_live[size_t(i)].expectedEnd == 0 || m_live[size_t(i)].mayEndEarly) return true;
+    }
+    return false;
 }
 
 } // namespace headlab::ui

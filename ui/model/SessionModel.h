@@ -114,6 +114,9 @@ public:
     // Whole sweep: fraction of steps done among the runs that are part of the current sweep.
     double sweepFraction() const;
     double sweepEtaSeconds() const;
+    // The ETA is an upper bound: a run still to finish may end early (stop_after_learned) at a
+    // step nobody knows yet. Runs that went below the learned level count where they will end.
+    bool sweepEtaIsAtMost() const;
     void setActiveRuns(const std::vector<int> &runIndices) { m_activeRuns = runIndices; }
     const std::vector<int> &activeRuns() const { return m_activeRuns; }
 
@@ -151,6 +154,8 @@ private:
     struct Live {
         double stepsPerSecond = 0;
         double etaSeconds = -1;
+        int64_t expectedEnd = 0; // RunProgress::expectedEnd (0: none reported yet)
+        bool mayEndEarly = false;
     };
     std::vector<Live> m_live; // parallel to m_session.runs
     // Results of runs a new sweep left out (setSweep), by configuration (canonical YAML): a run
