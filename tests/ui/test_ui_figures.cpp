@@ -675,6 +675,7 @@ private Q_SLOTS:
     void exportAllWritesOnlyTheTasksFigures();
     void exportAllWritesTheCollapseOfASearch();
     void figuresOfATaskWithoutVerdictsCallNoRunLearned();
+    void theYAxisHoldsEveryReplicate();
     void windowShowsOnlyTheTasksTabs();
     void figureNamesComeFromTheTable();
     void heatmapAggregatesReplicates();
@@ -1867,6 +1868,33 @@ void TestUiFigures::figuresOfATaskWithoutVerdictsCallNoRunLearned()
     QVERIFY2(collapse.empty.contains("no learned verdict"), qPrintable(collapse.empty));
     // Addition gives verdicts: its markers say learned or not.
     QVERIFY(scalingFigure(uitest::seedsSession(), false, {}).learnedMarkers);
+}
+
+// Issue 75 item 9: the loss against total heads (y around its points, not from 0) cut its seeds'
+// dots off the y axis. Every replicate drawn lies inside the axis.
+void TestUiFigures::theYAxisHoldsEveryReplicate()
+{
+    MainWindow window;
+    window.setInteractive(false);
+    window.model()->setSession(uitest::headScheduleSession());
+    window.showFigure("heads");
+    auto *heads = qobject_cast<HeadScheduleChartView *>(window.figure("heads"));
+    QVERIFY(heads);
+    heads->refresh();
+    const FigurePanel *panel = heads->lossPanel();
+    auto *axis = qobject_cast<QValueAxis *>(panel->chart()->axes(Qt::Vertical).value(0));
+    QVERIFY(axis);
+    int checked = 0;
+    for (const auto &series : panel->data().series)
+        for (const auto &values : series.replicates)
+            for (double v : values) {
+                QVERIFY2(
+                    v >= axis->min() && v <= axis->max(),
+                    qPrintable(
+                        QString("%1 outside %2 … %3").arg(v).arg(axis->min()).arg(axis->max())));
+                ++checked;
+            }
+    QVERIFY(checked >= 4);
 }
 
 void TestUiFigures::windowShowsOnlyTheTasksTabs()

@@ -251,9 +251,15 @@ void FigureChartView::dropLinesNoLongerShown()
 // losses, at least the loss at initialisation, on a log axis from the smallest positive value.
 FigureChartView::YRange FigureChartView::yRange(double initial, bool reference)
 {
+    // Every value drawn: the points, and each replicate's dot and whisker end (issue 75: the loss
+    // against total heads drew its seeds' dots off its y axis).
     std::vector<double> ys;
-    for (const auto &s : m_data.series)
+    for (const auto &s : m_data.series) {
         for (const auto &p : s.points) ys.push_back(p.y());
+        for (const auto &values : s.replicates)
+            for (double v : values) ys.push_back(v);
+        for (const auto &[low, high] : s.spread) ys.insert(ys.end(), {low, high});
+    }
     const RobustRange range =
         robustTop(ys, initial > 0 ? initial : (reference ? 2 * m_data.referenceY : 0.0),
                   m_fullRange->isChecked());
@@ -262,21 +268,19 @@ FigureChartView::YRange FigureChartView::yRange(double initial, bool reference)
     y.top = std::max(m_data.yMax, initial) * 1.08;
     if (m_data.logY) {
         double yMin = reference ? m_data.referenceY : 1e300;
-        for (const auto &s : m_data.series)
-            for (const auto &p : s.points)
-                if (p.y() > 0) yMin = std::min(yMin, p.y());
+        for (double v : ys)
+            if (v > 0) yMin = std::min(yMin, v);
         if (yMin > 1e299) yMin = 0.1;
         y.top = std::max(m_data.yMax, reference ? m_data.referenceY : 0.0) * 1.6;
         if (y.top <= 0) y.top = 10.0;
         y.bottom = yMin / 1.6;
     } else if (!m_data.yFromZero) {
         double lo = 1e300, hi = -1e300;
-        for (const auto &s : m_data.series)
-            for (const auto &p : s.points) {
-                if (!std::isfinite(p.y()) || p.y() > m_data.yMax) continue;
-                lo = std::min(lo, p.y());
-                hi = std::max(hi, p.y());
-            }
+        for (double v : ys) {
+            if (!std::isfinite(v) || v > m_data.yMax) continue;
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
         if (lo <= hi) {
             const double pad = std::max((hi - lo) * 0.15, std::abs(hi) * 0.01 + 1e-9);
             y.bottom = lo - pad;

@@ -124,7 +124,7 @@ FigureSeries toSeries(const QString &name, const std::map<double, Accumulator> &
             s.replicates << QList<double>(a.values.begin(), a.values.end());
             s.spread << spreadRange(st, point.spread);
             s.learnedOf << std::make_pair(a.learned, n);
-            yMax = std::max(yMax, y);
+            yMax = std::max({yMax, y, st.max}); // every replicate stays on the axis
         } else if (a.diverged > 0) {
             s.divergedX << x;
             s.divergedRuns << a.runs;
