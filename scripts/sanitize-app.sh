@@ -5,6 +5,9 @@
 # Fails on any report: a use after free, a data race between the training threads and the window.
 #
 #   scripts/sanitize-app.sh address|thread      build in build-asan/ or build-tsan/ and run
+#   scripts/sanitize-app.sh address --broken    the control: the lifetime rule broken on purpose
+#       (ui/figures/ChartLifetime.cpp deletes a retired series at once instead of after its chart
+#       item), which must be reported; the source is put back and rebuilt afterwards
 #   HEADLAB_STRESS_ACTIONS=N HEADLAB_STRESS_SEED=S   passed to the test (default 1000, 75)
 #
 # A scheduled job, not part of .ci/run: each sanitized build compiles the core, the UI and the
@@ -15,6 +18,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KIND="${1:-}"
+BROKEN="${2:-}"
 case "$KIND" in
     address) BUILD="$ROOT/build-asan" FLAGS="-fsanitize=address -fno-omit-frame-pointer" ;;
     thread) BUILD="$ROOT/build-tsan" FLAGS="-fsanitize=thread" ;;
@@ -34,8 +38,17 @@ if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
         -DCMAKE_SHARED_LINKER_FLAGS="$FLAGS" > "$BUILD.configure.log" 2>&1 ||
         { tail -20 "$BUILD.configure.log"; exit 1; }
 fi
+build() { cmake --build "$BUILD" --parallel "${HEADLAB_JOBS:-$(nproc)}" --target test_ui_stress; }
+LIFETIME="$ROOT/ui/figures/ChartLifetime.cpp"
+if [[ "$BROKEN" == --broken ]]; then
+    cp "$LIFETIME" "$LIFETIME.orig"
+    trap 'mv "$LIFETIME.orig" "$LIFETIME" && touch "$LIFETIME" && build > /dev/null' EXIT
+    sed -i 's/    series->deleteLater(); .*/    delete series; \/\/ BROKEN on purpose/' "$LIFETIME"
+    cmp -s "$LIFETIME" "$LIFETIME.orig" && { say "the break changed nothing"; exit 1; }
+    say "broken: $(grep -n 'BROKEN on purpose' "$LIFETIME")"
+fi
 say "building test_ui_stress"
-cmake --build "$BUILD" --parallel "${HEADLAB_JOBS:-$(nproc)}" --target test_ui_stress
+build
 LOG="$BUILD/stress.log"
 export QT_QPA_PLATFORM=offscreen
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_stack_use_after_return=1"
@@ -46,8 +59,13 @@ set +e
 status=$?
 set -e
 grep -E "^(PASS|FAIL|   Loc|Totals|QINFO)|ERROR: AddressSanitizer|WARNING: ThreadSanitizer|SUMMARY:" "$LOG" | head -20
+reported=0
 if [[ $status -ne 0 ]] || grep -qE "ERROR: AddressSanitizer|WARNING: ThreadSanitizer" "$LOG"; then
-    say "FAILED (exit $status): see $LOG"
-    exit 1
+    reported=1
 fi
+if [[ "$BROKEN" == --broken ]]; then
+    [[ $reported == 1 ]] && { say "as it must: the broken lifetime was reported (exit $status)"; exit 0; }
+    say "NOT CAUGHT: the broken lifetime ran without a report"; exit 1
+fi
+[[ $reported == 1 ]] && { say "FAILED (exit $status): see $LOG"; exit 1; }
 say "no report: $(grep -o '[0-9]* actions in [0-9.]* s' "$LOG")"

@@ -110,6 +110,20 @@ QString saveTemp(const QTemporaryDir &dir, const Session &s, const QString &name
     return path;
 }
 
+// `s` expanded, saved in `dir` and opened in `window` (shown, asking nothing) with the lesson
+// strip on: the strip, or nullptr when the session did not open.
+LessonStrip *openLesson(MainWindow &window, const QTemporaryDir &dir, Session s,
+                        const QString &name)
+{
+    expandSweep(s);
+    const QString path = saveTemp(dir, s, name);
+    window.setInteractive(false);
+    window.show();
+    if (!window.openSession(path)) return nullptr;
+    window.lessonAction()->trigger();
+    return window.lessonStrip();
+}
+
 QMap<QString, QString> chartData(SessionModel *model)
 {
     QMap<QString, QString> out;
@@ -217,14 +231,9 @@ void TestUiTraining::theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly()
     Session s = uitest::tinySession(4000);
     s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}},
               SweepAxis{"lr", {uitest::num(1e-3)}}};
-    expandSweep(s);
-    const QString path = saveTemp(dir, s, "lesson.yaml");
     MainWindow window;
-    window.setInteractive(false);
-    window.show();
-    QVERIFY(window.openSession(path));
-    window.lessonAction()->trigger();
-    LessonStrip *strip = window.lessonStrip();
+    LessonStrip *strip = openLesson(window, dir, s, "lesson.yaml");
+    QVERIFY(strip);
     QVERIFY(strip->isVisibleTo(&window));
     QCOMPARE(strip->heads(), (QList<int64_t>{1, 2}));
     QCOMPARE(strip->learningRate(), 1e-3);
@@ -1057,14 +1066,9 @@ void TestUiTraining::theLessonStripKeepsWhatIsDoneThroughAnyPresses()
     s.base.model.dModel = 12; // heads 1, 2, 3, 4, 6, 12 all divide it
     s.axes = {SweepAxis{"lr", {uitest::num(7e-3), uitest::num(1.5e-3)}},
               SweepAxis{"heads", {uitest::num(12), uitest::num(1)}}};
-    expandSweep(s);
-    const QString path = saveTemp(dir, s, "presses.yaml");
     MainWindow window;
-    window.setInteractive(false);
-    window.show();
-    QVERIFY(window.openSession(path));
-    window.lessonAction()->trigger();
-    LessonStrip *strip = window.lessonStrip();
+    LessonStrip *strip = openLesson(window, dir, s, "presses.yaml");
+    QVERIFY(strip);
     auto *loss = qobject_cast<LossChartView *>(window.figure("loss"));
     QVERIFY(loss);
     QTRY_VERIFY_WITH_TIMEOUT(window.startAction()->isEnabled(), 3000);

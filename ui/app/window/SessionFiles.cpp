@@ -109,19 +109,29 @@ void SessionFiles::markShown()
         file.write(QFileInfo(path).absoluteFilePath().toUtf8());
 }
 
-QStringList SessionFiles::crashedSessions()
+namespace {
+// The markers of HeadLabs that are gone: each marker file with the session path it names.
+std::vector<std::pair<QString, QString>> goneMarkers()
 {
-    std::vector<std::pair<QDateTime, QString>> found;
-    const QDir dir(markerDir());
-    for (const QFileInfo &marker : dir.entryInfoList(QDir::Files)) {
+    std::vector<std::pair<QString, QString>> out;
+    for (const QFileInfo &marker : QDir(markerDir()).entryInfoList(QDir::Files)) {
         bool ok = false;
         const qint64 pid = marker.fileName().toLongLong(&ok);
         if (!ok || processAlive(pid)) continue;
         QFile file(marker.filePath());
-        if (!file.open(QIODevice::ReadOnly)) continue;
-        const QString path = QString::fromUtf8(file.readAll()).trimmed();
+        if (file.open(QIODevice::ReadOnly))
+            out.emplace_back(marker.filePath(), QString::fromUtf8(file.readAll()).trimmed());
+    }
+    return out;
+}
+} // namespace
+
+QStringList SessionFiles::crashedSessions()
+{
+    std::vector<std::pair<QDateTime, QString>> found;
+    for (const auto &[marker, path] : goneMarkers()) {
         if (!QFileInfo::exists(path)) {
-            QFile::remove(marker.filePath()); // nothing left to offer
+            QFile::remove(marker); // nothing left to offer
             continue;
         }
         found.emplace_back(QFileInfo(path).lastModified(), path);
@@ -135,18 +145,8 @@ QStringList SessionFiles::crashedSessions()
 
 void SessionFiles::forgetCrashed(const QString &path, bool discard)
 {
-    const QDir dir(markerDir());
-    for (const QFileInfo &marker : dir.entryInfoList(QDir::Files)) {
-        bool ok = false;
-        const qint64 pid = marker.fileName().toLongLong(&ok);
-        if (!ok || processAlive(pid)) continue;
-        QFile file(marker.filePath());
-        if (file.open(QIODevice::ReadOnly) &&
-            QString::fromUtf8(file.readAll()).trimmed() == QFileInfo(path).absoluteFilePath()) {
-            file.close();
-            QFile::remove(marker.filePath());
-        }
-    }
+    for (const auto &[marker, named] : goneMarkers())
+        if (named == QFileInfo(path).absoluteFilePath()) QFile::remove(marker);
     if (discard && isUntitledAutosave(path)) {
         QFile::remove(path);
         QDir(QString::fromStdString(resultsDirFor(path.toStdString()))).removeRecursively();
