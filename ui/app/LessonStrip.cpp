@@ -56,12 +56,6 @@ LessonStrip::LessonStrip(QWidget *parent)
     layout->addSpacing(24);
     layout->addLayout(m_lrRow);
     layout->addStretch(1);
-    // The faint earlier curves stay through the lesson's presses until the teacher clears them.
-    m_clear = new QPushButton(tr("Clear faint curves"), this);
-    m_clear->setObjectName(QStringLiteral("clearEarlier"));
-    m_clear->setToolTip(tr("Remove the earlier runs' faint curves from the loss figure"));
-    connect(m_clear, &QPushButton::clicked, this, &LessonStrip::clearEarlier);
-    layout->addWidget(m_clear);
     column->addLayout(layout);
     // Why the last press was refused, where the class can read it (a press that would leave the
     // session unable to start is undone).
@@ -74,7 +68,16 @@ LessonStrip::LessonStrip(QWidget *parent)
     m_lookFor = new QLabel(this);
     m_lookFor->setWordWrap(true);
     m_lookFor->setObjectName(QStringLiteral("lookFor"));
-    column->addWidget(m_lookFor);
+    // The faint earlier curves stay through the lesson's presses until the teacher clears them:
+    // the button beside what to look for, so that the row of values stays as wide as it was.
+    m_clear = new QPushButton(tr("Clear faint curves"), this);
+    m_clear->setObjectName(QStringLiteral("clearEarlier"));
+    m_clear->setToolTip(tr("Remove the earlier runs' faint curves from the loss figure"));
+    connect(m_clear, &QPushButton::clicked, this, &LessonStrip::clearEarlier);
+    auto *below = new QHBoxLayout;
+    below->addWidget(m_lookFor, 1);
+    below->addWidget(m_clear, 0, Qt::AlignTop);
+    column->addLayout(below);
     m_headsGroup = new QButtonGroup(this);
     m_headsGroup->setExclusive(false); // several head counts side by side
     m_lrGroup = new QButtonGroup(this);
@@ -185,7 +188,8 @@ QString LessonStrip::lookFor() const
 
 void LessonStrip::setTextWidth(int width)
 {
-    m_lookFor->setMaximumWidth(std::max(120, width));
+    // Beside it, the Clear button.
+    m_lookFor->setMaximumWidth(std::max(120, width - m_clear->sizeHint().width() - 12));
 }
 
 QList<int64_t> LessonStrip::heads() const
