@@ -5,9 +5,11 @@
 # Fails on any report: a use after free, a data race between the training threads and the window.
 #
 #   scripts/sanitize-app.sh address|thread      build in build-asan/ or build-tsan/ and run
-#   scripts/sanitize-app.sh address --broken    the control: the lifetime rule broken on purpose
-#       (ui/figures/ChartLifetime.cpp deletes a retired series at once instead of after its chart
-#       item), which must be reported; the source is put back and rebuilt afterwards
+#   scripts/sanitize-app.sh address --broken WHAT   a control: a rule broken on purpose, which
+#       must be reported (the source is put back and rebuilt afterwards). WHAT:
+#       markers   FigureChartView restyles a marker series that was just emptied (Qt Charts then
+#                 reads its point −1: the crash of issue 75 after F11 mid-run)
+#       lifetime  ChartLifetime deletes a retired series at once instead of after its chart item
 #   HEADLAB_STRESS_ACTIONS=N HEADLAB_STRESS_SEED=S   passed to the test (default 1000, 75)
 #
 # A scheduled job, not part of .ci/run: each sanitized build compiles the core, the UI and the
@@ -18,7 +20,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KIND="${1:-}"
-BROKEN="${2:-}"
+BROKEN="${2:-}" WHAT="${3:-}"
 case "$KIND" in
     address) BUILD="$ROOT/build-asan" FLAGS="-fsanitize=address -fno-omit-frame-pointer" ;;
     thread) BUILD="$ROOT/build-tsan" FLAGS="-fsanitize=thread" ;;
@@ -35,17 +37,24 @@ if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
     cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DCMAKE_PREFIX_PATH="$torch_prefix" -DHEADLAB_BUILD_BENCH=OFF -DHEADLAB_CUDA_KERNELS=OFF \
         -DCMAKE_CXX_FLAGS="$FLAGS -g -O1" -DCMAKE_EXE_LINKER_FLAGS="$FLAGS" \
-        -DCMAKE_SHARED_LINKER_FLAGS="$FLAGS" > "$BUILD.configure.log" 2>&1 ||
-        { tail -20 "$BUILD.configure.log"; exit 1; }
+        -DCMAKE_SHARED_LINKER_FLAGS="$FLAGS" > "$ROOT/.sanitize-configure.log" 2>&1 ||
+        { tail -20 "$ROOT/.sanitize-configure.log"; exit 1; }
+    mv "$ROOT/.sanitize-configure.log" "$BUILD/configure.log"
 fi
 build() { cmake --build "$BUILD" --parallel "${HEADLAB_JOBS:-$(nproc)}" --target test_ui_stress; }
-LIFETIME="$ROOT/ui/figures/ChartLifetime.cpp"
 if [[ "$BROKEN" == --broken ]]; then
-    cp "$LIFETIME" "$LIFETIME.orig"
-    trap 'mv "$LIFETIME.orig" "$LIFETIME" && touch "$LIFETIME" && build > /dev/null' EXIT
-    sed -i 's/    series->deleteLater(); .*/    delete series; \/\/ BROKEN on purpose/' "$LIFETIME"
-    cmp -s "$LIFETIME" "$LIFETIME.orig" && { say "the break changed nothing"; exit 1; }
-    say "broken: $(grep -n 'BROKEN on purpose' "$LIFETIME")"
+    case "$WHAT" in
+        markers) FILE="$ROOT/ui/figures/FigureChartView.cpp"
+                 EXPR='s/        if (series->count() == 0) {/        if (false) { \/\/ BROKEN on purpose/' ;;
+        lifetime) FILE="$ROOT/ui/figures/ChartLifetime.cpp"
+                  EXPR='s/    series->deleteLater(); .*/    delete series; \/\/ BROKEN on purpose/' ;;
+        *) echo "usage: scripts/sanitize-app.sh address|thread --broken markers|lifetime" >&2; exit 2 ;;
+    esac
+    cp "$FILE" "$FILE.orig"
+    trap 'mv "$FILE.orig" "$FILE" && touch "$FILE" && build > /dev/null' EXIT
+    sed -i "$EXPR" "$FILE"
+    cmp -s "$FILE" "$FILE.orig" && { say "the break changed nothing"; exit 1; }
+    say "broken: $(grep -n 'BROKEN on purpose' "$FILE")"
 fi
 say "building test_ui_stress"
 build
@@ -64,8 +73,8 @@ if [[ $status -ne 0 ]] || grep -qE "ERROR: AddressSanitizer|WARNING: ThreadSanit
     reported=1
 fi
 if [[ "$BROKEN" == --broken ]]; then
-    [[ $reported == 1 ]] && { say "as it must: the broken lifetime was reported (exit $status)"; exit 0; }
-    say "NOT CAUGHT: the broken lifetime ran without a report"; exit 1
+    [[ $reported == 1 ]] && { say "as it must: the broken $WHAT rule was reported (exit $status)"; exit 0; }
+    say "NOT CAUGHT: the broken $WHAT rule ran without a report"; exit 1
 fi
 [[ $reported == 1 ]] && { say "FAILED (exit $status): see $LOG"; exit 1; }
 say "no report: $(grep -o '[0-9]* actions in [0-9.]* s' "$LOG")"
