@@ -676,6 +676,7 @@ private Q_SLOTS:
     void exportAllWritesTheCollapseOfASearch();
     void figuresOfATaskWithoutVerdictsCallNoRunLearned();
     void theYAxisHoldsEveryReplicate();
+    void wrappedTitlesKeepTheirSpaces();
     void windowShowsOnlyTheTasksTabs();
     void figureNamesComeFromTheTable();
     void heatmapAggregatesReplicates();
@@ -1900,6 +1901,23 @@ void TestUiFigures::theYAxisHoldsEveryReplicate()
                 ++checked;
             }
     QVERIFY(checked >= 4);
+}
+
+// Issue 75 item 9: a chart title wrapped onto two lines lost the space it was broken at, and a
+// second fit (a resize, a refresh) another ("Trainingspeedper run"). Fitted again and again,
+// narrow and wide, it keeps every space.
+void TestUiFigures::wrappedTitlesKeepTheirSpaces()
+{
+    const QString title = QStringLiteral("Ensemble training speed: runs trained together share one "
+                                         "clock");
+    QChart chart;
+    chart.setTitle(title);
+    for (int width : {260, 300, 260, 1200, 260}) {
+        chart.resize(width, 300);
+        FigureView::fitChartTitle(&chart, ChartTheme::current());
+        QCOMPARE(QString(chart.title()).replace(QStringLiteral("<br>"), QStringLiteral(" ")),
+                 title);
+    }
 }
 
 void TestUiFigures::windowShowsOnlyTheTasksTabs()

@@ -245,7 +245,9 @@ void FigureView::fitChartTitle(QChart *chart, const ChartTheme &theme)
 {
     QFont font = theme.font(11, true);
     const double room = chart->size().width() - 24;
-    const QString whole = chart->title().remove(QStringLiteral("<br>"));
+    // A title wrapped before was broken at a space: the break is that space again (removing it
+    // had joined the words, "Trainingspeedper run" after two fits).
+    const QString whole = chart->title().replace(QStringLiteral("<br>"), QStringLiteral(" "));
     // Two lines, broken at the space nearest the middle.
     const int middle = int(whole.size() / 2);
     int at = int(whole.lastIndexOf(' ', middle));

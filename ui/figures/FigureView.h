@@ -76,6 +76,10 @@ public:
     const QList<int> &selectedRuns() const { return m_selected; }
     void ensureCurrent();
     const ChartTheme &theme() const { return m_theme; }
+    // Qt Charts cuts a title wider than the chart ("— one learni...", a search's run count):
+    // smaller type, down to 7 pt, then two lines broken near the middle. Call after setTitle and
+    // on resize.
+    static void fitChartTitle(QChart *chart, const ChartTheme &theme);
 
 Q_SIGNALS:
     void runsActivated(const QList<int> &runs); // a click on a cell or panel
@@ -93,10 +97,6 @@ protected:
     // gets ticks at 1, 2 or 5 × 10^k, labelled with just the digits they need; a base-10 log
     // axis is widened to whole decades.
     static void setAxisRange(QAbstractAxis *axis, double lo, double hi);
-    // Qt Charts cuts a title wider than the chart ("— one learni...", a search's run count):
-    // smaller type, down to 7 pt, then two lines broken near the middle. Call after setTitle and
-    // on resize.
-    static void fitChartTitle(QChart *chart, const ChartTheme &theme);
     QHBoxLayout *controlsLayout() const { return m_controlsLayout; }
     virtual void selectionChanged() { refresh(); }
     // What must follow the selection at once while the figure is hidden (the rest waits for its
