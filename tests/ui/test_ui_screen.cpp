@@ -37,6 +37,16 @@
 using namespace headlab;
 using namespace headlab::ui;
 
+namespace {
+// The window as a user gets it on this screen: shown, asking nothing, exposed.
+bool shownOnScreen(MainWindow &window)
+{
+    window.setInteractive(false);
+    window.show();
+    return QTest::qWaitForWindowExposed(&window);
+}
+} // namespace
+
 class TestUiScreen : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -51,9 +61,7 @@ void TestUiScreen::theWindowFitsTheScreen()
     if (QGuiApplication::platformName() == QLatin1String("offscreen"))
         QSKIP("needs a real X screen (ctest runs this under Xvfb)");
     MainWindow window;
-    window.setInteractive(false);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(shownOnScreen(window));
     const QRect available = window.screen()->availableGeometry();
     auto fits = [&](const QString &when) {
         QCoreApplication::processEvents();
@@ -213,9 +221,7 @@ void TestUiScreen::insideTheHeadsTellsSixteenHeadsApart()
     const QString path = dir.filePath(QStringLiteral("heads16.yaml"));
     saveSessionAtomic(s, path.toStdString());
     MainWindow window;
-    window.setInteractive(false);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(shownOnScreen(window));
     QVERIFY(window.openSession(path));
     QVERIFY(window.startSweep());
     auto *controller = window.findChild<TrainingController *>();
@@ -271,10 +277,6 @@ void TestUiScreen::insideTheHeadsTellsSixteenHeadsApart()
     window.setPresenterMode(false);
 }
 
-QTEST_MAIN(TestUiScreen)
-
-#include "test_ui_screen.moc"
-
 // Issue 75, item 8: at 1280x720 the Experiment dock cut its labels ("Per-layer schedul…") behind a
 // horizontal scroll bar. On every preset, at both screen sizes: no horizontal scroll bar, and every
 // label, button and field of the form as wide as its text needs.
@@ -283,9 +285,7 @@ void TestUiScreen::theFormFitsItsDock()
     if (QGuiApplication::platformName() == QLatin1String("offscreen"))
         QSKIP("needs a real X screen (ctest runs this under Xvfb)");
     MainWindow window;
-    window.setInteractive(false);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(shownOnScreen(window));
     auto *dock = window.findChild<QDockWidget *>(QStringLiteral("experimentDock"));
     QVERIFY(dock);
     auto *scroll = qobject_cast<QScrollArea *>(dock->widget());
@@ -323,3 +323,7 @@ void TestUiScreen::theFormFitsItsDock()
         }
     }
 }
+
+QTEST_MAIN(TestUiScreen)
+
+#include "test_ui_screen.moc"

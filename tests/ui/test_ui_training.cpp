@@ -1169,9 +1169,11 @@ void TestUiTraining::theLessonStripKeepsWhatIsDoneThroughAnyPresses()
         QVERIFY2(stayed == wasOrder, "the runs that stayed changed places");
         // One colour per head count for the whole lesson: its button's place.
         const ColourTable colours = colourTable(now);
-        for (const auto &run : now.runs)
-            QCOMPARE(colours.indexOf(run),
-                     int(headButtons.indexOf(run.config.model.heads.front())));
+        for (int i = 0; i < int(now.runs.size()); ++i) {
+            const int button = int(headButtons.indexOf(now.runs[size_t(i)].config.model.heads[0]));
+            QCOMPARE(colours.indexOf(now.runs[size_t(i)]), button);
+            QCOMPARE(loss->colourIndexOfRun(i), button); // as the loss curves draw it
+        }
         // The earlier runs not in the sweep now: one faint curve each (a run may have drawn its
         // first points while the press stopped the sweep, so those seen before are the least).
         const std::set<std::string> ghosts = loss->ghostKeys();

@@ -55,6 +55,16 @@ LessonStrip::LessonStrip(QWidget *parent)
     layout->addLayout(m_headsRow);
     layout->addSpacing(24);
     layout->addLayout(m_lrRow);
+    layout->addSpacing(24);
+    // The faint earlier curves stay through the lesson's presses until the teacher clears them.
+    // A short word, so that the row fits a 1280-pixel window beside the form; beside what to look
+    // for it made that text wrap, and the strip too tall for a 720-line screen.
+    m_clear = new QPushButton(tr("Clear"), this);
+    m_clear->setObjectName(QStringLiteral("clearEarlier"));
+    m_clear->setToolTip(tr("Clear the faint curves: remove the earlier runs' curves from the loss "
+                           "figure"));
+    connect(m_clear, &QPushButton::clicked, this, &LessonStrip::clearEarlier);
+    layout->addWidget(m_clear);
     layout->addStretch(1);
     column->addLayout(layout);
     // Why the last press was refused, where the class can read it (a press that would leave the
@@ -68,16 +78,7 @@ LessonStrip::LessonStrip(QWidget *parent)
     m_lookFor = new QLabel(this);
     m_lookFor->setWordWrap(true);
     m_lookFor->setObjectName(QStringLiteral("lookFor"));
-    // The faint earlier curves stay through the lesson's presses until the teacher clears them:
-    // the button beside what to look for, so that the row of values stays as wide as it was.
-    m_clear = new QPushButton(tr("Clear faint curves"), this);
-    m_clear->setObjectName(QStringLiteral("clearEarlier"));
-    m_clear->setToolTip(tr("Remove the earlier runs' faint curves from the loss figure"));
-    connect(m_clear, &QPushButton::clicked, this, &LessonStrip::clearEarlier);
-    auto *below = new QHBoxLayout;
-    below->addWidget(m_lookFor, 1);
-    below->addWidget(m_clear, 0, Qt::AlignTop);
-    column->addLayout(below);
+    column->addWidget(m_lookFor);
     m_headsGroup = new QButtonGroup(this);
     m_headsGroup->setExclusive(false); // several head counts side by side
     m_lrGroup = new QButtonGroup(this);
@@ -188,8 +189,7 @@ QString LessonStrip::lookFor() const
 
 void LessonStrip::setTextWidth(int width)
 {
-    // Beside it, the Clear button.
-    m_lookFor->setMaximumWidth(std::max(120, width - m_clear->sizeHint().width() - 12));
+    m_lookFor->setMaximumWidth(std::max(120, width));
 }
 
 QList<int64_t> LessonStrip::heads() const

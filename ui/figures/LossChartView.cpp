@@ -146,9 +146,18 @@ int LossChartView::colourIndexOf(const std::map<std::string, std::string> &label
     if (axis.empty()) return -1;
     const auto it = labels.find(axis);
     const QString value = it == labels.end() ? QString() : QString::fromStdString(it->second);
-    const QStringList values = axisValueLabels(m_model->session(), axis);
+    // The session's colour table where it colours by that axis (a head count keeps its colour
+    // through a lesson's presses: ColourTable's kLessonColoursKey); else the axis's values.
+    const ColourTable table = colourTable(m_model->session());
+    const QStringList values =
+        axis == table.axis ? table.values : axisValueLabels(m_model->session(), axis);
     if (legendName) *legendName = axisValueText(axis, value);
     return std::max<int>(0, int(values.indexOf(value)));
+}
+
+int LossChartView::colourIndexOfRun(int run) const
+{
+    return colourIndexOf(m_model->run(run).labels, nullptr);
 }
 
 QString LossChartView::title() const

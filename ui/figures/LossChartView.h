@@ -72,6 +72,8 @@ public:
     std::set<std::string> ghostKeys() const;
     // Runs drawn now: the selection, else every run with data.
     QList<int> displayedRuns() const;
+    // The palette colour a run's curves are drawn in (by the colour-by axis); -1 for none.
+    int colourIndexOfRun(int run) const;
 
 private:
     // A series' kind; Group + g is the test loss of group g (TaskSpec::groupCurvePrefix). Median
