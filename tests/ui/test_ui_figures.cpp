@@ -677,6 +677,7 @@ private Q_SLOTS:
     void figuresOfATaskWithoutVerdictsCallNoRunLearned();
     void theYAxisHoldsEveryReplicate();
     void wrappedTitlesKeepTheirSpaces();
+    void theHeatmapNamesItsSpreadAndWhatItPools();
     void windowShowsOnlyTheTasksTabs();
     void figureNamesComeFromTheTable();
     void heatmapAggregatesReplicates();
@@ -1918,6 +1919,48 @@ void TestUiFigures::wrappedTitlesKeepTheirSpaces()
         QCOMPARE(QString(chart.title()).replace(QStringLiteral("<br>"), QStringLiteral(" ")),
                  title);
     }
+}
+
+// Issue 75 item 9: the heatmap called its whiskers "range over N seeds" where, from 4 replicates
+// on, they are the interquartile range (replicateBand); with an axis set to "all (pooled)" it
+// called runs of different configurations seeds.
+void TestUiFigures::theHeatmapNamesItsSpreadAndWhatItPools()
+{
+    Session s = uitest::tinySession();
+    AxisValue seed;
+    seed.kind = AxisValue::Kind::Unsigned;
+    SweepAxis seeds{"seed", {}};
+    for (uint64_t v : {0, 1, 2, 3}) {
+        seed.unsignedValue = v;
+        seeds.values.push_back(seed);
+    }
+    s.axes = {SweepAxis{"heads", {uitest::num(1), uitest::num(2)}},
+              SweepAxis{"lr", {uitest::num(1e-3), uitest::num(3e-3)}}, seeds};
+    s.runs.clear();
+    expandSweep(s);
+    for (size_t i = 0; i < s.runs.size(); ++i) {
+        auto &r = s.runs[i].result;
+        r.status = RunStatus::Done;
+        r.test = {{0, 3.0}, {40, 0.5 + 0.1 * double(i)}};
+        r.metrics["final_test_loss"] = 0.5 + 0.1 * double(i);
+    }
+    SessionModel model;
+    model.setSession(s);
+    HeatmapView view(&model);
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.show();
+    view.setAxes("heads", "heads");
+    view.setStat(HeatmapStat::Median);
+    view.setFixedValue("lr", "0.001");
+    view.refresh();
+    QVERIFY2(view.title().contains("interquartile range over 4 seeds"), qPrintable(view.title()));
+    QVERIFY(view.pooling().pooledAxes.isEmpty());
+    view.setFixedValue("lr", QString()); // all (pooled)
+    view.refresh();
+    QCOMPARE(view.pooling().pooledAxes, QStringList{"lr"});
+    QVERIFY2(view.title().contains("pooled over lr") &&
+                 view.title().contains("interquartile range over 8 runs"),
+             qPrintable(view.title()));
 }
 
 void TestUiFigures::windowShowsOnlyTheTasksTabs()
