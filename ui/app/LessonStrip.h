@@ -54,7 +54,7 @@ public:
 Q_SIGNALS:
     // A value was pressed: the lesson's runs should start, in place of the ones shown.
     void lessonChanged();
-    // "Clear faint curves": the earlier runs' curves should go.
+    // Clear: the earlier runs' faint curves should go.
     void clearEarlier();
 
 private:

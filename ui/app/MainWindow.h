@@ -133,7 +133,7 @@ private:
     void rerunSelected(bool newSeed);
     // The lesson strip's choice: stops what trains, keeps its curves faintly, sweeps the choice.
     void startLesson();
-    void clearLessonGhosts(); // the strip's "Clear faint curves"
+    void clearLessonGhosts(); // the strip's Clear
     bool m_samplesShownBeforePresenter = false;
     bool m_lessonPressPending = false; // a press waits for the running sweep to stop
     void showLessonStrip();            // its buttons for the session shown, its height for them
