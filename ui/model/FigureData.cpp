@@ -294,7 +294,6 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
     using LineKey = std::pair<double, QString>;                // n_H, the rest
     std::map<LineKey, std::map<double, Accumulator>> byLine;   // line -> x -> values
     std::map<LineKey, std::vector<const SessionRun *>> runsOf; // its runs, for the colour
-    std::vector<QString> rests;                                // in the sweep's order
     std::set<std::string> drawn = {"d_model", "heads"};
     if (!lrLabel.isEmpty()) drawn.insert("lr"); // one η kept, named in the title
     const ConfigurationRest restOf(session, drawn);
@@ -308,7 +307,6 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
         const double x =
             byHeadDim ? double(headDimension(run.config)) : double(run.config.model.dModel);
         const QString rest = restOf(run);
-        if (std::find(rests.begin(), rests.end(), rest) == rests.end()) rests.push_back(rest);
         addTo(byLine[{nH, rest}][x], run, session, y);
         runsOf[{nH, rest}].push_back(&run);
     }
@@ -319,9 +317,9 @@ FigureData scalingFigure(const Session &session, bool byHeadDim, const QString &
                                     points, d.yMax, point, y.learnedFraction));
         d.series.back().colour = colours.sharedIndex(runsOf[line]);
         // The rests of one n_H share its colour, a shade each.
-        if (rests.size() > 1) {
-            d.series.back().shade =
-                int(std::find(rests.begin(), rests.end(), rest) - rests.begin());
+        // (ConfigurationRest's values, in the sweep's order: a shade stays while runs finish.)
+        if (const QStringList rests = restOf.values(); rests.size() > 1) {
+            d.series.back().shade = int(rests.indexOf(rest));
             d.series.back().shades = int(rests.size());
         }
     }
