@@ -7,9 +7,13 @@
 
 #include "ui/app/window/FigureTabs.h"
 
+#include "core/config/RunResult.h"
+
 #include <QMainWindow>
 #include <QPalette>
 #include <QSet>
+
+#include <map>
 
 class QAction;
 class QActionGroup;
@@ -136,6 +140,9 @@ private:
     void clearLessonGhosts(); // the strip's Clear
     bool m_samplesShownBeforePresenter = false;
     bool m_lessonPressPending = false; // a press waits for the running sweep to stop
+    // Each lesson run's last drawn test curve, by configuration: a stopped run trained again
+    // starts from nothing, and pressed away before its first evaluation its faint curve is this.
+    std::map<std::string, headlab::Curve> m_lessonCurves;
     void showLessonStrip();            // its buttons for the session shown, its height for them
     QActionGroup *m_learnedGroup = nullptr; // View ▸ Learned means
     void updateSamplesDock();               // shown for text sessions only

@@ -80,9 +80,11 @@ void MainWindow::startLesson()
     std::vector<LossChartView::Ghost> ghosts;
     for (const auto &run : shown.runs) {
         std::string key = yaml::canonicalYaml(run.config);
-        if (!run.result.test.empty() && !kept.count(key))
+        if (!run.result.test.empty()) m_lessonCurves[key] = run.result.test;
+        const auto drawn = m_lessonCurves.find(key);
+        if (drawn != m_lessonCurves.end() && !kept.count(key))
             ghosts.push_back(
-                {runLabel(shown, run), run.result.test, std::max(0, colours.indexOf(run)),
+                {runLabel(shown, run), drawn->second, std::max(0, colours.indexOf(run)),
                  QStringLiteral("η = %1").arg(displayLabel(exactNumber(run.config.lr))),
                  std::move(key)});
     }
@@ -98,6 +100,7 @@ void MainWindow::startLesson()
 void MainWindow::clearLessonGhosts()
 {
     if (auto *loss = qobject_cast<LossChartView *>(figure("loss"))) loss->setGhosts({});
+    m_lessonCurves.clear();
 }
 
 void MainWindow::rerunSelected(bool newSeed)
