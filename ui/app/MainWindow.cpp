@@ -769,7 +769,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
     if (m_controller->isRunning()) {
         m_controller->stop();
         m_controller->waitForFinished();
-        QCoreApplication::sendPostedEvents(m_controller); // the Stopped results
+        m_controller->deliverPosted(); // the Stopped results
         m_model->settleAfterSweep();
     }
     if (!confirmDiscard()) {

@@ -21,7 +21,6 @@
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QPointer>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
@@ -97,6 +96,7 @@ QString statTitle(const QString &name)
 
 InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent)
     : FigureView(model, parent)
+    , m_mailbox(new Mailbox(this))
 {
     auto *row = controlsLayout();
     // Which run: the run table's selection sets it, and so does this box, which presenter mode
@@ -489,10 +489,12 @@ void InsideHeadsView::runAblation()
                                   : AblationMode::Zero;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_ablate->setText(tr("Cancel"));
-    QPointer<InsideHeadsView> self(this);
     auto cancel = m_cancel;
-    // Its own inspector: the one the view draws maps with stays on the GUI thread.
-    m_worker = std::thread([self, path, expected, mode, cancel] {
+    auto letters = m_mailbox->letters();
+    m_mailbox->open();
+    // Its own inspector: the one the view draws maps with stays on the GUI thread. The worker
+    // hands its values back through the mailbox; its calls run here, on the GUI thread.
+    m_worker = std::thread([this, letters, path, expected, mode, cancel] {
         std::vector<HeadAblation> ablation;
         std::vector<PruningStep> pruning;
         int64_t step = -1;
@@ -502,24 +504,18 @@ void InsideHeadsView::runAblation()
             step = inspector.step();
             ablation = inspector.ablate(mode);
             pruning = inspector.prune(mode, [&](int64_t done, int64_t total) {
-                QMetaObject::invokeMethod(
-                    self.data(),
-                    [self, done, total] {
-                        if (self)
-                            self->m_ablate->setText(tr("Cancel (%1/%2)").arg(done).arg(total));
-                    },
-                    Qt::QueuedConnection);
+                letters->post([this, done, total] {
+                    m_ablate->setText(tr("Cancel (%1/%2)").arg(done).arg(total));
+                });
                 return !cancel->load();
             });
         } catch (const std::exception &e) {
             error = QString::fromUtf8(e.what());
         }
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, ablation, pruning, step, error] {
-                if (self) self->finishAblation(ablation, pruning, step, error);
-            },
-            Qt::QueuedConnection);
+        letters->post([this, ablation, pruning, step, error] {
+            m_mailbox->stopAfterThis();
+            finishAblation(ablation, pruning, step, error);
+        });
     });
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "ui/figures/FigureView.h"
+#include "ui/model/Mailbox.h"
 
 #include "core/train/Checkpoint.h"
 #include "core/train/HeadInspector.h"
@@ -137,6 +138,7 @@ private:
     QString m_message;                           // why nothing is shown, or what went wrong
     bool m_followLive = true;                    // the slider stays at "live" while the run trains
     std::thread m_worker;                        // the ablation in progress
+    Mailbox *m_mailbox;                          // its values, handed to this thread
     std::shared_ptr<std::atomic<bool>> m_cancel; // asks it to stop after its current step
     void finishAblation(std::vector<HeadAblation> ablation, std::vector<PruningStep> pruning,
                         int64_t step, QString error);

@@ -4,13 +4,13 @@
 #include "core/model/Device.h"
 #include "ui/model/Metatypes.h"
 
-#include <QPointer>
 #include <QStringList>
 
 namespace headlab::ui {
 
 TrainingController::TrainingController(QObject *parent)
     : QObject(parent)
+    , m_mailbox(new Mailbox(this))
 {
     registerMetatypes();
 }
@@ -31,55 +31,40 @@ bool TrainingController::start(std::vector<headlab::SweepJob> jobs,
     // A fresh runner per sweep: the old one's destructor joins its finished thread.
     m_runner = std::make_unique<headlab::SweepRunner>();
     const int generation = ++*m_generation;
-    QPointer<TrainingController> self(this);
     auto gen = m_generation;
+    auto letters = m_mailbox->letters();
 
-    // These run on the training thread. They only copy values and post them to this object's
-    // thread; the lambdas posted run on the GUI thread, and are dropped if `this` is gone.
+    // These run on the training thread. They only copy values into the mailbox; the calls posted
+    // run on the GUI thread (Mailbox::deliver), and not at all once this object is gone.
     headlab::SweepCallbacks callbacks;
-    callbacks.onProgress = [self, gen, generation](const headlab::RunProgress &p) {
+    callbacks.onProgress = [this, letters, gen, generation](const headlab::RunProgress &p) {
         if (*gen != generation) return;
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, p] {
-                if (self) Q_EMIT self->progress(p);
-            },
-            Qt::QueuedConnection);
+        letters->post([this, p] { Q_EMIT progress(p); });
     };
-    callbacks.onRunFinished = [self, gen, generation](int runIndex, const headlab::RunResult &r) {
+    callbacks.onRunFinished = [this, letters, gen, generation](int runIndex,
+                                                               const headlab::RunResult &r) {
         if (*gen != generation) return;
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, runIndex, r] {
-                if (self) Q_EMIT self->runFinished(runIndex, r);
-            },
-            Qt::QueuedConnection);
+        letters->post([this, runIndex, r] { Q_EMIT runFinished(runIndex, r); });
     };
-    callbacks.onAttention = [self, gen, generation](int runIndex,
-                                                    const headlab::AttentionMaps &maps) {
+    callbacks.onAttention = [this, letters, gen, generation](int runIndex,
+                                                             const headlab::AttentionMaps &maps) {
         if (*gen != generation) return;
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, runIndex, maps] {
-                if (self) Q_EMIT self->attentionMaps(runIndex, maps);
-            },
-            Qt::QueuedConnection);
+        letters->post([this, runIndex, maps] { Q_EMIT attentionMaps(runIndex, maps); });
     };
-    callbacks.onSweepFinished = [self, gen, generation] {
+    callbacks.onSweepFinished = [this, letters, gen, generation] {
         if (*gen != generation) return;
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, generation] {
-                if (!self || *self->m_generation != generation) return;
-                self->m_running = false;
-                self->m_paused = false;
-                Q_EMIT self->sweepFinished();
-                Q_EMIT self->stateChanged();
-            },
-            Qt::QueuedConnection);
+        letters->post([this, generation] {
+            if (*m_generation != generation) return;
+            m_mailbox->stopAfterThis(); // before the signal: a handler may start the next sweep
+            m_running = false;
+            m_paused = false;
+            Q_EMIT sweepFinished();
+            Q_EMIT stateChanged();
+        });
     };
     m_runner->setAttentionWanted(m_attentionRun, m_attentionInput.toStdString());
     if (!m_runner->start(std::move(jobs), options, std::move(callbacks))) return false;
+    m_mailbox->open();
     m_running = true;
     m_paused = false;
     Q_EMIT stateChanged();
@@ -137,6 +122,11 @@ bool TrainingController::isRunPaused(int runIndex) const
 void TrainingController::waitForFinished()
 {
     if (m_runner) m_runner->wait();
+}
+
+void TrainingController::deliverPosted()
+{
+    m_mailbox->deliver();
 }
 
 QStringList TrainingController::availableDevices()

@@ -2,11 +2,13 @@
 //
 // As in Qt's mandelbrot example, the worker owns its computation on its own thread and the GUI
 // only posts requests and receives value types. SweepRunner calls back on the training thread;
-// this class re-emits every callback as a signal on the GUI thread (queued), carrying copies of
-// RunProgress / RunResult. The destructor stops the sweep and waits for the thread.
+// this class posts every callback, as copies of RunProgress / RunResult, to its Mailbox and
+// re-emits it as a signal on the GUI thread. The destructor stops the sweep and waits for the
+// thread.
 #pragma once
 
 #include "core/train/SweepRunner.h"
+#include "ui/model/Mailbox.h"
 
 #include <QObject>
 
@@ -35,6 +37,9 @@ public:
     void setAttentionWanted(int runIndex, const QString &input);
     // Blocks until the training thread has ended (tests, shutdown).
     void waitForFinished();
+    // Emits now what the training thread has posted so far (after waitForFinished: the results
+    // of the runs a stop ended).
+    void deliverPosted();
 
     bool isRunning() const { return m_running; }
     bool isPaused() const { return m_paused; }
@@ -49,6 +54,7 @@ Q_SIGNALS:
     void stateChanged(); // running / paused changed
 
 private:
+    Mailbox *m_mailbox; // a child: its calls need this object
     std::unique_ptr<headlab::SweepRunner> m_runner;
     bool m_running = false; // GUI-thread view of the sweep; set on start, cleared on sweepFinished
     bool m_paused = false;

@@ -35,7 +35,7 @@ void SweepControl::stopForSignal(int signal)
     if (wasRunning) {
         m_controller->stop();
         m_controller->waitForFinished();
-        QCoreApplication::sendPostedEvents(m_controller); // the Stopped results, stored one by one
+        m_controller->deliverPosted(); // the Stopped results, stored one by one
         m_model->settleAfterSweep();
     }
     // Only a session that changed is written (issue 49: a SIGTERM rewrote an unedited file of the
