@@ -143,7 +143,7 @@ private:
     // Each lesson run's last drawn test curve, by configuration: a stopped run trained again
     // starts from nothing, and pressed away before its first evaluation its faint curve is this.
     std::map<std::string, headlab::Curve> m_lessonCurves;
-    void showLessonStrip();            // its buttons for the session shown, its height for them
+    void showLessonStrip(); // its buttons for the session shown, its height for them
     QActionGroup *m_learnedGroup = nullptr; // View ▸ Learned means
     void updateSamplesDock();               // shown for text sessions only
     QTimer *m_watchTimer = nullptr;         // every 2 s: SessionFiles::watchDisk
