@@ -17,6 +17,10 @@ void retireSeries(QChart *chart, QAbstractSeries *series)
 void retireAxis(QChart *chart, QAbstractAxis *axis)
 {
     if (!axis) return;
+    // Hidden first: Qt Charts leaves a removed axis's labels in the scene until its item is
+    // deleted, and a paint before that drew them under the new axis's (two sets of ticks, the
+    // garbled labels of issue 75).
+    axis->hide();
     chart->removeAxis(axis);
     axis->deleteLater();
 }

@@ -8,6 +8,8 @@
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsLayout>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QHBoxLayout>
 #include <QLegend>
 #include <QLogValueAxis>
@@ -96,53 +98,17 @@ protected:
         QChartView::drawForeground(painter, rect);
         QChart *c = chart();
         if (!c) return;
-        const QRectF plot = c->plotArea();
-        for (QAbstractAxis *axis : c->axes()) {
-            auto *log = qobject_cast<QLogValueAxis *>(axis);
-            if (!log || log->base() != 10 || !log->isVisible() || !log->labelsVisible() ||
-                !(log->alignment() & (Qt::AlignLeft | Qt::AlignBottom)))
-                continue;
-            const std::vector<double> ticks = roundLogTicks(log->min(), log->max());
-            if (ticks.empty()) continue;
-            QAbstractSeries *series = nullptr;
-            for (QAbstractSeries *s : c->series())
-                if (s->attachedAxes().contains(axis)) series = s;
-            if (!series) continue;
+        const QRectF plot = c->mapRectToScene(c->plotArea());
+        for (const auto &label : FigureView::tickLabels(c)) {
+            if (!label.added) continue;
             painter->save();
-            painter->setFont(log->labelsFont());
-            painter->setPen(log->labelsBrush().color());
-            const QFontMetricsF fm(log->labelsFont());
-            const bool horizontal = log->orientation() == Qt::Horizontal;
-            for (const double v : ticks) {
-                const QString text = QString::asprintf("%g", v);
-                const QPointF at =
-                    c->mapToPosition(horizontal ? QPointF(v, 1) : QPointF(1, v), series);
-                QRectF box;
-                if (horizontal) {
-                    const double w = fm.horizontalAdvance(text);
-                    // Beside a decade's label: the decade's position in pixels must be farther
-                    // than both half widths.
-                    const double decade = std::pow(10.0, std::round(std::log10(v)));
-                    const double dx =
-                        std::abs(c->mapToPosition(QPointF(decade, 1), series).x() - at.x());
-                    if (dx < w + 6) continue;
-                    box = QRectF(at.x() - w / 2, plot.bottom() + 6, w, fm.height());
-                } else {
-                    const double decade = std::pow(10.0, std::round(std::log10(v)));
-                    const double dy =
-                        std::abs(c->mapToPosition(QPointF(1, decade), series).y() - at.y());
-                    if (dy < fm.height() + 2) continue;
-                    box = QRectF(plot.left() - 6 - fm.horizontalAdvance(text),
-                                 at.y() - fm.height() / 2, fm.horizontalAdvance(text), fm.height());
-                }
-                if (horizontal ? (at.x() < plot.left() - 1 || at.x() > plot.right() + 1)
-                               : (at.y() < plot.top() - 1 || at.y() > plot.bottom() + 1))
-                    continue;
-                painter->drawText(box, Qt::AlignCenter, text);
-                painter->drawLine(horizontal
-                                      ? QLineF(at.x(), plot.bottom(), at.x(), plot.bottom() + 4)
-                                      : QLineF(plot.left() - 4, at.y(), plot.left(), at.y()));
-            }
+            painter->setFont(label.axis->labelsFont());
+            painter->setPen(label.axis->labelsBrush().color());
+            painter->drawText(label.box, Qt::AlignCenter, label.text);
+            painter->drawLine(
+                label.orientation == Qt::Horizontal
+                    ? QLineF(label.at.x(), plot.bottom(), label.at.x(), plot.bottom() + 4)
+                    : QLineF(plot.left() - 4, label.at.y(), plot.left(), label.at.y()));
             painter->restore();
         }
     }
@@ -166,6 +132,73 @@ QString axisWords(Qt::Orientation orientation, QAbstractSeries *series)
 }
 
 } // namespace
+
+std::vector<FigureView::TickLabel> FigureView::tickLabels(QChart *chart)
+{
+    std::vector<TickLabel> out;
+    if (!chart || !chart->scene()) return out;
+    const QRectF plot = chart->mapRectToScene(chart->plotArea());
+    // Qt Charts' own: its axes' labels are text items under the plot (x) or left of it (y),
+    // holding a number (the axis titles hold words).
+    for (QGraphicsItem *item : chart->scene()->items()) {
+        auto *text = qgraphicsitem_cast<QGraphicsTextItem *>(item);
+        if (!text || !text->isVisible()) continue;
+        bool number = false;
+        text->toPlainText().toDouble(&number);
+        if (!number) continue;
+        const QRectF box = text->sceneBoundingRect();
+        const bool below = box.top() >= plot.bottom() - 2 && box.left() < plot.right() + 80 &&
+                           box.right() > plot.left() - 80;
+        const bool left = box.right() <= plot.left() + 2 && box.top() < plot.bottom() + 40 &&
+                          box.bottom() > plot.top() - 40;
+        if (!below && !left) continue;
+        out.push_back({box, text->toPlainText(), below ? Qt::Horizontal : Qt::Vertical,
+                       box.center(), nullptr, false});
+    }
+    // A log axis of at most two decades gets its round values between the decades labelled too
+    // (2 and 5 × 10^k, roundLogTicks), in the axis's own font, where they overlap no label.
+    const size_t own = out.size();
+    for (QAbstractAxis *axis : chart->axes()) {
+        auto *log = qobject_cast<QLogValueAxis *>(axis);
+        if (!log || log->base() != 10 || !log->isVisible() || !log->labelsVisible() ||
+            !(log->alignment() & (Qt::AlignLeft | Qt::AlignBottom)))
+            continue;
+        const std::vector<double> ticks = roundLogTicks(log->min(), log->max());
+        if (ticks.empty()) continue;
+        QAbstractSeries *series = nullptr;
+        for (QAbstractSeries *s : chart->series())
+            if (s->attachedAxes().contains(axis)) series = s;
+        if (!series) continue;
+        const QFontMetricsF fm(log->labelsFont());
+        const bool horizontal = log->orientation() == Qt::Horizontal;
+        // Qt's decade labels sit a little off the plot: the added ones on their line.
+        double line = horizontal ? plot.bottom() + 6 : plot.left() - 6;
+        for (size_t i = 0; i < own; ++i)
+            if (out[i].orientation == log->orientation())
+                line = horizontal ? out[i].box.top() : std::min(line, out[i].box.right());
+        for (const double v : ticks) {
+            const QString text = QString::asprintf("%g", v);
+            const QPointF at = chart->mapToScene(
+                chart->mapToPosition(horizontal ? QPointF(v, 1) : QPointF(1, v), series));
+            if (horizontal ? (at.x() < plot.left() - 1 || at.x() > plot.right() + 1)
+                           : (at.y() < plot.top() - 1 || at.y() > plot.bottom() + 1))
+                continue;
+            const double w = fm.horizontalAdvance(text);
+            const QRectF box = horizontal
+                                   ? QRectF(at.x() - w / 2, line, w, fm.height())
+                                   : QRectF(line - w, at.y() - fm.height() / 2, w, fm.height());
+            // Clear of every label drawn so far by a few pixels (issue 75: labels drawn over
+            // each other on the collapse's axis at 1920×1080).
+            const QRectF room = box.adjusted(-4, -1, 4, 1);
+            bool clear = true;
+            for (const auto &label : out)
+                clear = clear &&
+                        (label.orientation != log->orientation() || !label.box.intersects(room));
+            if (clear) out.push_back({box, text, log->orientation(), at, log, true});
+        }
+    }
+    return out;
+}
 
 QString FigureView::valueAt(QChartView *view, const QPoint &at, double radius)
 {

@@ -10,6 +10,7 @@
 #include "ui/figures/ChartTheme.h"
 
 #include <QList>
+#include <QRectF>
 #include <QWidget>
 
 #include <functional>
@@ -22,6 +23,7 @@ class QVBoxLayout;
 
 class QAbstractAxis;
 class QChart;
+class QLogValueAxis;
 class QChartView;
 
 class QPainter;
@@ -67,6 +69,18 @@ public:
     // within `radius` pixels, as its series' name and its two values in the axes' titles ("" if
     // none). Its tooltip while the mouse moves; tests call it directly.
     static QString valueAt(QChartView *view, const QPoint &at, double radius = 8);
+    // The tick labels a chart draws, in its scene's coordinates: Qt Charts' own (its axes'
+    // label items) and those the chart view adds between a log axis's decades (added), placed
+    // only where they overlap no other label (tests/ui measures that none do).
+    struct TickLabel {
+        QRectF box;
+        QString text;
+        Qt::Orientation orientation;
+        QPointF at;                    // the tick's place on the axis
+        QLogValueAxis *axis = nullptr; // of an added one
+        bool added = false;
+    };
+    static std::vector<TickLabel> tickLabels(QChart *chart);
     void setControlsVisible(bool visible);
     // The runs the table selects. A figure on a tab the user is not looking at (its window shown,
     // it not) follows at its next showing or export (ensureCurrent): every figure redrawing at
