@@ -198,6 +198,28 @@ inline Session headScheduleSession()
     return s;
 }
 
+// Figure 2's 25 configurations (d_model 24…384 × heads 1, 2, 3, 6, 12) at η 1.5e-3, 3e-3, 6e-3 and
+// 2e-2, every run done: learned (final loss 0.1) where η·√m_H < 0.01, else on the plateau (2.3).
+inline Session twentyFiveConfigurations()
+{
+    Session s = tinySession();
+    s.axes = {SweepAxis{"d_model", {num(24), num(48), num(96), num(192), num(384)}},
+              SweepAxis{"heads", {num(1), num(2), num(3), num(6), num(12)}},
+              SweepAxis{"lr", {num(1.5e-3), num(3e-3), num(6e-3), num(2e-2)}}};
+    s.runs.clear();
+    expandSweep(s);
+    for (auto &run : s.runs) {
+        const double mH = double(run.config.model.dModel) / double(run.config.model.heads[0]);
+        const bool learned = run.config.lr * std::sqrt(mH) < 0.01;
+        auto &r = run.result;
+        r.status = RunStatus::Done;
+        r.test = {{0, 3.0}, {40, learned ? 0.1 : 2.3}};
+        r.metrics["final_test_loss"] = learned ? 0.1 : 2.3;
+        r.metrics["left_ln10_plateau"] = learned ? 1 : 0;
+    }
+    return s;
+}
+
 // A finished boundary search along η over d_model 16 with 1, 2 and 4 heads (m_H 16, 8, 4), its
 // outcomes made up: a run learned when η < 0.01 · m_H^−½ (a sharp boundary, so α comes out ½).
 // Planned and "trained" round by round by the search itself (search/SearchPlanner.h).

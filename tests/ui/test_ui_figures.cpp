@@ -16,6 +16,7 @@
 #include "ui/figures/GroupPanelsView.h"
 #include "ui/figures/HeadScheduleChartView.h"
 #include "ui/figures/HeatmapView.h"
+#include "ui/figures/Highlight.h"
 #include "ui/figures/LearningRateChartView.h"
 #include "ui/figures/LossChartView.h"
 #include "ui/figures/ParallelCoordinatesView.h"
@@ -689,6 +690,8 @@ private Q_SLOTS:
     void statusBarLabelsNeverWidenTheWindow();
     void eachDigitHasItsPanel();
     void aScanOfEtaOverHeadDimsOpensOnTheCollapse();
+    void oneConfigurationIsFoundAmongTwentyFive();
+    void tickLabelsNeverOverlap();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -2849,6 +2852,211 @@ void TestUiFigures::aScanOfEtaOverHeadDimsOpensOnTheCollapse()
     saveSessionAtomic(s, named.toStdString());
     QVERIFY(window.openSession(named));
     QCOMPARE(window.currentFigure()->figureId(), QStringLiteral("heatmap"));
+}
+
+// Issue 75 item 4: one configuration is found among Figure 2's 25 (m × n_H, whose colours repeat
+// in shades): the Highlight box, a hover or a click on a legend entry draws its lines thick and
+// the others faint, or every line of one colour (a head count) or shade (a width); the session's
+// view keeps it, so that an export draws it too. Boundary's P(learned) curves do the same.
+void TestUiFigures::oneConfigurationIsFoundAmongTwentyFive()
+{
+    SessionModel model;
+    model.setSession(uitest::twentyFiveConfigurations());
+    std::unique_ptr<FigureView> made(createFigure("lr", &model));
+    auto *view = static_cast<FigureChartView *>(made.get());
+    view->resize(1200, 700);
+    view->setAttribute(Qt::WA_DontShowOnScreen);
+    view->show();
+    view->refresh();
+    QCoreApplication::processEvents();
+    const FigureData &d = view->data();
+    QCOMPARE(int(d.series.size()), 25);
+    QCOMPARE(int(d.shortLegend.size()), 10);             // five head counts, five widths
+    QCOMPARE(view->highlight()->keys().size(), 10 + 25); // and every configuration
+    auto lines = [&] {
+        std::map<QString, QLineSeries *> out;
+        for (auto *series : view->chart()->series())
+            if (series->property("key").isValid())
+                out[series->property("key").toString()] = static_cast<QLineSeries *>(series);
+        return out;
+    };
+    QCOMPARE(int(lines().size()), 25);
+    // The lines drawn opaque; every other one must be faint, not in between.
+    QStringList inBetween;
+    auto litNames = [&] {
+        QStringList out;
+        for (const auto &[key, line] : lines()) {
+            const double alpha = line->pen().color().alphaF();
+            if (alpha > 0.9)
+                out << key;
+            else if (alpha > 0.2)
+                inBetween << key;
+        }
+        return out;
+    };
+    const double normal = lines().begin()->second->pen().widthF();
+    QCOMPARE(litNames().size(), 25); // nothing highlighted: every line drawn alike
+    const QString one = d.series[12].name;
+    view->highlight()->keep(Highlight::lineKey(one));
+    QCOMPARE(litNames(), QStringList{one});
+    QVERIFY(lines().at(one)->pen().widthF() > normal * 1.5);
+    QVERIFY(view->isLit(one) && !view->isLit(d.series[0].name));
+    // Its learned markers keep their colour; the others' fade with their lines.
+    int learnedOfOne = 0;
+    for (int i = 0; i < d.series[12].points.size(); ++i) learnedOfOne += d.series[12].learned[i];
+    QVERIFY(learnedOfOne > 0);
+    for (auto *series : view->chart()->series()) {
+        auto *learned = qobject_cast<QScatterSeries *>(series);
+        if (!learned || !learned->name().startsWith(QStringLiteral("learned"))) continue;
+        int opaque = 0;
+        for (int i = 0; i < learned->count(); ++i)
+            opaque += learned->pointConfiguration(i)
+                          .value(QXYSeries::PointConfiguration::Color)
+                          .value<QColor>()
+                          .alphaF() > 0.9;
+        QCOMPARE(opaque, learnedOfOne);
+    }
+    // A colour of the short legend lights the five lines of its head count; a shade the five of
+    // its width.
+    for (const auto &entry : d.shortLegend) {
+        view->highlight()->keep(Highlight::entryKey(entry));
+        const QStringList lit = litNames();
+        QVERIFY2(lit.size() == 5, qPrintable(entry.name + ": " + lit.join(" | ")));
+        for (const auto &name : lit)
+            QCOMPARE(lines().at(name)->property(entry.colour >= 0 ? "colour" : "shade").toInt(),
+                     entry.colour >= 0 ? entry.colour : entry.shade);
+    }
+    // A hover over a legend entry lights its lines while the mouse stays; a click keeps it, a
+    // second lets go. A hover over a line lights it.
+    view->highlight()->keep({});
+    QLegendMarker *marker = nullptr;
+    for (auto *m : view->chart()->legend()->markers())
+        if (!marker && m->isVisible() &&
+            (m->series()->property("key").isValid() ||
+             m->series()->property("highlight").isValid()))
+            marker = m;
+    QVERIFY(marker);
+    Q_EMIT marker->hovered(true);
+    const int hovered = int(litNames().size());
+    QVERIFY2(hovered == 1 || hovered == 5, qPrintable(QString::number(hovered)));
+    Q_EMIT marker->hovered(false);
+    QCOMPARE(litNames().size(), 25);
+    Q_EMIT marker->clicked();
+    QVERIFY(!view->highlight()->kept().isEmpty());
+    QCOMPARE(int(litNames().size()), hovered);
+    Q_EMIT marker->clicked();
+    QVERIFY(view->highlight()->kept().isEmpty());
+    QCOMPARE(litNames().size(), 25);
+    Q_EMIT lines().at(one)->hovered(QPointF(), true);
+    QCOMPARE(litNames(), QStringList{one});
+    Q_EMIT lines().at(one)->hovered(QPointF(), false);
+    QCOMPARE(litNames().size(), 25);
+    // Kept in the session's view: a copy made from it (an export's) draws the same.
+    view->highlight()->keep(Highlight::lineKey(one));
+    ViewState state;
+    view->saveViewState(state);
+    QCOMPARE(state["lr.highlight"], (QStringLiteral("line:") + one).toStdString());
+    std::unique_ptr<FigureView> copy(createFigure("lr", &model));
+    copy->restoreViewState(state);
+    copy->refresh();
+    auto *copyChart = static_cast<FigureChartView *>(copy.get());
+    QVERIFY(copyChart->isLit(one) && !copyChart->isLit(d.series[0].name));
+    // A key that names nothing drawn (another session's) fades nothing.
+    view->highlight()->keep(Highlight::lineKey(QStringLiteral("heads=99")));
+    QCOMPARE(litNames().size(), 25);
+    QVERIFY2(inBetween.isEmpty(), qPrintable(inBetween.join(" | ")));
+
+    // A search's P(learned) curves: a configuration's curve, dots and bar stay, the rest fade.
+    SessionModel searchModel;
+    searchModel.setSession(uitest::searchSession());
+    BoundaryChartView boundary(&searchModel);
+    boundary.resize(1000, 600);
+    boundary.setMode(QStringLiteral("curves"));
+    boundary.refresh();
+    const QStringList keys = boundary.highlight()->keys();
+    QCOMPARE(keys.size(), 3);
+    boundary.highlight()->keep(keys[1]);
+    int litSeries = 0, faint = 0;
+    for (auto *series : boundary.chart()->series()) {
+        if (!series->property("key").isValid()) continue;
+        const double alpha = static_cast<QXYSeries *>(series)->pen().color().alphaF();
+        const bool isOne = Highlight::lineKey(series->property("key").toString()) == keys[1];
+        QVERIFY2(isOne ? alpha > 0.9 : alpha < 0.2, qPrintable(series->property("key").toString()));
+        (isOne ? litSeries : faint) += 1;
+    }
+    QVERIFY(litSeries >= 2 && faint >= 4); // a curve and its dots (and its bar), and the others'
+}
+
+// Issue 75 item 4: no two tick labels overlap, Qt Charts' own or the round values drawn between a
+// log axis's decades, on the chart figures from a laptop's size to a 1080-line screen.
+void TestUiFigures::tickLabelsNeverOverlap()
+{
+    SessionModel grid, search;
+    grid.setSession(uitest::twentyFiveConfigurations());
+    search.setSession(uitest::searchSession());
+    struct Case {
+        SessionModel *model;
+        const char *id;
+        ViewState state;
+    };
+    const std::vector<Case> cases = {
+        {&grid, "lr", {{"lr.x", "lr"}}},
+        {&grid, "lr", {{"lr.x", "lr_sqrt_mh"}}},
+        {&grid, "lr", {{"lr.x", "lr_sqrt_mh"}, {"lr.y", "p_learned"}}},
+        {&grid, "scaling", {{"scaling.x", "m"}}},
+        {&grid, "scaling", {{"scaling.x", "m_H"}}},
+        {&grid, "loss", {}},
+        {&search, "boundary", {{"boundary.mode", "curves"}}},
+        {&search, "boundary", {{"boundary.mode", "collapse_half"}}},
+        {&search, "boundary", {{"boundary.mode", "law"}}},
+    };
+    auto describe = [](const std::vector<FigureView::TickLabel> &labels) {
+        QStringList out;
+        for (const auto &l : labels)
+            out << QStringLiteral("%1%2@(%3,%4 %5×%6)")
+                       .arg(l.orientation == Qt::Horizontal ? "x:" : "y:", l.text)
+                       .arg(l.box.x(), 0, 'f', 0)
+                       .arg(l.box.y(), 0, 'f', 0)
+                       .arg(l.box.width(), 0, 'f', 0)
+                       .arg(l.box.height(), 0, 'f', 0);
+        return out.join(' ');
+    };
+    int added = 0;
+    for (const auto &c : cases)
+        for (const QSize size : {QSize(340, 240), QSize(480, 320), QSize(900, 560),
+                                 QSize(1400, 800), QSize(1880, 1000)}) {
+            std::unique_ptr<FigureView> view(createFigure(c.id, c.model));
+            view->setAttribute(Qt::WA_DontShowOnScreen);
+            view->resize(size);
+            view->show();
+            view->restoreViewState(c.state);
+            view->refresh();
+            // (What a redraw retired is not deleted yet here: ChartLifetime hides it at once.)
+            QCoreApplication::processEvents();
+            (void)view->grab();
+            QString where =
+                QStringLiteral("%1 at %2×%3").arg(c.id).arg(size.width()).arg(size.height());
+            for (const auto &[key, value] : c.state)
+                where += QStringLiteral(" %1=%2").arg(QString::fromStdString(key),
+                                                      QString::fromStdString(value));
+            auto *chartView = view->findChild<QChartView *>();
+            QVERIFY2(chartView, qPrintable(where));
+            const auto labels = FigureView::tickLabels(chartView->chart());
+            QVERIFY2(labels.size() >= 4, qPrintable(where));
+            if (qEnvironmentVariableIsSet("HEADLAB_TICK_DEBUG"))
+                qInfo("%s: %s", qPrintable(where), qPrintable(describe(labels)));
+            for (size_t i = 0; i < labels.size(); ++i) {
+                added += labels[i].added;
+                for (size_t j = i + 1; j < labels.size(); ++j)
+                    QVERIFY2(labels[i].orientation != labels[j].orientation ||
+                                 !labels[i]
+                                      .box.adjusted(1, 1, -1, -1)
+                                      .intersects(labels[j].box.adjusted(1, 1, -1, -1)),
+                             qPrintable(where + ": '" + labels[i].text + "' over '" +
+                                        labels[j].text + "' " + describe(labels)));
+            }
+        }
+    QVERIFY(added > 0); // the round values between decades were among them
 }
 
 #include "test_ui_figures.moc"

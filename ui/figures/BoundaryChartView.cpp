@@ -24,8 +24,10 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QPen>
 #include <QScatterSeries>
 #include <QValueAxis>
+#include <QXYSeries>
 
 #include <algorithm>
 #include <cmath>
@@ -78,6 +80,9 @@ BoundaryChartView::BoundaryChartView(SessionModel *model, QWidget *parent)
     controlsLayout()->addWidget(m_mode);
     m_hint = new QLabel(this);
     controlsLayout()->addWidget(m_hint);
+    m_highlight = new Highlight(this, controlsLayout());
+    connect(m_highlight, &Highlight::changed, this, [this] { applyHighlight(); });
+    connect(m_highlight, &Highlight::keptChanged, this, [this] { Q_EMIT viewStateChanged(); });
     controlsLayout()->addStretch(1);
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this] {
         refresh();
@@ -119,13 +124,50 @@ void BoundaryChartView::applyTheme(const ChartTheme &theme)
 void BoundaryChartView::saveViewState(ViewState &state) const
 {
     setStateValue(state, "mode", mode().toStdString());
+    if (!m_highlight->kept().isEmpty())
+        setStateValue(state, "highlight", m_highlight->kept().toStdString());
 }
 
 void BoundaryChartView::restoreViewState(const ViewState &state)
 {
-    const QSignalBlocker block(m_mode);
+    const QSignalBlocker block(m_mode), blockHighlight(m_highlight);
     setMode(QString::fromStdString(stateValue(state, "mode", "law")));
+    m_highlight->keep(QString::fromStdString(stateValue(state, "highlight")));
+    m_highlight->hover({});
     refresh();
+    applyHighlight();
+}
+
+void BoundaryChartView::applyHighlight()
+{
+    std::vector<const QAbstractSeries *> lines;
+    for (auto *series : m_chart->series())
+        if (series->property("key").isValid()) lines.push_back(series);
+    const QString active = m_highlight->active(lines);
+    QColor faded = m_theme.foreground;
+    faded.setAlphaF(0.35f);
+    for (auto *series : m_chart->series()) {
+        if (!series->property("key").isValid() && !series->property("highlight").isValid())
+            continue;
+        const bool on = m_highlight->shownLit(active, series);
+        auto *xy = qobject_cast<QXYSeries *>(series);
+        if (xy && series->property("basePen").isValid()) {
+            QPen pen = series->property("basePen").value<QPen>();
+            QColor c = pen.color();
+            if (!on) c.setAlphaF(c.alphaF() * 0.14f);
+            pen.setColor(c);
+            if (on && !active.isEmpty() && series->type() == QAbstractSeries::SeriesTypeLine)
+                pen.setWidthF(pen.widthF() * 1.8);
+            xy->setPen(pen);
+            if (auto *dots = qobject_cast<QScatterSeries *>(series)) {
+                QColor fill = series->property("baseBrush").value<QBrush>().color();
+                if (!on) fill.setAlphaF(fill.alphaF() * 0.14f);
+                dots->setBrush(fill);
+            }
+        }
+        for (auto *m : m_chart->legend()->markers(series))
+            m->setLabelBrush(on ? QBrush(m_theme.foreground) : QBrush(faded));
+    }
 }
 
 void BoundaryChartView::refresh()
@@ -133,7 +175,9 @@ void BoundaryChartView::refresh()
     const Session &session = m_model->session();
     // Redraw only when something drawn changed: the mode, the theme, or a run's verdict.
     QString key = m_mode->currentData().toString() + QString::number(m_theme.fontScale) +
-                  QString::number(m_theme.dark) + QString::number(session.runs.size());
+                  QString::number(m_theme.dark) + QString::number(session.runs.size()) +
+                  // the height decides between the configurations' legend and the short one
+                  QLatin1Char('h') + QString::number(int(m_chart->size().height() / 40));
     for (const auto &run : session.runs) key += QChar(isFinished(run.result.status) ? 'f' : '.');
     if (key == m_drawnKey) return;
     m_drawnKey = key;
@@ -142,6 +186,7 @@ void BoundaryChartView::refresh()
     m_rowLabels.clear();
     retireAllAxes(m_chart);
     m_theme.apply(m_chart);
+    m_highlight->offer({}, {}, {}); // drawCurves offers its configurations
     if (!session.search) {
         m_title = tr("Not a boundary search (a session with a search: block, docs/SEARCH.md)");
         m_csv.clear();
@@ -467,6 +512,25 @@ void BoundaryChartView::drawCurves(const QString &mode)
     // (ColourTable.h: Loss vs η too).
     const ConfigurationColours colourOf = configurationColours(session, spec.axis);
     std::map<std::map<std::string, std::string>, int> placeInGroup;
+    // The configurations' own legend entries while they fit the chart's height, else the short
+    // legend (a colour per head count, a shade per width): 25 ran off the bottom at 1920×1080.
+    const std::vector<LegendEntry> legend =
+        report.groups.empty() ? shortLegendOf(colourOf) : std::vector<LegendEntry>{};
+    const double lineHeight = QFontMetricsF(m_chart->legend()->font()).height() * 1.45;
+    const bool shortLegend =
+        !legend.empty() &&
+        double(report.configurations.size() + 2) * lineHeight > m_chart->size().height() - 60;
+    if (shortLegend)
+        for (const auto &entry : legend) { // empty lines: only their legend entries show
+            auto *line = new QLineSeries();
+            line->setName(entry.name);
+            line->setProperty("highlight", Highlight::entryKey(entry));
+            line->setPen(QPen(m_theme.shadedSeriesColor(entry.colour, entry.shade, entry.shades),
+                              m_theme.line(2.5)));
+            line->setProperty("basePen", QVariant::fromValue(line->pen()));
+            attach(line, true);
+        }
+    QStringList configurations;
     for (size_t i = 0; i < report.configurations.size(); ++i) {
         const ConfigurationSearch &c = report.configurations[i];
         int style = 0;
@@ -484,6 +548,18 @@ void BoundaryChartView::drawCurves(const QString &mode)
                                               colourOf.shades);
         }
         const double f = factor(c);
+        // The configuration's curve, dots and bar carry its name and colour for the highlight.
+        const QString name = labelsText(c.configuration);
+        const auto styleOf = colourOf.styleOf(c.configuration);
+        auto tag = [&](QXYSeries *series) {
+            series->setProperty("key", name);
+            series->setProperty("colour", styleOf.colour);
+            series->setProperty("shade", styleOf.shade);
+            series->setProperty("shades", colourOf.shades);
+            series->setProperty("basePen", QVariant::fromValue(series->pen()));
+            series->setProperty("baseBrush", QVariant::fromValue(series->brush()));
+        };
+        configurations << name;
         auto *curve = new QLineSeries();
         curve->setName(labelsText(c.configuration) +
                        (c.interval.ok
@@ -495,7 +571,11 @@ void BoundaryChartView::drawCurves(const QString &mode)
                 const double x = xMin + (xMax - xMin) * k / 80;
                 curve->append(fromSearchUnits(spec, x) * f, c.fit.probability(x));
             }
-        attach(curve, true);
+        tag(curve);
+        connect(curve, &QLineSeries::hovered, this, [this, name](QPointF, bool on) {
+            m_highlight->hover(on ? Highlight::lineKey(name) : QString());
+        });
+        attach(curve, !shortLegend);
         shownLow = std::min(shownLow, spec.low * f);
         shownHigh = std::max(shownHigh, spec.high * f);
         auto *dots = new QScatterSeries();
@@ -505,6 +585,7 @@ void BoundaryChartView::drawCurves(const QString &mode)
         dots->setBrush(fill);
         dots->setPen(QPen(color, 1));
         addRunDots(c, i, f, dots, setAside, csv);
+        tag(dots);
         attach(dots, false);
         if (c.interval.ok) {
             auto *bar = new QLineSeries();
@@ -515,10 +596,14 @@ void BoundaryChartView::drawCurves(const QString &mode)
                 spec.target + 0.025 * (int(i) - int(report.configurations.size() - 1) / 2.0);
             bar->append(fromSearchUnits(spec, std::clamp(c.interval.low, xMin, xMax)) * f, y);
             bar->append(fromSearchUnits(spec, std::clamp(c.interval.high, xMin, xMax)) * f, y);
+            tag(bar);
             attach(bar, false);
         }
     }
     attach(setAside, setAside->count() > 0);
+    m_highlight->offer(legend, configurations, configurations);
+    m_highlight->wireLegend(m_chart);
+    applyHighlight();
     const auto [x0, x1] = collapse && shownLow < shownHigh ? decades(shownLow, shownHigh)
                                                            : decades(spec.low, spec.high);
     axisX->setRange(x0, x1);
@@ -579,6 +664,7 @@ std::vector<int> roundOfRuns(const Session &session)
 void BoundaryChartView::resizeEvent(QResizeEvent *event)
 {
     FigureView::resizeEvent(event);
+    refresh(); // redrawn only where the legend's room changed
     fitChartTitle(m_chart, m_theme);
 }
 

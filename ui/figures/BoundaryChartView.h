@@ -14,6 +14,7 @@
 
 #include "core/session/search/SearchReport.h"
 #include "ui/figures/FigureView.h"
+#include "ui/figures/Highlight.h"
 
 #include <functional>
 #include <vector>
@@ -47,6 +48,9 @@ public:
     void setMode(const QString &mode);
     QString mode() const;
     QChart *chart() const { return m_chart; }
+    // P(learned)'s curves: one configuration, or those of a colour or shade, drawn thick and
+    // the others faint (Highlight.h).
+    Highlight *highlight() const { return m_highlight; }
 
 protected:
     void resizeEvent(QResizeEvent *event) override; // the title refitted to the new width
@@ -64,8 +68,12 @@ private:
     std::vector<QScatterSeries *> groupPointSeries(const SearchReport &report) const;
     void addRunDots(const ConfigurationSearch &c, size_t i, double factor, QScatterSeries *dots,
                     QScatterSeries *setAside, QStringList &csv) const;
+    // Each configuration's curve, dots and bar faint where the highlight leaves them, the lit
+    // curves thick; from the pens and brushes they were drawn with.
+    void applyHighlight();
     QChart *m_chart;
     QComboBox *m_mode;
+    Highlight *m_highlight;
     QLabel *m_hint; // what the marks mean, for the mode shown
     // The rounds' row labels, drawn over the chart (drawRounds says why); deleted at each redraw.
     std::vector<QGraphicsSimpleTextItem *> m_rowLabels;

@@ -19,6 +19,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QSignalBlocker>
 #include <QTextDocument>
 #include <QTextOption>
 #include <QValueAxis>
@@ -36,6 +37,9 @@ FigureChartView::FigureChartView(SessionModel *model, QWidget *parent)
                                "blew up); off, they are left off the chart and counted"));
     controlsLayout()->addWidget(m_fullRange);
     connect(m_fullRange, &QCheckBox::toggled, this, [this] { refresh(); });
+    m_highlight = new Highlight(this, controlsLayout());
+    connect(m_highlight, &Highlight::changed, this, [this] { applyHighlight(); });
+    connect(m_highlight, &Highlight::keptChanged, this, [this] { Q_EMIT viewStateChanged(); });
     m_chart = new QChart();
     // Legend entries drawn as their series are (a dashed line as a dashed line, a hollow marker
     // hollow), so that a line style (a stabilizer in the loss-against-η figure) reads in the legend.
@@ -53,9 +57,12 @@ FigureChartView::FigureChartView(SessionModel *model, QWidget *parent)
     m_diverged->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
     m_replicateDots = new QScatterSeries();
     m_replicateDots->setName(tr("each seed"));
+    m_notLearnedFaint = new QScatterSeries(); // of the lines a highlight leaves faint
+    m_notLearnedFaint->setName(QStringLiteral("not learned, faint"));
     for (auto *s :
          {static_cast<QAbstractSeries *>(m_replicateDots),
           static_cast<QAbstractSeries *>(m_threshold), static_cast<QAbstractSeries *>(m_learned),
+          static_cast<QAbstractSeries *>(m_notLearnedFaint),
           static_cast<QAbstractSeries *>(m_notLearned), static_cast<QAbstractSeries *>(m_diverged)})
         m_chart->addSeries(s);
     // Why the plot is empty, over its middle (part of the chart: exports carry it too).
@@ -126,6 +133,7 @@ void FigureChartView::showLegend()
         for (const auto &entry : wanted) { // empty lines: only their legend entries show
             auto *line = new QLineSeries();
             line->setName(entry.name);
+            line->setProperty("highlight", Highlight::entryKey(entry));
             line->setProperty("colour", entry.colour);
             line->setProperty("shade", entry.shade);
             line->setProperty("shades", entry.shades);
@@ -135,7 +143,7 @@ void FigureChartView::showLegend()
             m_legendOnly.push_back(line);
         }
     }
-    for (auto *line : m_legendOnly) line->setPen(QPen(lineColour(line), m_theme.line(2.5)));
+    for (auto *line : m_legendOnly) line->setPen(QPen(shownColour(line), m_theme.line(2.5)));
     for (const auto &[name, line] : m_lines) // a line without points has no entry either
         for (auto *m : m_chart->legend()->markers(line))
             m->setVisible(!useShort && line->count() > 0);
@@ -194,7 +202,8 @@ void FigureChartView::showData(FigureData data, double logBase)
     const bool reference =
         plateausOf(m_model->session()).empty() && std::isfinite(m_data.referenceY);
     const YRange y = yRange(initial, reference);
-    const Marks marks = updateLines(y.top);
+    m_marks = updateLines(y.top);
+    const Marks &marks = m_marks;
     restoreLegendOrder();
     updateMarkers(marks);
     const auto [xMin, xMax] = xRange(marks, logBase);
@@ -213,16 +222,27 @@ void FigureChartView::showData(FigureData data, double logBase)
 
     if (m_stylesDirty) styleLines();
     showLegend();
+    QStringList configurations, texts;
+    for (const auto &series : m_data.series)
+        if (!series.points.isEmpty() || !series.divergedX.isEmpty()) {
+            configurations << series.name;
+            texts << displayKey(series.name);
+        }
+    m_highlight->offer(m_data.shortLegend, configurations, texts);
+    m_highlight->wireLegend(m_chart);
+    applyHighlight();
     for (auto *m : m_chart->legend()->markers(m_threshold)) m->setVisible(plateau || reference);
     for (auto *m : m_chart->legend()->markers(m_replicateDots))
         m->setVisible(!marks.dots.isEmpty());
+    for (auto *m : m_chart->legend()->markers(m_notLearnedFaint)) m->setVisible(false);
+
     for (auto *w : m_whiskers)
         for (auto *m : m_chart->legend()->markers(w)) m->setVisible(false);
     for (auto *series : {m_learned, m_notLearned})
         for (auto *m : m_chart->legend()->markers(series)) m->setVisible(m_data.learnedMarkers);
-    if (!m_data.learnedMarkers) // the newer figures list "diverged" only when there is one
-        for (auto *m : m_chart->legend()->markers(m_diverged))
-            m->setVisible(!marks.diverged.isEmpty());
+    // "diverged" is listed only when there is one: a marker series waits for its style until it
+    // has points (styleLines), and its entry was drawn meanwhile in a colour of Qt's palette.
+    for (auto *m : m_chart->legend()->markers(m_diverged)) m->setVisible(!marks.diverged.isEmpty());
     m_chart->setTitle(y.above == 0 ? m_data.title
                                    : tr("%1 (%n point(s) above the range: Full y range shows "
                                         "them)",
@@ -318,9 +338,13 @@ FigureChartView::Marks FigureChartView::updateLines(double top)
         if (it == m_lines.end()) {
             line = new QLineSeries();
             line->setName(s.name);
+            line->setProperty("key", s.name);
             m_chart->addSeries(line);
             line->attachAxis(m_axisX);
             line->attachAxis(m_axisY);
+            connect(line, &QLineSeries::hovered, this, [this, key = s.name](QPointF, bool on) {
+                m_highlight->hover(on ? Highlight::lineKey(key) : QString());
+            });
             m_lines[s.name] = line;
             m_stylesDirty = true;
             m_legendOrderDirty = true;
@@ -346,9 +370,12 @@ FigureChartView::Marks FigureChartView::updateLines(double top)
         for (int i = 0; i < s.points.size(); ++i) {
             const bool learned = s.learned[i] || !m_data.learnedMarkers;
             (learned ? marks.learned : marks.notLearned) << s.points[i];
-            if (learned) marks.learnedSeries.push_back(line);
+            (learned ? marks.learnedSeries : marks.notLearnedSeries).push_back(line);
             if (i < s.replicates.size() && s.replicates[i].size() > 1) {
-                for (double y : s.replicates[i]) marks.dots << QPointF(s.points[i].x(), y);
+                for (double y : s.replicates[i]) {
+                    marks.dots << QPointF(s.points[i].x(), y);
+                    marks.dotSeries.push_back(line);
+                }
                 marks.whiskers.push_back({QPointF(s.points[i].x(), s.spread[i].first),
                                           QPointF(s.points[i].x(), s.spread[i].second)});
                 marks.whiskerSeries.push_back(line); // its line's colour
@@ -407,10 +434,20 @@ void FigureChartView::updateMarkers(const Marks &marks)
     m_learned->clearPointsConfiguration();
     for (size_t i = 0; i < marks.learnedSeries.size(); ++i)
         m_learned->setPointConfiguration(int(i), QXYSeries::PointConfiguration::Color,
-                                         lineColour(marks.learnedSeries[i]));
-    m_notLearned->replace(marks.notLearned);
+                                         shownColour(marks.learnedSeries[i]));
+    // Where a highlight is on, the hollow markers of the lines it leaves faint are faint too, and
+    // their seeds' dots are left out.
+    const QString active = activeHighlight();
+    QList<QPointF> notLearned, faint, dots;
+    for (int i = 0; i < marks.notLearned.size(); ++i)
+        (m_highlight->shownLit(active, marks.notLearnedSeries[size_t(i)]) ? notLearned : faint)
+            << marks.notLearned[i];
+    for (int i = 0; i < marks.dots.size(); ++i)
+        if (m_highlight->shownLit(active, marks.dotSeries[size_t(i)])) dots << marks.dots[i];
+    m_notLearned->replace(notLearned);
+    m_notLearnedFaint->replace(faint);
     m_diverged->replace(marks.diverged);
-    m_replicateDots->replace(marks.dots);
+    m_replicateDots->replace(dots);
     while (m_whiskers.size() < marks.whiskers.size()) {
         auto *w = new QLineSeries();
         m_chart->addSeries(w);
@@ -424,8 +461,8 @@ void FigureChartView::updateMarkers(const Marks &marks)
         m_whiskers[k]->setVisible(k < marks.whiskers.size());
         if (k >= marks.whiskers.size()) continue;
         m_whiskers[k]->replace(QList<QPointF>{marks.whiskers[k].first, marks.whiskers[k].second});
-        QColor c = lineColour(marks.whiskerSeries[k]); // the colour of its series' line
-        c.setAlphaF(0.75f);
+        QColor c = shownColour(marks.whiskerSeries[k]); // the colour of its series' line
+        c.setAlphaF(c.alphaF() * 0.75f);
         m_whiskers[k]->setPen(QPen(c, m_theme.line(1.6)));
     }
 }
@@ -455,13 +492,7 @@ std::pair<double, double> FigureChartView::xRange(const Marks &marks, double log
 // Pens and markers in the theme's colours, when lines were added or restyled.
 void FigureChartView::styleLines()
 {
-    static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
-                                          Qt::DashDotLine};
-    for (auto &[name, line] : m_lines) {
-        QPen pen(lineColour(line), m_theme.line(2.0));
-        pen.setStyle(dashes[std::clamp(line->property("dash").toInt(), 0, 3)]);
-        line->setPen(pen);
-    }
+    penLines();
     m_threshold->setPen(QPen(m_theme.muted, m_theme.line(1.2), Qt::DashLine));
     // A marker series is styled only while it has points: restyling one that was just emptied
     // makes Qt Charts (6.4) read its point −1 (XYChart::offGridStatusVector, the SIGSEGV of issue
@@ -485,7 +516,11 @@ void FigureChartView::styleLines()
     QColor faint = m_theme.foreground;
     faint.setAlphaF(0.28f);
     markers(m_replicateDots, QPen(Qt::transparent), QBrush(faint), 5 * ls);
-    for (auto *w : m_whiskers) w->setPen(QPen(m_theme.muted, m_theme.line(1.3)));
+    QColor fainter = m_theme.foreground;
+    fainter.setAlphaF(0.16f);
+    markers(m_notLearnedFaint, QPen(fainter, m_theme.line(1.2)), QBrush(Qt::transparent), 11 * ls);
+    // (The whiskers take their lines' colours in updateMarkers, every frame: restyled grey here
+    // after it, they lost them until the next frame.)
     m_theme.apply(m_chart);
     m_stylesDirty = waiting;
 }
@@ -493,6 +528,74 @@ void FigureChartView::styleLines()
 void FigureChartView::fitTitle()
 {
     fitChartTitle(m_chart, m_theme);
+}
+
+QString FigureChartView::activeHighlight() const
+{
+    std::vector<const QAbstractSeries *> lines;
+    for (const auto &[name, line] : m_lines) lines.push_back(line);
+    return m_highlight->active(lines);
+}
+
+bool FigureChartView::isLit(const QString &seriesName) const
+{
+    const auto it = m_lines.find(seriesName);
+    return it != m_lines.end() && m_highlight->shownLit(activeHighlight(), it->second);
+}
+
+QColor FigureChartView::shownColour(const QLineSeries *line) const
+{
+    QColor c = lineColour(line);
+    if (!m_highlight->shownLit(activeHighlight(), line)) c.setAlphaF(0.14f);
+    return c;
+}
+
+// Each line's pen: its colour, shade and dash, thick where highlighted and faint where another is.
+void FigureChartView::penLines()
+{
+    static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
+                                          Qt::DashDotLine};
+    const QString active = activeHighlight();
+    for (auto &[name, line] : m_lines) {
+        const bool thick = !active.isEmpty() && m_highlight->lit(active, line);
+        QPen pen(shownColour(line), m_theme.line(thick ? 3.6 : 2.0));
+        pen.setStyle(dashes[std::clamp(line->property("dash").toInt(), 0, 3)]);
+        line->setPen(pen);
+    }
+}
+
+void FigureChartView::applyHighlight()
+{
+    const QString active = activeHighlight();
+    if (active != m_drawnHighlight) {
+        m_drawnHighlight = active;
+        penLines();
+        for (auto *line : m_legendOnly) line->setPen(QPen(shownColour(line), m_theme.line(2.5)));
+        updateMarkers(m_marks);
+    }
+    // The legend's labels of lines not lit fade with them.
+    QColor faded = m_theme.foreground;
+    faded.setAlphaF(0.35f);
+    for (auto *series : m_chart->series()) {
+        if (!series->property("key").isValid() && !series->property("highlight").isValid())
+            continue;
+        const bool on = m_highlight->shownLit(active, series);
+        for (auto *m : m_chart->legend()->markers(series))
+            m->setLabelBrush(on ? QBrush(m_theme.foreground) : QBrush(faded));
+    }
+}
+
+void FigureChartView::saveViewState(ViewState &state) const
+{
+    if (!m_highlight->kept().isEmpty())
+        setStateValue(state, "highlight", m_highlight->kept().toStdString());
+}
+
+void FigureChartView::restoreViewState(const ViewState &state)
+{
+    const QSignalBlocker block(m_highlight); // the subclass refreshes next
+    m_highlight->keep(QString::fromStdString(stateValue(state, "highlight")));
+    m_highlight->hover({});
 }
 
 FigureView::Pooling FigureChartView::pooling() const

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ui/figures/FigureView.h"
+#include "ui/figures/Highlight.h"
 #include "ui/model/FigureData.h"
 
 #include <map>
@@ -31,6 +32,13 @@ public:
     Pooling pooling() const override; // the series' points' runs
     const FigureData &data() const { return m_data; }
     QChart *chart() const { return m_chart; }
+    void saveViewState(ViewState &state) const override;    // subclasses call it
+    void restoreViewState(const ViewState &state) override; // from theirs, before refresh()
+
+    // The Highlight (Highlight.h): one configuration, or the lines of one colour or shade of
+    // the short legend, drawn thick and the rest faint.
+    Highlight *highlight() const { return m_highlight; }
+    bool isLit(const QString &seriesName) const; // drawn as highlighted (or nothing is)
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
@@ -56,6 +64,7 @@ private:
         std::vector<std::pair<QPointF, QPointF>> whiskers;
         std::vector<QLineSeries *> whiskerSeries; // which line each whisker belongs to
         std::vector<QLineSeries *> learnedSeries; // which line each learned marker belongs to
+        std::vector<QLineSeries *> notLearnedSeries, dotSeries; // and each hollow one, each dot
         double xMin = 1e300, xMax = -1e300;
     };
     void dropLinesNoLongerShown();
@@ -67,6 +76,12 @@ private:
     void styleLines();
     void showLegend();
     void fitTitle();
+    // The highlight: its lines drawn thick, the others faint (called when it or the styles
+    // change).
+    QString activeHighlight() const;
+    QColor shownColour(const QLineSeries *line) const; // lineColour, faint when not lit
+    void applyHighlight();
+    void penLines();
     QChartView *m_view;
     QChart *m_chart;
     QAbstractAxis *m_axisX = nullptr, *m_axisY = nullptr;
@@ -76,6 +91,7 @@ private:
     std::map<QString, QLineSeries *> m_lines;
     bool m_legendOrderDirty = false; // a line was added: the legend goes back to the data's order
     QScatterSeries *m_learned = nullptr, *m_notLearned = nullptr, *m_diverged = nullptr;
+    QScatterSeries *m_notLearnedFaint = nullptr;
     // Replicates: each one a faint dot, and a whisker over their range at every point with more
     // than one (one two-point line each, pooled and reused frame to frame).
     QScatterSeries *m_replicateDots = nullptr;
@@ -86,6 +102,9 @@ private:
     FigureData m_data;
     bool m_stylesDirty = true;
     QComboBox *m_point = nullptr; // the replicate statistic, where offered
+    Highlight *m_highlight;
+    QString m_drawnHighlight; // the one the pens show
+    Marks m_marks;            // the last drawn markers' owners, recoloured with the highlight
     QCheckBox
         *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted in the title
 };

@@ -24,8 +24,7 @@ Highlight::Highlight(QWidget *owner, QHBoxLayout *controls)
     m_box->addItem(tr("Highlight: none"), QString());
     m_box->setVisible(false);
     controls->addWidget(m_box);
-    connect(m_box, &QComboBox::activated, this,
-            [this] { keep(m_box->currentData().toString()); });
+    connect(m_box, &QComboBox::activated, this, [this] { keep(m_box->currentData().toString()); });
 }
 
 QString Highlight::entryKey(const LegendEntry &entry)

@@ -39,7 +39,7 @@ public:
     void wireLegend(QChart *chart);
 
     QString kept() const { return m_kept; }
-    void keep(const QString &key); // emits keptChanged and changed
+    void keep(const QString &key);  // emits keptChanged and changed
     void hover(const QString &key); // "" when the mouse leaves
     // The one drawn: the hover's, else the kept one; "" where it names nothing in `lines`.
     QString active(const std::vector<const QAbstractSeries *> &lines) const;

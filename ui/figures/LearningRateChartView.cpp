@@ -92,6 +92,7 @@ void LearningRateChartView::refresh()
 
 void LearningRateChartView::saveViewState(ViewState &state) const
 {
+    FigureChartView::saveViewState(state);
     setStateValue(state, "x", m_xMode->currentData().toString().toStdString());
     setStateValue(state, "y", m_y->currentData().toString().toStdString());
     if (m_alpha->value() != 0.5)
@@ -100,6 +101,7 @@ void LearningRateChartView::saveViewState(ViewState &state) const
 
 void LearningRateChartView::restoreViewState(const ViewState &state)
 {
+    FigureChartView::restoreViewState(state);
     const QSignalBlocker block(m_xMode);
     m_xMode->setCurrentIndex(
         std::max(0, m_xMode->findData(QString::fromStdString(stateValue(state, "x", "lr")))));

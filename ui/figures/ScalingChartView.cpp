@@ -66,6 +66,7 @@ void ScalingChartView::refresh()
 
 void ScalingChartView::saveViewState(ViewState &state) const
 {
+    FigureChartView::saveViewState(state);
     setStateValue(state, "x", m_xMode->currentData().toString().toStdString());
     setStateValue(state, "y", m_y->currentData().toString().toStdString());
     setStateValue(state, "lr",
@@ -74,6 +75,7 @@ void ScalingChartView::saveViewState(ViewState &state) const
 
 void ScalingChartView::restoreViewState(const ViewState &state)
 {
+    FigureChartView::restoreViewState(state);
     const QSignalBlocker block(m_xMode);
     m_xMode->setCurrentIndex(stateValue(state, "x") == "m_H" ? 1 : 0);
     const QSignalBlocker blockY(m_y);

@@ -166,4 +166,23 @@ ConfigurationColours configurationColours(const Session &session, const std::str
     return out;
 }
 
+std::vector<LegendEntry> shortLegendOf(const ConfigurationColours &colours)
+{
+    std::vector<LegendEntry> out;
+    if (colours.shades <= 1) return out;
+    std::set<int> used;
+    for (const auto &[key, style] : colours.of) used.insert(style.colour);
+    for (int c = 0; c < colours.table.values.size(); ++c)
+        if (used.count(c))
+            out.push_back({axisValueText(colours.table.axis, colours.table.values[c]), c, 0, 1});
+    // Written as the colours' entries are ("d_model = 48", not the key's "d_model=48").
+    for (int k = 0; k < colours.shades; ++k) {
+        QStringList rest;
+        for (const auto &[axis, label] : colours.shadeKeys[size_t(k)])
+            rest << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
+        out.push_back({displayKey(rest.join(' ')), -1, k, colours.shades});
+    }
+    return out;
+}
+
 } // namespace headlab::ui

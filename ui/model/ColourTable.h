@@ -95,4 +95,14 @@ struct ConfigurationColours {
 };
 ConfigurationColours configurationColours(const Session &session, const std::string &plotted);
 
+// An entry of a figure's short legend: a colour, or a shade (colour −1: of the text colour).
+struct LegendEntry {
+    QString name;
+    int colour = -1;
+    int shade = 0;
+    int shades = 1;
+};
+// With shades: the colours used ("heads = 6"), then the shades ("d_model = 48"); else none.
+std::vector<LegendEntry> shortLegendOf(const ConfigurationColours &colours);
+
 } // namespace headlab::ui

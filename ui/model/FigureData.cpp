@@ -420,21 +420,7 @@ FigureData learningRateFigure(const Session &session, bool scaled, ReplicatePoin
     // Each configuration's colour and shade, as every figure of configurations has them
     // (ColourTable.h); with shades, the short legend lists the colours and the shades.
     const ConfigurationColours colours = configurationColours(session, "lr");
-    if (colours.shades > 1) {
-        std::set<int> used;
-        for (const auto &[key, style] : colours.of) used.insert(style.colour);
-        for (int c = 0; c < colours.table.values.size(); ++c)
-            if (used.count(c))
-                d.shortLegend.push_back(
-                    {axisValueText(colours.table.axis, colours.table.values[c]), c, 0, 1});
-        // Written as the colours' entries are ("d_model = 48", not the key's "d_model=48").
-        for (int k = 0; k < colours.shades; ++k) {
-            QStringList rest;
-            for (const auto &[axis, label] : colours.shadeKeys[size_t(k)])
-                rest << QString::fromStdString(axis) + "=" + QString::fromStdString(label);
-            d.shortLegend.push_back({displayKey(rest.join(' ')), -1, k, colours.shades});
-        }
-    }
+    d.shortLegend = shortLegendOf(colours);
     std::vector<std::pair<size_t, QString>> ranked;
     for (const auto &[name, points] : byConfig) ranked.push_back({rankOf.at(name), name});
     std::sort(ranked.begin(), ranked.end());

@@ -12,6 +12,7 @@
 #include "core/metrics/Metrics.h"
 #include "core/session/Replicates.h"
 #include "core/session/Session.h"
+#include "ui/model/ColourTable.h"
 
 #include <QList>
 #include <QPointF>
@@ -49,14 +50,6 @@ struct FigureSeries {
     // point pools only runs of one configuration (tests/ui's harness checks it on every figure).
     QList<QList<int>> runs;
     QList<QList<int>> divergedRuns;
-};
-
-// An entry of a figure's short legend: a colour, or a shade (colour −1: of the text colour).
-struct LegendEntry {
-    QString name;
-    int colour = -1;
-    int shade = 0;
-    int shades = 1;
 };
 
 struct FigureData {
