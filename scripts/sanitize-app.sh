@@ -10,6 +10,9 @@
 #       markers   FigureChartView restyles a marker series that was just emptied (Qt Charts then
 #                 reads its point −1: the crash of issue 75 after F11 mid-run)
 #       lifetime  ChartLifetime deletes a retired series at once instead of after its chart item
+#       handoff   the Mailbox runs a worker's call on the worker's thread instead of handing it
+#                 to the GUI thread (a training thread then writes the session model the window
+#                 reads): ThreadSanitizer must report it
 #   HEADLAB_STRESS_ACTIONS=N HEADLAB_STRESS_SEED=S   passed to the test (default 1000, 75)
 #
 # A scheduled job, not part of .ci/run: each sanitized build compiles the core, the UI and the
@@ -48,7 +51,10 @@ if [[ "$BROKEN" == --broken ]]; then
                  EXPR='s/        if (series->count() == 0) {/        if (false) { \/\/ BROKEN on purpose/' ;;
         lifetime) FILE="$ROOT/ui/figures/ChartLifetime.cpp"
                   EXPR='s/    series->deleteLater(); .*/    delete series; \/\/ BROKEN on purpose/' ;;
-        *) echo "usage: scripts/sanitize-app.sh address|thread --broken markers|lifetime" >&2; exit 2 ;;
+        handoff) FILE="$ROOT/ui/model/Mailbox.cpp"
+                 EXPR='s/    if (!m_closed) m_calls.push_back(std::move(call));/    if (!m_closed) call(); \/\/ BROKEN on purpose/' ;;
+        *) echo "usage: scripts/sanitize-app.sh address|thread --broken markers|lifetime|handoff" >&2
+           exit 2 ;;
     esac
     cp "$FILE" "$FILE.orig"
     trap 'mv "$FILE.orig" "$FILE" && touch "$FILE" && build > /dev/null' EXIT
