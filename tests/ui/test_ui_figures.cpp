@@ -1146,6 +1146,31 @@ void TestUiFigures::chartFiguresSayWhatIsUnderTheCursor()
         QVERIFY2(checked > 0 && exact * 2 >= checked,
                  qPrintable(QStringLiteral("%1: %2 of %3").arg(id).arg(exact).arg(checked)));
         QCOMPARE(FigureView::valueAt(view, QPoint(1, 1)), QString()); // the window's corner
+        // On a line between two points far from both (issue 75: a curve said nothing between
+        // its evaluations), the line names one of the two.
+        int between = 0;
+        for (QAbstractSeries *series : view->chart()->series()) {
+            auto *line = qobject_cast<QLineSeries *>(series);
+            if (!line || qobject_cast<QScatterSeries *>(series) || !line->isVisible()) continue;
+            for (int i = 0; i + 1 < line->count() && between < 3; ++i) {
+                const QPointF a = line->at(i), b = line->at(i + 1);
+                if (!std::isfinite(a.y()) || !std::isfinite(b.y())) continue;
+                auto pixelOf = [&](const QPointF &p) {
+                    return QPointF(view->mapFromScene(
+                        view->chart()->mapToScene(view->chart()->mapToPosition(p, line))));
+                };
+                const QPointF pa = pixelOf(a), pb = pixelOf(b);
+                if (QLineF(pa, pb).length() < 60 || !view->rect().contains(pa.toPoint()) ||
+                    !view->rect().contains(pb.toPoint()))
+                    continue;
+                const QString text = FigureView::valueAt(view, ((pa + pb) / 2).toPoint());
+                QVERIFY2(!text.isEmpty(), qPrintable(QStringLiteral("%1: nothing between two "
+                                                                    "points of %2")
+                                                         .arg(id, line->name())));
+                ++between;
+            }
+        }
+        if (QLatin1String(id) == QLatin1String("loss")) QVERIFY(between > 0);
     }
 }
 

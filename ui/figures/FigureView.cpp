@@ -206,22 +206,75 @@ QString FigureView::valueAt(QChartView *view, const QPoint &at, double radius)
     if (!chart) return {};
     double best = radius * radius;
     QString text;
+    const QPointF cursor(at);
+    auto say = [&](QAbstractSeries *series, const QPointF &p) {
+        const QString name = series->name().isEmpty() ? QString() : series->name() + "\n";
+        text = QStringLiteral("%1%2 = %3\n%4 = %5")
+                   .arg(name, axisWords(Qt::Horizontal, series))
+                   .arg(p.x(), 0, 'g', 6)
+                   .arg(axisWords(Qt::Vertical, series))
+                   .arg(p.y(), 0, 'g', 6);
+    };
     for (QAbstractSeries *series : chart->series()) {
         auto *xy = qobject_cast<QXYSeries *>(series);
-        if (!xy || !xy->isVisible()) continue;
-        for (const QPointF &p : xy->points()) {
-            if (!std::isfinite(p.x()) || !std::isfinite(p.y())) continue;
-            const QPointF pixel =
-                view->mapFromScene(chart->mapToScene(chart->mapToPosition(p, series)));
-            const double dx = pixel.x() - at.x(), dy = pixel.y() - at.y();
-            if (dx * dx + dy * dy >= best) continue;
-            best = dx * dx + dy * dy;
-            const QString name = series->name().isEmpty() ? QString() : series->name() + "\n";
-            text = QStringLiteral("%1%2 = %3\n%4 = %5")
-                       .arg(name, axisWords(Qt::Horizontal, series))
-                       .arg(p.x(), 0, 'g', 6)
-                       .arg(axisWords(Qt::Vertical, series))
-                       .arg(p.y(), 0, 'g', 6);
+        if (!xy || !xy->isVisible() || xy->count() == 0) continue;
+        const QList<QPointF> points = xy->points();
+        auto pixelOf = [&](const QPointF &p) {
+            return view->mapFromScene(chart->mapToScene(chart->mapToPosition(p, series)));
+        };
+        // Points sorted by x (a curve's steps, a line's values): only those within the radius's
+        // span of x are looked at, so that a hover over 120 curves of 500 points stays quick.
+        qsizetype first = 0, last = points.size();
+        const bool sorted =
+            std::is_sorted(points.begin(), points.end(),
+                           [](const QPointF &a, const QPointF &b) { return a.x() < b.x(); });
+        if (sorted) {
+            const QPointF lo = chart->mapToValue(
+                chart->mapFromScene(view->mapToScene(at - QPoint(int(radius) + 1, 0))), series);
+            const QPointF hi = chart->mapToValue(
+                chart->mapFromScene(view->mapToScene(at + QPoint(int(radius) + 1, 0))), series);
+            auto byX = [](const QPointF &p, double x) { return p.x() < x; };
+            first = std::max<qsizetype>(
+                0, std::lower_bound(points.begin(), points.end(), std::min(lo.x(), hi.x()), byX) -
+                       points.begin() - 1);
+            last =
+                std::min<qsizetype>(points.size(), std::lower_bound(points.begin(), points.end(),
+                                                                    std::max(lo.x(), hi.x()), byX) -
+                                                       points.begin() + 1);
+        }
+        const bool line = series->type() == QAbstractSeries::SeriesTypeLine ||
+                          series->type() == QAbstractSeries::SeriesTypeSpline;
+        QPointF previous;
+        bool havePrevious = false;
+        for (qsizetype i = first; i < last; ++i) {
+            const QPointF &p = points[i];
+            if (!std::isfinite(p.x()) || !std::isfinite(p.y())) {
+                havePrevious = false;
+                continue;
+            }
+            const QPointF pixel = pixelOf(p);
+            const QPointF d = pixel - cursor;
+            if (QPointF::dotProduct(d, d) < best) {
+                best = QPointF::dotProduct(d, d);
+                say(series, p);
+            }
+            // On a line between two points: the nearer of the two is named (issue 75: a curve
+            // said nothing between its evaluations, where the tour says the mouse names it).
+            if (line && havePrevious && sorted) {
+                const QPointF a = pixelOf(previous), ab = pixel - a;
+                const double length = QPointF::dotProduct(ab, ab);
+                const double t =
+                    length > 0 ? std::clamp(QPointF::dotProduct(cursor - a, ab) / length, 0.0, 1.0)
+                               : 0.0;
+                const QPointF off = a + t * ab - cursor;
+                const double dd = QPointF::dotProduct(off, off);
+                if (dd < best) {
+                    best = dd;
+                    say(series, t < 0.5 ? previous : p);
+                }
+            }
+            previous = p;
+            havePrevious = true;
         }
     }
     return text;
