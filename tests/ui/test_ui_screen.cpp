@@ -51,6 +51,7 @@ class TestUiScreen : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void theWindowFitsTheScreen();
+    void insideTheHeadsTellsSixteenHeadsApart_data();
     void insideTheHeadsTellsSixteenHeadsApart();
     void theClassroomPresetOpensWithItsStripOnScreen();
     void theFormFitsItsDock();
@@ -206,15 +207,23 @@ void TestUiScreen::theClassroomPresetOpensWithItsStripOnScreen()
     check(QStringLiteral("after presenter mode"));
 }
 
+void TestUiScreen::insideTheHeadsTellsSixteenHeadsApart_data()
+{
+    QTest::addColumn<int>("heads");
+    QTest::newRow("12 heads") << 12; // issue 75: its labels were clipped
+    QTest::newRow("16 heads") << 16;
+}
+
 void TestUiScreen::insideTheHeadsTellsSixteenHeadsApart()
 {
     if (QGuiApplication::platformName() == QLatin1String("offscreen"))
         QSKIP("needs a real X screen (ctest runs this under Xvfb)");
-    // One run of 2 layers × 16 heads (m_H 2), a few steps with checkpoints, trained in the app.
+    QFETCH(int, heads);
+    // One run of 2 layers × n heads (m_H 2), a few steps with checkpoints, trained in the app.
     QTemporaryDir dir;
     Session s = uitest::tinySession(40);
-    s.base.model.dModel = 32;
-    s.base.model.heads = {16, 16};
+    s.base.model.dModel = 2 * heads;
+    s.base.model.heads = {heads, heads};
     s.axes = {SweepAxis{"lr", {uitest::num(1e-3)}}};
     expandSweep(s);
     s.checkpoints.every = 20;
@@ -236,22 +245,47 @@ void TestUiScreen::insideTheHeadsTellsSixteenHeadsApart()
     QVERIFY2(view->maps(), qPrintable(view->message()));
     view->runAblation();
     view->waitForAblation();
-    QCOMPARE(int(view->ablation().size()), 32);
-    QCOMPARE(view->headCount(), 16);
-    for (int a = 0; a < 16; ++a)
-        for (int b = a + 1; b < 16; ++b)
+    QCOMPARE(int(view->ablation().size()), 2 * heads);
+    QCOMPARE(view->headCount(), heads);
+    for (int a = 0; a < heads; ++a)
+        for (int b = a + 1; b < heads; ++b)
             QVERIFY2(view->headColor(a) != view->headColor(b),
                      qPrintable(QStringLiteral("heads %1 and %2 share a colour").arg(a).arg(b)));
     auto check = [&](const QString &when) {
         QCoreApplication::processEvents();
         view->refresh();
-        view->grab(); // paints its canvas at the size the screen gives it
-        QCOMPARE(view->legendHeads(), 16);
+        const QPixmap painted = view->grab(); // its canvas at the size the screen gives it
+        // HEADLAB_SCREENSHOTS=DIR keeps what was painted, to be looked at.
+        if (const QString keep = qEnvironmentVariable("HEADLAB_SCREENSHOTS"); !keep.isEmpty())
+            painted.save(QStringLiteral("%1/inside-%2-heads-%3.png")
+                             .arg(keep)
+                             .arg(heads)
+                             .arg(QString(when).replace(' ', '-')));
+        QCOMPARE(view->legendHeads(), heads);
         const auto &labels = view->drawnLabels();
-        QStringList heads;
+        QStringList last;
         for (const auto &l : labels)
-            if (l.text == QStringLiteral("H15")) heads << l.text;
-        QVERIFY2(heads.size() >= 3, qPrintable(when)); // the maps of both layers and the legend
+            if (l.text == QStringLiteral("H%1").arg(heads - 1)) last << l.text;
+        QVERIFY2(last.size() >= 3, qPrintable(when)); // the maps of both layers and the legend
+        // Every label whole: inside the room it was given (a larger text is clipped) and inside
+        // the canvas.
+        const QRectF canvas = QRectF(view->canvas()->rect()).adjusted(-0.5, -0.5, 0.5, 0.5);
+        for (const auto &l : labels) {
+            const QString where = QStringLiteral("%1 (view %2x%3): \"%4\" at %5,%6 %7x%8")
+                                      .arg(when)
+                                      .arg(view->width())
+                                      .arg(view->height())
+                                      .arg(l.text)
+                                      .arg(l.box.x())
+                                      .arg(l.box.y())
+                                      .arg(l.box.width())
+                                      .arg(l.box.height());
+            QVERIFY2(l.room.adjusted(-1, -1, 1, 1).contains(l.box),
+                     qPrintable(where + QStringLiteral(" is clipped to %1x%2")
+                                            .arg(l.room.width())
+                                            .arg(l.room.height())));
+            QVERIFY2(canvas.contains(l.box), qPrintable(where + " leaves the canvas"));
+        }
         for (size_t i = 0; i < labels.size(); ++i)
             for (size_t j = i + 1; j < labels.size(); ++j) {
                 const QRectF overlap = labels[i].box.intersected(labels[j].box);

@@ -74,7 +74,8 @@ private:
     {
         QRectF drawn;
         p.drawText(box, flags, text, &drawn);
-        m_view->m_drawnLabels.push_back({p.transform().mapRect(drawn), text});
+        m_view->m_drawnLabels.push_back(
+            {p.transform().mapRect(drawn), text, p.transform().mapRect(box)});
     }
     void paintAxes(QPainter &p, const QRectF &plot, double x0, double x1, double y0, double y1,
                    const QString &xLabel, const QString &yLabel) const;
@@ -618,7 +619,9 @@ void InsideHeadsCanvas::paintTitle(QPainter &p, const QRectF &area, const QStrin
 {
     p.setPen(m_view->m_theme.foreground);
     p.setFont(m_view->m_theme.font(10, true));
-    p.drawText(area.adjusted(4, 0, -4, 0), Qt::AlignLeft | Qt::AlignTop, text);
+    const QRectF box = area.adjusted(4, 0, -4, 0);
+    label(p, box, Qt::AlignLeft | Qt::AlignTop,
+          QFontMetricsF(p.font()).elidedText(text, Qt::ElideRight, box.width()));
 }
 
 void InsideHeadsCanvas::paint(QPainter &p, const QRectF &area) const
@@ -629,8 +632,10 @@ void InsideHeadsCanvas::paint(QPainter &p, const QRectF &area) const
     p.setFont(v.m_theme.font(11, true));
     QString heading = v.title();
     if (v.m_maps) heading += QStringLiteral(" · ") + QString::fromStdString(v.m_maps->description);
-    p.drawText(area.adjusted(6, 2, -6, 0), Qt::AlignLeft | Qt::AlignTop, heading);
     v.m_drawnLabels.clear();
+    const QRectF headingBox = area.adjusted(6, 2, -6, 0);
+    label(p, headingBox, Qt::AlignLeft | Qt::AlignTop,
+          QFontMetricsF(p.font()).elidedText(heading, Qt::ElideRight, headingBox.width()));
     v.m_drawnMaps.clear();
     v.m_legendHeads = 0;
     const QRectF body = area.adjusted(0, titleHeight + 4, 0, 0);
@@ -837,7 +842,9 @@ QRectF InsideHeadsCanvas::plotArea(const QRectF &area, int legendRows) const
     const double top = title.height() + 4 + legendRows * (legend.height() + 4);
     const double left = small.horizontalAdvance(QStringLiteral("0.000")) + 6 + label.height() + 6;
     const double bottom = small.height() + 2 + label.height() + 4;
-    return area.adjusted(left, top, -8, -bottom);
+    // Right: room for half the widest number centred on the last tick ("1.0" left the canvas).
+    const double right = std::max(8.0, small.horizontalAdvance(QStringLiteral("0.000")) / 2 + 4);
+    return area.adjusted(left, top, -right, -bottom);
 }
 
 void InsideHeadsCanvas::paintAxes(QPainter &p, const QRectF &plot, double x0, double x1, double y0,
@@ -860,8 +867,8 @@ void InsideHeadsCanvas::paintAxes(QPainter &p, const QRectF &plot, double x0, do
         if (px - w / 2 < previousRight + 4) continue; // a number that would touch the last
         previousRight = px + w / 2;
         p.setPen(t.foreground);
-        p.drawText(QRectF(px - w / 2 - 2, plot.bottom() + 2, w + 4, small.height()),
-                   Qt::AlignHCenter | Qt::AlignTop, text);
+        label(p, QRectF(px - w / 2 - 2, plot.bottom() + 2, w + 4, small.height()),
+              Qt::AlignHCenter | Qt::AlignTop, text);
     }
     double widest = 0;
     for (int i = 0; i < yt.count; ++i) {
@@ -872,23 +879,28 @@ void InsideHeadsCanvas::paintAxes(QPainter &p, const QRectF &plot, double x0, do
         p.setPen(t.foreground);
         const QString text = QString::fromStdString(tickLabel(yt, y));
         widest = std::max(widest, small.horizontalAdvance(text));
-        p.drawText(QRectF(plot.left() - 4 - small.horizontalAdvance(text), py - small.height() / 2,
-                          small.horizontalAdvance(text), small.height()),
-                   Qt::AlignRight | Qt::AlignVCenter, text);
+        // The lowest number ends at the plot's bottom: centred on it, it ran into the x axis's
+        // first number under the corner.
+        const double top = std::min(py - small.height() / 2, plot.bottom() - small.height());
+        label(p,
+              QRectF(plot.left() - 4 - small.horizontalAdvance(text) - 1, top,
+                     small.horizontalAdvance(text) + 2, small.height()),
+              Qt::AlignRight | Qt::AlignVCenter, text);
     }
     p.setPen(QPen(t.foreground, 1));
     p.setBrush(Qt::NoBrush);
     p.drawRect(plot);
     p.setFont(t.font(8));
-    const QFontMetricsF label(p.font());
-    p.drawText(
-        QRectF(plot.left(), plot.bottom() + 2 + small.height() + 2, plot.width(), label.height()),
-        Qt::AlignHCenter | Qt::AlignTop, xLabel);
+    const QFontMetricsF titles(p.font());
+    label(
+        p,
+        QRectF(plot.left(), plot.bottom() + 2 + small.height() + 2, plot.width(), titles.height()),
+        Qt::AlignHCenter | Qt::AlignTop, titles.elidedText(xLabel, Qt::ElideRight, plot.width()));
     p.save();
-    p.translate(plot.left() - 4 - widest - 4 - label.height(), plot.center().y());
+    p.translate(plot.left() - 4 - widest - 4 - titles.height(), plot.center().y());
     p.rotate(-90);
-    p.drawText(QRectF(-plot.height() / 2, 0, plot.height(), label.height()), Qt::AlignCenter,
-               label.elidedText(yLabel, Qt::ElideRight, plot.height()));
+    label(p, QRectF(-plot.height() / 2, 0, plot.height(), titles.height()), Qt::AlignCenter,
+          titles.elidedText(yLabel, Qt::ElideRight, plot.height()));
     p.restore();
 }
 
@@ -1090,8 +1102,13 @@ void InsideHeadsCanvas::paintImportance(QPainter &p, const QRectF &area) const
     const int64_t every = std::max<int64_t>(
         1, int64_t(std::ceil((names.horizontalAdvance(QStringLiteral("H%1").arg(heads - 1)) + 4) /
                              cw)));
+    // Each name centred under its column, in the room of the `every` columns it stands for (a
+    // column's width alone clipped "H10" at 12 heads).
+    const double room = double(every) * cw;
     for (int64_t h = 0; h < heads; h += every)
-        label(p, QRectF(grid.left() + double(h) * cw, grid.bottom() + 2, cw, names.height()),
+        label(p,
+              QRectF(grid.left() + (double(h) + 0.5) * cw - room / 2, grid.bottom() + 2, room,
+                     names.height()),
               Qt::AlignCenter, QStringLiteral("H%1").arg(h));
     p.setPen(v.m_theme.muted);
     p.setFont(v.m_theme.font(7));
@@ -1127,7 +1144,16 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
     const QString unit =
         v.m_run >= 0 ? QString::fromUtf8(taskSpec(v.m_model->run(v.m_run).config.task).lossUnit)
                      : QStringLiteral("nats");
-    p.drawText(QPointF(plot.left() + 4, py(budget) - 3), tr("+0.05 %1").arg(unit));
+    const QString budgetText = tr("+0.05 %1").arg(unit);
+    const QFontMetricsF budgetMetrics(p.font());
+    // Above its line, or below it where the line runs along the plot's top (it ran into the
+    // panel's title).
+    double budgetTop = py(budget) - 3 - budgetMetrics.height();
+    if (budgetTop < plot.top() + 1) budgetTop = py(budget) + 3;
+    label(p,
+          QRectF(plot.left() + 4, budgetTop, budgetMetrics.horizontalAdvance(budgetText) + 1,
+                 budgetMetrics.height()),
+          Qt::AlignLeft | Qt::AlignTop, budgetText);
     QPolygonF poly;
     for (const auto &s : v.m_pruning) poly << QPointF(px(s.fraction), py(s.testLoss));
     p.setPen(QPen(v.m_theme.seriesColor(0), v.m_theme.line(1.8)));

@@ -79,8 +79,9 @@ public:
     // head and layer names, tokens, the focus rows' weights, the legend, the Δ-loss matrix), in
     // the painted widget's coordinates, and the heads the statistics' legend named.
     struct DrawnLabel {
-        QRectF box;
+        QRectF box; // what the text took
         QString text;
+        QRectF room; // what it was given: a text larger than its room is clipped
     };
     const std::vector<DrawnLabel> &drawnLabels() const { return m_drawnLabels; }
     int legendHeads() const { return m_legendHeads; }
