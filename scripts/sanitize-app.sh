@@ -15,8 +15,8 @@
 #                 reads): ThreadSanitizer must report it
 #   HEADLAB_STRESS_ACTIONS=N HEADLAB_STRESS_SEED=S   passed to the test (default 1000, 75)
 #
-# A scheduled job, not part of .ci/run: each sanitized build compiles the core, the UI and the
-# test anew (ccache keeps them for the next run). HeadLab's own code is instrumented; Qt and
+# .ci/scheduled runs it (both kinds and a control of each), not .ci/run: each sanitized build
+# compiles the core, the UI and the test anew (ccache keeps them for the next run). HeadLab's own code is instrumented; Qt and
 # LibTorch are the distributions' and are not, so ThreadSanitizer ignores their modules
 # (ignore_noninstrumented_modules) and the suppressions in tests/ui/tsan.supp name what their
 # uninstrumented internals make it see, each with why.
