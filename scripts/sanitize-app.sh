@@ -9,7 +9,6 @@
 #       must be reported (the source is put back and rebuilt afterwards). WHAT:
 #       markers   FigureChartView restyles a marker series that was just emptied (Qt Charts then
 #                 reads its point −1: the crash of issue 75 after F11 mid-run)
-#       lifetime  ChartLifetime deletes a retired series at once instead of after its chart item
 #       handoff   the Mailbox runs a worker's call on the worker's thread instead of handing it
 #                 to the GUI thread (a training thread then writes the session model the window
 #                 reads): ThreadSanitizer must report it
@@ -49,11 +48,9 @@ if [[ "$BROKEN" == --broken ]]; then
     case "$WHAT" in
         markers) FILE="$ROOT/ui/figures/FigureChartView.cpp"
                  EXPR='s/        if (series->count() == 0) {/        if (false) { \/\/ BROKEN on purpose/' ;;
-        lifetime) FILE="$ROOT/ui/figures/ChartLifetime.cpp"
-                  EXPR='s/    series->deleteLater(); .*/    delete series; \/\/ BROKEN on purpose/' ;;
         handoff) FILE="$ROOT/ui/model/Mailbox.cpp"
                  EXPR='s/    if (!m_closed) m_calls.push_back(std::move(call));/    if (!m_closed) call(); \/\/ BROKEN on purpose/' ;;
-        *) echo "usage: scripts/sanitize-app.sh address|thread --broken markers|lifetime|handoff" >&2
+        *) echo "usage: scripts/sanitize-app.sh address|thread --broken markers|handoff" >&2
            exit 2 ;;
     esac
     cp "$FILE" "$FILE.orig"
