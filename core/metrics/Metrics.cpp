@@ -83,6 +83,23 @@ std::vector<HeadStatSpec> &headStatRows()
          "gradient norm of the head's columns of W_K at the last training step before the "
          "evaluation",
          S::Gradient, "wk", "|dW_K|", false},
+        // What the head does: the share of its attention on a role's targets, over the query
+        // rows that have one (TransformerLens's head detector, "mul"); 1 for a head built for it.
+        {"previous_token", "previous-token score",
+         "share of the head's attention on the token just before the query", S::Role,
+         "previous_token", "prev", true},
+        {"duplicate_token", "duplicate-token score",
+         "share of the head's attention on earlier positions holding the query's token, over the "
+         "queries whose token came before",
+         S::Role, "duplicate_token", "dup", true},
+        {"induction", "induction score",
+         "share of the head's attention on the position after an earlier copy of the query's "
+         "token (what an induction head attends to), over the queries that have one",
+         S::Role, "induction", "induct", true},
+        {"positional", "positional score",
+         "the most mean attention the head puts at one fixed offset before the query (0 itself, "
+         "1 the previous token)",
+         S::Role, "positional", "pos", true},
     };
     return table;
 }

@@ -39,13 +39,16 @@ enum class HeadStatSource {
     Probe,    // the attention probe on the task's statistics batch: `of` names the capture
     Weight,   // the Frobenius norm of the head's part of a weight: `of` is wq, wk, wv or wo
     Gradient, // the same of its gradient at the last training step before the evaluation
+    Role,     // a role score of its attention on the statistics batch (core/model/HeadRoles.h)
 };
 struct HeadStatSpec {
     const char *name;  // the <stat> of a head curve: "logit_rms"
     const char *title; // "attention logit RMS"
     const char *meaning;
     HeadStatSource source = HeadStatSource::Probe;
-    const char *of = ""; // logit_rms, logit_max, entropy (Probe); wq, wk, wv, wo (Weight, Gradient)
+    // logit_rms, logit_max, entropy (Probe); wq, wk, wv, wo (Weight, Gradient); previous_token,
+    // duplicate_token, induction, positional (Role)
+    const char *of = "";
     const char *column = ""; // its short header in a terminal table ("|W_Q|")
     bool onFigures = false;  // offered on the y axis of the figures against m_H and η
 };

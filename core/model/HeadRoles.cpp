@@ -24,8 +24,7 @@ std::map<std::string, torch::Tensor> rolePatterns(const torch::Tensor &tokens)
     // induction: key k whose previous token k − 1 is the query's token, k − 1 before the query.
     // Shifting the duplicate pattern one key right: column k takes column k − 1.
     auto induction = torch::zeros_like(same);
-    if (T > 1)
-        induction.narrow(2, 1, T - 1).copy_(out["duplicate_token"].narrow(2, 0, T - 1));
+    if (T > 1) induction.narrow(2, 1, T - 1).copy_(out["duplicate_token"].narrow(2, 0, T - 1));
     out["induction"] = induction;
     return out;
 }
@@ -34,8 +33,8 @@ torch::Tensor patternScore(const torch::Tensor &weights, const torch::Tensor &pa
 {
     // weights (R, B, h, Tq, T); pattern (B, Tq, T).
     const auto p = pattern.to(weights.device(), weights.scalar_type());
-    const auto rows = (p.sum(-1) > 0).to(weights.scalar_type()); // (B, Tq): rows with a target
-    const auto onTarget = (weights * p.unsqueeze(1)).sum(-1);     // (R, B, h, Tq)
+    const auto rows = (p.sum(-1) > 0).to(weights.scalar_type());   // (B, Tq): rows with a target
+    const auto onTarget = (weights * p.unsqueeze(1)).sum(-1);      // (R, B, h, Tq)
     const auto total = (onTarget * rows.unsqueeze(1)).sum({1, 3}); // (R, h)
     const double count = rows.sum().item<double>();
     if (count == 0) return torch::full_like(total, std::numeric_limits<double>::quiet_NaN());

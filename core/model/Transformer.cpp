@@ -1,6 +1,8 @@
 // Transformer.cpp — forward pass and initialisation of the ensemble transformer.
 #include "core/model/Transformer.h"
 
+#include "core/model/HeadRoles.h"
+
 #include "core/config/Switches.h"
 #include "core/model/Kernels.h"
 
@@ -953,6 +955,12 @@ torch::Tensor Transformer::attendProbed(const torch::Tensor &q, const torch::Ten
         out.rms = (finite.pow(2).sum({1, 3, 4}) / entries).sqrt();                      // (R, h)
         out.max = finite.abs().amax({1, 3, 4});                                         // (R, h)
         out.entropy = -(weights * weights.clamp_min(1e-30).log()).sum(-1).mean({1, 3}); // (R, h)
+        // What the heads do (HeadRoles.h): the share of attention on each role's targets, and
+        // the most at one offset.
+        if (Tq == T)
+            for (const auto &[name, pattern] : probe.patterns)
+                out.roles[name] = patternScore(weights, pattern);
+        out.roles["positional"] = positionalScore(weights);
     }
     return o.permute({0, 1, 3, 2, 4}).reshape({R, B, Tq, h * hd});
 }
@@ -1037,6 +1045,14 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
             gather(&ProbeParts::rms, probe->logitRms);
             gather(&ProbeParts::max, probe->logitMax);
             gather(&ProbeParts::entropy, probe->entropy);
+            for (const auto &entry : parts.front().roles) {
+                auto &into = probe->roles[entry.first];
+                if (into.size() <= index) into.resize(index + 1);
+                std::vector<torch::Tensor> list;
+                for (auto &p : parts) list.push_back(padHeads(p.roles.at(entry.first), Hmax));
+                into[index] = list.size() == 1 ? list.front()
+                                               : torch::cat(list).index_select(0, L.inverseOrder);
+            }
         }
         if (probe->captureMeanOutputs) gather(&ProbeParts::mean, probe->meanOutputs);
     } else if (m_attention.layers[index].path == AttentionPath::MicroHeads) {
@@ -1092,6 +1108,7 @@ torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly,
     probe.logitRms.clear();
     probe.logitMax.clear();
     probe.entropy.clear();
+    probe.roles.clear();
     probe.meanOutputs.clear();
     return forwardImpl(input, lastOnly, &probe);
 }

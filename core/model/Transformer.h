@@ -46,6 +46,11 @@ struct HeadProbe {
     // the attention rows (nats).
     bool captureStats = false;
     std::vector<torch::Tensor> logitRms, logitMax, entropy;
+    // In, with captureStats: the role patterns of the input (HeadRoles.h: rolePatterns), each
+    // (B, T, T). Out: per role (each pattern's name, and "positional"), per layer (R, heads): the
+    // heads' role scores.
+    std::map<std::string, torch::Tensor> patterns;
+    std::map<std::string, std::vector<torch::Tensor>> roles;
     // Out when captureMeanOutputs: per layer, each head's output averaged over the batch and the
     // query positions (R, heads, head_dim): the replacement of mean ablation.
     bool captureMeanOutputs = false;
@@ -179,6 +184,7 @@ private:
     // (captures come back per run group in `out`, at (R_g, heads, ...)).
     struct ProbeParts {
         torch::Tensor weights, rms, max, entropy, mean;
+        std::map<std::string, torch::Tensor> roles;
     };
     torch::Tensor attendProbed(const torch::Tensor &q, const torch::Tensor &k,
                                const torch::Tensor &v, int64_t heads, int64_t headDim,

@@ -210,9 +210,7 @@ std::vector<HeadStat> HeadInspector::statistics() const
 {
     torch::NoGradGuard noGrad;
     HeadProbe probe;
-    probe.captureStats = true;
-    const ProbeInput in = d->task->statsInput(1);
-    if (in.input.defined()) d->model->forward(in.input, false, probe);
+    probeHeadStats(*d->model, *d->task, 1, probe);
     // Every row as the trainer computes it; a checkpoint keeps no gradients, so the Gradient rows
     // are the values the run logged at this step (when it evaluated here).
     const auto &rows = headStatTable();

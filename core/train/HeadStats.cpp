@@ -2,6 +2,7 @@
 #include "core/train/HeadStats.h"
 
 #include "core/metrics/Metrics.h"
+#include "core/model/HeadRoles.h"
 
 #include <stdexcept>
 
@@ -39,10 +40,34 @@ torch::Tensor headStatsOfLayer(const Transformer &model, const HeadProbe &probe,
         case HeadStatSource::Gradient:
             if (gradient) value = gradient(row.of);
             break;
+        case HeadStatSource::Role: {
+            const auto found = probe.roles.find(row.of);
+            if (found != probe.roles.end() && layer < found->second.size())
+                value = found->second[layer];
+            break;
+        }
         }
         columns.push_back(value.defined() ? value.to(like.dtype()) : missing());
     }
     return torch::stack(columns, 2);
+}
+
+bool probeHeadStats(const Transformer &model, const Task &task, int64_t runs, HeadProbe &probe)
+{
+    const ProbeInput stats = task.statsInput(runs);
+    if (!stats.input.defined()) return false;
+    const ProbeInput roles = task.roleInput(runs);
+    probe.captureStats = true;
+    if (!roles.input.defined()) probe.patterns = rolePatterns(stats.input);
+    model.forward(stats.input, false, probe);
+    if (roles.input.defined()) {
+        HeadProbe roleProbe;
+        roleProbe.captureStats = true;
+        roleProbe.patterns = rolePatterns(roles.input);
+        model.forward(roles.input, false, roleProbe);
+        probe.roles = std::move(roleProbe.roles);
+    }
+    return true;
 }
 
 } // namespace headlab

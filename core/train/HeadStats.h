@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/model/Transformer.h"
+#include "core/tasks/Task.h"
 
 #include <functional>
 #include <string>
@@ -17,5 +18,10 @@ namespace headlab {
 // tensor: NaN).
 torch::Tensor headStatsOfLayer(const Transformer &model, const HeadProbe &probe, size_t layer,
                                const std::function<torch::Tensor(const std::string &of)> &gradient);
+
+// The probe of the statistics: a forward pass of `model` on the task's statistics batch with the
+// captures headStatsOfLayer reads, the role scores on its role batch (Task::roleInput) where it
+// has one. False (the probe empty) for a task without a statistics batch.
+bool probeHeadStats(const Transformer &model, const Task &task, int64_t runs, HeadProbe &probe);
 
 } // namespace headlab

@@ -30,11 +30,8 @@ bool TrainingLoop::evaluatedAt(int64_t step) const
 std::vector<torch::Tensor> TrainingLoop::headStatistics()
 {
     if (!m_headStats) return {};
-    const ProbeInput in = m_task->statsInput(m_model->runs());
-    if (!in.input.defined()) return {};
     HeadProbe probe;
-    probe.captureStats = true;
-    m_model->forward(in.input, false, probe);
+    if (!probeHeadStats(*m_model, *m_task, m_model->runs(), probe)) return {};
     std::vector<torch::Tensor> out;
     for (size_t l = 0; l < m_model->layers(); ++l)
         out.push_back(headStatsOfLayer(*m_model, probe, l,

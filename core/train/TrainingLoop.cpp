@@ -4,6 +4,7 @@
 // logEvery steps they are copied back, so the host synchronises once per log point, not per step.
 #include "core/train/TrainingLoop.h"
 
+#include <cmath>
 #include <mutex>
 
 namespace headlab::detail {
@@ -373,11 +374,16 @@ void TrainingLoop::drainReads(Adam *adam, const PhaseConfig *phase)
                 for (size_t l = 0; l < heads.size(); ++l) {
                     const auto a = heads[l].accessor<double, 3>();
                     for (int64_t h = 0; h < m_model->headsOf(l, static_cast<int64_t>(i)); ++h)
-                        for (size_t s = 0; s < stats.size(); ++s)
+                        for (size_t s = 0; s < stats.size(); ++s) {
+                            const double value =
+                                a[static_cast<int64_t>(i)][h][static_cast<int64_t>(s)];
+                            // A role a task's inputs cannot show (duplicate tokens in nearest
+                            // neighbour's vectors) is no point, rather than a curve of NaN.
+                            if (stats[s].source == HeadStatSource::Role && std::isnan(value))
+                                continue;
                             m.result.extra[headCurveName(static_cast<int64_t>(l), h, stats[s].name)]
-                                .push_back(
-                                    {read.step,
-                                     a[static_cast<int64_t>(i)][h][static_cast<int64_t>(s)]});
+                                .push_back({read.step, value});
+                        }
                 }
                 if (m.alive && learnedLongEnough(i)) learned.push_back(i);
             }

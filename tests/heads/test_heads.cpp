@@ -1,5 +1,6 @@
 // test_heads.cpp — attention maps, head statistics, ablation and pruning, and headlab-cli inspect.
 #include "core/metrics/Metrics.h"
+#include "core/model/HeadRoles.h"
 #include "core/model/Transformer.h"
 #include "core/schema/TaskSpec.h"
 #include "core/session/Presets.h"
@@ -87,6 +88,7 @@ struct TwoCopies {
 class TestHeads : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void roleScoresOfHeadsBuiltForTheirRole();
     void inspectAtACheckpointGivesTheLoggedStatistics();
     void everyTaskSaysWhatItsInputIs();
     void attentionRowsSumToOneAndTheMaskGivesExactZeros();
@@ -625,6 +627,58 @@ void TestHeads::inspectAtACheckpointGivesTheLoggedStatistics()
             ++compared;
         }
     QCOMPARE(compared, int((2 + 3) * headStatTable().size()));
+}
+
+// Issue 76 item 1: the role scores on cases whose answer is known. Tokens 5 6 7 5 6 7 (a sequence
+// repeated once): a head built to attend to the previous token scores 1 as previous-token and as
+// positional; one built to attend to the position after the query token's earlier copy scores 1
+// as induction; uniform attention scores its share (worked out by hand below).
+void TestHeads::roleScoresOfHeadsBuiltForTheirRole()
+{
+    const auto tokens = torch::tensor({5, 6, 7, 5, 6, 7}, torch::kLong).view({1, 6});
+    const auto patterns = rolePatterns(tokens);
+    QCOMPARE(int(patterns.size()), 3);
+    auto at = [&](const char *name, int64_t q, int64_t k) {
+        return patterns.at(name)[0][q][k].item<double>();
+    };
+    QCOMPARE(at("previous_token", 3, 2), 1.0);
+    QCOMPARE(at("previous_token", 3, 1), 0.0);
+    QCOMPARE(at("previous_token", 0, 0), 0.0);
+    QCOMPARE(at("duplicate_token", 3, 0), 1.0);
+    QCOMPARE(at("duplicate_token", 4, 1), 1.0);
+    QCOMPARE(at("duplicate_token", 1, 0), 0.0);
+    QCOMPARE(at("duplicate_token", 3, 3), 0.0); // not itself
+    QCOMPARE(at("induction", 3, 1), 1.0);       // 5 came at 0: what followed it, at 1
+    QCOMPARE(at("induction", 5, 3), 1.0);       // 7 came at 2: 3 followed
+    QCOMPARE(at("induction", 2, 0), 0.0);
+    // Three heads (R 1, B 1): previous-token, induction, uniform over the causal keys.
+    const int64_t T = 6;
+    auto w = torch::zeros({1, 1, 3, T, T}, torch::kFloat64);
+    for (int64_t q = 0; q < T; ++q) {
+        w[0][0][0][q][std::max<int64_t>(0, q - 1)] = 1;
+        w[0][0][1][q][q >= 3 ? q - 2 : q] = 1; // after the earlier copy at q − 3: q − 2
+        for (int64_t k = 0; k <= q; ++k) w[0][0][2][q][k] = 1.0 / double(q + 1);
+    }
+    const auto previous = patternScore(w, patterns.at("previous_token"));
+    const auto induction = patternScore(w, patterns.at("induction"));
+    const auto positional = positionalScore(w);
+    QCOMPARE(previous.sizes().vec(), (std::vector<int64_t>{1, 3}));
+    QCOMPARE(previous[0][0].item<double>(), 1.0);
+    QCOMPARE(induction[0][1].item<double>(), 1.0);
+    QCOMPARE(positional[0][0].item<double>(), 1.0); // offset 1 at every query after the first
+    // The induction head by position: offset 2 at queries 3, 4, 5 of the four that have one.
+    QVERIFY(std::abs(positional[0][1].item<double>() - 0.75) < 1e-12);
+    // Uniform: the previous token's share at queries 1 … 5 is 1/(q + 1).
+    const double uniform = (1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5 + 1.0 / 6) / 5;
+    QVERIFY(std::abs(previous[0][2].item<double>() - uniform) < 1e-12);
+    QVERIFY(previous[0][1].item<double>() < 0.5); // the induction head is no previous-token head
+    // No query with a target (no token repeats): NaN, not 0.
+    const auto distinct = rolePatterns(torch::arange(4, torch::kLong).view({1, 4}));
+    QVERIFY(std::isnan(patternScore(torch::full({1, 1, 1, 4, 4}, 0.25, torch::kFloat64),
+                                    distinct.at("induction"))[0][0]
+                           .item<double>()));
+    // A continuous input (nearest neighbour's vectors) has no token patterns.
+    QVERIFY(rolePatterns(torch::zeros({1, 4, 8})).empty());
 }
 
 QTEST_GUILESS_MAIN(TestHeads)

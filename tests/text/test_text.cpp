@@ -7,6 +7,7 @@
 #include "core/config/HeadSchedule.h"
 #include "core/config/RunConfig.h"
 #include "core/model/Adam.h"
+#include "core/model/HeadRoles.h"
 #include "core/model/Transformer.h"
 #include "core/schema/RunConfigFields.h"
 #include "core/schema/text/StoryCorpus.h"
@@ -547,6 +548,32 @@ private Q_SLOTS:
         QVERIFY2(together[1].status == RunStatus::Done, together[1].message.c_str());
         QVERIFY(std::abs(together[1].test.back().value - alone.test.back().value) < 1e-4);
         QVERIFY(std::abs(together[0].test.back().value - together[1].test.back().value) > 1e-6);
+    }
+
+    // Issue 76: a text run's heads are scored for their roles on random bytes repeated once
+    // (TransformerLens's induction test): the second copy repeats the first, each of its queries
+    // has an induction target, the bytes are the same at every evaluation, and a trained run logs
+    // every head's induction score.
+    void rolesAreScoredOnRepeatedRandomBytes()
+    {
+        RunConfig a = tinyText(15, 1);
+        a.evalEvery = 15;
+        a.task.sampleLength = 0;
+        TextTask task(a, {7}, torch::Device(torch::kCPU));
+        const ProbeInput roles = task.roleInput(1);
+        QCOMPARE(roles.input.sizes().vec(), (std::vector<int64_t>{4, 32}));
+        QVERIFY(torch::equal(roles.input.narrow(1, 0, 16), roles.input.narrow(1, 16, 16)));
+        QVERIFY(torch::equal(task.roleInput(1).input, roles.input));
+        const auto induction = rolePatterns(roles.input).at("induction");
+        QVERIFY((induction.narrow(1, 16, 16).sum(-1) > 0).all().item<bool>());
+        const RunResult r = trainRun(a);
+        for (int64_t layer = 0; layer < 2; ++layer)
+            for (int64_t head = 0; head < 2; ++head) {
+                const auto curve = r.extra.find(headCurveName(layer, head, "induction"));
+                QVERIFY2(curve != r.extra.end(), "no induction score logged");
+                QVERIFY(std::isfinite(curve->second.back().value));
+                QVERIFY(curve->second.back().value >= 0 && curve->second.back().value <= 1);
+            }
     }
 
     // Runs with different data seeds draw different batches, and a run draws the same batches

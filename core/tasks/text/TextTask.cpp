@@ -5,6 +5,8 @@
 
 #include "core/config/Hash.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -279,6 +281,21 @@ ProbeInput TextTask::statsInput(int64_t) const
     out.labels = byteLabels(out.input[0].to(torch::kCPU));
     out.focusRow = m_context - 1;
     out.description = "two validation windows";
+    return out;
+}
+
+ProbeInput TextTask::roleInput(int64_t) const
+{
+    // Four sequences of random bytes, each repeated once to fill the context (TransformerLens's
+    // induction test): the second copy's tokens all came before, followed by what comes next.
+    // The same bytes at every evaluation and for every run (a fixed seed).
+    const int64_t half = std::max<int64_t>(1, m_context / 2);
+    auto generator = at::make_generator<at::CPUGeneratorImpl>(76);
+    const auto random = torch::randint(0, 256, {4, half}, generator, torch::kLong);
+    ProbeInput out;
+    out.input = torch::cat({random, random}, 1).to(m_validationWindows.device());
+    out.labels = byteLabels(out.input[0].to(torch::kCPU));
+    out.description = "random bytes, repeated";
     return out;
 }
 

@@ -29,6 +29,7 @@ public:
     TaskEvaluation evaluate(const Transformer &model) override;
     ProbeInput probeInput(const std::string &text, int64_t runs) const override;
     ProbeInput statsInput(int64_t runs) const override;
+    ProbeInput roleInput(int64_t runs) const override;
     std::string exampleProbeText() const override;
     std::vector<std::string> finalSamples(const Transformer &model, int64_t run,
                                           const RunConfig &config) override;
