@@ -140,34 +140,25 @@ void BoundaryChartView::restoreViewState(const ViewState &state)
 
 void BoundaryChartView::applyHighlight()
 {
-    std::vector<const QAbstractSeries *> lines;
-    for (auto *series : m_chart->series())
-        if (series->property("key").isValid()) lines.push_back(series);
-    const QString active = m_highlight->active(lines);
-    QColor faded = m_theme.foreground;
-    faded.setAlphaF(0.35f);
+    const QString active = m_highlight->active(m_chart);
     for (auto *series : m_chart->series()) {
-        if (!series->property("key").isValid() && !series->property("highlight").isValid())
-            continue;
-        const bool on = m_highlight->shownLit(active, series);
         auto *xy = qobject_cast<QXYSeries *>(series);
-        if (xy && series->property("basePen").isValid()) {
-            QPen pen = series->property("basePen").value<QPen>();
-            QColor c = pen.color();
-            if (!on) c.setAlphaF(c.alphaF() * 0.14f);
-            pen.setColor(c);
-            if (on && !active.isEmpty() && series->type() == QAbstractSeries::SeriesTypeLine)
-                pen.setWidthF(pen.widthF() * 1.8);
-            xy->setPen(pen);
-            if (auto *dots = qobject_cast<QScatterSeries *>(series)) {
-                QColor fill = series->property("baseBrush").value<QBrush>().color();
-                if (!on) fill.setAlphaF(fill.alphaF() * 0.14f);
-                dots->setBrush(fill);
-            }
+        if (!xy || !series->property("basePen").isValid()) continue;
+        const bool on = m_highlight->shownLit(active, series);
+        QPen pen = series->property("basePen").value<QPen>();
+        QColor c = pen.color();
+        if (!on) c.setAlphaF(c.alphaF() * 0.14f);
+        pen.setColor(c);
+        if (on && !active.isEmpty() && series->type() == QAbstractSeries::SeriesTypeLine)
+            pen.setWidthF(pen.widthF() * 1.8);
+        xy->setPen(pen);
+        if (auto *dots = qobject_cast<QScatterSeries *>(series)) {
+            QColor fill = series->property("baseBrush").value<QBrush>().color();
+            if (!on) fill.setAlphaF(fill.alphaF() * 0.14f);
+            dots->setBrush(fill);
         }
-        for (auto *m : m_chart->legend()->markers(series))
-            m->setLabelBrush(on ? QBrush(m_theme.foreground) : QBrush(faded));
     }
+    m_highlight->fadeLegend(m_chart, active, m_theme.foreground);
 }
 
 void BoundaryChartView::refresh()

@@ -532,9 +532,7 @@ void FigureChartView::fitTitle()
 
 QString FigureChartView::activeHighlight() const
 {
-    std::vector<const QAbstractSeries *> lines;
-    for (const auto &[name, line] : m_lines) lines.push_back(line);
-    return m_highlight->active(lines);
+    return m_highlight->active(m_chart);
 }
 
 bool FigureChartView::isLit(const QString &seriesName) const
@@ -573,16 +571,7 @@ void FigureChartView::applyHighlight()
         for (auto *line : m_legendOnly) line->setPen(QPen(shownColour(line), m_theme.line(2.5)));
         updateMarkers(m_marks);
     }
-    // The legend's labels of lines not lit fade with them.
-    QColor faded = m_theme.foreground;
-    faded.setAlphaF(0.35f);
-    for (auto *series : m_chart->series()) {
-        if (!series->property("key").isValid() && !series->property("highlight").isValid())
-            continue;
-        const bool on = m_highlight->shownLit(active, series);
-        for (auto *m : m_chart->legend()->markers(series))
-            m->setLabelBrush(on ? QBrush(m_theme.foreground) : QBrush(faded));
-    }
+    m_highlight->fadeLegend(m_chart, active, m_theme.foreground);
 }
 
 void FigureChartView::saveViewState(ViewState &state) const

@@ -91,14 +91,27 @@ void Highlight::hover(const QString &key)
     Q_EMIT changed();
 }
 
-QString Highlight::active(const std::vector<const QAbstractSeries *> &lines) const
+QString Highlight::active(const QChart *chart) const
 {
     const QString key = m_hover.isEmpty() ? m_kept : m_hover;
     // A kept key that names nothing drawn (a configuration not finished yet, another
     // session's) lights nothing and fades nothing.
-    for (const auto *line : lines)
-        if (lit(key, line)) return key;
+    for (const auto *series : chart->series())
+        if (series->property("key").isValid() && lit(key, series)) return key;
     return {};
+}
+
+void Highlight::fadeLegend(QChart *chart, const QString &active, const QColor &text) const
+{
+    QColor faded = text;
+    faded.setAlphaF(0.35f);
+    for (auto *series : chart->series()) {
+        if (!series->property("key").isValid() && !series->property("highlight").isValid())
+            continue;
+        const bool on = shownLit(active, series);
+        for (auto *marker : chart->legend()->markers(series))
+            marker->setLabelBrush(on ? QBrush(text) : QBrush(faded));
+    }
 }
 
 QStringList Highlight::keys() const

@@ -41,8 +41,11 @@ public:
     QString kept() const { return m_kept; }
     void keep(const QString &key);  // emits keptChanged and changed
     void hover(const QString &key); // "" when the mouse leaves
-    // The one drawn: the hover's, else the kept one; "" where it names nothing in `lines`.
-    QString active(const std::vector<const QAbstractSeries *> &lines) const;
+    // The one drawn: the hover's, else the kept one; "" where it names no series of `chart` that
+    // carries a configuration's key.
+    QString active(const QChart *chart) const;
+    // The legend's labels of the series not lit faded, the others in `text`.
+    void fadeLegend(QChart *chart, const QString &active, const QColor &text) const;
     QStringList keys() const; // the box's, in its order
     // Whether a series of a configuration (its "key", "colour", "shade" and "shades") is lit.
     bool lit(const QString &key, const QAbstractSeries *series) const;
