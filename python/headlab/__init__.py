@@ -21,7 +21,8 @@ from .session import LEARNED_RULES, TASKS, HeadStats, Session, Sessions, learned
 
 __version__ = "0.1.0"
 
-__all__ = ["open", "Session", "Sessions", "HeadStats", "SearchReport", "Law", "SearchReportStale",
+# `open` is called as headlab.open: `from headlab import *` leaves the built-in open alone.
+__all__ = ["Session", "Sessions", "HeadStats", "SearchReport", "Law", "SearchReportStale",
            "HeadLabError", "RunFileSkipped", "TASKS", "LEARNED_RULES", "learned", "__version__"]
 
 

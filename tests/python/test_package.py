@@ -664,5 +664,18 @@ class PackageAgainstCli(unittest.TestCase):
         self.assertTablesEqual(session)
 
 
+
+class Namespace(unittest.TestCase):
+    def test_a_star_import_keeps_the_builtin_open(self):
+        # Issue 78: `from headlab import *` replaced the built-in open with headlab.open.
+        import builtins
+        names = {}
+        exec("from headlab import *", names)
+        self.assertIn("Session", names)
+        self.assertIs(names.get("open", builtins.open), builtins.open)
+        import headlab
+        self.assertTrue(callable(headlab.open))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
