@@ -14,8 +14,9 @@ ones and repeats none.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 import os
+import re
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -31,6 +32,18 @@ _SCALAR_METRICS = ("final_test_loss", "final_train_loss", "best_epoch_mean")
 def _session(session):
     from .session import Session
     return session if isinstance(session, Session) else Session(session)
+
+
+def _several(session):
+    """The sessions of a Sessions (headlab.open([a, b])), else None: each bridge exports them one
+    by one."""
+    from .session import Sessions
+    return list(session.sessions) if isinstance(session, Sessions) else None
+
+
+def _folder(name):
+    """A session's name as one folder's name (two sessions of one name are named by their paths)."""
+    return re.sub(r"[^\w.-]+", "_", str(name)).strip("_") or "session"
 
 
 def _axes(session):
@@ -100,6 +113,13 @@ def tensorboard(session: Session | Sessions, logdir: str | os.PathLike, overwrit
         from tensorboard.summary.writer.event_file_writer import EventFileWriter
     except ImportError as e:
         raise _missing("tensorboard", "tensorboard", "TensorBoard", e) from None
+    several = _several(session)
+    if several is not None:  # each session in its own folder, logdir/SESSION/RUN_ID
+        counts = {"runs": 0, "scalars": 0}
+        for one in several:
+            out = tensorboard(one, os.path.join(logdir, _folder(one.name)), overwrite)
+            counts = {k: counts[k] + out[k] for k in counts}
+        return counts
     s, runs, values, axes, seeds = _prepared(session)
     os.makedirs(logdir, exist_ok=True)
 
@@ -183,6 +203,12 @@ def mlflow(session: Session | Sessions, tracking_uri: str, experiment: str | Non
         from mlflow.tracking import MlflowClient
     except ImportError as e:
         raise _missing("mlflow", "mlflow", "MLflow (mlflow-skinny)", e) from None
+    several = _several(session)
+    if several is not None:  # each session in its experiment, or all in `experiment`
+        results = [mlflow(one, tracking_uri, experiment) for one in several]
+        return {"experiment_ids": [r["experiment_id"] for r in results],
+                "logged": sum(r["logged"] for r in results),
+                "skipped": sum(r["skipped"] for r in results)}
     s, runs, values, _, _ = _prepared(session)
     client = MlflowClient(tracking_uri=tracking_uri)
     name = experiment or s.name
@@ -192,7 +218,8 @@ def mlflow(session: Session | Sessions, tracking_uri: str, experiment: str | Non
     page = None
     while True:
         batch = client.search_runs([experiment_id], max_results=1000, page_token=page)
-        logged |= {r.data.tags.get("headlab.run_id") for r in batch}
+        # A run is its session's and its run_id: several sessions may share an experiment.
+        logged |= {(r.data.tags.get("headlab.session"), r.data.tags.get("headlab.run_id")) for r in batch}
         page = batch.token
         if not page:
             break
@@ -201,7 +228,7 @@ def mlflow(session: Session | Sessions, tracking_uri: str, experiment: str | Non
     for i, record in enumerate(s.run_records()):
         row = runs.iloc[i]
         run_id = str(row["run_id"])
-        if run_id and run_id in logged:
+        if run_id and (s.name, run_id) in logged:
             skipped += 1
             continue
         start = _seconds(row["started_at"])
@@ -257,6 +284,14 @@ def optuna_study(session: Session | Sessions, study: str | None = None, storage:
         from optuna.trial import TrialState, create_trial
     except ImportError as e:
         raise _missing("optuna_study", "optuna", "Optuna", e) from None
+    several = _several(session)
+    if several is not None:  # one study of every session's trials
+        storage = storage or optuna.storages.InMemoryStorage()
+        name = study or " + ".join(one.name for one in several)
+        result = None
+        for one in several:
+            result = optuna_study(one, study=name, storage=storage, metric=metric)
+        return result
     s, runs, values, axes, seeds = _prepared(session)
     distributions = {}
     for axis in axes:
@@ -273,11 +308,15 @@ def optuna_study(session: Session | Sessions, study: str | None = None, storage:
             distributions[axis] = CategoricalDistribution(sorted(set(column)))
     result = optuna.create_study(study_name=study or s.name, storage=storage, direction="minimize",
                                  load_if_exists=True)
-    present = {t.user_attrs.get("run_id") for t in result.get_trials(deepcopy=False)}
+    # A trial is its session's run (several sessions may share a study); a trial stored without
+    # its session (an earlier release's) matches its run_id in any.
+    present = {(t.user_attrs.get("session"), t.user_attrs.get("run_id"))
+               for t in result.get_trials(deepcopy=False)}
     trials = []
     for i, record in enumerate(s.run_records()):
         row = runs.iloc[i]
-        if not record.finished or str(row["run_id"]) in present:
+        run_id = str(row["run_id"])
+        if not record.finished or (s.name, run_id) in present or (None, run_id) in present:
             continue
         params = {}
         for axis, dist in distributions.items():
@@ -289,7 +328,7 @@ def optuna_study(session: Session | Sessions, study: str | None = None, storage:
                 params[axis] = values[i][axis]
         value = record.metrics.get(metric)
         ok = str(row["status"]) == "done" and value is not None and math.isfinite(value)
-        attrs = {"run_id": str(row["run_id"]), "configuration": str(row["configuration"]),
+        attrs = {"run_id": run_id, "session": s.name, "configuration": str(row["configuration"]),
                  "status": str(row["status"]),
                  "learned": None if pd.isna(row["learned"]) else bool(row["learned"])}
         attrs.update({a: values[i][a] for a in seeds})

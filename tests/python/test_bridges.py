@@ -147,6 +147,35 @@ class Bridges(unittest.TestCase):
         best = self.runs.loc[self.runs["final_test_loss"].idxmin()]
         self.assertEqual(study.best_trial.user_attrs["run_id"], best["run_id"])
 
+    def test_several_sessions(self):
+        # Issue 78: every bridge raised TypeError on headlab.open([a, b]), though annotated to
+        # take it. Two sessions (the same runs under a second file): each bridge takes both.
+        logging.getLogger("mlflow").setLevel(logging.ERROR)
+        logging.getLogger("alembic").setLevel(logging.ERROR)
+        import optuna
+        from mlflow.tracking import MlflowClient
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        other = os.path.join(self.tmp, "other.yaml")
+        shutil.copyfile(self.path, other)
+        both = headlab.open([self.path, other])
+        self.assertIsInstance(both, headlab.Sessions)
+        logdir = os.path.join(self.tmp, "tb-both")
+        counts = headlab.export.tensorboard(both, logdir)
+        self.assertEqual(counts["runs"], 12)
+        self.assertEqual(len(os.listdir(logdir)), 2)  # a folder per session
+        uri = "sqlite:///" + os.path.join(self.tmp, "mlflow-both.db")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = headlab.export.mlflow(both, uri, experiment="both")
+            self.assertEqual((result["logged"], result["skipped"]), (12, 0))
+            again = headlab.export.mlflow(both, uri, experiment="both")
+            self.assertEqual((again["logged"], again["skipped"]), (0, 12))
+            client = MlflowClient(tracking_uri=uri)
+            self.assertEqual(len(client.search_runs(result["experiment_ids"][:1], max_results=100)), 12)
+        study = headlab.export.optuna_study(both)
+        self.assertEqual(len(study.trials), 12)
+        self.assertEqual({t.user_attrs["session"] for t in study.trials}, {s.name for s in both})
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
