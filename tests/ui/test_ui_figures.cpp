@@ -2892,7 +2892,7 @@ void TestUiFigures::oneConfigurationIsFoundAmongTwentyFive()
     model.setSession(uitest::twentyFiveConfigurations());
     std::unique_ptr<FigureView> made(createFigure("lr", &model));
     auto *view = static_cast<FigureChartView *>(made.get());
-    view->resize(1200, 700);
+    view->resize(1000, 520);
     view->setAttribute(Qt::WA_DontShowOnScreen);
     view->show();
     view->refresh();
@@ -2929,6 +2929,25 @@ void TestUiFigures::oneConfigurationIsFoundAmongTwentyFive()
     QCOMPARE(litNames(), QStringList{one});
     QVERIFY(lines().at(one)->pen().widthF() > normal * 1.5);
     QVERIFY(view->isLit(one) && !view->isLit(d.series[0].name));
+    // Where the short legend stands for the lines, its colour and its shade stay lit with it.
+    QStringList litEntries;
+    int entries = 0;
+    for (auto *series : view->chart()->series())
+        if (series->property("highlight").isValid()) {
+            ++entries;
+            if (static_cast<QLineSeries *>(series)->pen().color().alphaF() > 0.9)
+                litEntries << series->property("highlight").toString();
+        }
+    QCOMPARE(entries, 10); // 25 lines' entries do not fit 520 pixels: the short legend's ten
+    {
+        const int colour = lines().at(one)->property("colour").toInt();
+        const int shade = lines().at(one)->property("shade").toInt();
+        QStringList expected;
+        for (const auto &entry : d.shortLegend)
+            if (entry.colour >= 0 ? entry.colour == colour : entry.shade == shade)
+                expected << Highlight::entryKey(entry);
+        QCOMPARE(litEntries, expected);
+    }
     // Its learned markers keep their colour; the others' fade with their lines.
     int learnedOfOne = 0;
     for (int i = 0; i < d.series[12].points.size(); ++i) learnedOfOne += d.series[12].learned[i];

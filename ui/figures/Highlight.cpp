@@ -94,10 +94,16 @@ void Highlight::hover(const QString &key)
 QString Highlight::active(const QChart *chart) const
 {
     const QString key = m_hover.isEmpty() ? m_kept : m_hover;
+    m_activeColour = m_activeShade = -1;
     // A kept key that names nothing drawn (a configuration not finished yet, another
     // session's) lights nothing and fades nothing.
     for (const auto *series : chart->series())
-        if (series->property("key").isValid() && lit(key, series)) return key;
+        if (series->property("key").isValid() && lit(key, series)) {
+            m_activeColour = series->property("colour").toInt();
+            m_activeShade = series->property("shade").toInt();
+            m_activeShades = series->property("shades").toInt();
+            return key;
+        }
     return {};
 }
 
@@ -137,8 +143,17 @@ bool Highlight::lit(const QString &key, const QAbstractSeries *series) const
 bool Highlight::shownLit(const QString &active, const QAbstractSeries *series) const
 {
     if (active.isEmpty()) return true;
-    if (series->property("highlight").isValid())
-        return series->property("highlight").toString() == active;
+    if (series->property("highlight").isValid()) { // an entry of the short legend
+        const QString key = series->property("highlight").toString();
+        if (key == active) return true;
+        if (!active.startsWith(QLatin1String("line:"))) return false;
+        for (const auto &entry : m_shortLegend) // the lit configuration's colour and shade
+            if (entryKey(entry) == key)
+                return entry.colour >= 0
+                           ? entry.colour == m_activeColour
+                           : entry.shade == m_activeShade && entry.shades == m_activeShades;
+        return false;
+    }
     return lit(active, series);
 }
 

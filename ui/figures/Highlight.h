@@ -66,6 +66,9 @@ private:
     QComboBox *m_box;
     QString m_kept, m_hover;
     std::vector<LegendEntry> m_shortLegend;
+    // The colour and shade of the configuration active() found for a "line:" key: its entries
+    // of the short legend stay lit with it.
+    mutable int m_activeColour = -1, m_activeShade = -1, m_activeShades = 0;
 };
 
 } // namespace headlab::ui
