@@ -322,14 +322,38 @@ def _ordered(values):
     return pd.Categorical(texts, categories=distinct, ordered=True)
 
 
+class SessionChanged(UserWarning):
+    """A session's files changed since it was read (a sweep still writing): it was read again,
+    and the message says how many runs it stores now."""
+
+
+def _files_signature(path, results_dir):
+    """What says a session's files changed: the session file's and the results folder's (and its
+    runs/ folder's, where finished runs' files appear) modification times and sizes."""
+    out = []
+    for p in (path, results_dir, os.path.join(results_dir, "runs") if results_dir else ""):
+        try:
+            st = os.stat(p) if p else None
+            out.append((st.st_mtime_ns, st.st_size) if st else None)
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
 class Session:
-    """One session: its definition, its stored runs, and tables of them."""
+    """One session: its definition, its stored runs, and tables of them. A session kept open
+    while a sweep goes on writing it is read again when its files change (SessionChanged)."""
 
     def __init__(self, path: str | os.PathLike):
         """Reads the session file `path` (its run files too, and a .gz export as it is); a file
         HeadLab would refuse raises HeadLabError naming the place (FILE:LINE:COL: KEY: what), and
         a run file that cannot be read is left out with a RunFileSkipped warning."""
         self.path = os.fspath(path)
+        self._read()
+
+    def _read(self):
+        # Taken before the files are read: a change while they are read is seen at the next access.
+        signature = _files_signature(self.path, None)
         self._stored = read_session(self.path)
         doc = self._stored.doc
         stem = os.path.basename(self.path)
@@ -347,11 +371,28 @@ class Session:
         self.results_dir = self._stored.results_dir
         self.skipped_files = list(self._stored.skipped_files)
         self.task = str((self.experiment.get("task") or {}).get("kind", _default("task", "kind")))
+        # The results folder is known once the session file is read; the session file's own part
+        # is the one taken before.
+        self._signature = (signature[0],) + _files_signature(self.path, self.results_dir)[1:]
+
+    def reload(self) -> bool:
+        """Reads the session again if its file or its run files changed since it was read (runs
+        that finished since, a sweep's new index): True, with a SessionChanged warning, if it did.
+        The tables call it, so a session polled while it trains sees the runs that finish."""
+        if _files_signature(self.path, self.results_dir) == self._signature:
+            return False
+        before, name = len(self._stored.runs), self.name
+        self._read()
+        self.name = name  # as Sessions may have named it
+        warnings.warn(f"{self.path}: changed since it was read; read again: {len(self._stored.runs)} "
+                      f"runs stored (were {before})", SessionChanged, stacklevel=3)
+        return True
 
     def __repr__(self):
         return f"<headlab.Session {self.name!r}: {len(self._stored.runs)} runs stored, {self.path}>"
 
     def __len__(self):
+        self.reload()
         return len(self._stored.runs)
 
     @property
@@ -415,6 +456,7 @@ class Session:
 
     def run_records(self) -> list:
         """The stored records themselves (headlab._store.Run), in the session's order."""
+        self.reload()
         return list(self._stored.runs)
 
     def search(self) -> SearchReport | None:
@@ -438,6 +480,7 @@ class Session:
         return live
 
     def _records(self, running):
+        self.reload()
         records = list(self._stored.runs)
         if not running:
             return records

@@ -340,7 +340,9 @@ class PackageAgainstCli(unittest.TestCase):
         seen = [len(first)]
         while shard.poll() is None:
             with warnings.catch_warnings():
-                warnings.simplefilter("error")  # a half-written run file would be a warning
+                # A half-written run file would be a RunFileSkipped warning; a session that changed
+                # while it was read is read again (SessionChanged), as it should.
+                warnings.simplefilter("error", headlab.RunFileSkipped)
                 seen.append(len(headlab.open(path)))
             time.sleep(0.05)
         self.assertEqual(shard.returncode, 0, shard.stderr.read())
@@ -353,6 +355,27 @@ class PackageAgainstCli(unittest.TestCase):
             merged.runs().drop(columns=["run", "file"]).sort_values("heads", kind="stable").reset_index(drop=True),
             full.runs().drop(columns=["run", "file"]).sort_values("heads", kind="stable").reset_index(drop=True),
             check_like=True)
+
+    def test_a_session_kept_open_sees_the_runs_that_finish(self):
+        # Issue 78: a Session kept open and polled lost the runs that finished after open():
+        # no reload, no warning. Opened before its sweep trains, it sees all six after, and says
+        # it read its files again.
+        path = os.path.join(self.tmp, "polled.yaml")
+        with open(path, "w") as f:
+            f.write(TINY.replace("name: tiny", "name: polled"))
+        s = headlab.open(path)
+        self.assertEqual(len(s.runs()), 0)
+        cli("run", path, "--threads", "1")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rows = s.runs()
+        self.assertEqual(len(rows), 6)
+        self.assertTrue(any(issubclass(w.category, headlab.SessionChanged) for w in caught),
+                        [str(w.message) for w in caught])
+        self.assertEqual(s.name, "polled")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", headlab.SessionChanged)
+            self.assertEqual(len(s.runs()), 6)  # unchanged since: not read again, nothing said
 
     def test_runs_in_training_are_rows_as_their_trainer_lists_them(self):
         """runs(running=True) and `export-csv --running` list the runs a trainer has in training
