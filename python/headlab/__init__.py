@@ -17,13 +17,13 @@ import os
 
 from ._store import HeadLabError, RunFileSkipped
 from .search import Law, SearchReport, SearchReportStale
-from .session import LEARNED_RULES, TASKS, HeadStats, Session, SessionChanged, Sessions, learned
+from .session import LEARNED_RULES, TASKS, HeadStats, Session, SessionChanged, Sessions, learned, wilson
 
 __version__ = "0.1.0"
 
 # `open` is called as headlab.open: `from headlab import *` leaves the built-in open alone.
 __all__ = ["Session", "Sessions", "SessionChanged", "HeadStats", "SearchReport", "Law", "SearchReportStale",
-           "HeadLabError", "RunFileSkipped", "TASKS", "LEARNED_RULES", "learned", "__version__"]
+           "HeadLabError", "RunFileSkipped", "TASKS", "LEARNED_RULES", "learned", "wilson", "__version__"]
 
 
 def open(path: "str | os.PathLike | list | tuple") -> "Session | Sessions":  # noqa: A001 — the one entry point

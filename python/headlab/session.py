@@ -115,6 +115,25 @@ class HeadStats(pd.DataFrame):
         return super().sort_values(_renamed_head(by), *args, **kwargs)
 
 
+def wilson(successes, trials, z: float = 1.959963984540054):
+    """The 95 % Wilson score interval of a fraction, as the app draws P(learned)'s whiskers
+    (ui/model/FigureData.cpp): (low, high) within [0, 1], for numbers or arrays; (0, 1) where
+    there are no trials. Unlike the normal approximation it is not of width 0 at 0 or all."""
+    k = np.asarray(successes, dtype=float)
+    n = np.asarray(trials, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = k / n
+        z2n = z * z / n
+        centre = (p + z2n / 2) / (1 + z2n)
+        half = z * np.sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n)
+        # Around the fraction itself (rounding put the low end 6e-17 above 0 of 3).
+        low = np.where(n > 0, np.minimum(p, np.maximum(0.0, centre - half)), 0.0)
+        high = np.where(n > 0, np.maximum(p, np.minimum(1.0, centre + half)), 1.0)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high
+
+
 def learned(run: Run, rule: str) -> bool | None:
     """The verdict of core/metrics/LearnedRule.cpp, by the rule's row in the schema
     (`learned_rules`, `paper_rule`): True, False, or None (no verdict)."""

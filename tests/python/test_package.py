@@ -689,6 +689,19 @@ class PackageAgainstCli(unittest.TestCase):
 
 
 class Namespace(unittest.TestCase):
+    def test_wilson_is_the_apps_interval(self):
+        # The app's P(learned) whiskers (tests/ui/test_ui_figures.cpp, inverted by bisection
+        # there): 2 of 3 and 3 of 3; arrays too; no trials, (0, 1).
+        low, high = headlab.wilson(2, 3)
+        self.assertAlmostEqual(low, 0.2076596008, places=9)
+        self.assertAlmostEqual(high, 0.9385080553, places=9)
+        self.assertEqual(headlab.wilson(3, 3)[1], 1.0)
+        self.assertAlmostEqual(headlab.wilson(3, 3)[0], 0.4385029682, places=9)
+        lows, highs = headlab.wilson([0, 2], [3, 3])
+        self.assertEqual(lows[0], 0.0)
+        self.assertAlmostEqual(highs[1], 0.9385080553, places=9)
+        self.assertEqual(headlab.wilson(0, 0), (0.0, 1.0))
+
     def test_a_star_import_keeps_the_builtin_open(self):
         # Issue 78: `from headlab import *` replaced the built-in open with headlab.open.
         import builtins
