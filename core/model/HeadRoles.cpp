@@ -1,9 +1,6 @@
 // HeadRoles.cpp — see HeadRoles.h.
 #include "core/model/HeadRoles.h"
 
-#include <cmath>
-#include <limits>
-
 namespace headlab {
 
 std::map<std::string, torch::Tensor> rolePatterns(const torch::Tensor &tokens)
@@ -11,13 +8,12 @@ std::map<std::string, torch::Tensor> rolePatterns(const torch::Tensor &tokens)
     std::map<std::string, torch::Tensor> out;
     if (!tokens.defined() || tokens.dim() != 2 || tokens.is_floating_point()) return out;
     const int64_t T = tokens.size(1);
-    const auto options = tokens.options().dtype(torch::kFloat32);
+    // Positions on the tokens' device, so the patterns are there too.
     const auto position = torch::arange(T, tokens.options().dtype(torch::kLong));
     const auto query = position.view({T, 1}), key = position.view({1, T});
-    const auto before = (key < query).to(torch::kFloat32).to(options.device()); // (T, T)
+    const auto before = (key < query).to(torch::kFloat32); // (T, T)
     // previous_token: the key one before the query.
-    out["previous_token"] =
-        (key == query - 1).to(options.device(), torch::kFloat32).expand({tokens.size(0), T, T});
+    out["previous_token"] = (key == query - 1).to(torch::kFloat32).expand({tokens.size(0), T, T});
     // duplicate_token: an earlier key with the query's token.
     const auto same = (tokens.unsqueeze(2) == tokens.unsqueeze(1)).to(torch::kFloat32); // (B,T,T)
     out["duplicate_token"] = same * before;
@@ -36,9 +32,9 @@ torch::Tensor patternScore(const torch::Tensor &weights, const torch::Tensor &pa
     const auto rows = (p.sum(-1) > 0).to(weights.scalar_type());   // (B, Tq): rows with a target
     const auto onTarget = (weights * p.unsqueeze(1)).sum(-1);      // (R, B, h, Tq)
     const auto total = (onTarget * rows.unsqueeze(1)).sum({1, 3}); // (R, h)
-    const double count = rows.sum().item<double>();
-    if (count == 0) return torch::full_like(total, std::numeric_limits<double>::quiet_NaN());
-    return total / count;
+    // Over the rows with a target, counted on the device (no wait for the host): with none, the
+    // total is 0 too and 0 / 0 is NaN.
+    return total / rows.sum();
 }
 
 torch::Tensor positionalScore(const torch::Tensor &weights)

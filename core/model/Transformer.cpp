@@ -955,6 +955,8 @@ torch::Tensor Transformer::attendProbed(const torch::Tensor &q, const torch::Ten
         out.rms = (finite.pow(2).sum({1, 3, 4}) / entries).sqrt();                      // (R, h)
         out.max = finite.abs().amax({1, 3, 4});                                         // (R, h)
         out.entropy = -(weights * weights.clamp_min(1e-30).log()).sum(-1).mean({1, 3}); // (R, h)
+    }
+    if (probe.captureRoles) {
         // What the heads do (HeadRoles.h): the share of attention on each role's targets, and
         // the most at one offset.
         if (Tq == T)
@@ -1031,30 +1033,30 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
                                     *probe, parts.back());
             });
         const int64_t Hmax = *std::max_element(L.headsOfRuns.begin(), L.headsOfRuns.end());
-        auto gather = [&](torch::Tensor ProbeParts::*field, std::vector<torch::Tensor> &into,
-                          int64_t headDim = 1) {
+        // Each group's capture (`of` picks it from a group's parts), padded to the most heads,
+        // the runs put back in order, as this layer's entry of `into`.
+        auto gather = [&](const auto &of, std::vector<torch::Tensor> &into, int64_t headDim = 1) {
             if (into.size() <= index) into.resize(index + 1);
             std::vector<torch::Tensor> list;
-            for (auto &p : parts) list.push_back(padHeads(p.*field, Hmax, headDim));
+            for (auto &p : parts) list.push_back(padHeads(of(p), Hmax, headDim));
             into[index] =
                 list.size() == 1 ? list.front() : torch::cat(list).index_select(0, L.inverseOrder);
         };
+        auto field = [](torch::Tensor ProbeParts::*f) {
+            return [f](const ProbeParts &p) { return p.*f; };
+        };
         if (probe->captureWeights)
-            gather(&ProbeParts::weights, probe->weights, 2); // (R, B, heads, Tq, T)
+            gather(field(&ProbeParts::weights), probe->weights, 2); // (R, B, heads, Tq, T)
         if (probe->captureStats) {
-            gather(&ProbeParts::rms, probe->logitRms);
-            gather(&ProbeParts::max, probe->logitMax);
-            gather(&ProbeParts::entropy, probe->entropy);
-            for (const auto &entry : parts.front().roles) {
-                auto &into = probe->roles[entry.first];
-                if (into.size() <= index) into.resize(index + 1);
-                std::vector<torch::Tensor> list;
-                for (auto &p : parts) list.push_back(padHeads(p.roles.at(entry.first), Hmax));
-                into[index] = list.size() == 1 ? list.front()
-                                               : torch::cat(list).index_select(0, L.inverseOrder);
-            }
+            gather(field(&ProbeParts::rms), probe->logitRms);
+            gather(field(&ProbeParts::max), probe->logitMax);
+            gather(field(&ProbeParts::entropy), probe->entropy);
         }
-        if (probe->captureMeanOutputs) gather(&ProbeParts::mean, probe->meanOutputs);
+        if (probe->captureRoles)
+            for (const auto &role : parts.front().roles)
+                gather([&](const ProbeParts &p) { return p.roles.at(role.first); },
+                       probe->roles[role.first]);
+        if (probe->captureMeanOutputs) gather(field(&ProbeParts::mean), probe->meanOutputs);
     } else if (m_attention.layers[index].path == AttentionPath::MicroHeads) {
         // Over micro-heads (the plan's choice for short sequences: every addition and retrieval
         // task): a few batched products, or the kernel, and one path for all head counts.

@@ -46,9 +46,10 @@ struct HeadProbe {
     // the attention rows (nats).
     bool captureStats = false;
     std::vector<torch::Tensor> logitRms, logitMax, entropy;
-    // In, with captureStats: the role patterns of the input (HeadRoles.h: rolePatterns), each
-    // (B, T, T). Out: per role (each pattern's name, and "positional"), per layer (R, heads): the
+    // With captureRoles: in, the role patterns of the input (HeadRoles.h: rolePatterns), each
+    // (B, T, T); out, per role (each pattern's name, and "positional"), per layer (R, heads): the
     // heads' role scores.
+    bool captureRoles = false;
     std::map<std::string, torch::Tensor> patterns;
     std::map<std::string, std::vector<torch::Tensor>> roles;
     // Out when captureMeanOutputs: per layer, each head's output averaged over the batch and the

@@ -56,13 +56,15 @@ bool probeHeadStats(const Transformer &model, const Task &task, int64_t runs, He
 {
     const ProbeInput stats = task.statsInput(runs);
     if (!stats.input.defined()) return false;
+    // The roles on the statistics batch, or on a role batch of their own in a second pass.
     const ProbeInput roles = task.roleInput(runs);
     probe.captureStats = true;
-    if (!roles.input.defined()) probe.patterns = rolePatterns(stats.input);
+    probe.captureRoles = !roles.input.defined();
+    if (probe.captureRoles) probe.patterns = rolePatterns(stats.input);
     model.forward(stats.input, false, probe);
-    if (roles.input.defined()) {
+    if (!probe.captureRoles) {
         HeadProbe roleProbe;
-        roleProbe.captureStats = true;
+        roleProbe.captureRoles = true;
         roleProbe.patterns = rolePatterns(roles.input);
         model.forward(roles.input, false, roleProbe);
         probe.roles = std::move(roleProbe.roles);

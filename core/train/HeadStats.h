@@ -13,9 +13,9 @@
 namespace headlab {
 
 // (R, heads, S): every row's value for every head of layer `layer`, S = headStatTable().size() in
-// the table's order. `probe` holds the captures of a forward pass with captureStats (empty: NaN
-// for those rows); `gradient(of)` gives a weight's (R, heads) gradient norms (an undefined
-// tensor: NaN).
+// the table's order. `probe` holds the captures of a forward pass with captureStats and
+// captureRoles (empty: NaN for those rows); `gradient(of)` gives a weight's (R, heads) gradient
+// norms (an undefined tensor: NaN).
 torch::Tensor headStatsOfLayer(const Transformer &model, const HeadProbe &probe, size_t layer,
                                const std::function<torch::Tensor(const std::string &of)> &gradient);
 
