@@ -143,7 +143,7 @@ void FigureChartView::showLegend()
             m_legendOnly.push_back(line);
         }
     }
-    for (auto *line : m_legendOnly) line->setPen(QPen(shownColour(line), m_theme.line(2.5)));
+    penLines();
     for (const auto &[name, line] : m_lines) // a line without points has no entry either
         for (auto *m : m_chart->legend()->markers(line))
             m->setVisible(!useShort && line->count() > 0);
@@ -431,13 +431,13 @@ void FigureChartView::updateMarkers(const Marks &marks)
     m_learned->replace(marks.learned);
     // Each filled marker in its line's colour, so that a point names its configuration as the
     // legend does (they were all in the text colour: 25 black dots on the Figure 2 grid).
+    const QString active = activeHighlight();
     m_learned->clearPointsConfiguration();
     for (size_t i = 0; i < marks.learnedSeries.size(); ++i)
         m_learned->setPointConfiguration(int(i), QXYSeries::PointConfiguration::Color,
-                                         shownColour(marks.learnedSeries[i]));
+                                         shownColour(marks.learnedSeries[i], active));
     // Where a highlight is on, the hollow markers of the lines it leaves faint are faint too, and
     // their seeds' dots are left out.
-    const QString active = activeHighlight();
     QList<QPointF> notLearned, faint, dots;
     for (int i = 0; i < marks.notLearned.size(); ++i)
         (m_highlight->shownLit(active, marks.notLearnedSeries[size_t(i)]) ? notLearned : faint)
@@ -461,7 +461,7 @@ void FigureChartView::updateMarkers(const Marks &marks)
         m_whiskers[k]->setVisible(k < marks.whiskers.size());
         if (k >= marks.whiskers.size()) continue;
         m_whiskers[k]->replace(QList<QPointF>{marks.whiskers[k].first, marks.whiskers[k].second});
-        QColor c = shownColour(marks.whiskerSeries[k]); // the colour of its series' line
+        QColor c = shownColour(marks.whiskerSeries[k], active); // its series' line's colour
         c.setAlphaF(c.alphaF() * 0.75f);
         m_whiskers[k]->setPen(QPen(c, m_theme.line(1.6)));
     }
@@ -541,14 +541,15 @@ bool FigureChartView::isLit(const QString &seriesName) const
     return it != m_lines.end() && m_highlight->shownLit(activeHighlight(), it->second);
 }
 
-QColor FigureChartView::shownColour(const QLineSeries *line) const
+QColor FigureChartView::shownColour(const QLineSeries *line, const QString &active) const
 {
     QColor c = lineColour(line);
-    if (!m_highlight->shownLit(activeHighlight(), line)) c.setAlphaF(0.14f);
+    if (!m_highlight->shownLit(active, line)) c.setAlphaF(0.14f);
     return c;
 }
 
-// Each line's pen: its colour, shade and dash, thick where highlighted and faint where another is.
+// Each line's pen, and each short-legend entry's: its colour, shade and dash, thick where
+// highlighted and faint where another is.
 void FigureChartView::penLines()
 {
     static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
@@ -556,10 +557,12 @@ void FigureChartView::penLines()
     const QString active = activeHighlight();
     for (auto &[name, line] : m_lines) {
         const bool thick = !active.isEmpty() && m_highlight->lit(active, line);
-        QPen pen(shownColour(line), m_theme.line(thick ? 3.6 : 2.0));
+        QPen pen(shownColour(line, active), m_theme.line(thick ? 3.6 : 2.0));
         pen.setStyle(dashes[std::clamp(line->property("dash").toInt(), 0, 3)]);
         line->setPen(pen);
     }
+    for (auto *line : m_legendOnly)
+        line->setPen(QPen(shownColour(line, active), m_theme.line(2.5)));
 }
 
 void FigureChartView::applyHighlight()
@@ -568,7 +571,6 @@ void FigureChartView::applyHighlight()
     if (active != m_drawnHighlight) {
         m_drawnHighlight = active;
         penLines();
-        for (auto *line : m_legendOnly) line->setPen(QPen(shownColour(line), m_theme.line(2.5)));
         updateMarkers(m_marks);
     }
     m_highlight->fadeLegend(m_chart, active, m_theme.foreground);

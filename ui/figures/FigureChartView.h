@@ -78,8 +78,9 @@ private:
     void fitTitle();
     // The highlight: its lines drawn thick, the others faint (called when it or the styles
     // change).
-    QString activeHighlight() const;
-    QColor shownColour(const QLineSeries *line) const; // lineColour, faint when not lit
+    QString activeHighlight() const; // found on the chart: once per pass, not per line
+    // lineColour, faint when `active` leaves the line unlit.
+    QColor shownColour(const QLineSeries *line, const QString &active) const;
     void applyHighlight();
     void penLines();
     QChartView *m_view;
