@@ -507,15 +507,11 @@ void BoundaryChartView::drawCurves(const QString &mode)
     // legend (a colour per head count, a shade per width): 25 ran off the bottom at 1920×1080.
     const std::vector<LegendEntry> legend =
         report.groups.empty() ? shortLegendOf(colourOf) : std::vector<LegendEntry>{};
-    const double lineHeight = QFontMetricsF(m_chart->legend()->font()).height() * 1.45;
     const bool shortLegend =
-        !legend.empty() &&
-        double(report.configurations.size() + 2) * lineHeight > m_chart->size().height() - 60;
+        !legend.empty() && !Highlight::legendFits(m_chart, int(report.configurations.size()) + 2);
     if (shortLegend)
         for (const auto &entry : legend) { // empty lines: only their legend entries show
-            auto *line = new QLineSeries();
-            line->setName(entry.name);
-            line->setProperty("highlight", Highlight::entryKey(entry));
+            auto *line = Highlight::legendEntryLine(entry);
             line->setPen(QPen(m_theme.shadedSeriesColor(entry.colour, entry.shade, entry.shades),
                               m_theme.line(2.5)));
             line->setProperty("basePen", QVariant::fromValue(line->pen()));

@@ -115,10 +115,9 @@ void FigureChartView::showLegend()
 {
     // The lines' own entries while they fit the figure's height, else the data's short legend
     // (a colour per head count, a shade per width): 25 entries ran off the bottom at 1280×720.
-    const int entries = int(m_data.series.size()) + 5; // and the markers' entries
-    const double lineHeight = QFontMetricsF(m_chart->legend()->font()).height() * 1.45;
     const bool useShort =
-        !m_data.shortLegend.empty() && entries * lineHeight > m_chart->size().height() - 60;
+        !m_data.shortLegend.empty() &&
+        !Highlight::legendFits(m_chart, int(m_data.series.size()) + 5); // and the markers' entries
     std::vector<LegendEntry> wanted = useShort ? m_data.shortLegend : std::vector<LegendEntry>{};
     bool changed = wanted.size() != m_legendOnly.size();
     for (size_t i = 0; !changed && i < wanted.size(); ++i)
@@ -131,12 +130,7 @@ void FigureChartView::showLegend()
         }
         m_legendOnly.clear();
         for (const auto &entry : wanted) { // empty lines: only their legend entries show
-            auto *line = new QLineSeries();
-            line->setName(entry.name);
-            line->setProperty("highlight", Highlight::entryKey(entry));
-            line->setProperty("colour", entry.colour);
-            line->setProperty("shade", entry.shade);
-            line->setProperty("shades", entry.shades);
+            auto *line = Highlight::legendEntryLine(entry);
             m_chart->addSeries(line);
             line->attachAxis(m_axisX);
             line->attachAxis(m_axisY);

@@ -4,9 +4,11 @@
 #include <QAbstractSeries>
 #include <QChart>
 #include <QComboBox>
+#include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QLineSeries>
 #include <QSignalBlocker>
 
 #include <algorithm>
@@ -30,6 +32,23 @@ Highlight::Highlight(QWidget *owner, QHBoxLayout *controls)
 QString Highlight::entryKey(const LegendEntry &entry)
 {
     return (entry.colour >= 0 ? QStringLiteral("colour:") : QStringLiteral("shade:")) + entry.name;
+}
+
+bool Highlight::legendFits(const QChart *chart, int entries)
+{
+    const double lineHeight = QFontMetricsF(chart->legend()->font()).height() * 1.45;
+    return entries * lineHeight <= chart->size().height() - 60;
+}
+
+QLineSeries *Highlight::legendEntryLine(const LegendEntry &entry)
+{
+    auto *line = new QLineSeries();
+    line->setName(entry.name);
+    line->setProperty("highlight", entryKey(entry));
+    line->setProperty("colour", entry.colour);
+    line->setProperty("shade", entry.shade);
+    line->setProperty("shades", entry.shades);
+    return line;
 }
 
 void Highlight::offer(const std::vector<LegendEntry> &shortLegend,

@@ -21,6 +21,7 @@ class QAbstractSeries;
 class QChart;
 class QComboBox;
 class QHBoxLayout;
+class QLineSeries;
 class QWidget;
 
 namespace headlab::ui {
@@ -57,6 +58,12 @@ public:
         return QStringLiteral("line:") + configuration;
     }
     static QString entryKey(const LegendEntry &entry);
+    // Whether a legend of `entries` rows fits `chart`'s height; where it does not, a figure of
+    // configurations lists its short legend instead (25 entries ran off the bottom).
+    static bool legendFits(const QChart *chart, int entries);
+    // An empty line whose legend entry stands for `entry`: its name, its key ("highlight") and
+    // its colour, shade and shades, as a configuration's lines carry them. The caller pens it.
+    static QLineSeries *legendEntryLine(const LegendEntry &entry);
 
 Q_SIGNALS:
     void changed();     // the drawn highlight may have changed: restyle
