@@ -139,25 +139,30 @@ bool LossChartView::medianMode() const
     return false;
 }
 
+QStringList LossChartView::colourValues() const
+{
+    const std::string axis = m_colourBy->currentData().toString().toStdString();
+    if (axis.empty()) return {};
+    // The session's colour table where it colours by that axis (a head count keeps its colour
+    // through a lesson's presses: ColourTable's kLessonColoursKey); else the axis's values.
+    const ColourTable table = colourTable(m_model->session());
+    return axis == table.axis ? table.values : axisValueLabels(m_model->session(), axis);
+}
+
 int LossChartView::colourIndexOf(const std::map<std::string, std::string> &labels,
-                                 QString *legendName) const
+                                 const QStringList &values, QString *legendName) const
 {
     const std::string axis = m_colourBy->currentData().toString().toStdString();
     if (axis.empty()) return -1;
     const auto it = labels.find(axis);
     const QString value = it == labels.end() ? QString() : QString::fromStdString(it->second);
-    // The session's colour table where it colours by that axis (a head count keeps its colour
-    // through a lesson's presses: ColourTable's kLessonColoursKey); else the axis's values.
-    const ColourTable table = colourTable(m_model->session());
-    const QStringList values =
-        axis == table.axis ? table.values : axisValueLabels(m_model->session(), axis);
     if (legendName) *legendName = axisValueText(axis, value);
     return std::max<int>(0, int(values.indexOf(value)));
 }
 
 int LossChartView::colourIndexOfRun(int run) const
 {
-    return colourIndexOf(m_model->run(run).labels, nullptr);
+    return colourIndexOf(m_model->run(run).labels, colourValues(), nullptr);
 }
 
 QString LossChartView::title() const
@@ -720,6 +725,7 @@ void LossChartView::styleSeries(bool single, double smoothing)
     QHash<QAbstractSeries *, QList<QLegendMarker *>> markersOf;
     for (auto *m : m_chart->legend()->markers()) markersOf[m->series()].append(m);
     QSet<int> coloursNamed; // the colour-by values the legend already lists
+    const QStringList colours = colourValues();
     const std::string dash = dashAxis();
     const QStringList dashValues =
         dash.empty() ? QStringList() : axisValueLabels(m_model->session(), dash);
@@ -738,7 +744,7 @@ void LossChartView::styleSeries(bool single, double smoothing)
         QString colourName;
         if (run < 0) { // a configuration's median over its replicates
             const auto &g = m_groups[size_t(run - kMedianKey)];
-            const int ci = colourIndexOf(g.labels, &colourName);
+            const int ci = colourIndexOf(g.labels, colours, &colourName);
             QColor c = m_theme.seriesColor(ci >= 0 ? ci : run - kMedianKey);
             QPen pen(c, m_theme.line(2.2));
             pen.setCapStyle(Qt::RoundCap);
@@ -771,7 +777,7 @@ void LossChartView::styleSeries(bool single, double smoothing)
             for (auto *m : markersOf.value(s)) m->setVisible(show);
             continue;
         }
-        const int colourIndex = colourIndexOf(m_model->run(run).labels, &colourName);
+        const int colourIndex = colourIndexOf(m_model->run(run).labels, colours, &colourName);
         QColor c = m_theme.seriesColor(colourIndex >= 0 ? colourIndex : run);
         if (colourIndex >= 0) // the seeds of one colour as shades of it
             c = shadedColour(c, replicateShade(m_model->session(), m_model->run(run)), m_theme.dark,

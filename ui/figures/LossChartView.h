@@ -83,8 +83,11 @@ private:
     enum Kind : int { TrainRaw, TrainSmooth, Test, Median, Group };
     static constexpr int kPhaseKey = 1000;
     bool medianMode() const;
-    // The colour of a run by the colour-by axis, and the legend name its first curve carries.
-    int colourIndexOf(const std::map<std::string, std::string> &labels, QString *legendName) const;
+    // The colour-by axis's values in their colours' order (computed once per styling pass), and
+    // a run's colour by them with the legend name its first curve carries.
+    QStringList colourValues() const;
+    int colourIndexOf(const std::map<std::string, std::string> &labels, const QStringList &values,
+                      QString *legendName) const;
     QLineSeries *seriesFor(int run, int key);
     void rebuildAxes();
     void updatePlateaus(double xMin, double xMax);
