@@ -484,6 +484,7 @@ class Session:
         intervals (headlab.search.SearchReport); None for a session without a search. The
         search's definition is `search_spec`."""
         # The report's block is read now, not when the session was opened (_store.UNREAD_BLOCKS).
+        self.reload()
         doc = {**self._doc, "search_report": self._stored.block("search_report")}
         return search_report(self.path, doc, self._stored.runs)
 
@@ -601,6 +602,7 @@ class Session:
         curves (16 million points) take seconds. `keep_name` (a predicate on curve names),
         `keep_runs` (run indices) and `keep_steps` (steps) leave out what is not wanted before
         anything is built."""
+        self.reload()  # curves and head statistics see the runs that finished since, as runs() does
         names, phases = {}, {}
         wanted_steps = None if keep_steps is None else np.asarray(sorted(keep_steps), dtype=np.int64)
         pieces, total, value_type = [], 0, None  # (run, steps, values, name code, phase lookup, starts)

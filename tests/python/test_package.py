@@ -365,6 +365,7 @@ class PackageAgainstCli(unittest.TestCase):
             f.write(TINY.replace("name: tiny", "name: polled"))
         s = headlab.open(path)
         self.assertEqual(len(s.runs()), 0)
+        polled_for_curves = headlab.open(path)
         cli("run", path, "--threads", "1")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -372,6 +373,10 @@ class PackageAgainstCli(unittest.TestCase):
         self.assertEqual(len(rows), 6)
         self.assertTrue(any(issubclass(w.category, headlab.SessionChanged) for w in caught),
                         [str(w.message) for w in caught])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # the curves read again as the runs are
+            self.assertEqual(sorted(set(polled_for_curves.curves()["run"])), list(range(6)))
+        self.assertTrue(any(issubclass(w.category, headlab.SessionChanged) for w in caught))
         self.assertEqual(s.name, "polled")
         with warnings.catch_warnings():
             warnings.simplefilter("error", headlab.SessionChanged)
