@@ -51,7 +51,7 @@ struct Inspection {
     AblationMode mode = AblationMode::Zero;
     std::vector<HeadStat> stats;
     std::vector<HeadAblation> ablation;
-    std::vector<PruningStep> pruning;
+    std::vector<PruningCurve> pruning;
     std::vector<std::string> extras; // the task's own metrics, as delta_NAME columns
 };
 
@@ -141,10 +141,13 @@ void writeInspectionCsv(const Inspection &x)
     }
     if (!x.pruning.empty()) {
         std::ostringstream csv;
-        csv << "removed,fraction,test_loss,layer,head\n";
-        for (const auto &p : x.pruning)
-            csv << p.removed << ',' << number(p.fraction) << ',' << number(p.testLoss) << ','
-                << p.layer << ',' << p.head << '\n';
+        csv << "order,seed,ablation,removed,fraction,test_loss,layer,head,score\n";
+        for (const auto &c : x.pruning)
+            for (const auto &p : c.steps)
+                csv << toString(c.order) << ',' << c.seed << ',' << toString(c.mode) << ','
+                    << p.removed << ',' << number(p.fraction) << ',' << number(p.testLoss) << ','
+                    << p.layer << ',' << p.head << ','
+                    << (std::isfinite(p.score) ? number(p.score) : "") << '\n';
         writeText(x.out + "/pruning.csv", csv.str());
     }
     fsyncDirectory(x.out);
@@ -198,12 +201,24 @@ void printInspectionJson(const Inspection &x)
     }
     j["ablation"] = {{"mode", toString(x.mode)}, {"heads", ab}};
     json pr = json::array();
-    for (const auto &p : x.pruning)
-        pr.push_back({{"removed", p.removed},
+    for (const auto &c : x.pruning) {
+        json steps = json::array();
+        for (const auto &p : c.steps) {
+            json e = {{"removed", p.removed},
                       {"fraction", p.fraction},
                       {"test_loss", p.testLoss},
                       {"layer", p.layer},
-                      {"head", p.head}});
+                      {"head", p.head}};
+            if (std::isfinite(p.score)) e["score"] = p.score;
+            steps.push_back(e);
+        }
+        pr.push_back({{"order", toString(c.order)},
+                      {"seed", c.seed},
+                      {"ablation", toString(c.mode)},
+                      {"removable_1pct", c.removableWithin(0.01)},
+                      {"removable_5pct", c.removableWithin(0.05)},
+                      {"steps", steps}});
+    }
     j["pruning"] = pr;
     j["csv"] = x.out;
     std::printf("%s\n", j.dump(1).c_str());
@@ -258,20 +273,23 @@ void printInspection(const Inspection &x)
         std::printf("\n");
     }
     if (!x.pruning.empty()) {
-        int64_t cheap = 0;
-        for (const auto &p : x.pruning)
-            if (p.testLoss - x.pruning.front().testLoss < 0.05) cheap = p.removed;
-        std::printf("\npruning (greedy, least important first): %lld of %lld heads go for less "
-                    "than 0.05 nats\n",
-                    static_cast<long long>(cheap), static_cast<long long>(x.totalHeads));
-        for (const auto &p : x.pruning)
-            std::printf("  %3lld removed (%5.1f%%)  test loss %s%s\n",
-                        static_cast<long long>(p.removed), 100 * p.fraction,
-                        number(p.testLoss).c_str(),
-                        p.layer >= 0 ? ("  (layer " + std::to_string(p.layer) + " head " +
-                                        std::to_string(p.head) + ")")
-                                           .c_str()
-                                     : "");
+        // One line per curve: how many heads go within 1 % and 5 % of the intact test loss, and
+        // the order they went in.
+        std::printf("\npruning (%s ablation; heads removed before the test loss rises by more "
+                    "than 1 %% / 5 %%, of %lld):\n",
+                    toString(x.pruning.front().mode), static_cast<long long>(x.totalHeads));
+        for (const auto &c : x.pruning) {
+            std::string name = toString(c.order);
+            if (c.order == PruningOrder::Random) name += " (seed " + std::to_string(c.seed) + ")";
+            std::string sequence;
+            for (size_t i = 1; i < c.steps.size(); ++i)
+                sequence += (i > 1 ? " " : "") + std::to_string(c.steps[i].layer) + "." +
+                            std::to_string(c.steps[i].head);
+            std::printf("  %-20s %3lld / %3lld   final loss %s   order %s\n", name.c_str(),
+                        static_cast<long long>(c.removableWithin(0.01)),
+                        static_cast<long long>(c.removableWithin(0.05)),
+                        number(c.steps.back().testLoss).c_str(), sequence.c_str());
+        }
     }
     std::printf("\nCSV: %s/{attention,head_stats,ablation%s}.csv\n", x.out.c_str(),
                 x.pruning.empty() ? "" : ",pruning");
@@ -325,10 +343,21 @@ int inspectCommand(const InspectArguments &a)
         x.loggedTestLoss = inspector.loggedTestLoss();
         x.testLoss = inspector.baseline().at("test_loss");
         x.maps = std::move(maps);
-        x.mode = a.ablation == "mean" ? AblationMode::Mean : AblationMode::Zero;
+        x.mode = ablationModeOf(a.ablation);
         x.stats = inspector.statistics();
         x.ablation = inspector.ablate(x.mode);
-        if (a.prune) x.pruning = inspector.prune(x.mode);
+        if (a.prune)
+            for (const auto &name : a.orders) {
+                PruningOptions o;
+                o.mode = x.mode;
+                o.order = pruningOrderOf(name);
+                o.keepPerLayer = a.keepPerLayer;
+                const int copies = o.order == PruningOrder::Random ? a.randomOrders : 1;
+                for (int k = 0; k < copies; ++k) {
+                    o.seed = a.seed + uint64_t(k);
+                    x.pruning.push_back(inspector.prune(o));
+                }
+            }
         if (!x.ablation.empty())
             for (const auto &[name, v] : x.ablation.front().extraDelta) x.extras.push_back(name);
 
@@ -375,9 +404,10 @@ CommandAction defineInspect(CLI::App &app)
         "inspect", "Inside the heads of a run at a checkpoint: attention, statistics, ablation");
     inspect->footer("Prints each head's attention row at the input's answer (or last) position, "
                     "the per-head statistics\n"
-                    "(logit RMS and max, entropy, weight and gradient norms), the test loss with "
-                    "each head removed, and\n"
-                    "a greedy pruning curve; writes attention.csv, head_stats.csv, ablation.csv "
+                    "(logit RMS and max, entropy, role scores, weight and gradient norms), the "
+                    "test loss with each head removed,\n"
+                    "and a pruning curve per order (heads removed one by one, one kept per "
+                    "layer); writes attention.csv, head_stats.csv, ablation.csv "
                     "and pruning.csv (default\n"
                     "folder SESSION.results/inspect/HASH-step-N). --json prints everything as one "
                     "JSON document.\n" +
@@ -389,11 +419,34 @@ CommandAction defineInspect(CLI::App &app)
         ->check(checkpointStepValidator());
     inspect->add_option("--input", a->input,
                         "What to show the attention on (default: the task's example)");
+    std::vector<std::string> modes, orders;
+    std::string ordersHelp;
+    for (const auto &row : ablationModeTable()) modes.push_back(row.name);
+    for (const auto &row : pruningOrderTable()) {
+        orders.push_back(row.name);
+        ordersHelp += std::string("\n  ") + row.name + ": " + row.help;
+    }
+    a->orders = orders;
     inspect
         ->add_option("--ablation", a->ablation,
-                     "zero (default) or mean: what a removed head outputs")
-        ->check(CLI::IsMember({"zero", "mean"}));
-    inspect->add_flag("!--no-prune", a->prune, "Skip the greedy pruning curve");
+                     "What a removed head outputs: " + CLI::detail::join(modes, ", ") +
+                         " (default zero; optimal: the constant that minimises the training "
+                         "loss in its place)")
+        ->check(CLI::IsMember(modes));
+    inspect
+        ->add_option("--order", a->orders,
+                     "The pruning orders, comma-separated (default all):" + ordersHelp)
+        ->delimiter(',')
+        ->check(CLI::IsMember(orders));
+    inspect
+        ->add_option("--random-orders", a->randomOrders, "Random orders, one per seed (default 3)")
+        ->check(CLI::Range(1, 1000));
+    inspect->add_option("--seed", a->seed, "The first random order's seed (default 0)");
+    inspect
+        ->add_option("--keep-per-layer", a->keepPerLayer,
+                     "Heads every layer keeps when pruning (default 1; 0 lets a layer lose all)")
+        ->check(CLI::NonNegativeNumber);
+    inspect->add_flag("!--no-prune", a->prune, "Skip the pruning curves");
     inspect->add_flag("--json", a->json, "Print JSON instead of tables");
     inspect->add_option("-o,--output", a->output, "Folder for the CSV files");
     inspect->add_option("--device", a->device, "cpu (default), cuda, auto");

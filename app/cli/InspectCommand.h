@@ -1,7 +1,9 @@
 // InspectCommand.h — `headlab-cli inspect`: inside the heads of one run at one of its checkpoints.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace headlab::cli {
 
@@ -13,6 +15,10 @@ struct InspectArguments {
     std::string input;             // the task's input syntax; "" the task's example
     std::string ablation = "zero"; // zero | mean
     bool prune = true;
+    std::vector<std::string> orders; // pruning orders by name (HeadInspector.h); set to all
+    int randomOrders = 3;            // random orders, seeds seed, seed + 1, ...
+    uint64_t seed = 0;
+    long long keepPerLayer = 1;
     bool json = false;
     std::string output; // folder for the CSV files; "" S.results/inspect/<hash>-step-N
     std::string device = "cpu";

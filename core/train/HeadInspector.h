@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,8 +38,40 @@ struct AttentionMaps {
     }
 };
 
-enum class AblationMode { Zero, Mean };
+// What a removed head outputs: nothing, its mean output over the statistics batch, or the
+// constant that minimises the training loss in its place (Li & Janson 2024, "optimal ablation":
+// found by Adam from the mean, for each head alone with the others intact, and kept when heads go
+// together).
+enum class AblationMode { Zero, Mean, OptimalConstant };
+// The order pruning removes heads in:
+// - Greedy: at each step the head whose removal raises the test loss least (exact, the oracle);
+// - Gradient: Michel, Levy & Neubig (2019): the head of least importance I_h = E|dL/dxi_h| over
+//   training batches, xi_h a gate on its output, each layer's importances normalised to unit L2
+//   norm over its kept heads, recomputed after each removal;
+// - SingleShot: by the cost of removing each head alone, ranked once;
+// - Random: a seeded shuffle (several seeds give the spread of a random order).
+enum class PruningOrder { Greedy, Gradient, SingleShot, Random };
+
+// One row per ablation mode and per pruning order: the name the CLI, the CSV, the session and
+// Python use, and the words the app shows. Every list of them derives from these tables.
+struct AblationModeRow {
+    AblationMode mode;
+    const char *name;  // "zero", "mean", "optimal"
+    const char *label; // "zero the head"
+};
+struct PruningOrderRow {
+    PruningOrder order;
+    const char *name;  // "greedy", "gradient", "single-shot", "random"
+    const char *label; // "greedy (exact)"
+    const char *help;
+};
+const std::vector<AblationModeRow> &ablationModeTable();
+const std::vector<PruningOrderRow> &pruningOrderTable();
 const char *toString(AblationMode);
+const char *toString(PruningOrder);
+// The mode or order of a name of the tables; throws std::invalid_argument naming the known ones.
+AblationMode ablationModeOf(const std::string &name);
+PruningOrder pruningOrderOf(const std::string &name);
 
 // One head's statistics: what the run logs at each evaluation, recomputed at a checkpoint.
 struct HeadStat {
@@ -58,6 +91,30 @@ struct PruningStep {
     double fraction = 0.0; // of all heads
     double testLoss = 0.0;
     int64_t layer = -1, head = -1; // the head removed at this step (-1 at step 0)
+    // What the order ranked the head by when it went: its normalised gradient importance
+    // (Gradient), the test loss with it removed alone (SingleShot) or at this step (Greedy);
+    // NaN for Random and at step 0.
+    double score = std::numeric_limits<double>::quiet_NaN();
+};
+
+struct PruningOptions {
+    AblationMode mode = AblationMode::Zero;
+    PruningOrder order = PruningOrder::Greedy;
+    uint64_t seed = 0;        // Random: the shuffle's seed
+    int64_t keepPerLayer = 1; // heads every layer keeps (0: every head may go)
+    int64_t batches = 8;      // Gradient: the training batches I_h averages over
+};
+
+// One pruning curve: the test loss against the heads removed, in one order.
+struct PruningCurve {
+    PruningOrder order = PruningOrder::Greedy;
+    AblationMode mode = AblationMode::Zero;
+    uint64_t seed = 0;
+    std::vector<PruningStep> steps; // steps[0]: nothing removed
+    // The most heads removed before the test loss first exceeds the intact model's by more than
+    // `relative` of it (0.01: 1 %), and that as a fraction of all heads.
+    int64_t removableWithin(double relative) const;
+    double fractionWithin(double relative) const;
 };
 
 class Transformer;
@@ -97,12 +154,15 @@ public:
     // Each head removed in turn (zeroed, or replaced by its mean output over the statistics
     // batch). Batched: many copies of the model, one head off in each, in one forward pass.
     std::vector<HeadAblation> ablate(AblationMode mode) const;
-    // Greedy pruning: at each step the head whose removal raises the test loss least goes.
-    // `progress(done, total)` is called after each step; returning false stops early (the curve
-    // so far is returned).
-    std::vector<PruningStep>
-    prune(AblationMode mode,
-          const std::function<bool(int64_t done, int64_t total)> &progress = {}) const;
+    // Each head's gradient importance (PruningOrder::Gradient) with every head kept: per layer,
+    // per head, normalised as the order ranks it.
+    std::vector<std::vector<double>> gradientImportance(AblationMode mode,
+                                                        int64_t batches = 8) const;
+    // Heads removed one at a time in `options.order` until every layer is down to
+    // keepPerLayer heads, with the test loss after each. `progress(done, total)` is called as
+    // it goes; returning false stops early (the curve so far is returned).
+    PruningCurve prune(const PruningOptions &options,
+                       const std::function<bool(int64_t done, int64_t total)> &progress = {}) const;
 
 private:
     struct Impl;

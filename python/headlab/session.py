@@ -726,6 +726,47 @@ class Session:
         frame["value"] = value
         return HeadStats(frame)
 
+    def pruning(self, runs: int | list | None = None) -> pd.DataFrame:
+        """The pruning curves `headlab-cli inspect` wrote for the session's runs (its default
+        folder, RESULTS/inspect/HASH-step-N/pruning.csv): one row per heads-removed count of each
+        curve, as (session, run, checkpoint_step, order, seed, ablation, removed, fraction,
+        test_loss, layer, head_index, score). `layer` and `head_index` name the head removed at
+        that count (-1 at 0 removed); `score` is what the order ranked it by (NaN for random).
+        runs: run indices to keep. Empty when no run was inspected."""
+        columns = {"session": "category", "run": "int64", "checkpoint_step": "int64", "order": "category",
+                   "seed": "int64", "ablation": "category", "removed": "int64", "fraction": "float64",
+                   "test_loss": "float64", "layer": "int64", "head_index": "int64", "score": "float64"}
+        self.reload()
+        folder = os.path.join(self.results_dir, "inspect") if self.results_dir else ""
+        by_hash = {}
+        for i, r in enumerate(self._stored.runs):
+            if r.file:
+                by_hash[os.path.basename(r.file)[: -len(".yaml")]] = i
+        wanted = None if runs is None else {int(r) for r in ([runs] if np.isscalar(runs) else runs)}
+        frames = []
+        for entry in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            hash_, sep, step = entry.rpartition("-step-")
+            path = os.path.join(folder, entry, "pruning.csv")
+            if not sep or hash_ not in by_hash or not step.isdigit() or not os.path.isfile(path):
+                continue
+            run = by_hash[hash_]
+            if wanted is not None and run not in wanted:
+                continue
+            table = pd.read_csv(path, keep_default_na=False, na_values=[""])
+            if "order" not in table:  # written before the orders: one greedy curve
+                table.insert(0, "order", "greedy")
+                table.insert(1, "seed", 0)
+                table.insert(2, "ablation", "")
+                table["score"] = np.nan
+            table.insert(0, "run", run)
+            table.insert(1, "checkpoint_step", int(step))
+            frames.append(table.rename(columns={"head": "head_index"}))
+        if not frames:
+            return _empty(columns)
+        frame = pd.concat(frames, ignore_index=True)
+        frame.insert(0, "session", self.name)
+        return frame[list(columns)].astype(columns)
+
     # -- checkpoints -----------------------------------------------------------------------------
 
     def _record(self, run):
@@ -804,7 +845,7 @@ class Sessions:
         frames = [getattr(s, method)(**kwargs) for s in self.sessions]
         frames = [f for f in frames if not f.empty] or frames[:1]
         frame = pd.concat(frames, ignore_index=True)
-        for c in ("session", "phase", "metric", "statistic"):
+        for c in ("session", "phase", "metric", "statistic", "order", "ablation"):
             if c in frame and frame[c].dtype != object:
                 frame[c] = frame[c].astype(str).astype("category")
         return frame
@@ -823,6 +864,10 @@ class Sessions:
                    steps: int | list | None = None) -> HeadStats:
         """Every session's per-head statistics (Session.head_stats), told apart by `session`."""
         return self._concat("head_stats", statistics=statistics, runs=runs, steps=steps)
+
+    def pruning(self, runs: int | list | None = None) -> pd.DataFrame:
+        """Every session's pruning curves (Session.pruning), told apart by `session`."""
+        return self._concat("pruning", runs=runs)
 
     def search(self) -> dict:
         """Each session's search report (Session.search) by session name; None where a session has

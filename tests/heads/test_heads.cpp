@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 
 using namespace headlab;
 
@@ -99,6 +100,10 @@ private Q_SLOTS:
     void everyHeadRemovedIsTheModelWithoutAttention();
     void importanceInAnEnsembleEqualsTheRunAlone();
     void pruningRemovesEveryHeadOnce();
+    void everyOrderKeepsAHeadInEveryLayer();
+    void aHeadWhoseCopyCarriesItsWorkIsPrunedFirst();
+    void randomOrdersDifferBySeedAndRepeatWithIt();
+    void theOptimalConstantCostsNoMoreThanTheMean();
     void headStatisticsAreLoggedForEveryRun();
     void liveMapsArriveAtEachEvaluation();
     void inspectPrintsWritesAndRefusesBadInput();
@@ -280,7 +285,9 @@ void TestHeads::everyHeadRemovedIsTheModelWithoutAttention()
     QCOMPARE(e.loss[0].item<double>(), e.loss[1].item<double>());
     // And the inspector's pruning curve ends at that loss.
     const HeadInspector inspector(two.checkpoint.path);
-    const auto curve = inspector.prune(AblationMode::Zero);
+    PruningOptions all;
+    all.keepPerLayer = 0;
+    const auto curve = inspector.prune(all).steps;
     QVERIFY(std::abs(curve.back().testLoss - e.loss[0].item<double>()) < 1e-6);
 }
 
@@ -307,7 +314,10 @@ void TestHeads::pruningRemovesEveryHeadOnce()
 {
     QTemporaryDir tmp;
     const HeadInspector inspector(trainWithCheckpoint({learningRun()}, tmp, 0));
-    const auto curve = inspector.prune(AblationMode::Mean);
+    PruningOptions greedy;
+    greedy.mode = AblationMode::Mean;
+    greedy.keepPerLayer = 0;
+    const auto curve = inspector.prune(greedy).steps;
     QCOMPARE(curve.size(), size_t(6)); // 0 .. 5 heads removed
     QCOMPARE(curve.front().removed, int64_t(0));
     QCOMPARE(curve.back().fraction, 1.0);
@@ -321,6 +331,134 @@ void TestHeads::pruningRemovesEveryHeadOnce()
     QCOMPARE(curve[1].layer, least->layer);
     QCOMPARE(curve[1].head, least->head);
     QVERIFY(std::abs(curve[0].testLoss - inspector.baseline().at("test_loss")) < 1e-9);
+}
+
+void TestHeads::everyOrderKeepsAHeadInEveryLayer()
+{
+    QTemporaryDir tmp;
+    const HeadInspector inspector(trainWithCheckpoint({learningRun()}, tmp, 0));
+    const double intact = inspector.baseline().at("test_loss");
+    for (const auto &row : pruningOrderTable())
+        for (int64_t keep : {1, 2}) {
+            PruningOptions o;
+            o.order = row.order;
+            o.keepPerLayer = keep;
+            const PruningCurve c = inspector.prune(o);
+            QCOMPARE(c.order, row.order);
+            // Heads {2, 3}: one kept in each layer leaves 3 to remove; two kept, 1.
+            QCOMPARE(c.steps.size(), size_t(keep == 1 ? 4 : 2));
+            QVERIFY(std::abs(c.steps.front().testLoss - intact) < 1e-9);
+            std::set<std::pair<int64_t, int64_t>> seen;
+            std::vector<int64_t> left = {2, 3};
+            for (size_t i = 1; i < c.steps.size(); ++i) {
+                QVERIFY(seen.insert({c.steps[i].layer, c.steps[i].head}).second);
+                QVERIFY(--left[size_t(c.steps[i].layer)] >= keep);
+                QCOMPARE(c.steps[i].removed, int64_t(i));
+                QCOMPARE(c.steps[i].fraction, double(i) / 5.0);
+            }
+            QVERIFY(c.removableWithin(1e9) == int64_t(c.steps.size()) - 1);
+            QVERIFY(c.removableWithin(0.0) <= c.removableWithin(0.05));
+        }
+}
+
+void TestHeads::aHeadWhoseCopyCarriesItsWorkIsPrunedFirst()
+{
+    // Layer 1, head 2 made a copy of head 0 (its W_Q, W_K, W_V), its output projection zero: it
+    // computes what head 0 computes and head 0 carries that to the output. Every order that
+    // looks at the model removes it first; its gradient importance is exactly zero.
+    TwoCopies two;
+    {
+        torch::NoGradGuard noGrad;
+        for (const char *w : {"layers.1.wq", "layers.1.wk", "layers.1.wv"})
+            two.parameter(w).narrow(2, 16, 8).copy_(two.parameter(w).narrow(2, 0, 8));
+        two.parameter("layers.1.wo").narrow(1, 16, 8).zero_();
+    }
+    const std::string path = two.tmp.path().toStdString() + "/copy.safetensors";
+    writeCheckpoint(path, two.model, nullptr, 0, two.config, two.checkpoint.partial,
+                    two.checkpoint.position, "final");
+    const HeadInspector inspector(path);
+    for (AblationMode mode : {AblationMode::Zero, AblationMode::Mean}) {
+        const auto importance = inspector.gradientImportance(mode);
+        QCOMPARE(importance[1][2], 0.0);
+        for (size_t l = 0; l < importance.size(); ++l) // each layer normalised to unit L2 norm
+            QVERIFY(std::abs(std::hypot(importance[l][0], importance[l][1],
+                                        l == 1 ? importance[l][2] : 0.0) -
+                             1.0) < 1e-9);
+        for (PruningOrder order :
+             {PruningOrder::Gradient, PruningOrder::SingleShot, PruningOrder::Greedy}) {
+            PruningOptions o;
+            o.mode = mode;
+            o.order = order;
+            const auto steps = inspector.prune(o).steps;
+            // First, or after heads whose removal lowered the loss (they cost less than it).
+            size_t at = 1;
+            while (at < steps.size() && !(steps[at].layer == 1 && steps[at].head == 2)) ++at;
+            QVERIFY2(at < steps.size(), toString(order));
+            for (size_t i = 1; i < at; ++i)
+                QVERIFY2(steps[i].score <= steps[0].testLoss + 1e-12 &&
+                             order != PruningOrder::Gradient,
+                         qPrintable(QString("%1 removed %2.%3 first")
+                                        .arg(toString(order))
+                                        .arg(steps[i].layer)
+                                        .arg(steps[i].head)));
+            // Removing it changes nothing.
+            QVERIFY(std::abs(steps[at].testLoss - steps[at - 1].testLoss) < 1e-6);
+        }
+    }
+}
+
+void TestHeads::randomOrdersDifferBySeedAndRepeatWithIt()
+{
+    QTemporaryDir tmp;
+    RunConfig c = learningRun();
+    c.model.heads = {4, 4};
+    const HeadInspector inspector(trainWithCheckpoint({c}, tmp, 0));
+    auto sequence = [&](uint64_t seed) {
+        PruningOptions o;
+        o.order = PruningOrder::Random;
+        o.seed = seed;
+        const auto curve = inspector.prune(o);
+        std::vector<std::pair<int64_t, int64_t>> out;
+        if (curve.seed != seed) return out; // fails below: no order of six
+        for (size_t i = 1; i < curve.steps.size(); ++i)
+            out.push_back({curve.steps[i].layer, curve.steps[i].head});
+        return out;
+    };
+    std::set<std::vector<std::pair<int64_t, int64_t>>> seen;
+    for (uint64_t seed = 0; seed < 4; ++seed) {
+        const auto a = sequence(seed);
+        QCOMPARE(a.size(), size_t(6));
+        QCOMPARE(sequence(seed), a); // a seed gives one order
+        seen.insert(a);
+    }
+    QCOMPARE(seen.size(), size_t(4)); // and seeds give different ones
+}
+
+void TestHeads::theOptimalConstantCostsNoMoreThanTheMean()
+{
+    // The optimal constant starts from the mean output and lowers the training loss; on the test
+    // set it costs no more than the mean (within what training and test batches differ by), and
+    // less overall.
+    QTemporaryDir tmp;
+    const HeadInspector inspector(trainWithCheckpoint({learningRun()}, tmp, 0));
+    const auto mean = inspector.ablate(AblationMode::Mean);
+    const auto optimal = inspector.ablate(AblationMode::OptimalConstant);
+    QCOMPARE(optimal.size(), mean.size());
+    double sumMean = 0, sumOptimal = 0;
+    for (size_t i = 0; i < mean.size(); ++i) {
+        QVERIFY2(optimal[i].delta <= mean[i].delta + 0.02,
+                 qPrintable(QString("head %1.%2: optimal %3, mean %4")
+                                .arg(mean[i].layer)
+                                .arg(mean[i].head)
+                                .arg(optimal[i].delta)
+                                .arg(mean[i].delta)));
+        sumMean += mean[i].delta;
+        sumOptimal += optimal[i].delta;
+    }
+    QVERIFY2(sumOptimal < sumMean, qPrintable(QString("%1 vs %2").arg(sumOptimal).arg(sumMean)));
+    QCOMPARE(ablationModeOf("optimal"), AblationMode::OptimalConstant);
+    QCOMPARE(pruningOrderOf("single-shot"), PruningOrder::SingleShot);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, pruningOrderOf("alphabetical"));
 }
 
 void TestHeads::headStatisticsAreLoggedForEveryRun()
@@ -428,15 +566,41 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
         QCOMPARE(doc["attention"].toArray()[0].toArray().size(), 2); // heads
         QCOMPARE(doc["head_stats"].toArray().size(), 4);
         QCOMPARE(doc["ablation"].toObject()["heads"].toArray().size(), 4);
-        QCOMPARE(doc["pruning"].toArray().size(), 5);
+        // One curve per order, three random ones; one head of each layer's two kept.
+        const auto curves = doc["pruning"].toArray();
+        QCOMPARE(curves.size(), 6);
+        QSet<QString> orders;
+        for (const auto &c : curves) {
+            orders.insert(c.toObject()["order"].toString());
+            QCOMPARE(c.toObject()["steps"].toArray().size(), 3);
+            QCOMPARE(c.toObject()["ablation"].toString(), QStringLiteral("zero"));
+        }
+        QCOMPARE(orders, (QSet<QString>{"gradient", "single-shot", "greedy", "random"}));
         QVERIFY(std::abs(doc["test_loss"].toDouble() - doc["logged_test_loss"].toDouble()) < 1e-5);
         for (const char *file : {"attention.csv", "head_stats.csv", "ablation.csv", "pruning.csv"})
             QVERIFY2(QFile::exists(doc["csv"].toString() + "/" + file), file);
     }
     {
         auto [code, out, err] = cli({"inspect", session, "--run", "0"});
-        QVERIFY2(code == 0 && out.contains("ablation (zero)") && out.contains("pruning (greedy"),
+        QVERIFY2(code == 0 && out.contains("ablation (zero)") && out.contains("pruning (zero") &&
+                     out.contains("random (seed 2)"),
                  qPrintable(out + err));
+    }
+    {
+        // One order, optimal-constant ablation, every head allowed to go: the CSV says so.
+        const QString folder = QFileInfo(session).absolutePath() + "/one-order";
+        auto [code, out, err] =
+            cli({"inspect", session, "--run", "0", "--order", "single-shot", "--ablation",
+                 "optimal", "--keep-per-layer", "0", "-o", folder});
+        QVERIFY2(code == 0, qPrintable(err));
+        QFile csv(folder + "/pruning.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split('\n');
+        QCOMPARE(lines.front(),
+                 QStringLiteral("order,seed,ablation,removed,fraction,test_loss,layer,head,score"));
+        QCOMPARE(lines.size(), 1 + 5); // 0 .. 4 heads removed
+        QVERIFY2(lines.back().startsWith(QStringLiteral("single-shot,0,optimal,4,1,")),
+                 qPrintable(lines.back()));
     }
     auto refuses = [&](const QStringList &args, const char *expected) {
         auto [code, out, err] = cli(args);
@@ -447,6 +611,7 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
     refuses({"inspect", session, "--run", "0", "--step", "150"}, "it has steps 100, 200, 300");
     refuses({"inspect", session, "--run", "0", "--input", "1000 + 1"}, "--input");
     refuses({"inspect", session, "--run", "0", "--ablation", "half"}, "--ablation");
+    refuses({"inspect", session, "--run", "0", "--order", "gradient,alphabetical"}, "--order");
     refuses({"inspect", session, "--run", "0", "--input", "1+1" + QString(30000, ' ') + "x"},
             "--input"); // no stack overflow
 

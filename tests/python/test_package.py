@@ -12,6 +12,7 @@ with HEADLAB_CLI (the headlab-cli binary) and HEADLAB_SOURCE_DIR in the environm
 """
 import gzip
 import math
+import json
 import os
 import re
 import signal
@@ -291,6 +292,36 @@ class PackageAgainstCli(unittest.TestCase):
                                            checkpoint.forward(model.checkpoint, tokens).numpy(), rtol=0, atol=0)
         with self.assertRaisesRegex(FileNotFoundError, "no checkpoint at step 7"):
             s.model(0, 7)
+
+    def test_pruning_curves_are_inspects(self):
+        path = self.train_tiny()
+        s = headlab.open(path)
+        self.assertTrue(s.pruning().empty)
+        self.assertEqual(list(s.pruning().columns)[:4], ["session", "run", "checkpoint_step", "order"])
+        out = cli("inspect", path, "--run", "4", "--json").stdout
+        inspected = json.loads(out)
+        cli("inspect", path, "--run", "1", "--order", "random", "--random-orders", "2", "--seed", "5")
+        with warnings.catch_warnings():  # inspect wrote into the results folder: read again
+            warnings.simplefilter("ignore", headlab.SessionChanged)
+            table = s.pruning()
+        self.assertEqual(sorted(table["run"].unique()), [1, 4])
+        four = table[table["run"] == 4]
+        self.assertEqual(set(four["checkpoint_step"]), {inspected["step"]})
+        # Every curve of the JSON, step for step.
+        for curve in inspected["pruning"]:
+            rows = four[(four["order"] == curve["order"]) & (four["seed"] == curve["seed"])]
+            self.assertEqual(list(rows["removed"]), [p["removed"] for p in curve["steps"]])
+            self.assertEqual(list(rows["layer"]), [p["layer"] for p in curve["steps"]])
+            self.assertEqual(list(rows["head_index"]), [p["head"] for p in curve["steps"]])
+            np.testing.assert_allclose(rows["test_loss"], [p["test_loss"] for p in curve["steps"]], rtol=1e-5)
+            self.assertEqual(set(rows["ablation"]), {"zero"})
+        # Run 4 has 3 heads in each of 2 layers: one kept per layer, 4 removed.
+        self.assertEqual(four.groupby(["order", "seed"], observed=True)["removed"].max().tolist(), [4] * 6)
+        one = table[table["run"] == 1]
+        self.assertEqual(sorted(one["seed"].unique()), [5, 6])
+        self.assertEqual(set(one["order"]), {"random"})
+        self.assertTrue(one["score"].isna().all())
+        self.assertEqual(len(s.pruning(runs=1)), len(one))
 
     def test_checkpoints_carry_the_users_keep_mark(self):
         path = self.train_tiny()

@@ -613,14 +613,26 @@ void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()
     QVERIFY(!view->ablationRunning());
     const int heads = int(model->run(1).config.model.heads[0] * 2);
     QCOMPARE(int(view->ablation().size()), heads);
-    QCOMPARE(int(view->pruning().size()), heads + 1);
-    // The button cancels a running ablation: the pruning curve stops where it was.
+    // A curve per order, three random ones; each removes heads until one is left per layer.
+    const int layers = int(model->run(1).config.model.heads.size());
+    QCOMPARE(int(view->pruning().size()), int(pruningOrderTable().size()) + 2);
+    for (const auto &c : view->pruning()) QCOMPARE(int(c.steps.size()), heads - layers + 1);
+    const QString done = view->csv();
+    for (const char *table : {"pruning_gradient,", "pruning_greedy,", "pruning_random_2,"})
+        QVERIFY2(done.contains(QLatin1String(table)), table);
+    // HEADLAB_SCREENSHOTS=DIR keeps the figure with its pruning curves at both screen sizes.
+    if (const QString keep = qEnvironmentVariable("HEADLAB_SCREENSHOTS"); !keep.isEmpty())
+        for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)})
+            QVERIFY(FigureExporter::writePng(
+                view, QDir(keep).filePath(QStringLiteral("inside-%1.png").arg(size.width())), size,
+                nullptr));
+    // The button cancels a running ablation: the pruning stops where it was.
     view->runAblation();
     view->runAblation();
     view->waitForAblation();
-    QVERIFY(int(view->pruning().size()) <= heads + 1);
+    QVERIFY(int(view->pruning().size()) <= int(pruningOrderTable().size()) + 2);
     const QString csv = view->csv();
-    for (const char *table : {"attention,", "logit_rms,", "ablation_delta,", "pruning,"})
+    for (const char *table : {"attention,", "logit_rms,", "ablation_delta,"})
         QVERIFY2(csv.contains(QLatin1String(table)), table);
     QString error;
     QVERIFY2(FigureExporter::writePng(view, dir.filePath("inside.png"), QSize(1200, 800), &error),

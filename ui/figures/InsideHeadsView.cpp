@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <utility>
 
 namespace headlab::ui {
@@ -146,12 +147,14 @@ InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent)
     m_stat->setToolTip(tr("The per-head statistic drawn against step"));
     row->addWidget(m_stat);
     m_mode = new QComboBox;
-    m_mode->addItem(tr("zero the head"), QStringLiteral("zero"));
-    m_mode->addItem(tr("its mean output"), QStringLiteral("mean"));
-    m_mode->setToolTip(tr("What a removed head outputs in the ablation"));
+    for (const auto &mode : ablationModeTable())
+        m_mode->addItem(tr(mode.label), QString::fromUtf8(mode.name));
+    m_mode->setToolTip(tr("What a removed head outputs in the ablation and pruning"));
     row->addWidget(m_mode);
     m_ablate = new QPushButton(tr("Ablate"));
-    m_ablate->setToolTip(tr("Remove each head in turn at this checkpoint, then prune greedily"));
+    m_ablate->setToolTip(tr("Remove each head in turn at this checkpoint, then prune in each "
+                            "order (gradient importance, single-shot, greedy, three random), "
+                            "one head kept per layer"));
     row->addWidget(m_ablate);
     m_canvasWidget = new InsideHeadsCanvas(this);
     setCanvas(m_canvasWidget);
@@ -485,9 +488,7 @@ void InsideHeadsView::runAblation()
     std::shared_ptr<const RunConfig> expected;
     if (m_run >= 0 && m_run < m_model->runCount())
         expected = std::make_shared<RunConfig>(m_model->run(m_run).config);
-    const AblationMode mode = m_mode->currentData().toString() == QLatin1String("mean")
-                                  ? AblationMode::Mean
-                                  : AblationMode::Zero;
+    const AblationMode mode = ablationModeOf(m_mode->currentData().toString().toStdString());
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_ablate->setText(tr("Cancel"));
     auto cancel = m_cancel;
@@ -497,19 +498,33 @@ void InsideHeadsView::runAblation()
     // hands its values back through the mailbox; its calls run here, on the GUI thread.
     m_worker = std::thread([this, letters, path, expected, mode, cancel] {
         std::vector<HeadAblation> ablation;
-        std::vector<PruningStep> pruning;
+        std::vector<PruningCurve> pruning;
         int64_t step = -1;
         QString error;
         try {
             const HeadInspector inspector(path, "cpu", expected.get());
             step = inspector.step();
             ablation = inspector.ablate(mode);
-            pruning = inspector.prune(mode, [&](int64_t done, int64_t total) {
-                letters->post([this, done, total] {
-                    m_ablate->setText(tr("Cancel (%1/%2)").arg(done).arg(total));
-                });
-                return !cancel->load();
-            });
+            // Every order; three seeds of the random one give its spread.
+            std::vector<PruningOptions> orders;
+            for (const auto &row : pruningOrderTable())
+                for (uint64_t seed = 0; seed < (row.order == PruningOrder::Random ? 3u : 1u);
+                     ++seed)
+                    orders.push_back({mode, row.order, seed});
+            for (size_t i = 0; i < orders.size() && !cancel->load(); ++i) {
+                const QString name = QString::fromUtf8(toString(orders[i].order));
+                pruning.push_back(inspector.prune(orders[i], [&](int64_t done, int64_t total) {
+                    letters->post([this, name, i, n = orders.size(), done, total] {
+                        m_ablate->setText(tr("Cancel (%1 %2/%3, %4 of %5)")
+                                              .arg(name)
+                                              .arg(done)
+                                              .arg(total)
+                                              .arg(i + 1)
+                                              .arg(n));
+                    });
+                    return !cancel->load();
+                }));
+            }
         } catch (const std::exception &e) {
             error = QString::fromUtf8(e.what());
         }
@@ -521,7 +536,7 @@ void InsideHeadsView::runAblation()
 }
 
 void InsideHeadsView::finishAblation(std::vector<HeadAblation> ablation,
-                                     std::vector<PruningStep> pruning, int64_t step, QString error)
+                                     std::vector<PruningCurve> pruning, int64_t step, QString error)
 {
     if (m_worker.joinable()) m_worker.join();
     m_ablate->setText(tr("Ablate"));
@@ -604,12 +619,18 @@ QString InsideHeadsView::csv() const
                    .arg(a.head)
                    .arg(m_ablationStep)
                    .arg(a.delta, 0, 'g', 9);
-    for (const auto &s : m_pruning)
-        out += QStringLiteral("pruning,%1,%2,%3,,%4\n")
-                   .arg(s.layer)
-                   .arg(s.head)
-                   .arg(s.fraction, 0, 'g', 6)
-                   .arg(s.testLoss, 0, 'g', 9);
+    // The pruning curves: the order (and a random one's seed) in the table's name.
+    for (const auto &c : m_pruning) {
+        QString table = QStringLiteral("pruning_") + QString::fromUtf8(toString(c.order));
+        if (c.order == PruningOrder::Random) table += QStringLiteral("_%1").arg(c.seed);
+        for (const auto &s : c.steps)
+            out += QStringLiteral("%1,%2,%3,%4,,%5\n")
+                       .arg(table)
+                       .arg(s.layer)
+                       .arg(s.head)
+                       .arg(s.fraction, 0, 'g', 6)
+                       .arg(s.testLoss, 0, 'g', 9);
+    }
     return out;
 }
 
@@ -1124,20 +1145,77 @@ void InsideHeadsCanvas::paintImportance(QPainter &p, const QRectF &area) const
 void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
 {
     const auto &v = *m_view;
-    paintTitle(p, area, tr("Greedy pruning"));
-    if (v.m_pruning.empty()) return;
-    const QRectF plot = plotArea(area, 0);
-    double y0 = v.m_pruning.front().testLoss, y1 = y0;
-    for (const auto &s : v.m_pruning) {
-        y0 = std::min(y0, s.testLoss);
-        y1 = std::max(y1, s.testLoss);
+    paintTitle(p, area, tr("Pruning"));
+    if (v.m_pruning.empty() || v.m_pruning.front().steps.empty()) return;
+    // One colour per order of the table; the random orders drawn as the band between the
+    // lowest and highest of their seeds, with their median.
+    const auto &orders = pruningOrderTable();
+    auto colourOf = [&](PruningOrder o) {
+        for (size_t i = 0; i < orders.size(); ++i)
+            if (orders[i].order == o) return v.m_theme.seriesColor(int(i));
+        return v.m_theme.foreground;
+    };
+    double y0 = v.m_pruning.front().steps.front().testLoss, y1 = y0, x1 = 0.05;
+    for (const auto &c : v.m_pruning)
+        for (const auto &s : c.steps) {
+            y0 = std::min(y0, s.testLoss);
+            y1 = std::max(y1, s.testLoss);
+            x1 = std::max(x1, s.fraction);
+        }
+    // The legend: one entry per order drawn, in one row above the plot.
+    std::vector<PruningOrder> drawn;
+    for (const auto &row : orders)
+        for (const auto &c : v.m_pruning)
+            if (c.order == row.order) {
+                drawn.push_back(row.order);
+                break;
+            }
+    // Flowed into as many rows above the plot as the panel's width needs.
+    p.setFont(v.m_theme.font(8));
+    const QFontMetricsF fm(p.font());
+    const double swatch = 12 * v.m_theme.fontScale, rowHeight = fm.height() + 4;
+    struct Entry {
+        PruningOrder order;
+        QString text;
+        QPointF at; // x, and the row in y until the plot's top is known
+    };
+    std::vector<Entry> entries;
+    int rows = 1;
+    {
+        double x = area.left() + 4;
+        for (const auto o : drawn) {
+            QString text;
+            for (const auto &row : orders)
+                if (row.order == o) text = tr(row.label);
+            if (o == PruningOrder::Random) text += tr(" (band: seeds)");
+            const double w = swatch + 3 + fm.horizontalAdvance(text) + 10;
+            if (x + w > area.right() - 4 && x > area.left() + 4) {
+                ++rows;
+                x = area.left() + 4;
+            }
+            entries.push_back({o, text, QPointF(x, rows - 1)});
+            x += w;
+        }
+    }
+    const QRectF plot = plotArea(area, rows);
+    for (const auto &e : entries) {
+        const double y = plot.top() - double(rows - int(e.at.y())) * rowHeight;
+        p.setPen(QPen(colourOf(e.order), v.m_theme.line(2.4)));
+        p.drawLine(QPointF(e.at.x(), y + fm.height() / 2),
+                   QPointF(e.at.x() + swatch, y + fm.height() / 2));
+        p.setPen(v.m_theme.foreground);
+        label(p, QRectF(e.at.x() + swatch + 3, y, fm.horizontalAdvance(e.text) + 1, fm.height()),
+              Qt::AlignLeft | Qt::AlignVCenter, e.text);
     }
     const LinearTicks yt = niceTicks(std::max(0.0, y0 - 0.05), y1 + 0.05, 5);
     const double lo = yt.first, hi = std::max(y1 + 0.05, yt.first + (yt.count - 1) * yt.step);
-    paintAxes(p, plot, 0, 1, lo, hi, tr("fraction of heads removed"), tr("test loss"));
-    auto px = [&](double x) { return plot.left() + x * plot.width(); };
+    const LinearTicks xt = niceTicks(0, x1, 5);
+    const double xhi = std::max(x1, xt.first + (xt.count - 1) * xt.step);
+    paintAxes(p, plot, 0, xhi, lo, hi, tr("fraction of heads removed"), tr("test loss"));
+    auto px = [&](double x) { return plot.left() + x / xhi * plot.width(); };
     auto py = [&](double y) { return plot.bottom() - (y - lo) / (hi - lo) * plot.height(); };
-    const double budget = v.m_pruning.front().testLoss + 0.05;
+    const double intact = v.m_pruning.front().steps.front().testLoss;
+    const double budget = intact + 0.05;
     p.setPen(QPen(v.m_theme.muted, v.m_theme.line(1), Qt::DashLine));
     p.drawLine(QPointF(plot.left(), py(budget)), QPointF(plot.right(), py(budget)));
     p.setFont(v.m_theme.font(7));
@@ -1154,12 +1232,49 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
           QRectF(plot.left() + 4, budgetTop, budgetMetrics.horizontalAdvance(budgetText) + 1,
                  budgetMetrics.height()),
           Qt::AlignLeft | Qt::AlignTop, budgetText);
-    QPolygonF poly;
-    for (const auto &s : v.m_pruning) poly << QPointF(px(s.fraction), py(s.testLoss));
-    p.setPen(QPen(v.m_theme.seriesColor(0), v.m_theme.line(1.8)));
-    p.drawPolyline(poly);
-    p.setBrush(v.m_theme.seriesColor(0));
-    for (const auto &pt : poly) p.drawEllipse(pt, 2.5, 2.5);
+    p.save();
+    p.setClipRect(plot.adjusted(-3, -3, 3, 3));
+    // The random orders: the band of their seeds at each count removed, and its median.
+    std::map<int64_t, std::vector<double>> random;
+    double randomFraction = 0;
+    for (const auto &c : v.m_pruning)
+        if (c.order == PruningOrder::Random)
+            for (const auto &s : c.steps) {
+                random[s.removed].push_back(s.testLoss);
+                randomFraction = s.removed > 0 ? s.fraction / double(s.removed) : randomFraction;
+            }
+    if (!random.empty() && randomFraction > 0) {
+        QPolygonF upper, lower, median;
+        for (auto &[n, losses] : random) {
+            std::sort(losses.begin(), losses.end());
+            const double x = px(double(n) * randomFraction);
+            upper << QPointF(x, py(losses.back()));
+            lower << QPointF(x, py(losses.front()));
+            median << QPointF(x, py(losses[losses.size() / 2]));
+        }
+        QColor fill = colourOf(PruningOrder::Random);
+        fill.setAlphaF(0.22);
+        QPolygonF band = upper;
+        for (auto it = lower.rbegin(); it != lower.rend(); ++it) band << *it;
+        p.setPen(Qt::NoPen);
+        p.setBrush(fill);
+        p.drawPolygon(band);
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(colourOf(PruningOrder::Random), v.m_theme.line(1.4), Qt::DashLine));
+        p.drawPolyline(median);
+    }
+    for (const auto &c : v.m_pruning) {
+        if (c.order == PruningOrder::Random) continue;
+        QPolygonF poly;
+        for (const auto &s : c.steps) poly << QPointF(px(s.fraction), py(s.testLoss));
+        p.setPen(QPen(colourOf(c.order), v.m_theme.line(1.8)));
+        p.setBrush(Qt::NoBrush);
+        p.drawPolyline(poly);
+        p.setBrush(colourOf(c.order));
+        p.setPen(Qt::NoPen);
+        for (const auto &pt : poly) p.drawEllipse(pt, 2.2, 2.2);
+    }
+    p.restore();
 }
 
 QString InsideHeadsView::hoverText(const QPointF &at) const

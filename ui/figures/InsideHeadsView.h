@@ -61,7 +61,7 @@ public:
     void waitForAblation();
     const AttentionMaps *maps() const { return m_maps ? &*m_maps : nullptr; }
     const std::vector<HeadAblation> &ablation() const { return m_ablation; }
-    const std::vector<PruningStep> &pruning() const { return m_pruning; }
+    const std::vector<PruningCurve> &pruning() const { return m_pruning; }
     // The step the ablation and pruning shown were computed at (-1: none shown). They are
     // cleared when the slider leaves that step, and a running one is cancelled.
     int64_t ablationStep() const { return m_ablationStep; }
@@ -133,7 +133,7 @@ private:
         QString message;
     } m_checkpointMaps;
     std::vector<HeadAblation> m_ablation;
-    std::vector<PruningStep> m_pruning;
+    std::vector<PruningCurve> m_pruning; // one per order (HeadInspector.h), random ones per seed
     int64_t m_ablationStep = -1;
     int64_t m_ablationRequestedStep = -1;        // of the ablation running on m_worker
     QString m_message;                           // why nothing is shown, or what went wrong
@@ -141,7 +141,7 @@ private:
     std::thread m_worker;                        // the ablation in progress
     Mailbox *m_mailbox;                          // its values, handed to this thread
     std::shared_ptr<std::atomic<bool>> m_cancel; // asks it to stop after its current step
-    void finishAblation(std::vector<HeadAblation> ablation, std::vector<PruningStep> pruning,
+    void finishAblation(std::vector<HeadAblation> ablation, std::vector<PruningCurve> pruning,
                         int64_t step, QString error);
 };
 
