@@ -141,13 +141,15 @@ void writeInspectionCsv(const Inspection &x)
     }
     if (!x.pruning.empty()) {
         std::ostringstream csv;
-        csv << "order,seed,ablation,removed,fraction,test_loss,layer,head,score\n";
+        csv << "method,trained_steps,order,seed,ablation,removed,fraction,test_loss,layer,head,"
+               "score\n";
         for (const auto &c : x.pruning)
             for (const auto &p : c.steps)
-                csv << toString(c.order) << ',' << c.seed << ',' << toString(c.mode) << ','
-                    << p.removed << ',' << number(p.fraction) << ',' << number(p.testLoss) << ','
-                    << p.layer << ',' << p.head << ','
-                    << (std::isfinite(p.score) ? number(p.score) : "") << '\n';
+                csv << toString(c.method) << ',' << c.trainedSteps << ','
+                    << (c.method == PruningMethod::L0Gates ? "" : toString(c.order)) << ','
+                    << c.seed << ',' << toString(c.mode) << ',' << p.removed << ','
+                    << number(p.fraction) << ',' << number(p.testLoss) << ',' << p.layer << ','
+                    << p.head << ',' << (std::isfinite(p.score) ? number(p.score) : "") << '\n';
         writeText(x.out + "/pruning.csv", csv.str());
     }
     fsyncDirectory(x.out);
@@ -212,7 +214,9 @@ void printInspectionJson(const Inspection &x)
             if (std::isfinite(p.score)) e["score"] = p.score;
             steps.push_back(e);
         }
-        pr.push_back({{"order", toString(c.order)},
+        pr.push_back({{"method", toString(c.method)},
+                      {"trained_steps", c.trainedSteps},
+                      {"order", c.method == PruningMethod::L0Gates ? "" : toString(c.order)},
                       {"seed", c.seed},
                       {"ablation", toString(c.mode)},
                       {"removable_1pct", c.removableWithin(0.01)},
@@ -279,16 +283,28 @@ void printInspection(const Inspection &x)
                     "than 1 %% / 5 %%, of %lld):\n",
                     toString(x.pruning.front().mode), static_cast<long long>(x.totalHeads));
         for (const auto &c : x.pruning) {
-            std::string name = toString(c.order);
+            std::string name = c.method == PruningMethod::L0Gates ? "" : toString(c.order);
             if (c.order == PruningOrder::Random) name += " (seed " + std::to_string(c.seed) + ")";
+            if (c.method != PruningMethod::PostHoc)
+                name = std::string(toString(c.method)) + (name.empty() ? "" : " " + name);
             std::string sequence;
             for (size_t i = 1; i < c.steps.size(); ++i)
-                sequence += (i > 1 ? " " : "") + std::to_string(c.steps[i].layer) + "." +
-                            std::to_string(c.steps[i].head);
-            std::printf("  %-20s %3lld / %3lld   final loss %s   order %s\n", name.c_str(),
+                sequence +=
+                    (i > 1 ? " " : "") +
+                    (c.method == PruningMethod::L0Gates ? "λ " + number(c.steps[i].score) + ": " +
+                                                              std::to_string(c.steps[i].removed)
+                     : c.method == PruningMethod::Scratch
+                         ? std::to_string(c.steps[i].removed) + ": " + number(c.steps[i].testLoss)
+                         : std::to_string(c.steps[i].layer) + "." +
+                               std::to_string(c.steps[i].head));
+            std::printf("  %-28s %3lld / %3lld   final loss %s   %s %s\n", name.c_str(),
                         static_cast<long long>(c.removableWithin(0.01)),
                         static_cast<long long>(c.removableWithin(0.05)),
-                        number(c.steps.back().testLoss).c_str(), sequence.c_str());
+                        number(c.steps.back().testLoss).c_str(),
+                        c.method == PruningMethod::L0Gates   ? "removed"
+                        : c.method == PruningMethod::Scratch ? "loss at"
+                                                             : "order",
+                        sequence.c_str());
         }
     }
     std::printf("\nCSV: %s/{attention,head_stats,ablation%s}.csv\n", x.out.c_str(),
@@ -358,6 +374,24 @@ int inspectCommand(const InspectArguments &a)
                     x.pruning.push_back(inspector.prune(o));
                 }
             }
+        // With retraining: on the first order's curve (fine-tune, the control), and L0 gates.
+        if (a.prune && !x.pruning.empty())
+            for (const auto &name : a.retrain) {
+                const PruningCurve &first = x.pruning.front();
+                switch (pruningMethodOf(name)) {
+                case PruningMethod::PostHoc:
+                    break;
+                case PruningMethod::FineTune:
+                    x.pruning.push_back(inspector.fineTune(first, a.fineTuneSteps));
+                    break;
+                case PruningMethod::Scratch:
+                    x.pruning.push_back(inspector.fromScratch(first, a.scratchPoints));
+                    break;
+                case PruningMethod::L0Gates:
+                    x.pruning.push_back(inspector.l0Gates(a.lambdas, a.fineTuneSteps, a.seed));
+                    break;
+                }
+            }
         if (!x.ablation.empty())
             for (const auto &[name, v] : x.ablation.front().extraDelta) x.extras.push_back(name);
 
@@ -407,7 +441,9 @@ CommandAction defineInspect(CLI::App &app)
                     "(logit RMS and max, entropy, role scores, weight and gradient norms), the "
                     "test loss with each head removed,\n"
                     "and a pruning curve per order (heads removed one by one, one kept per "
-                    "layer); writes attention.csv, head_stats.csv, ablation.csv "
+                    "layer; --retrain adds\n"
+                    "fine-tuning, the from-scratch control and L0 gates); writes attention.csv, "
+                    "head_stats.csv, ablation.csv "
                     "and pruning.csv (default\n"
                     "folder SESSION.results/inspect/HASH-step-N). --json prints everything as one "
                     "JSON document.\n" +
@@ -445,6 +481,41 @@ CommandAction defineInspect(CLI::App &app)
     inspect
         ->add_option("--keep-per-layer", a->keepPerLayer,
                      "Heads every layer keeps when pruning (default 1; 0 lets a layer lose all)")
+        ->check(CLI::NonNegativeNumber);
+    std::vector<std::string> methods;
+    std::string methodsHelp;
+    for (const auto &row : pruningMethodTable()) {
+        if (row.method == PruningMethod::PostHoc) continue;
+        methods.push_back(row.name);
+        methodsHelp += std::string("\n  ") + row.name + ": " + row.help;
+    }
+    inspect
+        ->add_option("--retrain", a->retrain,
+                     "Pruning with retraining too, comma-separated (on the first order's curve):" +
+                         methodsHelp)
+        ->delimiter(',')
+        ->check(CLI::IsMember(methods));
+    inspect
+        ->add_option("--fine-tune-steps", a->fineTuneSteps,
+                     "Steps each pruned model (and the L0 gates) trains (default " +
+                         std::to_string(a->fineTuneSteps) + ")")
+        ->check(CLI::Range(1, 10000000));
+    inspect
+        ->add_option("--scratch-points", a->scratchPoints,
+                     "Counts of heads removed the control trains, evenly spaced (default " +
+                         std::to_string(a->scratchPoints) + "; 0: every count)")
+        ->check(CLI::NonNegativeNumber);
+    inspect
+        ->add_option(
+            "--l0-lambdas", a->lambdas,
+            "The L0 penalty's lambdas, in loss per share of heads open (default " +
+                [&] {
+                    std::string list;
+                    for (double l : a->lambdas) list += (list.empty() ? "" : ",") + number(l);
+                    return list;
+                }() +
+                ")")
+        ->delimiter(',')
         ->check(CLI::NonNegativeNumber);
     inspect->add_flag("!--no-prune", a->prune, "Skip the pruning curves");
     inspect->add_flag("--json", a->json, "Print JSON instead of tables");

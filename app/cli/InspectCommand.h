@@ -1,6 +1,8 @@
 // InspectCommand.h — `headlab-cli inspect`: inside the heads of one run at one of its checkpoints.
 #pragma once
 
+#include "core/train/HeadInspector.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +21,10 @@ struct InspectArguments {
     int randomOrders = 3;            // random orders, seeds seed, seed + 1, ...
     uint64_t seed = 0;
     long long keepPerLayer = 1;
+    std::vector<std::string> retrain; // fine-tune, scratch, l0 (HeadInspector.h's methods)
+    long long fineTuneSteps = RetrainingDefaults{}.fineTuneSteps;
+    long long scratchPoints = RetrainingDefaults{}.scratchPoints;
+    std::vector<double> lambdas = RetrainingDefaults{}.lambdas;
     bool json = false;
     std::string output; // folder for the CSV files; "" S.results/inspect/<hash>-step-N
     std::string device = "cpu";

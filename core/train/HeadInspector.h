@@ -52,7 +52,17 @@ enum class AblationMode { Zero, Mean, OptimalConstant };
 // - Random: a seeded shuffle (several seeds give the spread of a random order).
 enum class PruningOrder { Greedy, Gradient, SingleShot, Random };
 
-// One row per ablation mode and per pruning order: the name the CLI, the CSV, the session and
+// How a pruning curve was made (Michel et al.'s post-hoc claim and the claims with retraining are
+// different claims):
+// - PostHoc: heads removed from the trained model, nothing trained again;
+// - FineTune: each pruned model of an order's curve trained on for N steps, its heads held out;
+// - Scratch: the control: the same architecture with the surviving heads per layer (their head
+//   dimension kept) trained from scratch for the run's steps;
+// - L0Gates: Voita et al. (2019): a Hard Concrete gate on each head's output learnt with the
+//   weights from the trained model, for each λ of a sweep; a point per λ.
+enum class PruningMethod { PostHoc, FineTune, Scratch, L0Gates };
+
+// One row per ablation mode, pruning order and pruning method: the name the CLI, the CSV, the session and
 // Python use, and the words the app shows. Every list of them derives from these tables.
 struct AblationModeRow {
     AblationMode mode;
@@ -65,7 +75,16 @@ struct PruningOrderRow {
     const char *label; // "greedy (exact)"
     const char *help;
 };
+struct PruningMethodRow {
+    PruningMethod method;
+    const char *name;  // "post-hoc", "fine-tune", "scratch", "l0"
+    const char *label; // "fine-tuned"
+    const char *help;
+};
 const std::vector<AblationModeRow> &ablationModeTable();
+const std::vector<PruningMethodRow> &pruningMethodTable();
+const char *toString(PruningMethod);
+PruningMethod pruningMethodOf(const std::string &name);
 const std::vector<PruningOrderRow> &pruningOrderTable();
 const char *toString(AblationMode);
 const char *toString(PruningOrder);
@@ -105,8 +124,18 @@ struct PruningOptions {
     int64_t batches = 8;      // Gradient: the training batches I_h averages over
 };
 
-// One pruning curve: the test loss against the heads removed, in one order.
+// The retraining's defaults, for the CLI and the app alike.
+struct RetrainingDefaults {
+    int64_t fineTuneSteps = 200; // also the L0 gates' steps
+    int64_t scratchPoints = 5;
+    std::vector<double> lambdas = {0.003, 0.01, 0.03, 0.1, 0.3, 1.0};
+};
+
+// One pruning curve: the test loss against the heads removed, in one order (or, for L0 gates,
+// one point per λ, `score` holding it).
 struct PruningCurve {
+    PruningMethod method = PruningMethod::PostHoc;
+    int64_t trainedSteps = 0; // FineTune, L0Gates: the steps trained; Scratch: the run's
     PruningOrder order = PruningOrder::Greedy;
     AblationMode mode = AblationMode::Zero;
     uint64_t seed = 0;
@@ -163,6 +192,29 @@ public:
     // it goes; returning false stops early (the curve so far is returned).
     PruningCurve prune(const PruningOptions &options,
                        const std::function<bool(int64_t done, int64_t total)> &progress = {}) const;
+
+    // --- With retraining (HeadRetraining.cpp) -----------------------------------------------
+    // Every model of `curve` (each count of heads removed, none removed too) trained on for
+    // `steps` steps of the last phase's batches, at the run's learning rate (the schedule's
+    // multiplier 1), from the checkpoint's Adam moments where it has them, its removed heads held
+    // out as the curve's ablation says; the test loss after. One copy of the model per count, 32
+    // at a time.
+    PruningCurve fineTune(const PruningCurve &curve, int64_t steps,
+                          const std::function<bool(int64_t, int64_t)> &progress = {}) const;
+    // The control: for `points` counts of heads removed along `curve` (evenly spaced, both ends
+    // included; 0: every count), the same model with the surviving heads per layer, each of the
+    // run's head dimension, trained from scratch as the run was (its phases, seeds and steps);
+    // the final test loss. Throws std::invalid_argument when the run's layers differ in head
+    // dimension (no one architecture keeps them).
+    PruningCurve fromScratch(const PruningCurve &curve, int64_t points,
+                             const std::function<bool(int64_t, int64_t)> &progress = {}) const;
+    // L0 gates (Voita et al. 2019; Louizos et al. 2018's Hard Concrete, β = 2/3, γ = −0.1,
+    // ζ = 1.1): for each λ, a gate on every head's output and the model's weights trained
+    // together from the checkpoint for `steps` steps on loss + λ · (expected share of heads
+    // open); then each gate fixed at its expected value, the heads whose gate is 0 removed.
+    // A point per λ (`score`), sorted by heads removed; the first is the intact model.
+    PruningCurve l0Gates(const std::vector<double> &lambdas, int64_t steps, uint64_t seed = 0,
+                         const std::function<bool(int64_t, int64_t)> &progress = {}) const;
 
 private:
     struct Impl;

@@ -729,11 +729,14 @@ class Session:
     def pruning(self, runs: int | list | None = None) -> pd.DataFrame:
         """The pruning curves `headlab-cli inspect` wrote for the session's runs (its default
         folder, RESULTS/inspect/HASH-step-N/pruning.csv): one row per heads-removed count of each
-        curve, as (session, run, checkpoint_step, order, seed, ablation, removed, fraction,
-        test_loss, layer, head_index, score). `layer` and `head_index` name the head removed at
-        that count (-1 at 0 removed); `score` is what the order ranked it by (NaN for random).
-        runs: run indices to keep. Empty when no run was inspected."""
-        columns = {"session": "category", "run": "int64", "checkpoint_step": "int64", "order": "category",
+        curve, as (session, run, checkpoint_step, method, trained_steps, order, seed, ablation,
+        removed, fraction, test_loss, layer, head_index, score). `method`: post-hoc, fine-tune,
+        scratch (the control) or l0 (whose order is empty and whose score is λ); `layer` and
+        `head_index` name the head removed at that count (-1 at 0 removed, and for l0); `score` is
+        what the order ranked it by (NaN for random). runs: run indices to keep. Empty when no
+        run was inspected."""
+        columns = {"session": "category", "run": "int64", "checkpoint_step": "int64", "method": "category",
+                   "trained_steps": "int64", "order": "category",
                    "seed": "int64", "ablation": "category", "removed": "int64", "fraction": "float64",
                    "test_loss": "float64", "layer": "int64", "head_index": "int64", "score": "float64"}
         self.reload()
@@ -758,6 +761,9 @@ class Session:
                 table.insert(1, "seed", 0)
                 table.insert(2, "ablation", "")
                 table["score"] = np.nan
+            if "method" not in table:  # written before retraining: post hoc
+                table.insert(0, "method", "post-hoc")
+                table.insert(1, "trained_steps", 0)
             table.insert(0, "run", run)
             table.insert(1, "checkpoint_step", int(step))
             frames.append(table.rename(columns={"head": "head_index"}))
@@ -845,7 +851,7 @@ class Sessions:
         frames = [getattr(s, method)(**kwargs) for s in self.sessions]
         frames = [f for f in frames if not f.empty] or frames[:1]
         frame = pd.concat(frames, ignore_index=True)
-        for c in ("session", "phase", "metric", "statistic", "order", "ablation"):
+        for c in ("session", "phase", "metric", "statistic", "method", "order", "ablation"):
             if c in frame and frame[c].dtype != object:
                 frame[c] = frame[c].astype(str).astype("category")
         return frame

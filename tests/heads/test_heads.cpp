@@ -104,6 +104,9 @@ private Q_SLOTS:
     void aHeadWhoseCopyCarriesItsWorkIsPrunedFirst();
     void randomOrdersDifferBySeedAndRepeatWithIt();
     void theOptimalConstantCostsNoMoreThanTheMean();
+    void fineTuningACurveInOneEnsembleEqualsEachAlone();
+    void theControlWithEveryHeadIsTheRunItself();
+    void l0GatesCloseMoreHeadsAsLambdaGrows();
     void headStatisticsAreLoggedForEveryRun();
     void liveMapsArriveAtEachEvaluation();
     void inspectPrintsWritesAndRefusesBadInput();
@@ -461,6 +464,82 @@ void TestHeads::theOptimalConstantCostsNoMoreThanTheMean()
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, pruningOrderOf("alphabetical"));
 }
 
+void TestHeads::fineTuningACurveInOneEnsembleEqualsEachAlone()
+{
+    QTemporaryDir tmp;
+    const HeadInspector inspector(trainWithCheckpoint({learningRun()}, tmp, 0));
+    PruningOptions o;
+    o.keepPerLayer = 0;
+    const PruningCurve curve = inspector.prune(o); // greedy, every head: 6 models
+    const PruningCurve tuned = inspector.fineTune(curve, 40);
+    QCOMPARE(tuned.method, PruningMethod::FineTune);
+    QCOMPARE(tuned.trainedSteps, int64_t(40));
+    QCOMPARE(tuned.steps.size(), curve.steps.size());
+    // The models train side by side in one ensemble: each as it would alone.
+    PruningCurve prefix = curve;
+    prefix.steps.resize(2);
+    const PruningCurve alone = inspector.fineTune(prefix, 40);
+    for (size_t i = 0; i < 2; ++i)
+        QVERIFY2(
+            std::abs(alone.steps[i].testLoss - tuned.steps[i].testLoss) < 1e-5,
+            qPrintable(
+                QString("%1 vs %2").arg(alone.steps[i].testLoss).arg(tuned.steps[i].testLoss)));
+    // With every head gone, training on recovers part of what removing them cost.
+    QVERIFY2(
+        tuned.steps.back().testLoss < curve.steps.back().testLoss,
+        qPrintable(
+            QString("%1 vs %2").arg(tuned.steps.back().testLoss).arg(curve.steps.back().testLoss)));
+    for (size_t i = 0; i < curve.steps.size(); ++i) { // the heads removed are the curve's
+        QCOMPARE(tuned.steps[i].layer, curve.steps[i].layer);
+        QCOMPARE(tuned.steps[i].head, curve.steps[i].head);
+    }
+}
+
+void TestHeads::theControlWithEveryHeadIsTheRunItself()
+{
+    // The control at 0 heads removed is the run's own architecture trained as it was: the same
+    // final test loss, to the bit. The others have fewer heads of the same dimension.
+    QTemporaryDir tmp;
+    RunConfig c = learningRun();
+    c.model.heads = {3, 3};
+    const HeadInspector inspector(trainWithCheckpoint({c}, tmp, 0));
+    PruningOptions o;
+    o.order = PruningOrder::SingleShot;
+    const PruningCurve curve = inspector.prune(o); // 4 removed: 5 counts
+    const PruningCurve control = inspector.fromScratch(curve, 3);
+    QCOMPARE(control.method, PruningMethod::Scratch);
+    QCOMPARE(control.trainedSteps, c.totalSteps());
+    QCOMPARE(control.steps.size(), size_t(3));
+    QCOMPARE(control.steps[0].removed, int64_t(0));
+    QCOMPARE(control.steps[1].removed, int64_t(2));
+    QCOMPARE(control.steps[2].removed, int64_t(4));
+    QCOMPARE(control.steps[0].testLoss, inspector.loggedTestLoss());
+    for (const auto &s : control.steps) QVERIFY(std::isfinite(s.testLoss));
+    // Per-layer head dimensions that differ have no one control architecture.
+    QTemporaryDir other;
+    const HeadInspector mixed(trainWithCheckpoint({learningRun()}, other, 0)); // heads {2, 3}
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, mixed.fromScratch(mixed.prune({}), 0));
+}
+
+void TestHeads::l0GatesCloseMoreHeadsAsLambdaGrows()
+{
+    QTemporaryDir tmp;
+    const HeadInspector inspector(trainWithCheckpoint({learningRun()}, tmp, 0));
+    const PruningCurve c = inspector.l0Gates({0.0, 100.0}, 150, 7);
+    QCOMPARE(c.method, PruningMethod::L0Gates);
+    QCOMPARE(c.steps.size(), size_t(3)); // the intact model, then a point per lambda
+    QCOMPARE(c.steps[0].removed, int64_t(0));
+    QVERIFY(std::abs(c.steps[0].testLoss - inspector.baseline().at("test_loss")) < 1e-9);
+    std::map<double, int64_t> removed;
+    for (size_t i = 1; i < c.steps.size(); ++i) {
+        QVERIFY(c.steps[i].removed >= c.steps[i - 1].removed); // sorted by heads removed
+        removed[c.steps[i].score] = c.steps[i].removed;
+    }
+    QCOMPARE(removed.size(), size_t(2));
+    QCOMPARE(removed.at(0.0), int64_t(0));   // no price on heads: every gate stays open
+    QCOMPARE(removed.at(100.0), int64_t(5)); // a high one: every gate closes
+}
+
 void TestHeads::headStatisticsAreLoggedForEveryRun()
 {
     // An ensemble whose runs differ in heads: each run logs its own heads only.
@@ -596,11 +675,27 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
         QFile csv(folder + "/pruning.csv");
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split('\n');
-        QCOMPARE(lines.front(),
-                 QStringLiteral("order,seed,ablation,removed,fraction,test_loss,layer,head,score"));
+        QCOMPARE(lines.front(), QStringLiteral("method,trained_steps,order,seed,ablation,removed,"
+                                               "fraction,test_loss,layer,head,score"));
         QCOMPARE(lines.size(), 1 + 5); // 0 .. 4 heads removed
-        QVERIFY2(lines.back().startsWith(QStringLiteral("single-shot,0,optimal,4,1,")),
+        QVERIFY2(lines.back().startsWith(QStringLiteral("post-hoc,0,single-shot,0,optimal,4,1,")),
                  qPrintable(lines.back()));
+    }
+    {
+        // With retraining: the first order's curve fine-tuned and its control, and L0 gates.
+        auto [code, out, err] = cli({"inspect", session, "--run", "0", "--order", "gradient",
+                                     "--retrain", "fine-tune,scratch,l0", "--fine-tune-steps", "5",
+                                     "--scratch-points", "2", "--l0-lambdas", "0,1", "--json"});
+        QVERIFY2(code == 0, qPrintable(err));
+        const auto curves = QJsonDocument::fromJson(out.toUtf8()).object()["pruning"].toArray();
+        QStringList methods;
+        for (const auto &c : curves) methods << c.toObject()["method"].toString();
+        QCOMPARE(methods, (QStringList{"post-hoc", "fine-tune", "scratch", "l0"}));
+        QCOMPARE(curves[1].toObject()["trained_steps"].toInt(), 5);
+        QCOMPARE(curves[2].toObject()["trained_steps"].toInt(), 300); // the run's own steps
+        QCOMPARE(curves[2].toObject()["steps"].toArray().size(), 2);
+        QCOMPARE(curves[3].toObject()["steps"].toArray().size(), 3);
+        QCOMPARE(curves[3].toObject()["order"].toString(), QString());
     }
     auto refuses = [&](const QStringList &args, const char *expected) {
         auto [code, out, err] = cli(args);
@@ -612,6 +707,7 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
     refuses({"inspect", session, "--run", "0", "--input", "1000 + 1"}, "--input");
     refuses({"inspect", session, "--run", "0", "--ablation", "half"}, "--ablation");
     refuses({"inspect", session, "--run", "0", "--order", "gradient,alphabetical"}, "--order");
+    refuses({"inspect", session, "--run", "0", "--retrain", "post-hoc"}, "--retrain");
     refuses({"inspect", session, "--run", "0", "--input", "1+1" + QString(30000, ' ') + "x"},
             "--input"); // no stack overflow
 

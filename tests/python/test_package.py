@@ -297,18 +297,22 @@ class PackageAgainstCli(unittest.TestCase):
         path = self.train_tiny()
         s = headlab.open(path)
         self.assertTrue(s.pruning().empty)
-        self.assertEqual(list(s.pruning().columns)[:4], ["session", "run", "checkpoint_step", "order"])
+        self.assertEqual(list(s.pruning().columns)[:6],
+                         ["session", "run", "checkpoint_step", "method", "trained_steps", "order"])
         out = cli("inspect", path, "--run", "4", "--json").stdout
         inspected = json.loads(out)
-        cli("inspect", path, "--run", "1", "--order", "random", "--random-orders", "2", "--seed", "5")
+        cli("inspect", path, "--run", "3", "--order", "random", "--random-orders", "2", "--seed", "5",
+            "--retrain", "fine-tune,l0", "--fine-tune-steps", "5", "--l0-lambdas", "0,1")
         with warnings.catch_warnings():  # inspect wrote into the results folder: read again
             warnings.simplefilter("ignore", headlab.SessionChanged)
             table = s.pruning()
-        self.assertEqual(sorted(table["run"].unique()), [1, 4])
+        self.assertEqual(sorted(table["run"].unique()), [3, 4])
         four = table[table["run"] == 4]
+        self.assertEqual(str(table["method"].dtype), "category")
         self.assertEqual(set(four["checkpoint_step"]), {inspected["step"]})
         # Every curve of the JSON, step for step.
         for curve in inspected["pruning"]:
+            self.assertEqual(curve["method"], "post-hoc")
             rows = four[(four["order"] == curve["order"]) & (four["seed"] == curve["seed"])]
             self.assertEqual(list(rows["removed"]), [p["removed"] for p in curve["steps"]])
             self.assertEqual(list(rows["layer"]), [p["layer"] for p in curve["steps"]])
@@ -317,11 +321,21 @@ class PackageAgainstCli(unittest.TestCase):
             self.assertEqual(set(rows["ablation"]), {"zero"})
         # Run 4 has 3 heads in each of 2 layers: one kept per layer, 4 removed.
         self.assertEqual(four.groupby(["order", "seed"], observed=True)["removed"].max().tolist(), [4] * 6)
-        one = table[table["run"] == 1]
+        self.assertEqual(set(four["method"]), {"post-hoc"})
+        one = table[(table["run"] == 3) & (table["method"] == "post-hoc")]  # 2 heads in each layer
         self.assertEqual(sorted(one["seed"].unique()), [5, 6])
         self.assertEqual(set(one["order"]), {"random"})
         self.assertTrue(one["score"].isna().all())
-        self.assertEqual(len(s.pruning(runs=1)), len(one))
+        self.assertEqual(list(one["removed"]), [0, 1, 2] * 2)
+        # Retraining: the first random order fine-tuned for 5 steps; L0 gates at two lambdas.
+        tuned = table[(table["run"] == 3) & (table["method"] == "fine-tune")]
+        self.assertEqual(list(tuned["removed"]), list(one[one["seed"] == 5]["removed"]))
+        self.assertEqual(set(tuned["trained_steps"]), {5})
+        l0 = table[(table["run"] == 3) & (table["method"] == "l0")]
+        self.assertEqual(len(l0), 3)  # the intact model and a point per lambda
+        self.assertTrue(l0["order"].isna().all())
+        self.assertEqual(sorted(l0["score"].dropna()), [0.0, 1.0])
+        self.assertEqual(len(s.pruning(runs=3)), len(table[table["run"] == 3]))
 
     def test_checkpoints_carry_the_users_keep_mark(self):
         path = self.train_tiny()

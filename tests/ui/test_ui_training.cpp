@@ -617,8 +617,19 @@ void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()
     const int layers = int(model->run(1).config.model.heads.size());
     QCOMPARE(int(view->pruning().size()), int(pruningOrderTable().size()) + 2);
     for (const auto &c : view->pruning()) QCOMPARE(int(c.steps.size()), heads - layers + 1);
+    // With retraining: the gradient curve fine-tuned, its control, and L0 gates, after them.
+    view->setRetraining(true);
+    view->runAblation();
+    view->waitForAblation();
+    view->setRetraining(false);
+    QCOMPARE(int(view->pruning().size()), int(pruningOrderTable().size()) + 2 + 3);
+    QCOMPARE(view->pruning()[6].method, PruningMethod::FineTune);
+    QCOMPARE(view->pruning()[7].method, PruningMethod::Scratch);
+    QCOMPARE(view->pruning()[8].method, PruningMethod::L0Gates);
     const QString done = view->csv();
-    for (const char *table : {"pruning_gradient,", "pruning_greedy,", "pruning_random_2,"})
+    for (const char *table :
+         {"pruning_gradient,", "pruning_greedy,", "pruning_random_2,",
+          "pruning_fine-tune_gradient,", "pruning_scratch_gradient,", "pruning_l0_,"})
         QVERIFY2(done.contains(QLatin1String(table)), table);
     // HEADLAB_SCREENSHOTS=DIR keeps the figure with its pruning curves at both screen sizes.
     if (const QString keep = qEnvironmentVariable("HEADLAB_SCREENSHOTS"); !keep.isEmpty())

@@ -156,6 +156,18 @@ InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent)
                             "order (gradient importance, single-shot, greedy, three random), "
                             "one head kept per layer"));
     row->addWidget(m_ablate);
+    m_retrain = new QCheckBox(tr("with retraining"));
+    {
+        const RetrainingDefaults r;
+        m_retrain->setToolTip(
+            tr("Ablate also fine-tunes each model of the gradient order's curve for %1 steps, "
+               "trains the surviving heads from scratch at %2 counts (the control), and learns L0 "
+               "gates at %3 values of λ: minutes on a CPU for a small model")
+                .arg(r.fineTuneSteps)
+                .arg(r.scratchPoints)
+                .arg(r.lambdas.size()));
+    }
+    row->addWidget(m_retrain);
     m_canvasWidget = new InsideHeadsCanvas(this);
     setCanvas(m_canvasWidget);
 
@@ -489,6 +501,7 @@ void InsideHeadsView::runAblation()
     if (m_run >= 0 && m_run < m_model->runCount())
         expected = std::make_shared<RunConfig>(m_model->run(m_run).config);
     const AblationMode mode = ablationModeOf(m_mode->currentData().toString().toStdString());
+    const bool retrain = m_retrain->isChecked();
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_ablate->setText(tr("Cancel"));
     auto cancel = m_cancel;
@@ -496,7 +509,7 @@ void InsideHeadsView::runAblation()
     m_mailbox->open();
     // Its own inspector: the one the view draws maps with stays on the GUI thread. The worker
     // hands its values back through the mailbox; its calls run here, on the GUI thread.
-    m_worker = std::thread([this, letters, path, expected, mode, cancel] {
+    m_worker = std::thread([this, letters, path, expected, mode, cancel, retrain] {
         std::vector<HeadAblation> ablation;
         std::vector<PruningCurve> pruning;
         int64_t step = -1;
@@ -511,19 +524,50 @@ void InsideHeadsView::runAblation()
                 for (uint64_t seed = 0; seed < (row.order == PruningOrder::Random ? 3u : 1u);
                      ++seed)
                     orders.push_back({mode, row.order, seed});
-            for (size_t i = 0; i < orders.size() && !cancel->load(); ++i) {
-                const QString name = QString::fromUtf8(toString(orders[i].order));
-                pruning.push_back(inspector.prune(orders[i], [&](int64_t done, int64_t total) {
-                    letters->post([this, name, i, n = orders.size(), done, total] {
+            // Then, asked for, the retraining: on the first order's curve, and L0 gates.
+            std::vector<PruningMethod> methods;
+            if (retrain)
+                for (const auto &row : pruningMethodTable())
+                    if (row.method != PruningMethod::PostHoc) methods.push_back(row.method);
+            const size_t jobs = orders.size() + methods.size();
+            auto reporter = [&](const QString &name, size_t i) {
+                return [&, name, i](int64_t done, int64_t total) {
+                    letters->post([this, name, i, jobs, done, total] {
                         m_ablate->setText(tr("Cancel (%1 %2/%3, %4 of %5)")
                                               .arg(name)
                                               .arg(done)
                                               .arg(total)
                                               .arg(i + 1)
-                                              .arg(n));
+                                              .arg(jobs));
                     });
                     return !cancel->load();
-                }));
+                };
+            };
+            for (size_t i = 0; i < orders.size() && !cancel->load(); ++i)
+                pruning.push_back(inspector.prune(
+                    orders[i], reporter(QString::fromUtf8(toString(orders[i].order)), i)));
+            const RetrainingDefaults r;
+            for (size_t k = 0; k < methods.size() && !cancel->load() && !pruning.empty(); ++k) {
+                const auto report =
+                    reporter(QString::fromUtf8(toString(methods[k])), orders.size() + k);
+                switch (methods[k]) {
+                case PruningMethod::PostHoc:
+                    break;
+                case PruningMethod::FineTune:
+                    pruning.push_back(inspector.fineTune(pruning.front(), r.fineTuneSteps, report));
+                    break;
+                case PruningMethod::Scratch:
+                    try {
+                        pruning.push_back(
+                            inspector.fromScratch(pruning.front(), r.scratchPoints, report));
+                    } catch (const std::invalid_argument &e) { // per-layer head dimensions
+                        error = tr("No from-scratch control: %1").arg(QString::fromUtf8(e.what()));
+                    }
+                    break;
+                case PruningMethod::L0Gates:
+                    pruning.push_back(inspector.l0Gates(r.lambdas, r.fineTuneSteps, 0, report));
+                    break;
+                }
             }
         } catch (const std::exception &e) {
             error = QString::fromUtf8(e.what());
@@ -533,6 +577,11 @@ void InsideHeadsView::runAblation()
             finishAblation(ablation, pruning, step, error);
         });
     });
+}
+
+void InsideHeadsView::setRetraining(bool on)
+{
+    m_retrain->setChecked(on);
 }
 
 void InsideHeadsView::finishAblation(std::vector<HeadAblation> ablation,
@@ -621,7 +670,10 @@ QString InsideHeadsView::csv() const
                    .arg(a.delta, 0, 'g', 9);
     // The pruning curves: the order (and a random one's seed) in the table's name.
     for (const auto &c : m_pruning) {
-        QString table = QStringLiteral("pruning_") + QString::fromUtf8(toString(c.order));
+        QString table = QStringLiteral("pruning_");
+        if (c.method != PruningMethod::PostHoc)
+            table += QString::fromUtf8(toString(c.method)) + QLatin1Char('_');
+        if (c.method != PruningMethod::L0Gates) table += QString::fromUtf8(toString(c.order));
         if (c.order == PruningOrder::Random) table += QStringLiteral("_%1").arg(c.seed);
         for (const auto &s : c.steps)
             out += QStringLiteral("%1,%2,%3,%4,,%5\n")
@@ -1147,60 +1199,94 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
     const auto &v = *m_view;
     paintTitle(p, area, tr("Pruning"));
     if (v.m_pruning.empty() || v.m_pruning.front().steps.empty()) return;
-    // One colour per order of the table; the random orders drawn as the band between the
-    // lowest and highest of their seeds, with their median.
+    // Post hoc: one colour per order of the table, the random orders drawn as the band between
+    // the lowest and highest of their seeds with their median. With retraining: the fine-tuned
+    // curve dashed in its order's colour, the control and the L0 gates in colours of their own.
     const auto &orders = pruningOrderTable();
-    auto colourOf = [&](PruningOrder o) {
+    const auto &methods = pruningMethodTable();
+    auto orderColour = [&](PruningOrder o) {
         for (size_t i = 0; i < orders.size(); ++i)
             if (orders[i].order == o) return v.m_theme.seriesColor(int(i));
         return v.m_theme.foreground;
     };
+    auto methodIndex = [&](PruningMethod m) {
+        for (size_t i = 0; i < methods.size(); ++i)
+            if (methods[i].method == m) return i;
+        return size_t(0);
+    };
+    auto penOf = [&](const PruningCurve &c) {
+        switch (c.method) {
+        case PruningMethod::PostHoc:
+            return QPen(orderColour(c.order), v.m_theme.line(1.8),
+                        c.order == PruningOrder::Random ? Qt::DashLine : Qt::SolidLine);
+        case PruningMethod::FineTune:
+            return QPen(orderColour(c.order), v.m_theme.line(1.8), Qt::DashDotLine);
+        case PruningMethod::Scratch: // the control, in the axes' colour
+            return QPen(v.m_theme.foreground, v.m_theme.line(1.8), Qt::SolidLine);
+        default:
+            // The colours after the orders', one per method.
+            return QPen(v.m_theme.seriesColor(int(orders.size() + methodIndex(c.method))),
+                        v.m_theme.line(1.8), Qt::SolidLine);
+        }
+    };
     double y0 = v.m_pruning.front().steps.front().testLoss, y1 = y0, x1 = 0.05;
     for (const auto &c : v.m_pruning)
-        for (const auto &s : c.steps) {
-            y0 = std::min(y0, s.testLoss);
-            y1 = std::max(y1, s.testLoss);
-            x1 = std::max(x1, s.fraction);
-        }
-    // The legend: one entry per order drawn, in one row above the plot.
-    std::vector<PruningOrder> drawn;
-    for (const auto &row : orders)
-        for (const auto &c : v.m_pruning)
-            if (c.order == row.order) {
-                drawn.push_back(row.order);
-                break;
+        for (const auto &s : c.steps)
+            if (std::isfinite(s.testLoss)) {
+                y0 = std::min(y0, s.testLoss);
+                y1 = std::max(y1, s.testLoss);
+                x1 = std::max(x1, s.fraction);
             }
-    // Flowed into as many rows above the plot as the panel's width needs.
-    p.setFont(v.m_theme.font(8));
-    const QFontMetricsF fm(p.font());
-    const double swatch = 12 * v.m_theme.fontScale, rowHeight = fm.height() + 4;
+    // The legend: one entry per kind of curve drawn, flowed into as many rows above the plot as
+    // the panel's width needs.
     struct Entry {
-        PruningOrder order;
+        QPen pen;
         QString text;
         QPointF at; // x, and the row in y until the plot's top is known
     };
     std::vector<Entry> entries;
+    for (const auto &row : orders)
+        for (const auto &c : v.m_pruning)
+            if (c.method == PruningMethod::PostHoc && c.order == row.order) {
+                entries.push_back({penOf(c), row.order == PruningOrder::Random
+                                                 ? tr("%1 (band: seeds)").arg(tr(row.label))
+                                                 : tr(row.label)});
+                break;
+            }
+    for (const auto &row : methods)
+        for (const auto &c : v.m_pruning)
+            if (c.method == row.method && c.method != PruningMethod::PostHoc) {
+                QString text = tr(row.label);
+                if (c.method == PruningMethod::FineTune)
+                    text = tr("%1 %2 steps (%3)")
+                               .arg(text)
+                               .arg(c.trainedSteps)
+                               .arg(QString::fromUtf8(toString(c.order)));
+                entries.push_back({penOf(c), text});
+                break;
+            }
+    p.setFont(v.m_theme.font(8));
+    const QFontMetricsF fm(p.font());
+    const double swatch = 14 * v.m_theme.fontScale, rowHeight = fm.height() + 4;
     int rows = 1;
     {
         double x = area.left() + 4;
-        for (const auto o : drawn) {
-            QString text;
-            for (const auto &row : orders)
-                if (row.order == o) text = tr(row.label);
-            if (o == PruningOrder::Random) text += tr(" (band: seeds)");
-            const double w = swatch + 3 + fm.horizontalAdvance(text) + 10;
+        for (auto &e : entries) {
+            const double w = swatch + 3 + fm.horizontalAdvance(e.text) + 10;
             if (x + w > area.right() - 4 && x > area.left() + 4) {
                 ++rows;
                 x = area.left() + 4;
             }
-            entries.push_back({o, text, QPointF(x, rows - 1)});
+            e.at = QPointF(x, rows - 1);
             x += w;
         }
     }
     const QRectF plot = plotArea(area, rows);
     for (const auto &e : entries) {
         const double y = plot.top() - double(rows - int(e.at.y())) * rowHeight;
-        p.setPen(QPen(colourOf(e.order), v.m_theme.line(2.4)));
+        QPen pen = e.pen;
+        pen.setWidthF(v.m_theme.line(2.2));
+        p.setPen(pen);
         p.drawLine(QPointF(e.at.x(), y + fm.height() / 2),
                    QPointF(e.at.x() + swatch, y + fm.height() / 2));
         p.setPen(v.m_theme.foreground);
@@ -1236,23 +1322,26 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
     p.setClipRect(plot.adjusted(-3, -3, 3, 3));
     // The random orders: the band of their seeds at each count removed, and its median.
     std::map<int64_t, std::vector<double>> random;
-    double randomFraction = 0;
+    double perHead = 0;
+    const PruningCurve *anyRandom = nullptr;
     for (const auto &c : v.m_pruning)
-        if (c.order == PruningOrder::Random)
+        if (c.method == PruningMethod::PostHoc && c.order == PruningOrder::Random) {
+            anyRandom = &c;
             for (const auto &s : c.steps) {
                 random[s.removed].push_back(s.testLoss);
-                randomFraction = s.removed > 0 ? s.fraction / double(s.removed) : randomFraction;
+                if (s.removed > 0) perHead = s.fraction / double(s.removed);
             }
-    if (!random.empty() && randomFraction > 0) {
+        }
+    if (anyRandom && perHead > 0) {
         QPolygonF upper, lower, median;
         for (auto &[n, losses] : random) {
             std::sort(losses.begin(), losses.end());
-            const double x = px(double(n) * randomFraction);
+            const double x = px(double(n) * perHead);
             upper << QPointF(x, py(losses.back()));
             lower << QPointF(x, py(losses.front()));
             median << QPointF(x, py(losses[losses.size() / 2]));
         }
-        QColor fill = colourOf(PruningOrder::Random);
+        QColor fill = orderColour(PruningOrder::Random);
         fill.setAlphaF(0.22);
         QPolygonF band = upper;
         for (auto it = lower.rbegin(); it != lower.rend(); ++it) band << *it;
@@ -1260,19 +1349,24 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
         p.setBrush(fill);
         p.drawPolygon(band);
         p.setBrush(Qt::NoBrush);
-        p.setPen(QPen(colourOf(PruningOrder::Random), v.m_theme.line(1.4), Qt::DashLine));
+        p.setPen(penOf(*anyRandom));
         p.drawPolyline(median);
     }
     for (const auto &c : v.m_pruning) {
-        if (c.order == PruningOrder::Random) continue;
+        if (c.method == PruningMethod::PostHoc && c.order == PruningOrder::Random) continue;
         QPolygonF poly;
-        for (const auto &s : c.steps) poly << QPointF(px(s.fraction), py(s.testLoss));
-        p.setPen(QPen(colourOf(c.order), v.m_theme.line(1.8)));
+        for (const auto &s : c.steps)
+            if (std::isfinite(s.testLoss)) poly << QPointF(px(s.fraction), py(s.testLoss));
+        const QPen pen = penOf(c);
+        p.setPen(pen);
         p.setBrush(Qt::NoBrush);
         p.drawPolyline(poly);
-        p.setBrush(colourOf(c.order));
-        p.setPen(Qt::NoPen);
-        for (const auto &pt : poly) p.drawEllipse(pt, 2.2, 2.2);
+        // Markers: filled dots post hoc, hollow ones after training.
+        p.setPen(QPen(pen.color(), v.m_theme.line(1.2)));
+        p.setBrush(c.method == PruningMethod::PostHoc ? QBrush(pen.color())
+                                                      : QBrush(v.m_theme.plotBackground));
+        const double r = c.method == PruningMethod::PostHoc ? 2.2 : 3.0;
+        for (const auto &pt : poly) p.drawEllipse(pt, r, r);
     }
     p.restore();
 }

@@ -54,6 +54,8 @@ public:
     // Ablates every head and prunes greedily at the shown checkpoint, on a worker thread; the
     // button shows the progress and cancels. waitForAblation() blocks until it is done (tests).
     void runAblation();
+    // Whether Ablate also prunes with retraining (the box beside it).
+    void setRetraining(bool on);
     // Marks (or unmarks) the shown checkpoint as one pruning keeps; false when it cannot be
     // (no checkpoint shown, the run unfinished), with message() saying why.
     bool setKeepShown(bool keep);
@@ -110,6 +112,7 @@ private:
     QComboBox *m_runPicker; // the run shown; its choice selects the run, as the table does
     QString m_pickerKey;    // the runs it lists (session, count, last run's label)
     QPushButton *m_ablate;
+    QCheckBox *m_retrain; // Ablate also fine-tunes, trains the control and learns L0 gates
 
     int m_run = -1;
     bool m_runChangedWhileHidden = false; // m_run moved without a reload: the next one resets
