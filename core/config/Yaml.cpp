@@ -803,7 +803,11 @@ void writeText(YAML::Emitter &out, const std::string &text)
                            std::isspace(static_cast<unsigned char>(text.front())) ||
                            std::isspace(static_cast<unsigned char>(text.back()));
     // Line breaks too are written double-quoted (as \n): a literal block would add a final one.
-    if (ambiguous || text.find('\n') != std::string::npos)
+    // DEL (0x7F) is not printable in YAML, and yaml-cpp escapes it only with every non-ASCII
+    // character (as \u, which reads back to the same text): a generated sample can hold one.
+    if (text.find('\x7f') != std::string::npos)
+        out << YAML::EscapeNonAscii << YAML::DoubleQuoted << text;
+    else if (ambiguous || text.find('\n') != std::string::npos)
         out << YAML::DoubleQuoted << text;
     else
         out << text;

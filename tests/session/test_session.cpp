@@ -320,7 +320,9 @@ Session fullSession()
     text.config.task.sampleCount = 2;
     text.config.task.sampleTemperature = 0.7;
     text.config.task.sampleSeed = 99;
-    text.result.samples = {"Once upon a time: a cat\nsat.\n", "  \"quoted\", é, tab\tend"};
+    // A generated sample can hold any byte: DEL and C0 controls beside UTF-8.
+    text.result.samples = {"Once upon a time: a cat\nsat.\n", "  \"quoted\", é, tab\tend",
+                           "del \x7f, bell \x07, é"};
     text.result.status = RunStatus::Stopped;
     text.result.message = "true"; // text that YAML would read as a bool must stay text
     s.runs.push_back(text);
@@ -428,6 +430,12 @@ void TestSession::roundTripKeepsEveryFieldExactly()
     compareSessions(original, loaded);
     // Writing what was read gives the same text: nothing drifts on a second save.
     QCOMPARE(sessionToYaml(loaded), text);
+    // Every character is one YAML lets a file hold (PyYAML refused a raw DEL that yaml-cpp wrote).
+    for (const char c : text)
+        QVERIFY2(
+            c == '\n' || c == '\t' || (static_cast<unsigned char>(c) >= 0x20 && c != '\x7f'),
+            qPrintable(
+                QString("byte 0x%1 in the text").arg(int(static_cast<unsigned char>(c)), 2, 16)));
 }
 
 // Issue 55: a run's origin (when, where, by what) is kept through its run file and an export, the

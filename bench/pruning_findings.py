@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""pruning_findings.py DIR [--figures DIR] — folds bench/pruning_findings.sh's inspections into
+the table of docs/FINDINGS.md "How many heads can go" and its figures.
+
+For each preset, configuration (head count or width), curve (method and order) and ablation: the
+share of heads removed before the test loss first rises by more than 1 % and 5 % of the intact
+model's (the original model's, for every method), over the seeds: mean, min and max (random
+orders averaged within a run first). For L0 gates, whose points are separate models: the most
+heads any λ removed within the bound. Writes DIR/pruning-table.csv and prints the table as
+Markdown; with --figures, one PNG and one SVG per preset: the loss increase against the share of
+heads removed, each curve's mean over seeds with its min-max band."""
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import headlab  # noqa: E402
+
+NAME = re.compile(r"insp-(?P<preset>.+)-(?P<run>\d+)-(?P<ablation>zero|mean|optimal)\.json$")
+BOUNDS = (0.01, 0.05)
+
+
+def curve_name(c):
+    if c["method"] == "l0":
+        return "L0 gates"
+    order = c["order"]
+    return order if c["method"] == "post-hoc" else f"{c['method']} ({order})"
+
+
+def removable(curve, intact, bound):
+    """The share of heads removed before the loss first exceeds intact · (1 + bound)."""
+    limit = intact * (1 + bound)
+    steps = curve["steps"]
+    if curve["method"] == "l0":  # separate models: the most any λ removed within the bound
+        return max([s["fraction"] for s in steps if s["test_loss"] <= limit] + [0.0])
+    best = 0.0
+    for s in steps:
+        if not s["test_loss"] <= limit:
+            break
+        best = s["fraction"]
+    return best
+
+
+def rows_of(directory):
+    rows, curves = [], []
+    for path in sorted(glob.glob(os.path.join(directory, "insp-*.json"))):
+        m = NAME.search(os.path.basename(path))
+        if not m:
+            continue
+        preset, run, ablation = m["preset"], int(m["run"]), m["ablation"]
+        doc = json.load(open(path))
+        runs = headlab.open(os.path.join(directory, preset + ".yaml")).runs()
+        r = runs[runs["run"] == run].iloc[0]
+        config = f"{int(r['uniform_heads'])} heads" if preset.endswith("text") else f"m {int(r['config.model.d_model'])}"
+        intact = doc["pruning"][0]["steps"][0]["test_loss"]
+        for c in doc["pruning"]:
+            name = curve_name(c)
+            key = dict(preset=preset, config=config, seed=int(r["config.seed"]), run=run, ablation=ablation, curve=name,
+                       method=c["method"], intact=intact)
+            rows.append({**key, **{f"within_{int(b * 100)}pct": removable(c, intact, b) for b in BOUNDS}})
+            for s in c["steps"]:
+                curves.append({**key, "order_seed": c["seed"], "fraction": s["fraction"],
+                               "increase": s["test_loss"] / intact - 1})
+    return pd.DataFrame(rows), pd.DataFrame(curves)
+
+
+def table(rows):
+    # Random orders: averaged within a run first; then over seeds.
+    per_run = rows.groupby(["preset", "config", "ablation", "curve", "method", "seed"], as_index=False).mean(numeric_only=True)
+    out = []
+    for key, g in per_run.groupby(["preset", "config", "ablation", "curve", "method"], sort=False):
+        row = dict(zip(["preset", "config", "ablation", "curve", "method"], key), seeds=len(g),
+                   intact_loss=g["intact"].mean())
+        for b in BOUNDS:
+            col = f"within_{int(b * 100)}pct"
+            row[col + "_mean"], row[col + "_min"], row[col + "_max"] = g[col].mean(), g[col].min(), g[col].max()
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def markdown(t):
+    lines = ["| preset | configuration | ablation | curve | seeds | ≤ 1 % loss: share removed | ≤ 5 % |",
+             "|---|---|---|---|---|---|---|"]
+    for _, r in t.iterrows():
+        cell = lambda c: f"{100 * r[c + '_mean']:.0f} % [{100 * r[c + '_min']:.0f}, {100 * r[c + '_max']:.0f}]"
+        lines.append(f"| {r['preset']} | {r['config']} | {r['ablation']} | {r['curve']} | {r['seeds']} | "
+                     f"{cell('within_1pct')} | {cell('within_5pct')} |")
+    return "\n".join(lines)
+
+
+def figures(curves, folder):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    os.makedirs(folder, exist_ok=True)
+    zero = curves[curves["ablation"] == "zero"]
+    for preset, p in zero.groupby("preset"):
+        configs = sorted(p["config"].unique(), key=lambda c: int(re.findall(r"\d+", c)[0]))
+        fig, axes = plt.subplots(1, len(configs), figsize=(4.2 * len(configs), 3.6), sharey=True, squeeze=False)
+        for ax, config in zip(axes[0], configs):
+            c = p[p["config"] == config]
+            for i, (name, g) in enumerate(c.groupby("curve", sort=False)):
+                # Mean over seeds (random orders: over seeds and orders) at each share removed.
+                per = g.groupby(["fraction", "seed"])["increase"].mean().unstack()
+                x = per.index.values
+                y = 100 * per.values
+                colour = f"C{i}"
+                style = "--" if name.startswith("fine-tune") else ("-." if name.startswith("scratch") else "-")
+                ax.plot(x, np.nanmean(y, axis=1), style, color=colour, lw=1.6, marker="o", ms=2.5, label=name)
+                ax.fill_between(x, np.nanmin(y, axis=1), np.nanmax(y, axis=1), color=colour, alpha=0.15, lw=0)
+            for bound in BOUNDS:
+                ax.axhline(100 * bound, color="0.5", lw=0.8, ls=":")
+            ax.set_title(f"{preset}: {config}", fontsize=10)
+            ax.set_xlabel("share of heads removed")
+            ax.set_xlim(0, 1)
+            ax.set_ylim(-5, 50)
+            ax.grid(alpha=0.3)
+        axes[0][0].set_ylabel("test loss increase (%)")
+        axes[0][-1].legend(fontsize=7, loc="upper left")
+        fig.tight_layout()
+        for ext in ("png", "svg"):
+            fig.savefig(os.path.join(folder, f"{preset}.{ext}"), dpi=150)
+        plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("directory")
+    ap.add_argument("--figures")
+    a = ap.parse_args()
+    rows, curves = rows_of(a.directory)
+    if rows.empty:
+        sys.exit(f"{a.directory}: no insp-PRESET-RUN-ABLATION.json")
+    t = table(rows)
+    t.to_csv(os.path.join(a.directory, "pruning-table.csv"), index=False, float_format="%.4g")
+    print(markdown(t))
+    if a.figures:
+        figures(curves, a.figures)
+
+
+if __name__ == "__main__":
+    main()

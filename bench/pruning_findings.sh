@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# pruning_findings.sh — on the GPU machine (no Qt): the numbers behind docs/FINDINGS.md "How many
+# heads can go" (issue 76), in one call or several (each stage skips what its output already has):
+#   1. the presets pruning-text (tiny Shakespeare when TEXT_PATH names it) and pruning-addition,
+#      trained on the device with a final checkpoint each;
+#   2. every run's final checkpoint inspected on the device: post-hoc pruning in every order with
+#      zero ablation, then fine-tuned (200 steps), the from-scratch control (SCRATCH_POINTS counts)
+#      and L0 gates (6 λ); and mean and optimal-constant ablation in the gradient, single-shot and
+#      greedy orders;
+#   3. the time each stage took, against the training's, in timing.jsonl.
+# Output in ${OUT:-bench-out}: <preset>.yaml (the sessions with their results), insp-<preset>-<run>-
+# <ablation>.json, timing.jsonl, card.txt. bench/pruning_findings.py folds them into the table
+# and figures. DEVICE=cpu SMALL=1 tries the whole of it on a workstation in minutes.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUTDIR="${OUT:-$ROOT/bench-out}"; mkdir -p "$OUTDIR"
+DEVICE="${DEVICE:-cuda}"
+PRESETS="${PRESETS:-pruning-text pruning-addition}"
+SCRATCH_POINTS="${SCRATCH_POINTS:-3}"
+WORK="${WORK:-$ROOT/bench-out/pruning-work}"; mkdir -p "$WORK"
+if [[ -z "${CLI:-}" ]]; then
+    "$ROOT/scripts/build-core.sh" headlab-cli > "$OUTDIR/build.log" 2>&1 || { tail -40 "$OUTDIR/build.log"; exit 1; }
+    CLI="$ROOT/build-core/app/cli/headlab-cli"
+fi
+nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 > "$OUTDIR/card.txt" || true
+timing() { # stage, preset, run, seconds
+    printf '{"stage": "%s", "preset": "%s", "run": %s, "seconds": %s, "device": "%s"}\n' "$1" "$2" "$3" "$4" "$DEVICE" >> "$OUTDIR/timing.jsonl"
+}
+
+for preset in $PRESETS; do
+    s="$WORK/$preset.yaml"
+    if [[ ! -f "$s" ]]; then
+        cp "$ROOT/resources/presets/$preset.yaml" "$s"
+        if [[ $preset == pruning-text && -n "${TEXT_PATH:-}" ]]; then
+            sed -i "s|task: {kind: text, |task: {kind: text, text_path: \"$TEXT_PATH\", |" "$s"
+        fi
+        if [[ "${SMALL:-0}" == 1 ]]; then # a workstation's try: small models, few steps
+            sed -i 's/d_model: 256/d_model: 32/; s/steps: 2500/steps: 60/; s/steps: 30000/steps: 300/; s/steps: 500$/steps: 50/; s/every: 2500,/every: 60,/; s/every: 30500,/every: 350,/; s/d_model: \[96, 192\]/d_model: [24, 48]/; s/heads: \[4, 8, 16\]/heads: [2, 4]/; s/seed: \[0, 1, 2\]/seed: [0, 1]/; s/eval_every: 100/eval_every: 20/; s/corpus_bytes: 1000000/corpus_bytes: 50000/' "$s"
+        fi
+    fi
+    if ! grep -q "status: done" "$WORK/$preset.results/runs/"*.yaml 2>/dev/null || "$CLI" status "$s" 2>/dev/null | grep -q "to run"; then
+        start=$SECONDS
+        "$CLI" run "$s" --device "$DEVICE" > "$OUTDIR/run-$preset.log" 2>&1 || { tail -20 "$OUTDIR/run-$preset.log"; exit 1; }
+        timing train "$preset" -1 $((SECONDS - start))
+        tail -2 "$OUTDIR/run-$preset.log"
+    fi
+    "$CLI" export-yaml "$s" -o "$OUTDIR/$preset.yaml"
+    runs="$("$CLI" validate "$s" | sed -n 's/.*: \([0-9]*\) runs .*/\1/p')"
+    for run in $(seq 0 $((runs - 1))); do
+        out="$OUTDIR/insp-$preset-$run-zero.json"
+        if [[ ! -s "$out" ]]; then
+            start=$SECONDS
+            "$CLI" inspect "$s" --run "$run" --device "$DEVICE" --json --retrain fine-tune,scratch,l0 \
+                --scratch-points "$SCRATCH_POINTS" -o "$WORK/insp/$preset-$run-zero" > "$out.part"
+            mv "$out.part" "$out"
+            timing inspect-zero-retrain "$preset" "$run" $((SECONDS - start))
+        fi
+        for ablation in mean optimal; do
+            out="$OUTDIR/insp-$preset-$run-$ablation.json"
+            [[ -s "$out" ]] && continue
+            start=$SECONDS
+            "$CLI" inspect "$s" --run "$run" --device "$DEVICE" --json --ablation "$ablation" \
+                --order gradient,single-shot,greedy -o "$WORK/insp/$preset-$run-$ablation" > "$out.part"
+            mv "$out.part" "$out"
+            timing "inspect-$ablation" "$preset" "$run" $((SECONDS - start))
+        done
+    done
+done
+echo "pruning findings: $(ls "$OUTDIR"/insp-*.json | wc -l) inspections in $OUTDIR"
