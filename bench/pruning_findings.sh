@@ -45,24 +45,33 @@ for preset in $PRESETS; do
         tail -2 "$OUTDIR/run-$preset.log"
     fi
     "$CLI" export-yaml "$s" -o "$OUTDIR/$preset.yaml"
-    runs="$("$CLI" validate "$s" | sed -n 's/.*: \([0-9]*\) runs .*/\1/p')"
-    for run in $(seq 0 $((runs - 1))); do
-        out="$OUTDIR/insp-$preset-$run-zero.json"
-        if [[ ! -s "$out" ]]; then
-            start=$SECONDS
-            "$CLI" inspect "$s" --run "$run" --device "$DEVICE" --json --retrain fine-tune,scratch,l0 \
-                --scratch-points "$SCRATCH_POINTS" -o "$WORK/insp/$preset-$run-zero" > "$out.part"
-            mv "$out.part" "$out"
-            timing inspect-zero-retrain "$preset" "$run" $((SECONDS - start))
-        fi
-        for ablation in mean optimal; do
-            out="$OUTDIR/insp-$preset-$run-$ablation.json"
-            [[ -s "$out" ]] && continue
-            start=$SECONDS
-            "$CLI" inspect "$s" --run "$run" --device "$DEVICE" --json --ablation "$ablation" \
-                --order gradient,single-shot,greedy -o "$WORK/insp/$preset-$run-$ablation" > "$out.part"
-            mv "$out.part" "$out"
-            timing "inspect-$ablation" "$preset" "$run" $((SECONDS - start))
+done
+# Every run's post-hoc curves with retraining first, then the other ablations: a call cut short
+# by its time limit has the main table.
+for pass in zero other; do
+    for preset in $PRESETS; do
+        s="$WORK/$preset.yaml"
+        runs="$("$CLI" validate "$s" | sed -n 's/.*: \([0-9]*\) runs .*/\1/p')"
+        for run in $(seq 0 $((runs - 1))); do
+            if [[ $pass == zero ]]; then
+                out="$OUTDIR/insp-$preset-$run-zero.json"
+                [[ -s "$out" ]] && continue
+                start=$SECONDS
+                "$CLI" inspect "$s" --run "$run" --device "$DEVICE" --json --retrain fine-tune,scratch,l0 \
+                    --scratch-points "$SCRATCH_POINTS" -o "$WORK/insp/$preset-$run-zero" > "$out.part"
+                mv "$out.part" "$out"
+                timing inspect-zero-retrain "$preset" "$run" $((SECONDS - start))
+                continue
+            fi
+            for ablation in mean optimal; do
+                out="$OUTDIR/insp-$preset-$run-$ablation.json"
+                [[ -s "$out" ]] && continue
+                start=$SECONDS
+                "$CLI" inspect "$s" --run "$run" --device "$DEVICE" --json --ablation "$ablation" \
+                    --order gradient,single-shot,greedy -o "$WORK/insp/$preset-$run-$ablation" > "$out.part"
+                mv "$out.part" "$out"
+                timing "inspect-$ablation" "$preset" "$run" $((SECONDS - start))
+            done
         done
     done
 done
