@@ -30,6 +30,7 @@ fi
     --cutlass-speed docs/data/issue56/nn-speed-w8-h200-1a25731.jsonl \
     --cutlass-addition docs/data/issue56/cutlass-addition-h200-2026-12-03.jsonl \
     --inside docs/data/heads/inside_cost_h100.jsonl \
+    --pruning docs/data/issue76/h200/timing.jsonl --pruning docs/data/issue76/cpu-small/timing.jsonl \
     --inside-card "one NVIDIA H100 80GB HBM3, 2026-11-26 (\`headlab-bench inside --device cuda --shapes 96x12,384x12 --runs 8 --steps 3000 --repeats 2\`)" \
     --stabilizers docs/data/issue23/speed.csv \
     --stabilizers-card "GPU 0 of one host of 4 × NVIDIA H100 80GB HBM3, 2026-11-27 (the other three GPUs ran a search at the same time)" \

@@ -24,6 +24,7 @@ import headlab  # noqa: E402
 
 NAME = re.compile(r"insp-(?P<preset>.+)-(?P<run>\d+)-(?P<ablation>zero|mean|optimal)\.json$")
 BOUNDS = (0.01, 0.05)
+ABSOLUTE = 0.05  # nats: the bound docs/FINDINGS.md used before, for losses near zero (addition)
 
 
 def curve_name(c):
@@ -33,9 +34,10 @@ def curve_name(c):
     return order if c["method"] == "post-hoc" else f"{c['method']} ({order})"
 
 
-def removable(curve, intact, bound):
-    """The share of heads removed before the loss first exceeds intact · (1 + bound)."""
-    limit = intact * (1 + bound)
+def removable(curve, intact, bound, absolute=False):
+    """The share of heads removed before the loss first exceeds intact · (1 + bound), or
+    intact + bound with `absolute`."""
+    limit = intact + bound if absolute else intact * (1 + bound)
     steps = curve["steps"]
     if curve["method"] == "l0":  # separate models: the most any λ removed within the bound
         return max([s["fraction"] for s in steps if s["test_loss"] <= limit] + [0.0])
@@ -55,7 +57,9 @@ def rows_of(directory):
             continue
         preset, run, ablation = m["preset"], int(m["run"]), m["ablation"]
         doc = json.load(open(path))
-        runs = headlab.open(os.path.join(directory, preset + ".yaml")).runs()
+        # The session bench/pruning_findings.sh exported, or its runs table as docs/data keeps it.
+        session, table = os.path.join(directory, preset + ".yaml"), os.path.join(directory, f"runs-{preset}.csv")
+        runs = pd.read_csv(table) if os.path.exists(table) else headlab.open(session).runs()
         r = runs[runs["run"] == run].iloc[0]
         config = f"{int(r['uniform_heads'])} heads" if preset.endswith("text") else f"m {int(r['config.model.d_model'])}"
         intact = doc["pruning"][0]["steps"][0]["test_loss"]
@@ -63,10 +67,11 @@ def rows_of(directory):
             name = curve_name(c)
             key = dict(preset=preset, config=config, seed=int(r["config.seed"]), run=run, ablation=ablation, curve=name,
                        method=c["method"], intact=intact)
-            rows.append({**key, **{f"within_{int(b * 100)}pct": removable(c, intact, b) for b in BOUNDS}})
+            rows.append({**key, **{f"within_{int(b * 100)}pct": removable(c, intact, b) for b in BOUNDS},
+                         "within_abs": removable(c, intact, ABSOLUTE, absolute=True)})
             for s in c["steps"]:
                 curves.append({**key, "order_seed": c["seed"], "fraction": s["fraction"],
-                               "increase": s["test_loss"] / intact - 1})
+                               "increase": s["test_loss"] / intact - 1, "nats": s["test_loss"] - intact})
     return pd.DataFrame(rows), pd.DataFrame(curves)
 
 
@@ -77,20 +82,20 @@ def table(rows):
     for key, g in per_run.groupby(["preset", "config", "ablation", "curve", "method"], sort=False):
         row = dict(zip(["preset", "config", "ablation", "curve", "method"], key), seeds=len(g),
                    intact_loss=g["intact"].mean())
-        for b in BOUNDS:
-            col = f"within_{int(b * 100)}pct"
+        for col in [f"within_{int(b * 100)}pct" for b in BOUNDS] + ["within_abs"]:
             row[col + "_mean"], row[col + "_min"], row[col + "_max"] = g[col].mean(), g[col].min(), g[col].max()
         out.append(row)
     return pd.DataFrame(out)
 
 
 def markdown(t):
-    lines = ["| preset | configuration | ablation | curve | seeds | ≤ 1 % loss: share removed | ≤ 5 % |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| preset | configuration | intact loss | ablation | curve | seeds | ≤ 1 %: share removed | ≤ 5 % "
+             f"| ≤ +{ABSOLUTE} nats |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for _, r in t.iterrows():
         cell = lambda c: f"{100 * r[c + '_mean']:.0f} % [{100 * r[c + '_min']:.0f}, {100 * r[c + '_max']:.0f}]"
-        lines.append(f"| {r['preset']} | {r['config']} | {r['ablation']} | {r['curve']} | {r['seeds']} | "
-                     f"{cell('within_1pct')} | {cell('within_5pct')} |")
+        lines.append(f"| {r['preset']} | {r['config']} | {r['intact_loss']:.3g} | {r['ablation']} | {r['curve']} | "
+                     f"{r['seeds']} | {cell('within_1pct')} | {cell('within_5pct')} | {cell('within_abs')} |")
     return "\n".join(lines)
 
 
@@ -101,27 +106,30 @@ def figures(curves, folder):
     os.makedirs(folder, exist_ok=True)
     zero = curves[curves["ablation"] == "zero"]
     for preset, p in zero.groupby("preset"):
+        # Text's losses sit near 1.55 nats: the increase in %; addition's near 0: in nats.
+        relative = p["intact"].min() > 0.5
+        metric, scale = ("increase", 100) if relative else ("nats", 1)
         configs = sorted(p["config"].unique(), key=lambda c: int(re.findall(r"\d+", c)[0]))
         fig, axes = plt.subplots(1, len(configs), figsize=(4.2 * len(configs), 3.6), sharey=True, squeeze=False)
         for ax, config in zip(axes[0], configs):
             c = p[p["config"] == config]
             for i, (name, g) in enumerate(c.groupby("curve", sort=False)):
                 # Mean over seeds (random orders: over seeds and orders) at each share removed.
-                per = g.groupby(["fraction", "seed"])["increase"].mean().unstack()
+                per = g.groupby(["fraction", "seed"])[metric].mean().unstack()
                 x = per.index.values
-                y = 100 * per.values
+                y = scale * per.values
                 colour = f"C{i}"
                 style = "--" if name.startswith("fine-tune") else ("-." if name.startswith("scratch") else "-")
                 ax.plot(x, np.nanmean(y, axis=1), style, color=colour, lw=1.6, marker="o", ms=2.5, label=name)
                 ax.fill_between(x, np.nanmin(y, axis=1), np.nanmax(y, axis=1), color=colour, alpha=0.15, lw=0)
-            for bound in BOUNDS:
-                ax.axhline(100 * bound, color="0.5", lw=0.8, ls=":")
+            for bound in (BOUNDS if relative else (ABSOLUTE,)):
+                ax.axhline(100 * bound if relative else bound, color="0.5", lw=0.8, ls=":")
             ax.set_title(f"{preset}: {config}", fontsize=10)
             ax.set_xlabel("share of heads removed")
             ax.set_xlim(0, 1)
-            ax.set_ylim(-5, 50)
+            ax.set_ylim(*((-5, 50) if relative else (-0.1, 1.0)))
             ax.grid(alpha=0.3)
-        axes[0][0].set_ylabel("test loss increase (%)")
+        axes[0][0].set_ylabel("test loss increase (%)" if relative else "test loss increase (nats)")
         axes[0][-1].legend(fontsize=7, loc="upper left")
         fig.tight_layout()
         for ext in ("png", "svg"):

@@ -195,8 +195,8 @@ public:
 
     // --- With retraining (HeadRetraining.cpp) -----------------------------------------------
     // Every model of `curve` (each count of heads removed, none removed too) trained on for
-    // `steps` steps of the last phase's batches, at the run's learning rate (the schedule's
-    // multiplier 1), from the checkpoint's Adam moments where it has them, its removed heads held
+    // `steps` steps of the last phase's batches, at the learning rate its schedule ended at (no
+    // less than a tenth of its peak), from the checkpoint's Adam moments where it has them, its removed heads held
     // out as the curve's ablation says; the test loss after. One copy of the model per count, 32
     // at a time.
     PruningCurve fineTune(const PruningCurve &curve, int64_t steps,
@@ -210,8 +210,8 @@ public:
                              const std::function<bool(int64_t, int64_t)> &progress = {}) const;
     // L0 gates (Voita et al. 2019; Louizos et al. 2018's Hard Concrete, β = 2/3, γ = −0.1,
     // ζ = 1.1): for each λ, a gate on every head's output and the model's weights trained
-    // together from the checkpoint for `steps` steps on loss + λ · (expected share of heads
-    // open); then each gate fixed at its expected value, the heads whose gate is 0 removed.
+    // together from the checkpoint for `steps` steps (at fineTune's learning rate) on loss +
+    // λ · (expected share of heads open); then each gate fixed at its expected value, the heads whose gate is 0 removed.
     // A point per λ (`score`), sorted by heads removed; the first is the intact model.
     PruningCurve l0Gates(const std::vector<double> &lambdas, int64_t steps, uint64_t seed = 0,
                          const std::function<bool(int64_t, int64_t)> &progress = {}) const;

@@ -34,8 +34,18 @@ std::vector<std::vector<torch::Tensor>> masksAlong(const PruningCurve &curve,
     return out;
 }
 
-// An Adam over every copy of `copies` at the run's learning rate (the QK rule's factor on W_Q
-// and W_K), as the trainer's last phase has it.
+// The share of the last phase's learning rate retraining goes on at: where the phase's schedule
+// ended, but no less than a tenth of its peak. A run that ended at the bottom of a cosine schedule
+// and went on at its peak left its minimum (+3.5 % on tiny Shakespeare in 200 steps with no head
+// removed: docs/FINDINGS.md); at zero it would not retrain at all.
+double retrainingShare(const PhaseConfig &phase)
+{
+    return std::max(0.1, scheduleMultiplier(phase.schedule, std::max<int64_t>(0, phase.steps - 1),
+                                            phase.steps));
+}
+
+// An Adam over every copy of `copies` at the retraining's learning rate (the QK rule's factor on
+// W_Q and W_K), with the trainer's last phase's optimizer.
 struct RunOptimizer {
     Adam adam;
     RunOptimizer(Transformer &copies, int64_t n, const RunConfig &c)
@@ -44,7 +54,7 @@ struct RunOptimizer {
         const PhaseConfig &phase = c.phases.back();
         std::vector<torch::Tensor> perParam;
         for (const auto &p : copies.parameters()) {
-            double lr = phase.useScannedLr ? c.lr : phase.lr;
+            double lr = (phase.useScannedLr ? c.lr : phase.lr) * retrainingShare(phase);
             if (p.isQueryKey) lr *= qkLearningRateFactor(c, static_cast<size_t>(p.layer));
             perParam.push_back(torch::full({n}, lr, torch::kFloat64));
         }
