@@ -218,6 +218,7 @@ public:
 
 private:
     struct Impl;
+    struct Retraining; // HeadRetraining.cpp
     std::unique_ptr<Impl> d;
 };
 

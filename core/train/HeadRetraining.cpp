@@ -67,7 +67,31 @@ torch::Tensor stepTensor(int64_t step, const torch::Device &device)
     return torch::tensor(step, torch::TensorOptions().dtype(torch::kLong).device(device));
 }
 
+// Copies of the model retrained together, 32 at a time.
+constexpr size_t kRetrainChunk = 32;
+
 } // namespace
+
+// The chunk of `count` items that starts at `begin`: its `n` copies of the checkpoint's model, an
+// optimizer over them (from the checkpoint's Adam moments where it has them), their task, and the
+// schedule multiplier 1 the optimizer steps with: what every retraining starts from.
+struct HeadInspector::Retraining {
+    int64_t n;
+    std::unique_ptr<Transformer> model;
+    RunOptimizer opt;
+    Task &task;
+    torch::Tensor one;
+    Retraining(const Impl &d, size_t begin, size_t count)
+        : n(static_cast<int64_t>(std::min(kRetrainChunk, count - begin)))
+        , model(d.replicas(n))
+        , opt(*model, n, d.checkpoint.config)
+        , task(d.taskFor(n))
+        , one(torch::ones({}, torch::TensorOptions().dtype(torch::kFloat64).device(d.device)))
+    {
+        if (d.checkpoint.hasMoments)
+            for (int64_t r = 0; r < n; ++r) restoreMoments(d.checkpoint, opt.adam, *model, r);
+    }
+};
 
 PruningCurve HeadInspector::fineTune(const PruningCurve &curve, int64_t steps,
                                      const std::function<bool(int64_t, int64_t)> &progress) const
@@ -82,13 +106,10 @@ PruningCurve HeadInspector::fineTune(const PruningCurve &curve, int64_t steps,
     const PhaseConfig &phase = c.phases.back();
     const int64_t total = int64_t(masks.size()) * steps;
     int64_t done = 0;
-    constexpr size_t kChunk = 32;
-    for (size_t begin = 0; begin < masks.size(); begin += kChunk) {
-        const auto n = static_cast<int64_t>(std::min(kChunk, masks.size() - begin));
-        const auto copies = d->replicas(n);
-        RunOptimizer opt(*copies, n, c);
-        if (d->checkpoint.hasMoments)
-            for (int64_t r = 0; r < n; ++r) restoreMoments(d->checkpoint, opt.adam, *copies, r);
+    for (size_t begin = 0; begin < masks.size(); begin += kRetrainChunk) {
+        Retraining r(*d, begin, masks.size());
+        const int64_t n = r.n;
+        Transformer &copies = *r.model;
         HeadProbe gates;
         for (size_t l = 0; l < masks.front().size(); ++l) {
             std::vector<torch::Tensor> keep;
@@ -98,23 +119,20 @@ PruningCurve HeadInspector::fineTune(const PruningCurve &curve, int64_t steps,
                 gates.replacement.push_back(
                     replacement[l].unsqueeze(0).expand({n, -1, -1}).contiguous());
         }
-        Task &task = d->taskFor(n);
-        const auto one =
-            torch::ones({}, torch::TensorOptions().dtype(torch::kFloat64).device(d->device));
         {
-            const Impl::Intervening on(*copies, gates);
+            const Impl::Intervening on(copies, gates);
             // The batches after the phase's own: what the run would have seen next.
             for (int64_t t = 0; t < steps; ++t) {
-                task.trainLoss(*copies, phase, stepTensor(phase.steps + t, d->device))
+                r.task.trainLoss(copies, phase, stepTensor(phase.steps + t, d->device))
                     .sum()
                     .backward();
-                opt.adam.step(one);
-                opt.adam.zeroGrad();
+                r.opt.adam.step(r.one);
+                r.opt.adam.zeroGrad();
                 if (progress && !progress(done + (t + 1) * n, total)) return out;
             }
         }
         done += steps * n;
-        const auto losses = d->testLosses(*copies, n, gates);
+        const auto losses = d->testLosses(copies, n, gates);
         for (int64_t v = 0; v < n; ++v) out.steps[begin + size_t(v)].testLoss = losses[size_t(v)];
     }
     return out;
@@ -211,13 +229,10 @@ PruningCurve HeadInspector::l0Gates(const std::vector<double> &lambdas, int64_t 
     const auto intact = d->evaluate({d->allKept()}, {}).front().at("test_loss");
     const int64_t work = int64_t(lambdas.size()) * steps;
     int64_t done = 0;
-    constexpr size_t kChunk = 32;
-    for (size_t begin = 0; begin < lambdas.size(); begin += kChunk) {
-        const auto n = static_cast<int64_t>(std::min(kChunk, lambdas.size() - begin));
-        const auto copies = d->replicas(n);
-        RunOptimizer opt(*copies, n, c);
-        if (d->checkpoint.hasMoments)
-            for (int64_t r = 0; r < n; ++r) restoreMoments(d->checkpoint, opt.adam, *copies, r);
+    for (size_t begin = 0; begin < lambdas.size(); begin += kRetrainChunk) {
+        Retraining r(*d, begin, lambdas.size());
+        const int64_t n = r.n;
+        Transformer &copies = *r.model;
         std::vector<torch::Tensor> logAlpha;
         for (auto h : heads) {
             auto a = torch::full({n, h}, kOpenLogAlpha,
@@ -229,13 +244,10 @@ PruningCurve HeadInspector::l0Gates(const std::vector<double> &lambdas, int64_t 
         std::vector<double> lam(lambdas.begin() + long(begin), lambdas.begin() + long(begin) + n);
         const auto lambda = torch::tensor(lam, torch::kFloat64).to(d->device, torch::kFloat32);
         auto generator = at::make_generator<at::CPUGeneratorImpl>(seed + begin);
-        Task &task = d->taskFor(n);
-        const auto one =
-            torch::ones({}, torch::TensorOptions().dtype(torch::kFloat64).device(d->device));
         HeadProbe gates;
         gates.keep.resize(heads.size());
         {
-            const Impl::Intervening on(*copies, gates);
+            const Impl::Intervening on(copies, gates);
             for (int64_t t = 0; t < steps; ++t) {
                 torch::Tensor open = torch::zeros({n}, lambda.options());
                 for (size_t l = 0; l < heads.size(); ++l) {
@@ -248,11 +260,11 @@ PruningCurve HeadInspector::l0Gates(const std::vector<double> &lambdas, int64_t 
                            torch::sigmoid(logAlpha[l] - kBeta * std::log(-kGamma / kZeta)).sum(1);
                 }
                 const auto loss =
-                    task.trainLoss(*copies, phase, stepTensor(phase.steps + t, d->device)) +
+                    r.task.trainLoss(copies, phase, stepTensor(phase.steps + t, d->device)) +
                     lambda * open / total;
                 loss.sum().backward();
-                opt.adam.step(one);
-                opt.adam.zeroGrad();
+                r.opt.adam.step(r.one);
+                r.opt.adam.zeroGrad();
                 gateAdam.step();
                 gateAdam.zero_grad();
                 if (progress && !progress(done + (t + 1) * n, work)) return out;
@@ -267,7 +279,7 @@ PruningCurve HeadInspector::l0Gates(const std::vector<double> &lambdas, int64_t 
             const auto shut = (gates.keep[l] <= 0).sum(1).to(torch::kCPU);
             for (int64_t v = 0; v < n; ++v) closed[size_t(v)] += shut[v].item<int64_t>();
         }
-        const auto losses = d->testLosses(*copies, n, gates);
+        const auto losses = d->testLosses(copies, n, gates);
         for (int64_t v = 0; v < n; ++v) {
             PruningStep p;
             p.removed = closed[size_t(v)];
