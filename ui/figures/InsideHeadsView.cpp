@@ -928,7 +928,10 @@ void InsideHeadsCanvas::paintAxes(QPainter &p, const QRectF &plot, double x0, do
     const auto &t = m_view->m_theme;
     p.setFont(t.font(7));
     const QFontMetricsF small(p.font());
-    const LinearTicks xt = niceTicks(x0, x1, 5), yt = niceTicks(y0, y1, 5);
+    // As many numbers up the side as the plot's height holds two lines apart each (a short plot
+    // under a legend of several rows had them on top of one another).
+    const int yTicks = std::clamp(int(plot.height() / (2.0 * small.height())), 2, 5);
+    const LinearTicks xt = niceTicks(x0, x1, 5), yt = niceTicks(y0, y1, yTicks);
     double previousRight = -1e300;
     for (int i = 0; i < xt.count; ++i) {
         const double x = xt.first + i * xt.step;
