@@ -475,7 +475,9 @@ CommandAction defineInspect(CLI::App &app)
         ->delimiter(',')
         ->check(CLI::IsMember(orders));
     inspect
-        ->add_option("--random-orders", a->randomOrders, "Random orders, one per seed (default 3)")
+        ->add_option("--random-orders", a->randomOrders,
+                     "Random orders, one per seed (default " + std::to_string(a->randomOrders) +
+                         ")")
         ->check(CLI::Range(1, 1000));
     inspect->add_option("--seed", a->seed, "The first random order's seed (default 0)");
     inspect

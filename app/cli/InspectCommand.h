@@ -18,13 +18,13 @@ struct InspectArguments {
     std::string ablation = "zero"; // zero | mean
     bool prune = true;
     std::vector<std::string> orders; // pruning orders by name (HeadInspector.h); set to all
-    int randomOrders = 3;            // random orders, seeds seed, seed + 1, ...
+    int randomOrders = PruningDefaults{}.randomOrders; // seeds seed, seed + 1, ...
     uint64_t seed = 0;
     long long keepPerLayer = 1;
     std::vector<std::string> retrain; // fine-tune, scratch, l0 (HeadInspector.h's methods)
-    long long fineTuneSteps = RetrainingDefaults{}.fineTuneSteps;
-    long long scratchPoints = RetrainingDefaults{}.scratchPoints;
-    std::vector<double> lambdas = RetrainingDefaults{}.lambdas;
+    long long fineTuneSteps = PruningDefaults{}.fineTuneSteps;
+    long long scratchPoints = PruningDefaults{}.scratchPoints;
+    std::vector<double> lambdas = PruningDefaults{}.lambdas;
     bool json = false;
     std::string output; // folder for the CSV files; "" S.results/inspect/<hash>-step-N
     std::string device = "cpu";

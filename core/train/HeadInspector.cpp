@@ -34,6 +34,15 @@ auto rowNamed(const Table &table, const std::string &name, const char *what)
     throw std::invalid_argument("'" + name + "' is not " + what + " (" + known + ")");
 }
 
+// The name of the row of `table` whose `field` is `value`.
+template <typename Table, typename Field, typename Value>
+const char *nameIn(const Table &table, Field field, Value value)
+{
+    for (const auto &row : table)
+        if (row.*field == value) return row.name;
+    return "?";
+}
+
 } // namespace
 
 const std::vector<AblationModeRow> &ablationModeTable()
@@ -76,9 +85,7 @@ const std::vector<PruningMethodRow> &pruningMethodTable()
 
 const char *toString(PruningMethod method)
 {
-    for (const auto &row : pruningMethodTable())
-        if (row.method == method) return row.name;
-    return "?";
+    return nameIn(pruningMethodTable(), &PruningMethodRow::method, method);
 }
 
 PruningMethod pruningMethodOf(const std::string &name)
@@ -88,16 +95,12 @@ PruningMethod pruningMethodOf(const std::string &name)
 
 const char *toString(AblationMode mode)
 {
-    for (const auto &row : ablationModeTable())
-        if (row.mode == mode) return row.name;
-    return "?";
+    return nameIn(ablationModeTable(), &AblationModeRow::mode, mode);
 }
 
 const char *toString(PruningOrder order)
 {
-    for (const auto &row : pruningOrderTable())
-        if (row.order == order) return row.name;
-    return "?";
+    return nameIn(pruningOrderTable(), &PruningOrderRow::order, order);
 }
 
 AblationMode ablationModeOf(const std::string &name)
@@ -120,14 +123,6 @@ int64_t PruningCurve::removableWithin(double relative) const
         removed = s.removed;
     }
     return removed;
-}
-
-double PruningCurve::fractionWithin(double relative) const
-{
-    const int64_t n = removableWithin(relative);
-    for (const auto &s : steps)
-        if (s.removed == n) return s.fraction;
-    return 0.0;
 }
 
 AttentionMaps attentionMapsOf(const Transformer &model, const ProbeInput &input, int64_t run)
@@ -355,15 +350,10 @@ PruningCurve HeadInspector::prune(const PruningOptions &o,
         // Adaptive: the next head depends on those gone.
         while (int64_t(curve.steps.size()) - 1 < goes) {
             const auto which = candidates();
-            std::vector<std::vector<torch::Tensor>> variants;
-            for (const auto &[l, h] : which) {
-                auto keep = kept;
-                for (auto &t : keep) t = t.clone();
-                keep[size_t(l)][h] = 0.0f;
-                variants.push_back(keep);
-            }
             size_t best = 0;
             if (o.order == PruningOrder::Greedy) {
+                std::vector<std::vector<torch::Tensor>> variants;
+                for (const auto &lh : which) variants.push_back(d->masksAfter(kept, {lh}).front());
                 const auto results = d->evaluate(variants, replacement);
                 for (size_t i = 1; i < results.size(); ++i)
                     if (results[i].at("test_loss") < results[best].at("test_loss")) best = i;
@@ -377,7 +367,9 @@ PruningCurve HeadInspector::prune(const PruningOptions &o,
                 for (size_t i = 1; i < which.size(); ++i)
                     if (of(i) < of(best)) best = i;
                 record(which[best],
-                       d->evaluate({variants[best]}, replacement).front().at("test_loss"),
+                       d->evaluate(d->masksAfter(kept, {which[best]}), replacement)
+                           .front()
+                           .at("test_loss"),
                        of(best));
             }
             if (!more()) break;
@@ -402,17 +394,7 @@ PruningCurve HeadInspector::prune(const PruningOptions &o,
         shuffleSeeded(ranked, o.seed);
     }
     const auto sequence = removable(ranked, heads, o.keepPerLayer);
-    std::vector<std::vector<torch::Tensor>> variants;
-    {
-        auto keep = kept;
-        for (auto &t : keep) t = t.clone();
-        for (const auto &[l, h] : sequence) {
-            keep[size_t(l)][h] = 0.0f;
-            variants.push_back(keep);
-            for (auto &t : keep) t = t.clone();
-        }
-    }
-    const auto results = d->evaluate(variants, replacement, [&](size_t done) {
+    const auto results = d->evaluate(d->masksAfter(kept, sequence), replacement, [&](size_t done) {
         return !progress || progress(int64_t(done), goes);
     });
     for (size_t i = 0; i < results.size(); ++i) {

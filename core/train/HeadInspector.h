@@ -124,8 +124,9 @@ struct PruningOptions {
     int64_t batches = 8;      // Gradient: the training batches I_h averages over
 };
 
-// The retraining's defaults, for the CLI and the app alike.
-struct RetrainingDefaults {
+// Pruning's defaults, for the CLI and the app alike.
+struct PruningDefaults {
+    int randomOrders = 3;        // random orders, one per seed
     int64_t fineTuneSteps = 200; // also the L0 gates' steps
     int64_t scratchPoints = 5;
     std::vector<double> lambdas = {0.003, 0.01, 0.03, 0.1, 0.3, 1.0};
@@ -141,9 +142,8 @@ struct PruningCurve {
     uint64_t seed = 0;
     std::vector<PruningStep> steps; // steps[0]: nothing removed
     // The most heads removed before the test loss first exceeds the intact model's by more than
-    // `relative` of it (0.01: 1 %), and that as a fraction of all heads.
+    // `relative` of it (0.01: 1 %).
     int64_t removableWithin(double relative) const;
-    double fractionWithin(double relative) const;
 };
 
 class Transformer;

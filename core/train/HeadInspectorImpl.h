@@ -262,6 +262,23 @@ struct HeadInspector::Impl {
         return out;
     }
 
+    // The gates after each removal of `sequence` (layer, head) in turn, from `kept`: per
+    // removal, per layer (heads), 1 kept and 0 removed. `kept` itself is left as it is.
+    static std::vector<std::vector<torch::Tensor>>
+    masksAfter(const std::vector<torch::Tensor> &kept,
+               const std::vector<std::pair<int64_t, int64_t>> &sequence)
+    {
+        std::vector<std::vector<torch::Tensor>> out;
+        std::vector<torch::Tensor> keep;
+        for (const auto &t : kept) keep.push_back(t.clone());
+        for (const auto &[l, h] : sequence) {
+            keep[size_t(l)][h] = 0.0f;
+            out.push_back(keep);
+            for (auto &t : keep) t = t.clone();
+        }
+        return out;
+    }
+
     std::vector<torch::Tensor> allKept() const
     {
         std::vector<torch::Tensor> keep;

@@ -19,21 +19,6 @@ namespace headlab {
 
 namespace {
 
-// Each step's gates along `curve`: per step, per layer (heads), 1 kept and 0 removed.
-std::vector<std::vector<torch::Tensor>> masksAlong(const PruningCurve &curve,
-                                                   const std::vector<torch::Tensor> &allKept)
-{
-    std::vector<std::vector<torch::Tensor>> out;
-    auto keep = allKept;
-    for (auto &t : keep) t = t.clone();
-    for (const auto &s : curve.steps) {
-        if (s.layer >= 0) keep[size_t(s.layer)][s.head] = 0.0f;
-        out.push_back(keep);
-        for (auto &t : keep) t = t.clone();
-    }
-    return out;
-}
-
 // The share of the last phase's learning rate retraining goes on at: where the phase's schedule
 // ended, but no less than a tenth of its peak. A run that ended at the bottom of a cosine schedule
 // and went on at its peak left its minimum (+3.5 % on tiny Shakespeare in 200 steps with no head
@@ -100,7 +85,12 @@ PruningCurve HeadInspector::fineTune(const PruningCurve &curve, int64_t steps,
     PruningCurve out = curve;
     out.method = PruningMethod::FineTune;
     out.trainedSteps = steps;
-    const auto masks = masksAlong(curve, d->allKept());
+    // Each count's gates along the curve: none removed, then its heads one by one.
+    std::vector<std::pair<int64_t, int64_t>> sequence;
+    for (const auto &step : curve.steps)
+        if (step.layer >= 0) sequence.push_back({step.layer, step.head});
+    auto masks = Impl::masksAfter(d->allKept(), sequence);
+    masks.insert(masks.begin(), d->allKept());
     const auto replacement = d->replacementFor(curve.mode);
     const RunConfig &c = config();
     const PhaseConfig &phase = c.phases.back();

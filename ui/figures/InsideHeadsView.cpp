@@ -158,7 +158,7 @@ InsideHeadsView::InsideHeadsView(SessionModel *model, QWidget *parent)
     row->addWidget(m_ablate);
     m_retrain = new QCheckBox(tr("with retraining"));
     {
-        const RetrainingDefaults r;
+        const PruningDefaults r;
         m_retrain->setToolTip(
             tr("Ablate also fine-tunes each model of the gradient order's curve for %1 steps, "
                "trains the surviving heads from scratch at %2 counts (the control), and learns L0 "
@@ -518,12 +518,13 @@ void InsideHeadsView::runAblation()
             const HeadInspector inspector(path, "cpu", expected.get());
             step = inspector.step();
             ablation = inspector.ablate(mode);
-            // Every order; three seeds of the random one give its spread.
+            // Every order; the random one's seeds give its spread.
+            const PruningDefaults defaults;
             std::vector<PruningOptions> orders;
             for (const auto &row : pruningOrderTable())
-                for (uint64_t seed = 0; seed < (row.order == PruningOrder::Random ? 3u : 1u);
-                     ++seed)
-                    orders.push_back({mode, row.order, seed});
+                for (int seed = 0;
+                     seed < (row.order == PruningOrder::Random ? defaults.randomOrders : 1); ++seed)
+                    orders.push_back({mode, row.order, uint64_t(seed)});
             // Then, asked for, the retraining: on the first order's curve, and L0 gates.
             std::vector<PruningMethod> methods;
             if (retrain)
@@ -546,7 +547,7 @@ void InsideHeadsView::runAblation()
             for (size_t i = 0; i < orders.size() && !cancel->load(); ++i)
                 pruning.push_back(inspector.prune(
                     orders[i], reporter(QString::fromUtf8(toString(orders[i].order)), i)));
-            const RetrainingDefaults r;
+            const PruningDefaults r;
             for (size_t k = 0; k < methods.size() && !cancel->load() && !pruning.empty(); ++k) {
                 const auto report =
                     reporter(QString::fromUtf8(toString(methods[k])), orders.size() + k);
