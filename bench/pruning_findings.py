@@ -3,10 +3,9 @@
 the table of docs/FINDINGS.md "How many heads can go" and its figures.
 
 For each preset, configuration (head count or width), curve (method and order) and ablation: the
-share of heads removed before the test loss first rises by more than 1 % and 5 % of the intact
-model's (the original model's, for every method), over the seeds: mean, min and max (random
-orders averaged within a run first). For L0 gates, whose points are separate models: the most
-heads any λ removed within the bound. Writes DIR/pruning-table.csv and prints the table as
+share of heads removable within each bound `inspect` reports (1 %, 5 % and +0.05 nats above the
+model's loss before any head went; the rule is core/train's PruningCurve::removableWithin), over
+the seeds: mean, min and max (random orders averaged within a run first). Writes DIR/pruning-table.csv and prints the table as
 Markdown; with --figures, one PNG and one SVG per preset: the loss increase against the share of
 heads removed, each curve's mean over seeds with its min-max band."""
 import argparse
@@ -23,8 +22,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import headlab  # noqa: E402
 
 NAME = re.compile(r"insp-(?P<preset>.+)-(?P<run>\d+)-(?P<ablation>zero|mean|optimal)\.json$")
-BOUNDS = (0.01, 0.05)
-ABSOLUTE = 0.05  # nats: the bound docs/FINDINGS.md used before, for losses near zero (addition)
 
 
 def curve_name(c):
@@ -34,72 +31,61 @@ def curve_name(c):
     return order if c["method"] == "post-hoc" else f"{c['method']} ({order})"
 
 
-def removable(curve, intact, bound, absolute=False):
-    """The share of heads removed before the loss first exceeds intact · (1 + bound), or
-    intact + bound with `absolute`."""
-    limit = intact + bound if absolute else intact * (1 + bound)
-    steps = curve["steps"]
-    if curve["method"] == "l0":  # separate models: the most any λ removed within the bound
-        return max([s["fraction"] for s in steps if s["test_loss"] <= limit] + [0.0])
-    best = 0.0
-    for s in steps:
-        if not s["test_loss"] <= limit:
-            break
-        best = s["fraction"]
-    return best
-
-
 def rows_of(directory):
-    rows, curves = [], []
+    """Each curve's share of heads removable within each bound, as `inspect` counted it (one rule,
+    core/train: PruningCurve::removableWithin), and its points; the bounds `inspect` named."""
+    rows, curves, bounds = [], [], {}
     for path in sorted(glob.glob(os.path.join(directory, "insp-*.json"))):
         m = NAME.search(os.path.basename(path))
         if not m:
             continue
         preset, run, ablation = m["preset"], int(m["run"]), m["ablation"]
         doc = json.load(open(path))
+        if "bounds" not in doc:
+            sys.exit(f"{path}: written before inspect counted removable heads per bound; inspect it again")
+        bounds.update({b["name"]: b for b in doc["bounds"]})
         # The session bench/pruning_findings.sh exported, or its runs table as docs/data keeps it.
         session, table = os.path.join(directory, preset + ".yaml"), os.path.join(directory, f"runs-{preset}.csv")
         runs = pd.read_csv(table) if os.path.exists(table) else headlab.open(session).runs()
         r = runs[runs["run"] == run].iloc[0]
         config = f"{int(r['uniform_heads'])} heads" if preset.endswith("text") else f"m {int(r['config.model.d_model'])}"
-        intact = doc["pruning"][0]["steps"][0]["test_loss"]
+        intact, total = doc["test_loss"], len(doc["head_stats"])
         for c in doc["pruning"]:
             name = curve_name(c)
             key = dict(preset=preset, config=config, seed=int(r["config.seed"]), run=run, ablation=ablation, curve=name,
                        method=c["method"], intact=intact)
-            rows.append({**key, **{f"within_{int(b * 100)}pct": removable(c, intact, b) for b in BOUNDS},
-                         "within_abs": removable(c, intact, ABSOLUTE, absolute=True)})
+            rows.append({**key, **{f"within_{b['name']}": c[f"removable_{b['name']}"] / total for b in doc["bounds"]}})
             for s in c["steps"]:
                 curves.append({**key, "order_seed": c["seed"], "fraction": s["fraction"],
                                "increase": s["test_loss"] / intact - 1, "nats": s["test_loss"] - intact})
-    return pd.DataFrame(rows), pd.DataFrame(curves)
+    return pd.DataFrame(rows), pd.DataFrame(curves), list(bounds.values())
 
 
-def table(rows):
+def table(rows, bounds):
     # Random orders: averaged within a run first; then over seeds.
     per_run = rows.groupby(["preset", "config", "ablation", "curve", "method", "seed"], as_index=False).mean(numeric_only=True)
     out = []
     for key, g in per_run.groupby(["preset", "config", "ablation", "curve", "method"], sort=False):
         row = dict(zip(["preset", "config", "ablation", "curve", "method"], key), seeds=len(g),
                    intact_loss=g["intact"].mean())
-        for col in [f"within_{int(b * 100)}pct" for b in BOUNDS] + ["within_abs"]:
+        for col in [f"within_{b['name']}" for b in bounds]:
             row[col + "_mean"], row[col + "_min"], row[col + "_max"] = g[col].mean(), g[col].min(), g[col].max()
         out.append(row)
     return pd.DataFrame(out)
 
 
-def markdown(t):
-    lines = ["| preset | configuration | intact loss | ablation | curve | seeds | ≤ 1 %: share removed | ≤ 5 % "
-             f"| ≤ +{ABSOLUTE} nats |",
-             "|---|---|---|---|---|---|---|---|---|"]
+def markdown(t, bounds):
+    lines = ["| preset | configuration | intact loss | ablation | curve | seeds | "
+             + " | ".join(f"≤ {b['label']}" + (": share removed" if i == 0 else "") for i, b in enumerate(bounds)) + " |",
+             "|---|---|---|---|---|---|" + "---|" * len(bounds)]
     for _, r in t.iterrows():
         cell = lambda c: f"{100 * r[c + '_mean']:.0f} % [{100 * r[c + '_min']:.0f}, {100 * r[c + '_max']:.0f}]"
         lines.append(f"| {r['preset']} | {r['config']} | {r['intact_loss']:.3g} | {r['ablation']} | {r['curve']} | "
-                     f"{r['seeds']} | {cell('within_1pct')} | {cell('within_5pct')} | {cell('within_abs')} |")
+                     f"{r['seeds']} | " + " | ".join(cell(f"within_{b['name']}") for b in bounds) + " |")
     return "\n".join(lines)
 
 
-def figures(curves, folder):
+def figures(curves, bounds, folder):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -122,8 +108,9 @@ def figures(curves, folder):
                 style = "--" if name.startswith("fine-tune") else ("-." if name.startswith("scratch") else "-")
                 ax.plot(x, np.nanmean(y, axis=1), style, color=colour, lw=1.6, marker="o", ms=2.5, label=name)
                 ax.fill_between(x, np.nanmin(y, axis=1), np.nanmax(y, axis=1), color=colour, alpha=0.15, lw=0)
-            for bound in (BOUNDS if relative else (ABSOLUTE,)):
-                ax.axhline(100 * bound if relative else bound, color="0.5", lw=0.8, ls=":")
+            for b in bounds:  # the bounds of the figure's unit
+                if b["absolute"] != relative:
+                    ax.axhline(scale * b["value"], color="0.5", lw=0.8, ls=":")
             ax.set_title(f"{preset}: {config}", fontsize=10)
             ax.set_xlabel("share of heads removed")
             ax.set_xlim(0, 1)
@@ -142,14 +129,14 @@ def main():
     ap.add_argument("directory")
     ap.add_argument("--figures")
     a = ap.parse_args()
-    rows, curves = rows_of(a.directory)
+    rows, curves, bounds = rows_of(a.directory)
     if rows.empty:
         sys.exit(f"{a.directory}: no insp-PRESET-RUN-ABLATION.json")
-    t = table(rows)
+    t = table(rows, bounds)
     t.to_csv(os.path.join(a.directory, "pruning-table.csv"), index=False, float_format="%.4g")
-    print(markdown(t))
+    print(markdown(t, bounds))
     if a.figures:
-        figures(curves, a.figures)
+        figures(curves, bounds, a.figures)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,8 @@ if [[ -z "${CLI:-}" ]]; then
 fi
 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 > "$OUTDIR/card.txt" || true
 timing() { # stage, preset, run, seconds
-    printf '{"stage": "%s", "preset": "%s", "run": %s, "seconds": %s, "device": "%s"}\n' "$1" "$2" "$3" "$4" "$DEVICE" >> "$OUTDIR/timing.jsonl"
+    printf '{"stage": "%s", "preset": "%s", "run": %s, "seconds": %s, "device": "%s", "jobs": %s}\n' \
+        "$1" "$2" "$3" "$4" "$DEVICE" "${JOBS:-1}" >> "$OUTDIR/timing.jsonl"
 }
 
 for preset in $PRESETS; do
@@ -46,33 +47,38 @@ for preset in $PRESETS; do
     fi
     "$CLI" export-yaml "$s" -o "$OUTDIR/$preset.yaml"
 done
+[[ "${ONLY_TRAIN:-0}" == 1 ]] && exit 0
 # Every run's post-hoc curves with retraining first, then the other ablations: a call cut short
-# by its time limit has the main table.
+# by its time limit has the main table. JOBS inspections at once on the card (small models leave
+# it mostly idle: docs/PERFORMANCE.md, "Pruning"); each one's time is logged with JOBS beside it.
+# The last runs first (the sweeps put the largest models last); none starts after DEADLINE
+# seconds of this script, so that a call's time limit does not cut the ones under way.
+JOBS="${JOBS:-1}"
+DEADLINE="${DEADLINE:-1000000}"
+inspect_one() { # pass, preset, run, ablation
+    local s="$WORK/$2.yaml" out="$OUTDIR/insp-$2-$3-$4.json" start=$SECONDS
+    if [[ $1 == zero ]]; then
+        "$CLI" inspect "$s" --run "$3" --device "$DEVICE" --json --retrain fine-tune,scratch,l0 \
+            --scratch-points "$SCRATCH_POINTS" -o "$WORK/insp/$2-$3-zero" > "$out.part"
+    else
+        "$CLI" inspect "$s" --run "$3" --device "$DEVICE" --json --ablation "$4" \
+            --order gradient,single-shot,greedy -o "$WORK/insp/$2-$3-$4" > "$out.part"
+    fi
+    mv "$out.part" "$out"
+    timing "inspect-$4$([[ $1 == zero ]] && echo -retrain)" "$2" "$3" $((SECONDS - start))
+}
 for pass in zero other; do
     for preset in $PRESETS; do
-        s="$WORK/$preset.yaml"
-        runs="$("$CLI" validate "$s" | sed -n 's/.*: \([0-9]*\) runs .*/\1/p')"
-        for run in $(seq 0 $((runs - 1))); do
-            if [[ $pass == zero ]]; then
-                out="$OUTDIR/insp-$preset-$run-zero.json"
-                [[ -s "$out" ]] && continue
-                start=$SECONDS
-                "$CLI" inspect "$s" --run "$run" --device "$DEVICE" --json --retrain fine-tune,scratch,l0 \
-                    --scratch-points "$SCRATCH_POINTS" -o "$WORK/insp/$preset-$run-zero" > "$out.part"
-                mv "$out.part" "$out"
-                timing inspect-zero-retrain "$preset" "$run" $((SECONDS - start))
-                continue
-            fi
-            for ablation in mean optimal; do
-                out="$OUTDIR/insp-$preset-$run-$ablation.json"
-                [[ -s "$out" ]] && continue
-                start=$SECONDS
-                "$CLI" inspect "$s" --run "$run" --device "$DEVICE" --json --ablation "$ablation" \
-                    --order gradient,single-shot,greedy -o "$WORK/insp/$preset-$run-$ablation" > "$out.part"
-                mv "$out.part" "$out"
-                timing "inspect-$ablation" "$preset" "$run" $((SECONDS - start))
+        runs="$("$CLI" validate "$WORK/$preset.yaml" | sed -n 's/.*: \([0-9]*\) runs .*/\1/p')"
+        for run in $(seq $((runs - 1)) -1 0); do
+            for ablation in $([[ $pass == zero ]] && echo zero || echo "mean optimal"); do
+                [[ -s "$OUTDIR/insp-$preset-$run-$ablation.json" ]] && continue
+                while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
+                ((SECONDS < DEADLINE)) || break 3
+                inspect_one "$pass" "$preset" "$run" "$ablation" &
             done
         done
     done
+    wait
 done
 echo "pruning findings: $(ls "$OUTDIR"/insp-*.json | wc -l) inspections in $OUTDIR"

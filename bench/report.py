@@ -662,8 +662,8 @@ def pruning_section(paths, out):
                "preset's, inspection one run's. `DEVICE=cpu SMALL=1` is the same on a workstation at d_model 32, "
                "4 layers of 2 or 4 heads, 60 steps (the text preset alone).\n")
     for path in paths:
-        out.append("| machine | preset | stage | runs | seconds (each) | training the preset |")
-        out.append("|---|---|---|---|---|---|")
+        out.append("| machine | preset | stage | runs | at once | seconds (each) | training the preset |")
+        out.append("|---|---|---|---|---|---|---|")
         folder = os.path.dirname(path)
         machine = ""
         for name in ("card.txt", "machine.txt"):
@@ -675,10 +675,10 @@ def pruning_section(paths, out):
         stages = {}
         for r in rows:
             if r["stage"] != "train":
-                stages.setdefault((r["preset"], r["stage"]), []).append(r["seconds"])
-        for (preset, stage), secs in stages.items():
+                stages.setdefault((r["preset"], r["stage"], r.get("jobs", 1)), []).append(r["seconds"])
+        for (preset, stage, jobs), secs in stages.items():
             each = f"{min(secs)}" if min(secs) == max(secs) else f"{min(secs)}–{max(secs)}"
-            out.append(f"| {machine} | {preset} | {stage} | {len(secs)} | {each} | {train.get(preset, '–')} |")
+            out.append(f"| {machine} | {preset} | {stage} | {len(secs)} | {jobs} | {each} | {train.get(preset, '–')} |")
         out.append("")
         out.append(f"(`{path}`)\n")
     out.append("On the card, one run's inspection with retraining costs about as much as training the whole preset "

@@ -214,16 +214,25 @@ void printInspectionJson(const Inspection &x)
             if (std::isfinite(p.score)) e["score"] = p.score;
             steps.push_back(e);
         }
-        pr.push_back({{"method", toString(c.method)},
+        json curve = {{"method", toString(c.method)},
                       {"trained_steps", c.trainedSteps},
                       {"order", c.method == PruningMethod::L0Gates ? "" : toString(c.order)},
                       {"seed", c.seed},
                       {"ablation", toString(c.mode)},
-                      {"removable_1pct", c.removableWithin(0.01)},
-                      {"removable_5pct", c.removableWithin(0.05)},
-                      {"steps", steps}});
+                      {"steps", steps}};
+        if (std::isfinite(c.learningRate)) curve["learning_rate"] = c.learningRate;
+        // Within each bound of the table, against the model before any head was removed.
+        for (const auto &bound : lossBoundTable())
+            curve[std::string("removable_") + bound.name] = c.removableWithin(bound, x.testLoss);
+        pr.push_back(curve);
     }
     j["pruning"] = pr;
+    // The bounds behind each curve's removable_<name>: what a reader labels its columns with.
+    json bounds = json::array();
+    for (const auto &b : lossBoundTable())
+        bounds.push_back(
+            {{"name", b.name}, {"label", b.label}, {"value", b.value}, {"absolute", b.absolute}});
+    if (!x.pruning.empty()) j["bounds"] = bounds;
     j["csv"] = x.out;
     std::printf("%s\n", j.dump(1).c_str());
 }
@@ -279,9 +288,13 @@ void printInspection(const Inspection &x)
     if (!x.pruning.empty()) {
         // One line per curve: how many heads go within 1 % and 5 % of the intact test loss, and
         // the order they went in.
+        std::string bounds;
+        for (const auto &bound : lossBoundTable())
+            bounds += (bounds.empty() ? "" : " / ") + std::string(bound.label);
         std::printf("\npruning (%s ablation; heads removed before the test loss rises by more "
-                    "than 1 %% / 5 %%, of %lld):\n",
-                    toString(x.pruning.front().mode), static_cast<long long>(x.totalHeads));
+                    "than %s, of %lld):\n",
+                    toString(x.pruning.front().mode), bounds.c_str(),
+                    static_cast<long long>(x.totalHeads));
         for (const auto &c : x.pruning) {
             std::string name = c.method == PruningMethod::L0Gates ? "" : toString(c.order);
             if (c.order == PruningOrder::Random) name += " (seed " + std::to_string(c.seed) + ")";
@@ -297,9 +310,11 @@ void printInspection(const Inspection &x)
                          ? std::to_string(c.steps[i].removed) + ": " + number(c.steps[i].testLoss)
                          : std::to_string(c.steps[i].layer) + "." +
                                std::to_string(c.steps[i].head));
-            std::printf("  %-28s %3lld / %3lld   final loss %s   %s %s\n", name.c_str(),
-                        static_cast<long long>(c.removableWithin(0.01)),
-                        static_cast<long long>(c.removableWithin(0.05)),
+            std::string within;
+            for (const auto &bound : lossBoundTable())
+                within += (within.empty() ? "" : " / ") +
+                          std::to_string(c.removableWithin(bound, x.testLoss));
+            std::printf("  %-28s %-14s final loss %s   %s %s\n", name.c_str(), within.c_str(),
                         number(c.steps.back().testLoss).c_str(),
                         c.method == PruningMethod::L0Gates   ? "removed"
                         : c.method == PruningMethod::Scratch ? "loss at"

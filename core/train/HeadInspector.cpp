@@ -72,13 +72,24 @@ const std::vector<PruningOrderRow> &pruningOrderTable()
 const std::vector<PruningMethodRow> &pruningMethodTable()
 {
     static const std::vector<PruningMethodRow> rows = {
-        {PruningMethod::PostHoc, "post-hoc", "post hoc", "heads removed, nothing trained again"},
+        {PruningMethod::PostHoc, "post-hoc", "post hoc", "heads removed, nothing trained again",
+         false},
         {PruningMethod::FineTune, "fine-tune", "fine-tuned",
-         "each pruned model trained on for N steps, its heads held out"},
+         "each pruned model trained on for N steps, its heads held out", false},
         {PruningMethod::Scratch, "scratch", "from scratch (control)",
-         "the surviving heads per layer trained from scratch for the run's steps"},
+         "the surviving heads per layer trained from scratch for the run's steps", true},
         {PruningMethod::L0Gates, "l0", "L0 gates (Voita)",
-         "gates learnt with the weights, one point per lambda"},
+         "gates learnt with the weights, one point per lambda", true},
+    };
+    return rows;
+}
+
+const std::vector<LossBoundRow> &lossBoundTable()
+{
+    static const std::vector<LossBoundRow> rows = {
+        {"1pct", "1 %", 0.01, false},
+        {"5pct", "5 %", 0.05, false},
+        {"0.05nats", "+0.05 nats", 0.05, true},
     };
     return rows;
 }
@@ -113,14 +124,20 @@ PruningOrder pruningOrderOf(const std::string &name)
     return rowNamed(pruningOrderTable(), name, "a pruning order").order;
 }
 
-int64_t PruningCurve::removableWithin(double relative) const
+int64_t PruningCurve::removableWithin(const LossBoundRow &bound, double intact) const
 {
-    if (steps.empty()) return 0;
-    const double limit = steps.front().testLoss * (1.0 + relative);
+    const double limit = bound.absolute ? intact + bound.value : intact * (1.0 + bound.value);
+    const bool separate = [&] {
+        for (const auto &row : pruningMethodTable())
+            if (row.method == method) return row.separateModels;
+        return false;
+    }();
     int64_t removed = 0;
     for (const auto &s : steps) {
-        if (!(s.testLoss <= limit)) break;
-        removed = s.removed;
+        if (s.testLoss <= limit)
+            removed = std::max(removed, s.removed);
+        else if (!separate)
+            break;
     }
     return removed;
 }

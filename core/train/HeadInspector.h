@@ -80,7 +80,20 @@ struct PruningMethodRow {
     const char *name;  // "post-hoc", "fine-tune", "scratch", "l0"
     const char *label; // "fine-tuned"
     const char *help;
+    // Each point is its own model (the control at a head count, L0 gates at a λ), not the one
+    // model with one head more removed: how many heads can go is the most any point removed
+    // within a bound, rather than where the curve first leaves it.
+    bool separateModels;
 };
+// A bound on the test loss's rise over the intact model's: relative (0.01: 1 %) or in nats.
+struct LossBoundRow {
+    const char *name;  // "1pct": the JSON's removable_<name>, the findings' column
+    const char *label; // "1 %"
+    double value;
+    bool absolute;
+};
+// 1 %, 5 % and +0.05 nats (the bound of the addition findings, for losses near zero).
+const std::vector<LossBoundRow> &lossBoundTable();
 const std::vector<AblationModeRow> &ablationModeTable();
 const std::vector<PruningMethodRow> &pruningMethodTable();
 const char *toString(PruningMethod);
@@ -140,10 +153,15 @@ struct PruningCurve {
     PruningOrder order = PruningOrder::Greedy;
     AblationMode mode = AblationMode::Zero;
     uint64_t seed = 0;
+    // FineTune, L0Gates: the learning rate they trained at (NaN for the others, which train as
+    // the run did or not at all).
+    double learningRate = std::numeric_limits<double>::quiet_NaN();
     std::vector<PruningStep> steps; // steps[0]: nothing removed
-    // The most heads removed before the test loss first exceeds the intact model's by more than
-    // `relative` of it (0.01: 1 %).
-    int64_t removableWithin(double relative) const;
+    // How many heads can go within `bound` of `intact`, the model's own test loss before any
+    // head was removed (for every method: fine-tuning's first point, trained on, is not it):
+    // along a curve of one model, the heads removed before its loss first exceeds the bound; for
+    // separate models (PruningMethodRow::separateModels), the most any within it.
+    int64_t removableWithin(const LossBoundRow &bound, double intact) const;
 };
 
 class Transformer;

@@ -29,6 +29,13 @@ double retrainingShare(const PhaseConfig &phase)
                                             phase.steps));
 }
 
+// The learning rate fine-tuning and L0 gates train at (before the QK rule's factor on W_Q, W_K).
+double retrainingLearningRate(const RunConfig &c)
+{
+    const PhaseConfig &phase = c.phases.back();
+    return (phase.useScannedLr ? c.lr : phase.lr) * retrainingShare(phase);
+}
+
 // An Adam over every copy of `copies` at the retraining's learning rate (the QK rule's factor on
 // W_Q and W_K), with the trainer's last phase's optimizer.
 struct RunOptimizer {
@@ -36,10 +43,9 @@ struct RunOptimizer {
     RunOptimizer(Transformer &copies, int64_t n, const RunConfig &c)
         : adam(copies, c.phases.back().optimizer, c.stabilizers.independentWeightDecay)
     {
-        const PhaseConfig &phase = c.phases.back();
         std::vector<torch::Tensor> perParam;
         for (const auto &p : copies.parameters()) {
-            double lr = (phase.useScannedLr ? c.lr : phase.lr) * retrainingShare(phase);
+            double lr = retrainingLearningRate(c);
             if (p.isQueryKey) lr *= qkLearningRateFactor(c, static_cast<size_t>(p.layer));
             perParam.push_back(torch::full({n}, lr, torch::kFloat64));
         }
@@ -85,6 +91,7 @@ PruningCurve HeadInspector::fineTune(const PruningCurve &curve, int64_t steps,
     PruningCurve out = curve;
     out.method = PruningMethod::FineTune;
     out.trainedSteps = steps;
+    out.learningRate = retrainingLearningRate(config());
     // Each count's gates along the curve: none removed, then its heads one by one.
     std::vector<std::pair<int64_t, int64_t>> sequence;
     for (const auto &step : curve.steps)
@@ -213,6 +220,7 @@ PruningCurve HeadInspector::l0Gates(const std::vector<double> &lambdas, int64_t 
     PruningCurve out;
     out.method = PruningMethod::L0Gates;
     out.trainedSteps = steps;
+    out.learningRate = retrainingLearningRate(config());
     out.mode = AblationMode::Zero;
     out.seed = seed;
     std::vector<PruningStep> points;

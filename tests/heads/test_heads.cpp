@@ -101,6 +101,7 @@ private Q_SLOTS:
     void importanceInAnEnsembleEqualsTheRunAlone();
     void pruningRemovesEveryHeadOnce();
     void everyOrderKeepsAHeadInEveryLayer();
+    void headsRemovableCountAlongACurveAndOverSeparateModels();
     void aHeadWhoseCopyCarriesItsWorkIsPrunedFirst();
     void randomOrdersDifferBySeedAndRepeatWithIt();
     void theOptimalConstantCostsNoMoreThanTheMean();
@@ -359,9 +360,42 @@ void TestHeads::everyOrderKeepsAHeadInEveryLayer()
                 QCOMPARE(c.steps[i].removed, int64_t(i));
                 QCOMPARE(c.steps[i].fraction, double(i) / 5.0);
             }
-            QVERIFY(c.removableWithin(1e9) == int64_t(c.steps.size()) - 1);
-            QVERIFY(c.removableWithin(0.0) <= c.removableWithin(0.05));
+            const LossBoundRow everything{"all", "all", 1e9, true}, none{"none", "0", 0, false};
+            QVERIFY(c.removableWithin(everything, intact) == int64_t(c.steps.size()) - 1);
+            QVERIFY(c.removableWithin(none, intact) <= c.removableWithin(everything, intact));
         }
+}
+
+void TestHeads::headsRemovableCountAlongACurveAndOverSeparateModels()
+{
+    // Test losses at 0, 1, 2 and 3 heads removed from an intact 2.0: the second removal passes
+    // 1 % (2.03 > 2.02), the third comes back within it.
+    PruningCurve c;
+    for (const auto &[removed, loss] :
+         std::vector<std::pair<int64_t, double>>{{0, 2.001}, {1, 2.01}, {2, 2.03}, {3, 2.015}})
+        c.steps.push_back({removed, double(removed) / 4.0, loss, -1, -1});
+    const auto &bounds = lossBoundTable();
+    const auto bound = [&](const char *name) {
+        return *std::find_if(bounds.begin(), bounds.end(),
+                             [&](const auto &b) { return std::string(b.name) == name; });
+    };
+    // One model pruned in sequence: it stops where the loss first leaves the bound.
+    for (auto method : {PruningMethod::PostHoc, PruningMethod::FineTune}) {
+        c.method = method;
+        QCOMPARE(c.removableWithin(bound("1pct"), 2.0), int64_t(1));
+        QCOMPARE(c.removableWithin(bound("5pct"), 2.0), int64_t(3));
+        QCOMPARE(c.removableWithin(bound("0.05nats"), 2.0), int64_t(3));
+    }
+    // Separate models: the most heads any of them removed within it.
+    for (auto method : {PruningMethod::Scratch, PruningMethod::L0Gates}) {
+        c.method = method;
+        QCOMPARE(c.removableWithin(bound("1pct"), 2.0), int64_t(3));
+    }
+    // Against the model before any head went, not the curve's first point: 2.001 is past 0.04 %.
+    c.method = PruningMethod::PostHoc;
+    const LossBoundRow tight{"tight", "0.04 %", 0.0004, false};
+    QCOMPARE(c.removableWithin(tight, 2.0), int64_t(0));
+    QCOMPARE(c.removableWithin(bound("0.05nats"), 1.97), int64_t(1));
 }
 
 void TestHeads::aHeadWhoseCopyCarriesItsWorkIsPrunedFirst()
