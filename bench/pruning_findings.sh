@@ -70,7 +70,9 @@ inspect_one() { # pass, preset, run, ablation
 for pass in zero other; do
     for preset in $PRESETS; do
         runs="$("$CLI" validate "$WORK/$preset.yaml" | sed -n 's/.*: \([0-9]*\) runs .*/\1/p')"
-        for run in $(seq $((runs - 1)) -1 0); do
+        # RUNS="PRESET:RUN ..." picks runs, in its order (a device call sized to its time limit).
+        picked="$(for r in ${RUNS:-}; do [[ ${r%%:*} == "$preset" ]] && echo "${r##*:}"; done)"
+        for run in ${picked:-$(seq $((runs - 1)) -1 0)}; do
             for ablation in $([[ $pass == zero ]] && echo zero || echo "mean optimal"); do
                 [[ -s "$OUTDIR/insp-$preset-$run-$ablation.json" ]] && continue
                 while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
