@@ -7,7 +7,9 @@ share of heads removable within each bound `inspect` reports (1 %, 5 % and +0.05
 model's loss before any head went; the rule is core/train's PruningCurve::removableWithin), over
 the seeds: mean, min and max (random orders averaged within a run first). Writes DIR/pruning-table.csv and prints the table as
 Markdown; with --figures, one PNG and one SVG per preset: the loss increase against the share of
-heads removed, each curve's mean over seeds with its min-max band."""
+heads removed, each curve's mean over seeds with its min-max band. Then which heads survive
+(DIR/pruning-roles.csv): the role scores of the heads the greedy order removes within 5 % against
+those it keeps."""
 import argparse
 import glob
 import json
@@ -85,6 +87,35 @@ def markdown(t, bounds):
     return "\n".join(lines)
 
 
+ROLES = ("previous_token", "positional", "induction", "duplicate_token", "entropy")
+STRONG = 0.5  # a role score above which a head is said to have the role
+
+
+def roles(directory, curve=("post-hoc", "greedy"), bound="5pct"):
+    """Which heads survive: per run, the heads the greedy order removes within the 5 % bound
+    against those it keeps, by their role scores at the checkpoint (inspect's head_stats): each
+    score's mean over the removed and over the kept, and how many heads score above STRONG on a
+    role and how many of those went. One row per preset, configuration and seed."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(directory, "insp-*-zero.json"))):
+        m = NAME.search(os.path.basename(path))
+        doc = json.load(open(path))
+        c = next(c for c in doc["pruning"] if (c["method"], c["order"]) == curve)
+        gone = {(s["layer"], s["head"]) for s in c["steps"][1:c[f"removable_{bound}"] + 1]}
+        stats = pd.DataFrame(doc["head_stats"])
+        stats["gone"] = [(l, h) in gone for l, h in zip(stats["layer"], stats["head"])]
+        row = dict(preset=m["preset"], run=int(m["run"]), heads=len(stats), gone=int(stats["gone"].sum()))
+        for r in ROLES:
+            row[f"{r}_kept"] = stats.loc[~stats["gone"], r].mean()
+            row[f"{r}_gone"] = stats.loc[stats["gone"], r].mean()
+            row[f"{r}_max"] = stats[r].max()
+            if r != "entropy":
+                row[f"{r}_strong"] = int((stats[r] > STRONG).sum())
+                row[f"{r}_strong_gone"] = int(((stats[r] > STRONG) & stats["gone"]).sum())
+        out.append(row)
+    return pd.DataFrame(out)
+
+
 def figures(curves, bounds, folder):
     import matplotlib
     matplotlib.use("Agg")
@@ -135,6 +166,10 @@ def main():
     t = table(rows, bounds)
     t.to_csv(os.path.join(a.directory, "pruning-table.csv"), index=False, float_format="%.4g")
     print(markdown(t, bounds))
+    r = roles(a.directory)
+    r.to_csv(os.path.join(a.directory, "pruning-roles.csv"), index=False, float_format="%.4g")
+    print("\nroles of the heads the greedy order removes within 5 % (gone) and of those it keeps (kept):")
+    print(r.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     if a.figures:
         figures(curves, bounds, a.figures)
 

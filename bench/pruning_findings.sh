@@ -24,8 +24,8 @@ if [[ -z "${CLI:-}" ]]; then
 fi
 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 > "$OUTDIR/card.txt" || true
 timing() { # stage, preset, run, seconds
-    printf '{"stage": "%s", "preset": "%s", "run": %s, "seconds": %s, "device": "%s", "jobs": %s}\n' \
-        "$1" "$2" "$3" "$4" "$DEVICE" "${JOBS:-1}" >> "$OUTDIR/timing.jsonl"
+    printf '{"stage": "%s", "preset": "%s", "run": %s, "seconds": %s, "device": "%s"}\n' \
+        "$1" "$2" "$3" "$4" "$DEVICE" >> "$OUTDIR/timing.jsonl"
 }
 
 for preset in $PRESETS; do
@@ -49,11 +49,10 @@ for preset in $PRESETS; do
 done
 [[ "${ONLY_TRAIN:-0}" == 1 ]] && exit 0
 # Every run's post-hoc curves with retraining first, then the other ablations: a call cut short
-# by its time limit has the main table. JOBS inspections at once on the card (small models leave
-# it mostly idle: docs/PERFORMANCE.md, "Pruning"); each one's time is logged with JOBS beside it.
-# The last runs first (the sweeps put the largest models last); none starts after DEADLINE
-# seconds of this script, so that a call's time limit does not cut the ones under way.
-JOBS="${JOBS:-1}"
+# by its time limit has the main table. One inspection at a time: two side by side on the card
+# each took longer than both one after the other (docs/PERFORMANCE.md, "Pruning"). The last runs
+# first (the sweeps put the largest models last); none starts after DEADLINE seconds of this
+# script, so that a call's time limit does not cut one under way.
 DEADLINE="${DEADLINE:-1000000}"
 inspect_one() { # pass, preset, run, ablation
     local s="$WORK/$2.yaml" out="$OUTDIR/insp-$2-$3-$4.json" start=$SECONDS
@@ -75,12 +74,10 @@ for pass in zero other; do
         for run in ${picked:-$(seq $((runs - 1)) -1 0)}; do
             for ablation in $([[ $pass == zero ]] && echo zero || echo "mean optimal"); do
                 [[ -s "$OUTDIR/insp-$preset-$run-$ablation.json" ]] && continue
-                while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
                 ((SECONDS < DEADLINE)) || break 3
-                inspect_one "$pass" "$preset" "$run" "$ablation" &
+                inspect_one "$pass" "$preset" "$run" "$ablation"
             done
         done
     done
-    wait
 done
 echo "pruning findings: $(ls "$OUTDIR"/insp-*.json | wc -l) inspections in $OUTDIR"

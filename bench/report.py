@@ -683,9 +683,13 @@ def pruning_section(paths, out):
         out.append(f"(`{path}`)\n")
     out.append("On the card, one run's inspection with retraining costs about as much as training the whole preset "
                "(a 16-head text run's took 230 s against the nine runs' 126 s together; it trains three models from "
-               "scratch among its stages, and the time of each stage is not yet measured apart). On two CPU cores "
-               "the small model's inspection took 16 times the training of its four runs; where that time goes is "
-               "not yet profiled (issue 76, item 4).\n")
+               "scratch among its stages, and the time of each stage is not yet measured apart). Inspections side by "
+               "side do not help (the \"at once\" column, a second device session): two 16-head inspections together "
+               "took 498 s each against 230 s alone, slower than one after the other, and five together 451–455 s for "
+               "an 8-head run against 108 s alone; on two CPU cores two small inspections together had not finished "
+               "after 20 minutes, against 353 s for one. `bench/pruning_findings.sh` runs them one at a time. On two "
+               "CPU cores the small model's inspection took 16 times the training of its four runs; where that time "
+               "goes is not yet profiled (issue 76, item 4).\n")
 
 
 def timing_note(rows):

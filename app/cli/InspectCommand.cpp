@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace headlab::cli {
@@ -156,6 +157,23 @@ void writeInspectionCsv(const Inspection &x)
 }
 
 // The whole inspection as one JSON document (--json).
+// Each bound of the table as JSON: what a reader labels the curves' removable_<name> with.
+json boundsJson()
+{
+    json bounds = json::array();
+    for (const auto &b : lossBoundTable())
+        bounds.push_back(
+            {{"name", b.name}, {"label", b.label}, {"value", b.value}, {"absolute", b.absolute}});
+    return bounds;
+}
+
+// A curve's removable_<name> for each bound, against `intact`, the model's own test loss.
+void addRemovable(json &curve, const PruningCurve &c, double intact)
+{
+    for (const auto &bound : lossBoundTable())
+        curve[std::string("removable_") + bound.name] = c.removableWithin(bound, intact);
+}
+
 void printInspectionJson(const Inspection &x)
 {
     json j;
@@ -222,17 +240,11 @@ void printInspectionJson(const Inspection &x)
                       {"steps", steps}};
         if (std::isfinite(c.learningRate)) curve["learning_rate"] = c.learningRate;
         // Within each bound of the table, against the model before any head was removed.
-        for (const auto &bound : lossBoundTable())
-            curve[std::string("removable_") + bound.name] = c.removableWithin(bound, x.testLoss);
+        addRemovable(curve, c, x.testLoss);
         pr.push_back(curve);
     }
     j["pruning"] = pr;
-    // The bounds behind each curve's removable_<name>: what a reader labels its columns with.
-    json bounds = json::array();
-    for (const auto &b : lossBoundTable())
-        bounds.push_back(
-            {{"name", b.name}, {"label", b.label}, {"value", b.value}, {"absolute", b.absolute}});
-    if (!x.pruning.empty()) j["bounds"] = bounds;
+    if (!x.pruning.empty()) j["bounds"] = boundsJson();
     j["csv"] = x.out;
     std::printf("%s\n", j.dump(1).c_str());
 }
@@ -542,6 +554,51 @@ CommandAction defineInspect(CLI::App &app)
 }
 
 const CommandRegistration kInspectCommand(120, defineInspect);
+
+// `recount FILE.json`: an `inspect --json` document's pruning counts under today's bounds and
+// rule, for a file written before they were (its curves are kept as they are).
+int recountCommand(const std::string &path)
+{
+    std::ifstream in(path);
+    if (!in) {
+        std::fprintf(stderr, "%s: cannot be read\n", path.c_str());
+        return 1;
+    }
+    json j;
+    try {
+        in >> j;
+        const double intact = j.at("test_loss").get<double>();
+        for (auto &c : j.at("pruning")) {
+            PruningCurve curve;
+            curve.method = pruningMethodOf(c.at("method").get<std::string>());
+            for (const auto &s : c.at("steps"))
+                curve.steps.push_back({s.at("removed").get<int64_t>(),
+                                       s.at("fraction").get<double>(),
+                                       s.at("test_loss").get<double>(), -1, -1});
+            addRemovable(c, curve, intact);
+        }
+        j["bounds"] = boundsJson();
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "%s: not an inspect --json document with pruning curves (%s)\n",
+                     path.c_str(), e.what());
+        return 1;
+    }
+    std::printf("%s\n", j.dump(1).c_str());
+    return 0;
+}
+
+CommandAction defineRecount(CLI::App &app)
+{
+    auto path = std::make_shared<std::string>();
+    CLI::App *recount = app.add_subcommand(
+        "recount", "An inspect --json file's pruning counts under today's bounds, to stdout");
+    recount->add_option("file", *path, "The JSON `inspect --json` printed")
+        ->required()
+        ->check(CLI::ExistingFile);
+    return {recount, [path] { return recountCommand(*path); }};
+}
+
+const CommandRegistration kRecountCommand(121, defineRecount);
 
 } // namespace
 

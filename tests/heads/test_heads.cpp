@@ -730,6 +730,38 @@ void TestHeads::inspectPrintsWritesAndRefusesBadInput()
         QCOMPARE(curves[2].toObject()["steps"].toArray().size(), 2);
         QCOMPARE(curves[3].toObject()["steps"].toArray().size(), 3);
         QCOMPARE(curves[3].toObject()["order"].toString(), QString());
+        // Every curve is counted within each bound the document names; fine-tuning and L0
+        // gates say the learning rate they trained at.
+        const QJsonObject doc = QJsonDocument::fromJson(out.toUtf8()).object();
+        const auto bounds = doc["bounds"].toArray();
+        QCOMPARE(bounds.size(), qsizetype(lossBoundTable().size()));
+        for (const auto &c : curves)
+            for (const auto &b : bounds)
+                QVERIFY(c.toObject().contains("removable_" + b.toObject()["name"].toString()));
+        QVERIFY(curves[1].toObject()["learning_rate"].toDouble() > 0);
+        QVERIFY(!curves[0].toObject().contains("learning_rate"));
+        // `recount` of a file without the counts gives them back as inspect wrote them.
+        QJsonObject stripped = doc;
+        stripped.remove("bounds");
+        QJsonArray bare;
+        for (const auto &c : curves) {
+            QJsonObject o = c.toObject();
+            for (const auto &b : bounds) o.remove("removable_" + b.toObject()["name"].toString());
+            bare.append(o);
+        }
+        stripped["pruning"] = bare;
+        QFile old(tmp.filePath("old-inspection.json"));
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.write(QJsonDocument(stripped).toJson());
+        old.close();
+        auto [rc, recounted, rerr] = cli({"recount", old.fileName()});
+        QVERIFY2(rc == 0, qPrintable(rerr));
+        const QJsonObject again = QJsonDocument::fromJson(recounted.toUtf8()).object();
+        QCOMPARE(again["bounds"].toArray(), bounds);
+        QCOMPARE(again["pruning"].toArray(), curves);
+        auto [bad, none, why] = cli({"recount", session});
+        QCOMPARE(bad, 1);
+        QVERIFY2(why.contains("not an inspect --json document"), qPrintable(why));
     }
     auto refuses = [&](const QStringList &args, const char *expected) {
         auto [code, out, err] = cli(args);
