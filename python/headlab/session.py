@@ -567,7 +567,8 @@ class Session:
         """The dtypes pandas users expect, the same under every supported pandas: times as UTC
         datetimes, `heads` and `head_dim` as integers where every layer has the same (<NA>
         otherwise; the per-layer text as runs.csv writes it is in heads_per_layer and
-        head_dim_per_layer), a plateau never entered or left as <NA> instead of runs.csv's -1,
+        head_dim_per_layer), a plateau never entered or left and diverged_at_step of a run that
+        did not diverge as <NA> instead of runs.csv's -1,
         every swept axis's label as an ordered categorical (numbers in numeric order)."""
         frame["learned"] = frame["learned"].astype("boolean")
         for column in ("started_at", "finished_at"):
@@ -585,8 +586,11 @@ class Session:
         for column in frame.columns:
             if column.startswith("label_"):
                 frame[column] = _ordered(frame[column])
-        for column in ("run", "steps_done", "diverged_at_step"):
+        for column in ("run", "steps_done"):
             frame[column] = frame[column].astype("int64")
+        # The step the loss diverged at; <NA> for a run that did not (runs.csv writes -1).
+        diverged = frame["diverged_at_step"].astype("int64")
+        frame["diverged_at_step"] = pd.array(diverged.where(diverged >= 0), dtype="Int64")
         for column in frame.columns:  # text as pandas' "string" dtype, under pandas 1.5 as under 3
             values = frame[column]
             if values.dtype == object or pd.api.types.is_string_dtype(values.dtype) and \

@@ -117,7 +117,7 @@ class PackageAgainstCli(unittest.TestCase):
                     else:
                         self.assertEqual(pd.Timestamp(text), mine, f"{session_path} run {i} {column}")
                     continue
-                if column.startswith("plateau_") and text == "-1":  # never: <NA> in pandas
+                if (column.startswith("plateau_") or column == "diverged_at_step") and text == "-1":  # never: <NA>
                     self.assertTrue(pd.isna(mine), f"{session_path} run {i} {column}: {mine}")
                     continue
                 if column == "learned":
@@ -154,6 +154,22 @@ class PackageAgainstCli(unittest.TestCase):
             with self.subTest(fixture=fixture):
                 s = self.assertTablesEqual(os.path.join(SOURCE, fixture))
                 self.assertGreater(len(s), 0)
+
+    def test_a_run_that_did_not_diverge_has_no_divergence_step(self):
+        runs = headlab.open(os.path.join(SOURCE, "tests/session/fixtures/v2-addition.yaml")).runs()
+        self.assertEqual(str(runs["diverged_at_step"].dtype), "Int64")
+        finished = runs[runs["status"] == "done"]
+        self.assertGreater(len(finished), 0)
+        self.assertTrue(finished["diverged_at_step"].isna().all(), "-1 read as a step")
+        self.assertFalse((runs["diverged_at_step"] == -1).any())
+        # A run trained at lr 1e4 diverges: its step is kept, as runs.csv has it.
+        path = self.train_tiny("diverges.yaml", TINY.replace("lr: 0.001", "lr: 10000.0").replace(
+            "heads: [1, 2, 3]", "heads: [2]"))
+        runs = headlab.open(path).runs()
+        diverged = runs[runs["status"] == "diverged"]
+        self.assertGreater(len(diverged), 0, runs["status"].tolist())
+        self.assertTrue((diverged["diverged_at_step"] >= 0).all())
+        self.assertTablesEqual(path)
 
     def test_verdicts_follow_the_task_and_rule(self):
         nn = headlab.open(os.path.join(SOURCE, "tests/session/fixtures/v2-nn.yaml")).runs()
