@@ -3,7 +3,7 @@
 (ensembleWork, core/train/SweepRunner.cpp; the score constants in core/attention/AttentionPlan.cpp)
 to steps measured alone on one card by bench/price_fit.sh.
 
-    python3 bench/price_fit.py DIR [--check]
+    python3 bench/price_fit.py DIR [--check]     # needs scipy, which HeadLab's .venv leaves out
 
 DIR holds price_fit.sh's price.jsonl and plan.jsonl. Each measured ensemble is priced again by the
 headlab-bench this script finds (HEADLAB_BENCH, else build-core/ or build/): its step's products and

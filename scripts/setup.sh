@@ -46,6 +46,8 @@ OPTUNA_VERSION="5.0.0"
 # CUTLASS's C++ headers (the nvidia-cutlass wheel carries them; 27 MB, no binaries) for the one
 # kernel built on them, the feed-forward block's product with its bias and ReLU in the epilogue
 # (core/model/cuda/BiasReluProduct.cu), compiled only where nvcc is (cmake/HeadlabCutlass.cmake).
+# Installed without its dependencies: they serve its Python kernel generator (scipy, cuda-python,
+# pydot, treelib: ~180 MB), which HeadLab never runs; CMake finds the headers by path.
 CUTLASS_VERSION="4.2.0.0"
 # uv installs the wheels into .venv: from its cache (~/.cache/uv) it hard-links a wheel's files
 # instead of unpacking them again, so a second clone's .venv takes seconds instead of a minute of
@@ -147,7 +149,7 @@ ensure_venv() {
                 "pandas==$PANDAS_VERSION" "PyYAML==$PYYAML_VERSION" "matplotlib==$MATPLOTLIB_VERSION"
                 "atheris==$ATHERIS_VERSION" "tensorboard==$TENSORBOARD_VERSION"
                 "mlflow-skinny==$MLFLOW_SKINNY_VERSION" "optuna==$OPTUNA_VERSION"
-                "nvidia-cutlass==$CUTLASS_VERSION")
+                "nvidia-cutlass==$CUTLASS_VERSION") # last: installed alone, without its dependencies
     local names=("${pins[@]%%==*}")
     local found
     found="$(venv_versions "${names[@]}")"
@@ -178,7 +180,9 @@ for r in m.requires("torch") or []:
             say "torch's dependencies without triton (641 MB that LibTorch C++ never loads; the installer" \
                 "may say torch requires it: expected. HEADLAB_WITH_TRITON=1 installs it)"
         # The other pins without torch's: a torch named again would bring its every requirement.
-        pip_install "${torch_deps[@]}" "${pins[@]:1}"
+        # CUTLASS last and alone, without its dependencies (above).
+        pip_install "${torch_deps[@]}" "${pins[@]:1:${#pins[@]}-2}"
+        pip_install --no-deps "${pins[-1]}"
     fi
     # HeadLab's own package: the venv imports python/headlab of this clone, as an editable
     # install would, through a .pth file (no build backend needed; `pip install ./python` is for
