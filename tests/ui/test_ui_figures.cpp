@@ -655,6 +655,7 @@ private Q_SLOTS:
     void exportWritesValidSvgAndPng_data();
     void exportWritesValidSvgAndPng();
     void exportAllWritesEveryFigure();
+    void aHiddenWindowsFirstExportOfEachFigureEqualsTheNext();
     void chartFiguresSayWhatIsUnderTheCursor();
     void theHelpMenuSaysWhatIsThere();
     void theRunTableFilters();
@@ -1029,8 +1030,13 @@ static void exportAndCheck(FigureView *view, const QTemporaryDir &dir, const QSt
 {
     const QString svg = dir.filePath(id + ".svg"), png = dir.filePath(id + ".png");
     QString error, why;
+    // The first export of a figure equals the next: a hidden figure's pending layout, applied by
+    // the export itself, once scaled the first one wrong (enlarged, cut off at the right).
+    const QString first = dir.filePath(id + "-first.png");
+    QVERIFY2(FigureExporter::writePng(view, first, size, &error), qPrintable(error));
     QVERIFY2(FigureExporter::writeSvg(view, svg, size, &error), qPrintable(error));
     QVERIFY2(FigureExporter::writePng(view, png, size, &error), qPrintable(error));
+    QVERIFY2(QImage(first) == QImage(png), qPrintable(id + ": the first export differs"));
     QVERIFY2(isValidSvg(svg, &why), qPrintable(why));
     QImage image(png);
     QCOMPARE(image.size(), size);
@@ -1295,6 +1301,30 @@ void TestUiFigures::theRunTableFilters()
     QCOMPARE(shown("").size(), all);
     QVERIFY(window.runFilterStatus()->text().isEmpty());
     QVERIFY(window.figure("loss")->selectedRuns().isEmpty()); // cleared with the filter
+}
+
+void TestUiFigures::aHiddenWindowsFirstExportOfEachFigureEqualsTheNext()
+{
+    // A window never shown (the harness, --export-all, a script): each figure's first export
+    // applies its layout. It once did so after taking the scale from the canvas's old size, and
+    // the first PNG came out enlarged and cut off at the right.
+    MainWindow window;
+    window.setInteractive(false);
+    window.model()->setSession(uitest::syntheticSession());
+    QTemporaryDir dir;
+    int checked = 0;
+    for (const auto &spec : figureTable()) {
+        FigureView *view = window.figure(spec.id);
+        if (!view) continue;
+        window.showFigure(spec.id);
+        const QString first = dir.filePath(spec.id + "-1.png"),
+                      next = dir.filePath(spec.id + "-2.png");
+        QVERIFY(FigureExporter::writePng(view, first, QSize(1280, 720), nullptr));
+        QVERIFY(FigureExporter::writePng(view, next, QSize(1280, 720), nullptr));
+        QVERIFY2(QImage(first) == QImage(next), qPrintable(spec.id));
+        ++checked;
+    }
+    QVERIFY(checked >= 5);
 }
 
 void TestUiFigures::exportAllWritesEveryFigure()

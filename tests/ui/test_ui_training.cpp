@@ -147,6 +147,7 @@ private Q_SLOTS:
     void presetsOpenOnTheirFigure();
     void aSweepWrittenElsewhereShowsUpLive();
     void insideTheHeadsShowsLiveMapsAndScrubsCheckpoints();
+    void insideTheHeadsPrunesAStoredRun();
     void appStopsAndSavesOnSigterm_data();
     void appStopsAndSavesOnSigterm();
     void aSignalLeavesAnUneditedSessionAlone_data();
@@ -532,6 +533,36 @@ void TestUiTraining::aSweepWrittenElsewhereShowsUpLive()
         },
         6000));
     (void)partial;
+}
+
+void TestUiTraining::insideTheHeadsPrunesAStoredRun()
+{
+    // A real trained run's pruning curves as the app draws them, to be looked at:
+    // HEADLAB_PRUNING_SESSION=S.yaml (its run 0 with a final checkpoint) and HEADLAB_SCREENSHOTS=DIR
+    // write inside-pruning-1280.png and -1920.png (docs/FINDINGS.md's figures were made so).
+    const QString path = qEnvironmentVariable("HEADLAB_PRUNING_SESSION");
+    if (path.isEmpty()) QSKIP("HEADLAB_PRUNING_SESSION names no session");
+    MainWindow window;
+    QVERIFY(window.openSession(path));
+    window.showFigure(QStringLiteral("inside"));
+    auto *view = window.findChild<InsideHeadsView *>();
+    QVERIFY(view);
+    view->setSelectedRuns({0});
+    view->refresh();
+    QVERIFY2(!view->checkpoints().empty(), qPrintable(view->message()));
+    view->setPosition(int(view->checkpoints().size()) - 1);
+    view->runAblation();
+    view->waitForAblation();
+    QCOMPARE(int(view->pruning().size()), int(pruningOrderTable().size()) + 2);
+    // Trained: removing every head but one per layer costs more than removing none.
+    for (const auto &c : view->pruning())
+        QVERIFY(c.steps.back().testLoss > c.steps.front().testLoss);
+    if (const QString keep = qEnvironmentVariable("HEADLAB_SCREENSHOTS"); !keep.isEmpty())
+        for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)})
+            QVERIFY(FigureExporter::writePng(
+                view,
+                QDir(keep).filePath(QStringLiteral("inside-pruning-%1.png").arg(size.width())),
+                size, nullptr));
 }
 
 void TestUiTraining::insideTheHeadsShowsLiveMapsAndScrubsCheckpoints()

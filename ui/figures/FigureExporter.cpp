@@ -42,6 +42,14 @@ FigureExporter::offscreenCopy(SessionModel *model, const QString &figureId, cons
 static void renderCanvas(FigureView *figure, QPainter &painter, QSize size)
 {
     QWidget *canvas = figure->canvas();
+    // A hidden figure's layout (a window never shown: the harness, --export-all) is applied by
+    // render() itself, which pretends the window shown for it: after the scale below was taken
+    // from the old size, so the first export came out enlarged and cut off at the right. One
+    // render of a pixel applies it first.
+    if (!canvas->isVisible()) {
+        QImage pixel(1, 1, QImage::Format_ARGB32_Premultiplied);
+        canvas->render(&pixel, QPoint(), QRegion(0, 0, 1, 1));
+    }
     const QSize have = canvas->size();
     painter.save();
     if (have.width() > 0 && have.height() > 0 && have != size)

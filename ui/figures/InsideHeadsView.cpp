@@ -1248,32 +1248,40 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
         QString text;
         QPointF at; // x, and the row in y until the plot's top is known
     };
-    std::vector<Entry> entries;
-    for (const auto &row : orders)
-        for (const auto &c : v.m_pruning)
-            if (c.method == PruningMethod::PostHoc && c.order == row.order) {
-                entries.push_back({penOf(c), row.order == PruningOrder::Random
-                                                 ? tr("%1 (band: seeds)").arg(tr(row.label))
-                                                 : tr(row.label)});
-                break;
-            }
-    for (const auto &row : methods)
-        for (const auto &c : v.m_pruning)
-            if (c.method == row.method && c.method != PruningMethod::PostHoc) {
-                QString text = tr(row.label);
-                if (c.method == PruningMethod::FineTune)
-                    text = tr("%1 %2 steps (%3)")
-                               .arg(text)
-                               .arg(c.trainedSteps)
-                               .arg(QString::fromUtf8(toString(c.order)));
-                entries.push_back({penOf(c), text});
-                break;
-            }
+    // The tables' labels, or (`brief`: where those would leave the plot less than half the
+    // panel) their short names.
+    auto entriesOf = [&](bool brief) {
+        std::vector<Entry> out;
+        for (const auto &row : orders)
+            for (const auto &c : v.m_pruning)
+                if (c.method == PruningMethod::PostHoc && c.order == row.order) {
+                    const QString name = brief ? QString::fromUtf8(row.name) : tr(row.label);
+                    out.push_back({penOf(c), row.order == PruningOrder::Random
+                                                 ? tr("%1 (band: seeds)").arg(name)
+                                                 : name});
+                    break;
+                }
+        for (const auto &row : methods)
+            for (const auto &c : v.m_pruning)
+                if (c.method == row.method && c.method != PruningMethod::PostHoc) {
+                    QString text = brief ? QString::fromUtf8(row.name) : tr(row.label);
+                    if (c.method == PruningMethod::FineTune)
+                        text = brief ? tr("%1 %2").arg(text).arg(c.trainedSteps)
+                                     : tr("%1 %2 steps (%3)")
+                                           .arg(text)
+                                           .arg(c.trainedSteps)
+                                           .arg(QString::fromUtf8(toString(c.order)));
+                    out.push_back({penOf(c), text});
+                    break;
+                }
+        return out;
+    };
     p.setFont(v.m_theme.font(8));
     const QFontMetricsF fm(p.font());
     const double swatch = 14 * v.m_theme.fontScale, rowHeight = fm.height() + 4;
-    int rows = 1;
-    {
+    // Flows `entries` into rows across the panel; the rows it takes.
+    auto flow = [&](std::vector<Entry> &entries) {
+        int rows = 1;
         double x = area.left() + 4;
         for (auto &e : entries) {
             const double w = swatch + 3 + fm.horizontalAdvance(e.text) + 10;
@@ -1284,6 +1292,13 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
             e.at = QPointF(x, rows - 1);
             x += w;
         }
+        return rows;
+    };
+    std::vector<Entry> entries = entriesOf(false);
+    int rows = flow(entries);
+    if (plotArea(area, rows).height() < area.height() / 2) {
+        entries = entriesOf(true);
+        rows = flow(entries);
     }
     const QRectF plot = plotArea(area, rows);
     for (const auto &e : entries) {
@@ -1301,27 +1316,36 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
     const double lo = yt.first, hi = std::max(y1 + 0.05, yt.first + (yt.count - 1) * yt.step);
     const LinearTicks xt = niceTicks(0, x1, 5);
     const double xhi = std::max(x1, xt.first + (xt.count - 1) * xt.step);
-    paintAxes(p, plot, 0, xhi, lo, hi, tr("fraction of heads removed"), tr("test loss"));
+    paintAxes(p, plot, 0, xhi, lo, hi, tr("share removed"), tr("test loss"));
     auto px = [&](double x) { return plot.left() + x / xhi * plot.width(); };
     auto py = [&](double y) { return plot.bottom() - (y - lo) / (hi - lo) * plot.height(); };
+    // The bounds `inspect` counts heads within (lossBoundTable), above the model's own loss: a
+    // dashed line each, labelled at the right; one too close to the last drawn is left out (on
+    // a loss near zero, 1 % and 5 % lie on the intact model's line).
     const double intact = v.m_pruning.front().steps.front().testLoss;
-    const double budget = intact + 0.05;
-    p.setPen(QPen(v.m_theme.muted, v.m_theme.line(1), Qt::DashLine));
-    p.drawLine(QPointF(plot.left(), py(budget)), QPointF(plot.right(), py(budget)));
     p.setFont(v.m_theme.font(7));
+    const QFontMetricsF boundMetrics(p.font());
     const QString unit =
         v.m_run >= 0 ? QString::fromUtf8(taskSpec(v.m_model->run(v.m_run).config.task).lossUnit)
                      : QStringLiteral("nats");
-    const QString budgetText = tr("+0.05 %1").arg(unit);
-    const QFontMetricsF budgetMetrics(p.font());
-    // Above its line, or below it where the line runs along the plot's top (it ran into the
-    // panel's title).
-    double budgetTop = py(budget) - 3 - budgetMetrics.height();
-    if (budgetTop < plot.top() + 1) budgetTop = py(budget) + 3;
-    label(p,
-          QRectF(plot.left() + 4, budgetTop, budgetMetrics.horizontalAdvance(budgetText) + 1,
-                 budgetMetrics.height()),
-          Qt::AlignLeft | Qt::AlignTop, budgetText);
+    double lastDrawn = py(intact);
+    for (const auto &bound : lossBoundTable()) {
+        const double at = py(bound.absolute ? intact + bound.value : intact * (1.0 + bound.value));
+        if (std::abs(at - lastDrawn) < boundMetrics.height() || at < plot.top()) continue;
+        lastDrawn = at;
+        p.setPen(QPen(v.m_theme.muted, v.m_theme.line(1), Qt::DashLine));
+        p.drawLine(QPointF(plot.left(), at), QPointF(plot.right(), at));
+        const QString text = bound.absolute ? tr("+%1 %2").arg(bound.value).arg(unit)
+                                            : tr("+%1").arg(QString::fromUtf8(bound.label));
+        // Above its line, or below it where the line runs along the plot's top (it ran into
+        // the panel's title).
+        double top = at - 2 - boundMetrics.height();
+        if (top < plot.top() + 1) top = at + 2;
+        const double w = boundMetrics.horizontalAdvance(text) + 1;
+        p.setPen(v.m_theme.muted);
+        label(p, QRectF(plot.right() - 3 - w, top, w, boundMetrics.height()),
+              Qt::AlignRight | Qt::AlignTop, text);
+    }
     p.save();
     p.setClipRect(plot.adjusted(-3, -3, 3, 3));
     // The random orders: the band of their seeds at each count removed, and its median.
