@@ -1320,21 +1320,18 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
     auto px = [&](double x) { return plot.left() + x / xhi * plot.width(); };
     auto py = [&](double y) { return plot.bottom() - (y - lo) / (hi - lo) * plot.height(); };
     // The bounds `inspect` counts heads within (lossBoundTable), above the model's own loss: a
-    // dashed line each, labelled at the right; one too close to the last drawn is left out (on
-    // a loss near zero, 1 % and 5 % lie on the intact model's line).
+    // dashed line each, labelled at the right; one whose line or label would touch another's is
+    // left out (on a loss near zero, 1 % and 5 % lie on the intact model's line).
     const double intact = v.m_pruning.front().steps.front().testLoss;
     p.setFont(v.m_theme.font(7));
     const QFontMetricsF boundMetrics(p.font());
     const QString unit =
         v.m_run >= 0 ? QString::fromUtf8(taskSpec(v.m_model->run(v.m_run).config.task).lossUnit)
                      : QStringLiteral("nats");
-    double lastDrawn = py(intact);
+    std::vector<double> lines = {py(intact)};
+    std::vector<QRectF> labels;
     for (const auto &bound : lossBoundTable()) {
         const double at = py(bound.absolute ? intact + bound.value : intact * (1.0 + bound.value));
-        if (std::abs(at - lastDrawn) < boundMetrics.height() || at < plot.top()) continue;
-        lastDrawn = at;
-        p.setPen(QPen(v.m_theme.muted, v.m_theme.line(1), Qt::DashLine));
-        p.drawLine(QPointF(plot.left(), at), QPointF(plot.right(), at));
         const QString text = bound.absolute ? tr("+%1 %2").arg(bound.value).arg(unit)
                                             : tr("+%1").arg(QString::fromUtf8(bound.label));
         // Above its line, or below it where the line runs along the plot's top (it ran into
@@ -1342,9 +1339,20 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
         double top = at - 2 - boundMetrics.height();
         if (top < plot.top() + 1) top = at + 2;
         const double w = boundMetrics.horizontalAdvance(text) + 1;
+        const QRectF box(plot.right() - 3 - w, top, w, boundMetrics.height());
+        const bool crowded =
+            at < plot.top() ||
+            std::any_of(lines.begin(), lines.end(),
+                        [&](double y) { return std::abs(at - y) < boundMetrics.height(); }) ||
+            std::any_of(labels.begin(), labels.end(),
+                        [&](const QRectF &r) { return r.intersects(box); });
+        if (crowded) continue;
+        lines.push_back(at);
+        labels.push_back(box);
+        p.setPen(QPen(v.m_theme.muted, v.m_theme.line(1), Qt::DashLine));
+        p.drawLine(QPointF(plot.left(), at), QPointF(plot.right(), at));
         p.setPen(v.m_theme.muted);
-        label(p, QRectF(plot.right() - 3 - w, top, w, boundMetrics.height()),
-              Qt::AlignRight | Qt::AlignTop, text);
+        label(p, box, Qt::AlignRight | Qt::AlignTop, text);
     }
     p.save();
     p.setClipRect(plot.adjusted(-3, -3, 3, 3));
