@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import warnings
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -90,6 +91,21 @@ def _seconds(timestamp):
     return None if pd.isna(timestamp) else timestamp.timestamp()
 
 
+class TimesNotRecorded(UserWarning):
+    """Runs without a recorded start (an earlier release's, or an export that left them out):
+    each bridge leaves their times missing where the tool allows it, and says what it shows."""
+
+
+def _untimed(runs, tool, shown):
+    """How many of `runs` have no recorded start; a TimesNotRecorded warning saying what `tool`
+    shows for them (`shown`) when any."""
+    missing = int(runs["started_at"].isna().sum())
+    if missing:
+        warnings.warn(f"{missing} of {len(runs)} runs have no recorded start or end time: {tool} {shown}",
+                      TimesNotRecorded, stacklevel=3)
+    return missing
+
+
 def _curve_points(record):
     """(name, steps, values) of each non-per-head curve of a run."""
     for name, (steps, values) in record.curves.items():
@@ -105,7 +121,9 @@ def tensorboard(session: Session | Sessions, logdir: str | os.PathLike, overwrit
     """Writes every run's curves as TensorBoard scalars, one folder per run (`logdir/RUN_ID`), and
     the HParams view's table: the swept axes as hyperparameters, final_test_loss and learned as
     its metrics. A folder that already holds events is refused unless `overwrite` (its event
-    files are then replaced). Returns {"runs": N, "scalars": M}. Needs the `tensorboard` extra."""
+    files are then replaced). Returns {"runs": N, "scalars": M, "without_time": K}: K runs had no
+    recorded start, and their events no wall time (NaN; a TimesNotRecorded warning says so).
+    Needs the `tensorboard` extra."""
     try:
         from tensorboard.compat.proto.event_pb2 import Event
         from tensorboard.compat.proto.summary_pb2 import Summary
@@ -115,7 +133,7 @@ def tensorboard(session: Session | Sessions, logdir: str | os.PathLike, overwrit
         raise _missing("tensorboard", "tensorboard", "TensorBoard", e) from None
     several = _several(session)
     if several is not None:  # each session in its own folder, logdir/SESSION/RUN_ID
-        counts = {"runs": 0, "scalars": 0}
+        counts = {"runs": 0, "scalars": 0, "without_time": 0}
         for one in several:
             out = tensorboard(one, os.path.join(logdir, _folder(one.name)), overwrite)
             counts = {k: counts[k] + out[k] for k in counts}
@@ -152,12 +170,16 @@ def tensorboard(session: Session | Sessions, logdir: str | os.PathLike, overwrit
     write(logdir, [Event(wall_time=0.0, summary=hp.hparams_config_pb(hparams, metrics))])
 
     scalars = 0
+    untimed = _untimed(runs, "TensorBoard", "gets their events with no wall time (NaN, not 1970); step and "
+                       "relative views are as for the others")
     for i, record in enumerate(s.run_records()):
         row = runs.iloc[i]
         folder = os.path.join(logdir, str(row["run_id"]) or f"run-{i}")
         os.makedirs(folder, exist_ok=True)
         clear(folder)
-        start = _seconds(row["started_at"]) or 0.0
+        # A run without a recorded start: no wall time (NaN) rather than the epoch.
+        start = _seconds(row["started_at"])
+        start = math.nan if start is None else start
         # Wall times spread over the run's recorded duration (a step's own time is not logged).
         last = max(int(row["steps_done"]), 1)
         wall = float(row["wall_seconds"] or 0.0)
@@ -168,7 +190,8 @@ def tensorboard(session: Session | Sessions, logdir: str | os.PathLike, overwrit
             params[axis] = number if number is not None and isinstance(hparams[(axes + seeds).index(axis)].domain,
                                                                        hp.RealInterval) else values[i][axis]
         events.append(Event(wall_time=start, summary=hp.hparams_pb(
-            params, trial_id=str(row["run_id"]) or f"run-{i}", start_time_secs=start or None)))
+            params, trial_id=str(row["run_id"]) or f"run-{i}",
+            start_time_secs=None if math.isnan(start) else start)))
         for name, steps, curve in _curve_points(record):
             tag = f"loss/{name}" if name in ("train", "test") else name
             for step, value in zip(steps.tolist(), curve.tolist()):
@@ -184,7 +207,7 @@ def tensorboard(session: Session | Sessions, logdir: str | os.PathLike, overwrit
                                     summary=Summary(value=[Summary.Value(tag=tag, simple_value=value)])))
                 scalars += 1
         write(folder, events)
-    return {"runs": len(runs), "scalars": scalars}
+    return {"runs": len(runs), "scalars": scalars, "without_time": untimed}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -196,8 +219,9 @@ def mlflow(session: Session | Sessions, tracking_uri: str, experiment: str | Non
     every curve as a metric history by step, the final metrics, tags (run_id, configuration,
     status, verdict, host, commit, command, the session) and the start and end times. The
     experiment is named after the session unless `experiment` names one. Runs already logged
-    (tag headlab.run_id) are left as they are. Returns {"experiment_id", "logged", "skipped"}.
-    Needs the `mlflow` extra."""
+    (tag headlab.run_id) are left as they are. Returns {"experiment_id", "logged", "skipped",
+    "without_time"}: runs with no recorded start get MLflow's own (it requires one) and the tag
+    headlab.times "not recorded", with a TimesNotRecorded warning. Needs the `mlflow` extra."""
     try:
         from mlflow.entities import Metric, Param, RunStatus, RunTag
         from mlflow.tracking import MlflowClient
@@ -208,7 +232,8 @@ def mlflow(session: Session | Sessions, tracking_uri: str, experiment: str | Non
         results = [mlflow(one, tracking_uri, experiment) for one in several]
         return {"experiment_ids": [r["experiment_id"] for r in results],
                 "logged": sum(r["logged"] for r in results),
-                "skipped": sum(r["skipped"] for r in results)}
+                "skipped": sum(r["skipped"] for r in results),
+                "without_time": sum(r["without_time"] for r in results)}
     s, runs, values, _, _ = _prepared(session)
     client = MlflowClient(tracking_uri=tracking_uri)
     name = experiment or s.name
@@ -225,6 +250,8 @@ def mlflow(session: Session | Sessions, tracking_uri: str, experiment: str | Non
             break
     status_of = {"done": "FINISHED", "diverged": "FAILED", "failed": "FAILED", "stopped": "KILLED"}
     done, skipped = 0, 0
+    untimed = _untimed(runs, "MLflow", "requires a start time and gives them the time of this export; their "
+                       "tag headlab.times is 'not recorded'")
     for i, record in enumerate(s.run_records()):
         row = runs.iloc[i]
         run_id = str(row["run_id"])
@@ -237,14 +264,16 @@ def mlflow(session: Session | Sessions, tracking_uri: str, experiment: str | Non
         tags = {"headlab.run_id": run_id, "headlab.session": s.name, "headlab.configuration": str(row["configuration"]),
                 "headlab.status": str(row["status"]), "headlab.learned": "" if pd.isna(row["learned"]) else str(bool(row["learned"])),
                 "headlab.host": str(row["host"]), "headlab.commit": str(row["commit"]),
-                "headlab.command": str(row["command"]), "headlab.device": str(row["device"])}
+                "headlab.command": str(row["command"]), "headlab.device": str(row["device"]),
+                "headlab.times": "recorded" if start is not None else "not recorded"}
         run = client.create_run(experiment_id, start_time=start_ms, tags=tags, run_name=str(row["configuration"]) or run_id)
         rid = run.info.run_id
         params = dict(values[i])
         for column in ("task", "d_model", "layers", "heads_per_layer", "head_dim_per_layer", "lr", "total_heads"):
             params.setdefault(column, str(row[column]))
         metrics = []
-        stamp = start_ms or 0
+        # MLflow's timestamp of each point: the run's start, MLflow's own where none was recorded.
+        stamp = start_ms if start_ms is not None else run.info.start_time
         for name_, steps, curve in _curve_points(record):
             for step, value in zip(steps.tolist(), curve.tolist()):
                 if math.isfinite(value):
@@ -262,7 +291,7 @@ def mlflow(session: Session | Sessions, tracking_uri: str, experiment: str | Non
         if status != "RUNNING":
             client.set_terminated(rid, status=status, end_time=int(end * 1000) if end is not None else None)
         done += 1
-    return {"experiment_id": experiment_id, "logged": done, "skipped": skipped}
+    return {"experiment_id": experiment_id, "logged": done, "skipped": skipped, "without_time": untimed}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -312,6 +341,8 @@ def optuna_study(session: Session | Sessions, study: str | None = None, storage:
     # its session (an earlier release's) matches its run_id in any.
     present = {(t.user_attrs.get("session"), t.user_attrs.get("run_id"))
                for t in result.get_trials(deepcopy=False)}
+    _untimed(runs, "Optuna", "requires a start time for a finished trial and gives them the time of this "
+             "export; their user attribute times is 'not recorded'")
     trials = []
     for i, record in enumerate(s.run_records()):
         row = runs.iloc[i]
@@ -332,11 +363,14 @@ def optuna_study(session: Session | Sessions, study: str | None = None, storage:
                  "status": str(row["status"]),
                  "learned": None if pd.isna(row["learned"]) else bool(row["learned"])}
         attrs.update({a: values[i][a] for a in seeds})
+        attrs["times"] = "recorded" if pd.notna(row["started_at"]) else "not recorded"
         start = row["started_at"]
         end = row["finished_at"]
         trial = create_trial(state=TrialState.COMPLETE if ok else TrialState.FAIL,
                              value=value if ok else None, params=params,
                              distributions=distributions, user_attrs=attrs)
+        # Optuna requires a start for a finished trial: a run without one keeps create_trial's
+        # (this export's), and its user attribute `times` says so.
         if pd.notna(start):
             trial.datetime_start = start.to_pydatetime().replace(tzinfo=None)
         if pd.notna(end):

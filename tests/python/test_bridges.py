@@ -176,6 +176,54 @@ class Bridges(unittest.TestCase):
         self.assertEqual(len(study.trials), 12)
         self.assertEqual({t.user_attrs["session"] for t in study.trials}, {s.name for s in both})
 
+    def test_runs_without_recorded_times_keep_them_missing(self):
+        # Issue 78: runs without recorded times got 1970 in TensorBoard and the export's time in
+        # MLflow and Optuna. An earlier release's session (its runs have no origin times).
+        logging.getLogger("mlflow").setLevel(logging.ERROR)
+        logging.getLogger("alembic").setLevel(logging.ERROR)
+        import math
+        import optuna
+        from mlflow.tracking import MlflowClient
+        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        old = headlab.open(os.path.join(SOURCE, "tests/session/fixtures/v2-addition.yaml"))
+        runs = old.runs()
+        self.assertTrue(runs["started_at"].isna().all())
+        logdir = os.path.join(self.tmp, "tb-untimed")
+        with self.assertWarnsRegex(headlab.export.TimesNotRecorded, "TensorBoard .*no wall time"):
+            counts = headlab.export.tensorboard(old, logdir)
+        self.assertEqual(counts["without_time"], len(runs))
+        for run_id in runs["run_id"]:
+            events = EventAccumulator(os.path.join(logdir, run_id))
+            events.Reload()
+            test = events.Scalars("loss/test")
+            self.assertTrue(test and all(math.isnan(e.wall_time) for e in test), run_id)
+        uri = "sqlite:///" + os.path.join(self.tmp, "mlflow-untimed.db")
+        before = int(pd.Timestamp.now(tz="UTC").timestamp() * 1000)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            with self.assertWarnsRegex(headlab.export.TimesNotRecorded, "MLflow requires a start time"):
+                result = headlab.export.mlflow(old, uri)
+        self.assertEqual(result["without_time"], len(runs))
+        client = MlflowClient(tracking_uri=uri)
+        for r in client.search_runs([result["experiment_id"]], max_results=100):
+            self.assertEqual(r.data.tags["headlab.times"], "not recorded")
+            # MLflow's own time, said by the tag; no point at the epoch.
+            self.assertGreaterEqual(r.info.start_time, before)
+            for m in client.get_metric_history(r.info.run_id, "test"):
+                self.assertGreaterEqual(m.timestamp, before)
+        with self.assertWarnsRegex(headlab.export.TimesNotRecorded, "Optuna requires a start time"):
+            study = headlab.export.optuna_study(old)
+        self.assertEqual(len(study.trials), len(runs))
+        self.assertEqual({t.user_attrs["times"] for t in study.trials}, {"not recorded"})
+        # A session whose runs have their times keeps them, with no warning.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", headlab.export.TimesNotRecorded)
+            study = headlab.export.optuna_study(self.session)
+        self.assertEqual({t.user_attrs["times"] for t in study.trials}, {"recorded"})
+        starts = sorted(t.datetime_start for t in study.trials)
+        self.assertEqual(starts, sorted(r.to_pydatetime().replace(tzinfo=None) for r in self.runs["started_at"]))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
