@@ -156,7 +156,6 @@ void writeInspectionCsv(const Inspection &x)
     fsyncDirectory(x.out);
 }
 
-// The whole inspection as one JSON document (--json).
 // Each bound of the table as JSON: what a reader labels the curves' removable_<name> with.
 json boundsJson()
 {
@@ -174,6 +173,7 @@ void addRemovable(json &curve, const PruningCurve &c, double intact)
         curve[std::string("removable_") + bound.name] = c.removableWithin(bound, intact);
 }
 
+// The whole inspection as one JSON document (--json).
 void printInspectionJson(const Inspection &x)
 {
     json j;
@@ -298,8 +298,8 @@ void printInspection(const Inspection &x)
         std::printf("\n");
     }
     if (!x.pruning.empty()) {
-        // One line per curve: how many heads go within 1 % and 5 % of the intact test loss, and
-        // the order they went in.
+        // One line per curve: how many heads go within each bound of lossBoundTable, and the
+        // order they went in.
         std::string bounds;
         for (const auto &bound : lossBoundTable())
             bounds += (bounds.empty() ? "" : " / ") + std::string(bound.label);
