@@ -6,6 +6,7 @@
 // every head in the legend, no label over another (issue 50: the legend stopped at H10, the
 // maps' "L0 H1" labels ran into each other, and the Δ-loss matrix's numbers overlapped).
 #include "UiTestSessions.h"
+#include "UiTestWindows.h"
 
 #include "core/session/Presets.h"
 #include "core/session/SessionStore.h"
@@ -235,13 +236,9 @@ void TestUiScreen::insideTheHeadsTellsSixteenHeadsApart()
     QVERIFY(window.startSweep());
     auto *controller = window.findChild<TrainingController *>();
     QVERIFY(QTest::qWaitFor([&] { return !controller->isRunning(); }, 120000));
-    window.showFigure(QStringLiteral("inside"));
-    auto *view = window.findChild<InsideHeadsView *>();
-    QVERIFY(view);
-    view->setSelectedRuns({0});
-    view->refresh();
-    QVERIFY2(!view->checkpoints().empty(), qPrintable(view->message()));
-    view->setPosition(int(view->checkpoints().size()) - 1);
+    QString why;
+    InsideHeadsView *view = uitest::insideAtNewestCheckpoint(window, 0, &why);
+    QVERIFY2(view, qPrintable(why));
     QVERIFY2(view->maps(), qPrintable(view->message()));
     view->runAblation();
     view->waitForAblation();

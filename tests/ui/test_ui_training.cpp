@@ -3,6 +3,7 @@
 // consistent session; save then open gives the same chart data; a reopened session resumes only
 // its missing runs.
 #include "UiTestSessions.h"
+#include "UiTestWindows.h"
 
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/LessonStrip.h"
@@ -544,13 +545,9 @@ void TestUiTraining::insideTheHeadsPrunesAStoredRun()
     if (path.isEmpty()) QSKIP("HEADLAB_PRUNING_SESSION names no session");
     MainWindow window;
     QVERIFY(window.openSession(path));
-    window.showFigure(QStringLiteral("inside"));
-    auto *view = window.findChild<InsideHeadsView *>();
-    QVERIFY(view);
-    view->setSelectedRuns({0});
-    view->refresh();
-    QVERIFY2(!view->checkpoints().empty(), qPrintable(view->message()));
-    view->setPosition(int(view->checkpoints().size()) - 1);
+    QString why;
+    InsideHeadsView *view = uitest::insideAtNewestCheckpoint(window, 0, &why);
+    QVERIFY2(view, qPrintable(why));
     view->runAblation();
     view->waitForAblation();
     QCOMPARE(int(view->pruning().size()), int(pruningOrderTable().size()) + 2);
