@@ -194,6 +194,9 @@ std::string sessionSchemaJson()
                          {"metric", row.metric ? Json(row.metric) : Json(nullptr)},
                          {"description", row.description}});
     schema["learned_rules"] = rules;
+    // The computation today's reports are made by (SearchReport.h): a stored report of a lower
+    // one is stale.
+    schema["search_report_method"] = kSearchReportMethod;
     schema["paper_rule"] = {{"metric", metric::kLearned},
                             {"final_metric", metric::kFinalTestLoss},
                             {"below", std::log(10.0)}};

@@ -9,8 +9,9 @@
 HeadLab writes the report into the session each time it saves it (`search_report:`, computed by
 core/session/search/SearchReport.cpp, the report `headlab-cli summary` prints), so these are summary's numbers
 exactly; nothing is refitted here. A session whose runs were written after its report (shards
-write run files, not the session) gives the report it has, marked `stale`, with a warning that
-says how to bring it up to date.
+write run files, not the session), or whose report an earlier release's computation made (its
+`method` below today's), gives the report it has, marked `stale`, with a warning that says how to
+bring it up to date.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ._store import fnv1a64, FINISHED, HeadLabError, _is_number
+from ._store import fnv1a64, FINISHED, HeadLabError, _is_number, schema
 
 CONFIGURATION_COLUMNS = ("runs", "verdicts", "pending", "set_aside", "state", "estimate", "low", "high",
                          "low_open", "high_open", "width", "slope", "note")
@@ -79,6 +80,8 @@ class SearchReport:
     law: Law
     groups: list
     stale: bool = False
+    # The computation that made it (kSearchReportMethod; 0: an earlier release's, before it was said).
+    method: int = 0
     model: str = "separate"
     alternative_law: Law = field(default_factory=lambda: Law(ok=False))
     # Which seeds the runs got (search.replicates): "replicates", "fresh" or "paired"; for paired
@@ -277,7 +280,18 @@ def _report(path, doc, records):
     counted = _count(report.get("finished_runs"), f"{where}.finished_runs", finished_now)
     changed = _definition_changes(doc, report.get("definition"), where)
     other_runs = _other_finished_runs(report.get("finished_runs_digest"), finished, where)
-    stale = finished_now != counted or bool(changed) or other_runs
+    # The computation it was made by (SearchReport.h's kSearchReportMethod; 0 before reports said).
+    method, today = _count(report.get("method"), f"{where}.method", 0), int(schema()["search_report_method"])
+    earlier = method < today
+    older_than_runs = finished_now != counted or bool(changed) or other_runs
+    stale = older_than_runs or earlier
+    if earlier:
+        warnings.warn(f"{path}: its search report was made by an earlier release's computation (method "
+                      f"{method}, today's {today}): its numbers may differ from what `headlab-cli summary` "
+                      "prints now; `headlab-cli export-yaml` writes it again", SearchReportStale, stacklevel=4)
+    elif method > today:
+        warnings.warn(f"{path}: its search report was made by a newer HeadLab (method {method}, this package "
+                      f"knows {today}); read as written", SearchReportStale, stacklevel=4)
     if changed:
         warnings.warn(f"{path}: its search report was made under another definition of the search "
                       f"({'; '.join(changed)}); `headlab-cli export-yaml` writes it again under this one",
@@ -287,14 +301,14 @@ def _report(path, doc, records):
                       f"holds (as many, {counted}, but not the same: its finished_runs_digest differs); "
                       "`headlab-cli export-yaml` writes it again over these runs", SearchReportStale,
                       stacklevel=4)
-    elif stale:
+    elif older_than_runs:
         why = ("runs finished after it was written (shards write run files, not the session)"
                if finished_now > counted else "run files it counted are gone or could not be read")
         warnings.warn(f"{path}: its search report counts {counted} finished runs, the session holds "
                       f"{finished_now}: {why}; `headlab-cli merge` or `headlab-cli export-yaml` writes "
                       "it again over every run", SearchReportStale, stacklevel=4)
     return SearchReport(axis=str(report.get("axis", "lr")), log_scale=report.get("scale", "log") == "log",
-                        rounds=_count(report.get("rounds"), f"{where}.rounds"),
+                        method=method, rounds=_count(report.get("rounds"), f"{where}.rounds"),
                         runs=_count(report.get("runs"), f"{where}.runs"),
                         pending=_count(report.get("pending"), f"{where}.pending"),
                         finished=bool(report.get("finished")),

@@ -641,6 +641,19 @@ class PackageAgainstCli(unittest.TestCase):
             f.write(old.replace(counted.group(0), f"finished_runs: {int(counted.group(1)) - 1}"))
         with self.assertWarnsRegex(headlab.SearchReportStale, "headlab-cli merge"):
             self.assertTrue(headlab.open(stale_path).search().stale)
+        # Today's report says the computation that made it, and is current.
+        self.assertEqual(report.method, headlab.session.schema()["search_report_method"])
+        self.assertFalse(report.stale)
+        # One an earlier release's computation made (before reports said which): marked and said,
+        # however current its runs (issue 78: the stored archives' reports differed from
+        # `summary` by up to 3e-5 relative, unmarked).
+        self.assertIn("\n  method: ", old)
+        with open(stale_path, "w", encoding="utf-8") as f:
+            f.write(re.sub(r"\n  method: \d+\n", "\n", old, count=1))
+        with self.assertWarnsRegex(headlab.SearchReportStale, "earlier release's computation"):
+            earlier = headlab.open(stale_path).search()
+        self.assertTrue(earlier.stale)
+        self.assertEqual(earlier.method, 0)
         # A session of an earlier release, with a search but no report: the command that writes one.
         with open(stale_path, "w", encoding="utf-8") as f:
             f.write(old[: old.index("search_report:")])

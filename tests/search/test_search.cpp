@@ -155,6 +155,7 @@ private Q_SLOTS:
     void eachStabilizerGetsItsOwnLaw();
     void aSearchKilledMidRoundResumesToTheSameResult();
     void theSessionFileRecordsTheRounds();
+    void aReportsNumbersArePinnedToItsMethod();
     void aTinyModelsCrossingAgreesWithADenseGrid();
     void theCliResumesAKilledSearch();
 };
@@ -796,6 +797,42 @@ void TestSearch::aSearchKilledMidRoundResumesToTheSameResult()
 
 // The search block round-trips through YAML exactly, probes included, and bad values are refused
 // with their key.
+void TestSearch::aReportsNumbersArePinnedToItsMethod()
+{
+    // One search's report to 9 digits (a libm's last bit aside). A change to the fits, their intervals or the law that
+    // moves these numbers fails here: raise kSearchReportMethod (SearchReport.h) with the new pin,
+    // so that reports stored by the old computation read as stale (issue 78: the stored
+    // archives' reports differed from `summary` by 3e-5 relative, and nothing said so).
+    SimulatedTrainer trainer;
+    Session session = searchSession();
+    runSearch(session, trainer);
+    const SearchReport report = searchReport(session);
+    QVERIFY(report.law.ok);
+    std::vector<double> numbers = {report.law.alpha, report.law.alphaLow, report.law.alphaHigh,
+                                   report.law.log10C, report.law.chi2};
+    for (const auto &c : report.configurations)
+        if (c.interval.ok)
+            numbers.insert(numbers.end(), {c.interval.estimate, c.interval.low, c.interval.high});
+    QCOMPARE(kSearchReportMethod, 1);
+    // Made with HEADLAB_PRINT_PIN=1 build/tests/search/test_search aReportsNumbersArePinnedToItsMethod
+    const std::vector<double> pinned = {
+        0.4537626863112153,  0.31521357228441538, 0.59231180033801523, -2.0572247431494293,
+        0.61051035839209067, -2.9343890589056478, -3.1661451999135086, -2.8015874209013782,
+        -2.8713149187673648, -3.0338015526461395, -2.7217920381391627, -2.7230537149286329,
+        -2.8258828293989224, -2.6268632372808995, -2.6183597725836232, -2.7424419850807933,
+        -2.3734921051460356, -2.4662717186797658, -2.5221378406354091, -2.3731461027593692};
+    if (qEnvironmentVariableIsSet("HEADLAB_PRINT_PIN"))
+        for (double x : numbers) std::printf("%.17g,\n", x);
+    QCOMPARE(numbers.size(), pinned.size());
+    for (size_t i = 0; i < numbers.size(); ++i)
+        QVERIFY2(std::abs(numbers[i] - pinned[i]) <= 1e-9 * std::max(1.0, std::abs(pinned[i])),
+                 qPrintable(QStringLiteral("number %1 is %2, pinned %3: the report's computation "
+                                           "changed; raise kSearchReportMethod and this pin")
+                                .arg(i)
+                                .arg(numbers[i], 0, 'g', 17)
+                                .arg(pinned[i], 0, 'g', 17)));
+}
+
 void TestSearch::theSessionFileRecordsTheRounds()
 {
     SimulatedTrainer trainer;

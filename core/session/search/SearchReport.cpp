@@ -483,6 +483,7 @@ void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t fi
 {
     auto value = [&](double x) { return report.logScale ? std::pow(10.0, x) : x; };
     out << YAML::BeginMap;
+    out << YAML::Key << "method" << YAML::Value << kSearchReportMethod;
     out << YAML::Key << "axis" << YAML::Value << report.axis;
     out << YAML::Key << "scale" << YAML::Value << (report.logScale ? "log" : "linear");
     out << YAML::Key << "rounds" << YAML::Value << report.rounds;
