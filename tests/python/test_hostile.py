@@ -378,6 +378,7 @@ class Hostile(unittest.TestCase):
             self.assertIsNotNone(headlab.open(source).search())
             cases = {
                 "rounds: .inf": ("  rounds: 18\n", "  rounds: .inf\n", "search_report.rounds"),
+                "method: -1": ("  rounds: 18\n", "  method: -1\n  rounds: 18\n", "search_report.method"),
                 "runs: 1e30": ("  runs: 178\n", "  runs: 1.0e+30\n", "search_report.runs"),
                 "pending: -3": ("  pending: 0\n", "  pending: -3\n", "search_report.pending"),
                 "finished_runs: 20 digits": ("  finished_runs: 178\n",
