@@ -33,18 +33,27 @@ def curve_name(c):
     return order if c["method"] == "post-hoc" else f"{c['method']} ({order})"
 
 
-def rows_of(directory):
-    """Each curve's share of heads removable within each bound, as `inspect` counted it (one rule,
-    core/train: PruningCurve::removableWithin), and its points; the bounds `inspect` named."""
-    rows, curves, bounds = [], [], {}
+def inspections(directory):
+    """Each insp-PRESET-RUN-ABLATION.json of `directory`: (its name's parts, its document)."""
+    out = []
     for path in sorted(glob.glob(os.path.join(directory, "insp-*.json"))):
         m = NAME.search(os.path.basename(path))
         if not m:
             continue
-        preset, run, ablation = m["preset"], int(m["run"]), m["ablation"]
         doc = json.load(open(path))
         if "bounds" not in doc:
-            sys.exit(f"{path}: written before inspect counted removable heads per bound; inspect it again")
+            sys.exit(f"{path}: written before inspect counted removable heads per bound; "
+                     "`headlab-cli recount` it")
+        out.append((m, doc))
+    return out
+
+
+def rows_of(directory, docs):
+    """Each curve's share of heads removable within each bound, as `inspect` counted it (one rule,
+    core/train: PruningCurve::removableWithin), and its points; the bounds `inspect` named."""
+    rows, curves, bounds = [], [], {}
+    for m, doc in docs:
+        preset, run, ablation = m["preset"], int(m["run"]), m["ablation"]
         bounds.update({b["name"]: b for b in doc["bounds"]})
         # The session bench/pruning_findings.sh exported, or its runs table as docs/data keeps it.
         session, table = os.path.join(directory, preset + ".yaml"), os.path.join(directory, f"runs-{preset}.csv")
@@ -91,15 +100,15 @@ ROLES = ("previous_token", "positional", "induction", "duplicate_token", "entrop
 STRONG = 0.5  # a role score above which a head is said to have the role
 
 
-def roles(directory, curve=("post-hoc", "greedy"), bound="5pct"):
+def roles(docs, curve=("post-hoc", "greedy"), bound="5pct"):
     """Which heads survive: per run, the heads the greedy order removes within the 5 % bound
     against those it keeps, by their role scores at the checkpoint (inspect's head_stats): each
     score's mean over the removed and over the kept, and how many heads score above STRONG on a
     role and how many of those went. One row per preset, configuration and seed."""
     out = []
-    for path in sorted(glob.glob(os.path.join(directory, "insp-*-zero.json"))):
-        m = NAME.search(os.path.basename(path))
-        doc = json.load(open(path))
+    for m, doc in docs:
+        if m["ablation"] != "zero":
+            continue
         c = next(c for c in doc["pruning"] if (c["method"], c["order"]) == curve)
         gone = {(s["layer"], s["head"]) for s in c["steps"][1:c[f"removable_{bound}"] + 1]}
         stats = pd.DataFrame(doc["head_stats"])
@@ -160,13 +169,14 @@ def main():
     ap.add_argument("directory")
     ap.add_argument("--figures")
     a = ap.parse_args()
-    rows, curves, bounds = rows_of(a.directory)
+    docs = inspections(a.directory)
+    rows, curves, bounds = rows_of(a.directory, docs)
     if rows.empty:
         sys.exit(f"{a.directory}: no insp-PRESET-RUN-ABLATION.json")
     t = table(rows, bounds)
     t.to_csv(os.path.join(a.directory, "pruning-table.csv"), index=False, float_format="%.4g")
     print(markdown(t, bounds))
-    r = roles(a.directory)
+    r = roles(docs)
     r.to_csv(os.path.join(a.directory, "pruning-roles.csv"), index=False, float_format="%.4g")
     print("\nroles of the heads the greedy order removes within 5 % (gone) and of those it keeps (kept):")
     print(r.to_string(index=False, float_format=lambda v: f"{v:.3g}"))

@@ -54,28 +54,32 @@ done
 # first (the sweeps put the largest models last); none starts after DEADLINE seconds of this
 # script, so that a call's time limit does not cut one under way.
 DEADLINE="${DEADLINE:-1000000}"
-inspect_one() { # pass, preset, run, ablation
-    local s="$WORK/$2.yaml" out="$OUTDIR/insp-$2-$3-$4.json" start=$SECONDS
-    if [[ $1 == zero ]]; then
-        "$CLI" inspect "$s" --run "$3" --device "$DEVICE" --json --retrain fine-tune,scratch,l0 \
-            --scratch-points "$SCRATCH_POINTS" -o "$WORK/insp/$2-$3-zero" > "$out.part"
+inspect_one() { # preset, run, ablation: zero with retraining in every order, else three orders
+    local s="$WORK/$1.yaml" out="$OUTDIR/insp-$1-$2-$3.json" start=$SECONDS
+    if [[ $3 == zero ]]; then
+        "$CLI" inspect "$s" --run "$2" --device "$DEVICE" --json --retrain fine-tune,scratch,l0 \
+            --scratch-points "$SCRATCH_POINTS" -o "$WORK/insp/$1-$2-zero" > "$out.part"
     else
-        "$CLI" inspect "$s" --run "$3" --device "$DEVICE" --json --ablation "$4" \
-            --order gradient,single-shot,greedy -o "$WORK/insp/$2-$3-$4" > "$out.part"
+        "$CLI" inspect "$s" --run "$2" --device "$DEVICE" --json --ablation "$3" \
+            --order gradient,single-shot,greedy -o "$WORK/insp/$1-$2-$3" > "$out.part"
     fi
     mv "$out.part" "$out"
-    timing "inspect-$4$([[ $1 == zero ]] && echo -retrain)" "$2" "$3" $((SECONDS - start))
+    timing "inspect-$3$([[ $3 == zero ]] && echo -retrain)" "$1" "$2" $((SECONDS - start))
 }
-for pass in zero other; do
+for pass in zero "mean optimal"; do
     for preset in $PRESETS; do
         runs="$("$CLI" validate "$WORK/$preset.yaml" | sed -n 's/.*: \([0-9]*\) runs .*/\1/p')"
-        # RUNS="PRESET:RUN ..." picks runs, in its order (a device call sized to its time limit).
-        picked="$(for r in ${RUNS:-}; do [[ ${r%%:*} == "$preset" ]] && echo "${r##*:}"; done)"
-        for run in ${picked:-$(seq $((runs - 1)) -1 0)}; do
-            for ablation in $([[ $pass == zero ]] && echo zero || echo "mean optimal"); do
+        # RUNS="PRESET:RUN ..." picks runs, in its order (a device call sized to its time limit);
+        # a preset it names no run of has none inspected.
+        picked="$(seq $((runs - 1)) -1 0)"
+        if [[ -n "${RUNS:-}" ]]; then
+            picked="$(for r in $RUNS; do if [[ ${r%%:*} == "$preset" ]]; then echo "${r##*:}"; fi; done)"
+        fi
+        for run in $picked; do
+            for ablation in $pass; do
                 [[ -s "$OUTDIR/insp-$preset-$run-$ablation.json" ]] && continue
                 ((SECONDS < DEADLINE)) || break 3
-                inspect_one "$pass" "$preset" "$run" "$ablation"
+                inspect_one "$preset" "$run" "$ablation"
             done
         done
     done

@@ -34,13 +34,21 @@ auto rowNamed(const Table &table, const std::string &name, const char *what)
     throw std::invalid_argument("'" + name + "' is not " + what + " (" + known + ")");
 }
 
+// The row of `table` whose `field` is `value`; nullptr where none is.
+template <typename Table, typename Field, typename Value>
+const typename Table::value_type *rowWith(const Table &table, Field field, Value value)
+{
+    for (const auto &row : table)
+        if (row.*field == value) return &row;
+    return nullptr;
+}
+
 // The name of the row of `table` whose `field` is `value`.
 template <typename Table, typename Field, typename Value>
 const char *nameIn(const Table &table, Field field, Value value)
 {
-    for (const auto &row : table)
-        if (row.*field == value) return row.name;
-    return "?";
+    const auto *row = rowWith(table, field, value);
+    return row ? row->name : "?";
 }
 
 } // namespace
@@ -126,12 +134,9 @@ PruningOrder pruningOrderOf(const std::string &name)
 
 int64_t PruningCurve::removableWithin(const LossBoundRow &bound, double intact) const
 {
-    const double limit = bound.absolute ? intact + bound.value : intact * (1.0 + bound.value);
-    const bool separate = [&] {
-        for (const auto &row : pruningMethodTable())
-            if (row.method == method) return row.separateModels;
-        return false;
-    }();
+    const double limit = bound.limit(intact);
+    const auto *row = rowWith(pruningMethodTable(), &PruningMethodRow::method, method);
+    const bool separate = row && row->separateModels;
     int64_t removed = 0;
     for (const auto &s : steps) {
         if (s.testLoss <= limit)

@@ -91,6 +91,8 @@ struct LossBoundRow {
     const char *label; // "1 %"
     double value;
     bool absolute;
+    // The highest test loss within the bound of a model whose own loss is `intact`.
+    double limit(double intact) const { return absolute ? intact + value : intact * (1.0 + value); }
 };
 // 1 %, 5 % and +0.05 nats (the bound of the addition findings, for losses near zero).
 const std::vector<LossBoundRow> &lossBoundTable();

@@ -43,9 +43,10 @@ struct RunOptimizer {
     RunOptimizer(Transformer &copies, int64_t n, const RunConfig &c)
         : adam(copies, c.phases.back().optimizer, c.stabilizers.independentWeightDecay)
     {
+        const double base = retrainingLearningRate(c);
         std::vector<torch::Tensor> perParam;
         for (const auto &p : copies.parameters()) {
-            double lr = retrainingLearningRate(c);
+            double lr = base;
             if (p.isQueryKey) lr *= qkLearningRateFactor(c, static_cast<size_t>(p.layer));
             perParam.push_back(torch::full({n}, lr, torch::kFloat64));
         }

@@ -1331,7 +1331,7 @@ void InsideHeadsCanvas::paintPruning(QPainter &p, const QRectF &area) const
     std::vector<double> lines = {py(intact)};
     std::vector<QRectF> labels;
     for (const auto &bound : lossBoundTable()) {
-        const double at = py(bound.absolute ? intact + bound.value : intact * (1.0 + bound.value));
+        const double at = py(bound.limit(intact));
         const QString text = bound.absolute ? tr("+%1 %2").arg(bound.value).arg(unit)
                                             : tr("+%1").arg(QString::fromUtf8(bound.label));
         // Above its line, or below it where the line runs along the plot's top (it ran into
