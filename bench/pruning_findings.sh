@@ -66,7 +66,9 @@ inspect_one() { # preset, run, ablation: zero with retraining in every order, el
     mv "$out.part" "$out"
     timing "inspect-$3$([[ $3 == zero ]] && echo -retrain)" "$1" "$2" $((SECONDS - start))
 }
-for pass in zero "mean optimal"; do
+# PASSES="zero;mean optimal" (the default) picks the passes, separated by ';'.
+IFS=';' read -ra passes <<< "${PASSES:-zero;mean optimal}"
+for pass in "${passes[@]}"; do
     for preset in $PRESETS; do
         runs="$("$CLI" validate "$WORK/$preset.yaml" | sed -n 's/.*: \([0-9]*\) runs .*/\1/p')"
         # RUNS="PRESET:RUN ..." picks runs, in its order (a device call sized to its time limit);
