@@ -15,7 +15,7 @@ as it has got. docs/NOTEBOOKS.md has a short analysis.
 """
 import os
 
-from ._store import HeadLabError, RunFileSkipped
+from ._store import HeadLabError, RunFileSkipped, RunIdsMissing
 from .search import Law, SearchReport, SearchReportStale
 from .session import LEARNED_RULES, TASKS, HeadStats, Session, SessionChanged, Sessions, learned, wilson
 
@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 
 # `open` is called as headlab.open: `from headlab import *` leaves the built-in open alone.
 __all__ = ["Session", "Sessions", "SessionChanged", "HeadStats", "SearchReport", "Law", "SearchReportStale",
-           "HeadLabError", "RunFileSkipped", "TASKS", "LEARNED_RULES", "learned", "wilson", "__version__"]
+           "HeadLabError", "RunFileSkipped", "RunIdsMissing", "TASKS", "LEARNED_RULES", "learned", "wilson", "__version__"]
 
 
 def open(path: "str | os.PathLike | list | tuple") -> "Session | Sessions":  # noqa: A001 — the one entry point

@@ -239,6 +239,12 @@ class RunFileSkipped(UserWarning):
     """A run file that could not be read and was left out (the message says where and why)."""
 
 
+class RunIdsMissing(UserWarning):
+    """Inline runs without a run_id: a file written by a HeadLab before exports carried them. The
+    id is the hash of the run's resolved configuration, which only HeadLab resolves; the message
+    names the command that adds them."""
+
+
 # ------------------------------------------------------------------------------------------------
 # YAML with located errors
 
@@ -981,6 +987,12 @@ def read_session(path):
             files.append(name[5:])
         else:
             inline.append(run_from_record(entry, path, text, lifted, ("runs", i)))
+    unnamed = sum(1 for run in inline if not run.run_id)
+    if unnamed:
+        warnings.warn(f"{path}: {unnamed} of {len(inline)} runs stored in the file have no run_id (written by "
+                      f"an earlier HeadLab); `headlab-cli export-yaml {path} -o {path}` adds them. Until "
+                      f"then their run_id is empty, and the bridges key them by their place in the file",
+                      RunIdsMissing, stacklevel=3)
 
     # Run files: the index's order, then the others by name (shards write files, never the index).
     skipped = []

@@ -254,8 +254,8 @@ def mlflow(session: Session | Sessions, tracking_uri: str, experiment: str | Non
                        "tag headlab.times is 'not recorded'")
     for i, record in enumerate(s.run_records()):
         row = runs.iloc[i]
-        run_id = str(row["run_id"])
-        if run_id and (s.name, run_id) in logged:
+        run_id = str(row["run_id"]) or f"run-{i}"  # an earlier release's inline run: its place
+        if (s.name, run_id) in logged:
             skipped += 1
             continue
         start = _seconds(row["started_at"])
@@ -346,7 +346,7 @@ def optuna_study(session: Session | Sessions, study: str | None = None, storage:
     trials = []
     for i, record in enumerate(s.run_records()):
         row = runs.iloc[i]
-        run_id = str(row["run_id"])
+        run_id = str(row["run_id"]) or f"run-{i}"  # an earlier release's inline run: its place
         if not record.finished or (s.name, run_id) in present or (None, run_id) in present:
             continue
         params = {}

@@ -176,6 +176,27 @@ class Bridges(unittest.TestCase):
         self.assertEqual(len(study.trials), 12)
         self.assertEqual({t.user_attrs["session"] for t in study.trials}, {s.name for s in both})
 
+    def test_inline_runs_without_a_run_id_are_not_logged_twice(self):
+        # Issue 78: an earlier release's export has no run_id on its runs; a second MLflow export
+        # doubled every run. Such runs are keyed by their place in the file.
+        logging.getLogger("mlflow").setLevel(logging.ERROR)
+        logging.getLogger("alembic").setLevel(logging.ERROR)
+        import re
+        with open(os.path.join(SOURCE, "tests/session/fixtures/v2-addition.export.yaml"), encoding="utf-8") as f:
+            text = re.sub(r"^( *)- run_id: .*\n *", r"\1- ", f.read(), flags=re.M)
+        path = os.path.join(self.tmp, "without-ids.yaml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        with self.assertWarns(headlab.RunIdsMissing):
+            old = headlab.open(path)
+        self.assertEqual(set(old.runs()["run_id"]), {""})
+        uri = "sqlite:///" + os.path.join(self.tmp, "mlflow-without-ids.db")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            first = headlab.export.mlflow(old, uri)
+            again = headlab.export.mlflow(old, uri)
+        self.assertEqual((first["logged"], again["logged"], again["skipped"]), (len(old), 0, len(old)))
+
     def test_runs_without_recorded_times_keep_them_missing(self):
         # Issue 78: runs without recorded times got 1970 in TensorBoard and the export's time in
         # MLflow and Optuna. An earlier release's session (its runs have no origin times).

@@ -683,6 +683,32 @@ class PackageAgainstCli(unittest.TestCase):
             self.assertEqual(runs["run_id"][0], plain)
             self.assertEqual(str(runs["run_id"].dtype), "string")
 
+    def test_inline_runs_have_the_clis_run_id(self):
+        """Issue 78: the sessions in docs/data that store runs inline had no run_id in Python (the
+        CLI hashes the resolved configuration), so runs(index=True) was not unique and a second
+        MLflow export doubled every run. Exports carry the id, and these files were re-exported;
+        a file of an earlier release warns and names the command that adds them."""
+        for name in ("docs/data/addition-fig2-grid-seeds-h100.yaml", "docs/data/heads/heads-findings-h100.yaml",
+                     "docs/data/issue23/text-cpu.export.yaml.gz", "docs/data/issue23/nn-cpu.export.yaml.gz"):
+            with self.subTest(session=name):
+                path = os.path.join(SOURCE, name)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error", headlab.RunIdsMissing)
+                    s = headlab.open(path)
+                runs = s.runs()
+                self.assertTrue(all(not r.file for r in s.run_records()))  # every run inline
+                cli_runs, _ = cli_tables(path, self.tmp)
+                self.assertEqual(list(runs["run_id"]), list(cli_runs["run_id"]))
+                self.assertTrue(s.runs(index=True).index.is_unique)
+        with open(os.path.join(SOURCE, "tests/session/fixtures/v2-addition.export.yaml"), encoding="utf-8") as f:
+            text = re.sub(r"^( *)- run_id: .*\n *", r"\1- ", f.read(), flags=re.M)
+        old = os.path.join(self.tmp, "without-ids.yaml")
+        with open(old, "w", encoding="utf-8") as f:
+            f.write(text)
+        with self.assertWarnsRegex(headlab.RunIdsMissing, r"4 of 4 runs stored in the file have no run_id .*"
+                                   r"headlab-cli export-yaml .* adds them"):
+            self.assertEqual(set(headlab.open(old).runs()["run_id"]), {""})
+
     def test_numbers_and_dates_read_as_the_cli_reads_them(self):
         """YAML 1.1 (PyYAML's default) reads 010 as octal 8, and a date as a datetime, raising
         ValueError on an impossible one; headlab-cli reads 010 as 10 and dates as text (issue 74)."""
