@@ -125,7 +125,7 @@ mkdir -p "$OUT/corpus" "$OUT/findings"
 newest="$(ls -t "${SOURCES[0]}" "${objects[@]}" "$0" | head -n1)"
 if [[ ! -x "$BINARY" || "$newest" -nt "$BINARY" ]]; then
     say "building $BINARY (clang, libFuzzer, ASan, UBSan)"
-    "$CLANG" "${FLAGS[@]}" -fsanitize=fuzzer "${SOURCES[0]}" "${objects[@]}" -lyaml-cpp \
+    "$CLANG" "${FLAGS[@]}" -fsanitize=fuzzer "${SOURCES[0]}" "${objects[@]}" -lyaml-cpp -lz \
         -o "$BINARY.new"
     mv "$BINARY.new" "$BINARY"
 fi

@@ -26,8 +26,6 @@ using json = nlohmann::json;
 namespace {
 
 using detail::bad;
-using detail::dataHash;
-using detail::hex;
 
 safetensors::Tensor fromTorch(const std::string &name, const torch::Tensor &value)
 {
@@ -199,7 +197,7 @@ void writeCheckpoint(const std::string &path, const Transformer &model, const Ad
     }
     m["headlab"] = HEADLAB_VERSION;
     m["libtorch"] = TORCH_VERSION;
-    m["data_fnv1a64"] = hex(dataHash(c.tensors));
+    detail::stampChecksum(c);
     makeDirectories(directoryOf(path));
     safetensors::write(path, c);
 }

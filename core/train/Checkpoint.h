@@ -27,7 +27,8 @@ class Transformer;
 class Adam;
 
 constexpr const char *kCheckpointFormat = "headlab-checkpoint";
-constexpr int kCheckpointVersion = 1;
+// 2: the checksum is data_crc32 (CRC-32); 1: data_fnv1a64 (FNV-1a), still read.
+constexpr int kCheckpointVersion = 2;
 
 // "step-000001000.safetensors"
 std::string checkpointFileName(int64_t step);

@@ -7,6 +7,8 @@
 #include "core/config/Safetensors.h"
 #include "core/train/Checkpoint.h"
 
+#include <zlib.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -19,7 +21,8 @@ struct LoadedCheckpoint::Impl {
 
 namespace detail {
 
-// FNV-1a of every tensor's bytes, in file order (the metadata's data_fnv1a64).
+// FNV-1a of every tensor's bytes, in file order: the checksum of format version 1
+// (data_fnv1a64), still checked in the files that carry it.
 inline uint64_t dataHash(const std::vector<safetensors::Tensor> &tensors)
 {
     uint64_t hash = kFnv1aOffset;
@@ -30,6 +33,28 @@ inline uint64_t dataHash(const std::vector<safetensors::Tensor> &tensors)
 inline std::string hex(uint64_t v)
 {
     return hex16(v);
+}
+
+// CRC-32 (zlib's: the polynomial of gzip, PNG and Python's zlib.crc32) of every tensor's bytes,
+// in file order: the checksum since format version 2 (data_crc32, 8 hex digits). It runs at GB/s
+// where the byte-serial FNV-1a ran at 8.6 MB/s in the Python package.
+inline std::string dataCrc32(const std::vector<safetensors::Tensor> &tensors)
+{
+    uLong crc = crc32_z(0L, Z_NULL, 0);
+    for (const auto &t : tensors)
+        crc = crc32_z(crc, reinterpret_cast<const Bytef *>(t.data.data()), t.data.size());
+    char text[9];
+    std::snprintf(text, sizeof text, "%08lx", static_cast<unsigned long>(crc & 0xffffffffUL));
+    return text;
+}
+
+// Gives contents the checksum of this format version (a version 1 file edited in place becomes a
+// version 2 one: the checksum is the only difference).
+inline void stampChecksum(safetensors::Contents &c)
+{
+    c.metadata.erase("data_fnv1a64");
+    c.metadata["format_version"] = std::to_string(kCheckpointVersion);
+    c.metadata["data_crc32"] = dataCrc32(c.tensors);
 }
 
 inline SessionError bad(const std::string &path, const std::string &what)

@@ -82,7 +82,11 @@ void verify(const safetensors::Contents &c, const std::string &path, bool data)
         throw bad(path, "format version " + std::to_string(version) +
                             " is newer than this HeadLab reads (" +
                             std::to_string(kCheckpointVersion) + ")");
-    if (data && meta(c, "data_fnv1a64", path) != hex(dataHash(c.tensors)))
+    if (!data) return;
+    const bool intact = c.metadata.count("data_crc32")
+                            ? c.metadata.at("data_crc32") == detail::dataCrc32(c.tensors)
+                            : meta(c, "data_fnv1a64", path) == hex(dataHash(c.tensors)); // version 1
+    if (!intact)
         throw bad(path, "its tensor data does not match its checksum (the file is damaged)");
 }
 
@@ -189,7 +193,7 @@ uint64_t slimCheckpoint(const std::string &path, bool bf16)
     }
     c.metadata["optimizer"] = "none";
     c.metadata["kept"] = "weights";
-    c.metadata["data_fnv1a64"] = hex(dataHash(c.tensors));
+    detail::stampChecksum(c);
     safetensors::write(path, c);
     const uint64_t after = fs::file_size(path);
     return before > after ? before - after : 0;

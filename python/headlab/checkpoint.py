@@ -17,6 +17,7 @@ they agree within 1e-5).
 import json
 import math
 import sys
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +43,16 @@ class Checkpoint:
 
 
 MAX_CHECKPOINT_BYTES = 64 << 30  # headlab-cli's limit (core/config/Safetensors.cpp)
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the checksum is data_crc32 (CRC-32); 1: data_fnv1a64 (FNV-1a), still read
+
+
+def data_checksum_matches(metadata, data):
+    """Whether a checkpoint's tensor data (`data`: the bytes after its header) matches the checksum
+    its metadata carries: data_crc32 through zlib (GB/s), or the data_fnv1a64 of a version 1 file
+    (pure Python, about 9 MB/s)."""
+    if "data_crc32" in metadata:
+        return metadata["data_crc32"] == f"{zlib.crc32(data):08x}"
+    return metadata.get("data_fnv1a64") == f"{fnv1a64(data):016x}"
 
 
 def load(path, verify=True):
@@ -68,7 +78,7 @@ def load(path, verify=True):
         raise bad(f"metadata 'format_version' is '{version}', not an integer")
     if int(version) > FORMAT_VERSION:
         raise bad(f"format version {version} is newer than this package reads ({FORMAT_VERSION})")
-    if verify and metadata.get("data_fnv1a64") != f"{fnv1a64(memoryview(data)[data_start:]):016x}":
+    if verify and not data_checksum_matches(metadata, memoryview(data)[data_start:]):
         raise bad("its tensor data does not match its checksum (the file is damaged)")
     try:
         config, model = json.loads(metadata["config"]), json.loads(metadata["model"])

@@ -138,7 +138,7 @@ void rewrite(const std::string &path, const std::function<void(safetensors::Cont
 {
     safetensors::Contents c = safetensors::read(path);
     edit(c);
-    c.metadata["data_fnv1a64"] = detail::hex(detail::dataHash(c.tensors));
+    detail::stampChecksum(c);
     safetensors::write(path, c);
 }
 
@@ -188,6 +188,7 @@ private Q_SLOTS:
     void aCheckpointBudgetPrunesFinishedRuns();
     void checkpointsHoldWhatTheDocsSay();
     void damagedCheckpointsAreNamedAndTheOneBeforeIsUsed();
+    void theChecksumIsCrc32AndVersionOneFilesStillLoad();
     void foreignFilesAreRefusedWithAMessage();
     void aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains_data();
     void aCheckpointThatDoesNotFitFallsBackAndTheRunStillTrains();
@@ -605,7 +606,7 @@ void TestCheckpoints::checkpointsHoldWhatTheDocsSay()
             file.find("curve.extra.test_digit_0"));
     for (const char *key :
          {"format", "format_version", "step", "phase", "phase_step", "config", "config_yaml",
-          "model", "reason", "status", "data_fnv1a64", "libtorch", "headlab"})
+          "model", "reason", "status", "data_crc32", "libtorch", "headlab"})
         QVERIFY2(file.metadata.count(key), key);
     QCOMPARE(file.metadata.at("step"), std::string("40"));
     QCOMPARE(file.metadata.at("phase"), std::string("1"));
@@ -623,6 +624,48 @@ void TestCheckpoints::checkpointsHoldWhatTheDocsSay()
         QFAIL("a checkpoint of another config was accepted");
     } catch (const SessionError &e) {
         QVERIFY2(QString(e.what()).contains("another configuration"), e.what());
+    }
+}
+
+void TestCheckpoints::theChecksumIsCrc32AndVersionOneFilesStillLoad()
+{
+    // CRC-32's check value (the CRC of "123456789", as every implementation lists it).
+    safetensors::Tensor nine; // the checksum reads the bytes alone
+    nine.data = "123456789";
+    QCOMPARE(detail::dataCrc32({nine}), std::string("cbf43926"));
+    // Split across tensors, the CRC runs on over the file's data in order.
+    safetensors::Tensor first = nine, second = nine;
+    first.data = "1234";
+    second.data = "56789";
+    QCOMPARE(detail::dataCrc32({first, second}), std::string("cbf43926"));
+
+    RunConfig c = twoPhaseRun(1, 1e-3);
+    QTemporaryDir tmp;
+    const std::string dir = dirOf(tmp, "run");
+    CheckpointPolicy policy;
+    policy.every = 40;
+    train({c}, {dir}, {}, policy);
+    const std::string path = fileAt(dir, 40);
+    auto file = safetensors::read(path);
+    QCOMPARE(file.metadata.at("format_version"), std::to_string(kCheckpointVersion));
+    QCOMPARE(file.metadata.at("data_crc32"), detail::dataCrc32(file.tensors));
+    QVERIFY(!file.metadata.count("data_fnv1a64"));
+
+    // A file of format version 1 (FNV-1a) is read, and its checksum still checked.
+    file.metadata.erase("data_crc32");
+    file.metadata["format_version"] = "1";
+    file.metadata["data_fnv1a64"] = detail::hex(detail::dataHash(file.tensors));
+    const std::string old = dirOf(tmp, "old.safetensors");
+    safetensors::write(old, file);
+    QCOMPARE(loadCheckpoint(old, &c).position.step, int64_t(40));
+    std::string bytes = readAll(old);
+    bytes[bytes.size() - 100] ^= 0x10;
+    writeAll(old, bytes);
+    try {
+        loadCheckpoint(old, &c);
+        QFAIL("a damaged version 1 checkpoint was accepted");
+    } catch (const SessionError &e) {
+        QVERIFY2(QString(e.what()).contains("does not match its checksum"), e.what());
     }
 }
 
