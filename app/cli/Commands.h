@@ -76,6 +76,17 @@ struct SearchSummaryOptions {
     std::string model;
     int untilRound = -1;
 };
+// Applies --model and --until-round to a search session and checks --law-x/--law-also against
+// the law dimensions; on a mistake prints it (naming `command`) and returns false.
+bool applySearchOptions(Session &session, const SearchSummaryOptions &options, const char *command);
+// predict: η* with its prediction interval for a configuration not searched (PredictCommand.cpp).
+struct PredictArguments {
+    std::string session;
+    std::map<std::string, std::string> values; // dimension → its value, as YAML would give it
+    SearchSummaryOptions search;
+    bool json = false;
+};
+int predictCommand(const PredictArguments &a);
 int summaryCommand(const std::string &sessionPath, const std::vector<std::string> &by,
                    const std::string &statName, const std::string &spreadName,
                    const std::string &output, const SearchSummaryOptions &search, bool sensitivity);

@@ -37,11 +37,16 @@ std::string number3(double value)
 
 } // namespace
 
+std::string crossingSymbol(const std::string &axis)
+{
+    return axis == "lr" ? "η*" : axis + "*";
+}
+
 std::string searchSummaryText(const SearchReport &report)
 {
     const bool log = report.logScale;
     std::string out;
-    const std::string star = report.axis == "lr" ? "η*" : report.axis + "*";
+    const std::string star = crossingSymbol(report.axis);
     char line[512];
     std::snprintf(line, sizeof line,
                   "boundary search along %s: %d rounds, %d runs (%d still to train); %s\n",
@@ -120,8 +125,10 @@ std::string searchSummaryText(const SearchReport &report)
                   number3(std::pow(10.0, law.log10CHigh)).c_str());
     out += line;
     for (size_t k = 0; k < law.beta.size(); ++k) {
-        std::snprintf(line, sizeof line, "  β%zu (%s) = %.3f [%.3f, %.3f]\n", k + 1,
-                      law.also[k].c_str(), law.beta[k], law.betaLow[k], law.betaHigh[k]);
+        std::snprintf(line, sizeof line,
+                      "  β%zu (%s) = %.3f [%.3f, %.3f], correlation with α %.2f\n", k + 1,
+                      law.also[k].c_str(), law.beta[k], law.betaLow[k], law.betaHigh[k],
+                      k < law.correlation.size() ? law.correlation[k] : NAN);
         out += line;
     }
     if (law.model == "joint") {
@@ -148,6 +155,18 @@ std::string searchSummaryText(const SearchReport &report)
                       ref.chi2, ref.dof, std::isfinite(ref.p) ? number3(ref.p).c_str() : "-",
                       ref.inInterval ? "inside" : "outside");
         out += line;
+    }
+    if (const WidthAndHeads &wh = report.widthAndHeads; wh.ok) {
+        std::snprintf(line, sizeof line,
+                      "width and heads: log10 %s = log10 C − a log10 d_model + b log10 heads "
+                      "(η·sqrt(m_H): a = b = 1/2; μP's width limit: a = 1, b = 0)\n"
+                      "  a = %.3f [%.3f, %.3f]   b = %.3f [%.3f, %.3f] (%d %%), correlation "
+                      "%.2f, by the %s model over %d configurations\n",
+                      star.c_str(), wh.a(), wh.aLow(), wh.aHigh(), wh.b(), wh.bLow(), wh.bHigh(),
+                      percent, wh.correlation(), wh.law.model.c_str(), wh.law.configurations);
+        out += line;
+    } else if (!wh.note.empty()) {
+        out += "width and heads: " + wh.note + "\n";
     }
     if (const LawFit &other = report.alternative; other.ok) {
         std::snprintf(line, sizeof line,

@@ -9,6 +9,8 @@
 namespace headlab {
 
 std::string searchSummaryText(const SearchReport &report);
+// The crossing's symbol: "η*" for a search along lr, else "AXIS*".
+std::string crossingSymbol(const std::string &axis);
 std::string searchSummaryCsv(const SearchReport &report);
 
 } // namespace headlab

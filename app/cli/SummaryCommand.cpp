@@ -39,29 +39,9 @@ int writeTable(const std::string &output, const std::string &csv, size_t rows)
 // A boundary search: each configuration's crossing with its interval, the run count and the law.
 int searchSummary(Session session, const SearchSummaryOptions &options, const std::string &output)
 {
+    if (!applySearchOptions(session, options, "summary")) return kExitBadInput;
     const std::string &lawX = options.lawX;
     const std::vector<std::string> &lawAlso = options.lawAlso;
-    if (!options.model.empty())
-        session.search->model =
-            options.model == "joint" ? SearchSpec::Model::Joint : SearchSpec::Model::Separate;
-    if (session.search->model == SearchSpec::Model::Joint && !session.search->logScale) {
-        std::fprintf(stderr, "headlab-cli summary: --model joint: the joint model needs a "
-                             "log-scaled search (search.scale: log)\n");
-        return kExitBadInput;
-    }
-    if (options.untilRound >= 0) session = searchUntilRound(session, options.untilRound);
-    std::vector<std::string> asked = lawAlso;
-    if (!lawX.empty()) asked.push_back(lawX);
-    const auto &axes = lawDimensions();
-    for (const auto &axis : asked) {
-        if (std::find(axes.begin(), axes.end(), axis) != axes.end()) continue;
-        const std::string list = joinedNames(axes, "and");
-        std::fprintf(stderr,
-                     "headlab-cli summary: --law-x/--law-also: '%s' is not an axis a law can be "
-                     "fitted against (%s)\n",
-                     axis.c_str(), list.c_str());
-        return kExitBadInput;
-    }
     const SearchReport report = searchReport(session, lawX, lawAlso, true);
     std::fputs(searchSummaryText(report).c_str(), stdout);
     std::printf("learned: %s\n", describe(session.learnedRule));
@@ -111,6 +91,33 @@ int lrSensitivitySummary(const Session &session, ReplicateStat stat, ReplicateSp
 }
 
 } // namespace
+
+bool applySearchOptions(Session &session, const SearchSummaryOptions &options, const char *command)
+{
+    if (!options.model.empty())
+        session.search->model =
+            options.model == "joint" ? SearchSpec::Model::Joint : SearchSpec::Model::Separate;
+    if (session.search->model == SearchSpec::Model::Joint && !session.search->logScale) {
+        std::fprintf(stderr,
+                     "headlab-cli %s: --model joint: the joint model needs a log-scaled search "
+                     "(search.scale: log)\n",
+                     command);
+        return false;
+    }
+    if (options.untilRound >= 0) session = searchUntilRound(session, options.untilRound);
+    std::vector<std::string> asked = options.lawAlso;
+    if (!options.lawX.empty()) asked.push_back(options.lawX);
+    const auto &axes = lawDimensions();
+    for (const auto &axis : asked) {
+        if (std::find(axes.begin(), axes.end(), axis) != axes.end()) continue;
+        std::fprintf(stderr,
+                     "headlab-cli %s: --law-x/--law-also: '%s' is not an axis a law can be "
+                     "fitted against (%s)\n",
+                     command, axis.c_str(), joinedNames(axes, "and").c_str());
+        return false;
+    }
+    return true;
+}
 
 int summaryCommand(const std::string &sessionPath, const std::vector<std::string> &by,
                    const std::string &statName, const std::string &spreadName,

@@ -302,7 +302,11 @@ LinearFit fitLinear(const std::vector<std::vector<double>> &predictors,
     fit.dof = static_cast<int>(n - k);
     fit.scale = fit.dof > 0 ? std::max(1.0, fit.chi2 / fit.dof) : 1.0;
     fit.se.resize(k);
-    for (size_t r = 0; r < k; ++r) fit.se[r] = std::sqrt(fit.scale * a[r][k + r]);
+    fit.covariance.assign(k, std::vector<double>(k));
+    for (size_t r = 0; r < k; ++r) {
+        fit.se[r] = std::sqrt(fit.scale * a[r][k + r]);
+        for (size_t c = 0; c < k; ++c) fit.covariance[r][c] = fit.scale * a[r][k + c];
+    }
     fit.ok = true;
     return fit;
 }

@@ -65,7 +65,8 @@ double normalQuantile(double p);
 // χ²/dof when that exceeds 1 (the points scatter more than their errors say: the law misfits).
 struct LinearFit {
     bool ok = false;
-    std::vector<double> coef, se; // c0, c1, ...
+    std::vector<double> coef, se;                // c0, c1, ...
+    std::vector<std::vector<double>> covariance; // of c0, c1, ..., scaled as se
     double chi2 = 0;
     int dof = 0;
     double scale = 1; // the factor the covariance was multiplied by (≥ 1)

@@ -83,9 +83,10 @@ void verify(const safetensors::Contents &c, const std::string &path, bool data)
                             " is newer than this HeadLab reads (" +
                             std::to_string(kCheckpointVersion) + ")");
     if (!data) return;
-    const bool intact = c.metadata.count("data_crc32")
-                            ? c.metadata.at("data_crc32") == detail::dataCrc32(c.tensors)
-                            : meta(c, "data_fnv1a64", path) == hex(dataHash(c.tensors)); // version 1
+    const bool intact =
+        c.metadata.count("data_crc32")
+            ? c.metadata.at("data_crc32") == detail::dataCrc32(c.tensors)
+            : meta(c, "data_fnv1a64", path) == hex(dataHash(c.tensors)); // version 1
     if (!intact)
         throw bad(path, "its tensor data does not match its checksum (the file is damaged)");
 }

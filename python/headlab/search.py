@@ -5,6 +5,7 @@
     report.configurations      # one row per configuration: its axes, runs, state, η*, interval
     report.law.coefficients    # alpha, C, beta per further axis: estimate, low, high
     report.law.references      # α = 1/2, 3/4, 1 against the data: χ², dof, p, in the interval
+    report.width_and_heads     # log10 η* = log10 C − a log10 d_model + b log10 heads: a, b, correlation
 
 HeadLab writes the report into the session each time it saves it (`search_report:`, computed by
 core/session/search/SearchReport.cpp, the report `headlab-cli summary` prints), so these are summary's numbers
@@ -58,11 +59,59 @@ class Law:
     tau: float = float("nan")
     coefficients: pd.DataFrame = field(default_factory=pd.DataFrame)
     references: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # The correlation of α's estimate with each β's, by further axis.
+    correlation: dict = field(default_factory=dict)
+    # What predict needs (SearchResults.h, LawFit): the scatter of a configuration about the law
+    # (decades), the covariance of (log10 C, −α, −β...), each law axis's span {axis: (low, high)}.
+    scatter: float = float("nan")
+    covariance: list = field(default_factory=list)
+    span: dict = field(default_factory=dict)
 
     @property
     def alpha(self) -> float:
         """α's estimate (NaN without a fit)."""
         return float(self.coefficients.loc["alpha", "estimate"]) if self.ok else float("nan")
+
+    def predict(self, **axes) -> dict:
+        """The crossing this law predicts where its axes have the values given (`x` and each
+        further axis, by name: `law.predict(head_dim=48, heads=16)`), with a prediction interval
+        at `level`: the law's uncertainty there and the scatter of a configuration about it, added
+        in quadrature, as `headlab-cli predict` computes it. Returns {estimate, low, high,
+        law_se_decades, scatter_decades, beyond} (beyond: the axes outside the span fitted)."""
+        import math
+        from statistics import NormalDist
+        if not self.ok:
+            raise ValueError(f"no law: {self.note}")
+        if not self.covariance or math.isnan(self.scatter):
+            raise ValueError("this report's law has no prediction data (written before predict existed; "
+                             "`headlab-cli export-yaml` writes it again)")
+        names = [self.x] + [r[len("beta_"):] for r in self.coefficients.index if r.startswith("beta_")]
+        if set(axes) != set(names):
+            raise ValueError(f"give each law axis: {', '.join(names)} (got {', '.join(axes) or 'none'})")
+        row = [1.0] + [math.log10(axes[n]) for n in names]
+        coef = [math.log10(self.coefficients.loc["C", "estimate"]), -self.alpha] + \
+               [-self.coefficients.loc[f"beta_{n}", "estimate"] for n in names[1:]]
+        estimate = float(sum(c * r for c, r in zip(coef, row)))
+        variance = sum(row[i] * self.covariance[i][j] * row[j] for i in range(len(row)) for j in range(len(row)))
+        half = NormalDist().inv_cdf(0.5 + self.level / 2) * math.sqrt(max(variance, 0.0) + self.scatter ** 2)
+        beyond = [n for n in names if n in self.span and not self.span[n][0] <= axes[n] <= self.span[n][1]]
+        return {"estimate": 10 ** estimate, "low": 10 ** (estimate - half), "high": 10 ** (estimate + half),
+                "law_se_decades": math.sqrt(max(variance, 0.0)), "scatter_decades": self.scatter, "beyond": beyond}
+
+
+@dataclass
+class WidthAndHeads:
+    """Width and head count as separate exponents (SearchResults.h, WidthAndHeads): log10 η* =
+    log10 C − a log10 d_model + b log10 heads, the law of m_H and n_H re-expressed (a = α,
+    b = α − β). The paper's η·sqrt(m_H) is (a, b) = (½, ½), an Adam update limit in width (μP) is
+    (1, 0). `coefficients` has the rows a and b (estimate, low, high), `correlation` theirs, `law`
+    the fit over d_model and heads it comes from. Not ok, with a `note`, where the configurations do
+    not vary in both, or in a report written before it was computed."""
+    ok: bool
+    note: str = ""
+    coefficients: pd.DataFrame = field(default_factory=pd.DataFrame)
+    correlation: float = float("nan")
+    law: Law = field(default_factory=lambda: Law(ok=False))
 
 
 @dataclass
@@ -88,6 +137,8 @@ class SearchReport:
     # seeds, `seeds` has a row per configuration and seed (its axes, then SEED_COLUMNS).
     seed_plan: str = "replicates"
     seeds: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(SEED_COLUMNS)))
+    width_and_heads: WidthAndHeads = field(
+        default_factory=lambda: WidthAndHeads(ok=False, note="not in this report (written before it was computed)"))
 
 
 def _number(value, where):
@@ -137,7 +188,47 @@ def _law(doc, where):
                chi2=_number(doc.get("chi2"), f"{where}.chi2"), dof=_count(doc.get("dof"), f"{where}.dof"),
                scale=_number(doc.get("scale", 1.0), f"{where}.scale"),
                coefficients=pd.DataFrame.from_dict(rows, orient="index", columns=["estimate", "low", "high"]),
-               references=references)
+               references=references,
+               correlation={str(axis): _number(v, f"{where}.correlation.{axis}")
+                            for axis, v in (doc.get("correlation") or {}).items()},
+               **_prediction(doc.get("prediction"), f"{where}.prediction"))
+
+
+def _prediction(doc, where):
+    if doc is None:
+        return {}
+    if not isinstance(doc, dict):
+        raise HeadLabError(f"{where}: expected a mapping")
+    covariance = doc.get("covariance")
+    if not (isinstance(covariance, list) and all(isinstance(r, list) and len(r) == len(covariance)
+                                                 for r in covariance)):
+        raise HeadLabError(f"{where}.covariance: expected a square list of lists")
+    span = doc.get("span") or {}
+    if not (isinstance(span, dict) and all(isinstance(v, list) and len(v) == 2 for v in span.values())):
+        raise HeadLabError(f"{where}.span: expected {{axis: [low, high]}}")
+    return {"scatter": _number(doc.get("scatter"), f"{where}.scatter"),
+            "covariance": [[_number(v, f"{where}.covariance") for v in r] for r in covariance],
+            "span": {str(k): (_number(v[0], f"{where}.span.{k}"), _number(v[1], f"{where}.span.{k}"))
+                     for k, v in span.items()}}
+
+
+def _width_and_heads(doc, where):
+    if doc is None:
+        return WidthAndHeads(ok=False, note="not in this report (written before it was computed)")
+    if not isinstance(doc, dict):
+        raise HeadLabError(f"{where}: expected a mapping")
+    if not doc.get("ok"):
+        return WidthAndHeads(ok=False, note=str(doc.get("note") or ""))
+    rows = {}
+    for name in ("a", "b"):
+        value = doc.get(name)
+        if not isinstance(value, dict):
+            raise HeadLabError(f"{where}.{name}: expected {{estimate, low, high}}")
+        rows[name] = {k: _number(value.get(k), f"{where}.{name}.{k}") for k in ("estimate", "low", "high")}
+    return WidthAndHeads(ok=True, coefficients=pd.DataFrame.from_dict(rows, orient="index",
+                                                                      columns=["estimate", "low", "high"]),
+                         correlation=_number(doc.get("correlation"), f"{where}.correlation"),
+                         law=_law(doc.get("law") or {"ok": False}, f"{where}.law"))
 
 
 def _label_column(values):
@@ -316,4 +407,5 @@ def _report(path, doc, records):
                         groups=groups, stale=stale, model=str(report.get("model", "separate")),
                         alternative_law=_law(report.get("alternative_law") or {"ok": False},
                                              f"{where}.alternative_law"),
-                        seed_plan=str(report.get("seeds", "replicates")), seeds=seeds)
+                        seed_plan=str(report.get("seeds", "replicates")), seeds=seeds,
+                        width_and_heads=_width_and_heads(report.get("width_and_heads"), f"{where}.width_and_heads"))

@@ -37,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         std::fprintf(stderr, "a safetensors round trip changed the contents\n");
         std::abort();
     }
-    if (contents.metadata.count("data_crc32")) contents.metadata["data_crc32"] = detail::dataCrc32(contents.tensors);
+    if (contents.metadata.count("data_crc32"))
+        contents.metadata["data_crc32"] = detail::dataCrc32(contents.tensors);
     if (contents.metadata.count("data_fnv1a64"))
         contents.metadata["data_fnv1a64"] = detail::hex(detail::dataHash(contents.tensors));
     try {

@@ -622,6 +622,19 @@ class PackageAgainstCli(unittest.TestCase):
         for (p, where), (_, ref) in zip(printed, law.references.iterrows()):
             self.assertEqual(f"{ref['p']:.3g}", f"{float(p):.3g}")
             self.assertEqual(bool(ref["in_interval"]), where == "inside")
+        # Width and heads as separate exponents (issue 77): the line summary prints, and the same
+        # fit as α and β re-expressed (a = α, b = α − β; the intervals are the other fit's own).
+        m = re.search(r"a = ([-0-9.]+) \[([-0-9.]+), ([-0-9.]+)\]   b = ([-0-9.]+) \[([-0-9.]+), ([-0-9.]+)\] "
+                      r"\(95 %\), correlation ([-0-9.]+)", text)
+        wh = report.width_and_heads
+        self.assertTrue(wh.ok, wh.note)
+        got = [*wh.coefficients.loc["a"], *wh.coefficients.loc["b"]]
+        self.assertEqual([f"{v:.3f}" for v in got], list(m.groups()[:6]))
+        self.assertEqual(f"{wh.correlation:.2f}", m.group(7))
+        self.assertAlmostEqual(wh.coefficients.loc["a", "estimate"], law.alpha, places=9)
+        self.assertAlmostEqual(wh.coefficients.loc["b", "estimate"],
+                               law.alpha - law.coefficients.loc["beta_heads", "estimate"], places=9)
+        self.assertEqual(set(law.correlation), {"heads"})
         # The joint model (issue 53), fitted as a check beside the separate one: the numbers the
         # check line prints, each configuration's interval by it, and a session that asks for it
         # (`model: joint`) reads as `summary` prints it.
@@ -697,6 +710,42 @@ class PackageAgainstCli(unittest.TestCase):
             headlab.open(stale_path).search()
         # Without a search: None.
         self.assertIsNone(headlab.open(os.path.join(SOURCE, FIXTURES[0])).search())
+
+    def test_a_prediction_is_the_clis(self):
+        """Issue 77: `headlab-cli predict` and Law.predict give the same η* and prediction interval
+        for configurations the Figure 2 campaign never ran, inside the law's span and beyond it;
+        bad configurations are refused by name."""
+        import json
+        path = os.path.join(SOURCE, "docs/data/issue53/fig2-boundary.export.yaml.gz")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", headlab.SearchReportStale)
+            law = headlab.open(path).search().law
+        self.assertTrue(law.ok and law.covariance and law.scatter > 0)
+        self.assertEqual(law.span, {"head_dim": (2.0, 384.0), "heads": (1.0, 12.0)})
+        for d_model, heads, beyond in ((96, 4, []), (192, 8, []), (768, 16, ["heads"]), (768, 1, ["head_dim"])):
+            with self.subTest(d_model=d_model, heads=heads):
+                out = json.loads(cli("predict", path, "--d_model", str(d_model), "--heads", str(heads),
+                                     "--json").stdout)
+                mine = law.predict(head_dim=d_model // heads, heads=heads)
+                self.assertEqual(out["law_axes"], {"head_dim": d_model // heads, "heads": heads})
+                for key in ("estimate", "low", "high", "law_se_decades", "scatter_decades"):
+                    self.assertAlmostEqual(out[key] / mine[key], 1.0, places=12, msg=key)
+                self.assertEqual(out["beyond"], beyond)
+                self.assertEqual(mine["beyond"], beyond)
+                self.assertLess(out["low"], out["estimate"])
+                self.assertLess(out["estimate"], out["high"])
+        text = cli("predict", path, "--d_model", "768", "--heads", "16").stdout
+        self.assertRegex(text, r"η\* = [0-9.e-]+ \[[0-9.e-]+, [0-9.e-]+\] \(95 % prediction interval\) at "
+                               r"d_model=768 heads=16")
+        self.assertIn("heads lies outside the span the law was fitted over", text)
+        for args, message in ((["--heads", "0"], "heads"), (["--set", "dropout=0.1"], "'dropout' is not a dimension"),
+                              (["--set", "heads"], "expected NAME=VALUE"), ([], "give the configuration")):
+            with self.subTest(args=args):
+                p = cli("predict", path, *args, check=False)
+                self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                self.assertIn(message, p.stderr)
+        with self.assertRaisesRegex(ValueError, "give each law axis: head_dim, heads"):
+            law.predict(head_dim=8)
 
     def test_a_run_id_of_digits_stays_text(self):
         """A hash of 16 hex digits may be all digits (one in ~1,800 runs: 3001346238331926) or

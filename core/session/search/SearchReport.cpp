@@ -27,6 +27,21 @@ std::map<std::string, std::string> configurationOf(const SessionRun &run, const 
     return labels;
 }
 
+// Each law axis's span (its least and greatest value, x then also) over the configurations fitted.
+void setAxisSpans(LawFit &law, const std::vector<const ConfigurationSearch *> &fitted)
+{
+    std::vector<std::string> axes = {law.x};
+    axes.insert(axes.end(), law.also.begin(), law.also.end());
+    law.axisLow.assign(axes.size(), INFINITY);
+    law.axisHigh.assign(axes.size(), -INFINITY);
+    for (const ConfigurationSearch *c : fitted)
+        for (size_t k = 0; k < axes.size(); ++k) {
+            const double v = dimensionNumber(c->config, axes[k]);
+            law.axisLow[k] = std::min(law.axisLow[k], v);
+            law.axisHigh[k] = std::max(law.axisHigh[k], v);
+        }
+}
+
 // The joint model over some of a report's configurations: those with both outcomes among their
 // verdicts and finite law axes (`members`, indices into the report), the fit, and its law.
 struct JointOutcome {
@@ -69,6 +84,8 @@ LawFit lawOfJoint(const JointFit &fit, const SearchSpec &spec, const std::string
     }
     law.ok = true;
     law.tau = fit.tau;
+    law.predictionCovariance = fit.coefCovariance;
+    law.scatter = fit.tauUsed;
     law.log10C = fit.coef[0];
     law.log10CLow = fit.coefLow[0];
     law.log10CHigh = fit.coefHigh[0];
@@ -80,6 +97,9 @@ LawFit lawOfJoint(const JointFit &fit, const SearchSpec &spec, const std::string
         law.betaLow.push_back(-fit.coefHigh[k]);
         law.betaHigh.push_back(-fit.coefLow[k]);
     }
+    for (size_t k = 2; k < fit.coef.size(); ++k)
+        law.correlation.push_back(fit.coefCovariance[1][k] /
+                                  std::sqrt(fit.coefCovariance[1][1] * fit.coefCovariance[k][k]));
     // Wald: the coefficients besides the intercept against 0 (one law axis: (c1/se)²).
     const double var1 = fit.coefCovariance[1][1];
     law.alphaSe = std::sqrt(var1);
@@ -143,8 +163,47 @@ JointOutcome fitJoint(const SearchSpec &spec, const SearchReport &report,
     }
     outcome.fit = fitJointLaw(data, spec.target, spec.level, {-0.5, -0.75, -1.0});
     outcome.law = lawOfJoint(outcome.fit, spec, lawX, lawAlso, int(data.size()));
+    if (!lawX.empty()) {
+        std::vector<const ConfigurationSearch *> fitted;
+        for (size_t i : outcome.members) fitted.push_back(&report.configurations[i]);
+        setAxisSpans(outcome.law, fitted);
+    }
     if (!outcome.fit.ok) outcome.members.clear();
     return outcome;
+}
+
+// The law over width and head count (SearchResults.h), where the configurations vary in both and
+// the law's own axes leave the decomposition to it.
+WidthAndHeads widthAndHeadsOf(const SearchSpec &spec, const SearchReport &report,
+                              const std::string &lawX, const std::vector<std::string> &lawAlso,
+                              size_t groups)
+{
+    WidthAndHeads result;
+    std::set<double> widths, heads;
+    for (const auto &c : report.configurations) {
+        if (c.verdicts == 0) continue;
+        widths.insert(dimensionNumber(c.config, "d_model"));
+        heads.insert(dimensionNumber(c.config, "heads"));
+    }
+    const bool lawOfHeadDim =
+        lawX == "head_dim" &&
+        (lawAlso.empty() || (lawAlso.size() == 1 && lawAlso.front() == "heads"));
+    if (!lawOfHeadDim)
+        result.note = "the law's own axes are not head_dim (and heads)";
+    else if (groups > 1)
+        result.note = "the configurations fall into groups with laws of their own";
+    else if (widths.size() < 2 || heads.size() < 2)
+        result.note = "the configurations vary in " +
+                      std::string(widths.size() < 2 ? "d_model" : "heads") + " by one value";
+    if (!result.note.empty()) return result;
+    std::vector<size_t> all(report.configurations.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    result.law = spec.model == SearchSpec::Model::Joint
+                     ? fitJoint(spec, report, all, "d_model", {"heads"}).law
+                     : fitLaw(report.configurations, spec, "d_model", {"heads"});
+    result.ok = result.law.ok && !result.law.beta.empty();
+    if (!result.ok) result.note = result.law.note;
+    return result;
 }
 
 } // namespace
@@ -248,6 +307,7 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
     // The joint model: over every configuration for the report's law, and per group for the
     // configurations' crossings (one group: the same fit).
     const bool joint = spec.model == SearchSpec::Model::Joint;
+    if (check) report.widthAndHeads = widthAndHeadsOf(spec, report, x, also, order.size());
     report.model = joint ? "joint" : "separate";
     report.seeds = seedPlanName(spec.seedPlan);
     // Paired seeds keep the logistic over every run as their check, per configuration.
@@ -329,6 +389,7 @@ LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const Sear
     std::vector<std::vector<double>> predictors;
     std::vector<double> y, sigma;
     std::set<double> xs;
+    std::vector<const ConfigurationSearch *> fitted;
     for (const auto &c : configurations) {
         // Every closed interval: a configuration still searching makes the law provisional.
         if (!c.interval.ok || c.interval.lowOpen || c.interval.highOpen) continue;
@@ -344,12 +405,14 @@ LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const Sear
         if (std::any_of(row.begin(), row.end(), [](double v) { return !std::isfinite(v); }))
             continue;
         xs.insert(row.front());
+        fitted.push_back(&c);
         law.provisional = law.provisional || !c.stopped();
         predictors.push_back(row);
         y.push_back(estimate);
         sigma.push_back((high - low) / (2 * z));
     }
     law.configurations = static_cast<int>(y.size());
+    setAxisSpans(law, fitted);
     if (xs.size() < 2) {
         law.note = std::to_string(y.size()) + " configurations with a closed interval, " +
                    std::to_string(xs.size()) + " distinct values of " + lawX +
@@ -373,10 +436,38 @@ LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const Sear
         law.beta.push_back(-fit.coef[k]);
         law.betaLow.push_back(-fit.coef[k] - z * fit.se[k]);
         law.betaHigh.push_back(-fit.coef[k] + z * fit.se[k]);
+        law.correlation.push_back(fit.covariance[1][k] / (fit.se[1] * fit.se[k]));
     }
     law.chi2 = fit.chi2;
     law.dof = fit.dof;
     law.scale = fit.scale;
+    // For predictions: the variance between configurations beyond their intervals, τ², at the
+    // upper end of its Q-profile interval (one-sided 84 %, as the joint model takes σ_u's: a
+    // handful of configurations cannot pin τ down, and a τ̂ of 0 would claim they can): the τ²
+    // whose refit, each crossing weighed by 1/(σ² + τ²), has χ² at that quantile of χ²(dof). The
+    // refit's covariance is the law's uncertainty in the prediction.
+    if (fit.dof > 0) {
+        auto refit = [&](double tau2) {
+            std::vector<double> widened;
+            for (double s : sigma) widened.push_back(std::sqrt(s * s + tau2));
+            return fitLinear(predictors, y, widened);
+        };
+        const double target = chiSquareQuantile(0.16, fit.dof);
+        double low = 0, high = 0;
+        if (fit.chi2 > target) {
+            high = 0.01;
+            while (refit(high).chi2 > target && high < 100) high *= 4;
+            for (int i = 0; i < 60; ++i) {
+                const double mid = (low + high) / 2;
+                (refit(mid).chi2 > target ? low : high) = mid;
+            }
+        }
+        const LinearFit random = refit(high);
+        if (random.ok) {
+            law.predictionCovariance = random.covariance;
+            law.scatter = std::sqrt(high);
+        }
+    }
     if (lawAlso.empty()) {
         double w = 0, wx = 0, wy = 0;
         for (size_t i = 0; i < y.size(); ++i) {
@@ -409,6 +500,49 @@ LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const Sear
         law.references.push_back(ref);
     }
     return law;
+}
+
+CrossingPrediction predictCrossing(const LawFit &law, const std::vector<double> &log10Axes)
+{
+    CrossingPrediction p;
+    const size_t k = 1 + law.also.size();
+    if (!law.ok) {
+        p.note = "no law: " + law.note;
+        return p;
+    }
+    if (log10Axes.size() != k || law.predictionCovariance.size() != k + 1 ||
+        !std::isfinite(law.scatter)) {
+        p.note = "the law was fitted without what a prediction needs";
+        return p;
+    }
+    if (std::any_of(log10Axes.begin(), log10Axes.end(),
+                    [](double v) { return !std::isfinite(v); })) {
+        p.note = "the configuration has no value of every law axis";
+        return p;
+    }
+    std::vector<double> row = {1.0};
+    row.insert(row.end(), log10Axes.begin(), log10Axes.end());
+    std::vector<double> coef = {law.log10C, -law.alpha};
+    for (double b : law.beta) coef.push_back(-b);
+    double estimate = 0, variance = 0;
+    for (size_t r = 0; r <= k; ++r) {
+        estimate += coef[r] * row[r];
+        for (size_t c = 0; c <= k; ++c)
+            variance += row[r] * law.predictionCovariance[r][c] * row[c];
+    }
+    p.ok = true;
+    p.lawSe = std::sqrt(std::max(variance, 0.0));
+    p.scatter = law.scatter;
+    const double half = normalQuantile(0.5 + law.level / 2) *
+                        std::sqrt(std::max(variance, 0.0) + law.scatter * law.scatter);
+    p.estimate = estimate;
+    p.low = estimate - half;
+    p.high = estimate + half;
+    for (size_t a = 0; a < k && a < law.axisLow.size(); ++a)
+        if (log10Axes[a] < std::log10(law.axisLow[a]) - 1e-9 ||
+            log10Axes[a] > std::log10(law.axisHigh[a]) + 1e-9)
+            p.beyond.push_back(a == 0 ? law.x : law.also[a - 1]);
+    return p;
 }
 
 namespace yaml {
@@ -448,6 +582,14 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
     for (size_t k = 0; k < law.beta.size() && k < law.also.size(); ++k)
         interval(law.also[k].c_str(), law.beta[k], law.betaLow[k], law.betaHigh[k]);
     out << YAML::EndMap;
+    if (!law.correlation.empty()) { // of α's estimate with each β's
+        out << YAML::Key << "correlation" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        for (size_t k = 0; k < law.correlation.size() && k < law.also.size(); ++k) {
+            out << YAML::Key << law.also[k] << YAML::Value;
+            writeNumber(out, law.correlation[k]);
+        }
+        out << YAML::EndMap;
+    }
     out << YAML::Key << "chi2" << YAML::Value;
     writeNumber(out, law.chi2);
     out << YAML::Key << "dof" << YAML::Value << law.dof;
@@ -456,6 +598,29 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
     if (std::isfinite(law.tau)) {
         out << YAML::Key << "tau" << YAML::Value;
         writeNumber(out, law.tau);
+    }
+    // What a prediction needs (predictCrossing): the scatter of a configuration about the law
+    // (decades), the covariance of (log10 C, −α, −β...), each law axis's span.
+    if (std::isfinite(law.scatter) && !law.predictionCovariance.empty()) {
+        out << YAML::Key << "prediction" << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "scatter" << YAML::Value;
+        writeNumber(out, law.scatter);
+        out << YAML::Key << "covariance" << YAML::Value << YAML::BeginSeq;
+        for (const auto &row : law.predictionCovariance) {
+            out << YAML::Flow << YAML::BeginSeq;
+            for (double v : row) writeNumber(out, v);
+            out << YAML::EndSeq;
+        }
+        out << YAML::EndSeq;
+        out << YAML::Key << "span" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        for (size_t k = 0; k < law.axisLow.size() && k <= law.also.size(); ++k) {
+            out << YAML::Key << (k == 0 ? law.x : law.also[k - 1]) << YAML::Value << YAML::Flow
+                << YAML::BeginSeq;
+            writeNumber(out, law.axisLow[k]);
+            writeNumber(out, law.axisHigh[k]);
+            out << YAML::EndSeq;
+        }
+        out << YAML::EndMap << YAML::EndMap;
     }
     out << YAML::Key << "references" << YAML::Value << YAML::BeginSeq;
     for (const auto &ref : law.references) {
@@ -574,6 +739,31 @@ void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t fi
         }
         out << YAML::EndSeq;
     }
+    const WidthAndHeads &wh = report.widthAndHeads;
+    out << YAML::Key << "width_and_heads" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "ok" << YAML::Value << wh.ok;
+    if (wh.ok) {
+        auto interval = [&](const char *key, double estimate, double low, double high) {
+            out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
+            out << YAML::Key << "estimate" << YAML::Value;
+            writeNumber(out, estimate);
+            out << YAML::Key << "low" << YAML::Value;
+            writeNumber(out, low);
+            out << YAML::Key << "high" << YAML::Value;
+            writeNumber(out, high);
+            out << YAML::EndMap;
+        };
+        interval("a", wh.a(), wh.aLow(), wh.aHigh());
+        interval("b", wh.b(), wh.bLow(), wh.bHigh());
+        out << YAML::Key << "correlation" << YAML::Value;
+        writeNumber(out, wh.correlation());
+        out << YAML::Key << "law" << YAML::Value;
+        writeLaw(out, wh.law);
+    } else {
+        out << YAML::Key << "note" << YAML::Value;
+        writeText(out, wh.note);
+    }
+    out << YAML::EndMap;
     if (provenance) provenance(out);
     out << YAML::EndMap;
 }

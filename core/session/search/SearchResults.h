@@ -75,6 +75,9 @@ struct LawFit {
     double alpha = 0, alphaLow = 0, alphaHigh = 0;
     double log10C = 0, log10CLow = 0, log10CHigh = 0;
     std::vector<double> beta, betaLow, betaHigh;
+    // The correlation of α's estimate with each β_k's: how far the data tell the exponents apart
+    // (near −1 or 1: only a combination of them is measured).
+    std::vector<double> correlation;
     double chi2 = 0;
     int dof = 0;
     double scale = 1; // the errors were multiplied by sqrt(scale) for the law's misfit
@@ -95,6 +98,28 @@ struct LawFit {
     };
     std::vector<Reference> references; // α = ½, ¾, 1
     std::string note;                  // why there is no fit
+    // What a prediction for a configuration not searched needs (predictCrossing): the
+    // coefficients' covariance (of c0, c1, ...: log10 C, −α, −β_k), the scatter of a
+    // configuration's crossing about the law (decades) it adds, and the span of each law axis
+    // (its least and greatest value; x, then also) over the configurations fitted. The joint model's scatter is the τ
+    // its intervals are computed at (JointLaw.h's τ used: the upper end of σ_u's interval); the
+    // separate model's is the upper end (one-sided 84 %) of the Q-profile interval of the
+    // variance between configurations beyond their intervals, with the covariance of the refit
+    // that weighs each crossing by 1/(σ² + τ²) (a random-effects meta-regression; Viechtbauer
+    // 2007 on the Q-profile).
+    std::vector<std::vector<double>> predictionCovariance;
+    double scatter = NAN;
+    std::vector<double> axisLow, axisHigh;
+};
+
+// η* predicted by a law for one configuration, in log10 (search units on a log axis).
+struct CrossingPrediction {
+    bool ok = false;
+    std::string note; // why there is none
+    double estimate = 0, low = 0, high = 0;
+    double lawSe = 0;                // the law's own uncertainty there (decades)
+    double scatter = 0;              // the scatter between configurations it adds (decades)
+    std::vector<std::string> beyond; // the law axes whose value lies outside the fitted span
 };
 
 // Configurations that differ in an axis other than the model's shape and the law's own axes (a
@@ -102,6 +127,25 @@ struct LawFit {
 struct LawGroup {
     std::map<std::string, std::string> labels; // the group's values of those axes
     LawFit law;
+};
+
+// Width and head count as separate exponents: log10 η* = log10 C − a log10 m + b log10 n_H, the
+// law of m_H and n_H (log10 C − α log10 m_H − β log10 n_H) in other axes: a = α, b = α − β.
+// The paper's η·sqrt(m_H) is (a, b) = (½, ½); an Adam update limit in width (μP) is (1, 0).
+// It is the law over x = d_model and also = [heads] (b = −β_heads of that fit), by the model in
+// use, where the configurations vary in both and the law's own axes are head_dim (and heads).
+struct WidthAndHeads {
+    bool ok = false;
+    std::string note; // why there is none
+    LawFit law;       // over d_model and heads
+    double a() const { return law.alpha; }
+    double aLow() const { return law.alphaLow; }
+    double aHigh() const { return law.alphaHigh; }
+    double b() const { return law.beta.empty() ? NAN : -law.beta[0]; }
+    double bLow() const { return law.beta.empty() ? NAN : -law.betaHigh[0]; }
+    double bHigh() const { return law.beta.empty() ? NAN : -law.betaLow[0]; }
+    // corr(a, b) = −corr(α_m, β_heads) of that fit.
+    double correlation() const { return law.correlation.empty() ? NAN : -law.correlation[0]; }
 };
 
 struct SearchReport {
@@ -116,6 +160,7 @@ struct SearchReport {
     LawFit law;                       // over every configuration, by the model in use
     LawFit alternative;               // the same by the other model, as a check
     std::vector<LawGroup> groups;     // per group, when there are two or more (else empty)
+    WidthAndHeads widthAndHeads;      // with `check` (SearchReport.h)
 };
 
 } // namespace headlab

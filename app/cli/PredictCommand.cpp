@@ -1,0 +1,237 @@
+// PredictCommand.cpp — headlab-cli predict: the η* a search's law predicts for a configuration the
+// search did not run, with a prediction interval (the command table: CliCommands.cpp).
+#include "CliOptions.h"
+#include "Commands.h"
+#include "SearchSummary.h"
+
+#include "core/config/Yaml.h"
+#include "core/schema/Dimensions.h"
+#include "core/session/Session.h"
+#include "core/session/SweepExpansion.h"
+#include "core/session/search/SearchReport.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace headlab::cli {
+
+namespace {
+
+std::string number3(double v)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", v);
+    return text;
+}
+
+// The session's base configuration with the given dimensions' values applied, in the table's
+// order; the values' labels; or an error (the option named).
+struct Configured {
+    RunConfig config;
+    std::map<std::string, std::string> labels;
+    std::string error;
+};
+
+Configured configure(const Session &session, const std::map<std::string, std::string> &values)
+{
+    Configured out;
+    out.config = session.base;
+    std::map<std::string, AxisValue> read;
+    for (const auto &[name, text] : values) {
+        const auto row = findDimension(name);
+        if (!row) {
+            out.error = "'" + name + "' is not a dimension a configuration sets (" +
+                        joinedNames(sweptDimensionNames(), "and") + ")";
+            return out;
+        }
+        try {
+            read[name] = row->read(yaml::parseDocument(text, "--" + name));
+        } catch (const SessionError &e) {
+            out.error = e.what();
+            return out;
+        }
+    }
+    std::map<std::string, const AxisValue *> all;
+    for (const auto &[name, value] : read) all[name] = &value;
+    auto apply = [&](const Dimension &row) {
+        const auto it = read.find(row.name);
+        if (it == read.end()) return true;
+        if (const std::string why = row.apply(out.config, it->second, all); !why.empty()) {
+            out.error = "--" + row.name + " " + values.at(row.name) + ": " + why;
+            return false;
+        }
+        out.labels[row.name] = it->second.label();
+        return true;
+    };
+    for (const auto &row : dimensions())
+        if (row.swept() && !apply(row)) return out;
+    for (const auto &[name, value] : read) // field-table axes: after the named ones
+        if (!out.labels.count(name) && !apply(*findDimension(name))) return out;
+    return out;
+}
+
+} // namespace
+
+int predictCommand(const PredictArguments &a)
+{
+    Session session = loadSweepRuns(a.session);
+    expandSweep(session);
+    if (!session.search) {
+        std::fprintf(stderr,
+                     "headlab-cli predict: %s has no search: a prediction comes from a boundary "
+                     "search's law\n",
+                     a.session.c_str());
+        return kExitBadInput;
+    }
+    if (!applySearchOptions(session, a.search, "predict")) return kExitBadInput;
+    if (a.values.empty()) {
+        std::fprintf(stderr, "headlab-cli predict: give the configuration to predict: --d_model, "
+                             "--heads, ... or --set NAME=VALUE\n");
+        return kExitBadInput;
+    }
+    const Configured target = configure(session, a.values);
+    if (!target.error.empty()) {
+        std::fprintf(stderr, "headlab-cli predict: %s\n", target.error.c_str());
+        return kExitBadInput;
+    }
+    const SearchReport report = searchReport(session, a.search.lawX, a.search.lawAlso);
+    // With groups (configurations that differ in more than the shape), the group of the values
+    // given: each of its axes must be given.
+    const LawFit *law = &report.law;
+    std::string group;
+    if (!report.groups.empty()) {
+        law = nullptr;
+        for (const auto &g : report.groups) {
+            bool match = true;
+            for (const auto &[axis, value] : g.labels) {
+                const auto it = target.labels.find(axis);
+                match = match && it != target.labels.end() && it->second == value;
+            }
+            if (match) law = &g.law;
+            if (match) group = labelsText(g.labels);
+        }
+        if (!law) {
+            std::string names;
+            for (const auto &[axis, value] : report.groups.front().labels)
+                names += (names.empty() ? "--" : ", --") + axis;
+            std::fprintf(stderr,
+                         "headlab-cli predict: this search has a law per group; give the group "
+                         "with %s (values the search has)\n",
+                         names.c_str());
+            return kExitBadInput;
+        }
+    }
+    std::vector<std::string> axes = {law->x};
+    axes.insert(axes.end(), law->also.begin(), law->also.end());
+    std::vector<double> log10Axes;
+    for (const auto &axis : axes)
+        log10Axes.push_back(std::log10(dimensionNumber(target.config, axis)));
+    const CrossingPrediction p = predictCrossing(*law, log10Axes);
+    if (!p.ok) {
+        std::fprintf(stderr, "headlab-cli predict: %s\n", p.note.c_str());
+        return kExitRunFailed;
+    }
+    const std::string star = crossingSymbol(report.axis);
+    if (a.json) {
+        nlohmann::json out;
+        out["axis"] = report.axis;
+        out["estimate"] = std::pow(10.0, p.estimate);
+        out["low"] = std::pow(10.0, p.low);
+        out["high"] = std::pow(10.0, p.high);
+        out["level"] = law->level;
+        out["law_se_decades"] = p.lawSe;
+        out["scatter_decades"] = p.scatter;
+        out["model"] = law->model;
+        out["configurations"] = law->configurations;
+        out["group"] = group;
+        for (size_t k = 0; k < axes.size(); ++k)
+            out["law_axes"][axes[k]] = dimensionNumber(target.config, axes[k]);
+        out["beyond"] = p.beyond;
+        std::printf("%s\n", out.dump(2).c_str());
+        return kExitOk;
+    }
+    std::string at;
+    for (size_t k = 0; k < axes.size(); ++k)
+        at += (at.empty() ? "" : ", ") + axes[k] + " " +
+              yaml::formatNumber(dimensionNumber(target.config, axes[k]));
+    std::printf("%s = %s [%s, %s] (%d %% prediction interval) at %s (%s)\n", star.c_str(),
+                number3(std::pow(10.0, p.estimate)).c_str(), number3(std::pow(10.0, p.low)).c_str(),
+                number3(std::pow(10.0, p.high)).c_str(), int(std::lround(law->level * 100)),
+                labelsText(target.labels).c_str(), at.c_str());
+    std::printf("  from the %s model's law over %d configurations%s: α = %.3f", law->model.c_str(),
+                law->configurations, group.empty() ? "" : (" of " + group).c_str(), law->alpha);
+    for (size_t k = 0; k < law->beta.size(); ++k)
+        std::printf(", β (%s) = %.3f", law->also[k].c_str(), law->beta[k]);
+    std::printf("\n  the law's own uncertainty there %.3f decades (1 sd), the scatter of a "
+                "configuration about the law %.3f decades\n",
+                p.lawSe, p.scatter);
+    for (const auto &axis : p.beyond)
+        std::printf("  %s lies outside the span the law was fitted over: an extrapolation\n",
+                    axis.c_str());
+    if (law->provisional)
+        std::printf("  the law is provisional: some configurations are still searching\n");
+    return kExitOk;
+}
+
+namespace {
+
+CommandAction definePredict(CLI::App &app)
+{
+    struct Arguments {
+        PredictArguments predict;
+        std::vector<std::string> set;
+        std::map<std::string, std::string> direct;
+    };
+    auto a = std::make_shared<Arguments>();
+    CLI::App *predict = app.add_subcommand(
+        "predict", "η* a boundary search's law predicts for a configuration it did not run");
+    predict->footer(
+        "The law fitted through the search's crossings (the model in use, or --model), evaluated "
+        "at the\nconfiguration given, with a prediction interval: the law's uncertainty there and "
+        "the scatter of a\nconfiguration about the law, added. A value beyond the span the law "
+        "was fitted over is said.\nExample: headlab-cli predict fig2-boundary.yaml --d_model 768 "
+        "--heads 16");
+    predict->add_option("session", a->predict.session, "The search's session file")->required();
+    // One option per dimension a law can be fitted against, from the dimension table.
+    for (const auto &name : lawDimensions()) {
+        const auto row = findDimension(name);
+        if (!row || !row->swept()) continue;
+        predict->add_option("--" + name, a->direct[name], "The configuration's " + row->title);
+    }
+    predict->add_option("--set", a->set, "Any other dimension, NAME=VALUE (repeatable)");
+    predict->add_option("--law-x", a->predict.search.lawX,
+                        "Fit the law against this axis instead of the session's");
+    predict->add_option("--law-also", a->predict.search.lawAlso, "Further axes of the law")
+        ->delimiter(',');
+    predict
+        ->add_option("--model", a->predict.search.model,
+                     "Read the search with this model: separate or joint")
+        ->check(CLI::IsMember({"separate", "joint"}));
+    predict->add_flag("--json", a->predict.json, "The prediction as JSON");
+    return {predict, [a] {
+                for (const auto &[name, value] : a->direct)
+                    if (!value.empty()) a->predict.values[name] = value;
+                for (const auto &item : a->set) {
+                    const auto eq = item.find('=');
+                    if (eq == std::string::npos || eq == 0) {
+                        std::fprintf(stderr, "headlab-cli predict: --set %s: expected NAME=VALUE\n",
+                                     item.c_str());
+                        return kExitBadInput;
+                    }
+                    a->predict.values[item.substr(0, eq)] = item.substr(eq + 1);
+                }
+                return predictCommand(a->predict);
+            }};
+}
+
+const CommandRegistration kPredictCommand(115, definePredict);
+
+} // namespace
+
+} // namespace headlab::cli
