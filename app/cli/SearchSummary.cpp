@@ -156,6 +156,33 @@ std::string searchSummaryText(const SearchReport &report)
                       ref.inInterval ? "inside" : "outside");
         out += line;
     }
+    if (const LawBend &bend = report.bend; bend.ok) {
+        std::snprintf(line, sizeof line,
+                      "bend: + γ (log10 %s − log10 %s)², γ = %.3f [%.3f, %.3f]; against the power "
+                      "law Δχ² = %.1f (over χ²/dof where above 1), p = %s: %s\n"
+                      "  local α %.2f at %s = %s, %.2f at %s, %.2f at %s; χ² = %.2f on %d dof\n",
+                      bend.x.c_str(), number3(std::pow(10.0, bend.x0)).c_str(), bend.gamma,
+                      bend.gammaLow, bend.gammaHigh, bend.statistic, number3(bend.p).c_str(),
+                      bend.chosen ? "the bent law is chosen" : "the power law stands",
+                      bend.alphaAtLow, bend.x.c_str(), number3(std::pow(10.0, bend.xLow)).c_str(),
+                      bend.alpha, number3(std::pow(10.0, bend.x0)).c_str(), bend.alphaAtHigh,
+                      number3(std::pow(10.0, bend.xHigh)).c_str(), bend.chi2, bend.dof);
+        out += line;
+    } else if (!bend.note.empty()) {
+        out += "bend: " + bend.note + "\n";
+    }
+    if (law.model == "separate" && law.residuals.size() >= 3 && law.scale > 1) {
+        out += "  the power law's misfit, largest first:";
+        for (size_t i = 0; i < 3; ++i) {
+            std::string name;
+            for (const auto &[axis, value] : law.residuals[i].labels)
+                name += (name.empty() ? "" : " ") + axis + "=" + value;
+            std::snprintf(line, sizeof line, "%s %s %+.3f decades (%+.1f σ)", i ? ";" : "",
+                          name.c_str(), law.residuals[i].decades, law.residuals[i].sigmas);
+            out += line;
+        }
+        out += "\n";
+    }
     if (const WidthAndHeads &wh = report.widthAndHeads; wh.ok) {
         std::snprintf(line, sizeof line,
                       "width and heads: log10 %s = log10 C − a log10 d_model + b log10 heads "

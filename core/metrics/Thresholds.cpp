@@ -109,6 +109,12 @@ SeedBracket seedBracket(std::vector<SeedVerdict> verdicts, bool learnedBelow)
     return bracket;
 }
 
+double studentTTwoSided(double t, double dof)
+{
+    if (!(dof > 0) || !std::isfinite(t)) return NAN;
+    return std::max(0.0, 1 - 2 * studentTHalfMass(std::fabs(t), dof));
+}
+
 double studentTQuantile(double p, double dof)
 {
     if (!(p > 0 && p < 1) || !(dof > 0)) return NAN;

@@ -62,5 +62,7 @@ ThresholdFit fitThresholds(const std::vector<SeedBracket> &brackets, double leve
 
 // Student's t quantile with `dof` degrees of freedom at probability p (0 < p < 1).
 double studentTQuantile(double p, double dof);
+// P(|T| > |t|) for Student's t with `dof` degrees of freedom: also the survival of F(1, dof) at t².
+double studentTTwoSided(double t, double dof);
 
 } // namespace headlab

@@ -6,6 +6,9 @@
     report.law.coefficients    # alpha, C, beta per further axis: estimate, low, high
     report.law.references      # α = 1/2, 3/4, 1 against the data: χ², dof, p, in the interval
     report.width_and_heads     # log10 η* = log10 C − a log10 d_model + b log10 heads: a, b, correlation
+    report.bend                # the law with curvature in log10 x: γ, its test, the local α at the ends
+    report.law.misfit          # each configuration off the law, in decades and σ, largest first
+    report.law.predict(head_dim=48, heads=16)   # η* with a prediction interval
 
 HeadLab writes the report into the session each time it saves it (`search_report:`, computed by
 core/session/search/SearchReport.cpp, the report `headlab-cli summary` prints), so these are summary's numbers
@@ -66,6 +69,9 @@ class Law:
     scatter: float = float("nan")
     covariance: list = field(default_factory=list)
     span: dict = field(default_factory=dict)
+    # The separate model's misfit: one row per configuration (its axes, then decades and sigmas:
+    # its crossing off the law, in decades and in its own σ), the largest |sigmas| first.
+    misfit: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def alpha(self) -> float:
@@ -97,6 +103,27 @@ class Law:
         beyond = [n for n in names if n in self.span and not self.span[n][0] <= axes[n] <= self.span[n][1]]
         return {"estimate": 10 ** estimate, "low": 10 ** (estimate - half), "high": 10 ** (estimate + half),
                 "law_se_decades": math.sqrt(max(variance, 0.0)), "scatter_decades": self.scatter, "beyond": beyond}
+
+
+@dataclass
+class Bend:
+    """The law with curvature beside the power law (SearchResults.h, LawBend): log10 x* = … + γ
+    (log10 x − log10 centre)², fitted through the crossings. `gamma` is (estimate, low, high);
+    `alpha` the slope at the centre and `alpha_at` {x value: local α} at the span's two ends;
+    `statistic` and `p` test γ = 0 (Δχ² against χ²₁, or over the bent fit's χ²/dof against F(1,
+    dof) where it leaves a misfit); `chosen` when p < 1 − level."""
+    ok: bool
+    note: str = ""
+    x: str = ""
+    centre: float = float("nan")
+    gamma: tuple = (float("nan"),) * 3
+    alpha: float = float("nan")
+    alpha_at: dict = field(default_factory=dict)
+    chi2: float = float("nan")
+    dof: int = 0
+    statistic: float = float("nan")
+    p: float = float("nan")
+    chosen: bool = False
 
 
 @dataclass
@@ -139,6 +166,7 @@ class SearchReport:
     seeds: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(SEED_COLUMNS)))
     width_and_heads: WidthAndHeads = field(
         default_factory=lambda: WidthAndHeads(ok=False, note="not in this report (written before it was computed)"))
+    bend: Bend = field(default_factory=lambda: Bend(ok=False, note="not in this report (written before it was computed)"))
 
 
 def _number(value, where):
@@ -191,7 +219,50 @@ def _law(doc, where):
                references=references,
                correlation={str(axis): _number(v, f"{where}.correlation.{axis}")
                             for axis, v in (doc.get("correlation") or {}).items()},
+               misfit=_misfit(doc.get("misfit"), f"{where}.misfit"),
                **_prediction(doc.get("prediction"), f"{where}.prediction"))
+
+
+def _misfit(doc, where):
+    if doc is None:
+        return pd.DataFrame()
+    if not isinstance(doc, list) or not all(isinstance(r, dict) and isinstance(r.get("labels"), dict) for r in doc):
+        raise HeadLabError(f"{where}: expected a list of {{labels, decades, sigmas}}")
+    return pd.DataFrame([{**{str(k): str(v) for k, v in r["labels"].items()},
+                          "decades": _number(r.get("decades"), f"{where}[{i}].decades"),
+                          "sigmas": _number(r.get("sigmas"), f"{where}[{i}].sigmas")} for i, r in enumerate(doc)])
+
+
+def _without_result(doc, where, kind):
+    """A report section that is not there (a report written before it was computed) or not ok, as
+    `kind` with its note; None for a section with a result, to be read."""
+    if doc is None:
+        return kind(ok=False, note="not in this report (written before it was computed)")
+    if not isinstance(doc, dict):
+        raise HeadLabError(f"{where}: expected a mapping")
+    if not doc.get("ok"):
+        return kind(ok=False, note=str(doc.get("note") or ""))
+    return None
+
+
+def _bend(doc, where):
+    if (none := _without_result(doc, where, Bend)) is not None:
+        return none
+    gamma = doc.get("gamma")
+    if not isinstance(gamma, dict):
+        raise HeadLabError(f"{where}.gamma: expected {{estimate, low, high}}")
+    x = str(doc.get("x", ""))
+    ends = doc.get("alpha_at") or []
+    if not (isinstance(ends, list) and all(isinstance(e, dict) and x in e for e in ends)):
+        raise HeadLabError(f"{where}.alpha_at: expected [{{{x}, alpha}}, ...]")
+    return Bend(ok=True, x=x, centre=_number(doc.get("centre"), f"{where}.centre"),
+                gamma=tuple(_number(gamma.get(k), f"{where}.gamma.{k}") for k in ("estimate", "low", "high")),
+                alpha=_number(doc.get("alpha"), f"{where}.alpha"),
+                alpha_at={_number(e[x], f"{where}.alpha_at"): _number(e.get("alpha"), f"{where}.alpha_at")
+                          for e in ends},
+                chi2=_number(doc.get("chi2"), f"{where}.chi2"), dof=_count(doc.get("dof"), f"{where}.dof"),
+                statistic=_number(doc.get("statistic"), f"{where}.statistic"),
+                p=_number(doc.get("p"), f"{where}.p"), chosen=bool(doc.get("chosen")))
 
 
 def _prediction(doc, where):
@@ -213,12 +284,8 @@ def _prediction(doc, where):
 
 
 def _width_and_heads(doc, where):
-    if doc is None:
-        return WidthAndHeads(ok=False, note="not in this report (written before it was computed)")
-    if not isinstance(doc, dict):
-        raise HeadLabError(f"{where}: expected a mapping")
-    if not doc.get("ok"):
-        return WidthAndHeads(ok=False, note=str(doc.get("note") or ""))
+    if (none := _without_result(doc, where, WidthAndHeads)) is not None:
+        return none
     rows = {}
     for name in ("a", "b"):
         value = doc.get(name)
@@ -408,4 +475,5 @@ def _report(path, doc, records):
                         alternative_law=_law(report.get("alternative_law") or {"ok": False},
                                              f"{where}.alternative_law"),
                         seed_plan=str(report.get("seeds", "replicates")), seeds=seeds,
-                        width_and_heads=_width_and_heads(report.get("width_and_heads"), f"{where}.width_and_heads"))
+                        width_and_heads=_width_and_heads(report.get("width_and_heads"), f"{where}.width_and_heads"),
+                        bend=_bend(report.get("bend"), f"{where}.bend"))

@@ -635,6 +635,26 @@ class PackageAgainstCli(unittest.TestCase):
         self.assertAlmostEqual(wh.coefficients.loc["b", "estimate"],
                                law.alpha - law.coefficients.loc["beta_heads", "estimate"], places=9)
         self.assertEqual(set(law.correlation), {"heads"})
+        # The bend (issue 77) and the misfit, as summary prints them.
+        m = re.search(r"bend: \+ γ \(log10 head_dim − log10 ([0-9.]+)\)², γ = ([-0-9.]+) \[([-0-9.]+), ([-0-9.]+)\]; "
+                      r"against the power law Δχ² = ([0-9.]+) .*, p = ([-0-9.e+]+): the (bent law is chosen|power law "
+                      r"stands)\n  local α ([-0-9.]+) at head_dim = ([0-9.]+), ([-0-9.]+) at [0-9.]+, ([-0-9.]+) at "
+                      r"([0-9.]+); χ² = ([0-9.]+) on (\d+) dof", text)
+        bend = report.bend
+        self.assertTrue(m and bend.ok, bend.note)
+        self.assertEqual(f"{bend.centre:.3g}", m.group(1))
+        self.assertEqual([f"{v:.3f}" for v in bend.gamma], list(m.groups()[1:4]))
+        self.assertEqual((f"{bend.statistic:.1f}", f"{bend.p:.3g}"), (m.group(5), f"{float(m.group(6)):.3g}"))
+        self.assertEqual(bend.chosen, m.group(7) == "bent law is chosen")
+        ends = sorted(bend.alpha_at.items())
+        self.assertEqual((f"{ends[0][1]:.2f}", f"{ends[0][0]:.3g}", f"{bend.alpha:.2f}", f"{ends[1][1]:.2f}",
+                          f"{ends[1][0]:.3g}"), (m.group(8), m.group(9), m.group(10), m.group(11), m.group(12)))
+        self.assertEqual((f"{bend.chi2:.2f}", str(bend.dof)), (m.group(13), m.group(14)))
+        self.assertEqual(len(law.misfit), law.configurations)
+        self.assertTrue((law.misfit["sigmas"].abs().diff().dropna() <= 0).all())  # the largest first
+        top = law.misfit.iloc[0]
+        self.assertIn(f"d_model={top['d_model']} heads={top['heads']} {top['decades']:+.3f} decades "
+                      f"({top['sigmas']:+.1f} σ)", text)
         # The joint model (issue 53), fitted as a check beside the separate one: the numbers the
         # check line prints, each configuration's interval by it, and a session that asks for it
         # (`model: joint`) reads as `summary` prints it.

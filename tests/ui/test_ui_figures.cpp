@@ -696,6 +696,7 @@ private Q_SLOTS:
     void oneConfigurationIsFoundAmongTwentyFive();
     void tickLabelsNeverOverlap();
     void parallelCoordinatesOpenQuicklyOnTheCampaign();
+    void theLawFigureShowsTheBendAndBothExponents();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -3134,6 +3135,57 @@ void TestUiFigures::tickLabelsNeverOverlap()
             }
         }
     QVERIFY(added > 0); // the round values between decades were among them
+}
+
+// Issue 77: the law figure gives the law's other readings beneath it (the exponents in width and
+// heads apart, the bend with its local α), and draws the bent law where the test chooses it and
+// the law has one axis: on the Figure 4 search (5 configurations, m_H 2 to 192), stored in
+// docs/data. HEADLAB_SCREENSHOTS=DIR keeps the figure at 1280×720 and 1920×1080.
+void TestUiFigures::theLawFigureShowsTheBendAndBothExponents()
+{
+    const QString path =
+        QStringLiteral(HEADLAB_SOURCE_DIR "/docs/data/issue27/fig4-boundary.export.yaml.gz");
+    if (!QFile::exists(path)) QSKIP("the search's export is not in this tree");
+    SessionModel model;
+    model.setSession(loadSession(path.toStdString()));
+    std::unique_ptr<FigureView> view(createFigure("boundary", &model));
+    auto *boundary = qobject_cast<BoundaryChartView *>(view.get());
+    QVERIFY(boundary);
+    boundary->setMode(QStringLiteral("law"));
+    view->setAttribute(Qt::WA_DontShowOnScreen);
+    view->show();
+    view->refresh();
+    const auto report = model.searchReport();
+    QVERIFY(report->bend.ok && report->bend.chosen && report->widthAndHeads.ok);
+    auto *note = view->findChild<QLabel *>(QStringLiteral("lawNote"));
+    QVERIFY(note && note->isVisible());
+    QVERIFY2(note->text().contains(QStringLiteral("In width and heads: a = 0.70 [0.58, 0.82], "
+                                                  "b = 1.20 [0.95, 1.44]")),
+             qPrintable(note->text()));
+    QVERIFY2(note->text().contains(QStringLiteral("The law bends (p = 0.0039): local α 0.46 at "
+                                                  "head dimension m_H = 2, 1.28 at 192")),
+             qPrintable(note->text()));
+    QStringList names;
+    for (auto *series : boundary->chart()->series()) names << series->name();
+    QVERIFY2(names.filter(QStringLiteral("bent law: local α 0.46 to 1.28")).size() == 1,
+             qPrintable(names.join(" | ")));
+    QVERIFY(view->csv().contains(QStringLiteral("# bent law: log10 eta* =")));
+    boundary->setMode(QStringLiteral("curves")); // the note belongs to the law alone
+    QVERIFY(note->isHidden());
+    boundary->setMode(QStringLiteral("law"));
+    QVERIFY(!note->isHidden());
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+        view->resize(size);
+        QCoreApplication::processEvents();
+        // The hint wraps within the figure's width: it does not widen the window.
+        QVERIFY2(view->minimumSizeHint().width() <= 1280,
+                 qPrintable(QString::number(view->minimumSizeHint().width())));
+        if (const QString keep = qEnvironmentVariable("HEADLAB_SCREENSHOTS"); !keep.isEmpty())
+            view->grab().save(QStringLiteral("%1/law-bend-%2x%3.png")
+                                  .arg(keep)
+                                  .arg(size.width())
+                                  .arg(size.height()));
+    }
 }
 
 // Issue 75 item 9: Parallel coordinates took 1.77 s to open on the 657 runs of the Figure 2

@@ -82,6 +82,11 @@ BoundaryChartView::BoundaryChartView(SessionModel *model, QWidget *parent)
     controlsLayout()->addWidget(m_hint);
     m_highlight = new Highlight(this, controlsLayout());
     connect(m_highlight, &Highlight::changed, this, [this] { applyHighlight(); });
+    m_lawNote = new QLabel(this);
+    m_lawNote->setObjectName(QStringLiteral("lawNote"));
+    m_lawNote->setWordWrap(true);
+    m_lawNote->setContentsMargins(8, 2, 8, 4);
+    m_lawNote->hide();
     connect(m_highlight, &Highlight::keptChanged, this, [this] { Q_EMIT viewStateChanged(); });
     controlsLayout()->addStretch(1);
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this] {
@@ -91,6 +96,7 @@ BoundaryChartView::BoundaryChartView(SessionModel *model, QWidget *parent)
     m_chart = new QChart();
     m_chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries); // dashes show in the legend
     setChartCanvas(m_chart);
+    addFooter(m_lawNote);
 }
 
 bool BoundaryChartView::showsLaw() const
@@ -188,6 +194,34 @@ void BoundaryChartView::refresh()
     const bool rounds = mode() == QLatin1String("rounds");
     m_hint->setText(rounds ? tr("Filled: learned; hollow: did not; bar: the 95 % interval now.")
                            : tr("Bars: 95 % intervals; hollow: still searching."));
+    // Beneath the law: its other readings (docs/SEARCH.md).
+    QStringList readings;
+    if (showsLaw()) {
+        const auto report = m_model->searchReport();
+        if (const WidthAndHeads &wh = report->widthAndHeads; wh.ok)
+            readings << tr("In width and heads: a = %1 [%2, %3], b = %4 [%5, %6] (η* ∝ m^−a "
+                           "n_H^b; the paper's √m_H: a = b = ½; a width limit: b = 0).")
+                            .arg(wh.a(), 0, 'f', 2)
+                            .arg(wh.aLow(), 0, 'f', 2)
+                            .arg(wh.aHigh(), 0, 'f', 2)
+                            .arg(wh.b(), 0, 'f', 2)
+                            .arg(wh.bLow(), 0, 'f', 2)
+                            .arg(wh.bHigh(), 0, 'f', 2);
+        if (const LawBend &bend = report->bend; bend.ok)
+            readings
+                << (bend.chosen
+                        ? tr("The law bends (p = %1): local α %2 at %3 = %4, %5 at "
+                             "%6.")
+                              .arg(bend.p, 0, 'g', 2)
+                              .arg(bend.alphaAtLow, 0, 'f', 2)
+                              .arg(axisTitle(bend.x))
+                              .arg(std::pow(10.0, bend.xLow), 0, 'g', 3)
+                              .arg(bend.alphaAtHigh, 0, 'f', 2)
+                              .arg(std::pow(10.0, bend.xHigh), 0, 'g', 3)
+                        : tr("No bend (p = %1): the power law stands.").arg(bend.p, 0, 'g', 2));
+    }
+    m_lawNote->setText(readings.join(QStringLiteral("  ")));
+    m_lawNote->setVisible(!readings.isEmpty());
     if (showsLaw())
         drawLaw();
     else if (rounds)
@@ -291,6 +325,33 @@ void BoundaryChartView::drawLaw()
     const auto [x0, x1] = decades(xLo / 1.5, xHi * 1.5);
     drawGroupLines(report, x0, x1, attach, csv);
     if (law.ok && law.also.empty() && !grouped) drawFit(law, x0, x1, attach, csv);
+    // The bent law (docs/SEARCH.md, "The bend"), over the span it was fitted on, where the test
+    // chooses it over the power law and the law has x alone.
+    if (const LawBend &bend = report.bend; bend.ok && bend.chosen && law.also.empty() && !grouped) {
+        auto *bent = new QLineSeries();
+        for (int i = 0; i <= 40; ++i) {
+            const double lx = bend.xLow + (bend.xHigh - bend.xLow) * i / 40;
+            const double ly =
+                bend.log10C - bend.alpha * lx + bend.gamma * (lx - bend.x0) * (lx - bend.x0);
+            bent->append(std::pow(10.0, lx), std::pow(10.0, ly));
+        }
+        bent->setName(tr("bent law: local α %1 to %2 (p = %3)")
+                          .arg(bend.alphaAtLow, 0, 'f', 2)
+                          .arg(bend.alphaAtHigh, 0, 'f', 2)
+                          .arg(bend.p, 0, 'g', 2));
+        bent->setPen(QPen(m_theme.seriesColor(1), m_theme.line(2), Qt::DashDotLine));
+        attach(bent);
+        csv << QStringLiteral("# bent law: log10 eta* = %1 - %2 log10 %3 + %4 (log10 %3 - %5)^2; "
+                              "gamma 95%% [%6, %7]; p %8")
+                   .arg(bend.log10C)
+                   .arg(bend.alpha)
+                   .arg(QString::fromStdString(bend.x))
+                   .arg(bend.gamma)
+                   .arg(bend.x0)
+                   .arg(bend.gammaLow)
+                   .arg(bend.gammaHigh)
+                   .arg(bend.p);
+    }
     if (grouped) {
         for (auto *points : groupPoints) attach(points);
         delete closed;

@@ -74,7 +74,8 @@ private:
     QChart *m_chart;
     QComboBox *m_mode;
     Highlight *m_highlight;
-    QLabel *m_hint; // what the marks mean, for the mode shown
+    QLabel *m_hint;    // what the marks mean, for the mode shown
+    QLabel *m_lawNote; // beneath the law: its readings in width and heads, and the bend
     // The rounds' row labels, drawn over the chart (drawRounds says why); deleted at each redraw.
     std::vector<QGraphicsSimpleTextItem *> m_rowLabels;
     QString m_title, m_csv;

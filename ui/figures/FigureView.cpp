@@ -70,6 +70,11 @@ FigureView::FigureView(SessionModel *model, QWidget *parent)
     m_layout->addWidget(m_controlsBar);
 }
 
+void FigureView::addFooter(QWidget *footer)
+{
+    m_layout->addWidget(footer);
+}
+
 void FigureView::setCanvas(QWidget *canvas)
 {
     m_canvas = canvas;

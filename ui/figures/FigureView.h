@@ -112,6 +112,8 @@ protected:
     // axis is widened to whole decades.
     static void setAxisRange(QAbstractAxis *axis, double lo, double hi);
     QHBoxLayout *controlsLayout() const { return m_controlsLayout; }
+    // A widget beneath the canvas, across the figure's width (a note on what is drawn).
+    void addFooter(QWidget *footer);
     virtual void selectionChanged() { refresh(); }
     // What must follow the selection at once while the figure is hidden (the rest waits for its
     // showing): Inside the heads' request for the selected run's live maps.

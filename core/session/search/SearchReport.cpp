@@ -1,6 +1,8 @@
 // SearchReport.cpp — see SearchReport.h; the design is argued in docs/SEARCH.md.
 #include "core/session/search/SearchReport.h"
 
+#include "core/metrics/Thresholds.h"
+
 #include "core/config/Files.h"
 #include "core/session/SweepExpansion.h"
 #include "core/session/search/ConfigurationState.h"
@@ -307,7 +309,14 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
     // The joint model: over every configuration for the report's law, and per group for the
     // configurations' crossings (one group: the same fit).
     const bool joint = spec.model == SearchSpec::Model::Joint;
-    if (check) report.widthAndHeads = widthAndHeadsOf(spec, report, x, also, order.size());
+    // Linear fits through the crossings, cheap: the bend always, the law in width and heads
+    // always for the separate model (the joint model's costs another joint fit: with `check`).
+    if (check || !joint)
+        report.widthAndHeads = widthAndHeadsOf(spec, report, x, also, order.size());
+    if (order.size() > 1)
+        report.bend.note = "the configurations fall into groups with laws of their own";
+    else
+        report.bend = fitBend(report.configurations, spec, x, also);
     report.model = joint ? "joint" : "separate";
     report.seeds = seedPlanName(spec.seedPlan);
     // Paired seeds keep the logistic over every run as their check, per configuration.
@@ -378,18 +387,23 @@ std::map<std::string, std::string> lawGroupOf(const std::map<std::string, std::s
     return group;
 }
 
-LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
-              const std::string &lawX, const std::vector<std::string> &lawAlso)
-{
-    LawFit law;
-    law.x = lawX;
-    law.also = lawAlso;
-    law.level = spec.level;
-    const double z = normalQuantile(0.5 + spec.level / 2);
+namespace {
+
+// What a law through the crossings is fitted to: each configuration with a closed interval and
+// finite law axes, its log10 crossing, the crossing's σ (from the interval) and log10 of each axis.
+struct LawData {
     std::vector<std::vector<double>> predictors;
     std::vector<double> y, sigma;
-    std::set<double> xs;
     std::vector<const ConfigurationSearch *> fitted;
+    std::set<double> xs;
+    bool provisional = false;
+};
+
+LawData lawData(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
+                const std::string &lawX, const std::vector<std::string> &lawAlso)
+{
+    LawData data;
+    const double z = normalQuantile(0.5 + spec.level / 2);
     for (const auto &c : configurations) {
         // Every closed interval: a configuration still searching makes the law provisional.
         if (!c.interval.ok || c.interval.lowOpen || c.interval.highOpen) continue;
@@ -404,13 +418,33 @@ LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const Sear
         for (const auto &axis : lawAlso) row.push_back(std::log10(dimensionNumber(c.config, axis)));
         if (std::any_of(row.begin(), row.end(), [](double v) { return !std::isfinite(v); }))
             continue;
-        xs.insert(row.front());
-        fitted.push_back(&c);
-        law.provisional = law.provisional || !c.stopped();
-        predictors.push_back(row);
-        y.push_back(estimate);
-        sigma.push_back((high - low) / (2 * z));
+        data.xs.insert(row.front());
+        data.fitted.push_back(&c);
+        data.provisional = data.provisional || !c.stopped();
+        data.predictors.push_back(row);
+        data.y.push_back(estimate);
+        data.sigma.push_back((high - low) / (2 * z));
     }
+    return data;
+}
+
+} // namespace
+
+LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
+              const std::string &lawX, const std::vector<std::string> &lawAlso)
+{
+    LawFit law;
+    law.x = lawX;
+    law.also = lawAlso;
+    law.level = spec.level;
+    const double z = normalQuantile(0.5 + spec.level / 2);
+    const LawData data = lawData(configurations, spec, lawX, lawAlso);
+    const auto &predictors = data.predictors;
+    const auto &y = data.y;
+    const auto &sigma = data.sigma;
+    const auto &xs = data.xs;
+    const auto &fitted = data.fitted;
+    law.provisional = data.provisional;
     law.configurations = static_cast<int>(y.size());
     setAxisSpans(law, fitted);
     if (xs.size() < 2) {
@@ -441,6 +475,16 @@ LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const Sear
     law.chi2 = fit.chi2;
     law.dof = fit.dof;
     law.scale = fit.scale;
+    for (size_t i = 0; i < y.size(); ++i) {
+        double predicted = fit.coef[0];
+        for (size_t c = 1; c < fit.coef.size(); ++c)
+            predicted += fit.coef[c] * predictors[i][c - 1];
+        law.residuals.push_back(
+            {fitted[i]->configuration, y[i] - predicted, (y[i] - predicted) / sigma[i]});
+    }
+    std::stable_sort(law.residuals.begin(), law.residuals.end(), [](const auto &a, const auto &b) {
+        return std::fabs(a.sigmas) > std::fabs(b.sigmas);
+    });
     // For predictions: the variance between configurations beyond their intervals, τ², at the
     // upper end of its Q-profile interval (one-sided 84 %, as the joint model takes σ_u's: a
     // handful of configurations cannot pin τ down, and a τ̂ of 0 would claim they can): the τ²
@@ -502,6 +546,59 @@ LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const Sear
     return law;
 }
 
+LawBend fitBend(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
+                const std::string &lawX, const std::vector<std::string> &lawAlso)
+{
+    LawBend bend;
+    bend.x = lawX;
+    const LawData data = lawData(configurations, spec, lawX, lawAlso);
+    const size_t n = data.y.size(), k = 2 + lawAlso.size() + 1; // with the intercept and γ
+    if (data.xs.size() < 3 || n <= k) {
+        bend.note = std::to_string(data.xs.size()) + " distinct values of " + lawX + " over " +
+                    std::to_string(n) +
+                    " configurations: a bend needs three values and more configurations than "
+                    "the bent law's " +
+                    std::to_string(k) + " coefficients";
+        return bend;
+    }
+    const LinearFit straight = fitLinear(data.predictors, data.y, data.sigma);
+    double w = 0, wx = 0;
+    for (size_t i = 0; i < n; ++i) {
+        w += 1 / (data.sigma[i] * data.sigma[i]);
+        wx += data.predictors[i][0] / (data.sigma[i] * data.sigma[i]);
+    }
+    bend.x0 = wx / w;
+    std::vector<std::vector<double>> bent = data.predictors;
+    for (auto &row : bent) row.push_back((row[0] - bend.x0) * (row[0] - bend.x0));
+    const LinearFit fit = fitLinear(bent, data.y, data.sigma);
+    if (!straight.ok || !fit.ok) {
+        bend.note = "the bent law cannot be fitted: its axes are not independent";
+        return bend;
+    }
+    const double z = normalQuantile(0.5 + spec.level / 2);
+    bend.ok = true;
+    bend.log10C = fit.coef[0];
+    bend.gamma = fit.coef.back();
+    bend.gammaLow = bend.gamma - z * fit.se.back();
+    bend.gammaHigh = bend.gamma + z * fit.se.back();
+    bend.alpha = -fit.coef[1];
+    bend.xLow = *data.xs.begin();
+    bend.xHigh = *data.xs.rbegin();
+    // −d/dlog x of −α' log x + γ (log x − x0)²: α at x0, less 2γ (log x − x0).
+    bend.alphaAtLow = bend.alpha - 2 * bend.gamma * (bend.xLow - bend.x0);
+    bend.alphaAtHigh = bend.alpha - 2 * bend.gamma * (bend.xHigh - bend.x0);
+    bend.chi2 = fit.chi2;
+    bend.dof = fit.dof;
+    // With the crossings' σ trusted (the bent fit's χ²/dof ≤ 1) Δχ² against χ²₁; with a misfit
+    // left, Δχ² over the bent fit's χ²/dof against F(1, dof).
+    const double misfit = fit.chi2 / fit.dof;
+    bend.statistic = std::max(0.0, straight.chi2 - fit.chi2) / std::max(1.0, misfit);
+    bend.p = misfit > 1 ? studentTTwoSided(std::sqrt(bend.statistic), fit.dof)
+                        : chiSquareSurvival(bend.statistic, 1);
+    bend.chosen = bend.p < 1 - spec.level;
+    return bend;
+}
+
 CrossingPrediction predictCrossing(const LawFit &law, const std::vector<double> &log10Axes)
 {
     CrossingPrediction p;
@@ -549,6 +646,19 @@ namespace yaml {
 
 namespace {
 
+// `key: {estimate, low, high}`, a quantity with its interval.
+void writeInterval(YAML::Emitter &out, const char *key, double estimate, double low, double high)
+{
+    out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "estimate" << YAML::Value;
+    writeNumber(out, estimate);
+    out << YAML::Key << "low" << YAML::Value;
+    writeNumber(out, low);
+    out << YAML::Key << "high" << YAML::Value;
+    writeNumber(out, high);
+    out << YAML::EndMap;
+}
+
 void writeLaw(YAML::Emitter &out, const LawFit &law)
 {
     out << YAML::BeginMap;
@@ -559,28 +669,18 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
         out << YAML::EndMap;
         return;
     }
-    auto interval = [&](const char *key, double estimate, double low, double high) {
-        out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
-        out << YAML::Key << "estimate" << YAML::Value;
-        writeNumber(out, estimate);
-        out << YAML::Key << "low" << YAML::Value;
-        writeNumber(out, low);
-        out << YAML::Key << "high" << YAML::Value;
-        writeNumber(out, high);
-        out << YAML::EndMap;
-    };
     out << YAML::Key << "model" << YAML::Value << law.model;
     out << YAML::Key << "x" << YAML::Value << law.x;
     out << YAML::Key << "configurations" << YAML::Value << law.configurations;
     out << YAML::Key << "provisional" << YAML::Value << law.provisional;
     out << YAML::Key << "level" << YAML::Value;
     writeNumber(out, law.level);
-    interval("alpha", law.alpha, law.alphaLow, law.alphaHigh);
-    interval("c", std::pow(10.0, law.log10C), std::pow(10.0, law.log10CLow),
-             std::pow(10.0, law.log10CHigh));
+    writeInterval(out, "alpha", law.alpha, law.alphaLow, law.alphaHigh);
+    writeInterval(out, "c", std::pow(10.0, law.log10C), std::pow(10.0, law.log10CLow),
+                  std::pow(10.0, law.log10CHigh));
     out << YAML::Key << "beta" << YAML::Value << YAML::BeginMap;
     for (size_t k = 0; k < law.beta.size() && k < law.also.size(); ++k)
-        interval(law.also[k].c_str(), law.beta[k], law.betaLow[k], law.betaHigh[k]);
+        writeInterval(out, law.also[k].c_str(), law.beta[k], law.betaLow[k], law.betaHigh[k]);
     out << YAML::EndMap;
     if (!law.correlation.empty()) { // of α's estimate with each β's
         out << YAML::Key << "correlation" << YAML::Value << YAML::Flow << YAML::BeginMap;
@@ -621,6 +721,19 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
             out << YAML::EndSeq;
         }
         out << YAML::EndMap << YAML::EndMap;
+    }
+    if (!law.residuals.empty()) { // the misfit, the largest first
+        out << YAML::Key << "misfit" << YAML::Value << YAML::BeginSeq;
+        for (const auto &r : law.residuals) {
+            out << YAML::Flow << YAML::BeginMap << YAML::Key << "labels" << YAML::Value;
+            writeTextMap(out, r.labels);
+            out << YAML::Key << "decades" << YAML::Value;
+            writeNumber(out, r.decades);
+            out << YAML::Key << "sigmas" << YAML::Value;
+            writeNumber(out, r.sigmas);
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
     }
     out << YAML::Key << "references" << YAML::Value << YAML::BeginSeq;
     for (const auto &ref : law.references) {
@@ -739,22 +852,45 @@ void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t fi
         }
         out << YAML::EndSeq;
     }
+    const LawBend &bend = report.bend;
+    out << YAML::Key << "bend" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "ok" << YAML::Value << bend.ok;
+    if (bend.ok) {
+        out << YAML::Key << "x" << YAML::Value << bend.x;
+        out << YAML::Key << "centre" << YAML::Value;
+        writeNumber(out, std::pow(10.0, bend.x0));
+        writeInterval(out, "gamma", bend.gamma, bend.gammaLow, bend.gammaHigh);
+        out << YAML::Key << "alpha" << YAML::Value;
+        writeNumber(out, bend.alpha);
+        out << YAML::Key << "alpha_at" << YAML::Value << YAML::BeginSeq;
+        for (const auto &[x, alpha] :
+             {std::pair{bend.xLow, bend.alphaAtLow}, std::pair{bend.xHigh, bend.alphaAtHigh}}) {
+            out << YAML::Flow << YAML::BeginMap << YAML::Key << bend.x << YAML::Value;
+            writeNumber(out, std::pow(10.0, x));
+            out << YAML::Key << "alpha" << YAML::Value;
+            writeNumber(out, alpha);
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
+        out << YAML::Key << "chi2" << YAML::Value;
+        writeNumber(out, bend.chi2);
+        out << YAML::Key << "dof" << YAML::Value << bend.dof;
+        out << YAML::Key << "statistic" << YAML::Value;
+        writeNumber(out, bend.statistic);
+        out << YAML::Key << "p" << YAML::Value;
+        writeNumber(out, bend.p);
+        out << YAML::Key << "chosen" << YAML::Value << bend.chosen;
+    } else {
+        out << YAML::Key << "note" << YAML::Value;
+        writeText(out, bend.note);
+    }
+    out << YAML::EndMap;
     const WidthAndHeads &wh = report.widthAndHeads;
     out << YAML::Key << "width_and_heads" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "ok" << YAML::Value << wh.ok;
     if (wh.ok) {
-        auto interval = [&](const char *key, double estimate, double low, double high) {
-            out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
-            out << YAML::Key << "estimate" << YAML::Value;
-            writeNumber(out, estimate);
-            out << YAML::Key << "low" << YAML::Value;
-            writeNumber(out, low);
-            out << YAML::Key << "high" << YAML::Value;
-            writeNumber(out, high);
-            out << YAML::EndMap;
-        };
-        interval("a", wh.a(), wh.aLow(), wh.aHigh());
-        interval("b", wh.b(), wh.bLow(), wh.bHigh());
+        writeInterval(out, "a", wh.a(), wh.aLow(), wh.aHigh());
+        writeInterval(out, "b", wh.b(), wh.bLow(), wh.bHigh());
         out << YAML::Key << "correlation" << YAML::Value;
         writeNumber(out, wh.correlation());
         out << YAML::Key << "law" << YAML::Value;

@@ -75,6 +75,11 @@ SearchReport searchReport(const Session &session, const std::string &lawX = "",
 LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
               const std::string &lawX, const std::vector<std::string> &lawAlso);
 
+// The bend: the law through the crossings with curvature in log10 lawX, tested against the power
+// law (SearchResults.h, LawBend).
+LawBend fitBend(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
+                const std::string &lawX, const std::vector<std::string> &lawAlso);
+
 // The crossing the law predicts where its axes (x, then also) have these log10 values, with a
 // prediction interval at the law's level: the law's uncertainty there and the scatter of a
 // configuration about the law, added in quadrature (normal). Says which axes extrapolate.

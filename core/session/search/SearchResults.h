@@ -110,6 +110,35 @@ struct LawFit {
     std::vector<std::vector<double>> predictionCovariance;
     double scatter = NAN;
     std::vector<double> axisLow, axisHigh;
+    // The misfit, the separate model's: each configuration's crossing off the law, in decades and
+    // in its own σ (from its interval), the largest |σ| first.
+    struct Residual {
+        std::map<std::string, std::string> labels;
+        double decades = 0, sigmas = 0;
+    };
+    std::vector<Residual> residuals;
+};
+
+// The bend (issue 77): the law with curvature in log10 x beside the power law,
+//   log10 η* = log10 C − α log10 x − Σ β_k log10 also_k + γ (log10 x − x0)²,
+// x0 the crossings' weighted mean of log10 x (so that α is the slope there), fitted through the
+// crossings. γ = 0 is tested by Δχ² (the power law's χ² less the bent one's): against χ² with 1
+// dof where the bent fit leaves no misfit (χ²/dof ≤ 1), else divided by its χ²/dof against F(1,
+// dof); the bent law is chosen when p < 1 − level. α's local value at each end of x's span says how far it bends there.
+struct LawBend {
+    bool ok = false;
+    std::string note; // why there is none
+    std::string x;
+    double x0 = 0;     // log10 of x's centre
+    double log10C = 0; // the bent law's intercept (at log10 x = 0, the further axes at 0)
+    double gamma = 0, gammaLow = 0, gammaHigh = 0;
+    double alpha = 0;                       // the slope at x0
+    double alphaAtLow = 0, alphaAtHigh = 0; // −d log10 η*/d log10 x at the span's ends
+    double xLow = 0, xHigh = 0;             // the span of x
+    double chi2 = 0;                        // the bent fit's
+    int dof = 0;
+    double statistic = 0, p = NAN;
+    bool chosen = false;
 };
 
 // η* predicted by a law for one configuration, in log10 (search units on a log axis).
@@ -160,7 +189,8 @@ struct SearchReport {
     LawFit law;                       // over every configuration, by the model in use
     LawFit alternative;               // the same by the other model, as a check
     std::vector<LawGroup> groups;     // per group, when there are two or more (else empty)
-    WidthAndHeads widthAndHeads;      // with `check` (SearchReport.h)
+    WidthAndHeads widthAndHeads;      // the separate model's always, the joint model's with `check`
+    LawBend bend;                     // of the law's axes, through the crossings
 };
 
 } // namespace headlab
