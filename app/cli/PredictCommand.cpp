@@ -7,6 +7,7 @@
 #include "core/config/Yaml.h"
 #include "core/schema/Dimensions.h"
 #include "core/session/Session.h"
+#include "core/session/SessionStore.h"
 #include "core/session/SweepExpansion.h"
 #include "core/session/search/SearchReport.h"
 
@@ -76,6 +77,87 @@ Configured configure(const Session &session, const std::map<std::string, std::st
     return out;
 }
 
+// The law a configuration's prediction comes from: the report's, or with groups (configurations
+// that differ in more than the shape) that of the group its labels name; null where they name none.
+const LawFit *lawFor(const SearchReport &report, const std::map<std::string, std::string> &labels,
+                     std::string *group)
+{
+    if (report.groups.empty()) return &report.law;
+    for (const auto &g : report.groups) {
+        bool match = true;
+        for (const auto &[axis, value] : g.labels) {
+            const auto it = labels.find(axis);
+            match = match && it != labels.end() && it->second == value;
+        }
+        if (match) {
+            *group = labelsText(g.labels);
+            return &g.law;
+        }
+    }
+    return nullptr;
+}
+
+// The law's axes' log10 values for a configuration.
+std::vector<double> lawAxesOf(const LawFit &law, const RunConfig &config)
+{
+    std::vector<double> values = {std::log10(dimensionNumber(config, law.x))};
+    for (const auto &axis : law.also) values.push_back(std::log10(dimensionNumber(config, axis)));
+    return values;
+}
+
+// `predict --into NEW.yaml`: round 0 of each configuration of a search not begun placed over its
+// predicted interval (SearchSpec::starts).
+int predictInto(const SearchReport &report, const std::string &path)
+{
+    Session next = loadSweepRuns(path);
+    expandSweep(next);
+    if (!next.search) {
+        std::fprintf(stderr,
+                     "headlab-cli predict: --into %s: not a boundary search (no search: "
+                     "block)\n",
+                     path.c_str());
+        return kExitBadInput;
+    }
+    if (!next.search->probes.empty() || !next.runs.empty()) {
+        std::fprintf(stderr,
+                     "headlab-cli predict: --into %s: its search has begun (it has rounds); a "
+                     "prediction places round 0 only\n",
+                     path.c_str());
+        return kExitBadInput;
+    }
+    if (next.search->axis != report.axis) {
+        std::fprintf(stderr, "headlab-cli predict: --into %s: it searches %s, the law is of %s\n",
+                     path.c_str(), next.search->axis.c_str(), report.axis.c_str());
+        return kExitBadInput;
+    }
+    next.search->starts.clear();
+    for (const auto &labels : sweepConfigurations(next)) {
+        std::map<std::string, std::string> values = labels;
+        values.erase("seed");
+        const Configured target = configure(next, values);
+        std::string group;
+        const LawFit *law = target.error.empty() ? lawFor(report, labels, &group) : nullptr;
+        const CrossingPrediction p =
+            law ? predictCrossing(*law, lawAxesOf(*law, target.config)) : CrossingPrediction{};
+        if (!p.ok) {
+            std::fprintf(stderr, "headlab-cli predict: --into %s: %s: %s\n", path.c_str(),
+                         labelsText(labels).c_str(),
+                         !target.error.empty() ? target.error.c_str()
+                         : law                 ? p.note.c_str()
+                                               : "no group of the law has its labels");
+            return kExitBadInput;
+        }
+        next.search->starts.push_back({labels, std::pow(10.0, p.low), std::pow(10.0, p.high)});
+        std::printf("%s: round 0 over [%s, %s]%s\n", labelsText(labels).c_str(),
+                    number3(std::pow(10.0, p.low)).c_str(), number3(std::pow(10.0, p.high)).c_str(),
+                    p.beyond.empty() ? "" : " (extrapolated)");
+    }
+    saveSessionAtomic(next, path);
+    std::printf("wrote %s: %zu configurations start from the prediction\n", path.c_str(),
+                next.search->starts.size());
+    return kExitOk;
+}
+
 } // namespace
 
 int predictCommand(const PredictArguments &a)
@@ -90,6 +172,8 @@ int predictCommand(const PredictArguments &a)
         return kExitBadInput;
     }
     if (!applySearchOptions(session, a.search, "predict")) return kExitBadInput;
+    if (!a.into.empty())
+        return predictInto(searchReport(session, a.search.lawX, a.search.lawAlso), a.into);
     if (a.values.empty()) {
         std::fprintf(stderr, "headlab-cli predict: give the configuration to predict: --d_model, "
                              "--heads, ... or --set NAME=VALUE\n");
@@ -101,31 +185,17 @@ int predictCommand(const PredictArguments &a)
         return kExitBadInput;
     }
     const SearchReport report = searchReport(session, a.search.lawX, a.search.lawAlso);
-    // With groups (configurations that differ in more than the shape), the group of the values
-    // given: each of its axes must be given.
-    const LawFit *law = &report.law;
     std::string group;
-    if (!report.groups.empty()) {
-        law = nullptr;
-        for (const auto &g : report.groups) {
-            bool match = true;
-            for (const auto &[axis, value] : g.labels) {
-                const auto it = target.labels.find(axis);
-                match = match && it != target.labels.end() && it->second == value;
-            }
-            if (match) law = &g.law;
-            if (match) group = labelsText(g.labels);
-        }
-        if (!law) {
-            std::string names;
-            for (const auto &[axis, value] : report.groups.front().labels)
-                names += (names.empty() ? "--" : ", --") + axis;
-            std::fprintf(stderr,
-                         "headlab-cli predict: this search has a law per group; give the group "
-                         "with %s (values the search has)\n",
-                         names.c_str());
-            return kExitBadInput;
-        }
+    const LawFit *law = lawFor(report, target.labels, &group);
+    if (!law) {
+        std::string names;
+        for (const auto &[axis, value] : report.groups.front().labels)
+            names += (names.empty() ? "--" : ", --") + axis;
+        std::fprintf(stderr,
+                     "headlab-cli predict: this search has a law per group; give the group "
+                     "with %s (values the search has)\n",
+                     names.c_str());
+        return kExitBadInput;
     }
     std::vector<std::string> axes = {law->x};
     axes.insert(axes.end(), law->also.begin(), law->also.end());
@@ -214,6 +284,9 @@ CommandAction definePredict(CLI::App &app)
                      "Read the search with this model: separate or joint")
         ->check(CLI::IsMember({"separate", "joint"}));
     predict->add_flag("--json", a->predict.json, "The prediction as JSON");
+    predict->add_option("--into", a->predict.into,
+                        "A boundary search not begun (NEW.yaml): round 0 of each of its "
+                        "configurations over its predicted interval, written into it");
     return {predict, [a] {
                 for (const auto &[name, value] : a->direct)
                     if (!value.empty()) a->predict.values[name] = value;

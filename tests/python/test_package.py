@@ -766,6 +766,27 @@ class PackageAgainstCli(unittest.TestCase):
                 self.assertIn(message, p.stderr)
         with self.assertRaisesRegex(ValueError, "give each law axis: head_dim, heads"):
             law.predict(head_dim=8)
+        # --into: a search not begun starts each configuration over its predicted interval.
+        new = os.path.join(self.tmp, "next.yaml")
+        with open(new, "w", encoding="utf-8") as f:
+            f.write(TINY.split("sweep:")[0] + "sweep:\n  d_model: [768]\n  heads: [8, 16]\n"
+                    "search: {axis: lr, range: [3.0e-05, 0.03]}\n")
+        out = cli("predict", path, "--into", new).stdout
+        self.assertIn("wrote", out)
+        starts = {}
+        for h in (8, 16):
+            expect = json.loads(cli("predict", path, "--d_model", "768", "--heads", str(h), "--json").stdout)
+            starts[h] = (expect["low"], expect["high"])
+        with open(new, encoding="utf-8") as f:
+            text = f.read()
+        for h, (low, high) in starts.items():
+            m = re.search(r'- \{at: \{d_model: "768", heads: "%d"\}, low: ([0-9.e-]+), high: ([0-9.e-]+)\}' % h, text)
+            self.assertTrue(m, text)
+            self.assertAlmostEqual(float(m.group(1)) / low, 1, places=12)
+            self.assertAlmostEqual(float(m.group(2)) / high, 1, places=12)
+        again = cli("predict", path, "--into", path, check=False)  # a search that has begun
+        self.assertEqual(again.returncode, 2)
+        self.assertIn("its search has begun", again.stderr)
 
     def test_a_run_id_of_digits_stays_text(self):
         """A hash of 16 hex digits may be all digits (one in ~1,800 runs: 3001346238331926) or

@@ -175,6 +175,7 @@ private Q_SLOTS:
     void aPredictionIntervalCoversTheTruthAtItsRate_data();
     void aPredictionIntervalCoversTheTruthAtItsRate();
     void aBentLawIsChosenOverThePowerLaw();
+    void aSearchStartsWhereThePredictionSays();
     void aSearchKilledMidRoundResumesToTheSameResult();
     void theSessionFileRecordsTheRounds();
     void aReportsNumbersArePinnedToItsMethod();
@@ -859,6 +860,70 @@ void TestSearch::aBentLawIsChosenOverThePowerLaw()
     QVERIFY(chosenBent >= 8 && covered >= 8 && chosenStraight <= 2);
 }
 
+// Issue 77: a search whose configurations carry a predicted interval (`start:`, written by
+// `predict --into`) places round 0 over it instead of the whole range, and with an interval that
+// holds the truth it needs fewer runs than from the whole range, to intervals that still hold it.
+void TestSearch::aSearchStartsWhereThePredictionSays()
+{
+    Session session = searchSession();
+    const std::map<std::string, std::string> three = {{"heads", "3"}};
+    session.search->starts.push_back({three, 1e-3, 4e-3});
+    QVERIFY(planSearchRound(session) > 0);
+    int predicted = 0;
+    for (const auto &p : session.search->probes) {
+        if (p.configuration == three) {
+            ++predicted;
+            QVERIFY2(p.value >= 1e-3 * 0.999 && p.value <= 4e-3 * 1.001,
+                     qPrintable(QString::number(p.value)));
+        } else {
+            QVERIFY(p.value >= session.search->low && p.value <= session.search->high);
+        }
+    }
+    QCOMPARE(predicted, session.search->initialPoints);
+    // The other configurations still span the range, its ends exactly.
+    const auto ends = std::count_if(
+        session.search->probes.begin(), session.search->probes.end(), [&](const SearchProbe &p) {
+            return p.value == session.search->low || p.value == session.search->high;
+        });
+    QCOMPARE(int(ends), 2 * 4);
+    // Written and read back.
+    QVERIFY(sessionFromYaml(sessionToYaml(session), "s.yaml").search == session.search);
+
+    // Twelve searches from the whole range and from an interval 0.6 decades wide around the
+    // truth (off-centre by up to 0.2 decades, as a prediction is).
+    constexpr int kSearches = 12;
+    int runsWhole = 0, runsStarted = 0, coveredStarted = 0, intervals = 0;
+    for (int s = 0; s < kSearches; ++s) {
+        SimulatedTrainer trainer;
+        trainer.slope = 12;
+        trainer.seed = uint64_t(900 + s);
+        for (bool started : {false, true}) {
+            Session search = searchSession();
+            if (started)
+                for (const auto &labels : sweepConfigurations(search)) {
+                    const double headDim = 96.0 / std::stod(labels.at("heads"));
+                    const double centre = trainer.trueCrossing(headDim) + 0.2 * ((s % 3) - 1);
+                    search.search->starts.push_back(
+                        {labels, std::pow(10.0, centre - 0.3), std::pow(10.0, centre + 0.3)});
+                }
+            runSearch(search, trainer);
+            const SearchReport report = searchReport(search);
+            (started ? runsStarted : runsWhole) += report.runs;
+            if (!started) continue;
+            int dummyIntervals = 0, covered = 0;
+            double width = 0;
+            countCoverage(report, trainer, &dummyIntervals, &covered, &width);
+            intervals += dummyIntervals;
+            coveredStarted += covered;
+        }
+    }
+    qInfo("runs over %d searches: %d from the whole range, %d from the prediction; the latter's "
+          "intervals held the truth %d of %d",
+          kSearches, runsWhole, runsStarted, coveredStarted, intervals);
+    QVERIFY(runsStarted < runsWhole);
+    QVERIFY(coveredStarted >= intervals * 85 / 100);
+}
+
 void TestSearch::eachStabilizerGetsItsOwnLaw()
 {
     int covered = 0, apart = 0;
@@ -1092,6 +1157,13 @@ void TestSearch::theSessionFileRecordsTheRounds()
         {"search: {range: [1.0e-4, 0.1], replicates: paired, probes: [{round: 0, value: 0.01, "
          "replicates: 2}]}",
          "search.probes[0].replicates"},
+        {"search: {range: [1.0e-4, 0.1], start: [{at: {heads: \"3\"}, low: 0.004, high: 0.001}]}",
+         "search.start[0].high"},
+        {"search: {range: [1.0e-4, 0.1], start: [{at: {heads: \"3\"}, low: 0, high: 0.001}]}",
+         "search.start[0].low"},
+        {"search: {range: [1.0e-4, 0.1], start: [{low: 0.001}]}", "search.start[0]"},
+        {"search: {range: [1.0e-4, 0.1], start: [{low: 0.001, high: 0.01, width: 2}]}",
+         "search.start[0].width"},
     };
     for (const auto &[yaml, where] : bad) {
         try {

@@ -697,6 +697,7 @@ private Q_SLOTS:
     void tickLabelsNeverOverlap();
     void parallelCoordinatesOpenQuicklyOnTheCampaign();
     void theLawFigureShowsTheBendAndBothExponents();
+    void aLawOfTwoAxesIsDrawnAsItsSurface();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -3182,6 +3183,50 @@ void TestUiFigures::theLawFigureShowsTheBendAndBothExponents()
                  qPrintable(QString::number(view->minimumSizeHint().width())));
         if (const QString keep = qEnvironmentVariable("HEADLAB_SCREENSHOTS"); !keep.isEmpty())
             view->grab().save(QStringLiteral("%1/law-bend-%2x%3.png")
+                                  .arg(keep)
+                                  .arg(size.width())
+                                  .arg(size.height()));
+    }
+}
+
+// Issue 77: a law of head_dim and heads (the Figure 2 campaign's) is drawn as its surface, one
+// line per head count through that head count's configurations, in their colour; before, the
+// figure drew no law at all for a law of two axes. HEADLAB_SCREENSHOTS=DIR keeps it.
+void TestUiFigures::aLawOfTwoAxesIsDrawnAsItsSurface()
+{
+    const QString path =
+        QStringLiteral(HEADLAB_SOURCE_DIR "/docs/data/issue53/fig2-boundary.export.yaml.gz");
+    if (!QFile::exists(path)) QSKIP("the campaign's export is not in this tree");
+    SessionModel model;
+    model.setSession(loadSession(path.toStdString()));
+    std::unique_ptr<FigureView> view(createFigure("boundary", &model));
+    auto *boundary = qobject_cast<BoundaryChartView *>(view.get());
+    QVERIFY(boundary);
+    boundary->setMode(QStringLiteral("law"));
+    view->setAttribute(Qt::WA_DontShowOnScreen);
+    view->resize(1280, 720);
+    view->show();
+    view->refresh();
+    QStringList lines;
+    int points = 0;
+    for (auto *series : boundary->chart()->series()) {
+        if (series->name().endsWith(QStringLiteral(": η* and the law"))) lines << series->name();
+        if (auto *scatter = qobject_cast<QScatterSeries *>(series)) points += scatter->count();
+    }
+    QCOMPARE(lines.size(), 5); // 1, 2, 3, 6 and 12 heads
+    QVERIFY2(lines.contains(QStringLiteral("heads (n_H) = 12: η* and the law")),
+             qPrintable(lines.join(" | ")));
+    QCOMPARE(points, 25);
+    QVERIFY(view->csv().contains(QStringLiteral("# law: log10 eta* =")));
+    auto *note = view->findChild<QLabel *>(QStringLiteral("lawNote"));
+    QVERIFY(note && note->text().contains(QStringLiteral("In width and heads: a = 0.88")));
+    QVERIFY2(note->text().contains(QStringLiteral("The law bends (p = 2.3e-05)")),
+             qPrintable(note->text()));
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+        view->resize(size);
+        QCoreApplication::processEvents();
+        if (const QString keep = qEnvironmentVariable("HEADLAB_SCREENSHOTS"); !keep.isEmpty())
+            view->grab().save(QStringLiteral("%1/law-surface-%2x%3.png")
                                   .arg(keep)
                                   .arg(size.width())
                                   .arg(size.height()));

@@ -193,7 +193,7 @@ void BoundaryChartView::refresh()
     }
     const bool rounds = mode() == QLatin1String("rounds");
     m_hint->setText(rounds ? tr("Filled: learned; hollow: did not; bar: the 95 % interval now.")
-                           : tr("Bars: 95 % intervals; hollow: still searching."));
+                           : tr("Bars: 95 % intervals; hollow or dashed: still searching."));
     // Beneath the law: its other readings (docs/SEARCH.md).
     QStringList readings;
     if (showsLaw()) {
@@ -280,11 +280,37 @@ void BoundaryChartView::drawLaw()
         return 0;
     };
     const double spreadX = grouped ? 0.035 : 0.0; // decades between neighbouring groups
+    // A law of x and one further axis (Figure 2's head_dim and heads) is a surface: drawn as one
+    // line per value of the further axis, its configurations' points and bars in that line's
+    // colour.
+    const bool surface = !grouped && law.ok && law.also.size() == 1;
+    std::vector<double> slices; // the further axis's values, ascending
+    if (surface)
+        for (const auto &c : report.configurations) {
+            const double v = dimensionNumber(c.config, law.also.front());
+            if (c.interval.ok && c.runs > 0 &&
+                std::find(slices.begin(), slices.end(), v) == slices.end())
+                slices.push_back(v);
+        }
+    std::sort(slices.begin(), slices.end());
+    std::vector<QScatterSeries *> slicePoints;
+    std::vector<std::pair<double, double>> sliceSpan(slices.size(), {INFINITY, -INFINITY});
+    for (size_t k = 0; k < slices.size(); ++k) {
+        auto *points = new QScatterSeries();
+        points->setMarkerSize(9 * m_theme.fontScale);
+        points->setPen(QPen(m_theme.seriesColor(int(k)), m_theme.line(1.5)));
+        points->setBrush(m_theme.seriesColor(int(k)));
+        slicePoints.push_back(points);
+    }
+    auto sliceOf = [&](const ConfigurationSearch &c) {
+        const double v = dimensionNumber(c.config, law.also.front());
+        return int(std::find(slices.begin(), slices.end(), v) - slices.begin());
+    };
     for (const auto &c : report.configurations) {
         if (!c.interval.ok || c.runs == 0) continue;
         const double x0 = dimensionNumber(c.config, law.x);
         if (!(x0 > 0)) continue;
-        const int g = grouped ? groupIndex(c) : 0;
+        const int g = grouped ? groupIndex(c) : surface ? sliceOf(c) : 0;
         const double x =
             x0 * std::pow(10.0, spreadX * (g - (double(report.groups.size()) - 1) / 2));
         xLo = std::min(xLo, x);
@@ -293,12 +319,17 @@ void BoundaryChartView::drawLaw()
         const double lo = std::pow(10.0, std::clamp(c.interval.low, yMin, yMax));
         const double hi = std::pow(10.0, std::clamp(c.interval.high, yMin, yMax));
         const bool done = c.stopped() && !c.interval.lowOpen && !c.interval.highOpen;
-        if (grouped)
+        if (grouped) {
             groupPoints[size_t(g)]->append(x, estimate);
-        else
+        } else if (surface) {
+            slicePoints[size_t(g)]->append(x, estimate);
+            sliceSpan[size_t(g)] = {std::min(sliceSpan[size_t(g)].first, x),
+                                    std::max(sliceSpan[size_t(g)].second, x)};
+        } else {
             (done ? closed : open)->append(x, estimate);
+        }
         auto *bar = new QLineSeries();
-        bar->setPen(QPen(grouped ? m_theme.seriesColor(g) : ink, m_theme.line(2),
+        bar->setPen(QPen(grouped || surface ? m_theme.seriesColor(g) : ink, m_theme.line(2),
                          done ? Qt::SolidLine : Qt::DashLine));
         bar->append(x, lo);
         bar->append(x, hi);
@@ -325,6 +356,35 @@ void BoundaryChartView::drawLaw()
     const auto [x0, x1] = decades(xLo / 1.5, xHi * 1.5);
     drawGroupLines(report, x0, x1, attach, csv);
     if (law.ok && law.also.empty() && !grouped) drawFit(law, x0, x1, attach, csv);
+    for (size_t k = 0; k < slices.size(); ++k) { // the surface: the law at each further value
+        auto *line = new QLineSeries();
+        const double beta = law.beta.front();
+        const auto [from, to] = sliceSpan[k];
+        for (int i = 0; i <= 20 && from <= to; ++i) {
+            const double lx =
+                std::log10(from / 1.3) + (std::log10(to * 1.3 / (from / 1.3))) * i / 20;
+            line->append(std::pow(10.0, lx), std::pow(10.0, law.log10C - law.alpha * lx -
+                                                                beta * std::log10(slices[k])));
+        }
+        line->setPen(QPen(m_theme.seriesColor(int(k)), m_theme.line(1.6)));
+        line->setName(
+            tr("%1 = %2: η* and the law").arg(axisTitle(law.also.front())).arg(slices[k]));
+        attach(line);
+        attach(slicePoints[k]);
+        m_chart->legend()->markers(slicePoints[k]).first()->setVisible(false);
+    }
+    if (surface)
+        csv << QStringLiteral("# law: log10 eta* = %1 - %2 log10 %3 - %4 log10 %5; alpha 95%% "
+                              "[%6, %7], beta 95%% [%8, %9]")
+                   .arg(law.log10C)
+                   .arg(law.alpha)
+                   .arg(QString::fromStdString(law.x))
+                   .arg(law.beta.front())
+                   .arg(QString::fromStdString(law.also.front()))
+                   .arg(law.alphaLow)
+                   .arg(law.alphaHigh)
+                   .arg(law.betaLow.front())
+                   .arg(law.betaHigh.front());
     // The bent law (docs/SEARCH.md, "The bend"), over the span it was fitted on, where the test
     // chooses it over the power law and the law has x alone.
     if (const LawBend &bend = report.bend; bend.ok && bend.chosen && law.also.empty() && !grouped) {
@@ -352,7 +412,7 @@ void BoundaryChartView::drawLaw()
                    .arg(bend.gammaHigh)
                    .arg(bend.p);
     }
-    if (grouped) {
+    if (grouped || surface) { // each group or slice has its own points
         for (auto *points : groupPoints) attach(points);
         delete closed;
         delete open;

@@ -107,17 +107,31 @@ std::vector<std::pair<double, int>> nextPairedRuns(const SearchSpec &spec,
     return runs;
 }
 
-std::vector<double> initialPoints(const SearchSpec &spec)
+// Round 0 of a configuration: evenly spaced over the range, its ends exactly as given; or over
+// the interval predicted for it (SearchSpec::starts), clamped to the range, every point snapped.
+std::vector<double> initialPoints(const SearchSpec &spec,
+                                  const std::map<std::string, std::string> &configuration)
 {
-    const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
+    double low = spec.low, high = spec.high;
+    bool predicted = false;
+    for (const auto &start : spec.starts)
+        if (start.configuration == configuration) {
+            low = std::clamp(start.low, spec.low, spec.high);
+            high = std::clamp(start.high, spec.low, spec.high);
+            predicted = high > low;
+        }
+    if (!predicted) {
+        low = spec.low;
+        high = spec.high;
+    }
+    const double xMin = toSearchUnits(spec, low), xMax = toSearchUnits(spec, high);
     std::vector<double> values;
     for (int i = 0; i < spec.initialPoints; ++i) {
         const double x = xMin + (xMax - xMin) * i / (spec.initialPoints - 1);
         double v = fromSearchUnits(spec, x);
-        // The range's ends exactly as given; the points between snapped.
-        if (i == 0)
+        if (!predicted && i == 0)
             v = spec.low;
-        else if (i == spec.initialPoints - 1)
+        else if (!predicted && i == spec.initialPoints - 1)
             v = spec.high;
         else
             v = snapSearchValue(spec, v);
@@ -166,7 +180,7 @@ int planSearchRound(Session &session)
             }
             continue;
         }
-        for (double value : started ? nextPoints(spec, c) : initialPoints(spec)) {
+        for (double value : started ? nextPoints(spec, c) : initialPoints(spec, c.configuration)) {
             SearchProbe probe;
             probe.round = round;
             probe.configuration = c.configuration;

@@ -60,7 +60,7 @@ SearchSpec readSearchSpec(const YamlField &field)
 {
     checkKeys(field, {"axis", "range", "scale", "target", "direction", "replicates", "seeds",
                       "initial_points", "points_per_round", "level", "interval_width", "budget",
-                      "model", "law_width", "law", "probes"});
+                      "model", "law_width", "law", "start", "probes"});
     SearchSpec spec;
     if (auto f = child(field, "axis"); f.present()) {
         spec.axis = readString(f);
@@ -179,6 +179,26 @@ SearchSpec readSearchSpec(const YamlField &field)
         if (auto also = child(f, "also"); also.present() && !also.isNull())
             for (const auto &a : items(also)) spec.lawAlso.push_back(readAxis(a));
     }
+    if (auto f = child(field, "start"); f.present() && !f.isNull()) {
+        for (const auto &item : items(f)) {
+            checkKeys(item, {"at", "low", "high"});
+            SearchStart start;
+            if (auto at = child(item, "at"); at.present() && !at.isNull())
+                for (const auto &[key, value] : entries(at))
+                    start.configuration[key] = readString(value);
+            const YamlField low = child(item, "low"), high = child(item, "high");
+            if (!low.present()) fail(item, "missing: low, the predicted interval's lower end");
+            if (!high.present()) fail(item, "missing: high, the predicted interval's upper end");
+            start.low = readNumber(low);
+            start.high = readNumber(high);
+            if (!std::isfinite(start.low) || (spec.logScale && !(start.low > 0)))
+                fail(low, spec.logScale ? "expected a positive number (the search is log-scaled)"
+                                        : "expected a finite number");
+            if (!std::isfinite(start.high) || !(start.high > start.low))
+                fail(high, "expected a number above low");
+            spec.starts.push_back(start);
+        }
+    }
     if (auto f = child(field, "probes"); f.present() && !f.isNull()) {
         // Runs each configuration's probes ask for: never more than the budget (a hand-edited or
         // hostile list would otherwise train any number of runs).
@@ -251,6 +271,24 @@ void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec)
         << YAML::Value << spec.lawX << YAML::Key << "also" << YAML::Value << YAML::BeginSeq;
     for (const auto &a : spec.lawAlso) out << a;
     out << YAML::EndSeq << YAML::EndMap;
+    if (!spec.starts.empty()) {
+        out << YAML::Key << "start" << YAML::Value << YAML::BeginSeq;
+        for (const auto &start : spec.starts) {
+            out << YAML::Flow << YAML::BeginMap;
+            out << YAML::Key << "at" << YAML::Value << YAML::Flow << YAML::BeginMap;
+            for (const auto &[key, value] : start.configuration) {
+                out << YAML::Key << key << YAML::Value;
+                writeText(out, value);
+            }
+            out << YAML::EndMap;
+            out << YAML::Key << "low" << YAML::Value;
+            writeNumber(out, start.low);
+            out << YAML::Key << "high" << YAML::Value;
+            writeNumber(out, start.high);
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
+    }
     if (!spec.probes.empty()) {
         out << YAML::Key << "probes" << YAML::Value << YAML::BeginSeq;
         for (const auto &p : spec.probes) {

@@ -30,6 +30,14 @@ struct SearchProbe {
     bool operator==(const SearchProbe &) const = default;
 };
 
+// Where round 0 of one configuration goes instead of the whole range: an interval predicted for it
+// (written by `headlab-cli predict --into`, from another search's law), in the axis's units.
+struct SearchStart {
+    std::map<std::string, std::string> configuration; // labels of the other axes
+    double low = 0, high = 0;
+    bool operator==(const SearchStart &) const = default;
+};
+
 struct SearchSpec {
     std::string axis = "lr";  // a numeric axis: lr, d_model, heads, head_dim, layers, ...
     double low = 0, high = 0; // the searched range, in the axis's own units
@@ -74,6 +82,9 @@ struct SearchSpec {
     // `lawAlso`), values read from each configuration's resolved run config.
     std::string lawX = "head_dim";
     std::vector<std::string> lawAlso;
+    // Round 0 of these configurations spans their predicted interval (clamped to the range), not
+    // the range: a search that starts where a law says the boundary lies.
+    std::vector<SearchStart> starts;
     std::vector<SearchProbe> probes; // the rounds so far, written by HeadLab
     bool operator==(const SearchSpec &) const = default;
 };
