@@ -3138,6 +3138,39 @@ void TestUiFigures::tickLabelsNeverOverlap()
     QVERIFY(added > 0); // the round values between decades were among them
 }
 
+namespace {
+
+// The boundary figure of a stored search in its law mode, shown off screen at 1280×720.
+std::unique_ptr<FigureView> lawFigureOf(SessionModel &model, const QString &path)
+{
+    model.setSession(loadSession(path.toStdString()));
+    std::unique_ptr<FigureView> view(createFigure("boundary", &model));
+    if (auto *boundary = qobject_cast<BoundaryChartView *>(view.get()))
+        boundary->setMode(QStringLiteral("law"));
+    view->setAttribute(Qt::WA_DontShowOnScreen);
+    view->resize(1280, 720);
+    view->show();
+    view->refresh();
+    return view;
+}
+
+// With HEADLAB_SCREENSHOTS=DIR: the view at 1280×720 and 1920×1080, as DIR/NAME-WxH.png.
+void keepAtBothSizes(QWidget *view, const QString &name)
+{
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+        view->resize(size);
+        QCoreApplication::processEvents();
+        if (const QString keep = qEnvironmentVariable("HEADLAB_SCREENSHOTS"); !keep.isEmpty())
+            view->grab().save(QStringLiteral("%1/%2-%3x%4.png")
+                                  .arg(keep)
+                                  .arg(name)
+                                  .arg(size.width())
+                                  .arg(size.height()));
+    }
+}
+
+} // namespace
+
 // Issue 77: the law figure gives the law's other readings beneath it (the exponents in width and
 // heads apart, the bend with its local α), and draws the bent law where the test chooses it and
 // the law has one axis: on the Figure 4 search (5 configurations, m_H 2 to 192), stored in
@@ -3148,14 +3181,9 @@ void TestUiFigures::theLawFigureShowsTheBendAndBothExponents()
         QStringLiteral(HEADLAB_SOURCE_DIR "/docs/data/issue27/fig4-boundary.export.yaml.gz");
     if (!QFile::exists(path)) QSKIP("the search's export is not in this tree");
     SessionModel model;
-    model.setSession(loadSession(path.toStdString()));
-    std::unique_ptr<FigureView> view(createFigure("boundary", &model));
+    const std::unique_ptr<FigureView> view = lawFigureOf(model, path);
     auto *boundary = qobject_cast<BoundaryChartView *>(view.get());
     QVERIFY(boundary);
-    boundary->setMode(QStringLiteral("law"));
-    view->setAttribute(Qt::WA_DontShowOnScreen);
-    view->show();
-    view->refresh();
     const auto report = model.searchReport();
     QVERIFY(report->bend.ok && report->bend.chosen && report->widthAndHeads.ok);
     auto *note = view->findChild<QLabel *>(QStringLiteral("lawNote"));
@@ -3175,18 +3203,10 @@ void TestUiFigures::theLawFigureShowsTheBendAndBothExponents()
     QVERIFY(note->isHidden());
     boundary->setMode(QStringLiteral("law"));
     QVERIFY(!note->isHidden());
-    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
-        view->resize(size);
-        QCoreApplication::processEvents();
-        // The hint wraps within the figure's width: it does not widen the window.
-        QVERIFY2(view->minimumSizeHint().width() <= 1280,
-                 qPrintable(QString::number(view->minimumSizeHint().width())));
-        if (const QString keep = qEnvironmentVariable("HEADLAB_SCREENSHOTS"); !keep.isEmpty())
-            view->grab().save(QStringLiteral("%1/law-bend-%2x%3.png")
-                                  .arg(keep)
-                                  .arg(size.width())
-                                  .arg(size.height()));
-    }
+    // The note wraps within the figure's width: it does not widen the window.
+    QVERIFY2(view->minimumSizeHint().width() <= 1280,
+             qPrintable(QString::number(view->minimumSizeHint().width())));
+    keepAtBothSizes(view.get(), QStringLiteral("law-bend"));
 }
 
 // Issue 77: a law of head_dim and heads (the Figure 2 campaign's) is drawn as its surface, one
@@ -3198,15 +3218,9 @@ void TestUiFigures::aLawOfTwoAxesIsDrawnAsItsSurface()
         QStringLiteral(HEADLAB_SOURCE_DIR "/docs/data/issue53/fig2-boundary.export.yaml.gz");
     if (!QFile::exists(path)) QSKIP("the campaign's export is not in this tree");
     SessionModel model;
-    model.setSession(loadSession(path.toStdString()));
-    std::unique_ptr<FigureView> view(createFigure("boundary", &model));
+    const std::unique_ptr<FigureView> view = lawFigureOf(model, path);
     auto *boundary = qobject_cast<BoundaryChartView *>(view.get());
     QVERIFY(boundary);
-    boundary->setMode(QStringLiteral("law"));
-    view->setAttribute(Qt::WA_DontShowOnScreen);
-    view->resize(1280, 720);
-    view->show();
-    view->refresh();
     QStringList lines;
     int points = 0;
     for (auto *series : boundary->chart()->series()) {
@@ -3222,15 +3236,7 @@ void TestUiFigures::aLawOfTwoAxesIsDrawnAsItsSurface()
     QVERIFY(note && note->text().contains(QStringLiteral("In width and heads: a = 0.88")));
     QVERIFY2(note->text().contains(QStringLiteral("The law bends (p = 2.3e-05)")),
              qPrintable(note->text()));
-    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
-        view->resize(size);
-        QCoreApplication::processEvents();
-        if (const QString keep = qEnvironmentVariable("HEADLAB_SCREENSHOTS"); !keep.isEmpty())
-            view->grab().save(QStringLiteral("%1/law-surface-%2x%3.png")
-                                  .arg(keep)
-                                  .arg(size.width())
-                                  .arg(size.height()));
-    }
+    keepAtBothSizes(view.get(), QStringLiteral("law-surface"));
 }
 
 // Issue 75 item 9: Parallel coordinates took 1.77 s to open on the 657 runs of the Figure 2
