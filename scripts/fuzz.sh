@@ -89,7 +89,7 @@ esac
 # its object. Only the target's own file is compiled with the link. Through ccache when it is
 # there, as the main build is (setup.sh): a fresh clone elsewhere hits the objects an earlier one
 # compiled (paths relative to the clone in the hash and in the debug information).
-FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -I "$ROOT"
+FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -I "$ROOT" -DHEADLAB_HAVE_ZLIB
        -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
        -fsanitize-address-use-after-scope "-fdebug-prefix-map=$ROOT=.")
 if command -v ccache >/dev/null 2>&1; then

@@ -7,8 +7,6 @@
 #include "core/config/Safetensors.h"
 #include "core/train/Checkpoint.h"
 
-#include <zlib.h>
-
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -35,18 +33,12 @@ inline std::string hex(uint64_t v)
     return hex16(v);
 }
 
-// CRC-32 (zlib's: the polynomial of gzip, PNG and Python's zlib.crc32) of every tensor's bytes,
-// in file order: the checksum since format version 2 (data_crc32, 8 hex digits). It runs at GB/s
-// where the byte-serial FNV-1a ran at 8.6 MB/s in the Python package.
-inline std::string dataCrc32(const std::vector<safetensors::Tensor> &tensors)
-{
-    uLong crc = crc32_z(0L, Z_NULL, 0);
-    for (const auto &t : tensors)
-        crc = crc32_z(crc, reinterpret_cast<const Bytef *>(t.data.data()), t.data.size());
-    char text[9];
-    std::snprintf(text, sizeof text, "%08lx", static_cast<unsigned long>(crc & 0xffffffffUL));
-    return text;
-}
+// CRC-32 (the polynomial of gzip, PNG and Python's zlib.crc32) of every tensor's bytes, in file
+// order, as 8 hex digits: the checksum since format version 2 (data_crc32). It runs at GB/s where
+// the byte-serial FNV-1a ran at 8.6 MB/s in the Python package. zlib's (CheckpointReader.cpp);
+// where zlib's headers are not installed (the GPU machine), LibTorch's header-only CRC-32, which
+// gives the same sums.
+std::string dataCrc32(const std::vector<safetensors::Tensor> &tensors);
 
 // Gives contents the checksum of this format version (a version 1 file edited in place becomes a
 // version 2 one: the checksum is the only difference).

@@ -7,6 +7,11 @@
 #include "core/schema/RunConfigFields.h"
 
 #include <nlohmann/json.hpp>
+#ifdef HEADLAB_HAVE_ZLIB
+#include <zlib.h>
+#else
+#include <caffe2/serialize/crc_alt.h> // LibTorch's header-only CRC-32: this file includes it alone
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +26,20 @@ using json = nlohmann::json;
 using detail::bad;
 using detail::dataHash;
 using detail::hex;
+
+std::string detail::dataCrc32(const std::vector<safetensors::Tensor> &tensors)
+{
+    uint32_t crc = 0;
+    for (const auto &t : tensors)
+#ifdef HEADLAB_HAVE_ZLIB
+        crc = uint32_t(crc32_z(crc, reinterpret_cast<const Bytef *>(t.data.data()), t.data.size()));
+#else
+        crc = crc32_fast(t.data.data(), t.data.size(), crc);
+#endif
+    char text[9];
+    std::snprintf(text, sizeof text, "%08lx", static_cast<unsigned long>(crc));
+    return text;
+}
 
 namespace {
 
