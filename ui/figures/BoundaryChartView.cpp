@@ -22,9 +22,11 @@
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QLineEdit>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPen>
+#include <QRegularExpression>
 #include <QScatterSeries>
 #include <QValueAxis>
 #include <QXYSeries>
@@ -97,6 +99,84 @@ BoundaryChartView::BoundaryChartView(SessionModel *model, QWidget *parent)
     m_chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries); // dashes show in the legend
     setChartCanvas(m_chart);
     addFooter(m_lawNote);
+    // Beneath the law too: η* predicted for a configuration not searched (headlab-cli predict's).
+    m_predictRow = new QWidget(this);
+    auto *row = new QHBoxLayout(m_predictRow);
+    row->setContentsMargins(8, 0, 8, 4);
+    row->addWidget(new QLabel(tr("Predict η* at:"), m_predictRow));
+    m_predictAt = new QLineEdit(m_predictRow);
+    m_predictAt->setObjectName(QStringLiteral("predictAt"));
+    m_predictAt->setClearButtonEnabled(true);
+    m_predictAt->setMinimumWidth(200);
+    m_predictAt->setMaximumWidth(280);
+    row->addWidget(m_predictAt);
+    m_predicted = new QLabel(m_predictRow);
+    m_predicted->setObjectName(QStringLiteral("predicted"));
+    m_predicted->setWordWrap(true);
+    m_predicted->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    row->addWidget(m_predicted, 1);
+    connect(m_predictAt, &QLineEdit::textChanged, this, [this] { updatePrediction(); });
+    m_predictRow->hide();
+    addFooter(m_predictRow);
+}
+
+void BoundaryChartView::updatePrediction()
+{
+    const auto report = m_model->searchReport();
+    const LawFit &law = report->law;
+    const QString text = m_predictAt->text().trimmed();
+    if (text.isEmpty()) {
+        m_predicted->clear();
+        return;
+    }
+    if (!report->groups.empty()) {
+        m_predicted->setText(tr("This search has a law per group: headlab-cli predict takes the "
+                                "group's values."));
+        return;
+    }
+    std::vector<std::string> names = {law.x};
+    names.insert(names.end(), law.also.begin(), law.also.end());
+    std::map<std::string, double> given;
+    for (const QString &item :
+         text.split(QRegularExpression(QStringLiteral("[\\s,;]+")), Qt::SkipEmptyParts)) {
+        const auto parts = item.split('=');
+        bool number = false;
+        const double value = parts.size() == 2 ? parts[1].toDouble(&number) : 0;
+        const std::string name = parts.front().toStdString();
+        if (parts.size() != 2 || !number || !(value > 0) ||
+            std::find(names.begin(), names.end(), name) == names.end()) {
+            m_predicted->setText(tr("'%1': give each law axis as NAME=VALUE, a positive number "
+                                    "(%2)")
+                                     .arg(item, QString::fromStdString(joinedNames(names, "and"))));
+            return;
+        }
+        given[name] = value;
+    }
+    std::vector<double> log10Axes;
+    for (const auto &name : names) {
+        if (!given.count(name)) {
+            m_predicted->setText(tr("Give %1 too.").arg(QString::fromStdString(name)));
+            return;
+        }
+        log10Axes.push_back(std::log10(given[name]));
+    }
+    const CrossingPrediction p = predictCrossing(law, log10Axes);
+    if (!p.ok) {
+        m_predicted->setText(QString::fromStdString(p.note));
+        return;
+    }
+    QString beyond;
+    for (const auto &axis : p.beyond)
+        beyond += tr("; %1 beyond the span fitted: an extrapolation").arg(axisTitle(axis));
+    m_predicted->setText(tr("η* = %1 [%2, %3] (%4 % prediction interval: the law's uncertainty "
+                            "%5 and the scatter %6 decades)%7")
+                             .arg(std::pow(10.0, p.estimate), 0, 'g', 3)
+                             .arg(std::pow(10.0, p.low), 0, 'g', 3)
+                             .arg(std::pow(10.0, p.high), 0, 'g', 3)
+                             .arg(int(std::lround(law.level * 100)))
+                             .arg(p.lawSe, 0, 'f', 3)
+                             .arg(p.scatter, 0, 'f', 3)
+                             .arg(beyond));
 }
 
 bool BoundaryChartView::showsLaw() const
@@ -222,6 +302,15 @@ void BoundaryChartView::refresh()
     }
     m_lawNote->setText(readings.join(QStringLiteral("  ")));
     m_lawNote->setVisible(!readings.isEmpty());
+    const LawFit &law = m_model->searchReport()->law;
+    m_predictRow->setVisible(showsLaw() && law.ok);
+    if (law.ok) {
+        QStringList example = {QString::fromStdString(law.x) + QStringLiteral("=…")};
+        for (const auto &axis : law.also)
+            example << QString::fromStdString(axis) + QStringLiteral("=…");
+        m_predictAt->setPlaceholderText(example.join(' '));
+        updatePrediction();
+    }
     if (showsLaw())
         drawLaw();
     else if (rounds)

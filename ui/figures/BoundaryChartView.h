@@ -25,6 +25,7 @@ class QScatterSeries;
 class QComboBox;
 class QGraphicsSimpleTextItem;
 class QLabel;
+class QLineEdit;
 
 namespace headlab::ui {
 
@@ -76,6 +77,11 @@ private:
     Highlight *m_highlight;
     QLabel *m_hint;    // what the marks mean, for the mode shown
     QLabel *m_lawNote; // beneath the law: its readings in width and heads, and the bend
+    // Beneath the law: η* predicted at the law axes' values typed (NAME=VALUE ...).
+    QWidget *m_predictRow;
+    QLineEdit *m_predictAt;
+    QLabel *m_predicted;
+    void updatePrediction();
     // The rounds' row labels, drawn over the chart (drawRounds says why); deleted at each redraw.
     std::vector<QGraphicsSimpleTextItem *> m_rowLabels;
     QString m_title, m_csv;
