@@ -97,14 +97,6 @@ const LawFit *lawFor(const SearchReport &report, const std::map<std::string, std
     return nullptr;
 }
 
-// The law's axes' log10 values for a configuration.
-std::vector<double> lawAxesOf(const LawFit &law, const RunConfig &config)
-{
-    std::vector<double> values = {std::log10(dimensionNumber(config, law.x))};
-    for (const auto &axis : law.also) values.push_back(std::log10(dimensionNumber(config, axis)));
-    return values;
-}
-
 // `predict --into NEW.yaml`: round 0 of each configuration of a search not begun placed over its
 // predicted interval (SearchSpec::starts).
 int predictInto(const SearchReport &report, const std::string &path)
@@ -138,7 +130,8 @@ int predictInto(const SearchReport &report, const std::string &path)
         std::string group;
         const LawFit *law = target.error.empty() ? lawFor(report, labels, &group) : nullptr;
         const CrossingPrediction p =
-            law ? predictCrossing(*law, lawAxesOf(*law, target.config)) : CrossingPrediction{};
+            law ? predictCrossing(*law, log10LawAxes(target.config, law->axes()))
+                : CrossingPrediction{};
         if (!p.ok) {
             std::fprintf(stderr, "headlab-cli predict: --into %s: %s: %s\n", path.c_str(),
                          labelsText(labels).c_str(),
@@ -197,12 +190,8 @@ int predictCommand(const PredictArguments &a)
                      names.c_str());
         return kExitBadInput;
     }
-    std::vector<std::string> axes = {law->x};
-    axes.insert(axes.end(), law->also.begin(), law->also.end());
-    std::vector<double> log10Axes;
-    for (const auto &axis : axes)
-        log10Axes.push_back(std::log10(dimensionNumber(target.config, axis)));
-    const CrossingPrediction p = predictCrossing(*law, log10Axes);
+    const std::vector<std::string> axes = law->axes();
+    const CrossingPrediction p = predictCrossing(*law, log10LawAxes(target.config, axes));
     if (!p.ok) {
         std::fprintf(stderr, "headlab-cli predict: %s\n", p.note.c_str());
         return kExitRunFailed;

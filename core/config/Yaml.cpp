@@ -813,6 +813,14 @@ void writeText(YAML::Emitter &out, const std::string &text)
         out << text;
 }
 
+std::map<std::string, std::string> readTextMap(const YamlField &field)
+{
+    std::map<std::string, std::string> map;
+    if (!field.present() || field.isNull()) return map;
+    for (const auto &[key, value] : entries(field)) map[key] = readString(value);
+    return map;
+}
+
 void writeTextMap(YAML::Emitter &out, const std::map<std::string, std::string> &map)
 {
     out << YAML::Flow << YAML::BeginMap;

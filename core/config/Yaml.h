@@ -123,6 +123,8 @@ void writeText(YAML::Emitter &out, const std::string &text);
 // A map of text to text on one line, each value as writeText writes it ({d_model: "24", heads:
 // "12"}): run labels, a search's configuration.
 void writeTextMap(YAML::Emitter &out, const std::map<std::string, std::string> &map);
+// What writeTextMap writes, read back: each value as text; an absent or null map is empty.
+std::map<std::string, std::string> readTextMap(const YamlField &field);
 void writeNumber(YAML::Emitter &out, double value);
 // A curve as the one line `{steps: [...], values: [...]}` that parseDocument reads without
 // yaml-cpp (PreparsedCurves): the writers put it into their YAML text as it is.

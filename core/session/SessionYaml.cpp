@@ -234,14 +234,6 @@ std::string sessionSchemaJson()
 
 namespace {
 
-std::map<std::string, std::string> readLabels(const YamlField &field)
-{
-    std::map<std::string, std::string> labels;
-    if (!field.present() || field.isNull()) return labels;
-    for (const auto &[key, value] : entries(field)) labels[key] = readString(value);
-    return labels;
-}
-
 Curve readCurve(const YamlField &field)
 {
     if (const Curve *curve = preparsedCurve(field)) return *curve;
@@ -289,7 +281,7 @@ SessionRun readRun(const YamlField &field, bool inRunFile = false)
 {
     checkKeys(field, recordKeys(inRunFile ? "run_file" : "run_record"));
     SessionRun run;
-    run.labels = readLabels(child(field, "labels"));
+    run.labels = readTextMap(child(field, "labels"));
     const YamlField config = child(field, "config");
     if (!config.present()) fail(config, "missing: the run's resolved configuration");
     run.config = readRunConfig(config);
@@ -562,7 +554,7 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
         for (const auto &s : items(f)) {
             checkKeys(s, recordKeys("skipped_record"));
             session.skipped.push_back(
-                {readLabels(child(s, "labels")), readString(child(s, "reason"))});
+                {readTextMap(child(s, "labels")), readString(child(s, "reason"))});
         }
     }
     if (auto f = child(root, "view"); f.present() && !f.isNull())

@@ -62,6 +62,12 @@ def _prepared(session):
     return s, s.runs(), _axis_values(s), axes, seeds
 
 
+def _run_key(row, i):
+    """A run's key in a bridge: its run_id, or for an inline run of an earlier release without one
+    (headlab.RunIdsMissing) its place in the file, so that exporting again adds nothing twice."""
+    return str(row["run_id"]) or f"run-{i}"
+
+
 def _missing(bridge, extra, package, error):
     return ImportError(f"headlab.export.{bridge} needs {package}: pip install \"headlab[{extra}]\" ({error})")
 
@@ -174,7 +180,7 @@ def tensorboard(session: Session | Sessions, logdir: str | os.PathLike, overwrit
                        "relative views are as for the others")
     for i, record in enumerate(s.run_records()):
         row = runs.iloc[i]
-        folder = os.path.join(logdir, str(row["run_id"]) or f"run-{i}")
+        folder = os.path.join(logdir, _run_key(row, i))
         os.makedirs(folder, exist_ok=True)
         clear(folder)
         # A run without a recorded start: no wall time (NaN) rather than the epoch.
@@ -190,7 +196,7 @@ def tensorboard(session: Session | Sessions, logdir: str | os.PathLike, overwrit
             params[axis] = number if number is not None and isinstance(hparams[(axes + seeds).index(axis)].domain,
                                                                        hp.RealInterval) else values[i][axis]
         events.append(Event(wall_time=start, summary=hp.hparams_pb(
-            params, trial_id=str(row["run_id"]) or f"run-{i}",
+            params, trial_id=_run_key(row, i),
             start_time_secs=None if math.isnan(start) else start)))
         for name, steps, curve in _curve_points(record):
             tag = f"loss/{name}" if name in ("train", "test") else name
@@ -254,7 +260,7 @@ def mlflow(session: Session | Sessions, tracking_uri: str, experiment: str | Non
                        "tag headlab.times is 'not recorded'")
     for i, record in enumerate(s.run_records()):
         row = runs.iloc[i]
-        run_id = str(row["run_id"]) or f"run-{i}"  # an earlier release's inline run: its place
+        run_id = _run_key(row, i)
         if (s.name, run_id) in logged:
             skipped += 1
             continue
@@ -346,7 +352,7 @@ def optuna_study(session: Session | Sessions, study: str | None = None, storage:
     trials = []
     for i, record in enumerate(s.run_records()):
         row = runs.iloc[i]
-        run_id = str(row["run_id"]) or f"run-{i}"  # an earlier release's inline run: its place
+        run_id = _run_key(row, i)
         if not record.finished or (s.name, run_id) in present or (None, run_id) in present:
             continue
         params = {}

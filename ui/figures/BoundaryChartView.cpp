@@ -35,6 +35,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace headlab::ui {
 
@@ -134,8 +135,7 @@ void BoundaryChartView::updatePrediction()
                                 "group's values."));
         return;
     }
-    std::vector<std::string> names = {law.x};
-    names.insert(names.end(), law.also.begin(), law.also.end());
+    const std::vector<std::string> names = law.axes();
     std::map<std::string, double> given;
     for (const QString &item :
          text.split(QRegularExpression(QStringLiteral("[\\s,;]+")), Qt::SkipEmptyParts)) {
@@ -305,8 +305,8 @@ void BoundaryChartView::refresh()
     const LawFit &law = m_model->searchReport()->law;
     m_predictRow->setVisible(showsLaw() && law.ok);
     if (law.ok) {
-        QStringList example = {QString::fromStdString(law.x) + QStringLiteral("=…")};
-        for (const auto &axis : law.also)
+        QStringList example;
+        for (const auto &axis : law.axes())
             example << QString::fromStdString(axis) + QStringLiteral("=…");
         m_predictAt->setPlaceholderText(example.join(' '));
         updatePrediction();
@@ -373,15 +373,12 @@ void BoundaryChartView::drawLaw()
     // line per value of the further axis, its configurations' points and bars in that line's
     // colour.
     const bool surface = !grouped && law.ok && law.also.size() == 1;
-    std::vector<double> slices; // the further axis's values, ascending
+    std::set<double> values; // the further axis's values
     if (surface)
-        for (const auto &c : report.configurations) {
-            const double v = dimensionNumber(c.config, law.also.front());
-            if (c.interval.ok && c.runs > 0 &&
-                std::find(slices.begin(), slices.end(), v) == slices.end())
-                slices.push_back(v);
-        }
-    std::sort(slices.begin(), slices.end());
+        for (const auto &c : report.configurations)
+            if (c.interval.ok && c.runs > 0)
+                values.insert(dimensionNumber(c.config, law.also.front()));
+    const std::vector<double> slices(values.begin(), values.end()); // ascending
     std::vector<QScatterSeries *> slicePoints;
     std::vector<std::pair<double, double>> sliceSpan(slices.size(), {INFINITY, -INFINITY});
     for (size_t k = 0; k < slices.size(); ++k) {
@@ -447,13 +444,12 @@ void BoundaryChartView::drawLaw()
     if (law.ok && law.also.empty() && !grouped) drawFit(law, x0, x1, attach, csv);
     for (size_t k = 0; k < slices.size(); ++k) { // the surface: the law at each further value
         auto *line = new QLineSeries();
-        const double beta = law.beta.front();
         const auto [from, to] = sliceSpan[k];
         for (int i = 0; i <= 20 && from <= to; ++i) {
             const double lx =
                 std::log10(from / 1.3) + (std::log10(to * 1.3 / (from / 1.3))) * i / 20;
-            line->append(std::pow(10.0, lx), std::pow(10.0, law.log10C - law.alpha * lx -
-                                                                beta * std::log10(slices[k])));
+            line->append(std::pow(10.0, lx),
+                         std::pow(10.0, law.log10At({lx, std::log10(slices[k])})));
         }
         line->setPen(QPen(m_theme.seriesColor(int(k)), m_theme.line(1.6)));
         line->setName(

@@ -1,9 +1,8 @@
 // SearchReport.cpp — see SearchReport.h; the design is argued in docs/SEARCH.md.
 #include "core/session/search/SearchReport.h"
 
-#include "core/metrics/Thresholds.h"
-
 #include "core/config/Files.h"
+#include "core/metrics/Thresholds.h"
 #include "core/session/SweepExpansion.h"
 #include "core/session/search/ConfigurationState.h"
 
@@ -32,8 +31,7 @@ std::map<std::string, std::string> configurationOf(const SessionRun &run, const 
 // Each law axis's span (its least and greatest value, x then also) over the configurations fitted.
 void setAxisSpans(LawFit &law, const std::vector<const ConfigurationSearch *> &fitted)
 {
-    std::vector<std::string> axes = {law.x};
-    axes.insert(axes.end(), law.also.begin(), law.also.end());
+    const std::vector<std::string> axes = law.axes();
     law.axisLow.assign(axes.size(), INFINITY);
     law.axisHigh.assign(axes.size(), -INFINITY);
     for (const ConfigurationSearch *c : fitted)
@@ -141,6 +139,8 @@ JointOutcome fitJoint(const SearchSpec &spec, const SearchReport &report,
         outcome.law.note = "the joint model needs a log-scaled search";
         return outcome;
     }
+    std::vector<std::string> axes = {lawX};
+    axes.insert(axes.end(), lawAlso.begin(), lawAlso.end());
     std::vector<JointConfiguration> data;
     for (size_t i : candidates) {
         const ConfigurationSearch &c = report.configurations[i];
@@ -152,11 +152,7 @@ JointOutcome fitJoint(const SearchSpec &spec, const SearchReport &report,
         if (successes == 0 || successes == trials) continue;
         JointConfiguration j;
         j.points = c.points;
-        if (!lawX.empty()) {
-            j.predictors.push_back(std::log10(dimensionNumber(c.config, lawX)));
-            for (const auto &axis : lawAlso)
-                j.predictors.push_back(std::log10(dimensionNumber(c.config, axis)));
-        }
+        if (!lawX.empty()) j.predictors = log10LawAxes(c.config, axes);
         if (std::any_of(j.predictors.begin(), j.predictors.end(),
                         [](double v) { return !std::isfinite(v); }))
             continue;
@@ -404,6 +400,8 @@ LawData lawData(const std::vector<ConfigurationSearch> &configurations, const Se
 {
     LawData data;
     const double z = normalQuantile(0.5 + spec.level / 2);
+    std::vector<std::string> axes = {lawX};
+    axes.insert(axes.end(), lawAlso.begin(), lawAlso.end());
     for (const auto &c : configurations) {
         // Every closed interval: a configuration still searching makes the law provisional.
         if (!c.interval.ok || c.interval.lowOpen || c.interval.highOpen) continue;
@@ -412,10 +410,7 @@ LawData lawData(const std::vector<ConfigurationSearch> &configurations, const Se
         const double low = log10Of(c.interval.low), high = log10Of(c.interval.high);
         const double estimate = log10Of(c.interval.estimate);
         if (!std::isfinite(low) || !std::isfinite(high) || !(high > low)) continue;
-        std::vector<double> row;
-        for (const auto &axis : std::vector<std::string>{lawX})
-            row.push_back(axis.empty() ? NAN : std::log10(dimensionNumber(c.config, axis)));
-        for (const auto &axis : lawAlso) row.push_back(std::log10(dimensionNumber(c.config, axis)));
+        const std::vector<double> row = log10LawAxes(c.config, axes);
         if (std::any_of(row.begin(), row.end(), [](double v) { return !std::isfinite(v); }))
             continue;
         data.xs.insert(row.front());
@@ -476,11 +471,8 @@ LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const Sear
     law.dof = fit.dof;
     law.scale = fit.scale;
     for (size_t i = 0; i < y.size(); ++i) {
-        double predicted = fit.coef[0];
-        for (size_t c = 1; c < fit.coef.size(); ++c)
-            predicted += fit.coef[c] * predictors[i][c - 1];
-        law.residuals.push_back(
-            {fitted[i]->configuration, y[i] - predicted, (y[i] - predicted) / sigma[i]});
+        const double off = y[i] - law.log10At(predictors[i]);
+        law.residuals.push_back({fitted[i]->configuration, off, off / sigma[i]});
     }
     std::stable_sort(law.residuals.begin(), law.residuals.end(), [](const auto &a, const auto &b) {
         return std::fabs(a.sigmas) > std::fabs(b.sigmas);
@@ -619,14 +611,11 @@ CrossingPrediction predictCrossing(const LawFit &law, const std::vector<double> 
     }
     std::vector<double> row = {1.0};
     row.insert(row.end(), log10Axes.begin(), log10Axes.end());
-    std::vector<double> coef = {law.log10C, -law.alpha};
-    for (double b : law.beta) coef.push_back(-b);
-    double estimate = 0, variance = 0;
-    for (size_t r = 0; r <= k; ++r) {
-        estimate += coef[r] * row[r];
+    double variance = 0;
+    for (size_t r = 0; r <= k; ++r)
         for (size_t c = 0; c <= k; ++c)
             variance += row[r] * law.predictionCovariance[r][c] * row[c];
-    }
+    const double estimate = law.log10At(log10Axes);
     p.ok = true;
     p.lawSe = std::sqrt(std::max(variance, 0.0));
     p.scatter = law.scatter;
@@ -635,11 +624,19 @@ CrossingPrediction predictCrossing(const LawFit &law, const std::vector<double> 
     p.estimate = estimate;
     p.low = estimate - half;
     p.high = estimate + half;
+    const std::vector<std::string> axes = law.axes();
     for (size_t a = 0; a < k && a < law.axisLow.size(); ++a)
         if (log10Axes[a] < std::log10(law.axisLow[a]) - 1e-9 ||
             log10Axes[a] > std::log10(law.axisHigh[a]) + 1e-9)
-            p.beyond.push_back(a == 0 ? law.x : law.also[a - 1]);
+            p.beyond.push_back(axes[a]);
     return p;
+}
+
+std::vector<double> log10LawAxes(const RunConfig &config, const std::vector<std::string> &axes)
+{
+    std::vector<double> values;
+    for (const auto &axis : axes) values.push_back(std::log10(dimensionNumber(config, axis)));
+    return values;
 }
 
 namespace yaml {
@@ -713,9 +710,9 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
         }
         out << YAML::EndSeq;
         out << YAML::Key << "span" << YAML::Value << YAML::Flow << YAML::BeginMap;
-        for (size_t k = 0; k < law.axisLow.size() && k <= law.also.size(); ++k) {
-            out << YAML::Key << (k == 0 ? law.x : law.also[k - 1]) << YAML::Value << YAML::Flow
-                << YAML::BeginSeq;
+        const std::vector<std::string> axes = law.axes();
+        for (size_t k = 0; k < law.axisLow.size() && k < axes.size(); ++k) {
+            out << YAML::Key << axes[k] << YAML::Value << YAML::Flow << YAML::BeginSeq;
             writeNumber(out, law.axisLow[k]);
             writeNumber(out, law.axisHigh[k]);
             out << YAML::EndSeq;
@@ -795,16 +792,9 @@ void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t fi
             out << YAML::Key << "slope" << YAML::Value;
             writeNumber(out, c.fit.b);
         }
-        if (c.alternative.ok) {
-            out << YAML::Key << "alternative" << YAML::Value << YAML::Flow << YAML::BeginMap;
-            out << YAML::Key << "estimate" << YAML::Value;
-            writeNumber(out, value(c.alternative.estimate));
-            out << YAML::Key << "low" << YAML::Value;
-            writeNumber(out, value(c.alternative.low));
-            out << YAML::Key << "high" << YAML::Value;
-            writeNumber(out, value(c.alternative.high));
-            out << YAML::EndMap;
-        }
+        if (c.alternative.ok)
+            writeInterval(out, "alternative", value(c.alternative.estimate),
+                          value(c.alternative.low), value(c.alternative.high));
         if (!c.seeds.empty()) {
             out << YAML::Key << "monotone_seeds" << YAML::Value << c.monotoneSeeds();
             if (std::isfinite(c.seedScatter)) {

@@ -75,6 +75,10 @@ SearchReport searchReport(const Session &session, const std::string &lawX = "",
 LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
               const std::string &lawX, const std::vector<std::string> &lawAlso);
 
+// log10 of each named dimension's value in a configuration (NaN where it has none): a law's
+// predictors, for its axes (LawFit::axes).
+std::vector<double> log10LawAxes(const RunConfig &config, const std::vector<std::string> &axes);
+
 // The bend: the law through the crossings with curvature in log10 lawX, tested against the power
 // law (SearchResults.h, LawBend).
 LawBend fitBend(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,

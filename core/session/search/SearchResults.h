@@ -101,8 +101,9 @@ struct LawFit {
     // What a prediction for a configuration not searched needs (predictCrossing): the
     // coefficients' covariance (of c0, c1, ...: log10 C, −α, −β_k), the scatter of a
     // configuration's crossing about the law (decades) it adds, and the span of each law axis
-    // (its least and greatest value; x, then also) over the configurations fitted. The joint model's scatter is the τ
-    // its intervals are computed at (JointLaw.h's τ used: the upper end of σ_u's interval); the
+    // (its least and greatest value; x, then also) over the configurations fitted. The joint
+    // model's scatter is the τ its intervals are computed at (JointLaw.h's τ used: the upper end
+    // of σ_u's interval); the
     // separate model's is the upper end (one-sided 84 %) of the Q-profile interval of the
     // variance between configurations beyond their intervals, with the covariance of the refit
     // that weighs each crossing by 1/(σ² + τ²) (a random-effects meta-regression; Viechtbauer
@@ -117,6 +118,20 @@ struct LawFit {
         double decades = 0, sigmas = 0;
     };
     std::vector<Residual> residuals;
+    // The law's axes: x, then also.
+    std::vector<std::string> axes() const
+    {
+        std::vector<std::string> all = {x};
+        all.insert(all.end(), also.begin(), also.end());
+        return all;
+    }
+    // The law's log10 crossing where its axes (x, then also) have these log10 values.
+    double log10At(const std::vector<double> &log10Axes) const
+    {
+        double y = log10C - alpha * log10Axes.at(0);
+        for (size_t k = 0; k < beta.size(); ++k) y -= beta[k] * log10Axes.at(k + 1);
+        return y;
+    }
 };
 
 // The bend (issue 77): the law with curvature in log10 x beside the power law,
@@ -124,7 +139,8 @@ struct LawFit {
 // x0 the crossings' weighted mean of log10 x (so that α is the slope there), fitted through the
 // crossings. γ = 0 is tested by Δχ² (the power law's χ² less the bent one's): against χ² with 1
 // dof where the bent fit leaves no misfit (χ²/dof ≤ 1), else divided by its χ²/dof against F(1,
-// dof); the bent law is chosen when p < 1 − level. α's local value at each end of x's span says how far it bends there.
+// dof); the bent law is chosen when p < 1 − level. α's local value at each end of x's span says
+// how far it bends there.
 struct LawBend {
     bool ok = false;
     std::string note; // why there is none

@@ -183,9 +183,7 @@ SearchSpec readSearchSpec(const YamlField &field)
         for (const auto &item : items(f)) {
             checkKeys(item, {"at", "low", "high"});
             SearchStart start;
-            if (auto at = child(item, "at"); at.present() && !at.isNull())
-                for (const auto &[key, value] : entries(at))
-                    start.configuration[key] = readString(value);
+            start.configuration = readTextMap(child(item, "at"));
             const YamlField low = child(item, "low"), high = child(item, "high");
             if (!low.present()) fail(item, "missing: low, the predicted interval's lower end");
             if (!high.present()) fail(item, "missing: high, the predicted interval's upper end");
@@ -207,9 +205,7 @@ SearchSpec readSearchSpec(const YamlField &field)
             checkKeys(p, {"round", "at", "value", "first_replicate", "replicates"});
             SearchProbe probe;
             probe.round = static_cast<int>(readIntInRange(child(p, "round"), 0, 1'000'000));
-            if (auto at = child(p, "at"); at.present() && !at.isNull())
-                for (const auto &[key, value] : entries(at))
-                    probe.configuration[key] = readString(value);
+            probe.configuration = readTextMap(child(p, "at"));
             const YamlField value = child(p, "value");
             if (!value.present()) fail(value, "missing: the point's value of " + spec.axis);
             probe.value = readNumber(value);
@@ -275,12 +271,8 @@ void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec)
         out << YAML::Key << "start" << YAML::Value << YAML::BeginSeq;
         for (const auto &start : spec.starts) {
             out << YAML::Flow << YAML::BeginMap;
-            out << YAML::Key << "at" << YAML::Value << YAML::Flow << YAML::BeginMap;
-            for (const auto &[key, value] : start.configuration) {
-                out << YAML::Key << key << YAML::Value;
-                writeText(out, value);
-            }
-            out << YAML::EndMap;
+            out << YAML::Key << "at" << YAML::Value;
+            writeTextMap(out, start.configuration);
             out << YAML::Key << "low" << YAML::Value;
             writeNumber(out, start.low);
             out << YAML::Key << "high" << YAML::Value;
@@ -294,12 +286,8 @@ void writeSearchSpec(YAML::Emitter &out, const SearchSpec &spec)
         for (const auto &p : spec.probes) {
             out << YAML::Flow << YAML::BeginMap;
             out << YAML::Key << "round" << YAML::Value << p.round;
-            out << YAML::Key << "at" << YAML::Value << YAML::Flow << YAML::BeginMap;
-            for (const auto &[key, value] : p.configuration) {
-                out << YAML::Key << key << YAML::Value;
-                writeText(out, value);
-            }
-            out << YAML::EndMap;
+            out << YAML::Key << "at" << YAML::Value;
+            writeTextMap(out, p.configuration);
             out << YAML::Key << "value" << YAML::Value;
             writeNumber(out, p.value);
             out << YAML::Key << "first_replicate" << YAML::Value << p.firstReplicate;
