@@ -1,6 +1,8 @@
 // HeadlabBench.cpp — throughput and equivalence measurements of the training core.
 //
-//   headlab-bench single   --device D --shapes 24x1,96x3 --steps N [--threads T]
+//   headlab-bench single   --device D --shapes 24x1,96x3 --steps N [--threads T] [--batch B]
+//                          [--profile 1]   (on the CPU, the profile of CpuProfile.h)
+//   headlab-bench peak     --threads T      (the FP32 peak of T cores, measured; one op's dispatch)
 //   headlab-bench ensemble --device D --shapes 96x3 --runs R --steps N [--mix 1,2,3,6,12]
 //   headlab-bench sweep    --device D --widths 24,48,96 --heads 1,3 --lrs 1e-4,1e-3,1e-2 --steps N
 //                          [--max-ensemble K] [--concurrent C]   (through the scheduler)
@@ -14,6 +16,7 @@
 //                          kernels, from the Kineto profiler; with --products, each matrix product's
 //                          achieved rate against the card's peak: run it with HEADLAB_CUDA_GRAPHS=0)
 //   headlab-bench preset   --preset NAME --steps N [--layers L] [--w W] [--heads H] [--runs R]
+//                          [--threads T] [--phase NAME]
 //                          [--profile 1 [--products 1]]   (runs of a preset's sweep as one
 //                          ensemble: run-steps/s, matmul TFLOP/s; with --profile, as `profile`)
 //   headlab-bench price    --preset NAME --ensembles "W:H,H;W:H" [--layers L] [--steps N]
@@ -47,6 +50,7 @@
 //                          refusal of a 10^6-run sweep; best of K, in ms)
 // Every line of output is one JSON object. single, ensemble and preset give steps_per_s as the
 // steps alone ("timing": "steady-min3", see Rate) and steps_per_s_end_to_end as the whole run.
+#include "bench/CpuProfile.h"
 #include "core/config/HeadSchedule.h"
 #include "core/config/RunConfig.h"
 #include "core/lab/SweepSession.h"
@@ -163,27 +167,76 @@ Rate steadyRate(int64_t steps, Train &&train)
     return r;
 }
 
+// What `profiled` prints besides the kernel classes: with `products`, each matrix product (an aten
+// op with FLOPs, its input shapes) with the GPU time of the kernels it launched and its achieved rate
+// against the card's peak; always, the time the GPU sat idle between kernels.
+struct ProfileOptions {
+    std::string trace;
+    bool products = false;
+    bool tf32 = false;
+    double plainMsPerStep = 0; // the step without the profiler: a CPU profile's dispatch share
+};
+
+// Trains under the Kineto profiler and prints where the time went (GPU kernels, or the CPU's ops);
+// returns the wall time.
+template <typename Train>
+double profiled(const std::string &tag, int64_t steps, const ProfileOptions &o, Train &&train);
+
+// --batch B: the answer phase's batch (the paper's 64; the classroom preset's 256). --profile 1:
+// then the same run under the profiler (on the CPU: CpuProfile.h's table).
 void single(const Args &a)
 {
     const int64_t steps = std::stoll(a.get("steps", "300"));
     const std::string device = a.get("device", "cpu");
     const int threads = std::stoi(a.get("threads", "0"));
+    const int64_t batch = std::stoll(a.get("batch", "64"));
     for (const auto &shape : split(a.get("shapes", "24x1,96x3,384x12"))) {
         const auto mh = split(shape, 'x');
         const int64_t m = std::stoll(mh[0]), h = std::stoll(mh[1]);
+        auto config = [&](int64_t n) {
+            RunConfig c = answerOnly(m, h, 1e-3, n, device, 0);
+            c.phases[0].batchSize = batch;
+            return c;
+        };
         TrainerControl control;
         control.threads = threads;
         std::vector<RunResult> r;
-        const Rate rate = steadyRate(steps, [&](int64_t n) {
-            r = trainMembers({answerOnly(m, h, 1e-3, n, device, 0)}, control);
-        });
-        std::printf("{\"impl\": \"headlab-single\", \"device\": \"%s\", \"m\": %lld, \"heads\": "
-                    "%lld, \"steps_per_s\": %.2f, \"steps_per_s_end_to_end\": %.2f, \"timing\": "
-                    "\"steady-min3\", \"status\": \"%s\"}\n",
-                    r[0].device.c_str(), (long long)m, (long long)h, rate.steady, rate.endToEnd,
+        const Rate rate =
+            steadyRate(steps, [&](int64_t n) { r = trainMembers({config(n)}, control); });
+        const double flops = estimateStepFlops(config(steps));
+        std::printf("{\"impl\": \"headlab-single\", \"device\": \"%s\", \"threads\": %d, \"m\": "
+                    "%lld, \"heads\": %lld, \"batch\": %lld, \"steps_per_s\": %.2f, "
+                    "\"steps_per_s_end_to_end\": %.2f, \"gflop_per_step\": %.5f, \"gflops\": %.2f, "
+                    "\"timing\": \"steady-min3\", \"status\": \"%s\"}\n",
+                    r[0].device.c_str(), threads, (long long)m, (long long)h, (long long)batch,
+                    rate.steady, rate.endToEnd, flops / 1e9, flops * rate.steady / 1e9,
                     toString(r[0].status));
         std::fflush(stdout);
+        if (a.get("profile", "0") == "1") {
+            const std::string tag = "\"m\": " + std::to_string(m) +
+                                    ", \"heads\": " + std::to_string(h) +
+                                    ", \"batch\": " + std::to_string(batch) +
+                                    ", \"threads\": " + std::to_string(threads);
+            ProfileOptions o;
+            o.plainMsPerStep = 1e3 / rate.steady;
+            profiled(tag, steps, o, [&] {
+                return std::string(toString(trainMembers({config(steps)}, control)[0].status));
+            });
+        }
     }
+}
+
+// headlab-bench peak --threads T: the FP32 peak of T cores, measured (CpuProfile.h), and the cost
+// of one op's dispatch.
+void peak(const Args &a)
+{
+    const int threads = std::stoi(a.get("threads", "1"));
+    const auto p = bench::measureFp32Peak(threads);
+    std::printf("{\"impl\": \"cpu-peak\", \"threads\": %d, \"isa\": \"%s\", \"lanes\": %d, "
+                "\"ghz\": %.3f, \"fma_per_cycle\": %.2f, \"gflops_per_core\": %.1f, "
+                "\"gflops\": %.1f, \"dispatch_us_per_call\": %.3f}\n",
+                threads, p.isa.c_str(), p.lanes, p.ghz, p.fmaPerCycle, p.perCoreGflops, p.gflops,
+                bench::dispatchMicroseconds());
 }
 
 // --mix 1,2,3,6,12: run r gets heads mix[r % n] (one ensemble for a whole width of the grid).
@@ -443,15 +496,6 @@ double cardPeakTflops(bool tf32)
     return 0;
 }
 
-// What `profiled` prints besides the kernel classes: with `products`, each matrix product (an aten
-// op with FLOPs, its input shapes) with the GPU time of the kernels it launched and its achieved rate
-// against the card's peak; always, the time the GPU sat idle between kernels.
-struct ProfileOptions {
-    std::string trace;
-    bool products = false;
-    bool tf32 = false;
-};
-
 // Prints the GPU's busy time (the union of its kernels' intervals), the span from the first kernel's
 // start to the last one's end, and what lies between: the idle time between kernels, per step.
 void printGaps(const std::string &tag, int64_t steps,
@@ -579,6 +623,14 @@ double profiled(const std::string &tag, int64_t steps, const ProfileOptions &o, 
     const double wall = seconds(t0);
     auto result = torch::autograd::profiler::disableProfiler();
     if (!o.trace.empty()) result->save(o.trace);
+    const bool onGpu =
+        std::any_of(result->events().begin(), result->events().end(),
+                    [](const auto &e) { return e.deviceType() == c10::DeviceType::CUDA; });
+    if (!onGpu) { // a CPU step: its ops by self time, its parts, and the dispatch share
+        bench::printCpuProfile(tag + ", \"status\": \"" + status + "\"", steps, wall,
+                               o.plainMsPerStep, result->events());
+        return wall;
+    }
     struct Acc {
         double us = 0;
         int64_t count = 0;
@@ -697,6 +749,17 @@ void preset(const Args &a)
     std::vector<RunConfig> configs;
     for (size_t r = 0; r < runs; ++r) {
         RunConfig c = picked[r % picked.size()];
+        if (a.opts.count("phase")) { // that phase alone (the classroom's answer phase)
+            const auto named = std::find_if(c.phases.begin(), c.phases.end(), [&](const auto &p) {
+                return p.name == a.get("phase", "");
+            });
+            if (named == c.phases.end()) {
+                std::fprintf(stderr, "headlab-bench preset: %s has no phase '%s'\n", name.c_str(),
+                             a.get("phase", "").c_str());
+                std::exit(2);
+            }
+            c.phases = {*named};
+        }
         c.phases.resize(1);
         cutToSteps(c, steps);
         c.device = a.get("device", "cuda:0");
@@ -707,6 +770,7 @@ void preset(const Args &a)
     // Runs that can share an ensemble train as one, as the scheduler groups them; groups one
     // after another. train(n): every group for n steps, evaluated at the start and the end only.
     TrainerControl control;
+    control.threads = std::stoi(a.get("threads", "0"));
     std::vector<RunResult> results;
     auto train = [&](int64_t n) {
         std::map<std::string, std::vector<RunConfig>> groups;
@@ -735,8 +799,10 @@ void preset(const Args &a)
         // Without a text run's final sample (200 forward passes of one byte each), whose kernels the
         // per-step counts would otherwise include (profiles before 2026-11-28's second session did).
         for (auto &c : configs) c.task.sampleLength = 0;
+        ProfileOptions o{a.get("trace", ""), a.get("products", "0") == "1", c0.tf32};
+        if (c0.device == "cpu") // the step without the profiler first: the dispatch share's base
+            o.plainMsPerStep = 1e3 / steadyRate(steps, train).steady;
         train(kShortSteps); // warm caches, kernels and the graph capture path
-        const ProfileOptions o{a.get("trace", ""), a.get("products", "0") == "1", c0.tf32};
         const double wall = profiled(tag, steps, o, [&] {
             train(steps);
             return std::string(toString(results[0].status));
@@ -1349,6 +1415,8 @@ int main(int argc, char **argv)
         saveSweep(a);
     else if (a.mode == "inputs")
         inputs(a);
+    else if (a.mode == "peak")
+        peak(a);
     else {
         std::fprintf(stderr, "headlab-bench: unknown mode '%s'\n", a.mode.c_str());
         return 2;

@@ -4,7 +4,7 @@
 Trains the `classroom` preset with headlab-cli as the app trains it on this machine's CPU (the
 same SweepRunner plan: on 2 cores two runs side by side, in the sweep's order), once on an idle
 machine and once beside one other busy process (a spinning Python loop), and reads from each run's
-stored result when the message is on screen:
+stored result when the message is on screen, and when the run that shows it has ended:
 
   the moment the several-heads run at the large η has left the ln 10 plateau (its test loss first
   below 5/6 ln 10, HeadLab's learned level), while the one-head run at that η has trained at least
@@ -15,6 +15,7 @@ the moment one ends); a step's time within a run is its share of the run's wall 
 line per condition and writes them to OUT (default docs/data/issue52/classroom-time.txt).
 
     python3 bench/classroom_time.py [OUT]
+    HEADLAB_CPU_ATTENTION=0 python3 bench/classroom_time.py OUT   (without the lanes, issue 79)
     HEADLAB_CLI  the headlab-cli (default build/app/cli/headlab-cli)
 """
 import glob
@@ -88,7 +89,9 @@ def main():
     lines = [f"# bench/classroom_time.py on {platform.node()}, {os.cpu_count()} cores, "
              f"{time.strftime('%Y-%m-%d %H:%M')}",
              "# condition  seconds_to_message  whole_preset_seconds  "
-             "one_head_large_eta_start_s  many_heads_large_eta_start_s"]
+             "one_head_large_eta_start_s  many_heads_large_eta_start_s  many_heads_large_eta_end_s"
+             + ("  HEADLAB_CPU_ATTENTION=" + os.environ["HEADLAB_CPU_ATTENTION"]
+                if "HEADLAB_CPU_ATTENTION" in os.environ else "")]
     for condition in ("idle", "one busy process"):
         stop = multiprocessing.Event()
         busy = None
@@ -103,7 +106,7 @@ def main():
         seconds, many, one = message_time(runs)
         origin = min(r["start"] for r in runs)
         line = (f"{condition:17s}  {seconds:6.1f}  {total:6.1f}  {one['start'] - origin:6.1f}  "
-                f"{many['start'] - origin:6.1f}")
+                f"{many['start'] - origin:6.1f}  {many['end'] - origin:6.1f}")
         print(line, flush=True)
         lines.append(line)
     os.makedirs(os.path.dirname(out), exist_ok=True)

@@ -174,6 +174,198 @@ def cpu_section(path, out):
                    f"{ref_rate:.1f} → **{sweep['run_steps_per_s'] / ref_rate:.2f}×**.\n")
 
 
+def addition_flops(m, batch, answer_only_last=True):
+    """FLOPs of one training step of Liu's model (forward and backward, products and scores).
+    answer_only_last: as HeadLab computes the answer phase (18 positions fed, the last layer at the
+    last position only, compute_floor.py); else as the reference computes it (all 19 positions
+    through both layers)."""
+    if answer_only_last:
+        return answer_step_flops(m, 1) * batch / 64
+    t = T + 1
+    return 3 * batch * (t * 2 * (24 * m * m + 4 * t * m) + t * 2 * m * V)
+
+
+def cpu_peers_section(path, classroom_paths, out):
+    """Issue 79: HeadLab against eager PyTorch and torch.compile on N pinned cores (bench/cpu_peers.sh),
+    with GFLOP/s and the share of the cores' measured FP32 peak; the profile of a classroom step; the
+    lanes lever; and the classroom's time to its contrast (bench/classroom_time.py)."""
+    rows = load(path)
+    info = next((r for r in rows if r.get("machine") == "cpu"), {})
+    peak = next((r for r in rows if r.get("impl") == "cpu-peak"), {})
+    peak_gflops = peak.get("gflops") or float("nan")
+    out.append(f"## CPU: HeadLab against compiled PyTorch on {info.get('threads', '?')} pinned cores
+")
+    out.append(
+        f"Measured by `bench/cpu_peers.sh` (`{path}`) in one run on {info.get('cpu', 'this CPU')}, cores "
+        f"{info.get('cores', '?')} (`taskset`), {info.get('threads', '?')} threads on each side, PyTorch "
+        f"{info.get('torch', '?')}, {info.get('date', '')}. For every shape HeadLab (`headlab-bench`), then its peer in "
+        "eager PyTorch, then the same step under `torch.compile` (mode \"default\", inductor's C++/OpenMP code), "
+        "in turn; each the fastest of three timed passes after its warm-up (and compile). Peers: Liu's model "
+        "(`bench/reference_addition.py`), the nearest-neighbour model (`bench/reference_nn.py`), the text model "
+        "(`bench/reference_text.py`), each with batches made beforehand.\n")
+    if peak:
+        out.append(
+            f"**The cores' FP32 peak, measured** (`headlab-bench peak`): {peak['isa']}, {peak['lanes']} floats a "
+            f"vector; one core ran {peak['gflops_per_core']:.0f} GFLOP/s of independent fused multiply-adds at "
+            f"{peak['ghz']:.2f} GHz (the clock from a chain of dependent register adds, one a cycle), i.e. "
+            f"{peak['fma_per_cycle']:.1f} vector FMAs a cycle: two FMA units. Both cores at once: "
+            f"**{peak['gflops']:.0f} GFLOP/s**, the peak the shares below divide by (the cores are a VM's; a "
+            "second busy core slows the first). One operator call that does no work costs "
+            f"{peak['dispatch_us_per_call']:.2f} µs (an in-place add on one element): the framework's share of "
+            "every op.\n")
+    out.append("GFLOP/s counts the products and attention scores of the step as HeadLab computes it (for "
+               "addition's answer phase the last layer runs at the answer position only, "
+               "`bench/compute_floor.py`); the reference runs every position through both layers, so its "
+               "executed rate is given beside it.\n")
+    heads_of = lambda r: r["heads"]
+    hl = {(r.get("set"), r["m"], r["heads"]): r for r in rows if r.get("impl") == "headlab-single" and r.get("set")}
+    eager = {(r.get("set"), r["m"], r["heads"]): r for r in rows if r.get("impl") == "eager" and "m" in r}
+    comp = {(r.get("set"), r["m"], r["heads"]): r for r in rows
+            if str(r.get("impl", "")).startswith("torch.compile") and "m" in r}
+    misses = []
+    out.append("### Addition: the classroom preset (batch 256) and Figure 2 (batch 64)\n")
+    out.append("| set | m × n_H | head width | HeadLab steps/s | eager | compiled | **÷ compiled** | "
+               "HeadLab GFLOP/s | % of peak | compiled, executed GFLOP/s | % of peak |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    order = sorted(hl, key=lambda k: (k[0] != "classroom", k[1], k[2]))
+    for key in order:
+        r = hl[key]
+        batch = r.get("batch", 64)
+        e = eager.get(key, {}).get("steps_per_s")
+        c = comp.get(key, {}).get("steps_per_s")
+        ratio = r["steps_per_s"] / c if c else None
+        g = r["steps_per_s"] * addition_flops(key[1], batch) / 1e9
+        gc = c * addition_flops(key[1], batch, False) / 1e9 if c else None
+        if ratio is not None and ratio < 1.5:
+            misses.append((key, ratio, g / peak_gflops))
+        out.append(f"| {key[0]} | {key[1]} × {key[2]} | {key[1] // key[2]} | {fmt(r['steps_per_s'], 1)} | {fmt(e, 1)} | "
+                   f"{fmt(c, 1)} | **{fmt(ratio, 2)}** | {fmt(g, 1)} | {fmt(100 * g / peak_gflops, 1)} | "
+                   f"{fmt(gc, 1)} | {fmt(100 * gc / peak_gflops if gc else None, 1)} |")
+    nn_hl = [r for r in rows if r.get("impl") == "headlab-preset" and r.get("preset") == "nn-classroom"]
+    nn_ref = {(r["layers"], r["heads"], r["impl"]): r for r in rows if r.get("peer") == "nn" and "steps_per_s" in r}
+    if nn_hl:
+        out.append("\n### Nearest neighbour: nn-classroom's six runs (d 16, 8 points, batch 64)\n")
+        out.append("| layers × n_H | HeadLab steps/s | eager | compiled | **÷ compiled** | HeadLab GFLOP/s | % of peak |")
+        out.append("|---|---|---|---|---|---|---|")
+        for r in sorted(nn_hl, key=lambda r: (r["layers"], int(r["heads"]))):
+            key = (r["layers"], int(r["heads"]))
+            e = nn_ref.get(key + ("eager",), {}).get("steps_per_s")
+            c = nn_ref.get(key + ("compile",), {}).get("steps_per_s")
+            ratio = r["steps_per_s"] / c if c else None
+            g = r["steps_per_s"] * r["gflop_per_run_step"]
+            if ratio is not None and ratio < 1.5:
+                misses.append((("nn", r["layers"], int(r["heads"])), ratio, g / peak_gflops))
+            out.append(f"| {key[0]} × {key[1]} | {fmt(r['steps_per_s'], 1)} | {fmt(e, 1)} | {fmt(c, 1)} | "
+                       f"**{fmt(ratio, 2)}** | {fmt(g, 2)} | {fmt(100 * g / peak_gflops, 1)} |")
+    text_hl = [r for r in rows if r.get("impl") == "headlab-preset" and r.get("preset") == "head-progression-classroom"
+               and r.get("runs") == 1]
+    text_ref = {(r["heads"], r["impl"]): r for r in rows if r.get("peer") == "text" and "steps_per_s" in r}
+    if text_hl:
+        out.append("\n### Text: head-progression-classroom's schedules (d 64, 4 layers, context 32, batch 16)\n")
+        out.append("| heads per layer | HeadLab steps/s | eager | compiled | **÷ compiled** | HeadLab GFLOP/s | % of peak |")
+        out.append("|---|---|---|---|---|---|---|")
+        for r in sorted(text_hl, key=lambda r: [int(h) for h in r["heads"].split()]):
+            key = r["heads"].replace(" ", ",")
+            e = text_ref.get((key, "eager"), {}).get("steps_per_s")
+            c = text_ref.get((key, "torch.compile(default)"), {}).get("steps_per_s")
+            ratio = r["steps_per_s"] / c if c else None
+            g = r["steps_per_s"] * r["gflop_per_run_step"]
+            if ratio is not None and ratio < 1.5:
+                misses.append((("text", key, 0), ratio, g / peak_gflops))
+            out.append(f"| {r['heads']} | {fmt(r['steps_per_s'], 1)} | {fmt(e, 1)} | {fmt(c, 1)} | "
+                       f"**{fmt(ratio, 2)}** | {fmt(g, 2)} | {fmt(100 * g / peak_gflops, 1)} |")
+    out.append(f"\nShapes below 1.5× compiled: **{len(misses)}** of "
+               f"{len(order) + len(nn_hl) + len(text_hl)}" + (" (what they cost is under the profile below)." if misses else ".") + "\n")
+    cpu_profile_section(rows, path, out)
+    lanes_section(rows, path, out)
+    for p in classroom_paths:
+        classroom_time_section(p, out)
+
+
+def cpu_profile_section(rows, path, out):
+    totals = [r for r in rows if r.get("profile") == "cpu-total"]
+    if not totals:
+        return
+    out.append("### Where a classroom step's time goes (one thread each way)\n" if False else
+               "### Where a classroom step's time goes\n")
+    out.append(f"`headlab-bench single --profile 1` (`{path}`): the same step under the Kineto profiler, each "
+               "operator by its self time (its time less its children's), grouped by class, and the training "
+               "step's four named parts. *dispatch* is the operator calls a step makes times the cost of one "
+               "call that does no work: what the framework takes before any arithmetic. With the lanes on "
+               "(the default) and off (`HEADLAB_CPU_ATTENTION=0`, ATen's kernel).\n")
+    out.append("| shape, batch | lanes | ms a step | op calls a step | dispatch ms (share) | forward | backward | optimizer | bookkeeping |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
+    parts = {}
+    for r in rows:
+        if r.get("profile") == "cpu-part":
+            parts[(r["lanes"], r["m"], r["heads"], r["part"])] = r["ms_per_step"]
+    for t in totals:
+        k = (t["lanes"], t["m"], t["heads"])
+        cell = lambda name: fmt(parts.get(k + ("headlab::" + name,)), 2)
+        out.append(f"| {t['m']} × {t['heads']}, {t['batch']} | {'on' if t['lanes'] else 'off'} | "
+                   f"{fmt(t['wall_ms_per_step'], 2)} | {fmt(t['aten_calls_per_step'], 0)} | "
+                   f"{fmt(t['dispatch_ms_per_step'], 2)} ({fmt(100 * t['dispatch_share'], 0)} %) | {cell('forward')} | "
+                   f"{cell('backward')} | {cell('optimizer')} | {cell('bookkeeping')} |")
+    out.append("\nBy class of operator (ms a step under the profiler, share of the operators' time):\n")
+    classes = sorted({r["class"] for r in rows if r.get("profile") == "cpu-class"})
+    out.append("| shape | lanes | " + " | ".join(classes) + " |")
+    out.append("|---|---|" + "---|" * len(classes))
+    cls = {(r["lanes"], r["m"], r["heads"], r["class"]): r for r in rows if r.get("profile") == "cpu-class"}
+    for t in totals:
+        k = (t["lanes"], t["m"], t["heads"])
+        cells = [f"{fmt(cls[k + (c,)]['ms_per_step'], 2)} ({fmt(100 * cls[k + (c,)]['share'], 0)} %)"
+                 if k + (c,) in cls else "—" for c in classes]
+        out.append(f"| {t['m']} × {t['heads']} | {'on' if t['lanes'] else 'off'} | " + " | ".join(cells) + " |")
+    out.append("\nThe five operators of most self time in each:\n")
+    for t in totals:
+        k = (t["lanes"], t["m"], t["heads"])
+        ops = [r for r in rows if r.get("profile") == "cpu-op" and (r["lanes"], r["m"], r["heads"]) == k][:5]
+        out.append(f"- {t['m']} × {t['heads']}, lanes {'on' if t['lanes'] else 'off'}: " + "; ".join(
+            f"`{o['name']}` {fmt(o['ms_per_step'], 2)} ms ({fmt(o['calls_per_step'], 0)} calls)" for o in ops))
+    out.append("")
+
+
+def lanes_section(rows, path, out):
+    lever = [r for r in rows if r.get("lever") == "lanes"]
+    if not lever:
+        return
+    out.append("### The lever: attention in lanes\n")
+    out.append(f"Each shape trained with the lanes and with ATen's kernel (`HEADLAB_CPU_ATTENTION=0`) in turn, "
+               f"twice, batch 64 (`{path}`); the lanes keep the losses (`test_core`'s laneAttentionTrainsAsSdpa, "
+               "`test_lanes`), and a run's provenance names the path (`attention: lanes`).\n")
+    out.append("| m × n_H | head width | lanes steps/s | ATen steps/s | lanes ÷ ATen |")
+    out.append("|---|---|---|---|---|")
+    shapes = []
+    for r in lever:
+        if (r["m"], r["heads"]) not in shapes:
+            shapes.append((r["m"], r["heads"]))
+    for m, h in shapes:
+        on = max(r["steps_per_s"] for r in lever if (r["m"], r["heads"], r["lanes"]) == (m, h, 1))
+        off = max(r["steps_per_s"] for r in lever if (r["m"], r["heads"], r["lanes"]) == (m, h, 0))
+        out.append(f"| {m} × {h} | {m // h} | {fmt(on, 1)} | {fmt(off, 1)} | **{fmt(on / off, 2)}** |")
+    out.append("")
+
+
+def classroom_time_section(path, out):
+    lines = [l for l in open(path).read().splitlines() if l.strip()]
+    head = lines[0].lstrip("# ")
+    lanes = "HEADLAB_CPU_ATTENTION=0" not in lines[1]
+    out.append(f"### The classroom's contrast on screen ({'lanes on' if lanes else 'lanes off'})\n")
+    out.append(f"`bench/classroom_time.py` ({head}; `{path}`): the classroom preset trained by `headlab-cli` as "
+               "the app trains it, idle and beside one busy process; seconds from the start until the twelve-head "
+               "run at η 7e-3 has left ln 10 while the one-head run there has trained as long (the contrast on "
+               "screen), until that twelve-head run ended, and until all four runs were done.\n")
+    out.append("| condition | contrast on screen (s) | twelve-head run at 7e-3 ended (s) | all four done (s) |")
+    out.append("|---|---|---|---|")
+    for l in lines[2:]:
+        parts = l.split()
+        cond = " ".join(parts[:-6]) if len(parts) >= 7 else " ".join(parts[:-5])
+        nums = parts[len(cond.split()):]
+        end = nums[5] if len(nums) > 5 else "—"
+        out.append(f"| {cond} | {nums[0]} | {end} | {nums[1]} |")
+    out.append("")
+
+
 def storage_section(path, out):
     rows = load(path)
     info = next((r for r in rows if "cpu" in r), {})
@@ -1183,6 +1375,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpu", action="append", default=[])
     ap.add_argument("--cpu", default="")
+    ap.add_argument("--cpu-peers", default="", help="the JSON lines of bench/cpu_peers.sh (issue 79)")
+    ap.add_argument("--classroom-time", action="append", default=[],
+                    help="bench/classroom_time.py's text files, shown under --cpu-peers")
     ap.add_argument("--storage", default="", help="the JSON lines of bench/storage_bench.sh")
     ap.add_argument("--checkpoints", action="append", default=[],
                     help="the JSON lines of bench/checkpoint_disk.sh (one table each)")
@@ -1252,6 +1447,8 @@ def main():
         gpu_section(g, out)
     if args.cpu:
         cpu_section(args.cpu, out)
+    if args.cpu_peers:
+        cpu_peers_section(args.cpu_peers, args.classroom_time, out)
     if args.storage:
         storage_section(args.storage, out)
     checkpoint_section(args.checkpoints, out)

@@ -87,6 +87,8 @@ const char *toString(AttentionPath path)
         return "micro-heads";
     case AttentionPath::Sdpa:
         return "sdpa";
+    case AttentionPath::Lanes:
+        return "lanes";
     case AttentionPath::Explicit:
         break;
     }
@@ -113,6 +115,18 @@ LayerAttention planLayer(const std::vector<int64_t> &headsOfRuns, int64_t inner,
                           std::to_string(kExplicitAttentionMaxLength) + " positions");
     const std::string mode = attentionSwitch();
     if (mode == "sdpa") return headByHead("HEADLAB_ATTENTION=sdpa");
+    // One head count on the CPU, narrow heads: the lanes (kLaneMaxHeadDim); switched off, or wider
+    // heads, sdpa, which measured 3–13 % a step faster than micro-heads.
+    const bool lanesOn = switchOn(Switch::CpuAttention, true);
+    const bool lanesEverywhere = switchText(Switch::CpuAttention) && lanesOn; // "1"
+    if (!layer.mixed && !device.gpu && !softcap &&
+        (headDim <= kLaneMaxHeadDim || lanesEverywhere)) {
+        if (!lanesOn) return headByHead("one head count on the CPU, HEADLAB_CPU_ATTENTION=0");
+        layer = headByHead("one head count on the CPU: every (sequence, head) a vector lane");
+        layer.path = AttentionPath::Lanes;
+        layer.memoryEfficient = false;
+        return layer;
+    }
     const int64_t M = microHeadCount(headsOfRuns, inner, device.gpu);
     if (M == 0) {
         const int64_t lcm = leastCommonMultiple(headsOfRuns);
@@ -189,13 +203,14 @@ ScoreCounts &ScoreCounts::operator+=(const ScoreCounts &o)
     sdpaLong += o.sdpaLong;
     sdpaRuns += o.sdpaRuns;
     explicitSoftmax += o.explicitSoftmax;
+    lanes += o.lanes;
     return *this;
 }
 
 ScoreCounts ScoreCounts::operator*(double k) const
 {
-    return {microHeads * k, mix * k,      sdpaNarrow * k,     sdpaFused * k,
-            sdpaLong * k,   sdpaRuns * k, explicitSoftmax * k};
+    return {microHeads * k, mix * k,      sdpaNarrow * k,      sdpaFused * k,
+            sdpaLong * k,   sdpaRuns * k, explicitSoftmax * k, lanes * k};
 }
 
 ScoreCounts attentionScoreCounts(const LayerAttention &layer, int64_t ownHeads)
@@ -220,6 +235,9 @@ ScoreCounts attentionScoreCounts(const LayerAttention &layer, int64_t ownHeads)
     case AttentionPath::Explicit:
         counts.explicitSoftmax = heads;
         break;
+    case AttentionPath::Lanes:
+        counts.lanes = heads;
+        break;
     }
     return counts;
 }
@@ -228,7 +246,7 @@ double attentionScoreWork(const ScoreCounts &c)
 {
     return c.microHeads * kMicroScoreWork + c.mix + c.sdpaNarrow * kNarrowSdpaScoreWork +
            c.sdpaFused * kFusedScoreWork + c.sdpaRuns * kSdpaRunWork +
-           (c.sdpaLong + c.explicitSoftmax) * kScoreWork;
+           (c.sdpaLong + c.explicitSoftmax + c.lanes) * kScoreWork;
 }
 
 } // namespace headlab

@@ -8,7 +8,8 @@
 // slow; long ones (text) always take sdpa. planLayer says which, and why, from:
 // - the runs' heads (w·H each) and the layer's width: M must divide it and stay within a bound,
 //   measured on an H200 (kMaxMicroHeads, kMaxMixedMicroHeads; on the CPU kMaxCpuMicroHeads, and a
-//   uniform ensemble takes sdpa, which is faster there);
+//   uniform ensemble takes the lanes where heads are narrow, kLaneMaxHeadDim, else sdpa, which is
+//   faster there than micro-heads);
 // - the sequence length (up to kExplicitAttentionMaxLength);
 // - the device, and whether the micro-heads kernel is built, switched on and fits the shape;
 // - the stabilizers (a soft cap keeps the explicit softmax: the kernel cannot cap);
@@ -41,6 +42,13 @@ constexpr int64_t kExplicitAttentionMaxLength = 64;
 constexpr int64_t kMaxMicroHeads = 512;      // on the GPU, every run with the same heads
 constexpr int64_t kMaxMixedMicroHeads = 128; // on the GPU, runs of several head counts
 constexpr int64_t kMaxCpuMicroHeads = 64;
+// On the CPU, one head count, heads this wide at most take the lanes (core/model/LaneAttention.h):
+// measured on two cores of a Xeon (2026-12-05, headlab-bench single, batch 64, lanes and ATen's
+// kernel in turn) a step took 0.77 times ATen's at head width 4 (24 × 6) and 0.88–0.90 at 8
+// (24 × 3, 96 × 12), but 1.03–1.22 at 16 to 384 (48 × 3, 96 × 3, 192 × 6, 384 × 12, 384 × 1),
+// where ATen's kernel vectorizes over the head width itself. The lever's table is in
+// docs/PERFORMANCE.md (bench/cpu_peers.sh, part lanes).
+constexpr int64_t kLaneMaxHeadDim = 8;
 
 // M for these runs' heads (w·H each) in a layer of width `inner`, within the device's bound; 0
 // where M does not divide the width, is beyond the bound, or the switch says sdpa.
@@ -52,8 +60,10 @@ bool headCountsDiffer(const std::vector<int64_t> &headsOfRuns);
 // MicroHeads: over the layer's M micro-heads. Sdpa: head by head through ATen's
 // scaled_dot_product_attention, a call per head-count group. Explicit: head by head with an
 // explicit softmax, where a soft cap must act on the scores (ATen's kernels cannot cap them).
-enum class AttentionPath { MicroHeads, Sdpa, Explicit };
-const char *toString(AttentionPath path); // "micro-heads", "sdpa", "explicit"
+// Lanes: on the CPU, head by head with every (sequence, head) pair a lane of the vector unit
+// (core/model/LaneAttention.h), for short sequences where ATen's kernel's blocks are too small.
+enum class AttentionPath { MicroHeads, Sdpa, Explicit, Lanes };
+const char *toString(AttentionPath path); // "micro-heads", "sdpa", "explicit", "lanes"
 
 // What runs the layers: the device, and the micro-heads kernel there (built, switched on by
 // HEADLAB_FUSED_ATTENTION, and whether it fits a shape: positions, micro-heads, their width).
@@ -118,6 +128,7 @@ struct ScoreCounts {
     // output moved to and from the head-major layout, and their gradients).
     double sdpaRuns = 0;
     double explicitSoftmax = 0; // heads through the explicit softmax a soft cap needs
+    double lanes = 0;           // heads through the CPU's lanes (not fitted: priced as explicit)
     ScoreCounts &operator+=(const ScoreCounts &o);
     ScoreCounts operator*(double k) const;
 };

@@ -11,7 +11,7 @@ namespace headlab {
 
 enum class Switch {
     Attention,       // sdpa: no micro-heads; micro-heads: beyond microHeadCount's bounds
-    FusedAdam,       // 0: ATen's Adam passes
+    FusedAdam,       // 0: ATen's Adam passes (not the CUDA kernel, nor the CPU's one pass)
     DirectGradients, // 0: autograd adds the linear layers' weight gradients
     CudaGraphs,      // 0: every step launched eagerly
     HeadStats,       // 0: no per-head statistics
@@ -27,6 +27,7 @@ enum class Switch {
     Placement,       // 0: on several GPUs, ensembles go to whichever device's worker is free first
     HeadGroups,      // 0: on the GPU, runs of one weight shape train together whatever their heads
     MicroHeadsBound, // n: on the GPU, micro-heads up to n, for one head count and several alike
+    CpuAttention, // 0: on the CPU, short sequences through ATen's sdpa; 1: the lanes at any width
 };
 
 struct EnvSwitch {
@@ -41,7 +42,7 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
      "micro-heads at any count that divides the layer's width, not only up to the bounds (on the "
      "GPU 512 for one head count, 128 for several; 64 on the CPU)"},
     {Switch::FusedAdam, "HEADLAB_FUSED_ADAM",
-     "0: ATen's Adam passes instead of the fused CUDA kernel"},
+     "0: ATen's Adam passes instead of the fused CUDA kernel, or of the CPU's one pass"},
     {Switch::DirectGradients, "HEADLAB_DIRECT_GRADIENTS",
      "0: autograd adds the linear layers' weight gradients"},
     {Switch::CudaGraphs, "HEADLAB_CUDA_GRAPHS", "0: every step launched eagerly"},
@@ -81,6 +82,10 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
      "n: on the GPU, explicit micro-heads up to n for one head count and for several alike, "
      "instead of 512 and 128 (the bound of 64 that commits before 6ebf4fa had, to time or price "
      "their runs again: bench/multi4_balance.py --bound)"},
+    {Switch::CpuAttention, "HEADLAB_CPU_ATTENTION",
+     "0: on the CPU, attention over short sequences (addition, nearest neighbour) by ATen's "
+     "scaled_dot_product_attention instead of HeadLab's lanes, every (sequence, head) pair a lane "
+     "of the vector unit; 1: the lanes at every head width, not only where they measured faster"},
 };
 
 // The row of a switch.

@@ -5,6 +5,7 @@
 
 #include "core/config/Switches.h"
 #include "core/model/Kernels.h"
+#include "core/model/LaneAttention.h"
 
 #include <cstdio>
 
@@ -26,10 +27,19 @@ constexpr int64_t kFusedQkvMaxWidth = 256; // Q/K/V as one product up to this wi
 
 void weightGradientInto(torch::Tensor &gw, const torch::Tensor &x, const torch::Tensor &dy);
 
+// (R, B, T, n) ↔ (R, B·T, n): the batched products' view of a layer's activations, taken inside
+// the autograd functions below, so that autograd records no view of its own for it (two nodes a
+// product fewer, each costing its op calls forward and backward).
+torch::Tensor flatRows(const torch::Tensor &t)
+{
+    return t.reshape({t.size(0), t.size(1) * t.size(2), t.size(3)});
+}
+
 // y = x·w (+ b), batched over runs, whose backward writes the weight and bias gradients straight
 // into their slices of the flat gradient buffer (bmm_out, sum_out) instead of handing them to
 // autograd, which would add each into the buffer in a pass of its own. Every weight is used once
-// a step, so writing (not adding) is exact, and the buffer is zeroed each step anyway.
+// a step, so writing (not adding) is exact, and the buffer is zeroed each step anyway. x and y are
+// (R, B, T, in) and (R, B, T, out).
 struct BatchedLinear : torch::autograd::Function<BatchedLinear> {
     // b: a (R, out) bias, or an empty list for none (autograd functions take no undefined tensors).
     static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
@@ -38,15 +48,18 @@ struct BatchedLinear : torch::autograd::Function<BatchedLinear> {
         ctx->save_for_backward({x, w});
         ctx->saved_data["gw"] = w.grad();
         if (!b.empty()) ctx->saved_data["gb"] = b[0].grad();
-        return b.empty() ? torch::bmm(x, w) : torch::baddbmm(b[0].unsqueeze(1), x, w);
+        const auto flat = flatRows(x);
+        return (b.empty() ? torch::bmm(flat, w) : torch::baddbmm(b[0].unsqueeze(1), flat, w))
+            .view({x.size(0), x.size(1), x.size(2), w.size(2)});
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
                                                    torch::autograd::variable_list grads)
     {
         const auto saved = ctx->get_saved_variables();
-        const auto &x = saved[0], &w = saved[1];
-        const auto &dy = grads[0]; // (R, N, out)
+        const auto x = flatRows(saved[0]);
+        const auto &w = saved[1];
+        const auto dy = flatRows(grads[0]); // (R, N, out)
         auto gw = ctx->saved_data["gw"].toTensor();
         weightGradientInto(gw, x, dy);
         if (ctx->saved_data.count("gb")) {
@@ -54,7 +67,7 @@ struct BatchedLinear : torch::autograd::Function<BatchedLinear> {
             at::sum_out(gb, dy, {1});
         }
         torch::Tensor dx;
-        if (ctx->needs_input_grad(0)) dx = torch::bmm(dy, w.transpose(1, 2));
+        if (ctx->needs_input_grad(0)) dx = torch::bmm(dy, w.transpose(1, 2)).view(saved[0].sizes());
         return {dx, torch::Tensor(), torch::Tensor()};
     }
 };
@@ -107,15 +120,19 @@ struct BatchedLinearMany : torch::autograd::Function<BatchedLinearMany> {
         // Gradients returned: one per tensor argument, and a vector argument counts at least once.
         ctx->saved_data["inputs"] =
             static_cast<int64_t>(1 + ws.size() + std::max<size_t>(1, bs.size()));
-        return bs.empty() ? torch::bmm(x, w) : torch::baddbmm(torch::cat(bs, 1).unsqueeze(1), x, w);
+        const auto flat = flatRows(x);
+        return (bs.empty() ? torch::bmm(flat, w)
+                           : torch::baddbmm(torch::cat(bs, 1).unsqueeze(1), flat, w))
+            .view({x.size(0), x.size(1), x.size(2), w.size(2)});
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
                                                    torch::autograd::variable_list grads)
     {
         const auto saved = ctx->get_saved_variables();
-        const auto &x = saved[0], &w = saved[1];
-        const auto dy = grads[0].contiguous(); // (R, N, Σ out)
+        const auto x = flatRows(saved[0]);
+        const auto &w = saved[1];
+        const auto dy = flatRows(grads[0].contiguous()); // (R, N, Σ out)
         const auto widths = ctx->saved_data["widths"].toIntVector();
         auto gw = torch::empty({x.size(0), x.size(2), dy.size(2)}, dy.options());
         weightGradientInto(gw, x, dy);
@@ -131,7 +148,8 @@ struct BatchedLinearMany : torch::autograd::Function<BatchedLinearMany> {
             offset += widths[i];
         }
         torch::autograd::variable_list out(static_cast<size_t>(ctx->saved_data["inputs"].toInt()));
-        if (ctx->needs_input_grad(0)) out[0] = torch::bmm(dy, w.transpose(1, 2));
+        if (ctx->needs_input_grad(0))
+            out[0] = torch::bmm(dy, w.transpose(1, 2)).view(saved[0].sizes());
         return out;
     }
 };
@@ -758,14 +776,12 @@ torch::Tensor Transformer::linear(const torch::Tensor &x, const torch::Tensor &w
 {
     // x: (R, B, T, in), w: (R, in, out), b: (R, out) or undefined → (R, B, T, out)
     const int64_t R = x.size(0), B = x.size(1), T = x.size(2);
-    const auto flat = x.reshape({R, B * T, x.size(3)});
-    torch::Tensor y;
     // A reparametrized weight (σReparam) is not the parameter: autograd takes its gradient back.
     if (torch::GradMode::is_enabled() && m_directGradients && w.is_leaf())
-        y = BatchedLinear::apply(
-            flat, w, b.defined() ? std::vector<torch::Tensor>{b} : std::vector<torch::Tensor>{});
-    else
-        y = b.defined() ? torch::baddbmm(b.unsqueeze(1), flat, w) : torch::bmm(flat, w);
+        return BatchedLinear::apply(
+            x, w, b.defined() ? std::vector<torch::Tensor>{b} : std::vector<torch::Tensor>{});
+    const auto flat = flatRows(x);
+    const auto y = b.defined() ? torch::baddbmm(b.unsqueeze(1), flat, w) : torch::bmm(flat, w);
     return y.view({R, B, T, w.size(2)});
 }
 
@@ -773,16 +789,16 @@ torch::Tensor Transformer::linearMany(const torch::Tensor &x, const std::vector<
                                       const std::vector<torch::Tensor> &bs) const
 {
     const int64_t R = x.size(0), B = x.size(1), T = x.size(2);
-    const auto flat = x.reshape({R, B * T, x.size(3)});
     std::vector<torch::Tensor> biases;
     for (const auto &b : bs)
         if (b.defined()) biases.push_back(b);
-    torch::Tensor y;
     const bool leaves =
         std::all_of(ws.begin(), ws.end(), [](const torch::Tensor &w) { return w.is_leaf(); });
     if (torch::GradMode::is_enabled() && m_directGradients && leaves)
-        y = BatchedLinearMany::apply(flat, ws.at(0), ws.at(1), ws.at(2), biases);
-    else if (biases.empty())
+        return BatchedLinearMany::apply(x, ws.at(0), ws.at(1), ws.at(2), biases);
+    const auto flat = flatRows(x);
+    torch::Tensor y;
+    if (biases.empty())
         y = torch::bmm(flat, torch::cat(ws, 2));
     else
         y = torch::baddbmm(torch::cat(biases, 1).unsqueeze(1), flat, torch::cat(ws, 2));
@@ -791,7 +807,7 @@ torch::Tensor Transformer::linearMany(const torch::Tensor &x, const std::vector<
 
 torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k,
                                   const torch::Tensor &v, int64_t H, int64_t hd, bool lastOnly,
-                                  bool explicitSoftmax) const
+                                  AttentionPath path) const
 {
     // q: (R, B, Tq, H·hd), k and v: (R, B, T, H·hd) → (R, B, Tq, H·hd)
     const int64_t R = q.size(0), B = q.size(1), Tq = q.size(2), T = k.size(2);
@@ -800,8 +816,11 @@ torch::Tensor Transformer::attend(const torch::Tensor &q, const torch::Tensor &k
     };
     // With lastOnly the single query sits at the last position and may see every key: no mask.
     const bool causal = m_config.causal && !lastOnly;
+    if (path == AttentionPath::Lanes && q.is_cpu() && q.scalar_type() == torch::kFloat32 &&
+        T <= kLaneAttentionMaxLength)
+        return laneAttention(q, k, v, H, hd, logitScale(hd), causal);
     torch::Tensor o;
-    if (explicitSoftmax) { // the fused kernels cannot cap the scores
+    if (path == AttentionPath::Explicit) { // the fused kernels cannot cap the scores
         auto s =
             capped(torch::matmul(split(q, Tq), split(k, T).transpose(-1, -2)) * logitScale(hd));
         if (causal)
@@ -1062,11 +1081,11 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
         // task): a few batched products, or the kernel, and one path for all head counts.
         o = attendMicro(L, index, q, k, v, lastOnly, qkv);
     } else {
-        const bool explicitSoftmax = m_attention.layers[index].path == AttentionPath::Explicit;
+        const AttentionPath path = m_attention.layers[index].path;
         o = byHeadGroups(L, q, k, v,
                          [&](const torch::Tensor &qg, const torch::Tensor &kg,
                              const torch::Tensor &vg, int64_t h, int64_t d, const torch::Tensor &) {
-                             return attend(qg, kg, vg, h, d, lastOnly, explicitSoftmax);
+                             return attend(qg, kg, vg, h, d, lastOnly, path);
                          });
     }
     const auto wo = weight(L.wo, L.woSigma);

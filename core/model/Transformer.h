@@ -199,10 +199,11 @@ private:
     template <typename Attend>
     torch::Tensor byHeadGroups(const Layer &layer, const torch::Tensor &q, const torch::Tensor &k,
                                const torch::Tensor &v, Attend &&attend) const;
-    // Head by head: ATen's scaled_dot_product_attention, or (explicitSoftmax, the plan's Explicit
-    // path) the softmax computed here, where a soft cap acts on the scores.
+    // Head by head, by the layer's path: ATen's scaled_dot_product_attention (Sdpa), the softmax
+    // computed here where a soft cap acts on the scores (Explicit), or on the CPU every (sequence,
+    // head) a vector lane (Lanes, LaneAttention.h).
     torch::Tensor attend(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v,
-                         int64_t heads, int64_t headDim, bool lastOnly, bool explicitSoftmax) const;
+                         int64_t heads, int64_t headDim, bool lastOnly, AttentionPath path) const;
     // packed: the one Q/K/V product q, k and v are thirds of, when they are (undefined if not).
     torch::Tensor attendMicro(const Layer &layer, size_t index, const torch::Tensor &q,
                               const torch::Tensor &k, const torch::Tensor &v, bool lastOnly,

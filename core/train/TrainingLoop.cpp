@@ -4,6 +4,8 @@
 // logEvery steps they are copied back, so the host synchronises once per log point, not per step.
 #include "core/train/TrainingLoop.h"
 
+#include <ATen/record_function.h>
+
 #include <cmath>
 #include <mutex>
 
@@ -139,7 +141,9 @@ void TrainingLoop::runPhase(size_t ph)
     if (!resumed)
         for (auto &m : m_members) m.result.phaseStarts.push_back(m_step);
     Adam adam(*m_model, phase.optimizer, m_configs.front().stabilizers.independentWeightDecay);
-    m_fusedAdam = adam.fused() ? "on (one CUDA kernel)" : "off (ATen passes)";
+    m_fusedAdam = adam.fused()     ? "on (one CUDA kernel)"
+                  : adam.cpuPass() ? "on (one CPU pass)"
+                                   : "off (ATen passes)";
     updateLearningRates(adam, phase);
     const auto device = m_model->flatParameters().device();
     int64_t t0 = 0;
@@ -172,9 +176,19 @@ void TrainingLoop::runPhase(size_t ph)
     // gradient norms are kept from the step before each evaluation (from every step when the
     // step is a CUDA graph, which cannot branch).
     bool gradNormsEveryStep = false;
+    // The step's parts are named for the profiler (headlab-bench profile on the CPU): the batch and
+    // the forward pass, the backward pass, the optimizer, the bookkeeping. A scope costs nothing
+    // while no profiler listens.
     auto trainStep = [&] {
-        const auto loss = m_task->trainLoss(*m_model, phase, phaseStep); // (R)
-        torch::where(m_alive > 0, loss, torch::zeros_like(loss)).sum().backward();
+        torch::Tensor loss;
+        {
+            RECORD_USER_SCOPE("headlab::forward");
+            loss = m_task->trainLoss(*m_model, phase, phaseStep); // (R)
+        }
+        {
+            RECORD_USER_SCOPE("headlab::backward");
+            torch::where(m_alive > 0, loss, torch::zeros_like(loss)).sum().backward();
+        }
         if (m_headStats &&
             (gradNormsEveryStep || (m_step + 1) % evalEvery == 0 || m_step + 1 == m_total)) {
             torch::NoGradGuard noGrad;
@@ -186,8 +200,12 @@ void TrainingLoop::runPhase(size_t ph)
                 for (auto &[of, kept] : m_grads[l]) kept.copy_(norms.at(of));
             }
         }
-        adam.step(schedule.index_select(0, phaseStep.reshape({1})).reshape({}));
-        adam.zeroGrad();
+        {
+            RECORD_USER_SCOPE("headlab::optimizer");
+            adam.step(schedule.index_select(0, phaseStep.reshape({1})).reshape({}));
+            adam.zeroGrad();
+        }
+        RECORD_USER_SCOPE("headlab::bookkeeping");
         torch::NoGradGuard noGrad;
         const auto l = loss.detach();
         trainSum.add_(l);

@@ -427,6 +427,22 @@ private Q_SLOTS:
         QCOMPARE(uniformGpu.layers[0].microHeads, int64_t(4));
         QVERIFY(uniformGpu.layers[0].kernel && uniformGpu.anyKernel());
         QVERIFY(planAttention(m, {{4}, {4}}, 19, cpu, false).layers[0].path == AttentionPath::Sdpa);
+        // Narrow heads on the CPU take the lanes (the classroom's 12 heads 2 wide), unless switched
+        // off; a soft cap keeps the explicit softmax.
+        ModelConfig classroom;
+        classroom.dModel = 24;
+        classroom.heads = {12, 12};
+        const AttentionPlan lanes = planAttention(classroom, {{12, 12}}, 19, cpu, false);
+        QVERIFY(lanes.layers[0].path == AttentionPath::Lanes);
+        QCOMPARE(lanes.describe(), std::string("lanes"));
+        QVERIFY(planAttention(classroom, {{12, 12}}, 19, cpu, true).layers[0].path ==
+                AttentionPath::Explicit);
+        QVERIFY(planAttention(classroom, {{12, 12}}, 19, gpu, false).layers[0].path ==
+                AttentionPath::MicroHeads);
+        qputenv("HEADLAB_CPU_ATTENTION", "0");
+        QVERIFY(planAttention(classroom, {{12, 12}}, 19, cpu, false).layers[0].path ==
+                AttentionPath::Sdpa);
+        qunsetenv("HEADLAB_CPU_ATTENTION");
         const AttentionPlan mixedCpu = planAttention(m, {{2}, {8}}, 19, cpu, false);
         QVERIFY(mixedCpu.layers[0].path == AttentionPath::MicroHeads && mixedCpu.layers[0].mixed);
         QCOMPARE(mixedCpu.layers[0].microHeads, int64_t(8));
@@ -826,7 +842,7 @@ private Q_SLOTS:
             QCOMPARE(&envSwitchRow(row.id), &row);
             QVERIFY(std::strncmp(row.name, "HEADLAB_", 8) == 0 && std::strlen(row.help) > 0);
         }
-        QCOMPARE(ids.size(), size_t(int(Switch::MicroHeadsBound) + 1)); // the last id
+        QCOMPARE(ids.size(), size_t(int(Switch::CpuAttention) + 1)); // the last id
         const RunResult plain = trainRun(tinyAddition(3e-3, 4, 1));
         QCOMPARE(plain.provenance.at("fused_qkv"), std::string("off"));
         QCOMPARE(plain.provenance.at("split_k"), std::string("off"));
@@ -835,6 +851,8 @@ private Q_SLOTS:
         QCOMPARE(plain.provenance.at("fused_norm"), std::string("off"));
         QCOMPARE(plain.provenance.at("fused_layer_norm"), std::string("off"));
         QCOMPARE(plain.provenance.at("fused_attention"), std::string("off"));
+        // The CPU's own: Adam in one pass.
+        QCOMPARE(plain.provenance.at("fused_adam"), std::string("on (one CPU pass)"));
         ::setenv(envSwitchRow(Switch::FusedQkv).name, "1", 1);
         const RunResult fused = trainRun(tinyAddition(3e-3, 4, 1));
         ::unsetenv(envSwitchRow(Switch::FusedQkv).name);
@@ -1230,6 +1248,54 @@ private Q_SLOTS:
                                         .arg(k)
                                         .arg(micro[i].train[k].value)
                                         .arg(fused[i].train[k].value)));
+        }
+    }
+
+    void laneAttentionTrainsAsSdpa()
+    {
+        // A classroom-like run (24 wide, 12 heads of 2) on the lanes and with them switched off:
+        // the same losses, and the provenance says which path ran.
+        const RunConfig c = testing::tinyAdditionRun(24, {12, 12}, 30, 3e-3);
+        const auto lanes = trainRun(c);
+        qputenv("HEADLAB_CPU_ATTENTION", "0");
+        const auto sdpa = trainRun(c);
+        qunsetenv("HEADLAB_CPU_ATTENTION");
+        QCOMPARE(lanes.provenance.at("attention"), std::string("lanes"));
+        QCOMPARE(sdpa.provenance.at("attention"), std::string("sdpa"));
+        QCOMPARE(lanes.train.size(), sdpa.train.size());
+        for (size_t k = 0; k < lanes.train.size(); ++k)
+            QVERIFY2(std::abs(lanes.train[k].value - sdpa.train[k].value) < 1e-5,
+                     qPrintable(QStringLiteral("step %1: %2 vs %3")
+                                    .arg(k)
+                                    .arg(lanes.train[k].value)
+                                    .arg(sdpa.train[k].value)));
+        QVERIFY(std::abs(lanes.train.front().value - lanes.train.back().value) > 1e-3);
+    }
+
+    void cpuAdamPassMatchesAtenPasses()
+    {
+        // The CPU's one-pass Adam against the ATen passes (HEADLAB_FUSED_ADAM=0), Adam with a
+        // constant rate and AdamW with weight decay and the warm-up cosine schedule: the same
+        // losses, and the provenance says which ran.
+        RunConfig adam = tinyAddition(3e-3, 30, 1), adamW = tinyAddition(3e-3, 30, 2);
+        adamW.phases[0].optimizer.kind = OptimizerKind::AdamW;
+        adamW.phases[0].optimizer.weightDecay = 0.1;
+        adamW.phases[0].schedule.kind = ScheduleKind::WarmupCosine;
+        for (const auto &c : {adam, adamW}) {
+            const auto pass = trainRun(c);
+            qputenv("HEADLAB_FUSED_ADAM", "0");
+            const auto passes = trainRun(c);
+            qunsetenv("HEADLAB_FUSED_ADAM");
+            QCOMPARE(pass.provenance.at("fused_adam"), std::string("on (one CPU pass)"));
+            QCOMPARE(passes.provenance.at("fused_adam"), std::string("off (ATen passes)"));
+            QCOMPARE(pass.train.size(), passes.train.size());
+            for (size_t k = 0; k < pass.train.size(); ++k)
+                QVERIFY2(std::abs(pass.train[k].value - passes.train[k].value) < 1e-6,
+                         qPrintable(QStringLiteral("step %1: %2 vs %3")
+                                        .arg(k)
+                                        .arg(pass.train[k].value)
+                                        .arg(passes.train[k].value)));
+            QVERIFY(std::abs(pass.train.front().value - pass.train.back().value) > 1e-3);
         }
     }
 

@@ -1,0 +1,297 @@
+// CpuProfile.cpp — the CPU's side of headlab-bench: a step's profile by op and part, the dispatch
+// cost of one op, and the cores' measured FP32 peak (CpuProfile.h).
+#include "bench/CpuProfile.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace headlab::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t0)
+{
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+bool startsWith(const std::string &s, const char *prefix)
+{
+    return s.rfind(prefix, 0) == 0;
+}
+
+// Op classes by name, coarse enough to say where a CPU step's time goes.
+std::string opClass(const std::string &n)
+{
+    static const char *kProducts[] = {"aten::mm",      "aten::bmm",    "aten::addmm",
+                                      "aten::baddbmm", "aten::addbmm", "aten::mv"};
+    for (const char *p : kProducts)
+        if (n == p) return "products";
+    auto has = [&](const char *s) { return n.find(s) != std::string::npos; };
+    if (startsWith(n, "headlab::")) return "headlab code between ops";
+    if (has("autograd::") || has("Backward0") || has("Backward1")) return "autograd engine";
+    if (has("softmax") || has("scaled_dot_product") || has("attention")) return "attention";
+    if (has("layer_norm") || has("aten::var") || has("aten::mean") || has("aten::std"))
+        return "norm";
+    static const char *kLayout[] = {"aten::copy_",
+                                    "aten::contiguous",
+                                    "aten::clone",
+                                    "aten::to",
+                                    "aten::_to_copy",
+                                    "aten::empty",
+                                    "aten::empty_like",
+                                    "aten::empty_strided",
+                                    "aten::view",
+                                    "aten::reshape",
+                                    "aten::_reshape_alias",
+                                    "aten::transpose",
+                                    "aten::permute",
+                                    "aten::expand",
+                                    "aten::as_strided",
+                                    "aten::select",
+                                    "aten::slice",
+                                    "aten::unsqueeze",
+                                    "aten::squeeze",
+                                    "aten::t",
+                                    "aten::split",
+                                    "aten::cat",
+                                    "aten::stack",
+                                    "aten::index_select",
+                                    "aten::index",
+                                    "aten::embedding",
+                                    "aten::zeros",
+                                    "aten::zeros_like",
+                                    "aten::fill_",
+                                    "aten::zero_",
+                                    "aten::resize_",
+                                    "aten::unbind",
+                                    "aten::narrow",
+                                    "aten::detach",
+                                    "detach",
+                                    "aten::alias",
+                                    "aten::_unsafe_view",
+                                    "aten::flatten",
+                                    "aten::unflatten",
+                                    "aten::expand_as"};
+    for (const char *p : kLayout)
+        if (n == p) return "layout and copies";
+    return "elementwise and reductions";
+}
+
+struct Span {
+    uint64_t start = 0, end = 0;
+    size_t index = 0;
+};
+
+} // namespace
+
+void printCpuProfile(const std::string &tag, int64_t steps, double wallSeconds,
+                     double plainMsPerStep,
+                     const std::vector<torch::autograd::profiler::KinetoEvent> &events)
+{
+    // Each event's self time: its duration less its direct children's, nesting by thread.
+    std::map<uint64_t, std::vector<Span>> byThread;
+    for (size_t i = 0; i < events.size(); ++i) {
+        const auto &e = events[i];
+        if (e.deviceType() != c10::DeviceType::CPU || e.endNs() <= e.startNs()) continue;
+        byThread[e.startThreadId()].push_back({e.startNs(), e.endNs(), i});
+    }
+    std::vector<double> selfNs(events.size(), 0.0);
+    for (auto &[thread, spans] : byThread) {
+        std::sort(spans.begin(), spans.end(), [](const Span &x, const Span &y) {
+            return x.start != y.start ? x.start < y.start : x.end > y.end;
+        });
+        std::vector<Span> open;
+        for (const auto &s : spans) {
+            while (!open.empty() && open.back().end <= s.start) open.pop_back();
+            const double d = static_cast<double>(s.end - s.start);
+            selfNs[s.index] += d;
+            if (!open.empty()) selfNs[open.back().index] -= d;
+            open.push_back(s);
+        }
+    }
+    struct Acc {
+        double ns = 0;
+        int64_t calls = 0;
+    };
+    std::map<std::string, Acc> byName, byClass, parts;
+    double opNs = 0;
+    int64_t atenCalls = 0;
+    for (const auto &[thread, spans] : byThread)
+        for (const auto &s : spans) {
+            const std::string name = events[s.index].name();
+            const double self = std::max(0.0, selfNs[s.index]);
+            byName[name].ns += self;
+            byName[name].calls++;
+            byClass[opClass(name)].ns += self;
+            byClass[opClass(name)].calls++;
+            opNs += self;
+            if (startsWith(name, "aten::")) ++atenCalls;
+            if (startsWith(name, "headlab::")) {
+                parts[name].ns += static_cast<double>(s.end - s.start);
+                parts[name].calls++;
+            }
+        }
+    const double perStep = 1.0 / static_cast<double>(std::max<int64_t>(1, steps));
+    const double dispatchUs = dispatchMicroseconds();
+    const double callsPerStep = static_cast<double>(atenCalls) * perStep;
+    std::printf("{\"profile\": \"cpu-total\", %s, \"steps\": %lld, \"profiled_wall_ms_per_step\": "
+                "%.4f, \"wall_ms_per_step\": %.4f, \"op_ms_per_step\": %.4f, "
+                "\"aten_calls_per_step\": %.1f, \"dispatch_us_per_call\": %.3f, "
+                "\"dispatch_ms_per_step\": %.4f, \"dispatch_share\": %.3f}\n",
+                tag.c_str(), (long long)steps, wallSeconds * 1e3 * perStep, plainMsPerStep,
+                opNs / 1e6 * perStep, callsPerStep, dispatchUs, callsPerStep * dispatchUs / 1e3,
+                plainMsPerStep > 0 ? callsPerStep * dispatchUs / 1e3 / plainMsPerStep : 0.0);
+    for (const auto &[name, acc] : parts)
+        std::printf("{\"profile\": \"cpu-part\", %s, \"part\": \"%s\", \"ms_per_step\": %.4f, "
+                    "\"share\": %.3f}\n",
+                    tag.c_str(), name.c_str(), acc.ns / 1e6 * perStep,
+                    acc.ns / std::max(1.0, wallSeconds * 1e9));
+    for (const auto &[cls, acc] : byClass)
+        std::printf("{\"profile\": \"cpu-class\", %s, \"class\": \"%s\", \"ms_per_step\": %.4f, "
+                    "\"share\": %.3f, \"calls_per_step\": %.1f}\n",
+                    tag.c_str(), cls.c_str(), acc.ns / 1e6 * perStep, acc.ns / std::max(1.0, opNs),
+                    static_cast<double>(acc.calls) * perStep);
+    std::vector<std::pair<std::string, Acc>> top(byName.begin(), byName.end());
+    std::sort(top.begin(), top.end(),
+              [](const auto &x, const auto &y) { return x.second.ns > y.second.ns; });
+    for (size_t i = 0; i < top.size() && i < 25; ++i) {
+        std::string name = top[i].first.substr(0, 100);
+        for (auto &ch : name)
+            if (ch == '"' || ch == '\\') ch = '\'';
+        std::printf("{\"profile\": \"cpu-op\", %s, \"name\": \"%s\", \"class\": \"%s\", "
+                    "\"ms_per_step\": %.4f, \"share\": %.3f, \"calls_per_step\": %.1f, "
+                    "\"us_per_call\": %.2f}\n",
+                    tag.c_str(), name.c_str(), opClass(top[i].first).c_str(),
+                    top[i].second.ns / 1e6 * perStep, top[i].second.ns / std::max(1.0, opNs),
+                    static_cast<double>(top[i].second.calls) * perStep,
+                    top[i].second.ns / 1e3 / static_cast<double>(top[i].second.calls));
+    }
+    std::fflush(stdout);
+}
+
+double dispatchMicroseconds()
+{
+    torch::NoGradGuard noGrad;
+    auto t = torch::zeros({1});
+    constexpr int kCalls = 100000;
+    double best = 1e9;
+    for (int repeat = 0; repeat < 5; ++repeat) {
+        const auto t0 = Clock::now();
+        for (int i = 0; i < kCalls; ++i) t.add_(1.0);
+        best = std::min(best, secondsSince(t0) * 1e6 / kCalls);
+    }
+    return best;
+}
+
+namespace {
+
+constexpr int64_t kPeakIterations = 20'000'000;
+constexpr int kChains = 16; // FMA latency (4 cycles) × 2 units × 2: every unit kept busy
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) double fmaChainsAvx512()
+{
+    __m512 acc[kChains];
+    const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
+    for (auto &x : acc) x = _mm512_set1_ps(1.0f);
+    const auto t0 = Clock::now();
+    for (int64_t i = 0; i < kPeakIterations / 4; ++i)
+#pragma GCC unroll 16
+        for (auto &x : acc) x = _mm512_fmadd_ps(x, a, b);
+    const double s = secondsSince(t0);
+    float sink = 0;
+    for (auto &x : acc) sink += _mm512_reduce_add_ps(x);
+    asm volatile("" ::"x"(sink));
+    return 2.0 * 16 * kChains * (kPeakIterations / 4) / s;
+}
+
+__attribute__((target("avx2,fma"))) double fmaChainsAvx2()
+{
+    __m256 acc[kChains];
+    const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
+    for (auto &x : acc) x = _mm256_set1_ps(1.0f);
+    const auto t0 = Clock::now();
+    for (int64_t i = 0; i < kPeakIterations / 2; ++i)
+#pragma GCC unroll 16
+        for (auto &x : acc) x = _mm256_fmadd_ps(x, a, b);
+    const double s = secondsSince(t0);
+    alignas(32) float out[8];
+    float sink = 0;
+    for (auto &x : acc) {
+        _mm256_store_ps(out, x);
+        sink += out[0];
+    }
+    asm volatile("" ::"x"(sink));
+    return 2.0 * 8 * kChains * (kPeakIterations / 2) / s;
+}
+
+// The clock: a chain of dependent one-cycle register adds (an add of an immediate is not used:
+// Golden Cove's renamer folds chains of those, and the chain then ran at 15 "GHz").
+double clockGhz()
+{
+    constexpr int64_t kLoops = 20'000'000;
+    uint64_t x = 0, one = 1;
+    double best = 1e9;
+    for (int repeat = 0; repeat < 3; ++repeat) {
+        const auto t0 = Clock::now();
+        for (int64_t i = 0; i < kLoops; ++i)
+            asm volatile("add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
+                         "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
+                         "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
+                         "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0"
+                         : "+r"(x)
+                         : "r"(one));
+        best = std::min(best, secondsSince(t0));
+    }
+    return 16.0 * kLoops / best / 1e9;
+}
+#endif
+
+} // namespace
+
+CpuPeak measureFp32Peak(int threads)
+{
+    CpuPeak peak;
+#if defined(__x86_64__)
+    double (*chains)() = nullptr;
+    if (__builtin_cpu_supports("avx512f")) {
+        chains = fmaChainsAvx512;
+        peak.isa = "AVX-512 FMA";
+        peak.lanes = 16;
+    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        chains = fmaChainsAvx2;
+        peak.isa = "AVX2 FMA";
+        peak.lanes = 8;
+    }
+    if (!chains) return peak;
+    peak.ghz = clockGhz();
+    for (int repeat = 0; repeat < 3; ++repeat)
+        peak.perCoreGflops = std::max(peak.perCoreGflops, chains() / 1e9);
+    for (int repeat = 0; repeat < 3; ++repeat) { // the best of three: the cores may be a VM's
+        std::vector<double> each(static_cast<size_t>(std::max(1, threads)));
+        std::vector<std::thread> pool;
+        for (size_t t = 0; t < each.size(); ++t) pool.emplace_back([&, t] { each[t] = chains(); });
+        for (auto &t : pool) t.join();
+        double all = 0;
+        for (double g : each) all += g / 1e9;
+        peak.gflops = std::max(peak.gflops, all);
+    }
+    peak.fmaPerCycle = peak.perCoreGflops / (2.0 * peak.lanes * peak.ghz);
+#else
+    (void)threads;
+#endif
+    return peak;
+}
+
+} // namespace headlab::bench

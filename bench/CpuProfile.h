@@ -1,0 +1,41 @@
+// CpuProfile.h — what headlab-bench measures of the CPU itself: where a training step's time goes
+// (the profiler's CPU ops, each by its self time, and the step's named parts), what one operator
+// call costs the framework before any arithmetic (its dispatch), and the cores' FP32 peak.
+#pragma once
+
+#include <torch/csrc/autograd/profiler_kineto.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace headlab::bench {
+
+// Prints JSON lines: "cpu-total" (wall and op time per step, operator calls per step and the
+// dispatch share they make at dispatchMicroseconds each), "cpu-part" (the training step's scopes,
+// headlab::forward, backward, optimizer, bookkeeping: inclusive ms per step), "cpu-class" (the ops'
+// self time by class: products, attention, norm, autograd, elementwise) and "cpu-op" (the 25 ops
+// of most self time). `wallSeconds` is the profiled run's wall time; `plainMsPerStep` the same
+// step's time without the profiler, for the dispatch share.
+void printCpuProfile(const std::string &tag, int64_t steps, double wallSeconds,
+                     double plainMsPerStep,
+                     const std::vector<torch::autograd::profiler::KinetoEvent> &events);
+
+// The cost of one operator call that does no work to speak of (an in-place add on a one-element
+// tensor), in µs, the least of several timings: the framework's part of every op.
+double dispatchMicroseconds();
+
+// The FP32 peak of `threads` cores, measured: each core runs chains of fused multiply-adds at the
+// widest vector the CPU has (AVX-512, else AVX2 with FMA, else SSE), enough of them in flight to
+// hide the latency; the best of three timings each. lanes: floats per vector; gflops: all the threads together; perCoreGflops: one
+// core alone; ghz: the clock one core runs at, from a chain of dependent integer adds (one cycle
+// each); fmaPerCycle: lanes-wide FMAs per cycle that makes (perCoreGflops / (2 · lanes · ghz)), the
+// core's FMA units.
+struct CpuPeak {
+    std::string isa;
+    int lanes = 0;
+    double gflops = 0, perCoreGflops = 0, ghz = 0, fmaPerCycle = 0;
+};
+CpuPeak measureFp32Peak(int threads);
+
+} // namespace headlab::bench

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# cpu_peers.sh — HeadLab against the peers a good user would write, on N pinned cores of this CPU, in
+# one run (issue 79): the cores' measured FP32 peak first, then for every shape HeadLab and its peer
+# in eager PyTorch and under torch.compile (mode "default": inductor's C++/OpenMP code), one after
+# another, so that a busy spell slows all three alike.
+#
+#   addition  Liu's model (bench/reference_addition.py): the classroom preset's two shapes (24 × 1
+#             and 24 × 12, its answer phase's batch of 256) and Figure 2's 25 (batch 64)
+#   nearest neighbour  bench/reference_nn.py at nn-classroom's six runs (d 16, 8 points, FFN 256,
+#             batch 64; 1 and 2 layers × 1, 4 and 16 heads), HeadLab through `headlab-bench preset`
+#   text      bench/reference_text.py at head-progression-classroom's schedules (d 64, 4 layers,
+#             context 32, batch 16), HeadLab through `headlab-bench preset --schedules`
+#
+# Then the profile of a classroom step (CpuProfile.h) and the lanes lever measured against ATen's
+# kernel (HEADLAB_CPU_ATTENTION=0), both ways in turn. Output: JSON lines in
+# ${OUT:-bench-out}/cpu-peers.jsonl; bench/report.py --cpu-peers turns them into PERFORMANCE.md's
+# tables. CORES (default 0,1; the thread count follows), ONLY (addition|nn|text|profile|lanes: one
+# part), QUICK=1 (Figure 2's corners and diagonal only, for a trial).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUTDIR="${OUT:-$ROOT/bench-out}"
+mkdir -p "$OUTDIR"
+RESULTS="$OUTDIR/cpu-peers.jsonl"
+CORES="${CORES:-0,1}"
+THREADS=$(awk -F, '{print NF}' <<< "$CORES")
+BENCH="${BENCH:-$ROOT/build/bench/headlab-bench}"
+PY="$ROOT/.venv/bin/python"
+PIN=(taskset -c "$CORES")
+export OMP_NUM_THREADS="$THREADS" # the Python peers' intra-op threads
+ONLY="${ONLY:-}"
+part() { [[ -z "$ONLY" || "$ONLY" == "$1" ]]; }
+
+[[ -x "$BENCH" ]] || { echo "cpu_peers.sh: build first (scripts/test.sh): $BENCH" >&2; exit 2; }
+: > "$RESULTS"
+emit() { tee -a "$RESULTS"; }
+cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+torch_version="$("$PY" -c 'import torch; print(torch.__version__)')"
+echo "{\"machine\": \"cpu\", \"cpu\": \"$cpu\", \"cores\": \"$CORES\", \"threads\": $THREADS, \"torch\": \"$torch_version\", \"date\": \"$(date -u +%F)\", \"commit\": \"$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo none)\"}" | emit
+"${PIN[@]}" "$BENCH" peak --threads "$THREADS" | emit
+
+# Steps per timed pass by width: about a second or two of training each.
+steps_for() {
+    case "$1" in
+        24) echo 300 ;; 48) echo 150 ;; 96) echo 60 ;; 192) echo 30 ;; *) echo 20 ;;
+    esac
+}
+
+addition_shape() { # m heads batch tag
+    local m=$1 h=$2 batch=$3 tag=$4 steps
+    steps=$(steps_for "$m")
+    ((batch > 64)) && steps=$((steps / 3))
+    "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes "${m}x${h}" --batch "$batch" \
+        --steps "$steps" | sed "s/^{/{\"set\": \"$tag\", /" | emit
+    for compile in "" default; do
+        "${PIN[@]}" "$PY" "$ROOT/bench/reference_addition.py" --device cpu --threads "$THREADS" \
+            --shapes "${m}x${h}" --batch "$batch" --steps "$steps" ${compile:+--compile "$compile"} \
+            2>/dev/null | sed "s/^{/{\"set\": \"$tag\", /" | emit
+    done
+}
+
+if part addition; then
+    addition_shape 24 12 256 classroom
+    addition_shape 24 1 256 classroom
+    for m in 24 48 96 192 384; do
+        for h in 1 2 3 6 12; do
+            if [[ "${QUICK:-0}" == 1 && ! ("$m" == 24 || "$m" == 384 || ("$m" == 96 && "$h" == 3)) ]]; then
+                continue
+            fi
+            addition_shape "$m" "$h" 64 fig2
+        done
+    done
+fi
+
+if part nn; then
+    for layers in 1 2; do
+        for h in 1 4 16; do
+            "${PIN[@]}" "$BENCH" preset --preset nn-classroom --device cpu --threads "$THREADS" \
+                --runs 1 --layers "$layers" --heads "$h" --steps 300 | emit
+            for impl in eager compile; do
+                "${PIN[@]}" "$PY" "$ROOT/bench/reference_nn.py" speed --impl "$impl" --device cpu \
+                    --d 16 --points 8 --ffn 256 --batch 64 --layers "$layers" --w 1 --heads "$h" \
+                    --steps 300 2>/dev/null | emit
+            done
+        done
+    done
+fi
+
+if part text; then
+    # The preset's schedules, as its sweep expands them (headlab-bench preset prints them).
+    schedules="$("${PIN[@]}" "$BENCH" preset --preset head-progression-classroom --device cpu \
+        --threads "$THREADS" --steps 11 | "$PY" -c 'import json,sys; print(json.loads(sys.stdin.read())["schedules"])')"
+    IFS=';' read -r -a each <<< "$schedules"
+    for schedule in "${each[@]}"; do
+        "${PIN[@]}" "$BENCH" preset --preset head-progression-classroom --device cpu \
+            --threads "$THREADS" --runs 1 --schedules "$schedule" --steps 60 | emit
+        for compile in "" default; do
+            "${PIN[@]}" "$PY" "$ROOT/bench/reference_text.py" --device cpu --d 64 --context 32 \
+                --batch 16 --steps 60 --schedules "$schedule" ${compile:+--compile "$compile"} \
+                2>/dev/null | grep -v '"heads": "all"' | emit
+        done
+    done
+fi
+
+if part profile; then # where a classroom step's time goes, lanes on and off
+    for lanes in 1 0; do
+        HEADLAB_CPU_ATTENTION=$lanes "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" \
+            --shapes 24x12,24x1 --batch 256 --steps 100 --profile 1 2>/dev/null |
+            sed "s/^{/{\"lanes\": $lanes, /" | emit
+    done
+fi
+
+# The lever: the lanes (HEADLAB_CPU_ATTENTION=1: at every head width) against ATen's kernel (=0), in
+# turn, twice: where they win sets kLaneMaxHeadDim (core/attention/AttentionPlan.h).
+if part lanes; then
+    for shape in 24x12 24x6 48x12 24x3 48x6 96x12 24x2 48x3 96x3 384x12; do
+        for repeat in 1 2; do
+            for lanes in 1 0; do
+                HEADLAB_CPU_ATTENTION=$lanes "${PIN[@]}" "$BENCH" single --device cpu \
+                    --threads "$THREADS" --shapes "$shape" --batch 64 --steps "$(steps_for "${shape%x*}")" |
+                    sed "s/^{/{\"lever\": \"lanes\", \"lanes\": $lanes, \"repeat\": $repeat, /" | emit
+            done
+        done
+    done
+fi
