@@ -39,6 +39,8 @@ std::string opClass(const std::string &n)
         if (n == p) return "products";
     auto has = [&](const char *s) { return n.find(s) != std::string::npos; };
     if (startsWith(n, "headlab::")) return "headlab code between ops";
+    // HeadLab's own attention functions run their kernels inside their autograd nodes.
+    if (has("LaneAttention") || has("MicroAttention")) return "attention";
     if (has("autograd::") || has("Backward0") || has("Backward1")) return "autograd engine";
     if (has("softmax") || has("scaled_dot_product") || has("attention")) return "attention";
     if (has("layer_norm") || has("aten::var") || has("aten::mean") || has("aten::std"))

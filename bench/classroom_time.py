@@ -90,8 +90,7 @@ def main():
              f"{time.strftime('%Y-%m-%d %H:%M')}",
              "# condition  seconds_to_message  whole_preset_seconds  "
              "one_head_large_eta_start_s  many_heads_large_eta_start_s  many_heads_large_eta_end_s"
-             + ("  HEADLAB_CPU_ATTENTION=" + os.environ["HEADLAB_CPU_ATTENTION"]
-                if "HEADLAB_CPU_ATTENTION" in os.environ else "")]
+             + "".join(f"  {k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("HEADLAB_"))]
     for condition in ("idle", "one busy process"):
         stop = multiprocessing.Event()
         busy = None

@@ -101,18 +101,22 @@ if part text; then
     done
 fi
 
-if part profile; then # where a classroom step's time goes, lanes on and off
-    for lanes in 1 0; do
-        HEADLAB_CPU_ATTENTION=$lanes "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" \
+if part profile; then # where a classroom step's time goes, lanes on and off; Figure 2's narrowest
+    for lanes in 1 0; do # 1: the plan's default (the lanes up to 8 wide); 0: ATen's kernel
+        setting=()
+        [[ $lanes == 0 ]] && setting=(HEADLAB_CPU_ATTENTION=0)
+        env "${setting[@]}" "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" \
             --shapes 24x12,24x1 --batch 256 --steps 100 --profile 1 2>/dev/null |
             sed "s/^{/{\"lanes\": $lanes, /" | emit
     done
+    "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 24x1,24x3 --batch 64 \
+        --steps 300 --profile 1 2>/dev/null | sed "s/^{/{\"lanes\": 1, /" | emit
 fi
 
 # The lever: the lanes (HEADLAB_CPU_ATTENTION=1: at every head width) against ATen's kernel (=0), in
 # turn, twice: where they win sets kLaneMaxHeadDim (core/attention/AttentionPlan.h).
 if part lanes; then
-    for shape in 24x12 24x6 48x12 24x3 48x6 96x12 24x2 48x3 96x3 384x12; do
+    for shape in 24x12 24x6 24x3 96x12 48x3 96x3; do
         for repeat in 1 2; do
             for lanes in 1 0; do
                 HEADLAB_CPU_ATTENTION=$lanes "${PIN[@]}" "$BENCH" single --device cpu \

@@ -18,6 +18,9 @@ fi
 "$PY" bench/report.py --cold-start bench/results/cold-start-cpu-2core-2026-12-03.jsonl \
     --gpu bench/results/gpu-h200-2026-11-26b.jsonl \
     --cpu bench/results/cpu-2core-2026-11-26c.jsonl \
+    --cpu-peers docs/data/issue79/cpu-peers-2core-2026-12-05.jsonl \
+    --classroom-time docs/data/issue79/classroom-time.txt \
+    --classroom-time docs/data/issue79/classroom-time-aten.txt \
     --storage bench/results/storage-cpu-2core-2026-11-27.jsonl \
     --checkpoints bench/results/checkpoint-disk-cpu-2core-2026-11-27.jsonl \
     --checkpoints bench/results/checkpoint-disk-250-h100-2026-11-27.jsonl \

@@ -9,49 +9,10 @@
 #include <c10/cuda/CUDAStream.h>
 #endif
 
-#include <ATen/Parallel.h>
-
-#include <cmath>
 #include <cstdlib>
 #include <string>
 
 namespace headlab {
-
-namespace {
-
-// The CPU's Adam step in one pass over the flat buffers, element by element in the order and
-// precision of the ATen passes below (float, each scalar rounded to float as ATen rounds it;
-// multiply-adds not contracted), over the intra-op threads: the ATen passes are a dozen operator
-// calls a step, which at the classroom's widths cost more than the arithmetic (docs/PERFORMANCE.md).
-struct CpuAdam {
-    float *param, *grad, *exp, *expSq;
-    const float *lr;
-    int64_t n;
-    float b1, oneMinusB1, b2, oneMinusB2, bias2Sqrt, eps, stepScale, decay;
-
-    __attribute__((optimize("fp-contract=off"))) void operator()(int64_t begin, int64_t end) const
-    {
-        for (int64_t i = begin; i < end; ++i) {
-            const float g = grad[i], rate = lr[i];
-            float p = param[i];
-            if (decay != 0.0f) p = p - p * rate * decay; // AdamW: p ← p − p·lr·(schedule·wd)
-            float m = exp[i];
-            // ATen's lerp: from the nearer end (β1 above ½, as always, from m)
-            m = oneMinusB1 < 0.5f ? m + oneMinusB1 * (g - m) : g - (g - m) * (1.0f - oneMinusB1);
-            float v = expSq[i] * b2;
-            v = v + oneMinusB2 * g * g;
-            const float denom = std::sqrt(v) / bias2Sqrt + eps;
-            float update = m / denom;
-            update = update * rate;
-            update = update * stepScale;
-            param[i] = p - update;
-            exp[i] = m;
-            expSq[i] = v;
-        }
-    }
-};
-
-} // namespace
 
 Adam::Adam(Transformer &model, const OptimizerConfig &config, double independentDecay)
     : m_model(model)
@@ -67,8 +28,6 @@ Adam::Adam(Transformer &model, const OptimizerConfig &config, double independent
     // HEADLAB_FUSED_ADAM=0 keeps the ATen passes (for comparisons in bench/).
     m_fused = flat.is_cuda() && switchOn(Switch::FusedAdam, true);
 #endif
-    m_cpuPass =
-        flat.is_cpu() && flat.scalar_type() == torch::kFloat32 && switchOn(Switch::FusedAdam, true);
 }
 
 void Adam::setLearningRates(const std::vector<torch::Tensor> &perParamRunLr)
@@ -144,27 +103,6 @@ void Adam::step(const torch::Tensor &scale)
         m_fused = false; // no kernel image for this GPU: the ATen passes from now on
     }
 #endif
-    if (m_cpuPass) {
-        const double step = m_step.item<double>(), schedule = scale.item<double>();
-        const double bias1 = 1.0 - std::pow(b1, step);
-        const bool adamW = m_config.kind == OptimizerKind::AdamW && m_config.weightDecay != 0.0;
-        const CpuAdam pass{p.data_ptr<float>(),
-                           g.data_ptr<float>(),
-                           m_exp.data_ptr<float>(),
-                           m_expSq.data_ptr<float>(),
-                           m_lr.data_ptr<float>(),
-                           p.numel(),
-                           static_cast<float>(b1),
-                           static_cast<float>(1.0 - b1),
-                           static_cast<float>(b2),
-                           static_cast<float>(1.0 - b2),
-                           static_cast<float>(std::sqrt(1.0 - std::pow(b2, step))),
-                           static_cast<float>(m_config.eps),
-                           static_cast<float>(schedule / bias1),
-                           adamW ? static_cast<float>(schedule * m_config.weightDecay) : 0.0f};
-        at::parallel_for(0, pass.n, 32768, pass);
-        return;
-    }
     const auto bias1 = 1.0 - torch::pow(b1, m_step);
     const auto bias2Sqrt = torch::sqrt(1.0 - torch::pow(b2, m_step));
     if (m_config.kind == OptimizerKind::AdamW && m_config.weightDecay != 0.0) {

@@ -851,8 +851,6 @@ private Q_SLOTS:
         QCOMPARE(plain.provenance.at("fused_norm"), std::string("off"));
         QCOMPARE(plain.provenance.at("fused_layer_norm"), std::string("off"));
         QCOMPARE(plain.provenance.at("fused_attention"), std::string("off"));
-        // The CPU's own: Adam in one pass.
-        QCOMPARE(plain.provenance.at("fused_adam"), std::string("on (one CPU pass)"));
         ::setenv(envSwitchRow(Switch::FusedQkv).name, "1", 1);
         const RunResult fused = trainRun(tinyAddition(3e-3, 4, 1));
         ::unsetenv(envSwitchRow(Switch::FusedQkv).name);
@@ -1262,41 +1260,9 @@ private Q_SLOTS:
         qunsetenv("HEADLAB_CPU_ATTENTION");
         QCOMPARE(lanes.provenance.at("attention"), std::string("lanes"));
         QCOMPARE(sdpa.provenance.at("attention"), std::string("sdpa"));
-        QCOMPARE(lanes.train.size(), sdpa.train.size());
-        for (size_t k = 0; k < lanes.train.size(); ++k)
-            QVERIFY2(std::abs(lanes.train[k].value - sdpa.train[k].value) < 1e-5,
-                     qPrintable(QStringLiteral("step %1: %2 vs %3")
-                                    .arg(k)
-                                    .arg(lanes.train[k].value)
-                                    .arg(sdpa.train[k].value)));
+        QVERIFY2(testing::relativeGap(lanes, sdpa) < 1e-5,
+                 testing::whyNotComparable(lanes, sdpa).c_str());
         QVERIFY(std::abs(lanes.train.front().value - lanes.train.back().value) > 1e-3);
-    }
-
-    void cpuAdamPassMatchesAtenPasses()
-    {
-        // The CPU's one-pass Adam against the ATen passes (HEADLAB_FUSED_ADAM=0), Adam with a
-        // constant rate and AdamW with weight decay and the warm-up cosine schedule: the same
-        // losses, and the provenance says which ran.
-        RunConfig adam = tinyAddition(3e-3, 30, 1), adamW = tinyAddition(3e-3, 30, 2);
-        adamW.phases[0].optimizer.kind = OptimizerKind::AdamW;
-        adamW.phases[0].optimizer.weightDecay = 0.1;
-        adamW.phases[0].schedule.kind = ScheduleKind::WarmupCosine;
-        for (const auto &c : {adam, adamW}) {
-            const auto pass = trainRun(c);
-            qputenv("HEADLAB_FUSED_ADAM", "0");
-            const auto passes = trainRun(c);
-            qunsetenv("HEADLAB_FUSED_ADAM");
-            QCOMPARE(pass.provenance.at("fused_adam"), std::string("on (one CPU pass)"));
-            QCOMPARE(passes.provenance.at("fused_adam"), std::string("off (ATen passes)"));
-            QCOMPARE(pass.train.size(), passes.train.size());
-            for (size_t k = 0; k < pass.train.size(); ++k)
-                QVERIFY2(std::abs(pass.train[k].value - passes.train[k].value) < 1e-6,
-                         qPrintable(QStringLiteral("step %1: %2 vs %3")
-                                        .arg(k)
-                                        .arg(pass.train[k].value)
-                                        .arg(passes.train[k].value)));
-            QVERIFY(std::abs(pass.train.front().value - pass.train.back().value) > 1e-3);
-        }
     }
 
     void directGradientsMatchAutograd()

@@ -244,6 +244,8 @@ void TestUiTraining::theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly()
     QTRY_VERIFY_WITH_TIMEOUT(window.model()->run(0).result.stepsDone > 100, 60000);
 
     const QList<double> buttons = strip->learningRateButtons();
+    QElapsedTimer pressed;
+    pressed.start();
     strip->chooseLearningRate(2e-3);
     auto lrOf = [&] {
         for (const auto &axis : window.model()->session().axes)
@@ -251,6 +253,11 @@ void TestUiTraining::theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly()
         return 0.0;
     };
     QTRY_VERIFY_WITH_TIMEOUT(lrOf() == 2e-3 && window.controller()->isRunning(), 30000);
+    // At once: the running sweep stops at its next step and the pressed runs start (issue 79;
+    // a class waits for nothing else; the bound leaves room for a busy CI machine).
+    QVERIFY2(pressed.elapsed() < 5000, qPrintable(QString::number(pressed.elapsed()) + " ms"));
+    qInfo("lesson press to the new runs training: %lld ms",
+          static_cast<long long>(pressed.elapsed()));
     QCOMPARE(window.model()->runCount(), 2);
     for (int i = 0; i < 2; ++i) QCOMPARE(window.model()->run(i).config.lr, 2e-3);
     // The strip shows the new state with the same buttons: the pressed η alone is lit.
