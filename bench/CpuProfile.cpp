@@ -133,10 +133,11 @@ void printCpuProfile(const std::string &tag, int64_t steps, double wallSeconds,
         for (const auto &s : spans) {
             const std::string name = events[s.index].name();
             const double self = std::max(0.0, selfNs[s.index]);
-            byName[name].ns += self;
-            byName[name].calls++;
-            byClass[opClass(name)].ns += self;
-            byClass[opClass(name)].calls++;
+            Acc &ofName = byName[name], &ofClass = byClass[opClass(name)];
+            ofName.ns += self;
+            ofName.calls++;
+            ofClass.ns += self;
+            ofClass.calls++;
             opNs += self;
             if (startsWith(name, "aten::")) ++atenCalls;
             if (startsWith(name, "headlab::")) {

@@ -316,6 +316,11 @@ def cpu_peers_section(path, classroom_paths, out):
         classroom_time_section(p, out)
 
 
+def profile_key(r):
+    """A profile row's step: lanes on or off, the shape and the batch."""
+    return (r["lanes"], r["m"], r["heads"], r["batch"])
+
+
 def cpu_profile_section(rows, path, out):
     totals = [r for r in rows if r.get("profile") == "cpu-total"]
     if not totals:
@@ -331,9 +336,9 @@ def cpu_profile_section(rows, path, out):
     parts = {}
     for r in rows:
         if r.get("profile") == "cpu-part":
-            parts[(r["lanes"], r["m"], r["heads"], r["batch"], r["part"])] = r["ms_per_step"]
+            parts[profile_key(r) + (r["part"],)] = r["ms_per_step"]
     for t in totals:
-        k = (t["lanes"], t["m"], t["heads"], t["batch"])
+        k = profile_key(t)
         cell = lambda name: fmt(parts.get(k + ("headlab::" + name,)), 2)
         out.append(f"| {t['m']} × {t['heads']}, {t['batch']} | {'on' if t['lanes'] else 'off'} | "
                    f"{fmt(t['wall_ms_per_step'], 2)} | {fmt(t['aten_calls_per_step'], 0)} | "
@@ -343,16 +348,16 @@ def cpu_profile_section(rows, path, out):
     classes = sorted({r["class"] for r in rows if r.get("profile") == "cpu-class"})
     out.append("| shape, batch | lanes | " + " | ".join(classes) + " |")
     out.append("|---|---|" + "---|" * len(classes))
-    cls = {(r["lanes"], r["m"], r["heads"], r["batch"], r["class"]): r for r in rows if r.get("profile") == "cpu-class"}
+    cls = {profile_key(r) + (r["class"],): r for r in rows if r.get("profile") == "cpu-class"}
     for t in totals:
-        k = (t["lanes"], t["m"], t["heads"], t["batch"])
+        k = profile_key(t)
         cells = [f"{fmt(cls[k + (c,)]['ms_per_step'], 2)} ({fmt(100 * cls[k + (c,)]['share'], 0)} %)"
                  if k + (c,) in cls else "—" for c in classes]
         out.append(f"| {t['m']} × {t['heads']}, {t['batch']} | {'on' if t['lanes'] else 'off'} | " + " | ".join(cells) + " |")
     out.append("\nThe five operators of most self time in each:\n")
     for t in totals:
-        k = (t["lanes"], t["m"], t["heads"], t["batch"])
-        ops = [r for r in rows if r.get("profile") == "cpu-op" and (r["lanes"], r["m"], r["heads"], r["batch"]) == k][:5]
+        k = profile_key(t)
+        ops = [r for r in rows if r.get("profile") == "cpu-op" and profile_key(r) == k][:5]
         out.append(f"- {t['m']} × {t['heads']}, batch {t['batch']}, lanes {'on' if t['lanes'] else 'off'}: " + "; ".join(
             f"`{o['name']}` {fmt(o['ms_per_step'], 2)} ms ({fmt(o['calls_per_step'], 0)} calls)" for o in ops))
     out.append("")
@@ -363,7 +368,8 @@ def lanes_section(rows, path, out):
     if not lever:
         return
     out.append("### The lever: attention in lanes\n")
-    out.append(f"Each shape trained with the lanes and with ATen's kernel (`HEADLAB_CPU_ATTENTION=0`) in turn, "
+    out.append(f"Each shape trained with the lanes at every head width (`HEADLAB_CPU_ATTENTION=1`; by default "
+               "they are taken up to 8 wide) and with ATen's kernel (`HEADLAB_CPU_ATTENTION=0`) in turn, "
                f"twice, batch 64 (`{path}`); the lanes keep the losses (`test_core`'s laneAttentionTrainsAsSdpa, "
                "`test_lanes`), and a run's provenance names the path (`attention: lanes`).\n")
     out.append("| m × n_H | head width | lanes steps/s | ATen steps/s | lanes ÷ ATen |")

@@ -118,7 +118,7 @@ LayerAttention planLayer(const std::vector<int64_t> &headsOfRuns, int64_t inner,
     // One head count on the CPU, narrow heads: the lanes (kLaneMaxHeadDim); switched off, or wider
     // heads, sdpa, which measured 3–13 % a step faster than micro-heads.
     const bool lanesOn = switchOn(Switch::CpuAttention, true);
-    const bool lanesEverywhere = switchText(Switch::CpuAttention) && lanesOn; // "1"
+    const bool lanesEverywhere = switchOn(Switch::CpuAttention, false); // set to "1"
     if (!layer.mixed && !device.gpu && !softcap &&
         (headDim <= kLaneMaxHeadDim || lanesEverywhere)) {
         if (!lanesOn) return headByHead("one head count on the CPU, HEADLAB_CPU_ATTENTION=0");
