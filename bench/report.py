@@ -902,10 +902,11 @@ def pruning_section(paths, out):
                 lines = [x.strip() for x in open(os.path.join(folder, name)) if x.strip()]
                 machine = lines[0] + (f", {lines[1]} cores" if len(lines) > 1 else "")
         rows = load(path)
-        train = {r["preset"]: r["seconds"] for r in rows if r["stage"] == "train"}
+        # A preset's training alone on the machine (a row with "jobs" shared the card with other work).
+        train = {r["preset"]: r["seconds"] for r in rows if r["stage"] == "train" and r.get("jobs", 1) == 1}
         stages = {}
         for r in rows:
-            if r["stage"] != "train":
+            if r["stage"] != "train" or r.get("jobs", 1) != 1:
                 stages.setdefault((r["preset"], r["stage"], r.get("jobs", 1)), []).append(r["seconds"])
         for (preset, stage, jobs), secs in stages.items():
             each = f"{min(secs)}" if min(secs) == max(secs) else f"{min(secs)}–{max(secs)}"
