@@ -2,6 +2,7 @@
 // crossing and its law the true exponent when the trainer is a known logistic, a killed search
 // resumes to the same result, and a tiny CPU model's crossing agrees with a dense grid.
 #include "app/cli/SearchSummary.h"
+#include "core/config/Yaml.h"
 #include "core/metrics/Edge.h"
 #include "core/metrics/JointLaw.h"
 #include "core/metrics/Logistic.h"
@@ -176,6 +177,7 @@ private Q_SLOTS:
     void aPredictionIntervalCoversTheTruthAtItsRate();
     void aBentLawIsChosenOverThePowerLaw();
     void aSearchStartsWhereThePredictionSays();
+    void aWrongPredictionIsSteppedOutOf();
     void aSearchKilledMidRoundResumesToTheSameResult();
     void theSessionFileRecordsTheRounds();
     void aReportsNumbersArePinnedToItsMethod();
@@ -922,6 +924,68 @@ void TestSearch::aSearchStartsWhereThePredictionSays()
           kSearches, runsWhole, runsStarted, coveredStarted, intervals);
     QVERIFY(runsStarted < runsWhole);
     QVERIFY(coveredStarted >= intervals * 85 / 100);
+}
+
+// A prediction a decade off the truth, either way: round 0 spans it and every run falls on one
+// side; the search steps out towards the crossing (doubling) instead of calling it out of range,
+// and finds it. Only runs at the range's end itself say a crossing lies outside the range, as
+// they do for a search over the whole range.
+void TestSearch::aWrongPredictionIsSteppedOutOf()
+{
+    int configurations = 0, intervals = 0, covered = 0;
+    for (auto direction : {SearchSpec::Direction::Auto, SearchSpec::Direction::Decreasing})
+        for (double off : {-1.0, +1.0})
+            for (int s = 0; s < 4; ++s) {
+                SimulatedTrainer trainer;
+                trainer.slope = 12;
+                trainer.seed = uint64_t(700 + s);
+                Session search = searchSession();
+                search.search->direction = direction;
+                for (const auto &labels : sweepConfigurations(search)) {
+                    const double centre =
+                        trainer.trueCrossing(96.0 / std::stod(labels.at("heads"))) + off;
+                    search.search->starts.push_back(
+                        {labels, std::pow(10.0, centre - 0.25), std::pow(10.0, centre + 0.25)});
+                }
+                runSearch(search, trainer);
+                const SearchReport report = searchReport(search);
+                for (const auto &c : report.configurations) {
+                    ++configurations;
+                    QVERIFY2(c.state != SearchState::OutOfRange, c.note.c_str());
+                }
+                double width = 0;
+                countCoverage(report, trainer, &intervals, &covered, &width);
+            }
+    qInfo("a prediction a decade off: %d intervals of %d configurations, %d hold the truth",
+          intervals, configurations, covered);
+    QCOMPARE(intervals, configurations);
+    QVERIFY(covered >= intervals * 85 / 100);
+
+    // A crossing below the range (η* about 1e-5 against a range from 1e-4): from the whole range
+    // and from a prediction inside it alike, out of range once the range's low end has run.
+    for (bool started : {false, true}) {
+        SimulatedTrainer trainer;
+        trainer.log10C = -4;
+        trainer.slope = 30;
+        Session search = searchSession();
+        search.search->direction = SearchSpec::Direction::Decreasing;
+        if (started)
+            for (const auto &labels : sweepConfigurations(search))
+                search.search->starts.push_back({labels, 3e-3, 1e-2});
+        runSearch(search, trainer);
+        for (const auto &c : searchReport(search).configurations) {
+            QCOMPARE(c.state, SearchState::OutOfRange);
+            // From the whole range its ends; from the prediction, the low end up to its runs.
+            const std::string ends = "stayed stuck over " + yaml::formatNumber(search.search->low) +
+                                     " … " +
+                                     (started ? "" : yaml::formatNumber(search.search->high));
+            QVERIFY2(c.note.find(ends) != std::string::npos, c.note.c_str());
+        }
+        const auto atTheEnd =
+            std::count_if(search.search->probes.begin(), search.search->probes.end(),
+                          [&](const SearchProbe &p) { return p.value == search.search->low; });
+        QCOMPARE(int(atTheEnd), 5);
+    }
 }
 
 void TestSearch::eachStabilizerGetsItsOwnLaw()

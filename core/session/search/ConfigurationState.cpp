@@ -50,10 +50,32 @@ void assess(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes)
         return;
     }
     if (successes == 0 || successes == c.verdicts) {
-        c.state = SearchState::OutOfRange;
-        c.note = std::string("all ") + std::to_string(c.verdicts) + " runs " +
-                 (successes == 0 ? "stayed stuck" : "learned") + " over " + formatNumber(spec.low) +
-                 " … " + formatNumber(spec.high) + ": the crossing lies outside the range";
+        // Every run on one side. A search that began inside the range (its round 0 over a
+        // predicted interval, SearchSpec::starts) steps out towards the crossing until the range's
+        // end; only runs at that end say the crossing lies outside the range.
+        const ProbedSpan probed = probedSpan(c);
+        const int side = sideOfTheCrossing(spec, successes != 0);
+        const bool lowLeft = side <= 0 && !reachedTheEnd(spec, probed, -1);
+        const bool highLeft = side >= 0 && !reachedTheEnd(spec, probed, +1);
+        const std::string all =
+            std::string("all ") + std::to_string(c.verdicts) + " runs " +
+            (successes == 0 ? "stayed stuck" : "learned") + " over " +
+            formatNumber(snapSearchValue(spec, fromSearchUnits(spec, probed.low))) + " … " +
+            formatNumber(snapSearchValue(spec, fromSearchUnits(spec, probed.high)));
+        if (!lowLeft && !highLeft) {
+            c.state = SearchState::OutOfRange;
+            c.note = all + ": the crossing lies outside the range";
+        } else if (budgetSpent(spec, c)) {
+            c.state = SearchState::BudgetSpent;
+            c.note = all + "; the budget of " + std::to_string(spec.budget) +
+                     " runs is spent before the range's end";
+        } else {
+            c.state = SearchState::Searching;
+            c.note = all + ": searching " +
+                     (!highLeft  ? "below"
+                      : !lowLeft ? "above"
+                                 : "either side");
+        }
         return;
     }
     c.fit = fitLogistic(c.points);
@@ -64,6 +86,34 @@ void assess(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes)
         return;
     }
     stateFromInterval(spec, c);
+}
+
+ProbedSpan probedSpan(const ConfigurationSearch &c)
+{
+    ProbedSpan span;
+    for (const auto *points : {&c.points, &c.setAsidePoints})
+        for (const auto &p : *points) {
+            span.low = std::min(span.low, p.x);
+            span.high = std::max(span.high, p.x);
+        }
+    return span;
+}
+
+int sideOfTheCrossing(const SearchSpec &spec, bool learned)
+{
+    if (spec.direction == SearchSpec::Direction::Auto) return 0;
+    // Decreasing: learning happens below the crossing, so runs that all learned lie below it.
+    const bool decreasing = spec.direction == SearchSpec::Direction::Decreasing;
+    return learned == decreasing ? +1 : -1;
+}
+
+bool reachedTheEnd(const SearchSpec &spec, const ProbedSpan &probed, int side)
+{
+    // The range's ends are run at exactly their values (round 0 over the range, or a step out
+    // that reaches one), so a tolerance of rounding is enough.
+    constexpr double kTolerance = 1e-9;
+    return side < 0 ? probed.low <= toSearchUnits(spec, spec.low) + kTolerance
+                    : probed.high >= toSearchUnits(spec, spec.high) - kTolerance;
 }
 
 // Whether another point's runs would take the configuration past its budget.
@@ -98,7 +148,10 @@ void stateFromInterval(const SearchSpec &spec, ConfigurationSearch &c)
     }
     c.state = SearchState::Searching;
     c.note = closed ? "interval still wider than " + formatNumber(spec.intervalWidth)
-                    : "interval still open on one side";
+                    : std::string("interval still open ") +
+                          (c.interval.lowOpen && c.interval.highOpen ? "on both sides"
+                           : c.interval.lowOpen                      ? "below"
+                                                                     : "above");
 }
 
 // law_width: while the law's α interval is wider than asked, the configurations of its fit that

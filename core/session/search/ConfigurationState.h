@@ -9,6 +9,7 @@
 #include "core/session/search/SearchResults.h"
 #include "core/session/search/SearchSpec.h"
 
+#include <cmath>
 #include <vector>
 
 namespace headlab::search {
@@ -23,6 +24,18 @@ void assess(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes);
 void assessPaired(const SearchSpec &spec, ConfigurationSearch &c, bool hasProbes);
 // The state of a configuration with a fitted interval and every run finished.
 void stateFromInterval(const SearchSpec &spec, ConfigurationSearch &c);
+// The values a configuration's runs have covered, in search units (its fitted and set-aside
+// points); empty (low > high) before any verdict.
+struct ProbedSpan {
+    double low = INFINITY, high = -INFINITY;
+    double width() const { return high - low; }
+};
+ProbedSpan probedSpan(const ConfigurationSearch &c);
+// Where the crossing must lie when every verdict is the same (`learned`: all learned): −1 below
+// the runs, +1 above them, 0 either side (the direction is not known).
+int sideOfTheCrossing(const SearchSpec &spec, bool learned);
+// Whether the runs have reached the range's end on that side (−1 the low end, +1 the high end).
+bool reachedTheEnd(const SearchSpec &spec, const ProbedSpan &probed, int side);
 // Appends to the note how many runs the fit left out, and why.
 void noteSetAside(const SearchSpec &spec, ConfigurationSearch &c);
 // law_width: the converged configurations of a law's fit (`members`, indices into the report)

@@ -2,6 +2,7 @@
 #include "core/session/search/SearchPlanner.h"
 
 #include "core/session/SweepExpansion.h"
+#include "core/session/search/ConfigurationState.h"
 #include "core/session/search/SearchReport.h"
 
 #include <algorithm>
@@ -14,13 +15,57 @@ namespace headlab {
 
 namespace {
 
+// A configuration whose runs all fell on one side of the crossing, inside the range (its round 0
+// spanned a predicted interval): the next points step out beyond its runs towards the crossing,
+// as far again as the runs span (at least the interval width asked for), so that the step doubles
+// round by round; the last point is the range's end once the step reaches it. With no known
+// direction the points go either side.
+std::vector<double> pointsBeyond(const SearchSpec &spec, const ConfigurationSearch &c, int k)
+{
+    const search::ProbedSpan probed = search::probedSpan(c);
+    int successes = 0;
+    for (const auto &p : c.points) successes += p.successes;
+    const int side = search::sideOfTheCrossing(spec, successes != 0);
+    const double step = std::max(probed.width(), spec.intervalWidth);
+    std::vector<double> values;
+    auto add = [&](double v) {
+        if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+    };
+    for (int towards : {-1, +1}) {
+        if ((side != 0 && towards != side) || search::reachedTheEnd(spec, probed, towards))
+            continue;
+        const int n = side != 0 ? k : (towards < 0 ? (k + 1) / 2 : k / 2);
+        const double from = towards < 0 ? probed.low : probed.high;
+        const double end =
+            towards < 0 ? toSearchUnits(spec, spec.low) : toSearchUnits(spec, spec.high);
+        for (int i = 1; i <= n; ++i) {
+            const double x = from + towards * step * i / n;
+            if (towards * (x - end) >= 0) {
+                add(towards < 0 ? spec.low : spec.high);
+                break;
+            }
+            add(snapSearchValue(spec, fromSearchUnits(spec, x)));
+        }
+    }
+    return values;
+}
+
 std::vector<double> nextPoints(const SearchSpec &spec, const ConfigurationSearch &c)
 {
     const double xMin = toSearchUnits(spec, spec.low), xMax = toSearchUnits(spec, spec.high);
     const int affordable = (spec.budget - c.runs) / spec.replicates;
     const int k = std::min(spec.pointsPerRound, affordable);
-    const double low = std::clamp(c.interval.low, xMin, xMax);
-    const double high = std::clamp(c.interval.high, xMin, xMax);
+    if (!c.interval.ok) return pointsBeyond(spec, c, k);
+    // A side the data leave open reaches as far beyond the runs as they span (the range's end,
+    // when round 0 spanned the range): not the whole range from a round 0 that began inside it.
+    const search::ProbedSpan probed = search::probedSpan(c);
+    const double reach = std::max(probed.width(), spec.intervalWidth);
+    const double low = std::clamp(c.interval.lowOpen ? std::max(c.interval.low, probed.low - reach)
+                                                     : c.interval.low,
+                                  xMin, xMax);
+    const double high = std::clamp(
+        c.interval.highOpen ? std::min(c.interval.high, probed.high + reach) : c.interval.high,
+        xMin, xMax);
     std::vector<double> values;
     for (int i = 0; i < k; ++i) {
         const double x = low + (high - low) * (i + 1) / (k + 1);
