@@ -465,7 +465,8 @@ CommandAction defineInspect(CLI::App &app)
         "inspect", "Inside the heads of a run at a checkpoint: attention, statistics, ablation");
     inspect->footer("Prints each head's attention row at the input's answer (or last) position, "
                     "the per-head statistics\n"
-                    "(logit RMS and max, entropy, role scores, weight and gradient norms), the "
+                    "(logit RMS and max, entropy, role scores, weight and gradient norms, update "
+                    "alignment), the "
                     "test loss with each head removed,\n"
                     "and a pruning curve per order (heads removed one by one, one kept per "
                     "layer; --retrain adds\n"

@@ -100,6 +100,21 @@ std::vector<HeadStatSpec> &headStatRows()
          "the most mean attention the head puts at one fixed offset before the query (0 itself, "
          "1 the previous token)",
          S::Role, "positional", "pos", true},
+        // Where the law's exponent comes from (Everett et al. 2024; docs/FINDINGS.md): how the
+        // last step's update of the head's weights lines up with the inputs they read.
+        {"wq_align", "update alignment of W_Q",
+         "‖X·ΔW_Q‖ of the head's columns, the last training step's change on the statistics "
+         "batch's normalized inputs, over its size for a change independent of them "
+         "(‖X‖·‖ΔW_Q‖/√d_model): 1 independent, √d_model aligned with every input",
+         S::Alignment, "wq", "al_Q", true},
+        {"wk_align", "update alignment of W_K",
+         "the same as wq_align for the head's columns of W_K", S::Alignment, "wk", "al_K", false},
+        {"wv_align", "update alignment of W_V",
+         "the same as wq_align for the head's columns of W_V", S::Alignment, "wv", "al_V", false},
+        {"wo_align", "update alignment of W_O",
+         "‖Z·ΔW_O‖ of the head's rows on its own outputs Z over ‖Z‖·‖ΔW_O‖/√head_dim: 1 "
+         "independent, √head_dim aligned",
+         S::Alignment, "wo", "al_O", false},
     };
     return table;
 }

@@ -40,13 +40,17 @@ enum class HeadStatSource {
     Weight,   // the Frobenius norm of the head's part of a weight: `of` is wq, wk, wv or wo
     Gradient, // the same of its gradient at the last training step before the evaluation
     Role,     // a role score of its attention on the statistics batch (core/model/HeadRoles.h)
+    // How far the last training step's change of the head's part of a weight moves its outputs
+    // on the statistics batch beyond a change of the same size independent of the input
+    // (HeadProbe::alignment): `of` is wq, wk, wv or wo
+    Alignment,
 };
 struct HeadStatSpec {
     const char *name;  // the <stat> of a head curve: "logit_rms"
     const char *title; // "attention logit RMS"
     const char *meaning;
     HeadStatSource source = HeadStatSource::Probe;
-    // logit_rms, logit_max, entropy (Probe); wq, wk, wv, wo (Weight, Gradient); previous_token,
+    // logit_rms, logit_max, entropy (Probe); wq, wk, wv, wo (Weight, Gradient, Alignment); previous_token,
     // duplicate_token, induction, positional (Role)
     const char *of = "";
     const char *column = ""; // its short header in a terminal table ("|W_Q|")

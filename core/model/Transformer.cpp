@@ -936,6 +936,41 @@ std::map<std::string, torch::Tensor> Transformer::headNorms(size_t layer, bool g
     return out;
 }
 
+std::map<std::string, torch::Tensor> Transformer::attentionWeights(size_t layer) const
+{
+    const Layer &L = m_layers.at(layer);
+    return {
+        {"wq", L.wq.detach()}, {"wk", L.wk.detach()}, {"wv", L.wv.detach()}, {"wo", L.wo.detach()}};
+}
+
+// HeadProbe::alignment of one group of runs with h heads of width d: x (r, N, m) the layer's
+// normalized input, o (r, N, h·d) the heads' outputs, `updates` the group's changes.
+std::map<std::string, torch::Tensor>
+updateAlignment(const torch::Tensor &x, const torch::Tensor &o,
+                const std::map<std::string, torch::Tensor> &updates, int64_t h, int64_t d)
+{
+    const int64_t r = x.size(0), N = x.size(1), m = x.size(2);
+    std::map<std::string, torch::Tensor> out;
+    const auto xNorm = x.pow(2).sum({1, 2}).sqrt().unsqueeze(1); // (r, 1)
+    for (const char *name : {"wq", "wk", "wv"}) {
+        const auto found = updates.find(name);
+        if (found == updates.end() || !found->second.defined()) continue;
+        const auto dw = found->second.to(x.dtype()); // (r, m, h·d)
+        const auto moved = torch::bmm(x, dw).reshape({r, N, h, d}).pow(2).sum({1, 3}).sqrt();
+        const auto size = dw.reshape({r, m, h, d}).pow(2).sum({1, 3}).sqrt();
+        out[name] = moved / (xNorm * size / std::sqrt(double(m)));
+    }
+    if (const auto found = updates.find("wo"); found != updates.end() && found->second.defined()) {
+        const auto dw = found->second.to(o.dtype()).reshape({r, h, d, m});
+        const auto z = o.reshape({r, N, h, d});
+        const auto moved = torch::einsum("rnhd,rhdm->rnhm", {z, dw}).pow(2).sum({1, 3}).sqrt();
+        const auto zNorm = z.pow(2).sum({1, 3}).sqrt();
+        const auto size = dw.pow(2).sum({2, 3}).sqrt();
+        out["wo"] = moved / (zNorm * size / std::sqrt(double(d)));
+    }
+    return out;
+}
+
 torch::Tensor Transformer::attendProbed(const torch::Tensor &q, const torch::Tensor &k,
                                         const torch::Tensor &v, int64_t h, int64_t hd,
                                         bool lastOnly, const torch::Tensor &keep,
@@ -1076,6 +1111,34 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
                 gather([&](const ProbeParts &p) { return p.roles.at(role.first); },
                        probe->roles[role.first]);
         if (probe->captureMeanOutputs) gather(field(&ProbeParts::mean), probe->meanOutputs);
+        if (index < probe->updates.size() && !probe->updates[index].empty() && !lastOnly) {
+            // How the last step's change of each weight moves the heads on this input: group by
+            // group (each its own split into heads), the runs put back in order.
+            const int64_t R = x.size(0), N = x.size(1) * x.size(2);
+            const auto rows = x.reshape({R, N, x.size(3)});
+            const auto outs = o.reshape({R, N, o.size(3)});
+            std::map<std::string, std::vector<torch::Tensor>> lists;
+            auto add = [&](const torch::Tensor &runs, int64_t h) {
+                auto pick = [&](const torch::Tensor &t) {
+                    return runs.defined() ? t.index_select(0, runs) : t;
+                };
+                std::map<std::string, torch::Tensor> updates;
+                for (const auto &[name, t] : probe->updates[index]) updates[name] = pick(t);
+                for (auto &[name, t] :
+                     updateAlignment(pick(rows), pick(outs), updates, h, (L.heads * L.headDim) / h))
+                    lists[name].push_back(padHeads(t, Hmax));
+            };
+            if (L.groups.empty())
+                add(torch::Tensor(), L.heads);
+            else
+                for (const auto &g : L.groups) add(g.runs, g.heads);
+            for (auto &[name, list] : lists) {
+                auto &into = probe->alignment[name];
+                if (into.size() <= index) into.resize(index + 1);
+                into[index] = list.size() == 1 ? list.front()
+                                               : torch::cat(list).index_select(0, L.inverseOrder);
+            }
+        }
     } else if (m_attention.layers[index].path == AttentionPath::MicroHeads) {
         // Over micro-heads (the plan's choice for short sequences: every addition and retrieval
         // task): a few batched products, or the kernel, and one path for all head counts.
@@ -1131,6 +1194,7 @@ torch::Tensor Transformer::forward(const torch::Tensor &input, bool lastOnly,
     probe.entropy.clear();
     probe.roles.clear();
     probe.meanOutputs.clear();
+    probe.alignment.clear();
     return forwardImpl(input, lastOnly, &probe);
 }
 

@@ -56,7 +56,24 @@ struct HeadProbe {
     // query positions (R, heads, head_dim): the replacement of mean ablation.
     bool captureMeanOutputs = false;
     std::vector<torch::Tensor> meanOutputs;
+    // In: per layer, a change of the attention's weights ("wq", "wk", "wv", "wo", each shaped as
+    // Transformer::attentionWeights gives it: the last training step's update). Out, per weight,
+    // per layer (R, heads): how far the change moves the head's outputs on this input beyond what
+    // a change of the same size independent of the input would, ‖X·ΔW_h‖ / (‖X‖·‖ΔW_h‖/√fan-in)
+    // with X the rows the weight reads (the layer's normalized input for W_Q, W_K, W_V; the head's
+    // output for its rows of W_O): 1 for an independent change, √fan-in for one aligned with every
+    // row (Everett et al. 2024's alignment). NaN where the change is zero.
+    std::vector<std::map<std::string, torch::Tensor>> updates;
+    std::map<std::string, std::vector<torch::Tensor>> alignment;
 };
+
+// HeadProbe::alignment for one group of r runs with h heads of width d: x (r, N, d_model) the rows
+// W_Q, W_K and W_V read, o (r, N, h·d) the heads' outputs that W_O reads, `updates` the changes
+// of those weights ("wq", "wk", "wv": (r, d_model, h·d); "wo": (r, h·d, d_model); any may be
+// missing). Per weight given, (r, h).
+std::map<std::string, torch::Tensor>
+updateAlignment(const torch::Tensor &x, const torch::Tensor &o,
+                const std::map<std::string, torch::Tensor> &updates, int64_t h, int64_t d);
 
 class Transformer {
 public:
@@ -97,6 +114,9 @@ public:
     // `queryKeyOnly` just "wq" and "wk" (what the training step keeps of the gradients).
     std::map<std::string, torch::Tensor> headNorms(size_t layer, bool gradients,
                                                    bool queryKeyOnly = false) const;
+    // The attention's weights of `layer` as trained (the parameters, before any reparametrization):
+    // "wq", "wk", "wv" (R, d_model, inner) and "wo" (R, inner, d_model), views of the parameters.
+    std::map<std::string, torch::Tensor> attentionWeights(size_t layer) const;
 
     std::vector<Parameter> &parameters() { return m_params; }
     // State that is not trained but is part of the model: σReparam's power-iteration vectors

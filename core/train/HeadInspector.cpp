@@ -238,8 +238,9 @@ std::vector<HeadStat> HeadInspector::statistics() const
     torch::NoGradGuard noGrad;
     HeadProbe probe;
     probeHeadStats(*d->model, *d->task, 1, probe);
-    // Every row as the trainer computes it; a checkpoint keeps no gradients, so the Gradient rows
-    // are the values the run logged at this step (when it evaluated here).
+    // Every row as the trainer computes it; a checkpoint keeps no gradients nor the last step's
+    // change, so the Gradient and Alignment rows are the values the run logged at this step (when
+    // it evaluated here).
     const auto &rows = headStatTable();
     std::vector<HeadStat> out;
     for (size_t l = 0; l < d->model->layers(); ++l) {
@@ -250,7 +251,8 @@ std::vector<HeadStat> HeadInspector::statistics() const
             s.layer = static_cast<int64_t>(l);
             s.head = h;
             for (size_t k = 0; k < rows.size(); ++k) {
-                if (rows[k].source == HeadStatSource::Gradient) {
+                if (rows[k].source == HeadStatSource::Gradient ||
+                    rows[k].source == HeadStatSource::Alignment) {
                     const auto it =
                         d->checkpoint.partial.extra.find(headCurveName(s.layer, h, rows[k].name));
                     if (it != d->checkpoint.partial.extra.end())

@@ -40,6 +40,12 @@ torch::Tensor headStatsOfLayer(const Transformer &model, const HeadProbe &probe,
         case HeadStatSource::Gradient:
             if (gradient) value = gradient(row.of);
             break;
+        case HeadStatSource::Alignment: {
+            const auto found = probe.alignment.find(row.of);
+            if (found != probe.alignment.end() && layer < found->second.size())
+                value = found->second[layer];
+            break;
+        }
         case HeadStatSource::Role: {
             const auto found = probe.roles.find(row.of);
             if (found != probe.roles.end() && layer < found->second.size())

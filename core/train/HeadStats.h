@@ -20,7 +20,8 @@ torch::Tensor headStatsOfLayer(const Transformer &model, const HeadProbe &probe,
                                const std::function<torch::Tensor(const std::string &of)> &gradient);
 
 // The probe of the statistics: a forward pass of `model` on the task's statistics batch with the
-// captures headStatsOfLayer reads, the role scores on its role batch (Task::roleInput) where it
+// captures headStatsOfLayer reads (the update alignment where `probe.updates` holds the last
+// step's changes), the role scores on its role batch (Task::roleInput) where it
 // has one. False (the probe empty) for a task without a statistics batch.
 bool probeHeadStats(const Transformer &model, const Task &task, int64_t runs, HeadProbe &probe);
 

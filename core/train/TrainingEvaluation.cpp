@@ -31,6 +31,8 @@ std::vector<torch::Tensor> TrainingLoop::headStatistics()
 {
     if (!m_headStats) return {};
     HeadProbe probe;
+    // The last step's change of the weights (none before the first step: the rows are NaN then).
+    if (m_step > 0) probe.updates = m_updates;
     if (!probeHeadStats(*m_model, *m_task, m_model->runs(), probe)) return {};
     std::vector<torch::Tensor> out;
     for (size_t l = 0; l < m_model->layers(); ++l)

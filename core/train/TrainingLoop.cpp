@@ -22,6 +22,15 @@ bool cudaGraphsWanted()
     return switchOn(Switch::CudaGraphs, true);
 }
 
+void TrainingLoop::keepWeights(std::vector<std::map<std::string, torch::Tensor>> &into) const
+{
+    torch::NoGradGuard noGrad;
+    for (size_t l = 0; l < into.size(); ++l) {
+        const auto weights = m_model->attentionWeights(l);
+        for (auto &[of, kept] : into[l]) kept.copy_(weights.at(of));
+    }
+}
+
 std::vector<RunResult> TrainingLoop::run()
 {
     const RunConfig &c0 = m_configs.front();
@@ -66,6 +75,19 @@ std::vector<RunResult> TrainingLoop::run()
         for (const auto &row : headStatTable())
             if (row.source == HeadStatSource::Gradient)
                 m_grads.back()[row.of] = torch::zeros({R, m_model->maxHeads(l)}, floatOpts);
+    }
+    // The weights the Alignment rows name: a copy before the step, and the step's change.
+    for (size_t l = 0; l < m_model->layers() && m_headStats; ++l) {
+        const auto weights = m_model->attentionWeights(l);
+        std::map<std::string, torch::Tensor> before, updates;
+        for (const auto &row : headStatTable())
+            if (row.source == HeadStatSource::Alignment && !before.count(row.of)) {
+                before[row.of] = torch::zeros_like(weights.at(row.of));
+                updates[row.of] = torch::zeros_like(weights.at(row.of));
+            }
+        if (before.empty()) break;
+        m_before.push_back(std::move(before));
+        m_updates.push_back(std::move(updates));
     }
     m_total = c0.totalSteps();
     m_start = Clock::now() - std::chrono::duration_cast<Clock::duration>(
@@ -226,6 +248,11 @@ void TrainingLoop::runPhase(size_t ph)
         if (pollStops() || m_stopsWhilePaused) updateLearningRates(adam, phase);
         m_stopsWhilePaused = false;
         if (!anyAlive()) break;
+        // The step before an evaluation keeps its change of the attention's weights for the
+        // update alignment (outside the step, so that a CUDA graph of it has no copies).
+        const bool keepUpdate =
+            !m_before.empty() && ((m_step + 1) % evalEvery == 0 || m_step + 1 == m_total);
+        if (keepUpdate) keepWeights(m_before);
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
         if (tryGraph && t - t0 == kEagerSteps) {
             tryGraph = false;
@@ -240,6 +267,11 @@ void TrainingLoop::runPhase(size_t ph)
 #else
         trainStep();
 #endif
+        if (keepUpdate) {
+            keepWeights(m_updates);
+            for (size_t l = 0; l < m_updates.size(); ++l)
+                for (auto &[of, change] : m_updates[l]) change.sub_(m_before[l].at(of));
+        }
         ++inWindow;
         ++m_step;
         for (auto &m : m_members)
@@ -394,8 +426,11 @@ void TrainingLoop::drainReads(Adam *adam, const PhaseConfig *phase)
                             const double value =
                                 a[static_cast<int64_t>(i)][h][static_cast<int64_t>(s)];
                             // A role a task's inputs cannot show (duplicate tokens in nearest
-                            // neighbour's vectors) is no point, rather than a curve of NaN.
-                            if (stats[s].source == HeadStatSource::Role && std::isnan(value))
+                            // neighbour's vectors), or an update's alignment before the first step
+                            // (or of a step that changed nothing), is no point rather than NaN.
+                            if ((stats[s].source == HeadStatSource::Role ||
+                                 stats[s].source == HeadStatSource::Alignment) &&
+                                std::isnan(value))
                                 continue;
                             m.result.extra[headCurveName(static_cast<int64_t>(l), h, stats[s].name)]
                                 .push_back({read.step, value});

@@ -218,6 +218,12 @@ private:
     int64_t m_lastEvalStep = -1;
     // Per layer, by weight (wq, wk): the last kept gradient norms (R, heads).
     std::vector<std::map<std::string, torch::Tensor>> m_grads;
+    // The Alignment rows' inputs, per layer by weight ("wq", ...): the weights before the step
+    // that precedes an evaluation, and that step's change (HeadProbe::updates). Empty without
+    // such a row.
+    std::vector<std::map<std::string, torch::Tensor>> m_before, m_updates;
+    // Copies the attention's weights named in `into` (per layer, by "wq", ...) into it.
+    void keepWeights(std::vector<std::map<std::string, torch::Tensor>> &into) const;
     const bool m_headStats = headStatsWanted();
     std::set<std::string> m_slimmed; // checkpoints slimCheckpoint has made weights-only
 

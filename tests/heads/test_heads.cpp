@@ -109,6 +109,7 @@ private Q_SLOTS:
     void theControlWithEveryHeadIsTheRunItself();
     void l0GatesCloseMoreHeadsAsLambdaGrows();
     void headStatisticsAreLoggedForEveryRun();
+    void anUpdateAlignedWithEveryInputScoresRootFanIn();
     void liveMapsArriveAtEachEvaluation();
     void inspectPrintsWritesAndRefusesBadInput();
     void everyTaskShowsItsHeadsOnItsInput_data();
@@ -590,7 +591,9 @@ void TestHeads::headStatisticsAreLoggedForEveryRun()
             if (!parseHeadCurve(name, &layer, &head, &stat)) continue;
             ++curves;
             QVERIFY2(head < heads[size_t(layer)], name.c_str());
-            QCOMPARE(curve.size(), run.test.size());
+            // An update's alignment has no point at step 0, before any update.
+            const bool alignment = stat.size() > 6 && stat.substr(stat.size() - 6) == "_align";
+            QCOMPARE(curve.size(), run.test.size() - (alignment ? 1 : 0));
             QVERIFY(findMetric(name));
             for (const auto &p : curve)
                 QVERIFY2(std::isfinite(p.value) && p.value >= 0, name.c_str());
@@ -603,10 +606,56 @@ void TestHeads::headStatisticsAreLoggedForEveryRun()
                     &max = run.extra.at(headCurveName(1, 0, "logit_max"));
         for (size_t i = 0; i < rms.size(); ++i) QVERIFY(rms[i].value <= max[i].value + 1e-6);
         QVERIFY(run.extra.at(headCurveName(0, 0, "wq_grad")).back().value > 0);
+        // Adam's first updates line up with the inputs (Everett et al.): above what an
+        // independent change gives, below full alignment (√d_model).
+        for (const char *w : {"wq_align", "wk_align", "wv_align", "wo_align"}) {
+            const Curve &align = run.extra.at(headCurveName(0, 0, w));
+            QCOMPARE(align.front().step, int64_t(100));
+            for (const auto &p : align) QVERIFY2(p.value > 1.0, w);
+        }
         // Not in the scalar metrics (runs.csv would get hundreds of columns).
         for (const auto &[name, value] : run.metrics)
             QVERIFY2(name.find("head.") == std::string::npos, name.c_str());
     }
+}
+
+// The update alignment's known answers: a change of a head's columns along the one input every
+// row holds moves its outputs √fan-in times as far as an independent change of the same size; a
+// change orthogonal to the inputs moves them not at all; a random change on random rows about as
+// far as an independent one (1). The same for W_O's rows on the head's outputs, with √head_dim.
+void TestHeads::anUpdateAlignedWithEveryInputScoresRootFanIn()
+{
+    using torch::indexing::Slice;
+    torch::manual_seed(3);
+    const int64_t m = 16, h = 2, d = 8, N = 50;
+    const auto xbar = torch::randn({m});
+    const auto x = xbar.expand({1, N, m}).contiguous();
+    auto dw = torch::zeros({1, m, h * d});
+    dw.index_put_({0, Slice(), Slice(0, d)}, torch::outer(xbar, torch::randn({d})));
+    auto across = torch::randn({m, d});
+    across = across - torch::outer(xbar, xbar.matmul(across)) / xbar.dot(xbar);
+    dw.index_put_({0, Slice(), Slice(d, 2 * d)}, across);
+    auto a = updateAlignment(x, torch::Tensor(), {{"wq", dw}}, h, d).at("wq");
+    QVERIFY2(std::fabs(a[0][0].item<double>() - std::sqrt(double(m))) < 1e-4,
+             qPrintable(QString::number(a[0][0].item<double>())));
+    QVERIFY2(a[0][1].item<double>() < 1e-3, qPrintable(QString::number(a[0][1].item<double>())));
+    // Random rows, a random change.
+    const auto rows = torch::randn({1, 4000, m});
+    a = updateAlignment(rows, torch::Tensor(), {{"wk", torch::randn({1, m, h * d})}}, h, d)
+            .at("wk");
+    for (int64_t k = 0; k < h; ++k)
+        QVERIFY2(std::fabs(a[0][k].item<double>() - 1) < 0.1,
+                 qPrintable(QString::number(a[0][k].item<double>())));
+    // W_O: each head's output the same vector at every row, its rows changed along it.
+    const auto zbar = torch::randn({h, d});
+    const auto z = zbar.reshape({1, 1, h * d}).expand({1, N, h * d}).contiguous();
+    auto dwo = torch::zeros({1, h, d, m});
+    for (int64_t k = 0; k < h; ++k)
+        dwo.index_put_({0, k}, torch::outer(zbar[k], torch::randn({m})));
+    a = updateAlignment(x, z, {{"wo", dwo.reshape({1, h * d, m})}}, h, d).at("wo");
+    for (int64_t k = 0; k < h; ++k)
+        QVERIFY2(std::fabs(a[0][k].item<double>() - std::sqrt(double(d))) < 1e-4,
+                 qPrintable(QString::number(a[0][k].item<double>())));
 }
 
 void TestHeads::liveMapsArriveAtEachEvaluation()
