@@ -111,6 +111,16 @@ if part profile; then # where a classroom step's time goes, lanes on and off; Fi
     done
     "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 24x1,24x3 --batch 64 \
         --steps 300 --profile 1 2>/dev/null | sed "s/^{/{\"lanes\": 1, /" | emit
+    # The text classroom's step (d 64, batch 16), at its widest and its narrowest heads.
+    for schedule in 16,16,16,16 1,2,4,8; do
+        "${PIN[@]}" "$BENCH" preset --preset head-progression-classroom --device cpu \
+            --threads "$THREADS" --runs 1 --schedules "$schedule" --steps 60 --profile 1 2>/dev/null |
+            grep '"profile"' | "$PY" -c 'import json,sys
+for line in sys.stdin:
+    r = json.loads(line)
+    r["heads"] = r["heads"].replace(" ", ",")
+    print(json.dumps({"lanes": 1, "task": "text", "m": 64, "batch": 16, **r}))' | emit
+    done
 fi
 
 # The lever: the lanes (HEADLAB_CPU_ATTENTION=1: at every head width) against ATen's kernel (=0), in

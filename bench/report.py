@@ -279,7 +279,7 @@ def cpu_peers_section(path, classroom_paths, out):
                (": " + ", ".join((f"text {k[1]}" if k[0] == "text" else f"{k[0]} {k[1]} × {k[2]}") +
                                  f" ({fmt(r, 2)}×, {fmt(100 * share, 1)} % of peak)"
                                  for k, r, share in misses) + "." if misses else ".") + "\n")
-    small = [r for r in rows if r.get("profile") == "cpu-total" and r.get("batch") == 64]
+    small = [r for r in rows if r.get("profile") == "cpu-total" and r.get("batch") == 64 and r.get("task") != "text"]
     if misses and small:
         out.append("**The measured cause where a shape misses.** These are Figure 2's narrow models at batch "
                    "64, where a step is a few milliseconds of small products. The profile below counts the "
@@ -294,6 +294,31 @@ def cpu_peers_section(path, classroom_paths, out):
                    "removed some of them, not yet enough at these widths. "
                    "What is left is the whole layer as one function each way (the norm, the products and "
                    "the GELU), the next lever.\n")
+    text_profiles = [r for r in rows if r.get("profile") == "cpu-total" and r.get("task") == "text"]
+    if any(k[0] == "text" for k, _, _ in misses) and text_profiles:
+        gflop = {r["heads"].replace(" ", ","): r["gflop_per_run_step"] for r in text_hl}
+        cls = {profile_key(r) + (r["class"],): r for r in rows if r.get("profile") == "cpu-class"}
+
+        def text_cause(t):
+            k = profile_key(t)
+            products, elementwise = cls.get(k + ("products",)), cls.get(k + ("elementwise and reductions",))
+            rate = gflop.get(t["heads"], 0) / (products["ms_per_step"] / 1e3) if products else None
+            return (f"heads {t['heads']}: {fmt(t['wall_ms_per_step'], 1)} ms a step, "
+                    f"{fmt(t['aten_calls_per_step'], 0)} operator calls ({fmt(t['dispatch_ms_per_step'], 2)} ms, "
+                    f"{fmt(100 * t['dispatch_share'], 0)} %, in dispatch alone), "
+                    f"{fmt(elementwise['calls_per_step'], 0)} elementwise calls taking "
+                    f"{fmt(elementwise['ms_per_step'], 2)} ms, and {fmt(products['calls_per_step'], 0)} products "
+                    f"taking {fmt(products['ms_per_step'], 2)} ms, about {fmt(rate, 0)} GFLOP/s "
+                    f"({fmt(100 * rate / peak_gflops, 0)} % of the peak) if they did the whole step's FLOPs")
+        out.append("**The measured cause for text.** Every schedule of the text classroom misses, at 0.8–1× "
+                   "compiled PyTorch and about a fifth of the peak. The model is 64 wide with 16 sequences of 32 "
+                   "bytes: a step is small products and many small elementwise operators, and the profile "
+                   "(`headlab-bench preset --preset head-progression-classroom --schedules H --profile 1`, tables "
+                   "below) shows it spread over all of them: " + "; ".join(text_cause(t) for t in text_profiles) +
+                   ". Inductor turns the norms, GELUs, residual additions and Adam into a few generated C++ loops; "
+                   "HeadLab calls ATen for each, and at this size each call costs about what its arithmetic does. "
+                   "The lever is the one named above for Figure 2's narrow models (a layer as one function each "
+                   "way), not the attention: it is 10–15 % of the step.\n")
     big = [(k, r, share) for k, r, share in misses if share >= 0.3]
     if big:
         compiled_share = []
@@ -317,8 +342,15 @@ def cpu_peers_section(path, classroom_paths, out):
 
 
 def profile_key(r):
-    """A profile row's step: lanes on or off, the shape and the batch."""
-    return (r["lanes"], r["m"], r["heads"], r["batch"])
+    """A profile row's step: lanes on or off, the task, the shape and the batch."""
+    return (r["lanes"], r.get("task", "addition"), r["m"], r["heads"], r["batch"])
+
+
+def profile_label(r, batch=""):
+    """A profile row's step as the tables name it: 24 × 12, 256 (Figure 2's addition), or the text
+    classroom's schedule; `batch` goes before the batch size ("batch ")."""
+    shape = f"text d {r['m']}, heads {r['heads']}" if r.get("task") == "text" else f"{r['m']} × {r['heads']}"
+    return f"{shape}, {batch}{r['batch']}"
 
 
 def cpu_profile_section(rows, path, out):
@@ -340,7 +372,7 @@ def cpu_profile_section(rows, path, out):
     for t in totals:
         k = profile_key(t)
         cell = lambda name: fmt(parts.get(k + ("headlab::" + name,)), 2)
-        out.append(f"| {t['m']} × {t['heads']}, {t['batch']} | {'on' if t['lanes'] else 'off'} | "
+        out.append(f"| {profile_label(t)} | {'on' if t['lanes'] else 'off'} | "
                    f"{fmt(t['wall_ms_per_step'], 2)} | {fmt(t['aten_calls_per_step'], 0)} | "
                    f"{fmt(t['dispatch_ms_per_step'], 2)} ({fmt(100 * t['dispatch_share'], 0)} %) | {cell('forward')} | "
                    f"{cell('backward')} | {cell('optimizer')} | {cell('bookkeeping')} |")
@@ -353,12 +385,12 @@ def cpu_profile_section(rows, path, out):
         k = profile_key(t)
         cells = [f"{fmt(cls[k + (c,)]['ms_per_step'], 2)} ({fmt(100 * cls[k + (c,)]['share'], 0)} %)"
                  if k + (c,) in cls else "—" for c in classes]
-        out.append(f"| {t['m']} × {t['heads']}, {t['batch']} | {'on' if t['lanes'] else 'off'} | " + " | ".join(cells) + " |")
+        out.append(f"| {profile_label(t)} | {'on' if t['lanes'] else 'off'} | " + " | ".join(cells) + " |")
     out.append("\nThe five operators of most self time in each:\n")
     for t in totals:
         k = profile_key(t)
         ops = [r for r in rows if r.get("profile") == "cpu-op" and profile_key(r) == k][:5]
-        out.append(f"- {t['m']} × {t['heads']}, batch {t['batch']}, lanes {'on' if t['lanes'] else 'off'}: " + "; ".join(
+        out.append(f"- {profile_label(t, 'batch ')}, lanes {'on' if t['lanes'] else 'off'}: " + "; ".join(
             f"`{o['name']}` {fmt(o['ms_per_step'], 2)} ms ({fmt(o['calls_per_step'], 0)} calls)" for o in ops))
     out.append("")
 
