@@ -103,8 +103,9 @@ std::vector<HeadStatSpec> &headStatRows()
         // Where the law's exponent comes from (Everett et al. 2024; docs/FINDINGS.md): how the
         // last step's update of the head's weights lines up with the inputs they read.
         {"wq_align", "update alignment of W_Q",
-         "‖X·ΔW_Q‖ of the head's columns, the last training step's change on the statistics "
-         "batch's normalized inputs, over its size for a change independent of them "
+         "‖X·ΔW_Q‖ of the head's columns, the last training step's change on the attention's "
+         "inputs from the statistics batch (normalized under pre-norm), over its size for a "
+         "change independent of them "
          "(‖X‖·‖ΔW_Q‖/√d_model): 1 independent, √d_model aligned with every input",
          S::Alignment, "wq", "al_Q", true},
         {"wk_align", "update alignment of W_K",

@@ -50,8 +50,8 @@ struct HeadStatSpec {
     const char *title; // "attention logit RMS"
     const char *meaning;
     HeadStatSource source = HeadStatSource::Probe;
-    // logit_rms, logit_max, entropy (Probe); wq, wk, wv, wo (Weight, Gradient, Alignment); previous_token,
-    // duplicate_token, induction, positional (Role)
+    // logit_rms, logit_max, entropy (Probe); wq, wk, wv, wo (Weight, Gradient, Alignment);
+    // previous_token, duplicate_token, induction, positional (Role)
     const char *of = "";
     const char *column = ""; // its short header in a terminal table ("|W_Q|")
     bool onFigures = false;  // offered on the y axis of the figures against m_H and η

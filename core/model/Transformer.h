@@ -60,8 +60,8 @@ struct HeadProbe {
     // Transformer::attentionWeights gives it: the last training step's update). Out, per weight,
     // per layer (R, heads): how far the change moves the head's outputs on this input beyond what
     // a change of the same size independent of the input would, ‖X·ΔW_h‖ / (‖X‖·‖ΔW_h‖/√fan-in)
-    // with X the rows the weight reads (the layer's normalized input for W_Q, W_K, W_V; the head's
-    // output for its rows of W_O): 1 for an independent change, √fan-in for one aligned with every
+    // with X the rows the weight reads (the attention's input, normalized under pre-norm, for W_Q,
+    // W_K, W_V; the head's output for its rows of W_O): 1 for an independent change, √fan-in for one aligned with every
     // row (Everett et al. 2024's alignment). NaN where the change is zero.
     std::vector<std::map<std::string, torch::Tensor>> updates;
     std::map<std::string, std::vector<torch::Tensor>> alignment;
