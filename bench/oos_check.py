@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""oos_check.py PREDICTIONS SUMMARY — the out-of-sample check of issue 77, item 4: each
+configuration's η* as the search measured it against what the Figure 2 law predicted for it.
+
+PREDICTIONS: `headlab-cli predict --json` of each configuration, one a line
+(docs/data/issue77/oos-predictions.jsonl). SUMMARY: `headlab-cli summary SESSION -o SUMMARY.csv` of
+the search (bench/sessions/oos-boundary.yaml, trained by bench/gpu_search.sh). Prints a Markdown
+table (the prediction and its 95 % interval, the measured crossing and its interval, how far apart
+in decades, whether the prediction interval holds the measured crossing) and the coverage over the
+configurations whose search has stopped with an interval (converged or budget spent).
+
+  bench/oos_check.py docs/data/issue77/oos-predictions.jsonl docs/data/issue77/oos-boundary.summary.csv
+"""
+import csv
+import json
+import math
+import sys
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    predictions = {}
+    for n, line in enumerate(open(sys.argv[1]), 1):
+        if not line.strip():
+            continue
+        p = json.loads(line)
+        head_dim, heads = p["law_axes"]["head_dim"], p["law_axes"]["heads"]
+        predictions[(round(head_dim * heads), round(heads))] = p
+    print("| d_model × heads | m_H | predicted η* [95 % interval] | beyond the fit | measured η* [interval] | "
+          "state | off (decades) | held |")
+    print("|---|---|---|---|---|---|---|---|")
+    held = stopped = 0
+    for row in csv.DictReader(open(sys.argv[2])):
+        key = (int(row["d_model"]), int(row["heads"]))
+        p = predictions.get(key)
+        if p is None:
+            continue
+        measured = row["estimate"] not in ("", "nan")
+        done = row["state"] in ("converged", "budget spent") and measured
+        off = math.log10(float(row["estimate"]) / p["estimate"]) if measured else None
+        inside = done and p["low"] <= float(row["estimate"]) <= p["high"]
+        if done:
+            stopped += 1
+            held += inside
+        interval = (f"{float(row['estimate']):.3g} [{float(row['low']):.3g}, {float(row['high']):.3g}]"
+                    if done else "—")
+        print(f"| {key[0]} × {key[1]} | {key[0] / key[1]:g} | {p['estimate']:.3g} [{p['low']:.3g}, "
+              f"{p['high']:.3g}] | {', '.join(p['beyond']) or '—'} | {interval} | {row['state']} | "
+              f"{'' if off is None else f'{off:+.2f}'} | {('yes' if inside else 'no') if done else '—'} |")
+    print(f"\nHeld: {held} of {stopped} configurations whose search stopped with an interval "
+          f"({len(predictions)} predicted).")
+
+
+if __name__ == "__main__":
+    main()
