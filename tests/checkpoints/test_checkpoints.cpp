@@ -411,8 +411,18 @@ void TestCheckpoints::olderCheckpointsKeepTheirWeightsAlone()
             QVERIFY(file.find("layers.0.wq")->dtype == safetensors::DType::BF16);
             QCOMPARE(file.metadata.at("kept_weights"), std::string("bfloat16"));
             if (!std::filesystem::exists(b)) continue;
-            QVERIFY2(std::filesystem::file_size(a) * 10 < std::filesystem::file_size(b) * 7,
-                     a.c_str());
+            // The weights take half the bytes; the curves the file carries are the same in both
+            // (so the file as a whole shrinks by less the more statistics a run logs).
+            const auto full = safetensors::read(b);
+            size_t halfBytes = 0, fullBytes = 0;
+            for (const auto &t : file.tensors)
+                if (t.dtype == safetensors::DType::BF16) {
+                    halfBytes += t.data.size();
+                    fullBytes += full.find(t.name)->data.size();
+                }
+            QVERIFY(halfBytes > 0);
+            QCOMPARE(halfBytes * 2, fullBytes);
+            QVERIFY2(std::filesystem::file_size(a) < std::filesystem::file_size(b), a.c_str());
             const AttentionMaps x = HeadInspector(a).attention("123 + 456, digit 0"),
                                 y = HeadInspector(b).attention("123 + 456, digit 0");
             QCOMPARE(x.prediction, y.prediction);
