@@ -1072,20 +1072,35 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
             return index < list.size() ? list[index] : torch::Tensor();
         };
         const auto keep = layerOf(probe->keep), replacement = layerOf(probe->replacement);
+        const bool alignment =
+            index < probe->updates.size() && !probe->updates[index].empty() && !lastOnly;
         std::vector<ProbeParts> parts;
-        o = byHeadGroups(
-            L, q, k, v,
-            [&](const torch::Tensor &qg, const torch::Tensor &kg, const torch::Tensor &vg,
-                int64_t h, int64_t d, const torch::Tensor &runs) {
-                auto pick = [&](const torch::Tensor &t) { // this group's runs, their own heads
-                    return t.defined()
-                               ? (runs.defined() ? t.index_select(0, runs) : t).narrow(1, 0, h)
-                               : t;
-                };
-                parts.emplace_back();
-                return attendProbed(qg, kg, vg, h, d, lastOnly, pick(keep), pick(replacement),
-                                    *probe, parts.back());
-            });
+        o = byHeadGroups(L, q, k, v,
+                         [&](const torch::Tensor &qg, const torch::Tensor &kg,
+                             const torch::Tensor &vg, int64_t h, int64_t d,
+                             const torch::Tensor &runs) {
+                             auto ofRuns = [&](const torch::Tensor &t) { // this group's runs
+                                 return runs.defined() ? t.index_select(0, runs) : t;
+                             };
+                             auto pick = [&](const torch::Tensor &t) { // and their own heads
+                                 return t.defined() ? ofRuns(t).narrow(1, 0, h) : t;
+                             };
+                             parts.emplace_back();
+                             auto og = attendProbed(qg, kg, vg, h, d, lastOnly, pick(keep),
+                                                    pick(replacement), *probe, parts.back());
+                             if (alignment) {
+                                 // How the last step's change of each weight moves these heads on this input.
+                                 std::map<std::string, torch::Tensor> updates;
+                                 for (const auto &[name, t] : probe->updates[index])
+                                     updates[name] = ofRuns(t);
+                                 const auto rows = ofRuns(x);
+                                 const int64_t r = rows.size(0), N = rows.size(1) * rows.size(2);
+                                 parts.back().alignment =
+                                     updateAlignment(rows.reshape({r, N, rows.size(3)}),
+                                                     og.reshape({r, N, og.size(3)}), updates, h, d);
+                             }
+                             return og;
+                         });
         const int64_t Hmax = *std::max_element(L.headsOfRuns.begin(), L.headsOfRuns.end());
         // Each group's capture (`of` picks it from a group's parts), padded to the most heads,
         // the runs put back in order, as this layer's entry of `into`.
@@ -1111,34 +1126,10 @@ torch::Tensor Transformer::attention(const Layer &L, const torch::Tensor &x, boo
                 gather([&](const ProbeParts &p) { return p.roles.at(role.first); },
                        probe->roles[role.first]);
         if (probe->captureMeanOutputs) gather(field(&ProbeParts::mean), probe->meanOutputs);
-        if (index < probe->updates.size() && !probe->updates[index].empty() && !lastOnly) {
-            // How the last step's change of each weight moves the heads on this input: group by
-            // group (each its own split into heads), the runs put back in order.
-            const int64_t R = x.size(0), N = x.size(1) * x.size(2);
-            const auto rows = x.reshape({R, N, x.size(3)});
-            const auto outs = o.reshape({R, N, o.size(3)});
-            std::map<std::string, std::vector<torch::Tensor>> lists;
-            auto add = [&](const torch::Tensor &runs, int64_t h) {
-                auto pick = [&](const torch::Tensor &t) {
-                    return runs.defined() ? t.index_select(0, runs) : t;
-                };
-                std::map<std::string, torch::Tensor> updates;
-                for (const auto &[name, t] : probe->updates[index]) updates[name] = pick(t);
-                for (auto &[name, t] :
-                     updateAlignment(pick(rows), pick(outs), updates, h, (L.heads * L.headDim) / h))
-                    lists[name].push_back(padHeads(t, Hmax));
-            };
-            if (L.groups.empty())
-                add(torch::Tensor(), L.heads);
-            else
-                for (const auto &g : L.groups) add(g.runs, g.heads);
-            for (auto &[name, list] : lists) {
-                auto &into = probe->alignment[name];
-                if (into.size() <= index) into.resize(index + 1);
-                into[index] = list.size() == 1 ? list.front()
-                                               : torch::cat(list).index_select(0, L.inverseOrder);
-            }
-        }
+        if (alignment)
+            for (const auto &weight : parts.front().alignment)
+                gather([&](const ProbeParts &p) { return p.alignment.at(weight.first); },
+                       probe->alignment[weight.first]);
     } else if (m_attention.layers[index].path == AttentionPath::MicroHeads) {
         // Over micro-heads (the plan's choice for short sequences: every addition and retrieval
         // task): a few batched products, or the kernel, and one path for all head counts.

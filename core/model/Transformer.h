@@ -205,7 +205,7 @@ private:
     // (captures come back per run group in `out`, at (R_g, heads, ...)).
     struct ProbeParts {
         torch::Tensor weights, rms, max, entropy, mean;
-        std::map<std::string, torch::Tensor> roles;
+        std::map<std::string, torch::Tensor> roles, alignment;
     };
     torch::Tensor attendProbed(const torch::Tensor &q, const torch::Tensor &k,
                                const torch::Tensor &v, int64_t heads, int64_t headDim,

@@ -22,12 +22,16 @@ bool cudaGraphsWanted()
     return switchOn(Switch::CudaGraphs, true);
 }
 
-void TrainingLoop::keepWeights(std::vector<std::map<std::string, torch::Tensor>> &into) const
+void TrainingLoop::keepUpdate(bool stepTaken)
 {
     torch::NoGradGuard noGrad;
-    for (size_t l = 0; l < into.size(); ++l) {
+    for (size_t l = 0; l < m_before.size(); ++l) {
         const auto weights = m_model->attentionWeights(l);
-        for (auto &[of, kept] : into[l]) kept.copy_(weights.at(of));
+        for (auto &[of, before] : m_before[l])
+            if (stepTaken)
+                torch::sub_out(m_updates[l].at(of), weights.at(of), before);
+            else
+                before.copy_(weights.at(of));
     }
 }
 
@@ -196,6 +200,10 @@ void TrainingLoop::runPhase(size_t ph)
     // gradient norms are kept from the step before each evaluation (from every step when the
     // step is a CUDA graph, which cannot branch).
     bool gradNormsEveryStep = false;
+    // Whether an evaluation follows the step about to be taken.
+    const auto evaluationFollows = [&] {
+        return (m_step + 1) % evalEvery == 0 || m_step + 1 == m_total;
+    };
     // The step's parts are named for the profiler (headlab-bench profile on the CPU): the batch and
     // the forward pass, the backward pass, the optimizer, the bookkeeping. A scope costs nothing
     // while no profiler listens.
@@ -209,8 +217,7 @@ void TrainingLoop::runPhase(size_t ph)
             RECORD_USER_SCOPE("headlab::backward");
             torch::where(m_alive > 0, loss, torch::zeros_like(loss)).sum().backward();
         }
-        if (m_headStats &&
-            (gradNormsEveryStep || (m_step + 1) % evalEvery == 0 || m_step + 1 == m_total)) {
+        if (m_headStats && (gradNormsEveryStep || evaluationFollows())) {
             torch::NoGradGuard noGrad;
             for (size_t l = 0; l < m_grads.size(); ++l) {
                 bool queryKeyOnly = true;
@@ -250,9 +257,8 @@ void TrainingLoop::runPhase(size_t ph)
         if (!anyAlive()) break;
         // The step before an evaluation keeps its change of the attention's weights for the
         // update alignment (outside the step, so that a CUDA graph of it has no copies).
-        const bool keepUpdate =
-            !m_before.empty() && ((m_step + 1) % evalEvery == 0 || m_step + 1 == m_total);
-        if (keepUpdate) keepWeights(m_before);
+        const bool keepsUpdate = !m_before.empty() && evaluationFollows();
+        if (keepsUpdate) keepUpdate(false);
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS
         if (tryGraph && t - t0 == kEagerSteps) {
             tryGraph = false;
@@ -267,11 +273,7 @@ void TrainingLoop::runPhase(size_t ph)
 #else
         trainStep();
 #endif
-        if (keepUpdate) {
-            keepWeights(m_updates);
-            for (size_t l = 0; l < m_updates.size(); ++l)
-                for (auto &[of, change] : m_updates[l]) change.sub_(m_before[l].at(of));
-        }
+        if (keepsUpdate) keepUpdate(true);
         ++inWindow;
         ++m_step;
         for (auto &m : m_members)

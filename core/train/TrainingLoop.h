@@ -222,8 +222,9 @@ private:
     // that precedes an evaluation, and that step's change (HeadProbe::updates). Empty without
     // such a row.
     std::vector<std::map<std::string, torch::Tensor>> m_before, m_updates;
-    // Copies the attention's weights named in `into` (per layer, by "wq", ...) into it.
-    void keepWeights(std::vector<std::map<std::string, torch::Tensor>> &into) const;
+    // Before the step (`stepTaken` false): copies the attention's weights into m_before; after
+    // it: their change since into m_updates.
+    void keepUpdate(bool stepTaken);
     const bool m_headStats = headStatsWanted();
     std::set<std::string> m_slimmed; // checkpoints slimCheckpoint has made weights-only
 
