@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
-"""oos_check.py PREDICTIONS SUMMARY — the out-of-sample check of issue 77, item 4: each
+"""oos_check.py SUMMARY PREDICTIONS... — the out-of-sample check of issue 77, item 4: each
 configuration's η* as the search measured it against what the Figure 2 law predicted for it.
 
-PREDICTIONS: `headlab-cli predict --json` of each configuration, one a line
-(docs/data/issue77/oos-predictions.jsonl). SUMMARY: `headlab-cli summary SESSION -o SUMMARY.csv` of
-the search (bench/sessions/oos-boundary.yaml, trained by bench/gpu_search.sh). Prints a Markdown
-table (the prediction and its 95 % interval, the measured crossing and its interval, how far apart
-in decades, whether the prediction interval holds the measured crossing) and the coverage over the
-configurations whose search has stopped with an interval (converged or budget spent).
+SUMMARY: `headlab-cli summary SESSION -o SUMMARY.csv` of the search (bench/sessions/oos-boundary.yaml,
+trained by bench/gpu_search.sh). PREDICTIONS: `headlab-cli predict --json` of each configuration,
+one a line, one file per law (its "law" key: "power" where it has none, the files written before
+predict said it):
+  docs/data/issue77/oos-predictions.jsonl       the power law's (round 0 was placed by them)
+  docs/data/issue77/oos-predictions-bent.jsonl  the bent law's (`predict --law bent`), from the
+                                                Figure 2 archive alone, as the power law's
+Prints a Markdown table per law (the prediction and its 95 % interval, the measured crossing and
+its interval, how far apart in decades, whether the prediction interval holds the measured
+crossing) and its coverage over the configurations whose search has stopped with an interval
+(converged or budget spent).
 
-  bench/oos_check.py docs/data/issue77/oos-predictions.jsonl docs/data/issue77/oos-boundary.summary.csv
+  bench/oos_check.py docs/data/issue77/oos-boundary.summary.csv docs/data/issue77/oos-predictions*.jsonl
 """
 import csv
 import json
@@ -17,21 +22,26 @@ import math
 import sys
 
 
-def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
+def read_predictions(path):
     predictions = {}
-    for n, line in enumerate(open(sys.argv[1]), 1):
+    law = "power"
+    for line in open(path):
         if not line.strip():
             continue
         p = json.loads(line)
+        law = p.get("law", "power")
         head_dim, heads = p["law_axes"]["head_dim"], p["law_axes"]["heads"]
         predictions[(round(head_dim * heads), round(heads))] = p
+    return law, predictions
+
+
+def table(law, predictions, rows):
+    print(f"\n### The {law} law\n")
     print("| d_model × heads | m_H | predicted η* [95 % interval] | beyond the fit | measured η* [interval] | "
           "state | off (decades) | held |")
     print("|---|---|---|---|---|---|---|---|")
     held = stopped = 0
-    for row in csv.DictReader(open(sys.argv[2])):
+    for row in rows:
         key = (int(row["d_model"]), int(row["heads"]))
         p = predictions.get(key)
         if p is None:
@@ -48,8 +58,16 @@ def main():
         print(f"| {key[0]} × {key[1]} | {key[0] / key[1]:g} | {p['estimate']:.3g} [{p['low']:.3g}, "
               f"{p['high']:.3g}] | {', '.join(p['beyond']) or '—'} | {interval} | {row['state']} | "
               f"{'' if off is None else f'{off:+.2f}'} | {('yes' if inside else 'no') if done else '—'} |")
-    print(f"\nHeld: {held} of {stopped} configurations whose search stopped with an interval "
-          f"({len(predictions)} predicted).")
+    print(f"\nHeld by the {law} law: {held} of {stopped} configurations whose search stopped with an "
+          f"interval ({len(predictions)} predicted).")
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    rows = list(csv.DictReader(open(sys.argv[1])))
+    for path in sys.argv[2:]:
+        table(*read_predictions(path), rows)
 
 
 if __name__ == "__main__":

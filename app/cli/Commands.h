@@ -85,7 +85,8 @@ struct PredictArguments {
     std::map<std::string, std::string> values; // dimension → its value, as YAML would give it
     SearchSummaryOptions search;
     bool json = false;
-    std::string into; // a search not begun: its round 0 placed by the prediction
+    std::string into;           // a search not begun: its round 0 placed by the prediction
+    std::string law = "chosen"; // LawChoice: the law the report's test chooses, power or bent
 };
 int predictCommand(const PredictArguments &a);
 int summaryCommand(const std::string &sessionPath, const std::vector<std::string> &by,

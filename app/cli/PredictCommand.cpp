@@ -99,7 +99,7 @@ const LawFit *lawFor(const SearchReport &report, const std::map<std::string, std
 
 // `predict --into NEW.yaml`: round 0 of each configuration of a search not begun placed over its
 // predicted interval (SearchSpec::starts).
-int predictInto(const SearchReport &report, const std::string &path)
+int predictInto(const SearchReport &report, LawChoice choice, const std::string &path)
 {
     Session next = loadSweepRuns(path);
     expandSweep(next);
@@ -130,7 +130,7 @@ int predictInto(const SearchReport &report, const std::string &path)
         std::string group;
         const LawFit *law = target.error.empty() ? lawFor(report, labels, &group) : nullptr;
         const CrossingPrediction p =
-            law ? predictCrossing(*law, log10LawAxes(target.config, law->axes()))
+            law ? predictCrossing(report, *law, log10LawAxes(target.config, law->axes()), choice)
                 : CrossingPrediction{};
         if (!p.ok) {
             std::fprintf(stderr, "headlab-cli predict: --into %s: %s: %s\n", path.c_str(),
@@ -141,9 +141,9 @@ int predictInto(const SearchReport &report, const std::string &path)
             return kExitBadInput;
         }
         next.search->starts.push_back({labels, std::pow(10.0, p.low), std::pow(10.0, p.high)});
-        std::printf("%s: round 0 over [%s, %s]%s\n", labelsText(labels).c_str(),
+        std::printf("%s: round 0 over [%s, %s] (the %s law)%s\n", labelsText(labels).c_str(),
                     number3(std::pow(10.0, p.low)).c_str(), number3(std::pow(10.0, p.high)).c_str(),
-                    p.beyond.empty() ? "" : " (extrapolated)");
+                    p.law.c_str(), p.beyond.empty() ? "" : " (extrapolated)");
     }
     saveSessionAtomic(next, path);
     std::printf("wrote %s: %zu configurations start from the prediction\n", path.c_str(),
@@ -165,8 +165,10 @@ int predictCommand(const PredictArguments &a)
         return kExitBadInput;
     }
     if (!applySearchOptions(session, a.search, "predict")) return kExitBadInput;
+    LawChoice choice = LawChoice::Chosen;
+    lawChoiceFromString(a.law, &choice); // checked by the option
     if (!a.into.empty())
-        return predictInto(searchReport(session, a.search.lawX, a.search.lawAlso), a.into);
+        return predictInto(searchReport(session, a.search.lawX, a.search.lawAlso), choice, a.into);
     if (a.values.empty()) {
         std::fprintf(stderr, "headlab-cli predict: give the configuration to predict: --d_model, "
                              "--heads, ... or --set NAME=VALUE\n");
@@ -191,7 +193,8 @@ int predictCommand(const PredictArguments &a)
         return kExitBadInput;
     }
     const std::vector<std::string> axes = law->axes();
-    const CrossingPrediction p = predictCrossing(*law, log10LawAxes(target.config, axes));
+    const CrossingPrediction p =
+        predictCrossing(report, *law, log10LawAxes(target.config, axes), choice);
     if (!p.ok) {
         std::fprintf(stderr, "headlab-cli predict: %s\n", p.note.c_str());
         return kExitRunFailed;
@@ -207,6 +210,7 @@ int predictCommand(const PredictArguments &a)
         out["law_se_decades"] = p.lawSe;
         out["scatter_decades"] = p.scatter;
         out["model"] = law->model;
+        out["law"] = p.law;
         out["configurations"] = law->configurations;
         out["group"] = group;
         for (size_t k = 0; k < axes.size(); ++k)
@@ -223,10 +227,23 @@ int predictCommand(const PredictArguments &a)
                 number3(std::pow(10.0, p.estimate)).c_str(), number3(std::pow(10.0, p.low)).c_str(),
                 number3(std::pow(10.0, p.high)).c_str(), int(std::lround(law->level * 100)),
                 labelsText(target.labels).c_str(), at.c_str());
-    std::printf("  from the %s model's law over %d configurations%s: α = %.3f", law->model.c_str(),
-                law->configurations, group.empty() ? "" : (" of " + group).c_str(), law->alpha);
-    for (size_t k = 0; k < law->beta.size(); ++k)
-        std::printf(", β (%s) = %.3f", law->also[k].c_str(), law->beta[k]);
+    if (p.law == "bent") {
+        const LawBend &bend = report.bend;
+        std::printf("  from the bent law through %d configurations (%s): α = %.3f at %s %s, "
+                    "γ = %.3f",
+                    law->configurations,
+                    bend.chosen ? "the test chooses it" : "asked for; the test keeps the power law",
+                    bend.alpha, bend.x.c_str(), number3(std::pow(10.0, bend.x0)).c_str(),
+                    bend.gamma);
+        for (size_t k = 0; k < bend.beta.size(); ++k)
+            std::printf(", β (%s) = %.3f", bend.also[k].c_str(), bend.beta[k]);
+    } else {
+        std::printf("  from the %s model's law over %d configurations%s: α = %.3f",
+                    law->model.c_str(), law->configurations,
+                    group.empty() ? "" : (" of " + group).c_str(), law->alpha);
+        for (size_t k = 0; k < law->beta.size(); ++k)
+            std::printf(", β (%s) = %.3f", law->also[k].c_str(), law->beta[k]);
+    }
     std::printf("\n  the law's own uncertainty there %.3f decades (1 sd), the scatter of a "
                 "configuration about the law %.3f decades\n",
                 p.lawSe, p.scatter);
@@ -254,7 +271,9 @@ CommandAction definePredict(CLI::App &app)
         "The law fitted through the search's crossings (the model in use, or --model), evaluated "
         "at the\nconfiguration given, with a prediction interval: the law's uncertainty there and "
         "the scatter of a\nconfiguration about the law, added. A value beyond the span the law "
-        "was fitted over is said.\nExample: headlab-cli predict fig2-boundary.yaml --d_model 768 "
+        "was fitted over is said.\nWhere the report's test chooses the bent law (a curvature in "
+        "log x), the prediction\ncomes from it; --law power or bent asks for either.\nExample: "
+        "headlab-cli predict fig2-boundary.yaml --d_model 768 "
         "--heads 16");
     predict->add_option("session", a->predict.session, "The search's session file")->required();
     // One option per dimension a law can be fitted against, from the dimension table.
@@ -272,6 +291,12 @@ CommandAction definePredict(CLI::App &app)
         ->add_option("--model", a->predict.search.model,
                      "Read the search with this model: separate or joint")
         ->check(CLI::IsMember({"separate", "joint"}));
+    predict
+        ->add_option("--law", a->predict.law,
+                     "The law to predict from: chosen (the bent law where the report's test "
+                     "chooses it, else the power law), power or bent")
+        ->check(CLI::IsMember(lawChoiceNames()))
+        ->capture_default_str();
     predict->add_flag("--json", a->predict.json, "The prediction as JSON");
     predict->add_option("--into", a->predict.into,
                         "A boundary search not begun (NEW.yaml): round 0 of each of its "

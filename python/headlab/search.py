@@ -8,7 +8,8 @@
     report.width_and_heads     # log10 η* = log10 C − a log10 d_model + b log10 heads: a, b, correlation
     report.bend                # the law with curvature in log10 x: γ, its test, the local α at the ends
     report.law.misfit          # each configuration off the law, in decades and σ, largest first
-    report.law.predict(head_dim=48, heads=16)   # η* with a prediction interval
+    report.predict(head_dim=48, heads=16)   # η* with a prediction interval, by the law the test chooses
+    report.law.predict(head_dim=48, heads=16)   # ... by the power law; report.bend.predict: the bent law
 
 HeadLab writes the report into the session each time it saves it (`search_report:`, computed by
 core/session/search/SearchReport.cpp, the report `headlab-cli summary` prints), so these are summary's numbers
@@ -82,27 +83,42 @@ class Law:
         """The crossing this law predicts where its axes have the values given (`x` and each
         further axis, by name: `law.predict(head_dim=48, heads=16)`), with a prediction interval
         at `level`: the law's uncertainty there and the scatter of a configuration about it, added
-        in quadrature, as `headlab-cli predict` computes it. Returns {estimate, low, high,
-        law_se_decades, scatter_decades, beyond} (beyond: the axes outside the span fitted)."""
+        in quadrature, as `headlab-cli predict --law power` computes it. Returns {estimate, low,
+        high, law_se_decades, scatter_decades, beyond, law} (beyond: the axes outside the span
+        fitted; law: "power"). SearchReport.predict takes the bent law where it is chosen."""
         import math
-        from statistics import NormalDist
         if not self.ok:
             raise ValueError(f"no law: {self.note}")
-        if not self.covariance or math.isnan(self.scatter):
-            raise ValueError("this report's law has no prediction data (written before predict existed; "
-                             "`headlab-cli export-yaml` writes it again)")
         names = [self.x] + [r[len("beta_"):] for r in self.coefficients.index if r.startswith("beta_")]
-        if set(axes) != set(names):
-            raise ValueError(f"give each law axis: {', '.join(names)} (got {', '.join(axes) or 'none'})")
-        row = [1.0] + [math.log10(axes[n]) for n in names]
+        logs = _law_axes(names, axes)
         coef = [math.log10(self.coefficients.loc["C", "estimate"]), -self.alpha] + \
                [-self.coefficients.loc[f"beta_{n}", "estimate"] for n in names[1:]]
-        estimate = float(sum(c * r for c, r in zip(coef, row)))
-        variance = sum(row[i] * self.covariance[i][j] * row[j] for i in range(len(row)) for j in range(len(row)))
-        half = NormalDist().inv_cdf(0.5 + self.level / 2) * math.sqrt(max(variance, 0.0) + self.scatter ** 2)
-        beyond = [n for n in names if n in self.span and not self.span[n][0] <= axes[n] <= self.span[n][1]]
-        return {"estimate": 10 ** estimate, "low": 10 ** (estimate - half), "high": 10 ** (estimate + half),
-                "law_se_decades": math.sqrt(max(variance, 0.0)), "scatter_decades": self.scatter, "beyond": beyond}
+        return _predicted(self, names, axes, [1.0] + logs, coef, "power")
+
+
+def _law_axes(names, axes):
+    """log10 of each law axis's value, in the law's order; every axis must be given, and no other."""
+    import math
+    if set(axes) != set(names):
+        raise ValueError(f"give each law axis: {', '.join(names)} (got {', '.join(axes) or 'none'})")
+    return [math.log10(axes[n]) for n in names]
+
+
+def _predicted(law, names, axes, row, coef, which) -> dict:
+    """A law's prediction (SearchReport.cpp, predictFrom): `row` its predictors at the
+    configuration (1 first, in the order of its covariance), `coef` its coefficients."""
+    import math
+    from statistics import NormalDist
+    if not law.covariance or math.isnan(law.scatter):
+        raise ValueError("this report's law has no prediction data (written before predict existed; "
+                         "`headlab-cli export-yaml` writes it again)")
+    estimate = float(sum(c * r for c, r in zip(coef, row)))
+    variance = sum(row[i] * law.covariance[i][j] * row[j] for i in range(len(row)) for j in range(len(row)))
+    half = NormalDist().inv_cdf(0.5 + law.level / 2) * math.sqrt(max(variance, 0.0) + law.scatter ** 2)
+    beyond = [n for n in names if n in law.span and not law.span[n][0] <= axes[n] <= law.span[n][1]]
+    return {"estimate": 10 ** estimate, "low": 10 ** (estimate - half), "high": 10 ** (estimate + half),
+            "law_se_decades": math.sqrt(max(variance, 0.0)), "scatter_decades": law.scatter, "beyond": beyond,
+            "law": which}
 
 
 @dataclass
@@ -111,7 +127,9 @@ class Bend:
     (log10 x − log10 centre)², fitted through the crossings. `gamma` is (estimate, low, high);
     `alpha` the slope at the centre and `alpha_at` {x value: local α} at the span's two ends;
     `statistic` and `p` test γ = 0 (Δχ² against χ²₁, or over the bent fit's χ²/dof against F(1,
-    dof) where it leaves a misfit); `chosen` when p < 1 − level."""
+    dof) where it leaves a misfit); `chosen` when p < 1 − level. `c` is its intercept (at x = 1),
+    `beta` {further axis: exponent}; `scatter`, `covariance` (of log10 C, −α, −β..., γ) and `span`
+    are what `predict` needs, as the Law's."""
     ok: bool
     note: str = ""
     x: str = ""
@@ -124,6 +142,27 @@ class Bend:
     statistic: float = float("nan")
     p: float = float("nan")
     chosen: bool = False
+    c: float = float("nan")
+    beta: dict = field(default_factory=dict)
+    level: float = 0.95
+    scatter: float = float("nan")
+    covariance: list = field(default_factory=list)
+    span: dict = field(default_factory=dict)
+
+    def predict(self, **axes) -> dict:
+        """The crossing the bent law predicts where its axes have the values given, with a
+        prediction interval (the bent refit's covariance and the scatter about it), as
+        `headlab-cli predict --law bent`; the same keys as Law.predict, law: "bent"."""
+        import math
+        if not self.ok:
+            raise ValueError(f"no bent law: {self.note}")
+        names = [self.x] + list(self.beta)
+        logs = _law_axes(names, axes)
+        lc = math.log10(self.centre)
+        coef = [math.log10(self.c), -self.alpha] + [-self.beta[n] for n in names[1:]] + [self.gamma[0]]
+        # The bent law's slope term is −α log x with α the slope at the centre: the quadratic adds
+        # γ (log x − log centre)², its own predictor.
+        return _predicted(self, names, axes, [1.0] + logs + [(logs[0] - lc) ** 2], coef, "bent")
 
 
 @dataclass
@@ -167,6 +206,19 @@ class SearchReport:
     width_and_heads: WidthAndHeads = field(
         default_factory=lambda: WidthAndHeads(ok=False, note="not in this report (written before it was computed)"))
     bend: Bend = field(default_factory=lambda: Bend(ok=False, note="not in this report (written before it was computed)"))
+
+    def predict(self, law: str = "chosen", **axes) -> dict:
+        """η* at a configuration the search did not run, as `headlab-cli predict --law LAW`:
+        "chosen" takes the bent law where the report's test chooses it (`bend.chosen`) and the
+        power law otherwise; "power" or "bent" asks for either. The report's own law only (a
+        report with groups has a law per group: predict from `groups[i][1]`)."""
+        if law not in ("chosen", "power", "bent"):
+            raise ValueError(f"law: chosen, power or bent (got {law!r})")
+        if self.groups:
+            raise ValueError("this search has a law per group: predict from groups[i][1].predict")
+        if law == "bent" or (law == "chosen" and self.bend.ok and self.bend.chosen):
+            return self.bend.predict(**axes)
+        return self.law.predict(**axes)
 
 
 def _number(value, where):
@@ -255,7 +307,14 @@ def _bend(doc, where):
     ends = doc.get("alpha_at") or []
     if not (isinstance(ends, list) and all(isinstance(e, dict) and x in e for e in ends)):
         raise HeadLabError(f"{where}.alpha_at: expected [{{{x}, alpha}}, ...]")
+    beta = doc.get("beta") or {}
+    if not isinstance(beta, dict):
+        raise HeadLabError(f"{where}.beta: expected {{axis: exponent}}")
     return Bend(ok=True, x=x, centre=_number(doc.get("centre"), f"{where}.centre"),
+                c=_number(doc.get("c", float("nan")), f"{where}.c"),
+                beta={str(k): _number(v, f"{where}.beta.{k}") for k, v in beta.items()},
+                level=_number(doc.get("level", 0.95), f"{where}.level"),
+                **_prediction(doc.get("prediction"), f"{where}.prediction"),
                 gamma=tuple(_number(gamma.get(k), f"{where}.gamma.{k}") for k in ("estimate", "low", "high")),
                 alpha=_number(doc.get("alpha"), f"{where}.alpha"),
                 alpha_at={_number(e[x], f"{where}.alpha_at"): _number(e.get("alpha"), f"{where}.alpha_at")

@@ -739,21 +739,33 @@ class PackageAgainstCli(unittest.TestCase):
         path = os.path.join(SOURCE, "docs/data/issue53/fig2-boundary.export.yaml.gz")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", headlab.SearchReportStale)
-            law = headlab.open(path).search().law
+            report = headlab.open(path).search()
+        law, bend = report.law, report.bend
         self.assertTrue(law.ok and law.covariance and law.scatter > 0)
         self.assertEqual(law.span, {"head_dim": (2.0, 384.0), "heads": (1.0, 12.0)})
+        # The campaign's law bends: predict (the chosen law) gives the bent law's numbers.
+        self.assertTrue(bend.chosen and len(bend.covariance) == 4 and bend.span == law.span)
+        predictors = {"chosen": report.predict, "power": law.predict, "bent": bend.predict}
         for d_model, heads, beyond in ((96, 4, []), (192, 8, []), (768, 16, ["heads"]), (768, 1, ["head_dim"])):
-            with self.subTest(d_model=d_model, heads=heads):
-                out = json.loads(cli("predict", path, "--d_model", str(d_model), "--heads", str(heads),
-                                     "--json").stdout)
-                mine = law.predict(head_dim=d_model // heads, heads=heads)
-                self.assertEqual(out["law_axes"], {"head_dim": d_model // heads, "heads": heads})
-                for key in ("estimate", "low", "high", "law_se_decades", "scatter_decades"):
-                    self.assertAlmostEqual(out[key] / mine[key], 1.0, places=12, msg=key)
-                self.assertEqual(out["beyond"], beyond)
-                self.assertEqual(mine["beyond"], beyond)
-                self.assertLess(out["low"], out["estimate"])
-                self.assertLess(out["estimate"], out["high"])
+            for which, predict in predictors.items():
+                with self.subTest(d_model=d_model, heads=heads, law=which):
+                    out = json.loads(cli("predict", path, "--d_model", str(d_model), "--heads", str(heads),
+                                         "--law", which, "--json").stdout)
+                    mine = predict(head_dim=d_model // heads, heads=heads)
+                    self.assertEqual(out["law_axes"], {"head_dim": d_model // heads, "heads": heads})
+                    for key in ("estimate", "low", "high", "law_se_decades", "scatter_decades"):
+                        self.assertAlmostEqual(out[key] / mine[key], 1.0, places=12, msg=key)
+                    self.assertEqual(out["beyond"], beyond)
+                    self.assertEqual(mine["beyond"], beyond)
+                    self.assertEqual(out["law"], "power" if which == "power" else "bent")
+                    self.assertEqual(mine["law"], out["law"])
+                    self.assertLess(out["low"], out["estimate"])
+                    self.assertLess(out["estimate"], out["high"])
+        with self.assertRaisesRegex(ValueError, "law: chosen, power or bent"):
+            report.predict(law="straight", head_dim=48, heads=16)
+        bad = cli("predict", path, "--d_model", "768", "--heads", "16", "--law", "straight", check=False)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("--law", bad.stderr)
         text = cli("predict", path, "--d_model", "768", "--heads", "16").stdout
         self.assertRegex(text, r"η\* = [0-9.e-]+ \[[0-9.e-]+, [0-9.e-]+\] \(95 % prediction interval\) at "
                                r"d_model=768 heads=16")

@@ -3237,14 +3237,14 @@ void TestUiFigures::aLawOfTwoAxesIsDrawnAsItsSurface()
     QVERIFY2(note->text().contains(QStringLiteral("The law bends (p = 2.3e-05)")),
              qPrintable(note->text()));
     // The prediction beneath the law: headlab-cli predict's numbers for m 768 × 16 heads
-    // (docs/SEARCH.md, "Predicting η*"), and a mistake said.
+    // (docs/SEARCH.md, "Predicting η*"), from the bent law the test chooses, and a mistake said.
     auto *at = view->findChild<QLineEdit *>(QStringLiteral("predictAt"));
     auto *predicted = view->findChild<QLabel *>(QStringLiteral("predicted"));
     QVERIFY(at && predicted && at->isVisible());
     QCOMPARE(at->placeholderText(), QStringLiteral("head_dim=… heads=…"));
     at->setText(QStringLiteral("head_dim=48 heads=16"));
-    QVERIFY2(predicted->text().startsWith(QStringLiteral("η* = 0.000925 [0.000486, 0.00176] (95 % "
-                                                         "prediction interval")),
+    QVERIFY2(predicted->text().startsWith(QStringLiteral("η* = 0.00108 [0.000765, 0.00154] (95 % "
+                                                         "prediction interval of the bent law")),
              qPrintable(predicted->text()));
     QVERIFY(predicted->text().contains(QStringLiteral("heads (n_H) beyond the span fitted")));
     at->setText(QStringLiteral("head_dim=48"));

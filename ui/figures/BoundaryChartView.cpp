@@ -160,7 +160,7 @@ void BoundaryChartView::updatePrediction()
         }
         log10Axes.push_back(std::log10(given[name]));
     }
-    const CrossingPrediction p = predictCrossing(law, log10Axes);
+    const CrossingPrediction p = predictCrossing(*report, law, log10Axes);
     if (!p.ok) {
         m_predicted->setText(QString::fromStdString(p.note));
         return;
@@ -168,15 +168,16 @@ void BoundaryChartView::updatePrediction()
     QString beyond;
     for (const auto &axis : p.beyond)
         beyond += tr("; %1 beyond the span fitted: an extrapolation").arg(axisTitle(axis));
-    m_predicted->setText(tr("η* = %1 [%2, %3] (%4 % prediction interval: the law's uncertainty "
-                            "%5 and the scatter %6 decades)%7")
+    m_predicted->setText(tr("η* = %1 [%2, %3] (%4 % prediction interval of the %8 law: its "
+                            "uncertainty %5 and the scatter %6 decades)%7")
                              .arg(std::pow(10.0, p.estimate), 0, 'g', 3)
                              .arg(std::pow(10.0, p.low), 0, 'g', 3)
                              .arg(std::pow(10.0, p.high), 0, 'g', 3)
                              .arg(int(std::lround(law.level * 100)))
                              .arg(p.lawSe, 0, 'f', 3)
                              .arg(p.scatter, 0, 'f', 3)
-                             .arg(beyond));
+                             .arg(beyond)
+                             .arg(p.law == "bent" ? tr("bent") : tr("power")));
 }
 
 bool BoundaryChartView::showsLaw() const

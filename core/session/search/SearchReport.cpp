@@ -28,8 +28,10 @@ std::map<std::string, std::string> configurationOf(const SessionRun &run, const 
     return labels;
 }
 
-// Each law axis's span (its least and greatest value, x then also) over the configurations fitted.
-void setAxisSpans(LawFit &law, const std::vector<const ConfigurationSearch *> &fitted)
+// Each law axis's span (its least and greatest value, x then also) over the configurations fitted
+// (a LawFit or a LawBend).
+template <class Law>
+void setAxisSpans(Law &law, const std::vector<const ConfigurationSearch *> &fitted)
 {
     const std::vector<std::string> axes = law.axes();
     law.axisLow.assign(axes.size(), INFINITY);
@@ -423,6 +425,85 @@ LawData lawData(const std::vector<ConfigurationSearch> &configurations, const Se
     return data;
 }
 
+// For predictions from a law fitted through crossings (`fit`, by weights 1/σ²): the variance
+// between configurations beyond their intervals, τ², at the upper end of its Q-profile interval
+// (one-sided 84 %, as the joint model takes σ_u's: a handful of configurations cannot pin τ down,
+// and a τ̂ of 0 would claim they can): the τ² whose refit, each crossing weighed by 1/(σ² + τ²),
+// has χ² at that quantile of χ²(dof). The refit's covariance is the law's uncertainty in the
+// prediction. Sets the law's (LawFit's or LawBend's) predictionCovariance and scatter.
+template <class Law>
+void setPredictionScatter(Law &law, const LinearFit &fit, const LawData &data,
+                          const std::vector<std::vector<double>> &predictors)
+{
+    if (fit.dof <= 0) return;
+    auto refit = [&](double tau2) {
+        std::vector<double> widened;
+        for (double s : data.sigma) widened.push_back(std::sqrt(s * s + tau2));
+        return fitLinear(predictors, data.y, widened);
+    };
+    const double target = chiSquareQuantile(0.16, fit.dof);
+    double low = 0, high = 0;
+    if (fit.chi2 > target) {
+        high = 0.01;
+        while (refit(high).chi2 > target && high < 100) high *= 4;
+        for (int i = 0; i < 60; ++i) {
+            const double mid = (low + high) / 2;
+            (refit(mid).chi2 > target ? low : high) = mid;
+        }
+    }
+    const LinearFit random = refit(high);
+    if (random.ok) {
+        law.predictionCovariance = random.covariance;
+        law.scatter = std::sqrt(high);
+    }
+}
+
+// The prediction of a law (LawFit or LawBend) where its axes have these log10 values: `row` its
+// predictors there (1 first, in the order of its covariance).
+template <class Law>
+CrossingPrediction predictFrom(const Law &law, const std::vector<double> &log10Axes,
+                               const std::vector<double> &row)
+{
+    CrossingPrediction p;
+    const size_t k = law.axes().size();
+    if (log10Axes.size() != k || law.predictionCovariance.size() != row.size() ||
+        !std::isfinite(law.scatter)) {
+        p.note = "the law was fitted without what a prediction needs";
+        return p;
+    }
+    double variance = 0;
+    for (size_t r = 0; r < row.size(); ++r)
+        for (size_t c = 0; c < row.size(); ++c)
+            variance += row[r] * law.predictionCovariance[r][c] * row[c];
+    const double estimate = law.log10At(log10Axes);
+    p.ok = true;
+    p.lawSe = std::sqrt(std::max(variance, 0.0));
+    p.scatter = law.scatter;
+    const double half = normalQuantile(0.5 + law.level / 2) *
+                        std::sqrt(std::max(variance, 0.0) + law.scatter * law.scatter);
+    p.estimate = estimate;
+    p.low = estimate - half;
+    p.high = estimate + half;
+    const std::vector<std::string> axes = law.axes();
+    for (size_t a = 0; a < k && a < law.axisLow.size(); ++a)
+        if (log10Axes[a] < std::log10(law.axisLow[a]) - 1e-9 ||
+            log10Axes[a] > std::log10(law.axisHigh[a]) + 1e-9)
+            p.beyond.push_back(axes[a]);
+    return p;
+}
+
+// A prediction's checks before its law is asked: a law, and a value of each of its axes.
+bool predictable(bool ok, const std::string &note, const std::vector<double> &log10Axes,
+                 CrossingPrediction &p)
+{
+    if (!ok)
+        p.note = "no law: " + note;
+    else if (std::any_of(log10Axes.begin(), log10Axes.end(),
+                         [](double v) { return !std::isfinite(v); }))
+        p.note = "the configuration has no value of every law axis";
+    return p.note.empty();
+}
+
 } // namespace
 
 LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
@@ -477,33 +558,7 @@ LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const Sear
     std::stable_sort(law.residuals.begin(), law.residuals.end(), [](const auto &a, const auto &b) {
         return std::fabs(a.sigmas) > std::fabs(b.sigmas);
     });
-    // For predictions: the variance between configurations beyond their intervals, τ², at the
-    // upper end of its Q-profile interval (one-sided 84 %, as the joint model takes σ_u's: a
-    // handful of configurations cannot pin τ down, and a τ̂ of 0 would claim they can): the τ²
-    // whose refit, each crossing weighed by 1/(σ² + τ²), has χ² at that quantile of χ²(dof). The
-    // refit's covariance is the law's uncertainty in the prediction.
-    if (fit.dof > 0) {
-        auto refit = [&](double tau2) {
-            std::vector<double> widened;
-            for (double s : sigma) widened.push_back(std::sqrt(s * s + tau2));
-            return fitLinear(predictors, y, widened);
-        };
-        const double target = chiSquareQuantile(0.16, fit.dof);
-        double low = 0, high = 0;
-        if (fit.chi2 > target) {
-            high = 0.01;
-            while (refit(high).chi2 > target && high < 100) high *= 4;
-            for (int i = 0; i < 60; ++i) {
-                const double mid = (low + high) / 2;
-                (refit(mid).chi2 > target ? low : high) = mid;
-            }
-        }
-        const LinearFit random = refit(high);
-        if (random.ok) {
-            law.predictionCovariance = random.covariance;
-            law.scatter = std::sqrt(high);
-        }
-    }
+    setPredictionScatter(law, fit, data, predictors);
     if (lawAlso.empty()) {
         double w = 0, wx = 0, wy = 0;
         for (size_t i = 0; i < y.size(); ++i) {
@@ -543,6 +598,8 @@ LawBend fitBend(const std::vector<ConfigurationSearch> &configurations, const Se
 {
     LawBend bend;
     bend.x = lawX;
+    bend.also = lawAlso;
+    bend.level = spec.level;
     const LawData data = lawData(configurations, spec, lawX, lawAlso);
     const size_t n = data.y.size(), k = 2 + lawAlso.size() + 1; // with the intercept and γ
     if (data.xs.size() < 3 || n <= k) {
@@ -574,6 +631,7 @@ LawBend fitBend(const std::vector<ConfigurationSearch> &configurations, const Se
     bend.gammaLow = bend.gamma - z * fit.se.back();
     bend.gammaHigh = bend.gamma + z * fit.se.back();
     bend.alpha = -fit.coef[1];
+    for (size_t c = 2; c + 1 < fit.coef.size(); ++c) bend.beta.push_back(-fit.coef[c]);
     bend.xLow = *data.xs.begin();
     bend.xHigh = *data.xs.rbegin();
     // −d/dlog x of −α' log x + γ (log x − x0)²: α at x0, less 2γ (log x − x0).
@@ -588,48 +646,76 @@ LawBend fitBend(const std::vector<ConfigurationSearch> &configurations, const Se
     bend.p = misfit > 1 ? studentTTwoSided(std::sqrt(bend.statistic), fit.dof)
                         : chiSquareSurvival(bend.statistic, 1);
     bend.chosen = bend.p < 1 - spec.level;
+    setPredictionScatter(bend, fit, data, bent);
+    setAxisSpans(bend, data.fitted);
     return bend;
 }
 
 CrossingPrediction predictCrossing(const LawFit &law, const std::vector<double> &log10Axes)
 {
     CrossingPrediction p;
-    const size_t k = 1 + law.also.size();
-    if (!law.ok) {
-        p.note = "no law: " + law.note;
-        return p;
-    }
-    if (log10Axes.size() != k || law.predictionCovariance.size() != k + 1 ||
-        !std::isfinite(law.scatter)) {
-        p.note = "the law was fitted without what a prediction needs";
-        return p;
-    }
-    if (std::any_of(log10Axes.begin(), log10Axes.end(),
-                    [](double v) { return !std::isfinite(v); })) {
-        p.note = "the configuration has no value of every law axis";
-        return p;
-    }
+    if (!predictable(law.ok, law.note, log10Axes, p)) return p;
     std::vector<double> row = {1.0};
     row.insert(row.end(), log10Axes.begin(), log10Axes.end());
-    double variance = 0;
-    for (size_t r = 0; r <= k; ++r)
-        for (size_t c = 0; c <= k; ++c)
-            variance += row[r] * law.predictionCovariance[r][c] * row[c];
-    const double estimate = law.log10At(log10Axes);
-    p.ok = true;
-    p.lawSe = std::sqrt(std::max(variance, 0.0));
-    p.scatter = law.scatter;
-    const double half = normalQuantile(0.5 + law.level / 2) *
-                        std::sqrt(std::max(variance, 0.0) + law.scatter * law.scatter);
-    p.estimate = estimate;
-    p.low = estimate - half;
-    p.high = estimate + half;
-    const std::vector<std::string> axes = law.axes();
-    for (size_t a = 0; a < k && a < law.axisLow.size(); ++a)
-        if (log10Axes[a] < std::log10(law.axisLow[a]) - 1e-9 ||
-            log10Axes[a] > std::log10(law.axisHigh[a]) + 1e-9)
-            p.beyond.push_back(axes[a]);
+    return predictFrom(law, log10Axes, row);
+}
+
+CrossingPrediction predictCrossing(const LawBend &bend, const std::vector<double> &log10Axes)
+{
+    CrossingPrediction p;
+    if (!predictable(bend.ok, bend.note, log10Axes, p)) return p;
+    std::vector<double> row = {1.0};
+    row.insert(row.end(), log10Axes.begin(), log10Axes.end());
+    row.push_back((log10Axes.front() - bend.x0) * (log10Axes.front() - bend.x0));
+    p = predictFrom(bend, log10Axes, row);
+    p.law = "bent";
     return p;
+}
+
+namespace {
+// The law choices, by name: each reader derives from this table.
+constexpr std::pair<LawChoice, const char *> kLawChoices[] = {
+    {LawChoice::Chosen, "chosen"}, {LawChoice::Power, "power"}, {LawChoice::Bent, "bent"}};
+} // namespace
+
+const char *toString(LawChoice choice)
+{
+    for (const auto &[c, name] : kLawChoices)
+        if (c == choice) return name;
+    return "chosen";
+}
+
+bool lawChoiceFromString(const std::string &text, LawChoice *choice)
+{
+    for (const auto &[c, name] : kLawChoices)
+        if (text == name) {
+            *choice = c;
+            return true;
+        }
+    return false;
+}
+
+std::vector<std::string> lawChoiceNames()
+{
+    std::vector<std::string> names;
+    for (const auto &[c, name] : kLawChoices) names.emplace_back(name);
+    return names;
+}
+
+CrossingPrediction predictCrossing(const SearchReport &report, const LawFit &law,
+                                   const std::vector<double> &log10Axes, LawChoice choice)
+{
+    const bool own = &law == &report.law;
+    const bool bent = choice == LawChoice::Bent ||
+                      (choice == LawChoice::Chosen && own && report.bend.ok && report.bend.chosen);
+    if (!bent) return predictCrossing(law, log10Axes);
+    if (!own) {
+        CrossingPrediction p;
+        p.note =
+            "no bent law for a group: the bend is fitted where the configurations share one law";
+        return p;
+    }
+    return predictCrossing(report.bend, log10Axes);
 }
 
 std::vector<double> log10LawAxes(const RunConfig &config, const std::vector<std::string> &axes)
@@ -654,6 +740,34 @@ void writeInterval(YAML::Emitter &out, const char *key, double estimate, double 
     out << YAML::Key << "high" << YAML::Value;
     writeNumber(out, high);
     out << YAML::EndMap;
+}
+
+// What a prediction needs (predictCrossing), of a LawFit or a LawBend: the scatter of a
+// configuration about the law (decades), the covariance of its coefficients (log10 C, −α, −β...,
+// and the bent law's γ), each law axis's span.
+template <class Law>
+void writePrediction(YAML::Emitter &out, const Law &law)
+{
+    if (!std::isfinite(law.scatter) || law.predictionCovariance.empty()) return;
+    out << YAML::Key << "prediction" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "scatter" << YAML::Value;
+    writeNumber(out, law.scatter);
+    out << YAML::Key << "covariance" << YAML::Value << YAML::BeginSeq;
+    for (const auto &row : law.predictionCovariance) {
+        out << YAML::Flow << YAML::BeginSeq;
+        for (double v : row) writeNumber(out, v);
+        out << YAML::EndSeq;
+    }
+    out << YAML::EndSeq;
+    out << YAML::Key << "span" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    const std::vector<std::string> axes = law.axes();
+    for (size_t k = 0; k < law.axisLow.size() && k < axes.size(); ++k) {
+        out << YAML::Key << axes[k] << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        writeNumber(out, law.axisLow[k]);
+        writeNumber(out, law.axisHigh[k]);
+        out << YAML::EndSeq;
+    }
+    out << YAML::EndMap << YAML::EndMap;
 }
 
 void writeLaw(YAML::Emitter &out, const LawFit &law)
@@ -696,29 +810,7 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
         out << YAML::Key << "tau" << YAML::Value;
         writeNumber(out, law.tau);
     }
-    // What a prediction needs (predictCrossing): the scatter of a configuration about the law
-    // (decades), the covariance of (log10 C, −α, −β...), each law axis's span.
-    if (std::isfinite(law.scatter) && !law.predictionCovariance.empty()) {
-        out << YAML::Key << "prediction" << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "scatter" << YAML::Value;
-        writeNumber(out, law.scatter);
-        out << YAML::Key << "covariance" << YAML::Value << YAML::BeginSeq;
-        for (const auto &row : law.predictionCovariance) {
-            out << YAML::Flow << YAML::BeginSeq;
-            for (double v : row) writeNumber(out, v);
-            out << YAML::EndSeq;
-        }
-        out << YAML::EndSeq;
-        out << YAML::Key << "span" << YAML::Value << YAML::Flow << YAML::BeginMap;
-        const std::vector<std::string> axes = law.axes();
-        for (size_t k = 0; k < law.axisLow.size() && k < axes.size(); ++k) {
-            out << YAML::Key << axes[k] << YAML::Value << YAML::Flow << YAML::BeginSeq;
-            writeNumber(out, law.axisLow[k]);
-            writeNumber(out, law.axisHigh[k]);
-            out << YAML::EndSeq;
-        }
-        out << YAML::EndMap << YAML::EndMap;
-    }
+    writePrediction(out, law);
     if (!law.residuals.empty()) { // the misfit, the largest first
         out << YAML::Key << "misfit" << YAML::Value << YAML::BeginSeq;
         for (const auto &r : law.residuals) {
@@ -870,6 +962,17 @@ void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t fi
         out << YAML::Key << "p" << YAML::Value;
         writeNumber(out, bend.p);
         out << YAML::Key << "chosen" << YAML::Value << bend.chosen;
+        out << YAML::Key << "c" << YAML::Value;
+        writeNumber(out, std::pow(10.0, bend.log10C));
+        out << YAML::Key << "beta" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        for (size_t k = 0; k < bend.beta.size() && k < bend.also.size(); ++k) {
+            out << YAML::Key << bend.also[k] << YAML::Value;
+            writeNumber(out, bend.beta[k]);
+        }
+        out << YAML::EndMap;
+        out << YAML::Key << "level" << YAML::Value;
+        writeNumber(out, bend.level);
+        writePrediction(out, bend);
     } else {
         out << YAML::Key << "note" << YAML::Value;
         writeText(out, bend.note);

@@ -88,6 +88,21 @@ LawBend fitBend(const std::vector<ConfigurationSearch> &configurations, const Se
 // prediction interval at the law's level: the law's uncertainty there and the scatter of a
 // configuration about the law, added in quadrature (normal). Says which axes extrapolate.
 CrossingPrediction predictCrossing(const LawFit &law, const std::vector<double> &log10Axes);
+// The same from the bent law (its covariance includes γ's).
+CrossingPrediction predictCrossing(const LawBend &bend, const std::vector<double> &log10Axes);
+
+// Which law a prediction comes from: the one the report's test chooses (the bent law where it
+// is chosen, LawBend::chosen, for the report's own law; the power law otherwise), or either.
+enum class LawChoice { Chosen, Power, Bent };
+const char *toString(LawChoice choice); // "chosen", "power", "bent"
+bool lawChoiceFromString(const std::string &text, LawChoice *choice);
+std::vector<std::string> lawChoiceNames();
+// The prediction from `law` (the report's law or one of its groups'), by `choice`. The bent law
+// is the report's own law's only (a report with groups has none): asked of a group, or where
+// the report has no bend, `Bent` says why in the note.
+CrossingPrediction predictCrossing(const SearchReport &report, const LawFit &law,
+                                   const std::vector<double> &log10Axes,
+                                   LawChoice choice = LawChoice::Chosen);
 
 namespace yaml {
 // The report as a session's `search_report:` (docs/SESSION_FORMAT.md): what `summary` prints, in

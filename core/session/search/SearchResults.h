@@ -145,16 +145,39 @@ struct LawBend {
     bool ok = false;
     std::string note; // why there is none
     std::string x;
+    std::vector<std::string> also; // the further axes, as the power law's
+    double level = 0.95;
     double x0 = 0;     // log10 of x's centre
     double log10C = 0; // the bent law's intercept (at log10 x = 0, the further axes at 0)
     double gamma = 0, gammaLow = 0, gammaHigh = 0;
     double alpha = 0;                       // the slope at x0
+    std::vector<double> beta;               // each further axis's exponent in the bent law
     double alphaAtLow = 0, alphaAtHigh = 0; // −d log10 η*/d log10 x at the span's ends
     double xLow = 0, xHigh = 0;             // the span of x
     double chi2 = 0;                        // the bent fit's
     int dof = 0;
     double statistic = 0, p = NAN;
     bool chosen = false;
+    // What a prediction from the bent law needs, as LawFit's: the covariance of (log10 C, −α,
+    // −β..., γ) of the refit with the scatter between configurations (Q-profile), that scatter,
+    // and each law axis's span.
+    std::vector<std::vector<double>> predictionCovariance;
+    double scatter = NAN;
+    std::vector<double> axisLow, axisHigh;
+    std::vector<std::string> axes() const
+    {
+        std::vector<std::string> all = {x};
+        all.insert(all.end(), also.begin(), also.end());
+        return all;
+    }
+    // The bent law's log10 crossing where its axes (x, then also) have these log10 values.
+    double log10At(const std::vector<double> &log10Axes) const
+    {
+        const double dx = log10Axes.at(0) - x0;
+        double y = log10C - alpha * log10Axes.at(0) + gamma * dx * dx;
+        for (size_t k = 0; k < beta.size(); ++k) y -= beta[k] * log10Axes.at(k + 1);
+        return y;
+    }
 };
 
 // η* predicted by a law for one configuration, in log10 (search units on a log axis).
@@ -165,6 +188,7 @@ struct CrossingPrediction {
     double lawSe = 0;                // the law's own uncertainty there (decades)
     double scatter = 0;              // the scatter between configurations it adds (decades)
     std::vector<std::string> beyond; // the law axes whose value lies outside the fitted span
+    std::string law = "power";       // the law it comes from: "power" or "bent" (LawBend)
 };
 
 // Configurations that differ in an axis other than the model's shape and the law's own axes (a
