@@ -82,6 +82,9 @@ struct MetricSpec {
     std::string title;       // "final test loss"
     std::string unit;        // "nats", "steps/s", "" for a count or a 0/1 verdict
     std::string description; // one sentence
+    // A higher value is the better one (accuracy, speed, a verdict): best(CURVE) is its highest
+    // value, and the K best runs by it the highest (RunValues.h).
+    bool higherIsBetter = false;
 };
 
 const std::vector<MetricSpec> &metricTable();

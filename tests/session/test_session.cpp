@@ -4,6 +4,7 @@
 #include "core/config/Files.h"
 #include "core/config/HeadSchedule.h"
 #include "core/metrics/Metrics.h"
+#include "core/metrics/RunValues.h"
 #include "core/schema/Dimensions.h"
 #include "core/schema/RunConfigFields.h"
 #include "core/session/CsvExport.h"
@@ -407,6 +408,7 @@ private Q_SLOTS:
     void integerOptionsReadDecimal();
     void aFullStreamIsAFailure();
     void theRunFilterIsExact();
+    void theRunFilterRanksAndFencesRuns();
     void learnedHasOneDefinition();
     void cliValidateExitCodes();
     void cliPresetsAndHelp();
@@ -1207,6 +1209,83 @@ void TestSession::theRunFilterIsExact()
     QCOMPARE(QString::fromStdString(none.note),
              QString("no run has heads = '7' (its values: 1, 3)"));
     QVERIFY(RunFilter::parse("heads=3", s).note.empty());
+}
+
+// Issue 78 item 3: a crowded sweep made readable. Ten runs with known test curves: best:K and
+// worst:K by the final test loss or any STAT(CURVE), after the per-run terms and in the order
+// typed; !outliers drops a blown-up run and a NaN one but keeps a run without a curve; a curve
+// where higher is better (test_accuracy) ranks the other way; mistakes are said.
+void TestSession::theRunFilterRanksAndFencesRuns()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("ten.yaml");
+    writeFile(path, std::string(kValidHead) +
+                        "  lr: 1.0e-3\nsweep:\n  heads: [1, 3]\n  seed: [0, 1, 2, 3, 4]\n");
+    Session s = loadSession(path.toStdString());
+    expandSweep(s);
+    QCOMPARE(s.runs.size(), size_t(10));
+    // Run i: its test loss falls from 3 to final[i] over 20 evaluations; its lowest is reached
+    // half-way for the odd runs, which rise again by 0.5; accuracy 1 − final / 4.
+    const double finals[10] = {0.9, 0.1, 0.5, 0.3, 50.0, 0.7, NAN, 0.2, 0.4, 0.6};
+    for (size_t i = 0; i < 10; ++i) {
+        RunResult &r = s.runs[i].result;
+        r.status = RunStatus::Done;
+        if (i == 9) continue; // no curve at all: queued, say
+        for (int k = 0; k < 20; ++k) {
+            double v = 3 + (finals[i] - 3) * std::min(1.0, k / 9.5);
+            if (i % 2 == 1 && k >= 10 && std::isfinite(finals[i])) v += 0.5 * (k - 10) / 9.0;
+            if (k == 19) v = finals[i] + (i % 2 == 1 ? 0.5 : 0.0);
+            r.test.push_back({100 * k, v});
+            r.extra["test_accuracy"].push_back({100 * k, 1 - v / 4});
+        }
+        r.metrics["final_test_loss"] = r.test.back().value;
+    }
+    auto chosen = [&](const std::string &text) {
+        const RunFilter f = RunFilter::parse(text, s);
+        if (!f.error.empty()) return QString::fromStdString("error: " + f.error);
+        const std::vector<bool> in = f.select(s);
+        QStringList runs;
+        for (size_t i = 0; i < in.size(); ++i)
+            if (in[i]) runs << QString::number(i);
+        return runs.join(' ');
+    };
+    // final test loss: 8 0.4, 2 0.5, 1 0.6, 7 0.7, 3 0.8, 0 0.9, 5 1.2, 4 50 (the odd runs +0.5),
+    // 6 NaN (no rank), 9 none
+    QCOMPARE(chosen("best:3"), QString("1 2 8"));
+    QCOMPARE(chosen("best:3:final(test_loss)"), chosen("best:3"));
+    QCOMPARE(chosen("best:3:final_test_loss"), chosen("best:3"));
+    QCOMPARE(chosen("worst:2"), QString("4 5"));
+    // the lowest over each curve: the odd runs reach their final less 0.5 before rising
+    QCOMPARE(chosen("best:3:min(test_loss)"), QString("1 3 7"));
+    QCOMPARE(chosen("min(test_loss)<0.35"), QString("1 3 7"));
+    // heads is the first axis: runs 0-4 have heads 1; per-run terms first, wherever typed
+    QCOMPARE(chosen("heads=1 best:2"), QString("1 2"));
+    QCOMPARE(chosen("best:2 heads=1"), QString("1 2"));
+    QCOMPARE(chosen("best:3 best:1"), QString("8"));
+    // accuracy: higher is better, so best is the highest; best(...) of it its highest value
+    QCOMPARE(chosen("best:2:final(test_accuracy)"), QString("2 8"));
+    QCOMPARE(chosen("worst:1:best(test_accuracy)"), QString("4"));
+    QCOMPARE(chosen("best:1:best(test_accuracy)"), QString("1"));
+    // mean over the last tenth (2 of 20 points): run 1's last two are 0.544 and 0.6
+    const auto value = runValue(s.runs[1].result, "mean_last(test_loss)");
+    QVERIFY(value && std::fabs(*value - (s.runs[1].result.test[18].value + 0.6) / 2) < 1e-12);
+    QVERIFY(!runValue(s.runs[9].result, "final(test_loss)"));
+    // outliers: run 4 (50) beyond the far fence, run 6 (NaN) not a number; run 9 has no value
+    QCOMPARE(chosen("!outliers"), QString("0 1 2 3 5 7 8 9"));
+    QCOMPARE(chosen("!outliers best:20"), QString("0 1 2 3 5 7 8"));
+    QCOMPARE(chosen("!outliers:final(test_accuracy)"), QString("0 1 2 3 5 7 8 9"));
+    // mistakes, said with the term
+    QVERIFY(chosen("best:0").contains("'best:0': expected best:K or best:K:KEY"));
+    QVERIFY(chosen("worst:many").contains("expected worst:K"));
+    QVERIFY2(chosen("best:2:mode(test_loss)")
+                 .contains("no statistic 'mode' (final, min, max, best, "
+                           "mean_last)"),
+             qPrintable(chosen("best:2:mode(test_loss)")));
+    QVERIFY(chosen("!outliers:").contains("expected !outliers or !outliers:KEY"));
+    QVERIFY(chosen("best:2:loss").contains("no axis or metric 'loss'"));
+    // the statistics' table is every reader's: each name parses
+    for (const auto &row : curveStatisticTable())
+        QVERIFY(!chosen(std::string("best:1:") + row.name + "(test_loss)").startsWith("error"));
 }
 
 void TestSession::cliValidateExitCodes()

@@ -3,6 +3,7 @@
 // with its message, and export writes a valid SVG and a non-blank PNG of the requested size.
 #include "UiTestSessions.h"
 
+#include "core/metrics/RunValues.h"
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/HeadScheduleEditor.h"
 #include "ui/app/MainWindow.h"
@@ -698,6 +699,7 @@ private Q_SLOTS:
     void parallelCoordinatesOpenQuicklyOnTheCampaign();
     void theLawFigureShowsTheBendAndBothExponents();
     void aLawOfTwoAxesIsDrawnAsItsSurface();
+    void theLossFigureShowsTheKBestRuns();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -3253,6 +3255,84 @@ void TestUiFigures::aLawOfTwoAxesIsDrawnAsItsSurface()
     QVERIFY(predicted->text().contains(QStringLiteral("give each law axis as NAME=VALUE")));
     at->setText(QStringLiteral("head_dim=48 heads=16"));
     keepAtBothSizes(view.get(), QStringLiteral("law-surface"));
+}
+
+// Issue 78 item 3: a crowded sweep made readable. On the Figure 2 campaign's 657 runs (its
+// archive keeps their metrics; each gets a test curve through them: 3.09 at step 0, its lowest
+// half-way, its final at the end) the loss figure's show filter draws the 5 runs of lowest final
+// test loss (no run outside them lower), the 3 worst by their lowest, or all but the outliers; a
+// mistake is said and draws every run; the choice is kept in the view state. Among the runs
+// selected in the table, when some are.
+void TestUiFigures::theLossFigureShowsTheKBestRuns()
+{
+    const QString path =
+        QStringLiteral(HEADLAB_SOURCE_DIR "/docs/data/issue53/fig2-boundary.export.yaml.gz");
+    if (!QFile::exists(path)) QSKIP("the campaign's export is not in this tree");
+    Session campaign = loadSession(path.toStdString());
+    for (auto &run : campaign.runs) {
+        RunResult &r = run.result;
+        if (!r.metrics.count("final_test_loss") || !r.metrics.count("min_test_loss")) continue;
+        r.test = {
+            {0, 3.09}, {15000, r.metrics["min_test_loss"]}, {30500, r.metrics["final_test_loss"]}};
+    }
+    SessionModel model;
+    model.setSession(campaign);
+    const Session &session = model.session();
+    LossChartView view(&model);
+    view.resize(1280, 720);
+    view.refresh();
+    const int all = int(view.displayedRuns().size());
+    QCOMPARE(all, 120); // an even sample of the 657
+    auto value = [&](int run, const char *key) {
+        return runValue(session.runs[size_t(run)].result, key).value_or(NAN);
+    };
+    QVERIFY(view.setShown(QStringLiteral("best:5")).isEmpty());
+    view.refresh();
+    QList<int> best = view.displayedRuns();
+    QCOMPARE(best.size(), 5);
+    double worstOfBest = 0;
+    for (int i : best) worstOfBest = std::max(worstOfBest, value(i, "final(test_loss)"));
+    for (int i = 0; i < int(session.runs.size()); ++i)
+        if (!best.contains(i)) QVERIFY(!(value(i, "final(test_loss)") < worstOfBest));
+    QVERIFY(view.chart()->series().size() >= 5);
+    QVERIFY2(view.findChild<QLabel *>() != nullptr, "info");
+    QVERIFY(view.setShown(QStringLiteral("worst:3:min(test_loss)")).isEmpty());
+    view.refresh();
+    const QList<int> worst = view.displayedRuns();
+    QCOMPARE(worst.size(), 3);
+    double bestOfWorst = INFINITY;
+    for (int i : worst) bestOfWorst = std::min(bestOfWorst, value(i, "min(test_loss)"));
+    for (int i = 0; i < int(session.runs.size()); ++i)
+        if (!worst.contains(i)) QVERIFY(!(value(i, "min(test_loss)") > bestOfWorst));
+    // Without outliers: the diverged runs (a final loss that is not a number) are gone.
+    QVERIFY(view.setShown(QStringLiteral("!outliers heads=12")).isEmpty());
+    view.refresh();
+    for (int i : view.displayedRuns()) {
+        QVERIFY(std::isfinite(value(i, "final(test_loss)")));
+        QCOMPARE(session.runs[size_t(i)].labels.at("heads"), std::string("12"));
+    }
+    // The choice is the view's state.
+    ViewState state;
+    view.saveViewState(state);
+    LossChartView again(&model);
+    again.restoreViewState(state);
+    QCOMPARE(again.shown(), QStringLiteral("!outliers heads=12"));
+    QCOMPARE(again.displayedRuns(), view.displayedRuns());
+    // A mistake is said, and every run is drawn.
+    QVERIFY(view.setShown(QStringLiteral("best:0")).contains(QStringLiteral("expected best:K")));
+    view.refresh();
+    QCOMPARE(int(view.displayedRuns().size()), all);
+    // Among the selected runs: the best of those.
+    view.setShown(QStringLiteral("best:2"));
+    view.setSelectedRuns({0, 1, 2, 3});
+    view.refresh();
+    QList<int> expect = {0, 1, 2, 3};
+    std::stable_sort(expect.begin(), expect.end(), [&](int a, int b) {
+        return value(a, "final(test_loss)") < value(b, "final(test_loss)");
+    });
+    expect = expect.mid(0, 2);
+    std::sort(expect.begin(), expect.end());
+    QCOMPARE(view.displayedRuns(), expect);
 }
 
 // Issue 75 item 9: Parallel coordinates took 1.77 s to open on the 657 runs of the Figure 2

@@ -1,6 +1,8 @@
 // LossChartView.cpp — see LossChartView.h.
 #include "ui/figures/LossChartView.h"
 
+#include "core/session/RunFilter.h"
+
 #include "core/metrics/Metrics.h"
 #include "ui/figures/ChartLifetime.h"
 #include "ui/model/CsvCell.h"
@@ -23,6 +25,7 @@
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QLineEdit>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
@@ -80,6 +83,20 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
            "them one by one."));
     m_colourBy = new QComboBox(this);
     m_colourBy->setToolTip(tr("Colour the curves by this axis; the legend lists its values"));
+    m_show = new QComboBox(this);
+    m_show->setObjectName(QStringLiteral("lossShow"));
+    m_show->setEditable(true);
+    m_show->setInsertPolicy(QComboBox::NoInsert);
+    m_show->setMinimumContentsLength(14);
+    m_show->lineEdit()->setPlaceholderText(tr("all runs"));
+    m_show->lineEdit()->setClearButtonEnabled(true);
+    // The common choices; any filter can be typed (RunFilter.h).
+    for (const char *item :
+         {"", "best:10", "worst:10", "!outliers", "best:10:min(test_loss)", "!outliers best:20"})
+        m_show->addItem(QString::fromLatin1(item));
+    m_show->setToolTip(tr("Which runs to draw, chosen again as they train: the K best or worst "
+                          "by a value, without outliers, or any run filter.\n") +
+                       QString::fromUtf8(runFilterHelp()));
     bar->addWidget(m_logX);
     bar->addWidget(m_logY);
     bar->addWidget(m_fullRange);
@@ -90,6 +107,8 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
     bar->addWidget(m_median);
     bar->addWidget(new QLabel(tr("colour"), this));
     bar->addWidget(m_colourBy);
+    bar->addWidget(new QLabel(tr("show"), this));
+    bar->addWidget(m_show);
     bar->addSpacing(8);
     bar->addWidget(new QLabel(tr("Smoothing"), this));
     bar->addWidget(m_smoothing);
@@ -115,7 +134,23 @@ LossChartView::LossChartView(SessionModel *model, QWidget *parent)
     connect(m_smoothing, &QSlider::valueChanged, this, changed);
     connect(m_median, &QCheckBox::toggled, this, changed);
     connect(m_colourBy, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_show, &QComboBox::editTextChanged, this, [this, changed](const QString &text) {
+        m_showError =
+            QString::fromStdString(RunFilter::parse(text.toStdString(), m_model->session()).error);
+        changed();
+    });
     rebuildAxes();
+}
+
+QString LossChartView::setShown(const QString &filter)
+{
+    m_show->setEditText(filter);
+    return m_showError;
+}
+
+QString LossChartView::shown() const
+{
+    return m_show->currentText().trimmed();
 }
 
 void LossChartView::setMedianView(bool on)
@@ -132,7 +167,8 @@ void LossChartView::setColourBy(const QString &axis)
 bool LossChartView::medianMode() const
 {
     if (!m_median->isChecked() || !m_selected.isEmpty() ||
-        (m_digits->isChecked() && !groups().curves.empty()))
+        (m_digits->isChecked() && !groups().curves.empty()) ||
+        (!shown().isEmpty() && m_showError.isEmpty()))
         return false;
     for (const auto &g : m_groups)
         if (g.runs.size() > 1) return true;
@@ -203,12 +239,13 @@ void LossChartView::saveViewState(ViewState &state) const
     setStateValue(state, "test", m_showTest->isChecked() ? "true" : "false");
     setStateValue(state, "median", m_median->isChecked() ? "true" : "false");
     setStateValue(state, "colour_by", m_colourBy->currentData().toString().toStdString());
+    setStateValue(state, "show", shown().toStdString());
 }
 
 void LossChartView::restoreViewState(const ViewState &state)
 {
     const QSignalBlocker b1(m_logX), b2(m_logY), b3(m_smoothing), b4(m_digits), b5(m_showTrain),
-        b6(m_showTest), b7(m_median), b8(m_colourBy);
+        b6(m_showTest), b7(m_median), b8(m_colourBy), b9(m_show);
     m_median->setChecked(stateValue(state, "median", "true") == "true");
     m_pendingColourBy = QString::fromStdString(stateValue(state, "colour_by", "\x01"));
     m_logX->setChecked(stateValue(state, "log_x") == "true");
@@ -218,6 +255,9 @@ void LossChartView::restoreViewState(const ViewState &state)
     m_showTest->setChecked(stateValue(state, "test", "true") == "true");
     m_smoothing->setValue(
         int(std::lround(std::atof(stateValue(state, "smoothing", "0").c_str()) * 100)));
+    m_show->setEditText(QString::fromStdString(stateValue(state, "show")));
+    m_showError =
+        QString::fromStdString(RunFilter::parse(shown().toStdString(), m_model->session()).error);
     m_axesDirty = true;
     m_stylesDirty = true;
     refresh();
@@ -237,13 +277,26 @@ QList<int> LossChartView::displayedRuns() const
     if (!m_selected.isEmpty()) {
         for (int i : m_selected)
             if (i >= 0 && i < m_model->runCount()) runs << i;
-        return runs;
+    } else {
+        for (int i = 0; i < m_model->runCount(); ++i) {
+            const auto &r = m_model->run(i).result;
+            if (!r.train.empty() || !r.test.empty()) runs << i;
+        }
     }
-    for (int i = 0; i < m_model->runCount(); ++i) {
-        const auto &r = m_model->run(i).result;
-        if (!r.train.empty() || !r.test.empty()) runs << i;
+    // The show filter, among these runs: the K best of the selection, of every run otherwise.
+    const QString show = shown();
+    if (!show.isEmpty() && m_showError.isEmpty()) {
+        const Session &session = m_model->session();
+        std::vector<bool> among(session.runs.size(), false);
+        for (int i : runs) among[size_t(i)] = true;
+        const std::vector<bool> in =
+            RunFilter::parse(show.toStdString(), session).select(session, among);
+        QList<int> kept;
+        for (int i : runs)
+            if (in[size_t(i)]) kept << i;
+        runs = kept;
     }
-    if (runs.size() <= kMaxDrawnRuns) return runs;
+    if (!m_selected.isEmpty() || runs.size() <= kMaxDrawnRuns) return runs;
     // Thousands of QLineSeries (each with its legend marker) take Qt Charts minutes to lay out:
     // draw an even sample that covers the whole sweep, and say so (info label, title).
     QList<int> sample;
@@ -936,6 +989,10 @@ void LossChartView::updateInfo(bool median, const QList<int> &runs, size_t confi
         m_info->setText(
             tr("median and band over the seeds of %n configuration(s) — select rows to see runs",
                "", int(configurations)));
+    else if (!m_showError.isEmpty())
+        m_info->setText(tr("show: %1").arg(m_showError));
+    else if (!shown().isEmpty())
+        m_info->setText(tr("%n run(s) by '%1'", "", int(runs.size())).arg(shown()));
     else if (m_selected.isEmpty())
         m_info->setText(runs.isEmpty()
                             ? tr("no data yet")

@@ -52,6 +52,13 @@ public:
     void setMedianView(bool on);
     // Colour by this swept axis (its values in the legend); "" colours by run.
     void setColourBy(const QString &axis);
+    // Which of the runs to draw, by the run filter's grammar (RunFilter.h): "best:10",
+    // "worst:5:min(test_loss)", "!outliers", "heads=12 best:3"; "" draws them all. Among the runs
+    // selected in the table, when some are. Chosen again each frame, so the K best follow the
+    // curves as they train. Returns why the text is not a filter ("" when it is; then every run
+    // is drawn).
+    QString setShown(const QString &filter);
+    QString shown() const;
     QChart *chart() const { return m_chart; }
     // Earlier runs drawn faintly behind the current ones, in their colours (the lesson strip's
     // comparison: the runs a new choice replaced); empty clears them.
@@ -138,6 +145,8 @@ private:
     QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted
     QCheckBox *m_median;    // median and band over replicates
     QComboBox *m_colourBy;  // "(run)" or a swept axis
+    QComboBox *m_show;      // editable: a run filter over the runs drawn (setShown)
+    QString m_showError;    // why m_show's text is not a filter
     QString m_pendingColourBy =
         QStringLiteral("\x01"); // from a view state, applied once the axes are known
     QStringList m_colourAxes;   // the axes m_colourBy lists

@@ -14,6 +14,7 @@
 #include <QPalette>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -35,8 +36,23 @@ public:
     {
         const Session &session = m_model->session();
         m_filter = RunFilter::parse(text.toStdString(), session);
+        m_selected = m_filter.overRuns() ? m_filter.select(session) : std::vector<bool>{};
         invalidateFilter();
         return filterError();
+    }
+    // Whether the filter ranks the runs together (best:K, worst:K, !outliers): which runs it
+    // shows moves with their curves.
+    bool overRuns() const { return m_filter.overRuns(); }
+    // Selects again by the runs' curves now (a filter over the runs together, live); true when
+    // the runs shown changed.
+    bool reselect()
+    {
+        if (!m_filter.overRuns()) return false;
+        std::vector<bool> now = m_filter.select(m_model->session());
+        if (now == m_selected) return false;
+        m_selected = std::move(now);
+        invalidateFilter();
+        return true;
     }
     // Why the text is not a filter; "" when it is (then every run is shown).
     QString filterError() const { return QString::fromStdString(m_filter.error); }
@@ -50,12 +66,15 @@ protected:
         if (m_filter.empty() || row < 0 || size_t(row) >= session.runs.size() ||
             size_t(row) >= m_filter.labels.size())
             return true;
+        if (m_filter.overRuns())
+            return size_t(row) < m_selected.size() ? bool(m_selected[size_t(row)]) : true;
         return m_filter.accepts(session, size_t(row), m_filter.labels[size_t(row)]);
     }
 
 private:
     SessionModel *m_model;
     RunFilter m_filter;
+    std::vector<bool> m_selected; // select()'s, for a filter over the runs together
 };
 
 } // namespace
@@ -135,11 +154,7 @@ RunsPanel::RunsPanel(SessionModel *model, const QList<QAction *> &actions, QWidg
     m_runFilter->setClearButtonEnabled(true);
     m_runFilter->setPlaceholderText(
         tr("Filter runs: heads=12 lr>=1e-3 status=done learned final_test_loss<1.5"));
-    m_runFilter->setToolTip(
-        tr("Terms separated by spaces, all of which a run must meet: AXIS=VALUE or AXIS!=VALUE "
-           "(any swept axis), KEY<X, <=, >, >= (a number: an axis or a metric such as "
-           "final_test_loss), status=done (queued, running, paused, diverged, failed, stopped), "
-           "learned or !learned."));
+    m_runFilter->setToolTip(QString::fromUtf8(runFilterHelp()));
     // The status never widens the window, whatever was typed (a 40,000-character word once made
     // it 32,767 px wide): plain text on a row of its own, wrapped to the panel's width (its width
     // is the panel's, not its text's), and the filter's messages shorten long terms
@@ -175,6 +190,20 @@ RunsPanel::RunsPanel(SessionModel *model, const QList<QAction *> &actions, QWidg
             m_table->clearSelection();
         else if (proxy->filterError().isEmpty())
             m_table->selectAll();
+    });
+    // best:K, worst:K and !outliers follow the curves as they train: at most twice a second, the
+    // runs they show are chosen again, and selected, so that the loss figure draws the K best
+    // runs of now.
+    auto *live = new QTimer(this);
+    live->setSingleShot(true);
+    live->setInterval(500);
+    connect(m_model, &SessionModel::dataChanged, live, [live, proxy] {
+        if (proxy->overRuns() && !live->isActive()) live->start();
+    });
+    connect(live, &QTimer::timeout, this, [this, proxy, applyFilter] {
+        if (!proxy->reselect()) return;
+        applyFilter();
+        m_table->selectAll();
     });
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
