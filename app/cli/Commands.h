@@ -55,7 +55,9 @@ int validateCommand(const std::string &path, int planGpus = 0);
 // presets: the built-in sessions (PresetsCommand.cpp).
 int presetsCommand();
 // export-csv and export-yaml (ExportCommands.cpp).
-int exportCsvCommand(const std::string &sessionPath, const std::string &directory, bool running);
+// `filter`: a run filter (RunFilter.h), "" for every run; `values`: STAT(CURVE) columns.
+int exportCsvCommand(const std::string &sessionPath, const std::string &directory, bool running,
+                     const std::string &filter = "", const std::vector<std::string> &values = {});
 int exportYamlCommand(const std::string &sessionPath, const std::string &output);
 // merge: folds the shards' run files into the session (MergeCommand.cpp).
 int mergeCommand(const std::string &sessionPath);

@@ -3,7 +3,9 @@
 #include "Commands.h"
 
 #include "core/lab/SweepSession.h"
+#include "core/metrics/RunValues.h"
 #include "core/session/CsvExport.h"
+#include "core/session/RunFilter.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 
@@ -15,7 +17,8 @@
 
 namespace headlab::cli {
 
-int exportCsvCommand(const std::string &sessionPath, const std::string &directory, bool running)
+int exportCsvCommand(const std::string &sessionPath, const std::string &directory, bool running,
+                     const std::string &filterText, const std::vector<std::string> &values)
 {
     Session session = loadSweepRuns(sessionPath);
     int live = 0;
@@ -24,9 +27,33 @@ int exportCsvCommand(const std::string &sessionPath, const std::string &director
         live = addLiveRuns(session, sessionPath, &notes);
         for (const auto &note : notes) std::fprintf(stderr, "%s\n", note.c_str());
     }
-    const CsvExportSummary summary = exportSessionCsv(session, directory);
-    std::printf("wrote %s (%zu runs%s) and %s (%zu points)\n", summary.runsPath.c_str(),
+    CsvExportOptions options;
+    if (!filterText.empty()) {
+        const RunFilter filter = RunFilter::parse(filterText, session);
+        if (!filter.error.empty()) {
+            std::fprintf(stderr, "headlab-cli export-csv: --filter: %s\n", filter.error.c_str());
+            return kExitBadInput;
+        }
+        if (!filter.note.empty())
+            std::fprintf(stderr, "headlab-cli export-csv: --filter: %s\n", filter.note.c_str());
+        options.runs = filter.select(session);
+    }
+    for (const auto &key : values) {
+        std::string why;
+        if (!isRunValueKey(key, &why)) {
+            std::fprintf(stderr, "headlab-cli export-csv: --value %s: %s\n", key.c_str(),
+                         why.empty() ? "expected STAT(CURVE), such as min(test_loss)"
+                                     : why.c_str());
+            return kExitBadInput;
+        }
+        options.values.push_back(key);
+    }
+    const CsvExportSummary summary = exportSessionCsv(session, directory, options);
+    std::printf("wrote %s (%zu runs%s%s) and %s (%zu points)\n", summary.runsPath.c_str(),
                 summary.runs,
+                filterText.empty()
+                    ? ""
+                    : (" of " + std::to_string(session.runs.size()) + " by the filter").c_str(),
                 running ? (", " + std::to_string(live) + " of them in training now").c_str() : "",
                 summary.curvesPath.c_str(), summary.points);
     return kExitOk;
@@ -59,8 +86,9 @@ namespace {
 CommandAction defineExportCsv(CLI::App &app)
 {
     struct Arguments {
-        std::string session, output;
+        std::string session, output, filter;
         bool running = false;
+        std::vector<std::string> values;
     };
     auto a = std::make_shared<Arguments>();
     CLI::App *csv = app.add_subcommand("export-csv", "Write runs.csv and curves.csv of a session");
@@ -74,7 +102,17 @@ CommandAction defineExportCsv(CLI::App &app)
     csv->add_flag("--running", a->running,
                   "Add the runs in training now, as their trainers list them (status running, "
                   "steps_done their step, their newest checkpoint)");
-    return {csv, [a] { return exportCsvCommand(a->session, a->output, a->running); }};
+    csv->add_option("--filter", a->filter,
+                    "Only the runs that meet this run filter, as the app's run table takes it "
+                    "(\"heads=12 best:10:min(test_loss)\"; docs/SESSION_FORMAT.md, \"Run "
+                    "filters\")");
+    csv->add_option("--value", a->values,
+                    "A column of runs.csv per statistic of a curve, STAT(CURVE): final, min, "
+                    "max, best or mean_last of test_loss, train_loss, test_accuracy, ... "
+                    "(repeatable)");
+    return {csv, [a] {
+                return exportCsvCommand(a->session, a->output, a->running, a->filter, a->values);
+            }};
 }
 
 const CommandRegistration kExportCsvCommand(50, defineExportCsv);

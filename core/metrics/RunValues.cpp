@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace headlab {
 
@@ -14,9 +15,10 @@ const std::vector<CurveStatisticSpec> &curveStatisticTable()
         {"final", "final", "the curve's last value"},
         {"min", "lowest", "the lowest value over the curve"},
         {"max", "highest", "the highest value over the curve"},
-        {"best", "best", "the lowest value, or the highest for a curve where higher is better "
-                         "(test_accuracy)"},
-        {"mean_last", "mean of the last tenth",
+        {"best", "best",
+         "the lowest value, or the highest for a curve where higher is better "
+         "(test_accuracy)"},
+        {"mean_last", "last-tenth mean",
          "the mean of the last tenth of the curve's points (at least one): the final value "
          "without one evaluation's noise"},
     };
@@ -47,8 +49,7 @@ bool higherIsBetter(const std::string &curve)
 double curveStatistic(const Curve &curve, const std::string &statistic, bool higherIsBetter)
 {
     if (curve.empty()) return NAN;
-    const std::string stat =
-        statistic == "best" ? (higherIsBetter ? "max" : "min") : statistic;
+    const std::string stat = statistic == "best" ? (higherIsBetter ? "max" : "min") : statistic;
     if (stat == "final") return curve.back().value;
     if (stat == "min" || stat == "max") {
         double best = NAN;
@@ -105,9 +106,9 @@ std::optional<double> runValue(const RunResult &result, const std::string &key)
         // A run stored without its curves (an archive keeps the metrics only): the metric that
         // holds the same number, where there is one.
         const bool lowest = statistic == "min" || (statistic == "best" && !higherIsBetter(curve));
-        const std::string stored = statistic == "final"                  ? metric::kFinalPrefix + curve
+        const std::string stored = statistic == "final"             ? metric::kFinalPrefix + curve
                                    : lowest && curve == "test_loss" ? metric::kMinTestLoss
-                                                                         : "";
+                                                                    : "";
         const auto it = result.metrics.find(stored);
         if (stored.empty() || it == result.metrics.end()) return std::nullopt;
         return it->second;
@@ -115,6 +116,30 @@ std::optional<double> runValue(const RunResult &result, const std::string &key)
     const auto it = result.metrics.find(key);
     if (it == result.metrics.end()) return std::nullopt;
     return it->second;
+}
+
+std::string runValueTitle(const std::string &key)
+{
+    std::string statistic, curve;
+    if (parseRunValueKey(key, &statistic, &curve)) {
+        const CurveStatisticSpec *row = findCurveStatistic(statistic);
+        std::string words = curve;
+        std::replace(words.begin(), words.end(), '_', ' ');
+        return (row ? std::string(row->title) : statistic) + " " + words;
+    }
+    const MetricSpec *row = findMetric(key);
+    return row && !row->family ? row->title : key;
+}
+
+std::vector<std::string> runCurveNames(const std::vector<const RunResult *> &results)
+{
+    std::vector<std::string> names = {"test_loss", "train_loss"};
+    std::set<std::string> extra;
+    for (const RunResult *r : results)
+        for (const auto &[name, curve] : r->extra)
+            if (name.rfind(metric::kHeadPrefix, 0) != 0) extra.insert(name);
+    names.insert(names.end(), extra.begin(), extra.end());
+    return names;
 }
 
 bool lowerIsBetter(const std::string &key)

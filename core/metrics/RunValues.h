@@ -48,6 +48,13 @@ bool isRunValueKey(const std::string &key, std::string *why = nullptr);
 // min_test_loss: the same numbers. The value itself may be NaN (a diverged
 // run's final loss).
 std::optional<double> runValue(const RunResult &result, const std::string &key);
+// A run value as people read it: "final test loss", "lowest train loss", "best test accuracy";
+// a stored metric by its row's title (metricTable()), else its name.
+std::string runValueTitle(const std::string &key);
+// The curves STAT(CURVE) can name in these results: test_loss, train_loss, then each extra curve
+// a run has (test_digit_0, test_accuracy, ...), the per-head ones left out.
+std::vector<std::string> runCurveNames(const std::vector<const RunResult *> &results);
+
 // Whether lower values of `key` are the better ones: false for STAT(CURVE) of a curve where higher
 // is better, and for a stored metric such as steps_per_second or learned.
 bool lowerIsBetter(const std::string &key);

@@ -4,6 +4,7 @@
 #include "core/session/RunFiles.h"
 
 #include "core/metrics/Metrics.h"
+#include "core/metrics/RunValues.h"
 
 #include "core/config/Files.h"
 #include "core/config/Yaml.h"
@@ -41,8 +42,10 @@ void drain(std::ostringstream &out, const TextSink &sink, bool force)
 
 } // namespace
 
-CsvExportSummary exportSessionCsv(const Session &session, const std::string &directory)
+CsvExportSummary exportSessionCsv(const Session &session, const std::string &directory,
+                                  const CsvExportOptions &options)
 {
+    auto written = [&](size_t i) { return options.runs.empty() || options.runs.at(i); };
     std::error_code error;
     std::filesystem::create_directories(directory, error);
     if (error)
@@ -75,9 +78,12 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
         for (const auto &row : kOriginFields) out << ',' << row.key;
         out << ",learned,learned_rule";
         for (const auto &name : metricNames) out << ',' << csvField(name);
+        for (const auto &key : options.values) out << ',' << csvField(key);
         for (const auto &name : provenanceNames) out << ',' << csvField("provenance_" + name);
         out << ",message\n";
         for (size_t i = 0; i < session.runs.size(); ++i) {
+            if (!written(i)) continue;
+            ++summary.runs;
             const SessionRun &run = session.runs[i];
             const RunConfig &c = run.config;
             const RunResult &r = run.result;
@@ -98,6 +104,10 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
                 const auto it = r.metrics.find(name);
                 out << ',' << (it == r.metrics.end() ? "" : yaml::formatNumber(it->second));
             }
+            for (const auto &key : options.values) {
+                const auto value = runValue(r, key);
+                out << ',' << (value ? yaml::formatNumber(*value) : "");
+            }
             for (const auto &name : provenanceNames) {
                 const auto it = r.provenance.find(name);
                 out << ',' << csvField(it == r.provenance.end() ? "" : it->second);
@@ -112,6 +122,7 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
         std::ostringstream out;
         out << "run,curve,step,value\n";
         for (size_t i = 0; i < session.runs.size(); ++i) {
+            if (!written(i)) continue;
             const RunResult &r = session.runs[i].result;
             writeCurveRows(out, i, "train", r.train, summary.points);
             writeCurveRows(out, i, "test", r.test, summary.points);
@@ -121,7 +132,6 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
         }
         drain(out, sink, true);
     });
-    summary.runs = session.runs.size();
     return summary;
 }
 

@@ -8,6 +8,7 @@
 #include "core/session/SessionData.h"
 
 #include <string>
+#include <vector>
 
 namespace headlab {
 
@@ -18,8 +19,18 @@ struct CsvExportSummary {
     size_t points = 0;
 };
 
+// What an export holds beyond every run: `runs`, one entry per run, the runs to write (a run
+// filter's selection, RunFilter::select; empty: every run; a run keeps its row number, `run`, in
+// both files); `values`, run values (RunValues.h: STAT(CURVE), or a metric) as columns of
+// runs.csv after the metrics, named by their keys.
+struct CsvExportOptions {
+    std::vector<bool> runs;
+    std::vector<std::string> values;
+};
+
 // Writes runs.csv and curves.csv into `directory`, creating it if needed. Throws SessionError
 // naming the file that could not be written.
-CsvExportSummary exportSessionCsv(const Session &session, const std::string &directory);
+CsvExportSummary exportSessionCsv(const Session &session, const std::string &directory,
+                                  const CsvExportOptions &options = {});
 
 } // namespace headlab

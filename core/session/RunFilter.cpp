@@ -73,9 +73,6 @@ std::string quoted(const std::string &text)
         .append(" characters)");
 }
 
-// The value best:K, worst:K and !outliers rank by where no KEY is given.
-constexpr const char *kDefaultRankKey = "final(test_loss)";
-
 } // namespace
 
 RunFilter RunFilter::parse(const std::string &text, const Session &session)
@@ -109,7 +106,7 @@ RunFilter RunFilter::parse(const std::string &text, const Session &session)
         const size_t colon = word.find(':');
         const std::string head = word.substr(0, colon);
         if (head == "best" || head == "worst" || head == "!outliers") {
-            Term term{kDefaultRankKey, head, ""};
+            Term term{kRunFilterRankKey, head, ""};
             std::string rest = colon == std::string::npos ? "" : word.substr(colon + 1);
             if (head != "!outliers") {
                 const size_t next = rest.find(':');

@@ -66,6 +66,9 @@ struct RunFilter {
     bool overRuns() const;
 };
 
+// The value best:K, worst:K and !outliers rank by where no KEY is given.
+inline constexpr const char *kRunFilterRankKey = "final(test_loss)";
+
 // The filter's grammar, for a tooltip or a help text: one line per kind of term.
 const char *runFilterHelp();
 

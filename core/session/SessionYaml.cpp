@@ -1,6 +1,9 @@
 // SessionYaml.cpp — sessions and run records in YAML (docs/SESSION_FORMAT.md) and atomic saving.
 #include "core/session/SessionYaml.h"
 
+#include "core/metrics/RunValues.h"
+#include "core/session/RunFilter.h"
+
 #include "core/metrics/Metrics.h"
 
 #include "core/config/Files.h"
@@ -194,6 +197,18 @@ std::string sessionSchemaJson()
                          {"metric", row.metric ? Json(row.metric) : Json(nullptr)},
                          {"description", row.description}});
     schema["learned_rules"] = rules;
+    // Run values (RunValues.h) and the run filter's ranking (RunFilter.h): the statistics of a
+    // curve STAT(CURVE) names, the curves and metrics where higher is better, and the value
+    // best:K, worst:K and !outliers rank by where none is given.
+    Json statistics = Json::array();
+    for (const auto &row : curveStatisticTable())
+        statistics.push_back(
+            {{"name", row.name}, {"title", row.title}, {"description", row.description}});
+    Json higher = Json::array();
+    for (const auto &row : metricTable())
+        if (row.higherIsBetter) higher.push_back(row.name);
+    schema["run_values"] = {
+        {"statistics", statistics}, {"higher_is_better", higher}, {"rank_key", kRunFilterRankKey}};
     // The computation today's reports are made by (SearchReport.h): a stored report of a lower
     // one is stale.
     schema["search_report_method"] = kSearchReportMethod;

@@ -8,6 +8,7 @@
     s.checkpoints(3)  # step, reason, path of run 3's checkpoints
     s.model(3)        # run 3's newest checkpoint as a PyTorch module (needs torch, safetensors)
     s.search()        # a boundary search's crossings, intervals and law, as `headlab-cli summary`
+    s.runs(filter="heads=12 best:10", values=["min(test_loss)"])   # the run filter, run values
 
 It reads the files HeadLab writes (docs/SESSION_FORMAT.md) directly, never through the C++
 binaries, and never takes a lock or writes: a session that shards are still training reads as far
@@ -15,6 +16,7 @@ as it has got. docs/NOTEBOOKS.md has a short analysis.
 """
 import os
 
+from ._filter import STATISTICS, RunFilterError
 from ._store import HeadLabError, RunFileSkipped, RunIdsMissing
 from .search import Law, SearchReport, SearchReportStale
 from .session import LEARNED_RULES, TASKS, HeadStats, Session, SessionChanged, Sessions, learned, wilson
@@ -23,7 +25,7 @@ __version__ = "0.1.0"
 
 # `open` is called as headlab.open: `from headlab import *` leaves the built-in open alone.
 __all__ = ["Session", "Sessions", "SessionChanged", "HeadStats", "SearchReport", "Law", "SearchReportStale",
-           "HeadLabError", "RunFileSkipped", "RunIdsMissing", "TASKS", "LEARNED_RULES", "learned", "wilson", "__version__"]
+           "HeadLabError", "RunFileSkipped", "RunIdsMissing", "RunFilterError", "STATISTICS", "TASKS", "LEARNED_RULES", "learned", "wilson", "__version__"]
 
 
 def open(path: "str | os.PathLike | list | tuple") -> "Session | Sessions":  # noqa: A001 — the one entry point

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ._store import FINISHED, HeadLabError, Run, RunFileSkipped, read_live_runs, read_session, schema
+from . import _filter
 from .search import SearchReport, search_report
 
 LN10 = math.log(10.0)
@@ -514,21 +515,54 @@ class Session:
                 records[at] = run
         return records
 
-    def runs(self, running: bool = False, index: bool = False) -> pd.DataFrame:
+    def configuration_labels(self, records: list | None = None) -> list:
+        """Each run's value on every configuration axis, {axis: label}: its own labels, and
+        the value its configuration gives an axis it does not set (Replicates.h,
+        configurationLabels): what the run filter compares."""
+        records = self._stored.runs if records is None else records
+        axes = self.configuration_axes(records)
+        defaults = schema().get("axis_defaults", {})
+        return [{axis: run.labels[axis] if axis in run.labels else _axis_text(axis, run.config, defaults)
+                 for axis in axes} for run in records]
+
+    def select(self, filter: str, running: bool = False) -> list:
+        """Which runs meet a run filter, as the app's run table and `headlab-cli export-csv
+        --filter` take it ("heads=12 lr>=1e-3 learned min(test_loss)<0.5 best:10 !outliers";
+        headlab._filter, docs/SESSION_FORMAT.md "Run filters"): one boolean per run of runs().
+        A text that is not a filter raises headlab.RunFilterError naming the term."""
+        records = self._records(running)
+        verdicts = [learned(r, self.learned_rule) if self.has_verdict else None for r in records]
+        return _filter.select(filter, records, self.configuration_labels(records), verdicts,
+                              self.configuration_axes(records))
+
+    def runs(self, running: bool = False, index: bool = False, filter: str | None = None,
+             values: Iterable[str] = ()) -> pd.DataFrame:
         """One row per stored run; the first columns are runs.csv's (see the module's doc).
 
         running: also the runs in training now, as `headlab-cli export-csv --running` lists them:
         status "running", steps_done the step each is at; and a column `newest_checkpoint`, the
         step of each run's newest checkpoint (<NA> for none).
         index: indexed by (session, run_id), the runs' identity across sessions, merges and
-        shards, instead of 0..n-1 (the two columns become the index, as set_index does)."""
+        shards, instead of 0..n-1 (the two columns become the index, as set_index does).
+        filter: only the runs that meet this run filter (select), each keeping its `run` number,
+        as `headlab-cli export-csv --filter` writes them.
+        values: a column per run value, STAT(CURVE) ("min(test_loss)", "mean_last(train_loss)";
+        headlab._filter.STATISTICS), after the metrics, as `export-csv --value`."""
         records = self._records(running)
+        values = list(values)
+        for key in values:
+            if _filter._key_problem(key) != "":
+                raise ValueError(f"values: {key}: "
+                                 f"{_filter._key_problem(key) or 'expected STAT(CURVE), such as min(test_loss)'}")
+        chosen = self.select(filter, running) if filter else [True] * len(records)
         labels = sorted({k for r in records for k in r.labels})
         metrics = sorted({k for r in records for k in r.metrics} - {"learned"})
         provenance = sorted({k for r in records for k in r.provenance})
         configurations = self.configurations(records)
         rows = []
         for i, r in enumerate(records):
+            if not chosen[i]:
+                continue
             row = {"run": i, "run_id": r.run_id}
             row.update({f"label_{k}": r.labels.get(k, "") for k in labels})
             row["configuration"] = configurations[i]
@@ -539,6 +573,9 @@ class Session:
             row.update({k: r.origin.get(k, "") for k in ORIGIN_FIELDS})
             row.update(learned=verdict, learned_rule=self.learned_rule)
             row.update({k: r.metrics.get(k, math.nan) for k in metrics})
+            for key in values:
+                value = _filter.run_value(r, key)
+                row[key] = math.nan if value is None else float(value)
             row.update({f"provenance_{k}": r.provenance.get(k, "") for k in provenance})
             row["message"] = r.message
             row["session"] = self.name
@@ -555,7 +592,7 @@ class Session:
             frame = pd.DataFrame(columns=["run", "run_id", "configuration", *key_columns({}),
                                           "status", "steps_done", "diverged_at_step", "wall_seconds",
                                           "device", *ORIGIN_FIELDS, "learned", "learned_rule", "message",
-                                          "session", "uniform_heads", "uniform_head_dim", "file"])
+                                          "session", "uniform_heads", "uniform_head_dim", "file", *values])
         if running:
             if "newest_checkpoint" not in frame:
                 frame["newest_checkpoint"] = pd.Series(dtype="Int64")
@@ -860,10 +897,12 @@ class Sessions:
                 frame[c] = frame[c].astype(str).astype("category")
         return frame
 
-    def runs(self, running: bool = False, index: bool = False) -> pd.DataFrame:
+    def runs(self, running: bool = False, index: bool = False, filter: str | None = None,
+             values: Iterable[str] = ()) -> pd.DataFrame:
         """Every session's runs() (running: with the runs in training now), told apart by
-        `session`; index: indexed by (session, run_id), as Session.runs."""
-        frame = self._concat("runs", running=running)
+        `session`; index: indexed by (session, run_id), as Session.runs; filter and values as
+        Session.runs, each session's runs filtered among its own (best:K: K per session)."""
+        frame = self._concat("runs", running=running, filter=filter, values=tuple(values))
         return _indexed(frame) if index else frame
 
     def curves(self, include_head_stats: bool = False) -> pd.DataFrame:

@@ -731,6 +731,58 @@ class PackageAgainstCli(unittest.TestCase):
         # Without a search: None.
         self.assertIsNone(headlab.open(os.path.join(SOURCE, FIXTURES[0])).search())
 
+    def test_the_run_filter_and_run_values_are_the_clis(self):
+        """Issue 78 item 3: Session.runs(filter=, values=) selects the runs `headlab-cli
+        export-csv --filter` writes, with the same STAT(CURVE) values to the last bit, on the
+        fixtures (three tasks, exports, an earlier release's file), the Figure 2 campaign (its
+        archive keeps metrics only) and a session trained now; a filter the CLI refuses is refused
+        with its message."""
+        sessions = [os.path.join(SOURCE, f) for f in FIXTURES]
+        sessions.append(os.path.join(SOURCE, "docs/data/issue53/fig2-boundary.export.yaml.gz"))
+        sessions.append(self.train_tiny("filtered.yaml"))
+        filters = ["best:2", "worst:1:min(test_loss)", "!outliers", "!outliers best:3:mean_last(train_loss)",
+                   "learned best:1:max(test_loss)", "status=done worst:2:best(test_loss)", "min(test_loss)<2.2",
+                   "heads=2 best:1", "final(train_loss)>=0.5 worst:2", "best:2:final_test_loss",
+                   "best:2:mode(test_loss)", "worst:0", "!outliers:", "best:1:loss"]
+        values = ["min(test_loss)", "mean_last(train_loss)", "final(test_loss)", "best(test_accuracy)"]
+        checked = refused = 0
+        for path in sessions:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                session = headlab.open(path)
+            for text in filters:
+                with self.subTest(session=os.path.basename(path), filter=text):
+                    out = os.path.join(self.tmp, "filtered")
+                    args = ["export-csv", path, "-o", out, "--filter", text]
+                    for key in values:
+                        args += ["--value", key]
+                    p = cli(*args, check=False)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        if p.returncode != 0:
+                            self.assertEqual(p.returncode, 2, p.stderr)
+                            message = p.stderr.strip().split("--filter: ", 1)[1]
+                            with self.assertRaises(headlab.RunFilterError) as caught:
+                                session.runs(filter=text, values=values)
+                            self.assertEqual(str(caught.exception), message)
+                            refused += 1
+                            continue
+                        mine = session.runs(filter=text, values=values)
+                    theirs = pd.read_csv(os.path.join(out, "runs.csv"), dtype=str, keep_default_na=False)
+                    self.assertEqual(list(mine["run"]), [int(r) for r in theirs["run"]])
+                    for key in values:
+                        expect = [float(v) if v else math.nan for v in theirs[key]]
+                        got = list(mine[key])
+                        self.assertEqual(len(got), len(expect))
+                        for a, b in zip(got, expect):
+                            self.assertTrue(a == b or (math.isnan(a) and math.isnan(b)), (key, a, b))
+                    checked += 1
+        self.assertGreater(checked, 80)
+        self.assertGreater(refused, 30)
+        with self.assertRaisesRegex(ValueError, "no statistic 'mode'"):
+            headlab.open(sessions[0]).runs(values=["mode(test_loss)"])
+        self.assertEqual(headlab.STATISTICS, ("final", "min", "max", "best", "mean_last"))
+
     def test_a_prediction_is_the_clis(self):
         """Issue 77: `headlab-cli predict` and Law.predict give the same η* and prediction interval
         for configurations the Figure 2 campaign never ran, inside the law's span and beyond it;

@@ -68,6 +68,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QValueAxis>
 #include <QXYSeries>
 #include <QXmlStreamReader>
@@ -690,6 +691,7 @@ private Q_SLOTS:
     void keysAndTicksSayWhatIsDrawn();
     void aGridDrawsTheCollapseOfPLearned();
     void parallelCoordinatesDrawEveryRunAcrossItsAxes();
+    void parallelCoordinatesAxesChooseTheirStatistic();
     void extremeValuesAreMarkedNotHidden();
     void statusBarLabelsNeverWidenTheWindow();
     void eachDigitHasItsPanel();
@@ -2724,7 +2726,7 @@ void TestUiFigures::parallelCoordinatesDrawEveryRunAcrossItsAxes()
     model.setSession(s);
     ParallelCoordinatesView view(&model);
     showOffscreen(view, {900, 520});
-    QCOMPARE(view.axes(), (QStringList{"heads", "seed", "final_test_loss"}));
+    QCOMPARE(view.axes(), (QStringList{"heads", "seed", "final(test_loss)"}));
     const auto lines = view.drawnLines();
     QCOMPARE(lines.size(), size_t(5));
     for (const auto &[run, points] : lines) QCOMPARE(points.size(), size_t(3));
@@ -2748,10 +2750,82 @@ void TestUiFigures::parallelCoordinatesDrawEveryRunAcrossItsAxes()
     QCOMPARE(view.runsAtClick(label), (QList<int>{3, 4, 5}));
     // Its numbers: one row per line.
     const QStringList csv = view.csv().trimmed().split('\n');
-    QCOMPARE(csv.front(), QStringLiteral("run,heads,seed,final_test_loss,status,learned"));
+    QCOMPARE(csv.front(), QStringLiteral("run,heads,seed,final(test_loss),status,learned"));
     QCOMPARE(csv.size(), 6);
     QVERIFY2(csv[4].startsWith(QStringLiteral("3,2,0,2.29,")) && csv[4].endsWith(",0"),
              qPrintable(csv[4]));
+}
+
+// Issue 78 item 3: each metric axis of parallel coordinates chooses its statistic. Runs whose
+// test loss dips to 0.1 at step 20 before ending where seedsSession puts them, and whose train
+// loss ends at twice that: the lowest test loss puts every run at 0.1, the final one keeps their
+// order; a second axis, the final train loss, comes from the controls; the choice is the view's
+// state, a bad one is refused, and the CSV has one column per metric axis.
+void TestUiFigures::parallelCoordinatesAxesChooseTheirStatistic()
+{
+    Session s = uitest::seedsSession(); // final losses 0.96, 0.003, 0.92, 2.29, 0.17, 1.71
+    for (auto &run : s.runs) {
+        RunResult &r = run.result;
+        const double last = r.test.back().value;
+        r.test = {{0, 3.0}, {20, std::min(0.1, last)}, {40, last}};
+        r.train = {{0, 3.1}, {40, 2 * last}};
+    }
+    SessionModel model;
+    model.setSession(s);
+    ParallelCoordinatesView view(&model);
+    showOffscreen(view, {1000, 560});
+    QCOMPARE(view.metricAxes(), QStringList{"final(test_loss)"});
+    auto lastPoints = [&] {
+        QList<double> ys;
+        for (const auto &[run, points] : view.drawnLines()) ys << points.back().y();
+        return ys;
+    };
+    const QList<double> finals = lastPoints();
+    QVERIFY(finals[3] < finals[0] && finals[0] < finals[1]); // 2.29 above 0.96 above 0.003
+    // The statistic from the axis's own control: lowest puts every run at ≤ 0.1.
+    auto *statistic = view.findChild<QComboBox *>(QStringLiteral("metricStatistic0"));
+    QVERIFY(statistic);
+    statistic->setCurrentIndex(statistic->findData(QStringLiteral("min")));
+    QCOMPARE(view.metricAxes(), QStringList{"min(test_loss)"});
+    const QList<double> lowest = lastPoints();
+    QVERIFY(lowest[3] > finals[3] + 100); // run 3: 2.29 at the end, 0.1 at its lowest
+    QCOMPARE(lowest[0], lowest[3]);       // both 0.1
+    QVERIFY(lowest[1] > lowest[0]);       // 0.003, lower still
+    QVERIFY(view.title().contains(QStringLiteral("lowest test loss")));
+    // A second axis from the + button: the final train loss (the first curve without an axis).
+    auto *add = view.findChild<QToolButton *>(QStringLiteral("addMetricAxis"));
+    QVERIFY(add);
+    add->click();
+    QCOMPARE(view.metricAxes(), (QStringList{"min(test_loss)", "final(test_loss)"}));
+    auto *curve = view.findChild<QComboBox *>(QStringLiteral("metricCurve1"));
+    QVERIFY(curve);
+    curve->setCurrentIndex(curve->findData(QStringLiteral("train_loss")));
+    QCOMPARE(view.metricAxes(), (QStringList{"min(test_loss)", "final(train_loss)"}));
+    QCOMPARE(view.axes(), (QStringList{"heads", "seed", "min(test_loss)", "final(train_loss)"}));
+    for (const auto &[run, points] : view.drawnLines()) QCOMPARE(points.size(), size_t(4));
+    const QStringList csv = view.csv().trimmed().split('\n');
+    QCOMPARE(csv.front(),
+             QStringLiteral("run,heads,seed,min(test_loss),final(train_loss),status,learned"));
+    QVERIFY2(csv[4].startsWith(QStringLiteral("3,2,0,0.1,4.58,")), qPrintable(csv[4]));
+    const std::vector<QPointF> run0 = view.drawnLines()[0].second; // near its train-loss end, 1.92
+    const QString hover = view.hoverText(run0[3] + (run0[2] - run0[3]) * 0.05);
+    QVERIFY2(hover.startsWith(QStringLiteral("run 1:")) &&
+                 hover.contains(QStringLiteral("lowest test loss 0.1")) &&
+                 hover.contains(QStringLiteral("final train loss 1.92")),
+             qPrintable(hover));
+    // Kept in the view state; a bad list is refused and leaves the axes as they were.
+    ViewState state;
+    view.saveViewState(state);
+    ParallelCoordinatesView again(&model);
+    again.restoreViewState(state);
+    QCOMPARE(again.metricAxes(), view.metricAxes());
+    QVERIFY(!view.setMetricAxes({QStringLiteral("mode(test_loss)")}));
+    QVERIFY(!view.setMetricAxes({}));
+    QCOMPARE(view.metricAxes().size(), 2);
+    auto *remove = view.findChild<QToolButton *>(QStringLiteral("removeMetricAxis0"));
+    QVERIFY(remove);
+    remove->click();
+    QCOMPARE(view.metricAxes(), QStringList{"final(train_loss)"});
 }
 
 // Issue 74 item 8: a long text in the status bar (500 hosts running shards) keeps the window's
@@ -2817,7 +2891,7 @@ void TestUiFigures::extremeValuesAreMarkedNotHidden()
              qPrintable(legend.join(" | ")));
     QVERIFY2(!legend.join(" ").contains(QStringLiteral("diverged")),
              qPrintable(legend.join(" | ")));
-    QVERIFY2(legend.last().startsWith(QStringLiteral("1 outside the loss axis")),
+    QVERIFY2(legend.last().startsWith(QStringLiteral("1 outside a metric axis")),
              qPrintable(legend.join(" | ")));
     // Drawn at the axis's ends: the non-finite one at the top, -1e308 at the bottom (marked).
     const auto lines = view.drawnLines();

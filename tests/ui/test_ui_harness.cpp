@@ -21,6 +21,7 @@
 #include "UiTestSessions.h"
 
 #include "core/lab/SweepSession.h"
+#include "core/metrics/RunValues.h"
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
 #include "core/session/SessionStore.h"
@@ -41,6 +42,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
 #include <QProcess>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -543,6 +546,57 @@ const std::vector<Action> &actions()
              w.window->runTable()->clearSelection();
              settle();
          }},
+        {"a crowded sweep: best:K in the run filter, the loss figure's show field",
+         [](Walk &w) {
+             // The run filter's best:3 shows (and selects) the three runs of lowest final test
+             // loss of those that have one; !outliers keeps every run without a value.
+             std::vector<std::pair<double, int>> ranked;
+             for (int i = 0; i < int(w.session.runs.size()); ++i)
+                 if (const auto v = runValue(w.session.runs[size_t(i)].result, "final(test_loss)");
+                     v && !std::isnan(*v))
+                     ranked.push_back({*v, i});
+             std::stable_sort(ranked.begin(), ranked.end(),
+                              [](const auto &a, const auto &b) { return a.first < b.first; });
+             QList<int> best;
+             for (size_t r = 0; r < ranked.size() && r < 3; ++r) best << ranked[r].second;
+             std::sort(best.begin(), best.end());
+             w.window->runFilter()->setText(QStringLiteral("best:3"));
+             deliver();
+             QCOMPARE(w.window->runTable()->model()->rowCount(), int(best.size()));
+             QCOMPARE(selectedRows(w.window->runTable()), best);
+             w.window->runFilter()->setText(QStringLiteral("!outliers"));
+             deliver();
+             QVERIFY(w.window->runFilterStatus()->text().contains(QStringLiteral("runs shown")));
+             w.window->runFilter()->clear();
+             deliver();
+             // The loss figure's show field: the K worst by the lowest test loss, among the runs
+             // it draws; a mistake is said.
+             auto *loss = qobject_cast<LossChartView *>(w.window->figure("loss"));
+             QVERIFY(loss);
+             QVERIFY(loss->setShown(QStringLiteral("worst:2:min(test_loss)")).isEmpty());
+             loss->refresh();
+             QVERIFY(loss->displayedRuns().size() <= 2);
+             QVERIFY(!loss->setShown(QStringLiteral("worst:0")).isEmpty());
+             loss->setShown(QString());
+             loss->refresh();
+         },
+         false},
+        {"parallel coordinates: each metric axis's statistic",
+         [](Walk &w) {
+             auto *coords = qobject_cast<ParallelCoordinatesView *>(w.window->figure("coords"));
+             QVERIFY(coords);
+             if (!offered(w.window, "coords")) return;
+             for (const auto &row : curveStatisticTable()) {
+                 const QString key = QStringLiteral("%1(test_loss)").arg(row.name);
+                 QVERIFY(coords->setMetricAxes({key, QStringLiteral("final(train_loss)")}));
+                 QVERIFY(coords->csv().startsWith(QStringLiteral("run,")));
+                 QVERIFY2(coords->csv().section('\n', 0, 0).contains(key),
+                          qPrintable(coords->csv().section('\n', 0, 0)));
+                 QVERIFY(!coords->title().isEmpty());
+             }
+             QVERIFY(coords->setMetricAxes({QStringLiteral("final(test_loss)")}));
+         },
+         false},
         {"every run row",
          [](Walk &w) {
              QTableView *table = w.window->runTable();

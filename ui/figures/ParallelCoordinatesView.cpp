@@ -3,6 +3,7 @@
 #include "ui/model/CsvCell.h"
 
 #include "core/metrics/LearnedRule.h"
+#include "core/metrics/RunValues.h"
 #include "core/schema/Dimensions.h"
 #include "core/session/Replicates.h"
 
@@ -10,10 +11,12 @@
 #include "ui/model/RunMetrics.h"
 #include "ui/model/SessionModel.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
 #include <QPainterPath>
+#include <QToolButton>
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +24,6 @@
 namespace headlab::ui {
 
 namespace {
-const QString kOutcome = QStringLiteral("final_test_loss");
 
 // The distance from `p` to the segment a–b.
 double segmentDistance(const QPointF &p, const QPointF &a, const QPointF &b)
@@ -38,24 +40,39 @@ double segmentDistance(const QPointF &p, const QPointF &a, const QPointF &b)
 ParallelCoordinatesView::ParallelCoordinatesView(SessionModel *model, QWidget *parent)
     : FigureView(model, parent)
 {
-    controlsLayout()->addWidget(
-        new QLabel(tr("One line per finished run, across its axes to its final test loss. Hover "
-                      "a line for its run; click it, or a value on an axis, to select runs."),
-                   this));
+    m_metricBar = new QWidget(this);
+    m_metricBar->setObjectName(QStringLiteral("metricAxes"));
+    auto *bar = new QHBoxLayout(m_metricBar);
+    bar->setContentsMargins(0, 0, 0, 0);
+    controlsLayout()->addWidget(m_metricBar);
+    auto *help = new QLabel(tr("Hover a line for its run; click it, or a value on an axis, to "
+                               "select runs."),
+                            this);
+    help->setToolTip(tr("One line per finished run, across its configuration axes to its "
+                        "metric axes. Each metric axis is a statistic of one of the run's curves: "
+                        "final, lowest, highest, best or the mean of its last tenth."));
+    controlsLayout()->addWidget(help);
     controlsLayout()->addStretch(1);
     m_canvasWidget =
         new PaintedCanvas(this, {[this](QPainter &p, const QRectF &area) { paint(p, area); },
                                  [this](const QPointF &at) { return hoverText(at); },
                                  [this](const QPointF &at) { return runsAtClick(at); }});
     setCanvas(m_canvasWidget);
+    rebuildMetricControls();
 }
 
 QString ParallelCoordinatesView::title() const
 {
-    return tr("Every finished run across its axes to its final test loss, coloured by verdict");
+    if (m_metrics == QStringList{QStringLiteral("final(test_loss)")})
+        return tr("Every finished run across its axes to its final test loss, coloured by verdict");
+    QStringList titles;
+    for (const QString &key : m_metrics)
+        titles << QString::fromStdString(runValueTitle(key.toStdString()));
+    return tr("Every finished run across its axes to %1, coloured by verdict")
+        .arg(titles.join(QStringLiteral(", ")));
 }
 
-QStringList ParallelCoordinatesView::axes() const
+QStringList ParallelCoordinatesView::configurationAxesShown() const
 {
     QStringList out;
     for (const auto &axis : configurationAxes(m_model->session()))
@@ -63,8 +80,113 @@ QStringList ParallelCoordinatesView::axes() const
     int at = 0;
     for (const QString &first : {QStringLiteral("d_model"), QStringLiteral("heads")})
         if (const int i = int(out.indexOf(first)); i >= 0) out.move(i, at++);
-    out << kOutcome;
     return out;
+}
+
+QStringList ParallelCoordinatesView::axes() const
+{
+    return configurationAxesShown() + m_metrics;
+}
+
+bool ParallelCoordinatesView::setMetricAxes(const QStringList &keys)
+{
+    if (keys.isEmpty()) return false;
+    for (const QString &key : keys) {
+        std::string statistic, curve;
+        if (!parseRunValueKey(key.toStdString(), &statistic, &curve) ||
+            !findCurveStatistic(statistic))
+            return false;
+    }
+    if (keys == m_metrics) return true;
+    m_metrics = keys;
+    rebuildMetricControls();
+    m_canvasWidget->update();
+    Q_EMIT viewStateChanged();
+    return true;
+}
+
+void ParallelCoordinatesView::rebuildMetricControls()
+{
+    auto *bar = static_cast<QHBoxLayout *>(m_metricBar->layout());
+    while (QLayoutItem *item = bar->takeAt(0)) {
+        if (QWidget *w = item->widget()) {
+            w->hide();
+            w->deleteLater(); // it may be the sender of the signal that brought us here
+        }
+        delete item;
+    }
+    bar->addWidget(new QLabel(tr("metric axes"), m_metricBar));
+    std::vector<std::string> curves = m_curveChoices;
+    if (curves.empty()) curves = {"test_loss", "train_loss"};
+    for (int k = 0; k < int(m_metrics.size()); ++k) {
+        std::string statistic, curve;
+        parseRunValueKey(m_metrics[k].toStdString(), &statistic, &curve);
+        auto *stat = new QComboBox(m_metricBar);
+        stat->setObjectName(QStringLiteral("metricStatistic%1").arg(k));
+        for (const auto &row : curveStatisticTable())
+            stat->addItem(QString::fromUtf8(row.title), QString::fromLatin1(row.name));
+        stat->setCurrentIndex(stat->findData(QString::fromStdString(statistic)));
+        stat->setToolTip(tr("The statistic of the curve this axis shows"));
+        auto *of = new QComboBox(m_metricBar);
+        of->setObjectName(QStringLiteral("metricCurve%1").arg(k));
+        if (std::find(curves.begin(), curves.end(), curve) == curves.end()) curves.push_back(curve);
+        for (const auto &name : curves) {
+            std::string words = name;
+            std::replace(words.begin(), words.end(), '_', ' ');
+            of->addItem(QString::fromStdString(words), QString::fromStdString(name));
+        }
+        of->setCurrentIndex(of->findData(QString::fromStdString(curve)));
+        auto changed = [this, k, stat, of] {
+            QStringList keys = m_metrics;
+            keys[k] = stat->currentData().toString() + '(' + of->currentData().toString() + ')';
+            m_metrics = keys; // the controls stay: only their choice changed
+            m_canvasWidget->update();
+            Q_EMIT viewStateChanged();
+        };
+        connect(stat, &QComboBox::currentIndexChanged, this, changed);
+        connect(of, &QComboBox::currentIndexChanged, this, changed);
+        bar->addWidget(stat);
+        bar->addWidget(of);
+        if (m_metrics.size() > 1) {
+            auto *remove = new QToolButton(m_metricBar);
+            remove->setObjectName(QStringLiteral("removeMetricAxis%1").arg(k));
+            remove->setText(QStringLiteral("\u00D7"));
+            remove->setToolTip(tr("Remove this metric axis"));
+            connect(remove, &QToolButton::clicked, this, [this, k] {
+                QStringList keys = m_metrics;
+                keys.removeAt(k);
+                setMetricAxes(keys);
+            });
+            bar->addWidget(remove);
+        }
+    }
+    auto *add = new QToolButton(m_metricBar);
+    add->setObjectName(QStringLiteral("addMetricAxis"));
+    add->setText(QStringLiteral("+"));
+    add->setToolTip(tr("Add a metric axis: another curve, or the same with another statistic"));
+    connect(add, &QToolButton::clicked, this, [this, curves] {
+        // The first curve without an axis, else the first with another statistic.
+        QString next;
+        for (const auto &name : curves)
+            if (next.isEmpty() &&
+                !m_metrics.contains(QStringLiteral("final(%1)").arg(QString::fromStdString(name))))
+                next = QStringLiteral("final(%1)").arg(QString::fromStdString(name));
+        if (next.isEmpty()) next = QStringLiteral("min(test_loss)");
+        setMetricAxes(m_metrics + QStringList{next});
+    });
+    bar->addWidget(add);
+}
+
+void ParallelCoordinatesView::saveViewState(ViewState &state) const
+{
+    setStateValue(state, "metric_axes", m_metrics.join(' ').toStdString());
+}
+
+void ParallelCoordinatesView::restoreViewState(const ViewState &state)
+{
+    const QString keys = QString::fromStdString(stateValue(state, "metric_axes"));
+    if (!setMetricAxes(keys.split(' ', Qt::SkipEmptyParts)))
+        setMetricAxes({QStringLiteral("final(test_loss)")});
 }
 
 double ParallelCoordinatesView::Scale::position(const QString &label) const
@@ -108,8 +230,7 @@ std::vector<ParallelCoordinatesView::Scale> ParallelCoordinatesView::scales() co
 {
     const Session &s = m_model->session();
     std::vector<Scale> out;
-    QStringList names = axes();
-    names.removeLast(); // the outcome
+    const QStringList names = configurationAxesShown();
     for (const QString &axis : names) {
         Scale scale;
         scale.labels = axisValueLabels(s, axis.toStdString());
@@ -146,6 +267,37 @@ double ParallelCoordinatesView::lossTop() const
     return top > 0 ? top : 1.0;
 }
 
+std::vector<ParallelCoordinatesView::MetricScale> ParallelCoordinatesView::metricScales() const
+{
+    const Session &s = m_model->session();
+    std::vector<MetricScale> out;
+    for (const QString &key : m_metrics) {
+        std::string statistic, curve;
+        parseRunValueKey(key.toStdString(), &statistic, &curve);
+        MetricScale scale;
+        if (curve == "test_loss" || curve == "train_loss") {
+            scale.loss = true;
+            scale.hi = lossTop();
+            out.push_back(scale);
+            continue;
+        }
+        std::vector<double> values;
+        double least = 0;
+        for (const auto &run : s.runs)
+            if (reachedAnOutcome(run.result.status))
+                if (const auto v = runValue(run.result, key.toStdString());
+                    v && std::isfinite(*v)) {
+                    values.push_back(*v);
+                    least = std::min(least, *v);
+                }
+        scale.lo = least;
+        const double top = robustTop(values, 1.0).top;
+        scale.hi = top > least ? top + 0.05 * (top - least) : least + 1;
+        out.push_back(scale);
+    }
+    return out;
+}
+
 ParallelCoordinatesView::Layout ParallelCoordinatesView::layoutFor(const QRectF &area) const
 {
     const double fs = m_theme.fontScale;
@@ -166,10 +318,9 @@ std::vector<ParallelCoordinatesView::Line>
 ParallelCoordinatesView::lines(const Layout &layout, const std::vector<Scale> &axisScales) const
 {
     const Session &s = m_model->session();
-    QStringList names = axes();
-    names.removeLast();                         // the outcome
+    const QStringList names = configurationAxesShown();
     const auto labels = configurationLabels(s); // each run's value on every axis
-    const double top = lossTop();
+    const std::vector<MetricScale> metrics = metricScales();
     std::vector<Line> out;
     for (int i = 0; i < int(s.runs.size()); ++i) {
         const SessionRun &run = s.runs[size_t(i)];
@@ -187,13 +338,24 @@ ParallelCoordinatesView::lines(const Layout &layout, const std::vector<Scale> &a
                                      layout.plot.bottom() - f * layout.plot.height());
         }
         // A diverged run and a finished one without a finite loss at the top, each its own
-        // category; a loss outside the axis (a crafted -1e308, a blow-up past the top) at the
+        // category; a value outside its axis (a crafted -1e308, a blow-up past the top) at the
         // axis's end, marked, never passed off as a loss of 0 or of the top.
-        const double loss = finalTestLoss(run.result);
-        const bool diverged = status == RunStatus::Diverged, finite = std::isfinite(loss);
-        const double f = diverged || !finite ? 1.0 : std::clamp(loss / top, 0.0, 1.0);
-        line.points.emplace_back(layout.xs.back(), layout.plot.bottom() - f * layout.plot.height());
-        if (!diverged && finite) line.clipped = loss > top ? 1 : loss < 0 ? -1 : 0;
+        const bool diverged = status == RunStatus::Diverged;
+        const bool finite = std::isfinite(finalTestLoss(run.result));
+        for (size_t m = 0; m < metrics.size(); ++m) {
+            const MetricScale &scale = metrics[m];
+            const double v = runValue(run.result, m_metrics[int(m)].toStdString()).value_or(NAN);
+            const bool number = std::isfinite(v);
+            const double f = diverged || !number
+                                 ? 1.0
+                                 : std::clamp((v - scale.lo) / (scale.hi - scale.lo), 0.0, 1.0);
+            line.points.emplace_back(layout.xs[names.size() + m],
+                                     layout.plot.bottom() - f * layout.plot.height());
+            line.clipped.push_back(!diverged && number ? (v > scale.hi   ? 1
+                                                          : v < scale.lo ? -1
+                                                                         : 0)
+                                                       : 0);
+        }
         if (diverged) {
             line.verdict = Line::Verdict::Diverged;
         } else if (!finite) {
@@ -216,7 +378,7 @@ ParallelCoordinatesView::legendOf(const std::vector<Line> &drawn)
     int counts[kVerdicts] = {}, clipped = 0;
     for (const auto &line : drawn) {
         ++counts[int(line.verdict)];
-        clipped += line.clipped != 0 ? 1 : 0;
+        clipped += line.anyClipped() ? 1 : 0;
     }
     const char *names[kVerdicts] = {QT_TR_NOOP("learned"), QT_TR_NOOP("not learned"),
                                     QT_TR_NOOP("no verdict"), QT_TR_NOOP("diverged"),
@@ -228,7 +390,7 @@ ParallelCoordinatesView::legendOf(const std::vector<Line> &drawn)
     // The marker drawn at the outcome axis's ends (drawLine).
     if (clipped > 0)
         out.emplace_back(std::nullopt,
-                         tr("%n outside the loss axis (at its end, \u25B2/\u25BC)", "", clipped));
+                         tr("%n outside a metric axis (at its end, \u25B2/\u25BC)", "", clipped));
     return out;
 }
 
@@ -269,12 +431,18 @@ QString ParallelCoordinatesView::hoverText(const QPointF &at) const
     if (run < 0) return {};
     const Session &s = m_model->session();
     const SessionRun &r = s.runs[size_t(run)];
-    const double loss = finalTestLoss(r.result);
     const auto verdict = learned(r.result, s.learnedRule);
-    return tr("run %1: %2\nfinal test loss %3%4")
+    QStringList values;
+    for (const QString &key : m_metrics) {
+        const double v = runValue(r.result, key.toStdString()).value_or(NAN);
+        values << QStringLiteral("%1 %2").arg(
+            QString::fromStdString(runValueTitle(key.toStdString())),
+            std::isfinite(v) ? formatNumber(v) : statusText(r.result.status));
+    }
+    return tr("run %1: %2\n%3%4")
         .arg(run + 1)
         .arg(runLabel(s, r))
-        .arg(std::isfinite(loss) ? formatNumber(loss) : statusText(r.result.status))
+        .arg(values.join(QStringLiteral(", ")))
         .arg(!verdict   ? QString()
              : *verdict ? tr(", learned")
                         : tr(", not learned"));
@@ -285,8 +453,7 @@ QList<int> ParallelCoordinatesView::runsAtClick(const QPointF &at) const
     // A value's label, right of its axis (its text, as drawn): every run of that value. Before
     // the lines, which pass under the labels.
     const Layout l = layoutFor(QRectF(m_canvasWidget->rect()));
-    QStringList names = axes();
-    names.removeLast();
+    const QStringList names = configurationAxesShown();
     const std::vector<Scale> axisScales = scales();
     const Session &s = m_model->session();
     const QFontMetricsF fm(m_theme.font(7.5));
@@ -380,9 +547,12 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
         painter.setPen(pen);
         painter.setBrush(Qt::NoBrush);
         painter.drawPolyline(line.points.data(), int(line.points.size()));
-        if (line.clipped != 0) { // a triangle at the axis's end, pointing where the loss lies
-            const QPointF at = line.points.back();
-            const double r = 4.5 * fs, d = line.clipped > 0 ? -1.0 : 1.0;
+        const size_t first = line.points.size() - line.clipped.size();
+        for (size_t m = 0; m < line.clipped.size(); ++m) {
+            if (line.clipped[m] == 0) continue;
+            // a triangle at the axis's end, pointing where the value lies
+            const QPointF at = line.points[first + m];
+            const double r = 4.5 * fs, d = line.clipped[m] > 0 ? -1.0 : 1.0;
             c.setAlphaF(1.0f);
             painter.setPen(Qt::NoPen);
             painter.setBrush(c);
@@ -420,14 +590,21 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
         if (selected.contains(line.run)) drawLine(p, line, true);
     // The axes: a line each, its name above, its values beside it.
     const QStringList names = axes();
+    const int configurationCount = int(names.size() - m_metrics.size());
+    const std::vector<MetricScale> metrics = metricScales();
     for (int k = 0; k < int(names.size()); ++k) {
         const double x = l.xs[size_t(k)];
         p.setPen(QPen(t.foreground, 1.2));
         p.drawLine(QPointF(x, l.plot.top()), QPointF(x, l.plot.bottom()));
-        const bool outcome = names[k] == kOutcome;
-        const QString name = outcome
-                                 ? tr("final test loss (%1)").arg(lossUnit(s))
-                                 : QString::fromStdString(dimensionTitle(names[k].toStdString()));
+        const bool outcome = k >= configurationCount;
+        const MetricScale metric =
+            outcome ? metrics[size_t(k - configurationCount)] : MetricScale{};
+        const QString metricName =
+            outcome ? QString::fromStdString(runValueTitle(names[k].toStdString())) : QString();
+        const QString name = !outcome
+                                 ? QString::fromStdString(dimensionTitle(names[k].toStdString()))
+                             : metric.loss ? tr("%1 (%2)").arg(metricName, lossUnit(s))
+                                           : metricName;
         const double slot = l.xs.size() > 1 ? l.plot.width() / double(l.xs.size() - 1) : 200 * fs;
         // Centred over its axis, moved inside the figure at its edges.
         QRectF nameBox(x - slot / 2, l.plot.top() - 22 * fs, slot, 16 * fs);
@@ -440,10 +617,12 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
                                                       : Qt::AlignCenter);
         p.setFont(t.font(7.5));
         const QFontMetricsF fm(p.font());
-        if (outcome) { // round ticks, and the task's plateaus by name
-            const double top = lossTop();
-            const LinearTicks ticks = niceTicks(0.0, top, 6);
-            auto yOf = [&](double v) { return l.plot.bottom() - v / top * l.plot.height(); };
+        if (outcome) { // round ticks, and a loss's plateaus by name
+            const LinearTicks ticks = niceTicks(metric.lo, metric.hi, 6);
+            auto yOf = [&](double v) {
+                return l.plot.bottom() -
+                       (v - metric.lo) / (metric.hi - metric.lo) * l.plot.height();
+            };
             for (int i = 0; i < ticks.count; ++i) {
                 const double v = ticks.first + i * ticks.step, y = yOf(v);
                 p.setPen(QPen(t.foreground, 1));
@@ -452,7 +631,7 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
                            Qt::AlignLeft | Qt::AlignVCenter,
                            QString::fromStdString(tickLabel(ticks, v)));
             }
-            for (const auto &plateau : plateausOf(s)) {
+            for (const auto &plateau : metric.loss ? plateausOf(s) : std::vector<PlateauLine>{}) {
                 const double y = yOf(plateau.loss);
                 p.setPen(QPen(t.foreground, 1, Qt::DashLine));
                 p.drawLine(QPointF(x - 12 * fs, y), QPointF(x, y));
@@ -492,12 +671,12 @@ void ParallelCoordinatesView::paint(QPainter &p, const QRectF &area) const
 QString ParallelCoordinatesView::csv() const
 {
     const Session &s = m_model->session();
-    QStringList names = axes();
-    names.removeLast();
+    const QStringList names = configurationAxesShown();
     const auto labels = configurationLabels(s);
     QStringList header;
     for (const QString &name : names) header << csvCell(name);
-    QString out = QStringLiteral("run,%1,final_test_loss,status,learned\n").arg(header.join(','));
+    for (const QString &key : m_metrics) header << csvCell(key);
+    QString out = QStringLiteral("run,%1,status,learned\n").arg(header.join(','));
     for (int i = 0; i < int(s.runs.size()); ++i) {
         const SessionRun &run = s.runs[size_t(i)];
         const RunStatus status = run.result.status;
@@ -507,8 +686,10 @@ QString ParallelCoordinatesView::csv() const
             const auto it = labels[size_t(i)].find(axis.toStdString());
             row << (it == labels[size_t(i)].end() ? QString() : csvCell(it->second));
         }
-        const double loss = finalTestLoss(run.result);
-        row << (std::isfinite(loss) ? QString::number(loss, 'g', 10) : QString());
+        for (const QString &key : m_metrics) {
+            const double v = runValue(run.result, key.toStdString()).value_or(NAN);
+            row << (std::isfinite(v) ? QString::number(v, 'g', 10) : QString());
+        }
         row << statusText(status);
         const auto verdict = learned(run.result, s.learnedRule);
         row << (!verdict ? QString() : *verdict ? QStringLiteral("1") : QStringLiteral("0"));
@@ -519,6 +700,14 @@ QString ParallelCoordinatesView::csv() const
 
 void ParallelCoordinatesView::refresh()
 {
+    // The curves the metric axes can show: the controls follow the session's.
+    std::vector<const RunResult *> results;
+    for (const auto &run : m_model->session().runs) results.push_back(&run.result);
+    std::vector<std::string> curves = runCurveNames(results);
+    if (curves != m_curveChoices) {
+        m_curveChoices = std::move(curves);
+        rebuildMetricControls();
+    }
     m_canvasWidget->update();
 }
 
