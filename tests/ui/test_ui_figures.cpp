@@ -2756,6 +2756,10 @@ void TestUiFigures::parallelCoordinatesDrawEveryRunAcrossItsAxes()
              qPrintable(csv[4]));
 }
 
+namespace {
+void keepAtBothSizes(QWidget *view, const QString &name); // below
+} // namespace
+
 // Issue 78 item 3: each metric axis of parallel coordinates chooses its statistic. Runs whose
 // test loss dips to 0.1 at step 20 before ending where seedsSession puts them, and whose train
 // loss ends at twice that: the lowest test loss puts every run at 0.1, the final one keeps their
@@ -2802,6 +2806,7 @@ void TestUiFigures::parallelCoordinatesAxesChooseTheirStatistic()
     curve->setCurrentIndex(curve->findData(QStringLiteral("train_loss")));
     QCOMPARE(view.metricAxes(), (QStringList{"min(test_loss)", "final(train_loss)"}));
     QCOMPARE(view.axes(), (QStringList{"heads", "seed", "min(test_loss)", "final(train_loss)"}));
+    keepAtBothSizes(&view, QStringLiteral("coords-metric-axes"));
     for (const auto &[run, points] : view.drawnLines()) QCOMPARE(points.size(), size_t(4));
     const QStringList csv = view.csv().trimmed().split('\n');
     QCOMPARE(csv.front(),
@@ -3369,6 +3374,8 @@ void TestUiFigures::theLossFigureShowsTheKBestRuns()
     for (int i = 0; i < int(session.runs.size()); ++i)
         if (!best.contains(i)) QVERIFY(!(value(i, "final(test_loss)") < worstOfBest));
     QVERIFY(view.chart()->series().size() >= 5);
+    keepAtBothSizes(&view, QStringLiteral("loss-best-5"));
+    view.resize(1280, 720);
     QVERIFY2(view.findChild<QLabel *>() != nullptr, "info");
     QVERIFY(view.setShown(QStringLiteral("worst:3:min(test_loss)")).isEmpty());
     view.refresh();
