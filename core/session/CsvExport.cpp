@@ -80,7 +80,7 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
         for (const auto &name : metricNames) out << ',' << csvField(name);
         for (const auto &key : options.values) out << ',' << csvField(key);
         for (const auto &name : provenanceNames) out << ',' << csvField("provenance_" + name);
-        out << ",message\n";
+        out << ",message,tags,note\n";
         for (size_t i = 0; i < session.runs.size(); ++i) {
             if (!written(i)) continue;
             ++summary.runs;
@@ -112,7 +112,11 @@ CsvExportSummary exportSessionCsv(const Session &session, const std::string &dir
                 const auto it = r.provenance.find(name);
                 out << ',' << csvField(it == r.provenance.end() ? "" : it->second);
             }
-            out << ',' << csvField(r.message) << '\n';
+            out << ',' << csvField(r.message);
+            const Annotation &a = runAnnotation(session, i);
+            std::string tags;
+            for (const auto &tag : a.tags) tags += (tags.empty() ? "" : " ") + tag;
+            out << ',' << csvField(tags) << ',' << csvField(a.note) << '\n';
             drain(out, sink, false);
         }
         drain(out, sink, true);

@@ -92,7 +92,7 @@ RunFilter RunFilter::parse(const std::string &text, const Session &session)
         std::string known;
         for (const auto &k : keys) known += k + ", ";
         return quoted(word) + ": no axis or metric " + quoted(key) + " (axes: " + known +
-               "status, learned, a metric such as final_test_loss, or STAT(CURVE) such as "
+               "status, learned, tag, a metric such as final_test_loss, or STAT(CURVE) such as "
                "min(test_loss))";
     };
     std::istringstream words(text);
@@ -154,7 +154,12 @@ RunFilter RunFilter::parse(const std::string &text, const Session &session)
                            quoted(term.value) + " is not one";
             break;
         }
-        if (term.key == "status") {
+        if (term.key == "tag") {
+            if (ordered || !validTag(term.value).empty()) {
+                filter.error = quoted(word) + ": tag=T or tag!=T, T one word (a run's tags)";
+                break;
+            }
+        } else if (term.key == "status") {
             RunStatus status;
             if (!parseRunStatus(term.value, &status) || ordered) {
                 filter.error = quoted(word) + ": status is one of queued, running, paused, done, " +
@@ -211,6 +216,10 @@ bool RunFilter::accepts(const Session &session, size_t index,
         }
         if (t.key == "status") {
             if ((toString(run.result.status) == t.value) != (t.op == "=")) return false;
+            continue;
+        }
+        if (t.key == "tag") {
+            if (runAnnotation(session, index).hasTag(t.value) != (t.op == "=")) return false;
             continue;
         }
         if (t.overRuns()) continue; // select's
@@ -306,6 +315,7 @@ const char *runFilterHelp()
            "train_loss, test_accuracy, ... (min(test_loss)<0.5)\n"
            "  status=S                  queued, running, paused, done, diverged, failed, stopped\n"
            "  learned, !learned         the session's verdict\n"
+           "  tag=T, tag!=T             runs with (without) the tag T\n"
            "  best:K, worst:K           the K best or worst runs by final(test_loss), or by KEY "
            "(best:10:min(test_loss))\n"
            "  !outliers                 without runs whose final(test_loss), or KEY "

@@ -9,6 +9,7 @@
 //                              plateau_3_left>10000); runs without the value are left out
 //   status=S, status!=S        queued, running, paused, done, diverged, failed, stopped
 //   learned, !learned          the session's verdict (runs without one are left out of both)
+//   tag=T, tag!=T              runs with (without) the tag T (Annotation, by run_id)
 // A KEY may also be a statistic of a run's curve, STAT(CURVE) (RunValues.h: min(test_loss),
 // mean_last(train_loss), best(test_accuracy)). Terms over the runs together, applied after every
 // term above and in the order typed, each to the runs the terms before it left:

@@ -7,11 +7,53 @@
 #include "core/schema/TaskSpec.h"
 #include "core/session/RunFiles.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 namespace headlab {
+
+bool Annotation::hasTag(const std::string &tag) const
+{
+    return std::find(tags.begin(), tags.end(), tag) != tags.end();
+}
+
+bool Annotation::retag(const std::vector<std::string> &tag, const std::vector<std::string> &untag,
+                       std::string *why)
+{
+    for (const auto &t : tag)
+        if (const std::string problem = validTag(t); !problem.empty()) {
+            *why = problem;
+            return false;
+        }
+    for (const auto &t : tag)
+        if (!hasTag(t)) tags.push_back(t);
+    for (const auto &t : untag) tags.erase(std::remove(tags.begin(), tags.end(), t), tags.end());
+    return true;
+}
+
+std::string validTag(const std::string &tag)
+{
+    const bool word =
+        !tag.empty() && tag.size() <= 64 && std::all_of(tag.begin(), tag.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) ||
+                   std::string_view("_.:+-/").find(c) != std::string_view::npos;
+        });
+    if (word) return "";
+    const std::string shown = tag.size() > 40 ? tag.substr(0, 40) + "…" : tag;
+    return "'" + shown + "': a tag is one word of letters, digits and _ . : + - / (at most 64)";
+}
+
+const Annotation &runAnnotation(const Session &session, size_t index)
+{
+    static const Annotation none;
+    if (session.runAnnotations.empty() || index >= session.runs.size()) return none;
+    const auto it = session.runAnnotations.find(runId(session.runs[index].config));
+    return it == session.runAnnotations.end() ? none : it->second;
+}
 
 std::optional<bool> runLearned(const Session &session, const RunResult &result)
 {

@@ -40,6 +40,22 @@ struct SessionRun {
     std::string loadProblem;
 };
 
+// A user's note and tags on a session or a run (`note:`, `tags:`, `annotations:`;
+// docs/SESSION_FORMAT.md). A tag is one word: letters, digits and _ . : + - /, at most 64
+// characters (validTag), so that the run filter's `tag=X` and a space-separated column can hold it.
+struct Annotation {
+    std::string note;
+    std::vector<std::string> tags; // in the order given, each once
+    bool empty() const { return note.empty() && tags.empty(); }
+    bool hasTag(const std::string &tag) const;
+    // Adds each tag not there yet (in order), takes away each of `untag`; false with `why` for a
+    // tag that is not one (validTag), then nothing changes.
+    bool retag(const std::vector<std::string> &tag, const std::vector<std::string> &untag,
+               std::string *why);
+};
+// "" for a good tag, else why not ("'a b': a tag is one word of letters, digits and _ . : + - /").
+std::string validTag(const std::string &tag);
+
 struct SkippedRun {
     std::map<std::string, std::string> labels;
     std::string reason;
@@ -51,6 +67,11 @@ struct Session {
     int schemaVersion = kSchemaVersion;
     std::string name;
     std::string description;
+    Annotation annotation; // the session's own note and tags
+    // Each run's note and tags, by its run_id (RunFiles.h: its configuration's hash), so that they
+    // follow the run through merges, shards and a sweep edited; kept for a run_id the session has
+    // no run of (yet).
+    std::map<std::string, Annotation> runAnnotations;
     RunConfig base;
     std::vector<SweepAxis> axes;
     std::vector<SweepCombination> combinations; // empty: the product of the axes alone
@@ -98,6 +119,8 @@ bool hasResult(const SessionRun &run);
 // without one (nearest neighbour and text: a loss of 0.741 against a baseline of 1.0 was called
 // "learned" by the ln 10 rule of another task). What runs.csv, the replicates and the app show.
 std::optional<bool> runLearned(const Session &session, const RunResult &result);
+// The note and tags of run `index` (by its run_id); an empty one where it has none.
+const Annotation &runAnnotation(const Session &session, size_t index);
 
 // Indices of runs that still have to run (Queued, Running, Paused or Stopped, or failed only for a
 // checkpoint that did not load: failedOnACheckpoint), less those whose finished result the index

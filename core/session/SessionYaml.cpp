@@ -79,9 +79,9 @@ const std::vector<RecordKeys> &recordKeyTable()
         runFile.push_back("schema_version");
         return std::vector<RecordKeys>{
             {"session",
-             {"schema_version", "name", "description", "learned_rule", "replicate_axes",
-              "checkpoints", "experiment", "sweep", "search", "results", "runs", "skipped", "view",
-              "search_report"}},
+             {"schema_version", "name", "description", "note", "tags", "annotations",
+              "learned_rule", "replicate_axes", "checkpoints", "experiment", "sweep", "search",
+              "results", "runs", "skipped", "view", "search_report"}},
             {"run_record", run},
             {"run_file", runFile},
             {"index_entry", {"file", "labels", "status", metric::kFinalTestLoss}},
@@ -431,6 +431,36 @@ void readSweep(const YamlField &field, Session &session)
 
 } // namespace
 
+namespace {
+// `note:` and `tags:` of a session or of one run's entry under `annotations:`.
+Annotation readAnnotation(const YamlField &map)
+{
+    Annotation a;
+    if (auto f = child(map, "note"); f.present() && !f.isNull()) a.note = readString(f);
+    if (auto f = child(map, "tags"); f.present() && !f.isNull())
+        for (const auto &item : items(f)) {
+            const std::string tag = readString(item);
+            if (const std::string why = validTag(tag); !why.empty()) fail(item, why);
+            if (!a.hasTag(tag)) a.tags.push_back(tag);
+        }
+    return a;
+}
+
+// The same, written: `note:` where there is one, `tags:` where there are some.
+void writeAnnotation(YAML::Emitter &out, const Annotation &a)
+{
+    if (!a.note.empty()) {
+        out << YAML::Key << "note" << YAML::Value;
+        yaml::writeText(out, a.note);
+    }
+    if (!a.tags.empty()) {
+        out << YAML::Key << "tags" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (const auto &tag : a.tags) yaml::writeText(out, tag);
+        out << YAML::EndSeq;
+    }
+}
+} // namespace
+
 Session sessionFromYaml(const std::string &yamlText, const std::string &file)
 {
     // search_report: HeadLab computes the report from the runs each time, and never reads it.
@@ -450,6 +480,16 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     session.schemaVersion = Session::kSchemaVersion; // read as the current schema from here on
     if (auto f = child(root, "name"); f.present()) session.name = readString(f);
     if (auto f = child(root, "description"); f.present()) session.description = readString(f);
+    session.annotation = readAnnotation(root);
+    if (auto f = child(root, "annotations"); f.present() && !f.isNull()) {
+        for (const auto &[id, entry] : entries(f)) {
+            if (id.size() != 16 || id.find_first_not_of("0123456789abcdef") != std::string::npos)
+                fail(entry, "'" + id + "' is not a run_id (16 hex digits, as runs.csv gives it)");
+            checkKeys(entry, {"note", "tags"});
+            Annotation a = readAnnotation(entry);
+            if (!a.empty()) session.runAnnotations[id] = std::move(a);
+        }
+    }
     if (auto f = child(root, "learned_rule"); f.present()) {
         const std::string text = readString(f);
         if (!parseLearnedRule(text, &session.learnedRule))
@@ -592,6 +632,18 @@ void writeDefinition(YAML::Emitter &out, const Session &session)
     writeText(out, session.name);
     out << YAML::Key << "description" << YAML::Value;
     writeText(out, session.description);
+    writeAnnotation(out, session.annotation);
+    if (!session.runAnnotations.empty()) { // by run_id, each run's note and tags
+        out << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
+        for (const auto &[id, a] : session.runAnnotations) {
+            if (a.empty()) continue;
+            out << YAML::Key << YAML::DoubleQuoted << id << YAML::Value << YAML::Flow
+                << YAML::BeginMap;
+            writeAnnotation(out, a);
+            out << YAML::EndMap;
+        }
+        out << YAML::EndMap;
+    }
     out << YAML::Key << "learned_rule" << YAML::Value << toString(session.learnedRule);
     if (!session.replicateAxes.empty()) {
         out << YAML::Key << "replicate_axes" << YAML::Value << YAML::Flow << YAML::BeginSeq;

@@ -11,8 +11,9 @@
     s.runs(filter="heads=12 best:10", values=["min(test_loss)"])   # the run filter, run values
 
 It reads the files HeadLab writes (docs/SESSION_FORMAT.md) directly, never through the C++
-binaries, and never takes a lock or writes: a session that shards are still training reads as far
-as it has got. docs/NOTEBOOKS.md has a short analysis.
+binaries, and never takes a lock: a session that shards are still training reads as far as it has
+got. The one thing it writes is a note and tags (Session.annotate), refused while HeadLab trains.
+docs/NOTEBOOKS.md has a short analysis.
 """
 import os
 

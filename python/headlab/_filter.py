@@ -187,7 +187,7 @@ def _parse(text: str, axes, metrics):
             return f"{_quoted(word)}: {problem}"
         return (f"{_quoted(word)}: no axis or metric {_quoted(key)} (axes: "
                 + "".join(a + ", " for a in sorted(axes))
-                + "status, learned, a metric such as final_test_loss, or STAT(CURVE) such as min(test_loss))")
+                + "status, learned, tag, a metric such as final_test_loss, or STAT(CURVE) such as min(test_loss))")
 
     for word in text.split():
         if word in ("learned", "!learned", "not-learned"):
@@ -220,7 +220,10 @@ def _parse(text: str, axes, metrics):
         ordered = op not in ("=", "!=")
         if ordered and _number(value) is None:
             raise RunFilterError(f"{_quoted(word)}: {op} compares numbers, and {_quoted(value)} is not one")
-        if key == "status":
+        if key == "tag":
+            if ordered or _tag_problem(value):
+                raise RunFilterError(f"{_quoted(word)}: tag=T or tag!=T, T one word (a run's tags)")
+        elif key == "status":
             if value not in _STATUSES or ordered:
                 raise RunFilterError(f"{_quoted(word)}: status is one of queued, running, paused, done, "
                                      "diverged, failed, stopped (= or !=)")
@@ -237,10 +240,23 @@ def _quantile(ordered, q):
     return ordered[below] + (ordered[above] - ordered[below]) * (at - below)
 
 
-def select(text: str, runs, labels, verdicts, axes):
+_TAG = re.compile(r"[A-Za-z0-9_.:+\-/]{1,64}")
+
+
+def _tag_problem(tag: str) -> str:
+    """"" for a good tag (Session.cpp, validTag), else why not."""
+    if isinstance(tag, str) and _TAG.fullmatch(tag):
+        return ""
+    shown = tag[:40] + "\u2026" if len(tag) > 40 else tag
+    return f"'{shown}': a tag is one word of letters, digits and _ . : + - / (at most 64)"
+
+
+def select(text: str, runs, labels, verdicts, axes, tags=None):
     """Which of `runs` (headlab._store.Run) meet the filter `text` (RunFilter::select): a list of
     booleans. `labels`: each run's configuration labels (every axis, unset ones resolved);
-    `verdicts`: each run's learned verdict (True, False, None); `axes`: the configuration axes."""
+    `verdicts`: each run's learned verdict (True, False, None); `axes`: the configuration axes;
+    `tags`: each run's tags (lists; none where not given)."""
+    tags = tags or [[] for _ in runs]
     metrics = {k for r in runs for k in r.metrics}
     terms = _parse(text, axes, metrics)
     keep = [True] * len(runs)
@@ -253,6 +269,9 @@ def select(text: str, runs, labels, verdicts, axes):
                     keep[i] = False
             elif key == "status":
                 if (run.status == value) != (op == "="):
+                    keep[i] = False
+            elif key == "tag":
+                if (value in tags[i]) != (op == "="):
                     keep[i] = False
             else:
                 if key in labels[i]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 import warnings
 
 from collections.abc import Iterable
@@ -73,6 +74,110 @@ def _renamed_head(key):
     warnings.warn('head_stats(): the column "head" is now "head_index" ("head" shadowed '
                   "DataFrame.head); the old name goes in the next release", FutureWarning, stacklevel=3)
     return key
+
+
+def _annotation(doc, where):
+    """(note, tags) of a session or of one run's entry under `annotations:`."""
+    note = doc.get("note")
+    tags = doc.get("tags") or []
+    if not isinstance(tags, list) or any(_filter._tag_problem(str(t)) for t in tags):
+        raise HeadLabError(f"{where}: tags: expected a list of words (letters, digits, _ . : + - /)")
+    return ("" if note is None else str(note)), list(dict.fromkeys(str(t) for t in tags))
+
+
+def _refuse_while_locked(path):
+    """HeadLabError while a HeadLab process holds the session's writer lock (S.results/lock, as
+    SessionStore::lockHolder reads it: a regular file some process holds a lock on)."""
+    import fcntl
+    stem = os.path.basename(path)
+    for extension in (".yaml", ".yml"):
+        if stem.endswith(extension) and len(stem) > len(extension):
+            stem = stem[:-len(extension)]
+            break
+    lock = os.path.join(os.path.dirname(os.path.abspath(path)), stem + ".results", "lock")
+    try:
+        fd = os.open(lock, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 511, 0).decode("utf-8", "replace").strip() or "a process"
+            raise HeadLabError(f"{path} is being written by {holder}: annotate it when it is done")
+    finally:
+        os.close(fd)
+
+
+def _yaml_text(text: str) -> str:
+    """Text as a YAML double-quoted scalar (JSON's escapes are YAML's)."""
+    import json
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _write_annotations(path, session_annotation, annotations):
+    """The session file with its `note:`, `tags:` and `annotations:` blocks replaced, after
+    `description:` (else `name:`, else `schema_version:`) as HeadLab writes them, everything else
+    unchanged; written atomically, and read back before it replaces the old one."""
+    from ._store import read_session, _TOP_LEVEL_KEY
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    lines = text.split("\n")
+    keep, inside = [], False  # the lines of every other block
+    for line in lines:
+        if _TOP_LEVEL_KEY.match(line):
+            inside = any(line.startswith(k + ":") for k in ("note", "tags", "annotations"))
+            if inside:
+                continue
+        elif inside and line.startswith((" ", "\t")) and line.strip():
+            continue  # a line of a block being replaced
+        keep.append(line)
+    # Where the blocks go: after the first of description, name, schema_version there is (its
+    # block's last line).
+    place = None
+    for key in ("description", "name", "schema_version"):
+        starts = [i for i, line in enumerate(keep) if line.startswith(key + ":")]
+        if starts:
+            place = starts[0] + 1
+            while place < len(keep) and keep[place].startswith((" ", "\t")):
+                place += 1
+            break
+    if place is None:
+        raise HeadLabError(f"{path}: no schema_version: not a session file")
+    block = []
+    note, tags = session_annotation
+    if note:
+        block.append(f"note: {_yaml_text(note)}")
+    if tags:
+        block.append("tags: [" + ", ".join(_yaml_text(t) for t in tags) + "]")
+    if annotations:
+        block.append("annotations:")
+        for run_id in sorted(annotations):
+            run_note, run_tags = annotations[run_id]
+            parts = ([f"note: {_yaml_text(run_note)}"] if run_note else []) + \
+                ([f"tags: [{', '.join(_yaml_text(t) for t in run_tags)}]"] if run_tags else [])
+            block.append(f"  {_yaml_text(run_id)}: {{{', '.join(parts)}}}")
+    new_text = "\n".join(keep[:place] + block + keep[place:])
+    directory = os.path.dirname(os.path.abspath(path))
+    import tempfile
+    fd, temporary = tempfile.mkstemp(prefix=".annotate-", suffix=".yaml", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(new_text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(temporary, stat.S_IMODE(os.stat(path).st_mode))
+        checked = read_session(temporary)  # read back: a file HeadLab reads, with the runs it had
+        before = read_session(path)
+        if len(checked.runs) != len(before.runs):
+            raise HeadLabError(f"{path}: annotating it would lose runs; the file is unchanged")
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
 
 
 def _empty(dtypes):
@@ -379,6 +484,15 @@ class Session:
         stem = os.path.basename(self.path)
         self.name = str(doc.get("name") or (stem[:-5] if stem.endswith(".yaml") else stem))
         self.description = str(doc.get("description") or "")
+        # The session's note and tags, and each run's by its run_id (`note:`, `tags:`,
+        # `annotations:`; docs/SESSION_FORMAT.md): what the app's run table and `headlab-cli
+        # note` edit.
+        self.note, self.tags = _annotation(doc, self.path)
+        self.annotations = {}
+        for run_id, entry in (doc.get("annotations") or {}).items():
+            if not isinstance(entry, dict):
+                raise HeadLabError(f"{self.path}: annotations: {run_id}: expected {{note, tags}}")
+            self.annotations[str(run_id)] = _annotation(entry, f"{self.path}: annotations: {run_id}")
         self.learned_rule = str(doc.get("learned_rule") or "left_ln10_plateau")
         if self.learned_rule not in LEARNED_RULES:
             raise HeadLabError(f"{self.path}: learned_rule: expected one of {', '.join(LEARNED_RULES)}, "
@@ -525,6 +639,56 @@ class Session:
         return [{axis: run.labels[axis] if axis in run.labels else _axis_text(axis, run.config, defaults)
                  for axis in axes} for run in records]
 
+    def annotate(self, run=None, note: str | None = None, tags: Iterable[str] = (),
+                 untag: Iterable[str] = ()) -> tuple:
+        """Edits a note and tags in the session file, as `headlab-cli note` does: the session's
+        own (run None) or run `run`'s (its row in runs(), or its run_id; kept by run_id). `note`
+        replaces the note ("" clears it), `tags` are added, `untag` taken away. Returns the new
+        (note, tags).
+
+        The one thing the package writes: the file's `note:`, `tags:` and `annotations:` blocks,
+        the rest of it byte for byte, atomically (a new file renamed over it), and read back
+        before it replaces the old. Refused (HeadLabError) while HeadLab trains the session (its
+        lock is held), for a compressed export, and for a tag that is not one word."""
+        self.reload()
+        tags, untag = [str(t) for t in tags], [str(t) for t in untag]
+        for tag in tags:
+            if problem := _filter._tag_problem(tag):
+                raise HeadLabError(f"{self.path}: {problem}")
+        if self.path.endswith(".gz"):
+            raise HeadLabError(f"{self.path} is compressed: write it out first (headlab-cli export-yaml "
+                               f"{self.path} -o S.yaml), then annotate S.yaml")
+        _refuse_while_locked(self.path)
+        annotations = {k: (n, list(t)) for k, (n, t) in self.annotations.items()}
+        if run is None:
+            current = (self.note, list(self.tags))
+        else:
+            records = self._stored.runs
+            if isinstance(run, str) and not run.isdigit():
+                matches = [r for r in records if r.run_id == run]
+                if not matches:
+                    raise HeadLabError(f"{self.path}: no run has run_id {run}")
+                run_id = run
+            else:
+                index = int(run)
+                if not 0 <= index < len(records):
+                    raise HeadLabError(f"{self.path}: no run {index} (it has {len(records)})")
+                run_id = records[index].run_id
+            current = annotations.get(run_id, ("", []))
+        new_note = current[0] if note is None else str(note).strip()
+        new_tags = [t for t in dict.fromkeys(current[1] + tags) if t not in untag]
+        if run is None:
+            session_annotation = (new_note, new_tags)
+        else:
+            session_annotation = (self.note, list(self.tags))
+            annotations[run_id] = (new_note, new_tags)
+        _write_annotations(self.path, session_annotation,
+                           {k: v for k, v in annotations.items() if v[0] or v[1]})
+        name = self.name
+        self._read()  # its own change: read again without the warning a change by others gets
+        self.name = name
+        return new_note, new_tags
+
     def select(self, filter: str, running: bool = False) -> list:
         """Which runs meet a run filter, as the app's run table and `headlab-cli export-csv
         --filter` take it ("heads=12 lr>=1e-3 learned min(test_loss)<0.5 best:10 !outliers";
@@ -532,8 +696,9 @@ class Session:
         A text that is not a filter raises headlab.RunFilterError naming the term."""
         records = self._records(running)
         verdicts = [learned(r, self.learned_rule) if self.has_verdict else None for r in records]
+        tags = [self.annotations.get(r.run_id, ("", []))[1] for r in records]
         return _filter.select(filter, records, self.configuration_labels(records), verdicts,
-                              self.configuration_axes(records))
+                              self.configuration_axes(records), tags)
 
     def runs(self, running: bool = False, index: bool = False, filter: str | None = None,
              values: Iterable[str] = ()) -> pd.DataFrame:
@@ -578,6 +743,8 @@ class Session:
                 row[key] = math.nan if value is None else float(value)
             row.update({f"provenance_{k}": r.provenance.get(k, "") for k in provenance})
             row["message"] = r.message
+            note, tags = self.annotations.get(r.run_id, ("", []))
+            row.update(tags=" ".join(tags), note=note)
             row["session"] = self.name
             row.update(uniform_columns(r.config))
             row["file"] = r.file
@@ -592,7 +759,7 @@ class Session:
             frame = pd.DataFrame(columns=["run", "run_id", "configuration", *key_columns({}),
                                           "status", "steps_done", "diverged_at_step", "wall_seconds",
                                           "device", *ORIGIN_FIELDS, "learned", "learned_rule", "message",
-                                          "session", "uniform_heads", "uniform_head_dim", "file", *values])
+                                          "tags", "note", "session", "uniform_heads", "uniform_head_dim", "file", *values])
         if running:
             if "newest_checkpoint" not in frame:
                 frame["newest_checkpoint"] = pd.Series(dtype="Int64")

@@ -783,6 +783,72 @@ class PackageAgainstCli(unittest.TestCase):
             headlab.open(sessions[0]).runs(values=["mode(test_loss)"])
         self.assertEqual(headlab.STATISTICS, ("final", "min", "max", "best", "mean_last"))
 
+    def test_notes_and_tags_are_the_clis(self):
+        """Issue 78 item 2: a session's and its runs' notes and tags, written by `headlab-cli
+        note`, read by the package as the CLI writes runs.csv (its tags and note columns), and
+        selected by tag as `export-csv --filter` selects; an older file has none."""
+        path = self.train_tiny("noted.yaml")
+        self.assertEqual((headlab.open(path).note, headlab.open(path).tags), ("", []))
+        cli("note", path, "--tag", "lesson,cpu", "--text", "the classroom's contrast: 3 heads")
+        cli("note", path, "--run", "1", "--run", "4", "--tag", "check")
+        cli("note", path, "--run", "4", "--tag", "outlier", "--text", "slow, then \"fine\"")
+        s = headlab.open(path)
+        self.assertEqual(s.note, "the classroom's contrast: 3 heads")
+        self.assertEqual(s.tags, ["lesson", "cpu"])
+        runs = s.runs()
+        out = os.path.join(self.tmp, "noted-csv")
+        cli("export-csv", path, "-o", out)
+        theirs = pd.read_csv(os.path.join(out, "runs.csv"), dtype=str, keep_default_na=False)
+        self.assertEqual(list(theirs.columns[-2:]), ["tags", "note"])
+        self.assertEqual(list(runs["tags"]), list(theirs["tags"]))
+        self.assertEqual(list(runs["note"]), list(theirs["note"]))
+        self.assertEqual(runs.loc[4, "tags"], "check outlier")
+        self.assertEqual(runs.loc[4, "note"], 'slow, then "fine"')
+        for text in ("tag=check", "tag!=check", "tag=outlier best:1", "tag=nothing", "tag<1", "tag=a/b:c"):
+            with self.subTest(filter=text):
+                p = cli("export-csv", path, "-o", out, "--filter", text, check=False)
+                if p.returncode:
+                    with self.assertRaises(headlab.RunFilterError) as caught:
+                        s.runs(filter=text)
+                    self.assertEqual(str(caught.exception), p.stderr.strip().split("--filter: ", 1)[1])
+                    continue
+                theirs = pd.read_csv(os.path.join(out, "runs.csv"), dtype=str, keep_default_na=False)
+                self.assertEqual(list(s.runs(filter=text)["run"]), [int(r) for r in theirs["run"]])
+        self.assertEqual(list(s.runs(filter="tag=check")["run"]), [1, 4])
+        # Edited from Python: what `headlab-cli note` then shows, the rest of the file unchanged.
+        with open(path, encoding="utf-8") as f:
+            before = [line for line in f.read().split("\n")
+                      if not line.startswith(("note:", "tags:", "annotations:", "  \""))]
+        self.assertEqual(s.annotate(run=4, untag=["check"], tags=["true", "1"], note="x: y"),
+                         ("x: y", ["outlier", "true", "1"]))
+        self.assertEqual(s.annotate(tags=["py"], note='edited in "python"'),
+                         ('edited in "python"', ["lesson", "cpu", "py"]))
+        run4 = s.runs().loc[4, "run_id"]
+        self.assertEqual(s.annotate(run=run4, untag=["1"])[1], ["outlier", "true"])
+        shown = cli("note", path, "--run", "4").stdout
+        self.assertIn("tags: outlier true", shown)
+        self.assertIn("note: x: y", shown)
+        self.assertIn('note: edited in "python"', cli("note", path).stdout)
+        with open(path, encoding="utf-8") as f:
+            after = [line for line in f.read().split("\n")
+                     if not line.startswith(("note:", "tags:", "annotations:", "  \""))]
+        self.assertEqual(after, before)
+        self.assertEqual(list(s.runs(filter="tag=check")["run"]), [1])
+        with self.assertRaisesRegex(headlab.HeadLabError, "a tag is one word"):
+            s.annotate(tags=["two words"])
+        with self.assertRaisesRegex(headlab.HeadLabError, "no run 9"):
+            s.annotate(run=9, tags=["x"])
+        # While HeadLab holds the session's lock (a run in training), nothing is written.
+        import fcntl
+        lock = os.path.join(self.tmp, "noted.results", "lock")
+        with open(lock, "a+") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            held.write("PID 1 on a host since now")
+            held.flush()
+            with self.assertRaisesRegex(headlab.HeadLabError, "is being written by PID 1"):
+                s.annotate(tags=["late"])
+        self.assertNotIn("late", headlab.open(path).tags)
+
     def test_a_prediction_is_the_clis(self):
         """Issue 77: `headlab-cli predict` and Law.predict give the same η* and prediction interval
         for configurations the Figure 2 campaign never ran, inside the law's span and beyond it;

@@ -409,6 +409,7 @@ private Q_SLOTS:
     void aFullStreamIsAFailure();
     void theRunFilterIsExact();
     void theRunFilterRanksAndFencesRuns();
+    void notesAndTagsAreKeptAndSelectBy();
     void learnedHasOneDefinition();
     void cliValidateExitCodes();
     void cliPresetsAndHelp();
@@ -1286,6 +1287,119 @@ void TestSession::theRunFilterRanksAndFencesRuns()
     // the statistics' table is every reader's: each name parses
     for (const auto &row : curveStatisticTable())
         QVERIFY(!chosen(std::string("best:1:") + row.name + "(test_loss)").startsWith("error"));
+}
+
+// Issue 78 item 2: a session's and its runs' notes and tags. They load (an older file without
+// them too), are written back unchanged, follow a run by its run_id, select runs in the filter
+// (tag=T, tag!=T), are columns of runs.csv, are edited by `headlab-cli note` on a stored session
+// and an export; a tag that is not one word and an annotation of no run_id are located errors.
+void TestSession::notesAndTagsAreKeptAndSelectBy()
+{
+    QTemporaryDir dir;
+    const std::string base = std::string(kValidHead) + "  lr: 1.0e-3\n";
+    const std::string sweep = "sweep:\n  heads: [1, 3]\n  seed: [0, 1]\n";
+    // Without them, as every earlier file: nothing.
+    Session plain = sessionFromYaml(base + sweep, "plain.yaml");
+    expandSweep(plain);
+    QVERIFY(plain.annotation.empty() && plain.runAnnotations.empty());
+    QVERIFY(sessionToYaml(plain).find("annotations") == std::string::npos);
+    const std::string id1 = runId(plain.runs[1].config), id3 = runId(plain.runs[3].config);
+    const std::string text = base.substr(0, base.find("experiment:")) +
+                             "note: \"the contrast: 12 heads learn at 7e-3\"\n"
+                             "tags: [lesson, cpu, lesson]\n"
+                             "annotations:\n"
+                             "  \"" +
+                             id1 +
+                             "\": {note: slow start, tags: [check]}\n"
+                             "  \"" +
+                             id3 +
+                             "\": {tags: [check, outlier]}\n"
+                             "  \"0123456789abcdef\": {note: a run to come}\n" +
+                             base.substr(base.find("experiment:")) + sweep;
+    Session s = sessionFromYaml(text, "annotated.yaml");
+    expandSweep(s);
+    QCOMPARE(s.annotation.note, std::string("the contrast: 12 heads learn at 7e-3"));
+    QCOMPARE(s.annotation.tags, (std::vector<std::string>{"lesson", "cpu"})); // each once
+    QCOMPARE(runAnnotation(s, 1).note, std::string("slow start"));
+    QVERIFY(runAnnotation(s, 3).hasTag("outlier") && runAnnotation(s, 0).empty());
+    QCOMPARE(s.runAnnotations.size(), size_t(3)); // the one of no run yet is kept
+    // Written back and read again: the same.
+    Session again = sessionFromYaml(sessionToYaml(s), "again.yaml");
+    QCOMPARE(sessionToYaml(again), sessionToYaml(s));
+    QCOMPARE(again.runAnnotations.at("0123456789abcdef").note, std::string("a run to come"));
+    // The run filter selects by tag.
+    auto chosen = [&](const std::string &filterText) {
+        const RunFilter f = RunFilter::parse(filterText, s);
+        if (!f.error.empty()) return QString::fromStdString("error: " + f.error);
+        const std::vector<bool> in = f.select(s);
+        QStringList runs;
+        for (size_t i = 0; i < in.size(); ++i)
+            if (in[i]) runs << QString::number(i);
+        return runs.join(' ');
+    };
+    QCOMPARE(chosen("tag=check"), QString("1 3"));
+    QCOMPARE(chosen("tag!=outlier"), QString("0 1 2"));
+    QCOMPARE(chosen("tag=check heads=3"), QString("3"));
+    QVERIFY(chosen("tag<3").contains("tag=T or tag!=T"));
+    QVERIFY(chosen("tag=a,b").contains("tag=T or tag!=T"));
+    // runs.csv: the tags (space-separated) and the note, last.
+    const CsvExportSummary csv = exportSessionCsv(s, dir.filePath("csv").toStdString());
+    QFile runs(QString::fromStdString(csv.runsPath));
+    QVERIFY(runs.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(runs.readAll()).trimmed().split('\n');
+    QVERIFY2(lines[0].endsWith(",message,tags,note"), qPrintable(lines[0]));
+    QVERIFY2(lines[2].endsWith(",check,slow start"), qPrintable(lines[2]));
+    QVERIFY2(lines[4].endsWith(",check outlier,"), qPrintable(lines[4]));
+    // Located errors.
+    for (const auto &[bad, where] :
+         {std::pair{std::string("tags: [lesson, \"two words\"]\n"), std::string(":2:")},
+          std::pair{std::string("annotations:\n  \"zz\": {note: x}\n"), std::string(":3:")},
+          std::pair{std::string("annotations:\n  \"0123456789abcdef\": {notes: x}\n"),
+                    std::string("unknown key 'notes'")}}) {
+        try {
+            sessionFromYaml("schema_version: 1\n" + bad + base.substr(base.find("experiment:")),
+                            "bad.yaml");
+            QFAIL(bad.c_str());
+        } catch (const SessionError &e) {
+            QVERIFY2(std::string(e.what()).find("bad.yaml") != std::string::npos &&
+                         std::string(e.what()).find(where) != std::string::npos,
+                     e.what());
+        }
+    }
+    // headlab-cli note: a stored session's run and the session itself, then shown.
+    const QString stored = dir.filePath("stored.yaml");
+    writeFile(stored, base + sweep);
+    QCOMPARE(runCli({"run", stored, "--threads", "1"}).exitCode, 0);
+    CliResult r = runCli(
+        {"note", stored, "--run", "2", "--tag", "outlier,check", "--text", "diverged at step 3"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = runCli({"note", stored, "--tag", "lesson", "--text", "classroom"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = runCli({"note", stored, "--run", "2", "--untag", "check"});
+    QVERIFY2(r.out.contains("tags: outlier") && r.out.contains("note: diverged at step 3"),
+             qPrintable(r.out));
+    Session loaded = loadSession(stored.toStdString());
+    expandSweep(loaded);
+    QCOMPARE(runAnnotation(loaded, 2).tags, std::vector<std::string>{"outlier"});
+    QCOMPARE(loaded.annotation.note, std::string("classroom"));
+    QCOMPARE(int(loaded.runs.size()), 4);
+    for (const auto &run : loaded.runs) QCOMPARE(run.result.status, RunStatus::Done); // kept
+    r = runCli({"note", stored, "--run", "2", "--tag", "two words"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("'two words': a tag is one word"), qPrintable(r.err));
+    r = runCli({"note", stored, "--run", "99"});
+    QCOMPARE(r.exitCode, 2);
+    r = runCli({"export-csv", stored, "-o", dir.filePath("f"), "--filter", "tag=outlier"});
+    QVERIFY2(r.exitCode == 0 && r.out.contains("(1 runs of 4 by the filter)"), qPrintable(r.out));
+    // An export (runs inline) is written whole.
+    const QString exported = dir.filePath("export.yaml");
+    QCOMPARE(runCli({"export-yaml", stored, "-o", exported}).exitCode, 0);
+    QCOMPARE(runCli({"note", exported, "--run", "0", "--tag", "first"}).exitCode, 0);
+    Session inline_ = loadSession(exported.toStdString());
+    expandSweep(inline_);
+    QVERIFY(runAnnotation(inline_, 0).hasTag("first") &&
+            runAnnotation(inline_, 2).hasTag("outlier"));
+    QCOMPARE(inline_.annotation.note, std::string("classroom"));
 }
 
 void TestSession::cliValidateExitCodes()

@@ -33,10 +33,14 @@
 #include "ui/figures/LossChartView.h"
 #include "ui/figures/ParallelCoordinatesView.h"
 #include "ui/model/RunMetrics.h"
+#include "ui/model/RunTableModel.h"
 #include "ui/model/SessionModel.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -44,11 +48,15 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QProcess>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 #include <algorithm>
@@ -579,6 +587,53 @@ const std::vector<Action> &actions()
              QVERIFY(!loss->setShown(QStringLiteral("worst:0")).isEmpty());
              loss->setShown(QString());
              loss->refresh();
+         },
+         false},
+        {"notes and tags: the run table's Tags and Note, the session's note",
+         [](Walk &w) {
+             QTableView *table = w.window->runTable();
+             auto *proxy = qobject_cast<QSortFilterProxyModel *>(table->model());
+             QVERIFY(proxy);
+             auto *runs = qobject_cast<RunTableModel *>(proxy->sourceModel());
+             QVERIFY(runs);
+             if (runs->rowCount() == 0) return;
+             const Session &session = w.window->model()->session();
+             const Annotation before = runAnnotation(session, 0), own = session.annotation;
+             // Typed in the table: the run's tags, kept by its run_id; the filter selects by them.
+             QVERIFY(runs->setData(runs->index(0, runs->tagsColumn()),
+                                   QStringLiteral("harness, walked")));
+             QVERIFY(runs->setData(runs->index(0, runs->noteColumn()), QStringLiteral("a note")));
+             QCOMPARE(runAnnotation(session, 0).tags,
+                      (std::vector<std::string>{"harness", "walked"}));
+             QCOMPARE(runAnnotation(session, 0).note, std::string("a note"));
+             QVERIFY(w.window->model()->isModified());
+             w.window->runFilter()->setText(QStringLiteral("tag=harness"));
+             deliver();
+             QCOMPARE(proxy->rowCount(), 1);
+             QCOMPARE(selectedRows(table), QList<int>{0});
+             w.window->runFilter()->clear();
+             deliver();
+             // A tag that is not one word is refused, and said.
+             QVERIFY(!runs->setData(runs->index(0, runs->tagsColumn()), QStringLiteral("a=b")));
+             QVERIFY(
+                 w.window->runFilterStatus()->text().contains(QStringLiteral("Tags not changed")));
+             QCOMPARE(runAnnotation(session, 0).tags.size(), size_t(2));
+             // The session's note and tags, from File → Session note and tags….
+             QTimer::singleShot(0, [] {
+                 auto *dialog = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+                 QVERIFY(dialog && dialog->objectName() == QStringLiteral("sessionNote"));
+                 dialog->findChild<QLineEdit *>(QStringLiteral("sessionTags"))
+                     ->setText(QStringLiteral("walked lesson"));
+                 dialog->findChild<QPlainTextEdit *>(QStringLiteral("sessionNoteText"))
+                     ->setPlainText(QStringLiteral("walked by the harness"));
+                 dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+             });
+             w.window->sessionNoteAction()->trigger();
+             QCOMPARE(session.annotation.note, std::string("walked by the harness"));
+             QCOMPARE(session.annotation.tags, (std::vector<std::string>{"walked", "lesson"}));
+             // As they were (the walk saves nothing).
+             QVERIFY(w.window->model()->setRunAnnotation(0, before));
+             QVERIFY(w.window->model()->setSessionAnnotation(own));
          },
          false},
         {"parallel coordinates: each metric axis's statistic",

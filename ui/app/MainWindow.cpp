@@ -39,6 +39,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -47,7 +48,9 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -421,6 +424,9 @@ void MainWindow::buildFileMenu()
             showError(tr("Export session"), QString::fromUtf8(e.what()));
         }
     });
+    // The session's own note and tags (each run's are the run table's Tags and Note columns).
+    m_sessionNoteAction = file->addAction(tr("Session note and tags…"));
+    connect(m_sessionNoteAction, &QAction::triggered, this, &MainWindow::editSessionNote);
     // Frees the disk finished runs' checkpoints take (headlab-cli prune): the final and plateau
     // checkpoints stay, for Inside the heads.
     auto *prune = file->addAction(tr("Prune checkpoints of finished runs…"));
@@ -466,6 +472,49 @@ void MainWindow::buildFileMenu()
     file->addSeparator();
     file->addAction(m_quit);
     rebuildRecentMenu();
+}
+
+void MainWindow::editSessionNote()
+{
+    QDialog dialog(this);
+    dialog.setObjectName(QStringLiteral("sessionNote"));
+    dialog.setWindowTitle(tr("Session note and tags"));
+    auto *form = new QFormLayout(&dialog);
+    const Annotation &now = m_model->session().annotation;
+    QStringList tags;
+    for (const auto &tag : now.tags) tags << QString::fromStdString(tag);
+    auto *tagsField = new QLineEdit(tags.join(' '), &dialog);
+    tagsField->setObjectName(QStringLiteral("sessionTags"));
+    tagsField->setPlaceholderText(tr("lesson-3 cpu draft"));
+    tagsField->setToolTip(tr("Words separated by spaces: letters, digits and _ . : + - /"));
+    auto *note = new QPlainTextEdit(QString::fromStdString(now.note), &dialog);
+    note->setObjectName(QStringLiteral("sessionNoteText"));
+    note->setPlaceholderText(tr("What this session is for, what to look at, what is left"));
+    auto *problem = new QLabel(&dialog);
+    problem->setObjectName(QStringLiteral("sessionNoteProblem"));
+    problem->setStyleSheet(QStringLiteral("color: #c0392b"));
+    problem->setWordWrap(true);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    form->addRow(tr("Tags"), tagsField);
+    form->addRow(tr("Note"), note);
+    form->addRow(problem);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
+        Annotation edited;
+        edited.note = note->toPlainText().trimmed().toStdString();
+        for (const QString &tag : tagsField->text().split(
+                 QRegularExpression(QStringLiteral("[\\s,]+")), Qt::SkipEmptyParts))
+            if (!edited.hasTag(tag.toStdString())) edited.tags.push_back(tag.toStdString());
+        QString why;
+        if (!m_model->setSessionAnnotation(edited, &why)) {
+            problem->setText(why); // the dialog stays, with what was typed
+            return;
+        }
+        dialog.accept();
+    });
+    dialog.resize(520, 320);
+    dialog.exec();
 }
 
 // Presets: the built-in sessions.

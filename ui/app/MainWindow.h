@@ -52,6 +52,9 @@ public:
     ExperimentForm *form() const { return m_form; }
     LessonStrip *lessonStrip() const { return m_lessonStrip; }
     QAction *lessonAction() const { return m_lessonAction; }
+    // File → Session note and tags…: a dialog (object name "sessionNote", its fields
+    // "sessionNoteText" and "sessionTags") that edits the session's own note and tags.
+    QAction *sessionNoteAction() const { return m_sessionNoteAction; }
     // The Help menu's pages, as text (tests read them): every menu action that has a shortcut,
     // with it; every preset with its purpose (its file's opening comment); the tour.
     QString shortcutsText() const;
@@ -167,6 +170,8 @@ private:
     QAction *m_pauseSelected; // pause / resume the selected runs
     QAction *m_exportFigure, *m_exportAll, *m_exportSizeAction, *m_presenterAction;
     QAction *m_lessonAction = nullptr;
+    QAction *m_sessionNoteAction = nullptr;
+    void editSessionNote();
     LessonStrip *m_lessonStrip = nullptr;
     LessonStripArea *m_lessonScroll = nullptr;
     QActionGroup *m_themeGroup;

@@ -9,6 +9,7 @@
 #include "ui/model/SessionModel.h"
 
 #include <QFont>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <cmath>
@@ -77,8 +78,42 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Run ID");
     case Started:
         return tr("Started (UTC)");
+    case Tags:
+        return tr("Tags");
+    case Note:
+        return tr("Note");
     }
     return {};
+}
+
+Qt::ItemFlags RunTableModel::flags(const QModelIndex &index) const
+{
+    Qt::ItemFlags f = QAbstractTableModel::flags(index);
+    if (index.isValid() && (index.column() == tagsColumn() || index.column() == noteColumn()))
+        f |= Qt::ItemIsEditable;
+    return f;
+}
+
+bool RunTableModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (!index.isValid() || role != Qt::EditRole || index.row() >= rowCount()) return false;
+    Annotation a = runAnnotation(m_session->session(), size_t(index.row()));
+    if (index.column() == noteColumn()) {
+        a.note = value.toString().trimmed().toStdString();
+    } else if (index.column() == tagsColumn()) {
+        a.tags.clear();
+        for (const QString &tag : value.toString().split(
+                 QRegularExpression(QStringLiteral("[\\s,]+")), Qt::SkipEmptyParts))
+            if (!a.hasTag(tag.toStdString())) a.tags.push_back(tag.toStdString());
+    } else {
+        return false;
+    }
+    QString why;
+    if (!m_session->setRunAnnotation(index.row(), a, &why)) {
+        Q_EMIT annotationRefused(why);
+        return false;
+    }
+    return true;
 }
 
 QVariant RunTableModel::data(const QModelIndex &index, int role) const
@@ -184,6 +219,23 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
         if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole)
             return QString::fromStdString(runId(run.config));
         return {};
+    case Tags:
+    case Note: {
+        const Annotation &a = runAnnotation(m_session->session(), size_t(row));
+        if (col - axisCount() == Note)
+            return role == Qt::DisplayRole || role == Qt::EditRole || role == SortRole ||
+                           role == Qt::ToolTipRole
+                       ? QVariant(QString::fromStdString(a.note))
+                       : QVariant();
+        QStringList tags;
+        for (const auto &tag : a.tags) tags << QString::fromStdString(tag);
+        if (role == Qt::DisplayRole || role == Qt::EditRole || role == SortRole)
+            return tags.join(' ');
+        if (role == Qt::ToolTipRole)
+            return tr("Tags: words; the run filter selects by them (tag=%1)")
+                .arg(tags.value(0, QStringLiteral("T")));
+        return {};
+    }
     case Started: {
         const RunOrigin &o = r.origin;
         if (role == Qt::DisplayRole || role == SortRole) // "2026-12-02 03:42:17"

@@ -1,5 +1,6 @@
 // RunTableModel.h — the run table: one row per run, one column per swept axis, then status,
-// progress, steps/s, ETA and final test loss. A view over SessionModel; it holds no data.
+// progress, steps/s, ETA, final test loss, and the run's tags and note (editable). A view over
+// SessionModel; it holds no data.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -22,6 +23,8 @@ public:
         FinalLoss,
         RunId,
         Started,
+        Tags, // the run's tags and note (Annotation): edited in place, kept by the run's run_id
+        Note,
         FixedCount
     };
     explicit RunTableModel(SessionModel *session, QObject *parent = nullptr);
@@ -31,6 +34,12 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+    // Tags (words separated by spaces or commas) and Note are edited here; a tag that is not one
+    // word is refused, and annotationRefused says why.
+    bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
+    int tagsColumn() const { return axisCount() + Tags; }
+    int noteColumn() const { return axisCount() + Note; }
 
     int progressColumn() const { return axisCount() + Progress; }
     int statusColumn() const { return axisCount() + Status; }
@@ -41,6 +50,9 @@ public:
         return column == axisCount() + RunId || column == axisCount() + Started;
     }
     void setDarkTheme(bool dark) { m_dark = dark; }
+
+Q_SIGNALS:
+    void annotationRefused(const QString &why);
 
 private:
     int axisCount() const;

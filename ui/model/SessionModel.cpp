@@ -310,6 +310,53 @@ void SessionModel::setViewState(const std::string &key, const std::string &value
     m_session.view[key] = value;
 }
 
+namespace {
+// "" when every tag of `a` is one word, else why not.
+QString tagProblem(const headlab::Annotation &a)
+{
+    for (const auto &tag : a.tags)
+        if (const std::string why = headlab::validTag(tag); !why.empty())
+            return QString::fromStdString(why);
+    return {};
+}
+} // namespace
+
+bool SessionModel::setSessionAnnotation(const headlab::Annotation &annotation, QString *why)
+{
+    if (const QString problem = tagProblem(annotation); !problem.isEmpty()) {
+        if (why) *why = problem;
+        return false;
+    }
+    if (annotation.note == m_session.annotation.note &&
+        annotation.tags == m_session.annotation.tags)
+        return true;
+    m_session.annotation = annotation;
+    touch();
+    setModified(true);
+    return true;
+}
+
+bool SessionModel::setRunAnnotation(int runIndex, const headlab::Annotation &annotation,
+                                    QString *why)
+{
+    if (runIndex < 0 || runIndex >= runCount()) return false;
+    if (const QString problem = tagProblem(annotation); !problem.isEmpty()) {
+        if (why) *why = problem;
+        return false;
+    }
+    const std::string id = headlab::runId(m_session.runs[size_t(runIndex)].config);
+    const headlab::Annotation &now = headlab::runAnnotation(m_session, size_t(runIndex));
+    if (annotation.note == now.note && annotation.tags == now.tags) return true;
+    if (annotation.empty())
+        m_session.runAnnotations.erase(id);
+    else
+        m_session.runAnnotations[id] = annotation;
+    Q_EMIT runChanged(runIndex);
+    touch();
+    setModified(true);
+    return true;
+}
+
 void SessionModel::setLearnedRule(headlab::LearnedRule rule)
 {
     if (m_session.learnedRule == rule) return;

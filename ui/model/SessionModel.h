@@ -83,6 +83,12 @@ public:
     // View state (figure shown, heatmap axes, log scales) travels with the next save; it does
     // not by itself mark the session modified.
     void setViewState(const std::string &key, const std::string &value);
+    // The session's own note and tags, and run `runIndex`'s (kept by its run_id): the session is
+    // modified, the run table and filter follow. A tag that is not one word is refused (false,
+    // `why`: validTag), and nothing changes.
+    bool setSessionAnnotation(const headlab::Annotation &annotation, QString *why = nullptr);
+    bool setRunAnnotation(int runIndex, const headlab::Annotation &annotation,
+                          QString *why = nullptr);
     // Which rule "learned" follows in the table, the figures and runs.csv; saved with the session.
     void setLearnedRule(headlab::LearnedRule rule);
     std::string viewState(const std::string &key, const std::string &fallback = {}) const;

@@ -181,6 +181,14 @@ RunsPanel::RunsPanel(SessionModel *model, const QList<QAction *> &actions, QWidg
         m_runFilterStatus->setVisible(!text.isEmpty());
     };
     connect(m_runFilter, &QLineEdit::textChanged, this, applyFilter);
+    // A tag typed in the table's Tags column that is not one word: said under the filter.
+    connect(m_runModel, &RunTableModel::annotationRefused, this, [this](const QString &why) {
+        QPalette palette = this->palette();
+        palette.setColor(QPalette::WindowText, QColor(0xc0, 0x39, 0x2b));
+        m_runFilterStatus->setPalette(palette);
+        m_runFilterStatus->setText(tr("Tags not changed: %1").arg(why));
+        m_runFilterStatus->setVisible(true);
+    });
     connect(m_model, &SessionModel::runsReset, this, applyFilter);
     // Typed, a filter selects the runs it shows, so that every figure follows it (the loss curves
     // draw them alone, the heatmap and the other figures mark them); cleared, it clears the
