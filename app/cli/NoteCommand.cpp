@@ -22,9 +22,9 @@ namespace {
 
 struct NoteArguments {
     std::string session;
-    std::vector<std::string> runs;         // rows or run_ids; none: the session's own
-    std::optional<std::string> text;       // --text: the note (empty clears it)
-    std::vector<std::string> tag, untag;   // --tag, --untag
+    std::vector<std::string> runs;       // rows or run_ids; none: the session's own
+    std::optional<std::string> text;     // --text: the note (empty clears it)
+    std::vector<std::string> tag, untag; // --tag, --untag
     bool json = false;
 };
 
@@ -53,8 +53,8 @@ int noteCommand(const NoteArguments &a)
                 return kExitBadInput;
             }
             const std::string id = runId(session.runs[size_t(row)].config);
-            targets.push_back({"run " + std::to_string(row) + " (" + id + ")",
-                               &session.runAnnotations[id]});
+            targets.push_back(
+                {"run " + std::to_string(row) + " (" + id + ")", &session.runAnnotations[id]});
         }
         const bool change = a.text.has_value() || !a.tag.empty() || !a.untag.empty();
         for (auto &[what, annotation] : targets) {
@@ -71,11 +71,13 @@ int noteCommand(const NoteArguments &a)
             // The writer lock, as keep and prune take it: refused while the session trains. A
             // session that holds its runs itself (an export) is written whole, atomically.
             if (session.resultsDir.empty()) {
-                if (a.session.size() > 3 && a.session.compare(a.session.size() - 3, 3, ".gz") == 0) {
-                    std::fprintf(stderr,
-                                 "%s: %s is compressed: write it out first (headlab-cli export-yaml "
-                                 "%s -o S.yaml), then note S.yaml\n",
-                                 me, a.session.c_str(), a.session.c_str());
+                if (a.session.size() > 3 &&
+                    a.session.compare(a.session.size() - 3, 3, ".gz") == 0) {
+                    std::fprintf(
+                        stderr,
+                        "%s: %s is compressed: write it out first (headlab-cli export-yaml "
+                        "%s -o S.yaml), then note S.yaml\n",
+                        me, a.session.c_str(), a.session.c_str());
                     return kExitBadInput;
                 }
                 if (const std::string holder = SessionStore::lockHolder(a.session);
@@ -103,10 +105,11 @@ CommandAction defineNote(CLI::App &app)
     auto a = std::make_shared<NoteArguments>();
     CLI::App *note =
         app.add_subcommand("note", "Show or edit the note and tags of a session or of its runs");
-    note->footer("Without --run, the session's own; with --run (repeatable), each run's, kept by "
-                 "its run_id.\nWithout --text, --tag or --untag, shows them. A tag is one word "
-                 "(letters, digits, _ . : + - /);\nthe run filter selects by it: tag=T, tag!=T.\n"
-                 "Example: headlab-cli note S.yaml --run 3 --tag outlier --text \"diverged at 3k\"");
+    note->footer(
+        "Without --run, the session's own; with --run (repeatable), each run's, kept by "
+        "its run_id.\nWithout --text, --tag or --untag, shows them. A tag is one word "
+        "(letters, digits, _ . : + - /);\nthe run filter selects by it: tag=T, tag!=T.\n"
+        "Example: headlab-cli note S.yaml --run 3 --tag outlier --text \"diverged at 3k\"");
     note->add_option("session", a->session, "The session file (SESSION.yaml)")->required();
     note->add_option("--run", a->runs, "A run: its row (0-based) or its run_id (repeatable)");
     note->add_option("--text", a->text, "The note, replacing the one there (\"\" clears it)");

@@ -127,6 +127,17 @@ Session searchSession()
     return session;
 }
 
+// A d_model axis of these widths added to a search session's sweep.
+void sweepWidths(Session &session, std::initializer_list<int> widths)
+{
+    session.axes.push_back({"d_model", {}});
+    for (int m : widths) {
+        AxisValue v;
+        v.number = m;
+        session.axes.back().values.push_back(v);
+    }
+}
+
 // Over a finished search's stopped configurations: how many intervals, how many hold the true
 // crossing, and their summed width.
 void countCoverage(const SearchReport &report, const SimulatedTrainer &trainer, int *intervals,
@@ -730,12 +741,7 @@ void TestSearch::widthAndHeadsAreSeparateExponents()
         Session session = searchSession();
         session.search->model = joint ? SearchSpec::Model::Joint : SearchSpec::Model::Separate;
         session.search->lawAlso = {"heads"};
-        session.axes.push_back({"d_model", {}});
-        for (int m : {48, 96, 192}) {
-            AxisValue v;
-            v.number = m;
-            session.axes.back().values.push_back(v);
-        }
+        sweepWidths(session, {48, 96, 192});
         runSearch(session, trainer);
         const SearchReport report = searchReport(session, "", {}, /*check=*/true);
         const WidthAndHeads &wh = report.widthAndHeads;
@@ -838,12 +844,7 @@ void TestSearch::aBentLawIsChosenOverThePowerLaw()
             trainer.curvature = curvature;
             trainer.seed = uint64_t(700 + s);
             Session session = searchSession();
-            session.axes.push_back({"d_model", {}});
-            for (int m : {24, 96, 384}) {
-                AxisValue v;
-                v.number = m;
-                session.axes.back().values.push_back(v);
-            }
+            sweepWidths(session, {24, 96, 384});
             runSearch(session, trainer);
             const SearchReport report = searchReport(session, "", {}, /*check=*/true);
             const LawBend &bend = report.bend;
@@ -881,12 +882,7 @@ void TestSearch::aBentBoundaryIsPredictedByTheChosenLaw()
         trainer.scatter = 0.05;
         trainer.seed = uint64_t(900 + s);
         Session session = searchSession();
-        session.axes.push_back({"d_model", {}});
-        for (int m : {24, 96, 384}) {
-            AxisValue v;
-            v.number = m;
-            session.axes.back().values.push_back(v);
-        }
+        sweepWidths(session, {24, 96, 384});
         runSearch(session, trainer);
         const SearchReport report = searchReport(session);
         QVERIFY2(report.bend.ok, report.bend.note.c_str());

@@ -354,6 +354,18 @@ const char *kValidHead = "schema_version: 1\n"
                          "  phases:\n"
                          "    - {name: answer, steps: 10, batch_size: 4}\n";
 
+// The runs a filter selects, as "1 3 7", or "error: " and why the text is not a filter.
+QString selectedBy(const Session &s, const std::string &text)
+{
+    const RunFilter f = RunFilter::parse(text, s);
+    if (!f.error.empty()) return QString::fromStdString("error: " + f.error);
+    const std::vector<bool> in = f.select(s);
+    QStringList runs;
+    for (size_t i = 0; i < in.size(); ++i)
+        if (in[i]) runs << QString::number(i);
+    return runs.join(' ');
+}
+
 struct CliResult {
     int exitCode = -1;
     QString out;
@@ -1241,15 +1253,7 @@ void TestSession::theRunFilterRanksAndFencesRuns()
         }
         r.metrics["final_test_loss"] = r.test.back().value;
     }
-    auto chosen = [&](const std::string &text) {
-        const RunFilter f = RunFilter::parse(text, s);
-        if (!f.error.empty()) return QString::fromStdString("error: " + f.error);
-        const std::vector<bool> in = f.select(s);
-        QStringList runs;
-        for (size_t i = 0; i < in.size(); ++i)
-            if (in[i]) runs << QString::number(i);
-        return runs.join(' ');
-    };
+    auto chosen = [&](const std::string &filterText) { return selectedBy(s, filterText); };
     // final test loss: 8 0.4, 2 0.5, 1 0.6, 7 0.7, 3 0.8, 0 0.9, 5 1.2, 4 50 (the odd runs +0.5),
     // 6 NaN (no rank), 9 none
     QCOMPARE(chosen("best:3"), QString("1 2 8"));
@@ -1328,15 +1332,7 @@ void TestSession::notesAndTagsAreKeptAndSelectBy()
     QCOMPARE(sessionToYaml(again), sessionToYaml(s));
     QCOMPARE(again.runAnnotations.at("0123456789abcdef").note, std::string("a run to come"));
     // The run filter selects by tag.
-    auto chosen = [&](const std::string &filterText) {
-        const RunFilter f = RunFilter::parse(filterText, s);
-        if (!f.error.empty()) return QString::fromStdString("error: " + f.error);
-        const std::vector<bool> in = f.select(s);
-        QStringList runs;
-        for (size_t i = 0; i < in.size(); ++i)
-            if (in[i]) runs << QString::number(i);
-        return runs.join(' ');
-    };
+    auto chosen = [&](const std::string &filterText) { return selectedBy(s, filterText); };
     QCOMPARE(chosen("tag=check"), QString("1 3"));
     QCOMPARE(chosen("tag!=outlier"), QString("0 1 2"));
     QCOMPARE(chosen("tag=check heads=3"), QString("3"));
@@ -1671,7 +1667,8 @@ void TestSession::storedSessionsOfThisReleaseLoadUnchanged_data()
 // runs.csv gained run_id, started_at, finished_at, host, commit and command (empty for these runs
 // of an earlier release); both re-exported the same way, every other line and column unchanged.
 // The run_id is quoted since (16 hex digits can be all digits, which YAML reads as a number): the
-// exports' run_id lines re-exported so, nothing else changed.
+// exports' run_id lines re-exported so, nothing else changed. And runs.csv gained its last two
+// columns, tags and note (issue 78; empty here), re-exported the same way.
 void TestSession::storedSessionsOfThisReleaseLoadUnchanged()
 {
     QFETCH(QString, name);

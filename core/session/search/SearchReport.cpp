@@ -742,6 +742,18 @@ void writeInterval(YAML::Emitter &out, const char *key, double estimate, double 
     out << YAML::EndMap;
 }
 
+// `key: {axis: number, ...}`, one number per further axis of a law.
+void writeAxisNumbers(YAML::Emitter &out, const char *key, const std::vector<std::string> &axes,
+                      const std::vector<double> &values)
+{
+    out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (size_t k = 0; k < values.size() && k < axes.size(); ++k) {
+        out << YAML::Key << axes[k] << YAML::Value;
+        writeNumber(out, values[k]);
+    }
+    out << YAML::EndMap;
+}
+
 // What a prediction needs (predictCrossing), of a LawFit or a LawBend: the scatter of a
 // configuration about the law (decades), the covariance of its coefficients (log10 C, −α, −β...,
 // and the bent law's γ), each law axis's span.
@@ -793,14 +805,8 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
     for (size_t k = 0; k < law.beta.size() && k < law.also.size(); ++k)
         writeInterval(out, law.also[k].c_str(), law.beta[k], law.betaLow[k], law.betaHigh[k]);
     out << YAML::EndMap;
-    if (!law.correlation.empty()) { // of α's estimate with each β's
-        out << YAML::Key << "correlation" << YAML::Value << YAML::Flow << YAML::BeginMap;
-        for (size_t k = 0; k < law.correlation.size() && k < law.also.size(); ++k) {
-            out << YAML::Key << law.also[k] << YAML::Value;
-            writeNumber(out, law.correlation[k]);
-        }
-        out << YAML::EndMap;
-    }
+    if (!law.correlation.empty()) // of α's estimate with each β's
+        writeAxisNumbers(out, "correlation", law.also, law.correlation);
     out << YAML::Key << "chi2" << YAML::Value;
     writeNumber(out, law.chi2);
     out << YAML::Key << "dof" << YAML::Value << law.dof;
@@ -964,12 +970,7 @@ void writeSearchReport(YAML::Emitter &out, const SearchReport &report, size_t fi
         out << YAML::Key << "chosen" << YAML::Value << bend.chosen;
         out << YAML::Key << "c" << YAML::Value;
         writeNumber(out, std::pow(10.0, bend.log10C));
-        out << YAML::Key << "beta" << YAML::Value << YAML::Flow << YAML::BeginMap;
-        for (size_t k = 0; k < bend.beta.size() && k < bend.also.size(); ++k) {
-            out << YAML::Key << bend.also[k] << YAML::Value;
-            writeNumber(out, bend.beta[k]);
-        }
-        out << YAML::EndMap;
+        writeAxisNumbers(out, "beta", bend.also, bend.beta);
         out << YAML::Key << "level" << YAML::Value;
         writeNumber(out, bend.level);
         writePrediction(out, bend);
