@@ -85,30 +85,48 @@ def _annotation(doc, where):
     return ("" if note is None else str(note)), list(dict.fromkeys(str(t) for t in tags))
 
 
-def _refuse_while_locked(path):
-    """HeadLabError while a HeadLab process holds the session's writer lock (S.results/lock, as
-    SessionStore::lockHolder reads it: a regular file some process holds a lock on)."""
-    import fcntl
-    stem = os.path.basename(path)
-    for extension in (".yaml", ".yml"):
-        if stem.endswith(extension) and len(stem) > len(extension):
-            stem = stem[:-len(extension)]
-            break
-    lock = os.path.join(os.path.dirname(os.path.abspath(path)), stem + ".results", "lock")
-    try:
-        fd = os.open(lock, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return
+class _WriterLock:
+    """The session's writer lock (S.results/lock, flock, as SessionStore takes it), held while
+    annotate writes, so that no HeadLab starts writing the session in between; HeadLabError where
+    another process holds it. A session without a results folder (an export) has none."""
+
+    def __init__(self, path):
+        stem = os.path.basename(path)
+        for extension in (".yaml", ".yml"):
+            if stem.endswith(extension) and len(stem) > len(extension):
+                stem = stem[:-len(extension)]
+                break
+        self.path = path
+        self.folder = os.path.join(os.path.dirname(os.path.abspath(path)), stem + ".results")
+        self.fd = None
+
+    def __enter__(self):
+        import fcntl
+        import socket
+        import time
+        if not os.path.isdir(self.folder):
+            return self
+        lock = os.path.join(self.folder, "lock")
+        self.fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o644)
+        if not stat.S_ISREG(os.fstat(self.fd).st_mode):
+            self.__exit__()
+            raise HeadLabError(f"{lock} is not a regular file, so it is not HeadLab's lock file")
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            holder = os.pread(fd, 511, 0).decode("utf-8", "replace").strip() or "a process"
-            raise HeadLabError(f"{path} is being written by {holder}: annotate it when it is done")
-    finally:
-        os.close(fd)
+            holder = os.pread(self.fd, 511, 0).decode("utf-8", "replace").strip() or "a process"
+            self.__exit__()
+            raise HeadLabError(f"{self.path} is being written by {holder}: annotate it when it is done")
+        owner = f"PID {os.getpid()} on {socket.gethostname()} since " \
+                f"{time.strftime('%Y-%m-%d %H:%M:%S')} (headlab.Session.annotate)\n"
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, owner.encode(), 0)
+        return self
+
+    def __exit__(self, *_):
+        if self.fd is not None:
+            os.close(self.fd)  # closing releases the flock
+            self.fd = None
 
 
 def _yaml_text(text: str) -> str:
@@ -648,8 +666,9 @@ class Session:
 
         The one thing the package writes: the file's `note:`, `tags:` and `annotations:` blocks,
         the rest of it byte for byte, atomically (a new file renamed over it), and read back
-        before it replaces the old. Refused (HeadLabError) while HeadLab trains the session (its
-        lock is held), for a compressed export, and for a tag that is not one word."""
+        before it replaces the old, under the session's writer lock (as `headlab-cli note` takes
+        it). Refused (HeadLabError) while HeadLab trains the session (it holds the lock), for a
+        compressed export, and for a tag that is not one word."""
         self.reload()
         tags, untag = [str(t) for t in tags], [str(t) for t in untag]
         for tag in tags:
@@ -658,7 +677,6 @@ class Session:
         if self.path.endswith(".gz"):
             raise HeadLabError(f"{self.path} is compressed: write it out first (headlab-cli export-yaml "
                                f"{self.path} -o S.yaml), then annotate S.yaml")
-        _refuse_while_locked(self.path)
         annotations = {k: (n, list(t)) for k, (n, t) in self.annotations.items()}
         if run is None:
             current = (self.note, list(self.tags))
@@ -682,8 +700,9 @@ class Session:
         else:
             session_annotation = (self.note, list(self.tags))
             annotations[run_id] = (new_note, new_tags)
-        _write_annotations(self.path, session_annotation,
-                           {k: v for k, v in annotations.items() if v[0] or v[1]})
+        with _WriterLock(self.path):
+            _write_annotations(self.path, session_annotation,
+                               {k: v for k, v in annotations.items() if v[0] or v[1]})
         name = self.name
         self._read()  # its own change: read again without the warning a change by others gets
         self.name = name
