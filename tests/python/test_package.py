@@ -841,11 +841,12 @@ class PackageAgainstCli(unittest.TestCase):
         # While HeadLab holds the session's lock (a run in training), nothing is written.
         import fcntl
         lock = os.path.join(self.tmp, "noted.results", "lock")
-        with open(lock, "a+") as held:
+        with open(lock, "a+") as held:  # as a trainer takes it: locked, then its holder written
             fcntl.flock(held, fcntl.LOCK_EX)
+            held.truncate(0)
             held.write("PID 1 on a host since now")
             held.flush()
-            with self.assertRaisesRegex(headlab.HeadLabError, "is being written by PID 1"):
+            with self.assertRaisesRegex(headlab.HeadLabError, "is being written by PID 1 on a host"):
                 s.annotate(tags=["late"])
         self.assertNotIn("late", headlab.open(path).tags)
 

@@ -284,17 +284,21 @@ QList<int> LossChartView::displayedRuns() const
         }
     }
     // The show filter, among these runs: the K best of the selection, of every run otherwise.
+    // Read again each time: a metric it names may have come with a run that finished since.
     const QString show = shown();
-    if (!show.isEmpty() && m_showError.isEmpty()) {
+    if (!show.isEmpty()) {
         const Session &session = m_model->session();
-        std::vector<bool> among(session.runs.size(), false);
-        for (int i : runs) among[size_t(i)] = true;
-        const std::vector<bool> in =
-            RunFilter::parse(show.toStdString(), session).select(session, among);
-        QList<int> kept;
-        for (int i : runs)
-            if (in[size_t(i)]) kept << i;
-        runs = kept;
+        const RunFilter filter = RunFilter::parse(show.toStdString(), session);
+        m_showError = QString::fromStdString(filter.error);
+        if (m_showError.isEmpty()) {
+            std::vector<bool> among(session.runs.size(), false);
+            for (int i : runs) among[size_t(i)] = true;
+            const std::vector<bool> in = filter.select(session, among);
+            QList<int> kept;
+            for (int i : runs)
+                if (in[size_t(i)]) kept << i;
+            runs = kept;
+        }
     }
     if (!m_selected.isEmpty() || runs.size() <= kMaxDrawnRuns) return runs;
     // Thousands of QLineSeries (each with its legend marker) take Qt Charts minutes to lay out:

@@ -142,11 +142,11 @@ private:
                     bool weights, int &legendShown);
 
     QCheckBox *m_logX, *m_logY, *m_digits, *m_showTrain, *m_showTest;
-    QCheckBox *m_fullRange; // off: outliers (a blown-up loss) stay off the chart, counted
-    QCheckBox *m_median;    // median and band over replicates
-    QComboBox *m_colourBy;  // "(run)" or a swept axis
-    QComboBox *m_show;      // editable: a run filter over the runs drawn (setShown)
-    QString m_showError;    // why m_show's text is not a filter
+    QCheckBox *m_fullRange;      // off: outliers (a blown-up loss) stay off the chart, counted
+    QCheckBox *m_median;         // median and band over replicates
+    QComboBox *m_colourBy;       // "(run)" or a swept axis
+    QComboBox *m_show;           // editable: a run filter over the runs drawn (setShown)
+    mutable QString m_showError; // why m_show's text is not a filter (displayedRuns reads it)
     QString m_pendingColourBy =
         QStringLiteral("\x01"); // from a view state, applied once the axes are known
     QStringList m_colourAxes;   // the axes m_colourBy lists

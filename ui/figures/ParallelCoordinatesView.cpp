@@ -700,13 +700,17 @@ QString ParallelCoordinatesView::csv() const
 
 void ParallelCoordinatesView::refresh()
 {
-    // The curves the metric axes can show: the controls follow the session's.
-    std::vector<const RunResult *> results;
-    for (const auto &run : m_model->session().runs) results.push_back(&run.result);
-    std::vector<std::string> curves = runCurveNames(results);
-    if (curves != m_curveChoices) {
-        m_curveChoices = std::move(curves);
-        rebuildMetricControls();
+    // The curves the metric axes can show: the controls follow the session's (looked at once per
+    // revision of it: a run's 200 per-head curves are not read every frame).
+    if (m_curvesRevision != m_model->revision()) {
+        m_curvesRevision = m_model->revision();
+        std::vector<const RunResult *> results;
+        for (const auto &run : m_model->session().runs) results.push_back(&run.result);
+        std::vector<std::string> curves = runCurveNames(results);
+        if (curves != m_curveChoices) {
+            m_curveChoices = std::move(curves);
+            rebuildMetricControls();
+        }
     }
     m_canvasWidget->update();
 }

@@ -108,6 +108,7 @@ private:
     QStringList m_metrics = {QStringLiteral("final(test_loss)")};
     QWidget *m_metricBar;                    // a statistic and a curve per metric axis, + and ×
     std::vector<std::string> m_curveChoices; // the curves m_metricBar offers
+    quint64 m_curvesRevision = ~quint64(0);  // the session's revision they were read at
     // On screen, every run's faint line as drawn last, and what it was drawn from (paint).
     mutable QImage m_faintLines;
     mutable size_t m_faintKey = 0;
