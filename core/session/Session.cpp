@@ -47,6 +47,25 @@ std::string validTag(const std::string &tag)
     return "'" + shown + "': a tag is one word of letters, digits and _ . : + - / (at most 64)";
 }
 
+std::vector<std::string> tagsFromText(const std::string &text)
+{
+    std::vector<std::string> tags;
+    std::string word;
+    auto flush = [&] {
+        if (!word.empty() && std::find(tags.begin(), tags.end(), word) == tags.end())
+            tags.push_back(word);
+        word.clear();
+    };
+    for (char c : text) {
+        if (c == ',' || std::isspace(static_cast<unsigned char>(c)))
+            flush();
+        else
+            word += c;
+    }
+    flush();
+    return tags;
+}
+
 const Annotation &runAnnotation(const Session &session, size_t index)
 {
     static const Annotation none;

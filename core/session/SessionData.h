@@ -55,6 +55,9 @@ struct Annotation {
 };
 // "" for a good tag, else why not ("'a b': a tag is one word of letters, digits and _ . : + - /").
 std::string validTag(const std::string &tag);
+// Tags as a user types them in one field ("check, outlier slow"): split at spaces and commas, each
+// once, in order (not checked: validTag).
+std::vector<std::string> tagsFromText(const std::string &text);
 
 struct SkippedRun {
     std::map<std::string, std::string> labels;

@@ -503,9 +503,7 @@ void MainWindow::editSessionNote()
     connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
         Annotation edited;
         edited.note = note->toPlainText().trimmed().toStdString();
-        for (const QString &tag : tagsField->text().split(
-                 QRegularExpression(QStringLiteral("[\\s,]+")), Qt::SkipEmptyParts))
-            if (!edited.hasTag(tag.toStdString())) edited.tags.push_back(tag.toStdString());
+        edited.tags = tagsFromText(tagsField->text().toStdString());
         QString why;
         if (!m_model->setSessionAnnotation(edited, &why)) {
             problem->setText(why); // the dialog stays, with what was typed

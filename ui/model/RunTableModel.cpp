@@ -9,7 +9,6 @@
 #include "ui/model/SessionModel.h"
 
 #include <QFont>
-#include <QRegularExpression>
 
 #include <algorithm>
 #include <cmath>
@@ -101,10 +100,7 @@ bool RunTableModel::setData(const QModelIndex &index, const QVariant &value, int
     if (index.column() == noteColumn()) {
         a.note = value.toString().trimmed().toStdString();
     } else if (index.column() == tagsColumn()) {
-        a.tags.clear();
-        for (const QString &tag : value.toString().split(
-                 QRegularExpression(QStringLiteral("[\\s,]+")), Qt::SkipEmptyParts))
-            if (!a.hasTag(tag.toStdString())) a.tags.push_back(tag.toStdString());
+        a.tags = tagsFromText(value.toString().toStdString());
     } else {
         return false;
     }

@@ -164,8 +164,16 @@ RunsPanel::RunsPanel(SessionModel *model, const QList<QAction *> &actions, QWidg
     m_runFilterStatus->setTextFormat(Qt::PlainText);
     m_runFilterStatus->setWordWrap(true);
     m_runFilterStatus->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    auto applyFilter = [this, proxy] {
-        const QString error = proxy->setFilterText(m_runFilter->text());
+    // The line under the filter: how many runs it shows, or what is wrong (in red).
+    auto showStatus = [this](const QString &text, bool problem) {
+        QPalette palette = this->palette();
+        if (problem) palette.setColor(QPalette::WindowText, QColor(0xc0, 0x39, 0x2b));
+        m_runFilterStatus->setPalette(palette);
+        m_runFilterStatus->setText(text);
+        m_runFilterStatus->setVisible(!text.isEmpty());
+    };
+    auto showCount = [this, proxy, showStatus] {
+        const QString error = proxy->filterError();
         const int shown = m_runProxy->rowCount(), all = m_runModel->rowCount();
         const QString text =
             !error.isEmpty() ? error
@@ -174,21 +182,18 @@ RunsPanel::RunsPanel(SessionModel *model, const QList<QAction *> &actions, QWidg
                 : tr("%1 of %2 runs shown").arg(shown).arg(all) +
                       (proxy->filterNote().isEmpty() ? QString()
                                                      : QStringLiteral("; ") + proxy->filterNote());
-        QPalette palette = this->palette();
-        if (!error.isEmpty()) palette.setColor(QPalette::WindowText, QColor(0xc0, 0x39, 0x2b));
-        m_runFilterStatus->setPalette(palette);
-        m_runFilterStatus->setText(text);
-        m_runFilterStatus->setVisible(!text.isEmpty());
+        showStatus(text, !error.isEmpty());
+    };
+    auto applyFilter = [this, proxy, showCount] {
+        proxy->setFilterText(m_runFilter->text());
+        showCount();
     };
     connect(m_runFilter, &QLineEdit::textChanged, this, applyFilter);
     // A tag typed in the table's Tags column that is not one word: said under the filter.
-    connect(m_runModel, &RunTableModel::annotationRefused, this, [this](const QString &why) {
-        QPalette palette = this->palette();
-        palette.setColor(QPalette::WindowText, QColor(0xc0, 0x39, 0x2b));
-        m_runFilterStatus->setPalette(palette);
-        m_runFilterStatus->setText(tr("Tags not changed: %1").arg(why));
-        m_runFilterStatus->setVisible(true);
-    });
+    connect(m_runModel, &RunTableModel::annotationRefused, this,
+            [this, showStatus](const QString &why) {
+                showStatus(tr("Tags not changed: %1").arg(why), true);
+            });
     connect(m_model, &SessionModel::runsReset, this, applyFilter);
     // Typed, a filter selects the runs it shows, so that every figure follows it (the loss curves
     // draw them alone, the heatmap and the other figures mark them); cleared, it clears the
@@ -208,9 +213,9 @@ RunsPanel::RunsPanel(SessionModel *model, const QList<QAction *> &actions, QWidg
     connect(m_model, &SessionModel::dataChanged, live, [live, proxy] {
         if (proxy->overRuns() && !live->isActive()) live->start();
     });
-    connect(live, &QTimer::timeout, this, [this, proxy, applyFilter] {
-        if (!proxy->reselect()) return;
-        applyFilter();
+    connect(live, &QTimer::timeout, this, [this, proxy, showCount] {
+        if (!proxy->reselect()) return; // chosen once: the count and the selection follow it
+        showCount();
         m_table->selectAll();
     });
     auto *layout = new QVBoxLayout(this);
