@@ -2,7 +2,7 @@
 // search did not run, with a prediction interval (the command table: CliCommands.cpp).
 #include "CliOptions.h"
 #include "Commands.h"
-#include "SearchSummary.h"
+#include "core/session/search/SearchSummary.h"
 
 #include "core/config/Yaml.h"
 #include "core/schema/Dimensions.h"

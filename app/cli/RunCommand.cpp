@@ -4,7 +4,6 @@
 #include "Commands.h"
 
 #include "ProgressDisplay.h"
-#include "SearchSummary.h"
 #include "core/lab/SweepSession.h"
 #include "core/metrics/Metrics.h"
 #include "core/model/Device.h"
@@ -16,6 +15,7 @@
 #include "core/session/SessionStore.h"
 #include "core/session/search/SearchPlanner.h"
 #include "core/session/search/SearchReport.h"
+#include "core/session/search/SearchSummary.h"
 #include "core/train/Checkpoint.h"
 #include "core/train/SweepRunner.h"
 #include <CLI/CLI.hpp>

@@ -5,13 +5,13 @@
 #include "CliOptions.h"
 #include "Commands.h"
 
-#include "SearchSummary.h"
 #include "core/config/Files.h"
 #include "core/lab/SweepSession.h"
 #include "core/session/Session.h"
 #include "core/session/SessionStore.h"
 #include "core/session/search/SearchPlanner.h"
 #include "core/session/search/SearchReport.h"
+#include "core/session/search/SearchSummary.h"
 
 #include <CLI/CLI.hpp>
 

@@ -2,12 +2,12 @@
 #include "CliOptions.h"
 #include "Commands.h"
 
-#include "SearchSummary.h"
 #include "core/config/Files.h"
 #include "core/session/Replicates.h"
 #include "core/session/Session.h"
 #include "core/session/search/SearchPlanner.h"
 #include "core/session/search/SearchReport.h"
+#include "core/session/search/SearchSummary.h"
 
 #include <CLI/CLI.hpp>
 

@@ -311,4 +311,13 @@ LinearFit fitLinear(const std::vector<std::vector<double>> &predictors,
     return fit;
 }
 
+std::pair<double, double> wilsonInterval(int successes, int n)
+{
+    if (n <= 0) return {0.0, 1.0};
+    const double z = 1.959963984540054, p = double(successes) / n, z2n = z * z / n;
+    const double centre = (p + z2n / 2) / (1 + z2n);
+    const double half = z * std::sqrt(p * (1 - p) / n + z2n / (4.0 * n)) / (1 + z2n);
+    return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
+
 } // namespace headlab

@@ -12,6 +12,7 @@
 // Torch-free.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 namespace headlab {
@@ -73,5 +74,10 @@ struct LinearFit {
 };
 LinearFit fitLinear(const std::vector<std::vector<double>> &predictors, // [i][k]
                     const std::vector<double> &y, const std::vector<double> &sigma);
+
+// The 95 % Wilson score interval of `successes` in `n` (Wilson 1927): inside [0, 1], and not of
+// width 0 at 0 or n, unlike the normal approximation; [0, 1] for n = 0. The figures' learned
+// fractions (the app's and the report's) carry it.
+std::pair<double, double> wilsonInterval(int successes, int n);
 
 } // namespace headlab

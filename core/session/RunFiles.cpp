@@ -1,6 +1,8 @@
 // RunFiles.cpp — see RunFiles.h.
 #include "core/session/RunFiles.h"
 
+#include "core/session/HtmlEmbed.h"
+
 #include "core/config/Files.h"
 #include "core/config/Hash.h"
 #include "core/config/Safetensors.h"
@@ -250,6 +252,16 @@ std::string readSessionText(const std::string &path, const char *what)
 {
     if (endsWith(path, ".gz"))
         return gunzipped(path, readFileLimited(path, SessionLimits::kMaxFileBytes, what));
+    if (isHtmlReportPath(path)) { // a report: the session it carries (HtmlEmbed.h)
+        const EmbeddedSession embedded =
+            embeddedSession(path, readFileLimited(path, 2 * SessionLimits::kMaxFileBytes, what));
+        std::string text = embedded.gzip ? gunzipped(path, embedded.bytes) : embedded.bytes;
+        if (text.size() != embedded.textBytes)
+            throw SessionError(path, 0, 0, "",
+                               "holds a HeadLab session of " + std::to_string(text.size()) +
+                                   " bytes where it says " + std::to_string(embedded.textBytes));
+        return text;
+    }
     return readFileLimited(path, SessionLimits::kMaxFileBytes, what);
 }
 

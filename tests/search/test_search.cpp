@@ -1,7 +1,6 @@
 // test_search.cpp — the boundary search as a user relies on it: its 95 % intervals cover the true
 // crossing and its law the true exponent when the trainer is a known logistic, a killed search
 // resumes to the same result, and a tiny CPU model's crossing agrees with a dense grid.
-#include "app/cli/SearchSummary.h"
 #include "core/config/Yaml.h"
 #include "core/metrics/Edge.h"
 #include "core/metrics/JointLaw.h"
@@ -11,6 +10,7 @@
 #include "core/session/SessionStore.h"
 #include "core/session/search/SearchPlanner.h"
 #include "core/session/search/SearchReport.h"
+#include "core/session/search/SearchSummary.h"
 #include "tests/TinyRuns.h"
 
 #include <QDir>

@@ -10,11 +10,11 @@
 #include "ui/app/MainWindow.h"
 #include "ui/app/window/SessionFiles.h"
 
-#include "app/cli/SearchSummary.h"
 #include "core/metrics/Metrics.h"
 #include "core/schema/RunConfigFields.h"
 #include "core/session/RunFiles.h"
 #include "core/session/search/SearchReport.h"
+#include "core/session/search/SearchSummary.h"
 #include "ui/app/SamplesView.h"
 #include "ui/figures/FigureExporter.h"
 #include "ui/figures/HeatmapView.h"

@@ -8,55 +8,10 @@ namespace headlab::ui {
 
 QList<QPointF> CurveDecimator::decimate(const Curve &curve, const CurveView &view)
 {
+    const Curve kept = decimateCurve(curve, view);
     QList<QPointF> out;
-    if (curve.empty()) return out;
-    auto usable = [&](const CurvePoint &p) {
-        return std::isfinite(p.value) && (!view.logX || p.step > 0) && (!view.logY || p.value > 0);
-    };
-    double lo = view.xMin, hi = view.xMax;
-    if (hi <= lo) {
-        lo = double(curve.front().step);
-        hi = double(curve.back().step);
-    }
-    if (view.logX) lo = std::max(lo, 1.0);
-    const int buckets = std::max(1, view.buckets);
-    if (curve.size() <= size_t(2 * buckets) || hi <= lo) {
-        out.reserve(qsizetype(curve.size()));
-        for (const auto &p : curve)
-            if (usable(p)) out.append(QPointF(double(p.step), p.value));
-        return out;
-    }
-    const double a = view.logX ? std::log(lo) : lo;
-    const double b = view.logX ? std::log(hi) : hi;
-    const double width = (b - a) / buckets;
-    out.reserve(2 * buckets + 2);
-    int current = -1;
-    const CurvePoint *minP = nullptr, *maxP = nullptr;
-    auto flush = [&] {
-        if (!minP) return;
-        if (minP == maxP) {
-            out.append(QPointF(double(minP->step), minP->value));
-        } else if (minP->step < maxP->step) {
-            out.append(QPointF(double(minP->step), minP->value));
-            out.append(QPointF(double(maxP->step), maxP->value));
-        } else {
-            out.append(QPointF(double(maxP->step), maxP->value));
-            out.append(QPointF(double(minP->step), minP->value));
-        }
-        minP = maxP = nullptr;
-    };
-    for (const auto &p : curve) {
-        if (!usable(p)) continue;
-        const double x = view.logX ? std::log(double(p.step)) : double(p.step);
-        const int bucket = int(std::clamp((x - a) / width, -1.0, double(buckets)));
-        if (bucket != current) {
-            flush();
-            current = bucket;
-        }
-        if (!minP || p.value < minP->value) minP = &p;
-        if (!maxP || p.value > maxP->value) maxP = &p;
-    }
-    flush();
+    out.reserve(qsizetype(kept.size()));
+    for (const auto &p : kept) out.append(QPointF(double(p.step), p.value));
     return out;
 }
 

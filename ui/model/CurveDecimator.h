@@ -1,12 +1,13 @@
 // CurveDecimator.h — turns a run's full loss history into what a chart of a given width needs.
 //
-// The model keeps every point; a chart draws about two points per pixel. Each pixel column keeps
-// its minimum and its maximum (in step order), so plateaus, spikes and divergences survive
-// decimation. Smoothing is a debiased exponential moving average, as TensorBoard's. A train curve
-// is cut where a phase begins, since its objective changes there.
+// The model keeps every point; a chart draws about two points per pixel, decimated by core's
+// decimateCurve (each pixel column's minimum and maximum). Smoothing is a debiased exponential
+// moving average, as TensorBoard's. A train curve is cut where a phase begins, since its
+// objective changes there.
 #pragma once
 
 #include "core/config/RunResult.h"
+#include "core/metrics/CurveDecimation.h"
 
 #include <QList>
 #include <QPointF>
@@ -16,13 +17,7 @@
 
 namespace headlab::ui {
 
-struct CurveView {
-    bool logX = false; // drop steps <= 0 and bucket in log space
-    bool logY = false; // drop values <= 0
-    double xMin = 0;   // visible step range; xMax <= xMin means the curve's own range
-    double xMax = 0;
-    int buckets = 800; // usually the plot width in pixels
-};
+using CurveView = DecimationView; // core/metrics/CurveDecimation.h
 
 class CurveDecimator {
 public:

@@ -2,6 +2,7 @@
 #include "ui/model/FigureData.h"
 #include "ui/model/CsvCell.h"
 
+#include "core/metrics/Logistic.h"
 #include "core/metrics/Metrics.h"
 
 #include "ui/model/ColourTable.h"
@@ -78,17 +79,6 @@ void addTo(Accumulator &a, const SessionRun &run, const Session &session, const 
     }
     a.values.push_back(v);
     a.learned += isLearned(session, r) ? 1 : 0;
-}
-
-// The 95 % Wilson score interval of `learned` successes in `n` (Wilson 1927): inside [0, 1], and
-// not of width 0 at 0 or n, unlike the normal approximation.
-std::pair<double, double> wilsonInterval(int learned, int n)
-{
-    if (n <= 0) return {0.0, 1.0};
-    const double z = 1.959963984540054, p = double(learned) / n, z2n = z * z / n;
-    const double centre = (p + z2n / 2) / (1 + z2n);
-    const double half = z * std::sqrt(p * (1 - p) / n + z2n / (4.0 * n)) / (1 + z2n);
-    return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
 }
 
 // One point per x at the replicates' statistic (median, or mean), with their range.

@@ -1,6 +1,8 @@
 // SessionModel.cpp — see SessionModel.h.
 #include "ui/model/SessionModel.h"
 
+#include "core/session/HtmlEmbed.h"
+
 #include "core/lab/SweepSession.h"
 #include "core/schema/RunConfigFields.h"
 #include "core/session/Session.h"
@@ -70,7 +72,8 @@ void SessionModel::load(const QString &path)
     // A file may list only the sweep; expanding keeps every stored result whose configuration
     // is part of the sweep.
     headlab::expandSweep(s);
-    setSession(std::move(s), path);
+    // A report or a gzip archive is read, never written over: saving it asks for a new file.
+    setSession(std::move(s), headlab::isReadOnlySessionPath(path.toStdString()) ? QString() : path);
 }
 
 void SessionModel::save(const QString &path)

@@ -33,7 +33,7 @@
 // ConfigurationState (one configuration's state from its runs, seeds paired or not), this report
 // (every configuration's state, the joint model and the law, and the session's `search_report:`)
 // and SearchPlanner (the next round's probes). `headlab-cli summary` prints a report
-// (app/cli/SearchSummary.h). Torch-free.
+// (SearchSummary.h). Torch-free.
 #pragma once
 
 #include "core/config/Yaml.h"

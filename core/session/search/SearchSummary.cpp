@@ -1,5 +1,5 @@
 // SearchSummary.cpp — see SearchSummary.h.
-#include "SearchSummary.h"
+#include "core/session/search/SearchSummary.h"
 
 #include "core/config/Files.h"
 #include "core/config/Yaml.h"
