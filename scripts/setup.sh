@@ -66,7 +66,12 @@ APT_PACKAGES=(
     libyaml-cpp-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
     xvfb xauth
     clang-format
+    node-d3 # D3, which the report (headlab-cli report, File > Export report) copies into its page
 )
+# The tests also open reports in a real browser (tests/report): Chromium and its WebDriver.
+if [[ "${HEADLAB_SETUP_TARGETS:-}" == all ]]; then
+    APT_PACKAGES+=(chromium chromium-driver)
+fi
 
 say() { printf '[setup] %s\n' "$*" >&2; }
 die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }

@@ -63,16 +63,18 @@ CommandAction defineReport(CLI::App &app)
         int buckets = 300;
     };
     auto a = std::make_shared<Arguments>();
-    CLI::App *report =
-        app.add_subcommand("report", "Write a session as one web page that opens offline in any browser");
+    CLI::App *report = app.add_subcommand(
+        "report", "Write a session as one web page that opens offline in any browser");
     report->footer(
         "The page holds every figure of the session (values under the cursor, series toggled from\n"
         "the legend), the runs table with the run filter, notes and tags, a search's numbers and\n"
         "law, and the session itself: HeadLab and headlab-cli open REPORT.html as the session.\n"
-        "Curves are drawn from at most 2 x BUCKETS points each; every point is in the session inside.\n"
+        "Curves are drawn from at most 2 x BUCKETS points each; every point is in the session "
+        "inside.\n"
         "Needs D3 (Debian's node-d3) where it is written, nothing where it is read.\n"
         "  headlab-cli report SESSION.yaml -o REPORT.html\n"
-        "  headlab-cli report REPORT.html --extract -o SESSION.yaml   (the session, byte for byte)");
+        "  headlab-cli report REPORT.html --extract -o SESSION.yaml   (the session, byte for "
+        "byte)");
     report->add_option("session", a->session, "The session (SESSION.yaml, .yaml.gz or a report)")
         ->required();
     report->add_option("-o,--output", a->output, "The file to write (REPORT.html)")->required();

@@ -340,7 +340,7 @@
       return { g, s, pts, shown: true, k };
     });
     // The legend: one entry per series; a click hides or shows it (and the other entries keep
-    // their place), a double click shows that one alone.
+    // their place), a double click shows that one alone, and again every one.
     const legend = document.createElement("div");
     legend.className = "legend";
     container.appendChild(legend);
@@ -356,8 +356,9 @@
         entry.classList.toggle("off", !item.shown);
       });
       entry.addEventListener("dblclick", () => {
+        const alone = groups.every((other) => other.shown === (other === item));
         for (const other of groups) {
-          other.shown = other === item;
+          other.shown = alone || other === item;
           other.g.classed("hidden", !other.shown);
           legend.querySelector(`[data-series="${CSS.escape(other.s.name)}"]`).classList.toggle("off", !other.shown);
         }
@@ -396,7 +397,7 @@
   const isLoss = (c) => /loss/.test(c);
   function drawLoss() {
     if (!runs.some((r) => Object.keys(r.curves).length)) {
-      $("loss-figure").textContent = "The session stores no curves (an archive of each run's metrics): the table and the figures below have its numbers.";
+      $("loss").hidden = true; // an archive of each run's metrics: the table and figures have them
       return;
     }
     const curve = curveSelect.value, onlySelected = $("loss-selected").checked;

@@ -3,7 +3,11 @@
 // with its message, and export writes a valid SVG and a non-blank PNG of the requested size.
 #include "UiTestSessions.h"
 
+#include "core/config/Files.h"
 #include "core/metrics/RunValues.h"
+#include "core/report/HtmlReport.h"
+#include "core/session/RunFiles.h"
+#include "core/session/SessionYaml.h"
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/HeadScheduleEditor.h"
 #include "ui/app/MainWindow.h"
@@ -702,6 +706,7 @@ private Q_SLOTS:
     void theLawFigureShowsTheBendAndBothExponents();
     void aLawOfTwoAxesIsDrawnAsItsSurface();
     void theLossFigureShowsTheKBestRuns();
+    void aReportExportedFromTheAppReopensAsTheSession();
 };
 
 void TestUiFigures::decimationKeepsMinAndMax()
@@ -1307,6 +1312,39 @@ void TestUiFigures::theRunTableFilters()
     QCOMPARE(shown("").size(), all);
     QVERIFY(window.runFilterStatus()->text().isEmpty());
     QVERIFY(window.figure("loss")->selectedRuns().isEmpty()); // cleared with the filter
+}
+
+// File ▸ Export report (issue 78 item 1): one web page with the session inside; File ▸ Open of
+// the page gives the session back (the same YAML as export-yaml writes), not to be saved over the
+// page: the window has no file to save to until Save As.
+void TestUiFigures::aReportExportedFromTheAppReopensAsTheSession()
+{
+    if (findD3Script().empty()) QSKIP("D3 is not installed (apt-get install node-d3)");
+    QTemporaryDir dir;
+    const QString path = dir.filePath("lesson.html");
+    std::string exported;
+    {
+        MainWindow window;
+        window.setInteractive(false);
+        Session s = uitest::syntheticSession();
+        s.annotation.note = "a note with </script> in it";
+        s.annotation.tags = {"lesson", "keep"};
+        window.model()->setSession(std::move(s));
+        QVERIFY(window.exportReport(path));
+        exported = sessionToYaml(window.model()->session());
+    }
+    const std::string page = readFileLimited(path.toStdString(), 1u << 30, "a report");
+    QVERIFY(page.find("<svg") == std::string::npos); // drawn by the browser, from the data
+    QVERIFY(page.find("headlab-data") != std::string::npos);
+    QCOMPARE(readSessionText(path.toStdString()), exported); // the session inside, byte for byte
+    MainWindow window;
+    window.setInteractive(false);
+    QVERIFY(window.openSession(path));
+    QCOMPARE(sessionToYaml(window.model()->session()), exported);
+    QCOMPARE(window.model()->session().annotation.note, std::string("a note with </script> in it"));
+    QVERIFY(window.model()->filePath().isEmpty()); // Save asks for a new file
+    QVERIFY(!window.saveSession());                // (not interactive: nothing is written)
+    QCOMPARE(readFileLimited(path.toStdString(), 1u << 30, "a report"), page);
 }
 
 void TestUiFigures::aHiddenWindowsFirstExportOfEachFigureEqualsTheNext()

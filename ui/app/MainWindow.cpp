@@ -243,8 +243,9 @@ void MainWindow::buildActions()
     });
     connect(m_open, &QAction::triggered, this, [this] {
         if (!confirmDiscard()) return;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
-                                                          tr("HeadLab sessions (*.yaml *.yml)"));
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open session"), QString(),
+            tr("HeadLab sessions (*.yaml *.yml *.yaml.gz);;HeadLab reports (*.html)"));
         if (!path.isEmpty()) openSession(path);
     });
     connect(m_save, &QAction::triggered, this, &MainWindow::saveSession);
@@ -423,6 +424,19 @@ void MainWindow::buildFileMenu()
         } catch (const std::exception &e) {
             showError(tr("Export session"), QString::fromUtf8(e.what()));
         }
+    });
+    // The session as one web page that opens offline in any browser (headlab-cli report).
+    m_exportReport = file->addAction(tr("Export report (web page)…"));
+    m_exportReport->setToolTip(tr("One HTML file with every figure, the runs table and its filter, "
+                                  "notes and tags, and the session itself: it opens offline in "
+                                  "any browser, and HeadLab opens it as the session"));
+    connect(m_exportReport, &QAction::triggered, this, [this] {
+        QString path = QFileDialog::getSaveFileName(
+            this, tr("Export report"), QString::fromStdString(m_model->session().name) + ".html",
+            tr("Web pages (*.html)"));
+        if (path.isEmpty()) return;
+        if (QFileInfo(path).suffix().isEmpty()) path += ".html";
+        exportReport(path);
     });
     // The session's own note and tags (each run's are the run table's Tags and Note columns).
     m_sessionNoteAction = file->addAction(tr("Session note and tags…"));

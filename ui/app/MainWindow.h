@@ -55,6 +55,9 @@ public:
     // File → Session note and tags…: a dialog (object name "sessionNote", its fields
     // "sessionNoteText" and "sessionTags") that edits the session's own note and tags.
     QAction *sessionNoteAction() const { return m_sessionNoteAction; }
+    // File ▸ Export report: the session as one web page (core/report/HtmlReport.h); false with
+    // the error shown when it could not be written.
+    bool exportReport(const QString &path);
     // The Help menu's pages, as text (tests read them): every menu action that has a shortcut,
     // with it; every preset with its purpose (its file's opening comment); the tour.
     QString shortcutsText() const;
@@ -171,6 +174,7 @@ private:
     QAction *m_exportFigure, *m_exportAll, *m_exportSizeAction, *m_presenterAction;
     QAction *m_lessonAction = nullptr;
     QAction *m_sessionNoteAction = nullptr;
+    QAction *m_exportReport = nullptr;
     void editSessionNote();
     LessonStrip *m_lessonStrip = nullptr;
     LessonStripArea *m_lessonScroll = nullptr;

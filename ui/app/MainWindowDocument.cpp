@@ -3,7 +3,9 @@
 // at close.
 #include "ui/app/MainWindow.h"
 
+#include "core/report/HtmlReport.h"
 #include "core/session/Presets.h"
+#include "core/session/RunFiles.h"
 #include "core/session/SessionStore.h"
 #include "ui/app/ExperimentForm.h"
 #include "ui/app/window/SessionFiles.h"
@@ -158,6 +160,30 @@ bool MainWindow::saveSessionAs(const QString &path)
     // checkpoints into the autosave's folder, that folder stays.
     if (!m_controller->isRunning()) m_files->discardAutosave();
     return true;
+}
+
+bool MainWindow::exportReport(const QString &path)
+{
+    saveView();
+    try {
+        // A session read from one file that holds its results goes in as that file holds it
+        // (it comes back byte for byte); otherwise as export-yaml writes it.
+        HtmlReportOptions options;
+        const QString file = m_model->filePath();
+        if (!file.isEmpty() && !m_model->isModified() && m_model->session().resultsDir.empty())
+            options.sessionText = readSessionText(file.toStdString());
+        const HtmlReportSummary summary =
+            writeHtmlReport(m_model->session(), path.toStdString(), options);
+        statusBar()->showMessage(tr("Exported the report %1 (%2 MiB, %3 figures)")
+                                     .arg(path)
+                                     .arg(double(summary.bytes) / (1 << 20), 0, 'f', 1)
+                                     .arg(summary.figures.size()),
+                                 8000);
+        return true;
+    } catch (const std::exception &e) {
+        showError(tr("Export report"), QString::fromUtf8(e.what()));
+        return false;
+    }
 }
 
 QString MainWindow::offerRecovery()
