@@ -12,6 +12,7 @@ file never hides the others.
 """
 from __future__ import annotations
 
+import base64
 import gzip
 import io
 import json
@@ -349,8 +350,40 @@ def _gunzip(path, data, limit):
     return b"".join(out)
 
 
+_SESSION_ELEMENT = re.compile(
+    rb'<script type="application/x-headlab-session" id="headlab-session"([^>]*)>([^<]*)</script>')
+
+
+def _session_in_report(path, page):
+    """The session a report carries (headlab-cli report; core/session/HtmlEmbed.h): the bytes of
+    its file, gzip-compressed (data-encoding="gzip") or not, then base64."""
+    found = _SESSION_ELEMENT.search(page)
+    if not found:
+        raise HeadLabError(f"{path}: is a web page without a HeadLab session in it (a report written "
+                           "by headlab-cli report or File > Export report carries one)")
+    attributes = dict(re.findall(rb'\s([a-z-]+)="([^"]*)"', found.group(1)))
+    size, encoding = attributes.get(b"data-bytes", b""), attributes.get(b"data-encoding", b"")
+    try:
+        data = base64.b64decode(found.group(2), validate=True)
+    except ValueError:
+        data = None
+    if data is not None and encoding == b"gzip":
+        data = _gunzip(path, data, MAX_FILE_BYTES)
+    if data is None or encoding not in (b"gzip", b"identity") or not size.isdigit() or len(data) != int(size):
+        raise HeadLabError(f"{path}: holds a HeadLab session that is damaged (it does not decode to the "
+                           f"{size.decode(errors='replace')} bytes it says)")
+    return data
+
+
+def is_report_path(path) -> bool:
+    return str(path).lower().endswith((".html", ".htm"))
+
+
 def _read_text(path, what):
-    data = read_regular_file(path, what, MAX_FILE_BYTES)
+    if is_report_path(path):  # a report: the session inside it
+        data = _session_in_report(path, read_regular_file(path, what, 2 * MAX_FILE_BYTES))
+    else:
+        data = read_regular_file(path, what, MAX_FILE_BYTES)
     if str(path).endswith(".gz"):  # an export kept compressed (docs/data/...)
         data = _gunzip(path, data, MAX_FILE_BYTES)
     try:

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ._store import FINISHED, HeadLabError, Run, RunFileSkipped, read_live_runs, read_session, schema
-from . import _filter
+from . import _filter, _store
 from .search import SearchReport, search_report
 
 LN10 = math.log(10.0)
@@ -674,9 +674,9 @@ class Session:
         for tag in tags:
             if problem := _filter._tag_problem(tag):
                 raise HeadLabError(f"{self.path}: {problem}")
-        if self.path.endswith(".gz"):
-            raise HeadLabError(f"{self.path} is compressed: write it out first (headlab-cli export-yaml "
-                               f"{self.path} -o S.yaml), then annotate S.yaml")
+        if self.path.endswith(".gz") or _store.is_report_path(self.path):
+            raise HeadLabError(f"{self.path} is {'a report' if self.path.endswith(('.html', '.htm')) else 'compressed'}: "
+                               f"write it out first (headlab-cli export-yaml {self.path} -o S.yaml), then annotate S.yaml")
         annotations = {k: (n, list(t)) for k, (n, t) in self.annotations.items()}
         if run is None:
             current = (self.note, list(self.tags))

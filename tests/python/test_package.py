@@ -783,6 +783,35 @@ class PackageAgainstCli(unittest.TestCase):
             headlab.open(sessions[0]).runs(values=["mode(test_loss)"])
         self.assertEqual(headlab.STATISTICS, ("final", "min", "max", "best", "mean_last"))
 
+    def test_a_report_opens_as_its_session(self):
+        """Issue 78 item 1: headlab.open reads a report (headlab-cli report) as the session inside
+        it: the same runs, curves, notes and tags as the session file; a damaged one is refused
+        with the file named, and annotate refuses to write into a report."""
+        if not os.path.exists("/usr/share/nodejs/d3/dist/d3.min.js") and not os.environ.get("HEADLAB_D3_JS"):
+            self.skipTest("D3 is not installed (apt-get install node-d3): no report can be written")
+        path = self.train_tiny("reported.yaml")
+        cli("note", path, "--tag", "lesson", "--text", "a note with </script> in it")
+        page = os.path.join(self.tmp, "reported.html")
+        cli("report", path, "-o", page)
+        a, b = headlab.open(path), headlab.open(page)
+        # Every column but `file`, the run file a run was read from (the report holds them inline).
+        pd.testing.assert_frame_equal(a.runs().drop(columns="file"), b.runs().drop(columns="file"))
+        pd.testing.assert_frame_equal(a.curves(), b.curves())
+        self.assertEqual((b.note, b.tags), ("a note with </script> in it", ["lesson"]))
+        with self.assertRaisesRegex(headlab.HeadLabError, "is a report"):
+            b.annotate(note="x")
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+        damaged = os.path.join(self.tmp, "damaged.html")
+        with open(damaged, "w", encoding="utf-8") as f:
+            f.write(text.replace('data-encoding="gzip">', 'data-encoding="gzip">AAAA', 1))
+        with self.assertRaisesRegex(headlab.HeadLabError, "damaged.html: .*damaged|damaged.html: is not a readable gzip"):
+            headlab.open(damaged)
+        with open(damaged, "w", encoding="utf-8") as f:
+            f.write("<html><body>no session</body></html>")
+        with self.assertRaisesRegex(headlab.HeadLabError, "without a HeadLab session"):
+            headlab.open(damaged)
+
     def test_notes_and_tags_are_the_clis(self):
         """Issue 78 item 2: a session's and its runs' notes and tags, written by `headlab-cli
         note`, read by the package as the CLI writes runs.csv (its tags and note columns), and
