@@ -58,6 +58,12 @@ json runsJson(const Session &session, const HtmlReportOptions &options,
 {
     const auto labels = configurationLabels(session);
     const auto axes = configurationAxes(session);
+    // Each run's configuration: its replicates (the seeds) share the group, which the explorer's
+    // points pool (median, with a whisker over min–max).
+    std::vector<int> groupOf(session.runs.size(), -1);
+    const auto groups = groupReplicates(session);
+    for (size_t g = 0; g < groups.size(); ++g)
+        for (int i : groups[g].runs) groupOf[size_t(i)] = int(g);
     json runs = json::array();
     for (size_t i = 0; i < session.runs.size(); ++i) {
         const auto &run = session.runs[i];
@@ -67,6 +73,13 @@ json runsJson(const Session &session, const HtmlReportOptions &options,
         row["id"] = runId(run.config);
         row["name"] = joinedLabels(labels[i], axes, {});
         row["labels"] = labels[i];
+        row["group"] = groupOf[i];
+        // Numbers of the configuration the figures put on x beside its axes' own.
+        row["derived"] = {{"head_dim", run.config.model.headDimOfLayer(0)},
+                          {"total_heads", run.config.model.totalHeads()},
+                          {"eta", run.config.lr},
+                          {"eta_sqrt_head_dim",
+                           run.config.lr * std::sqrt(double(run.config.model.headDimOfLayer(0)))}};
         row["status"] = toString(r.status);
         const auto learned = runLearned(session, r);
         row["learned"] = learned ? json(*learned) : json(nullptr);
@@ -328,6 +341,7 @@ std::string htmlReport(const Session &session, const HtmlReportOptions &options,
     data["task"] = session.base.task.kind;
     data["plateaus"] = plateausJson(session);
     data["axes"] = configurationAxes(session);
+    data["replicate_axes"] = replicateAxes(session);
     data["curves"] = curveNames;
     json higher = json::array();
     for (const auto &c : curveNames)
@@ -342,7 +356,7 @@ std::string htmlReport(const Session &session, const HtmlReportOptions &options,
     data["heatmap"] = heatmapJson(session);
     data["collapse"] = collapseJson(session);
     data["search"] = searchJson(session);
-    s.figures = {"Loss curves"};
+    s.figures = {"Loss curves", "Any run value against any axis"};
     if (!data["heatmap"].is_null()) s.figures.push_back("Trainability over width × heads");
     if (!data["collapse"].is_null()) s.figures.push_back("Learned fraction against η·√m_H");
     if (!data["search"].is_null() && !data["search"]["points"].empty())

@@ -496,6 +496,79 @@
     });
   }
 
+  // --- any run value against any axis ---------------------------------------------------------------
+  // x: a numeric axis, or a number of the configuration (head dimension, η·√m_H, total heads); y:
+  // any run value; a point per configuration over its replicates, as the app's figures pool them.
+  {
+    const varies = (values) => new Set(values).size > 1;
+    const numericAxis = (a) => runs.every((r) => r.labels[a] === undefined || number(r.labels[a]) !== null);
+    const derived = { head_dim: "head dimension m_H", eta: "η", eta_sqrt_head_dim: "η·√m_H", total_heads: "total heads" };
+    const xChoices = [];
+    for (const a of data.axes)
+      if (!data.replicate_axes.includes(a) && numericAxis(a) && varies(runs.map((r) => r.labels[a]))) xChoices.push([a, a]);
+    for (const [k, title] of Object.entries(derived))
+      if (varies(runs.map((r) => r.derived[k])) && !(k === "eta" && data.axes.includes("lr"))) xChoices.push(["=" + k, title]);
+    const xOf = (r, key) => (key.startsWith("=") ? r.derived[key.slice(1)] : number(r.labels[key] ?? ""));
+    const yKeys = [...metricKeys].filter((k) => runs.some((r) => Number.isFinite(r.metrics[k]))).sort();
+    const valueKeys = [...new Set(runs.flatMap((r) => Object.keys(r.values)))];
+    const yChoices = [...yKeys, ...valueKeys.filter((k) => !yKeys.includes(k))];
+    if (!xChoices.length || !yChoices.length) {
+      $("explorer").hidden = true;
+    } else {
+      const xs = $("explorer-x"), ysel = $("explorer-y"), cs = $("explorer-colour");
+      xChoices.forEach(([k, title]) => xs.add(new Option(title, k)));
+      yChoices.forEach((k) => ysel.add(new Option(k, k)));
+      const prefer = (select, keys) => { for (const k of keys) if ([...select.options].some((o) => o.value === k)) { select.value = k; return; } };
+      prefer(xs, ["d_model", "=head_dim", "lr", "=eta_sqrt_head_dim"]);
+      prefer(ysel, ["final_test_loss", "best_epoch_mean", "min(test_loss)"]);
+      let chosen = false; // the reader's choice of lines stays while it is offered
+      cs.addEventListener("change", () => { chosen = true; });
+      const colourChoices = () => {
+        const keep = cs.value;
+        cs.innerHTML = "";
+        cs.add(new Option("(one line)", ""));
+        for (const a of data.axes)
+          if (a !== xs.value && !data.replicate_axes.includes(a) && varies(runs.map((r) => r.labels[a]))) cs.add(new Option(a, a));
+        if (chosen && [...cs.options].some((o) => o.value === keep)) cs.value = keep;
+        else prefer(cs, ["heads", "d_model", "lr", "layers"]);
+      };
+      colourChoices();
+      const draw = () => {
+        const xKey = xs.value, yKey = ysel.value, by = cs.value;
+        const groups = new Map();
+        runs.forEach((r, i) => {
+          if (!selected[i]) return;
+          const x = xOf(r, xKey), y = runValue(r, yKey);
+          if (x === null || x === undefined || y === undefined || !Number.isFinite(y)) return;
+          const g = groups.get(r.group) || { x, line: by ? r.labels[by] ?? "" : "", ys: [], runs: [] };
+          g.ys.push(y);
+          g.runs.push(i);
+          groups.set(r.group, g);
+        });
+        const lines = new Map();
+        for (const g of groups.values()) {
+          const ys = g.ys.slice().sort((a, b) => a - b);
+          const point = { x: g.x, y: d3.median(ys), low: ys[0], high: ys[ys.length - 1], n: ys.length, runs: g.runs };
+          if (!lines.has(g.line)) lines.set(g.line, []);
+          lines.get(g.line).push(point);
+        }
+        const names = [...lines.keys()].sort((a, b) => (number(a) !== null && number(b) !== null ? number(a) - number(b) : String(a).localeCompare(String(b))));
+        const xTitle = xChoices.find(([k]) => k === xKey)[1];
+        chart($("explorer-figure"), {
+          title: "Explorer", xTitle, yTitle: yKey, logX: $("explorer-logx").checked, logY: $("explorer-logy").checked, pad: true,
+          refs: /loss/.test(yKey) && data.task === "addition" ? data.plateaus.map((p) => ({ y: p.loss, label: p.label })) : [],
+          series: names.map((name, k) => ({ name: by ? `${by}=${name}` : "every configuration", colour: colourOf(k), markers: true,
+            points: lines.get(name).sort((a, b) => a.x - b.x) })),
+          empty: "No run of the selection has this value",
+          describe: (s, p) => `${s.name}\n${xTitle} ${fmt(p.x)}\n${yKey}: median ${fmt(p.y)} over ${p.n} run${p.n > 1 ? "s" : ""} (${fmt(p.low)}–${fmt(p.high)})\nruns ${p.runs.map((i) => "#" + i).join(" ")}`,
+        });
+      };
+      xs.addEventListener("change", () => { colourChoices(); draw(); });
+      [ysel, cs, $("explorer-logx"), $("explorer-logy")].forEach((el) => el.addEventListener("change", draw));
+      listeners.push(draw);
+    }
+  }
+
   // --- contents --------------------------------------------------------------------------------------
   $("contents").innerHTML = [...document.querySelectorAll("main > section")].filter((s) => !s.hidden)
     .map((s) => `<a href="#${s.id}">${s.querySelector("h2").textContent}</a>`).join("");
