@@ -41,10 +41,9 @@ int reportCommand(const std::string &sessionPath, const std::string &output, boo
     const Session session = loadSweepRuns(sessionPath);
     HtmlReportOptions options;
     options.curveBuckets = buckets;
-    // A session that holds its results itself (an export, an archive, another report's) goes in
-    // as its file holds it, so that it comes back byte for byte; one that keeps them in
-    // SESSION.results/ goes in as export-yaml writes it.
-    if (session.resultsDir.empty()) options.sessionText = readSessionText(sessionPath);
+    // A session that its file alone holds (an export, an archive, another report's) goes in as
+    // the file holds it, so that it comes back byte for byte; any other as export-yaml writes it.
+    options.sessionText = sessionFileText(session, sessionPath);
     const HtmlReportSummary s = writeHtmlReport(session, output, options);
     std::string figures;
     for (const auto &f : s.figures) figures += (figures.empty() ? "" : "; ") + f;

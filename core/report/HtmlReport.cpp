@@ -304,6 +304,18 @@ std::string htmlEscaped(const std::string &text)
 }
 } // namespace
 
+std::string sessionFileText(const Session &session, const std::string &path)
+{
+    if (path.empty()) return {};
+    try {
+        std::string text = readSessionText(path);
+        if (sessionToYaml(sessionFromYaml(text, path)) == sessionToYaml(session)) return text;
+    } catch (const SessionError &) {
+        // unreadable now: the report carries the session as it is held
+    }
+    return {};
+}
+
 std::string findD3Script(const std::string &given)
 {
     if (!given.empty()) return given;

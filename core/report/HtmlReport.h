@@ -46,6 +46,12 @@ std::string htmlReport(const Session &session, const HtmlReportOptions &options,
 // Writes it to `path` atomically; SessionError naming the file that could not be read or written.
 HtmlReportSummary writeHtmlReport(const Session &session, const std::string &path,
                                   const HtmlReportOptions &options = {});
+// The text of the session file at `path` where that file alone holds exactly `session` (an export,
+// a .yaml.gz archive, a report, a session whose results are inline and unchanged): a report then
+// carries the file byte for byte (HtmlReportOptions::sessionText). "" where it does not (results
+// in SESSION.results/ or in shards, runs set aside, edits not saved), and the report carries the
+// session as export-yaml writes it.
+std::string sessionFileText(const Session &session, const std::string &path);
 // Where D3 is read from (the option, HEADLAB_D3_JS, Debian's paths); "" when nowhere.
 std::string findD3Script(const std::string &given = "");
 

@@ -22,6 +22,7 @@
 
 #include "core/lab/SweepSession.h"
 #include "core/metrics/RunValues.h"
+#include "core/report/HtmlReport.h"
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
 #include "core/session/SessionStore.h"
@@ -743,6 +744,18 @@ const std::vector<Action> &actions()
                               QFileInfo(base + ".svg").size() > 0,
                           qPrintable(id));
              }
+         },
+         false},
+        {"export the report, and reopen it as the session",
+         [](Walk &w) {
+             if (findD3Script().empty()) return; // no D3 here (node-d3): no report to write
+             const QString path = w.exportDir + "/report.html";
+             QVERIFY(w.window->exportReport(path));
+             QVERIFY(QFileInfo(path).size() > 0);
+             // The page carries the session as the window holds it, or as its file holds it.
+             const Session reopened = loadSession(path.toStdString());
+             QCOMPARE(reopened.runs.size(), w.window->model()->session().runs.size());
+             QCOMPARE(reopened.name, w.window->model()->session().name);
          },
          false},
     };

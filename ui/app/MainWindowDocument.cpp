@@ -166,12 +166,11 @@ bool MainWindow::exportReport(const QString &path)
 {
     saveView();
     try {
-        // A session read from one file that holds its results goes in as that file holds it
-        // (it comes back byte for byte); otherwise as export-yaml writes it.
+        // A session its file alone holds, unchanged, goes in as that file holds it (it comes
+        // back byte for byte); otherwise as Save would write it.
         HtmlReportOptions options;
-        const QString file = m_model->filePath();
-        if (!file.isEmpty() && !m_model->isModified() && m_model->session().resultsDir.empty())
-            options.sessionText = readSessionText(file.toStdString());
+        options.sessionText =
+            sessionFileText(m_model->session(), m_model->filePath().toStdString());
         const HtmlReportSummary summary =
             writeHtmlReport(m_model->session(), path.toStdString(), options);
         statusBar()->showMessage(tr("Exported the report %1 (%2 MiB, %3 figures)")
