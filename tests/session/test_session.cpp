@@ -8,6 +8,7 @@
 #include "core/schema/Dimensions.h"
 #include "core/schema/RunConfigFields.h"
 #include "core/session/CsvExport.h"
+#include "core/session/HtmlEmbed.h"
 #include "core/session/Presets.h"
 #include "core/session/Replicates.h"
 #include "core/session/RunFiles.h"
@@ -422,6 +423,7 @@ private Q_SLOTS:
     void theRunFilterIsExact();
     void theRunFilterRanksAndFencesRuns();
     void notesAndTagsAreKeptAndSelectBy();
+    void aReportCarriesItsSessionByteForByte();
     void learnedHasOneDefinition();
     void cliValidateExitCodes();
     void cliPresetsAndHelp();
@@ -1935,6 +1937,56 @@ void TestSession::everyNamedAxisIsOneRow()
     const auto softcap = findDimension("softcap");
     QVERIFY(softcap && softcap->apply && softcap->read);
     QVERIFY(!findDimension("no_such_axis"));
+}
+
+// A report's session element (issue 78 item 1; core/session/HtmlEmbed.h): base64 of every byte
+// value and every length's padding; the text back byte for byte through readSessionText, a note
+// holding "</script>" included; damaged or missing elements refused with the file named.
+void TestSession::aReportCarriesItsSessionByteForByte()
+{
+    std::string all;
+    for (int i = 0; i < 256; ++i) all += char(i);
+    for (size_t n = 0; n <= all.size(); n += (n < 8 ? 1 : 37)) {
+        std::string back;
+        QVERIFY(base64Decode(base64Encode(all.substr(0, n)), &back));
+        QCOMPARE(back, all.substr(0, n));
+    }
+    QCOMPARE(base64Encode("Man"), std::string("TWFu"));
+    QCOMPARE(base64Encode("Ma"), std::string("TWE="));
+    std::string ignored;
+    QVERIFY(!base64Decode("TWF", &ignored));
+    QVERIFY(!base64Decode("TW!u", &ignored));
+
+    QTemporaryDir dir;
+    const std::string text = "schema_version: 2\nname: \"r</script>\"\n# \xce\xb7 \x01\n";
+    const std::string page = "<html><body><p>x</p>" + sessionElement(text) + "</body></html>";
+    const std::string path = dir.filePath("r.html").toStdString();
+    writeFileAtomic(path, page);
+    QVERIFY(page.find("r</script>") == std::string::npos);
+    QCOMPARE(readSessionText(path), text);
+    QVERIFY(isHtmlReportPath("R.HTML") && isReadOnlySessionPath("s.yaml.gz") &&
+            !isReadOnlySessionPath("s.yaml"));
+    auto refused = [&](const std::string &body, const char *why) {
+        writeFileAtomic(path, body);
+        try {
+            readSessionText(path);
+        } catch (const SessionError &e) {
+            const std::string message = e.what();
+            QVERIFY2(message.find(path) != std::string::npos &&
+                         message.find(why) != std::string::npos,
+                     message.c_str());
+            return;
+        }
+        QFAIL(("accepted: " + body.substr(0, 80)).c_str());
+    };
+    refused("<html>nothing here</html>", "without a HeadLab session");
+    std::string cut = page;
+    cut.replace(cut.find("data-bytes=\"") + 12, 1, "9");
+    refused(cut, "");
+    std::string damaged = page;
+    damaged.insert(damaged.find("\">", damaged.find("data-encoding")) + 2, "AAAA");
+    refused(damaged, "");
+    refused(page.substr(0, page.size() / 2), "cut short");
 }
 
 QTEST_GUILESS_MAIN(TestSession)
