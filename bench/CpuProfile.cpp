@@ -97,9 +97,22 @@ struct Span {
 
 } // namespace
 
+std::string shapesText(const c10::ArrayRef<std::vector<int64_t>> &shapes)
+{
+    std::string text;
+    for (const auto &shape : shapes) {
+        if (shape.empty()) continue;
+        std::string one;
+        for (auto d : shape) one += (one.empty() ? "" : "x") + std::to_string(d);
+        text += (text.empty() ? "" : " ") + one;
+    }
+    return text;
+}
+
 void printCpuProfile(const std::string &tag, int64_t steps, double wallSeconds,
                      double plainMsPerStep,
-                     const std::vector<torch::autograd::profiler::KinetoEvent> &events)
+                     const std::vector<torch::autograd::profiler::KinetoEvent> &events,
+                     double peakGflops)
 {
     // Each event's self time: its duration less its direct children's, nesting by thread.
     std::map<uint64_t, std::vector<Span>> byThread;
@@ -179,6 +192,51 @@ void printCpuProfile(const std::string &tag, int64_t steps, double wallSeconds,
                     top[i].second.ns / 1e6 * perStep, top[i].second.ns / std::max(1.0, opNs),
                     static_cast<double>(top[i].second.calls) * perStep,
                     top[i].second.ns / 1e3 / static_cast<double>(top[i].second.calls));
+    }
+    if (peakGflops > 0) { // each product by its shapes: its rate against the cores' peak
+        struct Product {
+            double ns = 0, flops = 0;
+            int64_t calls = 0;
+        };
+        std::map<std::string, Product> products;
+        double productNs = 0, productFlops = 0;
+        for (const auto &[thread, spans] : byThread)
+            for (const auto &s : spans) {
+                const auto &e = events[s.index];
+                if (e.flops() <= 0) continue;
+                Product &p = products[e.name() + " " + shapesText(e.shapes())];
+                const double self = std::max(0.0, selfNs[s.index]);
+                p.ns += self;
+                p.flops += static_cast<double>(e.flops());
+                p.calls++;
+                productNs += self;
+                productFlops += static_cast<double>(e.flops());
+            }
+        const double rate = productFlops / std::max(productNs, 1.0);
+        std::printf("{\"profile\": \"cpu-products\", %s, \"peak_gflops\": %.1f, \"ms_per_step\": "
+                    "%.4f, \"share\": %.3f, \"gflop_per_step\": %.4f, \"gflops\": %.1f, "
+                    "\"peak_share\": %.3f, \"ops\": %zu}\n",
+                    tag.c_str(), peakGflops, productNs / 1e6 * perStep,
+                    productNs / std::max(1.0, opNs), productFlops / 1e9 * perStep, rate,
+                    rate / peakGflops, products.size());
+        std::vector<std::pair<std::string, Product>> top(products.begin(), products.end());
+        std::sort(top.begin(), top.end(),
+                  [](const auto &x, const auto &y) { return x.second.ns > y.second.ns; });
+        for (size_t i = 0; i < top.size() && i < 30; ++i) {
+            const auto &[key, p] = top[i];
+            std::string name = key.substr(0, 120);
+            for (auto &ch : name)
+                if (ch == '"' || ch == '\\') ch = '\'';
+            const double gflops = p.flops / std::max(p.ns, 1.0);
+            std::printf("{\"profile\": \"cpu-product\", %s, \"op\": \"%s\", "
+                        "\"calls_per_step\": %.1f, \"gflop_per_call\": %.5f, \"us_per_call\": "
+                        "%.2f, \"ms_per_step\": %.4f, \"share\": %.3f, \"gflops\": %.1f, "
+                        "\"peak_share\": %.3f}\n",
+                        tag.c_str(), name.c_str(), static_cast<double>(p.calls) * perStep,
+                        p.flops / static_cast<double>(p.calls) / 1e9,
+                        p.ns / 1e3 / static_cast<double>(p.calls), p.ns / 1e6 * perStep,
+                        p.ns / std::max(1.0, opNs), gflops, gflops / peakGflops);
+        }
     }
     std::fflush(stdout);
 }

@@ -17,9 +17,16 @@ namespace headlab::bench {
 // self time by class: products, attention, norm, autograd, elementwise) and "cpu-op" (the 25 ops
 // of most self time). `wallSeconds` is the profiled run's wall time; `plainMsPerStep` the same
 // step's time without the profiler, for the dispatch share.
+// With `peakGflops` > 0 (the profile recorded shapes and FLOPs: headlab-bench --products 1), also
+// "cpu-products" and "cpu-product": each matrix product by its input shapes, its self time, its
+// GFLOP/s and its share of that peak (the cores' measured FP32 peak), the 30 of most time.
 void printCpuProfile(const std::string &tag, int64_t steps, double wallSeconds,
                      double plainMsPerStep,
-                     const std::vector<torch::autograd::profiler::KinetoEvent> &events);
+                     const std::vector<torch::autograd::profiler::KinetoEvent> &events,
+                     double peakGflops = 0);
+
+// An op's input shapes as "64x12x32 64x32x12" (empty shapes left out).
+std::string shapesText(const c10::ArrayRef<std::vector<int64_t>> &shapes);
 
 // The cost of one operator call that does no work to speak of (an in-place add on a one-element
 // tensor), in µs, the least of several timings: the framework's part of every op.

@@ -1,6 +1,9 @@
 // HeadlabBench.cpp — throughput and equivalence measurements of the training core.
 //
 //   headlab-bench single   --device D --shapes 24x1,96x3 --steps N [--threads T] [--batch B]
+//                          [--profile 1 [--products 1]]   (on the CPU: where a step's time goes;
+//                          with --products, each matrix product by its shapes against the cores'
+//                          measured FP32 peak)
 //                          [--profile 1]   (on the CPU, the profile of CpuProfile.h)
 //   headlab-bench peak     --threads T      (the FP32 peak of T cores, measured; one op's dispatch)
 //   headlab-bench ensemble --device D --shapes 96x3 --runs R --steps N [--mix 1,2,3,6,12]
@@ -66,6 +69,7 @@
 #include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
 
+#include <ATen/Parallel.h>
 #include <torch/csrc/autograd/profiler_kineto.h>
 
 #include <algorithm>
@@ -175,6 +179,7 @@ struct ProfileOptions {
     bool products = false;
     bool tf32 = false;
     double plainMsPerStep = 0; // the step without the profiler: a CPU profile's dispatch share
+    double peakGflops = 0;     // the cores' measured FP32 peak: a CPU profile's products table
 };
 
 // Trains under the Kineto profiler and prints where the time went (GPU kernels, or the CPU's ops);
@@ -219,6 +224,11 @@ void single(const Args &a)
                                     ", \"threads\": " + std::to_string(threads);
             ProfileOptions o;
             o.plainMsPerStep = 1e3 / rate.steady;
+            // --products 1: each product by its shapes, against the cores' measured peak.
+            o.products = a.get("products", "0") == "1";
+            if (o.products)
+                o.peakGflops =
+                    bench::measureFp32Peak(threads > 0 ? threads : at::get_num_threads()).gflops;
             profiled(tag, steps, o, [&] {
                 return std::string(toString(trainMembers({config(steps)}, control)[0].status));
             });
@@ -525,18 +535,6 @@ void printGaps(const std::string &tag, int64_t steps,
         span > 0 ? (span - busy) / span : 0.0);
 }
 
-std::string shapesText(const c10::ArrayRef<std::vector<int64_t>> &shapes)
-{
-    std::string text;
-    for (const auto &shape : shapes) {
-        if (shape.empty()) continue;
-        std::string one;
-        for (auto d : shape) one += (one.empty() ? "" : "x") + std::to_string(d);
-        text += (text.empty() ? "" : " ") + one;
-    }
-    return text;
-}
-
 // Each product's GPU time: the kernels whose linked correlation id is the op's (as PyTorch's own
 // profiler tables attach kernels to ops). Needs the ops recorded, so CUDA graphs off
 // (HEADLAB_CUDA_GRAPHS=0): under a graph replay no op runs on the host.
@@ -550,7 +548,7 @@ void printProducts(const std::string &tag, int64_t steps, double total_us, const
     std::map<uint64_t, Op> ops; // correlation id -> op
     for (const auto &e : events)
         if (e.deviceType() == c10::DeviceType::CPU && e.flops() > 0 && e.correlationId() > 0)
-            ops[e.correlationId()] = {e.name() + " " + shapesText(e.shapes()),
+            ops[e.correlationId()] = {e.name() + " " + bench::shapesText(e.shapes()),
                                       static_cast<double>(e.flops())};
     struct Product {
         double us = 0, flops = 0;
@@ -628,7 +626,7 @@ double profiled(const std::string &tag, int64_t steps, const ProfileOptions &o, 
                     [](const auto &e) { return e.deviceType() == c10::DeviceType::CUDA; });
     if (!onGpu) { // a CPU step: its ops by self time, its parts, and the dispatch share
         bench::printCpuProfile(tag + ", \"status\": \"" + status + "\"", steps, wall,
-                               o.plainMsPerStep, result->events());
+                               o.plainMsPerStep, result->events(), o.products ? o.peakGflops : 0.0);
         return wall;
     }
     struct Acc {

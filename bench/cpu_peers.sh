@@ -111,6 +111,9 @@ if part profile; then # where a classroom step's time goes, lanes on and off; Fi
     done
     "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 24x1,24x3 --batch 64 \
         --steps 300 --profile 1 2>/dev/null | sed "s/^{/{\"lanes\": 1, /" | emit
+    # Figure 2's widest that miss, product by product (their shapes, GFLOP/s, share of the peak).
+    "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 192x12,384x12 --batch 64 \
+        --steps 100 --profile 1 --products 1 2>/dev/null | sed "s/^{/{\"lanes\": 1, /" | emit
     # The text classroom's step (d 64, batch 16), at its widest and its narrowest heads.
     for schedule in 16,16,16,16 1,2,4,8; do
         "${PIN[@]}" "$BENCH" preset --preset head-progression-classroom --device cpu \
