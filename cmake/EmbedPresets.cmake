@@ -35,10 +35,6 @@ else()
 endif()
 string(APPEND _source "\n} // namespace headlab::detail\n")
 
-if(EXISTS "${OUTPUT}")
-    file(READ "${OUTPUT}" _old)
-    if(_old STREQUAL _source)
-        return()
-    endif()
-endif()
-file(WRITE "${OUTPUT}" "${_source}")
+# Written only when its content changes (file(CONFIGURE) compares first): an unchanged input
+# does not recompile what includes it. The source holds bytes as hex, so nothing in it is @VAR@.
+file(CONFIGURE OUTPUT "${OUTPUT}" CONTENT "${_source}" @ONLY)

@@ -16,10 +16,6 @@ foreach(_file _name IN ZIP_LISTS INPUTS NAMES)
     string(APPEND _source "extern const char ${_name}[] = {\n    ${_bytes}'\\0'};\nextern const size_t ${_name}_size = ${_size};\n\n")
 endforeach()
 string(APPEND _source "} // namespace ${NAMESPACE}\n")
-if(EXISTS "${OUTPUT}")
-    file(READ "${OUTPUT}" _old)
-    if(_old STREQUAL _source)
-        return()
-    endif()
-endif()
-file(WRITE "${OUTPUT}" "${_source}")
+# Written only when its content changes (file(CONFIGURE) compares first): an unchanged input
+# does not recompile what includes it. The source holds bytes as hex, so nothing in it is @VAR@.
+file(CONFIGURE OUTPUT "${OUTPUT}" CONTENT "${_source}" @ONLY)
