@@ -28,10 +28,18 @@ namespace headlab {
 namespace {
 using nlohmann::json;
 
-// A number as JSON holds it: NaN and ±inf (which JSON has not) as null.
+// A curve's point as JSON holds it: NaN and ±inf (which JSON has not) as null, a gap in the line.
 json number(double v)
 {
     return std::isfinite(v) ? json(v) : json(nullptr);
+}
+
+// A run value as JSON holds it: NaN and ±inf as the text JavaScript's Number() reads back, so that
+// the page's filter compares them as headlab-cli does (a diverged run's loss of inf is > 1).
+json value(double v)
+{
+    if (std::isfinite(v)) return v;
+    return std::isnan(v) ? "NaN" : (v > 0 ? "Infinity" : "-Infinity");
 }
 
 bool hasAxis(const Session &session, const std::string &name)
@@ -87,7 +95,7 @@ json runsJson(const Session &session, const HtmlReportOptions &options,
         row["tags"] = annotation.tags;
         row["note"] = annotation.note;
         json metrics = json::object();
-        for (const auto &[key, value] : r.metrics) metrics[key] = number(value);
+        for (const auto &[key, v] : r.metrics) metrics[key] = value(v);
         row["metrics"] = metrics;
         // Every STAT(CURVE) of every curve, as the run filter reads it (RunValues.h): the page's
         // filter compares these, so that it selects what headlab-cli selects.
@@ -95,7 +103,7 @@ json runsJson(const Session &session, const HtmlReportOptions &options,
         for (const auto &curve : curveNames)
             for (const auto &stat : curveStatisticTable()) {
                 const std::string key = std::string(stat.name) + "(" + curve + ")";
-                if (const auto v = runValue(r, key)) values[key] = number(*v);
+                if (const auto v = runValue(r, key)) values[key] = value(*v);
             }
         row["values"] = values;
         json curves = json::object();

@@ -111,10 +111,11 @@
     if (op === "=" || op === "!=") return (a === b) === (op === "=");
     return false;
   }
+  // A run's value of `key`: a statistic of a curve, else a stored metric (HeadLab wrote NaN and
+  // ±inf as text: JSON has no such numbers); undefined where it has none.
   function runValue(r, key) {
-    if (key in r.values) return r.values[key] === null ? NaN : r.values[key];
-    if (key in r.metrics) return r.metrics[key] === null ? NaN : r.metrics[key];
-    return undefined;
+    const v = key in r.values ? r.values[key] : key in r.metrics ? r.metrics[key] : undefined;
+    return typeof v === "string" ? Number(v) : v;
   }
   function parseFilter(text) {
     const terms = [];
@@ -234,7 +235,7 @@
     ...data.axes.map((a) => ({ title: a, text: (r) => r.labels[a] ?? "", num: true })),
     { title: "status", text: (r) => r.status, cls: "text" },
     { title: "learned", text: (r) => (r.learned === null ? "" : r.learned ? "yes" : "no"), cls: "text learned" },
-    ...["final_test_loss", "min_test_loss"].filter(hasMetric).map((k) => ({ title: k, text: (r) => (r.metrics[k] == null ? "" : fmt(r.metrics[k])), num: true })),
+    ...["final_test_loss", "min_test_loss"].filter(hasMetric).map((k) => ({ title: k, text: (r) => (k in r.metrics ? fmt(runValue(r, k)) : ""), num: true })),
     { title: "tags", html: (r) => tagSpans(r.tags), text: (r) => r.tags.join(" "), cls: "text" },
     { title: "note", text: (r) => r.note, cls: "note" },
   ];
@@ -509,7 +510,7 @@
     for (const [k, title] of Object.entries(derived))
       if (varies(runs.map((r) => r.derived[k])) && !(k === "eta" && data.axes.includes("lr"))) xChoices.push(["=" + k, title]);
     const xOf = (r, key) => (key.startsWith("=") ? r.derived[key.slice(1)] : number(r.labels[key] ?? ""));
-    const yKeys = [...metricKeys].filter((k) => runs.some((r) => Number.isFinite(r.metrics[k]))).sort();
+    const yKeys = [...metricKeys].filter((k) => runs.some((r) => Number.isFinite(runValue(r, k)))).sort();
     const valueKeys = [...new Set(runs.flatMap((r) => Object.keys(r.values)))];
     const yChoices = [...yKeys, ...valueKeys.filter((k) => !yKeys.includes(k))];
     if (!xChoices.length || !yChoices.length) {
