@@ -7,6 +7,7 @@
 #include "core/metrics/Logistic.h"
 #include "core/metrics/RunValues.h"
 #include "core/report/ReportAssets.h"
+#include "core/schema/Dimensions.h"
 #include "core/schema/TaskSpec.h"
 #include "core/session/HtmlEmbed.h"
 #include "core/session/Replicates.h"
@@ -61,6 +62,17 @@ std::string joinedLabels(const std::map<std::string, std::string> &labels,
     return out;
 }
 
+// The dimensions the explorer offers on x: those a search runs along and those a law is fitted
+// against (Dimensions.h), each once, in the table's order.
+std::vector<std::string> xDimensions()
+{
+    std::vector<std::string> out = searchableDimensions();
+    for (const auto &name : lawDimensions())
+        if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    return out;
+}
+constexpr const char *kCollapseX = "eta_sqrt_head_dim";
+
 json runsJson(const Session &session, const HtmlReportOptions &options,
               const std::vector<std::string> &curveNames, HtmlReportSummary *summary)
 {
@@ -82,12 +94,16 @@ json runsJson(const Session &session, const HtmlReportOptions &options,
         row["name"] = joinedLabels(labels[i], axes, {});
         row["labels"] = labels[i];
         row["group"] = groupOf[i];
-        // Numbers of the configuration the figures put on x beside its axes' own.
-        row["derived"] = {{"head_dim", run.config.model.headDimOfLayer(0)},
-                          {"total_heads", run.config.model.totalHeads()},
-                          {"eta", run.config.lr},
-                          {"eta_sqrt_head_dim",
-                           run.config.lr * std::sqrt(double(run.config.model.headDimOfLayer(0)))}};
+        // The run's value on each dimension a search or a law reads (the dimension table's rows:
+        // η, d_model, heads, head_dim, total_heads, ...), and η·√m_H, the collapse's coordinate:
+        // what the explorer puts on x beside the swept axes.
+        json derived = json::object();
+        for (const auto &name : xDimensions()) {
+            const double v = dimensionNumber(run.config, name);
+            if (std::isfinite(v)) derived[name] = v;
+        }
+        derived[kCollapseX] = run.config.lr * std::sqrt(dimensionNumber(run.config, "head_dim"));
+        row["derived"] = derived;
         row["status"] = toString(r.status);
         const auto learned = runLearned(session, r);
         row["learned"] = learned ? json(*learned) : json(nullptr);
@@ -362,6 +378,11 @@ std::string htmlReport(const Session &session, const HtmlReportOptions &options,
     data["plateaus"] = plateausJson(session);
     data["axes"] = configurationAxes(session);
     data["replicate_axes"] = replicateAxes(session);
+    json dimensions = json::array();
+    for (const auto &name : xDimensions())
+        dimensions.push_back({{"name", name}, {"title", dimensionTitle(name)}});
+    dimensions.push_back({{"name", kCollapseX}, {"title", "η·√m_H"}});
+    data["dimensions"] = dimensions;
     data["curves"] = curveNames;
     json higher = json::array();
     for (const auto &c : curveNames)

@@ -503,12 +503,13 @@
   {
     const varies = (values) => new Set(values).size > 1;
     const numericAxis = (a) => runs.every((r) => r.labels[a] === undefined || number(r.labels[a]) !== null);
-    const derived = { head_dim: "head dimension m_H", eta: "η", eta_sqrt_head_dim: "η·√m_H", total_heads: "total heads" };
+    // The swept axes first, then each dimension HeadLab gave every run a number on (its table's
+    // rows, and η·√m_H) that is not one of them.
     const xChoices = [];
     for (const a of data.axes)
       if (!data.replicate_axes.includes(a) && numericAxis(a) && varies(runs.map((r) => r.labels[a]))) xChoices.push([a, a]);
-    for (const [k, title] of Object.entries(derived))
-      if (varies(runs.map((r) => r.derived[k])) && !(k === "eta" && data.axes.includes("lr"))) xChoices.push(["=" + k, title]);
+    for (const { name, title } of data.dimensions)
+      if (!data.axes.includes(name) && varies(runs.map((r) => r.derived[name]))) xChoices.push(["=" + name, title]);
     const xOf = (r, key) => (key.startsWith("=") ? r.derived[key.slice(1)] : number(r.labels[key] ?? ""));
     const yKeys = [...metricKeys].filter((k) => runs.some((r) => Number.isFinite(runValue(r, k)))).sort();
     const valueKeys = [...new Set(runs.flatMap((r) => Object.keys(r.values)))];
@@ -520,7 +521,7 @@
       xChoices.forEach(([k, title]) => xs.add(new Option(title, k)));
       yChoices.forEach((k) => ysel.add(new Option(k, k)));
       const prefer = (select, keys) => { for (const k of keys) if ([...select.options].some((o) => o.value === k)) { select.value = k; return; } };
-      prefer(xs, ["d_model", "=head_dim", "lr", "=eta_sqrt_head_dim"]);
+      prefer(xs, ["d_model", "=d_model", "=head_dim", "lr", "=lr", "=eta_sqrt_head_dim"]);
       prefer(ysel, ["final_test_loss", "best_epoch_mean", "min(test_loss)"]);
       let chosen = false; // the reader's choice of lines stays while it is offered
       cs.addEventListener("change", () => { chosen = true; });
