@@ -571,6 +571,74 @@
     }
   }
 
+  // --- parallel coordinates ---------------------------------------------------------------------
+  // An axis per swept numeric axis (log where its values span more than a decade) and per loss a
+  // run stores; a line per selected run, coloured by its verdict; a legend entry per verdict.
+  {
+    const verdicts = [["learned", "#1a9850", (r) => r.learned === true], ["not learned", "#d73027", (r) => r.learned === false],
+                      ["no verdict", "#7f7f7f", (r) => r.learned === null]];
+    const numeric = (a) => runs.every((r) => r.labels[a] === undefined || number(r.labels[a]) !== null);
+    const axes = data.axes.filter((a) => !data.replicate_axes.includes(a) && numeric(a) && new Set(runs.map((r) => r.labels[a])).size > 1)
+      .map((a) => ({ key: a, title: a, of: (r) => number(r.labels[a] ?? "") }));
+    for (const k of ["final_test_loss", "min(test_loss)"])
+      if (runs.some((r) => Number.isFinite(runValue(r, k)))) axes.push({ key: k, title: k, of: (r) => runValue(r, k) });
+    const hidden = new Set();
+    function drawCoords() {
+      const el = $("coords-figure");
+      el.innerHTML = "";
+      const width = 960, height = 380, m = { top: 28, right: 40, bottom: 20, left: 40 };
+      const svg = d3.select(el).append("svg").attr("viewBox", `0 0 ${width} ${height}`).attr("width", width).attr("height", height);
+      const x = d3.scalePoint().domain(axes.map((a) => a.key)).range([m.left + 40, width - m.right - 40]);
+      const scales = {};
+      for (const a of axes) {
+        const values = runs.map(a.of).filter(Number.isFinite);
+        const [lo, hi] = d3.extent(values);
+        const log = lo > 0 && hi / lo > 10;
+        scales[a.key] = (log ? d3.scaleLog() : d3.scaleLinear()).domain(lo === hi ? [lo - 1, hi + 1] : [lo, hi]).range([height - m.bottom, m.top]);
+        if (!log) scales[a.key].nice();
+        const axis = svg.append("g").attr("class", "axis").attr("transform", `translate(${x(a.key)},0)`)
+          .call(d3.axisLeft(scales[a.key]).ticks(5, "~g"));
+        axis.append("text").attr("class", "axis-title").attr("y", m.top - 12).attr("text-anchor", "middle").attr("fill", "currentColor").text(a.title);
+      }
+      const lines = svg.append("g");
+      runs.forEach((r, i) => {
+        if (!selected[i]) return;
+        const [name, colour] = verdicts.find(([, , is]) => is(r));
+        const points = axes.map((a) => [x(a.key), Number.isFinite(a.of(r)) ? scales[a.key](a.of(r)) : null]);
+        lines.append("path").attr("class", "run").attr("data-run", i).attr("data-verdict", name)
+          .attr("d", d3.line().defined((p) => p[1] !== null)(points)).attr("fill", "none").attr("stroke", colour)
+          .attr("stroke-width", 1.4).attr("stroke-opacity", 0.7).style("pointer-events", "stroke")
+          .classed("hidden", hidden.has(name))
+          .on("mousemove", function () {
+            d3.select(this).attr("stroke-width", 3).attr("stroke-opacity", 1);
+            tooltip.hidden = false;
+            tooltip.textContent = `#${i} ${r.name}\n` + axes.filter((a) => !data.axes.includes(a.key)).map((a) => `${a.title} ${fmt(a.of(r))}`).join("\n");
+            tooltip.style.left = d3.event.clientX + 14 + "px";
+            tooltip.style.top = d3.event.clientY + 10 + "px";
+          })
+          .on("mouseleave", function () { d3.select(this).attr("stroke-width", 1.4).attr("stroke-opacity", 0.7); tooltip.hidden = true; });
+      });
+      const legend = document.createElement("div");
+      legend.className = "legend";
+      el.appendChild(legend);
+      for (const [name, colour] of verdicts) {
+        if (!runs.some((r, i) => selected[i] && verdicts.find(([n]) => n === name)[2](r))) continue;
+        const entry = document.createElement("span");
+        entry.className = "entry" + (hidden.has(name) ? " off" : "");
+        entry.dataset.series = name;
+        entry.innerHTML = `<span class="swatch" style="background:${colour}"></span>${name}`;
+        entry.addEventListener("click", () => {
+          if (hidden.has(name)) hidden.delete(name); else hidden.add(name);
+          lines.selectAll(`path[data-verdict="${name}"]`).classed("hidden", hidden.has(name));
+          entry.classList.toggle("off", hidden.has(name));
+        });
+        legend.appendChild(entry);
+      }
+    }
+    if (axes.length < 2) $("coords").hidden = true;
+    else listeners.push(drawCoords);
+  }
+
   // --- contents --------------------------------------------------------------------------------------
   $("contents").innerHTML = [...document.querySelectorAll("main > section")].filter((s) => !s.hidden)
     .map((s) => `<a href="#${s.id}">${s.querySelector("h2").textContent}</a>`).join("");

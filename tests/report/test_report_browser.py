@@ -39,14 +39,14 @@ SESSIONS = [
     ("fig2-grid", "docs/data/addition-fig2-grid-seeds-h100.yaml",
      ["heads=12", "d_model>=96 learned", "!learned", "best:5", "worst:3:min(test_loss)",
       "min(test_loss)<0.01", "!outliers", "seed=1 heads!=1"],
-     ["Loss curves", "Trainability over width × heads", "Any run value against any axis", "Runs"]),
+     ["Loss curves", "Trainability over width × heads", "Any run value against any axis", "Parallel coordinates", "Runs"]),
     ("boundary-search", "docs/data/issue27/fig4-boundary.export.yaml.gz",
      ["heads=12", "learned", "lr>1e-3 !learned", "best:10", "final_test_loss<1.5 d_model=384",
       "status=done"],
-     ["Learned fraction against η·√mH", "The boundary search", "Any run value against any axis", "Runs"]),
+     ["Learned fraction against η·√mH", "The boundary search", "Any run value against any axis", "Parallel coordinates", "Runs"]),
     ("classroom", "docs/data/issue78/classroom.export.yaml.gz",
      ["heads=1", "lr=7e-3", "learned", "best:1", "mean_last(train_loss)<2"],
-     ["Loss curves", "Learned fraction against η·√mH", "Any run value against any axis", "Runs"]),
+     ["Loss curves", "Learned fraction against η·√mH", "Any run value against any axis", "Parallel coordinates", "Runs"]),
 ]
 
 
@@ -277,6 +277,9 @@ class TestReportInABrowser(unittest.TestCase):
                 drawn = b.js("return [...document.querySelectorAll('#loss-figure g.series')].length")
                 with_curves = b.js("return arguments[0].filter(i => Object.keys(JSON.parse(document.getElementById('headlab-data').textContent).runs[i].curves).length).length", rows)
                 self.assertEqual(drawn, with_curves, f"filter {text!r}: the loss figure draws other runs")
+            if "Parallel coordinates" in sections:  # a line per selected run
+                self.assertEqual(b.js("return document.querySelectorAll('#coords-figure path.run').length"),
+                                 len(expected), f"filter {text!r}: parallel coordinates")
         b.type("#filter", "bogus=1")
         self.assertIn("no axis or metric 'bogus'", b.js("return document.getElementById('filter-status').textContent"))
         b.type("#filter", "")
