@@ -36,6 +36,13 @@ bool parseRunStatus(const std::string &text, RunStatus *out)
     return false;
 }
 
+std::vector<std::string> runStatusNames()
+{
+    std::vector<std::string> names;
+    for (const auto &[s, name] : kStatusNames) names.push_back(name);
+    return names;
+}
+
 bool failedOnACheckpoint(const RunResult &result)
 {
     if (result.status != RunStatus::Failed) return false;

@@ -17,6 +17,8 @@ enum class RunStatus { Queued, Running, Paused, Done, Diverged, Failed, Stopped 
 
 const char *toString(RunStatus);
 bool parseRunStatus(const std::string &text, RunStatus *out);
+// Every status's name, in the table's order (queued, running, paused, done, ...).
+std::vector<std::string> runStatusNames();
 // Done, Diverged, Failed: a result that a resumed session keeps. Stopped and Queued runs run again.
 bool isFinished(RunStatus);
 

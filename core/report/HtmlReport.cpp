@@ -78,6 +78,7 @@ json runsJson(const Session &session, const HtmlReportOptions &options,
 {
     const auto labels = configurationLabels(session);
     const auto axes = configurationAxes(session);
+    const auto dimensions = xDimensions();
     // Each run's configuration: its replicates (the seeds) share the group, which the explorer's
     // points pool (median, with a whisker over min–max).
     std::vector<int> groupOf(session.runs.size(), -1);
@@ -98,7 +99,7 @@ json runsJson(const Session &session, const HtmlReportOptions &options,
         // η, d_model, heads, head_dim, total_heads, ...), and η·√m_H, the collapse's coordinate:
         // what the explorer puts on x beside the swept axes.
         json derived = json::object();
-        for (const auto &name : xDimensions()) {
+        for (const auto &name : dimensions) {
             const double v = dimensionNumber(run.config, name);
             if (std::isfinite(v)) derived[name] = v;
         }
@@ -384,16 +385,21 @@ std::string htmlReport(const Session &session, const HtmlReportOptions &options,
     dimensions.push_back({{"name", kCollapseX}, {"title", "η·√m_H"}});
     data["dimensions"] = dimensions;
     data["curves"] = curveNames;
-    json higher = json::array();
-    for (const auto &c : curveNames)
-        if (higherIsBetter(c)) higher.push_back(c);
-    data["higher_is_better"] = higher;
+    data["statuses"] = runStatusNames();
     json statistics = json::array();
     for (const auto &stat : curveStatisticTable()) statistics.push_back(stat.name);
     data["statistics"] = statistics;
     data["rank_key"] = kRunFilterRankKey;
     data["filter_help"] = runFilterHelp();
     data["runs"] = runsJson(session, options, curveNames, &s);
+    // Which way is better for each key best:K, worst:K and !outliers may rank by (RunValues.h's
+    // lowerIsBetter: every stored metric and STAT(CURVE) the runs have).
+    json lower = json::object();
+    for (const auto &run : data["runs"])
+        for (const char *part : {"metrics", "values"})
+            for (const auto &[key, v] : run[part].items())
+                if (!lower.contains(key)) lower[key] = lowerIsBetter(key);
+    data["lower_is_better"] = lower;
     data["heatmap"] = heatmapJson(session);
     data["collapse"] = collapseJson(session);
     data["search"] = searchJson(session);

@@ -4,12 +4,12 @@
 #include "core/config/Yaml.h"
 
 #include <array>
+#include <cstdint>
 #include <string>
 
 #ifdef HEADLAB_HAVE_ZLIB
 #include <zlib.h>
 #endif
-#include <cstdint>
 
 namespace headlab {
 
@@ -33,11 +33,6 @@ bool endsWithText(const std::string &text, const std::string &tail)
 bool isHtmlReportPath(const std::string &path)
 {
     return endsWithText(path, ".html") || endsWithText(path, ".htm");
-}
-
-bool isReadOnlySessionPath(const std::string &path)
-{
-    return isHtmlReportPath(path) || endsWithText(path, ".gz");
 }
 
 std::string base64Encode(const std::string &bytes)

@@ -18,9 +18,6 @@ namespace headlab {
 // Whether `path` names a report (.html or .htm): a session inside a page, read through
 // sessionTextInHtml and never written over as a session file.
 bool isHtmlReportPath(const std::string &path);
-// Whether `path` is a session HeadLab reads but does not write back to: a report, or a gzip
-// archive (S.export.yaml.gz). Saving such a session asks for a new file.
-bool isReadOnlySessionPath(const std::string &path);
 // The element that carries `sessionText`.
 std::string sessionElement(const std::string &sessionText);
 // What the report `html` read from `path` carries: `bytes` as the element holds them (gzip

@@ -265,6 +265,11 @@ std::string readSessionText(const std::string &path, const char *what)
     return readFileLimited(path, SessionLimits::kMaxFileBytes, what);
 }
 
+bool isReadOnlySessionPath(const std::string &path)
+{
+    return endsWith(path, ".gz") || isHtmlReportPath(path);
+}
+
 std::string sessionFileOf(const std::string &path)
 {
     namespace fs = std::filesystem;

@@ -37,6 +37,10 @@ std::string runFileName(const RunConfig &config);
 // file primitives are in core/config/Files.h.
 // `what` names the file in a refusal ("is not a regular file …; expected a run file").
 std::string readSessionText(const std::string &path, const char *what = "a session file");
+// Whether readSessionText reads `path` as something other than a session file: a gzip archive
+// (S.export.yaml.gz) or a report (HtmlEmbed.h). HeadLab never writes back to it: saving such a
+// session asks for a new file.
+bool isReadOnlySessionPath(const std::string &path);
 
 // A run's per-head curves (named head.L.H.STAT) live in a binary file beside its run file,
 // S.results/runs/NAME.heads-HASH.safetensors (SessionYaml.h's storedRunFiles writes the pair).

@@ -674,9 +674,10 @@ class Session:
         for tag in tags:
             if problem := _filter._tag_problem(tag):
                 raise HeadLabError(f"{self.path}: {problem}")
-        if self.path.endswith(".gz") or _store.is_report_path(self.path):
-            raise HeadLabError(f"{self.path} is {'a report' if self.path.endswith(('.html', '.htm')) else 'compressed'}: "
-                               f"write it out first (headlab-cli export-yaml {self.path} -o S.yaml), then annotate S.yaml")
+        report = _store.is_report_path(self.path)
+        if report or self.path.endswith(".gz"):
+            raise HeadLabError(f"{self.path} is {'a report' if report else 'compressed'}: write it out first "
+                               f"(headlab-cli export-yaml {self.path} -o S.yaml), then annotate S.yaml")
         annotations = {k: (n, list(t)) for k, (n, t) in self.annotations.items()}
         if run is None:
             current = (self.note, list(self.tags))

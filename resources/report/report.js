@@ -65,10 +65,9 @@
 
   // --- the run filter (core/session/RunFilter.h; the same grammar, over values HeadLab computed) ---
   $("filter-help").textContent = data.filter_help;
-  const STATUSES = ["queued", "running", "paused", "done", "diverged", "failed", "stopped"];
+  const STATUSES = data.statuses;
   const INTEGER = /^[+-]?[0-9]{1,30}$/;
   const TAG = /^[A-Za-z0-9_.:+\-/]{1,64}$/;
-  const higher = new Set(data.higher_is_better);
   const metricKeys = new Set(runs.flatMap((r) => Object.keys(r.metrics)));
   const quoted = (t) => (t.length <= 40 ? `'${t}'` : `'${t.slice(0, 16)}…${t.slice(-16)}' (${t.length} characters)`);
   function parseKey(key) {
@@ -78,13 +77,7 @@
     if (curve.includes("(") || curve.includes(")")) return null;
     return [key.slice(0, open), curve];
   }
-  function lowerIsBetter(key) {
-    const p = parseKey(key);
-    if (p) return !higher.has(p[1]);
-    if (key === "learned" || key === "steps_per_second") return false;
-    if (key.startsWith("final_")) return !higher.has(key.slice(6));
-    return true;
-  }
+  const lowerIsBetter = (key) => data.lower_is_better[key] ?? true; // HeadLab's answer per key
   function number(text) {
     const t = text.toLowerCase();
     if (t === ".nan" || t === "nan") return NaN;

@@ -1,7 +1,7 @@
 // SessionModel.cpp — see SessionModel.h.
 #include "ui/model/SessionModel.h"
 
-#include "core/session/HtmlEmbed.h"
+#include "core/session/RunFiles.h"
 
 #include "core/lab/SweepSession.h"
 #include "core/schema/RunConfigFields.h"
