@@ -5,9 +5,10 @@ the table of docs/FINDINGS.md "How many heads can go" and its figures.
 For each preset, configuration (head count or width), curve (method and order) and ablation: the
 share of heads removable within each bound `inspect` reports (1 %, 5 % and +0.05 nats above the
 model's loss before any head went; the rule is core/train's PruningCurve::removableWithin), over
-the seeds: mean, min and max (random orders averaged within a run first). Writes DIR/pruning-table.csv and prints the table as
-Markdown; with --figures, one PNG and one SVG per preset: the loss increase against the share of
-heads removed, each curve's mean over seeds with its min-max band. Then which heads survive
+the seeds: mean, min and max (random orders averaged within a run first). Writes DIR/pruning-table.csv, and the table as
+Markdown to DIR/table.md and standard output; with --figures, two PNGs and SVGs per preset: the loss increase against the share of
+heads removed, each curve's mean over seeds with its min-max band (PRESET: every method with zero
+ablation; PRESET-ablations: the post-hoc orders with zero, mean and optimal-constant ablation). Then which heads survive
 (DIR/pruning-roles.csv): the role scores of the heads the greedy order removes within 5 % against
 those it keeps."""
 import argparse
@@ -126,42 +127,62 @@ def roles(docs, curve=("post-hoc", "greedy"), bound="5pct"):
 
 
 def figures(curves, bounds, folder):
+    """Per preset, PRESET.png/svg: every curve with zero ablation; PRESET-ablations.png/svg: the
+    three post-hoc orders that have them (colour) with zero, mean and optimal-constant ablation
+    (line style)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     os.makedirs(folder, exist_ok=True)
-    zero = curves[curves["ablation"] == "zero"]
-    for preset, p in zero.groupby("preset"):
+    orders = ["greedy", "single-shot", "gradient"]
+    styles = {"zero": "-", "mean": "--", "optimal": ":"}
+    for preset, p in curves.groupby("preset"):
         # Text's losses sit near 1.55 nats: the increase in %; addition's near 0: in nats.
         relative = p["intact"].min() > 0.5
         metric, scale = ("increase", 100) if relative else ("nats", 1)
         configs = sorted(p["config"].unique(), key=lambda c: int(re.findall(r"\d+", c)[0]))
-        fig, axes = plt.subplots(1, len(configs), figsize=(4.2 * len(configs), 3.6), sharey=True, squeeze=False)
-        for ax, config in zip(axes[0], configs):
-            c = p[p["config"] == config]
-            for i, (name, g) in enumerate(c.groupby("curve", sort=False)):
-                # Mean over seeds (random orders: over seeds and orders) at each share removed.
-                per = g.groupby(["fraction", "seed"])[metric].mean().unstack()
-                x = per.index.values
-                y = scale * per.values
-                colour = f"C{i}"
-                style = "--" if name.startswith("fine-tune") else ("-." if name.startswith("scratch") else "-")
-                ax.plot(x, np.nanmean(y, axis=1), style, color=colour, lw=1.6, marker="o", ms=2.5, label=name)
-                ax.fill_between(x, np.nanmin(y, axis=1), np.nanmax(y, axis=1), color=colour, alpha=0.15, lw=0)
-            for b in bounds:  # the bounds of the figure's unit
-                if b["absolute"] != relative:
-                    ax.axhline(scale * b["value"], color="0.5", lw=0.8, ls=":")
-            ax.set_title(f"{preset}: {config}", fontsize=10)
-            ax.set_xlabel("share of heads removed")
-            ax.set_xlim(0, 1)
-            ax.set_ylim(*((-5, 50) if relative else (-0.1, 1.0)))
-            ax.grid(alpha=0.3)
-        axes[0][0].set_ylabel("test loss increase (%)" if relative else "test loss increase (nats)")
-        axes[0][-1].legend(fontsize=7, loc="upper left")
-        fig.tight_layout()
-        for ext in ("png", "svg"):
-            fig.savefig(os.path.join(folder, f"{preset}.{ext}"), dpi=150)
-        plt.close(fig)
+
+        def draw(selected, line, suffix, title, band, legend):
+            fig, axes = plt.subplots(1, len(configs), figsize=(4.2 * len(configs), 3.6), sharey=True,
+                                     squeeze=False)
+            for ax, config in zip(axes[0], configs):
+                c = selected[selected["config"] == config]
+                for i, ((name, ablation), g) in enumerate(c.groupby(["curve", "ablation"], sort=False)):
+                    # Mean over seeds (random orders: over seeds and orders) at each share removed.
+                    per = g.groupby(["fraction", "seed"])[metric].mean().unstack()
+                    x = per.index.values
+                    y = scale * per.values
+                    colour, style, label = line(i, name, ablation)
+                    ax.plot(x, np.nanmean(y, axis=1), style, color=colour, lw=1.6, marker="o", ms=2.5,
+                            label=label)
+                    ax.fill_between(x, np.nanmin(y, axis=1), np.nanmax(y, axis=1), color=colour,
+                                    alpha=band, lw=0)
+                for b in bounds:  # the bounds of the figure's unit
+                    if b["absolute"] != relative:
+                        ax.axhline(scale * b["value"], color="0.5", lw=0.8, ls=":")
+                ax.set_title(f"{preset}: {config}{title}", fontsize=10)
+                ax.set_xlabel("share of heads removed")
+                ax.set_xlim(0, 1)
+                ax.set_ylim(*((-5, 50) if relative else (-0.1, 1.0)))
+                ax.grid(alpha=0.3)
+            axes[0][0].set_ylabel("test loss increase (%)" if relative else "test loss increase (nats)")
+            axes[0][-1].legend(fontsize=7, loc=legend)
+            fig.tight_layout()
+            for ext in ("png", "svg"):
+                fig.savefig(os.path.join(folder, f"{preset}{suffix}.{ext}"), dpi=150)
+            plt.close(fig)
+
+        def method_line(i, name, ablation):
+            style = "--" if name.startswith("fine-tune") else ("-." if name.startswith("scratch") else "-")
+            return f"C{i}", style, name
+
+        draw(p[p["ablation"] == "zero"], method_line, "", "", 0.15, "upper left")
+        ablated = p[p["curve"].isin(orders) & p["ablation"].isin(list(styles))]
+        if (ablated["ablation"] != "zero").any():
+            draw(ablated.sort_values("curve", key=lambda s: s.map(orders.index), kind="stable"),
+                 lambda i, name, ablation: (f"C{orders.index(name)}", styles[ablation],
+                                            f"{name}, {ablation}"),
+                 "-ablations", ", by ablation", 0.07, "lower right")
 
 
 def main():
@@ -175,7 +196,10 @@ def main():
         sys.exit(f"{a.directory}: no insp-PRESET-RUN-ABLATION.json")
     t = table(rows, bounds)
     t.to_csv(os.path.join(a.directory, "pruning-table.csv"), index=False, float_format="%.4g")
-    print(markdown(t, bounds))
+    text = markdown(t, bounds)
+    with open(os.path.join(a.directory, "table.md"), "w") as f:
+        f.write(text + "\n")
+    print(text)
     r = roles(docs)
     r.to_csv(os.path.join(a.directory, "pruning-roles.csv"), index=False, float_format="%.4g")
     print("\nroles of the heads the greedy order removes within 5 % (gone) and of those it keeps (kept):")
