@@ -59,6 +59,14 @@ std::optional<bool> compareValues(const std::string &a, const std::string &op, c
 
 // A typed term in a message, quoted; a long one shortened to its ends and its length, so that no
 // message grows with what was typed (a 40,000-character word once widened the window to 32,767 px).
+// The run statuses (RunResult.h's table), joined by `separator`.
+std::string statusList(const char *separator)
+{
+    std::string list;
+    for (const auto &name : runStatusNames()) list += (list.empty() ? "" : separator) + name;
+    return list;
+}
+
 std::string quoted(const std::string &text)
 {
     constexpr size_t kMost = 40, kEnd = 16;
@@ -161,8 +169,8 @@ RunFilter RunFilter::parse(const std::string &text, const Session &session)
         } else if (term.key == "status") {
             RunStatus status;
             if (!parseRunStatus(term.value, &status) || ordered) {
-                filter.error = quoted(word) + ": status is one of queued, running, paused, done, " +
-                               "diverged, failed, stopped (= or !=)";
+                filter.error =
+                    quoted(word) + ": status is one of " + statusList(", ") + " (= or !=)";
                 break;
             }
         } else if (const std::string why = unknownKey(word, term.key); !why.empty()) {
@@ -307,18 +315,22 @@ std::vector<bool> RunFilter::select(const Session &session, const std::vector<bo
 
 const char *runFilterHelp()
 {
-    return "Terms separated by spaces, all of which a run must meet:\n"
-           "  AXIS=VALUE, AXIS!=VALUE   any swept axis (heads=12, qk_norm=gain)\n"
-           "  KEY<X, <=, >, >=          a number: an axis, a metric (final_test_loss) or a "
-           "statistic of a curve, STAT(CURVE): final, min, max, best or mean_last of test_loss, "
-           "train_loss, test_accuracy, ... (min(test_loss)<0.5)\n"
-           "  status=S                  queued, running, paused, done, diverged, failed, stopped\n"
-           "  learned, !learned         the session's verdict\n"
-           "  tag=T, tag!=T             runs with (without) the tag T\n"
-           "  best:K, worst:K           the K best or worst runs by final(test_loss), or by KEY "
-           "(best:10:min(test_loss))\n"
-           "  !outliers                 without runs whose final(test_loss), or KEY "
-           "(!outliers:KEY), is not finite or beyond 3 inter-quartile ranges on the worse side";
+    static const std::string help =
+        "Terms separated by spaces, all of which a run must meet:\n"
+        "  AXIS=VALUE, AXIS!=VALUE   any swept axis (heads=12, qk_norm=gain)\n"
+        "  KEY<X, <=, >, >=          a number: an axis, a metric (final_test_loss) or a "
+        "statistic of a curve, STAT(CURVE): final, min, max, best or mean_last of test_loss, "
+        "train_loss, test_accuracy, ... (min(test_loss)<0.5)\n"
+        "  status=S                  " +
+        statusList(", ") +
+        "\n"
+        "  learned, !learned         the session's verdict\n"
+        "  tag=T, tag!=T             runs with (without) the tag T\n"
+        "  best:K, worst:K           the K best or worst runs by final(test_loss), or by KEY "
+        "(best:10:min(test_loss))\n"
+        "  !outliers                 without runs whose final(test_loss), or KEY "
+        "(!outliers:KEY), is not finite or beyond 3 inter-quartile ranges on the worse side";
+    return help.c_str();
 }
 
 } // namespace headlab
