@@ -11,7 +11,7 @@ namespace headlab {
 
 enum class Switch {
     Attention,       // sdpa: no micro-heads; micro-heads: beyond microHeadCount's bounds
-    FusedAdam,       // 0: ATen's Adam passes
+    FusedAdam,       // 0: ATen's Adam passes (GPU and CPU)
     DirectGradients, // 0: autograd adds the linear layers' weight gradients
     CudaGraphs,      // 0: every step launched eagerly
     HeadStats,       // 0: no per-head statistics
@@ -42,7 +42,8 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
      "micro-heads at any count that divides the layer's width, not only up to the bounds (on the "
      "GPU 512 for one head count, 128 for several; 64 on the CPU)"},
     {Switch::FusedAdam, "HEADLAB_FUSED_ADAM",
-     "0: ATen's Adam passes instead of the fused CUDA kernel"},
+     "0: ATen's Adam passes instead of the fused CUDA kernel (on the GPU) or one pass over the "
+     "parameters (on the CPU)"},
     {Switch::DirectGradients, "HEADLAB_DIRECT_GRADIENTS",
      "0: autograd adds the linear layers' weight gradients"},
     {Switch::CudaGraphs, "HEADLAB_CUDA_GRAPHS", "0: every step launched eagerly"},

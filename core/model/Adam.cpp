@@ -9,6 +9,9 @@
 #include <c10/cuda/CUDAStream.h>
 #endif
 
+#include <ATen/Parallel.h>
+
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -24,11 +27,49 @@ Adam::Adam(Transformer &model, const OptimizerConfig &config, double independent
     m_expSq = torch::zeros_like(flat);
     m_lr = torch::zeros_like(flat);
     m_step = torch::zeros({}, flat.options().dtype(torch::kFloat64));
+    // HEADLAB_FUSED_ADAM=0 keeps the ATen passes (for comparisons in bench/ and the tests).
+    const bool fused = switchOn(Switch::FusedAdam, true);
+    m_cpuPass = fused && flat.device().is_cpu() && flat.scalar_type() == torch::kFloat32;
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
-    // HEADLAB_FUSED_ADAM=0 keeps the ATen passes (for comparisons in bench/).
-    m_fused = flat.is_cuda() && switchOn(Switch::FusedAdam, true);
+    m_fused = flat.is_cuda() && fused;
 #endif
 }
+
+namespace {
+
+// The CPU's one pass: each element's update as the CUDA kernel (core/model/cuda/FusedAdam.cu)
+// computes it, in float with the step's scalars rounded once, over chunks on the intra-op threads.
+// ATen's passes read and write the whole flat buffer about a dozen times; this reads the five
+// arrays once and writes three.
+void adamPass(float *param, const float *grad, float *exp, float *expSq, const float *lr, int64_t n,
+              double step, double schedule, double beta1, double beta2, double epsilon,
+              double weightDecay)
+{
+    const float scale = static_cast<float>(schedule);
+    const float bias1 = static_cast<float>(1.0 - std::pow(beta1, step));
+    const float bias2Sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(beta2, step)));
+    const float b1 = static_cast<float>(beta1), b2 = static_cast<float>(beta2);
+    const float eps = static_cast<float>(epsilon), wd = static_cast<float>(weightDecay);
+    const float stepScale = scale / bias1;
+    at::parallel_for(0, n, 1 << 15, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+            const float g = grad[i];
+            const float rate = lr[i];
+            float p = param[i];
+            if (wd != 0.0f) p -= p * rate * (scale * wd);
+            float m = exp[i];
+            m += (1.0f - b1) * (g - m); // lerp
+            const float v = expSq[i] * b2 + (1.0f - b2) * (g * g);
+            const float denom = std::sqrt(v) / bias2Sqrt + eps;
+            p -= m / denom * rate * stepScale;
+            exp[i] = m;
+            expSq[i] = v;
+            param[i] = p;
+        }
+    });
+}
+
+} // namespace
 
 void Adam::setLearningRates(const std::vector<torch::Tensor> &perParamRunLr)
 {
@@ -103,6 +144,13 @@ void Adam::step(const torch::Tensor &scale)
         m_fused = false; // no kernel image for this GPU: the ATen passes from now on
     }
 #endif
+    if (m_cpuPass && p.is_contiguous() && g.is_contiguous()) {
+        adamPass(p.data_ptr<float>(), g.data_ptr<float>(), m_exp.data_ptr<float>(),
+                 m_expSq.data_ptr<float>(), m_lr.data_ptr<float>(), p.numel(),
+                 m_step.item<double>(), scale.item<double>(), b1, b2, m_config.eps,
+                 m_config.kind == OptimizerKind::AdamW ? m_config.weightDecay : 0.0);
+        return;
+    }
     const auto bias1 = 1.0 - torch::pow(b1, m_step);
     const auto bias2Sqrt = torch::sqrt(1.0 - torch::pow(b2, m_step));
     if (m_config.kind == OptimizerKind::AdamW && m_config.weightDecay != 0.0) {

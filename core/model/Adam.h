@@ -41,8 +41,9 @@ public:
         return sliceOf(m_expSq, p, run);
     }
     torch::Tensor &stepCount() { return m_step; } // 0-dim float64
-    // For provenance: the one-kernel CUDA step, or the ATen passes.
+    // For provenance: the one-kernel CUDA step, the CPU's one pass, or the ATen passes.
     bool fused() const { return m_fused; }
+    bool cpuPass() const { return m_cpuPass; }
 
 private:
     torch::Tensor sliceOf(const torch::Tensor &flat, const Parameter &p, int64_t run) const;
@@ -54,6 +55,7 @@ private:
     torch::Tensor m_decays; // (P) 1 where the element trains (m_lr > 0), with independentDecay
     torch::Tensor m_step;   // 0-dim float64: updates taken
     bool m_fused = false;   // the one-kernel CUDA step (core/model/cuda/FusedAdam.cu)
+    bool m_cpuPass = false; // on the CPU, one pass over the flat buffers (Adam.cpp's adamPass)
 };
 
 } // namespace headlab

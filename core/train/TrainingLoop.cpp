@@ -167,7 +167,9 @@ void TrainingLoop::runPhase(size_t ph)
     if (!resumed)
         for (auto &m : m_members) m.result.phaseStarts.push_back(m_step);
     Adam adam(*m_model, phase.optimizer, m_configs.front().stabilizers.independentWeightDecay);
-    m_fusedAdam = adam.fused() ? "on (one CUDA kernel)" : "off (ATen passes)";
+    m_fusedAdam = adam.fused()     ? "on (one CUDA kernel)"
+                  : adam.cpuPass() ? "on (one CPU pass)"
+                                   : "off (ATen passes)";
     updateLearningRates(adam, phase);
     const auto device = m_model->flatParameters().device();
     int64_t t0 = 0;

@@ -1265,6 +1265,35 @@ private Q_SLOTS:
         QVERIFY(std::abs(lanes.train.front().value - lanes.train.back().value) > 1e-3);
     }
 
+    void cpuAdamPassTrainsAsAten()
+    {
+        // On the CPU, Adam and AdamW as one pass over the flat buffers (the default) and as ATen's
+        // passes (HEADLAB_FUSED_ADAM=0): the same formula rounded in another order, so the same
+        // losses to float rounding; the provenance says which ran. With weight decay and a
+        // schedule, and an ensemble of two runs at different learning rates.
+        std::vector<RunConfig> configs = {testing::tinyAdditionRun(24, {3, 3}, 40, 3e-3),
+                                          tinyAddition(1e-2, 40, 2)};
+        configs[1].phases[0].optimizer.kind = OptimizerKind::AdamW;
+        configs[1].phases[0].optimizer.weightDecay = 0.1;
+        for (const auto &c : configs) {
+            const auto pass = trainRun(c);
+            qputenv("HEADLAB_FUSED_ADAM", "0");
+            const auto aten = trainRun(c);
+            qunsetenv("HEADLAB_FUSED_ADAM");
+            QCOMPARE(pass.provenance.at("fused_adam"), std::string("on (one CPU pass)"));
+            QCOMPARE(aten.provenance.at("fused_adam"), std::string("off (ATen passes)"));
+            QVERIFY2(testing::relativeGap(pass, aten) < 1e-5,
+                     testing::whyNotComparable(pass, aten).c_str());
+            QVERIFY(std::abs(pass.train.front().value - pass.train.back().value) > 1e-3);
+        }
+        RunConfig a = tinyAddition(3e-3, 30, 1), b = tinyAddition(1e-2, 30, 1);
+        const auto together = trainMembers({a, b}, TrainerControl{});
+        QCOMPARE(together[1].provenance.at("fused_adam"), std::string("on (one CPU pass)"));
+        const auto alone = trainRun(b);
+        QVERIFY2(testing::relativeGap(together[1], alone) < 1e-5,
+                 testing::whyNotComparable(together[1], alone).c_str());
+    }
+
     void directGradientsMatchAutograd()
     {
         // Linear layers write their weight and bias gradients straight into the flat buffer;
