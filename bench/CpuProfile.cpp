@@ -2,12 +2,15 @@
 // cost of one op, and the cores' measured FP32 peak (CpuProfile.h).
 #include "bench/CpuProfile.h"
 
+#include <ATen/record_function.h>
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <mutex>
+#include <string_view>
 #include <thread>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -237,6 +240,191 @@ void printCpuProfile(const std::string &tag, int64_t steps, double wallSeconds,
                         p.ns / 1e3 / static_cast<double>(p.calls), p.ns / 1e6 * perStep,
                         p.ns / std::max(1.0, opNs), gflops, gflops / peakGflops);
         }
+    }
+    std::fflush(stdout);
+}
+
+namespace {
+
+// What TimedProducts' callback gathers, across every thread that runs an op.
+struct Timed {
+    double ns = 0, flops = 0;
+    int64_t calls = 0;
+};
+struct TimedState {
+    std::mutex mutex;
+    std::map<std::string, Timed> products, parts, classes;
+};
+TimedState &timedState()
+{
+    static TimedState s;
+    return s;
+}
+thread_local int t_productDepth = 0; // a product inside a product (bmm through mm) counts once
+thread_local int t_opDepth = 0;      // the ops called from no other op: a class's time counts once
+
+struct TimedContext : at::ObserverContext {
+    Clock::time_point t0;
+    std::string key, opClass; // opClass: a top-level op's class (opClass()), else empty
+    double flops = 0;
+    bool product = false, op = false;
+};
+
+bool isProduct(std::string_view name)
+{
+    return name == "aten::mm" || name == "aten::bmm" || name == "aten::addmm" ||
+           name == "aten::baddbmm";
+}
+
+std::vector<int64_t> sizesOf(const c10::IValue &v)
+{
+    return v.isTensor() ? v.toTensor().sizes().vec() : std::vector<int64_t>{};
+}
+
+// The FLOPs of a product from its operands' shapes: (b ×) M × K by K × N makes 2·b·M·K·N.
+double productFlops(const std::vector<int64_t> &a, const std::vector<int64_t> &b)
+{
+    if (a.size() < 2 || b.size() < 2) return 0;
+    double batch = 1;
+    for (size_t i = 0; i + 2 < a.size(); ++i) batch *= static_cast<double>(a[i]);
+    return 2.0 * batch * static_cast<double>(a[a.size() - 2]) * static_cast<double>(a.back()) *
+           static_cast<double>(b.back());
+}
+
+std::unique_ptr<at::ObserverContext> timedStart(const at::RecordFunction &fn)
+{
+    const std::string_view name = fn.name();
+    auto ctx = std::make_unique<TimedContext>();
+    if (fn.scope() == at::RecordScope::USER_SCOPE) {
+        if (name.rfind("headlab::", 0) != 0) return nullptr;
+        ctx->key = name;
+    } else {
+        ctx->op = true;
+        if (t_opDepth++ == 0) ctx->opClass = opClass(std::string(name));
+        // mm(A, B), bmm(A, B); addmm(C, A, B), baddbmm(C, A, B)
+        const bool three = name == "aten::addmm" || name == "aten::baddbmm";
+        if (isProduct(name) && t_productDepth++ == 0) {
+            ctx->product = true;
+            const auto inputs = fn.inputs();
+            const size_t first = three ? 1 : 0;
+            if (inputs.size() >= first + 2) {
+                const auto a = sizesOf(inputs[first]), b = sizesOf(inputs[first + 1]);
+                std::vector<std::vector<int64_t>> shapes{a, b};
+                ctx->key = std::string(name) + " " + shapesText(shapes);
+                ctx->flops = productFlops(a, b);
+            }
+        }
+        if (ctx->opClass.empty() && !ctx->product) {
+            --t_opDepth; // nothing to time: no context, so the end callback sees none
+            if (isProduct(name)) --t_productDepth;
+            return nullptr;
+        }
+    }
+    ctx->t0 = Clock::now();
+    return ctx;
+}
+
+void timedEnd(const at::RecordFunction &fn, at::ObserverContext *base)
+{
+    const auto end = Clock::now();
+    (void)fn;
+    if (!base) return; // timedStart undid its counts for the ops it gave no context
+    auto *ctx = static_cast<TimedContext *>(base);
+    if (ctx->product) --t_productDepth;
+    if (ctx->op) --t_opDepth;
+    const double ns = std::chrono::duration<double, std::nano>(end - ctx->t0).count();
+    auto &s = timedState();
+    std::lock_guard lock(s.mutex);
+    if (ctx->product && !ctx->key.empty()) {
+        Timed &t = s.products[ctx->key];
+        t.ns += ns;
+        t.flops += ctx->flops;
+        t.calls++;
+    }
+    if (!ctx->opClass.empty()) {
+        Timed &t = s.classes[ctx->opClass];
+        t.ns += ns;
+        t.calls++;
+    }
+    if (!ctx->op) {
+        Timed &t = s.parts[ctx->key];
+        t.ns += ns;
+        t.calls++;
+    }
+}
+
+} // namespace
+
+TimedProducts::TimedProducts()
+{
+    auto &s = timedState();
+    {
+        std::lock_guard lock(s.mutex);
+        s.products.clear();
+        s.parts.clear();
+        s.classes.clear();
+    }
+    m_handle = at::addGlobalCallback(
+        at::RecordFunctionCallback(timedStart, timedEnd)
+            .needsInputs(true)
+            .scopes({at::RecordScope::FUNCTION, at::RecordScope::USER_SCOPE}));
+}
+
+TimedProducts::~TimedProducts()
+{
+    at::removeCallback(m_handle);
+}
+
+void TimedProducts::print(const std::string &tag, int64_t steps, double wallSeconds,
+                          double peakGflops) const
+{
+    auto &s = timedState();
+    std::lock_guard lock(s.mutex);
+    const double perStep = 1.0 / static_cast<double>(std::max<int64_t>(steps, 1));
+    double ns = 0, flops = 0;
+    for (const auto &[key, t] : s.products) {
+        ns += t.ns;
+        flops += t.flops;
+    }
+    const double wallMs = wallSeconds * 1e3 * perStep;
+    std::printf("{\"profile\": \"cpu-timed-total\", %s, \"steps\": %lld, \"wall_ms_per_step\": "
+                "%.4f, \"product_ms_per_step\": %.4f, \"product_share\": %.3f, "
+                "\"gflop_per_step\": %.4f, \"gflops\": %.1f, \"peak_gflops\": %.1f, "
+                "\"peak_share\": %.3f}\n",
+                tag.c_str(), static_cast<long long>(steps), wallMs, ns / 1e6 * perStep,
+                ns / 1e6 * perStep / std::max(wallMs, 1e-9), flops / 1e9 * perStep,
+                flops / std::max(ns, 1.0), peakGflops,
+                peakGflops > 0 ? flops / std::max(ns, 1.0) / peakGflops : 0.0);
+    double opNs = 0;
+    for (const auto &[cls, t] : s.classes) opNs += t.ns;
+    for (const auto &[cls, t] : s.classes)
+        std::printf("{\"profile\": \"cpu-timed-class\", %s, \"class\": \"%s\", \"ms_per_step\": "
+                    "%.4f, \"share\": %.3f, \"calls_per_step\": %.1f}\n",
+                    tag.c_str(), cls.c_str(), t.ns / 1e6 * perStep,
+                    t.ns / 1e6 * perStep / std::max(wallMs, 1e-9),
+                    static_cast<double>(t.calls) * perStep);
+    // What no op's clock covers: HeadLab's code and the autograd engine between the ops.
+    const double between = wallMs - opNs / 1e6 * perStep;
+    std::printf("{\"profile\": \"cpu-timed-class\", %s, \"class\": \"between ops\", "
+                "\"ms_per_step\": %.4f, \"share\": %.3f, \"calls_per_step\": 0}\n",
+                tag.c_str(), between, between / std::max(wallMs, 1e-9));
+    for (const auto &[key, t] : s.parts)
+        std::printf("{\"profile\": \"cpu-timed-part\", %s, \"part\": \"%s\", \"ms_per_step\": "
+                    "%.4f, \"share\": %.3f}\n",
+                    tag.c_str(), key.c_str(), t.ns / 1e6 * perStep,
+                    t.ns / 1e6 * perStep / std::max(wallMs, 1e-9));
+    std::vector<std::pair<std::string, Timed>> top(s.products.begin(), s.products.end());
+    std::sort(top.begin(), top.end(),
+              [](const auto &x, const auto &y) { return x.second.ns > y.second.ns; });
+    for (size_t i = 0; i < top.size() && i < 30; ++i) {
+        const auto &[key, t] = top[i];
+        const double gflops = t.flops / std::max(t.ns, 1.0);
+        std::printf("{\"profile\": \"cpu-timed-product\", %s, \"op\": \"%s\", "
+                    "\"calls_per_step\": %.1f, \"us_per_call\": %.2f, \"ms_per_step\": %.4f, "
+                    "\"gflops\": %.1f, \"peak_share\": %.3f}\n",
+                    tag.c_str(), key.c_str(), static_cast<double>(t.calls) * perStep,
+                    t.ns / 1e3 / static_cast<double>(t.calls), t.ns / 1e6 * perStep, gflops,
+                    peakGflops > 0 ? gflops / peakGflops : 0.0);
     }
     std::fflush(stdout);
 }

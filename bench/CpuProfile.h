@@ -25,6 +25,27 @@ void printCpuProfile(const std::string &tag, int64_t steps, double wallSeconds,
                      const std::vector<torch::autograd::profiler::KinetoEvent> &events,
                      double peakGflops = 0);
 
+// The products, the ops by class and the step's parts timed by the clock alone, without the
+// profiler: a callback on the ops and on HeadLab's named scopes, which reads the clock at each
+// one's start and end. The Kineto profiler with shapes made a wide step 4-5x slower
+// and its products' rates varied 45-161 GFLOP/s from one run to the next; this costs a clock read
+// per op, so the rates are those of the step as it trains. Install, train, then print():
+// "cpu-timed-total" (the step's wall time, its products' time and rate), "cpu-timed-part" (each
+// scope's inclusive ms per step), "cpu-timed-class" (the ops no other op called, by class, each
+// with its children; "between ops": the rest of the wall time) and "cpu-timed-product" (each product by its input shapes, its
+// ms per step, GFLOP/s and share of peakGflops).
+class TimedProducts {
+public:
+    TimedProducts();
+    ~TimedProducts();
+    TimedProducts(const TimedProducts &) = delete;
+    TimedProducts &operator=(const TimedProducts &) = delete;
+    void print(const std::string &tag, int64_t steps, double wallSeconds, double peakGflops) const;
+
+private:
+    uint64_t m_handle = 0;
+};
+
 // An op's input shapes as "64x12x32 64x32x12" (empty shapes left out).
 std::string shapesText(const c10::ArrayRef<std::vector<int64_t>> &shapes);
 

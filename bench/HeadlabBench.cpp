@@ -4,7 +4,8 @@
 //                          [--profile 1 [--products 1]]   (on the CPU: where a step's time goes;
 //                          with --products, each matrix product by its shapes against the cores'
 //                          measured FP32 peak)
-//                          [--profile 1]   (on the CPU, the profile of CpuProfile.h)
+//                          [--timed 1]   (on the CPU: each product and the step's parts by the
+//                          clock alone, without the profiler: CpuProfile.h's TimedProducts)
 //   headlab-bench peak     --threads T      (the FP32 peak of T cores, measured; one op's dispatch)
 //   headlab-bench ensemble --device D --shapes 96x3 --runs R --steps N [--mix 1,2,3,6,12]
 //   headlab-bench sweep    --device D --widths 24,48,96 --heads 1,3 --lrs 1e-4,1e-3,1e-2 --steps N
@@ -217,11 +218,21 @@ void single(const Args &a)
                     rate.steady, rate.endToEnd, flops / 1e9, flops * rate.steady / 1e9,
                     toString(r[0].status));
         std::fflush(stdout);
+        const std::string tag =
+            "\"m\": " + std::to_string(m) + ", \"heads\": " + std::to_string(h) +
+            ", \"batch\": " + std::to_string(batch) + ", \"threads\": " + std::to_string(threads);
+        if (a.get("timed", "0") == "1") { // the products by the clock, without the profiler
+            const double peakGflops =
+                bench::measureFp32Peak(threads > 0 ? threads : at::get_num_threads()).gflops;
+            trainMembers({config(20)}, control); // warm
+            bench::TimedProducts timed;
+            const auto t0 = std::chrono::steady_clock::now();
+            const auto status = trainMembers({config(steps)}, control)[0].status;
+            const double wall = seconds(t0);
+            timed.print(tag + ", \"status\": \"" + toString(status) + "\"", steps, wall,
+                        peakGflops);
+        }
         if (a.get("profile", "0") == "1") {
-            const std::string tag = "\"m\": " + std::to_string(m) +
-                                    ", \"heads\": " + std::to_string(h) +
-                                    ", \"batch\": " + std::to_string(batch) +
-                                    ", \"threads\": " + std::to_string(threads);
             ProfileOptions o;
             o.plainMsPerStep = 1e3 / rate.steady;
             // --products 1: each product by its shapes, against the cores' measured peak.

@@ -14,8 +14,8 @@
 # Then the profile of a classroom step (CpuProfile.h) and the lanes lever measured against ATen's
 # kernel (HEADLAB_CPU_ATTENTION=0), both ways in turn. Output: JSON lines in
 # ${OUT:-bench-out}/cpu-peers.jsonl; bench/report.py --cpu-peers turns them into PERFORMANCE.md's
-# tables. CORES (default 0,1; the thread count follows), ONLY (addition|nn|text|profile|lanes: one
-# part), QUICK=1 (Figure 2's corners and diagonal only, for a trial).
+# tables. CORES (default 0,1; the thread count follows), ONLY (parts among addition, nn, text,
+# profile, timed, lanes, adam; separated by spaces), QUICK=1 (Figure 2's corners and diagonal only, for a trial).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUTDIR="${OUT:-$ROOT/bench-out}"
@@ -28,7 +28,7 @@ PY="$ROOT/.venv/bin/python"
 PIN=(taskset -c "$CORES")
 export OMP_NUM_THREADS="$THREADS" # the Python peers' intra-op threads
 ONLY="${ONLY:-}"
-part() { [[ -z "$ONLY" || "$ONLY" == "$1" ]]; }
+part() { [[ -z "$ONLY" || " $ONLY " == *" $1 "* ]]; }
 
 [[ -x "$BENCH" ]] || { echo "cpu_peers.sh: build first (scripts/test.sh): $BENCH" >&2; exit 2; }
 : > "$RESULTS"
@@ -111,7 +111,8 @@ if part profile; then # where a classroom step's time goes, lanes on and off; Fi
     done
     "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 24x1,24x3 --batch 64 \
         --steps 300 --profile 1 2>/dev/null | sed "s/^{/{\"lanes\": 1, /" | emit
-    # Figure 2's widest that miss, product by product (their shapes, GFLOP/s, share of the peak).
+    # Figure 2's widest that miss, product by product under the profiler (their shapes, GFLOP/s,
+    # share of the peak): the profiler slows the step 4-5x, so part `timed` gives the rates.
     "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 192x12,384x12 --batch 64 \
         --steps 100 --profile 1 --products 1 2>/dev/null | sed "s/^{/{\"lanes\": 1, /" | emit
     # The text classroom's step (d 64, batch 16), at its widest and its narrowest heads.
@@ -123,6 +124,38 @@ for line in sys.stdin:
     r = json.loads(line)
     r["heads"] = r["heads"].replace(" ", ",")
     print(json.dumps({"lanes": 1, "task": "text", "m": 64, "batch": 16, **r}))' | emit
+    done
+fi
+
+# The wide shapes that miss, timed by the clock without the profiler (headlab-bench --timed 1): each
+# product's rate in the step, the optimizer and the rest (report.py --cpu-timed); then the same
+# products alone (bench/cpu_products_isolated.py, from the profile rows' shapes, or those of
+# PRODUCTS_PROFILE; report.py --cpu-alone), into cpu-products-alone.jsonl beside the results.
+if part timed; then
+    "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 192x3,192x12 --batch 64 \
+        --steps 150 --timed 1 2>/dev/null | emit
+    "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 384x3,384x6,384x12 \
+        --batch 64 --steps 50 --timed 1 2>/dev/null | emit
+    shapes="${PRODUCTS_PROFILE:-$RESULTS}" # ONLY=timed: a file of part profile's rows
+    if grep -q '"cpu-product"' "$shapes"; then
+        "${PIN[@]}" "$PY" "$ROOT/bench/cpu_products_isolated.py" --threads "$THREADS" \
+            --profile "$shapes" --top 6 > "$OUTDIR/cpu-products-alone.jsonl"
+    fi
+fi
+
+# The lever: Adam as one pass over the parameters on the CPU (HEADLAB_FUSED_ADAM=1, the default)
+# against ATen's passes (=0), in turn, twice; the classroom's batch of 256 at 24 wide, then Figure 2's.
+if part adam; then
+    for shape in 24x1:256 24x12:256 24x1:64 48x3:64 96x3:64 192x3:64 192x12:64 384x3:64 384x12:64; do
+        batch=${shape#*:} shape=${shape%:*}
+        for repeat in 1 2; do
+            for adam in 1 0; do
+                HEADLAB_FUSED_ADAM=$adam "${PIN[@]}" "$BENCH" single --device cpu \
+                    --threads "$THREADS" --shapes "$shape" --batch "$batch" \
+                    --steps "$(steps_for "${shape%x*}")" |
+                    sed "s/^{/{\"lever\": \"adam\", \"adam\": $adam, \"repeat\": $repeat, /" | emit
+            done
+        done
     done
 fi
 
