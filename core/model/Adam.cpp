@@ -40,32 +40,55 @@ namespace {
 // The CPU's one pass: each element's update as the CUDA kernel (core/model/cuda/FusedAdam.cu)
 // computes it, in float with the step's scalars rounded once, over chunks on the intra-op threads.
 // ATen's passes read and write the whole flat buffer about a dozen times; this reads the five
-// arrays once and writes three.
+// arrays once and writes three. The loop is compiled for AVX-512, AVX2 and the baseline, the one
+// the CPU has chosen when the program loads (a scalar loop lost to ATen's vectorized passes);
+// vector square roots and divisions round as the scalar ones do, so every path gives the same bits.
+struct AdamScalars {
+    float scale, bias2Sqrt, b1, b2, eps, wd, stepScale;
+};
+
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__)
+#define HEADLAB_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define HEADLAB_CPU_CLONES
+#endif
+
+HEADLAB_CPU_CLONES void adamChunk(float *__restrict param, const float *__restrict grad,
+                                  float *__restrict exp, float *__restrict expSq,
+                                  const float *__restrict lr, int64_t begin, int64_t end,
+                                  const AdamScalars s)
+{
+    for (int64_t i = begin; i < end; ++i) {
+        const float g = grad[i];
+        const float rate = lr[i];
+        float p = param[i];
+        if (s.wd != 0.0f) p -= p * rate * (s.scale * s.wd);
+        float m = exp[i];
+        m += (1.0f - s.b1) * (g - m); // lerp
+        const float v = expSq[i] * s.b2 + (1.0f - s.b2) * (g * g);
+        const float denom = __builtin_sqrtf(v) / s.bias2Sqrt + s.eps;
+        p -= m / denom * rate * s.stepScale;
+        exp[i] = m;
+        expSq[i] = v;
+        param[i] = p;
+    }
+}
+
 void adamPass(float *param, const float *grad, float *exp, float *expSq, const float *lr, int64_t n,
               double step, double schedule, double beta1, double beta2, double epsilon,
               double weightDecay)
 {
-    const float scale = static_cast<float>(schedule);
+    AdamScalars s{};
+    s.scale = static_cast<float>(schedule);
     const float bias1 = static_cast<float>(1.0 - std::pow(beta1, step));
-    const float bias2Sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(beta2, step)));
-    const float b1 = static_cast<float>(beta1), b2 = static_cast<float>(beta2);
-    const float eps = static_cast<float>(epsilon), wd = static_cast<float>(weightDecay);
-    const float stepScale = scale / bias1;
+    s.bias2Sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(beta2, step)));
+    s.b1 = static_cast<float>(beta1);
+    s.b2 = static_cast<float>(beta2);
+    s.eps = static_cast<float>(epsilon);
+    s.wd = static_cast<float>(weightDecay);
+    s.stepScale = s.scale / bias1;
     at::parallel_for(0, n, 1 << 15, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-            const float g = grad[i];
-            const float rate = lr[i];
-            float p = param[i];
-            if (wd != 0.0f) p -= p * rate * (scale * wd);
-            float m = exp[i];
-            m += (1.0f - b1) * (g - m); // lerp
-            const float v = expSq[i] * b2 + (1.0f - b2) * (g * g);
-            const float denom = std::sqrt(v) / bias2Sqrt + eps;
-            p -= m / denom * rate * stepScale;
-            exp[i] = m;
-            expSq[i] = v;
-            param[i] = p;
-        }
+        adamChunk(param, grad, exp, expSq, lr, begin, end, s);
     });
 }
 
