@@ -19,6 +19,8 @@ fi
     --gpu bench/results/gpu-h200-2026-11-26b.jsonl \
     --cpu bench/results/cpu-2core-2026-11-26c.jsonl \
     --cpu-peers docs/data/issue79/cpu-peers-2core-2026-12-05.jsonl \
+    --cpu-levers docs/data/issue79/cpu-levers-2core-2026-12-05.jsonl \
+    --cpu-alone docs/data/issue79/cpu-wide-products-alone-2core-2026-12-05b.jsonl \
     --classroom-time docs/data/issue79/classroom-time.txt \
     --classroom-time docs/data/issue79/classroom-time-aten.txt \
     --storage bench/results/storage-cpu-2core-2026-11-27.jsonl \

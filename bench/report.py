@@ -185,7 +185,69 @@ def addition_flops(m, batch, answer_only_last=True):
     return 3 * batch * (t * 2 * (24 * m * m + 4 * t * m) + t * 2 * m * V)
 
 
-def cpu_peers_section(path, classroom_paths, out):
+def cpu_timed_section(path, out, alone_path=""):
+    """Issue 79: a wide step's products and the rest, timed by the clock without the profiler
+    (headlab-bench single --timed 1: CpuProfile.h's TimedProducts)."""
+    rows = load(path)
+    shapes = []  # the timed runs' shapes, once each (the file also holds the levers' runs)
+    for r in rows:
+        if r.get("impl") == "headlab-single" and "lever" not in r and (r["m"], r["heads"]) not in shapes:
+            shapes.append((r["m"], r["heads"]))
+    if not shapes:
+        return
+    by = {}
+    for r in rows:
+        if "profile" in r:
+            by.setdefault((r["m"], r["heads"]), {}).setdefault(r["profile"], []).append(r)
+    out.append(f"**Where a wide step's time goes, without the profiler** (`headlab-bench single --timed 1`, "
+               f"`{path}`): each matrix product and each of the step's parts timed by the clock, in a "
+               "callback on the operators, on the same 2 pinned cores; the peak is measured in the same run. "
+               "*Rest* is the step less its products and the optimizer: the norms, GELUs, residual additions, "
+               "the attention's softmax, copies, and the autograd engine between them.\n")
+    out.append("| m × n_H | ms a step | products ms (share) | products GFLOP/s | % of peak | optimizer ms (share) "
+               "| rest ms (share) |")
+    out.append("|---|---|---|---|---|---|---|")
+    product_shares, rest_shares, peak_shares, optimizer_shares = [], [], [], []
+    for k in shapes:
+        t = by.get(k, {}).get("cpu-timed-total", [None])[0]
+        if not t:
+            continue
+        parts = {r["part"]: r["ms_per_step"] for r in by[k].get("cpu-timed-part", [])}
+        wall, prod = t["wall_ms_per_step"], t["product_ms_per_step"]
+        opt = parts.get("headlab::optimizer", 0.0)
+        rest = wall - prod - opt
+        product_shares.append(prod / wall)
+        rest_shares.append(rest / wall)
+        optimizer_shares.append(opt / wall)
+        peak_shares.append(t["peak_share"])
+        out.append(f"| {k[0]} × {k[1]} | {fmt(wall, 1)} | {fmt(prod, 1)} ({fmt(100 * prod / wall, 0)} %) | "
+                   f"{fmt(t['gflops'], 0)} | {fmt(100 * t['peak_share'], 0)} | {fmt(opt, 1)} "
+                   f"({fmt(100 * opt / wall, 0)} %) | {fmt(rest, 1)} ({fmt(100 * rest / wall, 0)} %) |")
+    out.append("")
+    rng = lambda xs: f"{fmt(100 * min(xs), 0)}–{fmt(100 * max(xs), 0)} %"  # noqa: E731
+    # Each product in the step against the same shapes alone, timed minutes apart on the same cores.
+    alone = {(r["m"], r["heads"], " ".join(r["op"].split()[:3])): r["gflops_alone"]
+             for r in (load(alone_path) if alone_path else []) if r.get("impl") == "bmm-alone"}
+    ratios = [r["gflops"] / alone[(k[0], k[1], r["op"])] for k in shapes
+              for r in by.get(k, {}).get("cpu-timed-product", []) if (k[0], k[1], r["op"]) in alone]
+    versus = (f", {rng(ratios)} of the rate each of its {len(ratios)} largest products reaches alone "
+              f"(`bench/cpu_products_isolated.py`, `{alone_path}`, the same shapes timed minutes later)"
+              if ratios else "")
+    out.append("**The measured cause at the wide shapes.** Inside the step the products run at "
+               f"{rng(peak_shares)} of the peak{versus}. The Kineto profiler with shapes recorded had shown "
+               "the forward projections at 13–45 % of the peak "
+               "(`docs/data/issue79/cpu-wide-products-2core-2026-12-05.jsonl`), but it made the step 4–5 "
+               "times slower (107 against 23 ms at 192 × 12): those rows measured the step under the "
+               f"profiler. What sets these steps is the rest: the products are {rng(product_shares)} of the "
+               f"step, Adam {rng(optimizer_shares)} (memory-bound: it reads every parameter, its gradient and "
+               "two moments each step), and the norms, GELUs, residual additions, softmax and the autograd "
+               f"engine between the products {rng(rest_shares)}, each a pass over a 64 × 18 × m activation "
+               "that inductor folds into its generated loops. Adam as one pass is measured below (the "
+               "lever table: 1.0–1.14×; the optimizer column above is that pass); the layer as one function "
+               "each way, for the rest, is not built.\n")
+
+
+def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path=""):
     """Issue 79: HeadLab against eager PyTorch and torch.compile on N pinned cores (bench/cpu_peers.sh),
     with GFLOP/s and the share of the cores' measured FP32 peak; the profile of a classroom step; the
     lanes lever; and the classroom's time to its contrast (bench/classroom_time.py)."""
@@ -327,16 +389,18 @@ def cpu_peers_section(path, classroom_paths, out):
             if c:
                 compiled_share.append(100 * c * addition_flops(k[1], 64, False) / 1e9 / peak_gflops)
         out.append("At the wide models that miss (" + ", ".join(f"{k[1]} × {k[2]}" for k, _, _ in big) +
-                   ") the step is its products: HeadLab runs at " +
+                   ") HeadLab runs at " +
                    f"{fmt(100 * min(x[2] for x in big), 0)}–{fmt(100 * max(x[2] for x in big), 0)} % of the "
                    "cores' measured peak, compiled PyTorch executes its (larger) step at "
                    f"{fmt(min(compiled_share), 0)}–{fmt(max(compiled_share), 0)} %. HeadLab's lead there is "
-                   "the work it leaves out (the last layer at the answer position only); per FLOP its "
-                   "products and attention run at a lower share of the peak than inductor's code. At these "
-                   "widths arithmetic, not dispatch, sets the step, and a profile of a wide step by product "
-                   "is the next measurement.\n")
+                   "the work it leaves out (the last layer at the answer position only); what it spends "
+                   "outside its products is the table below.\n")
+        if timed_path:
+            cpu_timed_section(timed_path, out, alone_path)
     cpu_profile_section(rows, path, out)
     lanes_section(rows, path, out)
+    if timed_path:
+        adam_section(load(timed_path), timed_path, out)
     for p in classroom_paths:
         classroom_time_section(p, out)
 
@@ -414,6 +478,29 @@ def lanes_section(rows, path, out):
         on = max(r["steps_per_s"] for r in lever if (r["m"], r["heads"], r["lanes"]) == (m, h, 1))
         off = max(r["steps_per_s"] for r in lever if (r["m"], r["heads"], r["lanes"]) == (m, h, 0))
         out.append(f"| {m} × {h} | {m // h} | {fmt(on, 1)} | {fmt(off, 1)} | **{fmt(on / off, 2)}** |")
+    out.append("")
+
+
+def adam_section(rows, path, out):
+    lever = [r for r in rows if r.get("lever") == "adam"]
+    if not lever:
+        return
+    out.append("### The lever: Adam as one pass\n")
+    out.append("Each shape trained with Adam as one pass over the parameters, their gradients and moments "
+               "(`HEADLAB_FUSED_ADAM=1`, the default on the CPU since this measurement) and as ATen's passes "
+               f"(`HEADLAB_FUSED_ADAM=0`) in turn, twice, each the faster of its two (`{path}`); the pass keeps the "
+               "losses (`test_core`'s cpuAdamPassTrainsAsAten: Adam, AdamW, an ensemble), and a run's "
+               "provenance names the path (`fused_adam: on (one CPU pass)`).\n")
+    out.append("| m × n_H | batch | one pass steps/s | ATen passes steps/s | pass ÷ ATen |")
+    out.append("|---|---|---|---|---|")
+    shapes = []
+    for r in lever:
+        if (r["m"], r["heads"], r["batch"]) not in shapes:
+            shapes.append((r["m"], r["heads"], r["batch"]))
+    for m, h, b in shapes:
+        on = max(r["steps_per_s"] for r in lever if (r["m"], r["heads"], r["batch"], r["adam"]) == (m, h, b, 1))
+        off = max(r["steps_per_s"] for r in lever if (r["m"], r["heads"], r["batch"], r["adam"]) == (m, h, b, 0))
+        out.append(f"| {m} × {h} | {b} | {fmt(on, 1)} | {fmt(off, 1)} | **{fmt(on / off, 2)}** |")
     out.append("")
 
 
@@ -968,7 +1055,12 @@ def pruning_section(paths, out):
                "above say where: retraining is 98 % of it (fine-tuning 132 s, L0 gates 143 s, the control 9 s), "
                "everything post hoc 5 s. Fine-tuning trains each of the curve's 5 models 200 steps, and L0 gates 200 "
                "steps at each of 6 λ: 2,200 model-steps against the 60 the run was trained for. The cost is those "
-               "steps, set by `--fine-tune-steps` and `--l0-lambdas`, not the pruning itself.\n")
+               "steps, set by `--fine-tune-steps` and `--l0-lambdas`, not the pruning itself. Without retraining, "
+               "mean and optimal-constant ablation in the gradient, single-shot and greedy orders (a fourth device "
+               "session, 2026-12-05, one inspection at a time) took 7–8 s and 18–19 s for a 4-head text run, 22–24 s "
+               "and 47–48 s at 8 heads, 86–87 s and 144–145 s at 16, against 125 s for training all nine runs; on "
+               "addition 3–5 s each. The greedy order evaluates every remaining head before each removal, so its "
+               "cost grows with the square of the head count.\n")
 
 
 def timing_note(rows):
@@ -1448,6 +1540,11 @@ def main():
     ap.add_argument("--gpu", action="append", default=[])
     ap.add_argument("--cpu", default="")
     ap.add_argument("--cpu-peers", default="", help="the JSON lines of bench/cpu_peers.sh (issue 79)")
+    ap.add_argument("--cpu-levers", default="",
+                    help="bench/cpu_peers.sh's parts timed and adam: the wide steps timed without the profiler, "
+                         "and Adam as one pass against ATen's passes")
+    ap.add_argument("--cpu-alone", default="",
+                    help="bench/cpu_products_isolated.py: the wide step's products each timed alone")
     ap.add_argument("--classroom-time", action="append", default=[],
                     help="bench/classroom_time.py's text files, shown under --cpu-peers")
     ap.add_argument("--storage", default="", help="the JSON lines of bench/storage_bench.sh")
@@ -1520,7 +1617,7 @@ def main():
     if args.cpu:
         cpu_section(args.cpu, out)
     if args.cpu_peers:
-        cpu_peers_section(args.cpu_peers, args.classroom_time, out)
+        cpu_peers_section(args.cpu_peers, args.classroom_time, out, args.cpu_levers, args.cpu_alone)
     if args.storage:
         storage_section(args.storage, out)
     checkpoint_section(args.checkpoints, out)

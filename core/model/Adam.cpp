@@ -2,6 +2,7 @@
 #include "core/model/Adam.h"
 
 #include "core/config/Switches.h"
+#include "core/model/CpuClones.h"
 
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
 #include "core/model/cuda/FusedAdam.h"
@@ -40,18 +41,13 @@ namespace {
 // The CPU's one pass: each element's update as the CUDA kernel (core/model/cuda/FusedAdam.cu)
 // computes it, in float with the step's scalars rounded once, over chunks on the intra-op threads.
 // ATen's passes read and write the whole flat buffer about a dozen times; this reads the five
-// arrays once and writes three. The loop is compiled for AVX-512, AVX2 and the baseline, the one
-// the CPU has chosen when the program loads (a scalar loop lost to ATen's vectorized passes);
-// vector square roots and divisions round as the scalar ones do, so every path gives the same bits.
+// arrays once and writes three. The loop is compiled for AVX-512, AVX2 and the baseline
+// (CpuClones.h; a scalar loop lost to ATen's vectorized passes), with the flags that
+// core/model/CMakeLists.txt sets for this file: a square root that sets no errno, and no fused
+// multiply-add, so that every clone rounds as the baseline does.
 struct AdamScalars {
     float scale, bias2Sqrt, b1, b2, eps, wd, stepScale;
 };
-
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__)
-#define HEADLAB_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define HEADLAB_CPU_CLONES
-#endif
 
 HEADLAB_CPU_CLONES void adamChunk(float *__restrict param, const float *__restrict grad,
                                   float *__restrict exp, float *__restrict expSq,

@@ -9,6 +9,8 @@
 // for the backward pass, a block's together.
 #include "core/model/LaneAttention.h"
 
+#include "core/model/CpuClones.h"
+
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -16,13 +18,8 @@
 #include <limits>
 #include <vector>
 
-// Each loop compiled for AVX-512, AVX2 with FMA and the baseline, the widest the CPU runs chosen
-// when the program loads (GCC's and Clang's function multiversioning).
-#if defined(__x86_64__) && defined(__gnu_linux__)
-#define HEADLAB_LANES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define HEADLAB_LANES
-#endif
+// Each loop compiled for AVX-512, AVX2 with FMA and the baseline (CpuClones.h).
+#define HEADLAB_LANES HEADLAB_CPU_CLONES
 
 // The helpers below take and return 64-byte vectors; they are always inlined into the loops, whose
 // clones pass nothing in vector registers, so GCC's note on that ABI does not apply.
