@@ -21,6 +21,7 @@ fi
     --cpu-peers docs/data/issue79/cpu-peers-2core-2026-12-05.jsonl \
     --cpu-levers docs/data/issue79/cpu-levers-2core-2026-12-05.jsonl \
     --cpu-alone docs/data/issue79/cpu-wide-products-alone-2core-2026-12-05b.jsonl \
+    --cpu-nn-profile docs/data/issue79/nn-classroom-profile-2core-2026-12-05.jsonl \
     --classroom-time docs/data/issue79/classroom-time.txt \
     --classroom-time docs/data/issue79/classroom-time-aten.txt \
     --storage bench/results/storage-cpu-2core-2026-11-27.jsonl \

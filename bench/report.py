@@ -254,7 +254,7 @@ def cpu_timed_section(path, out, alone_path=""):
                "function each way, for the rest, is not built.\n")
 
 
-def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path=""):
+def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", nn_profile_path=""):
     """Issue 79: HeadLab against eager PyTorch and torch.compile on N pinned cores (bench/cpu_peers.sh),
     with GFLOP/s and the share of the cores' measured FP32 peak; the profile of a classroom step; the
     lanes lever; and the classroom's time to its contrast (bench/classroom_time.py)."""
@@ -388,6 +388,29 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path=""):
                    "HeadLab calls ATen for each, and at this size each call costs about what its arithmetic does. "
                    "The lever is the one named above for Figure 2's narrow models (a layer as one function each "
                    "way), not the attention: it is 10–15 % of the step.\n")
+    nn_misses = [(k, r, share) for k, r, share in misses if k[0] == "nn"]
+    if nn_misses and nn_profile_path:
+        nn_rows = load(nn_profile_path)
+        total = next((r for r in nn_rows if r.get("profile") == "cpu-total"), None)
+        parts = {r["class"]: r for r in nn_rows if r.get("profile") == "cpu-class"}
+        ops = [r for r in nn_rows if r.get("profile") == "cpu-op"]
+        bitwise = [r for r in ops if r["name"].startswith("aten::bitwise_")]
+        elementwise = parts.get("elementwise and reductions")
+        if total and elementwise:
+            out.append(
+                "**The measured cause for nearest neighbour.** " +
+                ", ".join(f"{k[1]} × {k[2]} ({fmt(r, 2)}×, {fmt(100 * s, 1)} % of the peak)" for k, r, s in nn_misses) +
+                f" misses: the model is 16 wide with 8 points, and a step is {fmt(total['wall_ms_per_step'], 2)} ms of "
+                f"{fmt(total['aten_calls_per_step'], 0)} operator calls, {fmt(total['dispatch_ms_per_step'], 2)} ms "
+                f"({fmt(100 * total['dispatch_share'], 0)} %) in dispatch alone (`headlab-bench preset --preset "
+                f"nn-classroom --layers 1 --heads 1 --profile 1`, `{nn_profile_path}`). "
+                f"{fmt(elementwise['calls_per_step'], 0)} of the calls are elementwise "
+                f"({fmt(elementwise['ms_per_step'], 2)} ms under the profiler), and at least "
+                f"{fmt(sum(r['calls_per_step'] for r in bitwise), 0)} of those are the bit operations of the counter hash "
+                "that draws each step's points from (seed, step), so that a resumed run sees the points it would "
+                "have seen. On the GPU that hash is one kernel (`HEADLAB_FUSED_POINTS`); on the CPU it is ATen's "
+                "passes over int64 tensors, where the peer draws its points with `torch.randn`. The lever is "
+                "the same hash as one CPU loop.\n")
     big = [(k, r, share) for k, r, share in misses if share >= 0.3]
     if big:
         compiled_share = []
@@ -1550,6 +1573,8 @@ def main():
     ap.add_argument("--cpu-levers", default="",
                     help="bench/cpu_peers.sh's parts timed and adam: the wide steps timed without the profiler, "
                          "and Adam as one pass against ATen's passes")
+    ap.add_argument("--cpu-nn-profile", default="",
+                    help="headlab-bench preset --preset nn-classroom --profile 1: where its step goes")
     ap.add_argument("--cpu-alone", default="",
                     help="bench/cpu_products_isolated.py: the wide step's products each timed alone")
     ap.add_argument("--classroom-time", action="append", default=[],
@@ -1624,7 +1649,7 @@ def main():
     if args.cpu:
         cpu_section(args.cpu, out)
     if args.cpu_peers:
-        cpu_peers_section(args.cpu_peers, args.classroom_time, out, args.cpu_levers, args.cpu_alone)
+        cpu_peers_section(args.cpu_peers, args.classroom_time, out, args.cpu_levers, args.cpu_alone, args.cpu_nn_profile)
     if args.storage:
         storage_section(args.storage, out)
     checkpoint_section(args.checkpoints, out)
