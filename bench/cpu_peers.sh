@@ -15,7 +15,7 @@
 # kernel (HEADLAB_CPU_ATTENTION=0), both ways in turn. Output: JSON lines in
 # ${OUT:-bench-out}/cpu-peers.jsonl; bench/report.py --cpu-peers turns them into PERFORMANCE.md's
 # tables. CORES (default 0,1; the thread count follows), ONLY (parts among addition, nn, text,
-# profile, timed, lanes, adam; separated by spaces), QUICK=1 (Figure 2's corners and diagonal only, for a trial).
+# profile, timed, lanes, adam, points; separated by spaces), QUICK=1 (Figure 2's corners and diagonal only, for a trial).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUTDIR="${OUT:-$ROOT/bench-out}"
@@ -154,6 +154,24 @@ if part adam; then
                     --threads "$THREADS" --shapes "$shape" --batch "$batch" \
                     --steps "$(steps_for "${shape%x*}")" |
                     sed "s/^{/{\"lever\": \"adam\", \"adam\": $adam, \"repeat\": $repeat, /" | emit
+            done
+        done
+    done
+fi
+
+# The lever: the nearest-neighbour points in one CPU loop (HEADLAB_FUSED_POINTS=1, the default)
+# against ATen's passes (=0), in turn, twice, at nn-classroom's six runs.
+if part points; then
+    for layers in 1 2; do
+        for h in 1 4 16; do
+            for repeat in 1 2; do
+                for points in 1 0; do
+                    HEADLAB_FUSED_POINTS=$points "${PIN[@]}" "$BENCH" preset --preset nn-classroom \
+                        --device cpu --threads "$THREADS" --runs 1 --layers "$layers" --heads "$h" \
+                        --steps 300 |
+                        sed "s/^{/{\"lever\": \"points\", \"points\": $points, \"repeat\": $repeat, /" |
+                        emit
+                done
             done
         done
     done

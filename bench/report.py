@@ -408,9 +408,9 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", 
                 f"({fmt(elementwise['ms_per_step'], 2)} ms under the profiler), and at least "
                 f"{fmt(sum(r['calls_per_step'] for r in bitwise), 0)} of those are the bit operations of the counter hash "
                 "that draws each step's points from (seed, step), so that a resumed run sees the points it would "
-                "have seen. On the GPU that hash is one kernel (`HEADLAB_FUSED_POINTS`); on the CPU it is ATen's "
-                "passes over int64 tensors, where the peer draws its points with `torch.randn`. The lever is "
-                "the same hash as one CPU loop.\n")
+                "have seen. On the GPU that hash is one kernel (`HEADLAB_FUSED_POINTS`); this profile ran it on "
+                "the CPU as ATen's passes over int64 tensors, where the peer draws its points with `torch.randn`. "
+                "The lever, the same hash as one CPU loop, is measured below.\n")
     big = [(k, r, share) for k, r, share in misses if share >= 0.3]
     if big:
         compiled_share = []
@@ -431,6 +431,7 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", 
     lanes_section(rows, path, out)
     if timed_path:
         adam_section(load(timed_path), timed_path, out)
+        points_section(load(timed_path), timed_path, out)
     for p in classroom_paths:
         classroom_time_section(p, out)
 
@@ -531,6 +532,29 @@ def adam_section(rows, path, out):
         on = max(r["steps_per_s"] for r in lever if (r["m"], r["heads"], r["batch"], r["adam"]) == (m, h, b, 1))
         off = max(r["steps_per_s"] for r in lever if (r["m"], r["heads"], r["batch"], r["adam"]) == (m, h, b, 0))
         out.append(f"| {m} × {h} | {b} | {fmt(on, 1)} | {fmt(off, 1)} | **{fmt(on / off, 2)}** |")
+    out.append("")
+
+
+def points_section(rows, path, out):
+    lever = [r for r in rows if r.get("lever") == "points"]
+    if not lever:
+        return
+    out.append("### The lever: the nearest-neighbour points in one loop\n")
+    out.append("nn-classroom's six runs trained with each step's points drawn in one CPU loop (the CUDA kernel's "
+               "arithmetic; `HEADLAB_FUSED_POINTS=1`, the default on the CPU since this measurement) and by ATen's "
+               f"passes (`HEADLAB_FUSED_POINTS=0`) in turn, twice, each the faster of its two (`{path}`); the loop "
+               "draws the same points (`test_nn`'s cpuLoopPointsEqualAtenPasses: within 1e-6, the last bits of log "
+               "and cos), and a run's provenance names the path (`fused_points: on`).\n")
+    out.append("| layers × n_H | one loop steps/s | ATen passes steps/s | loop ÷ ATen |")
+    out.append("|---|---|---|---|")
+    keys = []
+    for r in lever:
+        if (r["layers"], r["heads"]) not in keys:
+            keys.append((r["layers"], r["heads"]))
+    for layers, h in keys:
+        best = {p: max(r["steps_per_s"] for r in lever if (r["layers"], r["heads"], r["points"]) == (layers, h, p))
+                for p in (0, 1)}
+        out.append(f"| {layers} × {h} | {fmt(best[1], 1)} | {fmt(best[0], 1)} | **{fmt(best[1] / best[0], 2)}** |")
     out.append("")
 
 

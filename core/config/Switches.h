@@ -18,7 +18,7 @@ enum class Switch {
     FusedQkv,        // 0: Q, K, V as three products on the GPU; 1: one product on the CPU too
     SplitK,          // 0: no row-split weight gradients on the GPU; 1: split on the CPU too
     UnitNormEps,     // e: the unit-scale norm divides by max(||x||, e)
-    FusedPoints,     // 0: the nearest-neighbour task's points by ATen's passes on the GPU
+    FusedPoints,     // 0: the nearest-neighbour task's points by ATen's passes (GPU and CPU)
     FusedFfn,        // 0: the ReLU feed-forward block's bias and ReLU as ATen's passes on the GPU
     FfnProduct,      // 0: the block's first product by cuBLAS, its bias and ReLU in a pass after it
     FusedNorm,       // 0: the unit-scale norm's residual step as ATen's passes on the GPU
@@ -55,7 +55,8 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
     {Switch::UnitNormEps, "HEADLAB_UNIT_NORM_EPS",
      "e: the unit-scale norm divides by max(||x||, e)"},
     {Switch::FusedPoints, "HEADLAB_FUSED_POINTS",
-     "0: the nearest-neighbour task's training points by ATen's passes instead of one CUDA kernel"},
+     "0: the nearest-neighbour task's training points by ATen's passes instead of one CUDA kernel "
+     "(on the GPU) or one loop (on the CPU)"},
     {Switch::FusedFfn, "HEADLAB_FUSED_FFN",
      "0: the ReLU feed-forward block's bias, ReLU and their gradients as ATen's passes instead of "
      "one CUDA kernel each way"},

@@ -14,7 +14,8 @@
 namespace headlab {
 
 // NearestNeighbourTask::unitPoints in one kernel: seedKeys (R, 3) int64 and step (0-dim int64) on
-// one CUDA device; (R, points, dim) float32 points on the unit sphere. HEADLAB_FUSED_POINTS=0: off.
+// one CUDA device; (R, points, dim) float32 points on the unit sphere. On the CPU, the same
+// arithmetic in one loop (Kernels.cpp). HEADLAB_FUSED_POINTS=0: off on both.
 std::optional<torch::Tensor> fusedUnitPoints(const torch::Tensor &seedKeys,
                                              const torch::Tensor &step, int64_t points,
                                              int64_t dim);

@@ -2,7 +2,8 @@
 //
 // Labels against brute force; predicting 0 scores 1; seeded per-run data; rank set apart from
 // the head count (weight shapes); w parallel modules are averaged; the warm-up + cosine schedule
-// at the paper's steps; epoch means and best_epoch_mean; the nn-* presets; a tiny run that learns.
+// at the paper's steps; epoch means and best_epoch_mean; the nn-* presets; a tiny run that learns;
+// the points' CPU loop against ATen's passes.
 // Everything on the CPU.
 #include "core/config/RunConfig.h"
 #include "core/metrics/EpochMetrics.h"
@@ -241,6 +242,30 @@ private Q_SLOTS:
         }
         // Coordinates are uncorrelated.
         QVERIFY(std::abs((x.select(1, 0) * x.select(1, 1)).mean().item<double>()) < 0.01);
+    }
+
+    void cpuLoopPointsEqualAtenPasses()
+    {
+        // On the CPU the points come from one loop (core/model/Kernels.h), the CUDA kernel's
+        // arithmetic; HEADLAB_FUSED_POINTS=0 keeps ATen's passes. The hash and the uniforms are
+        // the same integers and floats; log, cos and the norm's sum may round differently in the
+        // last bit. A wrong bit of the hash or a wrong constant would move whole points.
+        const auto keys = NearestNeighbourTask::seedKeys({0, 1, 7, 123456789});
+        for (int64_t step : {int64_t{0}, int64_t{1}, int64_t{99999}, int64_t{4294967301}}) {
+            const auto s = torch::full({}, step, torch::kInt64);
+            bool loop = false, aten = true;
+            const auto a = NearestNeighbourTask::unitPoints(keys, s, {64, 8, 16}, &loop);
+            qputenv("HEADLAB_FUSED_POINTS", "0");
+            const auto b = NearestNeighbourTask::unitPoints(keys, s, {64, 8, 16}, &aten);
+            qunsetenv("HEADLAB_FUSED_POINTS");
+            QVERIFY(loop);
+            QVERIFY(!aten);
+            QCOMPARE(a.sizes().vec(), b.sizes().vec());
+            const double gap = (a - b).abs().max().item<double>();
+            QVERIFY2(
+                gap <= 1e-6,
+                qPrintable(QString("step %1: loop vs ATen, max |diff| %2").arg(step).arg(gap)));
+        }
     }
 
     void rankIsIndependentOfHeadCount_data()

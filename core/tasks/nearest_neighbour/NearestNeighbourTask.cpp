@@ -51,7 +51,8 @@ torch::Tensor NearestNeighbourTask::unitPoints(const torch::Tensor &seedKeys,
     const int64_t R = seedKeys.size(0);
     int64_t count = 1;
     for (auto n : shape) count *= n;
-    // On the GPU, one kernel does what follows (core/model/Kernels.h; tests/cuda compares them).
+    // One CUDA kernel on the GPU and one loop on the CPU do what follows (core/model/Kernels.h;
+    // tests/cuda and test_nn compare them with it).
     auto kernel = fusedUnitPoints(seedKeys, step, count / shape.back(), shape.back());
     if (fused) *fused = kernel.has_value();
     if (kernel) {

@@ -52,7 +52,8 @@ public:
     {
         return taskSpec("nearest_neighbour").exampleInput;
     }
-    // "fused_points": "on" once a training batch came from the CUDA kernel, else "off".
+    // "fused_points": "on" once a training batch came from the CUDA kernel or the CPU loop
+    // (Kernels.h), else "off".
     std::map<std::string, std::string> paths() const override;
 
     // The training points of every run at `step`: (R, B, N, d) on the device, unit norm.
