@@ -554,7 +554,8 @@ def points_section(rows, path, out):
     for layers, h in keys:
         best = {p: max(r["steps_per_s"] for r in lever if (r["layers"], r["heads"], r["points"]) == (layers, h, p))
                 for p in (0, 1)}
-        out.append(f"| {layers} × {h} | {fmt(best[1], 1)} | {fmt(best[0], 1)} | **{fmt(best[1] / best[0], 2)}** |")
+        heads = str(h).split()[0]  # the same count in every layer
+        out.append(f"| {layers} × {heads} | {fmt(best[1], 1)} | {fmt(best[0], 1)} | **{fmt(best[1] / best[0], 2)}** |")
     out.append("")
 
 
