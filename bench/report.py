@@ -233,12 +233,8 @@ def cpu_timed_section(path, out, alone_path=""):
     versus = (f", {rng(ratios)} of the rate each of its {len(ratios)} largest products reaches alone "
               f"(`bench/cpu_products_isolated.py`, `{alone_path}`, the same shapes timed minutes later)"
               if ratios else "")
-    lever = [r for r in rows if r.get("lever") == "adam"]
-    gains = []
-    for key in {(r["m"], r["heads"], r["batch"]) for r in lever}:
-        best = {a: max(r["steps_per_s"] for r in lever if (r["m"], r["heads"], r["batch"], r["adam"]) == key + (a,))
-                for a in (0, 1)}
-        gains.append(best[1] / best[0])
+    gains = [on / off for _, on, off in lever_pairs([r for r in rows if r.get("lever") == "adam"],
+                                                    lambda r: (r["m"], r["heads"], r["batch"]), "adam")]
     adam_range = f"{fmt(min(gains), 2)}–{fmt(max(gains), 2)}×" if gains else "not measured"
     out.append("**The measured cause at the wide shapes.** Inside the step the products run at "
                f"{rng(peak_shares)} of the peak{versus}. The Kineto profiler with shapes recorded had shown "
@@ -490,6 +486,17 @@ def cpu_profile_section(rows, path, out):
     out.append("")
 
 
+def lever_pairs(lever, key, switch):
+    """A lever's runs (each shape on and off, in turn, twice): per key, in the file's order, the faster
+    steps/s with the switch on (1) and off (0)."""
+    keys = []
+    for r in lever:
+        if key(r) not in keys:
+            keys.append(key(r))
+    return [(k, *(max(r["steps_per_s"] for r in lever if key(r) == k and r[switch] == on) for on in (1, 0)))
+            for k in keys]
+
+
 def lanes_section(rows, path, out):
     lever = [r for r in rows if r.get("lever") == "lanes"]
     if not lever:
@@ -501,13 +508,7 @@ def lanes_section(rows, path, out):
                "`test_lanes`), and a run's provenance names the path (`attention: lanes`).\n")
     out.append("| m × n_H | head width | lanes steps/s | ATen steps/s | lanes ÷ ATen |")
     out.append("|---|---|---|---|---|")
-    shapes = []
-    for r in lever:
-        if (r["m"], r["heads"]) not in shapes:
-            shapes.append((r["m"], r["heads"]))
-    for m, h in shapes:
-        on = max(r["steps_per_s"] for r in lever if (r["m"], r["heads"], r["lanes"]) == (m, h, 1))
-        off = max(r["steps_per_s"] for r in lever if (r["m"], r["heads"], r["lanes"]) == (m, h, 0))
+    for (m, h), on, off in lever_pairs(lever, lambda r: (r["m"], r["heads"]), "lanes"):
         out.append(f"| {m} × {h} | {m // h} | {fmt(on, 1)} | {fmt(off, 1)} | **{fmt(on / off, 2)}** |")
     out.append("")
 
@@ -524,13 +525,7 @@ def adam_section(rows, path, out):
                "provenance names the path (`fused_adam: on (one CPU pass)`).\n")
     out.append("| m × n_H | batch | one pass steps/s | ATen passes steps/s | pass ÷ ATen |")
     out.append("|---|---|---|---|---|")
-    shapes = []
-    for r in lever:
-        if (r["m"], r["heads"], r["batch"]) not in shapes:
-            shapes.append((r["m"], r["heads"], r["batch"]))
-    for m, h, b in shapes:
-        on = max(r["steps_per_s"] for r in lever if (r["m"], r["heads"], r["batch"], r["adam"]) == (m, h, b, 1))
-        off = max(r["steps_per_s"] for r in lever if (r["m"], r["heads"], r["batch"], r["adam"]) == (m, h, b, 0))
+    for (m, h, b), on, off in lever_pairs(lever, lambda r: (r["m"], r["heads"], r["batch"]), "adam"):
         out.append(f"| {m} × {h} | {b} | {fmt(on, 1)} | {fmt(off, 1)} | **{fmt(on / off, 2)}** |")
     out.append("")
 
@@ -547,15 +542,9 @@ def points_section(rows, path, out):
                "and cos), and a run's provenance names the path (`fused_points: on`).\n")
     out.append("| layers × n_H | one loop steps/s | ATen passes steps/s | loop ÷ ATen |")
     out.append("|---|---|---|---|")
-    keys = []
-    for r in lever:
-        if (r["layers"], r["heads"]) not in keys:
-            keys.append((r["layers"], r["heads"]))
-    for layers, h in keys:
-        best = {p: max(r["steps_per_s"] for r in lever if (r["layers"], r["heads"], r["points"]) == (layers, h, p))
-                for p in (0, 1)}
+    for (layers, h), on, off in lever_pairs(lever, lambda r: (r["layers"], r["heads"]), "points"):
         heads = str(h).split()[0]  # the same count in every layer
-        out.append(f"| {layers} × {heads} | {fmt(best[1], 1)} | {fmt(best[0], 1)} | **{fmt(best[1] / best[0], 2)}** |")
+        out.append(f"| {layers} × {heads} | {fmt(on, 1)} | {fmt(off, 1)} | **{fmt(on / off, 2)}** |")
     out.append("")
 
 

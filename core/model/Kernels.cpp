@@ -3,10 +3,10 @@
 
 #include "core/config/Switches.h"
 
+#include "core/model/cuda/UnitPointsMath.h"
+
 #include <ATen/Parallel.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
@@ -51,55 +51,22 @@ bool float32OnOneGpu(std::initializer_list<const torch::Tensor *> tensors)
 }
 #endif
 
-// The nearest-neighbour points on the CPU in one loop: the CUDA kernel's arithmetic (cuda/
-// UnitPoints.cu), lowbias32 on 32-bit words, the 24-bit uniforms and Box–Muller, then each point's
-// norm summed in order. ATen's path emulates the hash on int64 tensors in about 100 passes, half a
-// small classroom step; this is one pass over the points, on the intra-op threads.
-uint32_t mix32(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
-    return x;
-}
-
-float uniform24(uint32_t bits)
-{
-    return (static_cast<float>(bits >> 8) + 0.5f) * (1.0f / 16777216.0f);
-}
-
+// The nearest-neighbour points on the CPU in one loop: the CUDA kernel's arithmetic
+// (cuda/UnitPointsMath.h). ATen's path emulates the hash on int64 tensors in about 100 passes,
+// half a small classroom step; this is one pass over the points, on the intra-op threads.
 torch::Tensor cpuUnitPoints(const torch::Tensor &seedKeys, int64_t step, int64_t points,
                             int64_t dim)
 {
     const auto keys = seedKeys.contiguous();
-    const int64_t runs = keys.size(0);
-    auto out = torch::empty({runs, points, dim}, keys.options().dtype(torch::kFloat32));
+    auto out = torch::empty({keys.size(0), points, dim}, keys.options().dtype(torch::kFloat32));
     const int64_t *k = keys.data_ptr<int64_t>();
     float *o = out.data_ptr<float>();
-    const float twoPi = static_cast<float>(2.0 * 3.14159265358979323846);
-    const uint32_t s = static_cast<uint32_t>(step & 0xffffffffLL);
-    at::parallel_for(0, runs * points, 256, [&](int64_t begin, int64_t end) {
+    at::parallel_for(0, keys.size(0) * points, 256, [&](int64_t begin, int64_t end) {
         for (int64_t index = begin; index < end; ++index) {
-            const int64_t run = index / points, point = index % points;
-            const auto s1 = static_cast<uint32_t>(k[3 * run]);
-            const auto s2 = static_cast<uint32_t>(k[3 * run + 1]);
-            const auto s3 = static_cast<uint32_t>(k[3 * run + 2]);
-            const uint32_t k1 = mix32(mix32(s ^ s1) + s2);
-            const uint32_t k2 = mix32(k1 + s3);
-            float *x = o + index * dim;
-            float sumSq = 0.0f;
-            for (int64_t j = 0; j < dim; ++j) {
-                const auto counter = static_cast<uint32_t>(2 * (point * dim + j));
-                const float u0 = uniform24(mix32(mix32(counter ^ k1) + k2));
-                const float u1 = uniform24(mix32(mix32((counter + 1) ^ k1) + k2));
-                const float normal = std::sqrt(-2.0f * std::log(u0)) * std::cos(u1 * twoPi);
-                x[j] = normal;
-                sumSq += normal * normal;
-            }
-            const float norm = std::max(std::sqrt(sumSq), 1e-12f);
-            for (int64_t j = 0; j < dim; ++j) x[j] = x[j] / norm;
+            const int64_t run = index / points;
+            headlab::points::unitPoint(
+                static_cast<uint32_t>(k[3 * run]), static_cast<uint32_t>(k[3 * run + 1]),
+                static_cast<uint32_t>(k[3 * run + 2]), step, index % points, dim, o + index * dim);
         }
     });
     return out;
