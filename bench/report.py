@@ -185,10 +185,13 @@ def addition_flops(m, batch, answer_only_last=True):
     return 3 * batch * (t * 2 * (24 * m * m + 4 * t * m) + t * 2 * m * V)
 
 
-def cpu_timed_section(path, out, alone_path=""):
+# The Adam lever's runs are told apart by shape and batch (bench/cpu_peers.sh part adam).
+ADAM_LEVER_KEY = lambda r: (r["m"], r["heads"], r["batch"])  # noqa: E731
+
+
+def cpu_timed_section(rows, path, out, alone_path=""):
     """Issue 79: a wide step's products and the rest, timed by the clock without the profiler
-    (headlab-bench single --timed 1: CpuProfile.h's TimedProducts)."""
-    rows = load(path)
+    (headlab-bench single --timed 1: CpuProfile.h's TimedProducts); `rows`: the file `path`."""
     shapes = []  # the timed runs' shapes, once each (the file also holds the levers' runs)
     for r in rows:
         if r.get("impl") == "headlab-single" and "lever" not in r and (r["m"], r["heads"]) not in shapes:
@@ -234,7 +237,7 @@ def cpu_timed_section(path, out, alone_path=""):
               f"(`bench/cpu_products_isolated.py`, `{alone_path}`, the same shapes timed minutes later)"
               if ratios else "")
     gains = [on / off for _, on, off in lever_pairs([r for r in rows if r.get("lever") == "adam"],
-                                                    lambda r: (r["m"], r["heads"], r["batch"]), "adam")]
+                                                    ADAM_LEVER_KEY, "adam")]
     adam_range = f"{fmt(min(gains), 2)}–{fmt(max(gains), 2)}×" if gains else "not measured"
     out.append("**The measured cause at the wide shapes.** Inside the step the products run at "
                f"{rng(peak_shares)} of the peak{versus}. The Kineto profiler with shapes recorded had shown "
@@ -255,6 +258,7 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", 
     with GFLOP/s and the share of the cores' measured FP32 peak; the profile of a classroom step; the
     lanes lever; and the classroom's time to its contrast (bench/classroom_time.py)."""
     rows = load(path)
+    levers = load(timed_path) if timed_path else []  # the timed wide steps and the levers' runs
     info = next((r for r in rows if r.get("machine") == "cpu"), {})
     peak = next((r for r in rows if r.get("impl") == "cpu-peak"), {})
     peak_gflops = peak.get("gflops") or float("nan")
@@ -422,12 +426,11 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", 
                    "the work it leaves out (the last layer at the answer position only); what it spends "
                    "outside its products is the table below.\n")
         if timed_path:
-            cpu_timed_section(timed_path, out, alone_path)
+            cpu_timed_section(levers, timed_path, out, alone_path)
     cpu_profile_section(rows, path, out)
     lanes_section(rows, path, out)
-    if timed_path:
-        adam_section(load(timed_path), timed_path, out)
-        points_section(load(timed_path), timed_path, out)
+    adam_section(levers, timed_path, out)
+    points_section(levers, timed_path, out)
     for p in classroom_paths:
         classroom_time_section(p, out)
 
@@ -525,7 +528,7 @@ def adam_section(rows, path, out):
                "provenance names the path (`fused_adam: on (one CPU pass)`).\n")
     out.append("| m × n_H | batch | one pass steps/s | ATen passes steps/s | pass ÷ ATen |")
     out.append("|---|---|---|---|---|")
-    for (m, h, b), on, off in lever_pairs(lever, lambda r: (r["m"], r["heads"], r["batch"]), "adam"):
+    for (m, h, b), on, off in lever_pairs(lever, ADAM_LEVER_KEY, "adam"):
         out.append(f"| {m} × {h} | {b} | {fmt(on, 1)} | {fmt(off, 1)} | **{fmt(on / off, 2)}** |")
     out.append("")
 

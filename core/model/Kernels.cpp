@@ -77,17 +77,16 @@ torch::Tensor cpuUnitPoints(const torch::Tensor &seedKeys, int64_t step, int64_t
 std::optional<torch::Tensor> fusedUnitPoints(const torch::Tensor &seedKeys,
                                              const torch::Tensor &step, int64_t points, int64_t dim)
 {
-    if (seedKeys.device().is_cpu() && step.device().is_cpu() &&
-        switchOn(Switch::FusedPoints, true) && seedKeys.scalar_type() == torch::kInt64 &&
-        step.scalar_type() == torch::kInt64 && seedKeys.dim() == 2 && seedKeys.size(1) == 3 &&
-        step.numel() == 1 && 2 * points * dim < (int64_t{1} << 32)) // 32-bit counters
+    // What both the CPU loop and the kernel take: (R, 3) int64 keys, a one-element int64 step, and
+    // 32-bit counters.
+    if (seedKeys.scalar_type() != torch::kInt64 || step.scalar_type() != torch::kInt64 ||
+        seedKeys.dim() != 2 || seedKeys.size(1) != 3 || step.numel() != 1 ||
+        2 * points * dim >= (int64_t{1} << 32))
+        return std::nullopt;
+    if (seedKeys.device().is_cpu() && step.device().is_cpu() && switchOn(Switch::FusedPoints, true))
         return cpuUnitPoints(seedKeys, step.item<int64_t>(), points, dim);
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
     if (!kernelOn(seedKeys.device(), Switch::FusedPoints) || !step.is_cuda()) return std::nullopt;
-    if (seedKeys.scalar_type() != torch::kInt64 || step.scalar_type() != torch::kInt64 ||
-        seedKeys.dim() != 2 || seedKeys.size(1) != 3 || step.numel() != 1)
-        return std::nullopt;
-    if (2 * points * dim >= (int64_t{1} << 32)) return std::nullopt; // 32-bit counters
     const c10::cuda::CUDAGuard guard(seedKeys.device());
     const auto keys = seedKeys.contiguous();
     auto out = torch::empty({keys.size(0), points, dim}, keys.options().dtype(torch::kFloat32));

@@ -57,16 +57,16 @@ std::optional<bool> compareValues(const std::string &a, const std::string &op, c
     return std::nullopt;
 }
 
-// A typed term in a message, quoted; a long one shortened to its ends and its length, so that no
-// message grows with what was typed (a 40,000-character word once widened the window to 32,767 px).
-// The run statuses (RunResult.h's table), joined by `separator`.
-std::string statusList(const char *separator)
+// The run statuses (RunResult.h's table): "queued, running, ...".
+std::string statusList()
 {
     std::string list;
-    for (const auto &name : runStatusNames()) list += (list.empty() ? "" : separator) + name;
+    for (const auto &name : runStatusNames()) list += (list.empty() ? "" : ", ") + name;
     return list;
 }
 
+// A typed term in a message, quoted; a long one shortened to its ends and its length, so that no
+// message grows with what was typed (a 40,000-character word once widened the window to 32,767 px).
 std::string quoted(const std::string &text)
 {
     constexpr size_t kMost = 40, kEnd = 16;
@@ -169,8 +169,7 @@ RunFilter RunFilter::parse(const std::string &text, const Session &session)
         } else if (term.key == "status") {
             RunStatus status;
             if (!parseRunStatus(term.value, &status) || ordered) {
-                filter.error =
-                    quoted(word) + ": status is one of " + statusList(", ") + " (= or !=)";
+                filter.error = quoted(word) + ": status is one of " + statusList() + " (= or !=)";
                 break;
             }
         } else if (const std::string why = unknownKey(word, term.key); !why.empty()) {
@@ -322,7 +321,7 @@ const char *runFilterHelp()
         "statistic of a curve, STAT(CURVE): final, min, max, best or mean_last of test_loss, "
         "train_loss, test_accuracy, ... (min(test_loss)<0.5)\n"
         "  status=S                  " +
-        statusList(", ") +
+        statusList() +
         "\n"
         "  learned, !learned         the session's verdict\n"
         "  tag=T, tag!=T             runs with (without) the tag T\n"

@@ -614,8 +614,8 @@
       const legend = document.createElement("div");
       legend.className = "legend";
       el.appendChild(legend);
-      for (const [name, colour] of verdicts) {
-        if (!runs.some((r, i) => selected[i] && verdicts.find(([n]) => n === name)[2](r))) continue;
+      for (const [name, colour, is] of verdicts) {
+        if (!runs.some((r, i) => selected[i] && is(r))) continue;
         const entry = document.createElement("span");
         entry.className = "entry" + (hidden.has(name) ? " off" : "");
         entry.dataset.series = name;
