@@ -109,8 +109,9 @@ if part profile; then # where a classroom step's time goes, lanes on and off; Fi
             --shapes 24x12,24x1 --batch 256 --steps 100 --profile 1 2>/dev/null |
             sed "s/^{/{\"lanes\": $lanes, /" | emit
     done
-    "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 24x1,24x3 --batch 64 \
-        --steps 300 --profile 1 2>/dev/null | sed "s/^{/{\"lanes\": 1, /" | emit
+    # Figure 2's narrow and middle widths that miss (24 and 48 wide): their operator calls.
+    "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 24x1,24x3,48x1,48x3 \
+        --batch 64 --steps 300 --profile 1 2>/dev/null | sed "s/^{/{\"lanes\": 1, /" | emit
     # Figure 2's widest that miss, product by product under the profiler (their shapes, GFLOP/s,
     # share of the peak): the profiler slows the step 4-5x, so part `timed` gives the rates.
     "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 192x12,384x12 --batch 64 \
@@ -127,11 +128,13 @@ for line in sys.stdin:
     done
 fi
 
-# The wide shapes that miss, timed by the clock without the profiler (headlab-bench --timed 1): each
+# The middle and wide shapes that miss, timed by the clock without the profiler (headlab-bench --timed 1): each
 # product's rate in the step, the optimizer and the rest (report.py --cpu-timed); then the same
 # products alone (bench/cpu_products_isolated.py, from the profile rows' shapes, or those of
 # PRODUCTS_PROFILE; report.py --cpu-alone), into cpu-products-alone.jsonl beside the results.
 if part timed; then
+    "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 48x1,48x3 --batch 64 \
+        --steps 300 --timed 1 2>/dev/null | emit
     "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 192x3,192x12 --batch 64 \
         --steps 150 --timed 1 2>/dev/null | emit
     "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 384x3,384x6,384x12 \
