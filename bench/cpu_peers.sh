@@ -15,7 +15,9 @@
 # kernel (HEADLAB_CPU_ATTENTION=0), both ways in turn. Output: JSON lines in
 # ${OUT:-bench-out}/cpu-peers.jsonl; bench/report.py --cpu-peers turns them into PERFORMANCE.md's
 # tables. CORES (default 0,1; the thread count follows), ONLY (parts among addition, nn, text,
-# profile, timed, lanes, adam, points; separated by spaces), QUICK=1 (Figure 2's corners and diagonal only, for a trial).
+# profile, timed, lanes, adam, points; separated by spaces), QUICK=1 (Figure 2's corners and diagonal only, for a trial),
+# MISSES_FROM (a run's results: the shapes that missed there are the ones parts profile and timed
+# measure, when part addition is not in this run).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUTDIR="${OUT:-$ROOT/bench-out}"
@@ -43,6 +45,24 @@ steps_for() {
     case "$1" in
         24) echo 300 ;; 48) echo 150 ;; 96) echo 60 ;; 192) echo 30 ;; *) echo 20 ;;
     esac
+}
+
+# Figure 2's shapes below 1.5x compiled PyTorch in this run's addition part (or in the file
+# MISSES_FROM, a run's results, when part addition is not run): "NARROW WIDE", each a comma list
+# of MxH (narrow: below 192 wide), or "-" for none. The profile and timed parts measure these.
+missed_shapes() {
+    "$PY" - "${MISSES_FROM:-$RESULTS}" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+def rate(kind):
+    return {(r["m"], r["heads"]): r["steps_per_s"] for r in rows
+            if r.get("set") == "fig2" and str(r.get("impl", "")).startswith(kind)}
+ours, compiled = rate("headlab-single"), rate("torch.compile")
+missed = [k for k in sorted(ours) if k in compiled and ours[k] / compiled[k] < 1.5]
+narrow = ",".join(f"{m}x{h}" for m, h in missed if m < 192) or "-"
+wide = ",".join(f"{m}x{h}" for m, h in missed if m >= 192) or "-"
+print(narrow, wide)
+PY
 }
 
 addition_shape() { # m heads batch tag
@@ -109,13 +129,14 @@ if part profile; then # where a classroom step's time goes, lanes on and off; Fi
             --shapes 24x12,24x1 --batch 256 --steps 100 --profile 1 2>/dev/null |
             sed "s/^{/{\"lanes\": $lanes, /" | emit
     done
-    # Figure 2's narrow and middle widths that miss (24 and 48 wide): their operator calls.
-    "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 24x1,24x3,48x1,48x3 \
-        --batch 64 --steps 300 --profile 1 2>/dev/null | sed "s/^{/{\"lanes\": 1, /" | emit
-    # Figure 2's widest that miss, product by product under the profiler (their shapes, GFLOP/s,
-    # share of the peak): the profiler slows the step 4-5x, so part `timed` gives the rates.
-    "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 192x12,384x12 --batch 64 \
-        --steps 100 --profile 1 --products 1 2>/dev/null | sed "s/^{/{\"lanes\": 1, /" | emit
+    # Figure 2's shapes that miss: the narrow ones' operator calls; the wide ones product by product
+    # under the profiler (their shapes, GFLOP/s, share of the peak; the profiler slows the step
+    # 4-5x, so part `timed` gives the rates).
+    read -r narrow wide < <(missed_shapes)
+    [[ $narrow != - ]] && "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" \
+        --shapes "$narrow" --batch 64 --steps 300 --profile 1 2>/dev/null | sed "s/^{/{\"lanes\": 1, /" | emit
+    [[ $wide != - ]] && "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes "$wide" \
+        --batch 64 --steps 100 --profile 1 --products 1 2>/dev/null | sed "s/^{/{\"lanes\": 1, /" | emit
     # The text classroom's step (d 64, batch 16), at its widest and its narrowest heads.
     for schedule in 16,16,16,16 1,2,4,8; do
         "${PIN[@]}" "$BENCH" preset --preset head-progression-classroom --device cpu \
@@ -133,12 +154,12 @@ fi
 # products alone (bench/cpu_products_isolated.py, from the profile rows' shapes, or those of
 # PRODUCTS_PROFILE; report.py --cpu-alone), into cpu-products-alone.jsonl beside the results.
 if part timed; then
-    "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 48x1,48x3 --batch 64 \
-        --steps 300 --timed 1 2>/dev/null | emit
-    "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 192x3,192x12 --batch 64 \
-        --steps 150 --timed 1 2>/dev/null | emit
-    "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes 384x3,384x6,384x12 \
-        --batch 64 --steps 50 --timed 1 2>/dev/null | emit
+    read -r narrow wide < <(missed_shapes)
+    for shape in ${narrow//,/ } ${wide//,/ }; do
+        [[ $shape == - ]] && continue
+        "${PIN[@]}" "$BENCH" single --device cpu --threads "$THREADS" --shapes "$shape" --batch 64 \
+            --steps $(($(steps_for "${shape%x*}") * 5 / 2)) --timed 1 2>/dev/null | emit
+    done
     shapes="${PRODUCTS_PROFILE:-$RESULTS}" # ONLY=timed: a file of part profile's rows
     if grep -q '"cpu-product"' "$shapes"; then
         "${PIN[@]}" "$PY" "$ROOT/bench/cpu_products_isolated.py" --threads "$THREADS" \

@@ -10,6 +10,7 @@ import csv
 import json
 import math
 import os
+import statistics
 
 WIDTHS = [24, 48, 96, 192, 384]
 T, V = 18, 22  # positions fed to the addition model, vocabulary (as bench/compute_floor.py)
@@ -192,17 +193,11 @@ ADAM_LEVER_KEY = lambda r: (r["m"], r["heads"], r["batch"])  # noqa: E731
 def cpu_timed_section(rows, path, out, alone_path=""):
     """Issue 79: a wide step's products and the rest, timed by the clock without the profiler
     (headlab-bench single --timed 1: CpuProfile.h's TimedProducts); `rows`: the file `path`."""
-    shapes = []  # the timed runs' shapes, once each (the file also holds the levers' runs)
-    for r in rows:
-        if r.get("impl") == "headlab-single" and "lever" not in r and (r["m"], r["heads"]) not in shapes:
-            shapes.append((r["m"], r["heads"]))
+    shapes = list(dict.fromkeys((r["m"], r["heads"]) for r in rows if r.get("profile") == "cpu-timed-total"))
     if not shapes:
         return
-    by = {}
-    for r in rows:
-        if "profile" in r:
-            by.setdefault((r["m"], r["heads"]), {}).setdefault(r["profile"], []).append(r)
-    out.append(f"**Where a wide step's time goes, without the profiler** (`headlab-bench single --timed 1`, "
+    by = timed_rows(rows)
+    out.append(f"**Where the step's time goes, without the profiler** (`headlab-bench single --timed 1`, "
                f"`{path}`): each matrix product and each of the step's parts timed by the clock, in a "
                "callback on the operators, on the same 2 pinned cores; the peak is measured in the same run. "
                "*Rest* is the step less its products and the optimizer: the norms, GELUs, residual additions, "
@@ -212,17 +207,12 @@ def cpu_timed_section(rows, path, out, alone_path=""):
     out.append("|---|---|---|---|---|---|---|")
     product_shares, rest_shares, peak_shares, optimizer_shares = [], [], [], []
     for k in shapes:
-        t = by.get(k, {}).get("cpu-timed-total", [None])[0]
-        if not t:
-            continue
-        parts = {r["part"]: r["ms_per_step"] for r in by[k].get("cpu-timed-part", [])}
-        wall, prod = t["wall_ms_per_step"], t["product_ms_per_step"]
-        opt = parts.get("headlab::optimizer", 0.0)
-        rest = wall - prod - opt
-        product_shares.append(prod / wall)
-        rest_shares.append(rest / wall)
-        optimizer_shares.append(opt / wall)
-        peak_shares.append(t["peak_share"])
+        t, wall, prod, opt, rest = timed_split(by, k)
+        if k[0] >= 192:  # the wide shapes' cause, below; the middle ones' is in the paragraph above
+            product_shares.append(prod / wall)
+            rest_shares.append(rest / wall)
+            optimizer_shares.append(opt / wall)
+            peak_shares.append(t["peak_share"])
         out.append(f"| {k[0]} × {k[1]} | {fmt(wall, 1)} | {fmt(prod, 1)} ({fmt(100 * prod / wall, 0)} %) | "
                    f"{fmt(t['gflops'], 0)} | {fmt(100 * t['peak_share'], 0)} | {fmt(opt, 1)} "
                    f"({fmt(100 * opt / wall, 0)} %) | {fmt(rest, 1)} ({fmt(100 * rest / wall, 0)} %) |")
@@ -231,7 +221,7 @@ def cpu_timed_section(rows, path, out, alone_path=""):
     # Each product in the step against the same shapes alone, timed minutes apart on the same cores.
     alone = {(r["m"], r["heads"], " ".join(r["op"].split()[:3])): r["gflops_alone"]
              for r in (load(alone_path) if alone_path else []) if r.get("impl") == "bmm-alone"}
-    ratios = [r["gflops"] / alone[(k[0], k[1], r["op"])] for k in shapes
+    ratios = [r["gflops"] / alone[(k[0], k[1], r["op"])] for k in shapes if k[0] >= 192
               for r in by.get(k, {}).get("cpu-timed-product", []) if (k[0], k[1], r["op"]) in alone]
     versus = (f", {rng(ratios)} of the rate each of its {len(ratios)} largest products reaches alone "
               f"(`bench/cpu_products_isolated.py`, `{alone_path}`, the same shapes timed minutes later)"
@@ -253,7 +243,27 @@ def cpu_timed_section(rows, path, out, alone_path=""):
                "function each way, for the rest, is not built.\n")
 
 
-def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", nn_profile_path=""):
+def timed_rows(rows):
+    """headlab-bench --timed 1's rows by shape and kind (cpu-timed-total, -part, -product, -class)."""
+    by = {}
+    for r in rows:
+        if str(r.get("profile", "")).startswith("cpu-timed"):
+            by.setdefault((r["m"], r["heads"]), {}).setdefault(r["profile"], []).append(r)
+    return by
+
+
+def timed_split(by, shape):
+    """A timed step of `shape` (m, heads): its total row, and the wall, products, optimizer and the
+    rest in ms a step."""
+    total = by[shape]["cpu-timed-total"][0]
+    parts = {r["part"]: r["ms_per_step"] for r in by[shape].get("cpu-timed-part", [])}
+    wall, prod = total["wall_ms_per_step"], total["product_ms_per_step"]
+    opt = parts.get("headlab::optimizer", 0.0)
+    return total, wall, prod, opt, wall - prod - opt
+
+
+def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", nn_profile_path="",
+                      lesson_press_path=""):
     """Issue 79: HeadLab against eager PyTorch and torch.compile on N pinned cores (bench/cpu_peers.sh),
     with GFLOP/s and the share of the cores' measured FP32 peak; the profile of a classroom step; the
     lanes lever; and the classroom's time to its contrast (bench/classroom_time.py)."""
@@ -309,7 +319,8 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", 
         out.append(f"| {key[0]} | {key[1]} × {key[2]} | {key[1] // key[2]} | {fmt(r['steps_per_s'], 1)} | {fmt(e, 1)} | "
                    f"{fmt(c, 1)} | **{fmt(ratio, 2)}** | {fmt(g, 1)} | {fmt(100 * g / peak_gflops, 1)} | "
                    f"{fmt(gc, 1)} | {fmt(100 * gc / peak_gflops if gc else None, 1)} |")
-    nn_hl = [r for r in rows if r.get("impl") == "headlab-preset" and r.get("preset") == "nn-classroom"]
+    nn_hl = [r for r in rows if r.get("impl") == "headlab-preset" and r.get("preset") == "nn-classroom"
+             and "lever" not in r]
     nn_ref = {(r["layers"], r["heads"], r["impl"]): r for r in rows if r.get("peer") == "nn" and "steps_per_s" in r}
     if nn_hl:
         out.append("\n### Nearest neighbour: nn-classroom's six runs (d 16, 8 points, batch 64)\n")
@@ -348,25 +359,30 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", 
                (": " + ", ".join((f"text {k[1]}" if k[0] == "text" else f"{k[0]} {k[1]} × {k[2]}") +
                                  f" ({fmt(r, 2)}×, {fmt(100 * share, 1)} % of peak)"
                                  for k, r, share in misses) + "." if misses else ".") + "\n")
-    small = [r for r in rows if r.get("profile") == "cpu-total" and r.get("batch") == 64 and r.get("task") != "text"]
+    # The profiles of the shapes that missed: in the levers' file where it is given (bench/cpu_peers.sh's
+    # parts profile, timed, adam and points, run with MISSES_FROM=this run), else in this run's.
+    causes, causes_path = (levers, timed_path) if timed_path else (rows, path)
+    small = [r for r in causes if r.get("profile") == "cpu-total" and r.get("batch") == 64
+             and r.get("task") != "text" and r["m"] < 192]
     if misses and small:
-        out.append("**The measured cause where a shape misses.** These are Figure 2's narrow models at batch "
-                   "64, where a step is a few milliseconds of small products. The profile below counts the "
+        out.append("**The measured cause where a shape misses.** At Figure 2's narrow and middle widths (24 and "
+                   "48) at batch 64 a step is a few milliseconds of small products. The profile below counts the "
                    "operator calls a HeadLab step makes and what the framework takes for each before any "
                    "arithmetic: " + "; ".join(
                        f"{r['m']} × {r['heads']}: {fmt(r['aten_calls_per_step'], 0)} calls, "
                        f"{fmt(r['dispatch_ms_per_step'], 2)} of {fmt(r['wall_ms_per_step'], 2)} ms "
                        f"({fmt(100 * r['dispatch_share'], 0)} %)" for r in small) +
-                   ". The autograd engine's nodes and HeadLab's own code between the calls come on top. "
+                   ". The autograd engine's nodes and HeadLab's own code between the calls come on top. " +
+                   middle_split(levers, misses) +
                    "Compiled PyTorch generates one C++ loop for many of those operators, which removes "
                    "their calls; HeadLab's lanes and its products' views inside their autograd functions "
                    "removed some of them, not yet enough at these widths. "
                    "What is left is the whole layer as one function each way (the norm, the products and "
                    "the GELU), the next lever.\n")
-    text_profiles = [r for r in rows if r.get("profile") == "cpu-total" and r.get("task") == "text"]
+    text_profiles = [r for r in causes if r.get("profile") == "cpu-total" and r.get("task") == "text"]
     if any(k[0] == "text" for k, _, _ in misses) and text_profiles:
         gflop = {r["heads"].replace(" ", ","): r["gflop_per_run_step"] for r in text_hl}
-        cls = {profile_key(r) + (r["class"],): r for r in rows if r.get("profile") == "cpu-class"}
+        cls = {profile_key(r) + (r["class"],): r for r in causes if r.get("profile") == "cpu-class"}
 
         def text_cause(t):
             k = profile_key(t)
@@ -427,12 +443,35 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", 
                    "outside its products is the table below.\n")
         if timed_path:
             cpu_timed_section(levers, timed_path, out, alone_path)
-    cpu_profile_section(rows, path, out)
+    cpu_profile_section(causes, causes_path, out)
     lanes_section(rows, path, out)
     adam_section(levers, timed_path, out)
     points_section(levers, timed_path, out)
     for p in classroom_paths:
         classroom_time_section(p, out)
+    if lesson_press_path:
+        lesson_press_section(lesson_press_path, out)
+
+
+def middle_split(rows, misses):
+    """The timed split of the middle widths that miss (48 wide): a sentence, or "" where none was
+    timed."""
+    by = timed_rows(rows)
+    middle = [k[1:] for k, _, share in misses if k[0] == "fig2" and k[1] == 48 and k[1:] in by]
+    if not middle:
+        return ""
+    parts, peak, share = [], [], []
+    for k in middle:
+        total, wall, prod, opt, rest = timed_split(by, k)
+        peak.append(100 * total["peak_share"])
+        share.append(100 * prod / wall)
+        parts.append(f"{k[0]} × {k[1]}: {fmt(wall, 2)} ms a step, products {fmt(share[-1], 0)} % of it at "
+                     f"{fmt(peak[-1], 0)} % of the peak, Adam {fmt(100 * opt / wall, 0)} %, "
+                     f"the rest {fmt(100 * rest / wall, 0)} %")
+    rng = lambda xs: f"{fmt(min(xs), 0)}–{fmt(max(xs), 0)} %"  # noqa: E731
+    return ("At 48 wide the clock without the profiler (the timed table below) says where: " +
+            "; ".join(parts) + f". The products run at {rng(peak)} of the peak but are only {rng(share)} "
+            "of the step; the rest is the operators between them. ")
 
 
 def profile_key(r):
@@ -568,6 +607,28 @@ def classroom_time_section(path, out):
         nums = parts[len(words):]
         end = nums[4] if len(nums) > 4 else "—"
         out.append(f"| {' '.join(words)} | {nums[0]} | {end} | {nums[1]} |")
+    out.append("")
+
+
+def lesson_press_section(path, out):
+    """Issue 79, item 4: how soon a lesson press trains the pressed runs (bench/lesson_press_time.sh)."""
+    rows = load(path)
+    info = next((r for r in rows if r.get("machine") == "cpu"), {})
+    presses = [r for r in rows if "condition" in r]
+    out.append("### A lesson press: the pressed runs train at once\n")
+    out.append(f"`bench/lesson_press_time.sh` (`{path}`; {info.get('cpu', 'this CPU')}, {info.get('cores', '?')} "
+               f"cores, {info.get('date', '')}): the classroom preset opened in the app as a teacher opens it, "
+               "trained, then the strip's third η pressed (`test_ui_training`'s "
+               "aLessonPressOnTheClassroomTrainsAtOnce, which fails above 5 s); milliseconds from the press until "
+               "the first pressed run, and both, have reported their first steps on screen. The app reports a "
+               "run's progress every 0.1 s.\n")
+    out.append("| condition | presses | first run (ms): median [min, max] | both runs (ms): median [min, max] |")
+    out.append("|---|---|---|---|")
+    for condition in dict.fromkeys(r["condition"] for r in presses):
+        mine = [r for r in presses if r["condition"] == condition]
+        cell = lambda k: (f"{statistics.median(r[k] for r in mine):.0f} [{min(r[k] for r in mine)}, "  # noqa: E731
+                          f"{max(r[k] for r in mine)}]")
+        out.append(f"| {condition} | {len(mine)} | {cell('first_ms')} | {cell('both_ms')} |")
     out.append("")
 
 
@@ -1596,6 +1657,8 @@ def main():
                     help="bench/cpu_products_isolated.py: the wide step's products each timed alone")
     ap.add_argument("--classroom-time", action="append", default=[],
                     help="bench/classroom_time.py's text files, shown under --cpu-peers")
+    ap.add_argument("--lesson-press", default="",
+                    help="bench/lesson_press_time.sh: how soon a lesson press trains, shown under --cpu-peers")
     ap.add_argument("--storage", default="", help="the JSON lines of bench/storage_bench.sh")
     ap.add_argument("--checkpoints", action="append", default=[],
                     help="the JSON lines of bench/checkpoint_disk.sh (one table each)")
@@ -1666,7 +1729,8 @@ def main():
     if args.cpu:
         cpu_section(args.cpu, out)
     if args.cpu_peers:
-        cpu_peers_section(args.cpu_peers, args.classroom_time, out, args.cpu_levers, args.cpu_alone, args.cpu_nn_profile)
+        cpu_peers_section(args.cpu_peers, args.classroom_time, out, args.cpu_levers, args.cpu_alone,
+                          args.cpu_nn_profile, args.lesson_press)
     if args.storage:
         storage_section(args.storage, out)
     checkpoint_section(args.checkpoints, out)
