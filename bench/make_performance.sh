@@ -19,7 +19,7 @@ fi
     --gpu bench/results/gpu-h200-2026-11-26b.jsonl \
     --cpu bench/results/cpu-2core-2026-11-26c.jsonl \
     --cpu-peers docs/data/issue79/cpu-peers-2core-2026-12-05b.jsonl \
-    --cpu-levers docs/data/issue79/cpu-peers-2core-2026-12-05b.jsonl \
+    --cpu-levers docs/data/issue79/cpu-causes-levers-2core-2026-12-05.jsonl \
     --cpu-alone docs/data/issue79/cpu-wide-products-alone-2core-2026-12-05c.jsonl \
     --cpu-nn-profile docs/data/issue79/nn-classroom-profile-2core-2026-12-05.jsonl \
     --classroom-time docs/data/issue79/classroom-time.txt \

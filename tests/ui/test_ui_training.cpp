@@ -245,8 +245,9 @@ void TestUiTraining::aLessonPressOnTheClassroomTrainsAtOnce()
     QTRY_VERIFY_WITH_TIMEOUT(
         [&] {
             const auto steps = pressedRuns();
-            const bool any = window.model()->runCount() == 2 &&
-                             std::any_of(steps.begin(), steps.end(), [](int64_t s) { return s > 0; });
+            const bool any =
+                window.model()->runCount() == 2 &&
+                std::any_of(steps.begin(), steps.end(), [](int64_t s) { return s > 0; });
             if (any && first < 0) first = pressed.elapsed();
             return window.model()->runCount() == 2 && steps.size() == 2 &&
                    std::all_of(steps.begin(), steps.end(), [](int64_t s) { return s > 0; });
@@ -256,9 +257,10 @@ void TestUiTraining::aLessonPressOnTheClassroomTrainsAtOnce()
     // At once: a class waits for nothing but the runs' first report (the bound leaves room for a
     // busy CI machine; the bench keeps what two idle cores take).
     QVERIFY2(all < 5000, qPrintable(QString::number(all) + " ms"));
-    qInfo("classroom lesson press: the pressed runs' first steps on screen after %lld ms (the first "
-          "run) and %lld ms (both)",
-          static_cast<long long>(first), static_cast<long long>(all));
+    qInfo(
+        "classroom lesson press: the pressed runs' first steps on screen after %lld ms (the first "
+        "run) and %lld ms (both)",
+        static_cast<long long>(first), static_cast<long long>(all));
     QSignalSpy finished(window.controller(), &TrainingController::sweepFinished);
     window.stopSweep();
     QVERIFY(finished.wait(30000));
