@@ -149,7 +149,7 @@ for line in sys.stdin:
     done
 fi
 
-# The middle and wide shapes that miss, timed by the clock without the profiler (headlab-bench --timed 1): each
+# Figure 2's shapes that miss (missed_shapes), timed by the clock without the profiler (--timed 1): each
 # product's rate in the step, the optimizer and the rest (report.py --cpu-timed); then the same
 # products alone (bench/cpu_products_isolated.py, from the profile rows' shapes, or those of
 # PRODUCTS_PROFILE; report.py --cpu-alone), into cpu-products-alone.jsonl beside the results.

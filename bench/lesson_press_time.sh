@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # lesson_press_time.sh — how soon the lesson strip's pressed runs train (issue 79, item 4): runs
 # test_ui_training's aLessonPressOnTheClassroomTrainsAtOnce (the classroom preset opened as a
-# teacher opens it, trained, then its strip's third η pressed) REPEATS times on this machine idle,
-# then as often beside one busy process (a spinning Python loop, as bench/classroom_time.py has it),
-# and writes one JSON line per press: milliseconds from the press until the first pressed run, and
-# both, have reported their first steps on screen. bench/report.py --lesson-press turns the file
-# into PERFORMANCE.md's table.
+# teacher opens it, trained, then an η of its strip that it did not run pressed) REPEATS times on
+# this machine idle, then as often beside one busy process (a spinning Python loop, as
+# bench/classroom_time.py has it), and writes one JSON line per press: milliseconds from the press
+# until the first pressed run, and both, have reported their first steps on screen.
+# bench/report.py --lesson-press turns the file into PERFORMANCE.md's table.
 #
 #   bench/lesson_press_time.sh [OUT.jsonl]    default docs/data/issue79/lesson-press.jsonl
 set -euo pipefail

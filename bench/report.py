@@ -191,7 +191,7 @@ ADAM_LEVER_KEY = lambda r: (r["m"], r["heads"], r["batch"])  # noqa: E731
 
 
 def cpu_timed_section(rows, path, out, alone_path=""):
-    """Issue 79: a wide step's products and the rest, timed by the clock without the profiler
+    """Issue 79: the products and the rest of the steps that miss, timed by the clock without the profiler
     (headlab-bench single --timed 1: CpuProfile.h's TimedProducts); `rows`: the file `path`."""
     shapes = list(dict.fromkeys((r["m"], r["heads"]) for r in rows if r.get("profile") == "cpu-timed-total"))
     if not shapes:
@@ -208,7 +208,7 @@ def cpu_timed_section(rows, path, out, alone_path=""):
     product_shares, rest_shares, peak_shares, optimizer_shares = [], [], [], []
     for k in shapes:
         t, wall, prod, opt, rest = timed_split(by, k)
-        if k[0] >= 192:  # the wide shapes' cause, below; the middle ones' is in the paragraph above
+        if k[0] >= 192:  # the wide shapes' cause, below; the narrow ones' is in the paragraph above
             product_shares.append(prod / wall)
             rest_shares.append(rest / wall)
             optimizer_shares.append(opt / wall)
@@ -373,7 +373,7 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", 
                        f"{fmt(r['dispatch_ms_per_step'], 2)} of {fmt(r['wall_ms_per_step'], 2)} ms "
                        f"({fmt(100 * r['dispatch_share'], 0)} %)" for r in small) +
                    ". The autograd engine's nodes and HeadLab's own code between the calls come on top. " +
-                   middle_split(levers, misses) +
+                   narrow_split(levers, misses) +
                    "Compiled PyTorch generates one C++ loop for many of those operators, which removes "
                    "their calls; HeadLab's lanes and its products' views inside their autograd functions "
                    "removed some of them, not yet enough at these widths. "
@@ -462,15 +462,15 @@ def percent_range(xs):
     return f"{low} %" if low == high else f"{low}–{high} %"
 
 
-def middle_split(rows, misses):
+def narrow_split(rows, misses):
     """The timed split of the narrow and middle widths that miss (below 192): a sentence, or ""
     where none was timed."""
     by = timed_rows(rows)
-    middle = [k[1:] for k, _, share in misses if k[0] == "fig2" and k[1] < 192 and k[1:] in by]
-    if not middle:
+    narrow = [k[1:] for k, _, _ in misses if k[0] == "fig2" and k[1] < 192 and k[1:] in by]
+    if not narrow:
         return ""
     parts, peak, share = [], [], []
-    for k in middle:
+    for k in narrow:
         total, wall, prod, opt, rest = timed_split(by, k)
         peak.append(100 * total["peak_share"])
         share.append(100 * prod / wall)
@@ -626,7 +626,7 @@ def lesson_press_section(path, out):
     out.append("### A lesson press: the pressed runs train at once\n")
     out.append(f"`bench/lesson_press_time.sh` (`{path}`; {info.get('cpu', 'this CPU')}, {info.get('cores', '?')} "
                f"cores, {info.get('date', '')}): the classroom preset opened in the app as a teacher opens it, "
-               "trained, then the strip's third η pressed (`test_ui_training`'s "
+               "trained, then an η of the strip that it did not run pressed (`test_ui_training`'s "
                "aLessonPressOnTheClassroomTrainsAtOnce, which fails above 5 s); milliseconds from the press until "
                "the first pressed run, and both, have reported their first steps on screen. The app reports a "
                "run's progress every 0.1 s.\n")

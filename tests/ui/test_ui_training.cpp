@@ -209,9 +209,9 @@ void TestUiTraining::theRunTableReadsAsOneTable()
 }
 
 // Issue 79, item 4: on the classroom preset itself (its model, batch and four runs, as a teacher
-// opens it) a press on the strip's other η trains the pressed runs at once: each has reported its
-// first steps within seconds. bench/lesson_press_time.sh runs this case idle and beside a busy
-// process and keeps the times it prints (docs/data/issue79/lesson-press.txt).
+// opens it) a press on an η of the strip that the preset did not run trains the pressed runs at
+// once: each has reported its first steps within seconds. bench/lesson_press_time.sh runs this case
+// idle and beside a busy process and keeps the times it prints (docs/data/issue79/lesson-press.jsonl).
 void TestUiTraining::aLessonPressOnTheClassroomTrainsAtOnce()
 {
     MainWindow window;
