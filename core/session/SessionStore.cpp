@@ -538,7 +538,9 @@ void SessionStore::saveSession(const Session &session)
     for (const auto &run : session.runs)
         if (hasResult(run)) writeRun(run, /*compareWithDisk=*/true, /*syncDirectory=*/false);
     fsyncDirectory(m_resultsDir + "/runs"); // once for all the run files
-    writeFileAtomic(m_sessionPath, sessionIndexToYaml(session, baseName(m_resultsDir)));
+    writeFileAtomic(
+        m_sessionPath,
+        withLeadingComments(m_sessionPath, sessionIndexToYaml(session, baseName(m_resultsDir))));
 }
 
 } // namespace headlab

@@ -1063,9 +1063,27 @@ SessionRun runFromYaml(const std::string &text, const std::string &file)
     return readRun(root, true);
 }
 
+std::string withLeadingComments(const std::string &path, std::string text)
+{
+    std::ifstream in(path);
+    std::string line, block, pending;
+    while (in && std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        const auto first = line.find_first_not_of(" \t");
+        if (first == std::string::npos) {
+            pending += "\n"; // a blank line: kept where a comment follows it
+            continue;
+        }
+        if (line[first] != '#') break;
+        block += pending + line + "\n";
+        pending.clear();
+    }
+    return block.empty() ? text : block + text;
+}
+
 void saveSessionAtomic(const Session &session, const std::string &path)
 {
-    writeFileAtomic(path, sessionToYaml(session));
+    writeFileAtomic(path, withLeadingComments(path, sessionToYaml(session)));
 }
 
 } // namespace headlab

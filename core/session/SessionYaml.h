@@ -17,7 +17,14 @@ std::string sessionToYaml(const Session &session);
 // Writes sessionToYaml to `path` atomically (writeFileAtomic): on any failure the previous file
 // is left untouched and SessionError is thrown. For a session that is being trained, write
 // through a SessionStore instead: it saves one file per finished run.
+// A session file written over keeps the comment block it opens with (the lines from its start that
+// are `#` comments or blank, up to the last comment): what a person wrote above the keys, such as
+// how the file was made, is not lost when the app, `predict --into` or `note` saves it. Comments
+// further down are not kept (docs/SESSION_FORMAT.md says so).
 void saveSessionAtomic(const Session &session, const std::string &path);
+// `text` (a session or its index, to be written to `path`) after the comment block the file at
+// `path` now opens with, if it exists and has one; else `text`.
+std::string withLeadingComments(const std::string &path, std::string text);
 // One run's result file: the run record of the session format with its own schema_version,
 // self-contained (every curve in it): what a rescue file and the tests write.
 std::string runToYaml(const SessionRun &run);

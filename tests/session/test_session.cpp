@@ -392,6 +392,7 @@ private Q_SLOTS:
     void everyNamedAxisIsOneRow();
     void roundTripKeepsEveryFieldExactly();
     void roundTripThroughAFile();
+    void aSessionSavedOverKeepsItsLeadingComments();
     void numbersAreWrittenShortAndExact();
 
     void badInputGivesLocatedMessage_data();
@@ -514,6 +515,32 @@ void TestSession::roundTripThroughAFile()
     const Session original = fullSession();
     saveSessionAtomic(original, path);
     compareSessions(original, loadSession(path));
+}
+
+// What a person wrote above a session's keys (how the file was made, what it is for) survives
+// the app, `predict --into` and `note` saving over it; a file without such a block gains none, and
+// saving twice does not repeat it.
+void TestSession::aSessionSavedOverKeepsItsLeadingComments()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath("session.yaml").toStdString();
+    const std::string header =
+        "# Made by hand for the lesson of 12 May.\n#\n\n# Run: headlab-cli run this.yaml\n";
+    Session original = fullSession();
+    writeFileAtomic(path, header + "\n" + sessionToYaml(original));
+    original.description = "edited in the app";
+    saveSessionAtomic(original, path);
+    saveSessionAtomic(original, path);
+    const std::string text = readFile(QString::fromStdString(path));
+    QVERIFY2(text.rfind(header, 0) == 0, text.substr(0, 200).c_str());
+    QCOMPARE(text.substr(header.size()), sessionToYaml(original));
+    compareSessions(original, loadSession(path));
+
+    const std::string plain = dir.filePath("plain.yaml").toStdString();
+    saveSessionAtomic(original, plain);
+    saveSessionAtomic(original, plain);
+    QCOMPARE(readFile(QString::fromStdString(plain)), sessionToYaml(original));
 }
 
 void TestSession::numbersAreWrittenShortAndExact()
