@@ -24,7 +24,7 @@ for condition in idle "one busy process"; do
         busy=$!
     fi
     for ((i = 1; i <= REPEATS; i++)); do
-        line="$(QT_QPA_PLATFORM=offscreen "$TEST" aLessonPressOnTheClassroomTrainsAtOnce 2>&1 |
+        line="$(env -u OMP_NUM_THREADS QT_QPA_PLATFORM=offscreen "$TEST" aLessonPressOnTheClassroomTrainsAtOnce 2>&1 |
             grep 'classroom lesson press')" || { echo "lesson_press_time.sh: the case failed" >&2; exit 1; }
         read -r first both < <(sed -E 's/.* after ([0-9]+) ms .* and ([0-9]+) ms .*/\1 \2/' <<< "$line")
         echo "{\"condition\": \"$condition\", \"repeat\": $i, \"first_ms\": $first, \"both_ms\": $both}" | tee -a "$OUTFILE"

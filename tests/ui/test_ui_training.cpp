@@ -28,6 +28,7 @@
 
 #include "core/lab/SweepSession.h"
 #include "core/session/SessionStore.h"
+#include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
 
 #include <filesystem>
@@ -241,26 +242,35 @@ void TestUiTraining::aLessonPressOnTheClassroomTrainsAtOnce()
                 steps.push_back(window.model()->run(i).result.stepsDone);
         return steps;
     };
+    // The pressed runs that train side by side: both on two cores or more; on one (ctest's parallel
+    // tests set OMP_NUM_THREADS=1) the second waits its turn, and only the first is bound.
+    const size_t together = std::min<size_t>(2, usableCores());
+    auto started = [&] {
+        const auto steps = pressedRuns();
+        if (window.model()->runCount() != 2 || steps.size() != 2) return size_t(0);
+        return size_t(std::count_if(steps.begin(), steps.end(), [](int64_t s) { return s > 0; }));
+    };
     qint64 first = -1;
     QTRY_VERIFY_WITH_TIMEOUT(
         [&] {
-            const auto steps = pressedRuns();
-            const bool any =
-                window.model()->runCount() == 2 &&
-                std::any_of(steps.begin(), steps.end(), [](int64_t s) { return s > 0; });
-            if (any && first < 0) first = pressed.elapsed();
-            return window.model()->runCount() == 2 && steps.size() == 2 &&
-                   std::all_of(steps.begin(), steps.end(), [](int64_t s) { return s > 0; });
+            const size_t n = started();
+            if (n > 0 && first < 0) first = pressed.elapsed();
+            return n >= together;
         }(),
         30000);
     const qint64 all = pressed.elapsed();
     // At once: a class waits for nothing but the runs' first report (the bound leaves room for a
     // busy CI machine; the bench keeps what two idle cores take).
-    QVERIFY2(all < 5000, qPrintable(QString::number(all) + " ms"));
-    qInfo(
-        "classroom lesson press: the pressed runs' first steps on screen after %lld ms (the first "
-        "run) and %lld ms (both)",
-        static_cast<long long>(first), static_cast<long long>(all));
+    QVERIFY2(first < 5000 && all < 5000,
+             qPrintable(QStringLiteral("%1 ms, %2 ms").arg(first).arg(all)));
+    if (together == 2)
+        qInfo("classroom lesson press: the pressed runs' first steps on screen after %lld ms (the "
+              "first run) and %lld ms (both)",
+              static_cast<long long>(first), static_cast<long long>(all));
+    else
+        qInfo("classroom lesson press, one core: the first pressed run's first steps on screen "
+              "after %lld ms",
+              static_cast<long long>(first));
     QSignalSpy finished(window.controller(), &TrainingController::sweepFinished);
     window.stopSweep();
     QVERIFY(finished.wait(30000));
