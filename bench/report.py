@@ -539,12 +539,8 @@ def cpu_profile_section(rows, path, out):
 def lever_pairs(lever, key, switch):
     """A lever's runs (each shape on and off, in turn, twice): per key, in the file's order, the faster
     steps/s with the switch on (1) and off (0)."""
-    keys = []
-    for r in lever:
-        if key(r) not in keys:
-            keys.append(key(r))
     return [(k, *(max(r["steps_per_s"] for r in lever if key(r) == k and r[switch] == on) for on in (1, 0)))
-            for k in keys]
+            for k in dict.fromkeys(key(r) for r in lever)]
 
 
 def lanes_section(rows, path, out):

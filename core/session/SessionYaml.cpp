@@ -1065,17 +1065,24 @@ SessionRun runFromYaml(const std::string &text, const std::string &file)
 
 std::string withLeadingComments(const std::string &path, std::string text)
 {
-    std::ifstream in(path);
+    // A regular file only (a link followed): opening a FIFO would wait here for a writer, before
+    // writeFileAtomic refuses it. Each line's first character is looked at before the line is
+    // read, so that what is read is the comment block and no more.
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return text;
+    std::ifstream in(path, std::ios::binary);
     std::string line, block, pending;
-    while (in && std::getline(in, line)) {
+    for (int c = in.peek(); c != std::ifstream::traits_type::eof(); c = in.peek()) {
+        std::string indent;
+        for (; c == ' ' || c == '\t'; c = in.peek()) indent += static_cast<char>(in.get());
+        if (c != '#' && c != '\n' && c != '\r') break; // a key, or the end of the file
+        std::getline(in, line);
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        const auto first = line.find_first_not_of(" \t");
-        if (first == std::string::npos) {
+        if (line.empty()) {
             pending += "\n"; // a blank line: kept where a comment follows it
             continue;
         }
-        if (line[first] != '#') break;
-        block += pending + line + "\n";
+        block += pending + indent + line + "\n";
         pending.clear();
     }
     return block.empty() ? text : block + text;

@@ -23,7 +23,9 @@
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
+
 #include <QtTest>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -541,6 +543,18 @@ void TestSession::aSessionSavedOverKeepsItsLeadingComments()
     saveSessionAtomic(original, plain);
     saveSessionAtomic(original, plain);
     QCOMPARE(readFile(QString::fromStdString(plain)), sessionToYaml(original));
+
+    // A FIFO at the path is refused as before, at once: looking for its comments must not wait
+    // for a writer.
+    const std::string fifo = dir.filePath("fifo.yaml").toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0644), 0);
+    try {
+        saveSessionAtomic(original, fifo);
+        QFAIL("a FIFO was written over");
+    } catch (const SessionError &e) {
+        QVERIFY2(std::string(e.what()).find("is not a regular file") != std::string::npos,
+                 e.what());
+    }
 }
 
 void TestSession::numbersAreWrittenShortAndExact()
