@@ -4,6 +4,7 @@
 #include "core/metrics/Metrics.h"
 
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 namespace headlab {
@@ -35,6 +36,15 @@ bool parseLearnedRule(const std::string &text, LearnedRule *out)
     return false;
 }
 
+std::string learnedRuleNames()
+{
+    std::string names;
+    const size_t n = std::size(kLearnedRuleRows);
+    for (size_t i = 0; i < n; ++i)
+        names += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + kLearnedRuleRows[i].name;
+    return names;
+}
+
 const char *describe(LearnedRule rule)
 {
     return rowOf(rule).description;
@@ -43,9 +53,13 @@ const char *describe(LearnedRule rule)
 std::optional<bool> learned(const RunResult &result, LearnedRule rule)
 {
     if (!isFinished(result.status)) return std::nullopt;
-    if (const char *metric = rowOf(rule).metric)
+    if (const char *metric = rowOf(rule).metric) {
         if (auto it = result.metrics.find(metric); it != result.metrics.end())
             return it->second > 0.5 && result.status == RunStatus::Done;
+        // A plateau rule on a task without the ln 10 plateau: the task's own plateau.
+        if (auto it = result.metrics.find(metric::kLeftChancePlateau); it != result.metrics.end())
+            return it->second > 0.5 && result.status == RunStatus::Done;
+    }
     // The paper's rule: the trainer's verdict (final test loss < ln 10) where it is there.
     if (auto paper = result.metrics.find(metric::kLearned); paper != result.metrics.end())
         return paper->second > 0.5;

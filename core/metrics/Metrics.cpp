@@ -21,6 +21,11 @@ const std::vector<MetricSpec> &metricTable()
          "1 when the final test loss is below the task's threshold (ln 10 for addition)", true},
         {kLeftLn10Plateau, false, false, "left the ln 10 plateau", "",
          "1 when the final test loss is below 5/6 ln 10 (PlateauDetector)", true},
+        {kLeftChancePlateau, false, false, "left the chance plateau", "",
+         "1 when the final test loss is below 5/6 of where a run whose attention learned nothing "
+         "sits (ln 10 for addition, 1 for nearest neighbour, the next byte's entropy given the "
+         "byte before for text)",
+         true},
         {kPlateauPrefix, true, false, "plateau entry or exit", "step",
          "plateau_<name>_entered / _left: the step at which the test loss entered or left a "
          "plateau"},

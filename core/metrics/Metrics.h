@@ -19,6 +19,12 @@ inline constexpr const char *kFinalTrainLoss = "final_train_loss";
 inline constexpr const char *kFinalPrefix = "final_"; // + an extra curve's name: its last value
 inline constexpr const char *kLearned = "learned"; // the paper's rule: final test loss < threshold
 inline constexpr const char *kLeftLn10Plateau = "left_ln10_plateau";
+// Any task with a learned threshold: the final test loss is below 5/6 of it (addition's ln 10,
+// nearest neighbour's zero predictor, text's next-byte entropy given the byte before), the ln 10
+// rule made general.
+inline constexpr const char *kLeftChancePlateau = "left_chance_plateau";
+// The fraction of a plateau's loss a run must fall below to have left it (5/6: the ln 10 rule's).
+inline constexpr double kLeftPlateauFraction = 5.0 / 6.0;
 inline constexpr const char *kPlateauPrefix = "plateau_"; // plateau_<name>_entered / _left
 inline constexpr const char *kStepsPerSecond = "steps_per_second";
 inline constexpr const char *kBestEpochMean = "best_epoch_mean";

@@ -51,7 +51,8 @@ std::map<std::string, double> PlateauDetector::metrics(const Curve &curve) const
             static_cast<double>(plateaus[k].left);
     }
     if (!curve.empty())
-        m[metric::kLeftLn10Plateau] = curve.back().value < 5.0 / 6.0 * std::log(10.0) ? 1.0 : 0.0;
+        m[metric::kLeftLn10Plateau] =
+            curve.back().value < metric::kLeftPlateauFraction * std::log(10.0) ? 1.0 : 0.0;
     return m;
 }
 

@@ -70,6 +70,12 @@ struct TaskSpec {
     // loss level marks a learned run, as for language modelling), and no run of it is called
     // learned or not learned anywhere.
     const char *learnedMeaning = nullptr;
+    // The loss a run sits at while its attention has learned nothing (nearest neighbour: the zero
+    // predictor's 1, where a failed run's output collapses; text: the next byte's entropy given
+    // the byte before, what the MLP reaches from its own position): its chance plateau, the
+    // learned threshold of a task no paper defines one for (Task::learnedThreshold), 5/6 of which
+    // is the left_chance_plateau rule's (LearnedRule.h). nullptr: the task defines its own.
+    double (*chanceLoss)(const TaskConfig &) = nullptr;
     // Lines drawn on its loss figures, highest first; may be empty.
     std::vector<PlateauLine> (*plateaus)(const TaskConfig &) = nullptr;
     // The loss at initialisation (ln V for a classifier), which loss axes always show; 0: none,

@@ -78,6 +78,11 @@ std::optional<bool> runLearned(const Session &session, const RunResult &result)
 {
     const TaskSpec *spec = findTaskSpec(session.base.task.kind);
     if (spec && !spec->learnedMeaning) return std::nullopt;
+    // A run of a task judged by its chance plateau, trained before the trainer gave it a verdict:
+    // none (the paper's rule's ln 10 fallback is addition's).
+    if (spec && spec->chanceLoss && !result.metrics.count(metric::kLeftChancePlateau) &&
+        !result.metrics.count(metric::kLearned))
+        return std::nullopt;
     return learned(result, session.learnedRule);
 }
 

@@ -186,6 +186,7 @@ std::string sessionSchemaJson()
     Json tasks = Json::object();
     for (const TaskSpec *spec : taskTable())
         tasks[spec->id] = {{"verdict", spec->learnedMeaning != nullptr},
+                           {"chance_plateau", spec->chanceLoss != nullptr},
                            {"loss_unit", spec->lossUnit}};
     schema["tasks"] = tasks;
     // The learned rules a session may name, in the table's order (the first is the default), and
@@ -212,6 +213,9 @@ std::string sessionSchemaJson()
     // The computation today's reports are made by (SearchReport.h): a stored report of a lower
     // one is stale.
     schema["search_report_method"] = kSearchReportMethod;
+    // A plateau rule's stand-in where a run lacks the rule's metric, and a task judged by it
+    // (tasks[...].chance_plateau) gives a run with neither it nor the paper's metric no verdict.
+    schema["chance_plateau_metric"] = metric::kLeftChancePlateau;
     schema["paper_rule"] = {{"metric", metric::kLearned},
                             {"final_metric", metric::kFinalTestLoss},
                             {"below", std::log(10.0)}};
@@ -493,7 +497,7 @@ Session sessionFromYaml(const std::string &yamlText, const std::string &file)
     if (auto f = child(root, "learned_rule"); f.present()) {
         const std::string text = readString(f);
         if (!parseLearnedRule(text, &session.learnedRule))
-            fail(f, "unknown rule '" + text + "' (expected left_ln10_plateau or final_below_ln10)");
+            fail(f, "unknown rule '" + text + "' (expected " + learnedRuleNames() + ")");
     }
     if (auto f = child(root, "replicate_axes"); f.present() && !f.isNull()) {
         for (const auto &item : items(f)) {

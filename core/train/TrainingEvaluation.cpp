@@ -74,6 +74,11 @@ void TrainingLoop::finalizeMetrics(RunResult &r) const
         const bool learned =
             r.status == RunStatus::Done && !r.test.empty() && r.test.back().value < threshold;
         r.metrics[metric::kLearned] = learned ? 1.0 : 0.0;
+        r.metrics[metric::kLeftChancePlateau] =
+            r.status == RunStatus::Done && !r.test.empty() &&
+                    r.test.back().value < metric::kLeftPlateauFraction * threshold
+                ? 1.0
+                : 0.0;
         // A run that only learned the digits' marginal sits just under ln 10 and counts as learned
         // by the paper's rule; the plateau analysis says which step it actually reached.
         if (r.status == RunStatus::Done && taskSpec(m_configs.front().task).plateauMetrics)

@@ -464,7 +464,7 @@ void TrainingLoop::freeze(size_t i, Adam *adam)
 int64_t TrainingLoop::learnedEnd(size_t i) const
 {
     const int64_t after = m_configs[i].stopAfterLearned;
-    const double level = 5.0 / 6.0 * m_task->learnedThreshold();
+    const double level = metric::kLeftPlateauFraction * m_task->learnedThreshold();
     const auto &test = m_members[i].result.test;
     if (after <= 0 || level <= 0 || test.empty()) return -1;
     size_t first = test.size(); // the first point of the streak below the level that ends the curve

@@ -32,8 +32,8 @@ from .search import SearchReport, search_report
 LN10 = math.log(10.0)
 
 # The tasks HeadLab knows (core/schema/TaskList.h), as headlab-cli schema writes them: whether
-# "learned" has a meaning for the task (TaskSpec::learnedMeaning; nearest neighbour and text give
-# no verdict, since no loss level marks learning there) and the unit of its losses.
+# "learned" has a meaning for the task (TaskSpec::learnedMeaning), whether it is judged by its
+# chance plateau (TaskSpec::chanceLoss: nearest neighbour, text) and the unit of its losses.
 TASKS = {name: dict(row) for name, row in schema()["tasks"].items()}
 
 # The rules a session's learned_rule may name (core/metrics/LearnedRule.h).
@@ -265,8 +265,11 @@ def learned(run: Run, rule: str) -> bool | None:
         return None
     m = run.metrics
     metric = next((row["metric"] for row in schema()["learned_rules"] if row["name"] == rule), None)
-    if metric is not None and metric in m:
-        return m[metric] > 0.5 and run.status == "done"
+    chance = schema()["chance_plateau_metric"]
+    if metric is not None:
+        for name in (metric, chance):  # a task without the ln 10 plateau: its own
+            if name in m:
+                return m[name] > 0.5 and run.status == "done"
     paper = schema()["paper_rule"]
     if paper["metric"] in m:
         return m[paper["metric"]] > 0.5
@@ -606,6 +609,19 @@ class Session:
         """Whether "learned" means something for this session's task."""
         return TASKS.get(self.task, {"verdict": True})["verdict"]
 
+    def verdict(self, run) -> bool | None:
+        """Whether a stored run learned by the session's rule: core/session/Session.cpp's
+        runLearned. None for a task without verdicts, and for a run of a task judged by its
+        chance plateau trained before the trainer gave it a verdict."""
+        task = TASKS.get(self.task, {"verdict": True})
+        if not task["verdict"]:
+            return None
+        m = run.metrics
+        if (task.get("chance_plateau") and schema()["chance_plateau_metric"] not in m
+                and schema()["paper_rule"]["metric"] not in m):
+            return None
+        return learned(run, self.learned_rule)
+
     def run_records(self) -> list:
         """The stored records themselves (headlab._store.Run), in the session's order."""
         self.reload()
@@ -715,7 +731,7 @@ class Session:
         headlab._filter, docs/SESSION_FORMAT.md "Run filters"): one boolean per run of runs().
         A text that is not a filter raises headlab.RunFilterError naming the term."""
         records = self._records(running)
-        verdicts = [learned(r, self.learned_rule) if self.has_verdict else None for r in records]
+        verdicts = [self.verdict(r) for r in records]
         tags = [self.annotations.get(r.run_id, ("", []))[1] for r in records]
         return _filter.select(filter, records, self.configuration_labels(records), verdicts,
                               self.configuration_axes(records), tags)
@@ -752,7 +768,7 @@ class Session:
             row.update({f"label_{k}": r.labels.get(k, "") for k in labels})
             row["configuration"] = configurations[i]
             row.update(key_columns(r.config))
-            verdict = learned(r, self.learned_rule) if self.has_verdict else None
+            verdict = self.verdict(r)
             row.update(status=r.status, steps_done=r.steps_done, diverged_at_step=r.diverged_at_step,
                        wall_seconds=r.wall_seconds, device=r.device)
             row.update({k: r.origin.get(k, "") for k in ORIGIN_FIELDS})

@@ -555,6 +555,29 @@ private Q_SLOTS:
         QVERIFY(r.extra.count("test_accuracy"));
         QVERIFY(r.extra.at("test_accuracy").back().value >
                 r.extra.at("test_accuracy").front().value);
+        // Its verdict: the chance plateau is the zero predictor's 1, and this run left it.
+        QCOMPARE(taskSpec("nearest_neighbour").chanceLoss(TaskConfig{}), 1.0);
+        QCOMPARE(r.metrics.at("left_chance_plateau"), r.test.back().value < 5.0 / 6.0 ? 1.0 : 0.0);
+        QCOMPARE(r.metrics.at("learned"), 1.0);
+    }
+
+    // A run whose output collapsed to 0 (norm2's gain held at 0, as the rank paper's 3-layer
+    // reference did) sits at the chance plateau, and its verdict says not learned.
+    void aRunStuckAtZeroIsNotLearned()
+    {
+        RunConfig c = tinyNearestNeighbour(100, 1);
+        c.lr = 10.0; // AdamW at 10: the first steps throw the weights far off
+        const RunResult r = trainRun(c);
+        QVERIFY(isFinished(r.status));
+        if (r.status == RunStatus::Done) {
+            QVERIFY2(r.test.back().value > 5.0 / 6.0,
+                     qPrintable(QString::number(r.test.back().value)));
+            QCOMPARE(r.metrics.at("left_chance_plateau"), 0.0);
+        } else {
+            QCOMPARE(name(r.status), name(RunStatus::Diverged));
+            QCOMPARE(r.metrics.at("left_chance_plateau"), 0.0);
+            QCOMPARE(r.metrics.at("learned"), 0.0);
+        }
     }
 
     void ensembleMatchesRunsTrainedAlone()

@@ -178,6 +178,44 @@ class PackageAgainstCli(unittest.TestCase):
         self.assertEqual(add.learned_rule, "left_ln10_plateau")
         self.assertFalse(add.runs()["learned"].isna().any())
 
+    def test_a_task_without_the_ln10_plateau_is_judged_by_its_own(self):
+        """Nearest neighbour trained now: each run has left_chance_plateau, and pandas gives the
+        same verdicts as the CLI's runs.csv under each rule: the run at lr 0.01 left the zero
+        predictor's plateau, the one at lr 30 sits on it (under 1, so learned by the paper's)."""
+        text = textwrap.dedent("""\
+            schema_version: 2
+            name: tiny-nn
+            experiment:
+              task: {kind: nearest_neighbour, point_dim: 8, num_points: 4}
+              model: {d_model: 8, heads: 1, layers: 1, ffn_width: 32, norm: unit_scale,
+                      placement: post_norm, final_norm: false, causal: false, bias: true,
+                      activation: relu, zero_init_outputs: false}
+              phases:
+                - name: train
+                  objective: regression
+                  steps: 300
+                  batch_size: 64
+                  lr: scanned
+                  optimizer: {kind: adamw, beta1: 0.9, beta2: 0.95}
+                  schedule: {kind: warmup_cosine, warmup_fraction: 0.05}
+              eval_every: 100
+              device: cpu
+            sweep:
+              lr: [0.01, 30.0]
+            """)
+        path = self.train_tiny("tiny-nn.yaml", text)
+        with open(path) as f:
+            doc = f.read()
+        expected = {"left_ln10_plateau": [True, False], "left_chance_plateau": [True, False],
+                    "final_below_ln10": [True, True]}
+        for rule, verdicts in expected.items():
+            ruled = os.path.join(self.tmp, f"tiny-nn-{rule}.yaml")
+            with open(ruled, "w") as f:
+                f.write(doc.replace("learned_rule: left_ln10_plateau", f"learned_rule: {rule}"))
+            runs = headlab.open(ruled).runs()
+            self.assertEqual(runs["learned"].tolist(), verdicts, rule)
+            self.assertTablesEqual(ruled)
+
     # -- trained here: head statistics, checkpoints, phases --------------------------------------
 
     def train_tiny(self, name="tiny.yaml", text=TINY):

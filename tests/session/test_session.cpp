@@ -24,6 +24,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 #include <sys/stat.h>
 
@@ -428,6 +430,7 @@ private Q_SLOTS:
     void notesAndTagsAreKeptAndSelectBy();
     void aReportCarriesItsSessionByteForByte();
     void learnedHasOneDefinition();
+    void aTaskWithoutTheLn10PlateauIsJudgedByItsOwn();
     void cliValidateExitCodes();
     void cliPresetsAndHelp();
     void cliRunSavesAndResumes();
@@ -1570,7 +1573,9 @@ void TestSession::learnedHasOneDefinition()
     run(RunStatus::Queued, {});
     const std::vector<std::string> plateau = {"0", "1", "1", "0", "0", ""};
     const std::vector<std::string> paper = {"1", "1", "1", "0", "0", ""};
-    for (LearnedRule rule : {LearnedRule::LeftLn10Plateau, LearnedRule::FinalBelowLn10}) {
+    // left_chance_plateau on runs saved before its metric: the paper's rule, as the ln 10 one.
+    for (LearnedRule rule : {LearnedRule::LeftLn10Plateau, LearnedRule::FinalBelowLn10,
+                             LearnedRule::LeftChancePlateau}) {
         s.learnedRule = rule;
         const auto &expected = rule == LearnedRule::LeftLn10Plateau ? plateau : paper;
         QTemporaryDir dir;
@@ -1606,9 +1611,61 @@ void TestSession::learnedHasOneDefinition()
         QFAIL("no error");
     } catch (const SessionError &e) {
         QCOMPARE(e.line(), 5);
-        QVERIFY(std::string(e.what()).find("expected left_ln10_plateau or final_below_ln10") !=
+        QVERIFY(std::string(e.what()).find(
+                    "expected left_ln10_plateau, final_below_ln10 or left_chance_plateau") !=
                 std::string::npos);
     }
+}
+
+void TestSession::aTaskWithoutTheLn10PlateauIsJudgedByItsOwn()
+{
+    // Nearest-neighbour runs: one saved before its task had a verdict (no metric: none), one that
+    // sat at the zero predictor's plateau (0.9: under 1, not under 5/6), one that left it, and a
+    // diverged one. The default rule, the chance rule, the paper's; runs.csv agrees with each.
+    Session s;
+    s.base = smallConfig();
+    s.base.task.kind = "nearest_neighbour";
+    auto run = [&](RunStatus status, std::map<std::string, double> metrics) {
+        SessionRun r;
+        r.config = s.base;
+        r.config.initSeed = s.runs.size();
+        r.labels = {{"seed", std::to_string(s.runs.size())}};
+        r.result.status = status;
+        r.result.metrics = std::move(metrics);
+        s.runs.push_back(r);
+    };
+    run(RunStatus::Done, {{"final_test_loss", 0.2}});
+    run(RunStatus::Done, {{"final_test_loss", 0.9}, {"learned", 1}, {"left_chance_plateau", 0}});
+    run(RunStatus::Done, {{"final_test_loss", 0.3}, {"learned", 1}, {"left_chance_plateau", 1}});
+    run(RunStatus::Diverged, {{"learned", 0}, {"left_chance_plateau", 0}});
+    const std::vector<std::string> plateau = {"", "0", "1", "0"};
+    const std::vector<std::string> paper = {"", "1", "1", "0"};
+    for (LearnedRule rule : {LearnedRule::LeftLn10Plateau, LearnedRule::LeftChancePlateau,
+                             LearnedRule::FinalBelowLn10}) {
+        s.learnedRule = rule;
+        const auto &expected = rule == LearnedRule::FinalBelowLn10 ? paper : plateau;
+        QTemporaryDir dir;
+        exportSessionCsv(s, dir.path().toStdString());
+        QFile csv(dir.filePath("runs.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList header = QString::fromUtf8(csv.readLine()).trimmed().split(',');
+        const int learnedColumn = int(header.indexOf("learned"));
+        QVERIFY(learnedColumn > 0);
+        for (size_t i = 0; i < s.runs.size(); ++i) {
+            const QStringList row = QString::fromUtf8(csv.readLine()).trimmed().split(',');
+            QCOMPARE(row[learnedColumn].toStdString(), expected[i]);
+            const auto verdict = runLearned(s, s.runs[i].result);
+            QCOMPARE(verdict ? (*verdict ? "1" : "0") : "", expected[i].c_str());
+        }
+    }
+    // The schema tells the Python package the same (tests/python mirrors these verdicts).
+    const QJsonObject schema =
+        QJsonDocument::fromJson(QByteArray::fromStdString(sessionSchemaJson())).object();
+    const QJsonObject tasks = schema["tasks"].toObject();
+    QCOMPARE(tasks["nearest_neighbour"].toObject()["chance_plateau"].toBool(), true);
+    QCOMPARE(tasks["text"].toObject()["chance_plateau"].toBool(), true);
+    QCOMPARE(tasks["addition"].toObject()["chance_plateau"].toBool(), false);
+    QCOMPARE(schema["chance_plateau_metric"].toString(), QStringLiteral("left_chance_plateau"));
 }
 
 void TestSession::cliRunSavesAndResumes()

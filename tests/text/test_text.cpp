@@ -10,6 +10,7 @@
 #include "core/model/HeadRoles.h"
 #include "core/model/Transformer.h"
 #include "core/schema/RunConfigFields.h"
+#include "core/schema/TaskSpec.h"
 #include "core/schema/text/StoryCorpus.h"
 #include "core/schema/text/TextCorpus.h"
 #include "core/tasks/text/TextTask.h"
@@ -530,6 +531,60 @@ private Q_SLOTS:
         QVERIFY(r.samples[0].rfind("Once upon a time", 0) == 0);
         QVERIFY(r.samples[0].size() >= 16 + 40);
         qInfo("after 300 steps: validation loss %.3f; sample: %s", final, r.samples[0].c_str());
+        // Its verdict: below 5/6 of the next byte's entropy given the byte before.
+        const double chance = taskSpec("text").chanceLoss(c.task);
+        QCOMPARE(r.metrics.at("left_chance_plateau"), final < 5.0 / 6.0 * chance ? 1.0 : 0.0);
+        QCOMPARE(r.metrics.at("learned"), final < chance ? 1.0 : 0.0);
+    }
+
+    // The text task's chance plateau: what a model predicting from the current byte alone (a
+    // transformer whose attention learned nothing) reaches, over the training split only.
+    void chancePlateauIsTheNextByteEntropy()
+    {
+        QCOMPARE(nextByteEntropy(""), 0.0);
+        QCOMPARE(nextByteEntropy("a"), 0.0);
+        QCOMPARE(nextByteEntropy("abababab"), 0.0); // each byte decides the next
+        // "aab" repeated: after an a comes a or b, equally often (2 of 3 pairs, ln 2 each); after
+        // b always a.
+        std::string aab;
+        for (int i = 0; i < 3000; ++i) aab += "aab";
+        QVERIFY(std::abs(nextByteEntropy(aab) - 2.0 / 3.0 * std::log(2.0)) < 1e-3);
+        // Independent bytes, four equally likely: ln 4, whatever came before.
+        std::string independent;
+        uint64_t x = 12345;
+        for (int i = 0; i < 400'000; ++i) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            independent += char('a' + (x >> 62));
+        }
+        QVERIFY(std::abs(nextByteEntropy(independent) - std::log(4.0)) < 1e-3);
+        // The task's: of the training split alone. A file of "ab" repeats whose held-out tenth is
+        // random bytes still scores 0; the figures draw the same line.
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("ab.txt").toStdString();
+        {
+            std::ofstream out(path, std::ios::binary);
+            for (int i = 0; i < 4500; ++i) out << "ab";
+            out << independent.substr(0, 1000);
+        }
+        TaskConfig task;
+        task.kind = "text";
+        task.textPath = path;
+        task.contextLength = 8;
+        task.validationFraction = 0.1;
+        QCOMPARE(taskSpec("text").chanceLoss(task), 0.0);
+        const auto lines = taskSpec("text").plateaus(task);
+        QCOMPARE(lines.size(), size_t(1));
+        QCOMPARE(lines[0].loss, 0.0);
+        // An unreadable file: no line, and the chance loss throws as loading does.
+        task.textPath = dir.filePath("missing.txt").toStdString();
+        QVERIFY(taskSpec("text").plateaus(task).empty());
+        bool threw = false;
+        try {
+            taskSpec("text").chanceLoss(task);
+        } catch (const std::invalid_argument &e) {
+            threw = std::string(e.what()).find("missing.txt") != std::string::npos;
+        }
+        QVERIFY(threw);
     }
 
     // Head schedules of one width train as one ensemble (the head-progression preset's 18 runs

@@ -361,7 +361,7 @@ ParallelCoordinatesView::lines(const Layout &layout, const std::vector<Scale> &a
         } else if (!finite) {
             line.verdict = Line::Verdict::NonFinite;
         } else {
-            const auto verdict = learned(run.result, s.learnedRule);
+            const auto verdict = runLearned(s, run.result);
             line.verdict = !verdict   ? Line::Verdict::Unknown
                            : *verdict ? Line::Verdict::Learned
                                       : Line::Verdict::NotLearned;
@@ -431,7 +431,7 @@ QString ParallelCoordinatesView::hoverText(const QPointF &at) const
     if (run < 0) return {};
     const Session &s = m_model->session();
     const SessionRun &r = s.runs[size_t(run)];
-    const auto verdict = learned(r.result, s.learnedRule);
+    const auto verdict = runLearned(s, r.result);
     QStringList values;
     for (const QString &key : m_metrics) {
         const double v = runValue(r.result, key.toStdString()).value_or(NAN);
@@ -691,7 +691,7 @@ QString ParallelCoordinatesView::csv() const
             row << (std::isfinite(v) ? QString::number(v, 'g', 10) : QString());
         }
         row << statusText(status);
-        const auto verdict = learned(run.result, s.learnedRule);
+        const auto verdict = runLearned(s, run.result);
         row << (!verdict ? QString() : *verdict ? QStringLiteral("1") : QStringLiteral("0"));
         out += row.join(',') + '\n';
     }

@@ -4,6 +4,7 @@
 #include "core/schema/text/StoryCorpus.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -248,6 +249,57 @@ std::string loadTextCorpus(const TaskConfig &task)
         error = checkTextBytes(bytes, task.textPath, task.contextLength, task.validationFraction);
     if (!error.empty()) throw std::invalid_argument(error);
     return bytes;
+}
+
+double nextByteEntropy(std::string_view bytes)
+{
+    if (bytes.size() < 2) return 0.0;
+    std::vector<int64_t> pairs(256 * 256, 0);
+    std::array<int64_t, 256> first{}; // how often each byte is followed by another
+    for (size_t i = 0; i + 1 < bytes.size(); ++i) {
+        const auto a = static_cast<unsigned char>(bytes[i]);
+        const auto b = static_cast<unsigned char>(bytes[i + 1]);
+        ++pairs[size_t(a) * 256 + b];
+        ++first[a];
+    }
+    const double n = static_cast<double>(bytes.size() - 1);
+    double entropy = 0.0;
+    for (size_t k = 0; k < pairs.size(); ++k)
+        if (const int64_t c = pairs[k]; c > 0)
+            entropy -= double(c) / n * std::log(double(c) / double(first[k / 256]));
+    return entropy;
+}
+
+double trainingNextByteEntropy(const TaskConfig &task)
+{
+    // The key: what decides the bytes and the split.
+    std::string key = task.textPath.empty()
+                          ? "<built-in stories> " + std::to_string(task.corpusBytes)
+                          : task.textPath;
+    if (!task.textPath.empty()) {
+        std::error_code error;
+        const auto size = std::filesystem::file_size(task.textPath, error);
+        const auto time = std::filesystem::last_write_time(task.textPath, error);
+        if (!error)
+            key +=
+                " " + std::to_string(size) + " " + std::to_string(time.time_since_epoch().count());
+    }
+    char fraction[32];
+    std::snprintf(fraction, sizeof fraction, " %.17g", task.validationFraction);
+    key += fraction;
+    static std::mutex mutex;
+    static std::map<std::string, double> cache; // guarded by mutex
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto it = cache.find(key); it != cache.end()) return it->second;
+    }
+    const std::string bytes = loadTextCorpus(task);
+    const TextSplit split = splitText(static_cast<int64_t>(bytes.size()), task.validationFraction);
+    const double entropy =
+        nextByteEntropy(std::string_view(bytes).substr(0, static_cast<size_t>(split.trainBytes)));
+    std::lock_guard<std::mutex> lock(mutex);
+    cache[key] = entropy;
+    return entropy;
 }
 
 } // namespace headlab

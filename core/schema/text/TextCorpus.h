@@ -53,4 +53,14 @@ std::string checkTextFile(const std::string &path, int64_t contextLength,
 // std::invalid_argument with checkTextFile's message when the file cannot be used.
 std::string loadTextCorpus(const TaskConfig &task);
 
+// The entropy of a byte given the byte before it, in nats per byte, over the pairs of `bytes`: the
+// loss of a model that predicts from the current byte alone, as a transformer whose attention
+// learned nothing can (its MLP sees only its own position). 0 for fewer than two bytes.
+double nextByteEntropy(std::string_view bytes);
+// nextByteEntropy of a text run's training split (the first part of loadTextCorpus's bytes): the
+// text task's chance plateau (its learned threshold, and the line its loss figures draw).
+// Cached by file, size and modification time (by size for the built-in corpus). Throws as
+// loadTextCorpus does.
+double trainingNextByteEntropy(const TaskConfig &task);
+
 } // namespace headlab

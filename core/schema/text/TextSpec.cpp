@@ -51,7 +51,19 @@ const TaskSpec &textTask()
             },
         .vocabSize = [](const TaskConfig &) { return kByteVocabSize; },
         .sequenceLength = [](const TaskConfig &t) { return t.contextLength; },
-        .plateaus = [](const TaskConfig &) { return std::vector<PlateauLine>{}; },
+        .learnedMeaning = "the session's learned_rule: by default the validation loss fell below "
+                          "5/6 of the next byte's entropy given the byte before (what a model "
+                          "whose attention learned nothing reaches)",
+        .chanceLoss = trainingNextByteEntropy,
+        .plateaus =
+            [](const TaskConfig &t) {
+                try {
+                    return std::vector<PlateauLine>{
+                        {trainingNextByteEntropy(t), "next byte given the last"}};
+                } catch (const std::exception &) { // a file that cannot be read: no line
+                    return std::vector<PlateauLine>{};
+                }
+            },
         .initialLoss = nullptr,
         .extraCurves = {},
         .producesSamples = true,

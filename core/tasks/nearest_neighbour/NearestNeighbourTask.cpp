@@ -171,6 +171,12 @@ torch::Tensor NearestNeighbourTask::lossOfPoints(const Transformer &model,
     return squaredDistanceLoss(prediction, target);   // (R)
 }
 
+double NearestNeighbourTask::learnedThreshold() const
+{
+    static const double chance = taskSpec("nearest_neighbour").chanceLoss(TaskConfig{});
+    return chance;
+}
+
 TaskEvaluation NearestNeighbourTask::evaluate(const Transformer &model)
 {
     const int64_t R = model.runs(), M = m_testPoints.size(0);
