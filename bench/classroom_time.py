@@ -40,11 +40,12 @@ def spin(stop):
         pass
 
 
-def train(folder):
-    """Trains the preset into folder; returns its runs in the order they ended, with wall time."""
+def train(folder, extra=()):
+    """Trains the preset into folder (headlab-cli run with `extra` arguments: the runner's plan
+    when none); returns its runs in the order they ended, with wall time."""
     out = os.path.join(folder, "classroom.yaml")
     begin = time.monotonic()
-    subprocess.run([CLI, "run", "--preset", "classroom", "-o", out], check=True,
+    subprocess.run([CLI, "run", "--preset", "classroom", "-o", out, *extra], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     total = time.monotonic() - begin
     runs = []

@@ -263,7 +263,7 @@ def timed_split(by, shape):
 
 
 def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", nn_profile_path="",
-                      lesson_press_path=""):
+                      lesson_press_path="", placement_path=""):
     """Issue 79: HeadLab against eager PyTorch and torch.compile on N pinned cores (bench/cpu_peers.sh),
     with GFLOP/s and the share of the cores' measured FP32 peak; the profile of a classroom step; the
     lanes lever; and the classroom's time to its contrast (bench/classroom_time.py)."""
@@ -450,6 +450,8 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", 
     lanes_section(rows, path, out)
     adam_section(levers, timed_path, out)
     points_section(levers, timed_path, out)
+    if placement_path:
+        placement_section(placement_path, out)
     for p in classroom_paths:
         classroom_time_section(p, out)
     if lesson_press_path:
@@ -633,6 +635,54 @@ def lesson_press_section(path, out):
         cell = lambda k: (f"{statistics.median(r[k] for r in mine):.0f} [{min(r[k] for r in mine)}, "  # noqa: E731
                           f"{max(r[k] for r in mine)}]")
         out.append(f"| {condition} | {len(mine)} | {cell('first_ms')} | {cell('both_ms')} |")
+    out.append("")
+
+
+def placement_section(path, out):
+    """Issue 79, item 3's last two levers (bench/cpu_placement.py): products batched across an
+    ensemble's runs, and threads placed so that side-by-side runs do not contend."""
+    rows = load(path)
+    if not rows:
+        return
+    info = rows[0]
+    med = lambda xs: statistics.median(xs)  # noqa: E731
+    span = lambda xs, d=0: f"{fmt(med(xs), d)} [{fmt(min(xs), d)}, {fmt(max(xs), d)}]"  # noqa: E731
+    ensemble = [r for r in rows if r["part"] == "ensemble"]
+    placement = [r for r in rows if r["part"] == "placement"]
+    repeats = len({r["repeat"] for r in rows})
+    out.append("### The levers: products batched across an ensemble, and threads placed
+")
+    out.append(f"`bench/cpu_placement.py` (`{path}`; {info['machine']}, {info['cores']} pinned cores, "
+               f"{info['date']}, {repeats} repeats, the arrangements alternating within each): four seeds of one "
+               "shape trained by `headlab-cli` as one ensemble, whose products take the four runs as one batch, "
+               "against the same runs one after another and two at a time side by side, and the runner's own "
+               "plan (no flags); run-steps per second, median [lowest, highest] over the repeats, and the ratio "
+               "of medians to one after another with the same two threads.
+")
+    out.append("| shape | arrangement | `headlab-cli run` flags | run-steps/s | ÷ one after another |")
+    out.append("|---|---|---|---|---|")
+    for shape in dict.fromkeys(r["shape"] for r in ensemble):
+        mine = [r for r in ensemble if r["shape"] == shape]
+        by = {a: [r["run_steps_per_second"] for r in mine if r["arrangement"] == a]
+              for a in dict.fromkeys(r["arrangement"] for r in mine)}
+        base = med(by["one after another, 2 threads"])
+        for arrangement, rates in by.items():
+            flags = next(r["args"] for r in mine if r["arrangement"] == arrangement) or "—"
+            out.append(f"| {shape} | {arrangement} | `{flags}` | {span(rates)} | "
+                       f"**{fmt(med(rates) / base, 2)}** |")
+    out.append("")
+    out.append("The classroom preset (four runs; head counts train apart on a CPU, so four ensembles) under the "
+               "runner's plan, against two runs side by side with every core each and one at a time; seconds "
+               "until the contrast is on screen (read as `bench/classroom_time.py` reads it) and until all four "
+               "are done, median [lowest, highest].
+")
+    out.append("| arrangement | `headlab-cli run` flags | contrast on screen (s) | all four done (s) |")
+    out.append("|---|---|---|---|")
+    for arrangement in dict.fromkeys(r["arrangement"] for r in placement):
+        mine = [r for r in placement if r["arrangement"] == arrangement]
+        flags = mine[0]["args"] or "—"
+        out.append(f"| {arrangement} | `{flags}` | {span([r['contrast_seconds'] for r in mine], 1)} | "
+                   f"{span([r['all_done_seconds'] for r in mine], 1)} |")
     out.append("")
 
 
@@ -1663,6 +1713,8 @@ def main():
                     help="bench/classroom_time.py's text files, shown under --cpu-peers")
     ap.add_argument("--lesson-press", default="",
                     help="bench/lesson_press_time.sh: how soon a lesson press trains, shown under --cpu-peers")
+    ap.add_argument("--cpu-placement", default="",
+                    help="bench/cpu_placement.py: ensembles batched and threads placed, on and off, under --cpu-peers")
     ap.add_argument("--storage", default="", help="the JSON lines of bench/storage_bench.sh")
     ap.add_argument("--checkpoints", action="append", default=[],
                     help="the JSON lines of bench/checkpoint_disk.sh (one table each)")
@@ -1734,7 +1786,7 @@ def main():
         cpu_section(args.cpu, out)
     if args.cpu_peers:
         cpu_peers_section(args.cpu_peers, args.classroom_time, out, args.cpu_levers, args.cpu_alone,
-                          args.cpu_nn_profile, args.lesson_press)
+                          args.cpu_nn_profile, args.lesson_press, args.cpu_placement)
     if args.storage:
         storage_section(args.storage, out)
     checkpoint_section(args.checkpoints, out)

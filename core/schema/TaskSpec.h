@@ -75,7 +75,7 @@ struct TaskSpec {
     // the byte before, what the MLP reaches from its own position): its chance plateau, the
     // learned threshold of a task no paper defines one for (Task::learnedThreshold), 5/6 of which
     // is the left_chance_plateau rule's (LearnedRule.h). nullptr: the task defines its own.
-    double (*chanceLoss)(const TaskConfig &) = nullptr;
+    double (*chancePlateau)(const TaskConfig &) = nullptr;
     // Lines drawn on its loss figures, highest first; may be empty.
     std::vector<PlateauLine> (*plateaus)(const TaskConfig &) = nullptr;
     // The loss at initialisation (ln V for a classifier), which loss axes always show; 0: none,

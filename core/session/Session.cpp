@@ -80,7 +80,7 @@ std::optional<bool> runLearned(const Session &session, const RunResult &result)
     if (spec && !spec->learnedMeaning) return std::nullopt;
     // A run of a task judged by its chance plateau, trained before the trainer gave it a verdict:
     // none (the paper's rule's ln 10 fallback is addition's).
-    if (spec && spec->chanceLoss && !result.metrics.count(metric::kLeftChancePlateau) &&
+    if (spec && spec->chancePlateau && !result.metrics.count(metric::kLeftChancePlateau) &&
         !result.metrics.count(metric::kLearned))
         return std::nullopt;
     return learned(result, session.learnedRule);

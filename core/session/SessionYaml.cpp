@@ -186,7 +186,7 @@ std::string sessionSchemaJson()
     Json tasks = Json::object();
     for (const TaskSpec *spec : taskTable())
         tasks[spec->id] = {{"verdict", spec->learnedMeaning != nullptr},
-                           {"chance_plateau", spec->chanceLoss != nullptr},
+                           {"chance_plateau", spec->chancePlateau != nullptr},
                            {"loss_unit", spec->lossUnit}};
     schema["tasks"] = tasks;
     // The learned rules a session may name, in the table's order (the first is the default), and

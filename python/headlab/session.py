@@ -33,7 +33,7 @@ LN10 = math.log(10.0)
 
 # The tasks HeadLab knows (core/schema/TaskList.h), as headlab-cli schema writes them: whether
 # "learned" has a meaning for the task (TaskSpec::learnedMeaning), whether it is judged by its
-# chance plateau (TaskSpec::chanceLoss: nearest neighbour, text) and the unit of its losses.
+# chance plateau (TaskSpec::chancePlateau: nearest neighbour, text) and the unit of its losses.
 TASKS = {name: dict(row) for name, row in schema()["tasks"].items()}
 
 # The rules a session's learned_rule may name (core/metrics/LearnedRule.h).

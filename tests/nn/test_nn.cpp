@@ -556,7 +556,7 @@ private Q_SLOTS:
         QVERIFY(r.extra.at("test_accuracy").back().value >
                 r.extra.at("test_accuracy").front().value);
         // Its verdict: the chance plateau is the zero predictor's 1, and this run left it.
-        QCOMPARE(taskSpec("nearest_neighbour").chanceLoss(TaskConfig{}), 1.0);
+        QCOMPARE(taskSpec("nearest_neighbour").chancePlateau(TaskConfig{}), 1.0);
         QCOMPARE(r.metrics.at("left_chance_plateau"), r.test.back().value < 5.0 / 6.0 ? 1.0 : 0.0);
         QCOMPARE(r.metrics.at("learned"), 1.0);
     }

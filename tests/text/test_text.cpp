@@ -532,7 +532,7 @@ private Q_SLOTS:
         QVERIFY(r.samples[0].size() >= 16 + 40);
         qInfo("after 300 steps: validation loss %.3f; sample: %s", final, r.samples[0].c_str());
         // Its verdict: below 5/6 of the next byte's entropy given the byte before.
-        const double chance = taskSpec("text").chanceLoss(c.task);
+        const double chance = taskSpec("text").chancePlateau(c.task);
         QCOMPARE(r.metrics.at("left_chance_plateau"), final < 5.0 / 6.0 * chance ? 1.0 : 0.0);
         QCOMPARE(r.metrics.at("learned"), final < chance ? 1.0 : 0.0);
     }
@@ -571,7 +571,7 @@ private Q_SLOTS:
         task.textPath = path;
         task.contextLength = 8;
         task.validationFraction = 0.1;
-        QCOMPARE(taskSpec("text").chanceLoss(task), 0.0);
+        QCOMPARE(taskSpec("text").chancePlateau(task), 0.0);
         const auto lines = taskSpec("text").plateaus(task);
         QCOMPARE(lines.size(), size_t(1));
         QCOMPARE(lines[0].loss, 0.0);
@@ -580,7 +580,7 @@ private Q_SLOTS:
         QVERIFY(taskSpec("text").plateaus(task).empty());
         bool threw = false;
         try {
-            taskSpec("text").chanceLoss(task);
+            taskSpec("text").chancePlateau(task);
         } catch (const std::invalid_argument &e) {
             threw = std::string(e.what()).find("missing.txt") != std::string::npos;
         }

@@ -1975,6 +1975,16 @@ void TestUiFigures::figuresOfATaskWithoutVerdictsCallNoRunLearned()
     QVERIFY2(collapse.empty.contains("no learned verdict"), qPrintable(collapse.empty));
     // Addition gives verdicts: its markers say learned or not.
     QVERIFY(scalingFigure(uitest::seedsSession(), false, {}).learnedMarkers);
+    // Nearest-neighbour runs trained since the task has its chance plateau carry a verdict: then
+    // the markers say learned or not, and P(learned) is drawn.
+    Session judged = nn;
+    for (size_t i = 0; i < judged.runs.size(); ++i) {
+        auto &metrics = judged.runs[i].result.metrics;
+        metrics[metric::kLearned] = 1.0;
+        metrics[metric::kLeftChancePlateau] = i % 2 ? 1.0 : 0.0;
+    }
+    QVERIFY(scalingFigure(judged, false, {}).learnedMarkers);
+    QVERIFY(!learningRateFigure(judged, true, {}, p).series.empty());
 }
 
 // Issue 75 item 9: the loss against total heads (y around its points, not from 0) cut its seeds'

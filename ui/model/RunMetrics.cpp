@@ -65,7 +65,12 @@ bool isLearned(const Session &session, const RunResult &result)
 bool givesVerdicts(const Session &session)
 {
     const TaskSpec *spec = sessionTask(session);
-    return !spec || spec->learnedMeaning != nullptr;
+    if (!spec) return true;
+    if (!spec->learnedMeaning) return false;
+    if (!spec->chancePlateau) return true;
+    return std::any_of(session.runs.begin(), session.runs.end(), [&](const SessionRun &run) {
+        return runLearned(session, run.result).has_value();
+    });
 }
 
 QString lossUnit(const Session &session)

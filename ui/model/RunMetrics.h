@@ -32,8 +32,10 @@ bool reachedAnOutcome(RunStatus status);
 // Learned by the session's rule: core's one definition (core/metrics/LearnedRule.h); no verdict is false.
 // runLearned without a verdict counted as not learned (the figures' counts).
 bool isLearned(const Session &session, const RunResult &result);
-// Whether the session's task gives runs a learned verdict (TaskSpec::learnedMeaning): figures of
-// a task without one (language modelling, nearest neighbour) call no run learned or not.
+// Whether the session's runs get a learned verdict: its task gives one (TaskSpec::learnedMeaning),
+// and, for a task judged by its chance plateau (nearest neighbour, text), a run of it has one (runs
+// trained before those tasks had a verdict have none). Figures of a session without verdicts call
+// no run learned or not.
 bool givesVerdicts(const Session &session);
 // The unit of the session's task's losses, for axis titles ("nats", "MSE × d").
 QString lossUnit(const Session &session);

@@ -41,7 +41,7 @@ const TaskSpec &nearestNeighbourTask()
         .lossUnit = "MSE × d",
         .learnedMeaning = "the session's learned_rule: by default the test loss left the zero "
                           "predictor's plateau of 1 (fell below 5/6)",
-        .chanceLoss = [](const TaskConfig &) { return 1.0; }, // predicting 0 scores 1
+        .chancePlateau = [](const TaskConfig &) { return 1.0; }, // predicting 0 scores 1
         .plateaus =
             [](const TaskConfig &) {
                 return std::vector<PlateauLine>{{1.0, "predicting 0"}};

@@ -54,7 +54,7 @@ const TaskSpec &textTask()
         .learnedMeaning = "the session's learned_rule: by default the validation loss fell below "
                           "5/6 of the next byte's entropy given the byte before (what a model "
                           "whose attention learned nothing reaches)",
-        .chanceLoss = trainingNextByteEntropy,
+        .chancePlateau = trainingNextByteEntropy,
         .plateaus =
             [](const TaskConfig &t) {
                 try {

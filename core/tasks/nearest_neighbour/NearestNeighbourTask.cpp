@@ -173,7 +173,7 @@ torch::Tensor NearestNeighbourTask::lossOfPoints(const Transformer &model,
 
 double NearestNeighbourTask::learnedThreshold() const
 {
-    static const double chance = taskSpec("nearest_neighbour").chanceLoss(TaskConfig{});
+    static const double chance = taskSpec("nearest_neighbour").chancePlateau(TaskConfig{});
     return chance;
 }
 

@@ -46,7 +46,7 @@ public:
     // loss: the held-out loss (R); extra "test_accuracy": the fraction of positions whose
     // prediction is closer to the target than to any other of the sample's points.
     TaskEvaluation evaluate(const Transformer &model) override;
-    // The zero predictor's 1 (TaskSpec::chanceLoss): a run that learned nothing scores it.
+    // The zero predictor's 1 (TaskSpec::chancePlateau): a run that learned nothing scores it.
     double learnedThreshold() const override;
     ProbeInput probeInput(const std::string &text, int64_t runs) const override;
     ProbeInput statsInput(int64_t runs) const override;

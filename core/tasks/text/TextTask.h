@@ -27,9 +27,9 @@ public:
     torch::Tensor trainLoss(const Transformer &model, const PhaseConfig &phase,
                             const torch::Tensor &step) override;
     TaskEvaluation evaluate(const Transformer &model) override;
-    // The next byte's entropy given the byte before, over the training bytes (TaskSpec::chanceLoss):
+    // The next byte's entropy given the byte before, over the training bytes (TaskSpec::chancePlateau):
     // what a model whose attention learned nothing can reach.
-    double learnedThreshold() const override { return m_chanceLoss; }
+    double learnedThreshold() const override { return m_chancePlateau; }
     ProbeInput probeInput(const std::string &text, int64_t runs) const override;
     ProbeInput statsInput(int64_t runs) const override;
     ProbeInput roleInput(int64_t runs) const override;
@@ -61,7 +61,7 @@ public:
 
 private:
     int64_t m_context = 0;
-    double m_chanceLoss = 0.0;
+    double m_chancePlateau = 0.0;
     bool m_sharedData = false;
     torch::Tensor m_seedKeys;          // (S) int64 in [0, 2^31): one per run, or one if shared
     torch::Tensor m_train;             // (N_train) int64 tokens on the device
