@@ -122,6 +122,8 @@ def ensemble_rate(text, extra):
         wall = time.monotonic() - begin
         steps = 0
         for name in os.listdir(os.path.join(folder, "out.results", "runs")):
+            if not name.endswith(".yaml"):
+                continue
             with open(os.path.join(folder, "out.results", "runs", name)) as f:
                 doc = yaml.safe_load(f)
             assert doc["status"] == "done", doc.get("message")
