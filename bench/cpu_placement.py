@@ -4,8 +4,9 @@
 1. Products batched across an ensemble's runs. Four seeds of one shape (the classroom's model,
    d 24, at 1 head and at 12 heads; nn-classroom's d 16 with 8 points) trained by headlab-cli as
    one ensemble, whose products take the four runs as one batch, against the same four runs one
-   after another (--max-ensemble 1) and two at a time side by side (--max-ensemble 1
-   --concurrent 2 --threads 1), and the runner's own plan (no flags). Run-steps per second.
+   after another (--max-ensemble 1), two at a time side by side (--max-ensemble 1 --concurrent 2
+   --threads 1), as two ensembles of two side by side (--max-ensemble 2 --concurrent 2
+   --threads 1), and the runner's own plan (no flags). Run-steps per second.
 2. Threads placed so that side-by-side runs do not contend. The classroom preset (four runs, four
    ensembles on a CPU: head counts train apart there) under the runner's plan (on 2 cores two
    runs side by side, one thread each), against two side by side with every core each
@@ -85,6 +86,8 @@ ENSEMBLE_ARRANGEMENTS = [
     ("one after another, 2 threads", ["--max-ensemble", "1", "--concurrent", "1", "--threads", "2"]),
     ("two side by side, 1 thread each",
      ["--max-ensemble", "1", "--concurrent", "2", "--threads", "1"]),
+    ("two ensembles of two side by side, 1 thread each",
+     ["--max-ensemble", "2", "--concurrent", "2", "--threads", "1"]),
 ]
 PLACEMENTS = [
     ("the runner's plan", []),
