@@ -3,7 +3,8 @@
 
 1. Products batched across an ensemble's runs. Four seeds of one shape (the classroom's model,
    d 24, at 1 head and at 12 heads; nn-classroom's d 16 with 8 points) trained by headlab-cli as
-   one ensemble, whose products take the four runs as one batch, against the same four runs one
+   one ensemble, whose products take the four runs as one batch (on one thread: the runner's plan
+   on 2 cores before it split ensembles over the cores; and on two), against the same four runs one
    after another (--max-ensemble 1), two at a time side by side (--max-ensemble 1 --concurrent 2
    --threads 1), as two ensembles of two side by side (--max-ensemble 2 --concurrent 2
    --threads 1), and the runner's own plan (no flags). Run-steps per second.
@@ -82,6 +83,7 @@ SHAPES = [
 ]
 ENSEMBLE_ARRANGEMENTS = [
     ("the runner's plan", []),
+    ("one ensemble, 1 thread", ["--concurrent", "1", "--threads", "1"]),
     ("one ensemble, 2 threads", ["--concurrent", "1", "--threads", "2"]),
     ("one after another, 2 threads", ["--max-ensemble", "1", "--concurrent", "1", "--threads", "2"]),
     ("two side by side, 1 thread each",

@@ -553,11 +553,10 @@ void halve(EnsembleQueue &queue, EnsembleQueue::iterator it)
     queue.push_back(std::move(second));
 }
 
-} // namespace
-
-void spreadOverDevices(EnsembleQueue &queue, size_t devices)
+// Halves the largest ensemble until there are `workers` of them or none can be split.
+void fillWorkers(EnsembleQueue &queue, size_t workers)
 {
-    while (queue.size() < devices) {
+    while (queue.size() < workers) {
         auto largest = queue.end();
         for (auto it = queue.begin(); it != queue.end(); ++it)
             if (splittable(*it) && (largest == queue.end() || it->size() > largest->size()))
@@ -565,6 +564,13 @@ void spreadOverDevices(EnsembleQueue &queue, size_t devices)
         if (largest == queue.end()) return;
         halve(queue, largest);
     }
+}
+
+} // namespace
+
+void spreadOverDevices(EnsembleQueue &queue, size_t devices)
+{
+    fillWorkers(queue, devices);
     if (devices < 2) return;
     // Then by cost: while an ensemble costs more than half a device's share of the whole, the
     // costliest is halved, and the queue keeps the split that gave the least makespan (the addition
@@ -679,9 +685,17 @@ SweepPlan planSweep(std::vector<SweepJob> jobs, const SweepOptions &options,
                                       [](const std::string &s) { return s.rfind("cuda", 0) == 0; });
     if (gpusOnly && switchOn(Switch::HeadGroups, true)) separateHeadCounts(queue);
     if (!cpuOnly) spreadOverDevices(queue, devices.size());
+    // On the CPU, fewer ensembles than workers leave cores idle, and a small model's step gains
+    // little from a second thread: bench/cpu_placement.py, four seeds of the classroom's 24 × 1 on
+    // 2 cores, one ensemble on one thread 114 run-steps/s, on two threads 172, two ensembles of two
+    // side by side 231 (docs/PERFORMANCE.md). So ensembles are halved until every worker has one.
+    const unsigned cores = usableCores();
+    if (cpuOnly && options.maxEnsemble <= 0)
+        fillWorkers(queue, cpuPlan(cores, std::numeric_limits<size_t>::max(), options.threads,
+                                   options.concurrent)
+                               .workers);
     // Worker slots, spread over the devices first: [cuda:0, cuda:1, cuda:0, cuda:1, ...]. A "cpu"
     // among GPUs keeps one slot: its ensembles use every core already. A CPU sweep follows cpuPlan.
-    const unsigned cores = usableCores();
     const CpuPlan cpu = cpuPlan(cores, queue.size(), options.threads, options.concurrent);
     plan.cpuThreads =
         cpuOnly ? cpu.threads : (options.threads > 0 ? options.threads : defaultCpuThreads(cores));
