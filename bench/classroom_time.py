@@ -40,13 +40,15 @@ def spin(stop):
         pass
 
 
-def train(folder, extra=()):
+def train(folder, extra=(), env=None):
     """Trains the preset into folder (headlab-cli run with `extra` arguments: the runner's plan
-    when none); returns its runs in the order they ended, with wall time."""
+    when none; `env` added to the environment); returns its runs in the order they ended, with
+    wall time."""
     out = os.path.join(folder, "classroom.yaml")
     begin = time.monotonic()
     subprocess.run([CLI, "run", "--preset", "classroom", "-o", out, *extra], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env={**os.environ, **(env or {})})
     total = time.monotonic() - begin
     runs = []
     for path in glob.glob(os.path.join(folder, "classroom.results", "runs", "*.yaml")):

@@ -12,8 +12,10 @@
    ensembles on a CPU: head counts train apart there) under the runner's plan (on 2 cores two
    runs side by side, one thread each), against two side by side with every core each
    (--concurrent 2 --threads 2: four threads on two cores) and one at a time with every core
-   (--concurrent 1 --threads 2). Seconds until the contrast is on screen and until all four are
-   done, read as bench/classroom_time.py reads them.
+   (--concurrent 1 --threads 2), and under the plan with denormal floats computed in full
+   (HEADLAB_FLUSH_DENORMALS=0; the training threads flush them to zero by default). Seconds until
+   the contrast is on screen and until all four are done, read as bench/classroom_time.py reads
+   them.
 
 The arrangements alternate within each repeat. One JSON line a measurement:
 
@@ -92,9 +94,10 @@ ENSEMBLE_ARRANGEMENTS = [
      ["--max-ensemble", "2", "--concurrent", "2", "--threads", "1"]),
 ]
 PLACEMENTS = [
-    ("the runner's plan", []),
-    ("two side by side, 2 threads each", ["--concurrent", "2", "--threads", "2"]),
-    ("one at a time, 2 threads", ["--concurrent", "1", "--threads", "2"]),
+    ("the runner's plan", [], {}),
+    ("two side by side, 2 threads each", ["--concurrent", "2", "--threads", "2"], {}),
+    ("one at a time, 2 threads", ["--concurrent", "1", "--threads", "2"], {}),
+    ("the runner's plan, denormals in full", [], {"HEADLAB_FLUSH_DENORMALS": "0"}),
 ]
 
 
@@ -158,12 +161,13 @@ def main():
                           "arrangement": arrangement, "args": " ".join(extra), "repeat": repeat,
                           "seconds": round(wall, 3), "run_steps": steps,
                           "run_steps_per_second": round(steps / wall, 2)})
-            for arrangement, extra in PLACEMENTS:
+            for arrangement, extra, env in PLACEMENTS:
                 with tempfile.TemporaryDirectory() as folder:
-                    runs, total = classroom_time.train(folder, extra)
+                    runs, total = classroom_time.train(folder, extra, env)
                 seconds, many, one = classroom_time.message_time(runs)
+                args = " ".join([f"{k}={v}" for k, v in env.items()] + extra)
                 emit({"part": "placement", "shape": "classroom preset", "runs": len(runs),
-                      "arrangement": arrangement, "args": " ".join(extra), "repeat": repeat,
+                      "arrangement": arrangement, "args": args, "repeat": repeat,
                       "contrast_seconds": round(seconds, 2),
                       "all_done_seconds": round(total, 2)})
 

@@ -672,11 +672,13 @@ def placement_section(path, out):
                        f"**{fmt(med(rates) / base, 2)}** |")
     out.append("")
     out.append("The classroom preset (four runs; head counts train apart on a CPU, so four ensembles) under the "
-               "runner's plan, against two runs side by side with every core each and one at a time; seconds "
+               "runner's plan, against two runs side by side with every core each, one at a time, and the plan "
+               "with denormal floats computed in full (`HEADLAB_FLUSH_DENORMALS=0`: on a plateau Adam's moments "
+               "and the gradients decay below 1.2e-38, where each operation takes the processor's slow path); seconds "
                "until the contrast is on screen (read as `bench/classroom_time.py` reads it) and until all four "
                "are done, median [lowest, highest].
 ")
-    out.append("| arrangement | `headlab-cli run` flags | contrast on screen (s) | all four done (s) |")
+    out.append("| arrangement | `headlab-cli run` flags (and environment) | contrast on screen (s) | all four done (s) |")
     out.append("|---|---|---|---|")
     for arrangement in dict.fromkeys(r["arrangement"] for r in placement):
         mine = [r for r in placement if r["arrangement"] == arrangement]

@@ -27,7 +27,8 @@ enum class Switch {
     Placement,       // 0: on several GPUs, ensembles go to whichever device's worker is free first
     HeadGroups,      // 0: on the GPU, runs of one weight shape train together whatever their heads
     MicroHeadsBound, // n: on the GPU, micro-heads up to n, for one head count and several alike
-    CpuAttention, // 0: on the CPU, short sequences through ATen's sdpa; 1: the lanes at any width
+    CpuAttention,   // 0: on the CPU, short sequences through ATen's sdpa; 1: the lanes at any width
+    FlushDenormals, // 0: on the CPU, denormal floats computed in full instead of flushed to zero
 };
 
 struct EnvSwitch {
@@ -88,6 +89,9 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
      "0: on the CPU, attention over short sequences (addition, nearest neighbour) by ATen's "
      "scaled_dot_product_attention instead of HeadLab's lanes, every (sequence, head) pair a lane "
      "of the vector unit; 1: the lanes at every head width, not only where they measured faster"},
+    {Switch::FlushDenormals, "HEADLAB_FLUSH_DENORMALS",
+     "0: on the CPU, floats below 1.2e-38 (denormals) computed in full, each on the processor's "
+     "slow path, instead of flushed to zero (the training threads' FTZ and DAZ modes)"},
 };
 
 // The row of a switch.

@@ -84,6 +84,23 @@ std::string deviceDescription(const torch::Device &device);
 // The stabilizers' implementation as a provenance value (TrainingProvenance.cpp).
 extern const char *const kStabilizersImplementation;
 
+// While alive, floats below 1.2e-38 are flushed to zero (x86's FTZ and DAZ modes) on the calling
+// thread, when `on`; its modes are restored after. Threads started from it meanwhile (LibTorch's
+// intra-op threads: a CPU worker's run starts them) take its modes and keep them. Elsewhere
+// nothing.
+class FlushDenormals {
+public:
+    explicit FlushDenormals(bool on);
+    ~FlushDenormals();
+    FlushDenormals(const FlushDenormals &) = delete;
+    FlushDenormals &operator=(const FlushDenormals &) = delete;
+    bool active() const { return m_active; }
+
+private:
+    unsigned int m_mode = 0;
+    bool m_active = false;
+};
+
 class TrainingLoop {
 public:
     TrainingLoop(const std::vector<RunConfig> &configs, const TrainerControl &control)
@@ -241,8 +258,9 @@ private:
     std::vector<PendingRead> m_reads;
     bool m_stopsWhilePaused = false; // a member stopped while the ensemble was paused
     std::string m_note;
-    bool m_graphsUsed = false;       // a phase's step was captured as a CUDA graph
-    std::string m_fusedAdam = "off"; // the optimizer's path, for provenance
+    bool m_graphsUsed = false;            // a phase's step was captured as a CUDA graph
+    std::string m_fusedAdam = "off";      // the optimizer's path, for provenance
+    std::string m_flushDenormals = "off"; // on the CPU: denormals flushed to zero, for provenance
     int64_t m_step = 0;
     int64_t m_total = 0;
     Clock::time_point m_start, m_lastReport;

@@ -49,6 +49,7 @@ std::map<std::string, std::string> TrainingLoop::provenance(const torch::Device 
     // Weight gradients summed over row slices where a product's rows allow (HEADLAB_SPLIT_K).
     p["split_k"] = switchOn(Switch::SplitK, device.is_cuda()) ? "on" : "off";
     p["fused_adam"] = m_fusedAdam;
+    p["flush_denormals"] = m_flushDenormals;
     p["cuda_graphs"] = m_graphsUsed ? "on" : "off";
     p["tf32"] = device.is_cuda() ? (m_configs.front().tf32 ? "on" : "off") : "n/a (cpu)";
     p["threads"] = std::to_string(torch::get_num_threads());

@@ -15,8 +15,11 @@
 #include "core/tasks/nearest_neighbour/NearestNeighbourTask.h"
 #include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
+#include "core/train/TrainingLoop.h"
 
 #include <QtTest>
+
+#include <xmmintrin.h>
 
 #include <cmath>
 #include <cstring>
@@ -559,6 +562,31 @@ private Q_SLOTS:
         QCOMPARE(taskSpec("nearest_neighbour").chancePlateau(TaskConfig{}), 1.0);
         QCOMPARE(r.metrics.at("left_chance_plateau"), r.test.back().value < 5.0 / 6.0 ? 1.0 : 0.0);
         QCOMPARE(r.metrics.at("learned"), 1.0);
+    }
+
+    // The guard the trainer holds on the CPU (core/train/TrainingLoop.h): while alive, a denormal
+    // result is zero on this thread, in a plain product and in an ATen pass run on it; after, as
+    // before.
+    void flushDenormalsGuardFlushesAndRestores()
+    {
+        const int threads = torch::get_num_threads();
+        torch::set_num_threads(1); // the passes on this thread, as a CPU worker's plan runs them
+        const unsigned int before = _mm_getcsr() & ~0x3Fu; // the modes, not the status flags
+        volatile float tiny = 1e-30f;
+        {
+            const headlab::detail::FlushDenormals guard(true);
+            QVERIFY(guard.active());
+            QCOMPARE(float(tiny * 1e-10f), 0.0f);
+            const auto t = torch::full({1 << 16}, 1e-30f) * 1e-10f;
+            QCOMPARE(t.abs().max().item<float>(), 0.0f);
+        }
+        QCOMPARE(_mm_getcsr() & ~0x3Fu, before);
+        QVERIFY(float(tiny * 1e-10f) > 0.0f);
+        QVERIFY((torch::full({1 << 16}, 1e-30f) * 1e-10f).min().item<float>() > 0.0f);
+        const headlab::detail::FlushDenormals off(false);
+        QVERIFY(!off.active());
+        QCOMPARE(_mm_getcsr() & ~0x3Fu, before);
+        torch::set_num_threads(threads);
     }
 
     // A run whose output collapsed to 0 (norm2's gain held at 0, as the rank paper's 3-layer

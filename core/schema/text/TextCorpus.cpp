@@ -270,6 +270,12 @@ double nextByteEntropy(std::string_view bytes)
     return entropy;
 }
 
+double trainingNextByteEntropy(std::string_view bytes, double validationFraction)
+{
+    const TextSplit split = splitText(static_cast<int64_t>(bytes.size()), validationFraction);
+    return nextByteEntropy(bytes.substr(0, static_cast<size_t>(split.trainBytes)));
+}
+
 double trainingNextByteEntropy(const TaskConfig &task)
 {
     // The key: what decides the bytes and the split.
@@ -293,10 +299,7 @@ double trainingNextByteEntropy(const TaskConfig &task)
         std::lock_guard<std::mutex> lock(mutex);
         if (auto it = cache.find(key); it != cache.end()) return it->second;
     }
-    const std::string bytes = loadTextCorpus(task);
-    const TextSplit split = splitText(static_cast<int64_t>(bytes.size()), task.validationFraction);
-    const double entropy =
-        nextByteEntropy(std::string_view(bytes).substr(0, static_cast<size_t>(split.trainBytes)));
+    const double entropy = trainingNextByteEntropy(loadTextCorpus(task), task.validationFraction);
     std::lock_guard<std::mutex> lock(mutex);
     cache[key] = entropy;
     return entropy;

@@ -57,10 +57,11 @@ std::string loadTextCorpus(const TaskConfig &task);
 // loss of a model that predicts from the current byte alone, as a transformer whose attention
 // learned nothing can (its MLP sees only its own position). 0 for fewer than two bytes.
 double nextByteEntropy(std::string_view bytes);
-// nextByteEntropy of a text run's training split (the first part of loadTextCorpus's bytes): the
-// text task's chance plateau (its learned threshold, and the line its loss figures draw).
-// Cached by file, size and modification time (by size for the built-in corpus). Throws as
-// loadTextCorpus does.
+// nextByteEntropy of the training split of `bytes` (splitText's first part): the text task's
+// chance plateau (its learned threshold, and the line its loss figures draw).
+double trainingNextByteEntropy(std::string_view bytes, double validationFraction);
+// The same of a text run's bytes (loadTextCorpus), cached by file, size and modification time (by
+// size for the built-in corpus). Throws as loadTextCorpus does.
 double trainingNextByteEntropy(const TaskConfig &task);
 
 } // namespace headlab

@@ -63,7 +63,7 @@ TextTask::TextTask(const RunConfig &config, const std::vector<uint64_t> &dataSee
     if (!std::isfinite(task.sampleTemperature) || task.sampleTemperature < 0)
         throw std::invalid_argument("task.sample_temperature: must be 0 or more");
     const std::string bytes = loadTextCorpus(task); // throws with the file's problem
-    m_chancePlateau = taskSpec("text").chancePlateau(task);
+    m_chancePlateau = trainingNextByteEntropy(bytes, task.validationFraction); // chancePlateau's
     const TextSplit split = splitText(static_cast<int64_t>(bytes.size()), task.validationFraction);
     m_train = tokensOf(bytes, 0, static_cast<size_t>(split.trainBytes)).to(device);
     const auto validation = tokensOf(bytes, static_cast<size_t>(split.trainBytes),
