@@ -650,15 +650,15 @@ def placement_section(path, out):
     ensemble = [r for r in rows if r["part"] == "ensemble"]
     placement = [r for r in rows if r["part"] == "placement"]
     repeats = len({r["repeat"] for r in rows})
-    out.append("### The levers: products batched across an ensemble, and threads placed
-")
+    out.append("### The levers: products batched across an ensemble, and threads placed\n")
     out.append(f"`bench/cpu_placement.py` (`{path}`; {info['machine']}, {info['cores']} pinned cores, "
                f"{info['date']}, {repeats} repeats, the arrangements alternating within each): four seeds of one "
                "shape trained by `headlab-cli` as one ensemble, whose products take the four runs as one batch, "
                "against the same runs one after another and two at a time side by side, and the runner's own "
-               "plan (no flags); run-steps per second, median [lowest, highest] over the repeats, and the ratio "
-               "of medians to one after another with the same two threads.
-")
+               "plan (no flags: since this measurement it halves ensembles until each of the cores' workers has "
+               "one, here two ensembles of two, one thread each; before, one ensemble on one thread, the row "
+               "`--concurrent 1 --threads 1`); run-steps per second, median [lowest, highest] over the repeats, and the ratio "
+               "of medians to one after another with the same two threads.\n")
     out.append("| shape | arrangement | `headlab-cli run` flags | run-steps/s | ÷ one after another |")
     out.append("|---|---|---|---|---|")
     for shape in dict.fromkeys(r["shape"] for r in ensemble):
@@ -676,8 +676,7 @@ def placement_section(path, out):
                "with denormal floats computed in full (`HEADLAB_FLUSH_DENORMALS=0`: on a plateau Adam's moments "
                "and the gradients decay below 1.2e-38, where each operation takes the processor's slow path); seconds "
                "until the contrast is on screen (read as `bench/classroom_time.py` reads it) and until all four "
-               "are done, median [lowest, highest].
-")
+               "are done, median [lowest, highest].\n")
     out.append("| arrangement | `headlab-cli run` flags (and environment) | contrast on screen (s) | all four done (s) |")
     out.append("|---|---|---|---|")
     for arrangement in dict.fromkeys(r["arrangement"] for r in placement):
