@@ -1549,6 +1549,32 @@ std::string tinySession(int64_t steps)
 
 } // namespace
 
+namespace {
+
+// runs.csv's learned and learned_rule columns and runLearned give `expected` ("1", "0" or "" for
+// no verdict) for each run of `s` under its rule.
+void checkVerdicts(const Session &s, const std::vector<std::string> &expected)
+{
+    QTemporaryDir dir;
+    exportSessionCsv(s, dir.path().toStdString());
+    QFile csv(dir.filePath("runs.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList header = QString::fromUtf8(csv.readLine()).trimmed().split(',');
+    const int learnedColumn = int(header.indexOf("learned"));
+    const int ruleColumn = int(header.indexOf("learned_rule"));
+    QVERIFY(learnedColumn > 0 && ruleColumn > 0);
+    QCOMPARE(header.count("learned"), 1); // the trainer's metric of that name is not repeated
+    for (size_t i = 0; i < s.runs.size(); ++i) {
+        const QStringList row = QString::fromUtf8(csv.readLine()).trimmed().split(',');
+        QCOMPARE(row[learnedColumn].toStdString(), expected[i]);
+        QCOMPARE(row[ruleColumn].toStdString(), std::string(toString(s.learnedRule)));
+        const auto verdict = runLearned(s, s.runs[i].result);
+        QCOMPARE(verdict ? (*verdict ? "1" : "0") : "", expected[i].c_str());
+    }
+}
+
+} // namespace
+
 void TestSession::learnedHasOneDefinition()
 {
     // Runs near both thresholds: on the plateau (2.3025, under ln 10 but not below 5/6 ln 10),
@@ -1578,19 +1604,10 @@ void TestSession::learnedHasOneDefinition()
                              LearnedRule::LeftChancePlateau}) {
         s.learnedRule = rule;
         const auto &expected = rule == LearnedRule::LeftLn10Plateau ? plateau : paper;
-        QTemporaryDir dir;
-        exportSessionCsv(s, dir.path().toStdString());
-        QFile csv(dir.filePath("runs.csv"));
-        QVERIFY(csv.open(QIODevice::ReadOnly));
-        const QStringList header = QString::fromUtf8(csv.readLine()).trimmed().split(',');
-        const int learnedColumn = int(header.indexOf("learned"));
-        const int ruleColumn = int(header.indexOf("learned_rule"));
-        QVERIFY(learnedColumn > 0 && ruleColumn > 0);
-        QCOMPARE(header.count("learned"), 1); // the trainer's metric of that name is not repeated
-        for (size_t i = 0; i < s.runs.size(); ++i) {
-            const QStringList row = QString::fromUtf8(csv.readLine()).trimmed().split(',');
-            QCOMPARE(row[learnedColumn].toStdString(), expected[i]);
-            QCOMPARE(row[ruleColumn].toStdString(), std::string(toString(rule)));
+        checkVerdicts(s, expected);
+        if (QTest::currentTestFailed()) return;
+        for (size_t i = 0; i < s.runs.size();
+             ++i) { // core's one definition, as runLearned reads it
             const auto verdict = learned(s.runs[i].result, rule);
             QCOMPARE(verdict ? (*verdict ? "1" : "0") : "", expected[i].c_str());
         }
@@ -1643,20 +1660,8 @@ void TestSession::aTaskWithoutTheLn10PlateauIsJudgedByItsOwn()
     for (LearnedRule rule : {LearnedRule::LeftLn10Plateau, LearnedRule::LeftChancePlateau,
                              LearnedRule::FinalBelowLn10}) {
         s.learnedRule = rule;
-        const auto &expected = rule == LearnedRule::FinalBelowLn10 ? paper : plateau;
-        QTemporaryDir dir;
-        exportSessionCsv(s, dir.path().toStdString());
-        QFile csv(dir.filePath("runs.csv"));
-        QVERIFY(csv.open(QIODevice::ReadOnly));
-        const QStringList header = QString::fromUtf8(csv.readLine()).trimmed().split(',');
-        const int learnedColumn = int(header.indexOf("learned"));
-        QVERIFY(learnedColumn > 0);
-        for (size_t i = 0; i < s.runs.size(); ++i) {
-            const QStringList row = QString::fromUtf8(csv.readLine()).trimmed().split(',');
-            QCOMPARE(row[learnedColumn].toStdString(), expected[i]);
-            const auto verdict = runLearned(s, s.runs[i].result);
-            QCOMPARE(verdict ? (*verdict ? "1" : "0") : "", expected[i].c_str());
-        }
+        checkVerdicts(s, rule == LearnedRule::FinalBelowLn10 ? paper : plateau);
+        if (QTest::currentTestFailed()) return;
     }
     // The schema tells the Python package the same (tests/python mirrors these verdicts).
     const QJsonObject schema =
