@@ -1573,6 +1573,18 @@ void checkVerdicts(const Session &s, const std::vector<std::string> &expected)
     }
 }
 
+// A run of s.base with the next seed, its status and metrics.
+void addSeedRun(Session &s, RunStatus status, std::map<std::string, double> metrics)
+{
+    SessionRun r;
+    r.config = s.base;
+    r.config.initSeed = s.runs.size();
+    r.labels = {{"seed", std::to_string(s.runs.size())}};
+    r.result.status = status;
+    r.result.metrics = std::move(metrics);
+    s.runs.push_back(r);
+}
+
 } // namespace
 
 void TestSession::learnedHasOneDefinition()
@@ -1583,13 +1595,7 @@ void TestSession::learnedHasOneDefinition()
     Session s;
     s.base = smallConfig();
     auto run = [&](RunStatus status, std::map<std::string, double> metrics) {
-        SessionRun r;
-        r.config = s.base;
-        r.config.initSeed = s.runs.size();
-        r.labels = {{"seed", std::to_string(s.runs.size())}};
-        r.result.status = status;
-        r.result.metrics = std::move(metrics);
-        s.runs.push_back(r);
+        addSeedRun(s, status, std::move(metrics));
     };
     run(RunStatus::Done, {{"final_test_loss", 2.3025}, {"learned", 1}, {"left_ln10_plateau", 0}});
     run(RunStatus::Done, {{"final_test_loss", 1.2}, {"learned", 1}, {"left_ln10_plateau", 1}});
@@ -1643,13 +1649,7 @@ void TestSession::aTaskWithoutTheLn10PlateauIsJudgedByItsOwn()
     s.base = smallConfig();
     s.base.task.kind = "nearest_neighbour";
     auto run = [&](RunStatus status, std::map<std::string, double> metrics) {
-        SessionRun r;
-        r.config = s.base;
-        r.config.initSeed = s.runs.size();
-        r.labels = {{"seed", std::to_string(s.runs.size())}};
-        r.result.status = status;
-        r.result.metrics = std::move(metrics);
-        s.runs.push_back(r);
+        addSeedRun(s, status, std::move(metrics));
     };
     run(RunStatus::Done, {{"final_test_loss", 0.2}});
     run(RunStatus::Done, {{"final_test_loss", 0.9}, {"learned", 1}, {"left_chance_plateau", 0}});
