@@ -891,7 +891,7 @@ private Q_SLOTS:
             QCOMPARE(&envSwitchRow(row.id), &row);
             QVERIFY(std::strncmp(row.name, "HEADLAB_", 8) == 0 && std::strlen(row.help) > 0);
         }
-        QCOMPARE(ids.size(), size_t(int(Switch::CpuAttention) + 1)); // the last id
+        QCOMPARE(ids.size(), size_t(int(Switch::FlushDenormals) + 1)); // the last id
         const RunResult plain = trainRun(tinyAddition(3e-3, 4, 1));
         QCOMPARE(plain.provenance.at("fused_qkv"), std::string("off"));
         QCOMPARE(plain.provenance.at("split_k"), std::string("off"));
@@ -900,6 +900,7 @@ private Q_SLOTS:
         QCOMPARE(plain.provenance.at("fused_norm"), std::string("off"));
         QCOMPARE(plain.provenance.at("fused_layer_norm"), std::string("off"));
         QCOMPARE(plain.provenance.at("fused_attention"), std::string("off"));
+        QCOMPARE(plain.provenance.at("flush_denormals"), std::string("on")); // the CPU's default
         ::setenv(envSwitchRow(Switch::FusedQkv).name, "1", 1);
         const RunResult fused = trainRun(tinyAddition(3e-3, 4, 1));
         ::unsetenv(envSwitchRow(Switch::FusedQkv).name);
