@@ -1,6 +1,8 @@
 // TrainingEvaluation.cpp — evaluation, per-head statistics, live attention maps and the final metrics.
 #include "core/train/TrainingLoop.h"
 
+#include <limits>
+
 namespace headlab::detail {
 
 void TrainingLoop::evaluate()
@@ -71,14 +73,13 @@ void TrainingLoop::finalizeMetrics(RunResult &r) const
             r.metrics[metric::kFinalPrefix + name] = curve.back().value;
     const double threshold = m_task->learnedThreshold();
     if (threshold > 0 && (r.status == RunStatus::Done || r.status == RunStatus::Diverged)) {
-        const bool learned =
-            r.status == RunStatus::Done && !r.test.empty() && r.test.back().value < threshold;
-        r.metrics[metric::kLearned] = learned ? 1.0 : 0.0;
+        // The final test loss of a run that is done (a diverged one learned nothing).
+        const double final = r.status == RunStatus::Done && !r.test.empty()
+                                 ? r.test.back().value
+                                 : std::numeric_limits<double>::quiet_NaN();
+        r.metrics[metric::kLearned] = final < threshold ? 1.0 : 0.0;
         r.metrics[metric::kLeftChancePlateau] =
-            r.status == RunStatus::Done && !r.test.empty() &&
-                    r.test.back().value < metric::kLeftPlateauFraction * threshold
-                ? 1.0
-                : 0.0;
+            final < metric::kLeftPlateauFraction * threshold ? 1.0 : 0.0;
         // A run that only learned the digits' marginal sits just under ln 10 and counts as learned
         // by the paper's rule; the plateau analysis says which step it actually reached.
         if (r.status == RunStatus::Done && taskSpec(m_configs.front().task).plateauMetrics)

@@ -69,9 +69,10 @@ std::vector<RunResult> TrainingLoop::run()
     }
     if (m_control.threads > 0) torch::set_num_threads(m_control.threads);
     // On the CPU, denormals flushed to zero on this thread while the run trains (and on the
-    // intra-op threads LibTorch starts from it, which take its modes): on a plateau the gradients, Adam's moments and some activations decay below 1.2e-38,
-    // where each operation takes the processor's slow path (the classroom's one-head run at 7e-3,
-    // 4,500 steps on ln 10: 145 s in full against 33 s flushed; docs/PERFORMANCE.md).
+    // intra-op threads LibTorch starts from it, which take its modes): on a plateau the gradients,
+    // Adam's moments and some activations decay below 1.2e-38, where each operation takes the
+    // processor's slow path (the classroom's one-head run at 7e-3, 4,500 steps on ln 10: 145 s in
+    // full against 33 s flushed; docs/PERFORMANCE.md).
     const FlushDenormals flush(device.is_cpu() && switchOn(Switch::FlushDenormals, true));
     m_flushDenormals = device.is_cpu() ? (flush.active() ? "on" : "off") : "n/a (gpu)";
 #ifdef HEADLAB_HAVE_CUDA_GRAPHS

@@ -1542,6 +1542,7 @@ private Q_SLOTS:
         SweepOptions opt;
         opt.device = "cpu";
         opt.reportIntervalSeconds = 0.02;
+        opt.maxEnsemble = 2; // held together: on several cores the plan would part them
         QVERIFY(runner.start(jobs, opt, cb));
         auto status = [&](int i) {
             std::lock_guard<std::mutex> lock(mutex);

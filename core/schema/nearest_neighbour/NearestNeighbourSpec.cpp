@@ -19,6 +19,12 @@ std::string checkNearestNeighbour(const RunConfig &c)
     return {};
 }
 
+// The chance plateau: predicting 0 scores 1, where a run whose output collapsed sits.
+double zeroPredictorLoss(const TaskConfig &)
+{
+    return 1.0;
+}
+
 } // namespace
 
 const TaskSpec &nearestNeighbourTask()
@@ -41,10 +47,10 @@ const TaskSpec &nearestNeighbourTask()
         .lossUnit = "MSE × d",
         .learnedMeaning = "the session's learned_rule: by default the test loss left the zero "
                           "predictor's plateau of 1 (fell below 5/6)",
-        .chancePlateau = [](const TaskConfig &) { return 1.0; }, // predicting 0 scores 1
+        .chancePlateau = zeroPredictorLoss,
         .plateaus =
-            [](const TaskConfig &) {
-                return std::vector<PlateauLine>{{1.0, "predicting 0"}};
+            [](const TaskConfig &t) {
+                return std::vector<PlateauLine>{{zeroPredictorLoss(t), "predicting 0"}};
             },
         .initialLoss = nullptr,
         .extraCurves = {metric::kTestAccuracy, metric::kEpochMean},
