@@ -553,7 +553,7 @@ def lanes_section(rows, path, out):
     out.append(f"Each shape trained with the lanes at every head width (`HEADLAB_CPU_ATTENTION=1`; by default "
                "they are taken up to 8 wide) and with ATen's kernel (`HEADLAB_CPU_ATTENTION=0`) in turn, "
                f"twice, batch 64 (`{path}`); the lanes keep the losses (`test_core`'s laneAttentionTrainsAsSdpa, "
-               "`test_lanes`), and a run's provenance names the path (`attention: lanes`).\n")
+               "`test_cpu_kernels`), and a run's provenance names the path (`attention: lanes`).\n")
     out.append("| m × n_H | head width | lanes steps/s | ATen steps/s | lanes ÷ ATen |")
     out.append("|---|---|---|---|---|")
     for (m, h), on, off in lever_pairs(lever, lambda r: (r["m"], r["heads"]), "lanes"):

@@ -22,7 +22,7 @@ enum class Switch {
     FusedFfn,        // 0: the ReLU feed-forward block's bias and ReLU as ATen's passes on the GPU
     FfnProduct,      // 0: the block's first product by cuBLAS, its bias and ReLU in a pass after it
     FusedNorm,       // 0: the unit-scale norm's residual step as ATen's passes on the GPU
-    FusedLayerNorm,  // 0: the LayerNorm with each run's scale and shift as ATen's passes on the GPU
+    FusedLayerNorm,  // 0: the LayerNorm with each run's scale and shift as ATen's passes
     FusedAttention,  // 0: attention over micro-heads as ATen's products and softmax on the GPU
     Placement,       // 0: on several GPUs, ensembles go to whichever device's worker is free first
     HeadGroups,      // 0: on the GPU, runs of one weight shape train together whatever their heads
@@ -70,8 +70,7 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
      "instead of one CUDA kernel each way"},
     {Switch::FusedLayerNorm, "HEADLAB_FUSED_LAYER_NORM",
      "0: the LayerNorm with each run's scale and shift (text, addition) and its gradients as "
-     "ATen's "
-     "passes instead of one CUDA kernel each way"},
+     "ATen's passes instead of one CUDA kernel (on the GPU) or one loop (on the CPU) each way"},
     {Switch::FusedAttention, "HEADLAB_FUSED_ATTENTION",
      "0: attention over micro-heads for short sequences (nearest neighbour, addition) as ATen's "
      "batched products, softmax and layout copies instead of one CUDA kernel each way"},

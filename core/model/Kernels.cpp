@@ -3,6 +3,7 @@
 
 #include "core/config/Switches.h"
 
+#include "core/model/CpuLayerNorm.h"
 #include "core/model/cuda/UnitPointsMath.h"
 
 #include <ATen/Parallel.h>
@@ -257,14 +258,43 @@ static_assert(kFusedLayerNormMaxWidth == cuda::kLayerNormMaxWidth);
 
 bool fusedLayerNorm(const torch::Device &device)
 {
-    return kernelOn(device, Switch::FusedLayerNorm);
+    return device.is_cpu() ? switchOn(Switch::FusedLayerNorm, true)
+                           : kernelOn(device, Switch::FusedLayerNorm);
 }
+
+namespace {
+
+// The CPU loop's operands: FP32, contiguous, on the CPU, (R, rows, d) with g (and b) (R, d).
+bool cpuLayerNormFits(std::initializer_list<const torch::Tensor *> tensors, const torch::Tensor &x,
+                      const torch::Tensor &gain)
+{
+    for (const auto *t : tensors)
+        if (!t->defined() || !t->device().is_cpu() || t->scalar_type() != torch::kFloat32 ||
+            !t->is_contiguous())
+            return false;
+    return x.dim() == 3 && x.size(1) > 0 && x.size(2) <= kFusedLayerNormMaxWidth &&
+           gain.numel() == x.size(0) * x.size(2);
+}
+
+} // namespace
 
 std::optional<LayerNormParts> fusedLayerNormForward(const torch::Tensor &x,
                                                     const torch::Tensor &gain,
                                                     const torch::Tensor &shift, double eps,
                                                     double scale)
 {
+    if (x.device().is_cpu()) {
+        if (!cpuLayerNormFits({&x, &gain, &shift}, x, gain) || shift.numel() != gain.numel())
+            return std::nullopt;
+        const int64_t R = x.size(0), rows = x.size(1), d = x.size(2);
+        LayerNormParts out{torch::empty_like(x), torch::empty({R, rows}, x.options()),
+                           torch::empty({R, rows}, x.options())};
+        cpu::layerNorm({x.data_ptr<float>(), gain.data_ptr<float>(), shift.data_ptr<float>(),
+                        out.y.data_ptr<float>(), out.mean.data_ptr<float>(),
+                        out.rstd.data_ptr<float>(), R, rows, d, static_cast<float>(eps),
+                        static_cast<float>(scale)});
+        return out;
+    }
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
     if (!float32OnOneGpu({&x, &gain, &shift}) || x.dim() != 3 || x.size(1) == 0 ||
         x.size(2) > kFusedLayerNormMaxWidth || gain.numel() != x.size(0) * x.size(2) ||
@@ -298,6 +328,20 @@ std::optional<LayerNormGradients> fusedLayerNormBackward(const torch::Tensor &dy
                                                          const LayerNormParts &saved,
                                                          const torch::Tensor &gain, double scale)
 {
+    if (x.device().is_cpu()) {
+        if (!cpuLayerNormFits({&dy, &x, &saved.mean, &saved.rstd, &gain}, x, gain) ||
+            dy.sizes() != x.sizes())
+            return std::nullopt;
+        const int64_t R = x.size(0), rows = x.size(1), d = x.size(2);
+        LayerNormGradients out{torch::empty_like(x), torch::empty_like(gain),
+                               torch::empty_like(gain)};
+        cpu::layerNormBackward({dy.data_ptr<float>(), x.data_ptr<float>(),
+                                saved.mean.data_ptr<float>(), saved.rstd.data_ptr<float>(),
+                                gain.data_ptr<float>(), out.dx.data_ptr<float>(),
+                                out.gain.data_ptr<float>(), out.shift.data_ptr<float>(), R, rows, d,
+                                static_cast<float>(scale)});
+        return out;
+    }
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
     if (!float32OnOneGpu({&dy, &x, &saved.mean, &saved.rstd, &gain}) || dy.sizes() != x.sizes() ||
         x.dim() != 3 || x.size(1) == 0 || x.size(2) > kFusedLayerNormMaxWidth ||

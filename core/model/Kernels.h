@@ -58,10 +58,11 @@ std::optional<std::pair<torch::Tensor, torch::Tensor>>
 fusedResidualUnitNormBackward(const torch::Tensor &dy, const UnitNormParts &saved,
                               const torch::Tensor &gain, double eps);
 
-// The LayerNorm with each run's scale and shift (cuda/LayerNorm.h): y = b + (x − μ) · rstd · (c · g)
-// over the last dimension, rstd = 1 / sqrt(biased var + eps), for x (R, rows, d) and g, b (R, d),
-// FP32 contiguous on one CUDA device, d ≤ 1,024. The row means and rstd (R, rows) are kept for the
-// backward pass. HEADLAB_FUSED_LAYER_NORM=0: off (fusedLayerNorm says whether it is on for a device).
+// The LayerNorm with each run's scale and shift (cuda/LayerNorm.h, CpuLayerNorm.h): y = b + (x − μ)
+// · rstd · (c · g) over the last dimension, rstd = 1 / sqrt(biased var + eps), for x (R, rows, d)
+// and g, b (R, d), FP32 contiguous on one CUDA device or on the CPU, d ≤ 1,024. The row means and
+// rstd (R, rows) are kept for the backward pass. HEADLAB_FUSED_LAYER_NORM=0: off (fusedLayerNorm
+// says whether it is on for a device).
 bool fusedLayerNorm(const torch::Device &device);
 inline constexpr int64_t kFusedLayerNormMaxWidth = 1024;
 struct LayerNormParts {

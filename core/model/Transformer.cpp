@@ -235,8 +235,8 @@ struct ResidualUnitNorm : torch::autograd::Function<ResidualUnitNorm> {
     }
 };
 
-// The LayerNorm with each run's scale and shift on the GPU, one kernel each way (Kernels.h:
-// fusedLayerNormForward); x (R, rows, d), g and b (R, d); y = b + (x − μ) · rstd · (c · g).
+// The LayerNorm with each run's scale and shift, one CUDA kernel or one CPU loop each way
+// (Kernels.h: fusedLayerNormForward); x (R, rows, d), g and b (R, d); y = b + (x − μ) · rstd · (c · g).
 struct AffineLayerNorm : torch::autograd::Function<AffineLayerNorm> {
     static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
                                  const torch::Tensor &gain, const torch::Tensor &shift, double eps,
@@ -756,13 +756,15 @@ torch::Tensor Transformer::norm(const torch::Tensor &x, const torch::Tensor &gai
     // sqrt((n−1)/n) · layer_norm(x, eps = 1e-9 · (n−1)/n), exactly.
     const int64_t m = x.size(-1);
     const double n = static_cast<double>(m);
-    // On the GPU the whole of it (the norm, the scale and the shift) is one kernel each way.
+    // The whole of it (the norm, the scale and the shift) is one kernel each way on the GPU, one
+    // loop each way on the CPU.
     if (headlab::fusedLayerNorm(m_device) && shift.defined() && m <= kFusedLayerNormMaxWidth &&
-        x.numel() > 0) {
+        x.numel() > 0 && x.scalar_type() == torch::kFloat32) {
         m_layerNormFused = true;
         const auto shape = x.sizes().vec();
-        return AffineLayerNorm::apply(x.reshape({R, -1, m}).contiguous(), gain.reshape({R, m}),
-                                      shift.reshape({R, m}), 1e-9 * (n - 1.0) / n,
+        return AffineLayerNorm::apply(x.reshape({R, -1, m}).contiguous(),
+                                      gain.reshape({R, m}).contiguous(),
+                                      shift.reshape({R, m}).contiguous(), 1e-9 * (n - 1.0) / n,
                                       std::sqrt((n - 1.0) / n))
             .view(shape);
     }

@@ -1344,6 +1344,33 @@ private Q_SLOTS:
                  testing::whyNotComparable(together[1], alone).c_str());
     }
 
+    // Issue 79: on the CPU the LayerNorm with each run's scale and shift is one loop each way (the
+    // default) or ATen's passes (HEADLAB_FUSED_LAYER_NORM=0): the same losses to float rounding,
+    // for two runs and for one of them trained in an ensemble beside another; the provenance says
+    // which ran. test_cpu_kernels compares the loops with ATen's on tensors.
+    void cpuLayerNormTrainsAsAten()
+    {
+        for (const auto &c : {tinyAddition(3e-3, 40, 1), tinyAddition(1e-2, 40, 2)}) {
+            const auto loop = trainRun(c);
+            qputenv("HEADLAB_FUSED_LAYER_NORM", "0");
+            const auto aten = trainRun(c);
+            qunsetenv("HEADLAB_FUSED_LAYER_NORM");
+            QCOMPARE(loop.provenance.at("fused_layer_norm"), std::string("on"));
+            QCOMPARE(aten.provenance.at("fused_layer_norm"), std::string("off"));
+            QVERIFY2(testing::relativeGap(loop, aten) < 1e-5,
+                     testing::whyNotComparable(loop, aten).c_str());
+            QVERIFY(std::abs(loop.train.front().value - loop.train.back().value) > 1e-3);
+        }
+        RunConfig a = tinyAddition(3e-3, 30, 1), b = tinyAddition(1e-2, 30, 1);
+        const auto together = trainMembers({a, b}, TrainerControl{});
+        QCOMPARE(together[1].provenance.at("fused_layer_norm"), std::string("on"));
+        qputenv("HEADLAB_FUSED_LAYER_NORM", "0");
+        const auto alone = trainRun(b);
+        qunsetenv("HEADLAB_FUSED_LAYER_NORM");
+        QVERIFY2(testing::relativeGap(together[1], alone) < 1e-5,
+                 testing::whyNotComparable(together[1], alone).c_str());
+    }
+
     // Issue 79: on the CPU, denormals are flushed to zero while a run trains (the classroom's
     // plateau run took 4× as long computing them in full). The same losses to float rounding as
     // computed in full; the provenance says which; the calling thread's modes are as before.

@@ -1,0 +1,107 @@
+// test_cpu_kernels.cpp — HeadLab's own CPU loops against ATen's path, on tensors: outputs and
+// gradients. The lanes attention (core/model/LaneAttention.h) against
+// scaled_dot_product_attention; the LayerNorm with each run's scale and shift (Kernels.h:
+// fusedLayerNormForward) against layer_norm and addcmul. test_core trains with each on and off.
+#include "core/model/Kernels.h"
+#include "core/model/LaneAttention.h"
+
+#include <QtTest>
+
+#include <array>
+#include <cmath>
+
+using namespace headlab;
+
+class TestCpuKernels : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void laneAttentionMatchesSdpa()
+    {
+        // The CPU's lanes against ATen's scaled_dot_product_attention: outputs and the gradients of
+        // q, k and v, causal and at the last position only, with heads 2 and 4 wide, and 2 · 5 · 3
+        // (sequence, head) pairs, not a multiple of the 16 lanes (the padding).
+        torch::manual_seed(7);
+        for (const int64_t hd : {2, 4})
+            for (const bool lastOnly : {false, true}) {
+                const int64_t R = 2, B = 5, H = 3, T = 19, Tq = lastOnly ? 1 : T;
+                auto make = [&](int64_t len) {
+                    return (torch::randn({R, B, len, H * hd}) * 2).requires_grad_(true);
+                };
+                const auto q = make(Tq), k = make(T), v = make(T);
+                const auto grad = torch::randn({R, B, Tq, H * hd});
+                const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
+                const auto lanes = laneAttention(q, k, v, H, hd, scale, !lastOnly);
+                const auto lanesGrads = torch::autograd::grad({lanes}, {q, k, v}, {grad});
+                auto split = [&](const torch::Tensor &t) {
+                    return t.reshape({R * B, t.size(2), H, hd}).transpose(1, 2);
+                };
+                const auto reference = at::scaled_dot_product_attention(
+                                           split(q), split(k), split(v), {}, 0.0, !lastOnly, scale)
+                                           .transpose(1, 2)
+                                           .reshape({R, B, Tq, H * hd});
+                const auto referenceGrads = torch::autograd::grad({reference}, {q, k, v}, {grad});
+                const auto label = QStringLiteral("hd %1%2").arg(hd).arg(lastOnly ? ", last" : "");
+                QVERIFY2((lanes - reference).abs().max().item<double>() < 1e-5, qPrintable(label));
+                for (size_t g = 0; g < 3; ++g)
+                    QVERIFY2((lanesGrads[g] - referenceGrads[g]).abs().max().item<double>() < 1e-4,
+                             qPrintable(label + QStringLiteral(" gradient %1").arg(g)));
+            }
+    }
+
+    void layerNormMatchesAten()
+    {
+        // The CPU's LayerNorm loop against Transformer::norm's ATen path (layer_norm, then addcmul)
+        // and autograd through it: y and the gradients of x, g and b, at the classroom's width
+        // (24), the text model's (64), Figure 2's widest (384), widths that are no multiple of the
+        // loop's 16 partial sums (100, 2, 17) and one row; with the unbiased-variance convention's
+        // eps and scale. Then a shape the loop does not take (another dtype, a view) is refused,
+        // not computed wrong.
+        for (const auto &given : std::vector<std::array<int64_t, 3>>{
+                 {2, 448, 24}, {3, 512, 64}, {1, 64, 384}, {2, 5, 100}, {3, 7, 2}, {1, 1, 17}}) {
+            const int64_t R = given[0], rows = given[1], d = given[2];
+            torch::manual_seed(R * 1000 + d);
+            const auto x = torch::randn({R, rows, d}) * 3 + 1;
+            const auto gain = torch::rand({R, d}) + 0.5, shift = torch::randn({R, d});
+            const auto dy = torch::randn({R, rows, d});
+            const auto label = QStringLiteral("R %1, rows %2, d %3").arg(R).arg(rows).arg(d);
+            const double n = static_cast<double>(d), eps = 1e-9 * (n - 1.0) / n;
+            const double c = std::sqrt((n - 1.0) / n);
+            const auto parts = fusedLayerNormForward(x, gain, shift, eps, c);
+            QVERIFY2(parts, qPrintable("the forward loop refused " + label));
+            const auto back = fusedLayerNormBackward(dy, x, *parts, gain, c);
+            QVERIFY2(back, qPrintable("the backward loop refused " + label));
+            const auto xr = x.clone().requires_grad_(true);
+            const auto gr = gain.clone().requires_grad_(true),
+                       br = shift.clone().requires_grad_(true);
+            const auto y = torch::addcmul(br.view({R, 1, d}), at::layer_norm(xr, {d}, {}, {}, eps),
+                                          gr.view({R, 1, d}) * c);
+            y.backward(dy);
+            const auto close = [&](const char *what, const torch::Tensor &ours,
+                                   const torch::Tensor &aten, double scale) {
+                const double gap = (ours - aten).abs().max().item<double>();
+                QVERIFY2(gap <= 1e-5 * scale,
+                         qPrintable(QStringLiteral("%1 at %2: %3 apart (scale %4)")
+                                        .arg(what, label)
+                                        .arg(gap)
+                                        .arg(scale)));
+            };
+            close("y", parts->y, y.detach(), y.abs().max().item<double>());
+            // At d 2 x's gradient is rounding alone (each row normalizes to ±1): the scale is
+            // what its terms are, rstd · |dy · c · g|, before they cancel.
+            close("x's gradient", back->dx, xr.grad(),
+                  (parts->rstd.unsqueeze(2) * dy * gain.unsqueeze(1)).abs().max().item<double>());
+            close("g's gradient", back->gain, gr.grad(),
+                  (dy * parts->y).abs().sum(1).max().item<double>());
+            close("b's gradient", back->shift, br.grad(), dy.abs().sum(1).max().item<double>());
+        }
+        const auto x = torch::randn({2, 4, 8}), gain = torch::ones({2, 8}),
+                   shift = torch::zeros({2, 8});
+        QVERIFY(!fusedLayerNormForward(x.to(torch::kFloat64), gain.to(torch::kFloat64),
+                                       shift.to(torch::kFloat64), 1e-9, 1.0));
+        QVERIFY(!fusedLayerNormForward(x.transpose(1, 2), gain.narrow(1, 0, 4),
+                                       shift.narrow(1, 0, 4), 1e-9, 1.0));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCpuKernels)
+#include "test_cpu_kernels.moc"
