@@ -11,11 +11,11 @@
 #   text      bench/reference_text.py at head-progression-classroom's schedules (d 64, 4 layers,
 #             context 32, batch 16), HeadLab through `headlab-bench preset --schedules`
 #
-# Then the profile of a classroom step (CpuProfile.h) and the lanes lever measured against ATen's
-# kernel (HEADLAB_CPU_ATTENTION=0), both ways in turn. Output: JSON lines in
+# Then the profile of a classroom step (CpuProfile.h) and the levers of HeadLab's CPU path (the
+# lanes, Adam's pass, the points loop, the LayerNorm loop), each on and off in turn. Output: JSON lines in
 # ${OUT:-bench-out}/cpu-peers.jsonl; bench/report.py --cpu-peers turns them into PERFORMANCE.md's
 # tables. CORES (default 0,1; the thread count follows), ONLY (parts among addition, nn, text,
-# profile, timed, lanes, adam, points; separated by spaces), QUICK=1 (Figure 2's corners and diagonal only, for a trial),
+# profile, timed, lanes, adam, points, layernorm; separated by spaces), QUICK=1 (Figure 2's corners and diagonal only, for a trial),
 # MISSES_FROM (a run's results: the shapes that missed there are the ones parts profile and timed
 # measure, when part addition is not in this run).
 set -euo pipefail
@@ -167,50 +167,62 @@ if part timed; then
     fi
 fi
 
-# The lever: Adam as one pass over the parameters on the CPU (HEADLAB_FUSED_ADAM=1, the default)
-# against ATen's passes (=0), in turn, twice; the classroom's batch of 256 at 24 wide, then Figure 2's.
-if part adam; then
-    for shape in 24x1:256 24x12:256 24x1:64 48x3:64 96x3:64 192x3:64 192x12:64 384x3:64 384x12:64; do
-        batch=${shape#*:} shape=${shape%:*}
-        for repeat in 1 2; do
-            for adam in 1 0; do
-                HEADLAB_FUSED_ADAM=$adam "${PIN[@]}" "$BENCH" single --device cpu \
-                    --threads "$THREADS" --shapes "$shape" --batch "$batch" \
-                    --steps "$(steps_for "${shape%x*}")" |
-                    sed "s/^{/{\"lever\": \"adam\", \"adam\": $adam, \"repeat\": $repeat, /" | emit
-            done
+# A lever on (its switch 1) and off (0), in turn, twice: lever NAME SWITCH BENCH-ARGS..., each
+# result tagged {"lever": NAME, NAME: 1 or 0, "repeat": 1 or 2} (report.py's lever_pairs reads them).
+lever() {
+    local name=$1 switch=$2 repeat on
+    shift 2
+    for repeat in 1 2; do
+        for on in 1 0; do
+            env "$switch=$on" "${PIN[@]}" "$BENCH" "$@" --device cpu --threads "$THREADS" |
+                sed "s/^{/{\"lever\": \"$name\", \"$name\": $on, \"repeat\": $repeat, /" | emit
         done
     done
+}
+
+# Addition shapes as WIDTHxHEADS:BATCH, each through lever NAME SWITCH.
+addition_lever() {
+    local name=$1 switch=$2 shape batch
+    shift 2
+    for shape in "$@"; do
+        batch=${shape#*:} shape=${shape%:*}
+        lever "$name" "$switch" single --shapes "$shape" --batch "$batch" --steps "$(steps_for "${shape%x*}")"
+    done
+}
+
+# The lever: Adam as one pass over the parameters on the CPU (HEADLAB_FUSED_ADAM=1, the default)
+# against ATen's passes (=0); the classroom's batch of 256 at 24 wide, then Figure 2's.
+if part adam; then
+    addition_lever adam HEADLAB_FUSED_ADAM 24x1:256 24x12:256 24x1:64 48x3:64 96x3:64 192x3:64 \
+        192x12:64 384x3:64 384x12:64
 fi
 
 # The lever: the nearest-neighbour points in one CPU loop (HEADLAB_FUSED_POINTS=1, the default)
-# against ATen's passes (=0), in turn, twice, at nn-classroom's six runs.
+# against ATen's passes (=0), at nn-classroom's six runs.
 if part points; then
     for layers in 1 2; do
         for h in 1 4 16; do
-            for repeat in 1 2; do
-                for points in 1 0; do
-                    HEADLAB_FUSED_POINTS=$points "${PIN[@]}" "$BENCH" preset --preset nn-classroom \
-                        --device cpu --threads "$THREADS" --runs 1 --layers "$layers" --heads "$h" \
-                        --steps 300 |
-                        sed "s/^{/{\"lever\": \"points\", \"points\": $points, \"repeat\": $repeat, /" |
-                        emit
-                done
-            done
+            lever points HEADLAB_FUSED_POINTS preset --preset nn-classroom --runs 1 \
+                --layers "$layers" --heads "$h" --steps 300
         done
     done
 fi
 
-# The lever: the lanes (HEADLAB_CPU_ATTENTION=1: at every head width) against ATen's kernel (=0), in
-# turn, twice: where they win sets kLaneMaxHeadDim (core/attention/AttentionPlan.h).
+# The lever: the lanes (HEADLAB_CPU_ATTENTION=1: at every head width) against ATen's kernel (=0):
+# where they win sets kLaneMaxHeadDim (core/attention/AttentionPlan.h).
 if part lanes; then
-    for shape in 24x12 24x6 24x3 96x12 48x3 96x3; do
-        for repeat in 1 2; do
-            for lanes in 1 0; do
-                HEADLAB_CPU_ATTENTION=$lanes "${PIN[@]}" "$BENCH" single --device cpu \
-                    --threads "$THREADS" --shapes "$shape" --batch 64 --steps "$(steps_for "${shape%x*}")" |
-                    sed "s/^{/{\"lever\": \"lanes\", \"lanes\": $lanes, \"repeat\": $repeat, /" | emit
-            done
-        done
+    addition_lever lanes HEADLAB_CPU_ATTENTION 24x12:64 24x6:64 24x3:64 96x12:64 48x3:64 96x3:64
+fi
+
+# The lever: the LayerNorm with each run's scale and shift as one loop each way
+# (HEADLAB_FUSED_LAYER_NORM=1, the default) against ATen's passes (=0): the classroom's two
+# shapes, Figure 2's that missed at 24, 48 and 384 wide, and the text classroom's widest and
+# narrowest heads.
+if part layernorm; then
+    addition_lever layernorm HEADLAB_FUSED_LAYER_NORM 24x1:256 24x12:256 24x1:64 24x2:64 48x2:64 \
+        96x3:64 384x1:64
+    for schedule in 16,16,16,16 1,2,4,8; do
+        lever layernorm HEADLAB_FUSED_LAYER_NORM preset --preset head-progression-classroom \
+            --runs 1 --schedules "$schedule" --steps 60
     done
 fi

@@ -263,7 +263,7 @@ def timed_split(by, shape):
 
 
 def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", nn_profile_path="",
-                      lesson_press_path="", placement_path=""):
+                      lesson_press_path="", placement_path="", layernorm_path=""):
     """Issue 79: HeadLab against eager PyTorch and torch.compile on N pinned cores (bench/cpu_peers.sh),
     with GFLOP/s and the share of the cores' measured FP32 peak; the profile of a classroom step; the
     lanes lever; and the classroom's time to its contrast (bench/classroom_time.py)."""
@@ -450,6 +450,8 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", 
     lanes_section(rows, path, out)
     adam_section(levers, timed_path, out)
     points_section(levers, timed_path, out)
+    if layernorm_path:
+        layernorm_section(layernorm_path, out)
     if placement_path:
         placement_section(placement_path, out)
     for p in classroom_paths:
@@ -593,6 +595,33 @@ def points_section(rows, path, out):
     for (layers, h), on, off in lever_pairs(lever, lambda r: (r["layers"], r["heads"]), "points"):
         heads = str(h).split()[0]  # the same count in every layer
         out.append(f"| {layers} × {heads} | {fmt(on, 1)} | {fmt(off, 1)} | **{fmt(on / off, 2)}** |")
+    out.append("")
+
+
+def layernorm_section(path, out):
+    """Issue 79: the LayerNorm loop on and off (bench/cpu_peers.sh part layernorm), from the file `path`."""
+    lever = [r for r in load(path) if r.get("lever") == "layernorm"]
+    if not lever:
+        return
+    info = next((r for r in load(path) if r.get("machine") == "cpu"), {})
+    out.append("### The lever: the LayerNorm as one loop each way
+")
+    out.append(f"`bench/cpu_peers.sh` part layernorm (`{path}`; {info.get('cpu', 'this CPU')}, cores "
+               f"{info.get('cores', '?')}, {info.get('date', '')}): each shape trained with the LayerNorm with each "
+               "run's scale and shift as one CPU loop each way (the CUDA kernel's arithmetic; "
+               "`HEADLAB_FUSED_LAYER_NORM=1`) and as ATen's passes (`=0`: layer_norm, a multiply and addcmul "
+               "forward, their gradients in six more) in turn, twice, each the faster of its two; the loop keeps "
+               "the losses (`test_core`'s cpuLayerNormTrainsAsAten, `test_cpu_kernels`' layerNormMatchesAten), and "
+               "a run's provenance names the path (`fused_layer_norm: on`).\n")
+    out.append("| task | shape | batch | one loop steps/s | ATen passes steps/s | loop ÷ ATen |")
+    out.append("|---|---|---|---|---|---|")
+    key = lambda r: (r.get("preset", "addition"), r.get("m"), str(r["heads"]), r.get("batch"))  # noqa: E731
+    for (task, m, heads, batch), on, off in lever_pairs(lever, key, "layernorm"):
+        if task == "addition":
+            label, shape = "addition", f"{m} × {heads}"
+        else:
+            label, shape = "text", "d 64, heads " + heads.replace(" ", ",")
+        out.append(f"| {label} | {shape} | {batch or 16} | {fmt(on, 1)} | {fmt(off, 1)} | **{fmt(on / off, 2)}** |")
     out.append("")
 
 
@@ -1716,6 +1745,8 @@ def main():
                     help="bench/lesson_press_time.sh: how soon a lesson press trains, shown under --cpu-peers")
     ap.add_argument("--cpu-placement", default="",
                     help="bench/cpu_placement.py: ensembles batched and threads placed, on and off, under --cpu-peers")
+    ap.add_argument("--cpu-layernorm", default="",
+                    help="bench/cpu_peers.sh part layernorm: the LayerNorm loop on and off, under --cpu-peers")
     ap.add_argument("--storage", default="", help="the JSON lines of bench/storage_bench.sh")
     ap.add_argument("--checkpoints", action="append", default=[],
                     help="the JSON lines of bench/checkpoint_disk.sh (one table each)")
@@ -1787,7 +1818,8 @@ def main():
         cpu_section(args.cpu, out)
     if args.cpu_peers:
         cpu_peers_section(args.cpu_peers, args.classroom_time, out, args.cpu_levers, args.cpu_alone,
-                          args.cpu_nn_profile, args.lesson_press, args.cpu_placement)
+                          args.cpu_nn_profile, args.lesson_press, args.cpu_placement,
+                          args.cpu_layernorm)
     if args.storage:
         storage_section(args.storage, out)
     checkpoint_section(args.checkpoints, out)
