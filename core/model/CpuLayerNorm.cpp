@@ -10,6 +10,7 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <vector>
@@ -19,6 +20,8 @@ namespace headlab::cpu {
 namespace {
 
 constexpr int64_t kPartials = 16;
+// Rows a thread takes at least, and the backward pass's slice of a run's rows.
+constexpr int64_t kSliceRows = 128;
 using Partials = std::array<float, kPartials>;
 
 float total(const Partials &p)
@@ -93,53 +96,62 @@ HEADLAB_CPU_CLONES void backwardRow(const float *__restrict dy, const float *__r
     }
 }
 
-// The run's scale c · g, once per run.
-std::vector<float> runScale(const float *gain, int64_t d, float c)
-{
-    std::vector<float> s(static_cast<size_t>(d));
-    for (int64_t j = 0; j < d; ++j) s[static_cast<size_t>(j)] = c * gain[j];
-    return s;
-}
-
 } // namespace
 
 void layerNorm(const LayerNormArgs &a)
 {
     const int64_t d = a.d;
     const float n = static_cast<float>(d);
-    at::parallel_for(0, a.runs, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) {
-            const auto s = runScale(a.gain + r * d, d, a.scale);
-            const float *b = a.shift + r * d;
-            for (int64_t i = 0; i < a.rows; ++i) {
-                const int64_t row = r * a.rows + i;
-                const float *x = a.x + row * d;
-                const float mu = rowSum(x, d) / n;
-                const float rstd = 1.0f / std::sqrt(rowSquares(x, mu, d) / n + a.eps);
-                a.mean[row] = mu;
-                a.rstd[row] = rstd;
-                normalizeRow(x, s.data(), b, a.y + row * d, mu, rstd, d);
-            }
+    std::vector<float> scales(static_cast<size_t>(a.runs * d));
+    for (int64_t r = 0; r < a.runs; ++r)
+        for (int64_t j = 0; j < d; ++j)
+            scales[static_cast<size_t>(r * d + j)] = a.scale * a.gain[r * d + j];
+    at::parallel_for(0, a.runs * a.rows, kSliceRows, [&](int64_t begin, int64_t end) {
+        for (int64_t row = begin; row < end; ++row) {
+            const int64_t r = row / a.rows;
+            const float *x = a.x + row * d;
+            const float mu = rowSum(x, d) / n;
+            const float rstd = 1.0f / std::sqrt(rowSquares(x, mu, d) / n + a.eps);
+            a.mean[row] = mu;
+            a.rstd[row] = rstd;
+            normalizeRow(x, scales.data() + r * d, a.shift + r * d, a.y + row * d, mu, rstd, d);
         }
     });
 }
 
 void layerNormBackward(const LayerNormBackwardArgs &a)
 {
-    const int64_t d = a.d;
-    at::parallel_for(0, a.runs, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) {
-            const auto s = runScale(a.gain + r * d, d, a.scale);
-            float *dg = a.dgain + r * d, *db = a.dshift + r * d;
-            for (int64_t j = 0; j < d; ++j) dg[j] = db[j] = 0.0f;
-            for (int64_t i = 0; i < a.rows; ++i) {
+    // Each run's rows in slices of kSliceRows, each slice's sums for g and b apart, then the slices
+    // added in order: the same bits whatever the threads.
+    const int64_t d = a.d, slicesPerRun = (a.rows + kSliceRows - 1) / kSliceRows;
+    std::vector<float> scales(static_cast<size_t>(a.runs * d));
+    for (int64_t r = 0; r < a.runs; ++r)
+        for (int64_t j = 0; j < d; ++j)
+            scales[static_cast<size_t>(r * d + j)] = a.scale * a.gain[r * d + j];
+    std::vector<float> partial(static_cast<size_t>(a.runs * slicesPerRun * 2 * d), 0.0f);
+    at::parallel_for(0, a.runs * slicesPerRun, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t slice = begin; slice < end; ++slice) {
+            const int64_t r = slice / slicesPerRun, first = (slice % slicesPerRun) * kSliceRows;
+            float *dg = partial.data() + slice * 2 * d, *db = dg + d;
+            for (int64_t i = first; i < std::min(first + kSliceRows, a.rows); ++i) {
                 const int64_t row = r * a.rows + i;
-                backwardRow(a.dy + row * d, a.x + row * d, s.data(), a.dx + row * d, dg, db,
-                            a.mean[row], a.rstd[row], d);
+                backwardRow(a.dy + row * d, a.x + row * d, scales.data() + r * d, a.dx + row * d,
+                            dg, db, a.mean[row], a.rstd[row], d);
             }
-            for (int64_t j = 0; j < d; ++j) dg[j] *= a.scale;
         }
     });
+    for (int64_t r = 0; r < a.runs; ++r) {
+        float *dg = a.dgain + r * d, *db = a.dshift + r * d;
+        for (int64_t j = 0; j < d; ++j) dg[j] = db[j] = 0.0f;
+        for (int64_t k = 0; k < slicesPerRun; ++k) {
+            const float *part = partial.data() + (r * slicesPerRun + k) * 2 * d;
+            for (int64_t j = 0; j < d; ++j) {
+                dg[j] += part[j];
+                db[j] += part[d + j];
+            }
+        }
+        for (int64_t j = 0; j < d; ++j) dg[j] *= a.scale;
+    }
 }
 
 } // namespace headlab::cpu

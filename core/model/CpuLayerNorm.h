@@ -3,7 +3,7 @@
 // rstd = 1 / sqrt(biased var + eps). ATen's path takes layer_norm, a multiply and addcmul forward,
 // and addcmul's three passes, two reductions and the norm's backward back: at the classroom's
 // widths each of those calls costs about what its arithmetic does. Raw FP32 pointers, contiguous;
-// the runs split over the intra-op threads. Internal to core/model (Kernels.h is the entry point).
+// the rows split over the intra-op threads. Internal to core/model (Kernels.h is the entry point).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,7 @@ struct LayerNormArgs {
 struct LayerNormBackwardArgs {
     const float *dy, *x, *mean, *rstd, *gain; // as above; dy (runs, rows, d)
     float *dx;                                // (runs, rows, d)
-    float *dgain, *dshift;                    // (runs, d): c · Σ dy · x̂ and Σ dy over the rows
+    float *dgain, *dshift; // (runs, d): c · Σ dy · x̂ and Σ dy over the rows
     int64_t runs, rows, d;
     float scale;
 };
