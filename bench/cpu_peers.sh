@@ -15,7 +15,7 @@
 # lanes, Adam's pass, the points loop, the LayerNorm loop), each on and off in turn. Output: JSON lines in
 # ${OUT:-bench-out}/cpu-peers.jsonl; bench/report.py --cpu-peers turns them into PERFORMANCE.md's
 # tables. CORES (default 0,1; the thread count follows), ONLY (parts among addition, nn, text,
-# profile, timed, lanes, adam, points, layernorm; separated by spaces), QUICK=1 (Figure 2's corners and diagonal only, for a trial),
+# profile, timed, lanes, adam, points, loopthreads, layernorm; separated by spaces), QUICK=1 (Figure 2's corners and diagonal only, for a trial),
 # MISSES_FROM (a run's results: the shapes that missed there are the ones parts profile and timed
 # measure, when part addition is not in this run).
 set -euo pipefail
@@ -214,13 +214,24 @@ if part lanes; then
     addition_lever lanes HEADLAB_CPU_ATTENTION 24x12:64 24x6:64 24x3:64 96x12:64 48x3:64 96x3:64
 fi
 
+# The lever: HeadLab's own CPU loops on the intra-op threads (HEADLAB_CPU_LOOP_THREADS=1, the
+# default where the build has LibTorch's OpenMP) against one thread (=0), at the same shapes as
+# part layernorm.
+LOOP_SHAPES=(24x1:256 24x12:256 24x1:64 24x2:64 48x2:64 96x3:64 384x1:64)
+if part loopthreads; then
+    addition_lever loopthreads HEADLAB_CPU_LOOP_THREADS "${LOOP_SHAPES[@]}"
+    for schedule in 16,16,16,16 1,2,4,8; do
+        lever loopthreads HEADLAB_CPU_LOOP_THREADS preset --preset head-progression-classroom \
+            --runs 1 --schedules "$schedule" --steps 60
+    done
+fi
+
 # The lever: the LayerNorm with each run's scale and shift as one loop each way
 # (HEADLAB_FUSED_LAYER_NORM=1, the default) against ATen's passes (=0): the classroom's two
 # shapes, Figure 2's that missed at 24, 48 and 384 wide, and the text classroom's widest and
 # narrowest heads.
 if part layernorm; then
-    addition_lever layernorm HEADLAB_FUSED_LAYER_NORM 24x1:256 24x12:256 24x1:64 24x2:64 48x2:64 \
-        96x3:64 384x1:64
+    addition_lever layernorm HEADLAB_FUSED_LAYER_NORM "${LOOP_SHAPES[@]}"
     for schedule in 16,16,16,16 1,2,4,8; do
         lever layernorm HEADLAB_FUSED_LAYER_NORM preset --preset head-progression-classroom \
             --runs 1 --schedules "$schedule" --steps 60

@@ -29,6 +29,7 @@ enum class Switch {
     MicroHeadsBound, // n: on the GPU, micro-heads up to n, for one head count and several alike
     CpuAttention,   // 0: on the CPU, short sequences through ATen's sdpa; 1: the lanes at any width
     FlushDenormals, // 0: on the CPU, denormal floats computed in full instead of flushed to zero
+    CpuLoopThreads, // 0: HeadLab's own CPU loops on one thread instead of the intra-op threads
 };
 
 struct EnvSwitch {
@@ -91,6 +92,9 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
     {Switch::FlushDenormals, "HEADLAB_FLUSH_DENORMALS",
      "0: on the CPU, floats below 1.2e-38 (denormals) computed in full, each on the processor's "
      "slow path, instead of flushed to zero (the training threads' FTZ and DAZ modes)"},
+    {Switch::CpuLoopThreads, "HEADLAB_CPU_LOOP_THREADS",
+     "0: HeadLab's own CPU loops (Adam's pass, the LayerNorm, the lanes, the nearest-neighbour "
+     "points) on one thread instead of the intra-op threads (--threads)"},
 };
 
 // The row of a switch.

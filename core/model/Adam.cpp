@@ -10,7 +10,7 @@
 #include <c10/cuda/CUDAStream.h>
 #endif
 
-#include <ATen/Parallel.h>
+#include "core/model/CpuParallel.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -83,7 +83,7 @@ void adamPass(float *param, const float *grad, float *exp, float *expSq, const f
     s.eps = static_cast<float>(epsilon);
     s.wd = static_cast<float>(weightDecay);
     s.stepScale = s.scale / bias1;
-    at::parallel_for(0, n, 1 << 15, [&](int64_t begin, int64_t end) {
+    cpuParallelFor(0, n, 1 << 15, [&](int64_t begin, int64_t end) {
         adamChunk(param, grad, exp, expSq, lr, begin, end, s);
     });
 }

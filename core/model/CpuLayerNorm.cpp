@@ -7,8 +7,7 @@
 #include "core/model/CpuLayerNorm.h"
 
 #include "core/model/CpuClones.h"
-
-#include <ATen/Parallel.h>
+#include "core/model/CpuParallel.h"
 
 #include <algorithm>
 #include <array>
@@ -106,7 +105,7 @@ void layerNorm(const LayerNormArgs &a)
     for (int64_t r = 0; r < a.runs; ++r)
         for (int64_t j = 0; j < d; ++j)
             scales[static_cast<size_t>(r * d + j)] = a.scale * a.gain[r * d + j];
-    at::parallel_for(0, a.runs * a.rows, kSliceRows, [&](int64_t begin, int64_t end) {
+    cpuParallelFor(0, a.runs * a.rows, kSliceRows, [&](int64_t begin, int64_t end) {
         for (int64_t row = begin; row < end; ++row) {
             const int64_t r = row / a.rows;
             const float *x = a.x + row * d;
@@ -129,7 +128,7 @@ void layerNormBackward(const LayerNormBackwardArgs &a)
         for (int64_t j = 0; j < d; ++j)
             scales[static_cast<size_t>(r * d + j)] = a.scale * a.gain[r * d + j];
     std::vector<float> partial(static_cast<size_t>(a.runs * slicesPerRun * 2 * d), 0.0f);
-    at::parallel_for(0, a.runs * slicesPerRun, 1, [&](int64_t begin, int64_t end) {
+    cpuParallelFor(0, a.runs * slicesPerRun, 1, [&](int64_t begin, int64_t end) {
         for (int64_t slice = begin; slice < end; ++slice) {
             const int64_t r = slice / slicesPerRun, first = (slice % slicesPerRun) * kSliceRows;
             float *dg = partial.data() + slice * 2 * d, *db = dg + d;

@@ -4,9 +4,8 @@
 #include "core/config/Switches.h"
 
 #include "core/model/CpuLayerNorm.h"
+#include "core/model/CpuParallel.h"
 #include "core/model/cuda/UnitPointsMath.h"
-
-#include <ATen/Parallel.h>
 
 #include <cstdint>
 
@@ -62,7 +61,7 @@ torch::Tensor cpuUnitPoints(const torch::Tensor &seedKeys, int64_t step, int64_t
     auto out = torch::empty({keys.size(0), points, dim}, keys.options().dtype(torch::kFloat32));
     const int64_t *k = keys.data_ptr<int64_t>();
     float *o = out.data_ptr<float>();
-    at::parallel_for(0, keys.size(0) * points, 256, [&](int64_t begin, int64_t end) {
+    cpuParallelFor(0, keys.size(0) * points, 256, [&](int64_t begin, int64_t end) {
         for (int64_t index = begin; index < end; ++index) {
             const int64_t run = index / points;
             headlab::points::unitPoint(
@@ -255,6 +254,15 @@ fusedResidualUnitNormBackward(const torch::Tensor &dy, const UnitNormParts &save
 #ifdef HEADLAB_HAVE_CUDA_KERNELS
 static_assert(kFusedLayerNormMaxWidth == cuda::kLayerNormMaxWidth);
 #endif
+
+bool cpuLoopsThreaded()
+{
+#ifdef HEADLAB_CPU_LOOPS_OPENMP
+    return switchOn(Switch::CpuLoopThreads, true);
+#else
+    return false;
+#endif
+}
 
 bool fusedLayerNorm(const torch::Device &device)
 {

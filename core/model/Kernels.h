@@ -58,6 +58,10 @@ std::optional<std::pair<torch::Tensor, torch::Tensor>>
 fusedResidualUnitNormBackward(const torch::Tensor &dy, const UnitNormParts &saved,
                               const torch::Tensor &gain, double eps);
 
+// Whether HeadLab's own CPU loops take ATen's intra-op threads (CpuParallel.h): the build compiled
+// them with LibTorch's OpenMP, and HEADLAB_CPU_LOOP_THREADS is not "0".
+bool cpuLoopsThreaded();
+
 // The LayerNorm with each run's scale and shift (cuda/LayerNorm.h, CpuLayerNorm.h): y = b + (x − μ)
 // · rstd · (c · g) over the last dimension, rstd = 1 / sqrt(biased var + eps), for x (R, rows, d)
 // and g, b (R, d), FP32 contiguous on one CUDA device or on the CPU, d ≤ 1,024. The row means and

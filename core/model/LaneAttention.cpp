@@ -11,7 +11,7 @@
 
 #include "core/model/CpuClones.h"
 
-#include <ATen/Parallel.h>
+#include "core/model/CpuParallel.h"
 
 #include <algorithm>
 #include <bit>
@@ -215,7 +215,7 @@ torch::Tensor rowMajor(const torch::Tensor &t)
 template <typename Block>
 void overBlocks(int64_t blocks, size_t scratch, Block &&block)
 {
-    at::parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
+    cpuParallelFor(0, blocks, 1, [&](int64_t begin, int64_t end) {
         thread_local std::vector<float> buffer;
         buffer.resize(scratch);
         for (int64_t b = begin; b < end; ++b) block(b, buffer.data());

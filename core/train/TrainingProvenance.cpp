@@ -1,6 +1,8 @@
 // TrainingProvenance.cpp — what a run records of how it was trained (device, paths taken, switches).
 #include "core/train/TrainingLoop.h"
 
+#include "core/model/Kernels.h"
+
 namespace headlab::detail {
 
 const char *const kStabilizersImplementation =
@@ -42,7 +44,7 @@ std::map<std::string, std::string> TrainingLoop::provenance(const torch::Device 
     p["ffn_product"] = m_model && m_model->fusedFfnProduct() ? "on" : "off";
     // The unit-scale norm's residual step (add, norm, scale) as one kernel each way.
     p["fused_norm"] = m_model && m_model->fusedNorm() ? "on" : "off";
-    // The LayerNorm with each run's scale and shift as one kernel each way.
+    // The LayerNorm with each run's scale and shift as one kernel (GPU) or loop (CPU) each way.
     p["fused_layer_norm"] = m_model && m_model->fusedLayerNorm() ? "on" : "off";
     // Attention over micro-heads for short sequences as one kernel each way.
     p["fused_attention"] = m_model && m_model->fusedAttention() ? "on" : "off";
@@ -53,6 +55,8 @@ std::map<std::string, std::string> TrainingLoop::provenance(const torch::Device 
     p["cuda_graphs"] = m_graphsUsed ? "on" : "off";
     p["tf32"] = device.is_cuda() ? (m_configs.front().tf32 ? "on" : "off") : "n/a (cpu)";
     p["threads"] = std::to_string(torch::get_num_threads());
+    // HeadLab's own CPU loops (Adam's pass, the LayerNorm, the lanes, the points) on those threads.
+    if (device.is_cpu()) p["cpu_loops"] = cpuLoopsThreaded() ? "intra-op threads" : "one thread";
     // How the stabilizers (the config's `stabilizers:`) are computed: one text for every run,
     // changed only when their implementation changes (docs/STABILIZERS.md).
     p["stabilizers"] = kStabilizersImplementation;

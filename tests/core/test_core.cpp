@@ -891,16 +891,25 @@ private Q_SLOTS:
             QCOMPARE(&envSwitchRow(row.id), &row);
             QVERIFY(std::strncmp(row.name, "HEADLAB_", 8) == 0 && std::strlen(row.help) > 0);
         }
-        QCOMPARE(ids.size(), size_t(int(Switch::FlushDenormals) + 1)); // the last id
+        QCOMPARE(ids.size(), size_t(int(Switch::CpuLoopThreads) + 1)); // the last id
         const RunResult plain = trainRun(tinyAddition(3e-3, 4, 1));
         QCOMPARE(plain.provenance.at("fused_qkv"), std::string("off"));
         QCOMPARE(plain.provenance.at("split_k"), std::string("off"));
-        // The GPU's own kernels of the model are never taken on the CPU (its goldens stay).
+        // The GPU's own kernels of the model are never taken on the CPU (its goldens stay); the
+        // LayerNorm is the CPU's own loop there (cpuLayerNormTrainsAsAten).
         QCOMPARE(plain.provenance.at("fused_ffn"), std::string("off"));
         QCOMPARE(plain.provenance.at("fused_norm"), std::string("off"));
-        QCOMPARE(plain.provenance.at("fused_layer_norm"), std::string("off"));
+        QCOMPARE(plain.provenance.at("fused_layer_norm"), std::string("on"));
         QCOMPARE(plain.provenance.at("fused_attention"), std::string("off"));
         QCOMPARE(plain.provenance.at("flush_denormals"), std::string("on")); // the CPU's default
+        // HeadLab's own CPU loops on the intra-op threads where the build has LibTorch's OpenMP
+        // (test_cpu_kernels says which this build has), on one thread where switched off.
+        const std::string loops = plain.provenance.at("cpu_loops");
+        QVERIFY2(loops == "intra-op threads" || loops == "one thread", loops.c_str());
+        ::setenv(envSwitchRow(Switch::CpuLoopThreads).name, "0", 1);
+        const RunResult oneThread = trainRun(tinyAddition(3e-3, 4, 1));
+        ::unsetenv(envSwitchRow(Switch::CpuLoopThreads).name);
+        QCOMPARE(oneThread.provenance.at("cpu_loops"), std::string("one thread"));
         ::setenv(envSwitchRow(Switch::FusedQkv).name, "1", 1);
         const RunResult fused = trainRun(tinyAddition(3e-3, 4, 1));
         ::unsetenv(envSwitchRow(Switch::FusedQkv).name);

@@ -48,6 +48,20 @@ private Q_SLOTS:
             }
     }
 
+    void cpuLoopsTakeTheThreadsTheBuildGives()
+    {
+        // Built against an OpenMP LibTorch with its libgomp found (core/model/CMakeLists.txt), the
+        // loops take the intra-op threads; HEADLAB_CPU_LOOP_THREADS=0 keeps them on one.
+#ifdef HEADLAB_EXPECT_CPU_LOOP_THREADS
+        QVERIFY(cpuLoopsThreaded());
+#else
+        QVERIFY(!cpuLoopsThreaded());
+#endif
+        qputenv("HEADLAB_CPU_LOOP_THREADS", "0");
+        QVERIFY(!cpuLoopsThreaded());
+        qunsetenv("HEADLAB_CPU_LOOP_THREADS");
+    }
+
     void layerNormMatchesAten()
     {
         // The CPU's LayerNorm loop against Transformer::norm's ATen path (layer_norm, then addcmul)
@@ -93,6 +107,22 @@ private Q_SLOTS:
             close("g's gradient", back->gain, gr.grad(),
                   (dy * parts->y).abs().sum(1).max().item<double>());
             close("b's gradient", back->shift, br.grad(), dy.abs().sum(1).max().item<double>());
+        }
+        // The same bits on one thread and on two (the backward pass sums fixed slices of rows).
+        {
+            torch::manual_seed(3);
+            const auto x = torch::randn({2, 1000, 24}), gain = torch::rand({2, 24}) + 0.5,
+                       shift = torch::randn({2, 24}), dy = torch::randn({2, 1000, 24});
+            const int threads = at::get_num_threads();
+            std::vector<torch::Tensor> outs;
+            for (const int n : {1, 2}) {
+                at::set_num_threads(n);
+                const auto parts = fusedLayerNormForward(x, gain, shift, 1e-9, 0.97);
+                const auto back = fusedLayerNormBackward(dy, x, *parts, gain, 0.97);
+                outs.insert(outs.end(), {parts->y, back->dx, back->gain, back->shift});
+            }
+            at::set_num_threads(threads);
+            for (size_t k = 0; k < 4; ++k) QVERIFY(torch::equal(outs[k], outs[k + 4]));
         }
         const auto x = torch::randn({2, 4, 8}), gain = torch::ones({2, 8}),
                    shift = torch::zeros({2, 8});
