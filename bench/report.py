@@ -263,7 +263,7 @@ def timed_split(by, shape):
 
 
 def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", nn_profile_path="",
-                      lesson_press_path="", placement_path="", layernorm_path=""):
+                      lesson_press_path="", placement_path="", loop_levers_path=""):
     """Issue 79: HeadLab against eager PyTorch and torch.compile on N pinned cores (bench/cpu_peers.sh),
     with GFLOP/s and the share of the cores' measured FP32 peak; the profile of a classroom step; the
     lanes lever; and the classroom's time to its contrast (bench/classroom_time.py)."""
@@ -450,8 +450,8 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", 
     lanes_section(rows, path, out)
     adam_section(levers, timed_path, out)
     points_section(levers, timed_path, out)
-    if layernorm_path:
-        layernorm_section(layernorm_path, out)
+    if loop_levers_path:
+        loop_levers_section(loop_levers_path, out)
     if placement_path:
         placement_section(placement_path, out)
     for p in classroom_paths:
@@ -598,31 +598,52 @@ def points_section(rows, path, out):
     out.append("")
 
 
-def layernorm_section(path, out):
-    """Issue 79: the LayerNorm loop on and off (bench/cpu_peers.sh part layernorm), from the file `path`."""
-    lever = [r for r in load(path) if r.get("lever") == "layernorm"]
-    if not lever:
-        return
-    info = next((r for r in load(path) if r.get("machine") == "cpu"), {})
-    out.append("### The lever: the LayerNorm as one loop each way
-")
-    out.append(f"`bench/cpu_peers.sh` part layernorm (`{path}`; {info.get('cpu', 'this CPU')}, cores "
-               f"{info.get('cores', '?')}, {info.get('date', '')}): each shape trained with the LayerNorm with each "
-               "run's scale and shift as one CPU loop each way (the CUDA kernel's arithmetic; "
-               "`HEADLAB_FUSED_LAYER_NORM=1`) and as ATen's passes (`=0`: layer_norm, a multiply and addcmul "
-               "forward, their gradients in six more) in turn, twice, each the faster of its two; the loop keeps "
-               "the losses (`test_core`'s cpuLayerNormTrainsAsAten, `test_cpu_kernels`' layerNormMatchesAten), and "
-               "a run's provenance names the path (`fused_layer_norm: on`).\n")
-    out.append("| task | shape | batch | one loop steps/s | ATen passes steps/s | loop ÷ ATen |")
-    out.append("|---|---|---|---|---|---|")
+# The levers of bench/cpu_peers.sh parts loopthreads and layernorm: per lever, its title and what was
+# switched (each shape trained on and off, in turn, twice).
+LOOP_LEVERS = {
+    "loopthreads": ("HeadLab's own loops on the intra-op threads",
+                    "HeadLab's own CPU loops (Adam's pass, the LayerNorm, the lanes, the points) on ATen's "
+                    "intra-op threads, compiled with LibTorch's OpenMP (`HEADLAB_CPU_LOOP_THREADS=1`, the default "
+                    "where the build has it), against the same loops on one thread (`=0`, as every build before "
+                    "this measurement)",
+                    "The loops' results do not depend on the thread count (`test_cpu_kernels`), and a run's "
+                    "provenance says which ran (`cpu_loops: intra-op threads`)."),
+    "layernorm": ("the LayerNorm as one loop each way",
+                  "the LayerNorm with each run's scale and shift as one CPU loop each way (the CUDA kernel's "
+                  "arithmetic; `HEADLAB_FUSED_LAYER_NORM=1`, the default since this measurement), against ATen's "
+                  "passes (`=0`: layer_norm, a multiply and addcmul forward, their gradients in six more), "
+                  "HeadLab's loops on the intra-op threads",
+                  "The loop keeps the losses (`test_core`'s cpuLayerNormTrainsAsAten, `test_cpu_kernels`' "
+                  "layerNormMatchesAten), and a run's provenance names the path (`fused_layer_norm: on`). With "
+                  "HeadLab's loops on one thread it lost at the classroom's batch of 256 (0.93–0.94×), where "
+                  "ATen's passes had both threads, and won on text (1.07–1.08×): "
+                  "`docs/data/issue79/cpu-layernorm-one-thread-2core-2026-12-05.jsonl`."),
+}
+
+
+def loop_levers_section(path, out):
+    """Issue 79: the levers of LOOP_LEVERS on and off (bench/cpu_peers.sh), from the file `path`."""
+    rows = load(path)
+    info = next((r for r in rows if r.get("machine") == "cpu"), {})
     key = lambda r: (r.get("preset", "addition"), r.get("m"), str(r["heads"]), r.get("batch"))  # noqa: E731
-    for (task, m, heads, batch), on, off in lever_pairs(lever, key, "layernorm"):
-        if task == "addition":
-            label, shape = "addition", f"{m} × {heads}"
-        else:
-            label, shape = "text", "d 64, heads " + heads.replace(" ", ",")
-        out.append(f"| {label} | {shape} | {batch or 16} | {fmt(on, 1)} | {fmt(off, 1)} | **{fmt(on / off, 2)}** |")
-    out.append("")
+    for i, (name, (title, what, checks)) in enumerate(LOOP_LEVERS.items()):
+        lever = [r for r in rows if r.get("lever") == name]
+        if not lever:
+            continue
+        out.append(f"### The lever: {title}\n")
+        if i == 0:
+            out.append("The table of peers above was measured before this lever and the next: HeadLab's rows there "
+                       "had its own loops on one thread and the LayerNorm as ATen's passes.\n")
+        out.append(f"`bench/cpu_peers.sh` part {name} (`{path}`; {info.get('cpu', 'this CPU')}, cores "
+                   f"{info.get('cores', '?')}, {info.get('threads', '?')} threads, {info.get('date', '')}): each shape "
+                   f"trained on and off in turn, twice, each the faster of its two; on: {what}. {checks}\n")
+        out.append("| task | shape | batch | on: steps/s | off: steps/s | on ÷ off |")
+        out.append("|---|---|---|---|---|---|")
+        for (task, m, heads, batch), on, off in lever_pairs(lever, key, name):
+            label, shape = (("addition", f"{m} × {heads}") if task == "addition"
+                            else ("text", "d 64, heads " + heads.replace(" ", ",")))
+            out.append(f"| {label} | {shape} | {batch or 16} | {fmt(on, 1)} | {fmt(off, 1)} | **{fmt(on / off, 2)}** |")
+        out.append("")
 
 
 def classroom_time_section(path, out):
@@ -1745,8 +1766,9 @@ def main():
                     help="bench/lesson_press_time.sh: how soon a lesson press trains, shown under --cpu-peers")
     ap.add_argument("--cpu-placement", default="",
                     help="bench/cpu_placement.py: ensembles batched and threads placed, on and off, under --cpu-peers")
-    ap.add_argument("--cpu-layernorm", default="",
-                    help="bench/cpu_peers.sh part layernorm: the LayerNorm loop on and off, under --cpu-peers")
+    ap.add_argument("--cpu-loop-levers", default="",
+                    help="bench/cpu_peers.sh parts loopthreads and layernorm: HeadLab's own loops' threads and "
+                         "the LayerNorm loop, each on and off, under --cpu-peers")
     ap.add_argument("--storage", default="", help="the JSON lines of bench/storage_bench.sh")
     ap.add_argument("--checkpoints", action="append", default=[],
                     help="the JSON lines of bench/checkpoint_disk.sh (one table each)")
@@ -1819,7 +1841,7 @@ def main():
     if args.cpu_peers:
         cpu_peers_section(args.cpu_peers, args.classroom_time, out, args.cpu_levers, args.cpu_alone,
                           args.cpu_nn_profile, args.lesson_press, args.cpu_placement,
-                          args.cpu_layernorm)
+                          args.cpu_loop_levers)
     if args.storage:
         storage_section(args.storage, out)
     checkpoint_section(args.checkpoints, out)
