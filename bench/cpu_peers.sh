@@ -12,10 +12,11 @@
 #             context 32, batch 16), HeadLab through `headlab-bench preset --schedules`
 #
 # Then the profile of a classroom step (CpuProfile.h) and the levers of HeadLab's CPU path (the
-# lanes, Adam's pass, the points loop, the LayerNorm loop), each on and off in turn. Output: JSON lines in
+# lanes, Adam's pass, the points loop, the LayerNorm and embedding loops), each on and off in turn. Output: JSON lines in
 # ${OUT:-bench-out}/cpu-peers.jsonl; bench/report.py --cpu-peers turns them into PERFORMANCE.md's
 # tables. CORES (default 0,1; the thread count follows), ONLY (parts among addition, nn, text,
-# profile, timed, lanes, adam, points, loopthreads, layernorm; separated by spaces), QUICK=1 (Figure 2's corners and diagonal only, for a trial),
+# profile, timed, lanes, adam, points, loopthreads, layernorm, embedding; separated by
+# spaces), QUICK=1 (Figure 2's corners and diagonal only, for a trial),
 # MISSES_FROM (a run's results: the shapes that missed there are the ones parts profile and timed
 # measure, when part addition is not in this run).
 set -euo pipefail
@@ -222,6 +223,16 @@ if part loopthreads; then
     addition_lever loopthreads HEADLAB_CPU_LOOP_THREADS "${LOOP_SHAPES[@]}"
     for schedule in 16,16,16,16 1,2,4,8; do
         lever loopthreads HEADLAB_CPU_LOOP_THREADS preset --preset head-progression-classroom \
+            --runs 1 --schedules "$schedule" --steps 60
+    done
+fi
+
+# The lever: the token embedding and the positions as one CPU loop each way
+# (HEADLAB_FUSED_EMBEDDING=1, the default) against ATen's passes (=0), at the same shapes.
+if part embedding; then
+    addition_lever embedding HEADLAB_FUSED_EMBEDDING "${LOOP_SHAPES[@]}"
+    for schedule in 16,16,16,16 1,2,4,8; do
+        lever embedding HEADLAB_FUSED_EMBEDDING preset --preset head-progression-classroom \
             --runs 1 --schedules "$schedule" --steps 60
     done
 fi

@@ -613,11 +613,18 @@ LOOP_LEVERS = {
                   "arithmetic; `HEADLAB_FUSED_LAYER_NORM=1`, the default since this measurement), against ATen's "
                   "passes (`=0`: layer_norm, a multiply and addcmul forward, their gradients in six more), "
                   "HeadLab's loops on the intra-op threads",
-                  "The loop keeps the losses (`test_core`'s cpuLayerNormTrainsAsAten, `test_cpu_kernels`' "
+                  "The loop keeps the losses (`test_core`'s cpuLoopsTrainAsAten, `test_cpu_kernels`' "
                   "layerNormMatchesAten), and a run's provenance names the path (`fused_layer_norm: on`). With "
                   "HeadLab's loops on one thread it lost at the classroom's batch of 256 (0.93–0.94×), where "
                   "ATen's passes had both threads, and won on text (1.07–1.08×): "
                   "`docs/data/issue79/cpu-layernorm-one-thread-2core-2026-12-05.jsonl`."),
+    "embedding": ("the embedding as one loop each way",
+                  "the token embedding and the learned positions as one CPU loop each way "
+                  "(`HEADLAB_FUSED_EMBEDDING=1`, the default since this measurement), against ATen's passes (`=0`: "
+                  "index_select and an add forward, index_add_ into a zeroed table and a sum over the batch back), "
+                  "HeadLab's loops on the intra-op threads",
+                  "The loop keeps the losses (`test_core`'s cpuLoopsTrainAsAten, `test_cpu_kernels`' "
+                  "embeddingMatchesAten), and a run's provenance names the path (`fused_embedding: on`)."),
 }
 
 

@@ -30,6 +30,7 @@ enum class Switch {
     CpuAttention,   // 0: on the CPU, short sequences through ATen's sdpa; 1: the lanes at any width
     FlushDenormals, // 0: on the CPU, denormal floats computed in full instead of flushed to zero
     CpuLoopThreads, // 0: HeadLab's own CPU loops on one thread instead of the intra-op threads
+    FusedEmbedding, // 0: on the CPU, the token embedding and positions as ATen's passes
 };
 
 struct EnvSwitch {
@@ -95,6 +96,9 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
     {Switch::CpuLoopThreads, "HEADLAB_CPU_LOOP_THREADS",
      "0: HeadLab's own CPU loops (Adam's pass, the LayerNorm, the lanes, the nearest-neighbour "
      "points) on one thread instead of the intra-op threads (--threads)"},
+    {Switch::FusedEmbedding, "HEADLAB_FUSED_EMBEDDING",
+     "0: on the CPU, the token embedding and the learned positions as ATen's index_select and add, "
+     "and their gradients as index_add_ and a sum, instead of one loop each way"},
 };
 
 // The row of a switch.

@@ -3,6 +3,7 @@
 
 #include "core/config/Switches.h"
 
+#include "core/model/CpuEmbedding.h"
 #include "core/model/CpuLayerNorm.h"
 #include "core/model/CpuParallel.h"
 #include "core/model/cuda/UnitPointsMath.h"
@@ -262,6 +263,70 @@ bool cpuLoopsThreaded()
 #else
     return false;
 #endif
+}
+
+bool fusedEmbedding(const torch::Device &device)
+{
+    return device.is_cpu() && switchOn(Switch::FusedEmbedding, true);
+}
+
+namespace {
+
+cpu::EmbeddingArgs embeddingArgs(const torch::Tensor &tokens, const torch::Tensor &table,
+                                 const torch::Tensor &positions)
+{
+    const bool perRun = tokens.dim() == 3;
+    return {tokens.data_ptr<int64_t>(),
+            perRun,
+            table.data_ptr<float>(),
+            positions.defined() ? positions.data_ptr<float>() : nullptr,
+            table.size(0),
+            tokens.size(perRun ? 1 : 0),
+            tokens.size(perRun ? 2 : 1),
+            table.size(1),
+            positions.defined() ? positions.size(1) : 0,
+            table.size(2)};
+}
+
+} // namespace
+
+bool fusedEmbeddingFits(const torch::Tensor &tokens, const torch::Tensor &table,
+                        const torch::Tensor &positions)
+{
+    const auto onCpu = [](const torch::Tensor &t, torch::ScalarType type) {
+        return t.defined() && t.device().is_cpu() && t.scalar_type() == type && t.is_contiguous();
+    };
+    if (!onCpu(tokens, torch::kInt64) || !onCpu(table, torch::kFloat32) || table.dim() != 3 ||
+        (tokens.dim() != 2 && !(tokens.dim() == 3 && tokens.size(0) == table.size(0))))
+        return false;
+    if (!positions.defined()) return true;
+    return onCpu(positions, torch::kFloat32) && positions.dim() == 3 &&
+           positions.size(0) == table.size(0) && positions.size(2) == table.size(2) &&
+           tokens.size(tokens.dim() - 1) <= positions.size(1);
+}
+
+torch::Tensor fusedEmbeddingForward(const torch::Tensor &tokens, const torch::Tensor &table,
+                                    const torch::Tensor &positions)
+{
+    const auto a = embeddingArgs(tokens, table, positions);
+    auto y = torch::empty({a.runs, a.batch, a.length, a.d}, table.options());
+    TORCH_CHECK(cpu::embed(a, y.data_ptr<float>()), "a token is outside the vocabulary of ",
+                a.vocab);
+    return y;
+}
+
+std::pair<torch::Tensor, torch::Tensor> fusedEmbeddingBackward(const torch::Tensor &tokens,
+                                                               const torch::Tensor &dy,
+                                                               const torch::Tensor &table,
+                                                               const torch::Tensor &positions)
+{
+    const auto a = embeddingArgs(tokens, table, positions);
+    auto dTable = torch::empty_like(table);
+    auto dPositions = positions.defined() ? torch::empty_like(positions) : torch::Tensor();
+    const auto g = dy.contiguous();
+    cpu::embedBackward(a, g.data_ptr<float>(), dTable.data_ptr<float>(),
+                       positions.defined() ? dPositions.data_ptr<float>() : nullptr);
+    return {dTable, dPositions};
 }
 
 bool fusedLayerNorm(const torch::Device &device)

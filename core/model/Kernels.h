@@ -62,6 +62,22 @@ fusedResidualUnitNormBackward(const torch::Tensor &dy, const UnitNormParts &save
 // them with LibTorch's OpenMP, and HEADLAB_CPU_LOOP_THREADS is not "0".
 bool cpuLoopsThreaded();
 
+// The token embedding and the learned positions on the CPU, one loop each way (CpuEmbedding.h):
+// x (R, B, T, d) = table[r, token] + positions[r, t], for tokens (B, T) shared by the runs or
+// (R, B, T), a table (R, vocab, d) and positions (R, maxPositions, d) or undefined, FP32 contiguous
+// on the CPU. HEADLAB_FUSED_EMBEDDING=0: ATen's path (fusedEmbedding says whether it is on for a
+// device; fusedEmbeddingFits whether the tensors qualify). The forward pass throws on a token
+// outside the vocabulary; the backward pass gives the table's and the positions' gradients.
+bool fusedEmbedding(const torch::Device &device);
+bool fusedEmbeddingFits(const torch::Tensor &tokens, const torch::Tensor &table,
+                        const torch::Tensor &positions);
+torch::Tensor fusedEmbeddingForward(const torch::Tensor &tokens, const torch::Tensor &table,
+                                    const torch::Tensor &positions);
+std::pair<torch::Tensor, torch::Tensor> fusedEmbeddingBackward(const torch::Tensor &tokens,
+                                                               const torch::Tensor &dy,
+                                                               const torch::Tensor &table,
+                                                               const torch::Tensor &positions);
+
 // The LayerNorm with each run's scale and shift (cuda/LayerNorm.h, CpuLayerNorm.h): y = b + (x − μ)
 // · rstd · (c · g) over the last dimension, rstd = 1 / sqrt(biased var + eps), for x (R, rows, d)
 // and g, b (R, d), FP32 contiguous on one CUDA device or on the CPU, d ≤ 1,024. The row means and

@@ -261,6 +261,26 @@ struct AffineLayerNorm : torch::autograd::Function<AffineLayerNorm> {
     }
 };
 
+// The token embedding and the learned positions on the CPU, one loop each way (Kernels.h:
+// fusedEmbeddingForward): (R, B, T, d) from tokens (B, T) or (R, B, T), the table (R, V, d) and the
+// positions (R, maxPositions, d) or undefined.
+struct TokenEmbedding : torch::autograd::Function<TokenEmbedding> {
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &tokens,
+                                 const torch::Tensor &table, const torch::Tensor &positions)
+    {
+        ctx->save_for_backward({tokens, table, positions});
+        return fusedEmbeddingForward(tokens, table, positions);
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        auto [dTable, dPositions] = fusedEmbeddingBackward(saved[0], grads[0], saved[1], saved[2]);
+        return {torch::Tensor(), dTable, dPositions};
+    }
+};
+
 // q, k and v as views of the one Q/K/V product (R, B, T, 3·inner) that holds them side by side.
 std::tuple<torch::Tensor, torch::Tensor, torch::Tensor> thirds(const torch::Tensor &qkv)
 {
@@ -1203,10 +1223,15 @@ torch::Tensor Transformer::forwardImpl(const torch::Tensor &input, bool lastOnly
     const int64_t R = m_runs;
     const int64_t m = m_config.dModel;
     torch::Tensor x;
+    bool positionsAdded = false;
     if (m_vocab > 0) {
         // tokens (B, T) shared, or (R, B, T) per run
         const bool shared = input.dim() == 2;
         const int64_t B = input.size(shared ? 0 : 1), T = input.size(shared ? 1 : 2);
+        TORCH_CHECK(m_maxPositions == 0 || T <= m_maxPositions, "sequence of ", T,
+                    " tokens is longer than ", m_maxPositions, " positions");
+        const auto positions = m_maxPositions > 0 ? m_positions : torch::Tensor();
+        const auto tokens = input.contiguous(); // for the CPU loop: addition narrows its batch
         if (m_device.is_cuda()) {
             // On the GPU the lookup is a product with one-hot rows: the backward pass of an index
             // lookup adds each token's gradient into its embedding row with atomics, in an order that
@@ -1215,6 +1240,12 @@ torch::Tensor Transformer::forwardImpl(const torch::Tensor &input, bool lastOnly
             const auto oneHot =
                 torch::one_hot(input.reshape({shared ? 1 : R, B * T}), m_vocab).to(torch::kFloat32);
             x = torch::matmul(oneHot, m_embedding).view({R, B, T, m});
+        } else if (headlab::fusedEmbedding(m_device) &&
+                   fusedEmbeddingFits(tokens, m_embedding, positions)) {
+            // On the CPU the lookup and the positions are one loop each way.
+            m_embeddingFused = true;
+            x = TokenEmbedding::apply(tokens, m_embedding, positions);
+            positionsAdded = positions.defined();
         } else if (shared) {
             x = m_embedding.index_select(1, input.reshape({-1})).view({R, B, T, m});
         } else {
@@ -1227,7 +1258,7 @@ torch::Tensor Transformer::forwardImpl(const torch::Tensor &input, bool lastOnly
     const int64_t T = x.size(2);
     TORCH_CHECK(m_maxPositions == 0 || T <= m_maxPositions, "sequence of ", T,
                 " tokens is longer than ", m_maxPositions, " positions");
-    if (m_maxPositions > 0) x = x + m_positions.slice(1, 0, T).unsqueeze(1);
+    if (m_maxPositions > 0 && !positionsAdded) x = x + m_positions.slice(1, 0, T).unsqueeze(1);
 
     const bool pre = m_config.placement == NormPlacement::PreNorm;
     for (size_t l = 0; l < m_layers.size(); ++l) {

@@ -153,6 +153,8 @@ public:
     bool fusedNorm() const { return m_normFused; }
     // Whether a step took the LayerNorm kernels (AffineLayerNorm).
     bool fusedLayerNorm() const { return m_layerNormFused; }
+    // Whether a step took the CPU's embedding loop (TokenEmbedding, HEADLAB_FUSED_EMBEDDING).
+    bool fusedEmbedding() const { return m_embeddingFused; }
     // Whether a step took the micro-heads' attention kernels (MicroAttention).
     bool fusedAttention() const { return m_attentionFused; }
 
@@ -268,6 +270,7 @@ private:
     mutable bool m_ffnProduct = false;     // ... with its first product from CUTLASS
     mutable bool m_normFused = false;      // a step took ResidualUnitNorm
     mutable bool m_layerNormFused = false; // a step took AffineLayerNorm
+    mutable bool m_embeddingFused = false; // a step took TokenEmbedding
     mutable bool m_attentionFused = false; // a step took MicroAttention
     // Each layer's attention path; a layer whose kernel refused a layout records it (fellBack).
     mutable AttentionPlan m_attention;

@@ -46,6 +46,8 @@ std::map<std::string, std::string> TrainingLoop::provenance(const torch::Device 
     p["fused_norm"] = m_model && m_model->fusedNorm() ? "on" : "off";
     // The LayerNorm with each run's scale and shift as one kernel (GPU) or loop (CPU) each way.
     p["fused_layer_norm"] = m_model && m_model->fusedLayerNorm() ? "on" : "off";
+    // The token embedding and the learned positions as one CPU loop each way.
+    p["fused_embedding"] = m_model && m_model->fusedEmbedding() ? "on" : "off";
     // Attention over micro-heads for short sequences as one kernel each way.
     p["fused_attention"] = m_model && m_model->fusedAttention() ? "on" : "off";
     // Weight gradients summed over row slices where a product's rows allow (HEADLAB_SPLIT_K).

@@ -891,15 +891,16 @@ private Q_SLOTS:
             QCOMPARE(&envSwitchRow(row.id), &row);
             QVERIFY(std::strncmp(row.name, "HEADLAB_", 8) == 0 && std::strlen(row.help) > 0);
         }
-        QCOMPARE(ids.size(), size_t(int(Switch::CpuLoopThreads) + 1)); // the last id
+        QCOMPARE(ids.size(), size_t(int(Switch::FusedEmbedding) + 1)); // the last id
         const RunResult plain = trainRun(tinyAddition(3e-3, 4, 1));
         QCOMPARE(plain.provenance.at("fused_qkv"), std::string("off"));
         QCOMPARE(plain.provenance.at("split_k"), std::string("off"));
         // The GPU's own kernels of the model are never taken on the CPU (its goldens stay); the
-        // LayerNorm is the CPU's own loop there (cpuLayerNormTrainsAsAten).
+        // LayerNorm and the embedding are the CPU's own loops there (cpuLoopsTrainAsAten).
         QCOMPARE(plain.provenance.at("fused_ffn"), std::string("off"));
         QCOMPARE(plain.provenance.at("fused_norm"), std::string("off"));
         QCOMPARE(plain.provenance.at("fused_layer_norm"), std::string("on"));
+        QCOMPARE(plain.provenance.at("fused_embedding"), std::string("on"));
         QCOMPARE(plain.provenance.at("fused_attention"), std::string("off"));
         QCOMPARE(plain.provenance.at("flush_denormals"), std::string("on")); // the CPU's default
         // HeadLab's own CPU loops on the intra-op threads where the build has LibTorch's OpenMP
@@ -1353,31 +1354,36 @@ private Q_SLOTS:
                  testing::whyNotComparable(together[1], alone).c_str());
     }
 
-    // Issue 79: on the CPU the LayerNorm with each run's scale and shift is one loop each way (the
-    // default) or ATen's passes (HEADLAB_FUSED_LAYER_NORM=0): the same losses to float rounding,
+    // Issue 79: on the CPU the LayerNorm with each run's scale and shift, and the token embedding
+    // with the positions, are one loop each way (the default) or ATen's passes
+    // (HEADLAB_FUSED_LAYER_NORM=0, HEADLAB_FUSED_EMBEDDING=0): the same losses to float rounding,
     // for two runs and for one of them trained in an ensemble beside another; the provenance says
     // which ran. test_cpu_kernels compares the loops with ATen's on tensors.
-    void cpuLayerNormTrainsAsAten()
+    void cpuLoopsTrainAsAten()
     {
-        for (const auto &c : {tinyAddition(3e-3, 40, 1), tinyAddition(1e-2, 40, 2)}) {
-            const auto loop = trainRun(c);
-            qputenv("HEADLAB_FUSED_LAYER_NORM", "0");
-            const auto aten = trainRun(c);
-            qunsetenv("HEADLAB_FUSED_LAYER_NORM");
-            QCOMPARE(loop.provenance.at("fused_layer_norm"), std::string("on"));
-            QCOMPARE(aten.provenance.at("fused_layer_norm"), std::string("off"));
-            QVERIFY2(testing::relativeGap(loop, aten) < 1e-5,
-                     testing::whyNotComparable(loop, aten).c_str());
-            QVERIFY(std::abs(loop.train.front().value - loop.train.back().value) > 1e-3);
+        for (const auto &[env, key] : {std::pair{"HEADLAB_FUSED_LAYER_NORM", "fused_layer_norm"},
+                                       std::pair{"HEADLAB_FUSED_EMBEDDING", "fused_embedding"}}) {
+            for (const auto &c : {tinyAddition(3e-3, 40, 1), tinyAddition(1e-2, 40, 2)}) {
+                const auto loop = trainRun(c);
+                qputenv(env, "0");
+                const auto aten = trainRun(c);
+                qunsetenv(env);
+                QCOMPARE(loop.provenance.at(key), std::string("on"));
+                QCOMPARE(aten.provenance.at(key), std::string("off"));
+                QVERIFY2(testing::relativeGap(loop, aten) < 1e-5,
+                         (std::string(env) + ": " + testing::whyNotComparable(loop, aten)).c_str());
+                QVERIFY(std::abs(loop.train.front().value - loop.train.back().value) > 1e-3);
+            }
+            RunConfig a = tinyAddition(3e-3, 30, 1), b = tinyAddition(1e-2, 30, 1);
+            const auto together = trainMembers({a, b}, TrainerControl{});
+            QCOMPARE(together[1].provenance.at(key), std::string("on"));
+            qputenv(env, "0");
+            const auto alone = trainRun(b);
+            qunsetenv(env);
+            QVERIFY2(
+                testing::relativeGap(together[1], alone) < 1e-5,
+                (std::string(env) + ": " + testing::whyNotComparable(together[1], alone)).c_str());
         }
-        RunConfig a = tinyAddition(3e-3, 30, 1), b = tinyAddition(1e-2, 30, 1);
-        const auto together = trainMembers({a, b}, TrainerControl{});
-        QCOMPARE(together[1].provenance.at("fused_layer_norm"), std::string("on"));
-        qputenv("HEADLAB_FUSED_LAYER_NORM", "0");
-        const auto alone = trainRun(b);
-        qunsetenv("HEADLAB_FUSED_LAYER_NORM");
-        QVERIFY2(testing::relativeGap(together[1], alone) < 1e-5,
-                 testing::whyNotComparable(together[1], alone).c_str());
     }
 
     // Issue 79: on the CPU, denormals are flushed to zero while a run trains (the classroom's

@@ -1,7 +1,9 @@
 // test_cpu_kernels.cpp — HeadLab's own CPU loops against ATen's path, on tensors: outputs and
 // gradients. The lanes attention (core/model/LaneAttention.h) against
-// scaled_dot_product_attention; the LayerNorm with each run's scale and shift (Kernels.h:
-// fusedLayerNormForward) against layer_norm and addcmul. test_core trains with each on and off.
+// scaled_dot_product_attention; the token embedding with the positions (Kernels.h:
+// fusedEmbeddingForward) against index_select, gather and an add; the LayerNorm with each run's
+// scale and shift (fusedLayerNormForward) against layer_norm and addcmul. test_core trains with
+// each on and off.
 #include "core/model/Kernels.h"
 #include "core/model/LaneAttention.h"
 
@@ -46,6 +48,61 @@ private Q_SLOTS:
                     QVERIFY2((lanesGrads[g] - referenceGrads[g]).abs().max().item<double>() < 1e-4,
                              qPrintable(label + QStringLiteral(" gradient %1").arg(g)));
             }
+    }
+
+    void embeddingMatchesAten()
+    {
+        // The CPU's embedding loop against Transformer's ATen path (index_select or gather, then the
+        // positions added) and autograd through it: tokens shared by the runs and per run, with
+        // positions longer than the sequence and without positions; the gradients of the table
+        // and the positions, zero where no token or position took part.
+        torch::manual_seed(11);
+        const int64_t R = 3, B = 5, T = 7, V = 14, P = 9, d = 24;
+        for (const bool perRun : {false, true})
+            for (const bool withPositions : {true, false}) {
+                const auto tokens =
+                    perRun ? torch::randint(0, V - 2, {R, B, T}) : torch::randint(0, V - 2, {B, T});
+                const auto table = torch::randn({R, V, d}).requires_grad_(true);
+                const auto positions = torch::randn({R, P, d}).requires_grad_(true);
+                const auto pos = withPositions ? positions : torch::Tensor();
+                const auto label = QStringLiteral("%1, %2")
+                                       .arg(perRun ? "per run" : "shared")
+                                       .arg(withPositions ? "positions" : "none");
+                QVERIFY2(fusedEmbeddingFits(tokens, table, pos), qPrintable(label));
+                const auto dy = torch::randn({R, B, T, d});
+                const auto y = fusedEmbeddingForward(tokens, table.detach(),
+                                                     pos.defined() ? pos.detach() : pos);
+                const auto [dTable, dPositions] = fusedEmbeddingBackward(
+                    tokens, dy, table.detach(), pos.defined() ? pos.detach() : pos);
+                torch::Tensor reference =
+                    perRun ? table.gather(1, tokens.reshape({R, B * T, 1}).expand({R, B * T, d}))
+                                 .view({R, B, T, d})
+                           : table.index_select(1, tokens.reshape({-1})).view({R, B, T, d});
+                if (withPositions) reference = reference + positions.slice(1, 0, T).unsqueeze(1);
+                reference.backward(dy);
+                QVERIFY2((y - reference).abs().max().item<double>() == 0.0, qPrintable(label));
+                QVERIFY2((dTable - table.grad()).abs().max().item<double>() < 1e-5,
+                         qPrintable(label));
+                QVERIFY2(dTable.narrow(1, V - 2, 2).abs().max().item<double>() == 0.0,
+                         qPrintable(label)); // the tokens no sample drew
+                if (withPositions) {
+                    QVERIFY2((dPositions - positions.grad()).abs().max().item<double>() < 1e-5,
+                             qPrintable(label));
+                    QVERIFY(dPositions.narrow(1, T, P - T).abs().max().item<double>() == 0.0);
+                } else {
+                    QVERIFY(!dPositions.defined());
+                }
+            }
+        // A token outside the vocabulary is an error, not a read out of bounds; tensors the loop
+        // does not take are refused.
+        const auto table = torch::randn({1, 4, 8});
+        QVERIFY_THROWS_EXCEPTION(c10::Error, fusedEmbeddingForward(torch::full({1, 2}, int64_t{4}),
+                                                                   table, torch::Tensor()));
+        QVERIFY(!fusedEmbeddingFits(torch::zeros({1, 2}, torch::kInt32), table, torch::Tensor()));
+        QVERIFY(!fusedEmbeddingFits(torch::zeros({1, 2}, torch::kInt64), table.transpose(1, 2),
+                                    torch::Tensor()));
+        QVERIFY(!fusedEmbeddingFits(torch::zeros({1, 5}, torch::kInt64), table,
+                                    torch::zeros({1, 4, 8})));
     }
 
     void cpuLoopsTakeTheThreadsTheBuildGives()
