@@ -256,15 +256,6 @@ fusedResidualUnitNormBackward(const torch::Tensor &dy, const UnitNormParts &save
 static_assert(kFusedLayerNormMaxWidth == cuda::kLayerNormMaxWidth);
 #endif
 
-bool cpuLoopsThreaded()
-{
-#ifdef HEADLAB_CPU_LOOPS_OPENMP
-    return switchOn(Switch::CpuLoopThreads, true);
-#else
-    return false;
-#endif
-}
-
 bool fusedEmbedding(const torch::Device &device)
 {
     return device.is_cpu() && switchOn(Switch::FusedEmbedding, true);

@@ -58,10 +58,6 @@ std::optional<std::pair<torch::Tensor, torch::Tensor>>
 fusedResidualUnitNormBackward(const torch::Tensor &dy, const UnitNormParts &saved,
                               const torch::Tensor &gain, double eps);
 
-// Whether HeadLab's own CPU loops take ATen's intra-op threads (CpuParallel.h): the build compiled
-// them with LibTorch's OpenMP, and HEADLAB_CPU_LOOP_THREADS is not "0".
-bool cpuLoopsThreaded();
-
 // The token embedding and the learned positions on the CPU, one loop each way (CpuEmbedding.h):
 // x (R, B, T, d) = table[r, token] + positions[r, t], for tokens (B, T) shared by the runs or
 // (R, B, T), a table (R, vocab, d) and positions (R, maxPositions, d) or undefined, FP32 contiguous

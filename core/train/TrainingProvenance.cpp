@@ -1,7 +1,7 @@
 // TrainingProvenance.cpp — what a run records of how it was trained (device, paths taken, switches).
 #include "core/train/TrainingLoop.h"
 
-#include "core/model/Kernels.h"
+#include "core/model/CpuParallel.h"
 
 namespace headlab::detail {
 

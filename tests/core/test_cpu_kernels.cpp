@@ -4,6 +4,7 @@
 // fusedEmbeddingForward) against index_select, gather and an add; the LayerNorm with each run's
 // scale and shift (fusedLayerNormForward) against layer_norm and addcmul. test_core trains with
 // each on and off.
+#include "core/model/CpuParallel.h"
 #include "core/model/Kernels.h"
 #include "core/model/LaneAttention.h"
 
