@@ -27,6 +27,7 @@ fi
     --lesson-press docs/data/issue79/lesson-press.jsonl \
     --cpu-placement docs/data/issue79/cpu-placement-2core-2026-12-05.jsonl \
     --cpu-loop-levers docs/data/issue79/cpu-loop-levers-2core-2026-12-05.jsonl \
+    --cpu-loop-levers docs/data/issue79/cpu-embedding-lever-2core-2026-12-06.jsonl \
     --storage bench/results/storage-cpu-2core-2026-11-27.jsonl \
     --checkpoints bench/results/checkpoint-disk-cpu-2core-2026-11-27.jsonl \
     --checkpoints bench/results/checkpoint-disk-250-h100-2026-11-27.jsonl \

@@ -263,7 +263,7 @@ def timed_split(by, shape):
 
 
 def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", nn_profile_path="",
-                      lesson_press_path="", placement_path="", loop_levers_path=""):
+                      lesson_press_path="", placement_path="", loop_levers_paths=()):
     """Issue 79: HeadLab against eager PyTorch and torch.compile on N pinned cores (bench/cpu_peers.sh),
     with GFLOP/s and the share of the cores' measured FP32 peak; the profile of a classroom step; the
     lanes lever; and the classroom's time to its contrast (bench/classroom_time.py)."""
@@ -450,8 +450,8 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", 
     lanes_section(rows, path, out)
     adam_section(levers, timed_path, out)
     points_section(levers, timed_path, out)
-    if loop_levers_path:
-        loop_levers_section(loop_levers_path, out)
+    if loop_levers_paths:
+        loop_levers_section(loop_levers_paths, out)
     if placement_path:
         placement_section(placement_path, out)
     for p in classroom_paths:
@@ -628,19 +628,22 @@ LOOP_LEVERS = {
 }
 
 
-def loop_levers_section(path, out):
-    """Issue 79: the levers of LOOP_LEVERS on and off (bench/cpu_peers.sh), from the file `path`."""
-    rows = load(path)
-    info = next((r for r in rows if r.get("machine") == "cpu"), {})
+def loop_levers_section(paths, out):
+    """Issue 79: the levers of LOOP_LEVERS on and off (bench/cpu_peers.sh), each from the first of the
+    files `paths` that has its runs."""
+    files = [(path, load(path)) for path in paths]
     key = lambda r: (r.get("preset", "addition"), r.get("m"), str(r["heads"]), r.get("batch"))  # noqa: E731
     for i, (name, (title, what, checks)) in enumerate(LOOP_LEVERS.items()):
-        lever = [r for r in rows if r.get("lever") == name]
-        if not lever:
+        path, rows = next(((p, rs) for p, rs in files if any(r.get("lever") == name for r in rs)), ("", []))
+        if not rows:
             continue
+        lever = [r for r in rows if r.get("lever") == name]
+        info = next((r for r in rows if r.get("machine") == "cpu"), {})
         out.append(f"### The lever: {title}\n")
         if i == 0:
-            out.append("The table of peers above was measured before this lever and the next: HeadLab's rows there "
-                       "had its own loops on one thread and the LayerNorm as ATen's passes.\n")
+            out.append("The table of peers above was measured before this lever and the next two: HeadLab's rows "
+                       "there had its own loops on one thread, and the LayerNorm and the embedding as ATen's "
+                       "passes.\n")
         out.append(f"`bench/cpu_peers.sh` part {name} (`{path}`; {info.get('cpu', 'this CPU')}, cores "
                    f"{info.get('cores', '?')}, {info.get('threads', '?')} threads, {info.get('date', '')}): each shape "
                    f"trained on and off in turn, twice, each the faster of its two; on: {what}. {checks}\n")
@@ -1773,9 +1776,10 @@ def main():
                     help="bench/lesson_press_time.sh: how soon a lesson press trains, shown under --cpu-peers")
     ap.add_argument("--cpu-placement", default="",
                     help="bench/cpu_placement.py: ensembles batched and threads placed, on and off, under --cpu-peers")
-    ap.add_argument("--cpu-loop-levers", default="",
-                    help="bench/cpu_peers.sh parts loopthreads and layernorm: HeadLab's own loops' threads and "
-                         "the LayerNorm loop, each on and off, under --cpu-peers")
+    ap.add_argument("--cpu-loop-levers", action="append", default=[],
+                    help="bench/cpu_peers.sh parts loopthreads, layernorm and embedding: HeadLab's own loops' "
+                         "threads, the LayerNorm and the embedding loops, each on and off, under --cpu-peers "
+                         "(repeatable)")
     ap.add_argument("--storage", default="", help="the JSON lines of bench/storage_bench.sh")
     ap.add_argument("--checkpoints", action="append", default=[],
                     help="the JSON lines of bench/checkpoint_disk.sh (one table each)")
