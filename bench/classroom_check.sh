@@ -15,10 +15,13 @@ shards="${1:-8}"
 CLI="${HEADLAB_CLI:-$CLI}"
 [[ -x "$CLI" ]] || build_core
 work="$ROOT/build-core/classroom-check"
+# A check is of this CLI on these seeds: nothing of an earlier check (its session, its results) is
+# taken over.
+rm -rf "$work"
 mkdir -p "$work"
 session="$work/classroom-check.yaml"
 # shellcheck disable=SC2086
-[[ -f "$session" ]] || python3 - "$ROOT/resources/presets/classroom.yaml" "$session" ${CHECK_SEEDS:-0 1 2 3 4 5 6 7 8 9} <<'PY'
+python3 - "$ROOT/resources/presets/classroom.yaml" "$session" ${CHECK_SEEDS:-0 1 2 3 4 5 6 7 8 9} <<'PY'
 import re, sys
 preset, out, seeds = sys.argv[1], sys.argv[2], sys.argv[3:]
 text = open(preset).read()

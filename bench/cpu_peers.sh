@@ -215,36 +215,21 @@ if part lanes; then
     addition_lever lanes HEADLAB_CPU_ATTENTION 24x12:64 24x6:64 24x3:64 96x12:64 48x3:64 96x3:64
 fi
 
-# The lever: HeadLab's own CPU loops on the intra-op threads (HEADLAB_CPU_LOOP_THREADS=1, the
-# default where the build has LibTorch's OpenMP) against one thread (=0), at the same shapes as
-# part layernorm.
+# The levers of HeadLab's own CPU loops, each on (its switch 1, the default) against off (0), at the
+# classroom's two shapes, Figure 2's that missed at 24, 48 and 384 wide (and 96 × 3), and the text
+# classroom's widest and narrowest heads; one row each, PART SWITCH:
+#   loopthreads  HEADLAB_CPU_LOOP_THREADS  the loops on the intra-op threads, against one thread
+#   layernorm    HEADLAB_FUSED_LAYER_NORM  the LayerNorm as one loop each way, against ATen's passes
+#   embedding    HEADLAB_FUSED_EMBEDDING   the token embedding and positions as one loop each way
+LOOP_LEVERS=(loopthreads:HEADLAB_CPU_LOOP_THREADS layernorm:HEADLAB_FUSED_LAYER_NORM
+    embedding:HEADLAB_FUSED_EMBEDDING)
 LOOP_SHAPES=(24x1:256 24x12:256 24x1:64 24x2:64 48x2:64 96x3:64 384x1:64)
-if part loopthreads; then
-    addition_lever loopthreads HEADLAB_CPU_LOOP_THREADS "${LOOP_SHAPES[@]}"
+for row in "${LOOP_LEVERS[@]}"; do
+    name=${row%%:*} switch=${row#*:}
+    part "$name" || continue
+    addition_lever "$name" "$switch" "${LOOP_SHAPES[@]}"
     for schedule in 16,16,16,16 1,2,4,8; do
-        lever loopthreads HEADLAB_CPU_LOOP_THREADS preset --preset head-progression-classroom \
-            --runs 1 --schedules "$schedule" --steps 60
+        lever "$name" "$switch" preset --preset head-progression-classroom --runs 1 \
+            --schedules "$schedule" --steps 60
     done
-fi
-
-# The lever: the token embedding and the positions as one CPU loop each way
-# (HEADLAB_FUSED_EMBEDDING=1, the default) against ATen's passes (=0), at the same shapes.
-if part embedding; then
-    addition_lever embedding HEADLAB_FUSED_EMBEDDING "${LOOP_SHAPES[@]}"
-    for schedule in 16,16,16,16 1,2,4,8; do
-        lever embedding HEADLAB_FUSED_EMBEDDING preset --preset head-progression-classroom \
-            --runs 1 --schedules "$schedule" --steps 60
-    done
-fi
-
-# The lever: the LayerNorm with each run's scale and shift as one loop each way
-# (HEADLAB_FUSED_LAYER_NORM=1, the default) against ATen's passes (=0): the classroom's two
-# shapes, Figure 2's that missed at 24, 48 and 384 wide, and the text classroom's widest and
-# narrowest heads.
-if part layernorm; then
-    addition_lever layernorm HEADLAB_FUSED_LAYER_NORM "${LOOP_SHAPES[@]}"
-    for schedule in 16,16,16,16 1,2,4,8; do
-        lever layernorm HEADLAB_FUSED_LAYER_NORM preset --preset head-progression-classroom \
-            --runs 1 --schedules "$schedule" --steps 60
-    done
-fi
+done

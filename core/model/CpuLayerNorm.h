@@ -6,22 +6,17 @@
 // the rows split over the intra-op threads. Internal to core/model (Kernels.h is the entry point).
 #pragma once
 
+#include "core/model/cuda/LayerNorm.h"
+
 #include <cstdint>
 
 namespace headlab::cpu {
 
-struct LayerNormArgs {
-    const float *x;            // (runs, rows, d)
-    const float *gain, *shift; // (runs, d): g and b
-    float *y;                  // (runs, rows, d)
-    float *mean, *rstd;        // (runs, rows): kept for the backward pass
-    int64_t runs, rows, d;
-    float eps;   // added to the biased variance
-    float scale; // c: the scale is c · g
-};
+// The forward pass takes the CUDA kernel's arguments (cuda::LayerNormArgs, plain C++).
+using cuda::LayerNormArgs;
 
 struct LayerNormBackwardArgs {
-    const float *dy, *x, *mean, *rstd, *gain; // as above; dy (runs, rows, d)
+    const float *dy, *x, *mean, *rstd, *gain; // as LayerNormArgs; dy (runs, rows, d)
     float *dx;                                // (runs, rows, d)
     float *dgain, *dshift; // (runs, d): c · Σ dy · x̂ and Σ dy over the rows
     int64_t runs, rows, d;

@@ -7,6 +7,7 @@
 #include "core/model/CpuParallel.h"
 #include "core/model/Kernels.h"
 #include "core/model/LaneAttention.h"
+#include "tests/LayerNormReference.h"
 
 #include <QtTest>
 
@@ -66,15 +67,15 @@ private Q_SLOTS:
                 const auto table = torch::randn({R, V, d}).requires_grad_(true);
                 const auto positions = torch::randn({R, P, d}).requires_grad_(true);
                 const auto pos = withPositions ? positions : torch::Tensor();
+                const auto plainPos = withPositions ? positions.detach() : torch::Tensor();
                 const auto label = QStringLiteral("%1, %2")
                                        .arg(perRun ? "per run" : "shared")
                                        .arg(withPositions ? "positions" : "none");
                 QVERIFY2(fusedEmbeddingFits(tokens, table, pos), qPrintable(label));
                 const auto dy = torch::randn({R, B, T, d});
-                const auto y = fusedEmbeddingForward(tokens, table.detach(),
-                                                     pos.defined() ? pos.detach() : pos);
-                const auto [dTable, dPositions] = fusedEmbeddingBackward(
-                    tokens, dy, table.detach(), pos.defined() ? pos.detach() : pos);
+                const auto y = fusedEmbeddingForward(tokens, table.detach(), plainPos);
+                const auto [dTable, dPositions] =
+                    fusedEmbeddingBackward(tokens, dy, table.detach(), plainPos);
                 torch::Tensor reference =
                     perRun ? table.gather(1, tokens.reshape({R, B * T, 1}).expand({R, B * T, d}))
                                  .view({R, B, T, d})
@@ -142,12 +143,7 @@ private Q_SLOTS:
             QVERIFY2(parts, qPrintable("the forward loop refused " + label));
             const auto back = fusedLayerNormBackward(dy, x, *parts, gain, c);
             QVERIFY2(back, qPrintable("the backward loop refused " + label));
-            const auto xr = x.clone().requires_grad_(true);
-            const auto gr = gain.clone().requires_grad_(true),
-                       br = shift.clone().requires_grad_(true);
-            const auto y = torch::addcmul(br.view({R, 1, d}), at::layer_norm(xr, {d}, {}, {}, eps),
-                                          gr.view({R, 1, d}) * c);
-            y.backward(dy);
+            const auto ref = testing::layerNormReference(x, gain, shift, dy, eps, c);
             const auto close = [&](const char *what, const torch::Tensor &ours,
                                    const torch::Tensor &aten, double scale) {
                 const double gap = (ours - aten).abs().max().item<double>();
@@ -157,14 +153,14 @@ private Q_SLOTS:
                                         .arg(gap)
                                         .arg(scale)));
             };
-            close("y", parts->y, y.detach(), y.abs().max().item<double>());
+            close("y", parts->y, ref.y, ref.y.abs().max().item<double>());
             // At d 2 x's gradient is rounding alone (each row normalizes to ±1): the scale is
             // what its terms are, rstd · |dy · c · g|, before they cancel.
-            close("x's gradient", back->dx, xr.grad(),
+            close("x's gradient", back->dx, ref.dx,
                   (parts->rstd.unsqueeze(2) * dy * gain.unsqueeze(1)).abs().max().item<double>());
-            close("g's gradient", back->gain, gr.grad(),
+            close("g's gradient", back->gain, ref.gain,
                   (dy * parts->y).abs().sum(1).max().item<double>());
-            close("b's gradient", back->shift, br.grad(), dy.abs().sum(1).max().item<double>());
+            close("b's gradient", back->shift, ref.shift, dy.abs().sum(1).max().item<double>());
         }
         // The same bits on one thread and on two (the backward pass sums fixed slices of rows).
         {

@@ -41,6 +41,7 @@
 #include "core/train/SweepRunner.h"
 #include "core/train/Trainer.h"
 
+#include "tests/LayerNormReference.h"
 #include "tests/cuda/RunComparison.h"
 
 #include <torch/cuda.h>
@@ -586,18 +587,13 @@ private Q_SLOTS:
             const auto back = fusedLayerNormBackward(dy, x, *parts, gain, c);
             QVERIFY2(back, qPrintable("the backward kernel failed at " + shape));
             // ATen's path, as Transformer::norm computes it without the kernel.
-            const auto xr = x.clone().requires_grad_(true);
-            const auto gr = gain.clone().requires_grad_(true),
-                       br = shift.clone().requires_grad_(true);
-            const auto y = torch::addcmul(br.view({R, 1, d}), at::layer_norm(xr, {d}, {}, {}, eps),
-                                          gr.view({R, 1, d}) * c);
-            y.backward(dy);
-            checkClose("y", shape, parts->y, y.detach(), 1e-5 * y.abs().max().item<double>());
-            checkClose("x's gradient", shape, back->dx, xr.grad(),
-                       1e-5 * xr.grad().abs().max().item<double>());
-            checkClose("g's gradient", shape, back->gain, gr.grad(),
+            const auto ref = testing::layerNormReference(x, gain, shift, dy, eps, c);
+            checkClose("y", shape, parts->y, ref.y, 1e-5 * ref.y.abs().max().item<double>());
+            checkClose("x's gradient", shape, back->dx, ref.dx,
+                       1e-5 * ref.dx.abs().max().item<double>());
+            checkClose("g's gradient", shape, back->gain, ref.gain,
                        1e-5 * (dy * parts->y).abs().sum(1).max().item<double>());
-            checkClose("b's gradient", shape, back->shift, br.grad(),
+            checkClose("b's gradient", shape, back->shift, ref.shift,
                        1e-5 * dy.abs().sum(1).max().item<double>());
         }
 
