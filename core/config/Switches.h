@@ -94,8 +94,8 @@ inline constexpr EnvSwitch kEnvSwitches[] = {
      "0: on the CPU, floats below 1.2e-38 (denormals) computed in full, each on the processor's "
      "slow path, instead of flushed to zero (the training threads' FTZ and DAZ modes)"},
     {Switch::CpuLoopThreads, "HEADLAB_CPU_LOOP_THREADS",
-     "0: HeadLab's own CPU loops (Adam's pass, the LayerNorm, the lanes, the nearest-neighbour "
-     "points) on one thread instead of the intra-op threads (--threads)"},
+     "0: HeadLab's own CPU loops (Adam's pass, the LayerNorm, the embedding, the lanes, the "
+     "nearest-neighbour points) on one thread instead of the intra-op threads (--threads)"},
     {Switch::FusedEmbedding, "HEADLAB_FUSED_EMBEDDING",
      "0: on the CPU, the token embedding and the learned positions as ATen's index_select and add, "
      "and their gradients as index_add_ and a sum, instead of one loop each way"},

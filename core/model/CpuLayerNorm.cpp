@@ -95,16 +95,21 @@ HEADLAB_CPU_CLONES void backwardRow(const float *__restrict dy, const float *__r
     }
 }
 
+// Each run's scale c · g (runs, d), once per call.
+std::vector<float> runScales(const float *gain, int64_t runs, int64_t d, float c)
+{
+    std::vector<float> s(static_cast<size_t>(runs * d));
+    for (size_t i = 0; i < s.size(); ++i) s[i] = c * gain[i];
+    return s;
+}
+
 } // namespace
 
 void layerNorm(const LayerNormArgs &a)
 {
     const int64_t d = a.d;
     const float n = static_cast<float>(d);
-    std::vector<float> scales(static_cast<size_t>(a.runs * d));
-    for (int64_t r = 0; r < a.runs; ++r)
-        for (int64_t j = 0; j < d; ++j)
-            scales[static_cast<size_t>(r * d + j)] = a.scale * a.gain[r * d + j];
+    const auto scales = runScales(a.gain, a.runs, d, a.scale);
     cpuParallelFor(0, a.runs * a.rows, kSliceRows, [&](int64_t begin, int64_t end) {
         for (int64_t row = begin; row < end; ++row) {
             const int64_t r = row / a.rows;
@@ -123,10 +128,7 @@ void layerNormBackward(const LayerNormBackwardArgs &a)
     // Each run's rows in slices of kSliceRows, each slice's sums for g and b apart, then the slices
     // added in order: the same bits whatever the threads.
     const int64_t d = a.d, slicesPerRun = (a.rows + kSliceRows - 1) / kSliceRows;
-    std::vector<float> scales(static_cast<size_t>(a.runs * d));
-    for (int64_t r = 0; r < a.runs; ++r)
-        for (int64_t j = 0; j < d; ++j)
-            scales[static_cast<size_t>(r * d + j)] = a.scale * a.gain[r * d + j];
+    const auto scales = runScales(a.gain, a.runs, d, a.scale);
     std::vector<float> partial(static_cast<size_t>(a.runs * slicesPerRun * 2 * d), 0.0f);
     cpuParallelFor(0, a.runs * slicesPerRun, 1, [&](int64_t begin, int64_t end) {
         for (int64_t slice = begin; slice < end; ++slice) {

@@ -1,5 +1,5 @@
-// CpuParallel.h — HeadLab's own CPU loops (Adam's pass, the LayerNorm, the lanes, the
-// nearest-neighbour points) over ATen's intra-op threads. at::parallel_for in an OpenMP LibTorch
+// CpuParallel.h — HeadLab's own CPU loops (Adam's pass, the LayerNorm, the embedding, the lanes,
+// the nearest-neighbour points) over ATen's intra-op threads. at::parallel_for in an OpenMP LibTorch
 // (the PyPI wheel's) is a pragma in ATen's header, so it runs on one thread in a file compiled
 // without OpenMP; core/model/CMakeLists.txt compiles these loops' files with it, against the libgomp
 // LibTorch loads, and defines HEADLAB_CPU_LOOPS_OPENMP where it did. HEADLAB_CPU_LOOP_THREADS=0 runs

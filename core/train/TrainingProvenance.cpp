@@ -57,7 +57,7 @@ std::map<std::string, std::string> TrainingLoop::provenance(const torch::Device 
     p["cuda_graphs"] = m_graphsUsed ? "on" : "off";
     p["tf32"] = device.is_cuda() ? (m_configs.front().tf32 ? "on" : "off") : "n/a (cpu)";
     p["threads"] = std::to_string(torch::get_num_threads());
-    // HeadLab's own CPU loops (Adam's pass, the LayerNorm, the lanes, the points) on those threads.
+    // HeadLab's own CPU loops (Adam's pass, the norm, the embedding, the lanes, the points) on them.
     if (device.is_cpu()) p["cpu_loops"] = cpuLoopsThreaded() ? "intra-op threads" : "one thread";
     // How the stabilizers (the config's `stabilizers:`) are computed: one text for every run,
     // changed only when their implementation changes (docs/STABILIZERS.md).
