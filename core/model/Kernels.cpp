@@ -263,6 +263,12 @@ bool fusedEmbedding(const torch::Device &device)
 
 namespace {
 
+// What the CPU loops read in place: defined, on the CPU, of `type`, contiguous.
+bool contiguousOnCpu(const torch::Tensor &t, torch::ScalarType type)
+{
+    return t.defined() && t.device().is_cpu() && t.scalar_type() == type && t.is_contiguous();
+}
+
 cpu::EmbeddingArgs embeddingArgs(const torch::Tensor &tokens, const torch::Tensor &table,
                                  const torch::Tensor &positions)
 {
@@ -284,14 +290,12 @@ cpu::EmbeddingArgs embeddingArgs(const torch::Tensor &tokens, const torch::Tenso
 bool fusedEmbeddingFits(const torch::Tensor &tokens, const torch::Tensor &table,
                         const torch::Tensor &positions)
 {
-    const auto onCpu = [](const torch::Tensor &t, torch::ScalarType type) {
-        return t.defined() && t.device().is_cpu() && t.scalar_type() == type && t.is_contiguous();
-    };
-    if (!onCpu(tokens, torch::kInt64) || !onCpu(table, torch::kFloat32) || table.dim() != 3 ||
+    if (!contiguousOnCpu(tokens, torch::kInt64) || !contiguousOnCpu(table, torch::kFloat32) ||
+        table.dim() != 3 ||
         (tokens.dim() != 2 && !(tokens.dim() == 3 && tokens.size(0) == table.size(0))))
         return false;
     if (!positions.defined()) return true;
-    return onCpu(positions, torch::kFloat32) && positions.dim() == 3 &&
+    return contiguousOnCpu(positions, torch::kFloat32) && positions.dim() == 3 &&
            positions.size(0) == table.size(0) && positions.size(2) == table.size(2) &&
            tokens.size(tokens.dim() - 1) <= positions.size(1);
 }
@@ -333,9 +337,7 @@ bool cpuLayerNormFits(std::initializer_list<const torch::Tensor *> tensors, cons
                       const torch::Tensor &gain)
 {
     for (const auto *t : tensors)
-        if (!t->defined() || !t->device().is_cpu() || t->scalar_type() != torch::kFloat32 ||
-            !t->is_contiguous())
-            return false;
+        if (!contiguousOnCpu(*t, torch::kFloat32)) return false;
     return x.dim() == 3 && x.size(1) > 0 && x.size(2) <= kFusedLayerNormMaxWidth &&
            gain.numel() == x.size(0) * x.size(2);
 }

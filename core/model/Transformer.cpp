@@ -1228,10 +1228,10 @@ torch::Tensor Transformer::forwardImpl(const torch::Tensor &input, bool lastOnly
         // tokens (B, T) shared, or (R, B, T) per run
         const bool shared = input.dim() == 2;
         const int64_t B = input.size(shared ? 0 : 1), T = input.size(shared ? 1 : 2);
-        TORCH_CHECK(m_maxPositions == 0 || T <= m_maxPositions, "sequence of ", T,
-                    " tokens is longer than ", m_maxPositions, " positions");
+        // The CPU's loop reads the tokens in place (addition narrows its batch, so a copy there).
+        const bool cpuLoop = headlab::fusedEmbedding(m_device);
+        const auto tokens = cpuLoop ? input.contiguous() : input;
         const auto positions = m_maxPositions > 0 ? m_positions : torch::Tensor();
-        const auto tokens = input.contiguous(); // for the CPU loop: addition narrows its batch
         if (m_device.is_cuda()) {
             // On the GPU the lookup is a product with one-hot rows: the backward pass of an index
             // lookup adds each token's gradient into its embedding row with atomics, in an order that
@@ -1240,8 +1240,7 @@ torch::Tensor Transformer::forwardImpl(const torch::Tensor &input, bool lastOnly
             const auto oneHot =
                 torch::one_hot(input.reshape({shared ? 1 : R, B * T}), m_vocab).to(torch::kFloat32);
             x = torch::matmul(oneHot, m_embedding).view({R, B, T, m});
-        } else if (headlab::fusedEmbedding(m_device) &&
-                   fusedEmbeddingFits(tokens, m_embedding, positions)) {
+        } else if (cpuLoop && fusedEmbeddingFits(tokens, m_embedding, positions)) {
             // On the CPU the lookup and the positions are one loop each way.
             m_embeddingFused = true;
             x = TokenEmbedding::apply(tokens, m_embedding, positions);
