@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string_view>
 
 namespace headlab {
@@ -33,6 +34,45 @@ bool Annotation::retag(const std::vector<std::string> &tag, const std::vector<st
         if (!hasTag(t)) tags.push_back(t);
     for (const auto &t : untag) tags.erase(std::remove(tags.begin(), tags.end(), t), tags.end());
     return true;
+}
+
+Annotation mergeAnnotation(const Annotation &base, const Annotation &ours, const Annotation &theirs)
+{
+    Annotation merged;
+    if (ours.note == theirs.note || theirs.note == base.note)
+        merged.note = ours.note;
+    else if (ours.note == base.note)
+        merged.note = theirs.note;
+    else // both changed it: where one cleared it the other's edit stays, else both are kept
+        merged.note = ours.note.empty() ? theirs.note
+                      : theirs.note.empty() ? ours.note
+                                            : ours.note + "\n\n" + theirs.note;
+    // A tag stays where both have it, or where one side added it (the base lacked it): ours in
+    // their order first, then theirs.
+    for (const auto &tag : ours.tags)
+        if (theirs.hasTag(tag) || !base.hasTag(tag)) merged.tags.push_back(tag);
+    for (const auto &tag : theirs.tags)
+        if (!ours.hasTag(tag) && !base.hasTag(tag)) merged.tags.push_back(tag);
+    return merged;
+}
+
+Annotations mergeAnnotations(const Annotations &base, const Annotations &ours,
+                             const Annotations &theirs)
+{
+    Annotations merged;
+    merged.session = mergeAnnotation(base.session, ours.session, theirs.session);
+    std::set<std::string> ids;
+    for (const auto *side : {&base, &ours, &theirs})
+        for (const auto &entry : side->runs) ids.insert(entry.first);
+    auto of = [](const Annotations &a, const std::string &id) {
+        const auto it = a.runs.find(id);
+        return it == a.runs.end() ? Annotation{} : it->second;
+    };
+    for (const auto &id : ids)
+        if (Annotation one = mergeAnnotation(of(base, id), of(ours, id), of(theirs, id));
+            !one.empty())
+            merged.runs[id] = std::move(one);
+    return merged;
 }
 
 std::string validTag(const std::string &tag)
@@ -72,6 +112,19 @@ const Annotation &runAnnotation(const Session &session, size_t index)
     if (session.runAnnotations.empty() || index >= session.runs.size()) return none;
     const auto it = session.runAnnotations.find(runId(session.runs[index].config));
     return it == session.runAnnotations.end() ? none : it->second;
+}
+
+Annotations annotationsOf(const Session &session)
+{
+    return {session.annotation, session.runAnnotations};
+}
+
+void setAnnotations(Session &session, Annotations annotations)
+{
+    session.annotation = std::move(annotations.session);
+    session.runAnnotations = std::move(annotations.runs);
+    for (auto it = session.runAnnotations.begin(); it != session.runAnnotations.end();)
+        it = it->second.empty() ? session.runAnnotations.erase(it) : std::next(it);
 }
 
 std::optional<bool> runLearned(const Session &session, const RunResult &result)

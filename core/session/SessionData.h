@@ -46,6 +46,7 @@ struct SessionRun {
 struct Annotation {
     std::string note;
     std::vector<std::string> tags; // in the order given, each once
+    bool operator==(const Annotation &) const = default;
     bool empty() const { return note.empty() && tags.empty(); }
     bool hasTag(const std::string &tag) const;
     // Adds each tag not there yet (in order), takes away each of `untag`; false with `why` for a
@@ -58,6 +59,21 @@ std::string validTag(const std::string &tag);
 // Tags as a user types them in one field ("check, outlier slow"): split at spaces and commas, each
 // once, in order (not checked: validTag).
 std::vector<std::string> tagsFromText(const std::string &text);
+
+// A session's notes and tags together: its own, and its runs' by run_id.
+struct Annotations {
+    Annotation session;
+    std::map<std::string, Annotation> runs; // none empty
+    bool operator==(const Annotations &) const = default;
+};
+// Three-way merge of what one writer holds (`ours`) with what another wrote meanwhile (`theirs`),
+// both from `base` (what the two last agreed on), so that neither loses an edit: a note or tag only
+// one side changed takes that side's; a tag either added stays unless the other took it away; a
+// note both changed differently keeps both, ours first, theirs after a blank line. What the app does
+// with `headlab-cli note` and the Python package's annotate written while it has the file open.
+Annotation mergeAnnotation(const Annotation &base, const Annotation &ours, const Annotation &theirs);
+Annotations mergeAnnotations(const Annotations &base, const Annotations &ours,
+                             const Annotations &theirs);
 
 struct SkippedRun {
     std::map<std::string, std::string> labels;
@@ -124,6 +140,9 @@ bool hasResult(const SessionRun &run);
 std::optional<bool> runLearned(const Session &session, const RunResult &result);
 // The note and tags of run `index` (by its run_id); an empty one where it has none.
 const Annotation &runAnnotation(const Session &session, size_t index);
+// The session's notes and tags, and put back (runs' empty ones dropped).
+Annotations annotationsOf(const Session &session);
+void setAnnotations(Session &session, Annotations annotations);
 
 // Indices of runs that still have to run (Queued, Running, Paused or Stopped, or failed only for a
 // checkpoint that did not load: failedOnACheckpoint), less those whose finished result the index

@@ -428,6 +428,7 @@ private Q_SLOTS:
     void theRunFilterIsExact();
     void theRunFilterRanksAndFencesRuns();
     void notesAndTagsAreKeptAndSelectBy();
+    void notesAndTagsWrittenByTwoMergeWithoutLoss();
     void aReportCarriesItsSessionByteForByte();
     void learnedHasOneDefinition();
     void aTaskWithoutTheLn10PlateauIsJudgedByItsOwn();
@@ -1337,6 +1338,45 @@ void TestSession::theRunFilterRanksAndFencesRuns()
     // the statistics' table is every reader's: each name parses
     for (const auto &row : curveStatisticTable())
         QVERIFY(!chosen(std::string("best:1:") + row.name + "(test_loss)").startsWith("error"));
+}
+
+// Two writers of one session's notes and tags (the app, and `headlab-cli note` or the Python
+// package while the app has the file open): a three-way merge from what both last agreed on keeps
+// every edit of either.
+void TestSession::notesAndTagsWrittenByTwoMergeWithoutLoss()
+{
+    const Annotation base{"first look", {"lesson", "cpu"}};
+    // One side changed it: that side's.
+    QCOMPARE(mergeAnnotation(base, base, Annotation{"second look", {"lesson", "cpu"}}),
+             (Annotation{"second look", {"lesson", "cpu"}}));
+    QCOMPARE(mergeAnnotation(base, Annotation{"", {"cpu"}}, base), (Annotation{"", {"cpu"}}));
+    // Tags: each side's additions stay, each side's removals hold, ours in order first.
+    QCOMPARE(mergeAnnotation(base, Annotation{"first look", {"lesson", "cpu", "outlier"}},
+                             Annotation{"first look", {"cpu", "check"}}),
+             (Annotation{"first look", {"cpu", "outlier", "check"}}));
+    // A note both changed: both kept, ours first; one side cleared it: the other's edit stays.
+    QCOMPARE(mergeAnnotation(base, Annotation{"ours", base.tags}, Annotation{"theirs", base.tags})
+                 .note,
+             std::string("ours\n\ntheirs"));
+    QCOMPARE(mergeAnnotation(base, Annotation{"", base.tags}, Annotation{"theirs", base.tags}).note,
+             std::string("theirs"));
+    QCOMPARE(mergeAnnotation(base, Annotation{"same", {}}, Annotation{"same", {}}),
+             (Annotation{"same", {}}));
+    // Over runs by run_id: one only either side annotated is kept, one both emptied is dropped.
+    const Annotations before{base, {{"aaaa", {"slow", {}}}, {"bbbb", {"", {"check"}}}}};
+    Annotations ours = before, theirs = before;
+    ours.runs["cccc"] = {"ours alone", {}};
+    ours.runs.erase("bbbb");
+    theirs.runs["dddd"] = {"", {"late"}};
+    theirs.runs.erase("bbbb");
+    theirs.session.tags.push_back("shared");
+    const Annotations merged = mergeAnnotations(before, ours, theirs);
+    QCOMPARE(merged.session, (Annotation{"first look", {"lesson", "cpu", "shared"}}));
+    QCOMPARE(merged.runs.size(), size_t(3));
+    QCOMPARE(merged.runs.at("aaaa").note, std::string("slow"));
+    QCOMPARE(merged.runs.at("cccc").note, std::string("ours alone"));
+    QCOMPARE(merged.runs.at("dddd").tags, (std::vector<std::string>{"late"}));
+    QVERIFY(!merged.runs.count("bbbb"));
 }
 
 // Issue 78 item 2: a session's and its runs' notes and tags. They load (an older file without

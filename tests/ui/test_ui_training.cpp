@@ -156,6 +156,7 @@ private Q_SLOTS:
     void aSignalLeavesAnUneditedSessionAlone();
     void aHeatmapCellClickSelectsItsRunsOnAStoredSession();
     void secondWriterOfASessionIsRefused();
+    void notesWrittenByTheCliWhileOpenAreKept();
     void anUntitledSessionNeverReusesAnothersResults();
     void aBoundarySearchRunsRoundByRoundInTheApp();
     void theLessonStripStartsTheNewRunsAndKeepsTheOldFaintly();
@@ -562,6 +563,55 @@ void TestUiTraining::secondWriterOfASessionIsRefused()
             QString::fromStdString(e.what()).contains(QStringLiteral("PID %1").arg(::getpid())),
             e.what());
     }
+}
+
+void TestUiTraining::notesWrittenByTheCliWhileOpenAreKept()
+{
+    // The app holds a session's lock only from its first save: `headlab-cli note` may write the
+    // file while the app has it open. The app shows those notes and tags within its watch, and its
+    // own edits and theirs both reach the file at the next save, even when the save comes first.
+    QTemporaryDir dir;
+    Session tiny = uitest::tinySession(5);
+    expandSweep(tiny);
+    const QString path = saveTemp(dir, tiny, "s.yaml");
+    const std::string id1 = runId(tiny.runs[1].config);
+    MainWindow window;
+    window.setInteractive(false);
+    QVERIFY(window.openSession(path));
+    SessionModel *model = window.findChild<SessionModel *>();
+    QVERIFY(model);
+    auto note = [&](const QStringList &args) {
+        QProcess cli;
+        cli.start(HEADLAB_CLI, QStringList{"note", path} + args);
+        QVERIFY(cli.waitForFinished(60'000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+    };
+    // Edited here, not saved; the CLI tags run 1 and the session meanwhile.
+    QVERIFY(model->setRunAnnotation(0, Annotation{"ours: slow start", {"check"}}));
+    note({"--run", "1", "--tag", "outlier", "--text", "theirs: diverged at 3k"});
+    note({"--tag", "lesson"});
+    QVERIFY(QTest::qWaitFor([&] { return runAnnotation(model->session(), 1).hasTag("outlier"); },
+                            10'000));
+    QCOMPARE(model->session().annotation.tags, std::vector<std::string>{"lesson"});
+    QCOMPARE(runAnnotation(model->session(), 0).note, std::string("ours: slow start"));
+    // The CLI writes again and the app saves before its watch looks: still merged.
+    QVERIFY(model->setSessionAnnotation(Annotation{"ours", {"lesson"}}));
+    note({"--run", "1", "--untag", "outlier", "--tag", "late"});
+    note({"--text", "theirs"});
+    QVERIFY(window.saveSession());
+    const Session saved = loadSession(path.toStdString());
+    QCOMPARE(saved.annotation.note, std::string("ours\n\ntheirs"));
+    QCOMPARE(saved.annotation.tags, std::vector<std::string>{"lesson"});
+    QCOMPARE(saved.runAnnotations.at(runId(tiny.runs[0].config)).note,
+             std::string("ours: slow start"));
+    QCOMPARE(saved.runAnnotations.at(id1).note, std::string("theirs: diverged at 3k"));
+    QCOMPARE(saved.runAnnotations.at(id1).tags, std::vector<std::string>{"late"});
+    // From the first save the app holds the lock: the CLI is refused, naming who writes.
+    QProcess refused;
+    refused.start(HEADLAB_CLI, {"note", path, "--tag", "x"});
+    QVERIFY(refused.waitForFinished(60'000));
+    QCOMPARE(refused.exitCode(), 2);
+    QVERIFY(refused.readAllStandardError().contains("is being written by"));
 }
 
 void TestUiTraining::aSweepWrittenElsewhereShowsUpLive()

@@ -6,6 +6,7 @@
 #include "core/lab/SweepSession.h"
 #include "core/schema/RunConfigFields.h"
 #include "core/session/Session.h"
+#include "core/session/SessionYaml.h"
 #include "core/session/search/SearchPlanner.h"
 #include "core/session/search/SearchReport.h"
 #include "core/train/Checkpoint.h"
@@ -60,6 +61,8 @@ void SessionModel::setSession(headlab::Session session, const QString &path)
     m_activeRuns.clear();
     const bool pathChanged = path != m_filePath;
     m_filePath = path;
+    m_annotationBase = headlab::annotationsOf(m_session);
+    m_indexStamp.clear();
     Q_EMIT runsReset();
     touch();
     if (pathChanged) Q_EMIT filePathChanged(m_filePath);
@@ -85,7 +88,7 @@ void SessionModel::save(const QString &path)
     if (QFileInfo(target).absolutePath() != QFileInfo(m_filePath).absolutePath())
         headlab::anchorTaskPaths(m_session);
     const QString previous = storePath();
-    storeFor(target).saveSession(m_session);
+    writeSession(target);
     if (!previous.isEmpty() && previous != target)
         headlab::copyCheckpoints(m_session, previous.toStdString(), target.toStdString());
     if (target != m_filePath) {
@@ -101,7 +104,7 @@ headlab::PruneSummary SessionModel::pruneCheckpoints(const std::set<std::string>
         throw headlab::SessionError("", 0, 0, "", "the session has no file name yet; use Save As");
     const std::string path = m_filePath.toStdString();
     const headlab::PruneSummary summary = headlab::pruneCheckpoints(m_session, path, keep, false);
-    storeFor(m_filePath).saveSession(m_session);
+    writeSession(m_filePath);
     for (int i = 0; i < int(m_session.runs.size()); ++i) Q_EMIT runChanged(i);
     return summary;
 }
@@ -122,6 +125,33 @@ QString SessionModel::enforceCheckpointBudget()
         Q_EMIT runChanged(i);
     }
     return QString::fromStdString(outcome.note);
+}
+
+void SessionModel::writeSession(const QString &target)
+{
+    if (target == m_filePath) mergeAnnotationsFromDisk();
+    storeFor(target).saveSession(m_session);
+    if (target == m_filePath) m_annotationBase = headlab::annotationsOf(m_session);
+}
+
+bool SessionModel::mergeAnnotationsFromDisk()
+{
+    const std::string path = m_filePath.toStdString();
+    headlab::Annotations theirs;
+    try {
+        theirs = headlab::annotationsOf(
+            headlab::sessionFromYaml(headlab::readSessionText(path), path));
+    } catch (const std::exception &) {
+        return false;
+    }
+    const headlab::Annotations ours = headlab::annotationsOf(m_session);
+    headlab::Annotations merged = headlab::mergeAnnotations(m_annotationBase, ours, theirs);
+    m_annotationBase = std::move(theirs);
+    if (merged == ours) return false;
+    headlab::setAnnotations(m_session, std::move(merged));
+    for (int i = 0; i < runCount(); ++i) Q_EMIT runChanged(i);
+    touch();
+    return true;
 }
 
 void SessionModel::saveCopy(const QString &path)
@@ -159,6 +189,16 @@ std::string folderFingerprint(const std::string &resultsDir)
     return out;
 }
 
+// A file's size and modification time ("" where it is not there).
+std::string fileStamp(const std::string &path)
+{
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path, error);
+    if (error) return {};
+    const auto time = std::filesystem::last_write_time(path, error).time_since_epoch().count();
+    return std::to_string(size) + ' ' + std::to_string(time);
+}
+
 bool sameResult(const headlab::RunResult &a, const headlab::RunResult &b)
 {
     return a.status == b.status && a.stepsDone == b.stepsDone && a.test.size() == b.test.size() &&
@@ -191,6 +231,10 @@ int SessionModel::refreshFromDisk()
 {
     if (m_filePath.isEmpty()) return 0;
     const std::string path = m_filePath.toStdString();
+    if (const std::string stamp = fileStamp(path); stamp != m_indexStamp) {
+        m_indexStamp = stamp;
+        mergeAnnotationsFromDisk();
+    }
     const std::string fingerprint = folderFingerprint(headlab::resultsDirFor(path));
     if (fingerprint == m_diskFingerprint) return 0;
     m_diskFingerprint = fingerprint;

@@ -102,8 +102,11 @@ public:
     // A sweep trained by other processes or machines (headlab-cli run, Slurm shards) into this
     // session's results: reads the run files that changed since the last call, and the newest
     // checkpoint of each run still training (its curves so far), and applies them to the runs
-    // without touching the session file. Cheap when nothing changed (a listing of names, sizes and
-    // times). Returns the number of runs that changed. Never while this app trains the session.
+    // without touching the session file; and merges the notes and tags other programs wrote into
+    // the session file (headlab-cli note, the Python package's annotate) with the edits made here
+    // (mergeAnnotations: neither side's edit is lost). Cheap when nothing changed (a listing of
+    // names, sizes and times). Returns the number of runs whose result changed. Never while this
+    // app trains the session.
     int refreshFromDisk();
     // Live attention maps (the Heads view): which run's maps, on what input, the view wants while
     // it trains; and the newest maps that arrived for a run (nullptr if none).
@@ -150,6 +153,14 @@ private:
     void runsRebuilt();
     // The store for `path`, opened (and locked) on first use.
     headlab::SessionStore &storeFor(const QString &path);
+    // Writes the session file at `target` (and the runs it lacks). Onto its own file, the notes
+    // and tags another program wrote there since it was read are merged in first: the app holds
+    // the file's lock only from its first save, and `headlab-cli note` may write before that.
+    void writeSession(const QString &target);
+    // Merges the notes and tags of the session file as it is on disk now (see refreshFromDisk);
+    // true when what the model holds changed. A file that does not read (gone, being edited) is
+    // left for the next call.
+    bool mergeAnnotationsFromDisk();
     headlab::Session m_session;
     std::unique_ptr<headlab::SessionStore> m_store; // for m_filePath or the autosave copy
     QString m_filePath;
@@ -175,6 +186,8 @@ private:
     bool m_liveWarned = false;
     std::vector<int> m_activeRuns;
     std::string m_diskFingerprint; // of the results folder, at the last refreshFromDisk
+    std::string m_indexStamp;      // the session file's size and time when last merged from
+    headlab::Annotations m_annotationBase; // the notes and tags the file held when last read or written
     int m_attentionRun = -1;
     QString m_attentionInput;
     std::map<int, headlab::AttentionMaps> m_liveAttention;
