@@ -42,8 +42,8 @@ SOURCE=(--preset "addition-$NAME")
 [[ -n "${HEADLAB_SEARCH_SESSION:-}" ]] && SOURCE=("$ROOT/$HEADLAB_SEARCH_SESSION")
 if [[ ! -f "$SESSION" && -f "$DATA/$NAME.export.yaml.gz" ]]; then
     say "starting from $DATA/$NAME.export.yaml.gz"
-    gunzip -c "$DATA/$NAME.export.yaml.gz" > "$STATE/start.yaml"
-    SOURCE=("$STATE/start.yaml")
+    gunzip -c "$DATA/$NAME.export.yaml.gz" > "$STATE/$NAME.start.yaml"
+    SOURCE=("$STATE/$NAME.start.yaml")
 fi
 [[ -f "$SESSION" ]] && SOURCE=("$SESSION")
 say "training for at most $CAP s on $DEVICE"
