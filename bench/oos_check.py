@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""oos_check.py SUMMARY PREDICTIONS... — the out-of-sample check of issue 77, item 4: each
+"""oos_check.py SUMMARY... PREDICTIONS... — the out-of-sample check of issue 77, item 4: each
 configuration's η* as the search measured it against what the Figure 2 law predicted for it.
 
-SUMMARY: `headlab-cli summary SESSION -o SUMMARY.csv` of the search (bench/sessions/oos-boundary.yaml,
-trained by bench/gpu_search.sh). PREDICTIONS: `headlab-cli predict --json` of each configuration,
+SUMMARY (.csv, one or more): `headlab-cli summary SESSION -o SUMMARY.csv` of the searches
+(bench/sessions/oos-boundary.yaml and oos-wide.yaml, one search split in two by
+bench/split_search.py, trained by bench/gpu_search.sh). PREDICTIONS (.jsonl): `headlab-cli predict --json` of each configuration,
 one a line, one file per law (its "law" key: "power" where it has none, the files written before
 predict said it):
   docs/data/issue77/oos-predictions.jsonl       the power law's (round 0 was placed by them)
@@ -14,7 +15,7 @@ its interval, how far apart in decades, whether the prediction interval holds th
 crossing) and its coverage over the configurations whose search has stopped with an interval
 (converged or budget spent).
 
-  bench/oos_check.py docs/data/issue77/oos-boundary.summary.csv docs/data/issue77/oos-predictions*.jsonl
+  bench/oos_check.py docs/data/issue77/oos-{boundary,wide}.summary.csv docs/data/issue77/oos-predictions*.jsonl
 """
 import csv
 import json
@@ -65,9 +66,11 @@ def table(law, predictions, rows):
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    rows = list(csv.DictReader(open(sys.argv[1])))
-    for path in sys.argv[2:]:
-        table(*read_predictions(path), rows)
+    summaries = [a for a in sys.argv[1:] if a.endswith(".csv")]
+    rows = [row for path in summaries for row in csv.DictReader(open(path))]
+    for path in sys.argv[1:]:
+        if path not in summaries:
+            table(*read_predictions(path), rows)
 
 
 if __name__ == "__main__":
