@@ -44,7 +44,7 @@ Annotation mergeAnnotation(const Annotation &base, const Annotation &ours, const
     else if (ours.note == base.note)
         merged.note = theirs.note;
     else // both changed it: where one cleared it the other's edit stays, else both are kept
-        merged.note = ours.note.empty() ? theirs.note
+        merged.note = ours.note.empty()     ? theirs.note
                       : theirs.note.empty() ? ours.note
                                             : ours.note + "\n\n" + theirs.note;
     // A tag stays where both have it, or where one side added it (the base lacked it): ours in

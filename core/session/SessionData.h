@@ -71,7 +71,8 @@ struct Annotations {
 // one side changed takes that side's; a tag either added stays unless the other took it away; a
 // note both changed differently keeps both, ours first, theirs after a blank line. What the app does
 // with `headlab-cli note` and the Python package's annotate written while it has the file open.
-Annotation mergeAnnotation(const Annotation &base, const Annotation &ours, const Annotation &theirs);
+Annotation mergeAnnotation(const Annotation &base, const Annotation &ours,
+                           const Annotation &theirs);
 Annotations mergeAnnotations(const Annotations &base, const Annotations &ours,
                              const Annotations &theirs);
 

@@ -139,8 +139,8 @@ bool SessionModel::mergeAnnotationsFromDisk()
     const std::string path = m_filePath.toStdString();
     headlab::Annotations theirs;
     try {
-        theirs = headlab::annotationsOf(
-            headlab::sessionFromYaml(headlab::readSessionText(path), path));
+        theirs =
+            headlab::annotationsOf(headlab::sessionFromYaml(headlab::readSessionText(path), path));
     } catch (const std::exception &) {
         return false;
     }
