@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <sstream>
 #include <string>
 
 namespace headlab::cli {
@@ -20,6 +21,42 @@ CLI::Validator checkpointStepValidator()
             return {};
         },
         "STEP");
+}
+
+namespace {
+
+CLI::Validator numberRange(double low, double high, bool whole)
+{
+    auto shown = [whole](double x) {
+        std::ostringstream out;
+        if (whole)
+            out << static_cast<long long>(x);
+        else
+            out << x;
+        return out.str();
+    };
+    const std::string bounds = "from " + shown(low) + " to " + shown(high);
+    return CLI::Validator(
+        [low, high, bounds](std::string &text) -> std::string {
+            double value = 0;
+            if (!CLI::detail::lexical_cast(text, value))
+                return "expected a number, got '" + text + "'";
+            if (!(value >= low && value <= high)) return text + " is out of range: " + bounds;
+            return {};
+        },
+        bounds);
+}
+
+} // namespace
+
+CLI::Validator rangeValidator(int low, int high)
+{
+    return numberRange(low, high, true);
+}
+
+CLI::Validator rangeValidator(double low, double high)
+{
+    return numberRange(low, high, false);
 }
 
 // auto, cpu, cuda, cuda:N, a comma list of them, or all.

@@ -506,7 +506,7 @@ CommandAction defineInspect(CLI::App &app)
         ->add_option("--random-orders", a->randomOrders,
                      "Random orders, one per seed (default " + std::to_string(a->randomOrders) +
                          ")")
-        ->check(CLI::Range(1, 1000));
+        ->check(rangeValidator(1, 1000));
     inspect->add_option("--seed", a->seed, "The first random order's seed (default 0)");
     inspect
         ->add_option("--keep-per-layer", a->keepPerLayer,
@@ -529,7 +529,7 @@ CommandAction defineInspect(CLI::App &app)
         ->add_option("--fine-tune-steps", a->fineTuneSteps,
                      "Steps each pruned model (and the L0 gates) trains (default " +
                          std::to_string(a->fineTuneSteps) + ")")
-        ->check(CLI::Range(1, 10000000));
+        ->check(rangeValidator(1, 10000000));
     inspect
         ->add_option("--scratch-points", a->scratchPoints,
                      "Counts of heads removed the control trains, evenly spaced (default " +

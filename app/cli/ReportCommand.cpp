@@ -79,7 +79,7 @@ CommandAction defineReport(CLI::App &app)
     report->add_option("-o,--output", a->output, "The file to write (REPORT.html)")->required();
     report->add_flag("--extract", a->extract, "Write the session a report carries instead");
     report->add_option("--buckets", a->buckets, "Pixel columns each curve is decimated to")
-        ->check(CLI::Range(20, 100000));
+        ->check(rangeValidator(20, 100000));
     return {report, [a] { return reportCommand(a->session, a->output, a->extract, a->buckets); }};
 }
 

@@ -598,11 +598,11 @@ CommandAction defineRun(CLI::App &app)
     run->add_option("--threads", a->threads,
                     "CPU threads for LibTorch (default: one less than the cores, at most 8; the "
                     "cores are OMP_NUM_THREADS when it is set)")
-        ->check(CLI::Range(1, 4096));
+        ->check(rangeValidator(1, 4096));
     run->add_option("--concurrent", a->concurrent,
                     "Ensembles trained at once on each GPU, each on its own stream (default 4); on "
                     "the CPU, side by side (default: one per core, at most 8)")
-        ->check(CLI::Range(1, 4096));
+        ->check(rangeValidator(1, 4096));
     CLI::Option *shardOption =
         run->add_option("--shard", a->shard,
                         "Run only part I of N of the pending runs (whole ensembles, balanced by "
@@ -613,11 +613,11 @@ CommandAction defineRun(CLI::App &app)
            "--max-ensemble", a->maxEnsemble,
            "Most runs trained together as one batched model (default: as many as half the GPU's "
            "free memory holds, at most 64; 8 on a CPU)")
-        ->check(CLI::Range(1, 4096));
+        ->check(rangeValidator(1, 4096));
     run->add_option("--progress-every", a->progressEvery,
                     "Seconds between progress lines when stderr is not a terminal (logs, Slurm; "
                     "default 10)")
-        ->check(CLI::Range(0.05, 86400.0));
+        ->check(rangeValidator(0.05, 86400.0));
     return {run, [a, shardOption] {
                 a->shardGiven = shardOption->count() > 0;
                 return runCommand(*a);

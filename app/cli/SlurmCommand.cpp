@@ -342,14 +342,14 @@ CommandAction defineSlurm(CLI::App &app)
     slurm->add_option("session", a->session, "The session file (SESSION.yaml)")->required();
     slurm->add_option("--array", a->slurm.array, "Array tasks (shards)")
         ->required()
-        ->check(CLI::Range(1, 100000));
+        ->check(rangeValidator(1, 100000));
     slurm->add_option("--partition", a->slurm.partition, "Slurm partition");
     slurm->add_option("--gpus-per-task", a->slurm.gpusPerTask, "GPUs per task")
-        ->check(CLI::Range(0, 64));
+        ->check(rangeValidator(0, 64));
     slurm
         ->add_option("--cpus-per-task", a->slurm.cpusPerTask,
                      "CPUs per task (also LibTorch's threads)")
-        ->check(CLI::Range(0, 4096));
+        ->check(rangeValidator(0, 4096));
     slurm->add_option("--time", a->slurm.time,
                       "Time limit per task, as Slurm writes it (e.g. 2:00:00)");
     slurm->add_option("--account", a->slurm.account, "Slurm account");

@@ -239,7 +239,7 @@ CommandAction defineSummary(CLI::App &app)
         ->add_option("--until-round", a->search.untilRound,
                      "A search: as it stood after this round (its later rounds' runs left out): "
                      "replays what it knew then")
-        ->check(CLI::Range(0, 1'000'000));
+        ->check(rangeValidator(0, 1'000'000));
     summary->add_flag("--lr-sensitivity", a->lrSensitivity,
                       "Per configuration (lr pooled): the learning-rate sensitivity over its "
                       "replicates (docs/STABILIZERS.md)");

@@ -158,7 +158,7 @@ CommandAction defineValidate(CLI::App &app)
         ->add_option("--plan", a->planGpus,
                      "Also print how run --device all would group and place the pending runs on "
                      "this many GPUs (no GPU needed)")
-        ->check(CLI::Range(1, 64));
+        ->check(rangeValidator(1, 64));
     return {validate, [a] { return validateCommand(a->session, a->planGpus); }};
 }
 
