@@ -18,16 +18,15 @@ fi
 "$PY" bench/report.py --cold-start bench/results/cold-start-cpu-2core-2026-12-03.jsonl \
     --gpu bench/results/gpu-h200-2026-11-26b.jsonl \
     --cpu bench/results/cpu-2core-2026-11-26c.jsonl \
-    --cpu-peers docs/data/issue79/cpu-peers-2core-2026-12-05b.jsonl \
-    --cpu-levers docs/data/issue79/cpu-causes-levers-2core-2026-12-05.jsonl \
+    --cpu-peers docs/data/issue79/cpu-peers-2core-2026-12-06.jsonl \
+    --cpu-levers docs/data/issue79/cpu-peers-2core-2026-12-06.jsonl \
     --cpu-alone docs/data/issue79/cpu-wide-products-alone-2core-2026-12-05c.jsonl \
     --cpu-nn-profile docs/data/issue79/nn-classroom-profile-2core-2026-12-05.jsonl \
     --classroom-time docs/data/issue79/classroom-time.txt \
     --classroom-time docs/data/issue79/classroom-time-aten.txt \
     --lesson-press docs/data/issue79/lesson-press.jsonl \
     --cpu-placement docs/data/issue79/cpu-placement-2core-2026-12-05.jsonl \
-    --cpu-loop-levers docs/data/issue79/cpu-loop-levers-2core-2026-12-05.jsonl \
-    --cpu-loop-levers docs/data/issue79/cpu-embedding-lever-2core-2026-12-06.jsonl \
+    --cpu-loop-levers docs/data/issue79/cpu-peers-2core-2026-12-06.jsonl \
     --storage bench/results/storage-cpu-2core-2026-11-27.jsonl \
     --checkpoints bench/results/checkpoint-disk-cpu-2core-2026-11-27.jsonl \
     --checkpoints bench/results/checkpoint-disk-250-h100-2026-11-27.jsonl \

@@ -338,7 +338,7 @@ def cpu_peers_section(path, classroom_paths, out, timed_path="", alone_path="", 
                        f"**{fmt(ratio, 2)}** | {fmt(r['steps_per_s'] / e if e else None, 2)} | {fmt(g, 2)} | "
                        f"{fmt(100 * g / peak_gflops, 1)} |")
     text_hl = [r for r in rows if r.get("impl") == "headlab-preset" and r.get("preset") == "head-progression-classroom"
-               and r.get("runs") == 1]
+               and r.get("runs") == 1 and "lever" not in r]
     text_ref = {(r["heads"], r["impl"]): r for r in rows if r.get("peer") == "text" and "steps_per_s" in r}
     if text_hl:
         out.append("\n### Text: head-progression-classroom's schedules (d 64, 4 layers, context 32, batch 16)\n")
@@ -633,17 +633,13 @@ def loop_levers_section(paths, out):
     files `paths` that has its runs."""
     files = [(path, load(path)) for path in paths]
     key = lambda r: (r.get("preset", "addition"), r.get("m"), str(r["heads"]), r.get("batch"))  # noqa: E731
-    for i, (name, (title, what, checks)) in enumerate(LOOP_LEVERS.items()):
+    for name, (title, what, checks) in LOOP_LEVERS.items():
         path, rows = next(((p, rs) for p, rs in files if any(r.get("lever") == name for r in rs)), ("", []))
         if not rows:
             continue
         lever = [r for r in rows if r.get("lever") == name]
         info = next((r for r in rows if r.get("machine") == "cpu"), {})
         out.append(f"### The lever: {title}\n")
-        if i == 0:
-            out.append("The table of peers above was measured before this lever and the next two: HeadLab's rows "
-                       "there had its own loops on one thread, and the LayerNorm and the embedding as ATen's "
-                       "passes.\n")
         out.append(f"`bench/cpu_peers.sh` part {name} (`{path}`; {info.get('cpu', 'this CPU')}, cores "
                    f"{info.get('cores', '?')}, {info.get('threads', '?')} threads, {info.get('date', '')}): each shape "
                    f"trained on and off in turn, twice, each the faster of its two; on: {what}. {checks}\n")
