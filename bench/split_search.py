@@ -11,9 +11,11 @@ whose labels match (MATCHED) or do not (REST). The cached search report is left 
 recomputes it. `headlab-cli summary` of the two gives the rows of the one, configuration by
 configuration (checked here)."""
 import argparse
+import csv
 import gzip
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -25,7 +27,9 @@ def matches(labels: dict, wanted: dict) -> bool:
 
 def part(session: dict, wanted: dict, keep: bool) -> dict:
     out = {k: v for k, v in session.items() if k != "search_report"}
-    pick = lambda labels: matches(labels, wanted) == keep
+    def pick(labels: dict) -> bool:
+        return matches(labels, wanted) == keep
+
     out["sweep"] = dict(session["sweep"])
     out["sweep"]["combinations"] = [c for c in session["sweep"]["combinations"] if pick(c)]
     search = dict(session["search"])
@@ -38,14 +42,13 @@ def part(session: dict, wanted: dict, keep: bool) -> dict:
 
 
 def summary_rows(cli: str, path: Path) -> dict:
-    text = subprocess.run([cli, "summary", str(path)], check=True, capture_output=True, text=True).stdout
-    rows = {}
-    for line in text.splitlines():
-        fields = line.split()
-        if fields and "=" in fields[0] and not line.startswith(("law", "width", "check", "learned")):
-            key = " ".join(f for f in fields if "=" in f and not f.startswith("("))
-            rows[key] = line[len(key):].split()[:4]
-    return rows
+    """`headlab-cli summary -o CSV` of a session: its rows by configuration (their labels)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "summary.csv"
+        subprocess.run([cli, "summary", str(path), "-o", str(out)], check=True, capture_output=True)
+        rows = list(csv.DictReader(out.open()))
+    statistics = {"runs", "verdicts", "state", "estimate", "low", "high", "low_open", "high_open", "width", "slope"}
+    return {tuple((k, v) for k, v in row.items() if k not in statistics): row for row in rows}
 
 
 def main() -> int:
@@ -54,7 +57,10 @@ def main() -> int:
     parser.add_argument("--match", action="append", required=True, help="AXIS=VALUE (repeatable: all must hold)")
     parser.add_argument("matched")
     parser.add_argument("rest")
-    parser.add_argument("--cli", default=str(Path(__file__).resolve().parent.parent / "build-core/app/cli/headlab-cli"))
+    root = Path(__file__).resolve().parent.parent
+    built = [root / d / "app/cli/headlab-cli" for d in ("build", "build-core")]
+    parser.add_argument("--cli", default=str(next((p for p in built if p.exists()), built[0])),
+                        help="headlab-cli for the check (default: the build's)")
     args = parser.parse_args()
     wanted = dict(m.split("=", 1) for m in args.match)
     opener = gzip.open if args.session.endswith(".gz") else open
