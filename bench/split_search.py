@@ -13,6 +13,7 @@ configuration (checked here)."""
 import argparse
 import csv
 import gzip
+import itertools
 import subprocess
 import sys
 import tempfile
@@ -47,8 +48,8 @@ def summary_rows(cli: str, path: Path) -> dict:
         out = Path(tmp) / "summary.csv"
         subprocess.run([cli, "summary", str(path), "-o", str(out)], check=True, capture_output=True)
         rows = list(csv.DictReader(out.open()))
-    statistics = {"runs", "verdicts", "state", "estimate", "low", "high", "low_open", "high_open", "width", "slope"}
-    return {tuple((k, v) for k, v in row.items() if k not in statistics): row for row in rows}
+    # A row is its configuration's labels, then its statistics from `runs` on.
+    return {tuple(itertools.takewhile(lambda kv: kv[0] != "runs", row.items())): row for row in rows}
 
 
 def main() -> int:

@@ -43,8 +43,9 @@ int noteCommand(const NoteArguments &a)
         Session session = loadSweepRuns(a.session);
         expandSweep(session);
         // The annotations to show or change: the session's own, or each run's (by run_id).
+        Annotations all = annotationsOf(session);
         std::vector<std::pair<std::string, Annotation *>> targets;
-        if (a.runs.empty()) targets.push_back({"session " + session.name, &session.annotation});
+        if (a.runs.empty()) targets.push_back({"session " + session.name, &all.session});
         for (const auto &text : a.runs) {
             std::string error;
             const int row = findRun(session, text, &error);
@@ -53,8 +54,7 @@ int noteCommand(const NoteArguments &a)
                 return kExitBadInput;
             }
             const std::string id = runId(session.runs[size_t(row)].config);
-            targets.push_back(
-                {"run " + std::to_string(row) + " (" + id + ")", &session.runAnnotations[id]});
+            targets.push_back({"run " + std::to_string(row) + " (" + id + ")", &all.runs[id]});
         }
         const bool change = a.text.has_value() || !a.tag.empty() || !a.untag.empty();
         for (auto &[what, annotation] : targets) {
@@ -65,8 +65,7 @@ int noteCommand(const NoteArguments &a)
                 return kExitBadInput;
             }
         }
-        for (auto it = session.runAnnotations.begin(); it != session.runAnnotations.end();)
-            it = it->second.empty() ? session.runAnnotations.erase(it) : std::next(it);
+        setAnnotations(session, all); // the emptied ones dropped
         if (change) {
             // The writer lock, as keep and prune take it: refused while the session trains. A
             // session that holds its runs itself (an export) is written whole, atomically.

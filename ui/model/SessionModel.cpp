@@ -21,6 +21,20 @@
 
 namespace headlab::ui {
 
+namespace {
+
+// A file's size and modification time ("" where it is not there).
+std::string fileStamp(const std::string &path)
+{
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path, error);
+    if (error) return {};
+    const auto time = std::filesystem::last_write_time(path, error).time_since_epoch().count();
+    return std::to_string(size) + ' ' + std::to_string(time);
+}
+
+} // namespace
+
 SessionModel::SessionModel(QObject *parent)
     : QObject(parent)
 {}
@@ -62,7 +76,7 @@ void SessionModel::setSession(headlab::Session session, const QString &path)
     const bool pathChanged = path != m_filePath;
     m_filePath = path;
     m_annotationBase = headlab::annotationsOf(m_session);
-    m_indexStamp.clear();
+    m_indexStamp = fileStamp(path.toStdString());
     Q_EMIT runsReset();
     touch();
     if (pathChanged) Q_EMIT filePathChanged(m_filePath);
@@ -129,9 +143,15 @@ QString SessionModel::enforceCheckpointBudget()
 
 void SessionModel::writeSession(const QString &target)
 {
-    if (target == m_filePath) mergeAnnotationsFromDisk();
+    if (target != m_filePath) {
+        storeFor(target).saveSession(m_session);
+        return;
+    }
+    mergeAnnotationsFromDisk();
     storeFor(target).saveSession(m_session);
-    if (target == m_filePath) m_annotationBase = headlab::annotationsOf(m_session);
+    // What was written is what the watch would read next: nothing to merge until another writes.
+    m_annotationBase = headlab::annotationsOf(m_session);
+    m_indexStamp = fileStamp(target.toStdString());
 }
 
 bool SessionModel::mergeAnnotationsFromDisk()
@@ -187,16 +207,6 @@ std::string folderFingerprint(const std::string &resultsDir)
         }
     }
     return out;
-}
-
-// A file's size and modification time ("" where it is not there).
-std::string fileStamp(const std::string &path)
-{
-    std::error_code error;
-    const auto size = std::filesystem::file_size(path, error);
-    if (error) return {};
-    const auto time = std::filesystem::last_write_time(path, error).time_since_epoch().count();
-    return std::to_string(size) + ' ' + std::to_string(time);
 }
 
 bool sameResult(const headlab::RunResult &a, const headlab::RunResult &b)

@@ -186,7 +186,7 @@ private:
     bool m_liveWarned = false;
     std::vector<int> m_activeRuns;
     std::string m_diskFingerprint; // of the results folder, at the last refreshFromDisk
-    std::string m_indexStamp;      // the session file's size and time when last merged from
+    std::string m_indexStamp;      // the session file's size and time when last read or written
     headlab::Annotations
         m_annotationBase; // the notes and tags the file held when last read or written
     int m_attentionRun = -1;
