@@ -16,10 +16,20 @@ crossing) and its coverage over the configurations whose search has stopped with
 (converged or budget spent).
 
   bench/oos_check.py docs/data/issue77/oos-{boundary,wide}.summary.csv docs/data/issue77/oos-predictions*.jsonl
+
+--figure OUT (with --fitted SUMMARY.csv, the searches that fitted the law) also draws OUT.png and
+OUT.svg with matplotlib (.venv/bin/python): η* against head dimension m_H, the fitted
+configurations in grey, each law's prediction with its 95 % interval, and the measured crossing
+with its interval (hollow while its search has not stopped). docs/FINDINGS.md's figure is
+
+  .venv/bin/python bench/oos_check.py docs/data/issue77/oos-{boundary,wide}.summary.csv \\
+      docs/data/issue77/oos-predictions*.jsonl --fitted docs/data/issue53/fig2-boundary.summary.csv \\
+      --figure docs/figures/issue77/oos-coverage
 """
 import csv
 import json
 import math
+import os
 import sys
 
 
@@ -48,7 +58,7 @@ def table(law, predictions, rows):
         if p is None:
             continue
         measured = row["estimate"] not in ("", "nan")
-        done = row["state"] in ("converged", "budget spent") and measured
+        done = has_stopped(row)
         off = math.log10(float(row["estimate"]) / p["estimate"]) if measured else None
         inside = done and p["low"] <= float(row["estimate"]) <= p["high"]
         if done:
@@ -63,14 +73,89 @@ def table(law, predictions, rows):
           f"interval ({len(predictions)} predicted).")
 
 
+def has_stopped(row):
+    return row["state"] in ("converged", "budget spent") and row["estimate"] not in ("", "nan")
+
+
+def figure(out, laws, rows, fitted):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.2, 4.6))
+    m_h = lambda row: int(row["d_model"]) / int(row["heads"])  # noqa: E731
+    closed = [r for r in fitted if has_stopped(r)]
+    if closed:
+        x = [m_h(r) for r in closed]
+        y = [float(r["estimate"]) for r in closed]
+        err = [[v - float(r["low"]) for v, r in zip(y, closed)], [float(r["high"]) - v for v, r in zip(y, closed)]]
+        ax.errorbar(x, y, yerr=err, fmt="o", ms=3.5, color="0.65", elinewidth=0.8, capsize=0,
+                    label=f"fitted: Figure 2's {len(closed)} configurations")
+    # Each law a little to one side of the measured point, so that the three intervals stand apart.
+    styles = {"bent": ("tab:blue", "s", 0.92), "power": ("tab:orange", "D", 1.08)}
+    for law, predictions in laws:
+        color, marker, shift = styles.get(law, ("tab:green", "^", 1.0))
+        keys = sorted(predictions, key=lambda k: k[0] / k[1])
+        x = [k[0] / k[1] * shift for k in keys]
+        y = [predictions[k]["estimate"] for k in keys]
+        err = [[v - predictions[k]["low"] for v, k in zip(y, keys)], [predictions[k]["high"] - v for v, k in zip(y, keys)]]
+        ax.errorbar(x, y, yerr=err, fmt=marker, ms=5, color=color, mfc="white", elinewidth=1.4, capsize=3,
+                    label=f"predicted by the {law} law, 95 % prediction interval")
+    for done in (True, False):
+        chosen = [r for r in rows if has_stopped(r) == done and r["estimate"] not in ("", "nan")]
+        if not chosen:
+            continue
+        x = [m_h(r) for r in chosen]
+        y = [float(r["estimate"]) for r in chosen]
+        err = [[v - float(r["low"]) for v, r in zip(y, chosen)], [float(r["high"]) - v for v, r in zip(y, chosen)]]
+        ax.errorbar(x, y, yerr=err, fmt="o", ms=6, color="black", mfc="black" if done else "white",
+                    elinewidth=1.6, capsize=3,
+                    label="measured out of sample, 95 % interval" + ("" if done else " (search not stopped)"))
+    for r in rows:  # each label above the highest of its three intervals
+        key = (int(r["d_model"]), int(r["heads"]))
+        tops = [p[key]["high"] for _, p in laws if key in p]
+        if r["high"] not in ("", "nan"):
+            tops.append(float(r["high"]))
+        if tops:
+            ax.annotate(f"{key[0]}×{key[1]}", (m_h(r), max(tops)), textcoords="offset points", xytext=(0, 5),
+                        ha="center", fontsize=8)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("head dimension m_H = d_model / heads")
+    ax.set_ylabel("η* (the learning rate where half the runs learn)")
+    ax.set_title("Addition: η* out of sample against the Figure 2 law's predictions")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.grid(True, which="major", color="0.9", lw=0.6)
+    ax.legend(fontsize=8, loc="lower left", frameon=False)
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(f"{out}.{ext}", dpi=150)
+    print(f"wrote {out}.png and {out}.svg")
+
+
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    out = fitted_path = None
+    for flag in ("--figure", "--fitted"):
+        if flag in args:
+            i = args.index(flag)
+            if i + 1 >= len(args):
+                sys.exit(f"{flag} needs a value\n\n{__doc__}")
+            value = args[i + 1]
+            del args[i:i + 2]
+            out, fitted_path = (value, fitted_path) if flag == "--figure" else (out, value)
+    if len(args) < 2:
         sys.exit(__doc__)
-    summaries = [a for a in sys.argv[1:] if a.endswith(".csv")]
+    summaries = [a for a in args if a.endswith(".csv")]
     rows = [row for path in summaries for row in csv.DictReader(open(path))]
-    for path in sys.argv[1:]:
-        if path not in summaries:
-            table(*read_predictions(path), rows)
+    laws = [read_predictions(path) for path in args if path not in summaries]
+    for law, predictions in laws:
+        table(law, predictions, rows)
+    if out:
+        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+        fitted = list(csv.DictReader(open(fitted_path))) if fitted_path else []
+        figure(out, laws, rows, fitted)
 
 
 if __name__ == "__main__":
