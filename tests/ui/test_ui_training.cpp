@@ -588,11 +588,16 @@ void TestUiTraining::notesWrittenByTheCliWhileOpenAreKept()
     };
     // Edited here, not saved; the CLI tags run 1 and the session meanwhile.
     QVERIFY(model->setRunAnnotation(0, Annotation{"ours: slow start", {"check"}}));
+    QSignalSpy changed(model, &SessionModel::runChanged);
     note({"--run", "1", "--tag", "outlier", "--text", "theirs: diverged at 3k"});
     note({"--tag", "lesson"});
     QVERIFY(QTest::qWaitFor([&] { return runAnnotation(model->session(), 1).hasTag("outlier"); },
                             10'000));
+    QVERIFY(QTest::qWaitFor([&] { return !model->session().annotation.tags.empty(); }, 10'000));
     QCOMPARE(model->session().annotation.tags, std::vector<std::string>{"lesson"});
+    // Only the run whose note the CLI changed is redrawn.
+    QVERIFY(!changed.isEmpty());
+    for (const auto &signal : changed) QCOMPARE(signal.at(0).toInt(), 1);
     QCOMPARE(runAnnotation(model->session(), 0).note, std::string("ours: slow start"));
     // The CLI writes again and the app saves before its watch looks: still merged.
     QVERIFY(model->setSessionAnnotation(Annotation{"ours", {"lesson"}}));

@@ -168,8 +168,12 @@ bool SessionModel::mergeAnnotationsFromDisk()
     headlab::Annotations merged = headlab::mergeAnnotations(m_annotationBase, ours, theirs);
     m_annotationBase = std::move(theirs);
     if (merged == ours) return false;
+    std::vector<headlab::Annotation> before;
+    for (int i = 0; i < runCount(); ++i) before.push_back(headlab::runAnnotation(m_session, i));
     headlab::setAnnotations(m_session, std::move(merged));
-    for (int i = 0; i < runCount(); ++i) Q_EMIT runChanged(i);
+    // Only the runs whose note or tags the merge changed are redrawn.
+    for (int i = 0; i < runCount(); ++i)
+        if (headlab::runAnnotation(m_session, i) != before[size_t(i)]) Q_EMIT runChanged(i);
     touch();
     return true;
 }
