@@ -906,19 +906,39 @@ def export_section(path, out):
     out.append("")
 
 
-def cold_start_section(path, out):
-    """What a new user waits for: a fresh clone without compiler cache (bench/cold_start.sh, issue 73)."""
-    rows = load(path)
-    if not rows:
+def cold_start_section(paths, out, lab_optimization=""):
+    """What a new user waits for: a fresh clone without compiler cache (bench/cold_start.sh, issue 73).
+    `paths` newest first: the newest run's table, then each earlier run's for the phases it alone measured
+    (the second command, the baseline), each run's numbers in a table of their own."""
+    runs = [(path, load(path)) for path in paths]
+    runs = [(path, rows) for path, rows in runs if rows]
+    if not runs:
         return
+    path, rows = runs[0]
     head = rows[0]
+    tests = any(r["phase"].startswith("second command") for r in rows)
     out.append(f"## Time to the first window ({head['cores']} cores, {head['machine']}, {head['date']})\n")
     out.append("`bench/cold_start.sh` clones the checkout afresh and runs the README's two commands as a new user "
                f"meets them: the compiler cache off (`CCACHE_DISABLE=1`), a new `build/`, the wheels from a "
                f"{head['wheels']}, the Debian packages already installed. The first command is timed to the "
                "first frame of the app's window under Xvfb; then one file of `core/` is changed and rebuilt as "
-               "the first command rebuilds it; then the second command builds the rest and runs every test "
-               f"(`{path}`):\n")
+               "the first command rebuilds it" + ("; then the second command builds the rest and runs every test"
+                                                  if tests else "") + f" (`{path}`):\n")
+    cold_start_table(rows, out)
+    seen = {r["phase"] for r in rows}
+    for path, rows in runs[1:]:
+        earlier = [r for r in rows if r["phase"] not in seen and not r["phase"].startswith("first command")]
+        if not earlier:
+            continue
+        out.append(f"An earlier run of the whole script measured what the newest did not ({rows[0]['date']}, "
+                   f"`{path}`; the code has grown since, so its build times are a floor):\n")
+        cold_start_table(earlier, out)
+        seen |= {r["phase"] for r in earlier}
+    if lab_optimization:
+        lab_optimization_section(lab_optimization, out)
+
+
+def cold_start_table(rows, out):
     out.append("| phase | seconds |")
     out.append("|---|---|")
     for r in rows:
@@ -935,6 +955,28 @@ def cold_start_section(path, out):
         out.append("The second command's total also holds the build of the fuzz targets (clang, ASan, UBSan); outside "
                    "CI each of the seven fuzz tests fuzzes for 60 s (15 s under CI), and two tests build the core "
                    "afresh (a clone without a CUDA toolkit, and a CPU-only LibTorch build).\n")
+
+
+def lab_optimization_section(path, out):
+    """The code outside the training path at -O1 (cmake/HeadlabLayer.cmake): the commands a user waits on."""
+    rows = load(path)
+    if not rows:
+        return
+    head = rows[0]
+    out.append(f"### The code outside the training path at {next((r['optimization'] for r in rows if r['build'] == 'lab'), '?')} "
+               f"({head['cores']} cores, {head['machine']}, {head['date']})\n")
+    out.append("In a Release build the layers that every training step goes through compile at -O3 and the rest at "
+               "`HEADLAB_LAB_OPTIMIZATION` (`cmake/HeadlabLayer.cmake`). `bench/lab_optimization.sh` runs the commands "
+               "that read and compute on a large session (the Figure 2 campaign's export, 657 runs) with a build at "
+               "-O3 throughout, the baseline, and one with the default, in turn; the fastest of three each "
+               f"(`{path}`):\n")
+    out.append("| command | -O3 throughout, s | default, s | ratio |")
+    out.append("|---|---|---|---|")
+    for command in dict.fromkeys(r["command"] for r in rows):
+        base = next(r for r in rows if r["command"] == command and r["build"] == "O3")
+        lab = next(r for r in rows if r["command"] == command and r["build"] == "lab")
+        out.append(f"| `{command}` | {base['seconds']:.2f} | {lab['seconds']:.2f} | {lab['ratio']:.2f} |")
+    out.append("")
 
 
 def python_read_section(path, out):
@@ -1783,7 +1825,9 @@ def main():
     ap.add_argument("--ablation", default="", help="the JSON lines of bench/gpu_ablation.sh")
     ap.add_argument("--export", default="", help="the JSON lines of bench/export_bench.sh")
     ap.add_argument("--python-read", default="", help="the JSON lines of bench/python_read.sh")
-    ap.add_argument("--cold-start", default="", help="the JSON lines of bench/cold_start.sh")
+    ap.add_argument("--cold-start", action="append", default=[],
+                    help="the JSON lines of bench/cold_start.sh (repeat: newest first)")
+    ap.add_argument("--lab-optimization", default="", help="the JSON lines of bench/lab_optimization.sh")
     ap.add_argument("--products", action="append", default=[],
                     help="the JSON lines of bench/gpu_products.sh (repeat: oldest first)")
     ap.add_argument("--products-only", action="store_true", help="print only the --products section")
@@ -1840,7 +1884,7 @@ def main():
            "which stands before the per-task sections. Earlier issues' targets and the analyses of their gaps "
            "are in `docs/PERFORMANCE-HISTORY.md`.", ""]
     if args.cold_start:
-        cold_start_section(args.cold_start, out)
+        cold_start_section(args.cold_start, out, args.lab_optimization)
     for g in args.gpu:
         gpu_section(g, out)
     if args.cpu:

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# lab_optimization.sh — whether compiling the code outside the training path at -O1
+# (HEADLAB_LAB_OPTIMIZATION, cmake/HeadlabLayer.cmake) costs time where a user waits for it: the
+# commands that read a large session and compute on it, run by two builds of the same checkout in
+# turn, the baseline with every file at -O3.
+#
+#   bash bench/lab_optimization.sh BUILD_O3 BUILD_LAB [SESSION] [OUT.jsonl]
+#
+# BUILD_O3: a build configured with -DHEADLAB_LAB_OPTIMIZATION= (every file at the build type's
+# -O3); BUILD_LAB: one with the default. SESSION: default the Figure 2 campaign's export
+# (docs/data/issue53/fig2-boundary.export.yaml.gz, 657 runs). Each command runs REPEATS times
+# (default 3) in each build, alternating, and the fastest counts. Writes one JSON line per command
+# and build: {"command", "build", "optimization", "seconds", "ratio" (to the -O3 build), "machine",
+# "cores", "date", "commit"}; default OUT bench/results/lab-optimization-<cores>core-<date>.jsonl.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BASE="$1"
+LAB="$2"
+SESSION="${3:-$ROOT/docs/data/issue53/fig2-boundary.export.yaml.gz}"
+DATE="$(date -u +%F)"
+OUT="${4:-$ROOT/bench/results/lab-optimization-$(nproc)core-$DATE.jsonl}"
+REPEATS="${REPEATS:-3}"
+WORK="$(mktemp -d /tmp/headlab-labopt.XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+CPU="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+COMMIT="$(git -C "$ROOT" rev-parse --short HEAD)"
+declare -A COMMANDS=(
+    [summary]="summary $SESSION"
+    [report]="report $SESSION -o $WORK/report.html"
+    [export-csv]="export-csv $SESSION --output $WORK/csv"
+    [predict]="predict $SESSION --d_model 768 --heads 16"
+)
+best() { # build command -> fastest of REPEATS runs, seconds
+    python3 - "$@" <<'PY'
+import subprocess, sys, time
+cli, args, repeats = sys.argv[1], sys.argv[2].split(), int(sys.argv[3])
+times = []
+for _ in range(repeats):
+    t = time.perf_counter()
+    subprocess.run([cli] + args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    times.append(time.perf_counter() - t)
+print(f"{min(times):.3f}")
+PY
+}
+: > "$OUT.tmp"
+for name in summary report export-csv predict; do
+    rm -rf "$WORK/csv"
+    base=$(best "$BASE/app/cli/headlab-cli" "${COMMANDS[$name]}" "$REPEATS")
+    lab=$(best "$LAB/app/cli/headlab-cli" "${COMMANDS[$name]}" "$REPEATS")
+    opt="$(sed -n 's/^HEADLAB_LAB_OPTIMIZATION:STRING=//p' "$LAB/CMakeCache.txt")"
+    for pair in "O3 -O3 $base" "lab ${opt:-?} $lab"; do
+        read -r build opt seconds <<< "$pair"
+        python3 -c 'import json,sys; a=sys.argv; print(json.dumps({"command": a[1], "build": a[2], "optimization": a[3], "seconds": float(a[4]), "ratio": round(float(a[4]) / float(a[5]), 3), "machine": a[6], "cores": int(a[7]), "date": a[8], "commit": a[9]}))' \
+            "headlab-cli $name" "$build" "$opt" "$seconds" "$base" "$CPU" "$(nproc)" "$DATE" "$COMMIT" >> "$OUT.tmp"
+    done
+    echo "$name: -O3 $base s, lab $lab s"
+done
+mv "$OUT.tmp" "$OUT"
+echo "wrote $OUT"
