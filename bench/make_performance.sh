@@ -15,7 +15,10 @@ if [[ "${1:-}" == --check ]]; then
     trap 'rm -rf "$tmp"' EXIT
     target="$tmp/PERFORMANCE.md"
 fi
-"$PY" bench/report.py --cold-start bench/results/cold-start-cpu-2core-2026-12-03.jsonl \
+"$PY" bench/report.py --cold-start bench/results/cold-start-cpu-2core-2026-12-06.jsonl \
+    --cold-start bench/results/cold-start-cpu-2core-2026-12-06-before.jsonl \
+    --cold-start bench/results/cold-start-cpu-2core-2026-12-03.jsonl \
+    --lab-optimization bench/results/lab-optimization-2core-2026-12-06.jsonl \
     --gpu bench/results/gpu-h200-2026-11-26b.jsonl \
     --cpu bench/results/cpu-2core-2026-11-26c.jsonl \
     --cpu-peers docs/data/issue79/cpu-peers-2core-2026-12-06.jsonl \

@@ -908,8 +908,8 @@ def export_section(path, out):
 
 def cold_start_section(paths, out, lab_optimization=""):
     """What a new user waits for: a fresh clone without compiler cache (bench/cold_start.sh, issue 73).
-    `paths` newest first: the newest run's table, then each earlier run's for the phases it alone measured
-    (the second command, the baseline), each run's numbers in a table of their own."""
+    `paths` newest first: the newest run's table, then each earlier run's, each run's numbers in a table of
+    their own."""
     runs = [(path, load(path)) for path in paths]
     runs = [(path, rows) for path, rows in runs if rows]
     if not runs:
@@ -925,15 +925,12 @@ def cold_start_section(paths, out, lab_optimization=""):
                "the first command rebuilds it" + ("; then the second command builds the rest and runs every test"
                                                   if tests else "") + f" (`{path}`):\n")
     cold_start_table(rows, out)
-    seen = {r["phase"] for r in rows}
+    if len(runs) > 1:
+        out.append("Earlier runs of the script, each in a table of its own, the commit it measured named (the code "
+                   "has changed since, so they are not today's numbers):\n")
     for path, rows in runs[1:]:
-        earlier = [r for r in rows if r["phase"] not in seen and not r["phase"].startswith("first command")]
-        if not earlier:
-            continue
-        out.append(f"An earlier run of the whole script measured what the newest did not ({rows[0]['date']}, "
-                   f"`{path}`; the code has grown since, so its build times are a floor):\n")
-        cold_start_table(earlier, out)
-        seen |= {r["phase"] for r in earlier}
+        out.append(f"*{rows[0]['date']}, commit {rows[0]['commit']}* (`{path}`):\n")
+        cold_start_table(rows, out)
     if lab_optimization:
         lab_optimization_section(lab_optimization, out)
 

@@ -13,8 +13,9 @@
 # metrics, model, tasks, train): it compiles at the build type's optimisation, -O3 in Release. The
 # others (core/schema, session, report, lab, ui/, the app's and the CLI's own files) run once per
 # thing a user does: reading a session, a summary, a window's redraw. In Release they compile at
-# HEADLAB_LAB_OPTIMIZATION, -O1 unless set, which takes about a third off their compile time and
-# a fifth off the first command's configure and build on 2 cores; headlab-cli summary, report,
+# HEADLAB_LAB_OPTIMIZATION, -O1 unless set, which takes about a quarter off their compile time and
+# a sixth off the first command's configure and build on 2 cores (377 s to 311 s, cold-start data
+# files of 2026-12-06); headlab-cli summary, report,
 # export-csv and predict of the 657-run Figure 2 export took 0.96-1.03 of their time at -O3
 # (bench/lab_optimization.sh; docs/PERFORMANCE.md, "Time to the first window", cites both data
 # files). -DHEADLAB_LAB_OPTIMIZATION= (empty) compiles them at -O3 as well.
