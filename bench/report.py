@@ -964,7 +964,8 @@ def lab_optimization_section(path, out):
                f"({head['cores']} cores, {head['machine']}, {head['date']})\n")
     out.append("In a Release build the layers that every training step goes through compile at -O3 and the rest at "
                "`HEADLAB_LAB_OPTIMIZATION` (`cmake/HeadlabLayer.cmake`). `bench/lab_optimization.sh` runs the commands "
-               "that read and compute on a large session (the Figure 2 campaign's export, 657 runs) with a build at "
+               "that read and compute on a large session (the Figure 2 campaign's export, 657 runs) and the app writing "
+               "every figure of a 75-run session (PNG, SVG and CSV, as `bench/export_bench.sh`) with a build at "
                "-O3 throughout, the baseline, and one with the default, in turn; the fastest of three each "
                f"(`{path}`):\n")
     out.append("| command | -O3 throughout, s | default, s | ratio |")

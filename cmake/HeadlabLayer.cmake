@@ -15,9 +15,9 @@
 # thing a user does: reading a session, a summary, a window's redraw. In Release they compile at
 # HEADLAB_LAB_OPTIMIZATION, -O1 unless set, which takes about a quarter off their compile time and
 # a sixth off the first command's configure and build on 2 cores (377 s to 311 s, cold-start data
-# files of 2026-12-06); headlab-cli summary, report,
-# export-csv and predict of the 657-run Figure 2 export took 0.96-1.03 of their time at -O3
-# (bench/lab_optimization.sh; docs/PERFORMANCE.md, "Time to the first window", cites both data
+# files of 2026-12-06). headlab-cli summary, report, export-csv and predict of the 657-run Figure 2
+# export, and the app writing every figure of a 75-run session, took 0.97-1.02 of their time at
+# -O3 (bench/lab_optimization.sh; docs/PERFORMANCE.md, "Time to the first window", cites the data
 # files). -DHEADLAB_LAB_OPTIMIZATION= (empty) compiles them at -O3 as well.
 #
 # A folder such as core/tasks becomes the target headlab_tasks. Its sources include headers by
