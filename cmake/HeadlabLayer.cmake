@@ -1,6 +1,7 @@
 # HeadlabLayer.cmake — one static library per source folder, each seeing only the folders below it.
 #
-# headlab_add_layer(TARGET FOLDER [SOURCES generated ...] [DEPENDS layer ...] [TORCH] [QT] [TRAINING])
+# headlab_add_layer(TARGET FOLDER [SOURCES generated ...] [DEPENDS layer ...] [TORCH] [QT]
+#                   [TRAINING])
 #
 # The layer compiles every .cpp under FOLDER, subfolders included (a task's folder, a figure's
 # file): the build finds them, so adding a file is not also an edit of a list here. SOURCES names

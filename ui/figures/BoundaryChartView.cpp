@@ -92,10 +92,7 @@ BoundaryChartView::BoundaryChartView(SessionModel *model, QWidget *parent)
     m_lawNote->hide();
     connect(m_highlight, &Highlight::keptChanged, this, [this] { Q_EMIT viewStateChanged(); });
     controlsLayout()->addStretch(1);
-    connect(m_mode, &QComboBox::currentIndexChanged, this, [this] {
-        refresh();
-        Q_EMIT viewStateChanged();
-    });
+    connect(m_mode, &QComboBox::currentIndexChanged, this, &FigureView::controlChanged);
     m_chart = new QChart();
     m_chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries); // dashes show in the legend
     setChartCanvas(m_chart);

@@ -90,10 +90,7 @@ void FigureChartView::offerReplicatePoint()
                            "mean with one over ± a standard deviation or ± a standard error; every "
                            "seed is a faint dot"));
     controlsLayout()->addWidget(m_point);
-    connect(m_point, &QComboBox::currentIndexChanged, this, [this] {
-        refresh();
-        Q_EMIT viewStateChanged();
-    });
+    connect(m_point, &QComboBox::currentIndexChanged, this, &FigureView::controlChanged);
 }
 
 ReplicatePoint FigureChartView::replicatePoint() const

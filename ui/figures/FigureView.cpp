@@ -361,6 +361,12 @@ void FigureView::fitChartTitle(QChart *chart, const ChartTheme &theme)
     if (chart->titleFont() != font) chart->setTitleFont(font);
 }
 
+void FigureView::controlChanged()
+{
+    refresh();
+    Q_EMIT viewStateChanged();
+}
+
 void FigureView::setControlsVisible(bool visible)
 {
     m_controlsBar->setVisible(visible);

@@ -82,6 +82,9 @@ public:
     };
     static std::vector<TickLabel> tickLabels(QChart *chart);
     void setControlsVisible(bool visible);
+    // A control of the figure changed: redraw, and say so, so that the session keeps it. Connect
+    // a control's change signal here (its arguments are not needed).
+    void controlChanged();
     // The runs the table selects. A figure on a tab the user is not looking at (its window shown,
     // it not) follows at its next showing or export (ensureCurrent): every figure redrawing at
     // every click was most of a click's time in a session of 150 runs. One never shown (a test's,

@@ -63,12 +63,8 @@ GroupPanelsView::GroupPanelsView(SessionModel *model, QWidget *parent)
                                  [this](const QPointF &at) { return hoverText(at); },
                                  [this](const QPointF &at) { return runsAt(at); }});
     setCanvas(m_canvasWidget);
-    auto changed = [this] {
-        refresh();
-        Q_EMIT viewStateChanged();
-    };
-    connect(m_median, &QCheckBox::toggled, this, changed);
-    connect(m_logX, &QCheckBox::toggled, this, changed);
+    connect(m_median, &QCheckBox::toggled, this, &FigureView::controlChanged);
+    connect(m_logX, &QCheckBox::toggled, this, &FigureView::controlChanged);
 }
 
 QString GroupPanelsView::title() const

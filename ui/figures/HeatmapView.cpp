@@ -121,15 +121,11 @@ HeatmapView::HeatmapView(SessionModel *model, QWidget *parent)
     m_canvasWidget = new HeatmapCanvas(this);
     setCanvas(m_canvasWidget);
 
-    auto changed = [this] {
-        refresh();
-        Q_EMIT viewStateChanged();
-    };
-    connect(m_xCombo, &QComboBox::currentTextChanged, this, changed);
-    connect(m_yCombo, &QComboBox::currentTextChanged, this, changed);
-    connect(m_step, &QSpinBox::valueChanged, this, changed);
-    connect(m_sideBySide, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_stat, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_xCombo, &QComboBox::currentTextChanged, this, &FigureView::controlChanged);
+    connect(m_yCombo, &QComboBox::currentTextChanged, this, &FigureView::controlChanged);
+    connect(m_step, &QSpinBox::valueChanged, this, &FigureView::controlChanged);
+    connect(m_sideBySide, &QComboBox::currentIndexChanged, this, &FigureView::controlChanged);
+    connect(m_stat, &QComboBox::currentIndexChanged, this, &FigureView::controlChanged);
 }
 
 QString HeatmapView::csv() const
@@ -288,10 +284,7 @@ void HeatmapView::rebuildControls()
         m_fixedLayout->addWidget(box);
         combo->setObjectName(QStringLiteral("fixed:") + a); // the axis it holds fixed
         m_fixedCombos[a.toStdString()] = combo;
-        connect(combo, &QComboBox::currentIndexChanged, this, [this] {
-            refresh();
-            Q_EMIT viewStateChanged();
-        });
+        connect(combo, &QComboBox::currentIndexChanged, this, &FigureView::controlChanged);
     }
 }
 

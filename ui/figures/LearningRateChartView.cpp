@@ -44,18 +44,9 @@ LearningRateChartView::LearningRateChartView(SessionModel *model, QWidget *paren
                       "learned."),
                    this));
     controlsLayout()->addStretch(1);
-    connect(m_xMode, &QComboBox::currentIndexChanged, this, [this] {
-        refresh();
-        Q_EMIT viewStateChanged();
-    });
-    connect(m_y, &QComboBox::currentIndexChanged, this, [this] {
-        refresh();
-        Q_EMIT viewStateChanged();
-    });
-    connect(m_alpha, &QDoubleSpinBox::valueChanged, this, [this] {
-        refresh();
-        Q_EMIT viewStateChanged();
-    });
+    connect(m_xMode, &QComboBox::currentIndexChanged, this, &FigureView::controlChanged);
+    connect(m_y, &QComboBox::currentIndexChanged, this, &FigureView::controlChanged);
+    connect(m_alpha, &QDoubleSpinBox::valueChanged, this, &FigureView::controlChanged);
 }
 
 void LearningRateChartView::setChosenExponent(double alpha)

@@ -28,13 +28,9 @@ ScalingChartView::ScalingChartView(SessionModel *model, QWidget *parent)
     controlsLayout()->addWidget(new QLabel(tr("η"), this));
     controlsLayout()->addWidget(m_lr);
     controlsLayout()->addStretch(1);
-    auto changed = [this] {
-        refresh();
-        Q_EMIT viewStateChanged();
-    };
-    connect(m_xMode, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_lr, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_y, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_xMode, &QComboBox::currentIndexChanged, this, &FigureView::controlChanged);
+    connect(m_lr, &QComboBox::currentIndexChanged, this, &FigureView::controlChanged);
+    connect(m_y, &QComboBox::currentIndexChanged, this, &FigureView::controlChanged);
 }
 
 void ScalingChartView::setByHeadDim(bool on)

@@ -44,14 +44,10 @@ SmallMultiplesView::SmallMultiplesView(SessionModel *model, QWidget *parent)
                                  [this](const QPointF &at) { return hoverText(at); },
                                  [this](const QPointF &at) { return runsAt(at); }});
     setCanvas(m_canvasWidget);
-    auto changed = [this] {
-        refresh();
-        Q_EMIT viewStateChanged();
-    };
-    connect(m_rows, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_columns, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_logX, &QCheckBox::toggled, this, changed);
-    connect(m_showTrain, &QCheckBox::toggled, this, changed);
+    connect(m_rows, &QComboBox::currentIndexChanged, this, &FigureView::controlChanged);
+    connect(m_columns, &QComboBox::currentIndexChanged, this, &FigureView::controlChanged);
+    connect(m_logX, &QCheckBox::toggled, this, &FigureView::controlChanged);
+    connect(m_showTrain, &QCheckBox::toggled, this, &FigureView::controlChanged);
 }
 
 QString SmallMultiplesView::title() const
