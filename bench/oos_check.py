@@ -20,7 +20,8 @@ crossing) and its coverage over the configurations whose search has stopped with
 --figure OUT (with --fitted SUMMARY.csv, the searches that fitted the law) also draws OUT.png and
 OUT.svg with matplotlib (.venv/bin/python): η* against head dimension m_H, the fitted
 configurations in grey, each law's prediction with its 95 % interval, and the measured crossing
-with its interval (hollow while its search has not stopped). docs/FINDINGS.md's figure is
+with its interval (hollow while its search has not stopped; a side it left open has no bar).
+docs/FINDINGS.md's figure is
 
   .venv/bin/python bench/oos_check.py docs/data/issue77/oos-{boundary,wide}.summary.csv \\
       docs/data/issue77/oos-predictions*.jsonl --fitted docs/data/issue53/fig2-boundary.summary.csv \\
@@ -77,6 +78,13 @@ def has_stopped(row):
     return row["state"] in ("converged", "budget spent") and row["estimate"] not in ("", "nan")
 
 
+def bars(rows, estimates):
+    """The error bars of measured crossings: a side the search has left open (summary's low_open,
+    high_open: its bound is the range's end, 1e-9 or 1e3) gets none."""
+    return [[0 if r.get("low_open") == "1" else v - float(r["low"]) for v, r in zip(estimates, rows)],
+            [0 if r.get("high_open") == "1" else float(r["high"]) - v for v, r in zip(estimates, rows)]]
+
+
 def figure(out, laws, rows, fitted):
     import matplotlib
 
@@ -89,8 +97,7 @@ def figure(out, laws, rows, fitted):
     if closed:
         x = [m_h(r) for r in closed]
         y = [float(r["estimate"]) for r in closed]
-        err = [[v - float(r["low"]) for v, r in zip(y, closed)], [float(r["high"]) - v for v, r in zip(y, closed)]]
-        ax.errorbar(x, y, yerr=err, fmt="o", ms=3.5, color="0.65", elinewidth=0.8, capsize=0,
+        ax.errorbar(x, y, yerr=bars(closed, y), fmt="o", ms=3.5, color="0.65", elinewidth=0.8, capsize=0,
                     label=f"fitted: Figure 2's {len(closed)} configurations")
     # Each law a little to one side of the measured point, so that the three intervals stand apart.
     styles = {"bent": ("tab:blue", "s", 0.92), "power": ("tab:orange", "D", 1.08)}
@@ -108,14 +115,13 @@ def figure(out, laws, rows, fitted):
             continue
         x = [m_h(r) for r in chosen]
         y = [float(r["estimate"]) for r in chosen]
-        err = [[v - float(r["low"]) for v, r in zip(y, chosen)], [float(r["high"]) - v for v, r in zip(y, chosen)]]
-        ax.errorbar(x, y, yerr=err, fmt="o", ms=6, color="black", mfc="black" if done else "white",
+        ax.errorbar(x, y, yerr=bars(chosen, y), fmt="o", ms=6, color="black", mfc="black" if done else "white",
                     elinewidth=1.6, capsize=3,
                     label="measured out of sample, 95 % interval" + ("" if done else " (search not stopped)"))
     for r in rows:  # each label above the highest of its three intervals
         key = (int(r["d_model"]), int(r["heads"]))
         tops = [p[key]["high"] for _, p in laws if key in p]
-        if r["high"] not in ("", "nan"):
+        if r["high"] not in ("", "nan") and r.get("high_open") != "1":
             tops.append(float(r["high"]))
         if tops:
             ax.annotate(f"{key[0]}×{key[1]}", (m_h(r), max(tops)), textcoords="offset points", xytext=(0, 5),
