@@ -11,7 +11,7 @@
 # (docs/data/issue53/fig2-boundary.export.yaml.gz, 657 runs); the app writes every figure of
 # FIGURES_SESSION (default the Figure 2 grid with three seeds, docs/data/, 75 runs with their
 # curves) as PNG, SVG and CSV, as bench/export_bench.sh does. Each command runs REPEATS times
-# (default 3) in each build, alternating, and the fastest counts. Writes one JSON line per command
+# (default 3) in the -O3 build, then REPEATS times in the other, and the fastest of each counts. Writes one JSON line per command
 # and build: {"command", "build", "optimization", "seconds", "ratio" (to the -O3 build), "machine",
 # "cores", "date", "commit"}; default OUT bench/results/lab-optimization-<cores>core-<date>.jsonl.
 set -euo pipefail
@@ -56,8 +56,8 @@ export QT_QPA_PLATFORM=offscreen
 for name in summary report export-csv predict export-all; do
     base=$(best "$(program "$BASE" $name)" "${COMMANDS[$name]}" "$REPEATS" "$WORK")
     lab=$(best "$(program "$LAB" $name)" "${COMMANDS[$name]}" "$REPEATS" "$WORK")
-    opt="$(sed -n 's/^HEADLAB_LAB_OPTIMIZATION:STRING=//p' "$LAB/CMakeCache.txt")"
-    for pair in "O3 -O3 $base" "lab ${opt:-?} $lab"; do
+    level="$(sed -n 's/^HEADLAB_LAB_OPTIMIZATION:STRING=//p' "$LAB/CMakeCache.txt")"
+    for pair in "O3 -O3 $base" "lab ${level:-?} $lab"; do
         read -r build opt seconds <<< "$pair"
         python3 -c 'import json,sys; a=sys.argv; print(json.dumps({"command": a[1], "build": a[2], "optimization": a[3], "seconds": float(a[4]), "ratio": round(float(a[4]) / float(a[5]), 3), "machine": a[6], "cores": int(a[7]), "date": a[8], "commit": a[9]}))' \
             "$(basename "$(program . $name)") $name" "$build" "$opt" "$seconds" "$base" "$CPU" "$(nproc)" "$DATE" "$COMMIT" >> "$OUT.tmp"

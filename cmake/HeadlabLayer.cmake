@@ -27,17 +27,6 @@
 # link to its folder only, and sees the folders of the layers it DEPENDS on through their (public)
 # include directories. An include that runs up the stack, e.g. core/config including
 # core/train/Trainer.h, names a file the compiler cannot find, and the build fails there.
-set(HEADLAB_LAB_OPTIMIZATION "-O1" CACHE STRING
-    "Optimisation of the code outside the training path in Release builds; empty: the build type's")
-
-# headlab_outside_training(TARGET): TARGET's own files compile at HEADLAB_LAB_OPTIMIZATION in a
-# Release build (the app's and the CLI's executables, the layers without TRAINING).
-function(headlab_outside_training target)
-    if(HEADLAB_LAB_OPTIMIZATION)
-        target_compile_options(${target} PRIVATE "$<$<CONFIG:Release>:${HEADLAB_LAB_OPTIMIZATION}>")
-    endif()
-endfunction()
-
 function(headlab_add_layer target folder)
     cmake_parse_arguments(ARG "TORCH;QT;TRAINING" "" "SOURCES;DEPENDS" ${ARGN})
     set(stage "${CMAKE_BINARY_DIR}/layers/${target}")
@@ -64,6 +53,17 @@ function(headlab_add_layer target folder)
     else()
         # No Q_OBJECT outside ui/: moc's empty file would still load the precompiled header.
         set_target_properties(${target} PROPERTIES AUTOMOC OFF AUTOUIC OFF AUTORCC OFF)
+    endif()
+endfunction()
+
+set(HEADLAB_LAB_OPTIMIZATION "-O1" CACHE STRING
+    "Optimisation of the code outside the training path in Release builds; empty: the build type's")
+
+# headlab_outside_training(TARGET): TARGET's own files compile at HEADLAB_LAB_OPTIMIZATION in a
+# Release build (the app's and the CLI's executables, the layers without TRAINING).
+function(headlab_outside_training target)
+    if(HEADLAB_LAB_OPTIMIZATION)
+        target_compile_options(${target} PRIVATE "$<$<CONFIG:Release>:${HEADLAB_LAB_OPTIMIZATION}>")
     endif()
 endfunction()
 
