@@ -65,13 +65,19 @@ def table(law, predictions, rows):
         if done:
             stopped += 1
             held += inside
-        interval = (f"{float(row['estimate']):.3g} [{float(row['low']):.3g}, {float(row['high']):.3g}]"
-                    if done else "—")
+        interval = measured_interval(row) if done else "—"
         print(f"| {key[0]} × {key[1]} | {key[0] / key[1]:g} | {p['estimate']:.3g} [{p['low']:.3g}, "
               f"{p['high']:.3g}] | {', '.join(p['beyond']) or '—'} | {interval} | {row['state']} | "
               f"{'' if off is None else f'{off:+.2f}'} | {('yes' if inside else 'no') if done else '—'} |")
     print(f"\nHeld by the {law} law: {held} of {stopped} configurations whose search stopped with an "
           f"interval ({len(predictions)} predicted).")
+
+
+def measured_interval(row):
+    """The measured crossing and its interval; a side the search left open reads "(—" or "—)"."""
+    low = "(—" if row.get("low_open") == "1" else f"[{float(row['low']):.3g}"
+    high = "—)" if row.get("high_open") == "1" else f"{float(row['high']):.3g}]"
+    return f"{float(row['estimate']):.3g} {low}, {high}"
 
 
 def has_stopped(row):
