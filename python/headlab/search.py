@@ -65,6 +65,9 @@ class Law:
     references: pd.DataFrame = field(default_factory=pd.DataFrame)
     # The correlation of α's estimate with each β's, by further axis.
     correlation: dict = field(default_factory=dict)
+    # Further axes the law was asked for and left out: over these configurations each follows from
+    # x and the kept axes (one width: heads from head_dim), so its exponent cannot be told apart.
+    left_out: list = field(default_factory=list)
     # What predict needs (SearchResults.h, LawFit): the scatter of a configuration about the law
     # (decades), the covariance of (log10 C, −α, −β...), each law axis's span {axis: (low, high)}.
     scatter: float = float("nan")
@@ -271,8 +274,18 @@ def _law(doc, where):
                references=references,
                correlation={str(axis): _number(v, f"{where}.correlation.{axis}")
                             for axis, v in (doc.get("correlation") or {}).items()},
+               left_out=_axes(doc.get("left_out"), f"{where}.left_out"),
                misfit=_misfit(doc.get("misfit"), f"{where}.misfit"),
                **_prediction(doc.get("prediction"), f"{where}.prediction"))
+
+
+def _axes(doc, where):
+    """A list of axis names (the law's left_out), [] where the report has none."""
+    if doc is None:
+        return []
+    if not isinstance(doc, list) or not all(isinstance(a, str) for a in doc):
+        raise HeadLabError(f"{where}: expected a list of axis names")
+    return list(doc)
 
 
 def _misfit(doc, where):

@@ -615,6 +615,26 @@ class PackageAgainstCli(unittest.TestCase):
         return (printed, pd.read_csv(table, dtype=str, keep_default_na=False),
                 headlab.open(export).search())
 
+    def test_an_axis_left_out_of_the_law(self):
+        """A law of head_dim and heads over one width (issue 77's 512-wide out-of-sample search):
+        heads follows from head_dim, so the report fits head_dim alone and says so. Law.left_out
+        names it, the coefficients have no beta row, and α is the one `summary` prints."""
+        archived = os.path.join(SOURCE, "docs", "data", "issue77", "oos-wide.export.yaml.gz")
+        export = os.path.join(self.tmp, "oos-wide.yaml")
+        cli("export-yaml", archived, "-o", export)
+        text = cli("summary", export).stdout
+        self.assertIn("heads left out: over these configurations it follows from head_dim", text)
+        for path in (archived, export):  # the archive's stored report, and one made now
+            law = headlab.open(path).search().law
+            self.assertTrue(law.ok, law.note)
+            self.assertEqual(law.left_out, ["heads"])
+            self.assertEqual(sorted(law.coefficients.index), ["C", "alpha"])
+            self.assertIn(f"α = {law.alpha:.3f} [{law.coefficients.loc['alpha', 'low']:.3f}, "
+                          f"{law.coefficients.loc['alpha', 'high']:.3f}]", text)
+        # A law whose axes all count: nothing left out.
+        self.assertEqual(headlab.open(os.path.join(SOURCE, "docs", "data", "issue53",
+                                                   "fig2-boundary.export.yaml.gz")).search().law.left_out, [])
+
     def test_the_search_is_summarys(self):
         """Session.search() of the Figure 2 campaign (issue 53's archive, 600+ real runs): every
         configuration's runs, verdicts, state, crossing, interval and slope equal `summary -o`'s

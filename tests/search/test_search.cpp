@@ -184,6 +184,8 @@ private Q_SLOTS:
     void eachStabilizerGetsItsOwnLaw();
     void widthAndHeadsAreSeparateExponents_data();
     void widthAndHeadsAreSeparateExponents();
+    void anAxisThatFollowsFromTheOthersIsLeftOut_data();
+    void anAxisThatFollowsFromTheOthersIsLeftOut();
     void aPredictionIntervalCoversTheTruthAtItsRate_data();
     void aPredictionIntervalCoversTheTruthAtItsRate();
     void aBentLawIsChosenOverThePowerLaw();
@@ -754,7 +756,7 @@ void TestSearch::widthAndHeadsAreSeparateExponents()
         bothCovered += inA && inB;
         QVERIFY(std::isfinite(wh.correlation()) && std::fabs(wh.correlation()) < 1);
         // The same fit as the law of m_H and n_H: a = α, b = α − β.
-        QVERIFY(report.law.ok && report.law.beta.size() == 1);
+        QVERIFY(report.law.ok && report.law.beta.size() == 1 && report.law.leftOut.empty());
         QVERIFY2(std::fabs(wh.a() - report.law.alpha) < 0.02,
                  qPrintable(QString("a %1, α %2").arg(wh.a()).arg(report.law.alpha)));
         QVERIFY2(
@@ -774,6 +776,52 @@ void TestSearch::widthAndHeadsAreSeparateExponents()
     const WidthAndHeads none = searchReport(plain, "", {}, true).widthAndHeads;
     QVERIFY(!none.ok);
     QVERIFY2(none.note.find("d_model by one value") != std::string::npos, none.note.c_str());
+}
+
+void TestSearch::anAxisThatFollowsFromTheOthersIsLeftOut_data()
+{
+    QTest::addColumn<bool>("joint");
+    QTest::newRow("separate model") << false;
+    QTest::newRow("joint model") << true;
+}
+
+// One width (m = 96 with 1 … 12 heads): log10 n_H = log10 96 − log10 m_H, so a law asked for
+// head_dim and heads cannot tell their exponents apart. The report leaves heads out and fits
+// head_dim alone, the α a law of head_dim alone gets, and says so in its law, in summary's text
+// and in the stored report (the 512-wide out-of-sample search of issue 77 was such a search).
+// With several widths heads stays in (widthAndHeadsAreSeparateExponents).
+void TestSearch::anAxisThatFollowsFromTheOthersIsLeftOut()
+{
+    QFETCH(bool, joint);
+    SimulatedTrainer trainer;
+    trainer.slope = 12;
+    Session session = searchSession();
+    session.search->model = joint ? SearchSpec::Model::Joint : SearchSpec::Model::Separate;
+    session.search->lawAlso = {"heads"};
+    runSearch(session, trainer);
+    const SearchReport report = searchReport(session, "", {}, /*check=*/true);
+    const LawFit &law = report.law;
+    QVERIFY2(law.ok, law.note.c_str());
+    QVERIFY(law.also.empty() && law.beta.empty());
+    QCOMPARE(law.leftOut, std::vector<std::string>{"heads"});
+    QCOMPARE(report.alternative.leftOut, law.leftOut); // the other model's law, the check
+    QVERIFY2(
+        law.alphaLow <= trainer.alpha && trainer.alpha <= law.alphaHigh,
+        qPrintable(QString("α %1 [%2, %3]").arg(law.alpha).arg(law.alphaLow).arg(law.alphaHigh)));
+    Session alone = session;
+    alone.search->lawAlso.clear();
+    const LawFit plain = searchReport(alone, "", {}, true).law;
+    QVERIFY(plain.ok && plain.leftOut.empty());
+    QCOMPARE(law.alpha, plain.alpha);
+    const std::string text = searchSummaryText(report);
+    QVERIFY2(text.find("heads left out: over these configurations it follows from head_dim") !=
+                 std::string::npos,
+             text.c_str());
+    YAML::Emitter out;
+    yaml::writeSearchReport(out, report, session.runs.size());
+    QVERIFY2(std::string(out.c_str()).find("left_out: [heads]") != std::string::npos, out.c_str());
+    // Asked on the command line (summary --law-x head_dim --law-also heads): the same.
+    QCOMPARE(searchReport(alone, "head_dim", {"heads"}).law.leftOut, law.leftOut);
 }
 
 void TestSearch::aPredictionIntervalCoversTheTruthAtItsRate_data()

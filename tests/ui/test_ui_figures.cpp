@@ -705,6 +705,7 @@ private Q_SLOTS:
     void parallelCoordinatesOpenQuicklyOnTheCampaign();
     void theLawFigureShowsTheBendAndBothExponents();
     void aLawOfTwoAxesIsDrawnAsItsSurface();
+    void anAxisLeftOutOfTheLawIsSaid();
     void theLossFigureShowsTheKBestRuns();
     void aReportExportedFromTheAppReopensAsTheSession();
 };
@@ -3336,6 +3337,37 @@ void TestUiFigures::theLawFigureShowsTheBendAndBothExponents()
     QVERIFY2(view->minimumSizeHint().width() <= 1280,
              qPrintable(QString::number(view->minimumSizeHint().width())));
     keepAtBothSizes(view.get(), QStringLiteral("law-bend"));
+}
+
+// A law of head_dim and heads over one width (issue 77's 512-wide out-of-sample search, 16, 2 and
+// 1 heads): heads follows from head_dim, so the report fits head_dim alone. The figure draws that
+// law as a line with its band, says beneath it that heads was left out and why, and predicts from
+// head_dim alone.
+void TestUiFigures::anAxisLeftOutOfTheLawIsSaid()
+{
+    const QString path =
+        QStringLiteral(HEADLAB_SOURCE_DIR "/docs/data/issue77/oos-wide.export.yaml.gz");
+    if (!QFile::exists(path)) QSKIP("the search's export is not in this tree");
+    SessionModel model;
+    const std::unique_ptr<FigureView> view = lawFigureOf(model, path);
+    auto *boundary = qobject_cast<BoundaryChartView *>(view.get());
+    QVERIFY(boundary);
+    const LawFit &law = model.searchReport()->law;
+    QVERIFY2(law.ok, law.note.c_str());
+    QCOMPARE(law.leftOut, std::vector<std::string>{"heads"});
+    auto *note = view->findChild<QLabel *>(QStringLiteral("lawNote"));
+    QVERIFY(note && note->isVisible());
+    QVERIFY2(note->text().contains(QStringLiteral(
+                 "heads (n_H) is left out of the law: over these configurations it follows from "
+                 "head dimension m_H, so its exponent cannot be told apart.")),
+             qPrintable(note->text()));
+    QStringList names;
+    for (auto *series : boundary->chart()->series()) names << series->name();
+    QVERIFY2(names.filter(QStringLiteral("fit: α = 1.04")).size() == 1,
+             qPrintable(names.join(" | ")));
+    auto *at = view->findChild<QLineEdit *>(QStringLiteral("predictAt"));
+    QVERIFY(at && at->isVisible());
+    QCOMPARE(at->placeholderText(), QStringLiteral("head_dim=…"));
 }
 
 // Issue 77: a law of head_dim and heads (the Figure 2 campaign's) is drawn as its surface, one

@@ -276,6 +276,10 @@ void BoundaryChartView::refresh()
     QStringList readings;
     if (showsLaw()) {
         const auto report = m_model->searchReport();
+        for (const auto &axis : report->law.leftOut)
+            readings << tr("%1 is left out of the law: over these configurations it follows from "
+                           "%2, so its exponent cannot be told apart.")
+                            .arg(axisTitle(axis), axisTitle(report->law.x));
         if (const WidthAndHeads &wh = report->widthAndHeads; wh.ok)
             readings << tr("In width and heads: a = %1 [%2, %3], b = %4 [%5, %6] (η* ∝ m^−a "
                            "n_H^b; the paper's √m_H: a = b = ½; a width limit: b = 0).")

@@ -285,13 +285,19 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
         report.finished = report.finished && c.stopped();
     }
     const std::string x = lawX.empty() ? spec.lawX : lawX;
-    const std::vector<std::string> &also = lawX.empty() ? spec.lawAlso : lawAlso;
+    const std::vector<std::string> &asked = lawX.empty() ? spec.lawAlso : lawAlso;
+    // The law's further axes that these configurations can tell apart from x and each other (one
+    // width: heads follows from head_dim); every fit below is of those alone.
+    std::vector<std::string> leftOut;
+    const std::vector<std::string> also =
+        separableAxes(report.configurations, spec, x, asked, &leftOut);
     // The separate model's law, over every configuration and per group.
     report.law = fitLaw(report.configurations, spec, x, also);
+    report.law.leftOut = leftOut;
     std::map<std::map<std::string, std::string>, std::vector<size_t>> byGroup;
     std::vector<std::map<std::string, std::string>> order;
     for (size_t i = 0; i < report.configurations.size(); ++i) {
-        const auto group = lawGroupOf(report.configurations[i].configuration, x, also);
+        const auto group = lawGroupOf(report.configurations[i].configuration, x, asked);
         if (!byGroup.count(group)) order.push_back(group);
         byGroup[group].push_back(i);
     }
@@ -348,6 +354,7 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
     if (joint) {
         report.alternative = std::move(report.law);
         report.law = overall.law;
+        report.law.leftOut = leftOut;
         for (size_t g = 0; g < report.groups.size(); ++g) report.groups[g].law = perGroup[g].law;
         if (spec.lawWidth > 0) {
             if (perGroup.empty())
@@ -369,6 +376,7 @@ SearchReport searchReport(const Session &session, const std::string &lawX,
                           !report.configurations.empty();
     } else {
         report.alternative = overall.law;
+        report.alternative.leftOut = leftOut;
     }
     return report;
 }
@@ -505,6 +513,48 @@ bool predictable(bool ok, const std::string &note, const std::vector<double> &lo
 }
 
 } // namespace
+
+std::vector<std::string> separableAxes(const std::vector<ConfigurationSearch> &configurations,
+                                       const SearchSpec &spec, const std::string &lawX,
+                                       const std::vector<std::string> &lawAlso,
+                                       std::vector<std::string> *leftOut)
+{
+    const LawData data = lawData(configurations, spec, lawX, lawAlso);
+    const size_t n = data.predictors.size();
+    // Gram–Schmidt over the columns of the law's design, a constant first: a column is kept where
+    // what the kept ones leave of it is more than a millionth of its own size.
+    std::vector<std::vector<double>> basis;
+    auto keep = [&](std::vector<double> column) {
+        double size = 0;
+        for (double v : column) size += v * v;
+        for (const auto &b : basis) {
+            double dot = 0;
+            for (size_t i = 0; i < n; ++i) dot += column[i] * b[i];
+            for (size_t i = 0; i < n; ++i) column[i] -= dot * b[i];
+        }
+        double left = 0;
+        for (double v : column) left += v * v;
+        if (!(left > 1e-12 * size) || left == 0) return false;
+        for (double &v : column) v /= std::sqrt(left);
+        basis.push_back(std::move(column));
+        return true;
+    };
+    auto column = [&](size_t k) {
+        std::vector<double> values;
+        for (const auto &row : data.predictors) values.push_back(row[k]);
+        return values;
+    };
+    // Without two values of x the law says why itself (fitLaw); nothing is left out for it.
+    if (!keep(std::vector<double>(n, 1.0)) || !keep(column(0))) return lawAlso;
+    std::vector<std::string> kept;
+    for (size_t k = 0; k < lawAlso.size(); ++k) {
+        if (keep(column(k + 1)))
+            kept.push_back(lawAlso[k]);
+        else if (leftOut)
+            leftOut->push_back(lawAlso[k]);
+    }
+    return kept;
+}
 
 LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
               const std::string &lawX, const std::vector<std::string> &lawAlso)
@@ -807,6 +857,11 @@ void writeLaw(YAML::Emitter &out, const LawFit &law)
     out << YAML::EndMap;
     if (!law.correlation.empty()) // of α's estimate with each β's
         writeAxisNumbers(out, "correlation", law.also, law.correlation);
+    if (!law.leftOut.empty()) { // asked for, not separable over these configurations
+        out << YAML::Key << "left_out" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (const auto &axis : law.leftOut) out << axis;
+        out << YAML::EndSeq;
+    }
     out << YAML::Key << "chi2" << YAML::Value;
     writeNumber(out, law.chi2);
     out << YAML::Key << "dof" << YAML::Value << law.dof;

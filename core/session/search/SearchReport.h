@@ -75,6 +75,15 @@ SearchReport searchReport(const Session &session, const std::string &lawX = "",
 LawFit fitLaw(const std::vector<ConfigurationSearch> &configurations, const SearchSpec &spec,
               const std::string &lawX, const std::vector<std::string> &lawAlso);
 
+// The axes of `lawAlso` a law through the crossings of `configurations` can fit beside lawX: each
+// kept where its log10 is not a constant plus a combination of lawX's and the axes kept before it,
+// over the configurations with a closed interval; the others are appended to `leftOut`. Where
+// lawX has fewer than two values every one is kept (fitLaw then says why there is no law).
+std::vector<std::string> separableAxes(const std::vector<ConfigurationSearch> &configurations,
+                                       const SearchSpec &spec, const std::string &lawX,
+                                       const std::vector<std::string> &lawAlso,
+                                       std::vector<std::string> *leftOut = nullptr);
+
 // log10 of each named dimension's value in a configuration (NaN where it has none): a law's
 // predictors, for its axes (LawFit::axes).
 std::vector<double> log10LawAxes(const RunConfig &config, const std::vector<std::string> &axes);

@@ -68,6 +68,10 @@ struct LawFit {
     std::string model = "separate"; // "separate": through the crossings; "joint": JointLaw.h
     std::string x;                  // the axis of the exponent (head_dim: m_H)
     std::vector<std::string> also;  // further axes, each with its own exponent
+    // Further axes the law was asked for and left out: over the configurations it is fitted to,
+    // their log10 is a combination of x's and the kept axes' (one width: heads follows from
+    // head_dim), so no exponent of theirs can be told apart (separableAxes, SearchReport.h).
+    std::vector<std::string> leftOut;
     int configurations = 0;
     bool provisional = false; // some of them are still searching
     double level = 0.95;

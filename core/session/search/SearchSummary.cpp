@@ -117,6 +117,10 @@ std::string searchSummaryText(const SearchReport &report)
                   star.c_str(), terms.c_str(), law.configurations,
                   law.provisional ? " (provisional: some are still searching)" : "");
     out += line;
+    for (const auto &axis : law.leftOut)
+        out += "  " + axis + " left out: over these configurations it follows from " + law.x +
+               (law.also.empty() ? "" : " and the other axes") +
+               " (its exponent cannot be told apart)\n";
     const int percent = int(std::lround(law.level * 100));
     std::snprintf(line, sizeof line, "  α = %.3f [%.3f, %.3f] (%d %%)   C = %s [%s, %s]\n",
                   law.alpha, law.alphaLow, law.alphaHigh, percent,
