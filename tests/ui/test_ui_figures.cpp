@@ -3342,7 +3342,7 @@ void TestUiFigures::theLawFigureShowsTheBendAndBothExponents()
 // A law of head_dim and heads over one width (issue 77's 512-wide out-of-sample search, 16, 2 and
 // 1 heads): heads follows from head_dim, so the report fits head_dim alone. The figure draws that
 // law as a line with its band, says beneath it that heads was left out and why, and predicts from
-// head_dim alone.
+// head_dim alone. HEADLAB_SCREENSHOTS=DIR keeps the figure at 1280×720 and 1920×1080.
 void TestUiFigures::anAxisLeftOutOfTheLawIsSaid()
 {
     const QString path =
@@ -3365,9 +3365,25 @@ void TestUiFigures::anAxisLeftOutOfTheLawIsSaid()
     for (auto *series : boundary->chart()->series()) names << series->name();
     QVERIFY2(names.filter(QStringLiteral("fit: α = 1.04")).size() == 1,
              qPrintable(names.join(" | ")));
+    // 512 × 1 spent its budget with its lower side open (runs below the first that learned left
+    // out: the step budget's boundary): hollow, not "still searching", and its bar runs from η*
+    // up to its closed side only, not down to the figure's edge.
+    QVERIFY2(names.contains(QStringLiteral("η* with a side left open (search stopped)")),
+             qPrintable(names.join(" | ")));
+    int bars = 0;
+    for (auto *series : boundary->chart()->series()) {
+        auto *bar = qobject_cast<QLineSeries *>(series);
+        if (!bar || bar->count() != 2 || bar->at(0).x() != 512 || bar->at(1).x() != 512) continue;
+        ++bars;
+        QVERIFY2(std::fabs(bar->at(0).y() / 2.923e-5 - 1) < 1e-3 &&
+                     std::fabs(bar->at(1).y() / 6.356e-5 - 1) < 1e-3,
+                 qPrintable(QString("%1 to %2").arg(bar->at(0).y()).arg(bar->at(1).y())));
+    }
+    QCOMPARE(bars, 1);
     auto *at = view->findChild<QLineEdit *>(QStringLiteral("predictAt"));
     QVERIFY(at && at->isVisible());
     QCOMPARE(at->placeholderText(), QStringLiteral("head_dim=…"));
+    keepAtBothSizes(view.get(), QStringLiteral("law-left-out"));
 }
 
 // Issue 77: a law of head_dim and heads (the Figure 2 campaign's) is drawn as its surface, one

@@ -271,7 +271,8 @@ void BoundaryChartView::refresh()
     }
     const bool rounds = mode() == QLatin1String("rounds");
     m_hint->setText(rounds ? tr("Filled: learned; hollow: did not; bar: the 95 % interval now.")
-                           : tr("Bars: 95 % intervals; hollow or dashed: still searching."));
+                           : tr("Bars: 95 % intervals, none on a side left open; dashed: "
+                                "still searching; hollow: no closed interval."));
     // Beneath the law: its other readings (docs/SEARCH.md).
     QStringList readings;
     if (showsLaw()) {
@@ -350,7 +351,7 @@ void BoundaryChartView::drawLaw()
     const QColor ink = m_theme.seriesColor(0);
     auto *closed = new QScatterSeries(), *open = new QScatterSeries();
     closed->setName(tr("η* with its 95 % interval"));
-    open->setName(tr("η* so far (still searching)"));
+    int searching = 0, stoppedOpen = 0; // the configurations drawn hollow, named below
     for (auto *s : {closed, open}) {
         s->setMarkerSize(9 * m_theme.fontScale);
         s->setPen(QPen(ink, m_theme.line(1.5)));
@@ -365,7 +366,7 @@ void BoundaryChartView::drawLaw()
     const bool grouped = !report.groups.empty();
     const std::vector<QScatterSeries *> groupPoints = groupPointSeries(report);
     auto groupIndex = [&](const ConfigurationSearch &c) {
-        const auto key = lawGroupOf(c.configuration, law.x, law.also);
+        const auto key = lawGroupOf(c.configuration, law.x, law.askedAlso());
         for (size_t g = 0; g < report.groups.size(); ++g)
             if (report.groups[g].labels == key) return int(g);
         return 0;
@@ -406,7 +407,11 @@ void BoundaryChartView::drawLaw()
         const double estimate = std::pow(10.0, std::clamp(c.interval.estimate, yMin, yMax));
         const double lo = std::pow(10.0, std::clamp(c.interval.low, yMin, yMax));
         const double hi = std::pow(10.0, std::clamp(c.interval.high, yMin, yMax));
+        // Filled where the search stopped with a closed interval; hollow while it searches or
+        // where it stopped with a side left open (a budget spent beside another boundary), whose
+        // bar then runs from η* to its closed side only.
         const bool done = c.stopped() && !c.interval.lowOpen && !c.interval.highOpen;
+        if (!done) (c.stopped() ? stoppedOpen : searching) += 1;
         if (grouped) {
             groupPoints[size_t(g)]->append(x, estimate);
         } else if (surface) {
@@ -416,13 +421,17 @@ void BoundaryChartView::drawLaw()
         } else {
             (done ? closed : open)->append(x, estimate);
         }
-        auto *bar = new QLineSeries();
-        bar->setPen(QPen(grouped || surface ? m_theme.seriesColor(g) : ink, m_theme.line(2),
-                         done ? Qt::SolidLine : Qt::DashLine));
-        bar->append(x, lo);
-        bar->append(x, hi);
-        attach(bar);
-        m_chart->legend()->markers(bar).first()->setVisible(false);
+        const double barLow = c.interval.lowOpen ? estimate : lo;
+        const double barHigh = c.interval.highOpen ? estimate : hi;
+        if (barLow < barHigh) {
+            auto *bar = new QLineSeries();
+            bar->setPen(QPen(grouped || surface ? m_theme.seriesColor(g) : ink, m_theme.line(2),
+                             c.stopped() ? Qt::SolidLine : Qt::DashLine));
+            bar->append(x, barLow);
+            bar->append(x, barHigh);
+            attach(bar);
+            m_chart->legend()->markers(bar).first()->setVisible(false);
+        }
         csv << QStringLiteral("%1,%2,%3,%4,%5,%6,%7")
                    .arg(csvCell(labelsText(c.configuration)))
                    .arg(x0)
@@ -437,6 +446,9 @@ void BoundaryChartView::drawLaw()
                    .arg(QString::fromLatin1(toString(c.state)))
                    .arg(c.runs);
     }
+    open->setName(stoppedOpen == 0 ? tr("η* so far (still searching)")
+                  : searching == 0 ? tr("η* with a side left open (search stopped)")
+                                   : tr("η* so far, or with a side left open"));
     if (!(xLo <= xHi)) {
         xLo = 1;
         xHi = 100;
@@ -732,7 +744,7 @@ void BoundaryChartView::drawCurves(const QString &mode)
         QColor color;
         if (!report.groups.empty()) {
             int colour = int(i);
-            const auto key = lawGroupOf(c.configuration, report.law.x, report.law.also);
+            const auto key = lawGroupOf(c.configuration, report.law.x, report.law.askedAlso());
             for (size_t g = 0; g < report.groups.size(); ++g)
                 if (report.groups[g].labels == key) colour = int(g);
             style = placeInGroup[key]++ % int(std::size(styles));

@@ -122,6 +122,14 @@ struct LawFit {
         double decades = 0, sigmas = 0;
     };
     std::vector<Residual> residuals;
+    // The further axes asked for, fitted or left out: what tells the law's groups apart
+    // (lawGroupOf) is every other label.
+    std::vector<std::string> askedAlso() const
+    {
+        std::vector<std::string> all = also;
+        all.insert(all.end(), leftOut.begin(), leftOut.end());
+        return all;
+    }
     // The law's axes: x, then also.
     std::vector<std::string> axes() const
     {
