@@ -239,8 +239,9 @@ json searchJson(const Session &session)
         points.push_back(p);
     }
     out["points"] = points;
-    // The law's line (and the bent law's, where the test chose it) over the crossings' span, from
-    // the same prediction `headlab-cli predict` makes.
+    // The law's line (and the bent law's, where the test chose it) over the crossings' span: the
+    // estimate `headlab-cli predict` makes, which a law through as many crossings as it has
+    // coefficients (no scatter to predict with) has too.
     if (report.law.ok && report.law.also.empty() && !points.empty()) {
         double lo = INFINITY, hi = -INFINITY;
         for (const auto &p : points) {
@@ -250,13 +251,10 @@ json searchJson(const Session &session)
         json power = json::array(), bent = json::array();
         for (int k = 0; k <= 40; ++k) {
             const double u = lo + (hi - lo) * k / 40.0;
-            const auto a = predictCrossing(report.law, {u});
             auto value = [&](double v) { return report.logScale ? std::pow(10.0, v) : v; };
-            if (a.ok) power.push_back({{"x", std::pow(10.0, u)}, {"y", value(a.estimate)}});
-            if (report.bend.ok && report.bend.chosen) {
-                const auto b = predictCrossing(report.bend, {u});
-                if (b.ok) bent.push_back({{"x", std::pow(10.0, u)}, {"y", value(b.estimate)}});
-            }
+            power.push_back({{"x", std::pow(10.0, u)}, {"y", value(report.law.log10At({u}))}});
+            if (report.bend.ok && report.bend.chosen)
+                bent.push_back({{"x", std::pow(10.0, u)}, {"y", value(report.bend.log10At({u}))}});
         }
         out["law"] = {{"alpha", report.law.alpha},
                       {"alpha_low", report.law.alphaLow},

@@ -300,14 +300,17 @@
       if (t.length > 10) t = t.filter((v) => Math.abs(mantissa(v) - 1) < 1e-6);
       return t;
     };
+    // Short tick labels: below 0.001 (and from 100,000) as 5e-5, so that they stay clear of the
+    // axis title.
+    const tickText = (v) => (v !== 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e5) ? d3.format("~e") : d3.format("~g"))(v);
     const xTicks = spec.logX ? logTicks(x) : x.ticks(8);
     const yTicks = spec.logY ? logTicks(y) : y.ticks(6);
     svg.append("g").attr("class", "grid").selectAll("line").data(yTicks).enter().append("line")
       .attr("x1", m.left).attr("x2", width - m.right).attr("y1", y).attr("y2", y);
     svg.append("g").attr("class", "axis").attr("transform", `translate(0,${height - m.bottom})`)
-      .call(d3.axisBottom(x).tickValues(xTicks).tickFormat(spec.xFormat || d3.format("~g")));
+      .call(d3.axisBottom(x).tickValues(xTicks).tickFormat(spec.xFormat || tickText));
     svg.append("g").attr("class", "axis").attr("transform", `translate(${m.left},0)`)
-      .call(d3.axisLeft(y).tickValues(yTicks).tickFormat(d3.format("~g")));
+      .call(d3.axisLeft(y).tickValues(yTicks).tickFormat(tickText));
     svg.append("text").attr("class", "axis-title").attr("x", (m.left + width - m.right) / 2).attr("y", height - 10).attr("text-anchor", "middle").text(spec.xTitle);
     svg.append("text").attr("class", "axis-title").attr("transform", `translate(16,${(m.top + height - m.bottom) / 2}) rotate(-90)`).attr("text-anchor", "middle").text(spec.yTitle);
     for (const r of spec.refs || []) {
@@ -479,14 +482,16 @@
     $("search").hidden = false;
     $("search-text").textContent = s.text;
     const found = s.points.filter((p) => p.estimate !== undefined);
-    const series = [{ name: `${s.symbol} per configuration (95 % interval; hollow: not converged)`, colour: colours[0], markers: true, line: false,
-      points: found.map((p) => ({ x: p.x, y: p.estimate, low: p.low, high: p.high, p, hollow: p.state !== "converged" })) }];
+    // A side the search left open (its bound is the range's end) gets no bar: the bar runs from the
+    // estimate to the closed side, and the axis does not stretch to the range's end for it.
+    const series = [{ name: `${s.symbol} per configuration (95 % interval, none on a side left open; hollow: not converged)`, colour: colours[0], markers: true, line: false,
+      points: found.map((p) => ({ x: p.x, y: p.estimate, low: p.low_open ? p.estimate : p.low, high: p.high_open ? p.estimate : p.high, p, hollow: p.state !== "converged" })) }];
     if (s.law) series.push({ name: `power law: α ${fmt(s.law.alpha)} [${fmt(s.law.alpha_low)}, ${fmt(s.law.alpha_high)}]`, colour: colours[1], points: s.law.line });
     if (s.bend) series.push({ name: `bent law (chosen): γ ${fmt(s.bend.gamma)}`, colour: colours[2], dash: "6 4", points: s.bend.line });
     chart($("search-figure"), {
       title: "Search", xTitle: s.x === "head_dim" ? "head dimension m_H" : s.x, yTitle: s.symbol, logX: true, logY: s.axis === "lr", series, pad: true,
       empty: "No configuration has a crossing yet",
-      describe: (ser, q) => q.p ? `${q.p.name}\n${s.symbol} ${fmt(q.y)} [${fmt(q.p.low)}, ${fmt(q.p.high)}]\n${q.p.state}, ${q.p.runs} runs` : `${ser.name}\n${s.x} ${fmt(q.x)}: ${fmt(q.y)}`,
+      describe: (ser, q) => q.p ? `${q.p.name}\n${s.symbol} ${fmt(q.y)} ${q.p.low_open ? "(open" : "[" + fmt(q.p.low)}, ${q.p.high_open ? "open)" : fmt(q.p.high) + "]"}\n${q.p.state}, ${q.p.runs} runs` : `${ser.name}\n${s.x} ${fmt(q.x)}: ${fmt(q.y)}`,
     });
   }
 

@@ -300,6 +300,31 @@ class TestReportInABrowser(unittest.TestCase):
         lesson = self.browser.js("const l = document.getElementById('lesson'); return l.hidden ? '' : l.textContent")
         self.assertIn("one head stays on ln 10", lesson)
 
+    def test_a_side_left_open(self):
+        """Issue 77's 512-wide search: 512 × 1 spent its budget with its lower side open (its bound
+        the range's end, 1e-9). Its bar runs from η* up to its closed side, so the search figure's
+        axis stays within the crossings (no tick near 1e-9); the law through the other two (two
+        crossings, no scatter to predict with) is drawn; the tooltip says the side is open."""
+        b = self.browser
+        page = os.path.join(self.tmp, "oos-wide.html")
+        cli("report", os.path.join(SOURCE, "docs/data/issue77/oos-wide.export.yaml.gz"), "-o", page)
+        b.open("file://" + page)
+        for _ in range(100):
+            if b.js("return document.readyState") == "complete" and b.js("return !!document.querySelector('#search-figure svg')"):
+                break
+            time.sleep(0.1)
+        self.assertEqual(b.console_errors(), [])
+        ticks = b.js("return [...document.querySelectorAll('#search-figure .axis')[1].querySelectorAll('.tick text')].map(t => t.textContent)")
+        self.assertTrue(ticks and min(float(t) for t in ticks) >= 1e-5, ticks)
+        self.assertIn("5e-5", ticks)  # short labels below 0.001
+        law = b.js("return [...document.querySelectorAll('#search-figure g.series')].filter(g => g.dataset.series.startsWith('power law')).map(g => g.querySelectorAll('path').length)")
+        self.assertEqual(len(law), 1)
+        self.assertGreater(law[0], 0, "the law's line is not drawn")
+        data = json.loads(b.js("return document.getElementById('headlab-data').textContent"))
+        one = [p for p in data["search"]["points"] if p["name"].endswith("heads=1")]
+        self.assertEqual(len(one), 1)
+        self.assertTrue(one[0]["low_open"] and not one[0]["high_open"], one)
+
 
 if __name__ == "__main__":
     missing = [what for what, there in (("chromium", CHROMIUM), ("chromedriver (chromium-driver)", DRIVER),
