@@ -95,6 +95,15 @@ class Browser:
     def open(self, url):
         self.call("POST", "/url", {"url": url})
 
+    def open_until(self, url, ready):
+        """Opens url and waits (up to 10 s) until the page has loaded and the script `ready`
+        returns true: the page has drawn what the test reads."""
+        self.open(url)
+        for _ in range(100):
+            if self.js("return document.readyState") == "complete" and self.js(ready):
+                return
+            time.sleep(0.1)
+
     def js(self, script, *args):
         return self.call("POST", "/execute/sync", {"script": script, "args": list(args)})
 
@@ -187,11 +196,7 @@ class TestReportInABrowser(unittest.TestCase):
         with open(a, "rb") as fa, open(c, "rb") as fc:
             self.assertEqual(fa.read(), fc.read(), "export-yaml of the report differs from the session's")
 
-        b.open("file://" + page)
-        for _ in range(100):
-            if b.js("return document.readyState") == "complete" and b.js("return !!document.querySelector('#filter-status').textContent"):
-                break
-            time.sleep(0.1)
+        b.open_until("file://" + page, "return !!document.querySelector('#filter-status').textContent")
         self.assertEqual(b.console_errors(), [])
         # Offline: every resource is in the page.
         self.assertEqual(b.js("return performance.getEntriesByType('resource').map(e => e.name)"), [])
@@ -308,11 +313,7 @@ class TestReportInABrowser(unittest.TestCase):
         b = self.browser
         page = os.path.join(self.tmp, "oos-wide.html")
         cli("report", os.path.join(SOURCE, "docs/data/issue77/oos-wide.export.yaml.gz"), "-o", page)
-        b.open("file://" + page)
-        for _ in range(100):
-            if b.js("return document.readyState") == "complete" and b.js("return !!document.querySelector('#search-figure svg')"):
-                break
-            time.sleep(0.1)
+        b.open_until("file://" + page, "return !!document.querySelector('#search-figure svg')")
         self.assertEqual(b.console_errors(), [])
         ticks = b.js("return [...document.querySelectorAll('#search-figure .axis')[1].querySelectorAll('.tick text')].map(t => t.textContent)")
         self.assertTrue(ticks and min(float(t) for t in ticks) >= 1e-5, ticks)
@@ -324,6 +325,17 @@ class TestReportInABrowser(unittest.TestCase):
         one = [p for p in data["search"]["points"] if p["name"].endswith("heads=1")]
         self.assertEqual(len(one), 1)
         self.assertTrue(one[0]["low_open"] and not one[0]["high_open"], one)
+        # Its point hovered: the tooltip gives η* with its side open, not the range's end.
+        b.js("document.querySelector('#search-figure').scrollIntoView({block: 'center'})")
+        crossings = [p for p in data["search"]["points"] if "estimate" in p]
+        point = b.js("""
+            const c = document.querySelectorAll('#search-figure g.series')[0].querySelectorAll('circle')[arguments[0]];
+            const ctm = c.ownerSVGElement.getScreenCTM();
+            return [ctm.a * +c.getAttribute('cx') + ctm.e, ctm.d * +c.getAttribute('cy') + ctm.f];""",
+                     crossings.index(one[0]))
+        b.hover(point[0], point[1])
+        tip = b.js("const t = document.getElementById('tooltip'); return t.hidden ? '' : t.textContent")
+        self.assertIn("η* 0.00002923 (open, 0.00006356]", tip)
 
 
 if __name__ == "__main__":
