@@ -7,7 +7,13 @@
   const data = JSON.parse(document.getElementById("headlab-data").textContent);
   const runs = data.runs;
   const tooltip = document.getElementById("tooltip");
-  const fmt = d3.format(".4~g");
+  // Numbers as a reader takes them in: below 0.001 (and from 100,000) as 2.923e-5, not 0.00002923.
+  // `digits` significant (as many as the number needs where not given), trailing zeros dropped.
+  const numberText = (digits) => {
+    const exponent = d3.format(digits ? `.${digits - 1}~e` : "~e"), plain = d3.format(digits ? `.${digits}~g` : "~g");
+    return (v) => (v !== 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e5) ? exponent : plain)(v);
+  };
+  const fmt = numberText(4);
   const colours = d3.schemeTableau10;
   const colourOf = (i) => colours[i % colours.length];
   const $ = (id) => document.getElementById(id);
@@ -300,9 +306,8 @@
       if (t.length > 10) t = t.filter((v) => Math.abs(mantissa(v) - 1) < 1e-6);
       return t;
     };
-    // Short tick labels: below 0.001 (and from 100,000) as 5e-5, so that they stay clear of the
-    // axis title.
-    const tickText = (v) => (v !== 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e5) ? d3.format("~e") : d3.format("~g"))(v);
+    // Short tick labels (5e-5, not 0.00005), clear of the axis title.
+    const tickText = numberText();
     const xTicks = spec.logX ? logTicks(x) : x.ticks(8);
     const yTicks = spec.logY ? logTicks(y) : y.ticks(6);
     svg.append("g").attr("class", "grid").selectAll("line").data(yTicks).enter().append("line")

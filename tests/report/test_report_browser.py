@@ -335,7 +335,7 @@ class TestReportInABrowser(unittest.TestCase):
                      crossings.index(one[0]))
         b.hover(point[0], point[1])
         tip = b.js("const t = document.getElementById('tooltip'); return t.hidden ? '' : t.textContent")
-        self.assertIn("η* 0.00002923 (open, 0.00006356]", tip)
+        self.assertIn("η* 2.923e-5 (open, 6.356e-5]", tip)
 
 
 if __name__ == "__main__":
