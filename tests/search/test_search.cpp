@@ -152,6 +152,14 @@ void countCoverage(const SearchReport &report, const SimulatedTrainer &trainer, 
     }
 }
 
+// A test's rows: with the separate model and with the joint one (its column "joint").
+void bothModels()
+{
+    QTest::addColumn<bool>("joint");
+    QTest::newRow("separate model") << false;
+    QTest::newRow("joint model") << true;
+}
+
 // Runs the whole search against `trainer`; returns the rounds it took.
 int runSearch(Session &session, const SimulatedTrainer &trainer)
 {
@@ -780,9 +788,7 @@ void TestSearch::widthAndHeadsAreSeparateExponents()
 
 void TestSearch::anAxisThatFollowsFromTheOthersIsLeftOut_data()
 {
-    QTest::addColumn<bool>("joint");
-    QTest::newRow("separate model") << false;
-    QTest::newRow("joint model") << true;
+    bothModels();
 }
 
 // One width (m = 96 with 1 … 12 heads): log10 n_H = log10 96 − log10 m_H, so a law asked for
@@ -826,9 +832,7 @@ void TestSearch::anAxisThatFollowsFromTheOthersIsLeftOut()
 
 void TestSearch::aPredictionIntervalCoversTheTruthAtItsRate_data()
 {
-    QTest::addColumn<bool>("joint");
-    QTest::newRow("separate model") << false;
-    QTest::newRow("joint model") << true;
+    bothModels();
 }
 
 // Issue 77: searches of five head counts at m = 96 whose configurations scatter 0.1 decades about
