@@ -27,11 +27,11 @@ docs/FINDINGS.md's figure is
       docs/data/issue77/oos-predictions*.jsonl --fitted docs/data/issue53/fig2-boundary.summary.csv \\
       --figure docs/figures/issue77/oos-coverage
 """
+import argparse
 import csv
 import json
 import math
 import os
-import sys
 
 
 def read_predictions(path):
@@ -58,7 +58,7 @@ def table(law, predictions, rows):
         p = predictions.get(key)
         if p is None:
             continue
-        measured = row["estimate"] not in ("", "nan")
+        measured = has_estimate(row)
         done = has_stopped(row)
         off = math.log10(float(row["estimate"]) / p["estimate"]) if measured else None
         inside = done and p["low"] <= float(row["estimate"]) <= p["high"]
@@ -75,20 +75,29 @@ def table(law, predictions, rows):
 
 def measured_interval(row):
     """The measured crossing and its interval; a side the search left open reads "(—" or "—)"."""
-    low = "(—" if row.get("low_open") == "1" else f"[{float(row['low']):.3g}"
-    high = "—)" if row.get("high_open") == "1" else f"{float(row['high']):.3g}]"
+    low = "(—" if is_open(row, "low") else f"[{float(row['low']):.3g}"
+    high = "—)" if is_open(row, "high") else f"{float(row['high']):.3g}]"
     return f"{float(row['estimate']):.3g} {low}, {high}"
 
 
+def has_estimate(row):
+    return row["estimate"] not in ("", "nan")
+
+
 def has_stopped(row):
-    return row["state"] in ("converged", "budget spent") and row["estimate"] not in ("", "nan")
+    return row["state"] in ("converged", "budget spent") and has_estimate(row)
+
+
+def is_open(row, side):
+    """Whether the search left this side ("low" or "high") of its interval open (summary's low_open,
+    high_open: its bound is then the range's end, 1e-9 or 1e3, not a measurement)."""
+    return row.get(f"{side}_open") == "1"
 
 
 def bars(rows, estimates):
-    """The error bars of measured crossings: a side the search has left open (summary's low_open,
-    high_open: its bound is the range's end, 1e-9 or 1e3) gets none."""
-    return [[0 if r.get("low_open") == "1" else v - float(r["low"]) for v, r in zip(estimates, rows)],
-            [0 if r.get("high_open") == "1" else float(r["high"]) - v for v, r in zip(estimates, rows)]]
+    """The error bars of measured crossings: a side the search has left open gets none."""
+    return [[0 if is_open(r, "low") else v - float(r["low"]) for v, r in zip(estimates, rows)],
+            [0 if is_open(r, "high") else float(r["high"]) - v for v, r in zip(estimates, rows)]]
 
 
 def figure(out, laws, rows, fitted):
@@ -116,7 +125,7 @@ def figure(out, laws, rows, fitted):
         ax.errorbar(x, y, yerr=err, fmt=marker, ms=5, color=color, mfc="white", elinewidth=1.4, capsize=3,
                     label=f"predicted by the {law} law, 95 % prediction interval")
     for done in (True, False):
-        chosen = [r for r in rows if has_stopped(r) == done and r["estimate"] not in ("", "nan")]
+        chosen = [r for r in rows if has_stopped(r) == done and has_estimate(r)]
         if not chosen:
             continue
         x = [m_h(r) for r in chosen]
@@ -127,7 +136,7 @@ def figure(out, laws, rows, fitted):
     for r in rows:  # each label above the highest of its three intervals
         key = (int(r["d_model"]), int(r["heads"]))
         tops = [p[key]["high"] for _, p in laws if key in p]
-        if r["high"] not in ("", "nan") and r.get("high_open") != "1":
+        if r["high"] not in ("", "nan") and not is_open(r, "high"):
             tops.append(float(r["high"]))
         if tops:
             ax.annotate(f"{key[0]}×{key[1]}", (m_h(r), max(tops)), textcoords="offset points", xytext=(0, 5),
@@ -148,27 +157,22 @@ def figure(out, laws, rows, fitted):
 
 
 def main():
-    args = sys.argv[1:]
-    out = fitted_path = None
-    for flag in ("--figure", "--fitted"):
-        if flag in args:
-            i = args.index(flag)
-            if i + 1 >= len(args):
-                sys.exit(f"{flag} needs a value\n\n{__doc__}")
-            value = args[i + 1]
-            del args[i:i + 2]
-            out, fitted_path = (value, fitted_path) if flag == "--figure" else (out, value)
-    if len(args) < 2:
-        sys.exit(__doc__)
-    summaries = [a for a in args if a.endswith(".csv")]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("inputs", nargs="+", metavar="SUMMARY.csv|PREDICTIONS.jsonl")
+    ap.add_argument("--figure", metavar="OUT", help="also draw OUT.png and OUT.svg")
+    ap.add_argument("--fitted", metavar="SUMMARY.csv", help="the searches that fitted the law, for the figure")
+    args = ap.parse_args()
+    if len(args.inputs) < 2:
+        ap.error("give the searches' summaries (.csv) and the laws' predictions (.jsonl)")
+    summaries = [a for a in args.inputs if a.endswith(".csv")]
     rows = [row for path in summaries for row in csv.DictReader(open(path))]
-    laws = [read_predictions(path) for path in args if path not in summaries]
+    laws = [read_predictions(path) for path in args.inputs if path not in summaries]
     for law, predictions in laws:
         table(law, predictions, rows)
-    if out:
-        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-        fitted = list(csv.DictReader(open(fitted_path))) if fitted_path else []
-        figure(out, laws, rows, fitted)
+    if args.figure:
+        os.makedirs(os.path.dirname(args.figure) or ".", exist_ok=True)
+        fitted = list(csv.DictReader(open(args.fitted))) if args.fitted else []
+        figure(args.figure, laws, rows, fitted)
 
 
 if __name__ == "__main__":
