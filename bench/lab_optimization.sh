@@ -53,10 +53,10 @@ PY
 }
 : > "$OUT.tmp"
 export QT_QPA_PLATFORM=offscreen
+level="$(sed -n 's/^HEADLAB_LAB_OPTIMIZATION:STRING=//p' "$LAB/CMakeCache.txt")"
 for name in summary report export-csv predict export-all; do
     base=$(best "$(program "$BASE" $name)" "${COMMANDS[$name]}" "$REPEATS" "$WORK")
     lab=$(best "$(program "$LAB" $name)" "${COMMANDS[$name]}" "$REPEATS" "$WORK")
-    level="$(sed -n 's/^HEADLAB_LAB_OPTIMIZATION:STRING=//p' "$LAB/CMakeCache.txt")"
     for pair in "O3 -O3 $base" "lab ${level:-?} $lab"; do
         read -r build opt seconds <<< "$pair"
         python3 -c 'import json,sys; a=sys.argv; print(json.dumps({"command": a[1], "build": a[2], "optimization": a[3], "seconds": float(a[4]), "ratio": round(float(a[4]) / float(a[5]), 3), "machine": a[6], "cores": int(a[7]), "date": a[8], "commit": a[9]}))' \
